@@ -1,0 +1,115 @@
+"""`gpu-advisor probe [--quick|--full] [--json FILE] [--save|--no-save]` and `gpu-advisor probe import FILE`.
+
+The probe itself runs as a child process (`python -m profiler`, i.e. gpu-probe), so this process never imports
+torch and a driver fault in the probe cannot take it down. GPU_ADVISOR_PROBE_CMD (a shell-like command line)
+replaces the child command, as it does for the GUI; tests use it to run a fake probe.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from planner.cli import print_json
+from planner.cli.store_access import open_store
+from planner.errors import UserError
+
+PROBE_CMD_ENV = "GPU_ADVISOR_PROBE_CMD"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "probe",
+        help="measure this machine with gpu-probe and save the result; `probe import FILE` adds another machine's",
+        description="Run gpu-probe here and save the report (gpu-advisor probe --quick), or store a report made "
+        "on another machine (gpu-advisor probe import FILE).",
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--quick", dest="mode", action="store_const", const="quick", help="short probe (default)"
+    )
+    mode.add_argument("--full", dest="mode", action="store_const", const="full", help="longer, more shapes")
+    parser.add_argument("--json", dest="report_file", metavar="FILE", help="also write the report to FILE")
+    save = parser.add_mutually_exclusive_group()
+    save.add_argument(
+        "--save", dest="save", action="store_true", default=True, help="store the run (default)"
+    )
+    save.add_argument("--no-save", dest="save", action="store_false", help="do not store the run")
+    parser.add_argument("--label", help="machine name to store the run under (default: 'this machine')")
+    parser.set_defaults(handler=run_probe, mode="quick")
+    # `probe` has its own options and one optional sub-action; with required=False both forms parse.
+    actions = parser.add_subparsers(dest="probe_action", metavar="import", parser_class=type(parser))
+    actions.required = False
+    importing = actions.add_parser("import", help="store a report written by gpu-probe on another machine")
+    importing.add_argument("file", help="report JSON written by gpu-probe --json")
+    importing.add_argument(
+        "--label", dest="import_label", help="machine name (default: '<hostname> (imported)')"
+    )
+    importing.add_argument(
+        "--json", dest="json_output", action="store_true", help="print the stored run as JSON"
+    )
+    importing.set_defaults(handler=run_import)
+
+
+def probe_command() -> list[str]:
+    """The gpu-probe command line: GPU_ADVISOR_PROBE_CMD when set, else this interpreter's `-m profiler`."""
+    configured = os.environ.get(PROBE_CMD_ENV, "").strip()
+    if configured:
+        return shlex.split(configured, posix=os.name != "nt")
+    if getattr(sys, "frozen", False):  # the PyInstaller bundle: gpu-probe sits next to gpu-advisor
+        return [
+            str(Path(sys.executable).resolve().with_name("gpu-probe.exe" if os.name == "nt" else "gpu-probe"))
+        ]
+    return [sys.executable, "-m", "profiler"]
+
+
+def _load(path: str | Path):
+    from profiler.report import ReportError, load_report
+
+    try:
+        return load_report(Path(path))
+    except ReportError as exc:
+        raise UserError(f"not a usable probe report: {exc}") from None
+
+
+def run_probe(args: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory(prefix="gpu-advisor-probe-") as scratch:
+        report_path = Path(args.report_file) if args.report_file else Path(scratch) / "report.json"
+        command = [*probe_command(), f"--{args.mode}", "--json", str(report_path)]
+        try:
+            completed = subprocess.run(command, stdin=subprocess.DEVNULL, check=False)
+        except OSError as exc:
+            raise UserError(f"cannot start gpu-probe ({command[0]}): {exc.strerror or exc}") from None
+        if completed.returncode != 0:
+            raise UserError(f"gpu-probe failed with exit code {completed.returncode}; nothing was saved")
+        if not report_path.exists():
+            raise UserError("gpu-probe finished without writing a report; nothing was saved")
+        report = _load(report_path)
+    if not args.save:
+        print("probe finished; not saved (--no-save)")
+        return 0
+    with open_store() as store:
+        run_id = store.save_probe_report(report, source="local", label=args.label)
+    print(f"saved probe run #{run_id} for {args.label or 'this machine'}; see `gpu-advisor history`")
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    report = _load(args.file)
+    with open_store() as store:
+        run_id = store.save_probe_report(report, source="imported", label=args.import_label or args.label)
+        run = next(r for r in store.list_probe_runs() if r["id"] == run_id)
+    if args.json_output:
+        from planner.cli.history_cmd import run_json
+
+        print_json(run_json(run))
+    else:
+        print(
+            f"imported probe run #{run_id} as machine '{run['machine']}' ({', '.join(run['devices']) or 'no devices'})"
+        )
+    return 0

@@ -1,0 +1,408 @@
+"""`gpu-advisor quotes add|list|import|export|delete|add-purchase`: the user's rental and purchase quotes.
+
+Reference prices shipped with the app (origin "reference") are listed with the user's own quotes, marked as
+such, and hidden by --mine; they can be neither edited nor deleted. --purchase switches list, import, export
+and delete from rental quotes to purchase quotes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import date
+from typing import Any
+
+from planner.cli import print_json
+from planner.cli.store_access import money, open_store, table
+from planner.errors import UserError
+from planner.store import INTERCONNECTS, KINDS, ImportResult
+
+SECONDS_PER_HOUR = 3600
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "quotes", help="your GPU rental and purchase quotes (add, list, import, export, delete)"
+    )
+    actions = parser.add_subparsers(dest="quotes_action", metavar="ACTION", parser_class=type(parser))
+    actions.required = True
+    _register_add(actions)
+    _register_add_purchase(actions)
+    _register_list(actions)
+    _register_import(actions)
+    _register_export(actions)
+    _register_delete(actions)
+
+
+def _register_add(actions: argparse._SubParsersAction) -> None:
+    add = actions.add_parser("add", help="add one rental quote")
+    add.add_argument("--provider", required=True, help="cloud or seller, e.g. RunPod")
+    add.add_argument("--offer", default="", help="instance or offer name, e.g. p5.48xlarge")
+    add.add_argument("--gpu", required=True, help="GPU model: catalog id or name, e.g. h100-sxm")
+    add.add_argument(
+        "--gpus", "--gpus-per-instance", dest="gpus_per_instance", default="1", help="GPUs per instance (1)"
+    )
+    add.add_argument(
+        "--price", "--price-per-gpu-hour", dest="price_per_gpu_hour", default="", help="price per GPU-hour"
+    )
+    add.add_argument(
+        "--instance-price",
+        "--price-per-instance-hour",
+        dest="price_per_instance_hour",
+        default="",
+        help="price per instance-hour (give either price; the other is derived)",
+    )
+    add.add_argument("--currency", default="USD", help="USD, EUR, RUB or another ISO code (USD)")
+    add.add_argument("--kind", default="on-demand", help=f"one of {', '.join(KINDS)} (on-demand)")
+    add.add_argument("--region", default="")
+    add.add_argument("--interconnect", default="", help=f"one of {', '.join(INTERCONNECTS)}")
+    add.add_argument(
+        "--min-term-hours", dest="min_term_hours", default="", help="minimum rental term in hours"
+    )
+    add.add_argument(
+        "--quoted-on", dest="quoted_on", default=None, help="date of the quote, YYYY-MM-DD (today)"
+    )
+    add.add_argument("--valid-until", dest="valid_until", default="", help="YYYY-MM-DD")
+    add.add_argument("--source", default="", help="URL or where the quote came from")
+    add.add_argument("--note", default="")
+    add.add_argument("--json", action="store_true", help="print the stored quote as JSON")
+    add.set_defaults(handler=run_add)
+
+
+def _register_add_purchase(actions: argparse._SubParsersAction) -> None:
+    add = actions.add_parser("add-purchase", help="add one purchase quote")
+    add.add_argument("--vendor", required=True)
+    add.add_argument("--gpu", required=True, help="GPU model: catalog id or name")
+    add.add_argument("--gpus", default="1", help="GPUs in the quote (1)")
+    add.add_argument("--price", required=True, help="price of the whole quote")
+    add.add_argument("--currency", default="USD")
+    add.add_argument("--quoted-on", dest="quoted_on", default=None, help="YYYY-MM-DD (today)")
+    add.add_argument(
+        "--server-overhead",
+        dest="server_overhead_fraction",
+        default="",
+        help="server, network and rack cost as a fraction of the price (0.3 = +30%%)",
+    )
+    add.add_argument("--power-w", dest="power_w", default="", help="power per GPU in watts")
+    add.add_argument("--source", default="")
+    add.add_argument("--note", default="")
+    add.add_argument("--json", action="store_true")
+    add.set_defaults(handler=run_add_purchase)
+
+
+def _register_list(actions: argparse._SubParsersAction) -> None:
+    listing = actions.add_parser("list", help="list quotes (reference prices included and marked)")
+    listing.add_argument("--gpu", help="only this GPU (catalog id or name)")
+    listing.add_argument("--provider", help="only this provider (or vendor, with --purchase)")
+    listing.add_argument("--kind", choices=KINDS, help="only this kind of rental")
+    listing.add_argument("--mine", action="store_true", help="hide the reference prices shipped with the app")
+    listing.add_argument("--purchase", action="store_true", help="purchase quotes instead of rental quotes")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(handler=run_list)
+
+
+def _register_import(actions: argparse._SubParsersAction) -> None:
+    importing = actions.add_parser(
+        "import", help="import a CSV file (all rows or none, unless --skip-invalid)"
+    )
+    importing.add_argument("file")
+    importing.add_argument(
+        "--skip-invalid", action="store_true", help="import the good rows, report the bad ones"
+    )
+    importing.add_argument("--purchase", action="store_true", help="the file holds purchase quotes")
+    importing.add_argument("--json", action="store_true")
+    importing.set_defaults(handler=run_import)
+
+
+def _register_export(actions: argparse._SubParsersAction) -> None:
+    exporting = actions.add_parser("export", help="write your quotes to a CSV file (same columns as import)")
+    exporting.add_argument("file")
+    exporting.add_argument("--all", action="store_true", help="include the reference prices")
+    exporting.add_argument("--purchase", action="store_true")
+    exporting.set_defaults(handler=run_export)
+
+
+def _register_delete(actions: argparse._SubParsersAction) -> None:
+    deleting = actions.add_parser("delete", help="delete one of your quotes by id")
+    deleting.add_argument("id", type=int)
+    deleting.add_argument("--purchase", action="store_true")
+    deleting.add_argument("--json", action="store_true")
+    deleting.set_defaults(handler=run_delete)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# JSON shapes
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def rental_json(row: dict[str, Any]) -> dict[str, Any]:
+    """A rental quote for --json: prices as money, the minimum term in seconds."""
+    term_h = row["min_term_hours"]
+    return {
+        "id": row["id"],
+        "origin": row["origin"],
+        "provider": row["provider"],
+        "offer": row["offer"],
+        "gpu": row["gpu"],
+        "gpus_per_instance": row["gpus_per_instance"],
+        "price_per_gpu_hour": money(row["price_per_gpu_hour"], row["currency"]),
+        "price_per_instance_hour": money(row["price_per_instance_hour"], row["currency"]),
+        "kind": row["kind"],
+        "region": row["region"],
+        "interconnect": row["interconnect"],
+        "min_term_s": None if term_h is None else term_h * SECONDS_PER_HOUR,
+        "quoted_on": row["quoted_on"],
+        "valid_until": row["valid_until"] or None,
+        "source": row["source"],
+        "note": row["note"],
+        "created_at": row["created_at"],
+    }
+
+
+def purchase_json(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "origin": row["origin"],
+        "vendor": row["vendor"],
+        "gpu": row["gpu"],
+        "gpus": row["gpus"],
+        "price": money(row["price"], row["currency"]),
+        "price_per_gpu": money(row["price"] / row["gpus"], row["currency"]),
+        "quoted_on": row["quoted_on"],
+        "server_overhead_fraction": row["server_overhead_fraction"],
+        "power_w": row["power_w"],
+        "source": row["source"],
+        "note": row["note"],
+        "created_at": row["created_at"],
+    }
+
+
+def import_json(result: ImportResult) -> dict[str, Any]:
+    return {
+        "added": result.added,
+        "refused": result.refused,
+        "rows": result.total_rows,
+        "duplicates": [{"row": row, "reason": reason} for row, reason in result.duplicates],
+        "errors": [{"row": row, "reason": reason} for row, reason in result.errors],
+    }
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Handlers
+# ----------------------------------------------------------------------------------------------------------------
+
+_RENTAL_FIELDS = (
+    "provider",
+    "offer",
+    "gpu",
+    "gpus_per_instance",
+    "price_per_gpu_hour",
+    "price_per_instance_hour",
+    "currency",
+    "kind",
+    "region",
+    "interconnect",
+    "min_term_hours",
+    "quoted_on",
+    "valid_until",
+    "source",
+    "note",
+)
+_PURCHASE_FIELDS = (
+    "vendor",
+    "gpu",
+    "gpus",
+    "price",
+    "currency",
+    "quoted_on",
+    "server_overhead_fraction",
+    "power_w",
+    "source",
+    "note",
+)
+
+
+def run_add(args: argparse.Namespace) -> int:
+    quote = {name: getattr(args, name) for name in _RENTAL_FIELDS}
+    quote["quoted_on"] = args.quoted_on or date.today().isoformat()
+    with open_store() as store:
+        quote_id = store.add_rental_quote(quote)
+        row = store.get_rental_quote(quote_id)
+    if args.json:
+        print_json(rental_json(row))
+    else:
+        print(
+            f"added rental quote #{quote_id}: {row['provider']} {row['gpu']} "
+            f"{row['price_per_gpu_hour']:.4g} {row['currency']} per GPU-hour ({row['kind']}, {row['quoted_on']})"
+        )
+    return 0
+
+
+def run_add_purchase(args: argparse.Namespace) -> int:
+    quote = {name: getattr(args, name) for name in _PURCHASE_FIELDS}
+    quote["quoted_on"] = args.quoted_on or date.today().isoformat()
+    with open_store() as store:
+        quote_id = store.add_purchase_quote(quote)
+        row = store.get_purchase_quote(quote_id)
+    if args.json:
+        print_json(purchase_json(row))
+    else:
+        print(
+            f"added purchase quote #{quote_id}: {row['vendor']} {row['gpus']} x {row['gpu']} for "
+            f"{row['price']:,.2f} {row['currency']} ({row['quoted_on']})"
+        )
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    with open_store() as store:
+        if args.gpu:
+            _, unknown = store.gpu_resolver().resolve(args.gpu)
+            if unknown:
+                raise UserError(unknown)
+        if args.purchase:
+            rows = store.list_purchase_quotes(gpu=args.gpu, vendor=args.provider, mine_only=args.mine)
+        else:
+            rows = store.list_rental_quotes(
+                gpu=args.gpu, provider=args.provider, kind=args.kind, mine_only=args.mine
+            )
+    if args.json:
+        shape = purchase_json if args.purchase else rental_json
+        print_json(
+            {"kind": "purchase" if args.purchase else "rental", "quotes": [shape(row) for row in rows]}
+        )
+        return 0
+    if not rows:
+        if args.mine and not (args.gpu or args.provider or getattr(args, "kind", None)):
+            print("you have no quotes of your own yet: add one with `gpu-advisor quotes add` or import a CSV")
+        else:
+            print("no quotes match these filters")
+        return 0
+    print(_purchase_table(rows) if args.purchase else _rental_table(rows))
+    references = sum(1 for row in rows if row["origin"] == "reference")
+    if references:
+        print(
+            f"\n{references} reference price(s) marked 'reference': dated public figures shipped with GPU Advisor "
+            "(sources in the source column; --json shows them); --mine hides them"
+        )
+    return 0
+
+
+def _origin(row: dict[str, Any]) -> str:
+    return "reference" if row["origin"] == "reference" else "mine"
+
+
+def _rental_table(rows: list[dict[str, Any]]) -> str:
+    headers = [
+        "id",
+        "origin",
+        "provider",
+        "offer",
+        "gpu",
+        "gpus",
+        "per GPU-h",
+        "per instance-h",
+        "currency",
+        "kind",
+        "region",
+        "quoted on",
+    ]
+    body = [
+        [
+            str(r["id"]),
+            _origin(r),
+            r["provider"],
+            r["offer"],
+            r["gpu"],
+            str(r["gpus_per_instance"]),
+            f"{r['price_per_gpu_hour']:.4g}",
+            f"{r['price_per_instance_hour']:.4g}",
+            r["currency"],
+            r["kind"],
+            r["region"],
+            r["quoted_on"],
+        ]
+        for r in rows
+    ]
+    return table(headers, body)
+
+
+def _purchase_table(rows: list[dict[str, Any]]) -> str:
+    headers = [
+        "id",
+        "origin",
+        "vendor",
+        "gpu",
+        "gpus",
+        "price",
+        "per GPU",
+        "currency",
+        "power W/GPU",
+        "quoted on",
+    ]
+    body = [
+        [
+            str(r["id"]),
+            _origin(r),
+            r["vendor"],
+            r["gpu"],
+            str(r["gpus"]),
+            f"{r['price']:,.2f}",
+            f"{r['price'] / r['gpus']:,.2f}",
+            r["currency"],
+            "" if r["power_w"] is None else f"{r['power_w']:g}",
+            r["quoted_on"],
+        ]
+        for r in rows
+    ]
+    return table(headers, body)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    with open_store() as store:
+        if args.purchase:
+            result = store.import_purchase_csv(args.file, skip_invalid=args.skip_invalid)
+        else:
+            result = store.import_rental_csv(args.file, skip_invalid=args.skip_invalid)
+    for row, reason in result.errors:
+        sys.stderr.write(f"row {row}: {reason}\n")
+    if args.json:
+        print_json(import_json(result))
+    if result.refused:
+        good = result.total_rows - result.bad_rows
+        raise UserError(
+            f"{args.file} refused: {result.bad_rows} bad row(s) of {result.total_rows}; nothing was imported "
+            f"(fix them, or use --skip-invalid to import the {good} good row(s)); row 1 is the header"
+        )
+    if not args.json:
+        for row, reason in result.duplicates:
+            print(f"row {row}: not added, {reason}")
+        kind = "purchase" if args.purchase else "rental"
+        summary = f"imported {result.added} {kind} quote(s) from {args.file}"
+        if result.duplicates:
+            summary += f"; {len(result.duplicates)} duplicate(s) not added"
+        if result.errors:
+            summary += f"; {result.bad_rows} bad row(s) skipped (listed on stderr)"
+        print(summary)
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    with open_store() as store:
+        if args.purchase:
+            count = store.export_purchase_csv(args.file, mine_only=not args.all)
+        else:
+            count = store.export_rental_csv(args.file, mine_only=not args.all)
+    which = "quotes, reference prices included" if args.all else "of your own quotes"
+    print(f"wrote {count} {which} to {args.file}")
+    return 0
+
+
+def run_delete(args: argparse.Namespace) -> int:
+    with open_store() as store:
+        row = store.delete_purchase_quote(args.id) if args.purchase else store.delete_rental_quote(args.id)
+    if args.json:
+        print_json({"deleted": purchase_json(row) if args.purchase else rental_json(row)})
+    else:
+        print(f"deleted {'purchase' if args.purchase else 'rental'} quote #{args.id}")
+    return 0

@@ -1,0 +1,34 @@
+"""Opening the ledger for a CLI command: one line on stderr when a damaged database had to be moved aside."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from planner.store import Store
+
+
+def open_store() -> Store:
+    """The Store at --db / GPU_ADVISOR_DB / the user data folder (the dispatcher has already applied --db)."""
+    store = Store.open()
+    if store.recovered_from is not None:
+        sys.stderr.write(
+            f"gpu-advisor: the database {store.path} could not be read; it was moved to {store.recovered_from} "
+            "and a fresh one was created\n"
+        )
+    return store
+
+
+def money(amount: float | None, currency: str | None) -> dict[str, Any] | None:
+    """Money as the CLI's JSON writes it: {"amount", "currency"} (None when there is no amount)."""
+    return None if amount is None else {"amount": amount, "currency": currency}
+
+
+def table(headers: list[str], rows: list[list[str]]) -> str:
+    """A plain text table with columns padded to their widest cell."""
+    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows, strict=True)]
+    lines = [
+        "  ".join(str(cell).ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        for line in [headers, *rows]
+    ]
+    return "\n".join(lines)

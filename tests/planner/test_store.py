@@ -1,0 +1,549 @@
+"""The ledger's API: seeding, quotes and their validation, CSV import/export, probe runs, plans, settings."""
+
+from __future__ import annotations
+
+import csv
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planner.errors import UserError
+from planner.gpus import get_gpu, user_gpu
+from planner.store import LATEST_VERSION, RENTAL_COLUMNS, Store, validate_rental_quote
+from planner.store.seed import reference_quote, reference_rows
+from tests.fixtures.store_reports import report
+
+GOOD = {
+    "provider": "Lambda",
+    "offer": "gpu_8x_h100_sxm5",
+    "gpu": "h100-sxm",
+    "gpus_per_instance": "8",
+    "price_per_gpu_hour": "2.99",
+    "currency": "USD",
+    "kind": "on-demand",
+    "quoted_on": "2026-09-10",
+}
+
+
+@pytest.fixture
+def store():
+    with Store.open() as opened:
+        yield opened
+
+
+def rental_csv(path: Path, rows: list[dict], columns=RENTAL_COLUMNS, delimiter: str = ",") -> Path:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(columns), delimiter=delimiter, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Opening and seeding
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_fresh_database_is_configured(store):
+    assert store.schema_version == LATEST_VERSION
+    assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert store.conn.execute("PRAGMA busy_timeout").fetchone()[0] == 5000
+    assert store.path == Path(__import__("os").environ["GPU_ADVISOR_DB"])
+    assert store.recovered_from is None
+
+
+def test_reference_prices_from_domain_section_6_are_seeded(store):
+    rentals = store.list_rental_quotes()
+    assert rentals and all(row["origin"] == "reference" for row in rentals)
+    assert all(row["source"] and row["quoted_on"] for row in rentals)
+    by_offer = {(row["provider"], row["offer"], row["gpu"]): row for row in rentals}
+    # DOMAIN.md section 6: RunPod 2026-09 snapshot H100 SXM $3.49, RTX 3090 $0.22; AWS us-east-1 p5.4xlarge $6.88.
+    assert by_offer[("RunPod", "lowest 1-GPU on-demand", "h100-sxm")]["price_per_gpu_hour"] == 3.49
+    assert by_offer[("RunPod", "lowest 1-GPU on-demand", "rtx-3090")]["price_per_gpu_hour"] == 0.22
+    aws = by_offer[("AWS", "p5.4xlarge", "h100-sxm")]
+    assert (aws["price_per_instance_hour"], aws["region"], aws["quoted_on"]) == (
+        6.88,
+        "us-east-1",
+        "2026-09-01",
+    )
+    # Compute Census H100 on-demand median $3.90 with the range $1.30-$12.29.
+    census = {
+        row["provider"]: row["price_per_gpu_hour"] for row in rentals if "Compute Census" in row["provider"]
+    }
+    assert sorted(census.values()) == [1.30, 3.90, 12.29]
+    purchases = {(row["gpu"], row["price"]) for row in store.list_purchase_quotes()}
+    # RTX 4090 $1,599 and RTX 3090 $1,499 launch MSRP; H200 about $32k; H100 $25-30k.
+    assert {
+        ("rtx-4090", 1599.0),
+        ("rtx-3090", 1499.0),
+        ("h200-sxm", 32000.0),
+        ("h100-sxm", 25000.0),
+    } <= purchases
+    assert store.list_rental_quotes(mine_only=True) == []
+
+
+def test_every_shipped_reference_row_passes_validation_with_catalog_gpus():
+    for row in reference_rows():
+        table, _, reasons = reference_quote(row)
+        assert table and reasons == [], (row["key"], reasons)
+        get_gpu(row["gpu"])  # the id exists in the catalog as written
+
+
+def test_reopening_does_not_seed_twice(store):
+    count = store.count_rental_quotes()
+    with Store.open(store.path) as again:
+        assert again.count_rental_quotes() == count
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Validation
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_validation_names_each_problem():
+    reasons = validate_rental_quote(
+        {
+            "provider": "",
+            "gpu": "H1OO",
+            "price_per_gpu_hour": "0",
+            "currency": "dollars",
+            "kind": "hourly",
+            "quoted_on": "10.09.2026",
+            "interconnect": "ethernet",
+        }
+    )
+    assert "provider is required" in reasons
+    assert "gpu: unknown GPU 'H1OO' (did you mean h100-sxm?)" in reasons
+    assert "price_per_gpu_hour must be > 0" in reasons
+    assert any(r.startswith("currency must be one of USD, EUR, RUB") for r in reasons)
+    assert any(
+        r.startswith("kind must be one of on-demand, spot, reserved-1y, reserved-3y, committed")
+        for r in reasons
+    )
+    assert any(r.startswith("quoted_on must be a date YYYY-MM-DD") for r in reasons)
+    assert any(r.startswith("interconnect must be one of nvlink, pcie, infiniband") for r in reasons)
+
+
+def test_prices_derive_each_other_and_must_agree_within_one_percent(store):
+    # Instance price only: 23.92 / 8 GPUs = 2.99 per GPU-hour.
+    quote_id = store.add_rental_quote({**GOOD, "price_per_gpu_hour": "", "price_per_instance_hour": "23.92"})
+    assert store.get_rental_quote(quote_id)["price_per_gpu_hour"] == pytest.approx(2.99)
+    # 3.00 x 8 = 24.00; 24.2 is 0.83 % off (accepted), 24.5 is 2.1 % off (refused).
+    assert validate_rental_quote({**GOOD, "price_per_gpu_hour": "3", "price_per_instance_hour": "24.2"}) == []
+    reasons = validate_rental_quote({**GOOD, "price_per_gpu_hour": "3", "price_per_instance_hour": "24.5"})
+    assert len(reasons) == 1 and "within 1%" in reasons[0]
+    assert validate_rental_quote({**GOOD, "price_per_gpu_hour": ""}) == [
+        "price_per_gpu_hour or price_per_instance_hour is required"
+    ]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    per_gpu=st.floats(min_value=0.01, max_value=1000, allow_nan=False),
+    gpus=st.integers(min_value=1, max_value=16),
+    skew=st.floats(min_value=-0.0099, max_value=0.0099),
+)
+def test_any_agreeing_price_pair_is_accepted(per_gpu, gpus, skew):
+    instance = per_gpu * gpus * (1 + skew)
+    quote = {
+        **GOOD,
+        "gpus_per_instance": gpus,
+        "price_per_gpu_hour": per_gpu,
+        "price_per_instance_hour": instance,
+    }
+    assert validate_rental_quote(quote) == []
+
+
+def test_gpu_names_normalise_to_catalog_ids(store):
+    quote_id = store.add_rental_quote({**GOOD, "gpu": "NVIDIA H100 80GB HBM3"})
+    assert store.get_rental_quote(quote_id)["gpu"] == "h100-sxm"
+    assert [row["id"] for row in store.list_rental_quotes(gpu="H100 SXM", mine_only=True)] == [quote_id]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Quotes: add, list, update, delete, restore
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_filters_and_mine(store):
+    a = store.add_rental_quote(GOOD)
+    b = store.add_rental_quote(
+        {
+            **GOOD,
+            "provider": "Vast.ai",
+            "gpu": "rtx-4090",
+            "gpus_per_instance": 1,
+            "price_per_gpu_hour": "0.29",
+            "kind": "spot",
+        }
+    )
+    assert [r["id"] for r in store.list_rental_quotes(mine_only=True)] == [
+        a,
+        b,
+    ]  # h100-sxm sorts before rtx-4090
+    assert [r["id"] for r in store.list_rental_quotes(provider="vast.AI")] == [b]
+    assert [r["id"] for r in store.list_rental_quotes(kind="spot")] == [b]
+    runpod_4090 = store.list_rental_quotes(gpu="rtx-4090", provider="runpod")
+    assert [r["origin"] for r in runpod_4090] == ["reference"]
+    prices = [r["price_per_gpu_hour"] for r in store.list_rental_quotes(gpu="h100-sxm")]
+    assert prices == sorted(prices)
+
+
+def test_duplicate_quote_is_refused(store):
+    quote_id = store.add_rental_quote(GOOD)
+    with pytest.raises(UserError, match=f"already stored as #{quote_id}"):
+        store.add_rental_quote({**GOOD, "provider": "LAMBDA"})  # provider compared without letter case
+
+
+def test_update_rederives_the_other_price_and_reference_rows_are_read_only(store):
+    quote_id = store.add_rental_quote(GOOD)
+    updated = store.update_rental_quote(quote_id, {"price_per_gpu_hour": 2.5})
+    assert updated["price_per_instance_hour"] == pytest.approx(20.0)  # 2.5 x 8
+    with pytest.raises(UserError, match="must be > 0"):
+        store.update_rental_quote(quote_id, {"price_per_gpu_hour": -1})
+    reference = store.list_rental_quotes(provider="AWS")[0]
+    with pytest.raises(UserError, match="reference rows can't be edited"):
+        store.update_rental_quote(reference["id"], {"note": "mine now"})
+    with pytest.raises(UserError, match="reference rows can't be deleted"):
+        store.delete_rental_quote(reference["id"])
+
+
+def test_delete_returns_the_row_and_restore_puts_it_back(store):
+    quote_id = store.add_rental_quote({**GOOD, "note": "call back in May"})
+    deleted = store.delete_rental_quote(quote_id)
+    assert deleted["note"] == "call back in May"
+    assert store.list_rental_quotes(mine_only=True) == []
+    assert store.restore_rental_quote(deleted) == quote_id
+    assert store.get_rental_quote(quote_id) == deleted
+    with pytest.raises(UserError, match="no rental quote #999"):
+        store.delete_rental_quote(999)
+
+
+def test_purchase_quotes(store):
+    quote_id = store.add_purchase_quote(
+        {
+            "vendor": "Reseller",
+            "gpu": "h100-sxm",
+            "gpus": 8,
+            "price": "240000",
+            "currency": "usd",
+            "quoted_on": "2026-09-10",
+            "server_overhead_fraction": "0.25",
+            "power_w": "700",
+        }
+    )
+    mine = store.list_purchase_quotes(mine_only=True)
+    assert [(r["id"], r["price"], r["currency"], r["server_overhead_fraction"]) for r in mine] == [
+        (quote_id, 240000.0, "USD", 0.25)
+    ]
+    assert store.validate_purchase_quote(
+        {"vendor": "x", "gpu": "h100-sxm", "price": "0", "currency": "USD", "quoted_on": "2026-01-01"}
+    ) == ["price must be > 0"]
+    assert store.delete_purchase_quote(quote_id)["vendor"] == "Reseller"
+
+
+def test_hostile_text_is_stored_as_text(store):
+    hostile = "'); DROP TABLE rental_quotes;--"
+    quote_id = store.add_rental_quote({**GOOD, "offer": hostile, "note": '=HYPERLINK("http://evil","x")'})
+    row = store.get_rental_quote(quote_id)
+    assert row["offer"] == hostile and row["note"] == '=HYPERLINK("http://evil","x")'
+    assert store.count_rental_quotes() > 1  # the table is still there
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# CSV import and export
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def ten_rows_two_bad() -> list[dict]:
+    rows = [{**GOOD, "offer": f"offer-{i}", "price_per_gpu_hour": f"{2 + i / 10:.2f}"} for i in range(10)]
+    rows[2]["price_per_gpu_hour"] = "-1"  # spreadsheet row 4 (header is row 1)
+    rows[6]["quoted_on"] = "yesterday"  # spreadsheet row 8
+    return rows
+
+
+def test_two_bad_rows_of_ten_refuse_the_file_by_default(store, tmp_path):
+    path = rental_csv(tmp_path / "q.csv", ten_rows_two_bad())
+    result = store.import_rental_csv(path)
+    assert result.refused and result.added == 0
+    assert result.errors == [
+        (4, "price_per_gpu_hour must be > 0"),
+        (8, "quoted_on must be a date YYYY-MM-DD, got 'yesterday'"),
+    ]
+    assert store.list_rental_quotes(mine_only=True) == []
+
+
+def test_skip_invalid_imports_the_eight_good_rows(store, tmp_path):
+    path = rental_csv(tmp_path / "q.csv", ten_rows_two_bad())
+    stages = []
+    result = store.import_rental_csv(
+        path, skip_invalid=True, progress=lambda stage, done, total: stages.append(stage)
+    )
+    assert (result.added, result.refused, result.bad_rows) == (8, False, 2)
+    assert len(store.list_rental_quotes(mine_only=True)) == 8
+    assert stages[0] == "checking" and stages[-1] == "writing"
+
+
+def test_duplicates_are_reported_not_doubled(store, tmp_path):
+    existing = store.add_rental_quote(GOOD)
+    rows = [GOOD, {**GOOD, "offer": "other"}, {**GOOD, "offer": "OTHER"}]
+    result = store.import_rental_csv(rental_csv(tmp_path / "q.csv", rows))
+    assert result.added == 1
+    assert result.duplicates == [(2, f"duplicate of rental quote #{existing}"), (4, "duplicate of row 3")]
+    again = store.import_rental_csv(rental_csv(tmp_path / "q.csv", rows))
+    assert again.added == 0 and len(again.duplicates) == 3
+
+
+def test_export_import_round_trip(store, tmp_path):
+    store.add_rental_quote(
+        {
+            **GOOD,
+            "region": "us-west-1",
+            "interconnect": "NVLink",
+            "min_term_hours": "720",
+            "valid_until": "2026-10-10",
+            "source": "https://lambda.ai/pricing",
+            "note": "Привет, мир",
+        }
+    )
+    store.add_rental_quote(
+        {
+            **GOOD,
+            "gpu": "l40s",
+            "gpus_per_instance": 1,
+            "price_per_gpu_hour": "0.8",
+            "currency": "EUR",
+            "kind": "reserved-1y",
+            "note": "=1+2",
+            "offer": "-5% promo",
+        }
+    )
+    path = tmp_path / "mine.csv"
+    assert store.export_rental_csv(path) == 2
+    with Store.open(tmp_path / "other.sqlite") as other:
+        result = other.import_rental_csv(path)
+        assert (result.added, result.errors, result.duplicates) == (2, [], [])
+        strip = lambda rows: [{k: v for k, v in r.items() if k not in ("id", "created_at")} for r in rows]  # noqa: E731
+        assert strip(other.list_rental_quotes(mine_only=True)) == strip(
+            store.list_rental_quotes(mine_only=True)
+        )
+    assert store.import_rental_csv(path).added == 0  # importing its own export adds nothing
+
+
+def test_export_guards_formula_cells(store, tmp_path):
+    store.add_rental_quote({**GOOD, "note": '=HYPERLINK("http://evil")', "offer": "@SUM(A1)"})
+    path = tmp_path / "mine.csv"
+    store.export_rental_csv(path)
+    row = next(csv.DictReader(open(path, encoding="utf-8-sig")))
+    assert row["note"] == '\'=HYPERLINK("http://evil")'
+    assert row["offer"] == "'@SUM(A1)"
+    assert row["price_per_gpu_hour"] == "2.99"  # numbers are not prefixed
+
+
+def test_export_all_includes_reference_rows(store, tmp_path):
+    assert store.export_rental_csv(tmp_path / "all.csv", mine_only=False) == store.count_rental_quotes()
+    assert store.export_rental_csv(tmp_path / "mine.csv") == 0
+
+
+def test_semicolon_csv_with_decimal_commas_and_bom(store, tmp_path):
+    path = tmp_path / "excel.csv"
+    rental_csv(path, [{**GOOD, "price_per_gpu_hour": "2,99"}], delimiter=";")
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    result = store.import_rental_csv(path)
+    assert result.added == 1
+    assert store.list_rental_quotes(mine_only=True)[0]["price_per_gpu_hour"] == 2.99
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "is empty"),
+        (b"   \n\n", "is empty"),
+        (b"provider,gpu,price_per_gpu_hour,currency,quoted_on\n", "has a header but no rental quotes"),
+        (
+            b"provider,gpu,prise,currency\nx,h100-sxm,1,USD\n",
+            "missing columns: quoted_on; unknown columns: 'prise'",
+        ),
+        (
+            b"provider,gpu,currency,quoted_on\nx,h100-sxm,USD,2026-01-01\n",
+            "missing columns: price_per_gpu_hour or price_per_instance_hour",
+        ),
+        (
+            "provider,gpu,price_per_gpu_hour,currency,quoted_on\nСелектел,h100-sxm,1,USD,2026-01-01\n".encode(
+                "cp1251"
+            ),
+            "is not UTF-8 text (byte 0xd1 on line 2)",
+        ),
+    ],
+)
+def test_file_level_problems_have_clear_messages(store, tmp_path, content, message):
+    path = tmp_path / "bad.csv"
+    path.write_bytes(content)
+    with pytest.raises(UserError, match=__import__("re").escape(message)):
+        store.import_rental_csv(path)
+
+
+def test_row_with_too_many_cells_is_reported(store, tmp_path):
+    path = tmp_path / "q.csv"
+    path.write_text("provider,gpu,price_per_gpu_hour,currency,quoted_on\nx,h100-sxm,1,USD,2026-01-01,extra\n")
+    result = store.import_rental_csv(path)
+    assert result.refused and result.errors == [(2, "6 cells but the header has 5 columns")]
+
+
+def test_ten_thousand_rows_import(store, tmp_path):
+    rows = [{**GOOD, "offer": f"node-{i}"} for i in range(10_000)]
+    result = store.import_rental_csv(rental_csv(tmp_path / "big.csv", rows))
+    assert result.added == 10_000 and store.count_rental_quotes(mine_only=True) == 10_000
+
+
+def test_templates_import_cleanly(store):
+    from importlib.resources import files
+
+    assets = files("gpu_advisor_assets") if _has_assets_package() else Path(__file__).parents[2] / "assets"
+    rental = Path(str(assets.joinpath("quotes_template.csv")))
+    purchase = Path(str(assets.joinpath("purchase_quotes_template.csv")))
+    assert rental.read_text(encoding="utf-8").splitlines()[0].split(",") == list(RENTAL_COLUMNS)
+    assert store.import_rental_csv(rental).added == 1
+    assert store.import_purchase_csv(purchase).added == 1
+
+
+def _has_assets_package() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("gpu_advisor_assets") is not None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Probe runs, plans, settings, user GPUs
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_probe_runs_keep_report_and_key_figures(store):
+    local = store.save_probe_report(
+        report(hostname="rig-1", bf16_flop_per_s=7.1e14, bandwidth_bytes_per_s=2.9e12)
+    )
+    remote = store.save_probe_report(
+        report(hostname="rented-box", created_at="2026-09-15T08:00:00Z", bf16_flop_per_s=7.9e14),
+        source="imported",
+    )
+    runs = {run["id"]: run for run in store.list_probe_runs()}
+    assert [run["id"] for run in store.list_probe_runs()] == [remote, local]  # newest first
+    assert runs[local]["machine"] == "this machine" and runs[local]["source"] == "local"
+    assert runs[remote]["machine"] == "rented-box (imported)" and runs[remote]["source"] == "imported"
+    # The best ok bf16 value: 7.1e14 beats the 3.55e14 shape; the failed fp8 row is ignored.
+    assert runs[local]["best_bf16_flop_per_s"] == 7.1e14
+    assert runs[local]["memory_bandwidth_bytes_per_s"] == 2.9e12
+    assert runs[local]["devices"] == ["NVIDIA H100 80GB HBM3"]
+    assert store.get_probe_report(local).data == report(hostname="rig-1").data
+    kinds = [(m["kind"], m["dtype"], m["ok"]) for m in store.list_measurements(local)]
+    assert kinds == [
+        ("matmul", "bf16", True),
+        ("matmul", "bf16", True),
+        ("matmul", "fp8", False),
+        ("memory_bandwidth", None, True),
+    ]
+    seen = store.list_gpus_seen()
+    assert {(g["name"], g["catalog_id"], g["memory_total_bytes"]) for g in seen} == {
+        ("NVIDIA H100 80GB HBM3", "h100-sxm", 85899345920)
+    }
+    assert len(seen) == 2  # one GPU on each machine
+    with pytest.raises(UserError, match=f"already stored as run #{local}"):
+        store.save_probe_report(report(hostname="rig-1"))
+    store.delete_probe_run(local)
+    assert [run["id"] for run in store.list_probe_runs()] == [remote]
+
+
+def test_plans(store):
+    plan_id = store.save_plan("70B on H100", {"model": "llama-3.1-70b", "gpus": (8,)}, {"options": []})
+    assert store.get_plan(plan_id)["inputs"] == {"model": "llama-3.1-70b", "gpus": [8]}
+    store.rename_plan(plan_id, "70B fine-tune")
+    store.update_plan(plan_id, {"model": "llama-3.1-70b"}, {"options": [1]})
+    assert [(p["id"], p["name"]) for p in store.list_plans()] == [(plan_id, "70B fine-tune")]
+    assert store.get_plan(plan_id)["results"] == {"options": [1]}
+    store.delete_plan(plan_id)
+    with pytest.raises(UserError, match="no saved plan"):
+        store.get_plan(plan_id)
+
+
+def test_settings_and_exchange_rates(store):
+    assert store.get_setting("display_currency", "USD") == "USD"
+    store.set_setting("display_currency", "RUB")
+    store.set_setting("electricity", {"price_per_kwh": 7.5, "currency": "RUB"})
+    assert store.get_setting("display_currency") == "RUB"
+    assert store.get_setting("electricity") == {"price_per_kwh": 7.5, "currency": "RUB"}
+    store.set_exchange_rate("eur", 1.08, "2026-09-01")
+    store.set_exchange_rate("RUB", 0.011, "2026-08-15")
+    rates = store.get_exchange_rates()
+    assert dict(rates.to_usd) == {"USD": 1.0, "EUR": 1.08, "RUB": 0.011}
+    assert rates.as_of == "2026-08-15"  # the oldest rate's date
+    with pytest.raises(UserError, match="must be a number > 0"):
+        store.set_exchange_rate("EUR", 0, "2026-09-01")
+
+
+def test_user_gpu_types(store):
+    mine = user_gpu(
+        "my-rtx-5090",
+        "GeForce RTX 5090",
+        32 * 10**9,
+        1.792e12,
+        {"bf16": 209.5},
+        nvml_names=["NVIDIA GeForce RTX 5090"],
+        source="my notes",
+        source_date="2026-05-01",
+    )
+    assert store.add_user_gpu(mine) == "my-rtx-5090"
+    assert store.list_user_gpus() == [mine]
+    quote_id = store.add_rental_quote({**GOOD, "gpu": "my-rtx-5090", "gpus_per_instance": 1})
+    assert store.get_rental_quote(quote_id)["gpu"] == "my-rtx-5090"
+    with pytest.raises(UserError, match="already have"):
+        store.add_user_gpu(mine)
+    with pytest.raises(UserError, match="already in the GPU catalog"):
+        store.add_user_gpu(user_gpu("h100-sxm", "clash", 1, 1.0, {"bf16": 1.0}))
+    store.delete_user_gpu("my-rtx-5090")
+    assert store.list_user_gpus() == []
+
+
+def test_sql_is_parameterised_everywhere():
+    """No statement in the store is built from values with f-strings: only constants and `?` placeholders."""
+    import re
+
+    source = "\n".join(
+        p.read_text() for p in Path(__file__).parents[2].joinpath("planner", "store").glob("*.py")
+    )
+    # An f-string SQL piece may interpolate only names of constants, column lists or placeholders.
+    for match in re.finditer(r'f"(?:SELECT|INSERT|UPDATE|DELETE)[^"]*"', source):
+        for name in re.findall(r"\{([^}]*)\}", match.group(0)):
+            assert re.match(
+                r"^(spec\.table|table|', '\.join\(.*\)|' AND '\.join\(.*\)|assignments)$", name
+            ), (
+                match.group(0),
+                name,
+            )
+
+
+def test_store_is_usable_from_another_thread(store):
+    import threading
+
+    errors = []
+
+    def worker():
+        try:
+            store.add_rental_quote({**GOOD, "offer": "from a thread"})
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert errors == [] and store.list_rental_quotes(mine_only=True)[0]["offer"] == "from a thread"
+
+
+def test_raw_sqlite_sees_wal_database(store):
+    store.add_rental_quote(GOOD)
+    conn = sqlite3.connect(str(store.path))
+    assert conn.execute("SELECT count(*) FROM rental_quotes WHERE origin = 'user'").fetchone()[0] == 1
+    conn.close()

@@ -1,0 +1,115 @@
+"""Upgrading a database made by every earlier schema version keeps every row (fixtures: tests/fixtures/)."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from planner.store import LATEST_VERSION, Store
+from planner.store.seed import reference_rows
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+EARLIER_VERSIONS = list(range(1, LATEST_VERSION))
+
+
+def snapshot(path: Path) -> dict[str, list[dict]]:
+    """Every row of every table, as plain dicts."""
+    conn = sqlite3.connect(str(path))
+    conn.row_factory = sqlite3.Row
+    try:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {t: [dict(r) for r in conn.execute(f'SELECT * FROM "{t}" ORDER BY rowid')] for t in tables}
+    finally:
+        conn.close()
+
+
+def test_there_is_a_fixture_for_every_earlier_version():
+    for version in EARLIER_VERSIONS:
+        path = FIXTURES / f"store_v{version}.sqlite"
+        assert path.exists(), (
+            f"add a fixture for version {version}: python -m tests.fixtures.make_store_fixtures"
+        )
+        conn = sqlite3.connect(str(path))
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == version
+        conn.close()
+
+
+@pytest.fixture(params=EARLIER_VERSIONS, ids=lambda v: f"v{v}")
+def upgraded(request, tmp_path):
+    """(rows before, store after) for a copy of the fixture at one earlier version."""
+    copy = tmp_path / "old.sqlite"
+    shutil.copyfile(FIXTURES / f"store_v{request.param}.sqlite", copy)
+    before = snapshot(copy)
+    with Store.open(copy) as store:
+        yield request.param, before, store
+
+
+def test_every_row_survives_with_its_values(upgraded):
+    _, before, store = upgraded
+    assert store.schema_version == LATEST_VERSION
+    after = snapshot(store.path)
+    for table, rows in before.items():
+        kept = {row["id"] if "id" in row else row["key"]: row for row in after[table]}
+        for row in rows:
+            key = row["id"] if "id" in row else row["key"]
+            assert key in kept, (table, key)
+            assert {c: kept[key][c] for c in row} == row, (table, key)
+
+
+def test_user_rows_stay_user_rows_and_reference_rows_are_completed_not_doubled(upgraded):
+    _, before, store = upgraded
+    user_before = [r for r in before["rental_quotes"] if r["origin"] == "user"]
+    mine = store.list_rental_quotes(mine_only=True)
+    assert {(r["id"], r["provider"], r["note"]) for r in mine} == {
+        (r["id"], r["provider"], r["note"]) for r in user_before
+    }
+    assert len(mine) == len(user_before) == 3
+    seed_keys = [
+        r[0] for r in store.conn.execute("SELECT seed_key FROM rental_quotes WHERE seed_key IS NOT NULL")
+    ]
+    assert len(seed_keys) == len(set(seed_keys))
+    shipped = {row["key"] for row in reference_rows() if row["record"] == "rental"}
+    assert shipped <= set(seed_keys)
+    assert "runpod-2026-03-h100-sxm-old" in seed_keys  # an older reference snapshot is kept as history
+    # Selectel's RUB quote and its Russian note come through untouched.
+    selectel = [r for r in mine if r["provider"] == "Selectel"][0]
+    assert (selectel["price_per_gpu_hour"], selectel["currency"], selectel["note"]) == (
+        250.0,
+        "RUB",
+        "цена со скидкой",
+    )
+
+
+def test_probe_run_key_figures_are_backfilled(upgraded):
+    _, _, store = upgraded
+    (run,) = store.list_probe_runs()
+    # The fixture's measurements: bf16 matmul 7.1e14 FLOP/s and a 2.9e12 B/s memory copy on one H100.
+    assert run["best_bf16_flop_per_s"] == 7.1e14
+    assert run["memory_bandwidth_bytes_per_s"] == 2.9e12
+    assert run["devices"] == ["NVIDIA H100 80GB HBM3"]
+    assert store.get_probe_report(run["id"]).best("matmul", "bf16") == 7.1e14
+    sha = store.conn.execute("SELECT report_sha256 FROM probe_runs").fetchone()[0]
+    assert sha and len(sha) == 64
+
+
+def test_settings_and_new_features_work_after_upgrade(upgraded):
+    version, _, store = upgraded
+    assert store.get_setting("display_currency") == "EUR"
+    assert store.get_exchange_rates().to_usd["EUR"] == 1.08
+    plan_id = store.save_plan("after upgrade", {"a": 1}, {"b": 2})
+    assert store.get_plan(plan_id)["results"] == {"b": 2}
+    if version >= 2:
+        assert [gpu.id for gpu in store.list_user_gpus()] == ["my-rtx-5090"]
+        lambda_row = store.list_rental_quotes(provider="Lambda", mine_only=True)[0]
+        assert (lambda_row["interconnect"], lambda_row["min_term_hours"]) == ("nvlink", 720.0)
+    else:
+        assert store.list_user_gpus() == []
+        lambda_row = store.list_rental_quotes(provider="Lambda", mine_only=True)[0]
+        assert (lambda_row["interconnect"], lambda_row["min_term_hours"], lambda_row["valid_until"]) == (
+            "",
+            None,
+            "",
+        )

@@ -1,0 +1,260 @@
+"""The ledger never loses or corrupts what users entered: damaged files, newer versions, kills, two writers."""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from planner.cli import main
+from planner.errors import UserError
+from planner.store import LATEST_VERSION, RENTAL_COLUMNS, Store
+from planner.store.seed import reference_rows
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def child_env() -> dict[str, str]:
+    """The environment for child processes, read now: the isolation fixture has set GPU_ADVISOR_DB and HOME."""
+    assert "GPU_ADVISOR_DB" in os.environ
+    return {**os.environ, "PYTHONPATH": str(REPO)}
+
+
+QUOTE = {
+    "provider": "Lambda",
+    "gpu": "h100-sxm",
+    "price_per_gpu_hour": "2.99",
+    "currency": "USD",
+    "quoted_on": "2026-09-10",
+}
+
+
+def db_path() -> Path:
+    return Path(os.environ["GPU_ADVISOR_DB"])
+
+
+def integrity(path: Path) -> str:
+    conn = sqlite3.connect(str(path))
+    try:
+        return conn.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def user_rows(path: Path) -> int:
+    conn = sqlite3.connect(str(path))
+    try:
+        return conn.execute("SELECT count(*) FROM rental_quotes WHERE origin = 'user'").fetchone()[0]
+    finally:
+        conn.close()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Damaged, foreign and newer files
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_non_sqlite_file_is_moved_aside_and_a_fresh_database_created():
+    path = db_path()
+    junk = b"these are my notes, not a database\n" * 50
+    path.write_bytes(junk)
+    with Store.open() as store:
+        moved = store.recovered_from
+        assert moved is not None and moved.read_bytes() == junk  # nothing deleted
+        assert re.fullmatch(r"gpu-advisor\.sqlite\.corrupt-\d{8}-\d{6}", moved.name)
+        assert moved.parent == path.parent
+        assert store.count_rental_quotes() > 0  # fresh, seeded
+    assert integrity(path) == "ok"
+
+
+def test_sqlite_file_with_damaged_pages_is_moved_aside():
+    path = db_path()
+    with Store.open() as store:
+        for i in range(300):
+            store.add_rental_quote({**QUOTE, "offer": f"node-{i}", "note": "x" * 200})
+    data = bytearray(path.read_bytes())
+    assert data[:16] == b"SQLite format 3\x00" and len(data) > 8 * 4096
+    data[100:4096] = b"\xff" * (4096 - 100)  # the schema page's b-tree, header kept
+    path.write_bytes(bytes(data))
+    with Store.open() as store:
+        assert store.recovered_from is not None and store.recovered_from.read_bytes() == bytes(data)
+        assert store.count_rental_quotes(mine_only=True) == 0
+
+
+def test_damaged_data_page_is_caught_by_the_check():
+    path = db_path()
+    with Store.open() as store:
+        for i in range(300):
+            store.add_rental_quote({**QUOTE, "offer": f"node-{i}", "note": "x" * 200})
+    data = bytearray(path.read_bytes())
+    middle = (len(data) // 4096 // 2) * 4096
+    data[middle : middle + 4096] = b"\x0d" + b"\xee" * 4095  # a leaf page header pointing nowhere
+    path.write_bytes(bytes(data))
+    with Store.open() as store:
+        assert store.recovered_from is not None
+    assert integrity(path) == "ok"
+
+
+def test_database_from_a_newer_version_is_refused_and_not_modified():
+    path = db_path()
+    Store.open().close()
+    conn = sqlite3.connect(str(path))
+    conn.execute("PRAGMA journal_mode = DELETE")
+    conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(UserError, match=f"newer GPU Advisor \\(database version {LATEST_VERSION + 1}"):
+        Store.open()
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name)) == [path.name]
+
+
+def test_another_programs_database_is_refused_and_not_modified():
+    path = db_path()
+    conn = sqlite3.connect(str(path))
+    conn.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(UserError, match="database of another program"):
+        Store.open()
+    assert path.read_bytes() == before
+
+
+def test_folder_instead_of_file_is_a_clear_error(tmp_path):
+    with pytest.raises(UserError, match="is a folder"):
+        Store.open(tmp_path)
+
+
+def test_cli_says_where_the_damaged_file_went(capsys):
+    db_path().write_bytes(b"\x00garbage" * 100)
+    assert main(["quotes", "list", "--mine"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "could not be read; it was moved to" in err[0] and ".corrupt-" in err[0]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# A killed import, two writers
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def big_csv(path: Path, rows: int) -> Path:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(RENTAL_COLUMNS)
+        for i in range(rows):
+            writer.writerow(
+                [
+                    "Provider",
+                    f"offer-{i}",
+                    "h100-sxm",
+                    8,
+                    "2.99",
+                    "",
+                    "USD",
+                    "on-demand",
+                    "",
+                    "",
+                    "",
+                    "2026-09-10",
+                    "",
+                    "",
+                    "",
+                ]
+            )
+    return path
+
+
+IMPORTER = textwrap.dedent(
+    """
+    import sys
+    from planner.store import Store
+
+    store = Store.open()
+
+    def progress(stage, done, total):
+        if stage == "writing" and done > 0:
+            print("writing", flush=True)
+
+    store.import_rental_csv(sys.argv[1], progress=progress)
+    print("committed", flush=True)
+    """
+)
+
+
+def test_sigkill_during_a_large_import_leaves_it_all_in_or_all_out(tmp_path):
+    rows = 100_000
+    source = big_csv(tmp_path / "big.csv", rows)
+    Store.open().close()
+    child = subprocess.Popen(
+        [sys.executable, "-c", IMPORTER, str(source)], stdout=subprocess.PIPE, env=child_env()
+    )
+    assert child.stdout.readline() == b"writing\n"  # the first chunk is inside the open transaction
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+    assert child.returncode == -signal.SIGKILL
+    assert integrity(db_path()) == "ok"
+    assert user_rows(db_path()) in (0, rows)
+    with Store.open() as store:  # and the app carries on with it
+        assert store.count_rental_quotes(mine_only=True) in (0, rows)
+        store.add_rental_quote(QUOTE)
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from planner.store import Store
+
+    name, go = sys.argv[1], Path(sys.argv[2])
+    store = Store.open()
+    print("ready", flush=True)
+    while not go.exists():
+        time.sleep(0.005)
+    for i in range(200):
+        store.add_rental_quote({"provider": name, "offer": f"offer-{i}", "gpu": "h100-sxm",
+                                "price_per_gpu_hour": "2.99", "currency": "USD", "quoted_on": "2026-09-10"})
+        if i % 50 == 0:
+            store.list_rental_quotes(mine_only=True)  # reads interleaved with writes, as in the GUI
+    print("done", flush=True)
+    """
+)
+
+
+def test_two_processes_writing_at_once_lose_nothing(tmp_path):
+    # No database yet: both processes create, migrate and seed it at the same moment, then write.
+    assert not db_path().exists()
+    go = tmp_path / "go"
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, name, str(go)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=child_env(),
+        )
+        for name in ("gui", "cli")
+    ]
+    for child in children:
+        assert child.stdout.readline() == b"ready\n"
+    go.touch()
+    for child in children:
+        out, err = child.communicate(timeout=120)
+        assert child.returncode == 0, err.decode()
+        assert b"locked" not in err and b"busy" not in err
+    with Store.open() as store:
+        mine = store.list_rental_quotes(mine_only=True)
+        references = store.count_rental_quotes() - store.count_rental_quotes(mine_only=True)
+    assert len(mine) == 400
+    assert references == sum(1 for row in reference_rows() if row["record"] == "rental")  # seeded once
+    assert {(row["provider"], row["offer"]) for row in mine} == {
+        (name, f"offer-{i}") for name in ("gui", "cli") for i in range(200)
+    }
+    assert integrity(db_path()) == "ok"
