@@ -1,0 +1,217 @@
+"""`gpu-advisor memory ...`: the per-GPU memory breakdown of one explicit configuration."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+from planner.cli import print_json
+from planner.memory import (
+    LORA_TARGETS,
+    OFFLOAD,
+    OPTIMIZERS,
+    PRECISIONS,
+    RECOMPUTE,
+    TASK_ALIASES,
+    TASKS,
+    MemoryBreakdown,
+    MemoryConfig,
+    estimate_memory,
+)
+from planner.models import resolve_model
+
+GIB = 2**30
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "memory",
+        help="per-GPU memory breakdown for one configuration",
+        description="Per-GPU memory (weights, gradients, optimizer, activations, KV cache, overhead) in bytes.",
+    )
+    parser.add_argument(
+        "--model",
+        required=True,
+        help="preset id (see `models`), a size such as 7b, a config.json or a model folder",
+    )
+    parser.add_argument("--task", default="train", choices=[*TASKS, *TASK_ALIASES])
+    parser.add_argument("--precision", default="bf16", choices=PRECISIONS)
+    parser.add_argument(
+        "--kv-precision", default=None, choices=PRECISIONS, help="KV-cache precision (default: weights')"
+    )
+    parser.add_argument("--optimizer", default="adamw", choices=OPTIMIZERS)
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=1,
+        help="micro-batch: sequences per GPU per step (inference: concurrent sequences)",
+    )
+    parser.add_argument("--seq-len", type=int, default=4096, help="tokens per sequence")
+    parser.add_argument("--dp", type=int, default=1, help="data-parallel degree")
+    parser.add_argument("--tp", type=int, default=1, help="tensor-parallel degree")
+    parser.add_argument("--pp", type=int, default=1, help="pipeline-parallel degree")
+    parser.add_argument("--ep", type=int, default=1, help="expert-parallel degree (MoE models)")
+    parser.add_argument(
+        "--zero", type=int, default=0, choices=[0, 1, 2, 3], help="ZeRO stage (3 = FSDP full shard)"
+    )
+    parser.add_argument("--recompute", default="none", choices=RECOMPUTE, help="activation recompute")
+    parser.add_argument(
+        "--offload", default="none", choices=OFFLOAD, help="CPU offload of optimizer state or of everything"
+    )
+    parser.add_argument("--lora-rank", type=int, default=16)
+    parser.add_argument(
+        "--lora-targets",
+        default="q,k,v,o",
+        help=f"comma-separated modules to adapt, from {','.join(LORA_TARGETS)}",
+    )
+    parser.add_argument(
+        "--no-flash-attention", action="store_true", help="unfused attention that stores the score matrix"
+    )
+    parser.add_argument(
+        "--sequence-parallel", action="store_true", help="Megatron sequence parallel (with --tp)"
+    )
+    parser.add_argument(
+        "--inflight",
+        type=int,
+        default=None,
+        help="pipeline micro-batches in flight on the first stage (default: pp)",
+    )
+    parser.add_argument(
+        "--gpu", default=None, help='catalog GPU id (see `gpus`) or "local" for the GPUs in this machine'
+    )
+    parser.add_argument("--json", action="store_true")
+    parser.set_defaults(handler=run_memory)
+
+
+def config_from_args(args: argparse.Namespace) -> MemoryConfig:
+    targets = tuple(t.strip() for t in args.lora_targets.split(",") if t.strip())
+    return MemoryConfig(
+        task=args.task,
+        precision=args.precision,
+        kv_precision=args.kv_precision,
+        optimizer=args.optimizer,
+        micro_batch=args.batch,
+        seq_len=args.seq_len,
+        dp=args.dp,
+        tp=args.tp,
+        pp=args.pp,
+        ep=args.ep,
+        zero=args.zero,
+        recompute=args.recompute,
+        offload=args.offload,
+        flash_attention=not args.no_flash_attention,
+        lora_rank=args.lora_rank,
+        lora_targets=targets,
+        inflight_microbatches=args.inflight,
+        sequence_parallel=args.sequence_parallel,
+    )
+
+
+def gpu_capacity(gpu_arg: str, precision: str) -> tuple[str | None, int | None, list[str]]:
+    """(GPU name, memory bytes per GPU, notes) for --gpu: a catalog id, or "local" read through NVML."""
+    if gpu_arg.strip().lower() == "local":
+        return _local_capacity()
+    from planner.gpus import get_gpu, precision_refusal
+
+    gpu = get_gpu(gpu_arg)
+    notes = []
+    refusal = precision_refusal(gpu, precision)
+    if refusal:
+        notes.append(refusal)
+    return gpu.name, gpu.memory_bytes, notes
+
+
+def _local_capacity() -> tuple[str | None, int | None, list[str]]:
+    from profiler.nvml import read_inventory
+
+    inventory = read_inventory()
+    if not inventory.available or not inventory.gpus:
+        reason = inventory.reason or "no NVIDIA GPU found"
+        return None, None, [f"cannot say whether it fits here: {reason}"]
+    sizes = [gpu.memory_total_bytes for gpu in inventory.gpus if isinstance(gpu.memory_total_bytes, int)]
+    if not sizes:
+        return None, None, ["cannot say whether it fits here: NVML reports no memory size for these GPUs"]
+    smallest = min(
+        range(len(inventory.gpus)), key=lambda i: _size_or_max(inventory.gpus[i].memory_total_bytes)
+    )
+    name = inventory.gpus[smallest].name
+    name = name if isinstance(name, str) else "local GPU"
+    notes = [f"this machine has {len(inventory.gpus)} GPU(s); compared with the smallest, {name}"]
+    return name, min(sizes), notes
+
+
+def _size_or_max(value) -> int:
+    return value if isinstance(value, int) else 2**62
+
+
+def result_json(model, config: MemoryConfig, breakdown: MemoryBreakdown, fits, gpu_name, notes) -> dict:
+    return {
+        "model": {
+            "name": model.display_name,
+            "params": model.total_params,
+            "active_params": model.active_params,
+        },
+        "config": dataclasses.asdict(config) | {"lora_targets": list(config.lora_targets)},
+        "per_gpu_bytes": breakdown.as_dict(),
+        "fits": fits,
+        "gpu": gpu_name,
+        "notes": notes,
+        "assumptions": breakdown.assumptions(),
+        "pipeline_stage": breakdown.pipeline_stage,
+        "host_offload_bytes": breakdown.host_offload_bytes,
+    }
+
+
+def run_memory(args: argparse.Namespace) -> int:
+    model = resolve_model(args.model)
+    config = config_from_args(args)
+    breakdown = estimate_memory(model, config)
+    notes = list(breakdown.notes)
+    fits = gpu_name = capacity = None
+    if args.gpu:
+        gpu_name, capacity, gpu_notes = gpu_capacity(args.gpu, config.precision)
+        notes.extend(gpu_notes)
+        if capacity is not None:
+            fits = breakdown.total_bytes <= capacity
+    if args.json:
+        print_json(result_json(model, config, breakdown, fits, gpu_name, notes))
+        return 0
+    print_table(model, config, breakdown, fits, gpu_name, capacity, notes)
+    return 0
+
+
+def _gib(n: int) -> str:
+    return f"{n / GIB:,.2f} GiB"
+
+
+def print_table(model, config, breakdown, fits, gpu_name, capacity, notes) -> None:
+    active = (
+        "" if model.active_params == model.total_params else f", {model.active_params / 1e9:.2f} B active"
+    )
+    print(f"{model.display_name}: {model.total_params / 1e9:.2f} B parameters{active}")
+    layout = f"dp {config.dp} x tp {config.tp} x pp {config.pp}" + (
+        f", ep {config.ep}" if config.ep > 1 else ""
+    )
+    print(
+        f"{config.task}, {config.precision}, micro-batch {config.micro_batch} x {config.seq_len:,} tokens, {layout}"
+        + (f", ZeRO-{config.zero}" if config.zero else "")
+        + (f", offload {config.offload}" if config.offload != "none" else "")
+    )
+    print()
+    width = max(len(_gib(breakdown.total_bytes)), 10)
+    print(f"{'per GPU':<12} {'memory':>{width}}  assumption")
+    print(f"{'-' * 12} {'-' * width}  {'-' * 10}")
+    for name in MemoryBreakdown.TERMS:
+        term = getattr(breakdown, name)
+        print(f"{name:<12} {_gib(term.bytes):>{width}}  {term.assumption}")
+    print(f"{'-' * 12} {'-' * width}")
+    print(f"{'total':<12} {_gib(breakdown.total_bytes):>{width}}")
+    if gpu_name is not None and capacity is not None:
+        verdict = "fits" if fits else "does NOT fit"
+        print(f"\n{verdict} on {gpu_name} ({_gib(capacity)} per GPU)")
+    elif gpu_name is None and capacity is None and notes and any("cannot say" in n for n in notes):
+        print("\nfits: unknown")
+    if notes:
+        print("\nnotes:")
+        for note in notes:
+            print(f"  - {note}")

@@ -1,0 +1,769 @@
+"""Per-GPU memory breakdown of an LLM for inference, full training, LoRA and QLoRA.
+
+Every term is in bytes per GPU and comes with a one-line statement of its assumption. The formulas follow
+/work/shared/DOMAIN.md section 2:
+
+- model states: the ZeRO paper (Rajbhandari et al. 2020, arXiv 1910.02054): mixed-precision AdamW keeps
+  2 (bf16 weights) + 2 (bf16 gradients) + 12 (fp32 master weights, Adam m and v) = 16 bytes per parameter.
+  DeepSpeed's estimators and Hugging Face's "model memory anatomy" count 18 (an extra fp32 gradient copy or an
+  fp32 weight copy plus a 16-bit one); we use 16 because it is what ZeRO/Megatron/FSDP mixed precision holds
+  after the gradients are cast into the fp32 master in place.
+- activations: Korthikanti et al. 2022 (arXiv 2205.05198, Table 2), generalised to GQA, gated MLPs, MoE and
+  MLA by counting the tensors autograd saves; no dropout (modern LLM recipes), flash attention by default.
+- KV cache: 2 x layers x batch x seq x kv_heads x head_dim x bytes, divided over tensor-parallel ranks (at
+  least one KV head per rank); MLA caches kv_lora_rank + qk_rope_head_dim values per token per layer.
+
+The GPU this describes is the fullest one: with pipeline parallelism the first stage (it holds the embedding
+and the most in-flight micro-batches) or the last (LM head and logits), whichever needs more.
+
+Pure arithmetic over frozen dataclasses; cheap enough (tens of microseconds) to call in search loops.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+from planner.errors import UserError
+from planner.models import ModelSpec, ParamCounts, param_counts
+
+TASKS = ("inference", "train", "lora", "qlora")
+TASK_ALIASES = {"pretrain": "train", "finetune": "train", "fine-tune": "train", "training": "train"}
+PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+OPTIMIZERS = ("adamw", "adamw8bit", "sgd")
+RECOMPUTE = ("none", "selective", "full")
+OFFLOAD = ("none", "optimizer", "all")
+LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
+
+# --- Documented constants -----------------------------------------------------------------------------------
+
+# CUDA context plus loaded kernels: Hugging Face "Model training anatomy" measured 1,343 MB (nvidia-smi MiB)
+# on a V100 right after initialising torch. Lazy module loading (CUDA >= 11.7) often brings it nearer 500 MiB;
+# we keep the measured, conservative figure.
+CUDA_CONTEXT_BYTES = 1343 * 2**20
+# PyTorch's caching allocator reserves more than it hands out (fragmentation, rounding to 512-byte blocks and
+# 2 MiB segments), mostly for tensors that come and go each step (gradients, activations, KV blocks). 5% of
+# those is our assumption, not a measurement; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True narrows it.
+ALLOCATOR_MARGIN_FRACTION = 0.05
+# NCCL: NCCL_BUFFSIZE defaults to 4 MiB per channel and direction (NCCL environment-variable docs); with
+# 16 channels, 2 ring neighbours, send and receive: 4 MiB x 16 x 2 x 2 = 256 MiB per communicator.
+NCCL_BYTES_PER_COMMUNICATOR = 4 * 2**20 * 16 * 2 * 2
+# Weight storage in bits per value. int4: group-128 quantisation with an fp16 scale and an fp16 zero point per
+# group adds 32/128 bits (GPTQ/AWQ style), 4.25 bits. int8 and fp8: per-channel or per-tensor scales, negligible.
+WEIGHT_BITS = {"fp32": 32.0, "bf16": 16.0, "fp16": 16.0, "fp8": 8.0, "int8": 8.0, "int4": 4.25}
+# QLoRA NF4 with double quantisation: 4 bits + 0.127 bits of quantisation constants per parameter
+# (Dettmers et al. 2023, arXiv 2305.14314, section 3: "reduces ... from 0.5 bits to 0.127 bits per parameter").
+NF4_BITS = 4.127
+# Logits are materialised in fp32 for the softmax cross-entropy (s x b x V values on the last stage).
+LOGITS_BYTES_PER_VALUE = 4
+# Flash attention keeps one fp32 log-sum-exp per head and token for its backward pass.
+LSE_BYTES = 4
+# Router probabilities of an MoE layer are kept in fp32.
+ROUTER_BYTES_PER_VALUE = 4
+
+MAX_DEGREE = 1_000_000
+MAX_GPUS = 10_000_000
+MAX_MICRO_BATCH = 1_000_000
+MAX_SEQ_LEN = 100_000_000
+MAX_LORA_RANK = 65536
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    """One explicit configuration. Sizes are counts (sequences, tokens, GPUs)."""
+
+    task: str = "train"
+    precision: str = "bf16"
+    kv_precision: str | None = None  # None: the weights' precision, or 16 bit for int formats
+    optimizer: str = "adamw"
+    micro_batch: int = 1  # sequences per GPU per step (inference: concurrent sequences per replica)
+    seq_len: int = 4096  # tokens per sequence (inference: prompt + generated tokens held in the KV cache)
+    dp: int = 1
+    tp: int = 1
+    pp: int = 1
+    ep: int = 1
+    zero: int = 0
+    recompute: str = "none"
+    offload: str = "none"
+    flash_attention: bool = True
+    lora_rank: int = 16
+    lora_targets: tuple[str, ...] = ("q", "k", "v", "o")
+    inflight_microbatches: int | None = None  # None: pp (1F1B first stage)
+    sequence_parallel: bool = False
+
+
+@dataclass(frozen=True)
+class MemoryTerm:
+    bytes: int
+    assumption: str
+
+
+@dataclass(frozen=True)
+class MemoryBreakdown:
+    """Bytes per GPU by category, each with its assumption; the GPU is the fullest pipeline stage."""
+
+    weights: MemoryTerm
+    gradients: MemoryTerm
+    optimizer: MemoryTerm
+    activations: MemoryTerm
+    kv_cache: MemoryTerm
+    overhead: MemoryTerm
+    notes: tuple[str, ...]
+    pipeline_stage: int = 0  # which stage these figures describe (0-based)
+    host_offload_bytes: int = 0  # bytes this GPU's rank keeps in CPU RAM because of --offload
+    # Part of weights + gradients that is ZeRO-3's gathered largest unit (0 without ZeRO-3). The ZeRO paper's
+    # 16P/N figures leave it out: compare them with model_state_bytes - zero3_gathered_bytes.
+    zero3_gathered_bytes: int = 0
+
+    TERMS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(getattr(self, name).bytes for name in self.TERMS)
+
+    @property
+    def model_state_bytes(self) -> int:
+        """Weights + gradients + optimizer state."""
+        return self.weights.bytes + self.gradients.bytes + self.optimizer.bytes
+
+    def as_dict(self) -> dict[str, int]:
+        result = {name: getattr(self, name).bytes for name in self.TERMS}
+        result["total"] = self.total_bytes
+        return result
+
+    def assumptions(self) -> dict[str, str]:
+        return {name: getattr(self, name).assumption for name in self.TERMS}
+
+
+# --- Validation ---------------------------------------------------------------------------------------------
+
+
+def normalise_task(task: str) -> str:
+    task = TASK_ALIASES.get(task, task) if isinstance(task, str) else task
+    if task not in TASKS:
+        raise UserError(f"unknown task {task!r}; choose one of: {', '.join(TASKS)} (or pretrain, finetune)")
+    return task
+
+
+def _choice(value, allowed: tuple[str, ...], what: str) -> None:
+    if value not in allowed:
+        raise UserError(f"unknown {what} {value!r}; choose one of: {', '.join(allowed)}")
+
+
+def _count(value, what: str, upper: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UserError(f"{what} must be a whole number, got {value!r}")
+    if value <= 0:
+        raise UserError(f"{what} must be positive, got {value}")
+    if value > upper:
+        raise UserError(f"{what} {value:,} is absurdly large (limit {upper:,})")
+
+
+def validate_layout(model: ModelSpec, config: MemoryConfig) -> list[str]:
+    """Raise UserError for impossible configurations; return notes for allowed but pointless ones."""
+    task = normalise_task(config.task)
+    _choice(config.precision, PRECISIONS, "precision")
+    if config.kv_precision is not None:
+        _choice(config.kv_precision, PRECISIONS, "KV-cache precision")
+    _choice(config.optimizer, OPTIMIZERS, "optimizer")
+    _choice(config.recompute, RECOMPUTE, "recompute mode")
+    _choice(config.offload, OFFLOAD, "offload mode")
+    _count(config.micro_batch, "micro-batch", MAX_MICRO_BATCH)
+    _count(config.seq_len, "sequence length", MAX_SEQ_LEN)
+    for name in ("dp", "tp", "pp", "ep"):
+        _count(getattr(config, name), name, MAX_DEGREE)
+    if config.zero not in (0, 1, 2, 3) or isinstance(config.zero, bool):
+        raise UserError(f"ZeRO stage must be 0, 1, 2 or 3, got {config.zero!r}")
+    gpus = config.dp * config.tp * config.pp
+    if gpus > MAX_GPUS:
+        raise UserError(f"dp x tp x pp = {gpus:,} GPUs is absurdly large (limit {MAX_GPUS:,})")
+    if config.inflight_microbatches is not None:
+        _count(config.inflight_microbatches, "in-flight micro-batches", MAX_DEGREE)
+    training = task != "inference"
+    notes: list[str] = []
+
+    tp = config.tp
+    if model.heads % tp:
+        raise UserError(
+            f"tensor parallel {tp} does not divide the {model.heads} attention heads of {model.name}"
+        )
+    if not model.uses_mla and model.kv_heads % tp and tp % model.kv_heads:
+        raise UserError(
+            f"tensor parallel {tp} does not divide the {model.kv_heads} KV heads of {model.name} "
+            "(nor do the KV heads divide it, which would allow replicating them)"
+        )
+    if not model.uses_mla and tp > model.kv_heads:
+        notes.append(
+            f"tp {tp} exceeds the {model.kv_heads} KV heads: each KV head is replicated on {tp // model.kv_heads} ranks"
+        )
+    if config.pp > model.layers:
+        raise UserError(
+            f"pipeline parallel {config.pp} is larger than the {model.layers} layers of {model.name}"
+        )
+    if config.ep > 1:
+        if not model.is_moe:
+            raise UserError(
+                f"expert parallel {config.ep} needs a mixture-of-experts model; {model.name} is dense"
+            )
+        if model.experts % config.ep:
+            raise UserError(
+                f"expert parallel {config.ep} does not divide the {model.experts} experts of {model.name}"
+            )
+        if (config.dp * tp) % config.ep:
+            raise UserError(
+                f"expert parallel {config.ep} must divide dp x tp = {config.dp * tp} "
+                "(expert-parallel ranks are carved out of the data- and tensor-parallel ranks)"
+            )
+    if model.learned_positions and config.seq_len > model.max_context:
+        raise UserError(
+            f"sequence length {config.seq_len} exceeds {model.name}'s {model.max_context} learned positions"
+        )
+    if config.seq_len > model.max_context:
+        notes.append(
+            f"sequence length {config.seq_len} exceeds {model.name}'s context of {model.max_context} tokens"
+        )
+
+    if task == "train" and config.precision in ("int8", "int4"):
+        raise UserError(
+            f"full training in {config.precision} is not supported; use bf16/fp16/fp8/fp32, or --task qlora for a 4-bit base"
+        )
+    if task == "qlora" and config.precision not in ("bf16", "fp16", "fp32"):
+        notes.append(
+            f"QLoRA keeps the base in NF4 and computes in bf16; precision {config.precision} is not used"
+        )
+    if task in ("lora", "qlora"):
+        _count(config.lora_rank, "LoRA rank", MAX_LORA_RANK)
+        if not config.lora_targets:
+            raise UserError(f"LoRA needs at least one target module; choose from {', '.join(LORA_TARGETS)}")
+        for target in config.lora_targets:
+            _choice(target, LORA_TARGETS, "LoRA target")
+    if training:
+        if config.offload == "optimizer" and config.zero == 0:
+            raise UserError("optimizer offload needs ZeRO stage 1, 2 or 3 (DeepSpeed offload_optimizer)")
+        if config.offload == "all" and config.zero != 3:
+            raise UserError(
+                "offloading parameters needs ZeRO stage 3 / FSDP full shard (DeepSpeed offload_param)"
+            )
+        if config.zero and config.dp == 1:
+            notes.append(
+                f"ZeRO stage {config.zero} with dp 1 shards nothing: there is only one data-parallel rank"
+            )
+        if config.kv_precision is not None:
+            notes.append("KV-cache precision only matters for inference")
+    else:
+        if config.zero:
+            notes.append("ZeRO stages shard training state; ignored for inference")
+        if config.offload == "optimizer":
+            notes.append("inference has no optimizer state to offload")
+        if config.recompute != "none":
+            notes.append("activation recompute only matters for training")
+    if config.sequence_parallel and tp == 1:
+        notes.append("sequence parallel has no effect without tensor parallel")
+    if training and config.recompute == "selective" and config.flash_attention:
+        notes.append(
+            "selective recompute saves nothing more with flash attention (no score matrix is stored)"
+        )
+    if config.inflight_microbatches is not None and config.pp == 1 and config.inflight_microbatches > 1:
+        notes.append(
+            "in-flight micro-batches only apply to pipeline parallel; with pp 1 one micro-batch is live"
+        )
+    return notes
+
+
+# --- Per-model derived numbers (cached) ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Stage:
+    index: int
+    dense_layers: int
+    moe_layers: int
+    has_embedding: bool
+    has_head: bool
+
+    @property
+    def layers(self) -> int:
+        return self.dense_layers + self.moe_layers
+
+
+@functools.lru_cache(maxsize=8192)
+def _stages(model: ModelSpec, pp: int) -> tuple[_Stage, ...]:
+    """First and last pipeline stage (the only candidates for the fullest GPU).
+
+    Layers are split as evenly as possible, the first stages taking the remainder; dense-first layers of an
+    MoE model (DeepSeek's first_k_dense_replace) sit at the start.
+    """
+    base, remainder = divmod(model.layers, pp)
+    dense_total = model.layers - model.moe_layers
+
+    def stage(index: int) -> _Stage:
+        start = index * base + min(index, remainder)
+        size = base + (1 if index < remainder else 0)
+        dense = max(0, min(start + size, dense_total) - start)
+        return _Stage(index, dense, size - dense, index == 0, index == pp - 1)
+
+    return (stage(0),) if pp == 1 else (stage(0), stage(pp - 1))
+
+
+@functools.lru_cache(maxsize=8192)
+def _lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...]) -> tuple[int, int, int]:
+    """(adapter params in a dense layer, in an MoE layer outside routed experts, in all routed experts of one
+    MoE layer, plus the number of adapted matrices a token passes in a dense layer) -- r x (d_in + d_out) each."""
+    h = model.hidden
+    chosen = set(targets)
+    attention = 0
+    if model.uses_mla:
+        qk_head = model.qk_nope_head_dim + model.qk_rope_head_dim
+        if "q" in chosen:
+            attention += rank * ((model.q_lora_rank or h) + model.heads * qk_head)
+        if chosen & {"k", "v"}:
+            attention += rank * (
+                model.kv_lora_rank + model.heads * (model.qk_nope_head_dim + model.v_head_dim)
+            )
+        if "o" in chosen:
+            attention += rank * (model.heads * model.v_head_dim + h)
+    else:
+        widths = {"q": model.heads * model.head_dim, "k": model.kv_heads * model.head_dim}
+        widths["v"] = widths["k"]
+        widths["o"] = widths["q"]
+        attention = sum(rank * (h + widths[t]) for t in ("q", "k", "v", "o") if t in chosen)
+
+    def mlp(ffn: int) -> int:
+        matrices = [t for t in ("gate", "up", "down") if t in chosen and (model.gated_mlp or t != "gate")]
+        return len(matrices) * rank * (h + ffn) if ffn else 0
+
+    shared_ffn = model.shared_expert_ffn or model.shared_experts * model.moe_ffn
+    dense_layer = attention + mlp(model.ffn)
+    moe_non_expert = attention + mlp(shared_ffn)
+    routed = model.experts * mlp(model.moe_ffn) if model.is_moe else 0
+    return dense_layer, moe_non_expert, routed
+
+
+# --- Bytes per value ----------------------------------------------------------------------------------------
+
+
+def _training_weight_bytes(precision: str) -> float:
+    """Bytes per trainable parameter held as the working weight copy."""
+    if precision == "fp32":
+        return 4.0
+    if precision == "fp8":
+        return 3.0  # bf16 weights + an fp8 copy cached for the GEMMs (Transformer Engine)
+    return 2.0
+
+
+def _gradient_bytes(precision: str) -> float:
+    return 4.0 if precision == "fp32" else 2.0
+
+
+def _optimizer_bytes(optimizer: str, precision: str) -> float:
+    """Optimizer state per trainable parameter; mixed precision adds the fp32 master copy (4 bytes)."""
+    master = 0.0 if precision == "fp32" else 4.0
+    state = {"adamw": 8.0, "adamw8bit": 2.0, "sgd": 4.0}[optimizer]  # m+v fp32; m+v int8; momentum fp32
+    return master + state
+
+
+def _activation_element_bytes(task: str, precision: str) -> float:
+    if task == "qlora":
+        return 2.0
+    return 4.0 if precision == "fp32" else 2.0
+
+
+def kv_element_bytes(config: MemoryConfig) -> float:
+    """KV-cache bytes per value: kv_precision if given, else the weights' precision (16 bit for int formats)."""
+    precision = config.kv_precision
+    if precision is None:
+        precision = config.precision if config.precision in ("fp32", "bf16", "fp16", "fp8") else "bf16"
+    return WEIGHT_BITS[precision] / 8
+
+
+# --- The estimate -------------------------------------------------------------------------------------------
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2**30:.2f} GiB"
+
+
+class _Layout:
+    """Degrees and derived divisors for one configuration."""
+
+    def __init__(self, model: ModelSpec, config: MemoryConfig, task: str):
+        self.tp = config.tp
+        self.dp = config.dp
+        self.ep = config.ep
+        # Expert tensor parallel 1 when ep > 1 (each expert whole on one rank, Megatron-Core's recommendation
+        # for fine-grained MoE); with ep 1 experts are split over tp like every other matrix.
+        self.expert_divisor = config.ep if config.ep > 1 else config.tp
+        # ZeRO shards over the ranks that hold the same replica: dp for dense parts; for experts the
+        # expert-data-parallel group dp x tp / ep.
+        self.dense_shard = config.dp
+        self.expert_shard = config.dp * config.tp // config.ep if config.ep > 1 else config.dp
+        self.kv_heads_per_rank = max(1, model.kv_heads // config.tp)
+
+
+def _stage_params(model: ModelSpec, counts: ParamCounts, stage: _Stage, pp: int) -> tuple[int, int, int]:
+    """(non-expert block params, routed-expert params, embedding/head/final-norm params) of one stage."""
+    blocks = stage.dense_layers * counts.dense_layer + stage.moe_layers * counts.moe_layer_non_expert
+    experts = stage.moe_layers * counts.routed_experts_per_layer
+    ends = 0
+    if stage.has_embedding:
+        ends += counts.embedding
+    if stage.has_head:
+        ends += counts.final_norm + counts.lm_head
+        if model.tied_embeddings and pp > 1:
+            ends += model.vocab * model.hidden  # the last stage keeps its own copy of the tied matrix
+    return blocks, experts, ends
+
+
+def _largest_unit_params(model: ModelSpec, counts: ParamCounts, layout: _Layout) -> float:
+    """Parameters per GPU of the biggest unit ZeRO-3/FSDP gathers at once (a layer, the embedding or head)."""
+    layer = counts.dense_layer / layout.tp if model.layers > model.moe_layers else 0.0
+    if model.is_moe:
+        moe = (
+            counts.moe_layer_non_expert / layout.tp + counts.routed_experts_per_layer / layout.expert_divisor
+        )
+        layer = max(layer, moe)
+    head = (counts.lm_head or model.vocab * model.hidden) / layout.tp
+    return max(layer, counts.embedding / layout.tp, head)
+
+
+def _per_token_layer_activations(
+    model: ModelSpec, config: MemoryConfig, task: str, layout: _Layout, moe: bool, seq_len: int
+) -> float:
+    """Bytes autograd keeps per token for one layer (one micro-batch), on one GPU.
+
+    Korthikanti et al. count 34 x h bytes per token in 16 bit for a GPT layer with dropout; the same tensors
+    here: each norm's input, the attention and MLP inputs, Q, K, V, the attention output, the MLP
+    intermediates (4 x ffn for a gated MLP: gate, its activation, up, their product; 2 x ffn otherwise).
+    """
+    e = _activation_element_bytes(task, config.precision)
+    h = model.hidden
+    tp = layout.tp
+    replicated = (model.norms_per_layer + 2) * e * h  # norm inputs + attention input + MLP input
+    if model.uses_mla:
+        qk_head = model.qk_nope_head_dim + model.qk_rope_head_dim
+        latent = e * (2 * model.q_lora_rank + 2 * model.kv_lora_rank + model.qk_rope_head_dim)
+        attention = e * model.heads * (2 * qk_head + 2 * model.v_head_dim) / tp + latent
+        heads_per_rank = model.heads / tp
+    else:
+        q_width = model.heads * model.head_dim / tp
+        kv_width = layout.kv_heads_per_rank * model.head_dim
+        attention = e * (2 * q_width + 2 * kv_width)  # Q, attention output; K, V
+        heads_per_rank = model.heads / tp
+    if config.flash_attention:
+        attention += LSE_BYTES * heads_per_rank
+    else:
+        if not model.uses_mla and model.kv_heads < model.heads:
+            # unfused attention expands K and V to every query head (HF's repeat_kv, Megatron's core attention)
+            attention += 2 * e * (heads_per_rank - layout.kv_heads_per_rank) * model.head_dim
+        if config.recompute == "none":
+            attention += (
+                e * heads_per_rank * seq_len
+            )  # softmax probabilities, a x s per token (Korthikanti's 5as/h)
+    mlp_factor = 4 if model.gated_mlp else 2
+    if moe:
+        shared_ffn = model.shared_expert_ffn or model.shared_experts * model.moe_ffn
+        k = model.experts_per_token
+        mlp = (k * (2 * e * h + mlp_factor * e * model.moe_ffn) + mlp_factor * e * shared_ffn) / tp
+        replicated += ROUTER_BYTES_PER_VALUE * model.experts
+    else:
+        mlp = mlp_factor * e * model.ffn / tp
+    if task in ("lora", "qlora"):
+        # each adapter keeps its down-projected input (r values) for the up-projection's backward
+        adapted = sum(1 for t in config.lora_targets if t in ("q", "k", "v", "o")) + (
+            sum(1 for t in config.lora_targets if t in ("gate", "up", "down"))
+            * (model.experts_per_token or 1)
+        )
+        mlp += adapted * e * config.lora_rank / tp
+    sp_divisor = tp if config.sequence_parallel else 1
+    return replicated / sp_divisor + attention + mlp
+
+
+def _inference_working_bytes(model: ModelSpec, config: MemoryConfig, layout: _Layout, seq_len: int) -> float:
+    """Largest transient of one layer's forward without autograd, per token: the layer's input (still held by
+    the caller), the updated residual stream and its normalised copy, plus the attention tensors or the MLP
+    intermediates (gate activation, up, their product), whichever is larger."""
+    e = 2.0 if config.precision != "fp32" else 4.0
+    h = model.hidden
+    tp = layout.tp
+    residual = 3 * e * h
+    if model.uses_mla:
+        attention = (
+            e
+            * model.heads
+            * (2 * (model.qk_nope_head_dim + model.qk_rope_head_dim) + 2 * model.v_head_dim)
+            / tp
+        )
+    else:
+        attention = e * (
+            2 * model.heads * model.head_dim / tp + 2 * layout.kv_heads_per_rank * model.head_dim
+        )
+    if not config.flash_attention:
+        attention += 3 * e * model.heads / tp * seq_len  # scores, masked scores, probabilities
+        if not model.uses_mla and model.kv_heads < model.heads:
+            attention += (
+                2 * e * (model.heads / tp - layout.kv_heads_per_rank) * model.head_dim
+            )  # K, V expanded
+    if model.is_moe:
+        width = model.experts_per_token * model.moe_ffn + (
+            model.shared_expert_ffn or model.shared_experts * model.moe_ffn
+        )
+        width = max(width, model.ffn if model.dense_layers else 0)
+    else:
+        width = model.ffn
+    mlp = (3 if model.gated_mlp else 2) * e * width / tp
+    return residual + max(attention, mlp)
+
+
+@dataclass(frozen=True)
+class _StageEstimate:
+    stage: int
+    terms: dict
+    host_bytes: float
+    gathered_bytes: float
+
+
+def _estimate_stage(
+    model: ModelSpec, config: MemoryConfig, task: str, stage: _Stage, notes: list[str]
+) -> _StageEstimate:
+    counts = param_counts(model)
+    layout = _Layout(model, config, task)
+    training = task != "inference"
+    tp, pp = config.tp, config.pp
+    blocks, experts, ends = _stage_params(model, counts, stage, pp)
+    small = stage.layers * counts.small_per_layer  # the final norm is already part of `ends`
+    dense_params_gpu = (blocks + ends) / tp
+    expert_params_gpu = experts / layout.expert_divisor
+    params_gpu = dense_params_gpu + expert_params_gpu
+    # Parameters kept at 16 bit even when the linear layers are quantised: embedding, head, norms, biases.
+    high_precision_gpu = (ends + small) / tp
+    zero = config.zero if training else 0
+    offload = config.offload
+    host = 0.0
+    gathered_total = 0.0  # ZeRO-3's unsharded working copy of the largest unit (weights + gradients)
+
+    def sharded(dense_value: float, expert_value: float) -> float:
+        return dense_value / layout.dense_shard + expert_value / layout.expert_shard
+
+    # --- weights
+    largest = _largest_unit_params(model, counts, layout)
+    if task == "train":
+        per_param = _training_weight_bytes(config.precision)
+        stored = params_gpu * per_param
+        stored_text = f"{per_param:g} bytes/param ({config.precision} working copy)"
+    else:
+        if task == "qlora":
+            bits, storage_name = NF4_BITS, f"NF4 {NF4_BITS} bits/param with double quantisation (QLoRA paper)"
+        else:
+            bits = WEIGHT_BITS[config.precision]
+            storage_name = f"{config.precision} {bits:g} bits/param"
+            if config.precision == "int4":
+                storage_name += " (group-128 fp16 scale + zero)"
+        low = bits < 16
+        linear_gpu = params_gpu - (high_precision_gpu if low else 0.0)
+        stored = linear_gpu * bits / 8 + (high_precision_gpu * 2 if low else 0.0)
+        stored_text = storage_name + ("; embeddings, head, norms, biases 16 bit" if low else "")
+        dense_bytes_per_param = stored / params_gpu if params_gpu else 0.0
+    if task == "train":
+        dense_bytes_per_param = per_param
+    weights = stored
+    weights_text = f"{params_gpu / 1e9:.3g}B params on this GPU x {stored_text}"
+    if zero == 3:
+        weights = sharded(dense_params_gpu, expert_params_gpu) * dense_bytes_per_param
+        gathered = largest * dense_bytes_per_param
+        gathered_total += gathered
+        if offload == "all":
+            host += weights
+            weights = gathered
+            weights_text = f"ZeRO-3 params offloaded to CPU; GPU holds one gathered layer ({_gib(gathered)})"
+        else:
+            weights += gathered
+            weights_text += f"; ZeRO-3 shards over dp {config.dp} + one gathered layer ({_gib(gathered)})"
+    elif task == "inference" and offload == "all":
+        host += weights
+        weights = largest * dense_bytes_per_param
+        weights_text = f"weights in CPU RAM, streamed one layer at a time ({_gib(weights)} on the GPU)"
+    if task == "qlora":
+        # bitsandbytes dequantises one matrix at a time to bf16 for the matmul
+        widest = max(model.ffn, model.moe_ffn, model.heads * max(model.head_dim, model.v_head_dim))
+        workspace = model.hidden * widest / tp * 2
+        weights += workspace
+        weights_text += "; + one matrix dequantised to bf16"
+
+    # --- trainable parameters (full model, or LoRA adapters)
+    adapter_dense = adapter_expert = 0.0
+    if task in ("lora", "qlora"):
+        per_dense, per_moe, per_routed = _lora_params_per_layer(model, config.lora_rank, config.lora_targets)
+        adapter_dense = (stage.dense_layers * per_dense + stage.moe_layers * per_moe) / tp
+        adapter_expert = stage.moe_layers * per_routed / layout.expert_divisor
+        adapter_bytes = _training_weight_bytes("fp32" if config.precision == "fp32" else "bf16")
+        adapter_weights = (adapter_dense + adapter_expert) * adapter_bytes
+        if zero == 3:
+            adapter_weights = sharded(adapter_dense, adapter_expert) * adapter_bytes
+        weights += adapter_weights
+        weights_text += f"; frozen base + {(adapter_dense + adapter_expert) / 1e6:.3g}M LoRA params (rank {config.lora_rank})"
+        trainable_dense, trainable_expert = adapter_dense, adapter_expert
+    elif task == "train":
+        trainable_dense, trainable_expert = dense_params_gpu, expert_params_gpu
+    else:
+        trainable_dense = trainable_expert = 0.0
+
+    # --- gradients and optimizer
+    gradients = optimizer = 0.0
+    grad_text = "none: inference"
+    opt_text = "none: inference"
+    if training:
+        precision = "fp32" if config.precision == "fp32" else "bf16"
+        grad_per = _gradient_bytes(precision)
+        opt_per = _optimizer_bytes(config.optimizer, precision)
+        trainable = trainable_dense + trainable_expert
+        gradients = (sharded(trainable_dense, trainable_expert) if zero >= 2 else trainable) * grad_per
+        grad_text = f"{grad_per:g} bytes/trainable param"
+        if zero >= 2:
+            grad_text += f", ZeRO-{zero} sharded over dp {config.dp}"
+        if zero == 3 and task == "train":
+            gradients += largest * grad_per
+            gathered_total += largest * grad_per
+            grad_text += " + one layer unsharded before reduce-scatter"
+        optimizer = (sharded(trainable_dense, trainable_expert) if zero >= 1 else trainable) * opt_per
+        opt_text = _optimizer_text(config.optimizer, precision, opt_per)
+        if zero >= 1:
+            opt_text += f", ZeRO-{zero} sharded over dp {config.dp}"
+        if offload in ("optimizer", "all"):
+            host += optimizer
+            optimizer = 0.0
+            opt_text += "; offloaded to CPU RAM"
+
+    # --- activations
+    tokens = config.micro_batch * config.seq_len
+    e = _activation_element_bytes(task, config.precision)
+    if training:
+        per_dense = _per_token_layer_activations(model, config, task, layout, False, config.seq_len)
+        per_moe = (
+            _per_token_layer_activations(model, config, task, layout, True, config.seq_len)
+            if model.is_moe
+            else 0.0
+        )
+        inflight = 1
+        if stage.index == 0 and pp > 1:
+            inflight = config.inflight_microbatches or pp
+        elif config.inflight_microbatches and pp > 1:
+            inflight = max(1, min(config.inflight_microbatches, pp - stage.index))
+        sp_divisor = tp if config.sequence_parallel else 1
+        if config.recompute == "full":
+            kept = stage.layers * e * model.hidden / sp_divisor * tokens * inflight
+            working = max(per_dense, per_moe) * tokens
+            activations = kept + working
+            act_text = "full recompute: each layer's input kept + one layer's activations while recomputing"
+        else:
+            activations = (stage.dense_layers * per_dense + stage.moe_layers * per_moe) * tokens * inflight
+            kind = "flash attention" if config.flash_attention else "scores stored"
+            if not config.flash_attention and config.recompute == "selective":
+                kind = "selective recompute of attention"
+            act_text = f"Korthikanti et al. per-layer tensors ({kind}, no dropout)"
+        if inflight > 1:
+            act_text += f", {inflight} micro-batches in flight (1F1B)"
+        if stage.has_head:
+            logits = tokens * (LOGITS_BYTES_PER_VALUE * model.vocab / tp + 2 * e * model.hidden / sp_divisor)
+            activations += logits
+            act_text += f"; fp32 logits s x b x V ({_gib(logits)})"
+    else:
+        working = _inference_working_bytes(model, config, layout, config.seq_len) * tokens
+        logits = config.micro_batch * LOGITS_BYTES_PER_VALUE * model.vocab / tp if stage.has_head else 0.0
+        activations = working + logits
+        act_text = "prefill of micro-batch x seq_len tokens at once, one layer's transient tensors"
+        if stage.has_head:
+            act_text += " + fp32 logits of the last position"
+
+    # --- KV cache
+    kv = 0.0
+    kv_text = "none: training does not keep a KV cache"
+    if task == "inference":
+        kv_bytes = kv_element_bytes(config)
+        if model.uses_mla:
+            per_token_layer = (model.kv_lora_rank + model.qk_rope_head_dim) * kv_bytes
+            kv_text = (
+                f"MLA latent (kv_lora_rank {model.kv_lora_rank} + rope {model.qk_rope_head_dim}) x {kv_bytes:g} bytes "
+                f"per token per layer, replicated on each tp rank"
+            )
+        else:
+            per_token_layer = 2 * layout.kv_heads_per_rank * model.head_dim * kv_bytes
+            kv_text = (
+                f"2 x {stage.layers} layers x {config.micro_batch} x {config.seq_len} tokens x "
+                f"{layout.kv_heads_per_rank} KV heads x {model.head_dim} x {kv_bytes:g} bytes"
+            )
+        kv = stage.layers * tokens * per_token_layer
+
+    # --- overhead
+    communicators = sum(
+        1
+        for degree, used in ((config.dp, training), (config.tp, True), (config.pp, True), (config.ep, True))
+        if degree > 1 and used
+    )
+    dynamic = gradients + activations + kv  # allocated and freed step by step: where fragmentation happens
+    overhead = (
+        CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * dynamic + communicators * NCCL_BYTES_PER_COMMUNICATOR
+    )
+    overhead_text = (
+        f"CUDA context {CUDA_CONTEXT_BYTES // 2**20} MiB (HF measured) + {ALLOCATOR_MARGIN_FRACTION:.0%} allocator "
+        "margin on gradients, activations and KV cache"
+    )
+    if communicators:
+        overhead_text += (
+            f" + {communicators} NCCL communicator(s) x {NCCL_BYTES_PER_COMMUNICATOR // 2**20} MiB"
+        )
+
+    terms = {
+        "weights": MemoryTerm(math.ceil(weights), weights_text),
+        "gradients": MemoryTerm(math.ceil(gradients), grad_text),
+        "optimizer": MemoryTerm(math.ceil(optimizer), opt_text),
+        "activations": MemoryTerm(math.ceil(activations), act_text),
+        "kv_cache": MemoryTerm(math.ceil(kv), kv_text),
+        "overhead": MemoryTerm(math.ceil(overhead), overhead_text),
+    }
+    return _StageEstimate(stage.index, terms, host, gathered_total)
+
+
+def _optimizer_text(optimizer: str, precision: str, per_param: float) -> str:
+    if optimizer == "adamw":
+        if precision == "fp32":
+            return "AdamW m and v in fp32, 8 bytes/trainable param"
+        return (
+            "AdamW mixed precision: fp32 master + m + v = 12 bytes/trainable param "
+            "(ZeRO paper's 16 bytes/param in all; DeepSpeed/HF count 18 with an extra fp32 copy)"
+        )
+    name = {"adamw8bit": "8-bit AdamW m and v (1 byte each)", "sgd": "SGD momentum in fp32"}[optimizer]
+    master = "" if precision == "fp32" else " + fp32 master weights"
+    return f"{name}{master} = {per_param:g} bytes/trainable param"
+
+
+def estimate_memory(model: ModelSpec, config: MemoryConfig) -> MemoryBreakdown:
+    """Per-GPU memory in bytes of ``model`` under ``config``; UserError on an impossible layout.
+
+    With pipeline parallelism the figures are those of the fuller of the first and last stage.
+    """
+    notes = validate_layout(model, config)
+    task = normalise_task(config.task)
+    stages = _stages(model, config.pp)
+    estimates = [_estimate_stage(model, config, task, stage, notes) for stage in stages]
+    fullest = max(estimates, key=lambda est: sum(term.bytes for term in est.terms.values()))
+    if config.pp > 1:
+        where = "first" if fullest.stage == 0 else "last"
+        notes.append(
+            f"figures are for the {where} pipeline stage (stage {fullest.stage + 1} of {config.pp}), the fullest"
+        )
+    if fullest.host_bytes:
+        notes.append(
+            f"offload needs {_gib(fullest.host_bytes)} of CPU RAM per GPU ({config.offload} offloaded to the host)"
+        )
+    if model.family == "deepseek_v3" and not model.exact_params:
+        notes.append("DeepSeek-V3 counted without its 14B multi-token-prediction module (671B main model)")
+    if model.family in ("gemma2", "mistral") and task == "inference":
+        notes.append("sliding-window layers could keep a shorter KV cache; counted here at full length")
+    return MemoryBreakdown(
+        **fullest.terms,
+        notes=tuple(notes),
+        pipeline_stage=fullest.stage,
+        host_offload_bytes=math.ceil(fullest.host_bytes),
+        zero3_gathered_bytes=math.ceil(fullest.gathered_bytes),
+    )

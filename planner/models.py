@@ -1,0 +1,697 @@
+"""Decoder-only LLM architectures and their exact parameter counts.
+
+A ModelSpec holds the architecture numbers of a Hugging Face ``config.json`` (layers, hidden size, heads, KV
+heads, head dim, FFN size, vocabulary, tied embeddings, gated MLP, norm type, biases, MoE and MLA shapes). Its
+parameter count is computed tensor by tensor, the way the checkpoint stores them, so that it matches the
+published figures (see tests/planner/test_models.py, which states each official number and its source).
+
+Presets live in planner/catalog/models.json with the URL of the config.json they were copied from and its date.
+Pure functions only; the one file read here is the package's own catalog (cached) and the files a user names
+(config.json, *.safetensors headers), read on request.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import math
+import os
+import re
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from planner.errors import UserError
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Architecture of a decoder-only transformer; every size is a count (of layers, features, heads, tokens)."""
+
+    name: str
+    family: str  # "llama", "mixtral", "qwen2", "gemma2", "phi3", "deepseek_v3", "gpt2", "generic", ...
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    ffn: int  # intermediate size of the dense MLP
+    vocab: int
+    tied_embeddings: bool
+    gated_mlp: bool  # SwiGLU/GeGLU (gate, up, down) instead of (fc, proj)
+    norm: str  # "rmsnorm" | "layernorm" (layernorm has a bias)
+    attn_bias: bool  # biases on the q, k, v projections
+    mlp_bias: bool
+    experts: int = 0  # routed experts per MoE layer
+    experts_per_token: int = 0
+    shared_experts: int = 0
+    moe_ffn: int = 0  # intermediate size of one routed expert
+    dense_layers: int = 0  # MoE models: layers that keep a dense MLP (DeepSeek's first_k_dense_replace)
+    q_lora_rank: int = 0  # MLA (DeepSeek-V2/V3); 0 = q projected directly from the hidden state
+    kv_lora_rank: int = 0
+    qk_rope_head_dim: int = 0
+    qk_nope_head_dim: int = 0
+    v_head_dim: int = 0
+    max_context: int = 4096  # tokens
+    source: str = ""
+    # Extra fields (beyond the shared contract) needed to count some families exactly.
+    id: str = ""  # preset id ("llama-3.1-70b"); empty for imported models
+    source_date: str = ""  # ISO date of the source
+    attn_out_bias: bool = False  # bias on the attention output projection (gpt2, gpt_neox)
+    norms_per_layer: int = 2  # Gemma-2 has four (pre/post attention, pre/post feed-forward)
+    learned_positions: bool = False  # gpt2: a max_context x hidden position table
+    shared_expert_ffn: int = (
+        0  # total intermediate size of the shared expert(s); 0 = shared_experts * moe_ffn
+    )
+    shared_expert_gate: bool = False  # qwen2_moe: a sigmoid gate (hidden -> 1) on the shared expert
+    router_bias: bool = False  # DeepSeek-V3: e_score_correction_bias, one number per expert
+    activation: str = "silu"  # "silu" | "gelu": informs the torch reference decoder
+    rotary: bool = True
+    exact_params: int = 0  # tensor elements counted in *.safetensors headers (0 = not measured)
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts > 0
+
+    @property
+    def uses_mla(self) -> bool:
+        return self.kv_lora_rank > 0
+
+    @property
+    def moe_layers(self) -> int:
+        return self.layers - self.dense_layers if self.is_moe else 0
+
+    @property
+    def total_params(self) -> int:
+        """All parameters (the safetensors count when a model folder was read, else the architecture's)."""
+        return self.exact_params or param_counts(self).total
+
+    @property
+    def active_params(self) -> int:
+        """Parameters touched per token: everything except the routed experts a token does not visit.
+
+        Embedding and LM head included (the convention of Mixtral's 12.9B).
+        """
+        counts = param_counts(self)
+        if not self.is_moe:
+            return self.total_params
+        return counts.active
+
+    def kv_bytes_per_token(self, kv_bytes_per_element: float) -> float:
+        """KV-cache bytes one token occupies across all layers of the whole model (no tensor parallelism).
+
+        Standard attention keeps K and V: 2 x kv_heads x head_dim values per layer. MLA keeps one compressed
+        latent plus the shared rotary key: kv_lora_rank + qk_rope_head_dim values per layer (DeepSeek-V2 paper).
+        """
+        if self.uses_mla:
+            return self.layers * (self.kv_lora_rank + self.qk_rope_head_dim) * kv_bytes_per_element
+        return 2 * self.layers * self.kv_heads * self.head_dim * kv_bytes_per_element
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.id
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Parameter counting
+# ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParamCounts:
+    """Parameters by place in the network (counts, not bytes). Per-layer figures are for one layer."""
+
+    embedding: int  # token embedding (+ learned positions)
+    lm_head: int  # 0 when tied to the embedding
+    final_norm: int
+    attention: int  # one layer: projections, their biases, MLA's internal norms
+    layer_norms: int  # one layer: the block's norms
+    dense_mlp: int  # one dense layer's MLP
+    routed_expert: int  # one routed expert
+    shared_expert: int  # the shared expert(s) of one MoE layer
+    router: int  # one MoE layer's router (+ correction bias, shared-expert gate)
+    dense_layer: int  # a whole dense layer
+    moe_layer: int  # a whole MoE layer, all experts
+    moe_layer_active: int  # a MoE layer as one token sees it (top-k routed + shared)
+    small_per_layer: int  # norms and biases in one layer (kept in 16 bit when weights are quantised)
+    total: int
+    active: int
+
+    @property
+    def routed_experts_per_layer(self) -> int:
+        return self.moe_layer - self.moe_layer_non_expert
+
+    @property
+    def moe_layer_non_expert(self) -> int:
+        return self.attention + self.layer_norms + self.shared_expert + self.router
+
+
+def _norm_size(spec: ModelSpec) -> int:
+    """Parameters of one norm over the hidden state: weight, plus bias for LayerNorm."""
+    return spec.hidden * (2 if spec.norm == "layernorm" else 1)
+
+
+def _attention_params(spec: ModelSpec) -> tuple[int, int]:
+    """(parameters, of which biases and internal norms) of one attention block."""
+    h = spec.hidden
+    if spec.uses_mla:
+        qk_head = spec.qk_nope_head_dim + spec.qk_rope_head_dim
+        if spec.q_lora_rank:
+            q = h * spec.q_lora_rank + spec.q_lora_rank + spec.q_lora_rank * spec.heads * qk_head
+            small = spec.q_lora_rank
+        else:
+            q = h * spec.heads * qk_head
+            small = 0
+        kv_a = h * (spec.kv_lora_rank + spec.qk_rope_head_dim) + spec.kv_lora_rank  # + kv_a_layernorm
+        kv_b = spec.kv_lora_rank * spec.heads * (spec.qk_nope_head_dim + spec.v_head_dim)
+        out = spec.heads * spec.v_head_dim * h
+        return q + kv_a + kv_b + out, small + spec.kv_lora_rank
+    q_width = spec.heads * spec.head_dim
+    kv_width = spec.kv_heads * spec.head_dim
+    weights = h * q_width + 2 * h * kv_width + q_width * h
+    biases = (q_width + 2 * kv_width if spec.attn_bias else 0) + (h if spec.attn_out_bias else 0)
+    return weights + biases, biases
+
+
+def _mlp_params(spec: ModelSpec, ffn: int, bias: bool) -> tuple[int, int]:
+    """(parameters, of which biases) of one MLP with intermediate size ffn."""
+    if ffn == 0:
+        return 0, 0
+    matrices = 3 if spec.gated_mlp else 2
+    biases = ((2 * ffn if spec.gated_mlp else ffn) + spec.hidden) if bias else 0
+    return matrices * spec.hidden * ffn + biases, biases
+
+
+@functools.lru_cache(maxsize=4096)
+def param_counts(spec: ModelSpec) -> ParamCounts:
+    """Count every tensor of the architecture (cached: specs are frozen, planners call this in loops)."""
+    h = spec.hidden
+    embedding = spec.vocab * h + (spec.max_context * h if spec.learned_positions else 0)
+    lm_head = 0 if spec.tied_embeddings else spec.vocab * h
+    final_norm = _norm_size(spec)
+    attention, attention_small = _attention_params(spec)
+    layer_norms = spec.norms_per_layer * _norm_size(spec)
+    dense_mlp, dense_mlp_bias = _mlp_params(spec, spec.ffn, spec.mlp_bias)
+    routed_expert = shared_expert = router = 0
+    if spec.is_moe:
+        routed_expert = _mlp_params(spec, spec.moe_ffn, False)[0]
+        shared_ffn = spec.shared_expert_ffn or spec.shared_experts * spec.moe_ffn
+        shared_expert = _mlp_params(spec, shared_ffn, False)[0]
+        router = (
+            h * spec.experts
+            + (spec.experts if spec.router_bias else 0)
+            + (h if spec.shared_expert_gate else 0)
+        )
+    dense_layer = attention + layer_norms + dense_mlp
+    moe_non_expert = attention + layer_norms + shared_expert + router
+    moe_layer = moe_non_expert + spec.experts * routed_expert
+    moe_layer_active = moe_non_expert + spec.experts_per_token * routed_expert
+    n_dense = spec.layers - spec.moe_layers
+    ends = embedding + lm_head + final_norm
+    total = ends + n_dense * dense_layer + spec.moe_layers * moe_layer
+    active = ends + n_dense * dense_layer + spec.moe_layers * moe_layer_active
+    return ParamCounts(
+        embedding=embedding,
+        lm_head=lm_head,
+        final_norm=final_norm,
+        attention=attention,
+        layer_norms=layer_norms,
+        dense_mlp=dense_mlp,
+        routed_expert=routed_expert,
+        shared_expert=shared_expert,
+        router=router,
+        dense_layer=dense_layer,
+        moe_layer=moe_layer,
+        moe_layer_active=moe_layer_active,
+        small_per_layer=attention_small + layer_norms + dense_mlp_bias,
+        total=total,
+        active=active,
+    )
+
+
+def validate_spec(spec: ModelSpec, where: str = "model") -> ModelSpec:
+    """Raise UserError when an architecture number is impossible; return the spec unchanged otherwise."""
+    for field in ("layers", "hidden", "heads", "kv_heads", "vocab", "max_context", "norms_per_layer"):
+        value = getattr(spec, field)
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise UserError(f"{where}: {field} must be a positive integer, got {value!r}")
+    for field in (f.name for f in dataclasses.fields(spec)):
+        value = getattr(spec, field)
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+            raise UserError(f"{where}: {field} must not be negative, got {value}")
+    if not spec.uses_mla and spec.head_dim <= 0:
+        raise UserError(f"{where}: head_dim must be a positive integer, got {spec.head_dim!r}")
+    if spec.ffn <= 0 and not (spec.is_moe and spec.dense_layers == 0):
+        raise UserError(f"{where}: ffn (intermediate_size) must be a positive integer, got {spec.ffn!r}")
+    if spec.heads % spec.kv_heads:
+        raise UserError(
+            f"{where}: {spec.heads} attention heads are not a multiple of {spec.kv_heads} KV heads"
+        )
+    if spec.norm not in ("rmsnorm", "layernorm"):
+        raise UserError(f"{where}: norm must be rmsnorm or layernorm, got {spec.norm!r}")
+    if spec.is_moe:
+        if not 0 < spec.experts_per_token <= spec.experts:
+            raise UserError(f"{where}: experts_per_token must be between 1 and {spec.experts}")
+        if spec.moe_ffn <= 0:
+            raise UserError(f"{where}: moe_ffn (expert intermediate size) must be positive")
+        if spec.dense_layers >= spec.layers:
+            raise UserError(
+                f"{where}: dense_layers ({spec.dense_layers}) must be fewer than layers ({spec.layers})"
+            )
+    if spec.uses_mla and (spec.v_head_dim <= 0 or spec.qk_nope_head_dim + spec.qk_rope_head_dim <= 0):
+        raise UserError(f"{where}: MLA needs positive v_head_dim and qk head dims")
+    return spec
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Presets
+# ---------------------------------------------------------------------------------------------------------
+
+_SPEC_FIELDS = {f.name for f in dataclasses.fields(ModelSpec)}
+
+
+def _spec_from_record(record: dict) -> ModelSpec:
+    values = {key: value for key, value in record.items() if key in _SPEC_FIELDS}
+    return validate_spec(ModelSpec(**values), where=f"catalog model {record.get('id')}")
+
+
+@functools.lru_cache(maxsize=1)
+def _presets() -> tuple[ModelSpec, ...]:
+    text = resources.files("planner.catalog").joinpath("models.json").read_text(encoding="utf-8")
+    return tuple(_spec_from_record(record) for record in json.loads(text)["models"])
+
+
+def list_presets() -> list[ModelSpec]:
+    """The model presets of planner/catalog/models.json, in catalog order."""
+    return list(_presets())
+
+
+def get_preset(name: str) -> ModelSpec:
+    """A preset by id ("llama-3.1-70b") or display name ("Llama 3.1 70B"), case-insensitive."""
+    wanted = _normalise(name)
+    for spec in _presets():
+        if wanted in (_normalise(spec.id), _normalise(spec.name)):
+            return spec
+    known = ", ".join(spec.id for spec in _presets())
+    raise UserError(f"unknown model preset {name!r}; presets: {known}")
+
+
+def _normalise(text: str) -> str:
+    return re.sub(r"[\s_]+", "-", text.strip().lower())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Generic "N billion parameters" model
+# ---------------------------------------------------------------------------------------------------------
+
+GENERIC_VOCAB = 32000  # Llama-2's vocabulary
+GENERIC_MIN_BILLIONS = 0.05
+GENERIC_MAX_BILLIONS = 10000.0
+
+
+def _generic_shape(hidden: int) -> tuple[int, int, int]:
+    """(layers, heads, kv_heads) of a Llama-like model of this width: about 128 features per layer (Llama-2)."""
+    heads = max(1, hidden // 128)
+    layers = max(2, round(hidden / 128))
+    kv_heads = heads if hidden < 6144 else 8  # Llama-2/3 use GQA-8 from the 70B size up
+    return layers, heads, kv_heads
+
+
+@functools.lru_cache(maxsize=256)
+def generic_model(billions: float) -> ModelSpec:
+    """A dense Llama-like model with about ``billions`` x 1e9 parameters (within 1%).
+
+    The width is chosen so that layers = hidden / 128 (Llama-2's aspect ratio), then the FFN size is solved
+    to land on the requested count.
+    """
+    if not isinstance(billions, (int, float)) or not math.isfinite(billions):
+        raise UserError(f"model size must be a number of billions, got {billions!r}")
+    if not GENERIC_MIN_BILLIONS <= billions <= GENERIC_MAX_BILLIONS:
+        raise UserError(
+            f"model size {billions:g}B is outside {GENERIC_MIN_BILLIONS:g}B..{GENERIC_MAX_BILLIONS:g}B"
+        )
+    target = billions * 1e9
+    best: ModelSpec | None = None
+    for hidden in range(256, 65536 + 1, 128):
+        layers, heads, kv_heads = _generic_shape(hidden)
+        if heads % kv_heads:  # grouped-query attention needs whole groups
+            continue
+        attention = 2 * hidden * hidden + 2 * hidden * kv_heads * 128
+        fixed = 2 * GENERIC_VOCAB * hidden + hidden + layers * (attention + 2 * hidden)
+        ffn = round((target - fixed) / (3 * hidden * layers) / 64) * 64
+        if ffn < hidden:  # this width is already too big for the target
+            break
+        best = ModelSpec(
+            name=f"Generic {billions:g}B",
+            family="generic",
+            layers=layers,
+            hidden=hidden,
+            heads=heads,
+            kv_heads=kv_heads,
+            head_dim=128 if hidden >= 256 else hidden // heads,
+            ffn=ffn,
+            vocab=GENERIC_VOCAB,
+            tied_embeddings=False,
+            gated_mlp=True,
+            norm="rmsnorm",
+            attn_bias=False,
+            mlp_bias=False,
+            max_context=4096,
+            source="synthetic Llama-like shape (layers = hidden/128, SwiGLU, vocabulary 32000)",
+            id=f"generic-{billions:g}b",
+        )
+        if ffn <= 4 * hidden:  # Llama-like FFN ratio (8/3 ... 4) reached: stop widening
+            break
+    if best is None:
+        raise UserError(f"model size {billions:g}B is too small for a Llama-like shape")
+    return validate_spec(best, where=best.name)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Hugging Face config.json import
+# ---------------------------------------------------------------------------------------------------------
+
+SUPPORTED_MODEL_TYPES = (
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "qwen2_moe",
+    "gemma",
+    "gemma2",
+    "phi3",
+    "gpt2",
+    "gpt_neox",
+    "deepseek_v2",
+    "deepseek_v3",
+)
+
+MAX_CONFIG_BYTES = 4 * 2**20  # a config.json is a few KiB; refuse anything that is clearly not one
+
+
+class _Config:
+    """A config.json dict that reports a missing or malformed key as a UserError naming the file and key."""
+
+    def __init__(self, data: dict, path: str):
+        self.data = data
+        self.path = path
+        self.model_type = data.get("model_type")
+
+    def int(self, key: str, default: int | None = None, *, allow_zero: bool = False) -> int:
+        value = self.data.get(key, default)
+        if value is None:
+            if default is None:
+                raise UserError(f"{self.path}: missing key {key!r} (needed for model_type {self.model_type})")
+            value = default
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or value < 0
+            or (value == 0 and not allow_zero)
+        ):
+            raise UserError(f"{self.path}: key {key!r} must be a positive integer, got {value!r}")
+        return value
+
+    def bool(self, key: str, default: bool) -> bool:
+        value = self.data.get(key, default)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            raise UserError(f"{self.path}: key {key!r} must be true or false, got {value!r}")
+        return value
+
+
+def _read_config(path: Path) -> dict:
+    try:
+        size = path.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            raise UserError(f"{path}: {size} bytes is too large for a config.json")
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: cannot read ({exc.__class__.__name__}: {exc})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def load_hf_config(path: str | os.PathLike) -> ModelSpec:
+    """Read a Hugging Face config.json (llama, mistral, mixtral, qwen2, qwen2_moe, gemma, gemma2, phi3, gpt2,
+    gpt_neox, deepseek_v2, deepseek_v3) into a ModelSpec. UserError names the file and key on bad input."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "config.json"
+    data = _read_config(path)
+    model_type = data.get("model_type")
+    if model_type is None:
+        raise UserError(f"{path}: missing key 'model_type'")
+    if model_type not in SUPPORTED_MODEL_TYPES:
+        raise UserError(
+            f"{path}: model_type {model_type!r} is not supported; supported: {', '.join(SUPPORTED_MODEL_TYPES)}"
+        )
+    config = _Config(data, str(path))
+    name = str(data.get("_name_or_path") or path.parent.name or model_type)
+    common = {"name": name, "family": model_type, "source": str(path)}
+    if model_type == "gpt2":
+        spec = _gpt2(config, common)
+    elif model_type == "gpt_neox":
+        spec = _gpt_neox(config, common)
+    elif model_type in ("deepseek_v2", "deepseek_v3"):
+        spec = _deepseek(config, common)
+    else:
+        spec = _llama_like(config, common)
+    return validate_spec(spec, where=str(path))
+
+
+def _llama_like(config: _Config, common: dict) -> ModelSpec:
+    """llama, mistral, mixtral, qwen2, qwen2_moe, gemma, gemma2, phi3: same tensor layout, different defaults."""
+    t = config.model_type
+    hidden = config.int("hidden_size")
+    heads = config.int("num_attention_heads")
+    kv_heads = config.int("num_key_value_heads", heads)
+    head_dim = config.int("head_dim") if config.data.get("head_dim") is not None else hidden // heads
+    layers = config.int("num_hidden_layers")
+    tied_default = t in ("gemma", "gemma2")  # Gemma ties its embeddings; the others default to untied
+    fields = dict(
+        common,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        ffn=config.int("intermediate_size"),
+        vocab=config.int("vocab_size"),
+        tied_embeddings=config.bool("tie_word_embeddings", tied_default),
+        gated_mlp=True,
+        norm="rmsnorm",
+        attn_bias=t in ("qwen2", "qwen2_moe") or config.bool("attention_bias", False),
+        mlp_bias=config.bool("mlp_bias", False),
+        max_context=config.int("max_position_embeddings", 4096),
+        norms_per_layer=4 if t == "gemma2" else 2,
+        activation="gelu" if t in ("gemma", "gemma2") else "silu",
+    )
+    if t == "mixtral":
+        fields.update(
+            experts=config.int("num_local_experts"),
+            experts_per_token=config.int("num_experts_per_tok"),
+            moe_ffn=fields["ffn"],
+        )
+    elif t == "qwen2_moe":
+        experts = config.int("num_experts")
+        step = config.int("decoder_sparse_step", 1)
+        dense_only = config.data.get("mlp_only_layers") or []
+        if not isinstance(dense_only, list):
+            raise UserError(f"{config.path}: key 'mlp_only_layers' must be a list of layer numbers")
+        moe_layers = sum(1 for i in range(layers) if i not in dense_only and (i + 1) % step == 0)
+        shared_ffn = config.int("shared_expert_intermediate_size", 0, allow_zero=True)
+        fields.update(
+            experts=experts,
+            experts_per_token=config.int("num_experts_per_tok"),
+            moe_ffn=config.int("moe_intermediate_size"),
+            dense_layers=layers - moe_layers,
+            shared_experts=1 if shared_ffn else 0,
+            shared_expert_ffn=shared_ffn,
+            shared_expert_gate=bool(shared_ffn),
+        )
+    return ModelSpec(**fields)
+
+
+def _gpt2(config: _Config, common: dict) -> ModelSpec:
+    hidden = config.int("n_embd")
+    heads = config.int("n_head")
+    inner = config.data.get("n_inner")
+    return ModelSpec(
+        **common,
+        layers=config.int("n_layer"),
+        hidden=hidden,
+        heads=heads,
+        kv_heads=heads,
+        head_dim=hidden // heads,
+        ffn=config.int("n_inner") if inner is not None else 4 * hidden,
+        vocab=config.int("vocab_size"),
+        tied_embeddings=True,
+        gated_mlp=False,
+        norm="layernorm",
+        attn_bias=True,
+        attn_out_bias=True,
+        mlp_bias=True,
+        max_context=config.int("n_positions", 1024),
+        learned_positions=True,
+        activation="gelu",
+        rotary=False,
+    )
+
+
+def _gpt_neox(config: _Config, common: dict) -> ModelSpec:
+    hidden = config.int("hidden_size")
+    heads = config.int("num_attention_heads")
+    bias = config.bool("attention_bias", True)
+    return ModelSpec(
+        **common,
+        layers=config.int("num_hidden_layers"),
+        hidden=hidden,
+        heads=heads,
+        kv_heads=heads,
+        head_dim=hidden // heads,
+        ffn=config.int("intermediate_size"),
+        vocab=config.int("vocab_size"),
+        tied_embeddings=config.bool("tie_word_embeddings", False),
+        gated_mlp=False,
+        norm="layernorm",
+        attn_bias=bias,
+        attn_out_bias=bias,
+        mlp_bias=True,
+        max_context=config.int("max_position_embeddings", 2048),
+        activation="gelu",
+    )
+
+
+def _deepseek(config: _Config, common: dict) -> ModelSpec:
+    layers = config.int("num_hidden_layers")
+    experts = config.int("n_routed_experts", 0, allow_zero=True)
+    freq = config.int("moe_layer_freq", 1)
+    first_dense = config.int("first_k_dense_replace", 0, allow_zero=True)
+    moe_layers = sum(1 for i in range(first_dense, layers) if i % freq == 0) if experts else 0
+    q_lora = config.data.get("q_lora_rank")
+    heads = config.int("num_attention_heads")
+    return ModelSpec(
+        **common,
+        layers=layers,
+        hidden=config.int("hidden_size"),
+        heads=heads,
+        kv_heads=heads,  # MLA: every head has its own K and V, decompressed from the shared latent
+        head_dim=config.int("v_head_dim"),
+        ffn=config.int("intermediate_size"),
+        vocab=config.int("vocab_size"),
+        tied_embeddings=config.bool("tie_word_embeddings", False),
+        gated_mlp=True,
+        norm="rmsnorm",
+        attn_bias=False,
+        mlp_bias=False,
+        experts=experts,
+        experts_per_token=config.int("num_experts_per_tok") if experts else 0,
+        shared_experts=config.int("n_shared_experts", 0, allow_zero=True) if experts else 0,
+        moe_ffn=config.int("moe_intermediate_size") if experts else 0,
+        dense_layers=layers - moe_layers if experts else 0,
+        q_lora_rank=config.int("q_lora_rank") if q_lora is not None else 0,
+        kv_lora_rank=config.int("kv_lora_rank"),
+        qk_rope_head_dim=config.int("qk_rope_head_dim"),
+        qk_nope_head_dim=config.int("qk_nope_head_dim"),
+        v_head_dim=config.int("v_head_dim"),
+        max_context=config.int("max_position_embeddings", 4096),
+        router_bias=config.model_type == "deepseek_v3",  # e_score_correction_bias (noaux_tc routing)
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# safetensors headers
+# ---------------------------------------------------------------------------------------------------------
+
+# The safetensors format: 8 bytes little-endian header length N, then N bytes of JSON, then tensor data.
+# The reference implementation refuses headers over 100 MB; so do we.
+MAX_SAFETENSORS_HEADER_BYTES = 100_000_000
+
+
+def count_safetensors_params(path: str | os.PathLike) -> int:
+    """Tensor elements in one .safetensors file, from its JSON header only (tensor data is never read)."""
+    path = Path(path)
+    try:
+        with path.open("rb") as handle:
+            prefix = handle.read(8)
+            if len(prefix) < 8:
+                raise UserError(f"{path}: not a safetensors file (shorter than its 8-byte header length)")
+            header_bytes = int.from_bytes(prefix, "little")
+            file_bytes = path.stat().st_size
+            if header_bytes > MAX_SAFETENSORS_HEADER_BYTES or header_bytes > file_bytes - 8:
+                raise UserError(
+                    f"{path}: header length {header_bytes} bytes is absurd for a {file_bytes}-byte file"
+                )
+            raw = handle.read(header_bytes)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read ({exc.__class__.__name__}: {exc})") from None
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise UserError(f"{path}: malformed safetensors header (not JSON)") from None
+    if not isinstance(header, dict):
+        raise UserError(f"{path}: malformed safetensors header (not a JSON object)")
+    total = 0
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        shape = entry.get("shape") if isinstance(entry, dict) else None
+        if not isinstance(shape, list) or not all(isinstance(n, int) and n >= 0 for n in shape):
+            raise UserError(f"{path}: tensor {name!r} has no valid 'shape' in the header")
+        total += math.prod(shape)
+    return total
+
+
+def load_model_folder(path: str | os.PathLike) -> ModelSpec:
+    """A local model folder: architecture from config.json, exact count from the *.safetensors headers."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise UserError(f"{folder}: not a folder")
+    spec = load_hf_config(folder / "config.json")
+    shards = sorted(folder.glob("*.safetensors"))
+    name = spec.name if spec.name != "" else folder.name
+    if not shards:
+        return dataclasses.replace(spec, name=name)
+    exact = sum(count_safetensors_params(shard) for shard in shards)
+    return dataclasses.replace(
+        spec, name=name, exact_params=exact, source=f"{folder} ({len(shards)} safetensors)"
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# One entry point for what a user types
+# ---------------------------------------------------------------------------------------------------------
+
+_BILLIONS = re.compile(r"^\s*(?:generic-)?(\d+(?:\.\d+)?)\s*b\s*$", re.IGNORECASE)
+
+
+def resolve_model(text: str) -> ModelSpec:
+    """A preset id or name, "7b"/"13.5B" (generic), a path to a config.json, or a model folder."""
+    if not isinstance(text, str) or not text.strip():
+        raise UserError("no model given: name a preset, a size such as 7b, a config.json or a model folder")
+    match = _BILLIONS.match(text)
+    if match:
+        return generic_model(float(match.group(1)))
+    wanted = _normalise(text)
+    for spec in _presets():
+        if wanted in (_normalise(spec.id), _normalise(spec.name)):
+            return spec
+    path = Path(text).expanduser()
+    if path.is_dir():
+        return load_model_folder(path)
+    if path.is_file():
+        return load_hf_config(path)
+    known = ", ".join(spec.id for spec in _presets())
+    raise UserError(
+        f"unknown model {text!r}: not a preset ({known}), a size such as 7b, a config.json or a model folder"
+    )

@@ -1,0 +1,151 @@
+"""`gpu-advisor models` and `gpu-advisor memory`: output shapes, the issue's "Shows" commands, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from planner.cli import main
+
+SHOWS = ["memory", "--model", "llama-3.1-70b", "--task", "train", "--precision", "bf16", "--zero", "3", "--dp", "64",
+         "--seq-len", "4096", "--json"]  # fmt: skip
+P_70B = 70_553_706_496
+
+
+def run_json(capsys, argv):
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_models_json_lists_every_preset_with_counts_and_sources(capsys):
+    payload = run_json(capsys, ["models", "--json"])
+    ids = [m["id"] for m in payload["models"]]
+    assert "llama-3.1-70b" in ids and "deepseek-v3" in ids and len(ids) == 15
+    mixtral = next(m for m in payload["models"] if m["id"] == "mixtral-8x7b")
+    assert mixtral["params"] == 46_702_792_704 and mixtral["active_params"] < mixtral["params"]
+    assert all(m["source"].startswith("https://") and m["source_date"] for m in payload["models"])
+
+
+def test_models_table_has_units(capsys):
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    assert "Llama 3.1 405B" in out and "405.85 B" in out and "tok" in out
+
+
+def test_shows_training_command_follows_the_zero_paper(capsys):
+    payload = run_json(capsys, SHOWS)
+    assert set(payload) >= {"model", "per_gpu_bytes", "fits", "gpu", "notes", "assumptions"}
+    assert payload["model"] == {"name": "Llama 3.1 70B", "params": P_70B, "active_params": P_70B}
+    per_gpu = payload["per_gpu_bytes"]
+    assert list(per_gpu) == [
+        "weights",
+        "gradients",
+        "optimizer",
+        "activations",
+        "kv_cache",
+        "overhead",
+        "total",
+    ]
+    # ZeRO-3: 16P/N model states plus the gathered 128256 x 8192 embedding (bf16 weights + bf16 grads)
+    states = per_gpu["weights"] + per_gpu["gradients"] + per_gpu["optimizer"]
+    assert abs(states - (16 * P_70B / 64 + 4 * 128256 * 8192)) <= 3
+    assert per_gpu["optimizer"] == -(-12 * P_70B // 64)
+    assert per_gpu["kv_cache"] == 0
+    assert per_gpu["total"] == sum(v for k, v in per_gpu.items() if k != "total")
+    assert payload["fits"] is None and payload["gpu"] is None
+
+
+def test_shows_inference_command_kv_cache_to_the_byte(capsys):
+    argv = [a for a in SHOWS if a not in ("--zero", "3", "--dp", "64")]
+    argv[argv.index("train")] = "inference"
+    payload = run_json(capsys, argv)
+    assert payload["per_gpu_bytes"]["kv_cache"] == 2 * 80 * 1 * 4096 * 8 * 128 * 2
+
+
+def test_gpu_option_says_whether_it_fits(capsys):
+    pytest.importorskip("planner.gpus")
+    small = run_json(capsys, ["memory", "--model", "llama-2-7b", "--task", "qlora", "--recompute", "full",
+                              "--seq-len", "1024", "--gpu", "rtx-4090", "--json"])  # fmt: skip
+    assert small["fits"] is True and "4090" in small["gpu"]
+    big = run_json(
+        capsys, ["memory", "--model", "llama-3.1-70b", "--task", "train", "--gpu", "h100-sxm", "--json"]
+    )
+    assert big["fits"] is False
+
+
+def test_gpu_local_without_a_gpu_reports_null_with_a_reason(capsys):
+    payload = run_json(capsys, ["memory", "--model", "7b", "--task", "inference", "--gpu", "local", "--json"])
+    assert payload["fits"] is None and payload["gpu"] is None
+    assert any("cannot say whether it fits" in note for note in payload["notes"])
+
+
+def test_gpu_local_with_a_fake_h100_board(capsys, monkeypatch):
+    monkeypatch.setenv("GPU_ADVISOR_FAKE_NVML", "h100x8")
+    payload = run_json(
+        capsys, ["memory", "--model", "llama-3.1-8b", "--task", "inference", "--gpu", "local", "--json"]
+    )
+    assert payload["fits"] is True and "H100" in payload["gpu"]
+
+
+def test_human_table_shows_gib_and_assumptions(capsys):
+    assert main(["memory", "--model", "mixtral-8x7b", "--task", "inference", "--tp", "2"]) == 0
+    out = capsys.readouterr().out
+    for term in ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead", "total"):
+        assert term in out
+    assert "GiB" in out and "12.88 B active" in out
+
+
+def test_config_json_path_and_lora_options(tmp_path, capsys):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"model_type": "gpt2", "n_embd": 768, "n_layer": 12, "n_head": 12,
+                                  "vocab_size": 50257, "n_positions": 1024}))  # fmt: skip
+    payload = run_json(capsys, ["memory", "--model", str(config), "--task", "lora", "--lora-rank", "8",
+                                "--lora-targets", "q,v", "--seq-len", "1024", "--json"])  # fmt: skip
+    assert payload["model"]["params"] == 124_439_808
+    # rank 8 on q and v: 12 layers x 2 x 8 x (768 + 768) adapter params, 2 bytes of gradient each
+    assert payload["per_gpu_bytes"]["gradients"] == 2 * 12 * 2 * 8 * (768 + 768)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["memory", "--model", "llama-99b-turbo"], "unknown model 'llama-99b-turbo'"),
+        (["memory", "--model", "llama-3.1-70b", "--batch", "0"], "micro-batch must be positive"),
+        (["memory", "--model", "llama-3.1-70b", "--seq-len", "-5"], "sequence length must be positive"),
+        (["memory", "--model", "llama-3.1-70b", "--tp", "3"], "does not divide the 64 attention heads"),
+        (["memory", "--model", "llama-3.1-70b", "--pp", "100"], "larger than the 80 layers"),
+    ],
+)
+def test_bad_input_is_one_line_on_stderr_with_exit_code_2(capsys, argv, message):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_malformed_config_json_exits_2_without_traceback_in_a_real_process(tmp_path):
+    broken = tmp_path / "config.json"
+    broken.write_text("{not json")
+    env = dict(os.environ, PYTHONPATH=os.getcwd())
+    code = "import sys; from planner.cli import main; sys.exit(main(sys.argv[1:]))"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "memory", "--model", str(broken)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "malformed JSON" in done.stderr and str(broken) in done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    unknown = subprocess.run(
+        [sys.executable, "-c", code, "memory", "--model", "7b", "--zero", "5"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert unknown.returncode == 2 and "Traceback" not in unknown.stderr

@@ -1,0 +1,324 @@
+"""planner.memory against hand arithmetic: DOMAIN.md section 2 formulas written out with the model's numbers."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from planner.errors import UserError
+from planner.memory import (
+    ALLOCATOR_MARGIN_FRACTION,
+    CUDA_CONTEXT_BYTES,
+    NCCL_BYTES_PER_COMMUNICATOR,
+    MemoryConfig,
+    estimate_memory,
+    validate_layout,
+)
+from planner.models import ModelSpec, get_preset, list_presets
+
+LLAMA_70B = get_preset("llama-3.1-70b")
+P_70B = 70_553_706_496  # Llama 3.1 70B parameters (see test_models for the official figure)
+LLAMA2_7B = get_preset("llama-2-7b")
+P_7B = 6_738_415_616
+
+
+def train(**changes) -> MemoryConfig:
+    return MemoryConfig(**({"task": "train", "precision": "bf16", "seq_len": 4096} | changes))
+
+
+# --- KV cache ----------------------------------------------------------------------------------------------------
+
+
+def test_kv_cache_of_llama_70b_matches_the_gqa_formula_to_the_byte():
+    # 2 (K and V) x 80 layers x batch 1 x 4096 tokens x 8 KV heads x 128 head dim x 2 bytes (bf16)
+    breakdown = estimate_memory(LLAMA_70B, MemoryConfig(task="inference", seq_len=4096))
+    assert breakdown.kv_cache.bytes == 2 * 80 * 1 * 4096 * 8 * 128 * 2 == 1_342_177_280
+    assert breakdown.gradients.bytes == 0 and breakdown.optimizer.bytes == 0
+
+
+def test_kv_cache_splits_over_tensor_parallel_with_at_least_one_head_per_rank():
+    tp8 = estimate_memory(LLAMA_70B, MemoryConfig(task="inference", tp=8, micro_batch=4))
+    assert tp8.kv_cache.bytes == 2 * 80 * 4 * 4096 * 1 * 128 * 2  # 8 KV heads over 8 ranks: one each
+    tp16 = estimate_memory(LLAMA_70B, MemoryConfig(task="inference", tp=16, micro_batch=4))
+    assert tp16.kv_cache.bytes == tp8.kv_cache.bytes  # 8 KV heads cannot split 16 ways: replicated
+    assert any("replicated" in note for note in tp16.notes)
+
+
+def test_kv_precision_and_mha_and_mqa():
+    fp8 = estimate_memory(LLAMA_70B, MemoryConfig(task="inference", kv_precision="fp8"))
+    assert fp8.kv_cache.bytes == 2 * 80 * 4096 * 8 * 128 * 1
+    # int4 weights keep a 16-bit KV cache unless told otherwise
+    int4 = estimate_memory(LLAMA_70B, MemoryConfig(task="inference", precision="int4"))
+    assert int4.kv_cache.bytes == 2 * 80 * 4096 * 8 * 128 * 2
+    # MHA: Llama 2 7B has 32 KV heads: 2 x 32 x 2048 x 32 x 128 x 2 bytes
+    mha = estimate_memory(LLAMA2_7B, MemoryConfig(task="inference", seq_len=2048))
+    assert mha.kv_cache.bytes == 2 * 32 * 2048 * 32 * 128 * 2
+    mqa = dataclasses.replace(LLAMA2_7B, kv_heads=1, name="llama-mqa")
+    assert (
+        estimate_memory(mqa, MemoryConfig(task="inference", seq_len=2048)).kv_cache.bytes
+        == 2 * 32 * 2048 * 1 * 128 * 2
+    )
+
+
+def test_vllm_paper_opt_13b_kv_per_token():
+    # vLLM paper (Kwon et al. 2023): OPT-13B holds 2 x 5120 x 40 x 2 bytes = 800 KiB of KV cache per token.
+    opt13b = ModelSpec(
+        name="OPT-13B", family="opt", layers=40, hidden=5120, heads=40, kv_heads=40, head_dim=128, ffn=20480,
+        vocab=50272, tied_embeddings=True, gated_mlp=False, norm="layernorm", attn_bias=True, mlp_bias=True,
+        max_context=2048,
+    )  # fmt: skip
+    one_token = estimate_memory(opt13b, MemoryConfig(task="inference", seq_len=1)).kv_cache.bytes
+    assert one_token == 800 * 1024
+
+
+def test_mla_kv_cache_is_the_latent_replicated_over_tp():
+    deepseek = get_preset("deepseek-v3")
+    config = MemoryConfig(
+        task="inference", precision="fp8", kv_precision="bf16", tp=8, seq_len=32768, micro_batch=2
+    )
+    # 61 layers x 2 sequences x 32768 tokens x (kv_lora_rank 512 + rope 64) x 2 bytes, not divided by tp
+    assert estimate_memory(deepseek, config).kv_cache.bytes == 61 * 2 * 32768 * 576 * 2
+
+
+# --- model states (ZeRO paper accounting) ------------------------------------------------------------------------
+
+
+def test_mixed_precision_adamw_is_16_bytes_per_parameter_without_zero():
+    b = estimate_memory(LLAMA_70B, train(dp=8))
+    assert (b.weights.bytes, b.gradients.bytes, b.optimizer.bytes) == (2 * P_70B, 2 * P_70B, 12 * P_70B)
+    assert "16 bytes/param" in b.optimizer.assumption and "18" in b.optimizer.assumption
+
+
+def test_zero_stages_follow_the_zero_paper():
+    n = 64
+    # ZeRO-1: 4P + 12P/N
+    z1 = estimate_memory(LLAMA_70B, train(dp=n, zero=1))
+    assert z1.weights.bytes + z1.gradients.bytes == 4 * P_70B
+    assert z1.optimizer.bytes == math.ceil(12 * P_70B / n)
+    # ZeRO-2: 2P + 14P/N
+    z2 = estimate_memory(LLAMA_70B, train(dp=n, zero=2))
+    assert z2.weights.bytes == 2 * P_70B
+    assert z2.gradients.bytes + z2.optimizer.bytes == pytest.approx(14 * P_70B / n, abs=2)
+    # ZeRO-3: 16P/N, plus the largest unit gathered whole: the 128256 x 8192 embedding (1,050,673,152 params,
+    # bigger than one 855,654,400-param layer), its bf16 weights and bf16 gradients (DeepSpeed's 4 x largest layer)
+    largest = 128256 * 8192
+    z3 = estimate_memory(LLAMA_70B, train(dp=n, zero=3))
+    assert z3.model_state_bytes == pytest.approx(16 * P_70B / n + 4 * largest, abs=3)
+    assert z3.zero3_gathered_bytes == 4 * largest
+
+
+def test_other_optimizers_and_fp32():
+    sgd = estimate_memory(LLAMA2_7B, train(optimizer="sgd"))
+    assert sgd.optimizer.bytes == 8 * P_7B  # fp32 master + momentum
+    adam8 = estimate_memory(LLAMA2_7B, train(optimizer="adamw8bit"))
+    assert adam8.optimizer.bytes == 6 * P_7B  # fp32 master + two 1-byte moments
+    fp32 = estimate_memory(LLAMA2_7B, train(precision="fp32"))
+    assert (fp32.weights.bytes, fp32.gradients.bytes, fp32.optimizer.bytes) == (4 * P_7B, 4 * P_7B, 8 * P_7B)
+
+
+def test_tensor_and_pipeline_parallel_divide_the_weights():
+    # Llama 2 7B, tp 2 x pp 4: the first stage holds 8 of 32 layers and the embedding, halved by tp.
+    layer = 4 * 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096
+    embedding = 32000 * 4096
+    b = estimate_memory(LLAMA2_7B, train(tp=2, pp=4))
+    first_stage = (8 * layer + embedding) / 2
+    last_stage = (8 * layer + embedding + 4096) / 2  # head + final norm instead of the embedding
+    assert first_stage < last_stage  # the last stage has more weights ...
+    assert (
+        b.pipeline_stage == 0
+    )  # ... but 4 micro-batches in flight on the first stage outweigh them and the logits
+    assert b.weights.bytes == 2 * first_stage
+    assert any("first pipeline stage" in note for note in b.notes)
+
+
+def test_expert_parallel_divides_only_the_expert_weights():
+    mixtral = get_preset("mixtral-8x7b")
+    experts = 32 * 8 * 3 * 4096 * 14336  # all routed experts
+    rest = mixtral.total_params - experts
+    b = estimate_memory(mixtral, MemoryConfig(task="inference", dp=8, ep=8))
+    assert b.weights.bytes == 2 * (rest + experts // 8)
+
+
+def test_offload_moves_states_to_the_host():
+    b = estimate_memory(LLAMA_70B, train(dp=8, zero=2, offload="optimizer"))
+    assert b.optimizer.bytes == 0
+    assert b.host_offload_bytes == math.ceil(12 * P_70B / 8)
+    assert any("CPU RAM" in note for note in b.notes)
+    everything = estimate_memory(LLAMA_70B, train(dp=8, zero=3, offload="all"))
+    assert everything.weights.bytes == 2 * 128256 * 8192  # only the gathered largest unit stays on the GPU
+    assert everything.host_offload_bytes == pytest.approx(14 * P_70B / 8, abs=2)
+
+
+# --- LoRA, QLoRA, quantised weights ------------------------------------------------------------------------------
+
+
+def test_lora_adapters_carry_full_optimizer_state_and_the_base_is_frozen():
+    # rank 16 on q, k, v, o of Llama 2 7B: 4 matrices x 16 x (4096 + 4096) per layer x 32 layers
+    adapters = 32 * 4 * 16 * (4096 + 4096)
+    assert adapters == 16_777_216
+    b = estimate_memory(LLAMA2_7B, MemoryConfig(task="lora", lora_rank=16))
+    assert b.weights.bytes == 2 * P_7B + 2 * adapters
+    assert b.gradients.bytes == 2 * adapters
+    assert b.optimizer.bytes == 12 * adapters
+    # all seven projections: q,k,v,o 4096 x 4096 each; gate, up, down 4096 x 11008
+    all_targets = MemoryConfig(
+        task="lora", lora_rank=8, lora_targets=("q", "k", "v", "o", "gate", "up", "down")
+    )
+    per_layer = 4 * 8 * (4096 + 4096) + 3 * 8 * (4096 + 11008)
+    assert estimate_memory(LLAMA2_7B, all_targets).gradients.bytes == 2 * 32 * per_layer
+
+
+def test_qlora_base_is_nf4_with_double_quantisation():
+    # Embedding, head, norms stay 16-bit: 2 x 32000 x 4096 + 4096 (final norm) + 32 x 2 x 4096 (layer norms)
+    high_precision = 2 * 32000 * 4096 + 4096 + 32 * 2 * 4096
+    linear = P_7B - high_precision
+    adapters = 16_777_216
+    workspace = 4096 * 11008 * 2  # one matrix dequantised to bf16 at a time
+    expected = linear * 4.127 / 8 + high_precision * 2 + 2 * adapters + workspace
+    b = estimate_memory(LLAMA2_7B, MemoryConfig(task="qlora", lora_rank=16))
+    assert b.weights.bytes == pytest.approx(expected, abs=1)
+    assert "NF4" in b.weights.assumption
+
+
+def test_qlora_paper_65b_fits_in_48gb_with_checkpointing():
+    # QLoRA paper: a 65B model fine-tunes on one 48 GB GPU (with gradient checkpointing and paged optimizers).
+    b = estimate_memory(
+        get_preset("llama-2-70b"), MemoryConfig(task="qlora", recompute="full", seq_len=512, lora_rank=64)
+    )
+    weights_gb = b.weights.bytes / 1e9
+    assert 34 < weights_gb < 40  # 69B x 4.127 bits ~ 35.6 GB plus 16-bit embeddings and adapters
+
+
+def test_int4_weights_cost_4_25_bits_on_linear_layers():
+    high_precision = 2 * 32000 * 4096 + 4096 + 32 * 2 * 4096
+    b = estimate_memory(LLAMA2_7B, MemoryConfig(task="inference", precision="int4"))
+    assert b.weights.bytes == pytest.approx((P_7B - high_precision) * 4.25 / 8 + 2 * high_precision, abs=1)
+
+
+# --- activations (Korthikanti et al. 2022, Table 2, without dropout) ---------------------------------------------
+
+GPT = ModelSpec(
+    name="gpt-like", family="gpt2", layers=24, hidden=2048, heads=16, kv_heads=16, head_dim=128, ffn=8192,
+    vocab=50304, tied_embeddings=True, gated_mlp=False, norm="layernorm", attn_bias=True, mlp_bias=True,
+    max_context=2048, learned_positions=True, attn_out_bias=True, activation="gelu", rotary=False,
+)  # fmt: skip
+
+
+def test_activations_reproduce_korthikanti_without_dropout():
+    s, b, h, a, L, V = 2048, 2, 2048, 16, 24, 50304
+    # Korthikanti: 34 s b h per layer in 16 bit; the two dropout masks (s b h bytes each) are absent here,
+    # and flash attention keeps one fp32 log-sum-exp per head and token instead of the 5 a s^2 b score terms.
+    per_layer = s * b * h * (34 - 2) + 4 * a * s * b
+    logits = 4 * s * b * V + 2 * 2 * s * b * h  # fp32 logits + the final norm's and head's inputs
+    result = estimate_memory(GPT, MemoryConfig(task="train", micro_batch=b, seq_len=s))
+    assert result.activations.bytes == L * per_layer + logits
+    # unfused attention adds the softmax output, 2 a s^2 b bytes (Korthikanti's 5 a s^2 b less dropout's 3)
+    unfused = estimate_memory(
+        GPT, MemoryConfig(task="train", micro_batch=b, seq_len=s, flash_attention=False)
+    )
+    assert unfused.activations.bytes == L * (s * b * h * 32 + 2 * a * s * s * b) + logits
+
+
+def test_tensor_and_sequence_parallel_activations():
+    s, b, h, L, V, t = 2048, 1, 2048, 24, 50304, 4
+    lse = 4 * 16 * s * b
+    logits = 4 * s * b * V / t
+    # Korthikanti: s b h (10 + 24/t) with TP; here (8 + 24/t) without the two dropout masks
+    tp = estimate_memory(GPT, MemoryConfig(task="train", micro_batch=b, seq_len=s, tp=t))
+    assert tp.activations.bytes == pytest.approx(
+        L * (s * b * h * (8 + 24 / t) + lse / t) + logits + 4 * s * b * h, abs=1
+    )
+    # with sequence parallel everything divides by t: s b h 32 / t
+    sp = estimate_memory(
+        GPT, MemoryConfig(task="train", micro_batch=b, seq_len=s, tp=t, sequence_parallel=True)
+    )
+    assert sp.activations.bytes == pytest.approx(
+        L * (s * b * h * 32 / t + lse / t) + logits + 4 * s * b * h / t, abs=1
+    )
+
+
+def test_full_recompute_keeps_only_layer_inputs_plus_one_layer():
+    s, b, h, a, L, V = 2048, 1, 2048, 16, 24, 50304
+    full = estimate_memory(GPT, MemoryConfig(task="train", micro_batch=b, seq_len=s, recompute="full"))
+    one_layer = s * b * h * 32 + 4 * a * s * b
+    assert full.activations.bytes == L * 2 * s * b * h + one_layer + 4 * s * b * V + 4 * s * b * h
+
+
+def test_pipeline_first_stage_holds_pp_micro_batches():
+    s, b, h, a = 2048, 1, 2048, 16
+    per_layer = s * b * h * 32 + 4 * a * s * b
+    first = estimate_memory(GPT, MemoryConfig(task="train", micro_batch=b, seq_len=s, pp=4))
+    assert first.activations.bytes == 6 * per_layer * 4  # 6 layers per stage, 4 micro-batches in flight
+    two = estimate_memory(
+        GPT, MemoryConfig(task="train", micro_batch=b, seq_len=s, pp=4, inflight_microbatches=2)
+    )
+    assert two.activations.bytes == 6 * per_layer * 2
+
+
+# --- overhead, shape, refusals, notes ----------------------------------------------------------------------------
+
+
+def test_overhead_is_context_plus_margin_plus_nccl():
+    b = estimate_memory(LLAMA2_7B, train(dp=8, tp=2))
+    dynamic = b.gradients.bytes + b.activations.bytes
+    expected = CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * dynamic + 2 * NCCL_BYTES_PER_COMMUNICATOR
+    assert b.overhead.bytes == pytest.approx(expected, abs=2)
+    single = estimate_memory(LLAMA2_7B, MemoryConfig(task="inference", seq_len=1, micro_batch=1))
+    assert single.overhead.bytes >= CUDA_CONTEXT_BYTES
+
+
+def test_breakdown_dict_shape_and_total():
+    b = estimate_memory(LLAMA_70B, train(dp=64, zero=3))
+    d = b.as_dict()
+    assert list(d) == ["weights", "gradients", "optimizer", "activations", "kv_cache", "overhead", "total"]
+    assert d["total"] == sum(v for k, v in d.items() if k != "total") == b.total_bytes
+    assert all(isinstance(v, int) for v in d.values())
+    assert all(isinstance(text, str) and text and "\n" not in text for text in b.assumptions().values())
+
+
+@pytest.mark.parametrize(
+    ("model", "config", "message"),
+    [
+        (LLAMA_70B, train(tp=3), "tensor parallel 3 does not divide the 64 attention heads"),
+        (get_preset("qwen2.5-7b"), train(tp=7), "does not divide the 4 KV heads"),
+        (LLAMA_70B, train(pp=81), "pipeline parallel 81 is larger than the 80 layers"),
+        (LLAMA_70B, train(ep=2, dp=2), "needs a mixture-of-experts model"),
+        (get_preset("mixtral-8x7b"), train(ep=3, dp=3), "does not divide the 8 experts"),
+        (get_preset("mixtral-8x7b"), train(ep=4, dp=2), "must divide dp x tp"),
+        (LLAMA_70B, train(zero=4), "ZeRO stage must be 0, 1, 2 or 3"),
+        (LLAMA_70B, train(micro_batch=0), "micro-batch must be positive"),
+        (LLAMA_70B, train(dp=-2), "dp must be positive"),
+        (LLAMA_70B, MemoryConfig(seq_len=10**12), "absurdly large"),
+        (LLAMA_70B, MemoryConfig(task="sing"), "unknown task 'sing'"),
+        (LLAMA_70B, MemoryConfig(precision="fp7"), "unknown precision 'fp7'"),
+        (LLAMA_70B, MemoryConfig(task="train", precision="int4"), "full training in int4 is not supported"),
+        (LLAMA_70B, train(offload="optimizer"), "optimizer offload needs ZeRO stage"),
+        (LLAMA_70B, train(offload="all", zero=2, dp=2), "needs ZeRO stage 3"),
+        (LLAMA_70B, MemoryConfig(task="lora", lora_targets=("q", "wq")), "unknown LoRA target 'wq'"),
+        (LLAMA_70B, MemoryConfig(task="lora", lora_rank=0), "LoRA rank must be positive"),
+        (GPT, MemoryConfig(seq_len=4096), "exceeds gpt-like's 2048 learned positions"),
+    ],
+)
+def test_impossible_configurations_are_refused_with_the_reason(model, config, message):
+    with pytest.raises(UserError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        estimate_memory(model, config)
+
+
+def test_pointless_configurations_are_allowed_with_a_note():
+    notes = validate_layout(LLAMA_70B, train(zero=3, dp=1))
+    assert any("dp 1 shards nothing" in note for note in notes)
+    assert any("exceeds" in note for note in validate_layout(LLAMA2_7B, MemoryConfig(seq_len=8192)))
+    assert any(
+        "ignored for inference" in n
+        for n in validate_layout(LLAMA2_7B, MemoryConfig(task="inference", zero=2))
+    )
+    assert validate_layout(LLAMA2_7B, MemoryConfig(task="finetune")) == []
+
+
+def test_every_preset_estimates_for_every_task():
+    for spec in list_presets():
+        for task in ("inference", "train", "lora", "qlora"):
+            b = estimate_memory(spec, MemoryConfig(task=task, seq_len=2048))
+            assert b.total_bytes > b.weights.bytes > 0
