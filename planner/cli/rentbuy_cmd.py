@@ -1,0 +1,134 @@
+"""`gpu-advisor rentbuy ...`: rent vs buy over a horizon, with break-even hours, months and utilisation."""
+
+from __future__ import annotations
+
+import argparse
+
+from planner.cli import print_json
+from planner.costs import DEFAULT_ELECTRICITY_PER_KWH, DEFAULT_PUE, RentBuyInputs, RentBuyResult, rent_vs_buy
+from planner.errors import UserError
+from planner.gpus import get_gpu
+from planner.money import Money, format_money, normalise_currency
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "rentbuy",
+        help="rent vs buy over a horizon",
+        description="Cumulative cost of renting (on demand, spot, reserved), buying and a hybrid, month by month; "
+        "when owning pays off in GPU-hours, months and utilisation.",
+    )
+    parser.add_argument(
+        "--gpu", required=True, help="GPU id from `gpus` (gives the default power and purchase price)"
+    )
+    parser.add_argument("--gpus", type=int, default=8, help="GPUs needed at peak (default 8)")
+    parser.add_argument("--rent-per-gpu-hour", type=float, required=True, help="on-demand rent per GPU-hour")
+    parser.add_argument(
+        "--purchase-per-gpu",
+        type=float,
+        default=None,
+        help="purchase price per GPU (default: catalog reference)",
+    )
+    parser.add_argument("--spot-per-gpu-hour", type=float, default=None)
+    parser.add_argument(
+        "--reserved-per-gpu-hour",
+        type=float,
+        default=None,
+        help="reserved/committed rent (paid around the clock)",
+    )
+    parser.add_argument(
+        "--overhead-fraction",
+        type=float,
+        default=0.0,
+        help="server/network/infra as a share of the GPU price",
+    )
+    parser.add_argument(
+        "--power-w", type=float, default=None, help="watts per busy GPU (default: the GPU's TDP)"
+    )
+    parser.add_argument("--electricity-per-kwh", type=float, default=DEFAULT_ELECTRICITY_PER_KWH)
+    parser.add_argument("--pue", type=float, default=DEFAULT_PUE)
+    parser.add_argument("--hours-per-day", type=float, default=24.0)
+    parser.add_argument("--days-per-week", type=float, default=7.0)
+    parser.add_argument(
+        "--utilization", type=float, default=1.0, help="busy share of the scheduled hours, 0-1"
+    )
+    parser.add_argument("--years", type=float, default=3.0, help="horizon")
+    parser.add_argument(
+        "--resale-fraction", type=float, default=0.0, help="share of the purchase recovered at the end"
+    )
+    parser.add_argument(
+        "--maintenance-fraction", type=float, default=0.0, help="maintenance per year, share of purchase"
+    )
+    parser.add_argument(
+        "--owned-gpus", type=int, default=None, help="hybrid: GPUs owned for the base load (default half)"
+    )
+    parser.add_argument("--currency", default="USD", help="currency of every price given")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(handler=run_rentbuy)
+
+
+def inputs_from_args(args: argparse.Namespace) -> RentBuyInputs:
+    gpu = get_gpu(args.gpu)
+    currency = normalise_currency(args.currency)
+    purchase = args.purchase_per_gpu
+    if purchase is None:
+        if gpu.purchase_usd is None or currency != "USD":
+            raise UserError(
+                f"give --purchase-per-gpu: the catalog has no reference price for {gpu.name}"
+                if gpu.purchase_usd is None
+                else "give --purchase-per-gpu in your currency (the catalog's reference prices are in USD)"
+            )
+        purchase = gpu.purchase_usd
+    months = round(args.years * 12)
+    if args.years <= 0 or months < 1:
+        raise UserError("--years must be at least one month (0.1)")
+    return RentBuyInputs(
+        gpus=args.gpus,
+        purchase_per_gpu=purchase,
+        rent_on_demand_per_gpu_hour=args.rent_per_gpu_hour,
+        rent_spot_per_gpu_hour=args.spot_per_gpu_hour,
+        rent_reserved_per_gpu_hour=args.reserved_per_gpu_hour,
+        currency=currency,
+        infra_overhead_fraction=args.overhead_fraction,
+        power_w_per_gpu=gpu.tdp_w if args.power_w is None else args.power_w,
+        pue=args.pue,
+        electricity_per_kwh=args.electricity_per_kwh,
+        hours_per_day=args.hours_per_day,
+        days_per_week=args.days_per_week,
+        utilization=args.utilization,
+        horizon_months=months,
+        resale_fraction=args.resale_fraction,
+        maintenance_fraction_per_year=args.maintenance_fraction,
+        hybrid_owned_gpus=args.owned_gpus,
+    )
+
+
+def print_result(result: RentBuyResult) -> None:
+    currency = result.inputs.currency
+    print(f"{'month':>5} " + " ".join(f"{key:>14}" for key in result.series))
+    step = max(1, len(result.months) // 12)
+    for index in [*range(0, len(result.months), step)][:-1] + [len(result.months) - 1]:
+        values = " ".join(
+            f"{format_money(Money(result.series[key][index], currency)):>14}" for key in result.series
+        )
+        print(f"{result.months[index]:>5} {values}")
+    hours = result.break_even_gpu_hours
+    print(f"\nbreak-even: {f'{hours:,.0f} GPU-hours per GPU' if hours else 'never'}", end="")
+    months = result.break_even_months
+    print(f", {f'{months:.1f} months' if months else 'not within 20 years'} at this schedule", end="")
+    utilization = result.break_even_utilization
+    print(
+        f", {f'{utilization:.0%} utilisation' if utilization else 'above 100% utilisation'} over the horizon"
+    )
+    print(result.recommendation)
+    for line in result.assumptions:
+        print(f"assumption: {line}")
+
+
+def run_rentbuy(args: argparse.Namespace) -> int:
+    result = rent_vs_buy(inputs_from_args(args))
+    if args.json:
+        print_json(result.as_dict())
+    else:
+        print_result(result)
+    return 0

@@ -1,0 +1,450 @@
+"""What a run costs, and whether to rent or buy the GPUs (DOMAIN.md sections 6 and 7).
+
+Money is in one currency per calculation (convert with planner.money first). Hours are GPU-hours unless a
+name says otherwise; a month is 365.25 / 12 = 30.4375 days.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from planner.errors import UserError
+from planner.money import Money
+
+DAYS_PER_MONTH = 365.25 / 12
+HOURS_PER_MONTH = 24 * DAYS_PER_MONTH  # 730.5
+
+# Defaults for the owned side, each an assumption the user can change.
+# PUE: Uptime Institute's 2023 survey average is 1.58; new GPU halls run 1.2-1.4. 1.4 sits between.
+DEFAULT_PUE = 1.4
+# Electricity: about $0.12-0.13 per kWh, US commercial average (EIA Electric Power Monthly, 2024).
+DEFAULT_ELECTRICITY_PER_KWH = 0.12
+# Spot: lost work and restarts make a spot GPU-hour buy less than an hour of progress. Assumption: 10%.
+DEFAULT_SPOT_OVERHEAD_FRACTION = 0.10
+
+SERIES = ("on_demand", "spot", "reserved", "buy", "hybrid")
+
+
+# ---------------------------------------------------------------------------------------------- run cost
+
+
+@dataclass(frozen=True)
+class RunCost:
+    """Cost of one run.
+
+    gpu_hours: the work itself; billed_gpu_hours: what is paid for (spot adds lost work and restarts);
+    wall_time_s: calendar time including spot losses.
+    """
+
+    total: Money
+    per_million_tokens: Money | None
+    per_epoch: Money | None
+    gpu_hours: float
+    billed_gpu_hours: float
+    wall_time_s: float | None
+    spot: bool = False
+    assumptions: tuple[str, ...] = ()
+
+
+def spot_overhead_fraction(
+    interruptions_per_hour: float, restart_overhead_h: float, checkpoint_interval_h: float
+) -> float:
+    """Extra hours per hour of work on spot: each interruption loses half a checkpoint interval on average plus
+    the restart (reload, warm-up)."""
+    if min(interruptions_per_hour, restart_overhead_h, checkpoint_interval_h) < 0:
+        raise UserError(
+            "spot interruption rate, restart overhead and checkpoint interval must not be negative"
+        )
+    return interruptions_per_hour * (checkpoint_interval_h / 2 + restart_overhead_h)
+
+
+def run_cost(
+    gpu_hours: float,
+    price_per_gpu_hour: Money,
+    *,
+    tokens: float | None = None,
+    dataset_tokens: float | None = None,
+    wall_time_s: float | None = None,
+    spot: bool = False,
+    interruptions_per_hour: float = 0.0,
+    restart_overhead_h: float = 0.0,
+    checkpoint_interval_h: float = 1.0,
+) -> RunCost:
+    """Total cost of `gpu_hours` at `price_per_gpu_hour`, per million tokens and per epoch of `dataset_tokens`.
+
+    Spot: interruptions (per hour of wall time) cost lost work and restart time, billed like any other hour.
+    Example (DOMAIN.md section 6): 128 GPUs x 24 days x 24 h = 73,728 GPU-hours at $3.75 = $276,480.
+    """
+    if gpu_hours < 0 or price_per_gpu_hour.amount < 0:
+        raise UserError("GPU-hours and the price per GPU-hour must not be negative")
+    overhead = (
+        spot_overhead_fraction(interruptions_per_hour, restart_overhead_h, checkpoint_interval_h)
+        if spot
+        else 0
+    )
+    billed = gpu_hours * (1 + overhead)
+    total = price_per_gpu_hour * billed
+    assumptions = [f"{price_per_gpu_hour.amount:g} {price_per_gpu_hour.currency} per GPU-hour"]
+    if spot:
+        assumptions.append(
+            f"spot: {interruptions_per_hour:g} interruptions/h, each losing half of a {checkpoint_interval_h:g} h "
+            f"checkpoint interval plus {restart_overhead_h:g} h restart: +{overhead:.1%} hours"
+        )
+    per_million = total / (tokens / 1e6) if tokens else None
+    per_epoch = total * (dataset_tokens / tokens) if tokens and dataset_tokens else None
+    return RunCost(
+        total=total,
+        per_million_tokens=per_million,
+        per_epoch=per_epoch,
+        gpu_hours=gpu_hours,
+        billed_gpu_hours=billed,
+        wall_time_s=wall_time_s * (1 + overhead) if wall_time_s is not None else None,
+        spot=spot,
+        assumptions=tuple(assumptions),
+    )
+
+
+# ---------------------------------------------------------------------------------------------- rent vs buy
+
+
+@dataclass(frozen=True)
+class RentBuyInputs:
+    """Everything rent vs buy rests on. Prices per GPU in `currency`.
+
+    purchase_per_gpu: GPU price; infra_overhead_fraction: server, network, racking as a share of it;
+    power_w_per_gpu: draw while busy (the TDP is a fair upper figure); pue: facility overhead on power;
+    hours_per_day x days_per_week: the schedule; utilization: busy share of that schedule; horizon_months:
+    how long the hardware is used; resale_fraction: share of the purchase recovered at the end;
+    maintenance_fraction_per_year: support, spares, ops as a share of the purchase per year;
+    rent_*: per GPU-hour; reserved is paid around the clock for the horizon (a commitment);
+    hybrid_owned_gpus: GPUs owned in the hybrid plan (base load); the rest of the demand is rented on demand.
+    """
+
+    gpus: int = 8
+    purchase_per_gpu: float = 27_500.0
+    rent_on_demand_per_gpu_hour: float = 2.80
+    rent_spot_per_gpu_hour: float | None = None
+    rent_reserved_per_gpu_hour: float | None = None
+    currency: str = "USD"
+    infra_overhead_fraction: float = 0.0
+    power_w_per_gpu: float = 700.0
+    pue: float = DEFAULT_PUE
+    electricity_per_kwh: float = DEFAULT_ELECTRICITY_PER_KWH
+    hours_per_day: float = 24.0
+    days_per_week: float = 7.0
+    utilization: float = 1.0
+    horizon_months: int = 36
+    resale_fraction: float = 0.0
+    maintenance_fraction_per_year: float = 0.0
+    spot_overhead_fraction: float = DEFAULT_SPOT_OVERHEAD_FRACTION
+    hybrid_owned_gpus: int | None = None
+
+    def validate(self) -> None:
+        """UserError naming the first impossible input."""
+        checks = [
+            (self.gpus >= 1, "the number of GPUs must be at least 1"),
+            (self.purchase_per_gpu >= 0, "the purchase price must not be negative"),
+            (self.rent_on_demand_per_gpu_hour >= 0, "the rent price must not be negative"),
+            (self.infra_overhead_fraction >= 0, "the infrastructure overhead must not be negative"),
+            (self.power_w_per_gpu >= 0, "the power per GPU must not be negative"),
+            (self.pue >= 1, "PUE must be at least 1.0"),
+            (self.electricity_per_kwh >= 0, "the electricity price must not be negative"),
+            (0 < self.hours_per_day <= 24, "hours per day must be between 0 and 24"),
+            (0 < self.days_per_week <= 7, "days per week must be between 0 and 7"),
+            (0 < self.utilization <= 1, "utilisation must be between 0 and 1 (for example 0.6)"),
+            (1 <= self.horizon_months <= 240, "the horizon must be between 1 and 240 months"),
+            (0 <= self.resale_fraction <= 1, "the resale fraction must be between 0 and 1"),
+            (self.maintenance_fraction_per_year >= 0, "maintenance must not be negative"),
+            (self.spot_overhead_fraction >= 0, "the spot overhead must not be negative"),
+            (self.hybrid_owned_gpus is None or 0 <= self.hybrid_owned_gpus <= self.gpus,
+             "hybrid owned GPUs must be between 0 and the number of GPUs"),
+        ]  # fmt: skip
+        for prices in (self.rent_spot_per_gpu_hour, self.rent_reserved_per_gpu_hour):
+            checks.append((prices is None or prices >= 0, "rent prices must not be negative"))
+        for ok, message in checks:
+            if not ok:
+                raise UserError(message)
+
+    @property
+    def scheduled_hours_per_month(self) -> float:
+        """Hours per GPU per month the schedule allows (24 h x 7 d: 730.5)."""
+        return self.hours_per_day * self.days_per_week / 7 * DAYS_PER_MONTH
+
+    @property
+    def used_hours_per_gpu_month(self) -> float:
+        return self.scheduled_hours_per_month * self.utilization
+
+    @property
+    def capex_per_gpu(self) -> float:
+        return self.purchase_per_gpu * (1 + self.infra_overhead_fraction)
+
+    @property
+    def power_cost_per_gpu_hour(self) -> float:
+        """Electricity for one busy GPU-hour: kW x PUE x price per kWh."""
+        return self.power_w_per_gpu / 1000 * self.pue * self.electricity_per_kwh
+
+    @property
+    def maintenance_per_gpu_month(self) -> float:
+        return self.purchase_per_gpu * self.maintenance_fraction_per_year / 12
+
+
+@dataclass(frozen=True)
+class RentBuyResult:
+    """Cumulative cost per month (index 0 = the day of purchase) for each plan, break-evens and advice.
+
+    break_even_gpu_hours: capex / (rent - owned running cost per hour) (DOMAIN.md section 7), per GPU;
+    break_even_months: first calendar month at which cumulative owning <= cumulative renting at this schedule
+    (fractional, None if never within 20 years); break_even_utilization: busy share of the schedule at which
+    owning over the horizon costs the same as renting on demand (None if above 100%).
+    """
+
+    inputs: RentBuyInputs
+    months: tuple[int, ...]
+    series: Mapping[str, tuple[float, ...]]
+    totals: Mapping[str, Money]
+    break_even_gpu_hours: float | None
+    break_even_months: float | None
+    break_even_utilization: float | None
+    owned_cost_per_gpu_hour: float  # over the horizon, per busy hour, everything included
+    running_cost_per_gpu_hour: float  # power + maintenance per busy hour (what the break-even subtracts)
+    hybrid_owned_gpus: int
+    cheapest: str
+    recommendation: str
+    assumptions: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict:
+        """JSON for `gpu-advisor rentbuy --json`: "rent" is on-demand renting."""
+        currency = self.inputs.currency
+        return {
+            "break_even_gpu_hours": self.break_even_gpu_hours,
+            "break_even_months": self.break_even_months,
+            "break_even_utilization": self.break_even_utilization,
+            "totals": {
+                "rent": self.totals["on_demand"].as_dict(),
+                "buy": self.totals["buy"].as_dict(),
+                "hybrid": self.totals["hybrid"].as_dict(),
+                **{key: self.totals[key].as_dict() for key in ("spot", "reserved") if key in self.totals},
+            },
+            "monthly": {
+                "month": list(self.months),
+                "rent": list(self.series["on_demand"]),
+                "buy": list(self.series["buy"]),
+                "hybrid": list(self.series["hybrid"]),
+                **{key: list(self.series[key]) for key in ("spot", "reserved") if key in self.series},
+            },
+            "currency": currency,
+            "owned_cost_per_gpu_hour": {"amount": self.owned_cost_per_gpu_hour, "currency": currency},
+            "running_cost_per_gpu_hour": {"amount": self.running_cost_per_gpu_hour, "currency": currency},
+            "hybrid_owned_gpus": self.hybrid_owned_gpus,
+            "cheapest": self.cheapest,
+            "recommendation": self.recommendation,
+            "assumptions": list(self.assumptions),
+        }
+
+
+def running_cost_per_busy_hour(inputs: RentBuyInputs) -> float:
+    """Owned cost that scales with use, per busy GPU-hour: power, plus maintenance spread over the busy hours."""
+    used = inputs.used_hours_per_gpu_month
+    return inputs.power_cost_per_gpu_hour + (inputs.maintenance_per_gpu_month / used if used else 0.0)
+
+
+def break_even_gpu_hours(
+    capex_per_gpu: float, rent_per_gpu_hour: float, running_per_gpu_hour: float
+) -> float | None:
+    """GPU-hours after which owning one GPU has cost less than renting it: capex / (rent - running cost).
+
+    None when renting is cheaper per hour than merely running an owned GPU (owning never pays off).
+    """
+    margin = rent_per_gpu_hour - running_per_gpu_hour
+    return capex_per_gpu / margin if margin > 0 else None
+
+
+def break_even_utilization(inputs: RentBuyInputs) -> float | None:
+    """Busy share of the schedule at which owning over the whole horizon equals renting on demand.
+
+    Owning per GPU-month: capex x (1 - resale) / horizon + maintenance + u x H x power;
+    renting: u x H x rent. Solve for u; None if it needs more than 100%.
+    """
+    hours = inputs.scheduled_hours_per_month
+    fixed = inputs.capex_per_gpu * (1 - inputs.resale_fraction) / inputs.horizon_months
+    fixed += inputs.maintenance_per_gpu_month
+    margin = inputs.rent_on_demand_per_gpu_hour - inputs.power_cost_per_gpu_hour
+    if margin <= 0:
+        return None
+    utilization = fixed / (hours * margin)
+    return utilization if utilization <= 1 else None
+
+
+def _owned_series(gpus: int, inputs: RentBuyInputs, busy_hours_per_gpu_month: float, months: Sequence[int]):
+    """Cumulative cash for owning `gpus`: capex on day 0, power + maintenance monthly, resale at the horizon."""
+    capex = gpus * inputs.capex_per_gpu
+    monthly = gpus * (
+        busy_hours_per_gpu_month * inputs.power_cost_per_gpu_hour + inputs.maintenance_per_gpu_month
+    )
+    resale = gpus * inputs.purchase_per_gpu * inputs.resale_fraction
+    return [capex + monthly * m - (resale if m == inputs.horizon_months else 0.0) for m in months]
+
+
+def _months_to_break_even(inputs: RentBuyInputs, running_per_hour: float) -> float | None:
+    """Fractional calendar months until cumulative owning <= cumulative renting (no resale counted)."""
+    margin_per_month = inputs.used_hours_per_gpu_month * (
+        inputs.rent_on_demand_per_gpu_hour - running_per_hour
+    )
+    if margin_per_month <= 0:
+        return None
+    months = inputs.capex_per_gpu / margin_per_month
+    return months if months <= 240 else None
+
+
+def rent_vs_buy(inputs: RentBuyInputs) -> RentBuyResult:
+    """Cumulative cost per month of renting (on demand, spot, reserved), buying and a hybrid, and when owning pays.
+
+    Demand: `gpus` GPUs busy `utilization` of `hours_per_day` x `days_per_week`. Renting pays for busy hours
+    only (reserved: around the clock); owning pays the capex up front and power for busy hours. Hybrid owns
+    `hybrid_owned_gpus` (default half, at least one) which take the demand first (base load) and rents the rest
+    on demand (bursts).
+    """
+    inputs.validate()
+    months = tuple(range(inputs.horizon_months + 1))
+    demand_per_month = inputs.gpus * inputs.used_hours_per_gpu_month  # GPU-hours
+    series: dict[str, list[float]] = {
+        "on_demand": [demand_per_month * inputs.rent_on_demand_per_gpu_hour * m for m in months],
+    }
+    if inputs.rent_spot_per_gpu_hour is not None:
+        spot_rate = inputs.rent_spot_per_gpu_hour * (1 + inputs.spot_overhead_fraction)
+        series["spot"] = [demand_per_month * spot_rate * m for m in months]
+    if inputs.rent_reserved_per_gpu_hour is not None:
+        reserved_month = inputs.gpus * HOURS_PER_MONTH * inputs.rent_reserved_per_gpu_hour
+        series["reserved"] = [reserved_month * m for m in months]
+    series["buy"] = _owned_series(inputs.gpus, inputs, inputs.used_hours_per_gpu_month, months)
+
+    owned = inputs.hybrid_owned_gpus if inputs.hybrid_owned_gpus is not None else max(1, inputs.gpus // 2)
+    # Owned GPUs take the demand first, up to their whole schedule; the rest is rented on demand.
+    owned_capacity = owned * inputs.scheduled_hours_per_month
+    owned_busy = min(demand_per_month, owned_capacity)
+    burst = demand_per_month - owned_busy
+    owned_part = (
+        _owned_series(owned, inputs, owned_busy / owned if owned else 0.0, months)
+        if owned
+        else [0.0] * len(months)
+    )
+    series["hybrid"] = [
+        own + burst * inputs.rent_on_demand_per_gpu_hour * m
+        for own, m in zip(owned_part, months, strict=True)
+    ]
+
+    running = running_cost_per_busy_hour(inputs)
+    hours = break_even_gpu_hours(inputs.capex_per_gpu, inputs.rent_on_demand_per_gpu_hour, running)
+    calendar = _months_to_break_even(inputs, running)
+    utilization = break_even_utilization(inputs)
+    used_over_horizon = inputs.used_hours_per_gpu_month * inputs.horizon_months
+    owned_per_hour = series["buy"][-1] / (inputs.gpus * used_over_horizon)
+    totals = {key: Money(values[-1], inputs.currency) for key, values in series.items()}
+    cheapest = min(totals, key=lambda key: totals[key].amount)
+    frozen = MappingProxyType({key: tuple(values) for key, values in series.items()})
+    result_fields = dict(
+        inputs=inputs,
+        months=months,
+        series=frozen,
+        totals=MappingProxyType(totals),
+        break_even_gpu_hours=hours,
+        break_even_months=calendar,
+        break_even_utilization=utilization,
+        owned_cost_per_gpu_hour=owned_per_hour,
+        running_cost_per_gpu_hour=running,
+        hybrid_owned_gpus=owned,
+        cheapest=cheapest,
+        assumptions=_assumptions(inputs),
+    )
+    return RentBuyResult(recommendation=_recommendation(inputs, totals, cheapest, hours, calendar, utilization),
+                         **result_fields)  # fmt: skip
+
+
+_PLAN_NAMES = {
+    "on_demand": "renting on demand",
+    "spot": "renting spot",
+    "reserved": "renting reserved",
+    "buy": "buying",
+    "hybrid": "hybrid (own the base load, rent the bursts)",
+}
+
+
+def _money(amount: float, currency: str) -> str:
+    from planner.money import format_money
+
+    return format_money(Money(amount, currency))
+
+
+def _recommendation(
+    inputs: RentBuyInputs,
+    totals: Mapping[str, Money],
+    cheapest: str,
+    hours: float | None,
+    calendar: float | None,
+    utilization: float | None,
+) -> str:
+    """One paragraph for people: the cheapest plan and the numbers behind it."""
+    cur = inputs.currency
+    years = inputs.horizon_months / 12
+    busy = (
+        f"{inputs.utilization:.0%} busy, {inputs.hours_per_day:g} h/day, {inputs.days_per_week:g} days/week"
+    )
+    ranked = sorted(totals, key=lambda key: totals[key].amount)
+    others = "; ".join(f"{_PLAN_NAMES[key]} {_money(totals[key].amount, cur)}" for key in ranked[1:])
+    text = (
+        f"{_PLAN_NAMES[cheapest].capitalize()} is cheapest over {years:g} years for {inputs.gpus} GPU{'s' if inputs.gpus != 1 else ''} at {busy}: "
+        f"{_money(totals[cheapest].amount, cur)} ({others})."
+    )
+    if hours is None:
+        text += " Owning never pays off: the rent is below the running cost of an owned GPU."
+    else:
+        text += f" Owning pays off after {hours:,.0f} GPU-hours per GPU"
+        text += f" (about {calendar:.1f} months at this schedule)." if calendar is not None else "."
+    if utilization is None:
+        text += f" Over {inputs.horizon_months} months renting wins even at 100% utilisation."
+    else:
+        verdict = "owning" if inputs.utilization >= utilization else "renting"
+        text += (
+            f" Over {inputs.horizon_months} months owning beats on-demand renting from {utilization:.0%}"
+            f" utilisation up; at the planned {inputs.utilization:.0%}, {verdict} wins."
+        )
+    return text
+
+
+def _assumptions(inputs: RentBuyInputs) -> tuple[str, ...]:
+    cur = inputs.currency
+    return (
+        f"capex per GPU {_money(inputs.capex_per_gpu, cur)} = purchase x (1 + {inputs.infra_overhead_fraction:g} "
+        "infrastructure overhead), paid on day 0",
+        f"power {inputs.power_w_per_gpu:g} W per busy GPU x PUE {inputs.pue:g} x {inputs.electricity_per_kwh:g} "
+        f"{cur}/kWh = {inputs.power_cost_per_gpu_hour:.3f} {cur} per busy GPU-hour; idle power not counted",
+        f"maintenance {inputs.maintenance_fraction_per_year:.0%} of the purchase per year; resale "
+        f"{inputs.resale_fraction:.0%} of the purchase at month {inputs.horizon_months}",
+        f"a month is {DAYS_PER_MONTH:.4g} days; busy hours per GPU per month {inputs.used_hours_per_gpu_month:.0f}",
+        "renting pays busy hours only; reserved pays every hour of the horizon; spot adds "
+        f"{inputs.spot_overhead_fraction:.0%} for lost work and restarts",
+        "hybrid: owned GPUs take the demand first, the rest is rented on demand",
+    )
+
+
+def hours_to_months(gpu_hours: float, hours_per_day: float, days_per_week: float = 7.0) -> float:
+    """Calendar months that `gpu_hours` of one GPU take at a schedule (8 h x 5 days: 174 h a month)."""
+    per_month = hours_per_day * days_per_week / 7 * DAYS_PER_MONTH
+    return gpu_hours / per_month if per_month else math.inf
+
+
+__all__ = [
+    "HOURS_PER_MONTH",
+    "RentBuyInputs",
+    "RentBuyResult",
+    "RunCost",
+    "break_even_gpu_hours",
+    "break_even_utilization",
+    "hours_to_months",
+    "rent_vs_buy",
+    "run_cost",
+    "spot_overhead_fraction",
+]

@@ -1,0 +1,128 @@
+"""`gpu-advisor gpus`, `plan` and `rentbuy`: JSON shapes, detected GPUs, one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from planner.cli import main
+
+STRATEGY_KEYS = {"dp", "tp", "pp", "ep", "zero", "recompute", "offload", "micro_batch"}
+
+
+def run_json(capsys, *argv):
+    code = main([*argv, "--json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    return json.loads(out)
+
+
+def test_shows_command_returns_ranked_fitting_options(capsys):
+    payload = run_json(capsys, "plan", "--model", "llama-3.1-70b", "--task", "train", "--gpu", "h100-sxm",
+                       "--max-gpus", "512", "--tokens", "1e12", "--price-per-gpu-hour", "3.75")  # fmt: skip
+    assert {"options", "excluded", "search_ms"} <= set(payload)
+    options = payload["options"]
+    assert options and all(option["fits"] for option in options)
+    for option in options:
+        assert set(option["strategy"]) == STRATEGY_KEYS
+        assert option["gpu"] == "h100-sxm" and option["gpus"] <= 512
+        assert isinstance(option["per_gpu_bytes"]["total"], int)
+        assert option["cost"]["currency"] == "USD"
+        assert option["cost"]["amount"] == pytest.approx(option["gpu_hours"] * 3.75)
+        assert option["confidence"] in ("measured", "catalog spec", "user-set")
+    wall = [option["wall_time_s"] for option in options]
+    assert wall == sorted(wall)
+    assert any(item["family"] == "DDP" for item in payload["excluded"])
+
+
+def test_plan_without_price_has_null_cost(capsys):
+    payload = run_json(capsys, "plan", "--model", "llama-3.1-8b", "--task", "lora", "--gpu", "rtx-4090",
+                       "--gpus", "1", "--batch", "8", "--seq-len", "2048")  # fmt: skip
+    assert payload["options"][0]["cost"] is None
+    assert payload["options"][0]["gpus"] == 1
+
+
+def test_inference_that_does_not_fit_gives_advice(capsys):
+    payload = run_json(capsys, "plan", "--model", "llama-3.1-70b", "--task", "inference", "--gpu", "rtx-4090",
+                       "--gpus", "1")  # fmt: skip
+    assert payload["options"] == []
+    assert "int4" in " ".join(payload["advice"])
+
+
+def test_mfu_changes_time_and_confidence(capsys):
+    args = ("plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--gpus", "8", "--tokens", "1e10")
+    base = run_json(capsys, *args)["options"][0]
+    faster = run_json(capsys, *args, "--mfu", "0.5")["options"][0]
+    assert faster["confidence"] == "user-set" and base["confidence"] == "catalog spec"
+    assert faster["time_breakdown_s"]["compute_s"] == pytest.approx(
+        base["time_breakdown_s"]["compute_s"] * 0.8
+    )
+
+
+def test_rentbuy_json_shape_and_figures(capsys):
+    payload = run_json(capsys, "rentbuy", "--gpu", "h100-sxm", "--gpus", "1", "--rent-per-gpu-hour", "2.80",
+                       "--purchase-per-gpu", "27500", "--power-w", "700", "--pue", "1.3",
+                       "--electricity-per-kwh", "0.12", "--years", "3")  # fmt: skip
+    assert {"break_even_gpu_hours", "break_even_months", "break_even_utilization", "totals", "monthly",
+            "recommendation"} <= set(payload)  # fmt: skip
+    assert set(payload["totals"]) >= {"rent", "buy", "hybrid"}
+    assert set(payload["monthly"]) >= {"month", "rent", "buy", "hybrid"}
+    assert len(payload["monthly"]["month"]) == 37
+    assert payload["break_even_months"] == pytest.approx(14.0, abs=0.5)  # DOMAIN.md section 6
+    assert payload["totals"]["rent"]["currency"] == "USD"
+
+
+def test_rentbuy_uses_catalog_price_and_tdp(capsys):
+    payload = run_json(capsys, "rentbuy", "--gpu", "rtx-4090", "--gpus", "4", "--rent-per-gpu-hour", "0.34")
+    # RTX 4090 launch MSRP $1,599 x 4 GPUs on day 0.
+    assert payload["monthly"]["buy"][0] == pytest.approx(4 * 1599)
+
+
+def test_gpus_lists_catalog_and_detected(capsys, monkeypatch):
+    monkeypatch.setenv("GPU_ADVISOR_FAKE_NVML", "h100x8")
+    rows = run_json(capsys, "gpus")
+    ids = [row["id"] for row in rows]
+    assert "h100-sxm" in ids and "rtx-4090" in ids and "mi300x" in ids
+    h100 = rows[ids.index("h100-sxm")]
+    assert h100["detected"] is True and len(h100["detected_indices"]) == 8
+    assert rows[ids.index("a100-sxm-80gb")]["detected"] is False
+    monkeypatch.setenv("GPU_ADVISOR_FAKE_NVML", "none")
+    assert not any(row["detected"] for row in run_json(capsys, "gpus"))
+
+
+def test_plan_export_writes_files(capsys, tmp_path):
+    code = main(
+        [
+            "plan",
+            "--model",
+            "llama-3.1-8b",
+            "--gpu",
+            "h100-sxm",
+            "--gpus",
+            "8",
+            "--export",
+            str(tmp_path / "out"),
+        ]
+    )
+    assert code == 0
+    assert (tmp_path / "out" / "ds_config.json").exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxn"],
+        ["plan", "--model", "no-such-model", "--gpu", "h100-sxm"],
+        ["plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--gpus", "0"],
+        ["plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--mfu", "3"],
+        ["plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--price-per-gpu-hour", "-1"],
+        ["plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--currency", "dollars"],
+        ["rentbuy", "--gpu", "a100-sxm-80gb", "--rent-per-gpu-hour", "1.39"],
+        ["rentbuy", "--gpu", "h100-sxm", "--rent-per-gpu-hour", "2", "--utilization", "2"],
+    ],
+)
+def test_invalid_input_is_one_line_and_exit_code_2(capsys, argv):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gpu-advisor: ") and err.count("\n") == 1
