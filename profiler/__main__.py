@@ -1,9 +1,246 @@
-"""`gpu-probe`: placeholder until the profiler issue fills it."""
+"""`gpu-probe`: measure this machine's GPUs (or its CPU) and write a ProbeReport. Needs torch and nvidia-ml-py.
 
+    gpu-probe [--quick|--full] [--json FILE] [--progress] [--device cuda:N|cpu|all] [--collectives]
+
+Exit codes: 0 with a report (also when there is no GPU: the CPU is measured and the report says why there is
+no GPU); 2 on bad arguments (one line on stderr); 1 when the probe itself crashed (an "error" event).
+
+--progress prints JSON lines on stdout for the GUI (contracts.md):
+    {"event": "start", "devices": [...], "mode": ...}
+    {"event": "progress", "stage": ..., "fraction": 0..1, "device": ...}
+    {"event": "result", "device": ..., "measurement": {...}}
+    {"event": "done", "report": {...}}
+    {"event": "error", "message": ...}
+No Qt, no database: copy the profiler folder to a rented machine and run ``python -m profiler``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
 import sys
+import tempfile
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+DEVICE_PATTERN = re.compile(r"^(all|cpu|cuda:\d+)$")
 
 
-def main(argv=None) -> int:
+class _BadArguments(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _BadArguments(message)
+
+
+def _device(text: str) -> str:
+    if not DEVICE_PATTERN.match(text):
+        raise argparse.ArgumentTypeError(f"--device must be all, cpu or cuda:N (N = 0, 1, ...), not {text!r}")
+    return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="gpu-probe",
+        description="Measure memory bandwidth, host/peer links and matmul FLOPS of this machine's GPUs "
+        "(or of its CPU when there is no GPU) and write a GPU Advisor probe report.",
+    )
+    speed = parser.add_mutually_exclusive_group()
+    speed.add_argument(
+        "--quick", dest="mode", action="store_const", const="quick", help="about 15 s per device (default)"
+    )
+    speed.add_argument(
+        "--full", dest="mode", action="store_const", const="full", help="about 60 s per device"
+    )
+    parser.add_argument("--json", metavar="FILE", help="write the report to FILE ('-' for stdout)")
+    parser.add_argument(
+        "--progress", action="store_true", help="print JSON lines (start/progress/result/done)"
+    )
+    parser.add_argument("--device", type=_device, default="all", help="all (default), cpu, or cuda:N")
+    parser.add_argument(
+        "--collectives",
+        action="store_true",
+        help="also measure NCCL all-reduce/all-gather/reduce-scatter across all GPUs",
+    )
+    parser.set_defaults(mode="quick")
+    return parser
+
+
+class _Lines:
+    """JSON-lines writer for --progress; flushes each line so the GUI sees it at once."""
+
+    def __init__(self, stream: TextIO, enabled: bool):
+        self.stream, self.enabled = stream, enabled
+
+    def __call__(self, event: dict) -> None:
+        if self.enabled:
+            self.stream.write(json.dumps(event, allow_nan=False) + "\n")
+            self.stream.flush()
+
+
+def _cuda_device_count() -> int:
+    torch = sys.modules.get("torch")  # the probe has imported it by now (or it is not installed)
+    try:
+        return torch.cuda.device_count() if torch is not None and torch.cuda.is_available() else 0
+    except Exception:
+        return 0
+
+
+def _unwritable(path: str | None) -> str | None:
+    """Why the report file cannot be written (missing folder, no permission), or None when it can."""
+    if not path or path == "-":
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"no such folder {folder}"
+    if os.path.isdir(path):
+        return "it is a folder"
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        return "permission denied"
+    return None
+
+
+def run_collectives_subprocess(gpu_count: int, mode: str) -> list[dict]:
+    """Run profiler.collectives under torchrun on all local GPUs (NCCL); return its collectives entries."""
+    if gpu_count < 2:
+        return [
+            {
+                "op": op,
+                "backend": "nccl",
+                "world_size": max(gpu_count, 1),
+                "nnodes": 1,
+                "results": [],
+                "ok": False,
+                "error": f"collectives need at least 2 CUDA GPUs; this machine has {gpu_count}. "
+                "To check the path on CPU: torchrun --nproc-per-node 2 -m profiler.collectives --backend gloo",
+            }
+            for op in ("all_reduce", "all_gather", "reduce_scatter")
+        ]
+    from profiler.report import load_report
+
+    sizes = "1M,16M,256M" if mode == "quick" else "1M,4M,16M,64M,256M,1G"
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "collectives.json")
+        package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env = dict(
+            os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
+        )
+        command = [
+            sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(gpu_count),
+            "-m", "profiler.collectives", "--backend", "nccl", "--json", out, "--sizes", sizes,
+        ]  # fmt: skip
+        completed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+        if completed.returncode != 0 or not os.path.exists(out):
+            tail = (completed.stderr or completed.stdout).strip().splitlines()[-1:] or ["no output"]
+            raise RuntimeError(f"torchrun collectives failed (exit {completed.returncode}): {tail[0][:300]}")
+        return load_report(out).collectives
+
+
+def _with_unit(value: float, unit: str) -> str:
+    """Bandwidth in GB/s (10^9 B/s); matmul in TFLOPS, or GFLOPS below 1 TFLOPS (a CPU)."""
+    if unit == "B/s":
+        return f"{value / 1e9:>10.2f} GB/s"
+    if value >= 1e12:
+        return f"{value / 1e12:>10.2f} TFLOPS"
+    return f"{value / 1e9:>10.2f} GFLOPS"
+
+
+def _human_summary(report: Any) -> str:
+    lines = [f"GPU Advisor probe ({report.mode}), {report.created_at}"]
+    nvml = report.nvml
+    if not nvml["available"]:
+        lines.append(nvml["reason"] or "no NVIDIA GPU")
+    for dev in report.devices:
+        lines.append(f"{dev['device']}: {dev['name']}")
+        for m in dev["measurements"]:
+            label = (
+                m["kind"]
+                + (f" {m['dtype']}" if m["dtype"] else "")
+                + (f" -> {m['peer']}" if m["peer"] else "")
+            )
+            if m["ok"]:
+                lines.append(f"  {label:<28}{_with_unit(m['value'], m['unit'])}")
+            else:
+                lines.append(f"  {label:<28}    failed: {m['error']}")
+    for entry in report.collectives:
+        if entry.get("ok", True) and entry["results"]:
+            best = max(r["busbw_bytes_per_s"] for r in entry["results"])
+            lines.append(f"  {entry['op']:<28}{best / 1e9:>10.2f} GB/s busbw (best)")
+        else:
+            lines.append(f"  {entry['op']:<28}    not measured: {entry.get('error')}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+    except _BadArguments as exc:
+        print(f"gpu-probe: {exc}", file=sys.stderr)
+        return 2
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
+
+    problem = _unwritable(args.json)
+    if problem:  # say so now, not after a minute of probing
+        print(f"gpu-probe: cannot write {args.json}: {problem}", file=sys.stderr)
+        return 2
+    emit = _Lines(sys.stdout, args.progress)
+    from profiler import probe
+    from profiler.report import ProbeReport
+
+    try:
+        started: list[str] = []
+
+        def on_plan(devices: list[str]) -> None:
+            started.extend(devices)
+            emit({"event": "start", "devices": devices, "mode": args.mode})
+
+        def on_progress(stage: str, fraction: float, device: str, measurement: dict | None) -> None:
+            if not started:  # inventory and torch start-up come before the device list is known
+                return
+            if measurement is not None:
+                emit({"event": "result", "device": device, "measurement": measurement})
+            emit({"event": "progress", "stage": stage, "fraction": round(fraction, 4), "device": device})
+
+        report = probe.run_probe(args.mode, args.device, progress=on_progress, on_plan=on_plan)
+        if args.collectives:
+            gpu_count = _cuda_device_count()  # all local GPUs, whichever --device was probed
+            try:
+                entries = run_collectives_subprocess(gpu_count, args.mode)
+            except Exception as exc:  # a failed collectives run still leaves the device measurements
+                entries = [
+                    {"op": "all_reduce", "backend": "nccl", "world_size": gpu_count, "nnodes": 1, "results": [],
+                     "ok": False, "error": str(exc)[:400]}
+                ]  # fmt: skip
+            data = report.to_dict()
+            data["collectives"] = entries
+            report = ProbeReport.from_dict(data)
+    except Exception as exc:  # the probe must not die silently: tell the GUI, exit 1
+        emit({"event": "error", "message": f"{type(exc).__name__}: {exc}"})
+        print(f"gpu-probe: probe failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+
+    if args.json and args.json != "-":
+        try:
+            with open(args.json, "w", encoding="utf-8") as handle:
+                handle.write(report.to_json())
+        except OSError as exc:
+            emit({"event": "error", "message": f"cannot write {args.json}: {exc.strerror or exc}"})
+            print(f"gpu-probe: cannot write {args.json}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+    if args.progress:
+        emit({"event": "done", "report": report.to_dict()})
+    elif args.json == "-":
+        sys.stdout.write(report.to_json() + "\n")
+    else:
+        print(_human_summary(report))
+        if args.json:
+            print(f"report written to {args.json}")
     return 0
 
 
