@@ -1,0 +1,655 @@
+"""The Plan page's input panels: workload, model, shape, hardware, constraints.
+
+Each panel is a QGroupBox bound to the one PlanState (desktop/plan_state.py): a widget change calls
+state.update(field=value); sync_from(inputs) sets the widgets from the state with signals blocked (loading a
+saved plan or the example). Panels never plan; the page re-plans when the state says "inputs".
+The same panel objects serve the guided flow (one at a time, Next/Back) and the expert page (all stacked).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QCompleter,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QRadioButton,
+    QSlider,
+    QSpinBox,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop import fmt
+from desktop.plan_state import PlanInputs, PlanState
+
+# Model size slider: log scale from 0.1 to 1,000 billion parameters in 400 steps.
+SIZE_MIN_B, SIZE_MAX_B, SIZE_STEPS = 0.1, 1000.0, 400
+SEQ_LENS = (512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
+
+
+def size_to_slider(billions: float) -> int:
+    billions = min(max(billions, SIZE_MIN_B), SIZE_MAX_B)
+    span = math.log10(SIZE_MAX_B) - math.log10(SIZE_MIN_B)
+    return round((math.log10(billions) - math.log10(SIZE_MIN_B)) / span * SIZE_STEPS)
+
+
+def slider_to_size(position: int) -> float:
+    span = math.log10(SIZE_MAX_B) - math.log10(SIZE_MIN_B)
+    value = 10 ** (math.log10(SIZE_MIN_B) + position / SIZE_STEPS * span)
+    return float(f"{value:.2g}") if value < 10 else round(value)
+
+
+def _set_combo_data(combo: QComboBox, value: Any) -> None:
+    index = combo.findData(value)
+    if index >= 0:
+        combo.setCurrentIndex(index)
+
+
+class _Panel(QGroupBox):
+    """A group box bound to the plan state."""
+
+    def __init__(self, state: PlanState, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state = state
+
+    def retranslate(self) -> None:
+        raise NotImplementedError
+
+    def sync_from(self, inputs: PlanInputs) -> None:
+        raise NotImplementedError
+
+
+class WorkloadPanel(_Panel):
+    TASKS = ("inference", "pretrain", "finetune", "lora", "qlora")
+
+    def __init__(self, state: PlanState, parent: QWidget | None = None):
+        super().__init__(state, parent)
+        self.task_combo = QComboBox()
+        self.precision_combo = QComboBox()
+        for precision in ("bf16", "fp16", "fp8", "int8", "int4", "fp32"):
+            self.precision_combo.addItem(precision, precision)
+        self.task_hint = QLabel()
+        self.task_hint.setWordWrap(True)
+        self.task_hint.setObjectName("hint")
+        form = QFormLayout(self)
+        self.task_label, self.precision_label = QLabel(), QLabel()
+        form.addRow(self.task_label, self.task_combo)
+        form.addRow(self.precision_label, self.precision_combo)
+        form.addRow(self.task_hint)
+        self.task_combo.currentIndexChanged.connect(
+            lambda _: self.state.update(task=self.task_combo.currentData())
+        )
+        self.precision_combo.currentIndexChanged.connect(
+            lambda _: self.state.update(precision=self.precision_combo.currentData())
+        )
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setTitle(self.tr("1. Workload"))
+        self.task_label.setText(self.tr("Task"))
+        self.precision_label.setText(self.tr("Precision"))
+        names = {
+            "inference": self.tr("Serve / inference"),
+            "pretrain": self.tr("Pretraining"),
+            "finetune": self.tr("Full fine-tune"),
+            "lora": self.tr("LoRA fine-tune"),
+            "qlora": self.tr("QLoRA fine-tune (4-bit base)"),
+        }
+        with QSignalBlocker(self.task_combo):
+            current = self.task_combo.currentData() or self.state.inputs.task
+            self.task_combo.clear()
+            for task in self.TASKS:
+                self.task_combo.addItem(names[task], task)
+            _set_combo_data(self.task_combo, current)
+        self._update_hint()
+
+    def _update_hint(self) -> None:
+        hints = {
+            "inference": self.tr(
+                "Weights and KV cache only; speed is limited by memory bandwidth when decoding."
+            ),
+            "pretrain": self.tr(
+                "All weights train: weights, gradients and optimizer states (16 bytes per parameter)."
+            ),
+            "finetune": self.tr(
+                "All weights train: weights, gradients and optimizer states (16 bytes per parameter)."
+            ),
+            "lora": self.tr(
+                "The base model is frozen; small adapters train. Needs about the inference memory."
+            ),
+            "qlora": self.tr("The frozen base is stored in 4 bits (NF4); adapters train in bf16."),
+        }
+        self.task_hint.setText(hints.get(self.state.inputs.task, ""))
+
+    def sync_from(self, inputs: PlanInputs) -> None:
+        with QSignalBlocker(self.task_combo), QSignalBlocker(self.precision_combo):
+            _set_combo_data(self.task_combo, inputs.task)
+            _set_combo_data(self.precision_combo, inputs.precision)
+        self._update_hint()
+
+
+class ModelPanel(_Panel):
+    """A preset (searchable), a size in billions (slider + field) or a local config.json / model folder."""
+
+    def __init__(self, state: PlanState, parent: QWidget | None = None):
+        super().__init__(state, parent)
+        self.preset_radio, self.size_radio, self.path_radio = QRadioButton(), QRadioButton(), QRadioButton()
+        self.kind_group = QButtonGroup(self)
+        for kind, radio in (
+            ("preset", self.preset_radio),
+            ("size", self.size_radio),
+            ("path", self.path_radio),
+        ):
+            self.kind_group.addButton(radio)
+            radio.setProperty("kind", kind)
+        self.preset_combo = QComboBox()
+        self.preset_combo.setEditable(True)
+        self.preset_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self._fill_presets()
+        completer = QCompleter(self.preset_combo.model(), self.preset_combo)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        self.preset_combo.setCompleter(completer)
+        self.size_slider = QSlider(Qt.Orientation.Horizontal)
+        self.size_slider.setRange(0, SIZE_STEPS)
+        self.size_spin = QDoubleSpinBox()
+        self.size_spin.setRange(SIZE_MIN_B, SIZE_MAX_B)
+        self.size_spin.setDecimals(1)
+        self.path_edit = QLineEdit()
+        self.file_button, self.folder_button = QPushButton(), QPushButton()
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setObjectName("hint")
+
+        layout = QFormLayout(self)
+        layout.addRow(self.preset_radio, self.preset_combo)
+        layout.addRow(self.size_radio, self.size_spin)
+        layout.addRow("", self.size_slider)
+        layout.addRow(self.path_radio, self.path_edit)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.file_button)
+        buttons.addWidget(self.folder_button)
+        buttons.addStretch(1)
+        layout.addRow("", buttons)
+        layout.addRow(self.summary)
+
+        self.kind_group.buttonToggled.connect(self._on_kind)
+        self.preset_combo.activated.connect(self._on_preset)
+        self.preset_combo.lineEdit().editingFinished.connect(self._on_preset_text)
+        self.size_slider.valueChanged.connect(self._on_slider)
+        self.size_spin.valueChanged.connect(self._on_spin)
+        self.path_edit.editingFinished.connect(
+            lambda: self.state.update(model_kind="path", model_path=self.path_edit.text().strip())
+        )
+        self.file_button.clicked.connect(self._browse_file)
+        self.folder_button.clicked.connect(self._browse_folder)
+        self.retranslate()
+
+    def _fill_presets(self) -> None:
+        try:
+            from planner.models import list_presets
+
+            presets = list_presets()
+        except Exception:  # the model catalog is missing or broken: sizes and files still work
+            presets = []
+        for spec in presets:
+            preset_id = getattr(spec, "id", None) or spec.name
+            label = getattr(spec, "display_name", None) or spec.name
+            billions = spec.total_params / 1e9
+            self.preset_combo.addItem(f"{label} ({billions:,.1f} B)", preset_id)
+
+    def retranslate(self) -> None:
+        self.setTitle(self.tr("2. Model"))
+        self.preset_radio.setText(self.tr("Preset"))
+        self.size_radio.setText(self.tr("Size"))
+        self.path_radio.setText(self.tr("Local"))
+        self.size_spin.setSuffix(" " + self.tr("billion parameters"))
+        self.path_edit.setPlaceholderText(self.tr("config.json or a model folder"))
+        self.file_button.setText(self.tr("File…"))
+        self.folder_button.setText(self.tr("Folder…"))
+        self.preset_combo.lineEdit().setPlaceholderText(self.tr("type to search presets"))
+
+    def set_summary(self, text: str, error: bool = False) -> None:
+        self.summary.setText(text)
+        self.summary.setStyleSheet("color: #cf222e;" if error else "")
+
+    def _on_kind(self, button, checked: bool) -> None:
+        if checked:
+            self.state.update(model_kind=button.property("kind"))
+
+    def _on_preset(self, index: int) -> None:
+        preset = self.preset_combo.itemData(index)
+        if preset:
+            with QSignalBlocker(self.kind_group):
+                self.preset_radio.setChecked(True)
+            self.state.update(model_kind="preset", preset=preset)
+
+    def _on_preset_text(self) -> None:
+        index = self.preset_combo.findText(self.preset_combo.currentText(), Qt.MatchFlag.MatchContains)
+        if index >= 0:
+            self._on_preset(index)
+
+    def _on_slider(self, position: int) -> None:
+        billions = slider_to_size(position)
+        with QSignalBlocker(self.size_spin):
+            self.size_spin.setValue(billions)
+        self._set_size(billions)
+
+    def _on_spin(self, billions: float) -> None:
+        with QSignalBlocker(self.size_slider):
+            self.size_slider.setValue(size_to_slider(billions))
+        self._set_size(billions)
+
+    def _set_size(self, billions: float) -> None:
+        with QSignalBlocker(self.kind_group):
+            self.size_radio.setChecked(True)
+        self.state.update(model_kind="size", size_billions=float(billions))
+
+    def _browse_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Model config.json"), "", self.tr("JSON files (*.json)")
+        )
+        if path:
+            self._set_path(path)
+
+    def _browse_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, self.tr("Model folder (config.json + safetensors)"))
+        if path:
+            self._set_path(path)
+
+    def _set_path(self, path: str) -> None:
+        self.path_edit.setText(path)
+        with QSignalBlocker(self.kind_group):
+            self.path_radio.setChecked(True)
+        self.state.update(model_kind="path", model_path=path)
+
+    def sync_from(self, inputs: PlanInputs) -> None:
+        blockers = [
+            QSignalBlocker(w) for w in (self.kind_group, self.preset_combo, self.size_slider, self.size_spin)
+        ]
+        {"preset": self.preset_radio, "size": self.size_radio, "path": self.path_radio}[
+            inputs.model_kind
+        ].setChecked(True)
+        _set_combo_data(self.preset_combo, inputs.preset)
+        self.size_spin.setValue(inputs.size_billions)
+        self.size_slider.setValue(size_to_slider(inputs.size_billions))
+        self.path_edit.setText(inputs.model_path)
+        del blockers
+
+
+class ShapePanel(_Panel):
+    """Sequence length and batch; training tokens (or dataset x epochs); serving target and users."""
+
+    def __init__(self, state: PlanState, parent: QWidget | None = None):
+        super().__init__(state, parent)
+        self.seq_combo = QComboBox()
+        self.seq_combo.setEditable(True)
+        for length in SEQ_LENS:
+            self.seq_combo.addItem(fmt.integer(length), length)
+        self.batch_spin = QSpinBox()
+        self.batch_spin.setRange(1, 1_000_000)
+        self.tokens_radio, self.dataset_radio = QRadioButton(), QRadioButton()
+        self.tokens_group = QButtonGroup(self)
+        self.tokens_group.addButton(self.tokens_radio)
+        self.tokens_group.addButton(self.dataset_radio)
+        self.tokens_spin = QDoubleSpinBox()
+        self.tokens_spin.setRange(0.001, 1_000_000)
+        self.tokens_spin.setDecimals(3)
+        self.dataset_spin = QDoubleSpinBox()
+        self.dataset_spin.setRange(0.001, 1_000_000)
+        self.dataset_spin.setDecimals(3)
+        self.epochs_spin = QDoubleSpinBox()
+        self.epochs_spin.setRange(0.1, 1000)
+        self.epochs_spin.setDecimals(1)
+        self.tps_spin = QDoubleSpinBox()
+        self.tps_spin.setRange(1, 1e9)
+        self.tps_spin.setDecimals(0)
+        self.users_spin = QSpinBox()
+        self.users_spin.setRange(1, 1_000_000)
+
+        self.labels = {name: QLabel() for name in ("seq", "batch", "tps", "users")}
+        form = QFormLayout(self)
+        form.addRow(self.labels["seq"], self.seq_combo)
+        form.addRow(self.labels["batch"], self.batch_spin)
+        self.training_box = QWidget()
+        training = QFormLayout(self.training_box)
+        training.setContentsMargins(0, 0, 0, 0)
+        training.addRow(self.tokens_radio, self.tokens_spin)
+        training.addRow(self.dataset_radio, self.dataset_spin)
+        self.times_label = QLabel("×")
+        training.addRow(self.times_label, self.epochs_spin)
+        form.addRow(self.training_box)
+        self.serving_box = QWidget()
+        serving = QFormLayout(self.serving_box)
+        serving.setContentsMargins(0, 0, 0, 0)
+        serving.addRow(self.labels["tps"], self.tps_spin)
+        serving.addRow(self.labels["users"], self.users_spin)
+        form.addRow(self.serving_box)
+
+        self.seq_combo.currentIndexChanged.connect(self._on_seq_index)
+        self.seq_combo.lineEdit().editingFinished.connect(self._on_seq_text)
+        self.batch_spin.valueChanged.connect(lambda v: self.state.update(global_batch=int(v)))
+        self.tokens_group.buttonToggled.connect(self._on_tokens_mode)
+        self.tokens_spin.valueChanged.connect(lambda v: self.state.update(train_tokens=v * 1e9))
+        self.dataset_spin.valueChanged.connect(lambda v: self.state.update(dataset_tokens=v * 1e9))
+        self.epochs_spin.valueChanged.connect(lambda v: self.state.update(epochs=float(v)))
+        self.tps_spin.valueChanged.connect(lambda v: self.state.update(tokens_per_second=float(v)))
+        self.users_spin.valueChanged.connect(lambda v: self.state.update(concurrent_users=int(v)))
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setTitle(self.tr("3. Shape"))
+        training = self.state.inputs.is_training
+        self.labels["seq"].setText(
+            self.tr("Sequence length (tokens)") if training else self.tr("Context (tokens)")
+        )
+        self.labels["batch"].setText(self.tr("Global batch (sequences)"))
+        self.labels["tps"].setText(self.tr("Target speed (tokens/s)"))
+        self.labels["users"].setText(self.tr("Concurrent users"))
+        self.tokens_radio.setText(self.tr("Tokens to train"))
+        self.dataset_radio.setText(self.tr("Dataset size"))
+        self.times_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.tokens_spin.setSuffix(" " + self.tr("B tokens"))
+        self.dataset_spin.setSuffix(" " + self.tr("B tokens"))
+        self.epochs_spin.setSuffix(" " + self.tr("epochs"))
+        self.batch_spin.setSuffix(" " + self.tr("seq"))
+        self.users_spin.setSuffix(" " + self.tr("users"))
+
+    def _on_seq_index(self, index: int) -> None:
+        value = self.seq_combo.itemData(index)
+        if value:
+            self.state.update(seq_len=int(value))
+
+    def _on_seq_text(self) -> None:
+        digits = "".join(ch for ch in self.seq_combo.currentText() if ch.isdigit())
+        if digits and int(digits) > 0:
+            self.state.update(seq_len=int(digits))
+
+    def _on_tokens_mode(self, button, checked: bool) -> None:
+        if checked:
+            self.state.update(tokens_mode="dataset" if button is self.dataset_radio else "tokens")
+
+    def sync_from(self, inputs: PlanInputs) -> None:
+        widgets = (self.seq_combo, self.batch_spin, self.tokens_group, self.tokens_spin, self.dataset_spin,
+                   self.epochs_spin, self.tps_spin, self.users_spin)  # fmt: skip
+        blockers = [QSignalBlocker(w) for w in widgets]
+        index = self.seq_combo.findData(inputs.seq_len)
+        if index >= 0:
+            self.seq_combo.setCurrentIndex(index)
+        else:
+            self.seq_combo.setEditText(fmt.integer(inputs.seq_len))
+        self.batch_spin.setValue(inputs.global_batch)
+        (self.dataset_radio if inputs.tokens_mode == "dataset" else self.tokens_radio).setChecked(True)
+        self.tokens_spin.setValue(inputs.train_tokens / 1e9)
+        self.dataset_spin.setValue(inputs.dataset_tokens / 1e9)
+        self.epochs_spin.setValue(inputs.epochs)
+        self.tps_spin.setValue(inputs.tokens_per_second)
+        self.users_spin.setValue(inputs.concurrent_users)
+        del blockers
+        self.training_box.setVisible(inputs.is_training)
+        self.serving_box.setVisible(not inputs.is_training)
+        self.retranslate()
+
+
+class HardwarePanel(_Panel):
+    """Checkable hardware sources: this machine (measured), imported machines, catalog GPUs, quoted offers."""
+
+    GROUPS = ("local", "imported", "catalog", "quote")
+
+    def __init__(self, state: PlanState, parent: QWidget | None = None):
+        super().__init__(state, parent)
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setClearButtonEnabled(True)
+        self.tree = QTreeWidget()
+        self.tree.setHeaderHidden(True)
+        self.tree.setRootIsDecorated(True)
+        self.tree.setMinimumHeight(150)
+        self.groups: dict[str, QTreeWidgetItem] = {}
+        for group in self.GROUPS:
+            item = QTreeWidgetItem(self.tree)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            item.setExpanded(group in ("local", "catalog"))
+            self.groups[group] = item
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.filter_edit)
+        layout.addWidget(self.tree)
+        self.tree.itemChanged.connect(self._on_item_changed)
+        self.filter_edit.textChanged.connect(self._apply_filter)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setTitle(self.tr("4. Hardware"))
+        self.filter_edit.setPlaceholderText(self.tr("filter GPUs and offers"))
+        names = {
+            "local": self.tr("This machine (measured)"),
+            "imported": self.tr("Imported machines (measured)"),
+            "catalog": self.tr("Catalog GPUs (spec sheet)"),
+            "quote": self.tr("Quoted offers (with their price)"),
+        }
+        for group, item in self.groups.items():
+            count = item.childCount()
+            none = self.tr("none")
+            item.setText(0, f"{names[group]} ({count})" if count else f"{names[group]} — {none}")
+
+    def set_sources(self, sources: dict[str, Iterable[tuple[str, str, str]]]) -> None:
+        """sources: group -> (key, label, tooltip) rows; keeps the state's checked keys checked."""
+        checked = set(self.state.inputs.hardware)
+        with QSignalBlocker(self.tree):
+            for group, item in self.groups.items():
+                item.takeChildren()
+                for key, label, tooltip in sources.get(group, ()):
+                    child = QTreeWidgetItem(item, [label])
+                    child.setData(0, Qt.ItemDataRole.UserRole, key)
+                    child.setToolTip(0, tooltip)
+                    child.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+                    child.setCheckState(
+                        0, Qt.CheckState.Checked if key in checked else Qt.CheckState.Unchecked
+                    )
+                    if key in checked:
+                        item.setExpanded(True)
+        self.retranslate()
+        self._apply_filter(self.filter_edit.text())
+
+    def checked_keys(self) -> tuple[str, ...]:
+        keys = []
+        for item in self.groups.values():
+            for index in range(item.childCount()):
+                child = item.child(index)
+                if child.checkState(0) == Qt.CheckState.Checked:
+                    keys.append(child.data(0, Qt.ItemDataRole.UserRole))
+        return tuple(keys)
+
+    def item_for(self, key: str) -> QTreeWidgetItem | None:
+        for item in self.groups.values():
+            for index in range(item.childCount()):
+                if item.child(index).data(0, Qt.ItemDataRole.UserRole) == key:
+                    return item.child(index)
+        return None
+
+    def _on_item_changed(self, item: QTreeWidgetItem, column: int) -> None:
+        if item.parent() is not None:
+            self.state.update(hardware=self.checked_keys())
+
+    def _apply_filter(self, text: str) -> None:
+        needle = text.strip().lower()
+        for item in self.groups.values():
+            for index in range(item.childCount()):
+                child = item.child(index)
+                child.setHidden(bool(needle) and needle not in child.text(0).lower())
+
+    def sync_from(self, inputs: PlanInputs) -> None:
+        wanted = set(inputs.hardware)
+        with QSignalBlocker(self.tree):
+            for item in self.groups.values():
+                for index in range(item.childCount()):
+                    child = item.child(index)
+                    on = child.data(0, Qt.ItemDataRole.UserRole) in wanted
+                    child.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+
+
+class _OptionalSpin(QWidget):
+    """A check box that enables a spin box: unchecked means "no limit" / "planner default"."""
+
+    toggled_value = Signal()
+
+    def __init__(self, spin: QDoubleSpinBox | QSpinBox, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.check = QCheckBox()
+        self.spin = spin
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.check)
+        layout.addWidget(self.spin, 1)
+        self.spin.setEnabled(False)
+        self.check.toggled.connect(self.spin.setEnabled)
+        self.check.toggled.connect(lambda _: self.toggled_value.emit())
+        self.spin.valueChanged.connect(lambda _: self.toggled_value.emit())
+
+    def value(self) -> float | None:
+        return float(self.spin.value()) if self.check.isChecked() else None
+
+    def set_value(self, value: float | None) -> None:
+        with QSignalBlocker(self.check), QSignalBlocker(self.spin):
+            self.check.setChecked(value is not None)
+            self.spin.setEnabled(value is not None)
+            if value is not None:
+                self.spin.setValue(value)
+
+
+class ConstraintsPanel(_Panel):
+    """Maximum or exact GPU count, budget, deadline, rank by; MFU and bandwidth-efficiency overrides."""
+
+    def __init__(self, state: PlanState, parent: QWidget | None = None):
+        super().__init__(state, parent)
+        self.max_spin = QSpinBox()
+        self.max_spin.setRange(1, 65536)
+        exact = QSpinBox()
+        exact.setRange(1, 65536)
+        self.exact = _OptionalSpin(exact)
+        budget = QDoubleSpinBox()
+        budget.setRange(1, 1e12)
+        budget.setDecimals(0)
+        budget.setSingleStep(1000)
+        self.budget = _OptionalSpin(budget)
+        deadline = QDoubleSpinBox()
+        deadline.setRange(0.01, 10000)
+        deadline.setDecimals(1)
+        self.deadline = _OptionalSpin(deadline)
+        mfu = QDoubleSpinBox()
+        mfu.setRange(1, 100)
+        mfu.setDecimals(0)
+        mfu.setValue(40)
+        self.mfu = _OptionalSpin(mfu)
+        efficiency = QDoubleSpinBox()
+        efficiency.setRange(1, 100)
+        efficiency.setDecimals(0)
+        efficiency.setValue(80)
+        self.efficiency = _OptionalSpin(efficiency)
+        self.rank_combo = QComboBox()
+        self.labels = {
+            name: QLabel() for name in ("max", "exact", "budget", "deadline", "rank", "mfu", "eff")
+        }
+        form = QFormLayout(self)
+        form.addRow(self.labels["max"], self.max_spin)
+        form.addRow(self.labels["exact"], self.exact)
+        form.addRow(self.labels["budget"], self.budget)
+        form.addRow(self.labels["deadline"], self.deadline)
+        form.addRow(self.labels["rank"], self.rank_combo)
+        form.addRow(self.labels["mfu"], self.mfu)
+        form.addRow(self.labels["eff"], self.efficiency)
+        self.max_spin.valueChanged.connect(lambda v: self.state.update(max_gpus=int(v)))
+        self.exact.toggled_value.connect(
+            lambda: self.state.update(
+                exact_gpus=None if self.exact.value() is None else int(self.exact.value())
+            )
+        )
+        self.budget.toggled_value.connect(lambda: self.state.update(budget_amount=self.budget.value()))
+        self.deadline.toggled_value.connect(lambda: self.state.update(deadline_days=self.deadline.value()))
+        self.mfu.toggled_value.connect(lambda: self.state.update(mfu=_fraction(self.mfu.value())))
+        self.efficiency.toggled_value.connect(
+            lambda: self.state.update(efficiency=_fraction(self.efficiency.value()))
+        )
+        self.rank_combo.currentIndexChanged.connect(
+            lambda _: self.state.update(rank_by=self.rank_combo.currentData())
+        )
+        self.retranslate()
+
+    def set_defaults(self, mfu: float | None, efficiency: float | None) -> None:
+        """Show the planner's defaults (fractions) in the override fields while they are unchecked."""
+        for widget, value, label in ((self.mfu, mfu, "mfu"), (self.efficiency, efficiency, "eff")):
+            if value is not None and not widget.check.isChecked():
+                with QSignalBlocker(widget.spin):
+                    widget.spin.setValue(round(value * 100))
+            widget.check.setToolTip(
+                self.tr("Unchecked: the planner's default ({0})").format(fmt.percent(value))
+            )
+            widget.setProperty("default_fraction", value)
+            del label
+
+    def retranslate(self) -> None:
+        self.setTitle(self.tr("5. Constraints and assumptions"))
+        self.labels["max"].setText(self.tr("At most"))
+        self.labels["exact"].setText(self.tr("Exactly"))
+        self.labels["budget"].setText(self.tr("Budget"))
+        self.labels["deadline"].setText(self.tr("Deadline"))
+        self.labels["rank"].setText(self.tr("Rank by"))
+        self.labels["mfu"].setText(self.tr("MFU override"))
+        self.labels["eff"].setText(self.tr("Bandwidth efficiency"))
+        self.max_spin.setSuffix(" " + self.tr("GPUs"))
+        self.exact.spin.setSuffix(" " + self.tr("GPUs"))
+        self.deadline.spin.setSuffix(" " + self.tr("days"))
+        self.mfu.spin.setSuffix(" %")
+        self.efficiency.spin.setSuffix(" %")
+        self.mfu.setToolTip(
+            self.tr("Model FLOPs utilisation: the share of the GPUs' dense peak a training step reaches.")
+        )
+        self.efficiency.setToolTip(self.tr("Share of peak memory bandwidth reached when decoding (serving)."))
+        with QSignalBlocker(self.rank_combo):
+            current = self.rank_combo.currentData() or self.state.inputs.rank_by
+            self.rank_combo.clear()
+            self.rank_combo.addItem(self.tr("fastest"), "time")
+            self.rank_combo.addItem(self.tr("cheapest"), "cost")
+            _set_combo_data(self.rank_combo, current)
+
+    def set_currency(self, currency: str) -> None:
+        self.budget.spin.setSuffix(" " + currency)
+
+    def sync_from(self, inputs: PlanInputs) -> None:
+        with QSignalBlocker(self.max_spin), QSignalBlocker(self.rank_combo):
+            self.max_spin.setValue(inputs.max_gpus)
+            _set_combo_data(self.rank_combo, inputs.rank_by)
+        self.exact.set_value(inputs.exact_gpus)
+        self.budget.set_value(inputs.budget_amount)
+        self.deadline.set_value(inputs.deadline_days)
+        self.mfu.set_value(None if inputs.mfu is None else inputs.mfu * 100)
+        self.efficiency.set_value(None if inputs.efficiency is None else inputs.efficiency * 100)
+
+
+def _fraction(percent: float | None) -> float | None:
+    return None if percent is None else percent / 100.0
+
+
+__all__ = [
+    "ConstraintsPanel",
+    "HardwarePanel",
+    "ModelPanel",
+    "ShapePanel",
+    "WorkloadPanel",
+]

@@ -1,0 +1,645 @@
+"""Rent or buy: cumulative cost by month of renting (on demand, spot, reserved, a spot mix), buying and a hybrid.
+
+Pre-filled from the Plan page's chosen option (GPU type and count, while "Follow the Plan page" is on) and the
+stored quotes (median on-demand, spot and reserved prices; purchase quotes or the catalog's price), converted
+into the display currency. Every input change recomputes planner.costs.rent_vs_buy (microseconds) and redraws
+on the next event-loop turn, so dragging a slider stays live. The recommendation is written here, translated,
+from the result's numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSlider,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop import fmt
+from desktop.charts.rentbuy_chart import RentBuyChart
+from desktop.pages.base import Page
+
+DEFAULT_SERVER_OVERHEAD = 0.25  # server, network and rack as a share of the GPU price when no quote says
+DEFAULT_UTILIZATION = 0.6
+DEFAULT_HORIZON_MONTHS = 36
+
+
+def crossing_month(
+    buy: list[float] | tuple[float, ...], rent: list[float] | tuple[float, ...]
+) -> float | None:
+    """First (interpolated) month at which cumulative buying is no dearer than cumulative renting, or None.
+
+    Month 0 is the purchase day (buy > rent there unless buying is free); the resale credit in the last month is
+    ignored here, so the marker shows when owning has paid for itself through use alone.
+    """
+    end = len(buy) - 1
+    for month in range(1, end + 1):
+        buy_now = (
+            buy[month]
+            if month < end
+            else buy[month - 1] + (buy[month - 1] - buy[month - 2] if month >= 2 else 0)
+        )
+        if buy_now <= rent[month]:
+            before = buy[month - 1] - rent[month - 1]
+            after = buy_now - rent[month]
+            return month - 1 + (before / (before - after) if before != after else 1.0)
+    return None
+
+
+class _Slider(QWidget):
+    """A slider with its value shown beside it; value_changed(float) in the slider's unit."""
+
+    value_changed = Signal(float)
+
+    def __init__(self, minimum: int, maximum: int, scale: float = 1.0, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.scale = scale
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(minimum, maximum)
+        self.label = QLabel()
+        self.label.setMinimumWidth(64)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.formatter = lambda value: fmt.number(value, 0)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.slider, 1)
+        layout.addWidget(self.label)
+        self.slider.valueChanged.connect(self._changed)
+
+    def value(self) -> float:
+        return self.slider.value() * self.scale
+
+    def set_value(self, value: float) -> None:
+        with QSignalBlocker(self.slider):
+            self.slider.setValue(round(value / self.scale))
+        self.label.setText(self.formatter(self.value()))
+
+    def _changed(self, _: int) -> None:
+        self.label.setText(self.formatter(self.value()))
+        self.value_changed.emit(self.value())
+
+
+def _money_spin(maximum: float = 1e9, decimals: int = 2) -> QDoubleSpinBox:
+    spin = QDoubleSpinBox()
+    spin.setRange(0, maximum)
+    spin.setDecimals(decimals)
+    spin.setGroupSeparatorShown(True)
+    return spin
+
+
+class RentBuyPage(Page):
+    """See the module docstring. Signals: recomputed() after the chart and the recommendation are redrawn."""
+
+    page_id = "rent_buy"
+    recomputed = Signal()
+
+    def __init__(self, context, parent: QWidget | None = None):
+        super().__init__(context, parent)
+        self.result: Any = None
+        self.error: str | None = None
+        self.currency = context.display_currency()
+        self.notes: list[str] = []
+        self._closed = False
+        self._redraw_timer = QTimer(self)
+        self._redraw_timer.setSingleShot(True)
+        self._redraw_timer.setInterval(0)  # coalesce a burst of slider events into one recompute
+        self._redraw_timer.timeout.connect(self.recompute)
+        self._build()
+        self.retranslate()
+        self.fill_from_plan(context.plan_option, force=True)
+        context.plan_option_changed.connect(lambda option: self.fill_from_plan(option))
+        context.quotes_changed.connect(self.refill_prices)
+        context.settings_changed.connect(self.refill_prices)
+        self.recompute()
+
+    # -- construction ------------------------------------------------------------------------------------------
+    def _build(self) -> None:
+        catalog = self.context.gpu_catalog()
+        self.follow_plan = QCheckBox()
+        self.follow_plan.setChecked(True)
+        self.from_plan_label = QLabel()
+        self.from_plan_label.setWordWrap(True)
+        self.gpu_combo = QComboBox()
+        for gpu in sorted(catalog.values(), key=lambda g: (-g.memory_bytes, g.name)):
+            self.gpu_combo.addItem(gpu.name, gpu.id)
+        self.gpus_spin = QSpinBox()
+        self.gpus_spin.setRange(1, 100000)
+        self.purchase_spin = _money_spin(1e9, 0)
+        self.purchase_spin.setSingleStep(500)
+        self.overhead_spin = QDoubleSpinBox()
+        self.overhead_spin.setRange(0, 300)
+        self.overhead_spin.setDecimals(0)
+        self.power_spin = QDoubleSpinBox()
+        self.power_spin.setRange(0, 5000)
+        self.power_spin.setDecimals(0)
+        self.pue_spin = QDoubleSpinBox()
+        self.pue_spin.setRange(1.0, 3.0)
+        self.pue_spin.setSingleStep(0.05)
+        self.pue_spin.setDecimals(2)
+        self.electricity_spin = _money_spin(100, 3)
+        self.electricity_spin.setSingleStep(0.01)
+        self.maintenance_spin = QDoubleSpinBox()
+        self.maintenance_spin.setRange(0, 100)
+        self.maintenance_spin.setDecimals(0)
+        self.resale_spin = QDoubleSpinBox()
+        self.resale_spin.setRange(0, 100)
+        self.resale_spin.setDecimals(0)
+        self.on_demand_spin = _money_spin(1000, 2)
+        self.spot_spin = _money_spin(1000, 2)
+        self.reserved_spin = _money_spin(1000, 2)
+        self.hybrid_spin = QSpinBox()
+        self.hybrid_spin.setRange(0, 100000)
+        self.hours_slider = _Slider(1, 24)
+        self.utilization_slider = _Slider(1, 100, 0.01)
+        self.utilization_slider.formatter = lambda value: fmt.percent(value)
+        self.horizon_slider = _Slider(6, 120)
+        self.spot_share_slider = _Slider(0, 100, 0.01)
+        self.spot_share_slider.formatter = lambda value: fmt.percent(value)
+
+        self.labels: dict[str, QLabel] = {}
+
+        def row(form: QFormLayout, key: str, widget: QWidget) -> None:
+            self.labels[key] = QLabel()
+            form.addRow(self.labels[key], widget)
+
+        self.use_box = QGroupBox()
+        use = QFormLayout(self.use_box)
+        use.addRow(self.follow_plan)
+        use.addRow(self.from_plan_label)
+        row(use, "gpu", self.gpu_combo)
+        row(use, "gpus", self.gpus_spin)
+        row(use, "hours", self.hours_slider)
+        row(use, "utilization", self.utilization_slider)
+        row(use, "horizon", self.horizon_slider)
+        self.buy_box = QGroupBox()
+        buy = QFormLayout(self.buy_box)
+        row(buy, "purchase", self.purchase_spin)
+        row(buy, "overhead", self.overhead_spin)
+        row(buy, "power", self.power_spin)
+        row(buy, "pue", self.pue_spin)
+        row(buy, "electricity", self.electricity_spin)
+        row(buy, "maintenance", self.maintenance_spin)
+        row(buy, "resale", self.resale_spin)
+        self.rent_box = QGroupBox()
+        rent = QFormLayout(self.rent_box)
+        row(rent, "on_demand", self.on_demand_spin)
+        row(rent, "spot", self.spot_spin)
+        row(rent, "reserved", self.reserved_spin)
+        row(rent, "spot_share", self.spot_share_slider)
+        row(rent, "hybrid", self.hybrid_spin)
+
+        inputs = QWidget()
+        inputs_layout = QVBoxLayout(inputs)
+        inputs_layout.setContentsMargins(0, 0, 4, 0)
+        for box in (self.use_box, self.buy_box, self.rent_box):
+            inputs_layout.addWidget(box)
+        inputs_layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(inputs)
+        scroll.setMinimumWidth(340)
+
+        self.headline = QLabel()
+        self.headline.setWordWrap(True)
+        self.headline.setTextFormat(Qt.TextFormat.RichText)
+        self.chart = RentBuyChart()
+        self.figures = QLabel()
+        self.figures.setWordWrap(True)
+        self.figures.setTextFormat(Qt.TextFormat.RichText)
+        self.figures.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.figures.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.headline)
+        right_layout.addWidget(self.chart, 3)
+        right_layout.addWidget(self.figures, 0)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(scroll)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([380, 900])
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+
+        self.follow_plan.toggled.connect(lambda on: self.fill_from_plan(self.context.plan_option, force=on))
+        self.gpu_combo.currentIndexChanged.connect(self._on_gpu_changed)
+        for spin in (self.gpus_spin, self.hybrid_spin):
+            spin.valueChanged.connect(self.schedule)
+        for spin in (self.purchase_spin, self.overhead_spin, self.power_spin, self.pue_spin, self.electricity_spin,
+                     self.maintenance_spin, self.resale_spin, self.on_demand_spin, self.spot_spin, self.reserved_spin):  # fmt: skip
+            spin.valueChanged.connect(self.schedule)
+        for slider in (
+            self.hours_slider,
+            self.utilization_slider,
+            self.horizon_slider,
+            self.spot_share_slider,
+        ):
+            slider.value_changed.connect(self.schedule)
+        self._set_defaults()
+
+    def _set_defaults(self) -> None:
+        from planner.costs import DEFAULT_PUE
+
+        self.hours_slider.set_value(24)
+        self.utilization_slider.set_value(DEFAULT_UTILIZATION)
+        self.horizon_slider.set_value(DEFAULT_HORIZON_MONTHS)
+        self.spot_share_slider.set_value(0.0)
+        self.pue_spin.setValue(DEFAULT_PUE)
+        self.overhead_spin.setValue(DEFAULT_SERVER_OVERHEAD * 100)
+        self.maintenance_spin.setValue(0)
+        self.resale_spin.setValue(20)
+        self.gpus_spin.setValue(8)
+        self.hybrid_spin.setValue(4)
+        _select(self.gpu_combo, "h100-sxm")
+        self.refill_prices()
+
+    def title(self) -> str:
+        return self.tr("Rent or buy")
+
+    def retranslate(self) -> None:
+        self.use_box.setTitle(self.tr("Use"))
+        self.buy_box.setTitle(self.tr("Buying"))
+        self.rent_box.setTitle(self.tr("Renting"))
+        self.follow_plan.setText(self.tr("Follow the Plan page's chosen option"))
+        texts = {
+            "gpu": self.tr("GPU"),
+            "gpus": self.tr("GPUs"),
+            "hours": self.tr("Hours per day"),
+            "utilization": self.tr("Utilisation"),
+            "horizon": self.tr("Horizon (months)"),
+            "purchase": self.tr("Price per GPU"),
+            "overhead": self.tr("Server overhead"),
+            "power": self.tr("Power per GPU"),
+            "pue": self.tr("PUE"),
+            "electricity": self.tr("Electricity"),
+            "maintenance": self.tr("Maintenance per year"),
+            "resale": self.tr("Resale at the end"),
+            "on_demand": self.tr("On demand"),
+            "spot": self.tr("Spot"),
+            "reserved": self.tr("Reserved"),
+            "spot_share": self.tr("Share on spot"),
+            "hybrid": self.tr("Hybrid: GPUs owned"),
+        }
+        for key, label in self.labels.items():
+            label.setText(texts[key])
+        self.hours_slider.formatter = lambda value: self.tr("{0} h").format(fmt.number(value, 0))
+        self.horizon_slider.formatter = lambda value: self.tr("{0} mo").format(fmt.number(value, 0))
+        for slider in (
+            self.hours_slider,
+            self.utilization_slider,
+            self.horizon_slider,
+            self.spot_share_slider,
+        ):
+            slider.set_value(slider.value())
+        for spin in (self.spot_spin, self.reserved_spin):
+            spin.setSpecialValueText(self.tr("no quote"))
+        self.overhead_spin.setSuffix(" %")
+        self.maintenance_spin.setSuffix(" %")
+        self.resale_spin.setSuffix(" %")
+        self.power_spin.setSuffix(" " + self.tr("W"))
+        self.overhead_spin.setToolTip(self.tr("Server, network and rack cost as a share of the GPU price"))
+        self.pue_spin.setToolTip(
+            self.tr("Power usage effectiveness: facility power / IT power (1.0 = no overhead)")
+        )
+        self.hybrid_spin.setToolTip(
+            self.tr("Owned GPUs take the base load; the rest of the demand is rented on demand")
+        )
+        self.spot_share_slider.setToolTip(
+            self.tr("Share of rented hours run on spot instances (the 'rent mix' line)")
+        )
+        self._set_currency_suffixes()
+        self._update_from_plan_label()
+        self.chart.retranslate()
+        self._draw()
+
+    def _set_currency_suffixes(self) -> None:
+        per_hour = " " + self.tr("{0}/GPU-h").format(self.currency)
+        for spin in (self.on_demand_spin, self.spot_spin, self.reserved_spin):
+            spin.setSuffix(per_hour)
+        self.purchase_spin.setSuffix(" " + self.currency)
+        self.electricity_spin.setSuffix(" " + self.tr("{0}/kWh").format(self.currency))
+
+    # -- pre-filling ---------------------------------------------------------------------------------------------
+    def fill_from_plan(self, option: Any, force: bool = False) -> None:
+        """Take GPU type and count from the plan's chosen option while following the plan."""
+        self._plan_option = option
+        if option is not None and (force or self.follow_plan.isChecked()) and self.follow_plan.isChecked():
+            with (
+                QSignalBlocker(self.gpu_combo),
+                QSignalBlocker(self.gpus_spin),
+                QSignalBlocker(self.hybrid_spin),
+            ):
+                _select(self.gpu_combo, option.gpu.id)
+                self.gpus_spin.setValue(int(option.gpus))
+                self.hybrid_spin.setMaximum(int(option.gpus))
+                self.hybrid_spin.setValue(max(1, int(option.gpus) // 2))
+            self.refill_prices()
+        self._update_from_plan_label()
+        self.schedule()
+
+    def _update_from_plan_label(self) -> None:
+        option = getattr(self, "_plan_option", None)
+        if option is None:
+            self.from_plan_label.setText(
+                self.tr("No plan chosen yet: the Plan page's selected option fills GPU and count.")
+            )
+        elif self.follow_plan.isChecked():
+            self.from_plan_label.setText(
+                self.tr("From the plan: {0} × {1}").format(option.gpus, option.gpu.name)
+            )
+        else:
+            self.from_plan_label.setText(
+                self.tr("The plan chose {0} × {1}; tick the box above to use it.").format(
+                    option.gpus, option.gpu.name
+                )
+            )
+
+    def _on_gpu_changed(self, _: int) -> None:
+        self.refill_prices()
+        self.schedule()
+
+    def refill_prices(self) -> None:
+        """Prices for the chosen GPU from the stored quotes (display currency) and the catalog."""
+        from desktop.plan_request import typical_price
+
+        self.currency = self.context.display_currency()
+        self.notes = []
+        gpu = self.context.gpu_catalog().get(self.gpu_combo.currentData())
+        if gpu is None:
+            return
+        try:
+            quotes = list(self.context.store.list_rental_quotes(gpu=gpu.id))
+        except Exception:
+            quotes = []
+        rates = self.context.exchange_rates()
+        on_demand = typical_price(quotes, gpu.id, ("on-demand",), self.currency, rates, self.notes)
+        spot = typical_price(quotes, gpu.id, ("spot",), self.currency, rates, self.notes)
+        reserved = typical_price(
+            quotes, gpu.id, ("reserved-1y", "reserved-3y", "committed"), self.currency, rates, self.notes
+        )
+        purchase, overhead, power, purchase_note = self._purchase(gpu, rates)
+        self.price_sources = {
+            "on_demand": on_demand[1] if on_demand else self.tr("no on-demand quote: type a price"),
+            "spot": spot[1] if spot else self.tr("no spot quote stored: type a price to compare"),
+            "reserved": reserved[1]
+            if reserved
+            else self.tr("no reserved quote stored: type a price to compare"),
+            "purchase": purchase_note,
+        }
+        on_demand_amount = on_demand[0].amount if on_demand else 0.0
+        blockers = [QSignalBlocker(w) for w in (self.on_demand_spin, self.spot_spin, self.reserved_spin,
+                                                self.purchase_spin, self.overhead_spin, self.power_spin,
+                                                self.electricity_spin)]  # fmt: skip
+        self.on_demand_spin.setValue(on_demand_amount)
+        # No quote, no line: a price is never invented (0 leaves the series out until the user types one).
+        self.spot_spin.setValue(spot[0].amount if spot else 0.0)
+        self.reserved_spin.setValue(reserved[0].amount if reserved else 0.0)
+        if purchase is not None:
+            self.purchase_spin.setValue(purchase)
+        self.overhead_spin.setValue((overhead if overhead is not None else DEFAULT_SERVER_OVERHEAD) * 100)
+        self.power_spin.setValue(power or gpu.tdp_w or 0)
+        electricity = self.context.electricity_price()
+        converted, problem = self.context.to_display_currency(electricity.amount, electricity.currency)
+        if converted is not None:
+            self.electricity_spin.setValue(converted.amount)
+        else:
+            self.notes.append(problem)
+        del blockers
+        self._set_currency_suffixes()
+        self.schedule()
+
+    def _purchase(self, gpu: Any, rates: Any) -> tuple[float | None, float | None, float | None, str]:
+        """(price per GPU, server overhead fraction, power W, where from) in the display currency."""
+        try:
+            quotes = list(self.context.store.list_purchase_quotes(gpu=gpu.id))
+        except Exception:
+            quotes = []
+        mine = [q for q in quotes if q.get("origin") == "user"] or quotes
+        per_gpu = []
+        for quote in mine:
+            converted, problem = self.context.to_display_currency(
+                float(quote["price"]) / int(quote["gpus"] or 1), quote["currency"]
+            )
+            if converted is None:
+                self.notes.append(problem)
+                continue
+            per_gpu.append((converted.amount, quote))
+        if per_gpu:
+            per_gpu.sort(key=lambda item: item[0])
+            middle = len(per_gpu) // 2
+            amount, quote = per_gpu[middle]
+            if len(per_gpu) % 2 == 0:
+                amount = (per_gpu[middle - 1][0] + amount) / 2
+            vendors = ", ".join(dict.fromkeys(str(q.get("vendor", "")) for _, q in per_gpu))
+            note = self.tr("median of {0} purchase quote(s): {1}").format(len(per_gpu), vendors)
+            return amount, quote.get("server_overhead_fraction"), quote.get("power_w"), note
+        if gpu.purchase_usd:
+            converted, problem = self.context.to_display_currency(gpu.purchase_usd, "USD")
+            if converted is not None:
+                return converted.amount, None, None, self.tr("catalog price (see the GPU's sources)")
+            self.notes.append(problem)
+        return None, None, None, self.tr("no purchase price known: type one")
+
+    # -- computing -----------------------------------------------------------------------------------------------
+    def schedule(self, *_: Any) -> None:
+        if not self._closed and not self._redraw_timer.isActive():
+            self._redraw_timer.start()
+
+    def inputs(self):
+        """planner.costs.RentBuyInputs from the widgets."""
+        from planner.costs import RentBuyInputs
+
+        gpus = int(self.gpus_spin.value())
+        return RentBuyInputs(
+            gpus=gpus,
+            purchase_per_gpu=float(self.purchase_spin.value()),
+            rent_on_demand_per_gpu_hour=float(self.on_demand_spin.value()),
+            rent_spot_per_gpu_hour=float(self.spot_spin.value()) or None,
+            rent_reserved_per_gpu_hour=float(self.reserved_spin.value()) or None,
+            currency=self.currency,
+            infra_overhead_fraction=self.overhead_spin.value() / 100,
+            power_w_per_gpu=float(self.power_spin.value()),
+            pue=float(self.pue_spin.value()),
+            electricity_per_kwh=float(self.electricity_spin.value()),
+            hours_per_day=float(self.hours_slider.value()),
+            utilization=max(0.01, float(self.utilization_slider.value())),
+            horizon_months=int(self.horizon_slider.value()),
+            resale_fraction=self.resale_spin.value() / 100,
+            maintenance_fraction_per_year=self.maintenance_spin.value() / 100,
+            hybrid_owned_gpus=min(int(self.hybrid_spin.value()), gpus),
+        )
+
+    def recompute(self) -> None:
+        from planner.costs import rent_vs_buy
+        from planner.errors import UserError
+
+        self._redraw_timer.stop()
+        try:
+            self.result, self.error = rent_vs_buy(self.inputs()), None
+        except UserError as exc:
+            self.result, self.error = None, str(exc)
+        self._draw()
+        self.recomputed.emit()
+
+    def chart_series(self) -> tuple[dict[str, list[float]], dict[str, float | None]]:
+        """The series drawn (with the spot mix when a share is set) and the break-even month per rent series."""
+        result = self.result
+        series = {key: list(values) for key, values in result.series.items()}
+        share = self.spot_share_slider.value()
+        if "spot" in series and 0 < share < 1:
+            series["rent_mix"] = [
+                (1 - share) * od + share * sp
+                for od, sp in zip(series["on_demand"], series["spot"], strict=False)
+            ]
+        break_even = {"on_demand": result.break_even_months}
+        for key in ("spot", "reserved", "rent_mix"):
+            if key in series:
+                break_even[key] = crossing_month(series["buy"], series[key])
+        return series, break_even
+
+    def _draw(self) -> None:
+        if not hasattr(self, "chart"):
+            return
+        if self.result is None:
+            self.headline.setText(
+                "<b>"
+                + self.tr("Cannot compare: {0}").format(_escape(self.error or self.tr("no inputs yet")))
+                + "</b>"
+            )
+            self.chart.set_data({}, {}, self.currency)
+            self.figures.setText("")
+            return
+        self.spot_share_slider.setEnabled("spot" in self.result.series)
+        series, break_even = self.chart_series()
+        self.chart.set_data(series, break_even, self.currency)
+        self.headline.setText(self._recommendation())
+        self.figures.setText(self._figures_html())
+
+    def _plan_name(self, key: str) -> str:
+        return {
+            "on_demand": self.tr("renting on demand"),
+            "spot": self.tr("renting spot"),
+            "reserved": self.tr("renting reserved"),
+            "buy": self.tr("buying"),
+            "hybrid": self.tr("hybrid (own the base load, rent the bursts)"),
+        }[key]
+
+    def _recommendation(self) -> str:
+        result = self.result
+        inputs = result.inputs
+        years = fmt.number(inputs.horizon_months / 12, 1 if inputs.horizon_months % 12 else 0)
+        cheapest = result.cheapest
+        text = self.tr(
+            "<b>{0} is cheapest</b> over {1} years for {2} GPUs at {3} utilisation, {4} h/day: {5}."
+        ).format(
+            self._plan_name(cheapest).capitalize(),
+            years,
+            inputs.gpus,
+            fmt.percent(inputs.utilization),
+            fmt.number(inputs.hours_per_day, 0),
+            fmt.money_obj(result.totals[cheapest]),
+        )
+        if result.break_even_gpu_hours is None:
+            text += " " + self.tr(
+                "Owning never pays off: renting costs less per hour than running an owned GPU."
+            )
+        else:
+            text += " " + self.tr("Buying pays off after {0} GPU-hours per GPU").format(
+                fmt.integer(round(result.break_even_gpu_hours))
+            )
+            if result.break_even_months is not None:
+                text += " " + self.tr("(about {0} months at this schedule).").format(
+                    fmt.number(result.break_even_months, 1)
+                )
+            else:
+                text += "."
+        if result.break_even_utilization is None:
+            text += " " + self.tr("Renting wins even at 100% utilisation over this horizon.")
+        else:
+            text += " " + self.tr("Owning beats on-demand renting above {0} utilisation.").format(
+                fmt.percent(result.break_even_utilization)
+            )
+        return text
+
+    def _figures_html(self) -> str:
+        result = self.result
+        series, break_even = self.chart_series()
+        rows = []
+        for key in ("on_demand", "spot", "reserved", "buy", "hybrid"):
+            if key not in result.totals:
+                continue
+            months = break_even.get(key)
+            when = ""
+            if key in break_even:
+                when = (
+                    self.tr("buying cheaper after {0} months").format(fmt.number(months, 1))
+                    if months is not None
+                    else self.tr("buying never cheaper")
+                )
+            source = self.price_sources.get(key, "") if hasattr(self, "price_sources") else ""
+            if key == "buy":
+                source = self.price_sources.get("purchase", "") if hasattr(self, "price_sources") else ""
+            rows.append(
+                f"<tr><td>{_escape(self._plan_name(key))}</td><td align='right'>{fmt.money_obj(result.totals[key])}</td>"
+                f"<td>{_escape(when)}</td><td><small>{_escape(source)}</small></td></tr>"
+            )
+        owned = self.tr("Owned cost per busy GPU-hour: {0}; running cost (power, maintenance): {1}.").format(
+            fmt.money(result.owned_cost_per_gpu_hour, self.currency),
+            fmt.money(result.running_cost_per_gpu_hour, self.currency),
+        )
+        notes = "".join(f"<br><small>{_escape(n)}</small>" for n in dict.fromkeys(self.notes))
+        names = (
+            self.tr("Plan"),
+            self.tr("Total over the horizon"),
+            self.tr("Break-even"),
+            self.tr("Price from"),
+        )
+        header = (
+            f"<tr><th align='left'>{names[0]}</th><th align='right'>{names[1]}</th>"
+            f"<th align='left'>{names[2]}</th><th align='left'>{names[3]}</th></tr>"
+        )
+        return f"<table cellspacing='6'>{header}{''.join(rows)}</table>{_escape(owned)}{notes}"
+
+    def shutdown(self) -> None:
+        """The window is closing: no more recomputing (the store closes after this)."""
+        self._redraw_timer.stop()
+        self._closed = True
+
+    # -- page interface ------------------------------------------------------------------------------------------
+    def load_example(self) -> None:
+        """8 x H100 SXM at 60% of 24 h over 3 years, priced from the stored reference quotes."""
+        self.follow_plan.setChecked(False)
+        with QSignalBlocker(self.gpu_combo):
+            _select(self.gpu_combo, "h100-sxm")
+        self.gpus_spin.setValue(8)
+        self.hybrid_spin.setValue(4)
+        self.refill_prices()
+        self.hours_slider.set_value(24)
+        self.utilization_slider.set_value(0.6)
+        self.horizon_slider.set_value(36)
+        self.spot_share_slider.set_value(0.3)
+        self.recompute()
+
+
+def _select(combo: QComboBox, data: Any) -> None:
+    index = combo.findData(data)
+    if index >= 0:
+        combo.setCurrentIndex(index)
+
+
+def _escape(text: str) -> str:
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,201 @@
+"""The Plan page's one state object: the user's choices, the latest result, the selection and the document.
+
+Pure Python (no Qt): PlanInputs is a frozen dataclass of JSON-friendly values (saved plans store it as a dict);
+PlanState holds the current inputs, the latest planner result, the selected option and whether the open plan
+has unsaved changes, and tells listeners what changed ("inputs", "result", "selection", "document"). Widgets
+write through PlanState.update(); charts and tables redraw from PlanState. The Qt side wraps it in
+desktop.pages.plan.PlanStateAdapter, which re-emits notifications as a Qt signal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+TASKS = ("inference", "pretrain", "finetune", "lora", "qlora")
+MODEL_KINDS = ("preset", "size", "path")
+PRECISIONS = ("bf16", "fp16", "fp8", "int8", "int4", "fp32")
+RANK_BY = ("time", "cost")
+TOKENS_MODES = ("tokens", "dataset")
+
+# Hardware source keys: "catalog:<gpu id>", "run:<probe run id>" (this machine or an imported one, measured),
+# "quote:<rental quote id>" (a priced offer; its GPU type is planned with that price).
+HARDWARE_PREFIXES = ("catalog", "run", "quote")
+
+
+@dataclass(frozen=True)
+class PlanInputs:
+    """Everything the user chose on the Plan page. Units in names; None means "use the planner's default"."""
+
+    task: str = "lora"
+    model_kind: str = "preset"  # "preset" | "size" | "path"
+    preset: str = "llama-3.1-8b"
+    size_billions: float = 7.0
+    model_path: str = ""
+    precision: str = "bf16"
+    seq_len: int = 4096
+    global_batch: int = 32  # sequences per optimizer step (training) or per forward pass (serving)
+    tokens_mode: str = "tokens"  # "tokens": train_tokens; "dataset": dataset_tokens x epochs
+    train_tokens: float = 1e9
+    dataset_tokens: float = 1e8
+    epochs: float = 3.0
+    tokens_per_second: float = 1000.0  # serving target, all users together
+    concurrent_users: int = 8
+    hardware: tuple[str, ...] = ("catalog:h100-sxm", "catalog:a100-sxm-80gb", "catalog:rtx-4090")
+    exact_gpus: int | None = None  # plan exactly this many GPUs (None: search up to max_gpus)
+    max_gpus: int = 64
+    budget_amount: float | None = None
+    budget_currency: str = "USD"
+    deadline_days: float | None = None
+    mfu: float | None = None  # model FLOPs utilisation override, 0..1
+    efficiency: float | None = None  # memory-bandwidth efficiency override for decode, 0..1
+    rank_by: str = "time"
+
+    @property
+    def is_training(self) -> bool:
+        return self.task != "inference"
+
+    @property
+    def training_tokens(self) -> float:
+        """Tokens the run processes: train_tokens, or dataset tokens x epochs."""
+        if self.tokens_mode == "dataset":
+            return float(self.dataset_tokens) * float(self.epochs)
+        return float(self.train_tokens)
+
+    @property
+    def model_text(self) -> str:
+        """What planner.models.resolve_model() takes for this choice."""
+        if self.model_kind == "size":
+            return f"{self.size_billions:g}b"
+        if self.model_kind == "path":
+            return self.model_path
+        return self.preset
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["hardware"] = list(self.hardware)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PlanInputs:
+        """Inputs from a saved plan; unknown keys are ignored and missing ones take today's defaults."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        if "hardware" in values:
+            values["hardware"] = tuple(str(h) for h in values["hardware"] or ())
+        return cls(**values).validated()
+
+    def validated(self) -> PlanInputs:
+        """A copy with out-of-range choices pulled back to something the planner accepts."""
+        changes: dict[str, Any] = {}
+        if self.task not in TASKS:
+            changes["task"] = "lora"
+        if self.model_kind not in MODEL_KINDS:
+            changes["model_kind"] = "preset"
+        if self.rank_by not in RANK_BY:
+            changes["rank_by"] = "time"
+        if self.tokens_mode not in TOKENS_MODES:
+            changes["tokens_mode"] = "tokens"
+        for name, low in (("seq_len", 1), ("global_batch", 1), ("max_gpus", 1), ("concurrent_users", 1)):
+            if int(getattr(self, name)) < low:
+                changes[name] = low
+        return dataclasses.replace(self, **changes) if changes else self
+
+
+Listener = Callable[[str], None]
+
+
+@dataclass
+class PlanState:
+    """Current inputs + latest result + selection + document (saved plan id/name, unsaved changes).
+
+    Notifications: listeners get one word: "inputs" (re-plan), "result" (redraw), "selection" (redraw the
+    selected option's charts), "document" (title / save state changed).
+    """
+
+    inputs: PlanInputs = field(default_factory=PlanInputs)
+    result: Any = None  # planner.search.PlanResult or None
+    error: str | None = None  # why the last plan failed (a UserError message), None when it worked
+    selected: int = 0  # index into result.options
+    plan_id: int | None = None  # the saved plan this state was loaded from / saved to
+    plan_name: str = ""
+    dirty: bool = False
+    _listeners: list[Listener] = field(default_factory=list, repr=False)
+
+    # -- notification ------------------------------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def _notify(self, what: str) -> None:
+        for listener in list(self._listeners):
+            listener(what)
+
+    # -- inputs ------------------------------------------------------------------------------------------------
+    def update(self, **changes: Any) -> bool:
+        """Change some inputs; True (and an "inputs" notification) when anything actually changed."""
+        new = dataclasses.replace(self.inputs, **changes).validated()
+        if new == self.inputs:
+            return False
+        self.inputs = new
+        if not self.dirty:
+            self.dirty = True
+            self._notify("document")
+        self._notify("inputs")
+        return True
+
+    def replace_inputs(self, inputs: PlanInputs, *, dirty: bool) -> None:
+        self.inputs = inputs.validated()
+        self.dirty = dirty
+        self._notify("document")
+        self._notify("inputs")
+
+    # -- results -----------------------------------------------------------------------------------------------
+    def set_result(self, result: Any) -> None:
+        """Take a new planner result; keep the same option selected when it is still offered."""
+        previous = self.selected_option
+        self.result, self.error = result, None
+        self.selected = 0
+        if previous is not None:
+            for index, option in enumerate(self.options):
+                if _same_option(option, previous):
+                    self.selected = index
+                    break
+        self._notify("result")
+
+    def set_error(self, message: str) -> None:
+        self.result, self.error, self.selected = None, message, 0
+        self._notify("result")
+
+    @property
+    def options(self) -> tuple:
+        return tuple(getattr(self.result, "options", ()) or ())
+
+    @property
+    def selected_option(self) -> Any:
+        options = self.options
+        return options[self.selected] if 0 <= self.selected < len(options) else None
+
+    def select(self, index: int) -> None:
+        if index != self.selected and 0 <= index < len(self.options):
+            self.selected = index
+            self._notify("selection")
+
+    # -- document ----------------------------------------------------------------------------------------------
+    def mark_saved(self, plan_id: int | None, name: str) -> None:
+        self.plan_id, self.plan_name, self.dirty = plan_id, name, False
+        self._notify("document")
+
+    def mark_new(self) -> None:
+        self.plan_id, self.plan_name, self.dirty = None, "", False
+        self._notify("document")
+
+
+def _same_option(a: Any, b: Any) -> bool:
+    """The same GPU type, count and strategy (results are rebuilt on each plan, so compare by value)."""
+    return (
+        getattr(getattr(a, "gpu", None), "id", None) == getattr(getattr(b, "gpu", None), "id", None)
+        and getattr(a, "gpus", None) == getattr(b, "gpus", None)
+        and getattr(a, "strategy", None) == getattr(b, "strategy", None)
+    )

@@ -1,0 +1,262 @@
+"""The ranked options table: a thin Qt model over planner.search.PlanResult.options.
+
+Display text goes through desktop.fmt (units on every number, QLocale formatting); the sort role carries raw
+numbers (bytes, seconds, amounts) so sorting by a column sorts by value, not by text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QAbstractTableModel,
+    QCoreApplication,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+)
+from PySide6.QtGui import QBrush, QColor
+
+from desktop import fmt
+
+CONTEXT = "PlanOptionsModel"
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+
+# (key, header) in column order.
+COLUMNS = (
+    ("rank", QT_TRANSLATE_NOOP("PlanOptionsModel", "#")),
+    ("gpu", QT_TRANSLATE_NOOP("PlanOptionsModel", "GPU")),
+    ("gpus", QT_TRANSLATE_NOOP("PlanOptionsModel", "Count")),
+    ("strategy", QT_TRANSLATE_NOOP("PlanOptionsModel", "Strategy")),
+    ("fits", QT_TRANSLATE_NOOP("PlanOptionsModel", "Fits")),
+    ("memory", QT_TRANSLATE_NOOP("PlanOptionsModel", "Memory/GPU")),
+    ("time", QT_TRANSLATE_NOOP("PlanOptionsModel", "Time")),
+    ("gpu_hours", QT_TRANSLATE_NOOP("PlanOptionsModel", "GPU-hours")),
+    ("cost", QT_TRANSLATE_NOOP("PlanOptionsModel", "Cost")),
+    ("per_million", QT_TRANSLATE_NOOP("PlanOptionsModel", "Cost/1M tokens")),
+    ("confidence", QT_TRANSLATE_NOOP("PlanOptionsModel", "Confidence")),
+)
+COLUMN_KEYS = tuple(key for key, _ in COLUMNS)
+
+_CONFIDENCE = {
+    "measured": QT_TRANSLATE_NOOP("PlanOptionsModel", "measured"),
+    "calibrated": QT_TRANSLATE_NOOP("PlanOptionsModel", "calibrated"),
+    "spec": QT_TRANSLATE_NOOP("PlanOptionsModel", "spec"),
+    "catalog spec": QT_TRANSLATE_NOOP("PlanOptionsModel", "spec"),
+    "user-set": QT_TRANSLATE_NOOP("PlanOptionsModel", "user-set"),
+    "high": QT_TRANSLATE_NOOP("PlanOptionsModel", "high"),
+    "medium": QT_TRANSLATE_NOOP("PlanOptionsModel", "medium"),
+    "low": QT_TRANSLATE_NOOP("PlanOptionsModel", "low"),
+}
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate(CONTEXT, text)
+
+
+def strategy_text(strategy: Any) -> str:
+    """A short translated label: "ZeRO-3 × 64, TP 2, offload: optimizer, full recompute"."""
+    if strategy is None:
+        return ""
+    zero = int(getattr(strategy, "zero", 0) or 0)
+    dp = int(getattr(strategy, "dp", 1) or 1)
+    parts = []
+    if zero:
+        parts.append(QCoreApplication.translate("PlanOptionsModel", "ZeRO-{0} × {1}").format(zero, dp))
+    elif dp > 1:
+        parts.append(QCoreApplication.translate("PlanOptionsModel", "DDP × {0}").format(dp))
+    for name, label in (("tp", "TP {0}"), ("pp", "PP {0}"), ("ep", "EP {0}")):
+        value = int(getattr(strategy, name, 1) or 1)
+        if value > 1:
+            parts.append(_tr(label).format(value))
+    offload = str(getattr(strategy, "offload", "none") or "none")
+    if offload == "optimizer":
+        parts.append(QCoreApplication.translate("PlanOptionsModel", "offload optimizer"))
+    elif offload == "all":
+        parts.append(QCoreApplication.translate("PlanOptionsModel", "offload all"))
+    recompute = str(getattr(strategy, "recompute", "none") or "none")
+    if recompute == "full":
+        parts.append(QCoreApplication.translate("PlanOptionsModel", "full recompute"))
+    elif recompute == "selective":
+        parts.append(QCoreApplication.translate("PlanOptionsModel", "selective recompute"))
+    return ", ".join(parts) or QCoreApplication.translate("PlanOptionsModel", "single GPU")
+
+
+def strategy_family(strategy: Any) -> str:
+    """The family a scaling curve groups by: "ZeRO-3", "ZeRO-3 + TP", "DDP", "single GPU", "+ offload" ..."""
+    if strategy is None:
+        return ""
+    zero = int(getattr(strategy, "zero", 0) or 0)
+    dp = int(getattr(strategy, "dp", 1) or 1)
+    base = (
+        f"ZeRO-{zero}"
+        if zero
+        else ("DDP" if dp > 1 else QCoreApplication.translate("PlanOptionsModel", "model parallel"))
+    )
+    extra = [name.upper() for name in ("tp", "pp", "ep") if int(getattr(strategy, name, 1) or 1) > 1]
+    if not zero and dp == 1 and not extra:
+        return QCoreApplication.translate("PlanOptionsModel", "single GPU")
+    if zero == 0 and dp == 1 and extra:
+        base = "+".join(extra)
+        extra = []
+    label = " + ".join([base, *extra])
+    if str(getattr(strategy, "offload", "none") or "none") != "none":
+        label += " + " + QCoreApplication.translate("PlanOptionsModel", "offload")
+    return label
+
+
+def short_gpu_name(name: str) -> str:
+    """ "NVIDIA H100 SXM5 80GB" -> "H100 SXM5 80GB": the vendor prefix repeats on every row."""
+    for prefix in ("NVIDIA ", "AMD "):
+        if name.startswith(prefix):
+            return name[len(prefix) :]
+    return name
+
+
+def option_time_s(option: Any, training: bool) -> float | None:
+    """The time the table shows: the whole run for training, seconds per step for serving."""
+    value = getattr(option, "wall_time_s", None) if training else getattr(option, "step_time_s", None)
+    return None if value is None else float(value)
+
+
+class PlanOptionsModel(QAbstractTableModel):
+    """Rows = options in the planner's rank order; columns = COLUMNS."""
+
+    def __init__(self, parent=None, money_text: Callable[[Any], str] | None = None):
+        super().__init__(parent)
+        self._options: tuple = ()
+        self._training = True
+        self._money_text = money_text or (lambda money: fmt.money_obj(money))
+
+    def set_options(self, options: Sequence[Any], training: bool) -> None:
+        self.beginResetModel()
+        self._options = tuple(options)
+        self._training = training
+        self.endResetModel()
+
+    def set_money_text(self, money_text: Callable[[Any], str]) -> None:
+        self._money_text = money_text
+        if self._options:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._options) - 1, len(COLUMNS) - 1))
+
+    def option(self, row: int) -> Any:
+        return self._options[row] if 0 <= row < len(self._options) else None
+
+    # -- QAbstractTableModel -------------------------------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._options)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS):
+            header = _tr(COLUMNS[section][1])
+            if COLUMNS[section][0] == "time":
+                header = (
+                    QCoreApplication.translate("PlanOptionsModel", "Run time")
+                    if self._training
+                    else QCoreApplication.translate("PlanOptionsModel", "Step time")
+                )
+            return header
+        if orientation == Qt.Orientation.Vertical:
+            return str(section + 1)
+        return None
+
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if not index.isValid() or not (0 <= index.row() < len(self._options)):
+            return None
+        option = self._options[index.row()]
+        key = COLUMN_KEYS[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(option, key, index.row())
+        if role == SORT_ROLE:
+            return self._sort_value(option, key, index.row())
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(option, key)
+        if role == Qt.ItemDataRole.TextAlignmentRole and key not in ("gpu", "strategy", "confidence", "fits"):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole and key == "fits":
+            return QBrush(QColor("#1a7f37" if getattr(option, "fits", False) else "#cf222e"))
+        return None
+
+    def _display(self, option: Any, key: str, row: int) -> str:
+        gpu = getattr(option, "gpu", None)
+        if key == "rank":
+            return str(row + 1)
+        if key == "gpu":
+            return short_gpu_name(str(getattr(gpu, "name", "")))
+        if key == "gpus":
+            return fmt.integer(getattr(option, "gpus", None))
+        if key == "strategy":
+            return strategy_text(getattr(option, "strategy", None))
+        if key == "fits":
+            return (
+                QCoreApplication.translate("PlanOptionsModel", "yes")
+                if getattr(option, "fits", False)
+                else QCoreApplication.translate("PlanOptionsModel", "no")
+            )
+        if key == "memory":
+            return fmt.gib(_memory_total(option))
+        if key == "time":
+            return fmt.duration(option_time_s(option, self._training))
+        if key == "gpu_hours":
+            hours = getattr(option, "gpu_hours", None)
+            return (
+                QCoreApplication.translate("PlanOptionsModel", "{0} GPU-h").format(fmt.significant(hours, 3))
+                if hours is not None
+                else fmt.NA
+            )
+        if key == "cost":
+            return self._money_text(getattr(option, "cost", None))
+        if key == "per_million":
+            return self._money_text(getattr(option, "cost_per_million_tokens", None))
+        if key == "confidence":
+            confidence = str(getattr(option, "confidence", "") or "")
+            return _tr(_CONFIDENCE[confidence]) if confidence in _CONFIDENCE else confidence
+        return ""
+
+    def _sort_value(self, option: Any, key: str, row: int) -> Any:
+        if key == "rank":
+            return row
+        if key == "memory":
+            return _memory_total(option)
+        if key == "time":
+            return option_time_s(option, self._training) or 0.0
+        if key in ("cost", "per_million"):
+            money = getattr(option, "cost" if key == "cost" else "cost_per_million_tokens", None)
+            return float(getattr(money, "amount", 0.0) or 0.0)
+        if key == "gpus":
+            return int(getattr(option, "gpus", 0) or 0)
+        if key == "gpu_hours":
+            return float(getattr(option, "gpu_hours", 0.0) or 0.0)
+        return self._display(option, key, row)
+
+    def _tooltip(self, option: Any, key: str) -> str | None:
+        if key == "gpu":
+            return str(getattr(getattr(option, "gpu", None), "name", ""))
+        if key == "memory":
+            capacity = getattr(getattr(option, "gpu", None), "memory_bytes", None)
+            return QCoreApplication.translate("PlanOptionsModel", "{0} of {1} per GPU").format(
+                fmt.gib(_memory_total(option)), fmt.gib(capacity)
+            )
+        if key == "confidence":
+            return QCoreApplication.translate(
+                "PlanOptionsModel",
+                "measured: from a probe run of this GPU; spec: from the vendor's datasheet",
+            )
+        return None
+
+
+def _memory_total(option: Any) -> int:
+    memory = getattr(option, "memory", None)
+    total = getattr(memory, "total_bytes", None)
+    return int(total or 0)

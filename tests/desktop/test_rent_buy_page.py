@@ -1,0 +1,153 @@
+"""Rent or buy, driven through its widgets: live recomputation, the break-even marker, pre-filling.
+
+Hand calculation used below (DOMAIN.md section 7; a month is 365.25 / 12 = 30.4375 days):
+  busy hours per GPU-month = 24 h x 30.4375 d x utilisation; at 50%: 365.25 h, at 100%: 730.5 h
+  running cost per busy hour = 0.7 kW x PUE 1.4 x 0.12 $/kWh = 0.1176 $
+  break-even months = capex per GPU / (busy hours x (rent - running cost))
+    = 25,000 / (365.25 x (3.00 - 0.1176)) = 23.75 months at 50%,  11.87 months at 100%.
+Reference prices (planner/catalog/reference_prices.csv, H100 SXM on-demand): 1.30, 2.75, 3.25, 3.49, 3.90,
+6.88, 12.29 $/GPU-h -> median 3.49 $/GPU-h; purchase quotes 25,000 and 30,000 $ -> median 27,500 $.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop.context import AppContext
+from desktop.pages.rent_buy import RentBuyPage, crossing_month
+from planner.store import Store
+
+
+@pytest.fixture
+def context(qtbot):
+    store = Store.open()
+    ctx = AppContext(store=store)
+    yield ctx
+    ctx.shutdown()
+    store.close()
+
+
+@pytest.fixture
+def page(qtbot, context):
+    widget = RentBuyPage(context)
+    qtbot.addWidget(widget)
+    widget.resize(1200, 800)
+    widget.show()
+    yield widget
+    widget.shutdown()
+
+
+def set_hand_inputs(page, qtbot, utilisation: float) -> None:
+    page.follow_plan.setChecked(False)
+    page.gpus_spin.setValue(8)
+    page.purchase_spin.setValue(25_000)
+    page.overhead_spin.setValue(0)
+    page.power_spin.setValue(700)
+    page.pue_spin.setValue(1.4)
+    page.electricity_spin.setValue(0.12)
+    page.maintenance_spin.setValue(0)
+    page.resale_spin.setValue(0)
+    page.on_demand_spin.setValue(3.00)
+    page.hours_slider.slider.setValue(24)
+    with qtbot.waitSignal(page.recomputed, timeout=5000):
+        page.utilization_slider.slider.setValue(round(utilisation * 100))
+
+
+def test_break_even_marker_matches_the_hand_calculation(page, qtbot):
+    set_hand_inputs(page, qtbot, 0.5)
+    marker = page.chart.break_even_line
+    assert marker.isVisible()
+    assert marker.value() == pytest.approx(23.75, abs=0.01)
+    assert page.chart.chart_data()["break_even_months"]["on_demand"] == pytest.approx(23.75, abs=0.01)
+    assert "23.7" in page.headline.text() or "23.8" in page.headline.text()
+
+
+def test_more_utilisation_moves_break_even_earlier(page, qtbot):
+    set_hand_inputs(page, qtbot, 0.5)
+    at_half = page.chart.break_even_line.value()
+    with qtbot.waitSignal(page.recomputed, timeout=5000):
+        page.utilization_slider.slider.setValue(100)
+    at_full = page.chart.break_even_line.value()
+    assert at_full == pytest.approx(11.87, abs=0.01)
+    assert at_full < at_half
+    with qtbot.waitSignal(page.recomputed, timeout=5000):
+        page.utilization_slider.slider.setValue(20)
+    assert page.chart.break_even_line.value() > at_half
+
+
+def test_dearer_rent_also_moves_break_even_earlier(page, qtbot):
+    set_hand_inputs(page, qtbot, 0.5)
+    before = page.chart.break_even_line.value()
+    with qtbot.waitSignal(page.recomputed, timeout=5000):
+        page.on_demand_spin.setValue(6.00)
+    # 25,000 / (365.25 x (6.00 - 0.1176)) = 11.64 months
+    assert page.chart.break_even_line.value() == pytest.approx(11.64, abs=0.01)
+    assert page.chart.break_even_line.value() < before
+
+
+def test_slider_burst_recomputes_once(page, qtbot):
+    set_hand_inputs(page, qtbot, 0.5)
+    count = []
+    page.recomputed.connect(lambda: count.append(1))
+    for value in range(30, 90):
+        page.utilization_slider.slider.setValue(value)
+    qtbot.waitUntil(lambda: bool(count), timeout=5000)
+    qtbot.wait(50)
+    assert len(count) == 1
+    assert page.result.inputs.utilization == pytest.approx(0.89)
+
+
+def test_prefilled_from_reference_quotes_and_the_plan(page, context, qtbot):
+    from planner.gpus import get_gpu
+
+    class Option:  # what the Plan page publishes: a PlanOption's gpu and gpus
+        gpu = get_gpu("h100-sxm")
+        gpus = 64
+
+    page.follow_plan.setChecked(True)
+    with qtbot.waitSignal(page.recomputed, timeout=5000):
+        context.plan_option = Option()  # as the Plan page publishes its selection
+        context.plan_option_changed.emit(context.plan_option)
+    assert page.gpu_combo.currentData() == "h100-sxm"
+    assert page.gpus_spin.value() == 64
+    assert page.on_demand_spin.value() == pytest.approx(3.49)
+    assert page.purchase_spin.value() == pytest.approx(27_500)
+    assert page.power_spin.value() == pytest.approx(700)  # H100 SXM TDP, catalog
+    assert page.result.inputs.gpus == 64
+    # No spot or reserved quote is stored: those lines are absent rather than invented.
+    assert "spot" not in page.result.series and "reserved" not in page.result.series
+    assert "64 × NVIDIA H100" in page.from_plan_label.text()
+    page.follow_plan.setChecked(False)
+    assert "tick the box" in page.from_plan_label.text()
+
+
+def test_spot_share_draws_a_mixed_line_between_on_demand_and_spot(page, qtbot):
+    set_hand_inputs(page, qtbot, 0.5)
+    page.spot_spin.setValue(1.00)
+    with qtbot.waitSignal(page.recomputed, timeout=5000):
+        page.spot_share_slider.slider.setValue(50)
+    series = page.chart.chart_data()["series"]
+    month = 12
+    assert series["rent_mix"][month] == pytest.approx(
+        (series["on_demand"][month] + series["spot"][month]) / 2
+    )
+    assert page.chart.chart_data()["break_even_months"]["rent_mix"] is not None
+
+
+def test_crossing_month_interpolates():
+    # Buy: 100 upfront + 10 a month; rent: 30 a month -> equal at 100 / 20 = 5 months.
+    buy = [100 + 10 * m for m in range(13)]
+    rent = [30 * m for m in range(13)]
+    assert crossing_month(buy, rent) == pytest.approx(5.0)
+    assert crossing_month(buy, [5 * m for m in range(13)]) is None
+
+
+def test_bad_input_shows_reason_not_crash(page, qtbot):
+    set_hand_inputs(page, qtbot, 0.5)
+    with qtbot.waitSignal(page.recomputed, timeout=5000):
+        page.hybrid_spin.setValue(0)
+        page.gpus_spin.setValue(1)
+    assert page.result is not None
+    assert page.title() == "Rent or buy"
+    page.retranslate()
+    assert page.result is not None

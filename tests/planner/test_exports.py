@@ -1,0 +1,331 @@
+"""planner.exports: the six files written for a chosen plan option.
+
+Expectations come from the tools' own documented rules, written out here:
+- DeepSpeed config JSON (https://www.deepspeed.ai/docs/config-json/): train_batch_size must equal
+  train_micro_batch_size_per_gpu x gradient_accumulation_steps x data-parallel size; zero_optimization.stage;
+  offload_optimizer / offload_param take {"device": "cpu"}; offload_param only exists for stage 3;
+  bf16.enabled / fp16.enabled.
+- accelerate's config file (what `accelerate config` writes): distributed_type, num_machines, num_processes,
+  mixed_precision, and an fsdp_config / deepspeed_config / megatron_lm_config section for that backend.
+- torchrun: --nnodes and --nproc-per-node; processes = nodes x per node.
+- PDF 1.4 (ISO 32000-1 section 7.5): header "%PDF-1.x", objects, an xref table whose byte offsets point at
+  "N 0 obj", a trailer with /Size and /Root, "startxref" + the xref offset, and "%%EOF".
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import struct
+import zlib
+
+import pytest
+import yaml
+
+from planner.exports import (
+    EXPORT_FILES,
+    accelerate_config,
+    deepspeed_config,
+    export_plan,
+    launch_script,
+    nodes_layout,
+    report_pdf,
+)
+from planner.gpus import get_gpu
+from planner.memory import MemoryConfig, estimate_memory
+from planner.models import get_preset
+from planner.money import Money
+from planner.search import PlanOption, PlanResult, Strategy
+
+GIB = 2**30
+
+
+def make_option(gpu_id: str, strategy: Strategy, *, task="finetune", precision="bf16", grad_accum=1, nodes=None,
+                seq_len=4096, cost=None, fits=True):  # fmt: skip
+    """A PlanOption with a real memory breakdown (planner.memory) for the given layout."""
+    gpu = get_gpu(gpu_id)
+    model = get_preset("llama-3.1-70b")
+    memory_task = {"finetune": "train", "pretrain": "train"}.get(task, task)
+    memory = estimate_memory(
+        model,
+        MemoryConfig(
+            task=memory_task,
+            precision=precision,
+            micro_batch=strategy.micro_batch,
+            seq_len=seq_len,
+            dp=strategy.dp,
+            tp=strategy.tp,
+            pp=strategy.pp,
+            zero=strategy.zero,
+            recompute=strategy.recompute,
+            offload=strategy.offload,
+        ),
+    )
+    gpus = strategy.dp * strategy.tp * strategy.pp
+    return PlanOption(
+        gpu=gpu,
+        gpus=gpus,
+        strategy=strategy,
+        memory=memory,
+        fits=fits,
+        step_time_s=12.5,
+        tokens_per_s=80_000.0,
+        wall_time_s=25_000.0,
+        gpu_hours=gpus * 25_000.0 / 3600,
+        cost=cost,
+        cost_per_million_tokens=None,
+        confidence="catalog spec",
+        precision=precision,
+        nodes=nodes if nodes is not None else max(1, gpus // gpu.gpus_per_node),
+        gradient_accumulation_steps=grad_accum,
+    )
+
+
+def result_of(*options) -> PlanResult:
+    return PlanResult(options=tuple(options), excluded=(), search_ms=1.0, advice=("needs ZeRO-3",))
+
+
+# ------------------------------------------------------------------------------------------ ds_config.json
+
+
+def test_zero3_offload_config_has_documented_keys_and_consistent_batch():
+    # 64 GPUs = dp 64; micro-batch 2; the planner chose 2 accumulation steps: 2 x 2 x 64 = 256 sequences.
+    option = make_option("h100-sxm", Strategy(dp=64, zero=3, offload="all", micro_batch=2, recompute="full"),
+                         grad_accum=2)  # fmt: skip
+    config = deepspeed_config(option, {"task": "finetune", "precision": "bf16"})
+    assert config["train_micro_batch_size_per_gpu"] == 2
+    assert config["gradient_accumulation_steps"] == 2
+    assert config["train_batch_size"] == 256
+    assert config["zero_optimization"]["stage"] == 3
+    assert config["zero_optimization"]["offload_optimizer"]["device"] == "cpu"
+    assert config["zero_optimization"]["offload_param"]["device"] == "cpu"
+    assert config["bf16"] == {"enabled": True}
+    assert config["fp16"] == {"enabled": False}
+
+
+def test_zero2_has_no_parameter_offload_and_fp16_switches_precision():
+    # DeepSpeed: offload_param is only valid with stage 3; with ZeRO-2 only the optimizer can move to the CPU.
+    option = make_option(
+        "a100-sxm-80gb", Strategy(dp=8, zero=2, offload="optimizer", micro_batch=1), precision="fp16"
+    )
+    config = deepspeed_config(option, {"task": "finetune", "precision": "fp16"})
+    assert config["zero_optimization"]["stage"] == 2
+    assert config["zero_optimization"]["offload_optimizer"] == {"device": "cpu", "pin_memory": True}
+    assert "offload_param" not in config["zero_optimization"]
+    assert config["fp16"]["enabled"] is True and config["bf16"]["enabled"] is False
+
+
+def test_gradient_accumulation_from_global_batch_when_the_option_has_none():
+    # A dict-shaped option (e.g. read back from --json) without the planner's figure: 1024 sequences over
+    # dp 16 x micro-batch 4 = 64 per step -> 16 accumulation steps.
+    option = {"gpu": {"id": "h100-sxm", "gpus_per_node": 8}, "gpus": 16,
+              "strategy": {"dp": 16, "zero": 1, "micro_batch": 4}}  # fmt: skip
+    config = deepspeed_config(option, {"task": "pretrain", "global_batch": 1024})
+    assert config["gradient_accumulation_steps"] == 16
+    assert config["train_batch_size"] == 4 * 16 * 16
+
+
+def test_tensor_parallel_batch_counts_only_data_parallel_ranks():
+    # 64 GPUs as TP 8 x DP 8: DeepSpeed's train_batch_size counts data-parallel ranks only -> 1 x 4 x 8 = 32.
+    option = make_option("h100-sxm", Strategy(dp=8, tp=8, zero=1, micro_batch=1), grad_accum=4)
+    config = deepspeed_config(option, {"task": "pretrain"})
+    assert config["train_batch_size"] == 32
+    assert config["tensor_parallel"] == {"autotp_size": 8}
+
+
+def test_inference_config_is_deepspeed_inference_shape():
+    option = make_option("h100-sxm", Strategy(tp=2), task="inference")
+    config = deepspeed_config(option, {"task": "inference", "precision": "bf16", "seq_len": 8192})
+    assert config["tensor_parallel"] == {"tp_size": 2}
+    assert config["dtype"] == "bf16"
+    assert "zero_optimization" not in config
+
+
+# ---------------------------------------------------------------------------------- accelerate_config.yaml
+
+
+@pytest.mark.parametrize(
+    ("strategy", "backend", "section"),
+    [
+        (Strategy(dp=64, zero=3, micro_batch=1), "FSDP", "fsdp_config"),
+        (Strategy(dp=64, zero=3, offload="optimizer", micro_batch=1), "DEEPSPEED", "deepspeed_config"),
+        (Strategy(dp=64, zero=1, micro_batch=1), "DEEPSPEED", "deepspeed_config"),
+        (Strategy(dp=8, tp=8, micro_batch=1), "MEGATRON_LM", "megatron_lm_config"),
+        (Strategy(dp=64, micro_batch=1), "MULTI_GPU", None),
+    ],
+)
+def test_accelerate_yaml_loads_and_names_the_backend(strategy, backend, section, tmp_path):
+    option = make_option("h100-sxm", strategy)
+    export_plan(
+        result_of(option), option, tmp_path, {"task": "finetune", "precision": "bf16", "model": "llama"}
+    )
+    config = yaml.safe_load((tmp_path / "accelerate_config.yaml").read_text())
+    assert config["distributed_type"] == backend
+    # 64 H100 SXM in 8-GPU servers: 8 machines, 64 processes.
+    assert config["num_machines"] == 8
+    assert config["num_processes"] == 64
+    assert config["mixed_precision"] == "bf16"  # a string, not YAML's boolean reading of an unquoted word
+    if section:
+        assert isinstance(config[section], dict)
+    if backend == "FSDP":
+        assert config["fsdp_config"]["fsdp_sharding_strategy"] == "FULL_SHARD"
+    if backend == "DEEPSPEED":
+        assert config["deepspeed_config"]["deepspeed_config_file"] == "ds_config.json"
+    if backend == "MEGATRON_LM":
+        assert config["megatron_lm_config"]["megatron_lm_tp_degree"] == 8
+
+
+def test_single_gpu_accelerate_is_no_distribution():
+    option = make_option("h100-sxm", Strategy(dp=1), task="lora")
+    config = accelerate_config(option, {"task": "lora", "precision": "bf16"})
+    assert config["distributed_type"] == "NO"
+    assert (config["num_machines"], config["num_processes"]) == (1, 1)
+
+
+# ------------------------------------------------------------------------------------------------ launch.sh
+
+
+def test_launch_script_torchrun_node_and_gpu_counts():
+    option = make_option("h100-sxm", Strategy(dp=64, zero=3, micro_batch=1), nodes=8)
+    script = launch_script(option, {"task": "finetune"})
+    assert script.startswith("#!/usr/bin/env bash\n")
+    assert re.search(r"^torchrun --nnodes=8 --nproc-per-node=8 ", script, re.M)
+    assert re.search(r"deepspeed --num_nodes 8 --num_gpus 8", script)
+
+
+def test_launch_script_spreads_an_uneven_count_evenly():
+    # 12 GPUs of an 8-GPU server type: 2 nodes x 6, not 8 + 4 (torchrun takes one --nproc-per-node).
+    option = {"gpu": {"id": "h100-sxm", "gpus_per_node": 8}, "gpus": 12, "strategy": {"dp": 12}}
+    assert nodes_layout(option) == (2, 6)
+    assert "--nnodes=2 --nproc-per-node=6" in launch_script(option, {"task": "pretrain"})
+
+
+def test_serving_launch_uses_vllm_with_tensor_parallel():
+    option = make_option("h100-sxm", Strategy(tp=4), task="inference", nodes=1)
+    script = launch_script(
+        option, {"task": "inference", "model": "meta-llama/Llama-3.1-70B", "seq_len": 8192}
+    )
+    assert (
+        "vllm serve" in script and "--tensor-parallel-size 4" in script and "--max-model-len 8192" in script
+    )
+
+
+# ------------------------------------------------------------------------------------- all six files, csv
+
+
+def test_export_plan_writes_six_files_and_options_csv(tmp_path):
+    chosen = make_option("h100-sxm", Strategy(dp=64, zero=3, micro_batch=1, recompute="full"),
+                         cost=Money(12_345.0, "USD"), grad_accum=4)  # fmt: skip
+    other = make_option("a100-sxm-80gb", Strategy(dp=64, zero=3, offload="optimizer", micro_batch=1))
+    written = export_plan(
+        result_of(chosen, other), chosen, tmp_path / "out", {"task": "finetune", "model": "Llama 3.1 70B"}
+    )
+    assert [p.name for p in written] == list(EXPORT_FILES)
+    assert all(p.stat().st_size > 0 for p in written)
+    assert (tmp_path / "out" / "launch.sh").stat().st_mode & 0o111  # executable
+    rows = list(csv.DictReader((tmp_path / "out" / "options.csv").open()))
+    assert [r["gpu_id"] for r in rows] == ["h100-sxm", "a100-sxm-80gb"]
+    assert rows[0]["zero"] == "3" and rows[0]["gpus"] == "64" and rows[0]["nodes"] == "8"
+    assert int(rows[0]["memory_per_gpu_bytes"]) == chosen.memory.total_bytes
+    assert float(rows[0]["cost_amount"]) == 12_345.0 and rows[0]["cost_currency"] == "USD"
+    assert rows[1]["offload"] == "optimizer"
+    ds = json.loads((tmp_path / "out" / "ds_config.json").read_text())
+    assert ds["zero_optimization"]["stage"] == 3
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "## Memory per GPU" in report and "## Assumptions and sources" in report
+    assert "ZeRO-3" in report and "needs ZeRO-3" in report
+    # Every memory term's assumption is in the report.
+    assert chosen.memory.weights.assumption in report
+
+
+# ------------------------------------------------------------------------------------------------ report.pdf
+
+
+def parse_pdf(data: bytes) -> dict:
+    """A structural check of a PDF without a PDF library: header, xref offsets, trailer, startxref, EOF."""
+    assert data.startswith(b"%PDF-1.")
+    assert data.rstrip().endswith(b"%%EOF")
+    startxref = int(re.search(rb"startxref\s+(\d+)\s+%%EOF\s*$", data).group(1))
+    assert data[startxref : startxref + 4] == b"xref"
+    header = re.match(rb"xref\s+0 (\d+)\s+", data[startxref:])
+    count = int(header.group(1))
+    table = data[startxref + header.end() :].split(b"\n")[:count]
+    assert table[0].startswith(b"0000000000 65535 f")
+    for number, line in enumerate(table[1:], start=1):
+        offset = int(line[:10])
+        assert data[offset:].startswith(b"%d 0 obj" % number), f"xref entry {number} points elsewhere"
+    trailer = data[data.index(b"trailer", startxref) :]
+    assert b"/Size %d" % count in trailer and b"/Root" in trailer
+    pages = re.findall(rb"/Type /Page\b", data)
+    text = b""
+    for match in re.finditer(rb"/Filter /FlateDecode >>\nstream\n", data):
+        length = int(re.search(rb"/Length (\d+)", data[max(0, match.start() - 60) : match.start()]).group(1))
+        text += zlib.decompress(data[match.end() : match.end() + length])
+    return {"objects": count - 1, "pages": len(pages), "content": text}
+
+
+def _rgb_png(width: int, height: int) -> bytes:
+    raw = b"".join(b"\x00" + bytes([200, 30, 30]) * width for _ in range(height))
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+    )
+
+
+def test_report_pdf_is_structurally_valid_and_carries_the_numbers():
+    chosen = make_option("h100-sxm", Strategy(dp=64, zero=3, micro_batch=1))
+    data = report_pdf(result_of(chosen), chosen, {"task": "finetune", "model": "Llama 3.1 70B"},
+                      {"memory chart": _rgb_png(40, 20)})  # fmt: skip
+    parsed = parse_pdf(data)
+    assert parsed["pages"] >= 1
+    assert b"GPU Advisor plan report" in parsed["content"]
+    assert b"Memory per GPU" in parsed["content"]
+    assert b"/Subtype /Image /Width 40 /Height 20" in data  # the chart went in as an image
+    assert b"/Predictor 15" in data
+
+
+def test_report_pdf_skips_images_pdf_cannot_show_directly():
+    # An RGBA PNG (colour type 6) would need its alpha split off; the report keeps the text instead.
+    rgba = _rgb_png(4, 4).replace(
+        struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0), struct.pack(">IIBBBBB", 4, 4, 8, 6, 0, 0, 0)
+    )
+    chosen = make_option("h100-sxm", Strategy(dp=8, zero=3, micro_batch=1))
+    data = report_pdf(result_of(chosen), chosen, {"task": "finetune"}, {"chart": rgba})
+    assert b"/Subtype /Image" not in data
+    parse_pdf(data)
+
+
+def test_long_report_flows_onto_more_pages():
+    options = [make_option("h100-sxm", Strategy(dp=8 * (i + 1), zero=3, micro_batch=1)) for i in range(8)]
+    result = PlanResult(
+        options=tuple(options),
+        excluded=(),
+        search_ms=1.0,
+        advice=tuple(f"advice line {i}" for i in range(80)),
+    )
+    parsed = parse_pdf(report_pdf(result, options[0], {"task": "finetune"}))
+    assert parsed["pages"] >= 2
+
+
+def test_cli_plan_export_writes_six_files_with_the_chosen_zero_stage(tmp_path, capsys):
+    from planner.cli import main
+
+    out = tmp_path / "out"
+    code = main(["plan", "--model", "llama-3.1-70b", "--task", "finetune", "--gpu", "h100-sxm", "--gpus", "64",
+                 "--tokens", "2e9", "--batch", "256", "--export", str(out), "--json"])  # fmt: skip
+    assert code == 0
+    top = json.loads(capsys.readouterr().out)["options"][0]
+    assert sorted(p.name for p in out.iterdir()) == sorted(EXPORT_FILES)
+    ds = json.loads((out / "ds_config.json").read_text())
+    assert ds["zero_optimization"]["stage"] == top["strategy"]["zero"]
+    assert (
+        ds["train_batch_size"]
+        == ds["train_micro_batch_size_per_gpu"] * ds["gradient_accumulation_steps"] * top["strategy"]["dp"]
+    )
+    assert ds["train_batch_size"] == 256  # the --batch asked for, in sequences
+    parse_pdf((out / "report.pdf").read_bytes())
