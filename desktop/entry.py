@@ -23,6 +23,10 @@ def wants_gui(argv: list[str]) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if "--self-test" in argv:  # offscreen checks of this installation (desktop/selftest.py)
+        from desktop.selftest import main as self_test
+
+        return self_test(argv)
     if wants_gui(argv):
         from desktop.app import main as gui_main
 

@@ -1,0 +1,81 @@
+"""Probe results against the catalog spec, one horizontal bar per measurement, drawn as results arrive.
+
+Bandwidths and FLOPS have different units, so the common axis is "% of spec"; a line marks 100 %. Each bar is
+labelled with the measured figure. Measurements without a spec figure are listed by the results table only.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from desktop.charts.theme import palette_colors, series_color, style_plot
+
+import pyqtgraph as pg  # isort: skip  (PySide6 first, DESIGN.md "Known traps")
+
+CONTEXT = "ProbeSpecChart"
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate(CONTEXT, text)
+
+
+class ProbeSpecChart(QWidget):
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.plot_widget = pg.PlotWidget(self)
+        self.plot = self.plot_widget.getPlotItem()
+        style_plot(self.plot)
+        self.plot.showGrid(x=True, y=False, alpha=0.15)
+        self.plot.invertY(True)
+        self.plot.getAxis("left").setWidth(150)
+        self.reference = pg.InfiniteLine(
+            pos=100,
+            angle=90,
+            pen=pg.mkPen(palette_colors()[1], width=1, style=pg.QtCore.Qt.PenStyle.DashLine),
+        )
+        self.plot.addItem(self.reference)
+        self.bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brush=series_color(0))
+        self.plot.addItem(self.bars)
+        self.labels: list[pg.TextItem] = []
+        self.items: list[tuple[str, float, str]] = []  # (label, percent of spec, measured text)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot_widget)
+        self.retranslate()
+        self._redraw()
+
+    def retranslate(self) -> None:
+        self.plot.setTitle(
+            QCoreApplication.translate("ProbeSpecChart", "Measured as % of the catalog spec"), size="10pt"
+        )
+        self.plot.setLabel("bottom", QCoreApplication.translate("ProbeSpecChart", "% of spec"))
+
+    def clear(self) -> None:
+        self.items = []
+        self._redraw()
+
+    def add(self, label: str, percent: float, measured_text: str) -> None:
+        self.items.append((label, float(percent), measured_text))
+        self._redraw()
+
+    def set_items(self, items: list[tuple[str, float, str]]) -> None:
+        self.items = list(items)
+        self._redraw()
+
+    def _redraw(self) -> None:
+        count = len(self.items)
+        percents = [p for _, p, _ in self.items]
+        self.bars.setOpts(x0=[0.0] * count, y=list(range(count)), width=percents, height=0.6)
+        for label in self.labels:
+            self.plot.removeItem(label)
+        self.labels = []
+        foreground = palette_colors()[1]
+        for row, (_, percent, text) in enumerate(self.items):
+            label = pg.TextItem(f"{text}  ({percent:.0f}%)", color=foreground, anchor=(0, 0.5))
+            label.setPos(percent + 2, row)
+            self.plot.addItem(label)
+            self.labels.append(label)
+        self.plot.getAxis("left").setTicks([[(row, name) for row, (name, _, _) in enumerate(self.items)]])
+        self.plot.setXRange(0, max([130.0, *[p + 40 for p in percents]]), padding=0)
+        self.plot.setYRange(-0.6, max(count, 4) - 0.4, padding=0)

@@ -1,0 +1,129 @@
+"""Live telemetry: utilisation, memory used, temperature and power per GPU over a rolling window.
+
+The sampler thread (profiler.nvml.TelemetrySampler) collects into ring buffers; this widget only draws what
+``update_from_snapshot`` hands it, so the GUI thread never waits on NVML. Curves are created once per GPU and
+updated with setData (cheap at 1 Hz even for 8 GPUs x 600 samples).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from desktop.charts.theme import SERIES_COLORS, series_pen, style_plot
+
+import pyqtgraph as pg  # isort: skip  (PySide6 first, DESIGN.md "Known traps")
+
+CONTEXT = "TelemetryChart"
+WINDOW_S = 300.0  # the rolling window shown, seconds
+
+# (metric in the sampler's snapshot, title, unit, scale from the sampler's unit to the shown unit)
+PANELS = (
+    ("utilization_pct", QT_TRANSLATE_NOOP("TelemetryChart", "Utilisation"), "%", 1.0),
+    ("memory_used_bytes", QT_TRANSLATE_NOOP("TelemetryChart", "Memory used"), "GiB", 1.0 / 2**30),
+    ("temperature_c", QT_TRANSLATE_NOOP("TelemetryChart", "Temperature"), "°C", 1.0),
+    ("power_w", QT_TRANSLATE_NOOP("TelemetryChart", "Power"), "W", 1.0),
+)
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate(CONTEXT, text)
+
+
+class TelemetryChart(QWidget):
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.legend = QLabel(self)
+        self.legend.setWordWrap(True)
+        self.graphics = pg.GraphicsLayoutWidget(self)
+        self.graphics.ci.setSpacing(6)
+        self.plots: dict[str, pg.PlotItem] = {}
+        for position, (metric, _title, _unit, _scale) in enumerate(PANELS):
+            plot = self.graphics.addPlot(row=position // 2, col=position % 2)
+            style_plot(plot)
+            plot.setXRange(-WINDOW_S, 0, padding=0)
+            plot.getAxis("left").setWidth(44)
+            self.plots[metric] = plot
+        self.plots["utilization_pct"].setYRange(0, 100, padding=0.02)
+        self.curves: dict[tuple[str, int], pg.PlotDataItem] = {}
+        self.names: dict[int, str] = {}
+        self.last_values: dict[tuple[str, int], float] = {}
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.legend)
+        layout.addWidget(self.graphics, 1)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        for metric, title, unit, _scale in PANELS:
+            plot = self.plots[metric]
+            plot.setTitle(f"{_tr(title)} ({unit})", size="10pt")
+            plot.setLabel("bottom", QCoreApplication.translate("TelemetryChart", "seconds ago"))
+        self._update_legend()
+
+    def set_gpus(self, names: Mapping[int, str]) -> None:
+        """Name the GPUs (cuda index -> label) and build one curve per GPU and panel."""
+        self.names = dict(names)
+        for (metric, gpu), curve in list(self.curves.items()):
+            if gpu not in self.names:
+                self.plots[metric].removeItem(curve)
+                del self.curves[(metric, gpu)]
+        for gpu in sorted(self.names):
+            for metric, *_ in PANELS:
+                if (metric, gpu) not in self.curves:
+                    self.curves[(metric, gpu)] = self.plots[metric].plot(
+                        pen=series_pen(gpu), name=self.names[gpu]
+                    )
+        self._update_legend()
+
+    def _update_legend(self) -> None:
+        if not self.names:
+            self.legend.setText(QCoreApplication.translate("TelemetryChart", "No GPU to watch."))
+            return
+        items = [
+            f'<span style="color:{SERIES_COLORS[gpu % len(SERIES_COLORS)]}">■</span>&nbsp;{self.names[gpu]}'
+            for gpu in sorted(self.names)
+        ]
+        self.legend.setText("&nbsp;&nbsp; ".join(items))
+
+    def update_from_snapshot(self, snapshot: Mapping[int, Mapping[str, np.ndarray]]) -> None:
+        """Draw the last WINDOW_S seconds of each GPU; x is seconds before the newest sample."""
+        newest = max((float(cols["t_s"][-1]) for cols in snapshot.values() if len(cols["t_s"])), default=None)
+        if newest is None:
+            return
+        for gpu, columns in snapshot.items():
+            t = np.asarray(columns["t_s"], dtype=float)
+            if not len(t) or gpu not in self.names:
+                continue
+            keep = t >= newest - WINDOW_S
+            x = t[keep] - newest
+            for metric, _title, _unit, scale in PANELS:
+                curve = self.curves.get((metric, gpu))
+                if curve is None:
+                    continue
+                y = np.asarray(columns[metric], dtype=float)[keep] * scale
+                curve.setData(x, y, connect="finite")
+                finite = y[np.isfinite(y)]
+                if len(finite):
+                    self.last_values[(metric, gpu)] = float(finite[-1])
+        for metric in ("memory_used_bytes", "temperature_c", "power_w"):
+            self._fit_y(metric)
+
+    def _fit_y(self, metric: str) -> None:
+        """A stable y range from 0 to a rounded maximum (auto-range would jitter every second)."""
+        highest = 0.0
+        for (name, _gpu), curve in self.curves.items():
+            if name != metric:
+                continue
+            _x, y = curve.getData()
+            if y is not None and len(y):
+                finite = y[np.isfinite(y)]
+                if len(finite):
+                    highest = max(highest, float(finite.max()))
+        if highest > 0:
+            step = 10 ** math.floor(math.log10(highest))
+            self.plots[metric].setYRange(0, math.ceil(highest * 1.1 / step) * step, padding=0)

@@ -1,0 +1,361 @@
+"""The main window: navigation between the five pages, menus, status bar, remembered geometry and page."""
+
+from __future__ import annotations
+
+import platform
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as dist_version
+
+from PySide6.QtCore import QSize, Qt, QTimer, qVersion
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QUndoGroup
+from PySide6.QtWidgets import (
+    QApplication,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QSplitter,
+    QStackedWidget,
+    QStyle,
+)
+
+from desktop.context import AppContext
+
+GEOMETRY_KEY = "window/geometry"
+STATE_KEY = "window/state"
+PAGE_KEY = "window/page"
+DEFAULT_SIZE = QSize(1280, 820)
+
+# Standard icons per page (no image files needed; they follow the platform style).
+_PAGE_ICONS = {
+    "hardware": QStyle.StandardPixmap.SP_ComputerIcon,
+    "quotes": QStyle.StandardPixmap.SP_FileDialogDetailedView,
+    "plan": QStyle.StandardPixmap.SP_FileDialogContentsView,
+    "rent_buy": QStyle.StandardPixmap.SP_DialogApplyButton,
+    "settings": QStyle.StandardPixmap.SP_FileDialogInfoView,
+}
+
+
+def package_version(name: str) -> str | None:
+    """Installed distribution version, read from metadata (never imports the package: torch stays out)."""
+    try:
+        return dist_version(name)
+    except PackageNotFoundError:
+        return None
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, context: AppContext | None = None):
+        super().__init__()
+        self.context = context or AppContext(parent=self)
+        if self.context.parent() is None:
+            self.context.setParent(self)
+        self._document_title = ""
+        self.pages = self._create_pages()
+        self.undo_group = QUndoGroup(self)
+        self._build_central()
+        self._build_actions()
+        self._build_menus()
+        self._build_status_bar()
+        self._connect_context()
+        self.retranslate()
+        self.resize(DEFAULT_SIZE)
+        self._restore_state()
+        if self.context.store_problem:
+            QTimer.singleShot(0, self._report_store_problem)
+        if not self.context.inventory_ready:
+            self.context.load_inventory()
+        else:
+            QTimer.singleShot(0, lambda: self.context.inventory_changed.emit(self.context.inventory))
+
+    # -- construction ------------------------------------------------------------------------------------------
+    def _create_pages(self) -> list:
+        from desktop.pages.hardware import HardwarePage
+        from desktop.pages.plan import PlanPage
+        from desktop.pages.quotes import QuotesPage
+        from desktop.pages.rent_buy import RentBuyPage
+        from desktop.pages.settings import SettingsPage
+
+        return [cls(self.context) for cls in (HardwarePage, QuotesPage, PlanPage, RentBuyPage, SettingsPage)]
+
+    def page(self, page_id: str):
+        for page in self.pages:
+            if page.page_id == page_id:
+                return page
+        raise KeyError(page_id)
+
+    def _build_central(self) -> None:
+        self.navigation = QListWidget()
+        self.navigation.setObjectName("navigation")
+        self.navigation.setIconSize(QSize(20, 20))
+        self.navigation.setSpacing(2)
+        self.navigation.setFrameShape(QListWidget.Shape.NoFrame)
+        self.navigation.setMinimumWidth(150)
+        self.navigation.setMaximumWidth(220)
+        self.stack = QStackedWidget()
+        for page in self.pages:
+            item = QListWidgetItem(self.style().standardIcon(_PAGE_ICONS[page.page_id]), "")
+            item.setData(Qt.ItemDataRole.UserRole, page.page_id)
+            item.setSizeHint(QSize(150, 36))
+            self.navigation.addItem(item)
+            self.stack.addWidget(page)
+        self.navigation.currentRowChanged.connect(self._on_navigation)
+        splitter = QSplitter()
+        splitter.setObjectName("mainSplitter")
+        splitter.addWidget(self.navigation)
+        splitter.addWidget(self.stack)
+        splitter.setStretchFactor(1, 1)
+        splitter.setCollapsible(1, False)
+        splitter.setSizes([170, 1100])
+        self.setCentralWidget(splitter)
+        self.navigation.setCurrentRow(0)
+
+    def _build_actions(self) -> None:
+        self.import_quotes_action = QAction(self)
+        self.import_quotes_action.triggered.connect(self.import_quotes)
+        self.import_report_action = QAction(self)
+        self.import_report_action.triggered.connect(self.import_report)
+        self.export_quotes_action = QAction(self)
+        self.export_quotes_action.triggered.connect(self.export_quotes)
+        self.quit_action = QAction(self)
+        self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        self.quit_action.triggered.connect(self.close)
+        self.about_action = QAction(self)
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+        self.about_action.triggered.connect(self.show_about)
+        self.undo_action = self.undo_group.createUndoAction(self)
+        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
+        self.redo_action = self.undo_group.createRedoAction(self)
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence.StandardKey.Redo])
+        self.page_actions: list[QAction] = []
+        for index, page in enumerate(self.pages):
+            action = QAction(self)
+            action.setShortcut(QKeySequence(f"Ctrl+{index + 1}"))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            action.triggered.connect(lambda _checked=False, pid=page.page_id: self.show_page(pid))
+            self.page_actions.append(action)
+        for page in self.pages:
+            for stack in getattr(page, "undo_stacks", lambda: [])():
+                self.undo_group.addStack(stack)
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        self.file_menu = bar.addMenu("")
+        self.file_menu.addAction(self.import_quotes_action)
+        self.file_menu.addAction(self.import_report_action)
+        self.file_menu.addSeparator()
+        self.file_menu.addAction(self.export_quotes_action)
+        self.file_menu.addSeparator()
+        self.file_menu.addAction(self.quit_action)
+        self.edit_menu = bar.addMenu("")
+        self.edit_menu.addAction(self.undo_action)
+        self.edit_menu.addAction(self.redo_action)
+        self.view_menu = bar.addMenu("")
+        for action in self.page_actions:
+            self.view_menu.addAction(action)
+        self.help_menu = bar.addMenu("")
+        self.help_menu.addAction(self.about_action)
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.busy_indicator = QProgressBar()
+        self.busy_indicator.setRange(0, 0)
+        self.busy_indicator.setMaximumWidth(90)
+        self.busy_indicator.setMaximumHeight(14)
+        self.busy_indicator.setTextVisible(False)
+        self.busy_indicator.hide()
+        self.gpus_label = QLabel()
+        self.db_label = QLabel()
+        self.db_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        bar.addPermanentWidget(self.busy_indicator)
+        bar.addPermanentWidget(self.gpus_label)
+        bar.addPermanentWidget(self.db_label)
+
+    def _connect_context(self) -> None:
+        context = self.context
+        context.status_message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        context.document_title_changed.connect(self._set_document_title)
+        context.inventory_changed.connect(lambda _inventory: self._update_gpus_label())
+        context.busy_changed.connect(self.busy_indicator.setVisible)
+
+    # -- translation -------------------------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        self.file_menu.setTitle(self.tr("&File"))
+        self.edit_menu.setTitle(self.tr("&Edit"))
+        self.view_menu.setTitle(self.tr("&View"))
+        self.help_menu.setTitle(self.tr("&Help"))
+        self.import_quotes_action.setText(self.tr("Import quotes CSV…"))
+        self.import_report_action.setText(self.tr("Import probe report…"))
+        self.export_quotes_action.setText(self.tr("Export quotes CSV…"))
+        self.quit_action.setText(self.tr("&Quit"))
+        self.about_action.setText(self.tr("&About GPU Advisor"))
+        self.undo_action.setText(self.tr("&Undo"))
+        self.redo_action.setText(self.tr("&Redo"))
+        for index, page in enumerate(self.pages):
+            page.retranslate()
+            self.navigation.item(index).setText(page.title())
+            self.page_actions[index].setText(page.title())
+        self._update_title()
+        self._update_gpus_label()
+        self._update_db_label()
+
+    def _update_title(self) -> None:
+        app_name = self.tr("GPU Advisor")
+        self.setWindowTitle(f"{self._document_title} — {app_name}" if self._document_title else app_name)
+
+    def _set_document_title(self, title: str) -> None:
+        self._document_title = title
+        self._update_title()
+
+    def _update_gpus_label(self) -> None:
+        context = self.context
+        if not context.inventory_ready:
+            self.gpus_label.setText(self.tr("Reading GPUs…"))
+            self.gpus_label.setToolTip("")
+            return
+        count = context.gpu_count()
+        if count:
+            self.gpus_label.setText(self.tr("GPUs found: {0}").format(count))
+            self.gpus_label.setToolTip(", ".join(str(gpu.name) for gpu in context.inventory.gpus))
+        else:
+            self.gpus_label.setText(self.tr("No NVIDIA GPU"))
+            self.gpus_label.setToolTip(
+                str(getattr(context.inventory, "reason", "") or context.inventory_error or "")
+            )
+
+    def _update_db_label(self) -> None:
+        path = str(getattr(self.context.store, "path", ""))
+        if self.context.store_problem:
+            self.db_label.setText(self.tr("Temporary database (nothing is kept)"))
+        else:
+            self.db_label.setText(self.tr("Database: {0}").format(_elide_middle(path, 60)))
+        self.db_label.setToolTip(path)
+
+    # -- navigation --------------------------------------------------------------------------------------------
+    def current_page(self):
+        return self.stack.currentWidget()
+
+    def show_page(self, page_id: str) -> None:
+        for index, page in enumerate(self.pages):
+            if page.page_id == page_id:
+                self.navigation.setCurrentRow(index)
+                return
+        raise KeyError(page_id)
+
+    def _on_navigation(self, row: int) -> None:
+        if 0 <= row < len(self.pages):
+            self.stack.setCurrentIndex(row)
+            activate = getattr(self.pages[row], "activate_undo", None)
+            if activate is not None:
+                activate(self.undo_group)
+            else:  # Ctrl+Z on a page without undo must not silently undo a quote edit elsewhere
+                self.undo_group.setActiveStack(None)
+
+    # -- actions -----------------------------------------------------------------------------------------------
+    def import_quotes(self) -> None:
+        self.show_page("quotes")
+        self.page("quotes").import_csv_dialog()
+
+    def export_quotes(self) -> None:
+        self.show_page("quotes")
+        self.page("quotes").export_csv_dialog()
+
+    def import_report(self) -> None:
+        self.show_page("hardware")
+        self.page("hardware").import_report_dialog()
+
+    def about_text(self) -> str:
+        inventory = self.context.inventory
+        if inventory is not None and getattr(inventory, "available", False):
+            driver = str(inventory.driver_version or self.tr("unknown"))
+        else:
+            reason = getattr(inventory, "reason", None) if inventory is not None else None
+            driver = self.tr("none ({0})").format(reason) if reason else self.tr("none")
+        torch_version = package_version("torch") or self.tr("not installed (needed only to run the probe)")
+        rows = [
+            (self.tr("Version"), package_version("gpu-advisor") or "0+source"),
+            (self.tr("Qt"), qVersion()),
+            ("PySide6", package_version("PySide6-Essentials") or package_version("PySide6") or "?"),
+            ("pyqtgraph", package_version("pyqtgraph") or "?"),
+            (self.tr("Python"), platform.python_version()),
+            ("torch", torch_version),
+            (self.tr("NVIDIA driver"), driver),
+            (self.tr("Database"), str(getattr(self.context.store, "path", ""))),
+        ]
+        table = "".join(
+            f"<tr><td><b>{name}</b>&nbsp;&nbsp;</td><td>{value}</td></tr>" for name, value in rows
+        )
+        intro = self.tr(
+            "Plans and prices LLM work on NVIDIA GPUs: will it fit, how fast, with which sharding, "
+            "how much, rent or buy. Works offline."
+        )
+        app_name = self.tr("GPU Advisor")
+        return f"<h3>{app_name}</h3><p>{intro}</p><table>{table}</table>"
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, self.tr("About GPU Advisor"), self.about_text())
+
+    def _report_store_problem(self) -> None:
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            self.tr("Database not opened"),
+            self.tr(
+                "The database could not be opened:\n{0}\n\nGPU Advisor is running with a temporary database; "
+                "nothing you enter now will be kept."
+            ).format(self.context.store_problem),
+            QMessageBox.StandardButton.Ok,
+            self,
+        )
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()  # not exec(): never block the event loop
+
+    # -- state -------------------------------------------------------------------------------------------------
+    def _restore_state(self) -> None:
+        settings = self.context.qsettings()
+        geometry = settings.value(GEOMETRY_KEY)
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = settings.value(STATE_KEY)
+        if state is not None:
+            self.restoreState(state)
+        page_id = settings.value(PAGE_KEY)
+        if page_id:
+            try:
+                self.show_page(str(page_id))
+            except KeyError:
+                pass
+
+    def save_state(self) -> None:
+        settings = self.context.qsettings()
+        settings.setValue(GEOMETRY_KEY, self.saveGeometry())
+        settings.setValue(STATE_KEY, self.saveState())
+        settings.setValue(PAGE_KEY, self.current_page().page_id)
+        settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+        for page in self.pages:
+            if not page.confirm_close():
+                self.show_page(page.page_id)
+                event.ignore()
+                return
+        self.save_state()
+        for page in self.pages:
+            shutdown = getattr(page, "shutdown", None)
+            if shutdown is not None:
+                shutdown()
+        self.context.shutdown()
+        event.accept()
+
+
+def _elide_middle(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    half = (limit - 1) // 2
+    return f"{text[:half]}…{text[-half:]}"
+
+
+def application() -> QApplication:
+    return QApplication.instance()  # type: ignore[return-value]

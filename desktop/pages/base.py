@@ -1,0 +1,34 @@
+"""The page interface every page of the main window follows (binding between the desktop workstreams).
+
+A page is ``SomePage(context: AppContext, parent=None)``, a QWidget with:
+- ``page_id``: "hardware" | "quotes" | "plan" | "rent_buy" | "settings" (screenshots are <page_id>.png);
+- ``title() -> str``: the translated name shown in the navigation;
+- ``retranslate()``: re-apply every tr() text (called on a live language switch);
+- ``confirm_close() -> bool``: False keeps the window open (e.g. unsaved changes the user wants to keep);
+- ``load_example()``: fill a demo state for screenshots (default: nothing).
+Subclassing Page is optional; the main window only relies on these names.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QWidget
+
+
+class Page(QWidget):
+    page_id = ""
+
+    def __init__(self, context, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.context = context
+
+    def title(self) -> str:
+        raise NotImplementedError
+
+    def retranslate(self) -> None:
+        pass
+
+    def confirm_close(self) -> bool:
+        return True
+
+    def load_example(self) -> None:
+        pass

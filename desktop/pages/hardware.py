@@ -1,0 +1,615 @@
+"""Hardware page: the GPUs in this machine, live telemetry, the probe (quick/full) and the probe history.
+
+Nothing here waits on hardware: NVML is read by a background job (AppContext.load_inventory), telemetry is
+sampled by profiler.nvml.TelemetrySampler's own thread and only *read* by a 1 Hz QTimer, and the probe runs
+as a child process (desktop.workers.ProbeProcess) whose crash, hang or garbage output is reported here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop import fmt
+from desktop.charts.probe_chart import ProbeSpecChart
+from desktop.charts.telemetry import TelemetryChart
+from desktop.pages.base import Page
+from desktop.qmodels.gpu_inventory import SORT_ROLE, GpuInventoryModel, cpu_info
+from desktop.qmodels.probe_history import ProbeHistoryModel, history_row
+from desktop.qmodels.probe_results import (
+    ProbeResultsModel,
+    ResultRow,
+    describe_measurement,
+    short_label,
+    spec_value,
+)
+from desktop.workers import ProbeProcess
+
+TELEMETRY_INTERVAL_MS = 1000
+
+
+def make_table(model, parent: QWidget | None = None, sort_role: int = SORT_ROLE) -> QTableView:
+    """A read-only, sortable table over ``model`` (through a proxy so the model's order stays put)."""
+    proxy = QSortFilterProxyModel(parent)
+    proxy.setSourceModel(model)
+    proxy.setSortRole(sort_role)
+    view = QTableView(parent)
+    view.setModel(proxy)
+    view.setSortingEnabled(True)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setAlternatingRowColors(True)
+    view.verticalHeader().setVisible(False)
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 10)
+    view.horizontalHeader().setHighlightSections(False)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    view.horizontalHeader().setStretchLastSection(True)
+    view.setWordWrap(False)
+    view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+    return view
+
+
+def banner(parent: QWidget | None = None) -> QLabel:
+    """An inline message line (errors and notices shown where they happened, never a blocking dialog)."""
+    label = QLabel(parent)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setFrameShape(QFrame.Shape.StyledPanel)
+    label.setContentsMargins(8, 6, 8, 6)
+    label.hide()
+    return label
+
+
+def show_banner(label: QLabel, text: str, error: bool = False) -> None:
+    color = "#b00020" if error else "palette(text)"
+    label.setStyleSheet(f"QLabel {{ color: {color}; }}")
+    label.setText(text)
+    label.setVisible(bool(text))
+
+
+class HardwarePage(Page):
+    page_id = "hardware"
+
+    def __init__(self, context, parent: QWidget | None = None):
+        super().__init__(context, parent)
+        self.sampler: Any = None
+        self.probe = ProbeProcess(self)
+        self._device_names: dict[str, str] = {}
+        self._example = False
+        self._build()
+        self._connect()
+        self.retranslate()
+        self._telemetry_timer = QTimer(self)
+        self._telemetry_timer.setInterval(TELEMETRY_INTERVAL_MS)
+        self._telemetry_timer.timeout.connect(self.refresh_telemetry)
+        self.refresh_history()
+        if context.inventory_ready:
+            self.set_inventory(context.inventory)
+
+    # -- layout ------------------------------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.summary = QLabel(self)
+        self.summary.setWordWrap(True)
+        self.import_button = QPushButton(self)
+        self.import_button.clicked.connect(self.import_report_dialog)
+        header = QHBoxLayout()
+        header.addWidget(self.summary, 1)
+        header.addWidget(self.import_button)
+
+        self.empty_state = banner(self)
+        self.message = banner(self)
+
+        self.inventory_model = GpuInventoryModel(self)
+        self.gpu_table = make_table(self.inventory_model, self)
+        self.gpu_table.setObjectName("gpuTable")
+
+        self.tabs = QTabWidget(self)
+        self.telemetry = TelemetryChart(self)
+        self.telemetry_note = QLabel(self)
+        self.telemetry_note.setWordWrap(True)
+        telemetry_tab = QWidget()
+        telemetry_layout = QVBoxLayout(telemetry_tab)
+        telemetry_layout.addWidget(self.telemetry_note)
+        telemetry_layout.addWidget(self.telemetry, 1)
+        self.tabs.addTab(telemetry_tab, "")
+        self.tabs.addTab(self._build_probe_tab(), "")
+        self.tabs.addTab(self._build_history_tab(), "")
+
+        splitter = QSplitter(Qt.Orientation.Vertical, self)
+        splitter.addWidget(self.gpu_table)
+        splitter.addWidget(self.tabs)
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 5)
+        splitter.setChildrenCollapsible(False)
+        self.splitter = splitter
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(header)
+        layout.addWidget(self.empty_state)
+        layout.addWidget(self.message)
+        layout.addWidget(splitter, 1)
+
+    def _build_probe_tab(self) -> QWidget:
+        tab = QWidget()
+        self.quick_button = QPushButton(tab)
+        self.full_button = QPushButton(tab)
+        self.cancel_button = QPushButton(tab)
+        self.cancel_button.setEnabled(False)
+        self.quick_button.clicked.connect(lambda: self.start_probe("quick"))
+        self.full_button.clicked.connect(lambda: self.start_probe("full"))
+        self.cancel_button.clicked.connect(self.cancel_probe)
+        self.progress = QProgressBar(tab)
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(0)
+        self.progress.setTextVisible(False)
+        self.stage_label = QLabel(tab)
+        self.probe_message = banner(tab)
+        controls = QHBoxLayout()
+        controls.addWidget(self.quick_button)
+        controls.addWidget(self.full_button)
+        controls.addWidget(self.cancel_button)
+        controls.addWidget(self.progress, 1)
+        self.results_model = ProbeResultsModel(self)
+        self.results_table = make_table(self.results_model, tab)
+        self.results_table.setObjectName("probeResults")
+        self.probe_chart = ProbeSpecChart(tab)
+        split = QSplitter(Qt.Orientation.Horizontal, tab)
+        split.addWidget(self.results_table)
+        split.addWidget(self.probe_chart)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        split.setSizes([520, 560])
+        self.results_table.horizontalHeader().setStretchLastSection(False)
+        layout = QVBoxLayout(tab)
+        layout.addLayout(controls)
+        layout.addWidget(self.stage_label)
+        layout.addWidget(self.probe_message)
+        layout.addWidget(split, 1)
+        return tab
+
+    def _build_history_tab(self) -> QWidget:
+        tab = QWidget()
+        self.history_model = ProbeHistoryModel(self)
+        self.history_table = make_table(self.history_model, tab)
+        self.history_table.setObjectName("probeHistory")
+        self.history_table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.history_table.selectionModel().selectionChanged.connect(self._update_compare_button)
+        self.compare_button = QPushButton(tab)
+        self.compare_button.setEnabled(False)
+        self.compare_button.clicked.connect(self.compare_selected)
+        self.history_hint = QLabel(tab)
+        row = QHBoxLayout()
+        row.addWidget(self.history_hint, 1)
+        row.addWidget(self.compare_button)
+        layout = QVBoxLayout(tab)
+        layout.addLayout(row)
+        layout.addWidget(self.history_table, 1)
+        return tab
+
+    def _connect(self) -> None:
+        self.context.inventory_changed.connect(self.set_inventory)
+        self.context.probe_runs_changed.connect(self.refresh_history)
+        self.probe.started.connect(self._on_probe_started)
+        self.probe.progress.connect(self._on_probe_progress)
+        self.probe.result.connect(self._on_probe_result)
+        self.probe.finished.connect(self._on_probe_finished)
+        self.probe.failed.connect(self._on_probe_failed)
+
+    # -- page interface ----------------------------------------------------------------------------------------
+    def title(self) -> str:
+        return self.tr("Hardware")
+
+    def retranslate(self) -> None:
+        self.import_button.setText(self.tr("Import probe report…"))
+        self.import_button.setToolTip(self.tr("Add a report made by gpu-probe on another machine"))
+        self.tabs.setTabText(0, self.tr("Live telemetry"))
+        self.tabs.setTabText(1, self.tr("Probe"))
+        self.tabs.setTabText(2, self.tr("Probe history"))
+        self.quick_button.setText(self.tr("Run quick probe"))
+        self.quick_button.setToolTip(
+            self.tr("About a minute: memory bandwidth, host links and bf16/fp32 matmul")
+        )
+        self.full_button.setText(self.tr("Run full probe"))
+        self.full_button.setToolTip(
+            self.tr("Several minutes: every dtype, several matrix shapes, peer links")
+        )
+        self.cancel_button.setText(self.tr("Cancel"))
+        self.compare_button.setText(self.tr("Compare selected"))
+        self.history_hint.setText(
+            self.tr("Runs of this machine and imported reports. Select two to compare.")
+        )
+        self.telemetry.retranslate()
+        self.probe_chart.retranslate()
+        self._update_probe_availability()
+        self._update_summary()
+        if not self.probe.running:
+            self.stage_label.setText(
+                self.tr("The probe runs in a separate process; the window stays responsive.")
+            )
+
+    def load_example(self) -> None:
+        """Screenshots: a finished example probe, two example history runs and five minutes of telemetry."""
+        from desktop.examples import add_example_probe_runs, example_report, example_telemetry
+
+        self._example = True
+        add_example_probe_runs(self.context)
+        report = example_report()
+        self.results_model.clear()
+        self.probe_chart.clear()
+        self._device_names = {d["device"]: d["name"] for d in report["devices"]}
+        for device in report["devices"]:
+            for measurement in device["measurements"]:
+                self._on_probe_result({"device": device["device"], "measurement": measurement})
+        self.progress.setValue(1000)
+        self.stage_label.setText(self.tr("Example run (not a measurement of this machine)"))
+        gpus = getattr(self.context.inventory, "gpus", None) or []
+        if gpus:
+            names = {gpu.cuda_index: f"GPU {gpu.cuda_index}" for gpu in gpus}
+            self.telemetry.set_gpus(names)
+            self.telemetry.update_from_snapshot(example_telemetry(len(gpus)))
+        self.tabs.setCurrentIndex(0 if gpus else 1)
+
+    # -- inventory and telemetry -------------------------------------------------------------------------------
+    def set_inventory(self, inventory: Any) -> None:
+        self.inventory_model.set_inventory(inventory)
+        self.gpu_table.resizeColumnsToContents()
+        self._fit_gpu_table()
+        self._update_summary()
+        self._start_sampler(inventory)
+
+    def _fit_gpu_table(self) -> None:
+        """Give the GPU table room for up to 8 rows; the tabs below take the rest."""
+        rows = min(max(self.inventory_model.rowCount(), 1), 8)
+        height = (
+            self.gpu_table.horizontalHeader().sizeHint().height()
+            + rows * self.gpu_table.verticalHeader().defaultSectionSize()
+            + 6
+        )
+        total = max(sum(self.splitter.sizes()), height + 300)
+        self.splitter.setSizes([height, total - height])
+
+    def _update_summary(self) -> None:
+        context = self.context
+        inventory = context.inventory
+        if inventory is None:
+            text = context.inventory_error or self.tr("Reading the GPUs through NVML…")
+            self.summary.setText(text)
+            self.empty_state.hide()
+            return
+        gpus = list(getattr(inventory, "gpus", None) or [])
+        if gpus:
+            driver = inventory.driver_version if isinstance(inventory.driver_version, str) else self.tr("n/a")
+            cuda = (
+                inventory.cuda_driver_version
+                if isinstance(inventory.cuda_driver_version, str)
+                else self.tr("n/a")
+            )
+            self.summary.setText(
+                self.tr("NVIDIA GPUs: {0} · driver {1} · CUDA {2}").format(len(gpus), driver, cuda)
+            )
+            self.empty_state.hide()
+            return
+        cpu = cpu_info()
+        self.summary.setText(self.tr("CPU only: {0}").format(cpu["name"]))
+        reason = str(getattr(inventory, "reason", "") or context.inventory_error or "")
+        reason = reason.removeprefix("no NVIDIA GPU: ")
+        show_banner(
+            self.empty_state,
+            self.tr(
+                "<b>No NVIDIA GPU</b>: {0}.<br>The probe can still measure the CPU, and you can import a report "
+                "made by gpu-probe on another machine (Import probe report…) to plan with its numbers."
+            ).format(reason),
+        )
+
+    def _start_sampler(self, inventory: Any) -> None:
+        self.stop_sampler()
+        gpus = list(getattr(inventory, "gpus", None) or [])
+        live = [gpu for gpu in gpus if not getattr(gpu, "lost", False)]
+        self.telemetry.setVisible(bool(live))
+        if not live:
+            self.telemetry.set_gpus({})
+            self.telemetry_note.setText(
+                self.tr("Live telemetry needs an NVIDIA GPU; there is none to sample here.")
+            )
+            if self.tabs.currentIndex() == 0:
+                self.tabs.setCurrentIndex(1)  # the probe still measures the CPU
+            return
+        self.telemetry.set_gpus({gpu.cuda_index: f"GPU {gpu.cuda_index}" for gpu in gpus})
+        self.telemetry_note.setText(self.tr("Sampled once a second; the last five minutes are shown."))
+        from profiler.nvml import TelemetrySampler
+
+        sampler = TelemetrySampler(interval_s=TELEMETRY_INTERVAL_MS / 1000, capacity=600, include_pcie=False)
+        self.sampler = sampler
+        # start() initialises NVML (slow on some machines): do it on a pool thread, then read on the GUI thread
+        self.context.jobs.run(
+            sampler.start, on_done=lambda _s: self._telemetry_timer.start(), name="start telemetry"
+        )
+
+    def refresh_telemetry(self) -> None:
+        """Timer slot: copy the ring buffers (cheap, thread-safe) and redraw."""
+        if self.sampler is None or self._example:
+            return
+        self.telemetry.update_from_snapshot(self.sampler.snapshot())
+        lost = [
+            f"GPU {gpu}: {info['lost_reason']}" for gpu, info in self.sampler.status().items() if info["lost"]
+        ]
+        if lost:
+            self.telemetry_note.setText(
+                self.tr("Lost during sampling (the others continue): {0}").format("; ".join(lost))
+            )
+
+    def stop_sampler(self) -> None:
+        self._telemetry_timer.stop() if hasattr(self, "_telemetry_timer") else None
+        if self.sampler is not None:
+            self.sampler.stop()
+            self.sampler = None
+
+    def shutdown(self) -> None:
+        self.stop_sampler()
+        self.probe.wait_killed()
+
+    # -- probe -------------------------------------------------------------------------------------------------
+    def _update_probe_availability(self) -> None:
+        from desktop.probe_command import probe_availability
+
+        availability = probe_availability()
+        for button in (self.quick_button, self.full_button):
+            button.setEnabled(availability.available and not self.probe.running)
+        if not availability.available:
+            show_banner(self.probe_message, availability.reason)
+
+    def start_probe(self, mode: str) -> None:
+        self.results_model.clear()
+        self.probe_chart.clear()
+        show_banner(self.probe_message, "")
+        self._device_names = {}
+        self._example = False
+        self.progress.setValue(0)
+        self.stage_label.setText(self.tr("Starting the probe…"))
+        self.tabs.setCurrentIndex(1)
+        self.probe.start(mode)
+        self.quick_button.setEnabled(False)
+        self.full_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.context.show_status(self.tr("Probe started ({0})").format(mode))
+
+    def cancel_probe(self) -> None:
+        self.stage_label.setText(self.tr("Cancelling…"))
+        self.probe.cancel()
+
+    def _device_name(self, device: str) -> str:
+        if device in self._device_names:
+            return self._device_names[device]
+        if device.startswith("cuda:"):
+            for gpu in getattr(self.context.inventory, "gpus", None) or []:
+                if f"cuda:{gpu.cuda_index}" == device and isinstance(gpu.name, str):
+                    return gpu.name
+        if device == "cpu":
+            return cpu_info()["name"]
+        return ""
+
+    def _spec_for(self, device_name: str) -> Any:
+        if not device_name:
+            return None
+        from planner.gpus import match_nvml_name
+
+        extra = [spec for spec in self.context.gpu_catalog().values() if getattr(spec, "user_defined", False)]
+        return match_nvml_name(device_name, extra)
+
+    def _on_probe_started(self, devices: list) -> None:
+        for entry in devices:
+            if isinstance(entry, dict) and entry.get("device"):
+                self._device_names[str(entry["device"])] = str(entry.get("name") or "")
+        self.stage_label.setText(self.tr("Probing devices: {0}…").format(len(devices) or 1))
+
+    def _on_probe_progress(self, stage: str, fraction: float) -> None:
+        self.progress.setValue(int(round(fraction * 1000)))
+        self.stage_label.setText(self.tr("{0} — {1}").format(stage, fmt.percent(fraction)))
+
+    def _on_probe_result(self, event: dict) -> None:
+        device = str(event.get("device") or "")
+        measurement = event["measurement"]
+        name = self._device_name(device)
+        spec = self._spec_for(name) if device != "cpu" else None
+        row = ResultRow(device, name, measurement, spec_value(spec, measurement))
+        self.results_model.add(row)
+        fraction = row.fraction_of_spec
+        if fraction is not None and math.isfinite(fraction):
+            label = short_label(device, measurement)
+            self.probe_chart.add(
+                label, fraction * 100, fmt.measurement(row.value, measurement.get("unit", ""))
+            )
+            self.results_table.resizeColumnsToContents()
+
+    def _on_probe_finished(self, report: dict) -> None:
+        self.progress.setValue(1000)
+        self.stage_label.setText(self.tr("Saving the results…"))
+        self.context.jobs.run(
+            _save_report, self.context.store, report, "local",
+            on_done=self._on_report_saved, on_error=self._on_save_failed, name="save probe report",
+        )  # fmt: skip
+
+    def _on_report_saved(self, _run_id: Any) -> None:
+        self._probe_ended()
+        self.stage_label.setText(
+            self.tr("Done: %n measurement(s) saved to the probe history.", "", self.results_model.rowCount())
+        )
+        self.context.probe_runs_changed.emit()
+        self.context.show_status(self.tr("Probe finished and saved"))
+
+    def _on_save_failed(self, message: str) -> None:
+        self._probe_ended()
+        self.stage_label.setText(self.tr("The probe finished but its report was not saved."))
+        show_banner(self.probe_message, message, error=True)
+
+    def _on_probe_failed(self, message: str) -> None:
+        self._probe_ended()
+        cancelled = message == self.tr("Cancelled") or message == "Cancelled"
+        self.stage_label.setText(self.tr("Cancelled.") if cancelled else self.tr("The probe did not finish."))
+        if not cancelled:
+            show_banner(self.probe_message, message, error=True)
+        self.context.show_status(message)
+
+    def _probe_ended(self) -> None:
+        self.cancel_button.setEnabled(False)
+        self._update_probe_availability()
+
+    # -- history -----------------------------------------------------------------------------------------------
+    def refresh_history(self) -> None:
+        try:
+            runs = self.context.store.list_probe_runs()
+        except Exception as exc:  # show the reason instead of an empty table
+            from desktop.workers import describe_error
+
+            show_banner(self.message, describe_error(exc), error=True)
+            runs = []
+        from planner.gpus import match_nvml_name
+
+        extra = [spec for spec in self.context.gpu_catalog().values() if getattr(spec, "user_defined", False)]
+        self.history_model.set_rows(
+            [history_row(run, lambda name: match_nvml_name(name, extra)) for run in runs]
+        )
+        self.history_table.resizeColumnsToContents()
+        self._update_compare_button()
+
+    def selected_run_ids(self) -> list:
+        proxy = self.history_table.model()
+        rows = sorted(
+            {proxy.mapToSource(index).row() for index in self.history_table.selectionModel().selectedRows()}
+        )
+        return [self.history_model.run_id(row) for row in rows]
+
+    def _update_compare_button(self) -> None:
+        self.compare_button.setEnabled(len(self.selected_run_ids()) == 2)
+
+    def compare_selected(self) -> None:
+        ids = self.selected_run_ids()
+        if len(ids) != 2:
+            return
+        self.context.jobs.run(
+            _load_two_reports, self.context.store, ids[0], ids[1],
+            on_done=self._show_comparison, on_error=lambda m: show_banner(self.message, m, error=True),
+            name="load reports to compare",
+        )  # fmt: skip
+
+    def _show_comparison(self, reports: tuple) -> None:
+        dialog = CompareDialog(reports[0], reports[1], self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.compare_dialog = dialog
+        dialog.open()
+
+    # -- import ------------------------------------------------------------------------------------------------
+    def import_report_dialog(self) -> None:
+        path, _filter = QFileDialog.getOpenFileName(
+            self, self.tr("Import probe report"), "", self.tr("Probe reports (*.json);;All files (*)")
+        )
+        if path:
+            self.import_report(path)
+
+    def import_report(self, path: str) -> None:
+        show_banner(self.message, "")
+        self.context.show_status(self.tr("Importing {0}…").format(path))
+        self.context.jobs.run(
+            _import_report, self.context.store, path,
+            on_done=self._on_imported, on_error=self._on_import_failed, name="import probe report",
+        )  # fmt: skip
+
+    def _on_imported(self, _run_id: Any) -> None:
+        self.context.probe_runs_changed.emit()
+        self.tabs.setCurrentIndex(2)
+        self.context.show_status(self.tr("Probe report imported"))
+
+    def _on_import_failed(self, message: str) -> None:
+        show_banner(self.message, self.tr("The report was not imported: {0}").format(message), error=True)
+        self.context.show_status(self.tr("Import failed"))
+
+
+class CompareDialog(QDialog):
+    """Two probe runs side by side: every measured figure, and the second as a multiple of the first."""
+
+    def __init__(self, first: Any, second: Any, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Compare probe runs"))
+        rows = comparison_rows(first, second)
+        self.table = QTableWidget(len(rows), 4, self)
+        self.table.setHorizontalHeaderLabels(
+            [self.tr("Measurement"), _run_title(first), _run_title(second), self.tr("Second / first")]
+        )
+        for r, (name, a, b, unit) in enumerate(rows):
+            ratio = f"{b / a:.2f}×" if a and b else "—"
+            for c, text in enumerate(
+                (name, fmt.measurement(a, unit) if a else "—", fmt.measurement(b, unit) if b else "—", ratio)
+            ):
+                item = QTableWidgetItem(text)
+                if c:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(r, c, item)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.resizeColumnsToContents()
+        self.table.horizontalHeader().setStretchLastSection(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table)
+        layout.addWidget(buttons)
+        self.resize(760, 420)
+
+
+def _run_title(report: Any) -> str:
+    machine = report.machine.get("hostname", "?") if isinstance(report.machine, dict) else "?"
+    return f"{machine} {fmt.datetime_(report.created_at)}"
+
+
+def comparison_rows(first: Any, second: Any) -> list[tuple[str, float | None, float | None, str]]:
+    """(measurement name, best value in the first run, in the second, unit) for every kind/dtype in either run.
+
+    Devices are pooled (the best GPU of each run): runs from different machines have different device ids.
+    """
+    keys: dict[tuple, str] = {}
+    for report in (first, second):
+        for _device, m in report.measurements():
+            keys.setdefault((m["kind"], m.get("dtype")), m["unit"])
+    rows = []
+    for (kind, dtype), unit in sorted(keys.items(), key=lambda item: (item[0][0], item[0][1] or "")):
+        name = describe_measurement({"kind": kind, "dtype": dtype})
+        rows.append((name, first.best(kind, dtype), second.best(kind, dtype), unit))
+    return rows
+
+
+# Background functions (pool thread; no widgets).
+def _save_report(store: Any, report: dict, source: str) -> Any:
+    from profiler.report import ProbeReport
+
+    return store.save_probe_report(ProbeReport.from_dict(report), source=source)
+
+
+def _import_report(store: Any, path: str) -> Any:
+    from profiler.report import load_report
+
+    return store.save_probe_report(load_report(path), source="imported")
+
+
+def _load_two_reports(store: Any, first: Any, second: Any) -> tuple:
+    return store.get_probe_report(first), store.get_probe_report(second)

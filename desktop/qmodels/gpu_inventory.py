@@ -1,0 +1,264 @@
+"""GpuInventoryModel: the GPUs NVML found, one row each (a thin adapter over profiler.nvml.Inventory).
+
+Fields NVML refused (profiler.nvml.Unavailable) read "n/a" with the reason as the tooltip. Without any NVIDIA
+GPU the model shows one CPU row so the table is never a blank rectangle.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QAbstractTableModel,
+    QCoreApplication,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+)
+from PySide6.QtGui import QBrush, QPalette
+from PySide6.QtWidgets import QApplication
+
+from desktop import fmt
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+
+# (key, header); headers are marked for translation and translated when shown.
+COLUMNS = (
+    ("name", QT_TRANSLATE_NOOP("GpuInventoryModel", "GPU")),
+    ("memory", QT_TRANSLATE_NOOP("GpuInventoryModel", "Memory")),
+    ("driver", QT_TRANSLATE_NOOP("GpuInventoryModel", "Driver / CUDA")),
+    ("cc", QT_TRANSLATE_NOOP("GpuInventoryModel", "Compute cap.")),
+    ("pcie", QT_TRANSLATE_NOOP("GpuInventoryModel", "PCIe link")),
+    ("power", QT_TRANSLATE_NOOP("GpuInventoryModel", "Power limit")),
+    ("nvlink", QT_TRANSLATE_NOOP("GpuInventoryModel", "NVLink")),
+    ("mig", QT_TRANSLATE_NOOP("GpuInventoryModel", "MIG")),
+    ("temperature", QT_TRANSLATE_NOOP("GpuInventoryModel", "Temp.")),
+    ("bus", QT_TRANSLATE_NOOP("GpuInventoryModel", "PCI bus")),
+)
+_NUMERIC = {"memory", "power", "temperature"}
+
+
+def _tr(text: str, disambiguation: str | None = None, n: int = -1) -> str:
+    return QCoreApplication.translate("GpuInventoryModel", text, disambiguation, n)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """What one cell shows: text, optional tooltip, a sort value, and whether it is a refused field."""
+
+    text: str
+    tooltip: str = ""
+    sort: Any = None
+    refused: bool = False
+
+
+def _unavailable_reason(value: Any) -> str | None:
+    from profiler.nvml import Unavailable
+
+    return value.reason if isinstance(value, Unavailable) else None
+
+
+def _na(reason: str) -> Cell:
+    return Cell(_tr("n/a"), reason, None, True)
+
+
+def cpu_info() -> dict:
+    """This machine's CPU: name, logical cores, RAM in bytes (best effort, no extra dependencies)."""
+    name = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if line.lower().startswith("model name"):
+                    name = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    ram = None
+    try:
+        ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        pass
+    return {"name": name or platform.machine() or "CPU", "cores": os.cpu_count() or 1, "ram_bytes": ram}
+
+
+class GpuInventoryModel(QAbstractTableModel):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._inventory: Any = None
+        self._rows: list[dict[str, Cell]] = []
+        self._cpu = None
+
+    # -- data in -----------------------------------------------------------------------------------------------
+    def set_inventory(self, inventory: Any) -> None:
+        self.beginResetModel()
+        self._inventory = inventory
+        self._rows = self._build_rows(inventory)
+        self.endResetModel()
+
+    @property
+    def inventory(self) -> Any:
+        return self._inventory
+
+    @property
+    def shows_cpu_only(self) -> bool:
+        return not getattr(self._inventory, "gpus", None)
+
+    def _build_rows(self, inventory: Any) -> list[dict[str, Cell]]:
+        if inventory is None:
+            return []
+        gpus = list(getattr(inventory, "gpus", None) or [])
+        if not gpus:
+            return [self._cpu_row()]
+        return [self._gpu_row(inventory, gpu) for gpu in gpus]
+
+    def _cpu_row(self) -> dict[str, Cell]:
+        self._cpu = self._cpu or cpu_info()
+        dash = Cell("—")
+        row = {key: dash for key, _ in COLUMNS}
+        row["name"] = Cell(
+            _tr("CPU: {0}").format(self._cpu["name"]),
+            _tr("{0} logical cores").format(self._cpu["cores"]),
+            self._cpu["name"],
+        )
+        ram = self._cpu["ram_bytes"]
+        row["memory"] = Cell(fmt.gib(ram, 0) if ram else _tr("n/a"), _tr("system memory (RAM)"), ram)
+        return row
+
+    def _gpu_row(self, inventory: Any, gpu: Any) -> dict[str, Cell]:
+        row: dict[str, Cell] = {}
+        name_reason = _unavailable_reason(gpu.name)
+        name = str(gpu.name) if name_reason is None else _tr("GPU {0}").format(gpu.index)
+        if getattr(gpu, "lost", False):
+            row["name"] = Cell(
+                _tr("{0}: {1} (lost)").format(gpu.cuda_index, name),
+                _tr("The GPU stopped answering (fell off the bus); restart the machine."),
+                gpu.cuda_index,
+                True,
+            )
+        else:
+            uuid = gpu.uuid if _unavailable_reason(gpu.uuid) is None else ""
+            row["name"] = Cell(f"{gpu.cuda_index}: {name}", str(uuid), gpu.cuda_index)
+        row["memory"] = self._memory_cell(gpu)
+        row["driver"] = self._driver_cell(inventory)
+        row["cc"] = self._simple(gpu.compute_capability, lambda cc: f"{cc[0]}.{cc[1]}", lambda cc: tuple(cc))
+        row["pcie"] = self._pcie_cell(gpu)
+        row["power"] = self._simple(gpu.power_limit_w, fmt.watts, float)
+        row["nvlink"] = self._nvlink_cell(gpu)
+        row["mig"] = self._mig_cell(gpu)
+        row["temperature"] = self._simple(gpu.temperature_c, fmt.celsius, float)
+        row["bus"] = self._simple(gpu.pci_bus_id, str, str)
+        return row
+
+    @staticmethod
+    def _simple(value: Any, show, sort) -> Cell:
+        reason = _unavailable_reason(value)
+        if reason is not None:
+            return _na(reason)
+        if value is None:
+            return _na(_tr("not reported"))
+        return Cell(show(value), "", sort(value))
+
+    def _memory_cell(self, gpu: Any) -> Cell:
+        total = gpu.memory_total_bytes
+        reason = _unavailable_reason(total)
+        if reason is not None:
+            return _na(reason)
+        used = gpu.memory_used_bytes
+        tip = ""
+        if _unavailable_reason(used) is None and used is not None:
+            tip = _tr("{0} in use").format(fmt.gib(used))
+        return Cell(fmt.gib(total), tip, int(total))
+
+    def _driver_cell(self, inventory: Any) -> Cell:
+        parts, reasons = [], []
+        for value in (inventory.driver_version, inventory.cuda_driver_version):
+            reason = _unavailable_reason(value)
+            parts.append(_tr("n/a") if reason is not None or value is None else str(value))
+            if reason:
+                reasons.append(reason)
+        return Cell(" / ".join(parts), "; ".join(reasons), parts[0], bool(reasons) and len(reasons) == 2)
+
+    def _pcie_cell(self, gpu: Any) -> Cell:
+        gen, width = gpu.pcie_gen_current, gpu.pcie_width_current
+        reasons = [r for r in (_unavailable_reason(gen), _unavailable_reason(width)) if r]
+        if reasons or gen is None or width is None:
+            return _na("; ".join(reasons) or _tr("not reported"))
+        text = _tr("Gen {0} x{1}").format(gen, width)
+        gen_max, width_max = gpu.pcie_gen_max, gpu.pcie_width_max
+        tip = ""
+        if (
+            _unavailable_reason(gen_max) is None
+            and _unavailable_reason(width_max) is None
+            and gen_max
+            and width_max
+        ):
+            tip = _tr("maximum Gen {0} x{1}; the link trains down when idle").format(gen_max, width_max)
+        return Cell(text, tip, (gen, width))
+
+    def _nvlink_cell(self, gpu: Any) -> Cell:
+        links = gpu.nvlink
+        reason = _unavailable_reason(links)
+        if reason is not None:
+            return _na(reason)
+        links = list(links or [])
+        if not links:
+            return Cell(_tr("none"), "", 0)
+        links = [link for link in links if isinstance(link, dict)]
+        peers = sorted({str(link.get("peer_pci_bus_id", "?")) for link in links})
+        text = _tr("{0} × NVLink").format(len(links))
+        if links and all(link.get("peer_type") == "switch" for link in links):
+            text = _tr("{0} × NVLink, NVSwitch").format(len(links))
+        return Cell(text, _tr("peers: {0}").format(", ".join(peers)), len(links))
+
+    def _mig_cell(self, gpu: Any) -> Cell:
+        mode = gpu.mig_mode
+        reason = _unavailable_reason(mode)
+        if reason is not None:
+            return _na(reason)
+        if mode != "enabled":
+            return Cell(_tr("off"), "", 0)
+        devices = gpu.mig_devices if _unavailable_reason(gpu.mig_devices) is None else []
+        count = len(devices or [])
+        tip = "\n".join(
+            _tr("instance {0}: {1}").format(d.get("index", "?"), fmt.gib(d.get("memory_total_bytes")))
+            for d in devices or []
+            if isinstance(d, dict)
+        )
+        return Cell(_tr("on, instances: {0}").format(count), tip, count)
+
+    # -- Qt model interface ------------------------------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            if 0 <= section < len(COLUMNS):
+                return _tr(COLUMNS[section][1])
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not (0 <= index.row() < len(self._rows)):
+            return None
+        key = COLUMNS[index.column()][0]
+        cell = self._rows[index.row()][key]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return cell.text
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return cell.tooltip or None
+        if role == SORT_ROLE:
+            return cell.sort if cell.sort is not None else ""
+        if role == Qt.ItemDataRole.ForegroundRole and cell.refused:
+            return QBrush(QApplication.palette().color(QPalette.ColorRole.PlaceholderText))
+        if role == Qt.ItemDataRole.TextAlignmentRole and key in _NUMERIC:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def cell(self, row: int, key: str) -> Cell:
+        return self._rows[row][key]

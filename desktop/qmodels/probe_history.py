@@ -1,0 +1,195 @@
+"""ProbeHistoryModel: stored probe runs (this machine's and imported ones) with key figures and % of spec."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QAbstractTableModel,
+    QCoreApplication,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+)
+
+from desktop import fmt
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 2
+CONTEXT = "ProbeHistoryModel"
+
+COLUMNS = (
+    ("created_at", QT_TRANSLATE_NOOP("ProbeHistoryModel", "Date")),
+    ("machine", QT_TRANSLATE_NOOP("ProbeHistoryModel", "Machine")),
+    ("source", QT_TRANSLATE_NOOP("ProbeHistoryModel", "Source")),
+    ("devices", QT_TRANSLATE_NOOP("ProbeHistoryModel", "Devices")),
+    ("mode", QT_TRANSLATE_NOOP("ProbeHistoryModel", "Mode")),
+    ("bandwidth", QT_TRANSLATE_NOOP("ProbeHistoryModel", "Memory bandwidth")),
+    ("bandwidth_pct", QT_TRANSLATE_NOOP("ProbeHistoryModel", "% of spec")),
+    ("bf16", QT_TRANSLATE_NOOP("ProbeHistoryModel", "bf16 matmul")),
+    ("bf16_pct", QT_TRANSLATE_NOOP("ProbeHistoryModel", "% of spec")),
+)
+SOURCE_NAMES = {
+    "local": QT_TRANSLATE_NOOP("ProbeHistoryModel", "this machine"),
+    "imported": QT_TRANSLATE_NOOP("ProbeHistoryModel", "imported"),
+}
+_NUMERIC = {"bandwidth", "bandwidth_pct", "bf16", "bf16_pct"}
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate(CONTEXT, text)
+
+
+def _device_names(row: dict) -> list[str]:
+    names = row.get("device_names", row.get("devices", []))
+    if isinstance(names, str):
+        try:
+            names = json.loads(names)
+        except ValueError:
+            names = [names]
+    return [str(n.get("name", n)) if isinstance(n, dict) else str(n) for n in names or []]
+
+
+def summarise_devices(names: list[str]) -> str:
+    """["NVIDIA H100 80GB HBM3"] * 8 + ["cpu"] -> "8 × NVIDIA H100 80GB HBM3, cpu"."""
+    counts = Counter(names)
+    return ", ".join(f"{count} × {name}" if count > 1 else name for name, count in counts.items())
+
+
+@dataclass
+class HistoryRow:
+    run_id: Any
+    created_at: str
+    machine: str
+    source: str
+    label: str
+    mode: str
+    devices: list[str]
+    bandwidth: float | None  # B/s
+    bf16: float | None  # FLOP/s
+    spec: Any  # planner.gpus.GpuSpec of the first GPU, or None
+
+    @property
+    def bandwidth_fraction(self) -> float | None:
+        if self.bandwidth is None or self.spec is None or not self.spec.memory_bandwidth_bytes_per_s:
+            return None
+        return self.bandwidth / self.spec.memory_bandwidth_bytes_per_s
+
+    @property
+    def bf16_fraction(self) -> float | None:
+        peak = (self.spec.tflops.get("bf16") if self.spec is not None else None) or None
+        if self.bf16 is None or not peak:
+            return None
+        return self.bf16 / (peak * 1e12)
+
+
+def history_row(row: dict, match_gpu=None) -> HistoryRow:
+    """A store row (list_probe_runs) -> HistoryRow; ``match_gpu(name) -> GpuSpec | None`` finds the spec."""
+    devices = _device_names(row)
+    spec = None
+    if match_gpu is not None:
+        for name in devices:
+            if name and name.lower() != "cpu":
+                spec = match_gpu(name)
+                if spec is not None:
+                    break
+    bf16 = row.get("best_bf16_flop_per_s", row.get("bf16_flops_per_s"))
+    return HistoryRow(
+        run_id=row.get("id"),
+        created_at=str(row.get("created_at") or ""),
+        machine=str(row.get("machine") or row.get("machine_name") or row.get("hostname") or ""),
+        source=str(row.get("source") or ""),
+        label=str(row.get("label") or ""),
+        mode=str(row.get("mode") or ""),
+        devices=devices,
+        bandwidth=row.get("memory_bandwidth_bytes_per_s"),
+        bf16=bf16,
+        spec=spec,
+    )
+
+
+class ProbeHistoryModel(QAbstractTableModel):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.rows: list[HistoryRow] = []
+
+    def set_rows(self, rows: list[HistoryRow]) -> None:
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.endResetModel()
+
+    def run_id(self, row: int) -> Any:
+        return self.rows[row].run_id
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(COLUMNS)
+        ):
+            return _tr(COLUMNS[section][1])
+        return None
+
+    def _display(self, row: HistoryRow, key: str) -> str:
+        if key == "created_at":
+            return fmt.datetime_(row.created_at)
+        if key == "machine":
+            return row.label or row.machine
+        if key == "source":
+            return _tr(SOURCE_NAMES[row.source]) if row.source in SOURCE_NAMES else row.source
+        if key == "devices":
+            return summarise_devices(row.devices)
+        if key == "mode":
+            return row.mode
+        if key == "bandwidth":
+            return fmt.bandwidth(row.bandwidth) if row.bandwidth else "—"
+        if key == "bf16":
+            return fmt.tflops(row.bf16) if row.bf16 else "—"
+        fraction = row.bandwidth_fraction if key == "bandwidth_pct" else row.bf16_fraction
+        return fmt.percent(fraction) if fraction is not None else "—"
+
+    def _sort_value(self, row: HistoryRow, key: str) -> Any:
+        values = {
+            "created_at": row.created_at,
+            "bandwidth": row.bandwidth or 0.0,
+            "bf16": row.bf16 or 0.0,
+            "bandwidth_pct": row.bandwidth_fraction or 0.0,
+            "bf16_pct": row.bf16_fraction or 0.0,
+        }
+        return values.get(key, self._display(row, key))
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not (0 <= index.row() < len(self.rows)):
+            return None
+        row, key = self.rows[index.row()], COLUMNS[index.column()][0]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(row, key)
+        if role == SORT_ROLE:
+            return self._sort_value(row, key)
+        if role == RUN_ID_ROLE:
+            return row.run_id
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if key in ("bandwidth_pct", "bf16_pct"):
+                return (
+                    QCoreApplication.translate("ProbeHistoryModel", "against {0}").format(row.spec.name)
+                    if row.spec is not None
+                    else QCoreApplication.translate("ProbeHistoryModel", "no catalog spec for this device")
+                )
+            if key == "machine":
+                return row.machine
+            if key == "devices":
+                return "\n".join(row.devices)
+            return None
+        if role == Qt.ItemDataRole.TextAlignmentRole and key in _NUMERIC:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None

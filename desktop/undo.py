@@ -1,0 +1,89 @@
+"""Undoable quote edits (QUndoStack commands): edit a field, add quotes, delete quotes.
+
+Each command is applied once by the caller *before* it is pushed (so a refused write never reaches the
+stack); the stack's first redo() call is therefore skipped. Undo of a delete puts the very same rows back
+(the store's restore keeps their ids), so redo after undo deletes the same ids again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QUndoCommand
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("QuoteCommands", text)
+
+
+class _AppliedOnce(QUndoCommand):
+    def __init__(self, text: str):
+        super().__init__(text)
+        self._skip_first_redo = True
+
+    def redo(self) -> None:
+        if self._skip_first_redo:
+            self._skip_first_redo = False
+            return
+        self.do()
+
+    def do(self) -> None:
+        raise NotImplementedError
+
+
+class EditQuoteCommand(_AppliedOnce):
+    def __init__(self, model: Any, quote_id: Any, old: dict, new: dict):
+        super().__init__(QCoreApplication.translate("QuoteCommands", "Edit {0}").format(", ".join(new)))
+        self.model, self.quote_id, self.old, self.new = model, quote_id, dict(old), dict(new)
+
+    def apply(self, changes: dict) -> bool:
+        return self.model.write(self.quote_id, changes)
+
+    def do(self) -> None:
+        self.apply(self.new)
+
+    def undo(self) -> None:
+        self.apply(self.old)
+
+
+class AddQuotesCommand(_AppliedOnce):
+    """``rows`` are the stored rows (with ids) that were just added."""
+
+    def __init__(self, model: Any, rows: list[dict], text: str | None = None):
+        super().__init__(
+            text or QCoreApplication.translate("QuoteCommands", "Add quotes: {0}").format(len(rows))
+        )
+        self.model, self.rows = model, [dict(r) for r in rows]
+
+    def do(self) -> None:
+        for row in self.rows:
+            row["id"] = self.model.kind.restore(row)
+        self.model.reload()
+        self.model.edited.emit()
+
+    def undo(self) -> None:
+        for row in self.rows:
+            self.model.kind.delete(row["id"])
+        self.model.reload()
+        self.model.edited.emit()
+
+
+class DeleteQuotesCommand(_AppliedOnce):
+    """``rows`` are the rows the store returned when deleting them."""
+
+    def __init__(self, model: Any, rows: list[dict]):
+        super().__init__(QCoreApplication.translate("QuoteCommands", "Delete quotes: {0}").format(len(rows)))
+        self.model, self.rows = model, [dict(r) for r in rows]
+
+    def do(self) -> None:
+        for row in self.rows:
+            self.model.kind.delete(row["id"])
+        self.model.reload()
+        self.model.edited.emit()
+
+    def undo(self) -> None:
+        for row in self.rows:
+            row["id"] = self.model.kind.restore(row)
+        self.model.reload()
+        self.model.edited.emit()

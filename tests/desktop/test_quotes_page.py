@@ -1,0 +1,271 @@
+"""Quotes page: add, edit through the delegates, refusal in place, undo/redo, delete, duplicate, filters,
+derived prices, and the CSV import preview."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QDate, Qt
+from PySide6.QtWidgets import QApplication, QComboBox, QDateEdit, QDoubleSpinBox
+
+from desktop.qmodels.quotes import SORT_ROLE
+
+
+@pytest.fixture
+def page(open_window):
+    window = open_window("none")
+    window.show_page("quotes")
+    return window.page("quotes")
+
+
+def proxy_index(tab, quote_id, key):
+    row = tab.model.row_of_id(quote_id)
+    return tab.proxy.mapFromSource(tab.model.index(row, tab.model.column_of(key)))
+
+
+def stored(page, quote_id):
+    return page.context.store.get_rental_quote(quote_id)
+
+
+def test_add_creates_a_user_quote_and_undo_redo_remove_and_restore_it(page):
+    tab = page.rental
+    before = len(tab.model.rows)
+    row = tab.add_quote()
+    assert len(tab.model.rows) == before + 1
+    assert row["origin"] == "user" and row["gpu"] == "h100-sxm"
+    tab.undo_stack.undo()
+    assert tab.model.row_of_id(row["id"]) == -1
+    tab.undo_stack.redo()
+    assert tab.model.row_of_id(row["id"]) >= 0  # the same id comes back
+
+
+def test_editing_a_price_through_the_spin_box_writes_and_undoes(page, qtbot):
+    tab = page.rental
+    row = tab.add_quote()
+    index = proxy_index(tab, row["id"], "price_per_gpu_hour")
+    tab.table.setCurrentIndex(index)
+    tab.table.edit(index)
+    editor = QApplication.focusWidget()
+    assert isinstance(editor, QDoubleSpinBox)
+    editor.selectAll()
+    qtbot.keyClicks(editor, "2.75")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)  # the delegate commits on the next event-loop turn
+    qtbot.waitUntil(
+        lambda: stored(page, row["id"])["price_per_gpu_hour"] == pytest.approx(2.75), timeout=3000
+    )
+    # one GPU per instance: the instance price follows the GPU price
+    assert stored(page, row["id"])["price_per_instance_hour"] == pytest.approx(2.75)
+    tab.undo_stack.undo()
+    assert stored(page, row["id"])["price_per_gpu_hour"] == pytest.approx(1.0)
+    tab.undo_stack.redo()
+    assert stored(page, row["id"])["price_per_gpu_hour"] == pytest.approx(2.75)
+
+
+def test_gpu_and_kind_combos_and_date_edit(page):
+    tab = page.rental
+    row = tab.add_quote()
+    for key, editor_type in (("gpu", QComboBox), ("kind", QComboBox), ("quoted_on", QDateEdit)):
+        index = proxy_index(tab, row["id"], key)
+        tab.table.setCurrentIndex(index)
+        tab.table.edit(index)
+        editor = QApplication.focusWidget()
+        assert isinstance(editor, editor_type), key
+        if key == "gpu":
+            editor.setCurrentIndex(editor.findData("a100-sxm-80gb"))
+        elif key == "kind":
+            editor.setCurrentIndex(editor.findData("spot"))
+        else:
+            editor.setDate(QDate(2026, 10, 1))
+        tab.table.commitData(editor)
+        tab.table.closeEditor(editor, tab.delegate.EndEditHint.NoHint)
+    saved = stored(page, row["id"])
+    assert (saved["gpu"], saved["kind"], saved["quoted_on"]) == ("a100-sxm-80gb", "spot", "2026-10-01")
+
+
+def test_a_bad_value_is_refused_in_place_with_the_reason(page, qtbot):
+    tab = page.rental
+    row = tab.add_quote()
+    index = proxy_index(tab, row["id"], "price_per_gpu_hour")
+    with qtbot.waitSignal(tab.model.edit_refused) as refused:
+        assert not tab.proxy.setData(index, 0.0)
+    assert "price_per_gpu_hour" in refused.args[0]
+    assert tab.banner.isVisible() and "Not changed" in tab.banner.text()
+    assert stored(page, row["id"])["price_per_gpu_hour"] == pytest.approx(1.0)
+    # a valid-until date before the quote date is refused too
+    with qtbot.waitSignal(tab.model.edit_refused) as refused:
+        assert not tab.proxy.setData(proxy_index(tab, row["id"], "valid_until"), QDate(2000, 1, 2))
+    assert "valid_until" in refused.args[0]
+    assert tab.undo_stack.count() == 1  # only the add; refused edits never reach the stack
+
+
+def test_reference_prices_are_read_only_and_duplicate_makes_them_editable(page):
+    tab = page.rental
+    reference = next(r for r in tab.model.rows if r["origin"] == "reference")
+    index = proxy_index(tab, reference["id"], "price_per_gpu_hour")
+    assert not (index.flags() & Qt.ItemFlag.ItemIsEditable)
+    tab.table.selectRow(index.row())
+    copies = tab.duplicate_selected()
+    assert len(copies) == 1 and copies[0]["origin"] == "user"
+    assert copies[0]["price_per_gpu_hour"] == reference["price_per_gpu_hour"]
+    assert proxy_index(tab, copies[0]["id"], "price_per_gpu_hour").flags() & Qt.ItemFlag.ItemIsEditable
+
+
+def test_delete_and_undo_restore_the_same_quote(page):
+    tab = page.rental
+    row = tab.add_quote()
+    tab.table.selectRow(proxy_index(tab, row["id"], "provider").row())
+    deleted = tab.delete_selected()
+    assert [d["id"] for d in deleted] == [row["id"]]
+    assert tab.model.row_of_id(row["id"]) == -1
+    page.window().undo_action.trigger()  # Edit > Undo (Ctrl+Z) drives the active stack
+    assert stored(page, row["id"])["provider"] == row["provider"]
+    page.window().redo_action.trigger()
+    assert tab.model.row_of_id(row["id"]) == -1
+    assert [s.toString() for s in page.window().redo_action.shortcuts()][0] == "Ctrl+Shift+Z"
+
+
+def test_filters_by_gpu_provider_kind_and_currency(page):
+    tab = page.rental
+    store = page.context.store
+    store.add_rental_quote({"provider": "Acme", "gpu": "l4", "price_per_gpu_hour": 90, "currency": "RUB",
+                            "kind": "spot", "quoted_on": "2026-09-02"})  # fmt: skip
+    page.context.quotes_changed.emit()
+    every = store.list_rental_quotes()
+
+    def visible() -> int:
+        return tab.proxy.rowCount()
+
+    tab.gpu_filter.setCurrentIndex(tab.gpu_filter.findData("h100-sxm"))
+    assert visible() == sum(1 for q in every if q["gpu"] == "h100-sxm")
+    tab.gpu_filter.setCurrentIndex(0)
+    tab.provider_filter.setText("acme")
+    assert visible() == 1
+    tab.provider_filter.clear()
+    tab.kind_filter.setCurrentIndex(tab.kind_filter.findData("spot"))
+    assert visible() == sum(1 for q in every if q["kind"] == "spot")
+    tab.kind_filter.setCurrentIndex(0)
+    tab.currency_filter.setCurrentIndex(tab.currency_filter.findData("RUB"))
+    assert visible() == sum(1 for q in every if q["currency"] == "RUB") == 1
+    tab.currency_filter.setCurrentIndex(0)
+    tab.reference_check.setChecked(False)
+    assert visible() == sum(1 for q in every if q["origin"] == "user")
+
+
+def test_sorting_by_price_uses_the_number_not_the_text(page):
+    tab = page.rental
+    column = tab.model.column_of("price_per_gpu_hour")
+    tab.table.sortByColumn(column, Qt.SortOrder.AscendingOrder)
+    prices = [tab.proxy.index(r, column).data(SORT_ROLE) for r in range(tab.proxy.rowCount())]
+    assert prices == sorted(prices)
+
+
+def test_derived_prices_use_the_spec_and_the_display_currency(page):
+    tab = page.rental
+    store = page.context.store
+    quote_id = store.add_rental_quote({"provider": "Acme", "gpu": "h100-sxm", "price_per_gpu_hour": 250,
+                                       "currency": "RUB", "quoted_on": "2026-09-02"})  # fmt: skip
+    page.context.quotes_changed.emit()
+    index = proxy_index(tab, quote_id, "derived:display_price")
+    assert index.data() == "no rate"  # never converted at a guessed rate
+    assert "RUB" in index.data(Qt.ItemDataRole.ToolTipRole)
+    page.context.set_exchange_rate("RUB", 0.0125, "2026-09-01")
+    # 250 RUB x 0.0125 USD/RUB = 3.125 USD per GPU-hour
+    assert proxy_index(tab, quote_id, "derived:display_price").data(SORT_ROLE) == pytest.approx(3.125)
+    # H100 SXM dense bf16 989.4 TFLOPS (NVIDIA datasheet, 1979 sparse / 2) = 0.9894 PFLOP/s:
+    # 3.125 / 0.9894 = 3.1585 USD per PFLOP-hour; bandwidth 3.35 TB/s: 3.125 / 3.35 = 0.9328 USD per TB/s-hour
+    assert proxy_index(tab, quote_id, "derived:per_pflop_hour").data(SORT_ROLE) == pytest.approx(
+        3.125 / 0.9894, rel=1e-3
+    )
+    assert proxy_index(tab, quote_id, "derived:per_tbps_hour").data(SORT_ROLE) == pytest.approx(
+        3.125 / 3.35, rel=1e-3
+    )
+    assert proxy_index(tab, quote_id, "derived:basis").data() == "spec"
+
+
+def test_derived_prices_switch_to_measured_after_a_probe_run(page):
+    from profiler.report import ProbeReport
+    from tests.desktop.fake_probe import BANDWIDTH, BF16, report
+
+    tab = page.rental
+    page.context.store.save_probe_report(ProbeReport.from_dict(report("quick")), source="local")
+    page.context.probe_runs_changed.emit()
+    row = next(r for r in tab.model.rows if r["gpu"] == "h100-sxm" and r["currency"] == "USD")
+    price = row["price_per_gpu_hour"]
+    assert proxy_index(tab, row["id"], "derived:basis").data() == "measured"
+    assert proxy_index(tab, row["id"], "derived:per_pflop_hour").data(SORT_ROLE) == pytest.approx(
+        price / (BF16 / 1e15)
+    )
+    assert proxy_index(tab, row["id"], "derived:per_tbps_hour").data(SORT_ROLE) == pytest.approx(
+        price / (BANDWIDTH / 1e12)
+    )
+
+
+def test_csv_import_preview_lists_bad_rows_before_writing(page, qtbot, tmp_path):
+    path = tmp_path / "quotes.csv"
+    path.write_text(
+        "provider,gpu,price_per_gpu_hour,currency,kind,quoted_on\n"
+        "Good One,h100-sxm,2.5,USD,on-demand,2026-09-01\n"  # row 2
+        "Bad Price,h100-sxm,-1,USD,on-demand,2026-09-01\n"  # row 3
+        "Good Two,a100-sxm-80gb,1.2,USD,spot,2026-09-01\n"  # row 4
+        "Bad Kind,h100-sxm,2.0,USD,weekly,2026-09-01\n"  # row 5
+        "Bad GPU,no-such-gpu,2.0,USD,on-demand,2026-09-01\n",  # row 6
+        encoding="utf-8",
+    )
+    tab = page.rental
+    before = page.context.store.count_rental_quotes()
+    page.preview_import(str(path))
+    qtbot.waitUntil(lambda: getattr(page, "preview_dialog", None) is not None, timeout=5000)
+    dialog = page.preview_dialog
+    assert (dialog.preview.total, dialog.preview.good, dialog.preview.bad_rows) == (5, 2, 3)
+    listed = {
+        int(dialog.table.item(r, 0).text()): dialog.table.item(r, 1).text()
+        for r in range(dialog.table.rowCount())
+    }
+    assert set(listed) == {3, 5, 6}
+    assert "price_per_gpu_hour" in listed[3] and "kind" in listed[5] and "gpu" in listed[6]
+    assert page.context.store.count_rental_quotes() == before  # nothing written yet
+    dialog.accept()
+    qtbot.waitUntil(lambda: page.context.store.count_rental_quotes() == before + 2, timeout=5000)
+    qtbot.waitUntil(lambda: tab.banner.isVisible(), timeout=5000)
+    assert "Imported 2 quotes" in tab.banner.text()
+    assert {"Good One", "Good Two"} <= {r["provider"] for r in tab.model.rows}
+
+
+def test_csv_with_a_wrong_header_is_refused_with_the_reason(page, qtbot, tmp_path):
+    path = tmp_path / "wrong.csv"
+    path.write_text("name,cost\nx,1\n", encoding="utf-8")
+    page.preview_import(str(path), "rental")
+    qtbot.waitUntil(lambda: page.rental.banner.isVisible(), timeout=5000)
+    assert "Nothing imported" in page.rental.banner.text()
+
+
+def test_purchase_tab_edits_with_undo(page):
+    tab = page.purchase
+    row = tab.add_quote()
+    assert tab.model.apply_change(row["id"], {"price": 24000.0})
+    assert page.context.store.get_purchase_quote(row["id"])["price"] == 24000.0
+    tab.undo_stack.undo()
+    assert page.context.store.get_purchase_quote(row["id"])["price"] == 10000.0
+    # per GPU price with 1 GPU in USD; H100 989.4 dense bf16 TFLOPS -> 10000 / 989.4 USD per TFLOPS
+    assert proxy_index(tab, row["id"], "derived:per_tflops").data(SORT_ROLE) == pytest.approx(
+        10000 / 989.4, rel=1e-3
+    )
+
+
+def test_price_chart_shows_user_and_reference_points(page):
+    tab = page.rental
+    tab.add_quote()
+    users = sum(1 for r in tab.model.rows if r["origin"] == "user" and r["currency"] == "USD")
+    references = sum(1 for r in tab.model.rows if r["origin"] == "reference" and r["currency"] == "USD")
+    assert len(tab.chart.user_points.data) == users
+    assert len(tab.chart.reference_points.data) == references
+
+
+def test_undo_only_acts_on_the_quotes_page(page):
+    window = page.window()
+    row = page.rental.add_quote()
+    window.show_page("settings")
+    window.undo_action.trigger()  # nothing to undo here: the quote stays
+    assert page.rental.model.row_of_id(row["id"]) >= 0
+    window.show_page("quotes")
+    window.undo_action.trigger()
+    assert page.rental.model.row_of_id(row["id"]) == -1
