@@ -7,6 +7,9 @@ BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 # torch for tests and the probe: pinned so pip takes the CPU build (a bare "torch" pulls a multi-GB CUDA build).
 TORCH_PIN ?= torch==2.13.0
+# Interface translations: the .ts sources and the compiled .qm files the app loads (see `translations` below).
+TS_FILES := assets/i18n/gpu_advisor_ru.ts
+QM_FILES := $(TS_FILES:.ts=.qm)
 export QT_API := pyside6
 export PYQTGRAPH_QT_LIB := PySide6
 
@@ -26,10 +29,10 @@ $(VENV)/.test-installed: $(VENV)/.app-installed
 	$(PY) -m pip install --quiet "$(TORCH_PIN)" -e ".[dev]"
 	touch $@
 
-run: $(VENV)/.app-installed
+run: $(VENV)/.app-installed $(QM_FILES)
 	$(BIN)/gpu-advisor
 
-test: $(VENV)/.test-installed
+test: $(VENV)/.test-installed $(QM_FILES)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider
 
 bench: $(VENV)/.test-installed
@@ -37,6 +40,38 @@ bench: $(VENV)/.test-installed
 
 screenshots: $(VENV)/.app-installed
 	QT_QPA_PLATFORM=offscreen $(BIN)/gpu-advisor --screenshots docs/screenshots
+
+# Translations (desktop/i18n.py). assets/i18n/gpu_advisor_ru.ts is what translators edit; the .qm beside it is
+# what the app loads. Both are committed, so `make run` works from a clean checkout (tests check the .qm matches
+# the .ts and the .ts covers every tr() string). `make translations` re-reads the tr() strings in desktop/ into
+# the .ts (pyside6-lupdate keeps existing translations; new strings come in "unfinished") and rebuilds the .qm.
+translations: $(VENV)/.app-installed
+	$(BIN)/pyside6-lupdate -no-obsolete -locations relative $$(find desktop -name '*.py' | sort) -ts $(TS_FILES)
+	$(BIN)/pyside6-lrelease $(TS_FILES)
+
+$(QM_FILES): %.qm: %.ts | $(VENV)/.app-installed
+	$(BIN)/pyside6-lrelease $< -qm $@
+
+# Packaged executables (packaging/gpu_advisor.spec): dist/gpu-advisor/ with gpu-advisor and gpu-probe.
+# PyInstaller (the `package` extra) is installed here only, never by `make test`.
+$(VENV)/.package-installed: $(VENV)/.app-installed
+	$(PY) -m pip install --quiet -e ".[package]"
+	touch $@
+
+package: $(VENV)/.package-installed  # "full": gpu-probe carries torch (CPU build here)
+	$(PY) -m pip install --quiet "$(TORCH_PIN)"
+	PYTHON=$(PY) bash packaging/build.sh full
+
+package-lite: $(VENV)/.package-installed  # "lite": no torch; planning, NVML and report import
+	PYTHON=$(PY) bash packaging/build.sh lite
+
+# Build a bundle and smoke-test it offscreen: `gpu-advisor --self-test`, and for VARIANT=full also
+# `gpu-probe --quick`. The same two scripts run in packaging/github-ci.yml on Linux and Windows.
+VARIANT ?= lite
+package-check: $(VENV)/.package-installed
+	$(if $(filter full,$(VARIANT)),$(PY) -m pip install --quiet "$(TORCH_PIN)")
+	PYTHON=$(PY) bash packaging/build.sh $(VARIANT)
+	bash packaging/check.sh $(VARIANT)
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check .
