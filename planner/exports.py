@@ -627,8 +627,10 @@ def launch_notes(option: Any, inputs: Mapping[str, Any]) -> list[str]:
     notes.append(f"accelerate_config.yaml uses {backend}; launch.sh starts the same layout with torchrun.")
     if s["pp"] > 1 and s["zero"] >= 2:
         notes.append(
-            f"DeepSpeed's pipeline engine combines only with ZeRO stage 0 or 1; for PP {s['pp']} with ZeRO-{s['zero']} "
-            "use Megatron-LM's distributed optimizer (accelerate_config.yaml) rather than ds_config.json."
+            f"DeepSpeed's pipeline engine combines only with ZeRO stage 0 or 1, and Megatron-LM's distributed "
+            f"optimizer (accelerate_config.yaml) shards only optimizer states (ZeRO-1): PP {s['pp']} with "
+            f"ZeRO-{s['zero']} runs there as ZeRO-1 and needs more memory than planned. The planner proposes "
+            "pipelines with ZeRO 0/1 only; re-plan with ZeRO-1 or PP 1."
         )
     if s["tp"] > 1:
         notes.append(

@@ -249,6 +249,12 @@ def validate_layout(model: ModelSpec, config: MemoryConfig) -> list[str]:
             notes.append(
                 f"ZeRO stage {config.zero} with dp 1 shards nothing: there is only one data-parallel rank"
             )
+        if config.pp > 1 and config.zero >= 2:
+            notes.append(
+                f"ZeRO-{config.zero} with pipeline parallel: DeepSpeed's pipeline engine accepts ZeRO stage 0 or 1 only, "
+                "and TorchTitan's FSDP keeps each stage's parameters whole between forward and backward under PP; "
+                f"these figures assume full ZeRO-{config.zero} sharding"
+            )
         if config.kv_precision is not None:
             notes.append("KV-cache precision only matters for inference")
     else:
@@ -515,21 +521,62 @@ def _inference_working_bytes(model: ModelSpec, config: MemoryConfig, layout: _La
     return residual + max(attention, mlp)
 
 
-@dataclass(frozen=True)
-class _StageEstimate:
-    stage: int
-    terms: dict
-    host_bytes: float
-    gathered_bytes: float
+class _StageAmounts:
+    """Bytes of one pipeline stage's GPU by term, before rounding up, plus the figures its words quote.
+
+    Numbers and words are kept apart so that search loops, which only need totals, skip the words.
+    """
+
+    __slots__ = (
+        "stage", "weights", "gradients", "optimizer", "activations", "kv_cache", "overhead", "host_bytes",
+        "gathered_bytes", "params_gpu", "gathered_weights", "streamed_weights", "adapter_params", "logits",
+        "inflight", "communicators",
+    )  # fmt: skip
+
+    @property
+    def total_bytes(self) -> int:
+        """Per-GPU bytes as MemoryBreakdown.total_bytes counts them (each term rounded up on its own)."""
+        ceil = math.ceil
+        return (
+            ceil(self.weights)
+            + ceil(self.gradients)
+            + ceil(self.optimizer)
+            + ceil(self.activations)
+            + ceil(self.kv_cache)
+            + ceil(self.overhead)
+        )
 
 
-def _estimate_stage(
-    model: ModelSpec, config: MemoryConfig, task: str, stage: _Stage, notes: list[str]
-) -> _StageEstimate:
-    counts = param_counts(model)
-    layout = _Layout(model, config, task)
+class _StageShape:
+    """What one stage's GPU holds given tp, pp and ep only: parameter counts per GPU and bytes per parameter.
+    _stage_activations adds what the micro-batch and recompute mode hold, _stage_state the sharded model states
+    (dp, ZeRO stage, offload) and the overhead."""
+
+    __slots__ = (
+        "stage", "training", "full_training", "qlora", "inference", "tp", "pp", "ep", "params_gpu",
+        "dense_params_gpu", "expert_params_gpu", "stored_weights", "bytes_per_param", "largest",
+        "qlora_workspace", "lora", "adapter_dense", "adapter_expert", "adapter_bytes", "trainable_dense",
+        "trainable_expert", "grad_per", "opt_per",
+    )  # fmt: skip
+
+
+class _StageActivations:
+    """Bytes one stage's GPU holds for the micro-batch in flight: activations (logits included), KV cache."""
+
+    __slots__ = ("activations", "logits", "inflight", "kv_cache")
+
+
+def _stage_shape(
+    model: ModelSpec, config: MemoryConfig, task: str, stage: _Stage, counts: ParamCounts, layout: _Layout
+) -> _StageShape:
+    """The numbers of one stage that depend on tp, pp and ep only (not on config.dp, zero, offload, recompute
+    or micro_batch; of `layout` only the tp- and ep-derived fields are read)."""
     training = task != "inference"
     tp, pp = config.tp, config.pp
+    out = _StageShape()
+    out.stage, out.training, out.full_training = stage.index, training, task == "train"
+    out.qlora, out.inference, out.lora = task == "qlora", task == "inference", task in ("lora", "qlora")
+    out.tp, out.pp, out.ep = tp, pp, config.ep
     blocks, experts, ends = _stage_params(model, counts, stage, pp)
     small = stage.layers * counts.small_per_layer  # the final norm is already part of `ends`
     dense_params_gpu = (blocks + ends) / tp
@@ -537,19 +584,222 @@ def _estimate_stage(
     params_gpu = dense_params_gpu + expert_params_gpu
     # Parameters kept at 16 bit even when the linear layers are quantised: embedding, head, norms, biases.
     high_precision_gpu = (ends + small) / tp
-    zero = config.zero if training else 0
-    offload = config.offload
-    host = 0.0
-    gathered_total = 0.0  # ZeRO-3's unsharded working copy of the largest unit (weights + gradients)
-
-    def sharded(dense_value: float, expert_value: float) -> float:
-        return dense_value / layout.dense_shard + expert_value / layout.expert_shard
+    out.params_gpu, out.dense_params_gpu, out.expert_params_gpu = (
+        params_gpu,
+        dense_params_gpu,
+        expert_params_gpu,
+    )
 
     # --- weights
-    largest = _largest_unit_params(model, counts, layout)
+    out.largest = _largest_unit_params(model, counts, layout)
+    if task == "train":
+        bytes_per_param = _training_weight_bytes(config.precision)
+        stored = params_gpu * bytes_per_param
+    else:
+        bits = NF4_BITS if task == "qlora" else WEIGHT_BITS[config.precision]
+        low = bits < 16
+        linear_gpu = params_gpu - (high_precision_gpu if low else 0.0)
+        stored = linear_gpu * bits / 8 + (high_precision_gpu * 2 if low else 0.0)
+        bytes_per_param = stored / params_gpu if params_gpu else 0.0
+    out.stored_weights, out.bytes_per_param = stored, bytes_per_param
+    out.qlora_workspace = 0.0
+    if task == "qlora":
+        # bitsandbytes dequantises one matrix at a time to bf16 for the matmul
+        widest = max(model.ffn, model.moe_ffn, model.heads * max(model.head_dim, model.v_head_dim))
+        out.qlora_workspace = model.hidden * widest / tp * 2
+
+    # --- trainable parameters (full model, or LoRA adapters)
+    out.adapter_dense = out.adapter_expert = out.adapter_bytes = 0.0
+    if task in ("lora", "qlora"):
+        per_dense, per_moe, per_routed = _lora_params_per_layer(model, config.lora_rank, config.lora_targets)
+        out.adapter_dense = (stage.dense_layers * per_dense + stage.moe_layers * per_moe) / tp
+        out.adapter_expert = stage.moe_layers * per_routed / layout.expert_divisor
+        out.adapter_bytes = _training_weight_bytes("fp32" if config.precision == "fp32" else "bf16")
+        out.trainable_dense, out.trainable_expert = out.adapter_dense, out.adapter_expert
+    elif task == "train":
+        out.trainable_dense, out.trainable_expert = dense_params_gpu, expert_params_gpu
+    else:
+        out.trainable_dense = out.trainable_expert = 0.0
+    out.grad_per = out.opt_per = 0.0
+    if training:
+        precision = "fp32" if config.precision == "fp32" else "bf16"
+        out.grad_per = _gradient_bytes(precision)
+        out.opt_per = _optimizer_bytes(config.optimizer, precision)
+
+    return out
+
+
+def _per_token_activations(
+    model: ModelSpec, config: MemoryConfig, task: str, layout: _Layout
+) -> tuple[float, float]:
+    """(dense layer, MoE layer) activation bytes per token in training; they depend on tp and the recompute mode
+    (only without flash attention), not on pp, ep, dp or the micro-batch."""
+    per_dense = _per_token_layer_activations(model, config, task, layout, False, config.seq_len)
+    per_moe = (
+        _per_token_layer_activations(model, config, task, layout, True, config.seq_len)
+        if model.is_moe
+        else 0.0
+    )
+    return per_dense, per_moe
+
+
+def _stage_activations(
+    model: ModelSpec,
+    config: MemoryConfig,
+    task: str,
+    stage: _Stage,
+    layout: _Layout,
+    per_token: tuple[float, float] | None,
+    recompute: str,
+    micro_batch: int,
+) -> _StageActivations:
+    """Activations and KV cache of one stage at `micro_batch` sequences with `recompute` (these two are read
+    from the arguments, the rest from config); per_token: _per_token_activations (training only)."""
+    training = task != "inference"
+    tp, pp = config.tp, config.pp
+    tokens = micro_batch * config.seq_len
+    e = _activation_element_bytes(task, config.precision)
+    inflight = 1
+    logits = 0.0
+    if training:
+        per_dense, per_moe = per_token
+        if stage.index == 0 and pp > 1:
+            inflight = config.inflight_microbatches or pp
+        elif config.inflight_microbatches and pp > 1:
+            inflight = max(1, min(config.inflight_microbatches, pp - stage.index))
+        sp_divisor = tp if config.sequence_parallel else 1
+        if recompute == "full":
+            kept = stage.layers * e * model.hidden / sp_divisor * tokens * inflight
+            working = max(per_dense, per_moe) * tokens
+            activations = kept + working
+        else:
+            activations = (stage.dense_layers * per_dense + stage.moe_layers * per_moe) * tokens * inflight
+        if stage.has_head:
+            logits = tokens * (LOGITS_BYTES_PER_VALUE * model.vocab / tp + 2 * e * model.hidden / sp_divisor)
+            activations += logits
+    else:
+        working = _inference_working_bytes(model, config, layout, config.seq_len) * tokens
+        logits = micro_batch * LOGITS_BYTES_PER_VALUE * model.vocab / tp if stage.has_head else 0.0
+        activations = working + logits
+
+    # --- KV cache
+    kv = 0.0
+    if task == "inference":
+        kv_bytes = kv_element_bytes(config)
+        if model.uses_mla:
+            per_token_layer = (model.kv_lora_rank + model.qk_rope_head_dim) * kv_bytes
+        else:
+            per_token_layer = 2 * layout.kv_heads_per_rank * model.head_dim * kv_bytes
+        kv = stage.layers * tokens * per_token_layer
+    out = _StageActivations()
+    out.activations, out.logits, out.inflight, out.kv_cache = activations, logits, inflight, kv
+    return out
+
+
+def _stage_state(
+    shape: _StageShape, acts: _StageActivations, dp: int, zero: int, offload: str
+) -> _StageAmounts:
+    """A stage's numbers once dp, the ZeRO stage and offload are known: sharded model states and overhead."""
+    training = shape.training
+    zero = zero if training else 0
+    ep = shape.ep
+    # ZeRO shards over the ranks that hold the same replica: dp for dense parts; for experts the
+    # expert-data-parallel group dp x tp / ep.
+    dense_shard = dp
+    expert_shard = dp * shape.tp // ep if ep > 1 else dp
+    out = _StageAmounts()
+    out.stage = shape.stage
+    host = 0.0
+    gathered_total = 0.0  # ZeRO-3's unsharded working copy of the largest unit (weights + gradients)
+    gathered_weights = streamed_weights = 0.0
+    largest, bytes_per_param = shape.largest, shape.bytes_per_param
+
+    # --- weights
+    weights = shape.stored_weights
+    if zero == 3:
+        shard = (
+            shape.dense_params_gpu / dense_shard + shape.expert_params_gpu / expert_shard
+        ) * bytes_per_param
+        gathered_weights = largest * bytes_per_param
+        gathered_total += gathered_weights
+        if offload == "all":
+            host += shard
+            weights = gathered_weights
+        else:
+            weights = shard + gathered_weights
+    elif shape.inference and offload == "all":
+        host += weights
+        weights = streamed_weights = largest * bytes_per_param
+    if shape.qlora:
+        weights += shape.qlora_workspace
+    if shape.lora:
+        adapter_dense, adapter_expert = shape.adapter_dense, shape.adapter_expert
+        if zero == 3:
+            weights += (adapter_dense / dense_shard + adapter_expert / expert_shard) * shape.adapter_bytes
+        else:
+            weights += (adapter_dense + adapter_expert) * shape.adapter_bytes
+
+    # --- gradients and optimizer
+    gradients = optimizer = 0.0
+    if training:
+        trainable_dense, trainable_expert = shape.trainable_dense, shape.trainable_expert
+        trainable = trainable_dense + trainable_expert
+        shards = trainable_dense / dense_shard + trainable_expert / expert_shard
+        gradients = (shards if zero >= 2 else trainable) * shape.grad_per
+        if zero == 3 and shape.full_training:
+            gradients += largest * shape.grad_per
+            gathered_total += largest * shape.grad_per
+        optimizer = (shards if zero >= 1 else trainable) * shape.opt_per
+        if offload in ("optimizer", "all"):
+            host += optimizer
+            optimizer = 0.0
+
+    # --- overhead
+    communicators = (
+        (dp > 1 and training) + (shape.tp > 1) + (shape.pp > 1) + (ep > 1)
+    )  # one NCCL communicator per parallel group
+    dynamic = gradients + acts.activations + acts.kv_cache  # allocated and freed step by step: fragmentation
+    overhead = (
+        CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * dynamic + communicators * NCCL_BYTES_PER_COMMUNICATOR
+    )
+
+    out.weights, out.gradients, out.optimizer = weights, gradients, optimizer
+    out.activations, out.kv_cache, out.overhead = acts.activations, acts.kv_cache, overhead
+    out.host_bytes, out.gathered_bytes = host, gathered_total
+    out.params_gpu, out.gathered_weights, out.streamed_weights = (
+        shape.params_gpu,
+        gathered_weights,
+        streamed_weights,
+    )
+    out.adapter_params = shape.adapter_dense + shape.adapter_expert
+    out.logits, out.inflight, out.communicators = acts.logits, acts.inflight, communicators
+    return out
+
+
+def _stage_amounts(
+    model: ModelSpec, config: MemoryConfig, task: str, stage: _Stage, counts: ParamCounts
+) -> _StageAmounts:
+    """The numbers of one stage (bytes per GPU); _stage_terms puts them into words."""
+    layout = _Layout(model, config, task)
+    shape = _stage_shape(model, config, task, stage, counts, layout)
+    per_token = _per_token_activations(model, config, task, layout) if task != "inference" else None
+    acts = _stage_activations(
+        model, config, task, stage, layout, per_token, config.recompute, config.micro_batch
+    )
+    return _stage_state(shape, acts, config.dp, config.zero, config.offload)
+
+
+def _stage_terms(
+    model: ModelSpec, config: MemoryConfig, task: str, stage: _Stage, amounts: _StageAmounts
+) -> dict[str, MemoryTerm]:
+    """Each term of one stage in bytes (rounded up) with the one-line assumption behind it."""
+    training = task != "inference"
+    zero = config.zero if training else 0
+    offload = config.offload
+
+    # --- weights
     if task == "train":
         per_param = _training_weight_bytes(config.precision)
-        stored = params_gpu * per_param
         stored_text = f"{per_param:g} bytes/param ({config.precision} working copy)"
     else:
         if task == "qlora":
@@ -559,169 +809,92 @@ def _estimate_stage(
             storage_name = f"{config.precision} {bits:g} bits/param"
             if config.precision == "int4":
                 storage_name += " (group-128 fp16 scale + zero)"
-        low = bits < 16
-        linear_gpu = params_gpu - (high_precision_gpu if low else 0.0)
-        stored = linear_gpu * bits / 8 + (high_precision_gpu * 2 if low else 0.0)
-        stored_text = storage_name + ("; embeddings, head, norms, biases 16 bit" if low else "")
-        dense_bytes_per_param = stored / params_gpu if params_gpu else 0.0
-    if task == "train":
-        dense_bytes_per_param = per_param
-    weights = stored
-    weights_text = f"{params_gpu / 1e9:.3g}B params on this GPU x {stored_text}"
+        stored_text = storage_name + ("; embeddings, head, norms, biases 16 bit" if bits < 16 else "")
+    weights_text = f"{amounts.params_gpu / 1e9:.3g}B params on this GPU x {stored_text}"
     if zero == 3:
-        weights = sharded(dense_params_gpu, expert_params_gpu) * dense_bytes_per_param
-        gathered = largest * dense_bytes_per_param
-        gathered_total += gathered
+        gathered = _gib(amounts.gathered_weights)
         if offload == "all":
-            host += weights
-            weights = gathered
-            weights_text = f"ZeRO-3 params offloaded to CPU; GPU holds one gathered layer ({_gib(gathered)})"
+            weights_text = f"ZeRO-3 params offloaded to CPU; GPU holds one gathered layer ({gathered})"
         else:
-            weights += gathered
-            weights_text += f"; ZeRO-3 shards over dp {config.dp} + one gathered layer ({_gib(gathered)})"
+            weights_text += f"; ZeRO-3 shards over dp {config.dp} + one gathered layer ({gathered})"
     elif task == "inference" and offload == "all":
-        host += weights
-        weights = largest * dense_bytes_per_param
-        weights_text = f"weights in CPU RAM, streamed one layer at a time ({_gib(weights)} on the GPU)"
+        weights_text = (
+            f"weights in CPU RAM, streamed one layer at a time ({_gib(amounts.streamed_weights)} on the GPU)"
+        )
     if task == "qlora":
-        # bitsandbytes dequantises one matrix at a time to bf16 for the matmul
-        widest = max(model.ffn, model.moe_ffn, model.heads * max(model.head_dim, model.v_head_dim))
-        workspace = model.hidden * widest / tp * 2
-        weights += workspace
         weights_text += "; + one matrix dequantised to bf16"
-
-    # --- trainable parameters (full model, or LoRA adapters)
-    adapter_dense = adapter_expert = 0.0
     if task in ("lora", "qlora"):
-        per_dense, per_moe, per_routed = _lora_params_per_layer(model, config.lora_rank, config.lora_targets)
-        adapter_dense = (stage.dense_layers * per_dense + stage.moe_layers * per_moe) / tp
-        adapter_expert = stage.moe_layers * per_routed / layout.expert_divisor
-        adapter_bytes = _training_weight_bytes("fp32" if config.precision == "fp32" else "bf16")
-        adapter_weights = (adapter_dense + adapter_expert) * adapter_bytes
-        if zero == 3:
-            adapter_weights = sharded(adapter_dense, adapter_expert) * adapter_bytes
-        weights += adapter_weights
-        weights_text += f"; frozen base + {(adapter_dense + adapter_expert) / 1e6:.3g}M LoRA params (rank {config.lora_rank})"
-        trainable_dense, trainable_expert = adapter_dense, adapter_expert
-    elif task == "train":
-        trainable_dense, trainable_expert = dense_params_gpu, expert_params_gpu
-    else:
-        trainable_dense = trainable_expert = 0.0
+        weights_text += (
+            f"; frozen base + {amounts.adapter_params / 1e6:.3g}M LoRA params (rank {config.lora_rank})"
+        )
 
     # --- gradients and optimizer
-    gradients = optimizer = 0.0
     grad_text = "none: inference"
     opt_text = "none: inference"
     if training:
         precision = "fp32" if config.precision == "fp32" else "bf16"
-        grad_per = _gradient_bytes(precision)
-        opt_per = _optimizer_bytes(config.optimizer, precision)
-        trainable = trainable_dense + trainable_expert
-        gradients = (sharded(trainable_dense, trainable_expert) if zero >= 2 else trainable) * grad_per
-        grad_text = f"{grad_per:g} bytes/trainable param"
+        grad_text = f"{_gradient_bytes(precision):g} bytes/trainable param"
         if zero >= 2:
             grad_text += f", ZeRO-{zero} sharded over dp {config.dp}"
         if zero == 3 and task == "train":
-            gradients += largest * grad_per
-            gathered_total += largest * grad_per
             grad_text += " + one layer unsharded before reduce-scatter"
-        optimizer = (sharded(trainable_dense, trainable_expert) if zero >= 1 else trainable) * opt_per
-        opt_text = _optimizer_text(config.optimizer, precision, opt_per)
+        opt_text = _optimizer_text(config.optimizer, precision, _optimizer_bytes(config.optimizer, precision))
         if zero >= 1:
             opt_text += f", ZeRO-{zero} sharded over dp {config.dp}"
         if offload in ("optimizer", "all"):
-            host += optimizer
-            optimizer = 0.0
             opt_text += "; offloaded to CPU RAM"
 
     # --- activations
-    tokens = config.micro_batch * config.seq_len
-    e = _activation_element_bytes(task, config.precision)
     if training:
-        per_dense = _per_token_layer_activations(model, config, task, layout, False, config.seq_len)
-        per_moe = (
-            _per_token_layer_activations(model, config, task, layout, True, config.seq_len)
-            if model.is_moe
-            else 0.0
-        )
-        inflight = 1
-        if stage.index == 0 and pp > 1:
-            inflight = config.inflight_microbatches or pp
-        elif config.inflight_microbatches and pp > 1:
-            inflight = max(1, min(config.inflight_microbatches, pp - stage.index))
-        sp_divisor = tp if config.sequence_parallel else 1
         if config.recompute == "full":
-            kept = stage.layers * e * model.hidden / sp_divisor * tokens * inflight
-            working = max(per_dense, per_moe) * tokens
-            activations = kept + working
             act_text = "full recompute: each layer's input kept + one layer's activations while recomputing"
         else:
-            activations = (stage.dense_layers * per_dense + stage.moe_layers * per_moe) * tokens * inflight
             kind = "flash attention" if config.flash_attention else "scores stored"
             if not config.flash_attention and config.recompute == "selective":
                 kind = "selective recompute of attention"
             act_text = f"Korthikanti et al. per-layer tensors ({kind}, no dropout)"
-        if inflight > 1:
-            act_text += f", {inflight} micro-batches in flight (1F1B)"
+        if amounts.inflight > 1:
+            act_text += f", {amounts.inflight} micro-batches in flight (1F1B)"
         if stage.has_head:
-            logits = tokens * (LOGITS_BYTES_PER_VALUE * model.vocab / tp + 2 * e * model.hidden / sp_divisor)
-            activations += logits
-            act_text += f"; fp32 logits s x b x V ({_gib(logits)})"
+            act_text += f"; fp32 logits s x b x V ({_gib(amounts.logits)})"
     else:
-        working = _inference_working_bytes(model, config, layout, config.seq_len) * tokens
-        logits = config.micro_batch * LOGITS_BYTES_PER_VALUE * model.vocab / tp if stage.has_head else 0.0
-        activations = working + logits
         act_text = "prefill of micro-batch x seq_len tokens at once, one layer's transient tensors"
         if stage.has_head:
             act_text += " + fp32 logits of the last position"
 
     # --- KV cache
-    kv = 0.0
     kv_text = "none: training does not keep a KV cache"
     if task == "inference":
         kv_bytes = kv_element_bytes(config)
         if model.uses_mla:
-            per_token_layer = (model.kv_lora_rank + model.qk_rope_head_dim) * kv_bytes
             kv_text = (
                 f"MLA latent (kv_lora_rank {model.kv_lora_rank} + rope {model.qk_rope_head_dim}) x {kv_bytes:g} bytes "
                 f"per token per layer, replicated on each tp rank"
             )
         else:
-            per_token_layer = 2 * layout.kv_heads_per_rank * model.head_dim * kv_bytes
             kv_text = (
                 f"2 x {stage.layers} layers x {config.micro_batch} x {config.seq_len} tokens x "
-                f"{layout.kv_heads_per_rank} KV heads x {model.head_dim} x {kv_bytes:g} bytes"
+                f"{max(1, model.kv_heads // config.tp)} KV heads x {model.head_dim} x {kv_bytes:g} bytes"
             )
-        kv = stage.layers * tokens * per_token_layer
 
     # --- overhead
-    communicators = sum(
-        1
-        for degree, used in ((config.dp, training), (config.tp, True), (config.pp, True), (config.ep, True))
-        if degree > 1 and used
-    )
-    dynamic = gradients + activations + kv  # allocated and freed step by step: where fragmentation happens
-    overhead = (
-        CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * dynamic + communicators * NCCL_BYTES_PER_COMMUNICATOR
-    )
     overhead_text = (
         f"CUDA context {CUDA_CONTEXT_BYTES // 2**20} MiB (HF measured) + {ALLOCATOR_MARGIN_FRACTION:.0%} allocator "
         "margin on gradients, activations and KV cache"
     )
-    if communicators:
+    if amounts.communicators:
         overhead_text += (
-            f" + {communicators} NCCL communicator(s) x {NCCL_BYTES_PER_COMMUNICATOR // 2**20} MiB"
+            f" + {amounts.communicators} NCCL communicator(s) x {NCCL_BYTES_PER_COMMUNICATOR // 2**20} MiB"
         )
 
-    terms = {
-        "weights": MemoryTerm(math.ceil(weights), weights_text),
-        "gradients": MemoryTerm(math.ceil(gradients), grad_text),
-        "optimizer": MemoryTerm(math.ceil(optimizer), opt_text),
-        "activations": MemoryTerm(math.ceil(activations), act_text),
-        "kv_cache": MemoryTerm(math.ceil(kv), kv_text),
-        "overhead": MemoryTerm(math.ceil(overhead), overhead_text),
+    return {
+        "weights": MemoryTerm(math.ceil(amounts.weights), weights_text),
+        "gradients": MemoryTerm(math.ceil(amounts.gradients), grad_text),
+        "optimizer": MemoryTerm(math.ceil(amounts.optimizer), opt_text),
+        "activations": MemoryTerm(math.ceil(amounts.activations), act_text),
+        "kv_cache": MemoryTerm(math.ceil(amounts.kv_cache), kv_text),
+        "overhead": MemoryTerm(math.ceil(amounts.overhead), overhead_text),
     }
-    return _StageEstimate(stage.index, terms, host, gathered_total)
 
 
 def _optimizer_text(optimizer: str, precision: str, per_param: float) -> str:
@@ -744,9 +917,11 @@ def estimate_memory(model: ModelSpec, config: MemoryConfig) -> MemoryBreakdown:
     """
     notes = validate_layout(model, config)
     task = normalise_task(config.task)
+    counts = param_counts(model)
     stages = _stages(model, config.pp)
-    estimates = [_estimate_stage(model, config, task, stage, notes) for stage in stages]
-    fullest = max(estimates, key=lambda est: sum(term.bytes for term in est.terms.values()))
+    amounts = [_stage_amounts(model, config, task, stage, counts) for stage in stages]
+    fullest = max(amounts, key=lambda stage_amounts: stage_amounts.total_bytes)
+    terms = _stage_terms(model, config, task, stages[amounts.index(fullest)], fullest)
     if config.pp > 1:
         where = "first" if fullest.stage == 0 else "last"
         notes.append(
@@ -761,9 +936,138 @@ def estimate_memory(model: ModelSpec, config: MemoryConfig) -> MemoryBreakdown:
     if model.family in ("gemma2", "mistral") and task == "inference":
         notes.append("sliding-window layers could keep a shorter KV cache; counted here at full length")
     return MemoryBreakdown(
-        **fullest.terms,
+        **terms,
         notes=tuple(notes),
         pipeline_stage=fullest.stage,
         host_offload_bytes=math.ceil(fullest.host_bytes),
         zero3_gathered_bytes=math.ceil(fullest.gathered_bytes),
     )
+
+
+def estimate_total_bytes(model: ModelSpec, config: MemoryConfig) -> int:
+    """estimate_memory(model, config).total_bytes without the words and notes (bytes per GPU; a few times
+    faster, for search loops). UserError on an impossible layout, as estimate_memory."""
+    validate_layout(model, config)
+    task = normalise_task(config.task)
+    counts = param_counts(model)
+    return max(
+        _stage_amounts(model, config, task, stage, counts).total_bytes for stage in _stages(model, config.pp)
+    )
+
+
+def _check_state(tp, pp, ep, dp, zero, offload, training: bool) -> bool:
+    """validate_layout's rules that involve dp, the ZeRO stage or offload (True: allowed). The others are
+    checked once per shape by MemoryTotals; together they refuse exactly what validate_layout refuses."""
+    if offload not in OFFLOAD or isinstance(dp, bool) or not isinstance(dp, int) or not 0 < dp <= MAX_DEGREE:
+        return False
+    if zero not in (0, 1, 2, 3) or isinstance(zero, bool) or dp * tp * pp > MAX_GPUS:
+        return False
+    if ep > 1 and (dp * tp) % ep:
+        return False
+    if training and ((offload == "optimizer" and zero == 0) or (offload == "all" and zero != 3)):
+        return False
+    return True
+
+
+class MemoryTotals:
+    """Per-GPU totals in bytes for many layouts of one model and one base MemoryConfig, for search loops.
+
+    total(tp, pp, ep, dp, zero, offload, recompute, micro_batch) equals
+    estimate_memory(model, replace(base, tp=tp, ...)).total_bytes, or is None where estimate_memory raises
+    UserError. It is the same arithmetic (_stage_shape, _stage_activations, _stage_state), but each part is
+    computed once for what it depends on -- (tp, pp, ep); (tp, recompute); (tp, pp, ep, recompute, micro-batch)
+    -- and reused for every dp, ZeRO stage and offload mode, and no words are built: a search asks for thousands
+    of such layouts.
+    """
+
+    def __init__(self, model: ModelSpec, base: MemoryConfig):
+        self._model = model
+        self._base = base
+        self._layouts: dict[tuple, tuple | None] = {}
+        self._per_token: dict[tuple, tuple[float, float]] = {}
+        self._variants: dict[tuple, tuple | None] = {}
+
+    def _layout(self, tp, pp, ep) -> tuple | None:
+        """(config, layout, task, stages, shapes) at (tp, pp, ep), or None where validate_layout refuses it.
+
+        It is validated with a state and an activation variant that pass every rule of their own: the smallest
+        dp that ep divides (dp x tp), no ZeRO, no offload, no recompute, micro-batch 1. Whatever validate_layout
+        refuses with them it refuses for every state and variant; the rules on the state and the variant alone
+        are _check_state and _variant_valid.
+        """
+        key = (tp, pp, ep)
+        if key not in self._layouts:
+            import dataclasses
+
+            valid_ints = all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (tp, ep))
+            dp = ep // math.gcd(ep, tp) if valid_ints else 1
+            probe = dataclasses.replace(
+                self._base,
+                tp=tp,
+                pp=pp,
+                ep=ep,
+                recompute="none",
+                micro_batch=1,
+                dp=dp,
+                zero=0,
+                offload="none",
+            )
+            try:
+                validate_layout(self._model, probe)
+            except UserError:
+                self._layouts[key] = None
+                return None
+            config = dataclasses.replace(self._base, tp=tp, pp=pp, ep=ep)
+            task = normalise_task(config.task)
+            counts = param_counts(self._model)
+            layout = _Layout(self._model, config, task)  # its dp-derived shards are never read from here
+            stages = _stages(self._model, pp)
+            shapes = tuple(_stage_shape(self._model, config, task, stage, counts, layout) for stage in stages)
+            self._layouts[key] = (config, layout, task, stages, shapes)
+        return self._layouts[key]
+
+    @staticmethod
+    def _variant_valid(recompute, micro_batch) -> bool:
+        """validate_layout's rules on the recompute mode and the micro-batch alone."""
+        return (
+            recompute in RECOMPUTE
+            and isinstance(micro_batch, int)
+            and not isinstance(micro_batch, bool)
+            and 0 < micro_batch <= MAX_MICRO_BATCH
+        )
+
+    def _variant(self, tp, pp, ep, recompute, micro_batch) -> tuple | None:
+        """((shape, activations) per candidate stage) at this layout and activation variant, or None."""
+        at = self._layout(tp, pp, ep)
+        if at is None or not self._variant_valid(recompute, micro_batch):
+            return None
+        config, layout, task, stages, shapes = at
+        per_token = None
+        if task != "inference":
+            per_token = self._per_token.get((tp, recompute))
+            if per_token is None:
+                import dataclasses
+
+                with_recompute = dataclasses.replace(config, recompute=recompute)
+                per_token = _per_token_activations(self._model, with_recompute, task, layout)
+                self._per_token[(tp, recompute)] = per_token
+        return tuple(
+            (
+                shape,
+                _stage_activations(
+                    self._model, config, task, stage, layout, per_token, recompute, micro_batch
+                ),
+            )
+            for stage, shape in zip(stages, shapes, strict=True)
+        )
+
+    def total(self, tp, pp, ep, dp, zero, offload, recompute, micro_batch) -> int | None:
+        """Bytes per GPU of the fullest pipeline stage; None for a layout estimate_memory would refuse."""
+        key = (tp, pp, ep, recompute, micro_batch)
+        try:
+            variant = self._variants[key]
+        except KeyError:
+            variant = self._variants[key] = self._variant(tp, pp, ep, recompute, micro_batch)
+        if variant is None or not _check_state(tp, pp, ep, dp, zero, offload, variant[0][0].training):
+            return None
+        return max(_stage_state(shape, acts, dp, zero, offload).total_bytes for shape, acts in variant)

@@ -435,7 +435,10 @@ def training_step_time(
         adapters_only,
     )
     flops_per_step = flops_per_token * tokens_per_step
-    compute_s = flops_per_step / (gpus * rates.flops_per_s)
+    # A pipeline runs at the pace of its fullest stage: ceil(L / p) layers where L / p would be even.
+    stage_layers = math.ceil(numbers.layers / layout.pp)
+    imbalance = stage_layers * layout.pp / numbers.layers if layout.pp > 1 else 1.0
+    compute_s = flops_per_step / (gpus * rates.flops_per_s) * imbalance
     microbatches = max(1, global_batch // (layout.dp * layout.micro_batch))
     bubble_s = compute_s * (layout.pp - 1) / microbatches if layout.pp > 1 else 0.0
     activation_bytes = BYTES_PER_ELEMENT.get(precision if precision in ("fp32",) else "bf16", 2.0)
@@ -447,7 +450,9 @@ def training_step_time(
         message = layout.micro_batch * seq_len * numbers.hidden * activation_bytes
         calls = 4 + (2 if layout.recompute == "full" else 0)
         per_microbatch = (
-            (numbers.layers / layout.pp) * calls * allreduce_time_s(message, layout.tp, bw, latency)
+            (stage_layers if layout.pp > 1 else numbers.layers)
+            * calls
+            * allreduce_time_s(message, layout.tp, bw, latency)
         )
         tp_comm_s = microbatches * per_microbatch
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from operator import itemgetter
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -299,6 +300,20 @@ def _nice_node_counts(limit: int) -> list[int]:
     return sorted(n for n in counts if n <= limit)
 
 
+def pipeline_depths(layers: int, limit: int = MAX_PIPELINE) -> list[int]:
+    """Pipeline depths the training search tries: 1, 2, 4, ... and 3, 5, 7 times a power of two, up to `limit`
+    stages and one layer per stage.
+
+    GPU counts of 3, 5, 6, 7, 12, 24 ... nodes hold an odd factor that dp x tp x pp must absorb: with power-of-
+    two depths only, such a count could not reach the model-parallel degree its neighbours reach, needed full
+    recompute there, and cost curves zig-zagged with GPU count. Uneven stages are fine (DeepSpeed partitions by
+    parameters, Megatron-Core and TorchTitan take uneven splits); planner.perf charges the fullest stage.
+    """
+    top = min(limit, layers)
+    depths = {odd * power for odd in (1, 3, 5, 7) for power in _powers_of_two(top) if odd * power <= top}
+    return sorted(depths)
+
+
 def candidate_gpu_counts(max_gpus: int, gpus_per_node: int, exact: int | None = None) -> tuple[int, ...]:
     """GPU counts worth timing: powers of two and whole nodes (1..8, 12, 16, 24, ...) up to max_gpus.
 
@@ -319,10 +334,12 @@ def _allowed(name: str, values: list, pinned: Mapping[str, Any]) -> list:
 
 
 class _Memory:
-    """estimate_memory with a cache keyed by the configuration (the search asks for the same ones often)."""
+    """estimate_memory for the search: full breakdowns (cached) for the options shown, and bare per-GPU totals
+    through planner.memory.MemoryTotals, which reuses the work shared by layouts that differ only in dp, ZeRO
+    stage and offload (the search asks for thousands of totals)."""
 
     def __init__(self, model, workload: Workload):
-        from planner.memory import MemoryConfig, estimate_memory
+        from planner.memory import MemoryConfig, MemoryTotals, estimate_memory
 
         self._estimate = estimate_memory
         self._config = MemoryConfig
@@ -335,21 +352,24 @@ class _Memory:
             "seq_len": workload.seq_len,
             "lora_rank": workload.lora_rank,
         }
-        self._cache: dict[tuple, Any] = {}
+        self._breakdowns: dict[tuple, Any] = {}
+        self._totals = MemoryTotals(model, MemoryConfig(**self._base))
 
     def breakdown(self, **layout):
         """MemoryBreakdown for `layout` (MemoryConfig fields), or None for an impossible layout."""
         key = tuple(sorted(layout.items()))
-        if key not in self._cache:
+        if key not in self._breakdowns:
             try:
-                self._cache[key] = self._estimate(self._model, self._config(**self._base, **layout))
+                self._breakdowns[key] = self._estimate(self._model, self._config(**self._base, **layout))
             except UserError:
-                self._cache[key] = None
-        return self._cache[key]
+                self._breakdowns[key] = None
+        return self._breakdowns[key]
 
-    def total(self, **layout) -> int | None:
-        breakdown = self.breakdown(**layout)
-        return None if breakdown is None else breakdown.total_bytes
+    def total(
+        self, tp=1, pp=1, ep=1, dp=1, zero=0, offload="none", recompute="none", micro_batch=1
+    ) -> int | None:
+        """Per-GPU bytes of a layout (MemoryConfig's defaults for what is not given), or None if impossible."""
+        return self._totals.total(tp, pp, ep, dp, zero, offload, recompute, micro_batch)
 
 
 # ------------------------------------------------------------------------------------------------ plan
@@ -480,6 +500,10 @@ def _shared_assumptions(workload: Workload, constraints: Constraints) -> list[st
             "8 x with full recompute; LoRA/QLoRA 4 x"
         )
         lines.append("ranks ordered tensor, data, pipeline: tensor parallel stays inside an NVLink domain")
+        lines.append(
+            "pipeline parallel only with ZeRO stage 0 or 1 (DeepSpeed's pipeline engine refuses ZeRO-2/3; "
+            "Megatron-LM's distributed optimizer is ZeRO-1)"
+        )
     else:
         lines.append("decode reads the weights and the batch's KV cache once per token (roofline)")
         lines.append(
@@ -559,6 +583,23 @@ def _price_option(price: Money | None, gpus: int, tokens_per_s: float, wall_time
 # ------------------------------------------------------------------------------------------------ training
 
 
+# Pipeline parallel runs with ZeRO stage 0 or 1 only. DeepSpeed's PipelineEngine asserts it
+# (deepspeed/runtime/pipe/engine.py: "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism"); Megatron-LM's
+# distributed optimizer shards only the optimizer states (ZeRO-1); TorchTitan combines FSDP2 with PP but by default
+# does not reshard parameters after forward under PP (torchtitan/distributed/fsdp.py, to avoid an all-gather per
+# micro-batch), so each stage keeps whole parameters, which the ZeRO-3 memory model here would understate.
+PIPELINE_MAX_ZERO = 1
+PIPELINE_ZERO_REASON = (
+    "not searched: pipeline parallel runs with ZeRO stage 0 or 1 only (DeepSpeed's pipeline engine: \"ZeRO-2 and "
+    "ZeRO-3 are incompatible with pipeline parallelism\"; Megatron-LM's distributed optimizer is ZeRO-1); pin "
+    "ZeRO 0/1 to use a pipeline, or PP 1 to keep ZeRO-2/3"
+)
+
+# Candidates are (offloaded, activation rank, is ZeRO-3, zero, offload, (recompute, micro-batch)); they are
+# ranked by activation rank first, then by kind.
+_CANDIDATE_ORDER = itemgetter(1, 0, 2, 3)
+
+
 class _TrainingSearch:
     """Training: for every layout (tp, pp, ep) fit memory as a + b/dp per sharding family from two exact
     estimates, add the activation variant's delta, and time only the layouts that fit; the chosen options are
@@ -578,12 +619,16 @@ class _TrainingSearch:
         self.best: dict[int, tuple[tuple, Strategy, Any]] = {}  # count -> (key, strategy, StepTime)
         self.family_need: dict[str, tuple[float, Strategy]] = {}
         self.smallest_need: tuple[float, Strategy] | None = None
+        self.states = self._states()  # (zero, offload) pairs to try at every layout without a pipeline
+        # With a pipeline only ZeRO-0/1 (see PIPELINE_MAX_ZERO); True once a pipelined layout was skipped for it.
+        self.pipeline_states = [state for state in self.states if state[0] <= PIPELINE_MAX_ZERO]
+        self.skipped_pipeline = False
 
     # -- enumeration ---------------------------------------------------------------------------------------
     def _layouts(self):
         model = self.model
         tps = _allowed("tp", [t for t in _powers_of_two(self.per_node) if model.heads % t == 0], self.pinned)
-        pps = _allowed("pp", _powers_of_two(min(MAX_PIPELINE, model.layers)), self.pinned)
+        pps = _allowed("pp", pipeline_depths(model.layers), self.pinned)
         # Expert parallel: 1, 4, 16, 64 and all experts when that is at most 64 (DeepSeek-V3 trained with EP 64,
         # arXiv 2412.19437); finer steps add search time, not insight.
         experts = [1]
@@ -596,7 +641,7 @@ class _TrainingSearch:
                 for ep in eps:
                     yield tp, pp, ep
 
-    def _states(self):
+    def _states(self) -> list[tuple[int, str]]:
         zeros = _allowed("zero", [0, 1, 2, 3], self.pinned)
         offloads = _allowed("offload", list(OFFLOAD), self.pinned)
         states = []
@@ -642,55 +687,64 @@ class _TrainingSearch:
         return {"tp": tp, "pp": pp, "ep": ep, "dp": dp, "zero": zero, "offload": offload,
                 "recompute": recompute, "micro_batch": micro_batch}  # fmt: skip
 
-    def _fit_states(self, tp, pp, ep, base, reference):
-        """(zero, offload) -> (a, b, at_one): per-GPU bytes = a + b / dp at the reference activation variant,
-        from two exact estimates; at_one is the exact figure at dp 1 (one rank has no shards or communicator)."""
-        fits = {}
+    def _fit_states(self, tp, pp, ep, base, reference, with_dp_one, states):
+        """[(zero, offload, a, b, at_one)]: per-GPU bytes = a + b / dp at the reference activation variant, from
+        two exact estimates; at_one is the exact figure at dp 1 (one rank has no shards or communicator; inf
+        where impossible, None when dp 1 is not searched)."""
+        total = self.memory.total
+        fits = []
         low, high = (2 * base, 4 * base) if base == 1 else (base, 2 * base)
-        for zero, offload in self._states():
-            t_low = self.memory.total(**self._layout(tp, pp, ep, low, zero, offload, *reference))
-            t_high = self.memory.total(**self._layout(tp, pp, ep, high, zero, offload, *reference))
+        for zero, offload in states:
+            t_low = total(tp, pp, ep, low, zero, offload, *reference)
+            t_high = total(tp, pp, ep, high, zero, offload, *reference)
             if t_low is None or t_high is None:
                 continue
             b = (t_low - t_high) / (1 / low - 1 / high)
-            fits[(zero, offload)] = (
-                t_low - b / low,
-                b,
-                self._layout(tp, pp, ep, 1, zero, offload, *reference),
-            )
+            at_one = None
+            if with_dp_one:
+                at_one = total(tp, pp, ep, 1, zero, offload, *reference)
+                at_one = float("inf") if at_one is None else at_one
+            fits.append((zero, offload, t_low - b / low, b, at_one))
         return fits
 
-    def _need(self, fit, dp, delta) -> float:
-        """Per-GPU bytes at `dp` for a state fit plus an activation variant's delta (dp 1: exact, on demand)."""
-        a, b, layout_at_one = fit
+    @staticmethod
+    def _need(fit, dp, delta) -> float:
+        """Per-GPU bytes at `dp` for a state fit plus an activation variant's delta (dp 1: the exact figure)."""
+        _zero, _offload, a, b, at_one = fit
         if dp == 1:
-            at_one = self.memory.total(**layout_at_one)
-            return float("inf") if at_one is None else at_one + delta
+            return at_one + delta
         return a + b / dp + delta
 
     def run(self) -> _Found:
+        from math import gcd
+
         from planner import perf
 
         for tp, pp, ep in self._layouts():
             dps = self._dps(tp, pp, ep)
             if not dps:
                 continue
-            from math import gcd
-
             base = ep // gcd(ep, tp)
             activations = self._activations(pp)
             reference = activations[0]
-            fits = self._fit_states(tp, pp, ep, base, reference)
+            states = self.states if pp == 1 else self.pipeline_states
+            if not states:
+                self.skipped_pipeline = True
+                continue
+            fits = self._fit_states(tp, pp, ep, base, reference, 1 in dps, states)
             if not fits:
                 continue
-            first_state = next(iter(fits))
-            ref_total = self.memory.total(**self._layout(tp, pp, ep, 2 * base, *first_state, *reference))
+            first_state = fits[0][:2]
+            ref_total = self.memory.total(tp, pp, ep, 2 * base, *first_state, *reference)
             deltas = self._activation_deltas(tp, pp, ep, 2 * base, first_state, activations, ref_total)
             if not deltas:
                 continue
             self._record_needs(tp, pp, ep, dps, fits, deltas)
+            ranked_deltas = [
+                (rank, activation, delta) for rank, (activation, delta) in enumerate(deltas.items())
+            ]
             for dp in dps:
-                self._consider(perf, tp, pp, ep, dp, fits, deltas)
+                self._consider(perf, tp, pp, ep, dp, fits, ranked_deltas)
         self._finish()
         return self.found
 
@@ -704,7 +758,7 @@ class _TrainingSearch:
         def total(recompute, micro_batch):
             if (recompute, micro_batch) not in at:
                 at[(recompute, micro_batch)] = self.memory.total(
-                    **self._layout(tp, pp, ep, dp, *state, recompute, micro_batch)
+                    tp, pp, ep, dp, *state, recompute, micro_batch
                 )
             return at[(recompute, micro_batch)]
 
@@ -720,7 +774,8 @@ class _TrainingSearch:
         """Smallest per-GPU need per family (at the largest dp and lightest activations), for excluded reasons."""
         dp = max(dps)
         lightest = min(deltas, key=deltas.get)
-        for (zero, offload), fit in fits.items():
+        for fit in fits:
+            zero, offload = fit[:2]
             need = self._need(fit, dp, deltas[lightest])
             strategy = Strategy(dp, tp, pp, ep, zero, lightest[0], offload, lightest[1])
             family = strategy.family if tp == 1 and pp == 1 else "tensor/pipeline parallel"
@@ -729,16 +784,19 @@ class _TrainingSearch:
             if self.smallest_need is None or need < self.smallest_need[0]:
                 self.smallest_need = (need, strategy)
 
-    def _consider(self, perf, tp, pp, ep, dp, fits, deltas):
-        """Pick the fastest fitting (zero, offload, recompute, micro-batch) at this layout and dp."""
+    def _consider(self, perf, tp, pp, ep, dp, fits, ranked_deltas):
+        """Pick the fastest fitting (zero, offload, recompute, micro-batch) at this layout and dp.
+
+        ranked_deltas: [(rank, (recompute, micro-batch), bytes above the reference variant)], preferred first.
+        """
         global_batch = self.workload.global_batch
+        capacity = self.capacity
+        allowed = [item for item in ranked_deltas if item[1][1] * dp <= global_batch]
         candidates = []
-        for (zero, offload), fit in fits.items():
-            for rank, activation in enumerate(deltas):
-                if activation[1] * dp > global_batch:
-                    continue
-                need = self._need(fit, dp, deltas[activation])
-                if need <= self.capacity:
+        for zero, offload, a, b, at_one in fits:
+            states_bytes = at_one if dp == 1 else a + b / dp
+            for rank, activation, delta in allowed:
+                if states_bytes + delta <= capacity:
                     candidates.append((offload != "none", rank, zero == 3, zero, offload, activation))
                     break
         if not candidates:
@@ -746,28 +804,33 @@ class _TrainingSearch:
         # ZeRO-0/1/2 share one communication volume; ZeRO-3 costs 1.5x; offload adds transfers; recompute adds
         # compute. A candidate no lighter in activations and no cheaper in kind than another is never faster:
         # time only the rest and let the clock decide.
-        candidates.sort(key=lambda c: (c[1], c[0], c[2], c[3]))
+        candidates.sort(key=_CANDIDATE_ORDER)  # stable: equal keys keep the order of self.states
         shortlist = []
         for candidate in candidates:
-            dominated = any(
-                kept[1] <= candidate[1] and kept[0] <= candidate[0] and kept[2] <= candidate[2]
-                for kept in shortlist
-            )
-            if not dominated:
+            offloaded, rank, zero3 = candidate[0], candidate[1], candidate[2]
+            for kept in shortlist:
+                if kept[1] <= rank and kept[0] <= offloaded and kept[2] <= zero3:
+                    break  # dominated
+            else:
                 shortlist.append(candidate)
         count = dp * tp * pp
+        workload = self.workload
         for _offloaded, _rank, _z3, zero, offload, (recompute, micro_batch) in shortlist:
-            strategy = Strategy(dp, tp, pp, ep, zero, recompute, offload, micro_batch)
             step = perf.training_step_time(
                 self.numbers, self.gpu, perf.TrainingLayout(dp, tp, pp, ep, zero, recompute, offload, micro_batch),
-                seq_len=self.workload.seq_len, global_batch=global_batch, rates=self.rates,
-                task=self.workload.task, precision=self.workload.precision,
-                comm_overlap=self.workload.comm_overlap, gpus_per_node=self.per_node,
+                seq_len=workload.seq_len, global_batch=global_batch, rates=self.rates,
+                task=workload.task, precision=workload.precision,
+                comm_overlap=workload.comm_overlap, gpus_per_node=self.per_node,
                 inter_node_bytes_per_s=self.constraints.inter_node_bytes_per_s,
             )  # fmt: skip
             key = (step.step_time_s, zero, offload != "none", pp, tp)
-            if count not in self.best or key < self.best[count][0]:
-                self.best[count] = (key, strategy, step)
+            best = self.best.get(count)
+            if best is None or key < best[0]:
+                self.best[count] = (
+                    key,
+                    Strategy(dp, tp, pp, ep, zero, recompute, offload, micro_batch),
+                    step,
+                )
 
     # -- results -------------------------------------------------------------------------------------------
     def _finish(self) -> None:
@@ -816,7 +879,10 @@ class _TrainingSearch:
                     f"needs {format_bytes(need)} per GPU{where}, has {format_bytes(capacity)} on {gpu.name}",
                 )
             )
-        if not self.best and self.constraints.gpus and not self.family_need:
+        if self.skipped_pipeline:
+            zero = self.pinned["zero"]
+            self.found.excluded.append(Excluded(f"ZeRO-{zero} + pipeline parallel", PIPELINE_ZERO_REASON))
+        if not self.best and self.constraints.gpus and not self.family_need and not self.skipped_pipeline:
             self.found.excluded.append(
                 Excluded(
                     f"{self.constraints.gpus} GPUs",
@@ -884,6 +950,8 @@ class _InferenceSearch:
         self.capacity = gpu.memory_bytes
         self.found = _Found()
         self.smallest: tuple[int, int, int] | None = None  # (bytes at batch 1, tp, pp)
+        # (GPUs the users or tokens/s target need, tp, pp, bytes per GPU at batch 1) where the model fits
+        self.short_of_gpus: tuple[int, int, int, int] | None = None
 
     def _layouts(self):
         model = self.model
@@ -921,6 +989,10 @@ class _InferenceSearch:
             )  # fmt: skip
             replicas = self._replicas(tp, pp, batch, timing.tokens_per_s)
             if replicas is None:
+                # it fits, but the users or the tokens/s target need more replicas than the GPUs allowed
+                gpus_needed = self._needed(batch, timing.tokens_per_s) * tp * pp
+                if self.short_of_gpus is None or gpus_needed < self.short_of_gpus[0]:
+                    self.short_of_gpus = (gpus_needed, tp, pp, one.total_bytes)
                 continue
             self._add(tp, pp, batch, max_seqs, replicas, timing)
         if not self.found.options:
@@ -934,8 +1006,8 @@ class _InferenceSearch:
                               kv_precision=self.workload.kv_precision)  # fmt: skip
         return self.model.kv_bytes_per_token(kv_element_bytes(config))
 
-    def _replicas(self, tp: int, pp: int, batch: int, tokens_per_s: float) -> int | None:
-        """Replicas needed for the users and the tokens/s target; None if that exceeds the GPU limit."""
+    def _needed(self, batch: int, tokens_per_s: float) -> int:
+        """Replicas the users and the tokens/s target need (at least the pinned dp)."""
         import math
 
         workload = self.workload
@@ -946,6 +1018,11 @@ class _InferenceSearch:
             needed = max(needed, math.ceil(workload.tokens_per_second / tokens_per_s))
         if "dp" in self.pinned and self.pinned["dp"]:
             needed = max(needed, int(self.pinned["dp"]))
+        return needed
+
+    def _replicas(self, tp: int, pp: int, batch: int, tokens_per_s: float) -> int | None:
+        """Replicas needed for the users and the tokens/s target; None if that exceeds the GPU limit."""
+        needed = self._needed(batch, tokens_per_s)
         if self.constraints.gpus is not None:
             if self.constraints.gpus % (tp * pp):
                 return None
@@ -984,6 +1061,20 @@ class _InferenceSearch:
         need = self.smallest[0] if self.smallest else one
         where = f"{limit} x {gpu.name}" if limit > 1 else f"one {gpu.name}"
         family = f"{workload.precision} inference"
+        if self.short_of_gpus is not None:
+            gpus_needed, tp, pp, per_gpu = self.short_of_gpus
+            self.found.excluded.append(
+                Excluded(
+                    family,
+                    f"fits at TP {tp} x PP {pp} ({format_bytes(per_gpu)} per GPU), but the stated users or "
+                    f"tokens/s need {gpus_needed} x {gpu.name}, more than {limit}",
+                )
+            )
+            self.found.advice.append(
+                f"{self.model.name} fits {gpu.name} (TP {tp} x PP {pp}), but serving the stated load needs about "
+                f"{gpus_needed} GPUs: allow more GPUs, lower the target, or quantise (int8/int4 decode reads fewer bytes)."
+            )
+            return
         if need is None:
             self.found.excluded.append(Excluded(family, f"no tensor/pipeline layout is possible on {where}"))
             return

@@ -91,6 +91,26 @@ def test_training_step_time_by_hand():
     assert step.bubble_s == 0 and step.tokens_per_step == tokens
 
 
+def test_uneven_pipeline_runs_at_the_pace_of_its_fullest_stage():
+    h100 = get_gpu("h100-sxm")
+    numbers = perf.model_numbers(get_preset("llama-3.1-70b"))  # 80 layers
+    rates = perf.effective_rates(h100, "bf16")
+
+    def step(pp):
+        layout = perf.TrainingLayout(dp=8, tp=8, pp=pp, ep=1, zero=1, recompute="none", offload="none",
+                                     micro_batch=1)  # fmt: skip
+        return perf.training_step_time(numbers, h100, layout, seq_len=4096, global_batch=1024, rates=rates)
+
+    # pp 4 splits 80 layers evenly (20 each); pp 3 gives 27, 27, 26 and every micro-batch waits for a 27-layer
+    # stage: compute per GPU is (27 x 3 / 80) times the even share. Same work, 3/4 of the GPUs.
+    even, uneven = step(4), step(3)
+    assert uneven.compute_s == pytest.approx(even.compute_s * 4 / 3 * (27 * 3 / 80))
+    # the bubble is compute x (p - 1) / m with m = 1024 / 8 = 128 micro-batches
+    assert uneven.bubble_s == pytest.approx(uneven.compute_s * 2 / 128)
+    # tensor-parallel all-reduces: 27 layers per micro-batch on the fullest stage, against 20
+    assert uneven.tp_comm_s == pytest.approx(even.tp_comm_s * 27 / 20)
+
+
 def test_decode_roofline_by_hand():
     h100 = get_gpu("h100-sxm")
     model = get_preset("llama-2-7b")

@@ -10,7 +10,14 @@ from planner.errors import UserError
 from planner.gpus import get_gpu
 from planner.models import generic_model, get_preset, param_counts
 from planner.money import Money
-from planner.search import Constraints, Workload, candidate_gpu_counts, format_bytes, plan
+from planner.search import (
+    Constraints,
+    Workload,
+    candidate_gpu_counts,
+    format_bytes,
+    pipeline_depths,
+    plan,
+)
 
 GB = 1e9
 
@@ -98,6 +105,18 @@ def test_inference_meets_a_tokens_per_second_target():
     assert costs == sorted(costs)
 
 
+def test_serving_that_fits_but_needs_more_gpus_says_so():
+    # DeepSeek-V3 in bf16: 671e9 x 2 bytes = 1.34 TB of weights fits 16 x 141 GB (TP 8 x PP 2). A decode step
+    # reads them once: 1.34e12 / (8 x 4.8e12 B/s x 0.8) = 44 ms, so a 32-sequence replica makes about 730
+    # tokens/s and 64 GPUs (4 replicas) about 2,900, short of 5,000: it fits, but it needs more GPUs.
+    result = plan(get_preset("deepseek-v3"), Workload(task="inference", tokens_per_second=5000),
+                  [get_gpu("h200-sxm")], Constraints(max_gpus=64))  # fmt: skip
+    assert not result.options
+    (item,) = result.excluded
+    assert "fits at TP" in item.reason and "more than 64" in item.reason
+    assert "needs 1" not in item.reason  # not the misleading "needs 19 GiB per GPU ... has 140 GiB"
+
+
 def test_precision_gating_never_proposes_fp8_on_ampere():
     gpus = [get_gpu("a100-sxm-80gb"), get_gpu("h100-sxm")]
     result = plan(get_preset("llama-3.1-8b"), Workload(task="pretrain", precision="fp8"), gpus,
@@ -114,6 +133,54 @@ def test_exact_gpu_count_and_pins():
                   Constraints(max_gpus=256, pinned={"zero": 3, "tp": 2}))  # fmt: skip
     assert pinned.options
     assert all(option.strategy.zero == 3 and option.strategy.tp == 2 for option in pinned.options)
+
+
+def test_pipeline_parallel_only_with_zero_0_or_1():
+    # DeepSpeed's PipelineEngine (deepspeed/runtime/pipe/engine.py) asserts zero_optimization_stage() < 2:
+    # "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism"; Megatron-LM's distributed optimizer
+    # shards optimizer states only (ZeRO-1). With PP 4 pinned, 405B on 80 GB cards still needs sharding.
+    result = plan(get_preset("llama-3.1-405b"), Workload(task="pretrain", tokens=1e13), [get_gpu("h100-sxm")],
+                  Constraints(max_gpus=2048, pinned={"pp": 4}))  # fmt: skip
+    pipelined = [*result.options, *result.frontier]
+    assert pipelined and all(option.strategy.pp == 4 for option in pipelined)
+    assert all(option.strategy.zero <= 1 for option in pipelined)
+    assert any(option.strategy.zero == 1 for option in pipelined)
+    assert any("pipeline parallel only with ZeRO stage 0 or 1" in line for line in result.assumptions)
+
+
+def test_pinning_zero_3_with_a_pipeline_is_refused_with_the_reason():
+    result = plan(get_preset("llama-3.1-70b"), Workload(task="pretrain"), [get_gpu("h100-sxm")],
+                  Constraints(gpus=64, pinned={"zero": 3, "pp": 4}))  # fmt: skip
+    assert not result.options
+    reasons = {item.family: item.reason for item in result.excluded}
+    assert "incompatible with pipeline parallelism" in reasons["ZeRO-3 + pipeline parallel"]
+    assert not any("divides" in reason for reason in reasons.values())  # 64 = 4 x 16 divides fine
+    # the same stage without a pipeline is searched as usual
+    without = plan(get_preset("llama-3.1-70b"), Workload(task="pretrain"), [get_gpu("h100-sxm")],
+                   Constraints(gpus=64, pinned={"zero": 3}))  # fmt: skip
+    assert without.options and all(o.strategy.zero == 3 and o.strategy.pp == 1 for o in without.options)
+
+
+def test_pipeline_depths_include_odd_multiples():
+    # 80 layers, at most 32 stages: powers of two and 3, 5, 7 times a power of two.
+    assert pipeline_depths(80) == [1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32]
+    assert pipeline_depths(6) == [1, 2, 3, 4, 5, 6]  # never more stages than layers
+    assert pipeline_depths(2) == [1, 2]
+
+
+def test_odd_node_counts_reach_the_model_parallel_degree_their_neighbours_reach():
+    # 70B with ZeRO-1 on 80 GB cards needs about 24-way model parallelism without recompute: 16 x 70.55e9 / 24
+    # = 47 GB of model states on one rank at dp 1. With depths 3, 5, 7 x 2^k every count from 24 to 64 GPUs has
+    # such a layout (24 = tp 8 x pp 3, 40 = 8 x 5, 56 = 8 x 7), so none should fall back to full recompute
+    # (6PD -> 8PD, a third more compute) where 32 and 48 do not: the curve no longer zig-zags with odd node counts.
+    result = plan(get_preset("llama-3.1-70b"), Workload(task="pretrain", tokens=1e12), [get_gpu("h100-sxm")],
+                  Constraints(max_gpus=64, pinned={"zero": 1}), prices={"h100-sxm": Money(2.5)})  # fmt: skip
+    by_count = {option.gpus: option for option in result.frontier}
+    for count in (24, 32, 40, 48, 56, 64):
+        assert by_count[count].strategy.recompute == "none", by_count[count].strategy.label
+    # cost per run within 10% across these counts (the compute is the same; bubbles and links differ)
+    costs = [by_count[count].cost.amount for count in (24, 32, 40, 48, 56, 64)]
+    assert max(costs) < 1.1 * min(costs)
 
 
 def test_ranking_by_time_and_by_cost():
@@ -175,5 +242,7 @@ def test_every_option_is_a_valid_fitting_layout(billions, gpu_id, max_gpus, task
         assert model.heads % strategy.tp == 0
         assert option.fits and option.memory.total_bytes <= gpu.memory_bytes
         assert option.step_time_s > 0 and option.tokens_per_s > 0
+    for option in result.frontier:
+        assert option.strategy.pp == 1 or option.strategy.zero <= 1  # see the pipeline test below
     if not result.options:
         assert result.advice or result.excluded

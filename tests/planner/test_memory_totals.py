@@ -1,0 +1,91 @@
+"""MemoryTotals (the search's fast path) against estimate_memory (the reference path).
+
+The strategy search asks for thousands of per-GPU totals; MemoryTotals reuses what layouts differing only in
+dp, ZeRO stage and offload share. It must give exactly estimate_memory's total_bytes, and refuse (None)
+exactly the layouts estimate_memory refuses with a UserError, including silly values a user can pin.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planner.errors import UserError
+from planner.memory import MemoryConfig, MemoryTotals, estimate_memory, estimate_total_bytes
+from planner.models import generic_model, get_preset
+
+MODELS = {
+    "dense": get_preset("llama-3.1-70b"),
+    "moe": get_preset("mixtral-8x7b"),
+    "mla": get_preset("deepseek-v3"),
+    "four-norms": get_preset("gemma-2-9b"),
+    "generic": generic_model(1.3),
+}
+TASKS = [("train", "bf16"), ("train", "fp32"), ("train", "int4"), ("lora", "bf16"), ("qlora", "bf16"),
+         ("inference", "bf16"), ("inference", "int4")]  # fmt: skip
+
+
+def _reference_total(model, config: MemoryConfig) -> int | None:
+    try:
+        return estimate_memory(model, config).total_bytes
+    except UserError:
+        return None
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    model_name=st.sampled_from(sorted(MODELS)),
+    task=st.sampled_from(TASKS),
+    flash=st.booleans(),
+    sequence_parallel=st.booleans(),
+    optimizer=st.sampled_from(["adamw", "adamw8bit", "sgd"]),
+    tp=st.sampled_from([1, 2, 3, 4, 8, 16]),
+    pp=st.sampled_from([1, 2, 4, 7, 32, 200]),
+    ep=st.sampled_from([1, 2, 4, 8, 64]),
+    # includes values validate_layout refuses: 0, True, a stage 4, unknown offload and recompute modes
+    dp=st.sampled_from([0, 1, 2, 3, 16, 1024, True]),
+    zero=st.sampled_from([0, 1, 2, 3, 4, True]),
+    offload=st.sampled_from(["none", "optimizer", "all", "disk"]),
+    recompute=st.sampled_from(["none", "selective", "full", "sometimes"]),
+    micro_batch=st.sampled_from([1, 2, 8, 0]),
+)
+def test_totals_equal_the_full_estimate(
+    model_name,
+    task,
+    flash,
+    sequence_parallel,
+    optimizer,
+    tp,
+    pp,
+    ep,
+    dp,
+    zero,
+    offload,
+    recompute,
+    micro_batch,
+):
+    model = MODELS[model_name]
+    base = MemoryConfig(task=task[0], precision=task[1], flash_attention=flash,
+                        sequence_parallel=sequence_parallel, optimizer=optimizer, seq_len=2048)  # fmt: skip
+    totals = MemoryTotals(model, base)
+    config = dataclasses.replace(base, tp=tp, pp=pp, ep=ep, dp=dp, zero=zero, offload=offload,
+                                 recompute=recompute, micro_batch=micro_batch)  # fmt: skip
+    expected = _reference_total(model, config)
+    # twice: the second call reads the cached per-shape numbers
+    assert totals.total(tp, pp, ep, dp, zero, offload, recompute, micro_batch) == expected
+    assert totals.total(tp, pp, ep, dp, zero, offload, recompute, micro_batch) == expected
+    if expected is not None:
+        assert estimate_total_bytes(model, config) == expected
+
+
+def test_one_shape_serves_every_state_exactly():
+    """The cached shape of (tp, pp, ep, recompute, micro-batch) is reused across dp, ZeRO stage and offload."""
+    model = MODELS["moe"]
+    base = MemoryConfig(task="train", seq_len=4096)
+    totals = MemoryTotals(model, base)
+    for dp in (1, 2, 4, 8, 64):
+        for zero, offload in ((0, "none"), (1, "none"), (2, "optimizer"), (3, "none"), (3, "all")):
+            config = dataclasses.replace(base, tp=2, pp=4, ep=4, dp=dp, zero=zero, offload=offload)
+            assert totals.total(2, 4, 4, dp, zero, offload, "none", 1) == _reference_total(model, config)
