@@ -26,6 +26,9 @@ DEFAULT_ELECTRICITY_PER_KWH = 0.12
 DEFAULT_SPOT_OVERHEAD_FRACTION = 0.10
 
 SERIES = ("on_demand", "spot", "reserved", "buy", "hybrid")
+# Rent vs buy inputs past these are typos, not plans; they also keep every figure in the result finite.
+MAX_RENT_BUY_GPUS = 10_000_000
+MAX_PURCHASE_PER_GPU = 1e12  # in any currency
 
 
 # ---------------------------------------------------------------------------------------------- run cost
@@ -143,9 +146,13 @@ class RentBuyInputs:
     hybrid_owned_gpus: int | None = None
 
     def validate(self) -> None:
-        """UserError naming the first impossible input."""
+        """UserError naming the first impossible input (NaN and infinity are impossible everywhere)."""
+        self._validate_finite()
         checks = [
             (self.gpus >= 1, "the number of GPUs must be at least 1"),
+            (self.gpus <= MAX_RENT_BUY_GPUS, f"{self.gpus:,} GPUs is absurdly large (limit {MAX_RENT_BUY_GPUS:,})"),
+            (self.purchase_per_gpu <= MAX_PURCHASE_PER_GPU,
+             f"the purchase price {self.purchase_per_gpu:g} is absurdly large (limit {MAX_PURCHASE_PER_GPU:g})"),
             (self.purchase_per_gpu >= 0, "the purchase price must not be negative"),
             (self.rent_on_demand_per_gpu_hour >= 0, "the rent price must not be negative"),
             (self.infra_overhead_fraction >= 0, "the infrastructure overhead must not be negative"),
@@ -167,6 +174,27 @@ class RentBuyInputs:
         for ok, message in checks:
             if not ok:
                 raise UserError(message)
+
+    def _validate_finite(self) -> None:
+        numbers = {
+            "the purchase price": self.purchase_per_gpu,
+            "the rent price": self.rent_on_demand_per_gpu_hour,
+            "the spot rent price": self.rent_spot_per_gpu_hour,
+            "the reserved rent price": self.rent_reserved_per_gpu_hour,
+            "the infrastructure overhead": self.infra_overhead_fraction,
+            "the power per GPU": self.power_w_per_gpu,
+            "PUE": self.pue,
+            "the electricity price": self.electricity_per_kwh,
+            "hours per day": self.hours_per_day,
+            "days per week": self.days_per_week,
+            "utilisation": self.utilization,
+            "the resale fraction": self.resale_fraction,
+            "maintenance": self.maintenance_fraction_per_year,
+            "the spot overhead": self.spot_overhead_fraction,
+        }
+        for what, value in numbers.items():
+            if value is not None and not math.isfinite(value):
+                raise UserError(f"{what} must be a finite number, got {value}")
 
     @property
     def scheduled_hours_per_month(self) -> float:

@@ -156,6 +156,10 @@ def _human_summary(report: Any) -> str:
     if not nvml["available"]:
         lines.append(nvml["reason"] or "no NVIDIA GPU")
     for dev in report.devices:
+        errors = {m["error"] for m in dev["measurements"] if not m["ok"]}
+        if dev["measurements"] and len(errors) == 1 and not any(m["ok"] for m in dev["measurements"]):
+            lines.append(f"{dev['device']}: {dev['name']}: not measured: {errors.pop()}")
+            continue  # one line for a device that could not be probed at all, not one per measurement
         lines.append(f"{dev['device']}: {dev['name']}")
         for m in dev["measurements"]:
             label = (
@@ -177,6 +181,26 @@ def _human_summary(report: Any) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C: one line and exit 128 + SIGINT, not a traceback from inside torch
+        print("gpu-probe: interrupted; no report written", file=sys.stderr)
+        return 130
+
+
+def _write_report(path: str, text: str) -> None:
+    """Write next to `path`, then rename: an interrupted write never leaves a half report (or half of the old one)."""
+    partial = f"{path}.partial"
+    try:
+        with open(partial, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(partial, path)
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         args = build_parser().parse_args(argv)
     except _BadArguments as exc:
@@ -227,8 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.json and args.json != "-":
         try:
-            with open(args.json, "w", encoding="utf-8") as handle:
-                handle.write(report.to_json())
+            _write_report(args.json, report.to_json())
         except OSError as exc:
             emit({"event": "error", "message": f"cannot write {args.json}: {exc.strerror or exc}"})
             print(f"gpu-probe: cannot write {args.json}: {exc.strerror or exc}", file=sys.stderr)

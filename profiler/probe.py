@@ -703,7 +703,8 @@ def plan_devices(
         plan = _Plan("cpu", "cpu", _cpu_model(), None, cpu_steps(settings))
         if torch_error:
             plan.failure = torch_error
-        return [plan]
+        unusable = _unusable_nvml_gpus(inventory, cuda_reason) if device == "all" else []
+        return [plan, *unusable]
     if device == "all":
         indices = list(range(count))
     else:
@@ -729,6 +730,23 @@ def plan_devices(
             )
         )
     return plans
+
+
+def _unusable_nvml_gpus(inventory: Inventory, cuda_reason: str | None) -> list[_Plan]:
+    """A failed entry for each GPU NVML lists but torch cannot run on (a CPU build of torch, a broken CUDA), so
+    the report says why those GPUs have no figures instead of silently measuring only the CPU."""
+    why = f"NVML lists this GPU but torch cannot use it: {cuda_reason or 'torch sees no CUDA device'}"
+    return [
+        _Plan(
+            f"cuda:{gpu.cuda_index}",
+            "cuda",
+            gpu.name if isinstance(gpu.name, str) else f"cuda:{gpu.cuda_index}",
+            gpu.uuid if isinstance(gpu.uuid, str) else None,
+            [],
+            failure=why,
+        )
+        for gpu in inventory.gpus
+    ]
 
 
 def _probe_device(plan: _Plan, settings: ProbeSettings, report: Callable[[str, dict | None], None]) -> dict:

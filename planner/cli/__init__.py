@@ -87,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # `gpu-advisor quotes list | head`
         return 0
+    except KeyboardInterrupt:  # Ctrl-C (e.g. during `gpu-advisor probe`): one line, the shell's 128 + SIGINT
+        sys.stderr.write("gpu-advisor: interrupted\n")
+        return 130
 
 
 if __name__ == "__main__":

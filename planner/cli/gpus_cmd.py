@@ -52,17 +52,23 @@ def detected_gpus(extra: list[GpuSpec]) -> tuple[list[dict[str, Any]], str | Non
     return found, None
 
 
+def reference_price(gpu: GpuSpec) -> dict[str, Any] | None:
+    """The catalog's purchase price per GPU as JSON money, {"amount", "currency"} (None when none is public)."""
+    return None if gpu.purchase_usd is None else {"amount": gpu.purchase_usd, "currency": "USD"}
+
+
 def gpu_rows(extra: list[GpuSpec], detected: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Catalog and user entries (each with `detected` and the local indices), then local GPUs the catalog lacks."""
     rows = []
     for gpu in [*builtin_gpus(), *extra]:
         here = [d["index"] for d in detected if d["id"] == gpu.id]
-        rows.append({**gpu.as_dict(), "detected": bool(here), "detected_indices": here})
+        rows.append({**gpu.as_dict(), "purchase_price": reference_price(gpu), "detected": bool(here),
+                     "detected_indices": here})  # fmt: skip
     for device in detected:
         if device["id"] is None:
             rows.append({
                 "id": None, "name": device["name"], "vendor": "NVIDIA", "memory_bytes": device["memory_bytes"],
-                "detected": True, "detected_indices": [device["index"]], "user_defined": False,
+                "purchase_price": None, "detected": True, "detected_indices": [device["index"]], "user_defined": False,
                 "note": "not in the catalog: add it as your own GPU type to plan with it",
             })  # fmt: skip
     return rows

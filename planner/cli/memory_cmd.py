@@ -128,16 +128,36 @@ def _local_capacity() -> tuple[str | None, int | None, list[str]]:
     if not inventory.available or not inventory.gpus:
         reason = inventory.reason or "no NVIDIA GPU found"
         return None, None, [f"cannot say whether it fits here: {reason}"]
-    sizes = [gpu.memory_total_bytes for gpu in inventory.gpus if isinstance(gpu.memory_total_bytes, int)]
+    usable = [_usable_bytes(gpu) for gpu in inventory.gpus]
+    sizes = [size for size in usable if size is not None]
     if not sizes:
         return None, None, ["cannot say whether it fits here: NVML reports no memory size for these GPUs"]
-    smallest = min(
-        range(len(inventory.gpus)), key=lambda i: _size_or_max(inventory.gpus[i].memory_total_bytes)
-    )
+    smallest = min(range(len(usable)), key=lambda i: _size_or_max(usable[i]))
     name = inventory.gpus[smallest].name
     name = name if isinstance(name, str) else "local GPU"
     notes = [f"this machine has {len(inventory.gpus)} GPU(s); compared with the smallest, {name}"]
+    for gpu in inventory.gpus:
+        if _mig_sizes(gpu):
+            notes.append(
+                f"MIG is on for GPU {gpu.index}: a process sees one of its {len(_mig_sizes(gpu))} instance(s), "
+                f"so the largest instance ({max(_mig_sizes(gpu)) / GIB:.1f} GiB) counts, not the whole card"
+            )
     return name, min(sizes), notes
+
+
+def _mig_sizes(gpu) -> list[int]:
+    """Memory in bytes of each MIG instance of an NVML GPU ([] when MIG is off or NVML gives no sizes)."""
+    if gpu.mig_mode != "enabled" or not isinstance(gpu.mig_devices, list):
+        return []
+    return [d["memory_total_bytes"] for d in gpu.mig_devices if isinstance(d.get("memory_total_bytes"), int)]
+
+
+def _usable_bytes(gpu) -> int | None:
+    """What one CUDA process can allocate on this GPU: the whole card, or with MIG on, its largest instance."""
+    mig = _mig_sizes(gpu)
+    if mig:
+        return max(mig)
+    return gpu.memory_total_bytes if isinstance(gpu.memory_total_bytes, int) else None
 
 
 def _size_or_max(value) -> int:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 from typing import Any
 
 from planner.cli import print_json
 from planner.errors import UserError
 from planner.gpus import GpuSpec, get_gpu
+from planner.memory import MAX_DEGREE, MAX_LORA_RANK, MAX_SEQ_LEN, MemoryConfig, validate_layout
 from planner.money import Money, convert, format_money, normalise_currency
 from planner.search import (
     DEFAULT_MAX_GPUS,
@@ -28,6 +30,15 @@ PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 # (Llama 3 70B/405B started at 4M tokens per batch, arXiv 2407.21783 section 3.4); a small fine-tuning batch.
 DEFAULT_GLOBAL_BATCH = {"pretrain": 1024, "train": 1024, "finetune": 64, "lora": 64, "qlora": 64}
 PROBE_RUNS_FOR_CALIBRATION = 20
+# Upper bounds past which a number is a typo, not a plan; they also keep every figure in the JSON finite.
+MAX_GPUS = 1_000_000  # the largest training clusters have a few hundred thousand GPUs
+MAX_SEQUENCES = 10_000_000  # sequences per optimizer step, or concurrent users
+MAX_TOKENS = 1e18  # about 60,000 x the 15.6T tokens Llama 3 was trained on
+MAX_TOKENS_PER_SECOND = 1e12
+MAX_PRICE_PER_GPU_HOUR = 1e9  # in any currency
+MAX_BUDGET = 1e15
+MAX_DEADLINE_DAYS = 365_000
+MAX_INTER_NODE_GBPS = 1e6
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -110,16 +121,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 # ------------------------------------------------------------------------------------------------ inputs
 
 
-def _positive(value: float | None, what: str) -> None:
-    if value is not None and not value > 0:
+def _number(value: float) -> str:
+    """1e+40 for floats, 100,000,000 for whole numbers: how an error message quotes what the user typed."""
+    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
+
+
+def _positive(value: float | None, what: str, limit: float) -> None:
+    """UserError unless `value` (when given) is a finite number above 0 and at most `limit`."""
+    if value is None:
+        return
+    if not math.isfinite(value):
+        raise UserError(f"{what} must be a finite number, got {value}")
+    if not value > 0:
         raise UserError(f"{what} must be positive, got {value:g}")
+    if value > limit:
+        raise UserError(f"{what} {_number(value)} is absurdly large (limit {_number(limit)})")
 
 
 def workload_from_args(args: argparse.Namespace) -> Workload:
-    for value, what in ((args.seq_len, "--seq-len"), (args.batch, "--batch"), (args.tokens, "--tokens"),
-                        (args.tokens_per_second, "--tokens-per-second"), (args.output_len, "--output-len"),
-                        (args.lora_rank, "--lora-rank")):  # fmt: skip
-        _positive(value, what)
+    for value, what, limit in ((args.seq_len, "--seq-len", MAX_SEQ_LEN), (args.batch, "--batch", MAX_SEQUENCES),
+                               (args.tokens, "--tokens", MAX_TOKENS),
+                               (args.tokens_per_second, "--tokens-per-second", MAX_TOKENS_PER_SECOND),
+                               (args.output_len, "--output-len", MAX_SEQ_LEN),
+                               (args.lora_rank, "--lora-rank", MAX_LORA_RANK)):  # fmt: skip
+        _positive(value, what, limit)
     inference = args.task == "inference"
     return Workload(
         task=args.task,
@@ -139,15 +164,18 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
 
 
 def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraints:
-    for value, what in ((args.gpus, "--gpus"), (args.max_gpus, "--max-gpus"), (args.budget, "--budget"),
-                        (args.deadline_days, "--deadline-days"), (args.gpus_per_node, "--gpus-per-node"),
-                        (args.inter_node_gbps, "--inter-node-gbps"), (args.top, "--top")):  # fmt: skip
-        _positive(value, what)
+    for value, what, limit in ((args.gpus, "--gpus", MAX_GPUS), (args.max_gpus, "--max-gpus", MAX_GPUS),
+                               (args.budget, "--budget", MAX_BUDGET),
+                               (args.deadline_days, "--deadline-days", MAX_DEADLINE_DAYS),
+                               (args.gpus_per_node, "--gpus-per-node", MAX_GPUS),
+                               (args.inter_node_gbps, "--inter-node-gbps", MAX_INTER_NODE_GBPS),
+                               (args.top, "--top", math.inf)):  # fmt: skip
+        _positive(value, what, limit)
     pinned = {name: getattr(args, name) for name in ("dp", "tp", "pp", "ep", "zero", "recompute", "offload",
                                                       "micro_batch") if getattr(args, name) is not None}  # fmt: skip
     for name in ("dp", "tp", "pp", "ep", "micro_batch"):
         if name in pinned:
-            _positive(pinned[name], f"--{name.replace('_', '-')}")
+            _positive(pinned[name], f"--{name.replace('_', '-')}", MAX_DEGREE)
     return Constraints(
         max_gpus=args.max_gpus or DEFAULT_MAX_GPUS,
         gpus=args.gpus,
@@ -157,6 +185,15 @@ def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraint
         gpus_per_node=args.gpus_per_node,
         inter_node_bytes_per_s=args.inter_node_gbps * 1e9 / 8 if args.inter_node_gbps else None,
     )
+
+
+def check_pinned_layout(model, pinned: dict) -> None:
+    """UserError when a pinned tp / pp / ep cannot exist for this model (its heads, layers, experts), whatever
+    the GPU count: without this the search found nothing and advised "more GPUs" instead of saying why."""
+    tp, pp, ep = (pinned.get(name, 1) for name in ("tp", "pp", "ep"))
+    if (tp, pp, ep) != (1, 1, 1):
+        dp = pinned.get("dp", ep)  # an unpinned dp can always be a multiple of ep
+        validate_layout(model, MemoryConfig(task="inference", seq_len=1, dp=dp, tp=tp, pp=pp, ep=ep))
 
 
 def _open_store():
@@ -177,8 +214,17 @@ def resolve_gpus(text: str, extra: list[GpuSpec]) -> list[GpuSpec]:
 def prices_from_args(args, gpus: list[GpuSpec], currency: str, store) -> tuple[dict[str, Money], list[str]]:
     """GPU id -> price per GPU-hour in `currency`, and notes saying where each price came from."""
     if args.price_per_gpu_hour is not None:
+        if args.price_from_quotes:
+            raise UserError("give either --price-per-gpu-hour or --price-from-quotes, not both")
+        if not math.isfinite(args.price_per_gpu_hour):
+            raise UserError(f"--price-per-gpu-hour must be a finite number, got {args.price_per_gpu_hour}")
         if args.price_per_gpu_hour < 0:
             raise UserError("--price-per-gpu-hour must not be negative")
+        if args.price_per_gpu_hour > MAX_PRICE_PER_GPU_HOUR:
+            raise UserError(
+                f"--price-per-gpu-hour {args.price_per_gpu_hour:g} is absurdly large "
+                f"(limit {MAX_PRICE_PER_GPU_HOUR:g})"
+            )
         return {gpu.id: Money(args.price_per_gpu_hour, currency) for gpu in gpus}, []
     if not args.price_from_quotes or store is None:
         return {}, []
@@ -197,8 +243,13 @@ def prices_from_args(args, gpus: list[GpuSpec], currency: str, store) -> tuple[d
         if best is not None:
             prices[gpu.id] = best[0]
             quote = best[1]
+            original = Money(quote["price_per_gpu_hour"], quote.get("currency") or "USD")
+            # a quote in another currency keeps its original amount beside the converted one
+            shown = format_money(best[0]) + (
+                f" ({format_money(original)})" if original.currency != currency else ""
+            )
             notes.append(
-                f"price for {gpu.id}: {format_money(best[0])}/GPU-hour, {quote.get('provider')} "
+                f"price for {gpu.id}: {shown}/GPU-hour, {quote.get('provider')} "
                 f"{quote.get('offer') or ''} quoted {quote.get('quoted_on')}".replace("  ", " ")
             )
         else:
@@ -293,7 +344,10 @@ def _export(result: PlanResult, directory: str, inputs: dict) -> list:
         raise UserError("exports are not available yet in this build") from None
     if not result.options:
         raise UserError("nothing to export: no option fits")
-    return exports.export_plan(result, result.options[0], directory, inputs)
+    try:
+        return exports.export_plan(result, result.options[0], directory, inputs)
+    except OSError as exc:  # a file where the folder should be, no permission, a full disk
+        raise UserError(f"cannot write the export to {directory}: {exc.strerror or exc}") from None
 
 
 def run_plan(args: argparse.Namespace) -> int:
@@ -303,6 +357,7 @@ def run_plan(args: argparse.Namespace) -> int:
     model = resolve_model(args.model)
     workload = workload_from_args(args)
     constraints = constraints_from_args(args, currency)
+    check_pinned_layout(model, constraints.pinned)
     store = _open_store() if (args.price_from_quotes or not args.spec_only) else None
     try:
         extra = [gpu for gpu in store.list_user_gpus() if isinstance(gpu, GpuSpec)] if store else []

@@ -77,7 +77,20 @@ def _load(path: str | Path):
         raise UserError(f"not a usable probe report: {exc}") from None
 
 
+def check_report_file(path: str | None) -> None:
+    """UserError now, not after the probe, when --json FILE cannot be written (gpu-probe checks it too, but its
+    refusal would come back as a second line, "gpu-probe failed")."""
+    if not path:
+        return
+    target = Path(path).expanduser().absolute()
+    if target.is_dir():
+        raise UserError(f"cannot write {path}: it is a folder")
+    if not target.parent.is_dir():
+        raise UserError(f"cannot write {path}: no such folder {target.parent}")
+
+
 def run_probe(args: argparse.Namespace) -> int:
+    check_report_file(args.report_file)
     with tempfile.TemporaryDirectory(prefix="gpu-advisor-probe-") as scratch:
         report_path = Path(args.report_file) if args.report_file else Path(scratch) / "report.json"
         command = [*probe_command(), f"--{args.mode}", "--json", str(report_path)]

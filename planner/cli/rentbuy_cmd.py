@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 from planner.cli import print_json
 from planner.costs import DEFAULT_ELECTRICITY_PER_KWH, DEFAULT_PUE, RentBuyInputs, RentBuyResult, rent_vs_buy
@@ -45,7 +46,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--power-w", type=float, default=None, help="watts per busy GPU (default: the GPU's TDP)"
     )
-    parser.add_argument("--electricity-per-kwh", type=float, default=DEFAULT_ELECTRICITY_PER_KWH)
+    parser.add_argument(
+        "--electricity-per-kwh",
+        type=float,
+        default=None,
+        help=f"in --currency (default: ${DEFAULT_ELECTRICITY_PER_KWH}/kWh, converted at the stored rate)",
+    )
     parser.add_argument("--pue", type=float, default=DEFAULT_PUE)
     parser.add_argument("--hours-per-day", type=float, default=24.0)
     parser.add_argument("--days-per-week", type=float, default=7.0)
@@ -62,9 +68,37 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--owned-gpus", type=int, default=None, help="hybrid: GPUs owned for the base load (default half)"
     )
-    parser.add_argument("--currency", default="USD", help="currency of every price given")
+    parser.add_argument(
+        "--currency",
+        default="USD",
+        help="currency of every price given and of the result (USD, EUR, RUB); the catalog's USD purchase price "
+        "is converted at the rate stored in Settings",
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run_rentbuy)
+
+
+def usd_default_in(amount_usd: float, currency: str, what: str, flag: str) -> float:
+    """A built-in USD figure (catalog purchase price, default electricity price) in `currency`.
+
+    Converted at the exchange rate stored in Settings; UserError when that rate was never set: a rate is asked
+    for, never assumed.
+    """
+    if currency == "USD":
+        return amount_usd
+    from planner.cli.store_access import open_store
+    from planner.money import convert
+
+    store = open_store()
+    try:
+        rates = store.get_exchange_rates()
+    finally:
+        store.close()
+    if currency not in rates.to_usd:
+        raise UserError(
+            f"no exchange rate for USD->{currency} to convert {what}; set one in Settings (or give {flag} in {currency})"
+        )
+    return convert(Money(amount_usd, "USD"), currency, rates).amount
 
 
 def inputs_from_args(args: argparse.Namespace) -> RentBuyInputs:
@@ -72,13 +106,18 @@ def inputs_from_args(args: argparse.Namespace) -> RentBuyInputs:
     currency = normalise_currency(args.currency)
     purchase = args.purchase_per_gpu
     if purchase is None:
-        if gpu.purchase_usd is None or currency != "USD":
-            raise UserError(
-                f"give --purchase-per-gpu: the catalog has no reference price for {gpu.name}"
-                if gpu.purchase_usd is None
-                else "give --purchase-per-gpu in your currency (the catalog's reference prices are in USD)"
-            )
-        purchase = gpu.purchase_usd
+        if gpu.purchase_usd is None:
+            raise UserError(f"give --purchase-per-gpu: the catalog has no reference price for {gpu.name}")
+        purchase = usd_default_in(
+            gpu.purchase_usd, currency, "the catalog's purchase price", "--purchase-per-gpu"
+        )
+    electricity = args.electricity_per_kwh
+    if electricity is None:
+        electricity = usd_default_in(
+            DEFAULT_ELECTRICITY_PER_KWH, currency, "the default electricity price", "--electricity-per-kwh"
+        )
+    if not math.isfinite(args.years):
+        raise UserError(f"--years must be a finite number, got {args.years}")
     months = round(args.years * 12)
     if args.years <= 0 or months < 1:
         raise UserError("--years must be at least one month (0.1)")
@@ -92,7 +131,7 @@ def inputs_from_args(args: argparse.Namespace) -> RentBuyInputs:
         infra_overhead_fraction=args.overhead_fraction,
         power_w_per_gpu=gpu.tdp_w if args.power_w is None else args.power_w,
         pue=args.pue,
-        electricity_per_kwh=args.electricity_per_kwh,
+        electricity_per_kwh=electricity,
         hours_per_day=args.hours_per_day,
         days_per_week=args.days_per_week,
         utilization=args.utilization,

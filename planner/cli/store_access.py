@@ -5,12 +5,18 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from planner.errors import UserError
 from planner.store import Store
 
 
 def open_store() -> Store:
     """The Store at --db / GPU_ADVISOR_DB / the user data folder (the dispatcher has already applied --db)."""
-    store = Store.open()
+    try:
+        store = Store.open()
+    except OSError as exc:  # e.g. a damaged file that cannot be moved aside (read-only folder, /proc)
+        raise UserError(
+            f"cannot use the database {exc.filename or ''}: {exc.strerror or exc}; choose another file with --db"
+        ) from None
     if store.recovered_from is not None:
         sys.stderr.write(
             f"gpu-advisor: the database {store.path} could not be read; it was moved to {store.recovered_from} "

@@ -149,3 +149,15 @@ def test_malformed_config_json_exits_2_without_traceback_in_a_real_process(tmp_p
         timeout=60,
     )
     assert unknown.returncode == 2 and "Traceback" not in unknown.stderr
+
+
+def test_gpu_local_on_a_mig_partitioned_a100_compares_with_one_mig_instance(capsys, monkeypatch):
+    """A CUDA process on a MIG GPU sees one MIG instance, not the whole card (NVIDIA MIG user guide)."""
+    monkeypatch.setenv("GPU_ADVISOR_FAKE_NVML", "mig")  # an A100 80GB split 3g.40gb + 2g.20gb + 1g.10gb
+    # 30B parameters in bf16 = 60 GB of weights alone: fits the 80 GB card, not its largest 40 GB instance
+    payload = run_json(
+        capsys, ["memory", "--model", "30b", "--task", "inference", "--gpu", "local", "--json"]
+    )
+    assert payload["per_gpu_bytes"]["weights"] > 42_144_366_592  # the 3g.40gb instance's memory in the fake
+    assert payload["fits"] is False
+    assert any("MIG" in note and "3 instance" in note for note in payload["notes"]), payload["notes"]

@@ -126,3 +126,86 @@ def test_invalid_input_is_one_line_and_exit_code_2(capsys, argv):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("gpu-advisor: ") and err.count("\n") == 1
+
+
+# --- QA: inputs that used to be accepted (rc 0 with inf/NaN in the JSON, or a traceback) -------------------------
+
+PLAN_7B = ["plan", "--model", "llama-3.1-8b", "--task", "train", "--gpu", "h100-sxm"]
+RENT_H100 = ["rentbuy", "--gpu", "h100-sxm", "--gpus", "8", "--rent-per-gpu-hour", "2.8", "--purchase-per-gpu",
+             "27500"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        # non-finite numbers: json.dump wrote Infinity/NaN (not JSON) or "$inf" into the table
+        (["--tokens", "inf"], "--tokens must be a finite number"),
+        (["--price-per-gpu-hour", "nan"], "--price-per-gpu-hour must be a finite number"),
+        (["--price-per-gpu-hour", "inf"], "--price-per-gpu-hour must be a finite number"),
+        (["--budget", "inf"], "--budget must be a finite number"),
+        (["--deadline-days", "inf"], "--deadline-days must be a finite number"),
+        (["--inter-node-gbps", "inf"], "--inter-node-gbps must be a finite number"),
+        # absurd sizes: 1e40 tokens is 10^26 times Llama 3's 15T; 1e8 GPUs; a 10^11-sequence batch
+        (["--tokens", "1e40"], "--tokens 1e+40 is absurdly large"),
+        (["--price-per-gpu-hour", "1e300"], "--price-per-gpu-hour 1e+300 is absurdly large"),
+        (["--gpus", "100000000"], "--gpus 100,000,000 is absurdly large"),
+        (["--max-gpus", "10000000000"], "--max-gpus 10,000,000,000 is absurdly large"),
+        (["--batch", "100000000000"], "--batch 100,000,000,000 is absurdly large"),
+        (["--seq-len", "100000000000"], "--seq-len 100,000,000,000 is absurdly large"),
+        # a pinned layout the model cannot take: it said "Nothing fits ... try more GPUs" instead of why
+        (["--tp", "7"], "tensor parallel 7 does not divide the 32 attention heads"),
+        (["--pp", "1000"], "pipeline parallel 1000 is larger than the 32 layers"),
+        (["--ep", "2"], "expert parallel 2 needs a mixture-of-experts model"),
+        (["--task", "lora", "--lora-rank", "100000"], "--lora-rank 100,000 is absurdly large"),
+        # two prices: --price-from-quotes was silently ignored
+        (
+            ["--price-per-gpu-hour", "3", "--price-from-quotes"],
+            "either --price-per-gpu-hour or --price-from-quotes",
+        ),
+    ],
+)
+def test_plan_refuses_non_finite_absurd_and_impossible_input(capsys, extra, message):
+    assert main([*PLAN_7B, *extra]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err, captured.err
+    assert captured.err.startswith("gpu-advisor: ") and captured.err.count("\n") == 1
+    assert captured.out == ""
+
+
+def test_plan_export_to_an_unusable_place_is_one_line(capsys, tmp_path):
+    a_file = tmp_path / "taken.txt"
+    a_file.write_text("the user's file")
+    for target in (a_file, a_file / "sub"):  # a file where the folder should be; a folder under a file
+        assert main([*PLAN_7B, "--gpus", "8", "--export", str(target)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("gpu-advisor: cannot write the export") and err.count("\n") == 1
+    assert a_file.read_text() == "the user's file"
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--years", "nan"], "--years must be a finite number"),  # was a ValueError traceback
+        (["--years", "inf"], "--years must be a finite number"),  # was an OverflowError traceback
+        (["--rent-per-gpu-hour", "inf"], "the rent price must be a finite number"),  # printed "$nan"
+        (["--purchase-per-gpu", "inf"], "the purchase price must be a finite number"),
+        (["--purchase-per-gpu", "1e300"], "the purchase price 1e+300 is absurdly large"),
+        (["--gpus", "100000000000"], "100,000,000,000 GPUs is absurdly large"),
+        (["--power-w", "inf"], "the power per GPU must be a finite number"),
+        (["--electricity-per-kwh", "inf"], "the electricity price must be a finite number"),
+    ],
+)
+def test_rentbuy_refuses_non_finite_and_absurd_input(capsys, extra, message):
+    assert main([*RENT_H100, *extra]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err, captured.err
+    assert captured.err.startswith("gpu-advisor: ") and captured.err.count("\n") == 1
+
+
+def test_gpus_json_gives_the_reference_price_as_money(capsys):
+    rows = run_json(capsys, "gpus")
+    h100 = next(row for row in rows if row["id"] == "h100-sxm")
+    # DESIGN.md: money in JSON is {"amount", "currency"}; the catalog's H100 SXM reference price is $27,500
+    assert h100["purchase_price"] == {"amount": 27500, "currency": "USD"}
+    mi300x = next(row for row in rows if row["id"] == "mi300x")
+    assert mi300x["purchase_price"] is None  # no public price in the catalog

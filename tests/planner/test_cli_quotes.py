@@ -297,3 +297,13 @@ def test_probe_command_never_imports_torch_in_the_cli_process(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def test_probe_report_file_in_a_missing_folder_is_refused_in_one_line_before_probing(
+    capsys, tmp_path, monkeypatch
+):
+    # If the child ran, this command would fail with a different message ("cannot start gpu-probe").
+    monkeypatch.setenv("GPU_ADVISOR_PROBE_CMD", str(tmp_path / "no-such-probe"))
+    code, _, err = run(capsys, "probe", "--quick", "--json", str(tmp_path / "missing" / "report.json"))
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith("gpu-advisor: cannot write") and "no such folder" in err

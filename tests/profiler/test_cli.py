@@ -115,3 +115,54 @@ def test_importing_the_profiler_loads_neither_torch_nor_pynvml_nor_qt():
     )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.strip() == "[]"
+
+
+def test_gpus_nvml_lists_but_torch_cannot_use_are_reported_as_not_measured(tmp_path, monkeypatch, capsys):
+    """8 x H100 in NVML, a CPU build of torch: the report must say why those GPUs have no figures."""
+    import torch
+
+    import profiler.probe as probe
+    from tests.profiler.test_probe import TINY
+
+    monkeypatch.setenv("GPU_ADVISOR_FAKE_NVML", "h100x8")
+    monkeypatch.setattr(probe, "settings_for", lambda mode: TINY)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)  # the same on a machine with a real GPU
+    out = tmp_path / "r.json"
+    assert main(["--quick", "--json", str(out)]) == 0
+    report = load_report(out)
+    gpus = [d for d in report.devices if d["kind"] == "cuda"]
+    assert [d["device"] for d in gpus] == [f"cuda:{i}" for i in range(8)]
+    for device in gpus:
+        assert device["name"] == "NVIDIA H100 80GB HBM3" and device["uuid"].startswith("GPU-")
+        assert device["measurements"] and not any(m["ok"] for m in device["measurements"])
+        assert all(
+            "NVML lists this GPU but torch cannot use it" in m["error"] for m in device["measurements"]
+        )
+    (cpu,) = [d for d in report.devices if d["kind"] == "cpu"]
+    assert all(m["ok"] for m in cpu["measurements"])  # the CPU still gets its measured row
+    summary = capsys.readouterr().out
+    assert (
+        "cuda:7: NVIDIA H100 80GB HBM3: not measured: NVML lists this GPU but torch cannot use it" in summary
+    )
+
+
+def test_ctrl_c_during_a_full_probe_stops_with_one_line_and_exit_130(tmp_path):
+    import signal
+
+    out = tmp_path / "r.json"
+    env = dict(os.environ, GPU_ADVISOR_FAKE_NVML="none", PYTHONPATH=str(ROOT))
+    child = subprocess.Popen(
+        [sys.executable, "-m", "profiler", "--full", "--progress", "--device", "cpu", "--json", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+    )  # fmt: skip
+    try:
+        first = json.loads(child.stdout.readline())  # torch has started; the measurements begin now
+        assert first["event"] == "start"
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 130, err
+    assert "Traceback" not in err and err.count("\n") == 1
+    assert err.startswith("gpu-probe: interrupted")
+    assert not out.exists()  # no half-written report
