@@ -40,6 +40,7 @@ bench: $(VENV)/.test-installed
 
 screenshots: $(VENV)/.app-installed
 	QT_QPA_PLATFORM=offscreen $(BIN)/gpu-advisor --screenshots docs/screenshots
+	QT_QPA_PLATFORM=offscreen $(BIN)/gpu-advisor --lang ru --screenshots docs/screenshots/ru  # README.ru.md
 
 # Translations (desktop/i18n.py). assets/i18n/gpu_advisor_ru.ts is what translators edit; the .qm beside it is
 # what the app loads. Both are committed, so `make run` works from a clean checkout (tests check the .qm matches

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QSettings, Signal
 
 from desktop.workers import JobRunner
 
@@ -196,19 +196,25 @@ class AppContext(QObject):
         return str(self.qsettings().value(SETTING_LANGUAGE, "") or "")
 
     def set_language(self, code: str) -> None:
+        """Store the choice for the next start. No settings_changed: desktop.i18n.switch_language retranslates
+        every page in place, while settings_changed would make pages reload prices the user may have typed."""
         settings = self.qsettings()
         settings.setValue(SETTING_LANGUAGE, code)
         settings.sync()
-        self.settings_changed.emit()
 
     def to_display_currency(self, amount: float, currency: str):
         """(Money in the display currency, None) or (None, reason) when a rate is missing: never assumed."""
         from planner.money import Money, convert
 
+        source, target = str(currency or "").upper(), self.display_currency()
         try:
-            return convert(
-                Money(float(amount), currency.upper()), self.display_currency(), self.exchange_rates()
-            ), None
+            rates = self.exchange_rates()
+            if source != target and not {source, target} <= set(rates.to_usd):
+                # the user's prompt, in the interface language (the planner's own message is English)
+                return None, QCoreApplication.translate(
+                    "AppContext", "No exchange rate for {0} → {1}: set one in Settings (Exchange rates)."
+                ).format(source, target)
+            return convert(Money(float(amount), source), target, rates), None
         except Exception as exc:
             from desktop.workers import describe_error
 

@@ -130,7 +130,7 @@ def hardware_sources(
         if gpu is None:
             continue
         price = fmt.money(float(quote.get("price_per_gpu_hour") or 0), str(quote.get("currency") or "USD"))
-        label = f"{quote.get('provider')} · {gpu.name} · {price}/GPU-h · {quote.get('kind')}"
+        label = _text("offer").format(quote.get("provider"), gpu.name, price, _kind_name(quote.get("kind")))
         tooltip = f"{quote.get('offer') or ''} {quote.get('region') or ''} {quote.get('quoted_on') or ''} {quote.get('source') or ''}"
         groups["quote"].append(
             HardwareSource(f"quote:{quote.get('id')}", "quote", label, tooltip.strip(), gpu.id)
@@ -154,7 +154,16 @@ PRICE_TEXTS = {
     "mine_median": QT_TRANSLATE_NOOP("PlanRequest", "median of {0} of your quotes ({1} to {2}/GPU-h)"),
     "reference_median": QT_TRANSLATE_NOOP("PlanRequest", "median of {0} reference quotes ({1} to {2}/GPU-h)"),
     "quote": QT_TRANSLATE_NOOP("PlanRequest", "{0}, {1}: {2}/GPU-h, quoted {3}"),
+    "offer": QT_TRANSLATE_NOOP("PlanRequest", "{0} · {1} · {2}/GPU-h · {3}"),
 }
+
+
+def _kind_name(kind: Any) -> str:
+    """The translated name of a quote kind ("on-demand" -> "по требованию"), as the quotes table shows it."""
+    from desktop.qmodels.quotes import KIND_NAMES
+
+    text = str(kind or "")
+    return QCoreApplication.translate("QuoteTableModel", KIND_NAMES[text]) if text in KIND_NAMES else text
 
 
 def _text(key: str) -> str:
@@ -179,30 +188,38 @@ def typical_price(
 
     rows = [q for q in quotes if str(q.get("gpu")) == gpu_id and str(q.get("kind", "")) in kinds]
     mine = [q for q in rows if q.get("origin") == "user"]
-    prices = []
+    from planner.money import Money
+
+    pairs = []  # (price in the display currency, price as quoted)
     for quote in mine or rows:
         try:
-            prices.append(_convert(quote["price_per_gpu_hour"], quote["currency"], display_currency, rates))
+            converted = _convert(quote["price_per_gpu_hour"], quote["currency"], display_currency, rates)
+            pairs.append((converted, Money(float(quote["price_per_gpu_hour"]), quote["currency"])))
         except (UserError, KeyError, ValueError) as exc:
             notes.append(str(exc))
-    if not prices:
+    if not pairs:
         return None
-    prices.sort(key=lambda money: money.amount)
+    pairs.sort(key=lambda pair: pair[0].amount)
+    prices = [converted for converted, _original in pairs]
     middle = len(prices) // 2
     median = prices[middle] if len(prices) % 2 else (prices[middle - 1] + prices[middle]) * 0.5
     whose = "mine" if mine else "reference"
+    # A quote in another currency shows its original amount beside the converted one (never only the conversion).
+    lowest, highest = fmt.money_with_original(*pairs[0]), fmt.money_with_original(*pairs[-1])
     if len(prices) == 1:
-        return median, _text(f"{whose}_one").format(fmt.money_obj(prices[0]))
-    return median, _text(f"{whose}_median").format(
-        len(prices), fmt.money_obj(prices[0]), fmt.money_obj(prices[-1])
-    )
+        return median, _text(f"{whose}_one").format(lowest)
+    return median, _text(f"{whose}_median").format(len(prices), lowest, highest)
 
 
-def _quote_text(quote: Mapping[str, Any]) -> str:
+def _quote_text(quote: Mapping[str, Any], converted: Any = None) -> str:
+    """The chosen quote, its price in the display currency (``converted``) with the quoted original beside it."""
+    from planner.money import Money
+
+    original = Money(float(quote.get("price_per_gpu_hour") or 0), str(quote.get("currency") or "USD"))
     return _text("quote").format(
         quote.get("provider"),
-        quote.get("kind"),
-        fmt.money(float(quote.get("price_per_gpu_hour") or 0), str(quote.get("currency") or "USD")),
+        _kind_name(quote.get("kind")),
+        fmt.money_with_original(converted or original, original),
         fmt.date(quote.get("quoted_on")),
     )
 
@@ -250,7 +267,7 @@ def build_plan_call(
                 notes.append(str(exc))
                 continue
             if gpu_id not in chosen_prices or price.amount < chosen_prices[gpu_id][0].amount:
-                chosen_prices[gpu_id] = (price, _quote_text(quote))
+                chosen_prices[gpu_id] = (price, _quote_text(quote, price))
     if not gpus:
         raise UserError("choose at least one GPU type under Hardware")
     prices, price_sources = {}, {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from desktop import fmt
 from desktop.charts.theme import palette_colors, series_color, style_plot
 
 import pyqtgraph as pg  # isort: skip  (PySide6 first, DESIGN.md "Known traps")
@@ -72,7 +73,7 @@ class ProbeSpecChart(QWidget):
         self.labels = []
         foreground = palette_colors()[1]
         for row, (_, percent, text) in enumerate(self.items):
-            label = pg.TextItem(f"{text}  ({percent:.0f}%)", color=foreground, anchor=(0, 0.5))
+            label = pg.TextItem(f"{text}  ({fmt.percent(percent / 100)})", color=foreground, anchor=(0, 0.5))
             label.setPos(percent + 2, row)
             self.plot.addItem(label)
             self.labels.append(label)

@@ -61,7 +61,8 @@ class TelemetryChart(QWidget):
     def retranslate(self) -> None:
         for metric, title, unit, _scale in PANELS:
             plot = self.plots[metric]
-            plot.setTitle(f"{_tr(title)} ({unit})", size="10pt")
+            unit_text = QCoreApplication.translate("fmt", unit)  # "GiB" and "W" are marked in desktop/fmt.py
+            plot.setTitle(f"{_tr(title)} ({unit_text})", size="10pt")
             plot.setLabel("bottom", QCoreApplication.translate("TelemetryChart", "seconds ago"))
         self._update_legend()
 

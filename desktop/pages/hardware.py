@@ -241,6 +241,9 @@ class HardwarePage(Page):
         )
         self.telemetry.retranslate()
         self.probe_chart.retranslate()
+        self._redraw_probe_chart()
+        if self.context.inventory is not None:
+            self._set_telemetry_note(bool(getattr(self, "_telemetry_live", False)))
         self._update_probe_availability()
         self._update_summary()
         if not self.probe.running:
@@ -322,21 +325,38 @@ class HardwarePage(Page):
             ).format(reason),
         )
 
+    def _set_telemetry_note(self, live: bool) -> None:
+        self._telemetry_live = live
+        if live:
+            self.telemetry_note.setText(self.tr("Sampled once a second; the last five minutes are shown."))
+        else:
+            self.telemetry_note.setText(
+                self.tr("Live telemetry needs an NVIDIA GPU; there is none to sample here.")
+            )
+
+    def _redraw_probe_chart(self) -> None:
+        """The chart's figures formatted again (after a language switch they follow the new locale)."""
+        items = []
+        for row in self.results_model.rows:
+            fraction = row.fraction_of_spec
+            if fraction is not None and math.isfinite(fraction):
+                label = short_label(row.device, row.measurement)
+                measured = fmt.measurement(row.value, row.measurement.get("unit", ""))
+                items.append((label, fraction * 100, measured))
+        self.probe_chart.set_items(items)
+
     def _start_sampler(self, inventory: Any) -> None:
         self.stop_sampler()
         gpus = list(getattr(inventory, "gpus", None) or [])
         live = [gpu for gpu in gpus if not getattr(gpu, "lost", False)]
         self.telemetry.setVisible(bool(live))
+        self._set_telemetry_note(bool(live))
         if not live:
             self.telemetry.set_gpus({})
-            self.telemetry_note.setText(
-                self.tr("Live telemetry needs an NVIDIA GPU; there is none to sample here.")
-            )
             if self.tabs.currentIndex() == 0:
                 self.tabs.setCurrentIndex(1)  # the probe still measures the CPU
             return
         self.telemetry.set_gpus({gpu.cuda_index: f"GPU {gpu.cuda_index}" for gpu in gpus})
-        self.telemetry_note.setText(self.tr("Sampled once a second; the last five minutes are shown."))
         from profiler.nvml import TelemetrySampler
 
         sampler = TelemetrySampler(interval_s=TELEMETRY_INTERVAL_MS / 1000, capacity=600, include_pcie=False)

@@ -314,6 +314,10 @@ class PlanPage(Page):
         self._update_nav()
         self._update_document_label()
         self._draw_results()
+        if self.call is not None:
+            # a language switch: price sources, the model summary and the planner's texts are worded again
+            # (same inputs, same selection)
+            self.replan()
 
     # -- guided / expert ---------------------------------------------------------------------------------------
     def set_mode(self, mode: str) -> None:

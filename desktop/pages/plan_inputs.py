@@ -61,6 +61,16 @@ def _set_combo_data(combo: QComboBox, value: Any) -> None:
         combo.setCurrentIndex(index)
 
 
+def _wrapping_form(parent: QWidget) -> QFormLayout:
+    """A form whose too-long rows put the field under its label instead of being clipped.
+
+    Russian labels run about 30% longer than English ones; in the narrow input column they would otherwise
+    push the fields out of sight."""
+    form = QFormLayout(parent)
+    form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+    return form
+
+
 class _Panel(QGroupBox):
     """A group box bound to the plan state."""
 
@@ -87,7 +97,7 @@ class WorkloadPanel(_Panel):
         self.task_hint = QLabel()
         self.task_hint.setWordWrap(True)
         self.task_hint.setObjectName("hint")
-        form = QFormLayout(self)
+        form = _wrapping_form(self)
         self.task_label, self.precision_label = QLabel(), QLabel()
         form.addRow(self.task_label, self.task_combo)
         form.addRow(self.precision_label, self.precision_combo)
@@ -178,7 +188,7 @@ class ModelPanel(_Panel):
         self.summary.setWordWrap(True)
         self.summary.setObjectName("hint")
 
-        layout = QFormLayout(self)
+        layout = _wrapping_form(self)
         layout.addRow(self.preset_radio, self.preset_combo)
         layout.addRow(self.size_radio, self.size_spin)
         layout.addRow("", self.size_slider)
@@ -209,14 +219,20 @@ class ModelPanel(_Panel):
             presets = list_presets()
         except Exception:  # the model catalog is missing or broken: sizes and files still work
             presets = []
+        self._preset_labels: list[tuple[str, float]] = []  # (name, billions of parameters) per combo item
         for spec in presets:
             preset_id = getattr(spec, "id", None) or spec.name
             label = getattr(spec, "display_name", None) or spec.name
-            billions = spec.total_params / 1e9
-            self.preset_combo.addItem(f"{label} ({billions:,.1f} B)", preset_id)
+            self._preset_labels.append((label, spec.total_params / 1e9))
+            self.preset_combo.addItem(label, preset_id)
 
     def retranslate(self) -> None:
         self.setTitle(self.tr("2. Model"))
+        for index, (label, billions) in enumerate(getattr(self, "_preset_labels", [])):
+            # "Llama 3.1 70B (70.6 B)" / "(70,6 млрд)": the size in the locale's numbers
+            self.preset_combo.setItemText(
+                index, self.tr("{0} ({1} B)").format(label, fmt.number(billions, 1))
+            )
         self.preset_radio.setText(self.tr("Preset"))
         self.size_radio.setText(self.tr("Size"))
         self.path_radio.setText(self.tr("Local"))
@@ -325,11 +341,11 @@ class ShapePanel(_Panel):
         self.users_spin.setRange(1, 1_000_000)
 
         self.labels = {name: QLabel() for name in ("seq", "batch", "tps", "users")}
-        form = QFormLayout(self)
+        form = _wrapping_form(self)
         form.addRow(self.labels["seq"], self.seq_combo)
         form.addRow(self.labels["batch"], self.batch_spin)
         self.training_box = QWidget()
-        training = QFormLayout(self.training_box)
+        training = _wrapping_form(self.training_box)
         training.setContentsMargins(0, 0, 0, 0)
         training.addRow(self.tokens_radio, self.tokens_spin)
         training.addRow(self.dataset_radio, self.dataset_spin)
@@ -337,7 +353,7 @@ class ShapePanel(_Panel):
         training.addRow(self.times_label, self.epochs_spin)
         form.addRow(self.training_box)
         self.serving_box = QWidget()
-        serving = QFormLayout(self.serving_box)
+        serving = _wrapping_form(self.serving_box)
         serving.setContentsMargins(0, 0, 0, 0)
         serving.addRow(self.labels["tps"], self.tps_spin)
         serving.addRow(self.labels["users"], self.users_spin)
@@ -566,7 +582,7 @@ class ConstraintsPanel(_Panel):
         self.labels = {
             name: QLabel() for name in ("max", "exact", "budget", "deadline", "rank", "mfu", "eff")
         }
-        form = QFormLayout(self)
+        form = _wrapping_form(self)
         form.addRow(self.labels["max"], self.max_spin)
         form.addRow(self.labels["exact"], self.exact)
         form.addRow(self.labels["budget"], self.budget)

@@ -323,8 +323,22 @@ class RentBuyPage(Page):
         )
         self._set_currency_suffixes()
         self._update_from_plan_label()
+        self._reword_price_sources()
         self.chart.retranslate()
         self._draw()
+
+    def _reword_price_sources(self) -> None:
+        """After a language switch: say again where each price came from, keeping every value the user sees."""
+        if not hasattr(self, "price_sources"):
+            return  # still building the page
+        spins = (self.on_demand_spin, self.spot_spin, self.reserved_spin, self.purchase_spin,
+                 self.overhead_spin, self.power_spin, self.electricity_spin)  # fmt: skip
+        values = [spin.value() for spin in spins]
+        self.refill_prices()
+        for spin, value in zip(spins, values, strict=True):
+            blocker = QSignalBlocker(spin)
+            spin.setValue(value)
+            del blocker
 
     def _set_currency_suffixes(self) -> None:
         per_hour = " " + self.tr("{0}/GPU-h").format(self.currency)

@@ -238,7 +238,6 @@ class SettingsPage(Page):
             from desktop.i18n import switch_language
 
             switch_language(code)  # live: translators, locale, then every page's retranslate(); inputs stay
-            self.context.settings_changed.emit()  # pages re-format their numbers and prices in the new locale
             self.context.show_status(self.tr("Interface language changed."))
 
     def _saving(self, work) -> bool:

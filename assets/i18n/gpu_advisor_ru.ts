@@ -1,0 +1,2768 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="ru_RU">
+<context>
+    <name>AppContext</name>
+    <message>
+        <location filename="../../desktop/context.py" line="+214"/>
+        <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
+        <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
+    </message>
+</context>
+<context>
+    <name>CompareDialog</name>
+    <message>
+        <location filename="../../desktop/pages/hardware.py" line="+573"/>
+        <source>Compare probe runs</source>
+        <translation>Сравнение замеров</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Measurement</source>
+        <translation>Измерение</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Second / first</source>
+        <translation>Второй / первый</translation>
+    </message>
+</context>
+<context>
+    <name>ConstraintsPanel</name>
+    <message>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+617"/>
+        <source>Unchecked: the planner&apos;s default ({0})</source>
+        <translation>Флажок снят: значение планировщика по умолчанию ({0})</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>5. Constraints and assumptions</source>
+        <translation>5. Ограничения и допущения</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>At most</source>
+        <translation>Не больше</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Exactly</source>
+        <translation>Ровно</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Budget</source>
+        <translation>Бюджет</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Deadline</source>
+        <translation>Срок</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rank by</source>
+        <translation>Упорядочить</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>MFU override</source>
+        <translation>Своя MFU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Bandwidth efficiency</source>
+        <translation>Доля пропускной способности</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+1"/>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>days</source>
+        <translation>дн.</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Model FLOPs utilisation: the share of the GPUs&apos; dense peak a training step reaches.</source>
+        <translation>Утилизация FLOPS модели (MFU): доля пиковой плотной производительности GPU, которую достигает шаг обучения.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Share of peak memory bandwidth reached when decoding (serving).</source>
+        <translation>Доля пиковой пропускной способности памяти, достигаемая при декодировании (инференс).</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>fastest</source>
+        <translation>сначала быстрые</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cheapest</source>
+        <translation>сначала дешёвые</translation>
+    </message>
+</context>
+<context>
+    <name>GpuInventoryModel</name>
+    <message>
+        <location filename="../../desktop/qmodels/gpu_inventory.py" line="+31"/>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory</source>
+        <translation>Память</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Driver / CUDA</source>
+        <translation>Драйвер / CUDA</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Compute cap.</source>
+        <translation>Compute capability</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PCIe link</source>
+        <translation>Канал PCIe</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Power limit</source>
+        <translation>Предел мощности</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>NVLink</source>
+        <translation>NVLink</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>MIG</source>
+        <translation>MIG</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Temp.</source>
+        <translation>Темп.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PCI bus</source>
+        <translation>Шина PCI</translation>
+    </message>
+</context>
+<context>
+    <name>HardwarePage</name>
+    <message>
+        <location filename="../../desktop/pages/hardware.py" line="-356"/>
+        <source>Hardware</source>
+        <translation>Оборудование</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Import probe report…</source>
+        <translation>Импорт отчёта замера…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Add a report made by gpu-probe on another machine</source>
+        <translation>Добавить отчёт, снятый gpu-probe на другой машине</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Live telemetry</source>
+        <translation>Телеметрия</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Probe</source>
+        <translation>Замер</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Probe history</source>
+        <translation>История замеров</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Run quick probe</source>
+        <translation>Быстрый замер</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>About a minute: memory bandwidth, host links and bf16/fp32 matmul</source>
+        <translation>Около минуты: пропускная способность памяти, каналы к хосту и умножение матриц bf16/fp32</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Run full probe</source>
+        <translation>Полный замер</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Several minutes: every dtype, several matrix shapes, peer links</source>
+        <translation>Несколько минут: все типы данных, несколько размеров матриц, каналы между GPU</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Cancel</source>
+        <translation>Отмена</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Compare selected</source>
+        <translation>Сравнить выбранные</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Runs of this machine and imported reports. Select two to compare.</source>
+        <translation>Замеры этой машины и импортированные отчёты. Выберите два, чтобы сравнить.</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>The probe runs in a separate process; the window stays responsive.</source>
+        <translation>Замер идёт в отдельном процессе; окно не блокируется.</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Example run (not a measurement of this machine)</source>
+        <translation>Пример замера (не измерение этой машины)</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>Reading the GPUs through NVML…</source>
+        <translation>Чтение GPU через NVML…</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <location line="+4"/>
+        <source>n/a</source>
+        <translation>н/д</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>NVIDIA GPUs: {0} · driver {1} · CUDA {2}</source>
+        <translation>GPU NVIDIA: {0} · драйвер {1} · CUDA {2}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>CPU only: {0}</source>
+        <translation>Только CPU: {0}</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>&lt;b&gt;No NVIDIA GPU&lt;/b&gt;: {0}.&lt;br&gt;The probe can still measure the CPU, and you can import a report made by gpu-probe on another machine (Import probe report…) to plan with its numbers.</source>
+        <translation>&lt;b&gt;Нет GPU NVIDIA&lt;/b&gt;: {0}.&lt;br&gt;Замер всё равно может измерить CPU, а отчёт, снятый gpu-probe на другой машине, можно импортировать (Импорт отчёта замера…) и планировать по его цифрам.</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Live telemetry needs an NVIDIA GPU; there is none to sample here.</source>
+        <translation>Для телеметрии нужен GPU NVIDIA; здесь опрашивать нечего.</translation>
+    </message>
+    <message>
+        <location line="-3"/>
+        <source>Sampled once a second; the last five minutes are shown.</source>
+        <translation>Опрос раз в секунду; показаны последние пять минут.</translation>
+    </message>
+    <message>
+        <location line="+48"/>
+        <source>Lost during sampling (the others continue): {0}</source>
+        <translation>Потеряны при опросе (остальные опрашиваются дальше): {0}</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>Starting the probe…</source>
+        <translation>Запуск замера…</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Probe started ({0})</source>
+        <translation>Замер запущен ({0})</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Cancelling…</source>
+        <translation>Отмена…</translation>
+    </message>
+    <message>
+        <location line="+26"/>
+        <source>Probing devices: {0}…</source>
+        <translation>Замер устройств: {0}…</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{0} — {1}</source>
+        <translation>{0} — {1}</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Saving the results…</source>
+        <translation>Сохранение результатов…</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+9"/>
+        <source>Done: %n measurement(s) saved to the probe history.</source>
+        <translation>
+            <numerusform>Готово: %n измерение сохранено в истории замеров.</numerusform>
+            <numerusform>Готово: %n измерения сохранены в истории замеров.</numerusform>
+            <numerusform>Готово: %n измерений сохранено в истории замеров.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Probe finished and saved</source>
+        <translation>Замер завершён и сохранён</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The probe finished but its report was not saved.</source>
+        <translation>Замер завершён, но его отчёт не сохранён.</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Cancelled</source>
+        <translation>Отменено</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cancelled.</source>
+        <translation>Отменено.</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>The probe did not finish.</source>
+        <translation>Замер не завершился.</translation>
+    </message>
+    <message>
+        <location line="+56"/>
+        <source>Import probe report</source>
+        <translation>Импорт отчёта замера</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Probe reports (*.json);;All files (*)</source>
+        <translation>Отчёты замеров (*.json);;Все файлы (*)</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Importing {0}…</source>
+        <translation>Импорт {0}…</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Probe report imported</source>
+        <translation>Отчёт замера импортирован</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The report was not imported: {0}</source>
+        <translation>Отчёт не импортирован: {0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Import failed</source>
+        <translation>Импорт не удался</translation>
+    </message>
+</context>
+<context>
+    <name>HardwarePanel</name>
+    <message>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-190"/>
+        <source>4. Hardware</source>
+        <translation>4. Оборудование</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>filter GPUs and offers</source>
+        <translation>фильтр GPU и предложений</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>This machine (measured)</source>
+        <translation>Эта машина (измерено)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Imported machines (measured)</source>
+        <translation>Импортированные машины (измерено)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Catalog GPUs (spec sheet)</source>
+        <translation>GPU из каталога (паспортные данные)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Quoted offers (with their price)</source>
+        <translation>Предложения из котировок (со своей ценой)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>none</source>
+        <translation>нет</translation>
+    </message>
+</context>
+<context>
+    <name>ImportPreviewDialog</name>
+    <message>
+        <location filename="../../desktop/pages/quotes.py" line="+776"/>
+        <source>Import preview</source>
+        <translation>Предпросмотр импорта</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{0}: {1} rows, &lt;b&gt;{2} ready to import&lt;/b&gt;, {3} refused (listed below; they will be skipped).</source>
+        <translation>{0}: строк — {1}, &lt;b&gt;готовы к импорту — {2}&lt;/b&gt;, отклонены — {3} (перечислены ниже; они будут пропущены).</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Row</source>
+        <translation>Строка</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Reason</source>
+        <translation>Причина</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Import valid rows ({0})</source>
+        <translation>Импортировать корректные строки ({0})</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Showing the first {0} problems.</source>
+        <translation>Показаны первые проблемы ({0}).</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../../desktop/main_window.py" line="+186"/>
+        <location filename="../../desktop/selftest.py" line="+175"/>
+        <source>&amp;File</source>
+        <translation>&amp;Файл</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Edit</source>
+        <translation>&amp;Правка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;View</source>
+        <translation>&amp;Вид</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Help</source>
+        <translation>&amp;Справка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Import quotes CSV…</source>
+        <translation>Импорт котировок из CSV…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Import probe report…</source>
+        <translation>Импорт отчёта замера…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Export quotes CSV…</source>
+        <translation>Экспорт котировок в CSV…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Quit</source>
+        <translation>В&amp;ыход</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;About GPU Advisor</source>
+        <translation>&amp;О программе GPU Advisor</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Undo</source>
+        <translation>&amp;Отменить</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&amp;Redo</source>
+        <translation>&amp;Повторить</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <location line="+89"/>
+        <source>GPU Advisor</source>
+        <translation>GPU Advisor</translation>
+    </message>
+    <message>
+        <location line="-79"/>
+        <source>Reading GPUs…</source>
+        <translation>Чтение GPU…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>GPUs found: {0}</source>
+        <translation>Найдено GPU: {0}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>No NVIDIA GPU</source>
+        <translation>Нет GPU NVIDIA</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Temporary database (nothing is kept)</source>
+        <translation>Временная база данных (ничего не сохраняется)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Database: {0}</source>
+        <translation>База данных: {0}</translation>
+    </message>
+    <message>
+        <location line="+39"/>
+        <source>unknown</source>
+        <translation>неизвестно</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>none ({0})</source>
+        <translation>нет ({0})</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>none</source>
+        <translation>нет</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not installed (needed only to run the probe)</source>
+        <translation>не установлен (нужен только для замера)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Version</source>
+        <translation>Версия</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Qt</source>
+        <translation>Qt</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Python</source>
+        <translation>Python</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>NVIDIA driver</source>
+        <translation>Драйвер NVIDIA</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Database</source>
+        <translation>База данных</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Plans and prices LLM work on NVIDIA GPUs: will it fit, how fast, with which sharding, how much, rent or buy. Works offline.</source>
+        <translation>Планирует и оценивает работу с LLM на GPU NVIDIA: поместится ли модель, как быстро, с каким шардированием, сколько это стоит, арендовать или покупать. Работает без сети.</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>About GPU Advisor</source>
+        <translation>О программе GPU Advisor</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Database not opened</source>
+        <translation>База данных не открыта</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The database could not be opened:
+{0}
+
+GPU Advisor is running with a temporary database; nothing you enter now will be kept.</source>
+        <translation>Не удалось открыть базу данных:
+{0}
+
+GPU Advisor работает с временной базой; всё, что вы сейчас введёте, не сохранится.</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPanel</name>
+    <message>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-234"/>
+        <source>2. Model</source>
+        <translation>2. Модель</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{0} ({1} B)</source>
+        <translation>{0} ({1} млрд)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Preset</source>
+        <translation>Пресет</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Size</source>
+        <translation>Размер</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Local</source>
+        <translation>Локальная</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>billion parameters</source>
+        <translation>млрд параметров</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>config.json or a model folder</source>
+        <translation>config.json или папка модели</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>File…</source>
+        <translation>Файл…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Folder…</source>
+        <translation>Папка…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>type to search presets</source>
+        <translation>начните вводить для поиска пресета</translation>
+    </message>
+    <message>
+        <location line="+40"/>
+        <source>Model config.json</source>
+        <translation>config.json модели</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>JSON files (*.json)</source>
+        <translation>Файлы JSON (*.json)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Model folder (config.json + safetensors)</source>
+        <translation>Папка модели (config.json + safetensors)</translation>
+    </message>
+</context>
+<context>
+    <name>PlanCharts</name>
+    <message>
+        <location filename="../../desktop/charts/plan_charts.py" line="+24"/>
+        <source>weights</source>
+        <translation>веса</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>gradients</source>
+        <translation>градиенты</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>optimizer states</source>
+        <translation>состояния оптимизатора</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>activations</source>
+        <translation>активации</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>KV cache</source>
+        <translation>кэш KV</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>overhead</source>
+        <translation>накладные расходы</translation>
+    </message>
+    <message>
+        <location line="+70"/>
+        <source>memory per GPU (GiB)</source>
+        <translation>память на GPU (ГиБ)</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>capacity {0}</source>
+        <translation>объём {0}</translation>
+    </message>
+    <message>
+        <location line="+53"/>
+        <source>hours</source>
+        <translation>часы</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>days</source>
+        <translation>дни</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>seconds</source>
+        <translation>секунды</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>minutes</source>
+        <translation>минуты</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Time</source>
+        <translation>Время</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cost</source>
+        <translation>Стоимость</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>GPUs</source>
+        <translation>число GPU</translation>
+    </message>
+    <message>
+        <location line="+97"/>
+        <source>selected option</source>
+        <translation>выбранный вариант</translation>
+    </message>
+</context>
+<context>
+    <name>PlanOptionsModel</name>
+    <message>
+        <location filename="../../desktop/qmodels/plan_options.py" line="+29"/>
+        <source>#</source>
+        <translation>№</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Count</source>
+        <translation>Кол-во</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Strategy</source>
+        <translation>Стратегия</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fits</source>
+        <translation>Помещается</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory/GPU</source>
+        <translation>Память/GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Time</source>
+        <translation>Время</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU-hours</source>
+        <translation>GPU-часы</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cost</source>
+        <translation>Стоимость</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cost/1M tokens</source>
+        <translation>Цена/1 млн токенов</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Confidence</source>
+        <translation>Достоверность</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>measured</source>
+        <translation>измерено</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>calibrated</source>
+        <translation>откалибровано</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+1"/>
+        <source>spec</source>
+        <translation>паспорт</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>user-set</source>
+        <translation>задано пользователем</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>high</source>
+        <translation>высокая</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>medium</source>
+        <translation>средняя</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>low</source>
+        <translation>низкая</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>ZeRO-{0} × {1}</source>
+        <translation>ZeRO-{0} × {1}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>DDP × {0}</source>
+        <translation>DDP × {0}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>offload optimizer</source>
+        <translation>выгрузка оптимизатора</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>offload all</source>
+        <translation>выгрузка всего</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>full recompute</source>
+        <translation>полный пересчёт активаций</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>selective recompute</source>
+        <translation>выборочный пересчёт активаций</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+16"/>
+        <source>single GPU</source>
+        <translation>один GPU</translation>
+    </message>
+    <message>
+        <location line="-4"/>
+        <source>model parallel</source>
+        <translation>параллелизм модели</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>offload</source>
+        <translation>выгрузка</translation>
+    </message>
+    <message>
+        <location line="+57"/>
+        <source>Run time</source>
+        <translation>Время работы</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Step time</source>
+        <translation>Время шага</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>yes</source>
+        <translation>да</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no</source>
+        <translation>нет</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>{0} GPU-h</source>
+        <translation>{0} GPU-ч</translation>
+    </message>
+    <message>
+        <location line="+34"/>
+        <source>{0} of {1} per GPU</source>
+        <translation>{0} из {1} на GPU</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>measured: from a probe run of this GPU; spec: from the vendor&apos;s datasheet</source>
+        <translation>измерено: по замеру этого GPU; паспорт: по паспортным данным производителя</translation>
+    </message>
+</context>
+<context>
+    <name>PlanPage</name>
+    <message>
+        <location filename="../../desktop/pages/plan.py" line="+292"/>
+        <source>Plan</source>
+        <translation>План</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Guided</source>
+        <translation>Пошагово</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Expert</source>
+        <translation>Эксперт</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>One question at a time, with Next and Back</source>
+        <translation>По одному вопросу, с кнопками «Далее» и «Назад»</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Every input on one page</source>
+        <translation>Все параметры на одной странице</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>New</source>
+        <translation>Новый</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Saved plans…</source>
+        <translation>Сохранённые планы…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Save</source>
+        <translation>Сохранить</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Save as…</source>
+        <translation>Сохранить как…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Export…</source>
+        <translation>Экспорт…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Write report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh and options.csv</source>
+        <translation>Записать report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh и options.csv</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&lt; Back</source>
+        <translation>&lt; Назад</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Next &gt;</source>
+        <translation>Далее &gt;</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>Step {0} of {1}</source>
+        <translation>Шаг {0} из {1}</translation>
+    </message>
+    <message>
+        <location line="+92"/>
+        <source>{0}: {1} billion parameters</source>
+        <translation>{0}: {1} млрд параметров</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{0} billion active</source>
+        <translation>{0} млрд активных</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} layers, context {1} tokens</source>
+        <translation>слоёв: {0}, контекст: {1} ток.</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Cannot plan this: {0}</source>
+        <translation>Спланировать нельзя: {0}</translation>
+    </message>
+    <message>
+        <location line="+40"/>
+        <location line="+1"/>
+        <source>best layout</source>
+        <translation>лучшая схема</translation>
+    </message>
+    <message>
+        <location line="+40"/>
+        <source>No plan yet.</source>
+        <translation>Плана пока нет.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Nothing fits these limits.</source>
+        <translation>В эти ограничения ничего не помещается.</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>See the advice below.</source>
+        <translation>См. советы ниже.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} of {1} per GPU</source>
+        <translation>{0} из {1} на GPU</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} × {1}</source>
+        <translation>{0} × {1}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Does not fit</source>
+        <translation>Не помещается</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>finishes in {0}</source>
+        <translation>завершится за {0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} tokens/s, {1} per token</source>
+        <translation>{0} токенов/с, {1} на токен</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>costs {0}</source>
+        <translation>стоимость {0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} per 1M tokens</source>
+        <translation>{0} за 1 млн токенов</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Best</source>
+        <translation>Лучший вариант</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>fits</source>
+        <translation>помещается</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Price for {0}: {1}</source>
+        <translation>Цена для {0}: {1}</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Nothing was excluded.</source>
+        <translation>Ничего не исключено.</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <location line="+8"/>
+        <location line="+94"/>
+        <location line="+3"/>
+        <source>Unsaved plan</source>
+        <translation>Несохранённый план</translation>
+    </message>
+    <message>
+        <location line="-76"/>
+        <location line="+17"/>
+        <source>Saved plan “{0}”</source>
+        <translation>Сохранённый план «{0}»</translation>
+    </message>
+    <message>
+        <location line="-10"/>
+        <source>Save plan</source>
+        <translation>Сохранить план</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Plan name:</source>
+        <translation>Название плана:</translation>
+    </message>
+    <message>
+        <location line="+68"/>
+        <source>The plan “{0}” has unsaved changes.</source>
+        <translation>В плане «{0}» есть несохранённые изменения.</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Save them before closing?</source>
+        <translation>Сохранить их перед закрытием?</translation>
+    </message>
+    <message>
+        <location line="+48"/>
+        <source>Memory per GPU of the chosen option</source>
+        <translation>Память на GPU для выбранного варианта</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Time and cost against GPU count</source>
+        <translation>Время и стоимость в зависимости от числа GPU</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Export the selected option to a folder</source>
+        <translation>Экспортировать выбранный вариант в папку</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Export failed</source>
+        <translation>Экспорт не удался</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+2"/>
+        <source>Exported %n file(s) to {0}</source>
+        <translation>
+            <numerusform>Экспортирован %n файл в {0}</numerusform>
+            <numerusform>Экспортировано %n файла в {0}</numerusform>
+            <numerusform>Экспортировано %n файлов в {0}</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Example: Llama 3.1 70B full fine-tune</source>
+        <translation>Пример: полное дообучение Llama 3.1 70B</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/plan_request.py" line="+88"/>
+        <source>run</source>
+        <translation>замер</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Measured by a probe run; the plan uses its matmul and bandwidth figures.</source>
+        <translation>Измерено замером; план использует его цифры умножения матриц и пропускной способности.</translation>
+    </message>
+</context>
+<context>
+    <name>PlanRequest</name>
+    <message>
+        <location line="+63"/>
+        <source>your quote: {0}/GPU-h</source>
+        <translation>ваша котировка: {0}/GPU-ч</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>reference quote: {0}/GPU-h</source>
+        <translation>справочная котировка: {0}/GPU-ч</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>median of {0} of your quotes ({1} to {2}/GPU-h)</source>
+        <translation>медиана ваших котировок ({0} шт.; от {1} до {2}/GPU-ч)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>median of {0} reference quotes ({1} to {2}/GPU-h)</source>
+        <translation>медиана справочных котировок ({0} шт.; от {1} до {2}/GPU-ч)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0}, {1}: {2}/GPU-h, quoted {3}</source>
+        <translation>{0}, {1}: {2}/GPU-ч, на {3}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} · {1} · {2}/GPU-h · {3}</source>
+        <translation>{0} · {1} · {2}/GPU-ч · {3}</translation>
+    </message>
+</context>
+<context>
+    <name>PriceChart</name>
+    <message>
+        <location filename="../../desktop/charts/price_chart.py" line="+67"/>
+        <source>your quotes</source>
+        <translation>ваши котировки</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>reference prices (dated)</source>
+        <translation>справочные цены (с датой)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Price per GPU-hour by GPU model ({0})</source>
+        <translation>Цена GPU-часа по моделям GPU ({0})</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source> — {0} without an exchange rate left out</source>
+        <translation> — без курса валюты пропущено: {0}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{0} per GPU-hour</source>
+        <translation>{0} за GPU-час</translation>
+    </message>
+</context>
+<context>
+    <name>ProbeHistoryModel</name>
+    <message>
+        <location filename="../../desktop/qmodels/probe_history.py" line="+26"/>
+        <source>Date</source>
+        <translation>Дата</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Machine</source>
+        <translation>Машина</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Source</source>
+        <translation>Источник</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Devices</source>
+        <translation>Устройства</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Mode</source>
+        <translation>Режим</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory bandwidth</source>
+        <translation>Пропускная способность памяти</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+2"/>
+        <source>% of spec</source>
+        <translation>% от паспорта</translation>
+    </message>
+    <message>
+        <location line="-1"/>
+        <source>bf16 matmul</source>
+        <translation>Умножение матриц bf16</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>this machine</source>
+        <translation>эта машина</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>imported</source>
+        <translation>импортирован</translation>
+    </message>
+    <message>
+        <location line="+146"/>
+        <source>against {0}</source>
+        <translation>относительно {0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no catalog spec for this device</source>
+        <translation>для этого устройства нет паспортных данных в каталоге</translation>
+    </message>
+</context>
+<context>
+    <name>ProbeResultsModel</name>
+    <message>
+        <location filename="../../desktop/qmodels/probe_results.py" line="+27"/>
+        <source>memory bandwidth</source>
+        <translation>пропускная способность памяти</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>host → device</source>
+        <translation>хост → устройство</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>device → host</source>
+        <translation>устройство → хост</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>peer copy</source>
+        <translation>копирование между GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+52"/>
+        <source>matmul</source>
+        <translation>умножение матриц</translation>
+    </message>
+    <message>
+        <location line="-49"/>
+        <source>Device</source>
+        <translation>Устройство</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Measurement</source>
+        <translation>Измерение</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Measured</source>
+        <translation>Измерено</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Spec</source>
+        <translation>Паспорт</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>% of spec</source>
+        <translation>% от паспорта</translation>
+    </message>
+    <message>
+        <location line="+41"/>
+        <source>memory</source>
+        <translation>память</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>host→dev</source>
+        <translation>хост→устр.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>dev→host</source>
+        <translation>устр.→хост</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>peer</source>
+        <translation>между GPU</translation>
+    </message>
+    <message>
+        <location line="+80"/>
+        <location line="+9"/>
+        <source>failed</source>
+        <translation>ошибка</translation>
+    </message>
+</context>
+<context>
+    <name>ProbeSpecChart</name>
+    <message>
+        <location filename="../../desktop/charts/probe_chart.py" line="+51"/>
+        <source>Measured as % of the catalog spec</source>
+        <translation>Измерено, в % от паспортных данных</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>% of spec</source>
+        <translation>% от паспорта</translation>
+    </message>
+</context>
+<context>
+    <name>QuoteCommands</name>
+    <message>
+        <location filename="../../desktop/undo.py" line="+37"/>
+        <source>Edit {0}</source>
+        <translation>Изменить {0}</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Add quotes: {0}</source>
+        <translation>Добавить котировки: {0}</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>Delete quotes: {0}</source>
+        <translation>Удалить котировки: {0}</translation>
+    </message>
+</context>
+<context>
+    <name>QuoteTab</name>
+    <message>
+        <location filename="../../desktop/pages/quotes.py" line="-613"/>
+        <source>Add</source>
+        <translation>Добавить</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Duplicate</source>
+        <translation>Дублировать</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Copy the selected quotes as your own (reference prices too)</source>
+        <translation>Скопировать выбранные котировки как свои (справочные цены тоже)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Delete</source>
+        <translation>Удалить</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Import CSV…</source>
+        <translation>Импорт CSV…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Export CSV…</source>
+        <translation>Экспорт CSV…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Filter:</source>
+        <translation>Фильтр:</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>provider contains…</source>
+        <translation>провайдер содержит…</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>vendor contains…</source>
+        <translation>продавец содержит…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Reference prices</source>
+        <translation>Справочные цены</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Show the dated reference prices shipped with GPU Advisor</source>
+        <translation>Показать справочные цены с датами, поставляемые с GPU Advisor</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>all GPUs</source>
+        <translation>все GPU</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>all kinds</source>
+        <translation>все типы</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>all currencies</source>
+        <translation>все валюты</translation>
+    </message>
+    <message>
+        <location line="+49"/>
+        <source>Price per GPU by GPU model ({0})</source>
+        <translation>Цена за GPU по моделям GPU ({0})</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} per GPU</source>
+        <translation>{0} за GPU</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Not changed: {0}</source>
+        <translation>Не изменено: {0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Value refused: {0}</source>
+        <translation>Значение отклонено: {0}</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>New provider</source>
+        <translation>Новый провайдер</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>New vendor</source>
+        <translation>Новый продавец</translation>
+    </message>
+    <message>
+        <location line="+36"/>
+        <source>Add quote</source>
+        <translation>Добавить котировку</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Duplicate quotes: {0}</source>
+        <translation>Дублировать котировки: {0}</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Reference prices kept (they are read-only): {0}</source>
+        <translation>Справочные цены оставлены (только для чтения): {0}</translation>
+    </message>
+</context>
+<context>
+    <name>QuoteTableModel</name>
+    <message>
+        <location filename="../../desktop/qmodels/quotes.py" line="+57"/>
+        <location line="+26"/>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location line="-25"/>
+        <source>Provider</source>
+        <translation>Провайдер</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Kind</source>
+        <translation>Тип</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Price / GPU-h</source>
+        <translation>Цена / GPU-ч</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+26"/>
+        <source>Currency</source>
+        <translation>Валюта</translation>
+    </message>
+    <message>
+        <location line="-25"/>
+        <source>{0} / GPU-h</source>
+        <translation>{0} / GPU-ч</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Price per GPU-hour in the display currency (Settings)</source>
+        <translation>Цена GPU-часа в валюте отображения (Настройки)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} / PFLOP-h bf16</source>
+        <translation>{0} / ПФЛОПС·ч bf16</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Price of one hour of 1 PFLOP/s of dense bf16 matmul</source>
+        <translation>Цена часа работы 1 ПФЛОПС плотного умножения матриц bf16</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} / TB/s-h</source>
+        <translation>{0} / ТБ/с·ч</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Price of one hour of 1 TB/s of memory bandwidth</source>
+        <translation>Цена часа работы 1 ТБ/с пропускной способности памяти</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+24"/>
+        <source>Basis</source>
+        <translation>Основа</translation>
+    </message>
+    <message>
+        <location line="-23"/>
+        <source>Whether the per-PFLOP and per-TB/s prices use measured figures or the catalog spec</source>
+        <translation>Откуда цифры для цен за ПФЛОПС и ТБ/с: из замеров или из паспортных данных каталога</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Offer</source>
+        <translation>Предложение</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+14"/>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location line="-13"/>
+        <location line="+22"/>
+        <source>Quoted on</source>
+        <translation>Дата котировки</translation>
+    </message>
+    <message>
+        <location line="-21"/>
+        <source>Valid until</source>
+        <translation>Действует до</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Region</source>
+        <translation>Регион</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Interconnect</source>
+        <translation>Интерконнект</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Min. term (h)</source>
+        <translation>Мин. срок (ч)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Price / instance-h</source>
+        <translation>Цена / инстанс-ч</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+20"/>
+        <source>Source</source>
+        <translation>Источник</translation>
+    </message>
+    <message>
+        <location line="-19"/>
+        <location line="+20"/>
+        <source>Note</source>
+        <translation>Примечание</translation>
+    </message>
+    <message>
+        <location line="-15"/>
+        <source>Vendor</source>
+        <translation>Продавец</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Price (total)</source>
+        <translation>Цена (всего)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} / GPU</source>
+        <translation>{0} / GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Price per GPU in the display currency, before server overhead</source>
+        <translation>Цена за GPU в валюте отображения, без накладных на сервер</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} / bf16 TFLOPS</source>
+        <translation>{0} / ТФЛОПС bf16</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Price per GPU divided by its dense bf16 TFLOPS</source>
+        <translation>Цена GPU, делённая на его плотную производительность bf16 в ТФЛОПС</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Whether per-TFLOPS uses a measured figure or the catalog spec</source>
+        <translation>Откуда цифра для цены за ТФЛОПС: из замера или из паспортных данных каталога</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Server overhead</source>
+        <translation>Накладные на сервер</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Server, network and rack as a fraction of the GPU price (0.3 = +30%)</source>
+        <translation>Сервер, сеть и стойка как доля цены GPU (0,3 = +30 %)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Power / GPU (W)</source>
+        <translation>Мощность / GPU (Вт)</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>on-demand</source>
+        <translation>по требованию</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>spot</source>
+        <translation>спотовые</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>reserved 1 year</source>
+        <translation>резерв на 1 год</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>reserved 3 years</source>
+        <translation>резерв на 3 года</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>committed</source>
+        <translation>с обязательством</translation>
+    </message>
+    <message>
+        <location line="+141"/>
+        <source>Reference price shipped with GPU Advisor (read-only; duplicate it to edit): {0}</source>
+        <translation>Справочная цена из поставки GPU Advisor (только чтение; чтобы изменить, продублируйте её): {0}</translation>
+    </message>
+</context>
+<context>
+    <name>QuotesPage</name>
+    <message>
+        <location filename="../../desktop/pages/quotes.py" line="+51"/>
+        <source>Quotes</source>
+        <translation>Котировки</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Rental (per GPU-hour)</source>
+        <translation>Аренда (за GPU-час)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Purchase</source>
+        <translation>Покупка</translation>
+    </message>
+    <message>
+        <location line="+101"/>
+        <source>no rate</source>
+        <translation>нет курса</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no price</source>
+        <translation>нет цены</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>{0} at the stored exchange rate</source>
+        <translation>{0} по сохранённому курсу</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>no spec</source>
+        <translation>нет паспорта</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>This GPU is not in the catalog; add it as your own GPU type</source>
+        <translation>Этого GPU нет в каталоге; добавьте его как свой тип GPU</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>measured</source>
+        <translation>измерено</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Both figures come from your probe runs of this GPU type</source>
+        <translation>Обе цифры взяты из ваших замеров этого типа GPU</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>partly measured</source>
+        <translation>частично измерено</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Measured: {0}; the rest is the catalog spec</source>
+        <translation>Измерено: {0}; остальное — паспортные данные каталога</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>spec</source>
+        <translation>паспорт</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Catalog spec sheet figures (no probe run of this GPU type yet)</source>
+        <translation>Паспортные данные каталога (замеров этого типа GPU ещё нет)</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>{0} of your quotes and {1} dated reference prices. Prices are shown in {2} (Settings).</source>
+        <translation>Ваших котировок: {0}, справочных цен с датой: {1}. Цены показаны в {2} (Настройки).</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>Import quotes CSV</source>
+        <translation>Импорт котировок из CSV</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>CSV files (*.csv);;All files (*)</source>
+        <translation>Файлы CSV (*.csv);;Все файлы (*)</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Checking {0}…</source>
+        <translation>Проверка {0}…</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>Imported {0} quotes; {1} duplicates skipped; {2} rows refused.</source>
+        <translation>Импортировано котировок: {0}; пропущено дубликатов: {1}; отклонено строк: {2}.</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Nothing imported: {0}</source>
+        <translation>Ничего не импортировано: {0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Import failed</source>
+        <translation>Импорт не удался</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Export quotes CSV</source>
+        <translation>Экспорт котировок в CSV</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>CSV files (*.csv)</source>
+        <translation>Файлы CSV (*.csv)</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+9"/>
+        <source>Exported %n quote(s) to {0}</source>
+        <translation>
+            <numerusform>Экспортирована %n котировка в {0}</numerusform>
+            <numerusform>Экспортировано %n котировки в {0}</numerusform>
+            <numerusform>Экспортировано %n котировок в {0}</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>RentBuyChart</name>
+    <message>
+        <location filename="../../desktop/charts/rentbuy_chart.py" line="+20"/>
+        <source>rent on demand</source>
+        <translation>аренда по требованию</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>rent spot</source>
+        <translation>спотовая аренда</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>rent reserved</source>
+        <translation>зарезервированная аренда</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>rent mix (on demand + spot share)</source>
+        <translation>смешанная аренда (по требованию + доля спотовой)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>buy</source>
+        <translation>покупка</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>hybrid (own base, rent bursts)</source>
+        <translation>гибрид (своя база, аренда пиков)</translation>
+    </message>
+    <message>
+        <location line="+69"/>
+        <source>months</source>
+        <translation>месяцы</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>cumulative cost ({0})</source>
+        <translation>накопленные затраты ({0})</translation>
+    </message>
+    <message>
+        <location line="+49"/>
+        <source>buying pays off after {0} months</source>
+        <translation>покупка окупается через {0} мес.</translation>
+    </message>
+</context>
+<context>
+    <name>RentBuyPage</name>
+    <message>
+        <location filename="../../desktop/pages/rent_buy.py" line="+271"/>
+        <source>Rent or buy</source>
+        <translation>Аренда или покупка</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Use</source>
+        <translation>Использование</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Buying</source>
+        <translation>Покупка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Renting</source>
+        <translation>Аренда</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Follow the Plan page&apos;s chosen option</source>
+        <translation>Брать вариант, выбранный на странице «План»</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPUs</source>
+        <translation>Число GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Hours per day</source>
+        <translation>Часов в сутки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Utilisation</source>
+        <translation>Загрузка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Horizon (months)</source>
+        <translation>Горизонт (мес.)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Price per GPU</source>
+        <translation>Цена за GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Server overhead</source>
+        <translation>Накладные на сервер</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Power per GPU</source>
+        <translation>Мощность на GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PUE</source>
+        <translation>PUE</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Electricity</source>
+        <translation>Электроэнергия</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Maintenance per year</source>
+        <translation>Обслуживание в год</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Resale at the end</source>
+        <translation>Перепродажа в конце</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>On demand</source>
+        <translation>По требованию</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Spot</source>
+        <translation>Спотовые</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Reserved</source>
+        <translation>Зарезервированные</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Share on spot</source>
+        <translation>Доля спотовых</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Hybrid: GPUs owned</source>
+        <translation>Гибрид: своих GPU</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{0} h</source>
+        <translation>{0} ч</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} mo</source>
+        <translation>{0} мес.</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>no quote</source>
+        <translation>нет котировки</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>W</source>
+        <translation>Вт</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Server, network and rack cost as a share of the GPU price</source>
+        <translation>Стоимость сервера, сети и стойки как доля цены GPU</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Power usage effectiveness: facility power / IT power (1.0 = no overhead)</source>
+        <translation>Эффективность использования энергии (PUE): мощность ЦОД / мощность ИТ-оборудования (1,0 — без накладных)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Owned GPUs take the base load; the rest of the demand is rented on demand</source>
+        <translation>Свои GPU берут базовую нагрузку; остальное арендуется по требованию</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Share of rented hours run on spot instances (the &apos;rent mix&apos; line)</source>
+        <translation>Доля арендованных часов на спотовых инстансах (линия «смешанная аренда»)</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>{0}/GPU-h</source>
+        <translation>{0}/GPU-ч</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{0}/kWh</source>
+        <translation>{0}/кВт·ч</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>No plan chosen yet: the Plan page&apos;s selected option fills GPU and count.</source>
+        <translation>План ещё не выбран: GPU и их число берутся из варианта, выбранного на странице «План».</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>From the plan: {0} × {1}</source>
+        <translation>Из плана: {0} × {1}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The plan chose {0} × {1}; tick the box above to use it.</source>
+        <translation>План выбрал {0} × {1}; отметьте флажок выше, чтобы использовать его.</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>no on-demand quote: type a price</source>
+        <translation>нет котировки по требованию: введите цену</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no spot quote stored: type a price to compare</source>
+        <translation>нет сохранённой спотовой котировки: введите цену для сравнения</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>no reserved quote stored: type a price to compare</source>
+        <translation>нет сохранённой котировки на резерв: введите цену для сравнения</translation>
+    </message>
+    <message>
+        <location line="+48"/>
+        <source>median of {0} purchase quote(s): {1}</source>
+        <translation>медиана котировок на покупку ({0} шт.): {1}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>catalog price (see the GPU&apos;s sources)</source>
+        <translation>цена из каталога (см. источники GPU)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no purchase price known: type one</source>
+        <translation>цена покупки неизвестна: введите её</translation>
+    </message>
+    <message>
+        <location line="+65"/>
+        <source>Cannot compare: {0}</source>
+        <translation>Сравнить нельзя: {0}</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>no inputs yet</source>
+        <translation>данных пока нет</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>renting on demand</source>
+        <translation>аренда по требованию</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>renting spot</source>
+        <translation>спотовая аренда</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>renting reserved</source>
+        <translation>зарезервированная аренда</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>buying</source>
+        <translation>покупка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>hybrid (own the base load, rent the bursts)</source>
+        <translation>гибрид (своя базовая нагрузка, аренда пиков)</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>&lt;b&gt;{0} is cheapest&lt;/b&gt; over {1} years for {2} GPUs at {3} utilisation, {4} h/day: {5}.</source>
+        <translation>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для {2} GPU при загрузке {3} и {4} ч/сут: {5}.</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Owning never pays off: renting costs less per hour than running an owned GPU.</source>
+        <translation>Владение не окупается никогда: час аренды дешевле часа работы своего GPU.</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Buying pays off after {0} GPU-hours per GPU</source>
+        <translation>Покупка окупается через {0} GPU-часов на каждый GPU</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>(about {0} months at this schedule).</source>
+        <translation>(около {0} мес. при таком графике).</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Renting wins even at 100% utilisation over this horizon.</source>
+        <translation>На этом горизонте аренда выгоднее даже при загрузке 100 %.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Owning beats on-demand renting above {0} utilisation.</source>
+        <translation>Владение выгоднее аренды по требованию при загрузке выше {0}.</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>buying cheaper after {0} months</source>
+        <translation>покупка дешевле через {0} мес.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>buying never cheaper</source>
+        <translation>покупка не бывает дешевле</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Owned cost per busy GPU-hour: {0}; running cost (power, maintenance): {1}.</source>
+        <translation>Стоимость своего GPU за час работы: {0}; текущие расходы (электроэнергия, обслуживание): {1}.</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Plan</source>
+        <translation>Вариант</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Total over the horizon</source>
+        <translation>Итого за горизонт</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Break-even</source>
+        <translation>Точка безубыточности</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Price from</source>
+        <translation>Источник цены</translation>
+    </message>
+</context>
+<context>
+    <name>ResultsPanel</name>
+    <message>
+        <location filename="../../desktop/pages/plan.py" line="-631"/>
+        <source>Advice</source>
+        <translation>Советы</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Excluded strategies</source>
+        <translation>Исключено</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory per GPU, selected option</source>
+        <translation>Память на GPU, выбранный вариант</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Time and cost against GPU count (selected GPU type)</source>
+        <translation>Время и стоимость в зависимости от числа GPU (выбранный тип GPU)</translation>
+    </message>
+</context>
+<context>
+    <name>SavedPlansDialog</name>
+    <message>
+        <location filename="../../desktop/pages/saved_plans.py" line="+59"/>
+        <source>Saved plans</source>
+        <translation>Сохранённые планы</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open</source>
+        <translation>Открыть</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rename…</source>
+        <translation>Переименовать…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Delete</source>
+        <translation>Удалить</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No saved plans yet. Use Save on the Plan page to keep one.</source>
+        <translation>Сохранённых планов пока нет. Чтобы сохранить план, нажмите «Сохранить» на странице «План».</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>Rename plan</source>
+        <translation>Переименовать план</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>New name:</source>
+        <translation>Новое название:</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Delete plan</source>
+        <translation>Удалить план</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Delete the saved plan “{0}”?</source>
+        <translation>Удалить сохранённый план «{0}»?</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsPage</name>
+    <message>
+        <location filename="../../desktop/pages/settings.py" line="+146"/>
+        <source>Settings</source>
+        <translation>Настройки</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Money</source>
+        <translation>Деньги</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Display currency:</source>
+        <translation>Валюта отображения:</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Every cost is shown in this currency; quotes keep their own</source>
+        <translation>Все суммы показываются в этой валюте; котировки хранят свою</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Exchange rates:</source>
+        <translation>Курсы валют:</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Currency</source>
+        <translation>Валюта</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Value in US dollars</source>
+        <translation>Стоимость в долларах США</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>As of</source>
+        <translation>На дату</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Save rates</source>
+        <translation>Сохранить курсы</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Electricity price:</source>
+        <translation>Цена электроэнергии:</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>per kWh</source>
+        <translation>за кВт·ч</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Language</source>
+        <translation>Язык</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Interface language:</source>
+        <translation>Язык интерфейса:</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>System default</source>
+        <translation>Как в системе</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Also on the command line: gpu-advisor --lang en|ru.</source>
+        <translation>Также в командной строке: gpu-advisor --lang en|ru.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPUs and probe</source>
+        <translation>GPU и замер</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>NVML:</source>
+        <translation>NVML:</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>NVIDIA driver:</source>
+        <translation>Драйвер NVIDIA:</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>CUDA (driver):</source>
+        <translation>CUDA (драйвер):</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPUs found:</source>
+        <translation>Найдено GPU:</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Probe:</source>
+        <translation>Замер:</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>torch (probe only):</source>
+        <translation>torch (только для замера):</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Database:</source>
+        <translation>База данных:</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Window settings:</source>
+        <translation>Настройки окна:</translation>
+    </message>
+    <message>
+        <location line="+51"/>
+        <source>Exchange rates saved.</source>
+        <translation>Курсы валют сохранены.</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Interface language changed.</source>
+        <translation>Язык интерфейса изменён.</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>Each rate keeps the date it was set. Quotes in a currency without a rate show &quot;no rate&quot;; a rate is never guessed.</source>
+        <translation>Каждый курс хранит дату, на которую он задан. Для котировок в валюте без курса показывается «нет курса»; курс никогда не подставляется наугад.</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Not set yet: {0}.</source>
+        <translation>Ещё не заданы: {0}.</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>reading…</source>
+        <translation>чтение…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>available</source>
+        <translation>доступен</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>unavailable</source>
+        <translation>недоступен</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location line="+1"/>
+        <source>n/a</source>
+        <translation>н/д</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>none</source>
+        <translation>нет</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>ready ({0})</source>
+        <translation>готов ({0})</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>unavailable: {0}</source>
+        <translation>недоступен: {0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>not installed</source>
+        <translation>не установлен</translation>
+    </message>
+</context>
+<context>
+    <name>ShapePanel</name>
+    <message>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+85"/>
+        <source>3. Shape</source>
+        <translation>3. Размеры задачи</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Sequence length (tokens)</source>
+        <translation>Длина последовательности (токенов)</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Context (tokens)</source>
+        <translation>Контекст (токенов)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Global batch (sequences)</source>
+        <translation>Глобальный батч (посл.)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Target speed (tokens/s)</source>
+        <translation>Целевая скорость (токенов/с)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Concurrent users</source>
+        <translation>Одновременных пользователей</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tokens to train</source>
+        <translation>Токенов для обучения</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Dataset size</source>
+        <translation>Размер датасета</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+1"/>
+        <source>B tokens</source>
+        <translation>млрд токенов</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>epochs</source>
+        <translation>эпох</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>seq</source>
+        <translation>посл.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>users</source>
+        <translation>польз.</translation>
+    </message>
+</context>
+<context>
+    <name>TelemetryChart</name>
+    <message>
+        <location filename="../../desktop/charts/telemetry.py" line="+26"/>
+        <source>Utilisation</source>
+        <translation>Загрузка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory used</source>
+        <translation>Занятая память</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Temperature</source>
+        <translation>Температура</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Power</source>
+        <translation>Мощность</translation>
+    </message>
+    <message>
+        <location line="+37"/>
+        <source>seconds ago</source>
+        <translation>секунд назад</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>No GPU to watch.</source>
+        <translation>Нет GPU для наблюдения.</translation>
+    </message>
+</context>
+<context>
+    <name>WorkloadPanel</name>
+    <message>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-275"/>
+        <source>1. Workload</source>
+        <translation>1. Задача</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Task</source>
+        <translation>Задача</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Precision</source>
+        <translation>Точность</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Serve / inference</source>
+        <translation>Инференс (обслуживание)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Pretraining</source>
+        <translation>Предобучение</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Full fine-tune</source>
+        <translation>Полное дообучение</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LoRA fine-tune</source>
+        <translation>Дообучение LoRA</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>QLoRA fine-tune (4-bit base)</source>
+        <translation>Дообучение QLoRA (4-битная база)</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Weights and KV cache only; speed is limited by memory bandwidth when decoding.</source>
+        <translation>Только веса и кэш KV; при декодировании скорость ограничена пропускной способностью памяти.</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location line="+3"/>
+        <source>All weights train: weights, gradients and optimizer states (16 bytes per parameter).</source>
+        <translation>Обучаются все веса: веса, градиенты и состояния оптимизатора (16 байт на параметр).</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The base model is frozen; small adapters train. Needs about the inference memory.</source>
+        <translation>Базовая модель заморожена, обучаются небольшие адаптеры. Памяти нужно примерно как для инференса.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The frozen base is stored in 4 bits (NF4); adapters train in bf16.</source>
+        <translation>Замороженная база хранится в 4 битах (NF4); адаптеры обучаются в bf16.</translation>
+    </message>
+</context>
+<context>
+    <name>fmt</name>
+    <message>
+        <location filename="../../desktop/fmt.py" line="+22"/>
+        <source>B</source>
+        <translation>Б</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ms</source>
+        <translation>мс</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>s</source>
+        <translation>с</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>min</source>
+        <translation>мин</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>h</source>
+        <translation>ч</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>days</source>
+        <translation>дн.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>TFLOPS</source>
+        <translation>ТФЛОПС</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GB/s</source>
+        <translation>ГБ/с</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>W</source>
+        <translation>Вт</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>MHz</source>
+        <translation>МГц</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <location line="+6"/>
+        <location line="+7"/>
+        <location line="+9"/>
+        <location line="+8"/>
+        <location line="+19"/>
+        <location line="+7"/>
+        <location line="+16"/>
+        <location line="+7"/>
+        <location line="+15"/>
+        <location line="+6"/>
+        <location line="+6"/>
+        <location line="+16"/>
+        <location line="+18"/>
+        <source>n/a</source>
+        <translation>н/д</translation>
+    </message>
+    <message>
+        <location line="-116"/>
+        <source>{0}%</source>
+        <translation>{0}&#xa0;%</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>TiB</source>
+        <translation>ТиБ</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GiB</source>
+        <translation>ГиБ</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>MiB</source>
+        <translation>МиБ</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>KiB</source>
+        <translation>КиБ</translation>
+    </message>
+</context>
+<context>
+    <name>workers</name>
+    <message>
+        <location filename="../../desktop/workers.py" line="+122"/>
+        <location line="+280"/>
+        <source>Cancelled</source>
+        <translation>Отменено</translation>
+    </message>
+    <message>
+        <location line="-19"/>
+        <source>The probe could not be started: {0}</source>
+        <translation>Не удалось запустить замер: {0}</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>The probe took longer than {0} s and was stopped.</source>
+        <translation>Замер длился дольше {0} с и был остановлен.</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The probe reported an error: {0}</source>
+        <translation>Замер сообщил об ошибке: {0}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The probe exited with code {0}{1}</source>
+        <translation>Замер завершился с кодом {0}{1}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The probe finished without a report{0}</source>
+        <translation>Замер завершился без отчёта{0}</translation>
+    </message>
+</context>
+</TS>

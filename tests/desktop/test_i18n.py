@@ -1,0 +1,515 @@
+"""Russian and English interface: the translation files, the live switch, Russian numbers and both currencies.
+
+The .ts file is what translators edit and the .qm beside it is what the app loads; both are committed, so these
+tests also check that they agree with each other and with the tr() strings in desktop/.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QLocale
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QComboBox,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QMenu,
+    QTabWidget,
+    QTreeWidget,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+TS_FILE = ROOT / "assets" / "i18n" / "gpu_advisor_ru.ts"
+QM_FILE = TS_FILE.with_suffix(".qm")
+BIN = Path(sys.executable).parent
+NBSP_CHARS = (
+    "\u00a0\u202f"  # QLocale's Russian group separator is a no-break space (narrow in some CLDR data)
+)
+
+
+@pytest.fixture
+def english_afterwards():
+    """Translators and the default QLocale are process-wide: put English back for the tests that follow."""
+    yield
+    from desktop.i18n import set_language
+
+    set_language("en")
+
+
+def _messages():
+    root = ET.parse(TS_FILE).getroot()
+    for context in root.iter("context"):
+        name = context.findtext("name") or ""
+        for message in context.iter("message"):
+            yield name, message
+
+
+# ------------------------------------------------------------------------------------------------ the files
+
+
+def test_every_ts_entry_is_translated_with_the_same_placeholders():
+    entries = list(_messages())
+    assert len(entries) > 300  # the whole interface, not a sample
+    problems = []
+    for context, message in entries:
+        source = message.findtext("source") or ""
+        translation = message.find("translation")
+        kind = translation.get("type")
+        if kind in ("unfinished", "vanished", "obsolete"):
+            problems.append(f"{context}: {source!r} is {kind}")
+            continue
+        if message.get("numerus") == "yes":
+            forms = [form.text or "" for form in translation.iter("numerusform")]
+            # Russian has three plural forms: 1 файл, 2 файла, 5 файлов
+            if len(forms) != 3 or not all(form.strip() for form in forms):
+                problems.append(f"{context}: {source!r} needs three plural forms, has {forms}")
+            if not all("%n" in form for form in forms):
+                problems.append(f"{context}: {source!r}: every plural form must show the count (%n)")
+            texts = forms
+        else:
+            texts = [translation.text or ""]
+            if not texts[0].strip():
+                problems.append(f"{context}: {source!r} has an empty translation")
+        for text in texts:
+            if sorted(re.findall(r"\{\d+\}", source)) != sorted(re.findall(r"\{\d+\}", text)):
+                problems.append(f"{context}: {source!r} -> {text!r}: placeholders differ")
+            if source.count("&") != text.count("&") and "&" in source and "<" not in source:
+                problems.append(f"{context}: {source!r} -> {text!r}: keyboard accelerator lost")
+    assert not problems, "\n".join(problems)
+
+
+def test_ts_covers_every_tr_string_in_desktop(tmp_path):
+    """pyside6-lupdate over desktop/ into a copy of the .ts finds nothing new: no string is left untranslated."""
+    copy = tmp_path / TS_FILE.name
+    shutil.copy(TS_FILE, copy)
+    sources = sorted(str(path) for path in (ROOT / "desktop").rglob("*.py"))
+    subprocess.run(
+        [str(BIN / "pyside6-lupdate"), "-no-obsolete", *sources, "-ts", str(copy)],
+        check=True,
+        capture_output=True,
+        cwd=ROOT,
+    )
+    fresh = [
+        f"{context}: {message.findtext('source')!r}"
+        for context, message in _parse(copy)
+        if message.find("translation").get("type") == "unfinished"
+    ]
+    assert not fresh, "strings missing from the .ts (run `make translations`, then translate):\n" + "\n".join(
+        fresh
+    )
+
+
+def _parse(path: Path):
+    root = ET.parse(path).getroot()
+    for context in root.iter("context"):
+        for message in context.iter("message"):
+            yield context.findtext("name") or "", message
+
+
+def test_committed_qm_is_built_from_the_committed_ts(tmp_path):
+    """`make run` loads the committed .qm; it must be exactly what pyside6-lrelease makes of the .ts."""
+    rebuilt = tmp_path / "rebuilt.qm"
+    subprocess.run(
+        [str(BIN / "pyside6-lrelease"), str(TS_FILE), "-qm", str(rebuilt)], check=True, capture_output=True
+    )
+    assert QM_FILE.is_file(), "run `make translations`"
+    assert filecmp.cmp(rebuilt, QM_FILE, shallow=False), "the .qm is stale: run `make translations`"
+
+
+def test_the_qm_ships_in_the_package_data():
+    from importlib.resources import files
+
+    shipped = files("gpu_advisor_assets") / "i18n" / "gpu_advisor_ru.qm"
+    assert shipped.is_file()
+
+
+# ------------------------------------------------------------------------------------------------ language
+
+
+def test_language_follows_the_system_unless_chosen():
+    from desktop.i18n import resolve_language
+
+    russian = QLocale(QLocale.Language.Russian, QLocale.Country.Russia)
+    german = QLocale(QLocale.Language.German, QLocale.Country.Germany)
+    assert resolve_language("", russian) == "ru"
+    assert resolve_language(None, german) == "en"  # unsupported system language: English
+    assert resolve_language("en", russian) == "en"
+    assert resolve_language("ru", german) == "ru"
+
+
+def test_russian_numbers_units_and_money(qapp, english_afterwards):
+    from desktop import fmt
+    from desktop.i18n import set_language
+    from planner.money import Money
+
+    assert set_language("ru", strict=True) == "ru"
+    # QLocale("ru") groups thousands with a no-break space and uses a decimal comma
+    text = fmt.number(1234.5, 1)
+    assert _plain(text) == "1 234,5"
+    assert text != "1 234,5"  # the separator is a no-break space, so "1 234" never wraps
+    assert _plain(fmt.gib(80 * 2**30)) == "80,0 ГиБ"
+    assert _plain(fmt.tflops(989.4e12)) == "989,4 ТФЛОПС"
+    assert _plain(fmt.bandwidth(3.35e12)) == "3 350 ГБ/с"
+    assert _plain(fmt.watts(700)) == "700 Вт"
+    assert _plain(fmt.money(250, "RUB")) == "250,00 ₽"
+    assert _plain(fmt.money_with_original(Money(2.75, "USD"), Money(250, "RUB"))) == "≈ 2,75 $ (250,00 ₽)"
+    set_language("en", strict=True)
+    assert fmt.number(1234.5, 1) == "1,234.5"
+    assert fmt.money_with_original(Money(2.75, "USD"), Money(250, "RUB")) == "≈\u00a0$2.75 (250.00\u00a0₽)"
+
+
+def _plain(text: str) -> str:
+    return "".join(" " if ch in NBSP_CHARS else ch for ch in text)
+
+
+# ------------------------------------------------------------------------------------------------ widget walk
+
+# Latin-script words allowed in the Russian interface: proper names, product and file names, units and the
+# abbreviations Russian ML engineers use as they are. Anything else in Latin script is an untranslated string.
+ALLOWED_WORDS = {
+    # products, libraries, vendors, formats
+    "gpu",
+    "cpu",
+    "nvidia",
+    "nvml",
+    "cuda",
+    "pcie",
+    "pci",
+    "nvlink",
+    "mig",
+    "qt",
+    "python",
+    "pyside6",
+    "pyqtgraph",
+    "torch",
+    "json",
+    "csv",
+    "gpu-advisor",
+    "gpu-probe",
+    "advisor",
+    "deepspeed",
+    "accelerate",
+    "torchrun",
+    "safetensors",
+    "profiler",
+    # the CUDA term kept in English by Russian docs
+    "compute",
+    "capability",
+    # parallelism, precision and methods: written this way in Russian texts too
+    "zero-1",
+    "zero-2",
+    "zero-3",
+    "zero",
+    "ddp",
+    "fsdp",
+    "tp",
+    "pp",
+    "dp",
+    "ep",
+    "mfu",
+    "pue",
+    "kv",
+    "lora",
+    "qlora",
+    "nf4",
+    "bf16",
+    "fp16",
+    "fp32",
+    "fp8",
+    "tf32",
+    "int8",
+    "int4",
+    # currencies
+    "usd",
+    "eur",
+    "rub",
+    # the language combo names each language in its own language
+    "english",
+    # language codes in "gpu-advisor --lang en|ru"
+    "en",
+    "ru",
+}
+
+
+def _latin_words(text: str) -> list[str]:
+    text = re.sub(r"<[^>]+>", " ", text)  # rich text: tags are not words
+    text = re.sub(r"&\w+;", " ", text)
+    text = re.sub(r"(?<![\w-])--?[A-Za-z][\w-]*", " ", text)  # command-line flags (--lang, -m) as typed
+    text = text.replace("°C", " ")  # the unit reads the same in Russian
+    words = []
+    for token in re.findall(r"[A-Za-z][A-Za-z0-9_.+/\-]*", text):
+        token = token.strip(".-/")
+        if not token or "/" in token or "." in token or "_" in token:  # paths and file names (config.json)
+            continue
+        if any(ch.isdigit() for ch in token) and token.lower() not in ALLOWED_WORDS:
+            continue  # model and GPU ids such as H100, A100, 70B, RTX 4090, cuda:0
+        words.append(token)
+    return words
+
+
+def _in_window(window, widgets):
+    """Widgets of the window itself (pyqtgraph's right-click menus are windows of their own, never shown here)."""
+    return [widget for widget in widgets if widget.window() is window]
+
+
+def _widget_texts(window) -> list[tuple[str, str]]:
+    """(where, text) for every text a person can see in the window's widgets and charts."""
+    texts: list[tuple[str, str]] = [("window title", window.windowTitle())]
+
+    def children(kind):
+        return _in_window(window, window.findChildren(kind))
+
+    # (not QAction.menu(): its PySide6 wrapper takes the menu with it when collected)
+    for menu in window.menuBar().findChildren(QMenu):
+        texts.append(("menu", menu.title()))
+        texts += [("menu item", item.text()) for item in menu.actions() if not item.isSeparator()]
+    for widget in children(QLabel):
+        texts.append((f"label {widget.objectName()}", widget.text()))
+    for widget in children(QAbstractButton):
+        texts.append(("button", widget.text()))
+    for widget in children(QGroupBox):
+        texts.append(("group box", widget.title()))
+    for widget in children(QTabWidget):
+        texts += [("tab", widget.tabText(i)) for i in range(widget.count())]
+    for widget in children(QComboBox):
+        texts += [("combo item", widget.itemText(i)) for i in range(widget.count())]
+    for widget in children(QLineEdit):
+        texts.append(("placeholder", widget.placeholderText()))
+    for widget in children(QAbstractSpinBox):
+        for name in ("suffix", "prefix", "specialValueText"):
+            getter = getattr(widget, name, None)
+            if getter is not None:
+                texts.append((f"spin box {name}", getter()))
+    for widget in children(QListWidget):
+        texts += [("list item", widget.item(i).text()) for i in range(widget.count())]
+    for widget in children(QTreeWidget):
+        for i in range(widget.topLevelItemCount()):
+            texts.append(("tree group", widget.topLevelItem(i).text(0)))
+    for view in children(QAbstractItemView):
+        model = view.model()
+        if model is None or isinstance(view, (QListWidget, QTreeWidget)):
+            continue
+        from PySide6.QtCore import Qt
+
+        for section in range(model.columnCount()):
+            texts.append(("table header", str(model.headerData(section, Qt.Orientation.Horizontal) or "")))
+    texts += _chart_texts(window)
+    return [(where, text) for where, text in texts if text]
+
+
+def _chart_texts(window) -> list[tuple[str, str]]:
+    import pyqtgraph as pg
+
+    texts = []
+    for widget in _in_window(window, window.findChildren(pg.GraphicsView)):
+        scene = widget.scene()
+        if scene is None:
+            continue
+        for item in scene.items():
+            if isinstance(item, pg.LabelItem):
+                texts.append(("chart label", item.text))
+            elif isinstance(item, pg.AxisItem) and item.isVisible():
+                texts.append(("chart axis", item.labelText))
+            elif isinstance(item, pg.TextItem):
+                texts.append(("chart text", item.toPlainText()))
+    return texts
+
+
+def _data_names(window) -> set[str]:
+    """Proper names from the data on screen: GPU and model names, providers, hostnames, the NVML diagnostic."""
+    from planner.models import list_presets
+
+    context = window.context
+    names: set[str] = set()
+    for gpu in context.gpu_catalog().values():
+        names.update(re.findall(r"[A-Za-z][A-Za-z0-9\-]*", gpu.name))
+    for preset in list_presets():
+        names.update(re.findall(r"[A-Za-z][A-Za-z0-9\-]*", f"{preset.name} {preset.family}"))
+    for quote in context.store.list_rental_quotes() + context.store.list_purchase_quotes():
+        names.update(
+            re.findall(r"[A-Za-z][A-Za-z0-9\-]*", f"{quote.get('provider', '')} {quote.get('vendor', '')}")
+        )
+    for run in context.store.list_probe_runs():
+        names.update(
+            re.findall(
+                r"[A-Za-z][A-Za-z0-9\-]*", " ".join(str(v) for v in run.values() if isinstance(v, str))
+            )
+        )
+    inventory_model = window.page("hardware").inventory_model  # device names: "CPU: AMD EPYC 7763", GPUs
+    for row in range(inventory_model.rowCount()):
+        names.update(re.findall(r"[A-Za-z][A-Za-z0-9\-]*", str(inventory_model.index(row, 0).data() or "")))
+    # the open plan's name is the user's (the example plan was named before the switch)
+    names.update(re.findall(r"[A-Za-z][A-Za-z0-9\-]*", str(window.page("plan").state.plan_name or "")))
+    inventory = context.inventory
+    # NVML's own diagnostic ("NVML library not found ...") is shown verbatim, like an OS error message.
+    names.update(re.findall(r"[A-Za-z][A-Za-z0-9\-]*", str(getattr(inventory, "reason", "") or "")))
+    return {name.lower() for name in names}
+
+
+def _fill_pages(window, qtbot) -> None:
+    for page in window.pages:
+        page.load_example()
+    qtbot.waitUntil(lambda: window.context.jobs.running_count == 0, timeout=20_000)
+
+
+def _english_left(window) -> list[str]:
+    allowed = ALLOWED_WORDS | _data_names(window)
+    found = []
+    for where, text in _widget_texts(window):
+        english = [word for word in _latin_words(text) if word.lower() not in allowed]
+        if english:
+            found.append(f"{where}: {text!r} -> {english}")
+    return found
+
+
+def test_live_switch_to_russian_leaves_no_english_and_keeps_the_work(open_window, qtbot, english_afterwards):
+    """The Settings combo switches the running window to Russian: every page, menu and chart is retranslated.
+
+    Not walked: table cells (data: GPU names, providers, sources) and the planner's advice and exclusion
+    texts in the Plan page's text browsers (QTextBrowser), which the planning core writes in English.
+    """
+    window = open_window("none")
+    _fill_pages(window, qtbot)
+    plan = window.page("plan")
+    inputs_before = plan.state.inputs
+    settings = window.page("settings")
+    settings.language_combo.setCurrentIndex(settings.language_combo.findData("ru"))
+    qtbot.waitUntil(lambda: window.context.jobs.running_count == 0, timeout=20_000)
+
+    assert window.page_actions[0].text() == "Оборудование"
+    assert window.navigation.item(4).text() == "Настройки"
+    assert window.file_menu.title() == "&Файл"
+    assert window.context.language() == "ru"  # stored for the next start
+    assert plan.state.inputs == inputs_before  # the user's plan survived the switch
+    found = _english_left(window)
+    assert not found, "English left in the Russian interface:\n" + "\n".join(found)
+    # and back: the English texts return
+    settings.language_combo.setCurrentIndex(settings.language_combo.findData("en"))
+    assert window.navigation.item(4).text() == "Settings"
+    assert window.file_menu.title() == "&File"
+
+
+def test_english_interface_has_no_russian_left(open_window, qtbot):
+    window = open_window("none")
+    _fill_pages(window, qtbot)
+    cyrillic = [
+        f"{where}: {text!r}"
+        for where, text in _widget_texts(window)
+        if re.search("[А-Яа-яЁё]", text) and text != "Русский"  # a language is named in its own language
+    ]
+    assert not cyrillic
+
+
+# ------------------------------------------------------------------------------------------------ currencies
+
+
+def _add_rub_quote(store, price: float = 250.0) -> int:
+    return store.add_rental_quote(
+        {"provider": "Selectel", "offer": "1x A100 80GB", "gpu": "a100-sxm-80gb", "gpus_per_instance": 1,
+         "price_per_gpu_hour": price, "currency": "RUB", "kind": "on-demand", "quoted_on": "2026-09-03",
+         "source": "test"}
+    )  # fmt: skip
+
+
+def test_a_plan_priced_from_a_rub_quote_shows_both_currencies(open_window, qtbot, english_afterwards):
+    """Display currency USD, 1 RUB = 0.011 USD: the 250 ₽ quote prices the plan at 250 x 0.011 = $2.75/GPU-h."""
+    from desktop.i18n import switch_language
+
+    window = open_window("none")
+    context = window.context
+    context.set_exchange_rate("RUB", 0.011, "2026-09-01")
+    context.set_display_currency("USD")
+    quote_id = _add_rub_quote(context.store)
+    switch_language("ru")
+    plan = window.page("plan")
+    plan.load_example()
+    plan.state.update(hardware=(f"quote:{quote_id}",))
+    plan.replan()
+    qtbot.waitUntil(
+        lambda: plan.call is not None and "a100-sxm-80gb" in plan.call.price_sources, timeout=20_000
+    )
+    qtbot.waitUntil(lambda: window.context.jobs.running_count == 0, timeout=20_000)
+    plan.state.mark_saved(None, "RUB test")  # nothing unsaved: closing the window asks no question
+    price = plan.call.prices["a100-sxm-80gb"]
+    assert (price.currency, round(price.amount, 6)) == ("USD", 2.75)
+    source = _plain(plan.call.price_sources["a100-sxm-80gb"])
+    assert "≈ 2,75 $ (250,00 ₽)" in source  # Russian number format, converted first, original beside it
+    shown = "\n".join(_plain(text) for _where, text in _widget_texts(window)) + _plain(
+        plan.results.advice.toPlainText()
+    )
+    assert "250,00 ₽" in shown and "2,75 $" in shown
+
+
+def test_a_missing_rate_is_asked_for_not_assumed(open_window, qtbot, english_afterwards):
+    from desktop.i18n import switch_language
+
+    window = open_window("none")
+    context = window.context
+    context.set_display_currency("USD")
+    _add_rub_quote(context.store)
+    converted, problem = context.to_display_currency(250.0, "RUB")
+    assert converted is None
+    assert "RUB → USD" in problem and "Settings" in problem
+    switch_language("ru")
+    converted, problem = context.to_display_currency(250.0, "RUB")
+    assert converted is None
+    assert problem == "Нет курса RUB → USD: задайте его в «Настройках» (Курсы валют)."
+    # the Quotes page says "no rate" in the price cell and shows the prompt when hovered
+    from PySide6.QtCore import Qt
+
+    quotes = window.page("quotes")
+    quotes.reload()
+    model = quotes.rental.model
+    row = next(i for i, quote in enumerate(model.rows) if quote.get("provider") == "Selectel")
+    cell = model.index(row, model.column_of("derived:display_price"))
+    assert cell.data() == "нет курса"
+    assert cell.data(Qt.ItemDataRole.ToolTipRole) == problem
+
+
+def test_screenshots_in_russian_write_every_page_with_russian_numbers(tmp_path):
+    """`gpu-advisor --lang ru --screenshots DIR` in a child process (a fresh QApplication, as a user runs it)."""
+    out = tmp_path / "shots-ru"
+    probe = (
+        "import sys\n"
+        "from desktop import app\n"
+        "seen = []\n"
+        "original = app.settle\n"
+        "def settle(qapp, context=None, *a, **k):\n"
+        "    original(qapp, context, *a, **k)\n"
+        "    from PySide6.QtWidgets import QApplication, QLabel\n"
+        "    for w in QApplication.topLevelWidgets():\n"
+        "        seen.extend(label.text() for label in w.findChildren(QLabel))\n"
+        "app.settle = settle\n"
+        "code = app.main(sys.argv[1:])\n"
+        "open(sys.argv[-1] + '.labels', 'w', encoding='utf-8').write('\\n'.join(seen))\n"
+        "sys.exit(code)\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe, "--lang", "ru", "--screenshots", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    for page in ("hardware", "quotes", "plan", "rent_buy", "settings"):
+        assert (out / f"{page}.png").stat().st_size > 10_000
+    labels = Path(str(out) + ".labels").read_text(encoding="utf-8")
+    assert "Валюта отображения:" in labels  # the Settings page, in Russian
+    # a Russian-formatted number with a no-break group separator and a decimal comma, e.g. "2 914,5 ГБ/с"
+    assert re.search(r"\d[\u00a0\u202f]\d{3},\d", labels), "no Russian-formatted number in a visible label"
