@@ -29,6 +29,11 @@ SERIES = ("on_demand", "spot", "reserved", "buy", "hybrid")
 # Rent vs buy inputs past these are typos, not plans; they also keep every figure in the result finite.
 MAX_RENT_BUY_GPUS = 10_000_000
 MAX_PURCHASE_PER_GPU = 1e12  # in any currency
+# Physical ranges. PUE (The Green Grid) is facility power / IT power: 1.0 is the floor, Uptime Institute's 2023
+# survey average is 1.58 and old server rooms reach about 2.5. The largest GPU modules draw about 1,200-1,400 W;
+# 0 W is allowed and leaves electricity out of the comparison.
+MIN_PUE, MAX_PUE = 1.0, 3.0
+MAX_POWER_W_PER_GPU = 5000.0
 
 
 # ---------------------------------------------------------------------------------------------- run cost
@@ -156,8 +161,11 @@ class RentBuyInputs:
             (self.purchase_per_gpu >= 0, "the purchase price must not be negative"),
             (self.rent_on_demand_per_gpu_hour >= 0, "the rent price must not be negative"),
             (self.infra_overhead_fraction >= 0, "the infrastructure overhead must not be negative"),
-            (self.power_w_per_gpu >= 0, "the power per GPU must not be negative"),
-            (self.pue >= 1, "PUE must be at least 1.0"),
+            (0 <= self.power_w_per_gpu <= MAX_POWER_W_PER_GPU,
+             f"the power per GPU must be between 0 and {MAX_POWER_W_PER_GPU:.0f} W (0 leaves electricity out), "
+             f"got {self.power_w_per_gpu:g} W"),
+            (MIN_PUE <= self.pue <= MAX_PUE,
+             f"PUE must be between {MIN_PUE:.1f} and {MAX_PUE:.1f} (facility power / IT power), got {self.pue:g}"),
             (self.electricity_per_kwh >= 0, "the electricity price must not be negative"),
             (0 < self.hours_per_day <= 24, "hours per day must be between 0 and 24"),
             (0 < self.days_per_week <= 7, "days per week must be between 0 and 7"),

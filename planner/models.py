@@ -388,6 +388,11 @@ SUPPORTED_MODEL_TYPES = (
 )
 
 MAX_CONFIG_BYTES = 4 * 2**20  # a config.json is a few KiB; refuse anything that is clearly not one
+# Parameter totals an imported config.json or model folder may have: from the smallest real checkpoints
+# (EleutherAI's Pythia-14M has 14 million) to the generic model's ceiling. Outside that range the numbers are a
+# typo or a damaged file, and the memory and cost figures would be meaningless (or past 2**63 in the JSON).
+IMPORTED_MIN_PARAMS = 10_000_000  # 0.01B
+IMPORTED_MAX_PARAMS = int(GENERIC_MAX_BILLIONS * 1e9)  # 10,000B
 
 
 class _Config:
@@ -427,7 +432,7 @@ def _read_config(path: Path) -> dict:
         size = path.stat().st_size
         if size > MAX_CONFIG_BYTES:
             raise UserError(f"{path}: {size} bytes is too large for a config.json")
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows Notepad) is fine
     except FileNotFoundError:
         raise UserError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -466,7 +471,25 @@ def load_hf_config(path: str | os.PathLike) -> ModelSpec:
         spec = _deepseek(config, common)
     else:
         spec = _llama_like(config, common)
-    return validate_spec(spec, where=str(path))
+    validate_spec(spec, where=str(path))
+    check_imported_size(spec.total_params, str(path))
+    return spec
+
+
+def check_imported_size(params: int, where: str, minimum: int = IMPORTED_MIN_PARAMS) -> None:
+    """UserError naming `where` when an imported model's parameter count is outside 0.01B..10,000B."""
+    if not minimum <= params <= IMPORTED_MAX_PARAMS:
+        raise UserError(
+            f"{where}: model size {params / 1e9:.3g}B parameters is outside "
+            f"{minimum / 1e9:g}B..{IMPORTED_MAX_PARAMS / 1e9:g}B; check the sizes in the file"
+        )
+
+
+def _count_multiples(step: int, start: int, stop: int) -> int:
+    """How many i in range(start, stop) are multiples of step (counted, not looped: layers may be absurd)."""
+    if stop <= start:
+        return 0
+    return (stop - 1) // step - (start - 1) // step if start > 0 else (stop - 1) // step + 1
 
 
 def _llama_like(config: _Config, common: dict) -> ModelSpec:
@@ -508,7 +531,10 @@ def _llama_like(config: _Config, common: dict) -> ModelSpec:
         dense_only = config.data.get("mlp_only_layers") or []
         if not isinstance(dense_only, list):
             raise UserError(f"{config.path}: key 'mlp_only_layers' must be a list of layer numbers")
-        moe_layers = sum(1 for i in range(layers) if i not in dense_only and (i + 1) % step == 0)
+        # Layers i with (i + 1) % step == 0, less those listed in mlp_only_layers; counted, not looped over, so
+        # an absurd layer count reaches the size check instead of hanging here.
+        listed = {i for i in dense_only if isinstance(i, int) and 0 <= i < layers and (i + 1) % step == 0}
+        moe_layers = _count_multiples(step, 1, layers + 1) - len(listed)
         shared_ffn = config.int("shared_expert_intermediate_size", 0, allow_zero=True)
         fields.update(
             experts=experts,
@@ -577,7 +603,7 @@ def _deepseek(config: _Config, common: dict) -> ModelSpec:
     experts = config.int("n_routed_experts", 0, allow_zero=True)
     freq = config.int("moe_layer_freq", 1)
     first_dense = config.int("first_k_dense_replace", 0, allow_zero=True)
-    moe_layers = sum(1 for i in range(first_dense, layers) if i % freq == 0) if experts else 0
+    moe_layers = _count_multiples(freq, first_dense, layers) if experts else 0
     q_lora = config.data.get("q_lora_rank")
     heads = config.int("num_attention_heads")
     return ModelSpec(
@@ -663,6 +689,9 @@ def load_model_folder(path: str | os.PathLike) -> ModelSpec:
     if not shards:
         return dataclasses.replace(spec, name=name)
     exact = sum(count_safetensors_params(shard) for shard in shards)
+    # Only the ceiling: a folder holding some of a model's shards counts fewer elements, which is harmless, while
+    # a damaged header can claim 10**18 elements and push every figure past 2**63.
+    check_imported_size(exact, f"{folder} (*.safetensors)", minimum=0)
     return dataclasses.replace(
         spec, name=name, exact_params=exact, source=f"{folder} ({len(shards)} safetensors)"
     )
@@ -672,7 +701,8 @@ def load_model_folder(path: str | os.PathLike) -> ModelSpec:
 # One entry point for what a user types
 # ---------------------------------------------------------------------------------------------------------
 
-_BILLIONS = re.compile(r"^\s*(?:generic-)?(\d+(?:\.\d+)?)\s*b\s*$", re.IGNORECASE)
+# A sign is accepted so that "--model=-7b" is refused as a size out of range, not as an unknown preset.
+_BILLIONS = re.compile(r"^\s*(?:generic-)?([+-]?\d+(?:\.\d+)?)\s*b\s*$", re.IGNORECASE)
 
 
 def resolve_model(text: str) -> ModelSpec:
@@ -691,7 +721,23 @@ def resolve_model(text: str) -> ModelSpec:
         return load_model_folder(path)
     if path.is_file():
         return load_hf_config(path)
+    if _looks_like_path(text):
+        raise UserError(_missing_path_message(text))
     known = ", ".join(spec.id for spec in _presets())
     raise UserError(
         f"unknown model {text!r}: not a preset ({known}), a size such as 7b, a config.json or a model folder"
     )
+
+
+def _looks_like_path(text: str) -> bool:
+    """A path separator or a .json ending: the user meant a file or folder, not a preset name."""
+    return "/" in text or "\\" in text or text.strip().lower().endswith(".json")
+
+
+def _missing_path_message(text: str) -> str:
+    message = f"no such file or folder: {text}"
+    hub_id = re.fullmatch(r"[\w.-]+/[\w.-]+", text.strip())
+    if hub_id and not text.strip().lower().endswith(".json"):
+        # "meta-llama/Llama-3.1-8B" is a Hugging Face id; this app never downloads, so say what to do instead.
+        message += " (a Hugging Face model id? GPU Advisor works offline: download its config.json and give its path)"
+    return message

@@ -589,6 +589,8 @@ def _price_option(price: Money | None, gpus: int, tokens_per_s: float, wall_time
 # does not reshard parameters after forward under PP (torchtitan/distributed/fsdp.py, to avoid an all-gather per
 # micro-batch), so each stage keeps whole parameters, which the ZeRO-3 memory model here would understate.
 PIPELINE_MAX_ZERO = 1
+# The excluded-strategy family that stands for every layout with tensor or pipeline parallelism.
+TP_PP_FAMILY = "tensor/pipeline parallel"
 PIPELINE_ZERO_REASON = (
     "not searched: pipeline parallel runs with ZeRO stage 0 or 1 only (DeepSpeed's pipeline engine: \"ZeRO-2 and "
     "ZeRO-3 are incompatible with pipeline parallelism\"; Megatron-LM's distributed optimizer is ZeRO-1); pin "
@@ -778,7 +780,7 @@ class _TrainingSearch:
             zero, offload = fit[:2]
             need = self._need(fit, dp, deltas[lightest])
             strategy = Strategy(dp, tp, pp, ep, zero, lightest[0], offload, lightest[1])
-            family = strategy.family if tp == 1 and pp == 1 else "tensor/pipeline parallel"
+            family = strategy.family if tp == 1 and pp == 1 else TP_PP_FAMILY
             if family not in self.family_need or need < self.family_need[family][0]:
                 self.family_need[family] = (need, strategy)
             if self.smallest_need is None or need < self.smallest_need[0]:
@@ -864,18 +866,16 @@ class _TrainingSearch:
 
     def _exclusions(self) -> None:
         gpu, capacity = self.gpu, self.capacity
-        fitting = {o.strategy.family if o.strategy.tp == 1 and o.strategy.pp == 1 else "tensor/pipeline parallel"
+        fitting = {o.strategy.family if o.strategy.tp == 1 and o.strategy.pp == 1 else TP_PP_FAMILY
                    for o in self.found.options}  # fmt: skip
         upto = f"{self.constraints.gpus} GPUs" if self.constraints.gpus else f"up to {max(self.counts)} GPUs"
         for family, (need, strategy) in self.family_need.items():
             if family in fitting or need <= capacity:
                 continue
-            where = (
-                f" ({strategy.label}, {strategy.gpus} GPUs)" if family == "tensor/pipeline parallel" else ""
-            )
+            where = f" ({strategy.label}, {strategy.gpus} GPUs)" if family == TP_PP_FAMILY else ""
             self.found.excluded.append(
                 Excluded(
-                    family,
+                    excluded_family_label(family),
                     f"needs {format_bytes(need)} per GPU{where}, has {format_bytes(capacity)} on {gpu.name}",
                 )
             )
@@ -917,6 +917,18 @@ class _TrainingSearch:
                 "sequence, or a GPU with more memory."
             )
             self.found.advice.append(text)
+
+
+def excluded_family_label(family: str) -> str:
+    """What an excluded family stands for, in words that cannot contradict the options shown beside it.
+
+    Needs are recorded per family only for pure data-parallel layouts (TP 1, PP 1); every layout with tensor or
+    pipeline parallelism is one more family, "tensor/pipeline parallel". So "ZeRO-2" alone would read as if
+    ZeRO-2 could not work while an option uses ZeRO-2 + TP 4: the label says "without tensor/pipeline parallel".
+    """
+    if family == TP_PP_FAMILY:
+        return family
+    return f"{family} without tensor/pipeline parallel"
 
 
 def _sharding_hint(strategy: Strategy) -> str:

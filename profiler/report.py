@@ -28,6 +28,10 @@ SCHEMA_NAME = "gpu-advisor.probe-report"
 REPORT_VERSION = 1
 SUPPORTED_VERSIONS = (1,)
 MAX_REPORT_BYTES = 16 * 1024 * 1024  # 16 MiB: a full probe of 8 GPUs with telemetry is well under 1 MiB
+# Every string field (names, hostnames, reasons, methods) and telemetry reading name: a hostname is at most 253
+# characters and the probe cuts its error texts to 300-400, so anything longer is not a report gpu-probe wrote,
+# and it would break the tables and charts that show it. The schema file says the same (maxLength).
+MAX_TEXT_CHARS = 1000
 
 MODES = ("quick", "full", "collectives")
 DEVICE_KINDS = ("cuda", "cpu")
@@ -93,11 +97,20 @@ def _short(value: Any) -> str:
 def _string(value: Any, path: str) -> None:
     if not isinstance(value, str):
         _fail(path, "a string", value)
+    _short_enough(value, path)
+
+
+def _short_enough(text: str, path: str) -> None:
+    if len(text) > MAX_TEXT_CHARS:
+        raise ReportError(
+            f"{path}: text of {len(text):,} characters; the limit is {MAX_TEXT_CHARS} characters"
+        )
 
 
 def _nonempty_string(value: Any, path: str) -> None:
     if not isinstance(value, str) or not value.strip():
         _fail(path, "a non-empty string", value)
+    _short_enough(value, path)
 
 
 def _bool(value: Any, path: str) -> None:
@@ -263,6 +276,7 @@ def _check_telemetry(value: Any, path: str) -> None:
     for i, sample in enumerate(value):
         for key, reading in sample.items():
             if key != "t_s":
+                _short_enough(key, f"{path}[{i}] reading name")
                 _opt_num(reading, f"{path}[{i}].{key}")
 
 

@@ -42,12 +42,27 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports bad arguments as one line and exit code 2 (argparse's own code)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"gpu-advisor: error: {message}\n")
+        sys.stderr.write(f"gpu-advisor: error: {_with_suggestion(message)}\n")
         raise SystemExit(2)
 
 
+def _with_suggestion(message: str) -> str:
+    """argparse's "invalid choice: 'memroy' (choose from ...)" plus the closest choice, when one is close."""
+    import difflib
+    import re
+
+    found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if not found:
+        return message
+    choices = re.findall(r"[\w.-]+", found.group(2))
+    close = difflib.get_close_matches(found.group(1), choices, n=1)
+    return f"{message}; did you mean '{close[0]}'?" if close else message
+
+
 def add_global_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", default=None, help="database file (default: GPU_ADVISOR_DB or the user data folder)")
+    parser.add_argument(
+        "--db", default=None, help="database file (default: GPU_ADVISOR_DB or the user data folder)"
+    )
     parser.add_argument("--lang", choices=["en", "ru"], default=None, help="interface language")
 
 

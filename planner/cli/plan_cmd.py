@@ -245,11 +245,11 @@ def prices_from_args(args, gpus: list[GpuSpec], currency: str, store) -> tuple[d
             quote = best[1]
             original = Money(quote["price_per_gpu_hour"], quote.get("currency") or "USD")
             # a quote in another currency keeps its original amount beside the converted one
-            shown = format_money(best[0]) + (
-                f" ({format_money(original)})" if original.currency != currency else ""
+            shown = f"{format_money(best[0])}/GPU-hour" + (
+                f" (quoted {format_money(original)})" if original.currency != currency else ""
             )
             notes.append(
-                f"price for {gpu.id}: {shown}/GPU-hour, {quote.get('provider')} "
+                f"price for {gpu.id}: {shown}, {quote.get('provider')} "
                 f"{quote.get('offer') or ''} quoted {quote.get('quoted_on')}".replace("  ", " ")
             )
         else:

@@ -89,15 +89,33 @@ def check_report_file(path: str | None) -> None:
         raise UserError(f"cannot write {path}: no such folder {target.parent}")
 
 
+def _without_line(text: str, line: str) -> str:
+    """`text` less every line equal to `line` (kept as it was otherwise, line endings included)."""
+    return "".join(kept for kept in text.splitlines(keepends=True) if kept.rstrip("\r\n") != line)
+
+
 def run_probe(args: argparse.Namespace) -> int:
     check_report_file(args.report_file)
     with tempfile.TemporaryDirectory(prefix="gpu-advisor-probe-") as scratch:
         report_path = Path(args.report_file) if args.report_file else Path(scratch) / "report.json"
         command = [*probe_command(), f"--{args.mode}", "--json", str(report_path)]
         try:
-            completed = subprocess.run(command, stdin=subprocess.DEVNULL, check=False)
+            # stdout is the child's summary, printed at the end (progress goes to stderr, which passes through).
+            completed = subprocess.run(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                text=True,
+                errors="replace",
+                check=False,
+            )
         except OSError as exc:
             raise UserError(f"cannot start gpu-probe ({command[0]}): {exc.strerror or exc}") from None
+        summary = completed.stdout or ""
+        if not args.report_file:  # the temporary file is deleted below: never send the user looking for it
+            summary = _without_line(summary, f"report written to {report_path}")
+        sys.stdout.write(summary)
+        sys.stdout.flush()
         if completed.returncode != 0:
             raise UserError(f"gpu-probe failed with exit code {completed.returncode}; nothing was saved")
         if not report_path.exists():

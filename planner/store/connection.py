@@ -154,6 +154,24 @@ def run_in_write_transaction(conn: sqlite3.Connection, work: Callable[[], T]) ->
             delay_s = min(delay_s * 2, 0.25)
 
 
+def retry_while_busy(work: Callable[[], T]) -> T:
+    """Run `work` (reads or idempotent pragmas), retrying while another process holds a lock it needs.
+
+    Two processes opening a new database at the same moment (the GUI and a CLI command) meet here: switching
+    to WAL needs an exclusive lock, and SQLite may answer "database is locked" at once instead of waiting.
+    """
+    delay_s = 0.02
+    deadline = time.monotonic() + WRITE_RETRY_DEADLINE_S
+    while True:
+        try:
+            return work()
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(delay_s)
+            delay_s = min(delay_s * 2, 0.25)
+
+
 def _environment_error(exc: sqlite3.OperationalError) -> Exception:
     """A full disk or a read-only file is the user's environment, not a bug: say so in one line."""
     text = str(exc).lower()

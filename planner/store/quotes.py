@@ -17,6 +17,7 @@ import csv
 import io
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -75,6 +76,15 @@ SHORT_TEXT_MAX = 200
 LONG_TEXT_MAX = 2000
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 MAX_CSV_BYTES = 256 * 1024 * 1024  # far above any real quote sheet; refuses a mistaken multi-GB file quickly
+# Upper limits that hold in any currency unit (an H100 rents for about 2.5 USD or 65,000 VND an hour and sells
+# for about 30,000 USD or 8e8 VND): anything above is a typo, and an unbounded number would overflow to
+# infinity in derived prices (1e308 x 8 GPUs), which JSON cannot carry and a CSV round trip cannot restore.
+# Limits are per GPU so that a quote for a whole cluster is never refused for its size alone.
+MAX_GPUS_PER_QUOTE = 100_000
+MAX_PRICE_PER_GPU_HOUR = 1e6
+MAX_PURCHASE_PRICE_PER_GPU = 1e12  # the rent-vs-buy limit (planner.costs.MAX_PURCHASE_PER_GPU)
+MAX_POWER_W_PER_GPU = 5000.0  # the rent-vs-buy limit; the largest GPU modules draw about 1,200-1,400 W
+MAX_NAMED_COLUMNS = 10  # a header error names at most this many columns, then "and N more"
 
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _CURRENCY_RE = re.compile(r"^[A-Z]{3}$")
@@ -187,12 +197,24 @@ def _positive(value: Any, name: str, reasons: list[str]) -> float | None:
     return number
 
 
-def _whole_at_least_one(value: Any, name: str, reasons: list[str]) -> int | None:
+def _at_most(
+    number: float | None, limit: float, name: str, reasons: list[str], unit: str = ""
+) -> float | None:
+    """The number, or None (and a reason) when it is above `limit`."""
+    if number is not None and number > limit:
+        reasons.append(f"{name} must be at most {limit:,.0f}{unit}, got {number:g}")
+        return None
+    return number
+
+
+def _gpu_count(value: Any, name: str, reasons: list[str]) -> int | None:
+    """A whole number of GPUs, 1..MAX_GPUS_PER_QUOTE (checked before int(), so 1e23 never reaches SQLite)."""
     number = _number(value, name, reasons)
     if number is None:
         return None
-    if number < 1 or number != int(number):
-        reasons.append(f"{name} must be a whole number >= 1, got {value!r}")
+    if not 1 <= number <= MAX_GPUS_PER_QUOTE or number != int(number):
+        shown = str(value).strip()[:40] if isinstance(value, str) else f"{value!r}"[:40]
+        reasons.append(f"{name} must be a whole number between 1 and {MAX_GPUS_PER_QUOTE:,}, got {shown}")
         return None
     return int(number)
 
@@ -255,9 +277,7 @@ def clean_rental_quote(quote: Mapping[str, Any], gpus: GpuResolver | None = None
             reasons.append(gpu_reason)
 
     count = quote.get("gpus_per_instance")
-    row["gpus_per_instance"] = (
-        1 if _is_blank(count) else _whole_at_least_one(count, "gpus_per_instance", reasons)
-    )
+    row["gpus_per_instance"] = 1 if _is_blank(count) else _gpu_count(count, "gpus_per_instance", reasons)
     _rental_prices(quote, row, reasons)
 
     row["currency"] = None if _is_blank(quote.get("currency")) else _currency(quote.get("currency"), reasons)
@@ -289,13 +309,22 @@ def clean_rental_quote(quote: Mapping[str, Any], gpus: GpuResolver | None = None
 
 def _rental_prices(quote: Mapping[str, Any], row: dict, reasons: list[str]) -> None:
     per_gpu_cell, per_instance_cell = quote.get("price_per_gpu_hour"), quote.get("price_per_instance_hour")
+    count = row["gpus_per_instance"]
     per_gpu = None if _is_blank(per_gpu_cell) else _positive(per_gpu_cell, "price_per_gpu_hour", reasons)
+    per_gpu = _at_most(per_gpu, MAX_PRICE_PER_GPU_HOUR, "price_per_gpu_hour", reasons)
     per_instance = (
         None
         if _is_blank(per_instance_cell)
         else _positive(per_instance_cell, "price_per_instance_hour", reasons)
     )
-    count = row["gpus_per_instance"]
+    instance_limit = MAX_PRICE_PER_GPU_HOUR * (count or MAX_GPUS_PER_QUOTE)  # unknown count: lenient
+    per_instance = _at_most(
+        per_instance,
+        instance_limit,
+        "price_per_instance_hour",
+        reasons,
+        f" ({MAX_PRICE_PER_GPU_HOUR:,.0f} per GPU)",
+    )
     if _is_blank(per_gpu_cell) and _is_blank(per_instance_cell):
         reasons.append("price_per_gpu_hour or price_per_instance_hour is required")
     elif count is not None and per_gpu is not None and per_instance is None and _is_blank(per_instance_cell):
@@ -309,6 +338,10 @@ def _rental_prices(quote: Mapping[str, Any], row: dict, reasons: list[str]) -> N
                 f"price_per_instance_hour {per_instance:g} does not match price_per_gpu_hour {per_gpu:g} x "
                 f"{count} GPUs = {expected:g} (they must agree within 1%)"
             )
+    # A derived price (the other one divided or multiplied by the GPU count) must be a usable number too.
+    for name, price in (("price_per_gpu_hour", per_gpu), ("price_per_instance_hour", per_instance)):
+        if price is not None and not (math.isfinite(price) and price > 0):
+            reasons.append(f"{name} works out to {price:g}, which is not a usable price")
     row["price_per_gpu_hour"], row["price_per_instance_hour"] = per_gpu, per_instance
 
 
@@ -353,12 +386,16 @@ def clean_purchase_quote(quote: Mapping[str, Any], gpus: GpuResolver | None = No
         if gpu_reason:
             reasons.append(gpu_reason)
     count = quote.get("gpus")
-    row["gpus"] = 1 if _is_blank(count) else _whole_at_least_one(count, "gpus", reasons)
+    row["gpus"] = 1 if _is_blank(count) else _gpu_count(count, "gpus", reasons)
     if _is_blank(quote.get("price")):
         reasons.append("price is required")
         row["price"] = None
     else:
-        row["price"] = _positive(quote.get("price"), "price", reasons)
+        price = _positive(quote.get("price"), "price", reasons)
+        limit = MAX_PURCHASE_PRICE_PER_GPU * (row["gpus"] or MAX_GPUS_PER_QUOTE)  # unknown count: lenient
+        row["price"] = _at_most(
+            price, limit, "price", reasons, f" ({MAX_PURCHASE_PRICE_PER_GPU:,.0f} per GPU)"
+        )
     if _is_blank(quote.get("currency")):
         reasons.append("currency is required (USD, EUR, RUB or another 3-letter ISO code)")
         row["currency"] = None
@@ -377,7 +414,11 @@ def clean_purchase_quote(quote: Mapping[str, Any], gpus: GpuResolver | None = No
             reasons.append("server_overhead_fraction must be between 0 and 10 (0.3 means +30%)")
         row["server_overhead_fraction"] = fraction
     power = quote.get("power_w")
-    row["power_w"] = None if _is_blank(power) else _positive(power, "power_w", reasons)
+    row["power_w"] = (
+        None
+        if _is_blank(power)
+        else _at_most(_positive(power, "power_w", reasons), MAX_POWER_W_PER_GPU, "power_w", reasons, " W")
+    )
     row["source"] = _bounded_text(quote.get("source"), "source", LONG_TEXT_MAX, reasons)
     row["note"] = _bounded_text(quote.get("note"), "note", LONG_TEXT_MAX, reasons)
     return row, reasons
@@ -512,20 +553,37 @@ def _read_utf8(path: Path) -> str:
 
 
 def _check_header(header: list[str], spec: QuoteTable, name: str) -> None:
-    duplicated = sorted({column for column in header if header.count(column) > 1 and column})
-    missing = sorted(spec.required_header - set(header))
-    unknown = [column for column in header if column not in spec.columns]
+    """UserError (one short line, whatever the header's width) naming missing, unknown and repeated columns."""
+    counts = Counter(header)  # linear: a 200,000-column header is checked in milliseconds
+    duplicated = sorted(column for column, seen in counts.items() if seen > 1 and column)
+    missing = sorted(spec.required_header - counts.keys())
+    known = set(spec.columns)
+    unknown = [column for column in counts if column not in known]
     problems = []
     if missing:
         problems.append(f"missing columns: {', '.join(missing)}")
     if unknown:
-        problems.append(f"unknown columns: {', '.join(repr(c) for c in unknown)}")
+        problems.append(f"unknown columns: {_some(repr(c[:40]) for c in unknown)}")
     if duplicated:
-        problems.append(f"repeated columns: {', '.join(duplicated)}")
-    if spec is RENTAL and not missing and not {"price_per_gpu_hour", "price_per_instance_hour"} & set(header):
+        problems.append(
+            f"repeated columns: {_some(c[:40] if c.isprintable() else repr(c[:40]) for c in duplicated)}"
+        )
+    if (
+        spec is RENTAL
+        and not missing
+        and not {"price_per_gpu_hour", "price_per_instance_hour"} & counts.keys()
+    ):
         problems.append("missing columns: price_per_gpu_hour or price_per_instance_hour")
     if problems:
         raise UserError(f"{name}: {'; '.join(problems)} (expected columns: {', '.join(spec.columns)})")
+
+
+def _some(names: Iterable[str]) -> str:
+    """The first MAX_NAMED_COLUMNS names, then "and N more", so that an error stays one readable line."""
+    names = list(names)
+    shown = ", ".join(names[:MAX_NAMED_COLUMNS])
+    rest = len(names) - MAX_NAMED_COLUMNS
+    return f"{shown} and {rest:,} more" if rest > 0 else shown
 
 
 def guard_formula(text: str) -> str:

@@ -30,6 +30,7 @@ from planner.store.connection import (
     is_corruption,
     looks_like_sqlite,
     move_aside,
+    retry_while_busy,
     run_in_write_transaction,
     utc_now_iso,
 )
@@ -50,6 +51,8 @@ T = TypeVar("T")
 INTERNAL_QUOTE_COLUMNS = ("id", "origin", "created_at")
 PROBE_SOURCES = ("local", "imported")
 LOCAL_MACHINE_NAME = "this machine"
+# A machine label may be as long as a quote's provider name (planner.store.quotes.SHORT_TEXT_MAX).
+MAX_LABEL_CHARS = 200
 IMPORT_CHUNK_ROWS = 2000
 # progress(stage, done, total): stage is "checking" (validating rows) or "writing" (inside the transaction).
 Progress = Callable[[str, int, int], None]
@@ -100,6 +103,18 @@ def _json_ready(value: Any) -> Any:
     return value
 
 
+def _move_damaged_aside(path: Path) -> Path:
+    """move_aside, with a file that cannot be renamed (read-only folder or media, /proc) as a UserError: the
+    file is left as it was, and the GUI shows one line instead of crashing on an OSError."""
+    try:
+        return move_aside(path)
+    except OSError as exc:
+        raise UserError(
+            f"{path} is not a usable database and could not be moved aside ({exc.strerror or exc}); "
+            "choose another database file (--db PATH on the command line)"
+        ) from None
+
+
 class Store:
     """The ledger. Create with Store.open(); close() when done (or use it as a context manager)."""
 
@@ -126,20 +141,24 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UserError(f"cannot create the folder {path.parent}: {exc.strerror or exc}") from None
-        recovered = move_aside(path) if not looks_like_sqlite(path) else None
+        try:
+            is_sqlite = looks_like_sqlite(path)
+        except OSError as exc:  # e.g. a file this user may not read
+            raise UserError(f"cannot read the database {path}: {exc.strerror or exc}") from None
+        recovered = _move_damaged_aside(path) if not is_sqlite else None
         conn = connect(path)
         try:
-            version = check_readable(conn)
+            check_readable(conn)
         except sqlite3.DatabaseError as exc:
             conn.close()
             if not is_corruption(exc):
                 raise UserError(f"cannot read the database {path}: {exc}") from None
-            recovered = move_aside(path)
+            recovered = _move_damaged_aside(path)
             conn = connect(path)
-            version = check_readable(conn)
+            check_readable(conn)
         try:
-            cls._refuse_foreign(conn, path, version)
-            configure(conn)
+            retry_while_busy(lambda: cls._refuse_foreign(conn, path))
+            retry_while_busy(lambda: configure(conn))
         except sqlite3.OperationalError as exc:
             conn.close()
             raise UserError(f"cannot use the database {path}: {exc}") from None
@@ -156,20 +175,28 @@ class Store:
         return store
 
     @staticmethod
-    def _refuse_foreign(conn: sqlite3.Connection, path: Path, version: int) -> None:
-        """Refuse, without writing a byte, a database from a newer GPU Advisor or from another program."""
+    def _refuse_foreign(conn: sqlite3.Connection, path: Path) -> None:
+        """Refuse, without writing a byte, a database from a newer GPU Advisor or from another program.
+
+        The version and the tables are read in one read transaction: another process may be creating this
+        database right now, and tables seen without its version would look like another program's.
+        """
+        conn.execute("BEGIN")
+        try:
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
+        finally:
+            conn.execute("ROLLBACK")  # read only: nothing to keep
         if version > LATEST_VERSION:
             raise UserError(
                 f"{path} was written by a newer GPU Advisor (database version {version}; this one reads up to "
                 f"{LATEST_VERSION}); it was left unchanged: update GPU Advisor or choose another file with --db"
             )
-        if version == 0:
-            tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
-            if tables:
-                raise UserError(
-                    f"{path} is an SQLite database of another program; it was left unchanged: choose another "
-                    "file with --db"
-                )
+        if version == 0 and tables:
+            raise UserError(
+                f"{path} is an SQLite database of another program; it was left unchanged: choose another "
+                "file with --db"
+            )
 
     def close(self) -> None:
         with self._lock:
@@ -555,6 +582,8 @@ class Store:
         digest = hashlib.sha256(report_json.encode("utf-8")).hexdigest()
         hostname = str(report.machine.get("hostname") or "unknown host")
         label = (label or "").strip() or None
+        if label is not None and len(label) > MAX_LABEL_CHARS:  # it names the machine in every history table
+            raise UserError(f"the machine label is {len(label):,} characters; the limit is {MAX_LABEL_CHARS}")
         machine_name = label or (LOCAL_MACHINE_NAME if source == "local" else f"{hostname} (imported)")
         bf16 = report.best("matmul", "bf16")
         bandwidth = report.best("memory_bandwidth")

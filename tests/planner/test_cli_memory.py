@@ -126,6 +126,18 @@ def test_bad_input_is_one_line_on_stderr_with_exit_code_2(capsys, argv, message)
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
+def test_a_negative_model_size_is_one_line_exit_2_in_either_spelling(capsys):
+    # "--model -7b": argparse takes -7b for an option and says the value is missing; "--model=-7b" reaches the
+    # model and is refused as a size. Both: one line, exit code 2.
+    with pytest.raises(SystemExit) as exited:
+        main(["memory", "--model", "-7b"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and err.count("\n") == 1 and "--model: expected one argument" in err
+    assert main(["memory", "--model=-7b"]) == 2
+    err = capsys.readouterr().err
+    assert err == "gpu-advisor: model size -7B is outside 0.05B..10000B\n"
+
+
 def test_malformed_config_json_exits_2_without_traceback_in_a_real_process(tmp_path):
     broken = tmp_path / "config.json"
     broken.write_text("{not json")

@@ -33,7 +33,7 @@ def test_shows_command_returns_ranked_fitting_options(capsys):
         assert option["confidence"] in ("measured", "catalog spec", "user-set")
     wall = [option["wall_time_s"] for option in options]
     assert wall == sorted(wall)
-    assert any(item["family"] == "DDP" for item in payload["excluded"])
+    assert any(item["family"] == "DDP without tensor/pipeline parallel" for item in payload["excluded"])
 
 
 def test_plan_without_price_has_null_cost(capsys):

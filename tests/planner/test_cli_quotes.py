@@ -201,6 +201,21 @@ def test_import_file_problems(capsys, tmp_path, content, message):
     assert code == 2 and message in err and err.count("\n") == 1
 
 
+def test_absurd_gpu_counts_and_prices_are_one_line_from_the_command_and_from_a_file(capsys, tmp_path):
+    code, out, err = run(capsys, "quotes", "add", "--provider", "X", "--gpu", "h100-sxm", "--gpus", "1e23",
+                         "--price", "2", "--quoted-on", "2026-09-01")  # fmt: skip
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "gpus_per_instance must be a whole number between 1 and 100,000, got 1e23" in err
+    path = write_csv(
+        tmp_path / "in.csv", [{**ROW, "gpus_per_instance": "1e23"}, {**ROW, "price_per_gpu_hour": "1e308"}]
+    )
+    code, out, err = run(capsys, "quotes", "import", str(path), "--skip-invalid")
+    assert code == 0 and "Traceback" not in err
+    assert Store.open().count_rental_quotes(mine_only=True) == 0
+    assert main(["quotes", "list", "--mine", "--json"]) == 0
+    json.loads(capsys.readouterr().out, parse_constant=pytest.fail)  # strict JSON: no Infinity
+
+
 def test_missing_file_is_a_clear_error(capsys, tmp_path):
     code, _, err = run(capsys, "quotes", "import", str(tmp_path / "nope.csv"))
     assert code == 2 and "no such file" in err
@@ -209,6 +224,15 @@ def test_missing_file_is_a_clear_error(capsys, tmp_path):
 # ---------------------------------------------------------------------------------------------------------------
 # probe, probe import, history
 # ---------------------------------------------------------------------------------------------------------------
+
+
+def test_probe_import_refuses_a_machine_label_longer_than_200_characters(capsys, tmp_path):
+    # The label names the machine in every history table, like a report's hostname (capped by the loader).
+    path = write_report(tmp_path / "rented.json", hostname="rented-box")
+    code, _, err = run(capsys, "probe", "import", str(path), "--label", "x" * 201)
+    assert code == 2 and err == "gpu-advisor: the machine label is 201 characters; the limit is 200\n"
+    assert Store.open().list_probe_runs() == []
+    assert run(capsys, "probe", "import", str(path), "--label", "x" * 200)[0] == 0
 
 
 def test_probe_import_and_history(capsys, tmp_path):
@@ -253,6 +277,8 @@ FAKE_PROBE = textwrap.dedent(
         sys.exit(3)
     assert args[0] in ("--quick", "--full"), args
     write_report(Path(args[args.index("--json") + 1]), hostname="this-host", bf16_flop_per_s=1.5e12)
+    print("GPU Advisor probe (quick)")  # what gpu-probe prints on stdout: a summary, then where the report went
+    print(f"report written to {{args[args.index('--json') + 1]}}")
     """
 )
 
@@ -277,6 +303,20 @@ def test_probe_runs_the_child_and_saves_this_machine(capsys, tmp_path, monkeypat
     )
     code, out, _ = run(capsys, "probe", "--full", "--no-save")
     assert code == 0 and "not saved" in out
+
+
+def test_probe_names_only_a_report_file_that_exists(capfd, tmp_path, monkeypatch):
+    # Without --json FILE the child writes its report to a temporary file that is deleted once it is stored:
+    # the output must not send the user looking for it, but say where the run went (the store's run id).
+    monkeypatch.setenv("GPU_ADVISOR_PROBE_CMD", fake_probe(tmp_path))
+    assert main(["probe", "--quick"]) == 0
+    out = capfd.readouterr().out  # file descriptors: the child's own stdout included
+    assert "GPU Advisor probe (quick)" in out and "saved probe run #1 for this machine" in out
+    assert "report written to" not in out
+    kept = tmp_path / "kept.json"
+    assert main(["probe", "--quick", "--json", str(kept), "--no-save"]) == 0
+    out = capfd.readouterr().out
+    assert f"report written to {kept}" in out and kept.exists()
 
 
 def test_probe_failure_saves_nothing(capsys, tmp_path, monkeypatch):

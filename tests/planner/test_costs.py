@@ -140,3 +140,26 @@ def test_never_pays_off_when_rent_is_below_running_cost():
 def test_invalid_inputs_are_user_errors(changes):
     with pytest.raises(UserError):
         rent_vs_buy(RentBuyInputs(**changes))
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        # PUE (The Green Grid): facility power / IT power, 1.0 at best; Uptime Institute's 2023 survey average is
+        # 1.58 and old server rooms reach about 2.5, so 3.0 (the GUI's limit too) bounds any real facility.
+        ({"pue": 3.5}, "PUE must be between 1.0 and 3.0"),
+        ({"pue": 0.9}, "PUE must be between 1.0 and 3.0"),
+        # The largest GPU modules draw about 1,200-1,400 W (GB200/B300 class); 5,000 W per GPU is a typo.
+        ({"power_w_per_gpu": 7000}, "the power per GPU must be between 0 and 5000 W"),
+        ({"power_w_per_gpu": -1}, "the power per GPU must be between 0 and 5000 W"),
+    ],
+)
+def test_pue_and_power_outside_physical_ranges_are_refused_saying_the_range(changes, message):
+    with pytest.raises(UserError, match=message):
+        rent_vs_buy(RentBuyInputs(**changes))
+
+
+def test_pue_and_power_at_the_edges_of_their_ranges_are_accepted():
+    # Power 0 W leaves electricity out (as the 7,100 GPU-hour claim above does); 3.0 and 5000 W are the limits.
+    for changes in ({"pue": 1.0}, {"pue": 3.0}, {"power_w_per_gpu": 0}, {"power_w_per_gpu": 5000}):
+        assert rent_vs_buy(RentBuyInputs(**changes)).break_even_gpu_hours is not None

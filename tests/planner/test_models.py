@@ -333,6 +333,84 @@ def test_malformed_json_and_missing_keys_name_the_file_and_key(tmp_path):
         load_hf_config(tmp_path / "absent.json")
 
 
+def test_config_json_with_a_byte_order_mark_loads(tmp_path):
+    # Windows Notepad saves UTF-8 with a byte-order mark; json.loads refuses the mark unless it is decoded away.
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(LLAMA_2_7B_CONFIG), encoding="utf-8-sig")
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf")
+    # meta-llama/Llama-2-7b-hf on the HF Hub: "Model size 6.74B params"
+    assert abs(load_hf_config(path).total_params - 6.74e9) / 6.74e9 < 0.005
+
+
+@pytest.mark.parametrize(
+    ("changes", "shown"),
+    [
+        # 320,000 layers x 12 x 4.1e10^2 (attention 4h^2 + MLP 3 x h x 11008... dominated by 4h^2) = 2.1e27
+        ({"hidden_size": 40_960_000_000, "num_hidden_layers": 320_000}, "e+18B"),
+        # 2 x 32,000 x 8 (embeddings) + a 1-layer, 8-wide body: a few hundred thousand parameters
+        ({"hidden_size": 8, "num_hidden_layers": 1, "intermediate_size": 16, "num_attention_heads": 1,
+          "num_key_value_heads": 1}, "0.000"),
+    ],
+)  # fmt: skip
+def test_config_json_with_an_absurd_total_is_refused_naming_the_file(tmp_path, changes, shown):
+    path = write_config(tmp_path, {**LLAMA_2_7B_CONFIG, **changes})
+    with pytest.raises(UserError) as refused:
+        load_hf_config(path)
+    message = str(refused.value)
+    assert message.startswith(f"{path}: model size ") and "is outside 0.01B..10000B" in message
+    assert shown in message and "\n" not in message
+
+
+def test_a_moe_config_with_an_absurd_layer_count_is_refused_at_once(tmp_path):
+    # Counting MoE layers one by one over 10**15 layers would hang; the count is arithmetic, the size check refuses.
+    qwen_moe = {"model_type": "qwen2_moe", "hidden_size": 2048, "intermediate_size": 5632,
+                "moe_intermediate_size": 1408, "num_experts": 60, "num_experts_per_tok": 4,
+                "num_hidden_layers": 10**15, "num_attention_heads": 16, "vocab_size": 151936}  # fmt: skip
+    deepseek = {"model_type": "deepseek_v2", "hidden_size": 2048, "intermediate_size": 10944,
+                "moe_intermediate_size": 1408, "num_hidden_layers": 10**15, "num_attention_heads": 16,
+                "n_routed_experts": 64, "num_experts_per_tok": 6, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+                "qk_nope_head_dim": 128, "v_head_dim": 128, "vocab_size": 102400}  # fmt: skip
+    for config in (qwen_moe, deepseek):
+        with pytest.raises(UserError, match="outside 0.01B..10000B"):
+            load_hf_config(write_config(tmp_path, config))
+
+
+def test_moe_layer_counts_follow_the_sparse_step_and_the_dense_lists(tmp_path):
+    # qwen2_moe, 24 layers, decoder_sparse_step 2: layer i is MoE when (i + 1) % 2 == 0, i.e. i = 1, 3, ..., 23
+    # (12 layers); mlp_only_layers [0, 1, 3] turns 1 and 3 back to dense (0 was dense already): 10 MoE, 14 dense.
+    qwen_moe = {"model_type": "qwen2_moe", "hidden_size": 2048, "intermediate_size": 5632,
+                "moe_intermediate_size": 1408, "num_experts": 60, "num_experts_per_tok": 4, "num_hidden_layers": 24,
+                "num_attention_heads": 16, "vocab_size": 151936, "decoder_sparse_step": 2,
+                "mlp_only_layers": [0, 1, 3, 3]}  # fmt: skip
+    spec = load_hf_config(write_config(tmp_path, qwen_moe))
+    assert (spec.moe_layers, spec.dense_layers) == (10, 14)
+    # deepseek, 61 layers, first_k_dense_replace 3, moe_layer_freq 2: MoE at i = 4, 6, ..., 60 (29 layers).
+    deepseek = {"model_type": "deepseek_v2", "hidden_size": 2048, "intermediate_size": 10944,
+                "moe_intermediate_size": 1408, "num_hidden_layers": 61, "num_attention_heads": 16,
+                "n_routed_experts": 64, "num_experts_per_tok": 6, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+                "qk_nope_head_dim": 128, "v_head_dim": 128, "vocab_size": 102400, "first_k_dense_replace": 3,
+                "moe_layer_freq": 2}  # fmt: skip
+    spec = load_hf_config(write_config(tmp_path, deepseek))
+    assert (spec.moe_layers, spec.dense_layers) == (29, 32)
+
+
+def test_text_that_looks_like_a_path_is_named_as_missing_not_as_an_unknown_preset(tmp_path):
+    missing = tmp_path / "models" / "config.json"
+    for text in (str(missing), "config.json", "models\\llama\\config.json"):
+        with pytest.raises(UserError, match=r"^no such file or folder: ") as refused:
+            resolve_model(text)
+        assert "preset" not in str(refused.value)
+    with pytest.raises(UserError, match="a Hugging Face model id"):
+        resolve_model("meta-llama/Llama-3.1-8B")  # offline: the message says what to give instead
+    with pytest.raises(UserError, match="unknown model 'gpt-17'"):
+        resolve_model("gpt-17")  # not a path: still the list of presets
+
+
+def test_a_negative_size_is_refused_as_a_size():
+    with pytest.raises(UserError, match=r"model size -7B is outside"):
+        resolve_model("-7b")
+
+
 # --- safetensors headers ----------------------------------------------------------------------------------------
 
 
@@ -385,6 +463,14 @@ def test_absurd_or_truncated_safetensors_headers_are_refused(tmp_path):
     garbage.write_bytes(struct.pack("<Q", 4) + b"nope")
     with pytest.raises(UserError, match="malformed safetensors header"):
         count_safetensors_params(garbage)
+
+
+def test_model_folder_whose_safetensors_count_is_absurd_is_refused(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps(LLAMA_2_7B_CONFIG))
+    header = json.dumps({"w": {"dtype": "F16", "shape": [10**9, 10**9], "data_offsets": [0, 0]}}).encode()
+    (tmp_path / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header)
+    with pytest.raises(UserError, match=r"\(\*\.safetensors\): model size 1e\+09B parameters is outside"):
+        load_model_folder(tmp_path)  # 10**18 elements: past the 10,000B ceiling
 
 
 def test_model_folder_needs_a_config(tmp_path):

@@ -53,7 +53,7 @@ def test_70b_full_training_on_64_h100_needs_sharding():
         assert strategy.zero >= 1 or strategy.tp > 1 or strategy.pp > 1
         assert strategy.dp * strategy.tp * strategy.pp == 64
         assert option.memory.total_bytes <= get_gpu("h100-sxm").memory_bytes
-    ddp = [item for item in result.excluded if item.family == "DDP"]
+    ddp = [item for item in result.excluded if item.family == "DDP without tensor/pipeline parallel"]
     # 16 bytes per parameter x 70.55e9 = 1.13e12 bytes = 1.0 TiB of model states alone.
     assert ddp and "TiB per GPU, has 80 GiB" in ddp[0].reason
     assert any("DDP" in line and "sharding" in line for line in result.advice)
@@ -146,6 +146,20 @@ def test_pipeline_parallel_only_with_zero_0_or_1():
     assert all(option.strategy.zero <= 1 for option in pipelined)
     assert any(option.strategy.zero == 1 for option in pipelined)
     assert any("pipeline parallel only with ZeRO stage 0 or 1" in line for line in result.assumptions)
+
+
+def test_excluded_family_labels_name_the_layout_so_they_never_contradict_the_options():
+    # 70B full training with ZeRO-2 pinned on 64 H100 (80 GiB): pure ZeRO-2 data parallel holds 2 bytes of
+    # weights per parameter unsharded, 70.55e9 x 2 = 141 GB, already more than 80 GiB, so "ZeRO-2 without
+    # tensor/pipeline parallel" is excluded, while ZeRO-2 with TP 8 (weights / 8) fits and is offered.
+    result = plan(get_preset("llama-3.1-70b"), Workload(task="pretrain", tokens=1e12), [get_gpu("h100-sxm")],
+                  Constraints(gpus=64, pinned={"zero": 2}))  # fmt: skip
+    assert result.options and all(o.strategy.zero == 2 and o.strategy.tp > 1 for o in result.options)
+    families = {item.family for item in result.excluded}
+    assert "ZeRO-2 without tensor/pipeline parallel" in families
+    assert (
+        "ZeRO-2" not in families
+    )  # the bare stage name would read as "ZeRO-2 cannot work" beside ZeRO-2 + TP 8
 
 
 def test_pinning_zero_3_with_a_pipeline_is_refused_with_the_reason():

@@ -223,6 +223,40 @@ def test_delete_returns_the_row_and_restore_puts_it_back(store):
         store.delete_rental_quote(999)
 
 
+def test_prices_and_gpu_counts_have_upper_limits_that_hold_in_any_currency():
+    # 1e308 per GPU-hour x 8 GPUs overflows to an instance price of infinity, which JSON cannot carry.
+    reasons = validate_rental_quote({**GOOD, "price_per_gpu_hour": "1e308"})
+    assert reasons == ["price_per_gpu_hour must be at most 1,000,000, got 1e+308"]
+    reasons = validate_rental_quote({**GOOD, "price_per_gpu_hour": "", "price_per_instance_hour": "1e308"})
+    assert reasons == ["price_per_instance_hour must be at most 8,000,000 (1,000,000 per GPU), got 1e+308"]
+    # 1e23 GPUs reached SQLite as an integer past 2**63 (OverflowError); a cell or a CLI argument alike.
+    for count in ("1e23", "99999999999999999999999", 100_001, "0"):
+        (reason,) = validate_rental_quote({**GOOD, "gpus_per_instance": count})
+        assert reason.startswith("gpus_per_instance must be a whole number between 1 and 100,000, got "), (
+            reason
+        )
+    # Real quotes in a small currency unit pass: an H100 at about 65,000 VND an hour, 64 GPUs in one instance
+    # (4,160,000 VND an instance-hour), and 2,000 GPUs bought at about 8e8 VND each (1.6e12 VND in all).
+    vnd = {**GOOD, "currency": "VND", "gpus_per_instance": 64, "price_per_gpu_hour": 65_000}
+    assert validate_rental_quote({**vnd, "price_per_instance_hour": 4_160_000}) == []
+    assert validate_rental_quote({**GOOD, "gpus_per_instance": 100_000}) == []
+
+
+def test_purchase_price_and_power_have_upper_limits(store):
+    quote = {"vendor": "x", "gpu": "h100-sxm", "gpus": 2000, "price": 1.6e12, "currency": "VND",
+             "quoted_on": "2026-01-01"}  # fmt: skip
+    assert store.validate_purchase_quote(quote) == []
+    assert store.validate_purchase_quote({**quote, "gpus": 1, "price": "1e13"}) == [
+        "price must be at most 1,000,000,000,000 (1,000,000,000,000 per GPU), got 1e+13"
+    ]
+    assert store.validate_purchase_quote({**quote, "power_w": "7000"}) == [
+        "power_w must be at most 5,000 W, got 7000"
+    ]
+    assert store.validate_purchase_quote({**quote, "gpus": "1e23"}) == [
+        "gpus must be a whole number between 1 and 100,000, got 1e23"
+    ]
+
+
 def test_purchase_quotes(store):
     quote_id = store.add_purchase_quote(
         {
@@ -385,6 +419,23 @@ def test_file_level_problems_have_clear_messages(store, tmp_path, content, messa
     path.write_bytes(content)
     with pytest.raises(UserError, match=__import__("re").escape(message)):
         store.import_rental_csv(path)
+
+
+def test_a_header_with_thousands_of_unknown_and_repeated_columns_gives_one_short_line(store, tmp_path):
+    path = tmp_path / "wide.csv"
+    columns = ["provider", "gpu", "currency", "quoted_on", "price_per_gpu_hour"]
+    columns += [f"c{i}" for i in range(200_000)] + ["x", "x", "y", "y"]
+    path.write_text(",".join(columns) + "\n")
+    with pytest.raises(UserError) as refused:
+        store.import_rental_csv(path)  # with header.count() per column this took minutes
+    message = str(refused.value)
+    # 200,002 unknown columns: the first ten are named, then how many more.
+    assert (
+        "unknown columns: 'c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8', 'c9' and 199,992 more"
+        in message
+    )
+    assert "repeated columns: x, y" in message
+    assert "\n" not in message and len(message) < 1000
 
 
 def test_row_with_too_many_cells_is_reported(store, tmp_path):

@@ -134,6 +134,26 @@ def test_folder_instead_of_file_is_a_clear_error(tmp_path):
         Store.open(tmp_path)
 
 
+def test_a_damaged_file_that_cannot_be_moved_aside_is_a_user_error_and_stays_as_it_was(monkeypatch):
+    # Read-only media or folder: the rename fails. The GUI calls Store.open directly, so the OSError must become
+    # one clear UserError there, not only in the CLI.
+    import planner.store.connection as connection
+
+    path = db_path()
+    path.write_bytes(b"my notes, not a database\n")
+
+    def refuse(*_args):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(connection.os, "replace", refuse)
+    with pytest.raises(UserError) as refused:
+        Store.open()
+    message = str(refused.value)
+    assert str(path) in message and "could not be moved aside (Permission denied)" in message
+    assert "\n" not in message
+    assert path.read_bytes() == b"my notes, not a database\n"
+
+
 def test_cli_says_where_the_damaged_file_went(capsys):
     db_path().write_bytes(b"\x00garbage" * 100)
     assert main(["quotes", "list", "--mine"]) == 0

@@ -269,3 +269,44 @@ def test_loader_and_schema_agree_on_replaced_values(path, value):
     except ReportError:
         loader_ok = False
     assert loader_ok == schema_ok, f"{path} = {value!r}: loader {loader_ok}, schema {schema_ok}"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Free text is bounded: a 100,000-character hostname would break every table that shows it
+# ---------------------------------------------------------------------------------------------------------------
+
+LONG_TEXT_PATHS = [
+    ("machine", "hostname"),
+    ("machine", "cpu"),
+    ("machine", "torch"),
+    ("nvml", "reason"),
+    ("nvml", "gpus", 0, "name"),
+    ("devices", 0, "name"),
+    ("devices", 0, "device"),
+    ("devices", 0, "measurements", 0, "method"),
+    ("collectives", 0, "backend"),
+]
+
+
+@pytest.mark.parametrize("path", LONG_TEXT_PATHS, ids=lambda path: ".".join(map(str, path)))
+def test_loader_and_schema_refuse_a_text_field_of_100000_characters_naming_it(path):
+    data = copy.deepcopy(sample_report_dict())
+    holder = data
+    for key in path[:-1]:
+        holder = holder[key]
+    holder[path[-1]] = "x" * 1000  # the limit itself is fine (a real hostname is at most 253 characters)
+    load_report(json.dumps(data))
+    assert jsonschema.Draft202012Validator(schema()).is_valid(data)
+    holder[path[-1]] = "x" * 100_000
+    message = refusal(data)
+    named = "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in path).lstrip(".")
+    assert message.startswith(f"{named}: "), message
+    assert "1000 characters" in message and len(message) < 200
+    assert not jsonschema.Draft202012Validator(schema()).is_valid(data)
+
+
+def test_loader_and_schema_refuse_a_telemetry_reading_with_a_huge_name():
+    data = copy.deepcopy(sample_report_dict())
+    data["devices"][0]["telemetry"] = [{"t_s": 0.0, "x" * 100_000: 1.0}]
+    assert "devices[0].telemetry[0]" in refusal(data)
+    assert not jsonschema.Draft202012Validator(schema()).is_valid(data)
