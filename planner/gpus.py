@@ -19,6 +19,7 @@ from importlib import resources
 from types import MappingProxyType
 
 from planner.errors import UserError
+from planner.messages import Message, msg
 
 MIB = 1024**2
 GIB = 1024**3
@@ -219,14 +220,24 @@ def supports_precision(gpu: GpuSpec, precision: str) -> bool:
 
 def precision_refusal(gpu: GpuSpec, precision: str) -> str:
     """A plain sentence why `gpu` cannot run `precision` (empty when it can)."""
+    refusal = precision_refusal_message(gpu, precision)
+    return "" if refusal is None else refusal.text
+
+
+def precision_refusal_message(gpu: GpuSpec, precision: str) -> Message | None:
+    """precision_refusal as a planner.messages.Message (None when the GPU can run `precision`)."""
     if supports_precision(gpu, precision):
-        return ""
+        return None
     minimum = MIN_COMPUTE_CAPABILITY.get(precision)
     if gpu.vendor == "NVIDIA" and minimum:
-        cc = ".".join(map(str, gpu.compute_capability))
-        need = ".".join(map(str, minimum))
-        return f"{gpu.name} (compute capability {cc}) cannot run {precision}: it needs compute capability {need} or newer"
-    return f"{gpu.name} has no {precision} support"
+        return msg(
+            "gpu.precision_needs_capability",
+            gpu=gpu.name,
+            capability=".".join(map(str, gpu.compute_capability)),
+            precision=precision,
+            needed_capability=".".join(map(str, minimum)),
+        )
+    return msg("gpu.no_precision_support", gpu=gpu.name, precision=precision)
 
 
 def compute_dtype(precision: str, gpu: GpuSpec | None = None) -> str:

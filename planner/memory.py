@@ -1,7 +1,7 @@
 """Per-GPU memory breakdown of an LLM for inference, full training, LoRA and QLoRA.
 
 Every term is in bytes per GPU and comes with a one-line statement of its assumption. The formulas follow
-/work/shared/DOMAIN.md section 2:
+DOMAIN.md (the team's shared domain notes), section 2:
 
 - model states: the ZeRO paper (Rajbhandari et al. 2020, arXiv 1910.02054): mixed-precision AdamW keeps
   2 (bf16 weights) + 2 (bf16 gradients) + 12 (fp32 master weights, Adam m and v) = 16 bytes per parameter.
@@ -26,6 +26,7 @@ import math
 from dataclasses import dataclass
 
 from planner.errors import UserError
+from planner.messages import Message, msg, render_all_en
 from planner.models import ModelSpec, ParamCounts, param_counts
 
 TASKS = ("inference", "train", "lora", "qlora")
@@ -109,12 +110,13 @@ class MemoryBreakdown:
     activations: MemoryTerm
     kv_cache: MemoryTerm
     overhead: MemoryTerm
-    notes: tuple[str, ...]
+    notes: tuple[str, ...]  # English, for the CLI and JSON; note_messages says the same for other languages
     pipeline_stage: int = 0  # which stage these figures describe (0-based)
     host_offload_bytes: int = 0  # bytes this GPU's rank keeps in CPU RAM because of --offload
     # Part of weights + gradients that is ZeRO-3's gathered largest unit (0 without ZeRO-3). The ZeRO paper's
     # 16P/N figures leave it out: compare them with model_state_bytes - zero3_gathered_bytes.
     zero3_gathered_bytes: int = 0
+    note_messages: tuple[Message, ...] = ()  # planner.messages codes "memory.*" (same order as notes)
 
     TERMS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
 
@@ -161,7 +163,12 @@ def _count(value, what: str, upper: int) -> None:
 
 
 def validate_layout(model: ModelSpec, config: MemoryConfig) -> list[str]:
-    """Raise UserError for impossible configurations; return notes for allowed but pointless ones."""
+    """Raise UserError for impossible configurations; return notes for allowed but pointless ones (English)."""
+    return list(render_all_en(layout_notes(model, config)))
+
+
+def layout_notes(model: ModelSpec, config: MemoryConfig) -> list[Message]:
+    """validate_layout's notes as planner.messages.Message objects (raises the same UserErrors)."""
     task = normalise_task(config.task)
     _choice(config.precision, PRECISIONS, "precision")
     if config.kv_precision is not None:
@@ -181,7 +188,7 @@ def validate_layout(model: ModelSpec, config: MemoryConfig) -> list[str]:
     if config.inflight_microbatches is not None:
         _count(config.inflight_microbatches, "in-flight micro-batches", MAX_DEGREE)
     training = task != "inference"
-    notes: list[str] = []
+    notes: list[Message] = []
 
     tp = config.tp
     if model.heads % tp:
@@ -195,7 +202,7 @@ def validate_layout(model: ModelSpec, config: MemoryConfig) -> list[str]:
         )
     if not model.uses_mla and tp > model.kv_heads:
         notes.append(
-            f"tp {tp} exceeds the {model.kv_heads} KV heads: each KV head is replicated on {tp // model.kv_heads} ranks"
+            msg("memory.kv_heads_replicated", tp=tp, kv_heads=model.kv_heads, replicas=tp // model.kv_heads)
         )
     if config.pp > model.layers:
         raise UserError(
@@ -221,7 +228,12 @@ def validate_layout(model: ModelSpec, config: MemoryConfig) -> list[str]:
         )
     if config.seq_len > model.max_context:
         notes.append(
-            f"sequence length {config.seq_len} exceeds {model.name}'s context of {model.max_context} tokens"
+            msg(
+                "memory.seq_beyond_context",
+                seq_len=config.seq_len,
+                model=model.name,
+                context=model.max_context,
+            )
         )
 
     if task == "train" and config.precision in ("int8", "int4"):
@@ -229,9 +241,7 @@ def validate_layout(model: ModelSpec, config: MemoryConfig) -> list[str]:
             f"full training in {config.precision} is not supported; use bf16/fp16/fp8/fp32, or --task qlora for a 4-bit base"
         )
     if task == "qlora" and config.precision not in ("bf16", "fp16", "fp32"):
-        notes.append(
-            f"QLoRA keeps the base in NF4 and computes in bf16; precision {config.precision} is not used"
-        )
+        notes.append(msg("memory.qlora_ignores_precision", precision=config.precision))
     if task in ("lora", "qlora"):
         _count(config.lora_rank, "LoRA rank", MAX_LORA_RANK)
         if not config.lora_targets:
@@ -246,34 +256,24 @@ def validate_layout(model: ModelSpec, config: MemoryConfig) -> list[str]:
                 "offloading parameters needs ZeRO stage 3 / FSDP full shard (DeepSpeed offload_param)"
             )
         if config.zero and config.dp == 1:
-            notes.append(
-                f"ZeRO stage {config.zero} with dp 1 shards nothing: there is only one data-parallel rank"
-            )
+            notes.append(msg("memory.zero_with_one_rank", zero=config.zero))
         if config.pp > 1 and config.zero >= 2:
-            notes.append(
-                f"ZeRO-{config.zero} with pipeline parallel: DeepSpeed's pipeline engine accepts ZeRO stage 0 or 1 only, "
-                "and TorchTitan's FSDP keeps each stage's parameters whole between forward and backward under PP; "
-                f"these figures assume full ZeRO-{config.zero} sharding"
-            )
+            notes.append(msg("memory.zero_with_pipeline", zero=config.zero))
         if config.kv_precision is not None:
-            notes.append("KV-cache precision only matters for inference")
+            notes.append(msg("memory.kv_precision_training"))
     else:
         if config.zero:
-            notes.append("ZeRO stages shard training state; ignored for inference")
+            notes.append(msg("memory.zero_inference"))
         if config.offload == "optimizer":
-            notes.append("inference has no optimizer state to offload")
+            notes.append(msg("memory.optimizer_offload_inference"))
         if config.recompute != "none":
-            notes.append("activation recompute only matters for training")
+            notes.append(msg("memory.recompute_inference"))
     if config.sequence_parallel and tp == 1:
-        notes.append("sequence parallel has no effect without tensor parallel")
+        notes.append(msg("memory.sequence_parallel_without_tp"))
     if training and config.recompute == "selective" and config.flash_attention:
-        notes.append(
-            "selective recompute saves nothing more with flash attention (no score matrix is stored)"
-        )
+        notes.append(msg("memory.selective_with_flash"))
     if config.inflight_microbatches is not None and config.pp == 1 and config.inflight_microbatches > 1:
-        notes.append(
-            "in-flight micro-batches only apply to pipeline parallel; with pp 1 one micro-batch is live"
-        )
+        notes.append(msg("memory.inflight_without_pipeline"))
     return notes
 
 
@@ -915,7 +915,7 @@ def estimate_memory(model: ModelSpec, config: MemoryConfig) -> MemoryBreakdown:
 
     With pipeline parallelism the figures are those of the fuller of the first and last stage.
     """
-    notes = validate_layout(model, config)
+    notes = layout_notes(model, config)
     task = normalise_task(config.task)
     counts = param_counts(model)
     stages = _stages(model, config.pp)
@@ -923,21 +923,19 @@ def estimate_memory(model: ModelSpec, config: MemoryConfig) -> MemoryBreakdown:
     fullest = max(amounts, key=lambda stage_amounts: stage_amounts.total_bytes)
     terms = _stage_terms(model, config, task, stages[amounts.index(fullest)], fullest)
     if config.pp > 1:
-        where = "first" if fullest.stage == 0 else "last"
-        notes.append(
-            f"figures are for the {where} pipeline stage (stage {fullest.stage + 1} of {config.pp}), the fullest"
-        )
+        code = "memory.first_stage_fullest" if fullest.stage == 0 else "memory.last_stage_fullest"
+        notes.append(msg(code, stage=fullest.stage + 1, stages=config.pp))
     if fullest.host_bytes:
-        notes.append(
-            f"offload needs {_gib(fullest.host_bytes)} of CPU RAM per GPU ({config.offload} offloaded to the host)"
-        )
+        code = f"memory.offload_host_ram_{config.offload}"  # optimizer | all
+        notes.append(msg(code, host_bytes=fullest.host_bytes))
     if model.family == "deepseek_v3" and not model.exact_params:
-        notes.append("DeepSeek-V3 counted without its 14B multi-token-prediction module (671B main model)")
+        notes.append(msg("memory.deepseek_without_mtp"))
     if model.family in ("gemma2", "mistral") and task == "inference":
-        notes.append("sliding-window layers could keep a shorter KV cache; counted here at full length")
+        notes.append(msg("memory.sliding_window_full_kv"))
     return MemoryBreakdown(
         **terms,
-        notes=tuple(notes),
+        notes=render_all_en(notes),
+        note_messages=tuple(notes),
         pipeline_stage=fullest.stage,
         host_offload_bytes=math.ceil(fullest.host_bytes),
         zero3_gathered_bytes=math.ceil(fullest.gathered_bytes),
@@ -947,7 +945,7 @@ def estimate_memory(model: ModelSpec, config: MemoryConfig) -> MemoryBreakdown:
 def estimate_total_bytes(model: ModelSpec, config: MemoryConfig) -> int:
     """estimate_memory(model, config).total_bytes without the words and notes (bytes per GPU; a few times
     faster, for search loops). UserError on an impossible layout, as estimate_memory."""
-    validate_layout(model, config)
+    layout_notes(model, config)  # for its UserError; the notes are not wanted here
     task = normalise_task(config.task)
     counts = param_counts(model)
     return max(
@@ -1013,7 +1011,7 @@ class MemoryTotals:
                 offload="none",
             )
             try:
-                validate_layout(self._model, probe)
+                layout_notes(self._model, probe)
             except UserError:
                 self._layouts[key] = None
                 return None

@@ -23,6 +23,7 @@ from importlib import resources
 from pathlib import Path
 
 from planner.errors import UserError
+from planner.messages import Message, msg
 
 
 @dataclass(frozen=True)
@@ -708,7 +709,7 @@ _BILLIONS = re.compile(r"^\s*(?:generic-)?([+-]?\d+(?:\.\d+)?)\s*b\s*$", re.IGNO
 def resolve_model(text: str) -> ModelSpec:
     """A preset id or name, "7b"/"13.5B" (generic), a path to a config.json, or a model folder."""
     if not isinstance(text, str) or not text.strip():
-        raise UserError("no model given: name a preset, a size such as 7b, a config.json or a model folder")
+        raise UserError.of(msg("error.no_model"))
     match = _BILLIONS.match(text)
     if match:
         return generic_model(float(match.group(1)))
@@ -722,11 +723,9 @@ def resolve_model(text: str) -> ModelSpec:
     if path.is_file():
         return load_hf_config(path)
     if _looks_like_path(text):
-        raise UserError(_missing_path_message(text))
+        raise UserError.of(_missing_path_message(text))
     known = ", ".join(spec.id for spec in _presets())
-    raise UserError(
-        f"unknown model {text!r}: not a preset ({known}), a size such as 7b, a config.json or a model folder"
-    )
+    raise UserError.of(msg("error.unknown_model", text=text, presets=known))
 
 
 def _looks_like_path(text: str) -> bool:
@@ -734,10 +733,9 @@ def _looks_like_path(text: str) -> bool:
     return "/" in text or "\\" in text or text.strip().lower().endswith(".json")
 
 
-def _missing_path_message(text: str) -> str:
-    message = f"no such file or folder: {text}"
+def _missing_path_message(text: str) -> Message:
     hub_id = re.fullmatch(r"[\w.-]+/[\w.-]+", text.strip())
     if hub_id and not text.strip().lower().endswith(".json"):
         # "meta-llama/Llama-3.1-8B" is a Hugging Face id; this app never downloads, so say what to do instead.
-        message += " (a Hugging Face model id? GPU Advisor works offline: download its config.json and give its path)"
-    return message
+        return msg("error.no_such_path_hub_id", path=text)
+    return msg("error.no_such_path", path=text)

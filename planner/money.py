@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from planner.errors import UserError
+from planner.messages import msg
 
 CURRENCIES = ("USD", "EUR", "RUB")
 PIVOT = "USD"
@@ -87,7 +88,7 @@ class ExchangeRates:
             return 1.0
         for code in (source, target):
             if code not in self.to_usd:
-                raise UserError(f"no exchange rate for {source}->{target}; set one in Settings")
+                raise UserError.of(msg("error.no_exchange_rate", source=source, target=target))
         return self.to_usd[source] / self.to_usd[target]
 
 
@@ -97,7 +98,7 @@ def convert(money: Money, currency: str, rates: ExchangeRates | None) -> Money:
     if money.currency == currency:
         return money
     if rates is None:
-        raise UserError(f"no exchange rate for {money.currency}->{currency}; set one in Settings")
+        raise UserError.of(msg("error.no_exchange_rate", source=money.currency, target=currency))
     return Money(money.amount * rates.rate(money.currency, currency), currency)
 
 

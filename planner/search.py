@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from planner.errors import UserError
 from planner.gpus import GpuSpec
+from planner.messages import Message, msg, render_all_en
+from planner.messages import format_bytes as format_bytes  # re-exported: the CLI and tests use it from here
 from planner.money import Money
 
 if TYPE_CHECKING:  # the memory types are only annotations here; planner.memory is imported where it is used
@@ -123,9 +125,19 @@ class Strategy:
     @property
     def family(self) -> str:
         """The sharding family people name: DDP, ZeRO-1/2, ZeRO-3/FSDP, with offload if any."""
-        name = {0: "DDP", 1: "ZeRO-1", 2: "ZeRO-2", 3: "ZeRO-3/FSDP"}[self.zero]
+        return self.family_message.text
+
+    @property
+    def family_message(self) -> Message:
+        """`family` as a planner.messages.Message (codes "family.*")."""
+        if self.zero == 0:
+            name = msg("family.ddp")
+        elif self.zero == 3:
+            name = msg("family.zero3")
+        else:
+            name = msg("family.zero", zero=self.zero)
         if self.offload != "none":
-            name += f" + {self.offload} offload"
+            return msg(f"family.{self.offload}_offload", family=name)  # optimizer | all
         return name
 
     @property
@@ -177,7 +189,8 @@ class PlanOption:
     max_concurrent_sequences: int | None = None
     batch_per_replica: int | None = None
     assumptions: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # English (CLI, JSON); note_messages says the same as planner.messages codes
+    note_messages: tuple[Message, ...] = ()
 
     @property
     def per_gpu_bytes(self) -> dict:
@@ -220,10 +233,20 @@ class PlanOption:
 
 @dataclass(frozen=True)
 class Excluded:
-    """A strategy family (or GPU/precision) the search left out, and why, in plain words."""
+    """A strategy family (or GPU/precision) the search left out, and why, in plain words.
+
+    family and reason are English; family_message and reason_message are the same as planner.messages.Message
+    objects (None where only the text is known). Build from messages with Excluded.of().
+    """
 
     family: str
     reason: str
+    family_message: Message | None = None
+    reason_message: Message | None = None
+
+    @classmethod
+    def of(cls, family: Message, reason: Message) -> Excluded:
+        return cls(family.text, reason.text, family, reason)
 
     def as_dict(self) -> dict:
         return {"family": self.family, "reason": self.reason}
@@ -240,10 +263,11 @@ class PlanResult:
     options: tuple[PlanOption, ...]
     excluded: tuple[Excluded, ...]
     search_ms: float
-    advice: tuple[str, ...] = ()
+    advice: tuple[str, ...] = ()  # English (CLI, JSON); advice_messages says the same as Message objects
     frontier: tuple[PlanOption, ...] = ()
     assumptions: tuple[str, ...] = ()
     rank_by: str = "time"
+    advice_messages: tuple[Message, ...] = ()
 
     def as_dict(self) -> dict:
         return {
@@ -254,20 +278,6 @@ class PlanResult:
             "assumptions": list(self.assumptions),
             "rank_by": self.rank_by,
         }
-
-
-def format_bytes(value: float) -> str:
-    """Bytes for people in binary units: 1.1 TiB, 80 GiB, 512 MiB (one decimal below 10, none above)."""
-    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
-    amount = float(value)
-    unit = 0
-    while abs(amount) >= 1024 and unit < len(units) - 1:
-        amount /= 1024
-        unit += 1
-    if unit == 0:
-        return f"{int(amount)} B"
-    text = f"{amount:.1f}" if abs(amount) < 10 else f"{amount:.0f}"
-    return f"{text} {units[unit]}"
 
 
 def _frozen(mapping: Mapping | None) -> Mapping:
@@ -376,33 +386,41 @@ class _Memory:
 
 
 def _validate(workload: Workload, constraints: Constraints, rank_by: str, top: int) -> None:
+    problem = _input_problem(workload, constraints, rank_by, top)
+    if problem is not None:
+        raise UserError.of(problem)
+
+
+def _input_problem(workload: Workload, constraints: Constraints, rank_by: str, top: int) -> Message | None:
+    """The first thing wrong with the inputs (a planner.messages.Message "error.*"), or None."""
     if workload.task not in TASKS:
-        raise UserError(f"unknown task {workload.task!r}; choose one of: {', '.join(TASKS)}")
+        return msg("error.unknown_task", task=workload.task, choices=", ".join(TASKS))
     if workload.seq_len < 1 or workload.global_batch < 1:
-        raise UserError("sequence length and batch must be at least 1")
+        return msg("error.seq_and_batch_positive")
     if workload.tokens is not None and workload.tokens <= 0:
-        raise UserError("the number of tokens must be positive")
+        return msg("error.tokens_positive")
     if workload.tokens_per_second is not None and workload.tokens_per_second <= 0:
-        raise UserError("the tokens-per-second target must be positive")
+        return msg("error.tokens_per_s_positive")
     if workload.concurrent_users is not None and workload.concurrent_users < 1:
-        raise UserError("concurrent users must be at least 1")
+        return msg("error.users_positive")
     if not workload.is_training and workload.output_len >= workload.seq_len:
-        raise UserError(
-            f"the output length ({workload.output_len}) must be shorter than the sequence length ({workload.seq_len})"
+        return msg(
+            "error.output_longer_than_sequence", output_len=workload.output_len, seq_len=workload.seq_len
         )
     if constraints.gpus is not None and constraints.gpus < 1:
-        raise UserError("the number of GPUs must be at least 1")
+        return msg("error.gpus_positive")
     if constraints.max_gpus < 1:
-        raise UserError("the maximum number of GPUs must be at least 1")
+        return msg("error.max_gpus_positive")
     if constraints.deadline_s is not None and constraints.deadline_s <= 0:
-        raise UserError("the deadline must be positive")
+        return msg("error.deadline_positive")
     unknown = set(constraints.pinned) - set(STRATEGY_FIELDS)
     if unknown:
-        raise UserError(f"cannot pin {sorted(unknown)}; pin one of: {', '.join(STRATEGY_FIELDS)}")
+        return msg("error.cannot_pin", fields=sorted(unknown), choices=", ".join(STRATEGY_FIELDS))
     if rank_by not in RANK_BY:
-        raise UserError(f"rank by one of: {', '.join(RANK_BY)}; got {rank_by!r}")
+        return msg("error.unknown_rank_by", choices=", ".join(RANK_BY), rank_by=rank_by)
     if top < 1:
-        raise UserError("--top must be at least 1")
+        return msg("error.top_positive")
+    return None
 
 
 def plan(
@@ -430,7 +448,7 @@ def plan(
     constraints = constraints or Constraints()
     gpu_list = [gpus] if isinstance(gpus, GpuSpec) else list(gpus)
     if not gpu_list:
-        raise UserError("choose at least one GPU type")
+        raise UserError.of(msg("error.no_gpu_type"))
     _validate(workload, constraints, rank_by, top)
     numbers = perf.model_numbers(model, workload.lora_rank)
     memory = _Memory(model, workload)
@@ -438,12 +456,13 @@ def plan(
     calibration = calibration or {}
     options: list[PlanOption] = []
     excluded: list[Excluded] = []
-    advice: list[str] = []
+    advice: list[Message] = []
     assumptions: list[str] = []
     for gpu in gpu_list:
         refusal = _precision_refusal(gpu, workload)
-        if refusal:
-            excluded.append(Excluded(f"{workload.precision} on {gpu.id}", refusal))
+        if refusal is not None:
+            family = msg("excluded.family.precision_on_gpu", precision=workload.precision, gpu_id=gpu.id)
+            excluded.append(Excluded.of(family, refusal))
             continue
         rates = perf.effective_rates(
             gpu,
@@ -466,24 +485,26 @@ def plan(
     if options and not within:
         advice.append(_constraint_advice(options, constraints, rank_by))
     ranked = sorted(within, key=lambda o: _rank_key(o, rank_by))
+    advice_messages = tuple(dict(zip(render_all_en(advice), advice, strict=True)).values())  # each text once
     return PlanResult(
         options=tuple(ranked[:top]),
         excluded=tuple(excluded),
         search_ms=(perf_counter() - started) * 1000,
-        advice=tuple(dict.fromkeys(advice)),
+        advice=render_all_en(advice_messages),
         frontier=frontier,
         assumptions=tuple(assumptions),
         rank_by=rank_by,
+        advice_messages=advice_messages,
     )
 
 
-def _precision_refusal(gpu: GpuSpec, workload: Workload) -> str:
-    from planner.gpus import precision_refusal
+def _precision_refusal(gpu: GpuSpec, workload: Workload) -> Message | None:
+    from planner.gpus import precision_refusal_message
 
     precision = (
         "bf16" if workload.task == "qlora" and workload.precision in ("int4", "int8") else workload.precision
     )
-    return precision_refusal(gpu, precision)
+    return precision_refusal_message(gpu, precision)
 
 
 def _shared_assumptions(workload: Workload, constraints: Constraints) -> list[str]:
@@ -525,25 +546,31 @@ def _meets(option: PlanOption, constraints: Constraints) -> bool:
             return False
     if constraints.budget is not None and option.cost is not None:
         if option.cost.currency != constraints.budget.currency:
-            raise UserError(
-                f"the budget is in {constraints.budget.currency} but prices are in {option.cost.currency}; convert first"
+            raise UserError.of(
+                msg(
+                    "error.budget_currency",
+                    budget_currency=constraints.budget.currency,
+                    price_currency=option.cost.currency,
+                )
             )
         if option.cost.amount > constraints.budget.amount:
             return False
     return True
 
 
-def _constraint_advice(options: list[PlanOption], constraints: Constraints, rank_by: str) -> str:
+def _constraint_advice(options: list[PlanOption], constraints: Constraints, rank_by: str) -> Message:
     fastest = min(options, key=lambda o: _rank_key(o, "time"))
     cheapest = min(options, key=lambda o: _rank_key(o, "cost"))
-    parts = ["No option meets the deadline and budget."]
+    sentences = []
     if fastest.wall_time_s is not None:
-        parts.append(
-            f"Fastest: {fastest.wall_time_s / 86400:.1f} days on {fastest.gpus} x {fastest.gpu.name}."
+        sentences.append(
+            msg("advice.fastest", wall_time_s=fastest.wall_time_s, gpus=fastest.gpus, gpu=fastest.gpu.name)
         )
     if cheapest.cost is not None:
-        parts.append(f"Cheapest: {cheapest.cost} on {cheapest.gpus} x {cheapest.gpu.name}.")
-    return " ".join(parts)
+        sentences.append(
+            msg("advice.cheapest", cost=cheapest.cost, gpus=cheapest.gpus, gpu=cheapest.gpu.name)
+        )
+    return msg("advice.limits_not_met", sentences=tuple(sentences))
 
 
 def _rank_key(option: PlanOption, rank_by: str) -> tuple:
@@ -563,7 +590,7 @@ class _Found:
     def __init__(self) -> None:
         self.options: list[PlanOption] = []
         self.excluded: list[Excluded] = []
-        self.advice: list[str] = []
+        self.advice: list[Message] = []
 
 
 def _nodes(gpus: int, per_node: int) -> int:
@@ -591,11 +618,7 @@ def _price_option(price: Money | None, gpus: int, tokens_per_s: float, wall_time
 PIPELINE_MAX_ZERO = 1
 # The excluded-strategy family that stands for every layout with tensor or pipeline parallelism.
 TP_PP_FAMILY = "tensor/pipeline parallel"
-PIPELINE_ZERO_REASON = (
-    "not searched: pipeline parallel runs with ZeRO stage 0 or 1 only (DeepSpeed's pipeline engine: \"ZeRO-2 and "
-    "ZeRO-3 are incompatible with pipeline parallelism\"; Megatron-LM's distributed optimizer is ZeRO-1); pin "
-    "ZeRO 0/1 to use a pipeline, or PP 1 to keep ZeRO-2/3"
-)
+PIPELINE_ZERO_REASON = msg("excluded.pipeline_needs_zero01").text
 
 # Candidates are (offloaded, activation rank, is ZeRO-3, zero, offload, (recompute, micro-batch)); they are
 # ranked by activation rank first, then by kind.
@@ -847,20 +870,21 @@ class _TrainingSearch:
             tokens_per_s = step.tokens_per_s
             wall = workload.tokens / tokens_per_s if workload.tokens else None
             gpu_hours, cost, per_million = _price_option(self.price, count, tokens_per_s, wall)
-            notes = list(breakdown.notes)
+            notes = list(breakdown.note_messages)
             effective_batch = strategy.dp * strategy.micro_batch * step.microbatches
             if effective_batch != workload.global_batch:
-                notes.append(
-                    f"global batch {effective_batch} sequences (dp {strategy.dp} x micro-batch "
-                    f"{strategy.micro_batch} x {step.microbatches} accumulation steps), not {workload.global_batch}"
-                )
+                notes.append(msg(
+                    "option.global_batch_differs", effective_batch=effective_batch, dp=strategy.dp,
+                    micro_batch=strategy.micro_batch, accumulation_steps=step.microbatches,
+                    global_batch=workload.global_batch,
+                ))  # fmt: skip
             self.found.options.append(PlanOption(
                 gpu=self.gpu, gpus=count, strategy=strategy, memory=breakdown, fits=True,
                 step_time_s=step.step_time_s, tokens_per_s=tokens_per_s, wall_time_s=wall, gpu_hours=gpu_hours,
                 cost=cost, cost_per_million_tokens=per_million, confidence=step.confidence, workload=workload,
                 precision=workload.precision, nodes=_nodes(count, self.per_node),
                 gradient_accumulation_steps=step.microbatches, time_breakdown=step.breakdown,
-                assumptions=step.assumptions, notes=tuple(notes),
+                assumptions=step.assumptions, notes=render_all_en(notes), note_messages=tuple(notes),
             ))  # fmt: skip
         self._exclusions()
 
@@ -868,31 +892,31 @@ class _TrainingSearch:
         gpu, capacity = self.gpu, self.capacity
         fitting = {o.strategy.family if o.strategy.tp == 1 and o.strategy.pp == 1 else TP_PP_FAMILY
                    for o in self.found.options}  # fmt: skip
-        upto = f"{self.constraints.gpus} GPUs" if self.constraints.gpus else f"up to {max(self.counts)} GPUs"
+        if self.constraints.gpus:
+            upto = msg("where.exact_gpus", gpus=self.constraints.gpus)
+        else:
+            upto = msg("where.up_to_gpus", gpus=max(self.counts))
         for family, (need, strategy) in self.family_need.items():
             if family in fitting or need <= capacity:
                 continue
-            where = f" ({strategy.label}, {strategy.gpus} GPUs)" if family == TP_PP_FAMILY else ""
-            self.found.excluded.append(
-                Excluded(
-                    excluded_family_label(family),
-                    f"needs {format_bytes(need)} per GPU{where}, has {format_bytes(capacity)} on {gpu.name}",
-                )
-            )
+            sizes = {"need_bytes": need, "capacity_bytes": capacity, "gpu": gpu.name}
+            if family == TP_PP_FAMILY:
+                reason = msg("excluded.needs_memory_layout", strategy=strategy, gpus=strategy.gpus, **sizes)
+            else:
+                reason = msg("excluded.needs_memory", **sizes)
+            self.found.excluded.append(Excluded.of(excluded_family_message(family, strategy), reason))
         if self.skipped_pipeline:
-            zero = self.pinned["zero"]
-            self.found.excluded.append(Excluded(f"ZeRO-{zero} + pipeline parallel", PIPELINE_ZERO_REASON))
+            family = msg("excluded.family.zero_with_pipeline", zero=self.pinned["zero"])
+            self.found.excluded.append(Excluded.of(family, msg("excluded.pipeline_needs_zero01")))
         if not self.best and self.constraints.gpus and not self.family_need and not self.skipped_pipeline:
-            self.found.excluded.append(
-                Excluded(
-                    f"{self.constraints.gpus} GPUs",
-                    f"no tp x pp x dp layout divides {self.constraints.gpus} GPUs for "
-                    f"{self.model.name} (tp must divide {self.model.heads} heads, dp at most the global batch)",
-                )
+            gpus = self.constraints.gpus
+            reason = msg(
+                "excluded.no_layout_divides", gpus=gpus, model=self.model.name, heads=self.model.heads
             )
+            self.found.excluded.append(Excluded.of(msg("excluded.family.gpu_count", gpus=gpus), reason))
         self._advice(upto)
 
-    def _advice(self, upto: str) -> None:
+    def _advice(self, upto: Message) -> None:
         gpu, capacity = self.gpu, self.capacity
         states = self.memory.breakdown(**self._layout(1, 1, 1, 1, 0, "none", "none", 1))
         state_bytes = states.model_state_bytes if states is not None else None
@@ -902,21 +926,28 @@ class _TrainingSearch:
         }:
             best = min(options, key=lambda o: _rank_key(o, "time"))
             if state_bytes is not None and state_bytes > capacity:
-                self.found.advice.append(
-                    f"Plain data parallel (DDP) cannot work on {gpu.name}: the model states alone are "
-                    f"{format_bytes(state_bytes)} per GPU against {format_bytes(capacity)}; they need sharding, "
-                    f"e.g. {_sharding_hint(best.strategy)} (the fastest option uses {best.strategy.label})."
-                )
+                self.found.advice.append(msg(
+                    "advice.ddp_cannot_work", gpu=gpu.name, state_bytes=state_bytes, capacity_bytes=capacity,
+                    hint=_sharding_hint(best.strategy), strategy=best.strategy,
+                ))  # fmt: skip
         if not options:
             need = self.smallest_need
-            text = f"Nothing fits on {upto} x {gpu.name} ({format_bytes(capacity)} each)"
-            if need is not None:
-                text += f": the lightest layout ({need[1].label}) still needs {format_bytes(need[0])} per GPU"
-            text += (
-                ". Try more GPUs, ZeRO-3 with CPU offload, LoRA or QLoRA instead of full training, a shorter "
-                "sequence, or a GPU with more memory."
-            )
-            self.found.advice.append(text)
+            where = {"upto": upto, "gpu": gpu.name, "capacity_bytes": capacity}
+            if need is None:
+                self.found.advice.append(msg("advice.nothing_fits_training", **where))
+            else:
+                self.found.advice.append(
+                    msg(
+                        "advice.nothing_fits_training_lightest", strategy=need[1], need_bytes=need[0], **where
+                    )
+                )
+
+
+def excluded_family_message(family: str, strategy: Strategy) -> Message:
+    """excluded_family_label as a Message; `strategy` is the family's lightest layout (family_need)."""
+    if family == TP_PP_FAMILY:
+        return msg("excluded.family.tensor_pipeline")
+    return msg("excluded.family.data_parallel_only", family=strategy.family_message)
 
 
 def excluded_family_label(family: str) -> str:
@@ -1051,10 +1082,15 @@ class _InferenceSearch:
         tokens_per_s = timing.tokens_per_s * replicas
         wall = workload.tokens / tokens_per_s if workload.tokens else None
         gpu_hours, cost, per_million = _price_option(self.price, count, tokens_per_s, wall)
-        notes = list(breakdown.notes)
-        notes.append(f"decode is {timing.decode_bound}-bound at batch {batch}")
+        notes = list(breakdown.note_messages)
+        bound = (
+            "option.decode_compute_bound"
+            if timing.decode_bound == "compute"
+            else "option.decode_memory_bound"
+        )
+        notes.append(msg(bound, batch=batch))
         if workload.tokens_per_second and tokens_per_s < workload.tokens_per_second:
-            notes.append(f"misses the {workload.tokens_per_second:g} tokens/s target")
+            notes.append(msg("option.misses_target", target_tokens_per_s=workload.tokens_per_second))
         self.found.options.append(PlanOption(
             gpu=self.gpu, gpus=count, strategy=Strategy(dp=replicas, tp=tp, pp=pp, micro_batch=batch),
             memory=breakdown, fits=True, step_time_s=timing.tpot_s, tokens_per_s=tokens_per_s, wall_time_s=wall,
@@ -1062,7 +1098,7 @@ class _InferenceSearch:
             workload=workload, precision=workload.precision, nodes=_nodes(count, self.per_node),
             time_breakdown={"ttft_s": timing.ttft_s, "tpot_s": timing.tpot_s}, ttft_s=timing.ttft_s,
             tpot_s=timing.tpot_s, max_concurrent_sequences=max_seqs, batch_per_replica=batch,
-            assumptions=timing.assumptions, notes=tuple(notes),
+            assumptions=timing.assumptions, notes=render_all_en(notes), note_messages=tuple(notes),
         ))  # fmt: skip
 
     def _nothing_fits(self) -> None:
@@ -1071,55 +1107,53 @@ class _InferenceSearch:
         limit = self.constraints.gpus or self.max_gpus
         one = self.memory.total(micro_batch=1, tp=1, pp=1)
         need = self.smallest[0] if self.smallest else one
-        where = f"{limit} x {gpu.name}" if limit > 1 else f"one {gpu.name}"
-        family = f"{workload.precision} inference"
+        where = (
+            msg("where.gpus", gpus=limit, gpu=gpu.name) if limit > 1 else msg("where.one_gpu", gpu=gpu.name)
+        )
+        family = msg("excluded.family.inference", precision=workload.precision)
         if self.short_of_gpus is not None:
             gpus_needed, tp, pp, per_gpu = self.short_of_gpus
-            self.found.excluded.append(
-                Excluded(
-                    family,
-                    f"fits at TP {tp} x PP {pp} ({format_bytes(per_gpu)} per GPU), but the stated users or "
-                    f"tokens/s need {gpus_needed} x {gpu.name}, more than {limit}",
-                )
+            layout = {"tp": tp, "pp": pp, "gpus_needed": gpus_needed, "gpu": gpu.name}
+            reason = msg(
+                "excluded.serving_load_needs_more_gpus", per_gpu_bytes=per_gpu, limit=limit, **layout
             )
+            self.found.excluded.append(Excluded.of(family, reason))
             self.found.advice.append(
-                f"{self.model.name} fits {gpu.name} (TP {tp} x PP {pp}), but serving the stated load needs about "
-                f"{gpus_needed} GPUs: allow more GPUs, lower the target, or quantise (int8/int4 decode reads fewer bytes)."
+                msg("advice.serving_load_needs_more_gpus", model=self.model.name, **layout)
             )
             return
         if need is None:
-            self.found.excluded.append(Excluded(family, f"no tensor/pipeline layout is possible on {where}"))
+            self.found.excluded.append(Excluded.of(family, msg("excluded.no_serving_layout", where=where)))
             return
-        self.found.excluded.append(
-            Excluded(
-                family,
-                f"needs {format_bytes(need)} per GPU at the lightest layout on {where}, has {format_bytes(capacity)}",
-            )
-        )
+        reason = msg("excluded.serving_needs_memory", need_bytes=need, where=where, capacity_bytes=capacity)
+        self.found.excluded.append(Excluded.of(family, reason))
+        self.found.advice.append(msg(
+            "advice.serving_does_not_fit", model=self.model.name, precision=workload.precision, where=where,
+            need_bytes=need, capacity_bytes=capacity, ideas=self._ideas(one),
+        ))  # fmt: skip
+
+    def _ideas(self, one: int | None) -> tuple[Message, ...]:
+        """What would run the model: int4 weights, offloading the weights to CPU RAM, more GPUs (with numbers).
+
+        one: bytes per GPU on a single GPU at batch 1 (None where that layout is impossible)."""
+        gpu, capacity, workload = self.gpu, self.capacity, self.workload
         ideas = []
         if workload.precision not in ("int4",):
             int4 = _Memory(self.model, _replace(workload, precision="int4")).total(micro_batch=1, tp=1, pp=1)
             if int4 is not None:
                 gpus_int4 = _gpus_to_fit(int4, capacity)
-                fits = (
-                    "fits one GPU" if gpus_int4 == 1 else f"needs about {gpus_int4} GPUs with tensor parallel"
-                )
-                ideas.append(
-                    f"int4 weights (GPTQ/AWQ, about 4.25 bits): {format_bytes(int4)} on one GPU, {fits}"
-                )
+                if gpus_int4 == 1:
+                    ideas.append(msg("idea.int4_fits_one_gpu", int4_bytes=int4))
+                else:
+                    ideas.append(msg("idea.int4_needs_gpus", int4_bytes=int4, gpus=gpus_int4))
         if one is not None:
-            ideas.append(
-                f"offload the weights to CPU RAM (accelerate device_map, llama.cpp): runs, but every token streams "
-                f"{format_bytes(one - capacity)} or more over PCIe, about "
-                f"{(one - capacity) / (gpu.pcie_bytes_per_s / 2):.1f} s per token"
-            )
-            ideas.append(
-                f"more GPUs: at least {_gpus_to_fit(one, capacity)} x {gpu.name} with tensor parallel"
-            )
-        self.found.advice.append(
-            f"{self.model.name} in {workload.precision} does not fit {where} ({format_bytes(need)} needed per GPU, "
-            f"{format_bytes(capacity)} available). What would: " + "; ".join(ideas) + "."
-        )
+            streamed = one - capacity
+            ideas.append(msg(
+                "idea.offload_weights", streamed_bytes=streamed,
+                token_time_s=streamed / (gpu.pcie_bytes_per_s / 2),
+            ))  # fmt: skip
+            ideas.append(msg("idea.more_gpus", gpus=_gpus_to_fit(one, capacity), gpu=gpu.name))
+        return tuple(ideas)
 
 
 def _gpus_to_fit(total_bytes: float, capacity: int) -> int:

@@ -5,7 +5,7 @@
 Exit codes: 0 with a report (also when there is no GPU: the CPU is measured and the report says why there is
 no GPU); 2 on bad arguments (one line on stderr); 1 when the probe itself crashed (an "error" event).
 
---progress prints JSON lines on stdout for the GUI (contracts.md):
+--progress prints JSON lines on stdout, the protocol the GUI (desktop/workers.py, ProbeProcess) reads:
     {"event": "start", "devices": [...], "mode": ...}
     {"event": "progress", "stage": ..., "fraction": 0..1, "device": ...}
     {"event": "result", "device": ..., "measurement": {...}}
