@@ -87,23 +87,41 @@ def add_example_probe_runs(context: Any) -> None:
     context.probe_runs_changed.emit()
 
 
-def example_telemetry(gpus: int, seconds: int = 300) -> dict[int, dict[str, np.ndarray]]:
-    """Five minutes of plausible telemetry for a training job (same layout as TelemetrySampler.snapshot())."""
+def example_telemetry(
+    gpus: int,
+    seconds: int = 300,
+    memory_bytes: list[float | None] | None = None,
+    power_limit_w: list[float | None] | None = None,
+) -> dict[int, dict[str, np.ndarray]]:
+    """Five minutes of plausible telemetry for a training job (same layout as TelemetrySampler.snapshot()).
+
+    Scaled to each GPU where its memory (bytes) and power limit (W) are given: the job fills ~85 % of the memory
+    and draws ~75-85 % of the limit (an RTX 4090 never shows 68 GiB used or 600 W); otherwise an 80 GB, 700 W
+    card is assumed.
+    """
     t = np.arange(seconds, dtype=float)
     snapshot = {}
     for gpu in range(gpus):
+        memory = _given(memory_bytes, gpu) or 80 * 2**30
+        limit = _given(power_limit_w, gpu) or 700.0
         phase = gpu * 0.7
         busy = 0.5 + 0.5 * np.tanh((t - 40 - 5 * gpu) / 8)  # the job starts after ~40 s
         wobble = np.sin(t / 9 + phase)
         snapshot[gpu] = {
             "t_s": t,
             "utilization_pct": np.clip(5 + busy * (85 + 6 * wobble), 0, 100),
-            "memory_used_bytes": (2 + busy * (66 + gpu % 3)) * 2**30,
+            "memory_used_bytes": memory * (0.025 + busy * (0.82 + 0.01 * (gpu % 3))),
             "temperature_c": 36 + busy * (28 + 2 * np.sin(t / 30 + phase)),
-            "power_w": 90 + busy * (520 + 60 * wobble),
+            "power_w": limit * (0.13 + busy * (0.67 + 0.06 * wobble)),
             "sm_clock_mhz": 1980 - busy * 150,
         }
     return snapshot
+
+
+def _given(values: list[float | None] | None, position: int) -> float | None:
+    if values is None or position >= len(values) or not values[position]:
+        return None
+    return float(values[position])
 
 
 # Dated reference-style quotes the user might have entered (DOMAIN.md section 6, snapshot 2026-09).
@@ -123,6 +141,13 @@ EXAMPLE_RENTAL_QUOTES = (
     {"provider": "Selectel", "offer": "1x A100 80GB", "gpu": "a100-sxm-80gb", "price_per_gpu_hour": 260.0,
      "currency": "RUB", "kind": "on-demand", "region": "ru-1", "quoted_on": "2026-09-03",
      "source": "example quote (entered by hand)", "note": "example"},
+    # Spot and reserved H100 offers so Rent or buy draws every line; hand-entered examples, not market data.
+    {"provider": "Example cloud", "offer": "8x H100 SXM spot", "gpu": "h100-sxm", "price_per_gpu_hour": 2.10,
+     "currency": "USD", "kind": "spot", "quoted_on": "2026-09-01",
+     "source": "example quote (entered by hand)", "note": "example: spot, may be interrupted"},
+    {"provider": "Example cloud", "offer": "8x H100 SXM, 1-year term", "gpu": "h100-sxm",
+     "price_per_gpu_hour": 2.45, "currency": "USD", "kind": "reserved-1y", "quoted_on": "2026-09-01",
+     "source": "example quote (entered by hand)", "note": "example: 1-year commitment"},
 )  # fmt: skip
 
 EXAMPLE_PURCHASE_QUOTES = (

@@ -16,6 +16,7 @@ from typing import Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from desktop import fmt
+from desktop.messages import render_error
 from desktop.plan_state import PlanInputs
 
 # The GUI asks for more than the table shows so the scaling chart has every GPU count per family.
@@ -196,7 +197,7 @@ def typical_price(
             converted = _convert(quote["price_per_gpu_hour"], quote["currency"], display_currency, rates)
             pairs.append((converted, Money(float(quote["price_per_gpu_hour"]), quote["currency"])))
         except (UserError, KeyError, ValueError) as exc:
-            notes.append(str(exc))
+            notes.append(render_error(exc))
     if not pairs:
         return None
     pairs.sort(key=lambda pair: pair[0].amount)
@@ -224,6 +225,26 @@ def _quote_text(quote: Mapping[str, Any], converted: Any = None) -> str:
     )
 
 
+OFFER_SEPARATOR = "@"  # "h100-sxm@quote:12": one ticked offer of a GPU type planned as a choice of its own
+
+
+def base_gpu_id(gpu_id: str) -> str:
+    """The catalog GPU id behind a planned choice ("h100-sxm@quote:12" -> "h100-sxm")."""
+    return str(gpu_id).split(OFFER_SEPARATOR, 1)[0]
+
+
+def offer_spec(gpu: Any, quote: Mapping[str, Any]) -> Any:
+    """The GPU type as one provider's offer: same figures, its own id and name, so two ticked offers of one GPU
+    type are ranked side by side (each priced at its own quote) instead of the cheaper hiding the other."""
+    import dataclasses
+
+    return dataclasses.replace(
+        gpu,
+        id=f"{gpu.id}{OFFER_SEPARATOR}quote:{quote.get('id')}",
+        name=f"{gpu.name} · {quote.get('provider')}",
+    )
+
+
 def build_plan_call(
     inputs: PlanInputs, catalog: Mapping[str, Any], store: Any, display_currency: str, rates: Any
 ) -> PlanCall:
@@ -241,6 +262,10 @@ def build_plan_call(
     quotes = _quotes(store)
     quotes_by_id = {str(q.get("id")): q for q in quotes}
     extra = tuple(gpu for gpu in catalog.values() if getattr(gpu, "user_defined", False))
+    ticked = [
+        quotes_by_id[k[6:]] for k in inputs.hardware if k.startswith("quote:") and k[6:] in quotes_by_id
+    ]
+    offers_per_gpu = {gpu_id: sum(str(q.get("gpu")) == gpu_id for q in ticked) for gpu_id in catalog}
     for key in inputs.hardware:
         kind, _, ident = key.partition(":")
         if kind == "catalog" and ident in catalog:
@@ -249,7 +274,11 @@ def build_plan_call(
             try:
                 report = store.get_probe_report(int(ident))
             except Exception:
-                notes.append(f"probe run {ident} is no longer in the database")
+                notes.append(
+                    QCoreApplication.translate(
+                        "PlanRequest", "probe run {0} is no longer in the database"
+                    ).format(ident)
+                )
                 continue
             for gpu_id, calib in calibration_from_report(report, extra).items():
                 if gpu_id in catalog:
@@ -260,20 +289,27 @@ def build_plan_call(
             gpu_id = str(quote.get("gpu"))
             if gpu_id not in catalog:
                 continue
-            gpus[gpu_id] = catalog[gpu_id]
+            spec = catalog[gpu_id] if offers_per_gpu[gpu_id] < 2 else offer_spec(catalog[gpu_id], quote)
+            gpu_id = spec.id
+            gpus[gpu_id] = spec
             try:
                 price = _convert(quote["price_per_gpu_hour"], quote["currency"], display_currency, rates)
             except UserError as exc:
-                notes.append(str(exc))
+                notes.append(render_error(exc))
                 continue
             if gpu_id not in chosen_prices or price.amount < chosen_prices[gpu_id][0].amount:
                 chosen_prices[gpu_id] = (price, _quote_text(quote, price))
     if not gpus:
-        raise UserError("choose at least one GPU type under Hardware")
+        raise UserError(
+            QCoreApplication.translate("PlanRequest", "choose at least one GPU type under Hardware")
+        )
+    for gpu_id in gpus:  # a measured run of the GPU type calibrates each of its offers too
+        if base_gpu_id(gpu_id) in calibration:
+            calibration.setdefault(gpu_id, calibration[base_gpu_id(gpu_id)])
     prices, price_sources = {}, {}
     for gpu_id in gpus:
         picked = chosen_prices.get(gpu_id) or typical_price(
-            quotes, gpu_id, ("on-demand",), display_currency, rates, notes
+            quotes, base_gpu_id(gpu_id), ("on-demand",), display_currency, rates, notes
         )
         if picked:
             prices[gpu_id], price_sources[gpu_id] = picked

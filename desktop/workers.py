@@ -47,7 +47,11 @@ def describe_error(exc: BaseException) -> str:
     """One line for a person: a UserError's own message, otherwise the exception type and message."""
     from planner.errors import UserError
 
-    if isinstance(exc, (UserError, OSError)):
+    if isinstance(exc, UserError):
+        from desktop.messages import render_error
+
+        return render_error(exc)  # in the interface language when the planner gave it as a Message
+    if isinstance(exc, OSError):
         return str(exc)
     return f"{type(exc).__name__}: {exc}"
 

@@ -233,7 +233,7 @@ def deepspeed_config(option: Any, inputs: Mapping[str, Any]) -> dict[str, Any]:
     if not is_training(task):
         return {
             "tensor_parallel": {"tp_size": s["tp"]},
-            "dtype": "fp16" if precision == "fp16" else "bf16",
+            "dtype": _DEEPSPEED_INFERENCE_DTYPE.get(precision, "bf16"),
             "replace_with_kernel_inject": False,
             "max_tokens": int(inputs.get("seq_len") or 4096),
         }
@@ -268,17 +268,26 @@ def deepspeed_config(option: Any, inputs: Mapping[str, Any]) -> dict[str, Any]:
     return config
 
 
+# deepspeed.init_inference's dtype names (DtypeEnum in deepspeed/inference/config.py: fp16, fp32, bf16, int8);
+# fp8 and int4 weights are loaded by the serving engine's quantisation, the DeepSpeed dtype stays bf16.
+_DEEPSPEED_INFERENCE_DTYPE = {"fp16": "fp16", "fp32": "fp32", "bf16": "bf16", "int8": "int8"}
+# DeepSpeed's ZeRO defaults written out as integers (its pydantic model declares these fields as int).
+_BUCKET_BYTES = 500_000_000
+
+
 def _zero_section(s: Mapping[str, Any]) -> dict[str, Any]:
     section: dict[str, Any] = {"stage": s["zero"]}
     if s["zero"] >= 1:
-        section.update({"overlap_comm": True, "contiguous_gradients": True, "reduce_bucket_size": 5e8})
+        section.update(
+            {"overlap_comm": True, "contiguous_gradients": True, "reduce_bucket_size": _BUCKET_BYTES}
+        )
     if s["offload"] in ("optimizer", "all") and s["zero"] >= 1:
         section["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
     if s["offload"] == "all" and s["zero"] == 3:
         section["offload_param"] = {"device": "cpu", "pin_memory": True}
     if s["zero"] == 3:
         section.update(
-            {"stage3_gather_16bit_weights_on_model_save": True, "stage3_prefetch_bucket_size": 5e8}
+            {"stage3_gather_16bit_weights_on_model_save": True, "stage3_prefetch_bucket_size": _BUCKET_BYTES}
         )
     return section
 
@@ -491,6 +500,14 @@ def options_csv(result: Any, inputs: Mapping[str, Any]) -> str:
 # ------------------------------------------------------------------------------------------------ report.md
 
 
+def _short_gpu_name(name: str) -> str:
+    """ "NVIDIA H100 SXM5 80GB" -> "H100 SXM5 80GB" for table rows (the chosen option keeps the full name)."""
+    for prefix in ("NVIDIA ", "AMD "):
+        if name.startswith(prefix):
+            return name[len(prefix) :]
+    return name
+
+
 def _one_line_summary(option: Any, inputs: Mapping[str, Any]) -> str:
     gpu = _get(option, "gpu")
     model = inputs.get("model") or "model"
@@ -520,7 +537,8 @@ def report_sections(
     fits = bool(_get(option, "fits", False))
     sections = []
 
-    sections.append(("Inputs", [], [(("Input", "Value"), [(k, _input_text(v)) for k, v in inputs.items()])]))
+    input_rows = [(INPUT_LABELS.get(k, k.replace("_", " ")), _input_text(v)) for k, v in inputs.items()]
+    sections.append(("Inputs", [], [(("Input", "Value"), input_rows)]))
 
     nodes, per_node = nodes_layout(option)
     chosen_rows: list[Sequence[Any]] = [
@@ -560,13 +578,13 @@ def report_sections(
         option_rows.append(
             (
                 rank,
-                _get(_get(other, "gpu"), "name", "?"),
+                _short_gpu_name(str(_get(_get(other, "gpu"), "name", "?"))),
                 int(_get(other, "gpus", 1)),
                 strategy_label(other),
                 "yes" if _get(other, "fits") else "no",
                 _gib(memory_total_bytes(other)),
                 _duration(_get(other, "wall_time_s") if is_training(task) else _get(other, "step_time_s")),
-                _number(_get(other, "gpu_hours"), "GPU-h", 0),
+                _number(_get(other, "gpu_hours"), "", 0),  # the column header names the unit
                 _money_text(_get(other, "cost")),
                 _money_text(_get(other, "cost_per_million_tokens")),
                 _get(other, "confidence", ""),
@@ -644,9 +662,39 @@ def launch_notes(option: Any, inputs: Mapping[str, Any]) -> list[str]:
     return notes
 
 
+# Readable names (with units) for the input keys the desktop app and the CLI pass; other keys are shown as is.
+INPUT_LABELS = {
+    "model": "Model",
+    "task": "Task",
+    "precision": "Precision",
+    "seq_len": "Sequence length (tokens)",
+    "global_batch": "Global batch (sequences)",
+    "tokens": "Tokens to train",
+    "dataset_tokens": "Dataset (tokens per epoch)",
+    "epochs": "Epochs",
+    "tokens_per_second": "Target speed (tokens/s)",
+    "concurrent_users": "Concurrent users",
+    "hardware": "Hardware choices",
+    "gpu": "GPU types",
+    "max_gpus": "At most (GPUs)",
+    "exact_gpus": "Exactly (GPUs)",
+    "budget_amount": "Budget",
+    "deadline_days": "Deadline (days)",
+    "mfu": "MFU override (fraction of peak)",
+    "efficiency": "Bandwidth efficiency override (fraction of peak)",
+    "currency": "Currency",
+    "model_source": "Model source",
+    "price_source": "Price source",
+}
+
+
 def _input_text(value: Any) -> str:
     if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e15:
+            return f"{int(value):,}"  # 2e9 training tokens read as 2,000,000,000, not 2e+09
         return f"{value:,.6g}"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10_000:
+        return f"{value:,}"
     if isinstance(value, (list, tuple)):
         return ", ".join(str(v) for v in value)
     if isinstance(value, Mapping):
@@ -680,52 +728,135 @@ def report_markdown(
 # ------------------------------------------------------------------------------------------------ report.pdf
 
 _PAGE_W, _PAGE_H, _MARGIN = 595.0, 842.0, 48.0  # A4 in points
+_TEXT_W = _PAGE_W - 2 * _MARGIN
+_BOTTOM = _MARGIN + 14.0  # the lowest text line; the footer sits below it
+
+# Glyph widths (1/1000 em) of two of PDF's standard 14 fonts for ASCII 32..126, from Adobe's Core14 AFM files
+# Helvetica.afm and Helvetica-Bold.afm (Helvetica-Oblique has Helvetica's widths). Text is laid out with them,
+# so wrapped lines and table columns end where they are meant to instead of running off the page.
+_HELVETICA = (
+    278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278,
+    556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556,
+    1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778,
+    667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556,
+    333, 556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556,
+    556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584,
+)  # fmt: skip
+_HELVETICA_BOLD = (
+    278, 333, 474, 556, 556, 889, 722, 238, 333, 333, 389, 584, 278, 333, 278, 278,
+    556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 333, 333, 584, 584, 584, 611,
+    975, 722, 722, 722, 722, 667, 611, 778, 722, 278, 556, 722, 611, 833, 722, 778,
+    667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 333, 278, 333, 584, 556,
+    333, 556, 611, 556, 611, 556, 333, 611, 611, 278, 278, 556, 278, 889, 611, 611,
+    611, 611, 389, 556, 333, 611, 556, 778, 556, 556, 500, 389, 280, 389, 584,
+)  # fmt: skip
+# WinAnsi characters beyond ASCII that the report uses (same widths in both fonts); anything else: 556.
+_EXTRA_WIDTHS = {"•": 350, "–": 556, "—": 1000, "×": 584, "·": 278, "…": 1000, "’": 222, "‘": 222, "“": 333,
+                 "”": 333, "°": 400, "±": 584, "µ": 556, "é": 556, "è": 556, "ü": 556, "ö": 556, "ä": 556}  # fmt: skip
+_FONTS = {  # resource name -> (base font, widths)
+    "F1": ("Helvetica", _HELVETICA),
+    "F2": ("Helvetica-Bold", _HELVETICA_BOLD),
+    "F3": ("Helvetica-Oblique", _HELVETICA),
+}
+
+# The standard fonts only have WinAnsi (cp1252) glyphs: common symbols get ASCII stand-ins and Cyrillic is
+# transliterated (a Russian model or plan name stays readable) instead of turning into question marks.
+_SUBSTITUTES = {"≈": "~", "≤": "<=", "≥": ">=", "→": "->", "←": "<-", "−": "-", "≠": "!=", "∞": "inf",
+                "₽": "RUB", "✓": "yes", "✗": "no", "\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2011": "-"}  # fmt: skip
+_CYRILLIC = dict(zip(
+    "абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
+    ["a", "b", "v", "g", "d", "e", "e", "zh", "z", "i", "y", "k", "l", "m", "n", "o", "p", "r", "s", "t",
+     "u", "f", "kh", "ts", "ch", "sh", "shch", "", "y", "", "e", "yu", "ya"],
+    strict=True,
+))  # fmt: skip
+
+
+def pdf_safe(text: str) -> str:
+    """text with every character the standard PDF fonts cannot show replaced by a readable stand-in."""
+    out = []
+    for char in str(text):
+        if char in _SUBSTITUTES:
+            out.append(_SUBSTITUTES[char])
+        elif char.lower() in _CYRILLIC:
+            latin = _CYRILLIC[char.lower()]
+            out.append(latin.capitalize() if char.isupper() else latin)
+        else:
+            try:
+                char.encode("cp1252")
+                out.append(char)
+            except UnicodeEncodeError:
+                out.append("?")
+    return "".join(out)
+
+
+def text_width(text: str, font: str = "F1", size: float = 10.0) -> float:
+    """Width in points of `text` (already pdf_safe) set in one of the report's fonts at `size` points."""
+    widths = _FONTS[font][1]
+    total = 0
+    for char in text:
+        code = ord(char)
+        total += widths[code - 32] if 32 <= code <= 126 else _EXTRA_WIDTHS.get(char, 556)
+    return total * size / 1000.0
 
 
 def _pdf_text(text: str) -> bytes:
-    """A PDF literal string in WinAnsi (cp1252); characters outside it become '?'."""
-    raw = text.encode("cp1252", errors="replace")
+    """A PDF literal string in WinAnsi (cp1252)."""
+    raw = pdf_safe(text).encode("cp1252", errors="replace")
     return b"(" + raw.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)") + b")"
 
 
-def _wrap(text: str, width_chars: int) -> list[str]:
-    words, lines, current = text.split(), [], ""
-    for word in words:
-        while len(word) > width_chars:
+def wrap_text(text: str, width: float, font: str = "F1", size: float = 10.0) -> list[str]:
+    """Greedy word wrap to `width` points; a word longer than a line is split between characters."""
+    lines: list[str] = []
+    current = ""
+    for word in pdf_safe(text).split():
+        while text_width(word, font, size) > width:
             if current:
                 lines.append(current)
                 current = ""
-            lines.append(word[:width_chars])
-            word = word[width_chars:]
-        if len(current) + len(word) + (1 if current else 0) > width_chars:
+            cut = len(word) - 1
+            while cut > 1 and text_width(word[:cut], font, size) > width:
+                cut -= 1
+            lines.append(word[:cut])
+            word = word[cut:]
+        candidate = f"{current} {word}" if current else word
+        if current and text_width(candidate, font, size) > width:
             lines.append(current)
             current = word
         else:
-            current = f"{current} {word}" if current else word
+            current = candidate
     if current:
         lines.append(current)
     return lines or [""]
 
 
-def _text_table(header: Sequence[str], rows: Sequence[Sequence[Any]], width_chars: int) -> list[str]:
-    """A fixed-width table that fits width_chars; the last column wraps when too long."""
-    cells = [[str(c) for c in header]] + [[_input_text(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    fixed = sum(widths[:-1]) + 2 * (len(widths) - 1)
-    widths[-1] = max(12, min(widths[-1], width_chars - fixed))
-    lines = []
-    for index, row in enumerate(cells):
-        last = _wrap(row[-1], widths[-1])
-        head = "  ".join(c.ljust(w)[: max(w, 1)] for c, w in zip(row[:-1], widths[:-1], strict=False))
-        lines.append((head + "  " if head else "") + last[0])
-        lines += [" " * (len(head) + 2) + extra for extra in last[1:]]
-        if index == 0:
-            lines.append("-" * min(width_chars, fixed + widths[-1] + 2))
-    return lines
+def _looks_numeric(cells: Sequence[str]) -> bool:
+    """A column of figures ("68.1 GiB", "2,587.75 USD", "12") is right-aligned so the digits line up."""
+    filled = [c for c in cells if c and c != "n/a"]
+    return bool(filled) and sum(c[:1].isdigit() for c in filled) >= 0.6 * len(filled)
+
+
+def fit_columns(natural: Sequence[float], minimum: Sequence[float], width: float) -> list[float]:
+    """Column widths (points) that fill at most `width`: only the widest columns give way, all down to one common
+    cap (so a long strategy text wraps before a short GPU name does); none goes below its minimum width."""
+    if sum(natural) <= width:
+        return list(natural)
+
+    def widths_at(cap: float) -> list[float]:
+        return [max(low, min(want, cap)) for want, low in zip(natural, minimum, strict=True)]
+
+    low_cap, high_cap = 0.0, max(natural)
+    for _ in range(40):  # bisection on the cap: 40 halvings reach far below a point
+        cap = (low_cap + high_cap) / 2
+        if sum(widths_at(cap)) <= width:
+            low_cap = cap
+        else:
+            high_cap = cap
+    return widths_at(low_cap)
 
 
 class _PdfLayout:
-    """Lays text lines and images onto A4 pages as PDF content streams."""
+    """Lays headings, wrapped paragraphs, bullet lists, ruled tables and images onto A4 pages."""
 
     def __init__(self) -> None:
         self.pages: list[list[bytes]] = [[]]
@@ -733,35 +864,140 @@ class _PdfLayout:
         self.page_images: list[list[str]] = [[]]
         self.y = _PAGE_H - _MARGIN
 
-    def _room(self, height: float) -> None:
-        if self.y - height < _MARGIN:
-            self.pages.append([])
-            self.page_images.append([])
-            self.y = _PAGE_H - _MARGIN
+    # -- primitives ----------------------------------------------------------------------------------------------
+    def new_page(self) -> None:
+        self.pages.append([])
+        self.page_images.append([])
+        self.y = _PAGE_H - _MARGIN
 
-    def line(self, text: str, font: str = "F1", size: float = 9.5, leading: float = 1.3) -> None:
-        self._room(size * leading)
-        self.y -= size * leading
+    def ensure(self, height: float) -> bool:
+        """Start a new page unless `height` points fit above the bottom margin; True when a page was started."""
+        if self.y - height < _BOTTOM:
+            self.new_page()
+            return True
+        return False
+
+    def text(self, x: float, y: float, text: str, font: str = "F1", size: float = 10.0, grey: float = 0.0):
+        colour = f"{grey:.2f} g " if grey else ""
         self.pages[-1].append(
-            f"BT /{font} {size} Tf {_MARGIN} {self.y:.1f} Td ".encode() + _pdf_text(text) + b" Tj ET"
+            f"{colour}BT /{font} {size:g} Tf {x:.1f} {y:.1f} Td ".encode()
+            + _pdf_text(text)
+            + b" Tj ET"
+            + (b" 0 g" if grey else b"")
+        )
+
+    def fill(self, x: float, y: float, w: float, h: float, grey: float) -> None:
+        self.pages[-1].append(f"q {grey:.2f} g {x:.1f} {y:.1f} {w:.1f} {h:.1f} re f Q".encode())
+
+    def rule(self, x1: float, x2: float, y: float, grey: float = 0.6, width: float = 0.5) -> None:
+        self.pages[-1].append(
+            f"q {grey:.2f} G {width:g} w {x1:.1f} {y:.1f} m {x2:.1f} {y:.1f} l S Q".encode()
         )
 
     def gap(self, height: float) -> None:
         self.y -= height
 
-    def image(self, png: bytes) -> bool:
+    # -- blocks --------------------------------------------------------------------------------------------------
+    def heading(self, text: str, size: float = 13.0) -> None:
+        self.ensure(size * 1.6 + 40)  # keep a heading with the first lines under it
+        self.y -= size * 1.25
+        self.text(_MARGIN, self.y, text, "F2", size)
+        self.y -= 4
+        self.rule(_MARGIN, _PAGE_W - _MARGIN, self.y, grey=0.75)
+        self.y -= 5
+
+    def paragraph(self, text: str, font: str = "F1", size: float = 9.5, grey: float = 0.0,
+                  bullet: bool = False) -> None:  # fmt: skip
+        indent = 11.0 if bullet else 0.0
+        leading = size * 1.32
+        for index, line in enumerate(wrap_text(text, _TEXT_W - indent, font, size)):
+            self.ensure(leading)
+            self.y -= leading
+            if bullet and index == 0:
+                self.text(_MARGIN + 2, self.y, "•", font, size, grey)
+            self.text(_MARGIN + indent, self.y, line, font, size, grey)
+        self.y -= 2 if bullet else 3
+
+    def table(self, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        """A ruled table: bold header on grey, zebra rows, wrapped cells, figures right-aligned; the header is
+        repeated at the top of each page the table continues on."""
+        texts = [[pdf_safe(str(c)) for c in header]] + [
+            [pdf_safe(_input_text(c)) for c in row] for row in rows
+        ]
+        columns = list(zip(*texts, strict=True))
+        for size in (8.0, 7.0, 6.5):
+            pad = 3.5 if size >= 8 else 2.5
+            natural = [max(text_width(c, "F2" if i == 0 else "F1", size) for i, c in enumerate(col)) + 2 * pad
+                       for col in columns]  # fmt: skip
+            minimum = [max(min(max((text_width(w, "F1", size) for c in col[1:] for w in c.split()), default=0), 60.0),
+                           max((text_width(w, "F2", size) for w in col[0].split()), default=0)) + 2 * pad
+                       for col in columns]  # fmt: skip
+            widths = fit_columns(natural, minimum, _TEXT_W)
+            if sum(widths) <= _TEXT_W + 0.5:
+                break
+        # Figures line up on the right in tables of many columns; a two-column table (item, value) stays left.
+        numeric = [len(columns) > 2 and _looks_numeric(col[1:]) for col in columns]
+        leading = size * 1.25
+        x_of = [_MARGIN + sum(widths[:i]) for i in range(len(widths))]
+        table_w = sum(widths)
+
+        def draw_row(cells: Sequence[str], index: int) -> None:
+            font = "F2" if index == 0 else "F1"
+            wrapped = [wrap_text(c, w - 2 * pad, font, size) for c, w in zip(cells, widths, strict=True)]
+            height = max(len(lines) for lines in wrapped) * leading + 3
+            if self.ensure(height) and index > 0:
+                draw_row(texts[0], 0)  # the header again on the new page
+            top = self.y
+            if index == 0:
+                self.fill(_MARGIN, top - height, table_w, height, 0.88)
+            elif index % 2 == 0:
+                self.fill(_MARGIN, top - height, table_w, height, 0.96)
+            for column, lines in enumerate(wrapped):
+                for number, line in enumerate(lines):
+                    y = top - (number + 1) * leading + 0.5
+                    x = x_of[column] + pad
+                    if numeric[column] and index > 0:
+                        x = x_of[column] + widths[column] - pad - text_width(line, font, size)
+                    self.text(x, y, line, font, size)
+            self.y = top - height
+            if index == 0:
+                self.rule(_MARGIN, _MARGIN + table_w, self.y, grey=0.45)
+
+        for index, cells in enumerate(texts):
+            draw_row(cells, index)
+        self.rule(_MARGIN, _MARGIN + table_w, self.y, grey=0.45)
+        self.y -= 6
+
+    def image(self, png: bytes, caption: str) -> bool:
         info = _png_info(png)
         if info is None:
             return False
-        scale = min(1.0, (_PAGE_W - 2 * _MARGIN) / info["width"])
+        scale = min(1.0, _TEXT_W / info["width"], 330.0 / info["height"])
         w, h = info["width"] * scale, info["height"] * scale
-        self._room(h + 6)
-        self.y -= h + 6
+        self.ensure(h + 20)
+        self.y -= h + 4
         name = f"Im{len(self.images) + 1}"
         self.images.append((name, png, info))
         self.page_images[-1].append(name)
-        self.pages[-1].append(f"q {w:.1f} 0 0 {h:.1f} {_MARGIN} {self.y:.1f} cm /{name} Do Q".encode())
+        self.pages[-1].append(f"q {w:.1f} 0 0 {h:.1f} {_MARGIN:.1f} {self.y:.1f} cm /{name} Do Q".encode())
+        self.y -= 11
+        self.text(_MARGIN, self.y, caption, "F3", 8.5, grey=0.35)
+        self.y -= 8
         return True
+
+    def footer(self, title: str) -> None:
+        """Page numbers at the foot of every page (added once the page count is known)."""
+        total = len(self.pages)
+        for number, commands in enumerate(self.pages, start=1):
+            label = pdf_safe(f"{title} - page {number} of {total}")
+            x = _PAGE_W - _MARGIN - text_width(label, "F1", 7.5)
+            commands.append(f"q {_MARGIN:.1f} {_MARGIN - 2:.1f} m {_PAGE_W - _MARGIN:.1f} {_MARGIN - 2:.1f} l "
+                            f"0.8 G 0.4 w S Q".encode())  # fmt: skip
+            commands.append(
+                f"0.45 g BT /F1 7.5 Tf {x:.1f} {_MARGIN - 12:.1f} Td ".encode()
+                + _pdf_text(label)
+                + b" Tj ET 0 g"
+            )
 
 
 def _png_info(png: bytes) -> dict[str, Any] | None:
@@ -792,28 +1028,31 @@ def _png_info(png: bytes) -> dict[str, Any] | None:
     return info
 
 
+# Sections whose paragraphs are separate items (shown as bullets) rather than running prose.
+_LIST_SECTIONS = ("Advice", "Launch notes", "Assumptions and sources")
+REPORT_TITLE = "GPU Advisor plan report"
+
+
 def report_pdf(
     result: Any, option: Any, inputs: Mapping[str, Any], chart_pngs: Mapping[str, bytes] | None = None
 ) -> bytes:
-    """report.pdf: the report's sections as text (Helvetica, tables in Courier) plus 8-bit RGB chart PNGs."""
+    """report.pdf: the report's sections (Helvetica; ruled tables; bullet lists) plus 8-bit RGB chart PNGs."""
     layout = _PdfLayout()
-    prose_chars, table_chars = 100, 96  # at 9.5 pt Helvetica / 8 pt Courier across 499 pt of text width
-    layout.line("GPU Advisor plan report", font="F2", size=16, leading=1.6)
-    for text in _wrap(_one_line_summary(option, inputs), prose_chars):
-        layout.line(text)
+    layout.y -= 18
+    layout.text(_MARGIN, layout.y, REPORT_TITLE, "F2", 18)
+    layout.y -= 6
+    layout.paragraph(_one_line_summary(option, inputs), size=10.5, grey=0.25)
     for heading, paragraphs, tables in report_sections(result, option, inputs):
         layout.gap(6)
-        layout.line(heading, font="F2", size=12, leading=1.5)
+        layout.heading(heading)
         for paragraph in paragraphs:
-            for text in _wrap(paragraph, prose_chars):
-                layout.line(text)
+            layout.paragraph(paragraph, bullet=heading in _LIST_SECTIONS)
         for header, rows in tables:
-            for text in _text_table(header, rows, table_chars):
-                layout.line(text, font="F3", size=8)
+            layout.table(header, rows)
         if heading == "Memory per GPU":
             for caption, png in (chart_pngs or {}).items():
-                if layout.image(png):
-                    layout.line(caption, size=8.5)
+                layout.image(png, caption)
+    layout.footer(REPORT_TITLE)
     return _pdf_bytes(layout)
 
 
@@ -828,9 +1067,8 @@ def _pdf_bytes(layout: _PdfLayout) -> bytes:
     catalog_id = add(b"")  # filled once the page tree id is known
     pages_id = add(b"")
     fonts = {
-        "F1": add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"),
-        "F2": add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>"),
-        "F3": add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>"),
+        name: add(f"<< /Type /Font /Subtype /Type1 /BaseFont /{base} /Encoding /WinAnsiEncoding >>".encode())
+        for name, (base, _) in _FONTS.items()
     }
     image_ids = {}
     for name, _, info in layout.images:
@@ -862,7 +1100,7 @@ def _pdf_bytes(layout: _PdfLayout) -> bytes:
     kids = " ".join(f"{p} 0 R" for p in page_ids)
     objects[pages_id - 1] = f"<< /Type /Pages /Kids [{kids}] /Count {len(page_ids)} >>".encode()
     objects[catalog_id - 1] = f"<< /Type /Catalog /Pages {pages_id} 0 R >>".encode()
-    info_id = add(b"<< /Producer (GPU Advisor) /Title (GPU Advisor plan report) >>")
+    info_id = add(b"<< /Producer (GPU Advisor) /Title (" + REPORT_TITLE.encode() + b") >>")
 
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []

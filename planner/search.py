@@ -906,7 +906,10 @@ class _TrainingSearch:
                 reason = msg("excluded.needs_memory", **sizes)
             self.found.excluded.append(Excluded.of(excluded_family_message(family, strategy), reason))
         if self.skipped_pipeline:
-            family = msg("excluded.family.zero_with_pipeline", zero=self.pinned["zero"])
+            if "zero" in self.pinned:
+                family = msg("excluded.family.zero_with_pipeline", zero=self.pinned["zero"])
+            else:  # a pinned offload that needs ZeRO-2/3 left no state a pipeline can run with
+                family = msg("excluded.family.pipeline")
             self.found.excluded.append(Excluded.of(family, msg("excluded.pipeline_needs_zero01")))
         if not self.best and self.constraints.gpus and not self.family_need and not self.skipped_pipeline:
             gpus = self.constraints.gpus
@@ -1090,7 +1093,7 @@ class _InferenceSearch:
         )
         notes.append(msg(bound, batch=batch))
         if workload.tokens_per_second and tokens_per_s < workload.tokens_per_second:
-            notes.append(msg("option.misses_target", target_tokens_per_s=workload.tokens_per_second))
+            notes.append(msg("option.misses_target", target_tokens_per_second=workload.tokens_per_second))
         self.found.options.append(PlanOption(
             gpu=self.gpu, gpus=count, strategy=Strategy(dp=replicas, tp=tp, pp=pp, micro_batch=batch),
             memory=breakdown, fits=True, step_time_s=timing.tpot_s, tokens_per_s=tokens_per_s, wall_time_s=wall,

@@ -5,6 +5,7 @@
     <name>AppContext</name>
     <message>
         <location filename="../../desktop/context.py" line="+214"/>
+        <location filename="../../desktop/quote_pricing.py" line="+73"/>
         <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
         <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
     </message>
@@ -12,7 +13,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="+573"/>
+        <location filename="../../desktop/pages/hardware.py" line="+669"/>
         <source>Compare probe runs</source>
         <translation>Сравнение замеров</translation>
     </message>
@@ -30,12 +31,17 @@
 <context>
     <name>ConstraintsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+617"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+631"/>
         <source>Unchecked: the planner&apos;s default ({0})</source>
         <translation>Флажок снят: значение планировщика по умолчанию ({0})</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+9"/>
+        <source>default</source>
+        <translation>по умолчанию</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>5. Constraints and assumptions</source>
         <translation>5. Ограничения и допущения</translation>
     </message>
@@ -86,7 +92,7 @@
         <translation>дн.</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
         <source>Model FLOPs utilisation: the share of the GPUs&apos; dense peak a training step reaches.</source>
         <translation>Утилизация FLOPS модели (MFU): доля пиковой плотной производительности GPU, которую достигает шаг обучения.</translation>
     </message>
@@ -104,6 +110,11 @@
         <location line="+1"/>
         <source>cheapest</source>
         <translation>сначала дешёвые</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Training: fastest run or lowest cost. Serving: lowest latency per token, or the fewest GPU-hours (cost) per token that still meets the target speed and users.</source>
+        <translation>Обучение: самый быстрый прогон или самая низкая стоимость. Инференс: наименьшая задержка на токен или наименьшее число GPU-часов (стоимость) на токен при заданной скорости и числе пользователей.</translation>
     </message>
 </context>
 <context>
@@ -150,6 +161,11 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>ECC</source>
+        <translation>ECC</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Temp.</source>
         <translation>Темп.</translation>
     </message>
@@ -162,17 +178,18 @@
 <context>
     <name>HardwarePage</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="-356"/>
+        <location filename="../../desktop/pages/hardware.py" line="-413"/>
         <source>Hardware</source>
         <translation>Оборудование</translation>
     </message>
     <message>
         <location line="+3"/>
+        <location line="+18"/>
         <source>Import probe report…</source>
         <translation>Импорт отчёта замера…</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-17"/>
         <source>Add a report made by gpu-probe on another machine</source>
         <translation>Добавить отчёт, снятый gpu-probe на другой машине</translation>
     </message>
@@ -227,7 +244,7 @@
         <translation>Замеры этой машины и импортированные отчёты. Выберите два, чтобы сравнить.</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+21"/>
         <source>The probe runs in a separate process; the window stays responsive.</source>
         <translation>Замер идёт в отдельном процессе; окно не блокируется.</translation>
     </message>
@@ -237,33 +254,28 @@
         <translation>Пример замера (не измерение этой машины)</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+50"/>
         <source>Reading the GPUs through NVML…</source>
         <translation>Чтение GPU через NVML…</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <location line="+4"/>
         <source>n/a</source>
         <translation>н/д</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>NVIDIA GPUs: {0} · driver {1} · CUDA {2}</source>
         <translation>GPU NVIDIA: {0} · драйвер {1} · CUDA {2}</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>CPU only: {0}</source>
         <translation>Только CPU: {0}</translation>
     </message>
     <message>
-        <location line="+6"/>
-        <source>&lt;b&gt;No NVIDIA GPU&lt;/b&gt;: {0}.&lt;br&gt;The probe can still measure the CPU, and you can import a report made by gpu-probe on another machine (Import probe report…) to plan with its numbers.</source>
-        <translation>&lt;b&gt;Нет GPU NVIDIA&lt;/b&gt;: {0}.&lt;br&gt;Замер всё равно может измерить CPU, а отчёт, снятый gpu-probe на другой машине, можно импортировать (Импорт отчёта замера…) и планировать по его цифрам.</translation>
-    </message>
-    <message>
-        <location line="+11"/>
+        <location line="+31"/>
         <source>Live telemetry needs an NVIDIA GPU; there is none to sample here.</source>
         <translation>Для телеметрии нужен GPU NVIDIA; здесь опрашивать нечего.</translation>
     </message>
@@ -273,12 +285,42 @@
         <translation>Опрос раз в секунду; показаны последние пять минут.</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="-135"/>
+        <source>Measure the CPU</source>
+        <translation>Измерить CPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Run the quick probe on this machine&apos;s CPU</source>
+        <translation>Запустить быстрый замер CPU этой машины</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>&lt;p style=&apos;font-size:large&apos;&gt;&lt;b&gt;No GPU to watch&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Utilisation, memory, temperature and power are read from NVIDIA GPUs through the driver (NVML), once a second. This machine has none that NVML can see.&lt;/p&gt;</source>
+        <translation>&lt;p style=&apos;font-size:large&apos;&gt;&lt;b&gt;Нет GPU для наблюдения&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Загрузка, память, температура и мощность считываются с GPU NVIDIA через драйвер (NVML) раз в секунду. На этой машине NVML не видит ни одного GPU.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location line="+95"/>
+        <source>{0} ({1} lost)</source>
+        <translation>{0} (потеряно: {1})</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>&lt;b&gt;No NVIDIA GPU&lt;/b&gt;: {0}.&lt;br&gt;The probe can still measure this machine&apos;s CPU (Measure the CPU), and you can import a report made by gpu-probe on another machine (Import probe report…) to plan with its numbers.</source>
+        <translation>&lt;b&gt;Нет GPU NVIDIA&lt;/b&gt;: {0}.&lt;br&gt;Замер всё равно может измерить CPU этой машины (Измерить CPU), а отчёт, снятый gpu-probe на другой машине, можно импортировать (Импорт отчёта замера…) и планировать по его цифрам.</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>&lt;b&gt;No NVIDIA GPU&lt;/b&gt;: {0}.&lt;br&gt;The probe cannot run in this installation (the Probe tab says why), so import a report made by gpu-probe on another machine (Import probe report…) to plan with its numbers.</source>
+        <translation>&lt;b&gt;Нет GPU NVIDIA&lt;/b&gt;: {0}.&lt;br&gt;В этой установке замер запустить нельзя (почему — сказано на вкладке «Замер»), поэтому импортируйте отчёт, снятый gpu-probe на другой машине (Импорт отчёта замера…), и планируйте по его цифрам.</translation>
+    </message>
+    <message>
+        <location line="+70"/>
         <source>Lost during sampling (the others continue): {0}</source>
         <translation>Потеряны при опросе (остальные опрашиваются дальше): {0}</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+32"/>
         <source>Starting the probe…</source>
         <translation>Запуск замера…</translation>
     </message>
@@ -375,7 +417,7 @@
 <context>
     <name>HardwarePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-190"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-207"/>
         <source>4. Hardware</source>
         <translation>4. Оборудование</translation>
     </message>
@@ -413,7 +455,7 @@
 <context>
     <name>ImportPreviewDialog</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="+776"/>
+        <location filename="../../desktop/pages/quotes.py" line="+836"/>
         <source>Import preview</source>
         <translation>Предпросмотр импорта</translation>
     </message>
@@ -468,18 +510,18 @@
     </message>
     <message>
         <location line="+1"/>
-        <source>Import quotes CSV…</source>
-        <translation>Импорт котировок из CSV…</translation>
+        <source>&amp;Import quotes CSV…</source>
+        <translation>&amp;Импорт котировок из CSV…</translation>
     </message>
     <message>
         <location line="+1"/>
-        <source>Import probe report…</source>
-        <translation>Импорт отчёта замера…</translation>
+        <source>Import &amp;probe report…</source>
+        <translation>Импорт отчёта &amp;замера…</translation>
     </message>
     <message>
         <location line="+1"/>
-        <source>Export quotes CSV…</source>
-        <translation>Экспорт котировок в CSV…</translation>
+        <source>&amp;Export quotes CSV…</source>
+        <translation>&amp;Экспорт котировок в CSV…</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -715,7 +757,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>объём {0}</translation>
     </message>
     <message>
-        <location line="+53"/>
+        <location line="+55"/>
         <source>hours</source>
         <translation>часы</translation>
     </message>
@@ -735,22 +777,37 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>минуты</translation>
     </message>
     <message>
+        <location line="+1"/>
+        <source>milliseconds</source>
+        <translation>миллисекунды</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Time per output token</source>
+        <translation>Время на выходной токен</translation>
+    </message>
+    <message>
         <location line="+2"/>
         <source>Time</source>
         <translation>Время</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+4"/>
+        <source>Cost per 1M tokens</source>
+        <translation>Цена за 1 млн токенов</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Cost</source>
         <translation>Стоимость</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
         <source>GPUs</source>
         <translation>число GPU</translation>
     </message>
     <message>
-        <location line="+97"/>
+        <location line="+98"/>
         <source>selected option</source>
         <translation>выбранный вариант</translation>
     </message>
@@ -758,62 +815,93 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>PlanOptionsModel</name>
     <message>
-        <location filename="../../desktop/qmodels/plan_options.py" line="+29"/>
+        <location filename="../../desktop/qmodels/plan_options.py" line="+30"/>
+        <location line="+14"/>
         <source>#</source>
         <translation>№</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>GPU</source>
-        <translation>GPU</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Count</source>
-        <translation>Кол-во</translation>
-    </message>
-    <message>
-        <location line="+1"/>
+        <location line="-12"/>
+        <location line="+14"/>
         <source>Strategy</source>
         <translation>Стратегия</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-13"/>
+        <location line="+14"/>
         <source>Fits</source>
         <translation>Помещается</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>Memory/GPU</source>
-        <translation>Память/GPU</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Time</source>
-        <translation>Время</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>GPU-hours</source>
-        <translation>GPU-часы</translation>
-    </message>
-    <message>
-        <location line="+1"/>
+        <location line="-10"/>
         <source>Cost</source>
         <translation>Стоимость</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>Cost/1M tokens</source>
-        <translation>Цена/1 млн токенов</translation>
+        <location line="-6"/>
+        <location line="+14"/>
+        <source>GPUs</source>
+        <translation>Число GPU</translation>
+    </message>
+    <message>
+        <location line="-11"/>
+        <location line="+14"/>
+        <source>Memory
+per GPU</source>
+        <translation>Память
+на GPU</translation>
+    </message>
+    <message>
+        <location line="-13"/>
+        <source>Run
+time</source>
+        <translation>Время
+работы</translation>
     </message>
     <message>
         <location line="+1"/>
+        <source>GPU-
+hours</source>
+        <translation>GPU-
+часы</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+14"/>
+        <source>Cost per
+1M tokens</source>
+        <translation>Цена за
+1 млн токенов</translation>
+    </message>
+    <message>
+        <location line="-13"/>
+        <location line="+14"/>
         <source>Confidence</source>
         <translation>Достоверность</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-2"/>
+        <source>Tokens/s
+(all users)</source>
+        <translation>Токенов/с
+(все пользователи)</translation>
+    </message>
+    <message>
+        <location line="-2"/>
+        <source>First
+token</source>
+        <translation>Первый
+токен</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Per
+token</source>
+        <translation>На
+токен</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>measured</source>
         <translation>измерено</translation>
     </message>
@@ -880,12 +968,18 @@ GPU Advisor работает с временной базой; всё, что в
     </message>
     <message>
         <location line="+1"/>
-        <location line="+16"/>
+        <location line="+15"/>
+        <location line="+25"/>
         <source>single GPU</source>
         <translation>один GPU</translation>
     </message>
     <message>
-        <location line="-4"/>
+        <location line="-30"/>
+        <source>{0} replicas</source>
+        <translation>реплик: {0}</translation>
+    </message>
+    <message>
+        <location line="+26"/>
         <source>model parallel</source>
         <translation>параллелизм модели</translation>
     </message>
@@ -895,17 +989,12 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>выгрузка</translation>
     </message>
     <message>
-        <location line="+57"/>
-        <source>Run time</source>
-        <translation>Время работы</translation>
+        <location line="+101"/>
+        <source>{0} × {1}</source>
+        <translation>{0} × {1}</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>Step time</source>
-        <translation>Время шага</translation>
-    </message>
-    <message>
-        <location line="+38"/>
+        <location line="+15"/>
         <source>yes</source>
         <translation>да</translation>
     </message>
@@ -915,12 +1004,17 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>нет</translation>
     </message>
     <message>
-        <location line="+9"/>
-        <source>{0} GPU-h</source>
-        <translation>{0} GPU-ч</translation>
+        <location line="+51"/>
+        <source>Time to first token (TTFT): the prompt&apos;s prefill before the first output token</source>
+        <translation>Время до первого токена (TTFT): обработка промпта до первого выходного токена</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+5"/>
+        <source>Time per output token (TPOT) while decoding: the pace each user sees</source>
+        <translation>Время на выходной токен (TPOT) при декодировании: с такой скоростью ответ видит каждый пользователь</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>{0} of {1} per GPU</source>
         <translation>{0} из {1} на GPU</translation>
     </message>
@@ -933,7 +1027,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+292"/>
+        <location filename="../../desktop/pages/plan.py" line="+319"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
@@ -988,22 +1082,13 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>Записать report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh и options.csv</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <source>&lt; Back</source>
-        <translation>&lt; Назад</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Next &gt;</source>
-        <translation>Далее &gt;</translation>
-    </message>
-    <message>
-        <location line="+29"/>
+        <location line="+55"/>
+        <location line="+13"/>
         <source>Step {0} of {1}</source>
         <translation>Шаг {0} из {1}</translation>
     </message>
     <message>
-        <location line="+92"/>
+        <location line="+95"/>
         <source>{0}: {1} billion parameters</source>
         <translation>{0}: {1} млрд параметров</translation>
     </message>
@@ -1023,7 +1108,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>Спланировать нельзя: {0}</translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+44"/>
         <location line="+1"/>
         <source>best layout</source>
         <translation>лучшая схема</translation>
@@ -1064,12 +1149,87 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>завершится за {0}</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>{0} tokens/s, {1} per token</source>
-        <translation>{0} токенов/с, {1} на токен</translation>
+        <location line="+32"/>
+        <source>{0} over the budget of {1} (the cheapest of them costs {2} on {3} × {4})</source>
+        <translation>дороже бюджета {1} — {0} шт. (самый дешёвый из них стоит {2} на {3} × {4})</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+7"/>
+        <source>the budget cannot check {0} without a price</source>
+        <translation>без цены бюджет не проверить — {0} шт.</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>{0} past the deadline of {1} (the fastest of them takes {2} on {3} × {4})</source>
+        <translation>не укладываются в срок {1} — {0} шт. (самый быстрый из них займёт {2} на {3} × {4})</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Options hidden by your limits: {0}.</source>
+        <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
+    </message>
+    <message>
+        <location line="-331"/>
+        <source>&lt; &amp;Back</source>
+        <translation>&lt; &amp;Назад</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Previous question (Alt+B)</source>
+        <translation>Предыдущий вопрос (Alt+Н)</translation>
+    </message>
+    <message>
+        <location line="+45"/>
+        <source>See the &amp;advice</source>
+        <translation>&amp;К советам</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>&amp;Next &gt;</source>
+        <translation>&amp;Далее &gt;</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The options, charts and advice are on the right (Alt+A)</source>
+        <translation>Варианты, графики и советы — справа (Alt+К)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Next question (Alt+N)</source>
+        <translation>Следующий вопрос (Alt+Д)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>What will the model do: serve users, or train (from scratch, fully, or with adapters)?</source>
+        <translation>Что будет делать модель: обслуживать пользователей или обучаться (с нуля, полностью или с адаптерами)?</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Which model? Pick a preset, give a size in billions of parameters, or open its config.</source>
+        <translation>Какая модель? Выберите пресет, укажите размер в миллиардах параметров или откройте её конфигурацию.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>How long are the sequences and how large the batch? How much to train, or how fast to serve?</source>
+        <translation>Какой длины последовательности и какой размер батча? Сколько обучать или с какой скоростью обслуживать?</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Which GPUs may it run on? Measured machines, catalog GPUs or offers you have quotes for.</source>
+        <translation>На каких GPU можно запускать? Измеренные машины, GPU из каталога или предложения, на которые у вас есть котировки.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Any limits: GPU count, budget, deadline? The results on the right follow every answer.</source>
+        <translation>Есть ли ограничения: число GPU, бюджет, срок? Результаты справа обновляются после каждого ответа.</translation>
+    </message>
+    <message>
+        <location line="+218"/>
+        <source>{0} tokens/s for {1} users, first token after {2}, then {3} per token</source>
+        <translation>{0} токенов/с на {1} польз., первый токен через {2}, затем {3} на токен</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>costs {0}</source>
         <translation>стоимость {0}</translation>
     </message>
@@ -1089,7 +1249,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>помещается</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+47"/>
         <source>Price for {0}: {1}</source>
         <translation>Цена для {0}: {1}</translation>
     </message>
@@ -1099,7 +1259,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>Ничего не исключено.</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+8"/>
         <location line="+8"/>
         <location line="+94"/>
         <location line="+3"/>
@@ -1133,7 +1293,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>Сохранить их перед закрытием?</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+50"/>
         <source>Memory per GPU of the chosen option</source>
         <translation>Память на GPU для выбранного варианта</translation>
     </message>
@@ -1143,7 +1303,12 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>Время и стоимость в зависимости от числа GPU</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+12"/>
+        <source>no option that fits is selected: change the inputs until one fits, then export it</source>
+        <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>Export the selected option to a folder</source>
         <translation>Экспортировать выбранный вариант в папку</translation>
     </message>
@@ -1167,7 +1332,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_request.py" line="+88"/>
+        <location filename="../../desktop/plan_request.py" line="+89"/>
         <source>run</source>
         <translation>замер</translation>
     </message>
@@ -1209,11 +1374,410 @@ GPU Advisor работает с временной базой; всё, что в
         <source>{0} · {1} · {2}/GPU-h · {3}</source>
         <translation>{0} · {1} · {2}/GPU-ч · {3}</translation>
     </message>
+    <message>
+        <location line="+120"/>
+        <source>probe run {0} is no longer in the database</source>
+        <translation>замера {0} больше нет в базе данных</translation>
+    </message>
+    <message>
+        <location line="+26"/>
+        <source>choose at least one GPU type under Hardware</source>
+        <translation>выберите хотя бы один тип GPU в разделе «Оборудование»</translation>
+    </message>
+</context>
+<context>
+    <name>PlannerMessages</name>
+    <message>
+        <location filename="../../desktop/messages.py" line="+31"/>
+        <source>DDP</source>
+        <translation>DDP</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ZeRO-{zero}</source>
+        <translation>ZeRO-{zero}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ZeRO-3/FSDP</source>
+        <translation>ZeRO-3/FSDP</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{family} + optimizer offload</source>
+        <translation>{family} + выгрузка оптимизатора</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{family} + all offload</source>
+        <translation>{family} + выгрузка всего</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{family} without tensor/pipeline parallel</source>
+        <translation>{family} без тензорного и конвейерного параллелизма</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>tensor/pipeline parallel</source>
+        <translation>тензорный/конвейерный параллелизм</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ZeRO-{zero} + pipeline parallel</source>
+        <translation>ZeRO-{zero} + конвейерный параллелизм</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>pipeline parallel</source>
+        <translation>конвейерный параллелизм</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+41"/>
+        <source>{gpus} GPUs</source>
+        <translation>{gpus} GPU</translation>
+    </message>
+    <message>
+        <location line="-40"/>
+        <source>{precision} inference</source>
+        <translation>инференс в {precision}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{precision} on {gpu_id}</source>
+        <translation>{precision} на {gpu_id}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>needs {need_bytes} per GPU, has {capacity_bytes} on {gpu}</source>
+        <translation>нужно {need_bytes} на GPU, а у {gpu} только {capacity_bytes}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>needs {need_bytes} per GPU ({strategy}, {gpus} GPUs), has {capacity_bytes} on {gpu}</source>
+        <translation>нужно {need_bytes} на GPU ({strategy}, {gpus} GPU), а у {gpu} только {capacity_bytes}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>not searched: pipeline parallel runs with ZeRO stage 0 or 1 only (DeepSpeed&apos;s pipeline engine: &quot;ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism&quot;; Megatron-LM&apos;s distributed optimizer is ZeRO-1); pin ZeRO 0/1 to use a pipeline, or PP 1 to keep ZeRO-2/3</source>
+        <translation>не перебиралось: конвейерный параллелизм работает только со стадиями ZeRO 0 и 1 (конвейерный движок DeepSpeed: «ZeRO-2 и ZeRO-3 несовместимы с конвейерным параллелизмом»; распределённый оптимизатор Megatron-LM — это ZeRO-1); закрепите ZeRO 0/1, чтобы использовать конвейер, или PP 1, чтобы остаться на ZeRO-2/3</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>no tp x pp x dp layout divides {gpus} GPUs for {model} (tp must divide {heads} heads, dp at most the global batch)</source>
+        <translation>{gpus} GPU нельзя разложить как tp × pp × dp для {model} (tp должен делить число голов внимания, {heads}, а dp — не больше глобального батча)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>fits at TP {tp} x PP {pp} ({per_gpu_bytes} per GPU), but the stated users or tokens/s need {gpus_needed} x {gpu}, more than {limit}</source>
+        <translation>помещается при TP {tp} × PP {pp} ({per_gpu_bytes} на GPU), но для заданного числа пользователей или токенов/с нужно {gpus_needed} × {gpu} — больше, чем {limit}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>no tensor/pipeline layout is possible on {where}</source>
+        <translation>на {where} невозможна ни одна раскладка тензорного/конвейерного параллелизма</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>needs {need_bytes} per GPU at the lightest layout on {where}, has {capacity_bytes}</source>
+        <translation>даже при самой лёгкой раскладке на {where} нужно {need_bytes} на GPU, а есть только {capacity_bytes}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{gpu} (compute capability {capability}) cannot run {precision}: it needs compute capability {needed_capability} or newer</source>
+        <translation>{gpu} (compute capability {capability}) не поддерживает {precision}: нужна compute capability {needed_capability} или новее</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{gpu} has no {precision} support</source>
+        <translation>{gpu} не поддерживает {precision}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{gpus} x {gpu}</source>
+        <translation>{gpus} × {gpu}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>one {gpu}</source>
+        <translation>одном {gpu}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>up to {gpus} GPUs</source>
+        <translation>не более {gpus} GPU</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Plain data parallel (DDP) cannot work on {gpu}: the model states alone are {state_bytes} per GPU against {capacity_bytes}; they need sharding, e.g. {hint} (the fastest option uses {strategy}).</source>
+        <translation>Обычный параллелизм по данным (DDP) на {gpu} не сработает: одни только состояния модели занимают {state_bytes} на GPU при {capacity_bytes} памяти; их нужно шардировать, например {hint} (самый быстрый вариант: {strategy}).</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try more GPUs, ZeRO-3 with CPU offload, LoRA or QLoRA instead of full training, a shorter sequence, or a GPU with more memory.</source>
+        <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте больше GPU, ZeRO-3 с выгрузкой на CPU, LoRA или QLoRA вместо полного обучения, более короткую последовательность или GPU с большим объёмом памяти.</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each): the lightest layout ({strategy}) still needs {need_bytes} per GPU. Try more GPUs, ZeRO-3 with CPU offload, LoRA or QLoRA instead of full training, a shorter sequence, or a GPU with more memory.</source>
+        <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом); даже самой лёгкой раскладке ({strategy}) нужно {need_bytes} на GPU. Попробуйте больше GPU, ZeRO-3 с выгрузкой на CPU, LoRA или QLoRA вместо полного обучения, более короткую последовательность или GPU с большим объёмом памяти.</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>{model} fits {gpu} (TP {tp} x PP {pp}), but serving the stated load needs about {gpus_needed} GPUs: allow more GPUs, lower the target, or quantise (int8/int4 decode reads fewer bytes).</source>
+        <translation>{model} помещается на {gpu} (TP {tp} × PP {pp}), но для заданной нагрузки нужно около {gpus_needed} GPU: разрешите больше GPU, снизьте цель или квантуйте модель (при декодировании в int8/int4 читается меньше байтов).</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{model} in {precision} does not fit {where} ({need_bytes} needed per GPU, {capacity_bytes} available). What would: {ideas}.</source>
+        <translation>{model} в {precision} не помещается на {where} (нужно {need_bytes} на GPU, доступно {capacity_bytes}). Что поможет: {ideas}.</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>int4 weights (GPTQ/AWQ, about 4.25 bits): {int4_bytes} on one GPU, fits one GPU</source>
+        <translation>веса в int4 (GPTQ/AWQ, около 4,25 бита): {int4_bytes} на одном GPU — помещается на один GPU</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>int4 weights (GPTQ/AWQ, about 4.25 bits): {int4_bytes} on one GPU, needs about {gpus} GPUs with tensor parallel</source>
+        <translation>веса в int4 (GPTQ/AWQ, около 4,25 бита): {int4_bytes} на одном GPU — нужно около {gpus} GPU с тензорным параллелизмом</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>offload the weights to CPU RAM (accelerate device_map, llama.cpp): runs, but every token streams {streamed_bytes} or more over PCIe, about {token_time_s} per token</source>
+        <translation>выгрузка весов в ОЗУ (device_map в accelerate, llama.cpp): заработает, но на каждый токен по PCIe придётся передавать не меньше {streamed_bytes}, около {token_time_s} на токен</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>more GPUs: at least {gpus} x {gpu} with tensor parallel</source>
+        <translation>больше GPU: не меньше {gpus} × {gpu} с тензорным параллелизмом</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No option meets the deadline and budget.{sentences}</source>
+        <translation>Ни один вариант не укладывается в срок и бюджет.{sentences}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fastest: {wall_time_s} on {gpus} x {gpu}.</source>
+        <translation>Быстрее всего: {wall_time_s} на {gpus} × {gpu}.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cheapest: {cost} on {gpus} x {gpu}.</source>
+        <translation>Дешевле всего: {cost} на {gpus} × {gpu}.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>global batch {effective_batch} sequences (dp {dp} x micro-batch {micro_batch} x {accumulation_steps} accumulation steps), not {global_batch}</source>
+        <translation>глобальный батч — {effective_batch} посл. (dp {dp} × микробатч {micro_batch} × {accumulation_steps} шагов накопления градиента), а не {global_batch}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>decode is memory bandwidth-bound at batch {batch}</source>
+        <translation>при батче {batch} декодирование упирается в пропускную способность памяти</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>decode is compute-bound at batch {batch}</source>
+        <translation>при батче {batch} декодирование упирается в вычисления</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>misses the {target_tokens_per_second} tokens/s target</source>
+        <translation>не достигает цели в {target_tokens_per_second} токенов/с</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks</source>
+        <translation>tp {tp} больше числа голов KV ({kv_heads}): каждая голова KV повторяется на {replicas} рангах</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>sequence length {seq_len} exceeds {model}&apos;s context of {context} tokens</source>
+        <translation>длина последовательности {seq_len} больше контекста {model} ({context} токенов)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>QLoRA keeps the base in NF4 and computes in bf16; precision {precision} is not used</source>
+        <translation>QLoRA хранит базовую модель в NF4 и считает в bf16; точность {precision} не используется</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>ZeRO stage {zero} with dp 1 shards nothing: there is only one data-parallel rank</source>
+        <translation>стадия ZeRO {zero} при dp 1 ничего не шардирует: ранг параллелизма по данным всего один</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>ZeRO-{zero} with pipeline parallel: DeepSpeed&apos;s pipeline engine accepts ZeRO stage 0 or 1 only, and TorchTitan&apos;s FSDP keeps each stage&apos;s parameters whole between forward and backward under PP; these figures assume full ZeRO-{zero} sharding</source>
+        <translation>ZeRO-{zero} с конвейерным параллелизмом: конвейерный движок DeepSpeed принимает только стадии ZeRO 0 и 1, а FSDP в TorchTitan при PP держит параметры каждой стадии целиком между прямым и обратным проходом; эти цифры предполагают полное шардирование ZeRO-{zero}</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>KV-cache precision only matters for inference</source>
+        <translation>точность кэша KV важна только для инференса</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>ZeRO stages shard training state; ignored for inference</source>
+        <translation>стадии ZeRO шардируют состояние обучения; для инференса не учитываются</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>inference has no optimizer state to offload</source>
+        <translation>при инференсе нет состояний оптимизатора, которые можно выгрузить</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>activation recompute only matters for training</source>
+        <translation>пересчёт активаций важен только для обучения</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>sequence parallel has no effect without tensor parallel</source>
+        <translation>параллелизм по последовательности без тензорного параллелизма ничего не даёт</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>selective recompute saves nothing more with flash attention (no score matrix is stored)</source>
+        <translation>выборочный пересчёт активаций с FlashAttention ничего больше не экономит (матрица оценок внимания не хранится)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>in-flight micro-batches only apply to pipeline parallel; with pp 1 one micro-batch is live</source>
+        <translation>одновременно обрабатываемые микробатчи бывают только при конвейерном параллелизме; при pp 1 в работе один микробатч</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>figures are for the first pipeline stage (stage {stage} of {stages}), the fullest</source>
+        <translation>цифры даны для первой стадии конвейера (стадия {stage} из {stages}) — самой заполненной</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>figures are for the last pipeline stage (stage {stage} of {stages}), the fullest</source>
+        <translation>цифры даны для последней стадии конвейера (стадия {stage} из {stages}) — самой заполненной</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>offload needs {host_bytes} of CPU RAM per GPU (optimizer offloaded to the host)</source>
+        <translation>для выгрузки нужно {host_bytes} ОЗУ на каждый GPU (на хост выгружены состояния оптимизатора)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>offload needs {host_bytes} of CPU RAM per GPU (all offloaded to the host)</source>
+        <translation>для выгрузки нужно {host_bytes} ОЗУ на каждый GPU (на хост выгружено всё)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>DeepSeek-V3 counted without its 14B multi-token-prediction module (671B main model)</source>
+        <translation>DeepSeek-V3 посчитана без модуля предсказания нескольких токенов (14 млрд параметров; основная модель — 671 млрд)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>sliding-window layers could keep a shorter KV cache; counted here at full length</source>
+        <translation>слоям со скользящим окном хватило бы более короткого кэша KV; здесь он посчитан на полную длину</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>unknown task {task}; choose one of: {choices}</source>
+        <translation>неизвестная задача {task}; выберите одну из: {choices}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>sequence length and batch must be at least 1</source>
+        <translation>длина последовательности и батч должны быть не меньше 1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the number of tokens must be positive</source>
+        <translation>число токенов должно быть больше нуля</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the tokens-per-second target must be positive</source>
+        <translation>целевая скорость (токенов/с) должна быть больше нуля</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>concurrent users must be at least 1</source>
+        <translation>одновременных пользователей должно быть не меньше 1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the output length ({output_len}) must be shorter than the sequence length ({seq_len})</source>
+        <translation>длина ответа ({output_len}) должна быть меньше длины последовательности ({seq_len})</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the number of GPUs must be at least 1</source>
+        <translation>число GPU должно быть не меньше 1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the maximum number of GPUs must be at least 1</source>
+        <translation>максимальное число GPU должно быть не меньше 1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the deadline must be positive</source>
+        <translation>срок должен быть больше нуля</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot pin {fields}; pin one of: {choices}</source>
+        <translation>нельзя закрепить {fields}; закрепить можно: {choices}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>rank by one of: {choices}; got {rank_by}</source>
+        <translation>сортировать можно по: {choices}; получено {rank_by}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>--top must be at least 1</source>
+        <translation>--top должен быть не меньше 1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>choose at least one GPU type</source>
+        <translation>выберите хотя бы один тип GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the budget is in {budget_currency} but prices are in {price_currency}; convert first</source>
+        <translation>бюджет задан в {budget_currency}, а цены — в {price_currency}; сначала пересчитайте в одну валюту</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>no model given: name a preset, a size such as 7b, a config.json or a model folder</source>
+        <translation>модель не задана: укажите пресет, размер (например, 7b), config.json или папку модели</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>no such file or folder: {path}</source>
+        <translation>нет такого файла или папки: {path}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no such file or folder: {path} (a Hugging Face model id? GPU Advisor works offline: download its config.json and give its path)</source>
+        <translation>нет такого файла или папки: {path} (это идентификатор модели на Hugging Face? GPU Advisor работает без сети: скачайте её config.json и укажите путь к нему)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>unknown model {text}: not a preset ({presets}), a size such as 7b, a config.json or a model folder</source>
+        <translation>неизвестная модель {text}: это не пресет ({presets}), не размер (например, 7b), не config.json и не папка модели</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>no exchange rate for {source}-&gt;{target}; set one in Settings</source>
+        <translation>нет курса {source} → {target}: задайте его в «Настройках» (Курсы валют)</translation>
+    </message>
 </context>
 <context>
     <name>PriceChart</name>
     <message>
-        <location filename="../../desktop/charts/price_chart.py" line="+67"/>
+        <location filename="../../desktop/charts/price_chart.py" line="+68"/>
         <source>your quotes</source>
         <translation>ваши котировки</translation>
     </message>
@@ -1231,6 +1795,11 @@ GPU Advisor работает с временной базой; всё, что в
         <location line="+4"/>
         <source> — {0} without an exchange rate left out</source>
         <translation> — без курса валюты пропущено: {0}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source> — {0} quotes, busy GPU models drawn as price quantiles</source>
+        <translation> — котировок: {0}; для моделей GPU с множеством котировок показаны квантили цены</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -1408,7 +1977,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>Добавить котировки: {0}</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+15"/>
         <source>Delete quotes: {0}</source>
         <translation>Удалить котировки: {0}</translation>
     </message>
@@ -1416,9 +1985,14 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>QuoteTab</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="-613"/>
+        <location filename="../../desktop/pages/quotes.py" line="-677"/>
         <source>Add</source>
         <translation>Добавить</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Add a quote of your own</source>
+        <translation>Добавить свою котировку</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1426,17 +2000,22 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>Дублировать</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Copy the selected quotes as your own (reference prices too)</source>
         <translation>Скопировать выбранные котировки как свои (справочные цены тоже)</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Delete</source>
         <translation>Удалить</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+3"/>
+        <source>Delete the selected quotes of your own (Undo brings them back)</source>
+        <translation>Удалить выбранные свои котировки (вернуть их можно через «Отменить»)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Import CSV…</source>
         <translation>Импорт CSV…</translation>
     </message>
@@ -1486,7 +2065,12 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>все валюты</translation>
     </message>
     <message>
-        <location line="+49"/>
+        <location line="+61"/>
+        <source>The quotes could not be read: {0}</source>
+        <translation>Не удалось прочитать котировки: {0}</translation>
+    </message>
+    <message>
+        <location line="+51"/>
         <source>Price per GPU by GPU model ({0})</source>
         <translation>Цена за GPU по моделям GPU ({0})</translation>
     </message>
@@ -1534,7 +2118,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>QuoteTableModel</name>
     <message>
-        <location filename="../../desktop/qmodels/quotes.py" line="+57"/>
+        <location filename="../../desktop/qmodels/quotes.py" line="+60"/>
         <location line="+26"/>
         <source>GPU</source>
         <translation>GPU</translation>
@@ -1731,7 +2315,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>с обязательством</translation>
     </message>
     <message>
-        <location line="+141"/>
+        <location line="+463"/>
         <source>Reference price shipped with GPU Advisor (read-only; duplicate it to edit): {0}</source>
         <translation>Справочная цена из поставки GPU Advisor (только чтение; чтобы изменить, продублируйте её): {0}</translation>
     </message>
@@ -1739,7 +2323,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>QuotesPage</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="+51"/>
+        <location filename="../../desktop/pages/quotes.py" line="+55"/>
         <source>Quotes</source>
         <translation>Котировки</translation>
     </message>
@@ -1754,22 +2338,23 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>Покупка</translation>
     </message>
     <message>
-        <location line="+101"/>
+        <location line="+86"/>
+        <location line="+3"/>
         <source>no rate</source>
         <translation>нет курса</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-3"/>
         <source>no price</source>
         <translation>нет цены</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+8"/>
         <source>{0} at the stored exchange rate</source>
         <translation>{0} по сохранённому курсу</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+9"/>
         <source>no spec</source>
         <translation>нет паспорта</translation>
     </message>
@@ -1809,12 +2394,17 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>Паспортные данные каталога (замеров этого типа GPU ещё нет)</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+11"/>
+        <source>Reading the quotes…</source>
+        <translation>Загрузка котировок…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>{0} of your quotes and {1} dated reference prices. Prices are shown in {2} (Settings).</source>
         <translation>Ваших котировок: {0}, справочных цен с датой: {1}. Цены показаны в {2} (Настройки).</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+50"/>
         <source>Import quotes CSV</source>
         <translation>Импорт котировок из CSV</translation>
     </message>
@@ -1876,12 +2466,12 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>спотовая аренда</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>rent reserved</source>
-        <translation>зарезервированная аренда</translation>
+        <location line="+3"/>
+        <source>rent reserved (paid around the clock)</source>
+        <translation>зарезервированная аренда (оплата круглосуточно)</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+6"/>
         <source>rent mix (on demand + spot share)</source>
         <translation>смешанная аренда (по требованию + доля спотовой)</translation>
     </message>
@@ -1914,7 +2504,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>RentBuyPage</name>
     <message>
-        <location filename="../../desktop/pages/rent_buy.py" line="+271"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+276"/>
         <source>Rent or buy</source>
         <translation>Аренда или покупка</translation>
     </message>
@@ -2089,7 +2679,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>План выбрал {0} × {1}; отметьте флажок выше, чтобы использовать его.</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+42"/>
         <source>no on-demand quote: type a price</source>
         <translation>нет котировки по требованию: введите цену</translation>
     </message>
@@ -2222,7 +2812,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-631"/>
+        <location filename="../../desktop/pages/plan.py" line="-724"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
@@ -2541,7 +3131,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>TelemetryChart</name>
     <message>
-        <location filename="../../desktop/charts/telemetry.py" line="+26"/>
+        <location filename="../../desktop/charts/telemetry.py" line="+27"/>
         <source>Utilisation</source>
         <translation>Загрузка</translation>
     </message>
@@ -2561,12 +3151,12 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>Мощность</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+39"/>
         <source>seconds ago</source>
         <translation>секунд назад</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+37"/>
         <source>No GPU to watch.</source>
         <translation>Нет GPU для наблюдения.</translation>
     </message>
@@ -2574,7 +3164,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>WorkloadPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-275"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-288"/>
         <source>1. Workload</source>
         <translation>1. Задача</translation>
     </message>
@@ -2614,7 +3204,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>Дообучение QLoRA (4-битная база)</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+26"/>
         <source>Weights and KV cache only; speed is limited by memory bandwidth when decoding.</source>
         <translation>Только веса и кэш KV; при декодировании скорость ограничена пропускной способностью памяти.</translation>
     </message>
@@ -2734,7 +3324,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>workers</name>
     <message>
-        <location filename="../../desktop/workers.py" line="+122"/>
+        <location filename="../../desktop/workers.py" line="+126"/>
         <location line="+280"/>
         <source>Cancelled</source>
         <translation>Отменено</translation>

@@ -159,6 +159,7 @@ class ScalingChart(QWidget):
         self._currency = "USD"
         self._selected: tuple[str, int] | None = None
         self._time_unit = (3600.0, "h")
+        self._time_kind = "wall"
         self._legend_families: list[str] = []
         self.layout_widget = pg.GraphicsLayoutWidget()
         self.layout_widget.setBackground(None)
@@ -167,6 +168,7 @@ class ScalingChart(QWidget):
         for plot in (self.time_plot, self.cost_plot):
             _style_plot(plot)
             plot.setLogMode(x=True, y=True)
+            plot.getAxis("left").enableAutoSIPrefix(False)  # the unit is in the label, never "(x0.001)"
         self.key_label = QLabel()  # the legend, above both plots, so it never covers a curve
         self.key_label.setWordWrap(True)
         self.key_label.setTextFormat(Qt.TextFormat.RichText)
@@ -184,16 +186,28 @@ class ScalingChart(QWidget):
         self.retranslate()
 
     def retranslate(self) -> None:
-        self._labels_for = (self._time_unit, self._currency)
+        self._labels_for = (self._time_unit, self._currency, self._time_kind)
         seconds, unit = self._time_unit
         unit_names = {
             "h": QCoreApplication.translate("PlanCharts", "hours"),
             "days": QCoreApplication.translate("PlanCharts", "days"),
             "s": QCoreApplication.translate("PlanCharts", "seconds"),
             "min": QCoreApplication.translate("PlanCharts", "minutes"),
+            "ms": QCoreApplication.translate("PlanCharts", "milliseconds"),
         }
-        self.time_plot.setTitle(QCoreApplication.translate("PlanCharts", "Time"), size="9pt")
-        self.cost_plot.setTitle(QCoreApplication.translate("PlanCharts", "Cost"), size="9pt")
+        serving = self._time_kind == "step"
+        self.time_plot.setTitle(
+            QCoreApplication.translate("PlanCharts", "Time per output token")
+            if serving
+            else QCoreApplication.translate("PlanCharts", "Time"),
+            size="9pt",
+        )
+        self.cost_plot.setTitle(
+            QCoreApplication.translate("PlanCharts", "Cost per 1M tokens")
+            if serving
+            else QCoreApplication.translate("PlanCharts", "Cost"),
+            size="9pt",
+        )
         self.time_plot.getAxis("left").setLabel(unit_names.get(unit, unit))
         self.cost_plot.getAxis("left").setLabel(self._currency)
         for plot in (self.time_plot, self.cost_plot):
@@ -219,6 +233,7 @@ class ScalingChart(QWidget):
         self._currency = currency
         self._selected = selected
         self._time_unit = _time_unit(self._series, time_kind)
+        self._time_kind = time_kind
         self._redraw()
 
     def chart_data(self) -> dict:
@@ -311,7 +326,7 @@ class ScalingChart(QWidget):
         self.time_marker.setData(*marker_time)
         self.cost_marker.setData(*marker_cost)
         self._set_ticks(divisor)
-        labels = (self._time_unit, self._currency)
+        labels = (self._time_unit, self._currency, self._time_kind)
         if labels != self._labels_for:
             self.retranslate()
         for plot in (self.time_plot, self.cost_plot):
@@ -375,7 +390,9 @@ def _time_unit(
     series: Mapping[str, Sequence[tuple[int, float, float | None]]], time_kind: str
 ) -> tuple[float, str]:
     times = [t for points in series.values() for _, t, _ in points]
-    if not times or time_kind == "step":
+    if time_kind == "step":  # seconds per output token: milliseconds below a second
+        return (0.001, "ms") if times and max(times) < 1.0 else (1.0, "s")
+    if not times:
         return (1.0, "s")
     longest = max(times)
     if longest > 5 * 86400:

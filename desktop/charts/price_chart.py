@@ -41,7 +41,8 @@ class PriceChart(QWidget):
         self.plot.invertY(True)
         self.plot.getAxis("left").setWidth(200)
         self.rows: dict[str, int] = {}
-        self.legend = self.plot.addLegend(offset=(-10, -10), labelTextColor=palette_colors()[1])
+        # top right: rows run from the cheapest GPU at the top, so the dear (right) end of the top rows is empty
+        self.legend = self.plot.addLegend(offset=(-10, 10), labelTextColor=palette_colors()[1])
         self.user_points = pg.ScatterPlotItem(
             size=10, pen=pg.mkPen(None), brush=series_color(0), hoverable=True
         )
@@ -57,6 +58,7 @@ class PriceChart(QWidget):
         self.points: list[PricePoint] = []
         self.currency = "USD"
         self.left_out = 0
+        self.total = 0  # quotes with a price; more than len(points) when dense groups are drawn as quantiles
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot_widget)
@@ -78,14 +80,25 @@ class PriceChart(QWidget):
             title += QCoreApplication.translate(
                 "PriceChart", " — {0} without an exchange rate left out"
             ).format(self.left_out)
+        if self.total > len(self.points):
+            title += QCoreApplication.translate(
+                "PriceChart", " — {0} quotes, busy GPU models drawn as price quantiles"
+            ).format(self.total)
         self.plot.setTitle(title, size="10pt")
         self.plot.setLabel(
             "bottom", QCoreApplication.translate("PriceChart", "{0} per GPU-hour").format(self.currency)
         )
 
-    def set_points(self, points: list[PricePoint], currency: str, left_out: int = 0) -> None:
-        """One row per GPU model (cheapest at the top), price along x: long GPU names never overlap."""
+    def set_points(
+        self, points: list[PricePoint], currency: str, left_out: int = 0, total: int | None = None
+    ) -> None:
+        """One row per GPU model (cheapest at the top), price along x: long GPU names never overlap.
+
+        ``total``: how many quotes the points stand for (desktop.quote_pricing.chart_points summarises a GPU
+        model with very many quotes as price quantiles); the title says so when it is more than the points.
+        """
         self.points, self.currency, self.left_out = list(points), currency, left_out
+        self.total = len(self.points) if total is None else total
         cheapest: dict[str, float] = {}
         for point in self.points:
             cheapest[point.gpu] = min(point.price, cheapest.get(point.gpu, float("inf")))

@@ -19,7 +19,12 @@ CONTEXT = "RentBuyChart"
 SERIES = (
     ("on_demand", QT_TRANSLATE_NOOP("RentBuyChart", "rent on demand"), "#0072B2", Qt.PenStyle.SolidLine),
     ("spot", QT_TRANSLATE_NOOP("RentBuyChart", "rent spot"), "#56B4E9", Qt.PenStyle.DashLine),
-    ("reserved", QT_TRANSLATE_NOOP("RentBuyChart", "rent reserved"), "#009E73", Qt.PenStyle.DashDotLine),
+    (
+        "reserved",
+        QT_TRANSLATE_NOOP("RentBuyChart", "rent reserved (paid around the clock)"),
+        "#009E73",
+        Qt.PenStyle.DashDotLine,
+    ),
     (
         "rent_mix",
         QT_TRANSLATE_NOOP("RentBuyChart", "rent mix (on demand + spot share)"),

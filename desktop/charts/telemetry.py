@@ -7,11 +7,12 @@ updated with setData (cheap at 1 Hz even for 8 GPUs x 600 samples).
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Mapping
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from desktop.charts.theme import SERIES_COLORS, series_pen, style_plot
@@ -51,6 +52,8 @@ class TelemetryChart(QWidget):
         self.plots["utilization_pct"].setYRange(0, 100, padding=0.02)
         self.curves: dict[tuple[str, int], pg.PlotDataItem] = {}
         self.names: dict[int, str] = {}
+        self.lost: dict[int, str] = {}  # cuda index -> why the GPU stopped answering
+        self.refused: dict[int, dict[str, str]] = {}  # cuda index -> {metric: NVML's reason}
         self.last_values: dict[tuple[str, int], float] = {}
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -69,6 +72,8 @@ class TelemetryChart(QWidget):
     def set_gpus(self, names: Mapping[int, str]) -> None:
         """Name the GPUs (cuda index -> label) and build one curve per GPU and panel."""
         self.names = dict(names)
+        self.lost = {gpu: reason for gpu, reason in self.lost.items() if gpu in self.names}
+        self.refused = {gpu: fields for gpu, fields in self.refused.items() if gpu in self.names}
         for (metric, gpu), curve in list(self.curves.items()):
             if gpu not in self.names:
                 self.plots[metric].removeItem(curve)
@@ -81,15 +86,42 @@ class TelemetryChart(QWidget):
                     )
         self._update_legend()
 
+    def set_status(self, lost: Mapping[int, str], refused: Mapping[int, Mapping[str, str]]) -> None:
+        """Mark GPUs that stopped answering (their curves turn dashed and end where they were lost; the others
+        stay live) and metrics NVML refuses for a GPU (named in the legend, with the reason as its tooltip)."""
+        lost = {gpu: reason for gpu, reason in lost.items() if gpu in self.names}
+        refused = {gpu: dict(fields) for gpu, fields in refused.items() if gpu in self.names and fields}
+        if lost == self.lost and refused == self.refused:
+            return
+        for gpu in set(lost) - set(self.lost):
+            for metric, *_ in PANELS:
+                curve = self.curves.get((metric, gpu))
+                if curve is not None:
+                    curve.setPen(series_pen(gpu, style=Qt.PenStyle.DashLine))
+        self.lost, self.refused = lost, refused
+        self._update_legend()
+
     def _update_legend(self) -> None:
         if not self.names:
             self.legend.setText(QCoreApplication.translate("TelemetryChart", "No GPU to watch."))
+            self.legend.setToolTip("")
             return
-        items = [
-            f'<span style="color:{SERIES_COLORS[gpu % len(SERIES_COLORS)]}">■</span>&nbsp;{self.names[gpu]}'
-            for gpu in sorted(self.names)
-        ]
+        items, tips = [], []
+        for gpu in sorted(self.names):
+            color = SERIES_COLORS[gpu % len(SERIES_COLORS)]
+            text = f'<span style="color:{color}">■</span>&nbsp;{html.escape(self.names[gpu])}'
+            if gpu in self.lost:
+                text += "&nbsp;" + html.escape(_tr("(lost)"))
+                text = f"<s>{text}</s>"
+                tips.append(f"{self.names[gpu]}: {self.lost[gpu]}")
+            missing = [metric for metric, *_ in PANELS if metric in self.refused.get(gpu, {})]
+            if missing:
+                titles = ", ".join(_tr(title).lower() for metric, title, *_ in PANELS if metric in missing)
+                text += "&nbsp;" + html.escape(_tr("({0}: n/a)").format(titles))
+                tips.extend(f"{self.names[gpu]}, {metric}: {self.refused[gpu][metric]}" for metric in missing)
+            items.append(text)
         self.legend.setText("&nbsp;&nbsp; ".join(items))
+        self.legend.setToolTip("\n".join(tips))
 
     def update_from_snapshot(self, snapshot: Mapping[int, Mapping[str, np.ndarray]]) -> None:
         """Draw the last WINDOW_S seconds of each GPU; x is seconds before the newest sample."""

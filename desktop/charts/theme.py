@@ -18,8 +18,11 @@ def series_color(index: int) -> QColor:
     return QColor(SERIES_COLORS[index % len(SERIES_COLORS)])
 
 
-def series_pen(index: int, width: float = 2.0) -> pg.QtGui.QPen:
-    return pg.mkPen(series_color(index), width=width)
+def series_pen(index: int, width: float = 2.0, style=None) -> pg.QtGui.QPen:
+    """The pen of series ``index``; ``style`` (a Qt.PenStyle, e.g. DashLine) marks a series that ended."""
+    if style is None:
+        return pg.mkPen(series_color(index), width=width)
+    return pg.mkPen(series_color(index), width=width, style=style)
 
 
 def palette_colors() -> tuple[QColor, QColor]:

@@ -7,6 +7,7 @@ as a child process (desktop.workers.ProbeProcess) whose crash, hang or garbage o
 
 from __future__ import annotations
 
+import html
 import math
 from typing import Any
 
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QTableView,
     QTableWidget,
     QTableWidgetItem,
@@ -88,6 +90,32 @@ def show_banner(label: QLabel, text: str, error: bool = False) -> None:
     label.setVisible(bool(text))
 
 
+class EmptyState(QFrame):
+    """What the page says when there is no NVIDIA GPU: why, and what the person can do instead (buttons)."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setObjectName("noGpuState")
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.import_button = QPushButton(self)
+        self.probe_button = QPushButton(self)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.import_button)
+        buttons.addWidget(self.probe_button)
+        buttons.addStretch(1)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 8)
+        layout.addWidget(self.label, 1)
+        layout.addLayout(buttons)
+        self.hide()
+
+    def text(self) -> str:
+        return self.label.text()
+
+
 class HardwarePage(Page):
     page_id = "hardware"
 
@@ -117,7 +145,9 @@ class HardwarePage(Page):
         header.addWidget(self.summary, 1)
         header.addWidget(self.import_button)
 
-        self.empty_state = banner(self)
+        self.empty_state = EmptyState(self)
+        self.empty_state.import_button.clicked.connect(self.import_report_dialog)
+        self.empty_state.probe_button.clicked.connect(lambda: self.start_probe("quick"))
         self.message = banner(self)
 
         self.inventory_model = GpuInventoryModel(self)
@@ -128,10 +158,19 @@ class HardwarePage(Page):
         self.telemetry = TelemetryChart(self)
         self.telemetry_note = QLabel(self)
         self.telemetry_note.setWordWrap(True)
+        # Without a GPU the tab explains itself instead of showing four empty plots.
+        self.telemetry_placeholder = QLabel(self)
+        self.telemetry_placeholder.setObjectName("telemetryPlaceholder")
+        self.telemetry_placeholder.setWordWrap(True)
+        self.telemetry_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.telemetry_placeholder.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.telemetry_stack = QStackedWidget(self)
+        self.telemetry_stack.addWidget(self.telemetry)
+        self.telemetry_stack.addWidget(self.telemetry_placeholder)
         telemetry_tab = QWidget()
         telemetry_layout = QVBoxLayout(telemetry_tab)
         telemetry_layout.addWidget(self.telemetry_note)
-        telemetry_layout.addWidget(self.telemetry, 1)
+        telemetry_layout.addWidget(self.telemetry_stack, 1)
         self.tabs.addTab(telemetry_tab, "")
         self.tabs.addTab(self._build_probe_tab(), "")
         self.tabs.addTab(self._build_history_tab(), "")
@@ -239,6 +278,16 @@ class HardwarePage(Page):
         self.history_hint.setText(
             self.tr("Runs of this machine and imported reports. Select two to compare.")
         )
+        self.empty_state.import_button.setText(self.tr("Import probe report…"))
+        self.empty_state.probe_button.setText(self.tr("Measure the CPU"))
+        self.empty_state.probe_button.setToolTip(self.tr("Run the quick probe on this machine's CPU"))
+        self.telemetry_placeholder.setText(
+            self.tr(
+                "<p style='font-size:large'><b>No GPU to watch</b></p><p>Utilisation, memory, temperature and "
+                "power are read from NVIDIA GPUs through the driver (NVML), once a second. This machine has "
+                "none that NVML can see.</p>"
+            )
+        )
         self.telemetry.retranslate()
         self.probe_chart.retranslate()
         self._redraw_probe_chart()
@@ -253,7 +302,7 @@ class HardwarePage(Page):
 
     def load_example(self) -> None:
         """Screenshots: a finished example probe, two example history runs and five minutes of telemetry."""
-        from desktop.examples import add_example_probe_runs, example_report, example_telemetry
+        from desktop.examples import add_example_probe_runs, example_report
 
         self._example = True
         add_example_probe_runs(self.context)
@@ -268,10 +317,25 @@ class HardwarePage(Page):
         self.stage_label.setText(self.tr("Example run (not a measurement of this machine)"))
         gpus = getattr(self.context.inventory, "gpus", None) or []
         if gpus:
-            names = {gpu.cuda_index: f"GPU {gpu.cuda_index}" for gpu in gpus}
-            self.telemetry.set_gpus(names)
-            self.telemetry.update_from_snapshot(example_telemetry(len(gpus)))
+            self.telemetry.set_gpus({gpu.cuda_index: f"GPU {gpu.cuda_index}" for gpu in gpus})
+            self._show_example_telemetry(set(self.telemetry.lost))
         self.tabs.setCurrentIndex(0 if gpus else 1)
+
+    def _show_example_telemetry(self, lost: set[int]) -> None:
+        """Five minutes of example curves scaled to each GPU; a lost GPU's end a minute before now."""
+        from desktop.examples import example_telemetry
+
+        gpus = getattr(self.context.inventory, "gpus", None) or []
+        snapshot = example_telemetry(
+            len(gpus),
+            memory_bytes=[_number(gpu.memory_total_bytes) for gpu in gpus],
+            power_limit_w=[_number(gpu.power_limit_w) for gpu in gpus],
+        )
+        for gpu in lost & set(snapshot):
+            columns = snapshot[gpu]
+            keep = columns["t_s"] <= columns["t_s"][-1] - 60
+            snapshot[gpu] = {name: values[keep] for name, values in columns.items()}
+        self.telemetry.update_from_snapshot(snapshot)
 
     # -- inventory and telemetry -------------------------------------------------------------------------------
     def set_inventory(self, inventory: Any) -> None:
@@ -284,11 +348,15 @@ class HardwarePage(Page):
     def _fit_gpu_table(self) -> None:
         """Give the GPU table room for up to 8 rows; the tabs below take the rest."""
         rows = min(max(self.inventory_model.rowCount(), 1), 8)
+        table = self.gpu_table
         height = (
-            self.gpu_table.horizontalHeader().sizeHint().height()
-            + rows * self.gpu_table.verticalHeader().defaultSectionSize()
-            + 6
+            table.horizontalHeader().sizeHint().height()
+            + rows * table.verticalHeader().defaultSectionSize()
+            + 2 * table.frameWidth()
+            + 2
         )
+        if table.horizontalHeader().length() > table.viewport().width():  # a horizontal scroll bar will show
+            height += table.horizontalScrollBar().sizeHint().height()
         total = max(sum(self.splitter.sizes()), height + 300)
         self.splitter.setSizes([height, total - height])
 
@@ -299,6 +367,7 @@ class HardwarePage(Page):
             text = context.inventory_error or self.tr("Reading the GPUs through NVML…")
             self.summary.setText(text)
             self.empty_state.hide()
+            self.import_button.show()
             return
         gpus = list(getattr(inventory, "gpus", None) or [])
         if gpus:
@@ -308,25 +377,42 @@ class HardwarePage(Page):
                 if isinstance(inventory.cuda_driver_version, str)
                 else self.tr("n/a")
             )
+            lost = sum(1 for row in range(len(gpus)) if self.inventory_model.is_lost(row))
+            count = str(len(gpus)) if not lost else self.tr("{0} ({1} lost)").format(len(gpus), lost)
             self.summary.setText(
-                self.tr("NVIDIA GPUs: {0} · driver {1} · CUDA {2}").format(len(gpus), driver, cuda)
+                self.tr("NVIDIA GPUs: {0} · driver {1} · CUDA {2}").format(count, driver, cuda)
             )
             self.empty_state.hide()
+            self.import_button.show()
             return
         cpu = cpu_info()
         self.summary.setText(self.tr("CPU only: {0}").format(cpu["name"]))
         reason = str(getattr(inventory, "reason", "") or context.inventory_error or "")
-        reason = reason.removeprefix("no NVIDIA GPU: ")
-        show_banner(
-            self.empty_state,
-            self.tr(
-                "<b>No NVIDIA GPU</b>: {0}.<br>The probe can still measure the CPU, and you can import a report "
-                "made by gpu-probe on another machine (Import probe report…) to plan with its numbers."
-            ).format(reason),
-        )
+        reason = html.escape(reason.removeprefix("no NVIDIA GPU: ").rstrip("."))
+        from desktop.probe_command import probe_availability
+
+        can_probe = probe_availability().available
+        if can_probe:
+            text = self.tr(
+                "<b>No NVIDIA GPU</b>: {0}.<br>The probe can still measure this machine's CPU (Measure the "
+                "CPU), and you can import a report made by gpu-probe on another machine (Import probe "
+                "report…) to plan with its numbers."
+            ).format(reason)
+        else:
+            text = self.tr(
+                "<b>No NVIDIA GPU</b>: {0}.<br>The probe cannot run in this installation (the Probe tab says "
+                "why), so import a report made by gpu-probe on another machine (Import probe report…) to plan "
+                "with its numbers."
+            ).format(reason)
+        self.empty_state.label.setText(text)
+        self.import_button.hide()  # the empty state offers it, next to the reason
+        self.empty_state.probe_button.setVisible(can_probe)
+        self.empty_state.probe_button.setEnabled(not self.probe.running)
+        self.empty_state.show()
 
     def _set_telemetry_note(self, live: bool) -> None:
         self._telemetry_live = live
+        self.telemetry_note.setVisible(live)  # without a GPU the placeholder below says it all
         if live:
             self.telemetry_note.setText(self.tr("Sampled once a second; the last five minutes are shown."))
         else:
@@ -349,7 +435,7 @@ class HardwarePage(Page):
         self.stop_sampler()
         gpus = list(getattr(inventory, "gpus", None) or [])
         live = [gpu for gpu in gpus if not getattr(gpu, "lost", False)]
-        self.telemetry.setVisible(bool(live))
+        self.telemetry_stack.setCurrentWidget(self.telemetry if live else self.telemetry_placeholder)
         self._set_telemetry_note(bool(live))
         if not live:
             self.telemetry.set_gpus({})
@@ -367,16 +453,26 @@ class HardwarePage(Page):
         )
 
     def refresh_telemetry(self) -> None:
-        """Timer slot: copy the ring buffers (cheap, thread-safe) and redraw."""
-        if self.sampler is None or self._example:
+        """Timer slot: copy the ring buffers (cheap, thread-safe) and redraw; mark GPUs that were lost."""
+        if self.sampler is None:
             return
-        self.telemetry.update_from_snapshot(self.sampler.snapshot())
-        lost = [
-            f"GPU {gpu}: {info['lost_reason']}" for gpu, info in self.sampler.status().items() if info["lost"]
-        ]
+        if not self._example:  # the screenshots' example curves stay; lost GPUs are still marked
+            self.telemetry.update_from_snapshot(self.sampler.snapshot())
+        status = self.sampler.status()
+        lost = {gpu: str(info["lost_reason"]) for gpu, info in status.items() if info["lost"]}
+        refused = {gpu: dict(info.get("refused") or {}) for gpu, info in status.items()}
+        self.telemetry.set_status(lost, refused)
+        newly_lost = [gpu for gpu, reason in lost.items() if self.inventory_model.mark_lost(gpu, reason)]
+        if newly_lost:
+            self.gpu_table.resizeColumnToContents(0)
+            self._update_summary()
+            if self._example:  # the example curves of a lost GPU end where it was lost, as live ones do
+                self._show_example_telemetry(set(lost))
         if lost:
             self.telemetry_note.setText(
-                self.tr("Lost during sampling (the others continue): {0}").format("; ".join(lost))
+                self.tr("Lost during sampling (the others continue): {0}").format(
+                    "; ".join(f"GPU {gpu}: {reason}" for gpu, reason in sorted(lost.items()))
+                )
             )
 
     def stop_sampler(self) -> None:
@@ -394,7 +490,7 @@ class HardwarePage(Page):
         from desktop.probe_command import probe_availability
 
         availability = probe_availability()
-        for button in (self.quick_button, self.full_button):
+        for button in (self.quick_button, self.full_button, self.empty_state.probe_button):
             button.setEnabled(availability.available and not self.probe.running)
         if not availability.available:
             show_banner(self.probe_message, availability.reason)
@@ -514,11 +610,13 @@ class HardwarePage(Page):
         self._update_compare_button()
 
     def selected_run_ids(self) -> list:
+        """The selected runs, oldest first (so "second / first" in the comparison reads as later vs earlier)."""
         proxy = self.history_table.model()
-        rows = sorted(
-            {proxy.mapToSource(index).row() for index in self.history_table.selectionModel().selectedRows()}
-        )
-        return [self.history_model.run_id(row) for row in rows]
+        rows = {
+            proxy.mapToSource(index).row() for index in self.history_table.selectionModel().selectedRows()
+        }
+        rows_by_date = sorted(rows, key=lambda row: (self.history_model.rows[row].created_at, row))
+        return [self.history_model.run_id(row) for row in rows_by_date]
 
     def _update_compare_button(self) -> None:
         self.compare_button.setEnabled(len(self.selected_run_ids()) == 2)
@@ -616,6 +714,11 @@ def comparison_rows(first: Any, second: Any) -> list[tuple[str, float | None, fl
         name = describe_measurement({"kind": kind, "dtype": dtype})
         rows.append((name, first.best(kind, dtype), second.best(kind, dtype), unit))
     return rows
+
+
+def _number(value: Any) -> float | None:
+    """An inventory figure, or None where NVML refused it (profiler.nvml.Unavailable)."""
+    return float(value) if isinstance(value, (int, float)) else None
 
 
 # Background functions (pool thread; no widgets).

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from desktop import fmt
 from desktop.charts.plan_charts import MemoryBarChart, ScalingChart, render_png
+from desktop.messages import advice_lines, excluded_rows, note_lines, render_error
 from desktop.pages.base import Page
 from desktop.pages.plan_inputs import ConstraintsPanel, HardwarePanel, ModelPanel, ShapePanel, WorkloadPanel
 from desktop.plan_request import (
@@ -51,9 +52,13 @@ from desktop.plan_request import (
     table_options,
 )
 from desktop.plan_state import PlanInputs, PlanState
-from desktop.qmodels.plan_options import PlanOptionsModel, strategy_text
+from desktop.qmodels.plan_options import PlanOptionsModel, option_strategy_text
 
 THROTTLE_MS = 30  # slider drags re-plan at most this often
+# The strategy column is as wide as a common three-axis layout; longer ones (with offload or recompute) wrap
+# after a comma onto a second line.
+STRATEGY_SAMPLE = "ZeRO-1 × 16, TP 8, PP 8"
+INPUTS_WIDTH = 320  # the input column (pixels); at a 1280-pixel window the whole options table fits beside it
 SYNC_LIMIT_MS = 40.0
 SERIES_DELAY_MS = 250  # the per-strategy scaling searches start once the inputs rest this long  # plan() faster than this runs on the GUI thread; slower searches go to the JobRunner
 
@@ -92,6 +97,12 @@ class ResultsPanel(QWidget):
         self.headline.setWordWrap(True)
         self.headline.setTextFormat(Qt.TextFormat.RichText)
         self.headline.setObjectName("planHeadline")
+        # What the budget and deadline took out of the ranking (those options are not in the table).
+        self.limits = QLabel()
+        self.limits.setWordWrap(True)
+        self.limits.setObjectName("planLimits")
+        self.limits.setStyleSheet("color: #9a6700;")
+        self.limits.hide()
         self.model = PlanOptionsModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -100,9 +111,9 @@ class ResultsPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
+        self.table.setWordWrap(True)  # a long strategy wraps onto a second line instead of widening the table
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
         self.memory_chart = MemoryBarChart()
         self.memory_chart.setMinimumHeight(90)
@@ -143,8 +154,19 @@ class ResultsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.headline)
+        layout.addWidget(self.limits)
         layout.addWidget(vertical, 1)
         self.retranslate()
+
+    def show_options(self, options, training: bool) -> None:
+        """Fill the table; columns fit their contents except the strategy, which wraps beyond STRATEGY_SAMPLE."""
+        self.model.set_options(options, training)
+        self.table.resizeColumnsToContents()
+        strategy = self.model.column_of("strategy")
+        width = self.table.fontMetrics().horizontalAdvance(STRATEGY_SAMPLE) + 12  # + cell padding
+        if strategy >= 0 and self.table.columnWidth(strategy) > width:
+            self.table.setColumnWidth(strategy, width)
+        self.table.resizeRowsToContents()
 
     def retranslate(self) -> None:
         self.tabs.setTabText(0, self.tr("Advice"))
@@ -255,12 +277,16 @@ class PlanPage(Page):
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
         self.scroll.setWidget(inputs)
-        self.scroll.setMinimumWidth(360)
+        self.scroll.setMinimumWidth(INPUTS_WIDTH)
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.step_label = QLabel()
         self.back_button, self.next_button = QPushButton(), QPushButton()
         self.back_button.clicked.connect(lambda: self.go_step(self.step - 1))
-        self.next_button.clicked.connect(lambda: self.go_step(self.step + 1))
+        self.next_button.clicked.connect(self._next)
+        # Guided mode: the question of the current step above its panel, in words a newcomer understands.
+        self.step_prompt = QLabel()
+        self.step_prompt.setWordWrap(True)
+        self.step_prompt.setObjectName("stepPrompt")
         self.nav = QWidget()
         nav_layout = QHBoxLayout(self.nav)
         nav_layout.setContentsMargins(0, 0, 0, 0)
@@ -270,13 +296,14 @@ class PlanPage(Page):
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.step_prompt)
         left_layout.addWidget(self.scroll, 1)
         left_layout.addWidget(self.nav)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.results)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([360, 900])
+        self.splitter.setSizes([INPUTS_WIDTH, 900])
         self.error_label = QLabel()
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet("color: #cf222e;")
@@ -306,8 +333,8 @@ class PlanPage(Page):
                 "Write report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh and options.csv"
             )
         )
-        self.back_button.setText(self.tr("< Back"))
-        self.next_button.setText(self.tr("Next >"))
+        self.back_button.setText(self.tr("< &Back"))
+        self.back_button.setToolTip(self.tr("Previous question (Alt+B)"))
         for panel in self.panels:
             panel.retranslate()
         self.results.retranslate()
@@ -325,18 +352,55 @@ class PlanPage(Page):
         with QSignalBlocker(self.mode_group):
             (self.guided_button if mode == "guided" else self.expert_button).setChecked(True)
         self.nav.setVisible(mode == "guided")
+        self.step_prompt.setVisible(mode == "guided")
         self.go_step(self.step if mode == "guided" else 0)
 
     def go_step(self, step: int) -> None:
+        """Show one question (guided) and move the keyboard focus to its first field."""
         self.step = max(0, min(step, len(self.panels) - 1))
         for index, panel in enumerate(self.panels):
             panel.setVisible(self.mode == "expert" or index == self.step)
         self._update_nav()
+        if self.mode == "guided" and self.isVisible():
+            first = _first_focusable(self.panels[self.step])
+            if first is not None:
+                first.setFocus(Qt.FocusReason.TabFocusReason)
+                self.scroll.ensureWidgetVisible(first)
+
+    def _next(self) -> None:
+        """Next question; after the last one, the results: the advice tab opens and the options table has focus."""
+        if self.step < len(self.panels) - 1:
+            self.go_step(self.step + 1)
+            return
+        self.results.tabs.setCurrentIndex(0)
+        self.results.table.setFocus(Qt.FocusReason.TabFocusReason)
 
     def _update_nav(self) -> None:
+        last = self.step == len(self.panels) - 1
         self.back_button.setEnabled(self.step > 0)
-        self.next_button.setEnabled(self.step < len(self.panels) - 1)
+        self.next_button.setEnabled(True)
+        self.next_button.setText(self.tr("See the &advice") if last else self.tr("&Next >"))
+        self.next_button.setToolTip(
+            self.tr("The options, charts and advice are on the right (Alt+A)")
+            if last
+            else self.tr("Next question (Alt+N)")
+        )
         self.step_label.setText(self.tr("Step {0} of {1}").format(self.step + 1, len(self.panels)))
+        prompts = (
+            self.tr("What will the model do: serve users, or train (from scratch, fully, or with adapters)?"),
+            self.tr("Which model? Pick a preset, give a size in billions of parameters, or open its config."),
+            self.tr(
+                "How long are the sequences and how large the batch? How much to train, or how fast to serve?"
+            ),
+            self.tr(
+                "Which GPUs may it run on? Measured machines, catalog GPUs or offers you have quotes for."
+            ),
+            self.tr("Any limits: GPU count, budget, deadline? The results on the right follow every answer."),
+        )
+        self.step_prompt.setText(
+            "<b>" + self.tr("Step {0} of {1}").format(self.step + 1, len(self.panels)) + ":</b> "
+            + _escape(prompts[self.step])
+        )  # fmt: skip
 
     # -- state -> widgets --------------------------------------------------------------------------------------
     def sync_widgets(self) -> None:
@@ -365,6 +429,7 @@ class PlanPage(Page):
             if self.shape.training_box.isVisible() != self.state.inputs.is_training:
                 self.shape.sync_from(self.state.inputs)
             self.workload.sync_from(self.state.inputs)
+            self.constraints.sync_rank(self.state.inputs)
             if not self._throttle.isActive():
                 self._throttle.start()
         elif what in ("result", "selection"):
@@ -392,13 +457,13 @@ class PlanPage(Page):
                 self.context.exchange_rates(),
             )
         except UserError as exc:
-            self._fail(generation, str(exc))
+            self._fail(generation, render_error(exc))
             return
         if self._last_search_ms < SYNC_LIMIT_MS:
             try:
                 result = run_plan_call(call)
             except UserError as exc:
-                self._fail(generation, str(exc))
+                self._fail(generation, render_error(exc))
                 return
             self._accept(generation, call, result)
         else:
@@ -450,12 +515,15 @@ class PlanPage(Page):
         if error and "model" in error.lower():
             self.model_panel.set_summary(error, error=True)
         options = table_options(state.result) if state.result is not None else ()
-        results.model.set_options(options, training)
+        results.show_options(options, training)
         if options and 0 <= state.selected < len(options):
             with QSignalBlocker(results.table.selectionModel()):
                 results.table.selectRow(state.selected)
         option = state.selected_option if state.selected < len(options) else None
         results.headline.setText(self._headline(option))
+        limits = self._limits_text()
+        results.limits.setText(limits)
+        results.limits.setVisible(bool(limits))
         if option is not None:
             terms = [(term, value) for term, value in option.memory.as_dict().items() if term != "total"]
             results.memory_chart.set_data(terms, option.gpu.memory_bytes)
@@ -464,6 +532,7 @@ class PlanPage(Page):
             results.memory_chart.clear()
             results.scaling_chart.set_series({}, self.context.display_currency())
         self._publish_option(option)
+        self.export_button.setEnabled(option is not None and option.fits)
         results.advice.setHtml(self._advice_html())
         results.excluded.setHtml(self._excluded_html())
         self.last_redraw_ms = (time.perf_counter() - started) * 1000.0
@@ -539,13 +608,16 @@ class PlanPage(Page):
             does_not_fit = self.tr("Does not fit")
             return (
                 f"<b><span style='color:#cf222e'>{does_not_fit}</span>: {what}</b>, "
-                f"{_escape(strategy_text(option.strategy))}, {memory}"
+                f"{_escape(option_strategy_text(option))}, {memory}"
             )
         if training:
             timing = self.tr("finishes in {0}").format(fmt.duration(option.wall_time_s))
         else:
-            timing = self.tr("{0} tokens/s, {1} per token").format(
-                fmt.number(option.tokens_per_s, 0), fmt.duration(option.step_time_s)
+            timing = self.tr("{0} tokens/s for {1} users, first token after {2}, then {3} per token").format(
+                fmt.number(option.tokens_per_s, 0),
+                fmt.integer(self.state.inputs.concurrent_users),
+                fmt.duration(option.ttft_s),
+                fmt.duration(option.tpot_s or option.step_time_s),
             )
         cost = ""
         if option.cost is not None and training:
@@ -554,12 +626,48 @@ class PlanPage(Page):
             cost = ", " + self.tr("{0} per 1M tokens").format(fmt.money_obj(option.cost_per_million_tokens))
         best, fits = self.tr("Best"), self.tr("fits")
         return (
-            f"<b>{best}: {what}</b>, {_escape(strategy_text(option.strategy))} — "
+            f"<b>{best}: {what}</b>, {_escape(option_strategy_text(option))} — "
             f"<span style='color:#1a7f37'>{fits}</span> ({memory}), {timing}{cost}"
         )
 
+    def _limits_text(self) -> str:
+        """How many fitting options the budget and the deadline hid, and the nearest one each hid, in words."""
+        inputs, result = self.state.inputs, self.state.result
+        if result is None or (inputs.budget_amount is None and inputs.deadline_days is None):
+            return ""
+        fitting = [o for o in getattr(result, "frontier", ()) or () if o.fits]
+        parts = []
+        if inputs.budget_amount is not None:
+            currency = self.call.currency if self.call else inputs.budget_currency
+            over = [o for o in fitting if o.cost is not None and o.cost.amount > inputs.budget_amount]
+            if over:
+                cheapest = min(over, key=lambda o: o.cost.amount)
+                parts.append(
+                    self.tr("{0} over the budget of {1} (the cheapest of them costs {2} on {3} × {4})").format(
+                        len(over), fmt.money(inputs.budget_amount, currency), fmt.money_obj(cheapest.cost),
+                        cheapest.gpus, cheapest.gpu.name,
+                    )
+                )  # fmt: skip
+            unpriced = [o for o in fitting if o.cost is None]
+            if unpriced and inputs.is_training:
+                parts.append(self.tr("the budget cannot check {0} without a price").format(len(unpriced)))
+        if inputs.deadline_days is not None:
+            deadline_s = inputs.deadline_days * 86400
+            late = [o for o in fitting if o.wall_time_s is not None and o.wall_time_s > deadline_s]
+            if late:
+                fastest = min(late, key=lambda o: o.wall_time_s)
+                parts.append(
+                    self.tr("{0} past the deadline of {1} (the fastest of them takes {2} on {3} × {4})").format(
+                        len(late), fmt.duration(deadline_s), fmt.duration(fastest.wall_time_s), fastest.gpus,
+                        fastest.gpu.name,
+                    )
+                )  # fmt: skip
+        if not parts:
+            return ""
+        return self.tr("Options hidden by your limits: {0}.").format("; ".join(parts))
+
     def _advice_html(self) -> str:
-        lines = list(getattr(self.state.result, "advice", ()) or ())
+        lines = advice_lines(self.state.result)  # the planner's messages, in the interface language
         if self.call is not None:
             names = {gpu.id: gpu.name for gpu in self.call.gpus}
             for gpu_id, source in self.call.price_sources.items():
@@ -567,7 +675,7 @@ class PlanPage(Page):
             lines += list(self.call.notes)
         option = self.state.selected_option
         if option is not None:
-            lines += list(getattr(option, "notes", ()) or ())
+            lines += note_lines(option)
         if not lines:
             return ""
         return "<ul>" + "".join(f"<li>{_escape(str(line))}</li>" for line in lines) + "</ul>"
@@ -576,7 +684,9 @@ class PlanPage(Page):
         excluded = list(getattr(self.state.result, "excluded", ()) or ())
         if not excluded:
             return "<p>" + self.tr("Nothing was excluded.") + "</p>"
-        rows = "".join(f"<li><b>{_escape(e.family)}</b>: {_escape(e.reason)}</li>" for e in excluded)
+        rows = "".join(
+            f"<li><b>{_escape(what)}</b>: {_escape(why)}</li>" for what, why in excluded_rows(excluded)
+        )
         return f"<ul>{rows}</ul>"
 
     # -- document: saved plans -----------------------------------------------------------------------------------
@@ -723,7 +833,9 @@ class PlanPage(Page):
         else:
             data["tokens_per_second"] = inputs.tokens_per_second
             data["concurrent_users"] = inputs.concurrent_users
-        data["hardware"] = list(inputs.hardware)
+        # what the user ticked, as the Hardware list words it ("AWS · H100 · $6.88/GPU-h"), not internal keys
+        items = {key: self.hardware.item_for(key) for key in inputs.hardware}
+        data["hardware"] = [item.text(0) if item is not None else key for key, item in items.items()]
         data["max_gpus"] = inputs.max_gpus
         for key in ("exact_gpus", "budget_amount", "deadline_days", "mfu", "efficiency"):
             if getattr(inputs, key) is not None:
@@ -747,8 +859,11 @@ class PlanPage(Page):
         from planner.exports import export_plan
 
         option = self.state.selected_option
-        if option is None:
-            raise UserError("there is no plan option to export; change the inputs until one fits")
+        if option is None or not option.fits:
+            # launch configs for a layout that runs out of memory would only fail on the cluster
+            raise UserError(
+                self.tr("no option that fits is selected: change the inputs until one fits, then export it")
+            )
         return export_plan(
             self.state.result, option, directory, self.export_inputs(), chart_pngs=self.chart_images()
         )
@@ -782,6 +897,21 @@ class PlanPage(Page):
         self.sync_widgets()
         self.set_mode("expert")
         self.replan()
+
+
+def _first_focusable(panel: QWidget) -> QWidget | None:
+    """The first enabled, visible input of a panel in tab order (where the keyboard starts on that step)."""
+    widget = panel.nextInFocusChain()
+    while widget is not None and widget is not panel:
+        if (
+            panel.isAncestorOf(widget)
+            and widget.isEnabled()
+            and widget.isVisibleTo(panel)
+            and widget.focusPolicy() & Qt.FocusPolicy.TabFocus
+        ):
+            return widget
+        widget = widget.nextInFocusChain()
+    return None
 
 
 def _escape(text: str) -> str:

@@ -102,9 +102,7 @@ class WorkloadPanel(_Panel):
         form.addRow(self.task_label, self.task_combo)
         form.addRow(self.precision_label, self.precision_combo)
         form.addRow(self.task_hint)
-        self.task_combo.currentIndexChanged.connect(
-            lambda _: self.state.update(task=self.task_combo.currentData())
-        )
+        self.task_combo.currentIndexChanged.connect(self._on_task)
         self.precision_combo.currentIndexChanged.connect(
             lambda _: self.state.update(precision=self.precision_combo.currentData())
         )
@@ -128,6 +126,19 @@ class WorkloadPanel(_Panel):
                 self.task_combo.addItem(names[task], task)
             _set_combo_data(self.task_combo, current)
         self._update_hint()
+
+    def _on_task(self, _index: int) -> None:
+        """A new task; switching between serving and training also switches what "best" means.
+
+        Serving asks how few GPUs meet the target speed and users (ranked cheapest per token: the GPU count then
+        follows the target), training how soon the run is done (ranked fastest). The Rank-by field shows it and
+        stays the user's to change.
+        """
+        task = self.task_combo.currentData()
+        changes: dict[str, Any] = {"task": task}
+        if (task == "inference") != (self.state.inputs.task == "inference"):
+            changes["rank_by"] = "cost" if task == "inference" else "time"
+        self.state.update(**changes)
 
     def _update_hint(self) -> None:
         hints = {
@@ -563,6 +574,7 @@ class ConstraintsPanel(_Panel):
         budget.setRange(1, 1e12)
         budget.setDecimals(0)
         budget.setSingleStep(1000)
+        budget.setMinimumWidth(90)  # its size hint allows for 1e12 and would push the row onto two lines
         self.budget = _OptionalSpin(budget)
         deadline = QDoubleSpinBox()
         deadline.setRange(0.01, 10000)
@@ -578,6 +590,8 @@ class ConstraintsPanel(_Panel):
         efficiency.setDecimals(0)
         efficiency.setValue(80)
         self.efficiency = _OptionalSpin(efficiency)
+        for widget in (self.mfu, self.efficiency):  # unticked, the field reads "default 40 %"
+            widget.check.toggled.connect(lambda _on, w=widget: self._mark_default(w))
         self.rank_combo = QComboBox()
         self.labels = {
             name: QLabel() for name in ("max", "exact", "budget", "deadline", "rank", "mfu", "eff")
@@ -617,7 +631,17 @@ class ConstraintsPanel(_Panel):
                 self.tr("Unchecked: the planner's default ({0})").format(fmt.percent(value))
             )
             widget.setProperty("default_fraction", value)
+            self._mark_default(widget)
             del label
+
+    def _mark_default(self, widget: _OptionalSpin) -> None:
+        """While an override is off its field shows the planner's default, labelled as such."""
+        on = widget.check.isChecked()
+        widget.spin.setPrefix("" if on else self.tr("default") + " ")
+        default = widget.property("default_fraction")
+        if not on and default is not None:
+            with QSignalBlocker(widget.spin):
+                widget.spin.setValue(round(default * 100))
 
     def retranslate(self) -> None:
         self.setTitle(self.tr("5. Constraints and assumptions"))
@@ -633,6 +657,8 @@ class ConstraintsPanel(_Panel):
         self.deadline.spin.setSuffix(" " + self.tr("days"))
         self.mfu.spin.setSuffix(" %")
         self.efficiency.spin.setSuffix(" %")
+        self._mark_default(self.mfu)
+        self._mark_default(self.efficiency)
         self.mfu.setToolTip(
             self.tr("Model FLOPs utilisation: the share of the GPUs' dense peak a training step reaches.")
         )
@@ -642,10 +668,19 @@ class ConstraintsPanel(_Panel):
             self.rank_combo.clear()
             self.rank_combo.addItem(self.tr("fastest"), "time")
             self.rank_combo.addItem(self.tr("cheapest"), "cost")
+            self.rank_combo.setToolTip(
+                self.tr("Training: fastest run or lowest cost. Serving: lowest latency per token, or the fewest "
+                        "GPU-hours (cost) per token that still meets the target speed and users.")
+            )  # fmt: skip
             _set_combo_data(self.rank_combo, current)
 
     def set_currency(self, currency: str) -> None:
         self.budget.spin.setSuffix(" " + currency)
+
+    def sync_rank(self, inputs: PlanInputs) -> None:
+        """Show the ranking the state holds (the workload panel switches it with the task)."""
+        with QSignalBlocker(self.rank_combo):
+            _set_combo_data(self.rank_combo, inputs.rank_by)
 
     def sync_from(self, inputs: PlanInputs) -> None:
         with QSignalBlocker(self.max_spin), QSignalBlocker(self.rank_combo):
@@ -656,6 +691,8 @@ class ConstraintsPanel(_Panel):
         self.deadline.set_value(inputs.deadline_days)
         self.mfu.set_value(None if inputs.mfu is None else inputs.mfu * 100)
         self.efficiency.set_value(None if inputs.efficiency is None else inputs.efficiency * 100)
+        self._mark_default(self.mfu)
+        self._mark_default(self.efficiency)
 
 
 def _fraction(percent: float | None) -> float | None:

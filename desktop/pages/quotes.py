@@ -9,10 +9,11 @@ then writes in a background job with progress.
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -41,7 +42,18 @@ from desktop.charts.price_chart import PriceChart, PricePoint
 from desktop.delegates import QuoteDelegate
 from desktop.pages.base import Page
 from desktop.pages.hardware import banner, show_banner
-from desktop.qmodels.quotes import KIND_NAMES, Derived, QuoteFilterProxy, QuoteKind, QuoteTableModel
+from desktop.qmodels.quotes import KIND_NAMES, Arrangement, Derived, LoadedQuotes, QuoteKind, QuoteTableModel
+from desktop.quote_pricing import (
+    SYNC_ROWS,
+    Basis,
+    ChartData,
+    Pricing,
+    basis_for,
+    chart_points,
+    load_quotes,
+    measured_figures,
+    quote_count,
+)
 from desktop.undo import AddQuotesCommand, DeleteQuotesCommand
 
 PREVIEW_ROWS_SHOWN = 500  # the preview lists this many bad rows; the count says how many there are in all
@@ -54,41 +66,10 @@ def short_gpu_name(name: str) -> str:
     return name
 
 
-# --------------------------------------------------------------------------------------------------------------
-# Derived figures (price per GPU-hour in the display currency, per PFLOP-hour, per TB/s-hour)
-
-
-def measured_figures(store: Any, match_gpu) -> dict[str, dict[str, float]]:
-    """Best measured bf16 FLOP/s and memory B/s per catalog GPU id, from stored probe runs.
-
-    A run counts for a GPU type only when all its GPUs are of that one type (the run's key figures are its
-    best device, so a mixed box cannot be attributed).
-    """
-    figures: dict[str, dict[str, float]] = {}
-    for run in store.list_probe_runs():
-        names = [str(n) for n in run.get("devices") or [] if str(n).lower() != "cpu" and n]
-        ids = {spec.id for spec in (match_gpu(name) for name in names) if spec is not None}
-        if len(ids) != 1:
-            continue
-        gpu_id = ids.pop()
-        entry = figures.setdefault(gpu_id, {})
-        for key, column in (("bf16", "best_bf16_flop_per_s"), ("bandwidth", "memory_bandwidth_bytes_per_s")):
-            value = run.get(column)
-            if value:
-                entry[key] = max(entry.get(key, 0.0), float(value))
-    return figures
-
-
-@dataclass
-class Basis:
-    """Throughput figures one price is divided by, and where they came from."""
-
-    bf16_flops: float | None = None
-    bandwidth: float | None = None
-    measured: set[str] = field(default_factory=set)
-
-
-# --------------------------------------------------------------------------------------------------------------
+def _with_shortcut(text: str, button: QPushButton) -> str:
+    """A tooltip that names the button's keyboard shortcut in the platform's spelling: "Add a quote (Ctrl+N)"."""
+    keys = button.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+    return f"{text} ({keys})" if keys else text
 
 
 class QuoteTab(QWidget):
@@ -100,16 +81,27 @@ class QuoteTab(QWidget):
         self.context = page.context
         self.kind = QuoteKind(kind_name, self.context.store)
         self.model = QuoteTableModel(self.kind, self.derive, self)
+        self.model.derived_sort_key = lambda name: self.page.pricing().sort_value(self.kind.name, name)
+        self.model.background = self._arrange_in_background
         self.undo_stack = QUndoStack(self)
         self.model.undo_stack = self.undo_stack
-        self.proxy = QuoteFilterProxy(self)
-        self.proxy.setSourceModel(self.model)
+        self.loading = False  # a background load of every quote is under way
+        self._load_generation = 0
+        self._chart_generation = 0
+        self._columns_sized = False
+        # Big tables redraw the chart in a job, at most a few times a second (edits come in bursts).
+        self._chart_timer = QTimer(self)
+        self._chart_timer.setSingleShot(True)
+        self._chart_timer.setInterval(150)
+        self._chart_timer.timeout.connect(self._chart_in_background)
         self._build()
         self.model.edit_refused.connect(self._on_refused)
         self.model.edited.connect(self.page.announce_change)
         self.model.modelReset.connect(self.refresh_chart)
-        self.model.dataChanged.connect(lambda *_: self.refresh_chart())
-        self.proxy.layoutChanged.connect(self.refresh_chart)
+        self.model.rowsInserted.connect(self.refresh_chart)
+        self.model.rowsRemoved.connect(self.refresh_chart)
+        self.model.dataChanged.connect(self.refresh_chart)
+        self.model.arranged.connect(self._update_buttons)
 
     # -- layout ------------------------------------------------------------------------------------------------
     def _build(self) -> None:
@@ -123,7 +115,6 @@ class QuoteTab(QWidget):
         self.delete_button.clicked.connect(self.delete_selected)
         self.import_button.clicked.connect(self.page.import_csv_dialog)
         self.export_button.clicked.connect(self.page.export_csv_dialog)
-        self.delete_button.setShortcut(QKeySequence.StandardKey.Delete)
         tools = QHBoxLayout()
         for button in (self.add_button, self.duplicate_button, self.delete_button):
             tools.addWidget(button)
@@ -158,9 +149,11 @@ class QuoteTab(QWidget):
         self.banner = banner(self)
         self.table = QTableView(self)
         self.table.setObjectName(f"{self.kind.name}QuotesTable")
-        self.table.setModel(self.proxy)
+        self.table.setModel(self.model)  # the model filters and sorts itself (fast for 100,000 quotes)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        # Column widths from the first rows only: measuring 1,000 rows of Python cells takes a visible pause.
+        self.table.horizontalHeader().setResizeContentsPrecision(60)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
@@ -192,13 +185,28 @@ class QuoteTab(QWidget):
         layout.addWidget(splitter, 1)
         self._update_buttons()
 
+    def _set_shortcuts(self) -> None:
+        """After setText: QAbstractButton.setText replaces the shortcut with the text's mnemonic (none here)."""
+        self.add_button.setShortcut(QKeySequence.StandardKey.New)  # Ctrl+N
+        self.duplicate_button.setShortcut(QKeySequence("Ctrl+D"))
+        self.delete_button.setShortcut(QKeySequence.StandardKey.Delete)
+
     def retranslate(self) -> None:
         self.add_button.setText(self.tr("Add"))
         self.duplicate_button.setText(self.tr("Duplicate"))
-        self.duplicate_button.setToolTip(
-            self.tr("Copy the selected quotes as your own (reference prices too)")
-        )
         self.delete_button.setText(self.tr("Delete"))
+        self._set_shortcuts()
+        self.add_button.setToolTip(_with_shortcut(self.tr("Add a quote of your own"), self.add_button))
+        self.duplicate_button.setToolTip(
+            _with_shortcut(
+                self.tr("Copy the selected quotes as your own (reference prices too)"), self.duplicate_button
+            )
+        )
+        self.delete_button.setToolTip(
+            _with_shortcut(
+                self.tr("Delete the selected quotes of your own (Undo brings them back)"), self.delete_button
+            )
+        )
         self.import_button.setText(self.tr("Import CSV…"))
         self.export_button.setText(self.tr("Export CSV…"))
         self.filter_label.setText(self.tr("Filter:"))
@@ -225,54 +233,127 @@ class QuoteTab(QWidget):
         refill(
             self.kind_filter, [("", self.tr("all kinds"))] + [(k, self.page.kind_name(k)) for k in KIND_NAMES]
         )
-        currencies = sorted({str(r.get("currency") or "") for r in self.model.rows} | {"USD", "EUR", "RUB"})
+        currencies = sorted(set(self.model.stats().currencies) | {"USD", "EUR", "RUB"})
         refill(self.currency_filter, [("", self.tr("all currencies"))] + [(c, c) for c in currencies if c])
 
     def _apply_filters(self) -> None:
-        self.proxy.set_filter(
+        self.model.set_filter(
             gpu=self.gpu_filter.currentData() or "",
             provider=self.provider_filter.text().strip(),
             kind=self.kind_filter.currentData() or "",
             currency=self.currency_filter.currentData() or "",
             show_reference=self.reference_check.isChecked(),
         )
-        self.refresh_chart()
 
     # -- data --------------------------------------------------------------------------------------------------
     def reload(self) -> None:
+        """Read every quote again: here for a small table, in a job (with progress) for a big one."""
         self.model.gpu_names = self.page.gpu_names()
         self.model.display_currency = self.context.display_currency()
+        count = quote_count(self.context.store, self.kind.name)
+        if count is not None and count > SYNC_ROWS:
+            self._load_in_background()
+            return
+        self._load_generation += 1  # a background load still running is now out of date
         self.model.reload()
+        self._loaded()
+
+    def _load_in_background(self) -> None:
+        self._load_generation += 1
+        generation = self._load_generation
+        self.loading = True
+        self.set_busy(True)
+        version, arranger = self.model.spec_version, self.model.arranger()
+        store, kind = self.context.store, self.kind.name
+
+        def load(progress) -> tuple[LoadedQuotes, tuple[int, Arrangement]]:
+            rows = load_quotes(store, kind, progress)
+            return LoadedQuotes.of(rows), (version, arranger(rows))
+
+        self.page.loading_started(self)
+        self.context.jobs.run(
+            load,
+            on_done=lambda result: self._loaded_in_background(generation, result),
+            on_error=lambda message: self._load_failed(generation, message),
+            on_progress=lambda fraction, _stage: self.page.loading_progress(fraction),
+            name=f"load {kind} quotes",
+        )
+
+    def _loaded_in_background(self, generation: int, result: tuple) -> None:
+        if generation != self._load_generation:
+            return
+        rows, arranged = result
+        self.loading = False
+        self.set_busy(False)
+        self.model.set_rows(rows, arranged)
+        self._loaded()
+        self.page.loading_finished(self)
+
+    def _load_failed(self, generation: int, message: str) -> None:
+        if generation != self._load_generation:
+            return
+        self.loading = False
+        self.set_busy(False)
+        self.page.loading_finished(self)
+        show_banner(self.banner, self.tr("The quotes could not be read: {0}").format(message), error=True)
+
+    def _loaded(self) -> None:
         self._fill_filter_combos()
-        self.table.resizeColumnsToContents()
-        for column in range(self.model.columnCount()):
-            if self.table.columnWidth(column) > 190:
-                self.table.setColumnWidth(column, 190)
+        if not self._columns_sized and self.model.rowCount():
+            self._columns_sized = True  # once: later loads keep the widths the user may have dragged
+            self.table.resizeColumnsToContents()
+            for column, spec in enumerate(self.model.columns):
+                # free text (long provider names) is elided, with the whole text as the tooltip, so the
+                # derived prices and their basis (measured or spec) stay in view at the default width
+                widest = 150 if spec.editor == "text" else 190
+                if self.table.columnWidth(column) > widest:
+                    self.table.setColumnWidth(column, widest)
         self._update_buttons()
+        self.page.update_summary()
+
+    def fit_derived_columns(self) -> None:
+        """The derived texts change with the currency and the basis ("spec" -> "partly measured"): refit."""
+        if self._columns_sized:
+            for column, spec in enumerate(self.model.columns):
+                if spec.derived:
+                    self.table.resizeColumnToContents(column)
+
+    def _arrange_in_background(self, work: Callable[[], list], apply: Callable[[list], None]) -> None:
+        """QuoteTableModel.background: sort or filter a big table on a pool thread."""
+        self.context.jobs.run(
+            work,
+            on_done=apply,
+            on_error=lambda message: show_banner(self.banner, message, error=True),
+            name=f"arrange {self.kind.name} quotes",
+        )
 
     def derive(self, row: dict) -> Derived:
         return self.page.derive(self.kind.name, row)
 
-    def refresh_chart(self) -> None:
-        points, left_out = [], 0
-        names = self.page.gpu_names()
-        for proxy_row in range(self.proxy.rowCount()):
-            source_row = self.proxy.mapToSource(self.proxy.index(proxy_row, 0)).row()
-            row = self.model.rows[source_row]
-            price = self.page.display_price(self.kind.name, row)
-            if price is None:
-                left_out += 1
-                continue
-            who = row.get("provider") or row.get("vendor") or ""
-            points.append(
-                PricePoint(
-                    names.get(row["gpu"], row["gpu"]),
-                    price,
-                    row.get("origin") == "reference",
-                    f"{who} {row.get('quoted_on', '')}",
-                )
-            )
-        self.chart.set_points(points, self.context.display_currency(), left_out)
+    def refresh_chart(self, *_args) -> None:
+        """Redraw the price chart from the visible quotes: now for a small table, in a job for a big one."""
+        if self.model.rowCount() > SYNC_ROWS:
+            self._chart_timer.start()
+            return
+        self._chart_generation += 1
+        self._show_chart(self._chart_work()())
+
+    def _chart_work(self) -> Callable[[], ChartData]:
+        rows, kind = list(self.model.rows), self.kind.name
+        pricing, names = self.page.pricing(), self.page.gpu_names()
+        return lambda: chart_points(rows, kind, pricing, names, PricePoint)
+
+    def _chart_in_background(self) -> None:
+        self._chart_generation += 1
+        generation = self._chart_generation
+        self.context.jobs.run(
+            self._chart_work(),
+            on_done=lambda data: self._show_chart(data) if generation == self._chart_generation else None,
+            name=f"{self.kind.name} price chart",
+        )
+
+    def _show_chart(self, data: ChartData) -> None:
+        self.chart.set_points(data.points, self.context.display_currency(), data.left_out, data.total)
         if self.kind.name == "purchase":
             self.chart.plot.setTitle(
                 self.tr("Price per GPU by GPU model ({0})").format(self.context.display_currency()),
@@ -281,12 +362,12 @@ class QuoteTab(QWidget):
             self.chart.plot.setLabel("bottom", self.tr("{0} per GPU").format(self.context.display_currency()))
 
     def selected_rows(self) -> list[dict]:
-        rows = sorted({self.proxy.mapToSource(i).row() for i in self.table.selectionModel().selectedRows()})
+        rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
         if not rows:
             current = self.table.currentIndex()
             if current.isValid() and self.table.selectionModel().isSelected(current):
-                rows = [self.proxy.mapToSource(current).row()]
-        return [self.model.rows[r] for r in rows]
+                rows = [current.row()]
+        return [self.model.rows[r] for r in rows if r < len(self.model.rows)]
 
     def _update_buttons(self) -> None:
         selected = self.selected_rows()
@@ -347,7 +428,7 @@ class QuoteTab(QWidget):
         if row is None:
             return None
         self.undo_stack.push(AddQuotesCommand(self.model, [row], self.tr("Add quote")))
-        self.model.reload()
+        self.model.insert_rows([row])
         self.model.edited.emit()
         self.select_id(row["id"], self.kind.provider_key)
         return row
@@ -364,7 +445,7 @@ class QuoteTab(QWidget):
             self.undo_stack.push(
                 AddQuotesCommand(self.model, added, self.tr("Duplicate quotes: {0}").format(len(added)))
             )
-            self.model.reload()
+            self.model.insert_rows(added)
             self.model.edited.emit()
             self.select_id(added[0]["id"], self.kind.provider_key)
         return added
@@ -383,7 +464,7 @@ class QuoteTab(QWidget):
                 self._on_refused(describe_error(exc))
         if deleted:
             self.undo_stack.push(DeleteQuotesCommand(self.model, deleted))
-            self.model.reload()
+            self.model.remove_ids([row["id"] for row in deleted])
             self.model.edited.emit()
         if skipped:
             show_banner(
@@ -396,10 +477,12 @@ class QuoteTab(QWidget):
         if position < 0:
             return
         column = self.model.column_of(key) if key else 0
-        index = self.proxy.mapFromSource(self.model.index(position, column))
+        index = self.model.index(position, column)
         if index.isValid():
-            self.table.setCurrentIndex(index)
-            self.table.selectRow(index.row())
+            # Through the selection model: QTableView.selectRow reads the keyboard, and with Ctrl still held
+            # after Ctrl+N (or Ctrl+D) it would toggle the new row out of the selection again.
+            flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+            self.table.selectionModel().setCurrentIndex(index, flags)
             self.table.scrollTo(index)
 
     def set_busy(self, busy: bool) -> None:
@@ -414,6 +497,8 @@ class QuotesPage(Page):
         super().__init__(context, parent)
         self._announcing = False
         self._measured: dict[str, dict[str, float]] | None = None
+        self._pricing: Pricing | None = None  # snapshot for derived columns, sorting and the chart
+        self._loading: set = set()  # tabs loading in the background
         self.tabs = QTabWidget(self)
         self.rental = QuoteTab(self, "rental")
         self.purchase = QuoteTab(self, "purchase")
@@ -422,6 +507,8 @@ class QuotesPage(Page):
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 1000)
+        self.progress.setMaximumHeight(12)
+        self.progress.setTextVisible(False)
         self.progress.hide()
         self.summary = QLabel(self)
         self.summary.setWordWrap(True)
@@ -445,7 +532,7 @@ class QuotesPage(Page):
         self.tabs.setTabText(1, self.tr("Purchase"))
         self.rental.retranslate()
         self.purchase.retranslate()
-        self._update_summary()
+        self.update_summary()
 
     def load_example(self) -> None:
         from desktop.examples import add_example_quotes
@@ -478,7 +565,7 @@ class QuotesPage(Page):
     def gpu_choices(self, used_only: bool = False) -> list[tuple[str, str]]:
         names = self.gpu_names()
         if used_only:
-            used = {row.get("gpu") for tab in (self.rental, self.purchase) for row in tab.model.rows}
+            used = set(self.rental.model.stats().gpus) | set(self.purchase.model.stats().gpus)
             names = {gpu_id: names.get(gpu_id, gpu_id) for gpu_id in used if gpu_id}
         return sorted(names.items(), key=lambda item: item[1].casefold())
 
@@ -493,77 +580,53 @@ class QuotesPage(Page):
 
             extra = [s for s in self.context.gpu_catalog().values() if getattr(s, "user_defined", False)]
             try:
-                self._measured = measured_figures(
-                    self.context.store, lambda name: match_nvml_name(name, extra)
-                )
+                runs = self.context.store.list_probe_runs()
+                self._measured = measured_figures(runs, lambda name: match_nvml_name(name, extra))
             except Exception:
                 self._measured = {}
         return self._measured
 
     def basis(self, gpu_id: str) -> Basis:
-        spec = self.context.gpu_catalog().get(gpu_id)
-        measured = self.measured().get(gpu_id, {})
-        basis = Basis()
-        if measured.get("bf16"):
-            basis.bf16_flops = measured["bf16"]
-            basis.measured.add("bf16")
-        elif spec is not None and spec.tflops.get("bf16"):
-            basis.bf16_flops = spec.tflops["bf16"] * 1e12
-        if measured.get("bandwidth"):
-            basis.bandwidth = measured["bandwidth"]
-            basis.measured.add("bandwidth")
-        elif spec is not None and spec.memory_bandwidth_bytes_per_s:
-            basis.bandwidth = float(spec.memory_bandwidth_bytes_per_s)
-        return basis
+        return basis_for(self.context.gpu_catalog().get(gpu_id), self.measured().get(gpu_id, {}))
+
+    def pricing(self) -> Pricing:
+        """The snapshot every price figure on this page is computed from (rebuilt when rates, settings, probe
+        runs or the catalog change); immutable, so background jobs may use it."""
+        if self._pricing is None:
+            catalog = self.context.gpu_catalog()
+            basis = {gpu_id: self.basis(gpu_id) for gpu_id in catalog}
+            try:
+                rates, problem = self.context.exchange_rates(), ""
+            except Exception as exc:
+                from desktop.workers import describe_error
+
+                rates, problem = None, describe_error(exc)
+            self._pricing = Pricing.build(self.context.display_currency(), rates, basis, problem)
+        return self._pricing
 
     def display_price(self, kind: str, row: dict) -> float | None:
         """Price per GPU-hour (rental) or per GPU (purchase) in the display currency; None without a rate."""
-        if kind == "rental":
-            amount = row.get("price_per_gpu_hour")
-        else:
-            amount = (row.get("price") or 0) / max(int(row.get("gpus") or 1), 1)
-        if amount is None or not row.get("currency"):
-            return None
-        money, _reason = self.context.to_display_currency(float(amount), str(row["currency"]))
-        return None if money is None else float(money.amount)
+        return self.pricing().display_price(kind, row)
 
     def derive(self, kind: str, row: dict) -> Derived:
-        currency = self.context.display_currency()
+        pricing = self.pricing()
+        currency = pricing.currency
         texts: dict[str, str] = {}
-        sort: dict[str, float] = {}
         tips: dict[str, str] = {}
-        amount = (
-            row.get("price_per_gpu_hour")
-            if kind == "rental"
-            else (row.get("price") or 0) / max(int(row.get("gpus") or 1), 1)
-        )
-        converted, reason = (
-            (None, "")
-            if amount is None
-            else self.context.to_display_currency(float(amount), str(row.get("currency") or ""))
-        )
-        if converted is None:
-            texts["display_price"] = self.tr("no rate")
-            tips["display_price"] = reason or self.tr("no price")
-            return Derived(texts, sort, tips)
-        price = float(converted.amount)
-        texts["display_price"] = fmt.money(price, currency)
-        sort["display_price"] = price
-        if row.get("currency") != currency:
+        amount = pricing.unit_amount(kind, row)
+        if amount is None:
+            return Derived({"display_price": self.tr("no rate")}, {}, {"display_price": self.tr("no price")})
+        price, reason = pricing.convert(amount, str(row.get("currency") or ""))
+        if price is None:
+            return Derived({"display_price": self.tr("no rate")}, {}, {"display_price": reason})
+        sort = pricing.derived_values(kind, row)
+        for name, value in sort.items():
+            texts[name] = fmt.money(value, currency)
+        if str(row.get("currency") or "").upper() != currency:
             tips["display_price"] = self.tr("{0} at the stored exchange rate").format(
                 fmt.money(float(amount), str(row.get("currency")))
             )
-        basis = self.basis(str(row.get("gpu") or ""))
-        if kind == "rental":
-            if basis.bf16_flops:
-                per = price / (basis.bf16_flops / 1e15)
-                texts["per_pflop_hour"], sort["per_pflop_hour"] = fmt.money(per, currency), per
-            if basis.bandwidth:
-                per = price / (basis.bandwidth / 1e12)
-                texts["per_tbps_hour"], sort["per_tbps_hour"] = fmt.money(per, currency), per
-        elif basis.bf16_flops:
-            per = price / (basis.bf16_flops / 1e12)
-            texts["per_tflops"], sort["per_tflops"] = fmt.money(per, currency), per
+        basis = pricing.basis.get(str(row.get("gpu") or ""), Basis())
         texts["basis"], tips["basis"] = self._basis_text(basis)
         return Derived(texts, sort, tips)
 
@@ -580,28 +643,40 @@ class QuotesPage(Page):
 
     # -- refresh -----------------------------------------------------------------------------------------------
     def reload(self) -> None:
+        self._pricing = None
         self.rental.reload()
         self.purchase.reload()
-        self._update_summary()
+        self.update_summary()
 
-    def _update_summary(self) -> None:
-        mine = sum(
-            1
-            for tab in (self.rental, self.purchase)
-            for r in tab.model.rows
-            if r.get("origin") != "reference"
-        )
-        reference = sum(
-            1
-            for tab in (self.rental, self.purchase)
-            for r in tab.model.rows
-            if r.get("origin") == "reference"
-        )
+    def update_summary(self) -> None:
+        if self._loading:
+            self.summary.setText(self.tr("Reading the quotes…"))
+            return
+        stats = [tab.model.stats() for tab in (self.rental, self.purchase)]
         self.summary.setText(
             self.tr(
                 "{0} of your quotes and {1} dated reference prices. Prices are shown in {2} (Settings)."
-            ).format(mine, reference, self.context.display_currency())
+            ).format(
+                fmt.integer(sum(s.mine for s in stats)),
+                fmt.integer(sum(s.reference for s in stats)),
+                self.context.display_currency(),
+            )
         )
+
+    def loading_started(self, tab: QuoteTab) -> None:
+        self._loading.add(tab)
+        self.progress.setValue(0)
+        self.progress.show()
+        self.update_summary()
+
+    def loading_progress(self, fraction: float) -> None:
+        self.progress.setValue(int(fraction * 1000))
+
+    def loading_finished(self, tab: QuoteTab) -> None:
+        self._loading.discard(tab)
+        if not self._loading:
+            self.progress.hide()
+        self.update_summary()
 
     def announce_change(self) -> None:
         """One of our tabs wrote to the store: tell the other pages (our own models are already current)."""
@@ -610,17 +685,19 @@ class QuotesPage(Page):
             self.context.quotes_changed.emit()
         finally:
             self._announcing = False
-        self._update_summary()
+        self.update_summary()
 
     def _on_quotes_changed(self) -> None:
         if not self._announcing:
             self.reload()
 
     def _on_rates_changed(self) -> None:
+        self._pricing = None
         for tab in (self.rental, self.purchase):
             tab.model.refresh_derived(self.context.display_currency())
+            tab.fit_derived_columns()
             tab.refresh_chart()
-        self._update_summary()
+        self.update_summary()
 
     def _on_probe_runs_changed(self) -> None:
         self._measured = None

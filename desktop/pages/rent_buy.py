@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from desktop import fmt
 from desktop.charts.rentbuy_chart import RentBuyChart
 from desktop.pages.base import Page
+from desktop.plan_request import base_gpu_id
 
 DEFAULT_SERVER_OVERHEAD = 0.25  # server, network and rack as a share of the GPU price when no quote says
 DEFAULT_UTILIZATION = 0.6
@@ -237,8 +238,8 @@ class RentBuyPage(Page):
 
         self.follow_plan.toggled.connect(lambda on: self.fill_from_plan(self.context.plan_option, force=on))
         self.gpu_combo.currentIndexChanged.connect(self._on_gpu_changed)
-        for spin in (self.gpus_spin, self.hybrid_spin):
-            spin.valueChanged.connect(self.schedule)
+        self.gpus_spin.valueChanged.connect(self._on_count_changed)
+        self.hybrid_spin.valueChanged.connect(self.schedule)
         for spin in (self.purchase_spin, self.overhead_spin, self.power_spin, self.pue_spin, self.electricity_spin,
                      self.maintenance_spin, self.resale_spin, self.on_demand_spin, self.spot_spin, self.reserved_spin):  # fmt: skip
             spin.valueChanged.connect(self.schedule)
@@ -262,9 +263,13 @@ class RentBuyPage(Page):
         self.overhead_spin.setValue(DEFAULT_SERVER_OVERHEAD * 100)
         self.maintenance_spin.setValue(0)
         self.resale_spin.setValue(20)
-        self.gpus_spin.setValue(8)
+        with (
+            QSignalBlocker(self.gpus_spin),
+            QSignalBlocker(self.gpu_combo),
+        ):  # defaults, not the user's choice
+            self.gpus_spin.setValue(8)
+            _select(self.gpu_combo, "h100-sxm")
         self.hybrid_spin.setValue(4)
-        _select(self.gpu_combo, "h100-sxm")
         self.refill_prices()
 
     def title(self) -> str:
@@ -357,7 +362,7 @@ class RentBuyPage(Page):
                 QSignalBlocker(self.gpus_spin),
                 QSignalBlocker(self.hybrid_spin),
             ):
-                _select(self.gpu_combo, option.gpu.id)
+                _select(self.gpu_combo, base_gpu_id(option.gpu.id))
                 self.gpus_spin.setValue(int(option.gpus))
                 self.hybrid_spin.setMaximum(int(option.gpus))
                 self.hybrid_spin.setValue(max(1, int(option.gpus) // 2))
@@ -383,8 +388,20 @@ class RentBuyPage(Page):
             )
 
     def _on_gpu_changed(self, _: int) -> None:
+        self._stop_following()
         self.refill_prices()
         self.schedule()
+
+    def _on_count_changed(self, _: int) -> None:
+        self._stop_following()
+        self.schedule()
+
+    def _stop_following(self) -> None:
+        """The user chose a GPU or a count by hand: the next plan change must not overwrite it."""
+        if self.follow_plan.isChecked():
+            with QSignalBlocker(self.follow_plan):
+                self.follow_plan.setChecked(False)
+            self._update_from_plan_label()
 
     def refill_prices(self) -> None:
         """Prices for the chosen GPU from the stored quotes (display currency) and the catalog."""
@@ -637,9 +654,9 @@ class RentBuyPage(Page):
     def load_example(self) -> None:
         """8 x H100 SXM at 60% of 24 h over 3 years, priced from the stored reference quotes."""
         self.follow_plan.setChecked(False)
-        with QSignalBlocker(self.gpu_combo):
+        with QSignalBlocker(self.gpu_combo), QSignalBlocker(self.gpus_spin):
             _select(self.gpu_combo, "h100-sxm")
-        self.gpus_spin.setValue(8)
+            self.gpus_spin.setValue(8)
         self.hybrid_spin.setValue(4)
         self.refill_prices()
         self.hours_slider.set_value(24)

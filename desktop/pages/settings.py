@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from desktop.context import CURRENCIES
 from desktop.pages.base import Page
 from desktop.pages.hardware import banner, show_banner
+from desktop.qmodels.probe_history import summarise_devices
 
 LANGUAGES = (
     ("", "System default"),
@@ -283,7 +284,7 @@ class SettingsPage(Page):
         values["driver"] = driver if isinstance(driver, str) else self.tr("n/a")
         values["cuda"] = cuda if isinstance(cuda, str) else self.tr("n/a")
         gpus = getattr(inventory, "gpus", None) or []
-        values["gpus"] = ", ".join(f"{g.cuda_index}: {g.name}" for g in gpus) if gpus else self.tr("none")
+        values["gpus"] = summarise_devices([str(g.name) for g in gpus]) if gpus else self.tr("none")
         availability = probe_availability()
         values["probe"] = (
             self.tr("ready ({0})") if availability.available else self.tr("unavailable: {0}")

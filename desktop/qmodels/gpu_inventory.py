@@ -19,8 +19,8 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     Qt,
 )
-from PySide6.QtGui import QBrush, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtGui import QBrush, QColor, QPalette
+from PySide6.QtWidgets import QApplication, QStyle
 
 from desktop import fmt
 
@@ -36,10 +36,12 @@ COLUMNS = (
     ("power", QT_TRANSLATE_NOOP("GpuInventoryModel", "Power limit")),
     ("nvlink", QT_TRANSLATE_NOOP("GpuInventoryModel", "NVLink")),
     ("mig", QT_TRANSLATE_NOOP("GpuInventoryModel", "MIG")),
+    ("ecc", QT_TRANSLATE_NOOP("GpuInventoryModel", "ECC")),
     ("temperature", QT_TRANSLATE_NOOP("GpuInventoryModel", "Temp.")),
     ("bus", QT_TRANSLATE_NOOP("GpuInventoryModel", "PCI bus")),
 )
 _NUMERIC = {"memory", "power", "temperature"}
+LOST_COLOR = "#d0342c"  # a red that reads on light and dark backgrounds
 
 
 def _tr(text: str, disambiguation: str | None = None, n: int = -1) -> str:
@@ -90,6 +92,7 @@ class GpuInventoryModel(QAbstractTableModel):
         super().__init__(parent)
         self._inventory: Any = None
         self._rows: list[dict[str, Cell]] = []
+        self._lost_rows: set[int] = set()  # rows whose GPU stopped answering
         self._cpu = None
 
     # -- data in -----------------------------------------------------------------------------------------------
@@ -97,7 +100,34 @@ class GpuInventoryModel(QAbstractTableModel):
         self.beginResetModel()
         self._inventory = inventory
         self._rows = self._build_rows(inventory)
+        gpus = list(getattr(inventory, "gpus", None) or [])
+        self._lost_rows = {row for row, gpu in enumerate(gpus) if getattr(gpu, "lost", False)}
         self.endResetModel()
+
+    def mark_lost(self, cuda_index: int, reason: str) -> bool:
+        """A GPU stopped answering while the app runs (the sampler says so): its row says "lost" with the
+        reason and greys out; the other rows are untouched. True when the row changed."""
+        gpus = list(getattr(self._inventory, "gpus", None) or [])
+        for row, gpu in enumerate(gpus):
+            if gpu.cuda_index != cuda_index or row in self._lost_rows:
+                continue
+            name = (
+                str(gpu.name) if _unavailable_reason(gpu.name) is None else _tr("GPU {0}").format(gpu.index)
+            )
+            self._rows[row]["name"] = Cell(
+                _tr("{0}: {1} (lost)").format(gpu.cuda_index, name),
+                _tr("The GPU stopped answering: {0}. Its last readings stay on the charts; restart the machine "
+                    "(or reset the GPU) to use it again.").format(reason),
+                gpu.cuda_index,
+                True,
+            )  # fmt: skip
+            self._lost_rows.add(row)
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+            return True
+        return False
+
+    def is_lost(self, row: int) -> bool:
+        return row in self._lost_rows
 
     @property
     def inventory(self) -> Any:
@@ -149,6 +179,7 @@ class GpuInventoryModel(QAbstractTableModel):
         row["power"] = self._simple(gpu.power_limit_w, fmt.watts, float)
         row["nvlink"] = self._nvlink_cell(gpu)
         row["mig"] = self._mig_cell(gpu)
+        row["ecc"] = self._simple(gpu.ecc, lambda mode: _tr("on") if mode == "enabled" else _tr("off"), str)
         row["temperature"] = self._simple(gpu.temperature_c, fmt.celsius, float)
         row["bus"] = self._simple(gpu.pci_bus_id, str, str)
         return row
@@ -254,8 +285,12 @@ class GpuInventoryModel(QAbstractTableModel):
             return cell.tooltip or None
         if role == SORT_ROLE:
             return cell.sort if cell.sort is not None else ""
-        if role == Qt.ItemDataRole.ForegroundRole and cell.refused:
+        if role == Qt.ItemDataRole.ForegroundRole and index.row() in self._lost_rows and key == "name":
+            return QBrush(QColor(LOST_COLOR))
+        if role == Qt.ItemDataRole.ForegroundRole and (cell.refused or index.row() in self._lost_rows):
             return QBrush(QApplication.palette().color(QPalette.ColorRole.PlaceholderText))
+        if role == Qt.ItemDataRole.DecorationRole and key == "name" and index.row() in self._lost_rows:
+            return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
         if role == Qt.ItemDataRole.TextAlignmentRole and key in _NUMERIC:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

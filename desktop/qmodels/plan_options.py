@@ -24,21 +24,36 @@ from desktop import fmt
 CONTEXT = "PlanOptionsModel"
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
-# (key, header) in column order.
+# (key, header) in column order. The option column reads "128 × H100 SXM5 80GB" (GPU × count in one cell, so
+# the cost columns fit beside it at a 1280-pixel window); two-line headers keep the figure columns narrow.
 COLUMNS = (
     ("rank", QT_TRANSLATE_NOOP("PlanOptionsModel", "#")),
-    ("gpu", QT_TRANSLATE_NOOP("PlanOptionsModel", "GPU")),
-    ("gpus", QT_TRANSLATE_NOOP("PlanOptionsModel", "Count")),
+    ("option", QT_TRANSLATE_NOOP("PlanOptionsModel", "GPUs")),
     ("strategy", QT_TRANSLATE_NOOP("PlanOptionsModel", "Strategy")),
     ("fits", QT_TRANSLATE_NOOP("PlanOptionsModel", "Fits")),
-    ("memory", QT_TRANSLATE_NOOP("PlanOptionsModel", "Memory/GPU")),
-    ("time", QT_TRANSLATE_NOOP("PlanOptionsModel", "Time")),
-    ("gpu_hours", QT_TRANSLATE_NOOP("PlanOptionsModel", "GPU-hours")),
+    ("memory", QT_TRANSLATE_NOOP("PlanOptionsModel", "Memory\nper GPU")),
+    ("time", QT_TRANSLATE_NOOP("PlanOptionsModel", "Run\ntime")),
+    ("gpu_hours", QT_TRANSLATE_NOOP("PlanOptionsModel", "GPU-\nhours")),
     ("cost", QT_TRANSLATE_NOOP("PlanOptionsModel", "Cost")),
-    ("per_million", QT_TRANSLATE_NOOP("PlanOptionsModel", "Cost/1M tokens")),
+    ("per_million", QT_TRANSLATE_NOOP("PlanOptionsModel", "Cost per\n1M tokens")),
+    ("confidence", QT_TRANSLATE_NOOP("PlanOptionsModel", "Confidence")),
+)
+# Serving has no run to time or price as a whole: latency (time to first token, time per output token), the
+# throughput over all users and the sequences decoded at once take those places.
+SERVING_COLUMNS = (
+    ("rank", QT_TRANSLATE_NOOP("PlanOptionsModel", "#")),
+    ("option", QT_TRANSLATE_NOOP("PlanOptionsModel", "GPUs")),
+    ("strategy", QT_TRANSLATE_NOOP("PlanOptionsModel", "Strategy")),
+    ("fits", QT_TRANSLATE_NOOP("PlanOptionsModel", "Fits")),
+    ("memory", QT_TRANSLATE_NOOP("PlanOptionsModel", "Memory\nper GPU")),
+    ("ttft", QT_TRANSLATE_NOOP("PlanOptionsModel", "First\ntoken")),
+    ("tpot", QT_TRANSLATE_NOOP("PlanOptionsModel", "Per\ntoken")),
+    ("tokens_per_s", QT_TRANSLATE_NOOP("PlanOptionsModel", "Tokens/s\n(all users)")),
+    ("per_million", QT_TRANSLATE_NOOP("PlanOptionsModel", "Cost per\n1M tokens")),
     ("confidence", QT_TRANSLATE_NOOP("PlanOptionsModel", "Confidence")),
 )
 COLUMN_KEYS = tuple(key for key, _ in COLUMNS)
+SERVING_COLUMN_KEYS = tuple(key for key, _ in SERVING_COLUMNS)
 
 _CONFIDENCE = {
     "measured": QT_TRANSLATE_NOOP("PlanOptionsModel", "measured"),
@@ -82,6 +97,30 @@ def strategy_text(strategy: Any) -> str:
     elif recompute == "selective":
         parts.append(QCoreApplication.translate("PlanOptionsModel", "selective recompute"))
     return ", ".join(parts) or QCoreApplication.translate("PlanOptionsModel", "single GPU")
+
+
+def serving_strategy_text(strategy: Any) -> str:
+    """A serving layout in serving words: "3 replicas, TP 2" (replicas, not data-parallel training ranks)."""
+    if strategy is None:
+        return ""
+    parts = []
+    replicas = int(getattr(strategy, "dp", 1) or 1)
+    if replicas > 1:
+        parts.append(QCoreApplication.translate("PlanOptionsModel", "{0} replicas").format(replicas))  # n > 1
+    for name, label in (("tp", "TP {0}"), ("pp", "PP {0}"), ("ep", "EP {0}")):
+        value = int(getattr(strategy, name, 1) or 1)
+        if value > 1:
+            parts.append(_tr(label).format(value))
+    return ", ".join(parts) or QCoreApplication.translate("PlanOptionsModel", "single GPU")
+
+
+def option_strategy_text(option: Any) -> str:
+    """The strategy as the table and headline show it: training layouts, or replicas for serving."""
+    workload = getattr(option, "workload", None)
+    strategy = getattr(option, "strategy", None)
+    if workload is not None and not getattr(workload, "is_training", True):
+        return serving_strategy_text(strategy)
+    return strategy_text(strategy)
 
 
 def strategy_family(strategy: Any) -> str:
@@ -139,32 +178,36 @@ class PlanOptionsModel(QAbstractTableModel):
     def set_money_text(self, money_text: Callable[[Any], str]) -> None:
         self._money_text = money_text
         if self._options:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self._options) - 1, len(COLUMNS) - 1))
+            last = self.index(len(self._options) - 1, len(self.columns) - 1)
+            self.dataChanged.emit(self.index(0, 0), last)
 
     def option(self, row: int) -> Any:
         return self._options[row] if 0 <= row < len(self._options) else None
+
+    @property
+    def columns(self) -> tuple[tuple[str, str], ...]:
+        """(key, untranslated header) of the columns shown now: training or serving."""
+        return COLUMNS if self._training else SERVING_COLUMNS
+
+    def column_of(self, key: str) -> int:
+        """The column index of a key ("cost", "ttft", ...), -1 when the current kind of plan has no such column."""
+        keys = [k for k, _ in self.columns]
+        return keys.index(key) if key in keys else -1
 
     # -- QAbstractTableModel -------------------------------------------------------------------------------------
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._options)
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
+        return 0 if parent.isValid() else len(self.columns)
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
         if role != Qt.ItemDataRole.DisplayRole:
             return None
-        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(COLUMNS):
-            header = _tr(COLUMNS[section][1])
-            if COLUMNS[section][0] == "time":
-                header = (
-                    QCoreApplication.translate("PlanOptionsModel", "Run time")
-                    if self._training
-                    else QCoreApplication.translate("PlanOptionsModel", "Step time")
-                )
-            return header
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.columns):
+            return _tr(self.columns[section][1])
         if orientation == Qt.Orientation.Vertical:
             return str(section + 1)
         return None
@@ -175,14 +218,21 @@ class PlanOptionsModel(QAbstractTableModel):
         if not index.isValid() or not (0 <= index.row() < len(self._options)):
             return None
         option = self._options[index.row()]
-        key = COLUMN_KEYS[index.column()]
+        if not 0 <= index.column() < len(self.columns):
+            return None
+        key = self.columns[index.column()][0]
         if role == Qt.ItemDataRole.DisplayRole:
             return self._display(option, key, index.row())
         if role == SORT_ROLE:
             return self._sort_value(option, key, index.row())
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(option, key)
-        if role == Qt.ItemDataRole.TextAlignmentRole and key not in ("gpu", "strategy", "confidence", "fits"):
+        if role == Qt.ItemDataRole.TextAlignmentRole and key not in (
+            "option",
+            "strategy",
+            "confidence",
+            "fits",
+        ):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and key == "fits":
             return QBrush(QColor("#1a7f37" if getattr(option, "fits", False) else "#cf222e"))
@@ -192,12 +242,20 @@ class PlanOptionsModel(QAbstractTableModel):
         gpu = getattr(option, "gpu", None)
         if key == "rank":
             return str(row + 1)
-        if key == "gpu":
-            return short_gpu_name(str(getattr(gpu, "name", "")))
-        if key == "gpus":
-            return fmt.integer(getattr(option, "gpus", None))
+        if key == "option":
+            return QCoreApplication.translate("PlanOptionsModel", "{0} × {1}").format(
+                fmt.integer(getattr(option, "gpus", None)), short_gpu_name(str(getattr(gpu, "name", "")))
+            )
+        if key == "ttft":
+            return fmt.duration(getattr(option, "ttft_s", None))
+        if key == "tpot":
+            return fmt.duration(getattr(option, "tpot_s", None) or getattr(option, "step_time_s", None))
+        if key == "tokens_per_s":
+            return fmt.number(getattr(option, "tokens_per_s", None), 0)  # the header names the unit
         if key == "strategy":
-            return strategy_text(getattr(option, "strategy", None))
+            # No-break spaces inside each part ("TP 4"): a long layout wraps only after a comma.
+            parts = option_strategy_text(option).split(", ")
+            return ", ".join(part.replace(" ", "\u00a0") for part in parts)
         if key == "fits":
             return (
                 QCoreApplication.translate("PlanOptionsModel", "yes")
@@ -209,12 +267,8 @@ class PlanOptionsModel(QAbstractTableModel):
         if key == "time":
             return fmt.duration(option_time_s(option, self._training))
         if key == "gpu_hours":
-            hours = getattr(option, "gpu_hours", None)
-            return (
-                QCoreApplication.translate("PlanOptionsModel", "{0} GPU-h").format(fmt.significant(hours, 3))
-                if hours is not None
-                else fmt.NA
-            )
+            hours = getattr(option, "gpu_hours", None)  # the header names the unit
+            return fmt.significant(hours, 3) if hours is not None else fmt.NA
         if key == "cost":
             return self._money_text(getattr(option, "cost", None))
         if key == "per_million":
@@ -234,15 +288,37 @@ class PlanOptionsModel(QAbstractTableModel):
         if key in ("cost", "per_million"):
             money = getattr(option, "cost" if key == "cost" else "cost_per_million_tokens", None)
             return float(getattr(money, "amount", 0.0) or 0.0)
-        if key == "gpus":
-            return int(getattr(option, "gpus", 0) or 0)
+        if key == "option":
+            name = str(getattr(getattr(option, "gpu", None), "name", ""))
+            return f"{name} {int(getattr(option, 'gpus', 0) or 0):07d}"  # by GPU type, then by count
+        if key in ("ttft", "tokens_per_s"):
+            name = {"ttft": "ttft_s", "tokens_per_s": "tokens_per_s"}[key]
+            return float(getattr(option, name, 0.0) or 0.0)
+        if key == "tpot":
+            return float(getattr(option, "tpot_s", None) or getattr(option, "step_time_s", 0.0) or 0.0)
         if key == "gpu_hours":
             return float(getattr(option, "gpu_hours", 0.0) or 0.0)
         return self._display(option, key, row)
 
     def _tooltip(self, option: Any, key: str) -> str | None:
-        if key == "gpu":
+        if key == "option":
             return str(getattr(getattr(option, "gpu", None), "name", ""))
+        if key == "strategy":
+            batch = getattr(option, "batch_per_replica", None)
+            workload = getattr(option, "workload", None)
+            if batch and workload is not None and not getattr(workload, "is_training", True):
+                return QCoreApplication.translate(
+                    "PlanOptionsModel", "%n user(s) decoded together on each replica", "", int(batch)
+                )
+        if key == "ttft":
+            return QCoreApplication.translate(
+                "PlanOptionsModel",
+                "Time to first token (TTFT): the prompt's prefill before the first output token",
+            )
+        if key == "tpot":
+            return QCoreApplication.translate(
+                "PlanOptionsModel", "Time per output token (TPOT) while decoding: the pace each user sees"
+            )
         if key == "memory":
             capacity = getattr(getattr(option, "gpu", None), "memory_bytes", None)
             return QCoreApplication.translate("PlanOptionsModel", "{0} of {1} per GPU").format(

@@ -4,15 +4,18 @@ The model is a thin adapter: rows are the store's dicts, an edit is validated wi
 (the same one CSV import uses) and refused with the reasons (``edit_refused``), otherwise written through an
 undoable command on the page's QUndoStack. Reference prices shipped with the app are read-only.
 Derived columns (price in the display currency, per PFLOP-hour, per TB/s-hour) come from a ``derive`` function
-the page supplies, so the model holds no business rules of its own.
+the page supplies, so the model holds no business rules of its own. The model filters and sorts its rows itself
+(see QuoteTableModel) so a table of 100,000 quotes never freezes the window.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
+import numpy as np
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
     QAbstractTableModel,
@@ -20,7 +23,6 @@ from PySide6.QtCore import (
     QDate,
     QModelIndex,
     QPersistentModelIndex,
-    QSortFilterProxyModel,
     Qt,
     Signal,
 )
@@ -28,6 +30,7 @@ from PySide6.QtGui import QBrush, QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
 from desktop import fmt
+from desktop.quote_pricing import SYNC_ROWS
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 ROW_ROLE = Qt.ItemDataRole.UserRole + 2  # the whole row dict
@@ -127,6 +130,7 @@ class QuoteKind:
         prefix = f"{name}_quote"
         self.list = lambda: getattr(store, f"list_{name}_quotes")()
         self.add = getattr(store, f"add_{prefix}")
+        self.get = getattr(store, f"get_{prefix}")
         self.update = getattr(store, f"update_{prefix}")
         self.delete = getattr(store, f"delete_{prefix}")
         self.restore = getattr(store, f"restore_{prefix}")
@@ -135,54 +139,373 @@ class QuoteKind:
         self.provider_key = "provider" if name == "rental" else "vendor"
 
 
+@dataclass(frozen=True)
+class QuoteFilter:
+    """What the quote table shows: one GPU, provider (or vendor) text, kind, currency, reference prices or not."""
+
+    gpu: str = ""
+    provider: str = ""
+    kind: str = ""
+    currency: str = ""
+    show_reference: bool = True
+
+    @property
+    def active(self) -> bool:
+        return bool(self.gpu or self.provider or self.kind or self.currency or not self.show_reference)
+
+    def accepts(self, row: dict, provider_key: str) -> bool:
+        if not self.show_reference and row.get("origin") == "reference":
+            return False
+        if self.gpu and row.get("gpu") != self.gpu:
+            return False
+        if self.provider and self.provider.casefold() not in str(row.get(provider_key) or "").casefold():
+            return False
+        if self.kind and row.get("kind", self.kind) != self.kind:
+            return False
+        return not (self.currency and row.get("currency") != self.currency)
+
+
+SortKey = Callable[[dict], Any]
+
+
+def arrange_rows(
+    rows: list[dict], quote_filter: QuoteFilter, provider_key: str, key: SortKey | None, descending: bool
+) -> list[dict]:
+    """The rows the table shows, in order: filtered, then sorted by ``key`` (stable; rows whose key is None go
+    last in either direction). Pure: runs on a pool thread for big tables."""
+    visible = (
+        [r for r in rows if quote_filter.accepts(r, provider_key)] if quote_filter.active else list(rows)
+    )
+    if key is None:
+        return visible
+    keyed, values, missing = [], [], []
+    for row in visible:
+        value = key(row)
+        if value is None:
+            missing.append(row)
+        else:
+            keyed.append(row)
+            values.append(value)
+    return [keyed[i] for i in _stable_order(values, descending)] + missing
+
+
+def _stable_order(values: list, descending: bool) -> list[int]:
+    """Indices that sort ``values`` (all numbers or all strings), ties in their original order either way.
+
+    NumPy's argsort of a number or text array runs without holding Python's GIL, unlike list.sort, so a
+    background sort of 100,000 quotes does not stall the GUI thread's painting while it runs.
+    """
+    if not values:
+        return []
+    try:
+        array = np.array(values, dtype=float if isinstance(values[0], (int, float)) else str)
+    except (TypeError, ValueError):  # a stray text among numbers: order everything as text, never fail
+        array = np.array([str(value) for value in values], dtype=str)
+    if not descending:
+        return np.argsort(array, kind="stable").tolist()
+    last = len(values) - 1
+    # ascending order of the reversed array, read backwards: descending with ties in their original order
+    return (last - np.argsort(array[::-1], kind="stable"))[::-1].tolist()
+
+
+@dataclass(frozen=True)
+class Arrangement:
+    """The visible rows in order, and each one's position by quote id (built off the GUI thread too)."""
+
+    rows: list[dict]
+    positions: dict[Any, int]
+
+    @classmethod
+    def of(cls, rows: list[dict]) -> Arrangement:
+        return cls(rows, {row["id"]: position for position, row in enumerate(rows)})
+
+
+def arrangement(rows: list[dict], **spec: Any) -> Arrangement:
+    """arrange_rows(rows, **spec) with the positions: everything proportional to the rows, in one pure call."""
+    return Arrangement.of(arrange_rows(rows, **spec))
+
+
+@dataclass(frozen=True)
+class QuoteStats:
+    """Counts and values over every loaded quote (not only the filtered ones), for the page summary and combos."""
+
+    mine: int
+    reference: int
+    gpus: frozenset[str]
+    currencies: frozenset[str]
+
+
+def quote_stats(rows: Iterable[dict]) -> QuoteStats:
+    mine = reference = 0
+    gpus, currencies = set(), set()
+    for row in rows:
+        if row.get("origin") == "reference":
+            reference += 1
+        else:
+            mine += 1
+        gpus.add(row.get("gpu") or "")
+        currencies.add(row.get("currency") or "")
+    return QuoteStats(mine, reference, frozenset(gpus - {""}), frozenset(currencies - {""}))
+
+
+@dataclass(frozen=True)
+class LoadedQuotes:
+    """Every quote of one kind as a background load prepares it for QuoteTableModel.set_rows."""
+
+    by_id: dict[Any, dict]  # in the store's order
+    stats: QuoteStats
+
+    @classmethod
+    def of(cls, rows: list[dict]) -> LoadedQuotes:
+        return cls({row["id"]: row for row in rows}, quote_stats(rows))
+
+
 class QuoteTableModel(QAbstractTableModel):
-    """Signals: edit_refused(reason) when a value is refused; edited() after any write (for quotes_changed)."""
+    """Every quote of one kind, filtered and sorted in the model itself (no proxy model).
+
+    A QSortFilterProxyModel asks Python for each cell on every comparison: sorting 100,000 quotes took ~10 s on
+    the GUI thread. Here the model arranges its rows with one Python sort over precomputed keys, and hands the
+    work to ``background`` (the page's JobRunner) when there are more than SYNC_ROWS quotes; a newer request
+    supersedes an older one, and rows edited meanwhile keep their newest values.
+
+    Signals: edit_refused(reason) when a value is refused; edited() after any write (for quotes_changed);
+    arranged() when the visible rows were re-sorted or re-filtered (also after a background arrangement).
+    """
 
     edit_refused = Signal(str)
     edited = Signal()
+    arranged = Signal()
 
     def __init__(self, kind: QuoteKind, derive: Callable[[dict], Derived] | None = None, parent=None):
         super().__init__(parent)
         self.kind = kind
         self.columns = kind.columns
         self.derive = derive
-        self.rows: list[dict] = []
-        self._derived: list[Derived | None] = []
+        self._all: dict[Any, dict] = {}  # id -> row, every loaded quote in the store's order
+        self.rows: list[dict] = []  # the visible rows, in display order
+        self._positions: dict[Any, int] | None = None  # id -> visible position (built when needed)
+        self._derived: dict[Any, Derived] = {}
+        self._stats: QuoteStats | None = None
+        self.quote_filter = QuoteFilter()
+        self.sort_column = -1
+        self.sort_order = Qt.SortOrder.AscendingOrder
+        self.spec_version = 0  # bumped whenever the filter or the sort changes
+        # name of a derived column -> key function (from the page's pricing snapshot); None: unsortable
+        self.derived_sort_key: Callable[[str], SortKey | None] | None = None
+        # background(work, apply): run work() off the GUI thread, then apply(result) on it; None: synchronous
+        self.background: Callable[[Callable[[], Any], Callable[[Any], None]], None] | None = None
+        self.pending = False  # a background arrangement is under way
+        self._generation = 0
+        self._mutations = (
+            0  # bumped by every change of the rows; an arrangement made before one is re-checked
+        )
+        self._inserted_while_pending: list[Any] = []
         self.undo_stack = None  # set by the page; None: edits are written without undo
-        self.read_only = False  # while a background import writes to the store
+        self.read_only = False  # while a background import or load writes to the model
         self.display_currency = "USD"  # shown in the derived columns' headers
+        self.gpu_names: dict[str, str] = {}  # catalog id -> display name
 
     # -- loading -----------------------------------------------------------------------------------------------
     def reload(self) -> None:
-        self.beginResetModel()
-        self.rows = list(self.kind.list())
-        self._derived = [None] * len(self.rows)
-        self.endResetModel()
+        """Read every quote from the store on this thread (the page loads big tables in a job instead)."""
+        self.set_rows(self.kind.list())
+
+    def set_rows(
+        self, rows: list[dict] | LoadedQuotes, arranged: tuple[int, Arrangement] | None = None
+    ) -> None:
+        """Replace every quote: a list of rows, or LoadedQuotes prepared by a job (then nothing proportional
+        to the number of quotes is left for the GUI thread). ``arranged``: (spec_version, visible rows)."""
+        if isinstance(rows, LoadedQuotes):
+            self._all, self._stats = rows.by_id, rows.stats
+        else:
+            self._all = {row["id"]: row for row in rows}
+            self._stats = None
+        self._derived.clear()
+        self._mutations += 1
+        if arranged is not None and arranged[0] == self.spec_version:
+            self._generation += 1
+            self._apply(arranged[1], self._generation, reset=True, mutations=self._mutations)
+        else:
+            self.rearrange(reset=True)
+
+    @property
+    def all_rows(self) -> list[dict]:
+        return list(self._all.values())
+
+    def total_count(self) -> int:
+        return len(self._all)
+
+    def stats(self) -> QuoteStats:
+        if self._stats is None:
+            self._stats = quote_stats(self._all.values())
+        return self._stats
 
     def refresh_derived(self, display_currency: str | None = None) -> None:
         """Recompute the derived columns (display currency, rates or probe runs changed)."""
         if display_currency and display_currency != self.display_currency:
             self.display_currency = display_currency
             self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self.columns) - 1)
-        self._derived = [None] * len(self.rows)
+        self._derived.clear()
         if self.rows:
             first = [i for i, c in enumerate(self.columns) if c.derived]
             self.dataChanged.emit(self.index(0, min(first)), self.index(len(self.rows) - 1, max(first)))
+        if 0 <= self.sort_column < len(self.columns) and self.columns[self.sort_column].derived:
+            self.rearrange(reset=False)  # converted prices may change the order of mixed currencies
+
+    # -- filtering and sorting ---------------------------------------------------------------------------------
+    def set_filter(self, **values: Any) -> None:
+        """Show only the quotes matching ``values`` (QuoteFilter fields)."""
+        self.quote_filter = replace(self.quote_filter, **values)
+        self.spec_version += 1
+        self.rearrange(reset=True)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Qt calls this when a header is clicked (QTableView.setSortingEnabled)."""
+        if (column, order) == (self.sort_column, self.sort_order):
+            return  # QTableView.sortByColumn asks twice (directly and through the header's indicator)
+        self.sort_column, self.sort_order = column, order
+        self.spec_version += 1
+        self.rearrange(reset=False)
+
+    def arranger(self) -> Callable[[list[dict]], Arrangement]:
+        """A pure function rows -> Arrangement for the current filter and sort (safe on a pool thread)."""
+        return partial(
+            arrangement,
+            quote_filter=self.quote_filter,
+            provider_key=self.kind.provider_key,
+            key=self._sort_key(),
+            descending=self.sort_order == Qt.SortOrder.DescendingOrder,
+        )
+
+    def _sort_key(self) -> SortKey | None:
+        if not 0 <= self.sort_column < len(self.columns):
+            return None
+        column = self.columns[self.sort_column]
+        key = column.key
+        if column.derived:
+            return self.derived_sort_key(key.removeprefix("derived:")) if self.derived_sort_key else None
+        if column.editor in ("money", "float", "int"):
+            return lambda row: row.get(key)
+        if column.editor == "gpu":
+            names = dict(self.gpu_names)
+            return lambda row: names.get(row.get(key), str(row.get(key) or "")).casefold()
+        if column.editor == "kind":
+            order = {kind: position for position, kind in enumerate(KIND_NAMES)}
+            return lambda row: order.get(row.get(key), len(order))
+        return lambda row: str(row[key]).casefold() if row.get(key) not in (None, "") else None
+
+    def rearrange(self, reset: bool = True) -> None:
+        """Filter and sort again: now for small tables, in ``background`` for big ones."""
+        self._generation += 1
+        generation, mutations = self._generation, self._mutations
+        work = self.arranger()
+        rows = list(self._all.values())
+        if self.background is not None and len(rows) > SYNC_ROWS:
+            self.pending = True
+            self._inserted_while_pending = []
+            self.background(
+                lambda: work(rows), lambda result: self._apply(result, generation, reset, mutations)
+            )
+        else:
+            self._apply(work(rows), generation, reset, mutations)
+
+    def _apply(self, arranged: Arrangement, generation: int, reset: bool, mutations: int) -> None:
+        if generation != self._generation:
+            return  # a newer arrangement was asked for meanwhile
+        if mutations == self._mutations:
+            rows, positions = arranged.rows, arranged.positions  # nothing changed meanwhile: use it as it is
+        else:
+            rows, positions = self._current_rows(arranged.rows), None
+        self._inserted_while_pending = []
+        self.pending = False
+        if reset or len(rows) != len(self.rows):
+            self.beginResetModel()
+            self.rows, self._positions = rows, positions
+            self.endResetModel()
+        else:
+            self._reorder(rows, positions)
+        self.arranged.emit()
+
+    def _current_rows(self, arranged: list[dict]) -> list[dict]:
+        """Rows were edited, added or deleted while a job arranged them: newest values, none deleted, the
+        added ones at the end."""
+        current = self._all
+        rows = [current[row["id"]] for row in arranged if row["id"] in current]
+        listed = {row["id"] for row in rows} if self._inserted_while_pending else set()
+        for quote_id in self._inserted_while_pending:
+            row = current.get(quote_id)
+            if row is not None and quote_id not in listed:
+                rows.append(row)
+        return rows
+
+    def _reorder(self, rows: list[dict], positions: dict[Any, int] | None) -> None:
+        """Same rows, new order: a layout change, so the selection and the current cell follow their quotes."""
+        self.layoutAboutToBeChanged.emit()
+        old = self.persistentIndexList()
+        ids = [self.rows[index.row()]["id"] if 0 <= index.row() < len(self.rows) else None for index in old]
+        self.rows, self._positions = rows, positions
+        positions = self._position_map()
+        new = [
+            self.index(positions[quote_id], index.column()) if quote_id in positions else QModelIndex()
+            for quote_id, index in zip(ids, old, strict=True)
+        ]
+        self.changePersistentIndexList(old, new)
+        self.layoutChanged.emit()
+
+    # -- rows in place (add, delete, edit, undo) ---------------------------------------------------------------
+    def _position_map(self) -> dict[Any, int]:
+        if self._positions is None:
+            self._positions = {row["id"]: position for position, row in enumerate(self.rows)}
+        return self._positions
 
     def row_of_id(self, quote_id: Any) -> int:
-        for position, row in enumerate(self.rows):
-            if row.get("id") == quote_id:
-                return position
-        return -1
+        """The visible position of a quote, -1 when it is filtered out or gone."""
+        return self._position_map().get(quote_id, -1)
+
+    def insert_rows(self, rows: list[dict]) -> None:
+        """Stored rows that are new to the model: listed at the end (where a new quote is easy to find)."""
+        for row in rows:
+            self._all[row["id"]] = row
+            self._derived.pop(row["id"], None)
+        self._stats = None
+        self._mutations += 1
+        shown = [r for r in rows if self.quote_filter.accepts(r, self.kind.provider_key)]
+        if self.pending:
+            self._inserted_while_pending.extend(r["id"] for r in shown)
+        shown = [r for r in shown if r["id"] not in self._position_map()]
+        if shown:
+            self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows) + len(shown) - 1)
+            self.rows.extend(shown)
+            self._positions = None
+            self.endInsertRows()
+
+    def remove_ids(self, ids: list[Any]) -> None:
+        for quote_id in ids:
+            self._all.pop(quote_id, None)
+            self._derived.pop(quote_id, None)
+        self._stats = None
+        self._mutations += 1
+        positions = self._position_map()
+        for position in sorted((positions[i] for i in ids if i in positions), reverse=True):
+            self.beginRemoveRows(QModelIndex(), position, position)
+            del self.rows[position]
+            self._positions = None
+            self.endRemoveRows()
+        self._positions = None
 
     def replace_row(self, quote_id: Any, row: dict) -> None:
-        position = self.row_of_id(quote_id)
-        if position < 0:
-            self.reload()
+        """An edited row, in place (it does not jump away while being edited; the next sort places it)."""
+        if quote_id not in self._all:
+            self.insert_rows([row])
             return
-        self.rows[position] = row
-        self._derived[position] = None
-        self.dataChanged.emit(self.index(position, 0), self.index(position, len(self.columns) - 1))
+        self._all[quote_id] = row
+        self._derived.pop(quote_id, None)
+        self._stats = None
+        self._mutations += 1
+        position = self.row_of_id(quote_id)
+        if position >= 0:
+            self.rows[position] = row
+            self.dataChanged.emit(self.index(position, 0), self.index(position, len(self.columns) - 1))
 
     def column_of(self, key: str) -> int:
         for position, column in enumerate(self.columns):
@@ -193,9 +516,11 @@ class QuoteTableModel(QAbstractTableModel):
     def _derived_for(self, position: int) -> Derived | None:
         if self.derive is None:
             return None
-        if self._derived[position] is None:
-            self._derived[position] = self.derive(self.rows[position])
-        return self._derived[position]
+        row = self.rows[position]
+        derived = self._derived.get(row["id"])
+        if derived is None:
+            derived = self._derived[row["id"]] = self.derive(row)
+        return derived
 
     # -- Qt model interface ------------------------------------------------------------------------------------
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
@@ -250,8 +575,8 @@ class QuoteTableModel(QAbstractTableModel):
                     "QuoteTableModel",
                     "Reference price shipped with GPU Advisor (read-only; duplicate it to edit): {0}",
                 ).format(row.get("source") or "")
-            if column.key in ("source", "note") and value:
-                return str(value)
+            if column.editor == "text" and value:
+                return str(value)  # free text may be elided in its column
             return None
         if role == Qt.ItemDataRole.FontRole and self.is_reference(index.row()):
             font = QFont()
@@ -279,15 +604,21 @@ class QuoteTableModel(QAbstractTableModel):
         if column.editor == "date":
             return fmt.date(str(value))
         if column.editor == "gpu":
-            return self._gpu_name(str(value))
+            return self.gpu_names.get(str(value), str(value))
         return str(value)
 
-    gpu_names: dict[str, str] = {}
-
-    def _gpu_name(self, gpu_id: str) -> str:
-        return self.gpu_names.get(gpu_id, gpu_id)
-
     def _derived_data(self, position: int, name: str, role: int):
+        if role not in (
+            Qt.ItemDataRole.DisplayRole,
+            SORT_ROLE,
+            Qt.ItemDataRole.ToolTipRole,
+            Qt.ItemDataRole.TextAlignmentRole,
+        ):
+            return None
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return (
+                None if name == "basis" else int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            )
         derived = self._derived_for(position)
         if derived is None:
             return None
@@ -295,11 +626,7 @@ class QuoteTableModel(QAbstractTableModel):
             return derived.texts.get(name, "")
         if role == SORT_ROLE:
             return derived.sort.get(name, float("inf"))
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return derived.tooltips.get(name) or None
-        if role == Qt.ItemDataRole.TextAlignmentRole and name != "basis":
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
+        return derived.tooltips.get(name) or None
 
     # -- editing -----------------------------------------------------------------------------------------------
     def setData(
@@ -331,10 +658,9 @@ class QuoteTableModel(QAbstractTableModel):
 
     def apply_change(self, quote_id: Any, changes: dict) -> bool:
         """Validate and write ``changes`` to one quote (undoable). False, with edit_refused, when refused."""
-        position = self.row_of_id(quote_id)
-        if position < 0:
+        row = self._all.get(quote_id)
+        if row is None:
             return False
-        row = self.rows[position]
         reasons = self.kind.validate(self.proposed(row, changes))
         if reasons:
             self.edit_refused.emit("; ".join(reasons))
@@ -376,38 +702,3 @@ def _from_editor(column: Column, value: Any) -> Any:
     if isinstance(value, str):
         return value.strip()
     return value
-
-
-class QuoteFilterProxy(QSortFilterProxyModel):
-    """Sort by the raw values; filter by GPU, provider/vendor text, kind, currency and origin."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setSortRole(SORT_ROLE)
-        self.gpu = ""
-        self.provider = ""
-        self.kind = ""
-        self.currency = ""
-        self.show_reference = True
-
-    def set_filter(self, **values: Any) -> None:
-        for key, value in values.items():
-            if not hasattr(self, key):
-                raise AttributeError(key)
-            setattr(self, key, value)
-        self.beginFilterChange()
-        self.endFilterChange()
-
-    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:  # noqa: N802
-        model = self.sourceModel()
-        row = model.rows[source_row]
-        if not self.show_reference and row.get("origin") == "reference":
-            return False
-        if self.gpu and row.get("gpu") != self.gpu:
-            return False
-        provider = str(row.get(model.kind.provider_key) or "")
-        if self.provider and self.provider.casefold() not in provider.casefold():
-            return False
-        if self.kind and row.get("kind", self.kind) != self.kind:
-            return False
-        return not (self.currency and row.get("currency") != self.currency)

@@ -370,8 +370,15 @@ def run_plan(args: argparse.Namespace) -> int:
     result = plan(model, workload, gpus, constraints, prices=prices, calibration=calibration,
                   rank_by=args.rank_by, top=args.top)  # fmt: skip
     if args.export:
-        inputs = {"model": args.model, "task": args.task, "precision": args.precision, "seq_len": args.seq_len,
-                  "global_batch": workload.global_batch, "gpu": args.gpu, "currency": currency}  # fmt: skip
+        inputs = {"model": model.name, "task": workload.task, "precision": workload.precision,
+                  "seq_len": workload.seq_len, "global_batch": workload.global_batch, "tokens": workload.tokens,
+                  "tokens_per_second": workload.tokens_per_second, "gpu": args.gpu, "currency": currency,
+                  "max_gpus": None if constraints.gpus else constraints.max_gpus, "exact_gpus": constraints.gpus,
+                  "budget_amount": constraints.budget.amount if constraints.budget else None,
+                  "deadline_days": args.deadline_days, "mfu": workload.mfu,
+                  "efficiency": workload.bandwidth_fraction, "model_source": getattr(model, "source", None),
+                  "price_source": "; ".join(notes) or None}  # fmt: skip
+        inputs = {key: value for key, value in inputs.items() if value is not None}  # unset: planner defaults
         written = _export(result, args.export, inputs)
         notes.append(f"exported {len(written)} files to {args.export}")
     if args.json:

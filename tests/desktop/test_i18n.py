@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QMenu,
     QTabWidget,
+    QTextEdit,
     QTreeWidget,
 )
 
@@ -84,7 +85,8 @@ def test_every_ts_entry_is_translated_with_the_same_placeholders():
             if not texts[0].strip():
                 problems.append(f"{context}: {source!r} has an empty translation")
         for text in texts:
-            if sorted(re.findall(r"\{\d+\}", source)) != sorted(re.findall(r"\{\d+\}", text)):
+            # positional {0} and named {need_bytes} placeholders (the planner's messages) alike
+            if sorted(re.findall(r"\{\w+\}", source)) != sorted(re.findall(r"\{\w+\}", text)):
                 problems.append(f"{context}: {source!r} -> {text!r}: placeholders differ")
             if source.count("&") != text.count("&") and "&" in source and "<" not in source:
                 problems.append(f"{context}: {source!r} -> {text!r}: keyboard accelerator lost")
@@ -190,6 +192,7 @@ ALLOWED_WORDS = {
     "pci",
     "nvlink",
     "mig",
+    "ecc",
     "qt",
     "python",
     "pyside6",
@@ -204,6 +207,13 @@ ALLOWED_WORDS = {
     "accelerate",
     "torchrun",
     "safetensors",
+    "megatron-lm",
+    "torchtitan",
+    "flashattention",
+    "gptq",
+    "awq",
+    "hugging",
+    "face",
     "profiler",
     # the CUDA term kept in English by Russian docs
     "compute",
@@ -220,6 +230,8 @@ ALLOWED_WORDS = {
     "dp",
     "ep",
     "mfu",
+    "ttft",
+    "tpot",
     "pue",
     "kv",
     "lora",
@@ -288,6 +300,8 @@ def _widget_texts(window) -> list[tuple[str, str]]:
         texts += [("combo item", widget.itemText(i)) for i in range(widget.count())]
     for widget in children(QLineEdit):
         texts.append(("placeholder", widget.placeholderText()))
+    for widget in children(QTextEdit):  # rich text panels: the Plan page's advice and excluded strategies
+        texts.append((f"text panel {widget.objectName()}", widget.toPlainText()))
     for widget in children(QAbstractSpinBox):
         for name in ("suffix", "prefix", "specialValueText"):
             getter = getattr(widget, name, None)
@@ -378,8 +392,8 @@ def _english_left(window) -> list[str]:
 def test_live_switch_to_russian_leaves_no_english_and_keeps_the_work(open_window, qtbot, english_afterwards):
     """The Settings combo switches the running window to Russian: every page, menu and chart is retranslated.
 
-    Not walked: table cells (data: GPU names, providers, sources) and the planner's advice and exclusion
-    texts in the Plan page's text browsers (QTextBrowser), which the planning core writes in English.
+    Not walked: table cells (data: GPU names, providers, sources). The Plan page's advice and exclusion panels
+    (text browsers) are walked: the planner's messages are rendered in the interface language.
     """
     window = open_window("none")
     _fill_pages(window, qtbot)

@@ -34,7 +34,10 @@ def test_no_gpu_shows_the_reason_the_cpu_row_and_the_import_action(open_window):
     assert "No NVIDIA GPU" in page.empty_state.text()
     assert "0 devices" in page.empty_state.text()
     assert "Import probe report" in page.empty_state.text()
-    assert page.import_button.isVisible()
+    # the action sits next to the reason (the header's copy of the button steps aside)
+    assert page.empty_state.import_button.isVisible() and not page.import_button.isVisible()
+    # no four empty plots: the telemetry tab says why there is nothing to watch
+    assert page.telemetry_stack.currentWidget() is page.telemetry_placeholder
     assert window.gpus_label.text() == "No NVIDIA GPU"
 
 
@@ -54,9 +57,26 @@ def test_h100x8_lists_eight_gpus_with_memory_nvlink_and_pcie(open_window):
 
 def test_consumer_card_shows_refused_fields_as_na_with_the_reason(open_window):
     window = open_window("consumer")
-    assert cell(window, 0, "nvlink") == "n/a"
-    assert cell(window, 0, "mig") == "n/a"
-    assert "not supported" in cell(window, 0, "nvlink", Qt.ItemDataRole.ToolTipRole)
+    # the fake RTX 4090 refuses ECC, MIG and NVLink queries with NVML_ERROR_NOT_SUPPORTED (profiler/fake_nvml.py)
+    for key in ("nvlink", "mig", "ecc"):
+        assert cell(window, 0, key) == "n/a", key
+        assert "not supported" in cell(window, 0, key, Qt.ItemDataRole.ToolTipRole).lower(), key
+    assert cell(window, 0, "power") == "450 W"  # what it does report is shown as usual
+
+
+def test_without_torch_the_no_gpu_state_does_not_promise_a_probe(open_window, monkeypatch):
+    from desktop import probe_command
+
+    lite = probe_command.ProbeAvailability(False, probe_command.NO_PROBE_MESSAGE)
+    monkeypatch.setattr(probe_command, "probe_availability", lambda: lite)
+    window = open_window("none")
+    page = window.page("hardware")
+    text = page.empty_state.text()
+    assert "cannot run" in text and "can still measure" not in text
+    assert not page.empty_state.probe_button.isVisible()
+    assert page.empty_state.import_button.isVisible()
+    assert not page.quick_button.isEnabled()
+    assert "does not include torch" in page.probe_message.text()  # the Probe tab gives the whole reason
 
 
 def test_mig_scenario_shows_instances(open_window):
@@ -71,9 +91,27 @@ def test_lost_gpu_is_reported_while_the_other_keeps_being_sampled(open_window, m
     assert page.inventory_model.rowCount() == 2
     qtbot.waitUntil(lambda: "Lost during sampling" in page.telemetry_note.text(), timeout=8000)
     assert "GPU 1" in page.telemetry_note.text()
-    # GPU 0 still has data on the chart
-    x, _y = page.telemetry.curves[("utilization_pct", 0)].getData()
-    assert x is not None and len(x) >= 1
+    # the table marks the lost GPU (and only it), with the reason in its tooltip
+    assert page.inventory_model.is_lost(1) and not page.inventory_model.is_lost(0)
+    assert cell(window, 1, "name").endswith("(lost)") and not cell(window, 0, "name").endswith("(lost)")
+    assert "GPU is lost" in cell(window, 1, "name", Qt.ItemDataRole.ToolTipRole)
+    assert "(1 lost)" in page.summary.text()
+    # the chart: GPU 1 is struck through in the legend and dashed; GPU 0 keeps getting new samples
+    assert 1 in page.telemetry.lost and 0 not in page.telemetry.lost
+    assert "<s>" in page.telemetry.legend.text()
+    assert page.telemetry.curves[("utilization_pct", 1)].opts["pen"].style() == Qt.PenStyle.DashLine
+    curve = page.telemetry.curves[("utilization_pct", 0)]
+    seen = len(curve.getData()[0])
+    qtbot.waitUntil(lambda: len(curve.getData()[0]) > seen, timeout=5000)
+
+
+def test_mig_scenario_names_the_telemetry_nvml_refuses(open_window, qtbot):
+    window = open_window("mig")
+    page = window.page("hardware")
+    # the fake A100 in MIG mode refuses utilisation (NVML does under MIG): the legend says so, with the reason
+    qtbot.waitUntil(lambda: "n/a" in page.telemetry.legend.text(), timeout=8000)
+    assert "utilisation" in page.telemetry.legend.text()
+    assert "utilization_pct" in page.telemetry.legend.toolTip()
 
 
 def test_telemetry_chart_fills_from_the_sampler(open_window, qtbot):

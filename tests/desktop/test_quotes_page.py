@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QDate, Qt
-from PySide6.QtWidgets import QApplication, QComboBox, QDateEdit, QDoubleSpinBox
+from PySide6.QtWidgets import QApplication, QComboBox, QDateEdit, QDoubleSpinBox, QLineEdit, QSpinBox
 
 from desktop.qmodels.quotes import SORT_ROLE
 
@@ -17,9 +17,9 @@ def page(open_window):
     return window.page("quotes")
 
 
-def proxy_index(tab, quote_id, key):
-    row = tab.model.row_of_id(quote_id)
-    return tab.proxy.mapFromSource(tab.model.index(row, tab.model.column_of(key)))
+def cell_index(tab, quote_id, key):
+    """The table's index of one quote's cell (the model filters and sorts itself: no proxy in between)."""
+    return tab.model.index(tab.model.row_of_id(quote_id), tab.model.column_of(key))
 
 
 def stored(page, quote_id):
@@ -41,7 +41,7 @@ def test_add_creates_a_user_quote_and_undo_redo_remove_and_restore_it(page):
 def test_editing_a_price_through_the_spin_box_writes_and_undoes(page, qtbot):
     tab = page.rental
     row = tab.add_quote()
-    index = proxy_index(tab, row["id"], "price_per_gpu_hour")
+    index = cell_index(tab, row["id"], "price_per_gpu_hour")
     tab.table.setCurrentIndex(index)
     tab.table.edit(index)
     editor = QApplication.focusWidget()
@@ -64,7 +64,7 @@ def test_gpu_and_kind_combos_and_date_edit(page):
     tab = page.rental
     row = tab.add_quote()
     for key, editor_type in (("gpu", QComboBox), ("kind", QComboBox), ("quoted_on", QDateEdit)):
-        index = proxy_index(tab, row["id"], key)
+        index = cell_index(tab, row["id"], key)
         tab.table.setCurrentIndex(index)
         tab.table.edit(index)
         editor = QApplication.focusWidget()
@@ -84,15 +84,15 @@ def test_gpu_and_kind_combos_and_date_edit(page):
 def test_a_bad_value_is_refused_in_place_with_the_reason(page, qtbot):
     tab = page.rental
     row = tab.add_quote()
-    index = proxy_index(tab, row["id"], "price_per_gpu_hour")
+    index = cell_index(tab, row["id"], "price_per_gpu_hour")
     with qtbot.waitSignal(tab.model.edit_refused) as refused:
-        assert not tab.proxy.setData(index, 0.0)
+        assert not tab.model.setData(index, 0.0)
     assert "price_per_gpu_hour" in refused.args[0]
     assert tab.banner.isVisible() and "Not changed" in tab.banner.text()
     assert stored(page, row["id"])["price_per_gpu_hour"] == pytest.approx(1.0)
     # a valid-until date before the quote date is refused too
     with qtbot.waitSignal(tab.model.edit_refused) as refused:
-        assert not tab.proxy.setData(proxy_index(tab, row["id"], "valid_until"), QDate(2000, 1, 2))
+        assert not tab.model.setData(cell_index(tab, row["id"], "valid_until"), QDate(2000, 1, 2))
     assert "valid_until" in refused.args[0]
     assert tab.undo_stack.count() == 1  # only the add; refused edits never reach the stack
 
@@ -100,19 +100,19 @@ def test_a_bad_value_is_refused_in_place_with_the_reason(page, qtbot):
 def test_reference_prices_are_read_only_and_duplicate_makes_them_editable(page):
     tab = page.rental
     reference = next(r for r in tab.model.rows if r["origin"] == "reference")
-    index = proxy_index(tab, reference["id"], "price_per_gpu_hour")
+    index = cell_index(tab, reference["id"], "price_per_gpu_hour")
     assert not (index.flags() & Qt.ItemFlag.ItemIsEditable)
     tab.table.selectRow(index.row())
     copies = tab.duplicate_selected()
     assert len(copies) == 1 and copies[0]["origin"] == "user"
     assert copies[0]["price_per_gpu_hour"] == reference["price_per_gpu_hour"]
-    assert proxy_index(tab, copies[0]["id"], "price_per_gpu_hour").flags() & Qt.ItemFlag.ItemIsEditable
+    assert cell_index(tab, copies[0]["id"], "price_per_gpu_hour").flags() & Qt.ItemFlag.ItemIsEditable
 
 
 def test_delete_and_undo_restore_the_same_quote(page):
     tab = page.rental
     row = tab.add_quote()
-    tab.table.selectRow(proxy_index(tab, row["id"], "provider").row())
+    tab.table.selectRow(cell_index(tab, row["id"], "provider").row())
     deleted = tab.delete_selected()
     assert [d["id"] for d in deleted] == [row["id"]]
     assert tab.model.row_of_id(row["id"]) == -1
@@ -132,7 +132,7 @@ def test_filters_by_gpu_provider_kind_and_currency(page):
     every = store.list_rental_quotes()
 
     def visible() -> int:
-        return tab.proxy.rowCount()
+        return tab.model.rowCount()
 
     tab.gpu_filter.setCurrentIndex(tab.gpu_filter.findData("h100-sxm"))
     assert visible() == sum(1 for q in every if q["gpu"] == "h100-sxm")
@@ -154,7 +154,7 @@ def test_sorting_by_price_uses_the_number_not_the_text(page):
     tab = page.rental
     column = tab.model.column_of("price_per_gpu_hour")
     tab.table.sortByColumn(column, Qt.SortOrder.AscendingOrder)
-    prices = [tab.proxy.index(r, column).data(SORT_ROLE) for r in range(tab.proxy.rowCount())]
+    prices = [tab.model.index(r, column).data(SORT_ROLE) for r in range(tab.model.rowCount())]
     assert prices == sorted(prices)
 
 
@@ -164,21 +164,21 @@ def test_derived_prices_use_the_spec_and_the_display_currency(page):
     quote_id = store.add_rental_quote({"provider": "Acme", "gpu": "h100-sxm", "price_per_gpu_hour": 250,
                                        "currency": "RUB", "quoted_on": "2026-09-02"})  # fmt: skip
     page.context.quotes_changed.emit()
-    index = proxy_index(tab, quote_id, "derived:display_price")
+    index = cell_index(tab, quote_id, "derived:display_price")
     assert index.data() == "no rate"  # never converted at a guessed rate
     assert "RUB" in index.data(Qt.ItemDataRole.ToolTipRole)
     page.context.set_exchange_rate("RUB", 0.0125, "2026-09-01")
     # 250 RUB x 0.0125 USD/RUB = 3.125 USD per GPU-hour
-    assert proxy_index(tab, quote_id, "derived:display_price").data(SORT_ROLE) == pytest.approx(3.125)
+    assert cell_index(tab, quote_id, "derived:display_price").data(SORT_ROLE) == pytest.approx(3.125)
     # H100 SXM dense bf16 989.4 TFLOPS (NVIDIA datasheet, 1979 sparse / 2) = 0.9894 PFLOP/s:
     # 3.125 / 0.9894 = 3.1585 USD per PFLOP-hour; bandwidth 3.35 TB/s: 3.125 / 3.35 = 0.9328 USD per TB/s-hour
-    assert proxy_index(tab, quote_id, "derived:per_pflop_hour").data(SORT_ROLE) == pytest.approx(
+    assert cell_index(tab, quote_id, "derived:per_pflop_hour").data(SORT_ROLE) == pytest.approx(
         3.125 / 0.9894, rel=1e-3
     )
-    assert proxy_index(tab, quote_id, "derived:per_tbps_hour").data(SORT_ROLE) == pytest.approx(
+    assert cell_index(tab, quote_id, "derived:per_tbps_hour").data(SORT_ROLE) == pytest.approx(
         3.125 / 3.35, rel=1e-3
     )
-    assert proxy_index(tab, quote_id, "derived:basis").data() == "spec"
+    assert cell_index(tab, quote_id, "derived:basis").data() == "spec"
 
 
 def test_derived_prices_switch_to_measured_after_a_probe_run(page):
@@ -190,11 +190,11 @@ def test_derived_prices_switch_to_measured_after_a_probe_run(page):
     page.context.probe_runs_changed.emit()
     row = next(r for r in tab.model.rows if r["gpu"] == "h100-sxm" and r["currency"] == "USD")
     price = row["price_per_gpu_hour"]
-    assert proxy_index(tab, row["id"], "derived:basis").data() == "measured"
-    assert proxy_index(tab, row["id"], "derived:per_pflop_hour").data(SORT_ROLE) == pytest.approx(
+    assert cell_index(tab, row["id"], "derived:basis").data() == "measured"
+    assert cell_index(tab, row["id"], "derived:per_pflop_hour").data(SORT_ROLE) == pytest.approx(
         price / (BF16 / 1e15)
     )
-    assert proxy_index(tab, row["id"], "derived:per_tbps_hour").data(SORT_ROLE) == pytest.approx(
+    assert cell_index(tab, row["id"], "derived:per_tbps_hour").data(SORT_ROLE) == pytest.approx(
         price / (BANDWIDTH / 1e12)
     )
 
@@ -246,7 +246,7 @@ def test_purchase_tab_edits_with_undo(page):
     tab.undo_stack.undo()
     assert page.context.store.get_purchase_quote(row["id"])["price"] == 10000.0
     # per GPU price with 1 GPU in USD; H100 989.4 dense bf16 TFLOPS -> 10000 / 989.4 USD per TFLOPS
-    assert proxy_index(tab, row["id"], "derived:per_tflops").data(SORT_ROLE) == pytest.approx(
+    assert cell_index(tab, row["id"], "derived:per_tflops").data(SORT_ROLE) == pytest.approx(
         10000 / 989.4, rel=1e-3
     )
 
@@ -269,3 +269,105 @@ def test_undo_only_acts_on_the_quotes_page(page):
     window.show_page("quotes")
     window.undo_action.trigger()
     assert page.rental.model.row_of_id(row["id"]) == -1
+
+
+def test_derived_prices_in_euros_by_hand(page):
+    tab = page.rental
+    context = page.context
+    quote_id = context.store.add_rental_quote({"provider": "Acme", "gpu": "h100-sxm", "price_per_gpu_hour": 2.16,
+                                               "currency": "USD", "quoted_on": "2026-09-02"})  # fmt: skip
+    context.set_exchange_rate("EUR", 1.08, "2026-09-01")  # 1 EUR buys 1.08 USD
+    context.set_display_currency("EUR")
+    page.context.quotes_changed.emit()
+    # 2.16 USD / 1.08 USD per EUR = 2.00 EUR per GPU-hour
+    assert cell_index(tab, quote_id, "derived:display_price").data(SORT_ROLE) == pytest.approx(2.00)
+    assert "$2.16" in cell_index(tab, quote_id, "derived:display_price").data(Qt.ItemDataRole.ToolTipRole)
+    # H100 SXM spec: 989.4 dense bf16 TFLOPS = 0.9894 PFLOP/s -> 2.00 / 0.9894 = 2.0214 EUR per PFLOP-hour;
+    # 3.35 TB/s -> 2.00 / 3.35 = 0.5970 EUR per TB/s-hour; both from the spec sheet, and the Basis column says so
+    assert cell_index(tab, quote_id, "derived:per_pflop_hour").data(SORT_ROLE) == pytest.approx(
+        2.0214, rel=1e-4
+    )
+    assert cell_index(tab, quote_id, "derived:per_tbps_hour").data(SORT_ROLE) == pytest.approx(
+        0.5970, rel=1e-3
+    )
+    assert cell_index(tab, quote_id, "derived:basis").data() == "spec"
+    assert tab.model.headerData(tab.model.column_of("derived:display_price"), Qt.Orientation.Horizontal) == (
+        "EUR / GPU-h"
+    )
+
+
+def test_sorting_by_a_derived_column_orders_converted_prices(page):
+    tab = page.rental
+    context = page.context
+    context.set_exchange_rate("RUB", 0.0125, "2026-09-01")
+    for provider, price, currency in (("Cheap RUB", 80.0, "RUB"), ("Dear USD", 1.5, "USD")):
+        context.store.add_rental_quote({"provider": provider, "gpu": "l4", "price_per_gpu_hour": price,
+                                        "currency": currency, "quoted_on": "2026-09-02"})  # fmt: skip
+    context.quotes_changed.emit()
+    tab.gpu_filter.setCurrentIndex(tab.gpu_filter.findData("l4"))
+    tab.reference_check.setChecked(False)
+    tab.table.sortByColumn(tab.model.column_of("derived:display_price"), Qt.SortOrder.AscendingOrder)
+    # 80 RUB x 0.0125 = 1.00 USD, cheaper than 1.50 USD although 80 > 1.5
+    assert [row["provider"] for row in tab.model.rows] == ["Cheap RUB", "Dear USD"]
+
+
+def test_purchase_quotes_edit_through_their_editors_and_refuse_a_bad_price(page, qtbot):
+    tab = page.purchase
+    page.tabs.setCurrentWidget(tab)
+    row = tab.add_quote()
+    for key, editor_type, value in (
+        ("vendor", QLineEdit, "Integrator B"),
+        ("gpus", QSpinBox, 8),
+        ("price", QDoubleSpinBox, 200_000.0),
+        ("quoted_on", QDateEdit, QDate(2026, 8, 1)),
+    ):
+        index = cell_index(tab, row["id"], key)
+        tab.table.setCurrentIndex(index)
+        tab.table.edit(index)
+        editor = QApplication.focusWidget()
+        assert isinstance(editor, editor_type), key
+        if isinstance(editor, QLineEdit):
+            editor.setText(value)
+        elif isinstance(editor, QDateEdit):
+            editor.setDate(value)
+        else:
+            editor.setValue(value)
+        tab.table.commitData(editor)
+        tab.table.closeEditor(editor, tab.delegate.EndEditHint.NoHint)
+    saved = page.context.store.get_purchase_quote(row["id"])
+    assert (saved["vendor"], saved["gpus"], saved["price"], saved["quoted_on"]) == (
+        "Integrator B",
+        8,
+        200_000.0,
+        "2026-08-01",
+    )
+    # 200,000 USD for 8 GPUs = 25,000 USD per GPU; / 989.4 dense bf16 TFLOPS (H100 SXM) = 25.27 USD per TFLOPS
+    assert cell_index(tab, row["id"], "derived:per_tflops").data(SORT_ROLE) == pytest.approx(25_000 / 989.4)
+    with qtbot.waitSignal(tab.model.edit_refused) as refused:
+        assert not tab.model.setData(cell_index(tab, row["id"], "price"), 0.0)
+    assert "price" in refused.args[0] and tab.banner.isVisible()
+    assert tab.undo_stack.count() == 5  # the add and four edits; the refusal never reached the stack
+    tab.undo_stack.undo()
+    assert page.context.store.get_purchase_quote(row["id"])["quoted_on"] != "2026-08-01"
+
+
+def test_keyboard_adds_duplicates_and_deletes(page, qtbot):
+    tab = page.rental
+    window = page.window()
+    with qtbot.waitActive(window):  # window shortcuts fire only in the active window
+        window.activateWindow()
+    tab.table.setFocus()
+    before = tab.model.rowCount()
+    # a button's shortcut shows the button pressed for a moment, then clicks it: wait for the click
+    with qtbot.waitSignal(tab.add_button.clicked, timeout=3000):
+        qtbot.keyClick(tab.table, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    assert tab.model.rowCount() == before + 1
+    with qtbot.waitSignal(tab.duplicate_button.clicked, timeout=3000):  # duplicates the new (selected) quote
+        qtbot.keyClick(tab.table, Qt.Key.Key_D, Qt.KeyboardModifier.ControlModifier)
+    assert tab.model.rowCount() == before + 2
+    with qtbot.waitSignal(tab.delete_button.clicked, timeout=3000):
+        qtbot.keyClick(tab.table, Qt.Key.Key_Delete)
+    assert tab.model.rowCount() == before + 1
+    qtbot.keyClick(tab.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # Edit > Undo
+    assert tab.model.rowCount() == before + 2
+    assert "Ctrl+N" in tab.add_button.toolTip()

@@ -151,3 +151,74 @@ def test_bad_input_shows_reason_not_crash(page, qtbot):
     assert page.title() == "Rent or buy"
     page.retranslate()
     assert page.result is not None
+
+
+def test_fewer_hours_per_day_move_break_even_later(page, qtbot):
+    # 12 h/day at 100% is as many busy hours as 24 h at 50%: 25,000 / (365.25 x 2.8824) = 23.75 months.
+    set_hand_inputs(page, qtbot, 1.0)
+    at_full_day = page.chart.break_even_line.value()
+    with qtbot.waitSignal(page.recomputed, timeout=5000):
+        page.hours_slider.slider.setValue(12)
+    assert page.chart.break_even_line.value() == pytest.approx(23.75, abs=0.01)
+    assert page.chart.break_even_line.value() > at_full_day
+
+
+def add_quote(context, kind: str, price: float) -> None:
+    context.store.add_rental_quote({"provider": "Test cloud", "offer": f"H100 {kind}", "gpu": "h100-sxm",
+                                    "price_per_gpu_hour": price, "currency": "USD", "kind": kind,
+                                    "quoted_on": "2026-09-01", "source": "test"})  # fmt: skip
+    context.quotes_changed.emit()
+
+
+def test_spot_and_reserved_lines_appear_with_their_quotes(page, context, qtbot):
+    set_hand_inputs(page, qtbot, 0.5)
+    assert set(page.chart.chart_data()["series"]) == {"on_demand", "buy", "hybrid"}  # no quote, no line
+    add_quote(context, "spot", 2.10)
+    add_quote(context, "reserved-1y", 2.45)
+    set_hand_inputs(page, qtbot, 0.5)  # the new quotes refilled the prices: the hand figures again
+    data = page.chart.chart_data()
+    assert {"on_demand", "spot", "reserved", "buy", "hybrid"} <= set(data["series"])
+    assert page.spot_spin.value() == pytest.approx(2.10) and page.reserved_spin.value() == pytest.approx(2.45)
+    # Spot rents busy hours at 2.10 plus planner.costs' 10% for interrupted work (2.31):
+    # 25,000 / (365.25 x (2.31 - 0.1176)) = 31.22 months, later than on demand (cheaper renting).
+    assert data["break_even_months"]["spot"] == pytest.approx(31.22, abs=0.05)
+    # Reserved pays all 730.5 h a month at 2.45 while buying costs 0.1176 per busy hour (365.25 h):
+    # 25,000 / (730.5 x 2.45 - 365.25 x 0.1176) = 25,000 / 1,746.77 = 14.31 months.
+    assert data["break_even_months"]["reserved"] == pytest.approx(14.31, abs=0.05)
+    assert data["break_even_months"]["on_demand"] == pytest.approx(23.75, abs=0.01)
+    figures = page.figures.text()
+    assert "renting spot" in figures and "renting reserved" in figures
+
+
+def test_editing_the_gpu_or_count_by_hand_stops_following_the_plan(page, context, qtbot):
+    from planner.gpus import get_gpu
+
+    class Option:
+        gpu = get_gpu("h100-sxm")
+        gpus = 64
+
+    page.follow_plan.setChecked(True)
+    context.plan_option = Option()
+    context.plan_option_changed.emit(context.plan_option)
+    assert page.gpus_spin.value() == 64 and page.follow_plan.isChecked()
+    page.gpus_spin.setValue(16)  # the user's own count ...
+    assert not page.follow_plan.isChecked()
+    Option.gpus = 128
+    context.plan_option_changed.emit(context.plan_option)  # ... is not overwritten by the next plan
+    assert page.gpus_spin.value() == 16
+    assert "tick the box" in page.from_plan_label.text()
+
+
+def test_following_a_plan_of_one_offer_selects_its_gpu_type(page, context, qtbot):
+    from desktop.plan_request import offer_spec
+    from planner.gpus import get_gpu
+
+    class Option:  # the Plan page compared two offers of one GPU type; this one is AWS's
+        gpu = offer_spec(get_gpu("a100-sxm-80gb"), {"id": 7, "provider": "AWS"})
+        gpus = 16
+
+    page.follow_plan.setChecked(True)
+    context.plan_option = Option()
+    context.plan_option_changed.emit(context.plan_option)
+    assert page.gpu_combo.currentData() == "a100-sxm-80gb" and page.gpus_spin.value() == 16
+    assert page.follow_plan.isChecked()

@@ -141,6 +141,7 @@ def test_main_window_quit_asks_and_save_keeps_the_plan(qtbot, context):
                     timeout=PLAN_TIMEOUT_MS)  # fmt: skip
     plan_page.shape.batch_spin.setValue(80)
     assert plan_page.state.dirty
+    assert window.windowTitle().startswith("Unsaved plan *")  # the open plan, marked as modified
 
     answer_next_message_box(QMessageBox.StandardButton.Cancel)
     window.close()

@@ -329,3 +329,185 @@ def test_cli_plan_export_writes_six_files_with_the_chosen_zero_stage(tmp_path, c
     )
     assert ds["train_batch_size"] == 256  # the --batch asked for, in sequences
     parse_pdf((out / "report.pdf").read_bytes())
+
+
+# ------------------------------------------------------------------------- the tools' own config schemas
+# DeepSpeed 0.19.8 (sdist from PyPI, read for these sets; DeepSpeed is not a dependency). Its ZeRO, offload and
+# tensor-parallel sections are pydantic models with extra="forbid" (deepspeed/runtime/config_utils.py), so an
+# unknown key there stops training at start-up; the sets are the models' field names plus their aliases.
+DEEPSPEED_TOP_LEVEL = {  # deepspeed/runtime/constants.py, activation_checkpointing/config.py, config.py
+    "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "gradient_clipping",
+    "steps_per_print", "wall_clock_breakdown", "bf16", "fp16", "zero_optimization", "activation_checkpointing",
+    "tensor_parallel", "pipeline", "optimizer", "scheduler", "prescale_gradients", "communication_data_type",
+}  # fmt: skip
+DEEPSPEED_ZERO = {  # deepspeed/runtime/zero/config.py: DeepSpeedZeroConfig
+    "allgather_bucket_size", "allgather_partitions", "allgather_sequential", "compute_grad_norm",
+    "contiguous_gradients", "cpu_offload", "cpu_offload_param", "cpu_offload_use_pin_memory", "elastic_checkpoint",
+    "enable_sanity_checks", "gather_16bit_weights_on_model_save", "ignore_unused_parameters", "leaf_module",
+    "legacy_stage1", "load_from_fp32_weights", "log_trace_cache_warnings", "max_live_parameters",
+    "max_reuse_distance", "memory_efficient_linear", "model_persistence_threshold", "module_granularity_threshold",
+    "offload_optimizer", "offload_param", "overlap_comm", "override_module_apply", "param_persistence_threshold",
+    "parameter_alignment", "pipeline_loading_checkpoint", "prefetch_bucket_size", "reduce_bucket_size",
+    "reduce_scatter", "round_robin_gradients", "save_muon_momentum_buffer_in_memory", "stage",
+    "stage3_allgather_sequential", "stage3_gather_16bit_weights_on_model_save",
+    "stage3_gather_fp16_weights_on_model_save", "stage3_max_live_parameters", "stage3_max_reuse_distance",
+    "stage3_model_persistence_threshold", "stage3_module_granularity_threshold",
+    "stage3_param_persistence_threshold", "stage3_prefetch_bucket_size", "stage3_use_all_reduce_for_fetch_params",
+    "sub_group_size", "use_all_reduce_for_fetch_params", "use_multi_rank_bucket_allreduce", "zenflow",
+    "zero_hpz_partition_size", "zero_quantized_gradients", "zero_quantized_nontrainable_weights",
+    "zero_quantized_weights",
+}  # fmt: skip
+DEEPSPEED_OFFLOAD_OPTIMIZER = {"buffer_count", "cpuadam_cores_perc", "device", "fast_init", "nvme_path", "pin_memory",
+                               "pipeline_read", "pipeline_write", "ratio", "super_offload"}  # fmt: skip
+DEEPSPEED_OFFLOAD_PARAM = {"buffer_count", "buffer_size", "device", "max_in_cpu", "nvme_path", "pin_memory"}
+DEEPSPEED_ACTIVATION_CHECKPOINTING = {"partition_activations", "number_checkpoints", "contiguous_memory_optimization",
+                                      "synchronize_checkpoint_boundary", "profile", "cpu_checkpointing"}  # fmt: skip
+DEEPSPEED_PIPELINE = {
+    "stages",
+    "partition",
+    "seed_layers",
+    "activation_checkpoint_interval",
+    "pipe_partitioned",
+    "grad_partitioned",
+}  # fmt: skip  (runtime/config.py: get_pipeline_config defaults)
+DEEPSPEED_TP_TRAINING = {"autotp_size", "dtype", "injection_policy_tuple", "keep_module_on_host", "kernel_inject",
+                         "partition_config", "preset_model", "replace_with_kernel_inject", "tensor_parallel", "tp",
+                         "tp_overlap_comm", "vocab_parallel_ce_backend", "vocab_parallel_lm_head"}  # fmt: skip
+DEEPSPEED_INFERENCE = {"dtype", "tensor_parallel", "tp", "replace_with_kernel_inject", "kernel_inject", "max_tokens",
+                       "max_out_tokens", "min_tokens", "enable_cuda_graph", "checkpoint", "quant", "moe"}  # fmt: skip
+DEEPSPEED_INFERENCE_TP = {"enabled", "tp_size", "tp_grain_size", "mpu", "tp_group"}
+DEEPSPEED_INFERENCE_DTYPES = {
+    "fp16",
+    "float16",
+    "half",
+    "fp32",
+    "float32",
+    "float",
+    "bf16",
+    "bfloat16",
+    "int8",
+}
+
+# accelerate 1.15.0: ClusterConfig.from_yaml_file raises on any top-level key that is not a field of ClusterConfig
+# (commands/config/config_args.py); section keys are the `accelerate launch` options of the same name.
+ACCELERATE_TOP_LEVEL = {
+    "compute_environment", "distributed_type", "mixed_precision", "use_cpu", "debug", "num_processes",
+    "machine_rank", "num_machines", "gpu_ids", "main_process_ip", "main_process_port", "rdzv_backend",
+    "same_network", "main_training_function", "enable_cpu_affinity", "fp8_config", "deepspeed_config",
+    "fsdp_config", "parallelism_config", "megatron_lm_config", "mpirun_config", "downcast_bf16", "dynamo_config",
+}  # fmt: skip
+ACCELERATE_FSDP = {
+    "fsdp_activation_checkpointing", "fsdp_auto_wrap_policy", "fsdp_backward_prefetch",
+    "fsdp_cpu_ram_efficient_loading", "fsdp_forward_prefetch", "fsdp_min_num_params", "fsdp_offload_params",
+    "fsdp_reshard_after_forward", "fsdp_sharding_strategy", "fsdp_state_dict_type", "fsdp_sync_module_states",
+    "fsdp_transformer_layer_cls_to_wrap", "fsdp_use_orig_params", "fsdp_version",
+}  # fmt: skip
+ACCELERATE_DEEPSPEED = {"deepspeed_config_file", "zero3_init_flag", "deepspeed_hostfile", "deepspeed_multinode_launcher",
+                        "zero_stage", "offload_optimizer_device", "offload_param_device", "gradient_accumulation_steps",
+                        "gradient_clipping"}  # fmt: skip
+ACCELERATE_MEGATRON = {"megatron_lm_tp_degree", "megatron_lm_pp_degree", "megatron_lm_num_micro_batches",
+                       "megatron_lm_sequence_parallelism", "megatron_lm_recompute_activations",
+                       "megatron_lm_use_distributed_optimizer", "megatron_lm_gradient_clipping"}  # fmt: skip
+ACCELERATE_DISTRIBUTED_TYPES = {"NO", "MULTI_GPU", "DEEPSPEED", "FSDP", "MEGATRON_LM"}
+ACCELERATE_PRECISIONS = {"no", "fp16", "bf16", "fp8"}
+
+LAYOUTS = [
+    Strategy(dp=64, micro_batch=1),
+    Strategy(dp=64, zero=1, micro_batch=2),
+    Strategy(dp=32, zero=2, offload="optimizer", micro_batch=1),
+    Strategy(dp=64, zero=3, micro_batch=1, recompute="selective"),
+    Strategy(dp=64, zero=3, offload="all", micro_batch=1, recompute="full"),
+    Strategy(dp=8, tp=8, zero=1, micro_batch=1),
+    Strategy(dp=2, tp=4, pp=8, zero=1, micro_batch=1),
+]
+
+
+@pytest.mark.parametrize("strategy", LAYOUTS, ids=lambda s: f"zero{s.zero}-tp{s.tp}-pp{s.pp}-{s.offload}")
+def test_ds_config_uses_only_keys_deepspeed_accepts(strategy, tmp_path):
+    option = make_option("h100-sxm", strategy, grad_accum=2)
+    export_plan(result_of(option), option, tmp_path, {"task": "finetune", "precision": "bf16"})
+    config = json.loads((tmp_path / "ds_config.json").read_text())
+    assert set(config) <= DEEPSPEED_TOP_LEVEL
+    zero = config["zero_optimization"]
+    assert set(zero) <= DEEPSPEED_ZERO and zero["stage"] == strategy.zero
+    assert set(zero.get("offload_optimizer", {})) <= DEEPSPEED_OFFLOAD_OPTIMIZER
+    assert set(zero.get("offload_param", {})) <= DEEPSPEED_OFFLOAD_PARAM
+    # pydantic declares the bucket sizes as int: write integers, not 5e8 floats.
+    assert all(isinstance(v, int) for k, v in zero.items() if k.endswith("bucket_size"))
+    assert set(config.get("activation_checkpointing", {})) <= DEEPSPEED_ACTIVATION_CHECKPOINTING
+    assert set(config.get("pipeline", {})) <= DEEPSPEED_PIPELINE
+    assert set(config.get("tensor_parallel", {})) <= DEEPSPEED_TP_TRAINING
+    assert ("pipeline" in config) == (strategy.pp > 1)
+    assert config.get("pipeline", {}).get("stages", 1) == strategy.pp
+    assert ("activation_checkpointing" in config) == (strategy.recompute != "none")
+    assert config["bf16"]["enabled"] is True and config["fp16"]["enabled"] is False
+
+
+@pytest.mark.parametrize(("precision", "dtype"), [("bf16", "bf16"), ("fp16", "fp16"), ("int8", "int8")])
+def test_inference_ds_config_uses_deepspeed_inference_keys(precision, dtype):
+    option = make_option("h100-sxm", Strategy(tp=4), task="inference", precision=precision)
+    config = deepspeed_config(option, {"task": "inference", "precision": precision, "seq_len": 8192})
+    assert set(config) <= DEEPSPEED_INFERENCE
+    assert (
+        set(config["tensor_parallel"]) <= DEEPSPEED_INFERENCE_TP and config["tensor_parallel"]["tp_size"] == 4
+    )
+    assert config["dtype"] in DEEPSPEED_INFERENCE_DTYPES and config["dtype"] == dtype
+
+
+@pytest.mark.parametrize("strategy", LAYOUTS, ids=lambda s: f"zero{s.zero}-tp{s.tp}-pp{s.pp}-{s.offload}")
+def test_accelerate_config_uses_only_keys_accelerate_loads(strategy, tmp_path):
+    option = make_option("h100-sxm", strategy)
+    export_plan(result_of(option), option, tmp_path, {"task": "finetune", "precision": "bf16"})
+    config = yaml.safe_load((tmp_path / "accelerate_config.yaml").read_text())
+    assert set(config) <= ACCELERATE_TOP_LEVEL
+    assert config["distributed_type"] in ACCELERATE_DISTRIBUTED_TYPES
+    assert config["mixed_precision"] in ACCELERATE_PRECISIONS
+    assert config["machine_rank"] == 0 and config["main_training_function"] == "main"
+    gpus = strategy.dp * strategy.tp * strategy.pp
+    assert config["num_processes"] == gpus  # every GPU is one process, spread over num_machines servers
+    assert config["num_machines"] == -(-gpus // 8)  # H100 SXM: 8 GPUs per server
+    assert set(config.get("fsdp_config", {})) <= ACCELERATE_FSDP
+    assert set(config.get("deepspeed_config", {})) <= ACCELERATE_DEEPSPEED
+    assert set(config.get("megatron_lm_config", {})) <= ACCELERATE_MEGATRON
+    if "fsdp_config" in config:
+        assert config["fsdp_config"]["fsdp_sharding_strategy"] == "FULL_SHARD"  # ZeRO-3 = FSDP full shard
+        assert config["fsdp_config"]["fsdp_offload_params"] == (strategy.offload == "all")
+
+
+def test_pdf_tables_stay_inside_the_page_and_keep_every_column():
+    # The ranked-options table has 11 columns; every header must start and (at the widest glyph, 1 em per
+    # character: an upper bound for Helvetica-Bold) end inside the right margin of an A4 page (595 pt, 48 pt margin).
+    options = [make_option("h100-sxm", Strategy(dp=8 * (i + 1), zero=3, offload="optimizer", micro_batch=1),
+                           cost=Money(1234.5 + i, "USD")) for i in range(3)]  # fmt: skip
+    data = report_pdf(result_of(*options), options[0], {"task": "finetune", "model": "Llama 3.1 70B"})
+    content = parse_pdf(data)["content"].decode("latin-1")
+    runs = [(float(x), float(size), text) for size, x, _y, text in
+            re.findall(r"/F\d ([\d.]+) Tf ([\d.]+) ([\d.]+) Td \((.*?)\) Tj", content)]  # fmt: skip
+    assert runs and all(48 - 0.1 <= x <= 595 - 48 for x, _, _ in runs)
+    header = (
+        "#",
+        "GPU",
+        "Count",
+        "Strategy",
+        "Fits",
+        "Mem/GPU",
+        "Time",
+        "GPU-hours",
+        "Cost",
+        "Per 1M tok",
+        "Conf.",
+    )
+    drawn = {text: (x, size) for x, size, text in runs if text in header}
+    assert set(drawn) == set(header)
+    for text, (x, size) in drawn.items():
+        assert x + len(text) * size <= 595 - 48 + 0.5, text
+    for amount in ("1,234.50 USD", "1,235.50 USD", "1,236.50 USD"):  # the Cost column of each row
+        assert amount in content
+
+
+def test_pdf_text_outside_winansi_gets_readable_stand_ins():
+    from planner.exports import pdf_safe
+
+    assert pdf_safe("≈ 3.25 ₽") == "~ 3.25 RUB"
+    assert pdf_safe("Модель 70B") == "Model 70B"
+    assert pdf_safe("ZeRO-3 × 64 — fits") == "ZeRO-3 × 64 — fits"  # both are WinAnsi characters

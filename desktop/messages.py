@@ -1,0 +1,332 @@
+"""The planner's messages (planner.messages.Message) in the interface language, with locale-aware numbers.
+
+The planning core says things as a code plus raw values (bytes, seconds, counts, names, a Strategy, Money); this
+module holds a translatable template for every code (context "PlannerMessages", marked with QT_TRANSLATE_NOOP so
+pyside6-lupdate finds them) and formats each value with desktop.fmt: "1,0 ТиБ", "3,7 с", "2 400,00 $". A code
+without a template here, or a template whose placeholders do not match the values, falls back to the planner's
+English text, so a new planner message is never lost, only untranslated (tests/desktop/test_message_rendering.py
+checks that every planner code has a template here).
+
+Value formatting follows the planner's naming convention: ``*_bytes`` -> fmt.bytes_, ``*_s`` -> fmt.duration,
+Money -> fmt.money_obj, a Strategy -> the options table's strategy text, a nested Message -> its own rendering,
+a tuple of Messages -> clauses joined with "; " (``sentences``: each after a space), int -> fmt.integer,
+float -> fmt.significant, anything else -> str.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
+from desktop import fmt
+
+CONTEXT = "PlannerMessages"
+
+# English sources: the planner's templates (planner/messages.py TEMPLATES) without its format specs.
+TEMPLATES: Mapping[str, str] = {
+    # strategy families
+    "family.ddp": QT_TRANSLATE_NOOP("PlannerMessages", "DDP"),
+    "family.zero": QT_TRANSLATE_NOOP("PlannerMessages", "ZeRO-{zero}"),
+    "family.zero3": QT_TRANSLATE_NOOP("PlannerMessages", "ZeRO-3/FSDP"),
+    "family.optimizer_offload": QT_TRANSLATE_NOOP("PlannerMessages", "{family} + optimizer offload"),
+    "family.all_offload": QT_TRANSLATE_NOOP("PlannerMessages", "{family} + all offload"),
+    # what an excluded entry stands for
+    "excluded.family.data_parallel_only": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "{family} without tensor/pipeline parallel"
+    ),
+    "excluded.family.tensor_pipeline": QT_TRANSLATE_NOOP("PlannerMessages", "tensor/pipeline parallel"),
+    "excluded.family.zero_with_pipeline": QT_TRANSLATE_NOOP("PlannerMessages", "ZeRO-{zero} + pipeline parallel"),
+    "excluded.family.pipeline": QT_TRANSLATE_NOOP("PlannerMessages", "pipeline parallel"),
+    "excluded.family.gpu_count": QT_TRANSLATE_NOOP("PlannerMessages", "{gpus} GPUs"),
+    "excluded.family.inference": QT_TRANSLATE_NOOP("PlannerMessages", "{precision} inference"),
+    "excluded.family.precision_on_gpu": QT_TRANSLATE_NOOP("PlannerMessages", "{precision} on {gpu_id}"),
+    # why it was excluded
+    "excluded.needs_memory": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "needs {need_bytes} per GPU, has {capacity_bytes} on {gpu}"
+    ),
+    "excluded.needs_memory_layout": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "needs {need_bytes} per GPU ({strategy}, {gpus} GPUs), has {capacity_bytes} on {gpu}"
+    ),
+    "excluded.pipeline_needs_zero01": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "not searched: pipeline parallel runs with ZeRO stage 0 or 1 only (DeepSpeed's pipeline engine: \"ZeRO-2 "
+        "and ZeRO-3 are incompatible with pipeline parallelism\"; Megatron-LM's distributed optimizer is ZeRO-1); "
+        "pin ZeRO 0/1 to use a pipeline, or PP 1 to keep ZeRO-2/3",
+    ),
+    "excluded.no_layout_divides": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "no tp x pp x dp layout divides {gpus} GPUs for {model} (tp must divide {heads} heads, dp at most the "
+        "global batch)",
+    ),
+    "excluded.serving_load_needs_more_gpus": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "fits at TP {tp} x PP {pp} ({per_gpu_bytes} per GPU), but the stated users or tokens/s need "
+        "{gpus_needed} x {gpu}, more than {limit}",
+    ),
+    "excluded.no_serving_layout": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "no tensor/pipeline layout is possible on {where}"
+    ),
+    "excluded.serving_needs_memory": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "needs {need_bytes} per GPU at the lightest layout on {where}, has {capacity_bytes}"
+    ),
+    "gpu.precision_needs_capability": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{gpu} (compute capability {capability}) cannot run {precision}: it needs compute capability "
+        "{needed_capability} or newer",
+    ),
+    "gpu.no_precision_support": QT_TRANSLATE_NOOP("PlannerMessages", "{gpu} has no {precision} support"),
+    # where: a GPU count and type
+    "where.gpus": QT_TRANSLATE_NOOP("PlannerMessages", "{gpus} x {gpu}"),
+    "where.one_gpu": QT_TRANSLATE_NOOP("PlannerMessages", "one {gpu}"),
+    "where.exact_gpus": QT_TRANSLATE_NOOP("PlannerMessages", "{gpus} GPUs"),
+    "where.up_to_gpus": QT_TRANSLATE_NOOP("PlannerMessages", "up to {gpus} GPUs"),
+    # advice
+    "advice.ddp_cannot_work": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "Plain data parallel (DDP) cannot work on {gpu}: the model states alone are {state_bytes} per GPU "
+        "against {capacity_bytes}; they need sharding, e.g. {hint} (the fastest option uses {strategy}).",
+    ),
+    "advice.nothing_fits_training": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try more GPUs, ZeRO-3 with CPU offload, "
+        "LoRA or QLoRA instead of full training, a shorter sequence, or a GPU with more memory.",
+    ),
+    "advice.nothing_fits_training_lightest": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "Nothing fits on {upto} x {gpu} ({capacity_bytes} each): the lightest layout ({strategy}) still needs "
+        "{need_bytes} per GPU. Try more GPUs, ZeRO-3 with CPU offload, LoRA or QLoRA instead of full training, "
+        "a shorter sequence, or a GPU with more memory.",
+    ),
+    "advice.serving_load_needs_more_gpus": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{model} fits {gpu} (TP {tp} x PP {pp}), but serving the stated load needs about {gpus_needed} GPUs: "
+        "allow more GPUs, lower the target, or quantise (int8/int4 decode reads fewer bytes).",
+    ),
+    "advice.serving_does_not_fit": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{model} in {precision} does not fit {where} ({need_bytes} needed per GPU, {capacity_bytes} available). "
+        "What would: {ideas}.",
+    ),
+    "idea.int4_fits_one_gpu": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "int4 weights (GPTQ/AWQ, about 4.25 bits): {int4_bytes} on one GPU, fits one GPU"
+    ),
+    "idea.int4_needs_gpus": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "int4 weights (GPTQ/AWQ, about 4.25 bits): {int4_bytes} on one GPU, needs about {gpus} GPUs with tensor "
+        "parallel",
+    ),
+    "idea.offload_weights": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "offload the weights to CPU RAM (accelerate device_map, llama.cpp): runs, but every token streams "
+        "{streamed_bytes} or more over PCIe, about {token_time_s} per token",
+    ),
+    "idea.more_gpus": QT_TRANSLATE_NOOP("PlannerMessages", "more GPUs: at least {gpus} x {gpu} with tensor parallel"),
+    "advice.limits_not_met": QT_TRANSLATE_NOOP("PlannerMessages", "No option meets the deadline and budget.{sentences}"),
+    "advice.fastest": QT_TRANSLATE_NOOP("PlannerMessages", "Fastest: {wall_time_s} on {gpus} x {gpu}."),
+    "advice.cheapest": QT_TRANSLATE_NOOP("PlannerMessages", "Cheapest: {cost} on {gpus} x {gpu}."),
+    # notes on one option
+    "option.global_batch_differs": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "global batch {effective_batch} sequences (dp {dp} x micro-batch {micro_batch} x {accumulation_steps} "
+        "accumulation steps), not {global_batch}",
+    ),
+    "option.decode_memory_bound": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "decode is memory bandwidth-bound at batch {batch}"
+    ),
+    "option.decode_compute_bound": QT_TRANSLATE_NOOP("PlannerMessages", "decode is compute-bound at batch {batch}"),
+    "option.misses_target": QT_TRANSLATE_NOOP("PlannerMessages", "misses the {target_tokens_per_second} tokens/s target"),
+    # memory model notes
+    "memory.kv_heads_replicated": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks"
+    ),
+    "memory.seq_beyond_context": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "sequence length {seq_len} exceeds {model}'s context of {context} tokens"
+    ),
+    "memory.qlora_ignores_precision": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "QLoRA keeps the base in NF4 and computes in bf16; precision {precision} is not used"
+    ),
+    "memory.zero_with_one_rank": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "ZeRO stage {zero} with dp 1 shards nothing: there is only one data-parallel rank"
+    ),
+    "memory.zero_with_pipeline": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "ZeRO-{zero} with pipeline parallel: DeepSpeed's pipeline engine accepts ZeRO stage 0 or 1 only, and "
+        "TorchTitan's FSDP keeps each stage's parameters whole between forward and backward under PP; these "
+        "figures assume full ZeRO-{zero} sharding",
+    ),
+    "memory.kv_precision_training": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "KV-cache precision only matters for inference"
+    ),
+    "memory.zero_inference": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "ZeRO stages shard training state; ignored for inference"
+    ),
+    "memory.optimizer_offload_inference": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "inference has no optimizer state to offload"
+    ),
+    "memory.recompute_inference": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "activation recompute only matters for training"
+    ),
+    "memory.sequence_parallel_without_tp": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "sequence parallel has no effect without tensor parallel"
+    ),
+    "memory.selective_with_flash": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "selective recompute saves nothing more with flash attention (no score matrix is stored)"
+    ),
+    "memory.inflight_without_pipeline": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "in-flight micro-batches only apply to pipeline parallel; with pp 1 one micro-batch is live"
+    ),
+    "memory.first_stage_fullest": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "figures are for the first pipeline stage (stage {stage} of {stages}), the fullest"
+    ),
+    "memory.last_stage_fullest": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "figures are for the last pipeline stage (stage {stage} of {stages}), the fullest"
+    ),
+    "memory.offload_host_ram_optimizer": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "offload needs {host_bytes} of CPU RAM per GPU (optimizer offloaded to the host)"
+    ),
+    "memory.offload_host_ram_all": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "offload needs {host_bytes} of CPU RAM per GPU (all offloaded to the host)"
+    ),
+    "memory.deepseek_without_mtp": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "DeepSeek-V3 counted without its 14B multi-token-prediction module (671B main model)"
+    ),
+    "memory.sliding_window_full_kv": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "sliding-window layers could keep a shorter KV cache; counted here at full length"
+    ),
+    # errors a person can fix
+    "error.unknown_task": QT_TRANSLATE_NOOP("PlannerMessages", "unknown task {task}; choose one of: {choices}"),
+    "error.seq_and_batch_positive": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "sequence length and batch must be at least 1"
+    ),
+    "error.tokens_positive": QT_TRANSLATE_NOOP("PlannerMessages", "the number of tokens must be positive"),
+    "error.tokens_per_s_positive": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "the tokens-per-second target must be positive"
+    ),
+    "error.users_positive": QT_TRANSLATE_NOOP("PlannerMessages", "concurrent users must be at least 1"),
+    "error.output_longer_than_sequence": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "the output length ({output_len}) must be shorter than the sequence length ({seq_len})"
+    ),
+    "error.gpus_positive": QT_TRANSLATE_NOOP("PlannerMessages", "the number of GPUs must be at least 1"),
+    "error.max_gpus_positive": QT_TRANSLATE_NOOP("PlannerMessages", "the maximum number of GPUs must be at least 1"),
+    "error.deadline_positive": QT_TRANSLATE_NOOP("PlannerMessages", "the deadline must be positive"),
+    "error.cannot_pin": QT_TRANSLATE_NOOP("PlannerMessages", "cannot pin {fields}; pin one of: {choices}"),
+    "error.unknown_rank_by": QT_TRANSLATE_NOOP("PlannerMessages", "rank by one of: {choices}; got {rank_by}"),
+    "error.top_positive": QT_TRANSLATE_NOOP("PlannerMessages", "--top must be at least 1"),
+    "error.no_gpu_type": QT_TRANSLATE_NOOP("PlannerMessages", "choose at least one GPU type"),
+    "error.budget_currency": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "the budget is in {budget_currency} but prices are in {price_currency}; convert first"
+    ),
+    "error.no_model": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "no model given: name a preset, a size such as 7b, a config.json or a model folder"
+    ),
+    "error.no_such_path": QT_TRANSLATE_NOOP("PlannerMessages", "no such file or folder: {path}"),
+    "error.no_such_path_hub_id": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "no such file or folder: {path} (a Hugging Face model id? GPU Advisor works offline: download its "
+        "config.json and give its path)",
+    ),
+    "error.unknown_model": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "unknown model {text}: not a preset ({presets}), a size such as 7b, a config.json or a model folder",
+    ),
+    "error.no_exchange_rate": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "no exchange rate for {source}->{target}; set one in Settings"
+    ),
+}  # fmt: skip
+
+
+def render(message: Any) -> str:
+    """`message` (a planner.messages.Message) in the interface language; a plain string passes through.
+
+    Falls back to the planner's English text when this table has no template for the code or its
+    placeholders do not match the message's values.
+    """
+    from planner.messages import Message
+
+    if not isinstance(message, Message):
+        return str(message)
+    template = TEMPLATES.get(message.code)
+    if template is None:
+        return message.text
+    translated = QCoreApplication.translate(CONTEXT, template)
+    try:
+        values = {name: _value(name, value) for name, value in message.params.items()}
+        return string.Formatter().vformat(translated, (), values)
+    except (KeyError, IndexError, ValueError, AttributeError):
+        return message.text
+
+
+def render_error(exc: BaseException) -> str:
+    """A UserError's text in the interface language (its English text when it carries no Message)."""
+    message = getattr(exc, "message", None)
+    return render(message) if message is not None else str(exc)
+
+
+def _value(name: str, value: Any) -> str:
+    """One parameter for people, by its kind and the unit in its name."""
+    from planner.messages import Message
+    from planner.money import Money
+
+    if isinstance(value, Message):
+        return render(value)
+    if isinstance(value, (tuple, list)) and all(isinstance(item, Message) for item in value):
+        texts = [render(item) for item in value]
+        return "".join(" " + text for text in texts) if name == "sentences" else "; ".join(texts)
+    if isinstance(value, (tuple, list)):
+        return ", ".join(str(item) for item in value)
+    if isinstance(value, Money):
+        return fmt.money_obj(value)
+    if hasattr(value, "zero") and hasattr(value, "dp"):  # a planner.search.Strategy
+        from desktop.qmodels.plan_options import strategy_text
+
+        return strategy_text(value)
+    if isinstance(value, bool) or isinstance(value, str):
+        return str(value)
+    if name.endswith("_bytes"):
+        return fmt.bytes_(value)
+    if name.endswith("_s"):
+        return fmt.duration(value)
+    if isinstance(value, int):
+        return fmt.integer(value)
+    if isinstance(value, float):
+        return fmt.significant(value, 3)
+    return str(value)
+
+
+# -- what the Plan page shows ------------------------------------------------------------------------------
+
+
+def advice_lines(result: Any) -> list[str]:
+    """A PlanResult's advice in the interface language (English strings where it has no messages)."""
+    messages = tuple(getattr(result, "advice_messages", ()) or ())
+    return (
+        [render(m) for m in messages]
+        if messages
+        else [str(line) for line in getattr(result, "advice", ()) or ()]
+    )
+
+
+def note_lines(option: Any) -> list[str]:
+    """A PlanOption's notes in the interface language."""
+    messages = tuple(getattr(option, "note_messages", ()) or ())
+    return (
+        [render(m) for m in messages]
+        if messages
+        else [str(line) for line in getattr(option, "notes", ()) or ()]
+    )
+
+
+def excluded_rows(excluded: Iterable[Any]) -> list[tuple[str, str]]:
+    """(what, why) for each planner.search.Excluded, in the interface language."""
+    rows = []
+    for item in excluded:
+        family = getattr(item, "family_message", None)
+        reason = getattr(item, "reason_message", None)
+        rows.append((
+            render(family) if family is not None else str(getattr(item, "family", "")),
+            render(reason) if reason is not None else str(getattr(item, "reason", "")),
+        ))  # fmt: skip
+    return rows

@@ -1,0 +1,230 @@
+"""Pricing figures of the Quotes page, computed without Qt widgets so they can run on a worker thread.
+
+A ``Pricing`` is an immutable snapshot taken on the GUI thread (display currency, exchange rates, the throughput
+basis of every catalog GPU): the quote table's derived columns, its sorting by derived columns and the price
+chart all read it, and a background job can use it while the GUI thread goes on. Reading the rates from the
+store once per snapshot (instead of once per cell) is what keeps 100,000 quotes fast.
+
+Units: prices per GPU-hour (rental) or per GPU (purchase) in the display currency; FLOP/s; bytes/s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication
+
+# Above this many quotes the table loads, sorts, filters and charts in the JobRunner instead of on the GUI
+# thread (below it every step takes a few milliseconds and stays synchronous, simpler to reason about).
+SYNC_ROWS = 5_000
+LOAD_CHUNK_ROWS = 5_000  # one store call per chunk: the store's lock is never held for long
+CHART_POINTS_PER_GROUP = 120  # per GPU model and origin; more quotes than this are drawn as price quantiles
+
+
+@dataclass(frozen=True)
+class Basis:
+    """Throughput figures one price is divided by, and which of them were measured (else catalog spec)."""
+
+    bf16_flops: float | None = None  # FLOP/s, dense bf16
+    bandwidth: float | None = None  # bytes/s
+    measured: frozenset[str] = field(default_factory=frozenset)  # subset of {"bf16", "bandwidth"}
+
+
+def measured_figures(runs: Iterable[Mapping[str, Any]], match_gpu) -> dict[str, dict[str, float]]:
+    """Best measured bf16 FLOP/s and memory B/s per catalog GPU id, from stored probe runs (list_probe_runs).
+
+    A run counts for a GPU type only when all its GPUs are of that one type (the run's key figures are its
+    best device, so a mixed box cannot be attributed).
+    """
+    figures: dict[str, dict[str, float]] = {}
+    for run in runs:
+        names = [str(n) for n in run.get("devices") or [] if str(n).lower() != "cpu" and n]
+        ids = {spec.id for spec in (match_gpu(name) for name in names) if spec is not None}
+        if len(ids) != 1:
+            continue
+        entry = figures.setdefault(ids.pop(), {})
+        for key, column in (("bf16", "best_bf16_flop_per_s"), ("bandwidth", "memory_bandwidth_bytes_per_s")):
+            value = run.get(column)
+            if value:
+                entry[key] = max(entry.get(key, 0.0), float(value))
+    return figures
+
+
+def basis_for(spec: Any, measured: Mapping[str, float]) -> Basis:
+    """Measured figures where there are some, else the catalog spec (``spec`` may be None)."""
+    bf16, bandwidth, used = None, None, set()
+    if measured.get("bf16"):
+        bf16 = float(measured["bf16"])
+        used.add("bf16")
+    elif spec is not None and spec.tflops.get("bf16"):
+        bf16 = float(spec.tflops["bf16"]) * 1e12
+    if measured.get("bandwidth"):
+        bandwidth = float(measured["bandwidth"])
+        used.add("bandwidth")
+    elif spec is not None and spec.memory_bandwidth_bytes_per_s:
+        bandwidth = float(spec.memory_bandwidth_bytes_per_s)
+    return Basis(bf16, bandwidth, frozenset(used))
+
+
+def no_rate_reason(source: str, target: str) -> str:
+    # Same text (and translation context) as AppContext.to_display_currency, so both read alike.
+    return QCoreApplication.translate(
+        "AppContext", "No exchange rate for {0} → {1}: set one in Settings (Exchange rates)."
+    ).format(source, target)
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """Display currency, conversion factors into it, and the throughput basis per catalog GPU id."""
+
+    currency: str
+    factors: Mapping[str, float]  # source currency -> display-currency units per unit
+    basis: Mapping[str, Basis]
+    problem: str = ""  # why the rates could not be read, if they could not
+
+    @classmethod
+    def build(cls, currency: str, rates: Any, basis: Mapping[str, Basis], problem: str = "") -> Pricing:
+        """``rates``: planner.money.ExchangeRates (None when they could not be read)."""
+        factors = {currency: 1.0}
+        if rates is not None:
+            for source in rates.to_usd:
+                if currency in rates.to_usd:
+                    factors[source] = rates.rate(source, currency)
+        return cls(currency, factors, dict(basis), problem)
+
+    def convert(self, amount: float, source: str) -> tuple[float | None, str]:
+        """(amount in the display currency, "") or (None, the reason); never an assumed rate."""
+        source = str(source or "").upper()
+        factor = self.factors.get(source)
+        if factor is None:
+            return None, self.problem or no_rate_reason(source, self.currency)
+        return amount * factor, ""
+
+    @staticmethod
+    def unit_amount(kind: str, row: Mapping[str, Any]) -> float | None:
+        """Price per GPU-hour (rental) or per GPU (purchase) in the quote's own currency."""
+        if kind == "rental":
+            value = row.get("price_per_gpu_hour")
+            return None if value is None else float(value)
+        price = row.get("price")
+        if price is None:
+            return None
+        return float(price) / max(int(row.get("gpus") or 1), 1)
+
+    def display_price(self, kind: str, row: Mapping[str, Any]) -> float | None:
+        amount = self.unit_amount(kind, row)
+        if amount is None:
+            return None
+        factor = self.factors.get(str(row.get("currency") or "").upper())
+        return None if factor is None else amount * factor
+
+    def derived_values(self, kind: str, row: Mapping[str, Any]) -> dict[str, float]:
+        """The derived figures of one quote that exist: display_price, per_pflop_hour and per_tbps_hour
+        (rental) or per_tflops (purchase), all in the display currency."""
+        price = self.display_price(kind, row)
+        if price is None:
+            return {}
+        values = {"display_price": price}
+        basis = self.basis.get(str(row.get("gpu") or ""))
+        if basis is None:
+            return values
+        if kind == "rental":
+            if basis.bf16_flops:
+                values["per_pflop_hour"] = price / (basis.bf16_flops / 1e15)
+            if basis.bandwidth:
+                values["per_tbps_hour"] = price / (basis.bandwidth / 1e12)
+        elif basis.bf16_flops:
+            values["per_tflops"] = price / (basis.bf16_flops / 1e12)
+        return values
+
+    def basis_rank(self, row: Mapping[str, Any]) -> int:
+        """Sort order of the Basis column: 0 measured, 1 partly measured, 2 spec, 3 no spec."""
+        basis = self.basis.get(str(row.get("gpu") or ""))
+        if basis is None or (basis.bf16_flops is None and basis.bandwidth is None):
+            return 3
+        return {2: 0, 1: 1}.get(len(basis.measured), 2)
+
+    def sort_value(self, kind: str, name: str) -> Callable[[Mapping[str, Any]], float | None]:
+        """A key function for sorting by the derived column ``name`` (None: the quote has no such figure)."""
+        if name == "basis":
+            return lambda row: float(self.basis_rank(row))
+        return lambda row: self.derived_values(kind, row).get(name)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Chart points
+
+
+@dataclass(frozen=True)
+class ChartData:
+    points: list  # desktop.charts.price_chart.PricePoint
+    left_out: int  # quotes without an exchange rate
+    total: int  # quotes with a price, before summarising dense groups
+
+
+def chart_points(
+    rows: Iterable[Mapping[str, Any]], kind: str, pricing: Pricing, names: Mapping[str, str], make_point
+) -> ChartData:
+    """Points for the price chart, one per quote; a GPU model with more than CHART_POINTS_PER_GROUP quotes of
+    one origin is drawn as that many evenly spaced price quantiles (cheapest and dearest always included), so
+    100,000 quotes draw as fast as 100 and still show the spread. ``make_point(gpu, price, reference, label)``.
+    """
+    groups: dict[tuple[str, bool], list[tuple[float, str]]] = {}
+    left_out = 0
+    for row in rows:
+        price = pricing.display_price(kind, row)
+        if price is None:
+            left_out += 1
+            continue
+        gpu = str(row.get("gpu") or "")
+        who = row.get("provider") or row.get("vendor") or ""
+        label = f"{who} {row.get('quoted_on') or ''}"
+        groups.setdefault((names.get(gpu, gpu), row.get("origin") == "reference"), []).append((price, label))
+    points, total = [], 0
+    for (gpu, reference), entries in groups.items():
+        total += len(entries)
+        for price, label in _quantiles(entries, CHART_POINTS_PER_GROUP):
+            points.append(make_point(gpu, price, reference, label))
+    return ChartData(points, left_out, total)
+
+
+def _quantiles(entries: list[tuple[float, str]], limit: int) -> list[tuple[float, str]]:
+    if len(entries) <= limit:
+        return entries
+    ordered = sorted(entries, key=lambda entry: entry[0])
+    last = len(ordered) - 1
+    return [ordered[round(i * last / (limit - 1))] for i in range(limit)]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Loading (pool thread)
+
+
+def load_quotes(store: Any, kind: str, progress=None) -> list[dict]:
+    """Every quote of ``kind`` ("rental" | "purchase") in the store's order, read in chunks so the GUI thread's
+    own short store calls (settings, one row) wait at most one chunk for the store's lock."""
+    if kind != "rental":
+        return list(store.list_purchase_quotes())
+    total = max(int(store.count_rental_quotes()), 1)
+    rows: list[dict] = []
+    seen: set = set()
+    offset = 0
+    while True:
+        chunk = store.list_rental_quotes(limit=LOAD_CHUNK_ROWS, offset=offset)
+        for row in chunk:  # a quote added by another process between chunks may shift one: never twice
+            if row["id"] not in seen:
+                seen.add(row["id"])
+                rows.append(row)
+        offset += LOAD_CHUNK_ROWS
+        if progress is not None:
+            progress(min(offset / total, 1.0), "loading")
+        if len(chunk) < LOAD_CHUNK_ROWS:
+            return rows
+
+
+def quote_count(store: Any, kind: str) -> int | None:
+    """How many quotes of ``kind`` the store holds, or None when it cannot say cheaply."""
+    counter = getattr(store, f"count_{kind}_quotes", None)
+    return int(counter()) if counter is not None else None

@@ -1,0 +1,284 @@
+"""Structured messages: what the planner says to people, as a code plus raw values, rendered at the edges.
+
+The planning core must not write sentences for one language: the desktop shows Russian, the command line and
+JSON English. So search.py, memory.py, gpus.py and money.py build ``Message(code, params)`` objects and keep an
+English rendering beside them for the CLI; the desktop renders the same codes through Qt translation
+(desktop/messages.py) with locale-aware numbers.
+
+Parameters are raw values with their units in the names, the same convention as the rest of the planner:
+``*_bytes`` (bytes), ``*_s`` (seconds), ``*_fraction`` (0..1), counts as int, GPU and model names and
+precisions as str, a Strategy as ``strategy``, Money objects, and nested Messages (a tuple of Messages is a
+list of clauses). A renderer may format each kind its own way; ``render_en`` follows the format spec written in
+the English template:
+
+    {need_bytes:bytes}   1.0 TiB, 80 GiB (planner.messages.format_bytes)
+    {host_bytes:gib2}    12.34 GiB (two decimals, the memory model's notes)
+    {strategy:label}     Strategy.label ("ZeRO-1, TP 8, DP 4, micro-batch 1")
+    {wall_time_s:days}   days, one decimal ("12.3")
+    {ideas:clauses}      a tuple of Messages joined with "; "
+    {sentences:sentences} a tuple of Messages, each after a space
+    anything else        Python's format spec (":g", ":.1f", ":,"); Messages render as their English text
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+
+@dataclass(frozen=True, eq=True)
+class Message:
+    """One thing the planner says: a stable code (a key of TEMPLATES) and the raw values it needs."""
+
+    code: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
+
+    def __hash__(self) -> int:  # params may hold unhashable values; equal messages share a code
+        return hash(self.code)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Message) and (self.code, dict(self.params)) == (
+            other.code,
+            dict(other.params),
+        )
+
+    @property
+    def text(self) -> str:
+        """The English text (what the CLI prints and JSON carries)."""
+        return render_en(self)
+
+    def __str__(self) -> str:
+        return render_en(self)
+
+
+def msg(code: str, **params: Any) -> Message:
+    """Message(code, params) with the parameters as keywords; the code must have an English template."""
+    if code not in TEMPLATES:
+        raise KeyError(f"no English template for message code {code!r}")
+    return Message(code, params)
+
+
+def format_bytes(value: float) -> str:
+    """Bytes for people in binary units: 1.1 TiB, 80 GiB, 512 MiB (one decimal below 10, none above)."""
+    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+    amount = float(value)
+    unit = 0
+    while abs(amount) >= 1024 and unit < len(units) - 1:
+        amount /= 1024
+        unit += 1
+    if unit == 0:
+        return f"{int(amount)} B"
+    text = f"{amount:.1f}" if abs(amount) < 10 else f"{amount:.0f}"
+    return f"{text} {units[unit]}"
+
+
+# ------------------------------------------------------------------------------------------------ templates
+# One table of every code the planner emits, with its English text. desktop/messages.py holds a translated
+# template for each of these codes (a test enumerates this table); keep the placeholders' names in step.
+
+TEMPLATES: Mapping[str, str] = MappingProxyType({
+    # -- strategy families (the names people give a sharding layout) ------------------------------------------
+    "family.ddp": "DDP",
+    "family.zero": "ZeRO-{zero}",
+    "family.zero3": "ZeRO-3/FSDP",
+    "family.optimizer_offload": "{family} + optimizer offload",
+    "family.all_offload": "{family} + all offload",
+    # -- what an excluded entry stands for --------------------------------------------------------------------
+    "excluded.family.data_parallel_only": "{family} without tensor/pipeline parallel",
+    "excluded.family.tensor_pipeline": "tensor/pipeline parallel",
+    "excluded.family.zero_with_pipeline": "ZeRO-{zero} + pipeline parallel",
+    "excluded.family.pipeline": "pipeline parallel",
+    "excluded.family.gpu_count": "{gpus} GPUs",
+    "excluded.family.inference": "{precision} inference",
+    "excluded.family.precision_on_gpu": "{precision} on {gpu_id}",
+    # -- why it was excluded ----------------------------------------------------------------------------------
+    "excluded.needs_memory": "needs {need_bytes:bytes} per GPU, has {capacity_bytes:bytes} on {gpu}",
+    "excluded.needs_memory_layout": (
+        "needs {need_bytes:bytes} per GPU ({strategy:label}, {gpus} GPUs), has {capacity_bytes:bytes} on {gpu}"
+    ),
+    "excluded.pipeline_needs_zero01": (
+        "not searched: pipeline parallel runs with ZeRO stage 0 or 1 only (DeepSpeed's pipeline engine: \"ZeRO-2 "
+        "and ZeRO-3 are incompatible with pipeline parallelism\"; Megatron-LM's distributed optimizer is ZeRO-1); "
+        "pin ZeRO 0/1 to use a pipeline, or PP 1 to keep ZeRO-2/3"
+    ),
+    "excluded.no_layout_divides": (
+        "no tp x pp x dp layout divides {gpus} GPUs for {model} (tp must divide {heads} heads, dp at most the "
+        "global batch)"
+    ),
+    "excluded.serving_load_needs_more_gpus": (
+        "fits at TP {tp} x PP {pp} ({per_gpu_bytes:bytes} per GPU), but the stated users or tokens/s need "
+        "{gpus_needed} x {gpu}, more than {limit}"
+    ),
+    "excluded.no_serving_layout": "no tensor/pipeline layout is possible on {where}",
+    "excluded.serving_needs_memory": (
+        "needs {need_bytes:bytes} per GPU at the lightest layout on {where}, has {capacity_bytes:bytes}"
+    ),
+    "gpu.precision_needs_capability": (
+        "{gpu} (compute capability {capability}) cannot run {precision}: it needs compute capability "
+        "{needed_capability} or newer"
+    ),
+    "gpu.no_precision_support": "{gpu} has no {precision} support",
+    # -- where: a GPU count and type ----------------------------------------------------------------------
+    "where.gpus": "{gpus} x {gpu}",
+    "where.one_gpu": "one {gpu}",
+    "where.exact_gpus": "{gpus} GPUs",
+    "where.up_to_gpus": "up to {gpus} GPUs",
+    # -- advice -------------------------------------------------------------------------------------------
+    "advice.ddp_cannot_work": (
+        "Plain data parallel (DDP) cannot work on {gpu}: the model states alone are {state_bytes:bytes} per GPU "
+        "against {capacity_bytes:bytes}; they need sharding, e.g. {hint} (the fastest option uses "
+        "{strategy:label})."
+    ),
+    "advice.nothing_fits_training": (
+        "Nothing fits on {upto} x {gpu} ({capacity_bytes:bytes} each). Try more GPUs, ZeRO-3 with CPU offload, "
+        "LoRA or QLoRA instead of full training, a shorter sequence, or a GPU with more memory."
+    ),
+    "advice.nothing_fits_training_lightest": (
+        "Nothing fits on {upto} x {gpu} ({capacity_bytes:bytes} each): the lightest layout ({strategy:label}) "
+        "still needs {need_bytes:bytes} per GPU. Try more GPUs, ZeRO-3 with CPU offload, LoRA or QLoRA instead "
+        "of full training, a shorter sequence, or a GPU with more memory."
+    ),
+    "advice.serving_load_needs_more_gpus": (
+        "{model} fits {gpu} (TP {tp} x PP {pp}), but serving the stated load needs about {gpus_needed} GPUs: "
+        "allow more GPUs, lower the target, or quantise (int8/int4 decode reads fewer bytes)."
+    ),
+    "advice.serving_does_not_fit": (
+        "{model} in {precision} does not fit {where} ({need_bytes:bytes} needed per GPU, {capacity_bytes:bytes} "
+        "available). What would: {ideas:clauses}."
+    ),
+    "idea.int4_fits_one_gpu": (
+        "int4 weights (GPTQ/AWQ, about 4.25 bits): {int4_bytes:bytes} on one GPU, fits one GPU"
+    ),
+    "idea.int4_needs_gpus": (
+        "int4 weights (GPTQ/AWQ, about 4.25 bits): {int4_bytes:bytes} on one GPU, needs about {gpus} GPUs with "
+        "tensor parallel"
+    ),
+    "idea.offload_weights": (
+        "offload the weights to CPU RAM (accelerate device_map, llama.cpp): runs, but every token streams "
+        "{streamed_bytes:bytes} or more over PCIe, about {token_time_s:.1f} s per token"
+    ),
+    "idea.more_gpus": "more GPUs: at least {gpus} x {gpu} with tensor parallel",
+    "advice.limits_not_met": "No option meets the deadline and budget.{sentences:sentences}",
+    "advice.fastest": "Fastest: {wall_time_s:days} days on {gpus} x {gpu}.",
+    "advice.cheapest": "Cheapest: {cost} on {gpus} x {gpu}.",
+    # -- notes on one option --------------------------------------------------------------------------------
+    "option.global_batch_differs": (
+        "global batch {effective_batch} sequences (dp {dp} x micro-batch {micro_batch} x {accumulation_steps} "
+        "accumulation steps), not {global_batch}"
+    ),
+    "option.decode_memory_bound": "decode is memory bandwidth-bound at batch {batch}",
+    "option.decode_compute_bound": "decode is compute-bound at batch {batch}",
+    "option.misses_target": "misses the {target_tokens_per_second:g} tokens/s target",
+    # -- memory model notes (planner/memory.py) ---------------------------------------------------------------
+    "memory.kv_heads_replicated": (
+        "tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks"
+    ),
+    "memory.seq_beyond_context": "sequence length {seq_len} exceeds {model}'s context of {context} tokens",
+    "memory.qlora_ignores_precision": (
+        "QLoRA keeps the base in NF4 and computes in bf16; precision {precision} is not used"
+    ),
+    "memory.zero_with_one_rank": (
+        "ZeRO stage {zero} with dp 1 shards nothing: there is only one data-parallel rank"
+    ),
+    "memory.zero_with_pipeline": (
+        "ZeRO-{zero} with pipeline parallel: DeepSpeed's pipeline engine accepts ZeRO stage 0 or 1 only, and "
+        "TorchTitan's FSDP keeps each stage's parameters whole between forward and backward under PP; these "
+        "figures assume full ZeRO-{zero} sharding"
+    ),
+    "memory.kv_precision_training": "KV-cache precision only matters for inference",
+    "memory.zero_inference": "ZeRO stages shard training state; ignored for inference",
+    "memory.optimizer_offload_inference": "inference has no optimizer state to offload",
+    "memory.recompute_inference": "activation recompute only matters for training",
+    "memory.sequence_parallel_without_tp": "sequence parallel has no effect without tensor parallel",
+    "memory.selective_with_flash": (
+        "selective recompute saves nothing more with flash attention (no score matrix is stored)"
+    ),
+    "memory.inflight_without_pipeline": (
+        "in-flight micro-batches only apply to pipeline parallel; with pp 1 one micro-batch is live"
+    ),
+    "memory.first_stage_fullest": (
+        "figures are for the first pipeline stage (stage {stage} of {stages}), the fullest"
+    ),
+    "memory.last_stage_fullest": "figures are for the last pipeline stage (stage {stage} of {stages}), the fullest",
+    "memory.offload_host_ram_optimizer": (
+        "offload needs {host_bytes:gib2} of CPU RAM per GPU (optimizer offloaded to the host)"
+    ),
+    "memory.offload_host_ram_all": "offload needs {host_bytes:gib2} of CPU RAM per GPU (all offloaded to the host)",
+    "memory.deepseek_without_mtp": (
+        "DeepSeek-V3 counted without its 14B multi-token-prediction module (671B main model)"
+    ),
+    "memory.sliding_window_full_kv": (
+        "sliding-window layers could keep a shorter KV cache; counted here at full length"
+    ),
+    # -- errors a person can fix (planner.errors.UserError.message) -------------------------------------------
+    "error.unknown_task": "unknown task {task!r}; choose one of: {choices}",
+    "error.seq_and_batch_positive": "sequence length and batch must be at least 1",
+    "error.tokens_positive": "the number of tokens must be positive",
+    "error.tokens_per_s_positive": "the tokens-per-second target must be positive",
+    "error.users_positive": "concurrent users must be at least 1",
+    "error.output_longer_than_sequence": (
+        "the output length ({output_len}) must be shorter than the sequence length ({seq_len})"
+    ),
+    "error.gpus_positive": "the number of GPUs must be at least 1",
+    "error.max_gpus_positive": "the maximum number of GPUs must be at least 1",
+    "error.deadline_positive": "the deadline must be positive",
+    "error.cannot_pin": "cannot pin {fields}; pin one of: {choices}",
+    "error.unknown_rank_by": "rank by one of: {choices}; got {rank_by!r}",
+    "error.top_positive": "--top must be at least 1",
+    "error.no_gpu_type": "choose at least one GPU type",
+    "error.budget_currency": "the budget is in {budget_currency} but prices are in {price_currency}; convert first",
+    "error.no_model": "no model given: name a preset, a size such as 7b, a config.json or a model folder",
+    "error.no_such_path": "no such file or folder: {path}",
+    "error.no_such_path_hub_id": (
+        "no such file or folder: {path} (a Hugging Face model id? GPU Advisor works offline: download its "
+        "config.json and give its path)"
+    ),
+    "error.unknown_model": (
+        "unknown model {text!r}: not a preset ({presets}), a size such as 7b, a config.json or a model folder"
+    ),
+    "error.no_exchange_rate": "no exchange rate for {source}->{target}; set one in Settings",
+})  # fmt: skip
+
+
+class _EnglishFormatter(string.Formatter):
+    """str.format with the planner's own format specs (see the module docstring)."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if format_spec == "bytes":
+            return format_bytes(value)
+        if format_spec == "gib2":
+            return f"{value / 2**30:.2f} GiB"
+        if format_spec == "label":
+            return str(value.label)
+        if format_spec == "days":
+            return f"{value / 86400:.1f}"
+        if format_spec == "clauses":
+            return "; ".join(_english(item) for item in value)
+        if format_spec == "sentences":
+            return "".join(" " + _english(item) for item in value)
+        if isinstance(value, Message):
+            return format(render_en(value), format_spec)
+        return super().format_field(value, format_spec)
+
+
+_FORMATTER = _EnglishFormatter()
+
+
+def _english(value: Any) -> str:
+    return render_en(value) if isinstance(value, Message) else str(value)
+
+
+def render_en(message: Message) -> str:
+    """The English text of `message` (the CLI's and JSON's wording)."""
+    return _FORMATTER.vformat(TEMPLATES[message.code], (), dict(message.params))
+
+
+def render_all_en(messages) -> tuple[str, ...]:
+    """English texts of a sequence of messages, in order."""
+    return tuple(render_en(message) for message in messages)
