@@ -625,10 +625,8 @@ PIPELINE_ZERO_REASON = msg("excluded.pipeline_needs_zero01").text
 _CANDIDATE_ORDER = itemgetter(1, 0, 2, 3)
 
 
-class _TrainingSearch:
-    """Training: for every layout (tp, pp, ep) fit memory as a + b/dp per sharding family from two exact
-    estimates, add the activation variant's delta, and time only the layouts that fit; the chosen options are
-    re-estimated exactly."""
+class _GpuSearch:
+    """What the training and the serving search share: the inputs for one GPU type and what was found."""
 
     def __init__(self, model, workload, gpu, constraints, memory, numbers, rates, price):
         self.model, self.workload, self.gpu = model, workload, gpu
@@ -637,10 +635,24 @@ class _TrainingSearch:
         )  # fmt: skip
         self.pinned = dict(constraints.pinned)
         self.per_node = constraints.gpus_per_node or gpu.gpus_per_node
-        max_gpus = constraints.gpus or constraints.max_gpus
-        self.counts = candidate_gpu_counts(max_gpus, self.per_node, constraints.gpus)
+        self.max_gpus = constraints.gpus or constraints.max_gpus
         self.capacity = gpu.memory_bytes
         self.found = _Found()
+
+    def _tensor_parallel_sizes(self) -> list[int]:
+        """Powers of two within one node that divide the attention heads (each GPU gets whole heads)."""
+        sizes = [t for t in _powers_of_two(self.per_node) if self.model.heads % t == 0]
+        return _allowed("tp", sizes, self.pinned)
+
+
+class _TrainingSearch(_GpuSearch):
+    """Training: for every layout (tp, pp, ep) fit memory as a + b/dp per sharding family from two exact
+    estimates, add the activation variant's delta, and time only the layouts that fit; the chosen options are
+    re-estimated exactly."""
+
+    def __init__(self, *inputs):
+        super().__init__(*inputs)
+        self.counts = candidate_gpu_counts(self.max_gpus, self.per_node, self.constraints.gpus)
         self.best: dict[int, tuple[tuple, Strategy, Any]] = {}  # count -> (key, strategy, StepTime)
         self.family_need: dict[str, tuple[float, Strategy]] = {}
         self.smallest_need: tuple[float, Strategy] | None = None
@@ -652,7 +664,7 @@ class _TrainingSearch:
     # -- enumeration ---------------------------------------------------------------------------------------
     def _layouts(self):
         model = self.model
-        tps = _allowed("tp", [t for t in _powers_of_two(self.per_node) if model.heads % t == 0], self.pinned)
+        tps = self._tensor_parallel_sizes()
         pps = _allowed("pp", pipeline_depths(model.layers), self.pinned)
         # Expert parallel: 1, 4, 16, 64 and all experts when that is at most 64 (DeepSeek-V3 trained with EP 64,
         # arXiv 2412.19437); finer steps add search time, not insight.
@@ -981,27 +993,19 @@ def _sharding_hint(strategy: Strategy) -> str:
 # ------------------------------------------------------------------------------------------------ inference
 
 
-class _InferenceSearch:
+class _InferenceSearch(_GpuSearch):
     """Serving: one option per replica layout (tp x pp) that fits; replicas to meet the users or the tokens/s
     target; the batch per replica is the stated users or what fits (at most DEFAULT_SERVING_BATCH)."""
 
-    def __init__(self, model, workload, gpu, constraints, memory, numbers, rates, price):
-        self.model, self.workload, self.gpu = model, workload, gpu
-        self.constraints, self.memory, self.numbers, self.rates, self.price = (
-            constraints, memory, numbers, rates, price,
-        )  # fmt: skip
-        self.pinned = dict(constraints.pinned)
-        self.per_node = constraints.gpus_per_node or gpu.gpus_per_node
-        self.max_gpus = constraints.gpus or constraints.max_gpus
-        self.capacity = gpu.memory_bytes
-        self.found = _Found()
+    def __init__(self, *inputs):
+        super().__init__(*inputs)
         self.smallest: tuple[int, int, int] | None = None  # (bytes at batch 1, tp, pp)
         # (GPUs the users or tokens/s target need, tp, pp, bytes per GPU at batch 1) where the model fits
         self.short_of_gpus: tuple[int, int, int, int] | None = None
 
     def _layouts(self):
         model = self.model
-        tps = _allowed("tp", [t for t in _powers_of_two(self.per_node) if model.heads % t == 0], self.pinned)
+        tps = self._tensor_parallel_sizes()
         pps = _allowed("pp", _powers_of_two(min(16, model.layers)), self.pinned)
         return [(tp, pp) for tp in tps for pp in pps if tp * pp <= self.max_gpus]
 

@@ -11,20 +11,12 @@ import platform
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
-    QAbstractTableModel,
-    QCoreApplication,
-    QModelIndex,
-    QPersistentModelIndex,
-    Qt,
-)
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import QApplication, QStyle
 
 from desktop import fmt
-
-SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
 
 # (key, header); headers are marked for translation and translated when shown.
 COLUMNS = (
@@ -40,6 +32,7 @@ COLUMNS = (
     ("temperature", QT_TRANSLATE_NOOP("GpuInventoryModel", "Temp.")),
     ("bus", QT_TRANSLATE_NOOP("GpuInventoryModel", "PCI bus")),
 )
+_HEADERS = tuple(header for _, header in COLUMNS)
 _NUMERIC = {"memory", "power", "temperature"}
 LOST_COLOR = "#d0342c"  # a red that reads on light and dark backgrounds
 
@@ -87,7 +80,9 @@ def cpu_info() -> dict:
     return {"name": name or platform.machine() or "CPU", "cores": os.cpu_count() or 1, "ram_bytes": ram}
 
 
-class GpuInventoryModel(QAbstractTableModel):
+class GpuInventoryModel(FlatTableModel):
+    CONTEXT = "GpuInventoryModel"
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self._inventory: Any = None
@@ -262,17 +257,11 @@ class GpuInventoryModel(QAbstractTableModel):
         return Cell(_tr("on, instances: {0}").format(count), tip, count)
 
     # -- Qt model interface ------------------------------------------------------------------------------------
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self._rows)
+    def row_total(self) -> int:
+        return len(self._rows)
 
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            if 0 <= section < len(COLUMNS):
-                return _tr(COLUMNS[section][1])
-        return None
+    def column_headers(self) -> tuple[str, ...]:
+        return _HEADERS
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or not (0 <= index.row() < len(self._rows)):
@@ -292,7 +281,7 @@ class GpuInventoryModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DecorationRole and key == "name" and index.row() in self._lost_rows:
             return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
         if role == Qt.ItemDataRole.TextAlignmentRole and key in _NUMERIC:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return RIGHT_ALIGNED
         return None
 
     def cell(self, row: int, key: str) -> Cell:

@@ -9,20 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
-    QAbstractTableModel,
-    QCoreApplication,
-    QModelIndex,
-    QPersistentModelIndex,
-    Qt,
-)
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from desktop import fmt
+from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
 
 CONTEXT = "PlanOptionsModel"
-SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
 # (key, header) in column order. The option column reads "128 × H100 SXM5 80GB" (GPU × count in one cell, so
 # the cost columns fit beside it at a 1280-pixel window); two-line headers keep the figure columns narrow.
@@ -54,6 +47,8 @@ SERVING_COLUMNS = (
 )
 COLUMN_KEYS = tuple(key for key, _ in COLUMNS)
 SERVING_COLUMN_KEYS = tuple(key for key, _ in SERVING_COLUMNS)
+_HEADERS = tuple(header for _, header in COLUMNS)
+_SERVING_HEADERS = tuple(header for _, header in SERVING_COLUMNS)
 
 _CONFIDENCE = {
     "measured": QT_TRANSLATE_NOOP("PlanOptionsModel", "measured"),
@@ -160,8 +155,10 @@ def option_time_s(option: Any, training: bool) -> float | None:
     return None if value is None else float(value)
 
 
-class PlanOptionsModel(QAbstractTableModel):
-    """Rows = options in the planner's rank order; columns = COLUMNS."""
+class PlanOptionsModel(FlatTableModel):
+    """Rows = options in the planner's rank order; columns = COLUMNS (training) or SERVING_COLUMNS."""
+
+    CONTEXT = "PlanOptionsModel"
 
     def __init__(self, parent=None, money_text: Callable[[Any], str] | None = None):
         super().__init__(parent)
@@ -195,22 +192,18 @@ class PlanOptionsModel(QAbstractTableModel):
         return keys.index(key) if key in keys else -1
 
     # -- QAbstractTableModel -------------------------------------------------------------------------------------
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._options)
+    def row_total(self) -> int:
+        return len(self._options)
 
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.columns)
+    def column_headers(self) -> tuple[str, ...]:
+        return _HEADERS if self._training else _SERVING_HEADERS
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        if role != Qt.ItemDataRole.DisplayRole:
-            return None
-        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.columns):
-            return _tr(self.columns[section][1])
-        if orientation == Qt.Orientation.Vertical:
-            return str(section + 1)
-        return None
+        if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
+            return str(section + 1)  # the rank
+        return super().headerData(section, orientation, role)
 
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
@@ -233,7 +226,7 @@ class PlanOptionsModel(QAbstractTableModel):
             "confidence",
             "fits",
         ):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return RIGHT_ALIGNED
         if role == Qt.ItemDataRole.ForegroundRole and key == "fits":
             return QBrush(QColor("#1a7f37" if getattr(option, "fits", False) else "#cf222e"))
         return None

@@ -7,18 +7,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
-    QAbstractTableModel,
-    QCoreApplication,
-    QModelIndex,
-    QPersistentModelIndex,
-    Qt,
-)
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 
 from desktop import fmt
+from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
 
-SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 2
 CONTEXT = "ProbeHistoryModel"
 
@@ -33,6 +26,7 @@ COLUMNS = (
     ("bf16", QT_TRANSLATE_NOOP("ProbeHistoryModel", "bf16 matmul")),
     ("bf16_pct", QT_TRANSLATE_NOOP("ProbeHistoryModel", "% of spec")),
 )
+_HEADERS = tuple(header for _, header in COLUMNS)
 SOURCE_NAMES = {
     "local": QT_TRANSLATE_NOOP("ProbeHistoryModel", "this machine"),
     "imported": QT_TRANSLATE_NOOP("ProbeHistoryModel", "imported"),
@@ -112,7 +106,9 @@ def history_row(row: dict, match_gpu=None) -> HistoryRow:
     )
 
 
-class ProbeHistoryModel(QAbstractTableModel):
+class ProbeHistoryModel(FlatTableModel):
+    CONTEXT = "ProbeHistoryModel"
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.rows: list[HistoryRow] = []
@@ -125,20 +121,11 @@ class ProbeHistoryModel(QAbstractTableModel):
     def run_id(self, row: int) -> Any:
         return self.rows[row].run_id
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.rows)
+    def row_total(self) -> int:
+        return len(self.rows)
 
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if (
-            orientation == Qt.Orientation.Horizontal
-            and role == Qt.ItemDataRole.DisplayRole
-            and 0 <= section < len(COLUMNS)
-        ):
-            return _tr(COLUMNS[section][1])
-        return None
+    def column_headers(self) -> tuple[str, ...]:
+        return _HEADERS
 
     def _display(self, row: HistoryRow, key: str) -> str:
         if key == "created_at":
@@ -191,5 +178,5 @@ class ProbeHistoryModel(QAbstractTableModel):
                 return "\n".join(row.devices)
             return None
         if role == Qt.ItemDataRole.TextAlignmentRole and key in _NUMERIC:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return RIGHT_ALIGNED
         return None

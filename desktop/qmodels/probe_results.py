@@ -9,18 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
-    QAbstractTableModel,
-    QCoreApplication,
-    QModelIndex,
-    QPersistentModelIndex,
-    Qt,
-)
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 
 from desktop import fmt
+from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
 
-SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 CONTEXT = "ProbeResultsModel"
 
 KIND_NAMES = {
@@ -114,7 +107,9 @@ class ResultRow:
         return float(self.value) / self.spec_value
 
 
-class ProbeResultsModel(QAbstractTableModel):
+class ProbeResultsModel(FlatTableModel):
+    CONTEXT = "ProbeResultsModel"
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.rows: list[ResultRow] = []
@@ -130,20 +125,11 @@ class ProbeResultsModel(QAbstractTableModel):
         self.rows.append(row)
         self.endInsertRows()
 
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(self.rows)
+    def row_total(self) -> int:
+        return len(self.rows)
 
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if (
-            orientation == Qt.Orientation.Horizontal
-            and role == Qt.ItemDataRole.DisplayRole
-            and 0 <= section < len(COLUMNS)
-        ):
-            return _tr(COLUMNS[section])
-        return None
+    def column_headers(self) -> tuple[str, ...]:
+        return COLUMNS
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or not (0 <= index.row() < len(self.rows)):
@@ -179,5 +165,5 @@ class ProbeResultsModel(QAbstractTableModel):
                 row.fraction_of_spec or 0.0,
             )[column]
         if role == Qt.ItemDataRole.TextAlignmentRole and column >= 2:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return RIGHT_ALIGNED
         return None

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Sequence
 from datetime import date
 from typing import Any
 
 from planner.cli import print_json
 from planner.cli.store_access import money, open_store, table
 from planner.errors import UserError
-from planner.store import INTERCONNECTS, KINDS, ImportResult
+from planner.store import INTERCONNECTS, KINDS, PURCHASE_COLUMNS, RENTAL_COLUMNS, ImportResult, Store
 
 SECONDS_PER_HOUR = 3600
 
@@ -191,64 +192,40 @@ def import_json(result: ImportResult) -> dict[str, Any]:
 # Handlers
 # ----------------------------------------------------------------------------------------------------------------
 
-_RENTAL_FIELDS = (
-    "provider",
-    "offer",
-    "gpu",
-    "gpus_per_instance",
-    "price_per_gpu_hour",
-    "price_per_instance_hour",
-    "currency",
-    "kind",
-    "region",
-    "interconnect",
-    "min_term_hours",
-    "quoted_on",
-    "valid_until",
-    "source",
-    "note",
-)
-_PURCHASE_FIELDS = (
-    "vendor",
-    "gpu",
-    "gpus",
-    "price",
-    "currency",
-    "quoted_on",
-    "server_overhead_fraction",
-    "power_w",
-    "source",
-    "note",
-)
+
+def _store_new_quote(
+    args: argparse.Namespace,
+    columns: Sequence[str],
+    add: Callable[[Store, dict[str, Any]], int],
+    get: Callable[[Store, int], dict[str, Any]],
+) -> dict[str, Any]:
+    """Store the quote the options describe (one option per store column; dated today unless --quoted-on)
+    and return the row as stored."""
+    quote = {name: getattr(args, name) for name in columns}
+    quote["quoted_on"] = args.quoted_on or date.today().isoformat()
+    with open_store() as store:
+        return get(store, add(store, quote))
 
 
 def run_add(args: argparse.Namespace) -> int:
-    quote = {name: getattr(args, name) for name in _RENTAL_FIELDS}
-    quote["quoted_on"] = args.quoted_on or date.today().isoformat()
-    with open_store() as store:
-        quote_id = store.add_rental_quote(quote)
-        row = store.get_rental_quote(quote_id)
+    row = _store_new_quote(args, RENTAL_COLUMNS, Store.add_rental_quote, Store.get_rental_quote)
     if args.json:
         print_json(rental_json(row))
     else:
         print(
-            f"added rental quote #{quote_id}: {row['provider']} {row['gpu']} "
+            f"added rental quote #{row['id']}: {row['provider']} {row['gpu']} "
             f"{row['price_per_gpu_hour']:.4g} {row['currency']} per GPU-hour ({row['kind']}, {row['quoted_on']})"
         )
     return 0
 
 
 def run_add_purchase(args: argparse.Namespace) -> int:
-    quote = {name: getattr(args, name) for name in _PURCHASE_FIELDS}
-    quote["quoted_on"] = args.quoted_on or date.today().isoformat()
-    with open_store() as store:
-        quote_id = store.add_purchase_quote(quote)
-        row = store.get_purchase_quote(quote_id)
+    row = _store_new_quote(args, PURCHASE_COLUMNS, Store.add_purchase_quote, Store.get_purchase_quote)
     if args.json:
         print_json(purchase_json(row))
     else:
         print(
-            f"added purchase quote #{quote_id}: {row['vendor']} {row['gpus']} x {row['gpu']} for "
+            f"added purchase quote #{row['id']}: {row['vendor']} {row['gpus']} x {row['gpu']} for "
             f"{row['price']:,.2f} {row['currency']} ({row['quoted_on']})"
         )
     return 0
@@ -278,7 +255,7 @@ def run_list(args: argparse.Namespace) -> int:
         else:
             print("no quotes match these filters")
         return 0
-    print(_purchase_table(rows) if args.purchase else _rental_table(rows))
+    print(_quote_table(rows, _PURCHASE_TABLE if args.purchase else _RENTAL_TABLE))
     references = sum(1 for row in rows if row["origin"] == "reference")
     if references:
         print(
@@ -292,70 +269,37 @@ def _origin(row: dict[str, Any]) -> str:
     return "reference" if row["origin"] == "reference" else "mine"
 
 
-def _rental_table(rows: list[dict[str, Any]]) -> str:
-    headers = [
-        "id",
-        "origin",
-        "provider",
-        "offer",
-        "gpu",
-        "gpus",
-        "per GPU-h",
-        "per instance-h",
-        "currency",
-        "kind",
-        "region",
-        "quoted on",
-    ]
-    body = [
-        [
-            str(r["id"]),
-            _origin(r),
-            r["provider"],
-            r["offer"],
-            r["gpu"],
-            str(r["gpus_per_instance"]),
-            f"{r['price_per_gpu_hour']:.4g}",
-            f"{r['price_per_instance_hour']:.4g}",
-            r["currency"],
-            r["kind"],
-            r["region"],
-            r["quoted_on"],
-        ]
-        for r in rows
-    ]
-    return table(headers, body)
+# The text tables of `quotes list`: (header, cell of a row), in column order.
+_RENTAL_TABLE: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
+    ("id", lambda r: str(r["id"])),
+    ("origin", _origin),
+    ("provider", lambda r: r["provider"]),
+    ("offer", lambda r: r["offer"]),
+    ("gpu", lambda r: r["gpu"]),
+    ("gpus", lambda r: str(r["gpus_per_instance"])),
+    ("per GPU-h", lambda r: f"{r['price_per_gpu_hour']:.4g}"),
+    ("per instance-h", lambda r: f"{r['price_per_instance_hour']:.4g}"),
+    ("currency", lambda r: r["currency"]),
+    ("kind", lambda r: r["kind"]),
+    ("region", lambda r: r["region"]),
+    ("quoted on", lambda r: r["quoted_on"]),
+)
+_PURCHASE_TABLE: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
+    ("id", lambda r: str(r["id"])),
+    ("origin", _origin),
+    ("vendor", lambda r: r["vendor"]),
+    ("gpu", lambda r: r["gpu"]),
+    ("gpus", lambda r: str(r["gpus"])),
+    ("price", lambda r: f"{r['price']:,.2f}"),
+    ("per GPU", lambda r: f"{r['price'] / r['gpus']:,.2f}"),
+    ("currency", lambda r: r["currency"]),
+    ("power W/GPU", lambda r: "" if r["power_w"] is None else f"{r['power_w']:g}"),
+    ("quoted on", lambda r: r["quoted_on"]),
+)
 
 
-def _purchase_table(rows: list[dict[str, Any]]) -> str:
-    headers = [
-        "id",
-        "origin",
-        "vendor",
-        "gpu",
-        "gpus",
-        "price",
-        "per GPU",
-        "currency",
-        "power W/GPU",
-        "quoted on",
-    ]
-    body = [
-        [
-            str(r["id"]),
-            _origin(r),
-            r["vendor"],
-            r["gpu"],
-            str(r["gpus"]),
-            f"{r['price']:,.2f}",
-            f"{r['price'] / r['gpus']:,.2f}",
-            r["currency"],
-            "" if r["power_w"] is None else f"{r['power_w']:g}",
-            r["quoted_on"],
-        ]
-        for r in rows
-    ]
-    return table(headers, body)
+def _quote_table(rows: list[dict[str, Any]], columns: tuple[tuple[str, Callable], ...]) -> str:
+    return table([header for header, _ in columns], [[cell(row) for _, cell in columns] for row in rows])
 
 
 def run_import(args: argparse.Namespace) -> int:

@@ -250,6 +250,32 @@ def _bounded_text(value: Any, name: str, limit: int, reasons: list[str]) -> str:
     return text
 
 
+def _required_gpu(value: Any, gpus: GpuResolver | None, reasons: list[str]) -> str:
+    """The GPU's catalog id; "" with a reason when the cell is empty (an unknown GPU gets its own reason)."""
+    gpu_text = _bounded_text(value, "gpu", SHORT_TEXT_MAX, reasons)
+    if not gpu_text:
+        reasons.append("gpu is required")
+        return ""
+    gpu, gpu_reason = (gpus or GpuResolver()).resolve(gpu_text)
+    if gpu_reason:
+        reasons.append(gpu_reason)
+    return gpu
+
+
+def _required_currency(value: Any, reasons: list[str]) -> str | None:
+    if _is_blank(value):
+        reasons.append("currency is required (USD, EUR, RUB or another 3-letter ISO code)")
+        return None
+    return _currency(value, reasons)
+
+
+def _required_date(value: Any, name: str, reasons: list[str]) -> str | None:
+    if _is_blank(value):
+        reasons.append(f"{name} must be a date YYYY-MM-DD (it is empty)")
+        return None
+    return _iso_date(value, name, reasons)
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Rental quotes
 # ----------------------------------------------------------------------------------------------------------------
@@ -267,22 +293,13 @@ def clean_rental_quote(quote: Mapping[str, Any], gpus: GpuResolver | None = None
     if not row["provider"]:
         reasons.append("provider is required")
     row["offer"] = _bounded_text(quote.get("offer"), "offer", SHORT_TEXT_MAX, reasons)
-    gpu_text = _bounded_text(quote.get("gpu"), "gpu", SHORT_TEXT_MAX, reasons)
-    if not gpu_text:
-        reasons.append("gpu is required")
-        row["gpu"] = ""
-    else:
-        row["gpu"], gpu_reason = (gpus or GpuResolver()).resolve(gpu_text)
-        if gpu_reason:
-            reasons.append(gpu_reason)
+    row["gpu"] = _required_gpu(quote.get("gpu"), gpus, reasons)
 
     count = quote.get("gpus_per_instance")
     row["gpus_per_instance"] = 1 if _is_blank(count) else _gpu_count(count, "gpus_per_instance", reasons)
     _rental_prices(quote, row, reasons)
 
-    row["currency"] = None if _is_blank(quote.get("currency")) else _currency(quote.get("currency"), reasons)
-    if _is_blank(quote.get("currency")):
-        reasons.append("currency is required (USD, EUR, RUB or another 3-letter ISO code)")
+    row["currency"] = _required_currency(quote.get("currency"), reasons)
     kind = _text(quote.get("kind")).lower() or "on-demand"
     if kind not in KINDS:
         reasons.append(f"kind must be one of {', '.join(KINDS)}, got {_text(quote.get('kind'))[:40]!r}")
@@ -346,11 +363,7 @@ def _rental_prices(quote: Mapping[str, Any], row: dict, reasons: list[str]) -> N
 
 
 def _quote_dates(quote: Mapping[str, Any], row: dict, reasons: list[str]) -> None:
-    if _is_blank(quote.get("quoted_on")):
-        reasons.append("quoted_on must be a date YYYY-MM-DD (it is empty)")
-        row["quoted_on"] = None
-    else:
-        row["quoted_on"] = _iso_date(quote.get("quoted_on"), "quoted_on", reasons)
+    row["quoted_on"] = _required_date(quote.get("quoted_on"), "quoted_on", reasons)
     row["valid_until"] = ""
     if not _is_blank(quote.get("valid_until")):
         valid_until = _iso_date(quote.get("valid_until"), "valid_until", reasons)
@@ -377,14 +390,7 @@ def clean_purchase_quote(quote: Mapping[str, Any], gpus: GpuResolver | None = No
     row["vendor"] = _bounded_text(quote.get("vendor"), "vendor", SHORT_TEXT_MAX, reasons)
     if not row["vendor"]:
         reasons.append("vendor is required")
-    gpu_text = _bounded_text(quote.get("gpu"), "gpu", SHORT_TEXT_MAX, reasons)
-    if not gpu_text:
-        reasons.append("gpu is required")
-        row["gpu"] = ""
-    else:
-        row["gpu"], gpu_reason = (gpus or GpuResolver()).resolve(gpu_text)
-        if gpu_reason:
-            reasons.append(gpu_reason)
+    row["gpu"] = _required_gpu(quote.get("gpu"), gpus, reasons)
     count = quote.get("gpus")
     row["gpus"] = 1 if _is_blank(count) else _gpu_count(count, "gpus", reasons)
     if _is_blank(quote.get("price")):
@@ -396,16 +402,8 @@ def clean_purchase_quote(quote: Mapping[str, Any], gpus: GpuResolver | None = No
         row["price"] = _at_most(
             price, limit, "price", reasons, f" ({MAX_PURCHASE_PRICE_PER_GPU:,.0f} per GPU)"
         )
-    if _is_blank(quote.get("currency")):
-        reasons.append("currency is required (USD, EUR, RUB or another 3-letter ISO code)")
-        row["currency"] = None
-    else:
-        row["currency"] = _currency(quote.get("currency"), reasons)
-    if _is_blank(quote.get("quoted_on")):
-        reasons.append("quoted_on must be a date YYYY-MM-DD (it is empty)")
-        row["quoted_on"] = None
-    else:
-        row["quoted_on"] = _iso_date(quote.get("quoted_on"), "quoted_on", reasons)
+    row["currency"] = _required_currency(quote.get("currency"), reasons)
+    row["quoted_on"] = _required_date(quote.get("quoted_on"), "quoted_on", reasons)
     overhead = quote.get("server_overhead_fraction")
     row["server_overhead_fraction"] = None
     if not _is_blank(overhead):

@@ -25,40 +25,19 @@ def reference_rows() -> tuple[dict[str, str], ...]:
     return tuple(csv.DictReader(io.StringIO(text)))
 
 
+# The reference file's column for a store column named otherwise: one "provider" and one "gpus" column serve
+# both records.
+_FILE_COLUMN = {"gpus_per_instance": "gpus", "vendor": "provider"}
+
+
 def reference_quote(row: dict[str, str], gpus: GpuResolver | None = None) -> tuple[str, dict, list[str]]:
-    """(table name, cleaned quote, reasons) for one reference row."""
-    if row["record"] == "rental":
-        quote = {
-            "provider": row["provider"],
-            "offer": row["offer"],
-            "gpu": row["gpu"],
-            "gpus_per_instance": row["gpus"],
-            "price_per_gpu_hour": row["price_per_gpu_hour"],
-            "currency": row["currency"],
-            "kind": row["kind"],
-            "region": row["region"],
-            "interconnect": row["interconnect"],
-            "quoted_on": row["quoted_on"],
-            "source": row["source"],
-            "note": row["note"],
-        }
-        cleaned, reasons = RENTAL.clean(quote, gpus)
-        return RENTAL.table, cleaned, reasons
-    if row["record"] == "purchase":
-        quote = {
-            "vendor": row["provider"],
-            "gpu": row["gpu"],
-            "gpus": row["gpus"],
-            "price": row["price"],
-            "currency": row["currency"],
-            "quoted_on": row["quoted_on"],
-            "power_w": row["power_w"],
-            "source": row["source"],
-            "note": row["note"],
-        }
-        cleaned, reasons = PURCHASE.clean(quote, gpus)
-        return PURCHASE.table, cleaned, reasons
-    return "", {}, [f"record must be rental or purchase, got {row['record']!r}"]
+    """(table name, cleaned quote, reasons) for one reference row; store columns the file lacks stay blank."""
+    quotes = {"rental": RENTAL, "purchase": PURCHASE}.get(row["record"])
+    if quotes is None:
+        return "", {}, [f"record must be rental or purchase, got {row['record']!r}"]
+    quote = {column: row.get(_FILE_COLUMN.get(column, column)) for column in quotes.columns}
+    cleaned, reasons = quotes.clean(quote, gpus)
+    return quotes.table, cleaned, reasons
 
 
 def seed_rows(gpus: GpuResolver | None = None) -> list[tuple[str, str, dict]]:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 FAKE_PROBE = Path(__file__).with_name("fake_probe.py")
+PLAN_TIMEOUT_MS = 20_000  # the first plan of a new Plan page, searched on a worker thread
 # The one message ignored, matched whole (pytest-qt uses re.search): any other warning still fails the test.
 OFFSCREEN_SIZE_HINTS_WARNING = r"^This plugin does not support propagateSizeHints\(\)$"
 
@@ -57,3 +58,42 @@ def open_window(qtbot, monkeypatch):
         if window.isVisible():
             window.close()
         window.context.jobs.wait_for_done(5000)
+
+
+@pytest.fixture
+def context(qtbot):
+    """An AppContext over the test's own fresh database (tests/conftest.py points GPU_ADVISOR_DB at it)."""
+    from desktop.context import AppContext
+    from planner.store import Store
+
+    store = Store.open()
+    ctx = AppContext(store=store)
+    yield ctx
+    ctx.shutdown()
+    store.close()
+
+
+@pytest.fixture
+def open_plan_page(qtbot, context):
+    """Factory: open_plan_page(size=None) -> a shown PlanPage whose first plan is done (or failed)."""
+    from desktop.pages.plan import PlanPage
+
+    pages = []
+
+    def make(size: tuple[int, int] | None = None):
+        page = PlanPage(context)
+        qtbot.addWidget(page)
+        if size is not None:
+            page.resize(*size)
+        page.show()
+        qtbot.waitUntil(
+            lambda: page.state.result is not None or page.state.error is not None, timeout=PLAN_TIMEOUT_MS
+        )
+        pages.append(page)
+        return page
+
+    yield make
+    for page in pages:
+        page.shutdown()
+        page.state.dirty = False  # nothing to ask at teardown
+    context.jobs.wait_for_done(10_000)

@@ -16,11 +16,8 @@ import pytest
 import yaml
 from PySide6.QtCore import Qt
 
-from desktop.context import AppContext
-from desktop.pages.plan import PlanPage
 from desktop.plan_state import PlanInputs
 from planner.errors import UserError
-from planner.store import Store
 
 GIB = 2**30
 EXPORT_NAMES = (
@@ -35,27 +32,8 @@ PLAN_TIMEOUT_MS = 20_000
 
 
 @pytest.fixture
-def context(qtbot):
-    store = Store.open()
-    ctx = AppContext(store=store)
-    yield ctx
-    ctx.shutdown()
-    store.close()
-
-
-@pytest.fixture
-def page(qtbot, context):
-    widget = PlanPage(context)
-    qtbot.addWidget(widget)
-    widget.resize(1300, 850)
-    widget.show()
-    qtbot.waitUntil(
-        lambda: widget.state.result is not None or widget.state.error is not None, timeout=PLAN_TIMEOUT_MS
-    )
-    yield widget
-    widget.shutdown()
-    widget.state.dirty = False  # nothing to ask at teardown
-    context.jobs.wait_for_done(10_000)
+def page(open_plan_page):
+    return open_plan_page(size=(1300, 850))
 
 
 def choose(combo, data) -> None:

@@ -13,18 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.context import AppContext
 from desktop.pages.rent_buy import RentBuyPage, crossing_month
-from planner.store import Store
-
-
-@pytest.fixture
-def context(qtbot):
-    store = Store.open()
-    ctx = AppContext(store=store)
-    yield ctx
-    ctx.shutdown()
-    store.close()
 
 
 @pytest.fixture

@@ -7,35 +7,14 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from desktop.context import AppContext
-from desktop.pages.plan import PlanPage
 from desktop.pages.saved_plans import SavedPlansDialog
-from planner.store import Store
 
 PLAN_TIMEOUT_MS = 20_000
 
 
 @pytest.fixture
-def context(qtbot):
-    store = Store.open()
-    ctx = AppContext(store=store)
-    yield ctx
-    ctx.shutdown()
-    store.close()
-
-
-@pytest.fixture
-def page(qtbot, context):
-    widget = PlanPage(context)
-    qtbot.addWidget(widget)
-    widget.show()
-    qtbot.waitUntil(
-        lambda: widget.state.result is not None or widget.state.error is not None, timeout=PLAN_TIMEOUT_MS
-    )
-    yield widget
-    widget.shutdown()
-    widget.state.dirty = False
-    context.jobs.wait_for_done(10_000)
+def page(open_plan_page):
+    return open_plan_page()
 
 
 def answer_next_message_box(button: QMessageBox.StandardButton) -> list[str]:
