@@ -9,6 +9,7 @@ as a ratio probe / long; the target is within 10% (0.9 .. 1.1). Also the wall ti
 from __future__ import annotations
 
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -20,15 +21,24 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _long_rate(run, work_per_call: float, seconds: float = LONG_S) -> float:
-    """Work per second of `run` repeated back to back for `seconds` (after a short warm-up)."""
+    """Work per second of `run` over `seconds` of back-to-back trials (~50 ms each), the median trial.
+
+    The median, like the probe's own statistic, so that a neighbour process stealing one of the cores for a
+    moment shifts neither figure: the ratio then shows the error of the probe's short sample, not the noise.
+    """
     for _ in range(3):
         run()
-    calls = 0
     start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        run()
-        calls += 1
-    return calls * work_per_call / (time.perf_counter() - start)
+    run()
+    reps = max(1, int(0.05 / max(time.perf_counter() - start, 1e-7)))
+    rates = []
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline or len(rates) < 5:
+        trial_start = time.perf_counter()
+        for _ in range(reps):
+            run()
+        rates.append(reps * work_per_call / (time.perf_counter() - trial_start))
+    return statistics.median(rates)
 
 
 def _matmul_pair(dtype_name: str) -> dict:
