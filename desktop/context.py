@@ -104,6 +104,7 @@ class AppContext(QObject):
         self.inventory_error: str | None = None
         self.plan_option: Any = None  # last value of plan_option_changed
         self._catalog: dict | None = None
+        self._price_book: Any = None
         self.quotes_changed.connect(self._forget_catalog)
         self.settings_changed.connect(self._forget_catalog)
 
@@ -148,6 +149,15 @@ class AppContext(QObject):
 
     def _forget_catalog(self) -> None:
         self._catalog = None
+
+    def price_book(self) -> Any:
+        """desktop.plan_request.PriceBook over this store: typical prices per GPU type from SQL summaries,
+        shared by the Plan and Rent-or-buy pages and kept until the database changes."""
+        if self._price_book is None or self._price_book.store is not self.store:
+            from desktop.plan_request import PriceBook
+
+            self._price_book = PriceBook(self.store)
+        return self._price_book
 
     # -- settings ----------------------------------------------------------------------------------------------
     def qsettings(self) -> QSettings:

@@ -1,9 +1,14 @@
 """From the Plan page's inputs to one planner.search.plan() call, and the hardware sources the page offers.
 
-No widgets (QtCore only, for translated price texts). build_plan_call() runs on the GUI thread (it reads the store: quotes, probe runs; SQLite has
-one owner per process) and returns a frozen PlanCall; run_plan_call() is the pure, thread-safe part a background
-job may run. Prices are converted into the display currency here, with the original kept in the notes; a
-missing exchange rate drops that quote and says so, it is never assumed.
+No widgets (QtCore only, for translated price texts). build_plan_call() reads the store (the ticked quotes,
+probe runs, price summaries; the Store serialises its callers, so a pool thread may do this too) and returns a
+frozen PlanCall; run_plan_call() is the pure part; build_and_run() does both, on the GUI thread while that is
+quick and in a background job otherwise. Prices are converted into the display currency here, with the
+original kept in the notes; a missing exchange rate drops that quote and says so, it is never assumed.
+
+Nothing here lists every stored quote: the typical price of a GPU type comes from the store's SQL summaries
+(PriceBook, cached until the database changes) and the Hardware list offers a bounded set of quotes
+(Store.cheapest_rental_offers), so both cost milliseconds with 100,000 quotes stored.
 """
 
 from __future__ import annotations
@@ -18,10 +23,14 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from desktop import fmt
 from desktop.messages import render_error
 from desktop.plan_state import PlanInputs
+from planner.errors import UserError
 
 # The GUI asks for more than the table shows so the scaling chart has every GPU count per family.
 TABLE_ROWS = 12
 SEARCH_TOP = 400
+# The Hardware list shows every reference quote and this many of the user's cheapest quotes per GPU type, kind
+# and currency (the Quotes page lists them all); offers the plan already uses are always listed too.
+OFFERS_PER_GROUP = 3
 
 
 @dataclass(frozen=True)
@@ -59,13 +68,6 @@ def resolve_model_cached(text: str) -> Any:
     return resolve_model(text)
 
 
-def _quotes(store: Any) -> list[dict]:
-    try:
-        return list(store.list_rental_quotes())
-    except Exception:
-        return []
-
-
 def _runs(store: Any) -> list[dict]:
     try:
         return list(store.list_probe_runs())
@@ -93,9 +95,13 @@ _MEASURED_TOOLTIP = QT_TRANSLATE_NOOP(
 
 
 def hardware_sources(
-    catalog: Mapping[str, Any], store: Any, tr=lambda s: s
+    catalog: Mapping[str, Any], store: Any, tr=lambda s: s, keep: tuple[str, ...] = ()
 ) -> dict[str, list[HardwareSource]]:
-    """Rows for the Hardware panel, grouped: local and imported probe runs, catalog GPUs, quoted offers."""
+    """Rows for the Hardware panel, grouped: local and imported probe runs, catalog GPUs, quoted offers.
+
+    Offers are a bounded list (OFFERS_PER_GROUP, Store.cheapest_rental_offers) plus any "quote:<id>" key in
+    `keep` (the ticked ones), so a saved plan's offer stays visible and ticked however dear it is.
+    """
     from planner.gpus import match_nvml_name
 
     groups: dict[str, list[HardwareSource]] = {"local": [], "imported": [], "catalog": [], "quote": []}
@@ -124,19 +130,55 @@ def hardware_sources(
                 gpu.id,
             )
         )
-    for quote in sorted(
-        _quotes(store), key=lambda q: (str(q.get("gpu")), float(q.get("price_per_gpu_hour") or 0))
-    ):
-        gpu = catalog.get(str(quote.get("gpu")))
-        if gpu is None:
-            continue
+    offer_text, kind_names = _text("offer"), {}  # translated once, not once per offer
+    for quote in offered_quotes(store, catalog, keep):
+        gpu = catalog[str(quote.get("gpu"))]
         price = fmt.money(float(quote.get("price_per_gpu_hour") or 0), str(quote.get("currency") or "USD"))
-        label = _text("offer").format(quote.get("provider"), gpu.name, price, _kind_name(quote.get("kind")))
+        kind = str(quote.get("kind") or "")
+        if kind not in kind_names:
+            kind_names[kind] = _kind_name(kind)
+        label = offer_text.format(quote.get("provider"), gpu.name, price, kind_names[kind])
         tooltip = f"{quote.get('offer') or ''} {quote.get('region') or ''} {quote.get('quoted_on') or ''} {quote.get('source') or ''}"
         groups["quote"].append(
             HardwareSource(f"quote:{quote.get('id')}", "quote", label, tooltip.strip(), gpu.id)
         )
     return groups
+
+
+def offered_quotes(store: Any, catalog: Mapping[str, Any], keep: tuple[str, ...] = ()) -> list[dict]:
+    """The quotes the Hardware list offers (catalog GPUs only), sorted by GPU, kind, currency, price."""
+    try:
+        quotes = list(store.cheapest_rental_offers(OFFERS_PER_GROUP, gpus=tuple(catalog)))
+    except Exception:  # a store that cannot answer leaves the group empty, as it did before
+        quotes = []
+    listed = {str(q.get("id")) for q in quotes}
+    missing = [key[6:] for key in keep if key.startswith("quote:") and key[6:] not in listed]
+    quotes += _quotes_by_id(store, missing).values()
+    from planner.store import KINDS
+
+    kind_order = {kind: index for index, kind in enumerate(KINDS)}
+    quotes = [q for q in quotes if str(q.get("gpu")) in catalog]
+    quotes.sort(
+        key=lambda q: (
+            str(q.get("gpu")),
+            kind_order.get(str(q.get("kind")), len(kind_order)),
+            str(q.get("currency")),
+            float(q.get("price_per_gpu_hour") or 0),
+            int(q.get("id") or 0),
+        )
+    )
+    return quotes
+
+
+def _quotes_by_id(store: Any, ids: list[str]) -> dict[str, dict]:
+    """The stored rental quotes with these ids (as text); ids no longer in the store are left out."""
+    found = {}
+    for ident in dict.fromkeys(ids):
+        try:
+            found[ident] = store.get_rental_quote(int(ident))
+        except Exception:  # deleted meanwhile, or not a number: the key is simply not offered any more
+            continue
+    return found
 
 
 def _convert(amount: float, currency: str, display_currency: str, rates: Any):
@@ -171,8 +213,65 @@ def _text(key: str) -> str:
     return QCoreApplication.translate("PlanRequest", PRICE_TEXTS[key])
 
 
+class PriceBook:
+    """Typical rental prices per GPU type, from the store's SQL summaries, for the GUI thread.
+
+    Each (GPU type, kinds) summary (Store.rental_price_summary: count, lowest, median, highest per kind,
+    currency and origin) is read once and kept until the database changes (Store.data_stamp: this connection's
+    writes or another process's commits), so re-planning on every slider step costs no query at all. One book
+    serves every page (AppContext.price_book()).
+    """
+
+    def __init__(self, store: Any):
+        self.store = store
+        self._stamp: Any = None
+        self._summaries: dict[tuple, list] = {}
+        self._medians: dict[tuple, float | None] = {}
+
+    def _current(self) -> tuple[dict, dict]:
+        """The caches for the database as it is now (emptied when it changed). Callers keep these two dicts,
+        so a plan job filling them on a pool thread and the GUI thread reading never trip over each other."""
+        try:
+            stamp = self.store.data_stamp()
+        except Exception:
+            stamp = object()  # cannot tell: never trust the cache
+        if stamp != self._stamp:
+            self._summaries, self._medians, self._stamp = {}, {}, stamp
+        return self._summaries, self._medians
+
+    def summaries(self, gpu_id: str, kinds: tuple[str, ...]) -> list:
+        """planner.store.PriceSummary rows of one GPU type and these kinds ([]: the store cannot answer)."""
+        cache, _ = self._current()
+        key = (gpu_id, kinds)
+        if key not in cache:
+            try:
+                cache[key] = list(self.store.rental_price_summary(gpu_id, kinds))
+            except Exception:
+                return []
+        return cache[key]
+
+    def median(self, gpu_id: str, kinds: tuple[str, ...], origin: str, factors: Mapping[str, float]):
+        """Store.rental_price_median, remembered (the factors are part of the key)."""
+        _, cache = self._current()
+        key = (gpu_id, kinds, origin, tuple(sorted(factors.items())))
+        if key not in cache:
+            cache[key] = self.store.rental_price_median(gpu_id, kinds, origin, factors)
+        return cache[key]
+
+
+def price_book_of(context: Any) -> PriceBook:
+    """The context's shared PriceBook (AppContext.price_book), or a fresh one for a context without it."""
+    getter = getattr(context, "price_book", None)
+    return getter() if callable(getter) else PriceBook(context.store)
+
+
+def _factor_to(currency: str, display_currency: str, rates: Any) -> float:
+    """How many units of the display currency one unit of `currency` buys; UserError without a rate."""
+    return _convert(1.0, currency, display_currency, rates).amount
+
+
 def typical_price(
-    quotes: list[dict],
+    prices: PriceBook,
     gpu_id: str,
     kinds: tuple[str, ...],
     display_currency: str,
@@ -183,33 +282,43 @@ def typical_price(
 
     The median of the matching quotes: the user's own quotes when there are any, else the shipped reference
     points. The median, not the minimum: reference rows include market lows ("from $1.30") nobody can rely on.
-    Quotes whose currency has no exchange rate are left out and named in `notes`.
+    Quotes whose currency has no exchange rate are left out and named in `notes`. Answered from the store's
+    per-group summaries; only a median over several kinds or currencies needs one more (SQL) query.
     """
     from planner.errors import UserError
-
-    rows = [q for q in quotes if str(q.get("gpu")) == gpu_id and str(q.get("kind", "")) in kinds]
-    mine = [q for q in rows if q.get("origin") == "user"]
     from planner.money import Money
 
-    pairs = []  # (price in the display currency, price as quoted)
-    for quote in mine or rows:
+    rows = prices.summaries(gpu_id, tuple(kinds))
+    mine = [row for row in rows if row.origin == "user"]
+    groups = mine or [row for row in rows if row.origin == "reference"]
+    factors: dict[str, float] = {}
+    for currency in dict.fromkeys(row.currency for row in groups):
         try:
-            converted = _convert(quote["price_per_gpu_hour"], quote["currency"], display_currency, rates)
-            pairs.append((converted, Money(float(quote["price_per_gpu_hour"]), quote["currency"])))
-        except (UserError, KeyError, ValueError) as exc:
+            factors[currency] = _factor_to(currency, display_currency, rates)
+        except UserError as exc:
             notes.append(render_error(exc))
-    if not pairs:
+    groups = [row for row in groups if row.currency in factors]
+    if not groups:
         return None
-    pairs.sort(key=lambda pair: pair[0].amount)
-    prices = [converted for converted, _original in pairs]
-    middle = len(prices) // 2
-    median = prices[middle] if len(prices) % 2 else (prices[middle - 1] + prices[middle]) * 0.5
+    count = sum(row.count for row in groups)
+    if len(groups) == 1:
+        median = groups[0].median_per_gpu_hour * factors[groups[0].currency]
+    else:  # several kinds or currencies: the middle of all of them, converted, is one more SQL query
+        median = prices.median(gpu_id, kinds, groups[0].origin, factors)
+    lowest = min(groups, key=lambda row: row.min_per_gpu_hour * factors[row.currency])
+    highest = max(groups, key=lambda row: row.max_per_gpu_hour * factors[row.currency])
+
+    def shown(amount: float, currency: str) -> str:
+        # A quote in another currency shows its original amount beside the converted one (never only that).
+        original = Money(amount, currency)
+        return fmt.money_with_original(Money(amount * factors[currency], display_currency), original)
+
     whose = "mine" if mine else "reference"
-    # A quote in another currency shows its original amount beside the converted one (never only the conversion).
-    lowest, highest = fmt.money_with_original(*pairs[0]), fmt.money_with_original(*pairs[-1])
-    if len(prices) == 1:
-        return median, _text(f"{whose}_one").format(lowest)
-    return median, _text(f"{whose}_median").format(len(prices), lowest, highest)
+    low = shown(lowest.min_per_gpu_hour, lowest.currency)
+    if count == 1:
+        return Money(median, display_currency), _text(f"{whose}_one").format(low)
+    high = shown(highest.max_per_gpu_hour, highest.currency)
+    return Money(median, display_currency), _text(f"{whose}_median").format(count, low, high)
 
 
 def _quote_text(quote: Mapping[str, Any], converted: Any = None) -> str:
@@ -245,26 +354,60 @@ def offer_spec(gpu: Any, quote: Mapping[str, Any]) -> Any:
     )
 
 
+class ModelInputError(UserError):
+    """A UserError raised while reading the model input (preset, size, config.json or model folder)."""
+
+
+# planner.messages codes of errors about the model input (planner.models.resolve_model raises them).
+MODEL_ERROR_CODES = frozenset(
+    {"error.no_model", "error.unknown_model", "error.no_such_path", "error.no_such_path_hub_id"}
+)
+
+
+def is_model_error(exc: BaseException) -> bool:
+    """True when the error is about the model input, whatever the interface language: its planner Message
+    code says so, or it was raised while reading the model (a config.json's own errors carry no code)."""
+    if isinstance(exc, ModelInputError):
+        return True
+    message = getattr(exc, "message", None)
+    return getattr(message, "code", None) in MODEL_ERROR_CODES
+
+
+def _resolve_model(text: str) -> Any:
+    try:
+        return resolve_model_cached(text)
+    except ModelInputError:
+        raise
+    except UserError as exc:
+        raise ModelInputError(str(exc), exc.message) from exc
+
+
 def build_plan_call(
-    inputs: PlanInputs, catalog: Mapping[str, Any], store: Any, display_currency: str, rates: Any
+    inputs: PlanInputs,
+    catalog: Mapping[str, Any],
+    store: Any,
+    display_currency: str,
+    rates: Any,
+    price_book: PriceBook | None = None,
 ) -> PlanCall:
-    """Resolve the inputs into a PlanCall; UserError (one line for the user) when they cannot be planned."""
-    from planner.errors import UserError
+    """Resolve the inputs into a PlanCall; UserError (one line for the user) when they cannot be planned.
+
+    Reads only the ticked quotes (by id) and, through `price_book` (a PriceBook kept by the caller so repeated
+    calls reuse it), the price summaries of the planned GPU types: never the whole quote table.
+    """
     from planner.money import Money
     from planner.perf import calibration_from_report
     from planner.search import Constraints, Workload
 
+    price_book = price_book if price_book is not None else PriceBook(store)
     notes: list[str] = []
-    model = resolve_model_cached(inputs.model_text)
+    model = _resolve_model(inputs.model_text)
     gpus: dict[str, Any] = {}
     calibration: dict[str, Any] = {}
     chosen_prices: dict[str, tuple] = {}
-    quotes = _quotes(store)
-    quotes_by_id = {str(q.get("id")): q for q in quotes}
+    quotes_by_id = _quotes_by_id(store, [k[6:] for k in inputs.hardware if k.startswith("quote:")])
     extra = tuple(gpu for gpu in catalog.values() if getattr(gpu, "user_defined", False))
-    ticked = [
-        quotes_by_id[k[6:]] for k in inputs.hardware if k.startswith("quote:") and k[6:] in quotes_by_id
-    ]
+    ticked = list(quotes_by_id.values())
     offers_per_gpu = {gpu_id: sum(str(q.get("gpu")) == gpu_id for q in ticked) for gpu_id in catalog}
     for key in inputs.hardware:
         kind, _, ident = key.partition(":")
@@ -309,7 +452,7 @@ def build_plan_call(
     prices, price_sources = {}, {}
     for gpu_id in gpus:
         picked = chosen_prices.get(gpu_id) or typical_price(
-            quotes, base_gpu_id(gpu_id), ("on-demand",), display_currency, rates, notes
+            price_book, base_gpu_id(gpu_id), ("on-demand",), display_currency, rates, notes
         )
         if picked:
             prices[gpu_id], price_sources[gpu_id] = picked
@@ -344,6 +487,24 @@ def build_plan_call(
         notes=tuple(dict.fromkeys(notes)),
         price_sources=price_sources,
     )
+
+
+def build_and_run(
+    inputs: PlanInputs,
+    catalog: Mapping[str, Any],
+    store: Any,
+    display_currency: str,
+    rates: Any,
+    price_book: PriceBook | None = None,
+) -> tuple[PlanCall, Any, float]:
+    """(call, planner result, milliseconds build_plan_call took): the whole re-plan, for the GUI thread when
+    it is quick or a pool thread when it is not (the store and the price book are safe to share)."""
+    import time
+
+    started = time.perf_counter()
+    call = build_plan_call(inputs, catalog, store, display_currency, rates, price_book)
+    build_ms = (time.perf_counter() - started) * 1000.0
+    return call, run_plan_call(call), build_ms
 
 
 def run_plan_call(call: PlanCall) -> Any:

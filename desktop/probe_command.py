@@ -22,26 +22,52 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+
 PROBE_CMD_ENV = "GPU_ADVISOR_PROBE_CMD"
 # Written by packaging/gpu_advisor.spec into the bundle's data folder: {"variant": "full"|"lite", ...}.
 BUILD_INFO_FILE = "gpu_advisor_build.json"
 
-NO_PROBE_MESSAGE = (
+# The reasons below are English here (the self-test and the command line print them) and translated where the
+# GUI shows them (ProbeAvailability.translated_reason, context "ProbeCommand").
+NO_PROBE_MESSAGE = QT_TRANSLATE_NOOP(
+    "ProbeCommand",
     "This build of GPU Advisor (the lite bundle) does not include torch, so it cannot run the probe here.\n"
     "To measure this machine, use the full bundle's gpu-probe, or install the probe with Python:\n"
     "    pip install 'gpu-advisor[probe]'\n"
     "    gpu-probe --quick --json report.json\n"
     "then import report.json with File > Import probe report. Planning, GPU detection and report import "
-    "work in this build."
+    "work in this build.",
 )
+NO_TORCH_MESSAGE = QT_TRANSLATE_NOOP(
+    "ProbeCommand",
+    "torch is not installed in this Python environment, so the probe cannot run here.\n"
+    "Install it with: pip install 'gpu-advisor[probe]' (or run gpu-probe on another machine and "
+    "import its report with File > Import probe report).",
+)
+MISSING_PROBE_MESSAGE = QT_TRANSLATE_NOOP("ProbeCommand", "the bundled probe is missing: {0}")
 
 
 @dataclass(frozen=True)
 class ProbeAvailability:
-    """Whether this installation can run the torch probe; `reason` explains a False in plain words."""
+    """Whether this installation can run the torch probe; `reason` explains a False in plain words (English).
+
+    reason_template and reason_values, when set, are the untranslated template `reason` was formatted from:
+    translated_reason() words it in the interface language.
+    """
 
     available: bool
     reason: str
+    reason_template: str = ""
+    reason_values: tuple[str, ...] = ()
+
+    def translated_reason(self) -> str:
+        """The reason in the interface language (the English text where no translation is loaded)."""
+        from PySide6.QtCore import QCoreApplication
+
+        template = self.reason_template or self.reason
+        text = QCoreApplication.translate("ProbeCommand", template)
+        return text.format(*self.reason_values) if self.reason_values else text
 
 
 def is_frozen() -> bool:
@@ -94,16 +120,14 @@ def probe_availability() -> ProbeAvailability:
         if build_info().get("variant") == "lite":
             return ProbeAvailability(False, NO_PROBE_MESSAGE)
         if not bundled_probe_executable().exists():
-            return ProbeAvailability(False, f"the bundled probe is missing: {bundled_probe_executable()}")
+            where = str(bundled_probe_executable())
+            return ProbeAvailability(
+                False, MISSING_PROBE_MESSAGE.format(where), MISSING_PROBE_MESSAGE, (where,)
+            )
         return ProbeAvailability(True, "bundled gpu-probe")
     # find_spec locates the package on disk without running its __init__ (torch is a top-level package).
     if importlib.util.find_spec("torch") is None:
-        return ProbeAvailability(
-            False,
-            "torch is not installed in this Python environment, so the probe cannot run here.\n"
-            "Install it with: pip install 'gpu-advisor[probe]' (or run gpu-probe on another machine and "
-            "import its report with File > Import probe report).",
-        )
+        return ProbeAvailability(False, NO_TORCH_MESSAGE)
     return ProbeAvailability(True, "python -m profiler")
 
 

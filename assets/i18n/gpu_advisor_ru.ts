@@ -4,8 +4,8 @@
 <context>
     <name>AppContext</name>
     <message>
-        <location filename="../../desktop/context.py" line="+214"/>
-        <location filename="../../desktop/quote_pricing.py" line="+73"/>
+        <location filename="../../desktop/context.py" line="+224"/>
+        <location filename="../../desktop/quote_pricing.py" line="+76"/>
         <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
         <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
     </message>
@@ -13,7 +13,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="+669"/>
+        <location filename="../../desktop/pages/hardware.py" line="+671"/>
         <source>Compare probe runs</source>
         <translation>Сравнение замеров</translation>
     </message>
@@ -31,7 +31,7 @@
 <context>
     <name>ConstraintsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+631"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+652"/>
         <source>Unchecked: the planner&apos;s default ({0})</source>
         <translation>Флажок снят: значение планировщика по умолчанию ({0})</translation>
     </message>
@@ -120,7 +120,7 @@
 <context>
     <name>GpuInventoryModel</name>
     <message>
-        <location filename="../../desktop/qmodels/gpu_inventory.py" line="+31"/>
+        <location filename="../../desktop/qmodels/gpu_inventory.py" line="+23"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -178,7 +178,7 @@
 <context>
     <name>HardwarePage</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="-413"/>
+        <location filename="../../desktop/pages/hardware.py" line="-415"/>
         <source>Hardware</source>
         <translation>Оборудование</translation>
     </message>
@@ -384,7 +384,7 @@
         <translation>Замер не завершился.</translation>
     </message>
     <message>
-        <location line="+56"/>
+        <location line="+58"/>
         <source>Import probe report</source>
         <translation>Импорт отчёта замера</translation>
     </message>
@@ -417,7 +417,7 @@
 <context>
     <name>HardwarePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-207"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-227"/>
         <source>4. Hardware</source>
         <translation>4. Оборудование</translation>
     </message>
@@ -451,11 +451,21 @@
         <source>none</source>
         <translation>нет</translation>
     </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} ({1} of {2})</source>
+        <translation>{0} ({1} из {2})</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Only the cheapest of your quotes per GPU type, kind and currency are listed here, with every reference quote and the offers the plan uses; the Quotes page lists all {0}.</source>
+        <translation>Здесь показаны только самые дешёвые из ваших котировок для каждого типа GPU, вида котировки и валюты, а также все справочные котировки и предложения, которые использует план; на странице «Котировки» есть все {0}.</translation>
+    </message>
 </context>
 <context>
     <name>ImportPreviewDialog</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="+836"/>
+        <location filename="../../desktop/pages/quotes.py" line="+861"/>
         <source>Import preview</source>
         <translation>Предпросмотр импорта</translation>
     </message>
@@ -649,7 +659,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>ModelPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-234"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-242"/>
         <source>2. Model</source>
         <translation>2. Модель</translation>
     </message>
@@ -815,7 +825,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>PlanOptionsModel</name>
     <message>
-        <location filename="../../desktop/qmodels/plan_options.py" line="+30"/>
+        <location filename="../../desktop/qmodels/plan_options.py" line="+23"/>
         <location line="+14"/>
         <source>#</source>
         <translation>№</translation>
@@ -901,7 +911,7 @@ token</source>
 токен</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+11"/>
         <source>measured</source>
         <translation>измерено</translation>
     </message>
@@ -989,7 +999,7 @@ token</source>
         <translation>выгрузка</translation>
     </message>
     <message>
-        <location line="+101"/>
+        <location line="+99"/>
         <source>{0} × {1}</source>
         <translation>{0} × {1}</translation>
     </message>
@@ -1027,7 +1037,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+319"/>
+        <location filename="../../desktop/pages/plan.py" line="+324"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
@@ -1088,7 +1098,7 @@ token</source>
         <translation>Шаг {0} из {1}</translation>
     </message>
     <message>
-        <location line="+95"/>
+        <location line="+111"/>
         <source>{0}: {1} billion parameters</source>
         <translation>{0}: {1} млрд параметров</translation>
     </message>
@@ -1169,7 +1179,7 @@ token</source>
         <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
     </message>
     <message>
-        <location line="-331"/>
+        <location line="-347"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; &amp;Назад</translation>
     </message>
@@ -1224,7 +1234,7 @@ token</source>
         <translation>Есть ли ограничения: число GPU, бюджет, срок? Результаты справа обновляются после каждого ответа.</translation>
     </message>
     <message>
-        <location line="+218"/>
+        <location line="+234"/>
         <source>{0} tokens/s for {1} users, first token after {2}, then {3} per token</source>
         <translation>{0} токенов/с на {1} польз., первый токен через {2}, затем {3} на токен</translation>
     </message>
@@ -1332,7 +1342,7 @@ token</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_request.py" line="+89"/>
+        <location filename="../../desktop/plan_request.py" line="+91"/>
         <source>run</source>
         <translation>замер</translation>
     </message>
@@ -1345,7 +1355,7 @@ token</source>
 <context>
     <name>PlanRequest</name>
     <message>
-        <location line="+63"/>
+        <location line="+103"/>
         <source>your quote: {0}/GPU-h</source>
         <translation>ваша котировка: {0}/GPU-ч</translation>
     </message>
@@ -1375,7 +1385,7 @@ token</source>
         <translation>{0} · {1} · {2}/GPU-ч · {3}</translation>
     </message>
     <message>
-        <location line="+120"/>
+        <location line="+221"/>
         <source>probe run {0} is no longer in the database</source>
         <translation>замера {0} больше нет в базе данных</translation>
     </message>
@@ -1777,7 +1787,7 @@ token</source>
 <context>
     <name>PriceChart</name>
     <message>
-        <location filename="../../desktop/charts/price_chart.py" line="+68"/>
+        <location filename="../../desktop/charts/price_chart.py" line="+69"/>
         <source>your quotes</source>
         <translation>ваши котировки</translation>
     </message>
@@ -1808,9 +1818,37 @@ token</source>
     </message>
 </context>
 <context>
+    <name>ProbeCommand</name>
+    <message>
+        <location filename="../../desktop/probe_command.py" line="+33"/>
+        <source>This build of GPU Advisor (the lite bundle) does not include torch, so it cannot run the probe here.
+To measure this machine, use the full bundle&apos;s gpu-probe, or install the probe with Python:
+    pip install &apos;gpu-advisor[probe]&apos;
+    gpu-probe --quick --json report.json
+then import report.json with File &gt; Import probe report. Planning, GPU detection and report import work in this build.</source>
+        <translation>В эту сборку GPU Advisor (облегчённую) не входит torch, поэтому запустить замер здесь нельзя.
+Чтобы измерить эту машину, воспользуйтесь gpu-probe из полной сборки или установите замер через Python:
+    pip install &apos;gpu-advisor[probe]&apos;
+    gpu-probe --quick --json report.json
+а затем импортируйте report.json через Файл &gt; Импорт отчёта замера. Планирование, обнаружение GPU и импорт отчётов в этой сборке работают.</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>torch is not installed in this Python environment, so the probe cannot run here.
+Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on another machine and import its report with File &gt; Import probe report).</source>
+        <translation>В этом окружении Python не установлен torch, поэтому запустить замер здесь нельзя.
+Установите его: pip install &apos;gpu-advisor[probe]&apos; (или запустите gpu-probe на другой машине и импортируйте его отчёт через Файл &gt; Импорт отчёта замера).</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>the bundled probe is missing: {0}</source>
+        <translation>в сборке не найден gpu-probe: {0}</translation>
+    </message>
+</context>
+<context>
     <name>ProbeHistoryModel</name>
     <message>
-        <location filename="../../desktop/qmodels/probe_history.py" line="+26"/>
+        <location filename="../../desktop/qmodels/probe_history.py" line="+19"/>
         <source>Date</source>
         <translation>Дата</translation>
     </message>
@@ -1851,7 +1889,7 @@ token</source>
         <translation>Умножение матриц bf16</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>this machine</source>
         <translation>эта машина</translation>
     </message>
@@ -1861,7 +1899,7 @@ token</source>
         <translation>импортирован</translation>
     </message>
     <message>
-        <location line="+146"/>
+        <location line="+139"/>
         <source>against {0}</source>
         <translation>относительно {0}</translation>
     </message>
@@ -1874,7 +1912,7 @@ token</source>
 <context>
     <name>ProbeResultsModel</name>
     <message>
-        <location filename="../../desktop/qmodels/probe_results.py" line="+27"/>
+        <location filename="../../desktop/qmodels/probe_results.py" line="+20"/>
         <source>memory bandwidth</source>
         <translation>пропускная способность памяти</translation>
     </message>
@@ -1945,7 +1983,7 @@ token</source>
         <translation>между GPU</translation>
     </message>
     <message>
-        <location line="+80"/>
+        <location line="+73"/>
         <location line="+9"/>
         <source>failed</source>
         <translation>ошибка</translation>
@@ -1985,32 +2023,32 @@ token</source>
 <context>
     <name>QuoteTab</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="-677"/>
+        <location filename="../../desktop/pages/quotes.py" line="-699"/>
         <source>Add</source>
         <translation>Добавить</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+4"/>
         <source>Add a quote of your own</source>
         <translation>Добавить свою котировку</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-3"/>
         <source>Duplicate</source>
         <translation>Дублировать</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+6"/>
         <source>Copy the selected quotes as your own (reference prices too)</source>
         <translation>Скопировать выбранные котировки как свои (справочные цены тоже)</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="-5"/>
         <source>Delete</source>
         <translation>Удалить</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+10"/>
         <source>Delete the selected quotes of your own (Undo brings them back)</source>
         <translation>Удалить выбранные свои котировки (вернуть их можно через «Отменить»)</translation>
     </message>
@@ -2065,12 +2103,12 @@ token</source>
         <translation>все валюты</translation>
     </message>
     <message>
-        <location line="+61"/>
+        <location line="+69"/>
         <source>The quotes could not be read: {0}</source>
         <translation>Не удалось прочитать котировки: {0}</translation>
     </message>
     <message>
-        <location line="+51"/>
+        <location line="+61"/>
         <source>Price per GPU by GPU model ({0})</source>
         <translation>Цена за GPU по моделям GPU ({0})</translation>
     </message>
@@ -2118,7 +2156,7 @@ token</source>
 <context>
     <name>QuoteTableModel</name>
     <message>
-        <location filename="../../desktop/qmodels/quotes.py" line="+60"/>
+        <location filename="../../desktop/qmodels/quotes.py" line="+59"/>
         <location line="+26"/>
         <source>GPU</source>
         <translation>GPU</translation>
@@ -2315,7 +2353,7 @@ token</source>
         <translation>с обязательством</translation>
     </message>
     <message>
-        <location line="+463"/>
+        <location line="+466"/>
         <source>Reference price shipped with GPU Advisor (read-only; duplicate it to edit): {0}</source>
         <translation>Справочная цена из поставки GPU Advisor (только чтение; чтобы изменить, продублируйте её): {0}</translation>
     </message>
@@ -2323,7 +2361,7 @@ token</source>
 <context>
     <name>QuotesPage</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="+55"/>
+        <location filename="../../desktop/pages/quotes.py" line="+57"/>
         <source>Quotes</source>
         <translation>Котировки</translation>
     </message>
@@ -2404,7 +2442,7 @@ token</source>
         <translation>Ваших котировок: {0}, справочных цен с датой: {1}. Цены показаны в {2} (Настройки).</translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="+51"/>
         <source>Import quotes CSV</source>
         <translation>Импорт котировок из CSV</translation>
     </message>
@@ -2679,7 +2717,7 @@ token</source>
         <translation>План выбрал {0} × {1}; отметьте флажок выше, чтобы использовать его.</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+40"/>
         <source>no on-demand quote: type a price</source>
         <translation>нет котировки по требованию: введите цену</translation>
     </message>
@@ -2812,7 +2850,7 @@ token</source>
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-724"/>
+        <location filename="../../desktop/pages/plan.py" line="-743"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
@@ -2883,7 +2921,7 @@ token</source>
 <context>
     <name>SettingsPage</name>
     <message>
-        <location filename="../../desktop/pages/settings.py" line="+146"/>
+        <location filename="../../desktop/pages/settings.py" line="+147"/>
         <source>Settings</source>
         <translation>Настройки</translation>
     </message>

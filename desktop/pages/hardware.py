@@ -493,7 +493,7 @@ class HardwarePage(Page):
         for button in (self.quick_button, self.full_button, self.empty_state.probe_button):
             button.setEnabled(availability.available and not self.probe.running)
         if not availability.available:
-            show_banner(self.probe_message, availability.reason)
+            show_banner(self.probe_message, availability.translated_reason())
 
     def start_probe(self, mode: str) -> None:
         self.results_model.clear()

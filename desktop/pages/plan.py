@@ -2,9 +2,10 @@
 
 Inputs (left) write into desktop.plan_state.PlanState; every change schedules a re-plan through a short
 throttle timer (slider drags coalesce into at most one plan per THROTTLE_MS). A plan runs synchronously while
-planner.search.plan() stays fast (its own search_ms under SYNC_LIMIT_MS), otherwise on the JobRunner with
-"latest request wins" (older results are dropped). Results (right): a plain-language headline, the ranked
-options table, the selected option's memory against capacity, time and cost against GPU count, excluded
+resolving the inputs and planner.search.plan() stay fast (together under SYNC_LIMIT_MS), otherwise on the
+JobRunner with "latest request wins" (older results are dropped); the first plan, and the first after quotes or
+settings change (price summaries read again), always run there. Results (right): a plain-language headline, the
+ranked options table, the selected option's memory against capacity, time and cost against GPU count, excluded
 strategies with reasons, and advice. Saved plans: save, save as, open/rename/delete; the window title shows the
 open plan and an asterisk for unsaved changes; confirm_close() asks before anything is lost.
 """
@@ -43,11 +44,12 @@ from desktop.pages.base import Page
 from desktop.pages.plan_inputs import ConstraintsPanel, HardwarePanel, ModelPanel, ShapePanel, WorkloadPanel
 from desktop.plan_request import (
     PlanCall,
-    build_plan_call,
+    build_and_run,
     family_name,
     family_series,
     hardware_sources,
-    run_plan_call,
+    is_model_error,
+    price_book_of,
     scaling_series,
     table_options,
 )
@@ -191,10 +193,13 @@ class PlanPage(Page):
         self.state = PlanState()
         self.adapter = PlanStateAdapter(self.state, self)
         self.call: PlanCall | None = None
+        self._error_about_model = False  # the shown error is about the model input (also shown under it)
         self._closed = False
         self._generation = 0
         # Unknown until the first search: that one runs in the background so the window opens at once.
         self._last_search_ms = float("inf")
+        # Resolving the inputs (model, price summaries): cheap once the caches are warm, unknown before.
+        self._last_build_ms = float("inf")
         self.last_redraw_ms = 0.0
         self._series_key: tuple | None = None  # (generation, gpu id) of the curves drawn or on their way
         self._series: dict = {}
@@ -404,6 +409,9 @@ class PlanPage(Page):
 
     # -- state -> widgets --------------------------------------------------------------------------------------
     def sync_widgets(self) -> None:
+        ticked_offers = [key for key in self.state.inputs.hardware if key.startswith("quote:")]
+        if any(self.hardware.item_for(key) is None for key in ticked_offers):
+            self._refresh_hardware()  # an offer the list leaves out (not among the cheapest) is ticked: list it
         for panel in self.panels:
             panel.sync_from(self.state.inputs)
         self.constraints.set_currency(self.context.display_currency())
@@ -414,12 +422,20 @@ class PlanPage(Page):
         self.constraints.set_defaults(DEFAULT_MFU, DEFAULT_BANDWIDTH_FRACTION)
 
     def _refresh_hardware(self) -> None:
-        groups = hardware_sources(self.context.gpu_catalog(), self.context.store, self.tr)
+        """Fill the Hardware list: runs, catalog GPUs and a bounded list of offers (with the ticked ones)."""
+        store = self.context.store
+        groups = hardware_sources(self.context.gpu_catalog(), store, self.tr, keep=self.state.inputs.hardware)
+        try:
+            stored_quotes = int(store.count_rental_quotes())
+        except Exception:
+            stored_quotes = len(groups["quote"])
         self.hardware.set_sources(
-            {group: [(s.key, s.label, s.tooltip) for s in rows] for group, rows in groups.items()}
+            {group: [(s.key, s.label, s.tooltip) for s in rows] for group, rows in groups.items()},
+            totals={"quote": stored_quotes},
         )
 
     def _on_sources_changed(self) -> None:
+        self._last_build_ms = float("inf")  # the price summaries are read again: plan in the background
         self._refresh_hardware()
         self.constraints.set_currency(self.context.display_currency())
         self._throttle.start()
@@ -448,32 +464,36 @@ class PlanPage(Page):
         self._generation += 1
         generation = self._generation
         self._change_started = time.perf_counter()
-        try:
-            call = build_plan_call(
-                self.state.inputs,
-                self.context.gpu_catalog(),
-                self.context.store,
-                self.context.display_currency(),
-                self.context.exchange_rates(),
-            )
-        except UserError as exc:
-            self._fail(generation, render_error(exc))
-            return
-        if self._last_search_ms < SYNC_LIMIT_MS:
+        request = (
+            self.state.inputs,
+            self.context.gpu_catalog(),
+            self.context.store,
+            self.context.display_currency(),
+            self.context.exchange_rates(),
+            price_book_of(self.context),  # price summaries, kept until the store changes
+        )
+        if self._last_search_ms + self._last_build_ms < SYNC_LIMIT_MS:
             try:
-                result = run_plan_call(call)
+                call, result, self._last_build_ms = build_and_run(*request)
             except UserError as exc:
-                self._fail(generation, render_error(exc))
+                self._fail(generation, render_error(exc), about_model=is_model_error(exc))
                 return
             self._accept(generation, call, result)
-        else:
-            self.context.jobs.run(
-                run_plan_call,
-                call,
-                on_done=lambda result, g=generation, c=call: self._accept(g, c, result),
-                on_error=lambda message, g=generation: self._fail(g, message),
+        else:  # slow search or cold price summaries: all of it on a pool thread, the latest request wins
+            job = self.context.jobs.run(
+                build_and_run,
+                *request,
+                on_done=lambda answer, g=generation: self._accept_built(g, *answer),
+                on_error=lambda message, g=generation: self._fail(
+                    g, message, about_model=is_model_error(job.error)
+                ),
                 name="plan",
             )
+
+    def _accept_built(self, generation: int, call: PlanCall, result: Any, build_ms: float) -> None:
+        if generation == self._generation:
+            self._last_build_ms = build_ms
+        self._accept(generation, call, result)
 
     def _accept(self, generation: int, call: PlanCall, result: Any) -> None:
         if generation != self._generation:
@@ -484,10 +504,11 @@ class PlanPage(Page):
         self._describe_model(call.model)
         self.state.set_result(result)
 
-    def _fail(self, generation: int, message: str) -> None:
+    def _fail(self, generation: int, message: str, about_model: bool = False) -> None:
         if generation != self._generation:
             return
         self.call = None
+        self._error_about_model = about_model
         self.state.set_error(message)
 
     def _describe_model(self, model: Any) -> None:
@@ -512,7 +533,7 @@ class PlanPage(Page):
         error = state.error
         self.error_label.setVisible(bool(error))
         self.error_label.setText(self.tr("Cannot plan this: {0}").format(error) if error else "")
-        if error and "model" in error.lower():
+        if error and self._error_about_model:  # decided from the error itself, not its (translated) words
             self.model_panel.set_summary(error, error=True)
         options = table_options(state.result) if state.result is not None else ()
         results.show_options(options, training)

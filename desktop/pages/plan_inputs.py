@@ -449,6 +449,7 @@ class HardwarePanel(_Panel):
         self.tree.setRootIsDecorated(True)
         self.tree.setMinimumHeight(150)
         self.groups: dict[str, QTreeWidgetItem] = {}
+        self._totals: dict[str, int] = {}
         for group in self.GROUPS:
             item = QTreeWidgetItem(self.tree)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled)
@@ -473,10 +474,30 @@ class HardwarePanel(_Panel):
         for group, item in self.groups.items():
             count = item.childCount()
             none = self.tr("none")
-            item.setText(0, f"{names[group]} ({count})" if count else f"{names[group]} — {none}")
+            total = self._totals.get(group, count)
+            if total > count:  # a bounded list (the offers): say how much of the whole it is, and why
+                item.setText(0, self.tr("{0} ({1} of {2})").format(names[group], count, fmt.integer(total)))
+                item.setToolTip(
+                    0,
+                    self.tr(
+                        "Only the cheapest of your quotes per GPU type, kind and currency are listed here, "
+                        "with every reference quote and the offers the plan uses; the Quotes page lists all {0}."
+                    ).format(fmt.integer(total)),
+                )
+            else:
+                item.setText(0, f"{names[group]} ({count})" if count else f"{names[group]} — {none}")
+                item.setToolTip(0, "")
 
-    def set_sources(self, sources: dict[str, Iterable[tuple[str, str, str]]]) -> None:
-        """sources: group -> (key, label, tooltip) rows; keeps the state's checked keys checked."""
+    def set_sources(
+        self,
+        sources: dict[str, Iterable[tuple[str, str, str]]],
+        totals: dict[str, int] | None = None,
+    ) -> None:
+        """sources: group -> (key, label, tooltip) rows; keeps the state's checked keys checked.
+
+        totals: group -> how many rows exist where the list shows only some (the header says "12 of 100,015").
+        """
+        self._totals = dict(totals or {})
         checked = set(self.state.inputs.hardware)
         with QSignalBlocker(self.tree):
             for group, item in self.groups.items():

@@ -271,6 +271,14 @@ class QuoteTab(QWidget):
             return LoadedQuotes.of(rows), (version, arranger(rows))
 
         self.page.loading_started(self)
+        # The job starts on the next event-loop turn: at start-up the rest of the window is still being built,
+        # and a pool thread turning 100,000 rows into Python objects would share the interpreter with it (the
+        # window appeared about 0.4 s later; tests/bench/bench_gui.py, main window with 100k quotes).
+        QTimer.singleShot(0, self, lambda: self._start_load(generation, load, kind))
+
+    def _start_load(self, generation: int, load: Callable, kind: str) -> None:
+        if generation != self._load_generation:
+            return  # a newer reload came before this one started
         self.context.jobs.run(
             load,
             on_done=lambda result: self._loaded_in_background(generation, result),

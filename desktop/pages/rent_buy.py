@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from desktop import fmt
 from desktop.charts.rentbuy_chart import RentBuyChart
 from desktop.pages.base import Page
-from desktop.plan_request import base_gpu_id
+from desktop.plan_request import base_gpu_id, price_book_of
 
 DEFAULT_SERVER_OVERHEAD = 0.25  # server, network and rack as a share of the GPU price when no quote says
 DEFAULT_UTILIZATION = 0.6
@@ -412,15 +412,13 @@ class RentBuyPage(Page):
         gpu = self.context.gpu_catalog().get(self.gpu_combo.currentData())
         if gpu is None:
             return
-        try:
-            quotes = list(self.context.store.list_rental_quotes(gpu=gpu.id))
-        except Exception:
-            quotes = []
         rates = self.context.exchange_rates()
-        on_demand = typical_price(quotes, gpu.id, ("on-demand",), self.currency, rates, self.notes)
-        spot = typical_price(quotes, gpu.id, ("spot",), self.currency, rates, self.notes)
+        # SQL summaries of this GPU type's quotes (milliseconds, then cached), never the quotes themselves
+        prices = price_book_of(self.context)  # shared with the Plan page
+        on_demand = typical_price(prices, gpu.id, ("on-demand",), self.currency, rates, self.notes)
+        spot = typical_price(prices, gpu.id, ("spot",), self.currency, rates, self.notes)
         reserved = typical_price(
-            quotes, gpu.id, ("reserved-1y", "reserved-3y", "committed"), self.currency, rates, self.notes
+            prices, gpu.id, ("reserved-1y", "reserved-3y", "committed"), self.currency, rates, self.notes
         )
         purchase, overhead, power, purchase_note = self._purchase(gpu, rates)
         self.price_sources = {

@@ -288,7 +288,7 @@ class SettingsPage(Page):
         availability = probe_availability()
         values["probe"] = (
             self.tr("ready ({0})") if availability.available else self.tr("unavailable: {0}")
-        ).format(availability.reason)
+        ).format(availability.reason if availability.available else availability.translated_reason())
         values["torch"] = package_version("torch") or self.tr("not installed")
         values["database"] = str(getattr(self.context.store, "path", ""))
         values["settings"] = settings_path()

@@ -7,6 +7,7 @@ CSV), seed (shipped reference prices), repository (the Store class).
 
 from planner.store.connection import default_db_path
 from planner.store.migrations import LATEST_VERSION
+from planner.store.prices import PriceSummary
 from planner.store.quotes import (
     INTERCONNECTS,
     KINDS,
@@ -23,6 +24,7 @@ __all__ = [
     "KINDS",
     "LATEST_VERSION",
     "PURCHASE_COLUMNS",
+    "PriceSummary",
     "RENTAL_COLUMNS",
     "GpuResolver",
     "ImportResult",

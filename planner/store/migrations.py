@@ -219,6 +219,24 @@ def _v3_plans_and_indexes(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_measurements_kind ON measurements(kind, dtype)")
 
 
+def _v4_price_group_index(db: sqlite_utils.Database) -> None:
+    """Version 4: an index that answers per-GPU price summaries and the cheapest offers (planner/store/prices.py)
+    from the index alone. Ordered like a PriceSummary group, then by price: a group's count, lowest, middle and
+    highest price and its N cheapest quotes are one short index range each, whatever the table holds. (With
+    100,000 quotes all on demand, so that most kind/currency groups are empty, the cheapest offers of every group
+    took 650 ms through the (gpu, price) index, which must read a GPU's every row to prove a group empty; 2 ms
+    with this one.)"""
+    db.execute(
+        "CREATE INDEX idx_rental_quotes_price_groups "
+        "ON rental_quotes(gpu, kind, currency, origin, price_per_gpu_hour)"
+    )
+
+
 Migration = Callable[[sqlite_utils.Database], None]
-MIGRATIONS: list[Migration] = [_v1_initial, _v2_quote_details_user_gpus, _v3_plans_and_indexes]
+MIGRATIONS: list[Migration] = [
+    _v1_initial,
+    _v2_quote_details_user_gpus,
+    _v3_plans_and_indexes,
+    _v4_price_group_index,
+]
 LATEST_VERSION = len(MIGRATIONS)

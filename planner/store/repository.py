@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import sqlite_utils
 
 from planner.errors import UserError
+from planner.store import prices as price_queries
 from planner.store.connection import (
     check_readable,
     configure,
@@ -35,6 +36,7 @@ from planner.store.connection import (
     utc_now_iso,
 )
 from planner.store.migrations import LATEST_VERSION, MIGRATIONS
+from planner.store.prices import PriceSummary
 from planner.store.quotes import (
     PURCHASE,
     RENTAL,
@@ -211,6 +213,12 @@ class Store:
     @property
     def schema_version(self) -> int:
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def data_stamp(self) -> tuple[int, int]:
+        """A value that changes whenever the database changes: rows this connection changed, and SQLite's
+        data_version (bumped by every commit of another connection, e.g. a CLI import). Caches of query
+        results compare it to know they are still current; it costs one pragma, no table read."""
+        return self.conn.total_changes, int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def _write(self, work: Callable[[], T]) -> T:
         """Run `work` in one write transaction (nested calls join the outer one)."""
@@ -502,6 +510,27 @@ class Store:
             where.append("kind = ?")
             params.append(kind.strip().lower())
         return self._select_quotes(RENTAL, where, params, "gpu, price_per_gpu_hour, id", limit, offset)
+
+    def rental_price_summary(
+        self, gpu: str | None = None, kinds: Sequence[str] | None = None
+    ) -> list[PriceSummary]:
+        """Count, lowest, median and highest price per GPU-hour per (gpu, kind, currency, origin), computed in
+        SQL (planner/store/prices.py). gpu: a catalog id or None for all; kinds: None for every kind."""
+        return price_queries.rental_price_summary(self.conn, gpu, tuple(kinds) if kinds is not None else None)
+
+    def rental_price_median(
+        self, gpu: str, kinds: Sequence[str], origin: str, factors: Mapping[str, float]
+    ) -> float | None:
+        """Median of price_per_gpu_hour x factors[currency] over one GPU's quotes of these kinds and origin
+        ("user" | "reference"); quotes in a currency missing from `factors` are left out. None: no quote."""
+        return price_queries.rental_price_median(self.conn, gpu, tuple(kinds), origin, factors)
+
+    def cheapest_rental_offers(self, per_group: int = 3, gpus: Sequence[str] | None = None) -> list[dict]:
+        """Every reference quote and the `per_group` cheapest user quotes per (gpu, kind, currency), as
+        list_rental_quotes rows sorted by GPU then price: a bounded list to pick offers from, at any table size."""
+        return _rows_to_dicts(price_queries.QUOTE_COLUMNS)(
+            price_queries.cheapest_rental_offers(self.conn, per_group, gpus)
+        )
 
     def count_rental_quotes(self, mine_only: bool = False) -> int:
         sql = "SELECT count(*) FROM rental_quotes" + (" WHERE origin = 'user'" if mine_only else "")

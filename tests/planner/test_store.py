@@ -598,3 +598,122 @@ def test_raw_sqlite_sees_wal_database(store):
     conn = sqlite3.connect(str(store.path))
     assert conn.execute("SELECT count(*) FROM rental_quotes WHERE origin = 'user'").fetchone()[0] == 1
     conn.close()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Price summaries in SQL (planner/store/prices.py): medians worked out by hand on a small set
+# ---------------------------------------------------------------------------------------------------------------
+
+A10 = {**GOOD, "provider": "Hand cloud", "gpu": "a10", "gpus_per_instance": 1}  # no reference row for the A10
+
+
+def add_a10(store, price: float, currency: str = "USD", kind: str = "on-demand", offer: str = "") -> int:
+    return store.add_rental_quote(
+        {**A10, "offer": offer or f"{kind} {currency} {price}", "price_per_gpu_hour": price,
+         "currency": currency, "kind": kind}
+    )  # fmt: skip
+
+
+@pytest.fixture
+def a10_quotes(store):
+    # on-demand USD: 4.00, 1.00, 2.00      -> sorted 1, 2, 4        -> odd count: median 2.00
+    # on-demand EUR: 3.00, 1.00, 10.00, 2.00 -> sorted 1, 2, 3, 10  -> even count: median (2 + 3) / 2 = 2.50
+    # spot USD: 0.50                        -> one quote: 0.50
+    for price in (4.00, 1.00, 2.00):
+        add_a10(store, price)
+    for price in (3.00, 1.00, 10.00, 2.00):
+        add_a10(store, price, "EUR")
+    add_a10(store, 0.50, kind="spot")
+    return store
+
+
+def test_price_summary_gives_count_lowest_median_highest_per_group(a10_quotes):
+    rows = a10_quotes.rental_price_summary("a10")
+    assert [tuple(vars(row).values()) for row in rows] == [
+        ("a10", "on-demand", "EUR", "user", 4, 1.00, 2.50, 10.00),
+        ("a10", "on-demand", "USD", "user", 3, 1.00, 2.00, 4.00),
+        ("a10", "spot", "USD", "user", 1, 0.50, 0.50, 0.50),
+    ]
+    assert [row.kind for row in a10_quotes.rental_price_summary("a10", ["spot"])] == ["spot"]
+    assert a10_quotes.rental_price_summary("a10", []) == []
+    assert a10_quotes.rental_price_summary("t4") == []
+
+
+def test_price_summary_of_the_shipped_h100_reference_points(store):
+    # planner/catalog/reference_prices.csv, H100 SXM on-demand (DOMAIN.md section 6): 1.30, 2.75, 3.25, 3.49,
+    # 3.90, 6.88, 12.29 $/GPU-h -> seven prices, the fourth (3.49) is the median.
+    (row,) = store.rental_price_summary("h100-sxm", ["on-demand"])
+    assert (row.origin, row.currency, row.count) == ("reference", "USD", 7)
+    assert (row.min_per_gpu_hour, row.median_per_gpu_hour, row.max_per_gpu_hour) == (1.30, 3.49, 12.29)
+    everything = store.rental_price_summary()  # every GPU at once
+    assert row in everything and {r.gpu for r in everything} >= {"h100-sxm", "rtx-4090", "l40s"}
+
+
+def test_median_across_currencies_is_the_median_of_the_converted_prices(a10_quotes):
+    on_demand = ("on-demand",)
+    # Dollars only: 1, 2, 4 -> 2.
+    assert a10_quotes.rental_price_median("a10", on_demand, "user", {"USD": 1.0}) == 2.0
+    # Euros at 1.10 $: 1.10, 2.20, 3.30, 11.00 beside 1, 2, 4 -> 1, 1.1, 2, 2.2, 3.3, 4, 11: the 4th is 2.20.
+    mixed = a10_quotes.rental_price_median("a10", on_demand, "user", {"USD": 1.0, "EUR": 1.10})
+    assert mixed == pytest.approx(2.20)
+    # Euros at 0.50 $: 0.5, 1, 1.5, 5 beside 1, 2, 4 -> 0.5, 1, 1, 1.5, 2, 4, 5: the 4th is 1.50.
+    assert a10_quotes.rental_price_median("a10", on_demand, "user", {"USD": 1.0, "EUR": 0.5}) == 1.5
+    # Two kinds, dollars only: 0.5 (spot), 1, 2, 4 -> even count: (1 + 2) / 2 = 1.5.
+    both = a10_quotes.rental_price_median("a10", ("on-demand", "spot"), "user", {"USD": 1.0})
+    assert both == 1.5
+    assert a10_quotes.rental_price_median("a10", on_demand, "reference", {"USD": 1.0}) is None
+    assert a10_quotes.rental_price_median("a10", on_demand, "user", {"RUB": 0.011}) is None
+    with pytest.raises(ValueError, match="finite and > 0"):
+        a10_quotes.rental_price_median("a10", on_demand, "user", {"USD": 0.0})
+
+
+def test_cheapest_offers_are_bounded_per_gpu_kind_and_currency(store):
+    dollars = [add_a10(store, price, offer=f"d{price}") for price in (5.0, 4.0, 3.0, 2.0, 1.0)]
+    euros = [add_a10(store, price, "EUR", offer=f"e{price}") for price in (7.0, 6.0, 8.0)]
+    spot = add_a10(store, 0.9, kind="spot")
+    offers = store.cheapest_rental_offers(per_group=2)
+    mine = [row["id"] for row in offers if row["origin"] == "user"]
+    # the two cheapest of each group, sorted by GPU then price: spot 0.9, $1, $2, €6, €7
+    assert mine == [spot, dollars[4], dollars[3], euros[1], euros[0]]
+    reference_ids = {row["id"] for row in store.list_rental_quotes() if row["origin"] == "reference"}
+    assert {row["id"] for row in offers if row["origin"] == "reference"} == reference_ids  # all of them
+    assert set(offers[0]) == {"id", *RENTAL_COLUMNS, "origin", "created_at"}  # the list_rental_quotes shape
+    only_a10 = store.cheapest_rental_offers(per_group=1, gpus=["a10"])
+    assert [row["id"] for row in only_a10] == [spot, dollars[4], euros[1]]
+    with pytest.raises(ValueError):
+        store.cheapest_rental_offers(per_group=0)
+
+
+def test_data_stamp_changes_with_every_write_here_or_in_another_process(store):
+    before = store.data_stamp()
+    assert store.data_stamp() == before  # reading changes nothing
+    store.add_rental_quote(GOOD)
+    after_own_write = store.data_stamp()
+    assert after_own_write != before
+    other = sqlite3.connect(str(store.path))
+    other.execute("UPDATE settings SET value = value")  # a commit by another connection (the CLI, say)
+    other.execute("INSERT INTO settings (key, value, updated_at) VALUES ('x', '1', 'now')")
+    other.commit()
+    other.close()
+    assert store.data_stamp() != after_own_write
+
+
+def test_price_queries_read_one_index_range_per_group(a10_quotes):
+    """Each per-GPU statement seeks the (gpu, kind, currency, origin, price) index of migration 4, so its cost
+    follows the rows it returns, not the table (a GPU's whole range is never read to prove a group empty)."""
+    store = a10_quotes
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    try:
+        store.rental_price_summary("a10", ["on-demand"])
+        store.rental_price_median("a10", ["on-demand", "spot"], "user", {"USD": 1.0, "EUR": 1.1})
+        store.cheapest_rental_offers(per_group=2)
+    finally:
+        store.conn.set_trace_callback(None)
+    per_gpu = [sql for sql in statements if "gpu = '" in sql]  # the trace shows the bound values
+    assert len(per_gpu) >= 3
+    for sql in per_gpu:
+        plan = " | ".join(row[3] for row in store.conn.execute("EXPLAIN QUERY PLAN " + sql))
+        assert "USING COVERING INDEX idx_rental_quotes_price_groups" in plan or (
+            "USING INDEX idx_rental_quotes_price_groups" in plan
+        ), (sql, plan)
