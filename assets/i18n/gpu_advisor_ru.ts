@@ -2817,12 +2817,17 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>покупка дешевле через {0} мес.</translation>
     </message>
     <message>
+        <location line="+3"/>
+        <source>buying cheaper only at the end, counting the resale</source>
+        <translation>покупка дешевле только в конце, с учётом перепродажи</translation>
+    </message>
+    <message>
         <location line="+2"/>
         <source>buying never cheaper</source>
         <translation>покупка не бывает дешевле</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+8"/>
         <source>Owned cost per busy GPU-hour: {0}; running cost (power, maintenance): {1}.</source>
         <translation>Стоимость своего GPU за час работы: {0}; текущие расходы (электроэнергия, обслуживание): {1}.</translation>
     </message>

@@ -614,11 +614,13 @@ class RentBuyPage(Page):
             months = break_even.get(key)
             when = ""
             if key in break_even:
-                when = (
-                    self.tr("buying cheaper after {0} months").format(fmt.number(months, 1))
-                    if months is not None
-                    else self.tr("buying never cheaper")
-                )
+                if months is not None:
+                    when = self.tr("buying cheaper after {0} months").format(fmt.number(months, 1))
+                elif result.totals["buy"].amount < result.totals[key].amount:
+                    # The cumulative lines never cross before the horizon: only the resale at the end tips it.
+                    when = self.tr("buying cheaper only at the end, counting the resale")
+                else:
+                    when = self.tr("buying never cheaper")
             source = self.price_sources.get(key, "") if hasattr(self, "price_sources") else ""
             if key == "buy":
                 source = self.price_sources.get("purchase", "") if hasattr(self, "price_sources") else ""

@@ -179,6 +179,24 @@ def test_spot_and_reserved_lines_appear_with_their_quotes(page, context, qtbot):
     assert "renting spot" in figures and "renting reserved" in figures
 
 
+def test_resale_alone_tipping_the_balance_is_said_as_such(page, context, qtbot):
+    add_quote(context, "spot", 2.10)
+    set_hand_inputs(page, qtbot, 0.5)
+    page.resale_spin.setValue(50)
+    with qtbot.waitSignal(page.recomputed, timeout=5000):
+        page.horizon_slider.slider.setValue(30)
+    data = page.chart.chart_data()
+    # Spot crosses buying at 31.22 months (see above): after a 30-month horizon, so no break-even month ...
+    assert data["break_even_months"]["spot"] is None
+    # ... yet over the horizon buying wins once half the purchase comes back at the end:
+    # buy 8 x 25,000 x (1 - 0.5) + 8 x 0.1176 x 365.25 x 30 = 110,309; spot 8 x 2.31 x 365.25 x 30 = 202,497.
+    assert page.result.totals["buy"].amount == pytest.approx(110_309, rel=0.01)
+    assert page.result.totals["spot"].amount == pytest.approx(202_497, rel=0.01)
+    figures = page.figures.text()
+    assert "buying cheaper only at the end, counting the resale" in figures
+    assert "buying never cheaper" not in figures
+
+
 def test_editing_the_gpu_or_count_by_hand_stops_following_the_plan(page, context, qtbot):
     from planner.gpus import get_gpu
 
