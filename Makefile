@@ -13,7 +13,7 @@ QM_FILES := $(TS_FILES:.ts=.qm)
 export QT_API := pyside6
 export PYQTGRAPH_QT_LIB := PySide6
 
-.PHONY: run test bench screenshots translations package package-lite package-check lint clean
+.PHONY: run test test-fast typecheck bench screenshots translations package package-lite package-check lint clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,14 @@ run: $(VENV)/.app-installed $(QM_FILES)
 
 test: $(VENV)/.test-installed $(QM_FILES)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider
+
+# The inner loop: the pure core and the fast GUI tests (tests not marked slow), under a minute on 2 cores.
+test-fast: $(VENV)/.test-installed $(QM_FILES)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -m "not slow" -x
+
+# mypy over planner/, profiler/ (strict) and desktop/ (stated level); configuration in pyproject.toml.
+typecheck: $(VENV)/.test-installed
+	$(BIN)/mypy
 
 bench: $(VENV)/.test-installed
 	QT_QPA_PLATFORM=offscreen $(PY) -m tests.bench
