@@ -35,9 +35,12 @@ run: $(VENV)/.app-installed $(QM_FILES)
 test: $(VENV)/.test-installed $(QM_FILES)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider
 
-# The inner loop: the pure core and the fast GUI tests (tests not marked slow), under a minute on 2 cores.
+# The inner loop (CONTRIBUTING.md): the pure core and the fast GUI tests, under a minute on 2 cores (about 40 s).
+# Left to `make test`: tests marked slow (a probe, self-test or screenshot child process, torchrun, a real torch
+# training step) and the whole-window suites below, which build the main window or a full page for every test.
+WINDOW_SUITES := tests/desktop/test_main_window.py tests/desktop/test_quotes_page.py tests/desktop/test_probe_runs.py
 test-fast: $(VENV)/.test-installed $(QM_FILES)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -m "not slow" -x
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -m "not slow" -x $(addprefix --ignore=,$(WINDOW_SUITES))
 
 # mypy over planner/, profiler/ (strict) and desktop/ (stated level); configuration in pyproject.toml.
 typecheck: $(VENV)/.test-installed
@@ -82,6 +85,7 @@ package-check: $(VENV)/.package-installed
 	PYTHON=$(PY) bash packaging/build.sh $(VARIANT)
 	bash packaging/check.sh $(VARIANT)
 
+# ruff (pyproject.toml [tool.ruff]) and the import-linter layer contracts (pyproject.toml [tool.importlinter]).
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports

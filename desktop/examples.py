@@ -1,9 +1,10 @@
 """Demo data for `gpu-advisor --screenshots` (pages' load_example). Never shown as a measurement of this machine.
 
-The figures are typical published results, not inventions: matmul and bandwidth as the fraction of spec that
-DOMAIN.md section 4 quotes (mamf-finder: H100 SXM about 794 of 989 bf16 TFLOPS, A100 SXM 271 of 312; STREAM-style
-copies about 87 % (H100) and 79 % (A100) of spec bandwidth; pinned host copies about 50 GB/s on PCIe 5 and
-25 GB/s on PCIe 4). Prices are the dated snapshot in DOMAIN.md section 6.
+The figures are typical published results, not inventions (docs/sources.md, "Example figures"): bf16 matmul
+from the MAMF table of stas00/ml-engineering (H100 SXM 794.5 of 989 TFLOPS, A100 SXM 271.2 of 312); device
+copies of 2.90 TB/s (H100, 87 % of spec) and 1.61 TB/s (A100, 79 %) and pinned host copies of about 51 GB/s
+(PCIe 5) and 26 GB/s (PCIe 4) from Azure's AI-benchmarking-guide (ND H100 v5, ND A100 v4). Prices are the
+dated reference snapshot of planner/catalog/reference_prices.csv.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def _device(index: int, figures: tuple, scale: float = 1.0) -> dict:
     from profiler.report import measurement_dict
 
     name, bf16, memory, h2d, d2h = figures
-    method = "example figures (DOMAIN.md section 4)"
+    method = "example figures (published measurements, docs/sources.md)"
     return {
         "device": f"cuda:{index}",
         "name": name,
@@ -124,7 +125,7 @@ def _given(values: list[float | None] | None, position: int) -> float | None:
     return float(values[position])
 
 
-# Dated reference-style quotes the user might have entered (DOMAIN.md section 6, snapshot 2026-09).
+# Dated reference-style quotes the user might have entered (the 2026-09 snapshot in reference_prices.csv).
 EXAMPLE_RENTAL_QUOTES = (
     {"provider": "RunPod", "offer": "1x H100 SXM", "gpu": "h100-sxm", "price_per_gpu_hour": 3.49,
      "currency": "USD", "kind": "on-demand", "quoted_on": "2026-09-01", "source": "runpod.io pricing page"},

@@ -305,7 +305,7 @@ def check_probe(test: SelfTest) -> dict:
 
 
 def check_no_torch(_test: SelfTest) -> dict:
-    """DESIGN.md: the GUI process never imports torch (the probe is a child process)."""
+    """The GUI process never imports torch; the probe is a child (docs/architecture.md, process model)."""
     assert "torch" not in sys.modules, "torch was imported into the GUI process"
     return {"torch_in_gui_process": False}
 

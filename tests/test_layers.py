@@ -1,13 +1,16 @@
-"""The layering rules of DESIGN.md, checked on the real import graph.
+"""The layering rules of docs/architecture.md, checked on the real import graph.
 
 planner/ and profiler/ never import Qt; profiler/ never imports planner/; importing any core module pulls in
-neither torch nor pynvml (they load lazily, inside the functions that need them).
+neither torch nor pynvml (they load lazily, inside the functions that need them). The import-linter contracts
+(pyproject.toml [tool.importlinter]) hold on this tree, and they are not vacuous: a copy of the tree with one
+forbidden import planted per contract fails each of them, lazy imports inside functions included.
 """
 
 from __future__ import annotations
 
 import json
 import pkgutil
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -45,9 +48,58 @@ def test_core_imports_no_gui_and_no_heavy_modules():
     assert not loaded & set(HEAVY_OR_GUI), f"core layers imported {sorted(loaded & set(HEAVY_OR_GUI))}"
 
 
-def test_import_linter_contracts_hold():
+def lint_imports(cwd: Path) -> subprocess.CompletedProcess:
     lint = Path(sys.executable).with_name("lint-imports")
     if not lint.exists():
         pytest.fail("import-linter is missing: make test installs it through the dev extra")
-    out = subprocess.run([str(lint)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return subprocess.run([str(lint), "--no-cache"], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_import_linter_contracts_hold():
+    out = lint_imports(ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+# One forbidden import per contract, each written the way it would slip in: lazily, inside a function.
+# (file to append to, the import line, the line import-linter must report)
+PLANTED = [
+    ("planner/perf.py", "import torch", "planner.perf -> torch"),
+    ("planner/memory.py", "from planner.store import repository", "planner.memory -> planner.store"),
+    ("planner/costs.py", "from planner.cli import main", "planner.costs -> planner.cli"),
+    ("planner/money.py", "from profiler import nvml", "planner.money -> profiler.nvml"),
+    ("desktop/fmt.py", "import transformers", "desktop.fmt -> transformers"),
+    ("desktop/plan_state.py", "from profiler import probe", "desktop.plan_state -> profiler.probe"),
+    ("desktop/charts/theme.py", "from desktop.pages import base", "desktop.charts.theme -> desktop.pages"),
+    ("desktop/qmodels/base.py", "from desktop.pages import plan", "desktop.qmodels.base -> desktop.pages"),
+    ("profiler/report.py", "import torch", "profiler.report -> torch"),
+    ("planner/gpus.py", "import PySide6", "planner.gpus -> PySide6"),
+    ("profiler/nvml.py", "from planner import gpus", "profiler.nvml -> planner.gpus"),
+]
+CONTRACTS = 6  # pyproject.toml [tool.importlinter]: PLANTED breaks every one of them
+
+
+def copy_tree(destination: Path) -> None:
+    """The three root packages and the contracts, so lint-imports can run on a tree we may break."""
+    for package in ("planner", "profiler", "desktop"):
+        shutil.copytree(ROOT / package, destination / package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", destination / "pyproject.toml")
+
+
+def test_each_contract_catches_a_planted_lazy_import(tmp_path):
+    copy_tree(tmp_path)
+    for number, (path, line, _) in enumerate(PLANTED):
+        with open(tmp_path / path, "a", encoding="utf-8") as source:
+            source.write(f"\n\ndef _planted_{number}():\n    {line}\n")
+    report = lint_imports(tmp_path).stdout
+    assert f"Contracts: 0 kept, {CONTRACTS} broken." in report, report
+    for _, _, expected in PLANTED:
+        assert expected in report, f"no contract caught {expected}:\n{report}"
+
+
+def test_the_pure_core_may_read_the_probe_report_schema(tmp_path):
+    """profiler.report is stdlib-only and is the one profiler module the core may import."""
+    copy_tree(tmp_path)
+    with open(tmp_path / "planner/perf.py", "a", encoding="utf-8") as source:
+        source.write("\n\ndef _planted():\n    from profiler.report import ProbeReport\n    return ProbeReport\n")
+    out = lint_imports(tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr

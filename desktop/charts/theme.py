@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
-import pyqtgraph as pg  # isort: skip  (PySide6 first, DESIGN.md "Known traps")
+import pyqtgraph as pg  # isort: skip  (PySide6 first: docs/architecture.md, "Known traps")
 
 # Okabe-Ito, then a few distinct extras for 8+ GPUs; readable on light and dark backgrounds.
 SERIES_COLORS = (

@@ -17,7 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from profiler.report import measurement_dict, new_report_dict  # noqa: E402
 
-# Figures a 2-GPU H100 SXM box could report (DOMAIN.md section 4: about 794 of 989 bf16 TFLOPS, 87 % of 3.35 TB/s).
+# Figures a 2-GPU H100 SXM box could report: 794 of 989 bf16 TFLOPS (stas00/ml-engineering MAMF table) and a
+# 2.90 TB/s copy, 87 % of 3.35 TB/s (Azure AI-benchmarking-guide, ND H100 v5); see docs/sources.md.
 BF16 = 794e12
 BANDWIDTH = 2.9e12
 

@@ -493,6 +493,7 @@ def test_a_missing_rate_is_asked_for_not_assumed(open_window, qtbot, english_aft
     assert cell.data(Qt.ItemDataRole.ToolTipRole) == problem
 
 
+@pytest.mark.slow
 def test_screenshots_in_russian_write_every_page_with_russian_numbers(tmp_path):
     """`gpu-advisor --lang ru --screenshots DIR` in a child process (a fresh QApplication, as a user runs it)."""
     out = tmp_path / "shots-ru"

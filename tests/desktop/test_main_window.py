@@ -84,6 +84,7 @@ def test_mig_scenario_shows_instances(open_window):
     assert cell(window, 0, "mig").startswith("on, instances:")
 
 
+@pytest.mark.slow
 def test_lost_gpu_is_reported_while_the_other_keeps_being_sampled(open_window, monkeypatch, qtbot):
     monkeypatch.setenv("GPU_ADVISOR_FAKE_NVML_LOST_AFTER", "1")
     window = open_window("lost")

@@ -1,7 +1,7 @@
 """The Plan page, driven through its widgets: three end-to-end flows, the table, the charts and the exports.
 
 Independent expectations used here (written out, not read back from the code under test):
-- QLoRA keeps a 7B base in NF4, about 4.1-4.5 bits per weight (DOMAIN.md section 2, QLoRA paper): 3.3-4.1 GiB.
+- QLoRA keeps a 7B base in NF4, about 4.1-4.5 bits per weight (QLoRA paper, arXiv 2305.14314): 3.3-4.1 GiB.
 - A 70B model's mixed-precision AdamW states are 16 bytes per parameter (ZeRO paper): 70.6e9 x 16 B = 1.05 TiB,
   13x an 80 GB H100, so 64 H100 only work with the states sharded (ZeRO or tensor/pipeline parallel).
 - 70B bf16 weights alone are 70.6e9 x 2 B = 131 GiB: they cannot fit a 24 GB card at any layout on one GPU.
@@ -351,7 +351,7 @@ def test_serving_target_speed_and_users_drive_the_gpu_count(page, qtbot):
 
 def test_a_quoted_offer_prices_the_plan_at_that_quote(page, context, qtbot):
     aws = next(q for q in context.store.list_rental_quotes(gpu="h100-sxm") if q["provider"] == "AWS")
-    assert aws["price_per_gpu_hour"] == 6.88  # reference quote: AWS p5.4xlarge us-east-1, 2026-09 (DOMAIN.md)
+    assert aws["price_per_gpu_hour"] == 6.88  # AWS p5.4xlarge us-east-1, 2026-09 (docs/sources.md)
     page.state.replace_inputs(PlanInputs(task="lora", preset="llama-3.1-8b", hardware=(f"quote:{aws['id']}",),
                                          exact_gpus=8), dirty=False)  # fmt: skip
     page.sync_widgets()

@@ -3,7 +3,7 @@
 Hand calculations used below:
 - A100 80GB user quotes $2.00, $3.00 and EUR 2.00 at 1 EUR = 1.10 USD ($2.20): sorted 2.00, 2.20, 3.00, so the
   median is $2.20 (the euro quote); the 100 RUB quote has no rate and is left out, with a note saying so.
-- H100 SXM reference points (planner/catalog/reference_prices.csv, DOMAIN.md section 6): 1.30, 2.75, 3.25, 3.49,
+- H100 SXM reference points (planner/catalog/reference_prices.csv, docs/sources.md): 1.30, 2.75, 3.25, 3.49,
   3.90, 6.88, 12.29 $/GPU-h, median 3.49.
 """
 

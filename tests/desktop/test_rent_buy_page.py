@@ -1,6 +1,6 @@
 """Rent or buy, driven through its widgets: live recomputation, the break-even marker, pre-filling.
 
-Hand calculation used below (DOMAIN.md section 7; a month is 365.25 / 12 = 30.4375 days):
+Hand calculation used below (a month is 365.25 / 12 = 30.4375 days, a twelfth of a Julian year):
   busy hours per GPU-month = 24 h x 30.4375 d x utilisation; at 50%: 365.25 h, at 100%: 730.5 h
   running cost per busy hour = 0.7 kW x PUE 1.4 x 0.12 $/kWh = 0.1176 $
   break-even months = capex per GPU / (busy hours x (rent - running cost))

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from PySide6.QtGui import QImage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,6 +28,7 @@ print("RESULT " + json.dumps({"code": code, "heavy": heavy}))
 """
 
 
+@pytest.mark.slow
 def test_screenshots_render_every_page_without_importing_torch(tmp_path):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", GPU_ADVISOR_FAKE_NVML="h100x8")
     out = subprocess.run(

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED_CHECKS = [
     "bundle_data",
@@ -55,6 +57,7 @@ def run_self_test(tmp_path: Path, **extra_env: str) -> tuple[subprocess.Complete
     return completed, summary
 
 
+@pytest.mark.slow
 def test_self_test_passes_from_the_source_tree_and_reports_every_check(tmp_path):
     completed, summary = run_self_test(tmp_path)
     failed = {c["name"]: c["detail"] for c in summary["checks"] if not c["ok"]}
@@ -82,6 +85,7 @@ def test_self_test_passes_from_the_source_tree_and_reports_every_check(tmp_path)
     assert by_name["no_torch_in_gui"] == {"torch_in_gui_process": False}
 
 
+@pytest.mark.slow
 def test_self_test_exits_1_and_names_the_failed_check(tmp_path):
     # A probe child that dies: exactly the probe check must fail, and the exit code must say so.
     failing_probe = f'"{sys.executable}" -c "import sys; sys.exit(3)"'

@@ -1,4 +1,4 @@
-"""Run cost and rent vs buy: the DOMAIN.md section 6 statements reproduced from stated inputs."""
+"""Run cost and rent vs buy: worked examples reproduced from stated inputs, the arithmetic written out."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The GPU catalog against DOMAIN.md section 5 (vendor datasheets), lookups, precision gating, user GPU types."""
+"""The GPU catalog against vendor datasheets (docs/sources.md), lookups, precision gating, user GPU types."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from planner.gpus import (
     user_gpu,
 )
 
-# DOMAIN.md section 5, typed from the table: id -> (bandwidth TB/s, bf16/fp16 dense TFLOPS, fp8 or None,
-# fp32 TFLOPS, TDP W, NVLink GB/s or 0, compute capability, vendor "GB" on the box).
+# Datasheet figures (docs/sources.md), typed independently of gpus.json: id -> (bandwidth TB/s, bf16/fp16
+# dense TFLOPS, fp8 or None, fp32 TFLOPS, TDP W, NVLink GB/s or 0, compute capability, vendor "GB" on box).
 DOMAIN_TABLE = {
     "h100-sxm": (3.35, 989, 1979, 67, 700, 900, (9, 0), 80),
     "h100-pcie": (2.0, 756, 1513, 51, 350, 600, (9, 0), 80),
@@ -63,7 +63,7 @@ def test_catalog_matches_domain_table(gpu_id):
 def test_t4_and_mi300x_follow_their_datasheets():
     t4 = get_gpu("t4")
     assert t4.tflops["fp16"] == 65 and t4.tflops["fp32"] == 8.1 and t4.tdp_w == 70
-    assert "bf16" not in t4.tflops  # Turing has no bf16 (DOMAIN.md section 5 lists 65 for bf16/fp16 together)
+    assert "bf16" not in t4.tflops  # Turing has no bf16 (the T4 datasheet lists 65 TFLOPS for fp16 only)
     # ECC on GDDR6 reserves 1/16: 16 GB on the box, 15 GiB usable.
     assert t4.memory_bytes == 15 * GIB
     mi300x = get_gpu("mi300x")
@@ -123,7 +123,7 @@ def test_match_nvml_name():
 
 
 def test_precision_gating_follows_compute_capability():
-    # fp8 needs compute capability 8.9 (Ada/Hopper), fp4 10.0 (Blackwell): DOMAIN.md section 4.
+    # fp8 needs compute capability 8.9 (Ada/Hopper), fp4 10.0 (Blackwell): NVIDIA architecture whitepapers.
     assert supports_precision(get_gpu("h100-sxm"), "fp8")
     assert supports_precision(get_gpu("l4"), "fp8")
     assert supports_precision(get_gpu("rtx-4090"), "fp8")

@@ -1,4 +1,5 @@
-"""planner.memory against hand arithmetic: DOMAIN.md section 2 formulas written out with the model's numbers."""
+"""planner.memory against hand arithmetic: the published formulas (ZeRO, Korthikanti et al.; docs/sources.md)
+written out with the model's numbers."""
 
 from __future__ import annotations
 

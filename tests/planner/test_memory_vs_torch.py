@@ -2,7 +2,8 @@
 
 A small decoder is built in torch from the same ModelSpec (profiler.reference_decoder), one training step and
 one inference forward run under torch.distributed._tools.mem_tracker.MemTracker, and the analytic terms must
-agree: weights, gradients and optimizer state within 5%, activations within 25% (DOMAIN.md section 2).
+agree: weights, gradients and optimizer state within 5%, activations within 25% (the tolerances README.md
+states).
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ def test_pipeline_bubble():
 
 def test_link_choice():
     h100 = get_gpu("h100-sxm")
-    # Measured 8-GPU busbw (Azure, DOMAIN.md section 3): 480 GB/s inside the NVSwitch domain.
+    # Measured 8-GPU all-reduce busbw (Azure AI-benchmarking-guide, ND H100 v5: 479 GB/s at 8 GB): 480 GB/s.
     assert perf.intra_node_bus_bytes_per_s(h100, 8) == 480e9
     bw, _ = perf.group_bus_bytes_per_s(h100, 16, 16, 8, perf.DEFAULT_INTER_NODE_BYTES_PER_S)
     assert bw == pytest.approx(50e9 * perf.LINK_EFFICIENCY)  # across nodes: one 400 Gb/s link per GPU

@@ -39,7 +39,7 @@ def test_zero_paper_model_states_through_the_search(zero, published_gb):
     states = option.memory.model_state_bytes
     if zero == 3:
         # planner.memory also holds one gathered layer of bf16 weights and of gradients while it computes
-        # (DeepSpeed's live parameters, DOMAIN.md section 2); the paper's figure counts only the shards.
+        # (DeepSpeed's stage3_max_live_parameters); the paper's figure counts only the shards.
         states -= 2 * 2 * param_counts(model).dense_layer
     assert states * scale / GB == pytest.approx(published_gb, rel=0.03)
 

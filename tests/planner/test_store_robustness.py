@@ -210,6 +210,7 @@ IMPORTER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_sigkill_during_a_large_import_leaves_it_all_in_or_all_out(tmp_path):
     rows = 100_000
     source = big_csv(tmp_path / "big.csv", rows)

@@ -28,6 +28,7 @@ def run_probe_cli(*args: str, nvml: str = "none", timeout: float = 120) -> subpr
     )
 
 
+@pytest.mark.slow
 def test_quick_json_without_a_gpu_writes_a_valid_report(tmp_path):
     out = tmp_path / "report.json"
     completed = run_probe_cli("--quick", "--json", str(out), nvml="nolib")
@@ -43,6 +44,7 @@ def test_quick_json_without_a_gpu_writes_a_valid_report(tmp_path):
     assert "no NVIDIA GPU" in completed.stdout and "GB/s" in completed.stdout and "FLOPS" in completed.stdout
 
 
+@pytest.mark.slow
 def test_progress_prints_the_json_lines_the_gui_reads(tmp_path):
     out = tmp_path / "r.json"
     completed = run_probe_cli("--progress", "--device", "cpu", "--json", str(out))
@@ -146,6 +148,7 @@ def test_gpus_nvml_lists_but_torch_cannot_use_are_reported_as_not_measured(tmp_p
     )
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_a_full_probe_stops_with_one_line_and_exit_130(tmp_path):
     import signal
 

@@ -33,6 +33,7 @@ def test_sizes():
     assert aligned_size(3, 4) == 16  # at least one float32 per rank
 
 
+@pytest.mark.slow
 def test_two_gloo_processes_under_torchrun(tmp_path):
     out = tmp_path / "collectives.json"
     command = [
