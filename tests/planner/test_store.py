@@ -71,12 +71,13 @@ def test_fresh_database_is_configured(store):
     assert store.recovered_from is None
 
 
-def test_reference_prices_from_domain_section_6_are_seeded(store):
+def test_shipped_reference_prices_are_seeded(store):
     rentals = store.rental_quotes.find()
     assert rentals and all(row["origin"] == "reference" for row in rentals)
     assert all(row["source"] and row["quoted_on"] for row in rentals)
     by_offer = {(row["provider"], row["offer"], row["gpu"]): row for row in rentals}
-    # DOMAIN.md section 6: RunPod 2026-09 snapshot H100 SXM $3.49, RTX 3090 $0.22; AWS us-east-1 p5.4xlarge $6.88.
+    # The vendors' own price pages, as each row of planner/catalog/reference_prices.csv cites them: RunPod's pricing
+    # page (2026-09 snapshot) H100 SXM $3.49, RTX 3090 $0.22; Amazon EC2 On-Demand pricing, us-east-1, p5.4xlarge $6.88.
     assert by_offer[("RunPod", "lowest 1-GPU on-demand", "h100-sxm")]["price_per_gpu_hour"] == 3.49
     assert by_offer[("RunPod", "lowest 1-GPU on-demand", "rtx-3090")]["price_per_gpu_hour"] == 0.22
     aws = by_offer[("AWS", "p5.4xlarge", "h100-sxm")]
@@ -662,7 +663,7 @@ def test_price_summary_gives_count_lowest_median_highest_per_group(a10_quotes):
 
 
 def test_price_summary_of_the_shipped_h100_reference_points(store):
-    # planner/catalog/reference_prices.csv, H100 SXM on-demand (DOMAIN.md section 6): 1.30, 2.75, 3.25, 3.49,
+    # planner/catalog/reference_prices.csv, H100 SXM on-demand (each row citing its price page): 1.30, 2.75, 3.25, 3.49,
     # 3.90, 6.88, 12.29 $/GPU-h -> seven prices, the fourth (3.49) is the median.
     (row,) = store.rental_quotes.price_summary("h100-sxm", ["on-demand"])
     assert (row.origin, row.currency, row.count) == ("reference", "USD", 7)
