@@ -371,3 +371,27 @@ def test_keyboard_adds_duplicates_and_deletes(page, qtbot):
     qtbot.keyClick(tab.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # Edit > Undo
     assert tab.model.rowCount() == before + 2
     assert "Ctrl+N" in tab.add_button.toolTip()
+
+
+def test_refusals_and_a_database_that_cannot_be_written_are_explained_in_russian(page, qtbot):
+    """The store's reasons are structured messages: the Russian interface shows them in Russian, the
+    database's own condition (here a connection that may not write: SQLite's SQLITE_READONLY) included."""
+    from desktop.i18n import set_language
+
+    tab, store = page.rental, page.context.store
+    row = tab.add_quote()
+    set_language("ru", strict=True)
+    try:
+        with qtbot.waitSignal(tab.model.edit_refused) as refused:
+            assert not tab.model.setData(cell_index(tab, row["id"], "price_per_gpu_hour"), 0.0)
+        assert refused.args[0] == "price_per_gpu_hour: значение должно быть больше 0"
+        store.conn.execute("PRAGMA query_only = ON")
+        with qtbot.waitSignal(tab.model.edit_refused) as refused:
+            assert not tab.model.setData(cell_index(tab, row["id"], "note"), "call back")
+    finally:
+        store.conn.execute("PRAGMA query_only = OFF")
+        set_language("en")
+    assert refused.args[0].startswith(
+        f"не удаётся записать базу данных {store.path}: файл или его папка доступны только для чтения"
+    )
+    assert stored(page, row["id"])["note"] == ""  # nothing was half-written

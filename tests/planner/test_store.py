@@ -531,6 +531,83 @@ def test_probe_runs_keep_report_and_key_figures(store):
     assert [run.id for run in store.probe_runs.all()] == [remote]
 
 
+def test_a_stored_report_calibrates_exactly_like_the_report_that_was_saved(store):
+    """The report is kept as its canonical JSON and read back through profiler.report's loader: the planner's
+    calibration from the stored run equals the one from the object that was saved (7.1e14 FLOP/s = 710
+    TFLOPS bf16, 2.9e12 B/s), newest run first."""
+    from planner.perf import calibration_from_report
+
+    older = report(hostname="rig-1", created_at="2026-09-01T08:00:00Z", bf16_flop_per_s=6.0e14)
+    newer = report(hostname="rig-2", created_at="2026-09-02T08:00:00Z")
+    store.probe_runs.save(older)
+    newest_id = store.probe_runs.save(newer)
+    assert [r.data for r in store.probe_runs.recent_reports(5)] == [newer.data, older.data]
+    assert store.probe_runs.recent_reports(1)[0].data == newer.data
+    stored = store.probe_runs.report(newest_id)
+    assert calibration_from_report(stored) == calibration_from_report(newer)
+    calibration = calibration_from_report(stored)["h100-sxm"]
+    assert calibration.tflops["bf16"] == pytest.approx(710.0)
+    assert calibration.memory_bandwidth_bytes_per_s == 2.9e12
+    assert store.probe_runs.get(newest_id).machine == "this machine"
+    with pytest.raises(UserError, match="no probe run #999"):
+        store.probe_runs.report(999)
+
+
+def test_gpus_seen_know_the_users_own_gpu_types(store):
+    """A GPU the catalog lacks is matched to the user's GPU type by its NVML name (planner.gpus.match_nvml_name,
+    the one place names are matched), as the Hardware page and the planner match it."""
+    mine = user_gpu("my-rtx-5090", "GeForce RTX 5090", 32 * 10**9, 1.792e12, {"bf16": 209.5},
+                    nvml_names=["NVIDIA GeForce RTX 5090"])  # fmt: skip
+    store.user_gpus.add(mine)
+    store.probe_runs.save(report(hostname="desk", gpu_name="NVIDIA GeForce RTX 5090"))
+    store.probe_runs.save(report(hostname="lab", gpu_name="NVIDIA H100 80GB HBM3"))
+    assert sorted((g.name, g.catalog_id) for g in store.probe_runs.gpus_seen()) == [
+        ("NVIDIA GeForce RTX 5090", "my-rtx-5090"),
+        ("NVIDIA H100 80GB HBM3", "h100-sxm"),
+    ]
+    # both runs are local: one machine, "this machine", with the host name of its latest run
+    assert [(m.name, m.hostname, m.kind) for m in store.probe_runs.machines()] == [("this machine", "lab", "local")]
+
+
+def test_quote_rows_carry_every_column_under_its_own_name():
+    """The row builders unpack cursor tuples by position: each column must land under its own name."""
+    from planner.store.rows import (
+        PURCHASE_ROW_COLUMNS,
+        RENTAL_ROW_COLUMNS,
+        PurchaseQuoteRow,
+        RentalQuoteRow,
+        purchase_rows,
+        rental_rows,
+    )
+
+    for columns, row_type, build in (
+        (RENTAL_ROW_COLUMNS, RentalQuoteRow, rental_rows),
+        (PURCHASE_ROW_COLUMNS, PurchaseQuoteRow, purchase_rows),
+    ):
+        assert tuple(row_type.__annotations__) == columns
+        (row,) = build([tuple(f"value of {name}" for name in columns)])
+        assert row == {name: f"value of {name}" for name in columns}
+
+
+def test_reopening_brings_shipped_citations_up_to_date_and_leaves_user_rows_alone(store):
+    """A reference row that an older version stored with another citation gets the shipped file's source and
+    note on the next open (planner/store/seed.py); its price, and every user row, stay as they were."""
+    shipped = {row["key"]: row for row in reference_rows()}
+    key = "runpod-2026-09-h100-sxm"
+    mine = store.rental_quotes.add({**GOOD, "source": "my notes", "note": "my own"})
+    store.conn.execute(
+        "UPDATE rental_quotes SET source = 'an old citation', note = '' WHERE seed_key = ?", [key]
+    )
+    with Store.open(store.path) as again:
+        (row,) = [r for r in again.rental_quotes.find() if r["origin"] == "reference" and
+                  (r["provider"], r["gpu"], r["price_per_gpu_hour"]) == ("RunPod", "h100-sxm", 3.49)]  # fmt: skip
+        assert (row["source"], row["note"]) == (shipped[key]["source"], shipped[key]["note"])
+        assert (again.rental_quotes.get(mine)["source"], again.rental_quotes.get(mine)["note"]) == (
+            "my notes",
+            "my own",
+        )
+
+
 def test_plans(store):
     plan_id = store.plans.save("70B on H100", {"model": "llama-3.1-70b", "gpus": (8,)}, {"options": []})
     assert store.plans.get(plan_id)["inputs"] == {"model": "llama-3.1-70b", "gpus": [8]}
