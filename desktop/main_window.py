@@ -219,7 +219,8 @@ class MainWindow(QMainWindow):
         count = context.gpu_count()
         if count:
             self.gpus_label.setText(self.tr("GPUs found: {0}").format(count))
-            self.gpus_label.setToolTip(", ".join(str(gpu.name) for gpu in context.inventory.gpus))
+            gpus = context.inventory.gpus if context.inventory is not None else []
+            self.gpus_label.setToolTip(", ".join(str(gpu.name) for gpu in gpus))
         else:
             self.gpus_label.setText(self.tr("No NVIDIA GPU"))
             self.gpus_label.setToolTip(

@@ -16,12 +16,16 @@ float -> fmt.significant, anything else -> str.
 from __future__ import annotations
 
 import string
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, cast
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6 import QtCore
+from PySide6.QtCore import QCoreApplication
 
 from desktop import fmt
+
+# Qt's marker for pyside6-lupdate (it finds the calls by this name), typed: it returns its text unchanged.
+QT_TRANSLATE_NOOP = cast("Callable[[str, str], str]", QtCore.QT_TRANSLATE_NOOP)
 
 CONTEXT = "PlannerMessages"
 

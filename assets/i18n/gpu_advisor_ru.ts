@@ -555,12 +555,12 @@
     </message>
     <message>
         <location line="+10"/>
-        <location line="+89"/>
+        <location line="+90"/>
         <source>GPU Advisor</source>
         <translation>GPU Advisor</translation>
     </message>
     <message>
-        <location line="-79"/>
+        <location line="-80"/>
         <source>Reading GPUs…</source>
         <translation>Чтение GPU…</translation>
     </message>
@@ -570,7 +570,7 @@
         <translation>Найдено GPU: {0}</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>No NVIDIA GPU</source>
         <translation>Нет GPU NVIDIA</translation>
     </message>
@@ -1398,7 +1398,7 @@ token</source>
 <context>
     <name>PlannerMessages</name>
     <message>
-        <location filename="../../desktop/messages.py" line="+31"/>
+        <location filename="../../desktop/messages.py" line="+35"/>
         <source>DDP</source>
         <translation>DDP</translation>
     </message>

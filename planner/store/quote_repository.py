@@ -79,7 +79,7 @@ class QuoteRepository(Repository, Generic[RowT]):
         resolver: Callable[[], GpuResolver],
     ) -> None:
         super().__init__(db)
-        self.spec = spec
+        self.spec: QuoteTable = spec
         self._to_rows: Callable[[Iterable[Any]], list[RowT]] = to_rows
         self._row_columns = row_columns
         self._resolver = resolver
@@ -170,8 +170,7 @@ class QuoteRepository(Repository, Generic[RowT]):
         """Put back a row returned by delete (undo): same id when it is still free, same created_at."""
         cleaned: QuoteValues = self._clean_or_refuse(row)
         row_id = row.get("id")
-
-        spec = self.spec
+        spec: QuoteTable = self.spec
 
         def work() -> int:
             columns = ("id", *spec.columns, "origin", "created_at")

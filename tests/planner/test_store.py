@@ -566,7 +566,9 @@ def test_gpus_seen_know_the_users_own_gpu_types(store):
         ("NVIDIA H100 80GB HBM3", "h100-sxm"),
     ]
     # both runs are local: one machine, "this machine", with the host name of its latest run
-    assert [(m.name, m.hostname, m.kind) for m in store.probe_runs.machines()] == [("this machine", "lab", "local")]
+    assert [(m.name, m.hostname, m.kind) for m in store.probe_runs.machines()] == [
+        ("this machine", "lab", "local")
+    ]
 
 
 def test_quote_rows_carry_every_column_under_its_own_name():
