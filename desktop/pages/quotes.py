@@ -408,7 +408,7 @@ class QuoteTab(QWidget):
         show_banner(self.banner, "")
 
     # -- add / duplicate / delete --------------------------------------------------------------------------------
-    def new_quote(self) -> dict:
+    def new_quote(self) -> dict[str, object]:
         today = _dt.date.today().isoformat()
         gpu = self.gpu_filter.currentData() or "h100-sxm"
         currency = self.context.display_currency()
@@ -612,14 +612,14 @@ class QuotesPage(Page):
             basis = {gpu_id: self.basis(gpu_id) for gpu_id in catalog}
             try:
                 rates, problem = self.context.exchange_rates(), ""
-            except Exception as exc:
+            except (ValueError, KeyError, TypeError) as exc:  # the database, or a stored rate no longer readable
                 from desktop.workers import describe_error
 
                 rates, problem = None, describe_error(exc)
             self._pricing = Pricing.build(self.context.display_currency(), rates, basis, problem)
         return self._pricing
 
-    def display_price(self, kind: str, row: dict) -> float | None:
+    def display_price(self, kind: str, row: Row) -> float | None:
         """Price per GPU-hour (rental) or per GPU (purchase) in the display currency; None without a rate."""
         return self.pricing().display_price(kind, row)
 
