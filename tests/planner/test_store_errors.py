@@ -21,14 +21,9 @@ from planner.errors import UserError
 from planner.store import RENTAL_COLUMNS, Store, StoreEnvironmentError, default_db_path
 from planner.store.database import Database
 from planner.store.errors import environment_error
+from tests.fixtures.quotes import LAMBDA_H100
 
-QUOTE = {
-    "provider": "Lambda",
-    "gpu": "h100-sxm",
-    "price_per_gpu_hour": "2.99",
-    "currency": "USD",
-    "quoted_on": "2026-09-10",
-}
+QUOTE = LAMBDA_H100
 
 
 @pytest.fixture

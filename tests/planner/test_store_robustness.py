@@ -18,6 +18,7 @@ from planner.cli import main
 from planner.errors import UserError
 from planner.store import LATEST_VERSION, RENTAL_COLUMNS, Store
 from planner.store.seed import reference_rows
+from tests.fixtures.quotes import LAMBDA_H100
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -28,13 +29,7 @@ def child_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(REPO)}
 
 
-QUOTE = {
-    "provider": "Lambda",
-    "gpu": "h100-sxm",
-    "price_per_gpu_hour": "2.99",
-    "currency": "USD",
-    "quoted_on": "2026-09-10",
-}
+QUOTE = LAMBDA_H100
 
 
 def db_path() -> Path:
