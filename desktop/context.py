@@ -76,7 +76,9 @@ def open_store(path: str | Path | None = None) -> tuple[StoreProtocol, str | Non
 
     try:
         return Store.open(path), None
-    except Exception as exc:  # the window must open whatever the real database does (newer, locked, unreadable)
+    except (
+        Exception
+    ) as exc:  # the window must open whatever the real database does (newer, locked, unreadable)
         from desktop.workers import describe_error
 
         problem = describe_error(exc)
@@ -103,7 +105,10 @@ class AppContext(QObject):
     busy_changed = Signal(bool)  # some background job is running
 
     def __init__(
-        self, store: StoreProtocol | None = None, inventory: Inventory | None = None, parent: QObject | None = None
+        self,
+        store: StoreProtocol | None = None,
+        inventory: Inventory | None = None,
+        parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.jobs = JobRunner(self)

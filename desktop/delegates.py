@@ -29,7 +29,9 @@ CURRENCY_CHOICES = ("USD", "EUR", "RUB")
 
 
 class QuoteDelegate(QStyledItemDelegate):
-    def __init__(self, gpu_choices: Callable[[], list[tuple[str, str]]], parent: QObject | None = None) -> None:
+    def __init__(
+        self, gpu_choices: Callable[[], list[tuple[str, str]]], parent: QObject | None = None
+    ) -> None:
         """``gpu_choices()`` returns (catalog id, display name) pairs for the GPU combo."""
         super().__init__(parent)
         self.gpu_choices = gpu_choices

@@ -136,7 +136,9 @@ def hardware_sources(
     return groups
 
 
-def offered_quotes(store: StoreProtocol, catalog: Mapping[str, Any], keep: tuple[str, ...] = ()) -> list[dict]:
+def offered_quotes(
+    store: StoreProtocol, catalog: Mapping[str, Any], keep: tuple[str, ...] = ()
+) -> list[dict]:
     """The quotes the Hardware list offers (catalog GPUs only), sorted by GPU, kind, currency, price."""
     try:
         quotes: list[Any] = list(store.rental_quotes.cheapest_offers(OFFERS_PER_GROUP, gpus=tuple(catalog)))

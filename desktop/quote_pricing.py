@@ -60,7 +60,10 @@ def measured_figures(
         if len(ids) != 1:
             continue
         entry = figures.setdefault(ids.pop(), {})
-        for key, value in (("bf16", run.best_bf16_flop_per_s), ("bandwidth", run.memory_bandwidth_bytes_per_s)):
+        for key, value in (
+            ("bf16", run.best_bf16_flop_per_s),
+            ("bandwidth", run.memory_bandwidth_bytes_per_s),
+        ):
             if value:
                 entry[key] = max(entry.get(key, 0.0), float(value))
     return figures

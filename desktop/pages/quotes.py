@@ -612,7 +612,11 @@ class QuotesPage(Page):
             basis = {gpu_id: self.basis(gpu_id) for gpu_id in catalog}
             try:
                 rates, problem = self.context.exchange_rates(), ""
-            except (ValueError, KeyError, TypeError) as exc:  # the database, or a stored rate no longer readable
+            except (
+                ValueError,
+                KeyError,
+                TypeError,
+            ) as exc:  # the database, or a stored rate no longer readable
                 from desktop.workers import describe_error
 
                 rates, problem = None, describe_error(exc)
@@ -828,7 +832,9 @@ def detect_quote_kind(path: str) -> str | None:
     return None
 
 
-def preview_csv(store: StoreProtocol, path: str, kind: str, progress: LoadProgress | None = None) -> ImportPreview:
+def preview_csv(
+    store: StoreProtocol, path: str, kind: str, progress: LoadProgress | None = None
+) -> ImportPreview:
     """Read and validate every row exactly as the import will, without writing anything."""
     from planner.store.quotes import PURCHASE, RENTAL, read_quote_csv
 
@@ -849,7 +855,9 @@ def preview_csv(store: StoreProtocol, path: str, kind: str, progress: LoadProgre
     return preview
 
 
-def import_csv(store: StoreProtocol, path: str, kind: str, progress: LoadProgress | None = None) -> ImportResult:
+def import_csv(
+    store: StoreProtocol, path: str, kind: str, progress: LoadProgress | None = None
+) -> ImportResult:
     importer = (store.rental_quotes if kind == "rental" else store.purchase_quotes).import_csv
 
     def report(stage: str, done: int, total: int) -> None:

@@ -146,7 +146,9 @@ class ProbeHistoryModel(FlatTableModel):
         }
         return values.get(key, self._display(row, key))
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if not index.isValid() or not (0 <= index.row() < len(self.rows)):
             return None
         row, key = self.rows[index.row()], COLUMNS[index.column()][0]

@@ -289,7 +289,10 @@ class QuoteTableModel(FlatTableModel):
     arranged = Signal()
 
     def __init__(
-        self, kind: QuoteKind, derive: Callable[[Row], Derived] | None = None, parent: QtCore.QObject | None = None
+        self,
+        kind: QuoteKind,
+        derive: Callable[[Row], Derived] | None = None,
+        parent: QtCore.QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.kind = kind
@@ -543,7 +546,9 @@ class QuoteTableModel(FlatTableModel):
     def column_headers(self) -> tuple[str, ...]:
         return self.kind.headers
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:  # noqa: N802
         """Headers name the display currency ("{0} / GPU-h") and explain the derived columns in a tooltip."""
         if orientation != Qt.Orientation.Horizontal or not (0 <= section < len(self.columns)):
             return None
@@ -566,7 +571,9 @@ class QuoteTableModel(FlatTableModel):
             flags |= Qt.ItemFlag.ItemIsEditable
         return flags
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if not index.isValid() or not (0 <= index.row() < len(self.rows)):
             return None
         row = self.rows[index.row()]

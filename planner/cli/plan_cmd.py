@@ -262,7 +262,9 @@ def prices_from_args(
     return prices, notes
 
 
-def calibration_from_store(store: StoreProtocol | None, gpus: list[GpuSpec], extra: list[GpuSpec]) -> dict[str, Any]:
+def calibration_from_store(
+    store: StoreProtocol | None, gpus: list[GpuSpec], extra: list[GpuSpec]
+) -> dict[str, Any]:
     """GPU id -> measured Calibration from the most recent stored probe runs of that GPU type."""
     if store is None:
         return {}

@@ -247,7 +247,11 @@ def run_list(args: argparse.Namespace) -> int:
                 raise UserError.of(unknown)
         filters = {"gpu": args.gpu, "mine_only": args.mine}
         purchases = store.purchase_quotes.find(vendor=args.provider, **filters) if args.purchase else []
-        rentals = [] if args.purchase else store.rental_quotes.find(provider=args.provider, kind=args.kind, **filters)
+        rentals = (
+            []
+            if args.purchase
+            else store.rental_quotes.find(provider=args.provider, kind=args.kind, **filters)
+        )
     if args.purchase:
         return _print_quotes(args, purchases, purchase_json, _PURCHASE_TABLE)
     return _print_quotes(args, rentals, rental_json, _RENTAL_TABLE)
@@ -260,7 +264,9 @@ def _print_quotes(
     columns: tuple[tuple[str, Callable[[RowT], str]], ...],
 ) -> int:
     if args.json:
-        print_json({"kind": "purchase" if args.purchase else "rental", "quotes": [shape(row) for row in rows]})
+        print_json(
+            {"kind": "purchase" if args.purchase else "rental", "quotes": [shape(row) for row in rows]}
+        )
         return 0
     if not rows:
         if args.mine and not (args.gpu or args.provider or getattr(args, "kind", None)):
@@ -309,7 +315,6 @@ _PURCHASE_TABLE: tuple[tuple[str, Callable[[PurchaseQuoteRow], str]], ...] = (
     ("power W/GPU", lambda r: "" if r["power_w"] is None else f"{r['power_w']:g}"),
     ("quoted on", lambda r: r["quoted_on"]),
 )
-
 
 
 def run_import(args: argparse.Namespace) -> int:

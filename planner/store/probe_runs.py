@@ -1,8 +1,9 @@
 """Probe runs: each validated profiler.report.ProbeReport, the machine it belongs to, the GPUs it saw.
 
-A report is stored once, as its canonical JSON text (ProbeReport.to_json without indentation, the text whose
-SHA-256 refuses the same report twice). Everything else in the row is derived from the report object when it
-is saved: the key figures and device names the history lists show, one row per measurement, the GPUs seen.
+A report is serialised once, when it is saved: its compact JSON text (ProbeReport.to_json(indent=None)) is the
+stored copy, and that text's SHA-256 refuses the same report twice. Everything else in the row is derived from
+the report object at the same moment: the key figures and device names the history lists show, one row per
+measurement, the GPUs seen.
 Reading a report back (for calibration, comparisons) parses that text with profiler.report's own loader, so
 the planner always calibrates from a report that passed the same validation as a fresh one.
 """
@@ -51,7 +52,7 @@ class ProbeRuns(Repository):
         label = (label or "").strip() or None
         if label is not None and len(label) > MAX_LABEL_CHARS:  # it names the machine in every history table
             raise UserError.of(msg("error.probe_label_too_long", length=len(label), limit=MAX_LABEL_CHARS))
-        report_json = report.to_json(indent=None)  # the canonical text, made once
+        report_json = report.to_json(indent=None)  # the stored text, made once
         digest = hashlib.sha256(report_json.encode("utf-8")).hexdigest()
         hostname = str(report.machine.get("hostname") or "unknown host")
         machine_name = label or (LOCAL_MACHINE_NAME if source == "local" else f"{hostname} (imported)")

@@ -181,7 +181,9 @@ class QuoteRepository(Repository, Generic[RowT]):
                 "user",
                 row.get("created_at") or utc_now_iso(),
             ]
-            sql = f"INSERT INTO {spec.table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+            sql = (
+                f"INSERT INTO {spec.table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+            )
             return int(self._conn.execute(sql, values).lastrowid or 0)
 
         return self._db.write(work)

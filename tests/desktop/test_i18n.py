@@ -359,7 +359,8 @@ def _data_names(window) -> set[str]:
     for run in context.store.probe_runs.all():
         names.update(
             re.findall(
-                r"[A-Za-z][A-Za-z0-9\-]*", " ".join(str(v) for v in __import__("dataclasses").asdict(run).values() if isinstance(v, str))
+                r"[A-Za-z][A-Za-z0-9\-]*",
+                " ".join((run.machine, run.hostname, run.source, run.mode, run.label or "")),
             )
         )
     inventory_model = window.page("hardware").inventory_model  # device names: "CPU: AMD EPYC 7763", GPUs

@@ -73,7 +73,9 @@ def test_typical_price_is_the_median_of_your_quotes_converted_and_a_missing_rate
 
     # The book notices a new quote (the store's data stamp changed): 2.00, 2.20, 2.50, 3.00 -> (2.20 + 2.50) / 2.
     add(store, "a100-sxm-80gb", 2.50)
-    price, where = typical_price(book, "a100-sxm-80gb", ("on-demand",), "USD", store.settings.exchange_rates(), [])
+    price, where = typical_price(
+        book, "a100-sxm-80gb", ("on-demand",), "USD", store.settings.exchange_rates(), []
+    )
     assert price.amount == pytest.approx(2.35) and where.startswith("median of 4 of your quotes")
 
 

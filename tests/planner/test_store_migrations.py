@@ -74,7 +74,9 @@ def test_every_row_survives_with_its_values(upgraded):
 def test_reference_rows_the_app_no_longer_ships_keep_their_citation(upgraded):
     _, before, store = upgraded
     citations = shipped_citations()
-    old = [r for r in before["rental_quotes"] if r["origin"] == "reference" and r["seed_key"] not in citations]
+    old = [
+        r for r in before["rental_quotes"] if r["origin"] == "reference" and r["seed_key"] not in citations
+    ]
     assert [r["seed_key"] for r in old] == ["runpod-2026-03-h100-sxm-old"]
     (kept,) = [r for r in store.rental_quotes.find(provider="RunPod") if r["id"] == old[0]["id"]]
     assert (kept["source"], kept["note"]) == (old[0]["source"], old[0]["note"])
