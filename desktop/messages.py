@@ -16,12 +16,16 @@ float -> fmt.significant, anything else -> str.
 from __future__ import annotations
 
 import string
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, cast
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6 import QtCore
+from PySide6.QtCore import QCoreApplication
 
 from desktop import fmt
+
+# Qt's marker for pyside6-lupdate (it finds the calls by this name), typed: it returns its text unchanged.
+QT_TRANSLATE_NOOP = cast("Callable[[str, str], str]", QtCore.QT_TRANSLATE_NOOP)
 
 CONTEXT = "PlannerMessages"
 
@@ -234,6 +238,255 @@ TEMPLATES: Mapping[str, str] = {
     ),
     "error.no_exchange_rate": QT_TRANSLATE_NOOP(
         "PlannerMessages", "no exchange rate for {source}->{target}; set one in Settings"
+    ),
+    # -- ledger (planner/store) errors: planner/messages.py's block of the same name, same order ---------
+    "store.rental_quote": QT_TRANSLATE_NOOP("PlannerMessages", "rental quote"),
+    "store.purchase_quote": QT_TRANSLATE_NOOP("PlannerMessages", "purchase quote"),
+    "store.rental_quotes": QT_TRANSLATE_NOOP("PlannerMessages", "rental quotes"),
+    "store.purchase_quotes": QT_TRANSLATE_NOOP("PlannerMessages", "purchase quotes"),
+    "quote.gpu_lookalike": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "gpu: unknown GPU '{text}' (did you mean {hint}?)",
+    ),
+    "quote.gpu_refused": QT_TRANSLATE_NOOP("PlannerMessages", "gpu: {reason}"),
+    "quote.not_a_number": QT_TRANSLATE_NOOP("PlannerMessages", "{field} must be a number, got {value}"),
+    "quote.not_finite": QT_TRANSLATE_NOOP("PlannerMessages", "{field} must be a finite number, got {value}"),
+    "quote.not_positive": QT_TRANSLATE_NOOP("PlannerMessages", "{field} must be > 0"),
+    "quote.negative": QT_TRANSLATE_NOOP("PlannerMessages", "{field} must be >= 0"),
+    "quote.above_limit": QT_TRANSLATE_NOOP("PlannerMessages", "{field} must be at most {limit}, got {value}"),
+    "quote.above_limit_w": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{field} must be at most {limit} W, got {value}",
+    ),
+    "quote.above_limit_per_gpu": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{field} must be at most {limit} ({per_gpu_limit} per GPU), got {value}",
+    ),
+    "quote.gpu_count": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{field} must be a whole number between 1 and {limit}, got {value}",
+    ),
+    "quote.not_a_date": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{field} must be a date YYYY-MM-DD, got '{value}'",
+    ),
+    "quote.date_empty": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{field} must be a date YYYY-MM-DD (it is empty)",
+    ),
+    "quote.bad_currency": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "currency must be one of {choices} or another 3-letter ISO code, got '{value}'",
+    ),
+    "quote.currency_required": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "currency is required ({choices} or another 3-letter ISO code)",
+    ),
+    "quote.bad_choice": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{field} must be one of {choices}, got '{value}'",
+    ),
+    "quote.bad_choice_or_empty": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{field} must be one of {choices} or empty, got '{value}'",
+    ),
+    "quote.too_long": QT_TRANSLATE_NOOP("PlannerMessages", "{field} is longer than {limit} characters"),
+    "quote.required": QT_TRANSLATE_NOOP("PlannerMessages", "{field} is required"),
+    "quote.price_required": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "price_per_gpu_hour or price_per_instance_hour is required",
+    ),
+    "quote.prices_disagree": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "price_per_instance_hour {per_instance} does not match price_per_gpu_hour {per_gpu} x {gpus} GPUs "
+        "= {expected} (they must agree within 1%)",
+    ),
+    "quote.unusable_price": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{field} works out to {price}, which is not a usable price",
+    ),
+    "quote.valid_before_quoted": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "valid_until must not be before quoted_on",
+    ),
+    "quote.overhead_range": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "server_overhead_fraction must be between 0 and 10 (0.3 means +30%)",
+    ),
+    "quote.rate_positive": QT_TRANSLATE_NOOP("PlannerMessages", "the exchange rate must be a number > 0"),
+    "csv.row_width": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{cells} cells but the header has {columns} columns",
+    ),
+    "csv.duplicate_of_row": QT_TRANSLATE_NOOP("PlannerMessages", "duplicate of row {row}"),
+    "csv.duplicate_of_quote": QT_TRANSLATE_NOOP("PlannerMessages", "duplicate of {label} #{quote_id}"),
+    "csv.missing_columns": QT_TRANSLATE_NOOP("PlannerMessages", "missing columns: {columns}"),
+    "csv.unknown_columns": QT_TRANSLATE_NOOP("PlannerMessages", "unknown columns: {columns}"),
+    "csv.repeated_columns": QT_TRANSLATE_NOOP("PlannerMessages", "repeated columns: {columns}"),
+    "csv.missing_price_column": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "missing columns: price_per_gpu_hour or price_per_instance_hour",
+    ),
+    "error.csv_header": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{name}: {problems} (expected columns: {columns})",
+    ),
+    "error.csv_empty": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{name} is empty: expected a header row naming the columns {columns}",
+    ),
+    "error.csv_unreadable": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{name}: not a readable CSV file near line {line}: {detail}",
+    ),
+    "error.csv_no_rows": QT_TRANSLATE_NOOP("PlannerMessages", "{name} has a header but no {quotes}"),
+    "error.csv_is_folder": QT_TRANSLATE_NOOP("PlannerMessages", "{path} is a folder, not a CSV file"),
+    "error.csv_too_big": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{name} is {size} bytes; the limit for a quote file is {limit} bytes",
+    ),
+    "error.csv_not_utf8": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{name} is not UTF-8 text (byte {byte} on line {line}); save it as 'CSV UTF-8' and import it "
+        "again",
+    ),
+    "error.file_missing": QT_TRANSLATE_NOOP("PlannerMessages", "{path}: no such file"),
+    "error.file_unreadable": QT_TRANSLATE_NOOP("PlannerMessages", "{path}: cannot read it ({reason})"),
+    "error.cannot_write": QT_TRANSLATE_NOOP("PlannerMessages", "cannot write {path}: {reason}"),
+    "error.import_refused": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{file} refused: {bad} bad row(s) of {total}; nothing was imported (fix them, or use "
+        "--skip-invalid to import the {good} good row(s)); row 1 is the header",
+    ),
+    "error.quote_invalid": QT_TRANSLATE_NOOP("PlannerMessages", "cannot store the {label}: {reasons}"),
+    "error.quote_duplicate": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "this {label} is already stored as #{quote_id}",
+    ),
+    "error.quote_missing": QT_TRANSLATE_NOOP("PlannerMessages", "there is no {label} #{quote_id}"),
+    "error.quote_unknown_fields": QT_TRANSLATE_NOOP("PlannerMessages", "unknown {label} fields: {fields}"),
+    "error.quote_change_duplicate": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "this change would make {label} #{quote_id} the same as #{existing}",
+    ),
+    "error.quote_reference_edit": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{label} #{quote_id} is a reference price shipped with GPU Advisor ({who}, {quoted_on}); "
+        "reference rows can't be edited (hide them with --mine)",
+    ),
+    "error.quote_reference_delete": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{label} #{quote_id} is a reference price shipped with GPU Advisor ({who}, {quoted_on}); "
+        "reference rows can't be deleted (hide them with --mine)",
+    ),
+    "error.probe_label_too_long": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "the machine label is {length} characters; the limit is {limit}",
+    ),
+    "error.probe_duplicate": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "this probe report is already stored as run #{run_id}",
+    ),
+    "error.probe_run_missing": QT_TRANSLATE_NOOP("PlannerMessages", "there is no probe run #{run_id}"),
+    "error.report_unusable": QT_TRANSLATE_NOOP("PlannerMessages", "not a usable probe report: {detail}"),
+    "error.probe_cannot_start": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "cannot start gpu-probe ({command}): {reason}",
+    ),
+    "error.probe_failed": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "gpu-probe failed with exit code {exit_code}; nothing was saved",
+    ),
+    "error.probe_no_report": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "gpu-probe finished without writing a report; nothing was saved",
+    ),
+    "error.report_target_folder": QT_TRANSLATE_NOOP("PlannerMessages", "cannot write {path}: it is a folder"),
+    "error.report_target_no_folder": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "cannot write {path}: no such folder {folder}",
+    ),
+    "error.plan_name_empty": QT_TRANSLATE_NOOP("PlannerMessages", "a saved plan needs a name"),
+    "error.plan_name_too_long": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "a plan name is limited to {limit} characters",
+    ),
+    "error.plan_missing": QT_TRANSLATE_NOOP("PlannerMessages", "there is no saved plan #{plan_id}"),
+    "error.rate_invalid": QT_TRANSLATE_NOOP("PlannerMessages", "{reasons}"),
+    "error.user_gpu_needs_id": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "a GPU type needs an id, e.g. 'my-rtx-5090'",
+    ),
+    "error.user_gpu_in_catalog": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{gpu_id} is already in the GPU catalog; choose another id for your GPU type",
+    ),
+    "error.user_gpu_exists": QT_TRANSLATE_NOOP("PlannerMessages", "you already have a GPU type {gpu_id}"),
+    "error.user_gpu_missing": QT_TRANSLATE_NOOP("PlannerMessages", "there is no user GPU type {gpu_id}"),
+    "error.user_gpu_unknown_fields": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "unknown GPU type fields: {fields}",
+    ),
+    "error.user_gpu_incomplete": QT_TRANSLATE_NOOP("PlannerMessages", "incomplete GPU type: {detail}"),
+    "error.db_is_folder": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path} is a folder; give the database file's path",
+    ),
+    "error.db_cannot_create_folder": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "cannot create the folder {folder}: {reason}",
+    ),
+    "error.db_unreadable": QT_TRANSLATE_NOOP("PlannerMessages", "cannot read the database {path}: {reason}"),
+    "error.db_cannot_use": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "cannot use the database {path}: {reason}; choose another file with --db",
+    ),
+    "error.db_cannot_move_aside": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path} is not a usable database and could not be moved aside ({reason}); choose another database "
+        "file (--db PATH on the command line)",
+    ),
+    "error.db_newer": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path} was written by a newer GPU Advisor (database version {version}; this one reads up to "
+        "{latest}); it was left unchanged: update GPU Advisor or choose another file with --db",
+    ),
+    "error.db_foreign": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path} is an SQLite database of another program; it was left unchanged: choose another file with "
+        "--db",
+    ),
+    "error.db_disk_full": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "cannot write the database {path}: the disk is full ({detail}); free some space and try again",
+    ),
+    "error.db_read_only": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "cannot write the database {path}: the file or its folder is read-only ({detail}); choose a "
+        "writable file with --db",
+    ),
+    "error.db_cannot_open": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "cannot open the database {path} ({detail}); check that its folder exists and may be written, or "
+        "choose another file with --db",
+    ),
+    "error.db_corrupt": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "the database {path} is damaged ({detail}); start GPU Advisor again to move it aside and begin a "
+        "fresh one",
+    ),
+    "error.db_locked": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "the database {path} is locked by another program ({detail}); try again when it has finished",
+    ),
+    "error.db_busy": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "the database {path} is busy: another GPU Advisor window or command has been writing to it for "
+        "over {waited_s}; try again when it has finished",
+    ),
+    "error.db_io": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "cannot use the database {path}: the system reported an error ({detail})",
     ),
 }  # fmt: skip
 

@@ -8,7 +8,7 @@ original kept in the notes; a missing exchange rate drops that quote and says so
 
 Nothing here lists every stored quote: the typical price of a GPU type comes from the store's SQL summaries
 (PriceBook, cached until the database changes) and the Hardware list offers a bounded set of quotes
-(Store.cheapest_rental_offers), so both cost milliseconds with 100,000 quotes stored.
+(store.rental_quotes.cheapest_offers), so both cost milliseconds with 100,000 quotes stored.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
@@ -24,6 +24,9 @@ from desktop import fmt
 from desktop.messages import render_error
 from desktop.plan_state import PlanInputs
 from planner.errors import UserError
+
+if TYPE_CHECKING:
+    from planner.store import ProbeRun, StoreProtocol
 
 # The GUI asks for more than the table shows so the scaling chart has every GPU count per family.
 TABLE_ROWS = 12
@@ -68,23 +71,11 @@ def resolve_model_cached(text: str) -> Any:
     return resolve_model(text)
 
 
-def _runs(store: Any) -> list[dict]:
+def _runs(store: StoreProtocol) -> list[ProbeRun]:
     try:
-        return list(store.list_probe_runs())
+        return store.probe_runs.all()
     except Exception:
         return []
-
-
-def _run_device_names(run: Mapping[str, Any]) -> list[str]:
-    names = run.get("device_names") or run.get("devices") or []
-    if isinstance(names, str):
-        import json
-
-        try:
-            names = json.loads(names)
-        except ValueError:
-            names = [names]
-    return [str(n) for n in names if n]
 
 
 # Translated by the ``tr`` the Plan page passes in (PlanPage.tr), hence that context.
@@ -95,11 +86,11 @@ _MEASURED_TOOLTIP = QT_TRANSLATE_NOOP(
 
 
 def hardware_sources(
-    catalog: Mapping[str, Any], store: Any, tr=lambda s: s, keep: tuple[str, ...] = ()
+    catalog: Mapping[str, Any], store: StoreProtocol, tr=lambda s: s, keep: tuple[str, ...] = ()
 ) -> dict[str, list[HardwareSource]]:
     """Rows for the Hardware panel, grouped: local and imported probe runs, catalog GPUs, quoted offers.
 
-    Offers are a bounded list (OFFERS_PER_GROUP, Store.cheapest_rental_offers) plus any "quote:<id>" key in
+    Offers are a bounded list (OFFERS_PER_GROUP, store.rental_quotes.cheapest_offers) plus any "quote:<id>" key in
     `keep` (the ticked ones), so a saved plan's offer stays visible and ticked however dear it is.
     """
     from planner.gpus import match_nvml_name
@@ -108,17 +99,17 @@ def hardware_sources(
     extra = tuple(gpu for gpu in catalog.values() if getattr(gpu, "user_defined", False))
     for run in _runs(store):
         gpu_ids = []
-        for name in _run_device_names(run):
+        for name in run.devices:
             gpu = match_nvml_name(name, extra)
             if gpu is not None and gpu.id not in gpu_ids:
                 gpu_ids.append(gpu.id)
         if not gpu_ids:
             continue  # a CPU-only run (or an unknown GPU) says nothing the planner can use
-        group = "local" if run.get("source") == "local" else "imported"
-        where = run.get("label") or run.get("machine") or run.get("hostname") or tr(_RUN_LABEL)
-        label = f"{catalog[gpu_ids[0]].name} — {where} ({str(run.get('created_at', ''))[:10]})"
+        group = "local" if run.source == "local" else "imported"
+        where = run.label or run.machine or run.hostname or tr(_RUN_LABEL)
+        label = f"{catalog[gpu_ids[0]].name} — {where} ({run.created_at[:10]})"
         tooltip = tr(_MEASURED_TOOLTIP)
-        groups[group].append(HardwareSource(f"run:{run.get('id')}", group, label, tooltip, gpu_ids[0]))
+        groups[group].append(HardwareSource(f"run:{run.id}", group, label, tooltip, gpu_ids[0]))
     for gpu in sorted(catalog.values(), key=lambda g: (-g.memory_bytes, g.name)):
         tooltip = ", ".join(f"{k}: {v}" for k, v in list((gpu.sources or {}).items())[:2])
         groups["catalog"].append(
@@ -145,10 +136,12 @@ def hardware_sources(
     return groups
 
 
-def offered_quotes(store: Any, catalog: Mapping[str, Any], keep: tuple[str, ...] = ()) -> list[dict]:
+def offered_quotes(
+    store: StoreProtocol, catalog: Mapping[str, Any], keep: tuple[str, ...] = ()
+) -> list[dict]:
     """The quotes the Hardware list offers (catalog GPUs only), sorted by GPU, kind, currency, price."""
     try:
-        quotes = list(store.cheapest_rental_offers(OFFERS_PER_GROUP, gpus=tuple(catalog)))
+        quotes: list[Any] = list(store.rental_quotes.cheapest_offers(OFFERS_PER_GROUP, gpus=tuple(catalog)))
     except Exception:  # a store that cannot answer leaves the group empty, as it did before
         quotes = []
     listed = {str(q.get("id")) for q in quotes}
@@ -170,12 +163,12 @@ def offered_quotes(store: Any, catalog: Mapping[str, Any], keep: tuple[str, ...]
     return quotes
 
 
-def _quotes_by_id(store: Any, ids: list[str]) -> dict[str, dict]:
+def _quotes_by_id(store: StoreProtocol, ids: list[str]) -> dict[str, Any]:
     """The stored rental quotes with these ids (as text); ids no longer in the store are left out."""
     found = {}
     for ident in dict.fromkeys(ids):
         try:
-            found[ident] = store.get_rental_quote(int(ident))
+            found[ident] = store.rental_quotes.get(int(ident))
         except Exception:  # deleted meanwhile, or not a number: the key is simply not offered any more
             continue
     return found
@@ -216,13 +209,13 @@ def _text(key: str) -> str:
 class PriceBook:
     """Typical rental prices per GPU type, from the store's SQL summaries, for the GUI thread.
 
-    Each (GPU type, kinds) summary (Store.rental_price_summary: count, lowest, median, highest per kind,
+    Each (GPU type, kinds) summary (store.rental_quotes.price_summary: count, lowest, median, highest per kind,
     currency and origin) is read once and kept until the database changes (Store.data_stamp: this connection's
     writes or another process's commits), so re-planning on every slider step costs no query at all. One book
     serves every page (AppContext.price_book()).
     """
 
-    def __init__(self, store: Any):
+    def __init__(self, store: StoreProtocol):
         self.store = store
         self._stamp: Any = None
         self._summaries: dict[tuple, list] = {}
@@ -245,17 +238,17 @@ class PriceBook:
         key = (gpu_id, kinds)
         if key not in cache:
             try:
-                cache[key] = list(self.store.rental_price_summary(gpu_id, kinds))
+                cache[key] = list(self.store.rental_quotes.price_summary(gpu_id, kinds))
             except Exception:
                 return []
         return cache[key]
 
     def median(self, gpu_id: str, kinds: tuple[str, ...], origin: str, factors: Mapping[str, float]):
-        """Store.rental_price_median, remembered (the factors are part of the key)."""
+        """store.rental_quotes.price_median, remembered (the factors are part of the key)."""
         _, cache = self._current()
         key = (gpu_id, kinds, origin, tuple(sorted(factors.items())))
         if key not in cache:
-            cache[key] = self.store.rental_price_median(gpu_id, kinds, origin, factors)
+            cache[key] = self.store.rental_quotes.price_median(gpu_id, kinds, origin, factors)
         return cache[key]
 
 
@@ -385,7 +378,7 @@ def _resolve_model(text: str) -> Any:
 def build_plan_call(
     inputs: PlanInputs,
     catalog: Mapping[str, Any],
-    store: Any,
+    store: StoreProtocol,
     display_currency: str,
     rates: Any,
     price_book: PriceBook | None = None,
@@ -415,7 +408,7 @@ def build_plan_call(
             gpus[ident] = catalog[ident]
         elif kind == "run":
             try:
-                report = store.get_probe_report(int(ident))
+                report = store.probe_runs.report(int(ident))
             except Exception:
                 notes.append(
                     QCoreApplication.translate(
@@ -492,7 +485,7 @@ def build_plan_call(
 def build_and_run(
     inputs: PlanInputs,
     catalog: Mapping[str, Any],
-    store: Any,
+    store: StoreProtocol,
     display_currency: str,
     rates: Any,
     price_book: PriceBook | None = None,

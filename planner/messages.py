@@ -243,6 +243,133 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
         "unknown model {text!r}: not a preset ({presets}), a size such as 7b, a config.json or a model folder"
     ),
     "error.no_exchange_rate": "no exchange rate for {source}->{target}; set one in Settings",
+    # -- ledger (planner/store) errors ---------------------------------------------------------------------
+    # what a stored quote is called inside other messages
+    "store.rental_quote": "rental quote",
+    "store.purchase_quote": "purchase quote",
+    "store.rental_quotes": "rental quotes",
+    "store.purchase_quotes": "purchase quotes",
+    # why one quote (a form, a CSV row) is refused
+    "quote.gpu_lookalike": "gpu: unknown GPU {text!r} (did you mean {hint}?)",
+    "quote.gpu_refused": "gpu: {reason}",
+    "quote.not_a_number": "{field} must be a number, got {value}",
+    "quote.not_finite": "{field} must be a finite number, got {value}",
+    "quote.not_positive": "{field} must be > 0",
+    "quote.negative": "{field} must be >= 0",
+    "quote.above_limit": "{field} must be at most {limit:,.0f}, got {value}",
+    "quote.above_limit_w": "{field} must be at most {limit:,.0f} W, got {value}",
+    "quote.above_limit_per_gpu": "{field} must be at most {limit:,.0f} ({per_gpu_limit:,.0f} per GPU), got {value}",
+    "quote.gpu_count": "{field} must be a whole number between 1 and {limit:,}, got {value}",
+    "quote.not_a_date": "{field} must be a date YYYY-MM-DD, got {value!r}",
+    "quote.date_empty": "{field} must be a date YYYY-MM-DD (it is empty)",
+    "quote.bad_currency": "currency must be one of {choices} or another 3-letter ISO code, got {value!r}",
+    "quote.currency_required": "currency is required ({choices} or another 3-letter ISO code)",
+    "quote.bad_choice": "{field} must be one of {choices}, got {value!r}",
+    "quote.bad_choice_or_empty": "{field} must be one of {choices} or empty, got {value!r}",
+    "quote.too_long": "{field} is longer than {limit} characters",
+    "quote.required": "{field} is required",
+    "quote.price_required": "price_per_gpu_hour or price_per_instance_hour is required",
+    "quote.prices_disagree": (
+        "price_per_instance_hour {per_instance:g} does not match price_per_gpu_hour {per_gpu:g} x {gpus} GPUs = "
+        "{expected:g} (they must agree within 1%)"
+    ),
+    "quote.unusable_price": "{field} works out to {price}, which is not a usable price",
+    "quote.valid_before_quoted": "valid_until must not be before quoted_on",
+    "quote.overhead_range": "server_overhead_fraction must be between 0 and 10 (0.3 means +30%)",
+    "quote.rate_positive": "the exchange rate must be a number > 0",
+    # quote CSV files: one row, the header
+    "csv.row_width": "{cells} cells but the header has {columns} columns",
+    "csv.duplicate_of_row": "duplicate of row {row}",
+    "csv.duplicate_of_quote": "duplicate of {label} #{quote_id}",
+    "csv.missing_columns": "missing columns: {columns}",
+    "csv.unknown_columns": "unknown columns: {columns}",
+    "csv.repeated_columns": "repeated columns: {columns}",
+    "csv.missing_price_column": "missing columns: price_per_gpu_hour or price_per_instance_hour",
+    "error.csv_header": "{name}: {problems:clauses} (expected columns: {columns})",
+    "error.csv_empty": "{name} is empty: expected a header row naming the columns {columns}",
+    "error.csv_unreadable": "{name}: not a readable CSV file near line {line}: {detail}",
+    "error.csv_no_rows": "{name} has a header but no {quotes}",
+    "error.csv_is_folder": "{path} is a folder, not a CSV file",
+    "error.csv_too_big": "{name} is {size} bytes; the limit for a quote file is {limit} bytes",
+    "error.csv_not_utf8": (
+        "{name} is not UTF-8 text (byte {byte} on line {line}); save it as 'CSV UTF-8' and import it again"
+    ),
+    "error.file_missing": "{path}: no such file",
+    "error.file_unreadable": "{path}: cannot read it ({reason})",
+    "error.cannot_write": "cannot write {path}: {reason}",
+    "error.import_refused": (
+        "{file} refused: {bad} bad row(s) of {total}; nothing was imported (fix them, or use --skip-invalid to "
+        "import the {good} good row(s)); row 1 is the header"
+    ),
+    # stored quotes
+    "error.quote_invalid": "cannot store the {label}: {reasons:clauses}",
+    "error.quote_duplicate": "this {label} is already stored as #{quote_id}",
+    "error.quote_missing": "there is no {label} #{quote_id}",
+    "error.quote_unknown_fields": "unknown {label} fields: {fields}",
+    "error.quote_change_duplicate": "this change would make {label} #{quote_id} the same as #{existing}",
+    "error.quote_reference_edit": (
+        "{label} #{quote_id} is a reference price shipped with GPU Advisor ({who}, {quoted_on}); reference rows "
+        "can't be edited (hide them with --mine)"
+    ),
+    "error.quote_reference_delete": (
+        "{label} #{quote_id} is a reference price shipped with GPU Advisor ({who}, {quoted_on}); reference rows "
+        "can't be deleted (hide them with --mine)"
+    ),
+    # probe runs and reports
+    "error.probe_label_too_long": "the machine label is {length:,} characters; the limit is {limit}",
+    "error.probe_duplicate": "this probe report is already stored as run #{run_id}",
+    "error.probe_run_missing": "there is no probe run #{run_id}",
+    "error.report_unusable": "not a usable probe report: {detail}",
+    "error.probe_cannot_start": "cannot start gpu-probe ({command}): {reason}",
+    "error.probe_failed": "gpu-probe failed with exit code {exit_code}; nothing was saved",
+    "error.probe_no_report": "gpu-probe finished without writing a report; nothing was saved",
+    "error.report_target_folder": "cannot write {path}: it is a folder",
+    "error.report_target_no_folder": "cannot write {path}: no such folder {folder}",
+    # saved plans, settings, the user's GPU types
+    "error.plan_name_empty": "a saved plan needs a name",
+    "error.plan_name_too_long": "a plan name is limited to {limit} characters",
+    "error.plan_missing": "there is no saved plan #{plan_id}",
+    "error.rate_invalid": "{reasons:clauses}",
+    "error.user_gpu_needs_id": "a GPU type needs an id, e.g. 'my-rtx-5090'",
+    "error.user_gpu_in_catalog": "{gpu_id} is already in the GPU catalog; choose another id for your GPU type",
+    "error.user_gpu_exists": "you already have a GPU type {gpu_id}",
+    "error.user_gpu_missing": "there is no user GPU type {gpu_id}",
+    "error.user_gpu_unknown_fields": "unknown GPU type fields: {fields}",
+    "error.user_gpu_incomplete": "incomplete GPU type: {detail}",
+    # the database file: opening it, and the machine it lives on (planner.store.errors.StoreEnvironmentError)
+    "error.db_is_folder": "{path} is a folder; give the database file's path",
+    "error.db_cannot_create_folder": "cannot create the folder {folder}: {reason}",
+    "error.db_unreadable": "cannot read the database {path}: {reason}",
+    "error.db_cannot_use": "cannot use the database {path}: {reason}; choose another file with --db",
+    "error.db_cannot_move_aside": (
+        "{path} is not a usable database and could not be moved aside ({reason}); choose another database file "
+        "(--db PATH on the command line)"
+    ),
+    "error.db_newer": (
+        "{path} was written by a newer GPU Advisor (database version {version}; this one reads up to {latest}); "
+        "it was left unchanged: update GPU Advisor or choose another file with --db"
+    ),
+    "error.db_foreign": (
+        "{path} is an SQLite database of another program; it was left unchanged: choose another file with --db"
+    ),
+    "error.db_disk_full": "cannot write the database {path}: the disk is full ({detail}); free some space and try again",
+    "error.db_read_only": (
+        "cannot write the database {path}: the file or its folder is read-only ({detail}); choose a writable file "
+        "with --db"
+    ),
+    "error.db_cannot_open": (
+        "cannot open the database {path} ({detail}); check that its folder exists and may be written, or choose "
+        "another file with --db"
+    ),
+    "error.db_corrupt": (
+        "the database {path} is damaged ({detail}); start GPU Advisor again to move it aside and begin a fresh one"
+    ),
+    "error.db_locked": "the database {path} is locked by another program ({detail}); try again when it has finished",
+    "error.db_busy": (
+        "the database {path} is busy: another GPU Advisor window or command has been writing to it for over "
+        "{waited_s:.0f} s; try again when it has finished"
+    ),
+    "error.db_io": "cannot use the database {path}: the system reported an error ({detail})",
 })  # fmt: skip
 
 

@@ -4,8 +4,8 @@
 <context>
     <name>AppContext</name>
     <message>
-        <location filename="../../desktop/context.py" line="+224"/>
-        <location filename="../../desktop/quote_pricing.py" line="+76"/>
+        <location filename="../../desktop/context.py" line="+261"/>
+        <location filename="../../desktop/quote_pricing.py" line="+87"/>
         <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
         <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
     </message>
@@ -13,7 +13,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="+671"/>
+        <location filename="../../desktop/pages/hardware.py" line="+664"/>
         <source>Compare probe runs</source>
         <translation>Сравнение замеров</translation>
     </message>
@@ -178,7 +178,7 @@
 <context>
     <name>HardwarePage</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="-415"/>
+        <location filename="../../desktop/pages/hardware.py" line="-405"/>
         <source>Hardware</source>
         <translation>Оборудование</translation>
     </message>
@@ -335,7 +335,7 @@
         <translation>Отмена…</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+21"/>
         <source>Probing devices: {0}…</source>
         <translation>Замер устройств: {0}…</translation>
     </message>
@@ -384,7 +384,7 @@
         <translation>Замер не завершился.</translation>
     </message>
     <message>
-        <location line="+58"/>
+        <location line="+53"/>
         <source>Import probe report</source>
         <translation>Импорт отчёта замера</translation>
     </message>
@@ -465,7 +465,7 @@
 <context>
     <name>ImportPreviewDialog</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="+861"/>
+        <location filename="../../desktop/pages/quotes.py" line="+868"/>
         <source>Import preview</source>
         <translation>Предпросмотр импорта</translation>
     </message>
@@ -555,12 +555,12 @@
     </message>
     <message>
         <location line="+10"/>
-        <location line="+89"/>
+        <location line="+90"/>
         <source>GPU Advisor</source>
         <translation>GPU Advisor</translation>
     </message>
     <message>
-        <location line="-79"/>
+        <location line="-80"/>
         <source>Reading GPUs…</source>
         <translation>Чтение GPU…</translation>
     </message>
@@ -570,7 +570,7 @@
         <translation>Найдено GPU: {0}</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>No NVIDIA GPU</source>
         <translation>Нет GPU NVIDIA</translation>
     </message>
@@ -1342,7 +1342,7 @@ token</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_request.py" line="+91"/>
+        <location filename="../../desktop/plan_request.py" line="+82"/>
         <source>run</source>
         <translation>замер</translation>
     </message>
@@ -1398,7 +1398,7 @@ token</source>
 <context>
     <name>PlannerMessages</name>
     <message>
-        <location filename="../../desktop/messages.py" line="+31"/>
+        <location filename="../../desktop/messages.py" line="+35"/>
         <source>DDP</source>
         <translation>DDP</translation>
     </message>
@@ -1783,6 +1783,436 @@ token</source>
         <source>no exchange rate for {source}-&gt;{target}; set one in Settings</source>
         <translation>нет курса {source} → {target}: задайте его в «Настройках» (Курсы валют)</translation>
     </message>
+    <message>
+        <location line="+4"/>
+        <source>rental quote</source>
+        <translation>предложение аренды</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>purchase quote</source>
+        <translation>предложение покупки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>rental quotes</source>
+        <translation>предложений аренды</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>purchase quotes</source>
+        <translation>предложений покупки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>gpu: unknown GPU &apos;{text}&apos; (did you mean {hint}?)</source>
+        <translation>gpu: неизвестный GPU «{text}» (может быть, {hint}?)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>gpu: {reason}</source>
+        <translation>gpu: {reason}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{field} must be a number, got {value}</source>
+        <translation>{field}: нужно число, получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{field} must be a finite number, got {value}</source>
+        <translation>{field}: нужно конечное число, получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{field} must be &gt; 0</source>
+        <translation>{field}: значение должно быть больше 0</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{field} must be &gt;= 0</source>
+        <translation>{field}: значение не может быть отрицательным</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{field} must be at most {limit}, got {value}</source>
+        <translation>{field}: не больше {limit}, получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{field} must be at most {limit} W, got {value}</source>
+        <translation>{field}: не больше {limit} Вт, получено {value}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{field} must be at most {limit} ({per_gpu_limit} per GPU), got {value}</source>
+        <translation>{field}: не больше {limit} ({per_gpu_limit} на GPU), получено {value}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{field} must be a whole number between 1 and {limit}, got {value}</source>
+        <translation>{field}: нужно целое число от 1 до {limit}, получено {value}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{field} must be a date YYYY-MM-DD, got &apos;{value}&apos;</source>
+        <translation>{field}: нужна дата ГГГГ-ММ-ДД, получено «{value}»</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{field} must be a date YYYY-MM-DD (it is empty)</source>
+        <translation>{field}: нужна дата ГГГГ-ММ-ДД (поле пустое)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>currency must be one of {choices} or another 3-letter ISO code, got &apos;{value}&apos;</source>
+        <translation>валюта: одна из {choices} или другой трёхбуквенный код ISO, получено «{value}»</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>currency is required ({choices} or another 3-letter ISO code)</source>
+        <translation>валюта обязательна ({choices} или другой трёхбуквенный код ISO)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{field} must be one of {choices}, got &apos;{value}&apos;</source>
+        <translation>{field}: одно из значений {choices}, получено «{value}»</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{field} must be one of {choices} or empty, got &apos;{value}&apos;</source>
+        <translation>{field}: одно из значений {choices} или пусто, получено «{value}»</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{field} is longer than {limit} characters</source>
+        <translation>{field}: длиннее {limit} символов</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{field} is required</source>
+        <translation>{field}: обязательное поле</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>price_per_gpu_hour or price_per_instance_hour is required</source>
+        <translation>нужна цена за GPU-час (price_per_gpu_hour) или за час инстанса (price_per_instance_hour)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>price_per_instance_hour {per_instance} does not match price_per_gpu_hour {per_gpu} x {gpus} GPUs = {expected} (they must agree within 1%)</source>
+        <translation>цена за час инстанса {per_instance} не совпадает с ценой за GPU-час {per_gpu} × {gpus} GPU = {expected} (расхождение допускается не больше 1 %)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{field} works out to {price}, which is not a usable price</source>
+        <translation>{field} получается равной {price}, такой цены не бывает</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>valid_until must not be before quoted_on</source>
+        <translation>дата окончания (valid_until) не может быть раньше даты предложения (quoted_on)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>server_overhead_fraction must be between 0 and 10 (0.3 means +30%)</source>
+        <translation>доля расходов на сервер (server_overhead_fraction) должна быть от 0 до 10 (0,3 — это +30 %)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the exchange rate must be a number &gt; 0</source>
+        <translation>курс должен быть числом больше 0</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{cells} cells but the header has {columns} columns</source>
+        <translation>ячеек: {cells}, а в заголовке столбцов: {columns}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>duplicate of row {row}</source>
+        <translation>повтор строки {row}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>duplicate of {label} #{quote_id}</source>
+        <translation>повтор: {label} № {quote_id}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>missing columns: {columns}</source>
+        <translation>нет столбцов: {columns}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown columns: {columns}</source>
+        <translation>неизвестные столбцы: {columns}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>repeated columns: {columns}</source>
+        <translation>повторяющиеся столбцы: {columns}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>missing columns: price_per_gpu_hour or price_per_instance_hour</source>
+        <translation>нет столбцов: price_per_gpu_hour или price_per_instance_hour</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{name}: {problems} (expected columns: {columns})</source>
+        <translation>{name}: {problems} (ожидаются столбцы: {columns})</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{name} is empty: expected a header row naming the columns {columns}</source>
+        <translation>{name} пуст: нужна строка заголовка со столбцами {columns}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{name}: not a readable CSV file near line {line}: {detail}</source>
+        <translation>{name}: не удаётся прочитать как CSV около строки {line}: {detail}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{name} has a header but no {quotes}</source>
+        <translation>в {name} есть заголовок, но нет {quotes}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path} is a folder, not a CSV file</source>
+        <translation>{path} — папка, а не файл CSV</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{name} is {size} bytes; the limit for a quote file is {limit} bytes</source>
+        <translation>размер {name} — {size} байт; для файла предложений предел {limit} байт</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{name} is not UTF-8 text (byte {byte} on line {line}); save it as &apos;CSV UTF-8&apos; and import it again</source>
+        <translation>{name} — не текст в UTF-8 (байт {byte} в строке {line}); сохраните его как «CSV UTF-8» и импортируйте снова</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{path}: no such file</source>
+        <translation>{path}: нет такого файла</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: cannot read it ({reason})</source>
+        <translation>{path}: не удаётся прочитать ({reason})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot write {path}: {reason}</source>
+        <translation>не удаётся записать {path}: {reason}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{file} refused: {bad} bad row(s) of {total}; nothing was imported (fix them, or use --skip-invalid to import the {good} good row(s)); row 1 is the header</source>
+        <translation>{file} отклонён: ошибочных строк {bad} из {total}; ничего не импортировано (исправьте их или импортируйте {good} верных строк с --skip-invalid); строка 1 — заголовок</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>cannot store the {label}: {reasons}</source>
+        <translation>не удаётся сохранить {label}: {reasons}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>this {label} is already stored as #{quote_id}</source>
+        <translation>такое {label} уже сохранено под № {quote_id}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>there is no {label} #{quote_id}</source>
+        <translation>нет записи «{label}» № {quote_id}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown {label} fields: {fields}</source>
+        <translation>неизвестные поля ({label}): {fields}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>this change would make {label} #{quote_id} the same as #{existing}</source>
+        <translation>после этого изменения {label} № {quote_id} совпадёт с № {existing}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{label} #{quote_id} is a reference price shipped with GPU Advisor ({who}, {quoted_on}); reference rows can&apos;t be edited (hide them with --mine)</source>
+        <translation>{label} № {quote_id} — справочная цена из поставки GPU Advisor ({who}, {quoted_on}); справочные строки нельзя изменять (скрыть их можно фильтром «только мои»)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{label} #{quote_id} is a reference price shipped with GPU Advisor ({who}, {quoted_on}); reference rows can&apos;t be deleted (hide them with --mine)</source>
+        <translation>{label} № {quote_id} — справочная цена из поставки GPU Advisor ({who}, {quoted_on}); справочные строки нельзя удалять (скрыть их можно фильтром «только мои»)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>the machine label is {length} characters; the limit is {limit}</source>
+        <translation>название машины длиной {length} символов; предел — {limit}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>this probe report is already stored as run #{run_id}</source>
+        <translation>этот отчёт замера уже сохранён как замер № {run_id}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>there is no probe run #{run_id}</source>
+        <translation>нет замера № {run_id}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not a usable probe report: {detail}</source>
+        <translation>отчёт замера не подходит: {detail}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot start gpu-probe ({command}): {reason}</source>
+        <translation>не удаётся запустить gpu-probe ({command}): {reason}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>gpu-probe failed with exit code {exit_code}; nothing was saved</source>
+        <translation>gpu-probe завершился с кодом {exit_code}; ничего не сохранено</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>gpu-probe finished without writing a report; nothing was saved</source>
+        <translation>gpu-probe завершился, не записав отчёт; ничего не сохранено</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>cannot write {path}: it is a folder</source>
+        <translation>не удаётся записать {path}: это папка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot write {path}: no such folder {folder}</source>
+        <translation>не удаётся записать {path}: нет папки {folder}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>a saved plan needs a name</source>
+        <translation>у сохранённого плана должно быть название</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a plan name is limited to {limit} characters</source>
+        <translation>название плана — не длиннее {limit} символов</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>there is no saved plan #{plan_id}</source>
+        <translation>нет сохранённого плана № {plan_id}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{reasons}</source>
+        <translation>{reasons}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a GPU type needs an id, e.g. &apos;my-rtx-5090&apos;</source>
+        <translation>у типа GPU должен быть идентификатор, например «my-rtx-5090»</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{gpu_id} is already in the GPU catalog; choose another id for your GPU type</source>
+        <translation>{gpu_id} уже есть в каталоге GPU; выберите для своего типа GPU другой идентификатор</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>you already have a GPU type {gpu_id}</source>
+        <translation>у вас уже есть тип GPU {gpu_id}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>there is no user GPU type {gpu_id}</source>
+        <translation>нет пользовательского типа GPU {gpu_id}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown GPU type fields: {fields}</source>
+        <translation>неизвестные поля типа GPU: {fields}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>incomplete GPU type: {detail}</source>
+        <translation>тип GPU описан не полностью: {detail}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path} is a folder; give the database file&apos;s path</source>
+        <translation>{path} — папка; укажите путь к файлу базы данных</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>cannot create the folder {folder}: {reason}</source>
+        <translation>не удаётся создать папку {folder}: {reason}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>cannot read the database {path}: {reason}</source>
+        <translation>не удаётся прочитать базу данных {path}: {reason}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot use the database {path}: {reason}; choose another file with --db</source>
+        <translation>не удаётся использовать базу данных {path}: {reason}; выберите другой файл (--db)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{path} is not a usable database and could not be moved aside ({reason}); choose another database file (--db PATH on the command line)</source>
+        <translation>{path} — непригодная база данных, и её не удалось отложить в сторону ({reason}); выберите другой файл базы данных (--db ПУТЬ в командной строке)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{path} was written by a newer GPU Advisor (database version {version}; this one reads up to {latest}); it was left unchanged: update GPU Advisor or choose another file with --db</source>
+        <translation>{path} записан более новой версией GPU Advisor (версия базы {version}; эта версия читает до {latest}); файл не изменён: обновите GPU Advisor или выберите другой файл (--db)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{path} is an SQLite database of another program; it was left unchanged: choose another file with --db</source>
+        <translation>{path} — база данных SQLite другой программы; файл не изменён: выберите другой файл (--db)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>cannot write the database {path}: the disk is full ({detail}); free some space and try again</source>
+        <translation>не удаётся записать базу данных {path}: диск заполнен ({detail}); освободите место и повторите</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>cannot write the database {path}: the file or its folder is read-only ({detail}); choose a writable file with --db</source>
+        <translation>не удаётся записать базу данных {path}: файл или его папка доступны только для чтения ({detail}); выберите файл, доступный для записи (--db)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>cannot open the database {path} ({detail}); check that its folder exists and may be written, or choose another file with --db</source>
+        <translation>не удаётся открыть базу данных {path} ({detail}); проверьте, что её папка существует и доступна для записи, или выберите другой файл (--db)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>the database {path} is damaged ({detail}); start GPU Advisor again to move it aside and begin a fresh one</source>
+        <translation>база данных {path} повреждена ({detail}); перезапустите GPU Advisor: он отложит её в сторону и создаст новую</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>the database {path} is locked by another program ({detail}); try again when it has finished</source>
+        <translation>база данных {path} заблокирована другой программой ({detail}); повторите, когда она закончит</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the database {path} is busy: another GPU Advisor window or command has been writing to it for over {waited_s}; try again when it has finished</source>
+        <translation>база данных {path} занята: другое окно или команда GPU Advisor пишет в неё уже больше {waited_s}; повторите, когда запись закончится</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>cannot use the database {path}: the system reported an error ({detail})</source>
+        <translation>не удаётся использовать базу данных {path}: система сообщила об ошибке ({detail})</translation>
+    </message>
 </context>
 <context>
     <name>PriceChart</name>
@@ -1848,7 +2278,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ProbeHistoryModel</name>
     <message>
-        <location filename="../../desktop/qmodels/probe_history.py" line="+19"/>
+        <location filename="../../desktop/qmodels/probe_history.py" line="+27"/>
         <source>Date</source>
         <translation>Дата</translation>
     </message>
@@ -1899,7 +2329,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>импортирован</translation>
     </message>
     <message>
-        <location line="+139"/>
+        <location line="+122"/>
         <source>against {0}</source>
         <translation>относительно {0}</translation>
     </message>
@@ -2005,7 +2435,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteCommands</name>
     <message>
-        <location filename="../../desktop/undo.py" line="+37"/>
+        <location filename="../../desktop/undo.py" line="+43"/>
         <source>Edit {0}</source>
         <translation>Изменить {0}</translation>
     </message>
@@ -2023,7 +2453,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTab</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="-699"/>
+        <location filename="../../desktop/pages/quotes.py" line="-690"/>
         <source>Add</source>
         <translation>Добавить</translation>
     </message>
@@ -2138,7 +2568,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Новый продавец</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+30"/>
         <source>Add quote</source>
         <translation>Добавить котировку</translation>
     </message>
@@ -2156,7 +2586,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTableModel</name>
     <message>
-        <location filename="../../desktop/qmodels/quotes.py" line="+59"/>
+        <location filename="../../desktop/qmodels/quotes.py" line="+66"/>
         <location line="+26"/>
         <source>GPU</source>
         <translation>GPU</translation>
@@ -2353,7 +2783,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>с обязательством</translation>
     </message>
     <message>
-        <location line="+466"/>
+        <location line="+472"/>
         <source>Reference price shipped with GPU Advisor (read-only; duplicate it to edit): {0}</source>
         <translation>Справочная цена из поставки GPU Advisor (только чтение; чтобы изменить, продублируйте её): {0}</translation>
     </message>
@@ -2376,7 +2806,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Покупка</translation>
     </message>
     <message>
-        <location line="+86"/>
+        <location line="+83"/>
         <location line="+3"/>
         <source>no rate</source>
         <translation>нет курса</translation>
@@ -2926,7 +3356,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>SettingsPage</name>
     <message>
-        <location filename="../../desktop/pages/settings.py" line="+147"/>
+        <location filename="../../desktop/pages/settings.py" line="+155"/>
         <source>Settings</source>
         <translation>Настройки</translation>
     </message>

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer
 from PySide6.QtWidgets import (
@@ -47,6 +47,9 @@ from desktop.qmodels.probe_results import (
     spec_value,
 )
 from desktop.workers import ProbeProcess
+
+if TYPE_CHECKING:
+    from planner.store import StoreProtocol
 
 TELEMETRY_INTERVAL_MS = 1000
 
@@ -526,12 +529,7 @@ class HardwarePage(Page):
         return ""
 
     def _spec_for(self, device_name: str) -> Any:
-        if not device_name:
-            return None
-        from planner.gpus import match_nvml_name
-
-        extra = [spec for spec in self.context.gpu_catalog().values() if getattr(spec, "user_defined", False)]
-        return match_nvml_name(device_name, extra)
+        return self.context.match_gpu(device_name) if device_name else None
 
     def _on_probe_started(self, devices: list) -> None:
         for entry in devices:
@@ -594,18 +592,13 @@ class HardwarePage(Page):
     # -- history -----------------------------------------------------------------------------------------------
     def refresh_history(self) -> None:
         try:
-            runs = self.context.store.list_probe_runs()
+            runs = self.context.store.probe_runs.all()
         except Exception as exc:  # show the reason instead of an empty table
             from desktop.workers import describe_error
 
             show_banner(self.message, describe_error(exc), error=True)
             runs = []
-        from planner.gpus import match_nvml_name
-
-        extra = [spec for spec in self.context.gpu_catalog().values() if getattr(spec, "user_defined", False)]
-        self.history_model.set_rows(
-            [history_row(run, lambda name: match_nvml_name(name, extra)) for run in runs]
-        )
+        self.history_model.set_rows([history_row(run, self.context.match_gpu) for run in runs])
         self.history_table.resizeColumnsToContents()
         self._update_compare_button()
 
@@ -722,17 +715,17 @@ def _number(value: Any) -> float | None:
 
 
 # Background functions (pool thread; no widgets).
-def _save_report(store: Any, report: dict, source: str) -> Any:
+def _save_report(store: StoreProtocol, report: dict, source: str) -> int:
     from profiler.report import ProbeReport
 
-    return store.save_probe_report(ProbeReport.from_dict(report), source=source)
+    return store.probe_runs.save(ProbeReport.from_dict(report), source=source)
 
 
-def _import_report(store: Any, path: str) -> Any:
+def _import_report(store: StoreProtocol, path: str) -> int:
     from profiler.report import load_report
 
-    return store.save_probe_report(load_report(path), source="imported")
+    return store.probe_runs.save(load_report(path), source="imported")
 
 
-def _load_two_reports(store: Any, first: Any, second: Any) -> tuple:
-    return store.get_probe_report(first), store.get_probe_report(second)
+def _load_two_reports(store: StoreProtocol, first: int, second: int) -> tuple:
+    return store.probe_runs.report(first), store.probe_runs.report(second)

@@ -426,7 +426,7 @@ class PlanPage(Page):
         store = self.context.store
         groups = hardware_sources(self.context.gpu_catalog(), store, self.tr, keep=self.state.inputs.hardware)
         try:
-            stored_quotes = int(store.count_rental_quotes())
+            stored_quotes = store.rental_quotes.count()
         except Exception:
             stored_quotes = len(groups["quote"])
         self.hardware.set_sources(
@@ -736,7 +736,7 @@ class PlanPage(Page):
         """Save the open plan (asks for a name the first time). True when saved."""
         if self.state.plan_id is None:
             return self.save_as(name)
-        self.context.store.update_plan(
+        self.context.store.plans.update(
             self.state.plan_id, self.state.inputs.to_dict(), self.results_summary()
         )
         self.state.mark_saved(self.state.plan_id, self.state.plan_name)
@@ -755,7 +755,7 @@ class PlanPage(Page):
         name = name.strip()
         if not name:
             return False
-        plan_id = self.context.store.save_plan(name, self.state.inputs.to_dict(), self.results_summary())
+        plan_id = self.context.store.plans.save(name, self.state.inputs.to_dict(), self.results_summary())
         self.state.mark_saved(plan_id, name)
         self.context.plans_changed.emit()
         self.context.show_status(self.tr("Saved plan “{0}”").format(name))
@@ -768,7 +768,7 @@ class PlanPage(Page):
 
     def open_plan(self, plan_id: int) -> None:
         """Load a saved plan's inputs (re-planned now, with today's prices and calibration)."""
-        plan = self.context.store.get_plan(plan_id)
+        plan = self.context.store.plans.get(plan_id)
         self.state.replace_inputs(PlanInputs.from_dict(plan["inputs"]), dirty=False)
         self.state.mark_saved(int(plan["id"]), plan["name"])
         self.sync_widgets()
@@ -800,7 +800,7 @@ class PlanPage(Page):
         """The open plan may have been renamed or deleted in the dialog."""
         if self.state.plan_id is None:
             return
-        names = {int(p["id"]): p["name"] for p in self.context.store.list_plans()}
+        names = {int(p["id"]): p["name"] for p in self.context.store.plans.all()}
         if self.state.plan_id not in names:
             self.state.plan_id, self.state.plan_name, self.state.dirty = None, "", True
             self._update_document_label()

@@ -454,7 +454,7 @@ class RentBuyPage(Page):
     def _purchase(self, gpu: Any, rates: Any) -> tuple[float | None, float | None, float | None, str]:
         """(price per GPU, server overhead fraction, power W, where from) in the display currency."""
         try:
-            quotes = list(self.context.store.list_purchase_quotes(gpu=gpu.id))
+            quotes = list(self.context.store.purchase_quotes.find(gpu=gpu.id))
         except Exception:
             quotes = []
         mine = [q for q in quotes if q.get("origin") == "user"] or quotes

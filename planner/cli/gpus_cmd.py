@@ -27,7 +27,7 @@ def user_gpus() -> list[GpuSpec]:
         return []
     store = open_store()
     try:
-        return [gpu for gpu in store.list_user_gpus() if isinstance(gpu, GpuSpec)]
+        return store.user_gpus.all()
     finally:
         store.close()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.cli import print_json
 from planner.errors import UserError
@@ -24,6 +24,9 @@ from planner.search import (
     format_bytes,
     plan,
 )
+
+if TYPE_CHECKING:
+    from planner.store import StoreProtocol
 
 PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 # Sequences per optimizer step when --batch is not given: about 4M tokens at 4K context for pre-training
@@ -196,7 +199,7 @@ def check_pinned_layout(model, pinned: dict) -> None:
         validate_layout(model, MemoryConfig(task="inference", seq_len=1, dp=dp, tp=tp, pp=pp, ep=ep))
 
 
-def _open_store():
+def _open_store() -> StoreProtocol | None:
     try:
         from planner.cli.store_access import open_store
     except ModuleNotFoundError:
@@ -211,7 +214,9 @@ def resolve_gpus(text: str, extra: list[GpuSpec]) -> list[GpuSpec]:
     return list({gpu.id: gpu for gpu in (get_gpu(name, extra) for name in names)}.values())
 
 
-def prices_from_args(args, gpus: list[GpuSpec], currency: str, store) -> tuple[dict[str, Money], list[str]]:
+def prices_from_args(
+    args, gpus: list[GpuSpec], currency: str, store: StoreProtocol | None
+) -> tuple[dict[str, Money], list[str]]:
     """GPU id -> price per GPU-hour in `currency`, and notes saying where each price came from."""
     if args.price_per_gpu_hour is not None:
         if args.price_from_quotes:
@@ -228,11 +233,11 @@ def prices_from_args(args, gpus: list[GpuSpec], currency: str, store) -> tuple[d
         return {gpu.id: Money(args.price_per_gpu_hour, currency) for gpu in gpus}, []
     if not args.price_from_quotes or store is None:
         return {}, []
-    rates = store.get_exchange_rates()
+    rates = store.settings.exchange_rates()
     prices, notes = {}, []
     for gpu in gpus:
         best = None
-        for quote in store.list_rental_quotes(gpu=gpu.id, kind="on-demand"):
+        for quote in store.rental_quotes.find(gpu=gpu.id, kind="on-demand"):
             if quote.get("price_per_gpu_hour") is None:
                 continue
             price = convert(
@@ -257,7 +262,9 @@ def prices_from_args(args, gpus: list[GpuSpec], currency: str, store) -> tuple[d
     return prices, notes
 
 
-def calibration_from_store(store, gpus: list[GpuSpec], extra: list[GpuSpec]) -> dict[str, Any]:
+def calibration_from_store(
+    store: StoreProtocol | None, gpus: list[GpuSpec], extra: list[GpuSpec]
+) -> dict[str, Any]:
     """GPU id -> measured Calibration from the most recent stored probe runs of that GPU type."""
     if store is None:
         return {}
@@ -265,8 +272,7 @@ def calibration_from_store(store, gpus: list[GpuSpec], extra: list[GpuSpec]) -> 
 
     wanted = {gpu.id for gpu in gpus}
     found: dict[str, Any] = {}
-    for run in store.list_probe_runs()[:PROBE_RUNS_FOR_CALIBRATION]:
-        report = store.get_probe_report(run["id"])
+    for report in store.probe_runs.recent_reports(PROBE_RUNS_FOR_CALIBRATION):
         for gpu_id, calibration in calibration_from_report(report, extra).items():
             if gpu_id in wanted and gpu_id not in found:  # newest first: the latest measurement wins
                 found[gpu_id] = calibration
@@ -360,7 +366,7 @@ def run_plan(args: argparse.Namespace) -> int:
     check_pinned_layout(model, constraints.pinned)
     store = _open_store() if (args.price_from_quotes or not args.spec_only) else None
     try:
-        extra = [gpu for gpu in store.list_user_gpus() if isinstance(gpu, GpuSpec)] if store else []
+        extra = store.user_gpus.all() if store else []
         gpus = resolve_gpus(args.gpu, extra)
         prices, notes = prices_from_args(args, gpus, currency, store)
         calibration = {} if args.spec_only else calibration_from_store(store, gpus, extra)

@@ -91,7 +91,7 @@ def usd_default_in(amount_usd: float, currency: str, what: str, flag: str) -> fl
 
     store = open_store()
     try:
-        rates = store.get_exchange_rates()
+        rates = store.settings.exchange_rates()
     finally:
         store.close()
     if currency not in rates.to_usd:

@@ -350,8 +350,8 @@ def test_serving_target_speed_and_users_drive_the_gpu_count(page, qtbot):
 
 
 def test_a_quoted_offer_prices_the_plan_at_that_quote(page, context, qtbot):
-    aws = next(q for q in context.store.list_rental_quotes(gpu="h100-sxm") if q["provider"] == "AWS")
-    assert aws["price_per_gpu_hour"] == 6.88  # AWS p5.4xlarge us-east-1, 2026-09 (docs/sources.md)
+    aws = next(q for q in context.store.rental_quotes.find(gpu="h100-sxm") if q["provider"] == "AWS")
+    assert aws["price_per_gpu_hour"] == 6.88  # reference quote: AWS p5.4xlarge us-east-1, 2026-09 (docs/sources.md)
     page.state.replace_inputs(PlanInputs(task="lora", preset="llama-3.1-8b", hardware=(f"quote:{aws['id']}",),
                                          exact_gpus=8), dirty=False)  # fmt: skip
     page.sync_widgets()
@@ -365,7 +365,7 @@ def test_a_quoted_offer_prices_the_plan_at_that_quote(page, context, qtbot):
     assert "AWS" in page.results.advice.toPlainText()
 
     # Two offers of the same GPU type are compared side by side, each at its own price.
-    runpod = next(q for q in context.store.list_rental_quotes(gpu="h100-sxm") if q["provider"] == "RunPod")
+    runpod = next(q for q in context.store.rental_quotes.find(gpu="h100-sxm") if q["provider"] == "RunPod")
     assert runpod["price_per_gpu_hour"] == 3.49  # reference quote: RunPod lowest 1-GPU on-demand, 2026-09
     only_hardware(page, f"quote:{aws['id']}", f"quote:{runpod['id']}")
     replanned(qtbot, page)
