@@ -1,6 +1,6 @@
 """Background work for the GUI: a job runner on QThreadPool and the probe child process.
 
-Rules (DESIGN.md): the GUI thread never waits on slow work. A job runs a plain function on a pool thread and
+Rules: the GUI thread never waits on slow work. A job runs a plain function on a pool thread and
 reports back through signals that are delivered on the GUI thread; the function never touches widgets. The
 probe runs in a child process (``gpu-probe --progress``) so a driver fault, an out-of-memory or a hang cannot
 take the window down; Cancel kills the child.

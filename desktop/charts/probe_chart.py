@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from desktop import fmt
 from desktop.charts.theme import palette_colors, series_color, style_plot
 
-import pyqtgraph as pg  # isort: skip  (PySide6 first, DESIGN.md "Known traps")
+import pyqtgraph as pg  # isort: skip  (after PySide6, so pyqtgraph binds to PySide6 and not another Qt)
 
 CONTEXT = "ProbeSpecChart"
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from desktop.charts.theme import SERIES_COLORS, series_pen, style_plot
 
-import pyqtgraph as pg  # isort: skip  (PySide6 first, DESIGN.md "Known traps")
+import pyqtgraph as pg  # isort: skip  (after PySide6, so pyqtgraph binds to PySide6 and not another Qt)
 
 CONTEXT = "TelemetryChart"
 WINDOW_S = 300.0  # the rolling window shown, seconds

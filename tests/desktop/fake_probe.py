@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from profiler.report import measurement_dict, new_report_dict  # noqa: E402
 
-# Figures a 2-GPU H100 SXM box could report (DOMAIN.md section 4: about 794 of 989 bf16 TFLOPS, 87 % of 3.35 TB/s).
+# Figures a 2-GPU H100 SXM box could report (mamf-finder results table, stas00/ml-engineering compute/accelerator: about 794 of 989 bf16 TFLOPS; 87 % of the 3.35 TB/s datasheet bandwidth).
 BF16 = 794e12
 BANDWIDTH = 2.9e12
 
