@@ -532,7 +532,8 @@ def _read_mig_devices(nv: NvmlBackend, handle: object, slots: MaybeInt) -> list[
 
 def _read_cpu_affinity(nv: NvmlBackend, handle: object) -> list[int] | Unavailable:
     """The logical CPUs NVML names as nearest to the GPU: nvmlDeviceGetCpuAffinity fills 64-bit masks."""
-    words = max(1, -(-(os.cpu_count() or 1) // 64))
+    # NVML fills as many 64-bit words as it is given: room for 1024 CPUs, or all of this machine's if more.
+    words = max(16, -(-(os.cpu_count() or 1) // 64))
     masks = read_field(nv, "nvmlDeviceGetCpuAffinity", handle, words)
     return _then(masks, _cpus_from_masks)
 

@@ -578,12 +578,13 @@ def mamf_shape(
     C reset before each; repetitions queued and synchronised once. Returns mean/median/max FLOP/s and times."""
     import torch
 
-    op, out, fresh = _gemm(dtype, m, n, k, device, settings.fp8_fast_accum)
+    gemm = make_gemm(dtype, m, n, k, device, settings.fp8_fast_accum)
+    op = gemm.op
     flush = torch.empty(L2_FLUSH_BYTES // 4, dtype=torch.int32, device=device)
 
     def prepared() -> None:
         flush.zero_()
-        out.copy_(fresh)
+        gemm.out.copy_(gemm.fresh)
 
     def one_repetition() -> None:
         prepared()
@@ -618,10 +619,20 @@ def mamf_shape(
     }
 
 
-def _gemm(
-    dtype: str, m: int, n: int, k: int, device: str, fast_accum: bool
-) -> tuple[Callable[[], object], torch.Tensor, torch.Tensor]:
-    """(op, C, C_random): op() computes A @ B into C, B transposed (TN) as mamf-finder builds it."""
+@dataclass(frozen=True)
+class Gemm:
+    """One matmul set up the mamf-finder way: op() computes a @ b into out; b is (k, n) column-major (built as
+    (n, k) row-major and transposed: the TN layout); fresh is what out is reset from between repetitions."""
+
+    op: Callable[[], object]
+    a: torch.Tensor
+    b: torch.Tensor
+    out: torch.Tensor
+    fresh: torch.Tensor
+
+
+def make_gemm(dtype: str, m: int, n: int, k: int, device: str, fast_accum: bool = False) -> Gemm:
+    """The operands and the call for one (m, k) x (k, n) matmul in `dtype` on `device`."""
     import torch
 
     if dtype == "fp8":
@@ -630,10 +641,9 @@ def _gemm(
         a8 = torch.randn(m, k, device=device).to(torch.float8_e4m3fn)
         b8 = (
             torch.randn(n, k, device=device).to(torch.float8_e4m3fn).t()
-        )  # (k, n) column-major, as cuBLASLt needs
+        )  # (k, n) column-major: cuBLASLt's need
         one = torch.tensor(1.0, device=device, dtype=torch.float32)
         out8 = torch.empty(m, n, device=device, dtype=torch.bfloat16)
-        fresh8 = torch.randn(m, n, device=device).to(torch.bfloat16)
 
         def fp8_op() -> object:
             return torch._scaled_mm(
@@ -646,13 +656,12 @@ def _gemm(
                 out=out8,
             )
 
-        return fp8_op, out8, fresh8
+        return Gemm(fp8_op, a8, b8, out8, torch.randn(m, n, device=device).to(torch.bfloat16))
     tdtype = _torch_dtype(dtype)
     a = torch.randn(m, k, device=device, dtype=torch.float32).to(tdtype)
     b = torch.randn(n, k, device=device, dtype=torch.float32).to(tdtype).t()
     out = torch.empty(m, n, device=device, dtype=tdtype)
-    fresh = torch.randn(m, n, device=device).to(tdtype)
-    return lambda: torch.mm(a, b, out=out), out, fresh
+    return Gemm(lambda: torch.mm(a, b, out=out), a, b, out, torch.randn(m, n, device=device).to(tdtype))
 
 
 class _tf32:

@@ -49,7 +49,11 @@ def test_progress_prints_the_json_lines_the_gui_reads(tmp_path):
     assert completed.returncode == 0, completed.stderr
     events = [json.loads(line) for line in completed.stdout.splitlines()]
     start = events[0]
-    assert {k: start[k] for k in ("event", "devices", "mode")} == {"event": "start", "devices": ["cpu"], "mode": "quick"}
+    assert {k: start[k] for k in ("event", "devices", "mode")} == {
+        "event": "start",
+        "devices": ["cpu"],
+        "mode": "quick",
+    }
     assert [(d["device"], d["kind"]) for d in start["device_info"]] == [("cpu", "cpu")]
     assert events[-1]["event"] == "done"
     progress = [e for e in events if e["event"] == "progress"]
