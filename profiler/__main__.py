@@ -26,7 +26,8 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TextIO
 
 from profiler.jsontypes import JSONObject
@@ -202,10 +203,31 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return collectives_main(args[1:])
     try:
-        return _main(args)
+        with _stop_on_sigterm():
+            return _main(args)
     except KeyboardInterrupt:  # Ctrl-C: one line and exit 128 + SIGINT, not a traceback from inside torch
         print("gpu-probe: interrupted; no report written", file=sys.stderr)
         return 130
+
+
+@contextmanager
+def _stop_on_sigterm() -> Iterator[None]:
+    """While gpu-probe runs, SIGTERM (the GUI's Cancel, a timeout) raises SystemExit, so the finally blocks run:
+    a torchrun started for --collectives is stopped with its ranks instead of being left holding the GPUs."""
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread (gpu-probe called from another program's thread)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _write_report(path: str, text: str) -> None:

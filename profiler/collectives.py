@@ -342,6 +342,9 @@ def run_supervised(
         killed = stop_tree(process, grace_s)
         reader.join(timeout=5)
         return Supervised(None, "".join(lines), True, killed)
+    except BaseException:  # Ctrl-C or SIGTERM to gpu-probe: its torchrun and the ranks go with it
+        stop_tree(process, grace_s)
+        raise
     reader.join(timeout=5)
     return Supervised(returncode, "".join(lines), False)
 
