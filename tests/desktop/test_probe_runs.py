@@ -453,3 +453,36 @@ def test_the_gui_survives_every_child_output_and_says_what_it_refused(
     hardware.probe.failed.disconnect()
     hardware.probe.finished.connect(hardware._on_probe_finished)
     hardware.probe.failed.connect(hardware._on_probe_failed)
+
+
+def test_a_mig_slice_is_compared_with_its_share_of_the_gpu_spec():
+    from types import SimpleNamespace
+
+    from desktop.qmodels.probe_results import spec_value
+
+    # A100 SXM4 80GB: 312 dense bf16 TFLOPS, 2,039 GB/s (NVIDIA A100 datasheet); a 3g.40gb slice has 3 of the 7
+    # compute slices and 40,192 of the 81,920 MiB.
+    a100 = SimpleNamespace(tflops={"bf16": 312.0}, memory_bandwidth_bytes_per_s=2.039e12)
+    mig = {"compute_fraction": 3 / 7, "memory_fraction": 40192 / 81920}
+    matmul = {"kind": "matmul", "dtype": "bf16"}
+    assert spec_value(a100, matmul, mig) == pytest.approx(312e12 * 3 / 7)
+    assert spec_value(a100, {"kind": "memory_bandwidth"}, mig) == pytest.approx(2.039e12 * 40192 / 81920)
+    assert spec_value(a100, matmul) == pytest.approx(312e12)  # a whole GPU
+    assert spec_value(a100, matmul, {"compute_fraction": 7.0}) == pytest.approx(312e12)  # nonsense is ignored
+
+
+def test_a_gpu_that_was_busy_when_measured_is_said_on_the_page(hardware, qtbot, monkeypatch):
+    from tests.desktop.fake_probe import report
+
+    data = report("quick")
+    data["devices"][0]["activity"] = {"busy": True, "utilization_pct": 97.0,
+                                      "reason": "1 other compute process(es): pid 4242; utilisation 97 %"}  # fmt: skip
+    monkeypatch.setattr(hardware.probe, "start", hardware.probe.begin)
+    hardware.quick_button.click()
+    with qtbot.waitSignal(hardware.context.probe_runs_changed, timeout=10_000):
+        hardware.probe.feed_stdout(json.dumps({"event": "done", "report": data}).encode() + b"\n")
+        hardware.probe.end_of_output(0, False)
+    assert (
+        "cuda:0 was busy when it was measured (1 other compute process(es): pid 4242; utilisation 97 %)"
+        in (hardware.probe_message.text())
+    )
