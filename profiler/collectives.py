@@ -391,6 +391,15 @@ def _kill_group_and_pid(pid: int, own_group: int) -> None:
         pass
 
 
+def has_exited(pid: int) -> bool:
+    """True when `pid` is gone (a zombie waiting for its new parent to reap it counts as gone). Linux /proc."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
 def descendants(pid: int) -> set[int]:
     """Every process below `pid` (children, grandchildren, ...), from /proc or `ps` (POSIX)."""
     children: dict[int, list[int]] = {}

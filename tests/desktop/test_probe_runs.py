@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from PySide6.QtCore import Qt
 
 from desktop.workers import ProbeProcess, ProbeTimers
+from profiler.collectives import has_exited
 from tests.desktop.fake_probe import BANDWIDTH, BF16
 
 
@@ -137,14 +138,6 @@ def test_compare_two_runs(hardware, qtbot, tmp_path):
 SHORT = ProbeTimers(stall_s=3.0, terminate_grace_s=0.5, abandon_grace_s=1.0)
 
 
-def _gone(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except FileNotFoundError:
-        return True
-
-
 def test_a_report_sent_before_the_child_aborts_is_kept_with_a_warning(hardware, fake_probe, qtbot):
     fake_probe("done-then-abort")
     warnings = []
@@ -178,7 +171,7 @@ def test_cancel_kills_a_child_that_ignores_sigterm_after_the_grace_period(fake_p
     with qtbot.waitSignal(probe.failed, timeout=10_000) as failed:
         probe.cancel()
     assert failed.args[0] == "Cancelled" and not probe.running
-    qtbot.waitUntil(lambda: _gone(pid), timeout=5000)
+    qtbot.waitUntil(lambda: has_exited(pid), timeout=5000)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM is a POSIX signal")

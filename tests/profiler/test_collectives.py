@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from profiler.collectives import aligned_size, bus_factor, parse_size
+from profiler.collectives import aligned_size, bus_factor, has_exited, parse_size
 from profiler.report import load_report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,15 +78,6 @@ def test_outside_torchrun_it_says_how_to_run(capsys):
 # ---------------------------------------------------------------------------------------------------------------
 
 GLOO_ARGS = ["--backend", "gloo", "--sizes", "4K", "--warmup", "1", "--iters", "2", "--timeout-s", "60"]
-
-
-def _gone(pid: int) -> bool:
-    """True when pid has exited (a zombie waiting for its new parent to reap it counts as exited)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except FileNotFoundError:
-        return True
 
 
 def test_torchrun_command_hands_off_to_the_frozen_probe_itself():
@@ -185,9 +176,9 @@ def test_stopping_kills_a_new_session_grandchild_that_ignores_sigterm(tmp_path):
         killed = stop_tree(parent, grace_s=0.2)
         assert grandchild in killed and parent.returncode is not None
         deadline = time.monotonic() + 10
-        while not _gone(grandchild) and time.monotonic() < deadline:
+        while not has_exited(grandchild) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _gone(grandchild)
+        assert has_exited(grandchild)
     finally:
         if parent.poll() is None:
             parent.kill()
