@@ -4,8 +4,8 @@
 <context>
     <name>AppContext</name>
     <message>
-        <location filename="../../desktop/context.py" line="+261"/>
-        <location filename="../../desktop/quote_pricing.py" line="+87"/>
+        <location filename="../../desktop/context.py" line="+266"/>
+        <location filename="../../desktop/quote_pricing.py" line="+90"/>
         <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
         <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
     </message>
@@ -13,7 +13,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="+664"/>
+        <location filename="../../desktop/pages/hardware.py" line="+724"/>
         <source>Compare probe runs</source>
         <translation>Сравнение замеров</translation>
     </message>
@@ -120,7 +120,7 @@
 <context>
     <name>GpuInventoryModel</name>
     <message>
-        <location filename="../../desktop/qmodels/gpu_inventory.py" line="+23"/>
+        <location filename="../../desktop/qmodels/gpu_inventory.py" line="+31"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -178,7 +178,7 @@
 <context>
     <name>HardwarePage</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="-405"/>
+        <location filename="../../desktop/pages/hardware.py" line="-452"/>
         <source>Hardware</source>
         <translation>Оборудование</translation>
     </message>
@@ -320,7 +320,7 @@
         <translation>Потеряны при опросе (остальные опрашиваются дальше): {0}</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+35"/>
         <source>Starting the probe…</source>
         <translation>Запуск замера…</translation>
     </message>
@@ -335,7 +335,7 @@
         <translation>Отмена…</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+24"/>
         <source>Probing devices: {0}…</source>
         <translation>Замер устройств: {0}…</translation>
     </message>
@@ -345,7 +345,12 @@
         <translation>{0} — {1}</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+54"/>
+        <source>{0} was busy when it was measured ({1}); its figures are lower than the hardware can do.</source>
+        <translation>{0} был занят во время измерения ({1}); его показатели ниже возможностей оборудования.</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>Saving the results…</source>
         <translation>Сохранение результатов…</translation>
     </message>
@@ -369,7 +374,7 @@
         <translation>Замер завершён, но его отчёт не сохранён.</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Cancelled</source>
         <translation>Отменено</translation>
     </message>
@@ -384,7 +389,7 @@
         <translation>Замер не завершился.</translation>
     </message>
     <message>
-        <location line="+53"/>
+        <location line="+54"/>
         <source>Import probe report</source>
         <translation>Импорт отчёта замера</translation>
     </message>
@@ -465,7 +470,7 @@
 <context>
     <name>ImportPreviewDialog</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="+868"/>
+        <location filename="../../desktop/pages/quotes.py" line="+876"/>
         <source>Import preview</source>
         <translation>Предпросмотр импорта</translation>
     </message>
@@ -1355,7 +1360,7 @@ token</source>
 <context>
     <name>PlanRequest</name>
     <message>
-        <location line="+103"/>
+        <location line="+105"/>
         <source>your quote: {0}/GPU-h</source>
         <translation>ваша котировка: {0}/GPU-ч</translation>
     </message>
@@ -2329,7 +2334,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>импортирован</translation>
     </message>
     <message>
-        <location line="+122"/>
+        <location line="+124"/>
         <source>against {0}</source>
         <translation>относительно {0}</translation>
     </message>
@@ -2342,9 +2347,9 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ProbeResultsModel</name>
     <message>
-        <location filename="../../desktop/qmodels/probe_results.py" line="+20"/>
-        <source>memory bandwidth</source>
-        <translation>пропускная способность памяти</translation>
+        <location filename="../../desktop/qmodels/probe_results.py" line="+30"/>
+        <source>memory bandwidth (read + write)</source>
+        <translation>пропускная способность памяти (чтение + запись)</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -2363,12 +2368,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     </message>
     <message>
         <location line="+1"/>
-        <location line="+52"/>
+        <location line="+62"/>
         <source>matmul</source>
         <translation>умножение матриц</translation>
     </message>
     <message>
-        <location line="-49"/>
+        <location line="-59"/>
         <source>Device</source>
         <translation>Устройство</translation>
     </message>
@@ -2393,7 +2398,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>% от паспорта</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+51"/>
         <source>memory</source>
         <translation>память</translation>
     </message>
@@ -2413,7 +2418,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>между GPU</translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location line="+94"/>
         <location line="+9"/>
         <source>failed</source>
         <translation>ошибка</translation>
@@ -2453,7 +2458,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTab</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="-690"/>
+        <location filename="../../desktop/pages/quotes.py" line="-698"/>
         <source>Add</source>
         <translation>Добавить</translation>
     </message>
@@ -2783,7 +2788,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>с обязательством</translation>
     </message>
     <message>
-        <location line="+472"/>
+        <location line="+479"/>
         <source>Reference price shipped with GPU Advisor (read-only; duplicate it to edit): {0}</source>
         <translation>Справочная цена из поставки GPU Advisor (только чтение; чтобы изменить, продублируйте её): {0}</translation>
     </message>
@@ -2806,7 +2811,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Покупка</translation>
     </message>
     <message>
-        <location line="+83"/>
+        <location line="+87"/>
         <location line="+3"/>
         <source>no rate</source>
         <translation>нет курса</translation>
@@ -3797,23 +3802,53 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>workers</name>
     <message>
-        <location filename="../../desktop/workers.py" line="+126"/>
-        <location line="+280"/>
+        <location filename="../../desktop/workers.py" line="+127"/>
+        <location line="+488"/>
         <source>Cancelled</source>
         <translation>Отменено</translation>
     </message>
     <message>
-        <location line="-19"/>
+        <location line="-195"/>
+        <source>a line of {0} bytes (over the limit; not read)</source>
+        <translation>строка длиной {0} байт (сверх предела; не прочитана)</translation>
+    </message>
+    <message>
+        <location line="+54"/>
+        <source>The probe sent a line the app could not use, and it was ignored: {0}</source>
+        <translation>Проба прислала строку, которую приложение не может использовать; она пропущена: {0}</translation>
+    </message>
+    <message>
+        <location line="+54"/>
+        <source>The probe output could not be read: {0}</source>
+        <translation>Не удалось прочитать вывод пробы: {0}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>The probe could not be started: {0}</source>
         <translation>Не удалось запустить замер: {0}</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+56"/>
+        <source>The probe process (pid {0}) did not exit when it was killed; it may be stuck in the GPU driver. The run was ended without it.</source>
+        <translation>Процесс пробы (pid {0}) не завершился после принудительной остановки; возможно, он завис в драйвере GPU. Запуск завершён без него.</translation>
+    </message>
+    <message>
+        <location line="+14"/>
         <source>The probe took longer than {0} s and was stopped.</source>
         <translation>Замер длился дольше {0} с и был остановлен.</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+4"/>
+        <source>starting</source>
+        <translation>запуск</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The probe made no progress for {0} s (at: {1}) and was stopped.</source>
+        <translation>Проба не продвигалась {0} с (на этапе: {1}) и была остановлена.</translation>
+    </message>
+    <message>
+        <location line="+19"/>
         <source>The probe reported an error: {0}</source>
         <translation>Замер сообщил об ошибке: {0}</translation>
     </message>
@@ -3823,9 +3858,39 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Замер завершился с кодом {0}{1}</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+3"/>
         <source>The probe finished without a report{0}</source>
         <translation>Замер завершился без отчёта{0}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>crashed</source>
+        <translation>аварийно завершилась</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>exited with code {0}</source>
+        <translation>завершилась с кодом {0}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The probe sent its finished report, then {0}{1} The report was kept; a CUDA error during the run is the usual cause.</source>
+        <translation>Проба прислала готовый отчёт, затем {0}{1} Отчёт сохранён; обычная причина — ошибка CUDA во время запуска.</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The probe reported an error after its report: {0}</source>
+        <translation>После отчёта проба сообщила об ошибке: {0}</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>{0} lines from the probe were ignored; the first: {1}</source>
+        <translation>Пропущено строк пробы: {0}; первая: {1}</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>the report file: {0}</source>
+        <translation>файл отчёта: {0}</translation>
     </message>
 </context>
 </TS>
