@@ -1,7 +1,7 @@
 """Per-GPU memory breakdown of an LLM for inference, full training, LoRA and QLoRA.
 
-Every term is in bytes per GPU and comes with a one-line statement of its assumption. The formulas follow
-DOMAIN.md (the team's shared domain notes), section 2:
+Every term is in bytes per GPU and comes with a one-line statement of its assumption. The formulas and their
+primary sources (docs/sources.md, "Memory"):
 
 - model states: the ZeRO paper (Rajbhandari et al. 2020, arXiv 1910.02054): mixed-precision AdamW keeps
   2 (bf16 weights) + 2 (bf16 gradients) + 12 (fp32 master weights, Adam m and v) = 16 bytes per parameter.
@@ -11,7 +11,8 @@ DOMAIN.md (the team's shared domain notes), section 2:
 - activations: Korthikanti et al. 2022 (arXiv 2205.05198, Table 2), generalised to GQA, gated MLPs, MoE and
   MLA by counting the tensors autograd saves; no dropout (modern LLM recipes), flash attention by default.
 - KV cache: 2 x layers x batch x seq x kv_heads x head_dim x bytes, divided over tensor-parallel ranks (at
-  least one KV head per rank); MLA caches kv_lora_rank + qk_rope_head_dim values per token per layer.
+  least one KV head per rank); MLA caches kv_lora_rank + qk_rope_head_dim values per token per layer
+  (DeepSeek-V2, arXiv 2405.04434, section 2.1).
 
 The GPU this describes is the fullest one: with pipeline parallelism the first stage (it holds the embedding
 and the most in-flight micro-batches) or the last (LM head and logits), whichever needs more.
@@ -21,21 +22,16 @@ Pure arithmetic over frozen dataclasses; cheap enough (tens of microseconds) to 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from planner.errors import UserError
-from planner.messages import Message, msg, render_all_en
+from planner.messages import Message, format_bytes, msg, render_all_en
 from planner.models import ModelSpec, ParamCounts, param_counts
-
-TASKS = ("inference", "train", "lora", "qlora")
-TASK_ALIASES = {"pretrain": "train", "finetune": "train", "fine-tune": "train", "training": "train"}
-PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
-OPTIMIZERS = ("adamw", "adamw8bit", "sgd")
-RECOMPUTE = ("none", "selective", "full")
-OFFLOAD = ("none", "optimizer", "all")
-LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
+from planner.vocabulary import Layout, LoraTarget, Offload, Optimizer, Precision, Recompute, Task, ZeroStage
 
 # --- Documented constants -----------------------------------------------------------------------------------
 
@@ -52,7 +48,14 @@ ALLOCATOR_MARGIN_FRACTION = 0.05
 NCCL_BYTES_PER_COMMUNICATOR = 4 * 2**20 * 16 * 2 * 2
 # Weight storage in bits per value. int4: group-128 quantisation with an fp16 scale and an fp16 zero point per
 # group adds 32/128 bits (GPTQ/AWQ style), 4.25 bits. int8 and fp8: per-channel or per-tensor scales, negligible.
-WEIGHT_BITS = {"fp32": 32.0, "bf16": 16.0, "fp16": 16.0, "fp8": 8.0, "int8": 8.0, "int4": 4.25}
+WEIGHT_BITS: dict[str, float] = {
+    "fp32": 32.0,
+    "bf16": 16.0,
+    "fp16": 16.0,
+    "fp8": 8.0,
+    "int8": 8.0,
+    "int4": 4.25,
+}
 # QLoRA NF4 with double quantisation: 4 bits + 0.127 bits of quantisation constants per parameter
 # (Dettmers et al. 2023, arXiv 2305.14314, section 3: "reduces ... from 0.5 bits to 0.127 bits per parameter").
 NF4_BITS = 4.127
@@ -69,38 +72,38 @@ MAX_MICRO_BATCH = 1_000_000
 MAX_SEQ_LEN = 100_000_000
 MAX_LORA_RANK = 65536
 
+DEFAULT_LORA_TARGETS = (LoraTarget.Q, LoraTarget.K, LoraTarget.V, LoraTarget.O)
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, slots=True)
 class MemoryConfig:
-    """One explicit configuration. Sizes are counts (sequences, tokens, GPUs)."""
+    """One explicit configuration: the parallel layout plus what the GPUs hold. Sizes are counts (sequences,
+    tokens, GPUs); layout.micro_batch is sequences per GPU per step (inference: concurrent sequences per
+    replica). Values are checked (and text such as "train" parsed) by layout_notes / estimate_memory."""
 
-    task: str = "train"
-    precision: str = "bf16"
-    kv_precision: str | None = None  # None: the weights' precision, or 16 bit for int formats
-    optimizer: str = "adamw"
-    micro_batch: int = 1  # sequences per GPU per step (inference: concurrent sequences per replica)
+    task: Task = Task.PRETRAIN
+    precision: Precision = Precision.BF16
+    kv_precision: Precision | None = None  # None: the weights' precision, or 16 bit for int formats
+    optimizer: Optimizer = Optimizer.ADAMW
+    layout: Layout = field(default_factory=Layout)
     seq_len: int = 4096  # tokens per sequence (inference: prompt + generated tokens held in the KV cache)
-    dp: int = 1
-    tp: int = 1
-    pp: int = 1
-    ep: int = 1
-    zero: int = 0
-    recompute: str = "none"
-    offload: str = "none"
     flash_attention: bool = True
     lora_rank: int = 16
-    lora_targets: tuple[str, ...] = ("q", "k", "v", "o")
+    lora_targets: tuple[LoraTarget, ...] = DEFAULT_LORA_TARGETS
     inflight_microbatches: int | None = None  # None: pp (1F1B first stage)
     sequence_parallel: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MemoryTerm:
     bytes: int
     assumption: str
 
 
-@dataclass(frozen=True)
+TERMS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+
+
+@dataclass(frozen=True, slots=True)
 class MemoryBreakdown:
     """Bytes per GPU by category, each with its assumption; the GPU is the fullest pipeline stage."""
 
@@ -118,11 +121,22 @@ class MemoryBreakdown:
     zero3_gathered_bytes: int = 0
     note_messages: tuple[Message, ...] = ()  # planner.messages codes "memory.*" (same order as notes)
 
-    TERMS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+    TERMS = TERMS
+
+    def terms(self) -> tuple[tuple[str, MemoryTerm], ...]:
+        """(name, term) in TERMS order."""
+        return (
+            ("weights", self.weights),
+            ("gradients", self.gradients),
+            ("optimizer", self.optimizer),
+            ("activations", self.activations),
+            ("kv_cache", self.kv_cache),
+            ("overhead", self.overhead),
+        )
 
     @property
     def total_bytes(self) -> int:
-        return sum(getattr(self, name).bytes for name in self.TERMS)
+        return sum(term.bytes for _, term in self.terms())
 
     @property
     def model_state_bytes(self) -> int:
@@ -130,36 +144,45 @@ class MemoryBreakdown:
         return self.weights.bytes + self.gradients.bytes + self.optimizer.bytes
 
     def as_dict(self) -> dict[str, int]:
-        result = {name: getattr(self, name).bytes for name in self.TERMS}
+        result = {name: term.bytes for name, term in self.terms()}
         result["total"] = self.total_bytes
         return result
 
     def assumptions(self) -> dict[str, str]:
-        return {name: getattr(self, name).assumption for name in self.TERMS}
+        return {name: term.assumption for name, term in self.terms()}
 
 
 # --- Validation ---------------------------------------------------------------------------------------------
 
 
-def normalise_task(task: str) -> str:
-    task = TASK_ALIASES.get(task, task) if isinstance(task, str) else task
-    if task not in TASKS:
-        raise UserError(f"unknown task {task!r}; choose one of: {', '.join(TASKS)} (or pretrain, finetune)")
-    return task
+def normalised(config: MemoryConfig) -> MemoryConfig:
+    """`config` with every choice as its vocabulary member ("train" -> Task.PRETRAIN); UserError naming the
+    first value that is no choice at all. The counts are checked by layout_notes."""
+    task = Task.parse(config.task)
+    precision = Precision.parse(config.precision)
+    kv_precision = config.kv_precision
+    if kv_precision is not None:
+        kv_precision = Precision.parse(kv_precision, msg("choice.kv_precision"))
+    optimizer = Optimizer.parse(config.optimizer)
+    layout = config.layout
+    recompute, offload = Recompute.parse(layout.recompute), Offload.parse(layout.offload)
+    return dataclasses.replace(
+        config,
+        task=task,
+        precision=precision,
+        kv_precision=kv_precision,
+        optimizer=optimizer,
+        layout=dataclasses.replace(layout, recompute=recompute, offload=offload),
+    )
 
 
-def _choice(value, allowed: tuple[str, ...], what: str) -> None:
-    if value not in allowed:
-        raise UserError(f"unknown {what} {value!r}; choose one of: {', '.join(allowed)}")
-
-
-def _count(value, what: str, upper: int) -> None:
+def _count(value: object, what: Message | str, upper: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise UserError(f"{what} must be a whole number, got {value!r}")
+        raise UserError.of(msg("error.must_be_whole", what=what, value=value))
     if value <= 0:
-        raise UserError(f"{what} must be positive, got {value}")
+        raise UserError.of(msg("error.must_be_positive", what=what, value=value))
     if value > upper:
-        raise UserError(f"{what} {value:,} is absurdly large (limit {upper:,})")
+        raise UserError.of(msg("error.absurdly_large", what=what, value=value, limit=upper))
 
 
 def validate_layout(model: ModelSpec, config: MemoryConfig) -> list[str]:
@@ -169,62 +192,79 @@ def validate_layout(model: ModelSpec, config: MemoryConfig) -> list[str]:
 
 def layout_notes(model: ModelSpec, config: MemoryConfig) -> list[Message]:
     """validate_layout's notes as planner.messages.Message objects (raises the same UserErrors)."""
-    task = normalise_task(config.task)
-    _choice(config.precision, PRECISIONS, "precision")
-    if config.kv_precision is not None:
-        _choice(config.kv_precision, PRECISIONS, "KV-cache precision")
-    _choice(config.optimizer, OPTIMIZERS, "optimizer")
-    _choice(config.recompute, RECOMPUTE, "recompute mode")
-    _choice(config.offload, OFFLOAD, "offload mode")
-    _count(config.micro_batch, "micro-batch", MAX_MICRO_BATCH)
-    _count(config.seq_len, "sequence length", MAX_SEQ_LEN)
-    for name in ("dp", "tp", "pp", "ep"):
-        _count(getattr(config, name), name, MAX_DEGREE)
-    if config.zero not in (0, 1, 2, 3) or isinstance(config.zero, bool):
-        raise UserError(f"ZeRO stage must be 0, 1, 2 or 3, got {config.zero!r}")
-    gpus = config.dp * config.tp * config.pp
-    if gpus > MAX_GPUS:
-        raise UserError(f"dp x tp x pp = {gpus:,} GPUs is absurdly large (limit {MAX_GPUS:,})")
-    if config.inflight_microbatches is not None:
-        _count(config.inflight_microbatches, "in-flight micro-batches", MAX_DEGREE)
-    training = task != "inference"
-    notes: list[Message] = []
+    return _checked_notes(model, normalised(config))
 
-    tp = config.tp
+
+def _checked_notes(model: ModelSpec, config: MemoryConfig) -> list[Message]:
+    """layout_notes of a normalised config."""
+    _check_counts(config)
+    _check_layout_fits_model(model, config)
+    _check_task(config)
+    return [*_layout_model_notes(model, config), *_task_notes(config)]
+
+
+def _check_counts(config: MemoryConfig) -> None:
+    layout = config.layout
+    _count(layout.micro_batch, msg("quantity.micro_batch"), MAX_MICRO_BATCH)
+    _count(config.seq_len, msg("quantity.seq_len"), MAX_SEQ_LEN)
+    for name, degree in (("dp", layout.dp), ("tp", layout.tp), ("pp", layout.pp), ("ep", layout.ep)):
+        _count(degree, name, MAX_DEGREE)
+    if layout.zero not in (0, 1, 2, 3) or isinstance(layout.zero, bool):  # as MemoryTotals refuses it
+        raise UserError.of(msg("error.zero_stage", value=layout.zero))
+    if layout.gpus > MAX_GPUS:
+        raise UserError.of(msg("error.too_many_gpus", gpus=layout.gpus, limit=MAX_GPUS))
+    if config.inflight_microbatches is not None:
+        _count(config.inflight_microbatches, msg("quantity.inflight"), MAX_DEGREE)
+
+
+def _check_layout_fits_model(model: ModelSpec, config: MemoryConfig) -> None:
+    """UserError when the model cannot be split this way: heads, KV heads, layers, experts, positions."""
+    layout, name = config.layout, model.name
+    tp = layout.tp
     if model.heads % tp:
-        raise UserError(
-            f"tensor parallel {tp} does not divide the {model.heads} attention heads of {model.name}"
-        )
+        raise UserError.of(msg("error.tp_heads", tp=tp, heads=model.heads, model=name))
     if not model.uses_mla and model.kv_heads % tp and tp % model.kv_heads:
-        raise UserError(
-            f"tensor parallel {tp} does not divide the {model.kv_heads} KV heads of {model.name} "
-            "(nor do the KV heads divide it, which would allow replicating them)"
+        raise UserError.of(msg("error.tp_kv_heads", tp=tp, kv_heads=model.kv_heads, model=name))
+    if layout.pp > model.layers:
+        raise UserError.of(msg("error.pp_layers", pp=layout.pp, layers=model.layers, model=name))
+    if layout.ep > 1:
+        if not model.is_moe:
+            raise UserError.of(msg("error.ep_dense", ep=layout.ep, model=name))
+        if model.experts % layout.ep:
+            raise UserError.of(msg("error.ep_experts", ep=layout.ep, experts=model.experts, model=name))
+        if (layout.dp * tp) % layout.ep:
+            raise UserError.of(msg("error.ep_dp_tp", ep=layout.ep, dp_tp=layout.dp * tp))
+    if model.learned_positions and config.seq_len > model.max_context:
+        raise UserError.of(
+            msg("error.learned_positions", seq_len=config.seq_len, model=name, context=model.max_context)
         )
+
+
+def _check_task(config: MemoryConfig) -> None:
+    """UserError for what the task cannot do: integer full training, LoRA without targets, offload without
+    the ZeRO stage it needs."""
+    task, layout = config.task, config.layout
+    if task.is_full_training and config.precision.is_weight_only:
+        raise UserError.of(msg("error.full_training_int", precision=config.precision))
+    if task.is_adapter:
+        _count(config.lora_rank, msg("quantity.lora_rank"), MAX_LORA_RANK)
+        if not config.lora_targets:
+            raise UserError.of(msg("error.lora_no_targets", choices=", ".join(LoraTarget.values())))
+        for target in config.lora_targets:
+            LoraTarget.parse(target)
+    if task.is_training:
+        if layout.offload == Offload.OPTIMIZER and layout.zero == ZeroStage.NONE:
+            raise UserError.of(msg("error.optimizer_offload_zero"))
+        if layout.offload == Offload.ALL and layout.zero != ZeroStage.WEIGHTS:
+            raise UserError.of(msg("error.param_offload_zero3"))
+
+
+def _layout_model_notes(model: ModelSpec, config: MemoryConfig) -> list[Message]:
+    notes = []
+    tp = config.layout.tp
     if not model.uses_mla and tp > model.kv_heads:
         notes.append(
             msg("memory.kv_heads_replicated", tp=tp, kv_heads=model.kv_heads, replicas=tp // model.kv_heads)
-        )
-    if config.pp > model.layers:
-        raise UserError(
-            f"pipeline parallel {config.pp} is larger than the {model.layers} layers of {model.name}"
-        )
-    if config.ep > 1:
-        if not model.is_moe:
-            raise UserError(
-                f"expert parallel {config.ep} needs a mixture-of-experts model; {model.name} is dense"
-            )
-        if model.experts % config.ep:
-            raise UserError(
-                f"expert parallel {config.ep} does not divide the {model.experts} experts of {model.name}"
-            )
-        if (config.dp * tp) % config.ep:
-            raise UserError(
-                f"expert parallel {config.ep} must divide dp x tp = {config.dp * tp} "
-                "(expert-parallel ranks are carved out of the data- and tensor-parallel ranks)"
-            )
-    if model.learned_positions and config.seq_len > model.max_context:
-        raise UserError(
-            f"sequence length {config.seq_len} exceeds {model.name}'s {model.max_context} learned positions"
         )
     if config.seq_len > model.max_context:
         notes.append(
@@ -235,44 +275,33 @@ def layout_notes(model: ModelSpec, config: MemoryConfig) -> list[Message]:
                 context=model.max_context,
             )
         )
-
-    if task == "train" and config.precision in ("int8", "int4"):
-        raise UserError(
-            f"full training in {config.precision} is not supported; use bf16/fp16/fp8/fp32, or --task qlora for a 4-bit base"
-        )
-    if task == "qlora" and config.precision not in ("bf16", "fp16", "fp32"):
+    if config.task == Task.QLORA and config.precision not in (Precision.BF16, Precision.FP16, Precision.FP32):
         notes.append(msg("memory.qlora_ignores_precision", precision=config.precision))
-    if task in ("lora", "qlora"):
-        _count(config.lora_rank, "LoRA rank", MAX_LORA_RANK)
-        if not config.lora_targets:
-            raise UserError(f"LoRA needs at least one target module; choose from {', '.join(LORA_TARGETS)}")
-        for target in config.lora_targets:
-            _choice(target, LORA_TARGETS, "LoRA target")
-    if training:
-        if config.offload == "optimizer" and config.zero == 0:
-            raise UserError("optimizer offload needs ZeRO stage 1, 2 or 3 (DeepSpeed offload_optimizer)")
-        if config.offload == "all" and config.zero != 3:
-            raise UserError(
-                "offloading parameters needs ZeRO stage 3 / FSDP full shard (DeepSpeed offload_param)"
-            )
-        if config.zero and config.dp == 1:
-            notes.append(msg("memory.zero_with_one_rank", zero=config.zero))
-        if config.pp > 1 and config.zero >= 2:
-            notes.append(msg("memory.zero_with_pipeline", zero=config.zero))
+    return notes
+
+
+def _task_notes(config: MemoryConfig) -> list[Message]:
+    """Notes on settings the task ignores or that do nothing here (ZeRO with one rank, ...)."""
+    layout, notes = config.layout, []
+    if config.task.is_training:
+        if layout.zero and layout.dp == 1:
+            notes.append(msg("memory.zero_with_one_rank", zero=layout.zero))
+        if layout.pp > 1 and layout.zero >= ZeroStage.GRADIENTS:
+            notes.append(msg("memory.zero_with_pipeline", zero=layout.zero))
         if config.kv_precision is not None:
             notes.append(msg("memory.kv_precision_training"))
     else:
-        if config.zero:
+        if layout.zero:
             notes.append(msg("memory.zero_inference"))
-        if config.offload == "optimizer":
+        if layout.offload == Offload.OPTIMIZER:
             notes.append(msg("memory.optimizer_offload_inference"))
-        if config.recompute != "none":
+        if layout.recompute != Recompute.NONE:
             notes.append(msg("memory.recompute_inference"))
-    if config.sequence_parallel and tp == 1:
+    if config.sequence_parallel and layout.tp == 1:
         notes.append(msg("memory.sequence_parallel_without_tp"))
-    if training and config.recompute == "selective" and config.flash_attention:
+    if config.task.is_training and layout.recompute == Recompute.SELECTIVE and config.flash_attention:
         notes.append(msg("memory.selective_with_flash"))
-    if config.inflight_microbatches is not None and config.pp == 1 and config.inflight_microbatches > 1:
+    if config.inflight_microbatches is not None and layout.pp == 1 and config.inflight_microbatches > 1:
         notes.append(msg("memory.inflight_without_pipeline"))
     return notes
 
@@ -351,60 +380,66 @@ def _lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...]
 
 def _training_weight_bytes(precision: str) -> float:
     """Bytes per trainable parameter held as the working weight copy."""
-    if precision == "fp32":
+    if precision == Precision.FP32:
         return 4.0
-    if precision == "fp8":
+    if precision == Precision.FP8:
         return 3.0  # bf16 weights + an fp8 copy cached for the GEMMs (Transformer Engine)
     return 2.0
 
 
 def _gradient_bytes(precision: str) -> float:
-    return 4.0 if precision == "fp32" else 2.0
+    return 4.0 if precision == Precision.FP32 else 2.0
 
 
-def _optimizer_bytes(optimizer: str, precision: str) -> float:
+# Optimizer state per trainable parameter: AdamW m + v in fp32; 8-bit AdamW m + v in int8 (Dettmers et al.
+# 2021, arXiv 2110.02861); SGD momentum in fp32.
+_OPTIMIZER_STATE_BYTES = {Optimizer.ADAMW: 8.0, Optimizer.ADAMW8BIT: 2.0, Optimizer.SGD: 4.0}
+
+
+def _optimizer_bytes(optimizer: Optimizer, precision: str) -> float:
     """Optimizer state per trainable parameter; mixed precision adds the fp32 master copy (4 bytes)."""
-    master = 0.0 if precision == "fp32" else 4.0
-    state = {"adamw": 8.0, "adamw8bit": 2.0, "sgd": 4.0}[optimizer]  # m+v fp32; m+v int8; momentum fp32
-    return master + state
+    master = 0.0 if precision == Precision.FP32 else 4.0
+    return master + _OPTIMIZER_STATE_BYTES[optimizer]
 
 
-def _activation_element_bytes(task: str, precision: str) -> float:
-    if task == "qlora":
+def _activation_element_bytes(task: Task, precision: str) -> float:
+    if task == Task.QLORA:
         return 2.0
-    return 4.0 if precision == "fp32" else 2.0
+    return 4.0 if precision == Precision.FP32 else 2.0
 
 
 def kv_element_bytes(config: MemoryConfig) -> float:
     """KV-cache bytes per value: kv_precision if given, else the weights' precision (16 bit for int formats)."""
     precision = config.kv_precision
     if precision is None:
-        precision = config.precision if config.precision in ("fp32", "bf16", "fp16", "fp8") else "bf16"
+        precision = Precision.BF16 if Precision(config.precision).is_weight_only else config.precision
     return WEIGHT_BITS[precision] / 8
+
+
+def _master_precision(precision: str) -> Precision:
+    """The precision gradients and optimizer state are counted in: fp32 stays fp32, everything else bf16."""
+    return Precision.FP32 if precision == Precision.FP32 else Precision.BF16
 
 
 # --- The estimate -------------------------------------------------------------------------------------------
 
 
-def _gib(n: float) -> str:
-    return f"{n / 2**30:.2f} GiB"
+@dataclass(frozen=True, slots=True)
+class _Divisors:
+    """How one layout divides the model among the ranks (from tp and ep; dp is read where it is used).
+
+    expert_divisor: expert tensor parallel 1 when ep > 1 (each expert whole on one rank, Megatron-Core's
+    recommendation for fine-grained MoE); with ep 1 experts are split over tp like every other matrix.
+    """
+
+    tp: int
+    expert_divisor: int
+    kv_heads_per_rank: int
 
 
-class _Layout:
-    """Degrees and derived divisors for one configuration."""
-
-    def __init__(self, model: ModelSpec, config: MemoryConfig, task: str):
-        self.tp = config.tp
-        self.dp = config.dp
-        self.ep = config.ep
-        # Expert tensor parallel 1 when ep > 1 (each expert whole on one rank, Megatron-Core's recommendation
-        # for fine-grained MoE); with ep 1 experts are split over tp like every other matrix.
-        self.expert_divisor = config.ep if config.ep > 1 else config.tp
-        # ZeRO shards over the ranks that hold the same replica: dp for dense parts; for experts the
-        # expert-data-parallel group dp x tp / ep.
-        self.dense_shard = config.dp
-        self.expert_shard = config.dp * config.tp // config.ep if config.ep > 1 else config.dp
-        self.kv_heads_per_rank = max(1, model.kv_heads // config.tp)
+def _divisors(model: ModelSpec, layout: Layout) -> _Divisors:
+    expert_divisor = layout.ep if layout.ep > 1 else layout.tp
+    return _Divisors(layout.tp, expert_divisor, max(1, model.kv_heads // layout.tp))
 
 
 def _stage_params(model: ModelSpec, counts: ParamCounts, stage: _Stage, pp: int) -> tuple[int, int, int]:
@@ -421,20 +456,48 @@ def _stage_params(model: ModelSpec, counts: ParamCounts, stage: _Stage, pp: int)
     return blocks, experts, ends
 
 
-def _largest_unit_params(model: ModelSpec, counts: ParamCounts, layout: _Layout) -> float:
+def _largest_unit_params(model: ModelSpec, counts: ParamCounts, divisors: _Divisors) -> float:
     """Parameters per GPU of the biggest unit ZeRO-3/FSDP gathers at once (a layer, the embedding or head)."""
-    layer = counts.dense_layer / layout.tp if model.layers > model.moe_layers else 0.0
+    layer = counts.dense_layer / divisors.tp if model.layers > model.moe_layers else 0.0
     if model.is_moe:
         moe = (
-            counts.moe_layer_non_expert / layout.tp + counts.routed_experts_per_layer / layout.expert_divisor
+            counts.moe_layer_non_expert / divisors.tp
+            + counts.routed_experts_per_layer / divisors.expert_divisor
         )
         layer = max(layer, moe)
-    head = (counts.lm_head or model.vocab * model.hidden) / layout.tp
-    return max(layer, counts.embedding / layout.tp, head)
+    head = (counts.lm_head or model.vocab * model.hidden) / divisors.tp
+    return max(layer, counts.embedding / divisors.tp, head)
+
+
+def _attention_activations(
+    model: ModelSpec, config: MemoryConfig, divisors: _Divisors, e: float, seq_len: int
+) -> float:
+    """Attention tensors autograd keeps per token for one layer on one GPU: Q, K, V, the attention output
+    (MLA: also its latents), the flash log-sum-exp or, unfused, the expanded K/V and the probabilities."""
+    tp = divisors.tp
+    heads_per_rank = model.heads / tp
+    if model.uses_mla:
+        qk_head = model.qk_nope_head_dim + model.qk_rope_head_dim
+        latent = e * (2 * model.q_lora_rank + 2 * model.kv_lora_rank + model.qk_rope_head_dim)
+        attention = e * model.heads * (2 * qk_head + 2 * model.v_head_dim) / tp + latent
+    else:
+        q_width = model.heads * model.head_dim / tp
+        kv_width = divisors.kv_heads_per_rank * model.head_dim
+        attention = e * (2 * q_width + 2 * kv_width)  # Q, attention output; K, V
+    if config.flash_attention:
+        return attention + LSE_BYTES * heads_per_rank
+    if not model.uses_mla and model.kv_heads < model.heads:
+        # unfused attention expands K and V to every query head (HF's repeat_kv, Megatron's core attention)
+        attention += 2 * e * (heads_per_rank - divisors.kv_heads_per_rank) * model.head_dim
+    if config.layout.recompute == Recompute.NONE:
+        attention += (
+            e * heads_per_rank * seq_len
+        )  # softmax probabilities, a x s per token (Korthikanti's 5as/h)
+    return attention
 
 
 def _per_token_layer_activations(
-    model: ModelSpec, config: MemoryConfig, task: str, layout: _Layout, moe: bool, seq_len: int
+    model: ModelSpec, config: MemoryConfig, divisors: _Divisors, moe: bool, seq_len: int
 ) -> float:
     """Bytes autograd keeps per token for one layer (one micro-batch), on one GPU.
 
@@ -442,30 +505,12 @@ def _per_token_layer_activations(
     here: each norm's input, the attention and MLP inputs, Q, K, V, the attention output, the MLP
     intermediates (4 x ffn for a gated MLP: gate, its activation, up, their product; 2 x ffn otherwise).
     """
+    task = config.task
     e = _activation_element_bytes(task, config.precision)
     h = model.hidden
-    tp = layout.tp
+    tp = divisors.tp
     replicated = (model.norms_per_layer + 2) * e * h  # norm inputs + attention input + MLP input
-    if model.uses_mla:
-        qk_head = model.qk_nope_head_dim + model.qk_rope_head_dim
-        latent = e * (2 * model.q_lora_rank + 2 * model.kv_lora_rank + model.qk_rope_head_dim)
-        attention = e * model.heads * (2 * qk_head + 2 * model.v_head_dim) / tp + latent
-        heads_per_rank = model.heads / tp
-    else:
-        q_width = model.heads * model.head_dim / tp
-        kv_width = layout.kv_heads_per_rank * model.head_dim
-        attention = e * (2 * q_width + 2 * kv_width)  # Q, attention output; K, V
-        heads_per_rank = model.heads / tp
-    if config.flash_attention:
-        attention += LSE_BYTES * heads_per_rank
-    else:
-        if not model.uses_mla and model.kv_heads < model.heads:
-            # unfused attention expands K and V to every query head (HF's repeat_kv, Megatron's core attention)
-            attention += 2 * e * (heads_per_rank - layout.kv_heads_per_rank) * model.head_dim
-        if config.recompute == "none":
-            attention += (
-                e * heads_per_rank * seq_len
-            )  # softmax probabilities, a x s per token (Korthikanti's 5as/h)
+    attention = _attention_activations(model, config, divisors, e, seq_len)
     mlp_factor = 4 if model.gated_mlp else 2
     if moe:
         shared_ffn = model.shared_expert_ffn or model.shared_experts * model.moe_ffn
@@ -474,7 +519,7 @@ def _per_token_layer_activations(
         replicated += ROUTER_BYTES_PER_VALUE * model.experts
     else:
         mlp = mlp_factor * e * model.ffn / tp
-    if task in ("lora", "qlora"):
+    if task.is_adapter:
         # each adapter keeps its down-projected input (r values) for the up-projection's backward
         adapted = sum(1 for t in config.lora_targets if t in ("q", "k", "v", "o")) + (
             sum(1 for t in config.lora_targets if t in ("gate", "up", "down"))
@@ -485,13 +530,15 @@ def _per_token_layer_activations(
     return replicated / sp_divisor + attention + mlp
 
 
-def _inference_working_bytes(model: ModelSpec, config: MemoryConfig, layout: _Layout, seq_len: int) -> float:
+def _inference_working_bytes(
+    model: ModelSpec, config: MemoryConfig, divisors: _Divisors, seq_len: int
+) -> float:
     """Largest transient of one layer's forward without autograd, per token: the layer's input (still held by
     the caller), the updated residual stream and its normalised copy, plus the attention tensors or the MLP
     intermediates (gate activation, up, their product), whichever is larger."""
-    e = 2.0 if config.precision != "fp32" else 4.0
+    e = 2.0 if config.precision != Precision.FP32 else 4.0
     h = model.hidden
-    tp = layout.tp
+    tp = divisors.tp
     residual = 3 * e * h
     if model.uses_mla:
         attention = (
@@ -502,13 +549,13 @@ def _inference_working_bytes(model: ModelSpec, config: MemoryConfig, layout: _La
         )
     else:
         attention = e * (
-            2 * model.heads * model.head_dim / tp + 2 * layout.kv_heads_per_rank * model.head_dim
+            2 * model.heads * model.head_dim / tp + 2 * divisors.kv_heads_per_rank * model.head_dim
         )
     if not config.flash_attention:
         attention += 3 * e * model.heads / tp * seq_len  # scores, masked scores, probabilities
         if not model.uses_mla and model.kv_heads < model.heads:
             attention += (
-                2 * e * (model.heads / tp - layout.kv_heads_per_rank) * model.head_dim
+                2 * e * (model.heads / tp - divisors.kv_heads_per_rank) * model.head_dim
             )  # K, V expanded
     if model.is_moe:
         width = model.experts_per_token * model.moe_ffn + (
@@ -521,17 +568,30 @@ def _inference_working_bytes(model: ModelSpec, config: MemoryConfig, layout: _La
     return residual + max(attention, mlp)
 
 
-class _StageAmounts:
+class _StageAmounts(NamedTuple):
     """Bytes of one pipeline stage's GPU by term, before rounding up, plus the figures its words quote.
 
-    Numbers and words are kept apart so that search loops, which only need totals, skip the words.
+    Numbers and words are kept apart so that search loops, which only need totals, skip the words. A
+    NamedTuple (immutable like the frozen dataclasses here): a search builds tens of thousands of these, and a
+    tuple is several times cheaper to build than a frozen dataclass.
     """
 
-    __slots__ = (
-        "stage", "weights", "gradients", "optimizer", "activations", "kv_cache", "overhead", "host_bytes",
-        "gathered_bytes", "params_gpu", "gathered_weights", "streamed_weights", "adapter_params", "logits",
-        "inflight", "communicators",
-    )  # fmt: skip
+    stage: int
+    weights: float
+    gradients: float
+    optimizer: float
+    activations: float
+    kv_cache: float
+    overhead: float
+    host_bytes: float
+    gathered_bytes: float  # ZeRO-3's unsharded working copy of the largest unit (weights + gradients)
+    params_gpu: float
+    gathered_weights: float
+    streamed_weights: float
+    adapter_params: float
+    logits: float
+    inflight: int
+    communicators: int
 
     @property
     def total_bytes(self) -> int:
@@ -547,128 +607,150 @@ class _StageAmounts:
         )
 
 
+@dataclass(frozen=True, slots=True)
 class _StageShape:
     """What one stage's GPU holds given tp, pp and ep only: parameter counts per GPU and bytes per parameter.
     _stage_activations adds what the micro-batch and recompute mode hold, _stage_state the sharded model states
     (dp, ZeRO stage, offload) and the overhead."""
 
-    __slots__ = (
-        "stage", "training", "full_training", "qlora", "inference", "tp", "pp", "ep", "params_gpu",
-        "dense_params_gpu", "expert_params_gpu", "stored_weights", "bytes_per_param", "largest",
-        "qlora_workspace", "lora", "adapter_dense", "adapter_expert", "adapter_bytes", "trainable_dense",
-        "trainable_expert", "grad_per", "opt_per",
-    )  # fmt: skip
+    stage: int
+    task: Task
+    training: bool  # task.is_training, kept as a field: the state arithmetic reads it in search loops
+    full_training: bool
+    adapter: bool
+    tp: int
+    pp: int
+    ep: int
+    params_gpu: float
+    dense_params_gpu: float
+    expert_params_gpu: float
+    stored_weights: float
+    bytes_per_param: float
+    largest: float  # parameters per GPU of the largest unit ZeRO-3 gathers
+    qlora_workspace: float
+    adapter_dense: float
+    adapter_expert: float
+    adapter_bytes: float
+    trainable_dense: float
+    trainable_expert: float
+    grad_per: float
+    opt_per: float
 
 
-class _StageActivations:
-    """Bytes one stage's GPU holds for the micro-batch in flight: activations (logits included), KV cache."""
+class _StageActivations(NamedTuple):
+    """Bytes one stage's GPU holds for the micro-batch in flight: activations (logits included), KV cache.
+    A NamedTuple for the same reason as _StageAmounts."""
 
-    __slots__ = ("activations", "logits", "inflight", "kv_cache")
+    activations: float
+    logits: float
+    inflight: int
+    kv_cache: float
+
+
+def _stored_weights(
+    model: ModelSpec, config: MemoryConfig, params_gpu: float, high_precision_gpu: float
+) -> tuple[float, float]:
+    """(weight bytes on this GPU, bytes per parameter): a training working copy, or the stored format, where
+    embedding, head, norms and biases stay 16 bit beside quantised linear layers."""
+    if config.task.is_full_training:
+        bytes_per_param = _training_weight_bytes(config.precision)
+        return params_gpu * bytes_per_param, bytes_per_param
+    bits = NF4_BITS if config.task == Task.QLORA else WEIGHT_BITS[config.precision]
+    low = bits < 16
+    linear_gpu = params_gpu - (high_precision_gpu if low else 0.0)
+    stored = linear_gpu * bits / 8 + (high_precision_gpu * 2 if low else 0.0)
+    return stored, stored / params_gpu if params_gpu else 0.0
 
 
 def _stage_shape(
-    model: ModelSpec, config: MemoryConfig, task: str, stage: _Stage, counts: ParamCounts, layout: _Layout
+    model: ModelSpec, config: MemoryConfig, stage: _Stage, counts: ParamCounts, divisors: _Divisors
 ) -> _StageShape:
-    """The numbers of one stage that depend on tp, pp and ep only (not on config.dp, zero, offload, recompute
-    or micro_batch; of `layout` only the tp- and ep-derived fields are read)."""
-    training = task != "inference"
-    tp, pp = config.tp, config.pp
-    out = _StageShape()
-    out.stage, out.training, out.full_training = stage.index, training, task == "train"
-    out.qlora, out.inference, out.lora = task == "qlora", task == "inference", task in ("lora", "qlora")
-    out.tp, out.pp, out.ep = tp, pp, config.ep
+    """The numbers of one stage that depend on tp, pp and ep only (not on dp, zero, offload, recompute or
+    micro_batch)."""
+    task, layout = config.task, config.layout
+    tp, pp = layout.tp, layout.pp
     blocks, experts, ends = _stage_params(model, counts, stage, pp)
     small = stage.layers * counts.small_per_layer  # the final norm is already part of `ends`
     dense_params_gpu = (blocks + ends) / tp
-    expert_params_gpu = experts / layout.expert_divisor
+    expert_params_gpu = experts / divisors.expert_divisor
     params_gpu = dense_params_gpu + expert_params_gpu
     # Parameters kept at 16 bit even when the linear layers are quantised: embedding, head, norms, biases.
-    high_precision_gpu = (ends + small) / tp
-    out.params_gpu, out.dense_params_gpu, out.expert_params_gpu = (
-        params_gpu,
-        dense_params_gpu,
-        expert_params_gpu,
-    )
-
-    # --- weights
-    out.largest = _largest_unit_params(model, counts, layout)
-    if task == "train":
-        bytes_per_param = _training_weight_bytes(config.precision)
-        stored = params_gpu * bytes_per_param
-    else:
-        bits = NF4_BITS if task == "qlora" else WEIGHT_BITS[config.precision]
-        low = bits < 16
-        linear_gpu = params_gpu - (high_precision_gpu if low else 0.0)
-        stored = linear_gpu * bits / 8 + (high_precision_gpu * 2 if low else 0.0)
-        bytes_per_param = stored / params_gpu if params_gpu else 0.0
-    out.stored_weights, out.bytes_per_param = stored, bytes_per_param
-    out.qlora_workspace = 0.0
-    if task == "qlora":
+    stored, bytes_per_param = _stored_weights(model, config, params_gpu, (ends + small) / tp)
+    qlora_workspace = 0.0
+    if task == Task.QLORA:
         # bitsandbytes dequantises one matrix at a time to bf16 for the matmul
         widest = max(model.ffn, model.moe_ffn, model.heads * max(model.head_dim, model.v_head_dim))
-        out.qlora_workspace = model.hidden * widest / tp * 2
-
-    # --- trainable parameters (full model, or LoRA adapters)
-    out.adapter_dense = out.adapter_expert = out.adapter_bytes = 0.0
-    if task in ("lora", "qlora"):
+        qlora_workspace = model.hidden * widest / tp * 2
+    # trainable parameters: the full model, or the LoRA adapters
+    adapter_dense = adapter_expert = adapter_bytes = 0.0
+    trainable_dense = trainable_expert = 0.0
+    if task.is_adapter:
         per_dense, per_moe, per_routed = _lora_params_per_layer(model, config.lora_rank, config.lora_targets)
-        out.adapter_dense = (stage.dense_layers * per_dense + stage.moe_layers * per_moe) / tp
-        out.adapter_expert = stage.moe_layers * per_routed / layout.expert_divisor
-        out.adapter_bytes = _training_weight_bytes("fp32" if config.precision == "fp32" else "bf16")
-        out.trainable_dense, out.trainable_expert = out.adapter_dense, out.adapter_expert
-    elif task == "train":
-        out.trainable_dense, out.trainable_expert = dense_params_gpu, expert_params_gpu
-    else:
-        out.trainable_dense = out.trainable_expert = 0.0
-    out.grad_per = out.opt_per = 0.0
-    if training:
-        precision = "fp32" if config.precision == "fp32" else "bf16"
-        out.grad_per = _gradient_bytes(precision)
-        out.opt_per = _optimizer_bytes(config.optimizer, precision)
-
-    return out
+        adapter_dense = (stage.dense_layers * per_dense + stage.moe_layers * per_moe) / tp
+        adapter_expert = stage.moe_layers * per_routed / divisors.expert_divisor
+        adapter_bytes = _training_weight_bytes(_master_precision(config.precision))
+        trainable_dense, trainable_expert = adapter_dense, adapter_expert
+    elif task.is_full_training:
+        trainable_dense, trainable_expert = dense_params_gpu, expert_params_gpu
+    grad_per = opt_per = 0.0
+    if task.is_training:
+        precision = _master_precision(config.precision)
+        grad_per = _gradient_bytes(precision)
+        opt_per = _optimizer_bytes(config.optimizer, precision)
+    return _StageShape(
+        stage=stage.index, task=task, training=task.is_training, full_training=task.is_full_training,
+        adapter=task.is_adapter, tp=tp, pp=pp, ep=layout.ep, params_gpu=params_gpu,
+        dense_params_gpu=dense_params_gpu, expert_params_gpu=expert_params_gpu, stored_weights=stored,
+        bytes_per_param=bytes_per_param, largest=_largest_unit_params(model, counts, divisors),
+        qlora_workspace=qlora_workspace, adapter_dense=adapter_dense, adapter_expert=adapter_expert,
+        adapter_bytes=adapter_bytes, trainable_dense=trainable_dense, trainable_expert=trainable_expert,
+        grad_per=grad_per, opt_per=opt_per,
+    )  # fmt: skip
 
 
 def _per_token_activations(
-    model: ModelSpec, config: MemoryConfig, task: str, layout: _Layout
+    model: ModelSpec, config: MemoryConfig, divisors: _Divisors
 ) -> tuple[float, float]:
     """(dense layer, MoE layer) activation bytes per token in training; they depend on tp and the recompute mode
     (only without flash attention), not on pp, ep, dp or the micro-batch."""
-    per_dense = _per_token_layer_activations(model, config, task, layout, False, config.seq_len)
+    per_dense = _per_token_layer_activations(model, config, divisors, False, config.seq_len)
     per_moe = (
-        _per_token_layer_activations(model, config, task, layout, True, config.seq_len)
-        if model.is_moe
-        else 0.0
+        _per_token_layer_activations(model, config, divisors, True, config.seq_len) if model.is_moe else 0.0
     )
     return per_dense, per_moe
+
+
+def _inflight_microbatches(config: MemoryConfig, stage: _Stage) -> int:
+    """Micro-batches whose activations a stage holds at once: 1F1B keeps pp on the first stage."""
+    pp = config.layout.pp
+    if stage.index == 0 and pp > 1:
+        return config.inflight_microbatches or pp
+    if config.inflight_microbatches and pp > 1:
+        return max(1, min(config.inflight_microbatches, pp - stage.index))
+    return 1
 
 
 def _stage_activations(
     model: ModelSpec,
     config: MemoryConfig,
-    task: str,
     stage: _Stage,
-    layout: _Layout,
+    divisors: _Divisors,
     per_token: tuple[float, float] | None,
-    recompute: str,
+    recompute: Recompute,
     micro_batch: int,
 ) -> _StageActivations:
     """Activations and KV cache of one stage at `micro_batch` sequences with `recompute` (these two are read
     from the arguments, the rest from config); per_token: _per_token_activations (training only)."""
-    training = task != "inference"
-    tp, pp = config.tp, config.pp
+    tp = divisors.tp
     tokens = micro_batch * config.seq_len
-    e = _activation_element_bytes(task, config.precision)
+    e = _activation_element_bytes(config.task, config.precision)
     inflight = 1
     logits = 0.0
-    if training:
+    if per_token is not None:  # training
         per_dense, per_moe = per_token
-        if stage.index == 0 and pp > 1:
-            inflight = config.inflight_microbatches or pp
-        elif config.inflight_microbatches and pp > 1:
-            inflight = max(1, min(config.inflight_microbatches, pp - stage.index))
+        inflight = _inflight_microbatches(config, stage)
         sp_divisor = tp if config.sequence_parallel else 1
-        if recompute == "full":
+        if recompute == Recompute.FULL:
             kept = stage.layers * e * model.hidden / sp_divisor * tokens * inflight
             working = max(per_dense, per_moe) * tokens
             activations = kept + working
@@ -678,22 +760,24 @@ def _stage_activations(
             logits = tokens * (LOGITS_BYTES_PER_VALUE * model.vocab / tp + 2 * e * model.hidden / sp_divisor)
             activations += logits
     else:
-        working = _inference_working_bytes(model, config, layout, config.seq_len) * tokens
+        working = _inference_working_bytes(model, config, divisors, config.seq_len) * tokens
         logits = micro_batch * LOGITS_BYTES_PER_VALUE * model.vocab / tp if stage.has_head else 0.0
         activations = working + logits
-
-    # --- KV cache
     kv = 0.0
-    if task == "inference":
+    if config.task == Task.INFERENCE:
         kv_bytes = kv_element_bytes(config)
         if model.uses_mla:
             per_token_layer = (model.kv_lora_rank + model.qk_rope_head_dim) * kv_bytes
         else:
-            per_token_layer = 2 * layout.kv_heads_per_rank * model.head_dim * kv_bytes
+            per_token_layer = 2 * divisors.kv_heads_per_rank * model.head_dim * kv_bytes
         kv = stage.layers * tokens * per_token_layer
-    out = _StageActivations()
-    out.activations, out.logits, out.inflight, out.kv_cache = activations, logits, inflight, kv
-    return out
+    return _StageActivations(activations, logits, inflight, kv)
+
+
+# The offload modes as module constants: _stage_state runs tens of thousands of times per search, and reading
+# an enum member off its class costs several times a plain name.
+_OFFLOAD_ALL = Offload.ALL
+_OFFLOAD_OPTIMIZER = Offload.OPTIMIZER
 
 
 def _stage_state(
@@ -707,8 +791,6 @@ def _stage_state(
     # expert-data-parallel group dp x tp / ep.
     dense_shard = dp
     expert_shard = dp * shape.tp // ep if ep > 1 else dp
-    out = _StageAmounts()
-    out.stage = shape.stage
     host = 0.0
     gathered_total = 0.0  # ZeRO-3's unsharded working copy of the largest unit (weights + gradients)
     gathered_weights = streamed_weights = 0.0
@@ -722,17 +804,16 @@ def _stage_state(
         ) * bytes_per_param
         gathered_weights = largest * bytes_per_param
         gathered_total += gathered_weights
-        if offload == "all":
+        if offload == _OFFLOAD_ALL:
             host += shard
             weights = gathered_weights
         else:
             weights = shard + gathered_weights
-    elif shape.inference and offload == "all":
+    elif not training and offload == _OFFLOAD_ALL:
         host += weights
         weights = streamed_weights = largest * bytes_per_param
-    if shape.qlora:
-        weights += shape.qlora_workspace
-    if shape.lora:
+    weights += shape.qlora_workspace
+    if shape.adapter:
         adapter_dense, adapter_expert = shape.adapter_dense, shape.adapter_expert
         if zero == 3:
             weights += (adapter_dense / dense_shard + adapter_expert / expert_shard) * shape.adapter_bytes
@@ -750,164 +831,196 @@ def _stage_state(
             gradients += largest * shape.grad_per
             gathered_total += largest * shape.grad_per
         optimizer = (shards if zero >= 1 else trainable) * shape.opt_per
-        if offload in ("optimizer", "all"):
+        if offload == _OFFLOAD_OPTIMIZER or offload == _OFFLOAD_ALL:
             host += optimizer
             optimizer = 0.0
 
-    # --- overhead
-    communicators = (
-        (dp > 1 and training) + (shape.tp > 1) + (shape.pp > 1) + (ep > 1)
-    )  # one NCCL communicator per parallel group
+    # --- overhead: one NCCL communicator per parallel group
+    communicators = (dp > 1 and training) + (shape.tp > 1) + (shape.pp > 1) + (ep > 1)
     dynamic = gradients + acts.activations + acts.kv_cache  # allocated and freed step by step: fragmentation
     overhead = (
         CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * dynamic + communicators * NCCL_BYTES_PER_COMMUNICATOR
     )
-
-    out.weights, out.gradients, out.optimizer = weights, gradients, optimizer
-    out.activations, out.kv_cache, out.overhead = acts.activations, acts.kv_cache, overhead
-    out.host_bytes, out.gathered_bytes = host, gathered_total
-    out.params_gpu, out.gathered_weights, out.streamed_weights = (
+    return _StageAmounts(
+        shape.stage,
+        weights,
+        gradients,
+        optimizer,
+        acts.activations,
+        acts.kv_cache,
+        overhead,
+        host,
+        gathered_total,
         shape.params_gpu,
         gathered_weights,
         streamed_weights,
+        shape.adapter_dense + shape.adapter_expert,
+        acts.logits,
+        acts.inflight,
+        communicators,
     )
-    out.adapter_params = shape.adapter_dense + shape.adapter_expert
-    out.logits, out.inflight, out.communicators = acts.logits, acts.inflight, communicators
-    return out
 
 
 def _stage_amounts(
-    model: ModelSpec, config: MemoryConfig, task: str, stage: _Stage, counts: ParamCounts
+    model: ModelSpec, config: MemoryConfig, stage: _Stage, counts: ParamCounts
 ) -> _StageAmounts:
-    """The numbers of one stage (bytes per GPU); _stage_terms puts them into words."""
-    layout = _Layout(model, config, task)
-    shape = _stage_shape(model, config, task, stage, counts, layout)
-    per_token = _per_token_activations(model, config, task, layout) if task != "inference" else None
-    acts = _stage_activations(
-        model, config, task, stage, layout, per_token, config.recompute, config.micro_batch
-    )
-    return _stage_state(shape, acts, config.dp, config.zero, config.offload)
+    """The numbers of one stage (bytes per GPU) of a normalised config; _stage_terms puts them into words."""
+    layout = config.layout
+    divisors = _divisors(model, layout)
+    shape = _stage_shape(model, config, stage, counts, divisors)
+    per_token = _per_token_activations(model, config, divisors) if config.task.is_training else None
+    acts = _stage_activations(model, config, stage, divisors, per_token, layout.recompute, layout.micro_batch)
+    return _stage_state(shape, acts, layout.dp, layout.zero, layout.offload)
 
 
-def _stage_terms(
-    model: ModelSpec, config: MemoryConfig, task: str, stage: _Stage, amounts: _StageAmounts
-) -> dict[str, MemoryTerm]:
-    """Each term of one stage in bytes (rounded up) with the one-line assumption behind it."""
-    training = task != "inference"
-    zero = config.zero if training else 0
-    offload = config.offload
+# --- The words: one line of assumption per term -------------------------------------------------------------
 
-    # --- weights
-    if task == "train":
+
+def _weights_text(model: ModelSpec, config: MemoryConfig, amounts: _StageAmounts) -> str:
+    task, layout = config.task, config.layout
+    zero = layout.zero if task.is_training else 0
+    if task.is_full_training:
         per_param = _training_weight_bytes(config.precision)
         stored_text = f"{per_param:g} bytes/param ({config.precision} working copy)"
     else:
-        if task == "qlora":
+        if task == Task.QLORA:
             bits, storage_name = NF4_BITS, f"NF4 {NF4_BITS} bits/param with double quantisation (QLoRA paper)"
         else:
             bits = WEIGHT_BITS[config.precision]
             storage_name = f"{config.precision} {bits:g} bits/param"
-            if config.precision == "int4":
+            if config.precision == Precision.INT4:
                 storage_name += " (group-128 fp16 scale + zero)"
         stored_text = storage_name + ("; embeddings, head, norms, biases 16 bit" if bits < 16 else "")
-    weights_text = f"{amounts.params_gpu / 1e9:.3g}B params on this GPU x {stored_text}"
+    text = f"{amounts.params_gpu / 1e9:.3g}B params on this GPU x {stored_text}"
     if zero == 3:
-        gathered = _gib(amounts.gathered_weights)
-        if offload == "all":
-            weights_text = f"ZeRO-3 params offloaded to CPU; GPU holds one gathered layer ({gathered})"
+        gathered = format_bytes(amounts.gathered_weights, unit="GiB")
+        if layout.offload == Offload.ALL:
+            text = f"ZeRO-3 params offloaded to CPU; GPU holds one gathered layer ({gathered})"
         else:
-            weights_text += f"; ZeRO-3 shards over dp {config.dp} + one gathered layer ({gathered})"
-    elif task == "inference" and offload == "all":
-        weights_text = (
-            f"weights in CPU RAM, streamed one layer at a time ({_gib(amounts.streamed_weights)} on the GPU)"
-        )
-    if task == "qlora":
-        weights_text += "; + one matrix dequantised to bf16"
-    if task in ("lora", "qlora"):
-        weights_text += (
-            f"; frozen base + {amounts.adapter_params / 1e6:.3g}M LoRA params (rank {config.lora_rank})"
-        )
+            text += f"; ZeRO-3 shards over dp {layout.dp} + one gathered layer ({gathered})"
+    elif task == Task.INFERENCE and layout.offload == Offload.ALL:
+        text = f"weights in CPU RAM, streamed one layer at a time ({format_bytes(amounts.streamed_weights, unit='GiB')} on the GPU)"
+    if task == Task.QLORA:
+        text += "; + one matrix dequantised to bf16"
+    if task.is_adapter:
+        text += f"; frozen base + {amounts.adapter_params / 1e6:.3g}M LoRA params (rank {config.lora_rank})"
+    return text
 
-    # --- gradients and optimizer
-    grad_text = "none: inference"
-    opt_text = "none: inference"
-    if training:
-        precision = "fp32" if config.precision == "fp32" else "bf16"
-        grad_text = f"{_gradient_bytes(precision):g} bytes/trainable param"
-        if zero >= 2:
-            grad_text += f", ZeRO-{zero} sharded over dp {config.dp}"
-        if zero == 3 and task == "train":
-            grad_text += " + one layer unsharded before reduce-scatter"
-        opt_text = _optimizer_text(config.optimizer, precision, _optimizer_bytes(config.optimizer, precision))
-        if zero >= 1:
-            opt_text += f", ZeRO-{zero} sharded over dp {config.dp}"
-        if offload in ("optimizer", "all"):
-            opt_text += "; offloaded to CPU RAM"
 
-    # --- activations
-    if training:
-        if config.recompute == "full":
-            act_text = "full recompute: each layer's input kept + one layer's activations while recomputing"
-        else:
-            kind = "flash attention" if config.flash_attention else "scores stored"
-            if not config.flash_attention and config.recompute == "selective":
-                kind = "selective recompute of attention"
-            act_text = f"Korthikanti et al. per-layer tensors ({kind}, no dropout)"
-        if amounts.inflight > 1:
-            act_text += f", {amounts.inflight} micro-batches in flight (1F1B)"
-        if stage.has_head:
-            act_text += f"; fp32 logits s x b x V ({_gib(amounts.logits)})"
+def _state_texts(config: MemoryConfig) -> tuple[str, str]:
+    """(gradients, optimizer) assumption lines."""
+    task, layout = config.task, config.layout
+    if not task.is_training:
+        return "none: inference", "none: inference"
+    zero = int(layout.zero)
+    precision = _master_precision(config.precision)
+    grad_text = f"{_gradient_bytes(precision):g} bytes/trainable param"
+    if zero >= 2:
+        grad_text += f", ZeRO-{zero} sharded over dp {layout.dp}"
+    if zero == 3 and task.is_full_training:
+        grad_text += " + one layer unsharded before reduce-scatter"
+    opt_text = _optimizer_text(config.optimizer, precision, _optimizer_bytes(config.optimizer, precision))
+    if zero >= 1:
+        opt_text += f", ZeRO-{zero} sharded over dp {layout.dp}"
+    if layout.offload in (Offload.OPTIMIZER, Offload.ALL):
+        opt_text += "; offloaded to CPU RAM"
+    return grad_text, opt_text
+
+
+def _activations_text(config: MemoryConfig, stage: _Stage, amounts: _StageAmounts) -> str:
+    if not config.task.is_training:
+        text = "prefill of micro-batch x seq_len tokens at once, one layer's transient tensors"
+        return text + (" + fp32 logits of the last position" if stage.has_head else "")
+    recompute = config.layout.recompute
+    if recompute == Recompute.FULL:
+        text = "full recompute: each layer's input kept + one layer's activations while recomputing"
     else:
-        act_text = "prefill of micro-batch x seq_len tokens at once, one layer's transient tensors"
-        if stage.has_head:
-            act_text += " + fp32 logits of the last position"
+        kind = "flash attention" if config.flash_attention else "scores stored"
+        if not config.flash_attention and recompute == Recompute.SELECTIVE:
+            kind = "selective recompute of attention"
+        text = f"Korthikanti et al. per-layer tensors ({kind}, no dropout)"
+    if amounts.inflight > 1:
+        text += f", {amounts.inflight} micro-batches in flight (1F1B)"
+    if stage.has_head:
+        text += f"; fp32 logits s x b x V ({format_bytes(amounts.logits, unit='GiB')})"
+    return text
 
-    # --- KV cache
-    kv_text = "none: training does not keep a KV cache"
-    if task == "inference":
-        kv_bytes = kv_element_bytes(config)
-        if model.uses_mla:
-            kv_text = (
-                f"MLA latent (kv_lora_rank {model.kv_lora_rank} + rope {model.qk_rope_head_dim}) x {kv_bytes:g} bytes "
-                f"per token per layer, replicated on each tp rank"
-            )
-        else:
-            kv_text = (
-                f"2 x {stage.layers} layers x {config.micro_batch} x {config.seq_len} tokens x "
-                f"{max(1, model.kv_heads // config.tp)} KV heads x {model.head_dim} x {kv_bytes:g} bytes"
-            )
 
-    # --- overhead
-    overhead_text = (
+def _kv_text(model: ModelSpec, config: MemoryConfig, stage: _Stage) -> str:
+    if config.task != Task.INFERENCE:
+        return "none: training does not keep a KV cache"
+    kv_bytes = kv_element_bytes(config)
+    if model.uses_mla:
+        return (
+            f"MLA latent (kv_lora_rank {model.kv_lora_rank} + rope {model.qk_rope_head_dim}) x {kv_bytes:g} bytes "
+            f"per token per layer, replicated on each tp rank"
+        )
+    layout = config.layout
+    return (
+        f"2 x {stage.layers} layers x {layout.micro_batch} x {config.seq_len} tokens x "
+        f"{max(1, model.kv_heads // layout.tp)} KV heads x {model.head_dim} x {kv_bytes:g} bytes"
+    )
+
+
+def _overhead_text(amounts: _StageAmounts) -> str:
+    text = (
         f"CUDA context {CUDA_CONTEXT_BYTES // 2**20} MiB (HF measured) + {ALLOCATOR_MARGIN_FRACTION:.0%} allocator "
         "margin on gradients, activations and KV cache"
     )
     if amounts.communicators:
-        overhead_text += (
+        text += (
             f" + {amounts.communicators} NCCL communicator(s) x {NCCL_BYTES_PER_COMMUNICATOR // 2**20} MiB"
         )
+    return text
 
+
+def _stage_terms(
+    model: ModelSpec, config: MemoryConfig, stage: _Stage, amounts: _StageAmounts
+) -> dict[str, MemoryTerm]:
+    """Each term of one stage in bytes (rounded up) with the one-line assumption behind it."""
+    grad_text, opt_text = _state_texts(config)
     return {
-        "weights": MemoryTerm(math.ceil(amounts.weights), weights_text),
+        "weights": MemoryTerm(math.ceil(amounts.weights), _weights_text(model, config, amounts)),
         "gradients": MemoryTerm(math.ceil(amounts.gradients), grad_text),
         "optimizer": MemoryTerm(math.ceil(amounts.optimizer), opt_text),
-        "activations": MemoryTerm(math.ceil(amounts.activations), act_text),
-        "kv_cache": MemoryTerm(math.ceil(amounts.kv_cache), kv_text),
-        "overhead": MemoryTerm(math.ceil(amounts.overhead), overhead_text),
+        "activations": MemoryTerm(math.ceil(amounts.activations), _activations_text(config, stage, amounts)),
+        "kv_cache": MemoryTerm(math.ceil(amounts.kv_cache), _kv_text(model, config, stage)),
+        "overhead": MemoryTerm(math.ceil(amounts.overhead), _overhead_text(amounts)),
     }
 
 
-def _optimizer_text(optimizer: str, precision: str, per_param: float) -> str:
-    if optimizer == "adamw":
-        if precision == "fp32":
+def _optimizer_text(optimizer: Optimizer, precision: Precision, per_param: float) -> str:
+    if optimizer == Optimizer.ADAMW:
+        if precision == Precision.FP32:
             return "AdamW m and v in fp32, 8 bytes/trainable param"
         return (
             "AdamW mixed precision: fp32 master + m + v = 12 bytes/trainable param "
             "(ZeRO paper's 16 bytes/param in all; DeepSpeed/HF count 18 with an extra fp32 copy)"
         )
-    name = {"adamw8bit": "8-bit AdamW m and v (1 byte each)", "sgd": "SGD momentum in fp32"}[optimizer]
-    master = "" if precision == "fp32" else " + fp32 master weights"
-    return f"{name}{master} = {per_param:g} bytes/trainable param"
+    name = {Optimizer.ADAMW8BIT: "8-bit AdamW m and v (1 byte each)", Optimizer.SGD: "SGD momentum in fp32"}
+    master = "" if precision == Precision.FP32 else " + fp32 master weights"
+    return f"{name[optimizer]}{master} = {per_param:g} bytes/trainable param"
+
+
+def _model_notes(model: ModelSpec, config: MemoryConfig, fullest: _StageAmounts) -> list[Message]:
+    """Notes on which stage the figures describe, the host RAM offload needs, and what the model leaves out."""
+    notes = []
+    layout = config.layout
+    if layout.pp > 1:
+        code = "memory.first_stage_fullest" if fullest.stage == 0 else "memory.last_stage_fullest"
+        notes.append(msg(code, stage=fullest.stage + 1, stages=layout.pp))
+    if fullest.host_bytes:
+        code = (
+            "memory.offload_host_ram_all"
+            if layout.offload == Offload.ALL
+            else "memory.offload_host_ram_optimizer"
+        )
+        notes.append(msg(code, host_bytes=fullest.host_bytes))
+    if model.family == "deepseek_v3" and not model.exact_params:
+        notes.append(msg("memory.deepseek_without_mtp"))
+    if model.family in ("gemma2", "mistral") and config.task == Task.INFERENCE:
+        notes.append(msg("memory.sliding_window_full_kv"))
+    return notes
 
 
 def estimate_memory(model: ModelSpec, config: MemoryConfig) -> MemoryBreakdown:
@@ -915,23 +1028,14 @@ def estimate_memory(model: ModelSpec, config: MemoryConfig) -> MemoryBreakdown:
 
     With pipeline parallelism the figures are those of the fuller of the first and last stage.
     """
-    notes = layout_notes(model, config)
-    task = normalise_task(config.task)
+    config = normalised(config)
+    notes = _checked_notes(model, config)
     counts = param_counts(model)
-    stages = _stages(model, config.pp)
-    amounts = [_stage_amounts(model, config, task, stage, counts) for stage in stages]
+    stages = _stages(model, config.layout.pp)
+    amounts = [_stage_amounts(model, config, stage, counts) for stage in stages]
     fullest = max(amounts, key=lambda stage_amounts: stage_amounts.total_bytes)
-    terms = _stage_terms(model, config, task, stages[amounts.index(fullest)], fullest)
-    if config.pp > 1:
-        code = "memory.first_stage_fullest" if fullest.stage == 0 else "memory.last_stage_fullest"
-        notes.append(msg(code, stage=fullest.stage + 1, stages=config.pp))
-    if fullest.host_bytes:
-        code = f"memory.offload_host_ram_{config.offload}"  # optimizer | all
-        notes.append(msg(code, host_bytes=fullest.host_bytes))
-    if model.family == "deepseek_v3" and not model.exact_params:
-        notes.append(msg("memory.deepseek_without_mtp"))
-    if model.family in ("gemma2", "mistral") and task == "inference":
-        notes.append(msg("memory.sliding_window_full_kv"))
+    terms = _stage_terms(model, config, stages[amounts.index(fullest)], fullest)
+    notes += _model_notes(model, config, fullest)
     return MemoryBreakdown(
         **terms,
         notes=render_all_en(notes),
@@ -945,127 +1049,133 @@ def estimate_memory(model: ModelSpec, config: MemoryConfig) -> MemoryBreakdown:
 def estimate_total_bytes(model: ModelSpec, config: MemoryConfig) -> int:
     """estimate_memory(model, config).total_bytes without the words and notes (bytes per GPU; a few times
     faster, for search loops). UserError on an impossible layout, as estimate_memory."""
-    layout_notes(model, config)  # for its UserError; the notes are not wanted here
-    task = normalise_task(config.task)
+    config = normalised(config)
+    _checked_notes(model, config)  # for its UserError; the notes are not wanted here
     counts = param_counts(model)
     return max(
-        _stage_amounts(model, config, task, stage, counts).total_bytes for stage in _stages(model, config.pp)
+        _stage_amounts(model, config, stage, counts).total_bytes for stage in _stages(model, config.layout.pp)
     )
 
 
-def _check_state(tp, pp, ep, dp, zero, offload, training: bool) -> bool:
+def _is_count(value: object, upper: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= upper
+
+
+_OFFLOAD_VALUES = frozenset(Offload.values())
+_RECOMPUTE_VALUES = frozenset(Recompute.values())
+
+
+def _state_allowed(layout: Layout, training: bool) -> bool:
     """validate_layout's rules that involve dp, the ZeRO stage or offload (True: allowed). The others are
     checked once per shape by MemoryTotals; together they refuse exactly what validate_layout refuses."""
-    if offload not in OFFLOAD or isinstance(dp, bool) or not isinstance(dp, int) or not 0 < dp <= MAX_DEGREE:
+    dp, zero, offload = layout.dp, layout.zero, layout.offload
+    if offload not in _OFFLOAD_VALUES or not _is_count(dp, MAX_DEGREE):
         return False
-    if zero not in (0, 1, 2, 3) or isinstance(zero, bool) or dp * tp * pp > MAX_GPUS:
+    if zero not in (0, 1, 2, 3) or isinstance(zero, bool) or dp * layout.tp * layout.pp > MAX_GPUS:
         return False
-    if ep > 1 and (dp * tp) % ep:
+    if layout.ep > 1 and (dp * layout.tp) % layout.ep:
         return False
-    if training and ((offload == "optimizer" and zero == 0) or (offload == "all" and zero != 3)):
+    if training and (
+        (offload == _OFFLOAD_OPTIMIZER and zero == 0) or (offload == _OFFLOAD_ALL and zero != 3)
+    ):
         return False
     return True
+
+
+def _variant_allowed(recompute: object, micro_batch: object) -> bool:
+    """validate_layout's rules on the recompute mode and the micro-batch alone."""
+    return recompute in _RECOMPUTE_VALUES and _is_count(micro_batch, MAX_MICRO_BATCH)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What MemoryTotals keeps per (tp, pp, ep): the config at that shape and each candidate stage's shape."""
+
+    config: MemoryConfig
+    divisors: _Divisors
+    stages: tuple[_Stage, ...]
+    shapes: tuple[_StageShape, ...]
+
+
+_Variant = tuple[tuple[_StageShape, _StageActivations], ...]
 
 
 class MemoryTotals:
     """Per-GPU totals in bytes for many layouts of one model and one base MemoryConfig, for search loops.
 
-    total(tp, pp, ep, dp, zero, offload, recompute, micro_batch) equals
-    estimate_memory(model, replace(base, tp=tp, ...)).total_bytes, or is None where estimate_memory raises
-    UserError. It is the same arithmetic (_stage_shape, _stage_activations, _stage_state), but each part is
-    computed once for what it depends on -- (tp, pp, ep); (tp, recompute); (tp, pp, ep, recompute, micro-batch)
-    -- and reused for every dp, ZeRO stage and offload mode, and no words are built: a search asks for thousands
-    of such layouts.
+    total(layout) equals estimate_memory(model, replace(base, layout=layout)).total_bytes, or is None where
+    estimate_memory raises UserError. It is the same arithmetic (_stage_shape, _stage_activations,
+    _stage_state), but each part is computed once for what it depends on -- (tp, pp, ep); (tp, recompute);
+    (tp, pp, ep, recompute, micro-batch) -- and reused for every dp, ZeRO stage and offload mode, and no words
+    are built: a search asks for thousands of such layouts.
     """
 
     def __init__(self, model: ModelSpec, base: MemoryConfig):
         self._model = model
         self._base = base
-        self._layouts: dict[tuple, tuple | None] = {}
-        self._per_token: dict[tuple, tuple[float, float]] = {}
-        self._variants: dict[tuple, tuple | None] = {}
+        self._shapes: dict[tuple[int, int, int], _Shape | None] = {}
+        self._per_token: dict[tuple[int, str], tuple[float, float]] = {}
+        self._variants: dict[tuple[int, int, int, str, int], _Variant | None] = {}
 
-    def _layout(self, tp, pp, ep) -> tuple | None:
-        """(config, layout, task, stages, shapes) at (tp, pp, ep), or None where validate_layout refuses it.
+    def _shape(self, tp: int, pp: int, ep: int) -> _Shape | None:
+        """The shape at (tp, pp, ep), or None where validate_layout refuses it.
 
         It is validated with a state and an activation variant that pass every rule of their own: the smallest
         dp that ep divides (dp x tp), no ZeRO, no offload, no recompute, micro-batch 1. Whatever validate_layout
         refuses with them it refuses for every state and variant; the rules on the state and the variant alone
-        are _check_state and _variant_valid.
+        are _state_allowed and _variant_allowed.
         """
         key = (tp, pp, ep)
-        if key not in self._layouts:
-            import dataclasses
-
+        if key not in self._shapes:
             valid_ints = all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (tp, ep))
             dp = ep // math.gcd(ep, tp) if valid_ints else 1
-            probe = dataclasses.replace(
-                self._base,
-                tp=tp,
-                pp=pp,
-                ep=ep,
-                recompute="none",
-                micro_batch=1,
-                dp=dp,
-                zero=0,
-                offload="none",
-            )
+            probe = dataclasses.replace(self._base, layout=Layout(dp=dp, tp=tp, pp=pp, ep=ep))
             try:
-                layout_notes(self._model, probe)
+                config = normalised(probe)
+                _checked_notes(self._model, config)
             except UserError:
-                self._layouts[key] = None
+                self._shapes[key] = None
                 return None
-            config = dataclasses.replace(self._base, tp=tp, pp=pp, ep=ep)
-            task = normalise_task(config.task)
+            divisors = _divisors(self._model, config.layout)  # dp-independent: tp and ep only
             counts = param_counts(self._model)
-            layout = _Layout(self._model, config, task)  # its dp-derived shards are never read from here
             stages = _stages(self._model, pp)
-            shapes = tuple(_stage_shape(self._model, config, task, stage, counts, layout) for stage in stages)
-            self._layouts[key] = (config, layout, task, stages, shapes)
-        return self._layouts[key]
+            shapes = tuple(_stage_shape(self._model, config, stage, counts, divisors) for stage in stages)
+            self._shapes[key] = _Shape(config, divisors, stages, shapes)
+        return self._shapes[key]
 
-    @staticmethod
-    def _variant_valid(recompute, micro_batch) -> bool:
-        """validate_layout's rules on the recompute mode and the micro-batch alone."""
-        return (
-            recompute in RECOMPUTE
-            and isinstance(micro_batch, int)
-            and not isinstance(micro_batch, bool)
-            and 0 < micro_batch <= MAX_MICRO_BATCH
-        )
-
-    def _variant(self, tp, pp, ep, recompute, micro_batch) -> tuple | None:
+    def _variant(self, tp: int, pp: int, ep: int, recompute: str, micro_batch: int) -> _Variant | None:
         """((shape, activations) per candidate stage) at this layout and activation variant, or None."""
-        at = self._layout(tp, pp, ep)
-        if at is None or not self._variant_valid(recompute, micro_batch):
+        at = self._shape(tp, pp, ep)
+        if at is None or not _variant_allowed(recompute, micro_batch):
             return None
-        config, layout, task, stages, shapes = at
+        mode = Recompute(recompute)
         per_token = None
-        if task != "inference":
-            per_token = self._per_token.get((tp, recompute))
+        if at.config.task.is_training:
+            per_token = self._per_token.get((tp, mode))
             if per_token is None:
-                import dataclasses
-
-                with_recompute = dataclasses.replace(config, recompute=recompute)
-                per_token = _per_token_activations(self._model, with_recompute, task, layout)
-                self._per_token[(tp, recompute)] = per_token
+                layout = dataclasses.replace(at.config.layout, recompute=mode)
+                per_token = _per_token_activations(
+                    self._model, dataclasses.replace(at.config, layout=layout), at.divisors
+                )
+                self._per_token[(tp, mode)] = per_token
         return tuple(
             (
                 shape,
-                _stage_activations(
-                    self._model, config, task, stage, layout, per_token, recompute, micro_batch
-                ),
+                _stage_activations(self._model, at.config, stage, at.divisors, per_token, mode, micro_batch),
             )
-            for stage, shape in zip(stages, shapes, strict=True)
+            for stage, shape in zip(at.stages, at.shapes, strict=True)
         )
 
-    def total(self, tp, pp, ep, dp, zero, offload, recompute, micro_batch) -> int | None:
+    def total(self, layout: Layout) -> int | None:
         """Bytes per GPU of the fullest pipeline stage; None for a layout estimate_memory would refuse."""
-        key = (tp, pp, ep, recompute, micro_batch)
+        key = (layout.tp, layout.pp, layout.ep, layout.recompute, layout.micro_batch)
         try:
             variant = self._variants[key]
         except KeyError:
-            variant = self._variants[key] = self._variant(tp, pp, ep, recompute, micro_batch)
-        if variant is None or not _check_state(tp, pp, ep, dp, zero, offload, variant[0][0].training):
+            variant = self._variants[key] = self._variant(*key)
+        if variant is None or not _state_allowed(layout, variant[0][0].training):
             return None
-        return max(_stage_state(shape, acts, dp, zero, offload).total_bytes for shape, acts in variant)
+        return max(
+            _stage_state(shape, acts, layout.dp, layout.zero, layout.offload).total_bytes
+            for shape, acts in variant
+        )
