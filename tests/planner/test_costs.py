@@ -1,4 +1,4 @@
-"""Run cost and rent vs buy: the DOMAIN.md section 6 statements reproduced from stated inputs."""
+"""Run cost and rent vs buy: published cost statements (quoted with each test) reproduced from stated inputs."""
 
 from __future__ import annotations
 
