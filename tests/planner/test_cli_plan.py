@@ -69,7 +69,7 @@ def test_rentbuy_json_shape_and_figures(capsys):
     assert set(payload["totals"]) >= {"rent", "buy", "hybrid"}
     assert set(payload["monthly"]) >= {"month", "rent", "buy", "hybrid"}
     assert len(payload["monthly"]["month"]) == 37
-    assert payload["break_even_months"] == pytest.approx(14.0, abs=0.5)  # DOMAIN.md section 6
+    assert payload["break_even_months"] == pytest.approx(14.0, abs=0.5)  # 27,500 / (2.80 - 0.109) / 730.5 h, see test_costs
     assert payload["totals"]["rent"]["currency"] == "USD"
 
 
@@ -205,7 +205,7 @@ def test_rentbuy_refuses_non_finite_and_absurd_input(capsys, extra, message):
 def test_gpus_json_gives_the_reference_price_as_money(capsys):
     rows = run_json(capsys, "gpus")
     h100 = next(row for row in rows if row["id"] == "h100-sxm")
-    # DESIGN.md: money in JSON is {"amount", "currency"}; the catalog's H100 SXM reference price is $27,500
+    # README (JSON contract): money in JSON is {"amount", "currency"}; the catalog's H100 SXM reference price is $27,500
     assert h100["purchase_price"] == {"amount": 27500, "currency": "USD"}
     mi300x = next(row for row in rows if row["id"] == "mi300x")
     assert mi300x["purchase_price"] is None  # no public price in the catalog
