@@ -14,7 +14,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-import pyqtgraph as pg  # isort: skip  (PySide6 first, DESIGN.md "Known traps")
+import pyqtgraph as pg  # isort: skip  (PySide6 first: pyqtgraph binds to the Qt already imported)
 
 GIB = 2**30
 CONTEXT = "PlanCharts"
