@@ -261,7 +261,7 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "option.decode_memory_bound": "decode is memory bandwidth-bound at batch {batch}",
     "option.decode_compute_bound": "decode is compute-bound at batch {batch}",
     "option.misses_target": "misses the {target_tokens_per_second:g} tokens/s target",
-    # -- memory model notes (planner/memory.py) ---------------------------------------------------------------
+    # -- memory model notes (planner/memory/) ------------------------------------------------------------------
     "memory.kv_heads_replicated": (
         "tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks"
     ),

@@ -235,10 +235,6 @@ def run_memory(args: argparse.Namespace) -> int:
     return 0
 
 
-def _gib(num_bytes: int) -> str:
-    return format_bytes(num_bytes, unit="GiB", decimals=2)
-
-
 def print_table(
     model: ModelSpec,
     config: MemoryConfig,
@@ -263,16 +259,16 @@ def print_table(
         + (f", offload {layout.offload}" if layout.offload != Offload.NONE else "")
     )
     print()
-    width = max(len(_gib(breakdown.total_bytes)), 10)
+    width = max(len(format_bytes(breakdown.total_bytes, unit="GiB", decimals=2)), 10)
     print(f"{'per GPU':<12} {'memory':>{width}}  assumption")
     print(f"{'-' * 12} {'-' * width}  {'-' * 10}")
     for name, term in breakdown.terms():
-        print(f"{name:<12} {_gib(term.bytes):>{width}}  {term.assumption}")
+        print(f"{name:<12} {format_bytes(term.bytes, unit='GiB', decimals=2):>{width}}  {term.assumption}")
     print(f"{'-' * 12} {'-' * width}")
-    print(f"{'total':<12} {_gib(breakdown.total_bytes):>{width}}")
+    print(f"{'total':<12} {format_bytes(breakdown.total_bytes, unit='GiB', decimals=2):>{width}}")
     if gpu_name is not None and capacity is not None:
         verdict = "fits" if fits else "does NOT fit"
-        print(f"\n{verdict} on {gpu_name} ({_gib(capacity)} per GPU)")
+        print(f"\n{verdict} on {gpu_name} ({format_bytes(capacity, unit='GiB', decimals=2)} per GPU)")
     elif gpu_name is None and capacity is None and notes and any("cannot say" in n for n in notes):
         print("\nfits: unknown")
     if notes:

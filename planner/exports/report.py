@@ -56,10 +56,6 @@ _RANKED_HEADER = ("#", "GPU", "Count", "Strategy", "Fits", "Mem/GPU", "Time", "G
                   "Conf.")  # fmt: skip
 
 
-def _gib(num_bytes: int) -> str:
-    return format_bytes(num_bytes, unit="GiB", decimals=1)
-
-
 def _money_text(money: Money | None) -> str:
     return "no price" if money is None else f"{money.amount:,.2f} {money.currency}"
 
@@ -102,12 +98,15 @@ def _chosen_section(option: PlanOption, inputs: ExportInputs) -> Section:
     capacity = option.gpu.memory_bytes
     nodes, per_node = nodes_layout(option)
     rows: list[tuple[object, ...]] = [
-        ("GPU", f"{option.gpu.name} ({_gib(capacity)} each)"),
+        ("GPU", f"{option.gpu.name} ({format_bytes(capacity, unit='GiB', decimals=1)} each)"),
         ("GPUs", f"{option.gpus} ({nodes} node(s) x {per_node})"),
         ("Strategy", layout_summary(option)),
         ("Micro-batch per GPU", f"{option.layout.micro_batch} sequence(s)"),
         ("Fits in memory", "yes" if option.fits else "NO"),
-        ("Memory per GPU", f"{_gib(option.memory.total_bytes)} of {_gib(capacity)}"),
+        (
+            "Memory per GPU",
+            f"{format_bytes(option.memory.total_bytes, unit='GiB', decimals=1)} of {format_bytes(capacity, unit='GiB', decimals=1)}",
+        ),
         ("Step time", format_duration(option.step_time_s)),
         ("Throughput", _number(option.tokens_per_s, "tokens/s", 0)),
         ("Confidence", option.confidence.value),
@@ -130,9 +129,16 @@ def _chosen_section(option: PlanOption, inputs: ExportInputs) -> Section:
 def _memory_section(option: PlanOption) -> Section:
     memory = option.memory
     rows: list[tuple[object, ...]] = [
-        (name, _gib(term.bytes), term.assumption) for name, term in memory.terms()
+        (name, format_bytes(term.bytes, unit="GiB", decimals=1), term.assumption)
+        for name, term in memory.terms()
     ]
-    rows.append(("total", _gib(memory.total_bytes), f"GPU capacity {_gib(option.gpu.memory_bytes)}"))
+    rows.append(
+        (
+            "total",
+            format_bytes(memory.total_bytes, unit="GiB", decimals=1),
+            f"GPU capacity {format_bytes(option.gpu.memory_bytes, unit='GiB', decimals=1)}",
+        )
+    )
     return Section(MEMORY_HEADING, tuple(memory.notes), (Table(("Term", "Size", "Assumption"), tuple(rows)),))
 
 
@@ -147,7 +153,7 @@ def _ranked_rows(
             other.gpus,
             layout_summary(other),
             "yes" if other.fits else "no",
-            _gib(other.memory.total_bytes),
+            format_bytes(other.memory.total_bytes, unit="GiB", decimals=1),
             format_duration(other.wall_time_s if training else other.step_time_s),
             _number(other.gpu_hours, "", 0),  # the column header names the unit
             _money_text(other.cost),

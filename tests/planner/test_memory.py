@@ -1,5 +1,5 @@
 """planner.memory against hand arithmetic: the ZeRO paper's model-state bytes, Korthikanti et al.'s activations and
-the KV-cache formula (sources in planner/memory.py and docs/sources.md, "Memory") written out with the model's
+the KV-cache formula (sources in planner/memory/ and docs/sources.md, "Memory") written out with the model's
 numbers."""
 
 from __future__ import annotations
