@@ -26,7 +26,7 @@ from desktop import fmt
 CONTEXT = "PlannerMessages"
 
 # English sources: the planner's templates (planner/messages.py TEMPLATES) without its format specs.
-TEMPLATES: Mapping[str, str] = {
+TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed object by the stubs)
     # strategy families
     "family.ddp": QT_TRANSLATE_NOOP("PlannerMessages", "DDP"),
     "family.zero": QT_TRANSLATE_NOOP("PlannerMessages", "ZeRO-{zero}"),
@@ -375,7 +375,7 @@ def render(message: Any) -> str:
     template = TEMPLATES.get(message.code)
     if template is None:
         return message.text
-    translated = QCoreApplication.translate(CONTEXT, template)
+    translated = QCoreApplication.translate(CONTEXT, str(template))
     try:
         values = {name: _value(name, value) for name, value in message.params.items()}
         return string.Formatter().vformat(translated, (), values)

@@ -31,7 +31,7 @@
 <context>
     <name>ConstraintsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+655"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+656"/>
         <source>Unchecked: the planner&apos;s default ({0})</source>
         <translation>Флажок снят: значение планировщика по умолчанию ({0})</translation>
     </message>
@@ -978,7 +978,7 @@ token</source>
         <translation>выгрузка</translation>
     </message>
     <message>
-        <location line="+99"/>
+        <location line="+101"/>
         <source>{0} × {1}</source>
         <translation>{0} × {1}</translation>
     </message>
@@ -1016,7 +1016,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+337"/>
+        <location filename="../../desktop/pages/plan.py" line="+343"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
@@ -1071,13 +1071,13 @@ token</source>
         <translation>Записать report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh и options.csv</translation>
     </message>
     <message>
-        <location line="+55"/>
+        <location line="+57"/>
         <location line="+13"/>
         <source>Step {0} of {1}</source>
         <translation>Шаг {0} из {1}</translation>
     </message>
     <message>
-        <location line="+112"/>
+        <location line="+114"/>
         <source>{0}: {1} billion parameters</source>
         <translation>{0}: {1} млрд параметров</translation>
     </message>
@@ -1158,7 +1158,7 @@ token</source>
         <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
     </message>
     <message>
-        <location line="-350"/>
+        <location line="-354"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; &amp;Назад</translation>
     </message>
@@ -1168,7 +1168,7 @@ token</source>
         <translation>Предыдущий вопрос (Alt+Н)</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+47"/>
         <source>See the &amp;advice</source>
         <translation>&amp;К советам</translation>
     </message>
@@ -1213,7 +1213,7 @@ token</source>
         <translation>Есть ли ограничения: число GPU, бюджет, срок? Результаты справа обновляются после каждого ответа.</translation>
     </message>
     <message>
-        <location line="+237"/>
+        <location line="+239"/>
         <source>{0} tokens/s for {1} users, first token after {2}, then {3} per token</source>
         <translation>{0} токенов/с на {1} польз., первый токен через {2}, затем {3} на токен</translation>
     </message>
@@ -1292,12 +1292,12 @@ token</source>
         <translation>Время и стоимость в зависимости от числа GPU</translation>
     </message>
     <message>
-        <location line="-811"/>
+        <location line="-815"/>
         <source>no option that fits is selected: change the inputs until one fits, then export it</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location line="+825"/>
+        <location line="+829"/>
         <source>Export the selected option to a folder</source>
         <translation>Экспортировать выбранный вариант в папку</translation>
     </message>
@@ -1321,7 +1321,7 @@ token</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_request.py" line="+189"/>
+        <location filename="../../desktop/plan_request.py" line="+180"/>
         <source>run</source>
         <translation>замер</translation>
     </message>
@@ -3121,7 +3121,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyPage</name>
     <message>
-        <location filename="../../desktop/pages/rent_buy.py" line="+278"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+282"/>
         <source>Rent or buy</source>
         <translation>Аренда или покупка</translation>
     </message>
@@ -3434,7 +3434,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-732"/>
+        <location filename="../../desktop/pages/plan.py" line="-737"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
@@ -3457,7 +3457,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>SavedPlansDialog</name>
     <message>
-        <location filename="../../desktop/pages/saved_plans.py" line="+59"/>
+        <location filename="../../desktop/pages/saved_plans.py" line="+64"/>
         <source>Saved plans</source>
         <translation>Сохранённые планы</translation>
     </message>

@@ -14,6 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QButtonGroup,
     QCheckBox,
     QComboBox,
@@ -260,7 +261,7 @@ class ModelPanel(_Panel):
         self.summary.setText(text)
         self.summary.setStyleSheet("color: #cf222e;" if error else "")
 
-    def _on_kind(self, button, checked: bool) -> None:
+    def _on_kind(self, button: QAbstractButton, checked: bool) -> None:
         if checked:
             self.state.update(model_kind=button.property("kind"))
 
@@ -412,7 +413,7 @@ class ShapePanel(_Panel):
         if digits and int(digits) > 0:
             self.state.update(seq_len=int(digits))
 
-    def _on_tokens_mode(self, button, checked: bool) -> None:
+    def _on_tokens_mode(self, button: QAbstractButton, checked: bool) -> None:
         if checked:
             self.state.update(tokens_mode="dataset" if button is self.dataset_radio else "tokens")
 

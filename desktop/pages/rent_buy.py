@@ -10,7 +10,7 @@ from the result's numbers.
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -34,6 +34,10 @@ from desktop.charts.rentbuy_chart import RentBuyChart
 from desktop.messages import render_error
 from desktop.pages.base import Page
 from desktop.plan_request import Note, base_gpu_id, price_book_of, render_note
+
+if TYPE_CHECKING:
+    from desktop.context import AppContext
+    from planner.costs import RentBuyInputs
 
 DEFAULT_SERVER_OVERHEAD = 0.25  # server, network and rack as a share of the GPU price when no quote says
 DEFAULT_UTILIZATION = 0.6
@@ -109,7 +113,7 @@ class RentBuyPage(Page):
     page_id = "rent_buy"
     recomputed = Signal()
 
-    def __init__(self, context, parent: QWidget | None = None):
+    def __init__(self, context: AppContext, parent: QWidget | None = None):
         super().__init__(context, parent)
         self.result: Any = None
         self.error: str | None = None
@@ -490,7 +494,7 @@ class RentBuyPage(Page):
         if not self._closed and not self._redraw_timer.isActive():
             self._redraw_timer.start()
 
-    def inputs(self):
+    def inputs(self) -> RentBuyInputs:
         """planner.costs.RentBuyInputs from the widgets."""
         from planner.costs import RentBuyInputs
 
