@@ -3,20 +3,26 @@
 Every function is pure, over numbers or frozen specs; units are in the names (flops, bytes, seconds, bytes per
 second). Each default below carries the source it comes from; the user can override all of them.
 
-Confidence labels: a result is "measured" when a probe measured this GPU type (planner.perf.Calibration with
-source "measured"), "user-set" when the user typed the rates or the MFU, and "catalog spec" otherwise.
+Confidence labels (planner.vocabulary.Confidence): a result is "measured" when a probe measured this GPU type
+(planner.perf.Calibration with source "measured"), "user-set" when the user typed the rates or the MFU, and
+"catalog spec" otherwise.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from planner.errors import UserError
 from planner.gpus import GpuSpec, compute_dtype, match_nvml_name
+from planner.messages import msg
+from planner.vocabulary import Confidence, Layout, Offload, Recompute, Task, ZeroStage
+
+if TYPE_CHECKING:
+    from planner.models import ModelSpec
 
 # --------------------------------------------------------------------------------------------------- defaults
 
@@ -29,15 +35,18 @@ MFU_SOURCE = (
     "MFU 0.40: Llama 3 405B 38-43% (arXiv 2407.21783 Table 4); Korthikanti et al. 42-54% (arXiv 2205.05198)"
 )
 
-# Decode reaches roughly 70-85% of peak memory bandwidth in real engines (DOMAIN.md section 3).
+# Decode reaches roughly 70-85% of peak memory bandwidth in real engines: a streaming copy kernel is the ceiling
+# (the probe measures it per GPU), and serving engines' decode kernels sit a little below it (docs/sources.md,
+# "Performance": decode bandwidth fraction). An assumption the user can override (--bandwidth-fraction).
 DEFAULT_BANDWIDTH_FRACTION = 0.80
 BANDWIDTH_SOURCE = (
-    "decode at 0.80 of peak memory bandwidth: real engines reach about 70-85% (DOMAIN.md section 3)"
+    "decode at 0.80 of peak memory bandwidth: real engines reach about 70-85% (docs/sources.md, Performance)"
 )
 
 # A matmul probe reaches about 87% (A100, 271 of 312 TFLOPS) and 80% (H100, 794 of 989) of the dense spec
-# (stas00/ml-engineering mamf-finder, DOMAIN.md section 4). A measured matmul rate is converted to the MFU scale
-# by dividing by this typical fraction: a card that measures at the typical fraction gets exactly the default.
+# (stas00/ml-engineering, compute/accelerator: "Maximum Achievable Matmul FLOPS" table, measured with
+# mamf-finder.py). A measured matmul rate is converted to the MFU scale by dividing by this typical fraction: a
+# card that measures at the typical fraction gets exactly the default.
 TYPICAL_MATMUL_FRACTION_OF_SPEC = 0.83
 
 # Share of data-parallel gradient communication hidden behind backward compute (PyTorch DDP and ZeRO bucket and
@@ -53,9 +62,12 @@ INTER_NODE_SOURCE = (
 
 # Achievable share of a link's one-direction bandwidth in NCCL collectives where no measurement exists:
 # A100 8-GPU all-reduce busbw 230 GB/s of 300 GB/s one-direction NVLink = 0.77 (Azure AI-benchmarking-guide,
-# DOMAIN.md section 3). Used for NVLink, PCIe and the network alike.
+# https://github.com/Azure/AI-benchmarking-guide, NCCL all-reduce results). Used for NVLink, PCIe and the
+# network alike.
 LINK_EFFICIENCY = 0.77
-# GeForce cards have no peer-to-peer: NCCL stages through host memory, crossing PCIe twice (DOMAIN.md section 3).
+# GeForce cards have no peer-to-peer: NCCL's SHM transport stages every transfer through host memory, so data
+# crosses PCIe twice (NCCL user guide, "Environment variables": NCCL_P2P_DISABLE / NCCL_SHM_DISABLE, and its
+# troubleshooting notes on PCI peer-to-peer); half the one-way PCIe rate.
 NO_P2P_PENALTY = 0.5
 
 # Fixed cost per collective call (launch + synchronisation). Assumption of the order nccl-tests shows for small
@@ -68,15 +80,13 @@ COLLECTIVE_LATENCY_OTHER_S = 25e-6
 # Assumption (order of magnitude of DeepSpeed's CPU-Adam on a modern server socket shared by 8 GPUs).
 CPU_ADAM_PARAMS_PER_S = 1.0e9
 
-CONFIDENCE = ("measured", "catalog spec", "user-set")
-
 BYTES_PER_ELEMENT = {"fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
 
 
 # ------------------------------------------------------------------------------------------------ calibration
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Calibration:
     """Rates for one GPU type that replace "spec x default fraction".
 
@@ -86,54 +96,78 @@ class Calibration:
 
     tflops: Mapping[str, float]
     memory_bandwidth_bytes_per_s: float
-    source: str = "measured"
+    source: Confidence = Confidence.MEASURED
     note: str = ""
 
     def __post_init__(self) -> None:
-        if self.source not in CONFIDENCE:
-            raise UserError(f"calibration source must be one of {', '.join(CONFIDENCE)}, got {self.source!r}")
+        object.__setattr__(self, "source", Confidence.parse(self.source, msg("choice.calibration_source")))
         object.__setattr__(self, "tflops", MappingProxyType(dict(self.tflops)))
 
 
-def calibration_from_report(report: Any, extra_gpus=()) -> dict[str, Calibration]:
-    """gpu id -> Calibration for each CUDA device of a ProbeReport whose name matches a catalog GPU.
+class ProbeMeasurements(Protocol):
+    """What calibration reads of a probe report (profiler.report.ProbeReport has it): its devices, each a
+    mapping with "kind", "name" and "device", and the best measured value of a kind, dtype and device."""
 
-    `report` is a profiler.report.ProbeReport (read through its documented `.devices` and `.best()`); devices
-    of the same type keep the best figures.
-    """
+    @property
+    def devices(self) -> Sequence[Mapping[str, object]]: ...
+
+    def best(self, kind: str, dtype: str | None = None, device: str | None = None) -> float | None: ...
+
+
+MATMUL_DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8")
+
+
+def calibration_from_report(
+    report: ProbeMeasurements, extra_gpus: Iterable[GpuSpec] = ()
+) -> dict[str, Calibration]:
+    """gpu id -> Calibration for each CUDA device of a probe report whose name matches a catalog GPU; devices
+    of the same type keep the best figures."""
     found: dict[str, Calibration] = {}
+    extra = tuple(extra_gpus)
     for device in report.devices:
         if device.get("kind") != "cuda":
             continue
-        gpu = match_nvml_name(device.get("name", ""), extra_gpus)
+        name = str(device.get("name", ""))
+        gpu = match_nvml_name(name, extra)
         if gpu is None:
             continue
-        tflops = {}
-        for dtype in ("fp32", "tf32", "bf16", "fp16", "fp8"):
-            value = report.best("matmul", dtype, device=device.get("device"))
-            if value:
-                tflops[dtype] = value / 1e12
-        bandwidth = report.best("memory_bandwidth", None, device=device.get("device")) or 0.0
-        if not tflops and not bandwidth:
-            continue
-        previous = found.get(gpu.id)
-        if previous:
-            tflops = {
-                k: max(v, previous.tflops.get(k, 0.0)) for k, v in {**previous.tflops, **tflops}.items()
-            }
-            bandwidth = max(bandwidth, previous.memory_bandwidth_bytes_per_s)
-        found[gpu.id] = Calibration(tflops, bandwidth, "measured", f"probe of {device.get('name')}")
+        measured = _device_calibration(report, str(device.get("device")), f"probe of {name}")
+        if measured is not None:
+            found[gpu.id] = _best_of(found.get(gpu.id), measured)
     return found
 
 
-@dataclass(frozen=True)
+def _device_calibration(report: ProbeMeasurements, device: str, note: str) -> Calibration | None:
+    """The best matmul TFLOPS per dtype and memory bandwidth one device measured (None: nothing measured)."""
+    tflops = {}
+    for dtype in MATMUL_DTYPES:
+        value = report.best("matmul", dtype, device=device)
+        if value:
+            tflops[dtype] = value / 1e12
+    bandwidth = report.best("memory_bandwidth", None, device=device) or 0.0
+    if not tflops and not bandwidth:
+        return None
+    return Calibration(tflops, bandwidth, Confidence.MEASURED, note)
+
+
+def _best_of(previous: Calibration | None, current: Calibration) -> Calibration:
+    """Two devices of one GPU type: each figure at its best (the note names the later device)."""
+    if previous is None:
+        return current
+    dtypes = {**previous.tflops, **current.tflops}
+    tflops = {k: max(current.tflops.get(k, 0.0), previous.tflops.get(k, 0.0)) for k in dtypes}
+    bandwidth = max(current.memory_bandwidth_bytes_per_s, previous.memory_bandwidth_bytes_per_s)
+    return Calibration(tflops, bandwidth, Confidence.MEASURED, current.note)
+
+
+@dataclass(frozen=True, slots=True)
 class Rates:
     """The rates a time estimate uses for one GPU, and where they come from."""
 
     flops_per_s: float  # achievable model FLOP/s per GPU (peak x MFU, or measured scaled the same way)
     bandwidth_bytes_per_s: float  # achievable memory bandwidth per GPU (decode)
     peak_flops_per_s: float
-    confidence: str
+    confidence: Confidence
     assumptions: tuple[str, ...] = ()
 
 
@@ -155,18 +189,18 @@ def effective_rates(
     dtype = compute_dtype(precision, gpu)
     peak_tflops = gpu.tflops.get(dtype)
     if peak_tflops is None:
-        raise UserError(f"{gpu.name} has no {dtype} throughput figure")
+        raise UserError.of(msg("error.no_throughput_figure", gpu=gpu.name, dtype=dtype))
     if mfu is not None and not 0 < mfu <= 1:
-        raise UserError(f"MFU must be between 0 and 1, got {mfu}")
+        raise UserError.of(msg("error.mfu_range", mfu=mfu))
     if bandwidth_fraction is not None and not 0 < bandwidth_fraction <= 1:
-        raise UserError(f"the bandwidth fraction must be between 0 and 1, got {bandwidth_fraction}")
+        raise UserError.of(msg("error.bandwidth_fraction_range", fraction=bandwidth_fraction))
     user_set = mfu is not None or bandwidth_fraction is not None
     mfu_value = DEFAULT_MFU if mfu is None else mfu
     fraction = DEFAULT_BANDWIDTH_FRACTION if bandwidth_fraction is None else bandwidth_fraction
     assumptions = [MFU_SOURCE if mfu is None else f"MFU {mfu_value:.2f} (user-set)"]
     flops = peak_tflops * 1e12 * mfu_value
     bandwidth = gpu.memory_bandwidth_bytes_per_s * fraction
-    confidence = "user-set" if user_set else "catalog spec"
+    confidence = Confidence.USER_SET if user_set else Confidence.CATALOG_SPEC
     measured_tflops = calibration.tflops.get(dtype) if calibration else None
     if calibration and measured_tflops:
         flops = measured_tflops * 1e12 * mfu_value / TYPICAL_MATMUL_FRACTION_OF_SPEC
@@ -189,7 +223,7 @@ def effective_rates(
 # ------------------------------------------------------------------------------------------------ training FLOPs
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ModelNumbers:
     """Per-model figures the time model needs, computed once per search (counts, not bytes).
 
@@ -212,8 +246,8 @@ class ModelNumbers:
     lora_params: int
 
 
-def model_numbers(model: Any, lora_rank: int = 16) -> ModelNumbers:
-    """Figures from a planner.models.ModelSpec (read by attribute; param_counts for the exact split)."""
+def model_numbers(model: ModelSpec, lora_rank: int = 16) -> ModelNumbers:
+    """Figures from a planner.models.ModelSpec (param_counts for the exact split)."""
     from planner.models import param_counts
 
     counts = param_counts(model)
@@ -223,7 +257,7 @@ def model_numbers(model: Any, lora_rank: int = 16) -> ModelNumbers:
     expert_params = model.moe_layers * model.experts * counts.routed_expert if model.is_moe else 0
     q_width = model.heads * (model.head_dim or head_dim)
     kv_width = model.kv_heads * (model.head_dim or head_dim)
-    # LoRA on q, k, v, o: r x (d_in + d_out) per adapted matrix (DOMAIN.md section 2).
+    # LoRA on q, k, v, o: r x (d_in + d_out) per adapted matrix (Hu et al. 2021, arXiv 2106.09685, section 4.1).
     lora_per_layer = lora_rank * ((model.hidden + q_width) * 2 + (model.hidden + kv_width) * 2)
     return ModelNumbers(
         total_params=model.total_params,
@@ -252,7 +286,7 @@ def training_flops_per_token(
     layers: int,
     seq_len: int,
     attention_width: int,
-    recompute: str = "none",
+    recompute: Recompute = Recompute.NONE,
     adapters_only: bool = False,
 ) -> float:
     """Executed FLOPs per trained token: 6 x P (2 forward + 4 backward) plus attention 12 x L x s x width.
@@ -262,14 +296,13 @@ def training_flops_per_token(
     selective recompute repeats only the attention scores. LoRA/QLoRA (adapters_only) skip the frozen weights'
     gradients: 4 x P (2 forward + 2 activation-gradient), the attention backward still runs.
     """
-    if recompute not in ("none", "selective", "full"):
-        raise UserError(f"recompute must be none, selective or full, got {recompute!r}")
+    recompute = Recompute.parse(recompute)
     attention_forward = 4 * layers * seq_len * attention_width
     backward_per_param = 2 if adapters_only else BACKWARD_FLOPS_PER_PARAM
     flops = (FORWARD_FLOPS_PER_PARAM + backward_per_param) * matmul_params + 3 * attention_forward
-    if recompute == "full":
+    if recompute == Recompute.FULL:
         flops += FORWARD_FLOPS_PER_PARAM * matmul_params + attention_forward
-    elif recompute == "selective":
+    elif recompute == Recompute.SELECTIVE:
         flops += attention_forward
     return float(flops)
 
@@ -354,21 +387,7 @@ def pipeline_bubble_fraction(pp: int, microbatches: int) -> float:
 # ------------------------------------------------------------------------------------------------ step time
 
 
-@dataclass(frozen=True)
-class TrainingLayout:
-    """What the step-time model needs to know about a layout (a planner.search.Strategy plus the task)."""
-
-    dp: int
-    tp: int
-    pp: int
-    ep: int
-    zero: int
-    recompute: str
-    offload: str
-    micro_batch: int
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StepTime:
     """Seconds per optimizer step, by cause, and the tokens per second that follow."""
 
@@ -381,7 +400,7 @@ class StepTime:
     flops_per_step: float
     tokens_per_step: int
     microbatches: int
-    confidence: str
+    confidence: Confidence
     assumptions: tuple[str, ...] = ()
     breakdown: Mapping[str, float] = field(default_factory=dict)
 
@@ -399,12 +418,12 @@ class StepTime:
 def training_step_time(
     numbers: ModelNumbers,
     gpu: GpuSpec,
-    layout: TrainingLayout,
+    layout: Layout,
     *,
     seq_len: int,
     global_batch: int,
     rates: Rates,
-    task: str = "pretrain",
+    task: Task = Task.PRETRAIN,
     precision: str = "bf16",
     comm_overlap: float | None = None,
     gpus_per_node: int | None = None,
@@ -420,11 +439,11 @@ def training_step_time(
     """
     overlap = DEFAULT_COMM_OVERLAP if comm_overlap is None else comm_overlap
     if not 0 <= overlap <= 1:
-        raise UserError(f"the communication overlap must be between 0 and 1, got {overlap}")
+        raise UserError.of(msg("error.comm_overlap_range", overlap=overlap))
     per_node = gpus_per_node or gpu.gpus_per_node
     network = inter_node_bytes_per_s or DEFAULT_INTER_NODE_BYTES_PER_S
-    gpus = layout.dp * layout.tp * layout.pp
-    adapters_only = task in ("lora", "qlora")
+    gpus = layout.gpus
+    adapters_only = Task.parse(task).is_adapter
     tokens_per_step = global_batch * seq_len
     flops_per_token = training_flops_per_token(
         numbers.matmul_params,
@@ -448,7 +467,7 @@ def training_step_time(
     if layout.tp > 1:
         bw, latency = group_bus_bytes_per_s(gpu, layout.tp, layout.tp, per_node, network)
         message = layout.micro_batch * seq_len * numbers.hidden * activation_bytes
-        calls = 4 + (2 if layout.recompute == "full" else 0)
+        calls = 4 + (2 if layout.recompute == Recompute.FULL else 0)
         per_microbatch = (
             (stage_layers if layout.pp > 1 else numbers.layers)
             * calls
@@ -465,7 +484,7 @@ def training_step_time(
         grad_bytes = (
             (trainable - expert_share) / (layout.tp * layout.pp) * (4.0 if precision == "fp32" else 2.0)
         )
-        volume = 1.5 if layout.zero == 3 else 1.0
+        volume = 1.5 if layout.zero == ZeroStage.WEIGHTS else 1.0
         dp_comm_s = (1 - overlap) * volume * allreduce_time_s(grad_bytes, layout.dp, bw, latency)
 
     # Expert parallel: token dispatch and combine, forward and backward.
@@ -506,7 +525,7 @@ def training_step_time(
 def offload_time_s(
     numbers: ModelNumbers,
     gpu: GpuSpec,
-    layout: TrainingLayout,
+    layout: Layout,
     microbatches: int,
     adapters_only: bool = False,
 ) -> float:
@@ -516,13 +535,13 @@ def offload_time_s(
     two overlap), plus CPU Adam over this rank's shard. all: parameters also stream up for every forward and
     backward of every micro-batch.
     """
-    if layout.offload == "none":
+    if layout.offload == Offload.NONE:
         return 0.0
     trainable = numbers.lora_params if adapters_only else numbers.total_params
     shard = trainable / (layout.tp * layout.pp * (layout.dp if layout.zero >= 1 else 1))
     pcie = gpu.pcie_bytes_per_s / 2 * LINK_EFFICIENCY
     seconds = shard * 2 / pcie + shard / CPU_ADAM_PARAMS_PER_S
-    if layout.offload == "all":
+    if layout.offload == Offload.ALL:
         params_per_rank = numbers.total_params / (layout.tp * layout.pp)
         seconds += microbatches * 2 * params_per_rank * 2 / pcie
     return seconds
@@ -538,7 +557,7 @@ def offload_assumption() -> str:
 # ------------------------------------------------------------------------------------------------ inference
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class InferenceTime:
     """Serving figures for one replica (tp x pp GPUs) at `batch` concurrent sequences."""
 
@@ -547,7 +566,7 @@ class InferenceTime:
     tpot_s: float  # time per output token (one decode step of the whole batch)
     tokens_per_s: float  # output tokens per second of the replica (batch / tpot)
     decode_bound: str  # "memory bandwidth" | "compute"
-    confidence: str
+    confidence: Confidence
     assumptions: tuple[str, ...] = ()
 
 
@@ -593,7 +612,7 @@ def inference_time(
     achievable FLOP/s, and never faster than one read of the weights.
     """
     if batch < 1:
-        raise UserError("the batch must be at least one sequence")
+        raise UserError.of(msg("error.batch_positive"))
     gpus = tp * pp
     per_node = gpus_per_node or gpu.gpus_per_node
     network = inter_node_bytes_per_s or DEFAULT_INTER_NODE_BYTES_PER_S

@@ -31,7 +31,7 @@
 <context>
     <name>ConstraintsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+652"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+656"/>
         <source>Unchecked: the planner&apos;s default ({0})</source>
         <translation>Флажок снят: значение планировщика по умолчанию ({0})</translation>
     </message>
@@ -830,7 +830,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>PlanOptionsModel</name>
     <message>
-        <location filename="../../desktop/qmodels/plan_options.py" line="+23"/>
+        <location filename="../../desktop/qmodels/plan_options.py" line="+31"/>
         <location line="+14"/>
         <source>#</source>
         <translation>№</translation>
@@ -922,12 +922,6 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
-        <source>calibrated</source>
-        <translation>откалибровано</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <location line="+1"/>
         <source>spec</source>
         <translation>паспорт</translation>
     </message>
@@ -935,21 +929,6 @@ token</source>
         <location line="+1"/>
         <source>user-set</source>
         <translation>задано пользователем</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>high</source>
-        <translation>высокая</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>medium</source>
-        <translation>средняя</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>low</source>
-        <translation>низкая</translation>
     </message>
     <message>
         <location line="+16"/>
@@ -984,17 +963,17 @@ token</source>
     <message>
         <location line="+1"/>
         <location line="+15"/>
-        <location line="+25"/>
+        <location line="+23"/>
         <source>single GPU</source>
         <translation>один GPU</translation>
     </message>
     <message>
-        <location line="-30"/>
+        <location line="-28"/>
         <source>{0} replicas</source>
         <translation>реплик: {0}</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+24"/>
         <source>model parallel</source>
         <translation>параллелизм модели</translation>
     </message>
@@ -1004,7 +983,7 @@ token</source>
         <translation>выгрузка</translation>
     </message>
     <message>
-        <location line="+99"/>
+        <location line="+101"/>
         <source>{0} × {1}</source>
         <translation>{0} × {1}</translation>
     </message>
@@ -1042,7 +1021,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+324"/>
+        <location filename="../../desktop/pages/plan.py" line="+344"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
@@ -1097,13 +1076,13 @@ token</source>
         <translation>Записать report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh и options.csv</translation>
     </message>
     <message>
-        <location line="+55"/>
+        <location line="+57"/>
         <location line="+13"/>
         <source>Step {0} of {1}</source>
         <translation>Шаг {0} из {1}</translation>
     </message>
     <message>
-        <location line="+111"/>
+        <location line="+114"/>
         <source>{0}: {1} billion parameters</source>
         <translation>{0}: {1} млрд параметров</translation>
     </message>
@@ -1123,7 +1102,7 @@ token</source>
         <translation>Спланировать нельзя: {0}</translation>
     </message>
     <message>
-        <location line="+44"/>
+        <location line="+46"/>
         <location line="+1"/>
         <source>best layout</source>
         <translation>лучшая схема</translation>
@@ -1184,7 +1163,7 @@ token</source>
         <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
     </message>
     <message>
-        <location line="-347"/>
+        <location line="-354"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; &amp;Назад</translation>
     </message>
@@ -1194,7 +1173,7 @@ token</source>
         <translation>Предыдущий вопрос (Alt+Н)</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+47"/>
         <source>See the &amp;advice</source>
         <translation>&amp;К советам</translation>
     </message>
@@ -1239,7 +1218,7 @@ token</source>
         <translation>Есть ли ограничения: число GPU, бюджет, срок? Результаты справа обновляются после каждого ответа.</translation>
     </message>
     <message>
-        <location line="+234"/>
+        <location line="+239"/>
         <source>{0} tokens/s for {1} users, first token after {2}, then {3} per token</source>
         <translation>{0} токенов/с на {1} польз., первый токен через {2}, затем {3} на токен</translation>
     </message>
@@ -1308,7 +1287,7 @@ token</source>
         <translation>Сохранить их перед закрытием?</translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="+41"/>
         <source>Memory per GPU of the chosen option</source>
         <translation>Память на GPU для выбранного варианта</translation>
     </message>
@@ -1318,12 +1297,12 @@ token</source>
         <translation>Время и стоимость в зависимости от числа GPU</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="-815"/>
         <source>no option that fits is selected: change the inputs until one fits, then export it</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+829"/>
         <source>Export the selected option to a folder</source>
         <translation>Экспортировать выбранный вариант в папку</translation>
     </message>
@@ -1347,7 +1326,7 @@ token</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_request.py" line="+82"/>
+        <location filename="../../desktop/plan_request.py" line="+168"/>
         <source>run</source>
         <translation>замер</translation>
     </message>
@@ -1360,7 +1339,7 @@ token</source>
 <context>
     <name>PlanRequest</name>
     <message>
-        <location line="+105"/>
+        <location line="+119"/>
         <source>your quote: {0}/GPU-h</source>
         <translation>ваша котировка: {0}/GPU-ч</translation>
     </message>
@@ -1390,12 +1369,12 @@ token</source>
         <translation>{0} · {1} · {2}/GPU-ч · {3}</translation>
     </message>
     <message>
-        <location line="+221"/>
+        <location line="-120"/>
         <source>probe run {0} is no longer in the database</source>
         <translation>замера {0} больше нет в базе данных</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+1"/>
         <source>choose at least one GPU type under Hardware</source>
         <translation>выберите хотя бы один тип GPU в разделе «Оборудование»</translation>
     </message>
@@ -1694,12 +1673,617 @@ token</source>
         <translation>слоям со скользящим окном хватило бы более короткого кэша KV; здесь он посчитан на полную длину</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>unknown task {task}; choose one of: {choices}</source>
-        <translation>неизвестная задача {task}; выберите одну из: {choices}</translation>
+        <location line="+290"/>
+        <source>{parts}</source>
+        <translation>{parts}</translation>
     </message>
     <message>
         <location line="+1"/>
+        <source>TP {degree}</source>
+        <translation>TP {degree}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PP {degree}</source>
+        <translation>PP {degree}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>EP {degree}</source>
+        <translation>EP {degree}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>DP {degree}</source>
+        <translation>DP {degree}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>selective recompute</source>
+        <translation>выборочный пересчёт активаций</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>full recompute</source>
+        <translation>полный пересчёт активаций</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>micro-batch {micro_batch}</source>
+        <translation>микробатч {micro_batch}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>task</source>
+        <translation>задача</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>precision</source>
+        <translation>точность</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>KV-cache precision</source>
+        <translation>точность кэша KV</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>optimizer</source>
+        <translation>оптимизатор</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LoRA target</source>
+        <translation>модуль для LoRA</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>recompute mode</source>
+        <translation>режим пересчёта активаций</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>offload mode</source>
+        <translation>режим выгрузки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ranking</source>
+        <translation>критерий ранжирования</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>confidence</source>
+        <translation>достоверность</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>calibration source</source>
+        <translation>источник калибровки</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>micro-batch</source>
+        <translation>микробатч</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>sequence length</source>
+        <translation>длина последовательности</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>in-flight micro-batches</source>
+        <translation>число одновременно обрабатываемых микробатчей</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LoRA rank</source>
+        <translation>ранг LoRA</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a pinned strategy value</source>
+        <translation>закреплённое значение стратегии</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the purchase price</source>
+        <translation>цена покупки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the rent price</source>
+        <translation>цена аренды</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>rent prices</source>
+        <translation>цены аренды</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the spot rent price</source>
+        <translation>цена аренды spot</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the reserved rent price</source>
+        <translation>цена резервированной аренды</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the infrastructure overhead</source>
+        <translation>доля затрат на инфраструктуру</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the power per GPU</source>
+        <translation>мощность на GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PUE</source>
+        <translation>PUE</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the electricity price</source>
+        <translation>цена электроэнергии</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>hours per day</source>
+        <translation>часы в день</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>days per week</source>
+        <translation>дни в неделю</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>utilisation</source>
+        <translation>загрузка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the resale fraction</source>
+        <translation>доля цены при перепродаже</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>maintenance</source>
+        <translation>обслуживание</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the spot overhead</source>
+        <translation>надбавка за spot</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the catalog&apos;s purchase price</source>
+        <translation>цену покупки из каталога</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the default electricity price</source>
+        <translation>цену электроэнергии по умолчанию</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>unknown {what} {text}; choose one of: {choices}</source>
+        <translation>неизвестное значение «{text}» ({what}); допустимые: {choices}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ZeRO stage must be 0, 1, 2 or 3, got {value}</source>
+        <translation>стадия ZeRO должна быть 0, 1, 2 или 3, а получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{what} must be a whole number, got {value}</source>
+        <translation>{what}: нужно целое число, а получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{what} must be positive, got {value}</source>
+        <translation>{what}: нужно положительное число, а получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{what} must be a finite number, got {value}</source>
+        <translation>{what}: нужно конечное число, а получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{what} {value} is absurdly large (limit {limit})</source>
+        <translation>{what}: {value} — нелепо большое значение (предел {limit})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>dp x tp x pp = {gpus} GPUs is absurdly large (limit {limit})</source>
+        <translation>dp × tp × pp = {gpus} GPU — нелепо много (предел {limit})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>tensor parallel {tp} does not divide the {heads} attention heads of {model}</source>
+        <translation>тензорный параллелизм {tp} не делит {heads} голов внимания модели {model}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>tensor parallel {tp} does not divide the {kv_heads} KV heads of {model} (nor do the KV heads divide it, which would allow replicating them)</source>
+        <translation>тензорный параллелизм {tp} не делит {kv_heads} голов KV модели {model} (и головы KV не делят его, иначе их можно было бы повторить)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>pipeline parallel {pp} is larger than the {layers} layers of {model}</source>
+        <translation>конвейерный параллелизм {pp} больше числа слоёв модели {model} ({layers})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>expert parallel {ep} needs a mixture-of-experts model; {model} is dense</source>
+        <translation>параллелизму по экспертам {ep} нужна модель со смесью экспертов; {model} — плотная модель</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>expert parallel {ep} does not divide the {experts} experts of {model}</source>
+        <translation>параллелизм по экспертам {ep} не делит {experts} экспертов модели {model}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>expert parallel {ep} must divide dp x tp = {dp_tp} (expert-parallel ranks are carved out of the data- and tensor-parallel ranks)</source>
+        <translation>параллелизм по экспертам {ep} должен делить dp × tp = {dp_tp} (ранги экспертов выделяются из рангов параллелизма по данным и тензорного)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>sequence length {seq_len} exceeds {model}&apos;s {context} learned positions</source>
+        <translation>длина последовательности {seq_len} больше числа обученных позиций модели {model} ({context})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>full training in {precision} is not supported; use bf16/fp16/fp8/fp32, or --task qlora for a 4-bit base</source>
+        <translation>полное обучение в {precision} не поддерживается; используйте bf16/fp16/fp8/fp32 или --task qlora для 4-битной базовой модели</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LoRA needs at least one target module; choose from {choices}</source>
+        <translation>для LoRA нужен хотя бы один модуль; выберите из: {choices}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{gpu} has no {dtype} throughput figure</source>
+        <translation>для {gpu} нет данных о производительности в {dtype}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>MFU must be between 0 and 1, got {mfu}</source>
+        <translation>MFU должна быть от 0 до 1, а получено {mfu}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the bandwidth fraction must be between 0 and 1, got {fraction}</source>
+        <translation>доля пропускной способности должна быть от 0 до 1, а получено {fraction}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the communication overlap must be between 0 and 1, got {overlap}</source>
+        <translation>доля перекрытия обменов должна быть от 0 до 1, а получено {overlap}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the batch must be at least one sequence</source>
+        <translation>в батче должна быть хотя бы одна последовательность</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{what} must not be negative</source>
+        <translation>{what}: значение не может быть отрицательным</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>--gpu needs a GPU id; see `gpu-advisor gpus`</source>
+        <translation>для --gpu нужен идентификатор GPU; см. `gpu-advisor gpus`</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>give either --price-per-gpu-hour or --price-from-quotes, not both</source>
+        <translation>укажите либо --price-per-gpu-hour, либо --price-from-quotes, но не оба сразу</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>nothing to export: no option fits</source>
+        <translation>экспортировать нечего: ни один вариант не помещается</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot write the export to {directory}: {reason}</source>
+        <translation>не удалось записать экспорт в {directory}: {reason}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>spot interruption rate, restart overhead and checkpoint interval must not be negative</source>
+        <translation>частота прерываний spot, время перезапуска и интервал контрольных точек не могут быть отрицательными</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU-hours and the price per GPU-hour must not be negative</source>
+        <translation>GPU-часы и цена GPU-часа не могут быть отрицательными</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{gpus} GPUs is absurdly large (limit {limit})</source>
+        <translation>{gpus} GPU — нелепо много (предел {limit})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the purchase price {price} is absurdly large (limit {limit})</source>
+        <translation>цена покупки {price} нелепо велика (предел {limit})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the power per GPU must be between 0 and {limit} W (0 leaves electricity out), got {power} W</source>
+        <translation>мощность на GPU должна быть от 0 до {limit} Вт (0 — не учитывать электроэнергию), а получено {power} Вт</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PUE must be between {low} and {high} (facility power / IT power), got {pue}</source>
+        <translation>PUE должен быть от {low} до {high} (мощность объекта / мощность ИТ-оборудования), а получено {pue}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>hours per day must be between 0 and 24</source>
+        <translation>часов в день должно быть от 0 до 24</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>days per week must be between 0 and 7</source>
+        <translation>дней в неделю должно быть от 0 до 7</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>utilisation must be between 0 and 1 (for example 0.6)</source>
+        <translation>загрузка должна быть от 0 до 1 (например, 0,6)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the horizon must be between 1 and 240 months</source>
+        <translation>горизонт должен быть от 1 до 240 месяцев</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the resale fraction must be between 0 and 1</source>
+        <translation>доля цены при перепродаже должна быть от 0 до 1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>hybrid owned GPUs must be between 0 and the number of GPUs</source>
+        <translation>собственных GPU в гибридной схеме должно быть от 0 до общего числа GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>optimizer offload needs ZeRO stage 1, 2 or 3 (DeepSpeed offload_optimizer)</source>
+        <translation>для выгрузки оптимизатора нужна стадия ZeRO 1, 2 или 3 (offload_optimizer в DeepSpeed)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>offloading parameters needs ZeRO stage 3 / FSDP full shard (DeepSpeed offload_param)</source>
+        <translation>для выгрузки параметров нужна стадия ZeRO 3 / полное шардирование FSDP (offload_param в DeepSpeed)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: {field} must be a positive integer, got {value}</source>
+        <translation>{where}: {field} должно быть положительным целым числом, а получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: {field} must not be negative, got {value}</source>
+        <translation>{where}: {field} не может быть отрицательным, а получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: {heads} attention heads are not a multiple of {kv_heads} KV heads</source>
+        <translation>{where}: число голов внимания ({heads}) не кратно числу голов KV ({kv_heads})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: norm must be rmsnorm or layernorm, got {norm}</source>
+        <translation>{where}: нормализация должна быть rmsnorm или layernorm, а получено {norm}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: experts_per_token must be between 1 and {experts}</source>
+        <translation>{where}: experts_per_token должно быть от 1 до {experts}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: moe_ffn (expert intermediate size) must be positive</source>
+        <translation>{where}: moe_ffn (промежуточный размер эксперта) должно быть положительным</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: dense_layers ({dense_layers}) must be fewer than layers ({layers})</source>
+        <translation>{where}: плотных слоёв ({dense_layers}) должно быть меньше, чем всех слоёв ({layers})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: MLA needs positive v_head_dim and qk head dims</source>
+        <translation>{where}: для MLA нужны положительные v_head_dim и размеры голов qk</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown model preset {name}; presets: {presets}</source>
+        <translation>неизвестная модель «{name}»; встроенные модели: {presets}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>model size must be a number of billions, got {billions}</source>
+        <translation>размер модели должен быть числом миллиардов параметров, а получено {billions}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>model size {billions}B is outside {low}B..{high}B</source>
+        <translation>размер модели {billions}B вне диапазона {low}B..{high}B</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>model size {billions}B is too small for a Llama-like shape</source>
+        <translation>размер модели {billions}B слишком мал для архитектуры в духе Llama</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: missing key {key} (needed for model_type {model_type})</source>
+        <translation>{path}: нет ключа {key} (он нужен для model_type {model_type})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: key {key} must be a positive integer, got {value}</source>
+        <translation>{path}: ключ {key} должен быть положительным целым числом, а получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: key {key} must be true or false, got {value}</source>
+        <translation>{path}: ключ {key} должен быть true или false, а получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: {size} bytes is too large for a config.json</source>
+        <translation>{path}: {size} байт — слишком много для config.json</translation>
+    </message>
+    <message>
+        <location line="-237"/>
+        <source>{path}: no such file</source>
+        <translation>{path}: файл не найден</translation>
+    </message>
+    <message>
+        <location line="+238"/>
+        <source>{path}: cannot read ({kind}: {reason})</source>
+        <translation>{path}: не удалось прочитать ({kind}: {reason})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: malformed JSON ({reason} at line {line})</source>
+        <translation>{path}: испорченный JSON ({reason}, строка {line})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: expected a JSON object, got {kind}</source>
+        <translation>{path}: ожидался объект JSON, а получен {kind}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: missing key &apos;model_type&apos;</source>
+        <translation>{path}: нет ключа «model_type»</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: model_type {model_type} is not supported; supported: {supported}</source>
+        <translation>{path}: model_type {model_type} не поддерживается; поддерживаются: {supported}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: key &apos;mlp_only_layers&apos; must be a list of layer numbers</source>
+        <translation>{path}: ключ «mlp_only_layers» должен быть списком номеров слоёв</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: model size {billions}B parameters is outside {low}B..{high}B; check the sizes in the file</source>
+        <translation>{where}: размер модели {billions}B параметров вне диапазона {low}B..{high}B; проверьте размеры в файле</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: not a safetensors file (shorter than its 8-byte header length)</source>
+        <translation>{path}: это не файл safetensors (он короче 8-байтовой длины заголовка)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: header length {header} bytes is absurd for a {size}-byte file</source>
+        <translation>{path}: длина заголовка {header} байт нелепа для файла размером {size} байт</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: malformed safetensors header (not JSON)</source>
+        <translation>{path}: испорченный заголовок safetensors (не JSON)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: malformed safetensors header (not a JSON object)</source>
+        <translation>{path}: испорченный заголовок safetensors (не объект JSON)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: tensor {tensor} has no valid &apos;shape&apos; in the header</source>
+        <translation>{path}: у тензора {tensor} в заголовке нет правильного «shape»</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: not a folder</source>
+        <translation>{path}: это не папка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no GPU given; see `gpu-advisor gpus` for the ids</source>
+        <translation>GPU не указан; идентификаторы — в `gpu-advisor gpus`</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown GPU {text}; see `gpu-advisor gpus`</source>
+        <translation>неизвестный GPU «{text}»; см. `gpu-advisor gpus`</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown GPU {text} (did you mean: {ids}?); see `gpu-advisor gpus`</source>
+        <translation>неизвестный GPU «{text}» (может быть, {ids}?); см. `gpu-advisor gpus`</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a GPU type needs a positive memory size and memory bandwidth</source>
+        <translation>для типа GPU нужны положительные объём и пропускная способность памяти</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown dtype(s) {dtypes} in TFLOPS; use {choices}</source>
+        <translation>неизвестные типы данных {dtypes} в TFLOPS; допустимые: {choices}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a GPU type needs at least one TFLOPS figure (for example bf16)</source>
+        <translation>для типа GPU нужна хотя бы одна цифра TFLOPS (например, для bf16)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{code} is not a currency code; use a 3-letter code such as USD, EUR or RUB</source>
+        <translation>«{code}» — не код валюты; используйте трёхбуквенный код, например USD, EUR или RUB</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot add {other} to {currency} without converting first</source>
+        <translation>нельзя сложить {other} и {currency} без пересчёта по курсу</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the exchange rate for {code} must be a positive number, got {rate}</source>
+        <translation>курс {code} должен быть положительным числом, а получено {rate}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no exchange rate for USD-&gt;{currency} to convert {what}; set one in Settings (or give {flag} in {currency})</source>
+        <translation>нет курса USD-&gt;{currency}, чтобы пересчитать {what}; задайте его в настройках (или укажите {flag} в {currency})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>give --purchase-per-gpu: the catalog has no reference price for {gpu}</source>
+        <translation>укажите --purchase-per-gpu: в каталоге нет справочной цены для {gpu}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>--years must be at least one month (0.1)</source>
+        <translation>--years должно быть не меньше месяца (0,1)</translation>
+    </message>
+    <message>
+        <location line="-409"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
@@ -1742,11 +2326,6 @@ token</source>
         <location line="+1"/>
         <source>cannot pin {fields}; pin one of: {choices}</source>
         <translation>нельзя закрепить {fields}; закрепить можно: {choices}</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>rank by one of: {choices}; got {rank_by}</source>
-        <translation>сортировать можно по: {choices}; получено {rank_by}</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1999,12 +2578,7 @@ token</source>
         <translation>{name} — не текст в UTF-8 (байт {byte} в строке {line}); сохраните его как «CSV UTF-8» и импортируйте снова</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>{path}: no such file</source>
-        <translation>{path}: нет такого файла</translation>
-    </message>
-    <message>
-        <location line="+1"/>
+        <location line="+6"/>
         <source>{path}: cannot read it ({reason})</source>
         <translation>{path}: не удаётся прочитать ({reason})</translation>
     </message>
@@ -2977,7 +3551,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyPage</name>
     <message>
-        <location filename="../../desktop/pages/rent_buy.py" line="+276"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+283"/>
         <source>Rent or buy</source>
         <translation>Аренда или покупка</translation>
     </message>
@@ -3290,7 +3864,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-743"/>
+        <location filename="../../desktop/pages/plan.py" line="-737"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
@@ -3313,7 +3887,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>SavedPlansDialog</name>
     <message>
-        <location filename="../../desktop/pages/saved_plans.py" line="+59"/>
+        <location filename="../../desktop/pages/saved_plans.py" line="+64"/>
         <source>Saved plans</source>
         <translation>Сохранённые планы</translation>
     </message>

@@ -6,6 +6,8 @@ job (it loads the inputs and re-plans). plans_changed on the AppContext tells ot
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
@@ -23,11 +25,14 @@ from PySide6.QtWidgets import (
 
 from desktop import fmt
 
+if TYPE_CHECKING:
+    from desktop.context import AppContext
+
 
 class SavedPlansDialog(QDialog):
     """Lists saved plans (newest first). chosen_id is set when the user presses Open."""
 
-    def __init__(self, context, current_id: int | None = None, parent: QWidget | None = None):
+    def __init__(self, context: AppContext, current_id: int | None = None, parent: QWidget | None = None):
         super().__init__(parent)
         self.context = context
         self.current_id = current_id

@@ -1,4 +1,4 @@
-"""The `gpu-advisor` subcommands (README.md, "Command line": the contract of flags and --json shapes).
+"""The `gpu-advisor` subcommands (the command line contract: README.md, "Command line").
 
 Each subcommand lives in its own module with a `register(subparsers)` function that adds its parser and sets
 `handler` to a function `(args) -> int`. Errors the user can cause raise planner.errors.UserError and come out

@@ -460,7 +460,7 @@ def test_a_plan_priced_from_a_rub_quote_shows_both_currencies(open_window, qtbot
     plan.state.mark_saved(None, "RUB test")  # nothing unsaved: closing the window asks no question
     price = plan.call.prices["a100-sxm-80gb"]
     assert (price.currency, round(price.amount, 6)) == ("USD", 2.75)
-    source = _plain(plan.call.price_sources["a100-sxm-80gb"])
+    source = _plain(plan.call.price_sources["a100-sxm-80gb"].render())
     assert "≈ 2,75 $ (250,00 ₽)" in source  # Russian number format, converted first, original beside it
     shown = "\n".join(_plain(text) for _where, text in _widget_texts(window)) + _plain(
         plan.results.advice.toPlainText()

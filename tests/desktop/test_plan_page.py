@@ -186,7 +186,7 @@ def test_70b_full_training_on_64_h100_needs_sharding_and_exports(page, qtbot, tm
     best = page.state.selected_option
     assert best is not None, page.state.error
     assert best.gpu.id == "h100-sxm" and best.gpus == 64 and best.fits
-    strategy = best.strategy
+    strategy = best.layout
     # 1.05 TiB of model states on 80 GB cards: sharded by ZeRO or split by tensor/pipeline parallelism.
     assert strategy.zero >= 1 or strategy.tp * strategy.pp > 1
     assert strategy.dp * strategy.tp * strategy.pp == 64
@@ -195,7 +195,7 @@ def test_70b_full_training_on_64_h100_needs_sharding_and_exports(page, qtbot, tm
     assert not [
         o
         for o in page.state.options
-        if o.fits and o.strategy.zero == 0 and o.strategy.tp * o.strategy.pp == 1
+        if o.fits and o.layout.zero == 0 and o.layout.tp * o.layout.pp == 1
     ]
     # ... and the advice says why, in words, on the page.
     shown_advice = page.results.advice.toPlainText().lower()
@@ -343,7 +343,7 @@ def test_serving_target_speed_and_users_drive_the_gpu_count(page, qtbot):
     assert big.fits and big.gpus > small.gpus and big.tokens_per_s >= 20_000
     serve(page, qtbot, 20_000, users=512)  # more users at once than 8 per replica: more replicas
     many = page.state.selected_option
-    assert many.strategy.dp * many.batch_per_replica >= 512
+    assert many.layout.dp * many.batch_per_replica >= 512
 
     choose(page.workload.task_combo, "finetune")  # back to training: ranked by time again
     assert page.state.inputs.rank_by == "time"

@@ -69,8 +69,7 @@ def test_rentbuy_json_shape_and_figures(capsys):
     assert set(payload["totals"]) >= {"rent", "buy", "hybrid"}
     assert set(payload["monthly"]) >= {"month", "rent", "buy", "hybrid"}
     assert len(payload["monthly"]["month"]) == 37
-    # 27,500 / (2.80 - 0.7 kW x 1.3 x 0.12 $/kWh) = 10,220 h at full use = 14.0 months of 730.5 h
-    assert payload["break_even_months"] == pytest.approx(14.0, abs=0.5)
+    assert payload["break_even_months"] == pytest.approx(14.0, abs=0.5)  # 27,500 / (2.80 - 0.109) / 730.5 h, see test_costs
     assert payload["totals"]["rent"]["currency"] == "USD"
 
 
@@ -206,7 +205,7 @@ def test_rentbuy_refuses_non_finite_and_absurd_input(capsys, extra, message):
 def test_gpus_json_gives_the_reference_price_as_money(capsys):
     rows = run_json(capsys, "gpus")
     h100 = next(row for row in rows if row["id"] == "h100-sxm")
-    # README.md CLI contract: money in JSON is {"amount", "currency"}; the catalog's H100 SXM price is $27,500
+    # README (JSON contract): money in JSON is {"amount", "currency"}; the catalog's H100 SXM reference price is $27,500
     assert h100["purchase_price"] == {"amount": 27500, "currency": "USD"}
     mi300x = next(row for row in rows if row["id"] == "mi300x")
     assert mi300x["purchase_price"] is None  # no public price in the catalog

@@ -183,7 +183,7 @@ def test_export_all_and_purchase_quotes(capsys, tmp_path):
     code, out, _ = run(capsys, "quotes", "export", str(tmp_path / "p.csv"), "--purchase", "--all")
     assert code == 0 and "reference prices included" in out
     code, out, _ = run(capsys, "quotes", "list", "--purchase")
-    assert "reference" in out and "1,599.00" in out  # RTX 4090 launch MSRP (NVIDIA announcement, 2022-09-20)
+    assert "reference" in out and "1,599.00" in out  # RTX 4090 launch MSRP (NVIDIA launch announcement)
 
 
 @pytest.mark.parametrize(

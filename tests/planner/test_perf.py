@@ -8,6 +8,7 @@ from planner import perf
 from planner.errors import UserError
 from planner.gpus import get_gpu
 from planner.models import get_preset
+from planner.vocabulary import Layout
 from profiler.report import ProbeReport
 from tests.profiler.conftest import sample_report_dict
 
@@ -59,7 +60,7 @@ def test_pipeline_bubble():
 
 def test_link_choice():
     h100 = get_gpu("h100-sxm")
-    # Measured 8-GPU all-reduce busbw (Azure AI-benchmarking-guide, ND H100 v5: 479 GB/s at 8 GB): 480 GB/s.
+    # Measured 8-GPU busbw (Azure AI-benchmarking-guide, NCCL all-reduce): 480 GB/s inside the NVSwitch domain.
     assert perf.intra_node_bus_bytes_per_s(h100, 8) == 480e9
     bw, _ = perf.group_bus_bytes_per_s(h100, 16, 16, 8, perf.DEFAULT_INTER_NODE_BYTES_PER_S)
     assert bw == pytest.approx(50e9 * perf.LINK_EFFICIENCY)  # across nodes: one 400 Gb/s link per GPU
@@ -72,9 +73,7 @@ def test_training_step_time_by_hand():
     model = get_preset("llama-3.1-70b")
     numbers = perf.model_numbers(model)
     rates = perf.effective_rates(h100, "bf16")
-    layout = perf.TrainingLayout(
-        dp=64, tp=8, pp=1, ep=1, zero=1, recompute="none", offload="none", micro_batch=1
-    )
+    layout = Layout(dp=64, tp=8, pp=1, ep=1, zero=1, recompute="none", offload="none", micro_batch=1)
     step = perf.training_step_time(numbers, h100, layout, seq_len=4096, global_batch=1024, rates=rates)
     # Compute: (6 x matmul params + 12 x 80 x 4096 x 8192) x 1024 x 4096 tokens / (512 x 989.4e12 x 0.40).
     tokens = 1024 * 4096
@@ -97,7 +96,7 @@ def test_uneven_pipeline_runs_at_the_pace_of_its_fullest_stage():
     rates = perf.effective_rates(h100, "bf16")
 
     def step(pp):
-        layout = perf.TrainingLayout(dp=8, tp=8, pp=pp, ep=1, zero=1, recompute="none", offload="none",
+        layout = Layout(dp=8, tp=8, pp=pp, ep=1, zero=1, recompute="none", offload="none",
                                      micro_batch=1)  # fmt: skip
         return perf.training_step_time(numbers, h100, layout, seq_len=4096, global_batch=1024, rates=rates)
 

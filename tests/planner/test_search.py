@@ -8,16 +8,12 @@ from hypothesis import strategies as st
 
 from planner.errors import UserError
 from planner.gpus import get_gpu
+from planner.layout_text import layout_label
+from planner.messages import format_bytes
 from planner.models import generic_model, get_preset, param_counts
 from planner.money import Money
-from planner.search import (
-    Constraints,
-    Workload,
-    candidate_gpu_counts,
-    format_bytes,
-    pipeline_depths,
-    plan,
-)
+from planner.search import Constraints, Workload, plan
+from planner.search.enumeration import candidate_gpu_counts, pipeline_depths
 
 GB = 1e9
 
@@ -35,11 +31,11 @@ def test_zero_paper_model_states_through_the_search(zero, published_gb):
                   Constraints(gpus=64, pinned={"zero": zero, "tp": 1, "pp": 1}))  # fmt: skip
     assert result.options, result.advice
     option = result.options[0]
-    assert option.strategy.zero == zero and option.strategy.dp == 64
+    assert option.layout.zero == zero and option.layout.dp == 64
     states = option.memory.model_state_bytes
     if zero == 3:
         # planner.memory also holds one gathered layer of bf16 weights and of gradients while it computes
-        # (DeepSpeed's stage3_max_live_parameters); the paper's figure counts only the shards.
+        # (DeepSpeed ZeRO-3 config docs, stage3_max_live_parameters); the paper's figure counts only the shards.
         states -= 2 * 2 * param_counts(model).dense_layer
     assert states * scale / GB == pytest.approx(published_gb, rel=0.03)
 
@@ -49,7 +45,7 @@ def test_70b_full_training_on_64_h100_needs_sharding():
                   Constraints(gpus=64))  # fmt: skip
     assert result.options
     for option in result.options:
-        strategy = option.strategy
+        strategy = option.layout
         assert strategy.zero >= 1 or strategy.tp > 1 or strategy.pp > 1
         assert strategy.dp * strategy.tp * strategy.pp == 64
         assert option.memory.total_bytes <= get_gpu("h100-sxm").memory_bytes
@@ -132,7 +128,7 @@ def test_exact_gpu_count_and_pins():
     pinned = plan(model, Workload(task="pretrain"), [get_gpu("h100-sxm")],
                   Constraints(max_gpus=256, pinned={"zero": 3, "tp": 2}))  # fmt: skip
     assert pinned.options
-    assert all(option.strategy.zero == 3 and option.strategy.tp == 2 for option in pinned.options)
+    assert all(option.layout.zero == 3 and option.layout.tp == 2 for option in pinned.options)
 
 
 def test_pipeline_parallel_only_with_zero_0_or_1():
@@ -142,9 +138,9 @@ def test_pipeline_parallel_only_with_zero_0_or_1():
     result = plan(get_preset("llama-3.1-405b"), Workload(task="pretrain", tokens=1e13), [get_gpu("h100-sxm")],
                   Constraints(max_gpus=2048, pinned={"pp": 4}))  # fmt: skip
     pipelined = [*result.options, *result.frontier]
-    assert pipelined and all(option.strategy.pp == 4 for option in pipelined)
-    assert all(option.strategy.zero <= 1 for option in pipelined)
-    assert any(option.strategy.zero == 1 for option in pipelined)
+    assert pipelined and all(option.layout.pp == 4 for option in pipelined)
+    assert all(option.layout.zero <= 1 for option in pipelined)
+    assert any(option.layout.zero == 1 for option in pipelined)
     assert any("pipeline parallel only with ZeRO stage 0 or 1" in line for line in result.assumptions)
 
 
@@ -154,7 +150,7 @@ def test_excluded_family_labels_name_the_layout_so_they_never_contradict_the_opt
     # tensor/pipeline parallel" is excluded, while ZeRO-2 with TP 8 (weights / 8) fits and is offered.
     result = plan(get_preset("llama-3.1-70b"), Workload(task="pretrain", tokens=1e12), [get_gpu("h100-sxm")],
                   Constraints(gpus=64, pinned={"zero": 2}))  # fmt: skip
-    assert result.options and all(o.strategy.zero == 2 and o.strategy.tp > 1 for o in result.options)
+    assert result.options and all(o.layout.zero == 2 and o.layout.tp > 1 for o in result.options)
     families = {item.family for item in result.excluded}
     assert "ZeRO-2 without tensor/pipeline parallel" in families
     assert (
@@ -172,7 +168,7 @@ def test_pinning_zero_3_with_a_pipeline_is_refused_with_the_reason():
     # the same stage without a pipeline is searched as usual
     without = plan(get_preset("llama-3.1-70b"), Workload(task="pretrain"), [get_gpu("h100-sxm")],
                    Constraints(gpus=64, pinned={"zero": 3}))  # fmt: skip
-    assert without.options and all(o.strategy.zero == 3 and o.strategy.pp == 1 for o in without.options)
+    assert without.options and all(o.layout.zero == 3 and o.layout.pp == 1 for o in without.options)
 
 
 def test_pipeline_depths_include_odd_multiples():
@@ -191,7 +187,7 @@ def test_odd_node_counts_reach_the_model_parallel_degree_their_neighbours_reach(
                   Constraints(max_gpus=64, pinned={"zero": 1}), prices={"h100-sxm": Money(2.5)})  # fmt: skip
     by_count = {option.gpus: option for option in result.frontier}
     for count in (24, 32, 40, 48, 56, 64):
-        assert by_count[count].strategy.recompute == "none", by_count[count].strategy.label
+        assert by_count[count].layout.recompute == "none", layout_label(by_count[count].layout).text
     # cost per run within 10% across these counts (the compute is the same; bubbles and links differ)
     costs = [by_count[count].cost.amount for count in (24, 32, 40, 48, 56, 64)]
     assert max(costs) < 1.1 * min(costs)
@@ -251,12 +247,12 @@ def test_every_option_is_a_valid_fitting_layout(billions, gpu_id, max_gpus, task
         model, Workload(task=task, seq_len=2048, global_batch=256), [gpu], Constraints(max_gpus=max_gpus)
     )
     for option in result.options:
-        strategy = option.strategy
+        strategy = option.layout
         assert strategy.dp * strategy.tp * strategy.pp == option.gpus <= max_gpus
         assert model.heads % strategy.tp == 0
         assert option.fits and option.memory.total_bytes <= gpu.memory_bytes
         assert option.step_time_s > 0 and option.tokens_per_s > 0
     for option in result.frontier:
-        assert option.strategy.pp == 1 or option.strategy.zero <= 1  # see the pipeline test below
+        assert option.layout.pp == 1 or option.layout.zero <= 1  # see the pipeline test below
     if not result.options:
         assert result.advice or result.excluded
