@@ -25,8 +25,8 @@ $(VENV)/.app-installed: $(BIN)/activate pyproject.toml
 	touch $@
 
 # Tests also need torch (probe and the memory cross-check) and the dev tools.
-$(VENV)/.test-installed: $(VENV)/.app-installed
-	$(PY) -m pip install --quiet "$(TORCH_PIN)" -e ".[dev]"
+$(VENV)/.test-installed: $(VENV)/.app-installed pyproject.toml
+	$(PY) -m pip install --quiet "$(TORCH_PIN)" -e ".[dev,trace]"
 	touch $@
 
 run: $(VENV)/.app-installed $(QM_FILES)

@@ -14,6 +14,7 @@ from planner.memory.stages import (
     Divisors,
     Stage,
     StageActivations,
+    StageAmounts,
     StageShape,
     divisors_of,
     per_token_activations,
@@ -49,7 +50,17 @@ def estimate_memory(model: ModelSpec, config: MemoryConfig) -> MemoryBreakdown:
         pipeline_stage=fullest.stage,
         host_offload_bytes=math.ceil(fullest.host_bytes),
         zero3_gathered_bytes=math.ceil(fullest.gathered_bytes),
+        not_concurrent_bytes=fullest.not_concurrent,
+        peak_phase=_peak_phase(config, fullest),
     )
+
+
+def _peak_phase(config: MemoryConfig, amounts: StageAmounts) -> str:
+    """When the step peaks: "forward" (inference), "backward" (activations) or "optimizer step" (gradients)."""
+    if not config.task.is_training:
+        return "forward"
+    with_head = amounts.activations + amounts.gradients - amounts.not_concurrent
+    return "optimizer step" if amounts.not_concurrent and amounts.gradients >= with_head - 1 else "backward"
 
 
 def estimate_total_bytes(model: ModelSpec, config: MemoryConfig) -> int:
@@ -124,7 +135,7 @@ class MemoryTotals:
         self._model = model
         self._base = base
         self._shapes: dict[tuple[int, int, int], _Shape | None] = {}
-        self._per_token: dict[tuple[int, str], tuple[float, float]] = {}
+        self._per_token: dict[tuple[int, str], tuple[float, float, float, float]] = {}
         self._variants: dict[tuple[int, int, int, str, int], _Variant | None] = {}
 
     def _shape(self, tp: int, pp: int, ep: int) -> _Shape | None:
@@ -185,7 +196,8 @@ class MemoryTotals:
             variant = self._variants[key] = self._variant(*key)
         if variant is None or not _state_allowed(layout, variant[0][0].training):
             return None
+        accumulation = self._base.gradient_accumulation
         return max(
-            stage_state(shape, acts, layout.dp, layout.zero, layout.offload).total_bytes
+            stage_state(shape, acts, layout.dp, layout.zero, layout.offload, accumulation).total_bytes
             for shape, acts in variant
         )
