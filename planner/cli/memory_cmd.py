@@ -44,7 +44,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=1,
         help="micro-batch: sequences per GPU per step (inference: concurrent sequences)",
     )
-    parser.add_argument("--seq-len", type=int, default=4096, help="tokens per sequence")
+    parser.add_argument(
+        "--seq-len", type=int, default=None, help="tokens per sequence (default: 4096, or the model's context if shorter)"
+    )
     parser.add_argument("--dp", type=int, default=1, help="data-parallel degree")
     parser.add_argument("--tp", type=int, default=1, help="tensor-parallel degree")
     parser.add_argument("--pp", type=int, default=1, help="pipeline-parallel degree")
@@ -82,6 +84,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--gpu", default=None, help='catalog GPU id (see `gpus`) or "local" for the GPUs in this machine'
     )
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="also run the real Hugging Face model on fake tensors (a config.json or model folder; needs the trace "
+        "extra) and show analytic and traced figures side by side",
+    )
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(handler=run_memory)
 
@@ -99,7 +107,7 @@ def config_from_args(args: argparse.Namespace) -> MemoryConfig:
         kv_precision=None if args.kv_precision is None else Precision.parse(args.kv_precision),
         optimizer=Optimizer.parse(args.optimizer),
         layout=layout,
-        seq_len=args.seq_len,
+        seq_len=args.seq_len if args.seq_len is not None else 4096,
         flash_attention=not args.no_flash_attention,
         lora_rank=args.lora_rank,
         lora_targets=targets,
@@ -214,13 +222,18 @@ def result_json(
         "assumptions": breakdown.assumptions(),
         "pipeline_stage": breakdown.pipeline_stage,
         "host_offload_bytes": breakdown.host_offload_bytes,
+        "peak": {"phase": breakdown.peak_phase, "not_concurrent_bytes": breakdown.not_concurrent_bytes},
     }
 
 
 def run_memory(args: argparse.Namespace) -> int:
     model = resolve_model(args.model)
+    if args.seq_len is None:  # the default never exceeds the model's context (gpt2: 1024 positions)
+        args.seq_len = min(4096, model.max_context)
     config = config_from_args(args)
     breakdown = estimate_memory(model, config)
+    if args.trace:
+        return _run_with_trace(args, model, config, breakdown)
     notes = list(breakdown.notes)
     fits = gpu_name = capacity = None
     if args.gpu:
@@ -275,3 +288,33 @@ def print_table(
         print("\nnotes:")
         for note in notes:
             print(f"  - {note}")
+
+
+def _run_with_trace(
+    args: argparse.Namespace, model: ModelSpec, config: MemoryConfig, breakdown: MemoryBreakdown
+) -> int:
+    from planner.cli.memory_trace_run import comparison, run_trace, trace_command
+
+    traced, wall_s = run_trace(trace_command(model, config))
+    rows = comparison(breakdown, traced)
+    if args.json:
+        document = result_json(model, config, args.task, breakdown, None, None, list(breakdown.notes))
+        document["trace"] = {
+            "wall_s": round(wall_s, 1),
+            "traced": {k: v for k, v in traced.items() if k != "timeline"},
+            "timeline": traced.get("timeline", []),
+            "comparison": rows,
+        }
+        print_json(document)
+        return 0
+    print(f"{model.display_name}: analytic against traced (fake tensors, {wall_s:.1f} s)")
+    print(f"{'term':<12} {'analytic':>12} {'traced':>12} {'ratio':>7}  why")
+    for name, row in rows.items():
+        assert isinstance(row, dict)
+        ratio = row["ratio"]
+        print(
+            f"{name:<12} {format_bytes(row['analytic_bytes'], unit='GiB', decimals=2):>12} "
+            f"{format_bytes(row['traced_bytes'], unit='GiB', decimals=2):>12} "
+            f"{ratio if ratio is not None else '-':>7}  {row['why']}"
+        )
+    return 0
