@@ -363,7 +363,10 @@ def _inference_working_bytes(
             2 * model.heads * model.head_dim / tp + 2 * divisors.kv_heads_per_rank * model.head_dim
         )
     if not config.flash_attention:
-        attention += 3 * e * model.heads / tp * seq_len  # scores, masked scores, probabilities
+        # scores, masked scores, probabilities; GPT-2's eager attention also keeps its scaled scores and the
+        # torch.where against the causal mask alive at once
+        copies = 5 if model.family == "gpt2" else 3
+        attention += copies * e * model.heads / tp * seq_len
         if not model.uses_mla and model.kv_heads < model.heads:
             attention += (
                 2 * e * (model.heads / tp - divisors.kv_heads_per_rank) * model.head_dim
