@@ -141,6 +141,19 @@ class ParamCounts:
     small_per_layer: int  # norms and biases in one layer (kept in 16 bit when weights are quantised)
     total: int
     active: int
+    attention_small: int = 0  # of attention: its biases and internal norms (MLA's, q/k norms)
+    shared_expert_bias: int = 0  # of shared_expert: its biases
+
+    @property
+    def linear_weights_dense_layer(self) -> int:
+        """Elements of a dense layer's Linear weight matrices (no biases, no norms)."""
+        return self.dense_layer - self.small_per_layer
+
+    @property
+    def linear_weights_moe_layer(self) -> int:
+        """Elements of an MoE layer's Linear weights outside the routed experts: attention, shared expert(s) and
+        the router's matrix (its extra bias and the shared-expert gate included: tiny)."""
+        return self.attention - self.attention_small + self.shared_expert - self.shared_expert_bias + self.router
 
     @property
     def routed_experts_per_layer(self) -> int:
@@ -202,11 +215,12 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
     attention, attention_small = _attention_params(spec)
     layer_norms = spec.norms_per_layer * _norm_size(spec)
     dense_mlp, dense_mlp_bias = _mlp_params(spec, spec.ffn, spec.mlp_bias)
-    routed_expert = shared_expert = router = 0
+    routed_expert = shared_expert = router = shared_bias = 0
     if spec.is_moe:
         routed_expert = _mlp_params(spec, spec.moe_ffn, False)[0]
         shared_ffn = spec.shared_expert_ffn or spec.shared_experts * spec.moe_ffn
-        shared_expert = _mlp_params(spec, shared_ffn, spec.mlp_bias)[0]  # deepseek_v2's mlp_bias reaches them
+        # deepseek_v2's mlp_bias reaches the shared experts
+        shared_expert, shared_bias = _mlp_params(spec, shared_ffn, spec.mlp_bias)
         router = (
             h * spec.experts
             + (spec.experts if spec.router_bias else 0)
@@ -234,6 +248,8 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
         moe_layer=moe_layer,
         moe_layer_active=moe_layer_active,
         small_per_layer=attention_small + layer_norms + dense_mlp_bias,
+        attention_small=attention_small,
+        shared_expert_bias=shared_bias,
         total=total,
         active=active,
     )
@@ -593,7 +609,8 @@ def _llama_like(config: _Config, common: dict[str, str]) -> ModelSpec:
         qkv_bias = True
     elif t == "qwen2_moe":
         qkv_bias = config.bool("qkv_bias", True)
-    window = config.data.get("sliding_window")
+    # null means no window (transformers keeps the None); a missing key takes the type's default
+    window = config.raw["sliding_window"] if "sliding_window" in config.raw else config.data.get("sliding_window")
     if t in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe") and not config.bool("use_sliding_window", False):
         window = None
     fields: dict[str, Any] = dict(  # Any: ModelSpec's fields, checked by validate_spec

@@ -26,6 +26,10 @@ from planner.models import ModelSpec, ParamCounts
 from planner.vocabulary import Layout, Offload, Optimizer, Precision, Recompute, Task
 
 
+# Model families whose q, k and v come from one fused projection (gpt2's c_attn, gpt_neox's query_key_value).
+FUSED_QKV_FAMILIES = ("gpt2", "gpt_neox")
+
+
 @dataclass(frozen=True)
 class Stage:
     index: int
@@ -79,7 +83,12 @@ def _lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...]
         widths = {"q": model.heads * model.head_dim, "k": model.kv_heads * model.head_dim}
         widths["v"] = widths["k"]
         widths["o"] = widths["q"]
-        attention = sum(rank * (h + widths[t]) for t in ("q", "k", "v", "o") if t in chosen)
+        separate = ("q", "k", "v", "o")
+        if model.family in FUSED_QKV_FAMILIES and chosen & {"q", "k", "v"}:
+            # gpt2's c_attn, gpt_neox's query_key_value: one projection, one adapter for q, k and v
+            attention += rank * (h + widths["q"] + 2 * widths["k"])
+            separate = ("o",)
+        attention += sum(rank * (h + widths[t]) for t in separate if t in chosen)
 
     def mlp(ffn: int) -> int:
         matrices = [t for t in ("gate", "up", "down") if t in chosen and (model.gated_mlp or t != "gate")]
@@ -273,7 +282,7 @@ def _linear_input_bytes(model: ModelSpec, config: MemoryConfig, e: float, sharde
         return 0.0
     if e >= 4 or sharded:
         return 2 * e  # the attention input and the MLP input, each shared by its projections
-    fused = model.family in ("gpt2", "gpt_neox")  # one fused QKV projection
+    fused = model.family in FUSED_QKV_FAMILIES
     attention_inputs = 1 if fused else (1 if model.uses_mla else 3)
     mlp_inputs = 2 if model.gated_mlp else 1
     return e * (attention_inputs + mlp_inputs)  # autocast: each projection its own 16-bit copy
@@ -286,7 +295,7 @@ def _adapter_activations(model: ModelSpec, config: MemoryConfig, e: float, tp: i
     q_width = model.heads * model.head_dim
     attention = [t for t in config.lora_targets if t in ("q", "k", "v", "o")]
     mlp = [t for t in config.lora_targets if t in ("gate", "up", "down") and (model.gated_mlp or t != "gate")]
-    if model.family in ("gpt2", "gpt_neox") and set(attention) & {"q", "k", "v"}:
+    if model.family in FUSED_QKV_FAMILIES and set(attention) & {"q", "k", "v"}:
         attention = ["qkv"] + [t for t in attention if t == "o"]  # one adapter on the fused projection
     widths = {"q": h, "k": h, "v": h, "qkv": h, "o": q_width, "gate": h, "up": h, "down": model.ffn}
     experts = model.experts_per_token or 1
@@ -332,10 +341,8 @@ def _per_token_layer_activations(
 def autocast_weight_copies(model: ModelSpec, counts: ParamCounts, stage: Stage, tp: int) -> float:
     """Bytes of the 16-bit weight copies autocast makes in the forward pass and autograd keeps until each layer's
     backward: every Linear weight of the stage (routed experts run outside autocast), the LM head included."""
-    attention = counts.attention - (counts.small_per_layer - counts.layer_norms)  # weights without biases
-    per_dense = attention + counts.dense_mlp
-    per_moe = attention + counts.shared_expert + model.hidden * model.experts
-    params = stage.dense_layers * per_dense + stage.moe_layers * per_moe
+    params = stage.dense_layers * counts.linear_weights_dense_layer
+    params += stage.moe_layers * counts.linear_weights_moe_layer
     if stage.has_head:
         params += model.vocab * model.hidden
     return 2.0 * params / tp
