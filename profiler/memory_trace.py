@@ -158,7 +158,10 @@ def hf_config(data: dict[str, Any], attention: str = "sdpa", fake: bool = True) 
 def _fake_grouped_mm(input: torch.Tensor, weight: torch.Tensor, offs: torch.Tensor) -> torch.Tensor:
     """What torch's grouped_mm holds, on fake tensors: output (tokens, out); backward keeps the input (the
     weight is the parameter itself). torch's meta kernel accepts only bf16 and fp32 training needs fp32."""
-    return input.to(weight.dtype) @ weight[0]
+    import torch
+
+    with torch.autocast("cpu", enabled=False):  # torch's grouped_mm is not autocast-enabled
+        return input.to(weight.dtype) @ weight[0]
 
 
 def build_causal_lm(data: dict[str, Any], dtype: str = "fp32", attention: str = "sdpa", fake: bool = True) -> nn.Module:
@@ -246,6 +249,8 @@ class Accounting:
     maxima: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CATEGORIES, 0))
     samples: list[tuple[int, str, int]] = field(default_factory=list)  # (op index, phase, total bytes)
     ops: int = 0
+    # the largest activations + temporaries held at once: what the forward keeps plus the backward's transients
+    working: int = 0
 
 
 def _categories(snapshot: dict[Any, int]) -> tuple[dict[str, int], int]:
@@ -278,6 +283,7 @@ def _tracker(fsdp_module: nn.Module | None, optimizer: Any, accounting: Accounti
                 values, total = _categories(snapshot)
                 for name, amount in values.items():
                     accounting.maxima[name] = max(accounting.maxima[name], amount)
+                accounting.working = max(accounting.working, values["activations"] + values["temporaries"])
                 if total > accounting.peak_bytes:
                     accounting.peak_bytes, accounting.peak_phase, accounting.at_peak = total, phase, values
                 accounting.samples.append((accounting.ops, phase, total))
@@ -459,10 +465,6 @@ def _run_inference(model: nn.Module, request: TraceRequest, vocab: int, progress
 def _check(request: TraceRequest) -> None:
     if request.task not in TASKS:
         raise TraceError(f"task must be one of {', '.join(TASKS)} (QLoRA's 4-bit kernels need CUDA: trace lora)")
-    if request.task == "lora" and request.fake:
-        # peft's adapters run modules in a way torch's MemTracker refuses ("multiple iterative calls"); --real
-        # still measures a small model's LoRA step with the same code path for the tests to see
-        raise TraceError("LoRA is not traced yet (torch's MemTracker cannot follow peft's layers); trace finetune")
     if request.precision not in PRECISIONS:
         raise TraceError(f"precision must be one of {', '.join(PRECISIONS)} for a trace")
     for name in ("batch", "seq_len", "dp", "lora_rank"):
@@ -539,6 +541,7 @@ def _result(request: TraceRequest, data: dict[str, Any], accounting: Accounting,
         "peak_phase": accounting.peak_phase,
         "at_peak": at_peak,
         "max": maxima,
+        "max_activations_with_temporaries_bytes": accounting.working,
         "kv_cache_bytes": kv_cache_bytes,
         "operators": accounting.ops,
         "timeline": _thin(accounting.samples, TIMELINE_POINTS),

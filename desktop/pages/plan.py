@@ -43,6 +43,7 @@ from desktop.charts.plan_charts import MemoryBarChart, ScalingChart, render_png
 from desktop.messages import advice_lines, excluded_rows, note_lines
 from desktop.pages.base import Page
 from desktop.pages.plan_inputs import ConstraintsPanel, HardwarePanel, ModelPanel, ShapePanel, WorkloadPanel
+from desktop.pages.trace_memory import install_trace_action
 from desktop.plan_request import (
     Note,
     PageInputError,
@@ -292,6 +293,7 @@ class PlanPage(Page):
             self.export_button,
         ):
             top.addWidget(button)
+        self.trace_button = install_trace_action(self, top)  # desktop/pages/trace_memory.py
 
         inputs = QWidget()
         inputs_layout = QVBoxLayout(inputs)

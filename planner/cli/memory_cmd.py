@@ -293,9 +293,10 @@ def print_table(
 def _run_with_trace(
     args: argparse.Namespace, model: ModelSpec, config: MemoryConfig, breakdown: MemoryBreakdown
 ) -> int:
-    from planner.cli.memory_trace_run import comparison, run_trace, trace_command
+    from planner.cli.memory_trace_run import run_trace
+    from planner.memory.trace import comparison, trace_arguments
 
-    traced, wall_s = run_trace(trace_command(model, config))
+    traced, wall_s = run_trace(trace_arguments(model, config))
     rows = comparison(breakdown, traced)
     if args.json:
         document = result_json(model, config, args.task, breakdown, None, None, list(breakdown.notes))
@@ -310,11 +311,11 @@ def _run_with_trace(
     print(f"{model.display_name}: analytic against traced (fake tensors, {wall_s:.1f} s)")
     print(f"{'term':<12} {'analytic':>12} {'traced':>12} {'ratio':>7}  why")
     for name, row in rows.items():
-        assert isinstance(row, dict)
-        ratio = row["ratio"]
+        analytic, traced_bytes, ratio = row["analytic_bytes"], row["traced_bytes"], row["ratio"]
+        assert isinstance(analytic, int) and isinstance(traced_bytes, int)
         print(
-            f"{name:<12} {format_bytes(row['analytic_bytes'], unit='GiB', decimals=2):>12} "
-            f"{format_bytes(row['traced_bytes'], unit='GiB', decimals=2):>12} "
+            f"{name:<12} {format_bytes(analytic, unit='GiB', decimals=2):>12} "
+            f"{format_bytes(traced_bytes, unit='GiB', decimals=2):>12} "
             f"{ratio if ratio is not None else '-':>7}  {row['why']}"
         )
     return 0

@@ -59,8 +59,7 @@ def _peak_phase(config: MemoryConfig, amounts: StageAmounts) -> str:
     """When the step peaks: "forward" (inference), "backward" (activations) or "optimizer step" (gradients)."""
     if not config.task.is_training:
         return "forward"
-    with_head = amounts.activations + amounts.gradients - amounts.not_concurrent
-    return "optimizer step" if amounts.not_concurrent and amounts.gradients >= with_head - 1 else "backward"
+    return "optimizer step" if amounts.gradients > amounts.activations else "backward"
 
 
 def estimate_total_bytes(model: ModelSpec, config: MemoryConfig) -> int:

@@ -378,14 +378,13 @@ def _inference_working_bytes(
             attention += (
                 2 * e * (model.heads / tp - divisors.kv_heads_per_rank) * model.head_dim
             )  # K, V expanded
+    mlp = (3 if model.gated_mlp else 2) * e * (model.ffn if not model.is_moe or model.dense_layers else 0) / tp
     if model.is_moe:
-        width = model.experts_per_token * model.moe_ffn + (
-            model.shared_expert_ffn or model.shared_experts * model.moe_ffn
-        )
-        width = max(width, model.ffn if model.dense_layers else 0)
-    else:
-        width = model.ffn
-    mlp = (3 if model.gated_mlp else 2) * e * width / tp
+        # the grouped experts: each token-expert pair's gathered input, gate+up output, activation, product and
+        # weighted output, as in training; plus the shared expert(s)
+        shared = model.shared_expert_ffn or model.shared_experts * model.moe_ffn
+        routed = model.experts_per_token * e * (2 * h + 4 * model.moe_ffn) + 3 * e * shared
+        mlp = max(mlp, routed / divisors.expert_divisor)
     return residual + max(attention, mlp)
 
 
@@ -455,7 +454,6 @@ class StageShape:
     root_unit: float  # parameters per GPU of FSDP2's root unit (embedding, final norm, LM head)
     compute_bytes: float  # bytes per value of the matmuls' copies (2 under 16-bit mixed precision)
     autocast_copies: float  # bytes of autocast's 16-bit weight copies kept for backward (unsharded training)
-    head_params_gpu: float  # LM head (or tied embedding) parameters on this GPU: its gradient comes first
     qlora_workspace: float
     adapter_dense: float
     adapter_expert: float
@@ -532,13 +530,12 @@ def stage_shape(
     autocast_copies = 0.0
     if task.is_full_training and e < 4:
         autocast_copies = autocast_weight_copies(model, counts, stage, tp)
-    head_params = (model.vocab * model.hidden / tp) if stage.has_head else 0.0
     return StageShape(
         stage=stage.index, task=task, training=task.is_training, full_training=task.is_full_training,
         adapter=task.is_adapter, tp=tp, pp=pp, ep=layout.ep, params_gpu=params_gpu,
         dense_params_gpu=dense_params_gpu, expert_params_gpu=expert_params_gpu, stored_weights=stored,
         bytes_per_param=bytes_per_param, largest=largest, root_unit=root_unit, compute_bytes=e,
-        autocast_copies=autocast_copies, head_params_gpu=head_params,
+        autocast_copies=autocast_copies,
         qlora_workspace=qlora_workspace, adapter_dense=adapter_dense, adapter_expert=adapter_expert,
         adapter_bytes=adapter_bytes, trainable_dense=trainable_dense, trainable_expert=trainable_expert,
         grad_per=grad_per, opt_per=opt_per,
@@ -620,11 +617,11 @@ def _training_activations(model: ModelSpec, config: MemoryConfig, stage: Stage, 
     logits = 0.0
     if stage.has_head:
         # final norm + the head's input (trained head: fp32 in fp32, 16 bit otherwise), then the loss: HF keeps
-        # log_softmax (fp32) for backward, whose start holds its gradient and the logits' fp32 gradient (+ the
-        # 16-bit logits gradient): 12 (+2) bytes per vocabulary entry per token
+        # log_softmax (fp32) for backward, whose start holds two fp32 gradients beside it: 12 bytes per vocabulary
+        # entry per token (the forward's logits, fp32 copy and log_softmax, 8-10 bytes, are gone by then)
         head_input = (0.0 if frozen else e) * model.hidden
         final = (_norm_bytes(model, frozen, residual, autocast) * model.hidden + _norm_stats(model) + head_input) / sp_divisor
-        logits_bytes = 12.0 + (2.0 if e < 4 else 0.0)
+        logits_bytes = 12.0
         logits = tokens * (logits_bytes * model.vocab / tp + final)
         activations += logits
     return activations, logits
@@ -701,11 +698,10 @@ def stage_state(
             optimizer = 0.0
         if accumulation <= 1:
             # One backward per step with gradients freed after it (zero_grad(set_to_none=True)): the activations
-            # peak at the start of backward, beside only the head's first gradients; all the gradients exist at
-            # the optimizer step, when the activations are gone. The total is the larger of the two moments.
-            head = (shape.head_params_gpu if shape.full_training else 0.0) * shape.grad_per
-            head = min(head / (dense_shard if zero >= 2 else 1), gradients)
-            not_concurrent = activations + gradients - max(activations + head, gradients)
+            # peak at the start of backward, in the loss's backward, before the first parameter gradient (the LM
+            # head's) exists; all the gradients exist at the optimizer step, when the activations are gone. The
+            # total is the larger of the two moments.
+            not_concurrent = min(activations, gradients)
 
     # --- overhead: one NCCL communicator per parallel group
     communicators = (dp > 1 and training) + (shape.tp > 1) + (shape.pp > 1) + (ep > 1)

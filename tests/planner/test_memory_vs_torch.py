@@ -30,6 +30,10 @@ CONFIGS = {
                 "num_attention_heads": 8, "num_key_value_heads": 4, "vocab_size": 8000, "num_local_experts": 4,
                 "num_experts_per_tok": 2, "max_position_embeddings": 1024},
 }  # fmt: skip
+# MoE in bf16 training is left to the trace: transformers' default grouped_mm experts (the trace's path, and the
+# model's) run outside autocast, while the loop the real CPU step must use (data-dependent shapes) runs inside it.
+# GPT-2 LoRA runs in fp32 here: CPU autocast keeps LayerNorm and softmax in bf16 where CUDA's runs them in fp32
+# (the analytic rule), which only a GPU can check (make device-check).
 CASES = [  # (model, task, precision, attention)
     ("llama", "pretrain", "fp32", "sdpa"),
     ("llama", "pretrain", "bf16", "sdpa"),
@@ -37,8 +41,12 @@ CASES = [  # (model, task, precision, attention)
     ("gpt2", "pretrain", "fp32", "eager"),
     ("gpt2", "pretrain", "bf16", "eager"),
     ("mixtral", "pretrain", "fp32", "sdpa"),
+    ("llama", "lora", "bf16", "sdpa"),
+    ("gpt2", "lora", "fp32", "eager"),
+    ("mixtral", "lora", "bf16", "sdpa"),
     ("llama", "inference", "bf16", "sdpa"),
     ("gpt2", "inference", "fp32", "eager"),
+    ("mixtral", "inference", "bf16", "sdpa"),
 ]
 BATCH, SEQ = 2, 256
 
@@ -66,7 +74,9 @@ def test_analytic_and_traced_memory_match_a_real_torch_step(tmp_path, name, task
     trace_tolerance = 0.035 if name == "mixtral" else 0.03
     assert abs(traced["peak_bytes"] - measured["peak_bytes"]) <= trace_tolerance * measured["peak_bytes"]
     kv = measured["kv_cache_bytes"]
-    activations = measured["max"]["activations"] - kv
+    # training: what the forward keeps plus the backward's transients, at their joint maximum
+    key = "max_activations_with_temporaries_bytes"
+    activations = (measured[key] if task != "inference" else measured["max"]["activations"]) - kv
     assert abs(analytic.activations.bytes - activations) <= 0.15 * activations
     peak = analytic.total_bytes - analytic.overhead.bytes
     assert abs(peak - measured["peak_bytes"]) <= 0.10 * measured["peak_bytes"]
