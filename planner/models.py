@@ -524,10 +524,12 @@ def _cannot_read(path: Path, exc: Exception) -> Message:
 
 def _read_config(path: Path) -> dict[str, Any]:
     try:
-        size = path.stat().st_size
-        if size > MAX_CONFIG_BYTES:
-            raise UserError.of(msg("error.config_too_large", path=str(path), size=size))
-        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows Notepad) is fine
+        with _open_regular(path) as handle:  # a FIFO or a device would block or never end
+            size = os.fstat(handle.fileno()).st_size
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
+        if size > MAX_CONFIG_BYTES or len(raw) > MAX_CONFIG_BYTES:
+            raise UserError.of(msg("error.config_too_large", path=str(path), size=max(size, len(raw))))
+        text = raw.decode("utf-8-sig")  # a byte-order mark (Windows Notepad) is fine
     except FileNotFoundError:
         raise UserError.of(msg("error.file_missing", path=str(path))) from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -777,16 +779,28 @@ def _deepseek(config: _Config, common: dict[str, str]) -> ModelSpec:
 MAX_SAFETENSORS_HEADER_BYTES = 100_000_000
 
 
-def count_safetensors_params(path: str | os.PathLike[str]) -> int:
-    """Tensor elements in one .safetensors file, from its JSON header only (tensor data is never read)."""
+MAX_INDEX_BYTES = 64 * 2**20  # model.safetensors.index.json: about 100 KiB even for a 671B model
+
+
+def _open_regular(path: Path) -> Any:  # Any: a binary file object
+    """Open `path` for reading only if it is a regular file (not a FIFO, a device or a folder)."""
+    if not path.is_file():
+        if not path.exists():
+            raise UserError.of(msg("error.file_missing", path=str(path)))
+        raise UserError.of(_cannot_read(path, OSError("not a regular file")))
+    return path.open("rb")
+
+
+def safetensors_header(path: str | os.PathLike[str]) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """{tensor name: (dtype, shape)} from one .safetensors file's JSON header (tensor data is never read)."""
     path = Path(path)
     try:
-        with path.open("rb") as handle:
+        with _open_regular(path) as handle:
             prefix = handle.read(8)
             if len(prefix) < 8:
                 raise UserError.of(msg("error.safetensors_short", path=str(path)))
             header_bytes = int.from_bytes(prefix, "little")
-            file_bytes = path.stat().st_size
+            file_bytes = os.fstat(handle.fileno()).st_size
             if header_bytes > MAX_SAFETENSORS_HEADER_BYTES or header_bytes > file_bytes - 8:
                 raise UserError.of(
                     msg("error.safetensors_header", path=str(path), header=header_bytes, size=file_bytes)
@@ -800,28 +814,117 @@ def count_safetensors_params(path: str | os.PathLike[str]) -> int:
         raise UserError.of(msg("error.safetensors_not_json", path=str(path))) from None
     if not isinstance(header, dict):
         raise UserError.of(msg("error.safetensors_not_object", path=str(path)))
-    total = 0
+    tensors: dict[str, tuple[str, tuple[int, ...]]] = {}
     for name, entry in header.items():
         if name == "__metadata__":
             continue
         shape = entry.get("shape") if isinstance(entry, dict) else None
         if not isinstance(shape, list) or not all(isinstance(n, int) and n >= 0 for n in shape):
             raise UserError.of(msg("error.safetensors_shape", path=str(path), tensor=name))
-        total += math.prod(shape)
-    return total
+        dtype = entry.get("dtype") if isinstance(entry, dict) else None
+        tensors[name] = (str(dtype), tuple(shape))
+    return tensors
+
+
+def count_safetensors_params(path: str | os.PathLike[str], quantization: dict[str, Any] | None = None) -> int:
+    """Parameters in one .safetensors file, from its header: every tensor's elements, except that packed
+    quantised weights count the values they hold and quantisation metadata (scales, zeros, indices) counts
+    nothing (see quantised_param_count)."""
+    return sum(quantised_param_count(name, dtype, shape, quantization or {})
+               for name, (dtype, shape) in safetensors_header(path).items())  # fmt: skip
+
+
+# Tensors that quantisation adds beside the weights: GPTQ/AWQ zeros, scales and group indices; bitsandbytes'
+# absmax, quantisation maps and states, int8 SCB; fp8 and compressed-tensors scales; none is a model parameter.
+_QUANT_METADATA = re.compile(
+    r"\.(qzeros|scales|g_idx|absmax|quant_map|nested_absmax|nested_quant_map|quant_state\.[\w.]+|SCB|"
+    r"weight_format|weight_scale|weight_scale_inv|input_scale|weight_zero_point|weight_g_idx|weight_shape|"
+    r"k_scale|v_scale)$"
+)
+
+
+def _quant_bits(quantization: dict[str, Any]) -> int:
+    bits = quantization.get("bits") or quantization.get("w_bit")
+    if bits is None:  # compressed-tensors: {"config_groups": {"group_0": {"weights": {"num_bits": 4}}}}
+        groups = quantization.get("config_groups")
+        for group in groups.values() if isinstance(groups, dict) else ():
+            weights = group.get("weights") if isinstance(group, dict) else None
+            if isinstance(weights, dict) and isinstance(weights.get("num_bits"), int):
+                bits = weights["num_bits"]
+                break
+    return bits if isinstance(bits, int) and 0 < bits <= 32 and 32 % bits == 0 else 4
+
+
+def quantised_param_count(name: str, dtype: str, shape: tuple[int, ...], quantization: dict[str, Any]) -> int:
+    """The model parameters one checkpoint tensor stands for, under the config's quantization_config.
+
+    GPTQ and AWQ pack 32/bits values into each int32 of `*.qweight` (GPTQ along the input rows, AWQ along the
+    output columns: the same count); compressed-tensors packs `*.weight_packed` the same way; bitsandbytes 4-bit
+    stores two values per uint8 byte; bitsandbytes 8-bit and fp8 store one value per element. Metadata tensors
+    (_QUANT_METADATA) hold no parameters. Without a quantization_config every tensor counts its elements.
+    """
+    elements = math.prod(shape)
+    method = str(quantization.get("quant_method", "")).lower()
+    if not method:
+        return elements
+    if _QUANT_METADATA.search(name):
+        return 0
+    if name.endswith((".qweight", ".weight_packed")) and dtype in ("I32", "U32"):
+        return elements * (32 // _quant_bits(quantization))
+    four_bit = quantization.get("load_in_4bit") or quantization.get("_load_in_4bit")
+    if method == "bitsandbytes" and four_bit and dtype == "U8":
+        return elements * 2
+    return elements
+
+
+def model_folder_shards(folder: Path) -> list[Path]:
+    """The .safetensors files that make up the model in `folder`: those model.safetensors.index.json names when
+    it is there; otherwise every *.safetensors except duplicates (Mistral's consolidated*.safetensors beside the
+    shards) and adapters (adapter_model.safetensors and other adapter*/lora* files)."""
+    index = folder / "model.safetensors.index.json"
+    if index.exists():
+        return _indexed_shards(index)
+    files = sorted(folder.glob("*.safetensors"))
+    adapters = [f for f in files if f.name.lower().startswith(("adapter", "lora"))]
+    files = [f for f in files if f not in adapters]
+    consolidated = [f for f in files if f.name.lower().startswith("consolidated")]
+    rest = [f for f in files if f not in consolidated]
+    return rest or consolidated
+
+
+def _indexed_shards(index: Path) -> list[Path]:
+    try:
+        with _open_regular(index) as handle:
+            if os.fstat(handle.fileno()).st_size > MAX_INDEX_BYTES:
+                raise UserError.of(msg("error.config_too_large", path=str(index), size=os.fstat(handle.fileno()).st_size))
+            raw = handle.read(MAX_INDEX_BYTES + 1)
+        data = json.loads(raw.decode("utf-8-sig"))
+    except OSError as exc:
+        raise UserError.of(_cannot_read(index, exc)) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError.of(msg("error.config_bad_json", path=str(index), reason=str(exc), line=0)) from None
+    weight_map = data.get("weight_map") if isinstance(data, dict) else None
+    if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
+        raise UserError.of(msg("error.config_not_object", path=str(index), kind="index without a weight_map"))
+    names = sorted(set(weight_map.values()))
+    shards = [index.parent / name for name in names if Path(name).name == name]  # no paths out of the folder
+    return shards
 
 
 def load_model_folder(path: str | os.PathLike[str]) -> ModelSpec:
-    """A local model folder: architecture from config.json, exact count from the *.safetensors headers."""
+    """A local model folder: architecture from config.json, exact count from the safetensors headers of the
+    model's own shards (model_folder_shards), packed quantised tensors counted by the values they hold."""
     folder = Path(path)
     if not folder.is_dir():
         raise UserError.of(msg("error.not_a_folder", path=str(folder)))
     spec = load_hf_config(folder / "config.json")
-    shards = sorted(folder.glob("*.safetensors"))
+    shards = model_folder_shards(folder)
     name = spec.name if spec.name != "" else folder.name
     if not shards:
         return dataclasses.replace(spec, name=name)
-    exact = sum(count_safetensors_params(shard) for shard in shards)
+    quantization = _read_config(folder / "config.json").get("quantization_config")
+    quantization = quantization if isinstance(quantization, dict) else {}
+    exact = sum(count_safetensors_params(shard, quantization) for shard in shards)
     # Only the ceiling: a folder holding some of a model's shards counts fewer elements, which is harmless, while
     # a damaged header can claim 10**18 elements and push every figure past 2**63.
     check_imported_size(exact, f"{folder} (*.safetensors)", minimum=0)

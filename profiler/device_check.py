@@ -18,13 +18,16 @@ Run it on a rented GPU machine (docs/device-check.md says how). Steps, in order:
   collectives_gloo    gpu-probe --collectives --collectives-backend gloo (the torchrun path, no GPU needed)
   collectives_nccl    gpu-probe --collectives on all GPUs (needs 2 or more)
   mig                 with MIG on: the probe names the slice it measured and lists the others
+  memory_training     small real models' training steps: torch.cuda.max_memory_allocated against the analytic
+                      estimate (gpu-advisor memory) and the trace on fake tensors (profiler.memory_trace)
+  memory_generate     transformers' generate(): its peak against the same figures, and decode tokens/s
+                      against the performance model's prediction (gpu-advisor plan)
 
 Every step is isolated: it returns a JSON-able dict, and an exception in one becomes that step's
 {"status": "error"} while the others go on. Steps that need a GPU are skipped, with the reason, where there is
 none; the script exits 0 either way (2 only for bad arguments).
 
-Adding a step (the memory checks: analytic vs traced vs torch.cuda.max_memory_allocated for a training step
-and for generate are meant to come next): write ``def check_name(context: Context) -> JSONObject`` and append
+Adding a step: write ``def check_name(context: Context) -> JSONObject`` and append
 ``Step("name", check_name, "what it shows", needs_gpus=1, estimate_s=30)`` to STEPS. Return measured numbers
 with their units in the key names; raise to fail the step.
 
@@ -612,6 +615,182 @@ def check_mig(context: Context) -> JSONObject:
     return result
 
 
+# --------------------------------------------------------------------------------------------------------------
+# Memory: a real training step and a generate call on the GPU against the analytic and traced figures
+# --------------------------------------------------------------------------------------------------------------
+
+# Small real shapes with random weights (config.json dicts, as transformers reads them); GPT-2 without dropout,
+# which the analytic model leaves out. llama-1b has TinyLlama-1.1B's shape, big enough to time decoding.
+MEMORY_MODELS: dict[str, JSONObject] = {
+    "llama-20m": {"model_type": "llama", "hidden_size": 512, "intermediate_size": 1376, "num_hidden_layers": 4,
+                  "num_attention_heads": 8, "num_key_value_heads": 4, "vocab_size": 8000,
+                  "max_position_embeddings": 4096},
+    "gpt2-17m": {"model_type": "gpt2", "n_embd": 512, "n_head": 8, "n_layer": 4, "vocab_size": 8000,
+                 "n_positions": 1024, "resid_pdrop": 0, "embd_pdrop": 0, "attn_pdrop": 0},
+    "mixtral-30m": {"model_type": "mixtral", "hidden_size": 512, "intermediate_size": 768, "num_hidden_layers": 4,
+                    "num_attention_heads": 8, "num_key_value_heads": 4, "vocab_size": 8000, "num_local_experts": 4,
+                    "num_experts_per_tok": 2, "max_position_embeddings": 4096},
+    "llama-1b": {"model_type": "llama", "hidden_size": 2048, "intermediate_size": 5632, "num_hidden_layers": 22,
+                 "num_attention_heads": 32, "num_key_value_heads": 4, "vocab_size": 32000,
+                 "max_position_embeddings": 2048},
+}  # fmt: skip
+# (model, task, precision, attention, batch, seq_len)
+MEMORY_TRAIN_CASES = [
+    ("llama-20m", "pretrain", "fp32", "sdpa", 4, 1024),
+    ("llama-20m", "pretrain", "bf16", "sdpa", 4, 1024),
+    ("gpt2-17m", "pretrain", "bf16", "eager", 4, 1024),
+    ("mixtral-30m", "pretrain", "bf16", "sdpa", 4, 1024),
+    ("llama-20m", "lora", "bf16", "sdpa", 4, 1024),
+    ("gpt2-17m", "lora", "bf16", "eager", 4, 1024),
+    ("llama-1b", "pretrain", "bf16", "sdpa", 1, 2048),
+]
+MEMORY_GENERATE_CASES = [("llama-1b", "bf16", 1, 512, 128), ("llama-1b", "bf16", 16, 512, 64)]  # batch, len, new
+# The planner's command line, run as a child: profiler never imports planner (the layer contract).
+PLANNER_MAIN = "import sys; from planner.cli import main; sys.exit(main(sys.argv[1:]))"
+GPU_ID = "import sys; from planner.gpus import match_nvml_name as m; g = m(sys.argv[1]); print(g.id if g else '')"
+
+
+def _child_json(command: Sequence[str], timeout_s: float) -> JSONObject:
+    """The JSON a child prints (the planner's --json, or the tracer's result line); raises with its stderr."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    done = subprocess.run(list(command), capture_output=True, text=True, env=env, timeout=timeout_s, check=False)
+    for line in reversed(done.stdout.strip().splitlines()):
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict) and event.get("event") == "result" and isinstance(event.get("result"), dict):
+            return event["result"]
+        if isinstance(event, dict) and event.get("event") == "error":
+            raise RuntimeError(str(event.get("message")))
+    try:
+        whole = json.loads(done.stdout)
+    except ValueError:
+        tail = " ".join(done.stderr.strip().splitlines()[-3:])
+        raise RuntimeError(f"{' '.join(command[2:6])}: no JSON (exit {done.returncode}): {tail[:400]}") from None
+    if not isinstance(whole, dict):
+        raise RuntimeError("the child printed JSON that is not an object")
+    return whole
+
+
+def _memory_config(context: Context, name: str) -> Path:
+    path = context.out_dir / f"memory-{name}.config.json"
+    path.write_text(json.dumps(MEMORY_MODELS[name]), encoding="utf-8")
+    return path
+
+
+def _trace_args(path: Path, task: str, precision: str, attention: str, batch: int, seq_len: int) -> list[str]:
+    return ["--config", str(path), "--task", task, "--precision", precision, "--attention", attention,
+            "--batch", str(batch), "--seq-len", str(seq_len)]  # fmt: skip
+
+
+def _analytic(path: Path, task: str, precision: str, attention: str, batch: int, seq_len: int) -> JSONObject:
+    """gpu-advisor memory --json for the same step: per-GPU terms; "peak_bytes" without the overhead term."""
+    task_flag = "train" if task == "pretrain" else task
+    args = ["memory", "--model", str(path), "--task", task_flag, "--precision", precision, "--batch", str(batch),
+            "--seq-len", str(seq_len), "--json", *(["--no-flash-attention"] if attention == "eager" else [])]  # fmt: skip
+    payload = _child_json([sys.executable, "-c", PLANNER_MAIN, *args], 120)
+    per_gpu = payload["per_gpu_bytes"]
+    assert isinstance(per_gpu, dict)
+    return {**per_gpu, "peak_bytes": int(per_gpu["total"]) - int(per_gpu["overhead"])}  # type: ignore[call-overload]
+
+
+def _ratio(value: object, reference: object) -> float | None:
+    if isinstance(value, (int, float)) and isinstance(reference, (int, float)) and reference:
+        return round(float(value) / float(reference), 3)
+    return None
+
+
+def memory_training_rows(context: Context, device: str = "cuda") -> list[JSONValue]:
+    """One row per MEMORY_TRAIN_CASES entry: measured (torch.cuda.max_memory_allocated over the step; on a CPU the
+    real step's MemTracker peak), traced (fake tensors) and analytic peak bytes, and their ratios."""
+    rows: list[JSONValue] = []
+    for name, task, precision, attention, batch, seq_len in MEMORY_TRAIN_CASES:
+        if context.remaining_s() < 30:
+            rows.append({"model": name, "task": task, "skipped": "the 10-minute budget is spent"})
+            continue
+        path = _memory_config(context, name)
+        args = _trace_args(path, task, precision, attention, batch, seq_len)
+        trace = [sys.executable, "-m", "profiler.memory_trace"]
+        real = _child_json([*trace, *args, "--real", "--device", device], 300)
+        traced = _child_json([*trace, *args], 300)
+        analytic = _analytic(path, task, precision, attention, batch, seq_len)
+        cuda = real.get("cuda")
+        measured = cuda["max_memory_allocated_bytes"] if isinstance(cuda, dict) else real["peak_bytes"]
+        rows.append({
+            "model": name, "task": task, "precision": precision, "attention": attention, "batch": batch,
+            "seq_len": seq_len, "measured_peak_bytes": measured, "tracker_peak_bytes": real["peak_bytes"],
+            "traced_peak_bytes": traced["peak_bytes"], "analytic_peak_bytes": analytic["peak_bytes"],
+            "traced_over_measured": _ratio(traced["peak_bytes"], measured),
+            "analytic_over_measured": _ratio(analytic["peak_bytes"], measured),
+            "cuda": cuda if isinstance(cuda, dict) else None,
+        })  # fmt: skip
+    return rows
+
+
+def _worst(rows: list[JSONValue], key: str) -> str:
+    ratios = [r[key] for r in rows if isinstance(r, dict) and isinstance(r.get(key), float)]
+    return f"{max(abs(x - 1) for x in ratios):.1%}" if ratios else "-"
+
+
+def check_memory_training(context: Context) -> JSONObject:
+    rows = memory_training_rows(context)
+    return {
+        "headline": f"training peak vs torch.cuda: analytic within {_worst(rows, 'analytic_over_measured')}, "
+        f"traced within {_worst(rows, 'traced_over_measured')}",
+        "rows": rows,
+    }
+
+
+def _gpu_id() -> str:
+    import torch
+
+    name = torch.cuda.get_device_name(0)
+    done = subprocess.run([sys.executable, "-c", GPU_ID, name], capture_output=True, text=True, timeout=60,
+                          check=False, env=dict(os.environ, PYTHONPATH=str(ROOT)))  # fmt: skip
+    return done.stdout.strip()
+
+
+def check_memory_generate(context: Context) -> JSONObject:
+    """generate() on cuda:0: torch.cuda's peak against the analytic inference figure and the trace, and the decode
+    rate against the performance model's tokens/s for the same GPU, batch and length (catalog figures)."""
+    gpu = _gpu_id()
+    rows: list[JSONValue] = []
+    for name, precision, batch, seq_len, new_tokens in MEMORY_GENERATE_CASES:
+        path = _memory_config(context, name)
+        args = [*_trace_args(path, "inference", precision, "sdpa", batch, seq_len), "--new-tokens", str(new_tokens)]
+        trace = [sys.executable, "-m", "profiler.memory_trace"]
+        measured = _child_json([*trace, *args, "--real", "--device", "cuda", "--generate"], 300)
+        traced = _child_json([*trace, *args], 300)
+        analytic = _analytic(path, "inference", precision, "sdpa", batch, seq_len)
+        predicted: float | None = None
+        if gpu:
+            plan = _child_json([sys.executable, "-c", PLANNER_MAIN, "plan", "--model", str(path), "--task",
+                                "inference", "--gpu", gpu, "--gpus", "1", "--batch", str(batch), "--seq-len",
+                                str(seq_len), "--output-len", str(new_tokens), "--precision", precision,
+                                "--spec-only", "--json"], 120)  # fmt: skip
+            options = plan.get("options")
+            first = options[0] if isinstance(options, list) and options else {}
+            value = first.get("tokens_per_s") if isinstance(first, dict) else None
+            predicted = float(value) if isinstance(value, (int, float)) else None
+        cuda = measured.get("cuda")
+        peak = cuda.get("max_memory_allocated_bytes") if isinstance(cuda, dict) else None
+        rows.append({
+            "model": name, "precision": precision, "batch": batch, "seq_len": seq_len, "new_tokens": new_tokens,
+            "measured_peak_bytes": peak, "traced_peak_bytes": traced["peak_bytes"],
+            "analytic_peak_bytes": analytic["peak_bytes"], "analytic_over_measured": _ratio(analytic["peak_bytes"], peak),
+            "traced_over_measured": _ratio(traced["peak_bytes"], peak),
+            "decode_tokens_per_s": measured.get("decode_tokens_per_s"), "predicted_tokens_per_s": predicted,
+            "predicted_over_measured": _ratio(predicted, measured.get("decode_tokens_per_s")), "gpu": gpu or None,
+        })  # fmt: skip
+    speed = [r["predicted_over_measured"] for r in rows if isinstance(r, dict) and r.get("predicted_over_measured")]
+    return {
+        "headline": f"generate peak: analytic within {_worst(rows, 'analytic_over_measured')}; decode tokens/s "
+        f"predicted/measured {', '.join(str(x) for x in speed) or '-'}",
+        "rows": rows,
+    }
+
+
 STEPS: list[Step] = [
     Step("environment", check_environment, "torch, CUDA and NVML as this Python sees them", 0, 5),
     Step("probe_quick", check_probe_quick, "gpu-probe --quick on every device", 0, 90),
@@ -630,6 +809,8 @@ STEPS: list[Step] = [
     Step("collectives_gloo", check_collectives_gloo, "the torchrun path with two gloo ranks", 0, 30),
     Step("collectives_nccl", check_collectives_nccl, "NCCL collectives on all GPUs", 2, 90),
     Step("mig", check_mig, "MIG slice attribution", 1, 40),
+    Step("memory_training", check_memory_training, "training-step peak: torch.cuda vs analytic vs traced", 1, 150),
+    Step("memory_generate", check_memory_generate, "generate(): peak memory and decode tokens/s vs the models", 1, 90),
 ]
 
 

@@ -99,8 +99,9 @@ class TraceRequest:
     lora_targets: tuple[str, ...] = ("q", "k", "v", "o")
     dp: int = 1  # data-parallel ranks (a fake process group when > 1)
     zero: int = 0  # 0/1: unsharded step (ZeRO-1's optimizer shard is divided out); 2/3: FSDP2 fully_shard
-    fake: bool = True  # False: real CPU tensors (for tests on small models)
+    fake: bool = True  # False: real tensors (tests on small models on the CPU; the device check on a GPU)
     new_tokens: int = 1  # inference: tokens decoded after the prefill
+    device: str = "cpu"  # "cuda": real tensors on the GPU, measured by torch.cuda's allocator too (device check)
 
 
 def read_config(path: str) -> dict[str, Any]:  # Any: the JSON values of a config.json
@@ -160,17 +161,20 @@ def _fake_grouped_mm(input: torch.Tensor, weight: torch.Tensor, offs: torch.Tens
     weight is the parameter itself). torch's meta kernel accepts only bf16 and fp32 training needs fp32."""
     import torch
 
-    with torch.autocast("cpu", enabled=False):  # torch's grouped_mm is not autocast-enabled
+    with torch.autocast(input.device.type, enabled=False):  # torch's grouped_mm is not autocast-enabled
         return input.to(weight.dtype) @ weight[0]
 
 
-def build_causal_lm(data: dict[str, Any], dtype: str = "fp32", attention: str = "sdpa", fake: bool = True) -> nn.Module:
+def build_causal_lm(data: dict[str, Any], dtype: str = "fp32", attention: str = "sdpa", fake: bool = True,
+                    device: str = "cpu") -> nn.Module:  # fmt: skip
     """transformers' AutoModelForCausalLM for this config.json, with weights in `dtype` (fake under FakeTensorMode)."""
+    import torch
     from transformers import AutoModelForCausalLM
 
     config = hf_config(data, attention, fake)
     try:
-        model: nn.Module = AutoModelForCausalLM.from_config(config, dtype=_dtype(dtype))
+        with torch.device(device):
+            model: nn.Module = AutoModelForCausalLM.from_config(config, dtype=_dtype(dtype))
     except ValueError as exc:  # transformers: "Unrecognized configuration class ..." for a model without a causal LM
         raise TraceError(f"transformers builds no causal LM for model_type {data['model_type']!r}: {exc}") from None
     return model
@@ -386,14 +390,14 @@ def _autocast(request: TraceRequest, sharded: bool = False) -> contextlib.Abstra
 
     if request.precision == "fp32" or sharded:
         return contextlib.nullcontext()
-    return torch.autocast("cpu", dtype=_dtype(request.precision))
+    return torch.autocast(request.device, dtype=_dtype(request.precision))
 
 
-def _tokens(vocab: int, batch: int, seq_len: int) -> torch.Tensor:
+def _tokens(vocab: int, batch: int, seq_len: int, device: str = "cpu") -> torch.Tensor:
     import torch
 
     generator = torch.Generator().manual_seed(0)
-    return torch.randint(0, vocab, (batch, seq_len), generator=generator)
+    return torch.randint(0, vocab, (batch, seq_len), generator=generator).to(device)
 
 
 def _run_training(model: nn.Module, request: TraceRequest, vocab: int, sharded: bool, progress: Progress) -> Accounting:
@@ -401,9 +405,10 @@ def _run_training(model: nn.Module, request: TraceRequest, vocab: int, sharded: 
     optimizer = _optimizer(model)
     progress("creating optimizer state")
     _warm_optimizer(optimizer)
-    tokens = _tokens(vocab, request.batch, request.seq_len)
+    tokens = _tokens(vocab, request.batch, request.seq_len, request.device)
     accounting = Accounting()
     tracker = _tracker(model if sharded else None, optimizer, accounting)
+    _reset_cuda_peak(request)
     _no_hooks_on_frozen(tracker, model)
     if sharded:
         tracker.track_inputs((tokens,))
@@ -421,6 +426,29 @@ def _run_training(model: nn.Module, request: TraceRequest, vocab: int, sharded: 
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
     return accounting
+
+
+def _reset_cuda_peak(request: TraceRequest) -> None:
+    """Start torch.cuda's peak counters at the step (the weights and optimizer state already count as allocated)."""
+    if request.device == "cuda":
+        import torch
+
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+
+
+def cuda_memory() -> dict[str, int]:
+    """torch.cuda's own figures for the step: the allocator's peak of allocated, active and reserved bytes."""
+    import torch
+
+    torch.cuda.synchronize()
+    stats = torch.cuda.memory_stats()
+    return {
+        "max_memory_allocated_bytes": int(torch.cuda.max_memory_allocated()),
+        "active_bytes_peak": int(stats.get("active_bytes.all.peak", 0)),
+        "reserved_bytes_peak": int(stats.get("reserved_bytes.all.peak", 0)),
+        "num_alloc_retries": int(stats.get("num_alloc_retries", 0)),
+    }
 
 
 def _cache_bytes(cache: Any) -> int:
@@ -443,9 +471,10 @@ def _run_inference(model: nn.Module, request: TraceRequest, vocab: int, progress
 
     model.eval()
     prompt_len = max(1, request.seq_len - request.new_tokens)
-    tokens = _tokens(vocab, request.batch, prompt_len)
+    tokens = _tokens(vocab, request.batch, prompt_len, request.device)
     accounting = Accounting()
     tracker = _tracker(None, None, accounting)
+    _reset_cuda_peak(request)
     tracker.track_external(model, tokens)
     cache_bytes = 0
     progress("prefill")
@@ -475,6 +504,8 @@ def _check(request: TraceRequest) -> None:
         raise TraceError(f"zero must be 0, 1, 2 or 3, got {request.zero!r}")
     if request.attention not in ("sdpa", "eager"):
         raise TraceError("attention must be sdpa or eager")
+    if request.device not in ("cpu", "cuda") or (request.device == "cuda" and request.fake):
+        raise TraceError("device must be cpu, or cuda with real tensors (--real)")
 
 
 def trace(request: TraceRequest, progress: Progress = lambda stage: None) -> JSONObject:
@@ -503,7 +534,7 @@ def _traced(request: TraceRequest, data: dict[str, Any], mesh: Any, progress: Pr
     # the weights in the chosen dtype.
     weights = request.precision if request.task in ("lora", "inference") else "fp32"
     progress("building the model")
-    model = build_causal_lm(data, weights, request.attention, request.fake)
+    model = build_causal_lm(data, weights, request.attention, request.fake, request.device)
     vocab = int(model.config.vocab_size)
     parameter_count = sum(p.numel() for p in model.parameters())
     if request.task == "lora":
@@ -519,7 +550,10 @@ def _traced(request: TraceRequest, data: dict[str, Any], mesh: Any, progress: Pr
         accounting = _run_training(model, request, vocab, sharded, progress)
     else:
         accounting, kv_cache_bytes = _run_inference(model, request, vocab, progress)
-    return _result(request, data, accounting, parameter_count, trainable, kv_cache_bytes, time.monotonic() - started)
+    result = _result(request, data, accounting, parameter_count, trainable, kv_cache_bytes, time.monotonic() - started)
+    if request.device == "cuda":
+        result["cuda"] = cuda_memory()
+    return result
 
 
 def _result(request: TraceRequest, data: dict[str, Any], accounting: Accounting, parameter_count: int,
@@ -553,6 +587,46 @@ def _result(request: TraceRequest, data: dict[str, Any], accounting: Accounting,
     return result
 
 
+def generate_on_gpu(request: TraceRequest, progress: Progress = lambda stage: None) -> JSONObject:
+    """transformers' generate() on cuda:0 (greedy, exactly new_tokens tokens after a seq_len - new_tokens prompt):
+    torch.cuda's peak and the decode rate, timed as the difference between a long and a one-token generate."""
+    import torch
+
+    if request.device != "cuda" or request.fake or request.task != "inference":
+        raise TraceError("generate runs inference with real tensors on cuda (--task inference --real --device cuda)")
+    if request.new_tokens < 2:
+        raise TraceError("generate needs at least 2 new tokens to time the decode")
+    data = read_config(request.config)
+    progress("building the model on the GPU")
+    model = build_causal_lm(data, request.precision, request.attention, fake=False, device="cuda").eval()
+    prompt = _tokens(int(model.config.vocab_size), request.batch, max(1, request.seq_len - request.new_tokens), "cuda")
+
+    def run(tokens: int) -> float:
+        torch.cuda.synchronize()
+        started = time.perf_counter()
+        with torch.no_grad():
+            model.generate(prompt, max_new_tokens=tokens, min_new_tokens=tokens, do_sample=False,
+                           attention_mask=torch.ones_like(prompt), pad_token_id=0)  # fmt: skip
+        torch.cuda.synchronize()
+        return time.perf_counter() - started
+
+    progress("warm-up")
+    run(2)
+    torch.cuda.reset_peak_memory_stats()
+    progress(f"generate {request.new_tokens} tokens")
+    long_s = run(request.new_tokens)
+    memory = cuda_memory()
+    short_s = run(1)
+    decode_s = max(long_s - short_s, 1e-9) / (request.new_tokens - 1)
+    return {
+        "schema": SCHEMA, "version": VERSION, "model_type": data["model_type"],
+        "parameter_count": sum(p.numel() for p in model.parameters()), "cuda": memory,
+        "generate_s": round(long_s, 4), "prefill_and_one_token_s": round(short_s, 4),
+        "decode_s_per_token": decode_s, "decode_tokens_per_s": request.batch / decode_s,
+        "request": {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(request).items()},
+    }  # fmt: skip
+
+
 # --------------------------------------------------------------------------------------------------------------
 # The child process's command line
 # --------------------------------------------------------------------------------------------------------------
@@ -578,6 +652,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--zero", type=int, default=0, choices=(0, 1, 2, 3))
     parser.add_argument("--real", action="store_true", help="real CPU tensors instead of fake ones (small models)")
     parser.add_argument("--new-tokens", type=int, default=1)
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="cuda: with --real only")
+    parser.add_argument(
+        "--generate", action="store_true",
+        help="inference on a GPU: transformers' generate() measured by torch.cuda, with decode tokens/s",
+    )  # fmt: skip
     return parser
 
 
@@ -586,7 +665,7 @@ def request_from_args(args: argparse.Namespace) -> TraceRequest:
     return TraceRequest(
         config=args.config, task=args.task, precision=args.precision, batch=args.batch, seq_len=args.seq_len,
         recompute=args.recompute, attention=args.attention, lora_rank=args.lora_rank, lora_targets=targets,
-        dp=args.dp, zero=args.zero, fake=not args.real, new_tokens=args.new_tokens,
+        dp=args.dp, zero=args.zero, fake=not args.real, new_tokens=args.new_tokens, device=args.device,
     )  # fmt: skip
 
 
@@ -599,7 +678,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     progress("importing torch and transformers")
     try:
-        result = trace(request_from_args(args), progress)
+        request = request_from_args(args)
+        result = generate_on_gpu(request, progress) if args.generate else trace(request, progress)
     except TraceError as exc:
         _emit({"event": "error", "message": str(exc)})
         return 2

