@@ -18,10 +18,9 @@ Run it on a rented GPU machine (docs/device-check.md says how). Steps, in order:
   collectives_gloo    gpu-probe --collectives --collectives-backend gloo (the torchrun path, no GPU needed)
   collectives_nccl    gpu-probe --collectives on all GPUs (needs 2 or more)
   mig                 with MIG on: the probe names the slice it measured and lists the others
-  memory_training     small real models' training steps: torch.cuda.max_memory_allocated against the analytic
-                      estimate (gpu-advisor memory) and the trace on fake tensors (profiler.memory_trace)
-  memory_generate     transformers' generate(): its peak against the same figures, and decode tokens/s
-                      against the performance model's prediction (gpu-advisor plan)
+  memory              small real models' training steps and generate() calls: torch.cuda.max_memory_allocated
+                      against the analytic estimate (gpu-advisor memory) and the trace on fake tensors
+                      (profiler.memory_trace), and decode tokens/s against the performance model (gpu-advisor plan)
 
 Every step is isolated: it returns a JSON-able dict, and an exception in one becomes that step's
 {"status": "error"} while the others go on. Steps that need a GPU are skipped, with the reason, where there is
@@ -54,7 +53,7 @@ from pathlib import Path
 from profiler.jsontypes import JSONObject, JSONValue
 
 MIB = 1024 * 1024
-TOTAL_BUDGET_S = 9 * 60  # the whole check stays under 10 minutes
+TOTAL_BUDGET_S = 9 * 60 + 30  # the whole check stays under 10 minutes
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -645,54 +644,99 @@ MEMORY_TRAIN_CASES = [
     ("llama-1b", "pretrain", "bf16", "sdpa", 1, 2048),
 ]
 MEMORY_GENERATE_CASES = [("llama-1b", "bf16", 1, 512, 128), ("llama-1b", "bf16", 16, 512, 64)]  # batch, len, new
-# The planner's command line, run as a child: profiler never imports planner (the layer contract).
-PLANNER_MAIN = "import sys; from planner.cli import main; sys.exit(main(sys.argv[1:]))"
+# The planner runs as a child (profiler never imports planner: the layer contract): each argv list in the JSON
+# file given as argv[1] through planner.cli.main, their --json outputs printed as one JSON list.
+PLANNER_CASES = (
+    "import contextlib, io, json, sys\n"
+    "from planner.cli import main\n"
+    "out = []\n"
+    "for argv in json.load(open(sys.argv[1])):\n"
+    "    buffer = io.StringIO()\n"
+    "    with contextlib.redirect_stdout(buffer):\n"
+    "        code = main(argv)\n"
+    "    out.append(json.loads(buffer.getvalue()) if code == 0 else {'error': f'exit {code}'})\n"
+    "print(json.dumps(out))\n"
+)
 GPU_ID = "import sys; from planner.gpus import match_nvml_name as m; g = m(sys.argv[1]); print(g.id if g else '')"
 
 
-def _child_json(command: Sequence[str], timeout_s: float) -> JSONObject:
-    """The JSON a child prints (the planner's --json, or the tracer's result line); raises with its stderr."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    done = subprocess.run(list(command), capture_output=True, text=True, env=env, timeout=timeout_s, check=False)
+def _child_env() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+
+
+def _child_json(command: Sequence[str], timeout_s: float) -> JSONValue:
+    """The JSON a child prints: the tracer's result line, or the whole output; raises with the child's words."""
+    done = subprocess.run(list(command), capture_output=True, text=True, env=_child_env(), timeout=timeout_s,
+                          check=False)  # fmt: skip
     for line in reversed(done.stdout.strip().splitlines()):
         try:
             event = json.loads(line)
         except ValueError:
             continue
-        if isinstance(event, dict) and event.get("event") == "result" and isinstance(event.get("result"), dict):
-            return event["result"]
+        if isinstance(event, dict) and event.get("event") == "result":
+            return event.get("result")
         if isinstance(event, dict) and event.get("event") == "error":
             raise RuntimeError(str(event.get("message")))
-    try:
-        whole = json.loads(done.stdout)
-    except ValueError:
-        tail = " ".join(done.stderr.strip().splitlines()[-3:])
-        raise RuntimeError(f"{' '.join(command[2:6])}: no JSON (exit {done.returncode}): {tail[:400]}") from None
-    if not isinstance(whole, dict):
-        raise RuntimeError("the child printed JSON that is not an object")
-    return whole
+        if isinstance(event, list):
+            return event
+    tail = " ".join(done.stderr.strip().splitlines()[-3:])
+    raise RuntimeError(f"no JSON from {' '.join(command[1:4])} (exit {done.returncode}): {tail[:400]}")
 
 
-def _memory_config(context: Context, name: str) -> Path:
-    path = context.out_dir / f"memory-{name}.config.json"
-    path.write_text(json.dumps(MEMORY_MODELS[name]), encoding="utf-8")
+def _write_json(context: Context, name: str, value: JSONValue) -> Path:
+    path = context.out_dir / name
+    path.write_text(json.dumps(value), encoding="utf-8")
     return path
 
 
-def _trace_args(path: Path, task: str, precision: str, attention: str, batch: int, seq_len: int) -> list[str]:
-    return ["--config", str(path), "--task", task, "--precision", precision, "--attention", attention,
-            "--batch", str(batch), "--seq-len", str(seq_len)]  # fmt: skip
+def _config_paths(context: Context) -> dict[str, str]:
+    return {name: str(_write_json(context, f"memory-{name}.config.json", data)) for name, data in MEMORY_MODELS.items()}
 
 
-def _analytic(path: Path, task: str, precision: str, attention: str, batch: int, seq_len: int) -> JSONObject:
-    """gpu-advisor memory --json for the same step: per-GPU terms; "peak_bytes" without the overhead term."""
-    task_flag = "train" if task == "pretrain" else task
-    args = ["memory", "--model", str(path), "--task", task_flag, "--precision", precision, "--batch", str(batch),
-            "--seq-len", str(seq_len), "--json", *(["--no-flash-attention"] if attention == "eager" else [])]  # fmt: skip
-    payload = _child_json([sys.executable, "-c", PLANNER_MAIN, *args], 120)
-    per_gpu = payload["per_gpu_bytes"]
-    assert isinstance(per_gpu, dict)
-    return {**per_gpu, "peak_bytes": int(per_gpu["total"]) - int(per_gpu["overhead"])}  # type: ignore[call-overload]
+def _traces(context: Context, name: str, cases: list[JSONValue], extra: Sequence[str], timeout_s: float) -> list[JSONValue]:
+    """Run the cases in one tracing child; one result (or {"error"}) per case."""
+    path = _write_json(context, name, cases)
+    result = _child_json([sys.executable, "-m", "profiler.memory_trace", "--cases", str(path), *extra], timeout_s)
+    found = result.get("cases") if isinstance(result, dict) else None
+    if not isinstance(found, list) or len(found) != len(cases):
+        raise RuntimeError(f"the tracer returned {type(found).__name__} for {len(cases)} cases")
+    return found
+
+
+def _planner_runs(context: Context, name: str, argvs: list[JSONValue], timeout_s: float = 180) -> list[JSONValue]:
+    path = _write_json(context, name, argvs)
+    found = _child_json([sys.executable, "-c", PLANNER_CASES, str(path)], timeout_s)
+    if not isinstance(found, list) or len(found) != len(argvs):
+        raise RuntimeError("the planner returned no list")
+    return found
+
+
+def _memory_argv(path: str, task: str, precision: str, attention: str, batch: int, seq_len: int) -> JSONValue:
+    """gpu-advisor memory --json for the same step."""
+    return ["memory", "--model", path, "--task", "train" if task == "pretrain" else task, "--precision", precision,
+            "--batch", str(batch), "--seq-len", str(seq_len), "--json",
+            *(["--no-flash-attention"] if attention == "eager" else [])]  # fmt: skip
+
+
+def _analytic_peak(payload: JSONValue) -> int | None:
+    """The analytic step peak: per_gpu_bytes total less the overhead (CUDA context, allocator margin, NCCL)."""
+    per_gpu = payload.get("per_gpu_bytes") if isinstance(payload, dict) else None
+    if not isinstance(per_gpu, dict):
+        return None
+    total, overhead = per_gpu.get("total"), per_gpu.get("overhead")
+    return total - overhead if isinstance(total, int) and isinstance(overhead, int) else None
+
+
+def _peak(result: JSONValue, device: str) -> int | None:
+    """A run's measured peak: torch.cuda.max_memory_allocated on a GPU, MemTracker's peak on a CPU."""
+    if not isinstance(result, dict):
+        return None
+    cuda = result.get("cuda")
+    if device == "cuda" and isinstance(cuda, dict):
+        value = cuda.get("max_memory_allocated_bytes")
+    else:
+        value = result.get("peak_bytes")
+    return value if isinstance(value, int) else None
 
 
 def _ratio(value: object, reference: object) -> float | None:
@@ -701,29 +745,87 @@ def _ratio(value: object, reference: object) -> float | None:
     return None
 
 
+def _error(*results: JSONValue) -> str | None:
+    for result in results:
+        if isinstance(result, dict) and isinstance(result.get("error"), str):
+            return str(result["error"])
+    return None
+
+
 def memory_training_rows(context: Context, device: str = "cuda") -> list[JSONValue]:
-    """One row per MEMORY_TRAIN_CASES entry: measured (torch.cuda.max_memory_allocated over the step; on a CPU the
-    real step's MemTracker peak), traced (fake tensors) and analytic peak bytes, and their ratios."""
+    """One row per MEMORY_TRAIN_CASES entry: measured (torch.cuda.max_memory_allocated over the step; on a CPU
+    the real step's MemTracker peak), traced (fake tensors) and analytic peak bytes, and their ratios."""
+    paths = _config_paths(context)
+    requests: list[JSONValue] = [
+        {"config": paths[name], "task": task, "precision": precision, "attention": attention, "batch": batch,
+         "seq_len": seq_len}
+        for name, task, precision, attention, batch, seq_len in MEMORY_TRAIN_CASES
+    ]  # fmt: skip
+    real = [{**r, "fake": False, "device": device} for r in requests if isinstance(r, dict)]
+    measured = _traces(context, "memory-train-real.json", list(real), [], 420)
+    traced = _traces(context, "memory-train-fake.json", requests, [], 300)
+    argvs = [_memory_argv(paths[c[0]], *c[1:]) for c in MEMORY_TRAIN_CASES]
+    analytic = _planner_runs(context, "memory-train-planner.json", argvs)
     rows: list[JSONValue] = []
-    for name, task, precision, attention, batch, seq_len in MEMORY_TRAIN_CASES:
-        if context.remaining_s() < 30:
-            rows.append({"model": name, "task": task, "skipped": "the 10-minute budget is spent"})
-            continue
-        path = _memory_config(context, name)
-        args = _trace_args(path, task, precision, attention, batch, seq_len)
-        trace = [sys.executable, "-m", "profiler.memory_trace"]
-        real = _child_json([*trace, *args, "--real", "--device", device], 300)
-        traced = _child_json([*trace, *args], 300)
-        analytic = _analytic(path, task, precision, attention, batch, seq_len)
-        cuda = real.get("cuda")
-        measured = cuda["max_memory_allocated_bytes"] if isinstance(cuda, dict) else real["peak_bytes"]
+    for case, m, t, a in zip(MEMORY_TRAIN_CASES, measured, traced, analytic, strict=True):
+        name, task, precision, attention, batch, seq_len = case
+        peak, traced_peak, analytic_peak = _peak(m, device), _peak(t, "cpu"), _analytic_peak(a)
+        cuda = m.get("cuda") if isinstance(m, dict) else None
         rows.append({
             "model": name, "task": task, "precision": precision, "attention": attention, "batch": batch,
-            "seq_len": seq_len, "measured_peak_bytes": measured, "tracker_peak_bytes": real["peak_bytes"],
-            "traced_peak_bytes": traced["peak_bytes"], "analytic_peak_bytes": analytic["peak_bytes"],
-            "traced_over_measured": _ratio(traced["peak_bytes"], measured),
-            "analytic_over_measured": _ratio(analytic["peak_bytes"], measured),
-            "cuda": cuda if isinstance(cuda, dict) else None,
+            "seq_len": seq_len, "measured_peak_bytes": peak, "traced_peak_bytes": traced_peak,
+            "analytic_peak_bytes": analytic_peak, "traced_over_measured": _ratio(traced_peak, peak),
+            "analytic_over_measured": _ratio(analytic_peak, peak), "cuda": cuda if isinstance(cuda, dict) else None,
+            "error": _error(m, t, a),
+        })  # fmt: skip
+    return rows
+
+
+def _gpu_id() -> str:
+    import torch
+
+    done = subprocess.run([sys.executable, "-c", GPU_ID, torch.cuda.get_device_name(0)], capture_output=True,
+                          text=True, timeout=60, check=False, env=_child_env())  # fmt: skip
+    return done.stdout.strip()
+
+
+def memory_generate_rows(context: Context) -> list[JSONValue]:
+    """generate() on cuda:0 per MEMORY_GENERATE_CASES entry: torch.cuda's peak against the analytic inference
+    figure and the trace, and the decode rate against the performance model's tokens/s for this GPU (catalog
+    figures, --spec-only)."""
+    paths, gpu = _config_paths(context), _gpu_id()
+    requests: list[JSONValue] = [
+        {"config": paths[name], "task": "inference", "precision": precision, "batch": batch, "seq_len": seq_len,
+         "new_tokens": new_tokens}
+        for name, precision, batch, seq_len, new_tokens in MEMORY_GENERATE_CASES
+    ]  # fmt: skip
+    real = [{**r, "fake": False, "device": "cuda"} for r in requests if isinstance(r, dict)]
+    measured = _traces(context, "memory-generate-real.json", list(real), ["--generate"], 300)
+    traced = _traces(context, "memory-generate-fake.json", requests, [], 300)
+    argvs: list[JSONValue] = []
+    for name, precision, batch, seq_len, new_tokens in MEMORY_GENERATE_CASES:
+        argvs.append(_memory_argv(paths[name], "inference", precision, "sdpa", batch, seq_len))
+        if gpu:
+            argvs.append(["plan", "--model", paths[name], "--task", "inference", "--gpu", gpu, "--gpus", "1",
+                          "--batch", str(batch), "--seq-len", str(seq_len), "--output-len", str(new_tokens),
+                          "--precision", precision, "--spec-only", "--json"])  # fmt: skip
+    planner = iter(_planner_runs(context, "memory-generate-planner.json", argvs))
+    rows: list[JSONValue] = []
+    for case, m, t in zip(MEMORY_GENERATE_CASES, measured, traced, strict=True):
+        name, precision, batch, seq_len, new_tokens = case
+        analytic = next(planner)
+        plan = next(planner) if gpu else None
+        options = plan.get("options") if isinstance(plan, dict) else None
+        first = options[0] if isinstance(options, list) and options and isinstance(options[0], dict) else {}
+        predicted = first.get("tokens_per_s") if isinstance(first, dict) else None
+        decode = m.get("decode_tokens_per_s") if isinstance(m, dict) else None
+        peak, traced_peak, analytic_peak = _peak(m, "cuda"), _peak(t, "cpu"), _analytic_peak(analytic)
+        rows.append({
+            "model": name, "precision": precision, "batch": batch, "seq_len": seq_len, "new_tokens": new_tokens,
+            "measured_peak_bytes": peak, "traced_peak_bytes": traced_peak, "analytic_peak_bytes": analytic_peak,
+            "analytic_over_measured": _ratio(analytic_peak, peak), "traced_over_measured": _ratio(traced_peak, peak),
+            "decode_tokens_per_s": decode, "predicted_tokens_per_s": predicted,
+            "predicted_over_measured": _ratio(predicted, decode), "gpu": gpu or None, "error": _error(m, t, analytic),
         })  # fmt: skip
     return rows
 
@@ -733,61 +835,17 @@ def _worst(rows: list[JSONValue], key: str) -> str:
     return f"{max(abs(x - 1) for x in ratios):.1%}" if ratios else "-"
 
 
-def check_memory_training(context: Context) -> JSONObject:
-    rows = memory_training_rows(context)
+def check_memory(context: Context) -> JSONObject:
+    """A training step and a generate call of small real models on cuda:0 against planner.memory and the trace."""
+    training = memory_training_rows(context)
+    generate = memory_generate_rows(context)
+    speed = [r["predicted_over_measured"] for r in generate if isinstance(r, dict) and r.get("predicted_over_measured")]
     return {
-        "headline": f"training peak vs torch.cuda: analytic within {_worst(rows, 'analytic_over_measured')}, "
-        f"traced within {_worst(rows, 'traced_over_measured')}",
-        "rows": rows,
-    }
-
-
-def _gpu_id() -> str:
-    import torch
-
-    name = torch.cuda.get_device_name(0)
-    done = subprocess.run([sys.executable, "-c", GPU_ID, name], capture_output=True, text=True, timeout=60,
-                          check=False, env=dict(os.environ, PYTHONPATH=str(ROOT)))  # fmt: skip
-    return done.stdout.strip()
-
-
-def check_memory_generate(context: Context) -> JSONObject:
-    """generate() on cuda:0: torch.cuda's peak against the analytic inference figure and the trace, and the decode
-    rate against the performance model's tokens/s for the same GPU, batch and length (catalog figures)."""
-    gpu = _gpu_id()
-    rows: list[JSONValue] = []
-    for name, precision, batch, seq_len, new_tokens in MEMORY_GENERATE_CASES:
-        path = _memory_config(context, name)
-        args = [*_trace_args(path, "inference", precision, "sdpa", batch, seq_len), "--new-tokens", str(new_tokens)]
-        trace = [sys.executable, "-m", "profiler.memory_trace"]
-        measured = _child_json([*trace, *args, "--real", "--device", "cuda", "--generate"], 300)
-        traced = _child_json([*trace, *args], 300)
-        analytic = _analytic(path, "inference", precision, "sdpa", batch, seq_len)
-        predicted: float | None = None
-        if gpu:
-            plan = _child_json([sys.executable, "-c", PLANNER_MAIN, "plan", "--model", str(path), "--task",
-                                "inference", "--gpu", gpu, "--gpus", "1", "--batch", str(batch), "--seq-len",
-                                str(seq_len), "--output-len", str(new_tokens), "--precision", precision,
-                                "--spec-only", "--json"], 120)  # fmt: skip
-            options = plan.get("options")
-            first = options[0] if isinstance(options, list) and options else {}
-            value = first.get("tokens_per_s") if isinstance(first, dict) else None
-            predicted = float(value) if isinstance(value, (int, float)) else None
-        cuda = measured.get("cuda")
-        peak = cuda.get("max_memory_allocated_bytes") if isinstance(cuda, dict) else None
-        rows.append({
-            "model": name, "precision": precision, "batch": batch, "seq_len": seq_len, "new_tokens": new_tokens,
-            "measured_peak_bytes": peak, "traced_peak_bytes": traced["peak_bytes"],
-            "analytic_peak_bytes": analytic["peak_bytes"], "analytic_over_measured": _ratio(analytic["peak_bytes"], peak),
-            "traced_over_measured": _ratio(traced["peak_bytes"], peak),
-            "decode_tokens_per_s": measured.get("decode_tokens_per_s"), "predicted_tokens_per_s": predicted,
-            "predicted_over_measured": _ratio(predicted, measured.get("decode_tokens_per_s")), "gpu": gpu or None,
-        })  # fmt: skip
-    speed = [r["predicted_over_measured"] for r in rows if isinstance(r, dict) and r.get("predicted_over_measured")]
-    return {
-        "headline": f"generate peak: analytic within {_worst(rows, 'analytic_over_measured')}; decode tokens/s "
-        f"predicted/measured {', '.join(str(x) for x in speed) or '-'}",
-        "rows": rows,
+        "headline": f"peak vs torch.cuda: analytic within {_worst(training + generate, 'analytic_over_measured')}, "
+        f"traced within {_worst(training + generate, 'traced_over_measured')}; decode tokens/s predicted/measured "
+        f"{', '.join(str(x) for x in speed) or '-'}",
+        "training": training,
+        "generate": generate,
     }
 
 
@@ -809,8 +867,7 @@ STEPS: list[Step] = [
     Step("collectives_gloo", check_collectives_gloo, "the torchrun path with two gloo ranks", 0, 30),
     Step("collectives_nccl", check_collectives_nccl, "NCCL collectives on all GPUs", 2, 90),
     Step("mig", check_mig, "MIG slice attribution", 1, 40),
-    Step("memory_training", check_memory_training, "training-step peak: torch.cuda vs analytic vs traced", 1, 150),
-    Step("memory_generate", check_memory_generate, "generate(): peak memory and decode tokens/s vs the models", 1, 90),
+    Step("memory", check_memory, "training step and generate(): torch.cuda peaks vs analytic and traced", 1, 30),
 ]
 
 

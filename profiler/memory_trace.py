@@ -139,16 +139,17 @@ def _dtype(name: str) -> torch.dtype:
 def hf_config(data: dict[str, Any], attention: str = "sdpa", fake: bool = True) -> Any:  # Any: a PretrainedConfig
     """transformers' configuration object for a config.json dict; missing keys take transformers' defaults.
 
-    MoE experts: real tensors run transformers' loop over the experts ("eager"); fake tensors cannot (the loop's
-    shapes depend on the routing), so they run the grouped kernel's path (tokens sorted by expert, one grouped
-    matmul per projection), whose matmul _fake_grouped_mm stands in for: the same saved tensors and outputs."""
+    MoE experts run transformers' default grouped path (tokens sorted by expert, one grouped matmul per
+    projection; its loop over the experts has shapes that depend on the routing, which fake tensors cannot
+    follow). On fake tensors _fake_grouped_mm stands in for torch's grouped_mm, whose meta kernel takes bf16
+    only: the same outputs and saved tensors."""
     from transformers import AutoConfig
 
     values = {k: v for k, v in data.items() if k not in ("model_type", "quantization_config", "auto_map")}
     config = AutoConfig.for_model(data["model_type"], **values)
     config._attn_implementation = attention
     if any(getattr(config, key, None) for key in ("num_experts", "num_local_experts", "n_routed_experts")):
-        config._experts_implementation = "grouped_mm" if fake else "eager"
+        config._experts_implementation = "grouped_mm"
         if fake:
             from transformers.integrations import moe
 
@@ -341,6 +342,27 @@ def _fake_process_group(world_size: int) -> Iterator[None]:
         dist.destroy_process_group()
 
 
+def _under_torchrun(request: TraceRequest) -> bool:
+    """Real tensors launched by torchrun with one rank per data-parallel rank: measure a real gloo FSDP2 step."""
+    return not request.fake and os.environ.get("WORLD_SIZE") == str(request.dp)
+
+
+@contextlib.contextmanager
+def _real_process_group(world_size: int) -> Iterator[None]:
+    """torch.distributed over gloo, as torchrun set it up (this rank's figures come out)."""
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo")
+    try:
+        yield
+    finally:
+        dist.destroy_process_group()
+
+
+def _rank() -> int:
+    return int(os.environ.get("RANK", "0"))
+
+
 def _shard(model: nn.Module, request: TraceRequest, mesh: Any) -> nn.Module:
     """FSDP2: every decoder layer one unit, the root (embedding, final norm, LM head) the other. Mixed precision
     is FSDP2's MixedPrecisionPolicy (bf16 compute copies of the gathered unit, fp32 gradients), not autocast."""
@@ -517,7 +539,9 @@ def trace(request: TraceRequest, progress: Progress = lambda stage: None) -> JSO
     data = read_config(request.config)
     started = time.monotonic()
     sharded = request.task != "inference" and request.dp > 1 and request.zero >= 2
-    group = _fake_process_group(request.dp) if sharded else contextlib.nullcontext()
+    group = contextlib.nullcontext()
+    if sharded:
+        group = _real_process_group(request.dp) if _under_torchrun(request) else _fake_process_group(request.dp)
     fake = FakeTensorMode(allow_non_fake_inputs=False) if request.fake else contextlib.nullcontext()
     torch.manual_seed(0)
     with group:
@@ -568,7 +592,7 @@ def _result(request: TraceRequest, data: dict[str, Any], accounting: Accounting,
         "fake_tensors": request.fake,
         "parameter_count": parameter_count,
         "trainable_parameter_count": trainable,
-        "rank": 0,
+        "rank": _rank(),
         "world_size": request.dp,
         "sharded": request.task != "inference" and request.dp > 1 and request.zero >= 2,
         "peak_bytes": accounting.peak_bytes,
@@ -627,19 +651,54 @@ def generate_on_gpu(request: TraceRequest, progress: Progress = lambda stage: No
     }  # fmt: skip
 
 
+def run_cases(path: str, generate: bool, progress: Progress = lambda stage: None) -> JSONObject:
+    """Each request of a JSON list (TraceRequest fields) in turn, in this process (the device check starts one
+    child per kind of run, not one per model); a failing case records its error and the others go on."""
+    import gc
+
+    try:
+        raw = Path(path).read_text(encoding="utf-8")
+        entries = json.loads(raw)
+    except (OSError, ValueError) as exc:
+        raise TraceError(f"cannot read the cases {path}: {exc}") from None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise TraceError(f"{path}: a JSON list of requests is expected")
+    results: list[JSONValue] = []
+    for index, entry in enumerate(entries):
+        progress(f"case {index + 1} of {len(entries)}")
+        try:
+            fields = {**entry, "lora_targets": tuple(entry.get("lora_targets", ("q", "k", "v", "o")))}
+            request = TraceRequest(**fields)
+            results.append(generate_on_gpu(request, progress) if generate else trace(request, progress))
+        except (TraceError, TypeError, RuntimeError, ValueError) as exc:  # one case's failure (an OOM too)
+            results.append({"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:400]}"})
+        gc.collect()
+        _empty_cuda_cache()
+    return {"cases": results}
+
+
+def _empty_cuda_cache() -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
 # --------------------------------------------------------------------------------------------------------------
 # The child process's command line
 # --------------------------------------------------------------------------------------------------------------
 
 
 def _emit(event: JSONObject) -> None:
+    if _rank() != 0:  # under torchrun only rank 0 speaks
+        return
     sys.stdout.write(json.dumps(event) + "\n")
     sys.stdout.flush()
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m profiler.memory_trace", description=__doc__.splitlines()[0])
-    parser.add_argument("--config", required=True, help="a config.json or a folder holding one")
+    parser.add_argument("--config", default=None, help="a config.json or a folder holding one")
     parser.add_argument("--task", default="pretrain", choices=TASKS)
     parser.add_argument("--precision", default="bf16", choices=PRECISIONS)
     parser.add_argument("--batch", type=int, default=1)
@@ -653,6 +712,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--real", action="store_true", help="real CPU tensors instead of fake ones (small models)")
     parser.add_argument("--new-tokens", type=int, default=1)
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="cuda: with --real only")
+    parser.add_argument(
+        "--cases", default=None,
+        help="a JSON file with a list of requests (TraceRequest fields) run one after another in this process; "
+        "the result is {\"cases\": [result or {\"error\": ...}, ...]}",
+    )
     parser.add_argument(
         "--generate", action="store_true",
         help="inference on a GPU: transformers' generate() measured by torch.cuda, with decode tokens/s",
@@ -678,8 +742,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     progress("importing torch and transformers")
     try:
-        request = request_from_args(args)
-        result = generate_on_gpu(request, progress) if args.generate else trace(request, progress)
+        if args.cases:
+            result = run_cases(args.cases, args.generate, progress)
+        elif not args.config:
+            raise TraceError("--config (or --cases) is required")
+        else:
+            request = request_from_args(args)
+            result = generate_on_gpu(request, progress) if args.generate else trace(request, progress)
     except TraceError as exc:
         _emit({"event": "error", "message": str(exc)})
         return 2

@@ -277,6 +277,12 @@ def print_table(
     print(f"{'-' * 12} {'-' * width}  {'-' * 10}")
     for name, term in breakdown.terms():
         print(f"{name:<12} {format_bytes(term.bytes, unit='GiB', decimals=2):>{width}}  {term.assumption}")
+    if breakdown.not_concurrent_bytes:
+        held_apart = format_bytes(-breakdown.not_concurrent_bytes, unit="GiB", decimals=2)
+        print(
+            f"{'not at once':<12} {held_apart:>{width}}  gradients and activations are never held together "
+            f"(one backward per step): the total is the step's peak, at the {breakdown.peak_phase}"
+        )
     print(f"{'-' * 12} {'-' * width}")
     print(f"{'total':<12} {format_bytes(breakdown.total_bytes, unit='GiB', decimals=2):>{width}}")
     if gpu_name is not None and capacity is not None:

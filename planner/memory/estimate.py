@@ -14,7 +14,6 @@ from planner.memory.stages import (
     Divisors,
     Stage,
     StageActivations,
-    StageAmounts,
     StageShape,
     divisors_of,
     per_token_activations,
@@ -51,15 +50,8 @@ def estimate_memory(model: ModelSpec, config: MemoryConfig) -> MemoryBreakdown:
         host_offload_bytes=math.ceil(fullest.host_bytes),
         zero3_gathered_bytes=math.ceil(fullest.gathered_bytes),
         not_concurrent_bytes=fullest.not_concurrent,
-        peak_phase=_peak_phase(config, fullest),
+        peak_phase=fullest.peak_phase,
     )
-
-
-def _peak_phase(config: MemoryConfig, amounts: StageAmounts) -> str:
-    """When the step peaks: "forward" (inference), "backward" (activations) or "optimizer step" (gradients)."""
-    if not config.task.is_training:
-        return "forward"
-    return "optimizer step" if amounts.gradients > amounts.activations else "backward"
 
 
 def estimate_total_bytes(model: ModelSpec, config: MemoryConfig) -> int:

@@ -122,12 +122,27 @@ def gradient_bytes(precision: str) -> float:
 # Optimizer state per trainable parameter: AdamW m + v in fp32; 8-bit AdamW m + v in int8 (Dettmers et al.
 # 2021, arXiv 2110.02861); SGD momentum in fp32.
 _OPTIMIZER_STATE_BYTES = {Optimizer.ADAMW: 8.0, Optimizer.ADAMW8BIT: 2.0, Optimizer.SGD: 4.0}
+# Megatron-LM mixed precision (tensor/pipeline parallel layouts): bf16 weights (2 bytes), fp32 main gradients
+# (4, accumulated in the DDP buffer), an fp32 master copy (4) + the optimizer state, which its distributed
+# optimizer (ZeRO-1) shards over dp (Megatron-LM docs, "Distributed Optimizer": 18 bytes/param without it).
+MEGATRON_WEIGHT_BYTES = 2.0
+MEGATRON_GRADIENT_BYTES = 4.0
+MASTER_BYTES = 4.0
 
 
 def optimizer_bytes(optimizer: Optimizer, precision: str) -> float:
     """Optimizer state per trainable parameter; an fp32 master copy (4 bytes) only beside fp8 weights."""
     master = 4.0 if precision == Precision.FP8 else 0.0
     return master + _OPTIMIZER_STATE_BYTES[optimizer]
+
+
+def megatron_style(config: MemoryConfig) -> bool:
+    """16-bit full training with tensor or pipeline parallel and ZeRO-0/1: counted as Megatron-LM holds it."""
+    layout = config.layout
+    return (
+        config.task.is_full_training and compute_bytes(config) < 4 and (layout.tp > 1 or layout.pp > 1)
+        and layout.zero <= 1
+    )
 
 
 def compute_bytes(config: MemoryConfig) -> float:
@@ -414,6 +429,7 @@ class StageAmounts(NamedTuple):
     communicators: int
     not_concurrent: int  # bytes of gradients and activations that are never held at the same time
     autocast_copies: float  # part of activations: autocast's 16-bit weight copies
+    peak_phase: str  # when the step peaks: "forward", "backward" or "optimizer step"
 
     @property
     def total_bytes(self) -> int:
@@ -454,6 +470,9 @@ class StageShape:
     root_unit: float  # parameters per GPU of FSDP2's root unit (embedding, final norm, LM head)
     compute_bytes: float  # bytes per value of the matmuls' copies (2 under 16-bit mixed precision)
     autocast_copies: float  # bytes of autocast's 16-bit weight copies kept for backward (unsharded training)
+    # Megatron-style ZeRO-0/1 (tensor or pipeline parallel, 16-bit full training): bf16 weights, fp32 main
+    # gradients, fp32 master + AdamW state; 0 where PyTorch's autocast / FSDP2 accounting applies
+    megatron_opt_per: float
     qlora_workspace: float
     adapter_dense: float
     adapter_expert: float
@@ -473,6 +492,7 @@ class StageActivations(NamedTuple):
     inflight: int
     kv_cache: float
     activations_sharded: float
+    logits_sharded: float
 
 
 def _stored_weights(
@@ -525,6 +545,9 @@ def stage_shape(
         precision = master_precision(config.precision)
         grad_per = gradient_bytes(precision)
         opt_per = optimizer_bytes(config.optimizer, precision)
+    megatron_opt_per = 0.0
+    if task.is_full_training and compute_bytes(config) < 4 and (tp > 1 or pp > 1):
+        megatron_opt_per = MASTER_BYTES + _OPTIMIZER_STATE_BYTES[config.optimizer]
     largest, root_unit = _fsdp_units(model, counts, divisors)
     e = compute_bytes(config)
     autocast_copies = 0.0
@@ -535,7 +558,7 @@ def stage_shape(
         adapter=task.is_adapter, tp=tp, pp=pp, ep=layout.ep, params_gpu=params_gpu,
         dense_params_gpu=dense_params_gpu, expert_params_gpu=expert_params_gpu, stored_weights=stored,
         bytes_per_param=bytes_per_param, largest=largest, root_unit=root_unit, compute_bytes=e,
-        autocast_copies=autocast_copies,
+        autocast_copies=autocast_copies, megatron_opt_per=megatron_opt_per,
         qlora_workspace=qlora_workspace, adapter_dense=adapter_dense, adapter_expert=adapter_expert,
         adapter_bytes=adapter_bytes, trainable_dense=trainable_dense, trainable_expert=trainable_expert,
         grad_per=grad_per, opt_per=opt_per,
@@ -584,11 +607,14 @@ def stage_activations(
     if per_token is not None:  # training
         inflight = _inflight_microbatches(config, stage)
         activations, logits = _training_activations(model, config, stage, tp, per_token[:2], recompute, tokens, inflight, False)
-        sharded, _ = _training_activations(model, config, stage, tp, per_token[2:], recompute, tokens, inflight, True)
+        sharded, logits_sharded = _training_activations(
+            model, config, stage, tp, per_token[2:], recompute, tokens, inflight, True
+        )
     else:
         working = _inference_working_bytes(model, config, divisors, config.seq_len) * tokens
         logits = micro_batch * LOGITS_BYTES_PER_VALUE * model.vocab / tp if stage.has_head else 0.0
         activations = sharded = working + logits
+        logits_sharded = logits
     kv = 0.0
     if config.task == Task.INFERENCE:
         kv_bytes = kv_element_bytes(config)
@@ -597,7 +623,7 @@ def stage_activations(
         else:
             per_token_layer = 2 * divisors.kv_heads_per_rank * model.head_dim * kv_bytes
         kv = stage.layers * tokens * per_token_layer
-    return StageActivations(activations, logits, inflight, kv, sharded)
+    return StageActivations(activations, logits, inflight, kv, sharded, logits_sharded)
 
 
 def _training_activations(model: ModelSpec, config: MemoryConfig, stage: Stage, tp: int,
@@ -654,25 +680,40 @@ def stage_state(
     gathered_total = 0.0  # FSDP2's unsharded compute copies and communication buffers
     gathered_weights = streamed_weights = 0.0
     largest, bytes_per_param = shape.largest, shape.bytes_per_param
-    activations = acts.activations_sharded if zero >= 2 else acts.activations
+    megatron = shape.megatron_opt_per > 0 and zero <= 1
+    # FSDP2 (ZeRO-2/3) and Megatron compute on 16-bit weights; plain data parallel runs autocast
+    activations = acts.activations_sharded if zero >= 2 or megatron else acts.activations
 
     # --- weights
     weights = shape.stored_weights
+    grad_per, opt_per = shape.grad_per, shape.opt_per
+    if megatron:
+        weights = shape.params_gpu * MEGATRON_WEIGHT_BYTES
+        grad_per, opt_per = MEGATRON_GRADIENT_BYTES, shape.megatron_opt_per
+    gathered_at_loss = 0.0  # FSDP2's gathered units and buffers at the loss's backward (ZeRO-2/3)
+    layer_gradients = 0.0  # FSDP2: a layer's unsharded 16-bit gradients, a temporary of its backward
     if zero >= 2:
         shard = (
             shape.dense_params_gpu / dense_shard + shape.expert_params_gpu / expert_shard
         ) * bytes_per_param
         e = shape.compute_bytes
-        units = (shape.root_unit + largest) if zero == 3 else shape.params_gpu
-        gathered_weights = units * e
-        gathered_total = gathered_weights + 3 * largest * e
+        # Gathered between forward and backward: ZeRO-3 the root unit (embedding, final norm, LM head), ZeRO-2
+        # every unit. At the loss's backward the next layer is being gathered (ZeRO-3); inside a layer's backward
+        # that layer is gathered too, beside three layer-sized communication buffers (the prefetched all-gather,
+        # the reduce-scatter input and output) and the layer's unsharded 16-bit gradients (counted at the peak).
+        units = shape.root_unit if zero == 3 else shape.params_gpu
+        gathered_weights = (units + (largest if zero == 3 else 0.0)) * e
+        gathered_at_loss = (units + (largest if zero == 3 else 0.0)) * e
+        gathered_total = (units + (4 if zero == 3 else 3) * largest) * e
+        layer_gradients = largest * e
+        activations += layer_gradients
         if offload == _OFFLOAD_ALL:
             host += shard
             weights = gathered_total
         else:
             weights = shard + gathered_total
     else:
-        activations += shape.autocast_copies
+        activations += 0.0 if megatron else shape.autocast_copies
         if not training and offload == _OFFLOAD_ALL:
             host += weights
             weights = streamed_weights = largest * bytes_per_param
@@ -687,21 +728,30 @@ def stage_state(
     # --- gradients and optimizer
     gradients = optimizer = 0.0
     not_concurrent = 0.0
+    phase = "backward" if training else "forward"
     if training:
         trainable_dense, trainable_expert = shape.trainable_dense, shape.trainable_expert
         trainable = trainable_dense + trainable_expert
         shards = trainable_dense / dense_shard + trainable_expert / expert_shard
-        gradients = (shards if zero >= 2 else trainable) * shape.grad_per
-        optimizer = (shards if zero >= 1 else trainable) * shape.opt_per
+        gradients = (shards if zero >= 2 else trainable) * grad_per
+        optimizer = (shards if zero >= 1 else trainable) * opt_per
         if offload == _OFFLOAD_OPTIMIZER or offload == _OFFLOAD_ALL:
             host += optimizer
             optimizer = 0.0
-        if accumulation <= 1:
-            # One backward per step with gradients freed after it (zero_grad(set_to_none=True)): the activations
-            # peak at the start of backward, in the loss's backward, before the first parameter gradient (the LM
-            # head's) exists; all the gradients exist at the optimizer step, when the activations are gone. The
-            # total is the larger of the two moments.
-            not_concurrent = min(activations, gradients)
+        # The terms are each at its own maximum; the step's peak is the largest of three moments: the loss's
+        # backward (every activation, FSDP2's units as they are then), a layer's backward (the loss's tensors
+        # gone, FSDP2's layer buffers there) and the optimizer step (every gradient, no activation) -- with one
+        # backward per step and the gradients freed after it (zero_grad(set_to_none=True)). With gradient
+        # accumulation the gradients stay beside the next micro-batch's activations.
+        loss_moment = activations - layer_gradients + gathered_at_loss
+        layer_moment = activations - acts.logits_sharded + gathered_total if zero >= 2 else 0.0
+        optimizer_moment = gradients
+        held = activations + gathered_total + gradients
+        if accumulation > 1:
+            optimizer_moment = held - (gathered_total - gathered_at_loss)
+        peak = max(loss_moment, layer_moment, optimizer_moment)
+        not_concurrent = held - peak
+        phase = "optimizer step" if optimizer_moment > max(loss_moment, layer_moment) else "backward"
 
     # --- overhead: one NCCL communicator per parallel group
     communicators = (dp > 1 and training) + (shape.tp > 1) + (shape.pp > 1) + (ep > 1)
@@ -727,7 +777,8 @@ def stage_state(
         acts.inflight,
         communicators,
         math.floor(not_concurrent),
-        shape.autocast_copies if zero < 2 else 0.0,
+        shape.autocast_copies if zero < 2 and not megatron else 0.0,
+        phase,
     )
 
 

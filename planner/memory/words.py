@@ -15,6 +15,7 @@ from planner.memory.config import (
 )
 from planner.memory.stages import (
     Stage,
+    megatron_style,
     StageAmounts,
     gradient_bytes,
     kv_element_bytes,
@@ -30,9 +31,16 @@ from planner.vocabulary import Offload, Optimizer, Precision, Recompute, Task
 def _weights_text(model: ModelSpec, config: MemoryConfig, amounts: StageAmounts) -> str:
     task, layout = config.task, config.layout
     zero = layout.zero if task.is_training else 0
-    if task.is_full_training:
+    if task.is_full_training and megatron_style(config):
+        stored_text = "2 bytes/param (16-bit weights: tensor/pipeline parallel as Megatron-LM runs it)"
+    elif task.is_full_training:
         per_param = training_weight_bytes(config.precision)
-        kind = "fp32 weights, 16-bit copies made by autocast" if config.precision in ("bf16", "fp16") else ""
+        sixteen = config.precision in ("bf16", "fp16")
+        kind = ""
+        if sixteen:
+            kind = "fp32 weight shards, cast to 16 bit per gathered unit" if zero >= 2 else (
+                "fp32 weights, 16-bit copies made by autocast"
+            )
         stored_text = f"{per_param:g} bytes/param ({kind or config.precision + ' weights'})"
     else:
         if task == Task.QLORA:
@@ -68,6 +76,14 @@ def _state_texts(config: MemoryConfig) -> tuple[str, str]:
         return "none: inference", "none: inference"
     zero = int(layout.zero)
     precision = master_precision(config.precision)
+    if megatron_style(config):
+        grad_text = "4 bytes/trainable param (Megatron's fp32 main gradients)"
+        opt_text = "fp32 master + optimizer state (AdamW m, v: 12 bytes/trainable param)"
+        if zero >= 1:
+            opt_text += f", distributed optimizer (ZeRO-1) sharded over dp {layout.dp}"
+        if config.gradient_accumulation <= 1:
+            grad_text += "; all of them exist only at the optimizer step, after the activations are freed"
+        return grad_text, opt_text
     grad_text = f"{gradient_bytes(precision):g} bytes/trainable param (the weights' dtype)"
     if zero >= 2:
         grad_text += f", ZeRO-{zero} sharded over dp {layout.dp} (no unsharded unit left at the peak)"

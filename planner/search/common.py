@@ -32,6 +32,9 @@ class SearchMemory:
             optimizer=workload.optimizer,
             seq_len=workload.seq_len,
             lora_rank=workload.lora_rank,
+            # the global batch is reached by accumulating micro-batches: the gradients stay beside the next
+            # micro-batch's activations (planner.memory: gradient_accumulation > 1 holds both)
+            gradient_accumulation=2,
         )
         self._breakdowns: dict[Layout, MemoryBreakdown | None] = {}
         self._totals = MemoryTotals(model, self._base)

@@ -83,6 +83,11 @@ class _Best:
     step: perf.StepTime
 
 
+def _sharded(state: State) -> bool:
+    """ZeRO-2/3: FSDP2's 16-bit compute copies instead of autocast (planner.memory's activations differ)."""
+    return state[0] >= ZeroStage.GRADIENTS
+
+
 def _layout(tp: int, pp: int, ep: int, dp: int, state: State, variant: Variant) -> Layout:
     return Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=state[0], recompute=variant[0], offload=state[1],
                   micro_batch=variant[1])  # fmt: skip
@@ -253,25 +258,39 @@ class TrainingSearch(GpuSearch):
         fits = self._fit_states(shape, base, reference, 1 in dps, states)
         if not fits:
             return
-        first_state = fits[0].state
-        ref_total = self.memory.total(_layout(tp, pp, ep, 2 * base, first_state, reference))
-        deltas = self._variant_deltas(shape, 2 * base, first_state, variants, ref_total)
-        if not deltas:
+        # Activations differ between the states planner.memory models with autocast (ZeRO-0/1) and with FSDP2's
+        # 16-bit compute (ZeRO-2/3): each class gets its own variant deltas.
+        deltas: dict[bool, dict[Variant, float]] = {}
+        for sharded in (False, True):
+            group = [fit for fit in fits if _sharded(fit.state) == sharded]
+            if group:
+                state = group[0].state
+                ref_total = self.memory.total(_layout(tp, pp, ep, 2 * base, state, reference))
+                found = self._variant_deltas(shape, 2 * base, state, variants, ref_total)
+                if found:
+                    deltas[sharded] = found
+        fits = [fit for fit in fits if _sharded(fit.state) in deltas]
+        if not fits:
             return
         self._record_needs(shape, dps, fits, deltas)
-        ranked = [(rank, variant, delta) for rank, (variant, delta) in enumerate(deltas.items())]
+        ranked = {
+            sharded: [(rank, variant, delta) for rank, (variant, delta) in enumerate(found.items())]
+            for sharded, found in deltas.items()
+        }
         for dp in dps:
             self._consider(shape, dp, fits, ranked)
 
     def _record_needs(
-        self, shape: tuple[int, int, int], dps: list[int], fits: list[_StateFit], deltas: dict[Variant, float]
-    ) -> None:
+        self, shape: tuple[int, int, int], dps: list[int], fits: list[_StateFit],
+        deltas: dict[bool, dict[Variant, float]],
+    ) -> None:  # fmt: skip
         """Smallest per-GPU need per family (at the largest dp and lightest activations), for excluded reasons."""
         tp, pp, ep = shape
         dp = max(dps)
-        lightest = min(deltas, key=lambda variant: deltas[variant])
         for fit in fits:
-            need = fit.need(dp, deltas[lightest])
+            own = deltas[_sharded(fit.state)]
+            lightest = min(own, key=lambda variant: own[variant])
+            need = fit.need(dp, own[lightest])
             layout = _layout(tp, pp, ep, dp, fit.state, lightest)
             family = family_key(layout)
             if family not in self.family_need or need < self.family_need[family][0]:
@@ -280,14 +299,14 @@ class TrainingSearch(GpuSearch):
                 self.smallest_need = (need, layout)
 
     def _candidates(
-        self, dp: int, fits: list[_StateFit], ranked: list[tuple[int, Variant, float]]
+        self, dp: int, fits: list[_StateFit], ranked: dict[bool, list[tuple[int, Variant, float]]]
     ) -> list[_Candidate]:
         """Per state, the most preferred activation variant that fits at this dp."""
-        allowed_variants = [item for item in ranked if item[1][1] * dp <= self.workload.global_batch]
         candidates = []
         for fit in fits:
             states_bytes = fit.need(dp, 0.0)
-            for rank, variant, delta in allowed_variants:
+            own = ranked[_sharded(fit.state)]
+            for rank, variant, delta in (item for item in own if item[1][1] * dp <= self.workload.global_batch):
                 if states_bytes + delta <= self.capacity:
                     zero, offload = fit.state
                     candidates.append(
@@ -303,7 +322,7 @@ class TrainingSearch(GpuSearch):
         shape: tuple[int, int, int],
         dp: int,
         fits: list[_StateFit],
-        ranked: list[tuple[int, Variant, float]],
+        ranked: dict[bool, list[tuple[int, Variant, float]]],
     ) -> None:
         """Time the fitting (state, variant) pairs worth timing at this layout and dp; keep the fastest.
 
