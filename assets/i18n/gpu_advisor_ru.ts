@@ -1071,7 +1071,7 @@ token</source>
         <translation>Экспорт…</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Write report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh and options.csv</source>
         <translation>Записать report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh и options.csv</translation>
     </message>
@@ -1297,12 +1297,12 @@ token</source>
         <translation>Время и стоимость в зависимости от числа GPU</translation>
     </message>
     <message>
-        <location line="-816"/>
+        <location line="-817"/>
         <source>no option that fits is selected: change the inputs until one fits, then export it</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location line="+830"/>
+        <location line="+831"/>
         <source>Export the selected option to a folder</source>
         <translation>Экспортировать выбранный вариант в папку</translation>
     </message>
@@ -3884,7 +3884,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-738"/>
+        <location filename="../../desktop/pages/plan.py" line="-739"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>

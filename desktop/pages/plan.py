@@ -355,6 +355,7 @@ class PlanPage(Page):
         self.save_button.setText(self.tr("Save"))
         self.save_as_button.setText(self.tr("Save as…"))
         self.export_button.setText(self.tr("Export…"))
+        self.trace_button.retranslate()
         self.export_button.setToolTip(
             self.tr(
                 "Write report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh and options.csv"
@@ -573,7 +574,7 @@ class PlanPage(Page):
         results.limits.setText(limits)
         results.limits.setVisible(bool(limits))
         if option is not None:
-            terms = [(term, value) for term, value in option.memory.as_dict().items() if term != "total"]
+            terms = list(option.memory.at_peak().items())  # the terms as held at the step's peak
             results.memory_chart.set_data(terms, option.gpu.memory_bytes)
             self._draw_scaling(option)
         else:

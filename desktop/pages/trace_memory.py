@@ -310,14 +310,14 @@ class TraceButton(QPushButton):
         self.page = page
         self.dialog: TraceMemoryDialog | None = None
         self.clicked.connect(self.open_trace)
-        self._retranslate()
+        self.retranslate()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.LanguageChange:
-            self._retranslate()
+            self.retranslate()
         super().changeEvent(event)
 
-    def _retranslate(self) -> None:
+    def retranslate(self) -> None:
         self.setText(self.tr("Trace exactly…"))
         self.setToolTip(self.tr("Run the real model's step on fake tensors in the background and compare its memory "
                                 "with the estimate (a config.json or model folder)"))  # fmt: skip

@@ -128,5 +128,18 @@ class MemoryBreakdown:
         result["total"] = self.total_bytes
         return result
 
+    def at_peak(self) -> dict[str, int]:
+        """The terms as held at the step's peak (they sum to total_bytes): what is never held at once comes off
+        the gradients first when the peak is in the backward pass (they are not all there yet), off the
+        activations first when it is the optimizer step (they are gone). For a chart of the peak."""
+        values = {name: term.bytes for name, term in self.terms()}
+        left = self.not_concurrent_bytes
+        order = ("activations", "gradients") if self.peak_phase == "optimizer step" else ("gradients", "activations")
+        for name in order:
+            taken = min(left, values[name])
+            values[name] -= taken
+            left -= taken
+        return values
+
     def assumptions(self) -> dict[str, str]:
         return {name: term.assumption for name, term in self.terms()}

@@ -394,3 +394,11 @@ def test_every_preset_estimates_for_every_task():
         for task in ("inference", "train", "lora", "qlora"):
             b = estimate_memory(spec, MemoryConfig(task=task, seq_len=2048))
             assert b.total_bytes > b.weights.bytes > 0
+
+
+def test_the_terms_at_the_peak_sum_to_the_total():
+    for config in (train(dp=64, zero=3), train(seq_len=1), MemoryConfig(task="inference")):
+        b = estimate_memory(LLAMA_70B, config)
+        at_peak = b.at_peak()
+        assert sum(at_peak.values()) == b.total_bytes
+        assert all(0 <= at_peak[name] <= term.bytes for name, term in b.terms())
