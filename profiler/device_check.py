@@ -837,6 +837,14 @@ def _worst(rows: list[JSONValue], key: str) -> str:
 
 def check_memory(context: Context) -> JSONObject:
     """A training step and a generate call of small real models on cuda:0 against planner.memory and the trace."""
+    import importlib.util
+
+    missing = [name for name in ("transformers", "peft") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise RuntimeError(
+            f"{', '.join(missing)} not installed for {sys.executable}: "
+            f"{sys.executable} -m pip install 'transformers>=5,<6' 'peft>=0.17'"
+        )
     training = memory_training_rows(context)
     generate = memory_generate_rows(context)
     speed = [r["predicted_over_measured"] for r in generate if isinstance(r, dict) and r.get("predicted_over_measured")]

@@ -254,7 +254,8 @@ class Accounting:
     maxima: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CATEGORIES, 0))
     samples: list[tuple[int, str, int]] = field(default_factory=list)  # (op index, phase, total bytes)
     ops: int = 0
-    # the largest activations + temporaries held at once: what the forward keeps plus the backward's transients
+    # the largest activations + temporaries held at once before the first parameter gradient exists: what the
+    # forward keeps plus the loss's backward transients (later temporaries belong to the gradients' moment)
     working: int = 0
 
 
@@ -288,7 +289,9 @@ def _tracker(fsdp_module: nn.Module | None, optimizer: Any, accounting: Accounti
                 values, total = _categories(snapshot)
                 for name, amount in values.items():
                     accounting.maxima[name] = max(accounting.maxima[name], amount)
-                accounting.working = max(accounting.working, values["activations"] + values["temporaries"])
+                if not values["gradients"] and not values["gathered_gradients"]:
+                    working = values["activations"] + values["temporaries"]
+                    accounting.working = max(accounting.working, working)
                 if total > accounting.peak_bytes:
                     accounting.peak_bytes, accounting.peak_phase, accounting.at_peak = total, phase, values
                 accounting.samples.append((accounting.ops, phase, total))
@@ -599,7 +602,7 @@ def _result(request: TraceRequest, data: dict[str, Any], accounting: Accounting,
         "peak_phase": accounting.peak_phase,
         "at_peak": at_peak,
         "max": maxima,
-        "max_activations_with_temporaries_bytes": accounting.working,
+        "activations_until_first_gradient_bytes": accounting.working,
         "kv_cache_bytes": kv_cache_bytes,
         "operators": accounting.ops,
         "timeline": _thin(accounting.samples, TIMELINE_POINTS),

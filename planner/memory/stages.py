@@ -393,7 +393,10 @@ def _inference_working_bytes(
             attention += (
                 2 * e * (model.heads / tp - divisors.kv_heads_per_rank) * model.head_dim
             )  # K, V expanded
-    mlp = (3 if model.gated_mlp else 2) * e * (model.ffn if not model.is_moe or model.dense_layers else 0) / tp
+    # the MLP's transients alive at once: gated: gate, its activation, up; GPT-2's gelu_new, written out in
+    # Python: its input and four intermediates of the tanh formula; native gelu: input and output
+    width = 3 if model.gated_mlp else (5 if model.activation == "gelu_new" else 2)
+    mlp = width * e * (model.ffn if not model.is_moe or model.dense_layers else 0) / tp
     if model.is_moe:
         # the grouped experts: each token-expert pair's gathered input, gate+up output, activation, product and
         # weighted output, as in training; plus the shared expert(s)
@@ -473,6 +476,7 @@ class StageShape:
     # Megatron-style ZeRO-0/1 (tensor or pipeline parallel, 16-bit full training): bf16 weights, fp32 main
     # gradients, fp32 master + AdamW state; 0 where PyTorch's autocast / FSDP2 accounting applies
     megatron_opt_per: float
+    tied_embedding_gradient: float  # bytes: 2 x the tied embedding's gradient at the end of backward (else 0)
     qlora_workspace: float
     adapter_dense: float
     adapter_expert: float
@@ -550,6 +554,9 @@ def stage_shape(
         megatron_opt_per = MASTER_BYTES + _OPTIMIZER_STATE_BYTES[config.optimizer]
     largest, root_unit = _fsdp_units(model, counts, divisors)
     e = compute_bytes(config)
+    tied_gradient = 0.0
+    if task.is_full_training and model.tied_embeddings and stage.has_embedding:
+        tied_gradient = 2 * model.vocab * model.hidden / tp * (MEGATRON_GRADIENT_BYTES if megatron_opt_per else grad_per)
     autocast_copies = 0.0
     if task.is_full_training and e < 4:
         autocast_copies = autocast_weight_copies(model, counts, stage, tp)
@@ -559,6 +566,7 @@ def stage_shape(
         dense_params_gpu=dense_params_gpu, expert_params_gpu=expert_params_gpu, stored_weights=stored,
         bytes_per_param=bytes_per_param, largest=largest, root_unit=root_unit, compute_bytes=e,
         autocast_copies=autocast_copies, megatron_opt_per=megatron_opt_per,
+        tied_embedding_gradient=tied_gradient,
         qlora_workspace=qlora_workspace, adapter_dense=adapter_dense, adapter_expert=adapter_expert,
         adapter_bytes=adapter_bytes, trainable_dense=trainable_dense, trainable_expert=trainable_expert,
         grad_per=grad_per, opt_per=opt_per,
@@ -745,11 +753,14 @@ def stage_state(
         # accumulation the gradients stay beside the next micro-batch's activations.
         loss_moment = activations - layer_gradients + gathered_at_loss
         layer_moment = activations - acts.logits_sharded + gathered_total if zero >= 2 else 0.0
-        optimizer_moment = gradients
+        # the end of backward: every gradient, and for a trained tied embedding its dense gradient twice over
+        # while the embedding's backward adds it to the LM head's (embedding_dense_backward, then the sum)
+        optimizer_moment = gradients + shape.tied_embedding_gradient * (zero < 2)
         held = activations + gathered_total + gradients
         if accumulation > 1:
             optimizer_moment = held - (gathered_total - gathered_at_loss)
-        peak = max(loss_moment, layer_moment, optimizer_moment)
+        # (the terms hold every byte counted: a moment never exceeds their sum)
+        peak = min(held, max(loss_moment, layer_moment, optimizer_moment))
         not_concurrent = held - peak
         phase = "optimizer step" if optimizer_moment > max(loss_moment, layer_moment) else "backward"
 

@@ -95,7 +95,7 @@ def traced_terms(traced: dict[str, object]) -> dict[str, int]:
     at_peak, maxima = traced.get("at_peak"), traced.get("max")
     kv = _bytes(traced, "kv_cache_bytes")
     training = traced.get("trainable_parameter_count", 0) not in (0, None)
-    working = _bytes(traced, "max_activations_with_temporaries_bytes")
+    working = _bytes(traced, "activations_until_first_gradient_bytes")
     return {
         "weights": _bytes(maxima, "parameters", "buffers") + _bytes(at_peak, "gathered_parameters", "communication"),
         "gradients": _bytes(maxima, "gradients"),
