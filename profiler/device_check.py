@@ -831,7 +831,7 @@ def memory_generate_rows(context: Context) -> list[JSONValue]:
 
 
 def _worst(rows: list[JSONValue], key: str) -> str:
-    ratios = [r[key] for r in rows if isinstance(r, dict) and isinstance(r.get(key), float)]
+    ratios = [float(v) for r in rows if isinstance(r, dict) and isinstance(v := r.get(key), float)]
     return f"{max(abs(x - 1) for x in ratios):.1%}" if ratios else "-"
 
 

@@ -90,7 +90,9 @@ class TraceError(Exception):
 class TraceRequest:
     config: str  # path to a config.json (or a folder holding one)
     task: str = "pretrain"  # pretrain | finetune | lora | inference
-    precision: str = "bf16"  # training: autocast over fp32 weights; inference and LoRA's base: the weights' dtype
+    precision: str = (
+        "bf16"  # training: autocast over fp32 weights; inference and LoRA's base: the weights' dtype
+    )
     batch: int = 1
     seq_len: int = 1024
     recompute: bool = False  # activation checkpointing of every decoder layer
@@ -101,7 +103,9 @@ class TraceRequest:
     zero: int = 0  # 0/1: unsharded step (ZeRO-1's optimizer shard is divided out); 2/3: FSDP2 fully_shard
     fake: bool = True  # False: real tensors (tests on small models on the CPU; the device check on a GPU)
     new_tokens: int = 1  # inference: tokens decoded after the prefill
-    device: str = "cpu"  # "cuda": real tensors on the GPU, measured by torch.cuda's allocator too (device check)
+    device: str = (
+        "cpu"  # "cuda": real tensors on the GPU, measured by torch.cuda's allocator too (device check)
+    )
 
 
 def read_config(path: str) -> dict[str, Any]:  # Any: the JSON values of a config.json
@@ -136,7 +140,9 @@ def _dtype(name: str) -> torch.dtype:
     return {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[name]
 
 
-def hf_config(data: dict[str, Any], attention: str = "sdpa", fake: bool = True) -> Any:  # Any: a PretrainedConfig
+def hf_config(
+    data: dict[str, Any], attention: str = "sdpa", fake: bool = True
+) -> Any:  # Any: a PretrainedConfig
     """transformers' configuration object for a config.json dict; missing keys take transformers' defaults.
 
     MoE experts run transformers' default grouped path (tokens sorted by expert, one grouped matmul per
@@ -167,7 +173,7 @@ def _fake_grouped_mm(input: torch.Tensor, weight: torch.Tensor, offs: torch.Tens
 
 
 def build_causal_lm(data: dict[str, Any], dtype: str = "fp32", attention: str = "sdpa", fake: bool = True,
-                    device: str = "cpu") -> nn.Module:  # fmt: skip
+                    device: str = "cpu") -> Any:  # fmt: skip  (Any: a transformers PreTrainedModel)
     """transformers' AutoModelForCausalLM for this config.json, with weights in `dtype` (fake under FakeTensorMode)."""
     import torch
     from transformers import AutoModelForCausalLM
@@ -175,9 +181,13 @@ def build_causal_lm(data: dict[str, Any], dtype: str = "fp32", attention: str = 
     config = hf_config(data, attention, fake)
     try:
         with torch.device(device):
-            model: nn.Module = AutoModelForCausalLM.from_config(config, dtype=_dtype(dtype))
-    except ValueError as exc:  # transformers: "Unrecognized configuration class ..." for a model without a causal LM
-        raise TraceError(f"transformers builds no causal LM for model_type {data['model_type']!r}: {exc}") from None
+            model: Any = AutoModelForCausalLM.from_config(config, dtype=_dtype(dtype))  # type: ignore[no-untyped-call]
+    except (
+        ValueError
+    ) as exc:  # transformers: "Unrecognized configuration class ..." for a model without a causal LM
+        raise TraceError(
+            f"transformers builds no causal LM for model_type {data['model_type']!r}: {exc}"
+        ) from None
     return model
 
 
@@ -190,7 +200,7 @@ def add_lora(model: nn.Module, family: str, rank: int, targets: Sequence[str]) -
     # (autocast_adapter_dtype); on fake tensors the move cannot swap the parameter in place, and the adapter is
     # already on the CPU in fp32, so the move is skipped in this child process; so is peft's module.to(device)
     # of the replaced layer (everything is on the CPU already).
-    tuners_utils.BaseTunerLayer._move_adapter_to_device_of_base_layer = lambda self, *args, **kwargs: None
+    setattr(tuners_utils.BaseTunerLayer, "_move_adapter_to_device_of_base_layer", lambda self, *a, **k: None)  # noqa: B010
     names = _LORA_MODULES.get(family, _LORA_DEFAULT)
     modules = sorted({names[t] for t in targets if t in names})
     if not modules:
@@ -233,10 +243,11 @@ def decoder_layers(model: nn.Module) -> list[nn.Module]:
     """The decoder blocks (the FSDP2 and checkpointing units): the longest ModuleList in the model."""
     from torch import nn
 
-    lists = [m for m in model.modules() if isinstance(m, nn.ModuleList)]
+    lists: list[nn.ModuleList] = [m for m in model.modules() if isinstance(m, nn.ModuleList)]
     if not lists:
         raise TraceError("the model has no list of decoder layers")
-    return list(max(lists, key=len))
+    longest = max(lists, key=lambda modules: sum(1 for _ in modules.children()))
+    return list(longest.children())
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -279,7 +290,7 @@ def _tracker(fsdp_module: nn.Module | None, optimizer: Any, accounting: Accounti
 
     base: type = FSDPMemTracker if fsdp_module is not None else MemTracker
 
-    class RecordingTracker(base):  # type: ignore[misc,valid-type]
+    class RecordingTracker(base):  # type: ignore[misc]
         phase = "forward"
 
         def _update_peak_stats(self, peak_state: Any) -> None:
@@ -425,7 +436,9 @@ def _tokens(vocab: int, batch: int, seq_len: int, device: str = "cpu") -> torch.
     return torch.randint(0, vocab, (batch, seq_len), generator=generator).to(device)
 
 
-def _run_training(model: nn.Module, request: TraceRequest, vocab: int, sharded: bool, progress: Progress) -> Accounting:
+def _run_training(
+    model: nn.Module, request: TraceRequest, vocab: int, sharded: bool, progress: Progress
+) -> Accounting:
     model.train()
     optimizer = _optimizer(model)
     progress("creating optimizer state")
@@ -462,7 +475,7 @@ def _reset_cuda_peak(request: TraceRequest) -> None:
         torch.cuda.reset_peak_memory_stats()
 
 
-def cuda_memory() -> dict[str, int]:
+def cuda_memory() -> JSONObject:
     """torch.cuda's own figures for the step: the allocator's peak of allocated, active and reserved bytes."""
     import torch
 
@@ -489,7 +502,9 @@ def _cache_bytes(cache: Any) -> int:
     return total
 
 
-def _run_inference(model: nn.Module, request: TraceRequest, vocab: int, progress: Progress) -> tuple[Accounting, int]:
+def _run_inference(
+    model: nn.Module, request: TraceRequest, vocab: int, progress: Progress
+) -> tuple[Accounting, int]:
     """Prefill of batch x seq_len tokens with a KV cache (last-position logits, as generate asks), then decode."""
     import torch
     from transformers import DynamicCache
@@ -518,7 +533,9 @@ def _run_inference(model: nn.Module, request: TraceRequest, vocab: int, progress
 
 def _check(request: TraceRequest) -> None:
     if request.task not in TASKS:
-        raise TraceError(f"task must be one of {', '.join(TASKS)} (QLoRA's 4-bit kernels need CUDA: trace lora)")
+        raise TraceError(
+            f"task must be one of {', '.join(TASKS)} (QLoRA's 4-bit kernels need CUDA: trace lora)"
+        )
     if request.precision not in PRECISIONS:
         raise TraceError(f"precision must be one of {', '.join(PRECISIONS)} for a trace")
     for name in ("batch", "seq_len", "dp", "lora_rank"):
@@ -542,9 +559,11 @@ def trace(request: TraceRequest, progress: Progress = lambda stage: None) -> JSO
     data = read_config(request.config)
     started = time.monotonic()
     sharded = request.task != "inference" and request.dp > 1 and request.zero >= 2
-    group = contextlib.nullcontext()
+    group: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
     if sharded:
-        group = _real_process_group(request.dp) if _under_torchrun(request) else _fake_process_group(request.dp)
+        group = (
+            _real_process_group(request.dp) if _under_torchrun(request) else _fake_process_group(request.dp)
+        )
     fake = FakeTensorMode(allow_non_fake_inputs=False) if request.fake else contextlib.nullcontext()
     torch.manual_seed(0)
     with group:
@@ -553,7 +572,9 @@ def trace(request: TraceRequest, progress: Progress = lambda stage: None) -> JSO
             return _traced(request, data, mesh, progress, started)
 
 
-def _traced(request: TraceRequest, data: dict[str, Any], mesh: Any, progress: Progress, started: float) -> JSONObject:
+def _traced(
+    request: TraceRequest, data: dict[str, Any], mesh: Any, progress: Progress, started: float
+) -> JSONObject:
     """The step itself (inside the fake process group and FakeTensorMode when asked)."""
     training = request.task != "inference"
     sharded = mesh is not None
@@ -561,7 +582,7 @@ def _traced(request: TraceRequest, data: dict[str, Any], mesh: Any, progress: Pr
     # the weights in the chosen dtype.
     weights = request.precision if request.task in ("lora", "inference") else "fp32"
     progress("building the model")
-    model = build_causal_lm(data, weights, request.attention, request.fake, request.device)
+    model: Any = build_causal_lm(data, weights, request.attention, request.fake, request.device)  # transformers'
     vocab = int(model.config.vocab_size)
     parameter_count = sum(p.numel() for p in model.parameters())
     if request.task == "lora":
@@ -577,7 +598,9 @@ def _traced(request: TraceRequest, data: dict[str, Any], mesh: Any, progress: Pr
         accounting = _run_training(model, request, vocab, sharded, progress)
     else:
         accounting, kv_cache_bytes = _run_inference(model, request, vocab, progress)
-    result = _result(request, data, accounting, parameter_count, trainable, kv_cache_bytes, time.monotonic() - started)
+    result = _result(
+        request, data, accounting, parameter_count, trainable, kv_cache_bytes, time.monotonic() - started
+    )
     if request.device == "cuda":
         result["cuda"] = cuda_memory()
     return result
@@ -620,13 +643,17 @@ def generate_on_gpu(request: TraceRequest, progress: Progress = lambda stage: No
     import torch
 
     if request.device != "cuda" or request.fake or request.task != "inference":
-        raise TraceError("generate runs inference with real tensors on cuda (--task inference --real --device cuda)")
+        raise TraceError(
+            "generate runs inference with real tensors on cuda (--task inference --real --device cuda)"
+        )
     if request.new_tokens < 2:
         raise TraceError("generate needs at least 2 new tokens to time the decode")
     data = read_config(request.config)
     progress("building the model on the GPU")
-    model = build_causal_lm(data, request.precision, request.attention, fake=False, device="cuda").eval()
-    prompt = _tokens(int(model.config.vocab_size), request.batch, max(1, request.seq_len - request.new_tokens), "cuda")
+    model: Any = build_causal_lm(data, request.precision, request.attention, fake=False, device="cuda").eval()
+    prompt = _tokens(
+        int(model.config.vocab_size), request.batch, max(1, request.seq_len - request.new_tokens), "cuda"
+    )
 
     def run(tokens: int) -> float:
         torch.cuda.synchronize()
@@ -700,7 +727,9 @@ def _emit(event: JSONObject) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m profiler.memory_trace", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m profiler.memory_trace", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--config", default=None, help="a config.json or a folder holding one")
     parser.add_argument("--task", default="pretrain", choices=TASKS)
     parser.add_argument("--precision", default="bf16", choices=PRECISIONS)
@@ -712,13 +741,16 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--lora-targets", default="q,k,v,o")
     parser.add_argument("--dp", type=int, default=1)
     parser.add_argument("--zero", type=int, default=0, choices=(0, 1, 2, 3))
-    parser.add_argument("--real", action="store_true", help="real CPU tensors instead of fake ones (small models)")
+    parser.add_argument(
+        "--real", action="store_true", help="real CPU tensors instead of fake ones (small models)"
+    )
     parser.add_argument("--new-tokens", type=int, default=1)
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="cuda: with --real only")
     parser.add_argument(
-        "--cases", default=None,
+        "--cases",
+        default=None,
         help="a JSON file with a list of requests (TraceRequest fields) run one after another in this process; "
-        "the result is {\"cases\": [result or {\"error\": ...}, ...]}",
+        'the result is {"cases": [result or {"error": ...}, ...]}',
     )
     parser.add_argument(
         "--generate", action="store_true",
@@ -756,7 +788,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         _emit({"event": "error", "message": str(exc)})
         return 2
     except ImportError as exc:
-        _emit({"event": "error", "message": f"{exc.name or exc}: install the trace extra (pip install -e '.[trace]')"})
+        _emit(
+            {
+                "event": "error",
+                "message": f"{exc.name or exc}: install the trace extra (pip install -e '.[trace]')",
+            }
+        )
         return 2
     except Exception as exc:  # the parent shows one line; whatever transformers or torch raised ends up here
         _emit({"event": "error", "message": f"{type(exc).__name__}: {' '.join(str(exc).split())[:800]}"})

@@ -57,12 +57,12 @@ def trace_unavailable_reason() -> str | None:
         return QCoreApplication.translate(
             "TraceMemory",
             "The packaged app does not include transformers. Trace from a source install: "
-            "pip install 'gpu-advisor[trace]', then gpu-advisor memory --trace."
+            "pip install 'gpu-advisor[trace]', then gpu-advisor memory --trace.",
         )
     if importlib.util.find_spec("transformers") is None or importlib.util.find_spec("torch") is None:
         return QCoreApplication.translate(
             "TraceMemory",
-            "torch and transformers are not installed here. Install them with: pip install 'gpu-advisor[trace]'"
+            "torch and transformers are not installed here. Install them with: pip install 'gpu-advisor[trace]'",
         )
     return None
 
@@ -168,7 +168,9 @@ class TraceProcess(QObject):
 
     def _on_stderr(self) -> None:
         if self._process is not None:
-            self._stderr_tail = (self._stderr_tail + bytes(self._process.readAllStandardError().data()))[-4096:]
+            self._stderr_tail = (self._stderr_tail + bytes(self._process.readAllStandardError().data()))[
+                -4096:
+            ]
 
     def _on_finished(self, _code: int, _status: QProcess.ExitStatus) -> None:
         self._on_stdout()
@@ -198,7 +200,13 @@ class TraceMemoryDialog(QDialog):
         self.status.setWordWrap(True)
         self.table = QTableWidget(len(ROWS), 5)
         self.table.setHorizontalHeaderLabels(
-            [self.tr("Term"), self.tr("Analytic"), self.tr("Traced"), self.tr("Ratio"), self.tr("What differs")]
+            [
+                self.tr("Term"),
+                self.tr("Analytic"),
+                self.tr("Traced"),
+                self.tr("Ratio"),
+                self.tr("What differs"),
+            ]
         )
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.verticalHeader().hide()
@@ -257,7 +265,9 @@ class TraceMemoryDialog(QDialog):
         seconds = result.get("seconds")
         took = fmt.duration(float(seconds)) if isinstance(seconds, (int, float)) else "?"
         self.status.setText(
-            self.tr("Traced on fake tensors in {0}: the real model's step, accounted tensor by tensor.").format(took)
+            self.tr(
+                "Traced on fake tensors in {0}: the real model's step, accounted tensor by tensor."
+            ).format(took)
         )
         self.cancel_button.setEnabled(False)
         self._fill(self.rows)
@@ -303,7 +313,7 @@ class TraceMemoryDialog(QDialog):
 
 
 class TraceButton(QPushButton):
-    """"Trace exactly…": opens TraceMemoryDialog for the page's selected option; keeps its own text translated."""
+    """ "Trace exactly…": opens TraceMemoryDialog for the page's selected option; keeps its own text translated."""
 
     def __init__(self, page: QWidget):
         super().__init__(page)
@@ -329,7 +339,9 @@ class TraceButton(QPushButton):
         if option is None or call is None:
             self.setToolTip(self.tr("Choose an option in the table first"))
             return
-        self.dialog = TraceMemoryDialog(call.model, memory_config_for(call.workload, option), option.memory, self)
+        self.dialog = TraceMemoryDialog(
+            call.model, memory_config_for(call.workload, option), option.memory, self
+        )
         self.dialog.show()
         self.dialog.start()
 

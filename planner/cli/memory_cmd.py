@@ -184,7 +184,7 @@ def _mig_sizes(gpu: GpuInfo) -> list[int]:
     """Memory in bytes of each MIG instance of an NVML GPU ([] when MIG is off or NVML gives no sizes)."""
     if gpu.mig_mode != "enabled" or not isinstance(gpu.mig_devices, list):
         return []
-    return [d["memory_total_bytes"] for d in gpu.mig_devices if isinstance(d.get("memory_total_bytes"), int)]
+    return [size for d in gpu.mig_devices if isinstance(size := d.get("memory_total_bytes"), int)]
 
 
 def _usable_bytes(gpu: GpuInfo) -> int | None:

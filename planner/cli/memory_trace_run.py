@@ -17,11 +17,15 @@ from planner.messages import msg
 def run_trace(arguments: list[str], timeout_s: float = TRACE_TIMEOUT_S) -> tuple[dict[str, object], float]:
     """(the child's result, wall seconds); UserError with the child's own message when it fails."""
     root = Path(__file__).resolve().parents[2]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
+    )
     command = [sys.executable, "-m", TRACE_MODULE, *arguments]
     started = time.monotonic()
     try:
-        completed = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout_s, check=False)
+        completed = subprocess.run(
+            command, capture_output=True, text=True, env=env, timeout=timeout_s, check=False
+        )
     except subprocess.TimeoutExpired:
         raise UserError.of(msg("error.trace_failed", reason=f"no result after {timeout_s:.0f} s")) from None
     wall_s = time.monotonic() - started

@@ -25,7 +25,6 @@ from planner.memory.config import (
 from planner.models import ModelSpec, ParamCounts
 from planner.vocabulary import Layout, Offload, Optimizer, Precision, Recompute, Task
 
-
 # Model families whose q, k and v come from one fused projection (gpt2's c_attn, gpt_neox's query_key_value).
 FUSED_QKV_FAMILIES = ("gpt2", "gpt_neox")
 
@@ -83,7 +82,7 @@ def _lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...]
         widths = {"q": model.heads * model.head_dim, "k": model.kv_heads * model.head_dim}
         widths["v"] = widths["k"]
         widths["o"] = widths["q"]
-        separate = ("q", "k", "v", "o")
+        separate: tuple[str, ...] = ("q", "k", "v", "o")
         if model.family in FUSED_QKV_FAMILIES and chosen & {"q", "k", "v"}:
             # gpt2's c_attn, gpt_neox's query_key_value: one projection, one adapter for q, k and v
             attention += rank * (h + widths["q"] + 2 * widths["k"])
@@ -308,8 +307,8 @@ def _adapter_activations(model: ModelSpec, config: MemoryConfig, e: float, tp: i
     autocast back to 16 bit) and its down-projected r values; in fp32 the inputs are shared."""
     h, r = model.hidden, config.lora_rank
     q_width = model.heads * model.head_dim
-    attention = [t for t in config.lora_targets if t in ("q", "k", "v", "o")]
-    mlp = [t for t in config.lora_targets if t in ("gate", "up", "down") and (model.gated_mlp or t != "gate")]
+    attention = [str(t) for t in config.lora_targets if t in ("q", "k", "v", "o")]
+    mlp = [str(t) for t in config.lora_targets if t in ("gate", "up", "down") and (model.gated_mlp or t != "gate")]
     if model.family in FUSED_QKV_FAMILIES and set(attention) & {"q", "k", "v"}:
         attention = ["qkv"] + [t for t in attention if t == "o"]  # one adapter on the fused projection
     widths = {"q": h, "k": h, "v": h, "qkv": h, "o": q_width, "gate": h, "up": h, "down": model.ffn}

@@ -18,7 +18,12 @@ from planner.vocabulary import Recompute, Task
 TRACE_MODULE = "profiler.memory_trace"
 TRACE_TIMEOUT_S = 1800.0  # a 70B model at 4k tokens traces in about a minute on 2 cores
 MAX_TRACE_LINE_BYTES = 4 * 2**20  # the result line carries a 400-point timeline: well under this
-_TASKS = {Task.PRETRAIN: "pretrain", Task.FINETUNE: "finetune", Task.LORA: "lora", Task.INFERENCE: "inference"}
+_TASKS = {
+    Task.PRETRAIN: "pretrain",
+    Task.FINETUNE: "finetune",
+    Task.LORA: "lora",
+    Task.INFERENCE: "inference",
+}
 TRACED_TERMS = ("weights", "gradients", "optimizer", "activations", "kv_cache")
 
 
@@ -97,7 +102,8 @@ def traced_terms(traced: dict[str, object]) -> dict[str, int]:
     training = traced.get("trainable_parameter_count", 0) not in (0, None)
     working = _bytes(traced, "activations_until_first_gradient_bytes")
     return {
-        "weights": _bytes(maxima, "parameters", "buffers") + _bytes(at_peak, "gathered_parameters", "communication"),
+        "weights": _bytes(maxima, "parameters", "buffers")
+        + _bytes(at_peak, "gathered_parameters", "communication"),
         "gradients": _bytes(maxima, "gradients"),
         "optimizer": _bytes(maxima, "optimizer"),
         "activations": (working if training else _bytes(maxima, "activations")) - kv,
@@ -124,8 +130,12 @@ def comparison(breakdown: MemoryBreakdown, traced: dict[str, object]) -> dict[st
     figures = traced_terms(traced)
     for name in TRACED_TERMS:
         rows[name] = _row(getattr(breakdown, name).bytes, figures[name], WHY[name])
-    peak_why = f"{WHY['peak']}; peak phase analytic {breakdown.peak_phase!r}, traced {traced.get('peak_phase')!r}"
-    rows["peak"] = _row(breakdown.total_bytes - breakdown.overhead.bytes, _bytes(traced, "peak_bytes"), peak_why)
+    peak_why = (
+        f"{WHY['peak']}; peak phase analytic {breakdown.peak_phase!r}, traced {traced.get('peak_phase')!r}"
+    )
+    rows["peak"] = _row(
+        breakdown.total_bytes - breakdown.overhead.bytes, _bytes(traced, "peak_bytes"), peak_why
+    )
     return rows
 
 

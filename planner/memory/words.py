@@ -15,11 +15,11 @@ from planner.memory.config import (
 )
 from planner.memory.stages import (
     Stage,
-    megatron_style,
     StageAmounts,
     gradient_bytes,
     kv_element_bytes,
     master_precision,
+    megatron_style,
     optimizer_bytes,
     training_weight_bytes,
 )

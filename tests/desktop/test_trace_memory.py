@@ -42,7 +42,9 @@ def test_a_child_error_is_reported_in_its_own_words(qtbot):
     failures = []
     process.failed.connect(failures.append)
     process._ended = False
-    process.feed(b'{"event": "error", "message": "transformers builds no causal LM for model_type \'bert\'"}\n')
+    process.feed(
+        b'{"event": "error", "message": "transformers builds no causal LM for model_type \'bert\'"}\n'
+    )
     process.end()
     assert failures == ["transformers builds no causal LM for model_type 'bert'"]
 

@@ -31,6 +31,7 @@ def one_torch_thread():
     yield
     torch.set_num_threads(before)
 
+
 CONFIGS = {  # 10-16M parameters: the small end of what people train, quick on two CPU cores
     "llama": {"model_type": "llama", "hidden_size": 256, "intermediate_size": 688, "num_hidden_layers": 4,
               "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 20000, "max_position_embeddings": 1024},

@@ -32,7 +32,10 @@ def _maybe(rng: random.Random, config: dict[str, object], key: str, value: objec
 def generated_config(model_type: str, rng: random.Random) -> dict[str, object]:
     heads = rng.choice([2, 4, 8])
     head_dim = rng.choice([8, 16, 32])
-    config: dict[str, object] = {"model_type": model_type, "pad_token_id": 0}  # a real config names a token it has
+    config: dict[str, object] = {
+        "model_type": model_type,
+        "pad_token_id": 0,
+    }  # a real config names a token it has
     if model_type == "gpt2":
         config.update(n_embd=heads * head_dim, n_head=heads, n_layer=rng.randint(1, 3), vocab_size=rng.randint(50, 300),
                       n_positions=rng.choice([64, 128]))  # fmt: skip
@@ -44,7 +47,9 @@ def generated_config(model_type: str, rng: random.Random) -> dict[str, object]:
                   vocab_size=rng.randint(50, 300), intermediate_size=rng.choice([32, 48, 64]),
                   max_position_embeddings=rng.choice([64, 256]))  # fmt: skip
     kv_heads = rng.choice([h for h in (1, 2, heads) if heads % h == 0])
-    if model_type == "llama":  # llama's default is one KV head per attention head; other types default to a number
+    if (
+        model_type == "llama"
+    ):  # llama's default is one KV head per attention head; other types default to a number
         _maybe(rng, config, "num_key_value_heads", kv_heads)
     else:
         config["num_key_value_heads"] = kv_heads
@@ -75,7 +80,9 @@ def generated_config(model_type: str, rng: random.Random) -> dict[str, object]:
 
 
 def transformers_count(config: dict[str, object]) -> int:
-    values = {k: v for k, v in config.items() if k != "model_type"}  # as from_pretrained passes them, nulls too
+    values = {
+        k: v for k, v in config.items() if k != "model_type"
+    }  # as from_pretrained passes them, nulls too
     hf = transformers.AutoConfig.for_model(config["model_type"], **values)
     with torch.device("meta"):
         model = transformers.AutoModelForCausalLM.from_config(hf)
@@ -115,7 +122,10 @@ def _quantised(name: str, out: int, inp: int, method: str) -> dict[str, tuple[st
     if method == "bnb8":
         return {name: ("I8", [out, inp]), f"{base}.SCB": ("F32", [out]), f"{base}.weight_format": ("U8", [1])}
     if method == "fp8":  # block-wise fp8 (DeepSeek-V3 style) with inverse scales
-        return {name: ("F8_E4M3", [out, inp]), f"{name}_scale_inv": ("F32", [max(1, out // 128), max(1, inp // 128)])}
+        return {
+            name: ("F8_E4M3", [out, inp]),
+            f"{name}_scale_inv": ("F32", [max(1, out // 128), max(1, inp // 128)]),
+        }
     # compressed-tensors pack-quantized int4
     return {f"{base}.weight_packed": ("I32", [out, inp * bits // 32]), f"{base}.weight_scale": ("F16", [out, inp // group]),
             f"{base}.weight_shape": ("I64", [2])}  # fmt: skip
@@ -147,12 +157,16 @@ def test_quantised_checkpoints_count_the_parameters_transformers_builds(tmp_path
     from planner.models import load_model_folder
 
     expected = transformers_count(TINY_LLAMA)
-    hf = transformers.AutoConfig.for_model("llama", **{k: v for k, v in TINY_LLAMA.items() if k != "model_type"})
+    hf = transformers.AutoConfig.for_model(
+        "llama", **{k: v for k, v in TINY_LLAMA.items() if k != "model_type"}
+    )
     with torch.device("meta"):
         model = transformers.AutoModelForCausalLM.from_config(hf)
     tensors: dict[str, tuple[str, list[int]]] = {}
     for name, param in model.named_parameters():
-        quantised = ".layers." in name and name.endswith("_proj.weight")  # the libraries leave embeddings and head
+        quantised = ".layers." in name and name.endswith(
+            "_proj.weight"
+        )  # the libraries leave embeddings and head
         if quantised:
             tensors.update(_quantised(name, param.shape[0], param.shape[1], method))
         else:
