@@ -308,7 +308,9 @@ class TraceMemoryDialog(QDialog):
                 why[name],
             ]
             for column, text in enumerate(cells):
-                self.table.setItem(index, column, QTableWidgetItem(text))
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)  # the explanation is longer than its column
+                self.table.setItem(index, column, item)
         self.table.resizeColumnsToContents()
 
 

@@ -232,8 +232,6 @@ def run_memory(args: argparse.Namespace) -> int:
         args.seq_len = min(4096, model.max_context)
     config = config_from_args(args)
     breakdown = estimate_memory(model, config)
-    if args.trace:
-        return _run_with_trace(args, model, config, breakdown)
     notes = list(breakdown.notes)
     fits = gpu_name = capacity = None
     if args.gpu:
@@ -241,10 +239,17 @@ def run_memory(args: argparse.Namespace) -> int:
         notes.extend(gpu_notes)
         if capacity is not None:
             fits = breakdown.total_bytes <= capacity
+    trace = _trace(model, config, breakdown) if args.trace else None  # before any output: a failure exits 2
     if args.json:
-        print_json(result_json(model, config, args.task, breakdown, fits, gpu_name, notes))
+        document = result_json(model, config, args.task, breakdown, fits, gpu_name, notes)
+        if trace is not None:
+            document["trace"] = trace
+        print_json(document)
         return 0
     print_table(model, config, args.task, breakdown, (fits, gpu_name, capacity), notes)
+    if trace is not None:
+        print()
+        print_trace(model, trace)
     return 0
 
 
@@ -296,25 +301,25 @@ def print_table(
             print(f"  - {note}")
 
 
-def _run_with_trace(
-    args: argparse.Namespace, model: ModelSpec, config: MemoryConfig, breakdown: MemoryBreakdown
-) -> int:
+def _trace(model: ModelSpec, config: MemoryConfig, breakdown: MemoryBreakdown) -> dict[str, object]:
+    """The `--json` "trace" object: the tracing child's result beside the analytic figures (UserError if it fails)."""
     from planner.cli.memory_trace_run import run_trace
     from planner.memory.trace import comparison, trace_arguments
 
     traced, wall_s = run_trace(trace_arguments(model, config))
-    rows = comparison(breakdown, traced)
-    if args.json:
-        document = result_json(model, config, args.task, breakdown, None, None, list(breakdown.notes))
-        document["trace"] = {
-            "wall_s": round(wall_s, 1),
-            "traced": {k: v for k, v in traced.items() if k != "timeline"},
-            "timeline": traced.get("timeline", []),
-            "comparison": rows,
-        }
-        print_json(document)
-        return 0
-    print(f"{model.display_name}: analytic against traced (fake tensors, {wall_s:.1f} s)")
+    return {
+        "wall_s": round(wall_s, 1),
+        "traced": {k: v for k, v in traced.items() if k != "timeline"},
+        "timeline": traced.get("timeline", []),
+        "comparison": comparison(breakdown, traced),
+    }
+
+
+def print_trace(model: ModelSpec, trace: dict[str, object]) -> None:
+    """The analytic and traced figures side by side, each row with why they differ."""
+    rows = trace["comparison"]
+    assert isinstance(rows, dict)
+    print(f"{model.display_name}: analytic against traced (fake tensors, {trace['wall_s']} s)")
     print(f"{'term':<12} {'analytic':>12} {'traced':>12} {'ratio':>7}  why")
     for name, row in rows.items():
         analytic, traced_bytes, ratio = row["analytic_bytes"], row["traced_bytes"], row["ratio"]
@@ -322,6 +327,5 @@ def _run_with_trace(
         print(
             f"{name:<12} {format_bytes(analytic, unit='GiB', decimals=2):>12} "
             f"{format_bytes(traced_bytes, unit='GiB', decimals=2):>12} "
-            f"{ratio if ratio is not None else '-':>7}  {row['why']}"
+            f"{f'{ratio:.3f}' if ratio is not None else '-':>7}  {row['why']}"
         )
-    return 0

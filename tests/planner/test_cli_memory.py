@@ -179,3 +179,45 @@ def test_gpu_local_on_a_mig_partitioned_a100_compares_with_one_mig_instance(caps
     assert payload["per_gpu_bytes"]["weights"] > 42_144_366_592  # the 3g.40gb instance's memory in the fake
     assert payload["fits"] is False
     assert any("MIG" in note and "3 instance" in note for note in payload["notes"]), payload["notes"]
+
+
+# --- memory --trace -------------------------------------------------------------------------------------------
+
+TINY_LLAMA = {"model_type": "llama", "hidden_size": 128, "intermediate_size": 344, "num_hidden_layers": 2,
+              "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1000}  # fmt: skip
+
+
+def test_trace_of_a_preset_or_an_untraceable_layout_is_one_line_exit_2(capsys, tmp_path):
+    assert main(["memory", "--model", "llama-3.1-8b", "--trace"]) == 2
+    err = capsys.readouterr().err
+    assert "config.json" in err and err.count("\n") == 1 and "Traceback" not in err
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(TINY_LLAMA), encoding="utf-8")
+    assert main(["memory", "--model", str(path), "--trace", "--tp", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "tensor, pipeline and expert parallel are not traced" in err and err.count("\n") == 1
+    assert main(["memory", "--model", str(path), "--trace", "--task", "qlora"]) == 2
+    assert "QLoRA" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_trace_runs_the_transformers_model_beside_the_analytic_figures(capsys, tmp_path):
+    transformers = pytest.importorskip("transformers", reason="needs the trace extra (installed by `make test`)")
+    torch = pytest.importorskip("torch")
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(TINY_LLAMA), encoding="utf-8")
+    argv = ["memory", "--model", str(path), "--trace", "--task", "train", "--seq-len", "128", "--batch", "2"]
+    payload = run_json(capsys, [*argv, "--gpu", "h100-sxm", "--json"])
+    trace = payload["trace"]
+    # independent count: transformers' own model on the meta device
+    hf = transformers.AutoConfig.for_model("llama", **{k: v for k, v in TINY_LLAMA.items() if k != "model_type"})
+    with torch.device("meta"):
+        expected = sum(p.numel() for p in transformers.AutoModelForCausalLM.from_config(hf).parameters())
+    assert trace["traced"]["parameter_count"] == expected == payload["model"]["params"]
+    assert trace["traced"]["fake_tensors"] is True and trace["wall_s"] > 0 and trace["timeline"]
+    peak = trace["comparison"]["peak"]
+    assert peak["traced_bytes"] == trace["traced"]["peak_bytes"] and 0.9 < peak["ratio"] < 1.1  # issue 16: 10%
+    assert payload["fits"] is True and "H100" in payload["gpu"]  # --gpu still answers beside the trace
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "per GPU" in out and "analytic against traced" in out  # both tables, side by side
