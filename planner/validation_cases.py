@@ -66,6 +66,8 @@ class TrainingInputs:
     virtual_stages: int = 1
     context_parallel: int = 1
     tokens: float | None = None
+    flash_attention: bool = True
+    tp_comm_overlap: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +152,11 @@ def _case(record: Mapping[str, Any]) -> Case:  # Any: one record of validation.j
 def _inputs(record: Mapping[str, Any], derived: list[str]) -> CaseInputs:
     kind = record["kind"]
     metric = record["published"]["metric"]
+    if "ambiguous" in str(record.get("notes", "")):
+        raise _Exclude("the published unit is flagged ambiguous in the case's notes (per GPU or per group)")
+    serving = record.get("serving") or {}
+    if serving.get("load") and not (serving.get("concurrency") or serving.get("batch_size")):
+        raise _Exclude(f"load not quantified ({serving['load']!r}): no concurrency or batch is stated")
     if metric in ("mfu", "hfu"):
         raise _Exclude("only an MFU is published and its FLOP convention is not stated")
     if metric == "tflops_per_gpu" and record["source"]["group"] not in FLOP_CONVENTION_GROUPS:
@@ -198,6 +205,9 @@ def _training(record: Mapping[str, Any], derived: list[str]) -> TrainingInputs:
             pinned[name] = int(layout[name])
     if layout.get("recompute"):
         pinned["recompute"] = Recompute.parse(layout["recompute"]).value
+    elif "activation recomputation on" in str(record["published"].get("flops_formula") or ""):
+        pinned["recompute"] = Recompute.FULL.value
+        derived.append("full recompute: the source's FLOP formula counts the recomputed forward")
     zero = _zero_stage(layout)
     if zero is not None:
         pinned["zero"] = int(zero)
@@ -205,7 +215,12 @@ def _training(record: Mapping[str, Any], derived: list[str]) -> TrainingInputs:
     if cp > 1 and "dp" in pinned:
         pinned["dp"] = int(pinned["dp"]) * cp  # a context-parallel group takes data-parallel ranks' places
         derived.append(f"context parallel {cp}: the ranks of dp {int(pinned['dp']) // cp} x cp {cp}")
+    flash = _has_flash_attention(record)
+    if not flash:
+        derived.append("no flash attention: the framework predates it (FlashAttention, arXiv 2205.14135, 2022-05)")
     return TrainingInputs(
+        flash_attention=flash,
+        tp_comm_overlap="TP comm overlap" in str(record.get("framework") or ""),
         seq_len=int(seq_len),
         global_batch=int(batch),
         pinned=MappingProxyType(pinned),
@@ -214,6 +229,18 @@ def _training(record: Mapping[str, Any], derived: list[str]) -> TrainingInputs:
         context_parallel=cp,
         tokens=float(tokens) if tokens else None,
     )
+
+
+FLASH_ATTENTION_PUBLISHED = "2022-05-27"  # Dao et al., arXiv 2205.14135 v1
+
+
+def _has_flash_attention(record: Mapping[str, Any]) -> bool:
+    """Whether the run could use flash attention: not when the source predates its publication, nor on a
+    PyTorch 1.x framework that does not name it (flash attention reached PyTorch in 2.0)."""
+    framework = str(record.get("framework") or "")
+    if str(record["source"]["date"]) < FLASH_ATTENTION_PUBLISHED:
+        return False
+    return not ("PyTorch 1." in framework and "FlashAttention" not in framework)
 
 
 def _zero_stage(layout: Mapping[str, Any]) -> ZeroStage | None:

@@ -21,9 +21,13 @@ from planner.vocabulary import Layout
 class SearchMemory:
     """estimate_memory for the search: full breakdowns (cached) for the options shown, and bare per-GPU totals
     through planner.memory.MemoryTotals, which reuses the work shared by layouts that differ only in dp, ZeRO
-    stage and offload (the search asks for thousands of totals)."""
+    stage and offload (the search asks for thousands of totals).
 
-    def __init__(self, model: ModelSpec, workload: Workload):
+    Tensor-parallel layouts are estimated with sequence parallelism, the way Megatron-Core, NeMo and
+    torchtitan run TP (Korthikanti et al. 2022, arXiv 2205.05198: the norm and dropout activations split over
+    the tp ranks); planner.perf times them the same way (TrainingOptions.sequence_parallel)."""
+
+    def __init__(self, model: ModelSpec, workload: Workload, flash_attention: bool = True):
         self._model = model
         self._base = MemoryConfig(
             task=workload.task,
@@ -32,15 +36,21 @@ class SearchMemory:
             optimizer=workload.optimizer,
             seq_len=workload.seq_len,
             lora_rank=workload.lora_rank,
+            flash_attention=flash_attention,
         )
+        self._parallel = dataclasses.replace(self._base, sequence_parallel=workload.task.is_training)
         self._breakdowns: dict[Layout, MemoryBreakdown | None] = {}
         self._totals = MemoryTotals(model, self._base)
+        self._parallel_totals = MemoryTotals(model, self._parallel)
+
+    def _config(self, layout: Layout) -> MemoryConfig:
+        return self._parallel if layout.tp > 1 else self._base
 
     def breakdown(self, layout: Layout) -> MemoryBreakdown | None:
         """The MemoryBreakdown of `layout`, or None for an impossible layout."""
         if layout not in self._breakdowns:
             try:
-                config = dataclasses.replace(self._base, layout=layout)
+                config = dataclasses.replace(self._config(layout), layout=layout)
                 self._breakdowns[layout] = estimate_memory(self._model, config)
             except UserError:
                 self._breakdowns[layout] = None
@@ -48,7 +58,7 @@ class SearchMemory:
 
     def total(self, layout: Layout) -> int | None:
         """Per-GPU bytes of a layout, or None if impossible."""
-        return self._totals.total(layout)
+        return (self._parallel_totals if layout.tp > 1 else self._totals).total(layout)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from planner.search.enumeration import (
 )
 from planner.search.ranking import rank_key
 from planner.search.types import Excluded, PlanOption
-from planner.vocabulary import Layout, Offload, RankBy, Recompute, ZeroStage
+from planner.vocabulary import Confidence, Layout, Offload, RankBy, Recompute, ZeroStage
 
 # Pipeline parallel runs with ZeRO stage 0 or 1 only. DeepSpeed's PipelineEngine asserts it
 # (deepspeed/runtime/pipe/engine.py: "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism"); Megatron-LM's
@@ -121,6 +121,7 @@ class TrainingSearch(GpuSearch):
         # With a pipeline only ZeRO-0/1 (see PIPELINE_MAX_ZERO); True once a pipelined layout was skipped for it.
         self.pipeline_states = [state for state in self.states if state[0] <= PIPELINE_MAX_ZERO]
         self.skipped_pipeline = False
+        self.options = perf.TrainingOptions(optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank)
 
     # -- enumeration ---------------------------------------------------------------------------------------
     def _layouts(self) -> Iterator[tuple[int, int, int]]:
@@ -332,7 +333,7 @@ class TrainingSearch(GpuSearch):
             self.inputs.numbers, self.gpu, layout, seq_len=workload.seq_len, global_batch=workload.global_batch,
             rates=self.inputs.rates, task=workload.task, precision=workload.precision,
             comm_overlap=workload.comm_overlap, gpus_per_node=self.per_node,
-            inter_node_bytes_per_s=self.constraints.inter_node_bytes_per_s,
+            inter_node_bytes_per_s=self.constraints.inter_node_bytes_per_s, options=self.options,
         )  # fmt: skip
 
     # -- results -------------------------------------------------------------------------------------------
@@ -361,6 +362,9 @@ class TrainingSearch(GpuSearch):
                 micro_batch=layout.micro_batch, accumulation_steps=step.microbatches,
                 global_batch=workload.global_batch,
             ))  # fmt: skip
+        band = perf.shipped_bands().band(
+            perf.option_keys(True, self.gpu, count, self.per_node), Confidence.parse(step.confidence)
+        )
         return PlanOption(
             gpu=self.gpu, gpus=count, layout=layout, memory=breakdown, fits=True,
             step_time_s=step.step_time_s, tokens_per_s=tokens_per_s, wall_time_s=wall, gpu_hours=gpu_hours,
@@ -368,6 +372,7 @@ class TrainingSearch(GpuSearch):
             precision=workload.precision, nodes=self.nodes(count),
             gradient_accumulation_steps=step.microbatches, time_breakdown=step.breakdown,
             assumptions=step.assumptions, notes=render_all_en(notes), note_messages=tuple(notes),
+            time_band=band, mfu=step.mfu,
         )  # fmt: skip
 
     def _exclusions(self) -> None:
