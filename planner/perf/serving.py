@@ -378,6 +378,16 @@ def static_batching_loss(
     )  # fmt: skip
 
 
+SPREAD_SAMPLES = 16
+
+
+def uniform_output_lengths(mean: int, samples: int = SPREAD_SAMPLES) -> tuple[int, ...]:
+    """A spread of output lengths with the given mean: evenly from 1 to 2 x mean - 1 (an assumption where the
+    workload states only a mean; chat outputs spread at least that widely)."""
+    top = max(1, 2 * mean - 1)
+    return tuple(max(1, round(1 + (top - 1) * i / (samples - 1))) for i in range(samples))
+
+
 def max_concurrent_sequences(memory_bytes: int, bytes_at_one_sequence: int, kv_bytes_per_sequence: float) -> int:
     """How many sequences' KV caches fit: (GPU memory - everything but one sequence's KV) / KV per sequence."""
     if kv_bytes_per_sequence <= 0:

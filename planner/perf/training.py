@@ -19,6 +19,7 @@ micro-batch's backward)  +  the optimizer step (memory-bound, per shard)  +  off
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -196,65 +197,123 @@ def training_step_time(
     constants: FittedConstants = SHIPPED,
 ) -> StepTime:
     """Seconds for one optimizer step of `global_batch` sequences of `seq_len` tokens on dp x tp x pp GPUs."""
-    if comm_overlap is not None and not 0 <= comm_overlap <= 1:
-        raise UserError.of(msg("error.comm_overlap_range", overlap=comm_overlap))
-    model = numbers.model
-    if model is None:
-        raise ValueError("ModelNumbers without its ModelSpec: build them with planner.perf.model_numbers")
-    task = Task.parse(task)
-    context = _Context(
-        numbers, gpu, layout, seq_len, global_batch, rates, task, precision, comm_overlap,
-        gpus_per_node or gpu.gpus_per_node, inter_node_bytes_per_s or DEFAULT_INTER_NODE_BYTES_PER_S,
-        options, constants,
+    model = StepModel(
+        numbers, gpu, seq_len=seq_len, global_batch=global_batch, rates=rates, task=task, precision=precision,
+        comm_overlap=comm_overlap, gpus_per_node=gpus_per_node, inter_node_bytes_per_s=inter_node_bytes_per_s,
+        options=options, constants=constants,
     )  # fmt: skip
-    return context.step()
+    return model.step(layout)
 
 
-class _Context:
-    """The figures one step-time estimate shares (a plain class: built once per call, never escapes)."""
+class StepModel:
+    """training_step_time for one model, GPU, workload and set of constants, over many layouts (the search):
+    a micro-batch's compute and its tensor/expert/context-parallel communication do not depend on dp, the ZeRO
+    stage or offload, so they are kept per (tp, pp, ep, micro-batch, recompute) and reused."""
 
     def __init__(
         self,
         numbers: ModelNumbers,
         gpu: GpuSpec,
-        layout: Layout,
+        *,
         seq_len: int,
         global_batch: int,
         rates: DeviceRates,
-        task: Task,
-        precision: str,
-        comm_overlap: float | None,
-        per_node: int,
-        network: float,
-        options: TrainingOptions,
-        constants: FittedConstants,
+        task: Task | str = Task.PRETRAIN,
+        precision: str = "bf16",
+        comm_overlap: float | None = None,
+        gpus_per_node: int | None = None,
+        inter_node_bytes_per_s: float | None = None,
+        options: TrainingOptions = DEFAULT_OPTIONS,
+        constants: FittedConstants = SHIPPED,
     ):
-        assert numbers.model is not None
-        self.numbers, self.model, self.gpu, self.layout = numbers, numbers.model, gpu, layout
-        self.seq_len, self.global_batch, self.rates, self.task = seq_len, global_batch, rates, task
-        self.precision, self.comm_overlap, self.per_node, self.network = precision, comm_overlap, per_node, network
+        if comm_overlap is not None and not 0 <= comm_overlap <= 1:
+            raise UserError.of(msg("error.comm_overlap_range", overlap=comm_overlap))
+        if numbers.model is None:
+            raise ValueError("ModelNumbers without its ModelSpec: build them with planner.perf.model_numbers")
+        self.numbers, self.model, self.gpu = numbers, numbers.model, gpu
+        self.seq_len, self.global_batch, self.rates, self.task = seq_len, global_batch, rates, Task.parse(task)
+        self.precision, self.comm_overlap = precision, comm_overlap
+        self.per_node = gpus_per_node or gpu.gpus_per_node
+        self.network = inter_node_bytes_per_s or DEFAULT_INTER_NODE_BYTES_PER_S
         self.options, self.constants = options, constants
+        self.share = constants.gemm_training(rates.generation)
+        self.adapters = self.task.is_adapter
+        self.microbatch_cache: dict[tuple[object, ...], _MicroBatch] = {}
+        self.links: dict[tuple[int, int], Link] = {}
+
+    def step(self, layout: Layout) -> StepTime:
+        return _Context(self, layout).step()
+
+    def seconds(self, layout: Layout) -> float:
+        """step(layout).step_time_s, without the breakdown (what the search compares)."""
+        return _Context(self, layout).seconds()
+
+    def lower_bound(self, layout: Layout) -> float | None:
+        """A floor under seconds(layout) from the cached micro-batch of the same shape (None when it is not
+        cached yet): its compute and tensor-parallel time, micro-batches over, nothing else."""
+        cp = max(1, min(self.options.context_parallel, layout.dp))
+        key = (layout.tp, layout.pp, layout.ep, layout.micro_batch, str(layout.recompute), cp)
+        cached = self.microbatch_cache.get(key)
+        if cached is None:
+            return None
+        groups = max(1, layout.dp // cp)
+        return max(1, self.global_batch // (groups * layout.micro_batch)) * cached.total_s
+
+    def link(self, group: int, span: int) -> Link:
+        key = (group, span)
+        if key not in self.links:
+            self.links[key] = group_link(self.gpu, self.rates, group, span, self.per_node, self.network,
+                                         self.constants.latency_scale)  # fmt: skip
+        return self.links[key]
+
+
+class _Context:
+    """One layout's estimate over a StepModel (a plain class: built once per call, never escapes)."""
+
+    def __init__(self, owner: StepModel, layout: Layout):
+        self.owner = owner
+        self.numbers, self.model, self.gpu, self.layout = owner.numbers, owner.model, owner.gpu, layout
+        self.seq_len, self.global_batch, self.rates, self.task = (
+            owner.seq_len, owner.global_batch, owner.rates, owner.task
+        )
+        self.comm_overlap, self.options, self.constants = owner.comm_overlap, owner.options, owner.constants
         self.tp, self.pp, self.ep = layout.tp, layout.pp, layout.ep
-        self.cp = max(1, min(options.context_parallel, layout.dp))
+        self.cp = max(1, min(owner.options.context_parallel, layout.dp))
         self.data_groups = max(1, layout.dp // self.cp)
-        self.microbatches = max(1, global_batch // (self.data_groups * layout.micro_batch))
-        self.tokens = layout.micro_batch * seq_len / self.cp  # rows per rank per micro-batch
+        self.microbatches = max(1, self.global_batch // (self.data_groups * layout.micro_batch))
+        self.tokens = layout.micro_batch * self.seq_len / self.cp  # rows per rank per micro-batch
         self.shape: LayerShape = layer_shape(self.model, self.tp, self.ep)
         self.stage_layers = math.ceil(self.model.layers / self.pp)
+        self.virtual_stages = layout.virtual_stages if layout.virtual_stages > 1 else self.options.virtual_stages
         moe_share = self.model.moe_layers / self.model.layers if self.model.layers else 0.0
         self.stage_moe = self.stage_layers * moe_share
         self.stage_dense = self.stage_layers - self.stage_moe
-        self.share = constants.gemm_training(rates.generation)
-        self.kernel_s = constants.kernel_s
-        self.adapters = task.is_adapter
-        self.sequence_parallel = options.sequence_parallel if options.sequence_parallel is not None else self.tp > 1
+        self.share = owner.share
+        self.kernel_s = self.constants.kernel_s
+        self.adapters = owner.adapters
+        sp = self.options.sequence_parallel
+        self.sequence_parallel = sp if sp is not None else self.tp > 1
 
     # -- links -----------------------------------------------------------------------------------------------
     def link(self, group: int, span: int) -> Link:
-        return group_link(self.gpu, self.rates, group, span, self.per_node, self.network, self.constants.latency_scale)
+        return self.owner.link(group, span)
 
     # -- one micro-batch -------------------------------------------------------------------------------------
     def microbatch(self) -> _MicroBatch:
+        """The micro-batch's compute and its tensor/expert/context-parallel communication (which do not depend
+        on dp: kept in the caller's cache across layouts that differ in dp, ZeRO stage or offload), and its
+        ZeRO-3 gathers (which do)."""
+        layout = self.layout
+        key = (self.tp, self.pp, self.ep, layout.micro_batch, str(layout.recompute), self.cp)
+        cache = self.owner.microbatch_cache
+        cached = cache.get(key)
+        if cached is None:
+            cached = cache[key] = self._compute()
+        if layout.zero != ZeroStage.WEIGHTS or layout.dp <= 1:
+            return cached
+        return dataclasses.replace(cached, fsdp_s=self._fsdp(cached.gemm_s + cached.attention_s + cached.memory_s))
+
+    def _compute(self) -> _MicroBatch:
         rates, shape, tokens, kernel = self.rates, self.shape, self.tokens, self.kernel_s
         storage = WeightStorage()
         ridge = self.constants.ridge_overlap
@@ -290,7 +349,7 @@ class _Context:
         return _MicroBatch(
             gemm_s=gemm, attention_s=attention, memory_s=memory, loss_s=loss, dequant_s=dequant,
             forward_s=forward, backward_s=max(0.0, backward), tp_s=self._tp(gemm), ep_s=self._ep(),
-            cp_s=self._cp(attention), fsdp_s=self._fsdp(gemm + attention + memory),
+            cp_s=self._cp(attention), fsdp_s=0.0,
         )  # fmt: skip
 
     def _attention(self) -> tuple[float, float]:
@@ -390,12 +449,24 @@ class _Context:
         return n.total_params / (self.tp * self.pp) - n.expert_params * (1 - 1 / self.ep) / (self.tp * self.pp)
 
     # -- the step ----------------------------------------------------------------------------------------------
+    def _bubble(self, mb: _MicroBatch) -> float:
+        if self.pp <= 1:
+            return 0.0
+        schedule = Schedule(self.pp, self.microbatches, self.virtual_stages)
+        bubble = (self.pp - 1) / schedule.virtual_stages * mb.total_s
+        return bubble + schedule.p2p_transfers_on_critical_path * self._p2p_s()
+
+    def seconds(self) -> float:
+        mb = self.microbatch()
+        offload = offload_time_s(self.numbers, self.gpu, self.layout, self.microbatches, self.adapters)
+        return (
+            self.microbatches * mb.total_s + self._bubble(mb) + self._data_parallel(mb) + self._optimizer_s()
+            + offload
+        )  # fmt: skip
+
     def step(self) -> StepTime:
         mb = self.microbatch()
-        schedule = Schedule(self.pp, self.microbatches, self.options.virtual_stages)
-        busy = self.microbatches * mb.total_s
-        bubble = (self.pp - 1) / schedule.virtual_stages * mb.total_s if self.pp > 1 else 0.0
-        bubble += schedule.p2p_transfers_on_critical_path * self._p2p_s()
+        bubble = self._bubble(mb)
         dp = self._data_parallel(mb)
         optimizer = self._optimizer_s()
         offload = offload_time_s(self.numbers, self.gpu, self.layout, self.microbatches, self.adapters)
@@ -414,7 +485,6 @@ class _Context:
             "attention_s": m * mb.attention_s, "memory_bound_s": m * mb.memory_s, "loss_s": m * mb.loss_s,
             "dequantise_s": m * mb.dequant_s,
         }  # fmt: skip
-        del busy
         return StepTime(
             compute_s=m * mb.compute_s, bubble_s=bubble, tp_comm_s=m * mb.tp_s, dp_comm_s=dp + m * mb.fsdp_s,
             ep_comm_s=m * mb.ep_s, offload_s=offload, flops_per_step=model_flops, tokens_per_step=tokens_per_step,

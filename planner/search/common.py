@@ -4,6 +4,7 @@ was found, and the price of an option."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 
 from planner.errors import UserError
@@ -12,7 +13,7 @@ from planner.memory import MemoryBreakdown, MemoryConfig, MemoryTotals, estimate
 from planner.messages import Message
 from planner.models import ModelSpec
 from planner.money import Money
-from planner.perf import ModelNumbers, Rates
+from planner.perf import ModelNumbers, Rates, Schedule
 from planner.search.enumeration import allowed, pinned_count, powers_of_two
 from planner.search.types import Constraints, Excluded, PlanOption, Workload
 from planner.vocabulary import Layout
@@ -38,13 +39,19 @@ class SearchMemory:
             lora_rank=workload.lora_rank,
             flash_attention=flash_attention,
         )
-        self._parallel = dataclasses.replace(self._base, sequence_parallel=workload.task.is_training)
+        self._sequence_parallel = workload.task.is_training
         self._breakdowns: dict[Layout, MemoryBreakdown | None] = {}
-        self._totals = MemoryTotals(model, self._base)
-        self._parallel_totals = MemoryTotals(model, self._parallel)
+        self._totals: dict[tuple[bool, int | None], MemoryTotals] = {}
 
     def _config(self, layout: Layout) -> MemoryConfig:
-        return self._parallel if layout.tp > 1 else self._base
+        """Sequence parallel with tensor parallel; interleaved 1F1B holds more micro-batches in flight on the
+        first stage: pp (1 + (pp - 1) / (pp v)) (Narayanan et al. 2021, section 2.2.2; planner.perf.Schedule)."""
+        inflight = None
+        if layout.pp > 1 and layout.virtual_stages > 1:
+            inflight = math.ceil(Schedule(layout.pp, layout.pp, layout.virtual_stages).in_flight_microbatches)
+        return dataclasses.replace(
+            self._base, sequence_parallel=self._sequence_parallel and layout.tp > 1, inflight_microbatches=inflight
+        )
 
     def breakdown(self, layout: Layout) -> MemoryBreakdown | None:
         """The MemoryBreakdown of `layout`, or None for an impossible layout."""
@@ -58,7 +65,11 @@ class SearchMemory:
 
     def total(self, layout: Layout) -> int | None:
         """Per-GPU bytes of a layout, or None if impossible."""
-        return (self._parallel_totals if layout.tp > 1 else self._totals).total(layout)
+        config = self._config(layout)
+        key = (config.sequence_parallel, config.inflight_microbatches)
+        if key not in self._totals:
+            self._totals[key] = MemoryTotals(self._model, config)
+        return self._totals[key].total(layout)
 
 
 @dataclass(frozen=True, slots=True)

@@ -185,6 +185,10 @@ class ServingSearch(GpuSearch):
         band = perf.shipped_bands().band(
             perf.option_keys(False, self.gpu, tp * pp, self.per_node), self.inputs.rates.confidence
         )
+        spread = perf.uniform_output_lengths(workload.output_len)
+        static = perf.static_batching_loss(
+            self._perf_replica(tp, pp, self._kv_element_bytes()), max(1, batch), workload.prompt_len, spread
+        )
         self.found.options.append(PlanOption(
             gpu=self.gpu, gpus=count, layout=Layout(dp=replicas, tp=tp, pp=pp, micro_batch=batch),
             memory=breakdown, fits=True, step_time_s=load.tpot_s, tokens_per_s=tokens_per_s, wall_time_s=wall,
@@ -196,6 +200,7 @@ class ServingSearch(GpuSearch):
             batch_per_replica=batch, assumptions=self.inputs.rates.assumptions, notes=render_all_en(notes),
             note_messages=tuple(notes), time_band=band, per_user_tokens_per_s=load.per_user_tokens_per_s,
             concurrent_users=replica.users, engine=self.engine.name, prefill_share=load.prefill_share,
+            static_batching=static,
         ))  # fmt: skip
 
     def _nothing_fits(self) -> None:

@@ -14,8 +14,9 @@ from planner.money import Money
 from planner.uncertainty import ErrorBand
 from planner.vocabulary import Confidence, Layout, Optimizer, Precision, RankBy, Task
 
-if TYPE_CHECKING:  # an annotation only: planner.memory is imported where estimates are made
+if TYPE_CHECKING:  # annotations only: planner.memory and planner.perf are imported where estimates are made
     from planner.memory import MemoryBreakdown
+    from planner.perf import BatchingLoss
 
 DEFAULT_MAX_GPUS = 4096
 
@@ -129,6 +130,9 @@ class PlanOption:
     engine: serving: the engine profile the figures assume.
     mfu: training: model FLOPs (6 x parameters + attention, no recompute) per second over the dense peak.
     prefill_share: serving: the share of step time spent on prompts (chunked prefill of arriving requests).
+    static_batching: serving: static against continuous batching for output lengths spread evenly around the
+      workload's (planner.perf.static_batching_loss); JSON "static_batching" with "lost_fraction",
+      "static_tokens_per_s", "continuous_tokens_per_s", "output_lengths".
     """
 
     gpu: GpuSpec
@@ -161,6 +165,7 @@ class PlanOption:
     engine: str | None = None
     mfu: float | None = None
     prefill_share: float | None = None
+    static_batching: BatchingLoss | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "confidence", Confidence.parse(self.confidence))
@@ -226,7 +231,19 @@ class PlanOption:
             "engine": self.engine,
             "mfu": self.mfu,
             "prefill_share": self.prefill_share,
+            "static_batching": _batching_dict(self.static_batching),
         }
+
+
+def _batching_dict(loss: BatchingLoss | None) -> dict[str, object] | None:
+    if loss is None:
+        return None
+    return {
+        "lost_fraction": loss.lost_fraction,
+        "static_tokens_per_s": loss.static_tokens_per_s,
+        "continuous_tokens_per_s": loss.continuous_tokens_per_s,
+        "output_lengths": {"mean": loss.mean_output_len, "max": loss.max_output_len, "spread": "uniform 1 .. 2 x mean"},
+    }
 
 
 @dataclass(frozen=True, slots=True)

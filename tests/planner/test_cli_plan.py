@@ -8,7 +8,7 @@ import pytest
 
 from planner.cli import main
 
-STRATEGY_KEYS = {"dp", "tp", "pp", "ep", "zero", "recompute", "offload", "micro_batch"}
+STRATEGY_KEYS = {"dp", "tp", "pp", "ep", "zero", "recompute", "offload", "micro_batch", "virtual_stages"}
 
 
 def run_json(capsys, *argv):
