@@ -124,6 +124,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--export", metavar="DIR", default=None, help="write launch configs and a report for the top option"
     )
+    parser.add_argument(
+        "--probe-shapes", metavar="FILE", default=None,
+        help="write the top option's GEMM and attention shapes for gpu-probe --model-shapes FILE",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run_plan)
 
@@ -438,8 +442,34 @@ def run_plan(args: argparse.Namespace) -> int:
     if args.export:
         written = _export(result, args.export, _export_inputs(args, model, workload, constraints, notes))
         notes.append(f"exported {len(written)} files to {args.export}")
+    if args.probe_shapes:
+        notes.append(write_probe_shapes(result, model, workload, args.probe_shapes))
     if args.json:
         print_json(result_json(result, notes))
     else:
         print_result(result, workload, notes)
     return 0
+
+
+def write_probe_shapes(result: PlanResult, model: ModelSpec, workload: Workload, path: str) -> str:
+    """Write the top option's shapes for `gpu-probe --model-shapes` and say so (a note)."""
+    import json
+
+    from planner.gpus import compute_dtype
+    from planner.perf import probe_shapes
+
+    if not result.options:
+        raise UserError.of(msg("error.nothing_to_export"))
+    option = result.options[0]
+    layout = option.layout
+    if workload.is_training:
+        tokens, sequences, seq = layout.micro_batch * workload.seq_len, layout.micro_batch, workload.seq_len
+    else:
+        tokens, sequences, seq = option.batch_per_replica or 1, 1, workload.prompt_len
+    document = probe_shapes(model, layout.tp, tokens, sequences, seq, compute_dtype(option.precision, option.gpu),
+                            layout.ep)  # fmt: skip
+    try:
+        Path(path).write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UserError.of(msg("error.cannot_write_export", directory=path, reason=exc.strerror or str(exc))) from None
+    return f"probe shapes of option 1 written to {path}: run gpu-probe --model-shapes {path} on the GPU"

@@ -17,6 +17,7 @@ from planner.perf.calibration import (
     ProbeMeasurements,
     apply_calibration,
     calibration_from_report,
+    probe_shapes,
 )
 from planner.perf.communication import (
     allgather_time_s,
@@ -94,7 +95,7 @@ __all__ = [
     "Schedule", "ServingLoad", "StepModel", "StepTime", "TrainingOptions", "WeightFormat", "allgather_time_s",
     "allreduce_time_s", "alltoall_time_s", "apply_calibration", "architecture", "calibration_from_report",
     "continuous_batching", "device_rates", "effective_rates", "engine_profile", "group_link",
-    "intra_node_bus_bytes_per_s", "max_concurrent_sequences", "model_numbers", "narayanan_flops_per_step",
+    "intra_node_bus_bytes_per_s", "probe_shapes", "max_concurrent_sequences", "model_numbers", "narayanan_flops_per_step",
     "offload_assumption", "offload_time_s", "pipeline_bubble_fraction", "reduce_scatter_time_s", "serve",
     "single_stream", "static_batching", "static_batching_loss", "step_seconds", "training_flops_per_token",
     "training_step_time", "uniform_output_lengths", "weight_format",

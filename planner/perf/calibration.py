@@ -14,12 +14,15 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from planner.gpus import GpuSpec, match_nvml_name
 from planner.messages import msg
 from planner.perf.efficiencies import ATTENTION_FRACTION, DeviceRates
 from planner.vocabulary import Confidence
+
+if TYPE_CHECKING:
+    from planner.models import ModelSpec
 
 MATMUL_DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8")
 # Collective results at or below this size are latency-bound: their time is the per-call latency.
@@ -229,3 +232,47 @@ def _best_of(previous: Calibration | None, current: Calibration) -> Calibration:
         current.allreduce_latency_s or previous.allreduce_latency_s,
         current.allreduce_busbw_bytes_per_s or previous.allreduce_busbw_bytes_per_s,
     )  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------------ shapes file
+
+SHAPES_SCHEMA = "gpu-advisor.model-shapes"  # read by gpu-probe --model-shapes (profiler/model_shapes.py)
+SHAPES_VERSION = 1
+# Small all-reduce sizes whose time is the per-call latency (the decode all-reduces of a layer are kilobytes).
+LATENCY_SIZES_BYTES = (8 * 1024, 64 * 1024)
+
+
+def probe_shapes(
+    model: ModelSpec, tp: int, tokens: int, sequences: int, seq_len: int, dtype: str, ep: int = 1
+) -> dict[str, object]:
+    """The `gpu-probe --model-shapes` document for one planned layout: the per-rank GEMMs of one layer and the
+    LM head at `tokens` rows (a micro-batch's tokens, or a decode batch), the attention of `sequences`
+    sequences of `seq_len` tokens per rank, in the compute dtype."""
+    from planner.perf.compute import layer_shape
+
+    shape = layer_shape(model, tp, ep)
+    h = shape.hidden
+    projections = [(shape.attn_in, True), (shape.attn_out, False)]
+    if model.is_moe:
+        projections += [(shape.expert_in, True), (shape.expert_out, False)]
+    if shape.mlp_in:
+        projections += [(shape.mlp_in, True), (shape.mlp_out, False)]
+    gemms = []
+    for elements, into in projections:
+        width = round(elements / h)
+        gemm = [tokens, width, h] if into else [tokens, h, width]
+        if width > 0 and gemm not in gemms:
+            gemms.append(gemm)
+    gemms.append([tokens, shape.vocab_shard, h])
+    head_dim = (model.qk_nope_head_dim + model.qk_rope_head_dim) if model.uses_mla else model.head_dim
+    kv_heads = max(1, model.kv_heads // tp) if not model.uses_mla else max(1, model.heads // tp)
+    return {
+        "schema": SHAPES_SCHEMA,
+        "version": SHAPES_VERSION,
+        "model": model.display_name,
+        "dtypes": [dtype],
+        "gemms": gemms,
+        "attention": {"batch": max(1, sequences), "heads": max(1, model.heads // tp), "kv_heads": kv_heads,
+                      "seq_len": seq_len, "head_dim": head_dim, "causal": True},  # fmt: skip
+        "collective_sizes": list(LATENCY_SIZES_BYTES),
+    }
