@@ -37,6 +37,7 @@ BAND_COVERAGE = 0.95
 MIN_CASES_PER_BAND = 30  # fewer residuals than this: the band of the next coarser class is used
 
 C = TypeVar("C")
+C_contra = TypeVar("C_contra", contravariant=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +56,10 @@ class Figures:
     layout: str = ""
 
 
-class Predictor(Protocol[C]):
+class Predictor(Protocol[C_contra]):
     """How one model version predicts a case at a set of constants (the shipped ones, or a fold's fit)."""
 
-    def __call__(self, case: Case, constants: C) -> Figures: ...
+    def __call__(self, case: Case, constants: C_contra) -> Figures: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -124,7 +124,8 @@ def _attention(value: object) -> AttentionShape | None:
     fields = ("batch", "heads", "kv_heads", "seq_len", "head_dim")
     if not all(_dimension(value.get(name)) for name in fields):
         raise ShapesError(f"attention: expected whole numbers {', '.join(fields)}")
-    shape = AttentionShape(*(int(value[name]) for name in fields), causal=bool(value.get("causal", True)))
+    batch, heads, kv_heads, seq_len, head_dim = (int(value[name]) for name in fields)
+    shape = AttentionShape(batch, heads, kv_heads, seq_len, head_dim, bool(value.get("causal", True)))
     if shape.heads % shape.kv_heads:
         raise ShapesError("attention: heads must be a multiple of kv_heads")
     if shape.batch * shape.heads * shape.seq_len * shape.head_dim > MAX_ATTENTION_ELEMENTS:

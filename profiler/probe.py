@@ -57,8 +57,8 @@ from typing import TYPE_CHECKING
 
 from profiler import report as report_module
 from profiler.jsontypes import JSONObject, JSONValue
-from profiler.nvml import GpuInfo, Inventory, MigDevice, TelemetrySampler, read_activity, read_inventory
 from profiler.model_shapes import ModelShapes, model_shape_steps
+from profiler.nvml import GpuInfo, Inventory, MigDevice, TelemetrySampler, read_activity, read_inventory
 from profiler.report import Device, Machine, Measurement
 
 if TYPE_CHECKING:

@@ -160,18 +160,19 @@ def _device_calibration(
     gemms: dict[tuple[str, int, int, int], float] = {}
     attention: dict[str, float] = {}
     for measurement in _measurements(device):
-        details = measurement.get("details")
-        value = measurement.get("value")
-        dtype = measurement.get("dtype")
-        if not measurement.get("ok") or not isinstance(value, int | float) or not isinstance(details, Mapping):
+        details, raw, kind_dtype = measurement.get("details"), measurement.get("value"), measurement.get("dtype")
+        if not measurement.get("ok") or not isinstance(raw, int | float) or not isinstance(details, Mapping):
             continue
-        if measurement.get("kind") == "gemm" and isinstance(dtype, str):
-            shape = (details.get("m"), details.get("n"), details.get("k"))
-            if all(isinstance(x, int) for x in shape):
-                key = (dtype, *shape)
-                gemms[key] = max(gemms.get(key, 0.0), float(value) * compute)  # type: ignore[arg-type]
-        elif measurement.get("kind") == "attention" and isinstance(dtype, str):
-            attention[dtype] = max(attention.get(dtype, 0.0), float(value) * compute / 1e12)
+        if not isinstance(kind_dtype, str):
+            continue
+        rate = float(raw) * compute
+        if measurement.get("kind") == "gemm":
+            m, n, k = details.get("m"), details.get("n"), details.get("k")
+            if isinstance(m, int) and isinstance(n, int) and isinstance(k, int):
+                key = (kind_dtype, m, n, k)
+                gemms[key] = max(gemms.get(key, 0.0), rate)
+        elif measurement.get("kind") == "attention":
+            attention[kind_dtype] = max(attention.get(kind_dtype, 0.0), rate / 1e12)
     if not tflops and not bandwidth and not gemms and not attention:
         return None
     latency, busbw = collectives
@@ -221,12 +222,12 @@ def _best_of(previous: Calibration | None, current: Calibration) -> Calibration:
     dtypes = {**previous.tflops, **current.tflops}
     tflops = {k: max(current.tflops.get(k, 0.0), previous.tflops.get(k, 0.0)) for k in dtypes}
     bandwidth = max(current.memory_bandwidth_bytes_per_s, previous.memory_bandwidth_bytes_per_s)
-    gemms = {**previous.gemms}
-    for key, value in current.gemms.items():
-        gemms[key] = max(value, gemms.get(key, 0.0))
-    attention = {**previous.attention_tflops}
-    for key, value in current.attention_tflops.items():
-        attention[key] = max(value, attention.get(key, 0.0))
+    gemms = dict(previous.gemms)
+    for shape, rate in current.gemms.items():
+        gemms[shape] = max(rate, gemms.get(shape, 0.0))
+    attention = dict(previous.attention_tflops)
+    for name, rate in current.attention_tflops.items():
+        attention[name] = max(rate, attention.get(name, 0.0))
     return Calibration(
         tflops, bandwidth, Confidence.MEASURED, current.note, gemms, attention,
         current.allreduce_latency_s or previous.allreduce_latency_s,

@@ -42,6 +42,7 @@ class SearchMemory:
         self._sequence_parallel = workload.task.is_training
         self._breakdowns: dict[Layout, MemoryBreakdown | None] = {}
         self._totals: dict[tuple[bool, int | None], MemoryTotals] = {}
+        self._known: dict[Layout, int | None] = {}  # totals asked before (every GPU type asks the same ones)
 
     def _config(self, layout: Layout) -> MemoryConfig:
         """Sequence parallel with tensor parallel; interleaved 1F1B holds more micro-batches in flight on the
@@ -65,6 +66,12 @@ class SearchMemory:
 
     def total(self, layout: Layout) -> int | None:
         """Per-GPU bytes of a layout, or None if impossible."""
+        if layout in self._known:
+            return self._known[layout]
+        self._known[layout] = found = self._total(layout)
+        return found
+
+    def _total(self, layout: Layout) -> int | None:
         config = self._config(layout)
         key = (config.sequence_parallel, config.inflight_microbatches)
         if key not in self._totals:

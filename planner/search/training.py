@@ -380,7 +380,8 @@ class TrainingSearch(GpuSearch):
         return PlanOption(
             gpu=self.gpu, gpus=count, layout=layout, memory=breakdown, fits=True,
             step_time_s=step.step_time_s, tokens_per_s=tokens_per_s, wall_time_s=wall, gpu_hours=gpu_hours,
-            cost=cost, cost_per_million_tokens=per_million, confidence=step.confidence, workload=workload,
+            cost=cost, cost_per_million_tokens=per_million, confidence=Confidence.parse(step.confidence),
+            workload=workload,
             precision=workload.precision, nodes=self.nodes(count),
             gradient_accumulation_steps=step.microbatches, time_breakdown=step.breakdown,
             assumptions=step.assumptions, notes=render_all_en(notes), note_messages=tuple(notes),

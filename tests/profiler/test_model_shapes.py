@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from planner import perf
 from planner.models import get_preset
 from profiler import probe
