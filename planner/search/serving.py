@@ -132,11 +132,14 @@ class ServingSearch(GpuSearch):
             replicas = limit
         base = self._at(_Replica(tp, pp, one, max_seqs, 1, 1, _EMPTY_LOAD), replicas, kv_bytes, slots)
         replica, target = base, self.workload.tokens_per_second
+        most = users if users else math.inf  # a replica without a user adds nothing
         for _ in range(MAX_TARGET_ITERATIONS):
             total = replica.load.output_tokens_per_s * replica.replicas
             if not target or total >= target:
                 return replica, replica.replicas
             trial = max(math.ceil(replica.replicas * target / total), replica.replicas + 1)
+            if trial > most:
+                return base, base.replicas  # the users' own speed bounds it (noted as a miss)
             more = self._at(replica, trial, kv_bytes, slots)
             if more.load.output_tokens_per_s * more.replicas <= total * 1.01:
                 return base, base.replicas  # saturated: the users' own speed bounds it (noted as a miss)
