@@ -21,6 +21,7 @@ _EMPTY_LOAD = perf.ServingLoad(0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, "memory bandw
 # Deepest serving pipeline tried (powers of two up to this many stages).
 MAX_SERVING_PIPELINE = 16
 MAX_TARGET_ITERATIONS = 12
+MAX_REPLICAS = 10**9  # no stated users: replicas are bounded by the GPU limit and the target only
 
 
 def fitting_sequences(memory: SearchMemory, tp: int, pp: int, capacity: int) -> tuple[int, int] | None:
@@ -132,17 +133,17 @@ class ServingSearch(GpuSearch):
             replicas = limit
         base = self._at(_Replica(tp, pp, one, max_seqs, 1, 1, _EMPTY_LOAD), replicas, kv_bytes, slots)
         replica, target = base, self.workload.tokens_per_second
-        most = users if users else math.inf  # a replica without a user adds nothing
+        most = users if users else MAX_REPLICAS  # a replica without a user adds nothing
         for _ in range(MAX_TARGET_ITERATIONS):
             total = replica.load.output_tokens_per_s * replica.replicas
             if not target or total >= target:
                 return replica, replica.replicas
-            trial = max(math.ceil(replica.replicas * target / total), replica.replicas + 1)
-            if trial > most:
-                return base, base.replicas  # the users' own speed bounds it (noted as a miss)
+            trial = min(max(math.ceil(replica.replicas * target / total), replica.replicas + 1), most)
+            if trial <= replica.replicas:
+                return replica, replica.replicas  # one user per replica: their own speed bounds it (a miss)
             more = self._at(replica, trial, kv_bytes, slots)
             if more.load.output_tokens_per_s * more.replicas <= total * 1.01:
-                return base, base.replicas  # saturated: the users' own speed bounds it (noted as a miss)
+                return replica, replica.replicas  # saturated: the users' own speed bounds it (a miss)
             if trial > limit:
                 return replica, trial
             replica = more
