@@ -13,7 +13,7 @@ QM_FILES := $(TS_FILES:.ts=.qm)
 export QT_API := pyside6
 export PYQTGRAPH_QT_LIB := PySide6
 
-.PHONY: run test test-fast typecheck bench screenshots translations package package-lite package-check lint clean device-check
+.PHONY: run test test-fast typecheck bench validate screenshots translations package package-lite package-check lint clean device-check
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,11 @@ typecheck: $(VENV)/.test-installed
 
 bench: $(VENV)/.test-installed
 	QT_QPA_PLATFORM=offscreen $(PY) -m tests.bench
+
+# The performance model against the shipped published runs (planner/catalog/validation.json): every case, the
+# statistics, leave-one-source-out cross-validation and the error bands (docs/architecture.md, "Performance model").
+validate: $(VENV)/.app-installed
+	$(BIN)/gpu-advisor validate
 
 screenshots: $(VENV)/.app-installed
 	QT_QPA_PLATFORM=offscreen $(BIN)/gpu-advisor --screenshots docs/screenshots

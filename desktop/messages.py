@@ -142,6 +142,9 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     ),
     "option.decode_compute_bound": QT_TRANSLATE_NOOP("PlannerMessages", "decode is compute-bound at batch {batch}"),
     "option.misses_target": QT_TRANSLATE_NOOP("PlannerMessages", "misses the {target_tokens_per_second} tokens/s target"),
+    "option.users_queued": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "{queued} users per replica wait for one of its {slots} sequence slots"
+    ),
     # memory model notes
     "memory.kv_heads_replicated": QT_TRANSLATE_NOOP(
         "PlannerMessages", "tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks"
@@ -506,6 +509,8 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "choice.rank_by": QT_TRANSLATE_NOOP("PlannerMessages", "ranking"),
     "choice.confidence": QT_TRANSLATE_NOOP("PlannerMessages", "confidence"),
     "choice.calibration_source": QT_TRANSLATE_NOOP("PlannerMessages", "calibration source"),
+    "choice.engine": QT_TRANSLATE_NOOP("PlannerMessages", "serving engine"),
+    "choice.weight_format": QT_TRANSLATE_NOOP("PlannerMessages", "weight format"),
     # quantities the errors name
     "quantity.micro_batch": QT_TRANSLATE_NOOP("PlannerMessages", "micro-batch"),
     "quantity.seq_len": QT_TRANSLATE_NOOP("PlannerMessages", "sequence length"),

@@ -153,6 +153,8 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "choice.rank_by": "ranking",
     "choice.confidence": "confidence",
     "choice.calibration_source": "calibration source",
+    "choice.engine": "serving engine",
+    "choice.weight_format": "weight format",
     "quantity.micro_batch": "micro-batch",
     "quantity.seq_len": "sequence length",
     "quantity.inflight": "in-flight micro-batches",
@@ -261,6 +263,7 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "option.decode_memory_bound": "decode is memory bandwidth-bound at batch {batch}",
     "option.decode_compute_bound": "decode is compute-bound at batch {batch}",
     "option.misses_target": "misses the {target_tokens_per_second:g} tokens/s target",
+    "option.users_queued": "{queued} users per replica wait for one of its {slots} sequence slots",
     # -- memory model notes (planner/memory/) ------------------------------------------------------------------
     "memory.kv_heads_replicated": (
         "tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks"

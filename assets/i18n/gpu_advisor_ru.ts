@@ -1583,7 +1583,12 @@ token</source>
         <translation>не достигает цели в {target_tokens_per_second} токенов/с</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
+        <source>{queued} users per replica wait for one of its {slots} sequence slots</source>
+        <translation>{queued} пользователей на реплику ждут одного из её {slots} мест для последовательностей</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks</source>
         <translation>tp {tp} больше числа голов KV ({kv_heads}): каждая голова KV повторяется на {replicas} рангах</translation>
     </message>
@@ -1761,6 +1766,16 @@ token</source>
         <location line="+1"/>
         <source>calibration source</source>
         <translation>источник калибровки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>serving engine</source>
+        <translation>движок инференса</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>weight format</source>
+        <translation>формат весов</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -2153,12 +2168,12 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-237"/>
+        <location line="-239"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+238"/>
+        <location line="+240"/>
         <source>{path}: cannot read ({kind}: {reason})</source>
         <translation>{path}: не удалось прочитать ({kind}: {reason})</translation>
     </message>
@@ -2283,7 +2298,7 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-409"/>
+        <location line="-411"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>

@@ -17,8 +17,8 @@ from planner.memory import MAX_DEGREE, MAX_LORA_RANK, MAX_SEQ_LEN, MemoryConfig,
 from planner.messages import format_bytes, format_duration, msg
 from planner.models import ModelSpec
 from planner.money import ExchangeRates, Money, convert, format_money, normalise_currency
-from planner.perf import Calibration, calibration_from_report
-from planner.search import DEFAULT_MAX_GPUS, Constraints, PlanResult, Workload, plan
+from planner.perf import ENGINES, FORMATS, Calibration, calibration_from_report
+from planner.search import DEFAULT_MAX_GPUS, Constraints, PlanOption, PlanResult, Workload, plan
 from planner.vocabulary import Layout, Offload, Optimizer, Precision, RankBy, Recompute, Task
 
 if TYPE_CHECKING:
@@ -83,6 +83,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--output-len", type=int, default=256, help="serving: tokens generated per request")
     parser.add_argument(
+        "--engine", default=None, choices=sorted(ENGINES), help="serving engine profile (default vllm)"
+    )
+    parser.add_argument(
+        "--weight-format", default=None, choices=sorted(FORMATS),
+        help="serving weight format with its real bits (e.g. int4-g128 = AWQ/GPTQ, q4_k_m); default: the precision",
+    )  # fmt: skip
+    parser.add_argument(
         "--mfu", type=float, default=None, help="model-FLOPs utilisation to assume (default 0.40)"
     )
     parser.add_argument(
@@ -111,11 +118,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     pin.add_argument("--recompute", default=None, choices=Recompute.values())
     pin.add_argument("--offload", default=None, choices=Offload.values())
     pin.add_argument("--micro-batch", type=int, default=None)
+    pin.add_argument("--virtual-stages", type=int, default=None, help="interleaved 1F1B chunks per pipeline rank")
     parser.add_argument("--rank-by", default="time", choices=RankBy.choices())
     parser.add_argument("--top", type=int, default=10)
     parser.add_argument(
         "--export", metavar="DIR", default=None, help="write launch configs and a report for the top option"
     )
+    parser.add_argument(
+        "--probe-shapes", metavar="FILE", default=None,
+        help="write the top option's GEMM and attention shapes for gpu-probe --model-shapes FILE",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run_plan)
 
@@ -158,6 +170,8 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         mfu=args.mfu,
         bandwidth_fraction=args.bandwidth_fraction,
         lora_rank=args.lora_rank,
+        engine=args.engine,
+        weight_format=args.weight_format,
     )
 
 
@@ -170,7 +184,7 @@ def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraint
                                (args.top, "--top", math.inf)):  # fmt: skip
         _positive(value, what, limit)
     pinned = {name: getattr(args, name) for name in Layout.FIELDS if getattr(args, name) is not None}
-    for name in ("dp", "tp", "pp", "ep", "micro_batch"):
+    for name in ("dp", "tp", "pp", "ep", "micro_batch", "virtual_stages"):
         if name in pinned:
             _positive(pinned[name], f"--{name.replace('_', '-')}", MAX_DEGREE)
     return Constraints(
@@ -322,6 +336,8 @@ def print_result(result: PlanResult, workload: Workload, notes: list[str]) -> No
         if not training:
             print(f"      time to first token {_duration(option.ttft_s)}, up to {option.max_concurrent_sequences} "
                   f"sequences fit per replica")  # fmt: skip
+        for line in option_details(option):
+            print(f"      {line}")
     if not result.options:
         print("No option fits.")
     for item in result.excluded:
@@ -331,6 +347,48 @@ def print_result(result: PlanResult, workload: Workload, notes: list[str]) -> No
     for line in notes:
         print(f"note: {line}")
     print(f"searched in {result.search_ms:.0f} ms; assumptions: " + "; ".join(result.assumptions[:3]))
+
+
+def option_details(option: PlanOption) -> list[str]:
+    """The lines under an option: its error band on time, tokens/s and cost, and the serving load figures."""
+    lines = []
+    band = option.time_band
+    if band is not None:
+        ranges = option.ranges()
+        parts = []
+        if option.wall_time_s is not None and ranges["wall_time_s_range"]:
+            low, high = ranges["wall_time_s_range"]
+            parts.append(f"wall {_duration(low)} .. {_duration(high)}")
+        if ranges["tokens_per_s_range"]:
+            low, high = ranges["tokens_per_s_range"]
+            parts.append(f"tokens/s {low:,.0f} .. {high:,.0f}")
+        if option.cost is not None and ranges["cost_range"]:
+            low, high = ranges["cost_range"]
+            parts.append(f"cost {format_money(Money(low, option.cost.currency))} .. "
+                         f"{format_money(Money(high, option.cost.currency))}")  # fmt: skip
+        parts_text = ", ".join(parts)
+        lines.append(f"band: {parts_text} (time {band.low_fraction:+.0%} .. {band.high_fraction:+.0%}, "
+                     f"from {band.cases} published {band.basis} runs, {band.confidence})")  # fmt: skip
+    if option.mfu is not None:
+        lines.append(f"MFU {option.mfu:.0%} of the dense peak")
+    if option.per_user_tokens_per_s is not None:
+        users = option.concurrent_users or option.batch_per_replica or 0
+        queued = max(0, users - (option.batch_per_replica or users))
+        wait = f", {queued} queued" if queued else ""
+        lines.append(
+            f"per user {option.per_user_tokens_per_s:,.1f} tokens/s (TPOT {_duration(option.tpot_s)}); aggregate "
+            f"{option.tokens_per_s:,.0f} tokens/s over {option.layout.dp} replica(s) x {users} users "
+            f"({option.batch_per_replica} decoding at once{wait}); prefill "
+            f"{(option.prefill_share or 0.0):.0%} of step time; engine {option.engine}"
+        )
+    static = option.static_batching
+    if static is not None:
+        lines.append(
+            f"static batching would lose {static.lost_fraction:.0%} of decode slots to the output-length spread "
+            f"(1 .. {static.max_output_len} tokens): {static.static_tokens_per_s:,.0f} vs "
+            f"{static.continuous_tokens_per_s:,.0f} tokens/s continuous per replica"
+        )
+    return lines
 
 
 # ------------------------------------------------------------------------------------------------ run
@@ -384,8 +442,34 @@ def run_plan(args: argparse.Namespace) -> int:
     if args.export:
         written = _export(result, args.export, _export_inputs(args, model, workload, constraints, notes))
         notes.append(f"exported {len(written)} files to {args.export}")
+    if args.probe_shapes:
+        notes.append(write_probe_shapes(result, model, workload, args.probe_shapes))
     if args.json:
         print_json(result_json(result, notes))
     else:
         print_result(result, workload, notes)
     return 0
+
+
+def write_probe_shapes(result: PlanResult, model: ModelSpec, workload: Workload, path: str) -> str:
+    """Write the top option's shapes for `gpu-probe --model-shapes` and say so (a note)."""
+    import json
+
+    from planner.gpus import compute_dtype
+    from planner.perf import probe_shapes
+
+    if not result.options:
+        raise UserError.of(msg("error.nothing_to_export"))
+    option = result.options[0]
+    layout = option.layout
+    if workload.is_training:
+        tokens, sequences, seq = layout.micro_batch * workload.seq_len, layout.micro_batch, workload.seq_len
+    else:
+        tokens, sequences, seq = option.batch_per_replica or 1, 1, workload.prompt_len
+    document = probe_shapes(model, layout.tp, tokens, sequences, seq, compute_dtype(option.precision, option.gpu),
+                            layout.ep)  # fmt: skip
+    try:
+        Path(path).write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UserError.of(msg("error.cannot_write_export", directory=path, reason=exc.strerror or str(exc))) from None
+    return f"probe shapes of option 1 written to {path}: run gpu-probe --model-shapes {path} on the GPU"

@@ -115,7 +115,7 @@ def _search_each_gpu(
             family = msg("excluded.family.precision_on_gpu", precision=workload.precision, gpu_id=gpu.id)
             merged.excluded.append(Excluded.of(family, refusal))
             continue
-        rates = perf.effective_rates(
+        rates = perf.device_rates(
             gpu,
             workload.precision,
             mfu=workload.mfu,
@@ -142,13 +142,17 @@ def _precision_refusal(gpu: GpuSpec, workload: Workload) -> Message | None:
 def _shared_assumptions(workload: Workload, constraints: Constraints) -> list[str]:
     lines = []
     if workload.is_training:
-        overlap = perf.DEFAULT_COMM_OVERLAP if workload.comm_overlap is None else workload.comm_overlap
+        if workload.comm_overlap is None:
+            lines.append(
+                "communication: data-parallel gradients bucketed behind the backward, ZeRO-3 gathers prefetched "
+                "behind the neighbouring layer, tensor-parallel collectives exposed; hidden traffic still slows "
+                f"compute by {perf.SHIPPED.overlap_interference:.0%} of its time (fitted)"
+            )
+        else:
+            lines.append(f"data-parallel communication {workload.comm_overlap:.0%} hidden behind compute (user-set)")
         lines.append(
-            f"data-parallel communication {overlap:.0%} hidden behind compute; tensor-parallel never hidden"
-        )
-        lines.append(
-            "FLOPs per token: 6 x matmul params + attention 12 x layers x seq x width (Narayanan et al. 2021); "
-            "8 x with full recompute; LoRA/QLoRA 4 x"
+            "step time from operators: GEMMs at their shapes at MAMF x a fitted framework share, flash attention, "
+            "memory-bound ops at the copy bandwidth, recompute, the loss and the optimizer step (planner.perf)"
         )
         lines.append("ranks ordered tensor, data, pipeline: tensor parallel stays inside an NVLink domain")
         lines.append(
@@ -156,7 +160,12 @@ def _shared_assumptions(workload: Workload, constraints: Constraints) -> list[st
             "Megatron-LM's distributed optimizer is ZeRO-1)"
         )
     else:
-        lines.append("decode reads the weights and the batch's KV cache once per token (roofline)")
+        engine = perf.engine_profile(workload.engine)
+        lines.append(
+            f"serving engine {engine.name}: {'continuous batching with chunked prefill' if engine.continuous_batching else 'static batches'}"
+            f", at most {engine.max_batch} sequences per step; each step reads the weights once and every running "
+            "sequence's KV cache, and prefills arriving prompts"
+        )
         lines.append(
             "serving batch: the stated concurrent users, else up to "
             f"{DEFAULT_SERVING_BATCH} sequences per replica that fit"
