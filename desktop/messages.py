@@ -215,6 +215,7 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "error.gpus_positive": QT_TRANSLATE_NOOP("PlannerMessages", "the number of GPUs must be at least 1"),
     "error.max_gpus_positive": QT_TRANSLATE_NOOP("PlannerMessages", "the maximum number of GPUs must be at least 1"),
     "error.deadline_positive": QT_TRANSLATE_NOOP("PlannerMessages", "the deadline must be positive"),
+    "error.headroom_range": QT_TRANSLATE_NOOP("PlannerMessages", "the memory headroom must be between 0 and {limit} of each GPU's memory, got {headroom}"),
     "error.cannot_pin": QT_TRANSLATE_NOOP("PlannerMessages", "cannot pin {fields}; pin one of: {choices}"),
     "error.top_positive": QT_TRANSLATE_NOOP("PlannerMessages", "--top must be at least 1"),
     "error.no_gpu_type": QT_TRANSLATE_NOOP("PlannerMessages", "choose at least one GPU type"),

@@ -367,6 +367,7 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.gpus_positive": "the number of GPUs must be at least 1",
     "error.max_gpus_positive": "the maximum number of GPUs must be at least 1",
     "error.deadline_positive": "the deadline must be positive",
+    "error.headroom_range": "the memory headroom must be between 0 and {limit:.0%} of each GPU's memory, got {headroom:g}",
     "error.cannot_pin": "cannot pin {fields}; pin one of: {choices}",
     "error.top_positive": "--top must be at least 1",
     "error.no_gpu_type": "choose at least one GPU type",

@@ -15,7 +15,7 @@ from planner.search.common import Found, SearchInputs, SearchMemory
 from planner.search.ranking import constraint_advice, meets, rank_key
 from planner.search.serving import DEFAULT_SERVING_BATCH, ServingSearch
 from planner.search.training import TrainingSearch
-from planner.search.types import Constraints, Excluded, PlanResult, Workload
+from planner.search.types import MAX_MEMORY_HEADROOM, Constraints, Excluded, PlanResult, Workload
 from planner.vocabulary import Layout, Precision, RankBy, Task
 
 
@@ -39,6 +39,8 @@ def _input_problem(workload: Workload, constraints: Constraints, top: int) -> Me
         return msg("error.max_gpus_positive")
     if constraints.deadline_s is not None and constraints.deadline_s <= 0:
         return msg("error.deadline_positive")
+    if not 0 <= constraints.memory_headroom <= MAX_MEMORY_HEADROOM:
+        return msg("error.headroom_range", headroom=constraints.memory_headroom, limit=MAX_MEMORY_HEADROOM)
     unknown = set(constraints.pinned) - set(Layout.FIELDS)
     if unknown:
         return msg("error.cannot_pin", fields=sorted(unknown), choices=", ".join(Layout.FIELDS))
@@ -167,4 +169,8 @@ def _shared_assumptions(workload: Workload, constraints: Constraints) -> list[st
         else f"inter-node {constraints.inter_node_bytes_per_s / 1e9:g} GB/s per GPU (user-set)"
     )
     lines.append(perf.offload_assumption())
+    lines.append(
+        f"an option fits when it needs at most {1 - constraints.memory_headroom:.0%} of each GPU's memory "
+        f"({constraints.memory_headroom:.0%} headroom for the CUDA context, allocator and NCCL buffers)"
+    )
     return lines
