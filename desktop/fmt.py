@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+from collections.abc import Callable
+from typing import Protocol
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QDate, QLocale
 
@@ -242,3 +244,40 @@ def datetime_(value: str | None, locale: QLocale | None = None) -> str:
     if moment.tzinfo is not None:
         moment = moment.astimezone()
     return f"{date(moment.date(), locale)} {moment:%H:%M}"
+
+
+class _Band(Protocol):
+    """What with_band reads of a planner.uncertainty.ErrorBand."""
+
+    low_fraction: float
+    high_fraction: float
+    cases: int
+
+
+def band(value: _Band | None, locale: QLocale | None = None) -> str:
+    """A cross-validated error band as people read it: "−12% .. +15%, 23 runs" ("" without a band)."""
+    if value is None:
+        return ""
+    low = number(value.low_fraction * 100, 0, locale)
+    high = number(value.high_fraction * 100, 0, locale)
+    runs = QCoreApplication.translate("fmt", "%n published run(s)", "", int(value.cases))
+    return QCoreApplication.translate("fmt", "{0}% .. +{1}%, {2}").format(low, high, runs)
+
+
+def with_band(
+    value: float | None,
+    error: _Band | None,
+    formatter: Callable[[float | None], str],
+    locale: QLocale | None = None,
+    compact: bool = False,
+) -> str:
+    """A figure with its error band when there is one: "5.8 h (-12% .. +15%, 23 published runs)"; compact
+    (table cells): "5.8 h (-12..+15%)"."""
+    text = formatter(value)
+    if error is None or _missing(value):
+        return text
+    if compact:
+        low = number(error.low_fraction * 100, 0, locale)
+        high = number(error.high_fraction * 100, 0, locale)
+        return f"{text} ({low}..+{high}%)"
+    return f"{text} ({band(error, locale)})"

@@ -60,7 +60,7 @@ _SERVING_HEADERS = tuple(header for _, header in SERVING_COLUMNS)
 
 _CONFIDENCE = {
     Confidence.MEASURED: QT_TRANSLATE_NOOP("PlanOptionsModel", "measured"),
-    Confidence.CATALOG_SPEC: QT_TRANSLATE_NOOP("PlanOptionsModel", "spec"),
+    Confidence.CATALOG_SPEC: QT_TRANSLATE_NOOP("PlanOptionsModel", "datasheet"),
     Confidence.USER_SET: QT_TRANSLATE_NOOP("PlanOptionsModel", "user-set"),
 }
 
@@ -246,8 +246,10 @@ class PlanOptionsModel(FlatTableModel):
             return fmt.duration(getattr(option, "ttft_s", None))
         if key == "tpot":
             return fmt.duration(getattr(option, "tpot_s", None) or getattr(option, "step_time_s", None))
-        if key == "tokens_per_s":
-            return fmt.number(getattr(option, "tokens_per_s", None), 0)  # the header names the unit
+        band = getattr(option, "time_band", None)  # planner.uncertainty.ErrorBand, when the planner gives one
+        if key == "tokens_per_s":  # the header names the unit; throughput scales with 1 / time
+            inverse = band.inverse() if band is not None else None
+            return fmt.with_band(option.tokens_per_s, inverse, lambda v: fmt.number(v, 0), compact=True)
         if key == "strategy":
             # No-break spaces inside each part ("TP 4"): a long layout wraps only after a comma.
             parts = option_strategy_text(option).split(", ")
@@ -261,12 +263,17 @@ class PlanOptionsModel(FlatTableModel):
         if key == "memory":
             return fmt.gib(_memory_total(option))
         if key == "time":
-            return fmt.duration(option_time_s(option, self._training))
+            return fmt.with_band(option_time_s(option, self._training), band, fmt.duration, compact=True)
         if key == "gpu_hours":
-            hours = getattr(option, "gpu_hours", None)  # the header names the unit
-            return fmt.significant(hours, 3) if hours is not None else fmt.NA
+            hours = option.gpu_hours  # the header names the unit
+            if hours is None:
+                return ""
+            return fmt.with_band(hours, band, lambda v: fmt.significant(v, 3), compact=True)
         if key == "cost":
-            return self._money_text(getattr(option, "cost", None))
+            cost = option.cost
+            if cost is None or band is None:
+                return self._money_text(cost)
+            return fmt.with_band(cost.amount, band, lambda _v: self._money_text(cost), compact=True)
         if key == "per_million":
             return self._money_text(getattr(option, "cost_per_million_tokens", None))
         if key == "confidence":
@@ -304,8 +311,12 @@ class PlanOptionsModel(FlatTableModel):
             workload = getattr(option, "workload", None)
             if batch and workload is not None and not getattr(workload, "is_training", True):
                 return QCoreApplication.translate(
-                    "PlanOptionsModel", "%n user(s) decoded together on each replica", "", int(batch)
+                    "PlanOptionsModel", "up to %n user(s) decoded together on each replica", "", int(batch)
                 )
+            if workload is not None and workload.is_training:
+                return QCoreApplication.translate(
+                    "PlanOptionsModel", "micro-batch {0}, {1} gradient accumulation steps"
+                ).format(option.layout.micro_batch, option.gradient_accumulation_steps or 1)
         if key == "ttft":
             return QCoreApplication.translate(
                 "PlanOptionsModel",
@@ -323,8 +334,11 @@ class PlanOptionsModel(FlatTableModel):
         if key == "confidence":
             return QCoreApplication.translate(
                 "PlanOptionsModel",
-                "measured: from a probe run of this GPU; spec: from the vendor's datasheet",
+                "measured: from a probe run of this GPU; datasheet: from the vendor's datasheet",
             )
+        band = getattr(option, "time_band", None)
+        if band is not None and key in ("time", "gpu_hours", "cost", "tokens_per_s"):
+            return fmt.band(band.inverse() if key == "tokens_per_s" else band)
         return None
 
 
