@@ -127,9 +127,13 @@ class MainWindow(QMainWindow):
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
         self.about_action.triggered.connect(self.show_about)
         self.undo_action = self.undo_group.createUndoAction(self)
-        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
+        self.undo_action.setShortcuts(unique_shortcuts(QKeySequence.StandardKey.Undo))
         self.redo_action = self.undo_group.createRedoAction(self)
-        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence.StandardKey.Redo])
+        # Ctrl+Shift+Z everywhere, and the platform's own Redo keys (Ctrl+Y on Windows), each bound once: a
+        # sequence bound twice is "ambiguous" to Qt and does nothing at all.
+        self.redo_action.setShortcuts(unique_shortcuts(QKeySequence.StandardKey.Redo, "Ctrl+Shift+Z"))
+        self.undo_group.undoTextChanged.connect(lambda _text: self._word_undo_actions())
+        self.undo_group.redoTextChanged.connect(lambda _text: self._word_undo_actions())
         self.page_actions: list[QAction] = []
         for index, page in enumerate(self.pages):
             action = QAction(self)
@@ -192,8 +196,7 @@ class MainWindow(QMainWindow):
         self.export_quotes_action.setText(self.tr("&Export quotes CSV…"))
         self.quit_action.setText(self.tr("&Quit"))
         self.about_action.setText(self.tr("&About GPU Advisor"))
-        self.undo_action.setText(self.tr("&Undo"))
-        self.redo_action.setText(self.tr("&Redo"))
+        self._word_undo_actions()
         for index, page in enumerate(self.pages):
             page.retranslate()
             self.navigation.item(index).setText(page.title())
@@ -201,6 +204,14 @@ class MainWindow(QMainWindow):
         self._update_title()
         self._update_gpus_label()
         self._update_db_label()
+
+    def _word_undo_actions(self) -> None:
+        """ "Undo edit of Price / GPU-h": the command's own words (translated where it was made)."""
+        for action, text, plain in (
+            (self.undo_action, self.undo_group.undoText(), self.tr("&Undo")),
+            (self.redo_action, self.undo_group.redoText(), self.tr("&Redo")),
+        ):
+            action.setText(self.tr("{0} {1}").format(plain, text) if text else plain)
 
     def _update_title(self) -> None:
         app_name = self.tr("GPU Advisor")
@@ -349,6 +360,15 @@ class MainWindow(QMainWindow):
                 shutdown()
         self.context.shutdown()
         event.accept()
+
+
+def unique_shortcuts(standard: QKeySequence.StandardKey, *extra: str) -> list[QKeySequence]:
+    """The platform's key bindings for `standard` plus `extra`, each sequence once."""
+    sequences = [*QKeySequence.keyBindings(standard), *(QKeySequence(text) for text in extra)]
+    seen: dict[str, QKeySequence] = {}
+    for sequence in sequences:
+        seen.setdefault(sequence.toString(), sequence)
+    return list(seen.values())
 
 
 def _elide_middle(text: str, limit: int) -> str:

@@ -43,6 +43,7 @@ from desktop.delegates import QuoteDelegate
 from desktop.messages import render
 from desktop.pages.base import Page
 from desktop.pages.hardware import banner, show_banner
+from desktop.pages.quote_draft import QuoteDraftDialog
 from desktop.qmodels.quotes import (
     KIND_NAMES,
     Arrangement,
@@ -126,7 +127,7 @@ class QuoteTab(QWidget):
         self.delete_button = QPushButton(self)
         self.import_button = QPushButton(self)
         self.export_button = QPushButton(self)
-        self.add_button.clicked.connect(self.add_quote)
+        self.add_button.clicked.connect(lambda: self.start_draft())
         self.duplicate_button.clicked.connect(self.duplicate_selected)
         self.delete_button.clicked.connect(self.delete_selected)
         self.import_button.clicked.connect(self.page.import_csv_dialog)
@@ -408,15 +409,32 @@ class QuoteTab(QWidget):
         show_banner(self.banner, "")
 
     # -- add / duplicate / delete --------------------------------------------------------------------------------
-    def new_quote(self) -> dict[str, object]:
-        today = _dt.date.today().isoformat()
-        gpu = self.gpu_filter.currentData() or "h100-sxm"
-        currency = self.context.display_currency()
-        if self.kind.name == "rental":
-            return {"provider": self.tr("New provider"), "offer": "", "gpu": gpu, "gpus_per_instance": 1,
-                    "price_per_gpu_hour": 1.0, "currency": currency, "kind": "on-demand", "quoted_on": today}  # fmt: skip
-        return {"vendor": self.tr("New vendor"), "gpu": gpu, "gpus": 1, "price": 10000.0, "currency": currency,
-                "quoted_on": today}  # fmt: skip
+    def draft_defaults(self) -> dict[str, object]:
+        """What a new draft starts from: the filtered GPU (or the H100), the display currency, on demand."""
+        return {"gpu": self.gpu_filter.currentData() or "h100-sxm", "currency": self.context.display_currency(),
+                "kind": "on-demand", "quoted_on": _dt.date.today().isoformat()}  # fmt: skip
+
+    def start_draft(self) -> QuoteDraftDialog:
+        """Open the new-quote form; the quote is stored (undoably) only when the form is complete and valid."""
+        from desktop.context import CURRENCIES
+        from desktop.qmodels.quotes import KIND_NAMES
+
+        self.clear_banner()
+        kinds = [(kind, self.page.kind_name(kind)) for kind in KIND_NAMES]
+        dialog = QuoteDraftDialog(
+            self.kind.name,
+            self.kind.validate,
+            self.page.gpu_choices(),
+            kinds,
+            CURRENCIES,
+            self.draft_defaults(),
+            self,
+        )
+        dialog.accepted.connect(lambda: self.add_quote(dialog.values()))
+        dialog.setModal(True)
+        dialog.open()  # not exec(): the event loop keeps running
+        self.draft = dialog
+        return dialog
 
     def _add_unique(self, quote: Mapping[str, object], label_key: str) -> Row | None:
         """Add ``quote``; when it duplicates a stored one, number the label ("… (2)") until it is new."""
@@ -440,12 +458,13 @@ class QuoteTab(QWidget):
     def _label_key(self) -> str:
         return "offer" if self.kind.name == "rental" else "note"
 
-    def add_quote(self) -> Row | None:
+    def add_quote(self, quote: Mapping[str, object]) -> Row | None:
+        """Store a complete quote (a finished draft) as one undoable step."""
         self.clear_banner()
-        row = self._add_unique(self.new_quote(), self._label_key())
+        row = self._add_unique(quote, self._label_key())
         if row is None:
             return None
-        self.undo_stack.push(AddQuotesCommand(self.model, [row], self.tr("Add quote")))
+        self.undo_stack.push(AddQuotesCommand(self.model, [row], self.tr("adding a quote")))
         self.model.insert_rows([row])
         self.model.edited.emit()
         self.select_id(row["id"], self.kind.provider_key)
@@ -461,7 +480,7 @@ class QuoteTab(QWidget):
                 added.append(added_row)
         if added:
             self.undo_stack.push(
-                AddQuotesCommand(self.model, added, self.tr("Duplicate quotes: {0}").format(len(added)))
+                AddQuotesCommand(self.model, added, self.tr("duplicating %n quote(s)", "", len(added)))
             )
             self.model.insert_rows(added)
             self.model.edited.emit()

@@ -559,6 +559,13 @@ class QuoteTableModel(FlatTableModel):
             return _tr(column.tooltip)
         return None
 
+    def field_title(self, key: str) -> str:
+        """A stored field as its column header reads ("Price / GPU-h"), for the Edit menu's Undo and Redo."""
+        for column in self.columns:
+            if column.key == key:
+                return " ".join(_tr(column.header).format(self.display_currency).split())
+        return key
+
     def is_reference(self, position: int) -> bool:
         return self.rows[position].get("origin") == "reference"
 
@@ -690,7 +697,8 @@ class QuoteTableModel(FlatTableModel):
         old = {key: row.get(key) for key in changes}
         from desktop.undo import EditQuoteCommand
 
-        command = EditQuoteCommand(self, quote_id, old, changes)
+        names = [self.field_title(key) for key in changes if not key.startswith("price_per_instance")]
+        command = EditQuoteCommand(self, quote_id, old, changes, names or [self.field_title(next(iter(changes)))])
         if not command.apply(changes):
             return False
         if self.undo_stack is not None:

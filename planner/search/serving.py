@@ -41,6 +41,7 @@ class _Replica:
     batch: int
     max_sequences: int
     timing: perf.InferenceTime
+    timing_weight_bytes: int = 0  # the weights of the whole replica (what inference_time reads per token)
 
 
 class ServingSearch(GpuSearch):
@@ -64,6 +65,9 @@ class ServingSearch(GpuSearch):
             replica = self._replica(tp, pp, kv_per_token)
             if replica is None:
                 continue
+            split = self._split_users(replica, kv_per_token)
+            if split is not None:
+                replica = split
             replicas = self._replicas(tp, pp, replica.batch, replica.timing.tokens_per_s)
             if replicas is None:
                 # it fits, but the users or the tokens/s target need more replicas than the GPUs allowed
@@ -100,7 +104,41 @@ class ServingSearch(GpuSearch):
             kv_bytes_per_token_total=kv_per_token, rates=self.inputs.rates, gpus_per_node=self.per_node,
             inter_node_bytes_per_s=self.constraints.inter_node_bytes_per_s,
         )  # fmt: skip
-        return _Replica(tp, pp, one.total_bytes, batch, max_seqs, timing)
+        return _Replica(tp, pp, one.total_bytes, batch, max_seqs, timing, one.weights.bytes * tp * pp)
+
+    def _timed(self, replica: _Replica, batch: int, kv_per_token: float) -> _Replica:
+        """The same replica layout decoding `batch` sequences."""
+        workload = self.workload
+        timing = perf.inference_time(
+            self.inputs.numbers, self.gpu, tp=replica.tp, pp=replica.pp, batch=batch,
+            prompt_len=workload.prompt_len, output_len=workload.output_len,
+            weight_bytes_total=replica.timing_weight_bytes, kv_bytes_per_token_total=kv_per_token,
+            rates=self.inputs.rates, gpus_per_node=self.per_node,
+            inter_node_bytes_per_s=self.constraints.inter_node_bytes_per_s,
+        )  # fmt: skip
+        return dataclasses.replace(replica, batch=batch, timing=timing)
+
+    def _split_users(self, replica: _Replica, kv_per_token: float) -> _Replica | None:
+        """The stated users split across the replicas: each decodes its share (rounded up), not the whole
+        count again. More replicas mean smaller batches and faster tokens for each user; the fewest replicas
+        that meet the tokens/s target (or the exact GPU count's replicas) are taken. None when no users are
+        stated or the micro-batch is pinned (then the batch is what it is)."""
+        users = self.workload.concurrent_users
+        if not users or self.pinned.get("micro_batch"):
+            return None
+        per_replica = replica.tp * replica.pp
+        first = max(math.ceil(users / replica.max_sequences), pinned_count(self.pinned.get("dp", 1)))
+        if self.constraints.gpus is not None:
+            if self.constraints.gpus % per_replica:
+                return None
+            first = max(first, self.constraints.gpus // per_replica)
+        last = max(first, min(users, self.max_gpus // per_replica))
+        for replicas in range(first, last + 1):
+            timed = self._timed(replica, math.ceil(users / replicas), kv_per_token)
+            target = self.workload.tokens_per_second
+            if not target or users / timed.timing.tpot_s >= target or replicas == last:
+                return timed
+        return None
 
     def _kv_bytes_per_token(self) -> float:
         workload = self.workload
@@ -138,7 +176,13 @@ class ServingSearch(GpuSearch):
         breakdown = self.memory.breakdown(Layout(tp=tp, pp=pp, micro_batch=batch))
         if breakdown is None or breakdown.total_bytes > self.capacity:
             return
-        tokens_per_s = timing.tokens_per_s * replicas
+        # the users are decoded once over all replicas, not once per replica
+        served = (
+            min(workload.concurrent_users, replicas * batch)
+            if workload.concurrent_users
+            else replicas * batch
+        )
+        tokens_per_s = timing.tokens_per_s * served / batch
         wall = workload.tokens / tokens_per_s if workload.tokens else None
         gpu_hours, cost, per_million = price_option(self.inputs.price, count, tokens_per_s, wall)
         notes = list(breakdown.note_messages)
