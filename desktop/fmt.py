@@ -28,6 +28,7 @@ _UNITS_IN_FSTRINGS = (
     QT_TRANSLATE_NOOP("fmt", "h"),
     QT_TRANSLATE_NOOP("fmt", "days"),
     QT_TRANSLATE_NOOP("fmt", "TFLOPS"),
+    QT_TRANSLATE_NOOP("fmt", "GFLOPS"),
     QT_TRANSLATE_NOOP("fmt", "GB/s"),
     QT_TRANSLATE_NOOP("fmt", "W"),
     QT_TRANSLATE_NOOP("fmt", "MHz"),
@@ -129,6 +130,15 @@ def tflops(flops_per_s: float | None, decimals: int = 1, locale: QLocale | None 
     return f"{number(flops_per_s / 1e12, decimals, locale)} {QCoreApplication.translate('fmt', 'TFLOPS')}"
 
 
+def flops(flops_per_s: float | None, locale: QLocale | None = None) -> str:
+    """FLOP/s in a unit that keeps three figures: 7.94e14 -> "794 TFLOPS", a CPU's 1.2e11 -> "120 GFLOPS"."""
+    if _missing(flops_per_s):
+        return QCoreApplication.translate("fmt", "n/a")
+    if abs(flops_per_s) >= 1e12:
+        return tflops(flops_per_s, 1, locale)
+    return f"{significant(flops_per_s / 1e9, 3, locale)} {QCoreApplication.translate('fmt', 'GFLOPS')}"
+
+
 def bandwidth(bytes_per_s: float | None, decimals: int = 0, locale: QLocale | None = None) -> str:
     """Bytes/s in decimal GB/s (vendors quote bandwidth in 10^9): 3.35e12 -> "3,350 GB/s"."""
     if _missing(bytes_per_s):
@@ -139,7 +149,7 @@ def bandwidth(bytes_per_s: float | None, decimals: int = 0, locale: QLocale | No
 def measurement(value: float | None, unit: str, locale: QLocale | None = None) -> str:
     """A probe measurement in its natural unit ("FLOP/s" -> TFLOPS, "B/s" -> GB/s)."""
     if unit == "FLOP/s":
-        return tflops(value, 1, locale)
+        return flops(value, locale)
     if unit == "B/s":
         return bandwidth(value, 1, locale)
     return f"{significant(value, 3, locale)} {unit}"

@@ -114,6 +114,9 @@ def retranslate_windows() -> None:
     for widget in app.topLevelWidgets():
         if not isValid(widget):  # a menu or dialog Qt already deleted, still listed until the event loop runs
             continue
+        # Spin boxes and date fields keep the locale they were made with: give every window the new default,
+        # which their children inherit, so 1234.5 reads "1 234,5" in Russian in every field too.
+        widget.setLocale(QLocale())
         retranslate = getattr(type(widget), "retranslate", None)  # our windows define it; Qt's never do
         if callable(retranslate):
             retranslate(widget)

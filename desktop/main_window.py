@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.context import AppContext
+from desktop.wheel_guard import ensure_wheel_guard
 
 GEOMETRY_KEY = "window/geometry"
 STATE_KEY = "window/state"
@@ -49,6 +50,7 @@ def package_version(name: str) -> str | None:
 class MainWindow(QMainWindow):
     def __init__(self, context: AppContext | None = None):
         super().__init__()
+        ensure_wheel_guard()  # the wheel changes a field only while it has focus
         self.context = context or AppContext(parent=self)
         if self.context.parent() is None:
             self.context.setParent(self)
@@ -123,6 +125,9 @@ class MainWindow(QMainWindow):
         self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         self.quit_action.triggered.connect(self.close)
+        self.guide_action = QAction(self)
+        self.guide_action.setShortcuts(unique_shortcuts(QKeySequence.StandardKey.HelpContents))
+        self.guide_action.triggered.connect(self.show_guide)
         self.about_action = QAction(self)
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
         self.about_action.triggered.connect(self.show_about)
@@ -161,6 +166,8 @@ class MainWindow(QMainWindow):
         for action in self.page_actions:
             self.view_menu.addAction(action)
         self.help_menu = bar.addMenu("")
+        self.help_menu.addAction(self.guide_action)
+        self.help_menu.addSeparator()
         self.help_menu.addAction(self.about_action)
 
     def _build_status_bar(self) -> None:
@@ -196,6 +203,7 @@ class MainWindow(QMainWindow):
         self.export_quotes_action.setText(self.tr("&Export quotes CSV…"))
         self.quit_action.setText(self.tr("&Quit"))
         self.about_action.setText(self.tr("&About GPU Advisor"))
+        self.guide_action.setText(self.tr("User &guide"))
         self._word_undo_actions()
         for index, page in enumerate(self.pages):
             page.retranslate()
@@ -307,6 +315,14 @@ class MainWindow(QMainWindow):
         app_name = self.tr("GPU Advisor")
         return f"<h3>{app_name}</h3><p>{intro}</p><table>{table}</table>"
 
+    def show_guide(self) -> None:
+        from desktop.help import UserGuideDialog
+
+        dialog = UserGuideDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.guide_dialog = dialog
+        dialog.open()
+
     def show_about(self) -> None:
         QMessageBox.about(self, self.tr("About GPU Advisor"), self.about_text())
 
@@ -363,8 +379,9 @@ class MainWindow(QMainWindow):
 
 
 def unique_shortcuts(standard: QKeySequence.StandardKey, *extra: str) -> list[QKeySequence]:
-    """The platform's key bindings for `standard` plus `extra`, each sequence once."""
-    sequences = [*QKeySequence.keyBindings(standard), *(QKeySequence(text) for text in extra)]
+    """`extra` and the platform's key bindings for `standard`, each sequence once (`extra` first: it is the
+    one the menu shows)."""
+    sequences = [*(QKeySequence(text) for text in extra), *QKeySequence.keyBindings(standard)]
     seen: dict[str, QKeySequence] = {}
     for sequence in sequences:
         seen.setdefault(sequence.toString(), sequence)

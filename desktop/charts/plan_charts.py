@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
-from PySide6.QtGui import QImage, QResizeEvent
+from PySide6.QtGui import QImage, QImageWriter, QResizeEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 import pyqtgraph as pg  # isort: skip  (PySide6 first: pyqtgraph binds to the Qt already imported)
@@ -51,7 +51,7 @@ def render_png(widget: QWidget) -> bytes:
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, b"PNG")
+    QImageWriter(buffer, QByteArray(b"PNG")).write(image)
     buffer.close()
     return bytes(data.data())
 

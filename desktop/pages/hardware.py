@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import math
+import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractItemModel, QSortFilterProxyModel, Qt, QTimer
@@ -18,7 +19,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFrame,
     QHBoxLayout,
     QHeaderView,
@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop import fmt
+from desktop import dialogs, fmt
 from desktop.charts.probe_chart import ProbeSpecChart
 from desktop.charts.telemetry import TelemetryChart
 from desktop.pages.base import Page
@@ -49,9 +49,10 @@ from desktop.qmodels.probe_results import (
     spec_value,
 )
 from desktop.workers import ProbeProcess
+from planner.errors import UserError
 
 if TYPE_CHECKING:
-    from planner.store import StoreProtocol
+    from planner.store import Measurement, StoreProtocol
 
 TELEMETRY_INTERVAL_MS = 1000
 RESULT_FLUSH_MS = 50  # results arriving within this are shown together
@@ -657,9 +658,18 @@ class HardwarePage(Page):
 
             show_banner(self.message, describe_error(exc), error=True)
             runs = []
-        self.history_model.set_rows([history_row(run, self.context.match_gpu) for run in runs])
+        self.history_model.set_rows(
+            [history_row(run, self.context.match_gpu, self._measurements(run.id)) for run in runs]
+        )
         self.history_table.resizeColumnsToContents()
         self._update_compare_button()
+
+    def _measurements(self, run_id: int) -> list[Measurement] | None:
+        """A run's measurements (which device measured what), or None when the store cannot say."""
+        try:
+            return self.context.store.probe_runs.measurements(run_id)
+        except (sqlite3.Error, UserError):
+            return None
 
     def selected_run_ids(self) -> list:
         """The selected runs, oldest first (so "second / first" in the comparison reads as later vs earlier)."""
@@ -692,8 +702,11 @@ class HardwarePage(Page):
 
     # -- import ------------------------------------------------------------------------------------------------
     def import_report_dialog(self) -> None:
-        path, _filter = QFileDialog.getOpenFileName(
-            self, self.tr("Import probe report"), "", self.tr("Probe reports (*.json);;All files (*)")
+        path = dialogs.open_file(
+            self,
+            "probe-report",
+            self.tr("Import probe report"),
+            self.tr("Probe reports (*.json);;All files (*)"),
         )
         if path:
             self.import_report(path)

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
     QDoubleSpinBox,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -36,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop import fmt
+from desktop import dialogs, fmt
 from desktop.plan_state import PlanInputs, PlanState
 from planner.search.types import MAX_MEMORY_HEADROOM
 from planner.vocabulary import Precision, Task
@@ -333,14 +332,12 @@ class ModelPanel(_Panel):
         self.state.update(model_kind="size", size_billions=float(billions))
 
     def _browse_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, self.tr("Model config.json"), "", self.tr("JSON files (*.json)")
-        )
+        path = dialogs.open_file(self, "model", self.tr("Model config.json"), self.tr("JSON files (*.json)"))
         if path:
             self._set_path(path)
 
     def _browse_folder(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, self.tr("Model folder (config.json + safetensors)"))
+        path = dialogs.folder(self, "model", self.tr("Model folder (config.json + safetensors)"))
         if path:
             self._set_path(path)
 

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -37,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop import fmt
+from desktop import dialogs, fmt
 from desktop.charts.price_chart import PriceChart, PricePoint
 from desktop.delegates import QuoteDelegate
 from desktop.messages import render
@@ -743,8 +742,8 @@ class QuotesPage(Page):
 
     # -- CSV import / export -----------------------------------------------------------------------------------
     def import_csv_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, self.tr("Import quotes CSV"), "", self.tr("CSV files (*.csv);;All files (*)")
+        path = dialogs.open_file(
+            self, "quotes-csv", self.tr("Import quotes CSV"), self.tr("CSV files (*.csv);;All files (*)")
         )
         if path:
             self.preview_import(path)
@@ -803,8 +802,8 @@ class QuotesPage(Page):
     def export_csv_dialog(self) -> None:
         tab = self.current_tab()
         name = f"{tab.kind.name}-quotes.csv"
-        path, _ = QFileDialog.getSaveFileName(
-            self, self.tr("Export quotes CSV"), name, self.tr("CSV files (*.csv)")
+        path = dialogs.save_file(
+            self, "quotes-csv", self.tr("Export quotes CSV"), name, self.tr("CSV files (*.csv)")
         )
         if path:
             self.export_csv(path, tab.kind.name)

@@ -67,8 +67,9 @@ class ServingSearch(GpuSearch):
                 continue
             split = self._split_users(replica, kv_per_token)
             if split is not None:
-                replica = split
-            replicas = self._replicas(tp, pp, replica.batch, replica.timing.tokens_per_s)
+                replica, replicas = split  # the users' replicas: the target is met, or missed and said so
+            else:
+                replicas = self._replicas(tp, pp, replica.batch, replica.timing.tokens_per_s)
             if replicas is None:
                 # it fits, but the users or the tokens/s target need more replicas than the GPUs allowed
                 gpus_needed = self._needed(replica.batch, replica.timing.tokens_per_s) * tp * pp
@@ -118,26 +119,33 @@ class ServingSearch(GpuSearch):
         )  # fmt: skip
         return dataclasses.replace(replica, batch=batch, timing=timing)
 
-    def _split_users(self, replica: _Replica, kv_per_token: float) -> _Replica | None:
-        """The stated users split across the replicas: each decodes its share (rounded up), not the whole
-        count again. More replicas mean smaller batches and faster tokens for each user; the fewest replicas
-        that meet the tokens/s target (or the exact GPU count's replicas) are taken. None when no users are
-        stated or the micro-batch is pinned (then the batch is what it is)."""
+    def _split_users(self, replica: _Replica, kv_per_token: float) -> tuple[_Replica, int | None] | None:
+        """(replica at its share of the users, replicas) with the stated users split across the replicas: each
+        decodes its share (rounded up), not the whole count again. More replicas mean smaller batches and
+        faster tokens for each user; the fewest replicas that meet the tokens/s target are taken. When no
+        count within the GPU limit meets it, the users cannot read that fast (each reads one token per TPOT):
+        the fastest count is kept and its option says it misses the target. Replicas None: the users do not
+        fit the GPU limit. None when no users are stated or the micro-batch is pinned."""
         users = self.workload.concurrent_users
         if not users or self.pinned.get("micro_batch"):
             return None
         per_replica = replica.tp * replica.pp
         first = max(math.ceil(users / replica.max_sequences), pinned_count(self.pinned.get("dp", 1)))
         if self.constraints.gpus is not None:
-            if self.constraints.gpus % per_replica:
-                return None
-            first = max(first, self.constraints.gpus // per_replica)
-        last = max(first, min(users, self.max_gpus // per_replica))
+            exact, rest = divmod(self.constraints.gpus, per_replica)
+            return (
+                (replica, None)
+                if rest or exact < first
+                else (self._timed(replica, math.ceil(users / exact), kv_per_token), exact)
+            )
+        last = min(users, self.max_gpus // per_replica)
+        if last < first:
+            return replica, None
+        target = self.workload.tokens_per_second
         for replicas in range(first, last + 1):
             timed = self._timed(replica, math.ceil(users / replicas), kv_per_token)
-            target = self.workload.tokens_per_second
             if not target or users / timed.timing.tpot_s >= target or replicas == last:
-                return timed
+                return timed, replicas
         return None
 
     def _kv_bytes_per_token(self) -> float:
