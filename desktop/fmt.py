@@ -180,7 +180,7 @@ def currency_symbol(code: str) -> str:
 def money(
     amount: float | None, currency: str, decimals: int | None = None, locale: QLocale | None = None
 ) -> str:
-    """Money with its currency: (3.49, "USD") -> "$3.49"; (250, "RUB") -> "250.00 ₽" (ru: "250,00 ₽").
+    """Money with its currency: (3.49, "USD") -> "$3.49" (ru: "3,49 USD"); (250, "RUB") -> "250.00 ₽".
 
     Small amounts keep more decimals (0.0042 $/PFLOP-hour would otherwise read "$0.00").
     """
@@ -190,14 +190,20 @@ def money(
         decimals = 2 if abs(amount) >= 0.1 or amount == 0 else 4
         if abs(amount) >= 100_000:
             decimals = 0
-    loc = _loc(locale)
-    symbol = currency_symbol(currency)
-    text = loc.toString(float(abs(amount)), "f", decimals)
+    prefix, suffix = money_affixes(currency, locale)
+    text = _loc(locale).toString(float(abs(amount)), "f", decimals)
     sign = "-" if amount < 0 else ""
-    # English puts the symbol first ($3.49); most other locales (and RUB everywhere) put it after.
-    if loc.language() == QLocale.Language.English and currency.upper() in ("USD", "EUR"):
-        return f"{sign}{symbol}{text}"
-    return f"{sign}{text}\u00a0{symbol}"
+    return f"{sign}{prefix}{text}{suffix}"
+
+
+def money_affixes(currency: str, locale: QLocale | None = None) -> tuple[str, str]:
+    """(prefix, suffix) around an amount, the same in every table, label and spin box of one language:
+    English "$3.49", "€3.49", "250.00 ₽"; Russian "3,49 USD", "3,49 EUR", "250,00 ₽" (the code, as Russian
+    price lists write foreign currencies; the rouble sign for roubles)."""
+    code = currency.upper()
+    if _loc(locale).language() == QLocale.Language.English and code in ("USD", "EUR"):
+        return currency_symbol(code), ""
+    return "", "\u00a0" + (currency_symbol(code) if code == "RUB" else code)
 
 
 def money_obj(value: object, decimals: int | None = None, locale: QLocale | None = None) -> str:

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from desktop import dialogs, fmt
 from desktop.charts.probe_chart import ProbeSpecChart
 from desktop.charts.telemetry import TelemetryChart
+from desktop.nvml_words import translated
 from desktop.pages.base import Page
 from desktop.qmodels.gpu_inventory import SORT_ROLE, GpuInventoryModel, cpu_info
 from desktop.qmodels.probe_history import ProbeHistoryModel, history_row
@@ -230,6 +231,7 @@ class HardwarePage(Page):
         self.results_table.setObjectName("probeResults")
         self.probe_chart = ProbeSpecChart(tab)
         split = QSplitter(Qt.Orientation.Horizontal, tab)
+        self.probe_split = split
         split.addWidget(self.results_table)
         split.addWidget(self.probe_chart)
         split.setStretchFactor(0, 1)
@@ -405,7 +407,7 @@ class HardwarePage(Page):
         cpu = cpu_info()
         self.summary.setText(self.tr("CPU only: {0}").format(cpu["name"]))
         reason = str(getattr(inventory, "reason", "") or context.inventory_error or "")
-        reason = html.escape(reason.removeprefix("no NVIDIA GPU: ").rstrip("."))
+        reason = html.escape(translated(reason.removeprefix("no NVIDIA GPU: ").rstrip(".")))
         from desktop.probe_command import probe_availability
 
         can_probe = probe_availability().available
@@ -600,7 +602,19 @@ class HardwarePage(Page):
                 )
         self.results_model.add_rows(rows)
         self.probe_chart.add_many(bars)
-        self.results_table.resizeColumnsToContents()
+        self.fit_results_table()
+
+    def fit_results_table(self) -> None:
+        """Every column as wide as its contents, and the table as wide as its columns (up to 60% of the tab),
+        so no column is cut off while results arrive."""
+        table = self.results_table
+        table.resizeColumnsToContents()
+        header = table.horizontalHeader()
+        needed = header.length() + table.verticalScrollBar().sizeHint().width() + 2 * table.frameWidth() + 4
+        total = sum(self.probe_split.sizes()) or self.probe_split.width()
+        if total > 0:
+            width = min(needed, int(total * 0.6))
+            self.probe_split.setSizes([width, max(0, total - width)])
 
     def _on_probe_warning(self, message: str) -> None:
         """Something the run went on despite (an ignored line, a report kept after a failed exit)."""

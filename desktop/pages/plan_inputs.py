@@ -786,7 +786,9 @@ class ConstraintsPanel(_Panel):
             _set_combo_data(self.rank_combo, current)
 
     def set_currency(self, currency: str) -> None:
-        self.budget.spin.setSuffix(" " + currency)
+        prefix, suffix = fmt.money_affixes(currency)  # as every amount on the page reads
+        self.budget.spin.setPrefix(prefix)
+        self.budget.spin.setSuffix(suffix)
 
     def sync_rank(self, inputs: PlanInputs) -> None:
         """Show the ranking the state holds (the workload panel switches it with the task)."""

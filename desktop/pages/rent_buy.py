@@ -396,11 +396,17 @@ class RentBuyPage(Page):
             del blocker
 
     def _set_currency_suffixes(self) -> None:
-        per_hour = " " + self.tr("{0}/GPU-h").format(self.currency)
-        for spin in (self.on_demand_spin, self.spot_spin, self.reserved_spin):
-            spin.setSuffix(per_hour)
-        self.purchase_spin.setSuffix(" " + self.currency)
-        self.electricity_spin.setSuffix(" " + self.tr("{0}/kWh").format(self.currency))
+        """Money in the spin boxes as in the table beside them (desktop.fmt.money_affixes): "$3.49/GPU-h"."""
+        prefix, suffix = fmt.money_affixes(self.currency)
+        for spin, unit in (
+            (self.on_demand_spin, self.tr("/GPU-h")),
+            (self.spot_spin, self.tr("/GPU-h")),
+            (self.reserved_spin, self.tr("/GPU-h")),
+            (self.purchase_spin, ""),
+            (self.electricity_spin, self.tr("/kWh")),
+        ):
+            spin.setPrefix(prefix)
+            spin.setSuffix(suffix + unit)
 
     # -- pre-filling ---------------------------------------------------------------------------------------------
     def fill_from_plan(self, option: PlanOption | None, force: bool = False) -> None:

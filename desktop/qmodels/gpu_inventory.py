@@ -66,7 +66,9 @@ def _unavailable_reason(value: Any) -> str | None:
 
 
 def _na(reason: str) -> Cell:
-    return Cell(_tr("n/a"), reason, None, True)
+    from desktop.nvml_words import translated
+
+    return Cell(_tr("n/a"), translated(reason), None, True)
 
 
 def cpu_info() -> dict[str, Any]:
