@@ -182,13 +182,14 @@ def money(
 ) -> str:
     """Money with its currency: (3.49, "USD") -> "$3.49" (ru: "3,49 USD"); (250, "RUB") -> "250.00 ₽".
 
-    Small amounts keep more decimals (0.0042 $/PFLOP-hour would otherwise read "$0.00").
+    Small amounts keep more decimals (0.0042 $/PFLOP-hour would otherwise read "$0.00"); from a thousand on,
+    whole units ("$2,588").
     """
     if _missing(amount):
         return QCoreApplication.translate("fmt", "n/a")
     if decimals is None:
         decimals = 2 if abs(amount) >= 0.1 or amount == 0 else 4
-        if abs(amount) >= 100_000:
+        if abs(amount) >= 1_000:  # the cents of a thousand-dollar estimate are noise
             decimals = 0
     prefix, suffix = money_affixes(currency, locale)
     text = _loc(locale).toString(float(abs(amount)), "f", decimals)
@@ -276,7 +277,9 @@ def band(value: _Band | None, locale: QLocale | None = None) -> str:
         return ""
     low = number(value.low_fraction * 100, 0, locale)
     high = number(value.high_fraction * 100, 0, locale)
-    runs = QCoreApplication.translate("fmt", "%n published run(s)", "", int(value.cases))
+    from desktop.plurals import plurals
+
+    runs = plurals().published_runs(int(value.cases))
     return QCoreApplication.translate("fmt", "{0}% .. +{1}%, {2}").format(low, high, runs)
 
 

@@ -19,6 +19,7 @@ from PySide6.QtCore import QCoreApplication
 from desktop import fmt
 from desktop.messages import advice_lines, excluded_rows, note_lines
 from desktop.plan_request import PlanCall, render_note
+from desktop.plurals import plurals
 from desktop.qmodels.plan_options import option_strategy_text
 
 if TYPE_CHECKING:
@@ -28,10 +29,6 @@ if TYPE_CHECKING:
     from planner.uncertainty import ErrorBand
 
 translate = QCoreApplication.translate
-
-
-def _tr(text: str) -> str:
-    return translate("PlanPage", text)
 
 
 def escape(text: object) -> str:
@@ -60,21 +57,24 @@ def option_summary(option: PlanOption, training: bool, users: int | None) -> str
     )
     strategy = escape(option_strategy_text(option))
     if not option.fits:
-        does_not_fit = _tr("Does not fit")
+        does_not_fit = translate("PlanPage", "Does not fit")
         return f"<span style='color:#cf222e'>{does_not_fit}</span>: {_what(option)}, {strategy}, {memory}"
     band = time_band(option)
     if training:
-        timing = _tr("finishes in {0}").format(fmt.with_band(option.wall_time_s, band, fmt.duration))
+        timing = translate("PlanPage", "finishes in {0}").format(
+            fmt.with_band(option.wall_time_s, band, fmt.duration)
+        )
         accumulation = option.gradient_accumulation_steps or 1
-        steps = translate("PlanPage", "micro-batch {0}, %n accumulation step(s)", "", accumulation)
-        strategy += ", " + steps.format(option.layout.micro_batch)
+        strategy += ", " + translate("PlanPage", "micro-batch {0}, {1}").format(
+            option.layout.micro_batch, plurals().accumulation_steps(accumulation)
+        )
     else:
         replicas, per_replica = option.layout.dp, option.batch_per_replica or 1
         users_text = fmt.integer(users if users is not None else served_users(option))
         throughput = fmt.with_band(
             option.tokens_per_s, band.inverse() if band else None, lambda v: fmt.number(v, 0)
         )
-        timing = _tr(
+        timing = translate("PlanPage",
             "{0} tokens/s for {1} users ({2} × up to {3} per replica), first token after {4}, then {5} per token"
         ).format(
             throughput, users_text, replicas, per_replica, fmt.duration(option.ttft_s),
@@ -82,12 +82,14 @@ def option_summary(option: PlanOption, training: bool, users: int | None) -> str
         )  # fmt: skip
     cost = ""
     if option.cost is not None and training:
-        cost = ", " + _tr("costs {0}").format(
+        cost = ", " + translate("PlanPage", "costs {0}").format(
             fmt.with_band(option.cost.amount, band, _money(option.cost.currency))
         )
     elif option.cost_per_million_tokens is not None:
-        cost = ", " + _tr("{0} per 1M tokens").format(fmt.money_obj(option.cost_per_million_tokens))
-    fits = _tr("fits")
+        cost = ", " + translate("PlanPage", "{0} per 1M tokens").format(
+            fmt.money_obj(option.cost_per_million_tokens)
+        )
+    fits = translate("PlanPage", "fits")
     return (
         f"{_what(option)}, {strategy} — <span style='color:#1a7f37'>{fits}</span> ({memory}), {timing}{cost}"
     )
@@ -100,16 +102,21 @@ def _money(currency: str):  # noqa: ANN202 (a formatter for fmt.with_band)
 def headline_html(state: PlanState) -> str:
     """The planner's answer in one paragraph: the best fitting option, an error, or that nothing fits."""
     if state.error:
-        return "<b>" + _tr("No plan yet.") + "</b> " + escape(state.error)
+        return "<b>" + translate("PlanPage", "No plan yet.") + "</b> " + escape(state.error)
     if state.result is None:
-        return "<b>" + _tr("Planning…") + "</b>"
+        return "<b>" + translate("PlanPage", "Planning…") + "</b>"
     best = state.best
     if best is None:
-        return "<b>" + _tr("Nothing fits these limits.") + "</b> " + _tr("See the advice below.")
+        return (
+            "<b>"
+            + translate("PlanPage", "Nothing fits these limits.")
+            + "</b> "
+            + translate("PlanPage", "See the advice below.")
+        )
     inputs = state.inputs
     users = None if inputs.is_training else inputs.concurrent_users
     summary = option_summary(best, inputs.is_training, users)
-    best_text = _tr("Best")
+    best_text = translate("PlanPage", "Best")
     return f"<b>{best_text}:</b> {summary}"
 
 
@@ -120,7 +127,7 @@ def selected_html(state: PlanState) -> str:
         return ""
     inputs = state.inputs
     users = None if inputs.is_training else inputs.concurrent_users
-    row = _tr("Selected, row {0}:").format(state.selected + 1)
+    row = translate("PlanPage", "Selected, row {0}:").format(state.selected + 1)
     return f"<b>{row}</b> {option_summary(option, inputs.is_training, users)}"
 
 
@@ -135,28 +142,30 @@ def limits_text(inputs: PlanInputs, result: PlanResult | None, currency: str) ->
         if over:
             cheapest = min(over, key=lambda o: o.cost.amount if o.cost is not None else 0.0)
             parts.append(
-                _tr("{0} over the budget of {1} (the cheapest of them costs {2} on {3} × {4})").format(
+                translate("PlanPage", "{0} over the budget of {1} (the cheapest of them costs {2} on {3} × {4})").format(
                     len(over), fmt.money(inputs.budget_amount, currency), fmt.money_obj(cheapest.cost),
                     cheapest.gpus, cheapest.gpu.name,
                 )
             )  # fmt: skip
         unpriced = [o for o in fitting if o.cost is None]
         if unpriced and inputs.is_training:
-            parts.append(_tr("the budget cannot check {0} without a price").format(len(unpriced)))
+            parts.append(
+                translate("PlanPage", "the budget cannot check {0} without a price").format(len(unpriced))
+            )
     if inputs.deadline_days is not None:
         deadline_s = inputs.deadline_days * 86400
         late = [o for o in fitting if o.wall_time_s is not None and o.wall_time_s > deadline_s]
         if late:
             fastest = min(late, key=lambda o: o.wall_time_s or 0.0)
             parts.append(
-                _tr("{0} past the deadline of {1} (the fastest of them takes {2} on {3} × {4})").format(
+                translate("PlanPage", "{0} past the deadline of {1} (the fastest of them takes {2} on {3} × {4})").format(
                     len(late), fmt.duration(deadline_s), fmt.duration(fastest.wall_time_s), fastest.gpus,
                     fastest.gpu.name,
                 )
             )  # fmt: skip
     if not parts:
         return ""
-    return _tr("Options hidden by your limits: {0}.").format("; ".join(parts))
+    return translate("PlanPage", "Options hidden by your limits: {0}.").format("; ".join(parts))
 
 
 def advice_html(state: PlanState, call: PlanCall | None) -> str:
@@ -165,7 +174,11 @@ def advice_html(state: PlanState, call: PlanCall | None) -> str:
     if call is not None:
         names = {gpu.id: gpu.name for gpu in call.gpus}
         for gpu_id, source in call.price_sources.items():
-            lines.append(_tr("Price for {0}: {1}").format(names.get(gpu_id, gpu_id), render_note(source)))
+            lines.append(
+                translate("PlanPage", "Price for {0}: {1}").format(
+                    names.get(gpu_id, gpu_id), render_note(source)
+                )
+            )
         lines += [render_note(note) for note in call.notes]
     option = state.selected_option
     if option is not None:
@@ -178,7 +191,7 @@ def advice_html(state: PlanState, call: PlanCall | None) -> str:
 def excluded_html(result: PlanResult | None) -> str:
     excluded = list(result.excluded) if result is not None else []
     if not excluded:
-        return "<p>" + _tr("Nothing was excluded.") + "</p>"
+        return "<p>" + translate("PlanPage", "Nothing was excluded.") + "</p>"
     rows = "".join(f"<li><b>{escape(what)}</b>: {escape(why)}</li>" for what, why in excluded_rows(excluded))
     return f"<ul>{rows}</ul>"
 
@@ -186,27 +199,48 @@ def excluded_html(result: PlanResult | None) -> str:
 def model_summary(model: ModelSpec) -> str:
     """ "Llama 3.1 70B: 70.6 billion parameters, 80 layers, context 131,072 tokens"."""
     parts = [
-        _tr("{0}: {1} billion parameters").format(
+        translate("PlanPage", "{0}: {1} billion parameters").format(
             getattr(model, "display_name", model.name), fmt.number(model.total_params / 1e9, 1)
         )
     ]
     if model.is_moe:
-        parts.append(_tr("{0} billion active").format(fmt.number(model.active_params / 1e9, 1)))
-    parts.append(_tr("{0} layers, context {1} tokens").format(model.layers, fmt.integer(model.max_context)))
+        parts.append(
+            translate("PlanPage", "{0} billion active").format(fmt.number(model.active_params / 1e9, 1))
+        )
+    parts.append(
+        translate("PlanPage", "{0} layers, context {1} tokens").format(
+            model.layers, fmt.integer(model.max_context)
+        )
+    )
     return ", ".join(parts)
 
 
 def step_prompts() -> Sequence[str]:
     """The guided flow's five questions, in words a newcomer understands."""
     return (
-        _tr("What will the model do: serve users, or train (from scratch, fully, or with adapters)?"),
-        _tr("Which model? Pick a preset, give a size in billions of parameters, or open its config."),
-        _tr("How long are the sequences and how large the batch? How much to train, or how fast to serve?"),
-        _tr("Which GPUs may it run on? Measured machines, catalog GPUs or offers you have quotes for."),
-        _tr("Any limits: GPU count, budget, deadline? The results on the right follow every answer."),
+        translate(
+            "PlanPage",
+            "What will the model do: serve users, or train (from scratch, fully, or with adapters)?",
+        ),
+        translate(
+            "PlanPage",
+            "Which model? Pick a preset, give a size in billions of parameters, or open its config.",
+        ),
+        translate(
+            "PlanPage",
+            "How long are the sequences and how large the batch? How much to train, or how fast to serve?",
+        ),
+        translate(
+            "PlanPage",
+            "Which GPUs may it run on? Measured machines, catalog GPUs or offers you have quotes for.",
+        ),
+        translate(
+            "PlanPage",
+            "Any limits: GPU count, budget, deadline? The results on the right follow every answer.",
+        ),
     )
 
 
 def document_title(state: PlanState) -> str:
-    name = state.plan_name or _tr("Unsaved plan")
+    name = state.plan_name or translate("PlanPage", "Unsaved plan")
     return f"{name}{' *' if state.dirty else ''}"

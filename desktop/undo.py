@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QUndoCommand
 
+from desktop.plurals import plurals
+
 if TYPE_CHECKING:
     from desktop.qmodels.quotes import QuoteTableModel, Row
 
@@ -66,9 +68,7 @@ class AddQuotesCommand(_AppliedOnce):
     """``rows`` are the stored rows (with ids) that were just added."""
 
     def __init__(self, model: QuoteTableModel, rows: Sequence[Row], text: str | None = None) -> None:
-        super().__init__(
-            text or QCoreApplication.translate("QuoteCommands", "adding %n quote(s)", "", len(rows))
-        )
+        super().__init__(text or plurals().adding_quotes(len(rows)))
         self.model, self.rows = model, [dict(r) for r in rows]
 
     def do(self) -> None:
@@ -82,7 +82,7 @@ class DeleteQuotesCommand(_AppliedOnce):
     """``rows`` are the rows the store returned when deleting them."""
 
     def __init__(self, model: QuoteTableModel, rows: Sequence[Row]) -> None:
-        super().__init__(QCoreApplication.translate("QuoteCommands", "deleting %n quote(s)", "", len(rows)))
+        super().__init__(plurals().deleting_quotes(len(rows)))
         self.model, self.rows = model, [dict(r) for r in rows]
 
     def do(self) -> None:

@@ -282,6 +282,7 @@ class ScalingChart(QWidget):
         self._time_unit = _time_unit(self._series, time_kind)
         self._time_kind = time_kind
         self.empty_label.hide()
+        self.empty_label.clear()  # no words of an earlier plan (or language) left in the hidden label
         self.layout_widget.show()
         self._redraw()
 

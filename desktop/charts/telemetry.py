@@ -119,7 +119,8 @@ class TelemetryChart(QWidget):
             self.legend.setToolTip("")
             return
         header = "".join(
-            f"<th align='right'>&nbsp;{html.escape(_tr(str(title)))}&nbsp;</th>" for _metric, title, *_ in PANELS
+            f"<th align='right'>&nbsp;{html.escape(_tr(str(title)))}&nbsp;</th>"
+            for _metric, title, *_ in PANELS
         )
         rows, tips = [f"<tr><th></th>{header}</tr>"], []
         for gpu in sorted(self.names):

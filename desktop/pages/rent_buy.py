@@ -682,11 +682,13 @@ class RentBuyPage(Page):
         years = fmt.number(inputs.horizon_months / 12, 1 if inputs.horizon_months % 12 else 0)
         cheapest = result.cheapest
         text = self.tr(
-            "<b>{0} is cheapest</b> over {1} years for {2} GPUs at {3} utilisation, {4} h/day: {5}."
+            "<b>{0} is cheapest</b> over {1} years for %n {2} GPU(s) at {3} utilisation, {4} h/day: {5}.",
+            "",
+            inputs.gpus,
         ).format(
             self._plan_name(cheapest).capitalize(),
             years,
-            inputs.gpus,
+            _escape(self.gpu_combo.currentText()),
             fmt.percent(inputs.utilization),
             fmt.number(inputs.hours_per_day, 0),
             fmt.money_obj(result.totals[cheapest]),

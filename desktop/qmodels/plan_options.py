@@ -10,7 +10,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor
 
 from desktop import fmt
 from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
@@ -31,13 +30,12 @@ COLUMNS = (
     ("rank", QT_TRANSLATE_NOOP("PlanOptionsModel", "#")),
     ("option", QT_TRANSLATE_NOOP("PlanOptionsModel", "GPUs")),
     ("strategy", QT_TRANSLATE_NOOP("PlanOptionsModel", "Strategy")),
-    ("fits", QT_TRANSLATE_NOOP("PlanOptionsModel", "Fits")),
     ("memory", QT_TRANSLATE_NOOP("PlanOptionsModel", "Memory\nper GPU")),
     ("time", QT_TRANSLATE_NOOP("PlanOptionsModel", "Run\ntime")),
     ("gpu_hours", QT_TRANSLATE_NOOP("PlanOptionsModel", "GPU-\nhours")),
     ("cost", QT_TRANSLATE_NOOP("PlanOptionsModel", "Cost")),
     ("per_million", QT_TRANSLATE_NOOP("PlanOptionsModel", "Cost per\n1M tokens")),
-    ("confidence", QT_TRANSLATE_NOOP("PlanOptionsModel", "Confidence")),
+    ("confidence", QT_TRANSLATE_NOOP("PlanOptionsModel", "Basis")),
 )
 # Serving has no run to time or price as a whole: latency (time to first token, time per output token), the
 # throughput over all users and the sequences decoded at once take those places.
@@ -45,13 +43,12 @@ SERVING_COLUMNS = (
     ("rank", QT_TRANSLATE_NOOP("PlanOptionsModel", "#")),
     ("option", QT_TRANSLATE_NOOP("PlanOptionsModel", "GPUs")),
     ("strategy", QT_TRANSLATE_NOOP("PlanOptionsModel", "Strategy")),
-    ("fits", QT_TRANSLATE_NOOP("PlanOptionsModel", "Fits")),
     ("memory", QT_TRANSLATE_NOOP("PlanOptionsModel", "Memory\nper GPU")),
     ("ttft", QT_TRANSLATE_NOOP("PlanOptionsModel", "First\ntoken")),
     ("tpot", QT_TRANSLATE_NOOP("PlanOptionsModel", "Per\ntoken")),
     ("tokens_per_s", QT_TRANSLATE_NOOP("PlanOptionsModel", "Tokens/s\n(all users)")),
     ("per_million", QT_TRANSLATE_NOOP("PlanOptionsModel", "Cost per\n1M tokens")),
-    ("confidence", QT_TRANSLATE_NOOP("PlanOptionsModel", "Confidence")),
+    ("confidence", QT_TRANSLATE_NOOP("PlanOptionsModel", "Basis")),
 )
 COLUMN_KEYS = tuple(key for key, _ in COLUMNS)
 SERVING_COLUMN_KEYS = tuple(key for key, _ in SERVING_COLUMNS)
@@ -223,15 +220,8 @@ class PlanOptionsModel(FlatTableModel):
             return self._sort_value(option, key, index.row())
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(option, key)
-        if role == Qt.ItemDataRole.TextAlignmentRole and key not in (
-            "option",
-            "strategy",
-            "confidence",
-            "fits",
-        ):
+        if role == Qt.ItemDataRole.TextAlignmentRole and key not in ("option", "strategy", "confidence"):
             return RIGHT_ALIGNED
-        if role == Qt.ItemDataRole.ForegroundRole and key == "fits":
-            return QBrush(QColor("#1a7f37" if getattr(option, "fits", False) else "#cf222e"))
         return None
 
     def _display(self, option: PlanOption, key: str, row: int) -> str:
@@ -254,12 +244,6 @@ class PlanOptionsModel(FlatTableModel):
             # No-break spaces inside each part ("TP 4"): a long layout wraps only after a comma.
             parts = option_strategy_text(option).split(", ")
             return ", ".join(part.replace(" ", "\u00a0") for part in parts)
-        if key == "fits":
-            return (
-                QCoreApplication.translate("PlanOptionsModel", "yes")
-                if getattr(option, "fits", False)
-                else QCoreApplication.translate("PlanOptionsModel", "no")
-            )
         if key == "memory":
             return fmt.gib(_memory_total(option))
         if key == "time":
@@ -310,13 +294,16 @@ class PlanOptionsModel(FlatTableModel):
             batch = getattr(option, "batch_per_replica", None)
             workload = getattr(option, "workload", None)
             if batch and workload is not None and not getattr(workload, "is_training", True):
-                return QCoreApplication.translate(
-                    "PlanOptionsModel", "up to %n user(s) decoded together on each replica", "", int(batch)
-                )
+                from desktop.plurals import plurals
+
+                return plurals().users_per_replica(int(batch))
             if workload is not None and workload.is_training:
-                return QCoreApplication.translate(
-                    "PlanOptionsModel", "micro-batch {0}, {1} gradient accumulation steps"
-                ).format(option.layout.micro_batch, option.gradient_accumulation_steps or 1)
+                from desktop.plurals import plurals
+
+                steps = plurals().accumulation_steps(option.gradient_accumulation_steps or 1)
+                return QCoreApplication.translate("PlanOptionsModel", "micro-batch {0}, {1}").format(
+                    option.layout.micro_batch, steps
+                )
         if key == "ttft":
             return QCoreApplication.translate(
                 "PlanOptionsModel",

@@ -698,7 +698,9 @@ class QuoteTableModel(FlatTableModel):
         from desktop.undo import EditQuoteCommand
 
         names = [self.field_title(key) for key in changes if not key.startswith("price_per_instance")]
-        command = EditQuoteCommand(self, quote_id, old, changes, names or [self.field_title(next(iter(changes)))])
+        command = EditQuoteCommand(
+            self, quote_id, old, changes, names or [self.field_title(next(iter(changes)))]
+        )
         if not command.apply(changes):
             return False
         if self.undo_stack is not None:

@@ -32,6 +32,8 @@ from PySide6.QtWidgets import (
     QTreeWidget,
 )
 
+from desktop.plan_request import render_note
+
 ROOT = Path(__file__).resolve().parents[2]
 TS_FILE = ROOT / "assets" / "i18n" / "gpu_advisor_ru.ts"
 QM_FILE = TS_FILE.with_suffix(".qm")
@@ -167,7 +169,7 @@ def test_russian_numbers_units_and_money(qapp, english_afterwards):
     assert _plain(fmt.bandwidth(3.35e12)) == "3 350 ГБ/с"
     assert _plain(fmt.watts(700)) == "700 Вт"
     assert _plain(fmt.money(250, "RUB")) == "250,00 ₽"
-    assert _plain(fmt.money_with_original(Money(2.75, "USD"), Money(250, "RUB"))) == "≈ 2,75 $ (250,00 ₽)"
+    assert _plain(fmt.money_with_original(Money(2.75, "USD"), Money(250, "RUB"))) == "≈ 2,75 USD (250,00 ₽)"
     set_language("en", strict=True)
     assert fmt.number(1234.5, 1) == "1,234.5"
     assert fmt.money_with_original(Money(2.75, "USD"), Money(250, "RUB")) == "≈\u00a0$2.75 (250.00\u00a0₽)"
@@ -460,12 +462,12 @@ def test_a_plan_priced_from_a_rub_quote_shows_both_currencies(open_window, qtbot
     plan.state.mark_saved(None, "RUB test")  # nothing unsaved: closing the window asks no question
     price = plan.call.prices["a100-sxm-80gb"]
     assert (price.currency, round(price.amount, 6)) == ("USD", 2.75)
-    source = _plain(plan.call.price_sources["a100-sxm-80gb"].render())
-    assert "≈ 2,75 $ (250,00 ₽)" in source  # Russian number format, converted first, original beside it
+    source = _plain(render_note(plan.call.price_sources["a100-sxm-80gb"]))
+    assert "≈ 2,75 USD (250,00 ₽)" in source  # Russian number format, converted first, original beside it
     shown = "\n".join(_plain(text) for _where, text in _widget_texts(window)) + _plain(
         plan.results.advice.toPlainText()
     )
-    assert "250,00 ₽" in shown and "2,75 $" in shown
+    assert "250,00 ₽" in shown and "2,75 USD" in shown
 
 
 def test_a_missing_rate_is_asked_for_not_assumed(open_window, qtbot, english_afterwards):
@@ -527,5 +529,6 @@ def test_screenshots_in_russian_write_every_page_with_russian_numbers(tmp_path):
         assert (out / f"{page}.png").stat().st_size > 10_000
     labels = Path(str(out) + ".labels").read_text(encoding="utf-8")
     assert "Валюта отображения:" in labels  # the Settings page, in Russian
-    # a Russian-formatted number with a no-break group separator and a decimal comma, e.g. "2 914,5 ГБ/с"
-    assert re.search(r"\d[\u00a0\u202f]\d{3},\d", labels), "no Russian-formatted number in a visible label"
+    # Russian-formatted numbers: a no-break group separator ("2 588 USD") and a decimal comma ("5,8 ч")
+    assert re.search(r"\d[\u00a0\u202f]\d{3}", labels), "no Russian group separator in a visible label"
+    assert re.search(r"\d,\d", labels), "no Russian decimal comma in a visible label"

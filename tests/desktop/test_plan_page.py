@@ -147,7 +147,7 @@ def test_7b_qlora_fits_one_24gb_card(page, qtbot, tmp_path):
     assert rows, page.state.error
     best = page.state.selected_option
     assert best.gpu.id == "rtx-4090" and best.gpus == 1
-    assert best.fits and cell(page, 0, "fits") == "yes"
+    assert best.fits  # every ranked option fits: the headline says so, the table lists only those
     assert best.memory.total_bytes <= best.gpu.memory_bytes
     assert cell(page, 0, "option") == "1 × GeForce RTX 4090"  # count × GPU, vendor prefix dropped
 
