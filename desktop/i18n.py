@@ -60,9 +60,11 @@ def _load(translator: QTranslator, path: str) -> bool:
 
 
 def _make_translators(language: str) -> list[QTranslator]:
-    """Our catalog plus Qt's own for ``language``; English needs none (the sources are English)."""
+    """Our catalog plus Qt's own for ``language``; English needs only its plural forms ("1 quote", "2 quotes":
+    gpu_advisor_en.qm), and works without them (then "1 quote(s)")."""
     if language == SOURCE_LANGUAGE:
-        return []
+        plurals = QTranslator()
+        return [plurals] if _load(plurals, qm_path(language)) else []
     ours = QTranslator()
     if not _load(ours, qm_path(language)):
         raise FileNotFoundError(

@@ -995,7 +995,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>число GPU</translation>
     </message>
     <message>
-        <location line="+106"/>
+        <location line="+107"/>
         <source>selected option</source>
         <translation>выбранный вариант</translation>
     </message>

@@ -37,6 +37,7 @@ from desktop.plan_request import render_note
 ROOT = Path(__file__).resolve().parents[2]
 TS_FILE = ROOT / "assets" / "i18n" / "gpu_advisor_ru.ts"
 QM_FILE = TS_FILE.with_suffix(".qm")
+EN_TS_FILE = TS_FILE.with_name("gpu_advisor_en.ts")  # the English plural forms only
 BIN = Path(sys.executable).parent
 NBSP_CHARS = (
     "\u00a0\u202f"  # QLocale's Russian group separator is a no-break space (narrow in some CLDR data)
@@ -123,14 +124,37 @@ def _parse(path: Path):
             yield context.findtext("name") or "", message
 
 
-def test_committed_qm_is_built_from_the_committed_ts(tmp_path):
+@pytest.mark.parametrize("ts_file", [TS_FILE, EN_TS_FILE], ids=["ru", "en plurals"])
+def test_committed_qm_is_built_from_the_committed_ts(tmp_path, ts_file):
     """`make run` loads the committed .qm; it must be exactly what pyside6-lrelease makes of the .ts."""
     rebuilt = tmp_path / "rebuilt.qm"
     subprocess.run(
-        [str(BIN / "pyside6-lrelease"), str(TS_FILE), "-qm", str(rebuilt)], check=True, capture_output=True
+        [str(BIN / "pyside6-lrelease"), str(ts_file), "-qm", str(rebuilt)], check=True, capture_output=True
     )
-    assert QM_FILE.is_file(), "run `make translations`"
-    assert filecmp.cmp(rebuilt, QM_FILE, shallow=False), "the .qm is stale: run `make translations`"
+    qm_file = ts_file.with_suffix(".qm")
+    assert qm_file.is_file(), "run `make translations`"
+    assert filecmp.cmp(rebuilt, qm_file, shallow=False), "the .qm is stale: run `make translations`"
+
+
+def test_every_count_reads_in_its_plural_form_in_both_languages(qapp, english_afterwards):
+    """Qt picks the form from the catalogs: English one/other (gpu_advisor_en.ts), Russian one/few/many."""
+    from desktop.i18n import set_language
+    from desktop.plurals import plurals
+
+    set_language("en", strict=True)
+    assert [plurals().adding_quotes(n) for n in (1, 2)] == ["adding 1 quote", "adding 2 quotes"]
+    assert plurals().published_runs(1) == "1 published run"
+    set_language("ru", strict=True)
+    assert [plurals().accumulation_steps(n) for n in (1, 3, 5, 21)] == [
+        "1 шаг накопления", "3 шага накопления", "5 шагов накопления", "21 шаг накопления",
+    ]  # fmt: skip
+
+
+def test_every_count_text_has_english_plural_forms():
+    """The English catalog covers every %n text the Russian one has (so no "1 quote(s)" is left)."""
+    russian = {(c, m.findtext("source")) for c, m in _parse(TS_FILE) if m.get("numerus") == "yes"}
+    english = {(c, m.findtext("source")) for c, m in _parse(EN_TS_FILE) if m.get("numerus") == "yes"}
+    assert russian == english
 
 
 def test_the_qm_ships_in_the_package_data():
