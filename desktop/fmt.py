@@ -47,13 +47,9 @@ def _loc(locale: QLocale | None) -> QLocale:
     return chosen
 
 
-def _missing(value: float | None) -> bool:
-    return value is None or (isinstance(value, float) and not math.isfinite(value))
-
-
 def number(value: float | None, decimals: int = 1, locale: QLocale | None = None) -> str:
     """A plain number with group separators: 1234.5 -> "1,234.5" (en) / "1 234,5" (ru)."""
-    if _missing(value):
+    if value is None or not math.isfinite(value):
         return QCoreApplication.translate("fmt", "n/a")
     return _loc(locale).toString(float(value), "f", decimals)
 
@@ -66,7 +62,7 @@ def integer(value: int | None, locale: QLocale | None = None) -> str:
 
 def significant(value: float | None, digits: int = 3, locale: QLocale | None = None) -> str:
     """About ``digits`` significant digits without scientific notation: 0.01234 -> "0.0123", 1234 -> "1,234"."""
-    if _missing(value):
+    if value is None or not math.isfinite(value):
         return QCoreApplication.translate("fmt", "n/a")
     magnitude = math.floor(math.log10(abs(value))) if value else 0
     decimals = max(0, digits - 1 - magnitude)
@@ -75,7 +71,7 @@ def significant(value: float | None, digits: int = 3, locale: QLocale | None = N
 
 def percent(fraction: float | None, decimals: int = 0, locale: QLocale | None = None) -> str:
     """A fraction as a percentage: 0.874 -> "87%" (the sign is placed the locale's way)."""
-    if _missing(fraction):
+    if fraction is None or not math.isfinite(fraction):
         return QCoreApplication.translate("fmt", "n/a")
     text = number(fraction * 100.0, decimals, locale)
     return QCoreApplication.translate("fmt", "{0}%").format(text)
@@ -83,9 +79,9 @@ def percent(fraction: float | None, decimals: int = 0, locale: QLocale | None = 
 
 def bytes_(value: int | float | None, decimals: int = 1, locale: QLocale | None = None) -> str:
     """Binary sizes with the unit: 85899345920 -> "80.0 GiB", 512 MiB -> "512 MiB"."""
-    if _missing(value):
+    if value is None or not math.isfinite(value):
         return QCoreApplication.translate("fmt", "n/a")
-    value = float(value)
+    size_bytes = float(value)
     units = (
         (QT_TRANSLATE_NOOP("fmt", "TiB"), 2**40),
         (QT_TRANSLATE_NOOP("fmt", "GiB"), 2**30),
@@ -93,25 +89,24 @@ def bytes_(value: int | float | None, decimals: int = 1, locale: QLocale | None 
         (QT_TRANSLATE_NOOP("fmt", "KiB"), 2**10),
     )
     for unit, size in units:
-        if abs(value) >= size:
-            shown = value / size
+        if abs(size_bytes) >= size:
+            shown = size_bytes / size
             places = 0 if unit in ("MiB", "KiB") else decimals
-            return f"{number(shown, places, locale)} {_tr(unit)}"  # unit marked with QT_TRANSLATE_NOOP above
-    return f"{number(value, 0, locale)} {QCoreApplication.translate('fmt', 'B')}"
+            return f"{number(shown, places, locale)} {_tr(str(unit))}"  # unit marked with QT_TRANSLATE_NOOP above
+    return f"{number(size_bytes, 0, locale)} {QCoreApplication.translate('fmt', 'B')}"
 
 
 def gib(value: int | float | None, decimals: int = 1, locale: QLocale | None = None) -> str:
     """Always in GiB (tables of GPU memory read better with one unit)."""
-    if _missing(value):
+    if value is None or not math.isfinite(value):
         return QCoreApplication.translate("fmt", "n/a")
     return f"{number(float(value) / 2**30, decimals, locale)} {QCoreApplication.translate('fmt', 'GiB')}"
 
 
 def duration(seconds: float | None, locale: QLocale | None = None) -> str:
     """Seconds to the largest sensible unit: 42 -> "42 s", 5400 -> "1.5 h", 3.2e6 -> "37.0 days"."""
-    if _missing(seconds):
+    if seconds is None or not math.isfinite(seconds):
         return QCoreApplication.translate("fmt", "n/a")
-    seconds = float(seconds)
     if abs(seconds) < 1:
         return f"{number(seconds * 1000, 0, locale)} {QCoreApplication.translate('fmt', 'ms')}"
     if abs(seconds) < 120:
@@ -125,14 +120,14 @@ def duration(seconds: float | None, locale: QLocale | None = None) -> str:
 
 def tflops(flops_per_s: float | None, decimals: int = 1, locale: QLocale | None = None) -> str:
     """FLOP/s as TFLOPS: 7.94e14 -> "794.0 TFLOPS"."""
-    if _missing(flops_per_s):
+    if flops_per_s is None or not math.isfinite(flops_per_s):
         return QCoreApplication.translate("fmt", "n/a")
     return f"{number(flops_per_s / 1e12, decimals, locale)} {QCoreApplication.translate('fmt', 'TFLOPS')}"
 
 
 def flops(flops_per_s: float | None, locale: QLocale | None = None) -> str:
     """FLOP/s in a unit that keeps three figures: 7.94e14 -> "794 TFLOPS", a CPU's 1.2e11 -> "120 GFLOPS"."""
-    if _missing(flops_per_s):
+    if flops_per_s is None or not math.isfinite(flops_per_s):
         return QCoreApplication.translate("fmt", "n/a")
     if abs(flops_per_s) >= 1e12:
         return tflops(flops_per_s, 1, locale)
@@ -141,7 +136,7 @@ def flops(flops_per_s: float | None, locale: QLocale | None = None) -> str:
 
 def bandwidth(bytes_per_s: float | None, decimals: int = 0, locale: QLocale | None = None) -> str:
     """Bytes/s in decimal GB/s (vendors quote bandwidth in 10^9): 3.35e12 -> "3,350 GB/s"."""
-    if _missing(bytes_per_s):
+    if bytes_per_s is None or not math.isfinite(bytes_per_s):
         return QCoreApplication.translate("fmt", "n/a")
     return f"{number(bytes_per_s / 1e9, decimals, locale)} {QCoreApplication.translate('fmt', 'GB/s')}"
 
@@ -156,19 +151,19 @@ def measurement(value: float | None, unit: str, locale: QLocale | None = None) -
 
 
 def watts(value: float | None, locale: QLocale | None = None) -> str:
-    if _missing(value):
+    if value is None or not math.isfinite(value):
         return QCoreApplication.translate("fmt", "n/a")
     return f"{number(value, 0, locale)} {QCoreApplication.translate('fmt', 'W')}"
 
 
 def celsius(value: float | None, locale: QLocale | None = None) -> str:
-    if _missing(value):
+    if value is None or not math.isfinite(value):
         return QCoreApplication.translate("fmt", "n/a")
     return f"{number(value, 0, locale)} °C"
 
 
 def mhz(value: float | None, locale: QLocale | None = None) -> str:
-    if _missing(value):
+    if value is None or not math.isfinite(value):
         return QCoreApplication.translate("fmt", "n/a")
     return f"{number(value, 0, locale)} {QCoreApplication.translate('fmt', 'MHz')}"
 
@@ -185,7 +180,7 @@ def money(
     Small amounts keep more decimals (0.0042 $/PFLOP-hour would otherwise read "$0.00"); from a thousand on,
     whole units ("$2,588").
     """
-    if _missing(amount):
+    if amount is None or not math.isfinite(amount):
         return QCoreApplication.translate("fmt", "n/a")
     if decimals is None:
         decimals = 2 if abs(amount) >= 0.1 or amount == 0 else 4
@@ -266,9 +261,12 @@ def datetime_(value: str | None, locale: QLocale | None = None) -> str:
 class _Band(Protocol):
     """What with_band reads of a planner.uncertainty.ErrorBand."""
 
-    low_fraction: float
-    high_fraction: float
-    cases: int
+    @property
+    def low_fraction(self) -> float: ...
+    @property
+    def high_fraction(self) -> float: ...
+    @property
+    def cases(self) -> int: ...
 
 
 def band(value: _Band | None, locale: QLocale | None = None) -> str:
@@ -293,7 +291,7 @@ def with_band(
     """A figure with its error band when there is one: "5.8 h (-12% .. +15%, 23 published runs)"; compact
     (table cells): "5.8 h (-12..+15%)"."""
     text = formatter(value)
-    if error is None or _missing(value):
+    if error is None or value is None or not math.isfinite(value):
         return text
     if compact:
         low = number(error.low_fraction * 100, 0, locale)

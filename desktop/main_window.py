@@ -5,6 +5,7 @@ from __future__ import annotations
 import platform
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
+from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, qVersion
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QUndoGroup
@@ -73,7 +74,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, lambda: self.context.inventory_changed.emit(self.context.inventory))
 
     # -- construction ------------------------------------------------------------------------------------------
-    def _create_pages(self) -> list:
+    def _create_pages(self) -> list[Any]:
         from desktop.pages.hardware import HardwarePage
         from desktop.pages.plan import PlanPage
         from desktop.pages.quotes import QuotesPage
@@ -82,7 +83,7 @@ class MainWindow(QMainWindow):
 
         return [cls(self.context) for cls in (HardwarePage, QuotesPage, PlanPage, RentBuyPage, SettingsPage)]
 
-    def page(self, page_id: str):
+    def page(self, page_id: str) -> Any:  # Any: each page has its own methods (pages share only Page's)
         for page in self.pages:
             if page.page_id == page_id:
                 return page
@@ -255,7 +256,7 @@ class MainWindow(QMainWindow):
         self.db_label.setToolTip(path)
 
     # -- navigation --------------------------------------------------------------------------------------------
-    def current_page(self):
+    def current_page(self) -> Any:
         return self.stack.currentWidget()
 
     def show_page(self, page_id: str) -> None:
@@ -272,7 +273,7 @@ class MainWindow(QMainWindow):
             if activate is not None:
                 activate(self.undo_group)
             else:  # Ctrl+Z on a page without undo must not silently undo a quote edit elsewhere
-                self.undo_group.setActiveStack(None)
+                self.undo_group.setActiveStack(None)  # type: ignore[arg-type]  # Qt takes nullptr: none active
 
     # -- actions -----------------------------------------------------------------------------------------------
     def import_quotes(self) -> None:

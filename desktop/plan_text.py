@@ -11,7 +11,7 @@ selected row has its own line. "Nothing fits" is said only when no option of the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
@@ -95,7 +95,8 @@ def option_summary(option: PlanOption, training: bool, users: int | None) -> str
     )
 
 
-def _money(currency: str):  # noqa: ANN202 (a formatter for fmt.with_band)
+def _money(currency: str) -> Callable[[float | None], str]:
+    """A formatter of amounts in `currency`, for fmt.with_band."""
     return lambda amount: fmt.money(amount, currency)
 
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QImage, QImageWriter, QResizeEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from desktop.messages import QT_TRANSLATE_NOOP  # typed: returns its text
 
 import pyqtgraph as pg  # isort: skip  (PySide6 first: pyqtgraph binds to the Qt already imported)
 
@@ -118,7 +121,7 @@ class MemoryBarChart(QWidget):
     def clear(self) -> None:
         self.set_data([], 0)
 
-    def chart_data(self) -> dict:
+    def chart_data(self) -> dict[str, Any]:
         """What is drawn: segments (term, start GiB, size GiB), total, capacity and usable memory in GiB, and
         where the capacity label starts (GiB, right of the bar and the lines)."""
         segments, start = [], 0.0
@@ -286,7 +289,7 @@ class ScalingChart(QWidget):
         self.layout_widget.show()
         self._redraw()
 
-    def chart_data(self) -> dict:
+    def chart_data(self) -> dict[str, Any]:
         """family -> {"gpus": [...], "time_s": [...], "cost": [...]} as drawn, plus the currency."""
         return {
             "currency": self._currency,
@@ -324,7 +327,9 @@ class ScalingChart(QWidget):
             axis = self.cost_plot.getAxis("left")
             axis.setTicks([[(v, _significant(v)) for v in linear_ticks(top, min(5, int(down)))], []])
 
-    def _curve(self, store: dict, plot: pg.PlotItem, family: str, color: str) -> pg.PlotDataItem:
+    def _curve(
+        self, store: dict[str, pg.PlotDataItem], plot: pg.PlotItem, family: str, color: str
+    ) -> pg.PlotDataItem:
         curve = store.get(family)
         if curve is None:
             curve = plot.plot(
@@ -373,12 +378,12 @@ class ScalingChart(QWidget):
         marker_time: tuple[list[float], list[float]] = ([], [])
         marker_cost: tuple[list[float], list[float]] = ([], [])
         if self._selected is not None:
-            for gpus, time_s, cost in self._series.get(self._selected[0], []):
-                if gpus == self._selected[1]:
-                    marker_time[0].append(gpus)
+            for count, time_s, cost in self._series.get(self._selected[0], []):
+                if count == self._selected[1]:
+                    marker_time[0].append(count)
                     marker_time[1].append(time_s / divisor)
                     if cost:
-                        marker_cost[0].append(gpus)
+                        marker_cost[0].append(count)
                         marker_cost[1].append(cost)
         self.time_marker.setData(*marker_time)
         self.cost_marker.setData(*marker_cost)

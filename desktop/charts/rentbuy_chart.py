@@ -7,9 +7,13 @@ and updated with setData, so dragging a slider redraws in a few milliseconds.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from desktop.messages import QT_TRANSLATE_NOOP  # typed: returns its text
 
 import pyqtgraph as pg  # isort: skip  (PySide6 first)
 
@@ -45,9 +49,7 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate(CONTEXT, text)
 
 
-def _bold_font():
-    from PySide6.QtGui import QFont
-
+def _bold_font() -> QFont:
     font = QFont()
     font.setBold(True)
     return font
@@ -56,7 +58,7 @@ def _bold_font():
 class AmountAxis(pg.AxisItem):
     """Tick labels as whole amounts with the locale's group separator (450,000 / 450 000), no SI prefixes."""
 
-    def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph's name)
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
         from desktop import fmt
 
         return [fmt.number(value * scale, 0) for value in values]
@@ -130,7 +132,7 @@ class RentBuyChart(QWidget):
         self._currency = currency
         self.retranslate()
 
-    def chart_data(self) -> dict:
+    def chart_data(self) -> dict[str, Any]:
         return {
             "series": dict(self._series),
             "break_even_months": dict(self._break_even),

@@ -54,6 +54,7 @@ from planner.errors import UserError
 
 if TYPE_CHECKING:
     from planner.store import Measurement, StoreProtocol
+    from profiler.report import ProbeReport
 
 TELEMETRY_INTERVAL_MS = 1000
 RESULT_FLUSH_MS = 50  # results arriving within this are shown together
@@ -542,9 +543,9 @@ class HardwarePage(Page):
         if device.startswith("cuda:"):
             for gpu in getattr(self.context.inventory, "gpus", None) or []:
                 if f"cuda:{gpu.cuda_index}" == device and isinstance(gpu.name, str):
-                    return gpu.name
+                    return str(gpu.name)
         if device == "cpu":
-            return cpu_info()["name"]
+            return str(cpu_info()["name"])
         return ""
 
     def _spec_for(self, device_name: str) -> Any:
@@ -685,7 +686,7 @@ class HardwarePage(Page):
         except (sqlite3.Error, UserError):
             return None
 
-    def selected_run_ids(self) -> list:
+    def selected_run_ids(self) -> list[int]:
         """The selected runs, oldest first (so "second / first" in the comparison reads as later vs earlier)."""
         proxy = self.history_table.model()
         assert isinstance(proxy, QSortFilterProxyModel)  # make_table puts one between view and model
@@ -708,7 +709,7 @@ class HardwarePage(Page):
             name="load reports to compare",
         )  # fmt: skip
 
-    def _show_comparison(self, reports: tuple) -> None:
+    def _show_comparison(self, reports: tuple[ProbeReport, ProbeReport]) -> None:
         dialog = CompareDialog(reports[0], reports[1], self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.compare_dialog = dialog
@@ -785,7 +786,7 @@ def comparison_rows(first: Any, second: Any) -> list[tuple[str, float | None, fl
 
     Devices are pooled (the best GPU of each run): runs from different machines have different device ids.
     """
-    keys: dict[tuple, str] = {}
+    keys: dict[tuple[object, ...], str] = {}
     for report in (first, second):
         for _device, m in report.measurements():
             keys.setdefault((m["kind"], m.get("dtype")), m["unit"])
@@ -812,7 +813,7 @@ def _number(value: Any) -> float | None:
 
 
 # Background functions (pool thread; no widgets).
-def _save_report(store: StoreProtocol, report: dict, source: str) -> int:
+def _save_report(store: StoreProtocol, report: dict[str, Any], source: str) -> int:
     from profiler.report import ProbeReport
 
     return store.probe_runs.save(ProbeReport.from_dict(report), source=source)
@@ -824,5 +825,5 @@ def _import_report(store: StoreProtocol, path: str) -> int:
     return store.probe_runs.save(load_report(path), source="imported")
 
 
-def _load_two_reports(store: StoreProtocol, first: int, second: int) -> tuple:
+def _load_two_reports(store: StoreProtocol, first: int, second: int) -> tuple[ProbeReport, ProbeReport]:
     return store.probe_runs.report(first), store.probe_runs.report(second)

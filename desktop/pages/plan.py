@@ -275,6 +275,8 @@ class PlanPage(Page):
         self._throttle.setInterval(THROTTLE_MS)
         self._throttle.timeout.connect(self.replan)
 
+        self.step = 0  # the guided question shown
+        self.mode = "guided"
         self.workload = WorkloadPanel(self.state)
         self.model_panel = ModelPanel(self.state)
         self.shape = ShapePanel(self.state)
@@ -371,8 +373,6 @@ class PlanPage(Page):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.splitter, 1)
-        self.step = 0
-        self.mode = "guided"
 
     def title(self) -> str:
         return self.tr("Plan")
@@ -534,18 +534,16 @@ class PlanPage(Page):
                 return
             self._accept_built(generation, call, result, build_ms)
             return
+
         # slow search or cold price summaries: all of it on a pool thread, the latest request wins
-        job = self.context.jobs.run(
-            build_and_run,
-            *request,
-            on_done=lambda answer, g=generation: self._accept_built(g, *answer),
-            on_error=lambda message, g=generation: self._fail(
-                g,
-                message if job.error is None else error_note(job.error),
-                about_model=is_model_error(job.error),
-            ),
-            name="plan",
-        )
+        def done(answer: tuple[PlanCall, PlanResult, float]) -> None:
+            self._accept_built(generation, *answer)
+
+        def failed(message: str) -> None:
+            error = job.error
+            self._fail(generation, message if error is None else error_note(error), is_model_error(error))
+
+        job: Job = self.context.jobs.run(build_and_run, *request, on_done=done, on_error=failed, name="plan")
 
     def _accept_built(self, generation: int, call: PlanCall, result: PlanResult, build_ms: float) -> None:
         self.scheduler.built(generation, build_ms)
@@ -638,13 +636,15 @@ class PlanPage(Page):
         key = self.series.key
         if self.call is None or key is None or self.scheduler.closed:
             return
+
+        def done(curves: Series) -> None:
+            self._accept_series(key, curves)
+
+        def failed(_message: str) -> None:
+            """The one-line chart stays; the table has the numbers."""
+
         self._series_job = self.context.jobs.run(
-            family_series,
-            self.call,
-            self._series_gpu,
-            on_done=lambda curves, k=key: self._accept_series(k, curves),
-            on_error=lambda _message: None,  # the one-line chart stays; the table has the numbers
-            name="scaling curves",
+            family_series, self.call, self._series_gpu, on_done=done, on_error=failed, name="scaling curves"
         )
 
     def _accept_series(self, key: tuple[int, str], curves: Series) -> None:
@@ -673,7 +673,7 @@ class PlanPage(Page):
     def document_title(self) -> str:
         return plan_text.document_title(self.state)
 
-    def results_summary(self) -> dict:
+    def results_summary(self) -> dict[str, object]:
         """What a saved plan keeps of the results (the inputs re-plan on open): the chosen option, in JSON units."""
         option = self.state.selected_option
         if option is None:

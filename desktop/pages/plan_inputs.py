@@ -641,7 +641,10 @@ class _OptionalSpin(QWidget):
             self.check.setChecked(value is not None)
             self.spin.setEnabled(value is not None)
             if value is not None:
-                self.spin.setValue(value)
+                if isinstance(self.spin, QSpinBox):
+                    self.spin.setValue(round(value))
+                else:
+                    self.spin.setValue(value)
 
 
 class ConstraintsPanel(_Panel):
@@ -694,11 +697,7 @@ class ConstraintsPanel(_Panel):
         form.addRow(self.labels["mfu"], self.mfu)
         form.addRow(self.labels["eff"], self.efficiency)
         self.max_spin.valueChanged.connect(lambda v: self.state.update(max_gpus=int(v)))
-        self.exact.toggled_value.connect(
-            lambda: self.state.update(
-                exact_gpus=None if self.exact.value() is None else int(self.exact.value())
-            )
-        )
+        self.exact.toggled_value.connect(self._on_exact)
         self.budget.toggled_value.connect(lambda: self.state.update(budget_amount=self.budget.value()))
         self.deadline.toggled_value.connect(lambda: self.state.update(deadline_days=self.deadline.value()))
         self.mfu.toggled_value.connect(lambda: self.state.update(mfu=_fraction(self.mfu.value())))
@@ -710,6 +709,10 @@ class ConstraintsPanel(_Panel):
         )
         self.headroom_spin.valueChanged.connect(lambda v: self.state.update(memory_headroom=v / 100))
         self.retranslate()
+
+    def _on_exact(self) -> None:
+        value = self.exact.value()
+        self.state.update(exact_gpus=None if value is None else int(value))
 
     def set_defaults(self, mfu: float | None, efficiency: float | None) -> None:
         """Show the planner's defaults (fractions) in the override fields while they are unchecked."""

@@ -292,7 +292,7 @@ class QuoteTab(QWidget):
         # window appeared about 0.4 s later; tests/bench/bench_gui.py, main window with 100k quotes).
         QTimer.singleShot(0, self, lambda: self._start_load(generation, load, kind))
 
-    def _start_load(self, generation: int, load: Callable, kind: str) -> None:
+    def _start_load(self, generation: int, load: Callable[..., Any], kind: str) -> None:
         if generation != self._load_generation:
             return  # a newer reload came before this one started
         self.context.jobs.run(
@@ -303,7 +303,7 @@ class QuoteTab(QWidget):
             name=f"load {kind} quotes",
         )
 
-    def _loaded_in_background(self, generation: int, result: tuple) -> None:
+    def _loaded_in_background(self, generation: int, result: tuple[Any, ...]) -> None:
         if generation != self._load_generation:
             return
         rows, arranged = result
@@ -342,7 +342,9 @@ class QuoteTab(QWidget):
                 if spec.derived:
                     self.table.resizeColumnToContents(column)
 
-    def _arrange_in_background(self, work: Callable[[], list], apply: Callable[[list], None]) -> None:
+    def _arrange_in_background(
+        self, work: Callable[[], list[Any]], apply: Callable[[list[Any]], None]
+    ) -> None:
         """QuoteTableModel.background: sort or filter a big table on a pool thread."""
         self.context.jobs.run(
             work,

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from desktop.context import AppContext
     from planner.costs import RentBuyInputs, RentBuyResult
     from planner.gpus import GpuSpec
+    from planner.messages import Message
     from planner.money import ExchangeRates
     from planner.search import PlanOption
 
@@ -493,7 +494,7 @@ class RentBuyPage(Page):
         rates = self.context.exchange_rates()
         # SQL summaries of this GPU type's quotes (milliseconds, then cached), never the quotes themselves
         prices = price_book_of(self.context)  # shared with the Plan page
-        found: list = []  # planner messages about quotes left out (a missing exchange rate)
+        found: list[Message] = []  # planner messages about quotes left out (a missing exchange rate)
         on_demand = typical_price(prices, gpu.id, ON_DEMAND, self.currency, rates, found)
         spot = typical_price(prices, gpu.id, ("spot",), self.currency, rates, found)
         reserved = typical_price(prices, gpu.id, RESERVED, self.currency, rates, found)

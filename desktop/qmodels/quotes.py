@@ -200,7 +200,7 @@ def arrange_rows(
     return [keyed[i] for i in _stable_order(values, descending)] + missing
 
 
-def _stable_order(values: list, descending: bool) -> list[int]:
+def _stable_order(values: list[Any], descending: bool) -> list[int]:
     """Indices that sort ``values`` (all numbers or all strings), ties in their original order either way.
 
     NumPy's argsort of a number or text array runs without holding Python's GIL, unlike list.sort, so a
@@ -213,10 +213,10 @@ def _stable_order(values: list, descending: bool) -> list[int]:
     except (TypeError, ValueError):  # a stray text among numbers: order everything as text, never fail
         array = np.array([str(value) for value in values], dtype=str)
     if not descending:
-        return np.argsort(array, kind="stable").tolist()
+        return [int(i) for i in np.argsort(array, kind="stable")]
     last = len(values) - 1
     # ascending order of the reversed array, read backwards: descending with ties in their original order
-    return (last - np.argsort(array[::-1], kind="stable"))[::-1].tolist()
+    return [int(i) for i in (last - np.argsort(array[::-1], kind="stable"))[::-1]]
 
 
 @dataclass(frozen=True)
