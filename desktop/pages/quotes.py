@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from desktop.context import AppContext
     from planner.messages import Message
     from planner.store import ImportResult, StoreProtocol
+    from planner.store.protocols import PurchaseQuoteStore, RentalQuoteStore
 
 PREVIEW_ROWS_SHOWN = 500  # the preview lists this many bad rows; the count says how many there are in all
 
@@ -782,8 +783,13 @@ class QuotesPage(Page):
             name="import quotes CSV",
         )  # fmt: skip
 
-    def _imported(self, tab: QuoteTab, result: ImportResult) -> None:
+    def _imported(self, tab: QuoteTab, answer: tuple[ImportResult, list[Row]]) -> None:
+        result, added = answer
         self._end_import()
+        if added:  # one undoable step: Ctrl+Z takes the whole import back, Ctrl+Shift+Z brings it again
+            tab.undo_stack.push(
+                AddQuotesCommand(tab.model, added, self.tr("importing %n quote(s)", "", len(added)))
+            )
         self.context.quotes_changed.emit()  # reloads our tables too
         text = self.tr("Imported {0} quotes; {1} duplicates skipped; {2} rows refused.").format(
             result.added, len(result.duplicates), result.bad_rows
@@ -877,14 +883,22 @@ def preview_csv(
 
 def import_csv(
     store: StoreProtocol, path: str, kind: str, progress: LoadProgress | None = None
-) -> ImportResult:
-    importer = (store.rental_quotes if kind == "rental" else store.purchase_quotes).import_csv
+) -> tuple[ImportResult, list[Row]]:
+    """Import a quote CSV (on a pool thread); (what the import did, the stored rows it added, for undo)."""
+    quotes: RentalQuoteStore | PurchaseQuoteStore = (
+        store.rental_quotes if kind == "rental" else store.purchase_quotes
+    )
 
     def report(stage: str, done: int, total: int) -> None:
         if progress is not None:
             progress(done / total if total else 0.0, stage)
 
-    return importer(path, skip_invalid=True, progress=report)
+    before = {row["id"] for row in quotes.find(mine_only=True)}
+    result = quotes.import_csv(path, skip_invalid=True, progress=report)
+    added: list[Row] = []
+    if result.added:
+        added = [dict(row) for row in quotes.find(mine_only=True) if row["id"] not in before]
+    return result, added
 
 
 class ImportPreviewDialog(QDialog):

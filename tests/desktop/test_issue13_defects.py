@@ -164,7 +164,9 @@ def test_defect5_redo_shortcut_after_undo_restores_the_value(open_window, qtbot)
     tab.table.setFocus()
     qtbot.keyClick(tab.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert store.rental_quotes.get(quote_id)["price_per_gpu_hour"] == pytest.approx(2.99)
-    qtbot.keyClick(tab.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(
+        tab.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
     assert store.rental_quotes.get(quote_id)["price_per_gpu_hour"] == pytest.approx(3.5)
     assert "price_per_gpu_hour" not in window.redo_action.text() + window.undo_action.text()
 
@@ -287,3 +289,26 @@ def test_defect8_cli_and_gui_give_the_same_best_option_and_price(page, qtbot, ca
     # the price both used: the median reference quote, not the market low
     assert gui.cost.amount == pytest.approx(gui.gpu_hours * H100_REFERENCE_MEDIAN, rel=1e-9)
     assert math.isclose(cli["wall_time_s"], gui.wall_time_s, rel_tol=1e-9)
+
+
+def test_defect6_an_import_is_one_undoable_step(open_window, qtbot, tmp_path):
+    window = open_window("none")
+    window.show_page("quotes")
+    page = window.page("quotes")
+    tab, store = page.rental, window.context.store
+    path = tmp_path / "quotes.csv"
+    path.write_text(
+        "provider,gpu,price_per_gpu_hour,currency,kind,quoted_on\n"
+        "Imported A,h100-sxm,2.5,USD,on-demand,2026-09-01\n"
+        "Imported B,a100-sxm-80gb,1.2,USD,spot,2026-09-01\n",
+        encoding="utf-8",
+    )
+    mine = store.rental_quotes.count(mine_only=True)
+    with qtbot.waitSignal(window.context.quotes_changed, timeout=10_000):
+        page.run_import(str(path), "rental")
+    assert store.rental_quotes.count(mine_only=True) == mine + 2
+    assert "import" in tab.undo_stack.undoText()
+    tab.undo_stack.undo()  # the whole import goes back, in one step
+    assert store.rental_quotes.count(mine_only=True) == mine
+    tab.undo_stack.redo()
+    assert {q["provider"] for q in store.rental_quotes.find(mine_only=True)} >= {"Imported A", "Imported B"}

@@ -42,9 +42,13 @@ def clipped(window) -> list[str]:
             if widget.wordWrap():
                 need = widget.heightForWidth(widget.width())
                 if need > widget.height() + SLACK_PX:
-                    found.append(f"{type(widget).__name__} {widget.text()!r}: {need} px tall in {widget.height()}")
+                    found.append(
+                        f"{type(widget).__name__} {widget.text()!r}: {need} px tall in {widget.height()}"
+                    )
             elif widget.sizeHint().width() > widget.width() + SLACK_PX:
-                found.append(f"QLabel {widget.text()!r}: {widget.sizeHint().width()} px wide in {widget.width()}")
+                found.append(
+                    f"QLabel {widget.text()!r}: {widget.sizeHint().width()} px wide in {widget.width()}"
+                )
         elif isinstance(widget, QAbstractButton) and widget.text():
             if widget.sizeHint().width() > widget.width() + SLACK_PX:
                 found.append(
