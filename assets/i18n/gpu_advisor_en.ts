@@ -4,7 +4,7 @@
 <context>
     <name>HardwarePage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/hardware.py" line="+643"/>
+        <location filename="../../desktop/pages/hardware.py" line="+644"/>
         <source>Done: %n measurement(s) saved to the probe history.</source>
         <translation>
             <numerusform>Done: %n measurement saved to the probe history.</numerusform>
@@ -69,7 +69,7 @@
 <context>
     <name>QuoteTab</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/quotes.py" line="+482"/>
+        <location filename="../../desktop/pages/quotes.py" line="+485"/>
         <source>duplicating %n quote(s)</source>
         <translation>
             <numerusform>duplicating %n quote</numerusform>
@@ -80,7 +80,15 @@
 <context>
     <name>QuotesPage</name>
     <message numerus="yes">
-        <location line="+333"/>
+        <location line="+306"/>
+        <source>importing %n quote(s)</source>
+        <translation>
+            <numerusform>importing %n quote</numerusform>
+            <numerusform>importing %n quotes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+32"/>
         <source>Exported %n quote(s) to {0}</source>
         <translation>
             <numerusform>Exported %n quote to {0}</numerusform>
@@ -91,7 +99,7 @@
 <context>
     <name>RentBuyPage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/rent_buy.py" line="+560"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+561"/>
         <source>median of %n purchase quote(s): {0}</source>
         <translation>
             <numerusform>median of %n purchase quote: {0}</numerusform>

@@ -13,7 +13,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="+751"/>
+        <location filename="../../desktop/pages/hardware.py" line="+752"/>
         <source>Compare probe runs</source>
         <translation>Сравнение замеров</translation>
     </message>
@@ -31,7 +31,7 @@
 <context>
     <name>ConstraintsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+721"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+724"/>
         <source>Unchecked: the planner&apos;s default ({0})</source>
         <translation>Флажок снят: значение планировщика по умолчанию ({0})</translation>
     </message>
@@ -452,7 +452,7 @@
 <context>
     <name>HardwarePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-259"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-262"/>
         <source>4. Hardware</source>
         <translation>4. Оборудование</translation>
     </message>
@@ -510,7 +510,7 @@
 <context>
     <name>ImportPreviewDialog</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="+894"/>
+        <location filename="../../desktop/pages/quotes.py" line="+910"/>
         <source>Import preview</source>
         <translation>Предпросмотр импорта</translation>
     </message>
@@ -543,7 +543,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/main_window.py" line="+197"/>
+        <location filename="../../desktop/main_window.py" line="+198"/>
         <location filename="../../desktop/selftest.py" line="+175"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
@@ -900,7 +900,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>PlanCharts</name>
     <message>
-        <location filename="../../desktop/charts/plan_charts.py" line="+24"/>
+        <location filename="../../desktop/charts/plan_charts.py" line="+27"/>
         <source>weights</source>
         <translation>веса</translation>
     </message>
@@ -995,7 +995,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>число GPU</translation>
     </message>
     <message>
-        <location line="+107"/>
+        <location line="+109"/>
         <source>selected option</source>
         <translation>выбранный вариант</translation>
     </message>
@@ -1003,7 +1003,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>PlanOptionsModel</name>
     <message>
-        <location filename="../../desktop/qmodels/plan_options.py" line="+30"/>
+        <location filename="../../desktop/qmodels/plan_options.py" line="+31"/>
         <location line="+13"/>
         <source>#</source>
         <translation>№</translation>
@@ -1053,7 +1053,7 @@ hours</source>
         <source>Cost per
 1M tokens</source>
         <translation>Цена за
-1 млн токенов</translation>
+1 млн ток.</translation>
     </message>
     <message>
         <location line="-1"/>
@@ -1258,7 +1258,7 @@ token</source>
         <translation>Шаг {0} из {1}</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_text.py" line="+202"/>
+        <location filename="../../desktop/plan_text.py" line="+203"/>
         <source>{0}: {1} billion parameters</source>
         <translation>{0}: {1} млрд параметров</translation>
     </message>
@@ -1273,7 +1273,7 @@ token</source>
         <translation>слоёв: {0}, контекст: {1} ток.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+164"/>
+        <location filename="../../desktop/pages/plan.py" line="+162"/>
         <source>best layout</source>
         <translation>лучшая схема</translation>
     </message>
@@ -1293,7 +1293,7 @@ token</source>
         <translation>См. советы ниже.</translation>
     </message>
     <message>
-        <location line="-59"/>
+        <location line="-60"/>
         <source>{0} of {1} per GPU</source>
         <translation>{0} из {1} на GPU</translation>
     </message>
@@ -1323,7 +1323,7 @@ token</source>
         <translation>{0} ток/с на {1} польз. ({2} × до {3} на реплику), первый токен через {4}, затем {5} на токен</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+31"/>
         <source>Planning…</source>
         <translation>Планирование…</translation>
     </message>
@@ -1353,7 +1353,7 @@ token</source>
         <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-227"/>
+        <location filename="../../desktop/pages/plan.py" line="-225"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; &amp;Назад</translation>
     </message>
@@ -1408,7 +1408,7 @@ token</source>
         <translation>Есть ли ограничения: число GPU, бюджет, срок? Результаты справа обновляются после каждого ответа.</translation>
     </message>
     <message>
-        <location line="-152"/>
+        <location line="-153"/>
         <source>costs {0}</source>
         <translation>стоимость {0}</translation>
     </message>
@@ -1418,17 +1418,17 @@ token</source>
         <translation>{0} за 1 млн токенов</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+31"/>
         <source>Best</source>
         <translation>Лучший вариант</translation>
     </message>
     <message>
-        <location line="-27"/>
+        <location line="-28"/>
         <source>fits</source>
         <translation>помещается</translation>
     </message>
     <message>
-        <location line="+86"/>
+        <location line="+87"/>
         <source>Price for {0}: {1}</source>
         <translation>Цена для {0}: {1}</translation>
     </message>
@@ -1492,12 +1492,12 @@ token</source>
         <translation>Все входные данные на одной странице и поля стратегии, которые можно закрепить</translation>
     </message>
     <message>
-        <location line="+216"/>
+        <location line="+214"/>
         <source>Nothing fits: no times or costs to draw</source>
         <translation>Ничего не помещается: нечего показать по времени и стоимости</translation>
     </message>
     <message>
-        <location line="+229"/>
+        <location line="+231"/>
         <source>Export the selected option to a folder</source>
         <translation>Экспортировать выбранный вариант в папку</translation>
     </message>
@@ -3089,7 +3089,7 @@ token</source>
 <context>
     <name>PriceChart</name>
     <message>
-        <location filename="../../desktop/charts/price_chart.py" line="+69"/>
+        <location filename="../../desktop/charts/price_chart.py" line="+70"/>
         <source>your quotes</source>
         <translation>ваши котировки</translation>
     </message>
@@ -3122,7 +3122,7 @@ token</source>
 <context>
     <name>ProbeCommand</name>
     <message>
-        <location filename="../../desktop/probe_command.py" line="+33"/>
+        <location filename="../../desktop/probe_command.py" line="+34"/>
         <source>This build of GPU Advisor (the lite bundle) does not include torch, so it cannot run the probe here.
 To measure this machine, use the full bundle&apos;s gpu-probe, or install the probe with Python:
     pip install &apos;gpu-advisor[probe]&apos;
@@ -3453,7 +3453,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTab</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="-716"/>
+        <location filename="../../desktop/pages/quotes.py" line="-731"/>
         <source>Add</source>
         <translation>Добавить</translation>
     </message>
@@ -3538,7 +3538,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Не удалось прочитать котировки: {0}</translation>
     </message>
     <message>
-        <location line="+61"/>
+        <location line="+63"/>
         <source>Price per GPU by GPU model ({0})</source>
         <translation>Цена за GPU по моделям GPU ({0})</translation>
     </message>
@@ -3880,8 +3880,17 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <source>Checking {0}…</source>
         <translation>Проверка {0}…</translation>
     </message>
+    <message numerus="yes">
+        <location line="+31"/>
+        <source>importing %n quote(s)</source>
+        <translation>
+            <numerusform>импорт %n котировки</numerusform>
+            <numerusform>импорт %n котировок</numerusform>
+            <numerusform>импорт %n котировок</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+29"/>
+        <location line="+3"/>
         <source>Imported {0} quotes; {1} duplicates skipped; {2} rows refused.</source>
         <translation>Импортировано котировок: {0}; пропущено дубликатов: {1}; отклонено строк: {2}.</translation>
     </message>
@@ -3918,7 +3927,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyChart</name>
     <message>
-        <location filename="../../desktop/charts/rentbuy_chart.py" line="+20"/>
+        <location filename="../../desktop/charts/rentbuy_chart.py" line="+24"/>
         <source>rent on demand</source>
         <translation>аренда по требованию</translation>
     </message>
@@ -3948,7 +3957,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>гибрид (своя база, аренда пиков)</translation>
     </message>
     <message>
-        <location line="+75"/>
+        <location line="+73"/>
         <source>months</source>
         <translation>месяцы</translation>
     </message>
@@ -3966,7 +3975,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyPage</name>
     <message>
-        <location filename="../../desktop/pages/rent_buy.py" line="+302"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+303"/>
         <source>Rent or buy</source>
         <translation>Аренда или покупка</translation>
     </message>
@@ -4753,7 +4762,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>StrategyPanel</name>
     <message>
-        <location line="+397"/>
+        <location line="+400"/>
         <source>Strategy (expert)</source>
         <translation>Стратегия (эксперт)</translation>
     </message>
@@ -4932,7 +4941,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>WorkloadPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-752"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-755"/>
         <source>1. Workload</source>
         <translation>1. Задача</translation>
     </message>
@@ -5061,14 +5070,14 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>МГц</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+19"/>
         <location line="+6"/>
         <location line="+7"/>
         <location line="+9"/>
         <location line="+8"/>
         <location line="+19"/>
         <location line="+7"/>
-        <location line="+16"/>
+        <location line="+15"/>
         <location line="+7"/>
         <location line="+9"/>
         <location line="+15"/>
@@ -5080,7 +5089,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>н/д</translation>
     </message>
     <message>
-        <location line="-132"/>
+        <location line="-131"/>
         <source>{0}%</source>
         <translation>{0}&#xa0;%</translation>
     </message>
@@ -5105,7 +5114,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>КиБ</translation>
     </message>
     <message>
-        <location line="+190"/>
+        <location line="+192"/>
         <source>{0}% .. +{1}%, {2}</source>
         <translation>{0} % .. +{1} %, {2}</translation>
     </message>
@@ -5113,7 +5122,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>workers</name>
     <message>
-        <location filename="../../desktop/workers.py" line="+127"/>
+        <location filename="../../desktop/workers.py" line="+134"/>
         <location line="+488"/>
         <source>Cancelled</source>
         <translation>Отменено</translation>

@@ -15,6 +15,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractItemModel, QSortFilterProxyModel, Qt, QTimer
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -365,10 +366,23 @@ class HardwarePage(Page):
         self._update_summary()
         self._start_sampler(inventory)
 
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        if self.inventory_model.rowCount():  # the columns fit the new width (see _fit_gpu_table)
+            self.gpu_table.resizeColumnsToContents()
+            self._fit_gpu_table()
+
     def _fit_gpu_table(self) -> None:
-        """Give the GPU table room for up to 8 rows; the tabs below take the rest."""
+        """Give the GPU table room for up to 8 rows; the tabs below take the rest. When the columns are a few
+        pixels wider than the view, the widest one (the GPU's name, whole in its tooltip) gives them up, so
+        every column is in view without scrolling sideways."""
         rows = min(max(self.inventory_model.rowCount(), 1), 8)
         table = self.gpu_table
+        header = table.horizontalHeader()
+        overflow = header.length() - table.viewport().width()
+        widest = max(range(header.count()), key=header.sectionSize, default=-1)
+        if 0 < overflow <= header.sectionSize(widest) // 5:
+            header.resizeSection(widest, header.sectionSize(widest) - overflow)
         height = (
             table.horizontalHeader().sizeHint().height()
             + rows * table.verticalHeader().defaultSectionSize()

@@ -65,6 +65,13 @@ def _unavailable_reason(value: Any) -> str | None:
     return value.reason if isinstance(value, Unavailable) else None
 
 
+def _short_bus_id(bus_id: object) -> str:
+    """ "00000000:18:00.0" -> "18:00.0", as lspci writes it: the PCI domain is almost always 0 (kept otherwise)."""
+    text = str(bus_id)
+    domain, colon, rest = text.partition(":")
+    return rest if colon and rest.count(":") == 1 and set(domain) <= {"0"} else text
+
+
 def _na(reason: str) -> Cell:
     from desktop.nvml_words import translated
 
@@ -186,7 +193,7 @@ class GpuInventoryModel(FlatTableModel):
         row["mig"] = self._mig_cell(gpu)
         row["ecc"] = self._simple(gpu.ecc, lambda mode: _tr("on") if mode == "enabled" else _tr("off"), str)
         row["temperature"] = self._simple(gpu.temperature_c, fmt.celsius, float)
-        row["bus"] = self._simple(gpu.pci_bus_id, str, str)
+        row["bus"] = self._simple(gpu.pci_bus_id, _short_bus_id, str)
         return row
 
     @staticmethod

@@ -12,7 +12,6 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import (
     QAbstractButton,
-    QAbstractItemView,
     QAbstractSpinBox,
     QComboBox,
     QHeaderView,
