@@ -147,9 +147,17 @@ def _same(text: str) -> str:
     return text
 
 
-def _measured(run: ProbeRun) -> bool:
-    """The run measured something the planner uses (a matmul or the memory bandwidth), not only failures."""
-    return bool(run.best_bf16_flop_per_s) or bool(run.memory_bandwidth_bytes_per_s)
+def _measured_a_gpu(store: StoreProtocol, run: ProbeRun) -> bool:
+    """The run measured something of a GPU that the planner uses (a matmul or the memory bandwidth): a run whose
+    GPU measurements all failed, or that measured the CPU only, is no measured machine to plan on."""
+    try:
+        measurements = store.probe_runs.measurements(run.id)
+    except (sqlite3.Error, UserError):  # cannot tell: trust the run's own key figures
+        return bool(run.best_bf16_flop_per_s) or bool(run.memory_bandwidth_bytes_per_s)
+    return any(
+        m.device.startswith("cuda") and m.ok and m.value and m.kind in ("matmul", "memory_bandwidth")
+        for m in measurements
+    )
 
 
 def hardware_sources(
@@ -175,7 +183,7 @@ def hardware_sources(
             gpu = match_nvml_name(name, extra)
             if gpu is not None and gpu.id in catalog:
                 counts[gpu.id] = counts.get(gpu.id, 0) + 1
-        if not counts or not _measured(run):
+        if not counts or not _measured_a_gpu(store, run):
             continue
         group = "local" if run.source == "local" else "imported"
         where = run.label or run.machine or run.hostname or tr(str(_RUN_LABEL))

@@ -5,7 +5,7 @@ the fix (the test name carries the defect's number). Independent expectations us
 - H100 SXM reference on-demand prices (planner/catalog/reference_prices.csv): 1.30, 2.75, 3.25, 3.49, 3.90,
   6.88, 12.29 $/GPU-h; the median is 3.49 $/GPU-h, the lowest 1.30 $/GPU-h (a "from" market low).
 - The catalog's purchase price of an H100 SXM is 27,500 $ (two integrator quotes, see docs/sources.md); the
-  A100 SXM 80GB has none.
+  A100 SXM 80GB has none, and one reference on-demand quote: 1.39 $/GPU-h (RunPod, 2026-09).
 - Decoding n sequences at t seconds per output token gives at most n / t output tokens per second.
 - A month is 365.25 / 12 days = 730.5 hours; a job of h GPU-hours run r times a month on g GPUs keeps them
   busy r x h / (g x 730.5) of the time.
@@ -26,6 +26,7 @@ from tests.desktop.test_plan_page import choose, exactly, only_hardware, replann
 
 H100_REFERENCE_MEDIAN = 3.49
 H100_CATALOG_PURCHASE = 27_500
+A100_REFERENCE_ON_DEMAND = 1.39  # planner/catalog/reference_prices.csv, runpod-2026-09 a100-sxm-80gb
 HOURS_PER_MONTH = 730.5
 
 
@@ -69,6 +70,11 @@ def test_defect1_rent_or_buy_keeps_no_price_of_the_previous_gpu(rent_buy, qtbot)
     # The H100's 27,500 USD must not be carried over: the field is empty and says so ...
     assert rent_buy.purchase_spin.value() == 0
     assert rent_buy.purchase_spin.text() == rent_buy.purchase_spin.specialValueText()
+    # ... every other price is the A100's: its one reference on-demand quote (RunPod, 1.39 $/GPU-h), and no
+    # spot or reserved quote, so those are empty too
+    assert rent_buy.on_demand_spin.value() == pytest.approx(A100_REFERENCE_ON_DEMAND)
+    assert rent_buy.spot_spin.value() == 0 and rent_buy.reserved_spin.value() == 0
+    assert "A100" in rent_buy.price_sources["purchase"]
     # ... and nothing is said about buying that rests on a price nobody gave.
     result = rent_buy.result
     assert result is not None and "buy" not in result.series and "hybrid" not in result.series
