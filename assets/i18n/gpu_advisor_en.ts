@@ -4,7 +4,7 @@
 <context>
     <name>HardwarePage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/hardware.py" line="+644"/>
+        <location filename="../../desktop/pages/hardware.py" line="+658"/>
         <source>Done: %n measurement(s) saved to the probe history.</source>
         <translation>
             <numerusform>Done: %n measurement saved to the probe history.</numerusform>
@@ -99,7 +99,7 @@
 <context>
     <name>RentBuyPage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/rent_buy.py" line="+561"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+568"/>
         <source>median of %n purchase quote(s): {0}</source>
         <translation>
             <numerusform>median of %n purchase quote: {0}</numerusform>

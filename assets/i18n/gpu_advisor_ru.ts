@@ -13,7 +13,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="+752"/>
+        <location filename="../../desktop/pages/hardware.py" line="+766"/>
         <source>Compare probe runs</source>
         <translation>Сравнение замеров</translation>
     </message>
@@ -150,7 +150,7 @@
 <context>
     <name>GpuInventoryModel</name>
     <message>
-        <location filename="../../desktop/qmodels/gpu_inventory.py" line="+31"/>
+        <location filename="../../desktop/qmodels/gpu_inventory.py" line="+32"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -177,7 +177,7 @@
     <message>
         <location line="+1"/>
         <source>Power limit</source>
-        <translation>Предел мощности</translation>
+        <translation>Лимит мощн.</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -204,11 +204,117 @@
         <source>PCI bus</source>
         <translation>Шина PCI</translation>
     </message>
+    <message>
+        <location line="+35"/>
+        <location line="+98"/>
+        <location line="+73"/>
+        <source>n/a</source>
+        <translation>н/д</translation>
+    </message>
+    <message>
+        <location line="-120"/>
+        <location line="+59"/>
+        <source>GPU {0}</source>
+        <translation>GPU {0}</translation>
+    </message>
+    <message>
+        <location line="-56"/>
+        <location line="+60"/>
+        <source>{0}: {1} (lost)</source>
+        <translation>{0}: {1} (потерян)</translation>
+    </message>
+    <message>
+        <location line="-59"/>
+        <source>The GPU stopped answering: {0}. Its last readings stay on the charts; restart the machine (or reset the GPU) to use it again.</source>
+        <translation>GPU перестал отвечать: {0}. Последние показания остаются на графиках; чтобы снова им пользоваться, перезагрузите машину (или сбросьте GPU).</translation>
+    </message>
+    <message>
+        <location line="+37"/>
+        <source>CPU: {0}</source>
+        <translation>CPU: {0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} logical cores</source>
+        <translation>логических ядер: {0}</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>system memory (RAM)</source>
+        <translation>оперативная память (ОЗУ)</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>The GPU stopped answering (fell off the bus); restart the machine.</source>
+        <translation>GPU перестал отвечать (выпал с шины); перезагрузите машину.</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>on</source>
+        <translation>вкл.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+87"/>
+        <source>off</source>
+        <translation>выкл.</translation>
+    </message>
+    <message>
+        <location line="-73"/>
+        <location line="+31"/>
+        <source>not reported</source>
+        <translation>не сообщается</translation>
+    </message>
+    <message>
+        <location line="-20"/>
+        <source>{0} in use</source>
+        <translation>занято {0}</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>Gen {0} x{1}</source>
+        <translation>Gen {0} x{1}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>maximum Gen {0} x{1}; the link trains down when idle</source>
+        <translation>максимум Gen {0} x{1}; в простое канал снижает скорость</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>none</source>
+        <translation>нет</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} × NVLink</source>
+        <translation>{0} × NVLink</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} × NVLink, NVSwitch</source>
+        <translation>{0} × NVLink, NVSwitch</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>peers: {0}</source>
+        <translation>соседи: {0}</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>instance {0}: {1}</source>
+        <translation>экземпляр {0}: {1}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>on, instances: {0}</source>
+        <translation>вкл., экземпляров: {0}</translation>
+    </message>
 </context>
 <context>
     <name>HardwarePage</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="-476"/>
+        <location filename="../../desktop/pages/hardware.py" line="-489"/>
         <source>Hardware</source>
         <translation>Оборудование</translation>
     </message>
@@ -284,7 +390,7 @@
         <translation>Пример замера (не измерение этой машины)</translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="+63"/>
         <source>Reading the GPUs through NVML…</source>
         <translation>Чтение GPU через NVML…</translation>
     </message>
@@ -315,7 +421,7 @@
         <translation>Опрос раз в секунду; показаны последние пять минут.</translation>
     </message>
     <message>
-        <location line="-135"/>
+        <location line="-148"/>
         <source>Measure the CPU</source>
         <translation>Измерить CPU</translation>
     </message>
@@ -330,7 +436,7 @@
         <translation>&lt;p style=&apos;font-size:large&apos;&gt;&lt;b&gt;Нет GPU для наблюдения&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Загрузка, память, температура и мощность считываются с GPU NVIDIA через драйвер (NVML) раз в секунду. На этой машине NVML не видит ни одного GPU.&lt;/p&gt;</translation>
     </message>
     <message>
-        <location line="+95"/>
+        <location line="+108"/>
         <source>{0} ({1} lost)</source>
         <translation>{0} (потеряно: {1})</translation>
     </message>
@@ -1534,7 +1640,7 @@ token</source>
 <context>
     <name>PlanRequest</name>
     <message>
-        <location line="+108"/>
+        <location line="+116"/>
         <source>{0} · {1} · {2}/GPU-h · {3}</source>
         <translation>{0} · {1} · {2}/GPU-ч · {3}</translation>
     </message>
@@ -4221,8 +4327,18 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <source>/kWh</source>
         <translation>/кВт·ч</translation>
     </message>
+    <message>
+        <location line="+42"/>
+        <source>The plan&apos;s job: {0} GPUs at once, {1} GPU-hours a run</source>
+        <translation>Задание из плана: {0} GPU одновременно, {1} GPU-часов за запуск</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>No plan&apos;s job followed: the utilisation below is the use.</source>
+        <translation>Задание из плана не выбрано: использование задаёт загрузка ниже.</translation>
+    </message>
     <message numerus="yes">
-        <location line="+154"/>
+        <location line="+115"/>
         <source>median of %n purchase quote(s): {0}</source>
         <translation>
             <numerusform>медиана %n котировки покупки: {0}</numerusform>
@@ -4255,12 +4371,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Цена покупки {0} неизвестна: введите её, чтобы сравнить с покупкой.</translation>
     </message>
     <message>
-        <location line="-323"/>
+        <location line="-330"/>
         <source>Share of rented hours run on spot instances (the &apos;rent mix&apos; line)</source>
         <translation>Доля арендованных часов на спотовых инстансах (линия «смешанная аренда»)</translation>
     </message>
     <message>
-        <location line="+75"/>
+        <location line="+82"/>
         <source>No plan chosen yet: the Plan page&apos;s selected option fills GPU and count.</source>
         <translation>План ещё не выбран: GPU и их число берутся из варианта, выбранного на странице «План».</translation>
     </message>
@@ -4868,6 +4984,16 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+39"/>
         <source>No GPU to watch.</source>
         <translation>Нет GPU для наблюдения.</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>(lost)</source>
+        <translation>(потерян)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>not reported</source>
+        <translation>не сообщается</translation>
     </message>
 </context>
 <context>

@@ -127,12 +127,14 @@ class TelemetryChart(QWidget):
             color = SERIES_COLORS[gpu % len(SERIES_COLORS)]
             name = f'<span style="color:{color}">■</span>&nbsp;{html.escape(self.names[gpu])}'
             if gpu in self.lost:
-                name = f"<s>{name}</s>&nbsp;" + html.escape(_tr("(lost)"))
+                name = f"<s>{name}</s>&nbsp;" + html.escape(
+                    QCoreApplication.translate("TelemetryChart", "(lost)")
+                )
                 tips.append(f"{self.names[gpu]}: {self.lost[gpu]}")
             cells = []
             for metric, _title, unit, _scale in PANELS:
                 if metric in self.refused.get(gpu, {}):
-                    cells.append(html.escape(_tr("not reported")))
+                    cells.append(html.escape(QCoreApplication.translate("TelemetryChart", "not reported")))
                     tips.append(f"{self.names[gpu]}, {metric}: {self.refused[gpu][metric]}")
                 else:
                     cells.append(html.escape(_current(self.last_values.get((metric, gpu)), unit)))

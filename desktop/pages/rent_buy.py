@@ -445,6 +445,13 @@ class RentBuyPage(Page):
             self.hybrid_spin.setValue(value if keep else default)
         self.runs_spin.setEnabled(job is not None)
         self.utilization_slider.setEnabled(job is None or self.runs_spin.value() == 0)
+        self.job_label.setText(
+            self.tr("The plan's job: {0} GPUs at once, {1} GPU-hours a run").format(
+                job[0], fmt.significant(job[1], 3)
+            )
+            if job is not None
+            else self.tr("No plan's job followed: the utilisation below is the use.")
+        )
 
     def _update_from_plan_label(self) -> None:
         option = getattr(self, "_plan_option", None)
