@@ -323,9 +323,11 @@ class ScalingChart(QWidget):
         costs = [p[2] for p in points if p[2]]
         if costs:
             top = max(costs) * 1.1
-            self.cost_plot.setYRange(0, top, padding=0)
+            self.cost_plot.setYRange(-0.03 * top, top, padding=0)  # from zero, with the 0 label in view
             axis = self.cost_plot.getAxis("left")
-            axis.setTicks([[(v, _significant(v)) for v in linear_ticks(top, min(5, int(down)))], []])
+            ticks = linear_ticks(top, min(5, int(down)))
+            step = ticks[1] - ticks[0] if len(ticks) > 1 else top
+            axis.setTicks([[(v, _step_text(v, step)) for v in ticks], []])
 
     def _curve(
         self, store: dict[str, pg.PlotDataItem], plot: pg.PlotItem, family: str, color: str
@@ -393,6 +395,13 @@ class ScalingChart(QWidget):
             self.retranslate()
         self.time_plot.enableAutoRange()
         self.cost_plot.enableAutoRange(axis="x")
+
+
+def _step_text(value: float, step: float) -> str:
+    """A linear tick as its step needs it: 0, 1,000, 2,000 (whole steps) or 0.5, 1.0 (fractional)."""
+    from desktop import fmt
+
+    return fmt.number(value, max(0, -math.floor(math.log10(step))) if step > 0 else 0)
 
 
 def fmt_integer(value: float) -> str:

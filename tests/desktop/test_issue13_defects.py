@@ -50,18 +50,6 @@ def fitting(page) -> list:
 # -- 1. Rent or buy: every price belongs to the GPU shown ------------------------------------------------------
 
 
-@pytest.fixture
-def rent_buy(qtbot, context):
-    from desktop.pages.rent_buy import RentBuyPage
-
-    widget = RentBuyPage(context)
-    qtbot.addWidget(widget)
-    widget.resize(1280, 820)
-    widget.show()
-    yield widget
-    widget.shutdown()
-
-
 def test_defect1_rent_or_buy_keeps_no_price_of_the_previous_gpu(rent_buy, qtbot):
     choose(rent_buy.gpu_combo, "h100-sxm")
     assert rent_buy.purchase_spin.value() == pytest.approx(H100_CATALOG_PURCHASE)
