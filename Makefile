@@ -38,7 +38,8 @@ test: $(VENV)/.test-installed $(QM_FILES)
 # The inner loop (CONTRIBUTING.md): the pure core and the fast GUI tests, under a minute on 2 cores (about 40 s).
 # Left to `make test`: tests marked slow (a probe, self-test or screenshot child process, torchrun, a real torch
 # training step) and the whole-window suites below, which build the main window or a full page for every test.
-WINDOW_SUITES := tests/desktop/test_main_window.py tests/desktop/test_quotes_page.py tests/desktop/test_probe_runs.py
+WINDOW_SUITES := tests/desktop/test_main_window.py tests/desktop/test_quotes_page.py tests/desktop/test_probe_runs.py \
+	tests/desktop/test_issue13_defects.py tests/desktop/test_plan_defaults.py
 test-fast: $(VENV)/.test-installed $(QM_FILES)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -m "not slow" -x $(addprefix --ignore=,$(WINDOW_SUITES))
 

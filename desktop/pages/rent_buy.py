@@ -379,6 +379,7 @@ class RentBuyPage(Page):
         )
         self._set_currency_suffixes()
         self._update_from_plan_label()
+        self._update_hybrid_range()  # the job line, in the new language
         self._reword_price_sources()
         self.chart.retranslate()
         self._draw()
