@@ -113,7 +113,7 @@ class GpuSearch:
         self.pinned = dict(inputs.constraints.pinned)
         self.per_node = inputs.constraints.gpus_per_node or inputs.gpu.gpus_per_node
         self.max_gpus = inputs.constraints.gpus or inputs.constraints.max_gpus
-        self.capacity = inputs.gpu.memory_bytes
+        self.capacity = inputs.constraints.usable_bytes(inputs.gpu)  # memory less the headroom
         self.found = Found()
 
     def run(self) -> Found:

@@ -147,7 +147,7 @@ def test_7b_qlora_fits_one_24gb_card(page, qtbot, tmp_path):
     assert rows, page.state.error
     best = page.state.selected_option
     assert best.gpu.id == "rtx-4090" and best.gpus == 1
-    assert best.fits and cell(page, 0, "fits") == "yes"
+    assert best.fits  # every ranked option fits: the headline says so, the table lists only those
     assert best.memory.total_bytes <= best.gpu.memory_bytes
     assert cell(page, 0, "option") == "1 × GeForce RTX 4090"  # count × GPU, vendor prefix dropped
 
@@ -193,9 +193,7 @@ def test_70b_full_training_on_64_h100_needs_sharding_and_exports(page, qtbot, tm
     assert best.memory.total_bytes <= best.gpu.memory_bytes
     # No plain data-parallel layout (every GPU holding all 1.05 TiB of states) is offered as fitting ...
     assert not [
-        o
-        for o in page.state.options
-        if o.fits and o.layout.zero == 0 and o.layout.tp * o.layout.pp == 1
+        o for o in page.state.options if o.fits and o.layout.zero == 0 and o.layout.tp * o.layout.pp == 1
     ]
     # ... and the advice says why, in words, on the page.
     shown_advice = page.results.advice.toPlainText().lower()
@@ -299,7 +297,7 @@ def test_unknown_model_file_is_an_error_in_place_not_a_crash(page, qtbot, tmp_pa
     page.model_panel._set_path(str(bad))
     replanned(qtbot, page)
     assert page.state.error
-    assert page.error_label.isVisibleTo(page)
+    assert "No plan yet." in page.results.headline.text() and page.state.error in page.results.headline.text()
     assert page.results.table.model().rowCount() == 0
 
 
@@ -338,12 +336,16 @@ def test_serving_target_speed_and_users_drive_the_gpu_count(page, qtbot):
     assert int(cell(page, 0, "tokens_per_s").replace(",", "")) == round(small.tokens_per_s)
     assert "first token" in page.results.headline.text()
 
-    # 20,000 tokens/s needs users enough to read them: each user decodes at most ~1 / TPOT (planner.perf's
-    # engine model), so 8 users cannot, and 512 users over several replicas can
-    serve(page, qtbot, 20_000, users=512)
-    big = page.state.selected_option
-    assert big.fits and big.gpus > small.gpus and big.tokens_per_s >= 20_000
-    assert big.layout.dp * big.batch_per_replica >= 512
+    # 8 users cannot read 20,000 tokens/s: each reads one token per TPOT, so even one user per replica at
+    # about 5 ms per token gives 8 / 0.005 = 1,600 tokens/s. The best try says it misses the target.
+    serve(page, qtbot, 20_000)
+    short = page.state.selected_option
+    assert short.fits and short.tokens_per_s <= 8 / short.tpot_s * (1 + 1e-9) < 20_000
+    assert "option.misses_target" in [note.code for note in short.note_messages]
+    serve(page, qtbot, 20_000, users=512)  # 512 users can: the replicas share them out
+    many = page.state.selected_option
+    assert many.fits and many.gpus > small.gpus and many.tokens_per_s >= 20_000
+    assert many.layout.dp * many.batch_per_replica >= 512 > many.layout.dp * (many.batch_per_replica - 1)
 
     choose(page.workload.task_combo, "finetune")  # back to training: ranked by time again
     assert page.state.inputs.rank_by == "time"
@@ -351,7 +353,9 @@ def test_serving_target_speed_and_users_drive_the_gpu_count(page, qtbot):
 
 def test_a_quoted_offer_prices_the_plan_at_that_quote(page, context, qtbot):
     aws = next(q for q in context.store.rental_quotes.find(gpu="h100-sxm") if q["provider"] == "AWS")
-    assert aws["price_per_gpu_hour"] == 6.88  # reference quote: AWS p5.4xlarge us-east-1, 2026-09 (docs/sources.md)
+    assert (
+        aws["price_per_gpu_hour"] == 6.88
+    )  # reference quote: AWS p5.4xlarge us-east-1, 2026-09 (docs/sources.md)
     page.state.replace_inputs(PlanInputs(task="lora", preset="llama-3.1-8b", hardware=(f"quote:{aws['id']}",),
                                          exact_gpus=8), dirty=False)  # fmt: skip
     page.sync_widgets()
