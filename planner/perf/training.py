@@ -250,17 +250,26 @@ class StepModel:
 
     def lower_bound(self, layout: Layout) -> float | None:
         """A floor under seconds(layout) from the cached micro-batch of the same shape (None when it is not
-        cached yet): its compute and tensor-parallel time, micro-batches over, nothing else."""
-        return self.floor(layout.tp, layout.pp, layout.ep, layout.dp, layout.micro_batch, layout.recompute)
+        cached yet): its compute and tensor-parallel time over the micro-batches and the pipeline bubble, nothing
+        else (no data-parallel, optimizer, offload or point-to-point time)."""
+        return self.floor(
+            layout.tp, layout.pp, layout.ep, layout.dp, layout.micro_batch, layout.recompute, layout.virtual_stages
+        )
 
-    def floor(self, tp: int, pp: int, ep: int, dp: int, micro_batch: int, recompute: str) -> float | None:
-        """lower_bound of a layout given by its fields (the search asks before it builds the Layout)."""
+    def floor(
+        self, tp: int, pp: int, ep: int, dp: int, micro_batch: int, recompute: str, virtual_stages: int = 1
+    ) -> float | None:
+        """lower_bound of a layout given by its fields (the search asks before it builds the Layout), with the
+        pipeline bubble's share of the micro-batch time when `virtual_stages` is given: (p - 1) / v of it."""
         cp = max(1, min(self.options.context_parallel, dp))
         cached = self.microbatch_cache.get((tp, pp, ep, micro_batch, str(recompute), cp))
         if cached is None:
             return None
         groups = max(1, dp // cp)
-        return max(1, self.global_batch // (groups * micro_batch)) * cached.total_s
+        microbatches = max(1, self.global_batch // (groups * micro_batch))
+        virtual = virtual_stages if virtual_stages > 1 else self.options.virtual_stages
+        bubble = (pp - 1) / virtual if pp > 1 else 0.0
+        return (microbatches + bubble) * cached.total_s
 
     def link(self, group: int, span: int) -> Link:
         key = (group, span)

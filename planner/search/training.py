@@ -360,7 +360,7 @@ class TrainingSearch(GpuSearch):
             best = self.best.get(count)
             if best is not None:
                 recompute, micro_batch = candidate.variant
-                floor = self.step_model.floor(tp, pp, ep, dp, micro_batch, recompute)
+                floor = self.step_model.floor(tp, pp, ep, dp, micro_batch, recompute, virtual)
                 if floor is not None and floor > best.key[0]:
                     continue  # cannot beat the best at this count: not worth timing
             layout = _layout(tp, pp, ep, dp, candidate.state, candidate.variant, virtual)
