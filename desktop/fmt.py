@@ -292,12 +292,13 @@ def with_band(
     compact: bool = False,
 ) -> str:
     """A figure with its error band when there is one: "5.8 h (-12% .. +15%, 23 published runs)"; compact
-    (table cells): "5.8 h (-12..+15%)"."""
+    (table cells): the band on a second line, "5.8 h" over "-12..+15%", so the column stays as narrow as
+    its figures."""
     text = formatter(value)
     if error is None or value is None or not math.isfinite(value):
         return text
     if compact:
         low = number(error.low_fraction * 100, 0, locale)
         high = number(error.high_fraction * 100, 0, locale)
-        return f"{text} ({low}..+{high}%)"
+        return f"{text}\n{low}..+{high}%"
     return f"{text} ({band(error, locale)})"

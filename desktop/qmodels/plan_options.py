@@ -251,14 +251,11 @@ class PlanOptionsModel(FlatTableModel):
             return fmt.with_band(option_time_s(option, self._training), band, fmt.duration, compact=True)
         if key == "gpu_hours":
             hours = option.gpu_hours  # the header names the unit
-            if hours is None:
-                return ""
-            return fmt.with_band(hours, band, lambda v: fmt.significant(v, 3), compact=True)
+            # GPU-hours and cost carry the time's band (they scale with it): its tooltip says so, and the cell
+            # stays narrow enough for the table to fit the default window
+            return "" if hours is None else fmt.significant(hours, 3)
         if key == "cost":
-            cost = option.cost
-            if cost is None or band is None:
-                return self._money_text(cost)
-            return fmt.with_band(cost.amount, band, lambda _v: self._money_text(cost), compact=True)
+            return self._money_text(option.cost)
         if key == "per_million":
             return self._money_text(getattr(option, "cost_per_million_tokens", None))
         if key == "confidence":
