@@ -1266,7 +1266,7 @@ token</source>
         <translation>{0} × {1}</translation>
     </message>
     <message>
-        <location line="+72"/>
+        <location line="+69"/>
         <source>micro-batch {0}, {1}</source>
         <translation>микробатч {0}, {1}</translation>
     </message>
