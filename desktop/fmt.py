@@ -269,6 +269,9 @@ class _Band(Protocol):
     def cases(self) -> int: ...
 
 
+BandLike = _Band  # what the charts and texts read of a band (public name)
+
+
 def band(value: _Band | None, locale: QLocale | None = None) -> str:
     """A cross-validated error band as people read it: "−12% .. +15%, 23 runs" ("" without a band)."""
     if value is None:

@@ -1006,7 +1006,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>PlanCharts</name>
     <message>
-        <location filename="../../desktop/charts/plan_charts.py" line="+27"/>
+        <location filename="../../desktop/charts/plan_charts.py" line="+28"/>
         <source>weights</source>
         <translation>веса</translation>
     </message>
@@ -1051,7 +1051,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>доступно {0} из {1}</translation>
     </message>
     <message>
-        <location line="+81"/>
+        <location line="+86"/>
         <source>hours</source>
         <translation>часы</translation>
     </message>
@@ -1101,9 +1101,14 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>число GPU</translation>
     </message>
     <message>
-        <location line="+111"/>
+        <location line="+86"/>
         <source>selected option</source>
         <translation>выбранный вариант</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>selected option, time {0}</source>
+        <translation>выбранный вариант, время {0}</translation>
     </message>
 </context>
 <context>
@@ -1261,7 +1266,7 @@ token</source>
         <translation>{0} × {1}</translation>
     </message>
     <message>
-        <location line="+72"/>
+        <location line="+69"/>
         <source>micro-batch {0}, {1}</source>
         <translation>микробатч {0}, {1}</translation>
     </message>
@@ -1544,7 +1549,7 @@ token</source>
         <translation>Ничего не исключено.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+206"/>
+        <location filename="../../desktop/pages/plan.py" line="+207"/>
         <location line="+101"/>
         <location line="+3"/>
         <location filename="../../desktop/plan_text.py" line="+51"/>
@@ -1588,7 +1593,7 @@ token</source>
         <translation>Время и стоимость в зависимости от числа GPU</translation>
     </message>
     <message>
-        <location line="-728"/>
+        <location line="-729"/>
         <source>no option that fits is selected: change the inputs until one fits, then export it</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
@@ -1603,7 +1608,7 @@ token</source>
         <translation>Ничего не помещается: нечего показать по времени и стоимости</translation>
     </message>
     <message>
-        <location line="+231"/>
+        <location line="+232"/>
         <source>Export the selected option to a folder</source>
         <translation>Экспортировать выбранный вариант в папку</translation>
     </message>
@@ -4529,7 +4534,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-612"/>
+        <location filename="../../desktop/pages/plan.py" line="-613"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
@@ -5255,7 +5260,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>КиБ</translation>
     </message>
     <message>
-        <location line="+192"/>
+        <location line="+195"/>
         <source>{0}% .. +{1}%, {2}</source>
         <translation>{0} % .. +{1} %, {2}</translation>
     </message>

@@ -15,6 +15,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QImage, QImageWriter, QResizeEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from desktop import fmt
 from desktop.messages import QT_TRANSLATE_NOOP  # typed: returns its text
 
 import pyqtgraph as pg  # isort: skip  (PySide6 first: pyqtgraph binds to the Qt already imported)
@@ -187,7 +188,9 @@ class ScalingChart(QWidget):
     (GPU counts are powers of two or multiples of 8); the selected option is marked with a ring on both plots.
     Times span orders of magnitude (log axis); costs differ by percents between GPU counts, so the cost axis
     is linear from zero: a 5% difference looks like 5%, not like a cliff. clear(message) removes every curve
-    and axis and says why (nothing fits), so no axes of an earlier plan are left standing.
+    and axis and says why (nothing fits), so no axes of an earlier plan are left standing. The selected option's
+    error band (planner.uncertainty.ErrorBand of its time) is drawn as a bar through the ring on both plots (cost
+    scales with time) and written in the legend.
     """
 
     def __init__(self, parent: QWidget | None = None):
@@ -195,9 +198,9 @@ class ScalingChart(QWidget):
         self._series: dict[str, list[tuple[int, float, float | None]]] = {}
         self._currency = "USD"
         self._selected: tuple[str, int] | None = None
+        self._band: fmt.BandLike | None = None  # the selected option's time band
         self._time_unit = (3600.0, "h")
         self._time_kind = "wall"
-        self._legend_families: list[str] = []
         self.layout_widget = pg.GraphicsLayoutWidget()
         self.layout_widget.setBackground(None)
         self.time_plot = self.layout_widget.addPlot(row=0, col=0)
@@ -220,6 +223,9 @@ class ScalingChart(QWidget):
         marker = {"pen": None, "symbol": "o", "symbolSize": 16, "symbolBrush": None}
         self.time_marker = self.time_plot.plot([], [], symbolPen=pg.mkPen("#D00000", width=2), **marker)
         self.cost_marker = self.cost_plot.plot([], [], symbolPen=pg.mkPen("#D00000", width=2), **marker)
+        # Its error band: a vertical bar from estimate x (1 + low) to estimate x (1 + high).
+        self.time_band_bar = self.time_plot.plot([], [], pen=pg.mkPen("#D00000", width=3))
+        self.cost_band_bar = self.cost_plot.plot([], [], pen=pg.mkPen("#D00000", width=3))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -262,6 +268,8 @@ class ScalingChart(QWidget):
         self.cost_plot.getAxis("left").setLabel(self._currency)
         for plot in (self.time_plot, self.cost_plot):
             plot.getAxis("bottom").setLabel(QCoreApplication.translate("PlanCharts", "GPUs"))
+        if all(family in self._time_curves for family in self._series):
+            self.key_label.setText(self._legend(sorted(self._series)))
 
     def set_series(
         self,
@@ -269,8 +277,10 @@ class ScalingChart(QWidget):
         currency: str = "USD",
         selected: tuple[str, int] | None = None,
         time_kind: str = "wall",
+        band: fmt.BandLike | None = None,
     ) -> None:
-        """series: family -> points (gpus, time in seconds, cost amount); selected: (family, gpus) to ring.
+        """series: family -> points (gpus, time in seconds, cost amount); selected: (family, gpus) to ring;
+        band: the selected option's time band (None: no bar).
 
         time_kind "wall" shows the whole run (hours or days); "step" shows seconds per step or token.
         """
@@ -282,6 +292,7 @@ class ScalingChart(QWidget):
         }
         self._currency = currency
         self._selected = selected
+        self._band = band if selected is not None else None
         self._time_unit = _time_unit(self._series, time_kind)
         self._time_kind = time_kind
         self.empty_label.hide()
@@ -294,6 +305,7 @@ class ScalingChart(QWidget):
         return {
             "currency": self._currency,
             "selected": self._selected,
+            "selected_band": self._band_data(),
             "series": {
                 family: {
                     "gpus": [p[0] for p in points],
@@ -303,6 +315,51 @@ class ScalingChart(QWidget):
                 for family, points in self._series.items()
             },
         }
+
+    def _selected_point(self) -> tuple[int, float, float | None] | None:
+        if self._selected is None:
+            return None
+        for point in self._series.get(self._selected[0], []):
+            if point[0] == self._selected[1]:
+                return point
+        return None
+
+    def _band_data(self) -> dict[str, Any] | None:
+        """The bar as drawn: the selected point's time and cost range under its band, and the band itself."""
+        point, band = self._selected_point(), self._band
+        if point is None or band is None:
+            return None
+        low, high = 1.0 + band.low_fraction, 1.0 + band.high_fraction
+        count, time_s, cost = point
+        return {
+            "gpus": count, "time_s": [time_s * low, time_s * high],
+            "cost": [cost * low, cost * high] if cost else None,
+            "low_fraction": band.low_fraction, "high_fraction": band.high_fraction, "cases": band.cases,
+        }  # fmt: skip
+
+    def _draw_band(self, divisor: float) -> None:
+        data = self._band_data()
+        if data is None:
+            self.time_band_bar.setData([], [])
+            self.cost_band_bar.setData([], [])
+            return
+        count = data["gpus"]
+        self.time_band_bar.setData([count, count], [t / divisor for t in data["time_s"]])
+        costs = data["cost"]
+        self.cost_band_bar.setData([count, count] if costs else [], costs or [])
+
+    def _legend(self, families: list[str]) -> str:
+        key = [
+            f"<span style='color:{self._time_curves[family].color}'>&#9632;</span>&nbsp;{family}"
+            for family in families
+        ]
+        selected = QCoreApplication.translate("PlanCharts", "selected option")
+        if self._band is not None and self._selected_point() is not None:
+            selected = QCoreApplication.translate("PlanCharts", "selected option, time {0}").format(
+                fmt.band(self._band)
+            )
+        ring = "<span style='color:#D00000'>&#9675;</span>&nbsp;" + selected
+        return " &nbsp; ".join([*key, ring]) if key else ""
 
     def _set_ticks(self, divisor: float) -> None:
         """Readable log-axis labels: GPU counts as powers of two, times and costs as 1-2-5 steps."""
@@ -349,7 +406,6 @@ class ScalingChart(QWidget):
     def _redraw(self) -> None:
         divisor = self._time_unit[0]
         families = sorted(self._series)
-        rebuild_legend = families != self._legend_families
         for family in list(self._time_curves):
             if family not in self._series:
                 self.time_plot.removeItem(self._time_curves.pop(family))
@@ -367,16 +423,7 @@ class ScalingChart(QWidget):
             time_curve.setData(gpus, [p[1] / divisor for p in points])
             priced = [(p[0], p[2]) for p in points if p[2] is not None and p[2] > 0]
             cost_curve.setData([g for g, _ in priced], [c for _, c in priced])
-        if rebuild_legend:
-            key = [
-                f"<span style='color:{self._time_curves[family].color}'>&#9632;</span>&nbsp;{family}"
-                for family in families
-            ]
-            ring = "<span style='color:#D00000'>&#9675;</span>&nbsp;" + QCoreApplication.translate(
-                "PlanCharts", "selected option"
-            )
-            self.key_label.setText(" &nbsp; ".join([*key, ring]) if key else "")
-            self._legend_families = families
+        self.key_label.setText(self._legend(families))  # the band changes with the selection
         marker_time: tuple[list[float], list[float]] = ([], [])
         marker_cost: tuple[list[float], list[float]] = ([], [])
         if self._selected is not None:
@@ -389,6 +436,7 @@ class ScalingChart(QWidget):
                         marker_cost[1].append(cost)
         self.time_marker.setData(*marker_time)
         self.cost_marker.setData(*marker_cost)
+        self._draw_band(divisor)
         self._set_ticks(divisor)
         labels = (self._time_unit, self._currency, self._time_kind)
         if labels != self._labels_for:

@@ -627,7 +627,8 @@ class PlanPage(Page):
             if self.call is not None and self.series.wants(generation, gpu_id):
                 self._series_gpu = gpu_id
                 self._series_timer.start()  # after a short pause: a slider drag does not queue searches
-        self.results.scaling_chart.set_series(series, currency, selected, "wall" if training else "step")
+        band = plan_text.time_band(option) if option.fits else None
+        self.results.scaling_chart.set_series(series, currency, selected, "wall" if training else "step", band)
 
     def _start_series_job(self) -> None:
         """Search each ZeRO stage for the scaling chart, cancelling a search for older inputs first."""

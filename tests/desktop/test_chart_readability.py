@@ -82,3 +82,43 @@ def test_eight_gpus_keep_a_readable_key_with_current_values(qtbot):
     for gpu in range(8):  # each GPU's row names its current power, beside the curves
         assert f"GPU {gpu}" in key and f"{100 + gpu} W" in key
     assert key.count("<tr>") == 9  # a header and one row per GPU
+
+
+def test_the_selected_options_band_is_a_bar_through_its_ring_and_in_the_key(scaling):
+    """Hand-built band -12% .. +15% over 23 runs at the ringed point (64 GPUs: 3600 x 100 / 64 s = 5625 s, cost
+    2400 x (1 + 0.05 x 6 / 12) = 2460): the bar spans 5625 x 0.88 = 4950 s .. 5625 x 1.15 = 6468.75 s and
+    2164.8 .. 2829 USD; without a band there is no bar."""
+    from desktop.i18n import set_language
+    from planner.uncertainty import ErrorBand
+
+    set_language(
+        "en", strict=True
+    )  # English with its plural forms ("23 published runs"), as the app installs it
+    scaling.set_series(SERIES, "USD", ("ZeRO-1", 64), "wall", ErrorBand(-0.12, 0.15, 23, "training/hopper"))
+    drawn = scaling.chart_data()["selected_band"]
+    assert drawn["gpus"] == 64
+    assert drawn["time_s"] == pytest.approx([4950.0, 6468.75])
+    assert drawn["cost"] == pytest.approx([2164.8, 2829.0])
+    assert "-12% .. +15%, 23 published runs" in scaling.key_label.text()
+    x, y = scaling.time_band_bar.xData, scaling.time_band_bar.yData  # as given, before the log axes
+    assert list(x) == [64, 64] and list(y) == pytest.approx([4950.0 / 3600, 6468.75 / 3600])  # hours
+    scaling.set_series(SERIES, "USD", ("ZeRO-1", 64), "wall")
+    assert scaling.chart_data()["selected_band"] is None
+    assert scaling.time_band_bar.xData is None or len(scaling.time_band_bar.xData) == 0
+    assert "published runs" not in scaling.key_label.text()
+
+
+def test_the_band_in_the_key_follows_the_language(scaling):
+    from desktop.i18n import set_language
+    from planner.uncertainty import ErrorBand
+
+    try:
+        set_language("ru", strict=True)
+        scaling.set_series(
+            SERIES, "USD", ("ZeRO-1", 64), "wall", ErrorBand(-0.12, 0.15, 23, "training/hopper")
+        )
+        assert "выбранный вариант, время -12 % .. +15 %, 23 опубликованных замера" in scaling.key_label.text()
+    finally:
+        set_language("en", strict=True)
+    scaling.retranslate()
+    assert "selected option, time -12% .. +15%, 23 published runs" in scaling.key_label.text()

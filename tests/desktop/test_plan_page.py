@@ -460,3 +460,41 @@ def test_a_measured_machine_plans_with_its_probe_numbers(page, context, qtbot):
     model = page.results.table.model()
     confidence = {model.index(r, model.column_of("confidence")).data() for r in range(model.rowCount())}
     assert confidence == {"measured"}  # rates from the probe runs, not the spec sheet
+
+
+def test_the_band_shown_in_the_table_texts_and_chart_is_the_selected_options_own(page, qtbot):
+    """The planner gives each option the cross-validated band of its class (planner.perf.bands: training,
+    GPU generation, scale). Whatever row is selected, the selected-row text, its table cells and the scaling
+    chart's bar show that row's band, and the chart's bar spans the plotted time x (1 + low) .. x (1 + high)."""
+    from desktop import fmt
+
+    page.state.replace_inputs(PlanInputs(task="finetune", preset="llama-3.1-8b",
+                                         hardware=("catalog:h100-sxm", "catalog:a100-sxm-80gb"), max_gpus=16),
+                              dirty=False)  # fmt: skip
+    page.sync_widgets()
+    replanned(qtbot, page)
+    options = page.state.options
+    assert len(options) >= 2 and all(o.time_band is not None for o in options)
+    best_band = options[0].time_band
+    assert fmt.band(best_band) in page.results.headline.text()
+    other = next((i for i, o in enumerate(options) if o.time_band != best_band), 1)
+    page.results.table.selectRow(other)
+    chosen = page.state.options[other]
+    band = chosen.time_band
+    assert page.state.selected == other
+    assert fmt.band(band) in page.results.selected_label.text()
+    low, high = fmt.number(band.low_fraction * 100, 0), fmt.number(band.high_fraction * 100, 0)
+    assert cell(page, other, "time").endswith(f"\n{low}..+{high}%")  # the band on the cell's second line
+    qtbot.waitUntil(
+        lambda: (page.results.scaling_chart.chart_data()["selected_band"] or {}).get("cases") == band.cases,
+        timeout=PLAN_TIMEOUT_MS,
+    )
+    data = page.results.scaling_chart.chart_data()
+    drawn = data["selected_band"]
+    assert (drawn["low_fraction"], drawn["high_fraction"]) == (band.low_fraction, band.high_fraction)
+    family, count = data["selected"]
+    time_s = dict(zip(data["series"][family]["gpus"], data["series"][family]["time_s"], strict=True))[count]
+    assert drawn["time_s"] == pytest.approx(
+        [time_s * (1 + band.low_fraction), time_s * (1 + band.high_fraction)]
+    )
+    assert fmt.band(band) in page.results.scaling_chart.key_label.text()

@@ -295,3 +295,49 @@ def test_every_option_is_a_valid_fitting_layout(billions, gpu_id, max_gpus, task
         assert option.layout.pp == 1 or option.layout.zero <= 1  # see the pipeline test below
     if not result.options:
         assert result.advice or result.excluded
+
+
+# ------------------------------------------------------------------------------------------------ pruning
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", ["llama-3.1-8b", "mixtral-8x7b"])
+def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, monkeypatch):
+    """The search skips timing a layout whose floor (StepModel.floor: micro-batches and pipeline bubble at the
+    cached micro-batch time) is above the best at its GPU count. Timing every candidate instead (no floor)
+    must give the same options, layout for layout and second for second."""
+    from planner import perf
+
+    gpus = [get_gpu("h100-sxm"), get_gpu("a100-sxm-80gb")]
+    workload = Workload(task="pretrain", tokens=1e11)
+
+    def options():
+        result = plan(get_preset(preset), workload, gpus, Constraints(max_gpus=256))
+        return [(o.gpu.id, o.gpus, o.layout, o.step_time_s, o.memory.total_bytes) for o in result.frontier]
+
+    pruned = options()
+    monkeypatch.setattr(perf.StepModel, "floor", lambda *args, **kwargs: None)
+    assert options() == pruned and pruned
+
+
+def test_the_floor_is_below_every_layouts_step_time():
+    """StepModel.floor may only ever be a floor: for pipelined, interleaved, ZeRO-3 and data-parallel layouts of
+    a 70B model on H100s, lower_bound(layout) <= seconds(layout) once the micro-batch is cached."""
+    from planner import perf
+    from planner.vocabulary import Layout
+
+    h100 = get_gpu("h100-sxm")
+    numbers = perf.model_numbers(get_preset("llama-3.1-70b"))
+    model = perf.StepModel(numbers, h100, seq_len=4096, global_batch=512, rates=perf.device_rates(h100, "bf16"))
+    checked = 0
+    for tp, pp, virtual, zero, dp, micro in [
+        (8, 4, 4, 1, 16, 1), (8, 4, 1, 1, 16, 2), (8, 1, 1, 3, 64, 1), (4, 8, 2, 0, 8, 1), (1, 1, 1, 3, 256, 1),
+        (8, 16, 1, 1, 2, 1),
+    ]:  # fmt: skip
+        layout = Layout(dp=dp, tp=tp, pp=pp, zero=zero, micro_batch=micro, virtual_stages=virtual,
+                        recompute="full")  # fmt: skip
+        seconds = model.seconds(layout)
+        floor = model.lower_bound(layout)
+        assert floor is not None and 0 < floor <= seconds, (layout, floor, seconds)
+        checked += 1
+    assert checked == 6
