@@ -221,6 +221,23 @@ def _fsdp_units(model: ModelSpec, counts: ParamCounts, divisors: Divisors) -> tu
 # probabilities (and their fp32 softmax under autocast); no dropout (modern recipes; GPT-2's default 0.1 adds masks).
 
 
+# Tensor-parallel training (Megatron-Core with Transformer Engine, as Megatron-LM and NeMo run it) keeps less than
+# Hugging Face's layers: TE's fused LayerNormLinear saves the norm's 16-bit input, its 16-bit output (the input
+# of the QKV or FC1 GEMM, sequence-parallel sharded) and the per-token statistics (TransformerEngine
+# transformer_engine/pytorch/module/layernorm_linear.py, tensors_to_save: inputmat, ln_out, mu, rsigma); the
+# fused SwiGLU saves only its input, FC1's gate+up output (Megatron-LM megatron/core/fusions/fused_bias_swiglu.py,
+# SwiGLUFunction.forward: save_for_backward(input)), FC2 keeps the activation's output: 3 ffn-wide tensors, and
+# a GELU MLP 2 (FC1's output, FC2's input). Korthikanti et al. 2022 (arXiv 2205.05198) count the same tensors.
+TE_NORM_LINEAR_VALUES = 2  # values per hidden feature per norm: its input and its output
+TE_GATED_MLP_TENSORS = 3
+TE_MLP_TENSORS = 2
+
+
+def _transformer_engine(config: MemoryConfig, tp: int, sharded: bool) -> bool:
+    """Full training with tensor parallel on 16-bit weights: what Megatron-Core with Transformer Engine keeps."""
+    return sharded and tp > 1 and config.task.is_full_training
+
+
 def _norm_bytes(model: ModelSpec, frozen: bool, residual: float, autocast: bool) -> float:
     """Bytes per token one norm keeps, per hidden feature (+ its per-token statistics, see _norm_stats), on a
     residual stream of `residual` bytes per value: LayerNorm keeps its input (autocast runs it in fp32); HF's
@@ -331,10 +348,14 @@ def _per_token_layer_activations(
     h = model.hidden
     tp = divisors.tp
     residual, autocast = _residual_bytes(config, sharded)
-    norms = model.norms_per_layer * (_norm_bytes(model, frozen, residual, autocast) * h + _norm_stats(model))
-    replicated = norms + _linear_input_bytes(model, config, e, sharded) * h
+    if _transformer_engine(config, tp, sharded):
+        replicated = model.norms_per_layer * (TE_NORM_LINEAR_VALUES * e * h + _norm_stats(model))
+        per_mlp = TE_GATED_MLP_TENSORS if model.gated_mlp else TE_MLP_TENSORS
+    else:
+        norms = model.norms_per_layer * (_norm_bytes(model, frozen, residual, autocast) * h + _norm_stats(model))
+        replicated = norms + _linear_input_bytes(model, config, e, sharded) * h
+        per_mlp = _mlp_tensors(model, frozen)
     attention = _attention_activations(model, config, divisors, e, seq_len)
-    per_mlp = _mlp_tensors(model, frozen)
     if moe:
         shared_ffn = model.shared_expert_ffn or model.shared_experts * model.moe_ffn
         k = model.experts_per_token
@@ -654,6 +675,8 @@ def _training_activations(model: ModelSpec, config: MemoryConfig, stage: Stage, 
         # entry per token (the forward's logits, fp32 copy and log_softmax, 8-10 bytes, are gone by then)
         head_input = (0.0 if frozen else e) * model.hidden
         final = (_norm_bytes(model, frozen, residual, autocast) * model.hidden + _norm_stats(model) + head_input) / sp_divisor
+        if _transformer_engine(config, tp, sharded):  # the final norm's 16-bit input and output (the head's input)
+            final = (TE_NORM_LINEAR_VALUES * e * model.hidden + _norm_stats(model)) / sp_divisor
         logits_bytes = 12.0
         logits = tokens * (logits_bytes * model.vocab / tp + final)
         activations += logits

@@ -108,7 +108,10 @@ def _activations_text(config: MemoryConfig, stage: Stage, amounts: StageAmounts)
         kind = "flash attention" if config.flash_attention else "eager attention keeps the probabilities"
         if not config.flash_attention and recompute == Recompute.SELECTIVE:
             kind = "selective recompute of attention"
-        text = f"what autograd saves in Hugging Face decoder layers ({kind}, no dropout)"
+        layout = config.layout
+        te = config.task.is_full_training and layout.tp > 1 and (layout.zero >= 2 or megatron_style(config))
+        where = "Megatron-Core layers with Transformer Engine" if te else "Hugging Face decoder layers"
+        text = f"what autograd saves in {where} ({kind}, no dropout)"
     if amounts.inflight > 1:
         text += f", {amounts.inflight} micro-batches in flight (1F1B)"
     if amounts.autocast_copies:

@@ -272,6 +272,23 @@ def test_tensor_and_sequence_parallel_activations():
     )
     head_sp = tokens * (((2 * h + 8) + 2 * h) / t + 12 * V / t)
     assert sp.activations.bytes == pytest.approx(L * tokens * (replicated + split) / t + head_sp, abs=1)
+    # Korthikanti et al. 2022 (arXiv 2205.05198) Table 2, sequence parallel with the attention core not kept:
+    # 34 s b h / t bytes per layer, 2 s b h / t of them dropout masks (none here): 32 s b h / t
+    assert (sp.activations.bytes - head_sp) == pytest.approx(L * tokens * 32 * h / t, rel=0.01)
+
+
+def test_tensor_parallel_llama_layers_keep_what_megatron_with_transformer_engine_saves():
+    # Megatron-Core + Transformer Engine, sequence parallel: each fused norm+linear keeps the norm's bf16 input,
+    # its bf16 output and an fp32 rstd per token (TE layernorm_linear.py); the fused SwiGLU keeps FC1's gate+up
+    # output, FC2 its input (Megatron fused_bias_swiglu.py); flash attention Q, K, V, output and its fp32 LSE.
+    s, h, a, ffn, V, L, t = 4096, 4096, 32, 11008, 32000, 32, 4
+    norms = 2 * (2 * 2 * h + 4)
+    attention = 2 * (h + h + h + h) + 4 * a
+    mlp = 3 * 2 * ffn
+    head = s * ((2 * 2 * h + 4) / t + 12 * V / t)  # final norm's input and output (the head's input), the loss
+    b = estimate_memory(LLAMA2_7B, MemoryConfig(task="train", seq_len=s, sequence_parallel=True,
+                                                layout=Layout(tp=t, zero=1)))  # fmt: skip
+    assert b.activations.bytes == pytest.approx(L * s * (norms + attention + mlp) / t + head, abs=1)
 
 
 def test_full_recompute_keeps_only_layer_inputs_plus_one_layer():
