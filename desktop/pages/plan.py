@@ -200,7 +200,9 @@ class ResultsPanel(QWidget):
         memory_layout = QVBoxLayout(memory_box)
         memory_layout.setContentsMargins(0, 0, 0, 0)
         memory_layout.setSpacing(2)
-        memory_layout.addWidget(self.memory_title)
+        self.memory_header = QHBoxLayout()  # the title, and the page's "Trace exactly…" at its right
+        self.memory_header.addWidget(self.memory_title, 1)
+        memory_layout.addLayout(self.memory_header)
         memory_layout.addWidget(self.memory_chart, 1)
         scaling_box = QWidget()
         scaling_layout = QVBoxLayout(scaling_box)
@@ -334,7 +336,8 @@ class PlanPage(Page):
             self.export_button,
         ):
             top.addWidget(push)
-        self.trace_button = install_trace_action(self, top)  # desktop/pages/trace_memory.py
+        # beside the memory bar it checks (desktop/pages/trace_memory.py); the top bar has no room left
+        self.trace_button = install_trace_action(self, self.results.memory_header)
 
         inputs = QWidget()
         inputs_layout = QVBoxLayout(inputs)

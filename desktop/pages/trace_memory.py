@@ -349,7 +349,7 @@ class TraceButton(QPushButton):
 
 
 def install_trace_action(page: QWidget, layout: QBoxLayout) -> TraceButton:
-    """Add the "Trace exactly…" button to `layout` (the Plan page's top bar) and return it."""
+    """Add the "Trace exactly…" button to `layout` (the Plan page's memory bar title row) and return it."""
     button = TraceButton(page)
     layout.addWidget(button)
     return button
