@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +20,14 @@ from planner.messages import format_bytes, format_duration, msg
 from planner.models import ModelSpec
 from planner.money import ExchangeRates, Money, convert, format_money, normalise_currency
 from planner.perf import ENGINES, FORMATS, Calibration, calibration_from_report
+from planner.scale import (
+    DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR,
+    STORAGES,
+    Goodput,
+    Resilience,
+    SpotComparison,
+    spot_against_on_demand,
+)
 from planner.search import DEFAULT_MAX_GPUS, Constraints, PlanOption, PlanResult, Workload, plan
 from planner.vocabulary import Layout, Offload, Optimizer, Precision, RankBy, Recompute, Task
 
@@ -37,8 +47,9 @@ MAX_PRICE_PER_GPU_HOUR = 1e9  # in any currency
 MAX_BUDGET = 1e15
 MAX_DEADLINE_DAYS = 365_000
 MAX_INTER_NODE_GBPS = 1e6
-
-
+MAX_FAILURES_PER_MILLION_GPU_HOURS = 1e6  # one failure per GPU-hour
+MAX_INTERRUPTIONS_PER_NODE_HOUR = 3600.0  # one a second
+MAX_MINUTES = 1e6
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -109,6 +120,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--inter-node-gbps", type=float, default=None, help="network per GPU in Gbit/s (default 400)"
     )
     parser.add_argument("--spec-only", action="store_true", help="ignore stored probe measurements")
+    add_resilience_arguments(parser)
     pin = parser.add_argument_group("pin part of the strategy")
     pin.add_argument("--dp", type=int, default=None)
     pin.add_argument("--tp", type=int, default=None)
@@ -130,6 +142,70 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run_plan)
+
+
+def add_resilience_arguments(parser: argparse.ArgumentParser) -> None:
+    """Failures, checkpoints, restarts and spot: the goodput term of training options (planner.scale)."""
+    group = parser.add_argument_group("failures, checkpoints and spot (training goodput)")
+    group.add_argument(
+        "--failures-per-million-gpu-hours", type=float, default=None,
+        help="job interruptions per million GPU-hours (default: published per GPU type, e.g. 19.7 for H100 "
+        "from Llama 3; 0 turns the goodput term off)",
+    )  # fmt: skip
+    group.add_argument(
+        "--checkpoint-storage", default="pfs", choices=STORAGES,
+        help="where checkpoints go: pfs (parallel file system, 2 TB/s in all) or nvme (local, 3.5 GB/s per GPU)",
+    )  # fmt: skip
+    group.add_argument(
+        "--checkpoint-gb-per-s", type=float, default=None,
+        help="checkpoint write rate per GPU in GB/s (overrides --checkpoint-storage)",
+    )  # fmt: skip
+    group.add_argument(
+        "--restart-minutes", type=float, default=None,
+        help="detection + rescheduling + reload per interruption (default: 10 min NCCL timeout + 5 min + reload)",
+    )  # fmt: skip
+    group.add_argument(
+        "--checkpoint-interval-minutes", type=float, default=None,
+        help="fixed checkpoint interval (default: Daly's optimum)",
+    )  # fmt: skip
+    group.add_argument(
+        "--spot", action="store_true",
+        help="spot capacity: nodes are reclaimed (rate from the quote, --spot-interruptions-per-node-hour, or "
+        f"AWS's top band, {DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR:.2g}/h); with --price-from-quotes: spot quotes",
+    )  # fmt: skip
+    group.add_argument(
+        "--spot-interruptions-per-node-hour", type=float, default=None,
+        help="spot reclaims per instance-hour (implies --spot)",
+    )  # fmt: skip
+
+
+def resilience_from_args(args: argparse.Namespace, quoted_spot_rate: float | None = None) -> Resilience:
+    """The goodput inputs from the flags (UserError for a negative, infinite or absurd figure)."""
+    failures = args.failures_per_million_gpu_hours
+    spot_rate = args.spot_interruptions_per_node_hour
+    for value, what, limit in ((failures, "--failures-per-million-gpu-hours", MAX_FAILURES_PER_MILLION_GPU_HOURS),
+                               (spot_rate, "--spot-interruptions-per-node-hour", MAX_INTERRUPTIONS_PER_NODE_HOUR),
+                               (args.restart_minutes, "--restart-minutes", MAX_MINUTES)):  # fmt: skip
+        if value is not None and value == 0:
+            continue  # 0 is allowed: no failures, no reclaims, an instant restart
+        _positive(value, what, limit)
+    for value, what, limit in ((args.checkpoint_gb_per_s, "--checkpoint-gb-per-s", MAX_INTER_NODE_GBPS),
+                               (args.checkpoint_interval_minutes, "--checkpoint-interval-minutes", MAX_MINUTES)):
+        _positive(value, what, limit)  # fmt: skip
+    if spot_rate is None and (args.spot or quoted_spot_rate is not None):
+        spot_rate = quoted_spot_rate if quoted_spot_rate is not None else DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
+    return Resilience(
+        failures_per_gpu_hour=failures / 1e6 if failures is not None else None,
+        storage=args.checkpoint_storage,
+        checkpoint_bytes_per_s_per_gpu=args.checkpoint_gb_per_s * 1e9 if args.checkpoint_gb_per_s else None,
+        restart_s=args.restart_minutes * 60 if args.restart_minutes is not None else None,
+        checkpoint_interval_s=args.checkpoint_interval_minutes * 60 if args.checkpoint_interval_minutes else None,
+        spot_interruptions_per_node_hour=spot_rate or 0.0,
+    )
+
+
+def wants_spot(args: argparse.Namespace) -> bool:
+    return bool(args.spot or args.spot_interruptions_per_node_hour)
 
 
 # ------------------------------------------------------------------------------------------------ inputs
@@ -238,33 +314,62 @@ def _price_per_gpu_hour(args: argparse.Namespace) -> float:
     return price
 
 
+@dataclass(frozen=True, slots=True)
+class QuotedPrices:
+    """Prices per GPU-hour in the plan's currency by GPU id, where each came from, and for spot: the reclaim rate
+    the chosen quotes carry (the highest of them) and the on-demand prices to compare with."""
+
+    prices: dict[str, Money]
+    notes: list[str]
+    spot_rate: float | None = None
+    on_demand: dict[str, Money] = field(default_factory=dict)
+
+
 def prices_from_args(
     args: argparse.Namespace, gpus: list[GpuSpec], currency: str, store: StoreProtocol | None
-) -> tuple[dict[str, Money], list[str]]:
-    """GPU id -> price per GPU-hour in `currency`, and notes saying where each price came from."""
+) -> QuotedPrices:
+    """GPU id -> price per GPU-hour in `currency`, and notes saying where each price came from (--spot: the
+    cheapest spot quotes, their interruption rate and the cheapest on-demand quotes beside them)."""
     if args.price_per_gpu_hour is not None:
         price = _price_per_gpu_hour(args)
-        return {gpu.id: Money(price, currency) for gpu in gpus}, []
+        return QuotedPrices({gpu.id: Money(price, currency) for gpu in gpus}, [])
     if not args.price_from_quotes or store is None:
-        return {}, []
+        return QuotedPrices({}, [])
+    spot = wants_spot(args)
+    prices, notes, chosen = _quoted(store, gpus, "spot" if spot else "on-demand", currency)
+    if not spot:
+        return QuotedPrices(prices, notes)
+    on_demand, _, _ = _quoted(store, gpus, "on-demand", currency)
+    rates = [quote.get("interruptions_per_hour") for quote in chosen]
+    known = [float(rate) for rate in rates if isinstance(rate, int | float)]
+    return QuotedPrices(prices, notes, max(known) if known else None, on_demand)
+
+
+def _quoted(
+    store: StoreProtocol, gpus: list[GpuSpec], kind: str, currency: str
+) -> tuple[dict[str, Money], list[str], list[Mapping[str, object]]]:
+    """The cheapest stored `kind` quote per GPU type: prices in `currency`, notes, and the quotes chosen."""
     rates = store.settings.exchange_rates()
-    prices, notes = {}, []
+    prices, notes, chosen = {}, [], []
     for gpu in gpus:
-        best = _cheapest_quote(store.rental_quotes.find(gpu=gpu.id, kind="on-demand"), currency, rates)
+        best = _cheapest_quote(store.rental_quotes.find(gpu=gpu.id, kind=kind), currency, rates)
         if best is None:
-            notes.append(f"no stored on-demand quote for {gpu.id}: no cost shown")
+            notes.append(f"no stored {kind} quote for {gpu.id}: no cost shown")
             continue
         converted, original, quote = best
         prices[gpu.id] = converted
+        chosen.append(quote)
         # a quote in another currency keeps its original amount beside the converted one
         shown = f"{format_money(converted)}/GPU-hour" + (
             f" (quoted {format_money(original)})" if original.currency != currency else ""
         )
+        rate = quote.get("interruptions_per_hour")
+        reclaims = f", {rate:g} interruptions per instance-hour" if isinstance(rate, int | float) else ""
         notes.append(
             f"price for {gpu.id}: {shown}, {quote.get('provider')} "
-            f"{quote.get('offer') or ''} quoted {quote.get('quoted_on')}".replace("  ", " ")
+            f"{quote.get('offer') or ''} quoted {quote.get('quoted_on')}{reclaims}".replace("  ", " ")
         )
-    return prices, notes
+    return prices, notes, chosen
 
 
 def _cheapest_quote(
@@ -301,9 +406,10 @@ def calibration_from_store(
 # ------------------------------------------------------------------------------------------------ output
 
 
-def result_json(result: PlanResult, notes: list[str]) -> dict[str, object]:
+def result_json(result: PlanResult, notes: list[str], spot: SpotComparison | None = None) -> dict[str, object]:
     payload = result.as_dict()
     payload["notes"] = notes
+    payload["spot"] = spot.as_dict() if spot is not None else None
     return payload
 
 
@@ -371,6 +477,8 @@ def option_details(option: PlanOption) -> list[str]:
                      f"from {band.cases} published {band.basis} runs, {band.confidence})")  # fmt: skip
     if option.mfu is not None:
         lines.append(f"MFU {option.mfu:.0%} of the dense peak")
+    if option.goodput is not None:
+        lines.extend(goodput_lines(option, option.goodput))
     if option.per_user_tokens_per_s is not None:
         users = option.concurrent_users or option.batch_per_replica or 0
         queued = max(0, users - (option.batch_per_replica or users))
@@ -389,6 +497,35 @@ def option_details(option: PlanOption) -> list[str]:
             f"{static.continuous_tokens_per_s:,.0f} tokens/s continuous per replica"
         )
     return lines
+
+
+def goodput_lines(option: PlanOption, term: Goodput) -> list[str]:
+    """The goodput term in two lines: the effective time and the run with losses, then the checkpoint figures."""
+    run = []
+    if term.expected_interruptions is not None:
+        run.append(f"{term.expected_interruptions:,.0f} interruptions expected")
+    if option.effective_wall_time_s is not None:
+        run.append(f"wall {_duration(option.effective_wall_time_s)}")
+    if option.effective_gpu_hours is not None:
+        run.append(f"{option.effective_gpu_hours:,.0f} GPU-h")
+    if option.effective_cost is not None:
+        run.append(format_money(option.effective_cost))
+    spot = f", spot {term.spot_interruptions_per_hour:.3g}/h" if term.spot_interruptions_per_hour else ""
+    head = (
+        f"goodput {term.effective_fraction:.1%} effective time (one interruption every {_duration(term.job_mtbf_s)}: "
+        f"failures {term.failures_per_hour:.3g}/h{spot})"
+    )
+    if run:
+        head += ": with losses " + ", ".join(run)
+    checkpoint = term.checkpoint
+    interval = _duration(term.interval_s) if term.interval_s is not None else "never"
+    return [
+        head,
+        f"checkpoint {format_bytes(checkpoint.bytes)} written in {_duration(checkpoint.write_s)} "
+        f"({checkpoint.storage.name}) every {interval} of work ({term.interval_basis}), restart "
+        f"{_duration(checkpoint.restart_s)}; lost: restarts {term.restart_share:.1%}, checkpoints "
+        f"{term.checkpoint_share:.1%}, rework {term.rework_share:.1%}",
+    ]
 
 
 # ------------------------------------------------------------------------------------------------ run
@@ -432,23 +569,58 @@ def run_plan(args: argparse.Namespace) -> int:
     try:
         extra = store.user_gpus.all() if store else []
         gpus = resolve_gpus(args.gpu, extra)
-        prices, notes = prices_from_args(args, gpus, currency, store)
+        quoted = prices_from_args(args, gpus, currency, store)
         calibration = {} if args.spec_only else calibration_from_store(store, gpus, extra)
     finally:
         if store is not None:
             store.close()
+    prices, notes = quoted.prices, quoted.notes
+    constraints = dataclasses.replace(constraints, resilience=resilience_from_args(args, quoted.spot_rate))
     result = plan(model, workload, gpus, constraints, prices=prices, calibration=calibration,
                   rank_by=args.rank_by, top=args.top)  # fmt: skip
+    spot = spot_comparison(result, constraints.resilience, quoted) if wants_spot(args) else None
+    if spot is not None:
+        notes.append(spot_note(spot))
     if args.export:
         written = _export(result, args.export, _export_inputs(args, model, workload, constraints, notes))
         notes.append(f"exported {len(written)} files to {args.export}")
     if args.probe_shapes:
         notes.append(write_probe_shapes(result, model, workload, args.probe_shapes))
     if args.json:
-        print_json(result_json(result, notes))
+        print_json(result_json(result, notes, spot))
     else:
         print_result(result, workload, notes)
     return 0
+
+
+def spot_comparison(result: PlanResult, resilience: Resilience, quoted: QuotedPrices) -> SpotComparison | None:
+    """Spot against on demand for the top training option, when both prices are known."""
+    option = result.options[0] if result.options else None
+    if option is None or option.goodput is None:
+        return None
+    term = option.goodput
+    spot_price, on_demand = quoted.prices.get(option.gpu.id), quoted.on_demand.get(option.gpu.id)
+    if spot_price is None or on_demand is None or spot_price.currency != on_demand.currency:
+        return None
+    return spot_against_on_demand(
+        option.gpu, option.gpus, option.nodes, term.checkpoint.bytes, resilience,
+        spot_price.amount, on_demand.amount,
+    )  # fmt: skip
+
+
+def spot_note(spot: SpotComparison) -> str:
+    verdict = "spot pays" if spot.pays else "spot does not pay"
+    if spot.break_even_nodes is None:
+        limit = "at every job size"
+    elif spot.break_even_nodes == 0:
+        limit = "not even on one node"
+    else:
+        limit = f"up to {spot.break_even_nodes:,} nodes per job"
+    return (
+        f"{verdict} for option 1: {spot.spot_per_useful_gpu_hour:.3g} vs {spot.on_demand_per_useful_gpu_hour:.3g} "
+        f"per useful GPU-hour on demand ({spot.spot_fraction:.1%} vs {spot.on_demand_fraction:.1%} effective time); "
+        f"spot pays {limit} (each reclaimed node stops the whole job)"
+    )
 
 
 def write_probe_shapes(result: PlanResult, model: ModelSpec, workload: Workload, path: str) -> str:

@@ -1,0 +1,89 @@
+"""Planning at scale: failures, checkpoints and restarts (goodput), and spot capacity.
+
+Pure functions over frozen dataclasses (no I/O); sources and dates in docs/sources.md, "Reliability at scale".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from planner.gpus import GpuSpec
+from planner.scale.checkpoints import (
+    DETECTION_S,
+    RESCHEDULE_S,
+    STORAGES,
+    CheckpointCost,
+    Storage,
+    checkpoint_bytes,
+    checkpoint_cost,
+    storage,
+)
+from planner.scale.failures import FailureRate, failure_rate
+from planner.scale.goodput import (
+    Goodput,
+    Resilience,
+    daly_interval_s,
+    goodput,
+    wall_time_ratio,
+    young_interval_s,
+)
+from planner.scale.spot import (
+    DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR,
+    SPOT_RATE_SOURCE,
+    SpotComparison,
+    compare_spot,
+    spot_overhead,
+)
+
+
+def job_goodput(
+    gpu: GpuSpec,
+    gpus: int,
+    nodes: int,
+    state_bytes: int,
+    resilience: Resilience,
+    work_s: float | None = None,
+) -> Goodput | None:
+    """The goodput term of a training job on `gpus` x `gpu` over `nodes` nodes with a `state_bytes` checkpoint
+    (None when the user turned failures off and the job is not on spot)."""
+    rate = failure_rate(gpu, resilience.failures_per_gpu_hour)
+    spot = resilience.spot_interruptions_per_node_hour * nodes
+    if rate.per_gpu_hour == 0 and spot == 0:
+        return None
+    where = storage(resilience.storage, resilience.checkpoint_bytes_per_s_per_gpu)
+    cost = checkpoint_cost(state_bytes, gpus, where, resilience.restart_s)
+    return goodput(
+        cost, rate.per_gpu_hour * gpus, rate.describe(), spot_interruptions_per_hour=spot,
+        interval_s=resilience.checkpoint_interval_s, work_s=work_s, gpus=gpus,
+    )  # fmt: skip
+
+
+def spot_against_on_demand(
+    gpu: GpuSpec,
+    gpus: int,
+    nodes: int,
+    state_bytes: int,
+    resilience: Resilience,
+    spot_price: float,
+    on_demand_price: float,
+) -> SpotComparison:
+    """Spot (at the resilience's reclaim rate) against on demand for this job, and the largest job on whole nodes
+    of the same size at which spot still pays. Prices per GPU-hour in one currency."""
+    per_node = max(1, gpus // max(1, nodes))
+    on_demand = dataclasses.replace(resilience, spot_interruptions_per_node_hour=0.0)
+
+    def fractions(count: int) -> tuple[float, float]:
+        size = count * per_node
+        base = job_goodput(gpu, size, count, state_bytes, on_demand)
+        spot = job_goodput(gpu, size, count, state_bytes, resilience)
+        return (base.effective_fraction if base else 1.0, spot.effective_fraction if spot else 1.0)
+
+    return compare_spot(spot_price, on_demand_price, fractions, nodes)
+
+
+__all__ = [
+    "DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR", "DETECTION_S", "RESCHEDULE_S", "SPOT_RATE_SOURCE", "STORAGES",
+    "CheckpointCost", "FailureRate", "Goodput", "Resilience", "SpotComparison", "Storage", "checkpoint_bytes",
+    "checkpoint_cost", "compare_spot", "spot_against_on_demand", "daly_interval_s", "failure_rate", "goodput", "job_goodput", "spot_overhead",
+    "storage", "wall_time_ratio", "young_interval_s",
+]
