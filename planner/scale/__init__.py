@@ -81,9 +81,37 @@ def spot_against_on_demand(
     return compare_spot(spot_price, on_demand_price, fractions, nodes)
 
 
+def spot_overhead_of_job(
+    gpu: GpuSpec,
+    gpus: int,
+    spot_interruptions_per_node_hour: float,
+    checkpoint_write_s: float,
+    restart_s: float,
+    gpus_per_node: int | None = None,
+) -> tuple[float, str]:
+    """Extra billed hours per useful hour of a `gpus`-GPU job on spot against on demand (both suffer the GPU
+    type's published failures; spot adds nodes x the reclaim rate), and the sentence saying how it was found."""
+    per_node = gpus_per_node or gpu.gpus_per_node
+    nodes = -(-gpus // per_node)
+    where = Storage("user-set", 1.0, None, "user-set")
+    cost = CheckpointCost(0, where, checkpoint_write_s, restart_s, "user-set")
+    rate = failure_rate(gpu)
+    on_demand = goodput(cost, rate.per_gpu_hour * gpus, rate.describe())
+    spot_rate = spot_interruptions_per_node_hour * nodes
+    spot = goodput(cost, rate.per_gpu_hour * gpus, rate.describe(), spot_interruptions_per_hour=spot_rate)
+    overhead = spot_overhead(on_demand, spot)
+    basis = (
+        f"{spot_interruptions_per_node_hour:.3g} reclaims per instance-hour x {nodes} node(s); each loses the work "
+        f"since the last checkpoint ({checkpoint_write_s / 60:.3g} min to write, Daly's interval) and a "
+        f"{restart_s / 60:.3g} min restart: spot {spot.effective_fraction:.1%} effective time against "
+        f"{on_demand.effective_fraction:.1%} on demand"
+    )
+    return overhead, basis
+
+
 __all__ = [
     "DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR", "DETECTION_S", "RESCHEDULE_S", "SPOT_RATE_SOURCE", "STORAGES",
     "CheckpointCost", "FailureRate", "Goodput", "Resilience", "SpotComparison", "Storage", "checkpoint_bytes",
-    "checkpoint_cost", "compare_spot", "spot_against_on_demand", "daly_interval_s", "failure_rate", "goodput", "job_goodput", "spot_overhead",
+    "checkpoint_cost", "compare_spot", "spot_against_on_demand", "spot_overhead_of_job", "daly_interval_s", "failure_rate", "goodput", "job_goodput", "spot_overhead",
     "storage", "wall_time_ratio", "young_interval_s",
 ]
