@@ -580,7 +580,7 @@ def run_plan(args: argparse.Namespace) -> int:
                   rank_by=args.rank_by, top=args.top)  # fmt: skip
     spot = spot_comparison(result, constraints.resilience, quoted) if wants_spot(args) else None
     if spot is not None:
-        notes.append(spot_note(spot))
+        notes.append(spot_note(spot, currency))
     if args.export:
         written = _export(result, args.export, _export_inputs(args, model, workload, constraints, notes))
         notes.append(f"exported {len(written)} files to {args.export}")
@@ -608,7 +608,7 @@ def spot_comparison(result: PlanResult, resilience: Resilience, quoted: QuotedPr
     )  # fmt: skip
 
 
-def spot_note(spot: SpotComparison) -> str:
+def spot_note(spot: SpotComparison, currency: str) -> str:
     verdict = "spot pays" if spot.pays else "spot does not pay"
     if spot.break_even_nodes is None:
         limit = "at every job size"
@@ -617,8 +617,8 @@ def spot_note(spot: SpotComparison) -> str:
     else:
         limit = f"up to {spot.break_even_nodes:,} nodes per job"
     return (
-        f"{verdict} for option 1: {spot.spot_per_useful_gpu_hour:.3g} vs {spot.on_demand_per_useful_gpu_hour:.3g} "
-        f"per useful GPU-hour on demand ({spot.spot_fraction:.1%} vs {spot.on_demand_fraction:.1%} effective time); "
+        f"{verdict} for option 1: {format_money(Money(spot.spot_per_useful_gpu_hour, currency))} against "
+        f"{format_money(Money(spot.on_demand_per_useful_gpu_hour, currency))} per useful GPU-hour on demand ({spot.spot_fraction:.1%} vs {spot.on_demand_fraction:.1%} effective time); "
         f"spot pays {limit} (each reclaimed node stops the whole job)"
     )
 
