@@ -105,3 +105,12 @@ def test_rentbuy_spot_line_follows_the_interruption_rate(capsys):
     assert totals[0] < totals[1] < totals[2]
     code, out, _ = run(capsys, *RENT, "--spot-interruptions-per-node-hour", "0.05")
     assert code == 0 and "0.05 reclaims per instance-hour x 8 node(s)" in out
+
+
+def test_exported_report_has_the_goodput_rows(capsys, tmp_path):
+    code, _, err = run(capsys, *SMALL, "--export", str(tmp_path / "out"))
+    assert code == 0, err
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    for row in ("Effective training time", "Lost to restarts / checkpoints / rework", "Wall time with losses",
+                "Daly optimum", "failure rate: 19.7 interruptions per million GPU-hours"):  # fmt: skip
+        assert row in report
