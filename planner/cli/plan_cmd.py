@@ -29,6 +29,7 @@ from planner.scale import (
     spot_against_on_demand,
 )
 from planner.search import DEFAULT_MAX_GPUS, Constraints, PlanOption, PlanResult, Workload, plan
+from planner.search.pools import PoolComparison, PoolPart, compare_pool
 from planner.vocabulary import Layout, Offload, Optimizer, Precision, RankBy, Recompute, Task
 
 if TYPE_CHECKING:
@@ -67,7 +68,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--task", default="pretrain", choices=Task.choices(), help="train = pretrain (full training)"
     )
-    parser.add_argument("--gpu", required=True, help="GPU id from `gpus` (several: comma-separated)")
+    parser.add_argument("--gpu", default=None, help="GPU id from `gpus` (several: comma-separated)")
+    parser.add_argument(
+        "--pool", default=None, metavar="ID:COUNT,...",
+        help="training on a mixed pool you have, e.g. a100-sxm-80gb:64,h100-sxm:32: each type alone against the "
+        "whole pool as one data-parallel job (instead of --gpu)",
+    )  # fmt: skip
     count = parser.add_mutually_exclusive_group()
     count.add_argument("--gpus", type=int, default=None, help="exactly this many GPUs")
     count.add_argument(
@@ -290,6 +296,22 @@ def _open_store() -> StoreProtocol | None:
     except ModuleNotFoundError:
         return None
     return open_store()
+
+
+def resolve_pool(text: str, extra: list[GpuSpec]) -> list[PoolPart]:
+    """--pool "a100-sxm-80gb:64,h100-sxm:32" -> the parts (UserError for a missing or bad count)."""
+    parts = []
+    for item in (piece.strip() for piece in text.split(",")):
+        name, _, count = item.rpartition(":")
+        if not name or not count.strip().isdigit():
+            raise UserError.of(msg("error.must_be_whole", what=f"--pool count of {item!r}", value=count))
+        number = int(count)
+        if number > MAX_GPUS:
+            raise UserError.of(msg("error.absurdly_large", what="--pool count", value=number, limit=MAX_GPUS))
+        parts.append(PoolPart(get_gpu(name.strip(), extra), number))
+    if not any(part.count for part in parts):
+        raise UserError.of(msg("error.gpus_positive"))
+    return parts
 
 
 def resolve_gpus(text: str, extra: list[GpuSpec]) -> list[GpuSpec]:
@@ -568,7 +590,8 @@ def run_plan(args: argparse.Namespace) -> int:
     store = _open_store() if (args.price_from_quotes or not args.spec_only) else None
     try:
         extra = store.user_gpus.all() if store else []
-        gpus = resolve_gpus(args.gpu, extra)
+        pool = resolve_pool(args.pool, extra) if args.pool else None
+        gpus = [part.gpu for part in pool] if pool else resolve_gpus(args.gpu or "", extra)
         quoted = prices_from_args(args, gpus, currency, store)
         calibration = {} if args.spec_only else calibration_from_store(store, gpus, extra)
     finally:
@@ -576,6 +599,13 @@ def run_plan(args: argparse.Namespace) -> int:
             store.close()
     prices, notes = quoted.prices, quoted.notes
     constraints = dataclasses.replace(constraints, resilience=resilience_from_args(args, quoted.spot_rate))
+    if pool is not None:
+        comparison = compare_pool(model, workload, pool, constraints, prices=prices, calibration=calibration)
+        if args.json:
+            print_json({"pool": comparison.as_dict(), "notes": notes})
+        else:
+            print_pool(comparison, notes)
+        return 0
     result = plan(model, workload, gpus, constraints, prices=prices, calibration=calibration,
                   rank_by=args.rank_by, top=args.top)  # fmt: skip
     spot = spot_comparison(result, constraints.resilience, quoted) if wants_spot(args) else None
@@ -591,6 +621,21 @@ def run_plan(args: argparse.Namespace) -> int:
     else:
         print_result(result, workload, notes)
     return 0
+
+
+def print_pool(comparison: PoolComparison, notes: list[str]) -> None:
+    """The pool comparison: one line per way to run the job, fastest first, and why the first wins."""
+    print(f"{'way':<24} {'GPUs':<34} {'TP x PP':>7} {'tokens/s':>11} {'goodput':>8} {'wall':>10} {'cost':>14}")
+    for choice in comparison.choices:
+        gpus = " + ".join(f"{count} x {gpu}" for gpu, count in choice.gpus.items())
+        cost = format_money(choice.cost) if choice.cost else "-"
+        print(f"{choice.name:<24} {gpus:<34.34} {f'{choice.tp} x {choice.pp}':>7} {choice.tokens_per_s:>11,.0f} "
+              f"{choice.effective_fraction:>8.1%} {_duration(choice.wall_time_s):>10} {cost:>14}")  # fmt: skip
+    print(f"best: {comparison.best or '-'}: {comparison.reason}")
+    print(f"the types' own throughputs add up to {comparison.perfect_sum_tokens_per_s:,.0f} tokens/s: no pooled job "
+          "beats it; pipeline stages sized per type are not modelled yet")  # fmt: skip
+    for line in notes:
+        print(f"note: {line}")
 
 
 def spot_comparison(result: PlanResult, resilience: Resilience, quoted: QuotedPrices) -> SpotComparison | None:

@@ -1,0 +1,225 @@
+"""Mixed GPU pools: one training job on what the user has (say 64 x A100 80GB + 32 x H100), compared three ways.
+
+- each type alone: the fastest plan on at most that many GPUs of one type (the rest stays idle or runs other jobs:
+  "separate jobs");
+- the whole pool as one data-parallel job: every type runs the same model-parallel shape (tp x pp, so the
+  gradient shards line up), each type's memory is checked on its own plan, the global batch is split in proportion
+  to each type's compute rate (more gradient-accumulation steps on the faster type, the same micro-batch, so the
+  memory per GPU is the one planned), and the gradient synchronisation runs at the slowest type's pace;
+- the winner, with the reason it wins.
+
+One step of the pooled job: B / sum(r_i) + max(d_i), where r_i is type i's tokens per second of compute alone
+(its planned step without the data-parallel communication d_i) and B the tokens per step. Its throughput never
+beats the sum of the types' own throughputs: with conductances c_i = r_i / B, B / (1 / sum c_i + D) <=
+sum B / (1 / c_i + D) because x / (1 + D x) is concave and 0 at 0 (subadditive), and each type's own d_i <= D.
+With one type it is that type's own plan exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from planner import perf
+from planner.errors import UserError
+from planner.gpus import GpuSpec
+from planner.messages import msg
+from planner.models import ModelSpec
+from planner.money import Money
+from planner.scale import checkpoint_cost, failure_rate, goodput, storage
+from planner.search.plan import plan
+from planner.search.types import Constraints, PlanOption, Workload
+
+
+@dataclass(frozen=True, slots=True)
+class PoolPart:
+    """One GPU type of the pool and how many of them."""
+
+    gpu: GpuSpec
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class PoolChoice:
+    """One way to run the job on the pool: which GPUs, the failure-free throughput, the effective fraction, the
+    wall time and cost with losses (None without tokens / prices), and the plans it rests on."""
+
+    name: str  # "alone:<gpu id>" | "pool"
+    gpus: Mapping[str, int]
+    tokens_per_s: float
+    effective_fraction: float
+    wall_time_s: float | None
+    cost: Money | None
+    plans: tuple[PlanOption, ...]
+    tp: int
+    pp: int
+
+    @property
+    def useful_tokens_per_s(self) -> float:
+        return self.tokens_per_s * self.effective_fraction
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name, "gpus": dict(self.gpus), "tokens_per_s": self.tokens_per_s,
+            "effective_fraction": self.effective_fraction, "wall_time_s": self.wall_time_s,
+            "cost": self.cost.as_dict() if self.cost is not None else None, "tp": self.tp, "pp": self.pp,
+            "strategies": {option.gpu.id: option.layout.as_dict() for option in self.plans},
+        }  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class PoolComparison:
+    """Every way that fits, fastest first (by useful tokens per second), the winner's name and why it wins."""
+
+    choices: tuple[PoolChoice, ...]
+    best: str
+    reason: str
+    perfect_sum_tokens_per_s: float  # the types' own throughputs added: no pooled job can beat it
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "choices": [choice.as_dict() for choice in self.choices],
+            "best": self.best,
+            "reason": self.reason,
+            "perfect_sum_tokens_per_s": self.perfect_sum_tokens_per_s,
+        }
+
+
+def compare_pool(
+    model: ModelSpec,
+    workload: Workload,
+    parts: Sequence[PoolPart],
+    constraints: Constraints | None = None,
+    *,
+    prices: Mapping[str, Money] | None = None,
+    calibration: Mapping[str, perf.Calibration] | None = None,
+) -> PoolComparison:
+    """Each type alone against the whole pool as one data-parallel job (training only)."""
+    if not workload.is_training:
+        raise UserError.of(msg("error.unknown_choice", what="task for a GPU pool", text=str(workload.task),
+                               choices="pretrain, finetune, lora, qlora"))  # fmt: skip
+    base = constraints or Constraints()
+    parts = [part for part in parts if part.count > 0]
+    if not parts:
+        raise UserError.of(msg("error.gpus_positive"))
+    prices, calibration = prices or {}, calibration or {}
+    choices: list[PoolChoice] = []
+    own: dict[str, PlanOption] = {}
+    for part in parts:
+        limits = replace(base, max_gpus=part.count, gpus=None)
+        result = plan(model, workload, part.gpu, limits, prices=prices, calibration=calibration, top=1)
+        if result.options:
+            option = own[part.gpu.id] = result.options[0]
+            choices.append(_alone(option))
+    if len(parts) > 1:
+        pooled = _best_pooled(model, workload, parts, base, prices, calibration, own)
+        if pooled is not None:
+            choices.append(pooled)
+    if not choices:
+        return PoolComparison((), "", "nothing fits on any type of the pool", 0.0)
+    choices.sort(key=lambda choice: -choice.useful_tokens_per_s)
+    perfect = sum(option.tokens_per_s for option in own.values())
+    return PoolComparison(tuple(choices), choices[0].name, _reason(choices), perfect)
+
+
+def _alone(option: PlanOption) -> PoolChoice:
+    return PoolChoice(
+        f"alone:{option.gpu.id}", {option.gpu.id: option.gpus}, option.tokens_per_s, option.effective_fraction,
+        option.effective_wall_time_s, option.effective_cost, (option,), option.layout.tp, option.layout.pp,
+    )  # fmt: skip
+
+
+def _best_pooled(
+    model: ModelSpec,
+    workload: Workload,
+    parts: Sequence[PoolPart],
+    base: Constraints,
+    prices: Mapping[str, Money],
+    calibration: Mapping[str, perf.Calibration],
+    own: Mapping[str, PlanOption],
+) -> PoolChoice | None:
+    """The fastest pooled job over the model-parallel shapes the types' own plans chose."""
+    shapes = sorted({(option.layout.tp, option.layout.pp) for option in own.values()})
+    best: PoolChoice | None = None
+    for tp, pp in shapes:
+        plans = []
+        for part in parts:
+            pinned = {**base.pinned, "tp": tp, "pp": pp}
+            limits = replace(base, gpus=part.count, pinned=pinned)
+            result = plan(model, workload, part.gpu, limits, prices=prices, calibration=calibration, top=1)
+            if not result.options:
+                break  # this shape does not fit (or divide) on one of the types
+            plans.append(result.options[0])
+        else:
+            choice = pooled_choice(plans, workload, base)
+            if best is None or choice.useful_tokens_per_s > best.useful_tokens_per_s:
+                best = choice
+    return best
+
+
+def pooled_choice(plans: Sequence[PlanOption], workload: Workload, base: Constraints) -> PoolChoice:
+    """One data-parallel job over every type's plan (same tp x pp): the batch split by compute rate, the
+    gradient synchronisation at the slowest type's pace, failures of every GPU, the checkpoint written by all."""
+    tokens_per_step = workload.tokens_per_step
+    rates = []
+    sync = 0.0
+    for option in plans:
+        dp_s = option.time_breakdown.get("dp_comm_s", 0.0)
+        compute_s = option.step_time_s - dp_s
+        rates.append(tokens_per_step / compute_s)
+        sync = max(sync, dp_s)
+    step_s = tokens_per_step / sum(rates) + sync
+    tokens_per_s = tokens_per_step / step_s
+    gpus = sum(option.gpus for option in plans)
+    fraction = _pool_fraction(plans, base, gpus)
+    wall = workload.tokens / (tokens_per_s * fraction) if workload.tokens else None
+    cost = _pool_cost(plans, wall)
+    first = plans[0].layout
+    return PoolChoice("pool", {option.gpu.id: option.gpus for option in plans}, tokens_per_s, fraction, wall, cost,
+                      tuple(plans), first.tp, first.pp)  # fmt: skip
+
+
+def _pool_fraction(plans: Sequence[PlanOption], base: Constraints, gpus: int) -> float:
+    """Effective time of the pooled job: every GPU's failures stop it; all ranks write the checkpoint."""
+    terms = [option.goodput for option in plans if option.goodput is not None]
+    if not terms:
+        return 1.0
+    resilience = base.resilience
+    failures = sum(failure_rate(option.gpu, resilience.failures_per_gpu_hour).per_gpu_hour * option.gpus
+                   for option in plans)  # fmt: skip
+    spot = sum(term.spot_interruptions_per_hour for term in terms)
+    where = storage(resilience.storage, resilience.checkpoint_bytes_per_s_per_gpu)
+    cost = checkpoint_cost(terms[0].checkpoint.bytes, gpus, where, resilience.restart_s)
+    interval = resilience.checkpoint_interval_s
+    return goodput(cost, failures, "pool", spot_interruptions_per_hour=spot, interval_s=interval).effective_fraction
+
+
+def _pool_cost(plans: Sequence[PlanOption], wall_s: float | None) -> Money | None:
+    """Every GPU of the pool billed for the whole wall time (None without a price for every type)."""
+    if wall_s is None or any(option.cost is None or option.gpu_hours is None for option in plans):
+        return None
+    total: Money | None = None
+    for option in plans:
+        assert option.cost is not None and option.gpu_hours  # checked above
+        per_gpu_hour = option.cost * (1 / option.gpu_hours)
+        part = per_gpu_hour * (option.gpus * wall_s / 3600)
+        if total is not None and part.currency != total.currency:
+            return None
+        total = part if total is None else Money(total.amount + part.amount, total.currency)
+    return total
+
+
+def _reason(choices: Sequence[PoolChoice]) -> str:
+    """Why the first choice wins, in one sentence with the figures."""
+    best, runner = choices[0], choices[1] if len(choices) > 1 else None
+    if runner is None:
+        return f"{best.name} is the only way that fits"
+    speedup = best.useful_tokens_per_s / runner.useful_tokens_per_s
+    if best.name == "pool":
+        return (f"the whole pool is {speedup:.2f}x faster than {runner.name.split(':', 1)[1]} alone: the extra GPUs "
+                "bring more than the gradient sync at the slower pace costs")  # fmt: skip
+    if runner.name == "pool":
+        return (f"{best.name.split(':', 1)[1]} alone is {speedup:.2f}x faster than the whole pool: the pool's "
+                "common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other "
+                "GPUs stay free for separate jobs")  # fmt: skip
+    return f"{best.name.split(':', 1)[1]} alone is {speedup:.2f}x faster than {runner.name.split(':', 1)[1]} alone"
