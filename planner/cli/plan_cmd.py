@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+import statistics
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,10 +16,21 @@ from planner.exports import ExportInputs, export_plan
 from planner.gpus import GpuSpec, get_gpu
 from planner.layout_text import layout_label
 from planner.memory import MAX_DEGREE, MAX_LORA_RANK, MAX_SEQ_LEN, MemoryConfig, validate_layout
-from planner.messages import format_bytes, format_duration, msg
+from planner.messages import format_bytes, format_duration, msg, render_all_en
 from planner.models import ModelSpec
-from planner.money import ExchangeRates, Money, convert, format_money, normalise_currency
-from planner.perf import ENGINES, FORMATS, Calibration, calibration_from_report
+from planner.money import Money, format_money, normalise_currency
+from planner.perf import ENGINES, FORMATS
+from planner.resolver import (
+    ON_DEMAND,
+    PlanQuestion,
+    ResolvedPlan,
+    base_gpu_id,
+    choice_key,
+    newest_run_choices,
+    quotes_by_id,
+    resolve,
+    unpriced_notes,
+)
 from planner.scale import (
     DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR,
     STORAGES,
@@ -28,8 +39,16 @@ from planner.scale import (
     SpotComparison,
     spot_against_on_demand,
 )
-from planner.search import DEFAULT_MAX_GPUS, Constraints, PlanOption, PlanResult, Workload, plan
+from planner.search import (
+    DEFAULT_MAX_GPUS,
+    DEFAULT_MEMORY_HEADROOM,
+    Constraints,
+    PlanOption,
+    PlanResult,
+    Workload,
+)
 from planner.search.pools import PoolComparison, PoolPart, compare_pool
+from planner.search.types import MAX_MEMORY_HEADROOM
 from planner.vocabulary import Layout, Offload, Optimizer, Precision, RankBy, Recompute, Task
 
 if TYPE_CHECKING:
@@ -38,7 +57,6 @@ if TYPE_CHECKING:
 # Sequences per optimizer step when --batch is not given: about 4M tokens at 4K context for pre-training
 # (Llama 3 70B/405B started at 4M tokens per batch, arXiv 2407.21783 section 3.4); a small fine-tuning batch.
 DEFAULT_GLOBAL_BATCH = {Task.PRETRAIN: 1024, Task.FINETUNE: 64, Task.LORA: 64, Task.QLORA: 64}
-PROBE_RUNS_FOR_CALIBRATION = 20
 # Upper bounds past which a number is a typo, not a plan; they also keep every figure in the JSON finite.
 MAX_GPUS = 1_000_000  # the largest training clusters have a few hundred thousand GPUs
 MAX_SEQUENCES = 10_000_000  # sequences per optimizer step, or concurrent users
@@ -68,7 +86,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--task", default="pretrain", choices=Task.choices(), help="train = pretrain (full training)"
     )
-    parser.add_argument("--gpu", default=None, help="GPU id from `gpus` (several: comma-separated)")
+    parser.add_argument(
+        "--gpu", default=None,
+        help="GPU id from `gpus`, run:ID (a stored probe run) or quote:ID (a stored quote); comma-separated",
+    )  # fmt: skip
     parser.add_argument(
         "--pool", default=None, metavar="ID:COUNT,...",
         help="training on a mixed pool you have, e.g. a100-sxm-80gb:64,h100-sxm:32: each type alone against the "
@@ -116,8 +137,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--price-per-gpu-hour", type=float, default=None, help="price per GPU-hour in --currency"
     )
     parser.add_argument(
-        "--price-from-quotes", action="store_true", help="use the lowest stored on-demand quote"
-    )
+        "--price-from-quotes", action="store_true",
+        help="price each GPU type at the median of your on-demand quotes (else the reference quotes)",
+    )  # fmt: skip
     parser.add_argument("--currency", default="USD", help="currency of prices and costs (USD, EUR, RUB)")
     parser.add_argument("--budget", type=float, default=None, help="most the run may cost, in --currency")
     parser.add_argument("--deadline-days", type=float, default=None, help="longest acceptable wall time")
@@ -125,7 +147,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--inter-node-gbps", type=float, default=None, help="network per GPU in Gbit/s (default 400)"
     )
-    parser.add_argument("--spec-only", action="store_true", help="ignore stored probe measurements")
+    measured = parser.add_mutually_exclusive_group()
+    measured.add_argument(
+        "--spec-only", action="store_true", help="datasheet figures only (the default; kept for scripts)"
+    )
+    measured.add_argument(
+        "--measured", action="store_true",
+        help="use the newest stored probe run of each GPU type (or give --gpu run:ID for one run)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--memory-headroom", type=float, default=DEFAULT_MEMORY_HEADROOM * 100,
+        help=f"percent of each GPU's memory left free (default {DEFAULT_MEMORY_HEADROOM:.0%})",
+    )  # fmt: skip
     add_resilience_arguments(parser)
     pin = parser.add_argument_group("pin part of the strategy")
     pin.add_argument("--dp", type=int, default=None)
@@ -277,7 +310,15 @@ def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraint
         pinned=pinned,
         gpus_per_node=args.gpus_per_node,
         inter_node_bytes_per_s=args.inter_node_gbps * 1e9 / 8 if args.inter_node_gbps else None,
+        memory_headroom=_headroom(args.memory_headroom),
     )
+
+
+def _headroom(percent: float) -> float:
+    """--memory-headroom (percent) as a fraction; UserError outside 0..90%."""
+    if not (math.isfinite(percent) and 0 <= percent <= MAX_MEMORY_HEADROOM * 100):
+        raise UserError.of(msg("error.headroom_range", headroom=percent / 100, limit=MAX_MEMORY_HEADROOM))
+    return percent / 100
 
 
 def check_pinned_layout(model: ModelSpec, pinned: Mapping[str, int | str]) -> None:
@@ -314,16 +355,28 @@ def resolve_pool(text: str, extra: list[GpuSpec]) -> list[PoolPart]:
     return parts
 
 
-def resolve_gpus(text: str, extra: list[GpuSpec]) -> list[GpuSpec]:
-    names = [part.strip() for part in text.split(",") if part.strip()]
+def hardware_from_args(args: argparse.Namespace, store: StoreProtocol | None) -> tuple[str, ...]:
+    """--gpu as hardware choices for planner.resolver: GPU ids (or names), "run:ID" and "quote:ID", comma-
+    separated; --measured turns each GPU id into the newest stored probe run of that type (when there is one)."""
+    if args.pool:
+        parts = resolve_pool(args.pool, store.user_gpus.all() if store else [])
+        return tuple(dict.fromkeys(part.gpu.id for part in parts))
+    names = [part.strip() for part in (args.gpu or "").split(",") if part.strip()]
     if not names:
         raise UserError.of(msg("error.gpu_flag_empty"))
-    return list({gpu.id: gpu for gpu in (get_gpu(name, extra) for name in names)}.values())
+    if not args.measured or store is None:
+        return tuple(names)
+    extra = store.user_gpus.all()
+    catalog_ids = [get_gpu(name, extra).id for name in names if choice_key(name)[0] == "catalog"]
+    measured = iter(newest_run_choices(store, catalog_ids, extra))
+    return tuple(next(measured) if choice_key(name)[0] == "catalog" else name for name in names)
 
 
-def _price_per_gpu_hour(args: argparse.Namespace) -> float:
+def _price_per_gpu_hour(args: argparse.Namespace) -> float | None:
     """--price-per-gpu-hour, checked (UserError for both price flags, NaN, a negative or absurd price)."""
-    price: float = args.price_per_gpu_hour
+    price: float | None = args.price_per_gpu_hour
+    if price is None:
+        return None
     what = "--price-per-gpu-hour"
     if args.price_from_quotes:
         raise UserError.of(msg("error.price_flags_both"))
@@ -336,93 +389,76 @@ def _price_per_gpu_hour(args: argparse.Namespace) -> float:
     return price
 
 
-@dataclass(frozen=True, slots=True)
-class QuotedPrices:
-    """Prices per GPU-hour in the plan's currency by GPU id, where each came from, and for spot: the reclaim rate
-    the chosen quotes carry (the highest of them) and the on-demand prices to compare with."""
-
-    prices: dict[str, Money]
-    notes: list[str]
-    spot_rate: float | None = None
-    on_demand: dict[str, Money] = field(default_factory=dict)
-
-
-def prices_from_args(
-    args: argparse.Namespace, gpus: list[GpuSpec], currency: str, store: StoreProtocol | None
-) -> QuotedPrices:
-    """GPU id -> price per GPU-hour in `currency`, and notes saying where each price came from (--spot: the
-    cheapest spot quotes, their interruption rate and the cheapest on-demand quotes beside them)."""
-    if args.price_per_gpu_hour is not None:
-        price = _price_per_gpu_hour(args)
-        return QuotedPrices({gpu.id: Money(price, currency) for gpu in gpus}, [])
-    if not args.price_from_quotes or store is None:
-        return QuotedPrices({}, [])
-    spot = wants_spot(args)
-    prices, notes, chosen = _quoted(store, gpus, "spot" if spot else "on-demand", currency)
-    if not spot:
-        return QuotedPrices(prices, notes)
-    on_demand, _, _ = _quoted(store, gpus, "on-demand", currency)
-    rates = [quote.get("interruptions_per_hour") for quote in chosen]
-    known = [float(rate) for rate in rates if isinstance(rate, int | float)]
-    return QuotedPrices(prices, notes, max(known) if known else None, on_demand)
+def question_from_args(
+    args: argparse.Namespace, workload: Workload, constraints: Constraints, hardware: tuple[str, ...]
+) -> PlanQuestion:
+    """The command line as planner.resolver's question (the GUI builds the same from its widgets)."""
+    return PlanQuestion(
+        model=args.model, workload=workload, hardware=hardware, max_gpus=constraints.max_gpus,
+        exact_gpus=constraints.gpus, budget_amount=constraints.budget.amount if constraints.budget else None,
+        deadline_s=constraints.deadline_s, pinned=constraints.pinned, memory_headroom=constraints.memory_headroom,
+        currency=normalise_currency(args.currency), price_per_gpu_hour=_price_per_gpu_hour(args),
+        price_from_quotes=args.price_from_quotes, gpus_per_node=constraints.gpus_per_node,
+        inter_node_bytes_per_s=constraints.inter_node_bytes_per_s, rank_by=args.rank_by,
+        price_kinds=("spot",) if wants_spot(args) else ON_DEMAND, resilience=constraints.resilience,
+    )  # fmt: skip
 
 
-def _quoted(
-    store: StoreProtocol, gpus: list[GpuSpec], kind: str, currency: str
-) -> tuple[dict[str, Money], list[str], list[Mapping[str, object]]]:
-    """The cheapest stored `kind` quote per GPU type: prices in `currency`, notes, and the quotes chosen."""
-    rates = store.settings.exchange_rates()
-    prices, notes, chosen = {}, [], []
-    for gpu in gpus:
-        best = _cheapest_quote(store.rental_quotes.find(gpu=gpu.id, kind=kind), currency, rates)
-        if best is None:
-            notes.append(f"no stored {kind} quote for {gpu.id}: no cost shown")
-            continue
-        converted, original, quote = best
-        prices[gpu.id] = converted
-        chosen.append(quote)
-        # a quote in another currency keeps its original amount beside the converted one
-        shown = f"{format_money(converted)}/GPU-hour" + (
-            f" (quoted {format_money(original)})" if original.currency != currency else ""
-        )
-        rate = quote.get("interruptions_per_hour")
-        reclaims = f", {rate:g} interruptions per instance-hour" if isinstance(rate, int | float) else ""
-        notes.append(
-            f"price for {gpu.id}: {shown}, {quote.get('provider')} "
-            f"{quote.get('offer') or ''} quoted {quote.get('quoted_on')}{reclaims}".replace("  ", " ")
-        )
-    return prices, notes, chosen
+def resolve_args(
+    args: argparse.Namespace, workload: Workload, constraints: Constraints
+) -> tuple[ResolvedPlan, dict[str, Money]]:
+    """planner.resolver.resolve() for the command line; a quote the user asked to price with but whose
+    currency has no exchange rate is an error here (the GUI shows it as a note). --spot takes the reclaim rate
+    the chosen or stored spot quotes state, and the on-demand prices come back beside the plan to compare with
+    (GPU id -> price; empty without --spot)."""
+    # the store also holds the user's GPU types, so it is read unless --spec-only says nothing stored matters
+    stored_choice = any(choice_key(part)[0] != "catalog" for part in (args.gpu or "").split(","))
+    wants_store = args.price_from_quotes or args.measured or stored_choice or not args.spec_only
+    store = _open_store() if wants_store else None
+    on_demand_prices: dict[str, Money] = {}
+    try:
+        hardware = hardware_from_args(args, store)
+        stated = stated_spot_rate(store, hardware) if wants_spot(args) else None
+        constraints = dataclasses.replace(constraints, resilience=resilience_from_args(args, stated))
+        question = question_from_args(args, workload, constraints, hardware)
+        resolved = resolve(question, store)
+        if wants_spot(args) and (args.price_from_quotes or stored_choice):
+            base = tuple(dict.fromkeys(base_gpu_id(gpu.id) for gpu in resolved.gpus))
+            on_demand = resolve(dataclasses.replace(question, price_kinds=ON_DEMAND, hardware=base), store)
+            on_demand_prices = dict(on_demand.prices)
+    finally:
+        if store is not None:
+            store.close()
+    if resolved.missing_rates and len(resolved.prices) < len(resolved.gpus):
+        raise UserError.of(resolved.missing_rates[0])
+    return resolved, on_demand_prices
 
 
-def _cheapest_quote(
-    quotes: Sequence[Mapping[str, object]], currency: str, rates: ExchangeRates
-) -> tuple[Money, Money, Mapping[str, object]] | None:
-    """(price in `currency`, price as quoted, quote) of the cheapest quote with a price, or None."""
-    best = None
-    for quote in quotes:
-        amount = quote.get("price_per_gpu_hour")
-        if not isinstance(amount, int | float):
-            continue
-        original = Money(amount, str(quote.get("currency") or "USD"))
-        price = convert(original, currency, rates)
-        if best is None or price.amount < best[0].amount:
-            best = (price, original, quote)
-    return best
-
-
-def calibration_from_store(
-    store: StoreProtocol | None, gpus: list[GpuSpec], extra: list[GpuSpec]
-) -> dict[str, Calibration]:
-    """GPU id -> measured Calibration from the most recent stored probe runs of that GPU type."""
+def stated_spot_rate(store: StoreProtocol | None, hardware: tuple[str, ...]) -> float | None:
+    """The reclaim rate (per instance-hour) the spot quotes behind this plan state: the chosen quotes' highest,
+    else the median over the stored spot quotes of the chosen GPU types that state one (None: none does)."""
     if store is None:
-        return {}
-    wanted = {gpu.id for gpu in gpus}
-    found: dict[str, Calibration] = {}
-    for report in store.probe_runs.recent_reports(PROBE_RUNS_FOR_CALIBRATION):
-        for gpu_id, calibration in calibration_from_report(report, extra).items():
-            if gpu_id in wanted and gpu_id not in found:  # newest first: the latest measurement wins
-                found[gpu_id] = calibration
-    return found
+        return None
+    chosen = quotes_by_id(store, [ident for kind, ident in map(choice_key, hardware) if kind == "quote"])
+    rates = [row["interruptions_per_hour"] for row in chosen.values() if row["kind"] == "spot"]
+    known = [float(rate) for rate in rates if rate is not None]
+    if known:
+        return max(known)
+    extra = store.user_gpus.all()
+    gpu_ids = {get_gpu(ident, extra).id for kind, ident in map(choice_key, hardware) if kind == "catalog"}
+    stored = [row["interruptions_per_hour"] for gpu_id in sorted(gpu_ids)
+              for row in store.rental_quotes.find(gpu=gpu_id, kind="spot")]  # fmt: skip
+    stated = [float(rate) for rate in stored if rate is not None]
+    return statistics.median(stated) if stated else None
+
+
+def plan_notes(args: argparse.Namespace, resolved: ResolvedPlan) -> list[str]:
+    """Where each price came from, what was left unpriced and what could not be used, in English."""
+    notes = list(resolved.price_notes())
+    if args.price_from_quotes:
+        notes += unpriced_notes(resolved)
+    notes += [note for note in resolved.notes if note not in resolved.missing_rates]
+    return list(render_all_en(notes))
 
 
 # ------------------------------------------------------------------------------------------------ output
@@ -580,35 +616,17 @@ def _export_inputs(
 
 
 def run_plan(args: argparse.Namespace) -> int:
-    from planner.models import resolve_model
-
     currency = normalise_currency(args.currency)
-    model = resolve_model(args.model)
     workload = workload_from_args(args)
     constraints = constraints_from_args(args, currency)
+    resolved, on_demand_prices = resolve_args(args, workload, constraints)
+    model = resolved.model
     check_pinned_layout(model, constraints.pinned)
-    store = _open_store() if (args.price_from_quotes or not args.spec_only) else None
-    try:
-        extra = store.user_gpus.all() if store else []
-        pool = resolve_pool(args.pool, extra) if args.pool else None
-        gpus = [part.gpu for part in pool] if pool else resolve_gpus(args.gpu or "", extra)
-        quoted = prices_from_args(args, gpus, currency, store)
-        calibration = {} if args.spec_only else calibration_from_store(store, gpus, extra)
-    finally:
-        if store is not None:
-            store.close()
-    prices, notes = quoted.prices, quoted.notes
-    constraints = dataclasses.replace(constraints, resilience=resilience_from_args(args, quoted.spot_rate))
-    if pool is not None:
-        comparison = compare_pool(model, workload, pool, constraints, prices=prices, calibration=calibration)
-        if args.json:
-            print_json({"pool": comparison.as_dict(), "notes": notes})
-        else:
-            print_pool(comparison, notes)
-        return 0
-    result = plan(model, workload, gpus, constraints, prices=prices, calibration=calibration,
-                  rank_by=args.rank_by, top=args.top)  # fmt: skip
-    spot = spot_comparison(result, constraints.resilience, quoted) if wants_spot(args) else None
+    notes = plan_notes(args, resolved)
+    if args.pool:
+        return run_pool(args, resolved, notes)
+    result = resolved.run(top=args.top)
+    spot = spot_comparison(result, resolved, on_demand_prices) if wants_spot(args) else None
     if spot is not None:
         notes.append(spot_note(spot, currency))
     if args.export:
@@ -620,6 +638,19 @@ def run_plan(args: argparse.Namespace) -> int:
         print_json(result_json(result, notes, spot))
     else:
         print_result(result, workload, notes)
+    return 0
+
+
+def run_pool(args: argparse.Namespace, resolved: ResolvedPlan, notes: list[str]) -> int:
+    """--pool: each type alone against the whole pool as one job."""
+    catalog = {gpu.id: gpu for gpu in resolved.gpus}
+    parts = [PoolPart(catalog[part.gpu.id], part.count) for part in resolve_pool(args.pool, list(resolved.gpus))]
+    comparison = compare_pool(resolved.model, resolved.workload, parts, resolved.constraints,
+                              prices=resolved.prices, calibration=resolved.calibration)  # fmt: skip
+    if args.json:
+        print_json({"pool": comparison.as_dict(), "notes": notes})
+    else:
+        print_pool(comparison, notes)
     return 0
 
 
@@ -638,17 +669,20 @@ def print_pool(comparison: PoolComparison, notes: list[str]) -> None:
         print(f"note: {line}")
 
 
-def spot_comparison(result: PlanResult, resilience: Resilience, quoted: QuotedPrices) -> SpotComparison | None:
+def spot_comparison(
+    result: PlanResult, resolved: ResolvedPlan, on_demand_prices: Mapping[str, Money]
+) -> SpotComparison | None:
     """Spot against on demand for the top training option, when both prices are known."""
     option = result.options[0] if result.options else None
     if option is None or option.goodput is None:
         return None
     term = option.goodput
-    spot_price, on_demand = quoted.prices.get(option.gpu.id), quoted.on_demand.get(option.gpu.id)
+    spot_price = resolved.prices.get(option.gpu.id)
+    on_demand = on_demand_prices.get(base_gpu_id(option.gpu.id))
     if spot_price is None or on_demand is None or spot_price.currency != on_demand.currency:
         return None
     return spot_against_on_demand(
-        option.gpu, option.gpus, option.nodes, term.checkpoint.bytes, resilience,
+        option.gpu, option.gpus, option.nodes, term.checkpoint.bytes, resolved.constraints.resilience,
         spot_price.amount, on_demand.amount,
     )  # fmt: skip
 
