@@ -424,7 +424,8 @@ def resolve_args(
         resolved = resolve(question, store)
         if wants_spot(args) and (args.price_from_quotes or stored_choice):
             base = tuple(dict.fromkeys(base_gpu_id(gpu.id) for gpu in resolved.gpus))
-            on_demand = resolve(dataclasses.replace(question, price_kinds=ON_DEMAND, hardware=base), store)
+            on_demand_question = dataclasses.replace(question, price_kinds=ON_DEMAND, hardware=base, price_from_quotes=True)
+            on_demand = resolve(on_demand_question, store)
             on_demand_prices = dict(on_demand.prices)
     finally:
         if store is not None:

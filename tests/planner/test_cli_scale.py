@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -114,3 +115,19 @@ def test_exported_report_has_the_goodput_rows(capsys, tmp_path):
     for row in ("Effective training time", "Lost to restarts / checkpoints / rework", "Wall time with losses",
                 "Daly optimum", "failure rate: 19.7 interruptions per million GPU-hours"):  # fmt: skip
         assert row in report
+
+
+def test_a_chosen_spot_quote_brings_its_rate_and_is_compared_with_on_demand(capsys):
+    base = ("quotes", "add", "--provider", "Cloud", "--gpu", "h100-sxm", "--gpus-per-instance", "8",
+            "--quoted-on", "2026-11-01")  # fmt: skip
+    assert run(capsys, *base, "--price", "1.00", "--kind", "on-demand")[0] == 0
+    spot = run_json(capsys, *base, "--price", "0.50", "--kind", "spot", "--interruptions-per-hour", "0.05")
+    payload = run_json(capsys, "plan", "--model", "llama-3.1-8b", "--gpu", f"quote:{spot['id']}", "--gpus", "64",
+                       "--tokens", "1e11", "--top", "1", "--spot")  # fmt: skip
+    assert payload["options"][0]["goodput"]["spot_interruptions_per_hour"] == pytest.approx(0.05 * 8)
+    assert payload["spot"]["on_demand_per_useful_gpu_hour"] == pytest.approx(
+        1.00 / payload["spot"]["on_demand_effective_fraction"]
+    )
+    # without a stated rate a spot plan takes AWS's top band
+    default = run_json(capsys, *SMALL, "--spot", "--price-per-gpu-hour", "1")["options"][0]["goodput"]
+    assert default["spot_interruptions_per_hour"] == pytest.approx(8 * -math.log(0.8) / 730.5)
