@@ -2,8 +2,8 @@
 
 - each type alone: the fastest plan on at most that many GPUs of one type (the rest stays idle or runs other jobs:
   "separate jobs");
-- the whole pool as one data-parallel job: every type runs the same model-parallel shape (tp x pp, so the
-  gradient shards line up), each type's memory is checked on its own plan, the global batch is split in proportion
+- the whole pool as one data-parallel job: every type runs the same model-parallel shape and sharding (tp x pp,
+  ZeRO stage and offload, so the gradient and optimizer shards line up), each type's memory is checked on its own plan, the global batch is split in proportion
   to each type's compute rate (more gradient-accumulation steps on the faster type, the same micro-batch, so the
   memory per GPU is the one planned), and the gradient synchronisation runs at the slowest type's pace;
 - the winner, with the reason it wins.
@@ -138,13 +138,15 @@ def _best_pooled(
     calibration: Mapping[str, perf.Calibration],
     own: Mapping[str, PlanOption],
 ) -> PoolChoice | None:
-    """The fastest pooled job over the model-parallel shapes the types' own plans chose."""
-    shapes = sorted({(option.layout.tp, option.layout.pp) for option in own.values()})
+    """The fastest pooled job over the shapes and shardings (tp, pp, ZeRO stage, offload) the types' own plans
+    chose. Each type's memory is checked at its own dp, which shards ZeRO states over fewer ranks than the whole
+    pool does: conservative."""
+    shapes = sorted({(o.layout.tp, o.layout.pp, int(o.layout.zero), str(o.layout.offload)) for o in own.values()})
     best: PoolChoice | None = None
-    for tp, pp in shapes:
+    for tp, pp, zero, offload in shapes:
         plans = []
         for part in parts:
-            pinned = {**base.pinned, "tp": tp, "pp": pp}
+            pinned = {**base.pinned, "tp": tp, "pp": pp, "zero": zero, "offload": offload}
             limits = replace(base, gpus=part.count, pinned=pinned)
             result = plan(model, workload, part.gpu, limits, prices=prices, calibration=calibration, top=1)
             if not result.options:

@@ -56,7 +56,9 @@ def test_pooled_step_by_hand_and_cost_bills_every_gpu():
     assert pool.tokens_per_s == pytest.approx(tokens / step)
     assert pool.wall_time_s == pytest.approx(1e12 / (pool.tokens_per_s * pool.effective_fraction))
     assert pool.cost.amount == pytest.approx((64 * 1.5 + 32 * 2.5) * pool.wall_time_s / 3600)
-    assert (a.layout.tp, a.layout.pp) == (h.layout.tp, h.layout.pp)  # one model-parallel shape over the pool
+    # one model-parallel shape and sharding over the pool
+    assert (a.layout.tp, a.layout.pp, a.layout.zero, a.layout.offload) == (
+        h.layout.tp, h.layout.pp, h.layout.zero, h.layout.offload)  # fmt: skip
 
 
 def test_serving_is_refused():
