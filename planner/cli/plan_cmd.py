@@ -548,6 +548,17 @@ def option_details(option: PlanOption) -> list[str]:
             f"({option.batch_per_replica} decoding at once{wait}); prefill "
             f"{(option.prefill_share or 0.0):.0%} of step time; engine {option.engine}"
         )
+    failure = option.replica_failure
+    if failure is not None:
+        target = ""
+        if failure.meets_target_one_down is not None:
+            target = ": meets the target" if failure.meets_target_one_down else ": misses the target"
+        lines.append(
+            f"replica failures: {failure.failures_per_day:.3g} a day over {failure.replicas} replica(s) of "
+            f"{failure.replica_gpus} GPU(s), each down {_duration(failure.restart_s)} ({failure.down_share * 100:.2g}% of "
+            f"its time; some replica down {failure.any_down_share:.1%}); with one down "
+            f"{failure.tokens_per_s_one_down:,.0f} tokens/s{target}"
+        )
     static = option.static_batching
     if static is not None:
         lines.append(

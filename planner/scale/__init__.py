@@ -27,6 +27,7 @@ from planner.scale.goodput import (
     wall_time_ratio,
     young_interval_s,
 )
+from planner.scale.serving import ReplicaFailure, replica_failure
 from planner.scale.spot import (
     DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR,
     SPOT_RATE_SOURCE,
@@ -111,7 +112,7 @@ def spot_overhead_of_job(
 
 __all__ = [
     "DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR", "DETECTION_S", "RESCHEDULE_S", "SPOT_RATE_SOURCE", "STORAGES",
-    "CheckpointCost", "FailureRate", "Goodput", "Resilience", "SpotComparison", "Storage", "checkpoint_bytes",
-    "checkpoint_cost", "compare_spot", "spot_against_on_demand", "spot_overhead_of_job", "daly_interval_s", "failure_rate", "goodput", "job_goodput", "spot_overhead",
+    "CheckpointCost", "FailureRate", "Goodput", "ReplicaFailure", "Resilience", "SpotComparison", "Storage", "checkpoint_bytes",
+    "checkpoint_cost", "compare_spot", "spot_against_on_demand", "spot_overhead_of_job", "daly_interval_s", "failure_rate", "goodput", "job_goodput", "replica_failure", "spot_overhead",
     "storage", "wall_time_ratio", "young_interval_s",
 ]

@@ -18,7 +18,7 @@ from planner.vocabulary import Confidence, Layout, Optimizer, Precision, RankBy,
 if TYPE_CHECKING:  # annotations only: planner.memory and planner.perf are imported where estimates are made
     from planner.memory import MemoryBreakdown
     from planner.perf import BatchingLoss
-    from planner.scale import Goodput
+    from planner.scale import Goodput, ReplicaFailure
 
 DEFAULT_MAX_GPUS = 4096
 # Share of each GPU's memory a plan leaves free: the CUDA context, the caching allocator's fragmentation and
@@ -183,6 +183,7 @@ class PlanOption:
     prefill_share: float | None = None
     static_batching: BatchingLoss | None = None
     goodput: Goodput | None = None
+    replica_failure: ReplicaFailure | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "confidence", Confidence.parse(self.confidence))
@@ -274,6 +275,7 @@ class PlanOption:
             "prefill_share": self.prefill_share,
             "static_batching": _batching_dict(self.static_batching),
             "goodput": self.goodput_dict(),
+            "replica_failure": self.replica_failure.as_dict() if self.replica_failure is not None else None,
         }
 
 

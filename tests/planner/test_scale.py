@@ -24,6 +24,7 @@ from planner.scale import (
     failure_rate,
     goodput,
     job_goodput,
+    replica_failure,
     spot_against_on_demand,
     spot_overhead_of_job,
     storage,
@@ -168,7 +169,7 @@ def test_training_options_carry_goodput_and_limits_count_it():
 
 def test_serving_options_have_no_goodput_term():
     result = plan(resolve_model("llama-3.1-8b"), Workload(task="inference", seq_len=2048), H100, top=1)
-    assert result.options[0].goodput is None
+    assert result.options[0].goodput is None and result.options[0].as_dict()["goodput"] is None
 
 
 # ------------------------------------------------------------------------------------------- spot
@@ -207,3 +208,33 @@ def test_spot_overhead_grows_with_the_interruption_rate_and_vanishes_without_it(
     # 8 nodes x 0.05 = 0.4 reclaims an hour on top of 64 x 1.97e-5 failures: a 15-min restart alone costs
     # e^(900 x 0.4013 / 3600) - 1 = 10.5 % more than on demand's restarts, and rework adds more
     assert high > 0.105
+
+
+# ------------------------------------------------------------------------------------------- serving replicas
+
+
+def test_replica_failure_by_hand():
+    # 8-GPU replicas at 0.01 failures per GPU-hour: 0.08 an hour each; down 1 h per failure: u = 0.08 / 1.08
+    failure = replica_failure(H100, 4, 8, 10**11, 1000.0, storage("pfs"),
+                              Resilience(failures_per_gpu_hour=0.01, restart_s=3600), target_tokens_per_s=800)  # fmt: skip
+    assert failure is not None
+    assert failure.failures_per_day == pytest.approx(4 * 0.08 * 24)
+    assert failure.down_share == pytest.approx(0.08 / 1.08)
+    assert failure.any_down_share == pytest.approx(1 - (1 - 0.08 / 1.08) ** 4)
+    assert failure.tokens_per_s_one_down == pytest.approx(750) and failure.meets_target_one_down is False
+    assert failure.expected_tokens_per_s == pytest.approx(1000 * (1 - 0.08 / 1.08))
+    # the default restart reads the weights back: 100 GB over 8 x 50 GB/s
+    default = replica_failure(H100, 4, 8, 10**11, 1000.0, storage("pfs"), Resilience())
+    assert default is not None and default.restart_s == pytest.approx(900 + 10**11 / 400e9)
+    assert default.meets_target_one_down is None
+    assert replica_failure(H100, 4, 8, 10**11, 1000.0, storage("pfs"), Resilience(failures_per_gpu_hour=0)) is None
+
+
+def test_serving_options_carry_the_replica_failure_term():
+    workload = Workload(task="inference", seq_len=2048, tokens_per_second=5000, concurrent_users=256)
+    option = plan(resolve_model("llama-3.1-8b"), workload, H100, top=1).options[0]
+    failure = option.replica_failure
+    assert failure is not None and failure.replicas == option.layout.dp
+    assert failure.replica_gpus == option.layout.tp * option.layout.pp
+    assert failure.tokens_per_s_one_down == pytest.approx(option.tokens_per_s * (failure.replicas - 1) / failure.replicas)
+    assert option.as_dict()["replica_failure"]["meets_target_one_down"] == (failure.tokens_per_s_one_down >= 5000)
