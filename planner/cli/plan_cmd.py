@@ -709,7 +709,8 @@ def spot_note(spot: SpotComparison, currency: str) -> str:
         limit = f"up to {spot.break_even_nodes:,} nodes per job"
     return (
         f"{verdict} for option 1: {format_money(Money(spot.spot_per_useful_gpu_hour, currency))} against "
-        f"{format_money(Money(spot.on_demand_per_useful_gpu_hour, currency))} per useful GPU-hour on demand ({spot.spot_fraction:.1%} vs {spot.on_demand_fraction:.1%} effective time); "
+        f"{format_money(Money(spot.on_demand_per_useful_gpu_hour, currency))} per useful GPU-hour on demand "
+        f"({spot.spot_fraction:.1%} vs {spot.on_demand_fraction:.1%} effective time); "
         f"spot pays {limit} (each reclaimed node stops the whole job)"
     )
 

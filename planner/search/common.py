@@ -18,7 +18,7 @@ from planner.perf import ModelNumbers, Rates, Schedule
 from planner.scale import Goodput, checkpoint_bytes, job_goodput
 from planner.search.enumeration import allowed, pinned_count, powers_of_two
 from planner.search.types import Constraints, Excluded, PlanOption, Workload
-from planner.vocabulary import Layout
+from planner.vocabulary import Layout, Precision, Task
 
 
 class SearchMemory:
@@ -143,9 +143,9 @@ class GpuSearch:
         """One checkpoint of this workload: the trainable weights and their optimizer state (LoRA and QLoRA save
         the adapters only; their 16-bit weights and the optimizer's fp32 master copy)."""
         workload, numbers = self.workload, self.inputs.numbers
-        adapters = workload.task.value in ("lora", "qlora")
+        adapters = workload.task in (Task.LORA, Task.QLORA)
         trainable = numbers.lora_params if adapters else numbers.total_params
-        precision = "bf16" if workload.task.value == "qlora" else workload.precision
+        precision = Precision.BF16 if workload.task == Task.QLORA else workload.precision
         return checkpoint_bytes(
             trainable, training_weight_bytes(precision), optimizer_bytes(workload.optimizer, precision)
         )
