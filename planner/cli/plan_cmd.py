@@ -662,21 +662,28 @@ def run_pool(args: argparse.Namespace, resolved: ResolvedPlan, notes: list[str])
     if args.json:
         print_json({"pool": comparison.as_dict(), "notes": notes})
     else:
-        print_pool(comparison, notes)
+        print_pool(comparison, notes, serving=not resolved.workload.is_training)
     return 0
 
 
-def print_pool(comparison: PoolComparison, notes: list[str]) -> None:
+def print_pool(comparison: PoolComparison, notes: list[str], serving: bool = False) -> None:
     """The pool comparison: one line per way to run the job, fastest first, and why the first wins."""
-    print(f"{'way':<24} {'GPUs':<34} {'TP x PP':>7} {'tokens/s':>11} {'goodput':>8} {'wall':>10} {'cost':>14}")
+    share = "uptime" if serving else "goodput"
+    extra = f" {'one down':>10} {'target':>7}" if serving else ""
+    print(f"{'way':<24} {'GPUs':<34} {'TP x PP':>7} {'tokens/s':>11} {share:>8} {'wall':>10} {'cost':>14}{extra}")
     for choice in comparison.choices:
         gpus = " + ".join(f"{count} x {gpu}" for gpu, count in choice.gpus.items())
         cost = format_money(choice.cost) if choice.cost else "-"
-        print(f"{choice.name:<24} {gpus:<34.34} {f'{choice.tp} x {choice.pp}':>7} {choice.tokens_per_s:>11,.0f} "
-              f"{choice.effective_fraction:>8.1%} {_duration(choice.wall_time_s):>10} {cost:>14}")  # fmt: skip
+        line = (f"{choice.name:<24} {gpus:<34.34} {f'{choice.tp} x {choice.pp}':>7} {choice.tokens_per_s:>11,.0f} "
+                f"{choice.effective_fraction:>8.1%} {_duration(choice.wall_time_s):>10} {cost:>14}")  # fmt: skip
+        if serving:
+            target = {None: "-", True: "met", False: "missed"}[choice.meets_target]
+            line += f" {choice.tokens_per_s_one_down or 0:>10,.0f} {target:>7}"
+        print(line)
     print(f"best: {comparison.best or '-'}: {comparison.reason}")
-    print(f"the types' own throughputs add up to {comparison.perfect_sum_tokens_per_s:,.0f} tokens/s: no pooled job "
-          "beats it; pipeline stages sized per type are not modelled yet")  # fmt: skip
+    if not serving:
+        print(f"the types' own throughputs add up to {comparison.perfect_sum_tokens_per_s:,.0f} tokens/s: no pooled "
+              "job beats it; pipeline stages sized per type are not modelled yet")  # fmt: skip
     for line in notes:
         print(f"note: {line}")
 

@@ -1,4 +1,5 @@
-"""Mixed GPU pools: one training job on what the user has (say 64 x A100 80GB + 32 x H100), compared three ways.
+"""Mixed GPU pools: one training job on what the user has (say 64 x A100 80GB + 32 x H100), compared three ways;
+and serving replicas spread over the pool.
 
 - each type alone: the fastest plan on at most that many GPUs of one type (the rest stays idle or runs other jobs:
   "separate jobs");
@@ -13,10 +14,15 @@ One step of the pooled job: B / sum(r_i) + max(d_i), where r_i is type i's token
 beats the sum of the types' own throughputs: with conductances c_i = r_i / B, B / (1 / sum c_i + D) <=
 sum B / (1 / c_i + D) because x / (1 + D x) is concave and 0 at 0 (subadditive), and each type's own d_i <= D.
 With one type it is that type's own plan exactly.
+
+Serving: replicas are independent, so the pool serves the sum of each type's replicas (every GPU of each type,
+the users split in proportion to what each type serves); with one replica down the pool keeps the sum less its
+largest replica, held against the target.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -53,6 +59,9 @@ class PoolChoice:
     plans: tuple[PlanOption, ...]
     tp: int
     pp: int
+    tokens_per_s_one_down: float | None = None  # serving: with the largest replica down
+    meets_target_one_down: bool | None = None  # serving, with a tokens/s target
+    meets_target: bool | None = None  # serving, with a tokens/s target
 
     @property
     def useful_tokens_per_s(self) -> float:
@@ -64,6 +73,8 @@ class PoolChoice:
             "effective_fraction": self.effective_fraction, "wall_time_s": self.wall_time_s,
             "cost": self.cost.as_dict() if self.cost is not None else None, "tp": self.tp, "pp": self.pp,
             "strategies": {option.gpu.id: option.layout.as_dict() for option in self.plans},
+            "tokens_per_s_one_down": self.tokens_per_s_one_down, "meets_target": self.meets_target,
+            "meets_target_one_down": self.meets_target_one_down,
         }  # fmt: skip
 
 
@@ -94,15 +105,14 @@ def compare_pool(
     prices: Mapping[str, Money] | None = None,
     calibration: Mapping[str, perf.Calibration] | None = None,
 ) -> PoolComparison:
-    """Each type alone against the whole pool as one data-parallel job (training only)."""
-    if not workload.is_training:
-        raise UserError.of(msg("error.unknown_choice", what="task for a GPU pool", text=str(workload.task),
-                               choices="pretrain, finetune, lora, qlora"))  # fmt: skip
+    """Each type alone against the whole pool: one data-parallel job (training) or all replicas (serving)."""
     base = constraints or Constraints()
     parts = [part for part in parts if part.count > 0]
     if not parts:
         raise UserError.of(msg("error.gpus_positive"))
     prices, calibration = prices or {}, calibration or {}
+    if not workload.is_training:
+        return _serving_pool(model, workload, parts, base, prices, calibration)
     choices: list[PoolChoice] = []
     own: dict[str, PlanOption] = {}
     for part in parts:
@@ -126,6 +136,93 @@ def _alone(option: PlanOption) -> PoolChoice:
     return PoolChoice(
         f"alone:{option.gpu.id}", {option.gpu.id: option.gpus}, option.tokens_per_s, option.effective_fraction,
         option.effective_wall_time_s, option.effective_cost, (option,), option.layout.tp, option.layout.pp,
+    )  # fmt: skip
+
+
+def _serving_pool(
+    model: ModelSpec,
+    workload: Workload,
+    parts: Sequence[PoolPart],
+    base: Constraints,
+    prices: Mapping[str, Money],
+    calibration: Mapping[str, perf.Calibration],
+) -> PoolComparison:
+    """Each type's replicas alone against all of them together (the users split by what each type serves). The
+    target is held against each way afterwards: a type that cannot reach it alone still shows what it serves."""
+    open_load = replace(workload, tokens_per_second=None)
+    alone: dict[str, PlanOption] = {}
+    for part in parts:
+        option = _most_served(model, open_load, part.gpu, replace(base, max_gpus=part.count, gpus=None), prices,
+                              calibration)  # fmt: skip
+        if option is not None:
+            alone[part.gpu.id] = option
+    choices = [_served(workload, (option,), "alone:" + option.gpu.id) for option in alone.values()]
+    if len(parts) > 1:
+        pooled = _pooled_replicas(model, open_load, parts, base, prices, calibration)
+        if pooled is not None:
+            choices.append(_served(workload, pooled, "pool"))
+    if not choices:
+        return PoolComparison((), "", "nothing fits on any type of the pool", 0.0)
+    choices.sort(key=lambda choice: -choice.tokens_per_s)
+    # replicas are independent: the pool serves exactly the sum of its replicas
+    perfect = max(choice.tokens_per_s for choice in choices)
+    return PoolComparison(tuple(choices), choices[0].name, _serving_reason(choices), perfect)
+
+
+def _most_served(
+    model: ModelSpec,
+    workload: Workload,
+    gpu: GpuSpec,
+    limits: Constraints,
+    prices: Mapping[str, Money],
+    calibration: Mapping[str, perf.Calibration],
+) -> PlanOption | None:
+    """The option that serves the most output tokens per second (the search ranks serving by time per token)."""
+    result = plan(model, workload, gpu, limits, prices=prices, calibration=calibration, top=1000)
+    return max(result.options, key=lambda option: option.tokens_per_s, default=None)
+
+
+def _pooled_replicas(
+    model: ModelSpec,
+    workload: Workload,
+    parts: Sequence[PoolPart],
+    base: Constraints,
+    prices: Mapping[str, Money],
+    calibration: Mapping[str, perf.Calibration],
+) -> tuple[PlanOption, ...] | None:
+    """Every GPU of every type as replicas; with stated users, a first pass gives each type's share."""
+
+    def serve(users: Mapping[str, int | None]) -> tuple[PlanOption, ...] | None:
+        plans = []
+        for part in parts:
+            share = replace(workload, concurrent_users=users[part.gpu.id])
+            option = _most_served(model, share, part.gpu, replace(base, gpus=part.count), prices, calibration)
+            if option is None:
+                return None
+            plans.append(option)
+        return tuple(plans)
+
+    users = workload.concurrent_users
+    plans = serve({part.gpu.id: users for part in parts})
+    if plans is None or not users:
+        return plans
+    total = sum(option.tokens_per_s for option in plans)
+    return serve({option.gpu.id: max(1, math.ceil(users * option.tokens_per_s / total)) for option in plans})
+
+
+def _served(workload: Workload, plans: Sequence[PlanOption], name: str) -> PoolChoice:
+    """A serving way: the replicas' tokens/s added up, and with the largest replica down, against the target."""
+    tokens_per_s = sum(option.tokens_per_s for option in plans)
+    largest = max(option.tokens_per_s / max(1, option.layout.dp) for option in plans)
+    one_down = tokens_per_s - largest
+    expected = sum(o.replica_failure.expected_tokens_per_s if o.replica_failure else o.tokens_per_s for o in plans)
+    target = workload.tokens_per_second
+    wall = workload.tokens / tokens_per_s if workload.tokens else None
+    return PoolChoice(
+        name, {option.gpu.id: option.gpus for option in plans}, tokens_per_s, expected / tokens_per_s, wall,
+        _pool_cost(plans, wall),
+        tuple(plans), plans[0].layout.tp, plans[0].layout.pp, one_down,
+        None if target is None else one_down >= target, None if target is None else tokens_per_s >= target,
     )  # fmt: skip
 
 
@@ -225,3 +322,15 @@ def _reason(choices: Sequence[PoolChoice]) -> str:
                 "common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other "
                 "GPUs stay free for separate jobs")  # fmt: skip
     return f"{best.name.split(':', 1)[1]} alone is {speedup:.2f}x faster than {runner.name.split(':', 1)[1]} alone"
+
+
+def _serving_reason(choices: Sequence[PoolChoice]) -> str:
+    """Why the first serving way wins: it serves the most, and what it keeps with its largest replica down."""
+    best = choices[0]
+    kept = f"; with its largest replica down it serves {best.tokens_per_s_one_down:,.0f} tokens/s"
+    if best.meets_target_one_down is not None:
+        kept += ", enough for the target" if best.meets_target_one_down else ", short of the target"
+    if len(choices) == 1:
+        return f"{best.name} is the only way that fits{kept}"
+    runner = choices[1]
+    return f"{best.name} serves {best.tokens_per_s / runner.tokens_per_s:.2f}x what {runner.name} does{kept}"

@@ -61,9 +61,25 @@ def test_pooled_step_by_hand_and_cost_bills_every_gpu():
         h.layout.tp, h.layout.pp, h.layout.zero, h.layout.offload)  # fmt: skip
 
 
-def test_serving_is_refused():
+def test_serving_replicas_over_a_pool_add_up_and_lose_the_largest_replica():
+    workload = Workload(task="inference", seq_len=2048, concurrent_users=256, tokens_per_second=5000)
+    comparison = compare_pool(MODEL, workload, [PoolPart(A100, 32), PoolPart(H100, 16)])
+    pool = next(choice for choice in comparison.choices if choice.name == "pool")
+    assert pool.gpus == {A100.id: 32, H100.id: 16}  # every GPU of the pool serves
+    assert pool.tokens_per_s == pytest.approx(sum(option.tokens_per_s for option in pool.plans))
+    largest = max(option.tokens_per_s / option.layout.dp for option in pool.plans)
+    assert pool.tokens_per_s_one_down == pytest.approx(pool.tokens_per_s - largest)
+    assert pool.meets_target == (pool.tokens_per_s >= 5000)
+    assert pool.meets_target_one_down == (pool.tokens_per_s_one_down >= 5000)
+    # the users are split between the types: together they hold at least the stated 256
+    assert sum(option.concurrent_users * option.layout.dp for option in pool.plans) >= 256
+    single = compare_pool(MODEL, workload, [PoolPart(A100, 0), PoolPart(H100, 16)])
+    assert [choice.name for choice in single.choices] == ["alone:h100-sxm"]
+
+
+def test_no_count_is_refused():
     with pytest.raises(UserError):
-        compare_pool(MODEL, Workload(task="inference"), [PoolPart(H100, 8)])
+        compare_pool(MODEL, WORK, [PoolPart(H100, 0)])
 
 
 def test_cli_pool_json_and_errors(capsys):
