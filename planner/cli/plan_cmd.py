@@ -359,6 +359,9 @@ def hardware_from_args(args: argparse.Namespace, store: StoreProtocol | None) ->
     """--gpu as hardware choices for planner.resolver: GPU ids (or names), "run:ID" and "quote:ID", comma-
     separated; --measured turns each GPU id into the newest stored probe run of that type (when there is one)."""
     if args.pool:
+        if args.gpu:
+            raise UserError.of(msg("error.unknown_choice", what="hardware flag", text="--gpu with --pool",
+                                   choices="--gpu or --pool"))  # fmt: skip
         parts = resolve_pool(args.pool, store.user_gpus.all() if store else [])
         return tuple(dict.fromkeys(part.gpu.id for part in parts))
     names = [part.strip() for part in (args.gpu or "").split(",") if part.strip()]
