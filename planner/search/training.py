@@ -5,10 +5,10 @@ options are re-estimated exactly."""
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import NamedTuple
 
 from planner import perf
 from planner.layout_text import family_message, sharding_hint
@@ -65,27 +65,87 @@ class _StateFit:
         return self.a + self.b / dp + delta
 
 
-class _Candidate(NamedTuple):
-    """A (state, activation variant) that fits at one layout and dp, fields in the order that ranks the ones
-    worth timing (a named tuple: the search builds thousands, and sorts them by their first four fields)."""
+class _FirstFit:
+    """The activation variants one dp may use (micro-batch x dp within the global batch), in rank order, with
+    the running minimum of their deltas: the first variant that fits in `room` bytes is the first whose running
+    minimum is at most `room`, found by bisection instead of a scan per state and dp."""
 
-    rank: int  # of the activation variant, lightest recompute first
-    offloaded: bool
-    zero3: bool
-    zero: int
-    state: State
-    variant: Variant
+    __slots__ = ("negative_minima", "ranked")
 
-    @property
-    def order(self) -> tuple[int, bool, bool, int]:
-        return (self.rank, self.offloaded, self.zero3, self.zero)
+    def __init__(self, ranked: list[tuple[int, Variant, float]]):
+        self.ranked = [(rank, variant) for rank, variant, _ in ranked]
+        self.negative_minima: list[float] = []
+        lowest = math.inf
+        for _, _, delta in ranked:
+            lowest = min(lowest, delta)
+            self.negative_minima.append(-lowest)  # nondecreasing
 
-    def dominates(self, other: _Candidate) -> bool:
-        """No heavier in activations and no dearer in kind: `other` is never faster."""
-        return self.rank <= other.rank and self.offloaded <= other.offloaded and self.zero3 <= other.zero3
+    def first(self, room: float) -> tuple[int, Variant] | None:
+        """(rank, variant) of the most preferred variant whose delta is at most `room`, or None."""
+        index = bisect_left(self.negative_minima, -room)
+        return self.ranked[index] if index < len(self.ranked) else None
 
 
-_ORDER = itemgetter(0, 1, 2, 3)  # _Candidate.order, as a sort key
+class _LayoutFits:
+    """What one layout (tp, pp, ep, virtual stages) needs in memory, for every GPU type of one search: the
+    state fits, the variant deltas, and per (dp, capacity) the shortlist of (state, variant) worth timing
+    (GPU types with the same memory share it)."""
+
+    __slots__ = (
+        "deltas",
+        "fits",
+        "global_batch",
+        "_first_fits",
+        "_kinds",
+        "_largest_micro_batch",
+        "_ranked",
+        "_shortlists",
+    )
+
+    def __init__(self, fits: list[_StateFit], deltas: dict[Variant, float], global_batch: int):
+        self.fits, self.deltas, self.global_batch = fits, deltas, global_batch
+        self._ranked = [(rank, variant, delta) for rank, (variant, delta) in enumerate(deltas.items())]
+        # (offloaded, ZeRO-3, ZeRO stage) of each state: with the variant's rank, what orders the candidates
+        self._kinds = [(fit.state[1] != Offload.NONE, fit.state[0] == ZeroStage.WEIGHTS, int(fit.state[0]))
+                       for fit in fits]  # fmt: skip
+        self._largest_micro_batch = max(variant[1] for variant in deltas)
+        self._first_fits: dict[int, _FirstFit] = {}
+        self._shortlists: dict[tuple[int, int], list[tuple[State, Variant]]] = {}
+
+    def _first_fit(self, dp: int) -> _FirstFit:
+        limit = min(self.global_batch // dp, self._largest_micro_batch)  # micro-batch x dp within the batch
+        found = self._first_fits.get(limit)
+        if found is None:
+            found = self._first_fits[limit] = _FirstFit(
+                [item for item in self._ranked if item[1][1] <= limit]
+            )
+        return found
+
+    def shortlist(self, dp: int, capacity: int) -> list[tuple[State, Variant]]:
+        """Per state the most preferred variant that fits at this dp, less those another candidate dominates: no
+        lighter in activations and no dearer in kind (ZeRO-0/1/2 share one communication volume; ZeRO-3 costs
+        1.5x; offload adds transfers; recompute adds compute), so never faster. The rest are timed."""
+        key = (dp, capacity)
+        found = self._shortlists.get(key)
+        if found is not None:
+            return found
+        first_fit = self._first_fit(dp)
+        candidates = []
+        for index, fit in enumerate(self.fits):
+            chosen = first_fit.first(capacity - fit.need(dp, 0.0))
+            if chosen is not None:
+                candidates.append((chosen[0], *self._kinds[index], index, chosen[1]))
+        candidates.sort(key=_ORDER)  # the first five fields are unique: ties keep the states' order
+        kept: list[tuple[int, bool, bool, int, int, Variant]] = []
+        for candidate in candidates:
+            rank, offloaded, zero3 = candidate[0], candidate[1], candidate[2]
+            if not any(k[0] <= rank and k[1] <= offloaded and k[2] <= zero3 for k in kept):
+                kept.append(candidate)
+        found = self._shortlists[key] = [(self.fits[k[4]].state, k[5]) for k in kept]
+        return found
+
+
+_ORDER = itemgetter(0, 1, 2, 3, 4)  # rank, offloaded, ZeRO-3, ZeRO stage, state index
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +192,9 @@ class TrainingSearch(GpuSearch):
         # With a pipeline only ZeRO-0/1 (see PIPELINE_MAX_ZERO); True once a pipelined layout was skipped for it.
         self.pipeline_states = [state for state in self.states if state[0] <= PIPELINE_MAX_ZERO]
         self.skipped_pipeline = False
-        self.options = perf.TrainingOptions(optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank)
+        self.options = perf.TrainingOptions(
+            optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank
+        )
         workload = self.workload
         self.step_model = perf.StepModel(
             self.inputs.numbers, self.gpu, seq_len=workload.seq_len, global_batch=workload.global_batch,
@@ -274,15 +336,13 @@ class TrainingSearch(GpuSearch):
         found = self._memory_fits(shape, base, variants, states, 1 in dps)
         if found is None:
             return
-        fits, deltas = found
-        self._record_needs(shape, dps, fits, deltas)
-        ranked = [(rank, variant, delta) for rank, (variant, delta) in enumerate(deltas.items())]
+        self._record_needs(shape, dps, found.fits, found.deltas)
         for dp in dps:
-            self._consider(shape, dp, fits, ranked)
+            self._consider(shape, dp, found)
 
     def _memory_fits(
         self, shape: Shape, base: int, variants: list[Variant], states: list[State], with_dp_one: bool
-    ) -> tuple[list[_StateFit], dict[Variant, float]] | None:
+    ) -> _LayoutFits | None:
         """The state fits and variant deltas of a layout (None when nothing is possible there). They depend on
         the model, workload and layout only, so every GPU type of one search shares them (SearchMemory)."""
         key = (shape, base, tuple(variants), tuple(states), with_dp_one)
@@ -291,13 +351,13 @@ class TrainingSearch(GpuSearch):
             return cache[key]  # type: ignore[return-value]
         tp, pp, ep, virtual = shape
         reference = variants[0]
-        found: tuple[list[_StateFit], dict[Variant, float]] | None = None
+        found: _LayoutFits | None = None
         fits = self._fit_states(shape, base, reference, with_dp_one, states)
         if fits:
             ref_total = self.memory.total(_layout(tp, pp, ep, 2 * base, fits[0].state, reference, virtual))
             deltas = self._variant_deltas(shape, 2 * base, fits[0].state, variants, ref_total)
             if deltas:
-                found = (fits, deltas)
+                found = _LayoutFits(fits, deltas, self.workload.global_batch)
         cache[key] = found
         return found
 
@@ -317,54 +377,20 @@ class TrainingSearch(GpuSearch):
             if self.smallest_need is None or need < self.smallest_need[0]:
                 self.smallest_need = (need, layout)
 
-    def _candidates(
-        self, dp: int, fits: list[_StateFit], ranked: list[tuple[int, Variant, float]]
-    ) -> list[_Candidate]:
-        """Per state, the most preferred activation variant that fits at this dp."""
-        allowed_variants = [item for item in ranked if item[1][1] * dp <= self.workload.global_batch]
-        candidates = []
-        capacity = self.capacity
-        for fit in fits:
-            room = capacity - fit.need(dp, 0.0)
-            for rank, variant, delta in allowed_variants:
-                if delta <= room:
-                    zero, offload = fit.state
-                    candidates.append(
-                        _Candidate(rank, offload != Offload.NONE, zero == ZeroStage.WEIGHTS, int(zero), fit.state,
-                                   variant)  # fmt: skip
-                    )
-                    break
-        return candidates
-
-    def _consider(
-        self,
-        shape: Shape,
-        dp: int,
-        fits: list[_StateFit],
-        ranked: list[tuple[int, Variant, float]],
-    ) -> None:
-        """Time the fitting (state, variant) pairs worth timing at this layout and dp; keep the fastest.
-
-        ZeRO-0/1/2 share one communication volume; ZeRO-3 costs 1.5x; offload adds transfers; recompute adds
-        compute. A candidate no lighter in activations and no cheaper in kind than another is never faster:
-        time only the rest and let the clock decide.
-        """
+    def _consider(self, shape: Shape, dp: int, layout_fits: _LayoutFits) -> None:
+        """Time the fitting (state, variant) pairs worth timing at this layout and dp (_LayoutFits.shortlist),
+        unless their floor is above the best at this GPU count; keep the fastest."""
         tp, pp, ep, virtual = shape
         count = dp * tp * pp
-        candidates = sorted(self._candidates(dp, fits, ranked), key=_ORDER)  # stable: states order
-        shortlist: list[_Candidate] = []
-        for candidate in candidates:
-            if not any(kept.dominates(candidate) for kept in shortlist):
-                shortlist.append(candidate)
-        for candidate in shortlist:
+        step_model = self.step_model
+        for state, variant in layout_fits.shortlist(dp, self.capacity):
             best = self.best.get(count)
             if best is not None:
-                recompute, micro_batch = candidate.variant
-                floor = self.step_model.floor(tp, pp, ep, dp, micro_batch, recompute, virtual)
+                floor = step_model.floor(tp, pp, ep, dp, variant[1], variant[0], virtual)
                 if floor is not None and floor > best.key[0]:
                     continue  # cannot beat the best at this count: not worth timing
-            layout = _layout(tp, pp, ep, dp, candidate.state, candidate.variant, virtual)
-            key = (self.step_model.seconds(layout), int(layout.zero), layout.offload != Offload.NONE, pp, tp)
+            layout = _layout(tp, pp, ep, dp, state, variant, virtual)
+            key = (step_model.seconds(layout), int(layout.zero), layout.offload != Offload.NONE, pp, tp)
             if best is None or key < best.key:
                 self.best[count] = _Best(key, layout)
 
