@@ -68,7 +68,7 @@ class _StateFit:
 class _FirstFit:
     """The activation variants one dp may use (micro-batch x dp within the global batch), in rank order, with
     the running minimum of their deltas: the first variant that fits in `room` bytes is the first whose running
-    minimum is at most `room`, found by bisection instead of a scan per state and dp."""
+    minimum is at most `room`, found by bisection instead of a scan."""
 
     __slots__ = ("negative_minima", "ranked")
 
@@ -80,10 +80,10 @@ class _FirstFit:
             lowest = min(lowest, delta)
             self.negative_minima.append(-lowest)  # nondecreasing
 
-    def first(self, room: float) -> tuple[int, Variant] | None:
-        """(rank, variant) of the most preferred variant whose delta is at most `room`, or None."""
-        index = bisect_left(self.negative_minima, -room)
-        return self.ranked[index] if index < len(self.ranked) else None
+    def index(self, room: float) -> int:
+        """The position in `ranked` of the most preferred variant whose delta is at most `room` bytes
+        (len(ranked) when none is)."""
+        return bisect_left(self.negative_minima, -room)
 
 
 class _LayoutFits:
@@ -98,6 +98,7 @@ class _LayoutFits:
         "_first_fits",
         "_kinds",
         "_largest_micro_batch",
+        "_needs",
         "_ranked",
         "_shortlists",
     )
@@ -110,10 +111,27 @@ class _LayoutFits:
                        for fit in fits]  # fmt: skip
         self._largest_micro_batch = max(variant[1] for variant in deltas)
         self._first_fits: dict[int, _FirstFit] = {}
-        self._shortlists: dict[tuple[int, int], list[tuple[State, Variant]]] = {}
+        self._needs: dict[int, list[tuple[float, Layout, FamilyKey]]] = {}
+        self._shortlists: dict[tuple[tuple[int, ...], int], list[list[tuple[State, Variant]]]] = {}
 
-    def _first_fit(self, dp: int) -> _FirstFit:
-        limit = min(self.global_batch // dp, self._largest_micro_batch)  # micro-batch x dp within the batch
+    def needs(self, shape: Shape, dp: int) -> list[tuple[float, Layout, FamilyKey]]:
+        """(per-GPU need, layout, family) of each state at `dp` with the lightest activations (_record_needs)."""
+        found = self._needs.get(dp)
+        if found is None:
+            deltas = self.deltas
+            lightest = min(deltas, key=lambda variant: deltas[variant])
+            tp, pp, ep, virtual = shape
+            found = self._needs[dp] = []
+            for fit in self.fits:
+                layout = _layout(tp, pp, ep, dp, fit.state, lightest, virtual)
+                found.append((fit.need(dp, deltas[lightest]), layout, family_key(layout)))
+        return found
+
+    def _limit(self, dp: int) -> int:
+        """The largest micro-batch `dp` may use (micro-batch x dp within the global batch)."""
+        return min(self.global_batch // dp, self._largest_micro_batch)
+
+    def _first_fit(self, limit: int) -> _FirstFit:
         found = self._first_fits.get(limit)
         if found is None:
             found = self._first_fits[limit] = _FirstFit(
@@ -121,28 +139,91 @@ class _LayoutFits:
             )
         return found
 
-    def shortlist(self, dp: int, capacity: int) -> list[tuple[State, Variant]]:
-        """Per state the most preferred variant that fits at this dp, less those another candidate dominates: no
-        lighter in activations and no dearer in kind (ZeRO-0/1/2 share one communication volume; ZeRO-3 costs
-        1.5x; offload adds transfers; recompute adds compute), so never faster. The rest are timed."""
-        key = (dp, capacity)
+    def shortlists(self, dps: tuple[int, ...], capacity: int) -> list[list[tuple[State, Variant]]]:
+        """For each dp of `dps` (ascending) the (state, variant) pairs worth timing: per state the most preferred
+        variant that fits, less those another candidate dominates: no lighter in activations and no dearer in
+        kind (ZeRO-0/1/2 share one communication volume; ZeRO-3 costs 1.5x; offload adds transfers; recompute
+        adds compute), so never faster. GPU types with the same memory share them."""
+        key = (dps, capacity)
         found = self._shortlists.get(key)
-        if found is not None:
-            return found
-        first_fit = self._first_fit(dp)
-        candidates = []
-        for index, fit in enumerate(self.fits):
-            chosen = first_fit.first(capacity - fit.need(dp, 0.0))
-            if chosen is not None:
-                candidates.append((chosen[0], *self._kinds[index], index, chosen[1]))
+        if found is None:
+            found = self._shortlists[key] = []
+            start = 0
+            while start < len(dps):  # runs of dps that may use the same micro-batches
+                limit, end = self._limit(dps[start]), start + 1
+                while end < len(dps) and self._limit(dps[end]) == limit:
+                    end += 1
+                found.extend(self._run_shortlists(dps, start, end, self._first_fit(limit), capacity))
+                start = end
+        return found
+
+    def _run_shortlists(
+        self, dps: tuple[int, ...], start: int, end: int, first_fit: _FirstFit, capacity: int
+    ) -> list[list[tuple[State, Variant]]]:
+        """The shortlists of dps[start:end]; each dp's choices (one index into first_fit.ranked per state) are
+        worked out state by state (_choices), and dps with the same choices share one shortlist."""
+        choices = [self._choices(fit, dps, start, end, first_fit, capacity) for fit in self.fits]
+        shortlists: list[list[tuple[State, Variant]]] = []
+        previous: tuple[int, ...] | None = None
+        shortlist: list[tuple[State, Variant]] = []
+        for chosen in zip(*choices, strict=True):
+            if chosen != previous:
+                shortlist, previous = self._shortlist(first_fit, chosen), chosen
+            shortlists.append(shortlist)
+        return shortlists
+
+    def _choices(
+        self, fit: _StateFit, dps: tuple[int, ...], start: int, end: int, first_fit: _FirstFit, capacity: int
+    ) -> list[int]:
+        """first_fit.index of the room this state leaves at each dp of dps[start:end].
+
+        The room, capacity - (a + b / dp), grows with dp when b >= 0 (each floating-point step is monotonic),
+        so the index only falls: after each dp, bisect for the first dp where a more preferred variant fits
+        instead of asking at every dp. dp 1 (the exact figure) and b < 0 are asked one by one.
+        """
+        negative_minima = first_fit.negative_minima
+
+        def index(position: int) -> int:
+            return first_fit.index(capacity - fit.need(dps[position], 0.0))
+
+        if fit.b < 0:
+            return [index(position) for position in range(start, end)]
+        out: list[int] = []
+        position = start
+        if dps[position] == 1:
+            out.append(index(position))
+            position += 1
+        while position < end:
+            current = index(position)
+            if current == 0:
+                out.extend([0] * (end - position))
+                break
+            threshold = negative_minima[current - 1]  # a more preferred variant fits once -room <= this
+            low, high = position + 1, end
+            while low < high:
+                middle = (low + high) // 2
+                if threshold >= -(capacity - fit.need(dps[middle], 0.0)):
+                    high = middle
+                else:
+                    low = middle + 1
+            out.extend([current] * (low - position))
+            position = low
+        return out
+
+    def _shortlist(self, first_fit: _FirstFit, chosen: tuple[int, ...]) -> list[tuple[State, Variant]]:
+        ranked = first_fit.ranked
+        candidates = [
+            (ranked[at][0], *self._kinds[index], index, ranked[at][1])
+            for index, at in enumerate(chosen)
+            if at < len(ranked)
+        ]
         candidates.sort(key=_ORDER)  # the first five fields are unique: ties keep the states' order
         kept: list[tuple[int, bool, bool, int, int, Variant]] = []
         for candidate in candidates:
             rank, offloaded, zero3 = candidate[0], candidate[1], candidate[2]
             if not any(k[0] <= rank and k[1] <= offloaded and k[2] <= zero3 for k in kept):
                 kept.append(candidate)
-        found = self._shortlists[key] = [(self.fits[k[4]].state, k[5]) for k in kept]
-        return found
+        return [(self.fits[k[4]].state, k[5]) for k in kept]
 
 
 _ORDER = itemgetter(0, 1, 2, 3, 4)  # rank, offloaded, ZeRO-3, ZeRO stage, state index
@@ -336,9 +417,9 @@ class TrainingSearch(GpuSearch):
         found = self._memory_fits(shape, base, variants, states, 1 in dps)
         if found is None:
             return
-        self._record_needs(shape, dps, found.fits, found.deltas)
-        for dp in dps:
-            self._consider(shape, dp, found)
+        self._record_needs(shape, dps, found)
+        for dp, shortlist in zip(dps, found.shortlists(tuple(dps), self.capacity), strict=True):
+            self._consider(shape, dp, shortlist)
 
     def _memory_fits(
         self, shape: Shape, base: int, variants: list[Variant], states: list[State], with_dp_one: bool
@@ -361,29 +442,21 @@ class TrainingSearch(GpuSearch):
         cache[key] = found
         return found
 
-    def _record_needs(
-        self, shape: Shape, dps: list[int], fits: list[_StateFit], deltas: dict[Variant, float]
-    ) -> None:
+    def _record_needs(self, shape: Shape, dps: list[int], layout_fits: _LayoutFits) -> None:
         """Smallest per-GPU need per family (at the largest dp and lightest activations), for excluded reasons."""
-        tp, pp, ep, virtual = shape
-        dp = max(dps)
-        lightest = min(deltas, key=lambda variant: deltas[variant])
-        for fit in fits:
-            need = fit.need(dp, deltas[lightest])
-            layout = _layout(tp, pp, ep, dp, fit.state, lightest, virtual)
-            family = family_key(layout)
+        for need, layout, family in layout_fits.needs(shape, max(dps)):
             if family not in self.family_need or need < self.family_need[family][0]:
                 self.family_need[family] = (need, layout)
             if self.smallest_need is None or need < self.smallest_need[0]:
                 self.smallest_need = (need, layout)
 
-    def _consider(self, shape: Shape, dp: int, layout_fits: _LayoutFits) -> None:
-        """Time the fitting (state, variant) pairs worth timing at this layout and dp (_LayoutFits.shortlist),
+    def _consider(self, shape: Shape, dp: int, shortlist: list[tuple[State, Variant]]) -> None:
+        """Time the fitting (state, variant) pairs worth timing at this layout and dp (_LayoutFits.shortlists),
         unless their floor is above the best at this GPU count; keep the fastest."""
         tp, pp, ep, virtual = shape
         count = dp * tp * pp
         step_model = self.step_model
-        for state, variant in layout_fits.shortlist(dp, self.capacity):
+        for state, variant in shortlist:
             best = self.best.get(count)
             if best is not None:
                 floor = step_model.floor(tp, pp, ep, dp, variant[1], variant[0], virtual)
