@@ -24,6 +24,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import NamedTuple
 
 from planner.errors import UserError
 from planner.gpus import GpuSpec
@@ -180,6 +181,20 @@ class _MicroBatch:
         return self.compute_s + self.tp_s + self.ep_s + self.cp_s + self.fsdp_s
 
 
+class MicrobatchFloor(NamedTuple):
+    """StepModel.floor of one micro-batch shape at any dp: (micro-batches + bubble) x the cached micro-batch's
+    compute and tensor-parallel time (a named tuple: the search keeps one per candidate variant)."""
+
+    total_s: float
+    bubble: float  # micro-batch times the pipeline idles: (p - 1) / v
+    micro_batch: int
+    global_batch: int
+
+    def at(self, dp: int, cp: int = 1) -> float:
+        microbatches = max(1, self.global_batch // (max(1, dp // cp) * self.micro_batch))
+        return (microbatches + self.bubble) * self.total_s
+
+
 @dataclass(frozen=True, slots=True)
 class _LayerTerms:
     """Forward seconds of one layer (dense and MoE GEMMs, attention, memory-bound ops), the LM head and the
@@ -286,17 +301,31 @@ class StepModel:
     def floor(
         self, tp: int, pp: int, ep: int, dp: int, micro_batch: int, recompute: str, virtual_stages: int = 1
     ) -> float | None:
-        """lower_bound of a layout given by its fields (the search asks before it builds the Layout), with the
-        pipeline bubble's share of the micro-batch time when `virtual_stages` is given: (p - 1) / v of it."""
+        """lower_bound of a layout given by its fields, with the pipeline bubble's share of the micro-batch time
+        when `virtual_stages` is given: (p - 1) / v of it."""
         cp = max(1, min(self.options.context_parallel, dp))
+        found = self._floor(tp, pp, ep, micro_batch, recompute, virtual_stages, cp)
+        return None if found is None else found.at(dp, cp)
+
+    def microbatch_floor(
+        self, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, virtual_stages: int = 1
+    ) -> MicrobatchFloor | None:
+        """floor at every dp of one (tp, pp, ep, micro-batch, recompute, virtual stages), for a search that asks
+        at many dps: None when the micro-batch is not cached yet, or with context parallelism (whose ranks, and
+        so the cached micro-batch, depend on dp)."""
+        if self.options.context_parallel > 1:
+            return None
+        return self._floor(tp, pp, ep, micro_batch, recompute, virtual_stages, 1)
+
+    def _floor(
+        self, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, virtual_stages: int, cp: int
+    ) -> MicrobatchFloor | None:
         cached = self.microbatch_cache.get((tp, pp, ep, micro_batch, str(recompute), cp))
         if cached is None:
             return None
-        groups = max(1, dp // cp)
-        microbatches = max(1, self.global_batch // (groups * micro_batch))
         virtual = virtual_stages if virtual_stages > 1 else self.options.virtual_stages
         bubble = (pp - 1) / virtual if pp > 1 else 0.0
-        return (microbatches + bubble) * cached.total_s
+        return MicrobatchFloor(cached.total_s, bubble, micro_batch, self.global_batch)
 
     def link(self, group: int, span: int) -> Link:
         key = (group, span)

@@ -418,8 +418,9 @@ class TrainingSearch(GpuSearch):
         if found is None:
             return
         self._record_needs(shape, dps, found)
+        floors: dict[Variant, perf.MicrobatchFloor] = {}
         for dp, shortlist in zip(dps, found.shortlists(tuple(dps), self.capacity), strict=True):
-            self._consider(shape, dp, shortlist)
+            self._consider(shape, dp, shortlist, floors)
 
     def _memory_fits(
         self, shape: Shape, base: int, variants: list[Variant], states: list[State], with_dp_one: bool
@@ -450,17 +451,28 @@ class TrainingSearch(GpuSearch):
             if self.smallest_need is None or need < self.smallest_need[0]:
                 self.smallest_need = (need, layout)
 
-    def _consider(self, shape: Shape, dp: int, shortlist: list[tuple[State, Variant]]) -> None:
+    def _consider(
+        self,
+        shape: Shape,
+        dp: int,
+        shortlist: list[tuple[State, Variant]],
+        floors: dict[Variant, perf.MicrobatchFloor],
+    ) -> None:
         """Time the fitting (state, variant) pairs worth timing at this layout and dp (_LayoutFits.shortlists),
-        unless their floor is above the best at this GPU count; keep the fastest."""
+        unless their floor (StepModel.microbatch_floor, kept per variant in `floors` once known) is above the best
+        at this GPU count; keep the fastest."""
         tp, pp, ep, virtual = shape
         count = dp * tp * pp
         step_model = self.step_model
         for state, variant in shortlist:
             best = self.best.get(count)
             if best is not None:
-                floor = step_model.floor(tp, pp, ep, dp, variant[1], variant[0], virtual)
-                if floor is not None and floor > best.key[0]:
+                floor = floors.get(variant)
+                if floor is None:
+                    floor = step_model.microbatch_floor(tp, pp, ep, variant[1], variant[0], virtual)
+                    if floor is not None:
+                        floors[variant] = floor
+                if floor is not None and floor.at(dp) > best.key[0]:
                     continue  # cannot beat the best at this count: not worth timing
             layout = _layout(tp, pp, ep, dp, state, variant, virtual)
             key = (step_model.seconds(layout), int(layout.zero), layout.offload != Offload.NONE, pp, tp)

@@ -303,9 +303,9 @@ def test_every_option_is_a_valid_fitting_layout(billions, gpu_id, max_gpus, task
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", ["llama-3.1-8b", "mixtral-8x7b"])
 def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, monkeypatch):
-    """The search skips timing a layout whose floor (StepModel.floor: micro-batches and pipeline bubble at the
-    cached micro-batch time) is above the best at its GPU count. Timing every candidate instead (no floor)
-    must give the same options, layout for layout and second for second."""
+    """The search skips timing a layout whose floor (StepModel.microbatch_floor: micro-batches and pipeline
+    bubble at the cached micro-batch time) is above the best at its GPU count. Timing every candidate instead
+    (no floor) must give the same options, layout for layout and second for second."""
     from planner import perf
 
     gpus = [get_gpu("h100-sxm"), get_gpu("a100-sxm-80gb")]
@@ -316,7 +316,7 @@ def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, monke
         return [(o.gpu.id, o.gpus, o.layout, o.step_time_s, o.memory.total_bytes) for o in result.frontier]
 
     pruned = options()
-    monkeypatch.setattr(perf.StepModel, "floor", lambda *args, **kwargs: None)
+    monkeypatch.setattr(perf.StepModel, "microbatch_floor", lambda *args, **kwargs: None)
     assert options() == pruned and pruned
 
 
