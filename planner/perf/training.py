@@ -261,12 +261,7 @@ class StepModel:
         if numbers.model is None:
             raise ValueError("ModelNumbers without its ModelSpec: build them with planner.perf.model_numbers")
         self.numbers, self.model, self.gpu = numbers, numbers.model, gpu
-        self.seq_len, self.global_batch, self.rates, self.task = (
-            seq_len,
-            global_batch,
-            rates,
-            Task.parse(task),
-        )
+        self.seq_len, self.global_batch, self.rates, self.task = seq_len, global_batch, rates, Task.parse(task)
         self.precision, self.comm_overlap = precision, comm_overlap
         self.per_node = gpus_per_node or gpu.gpus_per_node
         self.network = inter_node_bytes_per_s or DEFAULT_INTER_NODE_BYTES_PER_S
@@ -289,13 +284,7 @@ class StepModel:
         cached yet): its compute and tensor-parallel time over the micro-batches and the pipeline bubble, nothing
         else (no data-parallel, optimizer, offload or point-to-point time)."""
         return self.floor(
-            layout.tp,
-            layout.pp,
-            layout.ep,
-            layout.dp,
-            layout.micro_batch,
-            layout.recompute,
-            layout.virtual_stages,
+            layout.tp, layout.pp, layout.ep, layout.dp, layout.micro_batch, layout.recompute, layout.virtual_stages
         )
 
     def floor(
@@ -342,10 +331,7 @@ class _Context:
         self.owner = owner
         self.numbers, self.model, self.gpu, self.layout = owner.numbers, owner.model, owner.gpu, layout
         self.seq_len, self.global_batch, self.rates, self.task = (
-            owner.seq_len,
-            owner.global_batch,
-            owner.rates,
-            owner.task,
+            owner.seq_len, owner.global_batch, owner.rates, owner.task
         )
         self.comm_overlap, self.options, self.constants = owner.comm_overlap, owner.options, owner.constants
         self.tp, self.pp, self.ep = layout.tp, layout.pp, layout.ep
@@ -355,9 +341,7 @@ class _Context:
         self.tokens = layout.micro_batch * self.seq_len / self.cp  # rows per rank per micro-batch
         self.shape: LayerShape = layer_shape(self.model, self.tp, self.ep)
         self.stage_layers = math.ceil(self.model.layers / self.pp)
-        self.virtual_stages = (
-            layout.virtual_stages if layout.virtual_stages > 1 else self.options.virtual_stages
-        )
+        self.virtual_stages = layout.virtual_stages if layout.virtual_stages > 1 else self.options.virtual_stages
         moe_share = self.model.moe_layers / self.model.layers if self.model.layers else 0.0
         self.stage_moe = self.stage_layers * moe_share
         self.stage_dense = self.stage_layers - self.stage_moe
@@ -407,14 +391,10 @@ class _Context:
         rates, shape, tokens, kernel = self.rates, self.shape, self.tokens, self.kernel_s
         storage = WeightStorage()
         ridge = self.constants.ridge_overlap
-        dense = layer_gemms_seconds(
-            shape, tokens, rates, self.share, kernel, moe=False, storage=storage, ridge=ridge
-        )
+        dense = layer_gemms_seconds(shape, tokens, rates, self.share, kernel, moe=False, storage=storage, ridge=ridge)
         moe = 0.0
         if self.model.moe_layers:
-            moe = layer_gemms_seconds(
-                shape, tokens, rates, self.share, kernel, moe=True, storage=storage, ridge=ridge
-            )
+            moe = layer_gemms_seconds(shape, tokens, rates, self.share, kernel, moe=True, storage=storage, ridge=ridge)
         head = gemm_seconds(tokens, shape.vocab_shard, shape.hidden, rates, self.share, kernel, ridge=ridge)
         attention_f, attention_b = self._layer_attention()
         per_token = layer_memory_bytes_per_token(shape, self.tp, self.sequence_parallel)
@@ -429,10 +409,7 @@ class _Context:
         if self.stage_moe:
             gemm_f += self.stage_moe * terms.moe_gemm_s
         head_f = terms.head_s
-        attn_f, attn_b = (
-            self.stage_layers * terms.attention_forward_s,
-            self.stage_layers * terms.attention_backward_s,
-        )
+        attn_f, attn_b = self.stage_layers * terms.attention_forward_s, self.stage_layers * terms.attention_backward_s
         mem_f = self.stage_layers * terms.memory_s
         casts = self._fp8_casts()
         loss = terms.loss_s
@@ -463,18 +440,14 @@ class _Context:
             sequences = self.layout.micro_batch / self.cp
             return unfused_attention_seconds(sequences, self.seq_len, shape, rates, self.share, kernel)
         flops = causal_attention_flops(self.layout.micro_batch, self.seq_len, shape.q_width) / self.cp
-        return attention_forward_seconds(flops, rates, kernel), attention_backward_seconds(
-            flops, rates, kernel
-        )
+        return attention_forward_seconds(flops, rates, kernel), attention_backward_seconds(flops, rates, kernel)
 
     def _fp8_casts(self) -> float:
         """fp8 training: the casts of every GEMM's inputs and output gradients, and of the weights."""
         if self.rates.dtype != "fp8":
             return 0.0
         weights = self.stage_dense * self.shape.dense_weights + self.stage_moe * self.shape.moe_weights
-        moved = self.tokens * self.stage_layers * fp8_cast_bytes_per_token(
-            self.shape
-        ) + fp8_weight_cast_bytes(weights)
+        moved = self.tokens * self.stage_layers * fp8_cast_bytes_per_token(self.shape) + fp8_weight_cast_bytes(weights)
         return moved / self.rates.copy_bytes_per_s + 8 * self.stage_layers * self.kernel_s
 
     def _model_flops_per_microbatch(self) -> float:
@@ -512,11 +485,7 @@ class _Context:
         link = self.link(self.tp, self.tp)
         message = self.tokens * self.shape.hidden * ACTIVATION_BYTES
         calls = 4 + (2 if self.layout.recompute == Recompute.FULL else 0)
-        total = (
-            self.stage_layers
-            * calls
-            * allreduce_time_s(message, self.tp, link.bus_bytes_per_s, link.latency_s)
-        )
+        total = self.stage_layers * calls * allreduce_time_s(message, self.tp, link.bus_bytes_per_s, link.latency_s)
         if self.options.tp_comm_overlap:
             return exposed_s(total, gemm_s, interference=self.constants.overlap_interference)
         return total
@@ -536,9 +505,7 @@ class _Context:
         link = self.link(self.cp, self.cp * self.tp)
         chunk = self.tokens * self.shape.kv_elements_per_token_layer * ACTIVATION_BYTES
         per_layer = 3 * (self.cp - 1) * (chunk / link.bus_bytes_per_s + link.latency_s)
-        return exposed_s(
-            self.stage_layers * per_layer, attention_s, interference=self.constants.overlap_interference
-        )
+        return exposed_s(self.stage_layers * per_layer, attention_s, interference=self.constants.overlap_interference)
 
     def _fsdp(self, compute_s: float) -> float:
         """ZeRO-3 / FSDP: every micro-batch all-gathers the stage's weights for the forward and again for the
@@ -548,9 +515,7 @@ class _Context:
             return 0.0
         link = self.link(self.layout.dp, self.layout.dp * self.tp)
         weights = self._stage_weight_params() * ACTIVATION_BYTES
-        gather = allgather_time_s(
-            weights, self.layout.dp, link.bus_bytes_per_s, link.latency_s * self.stage_layers
-        )
+        gather = allgather_time_s(weights, self.layout.dp, link.bus_bytes_per_s, link.latency_s * self.stage_layers)
         total = 3 * gather if not self.adapters else 2 * gather
         if self.comm_overlap is not None:
             return (1 - self.comm_overlap) * total
@@ -560,9 +525,7 @@ class _Context:
 
     def _stage_weight_params(self) -> float:
         n = self.numbers
-        return n.total_params / (self.tp * self.pp) - n.expert_params * (1 - 1 / self.ep) / (
-            self.tp * self.pp
-        )
+        return n.total_params / (self.tp * self.pp) - n.expert_params * (1 - 1 / self.ep) / (self.tp * self.pp)
 
     # -- the step ----------------------------------------------------------------------------------------------
     def _bubble(self, microbatch_s: float) -> float:
@@ -617,9 +580,7 @@ class _Context:
         """One point-to-point send of a micro-batch's boundary activations between neighbouring stages (ranks
         tp x dp apart)."""
         link = self.link(2, self.tp * self.layout.dp * 2)
-        message = (
-            self.tokens * self.shape.hidden * ACTIVATION_BYTES / (self.tp if self.sequence_parallel else 1)
-        )
+        message = self.tokens * self.shape.hidden * ACTIVATION_BYTES / (self.tp if self.sequence_parallel else 1)
         return message / link.bus_bytes_per_s + link.latency_s
 
     def _data_parallel(self, mb: _MicroBatch) -> float:

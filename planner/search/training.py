@@ -273,9 +273,7 @@ class TrainingSearch(GpuSearch):
         # With a pipeline only ZeRO-0/1 (see PIPELINE_MAX_ZERO); True once a pipelined layout was skipped for it.
         self.pipeline_states = [state for state in self.states if state[0] <= PIPELINE_MAX_ZERO]
         self.skipped_pipeline = False
-        self.options = perf.TrainingOptions(
-            optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank
-        )
+        self.options = perf.TrainingOptions(optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank)
         workload = self.workload
         self.step_model = perf.StepModel(
             self.inputs.numbers, self.gpu, seq_len=workload.seq_len, global_batch=workload.global_batch,
