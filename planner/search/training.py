@@ -8,7 +8,6 @@ import math
 from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
-from operator import itemgetter
 
 from planner import perf
 from planner.layout_text import family_message, sharding_hint
@@ -211,22 +210,15 @@ class _LayoutFits:
         return out
 
     def _shortlist(self, first_fit: _FirstFit, chosen: tuple[int, ...]) -> list[tuple[State, Variant]]:
-        ranked = first_fit.ranked
-        candidates = [
-            (ranked[at][0], *self._kinds[index], index, ranked[at][1])
-            for index, at in enumerate(chosen)
-            if at < len(ranked)
-        ]
-        candidates.sort(key=_ORDER)  # the first five fields are unique: ties keep the states' order
-        kept: list[tuple[int, bool, bool, int, int, Variant]] = []
+        ranked, kinds, size = first_fit.ranked, self._kinds, len(first_fit.ranked)
+        # (variant rank, (offloaded, ZeRO-3, ZeRO stage), state index): unique, so ties keep the states' order
+        candidates = sorted((ranked[at][0], kinds[index], index) for index, at in enumerate(chosen) if at < size)
+        kept: list[tuple[int, tuple[bool, bool, int], int]] = []
         for candidate in candidates:
-            rank, offloaded, zero3 = candidate[0], candidate[1], candidate[2]
-            if not any(k[0] <= rank and k[1] <= offloaded and k[2] <= zero3 for k in kept):
+            rank, (offloaded, zero3, _) = candidate[0], candidate[1]
+            if not any(k[0] <= rank and k[1][0] <= offloaded and k[1][1] <= zero3 for k in kept):
                 kept.append(candidate)
-        return [(self.fits[k[4]].state, k[5]) for k in kept]
-
-
-_ORDER = itemgetter(0, 1, 2, 3, 4)  # rank, offloaded, ZeRO-3, ZeRO stage, state index
+        return [(self.fits[index].state, ranked[chosen[index]][1]) for _, _, index in kept]
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,6 +265,8 @@ class TrainingSearch(GpuSearch):
         # With a pipeline only ZeRO-0/1 (see PIPELINE_MAX_ZERO); True once a pipelined layout was skipped for it.
         self.pipeline_states = [state for state in self.states if state[0] <= PIPELINE_MAX_ZERO]
         self.skipped_pipeline = False
+        self._variants_of: dict[bool, list[Variant]] = {}  # without / with a pipeline (_variants)
+        self._dps_of: dict[tuple[int, int], list[int]] = {}
         self.options = perf.TrainingOptions(optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank)
         workload = self.workload
         self.step_model = perf.StepModel(
@@ -326,13 +320,22 @@ class TrainingSearch(GpuSearch):
         return [(r, mb) for r in recomputes for mb in batches]
 
     def _dps(self, tp: int, pp: int, ep: int) -> list[int]:
+        """The data-parallel degrees at which (tp, pp, ep) fills a candidate GPU count (kept per tp x pp and
+        the smallest dp that ep allows: many layouts share them)."""
         base = ep // math.gcd(ep, tp)  # ep must divide dp x tp
+        key = (tp * pp, base)
+        found = self._dps_of.get(key)
+        if found is None:
+            found = self._dps_of[key] = self._data_parallel_degrees(tp * pp, base)
+        return found
+
+    def _data_parallel_degrees(self, model_parallel: int, base: int) -> list[int]:
         pinned_dp = pinned_count(self.pinned["dp"]) if self.pinned.get("dp") is not None else None
         dps = []
         for count in self.counts:
-            if count % (tp * pp):
+            if count % model_parallel:
                 continue
-            dp = count // (tp * pp)
+            dp = count // model_parallel
             if dp % base or dp > self.workload.global_batch:
                 continue
             if pinned_dp is not None and dp != pinned_dp:
@@ -407,7 +410,7 @@ class TrainingSearch(GpuSearch):
         if not dps:
             return
         base = ep // math.gcd(ep, tp)
-        variants = self._variants(pp)
+        variants = self._variants_of.get(pp > 1) or self._variants_of.setdefault(pp > 1, self._variants(pp))
         states = self.states if pp == 1 else self.pipeline_states
         if not states:
             self.skipped_pipeline = True

@@ -320,6 +320,51 @@ def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, monke
     assert options() == pruned and pruned
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    needs=st.lists(
+        st.tuples(st.integers(0, 60), st.integers(-50, 400), st.one_of(st.none(), st.integers(0, 200))),
+        min_size=7, max_size=7,
+    ),
+    deltas=st.lists(st.integers(-20, 60), min_size=8, max_size=8),
+    capacity=st.integers(10, 120),
+    global_batch=st.sampled_from([8, 16, 64, 512]),
+)
+def test_the_layout_shortlists_choose_what_a_scan_of_every_dp_chooses(needs, deltas, capacity, global_batch):
+    """The search works out a layout's shortlists for all its dps at once (bisection over the dps where a
+    state's choice changes). At every dp they must equal the definition, asked dp by dp: per state the first
+    activation variant in preference order whose micro-batch x dp fits the global batch and whose bytes fit
+    beside the state's a + b / dp, less the candidates another one (no heavier activations, no offload or ZeRO-3
+    where it has none) dominates."""
+    from planner.search.training import _LayoutFits, _StateFit
+    from planner.vocabulary import Offload, Recompute, ZeroStage
+
+    states = [(ZeroStage(0), Offload.NONE), (ZeroStage(1), Offload.NONE), (ZeroStage(2), Offload.NONE),
+              (ZeroStage(2), Offload.OPTIMIZER), (ZeroStage(3), Offload.NONE), (ZeroStage(3), Offload.OPTIMIZER),
+              (ZeroStage(3), Offload.ALL)]  # fmt: skip
+    fits = [_StateFit(state, float(a), float(b), None if one is None else float(one))
+            for state, (a, b, one) in zip(states, needs, strict=True)]  # fmt: skip
+    variants = [(r, mb) for r in (Recompute.NONE, Recompute.FULL) for mb in (8, 4, 2, 1)]
+    variant_deltas = {v: float(d) for v, d in zip(variants, deltas, strict=True)}
+    dps = (1, 2, 3, 4, 6, 8, 16, 32, 64, 96, 128, 512)
+    layout_fits = _LayoutFits(fits, variant_deltas, global_batch)
+
+    for dp, shortlist in zip(dps, layout_fits.shortlists(dps, capacity), strict=True):
+        chosen = []
+        for fit in fits:
+            room = capacity - fit.need(dp, 0.0)
+            for rank, variant in enumerate(variants):
+                if variant[1] * dp <= global_batch and variant_deltas[variant] <= room:
+                    chosen.append((rank, fit.state[1] != Offload.NONE, fit.state[0] == 3, fit.state, variant))
+                    break
+        chosen.sort(key=lambda c: (c[0], c[1], c[2], int(c[3][0])))
+        expected: list = []
+        for c in chosen:
+            if not any(k[0] <= c[0] and k[1] <= c[1] and k[2] <= c[2] for k in expected):
+                expected.append(c)
+        assert shortlist == [(c[3], c[4]) for c in expected], dp
+
+
 def test_the_floor_is_below_every_layouts_step_time():
     """StepModel.floor may only ever be a floor: for pipelined, interleaved, ZeRO-3 and data-parallel layouts of
     a 70B model on H100s, lower_bound(layout) <= seconds(layout) once the micro-batch is cached."""
