@@ -181,6 +181,11 @@ class _MicroBatch:
         return self.compute_s + self.tp_s + self.ep_s + self.cp_s + self.fsdp_s
 
 
+# StepModel.stage_floor's floor is the micro-batch time without a pipeline over pp, times this: rounding in the
+# two ways of dividing the same sum must never put the floor above the figure it bounds.
+FLOOR_ROUNDING_MARGIN = 1 - 1e-9
+
+
 class MicrobatchFloor(NamedTuple):
     """StepModel.floor of one micro-batch shape at any dp: (micro-batches + bubble) x the cached micro-batch's
     compute and tensor-parallel time (a named tuple: the search keeps one per candidate variant)."""
@@ -305,6 +310,27 @@ class StepModel:
         if self.options.context_parallel > 1:
             return None
         return self._floor(tp, pp, ep, micro_batch, recompute, virtual_stages, 1)
+
+    def stage_floor(
+        self, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, virtual_stages: int = 1
+    ) -> MicrobatchFloor | None:
+        """A floor like microbatch_floor for any pipeline depth, from the micro-batch without a pipeline
+        (computed when not cached): its time over pp. Every part of a micro-batch's time on the fullest stage is
+        proportional to that stage's layers (GEMMs, attention, memory-bound ops, recompute, the tensor-, expert-
+        and context-parallel collectives, fp8 casts, dequantisation) and at least L / pp of them, or the same on
+        every stage (the LM head, the loss), or, with a user-set MFU, exactly the model's FLOPs over pp. A search
+        asks it before it works out a layout's memory. None with context parallelism (see microbatch_floor)."""
+        if self.options.context_parallel > 1:
+            return None
+        key = (tp, 1, ep, micro_batch, str(recompute), 1)
+        cached = self.microbatch_cache.get(key)
+        if cached is None:
+            layout = Layout(tp=tp, ep=ep, micro_batch=micro_batch, recompute=Recompute(recompute))
+            cached = _Context(self, layout)._shared_microbatch()
+        virtual = virtual_stages if virtual_stages > 1 else self.options.virtual_stages
+        bubble = (pp - 1) / virtual if pp > 1 else 0.0
+        # a hair below the quotient: floating-point rounding must never lift the floor over the time it bounds
+        return MicrobatchFloor(cached.total_s / pp * FLOOR_ROUNDING_MARGIN, bubble, micro_batch, self.global_batch)
 
     def _floor(
         self, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, virtual_stages: int, cp: int

@@ -267,6 +267,10 @@ class TrainingSearch(GpuSearch):
         self.skipped_pipeline = False
         self._variants_of: dict[bool, list[Variant]] = {}  # without / with a pipeline (_variants)
         self._dps_of: dict[tuple[int, int], list[int]] = {}
+        # Every layout that reached the memory step, in order, and those of them _cannot_win left unsized:
+        # (shape, smallest dp, variants, states, dps).
+        self.searched: list[tuple[Shape, int, list[Variant], list[State], list[int]]] = []
+        self.unsized: list[tuple[Shape, int, list[Variant], list[State], list[int]]] = []
         self.options = perf.TrainingOptions(optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank)
         workload = self.workload
         self.step_model = perf.StepModel(
@@ -415,6 +419,11 @@ class TrainingSearch(GpuSearch):
         if not states:
             self.skipped_pipeline = True
             return
+        need_args = (shape, base, variants, states, dps)
+        self.searched.append(need_args)
+        if (tp > 1 or pp > 1) and self._cannot_win(shape, dps, variants):
+            self.unsized.append(need_args)
+            return  # its memory is worked out only if an excluded family's need asks for it (_complete_needs)
         found = self._memory_fits(shape, base, variants, states, 1 in dps)
         if found is None:
             return
@@ -422,6 +431,43 @@ class TrainingSearch(GpuSearch):
         floors: dict[Variant, perf.MicrobatchFloor] = {}
         for dp, shortlist in zip(dps, found.shortlists(tuple(dps), self.capacity), strict=True):
             self._consider(shape, dp, shortlist, floors)
+
+    def _cannot_win(self, shape: Shape, dps: list[int], variants: list[Variant]) -> bool:
+        """True when at every dp of the layout the best found at that GPU count is already faster than any of
+        its variants could be (StepModel.stage_floor), whatever fits in memory: then neither its memory nor its
+        timing is worth working out. Layouts without tensor or pipeline parallelism are always searched (their
+        sharding families are reported one by one)."""
+        tp, pp, ep, virtual = shape
+        global_batch, best = self.workload.global_batch, self.best
+        floors: list[perf.MicrobatchFloor] = []
+        for dp in dps:
+            found = best.get(dp * tp * pp)
+            if found is None:
+                return False
+            if not floors:
+                for recompute, micro_batch in variants:
+                    floor = self.step_model.stage_floor(tp, pp, ep, micro_batch, recompute, virtual)
+                    if floor is None:
+                        return False
+                    floors.append(floor)
+            lowest = min(floor.at(dp) for floor in floors if floor.micro_batch * dp <= global_batch)
+            if lowest <= found.key[0]:
+                return False
+        return True
+
+    def _complete_needs(self) -> None:
+        """Work out the memory of the layouts _cannot_win left unsized and record every layout's needs again,
+        in the order searched, so the smallest need per family (first found on a tie) is what searching every
+        layout in full records."""
+        if not self.unsized:
+            return
+        self.unsized.clear()
+        self.family_need.clear()
+        self.smallest_need = None
+        for shape, base, variants, states, dps in self.searched:
+            found = self._memory_fits(shape, base, variants, states, 1 in dps)
+            if found is not None:
+                self._record_needs(shape, dps, found)
 
     def _memory_fits(
         self, shape: Shape, base: int, variants: list[Variant], states: list[State], with_dp_one: bool
@@ -528,6 +574,8 @@ class TrainingSearch(GpuSearch):
         """The sharding families that fit nowhere, with their smallest need, and why pipelines were skipped."""
         capacity = self.capacity
         fitting = {family_key(option.layout) for option in self.found.options}
+        if None not in fitting:  # "tensor/pipeline parallel" may be excluded: its smallest need must be exact
+            self._complete_needs()
         for family, (need, layout) in self.family_need.items():
             if family in fitting or need <= capacity:
                 continue
@@ -563,6 +611,7 @@ class TrainingSearch(GpuSearch):
                     hint=sharding_hint(best.layout), strategy=best.layout,
                 ))  # fmt: skip
         if not options:
+            self._complete_needs()  # the lightest layout of all, for the advice
             if self.constraints.gpus:
                 upto = msg("where.exact_gpus", gpus=self.constraints.gpus)
             else:

@@ -304,8 +304,11 @@ def test_every_option_is_a_valid_fitting_layout(billions, gpu_id, max_gpus, task
 @pytest.mark.parametrize("preset", ["llama-3.1-8b", "mixtral-8x7b"])
 def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, monkeypatch):
     """The search skips timing a layout whose floor (StepModel.microbatch_floor: micro-batches and pipeline
-    bubble at the cached micro-batch time) is above the best at its GPU count. Timing every candidate instead
-    (no floor) must give the same options, layout for layout and second for second."""
+    bubble at the cached micro-batch time) is above the best at its GPU count, and skips a whole layout's memory
+    and timing when its floor at every dp is (StepModel.stage_floor). Timing every candidate instead (no floor)
+    must give the same options, layout for layout and second for second, and the same excluded families with
+    the same smallest needs (llama-3.1-8b on A100s: data parallel wins at every count, so the skipped tensor and
+    pipeline parallel layouts' needs are worked out afterwards)."""
     from planner import perf
 
     gpus = [get_gpu("h100-sxm"), get_gpu("a100-sxm-80gb")]
@@ -313,11 +316,13 @@ def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, monke
 
     def options():
         result = plan(get_preset(preset), workload, gpus, Constraints(max_gpus=256))
-        return [(o.gpu.id, o.gpus, o.layout, o.step_time_s, o.memory.total_bytes) for o in result.frontier]
+        frontier = [(o.gpu.id, o.gpus, o.layout, o.step_time_s, o.memory.total_bytes) for o in result.frontier]
+        return frontier, result.excluded, result.advice  # the excluded families' smallest needs too
 
     pruned = options()
     monkeypatch.setattr(perf.StepModel, "microbatch_floor", lambda *args, **kwargs: None)
-    assert options() == pruned and pruned
+    monkeypatch.setattr(perf.StepModel, "stage_floor", lambda *args, **kwargs: None)
+    assert options() == pruned and pruned[0]
 
 
 @settings(max_examples=60, deadline=None)
@@ -367,7 +372,8 @@ def test_the_layout_shortlists_choose_what_a_scan_of_every_dp_chooses(needs, del
 
 def test_the_floor_is_below_every_layouts_step_time():
     """StepModel.floor may only ever be a floor: for pipelined, interleaved, ZeRO-3 and data-parallel layouts of
-    a 70B model on H100s, lower_bound(layout) <= seconds(layout) once the micro-batch is cached."""
+    a 70B model on H100s, lower_bound(layout) <= seconds(layout) once the micro-batch is cached, and the floor
+    from the micro-batch without a pipeline (stage_floor: its time over pp) is below that."""
     from planner import perf
     from planner.vocabulary import Layout
 
@@ -384,5 +390,7 @@ def test_the_floor_is_below_every_layouts_step_time():
         seconds = model.seconds(layout)
         floor = model.lower_bound(layout)
         assert floor is not None and 0 < floor <= seconds, (layout, floor, seconds)
+        stage = model.stage_floor(tp, pp, 1, micro, "full", virtual)
+        assert stage is not None and 0 < stage.at(dp) <= floor, (layout, stage, floor)
         checked += 1
     assert checked == 6
