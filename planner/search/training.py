@@ -1,6 +1,7 @@
 """The training search: for every layout (tp, pp, ep) fit per-GPU memory as a + b/dp per sharding state from
 two exact estimates, add the activation variant's delta, and time only the layouts that fit; the chosen
-options are re-estimated exactly."""
+options are re-estimated exactly. Floors skip what cannot beat the best at its GPU count: a candidate's
+timing (StepModel.microbatch_floor), or a whole layout's memory and timing (StepModel.stage_floor)."""
 
 from __future__ import annotations
 
@@ -87,8 +88,8 @@ class _FirstFit:
 
 class _LayoutFits:
     """What one layout (tp, pp, ep, virtual stages) needs in memory, for every GPU type of one search: the
-    state fits, the variant deltas, and per (dp, capacity) the shortlist of (state, variant) worth timing
-    (GPU types with the same memory share it)."""
+    state fits, the variant deltas, and per (dps, capacity) the shortlists of (state, variant) worth timing
+    (GPU types with the same memory share them)."""
 
     __slots__ = (
         "deltas",
