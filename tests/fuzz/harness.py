@@ -400,7 +400,8 @@ class Explorer:
             (known if defect else unknown).append(defect.item if defect else violation)
         TALLY.add(self.entry, verdict, violations, known)
         for violation in unknown:
-            message = f"{violation.kind}: {violation.what}\n  input: {run.describe()}\n{run.detail[-1500:]}"
+            shown = run.detail[-1500:] or f"  stderr: {run.stderr[-600:]!r}"
+            message = f"{violation.kind}: {violation.what}\n  input: {run.describe()}\n{shown}"
             if self.strict:
                 raise AssertionError(message)
             self.unknown.setdefault(violation.signature(), message)
@@ -416,9 +417,17 @@ class Explorer:
 # ---------------------------------------------------------------------------------------------------- the database
 
 
+def is_sqlite(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
 def table_counts(db: Path) -> dict[str, int]:
-    """Rows per table of the SQLite file (empty when there is no database yet)."""
-    if not db.is_file() or db.stat().st_size == 0:
+    """Rows per table of the SQLite file (empty when there is no database, or the file is not one)."""
+    if not is_sqlite(db):
         return {}
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:

@@ -356,8 +356,11 @@ def quote_csv(draw) -> QuoteFile:
     if draw(st.integers(0, 5)) == 0:
         header = [draw(st.sampled_from((h, h.upper(), f" {h} "))) for h in header]
     buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer, delimiter=locale.delimiter, lineterminator=draw(st.sampled_from(("\r\n", "\n"))),
-                        quoting=draw(st.sampled_from((csv.QUOTE_MINIMAL, csv.QUOTE_ALL))))  # fmt: skip
+    terminator = draw(st.sampled_from(("\r\n", "\n")))
+    quoting = draw(st.sampled_from((csv.QUOTE_MINIMAL, csv.QUOTE_ALL)))
+    if terminator == "\n" and any("\r" in row.provider + row.note for row in rows):
+        quoting = csv.QUOTE_ALL  # QUOTE_MINIMAL quotes only the terminator's characters: a bare \r would end the row
+    writer = csv.writer(buffer, delimiter=locale.delimiter, lineterminator=terminator, quoting=quoting)
     writer.writerow(header)
     for row in rows:
         writer.writerow([row.provider, row.gpu, row.price_text, "USD", "2026-09-10", row.note])

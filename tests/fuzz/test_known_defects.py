@@ -281,7 +281,9 @@ def test_item4_closed_stdout_is_not_a_traceback(sandbox, argv):
     ("config.json", '{"model_type": "llama", "hidden_size": ' + "9" * 5000 + "}"),
     ("safetensors", '{"w": {"dtype": "F16", "shape": ' + "[" * 50_000 + "]" * 50_000 + ', "data_offsets": [0, 0]}}'),
     ("safetensors", '{"w": {"dtype": "F16", "shape": [' + "9" * 5000 + '], "data_offsets": [0, 0]}}'),
-], ids=["config nested", "config 5000 digits", "safetensors nested", "safetensors 5000 digits"])  # fmt: skip
+    ("safetensors", '{"w": {"dtype": "F16", "shape": [' + "9" * 400 + '], "data_offsets": [0, 0]}}'),
+], ids=["config nested", "config 5000 digits", "safetensors nested", "safetensors 5000 digits",
+        "safetensors 400 digits"])  # fmt: skip
 def test_item4_hostile_json_in_model_files_is_one_line(sandbox, where, text):
     if where == "config.json":
         model = write_model_folder(sandbox / "model", text.encode())
@@ -426,10 +428,24 @@ def test_item6_failed_plan_export_keeps_the_old_files(sandbox):
 
 @pytest.mark.xfail(strict=True, reason="issue 14, new (found by the fuzzing harness): an error that quotes a file "
                                        "name holding a newline is more than one line")  # fmt: skip
-@pytest.mark.parametrize("argv", [["quotes", "import", "bad\nname.csv"], ["probe", "import", "bad\nname.json"]],
-                         ids=["quotes import", "probe import"])  # fmt: skip
+@pytest.mark.parametrize("argv", [["quotes", "import", "bad\nname.csv"], ["probe", "import", "bad\nname.json"],
+                                  ["memory", "--model", "models\nfolder"]],
+                         ids=["quotes import", "probe import", "memory --model folder"])  # fmt: skip
 def test_new_error_quoting_a_name_with_a_newline_is_one_line(sandbox, argv):
+    (sandbox / "models\nfolder").mkdir()  # a folder without a config.json
     assert_clean(run_in_process(argv, "cli args"), accepted_ok=False)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="issue 14, new (found by the fuzzing harness): a model name of thousands of "
+                                       "characters makes `plan --export` take minutes (report.pdf wraps an unbroken "
+                                       "word in quadratic time)")  # fmt: skip
+def test_new_a_long_model_name_does_not_stall_the_export(sandbox):
+    write_model_folder(sandbox / "model", {**LLAMA, "_name_or_path": "d" * 5000})
+    # Over a minute today (2,000 characters: 27 s); a linear wrap takes well under a second.
+    run = run_child(["plan", "--model", "model", "--gpu", "h100-sxm", "--gpus", "8", "--task", "finetune",
+                     "--spec-only", "--export", "out"], "plan --export", cwd=sandbox, timeout_s=20)  # fmt: skip
+    assert_clean(run)
 
 
 @pytest.mark.xfail(strict=True, reason="issue 14, new (found by the fuzzing harness): `quotes export` onto the "
