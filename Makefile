@@ -13,7 +13,7 @@ QM_FILES := $(TS_FILES:.ts=.qm)
 export QT_API := pyside6
 export PYQTGRAPH_QT_LIB := PySide6
 
-.PHONY: run test test-fast typecheck bench screenshots translations package package-lite package-check lint clean fuzz
+.PHONY: run test test-fast typecheck bench validate screenshots translations package package-lite package-check lint clean device-check fuzz
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,11 @@ typecheck: $(VENV)/.test-installed
 bench: $(VENV)/.test-installed
 	QT_QPA_PLATFORM=offscreen $(PY) -m tests.bench
 
+# The performance model against the shipped published runs (planner/catalog/validation.json): every case, the
+# statistics, leave-one-source-out cross-validation and the error bands (docs/architecture.md, "Performance model").
+validate: $(VENV)/.app-installed
+	$(BIN)/gpu-advisor validate
+
 screenshots: $(VENV)/.app-installed
 	QT_QPA_PLATFORM=offscreen $(BIN)/gpu-advisor --screenshots docs/screenshots
 	QT_QPA_PLATFORM=offscreen $(BIN)/gpu-advisor --lang ru --screenshots docs/screenshots/ru  # README.ru.md
@@ -92,6 +97,15 @@ package-check: $(VENV)/.package-installed
 	$(if $(filter full,$(VARIANT)),$(PY) -m pip install --quiet "$(TORCH_PIN)")
 	PYTHON=$(PY) bash packaging/build.sh $(VARIANT)
 	bash packaging/check.sh $(VARIANT)
+
+# The checks only a real NVIDIA GPU can answer (docs/device-check.md): under 10 minutes, one JSON file and a
+# summary. Uses this venv's torch, or a CUDA build of torch in python3/python on PATH (or DEVICE_CHECK_PYTHON);
+# DEVICE_CHECK_TORCH=torch==2.13.0 installs one into the venv first (PyPI's Linux wheel is a CUDA build).
+# Without a GPU the GPU steps are skipped, with the reason, and it still exits 0.
+DEVICE_CHECK_OUT ?= device-check.json
+device-check: $(VENV)/.app-installed
+	$(if $(DEVICE_CHECK_TORCH),$(PY) -m pip install --quiet "$(DEVICE_CHECK_TORCH)")
+	$(PY) -m profiler.device_check --out $(DEVICE_CHECK_OUT)
 
 # ruff (pyproject.toml [tool.ruff]) and the import-linter layer contracts (pyproject.toml [tool.importlinter]).
 lint: $(VENV)/.test-installed

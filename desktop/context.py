@@ -8,25 +8,37 @@ that shows prices refreshes. Nothing here is slow on the GUI thread: NVML is rea
 
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QObject, QSettings, Signal
 
 from desktop.workers import JobRunner
+from planner.errors import UserError
+from planner.store import settings as store_settings
+
+if TYPE_CHECKING:
+    from desktop.plan_request import PriceBook
+    from planner.gpus import GpuSpec
+    from planner.money import ExchangeRates, Money
+    from planner.search import PlanOption
+    from planner.store import ExchangeRate, StoreProtocol
+    from profiler.nvml import Inventory
 
 ORGANIZATION = "GPU Advisor"
 APPLICATION = "gpu-advisor"
 
-# Store setting keys shared by the pages (Settings page writes them; Quotes, Plan and Rent or buy read them).
-SETTING_DISPLAY_CURRENCY = "display_currency"  # "USD" | "EUR" | "RUB"
-SETTING_ELECTRICITY_PRICE = "electricity_price_per_kwh"  # {"amount": float, "currency": str}
+# Setting keys shared by the pages (Settings page writes them; Quotes, Plan and Rent or buy read them). The first
+# two live in the store (planner/store/settings.py); the language in QSettings, as it is needed before the store.
+SETTING_DISPLAY_CURRENCY = store_settings.DISPLAY_CURRENCY  # "USD" | "EUR" | "RUB"
+SETTING_ELECTRICITY_PRICE = store_settings.ELECTRICITY_PRICE  # {"amount": float, "currency": str}
 SETTING_LANGUAGE = "ui/language"  # QSettings key: "en" | "ru" | "" (follow the system)
 
 CURRENCIES = ("USD", "EUR", "RUB")
-DEFAULT_ELECTRICITY = {"amount": 0.15, "currency": "USD"}  # a placeholder the user is told to set, per kWh
+# A placeholder the user is told to set: the price of one kWh.
+DEFAULT_ELECTRICITY_PER_KWH = 0.15
+DEFAULT_ELECTRICITY_CURRENCY = "USD"
 
 # Tests and --screenshots point QSettings somewhere else; None means the per-user config folder.
 _settings_path_override: str | None = None
@@ -54,7 +66,7 @@ def make_qsettings() -> QSettings:
     return QSettings(settings_path(), QSettings.Format.IniFormat)
 
 
-def open_store(path: str | os.PathLike | None = None) -> tuple[Any, str | None]:
+def open_store(path: str | Path | None = None) -> tuple[StoreProtocol, str | None]:
     """Open the store; on failure open a temporary one and return the message for the user.
 
     Returns (store, problem): problem is None when the real database opened. The app keeps running with a
@@ -64,7 +76,9 @@ def open_store(path: str | os.PathLike | None = None) -> tuple[Any, str | None]:
 
     try:
         return Store.open(path), None
-    except Exception as exc:  # a newer schema, a locked or unreadable file: show it, do not crash
+    except (
+        Exception
+    ) as exc:  # the window must open whatever the real database does (newer, locked, unreadable)
         from desktop.workers import describe_error
 
         problem = describe_error(exc)
@@ -90,7 +104,12 @@ class AppContext(QObject):
     inventory_changed = Signal(object)  # profiler.nvml.Inventory
     busy_changed = Signal(bool)  # some background job is running
 
-    def __init__(self, store: Any = None, inventory: Any = None, parent: QObject | None = None):
+    def __init__(
+        self,
+        store: StoreProtocol | None = None,
+        inventory: Inventory | None = None,
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
         self.jobs = JobRunner(self)
         self.jobs.jobs_changed.connect(lambda count: self.busy_changed.emit(count > 0))
@@ -98,13 +117,13 @@ class AppContext(QObject):
             store, problem = open_store()
         else:
             problem = None
-        self.store = store
+        self.store: StoreProtocol = store
         self.store_problem: str | None = problem
         self.inventory = inventory
         self.inventory_error: str | None = None
-        self.plan_option: Any = None  # last value of plan_option_changed
-        self._catalog: dict | None = None
-        self._price_book: Any = None
+        self.plan_option: PlanOption | None = None  # last value of plan_option_changed
+        self._catalog: dict[str, GpuSpec] | None = None
+        self._price_book: PriceBook | None = None
         self.quotes_changed.connect(self._forget_catalog)
         self.settings_changed.connect(self._forget_catalog)
 
@@ -119,7 +138,7 @@ class AppContext(QObject):
             _read_inventory, on_done=self._set_inventory, on_error=self._inventory_failed, name="read NVML"
         )
 
-    def _set_inventory(self, inventory: Any) -> None:
+    def _set_inventory(self, inventory: Inventory) -> None:
         self.inventory = inventory
         self.inventory_changed.emit(inventory)
 
@@ -132,25 +151,33 @@ class AppContext(QObject):
         return len(getattr(self.inventory, "gpus", None) or [])
 
     # -- GPU catalog -------------------------------------------------------------------------------------------
-    def gpu_catalog(self) -> dict:
+    def gpu_catalog(self) -> dict[str, GpuSpec]:
         """planner.gpus.load_catalog() plus the user's own GPU types, cached until quotes/settings change."""
         if self._catalog is None:
             from planner.gpus import load_catalog
 
-            extra = ()
-            lister = getattr(self.store, "list_user_gpus", None)
-            if lister is not None:
-                try:
-                    extra = tuple(lister())
-                except Exception:  # a user GPU row that no longer loads must not hide the catalog
-                    extra = ()
+            try:
+                extra = tuple(self.store.user_gpus.all())
+            except UserError:  # a user GPU row that no longer loads, or the database: never hide the catalog
+                extra = ()
             self._catalog = load_catalog(extra)
         return self._catalog
+
+    def user_gpus(self) -> tuple[GpuSpec, ...]:
+        """The user's own GPU types (those of gpu_catalog())."""
+        return tuple(gpu for gpu in self.gpu_catalog().values() if gpu.user_defined)
+
+    def match_gpu(self, device_name: str) -> GpuSpec | None:
+        """The GPU type of a device name a probe or NVML reported (planner.gpus.match_nvml_name, the one place
+        names are matched), the user's own types included; None for a CPU or an unknown GPU."""
+        from planner.gpus import match_nvml_name
+
+        return match_nvml_name(device_name, self.user_gpus())
 
     def _forget_catalog(self) -> None:
         self._catalog = None
 
-    def price_book(self) -> Any:
+    def price_book(self) -> PriceBook:
         """desktop.plan_request.PriceBook over this store: typical prices per GPU type from SQL summaries,
         shared by the Plan and Rent-or-buy pages and kept until the database changes."""
         if self._price_book is None or self._price_book.store is not self.store:
@@ -164,42 +191,57 @@ class AppContext(QObject):
         return make_qsettings()
 
     def setting(self, key: str, default: Any = None) -> Any:
+        """A stored setting's JSON value, `default` when unset or when the database cannot be read."""
         try:
-            return self.store.get_setting(key, default)
-        except Exception:
+            return self.store.settings.get(key, default)
+        except ValueError:  # StoreEnvironmentError (a UserError) or a value that is no longer valid JSON
             return default
 
-    def set_setting(self, key: str, value: Any) -> None:
-        self.store.set_setting(key, value)
+    def set_setting(self, key: str, value: object) -> None:
+        self.store.settings.set(key, value)
         self.settings_changed.emit()
 
     def display_currency(self) -> str:
-        code = str(self.setting(SETTING_DISPLAY_CURRENCY, "USD") or "USD").upper()
+        try:
+            code = self.store.settings.display_currency()
+        except UserError:  # the database cannot be read right now: show prices in dollars meanwhile
+            code = "USD"
         return code if code in CURRENCIES else "USD"
 
     def set_display_currency(self, code: str) -> None:
-        self.set_setting(SETTING_DISPLAY_CURRENCY, code.upper())
-
-    def exchange_rates(self):
-        """planner.money.ExchangeRates from the store (to_usd per currency, with the date they were set)."""
-        return self.store.get_exchange_rates()
-
-    def set_exchange_rate(self, currency: str, to_usd: float, as_of: str) -> None:
-        self.store.set_exchange_rate(currency, to_usd, as_of)
+        self.store.settings.set_display_currency(code)
         self.settings_changed.emit()
 
-    def electricity_price(self):
-        """planner.money.Money per kWh (the user's setting, else DEFAULT_ELECTRICITY)."""
+    def exchange_rate_entries(self) -> dict[str, ExchangeRate]:
+        """The rates the user set, each with its date; none when the database cannot be read."""
+        try:
+            return self.store.settings.exchange_rate_entries()
+        except ValueError:  # StoreEnvironmentError (a UserError) or a stored value no longer readable
+            return {}
+
+    def exchange_rates(self) -> ExchangeRates:
+        """planner.money.ExchangeRates from the store (to_usd per currency, with the date they were set)."""
+        return self.store.settings.exchange_rates()
+
+    def set_exchange_rate(self, currency: str, to_usd: float, as_of: str) -> None:
+        self.store.settings.set_exchange_rate(currency, to_usd, as_of)
+        self.settings_changed.emit()
+
+    def electricity_price(self) -> Money:
+        """planner.money.Money per kWh (the user's setting, else the placeholder DEFAULT_ELECTRICITY_PER_KWH)."""
         from planner.money import Money
 
-        value = self.setting(SETTING_ELECTRICITY_PRICE, None) or DEFAULT_ELECTRICITY
         try:
-            return Money(float(value["amount"]), str(value["currency"]).upper())
-        except (KeyError, TypeError, ValueError):
-            return Money(DEFAULT_ELECTRICITY["amount"], DEFAULT_ELECTRICITY["currency"])
+            price = self.store.settings.electricity_price()
+        except UserError:  # the database cannot be read right now: the placeholder, as when unset
+            price = None
+        return price or Money(DEFAULT_ELECTRICITY_PER_KWH, DEFAULT_ELECTRICITY_CURRENCY)
 
     def set_electricity_price(self, amount: float, currency: str) -> None:
-        self.set_setting(SETTING_ELECTRICITY_PRICE, {"amount": float(amount), "currency": currency.upper()})
+        from planner.money import Money
+
+        self.store.settings.set_electricity_price(Money(float(amount), currency))
+        self.settings_changed.emit()
 
     def language(self) -> str:
         """ "en", "ru" or "" (follow the system); stored in QSettings because it is needed before the store."""
@@ -212,7 +254,7 @@ class AppContext(QObject):
         settings.setValue(SETTING_LANGUAGE, code)
         settings.sync()
 
-    def to_display_currency(self, amount: float, currency: str):
+    def to_display_currency(self, amount: float, currency: str) -> tuple[Money | None, str | None]:
         """(Money in the display currency, None) or (None, reason) when a rate is missing: never assumed."""
         from planner.money import Money, convert
 
@@ -225,7 +267,7 @@ class AppContext(QObject):
                     "AppContext", "No exchange rate for {0} → {1}: set one in Settings (Exchange rates)."
                 ).format(source, target)
             return convert(Money(float(amount), source), target, rates), None
-        except Exception as exc:
+        except (UserError, ValueError) as exc:  # a rate or amount the planner refuses, a database error
             from desktop.workers import describe_error
 
             return None, describe_error(exc)
@@ -240,7 +282,7 @@ class AppContext(QObject):
         self.jobs.wait_for_done(5000)
 
 
-def _read_inventory():
+def _read_inventory() -> Inventory:
     from profiler.nvml import read_inventory
 
     return read_inventory()

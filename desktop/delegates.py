@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QDate, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractItemModel, QDate, QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QComboBox,
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.qmodels.quotes import KIND_NAMES, QuoteTableModel
+from desktop.qmodels.quotes import KIND_NAMES, Column, QuoteTableModel
 
 NO_DATE = QDate(2000, 1, 1)  # the date edit's minimum, shown as "—" and stored as an empty date
 INTERCONNECT_CHOICES = ("", "nvlink", "pcie", "infiniband")
@@ -29,12 +29,14 @@ CURRENCY_CHOICES = ("USD", "EUR", "RUB")
 
 
 class QuoteDelegate(QStyledItemDelegate):
-    def __init__(self, gpu_choices: Callable[[], list[tuple[str, str]]], parent=None):
+    def __init__(
+        self, gpu_choices: Callable[[], list[tuple[str, str]]], parent: QObject | None = None
+    ) -> None:
         """``gpu_choices()`` returns (catalog id, display name) pairs for the GPU combo."""
         super().__init__(parent)
         self.gpu_choices = gpu_choices
 
-    def _column(self, index: QModelIndex | QPersistentModelIndex):
+    def _column(self, index: QModelIndex | QPersistentModelIndex) -> Column:
         model = index.model()
         source = model.sourceModel() if hasattr(model, "sourceModel") else model
         column_index = model.mapToSource(index).column() if hasattr(model, "mapToSource") else index.column()
@@ -68,9 +70,9 @@ class QuoteDelegate(QStyledItemDelegate):
             spin.setButtonSymbols(QAbstractSpinBox.ButtonSymbols.NoButtons)
             return spin
         if editor == "int":
-            spin = QSpinBox(parent)
-            spin.setRange(1, 1_000_000)
-            return spin
+            whole = QSpinBox(parent)
+            whole.setRange(1, 1_000_000)
+            return whole
         if editor == "date":
             edit = QDateEdit(parent)
             edit.setCalendarPopup(True)
@@ -88,9 +90,14 @@ class QuoteDelegate(QStyledItemDelegate):
                 editor.setEditText(str(value or ""))
             else:
                 editor.setCurrentIndex(max(position, 0))
-        elif isinstance(editor, (QDoubleSpinBox, QSpinBox)):
+        elif isinstance(editor, QDoubleSpinBox):
             try:
-                editor.setValue(float(value) if isinstance(editor, QDoubleSpinBox) else int(value))
+                editor.setValue(float(value))
+            except (TypeError, ValueError):
+                editor.setValue(editor.minimum())
+        elif isinstance(editor, QSpinBox):
+            try:
+                editor.setValue(int(value))
             except (TypeError, ValueError):
                 editor.setValue(editor.minimum())
         elif isinstance(editor, QDateEdit):
@@ -98,7 +105,9 @@ class QuoteDelegate(QStyledItemDelegate):
         elif isinstance(editor, QLineEdit):
             editor.setText("" if value is None else str(value))
 
-    def setModelData(self, editor: QWidget, model, index: QModelIndex | QPersistentModelIndex) -> None:  # noqa: N802
+    def setModelData(  # noqa: N802
+        self, editor: QWidget, model: QAbstractItemModel, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
         if isinstance(editor, QComboBox):
             data = editor.currentData()
             text = editor.currentText().strip()
@@ -113,8 +122,10 @@ class QuoteDelegate(QStyledItemDelegate):
             value = editor.value()
         elif isinstance(editor, QDateEdit):
             value = QDate() if editor.date() == NO_DATE else editor.date()
-        else:
+        elif isinstance(editor, QLineEdit):
             value = editor.text()
+        else:
+            return
         model.setData(index, value, Qt.ItemDataRole.EditRole)
 
 

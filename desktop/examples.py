@@ -72,15 +72,15 @@ def add_example_probe_runs(context: Any) -> None:
     from profiler.report import ProbeReport
 
     store = context.store
-    existing = store.list_probe_runs()
-    if any(str(run.get("label") or "").startswith(EXAMPLE_LABEL) for run in existing):
+    existing = store.probe_runs.all()
+    if any((run.label or "").startswith(EXAMPLE_LABEL) for run in existing):
         return
-    store.save_probe_report(
+    store.probe_runs.save(
         ProbeReport.from_dict(example_report(_H100, "example-h100", "2026-09-14T09:30:00Z")),
         source="local",
         label=f"{EXAMPLE_LABEL}: H100 node",
     )
-    store.save_probe_report(
+    store.probe_runs.save(
         ProbeReport.from_dict(example_report(_A100, "rented-a100", "2026-09-10T16:05:00Z")),
         source="imported",
         label=f"{EXAMPLE_LABEL}: rented A100",
@@ -162,13 +162,13 @@ EXAMPLE_PURCHASE_QUOTES = (
 def add_example_quotes(context: Any) -> None:
     """Add the example quotes once (skipped when the user already has quotes of their own)."""
     store = context.store
-    if store.list_rental_quotes(mine_only=True) or store.list_purchase_quotes(mine_only=True):
+    if store.rental_quotes.find(mine_only=True) or store.purchase_quotes.find(mine_only=True):
         return
     from planner.errors import UserError
 
     for add, quotes in (
-        (store.add_rental_quote, EXAMPLE_RENTAL_QUOTES),
-        (store.add_purchase_quote, EXAMPLE_PURCHASE_QUOTES),
+        (store.rental_quotes.add, EXAMPLE_RENTAL_QUOTES),
+        (store.purchase_quotes.add, EXAMPLE_PURCHASE_QUOTES),
     ):
         for quote in quotes:
             try:

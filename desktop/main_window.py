@@ -219,7 +219,8 @@ class MainWindow(QMainWindow):
         count = context.gpu_count()
         if count:
             self.gpus_label.setText(self.tr("GPUs found: {0}").format(count))
-            self.gpus_label.setToolTip(", ".join(str(gpu.name) for gpu in context.inventory.gpus))
+            gpus = context.inventory.gpus if context.inventory is not None else []
+            self.gpus_label.setToolTip(", ".join(str(gpu.name) for gpu in gpus))
         else:
             self.gpus_label.setText(self.tr("No NVIDIA GPU"))
             self.gpus_label.setToolTip(
@@ -227,7 +228,7 @@ class MainWindow(QMainWindow):
             )
 
     def _update_db_label(self) -> None:
-        path = str(getattr(self.context.store, "path", ""))
+        path = str(self.context.store.path)
         if self.context.store_problem:
             self.db_label.setText(self.tr("Temporary database (nothing is kept)"))
         else:
@@ -283,7 +284,7 @@ class MainWindow(QMainWindow):
             (self.tr("Python"), platform.python_version()),
             ("torch", torch_version),
             (self.tr("NVIDIA driver"), driver),
-            (self.tr("Database"), str(getattr(self.context.store, "path", ""))),
+            (self.tr("Database"), str(self.context.store.path)),
         ]
         table = "".join(
             f"<tr><td><b>{name}</b>&nbsp;&nbsp;</td><td>{value}</td></tr>" for name, value in rows

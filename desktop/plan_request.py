@@ -8,22 +8,39 @@ original kept in the notes; a missing exchange rate drops that quote and says so
 
 Nothing here lists every stored quote: the typical price of a GPU type comes from the store's SQL summaries
 (PriceBook, cached until the database changes) and the Hardware list offers a bounded set of quotes
-(Store.cheapest_rental_offers), so both cost milliseconds with 100,000 quotes stored.
+(store.rental_quotes.cheapest_offers), so both cost milliseconds with 100,000 quotes stored.
+
+Nothing here is worded for one language either: notes, price sources and errors stay planner Messages or Text
+(a translatable source plus raw values) until the view renders them (render_note), so a language switch
+re-renders the page without planning again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+import sqlite3
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from desktop import fmt
-from desktop.messages import render_error
+from desktop.messages import render
 from desktop.plan_state import PlanInputs
 from planner.errors import UserError
+from planner.gpus import GpuSpec
+from planner.layout_text import family_message
+from planner.messages import Message
+from planner.models import ModelSpec
+from planner.money import ExchangeRates, Money
+from planner.perf import Calibration
+from planner.search import Constraints, PlanOption, PlanResult, Workload
+from planner.vocabulary import ZeroStage
+
+if TYPE_CHECKING:
+    from planner.store import PriceSummary, ProbeRun, StoreProtocol
 
 # The GUI asks for more than the table shows so the scaling chart has every GPU count per family.
 TABLE_ROWS = 12
@@ -31,6 +48,75 @@ SEARCH_TOP = 400
 # The Hardware list shows every reference quote and this many of the user's cheapest quotes per GPU type, kind
 # and currency (the Quotes page lists them all); offers the plan already uses are always listed too.
 OFFERS_PER_GROUP = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A desktop sentence kept as its translatable source (context, source) and raw values, rendered in the
+    interface language when shown: values may be Text, planner Messages, Price, QuoteKind, QuoteDate or plain."""
+
+    context: str
+    source: str
+    values: tuple[object, ...] = ()
+
+    def render(self) -> str:
+        return QCoreApplication.translate(self.context, self.source).format(
+            *(_rendered(v) for v in self.values)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """A price in the display currency with the quoted original beside it when that differs."""
+
+    shown: Money
+    original: Money
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteKind:
+    """A quote kind ("on-demand"), named as the quotes table names it."""
+
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteDate:
+    """The day a quote was taken (ISO text), in the interface's date format."""
+
+    iso: str
+
+
+# What PlanCall and the pages keep to say: a planner message, a desktop Text, or words that need no translation.
+Note = Message | Text | str
+
+
+def render_note(note: object) -> str:
+    """A note, price source or error in the interface language."""
+    return _rendered(note)
+
+
+def _rendered(value: object) -> str:
+    if isinstance(value, Text):
+        return value.render()
+    if isinstance(value, Message):
+        return render(value)
+    if isinstance(value, Price):
+        return fmt.money_with_original(value.shown, value.original)
+    if isinstance(value, QuoteKind):
+        return _kind_name(value.kind)
+    if isinstance(value, QuoteDate):
+        return fmt.date(value.iso)
+    return str(value)
+
+
+def error_note(exc: BaseException) -> Note:
+    """What to say about an error: its planner Message or desktop Text when it carries one, else its words."""
+    text = getattr(exc, "text", None)
+    if isinstance(text, Text):
+        return text
+    message = getattr(exc, "message", None)
+    return message if isinstance(message, Message) else str(exc)
 
 
 @dataclass(frozen=True)
@@ -46,45 +132,36 @@ class HardwareSource:
 
 @dataclass(frozen=True)
 class PlanCall:
-    """Everything plan() needs, already resolved: model, workload, GPU types, constraints, prices, calibration."""
+    """Everything plan() needs, already resolved: model, workload, GPU types, constraints, prices, calibration.
 
-    model: Any
-    workload: Any
-    gpus: tuple
-    constraints: Any
-    prices: Mapping[str, Any]
-    calibration: Mapping[str, Any]
+    notes and price_sources (gpu id -> "RunPod, on-demand: $3.49/GPU-h, quoted 2026-09-01") are rendered by the
+    view (render_note), in whatever language is current then."""
+
+    model: ModelSpec
+    workload: Workload
+    gpus: tuple[GpuSpec, ...]
+    constraints: Constraints
+    prices: Mapping[str, Money]
+    calibration: Mapping[str, Calibration]
     rank_by: str
     currency: str
-    notes: tuple[str, ...] = ()
-    price_sources: Mapping[str, str] = field(default_factory=dict)  # gpu id -> "RunPod on-demand, 2026-09-01"
+    notes: tuple[Note, ...] = ()
+    price_sources: Mapping[str, Text] = field(default_factory=dict)
 
 
 @lru_cache(maxsize=32)
-def resolve_model_cached(text: str) -> Any:
+def resolve_model_cached(text: str) -> ModelSpec:
     """planner.models.resolve_model, cached: a model folder is read once, not on every slider step."""
     from planner.models import resolve_model
 
     return resolve_model(text)
 
 
-def _runs(store: Any) -> list[dict]:
+def _runs(store: StoreProtocol) -> list[ProbeRun]:
     try:
-        return list(store.list_probe_runs())
-    except Exception:
+        return list(store.probe_runs.all())
+    except (sqlite3.Error, UserError):  # a database that cannot answer lists no runs; the rest of the page still works
         return []
-
-
-def _run_device_names(run: Mapping[str, Any]) -> list[str]:
-    names = run.get("device_names") or run.get("devices") or []
-    if isinstance(names, str):
-        import json
-
-        try:
-            names = json.loads(names)
-        except ValueError:
-            names = [names]
-    return [str(n) for n in names if n]
 
 
 # Translated by the ``tr`` the Plan page passes in (PlanPage.tr), hence that context.
@@ -92,14 +169,24 @@ _RUN_LABEL = QT_TRANSLATE_NOOP("PlanPage", "run")
 _MEASURED_TOOLTIP = QT_TRANSLATE_NOOP(
     "PlanPage", "Measured by a probe run; the plan uses its matmul and bandwidth figures."
 )
+# Said while planning, rendered by the view (context "PlanRequest").
+_RUN_GONE = str(QT_TRANSLATE_NOOP("PlanRequest", "probe run {0} is no longer in the database"))
+_NO_GPU_TYPE = str(QT_TRANSLATE_NOOP("PlanRequest", "choose at least one GPU type under Hardware"))
+
+
+def _same(text: str) -> str:
+    return text
 
 
 def hardware_sources(
-    catalog: Mapping[str, Any], store: Any, tr=lambda s: s, keep: tuple[str, ...] = ()
+    catalog: Mapping[str, GpuSpec],
+    store: StoreProtocol,
+    tr: Callable[[str], str] = _same,
+    keep: tuple[str, ...] = (),
 ) -> dict[str, list[HardwareSource]]:
     """Rows for the Hardware panel, grouped: local and imported probe runs, catalog GPUs, quoted offers.
 
-    Offers are a bounded list (OFFERS_PER_GROUP, Store.cheapest_rental_offers) plus any "quote:<id>" key in
+    Offers are a bounded list (OFFERS_PER_GROUP, store.rental_quotes.cheapest_offers) plus any "quote:<id>" key in
     `keep` (the ticked ones), so a saved plan's offer stays visible and ticked however dear it is.
     """
     from planner.gpus import match_nvml_name
@@ -108,17 +195,17 @@ def hardware_sources(
     extra = tuple(gpu for gpu in catalog.values() if getattr(gpu, "user_defined", False))
     for run in _runs(store):
         gpu_ids = []
-        for name in _run_device_names(run):
+        for name in run.devices:
             gpu = match_nvml_name(name, extra)
             if gpu is not None and gpu.id not in gpu_ids:
                 gpu_ids.append(gpu.id)
         if not gpu_ids:
             continue  # a CPU-only run (or an unknown GPU) says nothing the planner can use
-        group = "local" if run.get("source") == "local" else "imported"
-        where = run.get("label") or run.get("machine") or run.get("hostname") or tr(_RUN_LABEL)
-        label = f"{catalog[gpu_ids[0]].name} — {where} ({str(run.get('created_at', ''))[:10]})"
-        tooltip = tr(_MEASURED_TOOLTIP)
-        groups[group].append(HardwareSource(f"run:{run.get('id')}", group, label, tooltip, gpu_ids[0]))
+        group = "local" if run.source == "local" else "imported"
+        where = run.label or run.machine or run.hostname or tr(str(_RUN_LABEL))
+        label = f"{catalog[gpu_ids[0]].name} — {where} ({run.created_at[:10]})"
+        tooltip = tr(str(_MEASURED_TOOLTIP))
+        groups[group].append(HardwareSource(f"run:{run.id}", group, label, tooltip, gpu_ids[0]))
     for gpu in sorted(catalog.values(), key=lambda g: (-g.memory_bytes, g.name)):
         tooltip = ", ".join(f"{k}: {v}" for k, v in list((gpu.sources or {}).items())[:2])
         groups["catalog"].append(
@@ -133,7 +220,7 @@ def hardware_sources(
     offer_text, kind_names = _text("offer"), {}  # translated once, not once per offer
     for quote in offered_quotes(store, catalog, keep):
         gpu = catalog[str(quote.get("gpu"))]
-        price = fmt.money(float(quote.get("price_per_gpu_hour") or 0), str(quote.get("currency") or "USD"))
+        price = fmt.money(_amount(quote.get("price_per_gpu_hour")), str(quote.get("currency") or "USD"))
         kind = str(quote.get("kind") or "")
         if kind not in kind_names:
             kind_names[kind] = _kind_name(kind)
@@ -145,11 +232,13 @@ def hardware_sources(
     return groups
 
 
-def offered_quotes(store: Any, catalog: Mapping[str, Any], keep: tuple[str, ...] = ()) -> list[dict]:
+def offered_quotes(
+    store: StoreProtocol, catalog: Mapping[str, GpuSpec], keep: tuple[str, ...] = ()
+) -> list[dict[str, object]]:
     """The quotes the Hardware list offers (catalog GPUs only), sorted by GPU, kind, currency, price."""
     try:
-        quotes = list(store.cheapest_rental_offers(OFFERS_PER_GROUP, gpus=tuple(catalog)))
-    except Exception:  # a store that cannot answer leaves the group empty, as it did before
+        quotes = list(store.rental_quotes.cheapest_offers(OFFERS_PER_GROUP, gpus=tuple(catalog)))
+    except (sqlite3.Error, UserError):  # a store that cannot answer leaves the group empty, as it did before
         quotes = []
     listed = {str(q.get("id")) for q in quotes}
     missing = [key[6:] for key in keep if key.startswith("quote:") and key[6:] not in listed]
@@ -163,26 +252,30 @@ def offered_quotes(store: Any, catalog: Mapping[str, Any], keep: tuple[str, ...]
             str(q.get("gpu")),
             kind_order.get(str(q.get("kind")), len(kind_order)),
             str(q.get("currency")),
-            float(q.get("price_per_gpu_hour") or 0),
-            int(q.get("id") or 0),
+            _amount(q.get("price_per_gpu_hour")),
+            int(str(q.get("id") or 0)),
         )
     )
     return quotes
 
 
-def _quotes_by_id(store: Any, ids: list[str]) -> dict[str, dict]:
+def _amount(value: object) -> float:
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def _quotes_by_id(store: StoreProtocol, ids: list[str]) -> dict[str, dict[str, object]]:
     """The stored rental quotes with these ids (as text); ids no longer in the store are left out."""
     found = {}
     for ident in dict.fromkeys(ids):
         try:
-            found[ident] = store.get_rental_quote(int(ident))
-        except Exception:  # deleted meanwhile, or not a number: the key is simply not offered any more
+            found[ident] = store.rental_quotes.get(int(ident))
+        except (ValueError, sqlite3.Error):  # deleted meanwhile (UserError), not a number, or no database
             continue
     return found
 
 
-def _convert(amount: float, currency: str, display_currency: str, rates: Any):
-    from planner.money import Money, convert
+def _convert(amount: float, currency: str, display_currency: str, rates: ExchangeRates | None) -> Money:
+    from planner.money import convert
 
     money = Money(float(amount), currency)
     if money.currency == display_currency:
@@ -201,71 +294,81 @@ PRICE_TEXTS = {
 }
 
 
-def _kind_name(kind: Any) -> str:
+def _kind_name(kind: object) -> str:
     """The translated name of a quote kind ("on-demand" -> "по требованию"), as the quotes table shows it."""
     from desktop.qmodels.quotes import KIND_NAMES
 
     text = str(kind or "")
-    return QCoreApplication.translate("QuoteTableModel", KIND_NAMES[text]) if text in KIND_NAMES else text
+    return (
+        QCoreApplication.translate("QuoteTableModel", str(KIND_NAMES[text])) if text in KIND_NAMES else text
+    )
 
 
 def _text(key: str) -> str:
-    return QCoreApplication.translate("PlanRequest", PRICE_TEXTS[key])
+    return QCoreApplication.translate("PlanRequest", str(PRICE_TEXTS[key]))
 
 
 class PriceBook:
     """Typical rental prices per GPU type, from the store's SQL summaries, for the GUI thread.
 
-    Each (GPU type, kinds) summary (Store.rental_price_summary: count, lowest, median, highest per kind,
+    Each (GPU type, kinds) summary (store.rental_quotes.price_summary: count, lowest, median, highest per kind,
     currency and origin) is read once and kept until the database changes (Store.data_stamp: this connection's
     writes or another process's commits), so re-planning on every slider step costs no query at all. One book
     serves every page (AppContext.price_book()).
     """
 
-    def __init__(self, store: Any):
+    def __init__(self, store: StoreProtocol):
         self.store = store
-        self._stamp: Any = None
-        self._summaries: dict[tuple, list] = {}
-        self._medians: dict[tuple, float | None] = {}
+        self._stamp: object = None
+        self._summaries: dict[tuple[str, tuple[str, ...]], list[PriceSummary]] = {}
+        self._medians: dict[tuple[object, ...], float | None] = {}
 
-    def _current(self) -> tuple[dict, dict]:
+    def _current(
+        self,
+    ) -> tuple[dict[tuple[str, tuple[str, ...]], list[PriceSummary]], dict[tuple[object, ...], float | None]]:
         """The caches for the database as it is now (emptied when it changed). Callers keep these two dicts,
         so a plan job filling them on a pool thread and the GUI thread reading never trip over each other."""
         try:
-            stamp = self.store.data_stamp()
-        except Exception:
+            stamp: object = self.store.data_stamp()
+        except sqlite3.Error:
             stamp = object()  # cannot tell: never trust the cache
         if stamp != self._stamp:
             self._summaries, self._medians, self._stamp = {}, {}, stamp
         return self._summaries, self._medians
 
-    def summaries(self, gpu_id: str, kinds: tuple[str, ...]) -> list:
+    def summaries(self, gpu_id: str, kinds: tuple[str, ...]) -> list[PriceSummary]:
         """planner.store.PriceSummary rows of one GPU type and these kinds ([]: the store cannot answer)."""
         cache, _ = self._current()
         key = (gpu_id, kinds)
         if key not in cache:
             try:
-                cache[key] = list(self.store.rental_price_summary(gpu_id, kinds))
-            except Exception:
+                cache[key] = list(self.store.rental_quotes.price_summary(gpu_id, kinds))
+            except (sqlite3.Error, UserError):
                 return []
         return cache[key]
 
-    def median(self, gpu_id: str, kinds: tuple[str, ...], origin: str, factors: Mapping[str, float]):
-        """Store.rental_price_median, remembered (the factors are part of the key)."""
+    def median(
+        self, gpu_id: str, kinds: tuple[str, ...], origin: str, factors: Mapping[str, float]
+    ) -> float | None:
+        """store.rental_quotes.price_median, remembered (the factors are part of the key)."""
         _, cache = self._current()
         key = (gpu_id, kinds, origin, tuple(sorted(factors.items())))
         if key not in cache:
-            cache[key] = self.store.rental_price_median(gpu_id, kinds, origin, factors)
+            cache[key] = self.store.rental_quotes.price_median(gpu_id, kinds, origin, factors)
         return cache[key]
 
 
-def price_book_of(context: Any) -> PriceBook:
+class _HasStore(Protocol):
+    store: StoreProtocol
+
+
+def price_book_of(context: _HasStore) -> PriceBook:
     """The context's shared PriceBook (AppContext.price_book), or a fresh one for a context without it."""
     getter = getattr(context, "price_book", None)
     return getter() if callable(getter) else PriceBook(context.store)
 
 
-def _factor_to(currency: str, display_currency: str, rates: Any) -> float:
+def _factor_to(currency: str, display_currency: str, rates: ExchangeRates | None) -> float:
     """How many units of the display currency one unit of `currency` buys; UserError without a rate."""
     return _convert(1.0, currency, display_currency, rates).amount
 
@@ -275,9 +378,9 @@ def typical_price(
     gpu_id: str,
     kinds: tuple[str, ...],
     display_currency: str,
-    rates: Any,
-    notes: list[str],
-) -> tuple[Any, str] | None:
+    rates: ExchangeRates | None,
+    notes: list[Note],
+) -> tuple[Money, Text] | None:
     """(Money per GPU-hour in the display currency, where it came from) for one GPU type, or None.
 
     The median of the matching quotes: the user's own quotes when there are any, else the shipped reference
@@ -285,9 +388,6 @@ def typical_price(
     Quotes whose currency has no exchange rate are left out and named in `notes`. Answered from the store's
     per-group summaries; only a median over several kinds or currencies needs one more (SQL) query.
     """
-    from planner.errors import UserError
-    from planner.money import Money
-
     rows = prices.summaries(gpu_id, tuple(kinds))
     mine = [row for row in rows if row.origin == "user"]
     groups = mine or [row for row in rows if row.origin == "reference"]
@@ -296,7 +396,7 @@ def typical_price(
         try:
             factors[currency] = _factor_to(currency, display_currency, rates)
         except UserError as exc:
-            notes.append(render_error(exc))
+            notes.append(error_note(exc))
     groups = [row for row in groups if row.currency in factors]
     if not groups:
         return None
@@ -304,33 +404,38 @@ def typical_price(
     if len(groups) == 1:
         median = groups[0].median_per_gpu_hour * factors[groups[0].currency]
     else:  # several kinds or currencies: the middle of all of them, converted, is one more SQL query
-        median = prices.median(gpu_id, kinds, groups[0].origin, factors)
+        middle = prices.median(gpu_id, kinds, groups[0].origin, factors)
+        if middle is None:
+            return None
+        median = middle
     lowest = min(groups, key=lambda row: row.min_per_gpu_hour * factors[row.currency])
     highest = max(groups, key=lambda row: row.max_per_gpu_hour * factors[row.currency])
 
-    def shown(amount: float, currency: str) -> str:
+    def shown(amount: float, currency: str) -> Price:
         # A quote in another currency shows its original amount beside the converted one (never only that).
-        original = Money(amount, currency)
-        return fmt.money_with_original(Money(amount * factors[currency], display_currency), original)
+        return Price(Money(amount * factors[currency], display_currency), Money(amount, currency))
 
     whose = "mine" if mine else "reference"
     low = shown(lowest.min_per_gpu_hour, lowest.currency)
     if count == 1:
-        return Money(median, display_currency), _text(f"{whose}_one").format(low)
+        return Money(median, display_currency), _deferred(f"{whose}_one", low)
     high = shown(highest.max_per_gpu_hour, highest.currency)
-    return Money(median, display_currency), _text(f"{whose}_median").format(count, low, high)
+    return Money(median, display_currency), _deferred(f"{whose}_median", count, low, high)
 
 
-def _quote_text(quote: Mapping[str, Any], converted: Any = None) -> str:
+def _deferred(key: str, *values: object) -> Text:
+    return Text("PlanRequest", str(PRICE_TEXTS[key]), values)
+
+
+def _quote_text(quote: Mapping[str, object], converted: Money | None = None) -> Text:
     """The chosen quote, its price in the display currency (``converted``) with the quoted original beside it."""
-    from planner.money import Money
-
-    original = Money(float(quote.get("price_per_gpu_hour") or 0), str(quote.get("currency") or "USD"))
-    return _text("quote").format(
+    original = Money(_amount(quote.get("price_per_gpu_hour")), str(quote.get("currency") or "USD"))
+    return _deferred(
+        "quote",
         quote.get("provider"),
-        _kind_name(quote.get("kind")),
-        fmt.money_with_original(converted or original, original),
-        fmt.date(quote.get("quoted_on")),
+        QuoteKind(str(quote.get("kind") or "")),
+        Price(converted or original, original),
+        QuoteDate(str(quote.get("quoted_on") or "")),
     )
 
 
@@ -342,11 +447,9 @@ def base_gpu_id(gpu_id: str) -> str:
     return str(gpu_id).split(OFFER_SEPARATOR, 1)[0]
 
 
-def offer_spec(gpu: Any, quote: Mapping[str, Any]) -> Any:
+def offer_spec(gpu: GpuSpec, quote: Mapping[str, object]) -> GpuSpec:
     """The GPU type as one provider's offer: same figures, its own id and name, so two ticked offers of one GPU
     type are ranked side by side (each priced at its own quote) instead of the cheaper hiding the other."""
-    import dataclasses
-
     return dataclasses.replace(
         gpu,
         id=f"{gpu.id}{OFFER_SEPARATOR}quote:{quote.get('id')}",
@@ -356,6 +459,15 @@ def offer_spec(gpu: Any, quote: Mapping[str, Any]) -> Any:
 
 class ModelInputError(UserError):
     """A UserError raised while reading the model input (preset, size, config.json or model folder)."""
+
+
+class PageInputError(UserError):
+    """A UserError about the page's own inputs, worded by the desktop: `text` says it in the interface language
+    (its English words are the exception's text)."""
+
+    def __init__(self, text: Text):
+        super().__init__(text.source.format(*text.values))
+        self.text = text
 
 
 # planner.messages codes of errors about the model input (planner.models.resolve_model raises them).
@@ -373,7 +485,7 @@ def is_model_error(exc: BaseException) -> bool:
     return getattr(message, "code", None) in MODEL_ERROR_CODES
 
 
-def _resolve_model(text: str) -> Any:
+def _resolve_model(text: str) -> ModelSpec:
     try:
         return resolve_model_cached(text)
     except ModelInputError:
@@ -384,10 +496,10 @@ def _resolve_model(text: str) -> Any:
 
 def build_plan_call(
     inputs: PlanInputs,
-    catalog: Mapping[str, Any],
-    store: Any,
+    catalog: Mapping[str, GpuSpec],
+    store: StoreProtocol,
     display_currency: str,
-    rates: Any,
+    rates: ExchangeRates | None,
     price_book: PriceBook | None = None,
 ) -> PlanCall:
     """Resolve the inputs into a PlanCall; UserError (one line for the user) when they cannot be planned.
@@ -395,16 +507,14 @@ def build_plan_call(
     Reads only the ticked quotes (by id) and, through `price_book` (a PriceBook kept by the caller so repeated
     calls reuse it), the price summaries of the planned GPU types: never the whole quote table.
     """
-    from planner.money import Money
     from planner.perf import calibration_from_report
-    from planner.search import Constraints, Workload
 
     price_book = price_book if price_book is not None else PriceBook(store)
-    notes: list[str] = []
+    notes: list[Note] = []
     model = _resolve_model(inputs.model_text)
-    gpus: dict[str, Any] = {}
-    calibration: dict[str, Any] = {}
-    chosen_prices: dict[str, tuple] = {}
+    gpus: dict[str, GpuSpec] = {}
+    calibration: dict[str, Calibration] = {}
+    chosen_prices: dict[str, tuple[Money, Text]] = {}
     quotes_by_id = _quotes_by_id(store, [k[6:] for k in inputs.hardware if k.startswith("quote:")])
     extra = tuple(gpu for gpu in catalog.values() if getattr(gpu, "user_defined", False))
     ticked = list(quotes_by_id.values())
@@ -415,13 +525,9 @@ def build_plan_call(
             gpus[ident] = catalog[ident]
         elif kind == "run":
             try:
-                report = store.get_probe_report(int(ident))
-            except Exception:
-                notes.append(
-                    QCoreApplication.translate(
-                        "PlanRequest", "probe run {0} is no longer in the database"
-                    ).format(ident)
-                )
+                report = store.probe_runs.report(int(ident))
+            except (ValueError, sqlite3.Error):  # deleted (UserError), damaged (ReportError) or unreadable
+                notes.append(Text("PlanRequest", _RUN_GONE, (ident,)))
                 continue
             for gpu_id, calib in calibration_from_report(report, extra).items():
                 if gpu_id in catalog:
@@ -436,20 +542,20 @@ def build_plan_call(
             gpu_id = spec.id
             gpus[gpu_id] = spec
             try:
-                price = _convert(quote["price_per_gpu_hour"], quote["currency"], display_currency, rates)
+                amount, currency = _amount(quote["price_per_gpu_hour"]), str(quote["currency"])
+                price = _convert(amount, currency, display_currency, rates)
             except UserError as exc:
-                notes.append(render_error(exc))
+                notes.append(error_note(exc))
                 continue
             if gpu_id not in chosen_prices or price.amount < chosen_prices[gpu_id][0].amount:
                 chosen_prices[gpu_id] = (price, _quote_text(quote, price))
     if not gpus:
-        raise UserError(
-            QCoreApplication.translate("PlanRequest", "choose at least one GPU type under Hardware")
-        )
+        raise PageInputError(Text("PlanRequest", _NO_GPU_TYPE))
     for gpu_id in gpus:  # a measured run of the GPU type calibrates each of its offers too
         if base_gpu_id(gpu_id) in calibration:
             calibration.setdefault(gpu_id, calibration[base_gpu_id(gpu_id)])
-    prices, price_sources = {}, {}
+    prices: dict[str, Money] = {}
+    price_sources: dict[str, Text] = {}
     for gpu_id in gpus:
         picked = chosen_prices.get(gpu_id) or typical_price(
             price_book, base_gpu_id(gpu_id), ("on-demand",), display_currency, rates, notes
@@ -491,12 +597,12 @@ def build_plan_call(
 
 def build_and_run(
     inputs: PlanInputs,
-    catalog: Mapping[str, Any],
-    store: Any,
+    catalog: Mapping[str, GpuSpec],
+    store: StoreProtocol,
     display_currency: str,
-    rates: Any,
+    rates: ExchangeRates | None,
     price_book: PriceBook | None = None,
-) -> tuple[PlanCall, Any, float]:
+) -> tuple[PlanCall, PlanResult, float]:
     """(call, planner result, milliseconds build_plan_call took): the whole re-plan, for the GUI thread when
     it is quick or a pool thread when it is not (the store and the price book are safe to share)."""
     import time
@@ -507,7 +613,7 @@ def build_and_run(
     return call, run_plan_call(call), build_ms
 
 
-def run_plan_call(call: PlanCall) -> Any:
+def run_plan_call(call: PlanCall) -> PlanResult:
     """planner.search.plan() for the call (pure; safe on a pool thread)."""
     from planner.search import plan
 
@@ -523,29 +629,29 @@ def run_plan_call(call: PlanCall) -> Any:
     )
 
 
-def table_options(result: Any) -> tuple:
+def table_options(result: PlanResult) -> tuple[PlanOption, ...]:
     """The rows the table shows: the planner's ranking, fitting options first, at most TABLE_ROWS."""
-    options = tuple(getattr(result, "options", ()) or ())
-    return options[:TABLE_ROWS]
+    return result.options[:TABLE_ROWS]
 
 
-def family_of(option: Any) -> str:
-    """Scaling-chart series name: the strategy family plus model-parallel axes ("ZeRO-3/FSDP + TP")."""
-    strategy = option.strategy
-    family = getattr(strategy, "family", None) or f"ZeRO-{strategy.zero}"
-    axes = [name for name, value in (("TP", strategy.tp), ("PP", strategy.pp)) if value > 1]
+def family_of(option: PlanOption) -> str:
+    """Scaling-chart series name: the sharding family plus model-parallel axes ("ZeRO-3/FSDP + TP")."""
+    layout = option.layout
+    family = family_message(layout).text
+    axes = [name for name, value in (("TP", layout.tp), ("PP", layout.pp)) if value > 1]
     return " + ".join([family, *axes]) if axes else family
 
 
-def scaling_series(
-    result: Any, gpu_id: str | None, training: bool
-) -> dict[str, list[tuple[int, float, float | None]]]:
+Series = dict[str, list[tuple[int, float, float | None]]]
+
+
+def scaling_series(result: PlanResult, gpu_id: str | None, training: bool) -> Series:
     """family -> [(GPU count, time s, cost amount)]: the fastest fitting option per (family, count) for one GPU type.
 
     Time is the whole run for training and seconds per output token for serving.
     """
-    best: dict[tuple[str, int], Any] = {}
-    pool = list(getattr(result, "options", ()) or ()) + list(getattr(result, "frontier", ()) or ())
+    best: dict[tuple[str, int], PlanOption] = {}
+    pool = [*result.options, *result.frontier]
     for option in pool:
         if not option.fits or (gpu_id and option.gpu.id != gpu_id):
             continue
@@ -555,11 +661,13 @@ def scaling_series(
         key = (family_of(option), option.gpus)
         current = best.get(key)
         current_time = None if current is None else (current.wall_time_s if training else current.step_time_s)
-        if current is None or time_s < current_time:
+        if current is None or current_time is None or time_s < current_time:
             best[key] = option
-    series: dict[str, list[tuple[int, float, float | None]]] = {}
+    series: Series = {}
     for (family, count), option in sorted(best.items(), key=lambda item: item[0][1]):
         time_s = option.wall_time_s if training else option.step_time_s
+        if time_s is None:
+            continue
         cost = (
             option.cost.amount
             if (training and option.cost is not None)
@@ -571,13 +679,14 @@ def scaling_series(
     return series
 
 
-ZERO_FAMILIES = {0: "DDP", 1: "ZeRO-1", 2: "ZeRO-2", 3: "ZeRO-3/FSDP"}
+ZERO_FAMILIES = {ZeroStage.NONE: "DDP", ZeroStage.OPTIMIZER: "ZeRO-1", ZeroStage.GRADIENTS: "ZeRO-2",
+                 ZeroStage.WEIGHTS: "ZeRO-3/FSDP"}  # fmt: skip
 SERVING_FAMILY = "TP × PP"  # serving: one line, the best tensor/pipeline layout at each GPU count
 
 
 def family_series(
-    call: PlanCall, gpu_id: str, progress=None
-) -> dict[str, list[tuple[int, float, float | None]]]:
+    call: PlanCall, gpu_id: str, progress: Callable[[float, str], None] | None = None
+) -> Series:
     """Per ZeRO stage, the best layout at each GPU count for one GPU type: (GPU count, run time s, cost).
 
     plan() keeps only the best option per GPU count, so each stage is searched on its own (ZeRO pinned) over
@@ -585,9 +694,6 @@ def family_series(
     here; the table still honours them). Pure; runs on a pool thread. Serving has no ZeRO stages: its curve
     is the best layout per count (TP/PP), taken from one search.
     """
-    import dataclasses
-
-    from planner.errors import UserError
     from planner.search import plan
 
     gpu = next((g for g in call.gpus if g.id == gpu_id), None)
@@ -597,7 +703,7 @@ def family_series(
     base = dataclasses.replace(call.constraints, gpus=None, max_gpus=limit, budget=None, deadline_s=None)
     training = call.workload.is_training
     stages = list(ZERO_FAMILIES.items()) if training else [(None, "")]
-    series: dict[str, list[tuple[int, float, float | None]]] = {}
+    series: Series = {}
     for done, (zero, name) in enumerate(stages):
         if progress is not None:
             progress(done / len(stages), name)  # raises desktop.workers.Cancelled once the job is cancelled
@@ -616,8 +722,8 @@ def family_series(
     return series
 
 
-def family_name(option: Any, training: bool) -> str:
+def family_name(option: PlanOption, training: bool) -> str:
     """The family_series line an option belongs to (ZeRO stage for training, TP/PP layout for serving)."""
     if training:
-        return ZERO_FAMILIES.get(option.strategy.zero, family_of(option))
+        return ZERO_FAMILIES.get(ZeroStage(option.layout.zero), family_of(option))
     return SERVING_FAMILY

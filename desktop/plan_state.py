@@ -12,12 +12,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-TASKS = ("inference", "pretrain", "finetune", "lora", "qlora")
+from planner.errors import UserError
+from planner.vocabulary import Precision, RankBy, Task
+
+if TYPE_CHECKING:
+    from planner.search import PlanOption, PlanResult
+
 MODEL_KINDS = ("preset", "size", "path")
-PRECISIONS = ("bf16", "fp16", "fp8", "int8", "int4", "fp32")
-RANK_BY = ("time", "cost")
+# The rankings the Plan page offers (the command line also ranks by cost per token).
+PAGE_RANKINGS = (RankBy.TIME, RankBy.COST)
 TOKENS_MODES = ("tokens", "dataset")
 
 # Hardware source keys: "catalog:<gpu id>", "run:<probe run id>" (this machine or an imported one, measured),
@@ -29,12 +34,12 @@ HARDWARE_PREFIXES = ("catalog", "run", "quote")
 class PlanInputs:
     """Everything the user chose on the Plan page. Units in names; None means "use the planner's default"."""
 
-    task: str = "lora"
+    task: Task = Task.LORA
     model_kind: str = "preset"  # "preset" | "size" | "path"
     preset: str = "llama-3.1-8b"
     size_billions: float = 7.0
     model_path: str = ""
-    precision: str = "bf16"
+    precision: Precision = Precision.BF16
     seq_len: int = 4096
     global_batch: int = 32  # sequences per optimizer step (training) or per forward pass (serving)
     tokens_mode: str = "tokens"  # "tokens": train_tokens; "dataset": dataset_tokens x epochs
@@ -51,11 +56,11 @@ class PlanInputs:
     deadline_days: float | None = None
     mfu: float | None = None  # model FLOPs utilisation override, 0..1
     efficiency: float | None = None  # memory-bandwidth efficiency override for decode, 0..1
-    rank_by: str = "time"
+    rank_by: RankBy = RankBy.TIME
 
     @property
     def is_training(self) -> bool:
-        return self.task != "inference"
+        return self.task != Task.INFERENCE
 
     @property
     def training_tokens(self) -> float:
@@ -73,13 +78,15 @@ class PlanInputs:
             return self.model_path
         return self.preset
 
-    def to_dict(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
+    def to_dict(self) -> dict[str, object]:
+        """JSON-friendly values (choices as their plain text) for saved plans."""
+        data: dict[str, object] = dataclasses.asdict(self)
+        data.update(task=self.task.value, precision=self.precision.value, rank_by=self.rank_by.value)
         data["hardware"] = list(self.hardware)
         return data
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PlanInputs:
+    def from_dict(cls, data: Mapping[str, Any]) -> PlanInputs:  # Any: a saved plan's JSON values
         """Inputs from a saved plan; unknown keys are ignored and missing ones take today's defaults."""
         known = {f.name for f in dataclasses.fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
@@ -89,19 +96,29 @@ class PlanInputs:
 
     def validated(self) -> PlanInputs:
         """A copy with out-of-range choices pulled back to something the planner accepts."""
-        changes: dict[str, Any] = {}
-        if self.task not in TASKS:
-            changes["task"] = "lora"
+        changes: dict[str, Any] = {
+            "task": _choice(Task, self.task, Task.LORA),
+            "precision": _choice(Precision, self.precision, Precision.BF16),
+            "rank_by": _choice(RankBy, self.rank_by, RankBy.TIME),
+        }
+        if changes["rank_by"] not in PAGE_RANKINGS:
+            changes["rank_by"] = RankBy.TIME
         if self.model_kind not in MODEL_KINDS:
             changes["model_kind"] = "preset"
-        if self.rank_by not in RANK_BY:
-            changes["rank_by"] = "time"
         if self.tokens_mode not in TOKENS_MODES:
             changes["tokens_mode"] = "tokens"
         for name, low in (("seq_len", 1), ("global_batch", 1), ("max_gpus", 1), ("concurrent_users", 1)):
             if int(getattr(self, name)) < low:
                 changes[name] = low
-        return dataclasses.replace(self, **changes) if changes else self
+        return dataclasses.replace(self, **changes)
+
+
+def _choice(kind: type[Task] | type[Precision] | type[RankBy], value: object, default: Any) -> Any:
+    """`value` as a member of `kind`, or `default` when it names none (a saved plan from another version)."""
+    try:
+        return kind.parse(value)
+    except UserError:
+        return default
 
 
 Listener = Callable[[str], None]
@@ -116,8 +133,8 @@ class PlanState:
     """
 
     inputs: PlanInputs = field(default_factory=PlanInputs)
-    result: Any = None  # planner.search.PlanResult or None
-    error: str | None = None  # why the last plan failed (a UserError message), None when it worked
+    result: PlanResult | None = None
+    error: str | None = None  # why the last plan failed, in the interface language; None when it worked
     selected: int = 0  # index into result.options
     plan_id: int | None = None  # the saved plan this state was loaded from / saved to
     plan_name: str = ""
@@ -152,7 +169,7 @@ class PlanState:
         self._notify("inputs")
 
     # -- results -----------------------------------------------------------------------------------------------
-    def set_result(self, result: Any) -> None:
+    def set_result(self, result: PlanResult) -> None:
         """Take a new planner result; keep the same option selected when it is still offered."""
         previous = self.selected_option
         self.result, self.error = result, None
@@ -169,11 +186,11 @@ class PlanState:
         self._notify("result")
 
     @property
-    def options(self) -> tuple:
-        return tuple(getattr(self.result, "options", ()) or ())
+    def options(self) -> tuple[PlanOption, ...]:
+        return self.result.options if self.result is not None else ()
 
     @property
-    def selected_option(self) -> Any:
+    def selected_option(self) -> PlanOption | None:
         options = self.options
         return options[self.selected] if 0 <= self.selected < len(options) else None
 
@@ -192,10 +209,6 @@ class PlanState:
         self._notify("document")
 
 
-def _same_option(a: Any, b: Any) -> bool:
-    """The same GPU type, count and strategy (results are rebuilt on each plan, so compare by value)."""
-    return (
-        getattr(getattr(a, "gpu", None), "id", None) == getattr(getattr(b, "gpu", None), "id", None)
-        and getattr(a, "gpus", None) == getattr(b, "gpus", None)
-        and getattr(a, "strategy", None) == getattr(b, "strategy", None)
-    )
+def _same_option(a: PlanOption, b: PlanOption) -> bool:
+    """The same GPU type, count and layout (results are rebuilt on each plan, so compare by value)."""
+    return a.gpu.id == b.gpu.id and a.gpus == b.gpus and a.layout == b.layout

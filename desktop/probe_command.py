@@ -118,16 +118,15 @@ def probe_availability() -> ProbeAvailability:
         return ProbeAvailability(True, f"probe command set by {PROBE_CMD_ENV}")
     if is_frozen():
         if build_info().get("variant") == "lite":
-            return ProbeAvailability(False, NO_PROBE_MESSAGE)
+            return ProbeAvailability(False, str(NO_PROBE_MESSAGE))
         if not bundled_probe_executable().exists():
             where = str(bundled_probe_executable())
-            return ProbeAvailability(
-                False, MISSING_PROBE_MESSAGE.format(where), MISSING_PROBE_MESSAGE, (where,)
-            )
+            template = str(MISSING_PROBE_MESSAGE)
+            return ProbeAvailability(False, template.format(where), template, (where,))
         return ProbeAvailability(True, "bundled gpu-probe")
     # find_spec locates the package on disk without running its __init__ (torch is a top-level package).
     if importlib.util.find_spec("torch") is None:
-        return ProbeAvailability(False, NO_TORCH_MESSAGE)
+        return ProbeAvailability(False, str(NO_TORCH_MESSAGE))
     return ProbeAvailability(True, "python -m profiler")
 
 

@@ -12,9 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication
+
+if TYPE_CHECKING:
+    from planner.gpus import GpuSpec
+    from planner.money import ExchangeRates
+    from planner.store import ProbeRun, StoreProtocol
+
+# A stored quote as the Quotes page holds it: planner.store.RentalQuoteRow or PurchaseQuoteRow, read by column.
+Row = Mapping[str, Any]
+# A background job's progress callback: (fraction done 0..1, stage).
+LoadProgress = Callable[[float, str], None]
 
 # Above this many quotes the table loads, sorts, filters and charts in the JobRunner instead of on the GUI
 # thread (below it every step takes a few milliseconds and stays synchronous, simpler to reason about).
@@ -35,27 +45,31 @@ class Basis:
     measured: frozenset[str] = field(default_factory=frozenset)  # subset of {"bf16", "bandwidth"}
 
 
-def measured_figures(runs: Iterable[Mapping[str, Any]], match_gpu) -> dict[str, dict[str, float]]:
-    """Best measured bf16 FLOP/s and memory B/s per catalog GPU id, from stored probe runs (list_probe_runs).
+def measured_figures(
+    runs: Iterable[ProbeRun], match_gpu: Callable[[str], GpuSpec | None]
+) -> dict[str, dict[str, float]]:
+    """Best measured bf16 FLOP/s and memory B/s per catalog GPU id, from stored probe runs (store.probe_runs).
 
     A run counts for a GPU type only when all its GPUs are of that one type (the run's key figures are its
-    best device, so a mixed box cannot be attributed).
+    best device, so a mixed box cannot be attributed). ``match_gpu`` is AppContext.match_gpu (a CPU matches
+    no GPU type).
     """
     figures: dict[str, dict[str, float]] = {}
     for run in runs:
-        names = [str(n) for n in run.get("devices") or [] if str(n).lower() != "cpu" and n]
-        ids = {spec.id for spec in (match_gpu(name) for name in names) if spec is not None}
+        ids = {spec.id for spec in (match_gpu(name) for name in run.devices) if spec is not None}
         if len(ids) != 1:
             continue
         entry = figures.setdefault(ids.pop(), {})
-        for key, column in (("bf16", "best_bf16_flop_per_s"), ("bandwidth", "memory_bandwidth_bytes_per_s")):
-            value = run.get(column)
+        for key, value in (
+            ("bf16", run.best_bf16_flop_per_s),
+            ("bandwidth", run.memory_bandwidth_bytes_per_s),
+        ):
             if value:
                 entry[key] = max(entry.get(key, 0.0), float(value))
     return figures
 
 
-def basis_for(spec: Any, measured: Mapping[str, float]) -> Basis:
+def basis_for(spec: GpuSpec | None, measured: Mapping[str, float]) -> Basis:
     """Measured figures where there are some, else the catalog spec (``spec`` may be None)."""
     bf16, bandwidth, used = None, None, set()
     if measured.get("bf16"):
@@ -88,7 +102,9 @@ class Pricing:
     problem: str = ""  # why the rates could not be read, if they could not
 
     @classmethod
-    def build(cls, currency: str, rates: Any, basis: Mapping[str, Basis], problem: str = "") -> Pricing:
+    def build(
+        cls, currency: str, rates: ExchangeRates | None, basis: Mapping[str, Basis], problem: str = ""
+    ) -> Pricing:
         """``rates``: planner.money.ExchangeRates (None when they could not be read)."""
         factors = {currency: 1.0}
         if rates is not None:
@@ -162,13 +178,17 @@ class Pricing:
 
 @dataclass(frozen=True)
 class ChartData:
-    points: list  # desktop.charts.price_chart.PricePoint
+    points: list[Any]  # what make_point returns: desktop.charts.price_chart.PricePoint
     left_out: int  # quotes without an exchange rate
     total: int  # quotes with a price, before summarising dense groups
 
 
 def chart_points(
-    rows: Iterable[Mapping[str, Any]], kind: str, pricing: Pricing, names: Mapping[str, str], make_point
+    rows: Iterable[Row],
+    kind: str,
+    pricing: Pricing,
+    names: Mapping[str, str],
+    make_point: Callable[[str, float, bool, str], Any],
 ) -> ChartData:
     """Points for the price chart, one per quote; a GPU model with more than CHART_POINTS_PER_GROUP quotes of
     one origin is drawn as that many evenly spaced price quantiles (cheapest and dearest always included), so
@@ -205,17 +225,17 @@ def _quantiles(entries: list[tuple[float, str]], limit: int) -> list[tuple[float
 # Loading (pool thread)
 
 
-def load_quotes(store: Any, kind: str, progress=None) -> list[dict]:
+def load_quotes(store: StoreProtocol, kind: str, progress: LoadProgress | None = None) -> list[Row]:
     """Every quote of ``kind`` ("rental" | "purchase") in the store's order, read in chunks so the GUI thread's
     own short store calls (settings, one row) wait at most one chunk for the store's lock."""
     if kind != "rental":
-        return list(store.list_purchase_quotes())
-    total = max(int(store.count_rental_quotes()), 1)
-    rows: list[dict] = []
-    seen: set = set()
+        return list(store.purchase_quotes.find())
+    total = max(store.rental_quotes.count(), 1)
+    rows: list[Row] = []
+    seen: set[int] = set()
     offset = 0
     while True:
-        chunk = store.list_rental_quotes(limit=LOAD_CHUNK_ROWS, offset=offset)
+        chunk = store.rental_quotes.find(limit=LOAD_CHUNK_ROWS, offset=offset)
         for row in chunk:  # a quote added by another process between chunks may shift one: never twice
             if row["id"] not in seen:
                 seen.add(row["id"])
@@ -227,7 +247,6 @@ def load_quotes(store: Any, kind: str, progress=None) -> list[dict]:
             return rows
 
 
-def quote_count(store: Any, kind: str) -> int | None:
-    """How many quotes of ``kind`` the store holds, or None when it cannot say cheaply."""
-    counter = getattr(store, f"count_{kind}_quotes", None)
-    return int(counter()) if counter is not None else None
+def quote_count(store: StoreProtocol, kind: str) -> int:
+    """How many quotes of ``kind`` ("rental" | "purchase") the store holds (one indexed count)."""
+    return (store.rental_quotes if kind == "rental" else store.purchase_quotes).count()

@@ -145,18 +145,18 @@ def check_database(test: SelfTest) -> dict:
     }
     store = Store.open(path)
     try:
-        quote_id = store.add_rental_quote(quote)
-        store.set_setting("selftest/marker", {"written": True, "n": 3})
-        plan_id = store.save_plan("self-test plan", {"model": "mistral-7b"}, {"best": "rtx-4090 x1"})
+        quote_id = store.rental_quotes.add(quote)
+        store.settings.set("selftest/marker", {"written": True, "n": 3})
+        plan_id = store.plans.save("self-test plan", {"model": "mistral-7b"}, {"best": "rtx-4090 x1"})
     finally:
         store.close()
     store = Store.open(path)
     try:
-        mine = [row for row in store.list_rental_quotes(mine_only=True) if row["id"] == quote_id]
+        mine = [row for row in store.rental_quotes.find(mine_only=True) if row["id"] == quote_id]
         assert len(mine) == 1, f"quote {quote_id} not found after reopening"
         assert mine[0]["provider"] == quote["provider"] and abs(mine[0]["price_per_gpu_hour"] - 0.34) < 1e-9
-        assert store.get_setting("selftest/marker") == {"written": True, "n": 3}, "setting not read back"
-        plan = store.get_plan(plan_id)
+        assert store.settings.get("selftest/marker") == {"written": True, "n": 3}, "setting not read back"
+        plan = store.plans.get(plan_id)
         assert plan and plan["name"] == "self-test plan", "plan not read back"
     finally:
         store.close()

@@ -7,10 +7,14 @@ stack); the stack's first redo() call is therefore skipped. Undo of a delete put
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QUndoCommand
+
+if TYPE_CHECKING:
+    from desktop.qmodels.quotes import QuoteTableModel, Row
 
 
 def _tr(text: str) -> str:
@@ -18,7 +22,7 @@ def _tr(text: str) -> str:
 
 
 class _AppliedOnce(QUndoCommand):
-    def __init__(self, text: str):
+    def __init__(self, text: str) -> None:
         super().__init__(text)
         self._skip_first_redo = True
 
@@ -33,11 +37,13 @@ class _AppliedOnce(QUndoCommand):
 
 
 class EditQuoteCommand(_AppliedOnce):
-    def __init__(self, model: Any, quote_id: Any, old: dict, new: dict):
+    def __init__(
+        self, model: QuoteTableModel, quote_id: Any, old: Mapping[str, object], new: Mapping[str, object]
+    ) -> None:
         super().__init__(QCoreApplication.translate("QuoteCommands", "Edit {0}").format(", ".join(new)))
         self.model, self.quote_id, self.old, self.new = model, quote_id, dict(old), dict(new)
 
-    def apply(self, changes: dict) -> bool:
+    def apply(self, changes: Mapping[str, object]) -> bool:
         return self.model.write(self.quote_id, changes)
 
     def do(self) -> None:
@@ -50,7 +56,7 @@ class EditQuoteCommand(_AppliedOnce):
 class AddQuotesCommand(_AppliedOnce):
     """``rows`` are the stored rows (with ids) that were just added."""
 
-    def __init__(self, model: Any, rows: list[dict], text: str | None = None):
+    def __init__(self, model: QuoteTableModel, rows: Sequence[Row], text: str | None = None) -> None:
         super().__init__(
             text or QCoreApplication.translate("QuoteCommands", "Add quotes: {0}").format(len(rows))
         )
@@ -66,7 +72,7 @@ class AddQuotesCommand(_AppliedOnce):
 class DeleteQuotesCommand(_AppliedOnce):
     """``rows`` are the rows the store returned when deleting them."""
 
-    def __init__(self, model: Any, rows: list[dict]):
+    def __init__(self, model: QuoteTableModel, rows: Sequence[Row]) -> None:
         super().__init__(QCoreApplication.translate("QuoteCommands", "Delete quotes: {0}").format(len(rows)))
         self.model, self.rows = model, [dict(r) for r in rows]
 
@@ -78,14 +84,14 @@ class DeleteQuotesCommand(_AppliedOnce):
 
 
 # The model is updated row by row (not reloaded from the store): with 100,000 quotes a reload takes a second.
-def _restore(model: Any, rows: list[dict]) -> None:
+def _restore(model: QuoteTableModel, rows: list[dict[str, Any]]) -> None:
     for row in rows:
         row["id"] = model.kind.restore(row)
     model.insert_rows([model.kind.get(row["id"]) for row in rows])
     model.edited.emit()
 
 
-def _delete(model: Any, rows: list[dict]) -> None:
+def _delete(model: QuoteTableModel, rows: list[dict[str, Any]]) -> None:
     for row in rows:
         model.kind.delete(row["id"])
     model.remove_ids([row["id"] for row in rows])

@@ -1,4 +1,5 @@
-"""What a run costs, and whether to rent or buy the GPUs (DOMAIN.md sections 6 and 7).
+"""What a run costs, and whether to rent or buy the GPUs (the comparison and its sources: docs/sources.md,
+"Costs").
 
 Money is in one currency per calculation (convert with planner.money first). Hours are GPU-hours unless a
 name says otherwise; a month is 365.25 / 12 = 30.4375 days.
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from planner.errors import UserError
+from planner.messages import Message, msg
 from planner.money import Money
 
 DAYS_PER_MONTH = 365.25 / 12
@@ -63,9 +65,7 @@ def spot_overhead_fraction(
     """Extra hours per hour of work on spot: each interruption loses half a checkpoint interval on average plus
     the restart (reload, warm-up)."""
     if min(interruptions_per_hour, restart_overhead_h, checkpoint_interval_h) < 0:
-        raise UserError(
-            "spot interruption rate, restart overhead and checkpoint interval must not be negative"
-        )
+        raise UserError.of(msg("error.spot_inputs_negative"))
     return interruptions_per_hour * (checkpoint_interval_h / 2 + restart_overhead_h)
 
 
@@ -84,10 +84,10 @@ def run_cost(
     """Total cost of `gpu_hours` at `price_per_gpu_hour`, per million tokens and per epoch of `dataset_tokens`.
 
     Spot: interruptions (per hour of wall time) cost lost work and restart time, billed like any other hour.
-    Example (DOMAIN.md section 6): 128 GPUs x 24 days x 24 h = 73,728 GPU-hours at $3.75 = $276,480.
+    Example: 128 GPUs x 24 days x 24 h = 73,728 GPU-hours at $3.75 = $276,480.
     """
     if gpu_hours < 0 or price_per_gpu_hour.amount < 0:
-        raise UserError("GPU-hours and the price per GPU-hour must not be negative")
+        raise UserError.of(msg("error.run_cost_negative"))
     overhead = (
         spot_overhead_fraction(interruptions_per_hour, restart_overhead_h, checkpoint_interval_h)
         if spot
@@ -153,56 +153,58 @@ class RentBuyInputs:
     def validate(self) -> None:
         """UserError naming the first impossible input (NaN and infinity are impossible everywhere)."""
         self._validate_finite()
+        negative = msg("error.must_not_be_negative", what=msg("quantity.rent_prices"))
         checks = [
-            (self.gpus >= 1, "the number of GPUs must be at least 1"),
-            (self.gpus <= MAX_RENT_BUY_GPUS, f"{self.gpus:,} GPUs is absurdly large (limit {MAX_RENT_BUY_GPUS:,})"),
+            (self.gpus >= 1, msg("error.gpus_positive")),
+            (self.gpus <= MAX_RENT_BUY_GPUS, msg("error.rentbuy_gpus_large", gpus=self.gpus, limit=MAX_RENT_BUY_GPUS)),
             (self.purchase_per_gpu <= MAX_PURCHASE_PER_GPU,
-             f"the purchase price {self.purchase_per_gpu:g} is absurdly large (limit {MAX_PURCHASE_PER_GPU:g})"),
-            (self.purchase_per_gpu >= 0, "the purchase price must not be negative"),
-            (self.rent_on_demand_per_gpu_hour >= 0, "the rent price must not be negative"),
-            (self.infra_overhead_fraction >= 0, "the infrastructure overhead must not be negative"),
+             msg("error.purchase_large", price=self.purchase_per_gpu, limit=MAX_PURCHASE_PER_GPU)),
+            (self.purchase_per_gpu >= 0, self._negative("purchase_price")),
+            (self.rent_on_demand_per_gpu_hour >= 0, self._negative("rent_price")),
+            (self.infra_overhead_fraction >= 0, self._negative("infra_overhead")),
             (0 <= self.power_w_per_gpu <= MAX_POWER_W_PER_GPU,
-             f"the power per GPU must be between 0 and {MAX_POWER_W_PER_GPU:.0f} W (0 leaves electricity out), "
-             f"got {self.power_w_per_gpu:g} W"),
-            (MIN_PUE <= self.pue <= MAX_PUE,
-             f"PUE must be between {MIN_PUE:.1f} and {MAX_PUE:.1f} (facility power / IT power), got {self.pue:g}"),
-            (self.electricity_per_kwh >= 0, "the electricity price must not be negative"),
-            (0 < self.hours_per_day <= 24, "hours per day must be between 0 and 24"),
-            (0 < self.days_per_week <= 7, "days per week must be between 0 and 7"),
-            (0 < self.utilization <= 1, "utilisation must be between 0 and 1 (for example 0.6)"),
-            (1 <= self.horizon_months <= 240, "the horizon must be between 1 and 240 months"),
-            (0 <= self.resale_fraction <= 1, "the resale fraction must be between 0 and 1"),
-            (self.maintenance_fraction_per_year >= 0, "maintenance must not be negative"),
-            (self.spot_overhead_fraction >= 0, "the spot overhead must not be negative"),
-            (self.hybrid_owned_gpus is None or 0 <= self.hybrid_owned_gpus <= self.gpus,
-             "hybrid owned GPUs must be between 0 and the number of GPUs"),
+             msg("error.power_range", limit=MAX_POWER_W_PER_GPU, power=self.power_w_per_gpu)),
+            (MIN_PUE <= self.pue <= MAX_PUE, msg("error.pue_range", low=MIN_PUE, high=MAX_PUE, pue=self.pue)),
+            (self.electricity_per_kwh >= 0, self._negative("electricity_price")),
+            (0 < self.hours_per_day <= 24, msg("error.hours_per_day_range")),
+            (0 < self.days_per_week <= 7, msg("error.days_per_week_range")),
+            (0 < self.utilization <= 1, msg("error.utilisation_range")),
+            (1 <= self.horizon_months <= 240, msg("error.horizon_range")),
+            (0 <= self.resale_fraction <= 1, msg("error.resale_range")),
+            (self.maintenance_fraction_per_year >= 0, self._negative("maintenance")),
+            (self.spot_overhead_fraction >= 0, self._negative("spot_overhead")),
+            (self.hybrid_owned_gpus is None or 0 <= self.hybrid_owned_gpus <= self.gpus, msg("error.hybrid_range")),
         ]  # fmt: skip
         for prices in (self.rent_spot_per_gpu_hour, self.rent_reserved_per_gpu_hour):
-            checks.append((prices is None or prices >= 0, "rent prices must not be negative"))
-        for ok, message in checks:
+            checks.append((prices is None or prices >= 0, negative))
+        for ok, problem in checks:
             if not ok:
-                raise UserError(message)
+                raise UserError.of(problem)
+
+    @staticmethod
+    def _negative(quantity: str) -> Message:
+        return msg("error.must_not_be_negative", what=msg(f"quantity.{quantity}"))
 
     def _validate_finite(self) -> None:
-        numbers = {
-            "the purchase price": self.purchase_per_gpu,
-            "the rent price": self.rent_on_demand_per_gpu_hour,
-            "the spot rent price": self.rent_spot_per_gpu_hour,
-            "the reserved rent price": self.rent_reserved_per_gpu_hour,
-            "the infrastructure overhead": self.infra_overhead_fraction,
-            "the power per GPU": self.power_w_per_gpu,
-            "PUE": self.pue,
-            "the electricity price": self.electricity_per_kwh,
-            "hours per day": self.hours_per_day,
-            "days per week": self.days_per_week,
+        numbers = {  # planner.messages "quantity.*" code -> value
+            "purchase_price": self.purchase_per_gpu,
+            "rent_price": self.rent_on_demand_per_gpu_hour,
+            "spot_rent_price": self.rent_spot_per_gpu_hour,
+            "reserved_rent_price": self.rent_reserved_per_gpu_hour,
+            "infra_overhead": self.infra_overhead_fraction,
+            "power_per_gpu": self.power_w_per_gpu,
+            "pue": self.pue,
+            "electricity_price": self.electricity_per_kwh,
+            "hours_per_day": self.hours_per_day,
+            "days_per_week": self.days_per_week,
             "utilisation": self.utilization,
-            "the resale fraction": self.resale_fraction,
+            "resale_fraction": self.resale_fraction,
             "maintenance": self.maintenance_fraction_per_year,
-            "the spot overhead": self.spot_overhead_fraction,
+            "spot_overhead": self.spot_overhead_fraction,
         }
-        for what, value in numbers.items():
+        for quantity, value in numbers.items():
             if value is not None and not math.isfinite(value):
-                raise UserError(f"{what} must be a finite number, got {value}")
+                raise UserError.of(msg("error.must_be_finite", what=msg(f"quantity.{quantity}"), value=value))
 
     @property
     def scheduled_hours_per_month(self) -> float:
@@ -231,7 +233,7 @@ class RentBuyInputs:
 class RentBuyResult:
     """Cumulative cost per month (index 0 = the day of purchase) for each plan, break-evens and advice.
 
-    break_even_gpu_hours: capex / (rent - owned running cost per hour) (DOMAIN.md section 7), per GPU;
+    break_even_gpu_hours: capex / (rent - owned running cost per hour), per GPU (docs/sources.md, "Costs");
     break_even_months: first calendar month at which cumulative owning <= cumulative renting at this schedule
     (fractional, None if never within 20 years); break_even_utilization: busy share of the schedule at which
     owning over the horizon costs the same as renting on demand (None if above 100%).
@@ -251,7 +253,7 @@ class RentBuyResult:
     recommendation: str
     assumptions: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         """JSON for `gpu-advisor rentbuy --json`: "rent" is on-demand renting."""
         currency = self.inputs.currency
         return {
@@ -314,7 +316,9 @@ def break_even_utilization(inputs: RentBuyInputs) -> float | None:
     return utilization if utilization <= 1 else None
 
 
-def _owned_series(gpus: int, inputs: RentBuyInputs, busy_hours_per_gpu_month: float, months: Sequence[int]):
+def _owned_series(
+    gpus: int, inputs: RentBuyInputs, busy_hours_per_gpu_month: float, months: Sequence[int]
+) -> list[float]:
     """Cumulative cash for owning `gpus`: capex on day 0, power + maintenance monthly, resale at the horizon."""
     capex = gpus * inputs.capex_per_gpu
     monthly = gpus * (
@@ -381,7 +385,7 @@ def rent_vs_buy(inputs: RentBuyInputs) -> RentBuyResult:
     totals = {key: Money(values[-1], inputs.currency) for key, values in series.items()}
     cheapest = min(totals, key=lambda key: totals[key].amount)
     frozen = MappingProxyType({key: tuple(values) for key, values in series.items()})
-    result_fields = dict(
+    return RentBuyResult(
         inputs=inputs,
         months=months,
         series=frozen,
@@ -393,10 +397,9 @@ def rent_vs_buy(inputs: RentBuyInputs) -> RentBuyResult:
         running_cost_per_gpu_hour=running,
         hybrid_owned_gpus=owned,
         cheapest=cheapest,
+        recommendation=_recommendation(inputs, totals, cheapest, hours, calendar, utilization),
         assumptions=_assumptions(inputs),
     )
-    return RentBuyResult(recommendation=_recommendation(inputs, totals, cheapest, hours, calendar, utilization),
-                         **result_fields)  # fmt: skip
 
 
 _PLAN_NAMES = {

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from types import MappingProxyType
+from typing import Any
 
 from planner.errors import UserError
 from planner.messages import Message, msg
@@ -27,8 +28,10 @@ GIB = 1024**3
 # Dtypes a GpuSpec.tflops may list. "int8" is integer tensor TOPS.
 TFLOPS_DTYPES = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "fp4", "int8")
 
-# Minimum NVIDIA compute capability per tensor-core precision (DOMAIN.md section 4: fp8 needs CC >= 8.9,
-# fp4 >= 10.0; bf16 and tf32 arrived with Ampere, CC 8.0).
+# Minimum NVIDIA compute capability per tensor-core precision: bf16 and tf32 tensor cores arrived with Ampere,
+# CC 8.0 (NVIDIA A100 Tensor Core GPU Architecture whitepaper, 2020); fp8 needs Ada (8.9) or Hopper (9.0)
+# (NVIDIA Transformer Engine documentation, "FP8 support"); fp4 tensor cores are Blackwell's, CC 10.0 (NVIDIA
+# Blackwell Architecture Technical Brief, 2024). CUDA C++ Programming Guide, "Compute Capabilities".
 MIN_COMPUTE_CAPABILITY = {"bf16": (8, 0), "tf32": (8, 0), "fp8": (8, 9), "fp4": (10, 0)}
 
 # Weight-only storage formats: the matmuls run in fp16/bf16 after dequantisation (GPTQ, AWQ, bitsandbytes),
@@ -76,7 +79,7 @@ class GpuSpec:
         """Dense peak TFLOPS for a tensor dtype, or None if this GPU has no such figure."""
         return self.tflops.get(dtype)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         """JSON-safe view (bytes as int, bandwidths in bytes per second)."""
         return {
             "id": self.id,
@@ -104,7 +107,7 @@ class GpuSpec:
         }
 
 
-def _spec_from_entry(entry: Mapping) -> GpuSpec:
+def _spec_from_entry(entry: Mapping[str, Any]) -> GpuSpec:  # Any: one record of gpus.json
     cc = entry.get("compute_capability")
     notes = tuple(
         entry[k] for k in ("memory_basis", "tflops_note", "bandwidth_note", "tdp_note") if entry.get(k)
@@ -170,23 +173,26 @@ def get_gpu(id_or_name: str, extra: Iterable[GpuSpec] = ()) -> GpuSpec:
     catalog = load_catalog(extra)
     wanted = _normalise(id_or_name or "")
     if not wanted:
-        raise UserError("no GPU given; see `gpu-advisor gpus` for the ids")
+        raise UserError.of(msg("error.no_gpu_given"))
     for gpu in catalog.values():
         keys = {_normalise(gpu.id), _normalise(gpu.name), *(_normalise(n) for n in gpu.nvml_names)}
         if wanted in keys:
             return gpu
-    raise UserError(f"unknown GPU {id_or_name!r}{_suggestions(wanted, catalog)}; see `gpu-advisor gpus`")
+    close = _suggestions(wanted, catalog)
+    if close:
+        raise UserError.of(msg("error.unknown_gpu_close", text=id_or_name, ids=", ".join(close)))
+    raise UserError.of(msg("error.unknown_gpu", text=id_or_name))
 
 
-def _suggestions(wanted: str, catalog: Mapping[str, GpuSpec]) -> str:
+def _suggestions(wanted: str, catalog: Mapping[str, GpuSpec]) -> list[str]:
+    """Up to five catalog ids close to what the user typed."""
     by_key = {}
     for gpu in catalog.values():
         by_key[_normalise(gpu.id)] = gpu.id
         by_key[_normalise(gpu.name)] = gpu.id
     close = difflib.get_close_matches(wanted, list(by_key), n=6, cutoff=0.5)
     contains = [key for key in by_key if wanted in key or key in wanted]
-    ids = list(dict.fromkeys(by_key[key] for key in [*contains, *close]))[:5]
-    return f" (did you mean: {', '.join(ids)}?)" if ids else ""
+    return list(dict.fromkeys(by_key[key] for key in [*contains, *close]))[:5]
 
 
 def match_nvml_name(nvml_name: str, extra: Iterable[GpuSpec] = ()) -> GpuSpec | None:
@@ -272,12 +278,14 @@ def user_gpu(
 ) -> GpuSpec:
     """A user-defined GPU type (the store keeps these; pass them as `extra`). Figures are labelled user-entered."""
     if memory_bytes <= 0 or memory_bandwidth_bytes_per_s <= 0:
-        raise UserError("a GPU type needs a positive memory size and memory bandwidth")
+        raise UserError.of(msg("error.gpu_type_sizes"))
     unknown = set(tflops) - set(TFLOPS_DTYPES)
     if unknown:
-        raise UserError(f"unknown dtype(s) {sorted(unknown)} in TFLOPS; use {', '.join(TFLOPS_DTYPES)}")
+        raise UserError.of(
+            msg("error.gpu_type_dtypes", dtypes=sorted(unknown), choices=", ".join(TFLOPS_DTYPES))
+        )
     if not tflops:
-        raise UserError("a GPU type needs at least one TFLOPS figure (for example bf16)")
+        raise UserError.of(msg("error.gpu_type_tflops"))
     return GpuSpec(
         id=id,
         name=name,

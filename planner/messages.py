@@ -1,29 +1,35 @@
 """Structured messages: what the planner says to people, as a code plus raw values, rendered at the edges.
 
 The planning core must not write sentences for one language: the desktop shows Russian, the command line and
-JSON English. So search.py, memory.py, gpus.py and money.py build ``Message(code, params)`` objects and keep an
-English rendering beside them for the CLI; the desktop renders the same codes through Qt translation
-(desktop/messages.py) with locale-aware numbers.
+JSON English. So the planner builds ``Message(code, params)`` objects and keeps an English rendering beside them
+for the CLI; the desktop renders the same codes through Qt translation (desktop/messages.py) with locale-aware
+numbers. Errors a person can fix carry one too (planner.errors.UserError.of).
 
 Parameters are raw values with their units in the names, the same convention as the rest of the planner:
 ``*_bytes`` (bytes), ``*_s`` (seconds), ``*_fraction`` (0..1), counts as int, GPU and model names and
-precisions as str, a Strategy as ``strategy``, Money objects, and nested Messages (a tuple of Messages is a
-list of clauses). A renderer may format each kind its own way; ``render_en`` follows the format spec written in
-the English template:
+precisions as str, a planner.vocabulary.Layout as ``strategy``, Money objects, and nested Messages (a tuple of
+Messages is a list of clauses). A renderer may format each kind its own way; ``render_en`` follows the format
+spec written in the English template:
 
-    {need_bytes:bytes}   1.0 TiB, 80 GiB (planner.messages.format_bytes)
-    {host_bytes:gib2}    12.34 GiB (two decimals, the memory model's notes)
-    {strategy:label}     Strategy.label ("ZeRO-1, TP 8, DP 4, micro-batch 1")
+    {need_bytes:bytes}   1.0 TiB, 80 GiB (format_bytes)
+    {host_bytes:gib2}    12.34 GiB (format_bytes in GiB with two decimals, the memory model's notes)
+    {strategy:label}     planner.layout_text.layout_label ("ZeRO-1, TP 8, DP 4, micro-batch 1")
     {wall_time_s:days}   days, one decimal ("12.3")
     {ideas:clauses}      a tuple of Messages joined with "; "
+    {parts:list}         a tuple of Messages joined with ", "
     {sentences:sentences} a tuple of Messages, each after a space
+    {value:number}       a number as the user typed it: 100,000,000 (whole) or 1e+40
     anything else        Python's format spec (":g", ":.1f", ":,"); Messages render as their English text
+
+Two formatters write figures for people in the planner (the CLI, reports, assumption texts): format_bytes and
+format_duration. The desktop has locale-aware twins in desktop/fmt.py that follow the same rules.
 """
 
 from __future__ import annotations
 
+import math
 import string
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -34,7 +40,7 @@ class Message:
     """One thing the planner says: a stable code (a key of TEMPLATES) and the raw values it needs."""
 
     code: str
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: Mapping[str, object] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
@@ -57,25 +63,63 @@ class Message:
         return render_en(self)
 
 
-def msg(code: str, **params: Any) -> Message:
+def msg(code: str, /, **params: object) -> Message:
     """Message(code, params) with the parameters as keywords; the code must have an English template."""
     if code not in TEMPLATES:
         raise KeyError(f"no English template for message code {code!r}")
     return Message(code, params)
 
 
-def format_bytes(value: float) -> str:
-    """Bytes for people in binary units: 1.1 TiB, 80 GiB, 512 MiB (one decimal below 10, none above)."""
-    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+_BINARY_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+
+
+def format_bytes(value: float, *, unit: str | None = None, decimals: int = 2) -> str:
+    """Bytes for people, in binary units (the planner's one bytes formatter).
+
+    Without `unit`: the largest unit that keeps the number at least 1, one decimal below 10 and none above
+    (1.1 TiB, 80 GiB, 512 MiB, 512 B) -- for sentences. With `unit` ("GiB"): always that unit with `decimals`
+    decimals and thousands separators (4.01 GiB, 1,234.5 GiB) -- for tables whose rows compare in one unit.
+    """
     amount = float(value)
-    unit = 0
-    while abs(amount) >= 1024 and unit < len(units) - 1:
+    if unit is not None:
+        return f"{amount / 1024 ** _BINARY_UNITS.index(unit):,.{decimals}f} {unit}"
+    index = 0
+    while abs(amount) >= 1024 and index < len(_BINARY_UNITS) - 1:
         amount /= 1024
-        unit += 1
-    if unit == 0:
+        index += 1
+    if index == 0:
         return f"{int(amount)} B"
     text = f"{amount:.1f}" if abs(amount) < 10 else f"{amount:.0f}"
-    return f"{text} {units[unit]}"
+    return f"{text} {_BINARY_UNITS[index]}"
+
+
+def format_duration(seconds: float | None, missing: str = "n/a") -> str:
+    """Seconds for people (the planner's one duration formatter): the CLI tables, the reports.
+
+    The rule: the largest unit the value reaches -- under 1 s in ms, under 2 min in s, under 1 h in min, under
+    3 days in h, beyond in days (the units and thresholds of desktop.fmt.duration) -- with three significant
+    figures, so step times still compare ("20.7 s", "44.0 ms", "90.0 min" is "1.50 h", "29.7 days",
+    "1,157 days"). None, NaN and infinity read `missing`.
+    """
+    if seconds is None or not math.isfinite(seconds):
+        return missing
+    value = float(seconds)
+    for limit, divisor, unit in _DURATION_UNITS:
+        if abs(value) < limit:
+            return f"{_three_figures(value / divisor)} {unit}"
+    return f"{_three_figures(value / 86400)} days"
+
+
+# (below this many seconds, divide by, unit)
+_DURATION_UNITS = ((1.0, 1e-3, "ms"), (120.0, 1.0, "s"), (3600.0, 60.0, "min"), (3 * 86400.0, 3600.0, "h"))
+
+
+def _three_figures(value: float) -> str:
+    """Three significant figures without an exponent: 0.0441 -> "0.0441", 20.74 -> "20.7", 1157.4 -> "1,157"."""
+    if value == 0:
+        return "0"
+    decimals = max(0, 2 - math.floor(math.log10(abs(value))))
+    return f"{value:,.{decimals}f}"
 
 
 # ------------------------------------------------------------------------------------------------ templates
@@ -89,6 +133,50 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "family.zero3": "ZeRO-3/FSDP",
     "family.optimizer_offload": "{family} + optimizer offload",
     "family.all_offload": "{family} + all offload",
+    # -- a layout in words (planner.layout_text.layout_label) -------------------------------------------------
+    "layout.label": "{parts:list}",
+    "layout.tp": "TP {degree}",
+    "layout.pp": "PP {degree}",
+    "layout.ep": "EP {degree}",
+    "layout.dp": "DP {degree}",
+    "layout.selective_recompute": "selective recompute",
+    "layout.full_recompute": "full recompute",
+    "layout.micro_batch": "micro-batch {micro_batch}",
+    # -- what a person calls a choice of planner.vocabulary, and quantities the errors name -------------------
+    "choice.task": "task",
+    "choice.precision": "precision",
+    "choice.kv_precision": "KV-cache precision",
+    "choice.optimizer": "optimizer",
+    "choice.lora_target": "LoRA target",
+    "choice.recompute": "recompute mode",
+    "choice.offload": "offload mode",
+    "choice.rank_by": "ranking",
+    "choice.confidence": "confidence",
+    "choice.calibration_source": "calibration source",
+    "choice.engine": "serving engine",
+    "choice.weight_format": "weight format",
+    "quantity.micro_batch": "micro-batch",
+    "quantity.seq_len": "sequence length",
+    "quantity.inflight": "in-flight micro-batches",
+    "quantity.lora_rank": "LoRA rank",
+    "quantity.pinned": "a pinned strategy value",
+    "quantity.purchase_price": "the purchase price",
+    "quantity.rent_price": "the rent price",
+    "quantity.rent_prices": "rent prices",
+    "quantity.spot_rent_price": "the spot rent price",
+    "quantity.reserved_rent_price": "the reserved rent price",
+    "quantity.infra_overhead": "the infrastructure overhead",
+    "quantity.power_per_gpu": "the power per GPU",
+    "quantity.pue": "PUE",
+    "quantity.electricity_price": "the electricity price",
+    "quantity.hours_per_day": "hours per day",
+    "quantity.days_per_week": "days per week",
+    "quantity.utilisation": "utilisation",
+    "quantity.resale_fraction": "the resale fraction",
+    "quantity.maintenance": "maintenance",
+    "quantity.spot_overhead": "the spot overhead",
+    "quantity.catalog_purchase_price": "the catalog's purchase price",
+    "quantity.default_electricity_price": "the default electricity price",
     # -- what an excluded entry stands for --------------------------------------------------------------------
     "excluded.family.data_parallel_only": "{family} without tensor/pipeline parallel",
     "excluded.family.tensor_pipeline": "tensor/pipeline parallel",
@@ -175,7 +263,8 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "option.decode_memory_bound": "decode is memory bandwidth-bound at batch {batch}",
     "option.decode_compute_bound": "decode is compute-bound at batch {batch}",
     "option.misses_target": "misses the {target_tokens_per_second:g} tokens/s target",
-    # -- memory model notes (planner/memory.py) ---------------------------------------------------------------
+    "option.users_queued": "{queued} users per replica wait for one of its {slots} sequence slots",
+    # -- memory model notes (planner/memory/) ------------------------------------------------------------------
     "memory.kv_heads_replicated": (
         "tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks"
     ),
@@ -217,7 +306,60 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
         "sliding-window layers could keep a shorter KV cache; counted here at full length"
     ),
     # -- errors a person can fix (planner.errors.UserError.message) -------------------------------------------
-    "error.unknown_task": "unknown task {task!r}; choose one of: {choices}",
+    "error.unknown_choice": "unknown {what} {text!r}; choose one of: {choices}",
+    "error.zero_stage": "ZeRO stage must be 0, 1, 2 or 3, got {value!r}",
+    "error.must_be_whole": "{what} must be a whole number, got {value!r}",
+    "error.must_be_positive": "{what} must be positive, got {value:number}",
+    "error.must_be_finite": "{what} must be a finite number, got {value}",
+    "error.absurdly_large": "{what} {value:number} is absurdly large (limit {limit:number})",
+    "error.too_many_gpus": "dp x tp x pp = {gpus:,} GPUs is absurdly large (limit {limit:,})",
+    "error.tp_heads": "tensor parallel {tp} does not divide the {heads} attention heads of {model}",
+    "error.tp_kv_heads": (
+        "tensor parallel {tp} does not divide the {kv_heads} KV heads of {model} (nor do the KV heads divide it, "
+        "which would allow replicating them)"
+    ),
+    "error.pp_layers": "pipeline parallel {pp} is larger than the {layers} layers of {model}",
+    "error.ep_dense": "expert parallel {ep} needs a mixture-of-experts model; {model} is dense",
+    "error.ep_experts": "expert parallel {ep} does not divide the {experts} experts of {model}",
+    "error.ep_dp_tp": (
+        "expert parallel {ep} must divide dp x tp = {dp_tp} (expert-parallel ranks are carved out of the data- "
+        "and tensor-parallel ranks)"
+    ),
+    "error.learned_positions": "sequence length {seq_len} exceeds {model}'s {context} learned positions",
+    "error.full_training_int": (
+        "full training in {precision} is not supported; use bf16/fp16/fp8/fp32, or --task qlora for a 4-bit base"
+    ),
+    "error.lora_no_targets": "LoRA needs at least one target module; choose from {choices}",
+    "error.no_throughput_figure": "{gpu} has no {dtype} throughput figure",
+    "error.mfu_range": "MFU must be between 0 and 1, got {mfu}",
+    "error.bandwidth_fraction_range": "the bandwidth fraction must be between 0 and 1, got {fraction}",
+    "error.comm_overlap_range": "the communication overlap must be between 0 and 1, got {overlap}",
+    "error.batch_positive": "the batch must be at least one sequence",
+    "error.must_not_be_negative": "{what} must not be negative",
+    "error.gpu_flag_empty": "--gpu needs a GPU id; see `gpu-advisor gpus`",
+    "error.price_flags_both": "give either --price-per-gpu-hour or --price-from-quotes, not both",
+    "error.nothing_to_export": "nothing to export: no option fits",
+    "error.cannot_write_export": "cannot write the export to {directory}: {reason}",
+    "error.spot_inputs_negative": (
+        "spot interruption rate, restart overhead and checkpoint interval must not be negative"
+    ),
+    "error.run_cost_negative": "GPU-hours and the price per GPU-hour must not be negative",
+    "error.rentbuy_gpus_large": "{gpus:,} GPUs is absurdly large (limit {limit:,})",
+    "error.purchase_large": "the purchase price {price:g} is absurdly large (limit {limit:g})",
+    "error.power_range": (
+        "the power per GPU must be between 0 and {limit:.0f} W (0 leaves electricity out), got {power:g} W"
+    ),
+    "error.pue_range": "PUE must be between {low:.1f} and {high:.1f} (facility power / IT power), got {pue:g}",
+    "error.hours_per_day_range": "hours per day must be between 0 and 24",
+    "error.days_per_week_range": "days per week must be between 0 and 7",
+    "error.utilisation_range": "utilisation must be between 0 and 1 (for example 0.6)",
+    "error.horizon_range": "the horizon must be between 1 and 240 months",
+    "error.resale_range": "the resale fraction must be between 0 and 1",
+    "error.hybrid_range": "hybrid owned GPUs must be between 0 and the number of GPUs",
+    "error.optimizer_offload_zero": "optimizer offload needs ZeRO stage 1, 2 or 3 (DeepSpeed offload_optimizer)",
+    "error.param_offload_zero3": (
+        "offloading parameters needs ZeRO stage 3 / FSDP full shard (DeepSpeed offload_param)"
+    ),
     "error.seq_and_batch_positive": "sequence length and batch must be at least 1",
     "error.tokens_positive": "the number of tokens must be positive",
     "error.tokens_per_s_positive": "the tokens-per-second target must be positive",
@@ -229,7 +371,6 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.max_gpus_positive": "the maximum number of GPUs must be at least 1",
     "error.deadline_positive": "the deadline must be positive",
     "error.cannot_pin": "cannot pin {fields}; pin one of: {choices}",
-    "error.unknown_rank_by": "rank by one of: {choices}; got {rank_by!r}",
     "error.top_positive": "--top must be at least 1",
     "error.no_gpu_type": "choose at least one GPU type",
     "error.budget_currency": "the budget is in {budget_currency} but prices are in {price_currency}; convert first",
@@ -242,7 +383,179 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.unknown_model": (
         "unknown model {text!r}: not a preset ({presets}), a size such as 7b, a config.json or a model folder"
     ),
+    "error.spec_positive": "{where}: {field} must be a positive integer, got {value!r}",
+    "error.spec_negative": "{where}: {field} must not be negative, got {value}",
+    "error.spec_gqa": "{where}: {heads} attention heads are not a multiple of {kv_heads} KV heads",
+    "error.spec_norm": "{where}: norm must be rmsnorm or layernorm, got {norm!r}",
+    "error.spec_experts_per_token": "{where}: experts_per_token must be between 1 and {experts}",
+    "error.spec_moe_ffn": "{where}: moe_ffn (expert intermediate size) must be positive",
+    "error.spec_dense_layers": "{where}: dense_layers ({dense_layers}) must be fewer than layers ({layers})",
+    "error.spec_mla": "{where}: MLA needs positive v_head_dim and qk head dims",
+    "error.unknown_preset": "unknown model preset {name!r}; presets: {presets}",
+    "error.size_not_number": "model size must be a number of billions, got {billions!r}",
+    "error.size_range": "model size {billions:g}B is outside {low:g}B..{high:g}B",
+    "error.size_too_small": "model size {billions:g}B is too small for a Llama-like shape",
+    "error.config_missing_key": "{path}: missing key {key!r} (needed for model_type {model_type})",
+    "error.config_key_int": "{path}: key {key!r} must be a positive integer, got {value!r}",
+    "error.config_key_bool": "{path}: key {key!r} must be true or false, got {value!r}",
+    "error.config_too_large": "{path}: {size} bytes is too large for a config.json",
+    "error.file_missing": "{path}: no such file",
+    "error.cannot_read": "{path}: cannot read ({kind}: {reason})",
+    "error.config_bad_json": "{path}: malformed JSON ({reason} at line {line})",
+    "error.config_not_object": "{path}: expected a JSON object, got {kind}",
+    "error.config_no_model_type": "{path}: missing key 'model_type'",
+    "error.config_model_type": "{path}: model_type {model_type!r} is not supported; supported: {supported}",
+    "error.config_mlp_only_layers": "{path}: key 'mlp_only_layers' must be a list of layer numbers",
+    "error.imported_size": (
+        "{where}: model size {billions:.3g}B parameters is outside {low:g}B..{high:g}B; check the sizes in the file"
+    ),
+    "error.safetensors_short": "{path}: not a safetensors file (shorter than its 8-byte header length)",
+    "error.safetensors_header": "{path}: header length {header} bytes is absurd for a {size}-byte file",
+    "error.safetensors_not_json": "{path}: malformed safetensors header (not JSON)",
+    "error.safetensors_not_object": "{path}: malformed safetensors header (not a JSON object)",
+    "error.safetensors_shape": "{path}: tensor {tensor!r} has no valid 'shape' in the header",
+    "error.not_a_folder": "{path}: not a folder",
+    "error.no_gpu_given": "no GPU given; see `gpu-advisor gpus` for the ids",
+    "error.unknown_gpu": "unknown GPU {text!r}; see `gpu-advisor gpus`",
+    "error.unknown_gpu_close": "unknown GPU {text!r} (did you mean: {ids}?); see `gpu-advisor gpus`",
+    "error.gpu_type_sizes": "a GPU type needs a positive memory size and memory bandwidth",
+    "error.gpu_type_dtypes": "unknown dtype(s) {dtypes} in TFLOPS; use {choices}",
+    "error.gpu_type_tflops": "a GPU type needs at least one TFLOPS figure (for example bf16)",
+    "error.currency_code": "{code!r} is not a currency code; use a 3-letter code such as USD, EUR or RUB",
+    "error.currency_mismatch": "cannot add {other} to {currency} without converting first",
+    "error.rate_positive": "the exchange rate for {code} must be a positive number, got {rate}",
+    "error.no_rate_for_default": (
+        "no exchange rate for USD->{currency} to convert {what}; set one in Settings (or give {flag} in {currency})"
+    ),
+    "error.no_reference_price": "give --purchase-per-gpu: the catalog has no reference price for {gpu}",
+    "error.years_at_least_a_month": "--years must be at least one month (0.1)",
     "error.no_exchange_rate": "no exchange rate for {source}->{target}; set one in Settings",
+    # -- ledger (planner/store) errors ---------------------------------------------------------------------
+    # what a stored quote is called inside other messages
+    "store.rental_quote": "rental quote",
+    "store.purchase_quote": "purchase quote",
+    "store.rental_quotes": "rental quotes",
+    "store.purchase_quotes": "purchase quotes",
+    # why one quote (a form, a CSV row) is refused
+    "quote.gpu_lookalike": "gpu: unknown GPU {text!r} (did you mean {hint}?)",
+    "quote.gpu_refused": "gpu: {reason}",
+    "quote.not_a_number": "{field} must be a number, got {value}",
+    "quote.not_finite": "{field} must be a finite number, got {value}",
+    "quote.not_positive": "{field} must be > 0",
+    "quote.negative": "{field} must be >= 0",
+    "quote.above_limit": "{field} must be at most {limit:,.0f}, got {value}",
+    "quote.above_limit_w": "{field} must be at most {limit:,.0f} W, got {value}",
+    "quote.above_limit_per_gpu": "{field} must be at most {limit:,.0f} ({per_gpu_limit:,.0f} per GPU), got {value}",
+    "quote.gpu_count": "{field} must be a whole number between 1 and {limit:,}, got {value}",
+    "quote.not_a_date": "{field} must be a date YYYY-MM-DD, got {value!r}",
+    "quote.date_empty": "{field} must be a date YYYY-MM-DD (it is empty)",
+    "quote.bad_currency": "currency must be one of {choices} or another 3-letter ISO code, got {value!r}",
+    "quote.currency_required": "currency is required ({choices} or another 3-letter ISO code)",
+    "quote.bad_choice": "{field} must be one of {choices}, got {value!r}",
+    "quote.bad_choice_or_empty": "{field} must be one of {choices} or empty, got {value!r}",
+    "quote.too_long": "{field} is longer than {limit} characters",
+    "quote.required": "{field} is required",
+    "quote.price_required": "price_per_gpu_hour or price_per_instance_hour is required",
+    "quote.prices_disagree": (
+        "price_per_instance_hour {per_instance:g} does not match price_per_gpu_hour {per_gpu:g} x {gpus} GPUs = "
+        "{expected:g} (they must agree within 1%)"
+    ),
+    "quote.unusable_price": "{field} works out to {price}, which is not a usable price",
+    "quote.valid_before_quoted": "valid_until must not be before quoted_on",
+    "quote.overhead_range": "server_overhead_fraction must be between 0 and 10 (0.3 means +30%)",
+    "quote.rate_positive": "the exchange rate must be a number > 0",
+    # quote CSV files: one row, the header
+    "csv.row_width": "{cells} cells but the header has {columns} columns",
+    "csv.duplicate_of_row": "duplicate of row {row}",
+    "csv.duplicate_of_quote": "duplicate of {label} #{quote_id}",
+    "csv.missing_columns": "missing columns: {columns}",
+    "csv.unknown_columns": "unknown columns: {columns}",
+    "csv.repeated_columns": "repeated columns: {columns}",
+    "csv.missing_price_column": "missing columns: price_per_gpu_hour or price_per_instance_hour",
+    "error.csv_header": "{name}: {problems:clauses} (expected columns: {columns})",
+    "error.csv_empty": "{name} is empty: expected a header row naming the columns {columns}",
+    "error.csv_unreadable": "{name}: not a readable CSV file near line {line}: {detail}",
+    "error.csv_no_rows": "{name} has a header but no {quotes}",
+    "error.csv_is_folder": "{path} is a folder, not a CSV file",
+    "error.csv_too_big": "{name} is {size} bytes; the limit for a quote file is {limit} bytes",
+    "error.csv_not_utf8": (
+        "{name} is not UTF-8 text (byte {byte} on line {line}); save it as 'CSV UTF-8' and import it again"
+    ),
+    "error.file_unreadable": "{path}: cannot read it ({reason})",
+    "error.cannot_write": "cannot write {path}: {reason}",
+    "error.import_refused": (
+        "{file} refused: {bad} bad row(s) of {total}; nothing was imported (fix them, or use --skip-invalid to "
+        "import the {good} good row(s)); row 1 is the header"
+    ),
+    # stored quotes
+    "error.quote_invalid": "cannot store the {label}: {reasons:clauses}",
+    "error.quote_duplicate": "this {label} is already stored as #{quote_id}",
+    "error.quote_missing": "there is no {label} #{quote_id}",
+    "error.quote_unknown_fields": "unknown {label} fields: {fields}",
+    "error.quote_change_duplicate": "this change would make {label} #{quote_id} the same as #{existing}",
+    "error.quote_reference_edit": (
+        "{label} #{quote_id} is a reference price shipped with GPU Advisor ({who}, {quoted_on}); reference rows "
+        "can't be edited (hide them with --mine)"
+    ),
+    "error.quote_reference_delete": (
+        "{label} #{quote_id} is a reference price shipped with GPU Advisor ({who}, {quoted_on}); reference rows "
+        "can't be deleted (hide them with --mine)"
+    ),
+    # probe runs and reports
+    "error.probe_label_too_long": "the machine label is {length:,} characters; the limit is {limit}",
+    "error.probe_duplicate": "this probe report is already stored as run #{run_id}",
+    "error.probe_run_missing": "there is no probe run #{run_id}",
+    "error.report_unusable": "not a usable probe report: {detail}",
+    "error.probe_cannot_start": "cannot start gpu-probe ({command}): {reason}",
+    "error.probe_failed": "gpu-probe failed with exit code {exit_code}; nothing was saved",
+    "error.probe_no_report": "gpu-probe finished without writing a report; nothing was saved",
+    "error.report_target_folder": "cannot write {path}: it is a folder",
+    "error.report_target_no_folder": "cannot write {path}: no such folder {folder}",
+    # saved plans, settings, the user's GPU types
+    "error.plan_name_empty": "a saved plan needs a name",
+    "error.plan_name_too_long": "a plan name is limited to {limit} characters",
+    "error.plan_missing": "there is no saved plan #{plan_id}",
+    "error.rate_invalid": "{reasons:clauses}",
+    "error.user_gpu_needs_id": "a GPU type needs an id, e.g. 'my-rtx-5090'",
+    "error.user_gpu_in_catalog": "{gpu_id} is already in the GPU catalog; choose another id for your GPU type",
+    "error.user_gpu_exists": "you already have a GPU type {gpu_id}",
+    "error.user_gpu_missing": "there is no user GPU type {gpu_id}",
+    "error.user_gpu_unknown_fields": "unknown GPU type fields: {fields}",
+    "error.user_gpu_incomplete": "incomplete GPU type: {detail}",
+    # the database file: opening it, and the machine it lives on (planner.store.errors.StoreEnvironmentError)
+    "error.db_is_folder": "{path} is a folder; give the database file's path",
+    "error.db_cannot_create_folder": "cannot create the folder {folder}: {reason}",
+    "error.db_unreadable": "cannot read the database {path}: {reason}",
+    "error.db_cannot_use": "cannot use the database {path}: {reason}; choose another file with --db",
+    "error.db_cannot_move_aside": (
+        "{path} is not a usable database and could not be moved aside ({reason}); choose another database file "
+        "(--db PATH on the command line)"
+    ),
+    "error.db_newer": (
+        "{path} was written by a newer GPU Advisor (database version {version}; this one reads up to {latest}); "
+        "it was left unchanged: update GPU Advisor or choose another file with --db"
+    ),
+    "error.db_foreign": (
+        "{path} is an SQLite database of another program; it was left unchanged: choose another file with --db"
+    ),
+    "error.db_disk_full": "cannot write the database {path}: the disk is full ({detail}); free some space and try again",
+    "error.db_read_only": (
+        "cannot write the database {path}: the file or its folder is read-only ({detail}); choose a writable file "
+        "with --db"
+    ),
+    "error.db_cannot_open": (
+        "cannot open the database {path} ({detail}); check that its folder exists and may be written, or choose "
+        "another file with --db"
+    ),
+    "error.db_corrupt": (
+        "the database {path} is damaged ({detail}); start GPU Advisor again to move it aside and begin a fresh one"
+    ),
+    "error.db_locked": "the database {path} is locked by another program ({detail}); try again when it has finished",
+    "error.db_busy": (
+        "the database {path} is busy: another GPU Advisor window or command has been writing to it for over "
+        "{waited_s:.0f} s; try again when it has finished"
+    ),
+    "error.db_io": "cannot use the database {path}: the system reported an error ({detail})",
 })  # fmt: skip
 
 
@@ -253,24 +566,30 @@ class _EnglishFormatter(string.Formatter):
         if format_spec == "bytes":
             return format_bytes(value)
         if format_spec == "gib2":
-            return f"{value / 2**30:.2f} GiB"
+            return format_bytes(value, unit="GiB", decimals=2)
         if format_spec == "label":
-            return str(value.label)
+            from planner.layout_text import layout_label  # the layout words build on this module
+
+            return render_en(layout_label(value))
+        if format_spec == "number":  # what the user typed: 100,000,000 for whole numbers, 1e+40 for others
+            return f"{value:,}" if isinstance(value, int) else f"{value:g}"
         if format_spec == "days":
             return f"{value / 86400:.1f}"
         if format_spec == "clauses":
             return "; ".join(_english(item) for item in value)
+        if format_spec == "list":
+            return ", ".join(_english(item) for item in value)
         if format_spec == "sentences":
             return "".join(" " + _english(item) for item in value)
         if isinstance(value, Message):
             return format(render_en(value), format_spec)
-        return super().format_field(value, format_spec)
+        return str(super().format_field(value, format_spec))
 
 
 _FORMATTER = _EnglishFormatter()
 
 
-def _english(value: Any) -> str:
+def _english(value: object) -> str:
     return render_en(value) if isinstance(value, Message) else str(value)
 
 
@@ -279,6 +598,6 @@ def render_en(message: Message) -> str:
     return _FORMATTER.vformat(TEMPLATES[message.code], (), dict(message.params))
 
 
-def render_all_en(messages) -> tuple[str, ...]:
+def render_all_en(messages: Iterable[Message]) -> tuple[str, ...]:
     """English texts of a sequence of messages, in order."""
     return tuple(render_en(message) for message in messages)

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from planner.errors import UserError
 from planner.messages import Message, msg
@@ -236,32 +237,34 @@ def validate_spec(spec: ModelSpec, where: str = "model") -> ModelSpec:
     for field in ("layers", "hidden", "heads", "kv_heads", "vocab", "max_context", "norms_per_layer"):
         value = getattr(spec, field)
         if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-            raise UserError(f"{where}: {field} must be a positive integer, got {value!r}")
+            raise UserError.of(msg("error.spec_positive", where=where, field=field, value=value))
     for field in (f.name for f in dataclasses.fields(spec)):
         value = getattr(spec, field)
         if isinstance(value, int) and not isinstance(value, bool) and value < 0:
-            raise UserError(f"{where}: {field} must not be negative, got {value}")
+            raise UserError.of(msg("error.spec_negative", where=where, field=field, value=value))
     if not spec.uses_mla and spec.head_dim <= 0:
-        raise UserError(f"{where}: head_dim must be a positive integer, got {spec.head_dim!r}")
+        raise UserError.of(msg("error.spec_positive", where=where, field="head_dim", value=spec.head_dim))
     if spec.ffn <= 0 and not (spec.is_moe and spec.dense_layers == 0):
-        raise UserError(f"{where}: ffn (intermediate_size) must be a positive integer, got {spec.ffn!r}")
-    if spec.heads % spec.kv_heads:
-        raise UserError(
-            f"{where}: {spec.heads} attention heads are not a multiple of {spec.kv_heads} KV heads"
+        raise UserError.of(
+            msg("error.spec_positive", where=where, field="ffn (intermediate_size)", value=spec.ffn)
         )
+    if spec.heads % spec.kv_heads:
+        raise UserError.of(msg("error.spec_gqa", where=where, heads=spec.heads, kv_heads=spec.kv_heads))
     if spec.norm not in ("rmsnorm", "layernorm"):
-        raise UserError(f"{where}: norm must be rmsnorm or layernorm, got {spec.norm!r}")
+        raise UserError.of(msg("error.spec_norm", where=where, norm=spec.norm))
     if spec.is_moe:
         if not 0 < spec.experts_per_token <= spec.experts:
-            raise UserError(f"{where}: experts_per_token must be between 1 and {spec.experts}")
+            raise UserError.of(msg("error.spec_experts_per_token", where=where, experts=spec.experts))
         if spec.moe_ffn <= 0:
-            raise UserError(f"{where}: moe_ffn (expert intermediate size) must be positive")
+            raise UserError.of(msg("error.spec_moe_ffn", where=where))
         if spec.dense_layers >= spec.layers:
-            raise UserError(
-                f"{where}: dense_layers ({spec.dense_layers}) must be fewer than layers ({spec.layers})"
+            raise UserError.of(
+                msg(
+                    "error.spec_dense_layers", where=where, dense_layers=spec.dense_layers, layers=spec.layers
+                )
             )
     if spec.uses_mla and (spec.v_head_dim <= 0 or spec.qk_nope_head_dim + spec.qk_rope_head_dim <= 0):
-        raise UserError(f"{where}: MLA needs positive v_head_dim and qk head dims")
+        raise UserError.of(msg("error.spec_mla", where=where))
     return spec
 
 
@@ -272,7 +275,7 @@ def validate_spec(spec: ModelSpec, where: str = "model") -> ModelSpec:
 _SPEC_FIELDS = {f.name for f in dataclasses.fields(ModelSpec)}
 
 
-def _spec_from_record(record: dict) -> ModelSpec:
+def _spec_from_record(record: dict[str, Any]) -> ModelSpec:  # Any: one record of models.json
     values = {key: value for key, value in record.items() if key in _SPEC_FIELDS}
     return validate_spec(ModelSpec(**values), where=f"catalog model {record.get('id')}")
 
@@ -295,7 +298,7 @@ def get_preset(name: str) -> ModelSpec:
         if wanted in (_normalise(spec.id), _normalise(spec.name)):
             return spec
     known = ", ".join(spec.id for spec in _presets())
-    raise UserError(f"unknown model preset {name!r}; presets: {known}")
+    raise UserError.of(msg("error.unknown_preset", name=name, presets=known))
 
 
 def _normalise(text: str) -> str:
@@ -327,10 +330,10 @@ def generic_model(billions: float) -> ModelSpec:
     to land on the requested count.
     """
     if not isinstance(billions, (int, float)) or not math.isfinite(billions):
-        raise UserError(f"model size must be a number of billions, got {billions!r}")
+        raise UserError.of(msg("error.size_not_number", billions=billions))
     if not GENERIC_MIN_BILLIONS <= billions <= GENERIC_MAX_BILLIONS:
-        raise UserError(
-            f"model size {billions:g}B is outside {GENERIC_MIN_BILLIONS:g}B..{GENERIC_MAX_BILLIONS:g}B"
+        raise UserError.of(
+            msg("error.size_range", billions=billions, low=GENERIC_MIN_BILLIONS, high=GENERIC_MAX_BILLIONS)
         )
     target = billions * 1e9
     best: ModelSpec | None = None
@@ -365,7 +368,7 @@ def generic_model(billions: float) -> ModelSpec:
         if ffn <= 4 * hidden:  # Llama-like FFN ratio (8/3 ... 4) reached: stop widening
             break
     if best is None:
-        raise UserError(f"model size {billions:g}B is too small for a Llama-like shape")
+        raise UserError.of(msg("error.size_too_small", billions=billions))
     return validate_spec(best, where=best.name)
 
 
@@ -399,7 +402,7 @@ IMPORTED_MAX_PARAMS = int(GENERIC_MAX_BILLIONS * 1e9)  # 10,000B
 class _Config:
     """A config.json dict that reports a missing or malformed key as a UserError naming the file and key."""
 
-    def __init__(self, data: dict, path: str):
+    def __init__(self, data: dict[str, Any], path: str):  # Any: the JSON values of a config.json
         self.data = data
         self.path = path
         self.model_type = data.get("model_type")
@@ -408,7 +411,9 @@ class _Config:
         value = self.data.get(key, default)
         if value is None:
             if default is None:
-                raise UserError(f"{self.path}: missing key {key!r} (needed for model_type {self.model_type})")
+                raise UserError.of(
+                    msg("error.config_missing_key", path=self.path, key=key, model_type=self.model_type)
+                )
             value = default
         if (
             isinstance(value, bool)
@@ -416,7 +421,7 @@ class _Config:
             or value < 0
             or (value == 0 and not allow_zero)
         ):
-            raise UserError(f"{self.path}: key {key!r} must be a positive integer, got {value!r}")
+            raise UserError.of(msg("error.config_key_int", path=self.path, key=key, value=value))
         return value
 
     def bool(self, key: str, default: bool) -> bool:
@@ -424,30 +429,36 @@ class _Config:
         if value is None:
             return default
         if not isinstance(value, bool):
-            raise UserError(f"{self.path}: key {key!r} must be true or false, got {value!r}")
+            raise UserError.of(msg("error.config_key_bool", path=self.path, key=key, value=value))
         return value
 
 
-def _read_config(path: Path) -> dict:
+def _cannot_read(path: Path, exc: Exception) -> Message:
+    return msg("error.cannot_read", path=str(path), kind=exc.__class__.__name__, reason=str(exc))
+
+
+def _read_config(path: Path) -> dict[str, Any]:
     try:
         size = path.stat().st_size
         if size > MAX_CONFIG_BYTES:
-            raise UserError(f"{path}: {size} bytes is too large for a config.json")
+            raise UserError.of(msg("error.config_too_large", path=str(path), size=size))
         text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows Notepad) is fine
     except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
+        raise UserError.of(msg("error.file_missing", path=str(path))) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read ({exc.__class__.__name__}: {exc})") from None
+        raise UserError.of(_cannot_read(path, exc)) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: malformed JSON ({exc.msg} at line {exc.lineno})") from None
+        raise UserError.of(
+            msg("error.config_bad_json", path=str(path), reason=exc.msg, line=exc.lineno)
+        ) from None
     if not isinstance(data, dict):
-        raise UserError(f"{path}: expected a JSON object, got {type(data).__name__}")
+        raise UserError.of(msg("error.config_not_object", path=str(path), kind=type(data).__name__))
     return data
 
 
-def load_hf_config(path: str | os.PathLike) -> ModelSpec:
+def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
     """Read a Hugging Face config.json (llama, mistral, mixtral, qwen2, qwen2_moe, gemma, gemma2, phi3, gpt2,
     gpt_neox, deepseek_v2, deepseek_v3) into a ModelSpec. UserError names the file and key on bad input."""
     path = Path(path)
@@ -456,10 +467,11 @@ def load_hf_config(path: str | os.PathLike) -> ModelSpec:
     data = _read_config(path)
     model_type = data.get("model_type")
     if model_type is None:
-        raise UserError(f"{path}: missing key 'model_type'")
+        raise UserError.of(msg("error.config_no_model_type", path=str(path)))
     if model_type not in SUPPORTED_MODEL_TYPES:
-        raise UserError(
-            f"{path}: model_type {model_type!r} is not supported; supported: {', '.join(SUPPORTED_MODEL_TYPES)}"
+        supported = ", ".join(SUPPORTED_MODEL_TYPES)
+        raise UserError.of(
+            msg("error.config_model_type", path=str(path), model_type=model_type, supported=supported)
         )
     config = _Config(data, str(path))
     name = str(data.get("_name_or_path") or path.parent.name or model_type)
@@ -480,10 +492,10 @@ def load_hf_config(path: str | os.PathLike) -> ModelSpec:
 def check_imported_size(params: int, where: str, minimum: int = IMPORTED_MIN_PARAMS) -> None:
     """UserError naming `where` when an imported model's parameter count is outside 0.01B..10,000B."""
     if not minimum <= params <= IMPORTED_MAX_PARAMS:
-        raise UserError(
-            f"{where}: model size {params / 1e9:.3g}B parameters is outside "
-            f"{minimum / 1e9:g}B..{IMPORTED_MAX_PARAMS / 1e9:g}B; check the sizes in the file"
-        )
+        raise UserError.of(msg(
+            "error.imported_size", where=where, billions=params / 1e9, low=minimum / 1e9,
+            high=IMPORTED_MAX_PARAMS / 1e9,
+        ))  # fmt: skip
 
 
 def _count_multiples(step: int, start: int, stop: int) -> int:
@@ -493,7 +505,7 @@ def _count_multiples(step: int, start: int, stop: int) -> int:
     return (stop - 1) // step - (start - 1) // step if start > 0 else (stop - 1) // step + 1
 
 
-def _llama_like(config: _Config, common: dict) -> ModelSpec:
+def _llama_like(config: _Config, common: dict[str, str]) -> ModelSpec:
     """llama, mistral, mixtral, qwen2, qwen2_moe, gemma, gemma2, phi3: same tensor layout, different defaults."""
     t = config.model_type
     hidden = config.int("hidden_size")
@@ -502,7 +514,7 @@ def _llama_like(config: _Config, common: dict) -> ModelSpec:
     head_dim = config.int("head_dim") if config.data.get("head_dim") is not None else hidden // heads
     layers = config.int("num_hidden_layers")
     tied_default = t in ("gemma", "gemma2")  # Gemma ties its embeddings; the others default to untied
-    fields = dict(
+    fields: dict[str, Any] = dict(  # Any: ModelSpec's fields, checked by validate_spec
         common,
         layers=layers,
         hidden=hidden,
@@ -531,7 +543,7 @@ def _llama_like(config: _Config, common: dict) -> ModelSpec:
         step = config.int("decoder_sparse_step", 1)
         dense_only = config.data.get("mlp_only_layers") or []
         if not isinstance(dense_only, list):
-            raise UserError(f"{config.path}: key 'mlp_only_layers' must be a list of layer numbers")
+            raise UserError.of(msg("error.config_mlp_only_layers", path=config.path))
         # Layers i with (i + 1) % step == 0, less those listed in mlp_only_layers; counted, not looped over, so
         # an absurd layer count reaches the size check instead of hanging here.
         listed = {i for i in dense_only if isinstance(i, int) and 0 <= i < layers and (i + 1) % step == 0}
@@ -549,12 +561,14 @@ def _llama_like(config: _Config, common: dict) -> ModelSpec:
     return ModelSpec(**fields)
 
 
-def _gpt2(config: _Config, common: dict) -> ModelSpec:
+def _gpt2(config: _Config, common: dict[str, str]) -> ModelSpec:
     hidden = config.int("n_embd")
     heads = config.int("n_head")
     inner = config.data.get("n_inner")
     return ModelSpec(
-        **common,
+        name=common["name"],
+        family=common["family"],
+        source=common["source"],
         layers=config.int("n_layer"),
         hidden=hidden,
         heads=heads,
@@ -575,12 +589,14 @@ def _gpt2(config: _Config, common: dict) -> ModelSpec:
     )
 
 
-def _gpt_neox(config: _Config, common: dict) -> ModelSpec:
+def _gpt_neox(config: _Config, common: dict[str, str]) -> ModelSpec:
     hidden = config.int("hidden_size")
     heads = config.int("num_attention_heads")
     bias = config.bool("attention_bias", True)
     return ModelSpec(
-        **common,
+        name=common["name"],
+        family=common["family"],
+        source=common["source"],
         layers=config.int("num_hidden_layers"),
         hidden=hidden,
         heads=heads,
@@ -599,7 +615,7 @@ def _gpt_neox(config: _Config, common: dict) -> ModelSpec:
     )
 
 
-def _deepseek(config: _Config, common: dict) -> ModelSpec:
+def _deepseek(config: _Config, common: dict[str, str]) -> ModelSpec:
     layers = config.int("num_hidden_layers")
     experts = config.int("n_routed_experts", 0, allow_zero=True)
     freq = config.int("moe_layer_freq", 1)
@@ -608,7 +624,9 @@ def _deepseek(config: _Config, common: dict) -> ModelSpec:
     q_lora = config.data.get("q_lora_rank")
     heads = config.int("num_attention_heads")
     return ModelSpec(
-        **common,
+        name=common["name"],
+        family=common["family"],
+        source=common["source"],
         layers=layers,
         hidden=config.int("hidden_size"),
         heads=heads,
@@ -645,45 +663,45 @@ def _deepseek(config: _Config, common: dict) -> ModelSpec:
 MAX_SAFETENSORS_HEADER_BYTES = 100_000_000
 
 
-def count_safetensors_params(path: str | os.PathLike) -> int:
+def count_safetensors_params(path: str | os.PathLike[str]) -> int:
     """Tensor elements in one .safetensors file, from its JSON header only (tensor data is never read)."""
     path = Path(path)
     try:
         with path.open("rb") as handle:
             prefix = handle.read(8)
             if len(prefix) < 8:
-                raise UserError(f"{path}: not a safetensors file (shorter than its 8-byte header length)")
+                raise UserError.of(msg("error.safetensors_short", path=str(path)))
             header_bytes = int.from_bytes(prefix, "little")
             file_bytes = path.stat().st_size
             if header_bytes > MAX_SAFETENSORS_HEADER_BYTES or header_bytes > file_bytes - 8:
-                raise UserError(
-                    f"{path}: header length {header_bytes} bytes is absurd for a {file_bytes}-byte file"
+                raise UserError.of(
+                    msg("error.safetensors_header", path=str(path), header=header_bytes, size=file_bytes)
                 )
             raw = handle.read(header_bytes)
     except OSError as exc:
-        raise UserError(f"{path}: cannot read ({exc.__class__.__name__}: {exc})") from None
+        raise UserError.of(_cannot_read(path, exc)) from None
     try:
         header = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
-        raise UserError(f"{path}: malformed safetensors header (not JSON)") from None
+        raise UserError.of(msg("error.safetensors_not_json", path=str(path))) from None
     if not isinstance(header, dict):
-        raise UserError(f"{path}: malformed safetensors header (not a JSON object)")
+        raise UserError.of(msg("error.safetensors_not_object", path=str(path)))
     total = 0
     for name, entry in header.items():
         if name == "__metadata__":
             continue
         shape = entry.get("shape") if isinstance(entry, dict) else None
         if not isinstance(shape, list) or not all(isinstance(n, int) and n >= 0 for n in shape):
-            raise UserError(f"{path}: tensor {name!r} has no valid 'shape' in the header")
+            raise UserError.of(msg("error.safetensors_shape", path=str(path), tensor=name))
         total += math.prod(shape)
     return total
 
 
-def load_model_folder(path: str | os.PathLike) -> ModelSpec:
+def load_model_folder(path: str | os.PathLike[str]) -> ModelSpec:
     """A local model folder: architecture from config.json, exact count from the *.safetensors headers."""
     folder = Path(path)
     if not folder.is_dir():
-        raise UserError(f"{folder}: not a folder")
+        raise UserError.of(msg("error.not_a_folder", path=str(folder)))
     spec = load_hf_config(folder / "config.json")
     shards = sorted(folder.glob("*.safetensors"))
     name = spec.name if spec.name != "" else folder.name

@@ -21,7 +21,7 @@ def normalise_currency(code: str) -> str:
     """ "usd" -> "USD"; UserError for anything that is not a 3-letter code."""
     text = (code or "").strip().upper()
     if len(text) != 3 or not text.isalpha():
-        raise UserError(f"{code!r} is not a currency code; use a 3-letter code such as USD, EUR or RUB")
+        raise UserError.of(msg("error.currency_code", code=code))
     return text
 
 
@@ -38,7 +38,7 @@ class Money:
 
     def _same(self, other: Money) -> None:
         if other.currency != self.currency:
-            raise UserError(f"cannot add {other.currency} to {self.currency} without converting first")
+            raise UserError.of(msg("error.currency_mismatch", other=other.currency, currency=self.currency))
 
     def __add__(self, other: Money) -> Money:
         self._same(other)
@@ -56,8 +56,8 @@ class Money:
     def __truediv__(self, divisor: float) -> Money:
         return Money(self.amount / float(divisor), self.currency)
 
-    def as_dict(self) -> dict:
-        """The JSON shape {"amount", "currency"} (DESIGN.md)."""
+    def as_dict(self) -> dict[str, object]:
+        """The JSON shape {"amount", "currency"} (README.md, the command line's JSON contract)."""
         return {"amount": self.amount, "currency": self.currency}
 
     def __str__(self) -> str:
@@ -76,7 +76,7 @@ class ExchangeRates:
         for code, rate in dict(self.to_usd).items():
             rate = float(rate)
             if not rate > 0:
-                raise UserError(f"the exchange rate for {code} must be a positive number, got {rate}")
+                raise UserError.of(msg("error.rate_positive", code=code, rate=rate))
             rates[normalise_currency(code)] = rate
         rates[PIVOT] = 1.0
         object.__setattr__(self, "to_usd", MappingProxyType(rates))

@@ -8,11 +8,13 @@ the database and the command line carry; `parse()` turns user text into a member
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from typing import Self
 
 from planner.errors import UserError
+from planner.messages import Message, msg
 
 
 class _Choice(StrEnum):
@@ -23,8 +25,10 @@ class _Choice(StrEnum):
         return {}
 
     @classmethod
-    def parse(cls, text: object, what: str | None = None) -> Self:
-        """The member named by `text` (a member, its value or an alias); UserError naming the choices."""
+    def parse(cls, text: object, what: Message | None = None) -> Self:
+        """The member named by `text` (a member, its value or an alias); UserError naming the choices.
+
+        what: the name of the choice in the error ("KV-cache precision"); default: the class's label()."""
         if isinstance(text, cls):
             return text
         if isinstance(text, str):
@@ -33,15 +37,21 @@ class _Choice(StrEnum):
                 if member.value == key:
                     return member
         choices = ", ".join(member.value for member in cls)
-        raise UserError(f"unknown {what or cls.label()} {text!r}; choose one of: {choices}")
+        raise UserError.of(msg("error.unknown_choice", what=what or cls.label(), text=text, choices=choices))
 
     @classmethod
-    def label(cls) -> str:
-        return cls.__name__.lower()
+    def label(cls) -> Message:
+        """What a person calls this choice ("task", "recompute mode"), as a message (codes "choice.*")."""
+        return msg("choice." + re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower())
 
     @classmethod
     def values(cls) -> tuple[str, ...]:
         return tuple(member.value for member in cls)
+
+    @classmethod
+    def choices(cls) -> tuple[str, ...]:
+        """Every spelling parse() accepts: the values, then the aliases (the command line's `choices`)."""
+        return (*cls.values(), *cls.aliases())
 
 
 class Task(_Choice):
@@ -95,6 +105,18 @@ class Optimizer(_Choice):
     SGD = "sgd"
 
 
+class LoraTarget(_Choice):
+    """The matrices a LoRA adapter can wrap: attention q, k, v, o and the MLP's gate, up and down."""
+
+    Q = "q"
+    K = "k"
+    V = "v"
+    O = "o"  # noqa: E741 (the attention output projection's usual name)
+    GATE = "gate"
+    UP = "up"
+    DOWN = "down"
+
+
 class Recompute(_Choice):
     """Activation recomputation: none, selective (attention core only, Korthikanti et al. 2022) or full
     (each layer's input only, recomputed in the backward)."""
@@ -103,10 +125,6 @@ class Recompute(_Choice):
     SELECTIVE = "selective"
     FULL = "full"
 
-    @classmethod
-    def label(cls) -> str:
-        return "recompute mode"
-
 
 class Offload(_Choice):
     """What ZeRO-Offload / ZeRO-Infinity moves to CPU RAM: nothing, the optimizer state, or also the weights."""
@@ -114,10 +132,6 @@ class Offload(_Choice):
     NONE = "none"
     OPTIMIZER = "optimizer"
     ALL = "all"
-
-    @classmethod
-    def label(cls) -> str:
-        return "offload mode"
 
 
 class RankBy(_Choice):
@@ -149,19 +163,21 @@ class ZeroStage(IntEnum):
 
     @classmethod
     def parse(cls, value: object) -> ZeroStage:
+        """The stage `value` names (0..3, as a number or text); UserError otherwise (True is not a stage)."""
         if isinstance(value, bool) or not isinstance(value, int | str):
-            raise UserError(f"ZeRO stage must be 0, 1, 2 or 3, got {value!r}")
+            raise UserError.of(msg("error.zero_stage", value=value))
         try:
             return cls(int(value))
         except ValueError:
-            raise UserError(f"ZeRO stage must be 0, 1, 2 or 3, got {value!r}") from None
+            raise UserError.of(msg("error.zero_stage", value=value)) from None
 
 
 @dataclass(frozen=True, slots=True)
 class Layout:
     """How one job is spread over GPUs: dp x tp x pp GPUs; ep splits the experts inside the data-parallel
     group (it reuses dp's ranks), ZeRO shards model states over dp, micro_batch is sequences per GPU per
-    forward pass (serving: concurrent sequences per replica)."""
+    forward pass (serving: concurrent sequences per replica), virtual_stages is model chunks per pipeline rank
+    (interleaved 1F1B, Narayanan et al. 2021; 1 = plain 1F1B)."""
 
     dp: int = 1
     tp: int = 1
@@ -171,8 +187,9 @@ class Layout:
     recompute: Recompute = Recompute.NONE
     offload: Offload = Offload.NONE
     micro_batch: int = 1
+    virtual_stages: int = 1
 
-    FIELDS = ("dp", "tp", "pp", "ep", "zero", "recompute", "offload", "micro_batch")
+    FIELDS = ("dp", "tp", "pp", "ep", "zero", "recompute", "offload", "micro_batch", "virtual_stages")
 
     @property
     def gpus(self) -> int:
@@ -192,7 +209,8 @@ class Layout:
             "pp": self.pp,
             "ep": self.ep,
             "zero": int(self.zero),
-            "recompute": self.recompute.value,
-            "offload": self.offload.value,
+            "recompute": str(self.recompute),  # str(): a member or the plain text it was built with
+            "offload": str(self.offload),
             "micro_batch": self.micro_batch,
+            "virtual_stages": self.virtual_stages,
         }

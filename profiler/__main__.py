@@ -1,17 +1,21 @@
 """`gpu-probe`: measure this machine's GPUs (or its CPU) and write a ProbeReport. Needs torch and nvidia-ml-py.
 
     gpu-probe [--quick|--full] [--json FILE] [--progress] [--device cuda:N|cpu|all] [--collectives]
+              [--collectives-backend nccl|gloo]
 
 Exit codes: 0 with a report (also when there is no GPU: the CPU is measured and the report says why there is
 no GPU); 2 on bad arguments (one line on stderr); 1 when the probe itself crashed (an "error" event).
 
 --progress prints JSON lines on stdout, the protocol the GUI (desktop/workers.py, ProbeProcess) reads:
-    {"event": "start", "devices": [...], "mode": ...}
+    {"event": "start", "devices": [...], "device_info": [{"device", "name", "uuid", "kind", "mig"}], "mode": ...}
     {"event": "progress", "stage": ..., "fraction": 0..1, "device": ...}
     {"event": "result", "device": ..., "measurement": {...}}
     {"event": "done", "report": {...}}
     {"event": "error", "message": ...}
 No Qt, no database: copy the profiler folder to a rented machine and run ``python -m profiler``.
+
+Two internal entry points serve the frozen bundle's collectives (profiler/collectives.py explains them):
+``gpu-probe --torchrun ARGS`` is torchrun, ``gpu-probe --collectives-worker ARGS`` is one collectives rank.
 """
 
 from __future__ import annotations
@@ -20,11 +24,14 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
-from typing import Any, TextIO
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TextIO
+
+from profiler.jsontypes import JSONObject
+from profiler.report import Collective, Measurement, ProbeReport
 
 DEVICE_PATTERN = re.compile(r"^(all|cpu|cuda:\d+)$")
 
@@ -67,6 +74,17 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also measure NCCL all-reduce/all-gather/reduce-scatter across all GPUs",
     )
+    parser.add_argument(
+        "--collectives-backend",
+        choices=("nccl", "gloo"),
+        default="nccl",
+        help="nccl (default: one rank per GPU) or gloo (two CPU ranks: checks the torchrun path without GPUs)",
+    )
+    parser.add_argument(
+        "--model-shapes", metavar="FILE", default=None,
+        help="also time the GEMMs, attention and small collectives of one model (a file written by "
+        "gpu-advisor plan --probe-shapes); the report is then version 2",
+    )  # fmt: skip
     parser.set_defaults(mode="quick")
     return parser
 
@@ -77,7 +95,7 @@ class _Lines:
     def __init__(self, stream: TextIO, enabled: bool):
         self.stream, self.enabled = stream, enabled
 
-    def __call__(self, event: dict) -> None:
+    def __call__(self, event: Mapping[str, object]) -> None:
         if self.enabled:
             self.stream.write(json.dumps(event, allow_nan=False) + "\n")
             self.stream.flush()
@@ -105,40 +123,38 @@ def _unwritable(path: str | None) -> str | None:
     return None
 
 
-def run_collectives_subprocess(gpu_count: int, mode: str) -> list[dict]:
-    """Run profiler.collectives under torchrun on all local GPUs (NCCL); return its collectives entries."""
-    if gpu_count < 2:
-        return [
-            {
-                "op": op,
-                "backend": "nccl",
-                "world_size": max(gpu_count, 1),
-                "nnodes": 1,
-                "results": [],
-                "ok": False,
-                "error": f"collectives need at least 2 CUDA GPUs; this machine has {gpu_count}. "
-                "To check the path on CPU: torchrun --nproc-per-node 2 -m profiler.collectives --backend gloo",
-            }
-            for op in ("all_reduce", "all_gather", "reduce_scatter")
-        ]
-    from profiler.report import load_report
+COLLECTIVES_TIMEOUT_S = {"quick": 600.0, "full": 1800.0}
 
-    sizes = "1M,16M,256M" if mode == "quick" else "1M,4M,16M,64M,256M,1G"
+
+def run_collectives_subprocess(
+    gpu_count: int, mode: str, backend: str = "nccl", extra_sizes: tuple[int, ...] = ()
+) -> list[Collective]:
+    """Run profiler.collectives under torchrun: NCCL on all local GPUs, or gloo on two CPU ranks.
+
+    In the frozen bundle torchrun is gpu-probe's own --torchrun entry point (a frozen executable cannot run
+    ``-m torch.distributed.run``); raises CollectivesFailed with the worker's error line.
+    """
+    from profiler.collectives import failed_entries, run_torchrun
+
+    if backend == "nccl" and gpu_count < 2:
+        return failed_entries(
+            "nccl",
+            max(gpu_count, 1),
+            f"collectives need at least 2 CUDA GPUs; this machine has {gpu_count}. To check the path on CPU: "
+            "gpu-probe --collectives --collectives-backend gloo",
+        )
+    nproc = gpu_count if backend == "nccl" else 2
+    if backend == "nccl":
+        sizes = "1M,16M,256M" if mode == "quick" else "1M,4M,16M,64M,256M,1G"
+    else:
+        sizes = "64K,1M"
+    if extra_sizes:  # a model's small messages (latency-bound: their time is the per-call latency)
+        sizes = ",".join([*(str(size) for size in sorted(set(extra_sizes))), sizes])
+    probe_exe = [sys.executable] if getattr(sys, "frozen", False) else None
     with tempfile.TemporaryDirectory() as folder:
         out = os.path.join(folder, "collectives.json")
-        package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        env = dict(
-            os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
-        )
-        command = [
-            sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(gpu_count),
-            "-m", "profiler.collectives", "--backend", "nccl", "--json", out, "--sizes", sizes,
-        ]  # fmt: skip
-        completed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
-        if completed.returncode != 0 or not os.path.exists(out):
-            tail = (completed.stderr or completed.stdout).strip().splitlines()[-1:] or ["no output"]
-            raise RuntimeError(f"torchrun collectives failed (exit {completed.returncode}): {tail[0][:300]}")
-        return load_report(out).collectives
+        worker_args = ["--backend", backend, "--sizes", sizes]
+        return run_torchrun(nproc, worker_args, out, COLLECTIVES_TIMEOUT_S[mode], probe_exe)
 
 
 def _with_unit(value: float, unit: str) -> str:
@@ -150,11 +166,16 @@ def _with_unit(value: float, unit: str) -> str:
     return f"{value / 1e9:>10.2f} GFLOPS"
 
 
-def _human_summary(report: Any) -> str:
+_LABELS = {"memory_bandwidth": "memory_bandwidth (read+write)"}
+
+
+def _human_summary(report: ProbeReport) -> str:
     lines = [f"GPU Advisor probe ({report.mode}), {report.created_at}"]
     nvml = report.nvml
     if not nvml["available"]:
         lines.append(nvml["reason"] or "no NVIDIA GPU")
+    for device, why in report.busy_devices():
+        lines.append(f"{device}: was busy when measured ({why}); its figures are low for that reason")
     for dev in report.devices:
         errors = {m["error"] for m in dev["measurements"] if not m["ok"]}
         if dev["measurements"] and len(errors) == 1 and not any(m["ok"] for m in dev["measurements"]):
@@ -163,29 +184,59 @@ def _human_summary(report: Any) -> str:
         lines.append(f"{dev['device']}: {dev['name']}")
         for m in dev["measurements"]:
             label = (
-                m["kind"]
+                _LABELS.get(m["kind"], m["kind"])
                 + (f" {m['dtype']}" if m["dtype"] else "")
                 + (f" -> {m['peer']}" if m["peer"] else "")
             )
-            if m["ok"]:
+            if m["ok"] and m["value"] is not None:
                 lines.append(f"  {label:<28}{_with_unit(m['value'], m['unit'])}")
             else:
                 lines.append(f"  {label:<28}    failed: {m['error']}")
     for entry in report.collectives:
         if entry.get("ok", True) and entry["results"]:
             best = max(r["busbw_bytes_per_s"] for r in entry["results"])
-            lines.append(f"  {entry['op']:<28}{best / 1e9:>10.2f} GB/s busbw (best)")
+            lines.append(f"  {entry['op']:<28}{best / 1e9:>10.2f} GB/s busbw (best size, slowest rank)")
         else:
             lines.append(f"  {entry['op']:<28}    not measured: {entry.get('error')}")
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--torchrun"]:  # the frozen bundle's torchrun (profiler/collectives.py)
+        from profiler.collectives import torchrun_main
+
+        return torchrun_main(args[1:])
+    if args[:1] == ["--collectives-worker"]:  # one rank of the frozen bundle's collectives
+        from profiler.collectives import main as collectives_main
+
+        return collectives_main(args[1:])
     try:
-        return _main(argv)
+        with _stop_on_sigterm():
+            return _main(args)
     except KeyboardInterrupt:  # Ctrl-C: one line and exit 128 + SIGINT, not a traceback from inside torch
         print("gpu-probe: interrupted; no report written", file=sys.stderr)
         return 130
+
+
+@contextmanager
+def _stop_on_sigterm() -> Iterator[None]:
+    """While gpu-probe runs, SIGTERM (the GUI's Cancel, a timeout) raises SystemExit, so the finally blocks run:
+    a torchrun started for --collectives is stopped with its ranks instead of being left holding the GPUs."""
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread (gpu-probe called from another program's thread)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _write_report(path: str, text: str) -> None:
@@ -215,32 +266,45 @@ def _main(argv: Sequence[str] | None) -> int:
         return 2
     emit = _Lines(sys.stdout, args.progress)
     from profiler import probe
-    from profiler.report import ProbeReport
+    from profiler.model_shapes import ShapesError, load_model_shapes
+
+    shapes = None
+    if args.model_shapes:
+        try:
+            shapes = load_model_shapes(args.model_shapes)
+        except ShapesError as exc:
+            print(f"gpu-probe: {exc}", file=sys.stderr)
+            return 2
 
     try:
         started: list[str] = []
 
         def on_plan(devices: list[str]) -> None:
             started.extend(devices)
-            emit({"event": "start", "devices": devices, "mode": args.mode})
 
-        def on_progress(stage: str, fraction: float, device: str, measurement: dict | None) -> None:
+        def on_devices(info: list[JSONObject]) -> None:
+            emit({"event": "start", "devices": list(started), "device_info": list(info), "mode": args.mode})
+
+        def on_progress(stage: str, fraction: float, device: str, measurement: Measurement | None) -> None:
             if not started:  # inventory and torch start-up come before the device list is known
                 return
             if measurement is not None:
                 emit({"event": "result", "device": device, "measurement": measurement})
             emit({"event": "progress", "stage": stage, "fraction": round(fraction, 4), "device": device})
 
-        report = probe.run_probe(args.mode, args.device, progress=on_progress, on_plan=on_plan)
+        report = probe.run_probe(
+            args.mode, args.device, progress=on_progress, on_plan=on_plan, on_devices=on_devices, shapes=shapes
+        )
         if args.collectives:
             gpu_count = _cuda_device_count()  # all local GPUs, whichever --device was probed
+            backend = args.collectives_backend
             try:
-                entries = run_collectives_subprocess(gpu_count, args.mode)
+                extra = shapes.collective_sizes if shapes is not None else ()
+                entries = run_collectives_subprocess(gpu_count, args.mode, backend, extra)
             except Exception as exc:  # a failed collectives run still leaves the device measurements
-                entries = [
-                    {"op": "all_reduce", "backend": "nccl", "world_size": gpu_count, "nnodes": 1, "results": [],
-                     "ok": False, "error": str(exc)[:400]}
-                ]  # fmt: skip
+                from profiler.collectives import failed_entries
+
+                entries = failed_entries(backend, gpu_count if backend == "nccl" else 2, str(exc))
             data = report.to_dict()
             data["collectives"] = entries
             report = ProbeReport.from_dict(data)

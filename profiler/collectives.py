@@ -12,7 +12,9 @@ Rank 0 writes a ProbeReport (mode "collectives", no device measurements, the "co
 Conventions are those of nccl-tests (doc/PERFORMANCE.md), with float32 elements:
 - size S: all_reduce, the buffer each rank reduces; all_gather, the gathered output (n x each rank's chunk);
   reduce_scatter, the input each rank holds (n x each rank's output chunk).
-- time t: average over the timed iterations on each rank, then the slowest rank (max over ranks).
+- time t: average over the timed iterations on each rank, then the slowest rank (max over ranks). nccl-tests'
+  default (-a 1) averages over ranks instead, so its busbw can read higher than ours on an uneven fabric; the
+  slowest rank is what a training step waits for.
 - algbw = S / t;  busbw = algbw x 2(n-1)/n for all_reduce, x (n-1)/n for all_gather and reduce_scatter.
   busbw is comparable across rank counts and to the hardware's link bandwidth.
 
@@ -20,17 +22,38 @@ gloo on CPU: all_gather_into_tensor is used when the backend has it, else the li
 bytes moved). When the backend has no reduce_scatter (gloo in many torch versions), that op is recorded with
 ok=false and the reason; it is not emulated with an all-reduce, which would move a different amount of data.
 torch is imported only inside functions.
+
+Launching (``gpu-probe --collectives``, ``run_torchrun``): from a source tree torchrun is
+``python -m torch.distributed.run``; in the frozen bundle ``sys.executable`` is gpu-probe itself, so the bundle
+hands off to torchrun's own entry point (``gpu-probe --torchrun ...`` calls torch.distributed.run.main) and the
+workers run as ``gpu-probe --collectives-worker ...`` (torchrun's --no-python). When a run fails, the line that
+says why is the worker's (an NCCL WARN line, or the root-cause rank's exception), not torchrun's "=====" banner.
+torchrun starts each worker in a new session, so on a timeout terminating torchrun is not enough: torchrun is
+asked to stop (it forwards SIGTERM to its workers), then every process group below it is killed, so hung NCCL
+ranks do not keep the GPUs.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import signal
+import subprocess
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING
+
+from profiler.report import Collective, CollectiveResult, ProbeReport
+
+if TYPE_CHECKING:
+    import torch
+    import torch.distributed
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter")
 ELEMENT_BYTES = 4  # float32
@@ -38,6 +61,14 @@ DEFAULT_SIZES = {
     "nccl": [2**20, 2**22, 2**24, 2**26, 2**28, 2**30],  # 1 MiB .. 1 GiB
     "gloo": [2**16, 2**18, 2**20, 2**22],  # 64 KiB .. 4 MiB: CPU sockets are slow
 }
+TIME_CONVENTION = (
+    "average over the timed iterations on each rank, then the slowest rank (max over ranks); nccl-tests' "
+    "default (-a 1) averages over ranks instead"
+)
+# The internal entry points of the frozen gpu-probe (see the module docstring); never shown in --help.
+TORCHRUN_FLAG = "--torchrun"
+WORKER_FLAG = "--collectives-worker"
+WORKER_FAILED = "gpu-probe collectives rank {rank} failed: {reason}"
 
 
 def bus_factor(op: str, world_size: int) -> float:
@@ -66,7 +97,7 @@ def parse_size(text: str) -> int:
             break
     try:
         size = int(float(value) * multiplier)
-    except ValueError:
+    except (ValueError, OverflowError):
         raise argparse.ArgumentTypeError(f"not a size: {text!r} (examples: 65536, 64K, 1M, 1G)") from None
     if size <= 0:
         raise argparse.ArgumentTypeError(f"size must be positive: {text!r}")
@@ -76,11 +107,14 @@ def parse_size(text: str) -> int:
 class _Runner:
     """Builds the tensors and the call for one collective at one size, on this rank's device."""
 
-    def __init__(self, torch: Any, dist: Any, op: str, size: int, world: int, device: Any):
-        self.torch, self.dist, self.op = torch, dist, op
+    def __init__(self, op: str, size: int, world: int, device: torch.device):
+        import torch
+
+        self.op = op
         elements = size // ELEMENT_BYTES
         chunk = elements // world
-        self.method = ""
+        self.buffer = self.input = self.output = torch.empty(0)
+        self.outputs: list[torch.Tensor] = []
         if op == "all_reduce":
             self.buffer = torch.ones(elements, dtype=torch.float32, device=device)
             self.method = "dist.all_reduce(SUM)"
@@ -95,7 +129,8 @@ class _Runner:
             self.method = "dist.reduce_scatter_tensor(SUM)"
 
     def __call__(self) -> None:
-        dist = self.dist
+        import torch.distributed as dist
+
         if self.op == "all_reduce":
             dist.all_reduce(self.buffer)
         elif self.op == "all_gather":
@@ -107,26 +142,34 @@ class _Runner:
             _newest(dist, "reduce_scatter_single", "reduce_scatter_tensor")(self.output, self.input)
 
 
-def _newest(dist: Any, new_name: str, old_name: str) -> Any:
+def _newest(dist: object, new_name: str, old_name: str) -> Callable[[torch.Tensor, torch.Tensor], object]:
     """torch 2.10+ renamed the single-tensor collectives (the old names warn); same arguments either way."""
-    return getattr(dist, new_name, None) or getattr(dist, old_name)
+    function = getattr(dist, new_name, None) or getattr(dist, old_name)
+    if not callable(function):
+        raise AttributeError(f"torch.distributed has neither {new_name} nor {old_name}")
+    return function  # type: ignore[no-any-return]  # torch.distributed's functions, checked callable above
 
 
-def _synchronize(torch: Any, device: Any) -> None:
-    if getattr(device, "type", "cpu") == "cuda":
+def _synchronize(device: torch.device) -> None:
+    import torch
+
+    if device.type == "cuda":
         torch.cuda.synchronize(device)
 
 
-def _time_op(torch: Any, dist: Any, runner: _Runner, device: Any, warmup: int, iters: int) -> float:
+def _time_op(runner: _Runner, device: torch.device, warmup: int, iters: int) -> float:
     """Average seconds per call on this rank (wall clock between synchronisations), then max over ranks."""
+    import torch
+    import torch.distributed as dist
+
     for _ in range(warmup):
         runner()
-    _synchronize(torch, device)
+    _synchronize(device)
     dist.barrier()
     start = time.perf_counter()
     for _ in range(iters):
         runner()
-    _synchronize(torch, device)
+    _synchronize(device)
     elapsed = (time.perf_counter() - start) / iters
     slowest = torch.tensor([elapsed], dtype=torch.float64, device=device)
     dist.all_reduce(slowest, op=dist.ReduceOp.MAX)
@@ -151,8 +194,8 @@ def measure_collectives(
     ops: Sequence[str] = OPS,
     warmup: int = 5,
     iters: int = 20,
-    progress: Any = None,
-) -> list[dict]:
+    progress: Callable[[str, int, CollectiveResult], None] | None = None,
+) -> list[Collective]:
     """Run every op over every size in an initialised process group; returns the report's collectives list."""
     import torch
     import torch.distributed as dist
@@ -161,48 +204,35 @@ def measure_collectives(
     local_world = int(os.environ.get("LOCAL_WORLD_SIZE", world) or world)
     nnodes = max(1, world // max(1, local_world))
     device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
-    entries = []
+    entries: list[Collective] = []
     for op in ops:
-        entry = {
-            "op": op,
-            "backend": backend,
-            "world_size": world,
-            "nnodes": nnodes,
-            "results": [],
-            "ok": True,
+        entry: Collective = {
+            "op": op, "backend": backend, "world_size": world, "nnodes": nnodes, "results": [], "ok": True,
             "error": None,
-            "details": {
-                "dtype": "fp32",
-                "bus_factor": bus_factor(op, world),
-                "time": "average over iterations per rank, max over ranks",
-                "size": _SIZE_MEANING[op],
-                "warmup": warmup,
-                "iters": iters,
-            },
-        }
-        first = _Runner(torch, dist, op, aligned_size(min(sizes), world), world, device)
+            "details": {"dtype": "fp32", "bus_factor": bus_factor(op, world), "time": TIME_CONVENTION,
+                        "size": _SIZE_MEANING[op], "warmup": warmup, "iters": iters},
+        }  # fmt: skip
+        first = _Runner(op, aligned_size(min(sizes), world), world, device)
         reason = _probe_support(first, op)
         if reason is not None:
-            entry.update(ok=False, error=f"{backend} cannot run {op} in torch {torch.__version__}: {reason}")
+            entry["ok"] = False
+            entry["error"] = f"{backend} cannot run {op} in torch {torch.__version__}: {reason}"
             entries.append(entry)
             continue
         entry["details"]["method"] = first.method
         for size in sizes:
             size = aligned_size(size, world)
-            runner = _Runner(torch, dist, op, size, world, device)
+            runner = _Runner(op, size, world, device)
             runner.method = first.method
-            time_s = _time_op(torch, dist, runner, device, warmup, iters)
+            time_s = _time_op(runner, device, warmup, iters)
             algbw = size / time_s
-            entry["results"].append(
-                {
-                    "size_bytes": size,
-                    "time_s": time_s,
-                    "algbw_bytes_per_s": algbw,
-                    "busbw_bytes_per_s": algbw * bus_factor(op, world),
-                }
-            )
+            result: CollectiveResult = {
+                "size_bytes": size, "time_s": time_s, "algbw_bytes_per_s": algbw,
+                "busbw_bytes_per_s": algbw * bus_factor(op, world),
+            }  # fmt: skip
+            entry["results"].append(result)
             if progress is not None:
-                progress(op, size, entry["results"][-1])
+                progress(op, size, result)
             del runner
         entries.append(entry)
     return entries
@@ -215,15 +245,298 @@ _SIZE_MEANING = {
 }
 
 
-def build_report(entries: list[dict]) -> Any:
+def build_report(entries: list[Collective]) -> ProbeReport:
     """A valid ProbeReport (mode 'collectives') around the collectives entries, with rank 0's machine facts."""
     from profiler import report
     from profiler.nvml import read_inventory
     from profiler.probe import machine_info
 
-    torch = sys.modules.get("torch")
-    data = report.new_report_dict("collectives", machine_info(torch), read_inventory().to_dict(), [], entries)
+    data = report.new_report_dict("collectives", machine_info(), read_inventory().to_dict(), [], entries)
     return report.ProbeReport.from_dict(data)
+
+
+def failed_entries(backend: str, world_size: int, reason: str) -> list[Collective]:
+    """One not-measured entry per op, each with the same reason (the report says why there are no figures)."""
+    return [
+        {"op": op, "backend": backend, "world_size": world_size, "nnodes": 1, "results": [], "ok": False,
+         "error": reason[:900]}
+        for op in OPS
+    ]  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Launching under torchrun, from a source tree or the frozen bundle
+# --------------------------------------------------------------------------------------------------------------
+
+
+def torchrun_command(
+    nproc: int, worker_args: Sequence[str], probe_exe: Sequence[str] | None = None
+) -> list[str]:
+    """The command that runs the collectives on `nproc` local ranks.
+
+    probe_exe None: this Python runs torchrun as a module and torchrun runs ``-m profiler.collectives``.
+    probe_exe given (the frozen gpu-probe, [sys.executable]): gpu-probe hands off to torchrun's entry point and
+    torchrun runs gpu-probe again as the worker (--no-python), since a frozen executable has no ``-m``.
+    """
+    launch = ["--standalone", "--nproc-per-node", str(nproc)]
+    if probe_exe is None:
+        return [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            *launch,
+            "-m",
+            "profiler.collectives",
+            *worker_args,
+        ]
+    return [*probe_exe, TORCHRUN_FLAG, *launch, "--no-python", *probe_exe, WORKER_FLAG, *worker_args]
+
+
+def torchrun_main(argv: Sequence[str]) -> int:
+    """torchrun inside the frozen gpu-probe: torch.distributed.run.main with these arguments."""
+    from torch.distributed.run import main as torchrun
+
+    try:
+        torchrun(list(argv))
+    except SystemExit as exc:  # torchrun's own argument errors and exit codes
+        return exc.code if isinstance(exc.code, int) else 1
+    except Exception as exc:  # ChildFailedError: torchrun printed the failures; exit non-zero like torchrun
+        print(f"torchrun: {type(exc).__name__}", file=sys.stderr)
+        return 1
+    return 0
+
+
+@dataclass(frozen=True)
+class Supervised:
+    """How a supervised child ended: exit code (None when it was stopped), the tail of its output, what was killed."""
+
+    returncode: int | None
+    output: str
+    timed_out: bool
+    killed: tuple[int, ...] = ()
+
+
+def run_supervised(
+    command: Sequence[str],
+    env: dict[str, str] | None,
+    timeout_s: float,
+    grace_s: float = 10.0,
+    max_output_lines: int = 4000,
+) -> Supervised:
+    """Run `command` with its output captured (stdout and stderr together, the last lines kept) and a timeout.
+
+    On the timeout the child is asked to stop (SIGTERM: torchrun forwards it to its workers), given `grace_s`,
+    then every process below it is killed with its process group (workers that started their own session
+    included), and finally the child itself.
+    """
+    process = subprocess.Popen(
+        list(command), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        text=True, errors="replace", start_new_session=os.name == "posix",
+    )  # fmt: skip
+    lines: deque[str] = deque(maxlen=max_output_lines)
+    reader = threading.Thread(target=_collect, args=(process, lines), daemon=True)
+    reader.start()
+    try:
+        returncode = process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        killed = stop_tree(process, grace_s)
+        reader.join(timeout=5)
+        return Supervised(None, "".join(lines), True, killed)
+    except BaseException:  # Ctrl-C or SIGTERM to gpu-probe: its torchrun and the ranks go with it
+        stop_tree(process, grace_s)
+        raise
+    reader.join(timeout=5)
+    return Supervised(returncode, "".join(lines), False)
+
+
+def _collect(process: subprocess.Popen[str], lines: deque[str]) -> None:
+    if process.stdout is not None:
+        for line in process.stdout:
+            lines.append(line)
+
+
+def stop_tree(process: subprocess.Popen[str], grace_s: float) -> tuple[int, ...]:
+    """Terminate `process`, wait up to grace_s, then SIGKILL every descendant's process group and pid, and the
+    process. Returns the pids found below it (each was killed, or had already gone)."""
+    below = descendants(process.pid)
+    if os.name != "posix":
+        subprocess.run(["taskkill", "/T", "/F", "/PID", str(process.pid)], capture_output=True, check=False)
+        process.wait()
+        return tuple(below)
+    process.terminate()
+    try:
+        process.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        pass
+    below |= descendants(process.pid)  # workers torchrun started while it was stopping
+    own_group = os.getpgrp()
+    for pid in sorted(below):
+        _kill_group_and_pid(pid, own_group)
+    if process.poll() is None:
+        _kill_group_and_pid(process.pid, own_group)
+    process.wait()
+    return tuple(sorted(below))
+
+
+def _kill_group_and_pid(pid: int, own_group: int) -> None:
+    try:
+        group = os.getpgid(pid)
+    except ProcessLookupError:
+        return
+    try:
+        if group != own_group:
+            os.killpg(group, signal.SIGKILL)
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:  # it went away between the two calls
+        pass
+
+
+def has_exited(pid: int) -> bool:
+    """True when `pid` is gone (a zombie waiting for its new parent to reap it counts as gone). Linux /proc."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below `pid` (children, grandchildren, ...), from /proc or `ps` (POSIX)."""
+    children: dict[int, list[int]] = {}
+    for child, parent in _parent_links():
+        children.setdefault(parent, []).append(child)
+    found: set[int] = set()
+    stack = [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    return found
+
+
+def _parent_links() -> list[tuple[int, int]]:
+    """(pid, parent pid) of every process this user can see."""
+    links: list[tuple[int, int]] = []
+    if os.path.isdir("/proc"):
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat", encoding="utf-8", errors="replace") as handle:
+                    stat = handle.read()
+            except OSError:  # gone in the meantime
+                continue
+            fields = stat.rsplit(")", 1)[-1].split()  # the command name may hold spaces and parentheses
+            if len(fields) > 1:
+                links.append((int(name), int(fields[1])))
+        return links
+    listing = subprocess.run(["ps", "-A", "-o", "pid=,ppid="], capture_output=True, text=True, check=False)
+    for row in listing.stdout.splitlines():
+        parts = row.split()
+        if len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
+            links.append((int(parts[0]), int(parts[1])))
+    return links
+
+
+# The lines that say why a torchrun run failed, most specific first.
+_NCCL_WARN = re.compile(r"NCCL WARN\s*(.+)")
+_WORKER_LINE = re.compile(r"gpu-probe collectives rank (\d+) failed: (.+)")
+_EXCEPTION = re.compile(
+    r"^(?:\[rank(\d+)\]:\s*)?((?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit)(?::\s*.*)?)$"
+)
+_ROOT_RANK = re.compile(r"^\s*rank\s*:\s*(\d+)")
+_ROOT_EXIT = re.compile(r"^\s*exitcode\s*:\s*(-?\d+)(.*)$")
+_TORCHRUN_OWN = ("ChildFailedError", "SignalException", "torch.distributed.elastic")
+
+
+def worker_error_line(output: str) -> str | None:
+    """The line of a failed torchrun run's output that says why: the first NCCL WARN, else the failing worker's
+    own message, else the exception of the rank torchrun names as the root cause (or of any rank), else the
+    root cause's exit code. torchrun's "=====" banner and its ChildFailedError traceback are skipped."""
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line).strip() for line in output.splitlines()]
+    for line in lines:
+        found = _NCCL_WARN.search(line)
+        if found:
+            return f"NCCL WARN {found.group(1).strip()}"[:400]
+    for line in lines:
+        worker = _WORKER_LINE.search(line)
+        if worker:
+            return f"rank {worker.group(1)}: {worker.group(2).strip()}"[:400]
+    root_rank, root_exit = _root_cause(lines)
+    exceptions = [(m.group(1), m.group(2)) for m in map(_EXCEPTION.match, lines) if m]
+    exceptions = [(rank, text) for rank, text in exceptions if not text.startswith(_TORCHRUN_OWN)]
+    for rank, text in exceptions:
+        if root_rank is not None and rank == root_rank:
+            return f"rank {rank}: {text}"[:400]
+    if exceptions:
+        rank, text = exceptions[0]
+        return (f"rank {rank}: {text}" if rank is not None else text)[:400]
+    if root_exit is not None:
+        who = f"rank {root_rank}" if root_rank is not None else "a worker"
+        return f"{who} exited with code {root_exit}"[:400]
+    meaningful = [line for line in lines if line and not set(line) <= set("=-*")]
+    return meaningful[-1][:400] if meaningful else None
+
+
+def _root_cause(lines: list[str]) -> tuple[str | None, str | None]:
+    """(rank, exit code and signal) of torchrun's "Root Cause (first observed failure)" section, if any."""
+    try:
+        start = next(i for i, line in enumerate(lines) if line.startswith("Root Cause"))
+    except StopIteration:
+        return None, None
+    rank = exit_code = None
+    for line in lines[start : start + 12]:
+        if rank is None and (found := _ROOT_RANK.match(line)):
+            rank = found.group(1)
+        if exit_code is None and (found := _ROOT_EXIT.match(line)):
+            exit_code = (found.group(1) + " " + found.group(2).strip()).strip()
+    return rank, exit_code
+
+
+class CollectivesFailed(RuntimeError):
+    """The torchrun run failed or timed out; the message is the one line that says why."""
+
+
+def run_torchrun(
+    nproc: int,
+    worker_args: Sequence[str],
+    out_json: str,
+    timeout_s: float,
+    probe_exe: Sequence[str] | None = None,
+    grace_s: float = 10.0,
+) -> list[Collective]:
+    """Run the collectives under torchrun and return the entries rank 0 wrote to out_json.
+
+    Raises CollectivesFailed with the worker's error line (or, on the timeout, what was stopped).
+    """
+    from profiler.report import ReportError, load_report
+
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ)
+    env.setdefault("NCCL_DEBUG", "WARN")  # NCCL then prints the WARN line that explains a failure
+    if probe_exe is None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))
+    command = torchrun_command(nproc, [*worker_args, "--json", out_json], probe_exe)
+    outcome = run_supervised(command, env, timeout_s, grace_s)
+    if outcome.timed_out:
+        raise CollectivesFailed(
+            f"torchrun collectives did not finish within {timeout_s:.0f} s; stopped torchrun and "
+            f"{len(outcome.killed)} process(es) below it"
+            + (f" (last words: {worker_error_line(outcome.output)})" if outcome.output.strip() else "")
+        )
+    if outcome.returncode != 0 or not os.path.exists(out_json):
+        line = worker_error_line(outcome.output) or "no output"
+        raise CollectivesFailed(f"torchrun collectives failed (exit {outcome.returncode}): {line}")
+    try:
+        return load_report(out_json).collectives
+    except ReportError as exc:
+        raise CollectivesFailed(f"torchrun collectives wrote an unusable report: {exc}") from None
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The worker
+# --------------------------------------------------------------------------------------------------------------
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -243,11 +556,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _format_table(entries: list[dict]) -> str:
-    lines = [f"{'op':<15}{'size':>14}{'time':>12}{'algbw':>12}{'busbw':>12}"]
+def _format_table(entries: list[Collective]) -> str:
+    lines = [f"{'op':<15}{'size':>14}{'time':>12}{'algbw':>12}{'busbw':>12}   (time: slowest rank)"]
     for entry in entries:
-        if not entry["ok"]:
-            lines.append(f"{entry['op']:<15}  not measured: {entry['error']}")
+        if not entry.get("ok", True):
+            lines.append(f"{entry['op']:<15}  not measured: {entry.get('error')}")
             continue
         for r in entry["results"]:
             lines.append(
@@ -273,6 +586,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     os.environ.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")
+    try:
+        return _run_worker(args)
+    except Exception as exc:
+        # One line the parent (run_torchrun) recognises, then the traceback torchrun shows as well.
+        reason = f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:300]
+        print(
+            WORKER_FAILED.format(rank=os.environ.get("RANK", "?"), reason=reason), file=sys.stderr, flush=True
+        )
+        raise
+
+
+def _run_worker(args: argparse.Namespace) -> int:
     import torch
     import torch.distributed as dist
 

@@ -11,6 +11,17 @@ Scenarios:
   mig       one A100 SXM4 80GB with MIG enabled (3g.40gb + 2g.20gb + 1g.10gb); utilisation NotSupported
   lost      two A10s on one host bridge; GPU 1 is lost after `lose_after_samples` utilisation reads (3)
   nolib     libnvidia-ml.so.1 missing: nvmlInit raises LIBRARY_NOT_FOUND
+  busy      one H100 SXM5 on which another process (pid 4242, 30 GiB) computes at 97 % utilisation
+  driver470 two Tesla V100-SXM2-32GB on driver 470 (before 535): the functions that driver lacks raise
+            FunctionNotFound as pynvml does (nvmlDeviceGetCurrentClocksEventReasons, the _v3 process list,
+            nvmlDeviceGetNumaNodeId, nvmlDeviceGetMemoryInfo_v2); MIG is NotSupported on Volta
+
+MIG handles answer as NVML documents them: nvmlDeviceGetMaxMigDeviceCount and
+nvmlDeviceGetMigDeviceHandleByIndex on the GPU (NOT_FOUND for an empty slot); on a MIG handle
+nvmlDeviceGetUUID ("MIG-<uuid>"), nvmlDeviceGetName ("<GPU> MIG 3g.40gb"), nvmlDeviceGetMemoryInfo (the
+slice's memory), nvmlDeviceGetGpuInstanceId, nvmlDeviceGetComputeInstanceId, nvmlDeviceGetAttributes (SMs and
+slice counts) and nvmlDeviceGetDeviceHandleFromMigDeviceHandle; whole-GPU queries on a MIG handle raise
+NOT_SUPPORTED. Which other calls real NVML accepts on a MIG handle was not checked on hardware.
 
 Figures are what nvidia-smi shows on those cards (memory in MiB as the driver reports it, limits, clocks);
 telemetry moves deterministically with the number of reads so tests can predict it and demos look alive.
@@ -20,10 +31,10 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-SCENARIOS = ("none", "consumer", "h100x8", "mig", "lost", "nolib")
+SCENARIOS = ("none", "consumer", "h100x8", "mig", "lost", "nolib", "busy", "driver470")
 LOST_AFTER_ENV = "GPU_ADVISOR_FAKE_NVML_LOST_AFTER"
 
 MIB = 1024 * 1024
@@ -37,6 +48,7 @@ NVML_ERROR_NO_PERMISSION = 4
 NVML_ERROR_NOT_FOUND = 6
 NVML_ERROR_DRIVER_NOT_LOADED = 9
 NVML_ERROR_LIBRARY_NOT_FOUND = 12
+NVML_ERROR_FUNCTION_NOT_FOUND = 13
 NVML_ERROR_GPU_IS_LOST = 15
 
 NVML_TOPOLOGY_INTERNAL = 0
@@ -68,20 +80,34 @@ def _nvml_error_class() -> type[Exception]:
         import pynvml
     except ImportError:
         return _FallbackNVMLError
-    return pynvml.NVMLError
+    error_class: type[Exception] = pynvml.NVMLError
+    return error_class
 
 
 @dataclass
 class _Struct:
     """Stands in for pynvml's ctypes structures: attributes only."""
 
-    values: dict
+    values: Mapping[str, object]
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         try:
             return self.__dict__["values"][name]
         except KeyError:
             raise AttributeError(name) from None
+
+
+@dataclass(frozen=True)
+class FakeMig:
+    """One MIG device: a compute instance filling its GPU instance (the common one-CI-per-GI layout)."""
+
+    uuid: str
+    memory_bytes: int
+    profile: str  # "3g.40gb"
+    gpu_instance_id: int
+    compute_instance_id: int
+    multiprocessors: int
+    slices: int  # compute slices (the N in Ng)
 
 
 @dataclass
@@ -104,8 +130,11 @@ class FakeGpu:
     nvlink_peers: list[tuple[str, int]] = field(default_factory=list)  # (remote bus id, remote device type)
     socket: int = 0
     pcie_switch: int = 0
-    mig_devices: list[tuple[str, int]] = field(default_factory=list)  # (uuid, memory bytes)
+    mig_devices: list[FakeMig] = field(default_factory=list)
     unsupported: frozenset[str] = frozenset()  # function names that raise NotSupported
+    processes: list[tuple[int, int]] = field(default_factory=list)  # other compute processes (pid, bytes)
+    utilization_pct: int | None = None  # fixed utilisation; None: the deterministic wave
+    cores_per_socket: int = 48  # CPU affinity: socket s owns CPUs s*N .. s*N+N-1
 
 
 @dataclass
@@ -206,10 +235,11 @@ def _mig() -> list[FakeGpu]:
             mig=1,
             nvlink_count=12,
             nvlink_peers=[],  # links exist but no peer GPU in this machine: all inactive
+            # A100 MIG profiles (NVIDIA MIG user guide, "A100 MIG profiles"): 1g = 14 SMs of the 98 MIG can use.
             mig_devices=[
-                ("MIG-3g40gb0-0000-4000-8000-000000000001", 40192 * MIB),
-                ("MIG-2g20gb0-0000-4000-8000-000000000002", 19968 * MIB),
-                ("MIG-1g10gb0-0000-4000-8000-000000000003", 9728 * MIB),
+                FakeMig("MIG-3g40gb00-0000-4000-8000-000000000001", 40192 * MIB, "3g.40gb", 2, 0, 42, 3),
+                FakeMig("MIG-2g20gb00-0000-4000-8000-000000000002", 19968 * MIB, "2g.20gb", 3, 0, 28, 2),
+                FakeMig("MIG-1g10gb00-0000-4000-8000-000000000003", 9728 * MIB, "1g.10gb", 9, 0, 14, 1),
             ],
             # With MIG enabled NVML reports no whole-GPU utilisation.
             unsupported=frozenset({"nvmlDeviceGetUtilizationRates"}),
@@ -242,6 +272,53 @@ def _lost() -> list[FakeGpu]:
     ]
 
 
+def _busy() -> list[FakeGpu]:
+    (gpu,) = _h100x8()[:1]
+    gpu.processes = [(4242, 30 * 1024 * MIB)]
+    gpu.utilization_pct = 97
+    gpu.nvlink_peers = []
+    return [gpu]
+
+
+def _driver470() -> list[FakeGpu]:
+    buses = ["00000000:06:00.0", "00000000:07:00.0"]
+    return [
+        FakeGpu(
+            name="Tesla V100-SXM2-32GB",
+            uuid=f"GPU-0100e470-0000-4000-8000-00000000000{i}",
+            bus_id=bus,
+            memory_total_bytes=32510 * MIB,
+            memory_used_bytes=0,
+            compute_capability=(7, 0),
+            pcie=(3, 3, 16, 16),
+            power_limit_mw=300_000,
+            max_sm_clock_mhz=1530,
+            max_mem_clock_mhz=877,
+            idle_temperature_c=34,
+            idle_power_mw=43_000,
+            ecc=1,
+            mig=None,  # Volta has no MIG
+            nvlink_count=6,
+            nvlink_peers=[(buses[1 - i], NVML_NVLINK_DEVICE_TYPE_GPU)] * 2,  # NV2 between the two
+            socket=0,
+            pcie_switch=0,
+        )
+        for i, bus in enumerate(buses)
+    ]
+
+
+# Functions driver 470 does not export: pynvml raises NVMLError_FunctionNotFound for each (its
+# nvmlDeviceGetComputeRunningProcesses calls the _v3 symbol, added with R510).
+DRIVER_470_MISSING = frozenset(
+    {
+        "nvmlDeviceGetCurrentClocksEventReasons",
+        "nvmlDeviceGetComputeRunningProcesses",
+        "nvmlDeviceGetComputeRunningProcesses_v3",
+        "nvmlDeviceGetNumaNodeId",
+        "nvmlDeviceGetMemoryInfo_v2",
+    }
+)
+
 _BUILDERS = {
     "none": list,
     "consumer": _consumer,
@@ -249,6 +326,8 @@ _BUILDERS = {
     "mig": _mig,
     "lost": _lost,
     "nolib": list,
+    "busy": _busy,
+    "driver470": _driver470,
 }
 
 
@@ -263,8 +342,9 @@ class FakeNvml:
         self.scenario = scenario
         self.NVMLError = _nvml_error_class()
         self.gpus: list[FakeGpu] = _BUILDERS[scenario]()
-        self.driver_version = "550.54.15"
-        self.cuda_driver_version = 12040
+        self.driver_version = "470.182.03" if scenario == "driver470" else "550.54.15"
+        self.cuda_driver_version = 11040 if scenario == "driver470" else 12040
+        self.missing_functions = DRIVER_470_MISSING if scenario == "driver470" else frozenset()
         self.init_count = 0
         self.calls = 0  # total device calls, for tests that check fields are not re-read
         self.reads: dict[int, int] = {}  # utilisation/telemetry reads per GPU index
@@ -276,11 +356,13 @@ class FakeNvml:
     def _error(self, code: int) -> Exception:
         return self.NVMLError(code)
 
-    def _gpu(self, handle: Any, function: str) -> FakeGpu:
+    def _gpu(self, handle: object, function: str) -> FakeGpu:
         if self.init_count <= 0:
             raise self._error(NVML_ERROR_UNINITIALIZED)
+        if function in self.missing_functions:
+            raise self._error(NVML_ERROR_FUNCTION_NOT_FOUND)
         if isinstance(handle, _MigHandle):
-            raise self._error(NVML_ERROR_NOT_SUPPORTED)
+            raise self._error(NVML_ERROR_NOT_SUPPORTED)  # a whole-GPU query on a MIG handle
         if not isinstance(handle, _Handle) or not 0 <= handle.gpu_index < len(self.gpus):
             raise self._error(NVML_ERROR_INVALID_ARGUMENT)
         self.calls += 1
@@ -291,13 +373,21 @@ class FakeNvml:
             raise self._error(NVML_ERROR_NOT_SUPPORTED)
         return gpu
 
+    def _mig(self, handle: object) -> FakeMig:
+        """The MIG device behind a MIG handle (the calls NVML documents for MIG handles use this)."""
+        self._require_init()
+        if not isinstance(handle, _MigHandle):
+            raise self._error(NVML_ERROR_INVALID_ARGUMENT)
+        return self.gpus[handle.gpu_index].mig_devices[handle.slot]
+
     def is_lost(self, gpu_index: int) -> bool:
         return gpu_index == self.lost_gpu and self.reads.get(gpu_index, 0) >= self.lose_after_samples
 
-    def _wave(self, handle: _Handle, period: float = 7.0) -> float:
+    def _wave(self, handle: object, period: float = 7.0) -> float:
         """0..1, moving with the number of telemetry reads of this GPU (deterministic, looks alive)."""
-        k = self.reads.get(handle.gpu_index, 0)
-        return 0.5 + 0.5 * math.sin(k / period * 2 * math.pi + handle.gpu_index)
+        index = handle.gpu_index if isinstance(handle, _Handle) else 0
+        k = self.reads.get(index, 0)
+        return 0.5 + 0.5 * math.sin(k / period * 2 * math.pi + index)
 
     # -- system ------------------------------------------------------------------------------------------------
     def nvmlInit(self) -> None:
@@ -338,76 +428,141 @@ class FakeNvml:
         return _Handle(index)
 
     # -- identity and static properties ------------------------------------------------------------------------
-    def nvmlDeviceGetUUID(self, handle: Any) -> str:
+    def nvmlDeviceGetUUID(self, handle: object) -> str:
         if isinstance(handle, _MigHandle):
-            return self.gpus[handle.gpu_index].mig_devices[handle.slot][0]
+            return self._mig(handle).uuid
         return self._gpu(handle, "nvmlDeviceGetUUID").uuid
 
-    def nvmlDeviceGetName(self, handle: Any) -> str:
+    def nvmlDeviceGetName(self, handle: object) -> str:
+        if isinstance(handle, _MigHandle):
+            return f"{self.gpus[handle.gpu_index].name} MIG {self._mig(handle).profile}"
         return self._gpu(handle, "nvmlDeviceGetName").name
 
-    def nvmlDeviceGetPciInfo(self, handle: Any) -> _Struct:
+    def nvmlDeviceGetPciInfo(self, handle: object) -> _Struct:
         gpu = self._gpu(handle, "nvmlDeviceGetPciInfo")
         return _Struct({"busId": gpu.bus_id, "busIdLegacy": gpu.bus_id[4:]})
 
-    def nvmlDeviceGetMemoryInfo(self, handle: Any, version: Any = None) -> _Struct:
+    def nvmlDeviceGetMemoryInfo(self, handle: object, version: object = None) -> _Struct:
+        if version is not None and "nvmlDeviceGetMemoryInfo_v2" in self.missing_functions:
+            raise self._error(NVML_ERROR_FUNCTION_NOT_FOUND)
         if isinstance(handle, _MigHandle):
-            total = self.gpus[handle.gpu_index].mig_devices[handle.slot][1]
+            total = self._mig(handle).memory_bytes
             return _Struct({"total": total, "used": 13 * MIB, "free": total - 13 * MIB})
         gpu = self._gpu(handle, "nvmlDeviceGetMemoryInfo")
-        used = (
-            gpu.memory_used_bytes + int(self._wave(handle) * 2048 * MIB)
-            if self.reads
-            else gpu.memory_used_bytes
-        )
+        used = gpu.memory_used_bytes + sum(size for _pid, size in gpu.processes)
+        if self.reads:
+            used += int(self._wave(handle) * 2048 * MIB)
         return _Struct({"total": gpu.memory_total_bytes, "used": used, "free": gpu.memory_total_bytes - used})
 
-    def nvmlDeviceGetCudaComputeCapability(self, handle: Any) -> tuple[int, int]:
+    def nvmlDeviceGetCudaComputeCapability(self, handle: object) -> tuple[int, int]:
         return self._gpu(handle, "nvmlDeviceGetCudaComputeCapability").compute_capability
 
-    def nvmlDeviceGetCurrPcieLinkGeneration(self, handle: Any) -> int:
+    def nvmlDeviceGetCurrPcieLinkGeneration(self, handle: object) -> int:
         return self._gpu(handle, "nvmlDeviceGetCurrPcieLinkGeneration").pcie[0]
 
-    def nvmlDeviceGetMaxPcieLinkGeneration(self, handle: Any) -> int:
+    def nvmlDeviceGetMaxPcieLinkGeneration(self, handle: object) -> int:
         return self._gpu(handle, "nvmlDeviceGetMaxPcieLinkGeneration").pcie[1]
 
-    def nvmlDeviceGetCurrPcieLinkWidth(self, handle: Any) -> int:
+    def nvmlDeviceGetCurrPcieLinkWidth(self, handle: object) -> int:
         return self._gpu(handle, "nvmlDeviceGetCurrPcieLinkWidth").pcie[2]
 
-    def nvmlDeviceGetMaxPcieLinkWidth(self, handle: Any) -> int:
+    def nvmlDeviceGetMaxPcieLinkWidth(self, handle: object) -> int:
         return self._gpu(handle, "nvmlDeviceGetMaxPcieLinkWidth").pcie[3]
 
-    def nvmlDeviceGetPowerManagementLimit(self, handle: Any) -> int:
+    def nvmlDeviceGetPowerManagementLimit(self, handle: object) -> int:
         return self._gpu(handle, "nvmlDeviceGetPowerManagementLimit").power_limit_mw
 
-    def nvmlDeviceGetMaxClockInfo(self, handle: Any, clock_type: int) -> int:
+    def nvmlDeviceGetMaxClockInfo(self, handle: object, clock_type: int) -> int:
         gpu = self._gpu(handle, "nvmlDeviceGetMaxClockInfo")
         return gpu.max_sm_clock_mhz if clock_type in (0, 1) else gpu.max_mem_clock_mhz
 
-    def nvmlDeviceGetEccMode(self, handle: Any) -> list[int]:
+    def nvmlDeviceGetEccMode(self, handle: object) -> list[int]:
         gpu = self._gpu(handle, "nvmlDeviceGetEccMode")
         if gpu.ecc is None:
             raise self._error(NVML_ERROR_NOT_SUPPORTED)
         return [gpu.ecc, gpu.ecc]
 
-    def nvmlDeviceGetMigMode(self, handle: Any) -> list[int]:
+    def nvmlDeviceGetMigMode(self, handle: object) -> list[int]:
         gpu = self._gpu(handle, "nvmlDeviceGetMigMode")
         if gpu.mig is None:
             raise self._error(NVML_ERROR_NOT_SUPPORTED)
         return [gpu.mig, gpu.mig]
 
-    def nvmlDeviceGetMaxMigDeviceCount(self, handle: Any) -> int:
-        self._gpu(handle, "nvmlDeviceGetMaxMigDeviceCount")
+    def nvmlDeviceGetMaxMigDeviceCount(self, handle: object) -> int:
+        gpu = self._gpu(handle, "nvmlDeviceGetMaxMigDeviceCount")
+        if gpu.mig is None:
+            raise self._error(NVML_ERROR_NOT_SUPPORTED)
         return 7  # an A100 has 7 compute slices
 
-    def nvmlDeviceGetMigDeviceHandleByIndex(self, handle: Any, slot: int) -> _MigHandle:
+    def nvmlDeviceGetMigDeviceHandleByIndex(self, handle: object, slot: int) -> _MigHandle:
         gpu = self._gpu(handle, "nvmlDeviceGetMigDeviceHandleByIndex")
+        if gpu.mig is None:
+            raise self._error(NVML_ERROR_NOT_SUPPORTED)
+        if not gpu.mig:
+            raise self._error(NVML_ERROR_INVALID_ARGUMENT)  # MIG mode off
         if slot >= len(gpu.mig_devices):
             raise self._error(NVML_ERROR_NOT_FOUND)
+        assert isinstance(handle, _Handle)
         return _MigHandle(handle.gpu_index, slot)
 
+    def nvmlDeviceIsMigDeviceHandle(self, handle: object) -> int:
+        self._require_init()
+        return 1 if isinstance(handle, _MigHandle) else 0
+
+    def nvmlDeviceGetDeviceHandleFromMigDeviceHandle(self, handle: object) -> _Handle:
+        self._mig(handle)
+        assert isinstance(handle, _MigHandle)
+        return _Handle(handle.gpu_index)
+
+    def nvmlDeviceGetGpuInstanceId(self, handle: object) -> int:
+        return self._mig(handle).gpu_instance_id
+
+    def nvmlDeviceGetComputeInstanceId(self, handle: object) -> int:
+        return self._mig(handle).compute_instance_id
+
+    def nvmlDeviceGetAttributes(self, handle: object) -> _Struct:
+        """Documented for MIG device handles only; a whole GPU answers NOT_SUPPORTED."""
+        if not isinstance(handle, _MigHandle):
+            self._gpu(handle, "nvmlDeviceGetAttributes")
+            raise self._error(NVML_ERROR_NOT_SUPPORTED)
+        mig = self._mig(handle)
+        return _Struct(
+            {
+                "multiprocessorCount": mig.multiprocessors,
+                "gpuInstanceSliceCount": mig.slices,
+                "computeInstanceSliceCount": mig.slices,
+                "memorySizeMB": mig.memory_bytes // MIB,
+            }
+        )
+
+    # -- host side: CPU affinity, NUMA node, processes ---------------------------------------------------------
+    def nvmlDeviceGetCpuAffinity(self, handle: object, cpu_set_size: int) -> list[int]:
+        """64-bit masks of the CPUs nearest to the GPU (its socket's cores), as pynvml's ctypes array."""
+        gpu = self._gpu(handle, "nvmlDeviceGetCpuAffinity")
+        masks = [0] * cpu_set_size
+        first = gpu.socket * gpu.cores_per_socket
+        for cpu in range(first, first + gpu.cores_per_socket):
+            if cpu // 64 < cpu_set_size:
+                masks[cpu // 64] |= 1 << (cpu % 64)
+        return masks
+
+    def nvmlDeviceGetNumaNodeId(self, handle: object) -> int:
+        return self._gpu(handle, "nvmlDeviceGetNumaNodeId").socket
+
+    def _processes(self, handle: object, function: str) -> list[_Struct]:
+        gpu = self._gpu(handle, function)
+        return [_Struct({"pid": pid, "usedGpuMemory": used}) for pid, used in gpu.processes]
+
+    def nvmlDeviceGetComputeRunningProcesses(self, handle: object) -> list[_Struct]:
+        if "nvmlDeviceGetComputeRunningProcesses_v3" in self.missing_functions:
+            raise self._error(NVML_ERROR_FUNCTION_NOT_FOUND)  # pynvml calls the _v3 symbol
+        return self._processes(handle, "nvmlDeviceGetComputeRunningProcesses")
+
+    def nvmlDeviceGetComputeRunningProcesses_v2(self, handle: object) -> list[_Struct]:  # noqa: N802
+        return self._processes(handle, "nvmlDeviceGetComputeRunningProcesses_v2")
+
     # -- NVLink and topology -----------------------------------------------------------------------------------
-    def _link(self, handle: Any, link: int, function: str) -> FakeGpu:
+    def _link(self, handle: object, link: int, function: str) -> FakeGpu:
         gpu = self._gpu(handle, function)
         if gpu.nvlink_count is None:
             raise self._error(NVML_ERROR_NOT_SUPPORTED)
@@ -415,23 +570,23 @@ class FakeNvml:
             raise self._error(NVML_ERROR_INVALID_ARGUMENT)
         return gpu
 
-    def nvmlDeviceGetNvLinkState(self, handle: Any, link: int) -> int:
+    def nvmlDeviceGetNvLinkState(self, handle: object, link: int) -> int:
         gpu = self._link(handle, link, "nvmlDeviceGetNvLinkState")
         return 1 if link < len(gpu.nvlink_peers) else 0
 
-    def nvmlDeviceGetNvLinkRemotePciInfo(self, handle: Any, link: int) -> _Struct:
+    def nvmlDeviceGetNvLinkRemotePciInfo(self, handle: object, link: int) -> _Struct:
         gpu = self._link(handle, link, "nvmlDeviceGetNvLinkRemotePciInfo")
         if link >= len(gpu.nvlink_peers):
             raise self._error(NVML_ERROR_NOT_SUPPORTED)
         return _Struct({"busId": gpu.nvlink_peers[link][0]})
 
-    def nvmlDeviceGetNvLinkRemoteDeviceType(self, handle: Any, link: int) -> int:
+    def nvmlDeviceGetNvLinkRemoteDeviceType(self, handle: object, link: int) -> int:
         gpu = self._link(handle, link, "nvmlDeviceGetNvLinkRemoteDeviceType")
         if link >= len(gpu.nvlink_peers):
             raise self._error(NVML_ERROR_NOT_SUPPORTED)
         return gpu.nvlink_peers[link][1]
 
-    def nvmlDeviceGetTopologyCommonAncestor(self, a: Any, b: Any) -> int:
+    def nvmlDeviceGetTopologyCommonAncestor(self, a: object, b: object) -> int:
         ga, gb = self._gpu(a, "topology"), self._gpu(b, "topology")
         if ga.socket != gb.socket:
             return NVML_TOPOLOGY_SYSTEM
@@ -439,7 +594,7 @@ class FakeNvml:
             return NVML_TOPOLOGY_SINGLE
         return NVML_TOPOLOGY_NODE if self.scenario == "h100x8" else NVML_TOPOLOGY_HOSTBRIDGE
 
-    def nvmlDeviceGetP2PStatus(self, a: Any, b: Any, index: int) -> int:
+    def nvmlDeviceGetP2PStatus(self, a: object, b: object, index: int) -> int:
         ga, gb = self._gpu(a, "p2p"), self._gpu(b, "p2p")
         both_nvlink = bool(ga.nvlink_peers) and bool(gb.nvlink_peers)
         if index == 2:  # NVML_P2P_CAPS_INDEX_NVLINK
@@ -449,45 +604,45 @@ class FakeNvml:
         return NVML_P2P_STATUS_OK if both_nvlink or ga.socket == gb.socket else NVML_P2P_STATUS_NOT_SUPPORTED
 
     # -- telemetry ---------------------------------------------------------------------------------------------
-    def nvmlDeviceGetUtilizationRates(self, handle: Any) -> _Struct:
+    def nvmlDeviceGetUtilizationRates(self, handle: object) -> _Struct:
         gpu = self._gpu(handle, "nvmlDeviceGetUtilizationRates")
+        assert isinstance(handle, _Handle)
         self.reads[handle.gpu_index] = self.reads.get(handle.gpu_index, 0) + 1
-        busy = round(100 * self._wave(handle))
-        del gpu
+        busy = gpu.utilization_pct if gpu.utilization_pct is not None else round(100 * self._wave(handle))
         return _Struct({"gpu": busy, "memory": busy // 2})
 
-    def _count_read_if_untracked(self, handle: Any, gpu: FakeGpu) -> None:
+    def _count_read_if_untracked(self, handle: object, gpu: FakeGpu) -> None:
         # Under MIG utilisation is refused, so the temperature read advances the wave instead.
-        if "nvmlDeviceGetUtilizationRates" in gpu.unsupported:
+        if "nvmlDeviceGetUtilizationRates" in gpu.unsupported and isinstance(handle, _Handle):
             self.reads[handle.gpu_index] = self.reads.get(handle.gpu_index, 0) + 1
 
-    def nvmlDeviceGetTemperature(self, handle: Any, sensor: int) -> int:
+    def nvmlDeviceGetTemperature(self, handle: object, sensor: int) -> int:
         gpu = self._gpu(handle, "nvmlDeviceGetTemperature")
         self._count_read_if_untracked(handle, gpu)
         return (
             gpu.idle_temperature_c + round(30 * self._wave(handle)) if self.reads else gpu.idle_temperature_c
         )
 
-    def nvmlDeviceGetPowerUsage(self, handle: Any) -> int:
+    def nvmlDeviceGetPowerUsage(self, handle: object) -> int:
         gpu = self._gpu(handle, "nvmlDeviceGetPowerUsage")
         span = gpu.power_limit_mw - gpu.idle_power_mw
         return gpu.idle_power_mw + int(span * 0.9 * self._wave(handle))
 
-    def nvmlDeviceGetClockInfo(self, handle: Any, clock_type: int) -> int:
+    def nvmlDeviceGetClockInfo(self, handle: object, clock_type: int) -> int:
         gpu = self._gpu(handle, "nvmlDeviceGetClockInfo")
         top = gpu.max_sm_clock_mhz if clock_type in (0, 1) else gpu.max_mem_clock_mhz
         return int(top * (0.6 + 0.4 * self._wave(handle)))
 
-    def nvmlDeviceGetPcieThroughput(self, handle: Any, counter: int) -> int:
+    def nvmlDeviceGetPcieThroughput(self, handle: object, counter: int) -> int:
         self._gpu(handle, "nvmlDeviceGetPcieThroughput")
         return int((800_000 if counter == 0 else 1_200_000) * self._wave(handle))  # KiB/s, as NVML reports
 
-    def _clocks_event_reasons(self, handle: Any, function: str) -> int:
+    def _clocks_event_reasons(self, handle: object, function: str) -> int:
         self._gpu(handle, function)
         return 0x4 if self._wave(handle) > 0.9 else 0x0  # 0x4: software power cap
 
-    def nvmlDeviceGetCurrentClocksEventReasons(self, handle: Any) -> int:
+    def nvmlDeviceGetCurrentClocksEventReasons(self, handle: object) -> int:
         return self._clocks_event_reasons(handle, "nvmlDeviceGetCurrentClocksEventReasons")
 
-    def nvmlDeviceGetCurrentClocksThrottleReasons(self, handle: Any) -> int:  # the name before driver 535
+    def nvmlDeviceGetCurrentClocksThrottleReasons(self, handle: object) -> int:  # the name before driver 535
         return self._clocks_event_reasons(handle, "nvmlDeviceGetCurrentClocksThrottleReasons")

@@ -22,12 +22,51 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import torch
+    from torch import nn
+    from torch.autograd.function import BackwardCFunction, FunctionCtx
 
 DTYPES = ("fp32", "bf16", "fp16")
 
 
-def _torch_dtype(name: str):
+class DecoderSpec(Protocol):
+    """What the decoder reads from a model description (planner.models.ModelSpec has all of it). Optional
+    attributes (attn_out_bias, norms_per_layer, learned_positions, rotary, activation, experts,
+    kv_lora_rank) are read with getattr and a default."""
+
+    @property
+    def layers(self) -> int: ...
+    @property
+    def hidden(self) -> int: ...
+    @property
+    def heads(self) -> int: ...
+    @property
+    def kv_heads(self) -> int: ...
+    @property
+    def head_dim(self) -> int: ...
+    @property
+    def ffn(self) -> int: ...
+    @property
+    def vocab(self) -> int: ...
+    @property
+    def tied_embeddings(self) -> bool: ...
+    @property
+    def gated_mlp(self) -> bool: ...
+    @property
+    def norm(self) -> str: ...
+    @property
+    def attn_bias(self) -> bool: ...
+    @property
+    def mlp_bias(self) -> bool: ...
+    @property
+    def max_context(self) -> int: ...
+
+
+def _torch_dtype(name: str) -> torch.dtype:
     import torch
 
     if name not in DTYPES:
@@ -35,7 +74,7 @@ def _torch_dtype(name: str):
     return {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[name]
 
 
-def _check_supported(spec: Any) -> None:
+def _check_supported(spec: DecoderSpec) -> None:
     if getattr(spec, "experts", 0) or getattr(spec, "kv_lora_rank", 0):
         raise NotImplementedError("the reference decoder builds dense models with standard attention only")
     if getattr(spec, "norms_per_layer", 2) not in (2, 4):
@@ -43,7 +82,7 @@ def _check_supported(spec: Any) -> None:
 
 
 @functools.lru_cache(maxsize=1)
-def _classes():
+def _classes() -> dict[str, type]:
     """Module classes, defined on first use so that importing this file never imports torch."""
     import torch
     import torch.nn.functional as F
@@ -53,15 +92,17 @@ def _classes():
         """y = x / rms(x) * w, keeping only x and the per-token 1/rms for backward (fused-kernel behaviour)."""
 
         @staticmethod
-        def forward(ctx, x, weight, eps):
+        def forward(ctx: FunctionCtx, x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
             x32 = x.float()
             rstd = torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + eps)
             ctx.save_for_backward(x, weight, rstd)
             return (x32 * rstd).to(x.dtype) * weight
 
         @staticmethod
-        def backward(ctx, grad_out):
-            x, weight, rstd = ctx.saved_tensors
+        def backward(
+            ctx: BackwardCFunction, grad_out: torch.Tensor
+        ) -> tuple[torch.Tensor, torch.Tensor, None]:
+            x, weight, rstd = tuple(ctx.saved_tensors)  # torch's stub types it as a 1-tuple
             xhat = x.float() * rstd
             grad32 = grad_out.float()
             grad_weight = (grad32 * xhat).reshape(-1, x.shape[-1]).sum(0).to(weight.dtype)
@@ -75,20 +116,21 @@ def _classes():
             self.weight = nn.Parameter(torch.ones(size))
             self.eps = eps
 
-        def forward(self, x):
-            return RMSNormFunction.apply(x, self.weight, self.eps)
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            result: torch.Tensor = RMSNormFunction.apply(x, self.weight, self.eps)  # type: ignore[no-untyped-call]
+            return result
 
-    def make_norm(spec):
+    def make_norm(spec: DecoderSpec) -> nn.Module:
         if spec.norm == "layernorm":
             return nn.LayerNorm(spec.hidden)
         return RMSNorm(spec.hidden)
 
-    def rotate_half(x):
+    def rotate_half(x: torch.Tensor) -> torch.Tensor:
         first, second = x.chunk(2, dim=-1)
         return torch.cat((-second, first), dim=-1)
 
     class Attention(nn.Module):
-        def __init__(self, spec, flash_attention: bool):
+        def __init__(self, spec: DecoderSpec, flash_attention: bool):
             super().__init__()
             self.heads, self.kv_heads, self.head_dim = spec.heads, spec.kv_heads, spec.head_dim
             q_width, kv_width = spec.heads * spec.head_dim, spec.kv_heads * spec.head_dim
@@ -99,14 +141,14 @@ def _classes():
             self.rotary = getattr(spec, "rotary", True) and not getattr(spec, "learned_positions", False)
             self.flash_attention = flash_attention
 
-        def forward(self, x, rope):
+        def forward(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor] | None) -> torch.Tensor:
             batch, seq, _ = x.shape
             # (batch, seq, heads, dim) viewed as (batch, heads, seq, dim): the flash kernel's output then has the
             # (batch, seq, heads, dim) memory layout and feeds o_proj without a copy.
             q = self.q_proj(x).view(batch, seq, self.heads, self.head_dim).transpose(1, 2)
             k = self.k_proj(x).view(batch, seq, self.kv_heads, self.head_dim).transpose(1, 2)
             v = self.v_proj(x).view(batch, seq, self.kv_heads, self.head_dim).transpose(1, 2)
-            if self.rotary:
+            if self.rotary and rope is not None:
                 cos, sin = rope
                 q = q * cos + rotate_half(q) * sin
                 k = k * cos + rotate_half(k) * sin
@@ -114,9 +156,12 @@ def _classes():
                 out = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
             else:
                 out = self._explicit_attention(q, k, v, seq)
-            return self.o_proj(out.transpose(1, 2).reshape(batch, seq, -1))
+            projected: torch.Tensor = self.o_proj(out.transpose(1, 2).reshape(batch, seq, -1))
+            return projected
 
-        def _explicit_attention(self, q, k, v, seq):
+        def _explicit_attention(
+            self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, seq: int
+        ) -> torch.Tensor:
             group = self.heads // self.kv_heads
             if group > 1:
                 k = k.repeat_interleave(group, dim=1)
@@ -127,11 +172,11 @@ def _classes():
             return probs @ v
 
     class MLP(nn.Module):
-        def __init__(self, spec):
+        def __init__(self, spec: DecoderSpec):
             super().__init__()
             self.gated = spec.gated_mlp
             bias = spec.mlp_bias
-            self.act = (
+            self.act: Callable[[torch.Tensor], torch.Tensor] = (
                 F.silu
                 if getattr(spec, "activation", "silu") == "silu"
                 else (lambda t: F.gelu(t, approximate="tanh"))
@@ -141,13 +186,13 @@ def _classes():
             self.up_proj = nn.Linear(spec.hidden, spec.ffn, bias=bias)
             self.down_proj = nn.Linear(spec.ffn, spec.hidden, bias=bias)
 
-        def forward(self, x):
-            if self.gated:
-                return self.down_proj(self.act(self.gate_proj(x)) * self.up_proj(x))
-            return self.down_proj(self.act(self.up_proj(x)))
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            inner = self.act(self.gate_proj(x)) * self.up_proj(x) if self.gated else self.act(self.up_proj(x))
+            result: torch.Tensor = self.down_proj(inner)
+            return result
 
     class Block(nn.Module):
-        def __init__(self, spec, flash_attention: bool):
+        def __init__(self, spec: DecoderSpec, flash_attention: bool):
             super().__init__()
             self.attn_norm = make_norm(spec)
             self.attn = Attention(spec, flash_attention)
@@ -158,7 +203,7 @@ def _classes():
                 self.attn_post_norm = make_norm(spec)
                 self.mlp_post_norm = make_norm(spec)
 
-        def forward(self, x, rope):
+        def forward(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor] | None) -> torch.Tensor:
             update = self.attn(self.attn_norm(x), rope)
             if self.post_norms:
                 update = self.attn_post_norm(update)
@@ -167,10 +212,11 @@ def _classes():
             update = self.mlp(self.mlp_norm(x))
             if self.post_norms:
                 update = self.mlp_post_norm(update)
-            return x + update
+            result: torch.Tensor = x + update
+            return result
 
     class Decoder(nn.Module):
-        def __init__(self, spec, flash_attention: bool):
+        def __init__(self, spec: DecoderSpec, flash_attention: bool):
             super().__init__()
             self.embed = nn.Embedding(spec.vocab, spec.hidden)
             self.learned_positions = getattr(spec, "learned_positions", False)
@@ -184,7 +230,9 @@ def _classes():
             self.head_dim = spec.head_dim
             self.rotary = getattr(spec, "rotary", True) and not self.learned_positions
 
-        def rope_tables(self, seq, dtype, device):
+        def rope_tables(
+            self, seq: int, dtype: torch.dtype, device: torch.device
+        ) -> tuple[torch.Tensor, torch.Tensor] | None:
             if not self.rotary:
                 return None
             inv_freq = 1.0 / (
@@ -194,19 +242,20 @@ def _classes():
             angles = torch.cat((angles, angles), dim=-1)
             return angles.cos().to(dtype), angles.sin().to(dtype)
 
-        def hidden_states(self, tokens):
+        def hidden_states(self, tokens: torch.Tensor) -> torch.Tensor:
             x = self.embed(tokens)
             if self.learned_positions:
                 x = x + self.positions(torch.arange(tokens.shape[1], device=tokens.device))
             rope = self.rope_tables(tokens.shape[1], x.dtype, x.device)
             for block in self.blocks:
                 x = block(x, rope)
-            return self.final_norm(x)
+            normed: torch.Tensor = self.final_norm(x)
+            return normed
 
-        def logits(self, x):
+        def logits(self, x: torch.Tensor) -> torch.Tensor:
             return F.linear(x, self.embed.weight) if self.tied else self.lm_head(x)
 
-        def forward(self, tokens, targets=None):
+        def forward(self, tokens: torch.Tensor, targets: torch.Tensor | None = None) -> torch.Tensor:
             """Training: mean cross-entropy over all positions, softmax in fp32. Inference: last-position logits."""
             x = self.hidden_states(tokens)
             if targets is None:
@@ -221,11 +270,18 @@ def _classes():
         The gradient is cast to fp32 one tensor at a time, so no fp32 gradient copy stays alive.
         """
 
-        def __init__(self, params, lr=1e-4, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.0):
+        def __init__(
+            self,
+            params: Iterable[nn.Parameter],
+            lr: float = 1e-4,
+            betas: tuple[float, float] = (0.9, 0.95),
+            eps: float = 1e-8,
+            weight_decay: float = 0.0,
+        ):
             super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
 
         @torch.no_grad()
-        def step(self, closure=None):
+        def step(self, closure: None = None) -> None:  # type: ignore[override]
             for group in self.param_groups:
                 beta1, beta2 = group["betas"]
                 for param in group["params"]:
@@ -251,22 +307,24 @@ def _classes():
     return {"Decoder": Decoder, "MixedPrecisionAdamW": MixedPrecisionAdamW, "RMSNorm": RMSNorm}
 
 
-def build_decoder(spec: Any, dtype: str = "fp32", flash_attention: bool = True, seed: int = 0):
+def build_decoder(
+    spec: DecoderSpec, dtype: str = "fp32", flash_attention: bool = True, seed: int = 0
+) -> nn.Module:
     """A torch.nn.Module decoder with exactly the tensors ``spec`` describes (dense models only)."""
     import torch
 
     _check_supported(spec)
     torch.manual_seed(seed)
-    model = _classes()["Decoder"](spec, flash_attention)
+    model: nn.Module = _classes()["Decoder"](spec, flash_attention)
     return model.to(_torch_dtype(dtype))
 
 
-def count_parameters(model) -> int:
+def count_parameters(model: nn.Module) -> int:
     """Parameters of a torch module, tied tensors counted once."""
     return sum(p.numel() for p in model.parameters())
 
 
-def _bytes_by_category(snapshot: dict) -> dict[str, int]:
+def _bytes_by_category(snapshot: dict[torch.device, dict[str, int]]) -> dict[str, int]:
     """Sum a MemTracker snapshot over devices into {"params", "buffers", "grads", "optimizer", "activations", ...}."""
     names = {
         "Parameter": "params",
@@ -281,13 +339,13 @@ def _bytes_by_category(snapshot: dict) -> dict[str, int]:
     result = dict.fromkeys(names.values(), 0)
     for device_snapshot in snapshot.values():
         for key, value in device_snapshot.items():
-            label = getattr(key, "value", key)
-            result[names.get(label, str(label))] += int(value)
+            label = str(getattr(key, "value", key))
+            result[names.get(label, label)] += int(value)
     return result
 
 
 def measure_training_step(
-    spec: Any,
+    spec: DecoderSpec,
     *,
     batch: int,
     seq_len: int,
@@ -310,6 +368,7 @@ def measure_training_step(
     generator = torch.Generator().manual_seed(seed)
     tokens = torch.randint(0, spec.vocab, (batch, seq_len), generator=generator)
     targets = torch.randint(0, spec.vocab, (batch, seq_len), generator=generator)
+    opt: torch.optim.Optimizer
     if optimizer == "sgd":
         if dtype != "fp32":
             raise ValueError("the SGD reference runs in fp32 only")
@@ -342,7 +401,13 @@ def measure_training_step(
 
 
 def measure_inference_forward(
-    spec: Any, *, batch: int, seq_len: int, dtype: str = "fp32", flash_attention: bool = True, seed: int = 0
+    spec: DecoderSpec,
+    *,
+    batch: int,
+    seq_len: int,
+    dtype: str = "fp32",
+    flash_attention: bool = True,
+    seed: int = 0,
 ) -> dict[str, int]:
     """One forward pass without autograd (a prefill returning last-position logits) under MemTracker.
 

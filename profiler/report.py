@@ -8,9 +8,23 @@ own validation in plain Python so that every refusal names the exact field path,
 Units: sizes in bytes (int), times in seconds, bandwidth in bytes per second ("B/s"), matmul throughput in
 floating-point operations per second ("FLOP/s"; 1 TFLOPS = 1e12 FLOP/s).
 
+Counting conventions (also in the schema file and in each measurement's details):
+- memory_bandwidth: a device-to-device copy of S bytes counts 2*S (read + write, the STREAM "copy" convention).
+  nvbandwidth counts the S bytes copied once, so its device-local figure is half of this for the same copy.
+- h2d/d2h/p2p bandwidth: S bytes counted once (one direction over the link), as nvbandwidth does.
+- collectives: the time of one call is the average over the timed iterations on each rank, then the slowest
+  rank (max over ranks). nccl-tests' default (-a 1) averages over ranks instead, so its figure can be higher.
+
 Versioning: ``version`` is an integer. A new field that old readers may ignore keeps the version; anything that
 changes the meaning or type of an existing field bumps it, and this loader refuses versions it does not know
-rather than guess.
+rather than guess. Optional device fields added without a version change: ``activity`` (the GPU's utilisation
+and other compute processes just before it was measured, with ``busy``) and ``mig`` (the MIG slice a device is,
+with its share of the whole GPU).
+
+Version 2 (``gpu-probe --model-shapes FILE``) adds two measurement kinds a version-1 reader would refuse:
+``gemm`` (FLOP/s of one GEMM at a model's own shape; details carry m, n, k) and ``attention`` (FLOP/s of causal
+flash attention at the model's shape; details carry batch, heads, kv_heads, seq_len, head_dim). A report without
+them is still written as version 1, so older GPU Advisors read every ordinary report; this loader reads both.
 """
 
 from __future__ import annotations
@@ -21,12 +35,15 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
-from typing import Any
+from datetime import UTC, datetime
+from typing import NoReturn, NotRequired, TypedDict, TypeGuard, cast
+
+from profiler.jsontypes import JSONObject, JSONValue
 
 SCHEMA_NAME = "gpu-advisor.probe-report"
 REPORT_VERSION = 1
-SUPPORTED_VERSIONS = (1,)
+MODEL_SHAPES_VERSION = 2  # a report with gemm / attention measurements (gpu-probe --model-shapes)
+SUPPORTED_VERSIONS = (1, 2)
 MAX_REPORT_BYTES = 16 * 1024 * 1024  # 16 MiB: a full probe of 8 GPUs with telemetry is well under 1 MiB
 # Every string field (names, hostnames, reasons, methods) and telemetry reading name: a hostname is at most 253
 # characters and the probe cuts its error texts to 300-400, so anything longer is not a report gpu-probe wrote,
@@ -35,7 +52,10 @@ MAX_TEXT_CHARS = 1000
 
 MODES = ("quick", "full", "collectives")
 DEVICE_KINDS = ("cuda", "cpu")
-MEASUREMENT_KINDS = ("memory_bandwidth", "h2d_bandwidth", "d2h_bandwidth", "p2p_bandwidth", "matmul")
+MEASUREMENT_KINDS = (
+    "memory_bandwidth", "h2d_bandwidth", "d2h_bandwidth", "p2p_bandwidth", "matmul", "gemm", "attention"
+)
+VERSION_2_KINDS = ("gemm", "attention")
 DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8")
 UNITS = ("B/s", "FLOP/s")
 UNIT_FOR_KIND = {
@@ -44,8 +64,91 @@ UNIT_FOR_KIND = {
     "d2h_bandwidth": "B/s",
     "p2p_bandwidth": "B/s",
     "matmul": "FLOP/s",
+    "gemm": "FLOP/s",
+    "attention": "FLOP/s",
 }
 COLLECTIVE_OPS = ("all_reduce", "all_gather", "reduce_scatter")
+# Parsed documents nested deeper than this are refused before any recursive walk (a real report is 6 deep).
+MAX_DEPTH = 32
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The document's shape, for type checkers (the loader below checks the same at run time)
+# --------------------------------------------------------------------------------------------------------------
+
+
+class Measurement(TypedDict):
+    kind: str  # one of MEASUREMENT_KINDS
+    dtype: str | None  # one of DTYPES for matmul
+    peer: str | None  # "cuda:N" for p2p_bandwidth
+    value: float | None  # B/s or FLOP/s; None when failed
+    unit: str  # UNIT_FOR_KIND[kind]
+    ok: bool
+    error: str | None  # why it failed, one line
+    method: str
+    started_at: str  # ISO-8601
+    duration_s: float
+    details: JSONObject
+
+
+class Device(TypedDict):
+    device: str  # "cuda:N", "cpu", or a MIG UUID CUDA did not show
+    name: str
+    uuid: str | None
+    kind: str  # "cuda" | "cpu"
+    measurements: list[Measurement]
+    telemetry: list[dict[str, float | None]]
+    activity: NotRequired[JSONObject]  # utilisation and other compute processes before measuring; "busy"
+    mig: NotRequired[JSONObject]  # the MIG slice: profile, ids, compute_fraction, memory_fraction
+
+
+class CollectiveResult(TypedDict):
+    size_bytes: int
+    time_s: float
+    algbw_bytes_per_s: float
+    busbw_bytes_per_s: float
+
+
+class Collective(TypedDict):
+    op: str
+    backend: str
+    world_size: int
+    nnodes: int
+    results: list[CollectiveResult]
+    ok: NotRequired[bool]
+    error: NotRequired[str | None]
+    details: NotRequired[JSONObject]
+
+
+class Machine(TypedDict):
+    hostname: str
+    os: str
+    cpu: str
+    cpu_count: int | None
+    ram_bytes: int | None
+    python: str
+    torch: str | None
+    cuda: str | None
+
+
+class NvmlSection(TypedDict):
+    available: bool
+    reason: str | None
+    driver_version: JSONValue
+    cuda_driver_version: JSONValue
+    gpus: list[JSONObject]
+    topology: NotRequired[JSONObject]
+
+
+class ReportDocument(TypedDict):
+    schema: str
+    version: int
+    created_at: str
+    mode: str
+    machine: Machine
+    nvml: NvmlSection
+    devices: list[Device]
+    collectives: list[Collective]
 
 
 class ReportError(ValueError):
@@ -57,47 +160,48 @@ class ReportError(ValueError):
 
 def utc_now_iso() -> str:
     """Current time as ISO-8601 UTC with a trailing Z, second precision (e.g. 2026-09-14T10:31:02Z)."""
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 # --------------------------------------------------------------------------------------------------------------
 # Plain-Python validation. Each checker takes (value, path) and raises ReportError naming the path.
 # --------------------------------------------------------------------------------------------------------------
 
-Checker = Callable[[Any, str], None]
+Checker = Callable[[object, str], None]
 
 
-def _type_name(value: Any) -> str:
+def _type_name(value: object) -> str:
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, str):
-        return "str"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+    for kind, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"), (list, "list")):
+        if isinstance(value, kind):
+            return name
+    return "object" if isinstance(value, dict) else type(value).__name__
 
 
-def _fail(path: str, expected: str, value: Any) -> None:
+def _fail(path: str, expected: str, value: object) -> NoReturn:
     raise ReportError(f"{path or '<root>'}: expected {expected}, got {_type_name(value)} {_short(value)}")
 
 
-def _short(value: Any) -> str:
-    text = json.dumps(value, default=str) if not isinstance(value, (dict, list)) else ""
+def _short(value: object) -> str:
+    """A short sample of a scalar for a message (a 5,000-digit integer is not turned into text whole)."""
+    if isinstance(value, (dict, list)):
+        return ""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**60:
+        return "(an integer of more than 60 digits)"
+    text = json.dumps(value, default=str)
     return f"({text[:60]})" if text else ""
 
 
-def _string(value: Any, path: str) -> None:
+def _as_string(value: object, path: str) -> str:
     if not isinstance(value, str):
         _fail(path, "a string", value)
     _short_enough(value, path)
+    return value
+
+
+def _string(value: object, path: str) -> None:
+    _as_string(value, path)
 
 
 def _short_enough(text: str, path: str) -> None:
@@ -107,73 +211,94 @@ def _short_enough(text: str, path: str) -> None:
         )
 
 
-def _nonempty_string(value: Any, path: str) -> None:
+def _nonempty_string(value: object, path: str) -> None:
     if not isinstance(value, str) or not value.strip():
         _fail(path, "a non-empty string", value)
     _short_enough(value, path)
 
 
-def _bool(value: Any, path: str) -> None:
+def _bool(value: object, path: str) -> None:
     if not isinstance(value, bool):
         _fail(path, "true or false", value)
 
 
-def _int(value: Any, path: str) -> None:
+def _as_int(value: object, path: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         _fail(path, "an integer", value)
+    return value
 
 
-def _nonneg_int(value: Any, path: str) -> None:
-    _int(value, path)
-    if value < 0:
-        raise ReportError(f"{path}: expected a non-negative integer, got {value}")
+def _int(value: object, path: str) -> None:
+    _as_int(value, path)
 
 
-def _number(value: Any, path: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+def _nonneg_int(value: object, path: str) -> None:
+    if _as_int(value, path) < 0:
+        raise ReportError(f"{path}: expected a non-negative integer, got {_short(value)[1:-1]}")
+
+
+def _as_number(value: object, path: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         _fail(path, "a finite number", value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond float range
+        _fail(path, "a finite number", value)
+    if not math.isfinite(number):
+        _fail(path, "a finite number", value)
+    return number
 
 
-def _nonneg_number(value: Any, path: str) -> None:
-    _number(value, path)
-    if value < 0:
-        raise ReportError(f"{path}: expected a non-negative number, got {value}")
+def _number(value: object, path: str) -> None:
+    _as_number(value, path)
+
+
+def _nonneg_number(value: object, path: str) -> None:
+    if _as_number(value, path) < 0:
+        raise ReportError(f"{path}: expected a non-negative number, got {_short(value)[1:-1]}")
+
+
+def _fraction(value: object, path: str) -> None:
+    number = _as_number(value, path)
+    if not 0 <= number <= 1:
+        raise ReportError(f"{path}: expected a fraction between 0 and 1, got {number}")
 
 
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$")
 
 
-def _iso_timestamp(value: Any, path: str) -> None:
+def _iso_timestamp(value: object, path: str) -> None:
     """Date and time, ISO-8601 (the same pattern as the JSON Schema file), and a real calendar date."""
-    _string(value, path)
-    text = value[:-1] + "+00:00" if value.endswith("Z") else value
+    text = _as_string(value, path)
     try:
-        if not _TIMESTAMP.match(value):
+        if not _TIMESTAMP.match(text):
             raise ValueError
-        datetime.fromisoformat(text)
+        datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
     except ValueError:
-        raise ReportError(f"{path}: expected an ISO-8601 timestamp, got {value[:40]!r}") from None
+        raise ReportError(f"{path}: expected an ISO-8601 timestamp, got {text[:40]!r}") from None
 
 
-def _nullable(inner: Checker, expected: str) -> Checker:
-    def check(value: Any, path: str) -> None:
+def _nullable(inner: Checker) -> Checker:
+    def check(value: object, path: str) -> None:
         if value is not None:
             inner(value, path)  # the inner message names what a non-null value must be
 
     return check
 
 
-def _one_of(*choices: Any) -> Checker:
-    def check(value: Any, path: str) -> None:
+def _one_of(*choices: JSONValue) -> Checker:
+    def check(value: object, path: str) -> None:
         if value not in choices or isinstance(value, bool) != isinstance(choices[0], bool):
             shown = ", ".join(json.dumps(c) for c in choices)
-            raise ReportError(f"{path}: expected one of {shown}, got {json.dumps(value, default=str)[:60]}")
+            raise ReportError(
+                f"{path}: expected one of {shown}, got {_short(value)[1:-1] or _type_name(value)}"
+            )
 
     return check
 
 
 def _list_of(item: Checker) -> Checker:
-    def check(value: Any, path: str) -> None:
+    def check(value: object, path: str) -> None:
         if not isinstance(value, list):
             _fail(path, "a list", value)
         for i, element in enumerate(value):
@@ -182,31 +307,37 @@ def _list_of(item: Checker) -> Checker:
     return check
 
 
-def _object(value: Any, path: str) -> None:
+def _as_object(value: object, path: str) -> dict[str, object]:
     if not isinstance(value, dict):
         _fail(path, "an object", value)
+    return value
+
+
+def _object(value: object, path: str) -> None:
+    _as_object(value, path)
 
 
 def _record(required: Mapping[str, Checker], optional: Mapping[str, Checker] | None = None) -> Checker:
     """An object with these required keys (and optional ones); extra keys are allowed (additive changes)."""
 
-    def check(value: Any, path: str) -> None:
-        _object(value, path)
+    def check(value: object, path: str) -> None:
+        record = _as_object(value, path)
         prefix = f"{path}." if path else ""
         for key, checker in required.items():
-            if key not in value:
+            if key not in record:
                 raise ReportError(f"{prefix}{key}: missing required field")
-            checker(value[key], f"{prefix}{key}")
+            checker(record[key], f"{prefix}{key}")
         for key, checker in (optional or {}).items():
-            if key in value:
-                checker(value[key], f"{prefix}{key}")
+            if key in record:
+                checker(record[key], f"{prefix}{key}")
 
     return check
 
 
-_opt_str = _nullable(_string, "a string")
-_opt_num = _nullable(_number, "a finite number")
-_opt_nonneg_int = _nullable(_nonneg_int, "a non-negative integer")
+_opt_str = _nullable(_string)
+_opt_num = _nullable(_number)
+_opt_nonneg_int = _nullable(_nonneg_int)
+_opt_nonneg_num = _nullable(_nonneg_number)
 
 _check_machine = _record(
     {
@@ -222,7 +353,7 @@ _check_machine = _record(
 )
 
 
-def _string_or_unavailable(value: Any, path: str) -> None:
+def _string_or_unavailable(value: object, path: str) -> None:
     """NVML may refuse a field; the inventory then writes {"unavailable": "<reason>"} in its place."""
     if isinstance(value, dict):
         _record({"unavailable": _string})(value, path)
@@ -243,42 +374,61 @@ _check_nvml = _record(
     {"topology": _object},
 )
 
+_check_measurement_fields = _record(
+    {
+        "kind": _one_of(*MEASUREMENT_KINDS),
+        "dtype": _nullable(_one_of(*DTYPES)),
+        "peer": _opt_str,
+        "value": _opt_nonneg_num,
+        "unit": _one_of(*UNITS),
+        "ok": _bool,
+        "error": _opt_str,
+        "method": _string,
+        "started_at": _iso_timestamp,
+        "duration_s": _nonneg_number,
+        "details": _object,
+    }
+)
 
-def _check_measurement(value: Any, path: str) -> None:
-    _record(
-        {
-            "kind": _one_of(*MEASUREMENT_KINDS),
-            "dtype": _nullable(_one_of(*DTYPES), "a dtype"),
-            "peer": _opt_str,
-            "value": _nullable(_nonneg_number, "a non-negative number"),
-            "unit": _one_of(*UNITS),
-            "ok": _bool,
-            "error": _opt_str,
-            "method": _string,
-            "started_at": _iso_timestamp,
-            "duration_s": _nonneg_number,
-            "details": _object,
-        }
-    )(value, path)
-    if value["unit"] != UNIT_FOR_KIND[value["kind"]]:
-        raise ReportError(f"{path}.unit: {value['kind']} is measured in {UNIT_FOR_KIND[value['kind']]}")
-    if value["ok"] and value["value"] is None:
+
+def _check_measurement(value: object, path: str) -> None:
+    _check_measurement_fields(value, path)
+    record = _as_object(value, path)
+    kind = str(record["kind"])
+    if record["unit"] != UNIT_FOR_KIND[kind]:
+        raise ReportError(f"{path}.unit: {kind} is measured in {UNIT_FOR_KIND[kind]}")
+    if record["ok"] and record["value"] is None:
         raise ReportError(f"{path}.value: an ok measurement needs a value")
-    if not value["ok"] and not value["error"]:
+    if not record["ok"] and not record["error"]:
         raise ReportError(f"{path}.error: a failed measurement needs its reason")
 
 
 _check_telemetry_sample = _record({"t_s": _nonneg_number})
 
 
-def _check_telemetry(value: Any, path: str) -> None:
+def _check_telemetry(value: object, path: str) -> None:
     _list_of(_check_telemetry_sample)(value, path)
+    assert isinstance(value, list)  # checked just above
     for i, sample in enumerate(value):
-        for key, reading in sample.items():
+        for key, reading in _as_object(sample, f"{path}[{i}]").items():
             if key != "t_s":
                 _short_enough(key, f"{path}[{i}] reading name")
                 _opt_num(reading, f"{path}[{i}].{key}")
 
+
+_check_activity = _record(
+    {"busy": _bool},
+    {"utilization_pct": _opt_nonneg_num, "memory_used_bytes": _opt_nonneg_int, "reason": _opt_str},
+)
+_check_mig = _record(
+    {"uuid": _string},
+    {
+        "profile": _opt_str,
+        "parent_uuid": _opt_str,
+        "compute_fraction": _nullable(_fraction),
+        "memory_fraction": _nullable(_fraction),
+    },
+)
 
 _check_device = _record(
     {
@@ -288,7 +438,8 @@ _check_device = _record(
         "kind": _one_of(*DEVICE_KINDS),
         "measurements": _list_of(_check_measurement),
         "telemetry": _check_telemetry,
-    }
+    },
+    {"activity": _check_activity, "mig": _check_mig},
 )
 
 _check_collective_result = _record(
@@ -312,13 +463,13 @@ _check_collective = _record(
 )
 
 
-def _check_version(value: Any, path: str) -> None:
-    _int(value, path)
-    if value not in SUPPORTED_VERSIONS:
+def _check_version(value: object, path: str) -> None:
+    version = _as_int(value, path)
+    if version not in SUPPORTED_VERSIONS:
         known = ", ".join(str(v) for v in SUPPORTED_VERSIONS)
         raise ReportError(
-            f"version: this is a version {value} probe report; this GPU Advisor reads version {known} "
-            "(update GPU Advisor, or re-run the probe with the same version)"
+            f"version: this is a version {_short(value)[1:-1]} probe report; this GPU Advisor reads version "
+            f"{known} (update GPU Advisor, or re-run the probe with the same version)"
         )
 
 
@@ -336,19 +487,58 @@ _check_report = _record(
 )
 
 
-def validate_report_dict(data: Any) -> None:
+def _check_depth(data: object) -> None:
+    from profiler.jsontypes import json_depth
+
+    if isinstance(data, (dict, list)) and json_depth(cast(JSONValue, data), MAX_DEPTH) > MAX_DEPTH:
+        raise ReportError(f"not a probe report: nested more than {MAX_DEPTH} levels deep")
+
+
+def validate_report_dict(data: object) -> None:
     """Raise ReportError naming the first problem in `data`; return None when it is a valid report.
 
     The schema and version are checked first so that a report from a newer GPU Advisor says so, instead of
     complaining about a field that the newer version renamed.
     """
-    _object(data, "")
-    if data.get("schema") != SCHEMA_NAME:
+    record = _as_object(data, "")
+    if record.get("schema") != SCHEMA_NAME:
         raise ReportError(f"schema: not a GPU Advisor probe report (expected schema {SCHEMA_NAME!r})")
-    if "version" not in data:
+    if "version" not in record:
         raise ReportError("version: missing required field")
-    _check_version(data["version"], "version")
-    _check_report(data, "")
+    _check_version(record["version"], "version")
+    _check_depth(record)
+    _check_report(record, "")
+    _check_kinds_for_version(record)
+
+
+def _check_kinds_for_version(record: Mapping[str, object]) -> None:
+    """Version 1 has no gemm / attention measurements: a file that says 1 and carries them was not written by
+    gpu-probe."""
+    if record.get("version") != 1:
+        return
+    devices = record.get("devices")
+    for d, device in enumerate(devices if isinstance(devices, list) else []):
+        rows = device.get("measurements") if isinstance(device, dict) else None
+        for m, row in enumerate(rows if isinstance(rows, list) else []):
+            if isinstance(row, dict) and row.get("kind") in VERSION_2_KINDS:
+                raise ReportError(f"devices[{d}].measurements[{m}].kind: {row['kind']} needs report version 2")
+
+
+def is_report(data: object) -> TypeGuard[ReportDocument]:
+    """True when `data` is a valid report document (validate_report_dict says why when it is not)."""
+    try:
+        validate_report_dict(data)
+    except ReportError:
+        return False
+    return True
+
+
+def validate_measurement(data: object, path: str = "measurement") -> Measurement:
+    """`data` as a Measurement when it is one (the same rules as inside a report), else ReportError naming the
+    field: what the GUI applies to each live "result" line of the probe child before showing it."""
+    _check_depth(data)
+    _check_measurement(data, path)
+    return cast(Measurement, data)  # every field was checked just above
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -360,20 +550,22 @@ def validate_report_dict(data: Any) -> None:
 class ProbeReport:
     """A validated probe report. `.data` is the JSON document (treat it as read-only)."""
 
-    data: dict = field(repr=False)
+    data: ReportDocument = field(repr=False)
 
     def __post_init__(self) -> None:
         validate_report_dict(self.data)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ProbeReport:
+    def from_dict(cls, data: Mapping[str, object]) -> ProbeReport:
         """Validate a parsed document (a deep copy is kept, so later edits to `data` do not leak in)."""
+        _check_depth(dict(data))
         try:
             copied = json.loads(json.dumps(data, allow_nan=False))
-        except (ValueError, TypeError) as exc:  # NaN/Infinity or a non-JSON object somewhere in the document
+        except (ValueError, TypeError, RecursionError) as exc:  # NaN/Infinity or a non-JSON object in it
             raise ReportError(f"not valid JSON: {exc}") from None
-        copied.setdefault("collectives", [])
-        return cls(copied)
+        if isinstance(copied, dict):
+            copied.setdefault("collectives", [])
+        return cls(cast(ReportDocument, copied))  # __post_init__ validates it
 
     @property
     def version(self) -> int:
@@ -388,19 +580,19 @@ class ProbeReport:
         return self.data["mode"]
 
     @property
-    def machine(self) -> dict:
+    def machine(self) -> Machine:
         return self.data["machine"]
 
     @property
-    def nvml(self) -> dict:
+    def nvml(self) -> NvmlSection:
         return self.data["nvml"]
 
     @property
-    def devices(self) -> list[dict]:
+    def devices(self) -> list[Device]:
         return self.data["devices"]
 
     @property
-    def collectives(self) -> list[dict]:
+    def collectives(self) -> list[Collective]:
         return self.data.get("collectives", [])
 
     def measurements(
@@ -409,7 +601,7 @@ class ProbeReport:
         dtype: str | None = None,
         device: str | None = None,
         ok_only: bool = True,
-    ) -> list[tuple[str, dict]]:
+    ) -> list[tuple[str, Measurement]]:
         """(device id, measurement) pairs matching the filters; None matches anything."""
         found = []
         for dev in self.devices:
@@ -427,19 +619,28 @@ class ProbeReport:
 
     def best(self, kind: str, dtype: str | None = None, device: str | None = None) -> float | None:
         """Highest ok value of this kind (B/s or FLOP/s); dtype/device None match any. None when nothing ok."""
-        values = [m["value"] for _, m in self.measurements(kind, dtype, device)]
+        values = [m["value"] for _, m in self.measurements(kind, dtype, device) if m["value"] is not None]
         return max(values) if values else None
 
     def device_names(self) -> list[str]:
         return [d["name"] for d in self.devices]
 
-    def summary(self) -> dict:
+    def busy_devices(self) -> list[tuple[str, str]]:
+        """(device id, why) for each device that was busy (other processes, high utilisation) when measured."""
+        found = []
+        for dev in self.devices:
+            activity = dev.get("activity") or {}
+            if activity.get("busy") is True:
+                found.append((dev["device"], str(activity.get("reason") or "busy")))
+        return found
+
+    def summary(self) -> JSONObject:
         """Key figures for lists and history tables (values in B/s and FLOP/s, None when not measured)."""
         return {
             "created_at": self.created_at,
             "mode": self.mode,
             "hostname": self.machine["hostname"],
-            "devices": self.device_names(),
+            "devices": list(self.device_names()),
             "gpu_count": sum(1 for d in self.devices if d["kind"] == "cuda"),
             "memory_bandwidth_bytes_per_s": self.best("memory_bandwidth"),
             "bf16_flops_per_s": self.best("matmul", "bf16"),
@@ -447,20 +648,21 @@ class ProbeReport:
             "h2d_bandwidth_bytes_per_s": self.best("h2d_bandwidth"),
         }
 
-    def to_dict(self) -> dict:
-        return json.loads(json.dumps(self.data))
+    def to_dict(self) -> ReportDocument:
+        copied: ReportDocument = json.loads(json.dumps(self.data))
+        return copied
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.data, indent=indent, allow_nan=False)
 
 
-def _refuse_constant(name: str) -> Any:
+def _refuse_constant(name: str) -> NoReturn:
     raise ReportError(f"not valid JSON: {name} is not a number JSON allows")
 
 
 def parse_report_text(text: str | bytes) -> ProbeReport:
     """Parse and validate JSON text (str or UTF-8 bytes)."""
-    size = len(text.encode("utf-8")) if isinstance(text, str) else len(text)
+    size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
     if size > MAX_REPORT_BYTES:
         raise ReportError(f"report is {size} bytes; the limit is {MAX_REPORT_BYTES} bytes (16 MiB)")
     if isinstance(text, bytes):
@@ -469,17 +671,21 @@ def parse_report_text(text: str | bytes) -> ProbeReport:
         except UnicodeDecodeError as exc:
             raise ReportError(f"not valid JSON: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     try:
-        data = json.loads(text, parse_constant=_refuse_constant)
+        data: object = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise ReportError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
         raise ReportError("not valid JSON: nested too deeply") from None
+    except ReportError:
+        raise
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits (Python's int-to-str limit)
+        raise ReportError(f"not valid JSON: {exc}") from None
     if isinstance(data, dict):
         data.setdefault("collectives", [])
-    return ProbeReport(data)
+    return ProbeReport(cast(ReportDocument, data))  # __post_init__ validates it
 
 
-def load_report(source: str | bytes | os.PathLike) -> ProbeReport:
+def load_report(source: str | bytes | os.PathLike[str]) -> ProbeReport:
     """Load a report strictly, from a path (str or PathLike), JSON text (a str starting with '{') or bytes.
 
     Raises ReportError (a ValueError) with a message naming the problem: missing file, oversized file, not
@@ -514,21 +720,24 @@ def load_report(source: str | bytes | os.PathLike) -> ProbeReport:
 
 def new_report_dict(
     mode: str,
-    machine: Mapping[str, Any],
-    nvml: Mapping[str, Any],
-    devices: list[dict] | None = None,
-    collectives: list[dict] | None = None,
+    machine: Machine | Mapping[str, JSONValue],
+    nvml: NvmlSection | Mapping[str, JSONValue],
+    devices: list[Device] | None = None,
+    collectives: list[Collective] | None = None,
     created_at: str | None = None,
-) -> dict:
-    """A report document (not yet validated) with the header filled in."""
+) -> ReportDocument:
+    """A report document (not yet validated) with the header filled in: version 2 when a device carries gemm
+    or attention measurements, else version 1 (what every older reader reads)."""
+    listed = list(devices or [])
+    shapes = any(m["kind"] in VERSION_2_KINDS for d in listed for m in d.get("measurements", []))
     return {
         "schema": SCHEMA_NAME,
-        "version": REPORT_VERSION,
+        "version": MODEL_SHAPES_VERSION if shapes else REPORT_VERSION,
         "created_at": created_at or utc_now_iso(),
         "mode": mode,
-        "machine": dict(machine),
-        "nvml": dict(nvml),
-        "devices": list(devices or []),
+        "machine": cast(Machine, dict(machine)),
+        "nvml": cast(NvmlSection, dict(nvml)),
+        "devices": listed,
         "collectives": list(collectives or []),
     }
 
@@ -544,8 +753,8 @@ def measurement_dict(
     method: str = "",
     started_at: str | None = None,
     duration_s: float = 0.0,
-    details: Mapping[str, Any] | None = None,
-) -> dict:
+    details: Mapping[str, JSONValue] | None = None,
+) -> Measurement:
     """One measurement in report form; the unit follows from the kind (B/s for bandwidths, FLOP/s for matmul)."""
     return {
         "kind": kind,
@@ -562,7 +771,7 @@ def measurement_dict(
     }
 
 
-def unavailable_nvml_section(reason: str) -> dict:
+def unavailable_nvml_section(reason: str) -> NvmlSection:
     """The nvml section of a report made where NVML could not be used."""
     return {
         "available": False,

@@ -4,8 +4,8 @@
 <context>
     <name>AppContext</name>
     <message>
-        <location filename="../../desktop/context.py" line="+224"/>
-        <location filename="../../desktop/quote_pricing.py" line="+76"/>
+        <location filename="../../desktop/context.py" line="+266"/>
+        <location filename="../../desktop/quote_pricing.py" line="+90"/>
         <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
         <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
     </message>
@@ -13,7 +13,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="+671"/>
+        <location filename="../../desktop/pages/hardware.py" line="+724"/>
         <source>Compare probe runs</source>
         <translation>Сравнение замеров</translation>
     </message>
@@ -31,7 +31,7 @@
 <context>
     <name>ConstraintsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+652"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+656"/>
         <source>Unchecked: the planner&apos;s default ({0})</source>
         <translation>Флажок снят: значение планировщика по умолчанию ({0})</translation>
     </message>
@@ -120,7 +120,7 @@
 <context>
     <name>GpuInventoryModel</name>
     <message>
-        <location filename="../../desktop/qmodels/gpu_inventory.py" line="+23"/>
+        <location filename="../../desktop/qmodels/gpu_inventory.py" line="+31"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -178,7 +178,7 @@
 <context>
     <name>HardwarePage</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="-415"/>
+        <location filename="../../desktop/pages/hardware.py" line="-452"/>
         <source>Hardware</source>
         <translation>Оборудование</translation>
     </message>
@@ -320,7 +320,7 @@
         <translation>Потеряны при опросе (остальные опрашиваются дальше): {0}</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+35"/>
         <source>Starting the probe…</source>
         <translation>Запуск замера…</translation>
     </message>
@@ -335,7 +335,7 @@
         <translation>Отмена…</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+24"/>
         <source>Probing devices: {0}…</source>
         <translation>Замер устройств: {0}…</translation>
     </message>
@@ -345,7 +345,12 @@
         <translation>{0} — {1}</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+54"/>
+        <source>{0} was busy when it was measured ({1}); its figures are lower than the hardware can do.</source>
+        <translation>{0} был занят во время измерения ({1}); его показатели ниже возможностей оборудования.</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>Saving the results…</source>
         <translation>Сохранение результатов…</translation>
     </message>
@@ -369,7 +374,7 @@
         <translation>Замер завершён, но его отчёт не сохранён.</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Cancelled</source>
         <translation>Отменено</translation>
     </message>
@@ -384,7 +389,7 @@
         <translation>Замер не завершился.</translation>
     </message>
     <message>
-        <location line="+58"/>
+        <location line="+54"/>
         <source>Import probe report</source>
         <translation>Импорт отчёта замера</translation>
     </message>
@@ -465,7 +470,7 @@
 <context>
     <name>ImportPreviewDialog</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="+861"/>
+        <location filename="../../desktop/pages/quotes.py" line="+876"/>
         <source>Import preview</source>
         <translation>Предпросмотр импорта</translation>
     </message>
@@ -555,12 +560,12 @@
     </message>
     <message>
         <location line="+10"/>
-        <location line="+89"/>
+        <location line="+90"/>
         <source>GPU Advisor</source>
         <translation>GPU Advisor</translation>
     </message>
     <message>
-        <location line="-79"/>
+        <location line="-80"/>
         <source>Reading GPUs…</source>
         <translation>Чтение GPU…</translation>
     </message>
@@ -570,7 +575,7 @@
         <translation>Найдено GPU: {0}</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>No NVIDIA GPU</source>
         <translation>Нет GPU NVIDIA</translation>
     </message>
@@ -825,7 +830,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>PlanOptionsModel</name>
     <message>
-        <location filename="../../desktop/qmodels/plan_options.py" line="+23"/>
+        <location filename="../../desktop/qmodels/plan_options.py" line="+31"/>
         <location line="+14"/>
         <source>#</source>
         <translation>№</translation>
@@ -917,12 +922,6 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
-        <source>calibrated</source>
-        <translation>откалибровано</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <location line="+1"/>
         <source>spec</source>
         <translation>паспорт</translation>
     </message>
@@ -930,21 +929,6 @@ token</source>
         <location line="+1"/>
         <source>user-set</source>
         <translation>задано пользователем</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>high</source>
-        <translation>высокая</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>medium</source>
-        <translation>средняя</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>low</source>
-        <translation>низкая</translation>
     </message>
     <message>
         <location line="+16"/>
@@ -979,17 +963,17 @@ token</source>
     <message>
         <location line="+1"/>
         <location line="+15"/>
-        <location line="+25"/>
+        <location line="+23"/>
         <source>single GPU</source>
         <translation>один GPU</translation>
     </message>
     <message>
-        <location line="-30"/>
+        <location line="-28"/>
         <source>{0} replicas</source>
         <translation>реплик: {0}</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+24"/>
         <source>model parallel</source>
         <translation>параллелизм модели</translation>
     </message>
@@ -999,7 +983,7 @@ token</source>
         <translation>выгрузка</translation>
     </message>
     <message>
-        <location line="+99"/>
+        <location line="+101"/>
         <source>{0} × {1}</source>
         <translation>{0} × {1}</translation>
     </message>
@@ -1037,7 +1021,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+324"/>
+        <location filename="../../desktop/pages/plan.py" line="+344"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
@@ -1092,13 +1076,13 @@ token</source>
         <translation>Записать report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh и options.csv</translation>
     </message>
     <message>
-        <location line="+55"/>
+        <location line="+57"/>
         <location line="+13"/>
         <source>Step {0} of {1}</source>
         <translation>Шаг {0} из {1}</translation>
     </message>
     <message>
-        <location line="+111"/>
+        <location line="+114"/>
         <source>{0}: {1} billion parameters</source>
         <translation>{0}: {1} млрд параметров</translation>
     </message>
@@ -1118,7 +1102,7 @@ token</source>
         <translation>Спланировать нельзя: {0}</translation>
     </message>
     <message>
-        <location line="+44"/>
+        <location line="+46"/>
         <location line="+1"/>
         <source>best layout</source>
         <translation>лучшая схема</translation>
@@ -1179,7 +1163,7 @@ token</source>
         <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
     </message>
     <message>
-        <location line="-347"/>
+        <location line="-354"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; &amp;Назад</translation>
     </message>
@@ -1189,7 +1173,7 @@ token</source>
         <translation>Предыдущий вопрос (Alt+Н)</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+47"/>
         <source>See the &amp;advice</source>
         <translation>&amp;К советам</translation>
     </message>
@@ -1234,7 +1218,7 @@ token</source>
         <translation>Есть ли ограничения: число GPU, бюджет, срок? Результаты справа обновляются после каждого ответа.</translation>
     </message>
     <message>
-        <location line="+234"/>
+        <location line="+239"/>
         <source>{0} tokens/s for {1} users, first token after {2}, then {3} per token</source>
         <translation>{0} токенов/с на {1} польз., первый токен через {2}, затем {3} на токен</translation>
     </message>
@@ -1303,7 +1287,7 @@ token</source>
         <translation>Сохранить их перед закрытием?</translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="+41"/>
         <source>Memory per GPU of the chosen option</source>
         <translation>Память на GPU для выбранного варианта</translation>
     </message>
@@ -1313,12 +1297,12 @@ token</source>
         <translation>Время и стоимость в зависимости от числа GPU</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="-815"/>
         <source>no option that fits is selected: change the inputs until one fits, then export it</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+829"/>
         <source>Export the selected option to a folder</source>
         <translation>Экспортировать выбранный вариант в папку</translation>
     </message>
@@ -1342,7 +1326,7 @@ token</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_request.py" line="+91"/>
+        <location filename="../../desktop/plan_request.py" line="+168"/>
         <source>run</source>
         <translation>замер</translation>
     </message>
@@ -1355,7 +1339,7 @@ token</source>
 <context>
     <name>PlanRequest</name>
     <message>
-        <location line="+103"/>
+        <location line="+119"/>
         <source>your quote: {0}/GPU-h</source>
         <translation>ваша котировка: {0}/GPU-ч</translation>
     </message>
@@ -1385,12 +1369,12 @@ token</source>
         <translation>{0} · {1} · {2}/GPU-ч · {3}</translation>
     </message>
     <message>
-        <location line="+221"/>
+        <location line="-120"/>
         <source>probe run {0} is no longer in the database</source>
         <translation>замера {0} больше нет в базе данных</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+1"/>
         <source>choose at least one GPU type under Hardware</source>
         <translation>выберите хотя бы один тип GPU в разделе «Оборудование»</translation>
     </message>
@@ -1398,7 +1382,7 @@ token</source>
 <context>
     <name>PlannerMessages</name>
     <message>
-        <location filename="../../desktop/messages.py" line="+31"/>
+        <location filename="../../desktop/messages.py" line="+35"/>
         <source>DDP</source>
         <translation>DDP</translation>
     </message>
@@ -1599,7 +1583,12 @@ token</source>
         <translation>не достигает цели в {target_tokens_per_second} токенов/с</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
+        <source>{queued} users per replica wait for one of its {slots} sequence slots</source>
+        <translation>{queued} пользователей на реплику ждут одного из её {slots} мест для последовательностей</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks</source>
         <translation>tp {tp} больше числа голов KV ({kv_heads}): каждая голова KV повторяется на {replicas} рангах</translation>
     </message>
@@ -1689,12 +1678,627 @@ token</source>
         <translation>слоям со скользящим окном хватило бы более короткого кэша KV; здесь он посчитан на полную длину</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>unknown task {task}; choose one of: {choices}</source>
-        <translation>неизвестная задача {task}; выберите одну из: {choices}</translation>
+        <location line="+290"/>
+        <source>{parts}</source>
+        <translation>{parts}</translation>
     </message>
     <message>
         <location line="+1"/>
+        <source>TP {degree}</source>
+        <translation>TP {degree}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PP {degree}</source>
+        <translation>PP {degree}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>EP {degree}</source>
+        <translation>EP {degree}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>DP {degree}</source>
+        <translation>DP {degree}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>selective recompute</source>
+        <translation>выборочный пересчёт активаций</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>full recompute</source>
+        <translation>полный пересчёт активаций</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>micro-batch {micro_batch}</source>
+        <translation>микробатч {micro_batch}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>task</source>
+        <translation>задача</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>precision</source>
+        <translation>точность</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>KV-cache precision</source>
+        <translation>точность кэша KV</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>optimizer</source>
+        <translation>оптимизатор</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LoRA target</source>
+        <translation>модуль для LoRA</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>recompute mode</source>
+        <translation>режим пересчёта активаций</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>offload mode</source>
+        <translation>режим выгрузки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ranking</source>
+        <translation>критерий ранжирования</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>confidence</source>
+        <translation>достоверность</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>calibration source</source>
+        <translation>источник калибровки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>serving engine</source>
+        <translation>движок инференса</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>weight format</source>
+        <translation>формат весов</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>micro-batch</source>
+        <translation>микробатч</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>sequence length</source>
+        <translation>длина последовательности</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>in-flight micro-batches</source>
+        <translation>число одновременно обрабатываемых микробатчей</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LoRA rank</source>
+        <translation>ранг LoRA</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a pinned strategy value</source>
+        <translation>закреплённое значение стратегии</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the purchase price</source>
+        <translation>цена покупки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the rent price</source>
+        <translation>цена аренды</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>rent prices</source>
+        <translation>цены аренды</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the spot rent price</source>
+        <translation>цена аренды spot</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the reserved rent price</source>
+        <translation>цена резервированной аренды</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the infrastructure overhead</source>
+        <translation>доля затрат на инфраструктуру</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the power per GPU</source>
+        <translation>мощность на GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PUE</source>
+        <translation>PUE</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the electricity price</source>
+        <translation>цена электроэнергии</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>hours per day</source>
+        <translation>часы в день</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>days per week</source>
+        <translation>дни в неделю</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>utilisation</source>
+        <translation>загрузка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the resale fraction</source>
+        <translation>доля цены при перепродаже</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>maintenance</source>
+        <translation>обслуживание</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the spot overhead</source>
+        <translation>надбавка за spot</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the catalog&apos;s purchase price</source>
+        <translation>цену покупки из каталога</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the default electricity price</source>
+        <translation>цену электроэнергии по умолчанию</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>unknown {what} {text}; choose one of: {choices}</source>
+        <translation>неизвестное значение «{text}» ({what}); допустимые: {choices}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ZeRO stage must be 0, 1, 2 or 3, got {value}</source>
+        <translation>стадия ZeRO должна быть 0, 1, 2 или 3, а получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{what} must be a whole number, got {value}</source>
+        <translation>{what}: нужно целое число, а получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{what} must be positive, got {value}</source>
+        <translation>{what}: нужно положительное число, а получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{what} must be a finite number, got {value}</source>
+        <translation>{what}: нужно конечное число, а получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{what} {value} is absurdly large (limit {limit})</source>
+        <translation>{what}: {value} — нелепо большое значение (предел {limit})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>dp x tp x pp = {gpus} GPUs is absurdly large (limit {limit})</source>
+        <translation>dp × tp × pp = {gpus} GPU — нелепо много (предел {limit})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>tensor parallel {tp} does not divide the {heads} attention heads of {model}</source>
+        <translation>тензорный параллелизм {tp} не делит {heads} голов внимания модели {model}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>tensor parallel {tp} does not divide the {kv_heads} KV heads of {model} (nor do the KV heads divide it, which would allow replicating them)</source>
+        <translation>тензорный параллелизм {tp} не делит {kv_heads} голов KV модели {model} (и головы KV не делят его, иначе их можно было бы повторить)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>pipeline parallel {pp} is larger than the {layers} layers of {model}</source>
+        <translation>конвейерный параллелизм {pp} больше числа слоёв модели {model} ({layers})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>expert parallel {ep} needs a mixture-of-experts model; {model} is dense</source>
+        <translation>параллелизму по экспертам {ep} нужна модель со смесью экспертов; {model} — плотная модель</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>expert parallel {ep} does not divide the {experts} experts of {model}</source>
+        <translation>параллелизм по экспертам {ep} не делит {experts} экспертов модели {model}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>expert parallel {ep} must divide dp x tp = {dp_tp} (expert-parallel ranks are carved out of the data- and tensor-parallel ranks)</source>
+        <translation>параллелизм по экспертам {ep} должен делить dp × tp = {dp_tp} (ранги экспертов выделяются из рангов параллелизма по данным и тензорного)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>sequence length {seq_len} exceeds {model}&apos;s {context} learned positions</source>
+        <translation>длина последовательности {seq_len} больше числа обученных позиций модели {model} ({context})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>full training in {precision} is not supported; use bf16/fp16/fp8/fp32, or --task qlora for a 4-bit base</source>
+        <translation>полное обучение в {precision} не поддерживается; используйте bf16/fp16/fp8/fp32 или --task qlora для 4-битной базовой модели</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LoRA needs at least one target module; choose from {choices}</source>
+        <translation>для LoRA нужен хотя бы один модуль; выберите из: {choices}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{gpu} has no {dtype} throughput figure</source>
+        <translation>для {gpu} нет данных о производительности в {dtype}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>MFU must be between 0 and 1, got {mfu}</source>
+        <translation>MFU должна быть от 0 до 1, а получено {mfu}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the bandwidth fraction must be between 0 and 1, got {fraction}</source>
+        <translation>доля пропускной способности должна быть от 0 до 1, а получено {fraction}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the communication overlap must be between 0 and 1, got {overlap}</source>
+        <translation>доля перекрытия обменов должна быть от 0 до 1, а получено {overlap}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the batch must be at least one sequence</source>
+        <translation>в батче должна быть хотя бы одна последовательность</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{what} must not be negative</source>
+        <translation>{what}: значение не может быть отрицательным</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>--gpu needs a GPU id; see `gpu-advisor gpus`</source>
+        <translation>для --gpu нужен идентификатор GPU; см. `gpu-advisor gpus`</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>give either --price-per-gpu-hour or --price-from-quotes, not both</source>
+        <translation>укажите либо --price-per-gpu-hour, либо --price-from-quotes, но не оба сразу</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>nothing to export: no option fits</source>
+        <translation>экспортировать нечего: ни один вариант не помещается</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot write the export to {directory}: {reason}</source>
+        <translation>не удалось записать экспорт в {directory}: {reason}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>spot interruption rate, restart overhead and checkpoint interval must not be negative</source>
+        <translation>частота прерываний spot, время перезапуска и интервал контрольных точек не могут быть отрицательными</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU-hours and the price per GPU-hour must not be negative</source>
+        <translation>GPU-часы и цена GPU-часа не могут быть отрицательными</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{gpus} GPUs is absurdly large (limit {limit})</source>
+        <translation>{gpus} GPU — нелепо много (предел {limit})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the purchase price {price} is absurdly large (limit {limit})</source>
+        <translation>цена покупки {price} нелепо велика (предел {limit})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the power per GPU must be between 0 and {limit} W (0 leaves electricity out), got {power} W</source>
+        <translation>мощность на GPU должна быть от 0 до {limit} Вт (0 — не учитывать электроэнергию), а получено {power} Вт</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PUE must be between {low} and {high} (facility power / IT power), got {pue}</source>
+        <translation>PUE должен быть от {low} до {high} (мощность объекта / мощность ИТ-оборудования), а получено {pue}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>hours per day must be between 0 and 24</source>
+        <translation>часов в день должно быть от 0 до 24</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>days per week must be between 0 and 7</source>
+        <translation>дней в неделю должно быть от 0 до 7</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>utilisation must be between 0 and 1 (for example 0.6)</source>
+        <translation>загрузка должна быть от 0 до 1 (например, 0,6)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the horizon must be between 1 and 240 months</source>
+        <translation>горизонт должен быть от 1 до 240 месяцев</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the resale fraction must be between 0 and 1</source>
+        <translation>доля цены при перепродаже должна быть от 0 до 1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>hybrid owned GPUs must be between 0 and the number of GPUs</source>
+        <translation>собственных GPU в гибридной схеме должно быть от 0 до общего числа GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>optimizer offload needs ZeRO stage 1, 2 or 3 (DeepSpeed offload_optimizer)</source>
+        <translation>для выгрузки оптимизатора нужна стадия ZeRO 1, 2 или 3 (offload_optimizer в DeepSpeed)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>offloading parameters needs ZeRO stage 3 / FSDP full shard (DeepSpeed offload_param)</source>
+        <translation>для выгрузки параметров нужна стадия ZeRO 3 / полное шардирование FSDP (offload_param в DeepSpeed)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: {field} must be a positive integer, got {value}</source>
+        <translation>{where}: {field} должно быть положительным целым числом, а получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: {field} must not be negative, got {value}</source>
+        <translation>{where}: {field} не может быть отрицательным, а получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: {heads} attention heads are not a multiple of {kv_heads} KV heads</source>
+        <translation>{where}: число голов внимания ({heads}) не кратно числу голов KV ({kv_heads})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: norm must be rmsnorm or layernorm, got {norm}</source>
+        <translation>{where}: нормализация должна быть rmsnorm или layernorm, а получено {norm}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: experts_per_token must be between 1 and {experts}</source>
+        <translation>{where}: experts_per_token должно быть от 1 до {experts}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: moe_ffn (expert intermediate size) must be positive</source>
+        <translation>{where}: moe_ffn (промежуточный размер эксперта) должно быть положительным</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: dense_layers ({dense_layers}) must be fewer than layers ({layers})</source>
+        <translation>{where}: плотных слоёв ({dense_layers}) должно быть меньше, чем всех слоёв ({layers})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: MLA needs positive v_head_dim and qk head dims</source>
+        <translation>{where}: для MLA нужны положительные v_head_dim и размеры голов qk</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown model preset {name}; presets: {presets}</source>
+        <translation>неизвестная модель «{name}»; встроенные модели: {presets}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>model size must be a number of billions, got {billions}</source>
+        <translation>размер модели должен быть числом миллиардов параметров, а получено {billions}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>model size {billions}B is outside {low}B..{high}B</source>
+        <translation>размер модели {billions}B вне диапазона {low}B..{high}B</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>model size {billions}B is too small for a Llama-like shape</source>
+        <translation>размер модели {billions}B слишком мал для архитектуры в духе Llama</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: missing key {key} (needed for model_type {model_type})</source>
+        <translation>{path}: нет ключа {key} (он нужен для model_type {model_type})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: key {key} must be a positive integer, got {value}</source>
+        <translation>{path}: ключ {key} должен быть положительным целым числом, а получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: key {key} must be true or false, got {value}</source>
+        <translation>{path}: ключ {key} должен быть true или false, а получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: {size} bytes is too large for a config.json</source>
+        <translation>{path}: {size} байт — слишком много для config.json</translation>
+    </message>
+    <message>
+        <location line="-239"/>
+        <source>{path}: no such file</source>
+        <translation>{path}: файл не найден</translation>
+    </message>
+    <message>
+        <location line="+240"/>
+        <source>{path}: cannot read ({kind}: {reason})</source>
+        <translation>{path}: не удалось прочитать ({kind}: {reason})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: malformed JSON ({reason} at line {line})</source>
+        <translation>{path}: испорченный JSON ({reason}, строка {line})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: expected a JSON object, got {kind}</source>
+        <translation>{path}: ожидался объект JSON, а получен {kind}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: missing key &apos;model_type&apos;</source>
+        <translation>{path}: нет ключа «model_type»</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: model_type {model_type} is not supported; supported: {supported}</source>
+        <translation>{path}: model_type {model_type} не поддерживается; поддерживаются: {supported}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: key &apos;mlp_only_layers&apos; must be a list of layer numbers</source>
+        <translation>{path}: ключ «mlp_only_layers» должен быть списком номеров слоёв</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: model size {billions}B parameters is outside {low}B..{high}B; check the sizes in the file</source>
+        <translation>{where}: размер модели {billions}B параметров вне диапазона {low}B..{high}B; проверьте размеры в файле</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: not a safetensors file (shorter than its 8-byte header length)</source>
+        <translation>{path}: это не файл safetensors (он короче 8-байтовой длины заголовка)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: header length {header} bytes is absurd for a {size}-byte file</source>
+        <translation>{path}: длина заголовка {header} байт нелепа для файла размером {size} байт</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: malformed safetensors header (not JSON)</source>
+        <translation>{path}: испорченный заголовок safetensors (не JSON)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: malformed safetensors header (not a JSON object)</source>
+        <translation>{path}: испорченный заголовок safetensors (не объект JSON)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: tensor {tensor} has no valid &apos;shape&apos; in the header</source>
+        <translation>{path}: у тензора {tensor} в заголовке нет правильного «shape»</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: not a folder</source>
+        <translation>{path}: это не папка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no GPU given; see `gpu-advisor gpus` for the ids</source>
+        <translation>GPU не указан; идентификаторы — в `gpu-advisor gpus`</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown GPU {text}; see `gpu-advisor gpus`</source>
+        <translation>неизвестный GPU «{text}»; см. `gpu-advisor gpus`</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown GPU {text} (did you mean: {ids}?); see `gpu-advisor gpus`</source>
+        <translation>неизвестный GPU «{text}» (может быть, {ids}?); см. `gpu-advisor gpus`</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a GPU type needs a positive memory size and memory bandwidth</source>
+        <translation>для типа GPU нужны положительные объём и пропускная способность памяти</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown dtype(s) {dtypes} in TFLOPS; use {choices}</source>
+        <translation>неизвестные типы данных {dtypes} в TFLOPS; допустимые: {choices}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a GPU type needs at least one TFLOPS figure (for example bf16)</source>
+        <translation>для типа GPU нужна хотя бы одна цифра TFLOPS (например, для bf16)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{code} is not a currency code; use a 3-letter code such as USD, EUR or RUB</source>
+        <translation>«{code}» — не код валюты; используйте трёхбуквенный код, например USD, EUR или RUB</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot add {other} to {currency} without converting first</source>
+        <translation>нельзя сложить {other} и {currency} без пересчёта по курсу</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the exchange rate for {code} must be a positive number, got {rate}</source>
+        <translation>курс {code} должен быть положительным числом, а получено {rate}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no exchange rate for USD-&gt;{currency} to convert {what}; set one in Settings (or give {flag} in {currency})</source>
+        <translation>нет курса USD-&gt;{currency}, чтобы пересчитать {what}; задайте его в настройках (или укажите {flag} в {currency})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>give --purchase-per-gpu: the catalog has no reference price for {gpu}</source>
+        <translation>укажите --purchase-per-gpu: в каталоге нет справочной цены для {gpu}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>--years must be at least one month (0.1)</source>
+        <translation>--years должно быть не меньше месяца (0,1)</translation>
+    </message>
+    <message>
+        <location line="-411"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
@@ -1740,11 +2344,6 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
-        <source>rank by one of: {choices}; got {rank_by}</source>
-        <translation>сортировать можно по: {choices}; получено {rank_by}</translation>
-    </message>
-    <message>
-        <location line="+1"/>
         <source>--top must be at least 1</source>
         <translation>--top должен быть не меньше 1</translation>
     </message>
@@ -1782,6 +2381,431 @@ token</source>
         <location line="+4"/>
         <source>no exchange rate for {source}-&gt;{target}; set one in Settings</source>
         <translation>нет курса {source} → {target}: задайте его в «Настройках» (Курсы валют)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>rental quote</source>
+        <translation>предложение аренды</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>purchase quote</source>
+        <translation>предложение покупки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>rental quotes</source>
+        <translation>предложений аренды</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>purchase quotes</source>
+        <translation>предложений покупки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>gpu: unknown GPU &apos;{text}&apos; (did you mean {hint}?)</source>
+        <translation>gpu: неизвестный GPU «{text}» (может быть, {hint}?)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>gpu: {reason}</source>
+        <translation>gpu: {reason}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{field} must be a number, got {value}</source>
+        <translation>{field}: нужно число, получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{field} must be a finite number, got {value}</source>
+        <translation>{field}: нужно конечное число, получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{field} must be &gt; 0</source>
+        <translation>{field}: значение должно быть больше 0</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{field} must be &gt;= 0</source>
+        <translation>{field}: значение не может быть отрицательным</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{field} must be at most {limit}, got {value}</source>
+        <translation>{field}: не больше {limit}, получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{field} must be at most {limit} W, got {value}</source>
+        <translation>{field}: не больше {limit} Вт, получено {value}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{field} must be at most {limit} ({per_gpu_limit} per GPU), got {value}</source>
+        <translation>{field}: не больше {limit} ({per_gpu_limit} на GPU), получено {value}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{field} must be a whole number between 1 and {limit}, got {value}</source>
+        <translation>{field}: нужно целое число от 1 до {limit}, получено {value}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{field} must be a date YYYY-MM-DD, got &apos;{value}&apos;</source>
+        <translation>{field}: нужна дата ГГГГ-ММ-ДД, получено «{value}»</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{field} must be a date YYYY-MM-DD (it is empty)</source>
+        <translation>{field}: нужна дата ГГГГ-ММ-ДД (поле пустое)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>currency must be one of {choices} or another 3-letter ISO code, got &apos;{value}&apos;</source>
+        <translation>валюта: одна из {choices} или другой трёхбуквенный код ISO, получено «{value}»</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>currency is required ({choices} or another 3-letter ISO code)</source>
+        <translation>валюта обязательна ({choices} или другой трёхбуквенный код ISO)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{field} must be one of {choices}, got &apos;{value}&apos;</source>
+        <translation>{field}: одно из значений {choices}, получено «{value}»</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{field} must be one of {choices} or empty, got &apos;{value}&apos;</source>
+        <translation>{field}: одно из значений {choices} или пусто, получено «{value}»</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{field} is longer than {limit} characters</source>
+        <translation>{field}: длиннее {limit} символов</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{field} is required</source>
+        <translation>{field}: обязательное поле</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>price_per_gpu_hour or price_per_instance_hour is required</source>
+        <translation>нужна цена за GPU-час (price_per_gpu_hour) или за час инстанса (price_per_instance_hour)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>price_per_instance_hour {per_instance} does not match price_per_gpu_hour {per_gpu} x {gpus} GPUs = {expected} (they must agree within 1%)</source>
+        <translation>цена за час инстанса {per_instance} не совпадает с ценой за GPU-час {per_gpu} × {gpus} GPU = {expected} (расхождение допускается не больше 1 %)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{field} works out to {price}, which is not a usable price</source>
+        <translation>{field} получается равной {price}, такой цены не бывает</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>valid_until must not be before quoted_on</source>
+        <translation>дата окончания (valid_until) не может быть раньше даты предложения (quoted_on)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>server_overhead_fraction must be between 0 and 10 (0.3 means +30%)</source>
+        <translation>доля расходов на сервер (server_overhead_fraction) должна быть от 0 до 10 (0,3 — это +30 %)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the exchange rate must be a number &gt; 0</source>
+        <translation>курс должен быть числом больше 0</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{cells} cells but the header has {columns} columns</source>
+        <translation>ячеек: {cells}, а в заголовке столбцов: {columns}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>duplicate of row {row}</source>
+        <translation>повтор строки {row}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>duplicate of {label} #{quote_id}</source>
+        <translation>повтор: {label} № {quote_id}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>missing columns: {columns}</source>
+        <translation>нет столбцов: {columns}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown columns: {columns}</source>
+        <translation>неизвестные столбцы: {columns}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>repeated columns: {columns}</source>
+        <translation>повторяющиеся столбцы: {columns}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>missing columns: price_per_gpu_hour or price_per_instance_hour</source>
+        <translation>нет столбцов: price_per_gpu_hour или price_per_instance_hour</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{name}: {problems} (expected columns: {columns})</source>
+        <translation>{name}: {problems} (ожидаются столбцы: {columns})</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{name} is empty: expected a header row naming the columns {columns}</source>
+        <translation>{name} пуст: нужна строка заголовка со столбцами {columns}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{name}: not a readable CSV file near line {line}: {detail}</source>
+        <translation>{name}: не удаётся прочитать как CSV около строки {line}: {detail}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{name} has a header but no {quotes}</source>
+        <translation>в {name} есть заголовок, но нет {quotes}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path} is a folder, not a CSV file</source>
+        <translation>{path} — папка, а не файл CSV</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{name} is {size} bytes; the limit for a quote file is {limit} bytes</source>
+        <translation>размер {name} — {size} байт; для файла предложений предел {limit} байт</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{name} is not UTF-8 text (byte {byte} on line {line}); save it as &apos;CSV UTF-8&apos; and import it again</source>
+        <translation>{name} — не текст в UTF-8 (байт {byte} в строке {line}); сохраните его как «CSV UTF-8» и импортируйте снова</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>{path}: cannot read it ({reason})</source>
+        <translation>{path}: не удаётся прочитать ({reason})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot write {path}: {reason}</source>
+        <translation>не удаётся записать {path}: {reason}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{file} refused: {bad} bad row(s) of {total}; nothing was imported (fix them, or use --skip-invalid to import the {good} good row(s)); row 1 is the header</source>
+        <translation>{file} отклонён: ошибочных строк {bad} из {total}; ничего не импортировано (исправьте их или импортируйте {good} верных строк с --skip-invalid); строка 1 — заголовок</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>cannot store the {label}: {reasons}</source>
+        <translation>не удаётся сохранить {label}: {reasons}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>this {label} is already stored as #{quote_id}</source>
+        <translation>такое {label} уже сохранено под № {quote_id}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>there is no {label} #{quote_id}</source>
+        <translation>нет записи «{label}» № {quote_id}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown {label} fields: {fields}</source>
+        <translation>неизвестные поля ({label}): {fields}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>this change would make {label} #{quote_id} the same as #{existing}</source>
+        <translation>после этого изменения {label} № {quote_id} совпадёт с № {existing}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{label} #{quote_id} is a reference price shipped with GPU Advisor ({who}, {quoted_on}); reference rows can&apos;t be edited (hide them with --mine)</source>
+        <translation>{label} № {quote_id} — справочная цена из поставки GPU Advisor ({who}, {quoted_on}); справочные строки нельзя изменять (скрыть их можно фильтром «только мои»)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{label} #{quote_id} is a reference price shipped with GPU Advisor ({who}, {quoted_on}); reference rows can&apos;t be deleted (hide them with --mine)</source>
+        <translation>{label} № {quote_id} — справочная цена из поставки GPU Advisor ({who}, {quoted_on}); справочные строки нельзя удалять (скрыть их можно фильтром «только мои»)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>the machine label is {length} characters; the limit is {limit}</source>
+        <translation>название машины длиной {length} символов; предел — {limit}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>this probe report is already stored as run #{run_id}</source>
+        <translation>этот отчёт замера уже сохранён как замер № {run_id}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>there is no probe run #{run_id}</source>
+        <translation>нет замера № {run_id}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not a usable probe report: {detail}</source>
+        <translation>отчёт замера не подходит: {detail}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot start gpu-probe ({command}): {reason}</source>
+        <translation>не удаётся запустить gpu-probe ({command}): {reason}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>gpu-probe failed with exit code {exit_code}; nothing was saved</source>
+        <translation>gpu-probe завершился с кодом {exit_code}; ничего не сохранено</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>gpu-probe finished without writing a report; nothing was saved</source>
+        <translation>gpu-probe завершился, не записав отчёт; ничего не сохранено</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>cannot write {path}: it is a folder</source>
+        <translation>не удаётся записать {path}: это папка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot write {path}: no such folder {folder}</source>
+        <translation>не удаётся записать {path}: нет папки {folder}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>a saved plan needs a name</source>
+        <translation>у сохранённого плана должно быть название</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a plan name is limited to {limit} characters</source>
+        <translation>название плана — не длиннее {limit} символов</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>there is no saved plan #{plan_id}</source>
+        <translation>нет сохранённого плана № {plan_id}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{reasons}</source>
+        <translation>{reasons}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a GPU type needs an id, e.g. &apos;my-rtx-5090&apos;</source>
+        <translation>у типа GPU должен быть идентификатор, например «my-rtx-5090»</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{gpu_id} is already in the GPU catalog; choose another id for your GPU type</source>
+        <translation>{gpu_id} уже есть в каталоге GPU; выберите для своего типа GPU другой идентификатор</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>you already have a GPU type {gpu_id}</source>
+        <translation>у вас уже есть тип GPU {gpu_id}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>there is no user GPU type {gpu_id}</source>
+        <translation>нет пользовательского типа GPU {gpu_id}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown GPU type fields: {fields}</source>
+        <translation>неизвестные поля типа GPU: {fields}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>incomplete GPU type: {detail}</source>
+        <translation>тип GPU описан не полностью: {detail}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path} is a folder; give the database file&apos;s path</source>
+        <translation>{path} — папка; укажите путь к файлу базы данных</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>cannot create the folder {folder}: {reason}</source>
+        <translation>не удаётся создать папку {folder}: {reason}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>cannot read the database {path}: {reason}</source>
+        <translation>не удаётся прочитать базу данных {path}: {reason}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cannot use the database {path}: {reason}; choose another file with --db</source>
+        <translation>не удаётся использовать базу данных {path}: {reason}; выберите другой файл (--db)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{path} is not a usable database and could not be moved aside ({reason}); choose another database file (--db PATH on the command line)</source>
+        <translation>{path} — непригодная база данных, и её не удалось отложить в сторону ({reason}); выберите другой файл базы данных (--db ПУТЬ в командной строке)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{path} was written by a newer GPU Advisor (database version {version}; this one reads up to {latest}); it was left unchanged: update GPU Advisor or choose another file with --db</source>
+        <translation>{path} записан более новой версией GPU Advisor (версия базы {version}; эта версия читает до {latest}); файл не изменён: обновите GPU Advisor или выберите другой файл (--db)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{path} is an SQLite database of another program; it was left unchanged: choose another file with --db</source>
+        <translation>{path} — база данных SQLite другой программы; файл не изменён: выберите другой файл (--db)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>cannot write the database {path}: the disk is full ({detail}); free some space and try again</source>
+        <translation>не удаётся записать базу данных {path}: диск заполнен ({detail}); освободите место и повторите</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>cannot write the database {path}: the file or its folder is read-only ({detail}); choose a writable file with --db</source>
+        <translation>не удаётся записать базу данных {path}: файл или его папка доступны только для чтения ({detail}); выберите файл, доступный для записи (--db)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>cannot open the database {path} ({detail}); check that its folder exists and may be written, or choose another file with --db</source>
+        <translation>не удаётся открыть базу данных {path} ({detail}); проверьте, что её папка существует и доступна для записи, или выберите другой файл (--db)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>the database {path} is damaged ({detail}); start GPU Advisor again to move it aside and begin a fresh one</source>
+        <translation>база данных {path} повреждена ({detail}); перезапустите GPU Advisor: он отложит её в сторону и создаст новую</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>the database {path} is locked by another program ({detail}); try again when it has finished</source>
+        <translation>база данных {path} заблокирована другой программой ({detail}); повторите, когда она закончит</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the database {path} is busy: another GPU Advisor window or command has been writing to it for over {waited_s}; try again when it has finished</source>
+        <translation>база данных {path} занята: другое окно или команда GPU Advisor пишет в неё уже больше {waited_s}; повторите, когда запись закончится</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>cannot use the database {path}: the system reported an error ({detail})</source>
+        <translation>не удаётся использовать базу данных {path}: система сообщила об ошибке ({detail})</translation>
     </message>
 </context>
 <context>
@@ -1848,7 +2872,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ProbeHistoryModel</name>
     <message>
-        <location filename="../../desktop/qmodels/probe_history.py" line="+19"/>
+        <location filename="../../desktop/qmodels/probe_history.py" line="+27"/>
         <source>Date</source>
         <translation>Дата</translation>
     </message>
@@ -1899,7 +2923,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>импортирован</translation>
     </message>
     <message>
-        <location line="+139"/>
+        <location line="+124"/>
         <source>against {0}</source>
         <translation>относительно {0}</translation>
     </message>
@@ -1912,9 +2936,9 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ProbeResultsModel</name>
     <message>
-        <location filename="../../desktop/qmodels/probe_results.py" line="+20"/>
-        <source>memory bandwidth</source>
-        <translation>пропускная способность памяти</translation>
+        <location filename="../../desktop/qmodels/probe_results.py" line="+30"/>
+        <source>memory bandwidth (read + write)</source>
+        <translation>пропускная способность памяти (чтение + запись)</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1933,12 +2957,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     </message>
     <message>
         <location line="+1"/>
-        <location line="+52"/>
+        <location line="+62"/>
         <source>matmul</source>
         <translation>умножение матриц</translation>
     </message>
     <message>
-        <location line="-49"/>
+        <location line="-59"/>
         <source>Device</source>
         <translation>Устройство</translation>
     </message>
@@ -1963,7 +2987,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>% от паспорта</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+51"/>
         <source>memory</source>
         <translation>память</translation>
     </message>
@@ -1983,7 +3007,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>между GPU</translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location line="+94"/>
         <location line="+9"/>
         <source>failed</source>
         <translation>ошибка</translation>
@@ -2005,7 +3029,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteCommands</name>
     <message>
-        <location filename="../../desktop/undo.py" line="+37"/>
+        <location filename="../../desktop/undo.py" line="+43"/>
         <source>Edit {0}</source>
         <translation>Изменить {0}</translation>
     </message>
@@ -2023,7 +3047,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTab</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="-699"/>
+        <location filename="../../desktop/pages/quotes.py" line="-698"/>
         <source>Add</source>
         <translation>Добавить</translation>
     </message>
@@ -2138,7 +3162,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Новый продавец</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+30"/>
         <source>Add quote</source>
         <translation>Добавить котировку</translation>
     </message>
@@ -2156,7 +3180,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTableModel</name>
     <message>
-        <location filename="../../desktop/qmodels/quotes.py" line="+59"/>
+        <location filename="../../desktop/qmodels/quotes.py" line="+66"/>
         <location line="+26"/>
         <source>GPU</source>
         <translation>GPU</translation>
@@ -2353,7 +3377,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>с обязательством</translation>
     </message>
     <message>
-        <location line="+466"/>
+        <location line="+479"/>
         <source>Reference price shipped with GPU Advisor (read-only; duplicate it to edit): {0}</source>
         <translation>Справочная цена из поставки GPU Advisor (только чтение; чтобы изменить, продублируйте её): {0}</translation>
     </message>
@@ -2376,7 +3400,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Покупка</translation>
     </message>
     <message>
-        <location line="+86"/>
+        <location line="+87"/>
         <location line="+3"/>
         <source>no rate</source>
         <translation>нет курса</translation>
@@ -2542,7 +3566,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyPage</name>
     <message>
-        <location filename="../../desktop/pages/rent_buy.py" line="+276"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+283"/>
         <source>Rent or buy</source>
         <translation>Аренда или покупка</translation>
     </message>
@@ -2855,7 +3879,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-743"/>
+        <location filename="../../desktop/pages/plan.py" line="-737"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
@@ -2878,7 +3902,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>SavedPlansDialog</name>
     <message>
-        <location filename="../../desktop/pages/saved_plans.py" line="+59"/>
+        <location filename="../../desktop/pages/saved_plans.py" line="+64"/>
         <source>Saved plans</source>
         <translation>Сохранённые планы</translation>
     </message>
@@ -2926,7 +3950,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>SettingsPage</name>
     <message>
-        <location filename="../../desktop/pages/settings.py" line="+147"/>
+        <location filename="../../desktop/pages/settings.py" line="+155"/>
         <source>Settings</source>
         <translation>Настройки</translation>
     </message>
@@ -3367,23 +4391,53 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>workers</name>
     <message>
-        <location filename="../../desktop/workers.py" line="+126"/>
-        <location line="+280"/>
+        <location filename="../../desktop/workers.py" line="+127"/>
+        <location line="+488"/>
         <source>Cancelled</source>
         <translation>Отменено</translation>
     </message>
     <message>
-        <location line="-19"/>
+        <location line="-195"/>
+        <source>a line of {0} bytes (over the limit; not read)</source>
+        <translation>строка длиной {0} байт (сверх предела; не прочитана)</translation>
+    </message>
+    <message>
+        <location line="+54"/>
+        <source>The probe sent a line the app could not use, and it was ignored: {0}</source>
+        <translation>Проба прислала строку, которую приложение не может использовать; она пропущена: {0}</translation>
+    </message>
+    <message>
+        <location line="+54"/>
+        <source>The probe output could not be read: {0}</source>
+        <translation>Не удалось прочитать вывод пробы: {0}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
         <source>The probe could not be started: {0}</source>
         <translation>Не удалось запустить замер: {0}</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+56"/>
+        <source>The probe process (pid {0}) did not exit when it was killed; it may be stuck in the GPU driver. The run was ended without it.</source>
+        <translation>Процесс пробы (pid {0}) не завершился после принудительной остановки; возможно, он завис в драйвере GPU. Запуск завершён без него.</translation>
+    </message>
+    <message>
+        <location line="+14"/>
         <source>The probe took longer than {0} s and was stopped.</source>
         <translation>Замер длился дольше {0} с и был остановлен.</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+4"/>
+        <source>starting</source>
+        <translation>запуск</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The probe made no progress for {0} s (at: {1}) and was stopped.</source>
+        <translation>Проба не продвигалась {0} с (на этапе: {1}) и была остановлена.</translation>
+    </message>
+    <message>
+        <location line="+19"/>
         <source>The probe reported an error: {0}</source>
         <translation>Замер сообщил об ошибке: {0}</translation>
     </message>
@@ -3393,9 +4447,39 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Замер завершился с кодом {0}{1}</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+3"/>
         <source>The probe finished without a report{0}</source>
         <translation>Замер завершился без отчёта{0}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>crashed</source>
+        <translation>аварийно завершилась</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>exited with code {0}</source>
+        <translation>завершилась с кодом {0}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The probe sent its finished report, then {0}{1} The report was kept; a CUDA error during the run is the usual cause.</source>
+        <translation>Проба прислала готовый отчёт, затем {0}{1} Отчёт сохранён; обычная причина — ошибка CUDA во время запуска.</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The probe reported an error after its report: {0}</source>
+        <translation>После отчёта проба сообщила об ошибке: {0}</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>{0} lines from the probe were ignored; the first: {1}</source>
+        <translation>Пропущено строк пробы: {0}; первая: {1}</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>the report file: {0}</source>
+        <translation>файл отчёта: {0}</translation>
     </message>
 </context>
 </TS>

@@ -8,13 +8,13 @@ clearing the scene, so a redraw after an input change stays in the low milliseco
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-import pyqtgraph as pg  # isort: skip  (PySide6 first: docs/architecture.md, "Known traps")
+import pyqtgraph as pg  # isort: skip  (PySide6 first: pyqtgraph binds to the Qt already imported)
 
 GIB = 2**30
 CONTEXT = "PlanCharts"
@@ -382,7 +382,7 @@ def gpu_ticks(low: int, high: int) -> list[int]:
     return ticks or [low]
 
 
-def _set_log_ticks(axis: pg.AxisItem, values: list[float], text) -> None:
+def _set_log_ticks(axis: pg.AxisItem, values: list[float], text: Callable[[float], str]) -> None:
     axis.setTicks([[(math.log10(v), text(v)) for v in values if v > 0], []])
 
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from desktop import fmt
 from desktop.charts.theme import palette_colors, series_color, style_plot
 
-import pyqtgraph as pg  # isort: skip  (PySide6 first: docs/architecture.md, "Known traps")
+import pyqtgraph as pg  # isort: skip  (after PySide6, so pyqtgraph binds to PySide6 and not another Qt)
 
 CONTEXT = "ProbeSpecChart"
 
@@ -57,8 +57,13 @@ class ProbeSpecChart(QWidget):
         self._redraw()
 
     def add(self, label: str, percent: float, measured_text: str) -> None:
-        self.items.append((label, float(percent), measured_text))
-        self._redraw()
+        self.add_many([(label, percent, measured_text)])
+
+    def add_many(self, items: list[tuple[str, float, str]]) -> None:
+        """Append bars and redraw once (a burst of results is one redraw, not one per bar)."""
+        if items:
+            self.items.extend((label, float(percent), text) for label, percent, text in items)
+            self._redraw()
 
     def set_items(self, items: list[tuple[str, float, str]]) -> None:
         self.items = list(items)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from desktop.charts.theme import SERIES_COLORS, series_pen, style_plot
 
-import pyqtgraph as pg  # isort: skip  (PySide6 first: docs/architecture.md, "Known traps")
+import pyqtgraph as pg  # isort: skip  (after PySide6, so pyqtgraph binds to PySide6 and not another Qt)
 
 CONTEXT = "TelemetryChart"
 WINDOW_S = 300.0  # the rolling window shown, seconds
@@ -65,7 +65,7 @@ class TelemetryChart(QWidget):
         for metric, title, unit, _scale in PANELS:
             plot = self.plots[metric]
             unit_text = QCoreApplication.translate("fmt", unit)  # "GiB" and "W" are marked in desktop/fmt.py
-            plot.setTitle(f"{_tr(title)} ({unit_text})", size="10pt")
+            plot.setTitle(f"{_tr(str(title))} ({unit_text})", size="10pt")
             plot.setLabel("bottom", QCoreApplication.translate("TelemetryChart", "seconds ago"))
         self._update_legend()
 
@@ -89,16 +89,16 @@ class TelemetryChart(QWidget):
     def set_status(self, lost: Mapping[int, str], refused: Mapping[int, Mapping[str, str]]) -> None:
         """Mark GPUs that stopped answering (their curves turn dashed and end where they were lost; the others
         stay live) and metrics NVML refuses for a GPU (named in the legend, with the reason as its tooltip)."""
-        lost = {gpu: reason for gpu, reason in lost.items() if gpu in self.names}
-        refused = {gpu: dict(fields) for gpu, fields in refused.items() if gpu in self.names and fields}
-        if lost == self.lost and refused == self.refused:
+        lost_now = {gpu: reason for gpu, reason in lost.items() if gpu in self.names}
+        refused_now = {gpu: dict(fields) for gpu, fields in refused.items() if gpu in self.names and fields}
+        if lost_now == self.lost and refused_now == self.refused:
             return
-        for gpu in set(lost) - set(self.lost):
+        for gpu in set(lost_now) - set(self.lost):
             for metric, *_ in PANELS:
                 curve = self.curves.get((metric, gpu))
                 if curve is not None:
                     curve.setPen(series_pen(gpu, style=Qt.PenStyle.DashLine))
-        self.lost, self.refused = lost, refused
+        self.lost, self.refused = lost_now, refused_now
         self._update_legend()
 
     def _update_legend(self) -> None:
@@ -116,7 +116,9 @@ class TelemetryChart(QWidget):
                 tips.append(f"{self.names[gpu]}: {self.lost[gpu]}")
             missing = [metric for metric, *_ in PANELS if metric in self.refused.get(gpu, {})]
             if missing:
-                titles = ", ".join(_tr(title).lower() for metric, title, *_ in PANELS if metric in missing)
+                titles = ", ".join(
+                    _tr(str(title)).lower() for metric, title, *_ in PANELS if metric in missing
+                )
                 text += "&nbsp;" + html.escape(_tr("({0}: n/a)").format(titles))
                 tips.extend(f"{self.names[gpu]}, {metric}: {self.refused[gpu][metric]}" for metric in missing)
             items.append(text)

@@ -3,15 +3,17 @@
 Nothing here waits on hardware: NVML is read by a background job (AppContext.load_inventory), telemetry is
 sampled by profiler.nvml.TelemetrySampler's own thread and only *read* by a 1 Hz QTimer, and the probe runs
 as a child process (desktop.workers.ProbeProcess) whose crash, hang or garbage output is reported here.
+Results arrive in batches and are added to the table and the chart together (one insertion, one redraw, one
+column fit per batch, coalesced over RESULT_FLUSH_MS), so a burst of results never freezes the window.
 """
 
 from __future__ import annotations
 
 import html
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer
+from PySide6.QtCore import QAbstractItemModel, QSortFilterProxyModel, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -48,10 +50,16 @@ from desktop.qmodels.probe_results import (
 )
 from desktop.workers import ProbeProcess
 
+if TYPE_CHECKING:
+    from planner.store import StoreProtocol
+
 TELEMETRY_INTERVAL_MS = 1000
+RESULT_FLUSH_MS = 50  # results arriving within this are shown together
 
 
-def make_table(model, parent: QWidget | None = None, sort_role: int = SORT_ROLE) -> QTableView:
+def make_table(
+    model: QAbstractItemModel, parent: QWidget | None = None, sort_role: int = SORT_ROLE
+) -> QTableView:
     """A read-only, sortable table over ``model`` (through a proxy so the model's order stays put)."""
     proxy = QSortFilterProxyModel(parent)
     proxy.setSourceModel(model)
@@ -119,11 +127,18 @@ class EmptyState(QFrame):
 class HardwarePage(Page):
     page_id = "hardware"
 
-    def __init__(self, context, parent: QWidget | None = None):
+    def __init__(self, context: Any, parent: QWidget | None = None):
         super().__init__(context, parent)
         self.sampler: Any = None
         self.probe = ProbeProcess(self)
         self._device_names: dict[str, str] = {}
+        self._device_mig: dict[str, dict[str, object]] = {}  # device -> its MIG share, for a MIG slice
+        self._pending_results: list[dict[str, object]] = []
+        self._probe_warnings: list[str] = []
+        self._result_timer = QTimer(self)
+        self._result_timer.setSingleShot(True)
+        self._result_timer.setInterval(RESULT_FLUSH_MS)
+        self._result_timer.timeout.connect(self._flush_results)
         self._example = False
         self._build()
         self._connect()
@@ -251,7 +266,8 @@ class HardwarePage(Page):
         self.context.probe_runs_changed.connect(self.refresh_history)
         self.probe.started.connect(self._on_probe_started)
         self.probe.progress.connect(self._on_probe_progress)
-        self.probe.result.connect(self._on_probe_result)
+        self.probe.results.connect(self._on_probe_results)
+        self.probe.warning.connect(self._on_probe_warning)
         self.probe.finished.connect(self._on_probe_finished)
         self.probe.failed.connect(self._on_probe_failed)
 
@@ -310,9 +326,9 @@ class HardwarePage(Page):
         self.results_model.clear()
         self.probe_chart.clear()
         self._device_names = {d["device"]: d["name"] for d in report["devices"]}
-        for device in report["devices"]:
-            for measurement in device["measurements"]:
-                self._on_probe_result({"device": device["device"], "measurement": measurement})
+        self._add_results(
+            [{"device": d["device"], "measurement": m} for d in report["devices"] for m in d["measurements"]]
+        )
         self.progress.setValue(1000)
         self.stage_label.setText(self.tr("Example run (not a measurement of this machine)"))
         gpus = getattr(self.context.inventory, "gpus", None) or []
@@ -427,7 +443,7 @@ class HardwarePage(Page):
             fraction = row.fraction_of_spec
             if fraction is not None and math.isfinite(fraction):
                 label = short_label(row.device, row.measurement)
-                measured = fmt.measurement(row.value, row.measurement.get("unit", ""))
+                measured = fmt.measurement(row.value, str(row.measurement.get("unit", "")))
                 items.append((label, fraction * 100, measured))
         self.probe_chart.set_items(items)
 
@@ -500,6 +516,9 @@ class HardwarePage(Page):
         self.probe_chart.clear()
         show_banner(self.probe_message, "")
         self._device_names = {}
+        self._device_mig = {}
+        self._pending_results = []
+        self._probe_warnings = []
         self._example = False
         self.progress.setValue(0)
         self.stage_label.setText(self.tr("Starting the probe…"))
@@ -526,39 +545,76 @@ class HardwarePage(Page):
         return ""
 
     def _spec_for(self, device_name: str) -> Any:
-        if not device_name:
-            return None
-        from planner.gpus import match_nvml_name
+        return self.context.match_gpu(device_name) if device_name else None
 
-        extra = [spec for spec in self.context.gpu_catalog().values() if getattr(spec, "user_defined", False)]
-        return match_nvml_name(device_name, extra)
-
-    def _on_probe_started(self, devices: list) -> None:
-        for entry in devices:
-            if isinstance(entry, dict) and entry.get("device"):
-                self._device_names[str(entry["device"])] = str(entry.get("name") or "")
+    def _on_probe_started(self, devices: list[Any]) -> None:
+        """The child's device list (profiler.protocol.DeviceInfo, validated): names and MIG shares."""
+        for info in devices:
+            if info.name:
+                self._device_names[info.device] = info.name
+            if info.mig:
+                self._device_mig[info.device] = dict(info.mig)
         self.stage_label.setText(self.tr("Probing devices: {0}…").format(len(devices) or 1))
 
     def _on_probe_progress(self, stage: str, fraction: float) -> None:
         self.progress.setValue(int(round(fraction * 1000)))
         self.stage_label.setText(self.tr("{0} — {1}").format(stage, fmt.percent(fraction)))
 
-    def _on_probe_result(self, event: dict) -> None:
-        device = str(event.get("device") or "")
-        measurement = event["measurement"]
-        name = self._device_name(device)
-        spec = self._spec_for(name) if device != "cpu" else None
-        row = ResultRow(device, name, measurement, spec_value(spec, measurement))
-        self.results_model.add(row)
-        fraction = row.fraction_of_spec
-        if fraction is not None and math.isfinite(fraction):
-            label = short_label(device, measurement)
-            self.probe_chart.add(
-                label, fraction * 100, fmt.measurement(row.value, measurement.get("unit", ""))
-            )
-            self.results_table.resizeColumnsToContents()
+    def _on_probe_results(self, events: list[dict[str, object]]) -> None:
+        """A batch of validated results from the child: shown together after RESULT_FLUSH_MS."""
+        self._pending_results.extend(events)
+        if not self._result_timer.isActive():
+            self._result_timer.start()
 
-    def _on_probe_finished(self, report: dict) -> None:
+    def _flush_results(self) -> None:
+        self._result_timer.stop()
+        events, self._pending_results = self._pending_results, []
+        self._add_results(events)
+
+    def _add_results(self, events: list[dict[str, object]]) -> None:
+        """Rows for the table and bars for the chart: one insertion, one redraw, one column fit for all."""
+        if not events:
+            return
+        rows, bars = [], []
+        specs: dict[str, Any] = {}
+        for event in events:
+            device = str(event.get("device") or "")
+            measurement = event["measurement"]
+            assert isinstance(measurement, dict)  # profiler.protocol validated it
+            name = self._device_name(device)
+            if device not in specs:
+                specs[device] = self._spec_for(name) if device != "cpu" else None
+            row = ResultRow(
+                device,
+                name,
+                measurement,
+                spec_value(specs[device], measurement, self._device_mig.get(device)),
+            )
+            rows.append(row)
+            fraction = row.fraction_of_spec
+            if fraction is not None and math.isfinite(fraction):
+                unit = str(measurement.get("unit", ""))
+                bars.append(
+                    (short_label(device, measurement), fraction * 100, fmt.measurement(row.value, unit))
+                )
+        self.results_model.add_rows(rows)
+        self.probe_chart.add_many(bars)
+        self.results_table.resizeColumnsToContents()
+
+    def _on_probe_warning(self, message: str) -> None:
+        """Something the run went on despite (an ignored line, a report kept after a failed exit)."""
+        if message not in self._probe_warnings:
+            self._probe_warnings.append(message)
+        show_banner(self.probe_message, "\n".join(self._probe_warnings))
+
+    def _on_probe_finished(self, report: dict[str, Any]) -> None:
+        self._flush_results()
+        for device, why in _busy_devices(report):
+            self._on_probe_warning(
+                self.tr(
+                    "{0} was busy when it was measured ({1}); its figures are lower than the hardware can do."
+                ).format(device, why)
+            )
         self.progress.setValue(1000)
         self.stage_label.setText(self.tr("Saving the results…"))
         self.context.jobs.run(
@@ -580,6 +636,7 @@ class HardwarePage(Page):
         show_banner(self.probe_message, message, error=True)
 
     def _on_probe_failed(self, message: str) -> None:
+        self._flush_results()
         self._probe_ended()
         cancelled = message == self.tr("Cancelled") or message == "Cancelled"
         self.stage_label.setText(self.tr("Cancelled.") if cancelled else self.tr("The probe did not finish."))
@@ -594,24 +651,20 @@ class HardwarePage(Page):
     # -- history -----------------------------------------------------------------------------------------------
     def refresh_history(self) -> None:
         try:
-            runs = self.context.store.list_probe_runs()
+            runs = self.context.store.probe_runs.all()
         except Exception as exc:  # show the reason instead of an empty table
             from desktop.workers import describe_error
 
             show_banner(self.message, describe_error(exc), error=True)
             runs = []
-        from planner.gpus import match_nvml_name
-
-        extra = [spec for spec in self.context.gpu_catalog().values() if getattr(spec, "user_defined", False)]
-        self.history_model.set_rows(
-            [history_row(run, lambda name: match_nvml_name(name, extra)) for run in runs]
-        )
+        self.history_model.set_rows([history_row(run, self.context.match_gpu) for run in runs])
         self.history_table.resizeColumnsToContents()
         self._update_compare_button()
 
     def selected_run_ids(self) -> list:
         """The selected runs, oldest first (so "second / first" in the comparison reads as later vs earlier)."""
         proxy = self.history_table.model()
+        assert isinstance(proxy, QSortFilterProxyModel)  # make_table puts one between view and model
         rows = {
             proxy.mapToSource(index).row() for index in self.history_table.selectionModel().selectedRows()
         }
@@ -716,23 +769,33 @@ def comparison_rows(first: Any, second: Any) -> list[tuple[str, float | None, fl
     return rows
 
 
+def _busy_devices(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """(device, why) for each device of a (validated) report that was busy when it was measured."""
+    found = []
+    for device in report.get("devices") or []:
+        activity = device.get("activity") if isinstance(device, dict) else None
+        if isinstance(activity, dict) and activity.get("busy") is True:
+            found.append((str(device.get("device")), str(activity.get("reason") or "")))
+    return found
+
+
 def _number(value: Any) -> float | None:
     """An inventory figure, or None where NVML refused it (profiler.nvml.Unavailable)."""
     return float(value) if isinstance(value, (int, float)) else None
 
 
 # Background functions (pool thread; no widgets).
-def _save_report(store: Any, report: dict, source: str) -> Any:
+def _save_report(store: StoreProtocol, report: dict, source: str) -> int:
     from profiler.report import ProbeReport
 
-    return store.save_probe_report(ProbeReport.from_dict(report), source=source)
+    return store.probe_runs.save(ProbeReport.from_dict(report), source=source)
 
 
-def _import_report(store: Any, path: str) -> Any:
+def _import_report(store: StoreProtocol, path: str) -> int:
     from profiler.report import load_report
 
-    return store.save_probe_report(load_report(path), source="imported")
+    return store.probe_runs.save(load_report(path), source="imported")
 
 
-def _load_two_reports(store: Any, first: Any, second: Any) -> tuple:
-    return store.get_probe_report(first), store.get_probe_report(second)
+def _load_two_reports(store: StoreProtocol, first: int, second: int) -> tuple:
+    return store.probe_runs.report(first), store.probe_runs.report(second)

@@ -12,11 +12,12 @@ open plan and an asterisk for unsaved changes; confirm_close() asks before anyth
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
@@ -39,24 +40,42 @@ from PySide6.QtWidgets import (
 
 from desktop import fmt
 from desktop.charts.plan_charts import MemoryBarChart, ScalingChart, render_png
-from desktop.messages import advice_lines, excluded_rows, note_lines, render_error
+from desktop.messages import advice_lines, excluded_rows, note_lines
 from desktop.pages.base import Page
 from desktop.pages.plan_inputs import ConstraintsPanel, HardwarePanel, ModelPanel, ShapePanel, WorkloadPanel
 from desktop.plan_request import (
+    Note,
+    PageInputError,
     PlanCall,
+    Text,
     build_and_run,
+    error_note,
     family_name,
     family_series,
     hardware_sources,
     is_model_error,
     price_book_of,
+    render_note,
     scaling_series,
     table_options,
 )
 from desktop.plan_state import PlanInputs, PlanState
 from desktop.qmodels.plan_options import PlanOptionsModel, option_strategy_text
+from planner.errors import UserError
+from planner.exports import ExportInputs
+from planner.vocabulary import Precision, Task
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from desktop.context import AppContext
+    from planner.models import ModelSpec
+    from planner.search import PlanOption, PlanResult
 
 THROTTLE_MS = 30  # slider drags re-plan at most this often
+_NOTHING_TO_EXPORT = str(
+    QT_TRANSLATE_NOOP("PlanPage", "no option that fits is selected: change the inputs until one fits, then export it")
+)
 # The strategy column is as wide as a common three-axis layout; longer ones (with offload or recompute) wrap
 # after a comma onto a second line.
 STRATEGY_SAMPLE = "ZeRO-1 × 16, TP 8, PP 8"
@@ -66,10 +85,10 @@ SERIES_DELAY_MS = 250  # the per-strategy scaling searches start once the inputs
 
 # The demo state for --screenshots: Llama 3.1 70B, full fine-tune, H100 SXM and A100 80GB, 2B tokens.
 EXAMPLE_INPUTS = PlanInputs(
-    task="finetune",
+    task=Task.FINETUNE,
     model_kind="preset",
     preset="llama-3.1-70b",
-    precision="bf16",
+    precision=Precision.BF16,
     seq_len=4096,
     global_batch=256,
     tokens_mode="tokens",
@@ -160,7 +179,7 @@ class ResultsPanel(QWidget):
         layout.addWidget(vertical, 1)
         self.retranslate()
 
-    def show_options(self, options, training: bool) -> None:
+    def show_options(self, options: Sequence[PlanOption], training: bool) -> None:
         """Fill the table; columns fit their contents except the strategy, which wraps beyond STRATEGY_SAMPLE."""
         self.model.set_options(options, training)
         self.table.resizeColumnsToContents()
@@ -188,12 +207,13 @@ class PlanPage(Page):
     planned = Signal()  # a result (or an error) is drawn: table, headline, memory bar, first scaling curve
     scaling_ready = Signal()  # the per-strategy scaling curves for the selected GPU type are drawn
 
-    def __init__(self, context, parent: QWidget | None = None):
+    def __init__(self, context: AppContext, parent: QWidget | None = None):
         super().__init__(context, parent)
         self.state = PlanState()
         self.adapter = PlanStateAdapter(self.state, self)
         self.call: PlanCall | None = None
         self._error_about_model = False  # the shown error is about the model input (also shown under it)
+        self._error_note: Note | None = None  # what the shown error says, to word it again in another language
         self._closed = False
         self._generation = 0
         # Unknown until the first search: that one runs in the background so the window opens at once.
@@ -345,11 +365,13 @@ class PlanPage(Page):
         self.results.retranslate()
         self._update_nav()
         self._update_document_label()
-        self._draw_results()
         if self.call is not None:
-            # a language switch: price sources, the model summary and the planner's texts are worded again
-            # (same inputs, same selection)
-            self.replan()
+            # a language switch: the model summary is worded again; price sources, notes and the planner's
+            # texts are rendered by _draw_results from the messages the plan keeps (nothing is planned again)
+            self._describe_model(self.call.model)
+        if self.state.error is not None and self._error_note is not None:
+            self.state.error = render_note(self._error_note)
+        self._draw_results()
 
     # -- guided / expert ---------------------------------------------------------------------------------------
     def set_mode(self, mode: str) -> None:
@@ -426,8 +448,8 @@ class PlanPage(Page):
         store = self.context.store
         groups = hardware_sources(self.context.gpu_catalog(), store, self.tr, keep=self.state.inputs.hardware)
         try:
-            stored_quotes = int(store.count_rental_quotes())
-        except Exception:
+            stored_quotes = store.rental_quotes.count()
+        except (sqlite3.Error, UserError):  # the count is only a caption: the listed offers stand in for it
             stored_quotes = len(groups["quote"])
         self.hardware.set_sources(
             {group: [(s.key, s.label, s.tooltip) for s in rows] for group, rows in groups.items()},
@@ -476,7 +498,7 @@ class PlanPage(Page):
             try:
                 call, result, self._last_build_ms = build_and_run(*request)
             except UserError as exc:
-                self._fail(generation, render_error(exc), about_model=is_model_error(exc))
+                self._fail(generation, error_note(exc), about_model=is_model_error(exc))
                 return
             self._accept(generation, call, result)
         else:  # slow search or cold price summaries: all of it on a pool thread, the latest request wins
@@ -485,17 +507,17 @@ class PlanPage(Page):
                 *request,
                 on_done=lambda answer, g=generation: self._accept_built(g, *answer),
                 on_error=lambda message, g=generation: self._fail(
-                    g, message, about_model=is_model_error(job.error)
+                    g, message if job.error is None else error_note(job.error), about_model=is_model_error(job.error)
                 ),
                 name="plan",
             )
 
-    def _accept_built(self, generation: int, call: PlanCall, result: Any, build_ms: float) -> None:
+    def _accept_built(self, generation: int, call: PlanCall, result: PlanResult, build_ms: float) -> None:
         if generation == self._generation:
             self._last_build_ms = build_ms
         self._accept(generation, call, result)
 
-    def _accept(self, generation: int, call: PlanCall, result: Any) -> None:
+    def _accept(self, generation: int, call: PlanCall, result: PlanResult) -> None:
         if generation != self._generation:
             return  # a newer request is on its way: latest request wins
         self._last_search_ms = float(getattr(result, "search_ms", 0.0) or 0.0)
@@ -504,14 +526,17 @@ class PlanPage(Page):
         self._describe_model(call.model)
         self.state.set_result(result)
 
-    def _fail(self, generation: int, message: str, about_model: bool = False) -> None:
+    def _fail(self, generation: int, message: Note, about_model: bool = False) -> None:
+        """The plan failed: `message` (a planner Message, a desktop Text or words) is kept to be worded again
+        after a language switch."""
         if generation != self._generation:
             return
         self.call = None
         self._error_about_model = about_model
-        self.state.set_error(message)
+        self._error_note = message
+        self.state.set_error(render_note(message))
 
-    def _describe_model(self, model: Any) -> None:
+    def _describe_model(self, model: ModelSpec) -> None:
         billions = model.total_params / 1e9
         parts = [
             self.tr("{0}: {1} billion parameters").format(
@@ -530,7 +555,7 @@ class PlanPage(Page):
         started = time.perf_counter()
         state, results = self.state, self.results
         training = state.inputs.is_training
-        error = state.error
+        error = state.error or ""
         self.error_label.setVisible(bool(error))
         self.error_label.setText(self.tr("Cannot plan this: {0}").format(error) if error else "")
         if error and self._error_about_model:  # decided from the error itself, not its (translated) words
@@ -559,7 +584,7 @@ class PlanPage(Page):
         self.last_redraw_ms = (time.perf_counter() - started) * 1000.0
         self.planned.emit()
 
-    def _draw_scaling(self, option: Any) -> None:
+    def _draw_scaling(self, option: PlanOption) -> None:
         """Per-strategy curves for the option's GPU type: drawn now if known, else fetched in the background.
 
         Until they arrive the chart shows the main search's best layout per GPU count (one line).
@@ -571,8 +596,10 @@ class PlanPage(Page):
         if self._series_key == key and self._series:
             series = self._series
         else:
-            best: dict[int, tuple] = {}
-            for line in scaling_series(self.state.result, option.gpu.id, training).values():
+            best: dict[int, tuple[int, float, float | None]] = {}
+            result = self.state.result
+            lines = scaling_series(result, option.gpu.id, training).values() if result is not None else ()
+            for line in lines:
                 for point in line:
                     if point[0] not in best or point[1] < best[point[0]][1]:
                         best[point[0]] = point
@@ -609,13 +636,13 @@ class PlanPage(Page):
             self._draw_scaling(option)
         self.scaling_ready.emit()
 
-    def _publish_option(self, option: Any) -> None:
+    def _publish_option(self, option: PlanOption | None) -> None:
         """Tell Rent or buy which option is chosen (only when it changed)."""
         if option is not self.context.plan_option:
             self.context.plan_option = option
             self.context.plan_option_changed.emit(option)
 
-    def _headline(self, option: Any) -> str:
+    def _headline(self, option: PlanOption | None) -> str:
         if self.state.error:
             return "<b>" + self.tr("No plan yet.") + "</b> " + _escape(self.state.error)
         if option is None:
@@ -692,8 +719,8 @@ class PlanPage(Page):
         if self.call is not None:
             names = {gpu.id: gpu.name for gpu in self.call.gpus}
             for gpu_id, source in self.call.price_sources.items():
-                lines.append(self.tr("Price for {0}: {1}").format(names.get(gpu_id, gpu_id), source))
-            lines += list(self.call.notes)
+                lines.append(self.tr("Price for {0}: {1}").format(names.get(gpu_id, gpu_id), render_note(source)))
+            lines += [render_note(note) for note in self.call.notes]
         option = self.state.selected_option
         if option is not None:
             lines += note_lines(option)
@@ -736,7 +763,7 @@ class PlanPage(Page):
         """Save the open plan (asks for a name the first time). True when saved."""
         if self.state.plan_id is None:
             return self.save_as(name)
-        self.context.store.update_plan(
+        self.context.store.plans.update(
             self.state.plan_id, self.state.inputs.to_dict(), self.results_summary()
         )
         self.state.mark_saved(self.state.plan_id, self.state.plan_name)
@@ -755,7 +782,7 @@ class PlanPage(Page):
         name = name.strip()
         if not name:
             return False
-        plan_id = self.context.store.save_plan(name, self.state.inputs.to_dict(), self.results_summary())
+        plan_id = self.context.store.plans.save(name, self.state.inputs.to_dict(), self.results_summary())
         self.state.mark_saved(plan_id, name)
         self.context.plans_changed.emit()
         self.context.show_status(self.tr("Saved plan “{0}”").format(name))
@@ -768,7 +795,7 @@ class PlanPage(Page):
 
     def open_plan(self, plan_id: int) -> None:
         """Load a saved plan's inputs (re-planned now, with today's prices and calibration)."""
-        plan = self.context.store.get_plan(plan_id)
+        plan = self.context.store.plans.get(plan_id)
         self.state.replace_inputs(PlanInputs.from_dict(plan["inputs"]), dirty=False)
         self.state.mark_saved(int(plan["id"]), plan["name"])
         self.sync_widgets()
@@ -800,7 +827,7 @@ class PlanPage(Page):
         """The open plan may have been renamed or deleted in the dialog."""
         if self.state.plan_id is None:
             return
-        names = {int(p["id"]): p["name"] for p in self.context.store.list_plans()}
+        names = {int(p["id"]): p["name"] for p in self.context.store.plans.all()}
         if self.state.plan_id not in names:
             self.state.plan_id, self.state.plan_name, self.state.dirty = None, "", True
             self._update_document_label()
@@ -837,36 +864,27 @@ class PlanPage(Page):
         return False
 
     # -- exports -------------------------------------------------------------------------------------------------
-    def export_inputs(self) -> dict:
+    def export_inputs(self) -> ExportInputs:
         """The inputs as the report shows them (planner.exports reads seq_len, global_batch, task, precision)."""
-        inputs = self.state.inputs
-        data: dict[str, Any] = {
-            "model": self.call.model.name if self.call else inputs.model_text,
-            "task": inputs.task,
-            "precision": inputs.precision,
-            "seq_len": inputs.seq_len,
-            "global_batch": inputs.global_batch,
-        }
-        if inputs.is_training:
-            data["tokens"] = inputs.training_tokens
-            if inputs.tokens_mode == "dataset":
-                data["dataset_tokens"], data["epochs"] = inputs.dataset_tokens, inputs.epochs
-        else:
-            data["tokens_per_second"] = inputs.tokens_per_second
-            data["concurrent_users"] = inputs.concurrent_users
+        inputs, call = self.state.inputs, self.call
+        training, dataset = inputs.is_training, inputs.tokens_mode == "dataset"
         # what the user ticked, as the Hardware list words it ("AWS · H100 · $6.88/GPU-h"), not internal keys
         items = {key: self.hardware.item_for(key) for key in inputs.hardware}
-        data["hardware"] = [item.text(0) if item is not None else key for key, item in items.items()]
-        data["max_gpus"] = inputs.max_gpus
-        for key in ("exact_gpus", "budget_amount", "deadline_days", "mfu", "efficiency"):
-            if getattr(inputs, key) is not None:
-                data[key] = getattr(inputs, key)
-        if self.call is not None:
-            data["currency"] = self.call.currency
-            data["model_source"] = getattr(self.call.model, "source", "")
-            if self.call.price_sources:
-                data["price_source"] = "; ".join(f"{k}: {v}" for k, v in self.call.price_sources.items())
-        return data
+        sources = call.price_sources if call is not None else {}
+        return ExportInputs(
+            model=call.model.name if call else inputs.model_text, task=inputs.task, precision=inputs.precision,
+            seq_len=inputs.seq_len, global_batch=inputs.global_batch,
+            tokens=inputs.training_tokens if training else None,
+            dataset_tokens=inputs.dataset_tokens if training and dataset else None,
+            epochs=inputs.epochs if training and dataset else None,
+            tokens_per_second=None if training else inputs.tokens_per_second,
+            concurrent_users=None if training else inputs.concurrent_users,
+            hardware=tuple(item.text(0) if item is not None else key for key, item in items.items()),
+            max_gpus=inputs.max_gpus, exact_gpus=inputs.exact_gpus, budget_amount=inputs.budget_amount,
+            deadline_days=inputs.deadline_days, mfu=inputs.mfu, efficiency=inputs.efficiency,
+            currency=call.currency if call else None, model_source=call.model.source if call else None,
+            price_source="; ".join(f"{k}: {render_note(v)}" for k, v in sources.items()) or None,
+        )  # fmt: skip
 
     def chart_images(self) -> dict[str, bytes]:
         return {
@@ -876,29 +894,24 @@ class PlanPage(Page):
 
     def export_to(self, directory: str | Path) -> list[Path]:
         """Write the six export files for the selected option into directory (and the chart PNGs)."""
-        from planner.errors import UserError
         from planner.exports import export_plan
 
-        option = self.state.selected_option
-        if option is None or not option.fits:
+        option, result = self.state.selected_option, self.state.result
+        if option is None or result is None or not option.fits:
             # launch configs for a layout that runs out of memory would only fail on the cluster
-            raise UserError(
-                self.tr("no option that fits is selected: change the inputs until one fits, then export it")
-            )
-        return export_plan(
-            self.state.result, option, directory, self.export_inputs(), chart_pngs=self.chart_images()
-        )
+            raise PageInputError(Text("PlanPage", _NOTHING_TO_EXPORT))
+        return export_plan(result, option, directory, self.export_inputs(), chart_pngs=self.chart_images())
 
     def export_dialog(self) -> None:
         directory = QFileDialog.getExistingDirectory(self, self.tr("Export the selected option to a folder"))
         if not directory:
             return
+        from planner.errors import UserError
+
         try:
             files = self.export_to(directory)
-        except Exception as exc:  # a read-only folder or a full disk: tell the user, keep the page
-            from desktop.workers import describe_error
-
-            QMessageBox.warning(self, self.tr("Export failed"), describe_error(exc))
+        except (OSError, UserError) as exc:  # a read-only folder, a full disk, nothing that fits: say so
+            QMessageBox.warning(self, self.tr("Export failed"), render_note(error_note(exc)))
             return
         self.context.show_status(self.tr("Exported %n file(s) to {0}", "", len(files)).format(directory))
 

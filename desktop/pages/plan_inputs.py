@@ -14,6 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QButtonGroup,
     QCheckBox,
     QComboBox,
@@ -37,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from desktop import fmt
 from desktop.plan_state import PlanInputs, PlanState
+from planner.vocabulary import Precision, Task
 
 # Model size slider: log scale from 0.1 to 1,000 billion parameters in 400 steps.
 SIZE_MIN_B, SIZE_MAX_B, SIZE_STEPS = 0.1, 1000.0, 400
@@ -86,14 +88,16 @@ class _Panel(QGroupBox):
 
 
 class WorkloadPanel(_Panel):
-    TASKS = ("inference", "pretrain", "finetune", "lora", "qlora")
+    TASKS = tuple(Task)
+    # The precision combo's order: the common training/serving formats first, fp32 last.
+    PRECISIONS = (Precision.BF16, Precision.FP16, Precision.FP8, Precision.INT8, Precision.INT4, Precision.FP32)
 
     def __init__(self, state: PlanState, parent: QWidget | None = None):
         super().__init__(state, parent)
         self.task_combo = QComboBox()
         self.precision_combo = QComboBox()
-        for precision in ("bf16", "fp16", "fp8", "int8", "int4", "fp32"):
-            self.precision_combo.addItem(precision, precision)
+        for precision in self.PRECISIONS:
+            self.precision_combo.addItem(precision.value, precision.value)
         self.task_hint = QLabel()
         self.task_hint.setWordWrap(True)
         self.task_hint.setObjectName("hint")
@@ -123,7 +127,7 @@ class WorkloadPanel(_Panel):
             current = self.task_combo.currentData() or self.state.inputs.task
             self.task_combo.clear()
             for task in self.TASKS:
-                self.task_combo.addItem(names[task], task)
+                self.task_combo.addItem(names[task], task.value)
             _set_combo_data(self.task_combo, current)
         self._update_hint()
 
@@ -228,8 +232,8 @@ class ModelPanel(_Panel):
             from planner.models import list_presets
 
             presets = list_presets()
-        except Exception:  # the model catalog is missing or broken: sizes and files still work
-            presets = []
+        except (OSError, ValueError, KeyError, TypeError):  # a missing or broken catalog (file, JSON, record):
+            presets = []  # sizes and files still work
         self._preset_labels: list[tuple[str, float]] = []  # (name, billions of parameters) per combo item
         for spec in presets:
             preset_id = getattr(spec, "id", None) or spec.name
@@ -257,7 +261,7 @@ class ModelPanel(_Panel):
         self.summary.setText(text)
         self.summary.setStyleSheet("color: #cf222e;" if error else "")
 
-    def _on_kind(self, button, checked: bool) -> None:
+    def _on_kind(self, button: QAbstractButton, checked: bool) -> None:
         if checked:
             self.state.update(model_kind=button.property("kind"))
 
@@ -409,7 +413,7 @@ class ShapePanel(_Panel):
         if digits and int(digits) > 0:
             self.state.update(seq_len=int(digits))
 
-    def _on_tokens_mode(self, button, checked: bool) -> None:
+    def _on_tokens_mode(self, button: QAbstractButton, checked: bool) -> None:
         if checked:
             self.state.update(tokens_mode="dataset" if button is self.dataset_radio else "tokens")
 

@@ -9,12 +9,12 @@ then writes in a background job with progress.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
-from PySide6.QtGui import QKeySequence, QUndoStack
+from PySide6.QtGui import QKeySequence, QUndoGroup, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -40,13 +40,23 @@ from PySide6.QtWidgets import (
 from desktop import fmt
 from desktop.charts.price_chart import PriceChart, PricePoint
 from desktop.delegates import QuoteDelegate
+from desktop.messages import render
 from desktop.pages.base import Page
 from desktop.pages.hardware import banner, show_banner
-from desktop.qmodels.quotes import KIND_NAMES, Arrangement, Derived, LoadedQuotes, QuoteKind, QuoteTableModel
+from desktop.qmodels.quotes import (
+    KIND_NAMES,
+    Arrangement,
+    Derived,
+    LoadedQuotes,
+    QuoteKind,
+    QuoteTableModel,
+    Row,
+)
 from desktop.quote_pricing import (
     SYNC_ROWS,
     Basis,
     ChartData,
+    LoadProgress,
     Pricing,
     basis_for,
     chart_points,
@@ -55,6 +65,12 @@ from desktop.quote_pricing import (
     quote_count,
 )
 from desktop.undo import AddQuotesCommand, DeleteQuotesCommand
+from planner.errors import UserError
+
+if TYPE_CHECKING:
+    from desktop.context import AppContext
+    from planner.messages import Message
+    from planner.store import ImportResult, StoreProtocol
 
 PREVIEW_ROWS_SHOWN = 500  # the preview lists this many bad rows; the count says how many there are in all
 
@@ -266,7 +282,7 @@ class QuoteTab(QWidget):
         version, arranger = self.model.spec_version, self.model.arranger()
         store, kind = self.context.store, self.kind.name
 
-        def load(progress) -> tuple[LoadedQuotes, tuple[int, Arrangement]]:
+        def load(progress: LoadProgress) -> tuple[LoadedQuotes, tuple[int, Arrangement]]:
             rows = load_quotes(store, kind, progress)
             return LoadedQuotes.of(rows), (version, arranger(rows))
 
@@ -335,10 +351,10 @@ class QuoteTab(QWidget):
             name=f"arrange {self.kind.name} quotes",
         )
 
-    def derive(self, row: dict) -> Derived:
+    def derive(self, row: Row) -> Derived:
         return self.page.derive(self.kind.name, row)
 
-    def refresh_chart(self, *_args) -> None:
+    def refresh_chart(self, *_args: object) -> None:
         """Redraw the price chart from the visible quotes: now for a small table, in a job for a big one."""
         if self.model.rowCount() > SYNC_ROWS:
             self._chart_timer.start()
@@ -369,7 +385,7 @@ class QuoteTab(QWidget):
             )
             self.chart.plot.setLabel("bottom", self.tr("{0} per GPU").format(self.context.display_currency()))
 
-    def selected_rows(self) -> list[dict]:
+    def selected_rows(self) -> list[Row]:
         rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
         if not rows:
             current = self.table.currentIndex()
@@ -392,7 +408,7 @@ class QuoteTab(QWidget):
         show_banner(self.banner, "")
 
     # -- add / duplicate / delete --------------------------------------------------------------------------------
-    def new_quote(self) -> dict:
+    def new_quote(self) -> dict[str, object]:
         today = _dt.date.today().isoformat()
         gpu = self.gpu_filter.currentData() or "h100-sxm"
         currency = self.context.display_currency()
@@ -402,9 +418,9 @@ class QuoteTab(QWidget):
         return {"vendor": self.tr("New vendor"), "gpu": gpu, "gpus": 1, "price": 10000.0, "currency": currency,
                 "quoted_on": today}  # fmt: skip
 
-    def _add_unique(self, quote: dict, label_key: str) -> dict | None:
+    def _add_unique(self, quote: Mapping[str, object], label_key: str) -> Row | None:
         """Add ``quote``; when it duplicates a stored one, number the label ("… (2)") until it is new."""
-        from planner.errors import UserError
+        from desktop.messages import render_error
 
         base = str(quote.get(label_key) or "")
         last_error = ""
@@ -413,24 +429,18 @@ class QuoteTab(QWidget):
             if attempt > 1:
                 candidate[label_key] = f"{base} ({attempt})".strip()
             try:
-                quote_id = self.kind.add(candidate)
+                return self.kind.get(self.kind.add(candidate))
             except UserError as exc:
-                last_error = str(exc)
-                if "already stored" not in last_error:
+                last_error = render_error(exc)
+                if exc.message is None or exc.message.code != "error.quote_duplicate":
                     break
-                continue
-            return self._stored_row(quote_id)
         self._on_refused(last_error)
         return None
-
-    def _stored_row(self, quote_id: Any) -> dict:
-        getter = getattr(self.context.store, f"get_{self.kind.name}_quote")
-        return getter(quote_id)
 
     def _label_key(self) -> str:
         return "offer" if self.kind.name == "rental" else "note"
 
-    def add_quote(self) -> dict | None:
+    def add_quote(self) -> Row | None:
         self.clear_banner()
         row = self._add_unique(self.new_quote(), self._label_key())
         if row is None:
@@ -441,7 +451,7 @@ class QuoteTab(QWidget):
         self.select_id(row["id"], self.kind.provider_key)
         return row
 
-    def duplicate_selected(self) -> list[dict]:
+    def duplicate_selected(self) -> list[Row]:
         self.clear_banner()
         added = []
         for row in self.selected_rows():
@@ -458,15 +468,15 @@ class QuoteTab(QWidget):
             self.select_id(added[0]["id"], self.kind.provider_key)
         return added
 
-    def delete_selected(self) -> list[dict]:
+    def delete_selected(self) -> list[Row]:
         self.clear_banner()
         rows = [r for r in self.selected_rows() if r.get("origin") != "reference"]
         skipped = len(self.selected_rows()) - len(rows)
-        deleted = []
+        deleted: list[Row] = []
         for row in rows:
             try:
                 deleted.append(self.kind.delete(row["id"]))
-            except Exception as exc:
+            except Exception as exc:  # a button's slot: nothing may escape it; the reason is shown instead
                 from desktop.workers import describe_error
 
                 self._on_refused(describe_error(exc))
@@ -501,12 +511,12 @@ class QuoteTab(QWidget):
 class QuotesPage(Page):
     page_id = "quotes"
 
-    def __init__(self, context, parent: QWidget | None = None):
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
         self._announcing = False
         self._measured: dict[str, dict[str, float]] | None = None
         self._pricing: Pricing | None = None  # snapshot for derived columns, sorting and the chart
-        self._loading: set = set()  # tabs loading in the background
+        self._loading: set[QuoteTab] = set()  # tabs loading in the background
         self.tabs = QTabWidget(self)
         self.rental = QuoteTab(self, "rental")
         self.purchase = QuoteTab(self, "purchase")
@@ -524,7 +534,7 @@ class QuotesPage(Page):
         layout.addWidget(self.summary)
         layout.addWidget(self.progress)
         layout.addWidget(self.tabs, 1)
-        self._undo_group = None
+        self._undo_group: QUndoGroup | None = None
         context.quotes_changed.connect(self._on_quotes_changed)
         context.settings_changed.connect(self._on_rates_changed)
         context.probe_runs_changed.connect(self._on_probe_runs_changed)
@@ -554,7 +564,7 @@ class QuotesPage(Page):
     def undo_stacks(self) -> list[QUndoStack]:
         return [self.rental.undo_stack, self.purchase.undo_stack]
 
-    def activate_undo(self, group) -> None:
+    def activate_undo(self, group: QUndoGroup) -> None:
         self._undo_group = group
         group.setActiveStack(self.current_tab().undo_stack)
 
@@ -584,14 +594,11 @@ class QuotesPage(Page):
 
     def measured(self) -> dict[str, dict[str, float]]:
         if self._measured is None:
-            from planner.gpus import match_nvml_name
-
-            extra = [s for s in self.context.gpu_catalog().values() if getattr(s, "user_defined", False)]
             try:
-                runs = self.context.store.list_probe_runs()
-                self._measured = measured_figures(runs, lambda name: match_nvml_name(name, extra))
-            except Exception:
-                self._measured = {}
+                runs = self.context.store.probe_runs.all()
+            except UserError:  # the database cannot be read now: prices per catalog spec meanwhile
+                runs = []
+            self._measured = measured_figures(runs, self.context.match_gpu)
         return self._measured
 
     def basis(self, gpu_id: str) -> Basis:
@@ -605,18 +612,22 @@ class QuotesPage(Page):
             basis = {gpu_id: self.basis(gpu_id) for gpu_id in catalog}
             try:
                 rates, problem = self.context.exchange_rates(), ""
-            except Exception as exc:
+            except (
+                ValueError,
+                KeyError,
+                TypeError,
+            ) as exc:  # the database, or a stored rate no longer readable
                 from desktop.workers import describe_error
 
                 rates, problem = None, describe_error(exc)
             self._pricing = Pricing.build(self.context.display_currency(), rates, basis, problem)
         return self._pricing
 
-    def display_price(self, kind: str, row: dict) -> float | None:
+    def display_price(self, kind: str, row: Row) -> float | None:
         """Price per GPU-hour (rental) or per GPU (purchase) in the display currency; None without a rate."""
         return self.pricing().display_price(kind, row)
 
-    def derive(self, kind: str, row: dict) -> Derived:
+    def derive(self, kind: str, row: Row) -> Derived:
         pricing = self.pricing()
         currency = pricing.currency
         texts: dict[str, str] = {}
@@ -751,7 +762,7 @@ class QuotesPage(Page):
             name="import quotes CSV",
         )  # fmt: skip
 
-    def _imported(self, tab: QuoteTab, result: Any) -> None:
+    def _imported(self, tab: QuoteTab, result: ImportResult) -> None:
         self._end_import()
         self.context.quotes_changed.emit()  # reloads our tables too
         text = self.tr("Imported {0} quotes; {1} duplicates skipped; {2} rows refused.").format(
@@ -780,7 +791,7 @@ class QuotesPage(Page):
             self.export_csv(path, tab.kind.name)
 
     def export_csv(self, path: str, kind: str) -> None:
-        exporter = getattr(self.context.store, f"export_{kind}_csv")
+        exporter = (self.rental if kind == "rental" else self.purchase).kind.export_csv
         self.context.jobs.run(
             exporter, path, True,
             on_done=lambda count: self.context.show_status(self.tr("Exported %n quote(s) to {0}", "", count).format(path)),
@@ -799,7 +810,7 @@ class ImportPreview:
     kind: str
     total: int = 0
     good: int = 0
-    errors: list[tuple[int, str]] = field(default_factory=list)  # (spreadsheet row, reason)
+    errors: list[tuple[int, Message]] = field(default_factory=list)  # (spreadsheet row, reason)
 
     @property
     def bad_rows(self) -> int:
@@ -821,13 +832,15 @@ def detect_quote_kind(path: str) -> str | None:
     return None
 
 
-def preview_csv(store: Any, path: str, kind: str, progress=None) -> ImportPreview:
+def preview_csv(
+    store: StoreProtocol, path: str, kind: str, progress: LoadProgress | None = None
+) -> ImportPreview:
     """Read and validate every row exactly as the import will, without writing anything."""
     from planner.store.quotes import PURCHASE, RENTAL, read_quote_csv
 
     spec = RENTAL if kind == "rental" else PURCHASE
     parsed = read_quote_csv(path, spec)  # UserError for a file-level problem
-    resolver = store.gpu_resolver()
+    resolver = store.user_gpus.resolver()
     preview = ImportPreview(path=path, kind=kind, total=len(parsed.rows) + len(parsed.errors))
     preview.errors.extend(parsed.errors)
     for done, (row_number, cells) in enumerate(parsed.rows):
@@ -842,8 +855,10 @@ def preview_csv(store: Any, path: str, kind: str, progress=None) -> ImportPrevie
     return preview
 
 
-def import_csv(store: Any, path: str, kind: str, progress=None) -> Any:
-    importer = getattr(store, f"import_{kind}_csv")
+def import_csv(
+    store: StoreProtocol, path: str, kind: str, progress: LoadProgress | None = None
+) -> ImportResult:
+    importer = (store.rental_quotes if kind == "rental" else store.purchase_quotes).import_csv
 
     def report(stage: str, done: int, total: int) -> None:
         if progress is not None:
@@ -873,7 +888,7 @@ class ImportPreviewDialog(QDialog):
             number = QTableWidgetItem(str(row_number))
             number.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.table.setItem(position, 0, number)
-            self.table.setItem(position, 1, QTableWidgetItem(reason))
+            self.table.setItem(position, 1, QTableWidgetItem(render(reason)))
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setStretchLastSection(True)

@@ -9,7 +9,8 @@ from the result's numbers.
 
 from __future__ import annotations
 
-from typing import Any
+import sqlite3
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -30,8 +31,14 @@ from PySide6.QtWidgets import (
 
 from desktop import fmt
 from desktop.charts.rentbuy_chart import RentBuyChart
+from desktop.messages import render_error
 from desktop.pages.base import Page
-from desktop.plan_request import base_gpu_id, price_book_of
+from desktop.plan_request import Note, base_gpu_id, price_book_of, render_note
+from planner.errors import UserError
+
+if TYPE_CHECKING:
+    from desktop.context import AppContext
+    from planner.costs import RentBuyInputs
 
 DEFAULT_SERVER_OVERHEAD = 0.25  # server, network and rack as a share of the GPU price when no quote says
 DEFAULT_UTILIZATION = 0.6
@@ -107,12 +114,12 @@ class RentBuyPage(Page):
     page_id = "rent_buy"
     recomputed = Signal()
 
-    def __init__(self, context, parent: QWidget | None = None):
+    def __init__(self, context: AppContext, parent: QWidget | None = None):
         super().__init__(context, parent)
         self.result: Any = None
         self.error: str | None = None
         self.currency = context.display_currency()
-        self.notes: list[str] = []
+        self.notes: list[Note] = []  # rendered when drawn (desktop.plan_request.render_note)
         self._closed = False
         self._redraw_timer = QTimer(self)
         self._redraw_timer.setSingleShot(True)
@@ -422,9 +429,9 @@ class RentBuyPage(Page):
         )
         purchase, overhead, power, purchase_note = self._purchase(gpu, rates)
         self.price_sources = {
-            "on_demand": on_demand[1] if on_demand else self.tr("no on-demand quote: type a price"),
-            "spot": spot[1] if spot else self.tr("no spot quote stored: type a price to compare"),
-            "reserved": reserved[1]
+            "on_demand": on_demand[1].render() if on_demand else self.tr("no on-demand quote: type a price"),
+            "spot": spot[1].render() if spot else self.tr("no spot quote stored: type a price to compare"),
+            "reserved": reserved[1].render()
             if reserved
             else self.tr("no reserved quote stored: type a price to compare"),
             "purchase": purchase_note,
@@ -454,8 +461,8 @@ class RentBuyPage(Page):
     def _purchase(self, gpu: Any, rates: Any) -> tuple[float | None, float | None, float | None, str]:
         """(price per GPU, server overhead fraction, power W, where from) in the display currency."""
         try:
-            quotes = list(self.context.store.list_purchase_quotes(gpu=gpu.id))
-        except Exception:
+            quotes = list(self.context.store.purchase_quotes.find(gpu=gpu.id))
+        except (sqlite3.Error, UserError):  # a database that cannot answer: the catalog price stands in
             quotes = []
         mine = [q for q in quotes if q.get("origin") == "user"] or quotes
         per_gpu = []
@@ -488,7 +495,7 @@ class RentBuyPage(Page):
         if not self._closed and not self._redraw_timer.isActive():
             self._redraw_timer.start()
 
-    def inputs(self):
+    def inputs(self) -> RentBuyInputs:
         """planner.costs.RentBuyInputs from the widgets."""
         from planner.costs import RentBuyInputs
 
@@ -520,7 +527,7 @@ class RentBuyPage(Page):
         try:
             self.result, self.error = rent_vs_buy(self.inputs()), None
         except UserError as exc:
-            self.result, self.error = None, str(exc)
+            self.result, self.error = None, render_error(exc)
         self._draw()
         self.recomputed.emit()
 
@@ -632,7 +639,7 @@ class RentBuyPage(Page):
             fmt.money(result.owned_cost_per_gpu_hour, self.currency),
             fmt.money(result.running_cost_per_gpu_hour, self.currency),
         )
-        notes = "".join(f"<br><small>{_escape(n)}</small>" for n in dict.fromkeys(self.notes))
+        notes = "".join(f"<br><small>{_escape(render_note(n))}</small>" for n in dict.fromkeys(self.notes))
         names = (
             self.tr("Plan"),
             self.tr("Total over the horizon"),

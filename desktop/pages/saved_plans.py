@@ -1,10 +1,12 @@
 """Saved plans: a dialog to reopen, rename and delete the plans kept in the store.
 
-The dialog only lists and edits rows (store.list_plans / rename_plan / delete_plan); opening is the Plan page's
+The dialog only lists and edits rows (store.plans: all / rename / delete); opening is the Plan page's
 job (it loads the inputs and re-plans). plans_changed on the AppContext tells other views to refresh.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -23,11 +25,14 @@ from PySide6.QtWidgets import (
 
 from desktop import fmt
 
+if TYPE_CHECKING:
+    from desktop.context import AppContext
+
 
 class SavedPlansDialog(QDialog):
     """Lists saved plans (newest first). chosen_id is set when the user presses Open."""
 
-    def __init__(self, context, current_id: int | None = None, parent: QWidget | None = None):
+    def __init__(self, context: AppContext, current_id: int | None = None, parent: QWidget | None = None):
         super().__init__(parent)
         self.context = context
         self.current_id = current_id
@@ -64,7 +69,7 @@ class SavedPlansDialog(QDialog):
 
     def refresh(self) -> None:
         self.list.clear()
-        for plan in self.context.store.list_plans():
+        for plan in self.context.store.plans.all():
             item = QListWidgetItem(f"{plan['name']}  —  {fmt.datetime_(plan.get('updated_at'))}")
             item.setData(Qt.ItemDataRole.UserRole, int(plan["id"]))
             self.list.addItem(item)
@@ -97,14 +102,14 @@ class SavedPlansDialog(QDialog):
         if plan_id is None:
             return
         if name is None:
-            current = self.context.store.get_plan(plan_id)["name"]
+            current = self.context.store.plans.get(plan_id)["name"]
             name, ok = QInputDialog.getText(self, self.tr("Rename plan"), self.tr("New name:"), text=current)
             if not ok:
                 return
         name = name.strip()
         if not name:
             return
-        self.context.store.rename_plan(plan_id, name)
+        self.context.store.plans.rename(plan_id, name)
         self.context.plans_changed.emit()
         self.refresh()
         self.select_id(plan_id)
@@ -114,12 +119,12 @@ class SavedPlansDialog(QDialog):
         if plan_id is None:
             return
         if confirm:
-            name = self.context.store.get_plan(plan_id)["name"]
+            name = self.context.store.plans.get(plan_id)["name"]
             answer = QMessageBox.question(
                 self, self.tr("Delete plan"), self.tr("Delete the saved plan “{0}”?").format(name)
             )
             if answer != QMessageBox.StandardButton.Yes:
                 return
-        self.context.store.delete_plan(plan_id)
+        self.context.store.plans.delete(plan_id)
         self.context.plans_changed.emit()
         self.refresh()

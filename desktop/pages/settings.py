@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QDate, Qt
 from PySide6.QtWidgets import (
     QComboBox,
@@ -23,6 +26,11 @@ from desktop.pages.base import Page
 from desktop.pages.hardware import banner, show_banner
 from desktop.qmodels.probe_history import summarise_devices
 
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QLayout
+
+    from desktop.context import AppContext
+
 LANGUAGES = (
     ("", "System default"),
     ("en", "English"),
@@ -33,7 +41,7 @@ LANGUAGES = (
 class SettingsPage(Page):
     page_id = "settings"
 
-    def __init__(self, context, parent: QWidget | None = None):
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(context, parent)
         self._loading = False
         self._build()
@@ -121,18 +129,18 @@ class SettingsPage(Page):
         self.system_form = QFormLayout(self.system_box)
         self.system_labels: dict[str, tuple[QLabel, QLabel]] = {}
         for key in ("nvml", "driver", "cuda", "gpus", "probe", "torch", "database", "settings"):
-            name, value = QLabel(self), QLabel(self)
+            caption, value = QLabel(self), QLabel(self)
             value.setWordWrap(True)
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            self.system_form.addRow(name, value)
-            self.system_labels[key] = (name, value)
+            self.system_form.addRow(caption, value)
+            self.system_labels[key] = (caption, value)
 
         content = QWidget(self)
-        column = QVBoxLayout(content)
-        column.addWidget(self.money_box)
-        column.addWidget(self.language_box)
-        column.addWidget(self.system_box)
-        column.addStretch(1)
+        boxes = QVBoxLayout(content)
+        boxes.addWidget(self.money_box)
+        boxes.addWidget(self.language_box)
+        boxes.addWidget(self.system_box)
+        boxes.addStretch(1)
         content.setMaximumWidth(900)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
@@ -185,11 +193,11 @@ class SettingsPage(Page):
             self.currency_combo.setCurrentIndex(
                 max(self.currency_combo.findData(context.display_currency()), 0)
             )
-            stored = context.setting("exchange_rates", {}) or {}
+            stored = context.exchange_rate_entries()
             for code, spin in self.rate_spins.items():
-                entry = stored.get(code) or {}
-                spin.setValue(float(entry.get("to_usd") or 0.0))
-                as_of = QDate.fromString(str(entry.get("as_of") or ""), "yyyy-MM-dd")
+                entry = stored.get(code)
+                spin.setValue(entry.to_usd if entry else 0.0)
+                as_of = QDate.fromString(entry.as_of if entry else "", "yyyy-MM-dd")
                 self.rate_dates[code].setDate(as_of if as_of.isValid() else QDate.currentDate())
             price = context.electricity_price()
             self.electricity_spin.setValue(price.amount)
@@ -241,11 +249,11 @@ class SettingsPage(Page):
             switch_language(code)  # live: translators, locale, then every page's retranslate(); inputs stay
             self.context.show_status(self.tr("Interface language changed."))
 
-    def _saving(self, work) -> bool:
+    def _saving(self, work: Callable[[], None]) -> bool:
         self._loading = True  # our own settings_changed must not reload the fields mid-edit
         try:
             work()
-        except Exception as exc:
+        except Exception as exc:  # called from Qt slots: nothing may escape them; the reason is shown instead
             from desktop.workers import describe_error
 
             show_banner(self.money_message, describe_error(exc), error=True)
@@ -257,7 +265,7 @@ class SettingsPage(Page):
         return True
 
     def _update_rates_label(self) -> None:
-        stored = self.context.setting("exchange_rates", {}) or {}
+        stored = self.context.exchange_rate_entries()
         missing = [code for code in self.rate_spins if code not in stored]
         text = self.tr(
             'Each rate keeps the date it was set. Quotes in a currency without a rate show "no rate"; a rate is never guessed.'
@@ -290,7 +298,7 @@ class SettingsPage(Page):
             self.tr("ready ({0})") if availability.available else self.tr("unavailable: {0}")
         ).format(availability.reason if availability.available else availability.translated_reason())
         values["torch"] = package_version("torch") or self.tr("not installed")
-        values["database"] = str(getattr(self.context.store, "path", ""))
+        values["database"] = str(self.context.store.path)
         values["settings"] = settings_path()
         for key, (_label, value) in self.system_labels.items():
             value.setText(values[key])
@@ -299,7 +307,7 @@ class SettingsPage(Page):
         self.load()
 
 
-def _wrap(layout) -> QWidget:
+def _wrap(layout: QLayout) -> QWidget:
     widget = QWidget()
     layout.setContentsMargins(0, 0, 0, 0)
     widget.setLayout(layout)

@@ -8,10 +8,18 @@ from __future__ import annotations
 
 import os
 import platform
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+)
 from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import QApplication, QStyle
 
@@ -61,7 +69,7 @@ def _na(reason: str) -> Cell:
     return Cell(_tr("n/a"), reason, None, True)
 
 
-def cpu_info() -> dict:
+def cpu_info() -> dict[str, Any]:
     """This machine's CPU: name, logical cores, RAM in bytes (best effort, no extra dependencies)."""
     name = platform.processor() or ""
     try:
@@ -83,12 +91,12 @@ def cpu_info() -> dict:
 class GpuInventoryModel(FlatTableModel):
     CONTEXT = "GpuInventoryModel"
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._inventory: Any = None
         self._rows: list[dict[str, Cell]] = []
         self._lost_rows: set[int] = set()  # rows whose GPU stopped answering
-        self._cpu = None
+        self._cpu: dict[str, Any] | None = None
 
     # -- data in -----------------------------------------------------------------------------------------------
     def set_inventory(self, inventory: Any) -> None:
@@ -141,15 +149,15 @@ class GpuInventoryModel(FlatTableModel):
         return [self._gpu_row(inventory, gpu) for gpu in gpus]
 
     def _cpu_row(self) -> dict[str, Cell]:
-        self._cpu = self._cpu or cpu_info()
+        cpu = self._cpu = self._cpu or cpu_info()
         dash = Cell("—")
         row = {key: dash for key, _ in COLUMNS}
         row["name"] = Cell(
-            _tr("CPU: {0}").format(self._cpu["name"]),
-            _tr("{0} logical cores").format(self._cpu["cores"]),
-            self._cpu["name"],
+            _tr("CPU: {0}").format(cpu["name"]),
+            _tr("{0} logical cores").format(cpu["cores"]),
+            cpu["name"],
         )
-        ram = self._cpu["ram_bytes"]
+        ram = cpu["ram_bytes"]
         row["memory"] = Cell(fmt.gib(ram, 0) if ram else _tr("n/a"), _tr("system memory (RAM)"), ram)
         return row
 
@@ -180,7 +188,7 @@ class GpuInventoryModel(FlatTableModel):
         return row
 
     @staticmethod
-    def _simple(value: Any, show, sort) -> Cell:
+    def _simple(value: Any, show: Callable[[Any], str], sort: Callable[[Any], Any]) -> Cell:
         reason = _unavailable_reason(value)
         if reason is not None:
             return _na(reason)
@@ -261,9 +269,11 @@ class GpuInventoryModel(FlatTableModel):
         return len(self._rows)
 
     def column_headers(self) -> tuple[str, ...]:
-        return _HEADERS
+        return tuple(str(header) for header in _HEADERS)
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if not index.isValid() or not (0 <= index.row() < len(self._rows)):
             return None
         key = COLUMNS[index.column()][0]

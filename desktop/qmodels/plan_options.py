@@ -7,13 +7,21 @@ numbers (bytes, seconds, amounts) so sorting by a column sorts by value, not by 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from desktop import fmt
 from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
+from planner.vocabulary import Confidence
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QObject
+
+    from planner.money import Money
+    from planner.search import PlanOption
+    from planner.vocabulary import Layout
 
 CONTEXT = "PlanOptionsModel"
 
@@ -51,14 +59,9 @@ _HEADERS = tuple(header for _, header in COLUMNS)
 _SERVING_HEADERS = tuple(header for _, header in SERVING_COLUMNS)
 
 _CONFIDENCE = {
-    "measured": QT_TRANSLATE_NOOP("PlanOptionsModel", "measured"),
-    "calibrated": QT_TRANSLATE_NOOP("PlanOptionsModel", "calibrated"),
-    "spec": QT_TRANSLATE_NOOP("PlanOptionsModel", "spec"),
-    "catalog spec": QT_TRANSLATE_NOOP("PlanOptionsModel", "spec"),
-    "user-set": QT_TRANSLATE_NOOP("PlanOptionsModel", "user-set"),
-    "high": QT_TRANSLATE_NOOP("PlanOptionsModel", "high"),
-    "medium": QT_TRANSLATE_NOOP("PlanOptionsModel", "medium"),
-    "low": QT_TRANSLATE_NOOP("PlanOptionsModel", "low"),
+    Confidence.MEASURED: QT_TRANSLATE_NOOP("PlanOptionsModel", "measured"),
+    Confidence.CATALOG_SPEC: QT_TRANSLATE_NOOP("PlanOptionsModel", "spec"),
+    Confidence.USER_SET: QT_TRANSLATE_NOOP("PlanOptionsModel", "user-set"),
 }
 
 
@@ -66,7 +69,7 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate(CONTEXT, text)
 
 
-def strategy_text(strategy: Any) -> str:
+def strategy_text(strategy: Layout | None) -> str:
     """A short translated label: "ZeRO-3 × 64, TP 2, offload: optimizer, full recompute"."""
     if strategy is None:
         return ""
@@ -94,7 +97,7 @@ def strategy_text(strategy: Any) -> str:
     return ", ".join(parts) or QCoreApplication.translate("PlanOptionsModel", "single GPU")
 
 
-def serving_strategy_text(strategy: Any) -> str:
+def serving_strategy_text(strategy: Layout | None) -> str:
     """A serving layout in serving words: "3 replicas, TP 2" (replicas, not data-parallel training ranks)."""
     if strategy is None:
         return ""
@@ -109,16 +112,14 @@ def serving_strategy_text(strategy: Any) -> str:
     return ", ".join(parts) or QCoreApplication.translate("PlanOptionsModel", "single GPU")
 
 
-def option_strategy_text(option: Any) -> str:
+def option_strategy_text(option: PlanOption) -> str:
     """The strategy as the table and headline show it: training layouts, or replicas for serving."""
-    workload = getattr(option, "workload", None)
-    strategy = getattr(option, "strategy", None)
-    if workload is not None and not getattr(workload, "is_training", True):
-        return serving_strategy_text(strategy)
-    return strategy_text(strategy)
+    if option.workload is not None and not option.workload.is_training:
+        return serving_strategy_text(option.layout)
+    return strategy_text(option.layout)
 
 
-def strategy_family(strategy: Any) -> str:
+def strategy_family(strategy: Layout | None) -> str:
     """The family a scaling curve groups by: "ZeRO-3", "ZeRO-3 + TP", "DDP", "single GPU", "+ offload" ..."""
     if strategy is None:
         return ""
@@ -149,7 +150,7 @@ def short_gpu_name(name: str) -> str:
     return name
 
 
-def option_time_s(option: Any, training: bool) -> float | None:
+def option_time_s(option: PlanOption, training: bool) -> float | None:
     """The time the table shows: the whole run for training, seconds per step for serving."""
     value = getattr(option, "wall_time_s", None) if training else getattr(option, "step_time_s", None)
     return None if value is None else float(value)
@@ -160,25 +161,27 @@ class PlanOptionsModel(FlatTableModel):
 
     CONTEXT = "PlanOptionsModel"
 
-    def __init__(self, parent=None, money_text: Callable[[Any], str] | None = None):
+    def __init__(
+        self, parent: QObject | None = None, money_text: Callable[[Money | None], str] | None = None
+    ):
         super().__init__(parent)
-        self._options: tuple = ()
+        self._options: tuple[PlanOption, ...] = ()
         self._training = True
         self._money_text = money_text or (lambda money: fmt.money_obj(money))
 
-    def set_options(self, options: Sequence[Any], training: bool) -> None:
+    def set_options(self, options: Sequence[PlanOption], training: bool) -> None:
         self.beginResetModel()
         self._options = tuple(options)
         self._training = training
         self.endResetModel()
 
-    def set_money_text(self, money_text: Callable[[Any], str]) -> None:
+    def set_money_text(self, money_text: Callable[[Money | None], str]) -> None:
         self._money_text = money_text
         if self._options:
             last = self.index(len(self._options) - 1, len(self.columns) - 1)
             self.dataChanged.emit(self.index(0, 0), last)
 
-    def option(self, row: int) -> Any:
+    def option(self, row: int) -> PlanOption | None:
         return self._options[row] if 0 <= row < len(self._options) else None
 
     @property
@@ -231,7 +234,7 @@ class PlanOptionsModel(FlatTableModel):
             return QBrush(QColor("#1a7f37" if getattr(option, "fits", False) else "#cf222e"))
         return None
 
-    def _display(self, option: Any, key: str, row: int) -> str:
+    def _display(self, option: PlanOption, key: str, row: int) -> str:
         gpu = getattr(option, "gpu", None)
         if key == "rank":
             return str(row + 1)
@@ -267,11 +270,11 @@ class PlanOptionsModel(FlatTableModel):
         if key == "per_million":
             return self._money_text(getattr(option, "cost_per_million_tokens", None))
         if key == "confidence":
-            confidence = str(getattr(option, "confidence", "") or "")
-            return _tr(_CONFIDENCE[confidence]) if confidence in _CONFIDENCE else confidence
+            label = _CONFIDENCE.get(option.confidence)
+            return _tr(str(label)) if label is not None else str(option.confidence)
         return ""
 
-    def _sort_value(self, option: Any, key: str, row: int) -> Any:
+    def _sort_value(self, option: PlanOption, key: str, row: int) -> object:
         if key == "rank":
             return row
         if key == "memory":
@@ -293,7 +296,7 @@ class PlanOptionsModel(FlatTableModel):
             return float(getattr(option, "gpu_hours", 0.0) or 0.0)
         return self._display(option, key, row)
 
-    def _tooltip(self, option: Any, key: str) -> str | None:
+    def _tooltip(self, option: PlanOption, key: str) -> str | None:
         if key == "option":
             return str(getattr(getattr(option, "gpu", None), "name", ""))
         if key == "strategy":
@@ -325,7 +328,7 @@ class PlanOptionsModel(FlatTableModel):
         return None
 
 
-def _memory_total(option: Any) -> int:
+def _memory_total(option: PlanOption) -> int:
     memory = getattr(option, "memory", None)
     total = getattr(memory, "total_bytes", None)
     return int(total or 0)

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
+from PySide6 import QtCore
+from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 
 from desktop import fmt
 from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
+
+if TYPE_CHECKING:
+    from planner.gpus import GpuSpec
+    from planner.store import ProbeRun
+
+# Qt's marker for pyside6-lupdate (it finds the calls by this name), typed: it returns its text unchanged.
+QT_TRANSLATE_NOOP = cast("Callable[[str, str], str]", QtCore.QT_TRANSLATE_NOOP)
 
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole + 2
 CONTEXT = "ProbeHistoryModel"
@@ -38,16 +46,6 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate(CONTEXT, text)
 
 
-def _device_names(row: dict) -> list[str]:
-    names = row.get("device_names", row.get("devices", []))
-    if isinstance(names, str):
-        try:
-            names = json.loads(names)
-        except ValueError:
-            names = [names]
-    return [str(n.get("name", n)) if isinstance(n, dict) else str(n) for n in names or []]
-
-
 def summarise_devices(names: list[str]) -> str:
     """["NVIDIA H100 80GB HBM3"] * 8 + ["cpu"] -> "8 × NVIDIA H100 80GB HBM3, cpu"."""
     counts = Counter(names)
@@ -56,7 +54,7 @@ def summarise_devices(names: list[str]) -> str:
 
 @dataclass
 class HistoryRow:
-    run_id: Any
+    run_id: int
     created_at: str
     machine: str
     source: str
@@ -65,7 +63,7 @@ class HistoryRow:
     devices: list[str]
     bandwidth: float | None  # B/s
     bf16: float | None  # FLOP/s
-    spec: Any  # planner.gpus.GpuSpec of the first GPU, or None
+    spec: GpuSpec | None  # of the first GPU
 
     @property
     def bandwidth_fraction(self) -> float | None:
@@ -81,35 +79,28 @@ class HistoryRow:
         return self.bf16 / (peak * 1e12)
 
 
-def history_row(row: dict, match_gpu=None) -> HistoryRow:
-    """A store row (list_probe_runs) -> HistoryRow; ``match_gpu(name) -> GpuSpec | None`` finds the spec."""
-    devices = _device_names(row)
-    spec = None
-    if match_gpu is not None:
-        for name in devices:
-            if name and name.lower() != "cpu":
-                spec = match_gpu(name)
-                if spec is not None:
-                    break
-    bf16 = row.get("best_bf16_flop_per_s", row.get("bf16_flops_per_s"))
+def history_row(run: ProbeRun, match_gpu: Callable[[str], GpuSpec | None] | None = None) -> HistoryRow:
+    """A stored run (store.probe_runs.all()) -> HistoryRow; ``match_gpu`` (AppContext.match_gpu) finds the spec
+    of its first GPU (a CPU matches none)."""
+    matches = (match_gpu(name) for name in run.devices) if match_gpu is not None else iter(())
     return HistoryRow(
-        run_id=row.get("id"),
-        created_at=str(row.get("created_at") or ""),
-        machine=str(row.get("machine") or row.get("machine_name") or row.get("hostname") or ""),
-        source=str(row.get("source") or ""),
-        label=str(row.get("label") or ""),
-        mode=str(row.get("mode") or ""),
-        devices=devices,
-        bandwidth=row.get("memory_bandwidth_bytes_per_s"),
-        bf16=bf16,
-        spec=spec,
+        run_id=run.id,
+        created_at=run.created_at,
+        machine=run.machine or run.hostname or "",
+        source=run.source,
+        label=run.label or "",
+        mode=run.mode,
+        devices=list(run.devices),
+        bandwidth=run.memory_bandwidth_bytes_per_s,
+        bf16=run.best_bf16_flop_per_s,
+        spec=next((spec for spec in matches if spec is not None), None),
     )
 
 
 class ProbeHistoryModel(FlatTableModel):
     CONTEXT = "ProbeHistoryModel"
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(parent)
         self.rows: list[HistoryRow] = []
 
@@ -118,7 +109,7 @@ class ProbeHistoryModel(FlatTableModel):
         self.rows = list(rows)
         self.endResetModel()
 
-    def run_id(self, row: int) -> Any:
+    def run_id(self, row: int) -> int:
         return self.rows[row].run_id
 
     def row_total(self) -> int:
@@ -155,7 +146,9 @@ class ProbeHistoryModel(FlatTableModel):
         }
         return values.get(key, self._display(row, key))
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if not index.isValid() or not (0 <= index.row() < len(self.rows)):
             return None
         row, key = self.rows[index.row()], COLUMNS[index.column()][0]

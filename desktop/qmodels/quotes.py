@@ -10,14 +10,14 @@ the page supplies, so the model holds no business rules of its own. The model fi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+from PySide6 import QtCore
 from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
     QCoreApplication,
     QDate,
     QModelIndex,
@@ -30,8 +30,15 @@ from PySide6.QtWidgets import QApplication
 
 from desktop import fmt
 from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
-from desktop.quote_pricing import SYNC_ROWS
+from desktop.quote_pricing import SYNC_ROWS, Row
 
+if TYPE_CHECKING:
+    from PySide6.QtGui import QUndoStack
+
+    from planner.store import QuoteStore, StoreProtocol
+
+# Qt's marker for pyside6-lupdate (it finds the calls by this name), typed: it returns its text unchanged.
+QT_TRANSLATE_NOOP = cast("Callable[[str, str], str]", QtCore.QT_TRANSLATE_NOOP)
 ROW_ROLE = Qt.ItemDataRole.UserRole + 2  # the whole row dict
 CONTEXT = "QuoteTableModel"
 
@@ -121,20 +128,24 @@ class Derived:
 
 
 class QuoteKind:
-    """The store functions and columns for one quote table ("rental" or "purchase")."""
+    """The store's repository and the table's columns for one kind of quote ("rental" or "purchase")."""
 
-    def __init__(self, name: str, store: Any):
+    def __init__(self, name: str, store: StoreProtocol) -> None:
         self.name = name
         self.columns = RENTAL_COLUMNS if name == "rental" else PURCHASE_COLUMNS
         self.headers = tuple(c.header for c in self.columns)
-        prefix = f"{name}_quote"
-        self.list = lambda: getattr(store, f"list_{name}_quotes")()
-        self.add = getattr(store, f"add_{prefix}")
-        self.get = getattr(store, f"get_{prefix}")
-        self.update = getattr(store, f"update_{prefix}")
-        self.delete = getattr(store, f"delete_{prefix}")
-        self.restore = getattr(store, f"restore_{prefix}")
-        self.validate = getattr(store, f"validate_{prefix}")
+        self.quotes: QuoteStore[Any] = store.rental_quotes if name == "rental" else store.purchase_quotes
+        self.list: Callable[[], Sequence[Row]] = (
+            store.rental_quotes.find if name == "rental" else store.purchase_quotes.find
+        )
+        self.add = self.quotes.add
+        self.get = self.quotes.get
+        self.update = self.quotes.update
+        self.delete = self.quotes.delete
+        self.restore = self.quotes.restore
+        self.validate = self.quotes.validate
+        self.export_csv = self.quotes.export_csv
+        self.import_csv = self.quotes.import_csv
         self.store_columns = tuple(c.key for c in self.columns if not c.derived)
         self.provider_key = "provider" if name == "rental" else "vendor"
 
@@ -153,7 +164,7 @@ class QuoteFilter:
     def active(self) -> bool:
         return bool(self.gpu or self.provider or self.kind or self.currency or not self.show_reference)
 
-    def accepts(self, row: dict, provider_key: str) -> bool:
+    def accepts(self, row: Row, provider_key: str) -> bool:
         if not self.show_reference and row.get("origin") == "reference":
             return False
         if self.gpu and row.get("gpu") != self.gpu:
@@ -165,12 +176,12 @@ class QuoteFilter:
         return not (self.currency and row.get("currency") != self.currency)
 
 
-SortKey = Callable[[dict], Any]
+SortKey = Callable[[Row], Any]
 
 
 def arrange_rows(
-    rows: list[dict], quote_filter: QuoteFilter, provider_key: str, key: SortKey | None, descending: bool
-) -> list[dict]:
+    rows: list[Row], quote_filter: QuoteFilter, provider_key: str, key: SortKey | None, descending: bool
+) -> list[Row]:
     """The rows the table shows, in order: filtered, then sorted by ``key`` (stable; rows whose key is None go
     last in either direction). Pure: runs on a pool thread for big tables."""
     visible = (
@@ -212,15 +223,15 @@ def _stable_order(values: list, descending: bool) -> list[int]:
 class Arrangement:
     """The visible rows in order, and each one's position by quote id (built off the GUI thread too)."""
 
-    rows: list[dict]
+    rows: list[Row]
     positions: dict[Any, int]
 
     @classmethod
-    def of(cls, rows: list[dict]) -> Arrangement:
+    def of(cls, rows: list[Row]) -> Arrangement:
         return cls(rows, {row["id"]: position for position, row in enumerate(rows)})
 
 
-def arrangement(rows: list[dict], **spec: Any) -> Arrangement:
+def arrangement(rows: list[Row], **spec: Any) -> Arrangement:
     """arrange_rows(rows, **spec) with the positions: everything proportional to the rows, in one pure call."""
     return Arrangement.of(arrange_rows(rows, **spec))
 
@@ -235,7 +246,7 @@ class QuoteStats:
     currencies: frozenset[str]
 
 
-def quote_stats(rows: Iterable[dict]) -> QuoteStats:
+def quote_stats(rows: Iterable[Row]) -> QuoteStats:
     mine = reference = 0
     gpus, currencies = set(), set()
     for row in rows:
@@ -252,11 +263,11 @@ def quote_stats(rows: Iterable[dict]) -> QuoteStats:
 class LoadedQuotes:
     """Every quote of one kind as a background load prepares it for QuoteTableModel.set_rows."""
 
-    by_id: dict[Any, dict]  # in the store's order
+    by_id: dict[Any, Row]  # in the store's order
     stats: QuoteStats
 
     @classmethod
-    def of(cls, rows: list[dict]) -> LoadedQuotes:
+    def of(cls, rows: list[Row]) -> LoadedQuotes:
         return cls({row["id"]: row for row in rows}, quote_stats(rows))
 
 
@@ -277,13 +288,18 @@ class QuoteTableModel(FlatTableModel):
     edited = Signal()
     arranged = Signal()
 
-    def __init__(self, kind: QuoteKind, derive: Callable[[dict], Derived] | None = None, parent=None):
+    def __init__(
+        self,
+        kind: QuoteKind,
+        derive: Callable[[Row], Derived] | None = None,
+        parent: QtCore.QObject | None = None,
+    ) -> None:
         super().__init__(parent)
         self.kind = kind
         self.columns = kind.columns
         self.derive = derive
-        self._all: dict[Any, dict] = {}  # id -> row, every loaded quote in the store's order
-        self.rows: list[dict] = []  # the visible rows, in display order
+        self._all: dict[Any, Row] = {}  # id -> row, every loaded quote in the store's order
+        self.rows: list[Row] = []  # the visible rows, in display order
         self._positions: dict[Any, int] | None = None  # id -> visible position (built when needed)
         self._derived: dict[Any, Derived] = {}
         self._stats: QuoteStats | None = None
@@ -301,7 +317,7 @@ class QuoteTableModel(FlatTableModel):
             0  # bumped by every change of the rows; an arrangement made before one is re-checked
         )
         self._inserted_while_pending: list[Any] = []
-        self.undo_stack = None  # set by the page; None: edits are written without undo
+        self.undo_stack: QUndoStack | None = None  # set by the page; None: edits are written without undo
         self.read_only = False  # while a background import or load writes to the model
         self.display_currency = "USD"  # shown in the derived columns' headers
         self.gpu_names: dict[str, str] = {}  # catalog id -> display name
@@ -309,10 +325,10 @@ class QuoteTableModel(FlatTableModel):
     # -- loading -----------------------------------------------------------------------------------------------
     def reload(self) -> None:
         """Read every quote from the store on this thread (the page loads big tables in a job instead)."""
-        self.set_rows(self.kind.list())
+        self.set_rows(list(self.kind.list()))
 
     def set_rows(
-        self, rows: list[dict] | LoadedQuotes, arranged: tuple[int, Arrangement] | None = None
+        self, rows: list[Row] | LoadedQuotes, arranged: tuple[int, Arrangement] | None = None
     ) -> None:
         """Replace every quote: a list of rows, or LoadedQuotes prepared by a job (then nothing proportional
         to the number of quotes is left for the GUI thread). ``arranged``: (spec_version, visible rows)."""
@@ -330,7 +346,7 @@ class QuoteTableModel(FlatTableModel):
             self.rearrange(reset=True)
 
     @property
-    def all_rows(self) -> list[dict]:
+    def all_rows(self) -> list[Row]:
         return list(self._all.values())
 
     def total_count(self) -> int:
@@ -368,7 +384,7 @@ class QuoteTableModel(FlatTableModel):
         self.spec_version += 1
         self.rearrange(reset=False)
 
-    def arranger(self) -> Callable[[list[dict]], Arrangement]:
+    def arranger(self) -> Callable[[list[Row]], Arrangement]:
         """A pure function rows -> Arrangement for the current filter and sort (safe on a pool thread)."""
         return partial(
             arrangement,
@@ -389,10 +405,10 @@ class QuoteTableModel(FlatTableModel):
             return lambda row: row.get(key)
         if column.editor == "gpu":
             names = dict(self.gpu_names)
-            return lambda row: names.get(row.get(key), str(row.get(key) or "")).casefold()
+            return lambda row: names.get(str(row.get(key) or ""), str(row.get(key) or "")).casefold()
         if column.editor == "kind":
             order = {kind: position for position, kind in enumerate(KIND_NAMES)}
-            return lambda row: order.get(row.get(key), len(order))
+            return lambda row: order.get(str(row.get(key)), len(order))
         return lambda row: str(row[key]).casefold() if row.get(key) not in (None, "") else None
 
     def rearrange(self, reset: bool = True) -> None:
@@ -427,7 +443,7 @@ class QuoteTableModel(FlatTableModel):
             self._reorder(rows, positions)
         self.arranged.emit()
 
-    def _current_rows(self, arranged: list[dict]) -> list[dict]:
+    def _current_rows(self, arranged: list[Row]) -> list[Row]:
         """Rows were edited, added or deleted while a job arranged them: newest values, none deleted, the
         added ones at the end."""
         current = self._all
@@ -439,7 +455,7 @@ class QuoteTableModel(FlatTableModel):
                 rows.append(row)
         return rows
 
-    def _reorder(self, rows: list[dict], positions: dict[Any, int] | None) -> None:
+    def _reorder(self, rows: list[Row], positions: dict[Any, int] | None) -> None:
         """Same rows, new order: a layout change, so the selection and the current cell follow their quotes."""
         self.layoutAboutToBeChanged.emit()
         old = self.persistentIndexList()
@@ -463,7 +479,7 @@ class QuoteTableModel(FlatTableModel):
         """The visible position of a quote, -1 when it is filtered out or gone."""
         return self._position_map().get(quote_id, -1)
 
-    def insert_rows(self, rows: list[dict]) -> None:
+    def insert_rows(self, rows: list[Row]) -> None:
         """Stored rows that are new to the model: listed at the end (where a new quote is easy to find)."""
         for row in rows:
             self._all[row["id"]] = row
@@ -494,7 +510,7 @@ class QuoteTableModel(FlatTableModel):
             self.endRemoveRows()
         self._positions = None
 
-    def replace_row(self, quote_id: Any, row: dict) -> None:
+    def replace_row(self, quote_id: Any, row: Row) -> None:
         """An edited row, in place (it does not jump away while being edited; the next sort places it)."""
         if quote_id not in self._all:
             self.insert_rows([row])
@@ -530,7 +546,9 @@ class QuoteTableModel(FlatTableModel):
     def column_headers(self) -> tuple[str, ...]:
         return self.kind.headers
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):  # noqa: N802
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:  # noqa: N802
         """Headers name the display currency ("{0} / GPU-h") and explain the derived columns in a tooltip."""
         if orientation != Qt.Orientation.Horizontal or not (0 <= section < len(self.columns)):
             return None
@@ -553,7 +571,9 @@ class QuoteTableModel(FlatTableModel):
             flags |= Qt.ItemFlag.ItemIsEditable
         return flags
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if not index.isValid() or not (0 <= index.row() < len(self.rows)):
             return None
         row = self.rows[index.row()]
@@ -590,7 +610,7 @@ class QuoteTableModel(FlatTableModel):
             return RIGHT_ALIGNED
         return None
 
-    def _display(self, column: Column, value: Any, row: dict) -> str:
+    def _display(self, column: Column, value: Any, row: Row) -> str:
         if value is None or value == "":
             return ""
         if column.key == "kind":
@@ -609,7 +629,7 @@ class QuoteTableModel(FlatTableModel):
             return self.gpu_names.get(str(value), str(value))
         return str(value)
 
-    def _derived_data(self, position: int, name: str, role: int):
+    def _derived_data(self, position: int, name: str, role: int) -> Any:
         if role not in (
             Qt.ItemDataRole.DisplayRole,
             SORT_ROLE,
@@ -645,7 +665,7 @@ class QuoteTableModel(FlatTableModel):
             return False
         return self.apply_change(row["id"], {column.key: new_value})
 
-    def proposed(self, row: dict, changes: dict) -> dict:
+    def proposed(self, row: Row, changes: Mapping[str, object]) -> dict[str, object]:
         """The row as the store would see it after ``changes`` (a changed price re-derives the other price)."""
         merged = {key: row.get(key) for key in self.kind.store_columns}
         merged.update(changes)
@@ -656,14 +676,16 @@ class QuoteTableModel(FlatTableModel):
             merged[stale] = None
         return merged
 
-    def apply_change(self, quote_id: Any, changes: dict) -> bool:
+    def apply_change(self, quote_id: Any, changes: dict[str, object]) -> bool:
         """Validate and write ``changes`` to one quote (undoable). False, with edit_refused, when refused."""
         row = self._all.get(quote_id)
         if row is None:
             return False
         reasons = self.kind.validate(self.proposed(row, changes))
         if reasons:
-            self.edit_refused.emit("; ".join(reasons))
+            from desktop.messages import render
+
+            self.edit_refused.emit("; ".join(render(reason) for reason in reasons))
             return False
         old = {key: row.get(key) for key in changes}
         from desktop.undo import EditQuoteCommand
@@ -675,11 +697,11 @@ class QuoteTableModel(FlatTableModel):
             self.undo_stack.push(command)  # already applied: the first redo() is skipped
         return True
 
-    def write(self, quote_id: Any, changes: dict) -> bool:
+    def write(self, quote_id: Any, changes: Mapping[str, object]) -> bool:
         """Write through the store and refresh the row; refusals (e.g. a duplicate) go to edit_refused."""
         try:
             updated = self.kind.update(quote_id, changes)
-        except Exception as exc:
+        except Exception as exc:  # called from setData and undo (Qt virtuals): nothing may escape; show why
             from desktop.workers import describe_error
 
             self.edit_refused.emit(describe_error(exc))

@@ -1,4 +1,4 @@
-"""The `gpu-advisor` subcommands (DESIGN.md, "Command line contract").
+"""The `gpu-advisor` subcommands (the command line contract: README.md, "Command line").
 
 Each subcommand lives in its own module with a `register(subparsers)` function that adds its parser and sets
 `handler` to a function `(args) -> int`. Errors the user can cause raise planner.errors.UserError and come out
@@ -25,6 +25,7 @@ SUBCOMMANDS = {
     "quotes": "planner.cli.quotes_cmd",
     "probe": "planner.cli.probe_cmd",
     "history": "planner.cli.history_cmd",
+    "validate": "planner.cli.validate_cmd",
 }
 
 

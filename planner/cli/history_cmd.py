@@ -7,30 +7,31 @@ from typing import Any
 
 from planner.cli import print_json
 from planner.cli.store_access import open_store, table
+from planner.store import ProbeRun
 
 FLOP_PER_TFLOP = 1e12
 BYTES_PER_GB = 1e9  # bandwidth is quoted in decimal GB/s, as vendors do
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("history", help="stored probe runs with their key figures")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(handler=run_history)
 
 
-def run_json(run: dict[str, Any]) -> dict[str, Any]:
+def run_json(run: ProbeRun) -> dict[str, Any]:
     """One run for --json: throughput in FLOP/s, bandwidth in bytes per second."""
     return {
-        "id": run["id"],
-        "created_at": run["created_at"],
-        "saved_at": run["saved_at"],
-        "machine": run["machine"],
-        "hostname": run["hostname"],
-        "source": run["source"],
-        "mode": run["mode"],
-        "devices": run["devices"],
-        "best_bf16_flop_per_s": run["best_bf16_flop_per_s"],
-        "memory_bandwidth_bytes_per_s": run["memory_bandwidth_bytes_per_s"],
+        "id": run.id,
+        "created_at": run.created_at,
+        "saved_at": run.saved_at,
+        "machine": run.machine,
+        "hostname": run.hostname,
+        "source": run.source,
+        "mode": run.mode,
+        "devices": list(run.devices),
+        "best_bf16_flop_per_s": run.best_bf16_flop_per_s,
+        "memory_bandwidth_bytes_per_s": run.memory_bandwidth_bytes_per_s,
     }
 
 
@@ -40,7 +41,7 @@ def _figure(value: float | None, scale: float, unit: str) -> str:
 
 def run_history(args: argparse.Namespace) -> int:
     with open_store() as store:
-        runs = store.list_probe_runs()
+        runs = store.probe_runs.all()
     if args.json:
         print_json({"runs": [run_json(run) for run in runs]})
         return 0
@@ -50,14 +51,14 @@ def run_history(args: argparse.Namespace) -> int:
     headers = ["run", "date (UTC)", "machine", "source", "mode", "devices", "best bf16", "memory bandwidth"]
     rows = [
         [
-            str(run["id"]),
-            run["created_at"].replace("T", " ").rstrip("Z"),
-            run["machine"],
-            run["source"],
-            run["mode"],
-            ", ".join(run["devices"]) or "-",
-            _figure(run["best_bf16_flop_per_s"], FLOP_PER_TFLOP, "TFLOPS"),
-            _figure(run["memory_bandwidth_bytes_per_s"], BYTES_PER_GB, "GB/s"),
+            str(run.id),
+            run.created_at.replace("T", " ").rstrip("Z"),
+            run.machine,
+            run.source,
+            run.mode,
+            ", ".join(run.devices) or "-",
+            _figure(run.best_bf16_flop_per_s, FLOP_PER_TFLOP, "TFLOPS"),
+            _figure(run.memory_bandwidth_bytes_per_s, BYTES_PER_GB, "GB/s"),
         ]
         for run in runs
     ]

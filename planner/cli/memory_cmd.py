@@ -3,27 +3,22 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
+from typing import TYPE_CHECKING
 
 from planner.cli import print_json
-from planner.memory import (
-    LORA_TARGETS,
-    OFFLOAD,
-    OPTIMIZERS,
-    PRECISIONS,
-    RECOMPUTE,
-    TASK_ALIASES,
-    TASKS,
-    MemoryBreakdown,
-    MemoryConfig,
-    estimate_memory,
-)
-from planner.models import resolve_model
+from planner.memory import MemoryBreakdown, MemoryConfig, estimate_memory
+from planner.messages import format_bytes
+from planner.models import ModelSpec, resolve_model
+from planner.vocabulary import Layout, LoraTarget, Offload, Optimizer, Precision, Recompute, Task
 
-GIB = 2**30
+if TYPE_CHECKING:  # profiler.nvml is imported only when --gpu local asks for it
+    from profiler.nvml import GpuInfo
+
+# What the --task flag accepts: every Task spelling ("train" is the documented one for full training).
+TASK_CHOICES = Task.choices()
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "memory",
         help="per-GPU memory breakdown for one configuration",
@@ -34,12 +29,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         required=True,
         help="preset id (see `models`), a size such as 7b, a config.json or a model folder",
     )
-    parser.add_argument("--task", default="train", choices=[*TASKS, *TASK_ALIASES])
-    parser.add_argument("--precision", default="bf16", choices=PRECISIONS)
+    parser.add_argument("--task", default="train", choices=TASK_CHOICES)
+    parser.add_argument("--precision", default="bf16", choices=Precision.values())
     parser.add_argument(
-        "--kv-precision", default=None, choices=PRECISIONS, help="KV-cache precision (default: weights')"
+        "--kv-precision",
+        default=None,
+        choices=Precision.values(),
+        help="KV-cache precision (default: weights')",
     )
-    parser.add_argument("--optimizer", default="adamw", choices=OPTIMIZERS)
+    parser.add_argument("--optimizer", default="adamw", choices=Optimizer.values())
     parser.add_argument(
         "--batch",
         type=int,
@@ -54,15 +52,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--zero", type=int, default=0, choices=[0, 1, 2, 3], help="ZeRO stage (3 = FSDP full shard)"
     )
-    parser.add_argument("--recompute", default="none", choices=RECOMPUTE, help="activation recompute")
     parser.add_argument(
-        "--offload", default="none", choices=OFFLOAD, help="CPU offload of optimizer state or of everything"
+        "--recompute", default="none", choices=Recompute.values(), help="activation recompute"
+    )
+    parser.add_argument(
+        "--offload",
+        default="none",
+        choices=Offload.values(),
+        help="CPU offload of optimizer state or of everything",
     )
     parser.add_argument("--lora-rank", type=int, default=16)
     parser.add_argument(
         "--lora-targets",
         default="q,k,v,o",
-        help=f"comma-separated modules to adapt, from {','.join(LORA_TARGETS)}",
+        help=f"comma-separated modules to adapt, from {','.join(LoraTarget.values())}",
     )
     parser.add_argument(
         "--no-flash-attention", action="store_true", help="unfused attention that stores the score matrix"
@@ -84,27 +87,50 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> MemoryConfig:
-    targets = tuple(t.strip() for t in args.lora_targets.split(",") if t.strip())
+    """The configuration the flags describe; the targets are checked by estimate_memory (UserError)."""
+    targets = tuple(LoraTarget.parse(t.strip()) for t in args.lora_targets.split(",") if t.strip())
+    layout = Layout(
+        dp=args.dp, tp=args.tp, pp=args.pp, ep=args.ep, zero=args.zero, recompute=Recompute.parse(args.recompute),
+        offload=Offload.parse(args.offload), micro_batch=args.batch,
+    )  # fmt: skip
     return MemoryConfig(
-        task=args.task,
-        precision=args.precision,
-        kv_precision=args.kv_precision,
-        optimizer=args.optimizer,
-        micro_batch=args.batch,
+        task=Task.parse(args.task),
+        precision=Precision.parse(args.precision),
+        kv_precision=None if args.kv_precision is None else Precision.parse(args.kv_precision),
+        optimizer=Optimizer.parse(args.optimizer),
+        layout=layout,
         seq_len=args.seq_len,
-        dp=args.dp,
-        tp=args.tp,
-        pp=args.pp,
-        ep=args.ep,
-        zero=args.zero,
-        recompute=args.recompute,
-        offload=args.offload,
         flash_attention=not args.no_flash_attention,
         lora_rank=args.lora_rank,
         lora_targets=targets,
         inflight_microbatches=args.inflight,
         sequence_parallel=args.sequence_parallel,
     )
+
+
+def config_json(config: MemoryConfig, task_text: str) -> dict[str, object]:
+    """The --json "config": every setting flat, as the flags name them (the task as the user spelled it)."""
+    layout = config.layout
+    return {
+        "task": task_text,
+        "precision": config.precision.value,
+        "kv_precision": None if config.kv_precision is None else config.kv_precision.value,
+        "optimizer": config.optimizer.value,
+        "micro_batch": layout.micro_batch,
+        "seq_len": config.seq_len,
+        "dp": layout.dp,
+        "tp": layout.tp,
+        "pp": layout.pp,
+        "ep": layout.ep,
+        "zero": int(layout.zero),
+        "recompute": str(layout.recompute),
+        "offload": str(layout.offload),
+        "flash_attention": config.flash_attention,
+        "lora_rank": config.lora_rank,
+        "lora_targets": [str(target) for target in config.lora_targets],
+        "inflight_microbatches": config.inflight_microbatches,
+        "sequence_parallel": config.sequence_parallel,
+    }
 
 
 def gpu_capacity(gpu_arg: str, precision: str) -> tuple[str | None, int | None, list[str]]:
@@ -140,19 +166,20 @@ def _local_capacity() -> tuple[str | None, int | None, list[str]]:
         if _mig_sizes(gpu):
             notes.append(
                 f"MIG is on for GPU {gpu.index}: a process sees one of its {len(_mig_sizes(gpu))} instance(s), "
-                f"so the largest instance ({max(_mig_sizes(gpu)) / GIB:.1f} GiB) counts, not the whole card"
+                f"so the largest instance ({format_bytes(max(_mig_sizes(gpu)), unit='GiB', decimals=1)}) counts, "
+                "not the whole card"
             )
     return name, min(sizes), notes
 
 
-def _mig_sizes(gpu) -> list[int]:
+def _mig_sizes(gpu: GpuInfo) -> list[int]:
     """Memory in bytes of each MIG instance of an NVML GPU ([] when MIG is off or NVML gives no sizes)."""
     if gpu.mig_mode != "enabled" or not isinstance(gpu.mig_devices, list):
         return []
     return [d["memory_total_bytes"] for d in gpu.mig_devices if isinstance(d.get("memory_total_bytes"), int)]
 
 
-def _usable_bytes(gpu) -> int | None:
+def _usable_bytes(gpu: GpuInfo) -> int | None:
     """What one CUDA process can allocate on this GPU: the whole card, or with MIG on, its largest instance."""
     mig = _mig_sizes(gpu)
     if mig:
@@ -160,18 +187,26 @@ def _usable_bytes(gpu) -> int | None:
     return gpu.memory_total_bytes if isinstance(gpu.memory_total_bytes, int) else None
 
 
-def _size_or_max(value) -> int:
+def _size_or_max(value: int | None) -> int:
     return value if isinstance(value, int) else 2**62
 
 
-def result_json(model, config: MemoryConfig, breakdown: MemoryBreakdown, fits, gpu_name, notes) -> dict:
+def result_json(
+    model: ModelSpec,
+    config: MemoryConfig,
+    task_text: str,
+    breakdown: MemoryBreakdown,
+    fits: bool | None,
+    gpu_name: str | None,
+    notes: list[str],
+) -> dict[str, object]:
     return {
         "model": {
             "name": model.display_name,
             "params": model.total_params,
             "active_params": model.active_params,
         },
-        "config": dataclasses.asdict(config) | {"lora_targets": list(config.lora_targets)},
+        "config": config_json(config, task_text),
         "per_gpu_bytes": breakdown.as_dict(),
         "fits": fits,
         "gpu": gpu_name,
@@ -194,41 +229,46 @@ def run_memory(args: argparse.Namespace) -> int:
         if capacity is not None:
             fits = breakdown.total_bytes <= capacity
     if args.json:
-        print_json(result_json(model, config, breakdown, fits, gpu_name, notes))
+        print_json(result_json(model, config, args.task, breakdown, fits, gpu_name, notes))
         return 0
-    print_table(model, config, breakdown, fits, gpu_name, capacity, notes)
+    print_table(model, config, args.task, breakdown, (fits, gpu_name, capacity), notes)
     return 0
 
 
-def _gib(n: int) -> str:
-    return f"{n / GIB:,.2f} GiB"
-
-
-def print_table(model, config, breakdown, fits, gpu_name, capacity, notes) -> None:
+def print_table(
+    model: ModelSpec,
+    config: MemoryConfig,
+    task_text: str,
+    breakdown: MemoryBreakdown,
+    verdict_on: tuple[bool | None, str | None, int | None],
+    notes: list[str],
+) -> None:
+    """The breakdown as README shows it; verdict_on: (fits, GPU name, bytes per GPU) when --gpu was given."""
+    fits, gpu_name, capacity = verdict_on
+    layout = config.layout
     active = (
         "" if model.active_params == model.total_params else f", {model.active_params / 1e9:.2f} B active"
     )
     print(f"{model.display_name}: {model.total_params / 1e9:.2f} B parameters{active}")
-    layout = f"dp {config.dp} x tp {config.tp} x pp {config.pp}" + (
-        f", ep {config.ep}" if config.ep > 1 else ""
+    degrees = f"dp {layout.dp} x tp {layout.tp} x pp {layout.pp}" + (
+        f", ep {layout.ep}" if layout.ep > 1 else ""
     )
     print(
-        f"{config.task}, {config.precision}, micro-batch {config.micro_batch} x {config.seq_len:,} tokens, {layout}"
-        + (f", ZeRO-{config.zero}" if config.zero else "")
-        + (f", offload {config.offload}" if config.offload != "none" else "")
+        f"{task_text}, {config.precision}, micro-batch {layout.micro_batch} x {config.seq_len:,} tokens, {degrees}"
+        + (f", ZeRO-{int(layout.zero)}" if layout.zero else "")
+        + (f", offload {layout.offload}" if layout.offload != Offload.NONE else "")
     )
     print()
-    width = max(len(_gib(breakdown.total_bytes)), 10)
+    width = max(len(format_bytes(breakdown.total_bytes, unit="GiB", decimals=2)), 10)
     print(f"{'per GPU':<12} {'memory':>{width}}  assumption")
     print(f"{'-' * 12} {'-' * width}  {'-' * 10}")
-    for name in MemoryBreakdown.TERMS:
-        term = getattr(breakdown, name)
-        print(f"{name:<12} {_gib(term.bytes):>{width}}  {term.assumption}")
+    for name, term in breakdown.terms():
+        print(f"{name:<12} {format_bytes(term.bytes, unit='GiB', decimals=2):>{width}}  {term.assumption}")
     print(f"{'-' * 12} {'-' * width}")
-    print(f"{'total':<12} {_gib(breakdown.total_bytes):>{width}}")
+    print(f"{'total':<12} {format_bytes(breakdown.total_bytes, unit='GiB', decimals=2):>{width}}")
     if gpu_name is not None and capacity is not None:
         verdict = "fits" if fits else "does NOT fit"
-        print(f"\n{verdict} on {gpu_name} ({_gib(capacity)} per GPU)")
+        print(f"\n{verdict} on {gpu_name} ({format_bytes(capacity, unit='GiB', decimals=2)} per GPU)")
     elif gpu_name is None and capacity is None and notes and any("cannot say" in n for n in notes):
         print("\nfits: unknown")
     if notes:

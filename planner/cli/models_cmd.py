@@ -8,7 +8,7 @@ from planner.cli import print_json
 from planner.models import ModelSpec, list_presets
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "models",
         help="model presets (architecture, exact parameter counts, sources)",
@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run_models)
 
 
-def model_json(spec: ModelSpec) -> dict:
+def model_json(spec: ModelSpec) -> dict[str, object]:
     """One preset for --json: counts are integers (parameters, layers, features, tokens)."""
     return {
         "id": spec.id,

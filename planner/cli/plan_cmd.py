@@ -3,32 +3,30 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import math
-from typing import Any
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from planner.cli import print_json
 from planner.errors import UserError
+from planner.exports import ExportInputs, export_plan
 from planner.gpus import GpuSpec, get_gpu
+from planner.layout_text import layout_label
 from planner.memory import MAX_DEGREE, MAX_LORA_RANK, MAX_SEQ_LEN, MemoryConfig, validate_layout
-from planner.money import Money, convert, format_money, normalise_currency
-from planner.search import (
-    DEFAULT_MAX_GPUS,
-    OFFLOAD,
-    RANK_BY,
-    RECOMPUTE,
-    TASKS,
-    Constraints,
-    PlanResult,
-    Workload,
-    format_bytes,
-    plan,
-)
+from planner.messages import format_bytes, format_duration, msg
+from planner.models import ModelSpec
+from planner.money import ExchangeRates, Money, convert, format_money, normalise_currency
+from planner.perf import ENGINES, FORMATS, Calibration, calibration_from_report
+from planner.search import DEFAULT_MAX_GPUS, Constraints, PlanOption, PlanResult, Workload, plan
+from planner.vocabulary import Layout, Offload, Optimizer, Precision, RankBy, Recompute, Task
 
-PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+if TYPE_CHECKING:
+    from planner.store import StoreProtocol
+
 # Sequences per optimizer step when --batch is not given: about 4M tokens at 4K context for pre-training
 # (Llama 3 70B/405B started at 4M tokens per batch, arXiv 2407.21783 section 3.4); a small fine-tuning batch.
-DEFAULT_GLOBAL_BATCH = {"pretrain": 1024, "train": 1024, "finetune": 64, "lora": 64, "qlora": 64}
+DEFAULT_GLOBAL_BATCH = {Task.PRETRAIN: 1024, Task.FINETUNE: 64, Task.LORA: 64, Task.QLORA: 64}
 PROBE_RUNS_FOR_CALIBRATION = 20
 # Upper bounds past which a number is a typo, not a plan; they also keep every figure in the JSON finite.
 MAX_GPUS = 1_000_000  # the largest training clusters have a few hundred thousand GPUs
@@ -41,7 +39,9 @@ MAX_DEADLINE_DAYS = 365_000
 MAX_INTER_NODE_GBPS = 1e6
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "plan",
         help="search strategies and GPU counts, rank, time, cost",
@@ -53,7 +53,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         required=True,
         help="preset id (see `models`), a size such as 7b, a config.json or a model folder",
     )
-    parser.add_argument("--task", default="pretrain", choices=TASKS, help="train = pretrain (full training)")
+    parser.add_argument(
+        "--task", default="pretrain", choices=Task.choices(), help="train = pretrain (full training)"
+    )
     parser.add_argument("--gpu", required=True, help="GPU id from `gpus` (several: comma-separated)")
     count = parser.add_mutually_exclusive_group()
     count.add_argument("--gpus", type=int, default=None, help="exactly this many GPUs")
@@ -67,11 +69,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--batch", type=int, default=None,
         help="training: sequences per optimizer step (default 1024 pretrain, 64 fine-tune); serving: concurrent users",
     )  # fmt: skip
-    parser.add_argument("--precision", default="bf16", choices=PRECISIONS)
+    parser.add_argument("--precision", default="bf16", choices=Precision.values())
     parser.add_argument(
-        "--kv-precision", default=None, choices=PRECISIONS, help="KV-cache precision (serving)"
+        "--kv-precision", default=None, choices=Precision.values(), help="KV-cache precision (serving)"
     )
-    parser.add_argument("--optimizer", default="adamw", choices=("adamw", "adamw8bit", "sgd"))
+    parser.add_argument("--optimizer", default="adamw", choices=Optimizer.values())
     parser.add_argument("--lora-rank", type=int, default=16)
     parser.add_argument(
         "--tokens", type=float, default=None, help="training tokens (serving: output tokens to serve)"
@@ -80,6 +82,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--tokens-per-second", type=float, default=None, help="serving target, output tokens/s"
     )
     parser.add_argument("--output-len", type=int, default=256, help="serving: tokens generated per request")
+    parser.add_argument(
+        "--engine", default=None, choices=sorted(ENGINES), help="serving engine profile (default vllm)"
+    )
+    parser.add_argument(
+        "--weight-format", default=None, choices=sorted(FORMATS),
+        help="serving weight format with its real bits (e.g. int4-g128 = AWQ/GPTQ, q4_k_m); default: the precision",
+    )  # fmt: skip
     parser.add_argument(
         "--mfu", type=float, default=None, help="model-FLOPs utilisation to assume (default 0.40)"
     )
@@ -106,14 +115,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     pin.add_argument("--pp", type=int, default=None)
     pin.add_argument("--ep", type=int, default=None)
     pin.add_argument("--zero", type=int, default=None, choices=[0, 1, 2, 3])
-    pin.add_argument("--recompute", default=None, choices=RECOMPUTE)
-    pin.add_argument("--offload", default=None, choices=OFFLOAD)
+    pin.add_argument("--recompute", default=None, choices=Recompute.values())
+    pin.add_argument("--offload", default=None, choices=Offload.values())
     pin.add_argument("--micro-batch", type=int, default=None)
-    parser.add_argument("--rank-by", default="time", choices=RANK_BY)
+    pin.add_argument("--virtual-stages", type=int, default=None, help="interleaved 1F1B chunks per pipeline rank")
+    parser.add_argument("--rank-by", default="time", choices=RankBy.choices())
     parser.add_argument("--top", type=int, default=10)
     parser.add_argument(
         "--export", metavar="DIR", default=None, help="write launch configs and a report for the top option"
     )
+    parser.add_argument(
+        "--probe-shapes", metavar="FILE", default=None,
+        help="write the top option's GEMM and attention shapes for gpu-probe --model-shapes FILE",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run_plan)
 
@@ -121,21 +135,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 # ------------------------------------------------------------------------------------------------ inputs
 
 
-def _number(value: float) -> str:
-    """1e+40 for floats, 100,000,000 for whole numbers: how an error message quotes what the user typed."""
-    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
-
-
 def _positive(value: float | None, what: str, limit: float) -> None:
     """UserError unless `value` (when given) is a finite number above 0 and at most `limit`."""
     if value is None:
         return
     if not math.isfinite(value):
-        raise UserError(f"{what} must be a finite number, got {value}")
+        raise UserError.of(msg("error.must_be_finite", what=what, value=value))
     if not value > 0:
-        raise UserError(f"{what} must be positive, got {value:g}")
+        raise UserError.of(msg("error.must_be_positive", what=what, value=value))
     if value > limit:
-        raise UserError(f"{what} {_number(value)} is absurdly large (limit {_number(limit)})")
+        raise UserError.of(msg("error.absurdly_large", what=what, value=value, limit=limit))
 
 
 def workload_from_args(args: argparse.Namespace) -> Workload:
@@ -145,11 +154,12 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
                                (args.output_len, "--output-len", MAX_SEQ_LEN),
                                (args.lora_rank, "--lora-rank", MAX_LORA_RANK)):  # fmt: skip
         _positive(value, what, limit)
-    inference = args.task == "inference"
+    task = Task.parse(args.task)
+    inference = task == Task.INFERENCE
     return Workload(
-        task=args.task,
+        task=task,
         seq_len=args.seq_len,
-        global_batch=1 if inference else (args.batch or DEFAULT_GLOBAL_BATCH[args.task]),
+        global_batch=1 if inference else (args.batch or DEFAULT_GLOBAL_BATCH[task]),
         tokens=args.tokens,
         tokens_per_second=args.tokens_per_second,
         concurrent_users=args.batch if inference else None,
@@ -160,6 +170,8 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         mfu=args.mfu,
         bandwidth_fraction=args.bandwidth_fraction,
         lora_rank=args.lora_rank,
+        engine=args.engine,
+        weight_format=args.weight_format,
     )
 
 
@@ -171,9 +183,8 @@ def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraint
                                (args.inter_node_gbps, "--inter-node-gbps", MAX_INTER_NODE_GBPS),
                                (args.top, "--top", math.inf)):  # fmt: skip
         _positive(value, what, limit)
-    pinned = {name: getattr(args, name) for name in ("dp", "tp", "pp", "ep", "zero", "recompute", "offload",
-                                                      "micro_batch") if getattr(args, name) is not None}  # fmt: skip
-    for name in ("dp", "tp", "pp", "ep", "micro_batch"):
+    pinned = {name: getattr(args, name) for name in Layout.FIELDS if getattr(args, name) is not None}
+    for name in ("dp", "tp", "pp", "ep", "micro_batch", "virtual_stages"):
         if name in pinned:
             _positive(pinned[name], f"--{name.replace('_', '-')}", MAX_DEGREE)
     return Constraints(
@@ -187,16 +198,17 @@ def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraint
     )
 
 
-def check_pinned_layout(model, pinned: dict) -> None:
+def check_pinned_layout(model: ModelSpec, pinned: Mapping[str, int | str]) -> None:
     """UserError when a pinned tp / pp / ep cannot exist for this model (its heads, layers, experts), whatever
     the GPU count: without this the search found nothing and advised "more GPUs" instead of saying why."""
-    tp, pp, ep = (pinned.get(name, 1) for name in ("tp", "pp", "ep"))
+    tp, pp, ep = (int(pinned.get(name, 1)) for name in ("tp", "pp", "ep"))
     if (tp, pp, ep) != (1, 1, 1):
-        dp = pinned.get("dp", ep)  # an unpinned dp can always be a multiple of ep
-        validate_layout(model, MemoryConfig(task="inference", seq_len=1, dp=dp, tp=tp, pp=pp, ep=ep))
+        dp = int(pinned.get("dp", ep))  # an unpinned dp can always be a multiple of ep
+        layout = Layout(dp=dp, tp=tp, pp=pp, ep=ep)
+        validate_layout(model, MemoryConfig(task=Task.INFERENCE, seq_len=1, layout=layout))
 
 
-def _open_store():
+def _open_store() -> StoreProtocol | None:
     try:
         from planner.cli.store_access import open_store
     except ModuleNotFoundError:
@@ -207,66 +219,79 @@ def _open_store():
 def resolve_gpus(text: str, extra: list[GpuSpec]) -> list[GpuSpec]:
     names = [part.strip() for part in text.split(",") if part.strip()]
     if not names:
-        raise UserError("--gpu needs a GPU id; see `gpu-advisor gpus`")
+        raise UserError.of(msg("error.gpu_flag_empty"))
     return list({gpu.id: gpu for gpu in (get_gpu(name, extra) for name in names)}.values())
 
 
-def prices_from_args(args, gpus: list[GpuSpec], currency: str, store) -> tuple[dict[str, Money], list[str]]:
+def _price_per_gpu_hour(args: argparse.Namespace) -> float:
+    """--price-per-gpu-hour, checked (UserError for both price flags, NaN, a negative or absurd price)."""
+    price: float = args.price_per_gpu_hour
+    what = "--price-per-gpu-hour"
+    if args.price_from_quotes:
+        raise UserError.of(msg("error.price_flags_both"))
+    if not math.isfinite(price):
+        raise UserError.of(msg("error.must_be_finite", what=what, value=price))
+    if price < 0:
+        raise UserError.of(msg("error.must_not_be_negative", what=what))
+    if price > MAX_PRICE_PER_GPU_HOUR:
+        raise UserError.of(msg("error.absurdly_large", what=what, value=price, limit=MAX_PRICE_PER_GPU_HOUR))
+    return price
+
+
+def prices_from_args(
+    args: argparse.Namespace, gpus: list[GpuSpec], currency: str, store: StoreProtocol | None
+) -> tuple[dict[str, Money], list[str]]:
     """GPU id -> price per GPU-hour in `currency`, and notes saying where each price came from."""
     if args.price_per_gpu_hour is not None:
-        if args.price_from_quotes:
-            raise UserError("give either --price-per-gpu-hour or --price-from-quotes, not both")
-        if not math.isfinite(args.price_per_gpu_hour):
-            raise UserError(f"--price-per-gpu-hour must be a finite number, got {args.price_per_gpu_hour}")
-        if args.price_per_gpu_hour < 0:
-            raise UserError("--price-per-gpu-hour must not be negative")
-        if args.price_per_gpu_hour > MAX_PRICE_PER_GPU_HOUR:
-            raise UserError(
-                f"--price-per-gpu-hour {args.price_per_gpu_hour:g} is absurdly large "
-                f"(limit {MAX_PRICE_PER_GPU_HOUR:g})"
-            )
-        return {gpu.id: Money(args.price_per_gpu_hour, currency) for gpu in gpus}, []
+        price = _price_per_gpu_hour(args)
+        return {gpu.id: Money(price, currency) for gpu in gpus}, []
     if not args.price_from_quotes or store is None:
         return {}, []
-    rates = store.get_exchange_rates()
+    rates = store.settings.exchange_rates()
     prices, notes = {}, []
     for gpu in gpus:
-        best = None
-        for quote in store.list_rental_quotes(gpu=gpu.id, kind="on-demand"):
-            if quote.get("price_per_gpu_hour") is None:
-                continue
-            price = convert(
-                Money(quote["price_per_gpu_hour"], quote.get("currency") or "USD"), currency, rates
-            )
-            if best is None or price.amount < best[0].amount:
-                best = (price, quote)
-        if best is not None:
-            prices[gpu.id] = best[0]
-            quote = best[1]
-            original = Money(quote["price_per_gpu_hour"], quote.get("currency") or "USD")
-            # a quote in another currency keeps its original amount beside the converted one
-            shown = f"{format_money(best[0])}/GPU-hour" + (
-                f" (quoted {format_money(original)})" if original.currency != currency else ""
-            )
-            notes.append(
-                f"price for {gpu.id}: {shown}, {quote.get('provider')} "
-                f"{quote.get('offer') or ''} quoted {quote.get('quoted_on')}".replace("  ", " ")
-            )
-        else:
+        best = _cheapest_quote(store.rental_quotes.find(gpu=gpu.id, kind="on-demand"), currency, rates)
+        if best is None:
             notes.append(f"no stored on-demand quote for {gpu.id}: no cost shown")
+            continue
+        converted, original, quote = best
+        prices[gpu.id] = converted
+        # a quote in another currency keeps its original amount beside the converted one
+        shown = f"{format_money(converted)}/GPU-hour" + (
+            f" (quoted {format_money(original)})" if original.currency != currency else ""
+        )
+        notes.append(
+            f"price for {gpu.id}: {shown}, {quote.get('provider')} "
+            f"{quote.get('offer') or ''} quoted {quote.get('quoted_on')}".replace("  ", " ")
+        )
     return prices, notes
 
 
-def calibration_from_store(store, gpus: list[GpuSpec], extra: list[GpuSpec]) -> dict[str, Any]:
+def _cheapest_quote(
+    quotes: Sequence[Mapping[str, object]], currency: str, rates: ExchangeRates
+) -> tuple[Money, Money, Mapping[str, object]] | None:
+    """(price in `currency`, price as quoted, quote) of the cheapest quote with a price, or None."""
+    best = None
+    for quote in quotes:
+        amount = quote.get("price_per_gpu_hour")
+        if not isinstance(amount, int | float):
+            continue
+        original = Money(amount, str(quote.get("currency") or "USD"))
+        price = convert(original, currency, rates)
+        if best is None or price.amount < best[0].amount:
+            best = (price, original, quote)
+    return best
+
+
+def calibration_from_store(
+    store: StoreProtocol | None, gpus: list[GpuSpec], extra: list[GpuSpec]
+) -> dict[str, Calibration]:
     """GPU id -> measured Calibration from the most recent stored probe runs of that GPU type."""
     if store is None:
         return {}
-    from planner.perf import calibration_from_report
-
     wanted = {gpu.id for gpu in gpus}
-    found: dict[str, Any] = {}
-    for run in store.list_probe_runs()[:PROBE_RUNS_FOR_CALIBRATION]:
-        report = store.get_probe_report(run["id"])
+    found: dict[str, Calibration] = {}
+    for report in store.probe_runs.recent_reports(PROBE_RUNS_FOR_CALIBRATION):
         for gpu_id, calibration in calibration_from_report(report, extra).items():
             if gpu_id in wanted and gpu_id not in found:  # newest first: the latest measurement wins
                 found[gpu_id] = calibration
@@ -276,37 +301,27 @@ def calibration_from_store(store, gpus: list[GpuSpec], extra: list[GpuSpec]) -> 
 # ------------------------------------------------------------------------------------------------ output
 
 
-def result_json(result: PlanResult, notes: list[str]) -> dict:
+def result_json(result: PlanResult, notes: list[str]) -> dict[str, object]:
     payload = result.as_dict()
     payload["notes"] = notes
     return payload
 
 
 def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    if seconds >= 86400:
-        return f"{seconds / 86400:.1f} d"
-    if seconds >= 3600:
-        return f"{seconds / 3600:.1f} h"
-    if seconds >= 1:
-        return f"{seconds:.2f} s"
-    return f"{seconds * 1000:.1f} ms"
+    return format_duration(seconds, missing="-")
 
 
 def print_result(result: PlanResult, workload: Workload, notes: list[str]) -> None:
     training = workload.is_training
     step_name = "step" if training else "per token"
     print(f"{'#':>2}  {'GPUs':>5} {'GPU':<14} {'strategy':<58} {'memory/GPU':>11} {step_name:>9} "
-          f"{'tokens/s':>11} {'wall':>8} {'GPU-h':>9} {'cost':>12}  confidence")  # fmt: skip
+          f"{'tokens/s':>11} {'wall':>10} {'GPU-h':>9} {'cost':>12}  confidence")  # fmt: skip
     for rank, option in enumerate(result.options, 1):
+        layout = option.layout
         label = (
-            option.strategy.label
+            layout_label(layout).text
             if training
-            else (
-                f"TP {option.strategy.tp}, PP {option.strategy.pp}, {option.strategy.dp} replica(s), "
-                f"batch {option.batch_per_replica}"
-            )
+            else f"TP {layout.tp}, PP {layout.pp}, {layout.dp} replica(s), batch {option.batch_per_replica}"
         )
         cost = format_money(option.cost) if option.cost else "-"
         if option.cost is None and option.cost_per_million_tokens is not None:
@@ -315,12 +330,14 @@ def print_result(result: PlanResult, workload: Workload, notes: list[str]) -> No
         print(
             f"{rank:>2}  {option.gpus:>5} {option.gpu.id:<14} {label:<58.58} "
             f"{format_bytes(option.memory.total_bytes):>11} {_duration(option.step_time_s):>9} "
-            f"{option.tokens_per_s:>11,.0f} {_duration(option.wall_time_s):>8} {hours:>9} {cost:>12}  "
+            f"{option.tokens_per_s:>11,.0f} {_duration(option.wall_time_s):>10} {hours:>9} {cost:>12}  "
             f"{option.confidence}"
         )
         if not training:
             print(f"      time to first token {_duration(option.ttft_s)}, up to {option.max_concurrent_sequences} "
                   f"sequences fit per replica")  # fmt: skip
+        for line in option_details(option):
+            print(f"      {line}")
     if not result.options:
         print("No option fits.")
     for item in result.excluded:
@@ -332,22 +349,75 @@ def print_result(result: PlanResult, workload: Workload, notes: list[str]) -> No
     print(f"searched in {result.search_ms:.0f} ms; assumptions: " + "; ".join(result.assumptions[:3]))
 
 
+def option_details(option: PlanOption) -> list[str]:
+    """The lines under an option: its error band on time, tokens/s and cost, and the serving load figures."""
+    lines = []
+    band = option.time_band
+    if band is not None:
+        ranges = option.ranges()
+        parts = []
+        if option.wall_time_s is not None and ranges["wall_time_s_range"]:
+            low, high = ranges["wall_time_s_range"]
+            parts.append(f"wall {_duration(low)} .. {_duration(high)}")
+        if ranges["tokens_per_s_range"]:
+            low, high = ranges["tokens_per_s_range"]
+            parts.append(f"tokens/s {low:,.0f} .. {high:,.0f}")
+        if option.cost is not None and ranges["cost_range"]:
+            low, high = ranges["cost_range"]
+            parts.append(f"cost {format_money(Money(low, option.cost.currency))} .. "
+                         f"{format_money(Money(high, option.cost.currency))}")  # fmt: skip
+        parts_text = ", ".join(parts)
+        lines.append(f"band: {parts_text} (time {band.low_fraction:+.0%} .. {band.high_fraction:+.0%}, "
+                     f"from {band.cases} published {band.basis} runs, {band.confidence})")  # fmt: skip
+    if option.mfu is not None:
+        lines.append(f"MFU {option.mfu:.0%} of the dense peak")
+    if option.per_user_tokens_per_s is not None:
+        users = option.concurrent_users or option.batch_per_replica or 0
+        queued = max(0, users - (option.batch_per_replica or users))
+        wait = f", {queued} queued" if queued else ""
+        lines.append(
+            f"per user {option.per_user_tokens_per_s:,.1f} tokens/s (TPOT {_duration(option.tpot_s)}); aggregate "
+            f"{option.tokens_per_s:,.0f} tokens/s over {option.layout.dp} replica(s) x {users} users "
+            f"({option.batch_per_replica} decoding at once{wait}); prefill "
+            f"{(option.prefill_share or 0.0):.0%} of step time; engine {option.engine}"
+        )
+    static = option.static_batching
+    if static is not None:
+        lines.append(
+            f"static batching would lose {static.lost_fraction:.0%} of decode slots to the output-length spread "
+            f"(1 .. {static.max_output_len} tokens): {static.static_tokens_per_s:,.0f} vs "
+            f"{static.continuous_tokens_per_s:,.0f} tokens/s continuous per replica"
+        )
+    return lines
+
+
 # ------------------------------------------------------------------------------------------------ run
 
 
-def _export(result: PlanResult, directory: str, inputs: dict) -> list:
-    try:
-        exports = importlib.import_module("planner.exports")
-    except ModuleNotFoundError as exc:
-        if exc.name != "planner.exports":
-            raise
-        raise UserError("exports are not available yet in this build") from None
+def _export(result: PlanResult, directory: str, inputs: ExportInputs) -> list[Path]:
     if not result.options:
-        raise UserError("nothing to export: no option fits")
+        raise UserError.of(msg("error.nothing_to_export"))
     try:
-        return exports.export_plan(result, result.options[0], directory, inputs)
+        return export_plan(result, result.options[0], directory, inputs)
     except OSError as exc:  # a file where the folder should be, no permission, a full disk
-        raise UserError(f"cannot write the export to {directory}: {exc.strerror or exc}") from None
+        raise UserError.of(
+            msg("error.cannot_write_export", directory=directory, reason=exc.strerror or str(exc))
+        ) from None
+
+
+def _export_inputs(
+    args: argparse.Namespace, model: ModelSpec, workload: Workload, constraints: Constraints, notes: list[str]
+) -> ExportInputs:
+    """What the report shows of this command line (unset flags are left out: the planner's defaults)."""
+    return ExportInputs(
+        model=model.name, task=workload.task, precision=workload.precision, seq_len=workload.seq_len,
+        global_batch=workload.global_batch, tokens=workload.tokens, tokens_per_second=workload.tokens_per_second,
+        gpu=args.gpu, currency=normalise_currency(args.currency),
+        max_gpus=None if constraints.gpus else constraints.max_gpus, exact_gpus=constraints.gpus,
+        budget_amount=constraints.budget.amount if constraints.budget else None,
+        deadline_days=args.deadline_days, mfu=workload.mfu, efficiency=workload.bandwidth_fraction,
+        model_source=model.source or None, price_source="; ".join(notes) or None,
+    )  # fmt: skip
 
 
 def run_plan(args: argparse.Namespace) -> int:
@@ -360,7 +430,7 @@ def run_plan(args: argparse.Namespace) -> int:
     check_pinned_layout(model, constraints.pinned)
     store = _open_store() if (args.price_from_quotes or not args.spec_only) else None
     try:
-        extra = [gpu for gpu in store.list_user_gpus() if isinstance(gpu, GpuSpec)] if store else []
+        extra = store.user_gpus.all() if store else []
         gpus = resolve_gpus(args.gpu, extra)
         prices, notes = prices_from_args(args, gpus, currency, store)
         calibration = {} if args.spec_only else calibration_from_store(store, gpus, extra)
@@ -370,19 +440,36 @@ def run_plan(args: argparse.Namespace) -> int:
     result = plan(model, workload, gpus, constraints, prices=prices, calibration=calibration,
                   rank_by=args.rank_by, top=args.top)  # fmt: skip
     if args.export:
-        inputs = {"model": model.name, "task": workload.task, "precision": workload.precision,
-                  "seq_len": workload.seq_len, "global_batch": workload.global_batch, "tokens": workload.tokens,
-                  "tokens_per_second": workload.tokens_per_second, "gpu": args.gpu, "currency": currency,
-                  "max_gpus": None if constraints.gpus else constraints.max_gpus, "exact_gpus": constraints.gpus,
-                  "budget_amount": constraints.budget.amount if constraints.budget else None,
-                  "deadline_days": args.deadline_days, "mfu": workload.mfu,
-                  "efficiency": workload.bandwidth_fraction, "model_source": getattr(model, "source", None),
-                  "price_source": "; ".join(notes) or None}  # fmt: skip
-        inputs = {key: value for key, value in inputs.items() if value is not None}  # unset: planner defaults
-        written = _export(result, args.export, inputs)
+        written = _export(result, args.export, _export_inputs(args, model, workload, constraints, notes))
         notes.append(f"exported {len(written)} files to {args.export}")
+    if args.probe_shapes:
+        notes.append(write_probe_shapes(result, model, workload, args.probe_shapes))
     if args.json:
         print_json(result_json(result, notes))
     else:
         print_result(result, workload, notes)
     return 0
+
+
+def write_probe_shapes(result: PlanResult, model: ModelSpec, workload: Workload, path: str) -> str:
+    """Write the top option's shapes for `gpu-probe --model-shapes` and say so (a note)."""
+    import json
+
+    from planner.gpus import compute_dtype
+    from planner.perf import probe_shapes
+
+    if not result.options:
+        raise UserError.of(msg("error.nothing_to_export"))
+    option = result.options[0]
+    layout = option.layout
+    if workload.is_training:
+        tokens, sequences, seq = layout.micro_batch * workload.seq_len, layout.micro_batch, workload.seq_len
+    else:
+        tokens, sequences, seq = option.batch_per_replica or 1, 1, workload.prompt_len
+    document = probe_shapes(model, layout.tp, tokens, sequences, seq, compute_dtype(option.precision, option.gpu),
+                            layout.ep)  # fmt: skip
+    try:
+        Path(path).write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UserError.of(msg("error.cannot_write_export", directory=path, reason=exc.strerror or str(exc))) from None
+    return f"probe shapes of option 1 written to {path}: run gpu-probe --model-shapes {path} on the GPU"

@@ -14,15 +14,20 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from planner.cli import print_json
 from planner.cli.store_access import open_store
 from planner.errors import UserError
+from planner.messages import msg
+
+if TYPE_CHECKING:
+    from profiler.report import ProbeReport
 
 PROBE_CMD_ENV = "GPU_ADVISOR_PROBE_CMD"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "probe",
         help="measure this machine with gpu-probe and save the result; `probe import FILE` adds another machine's",
@@ -68,13 +73,13 @@ def probe_command() -> list[str]:
     return [sys.executable, "-m", "profiler"]
 
 
-def _load(path: str | Path):
+def _load(path: str | Path) -> ProbeReport:
     from profiler.report import ReportError, load_report
 
     try:
         return load_report(Path(path))
     except ReportError as exc:
-        raise UserError(f"not a usable probe report: {exc}") from None
+        raise UserError.of(msg("error.report_unusable", detail=str(exc))) from None
 
 
 def check_report_file(path: str | None) -> None:
@@ -84,9 +89,9 @@ def check_report_file(path: str | None) -> None:
         return
     target = Path(path).expanduser().absolute()
     if target.is_dir():
-        raise UserError(f"cannot write {path}: it is a folder")
+        raise UserError.of(msg("error.report_target_folder", path=path))
     if not target.parent.is_dir():
-        raise UserError(f"cannot write {path}: no such folder {target.parent}")
+        raise UserError.of(msg("error.report_target_no_folder", path=path, folder=str(target.parent)))
 
 
 def _without_line(text: str, line: str) -> str:
@@ -110,22 +115,23 @@ def run_probe(args: argparse.Namespace) -> int:
                 check=False,
             )
         except OSError as exc:
-            raise UserError(f"cannot start gpu-probe ({command[0]}): {exc.strerror or exc}") from None
+            reason = exc.strerror or str(exc)
+            raise UserError.of(msg("error.probe_cannot_start", command=command[0], reason=reason)) from None
         summary = completed.stdout or ""
         if not args.report_file:  # the temporary file is deleted below: never send the user looking for it
             summary = _without_line(summary, f"report written to {report_path}")
         sys.stdout.write(summary)
         sys.stdout.flush()
         if completed.returncode != 0:
-            raise UserError(f"gpu-probe failed with exit code {completed.returncode}; nothing was saved")
+            raise UserError.of(msg("error.probe_failed", exit_code=completed.returncode))
         if not report_path.exists():
-            raise UserError("gpu-probe finished without writing a report; nothing was saved")
+            raise UserError.of(msg("error.probe_no_report"))
         report = _load(report_path)
     if not args.save:
         print("probe finished; not saved (--no-save)")
         return 0
     with open_store() as store:
-        run_id = store.save_probe_report(report, source="local", label=args.label)
+        run_id = store.probe_runs.save(report, source="local", label=args.label)
     print(f"saved probe run #{run_id} for {args.label or 'this machine'}; see `gpu-advisor history`")
     return 0
 
@@ -133,14 +139,14 @@ def run_probe(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     report = _load(args.file)
     with open_store() as store:
-        run_id = store.save_probe_report(report, source="imported", label=args.import_label or args.label)
-        run = next(r for r in store.list_probe_runs() if r["id"] == run_id)
+        run_id = store.probe_runs.save(report, source="imported", label=args.import_label or args.label)
+        run = store.probe_runs.get(run_id)
     if args.json_output:
         from planner.cli.history_cmd import run_json
 
         print_json(run_json(run))
     else:
         print(
-            f"imported probe run #{run_id} as machine '{run['machine']}' ({', '.join(run['devices']) or 'no devices'})"
+            f"imported probe run #{run_id} as machine '{run.machine}' ({', '.join(run.devices) or 'no devices'})"
         )
     return 0

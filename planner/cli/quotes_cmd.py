@@ -11,17 +11,28 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from datetime import date
-from typing import Any
+from typing import Any, TypeAlias, TypeVar
 
 from planner.cli import print_json
 from planner.cli.store_access import money, open_store, table
 from planner.errors import UserError
-from planner.store import INTERCONNECTS, KINDS, PURCHASE_COLUMNS, RENTAL_COLUMNS, ImportResult, Store
+from planner.messages import msg
+from planner.store import (
+    INTERCONNECTS,
+    KINDS,
+    PURCHASE_COLUMNS,
+    RENTAL_COLUMNS,
+    ImportResult,
+    PurchaseQuoteRow,
+    RentalQuoteRow,
+)
 
 SECONDS_PER_HOUR = 3600
+Actions: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+RowT = TypeVar("RowT", RentalQuoteRow, PurchaseQuoteRow)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: Actions) -> None:
     parser = subparsers.add_parser(
         "quotes", help="your GPU rental and purchase quotes (add, list, import, export, delete)"
     )
@@ -35,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _register_delete(actions)
 
 
-def _register_add(actions: argparse._SubParsersAction) -> None:
+def _register_add(actions: Actions) -> None:
     add = actions.add_parser("add", help="add one rental quote")
     add.add_argument("--provider", required=True, help="cloud or seller, e.g. RunPod")
     add.add_argument("--offer", default="", help="instance or offer name, e.g. p5.48xlarge")
@@ -70,7 +81,7 @@ def _register_add(actions: argparse._SubParsersAction) -> None:
     add.set_defaults(handler=run_add)
 
 
-def _register_add_purchase(actions: argparse._SubParsersAction) -> None:
+def _register_add_purchase(actions: Actions) -> None:
     add = actions.add_parser("add-purchase", help="add one purchase quote")
     add.add_argument("--vendor", required=True)
     add.add_argument("--gpu", required=True, help="GPU model: catalog id or name")
@@ -91,7 +102,7 @@ def _register_add_purchase(actions: argparse._SubParsersAction) -> None:
     add.set_defaults(handler=run_add_purchase)
 
 
-def _register_list(actions: argparse._SubParsersAction) -> None:
+def _register_list(actions: Actions) -> None:
     listing = actions.add_parser("list", help="list quotes (reference prices included and marked)")
     listing.add_argument("--gpu", help="only this GPU (catalog id or name)")
     listing.add_argument("--provider", help="only this provider (or vendor, with --purchase)")
@@ -102,7 +113,7 @@ def _register_list(actions: argparse._SubParsersAction) -> None:
     listing.set_defaults(handler=run_list)
 
 
-def _register_import(actions: argparse._SubParsersAction) -> None:
+def _register_import(actions: Actions) -> None:
     importing = actions.add_parser(
         "import", help="import a CSV file (all rows or none, unless --skip-invalid)"
     )
@@ -115,7 +126,7 @@ def _register_import(actions: argparse._SubParsersAction) -> None:
     importing.set_defaults(handler=run_import)
 
 
-def _register_export(actions: argparse._SubParsersAction) -> None:
+def _register_export(actions: Actions) -> None:
     exporting = actions.add_parser("export", help="write your quotes to a CSV file (same columns as import)")
     exporting.add_argument("file")
     exporting.add_argument("--all", action="store_true", help="include the reference prices")
@@ -123,7 +134,7 @@ def _register_export(actions: argparse._SubParsersAction) -> None:
     exporting.set_defaults(handler=run_export)
 
 
-def _register_delete(actions: argparse._SubParsersAction) -> None:
+def _register_delete(actions: Actions) -> None:
     deleting = actions.add_parser("delete", help="delete one of your quotes by id")
     deleting.add_argument("id", type=int)
     deleting.add_argument("--purchase", action="store_true")
@@ -136,7 +147,7 @@ def _register_delete(actions: argparse._SubParsersAction) -> None:
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def rental_json(row: dict[str, Any]) -> dict[str, Any]:
+def rental_json(row: RentalQuoteRow) -> dict[str, Any]:
     """A rental quote for --json: prices as money, the minimum term in seconds."""
     term_h = row["min_term_hours"]
     return {
@@ -160,7 +171,7 @@ def rental_json(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def purchase_json(row: dict[str, Any]) -> dict[str, Any]:
+def purchase_json(row: PurchaseQuoteRow) -> dict[str, Any]:
     return {
         "id": row["id"],
         "origin": row["origin"],
@@ -183,8 +194,8 @@ def import_json(result: ImportResult) -> dict[str, Any]:
         "added": result.added,
         "refused": result.refused,
         "rows": result.total_rows,
-        "duplicates": [{"row": row, "reason": reason} for row, reason in result.duplicates],
-        "errors": [{"row": row, "reason": reason} for row, reason in result.errors],
+        "duplicates": [{"row": row, "reason": reason.text} for row, reason in result.duplicates],
+        "errors": [{"row": row, "reason": reason.text} for row, reason in result.errors],
     }
 
 
@@ -193,22 +204,17 @@ def import_json(result: ImportResult) -> dict[str, Any]:
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def _store_new_quote(
-    args: argparse.Namespace,
-    columns: Sequence[str],
-    add: Callable[[Store, dict[str, Any]], int],
-    get: Callable[[Store, int], dict[str, Any]],
-) -> dict[str, Any]:
-    """Store the quote the options describe (one option per store column; dated today unless --quoted-on)
-    and return the row as stored."""
+def _quote_from_options(args: argparse.Namespace, columns: Sequence[str]) -> dict[str, object]:
+    """The quote the options describe (one option per store column; dated today unless --quoted-on)."""
     quote = {name: getattr(args, name) for name in columns}
     quote["quoted_on"] = args.quoted_on or date.today().isoformat()
-    with open_store() as store:
-        return get(store, add(store, quote))
+    return quote
 
 
 def run_add(args: argparse.Namespace) -> int:
-    row = _store_new_quote(args, RENTAL_COLUMNS, Store.add_rental_quote, Store.get_rental_quote)
+    with open_store() as store:
+        quotes = store.rental_quotes
+        row = quotes.get(quotes.add(_quote_from_options(args, RENTAL_COLUMNS)))
     if args.json:
         print_json(rental_json(row))
     else:
@@ -220,7 +226,9 @@ def run_add(args: argparse.Namespace) -> int:
 
 
 def run_add_purchase(args: argparse.Namespace) -> int:
-    row = _store_new_quote(args, PURCHASE_COLUMNS, Store.add_purchase_quote, Store.get_purchase_quote)
+    with open_store() as store:
+        quotes = store.purchase_quotes
+        row = quotes.get(quotes.add(_quote_from_options(args, PURCHASE_COLUMNS)))
     if args.json:
         print_json(purchase_json(row))
     else:
@@ -234,17 +242,28 @@ def run_add_purchase(args: argparse.Namespace) -> int:
 def run_list(args: argparse.Namespace) -> int:
     with open_store() as store:
         if args.gpu:
-            _, unknown = store.gpu_resolver().resolve(args.gpu)
+            _, unknown = store.user_gpus.resolver().resolve(args.gpu)
             if unknown:
-                raise UserError(unknown)
-        if args.purchase:
-            rows = store.list_purchase_quotes(gpu=args.gpu, vendor=args.provider, mine_only=args.mine)
-        else:
-            rows = store.list_rental_quotes(
-                gpu=args.gpu, provider=args.provider, kind=args.kind, mine_only=args.mine
-            )
+                raise UserError.of(unknown)
+        filters = {"gpu": args.gpu, "mine_only": args.mine}
+        purchases = store.purchase_quotes.find(vendor=args.provider, **filters) if args.purchase else []
+        rentals = (
+            []
+            if args.purchase
+            else store.rental_quotes.find(provider=args.provider, kind=args.kind, **filters)
+        )
+    if args.purchase:
+        return _print_quotes(args, purchases, purchase_json, _PURCHASE_TABLE)
+    return _print_quotes(args, rentals, rental_json, _RENTAL_TABLE)
+
+
+def _print_quotes(
+    args: argparse.Namespace,
+    rows: list[RowT],
+    shape: Callable[[RowT], dict[str, Any]],
+    columns: tuple[tuple[str, Callable[[RowT], str]], ...],
+) -> int:
     if args.json:
-        shape = purchase_json if args.purchase else rental_json
         print_json(
             {"kind": "purchase" if args.purchase else "rental", "quotes": [shape(row) for row in rows]}
         )
@@ -255,7 +274,7 @@ def run_list(args: argparse.Namespace) -> int:
         else:
             print("no quotes match these filters")
         return 0
-    print(_quote_table(rows, _PURCHASE_TABLE if args.purchase else _RENTAL_TABLE))
+    print(table([header for header, _ in columns], [[cell(row) for _, cell in columns] for row in rows]))
     references = sum(1 for row in rows if row["origin"] == "reference")
     if references:
         print(
@@ -265,12 +284,12 @@ def run_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _origin(row: dict[str, Any]) -> str:
+def _origin(row: RentalQuoteRow | PurchaseQuoteRow) -> str:
     return "reference" if row["origin"] == "reference" else "mine"
 
 
 # The text tables of `quotes list`: (header, cell of a row), in column order.
-_RENTAL_TABLE: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
+_RENTAL_TABLE: tuple[tuple[str, Callable[[RentalQuoteRow], str]], ...] = (
     ("id", lambda r: str(r["id"])),
     ("origin", _origin),
     ("provider", lambda r: r["provider"]),
@@ -284,7 +303,7 @@ _RENTAL_TABLE: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
     ("region", lambda r: r["region"]),
     ("quoted on", lambda r: r["quoted_on"]),
 )
-_PURCHASE_TABLE: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
+_PURCHASE_TABLE: tuple[tuple[str, Callable[[PurchaseQuoteRow], str]], ...] = (
     ("id", lambda r: str(r["id"])),
     ("origin", _origin),
     ("vendor", lambda r: r["vendor"]),
@@ -298,29 +317,21 @@ _PURCHASE_TABLE: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
 )
 
 
-def _quote_table(rows: list[dict[str, Any]], columns: tuple[tuple[str, Callable], ...]) -> str:
-    return table([header for header, _ in columns], [[cell(row) for _, cell in columns] for row in rows])
-
-
 def run_import(args: argparse.Namespace) -> int:
     with open_store() as store:
-        if args.purchase:
-            result = store.import_purchase_csv(args.file, skip_invalid=args.skip_invalid)
-        else:
-            result = store.import_rental_csv(args.file, skip_invalid=args.skip_invalid)
+        quotes = store.purchase_quotes if args.purchase else store.rental_quotes
+        result = quotes.import_csv(args.file, skip_invalid=args.skip_invalid)
     for row, reason in result.errors:
-        sys.stderr.write(f"row {row}: {reason}\n")
+        sys.stderr.write(f"row {row}: {reason.text}\n")
     if args.json:
         print_json(import_json(result))
     if result.refused:
         good = result.total_rows - result.bad_rows
-        raise UserError(
-            f"{args.file} refused: {result.bad_rows} bad row(s) of {result.total_rows}; nothing was imported "
-            f"(fix them, or use --skip-invalid to import the {good} good row(s)); row 1 is the header"
-        )
+        raise UserError.of(msg("error.import_refused", file=args.file, bad=result.bad_rows, total=result.total_rows,
+                               good=good))  # fmt: skip
     if not args.json:
         for row, reason in result.duplicates:
-            print(f"row {row}: not added, {reason}")
+            print(f"row {row}: not added, {reason.text}")
         kind = "purchase" if args.purchase else "rental"
         summary = f"imported {result.added} {kind} quote(s) from {args.file}"
         if result.duplicates:
@@ -333,10 +344,8 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     with open_store() as store:
-        if args.purchase:
-            count = store.export_purchase_csv(args.file, mine_only=not args.all)
-        else:
-            count = store.export_rental_csv(args.file, mine_only=not args.all)
+        quotes = store.purchase_quotes if args.purchase else store.rental_quotes
+        count = quotes.export_csv(args.file, mine_only=not args.all)
     which = "quotes, reference prices included" if args.all else "of your own quotes"
     print(f"wrote {count} {which} to {args.file}")
     return 0
@@ -344,9 +353,12 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_delete(args: argparse.Namespace) -> int:
     with open_store() as store:
-        row = store.delete_purchase_quote(args.id) if args.purchase else store.delete_rental_quote(args.id)
+        if args.purchase:
+            deleted = purchase_json(store.purchase_quotes.delete(args.id))
+        else:
+            deleted = rental_json(store.rental_quotes.delete(args.id))
     if args.json:
-        print_json({"deleted": purchase_json(row) if args.purchase else rental_json(row)})
+        print_json({"deleted": deleted})
     else:
         print(f"deleted {'purchase' if args.purchase else 'rental'} quote #{args.id}")
     return 0

@@ -9,10 +9,11 @@ from planner.cli import print_json
 from planner.costs import DEFAULT_ELECTRICITY_PER_KWH, DEFAULT_PUE, RentBuyInputs, RentBuyResult, rent_vs_buy
 from planner.errors import UserError
 from planner.gpus import get_gpu
+from planner.messages import Message, msg
 from planner.money import Money, format_money, normalise_currency
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "rentbuy",
         help="rent vs buy over a horizon",
@@ -78,7 +79,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run_rentbuy)
 
 
-def usd_default_in(amount_usd: float, currency: str, what: str, flag: str) -> float:
+def usd_default_in(amount_usd: float, currency: str, what: Message, flag: str) -> float:
     """A built-in USD figure (catalog purchase price, default electricity price) in `currency`.
 
     Converted at the exchange rate stored in Settings; UserError when that rate was never set: a rate is asked
@@ -91,13 +92,11 @@ def usd_default_in(amount_usd: float, currency: str, what: str, flag: str) -> fl
 
     store = open_store()
     try:
-        rates = store.get_exchange_rates()
+        rates = store.settings.exchange_rates()
     finally:
         store.close()
     if currency not in rates.to_usd:
-        raise UserError(
-            f"no exchange rate for USD->{currency} to convert {what}; set one in Settings (or give {flag} in {currency})"
-        )
+        raise UserError.of(msg("error.no_rate_for_default", currency=currency, what=what, flag=flag))
     return convert(Money(amount_usd, "USD"), currency, rates).amount
 
 
@@ -107,20 +106,23 @@ def inputs_from_args(args: argparse.Namespace) -> RentBuyInputs:
     purchase = args.purchase_per_gpu
     if purchase is None:
         if gpu.purchase_usd is None:
-            raise UserError(f"give --purchase-per-gpu: the catalog has no reference price for {gpu.name}")
+            raise UserError.of(msg("error.no_reference_price", gpu=gpu.name))
         purchase = usd_default_in(
-            gpu.purchase_usd, currency, "the catalog's purchase price", "--purchase-per-gpu"
+            gpu.purchase_usd, currency, msg("quantity.catalog_purchase_price"), "--purchase-per-gpu"
         )
     electricity = args.electricity_per_kwh
     if electricity is None:
         electricity = usd_default_in(
-            DEFAULT_ELECTRICITY_PER_KWH, currency, "the default electricity price", "--electricity-per-kwh"
+            DEFAULT_ELECTRICITY_PER_KWH,
+            currency,
+            msg("quantity.default_electricity_price"),
+            "--electricity-per-kwh",
         )
     if not math.isfinite(args.years):
-        raise UserError(f"--years must be a finite number, got {args.years}")
+        raise UserError.of(msg("error.must_be_finite", what="--years", value=args.years))
     months = round(args.years * 12)
     if args.years <= 0 or months < 1:
-        raise UserError("--years must be at least one month (0.1)")
+        raise UserError.of(msg("error.years_at_least_a_month"))
     return RentBuyInputs(
         gpus=args.gpus,
         purchase_per_gpu=purchase,

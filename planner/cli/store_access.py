@@ -6,17 +6,17 @@ import sys
 from typing import Any
 
 from planner.errors import UserError
-from planner.store import Store
+from planner.messages import msg
+from planner.store import Store, StoreProtocol
 
 
-def open_store() -> Store:
+def open_store() -> StoreProtocol:
     """The Store at --db / GPU_ADVISOR_DB / the user data folder (the dispatcher has already applied --db)."""
     try:
         store = Store.open()
-    except OSError as exc:  # e.g. a damaged file that cannot be moved aside (read-only folder, /proc)
-        raise UserError(
-            f"cannot use the database {exc.filename or ''}: {exc.strerror or exc}; choose another file with --db"
-        ) from None
+    except OSError as exc:  # the file system refused something Store.open does not explain itself
+        reason = exc.strerror or str(exc)
+        raise UserError.of(msg("error.db_cannot_use", path=str(exc.filename or ""), reason=reason)) from None
     if store.recovered_from is not None:
         sys.stderr.write(
             f"gpu-advisor: the database {store.path} could not be read; it was moved to {store.recovered_from} "

@@ -1,13 +1,29 @@
 """The SQLite ledger: probe runs, rental and purchase quotes, plans, settings, user GPU types.
 
-`from planner.store import Store` is the entry point; see repository.py. The package is split by concern:
-connection (opening, recovery, retried writes), migrations (schema history), quotes (columns, validation,
-CSV), seed (shipped reference prices), repository (the Store class).
+`from planner.store import Store` is the entry point (store.py): ``Store.open()`` gives one connection and one
+repository per aggregate over it (``store.rental_quotes``, ``store.purchase_quotes``, ``store.probe_runs``,
+``store.plans``, ``store.settings``, ``store.user_gpus``). Code outside the package annotates with
+``StoreProtocol`` (protocols.py). The package is split by concern: connection (opening, recovery, retried writes),
+errors (SQLite environment errors vs bugs), database (the connection, its lock and transactions), migrations
+(schema history), quotes (columns, validation, CSV), rows (the row types), one module per repository
+(quote_repository, probe_runs, plans, settings, user_gpus), seed (shipped reference prices), prices (SQL price
+summaries).
 """
 
 from planner.store.connection import default_db_path
+from planner.store.errors import StoreEnvironmentError
 from planner.store.migrations import LATEST_VERSION
 from planner.store.prices import PriceSummary
+from planner.store.protocols import (
+    PlanStore,
+    ProbeRunStore,
+    PurchaseQuoteStore,
+    QuoteStore,
+    RentalQuoteStore,
+    SettingStore,
+    StoreProtocol,
+    UserGpuStore,
+)
 from planner.store.quotes import (
     INTERCONNECTS,
     KINDS,
@@ -17,18 +33,48 @@ from planner.store.quotes import (
     validate_purchase_quote,
     validate_rental_quote,
 )
-from planner.store.repository import ImportResult, Store
+from planner.store.rows import (
+    ExchangeRate,
+    GpuSeen,
+    ImportResult,
+    Machine,
+    Measurement,
+    PlanSummary,
+    ProbeRun,
+    PurchaseQuoteRow,
+    RentalQuoteRow,
+    SavedPlan,
+)
+from planner.store.store import Store
 
 __all__ = [
     "INTERCONNECTS",
     "KINDS",
     "LATEST_VERSION",
     "PURCHASE_COLUMNS",
-    "PriceSummary",
     "RENTAL_COLUMNS",
+    "ExchangeRate",
     "GpuResolver",
+    "GpuSeen",
     "ImportResult",
+    "Machine",
+    "Measurement",
+    "PlanStore",
+    "PlanSummary",
+    "PriceSummary",
+    "ProbeRun",
+    "ProbeRunStore",
+    "PurchaseQuoteRow",
+    "PurchaseQuoteStore",
+    "QuoteStore",
+    "RentalQuoteRow",
+    "RentalQuoteStore",
+    "SavedPlan",
+    "SettingStore",
     "Store",
+    "StoreEnvironmentError",
+    "StoreProtocol",
+    "UserGpuStore",
     "default_db_path",
     "validate_purchase_quote",
     "validate_rental_quote",

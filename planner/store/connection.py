@@ -1,5 +1,9 @@
 """Opening the SQLite file safely: where it lives, corrupt files moved aside, pragmas, and retried writes.
 
+`open_connection` is the whole opening sequence Store.open runs: check the location, move a damaged or
+non-SQLite file aside (never deleting it), refuse a newer or foreign database without writing a byte, then set
+the pragmas. Every SQLite environment error on the way is a StoreEnvironmentError (planner/store/errors.py).
+
 Why each setting:
 - WAL journal: readers never block the writer and the writer never blocks readers (the GUI lists quotes while
   the CLI imports), and a process killed mid-write leaves the last committed state intact.
@@ -16,21 +20,18 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
 from planner.errors import UserError
+from planner.messages import msg
+from planner.store.errors import busy_error, environment_errors_explained, is_busy, is_corruption
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
 # A writer that still cannot get the lock after this long is shown a clear "busy" message instead.
 WRITE_RETRY_DEADLINE_S = 60.0
-# sqlite3 result codes (https://www.sqlite.org/rescode.html) that mean "this file is not a usable database".
-SQLITE_CORRUPT = 11
-SQLITE_NOTADB = 26
-SQLITE_BUSY = 5
-SQLITE_LOCKED = 6
 
 T = TypeVar("T")
 
@@ -47,7 +48,7 @@ def default_db_path() -> Path:
 
 def utc_now_iso() -> str:
     """Current time as ISO-8601 UTC with a trailing Z, second precision."""
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def looks_like_sqlite(path: Path) -> bool:
@@ -58,23 +59,6 @@ def looks_like_sqlite(path: Path) -> bool:
     except FileNotFoundError:
         return True
     return head == b"" or head == SQLITE_HEADER
-
-
-def is_corruption(exc: sqlite3.DatabaseError) -> bool:
-    """A DatabaseError that says the file is damaged or not a database (as opposed to locked or read-only)."""
-    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
-    if code is not None:
-        return code & 0xFF in (SQLITE_CORRUPT, SQLITE_NOTADB)
-    text = str(exc).lower()
-    return "not a database" in text or "malformed" in text or "corrupt" in text
-
-
-def is_busy(exc: sqlite3.OperationalError) -> bool:
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is not None:
-        return code & 0xFF in (SQLITE_BUSY, SQLITE_LOCKED)
-    text = str(exc).lower()
-    return "locked" in text or "busy" in text
 
 
 def move_aside(path: Path) -> Path:
@@ -93,26 +77,100 @@ def move_aside(path: Path) -> Path:
     return target
 
 
+def open_connection(path: Path, latest_version: int) -> tuple[sqlite3.Connection, Path | None]:
+    """A configured connection to the database at `path`, and where a damaged file was moved (or None).
+
+    Refuses (UserError, file untouched) a folder, a database written by a newer GPU Advisor (user_version
+    above `latest_version`) and another program's database.
+    """
+    _prepare_location(path)
+    recovered = None if _looks_like_sqlite(path) else _move_damaged_aside(path)
+    with environment_errors_explained(path):
+        conn = connect(path)
+        if is_damaged(conn):
+            conn.close()
+            recovered = _move_damaged_aside(path)
+            conn = connect(path)
+        try:
+            retry_while_busy(lambda: refuse_foreign(conn, path, latest_version))
+            retry_while_busy(lambda: configure(conn))
+        except BaseException:
+            conn.close()
+            raise
+    return conn, recovered
+
+
+def _prepare_location(path: Path) -> None:
+    if path.is_dir():
+        raise UserError.of(msg("error.db_is_folder", path=str(path)))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise UserError.of(
+            msg("error.db_cannot_create_folder", folder=str(path.parent), reason=reason)
+        ) from None
+
+
+def _looks_like_sqlite(path: Path) -> bool:
+    try:
+        return looks_like_sqlite(path)
+    except OSError as exc:  # e.g. a file this user may not read
+        raise UserError.of(
+            msg("error.db_unreadable", path=str(path), reason=exc.strerror or str(exc))
+        ) from None
+
+
+def _move_damaged_aside(path: Path) -> Path:
+    """move_aside, with a file that cannot be renamed (read-only folder or media, /proc) as a UserError: the
+    file is left as it was, and the GUI shows one line instead of crashing on an OSError."""
+    try:
+        return move_aside(path)
+    except OSError as exc:
+        raise UserError.of(
+            msg("error.db_cannot_move_aside", path=str(path), reason=exc.strerror or str(exc))
+        ) from None
+
+
 def connect(path: Path) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit) that any thread of this process may use."""
-    try:
-        conn = sqlite3.connect(
-            str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
-        )
-    except sqlite3.OperationalError as exc:
-        raise UserError(f"cannot open the database {path}: {exc}") from None
+    conn = sqlite3.connect(
+        str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+    )
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return conn
 
 
-def check_readable(conn: sqlite3.Connection) -> int:
-    """Read the schema version and check the pages; raises sqlite3.DatabaseError for a damaged file."""
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    verdict = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
-    if verdict != "ok":
-        raise sqlite3.DatabaseError(f"database disk image is malformed ({verdict})")
-    return int(version)
+def is_damaged(conn: sqlite3.Connection) -> bool:
+    """Whether the file is damaged or not a database: reads the schema and checks the pages. Other errors
+    (locked, unreadable) are raised, to be reported as what they are."""
+    try:
+        conn.execute("PRAGMA user_version").fetchone()
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        verdict = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        if is_corruption(exc):
+            return True
+        raise
+    return bool(verdict != "ok")
+
+
+def refuse_foreign(conn: sqlite3.Connection, path: Path, latest_version: int) -> None:
+    """Refuse, without writing a byte, a database from a newer GPU Advisor or from another program.
+
+    The version and the tables are read in one read transaction: another process may be creating this
+    database right now, and tables seen without its version would look like another program's.
+    """
+    conn.execute("BEGIN")
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
+    finally:
+        conn.execute("ROLLBACK")  # read only: nothing to keep
+    if version > latest_version:
+        raise UserError.of(msg("error.db_newer", path=str(path), version=version, latest=latest_version))
+    if version == 0 and tables:
+        raise UserError.of(msg("error.db_foreign", path=str(path)))
 
 
 def configure(conn: sqlite3.Connection) -> None:
@@ -124,13 +182,15 @@ def configure(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA synchronous = FULL")
 
 
-def run_in_write_transaction(conn: sqlite3.Connection, work: Callable[[], T]) -> T:
+def run_in_write_transaction(conn: sqlite3.Connection, path: Path, work: Callable[[], T]) -> T:
     """Run `work` inside BEGIN IMMEDIATE ... COMMIT, retrying the whole transaction while another process writes.
 
-    `work` must only touch the database (it may run more than once). Any exception rolls everything back.
+    `work` must only touch the database (it may run more than once). Any exception rolls everything back. A
+    writer that waits past WRITE_RETRY_DEADLINE_S gets a StoreEnvironmentError ("busy"); any other SQLite error
+    is raised as it is, for the caller to classify.
     """
     delay_s = 0.02
-    deadline = time.monotonic() + WRITE_RETRY_DEADLINE_S
+    started = time.monotonic()
     while True:
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -144,12 +204,10 @@ def run_in_write_transaction(conn: sqlite3.Connection, work: Callable[[], T]) ->
                 raise
         except sqlite3.OperationalError as exc:
             if not is_busy(exc):
-                raise _environment_error(exc) from None
-            if time.monotonic() > deadline:
-                raise UserError(
-                    "the database is busy: another GPU Advisor window or command has been writing to it for "
-                    f"over {WRITE_RETRY_DEADLINE_S:.0f} s; try again when it has finished"
-                ) from None
+                raise
+            waited_s = time.monotonic() - started
+            if waited_s > WRITE_RETRY_DEADLINE_S:
+                raise busy_error(path, waited_s) from None
             time.sleep(delay_s)
             delay_s = min(delay_s * 2, 0.25)
 
@@ -170,11 +228,3 @@ def retry_while_busy(work: Callable[[], T]) -> T:
                 raise
             time.sleep(delay_s)
             delay_s = min(delay_s * 2, 0.25)
-
-
-def _environment_error(exc: sqlite3.OperationalError) -> Exception:
-    """A full disk or a read-only file is the user's environment, not a bug: say so in one line."""
-    text = str(exc).lower()
-    if "disk is full" in text or "readonly" in text or "read-only" in text or "unable to open" in text:
-        return UserError(f"cannot write the database: {exc}")
-    return exc

@@ -16,17 +16,19 @@ from collections.abc import Callable
 
 import sqlite_utils
 
+from planner.store.database import Database
+
 
 def _v1_initial(db: sqlite_utils.Database) -> None:
     """Version 1: machines, GPUs seen, probe runs with measurements, rental and purchase quotes, settings."""
-    db["settings"].create({"key": str, "value": str, "updated_at": str}, pk="key", not_null={"value"})
-    db["machines"].create(
+    db.table("settings").create({"key": str, "value": str, "updated_at": str}, pk="key", not_null={"value"})
+    db.table("machines").create(
         {"id": int, "name": str, "hostname": str, "kind": str, "created_at": str},
         pk="id",
         not_null={"name", "kind", "created_at"},
     )
-    db["machines"].create_index(["name"], unique=True)
-    db["probe_runs"].create(
+    db.table("machines").create_index(["name"], unique=True)
+    db.table("probe_runs").create(
         {
             "id": int,
             "machine_id": int,
@@ -41,7 +43,7 @@ def _v1_initial(db: sqlite_utils.Database) -> None:
         foreign_keys=[("machine_id", "machines", "id")],
         not_null={"machine_id", "created_at", "saved_at", "mode", "source", "report_json"},
     )
-    db["measurements"].create(
+    db.table("measurements").create(
         {
             "id": int,
             "run_id": int,
@@ -56,8 +58,8 @@ def _v1_initial(db: sqlite_utils.Database) -> None:
         foreign_keys=[("run_id", "probe_runs", "id")],
         not_null={"run_id", "device", "kind", "unit", "ok"},
     )
-    db["measurements"].create_index(["run_id"])
-    db["gpus_seen"].create(
+    db.table("measurements").create_index(["run_id"])
+    db.table("gpus_seen").create(
         {
             "id": int,
             "machine_id": int,
@@ -72,9 +74,9 @@ def _v1_initial(db: sqlite_utils.Database) -> None:
         foreign_keys=[("machine_id", "machines", "id")],
         not_null={"machine_id", "gpu_key", "name", "first_seen", "last_seen"},
     )
-    db["gpus_seen"].create_index(["machine_id", "gpu_key"], unique=True)
+    db.table("gpus_seen").create_index(["machine_id", "gpu_key"], unique=True)
     text_default = {"offer": "", "region": "", "source": "", "note": ""}
-    db["rental_quotes"].create(
+    db.table("rental_quotes").create(
         {
             "id": int,
             "provider": str,
@@ -109,7 +111,7 @@ def _v1_initial(db: sqlite_utils.Database) -> None:
         },
         defaults=text_default,
     )
-    db["purchase_quotes"].create(
+    db.table("purchase_quotes").create(
         {
             "id": int,
             "vendor": str,
@@ -149,20 +151,20 @@ def _v1_initial(db: sqlite_utils.Database) -> None:
 def _v2_quote_details_user_gpus(db: sqlite_utils.Database) -> None:
     """Version 2: interconnect/minimum term/validity on rentals, overhead and power on purchases, user GPU types,
     measurement peers, and the key figures of each probe run kept next to it (back-filled for old runs)."""
-    rentals = db["rental_quotes"]
+    rentals = db.table("rental_quotes")
     rentals.add_column("interconnect", str, not_null_default="")
     rentals.add_column("min_term_hours", float)
     rentals.add_column("valid_until", str, not_null_default="")
-    purchases = db["purchase_quotes"]
+    purchases = db.table("purchase_quotes")
     purchases.add_column("server_overhead_fraction", float)
     purchases.add_column("power_w", float)
-    db["measurements"].add_column("peer", str)
-    runs = db["probe_runs"]
+    db.table("measurements").add_column("peer", str)
+    runs = db.table("probe_runs")
     runs.add_column("best_bf16_flop_per_s", float)
     runs.add_column("memory_bandwidth_bytes_per_s", float)
     runs.add_column("device_names", str, not_null_default="[]")
     _backfill_key_figures(db)
-    db["user_gpus"].create(
+    db.table("user_gpus").create(
         {"id": str, "spec_json": str, "created_at": str, "updated_at": str},
         pk="id",
         not_null={"spec_json", "created_at", "updated_at"},
@@ -193,7 +195,7 @@ def _backfill_key_figures(db: sqlite_utils.Database) -> None:
 
 def _v3_plans_and_indexes(db: sqlite_utils.Database) -> None:
     """Version 3: saved plans, a content hash so one report is not stored twice, and indexes for fast lists."""
-    db["plans"].create(
+    db.table("plans").create(
         {
             "id": int,
             "name": str,
@@ -205,11 +207,11 @@ def _v3_plans_and_indexes(db: sqlite_utils.Database) -> None:
         pk="id",
         not_null={"name", "inputs_json", "results_json", "created_at", "updated_at"},
     )
-    db["probe_runs"].add_column("report_sha256", str)
+    db.table("probe_runs").add_column("report_sha256", str)
     for run_id, report_json in db.execute("SELECT id, report_json FROM probe_runs").fetchall():
         digest = hashlib.sha256(report_json.encode("utf-8")).hexdigest()
         db.execute("UPDATE probe_runs SET report_sha256 = ? WHERE id = ?", [digest, run_id])
-    db["probe_runs"].create_index(["report_sha256"])
+    db.table("probe_runs").create_index(["report_sha256"])
     # The quote list is filtered by GPU, provider and kind and sorted by GPU then price (100,000 rows < 100 ms).
     db.execute("CREATE INDEX idx_rental_quotes_gpu_price ON rental_quotes(gpu, price_per_gpu_hour)")
     db.execute("CREATE INDEX idx_rental_quotes_provider ON rental_quotes(provider COLLATE NOCASE)")
@@ -240,3 +242,22 @@ MIGRATIONS: list[Migration] = [
     _v4_price_group_index,
 ]
 LATEST_VERSION = len(MIGRATIONS)
+
+
+def migrate(db: Database) -> None:
+    """Upgrade the database to LATEST_VERSION, one migration per write transaction (a crash keeps the last
+    finished version; another process upgrading at the same time is seen under the write lock)."""
+    tables = sqlite_utils.Database(db.conn, execute_plugins=False)
+
+    def version() -> int:
+        return int(db.conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def step() -> None:
+        current = version()  # re-read under the write lock: another process may have upgraded
+        if current < LATEST_VERSION:
+            MIGRATIONS[current](tables)
+            db.conn.execute(f"PRAGMA user_version = {int(current) + 1}")
+
+    with db.guard():
+        while version() < LATEST_VERSION:
+            db.write(step)

@@ -9,7 +9,8 @@ range in price order, so each answer costs milliseconds at any table size.
 Prices are per GPU-hour in each quote's own currency; the caller converts. Where a figure mixes currencies
 (rental_price_median), the caller passes the factor that turns each currency into its display currency, so
 the ordering and the middle value are those of the converted prices, exactly as if every quote had been
-converted first. Functions take the open sqlite3 connection; planner.store.Store wraps them with its lock.
+converted first. Functions take the open sqlite3 connection; store.rental_quotes (quote_repository.py) calls
+them holding the store's lock.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ import math
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from planner.store.quotes import KINDS, RENTAL_COLUMNS
+from planner.store.quotes import KINDS
+from planner.store.rows import RENTAL_ROW_COLUMNS
 
-QUOTE_COLUMNS = ("id", *RENTAL_COLUMNS, "origin", "created_at")
+QUOTE_COLUMNS = RENTAL_ROW_COLUMNS
 GROUP_COLUMNS = ("gpu", "kind", "currency", "origin")  # one PriceSummary per distinct combination
 
 
@@ -47,8 +50,9 @@ def _in_list(values: Sequence[str]) -> str:
     return ", ".join("?" for _ in values)
 
 
-def _filters(gpu: str | None, kinds: Sequence[str] | None) -> tuple[str, list]:
-    where, params = [], []
+def _filters(gpu: str | None, kinds: Sequence[str] | None) -> tuple[str, list[str]]:
+    where: list[str] = []
+    params: list[str] = []
     if gpu is not None:
         where.append("gpu = ?")
         params.append(gpu)
@@ -142,7 +146,7 @@ def _currencies_of(conn: sqlite3.Connection, gpu: str, kind: str) -> list[str]:
 
 def cheapest_rental_offers(
     conn: sqlite3.Connection, per_group: int, gpus: Iterable[str] | None = None
-) -> list[tuple]:
+) -> list[tuple[Any, ...]]:
     """Every reference quote plus the `per_group` cheapest of the user's quotes per (gpu, kind, currency).
 
     Rows are tuples in QUOTE_COLUMNS order, sorted by gpu, price per GPU-hour, id. Reference rows are the
@@ -152,7 +156,7 @@ def cheapest_rental_offers(
     """
     if per_group < 1:
         raise ValueError("per_group must be at least 1")
-    # Reference rows are exactly the seeded ones (Store._seed_reference_prices sets seed_key; user rows have
+    # Reference rows are exactly the seeded ones (seed.seed_reference_prices sets seed_key; user rows have
     # none), so the partial index on seed_key finds them without reading the user's rows.
     rows = conn.execute(
         f"SELECT {', '.join(QUOTE_COLUMNS)} FROM rental_quotes "

@@ -2,7 +2,8 @@
 
 A quote comes in as a mapping of column -> value (str from a CSV cell or a form field, or a number). Cleaning
 returns a normalised row (numbers as numbers, the GPU as its catalog id, empty text as "") plus the reasons it
-is refused; an empty reason list means the row can be stored.
+is refused, each a planner.messages.Message (English via .text, Russian in the GUI); an empty reason list means
+the row can be stored.
 
 CSV conventions (README section "Quotes and history" documents them for users):
 - UTF-8 (a byte-order mark is fine), comma- or semicolon-separated, a header row naming the columns.
@@ -22,9 +23,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from planner import gpus as gpu_catalog
 from planner.errors import UserError
+from planner.gpus import GpuSpec
+from planner.messages import Message, msg
 
 RENTAL_COLUMNS = (
     "provider",
@@ -99,52 +103,41 @@ _DECIMAL_COMMA_RE = re.compile(r"^-?\d+,\d+$")
 class GpuResolver:
     """Maps what a person typed ("H100 SXM", "h100-sxm") to the catalog id, with the catalog's own suggestions.
 
-    Uses planner.gpus (catalog + the user's own GPU types) when it is installed; without it any non-empty name is
-    kept as a lower-case slug. Results are cached per distinct text, so a 200,000-row file costs a few lookups.
+    Uses planner.gpus (the catalog plus the user's own GPU types). Results are cached per distinct text, so a
+    200,000-row file costs a few lookups.
     """
 
-    def __init__(self, extra: Sequence[Any] = ()) -> None:
+    def __init__(self, extra: Sequence[GpuSpec] = ()) -> None:
         self._extra = tuple(extra)
-        self._cache: dict[str, tuple[str, str | None]] = {}
-        try:
-            from planner import gpus as gpu_catalog
-        except ModuleNotFoundError as exc:
-            if exc.name != "planner.gpus":
-                raise
-            gpu_catalog = None
-        self._catalog = gpu_catalog
+        self._cache: dict[str, tuple[str, Message | None]] = {}
 
-    def resolve(self, text: str) -> tuple[str, str | None]:
-        """(catalog id, None) or (text, reason it is refused)."""
+    def resolve(self, text: str) -> tuple[str, Message | None]:
+        """(catalog id, None) or (text, the reason it is refused)."""
         if text not in self._cache:
             self._cache[text] = self._lookup(text)
         return self._cache[text]
 
-    def _lookup(self, text: str) -> tuple[str, str | None]:
-        if self._catalog is None:
-            return re.sub(r"\s+", "-", text.strip().lower()), None
+    def _lookup(self, text: str) -> tuple[str, Message | None]:
         try:
-            return self._catalog.get_gpu(text, extra=self._extra).id, None
+            return gpu_catalog.get_gpu(text, extra=self._extra).id, None
         except UserError as exc:
-            message = str(exc)
-        if "did you mean" not in message:
-            hint = self._lookalike_hint(text)
-            if hint:
-                message = f"unknown GPU {text!r} (did you mean {hint}?)"
-        return text, f"gpu: {message}"
+            refusal = exc
+        hint = self._lookalike(text)
+        if hint is not None:
+            return text, msg("quote.gpu_lookalike", text=text, hint=hint)
+        return text, msg("quote.gpu_refused", reason=refusal.message or str(refusal))
 
-    def _lookalike_hint(self, text: str) -> str | None:
-        """Suggestions for a name typed with the letter O for zero ("H1OO"), which plain fuzzy matching misses."""
+    def _lookalike(self, text: str) -> str | None:
+        """The id of a name typed with the letter O for zero ("H1OO"), which plain fuzzy matching misses."""
         if not re.search(r"\d", text):
             return None
         folded = re.sub(r"(?<=[\dO])O|O(?=[\dO])", "0", text, flags=re.IGNORECASE)
         if folded == text:
             return None
         try:
-            return self._catalog.get_gpu(folded, extra=self._extra).id
-        except UserError as exc:
-            found = re.search(r"did you mean:? ([^?]+)\?", str(exc))
-            return found.group(1) if found else None
+            return gpu_catalog.get_gpu(folded, extra=self._extra).id
+        except UserError:
+            return None
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -152,7 +145,12 @@ class GpuResolver:
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def _text(value: Any) -> str:
+Reasons = list[Message]
+# A cleaned quote: column -> text, whole number, float or None (a blank optional number).
+QuoteValues = dict[str, Any]
+
+
+def _text(value: object) -> str:
     if value is None:
         return ""
     text = value if isinstance(value, str) else str(value)
@@ -163,14 +161,19 @@ def _text(value: Any) -> str:
     return text
 
 
-def _is_blank(value: Any) -> bool:
+def _shown(value: object, limit: int = 40) -> str:
+    """A cell as a reason quotes it: its text, stripped and cut to `limit` characters."""
+    return str(value).strip()[:limit]
+
+
+def _is_blank(value: object) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
-def _number(value: Any, name: str, reasons: list[str]) -> float | None:
+def _number(value: object, name: str, reasons: Reasons) -> float | None:
     """A finite number from a cell ("3.49", "3,49", 3.49); None (and a reason) when it is not one."""
     if isinstance(value, bool):
-        reasons.append(f"{name} must be a number, got {value!r}")
+        reasons.append(msg("quote.not_a_number", field=name, value=repr(value)))
         return None
     if isinstance(value, (int, float)):
         number = float(value)
@@ -181,80 +184,85 @@ def _number(value: Any, name: str, reasons: list[str]) -> float | None:
         try:
             number = float(text)
         except ValueError:
-            reasons.append(f"{name} must be a number, got {str(value).strip()[:40]!r}")
+            reasons.append(msg("quote.not_a_number", field=name, value=repr(_shown(value))))
             return None
     if not math.isfinite(number):
-        reasons.append(f"{name} must be a finite number, got {value!r}")
+        reasons.append(msg("quote.not_finite", field=name, value=repr(value)))
         return None
     return number
 
 
-def _positive(value: Any, name: str, reasons: list[str]) -> float | None:
+def _positive(value: object, name: str, reasons: Reasons) -> float | None:
     number = _number(value, name, reasons)
     if number is not None and number <= 0:
-        reasons.append(f"{name} must be > 0")
+        reasons.append(msg("quote.not_positive", field=name))
         return None
     return number
 
 
-def _at_most(
-    number: float | None, limit: float, name: str, reasons: list[str], unit: str = ""
-) -> float | None:
-    """The number, or None (and a reason) when it is above `limit`."""
+def _at_most(number: float | None, limit: float, name: str, reasons: Reasons, refusal: str = "quote.above_limit",
+             **details: float) -> float | None:  # fmt: skip
+    """The number, or None (and the `refusal` message) when it is above `limit`."""
     if number is not None and number > limit:
-        reasons.append(f"{name} must be at most {limit:,.0f}{unit}, got {number:g}")
+        # the refused number as the person typed it, %g-style (1e+308), in every language
+        reasons.append(msg(refusal, field=name, limit=limit, value=f"{number:g}", **details))
         return None
     return number
 
 
-def _gpu_count(value: Any, name: str, reasons: list[str]) -> int | None:
+def _gpu_count(value: object, name: str, reasons: Reasons) -> int | None:
     """A whole number of GPUs, 1..MAX_GPUS_PER_QUOTE (checked before int(), so 1e23 never reaches SQLite)."""
     number = _number(value, name, reasons)
     if number is None:
         return None
     if not 1 <= number <= MAX_GPUS_PER_QUOTE or number != int(number):
-        shown = str(value).strip()[:40] if isinstance(value, str) else f"{value!r}"[:40]
-        reasons.append(f"{name} must be a whole number between 1 and {MAX_GPUS_PER_QUOTE:,}, got {shown}")
+        shown = _shown(value) if isinstance(value, str) else f"{value!r}"[:40]
+        reasons.append(msg("quote.gpu_count", field=name, limit=MAX_GPUS_PER_QUOTE, value=shown))
         return None
     return int(number)
 
 
-def _iso_date(value: Any, name: str, reasons: list[str]) -> str | None:
-    text = _text(value)
+def parse_iso_date(value: object, name: str, reasons: Reasons) -> str | None:
     if isinstance(value, date):
         return value.isoformat()
+    text = _text(value)
     if _DATE_RE.match(text):
         try:
             return date.fromisoformat(text).isoformat()
         except ValueError:
             pass
-    reasons.append(f"{name} must be a date YYYY-MM-DD, got {text[:40]!r}")
+    reasons.append(msg("quote.not_a_date", field=name, value=text[:40]))
     return None
 
 
-def _currency(value: Any, reasons: list[str]) -> str | None:
+def parse_currency(value: object, reasons: Reasons) -> str | None:
     text = _text(value).upper()
     if not _CURRENCY_RE.match(text):
-        shown = ", ".join(KNOWN_CURRENCIES)
         reasons.append(
-            f"currency must be one of {shown} or another 3-letter ISO code, got {_text(value)[:20]!r}"
+            msg("quote.bad_currency", choices=", ".join(KNOWN_CURRENCIES), value=_text(value)[:20])
         )
         return None
     return text
 
 
-def _bounded_text(value: Any, name: str, limit: int, reasons: list[str]) -> str:
+def _bounded_text(value: object, name: str, limit: int, reasons: Reasons) -> str:
     text = _text(value)
     if len(text) > limit:
-        reasons.append(f"{name} is longer than {limit} characters")
+        reasons.append(msg("quote.too_long", field=name, limit=limit))
     return text
 
 
-def _required_gpu(value: Any, gpus: GpuResolver | None, reasons: list[str]) -> str:
+def _required_text(value: object, name: str, reasons: Reasons) -> str:
+    text = _bounded_text(value, name, SHORT_TEXT_MAX, reasons)
+    if not text:
+        reasons.append(msg("quote.required", field=name))
+    return text
+
+
+def _required_gpu(value: object, gpus: GpuResolver | None, reasons: Reasons) -> str:
     """The GPU's catalog id; "" with a reason when the cell is empty (an unknown GPU gets its own reason)."""
-    gpu_text = _bounded_text(value, "gpu", SHORT_TEXT_MAX, reasons)
+    gpu_text = _required_text(value, "gpu", reasons)
     if not gpu_text:
-        reasons.append("gpu is required")
         return ""
     gpu, gpu_reason = (gpus or GpuResolver()).resolve(gpu_text)
     if gpu_reason:
@@ -262,18 +270,31 @@ def _required_gpu(value: Any, gpus: GpuResolver | None, reasons: list[str]) -> s
     return gpu
 
 
-def _required_currency(value: Any, reasons: list[str]) -> str | None:
+def _required_currency(value: object, reasons: Reasons) -> str | None:
     if _is_blank(value):
-        reasons.append("currency is required (USD, EUR, RUB or another 3-letter ISO code)")
+        reasons.append(msg("quote.currency_required", choices=", ".join(KNOWN_CURRENCIES)))
         return None
-    return _currency(value, reasons)
+    return parse_currency(value, reasons)
 
 
-def _required_date(value: Any, name: str, reasons: list[str]) -> str | None:
+def _required_date(value: object, name: str, reasons: Reasons) -> str | None:
     if _is_blank(value):
-        reasons.append(f"{name} must be a date YYYY-MM-DD (it is empty)")
+        reasons.append(msg("quote.date_empty", field=name))
         return None
-    return _iso_date(value, name, reasons)
+    return parse_iso_date(value, name, reasons)
+
+
+def _choice(value: object, name: str, choices: Sequence[str], default: str, reasons: Reasons) -> str:
+    """A lower-case member of `choices`, `default` for a blank cell ("" = the cell may stay empty)."""
+    chosen = _text(value).lower() or default
+    if chosen and chosen not in choices:
+        code = "quote.bad_choice_or_empty" if default == "" else "quote.bad_choice"
+        reasons.append(msg(code, field=name, choices=", ".join(choices), value=_shown(_text(value))))
+    return chosen
+
+
+def _optional_number(value: object, name: str, reasons: Reasons) -> float | None:
+    return None if _is_blank(value) else _number(value, name, reasons)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -281,52 +302,46 @@ def _required_date(value: Any, name: str, reasons: list[str]) -> str | None:
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def clean_rental_quote(quote: Mapping[str, Any], gpus: GpuResolver | None = None) -> tuple[dict, list[str]]:
+def clean_rental_quote(
+    quote: Mapping[str, object], gpus: GpuResolver | None = None
+) -> tuple[QuoteValues, Reasons]:
     """Normalise one rental quote; returns (row with every RENTAL_COLUMNS key, reasons it is refused).
 
     Prices are per hour in `currency`. A missing per-GPU price is the instance price / GPUs per instance and a
     missing instance price is per-GPU x GPUs; when both are given they must agree within 1 %.
     """
-    reasons: list[str] = []
-    row: dict[str, Any] = {}
-    row["provider"] = _bounded_text(quote.get("provider"), "provider", SHORT_TEXT_MAX, reasons)
-    if not row["provider"]:
-        reasons.append("provider is required")
-    row["offer"] = _bounded_text(quote.get("offer"), "offer", SHORT_TEXT_MAX, reasons)
-    row["gpu"] = _required_gpu(quote.get("gpu"), gpus, reasons)
-
-    count = quote.get("gpus_per_instance")
-    row["gpus_per_instance"] = 1 if _is_blank(count) else _gpu_count(count, "gpus_per_instance", reasons)
-    _rental_prices(quote, row, reasons)
-
-    row["currency"] = _required_currency(quote.get("currency"), reasons)
-    kind = _text(quote.get("kind")).lower() or "on-demand"
-    if kind not in KINDS:
-        reasons.append(f"kind must be one of {', '.join(KINDS)}, got {_text(quote.get('kind'))[:40]!r}")
-    row["kind"] = kind
-    row["region"] = _bounded_text(quote.get("region"), "region", SHORT_TEXT_MAX, reasons)
-    interconnect = _text(quote.get("interconnect")).lower()
-    if interconnect and interconnect not in INTERCONNECTS:
-        reasons.append(
-            f"interconnect must be one of {', '.join(INTERCONNECTS)} or empty, got {_text(quote.get('interconnect'))[:40]!r}"
-        )
-    row["interconnect"] = interconnect
-    term = quote.get("min_term_hours")
-    row["min_term_hours"] = None
-    if not _is_blank(term):
-        hours = _number(term, "min_term_hours", reasons)
-        if hours is not None and hours < 0:
-            reasons.append("min_term_hours must be >= 0")
-        row["min_term_hours"] = hours
-    _quote_dates(quote, row, reasons)
-    row["source"] = _bounded_text(quote.get("source"), "source", LONG_TEXT_MAX, reasons)
-    row["note"] = _bounded_text(quote.get("note"), "note", LONG_TEXT_MAX, reasons)
+    reasons: Reasons = []
+    cell = quote.get
+    row: QuoteValues = {
+        "provider": _required_text(cell("provider"), "provider", reasons),
+        "offer": _bounded_text(cell("offer"), "offer", SHORT_TEXT_MAX, reasons),
+        "gpu": _required_gpu(cell("gpu"), gpus, reasons),
+    }
+    count = cell("gpus_per_instance")
+    gpus_per_instance = 1 if _is_blank(count) else _gpu_count(count, "gpus_per_instance", reasons)
+    row["gpus_per_instance"] = gpus_per_instance
+    row["price_per_gpu_hour"], row["price_per_instance_hour"] = _rental_prices(
+        quote, gpus_per_instance, reasons
+    )
+    row["currency"] = _required_currency(cell("currency"), reasons)
+    row["kind"] = _choice(cell("kind"), "kind", KINDS, "on-demand", reasons)
+    row["region"] = _bounded_text(cell("region"), "region", SHORT_TEXT_MAX, reasons)
+    row["interconnect"] = _choice(cell("interconnect"), "interconnect", INTERCONNECTS, "", reasons)
+    hours = _optional_number(cell("min_term_hours"), "min_term_hours", reasons)
+    if hours is not None and hours < 0:
+        reasons.append(msg("quote.negative", field="min_term_hours"))
+    row["min_term_hours"] = hours
+    row["quoted_on"], row["valid_until"] = _quote_dates(quote, reasons)
+    row["source"] = _bounded_text(cell("source"), "source", LONG_TEXT_MAX, reasons)
+    row["note"] = _bounded_text(cell("note"), "note", LONG_TEXT_MAX, reasons)
     return row, reasons
 
 
-def _rental_prices(quote: Mapping[str, Any], row: dict, reasons: list[str]) -> None:
+def _rental_prices(
+    quote: Mapping[str, object], count: int | None, reasons: Reasons
+) -> tuple[float | None, float | None]:
+    """(price per GPU-hour, price per instance-hour), the missing one derived from the other and the count."""
     per_gpu_cell, per_instance_cell = quote.get("price_per_gpu_hour"), quote.get("price_per_instance_hour")
-    count = row["gpus_per_instance"]
     per_gpu = None if _is_blank(per_gpu_cell) else _positive(per_gpu_cell, "price_per_gpu_hour", reasons)
     per_gpu = _at_most(per_gpu, MAX_PRICE_PER_GPU_HOUR, "price_per_gpu_hour", reasons)
     per_instance = (
@@ -335,15 +350,10 @@ def _rental_prices(quote: Mapping[str, Any], row: dict, reasons: list[str]) -> N
         else _positive(per_instance_cell, "price_per_instance_hour", reasons)
     )
     instance_limit = MAX_PRICE_PER_GPU_HOUR * (count or MAX_GPUS_PER_QUOTE)  # unknown count: lenient
-    per_instance = _at_most(
-        per_instance,
-        instance_limit,
-        "price_per_instance_hour",
-        reasons,
-        f" ({MAX_PRICE_PER_GPU_HOUR:,.0f} per GPU)",
-    )
+    per_instance = _at_most(per_instance, instance_limit, "price_per_instance_hour", reasons,
+                            "quote.above_limit_per_gpu", per_gpu_limit=MAX_PRICE_PER_GPU_HOUR)  # fmt: skip
     if _is_blank(per_gpu_cell) and _is_blank(per_instance_cell):
-        reasons.append("price_per_gpu_hour or price_per_instance_hour is required")
+        reasons.append(msg("quote.price_required"))
     elif count is not None and per_gpu is not None and per_instance is None and _is_blank(per_instance_cell):
         per_instance = per_gpu * count
     elif count is not None and per_instance is not None and per_gpu is None and _is_blank(per_gpu_cell):
@@ -351,28 +361,27 @@ def _rental_prices(quote: Mapping[str, Any], row: dict, reasons: list[str]) -> N
     elif count is not None and per_gpu is not None and per_instance is not None:
         expected = per_gpu * count
         if abs(per_instance - expected) > PRICE_AGREEMENT_FRACTION * expected:
-            reasons.append(
-                f"price_per_instance_hour {per_instance:g} does not match price_per_gpu_hour {per_gpu:g} x "
-                f"{count} GPUs = {expected:g} (they must agree within 1%)"
-            )
+            reasons.append(msg("quote.prices_disagree", per_instance=per_instance, per_gpu=per_gpu, gpus=count,
+                               expected=expected))  # fmt: skip
     # A derived price (the other one divided or multiplied by the GPU count) must be a usable number too.
     for name, price in (("price_per_gpu_hour", per_gpu), ("price_per_instance_hour", per_instance)):
         if price is not None and not (math.isfinite(price) and price > 0):
-            reasons.append(f"{name} works out to {price:g}, which is not a usable price")
-    row["price_per_gpu_hour"], row["price_per_instance_hour"] = per_gpu, per_instance
+            reasons.append(msg("quote.unusable_price", field=name, price=f"{price:g}"))
+    return per_gpu, per_instance
 
 
-def _quote_dates(quote: Mapping[str, Any], row: dict, reasons: list[str]) -> None:
-    row["quoted_on"] = _required_date(quote.get("quoted_on"), "quoted_on", reasons)
-    row["valid_until"] = ""
-    if not _is_blank(quote.get("valid_until")):
-        valid_until = _iso_date(quote.get("valid_until"), "valid_until", reasons)
-        if valid_until and row["quoted_on"] and valid_until < row["quoted_on"]:
-            reasons.append("valid_until must not be before quoted_on")
-        row["valid_until"] = valid_until or ""
+def _quote_dates(quote: Mapping[str, object], reasons: Reasons) -> tuple[str | None, str]:
+    """(quoted_on, valid_until): valid_until "" when blank, never before quoted_on."""
+    quoted_on = _required_date(quote.get("quoted_on"), "quoted_on", reasons)
+    if _is_blank(quote.get("valid_until")):
+        return quoted_on, ""
+    valid_until = parse_iso_date(quote.get("valid_until"), "valid_until", reasons)
+    if valid_until and quoted_on and valid_until < quoted_on:
+        reasons.append(msg("quote.valid_before_quoted"))
+    return quoted_on, valid_until or ""
 
 
-def validate_rental_quote(quote: Mapping[str, Any], gpus: GpuResolver | None = None) -> list[str]:
+def validate_rental_quote(quote: Mapping[str, object], gpus: GpuResolver | None = None) -> Reasons:
     """Reasons this rental quote cannot be stored (empty list: it can). Shared by CSV import and the GUI."""
     return clean_rental_quote(quote, gpus)[1]
 
@@ -382,47 +391,54 @@ def validate_rental_quote(quote: Mapping[str, Any], gpus: GpuResolver | None = N
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def clean_purchase_quote(quote: Mapping[str, Any], gpus: GpuResolver | None = None) -> tuple[dict, list[str]]:
+def clean_purchase_quote(
+    quote: Mapping[str, object], gpus: GpuResolver | None = None
+) -> tuple[QuoteValues, Reasons]:
     """Normalise one purchase quote. `price` is the whole quote for `gpus` GPUs; `server_overhead_fraction` is the
     server, network and rack cost as a fraction of that price (0.3 = +30 %); `power_w` is watts per GPU."""
-    reasons: list[str] = []
-    row: dict[str, Any] = {}
-    row["vendor"] = _bounded_text(quote.get("vendor"), "vendor", SHORT_TEXT_MAX, reasons)
-    if not row["vendor"]:
-        reasons.append("vendor is required")
-    row["gpu"] = _required_gpu(quote.get("gpu"), gpus, reasons)
-    count = quote.get("gpus")
-    row["gpus"] = 1 if _is_blank(count) else _gpu_count(count, "gpus", reasons)
-    if _is_blank(quote.get("price")):
-        reasons.append("price is required")
-        row["price"] = None
-    else:
-        price = _positive(quote.get("price"), "price", reasons)
-        limit = MAX_PURCHASE_PRICE_PER_GPU * (row["gpus"] or MAX_GPUS_PER_QUOTE)  # unknown count: lenient
-        row["price"] = _at_most(
-            price, limit, "price", reasons, f" ({MAX_PURCHASE_PRICE_PER_GPU:,.0f} per GPU)"
-        )
-    row["currency"] = _required_currency(quote.get("currency"), reasons)
-    row["quoted_on"] = _required_date(quote.get("quoted_on"), "quoted_on", reasons)
-    overhead = quote.get("server_overhead_fraction")
-    row["server_overhead_fraction"] = None
-    if not _is_blank(overhead):
-        fraction = _number(overhead, "server_overhead_fraction", reasons)
-        if fraction is not None and not 0 <= fraction <= 10:
-            reasons.append("server_overhead_fraction must be between 0 and 10 (0.3 means +30%)")
-        row["server_overhead_fraction"] = fraction
-    power = quote.get("power_w")
+    reasons: Reasons = []
+    cell = quote.get
+    row: QuoteValues = {
+        "vendor": _required_text(cell("vendor"), "vendor", reasons),
+        "gpu": _required_gpu(cell("gpu"), gpus, reasons),
+    }
+    count = cell("gpus")
+    row["gpus"] = gpu_count = 1 if _is_blank(count) else _gpu_count(count, "gpus", reasons)
+    row["price"] = _purchase_price(cell("price"), gpu_count, reasons)
+    row["currency"] = _required_currency(cell("currency"), reasons)
+    row["quoted_on"] = _required_date(cell("quoted_on"), "quoted_on", reasons)
+    fraction = _optional_number(cell("server_overhead_fraction"), "server_overhead_fraction", reasons)
+    if fraction is not None and not 0 <= fraction <= 10:
+        reasons.append(msg("quote.overhead_range"))
+    row["server_overhead_fraction"] = fraction
+    power = cell("power_w")
     row["power_w"] = (
         None
         if _is_blank(power)
-        else _at_most(_positive(power, "power_w", reasons), MAX_POWER_W_PER_GPU, "power_w", reasons, " W")
+        else _at_most(
+            _positive(power, "power_w", reasons),
+            MAX_POWER_W_PER_GPU,
+            "power_w",
+            reasons,
+            "quote.above_limit_w",
+        )  # fmt: skip
     )
-    row["source"] = _bounded_text(quote.get("source"), "source", LONG_TEXT_MAX, reasons)
-    row["note"] = _bounded_text(quote.get("note"), "note", LONG_TEXT_MAX, reasons)
+    row["source"] = _bounded_text(cell("source"), "source", LONG_TEXT_MAX, reasons)
+    row["note"] = _bounded_text(cell("note"), "note", LONG_TEXT_MAX, reasons)
     return row, reasons
 
 
-def validate_purchase_quote(quote: Mapping[str, Any], gpus: GpuResolver | None = None) -> list[str]:
+def _purchase_price(value: object, gpu_count: int | None, reasons: Reasons) -> float | None:
+    if _is_blank(value):
+        reasons.append(msg("quote.required", field="price"))
+        return None
+    price = _positive(value, "price", reasons)
+    limit = MAX_PURCHASE_PRICE_PER_GPU * (gpu_count or MAX_GPUS_PER_QUOTE)  # unknown count: lenient
+    return _at_most(price, limit, "price", reasons, "quote.above_limit_per_gpu",
+                    per_gpu_limit=MAX_PURCHASE_PRICE_PER_GPU)  # fmt: skip
+
+
+def validate_purchase_quote(quote: Mapping[str, object], gpus: GpuResolver | None = None) -> Reasons:
     return clean_purchase_quote(quote, gpus)[1]
 
 
@@ -434,40 +450,33 @@ def validate_purchase_quote(quote: Mapping[str, Any], gpus: GpuResolver | None =
 @dataclass(frozen=True)
 class QuoteTable:
     table: str
-    label: str  # "rental quote" / "purchase quote", for messages
+    kind: str  # "rental" | "purchase"
+    label: Message  # "rental quote" / "purchase quote", inside other messages
+    plural: Message  # "rental quotes" / "purchase quotes"
     columns: tuple[str, ...]
     dedupe_columns: tuple[str, ...]
     required_header: frozenset[str]  # columns a CSV header must name
-    clean: Callable[[Mapping[str, Any], GpuResolver | None], tuple[dict, list[str]]]
+    clean: Callable[[Mapping[str, object], GpuResolver | None], tuple[QuoteValues, Reasons]]
     text_columns: frozenset[str]
 
 
 RENTAL = QuoteTable(
     table="rental_quotes",
-    label="rental quote",
+    kind="rental",
+    label=msg("store.rental_quote"),
+    plural=msg("store.rental_quotes"),
     columns=RENTAL_COLUMNS,
     dedupe_columns=RENTAL_DEDUPE_COLUMNS,
     required_header=frozenset({"provider", "gpu", "currency", "quoted_on"}),
     clean=clean_rental_quote,
-    text_columns=frozenset(
-        {
-            "provider",
-            "offer",
-            "gpu",
-            "currency",
-            "kind",
-            "region",
-            "interconnect",
-            "quoted_on",
-            "valid_until",
-            "source",
-            "note",
-        }
-    ),
-)
+    text_columns=frozenset({"provider", "offer", "gpu", "currency", "kind", "region", "interconnect", "quoted_on",
+                            "valid_until", "source", "note"}),
+)  # fmt: skip
 PURCHASE = QuoteTable(
     table="purchase_quotes",
-    label="purchase quote",
+    kind="purchase",
+    label=msg("store.purchase_quote"),
+    plural=msg("store.purchase_quotes"),
     columns=PURCHASE_COLUMNS,
     dedupe_columns=PURCHASE_DEDUPE_COLUMNS,
     required_header=frozenset({"vendor", "gpu", "price", "currency", "quoted_on"}),
@@ -476,21 +485,27 @@ PURCHASE = QuoteTable(
 )
 
 
-def dedupe_key(row: Mapping[str, Any], columns: Iterable[str]) -> tuple:
+def dedupe_key(row: Mapping[str, object], columns: Iterable[str]) -> tuple[object, ...]:
     """The identity of a quote: text without letter case, numbers as they are."""
-    return tuple(row[c].casefold() if isinstance(row[c], str) else row[c] for c in columns)
+    return tuple(_folded(row[c]) for c in columns)
+
+
+def _folded(value: object) -> object:
+    return value.casefold() if isinstance(value, str) else value
 
 
 # ----------------------------------------------------------------------------------------------------------------
 # CSV files
 # ----------------------------------------------------------------------------------------------------------------
 
+RowProblem = tuple[int, Message]  # (spreadsheet row number, the reason)
+
 
 @dataclass
 class CsvRows:
     header: list[str]
     rows: list[tuple[int, dict[str, str]]]  # (spreadsheet row number, column -> cell)
-    errors: list[tuple[int, str]] = field(default_factory=list)  # rows with the wrong number of cells
+    errors: list[RowProblem] = field(default_factory=list)  # rows with the wrong number of cells
 
 
 def read_quote_csv(path: str | Path, spec: QuoteTable) -> CsvRows:
@@ -499,9 +514,7 @@ def read_quote_csv(path: str | Path, spec: QuoteTable) -> CsvRows:
     name = path.name
     text = _read_utf8(path)
     if not text.strip():
-        raise UserError(
-            f"{name} is empty: expected a header row naming the columns {', '.join(spec.columns)}"
-        )
+        raise UserError.of(msg("error.csv_empty", name=name, columns=", ".join(spec.columns)))
     first_line = text.split("\n", 1)[0]
     delimiter = ";" if first_line.count(";") > first_line.count(",") else ","
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
@@ -514,14 +527,16 @@ def read_quote_csv(path: str | Path, spec: QuoteTable) -> CsvRows:
             if not any(cell.strip() for cell in cells):
                 continue  # blank line
             if len(cells) > width and any(cell.strip() for cell in cells[width:]):
-                result.errors.append((row_number, f"{len(cells)} cells but the header has {width} columns"))
+                result.errors.append((row_number, msg("csv.row_width", cells=len(cells), columns=width)))
                 continue
             cells = cells + [""] * (width - len(cells))
             result.rows.append((row_number, dict(zip(header, cells, strict=True))))
     except csv.Error as exc:
-        raise UserError(f"{name}: not a readable CSV file near line {reader.line_num}: {exc}") from None
+        raise UserError.of(
+            msg("error.csv_unreadable", name=name, line=reader.line_num, detail=str(exc))
+        ) from None
     if not result.rows and not result.errors:
-        raise UserError(f"{name} has a header but no {spec.label}s")
+        raise UserError.of(msg("error.csv_no_rows", name=name, quotes=spec.plural))
     return result
 
 
@@ -529,24 +544,27 @@ def _read_utf8(path: Path) -> str:
     try:
         size = path.stat().st_size
     except FileNotFoundError:
-        raise UserError(f"{path}: no such file") from None
+        raise UserError.of(msg("error.file_missing", path=str(path))) from None
     except OSError as exc:
-        raise UserError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+        raise UserError.of(
+            msg("error.file_unreadable", path=str(path), reason=exc.strerror or str(exc))
+        ) from None
     if path.is_dir():
-        raise UserError(f"{path} is a folder, not a CSV file")
+        raise UserError.of(msg("error.csv_is_folder", path=str(path)))
     if size > MAX_CSV_BYTES:
-        raise UserError(f"{path.name} is {size} bytes; the limit for a quote file is {MAX_CSV_BYTES} bytes")
+        raise UserError.of(msg("error.csv_too_big", name=path.name, size=size, limit=MAX_CSV_BYTES))
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise UserError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+        raise UserError.of(
+            msg("error.file_unreadable", path=str(path), reason=exc.strerror or str(exc))
+        ) from None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
-        raise UserError(
-            f"{path.name} is not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {line}); "
-            "save it as 'CSV UTF-8' and import it again"
+        raise UserError.of(
+            msg("error.csv_not_utf8", name=path.name, byte=f"0x{raw[exc.start]:02x}", line=line)
         ) from None
 
 
@@ -557,23 +575,23 @@ def _check_header(header: list[str], spec: QuoteTable, name: str) -> None:
     missing = sorted(spec.required_header - counts.keys())
     known = set(spec.columns)
     unknown = [column for column in counts if column not in known]
-    problems = []
+    problems: list[Message] = []
     if missing:
-        problems.append(f"missing columns: {', '.join(missing)}")
+        problems.append(msg("csv.missing_columns", columns=", ".join(missing)))
     if unknown:
-        problems.append(f"unknown columns: {_some(repr(c[:40]) for c in unknown)}")
+        problems.append(msg("csv.unknown_columns", columns=_some(repr(c[:40]) for c in unknown)))
     if duplicated:
-        problems.append(
-            f"repeated columns: {_some(c[:40] if c.isprintable() else repr(c[:40]) for c in duplicated)}"
-        )
+        shown = _some(c[:40] if c.isprintable() else repr(c[:40]) for c in duplicated)
+        problems.append(msg("csv.repeated_columns", columns=shown))
     if (
         spec is RENTAL
         and not missing
         and not {"price_per_gpu_hour", "price_per_instance_hour"} & counts.keys()
     ):
-        problems.append("missing columns: price_per_gpu_hour or price_per_instance_hour")
+        problems.append(msg("csv.missing_price_column"))
     if problems:
-        raise UserError(f"{name}: {'; '.join(problems)} (expected columns: {', '.join(spec.columns)})")
+        raise UserError.of(msg("error.csv_header", name=name, problems=tuple(problems),
+                               columns=", ".join(spec.columns)))  # fmt: skip
 
 
 def _some(names: Iterable[str]) -> str:
@@ -589,7 +607,7 @@ def guard_formula(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_PREFIXES) else text
 
 
-def _cell(value: Any, is_text: bool) -> str:
+def _cell(value: object, is_text: bool) -> str:
     if value is None:
         return ""
     if isinstance(value, float) and value.is_integer() and not is_text:
@@ -600,7 +618,7 @@ def _cell(value: Any, is_text: bool) -> str:
     return guard_formula(text) if is_text else text
 
 
-def write_quote_csv(path: str | Path, spec: QuoteTable, rows: Iterable[Mapping[str, Any]]) -> int:
+def write_quote_csv(path: str | Path, spec: QuoteTable, rows: Iterable[Mapping[str, object]]) -> int:
     """Write the rows with the table's columns in order (UTF-8 with a byte-order mark, for spreadsheets)."""
     path = Path(path)
     count = 0
@@ -612,10 +630,15 @@ def write_quote_csv(path: str | Path, spec: QuoteTable, rows: Iterable[Mapping[s
                 writer.writerow([_cell(row.get(c), c in spec.text_columns) for c in spec.columns])
                 count += 1
     except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise UserError.of(
+            msg("error.cannot_write", path=str(path), reason=exc.strerror or str(exc))
+        ) from None
     return count
 
 
-def iter_chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+T = TypeVar("T")
+
+
+def iter_chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]

@@ -121,7 +121,7 @@ def quotes_page_figures(scratch: Path, env: dict) -> dict:
 
     database = scratch / "quotes.sqlite"
     with Store.open(database) as store:
-        store.import_rental_csv(write_csv(scratch / "quotes.csv", QUOTES))
+        store.rental_quotes.import_csv(write_csv(scratch / "quotes.csv", QUOTES))
     child_env = dict(env, GPU_ADVISOR_DB=str(database))
     out = subprocess.run(
         [sys.executable, "-c", QUOTES_CHILD, str(scratch / "quotes.ini")],

@@ -88,20 +88,20 @@ def run() -> dict:
         with Store.open(folder_path / "import.sqlite") as store:
             source = write_csv(folder_path / "ten-thousand.csv", IMPORT_ROWS)
             started = time.perf_counter()
-            imported = store.import_rental_csv(source)
+            imported = store.rental_quotes.import_csv(source)
             import_ms = (time.perf_counter() - started) * 1000
         with Store.open(folder_path / "big.sqlite") as store:
-            store.import_rental_csv(write_csv(folder_path / "big.csv", QUOTES))
-            total = store.count_rental_quotes()
-            by_gpu_ms, by_gpu = median_ms(lambda: store.list_rental_quotes(gpu="h100-sxm"))
+            store.rental_quotes.import_csv(write_csv(folder_path / "big.csv", QUOTES))
+            total = store.rental_quotes.count()
+            by_gpu_ms, by_gpu = median_ms(lambda: store.rental_quotes.find(gpu="h100-sxm"))
             by_gpu_provider_ms, by_both = median_ms(
-                lambda: store.list_rental_quotes(gpu="h100-sxm", provider="provider-10")
+                lambda: store.rental_quotes.find(gpu="h100-sxm", provider="provider-10")
             )
-            by_kind_ms, _ = median_ms(lambda: store.list_rental_quotes(kind="spot", limit=500))
-            page_ms, _ = median_ms(lambda: store.list_rental_quotes(limit=500))
-            full_ms, everything = median_ms(lambda: store.list_rental_quotes(), repeats=3)
+            by_kind_ms, _ = median_ms(lambda: store.rental_quotes.find(kind="spot", limit=500))
+            page_ms, _ = median_ms(lambda: store.rental_quotes.find(limit=500))
+            full_ms, everything = median_ms(lambda: store.rental_quotes.find(), repeats=3)
             tuples_ms, _ = median_ms(lambda: _fetch_all_as_tuples(store), repeats=3)
-            count_ms, _ = median_ms(store.count_rental_quotes)
+            count_ms, _ = median_ms(store.rental_quotes.count)
     return {
         "quotes_in_table": total,
         "list_filter_gpu_ms": round(by_gpu_ms, 1),

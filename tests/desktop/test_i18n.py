@@ -352,14 +352,15 @@ def _data_names(window) -> set[str]:
         names.update(re.findall(r"[A-Za-z][A-Za-z0-9\-]*", gpu.name))
     for preset in list_presets():
         names.update(re.findall(r"[A-Za-z][A-Za-z0-9\-]*", f"{preset.name} {preset.family}"))
-    for quote in context.store.list_rental_quotes() + context.store.list_purchase_quotes():
+    for quote in context.store.rental_quotes.find() + context.store.purchase_quotes.find():
         names.update(
             re.findall(r"[A-Za-z][A-Za-z0-9\-]*", f"{quote.get('provider', '')} {quote.get('vendor', '')}")
         )
-    for run in context.store.list_probe_runs():
+    for run in context.store.probe_runs.all():
         names.update(
             re.findall(
-                r"[A-Za-z][A-Za-z0-9\-]*", " ".join(str(v) for v in run.values() if isinstance(v, str))
+                r"[A-Za-z][A-Za-z0-9\-]*",
+                " ".join((run.machine, run.hostname, run.source, run.mode, run.label or "")),
             )
         )
     inventory_model = window.page("hardware").inventory_model  # device names: "CPU: AMD EPYC 7763", GPUs
@@ -431,7 +432,7 @@ def test_english_interface_has_no_russian_left(open_window, qtbot):
 
 
 def _add_rub_quote(store, price: float = 250.0) -> int:
-    return store.add_rental_quote(
+    return store.rental_quotes.add(
         {"provider": "Selectel", "offer": "1x A100 80GB", "gpu": "a100-sxm-80gb", "gpus_per_instance": 1,
          "price_per_gpu_hour": price, "currency": "RUB", "kind": "on-demand", "quoted_on": "2026-09-03",
          "source": "test"}
@@ -459,7 +460,7 @@ def test_a_plan_priced_from_a_rub_quote_shows_both_currencies(open_window, qtbot
     plan.state.mark_saved(None, "RUB test")  # nothing unsaved: closing the window asks no question
     price = plan.call.prices["a100-sxm-80gb"]
     assert (price.currency, round(price.amount, 6)) == ("USD", 2.75)
-    source = _plain(plan.call.price_sources["a100-sxm-80gb"])
+    source = _plain(plan.call.price_sources["a100-sxm-80gb"].render())
     assert "≈ 2,75 $ (250,00 ₽)" in source  # Russian number format, converted first, original beside it
     shown = "\n".join(_plain(text) for _where, text in _widget_texts(window)) + _plain(
         plan.results.advice.toPlainText()

@@ -19,6 +19,7 @@ from desktop.plan_request import (
     PriceBook,
     build_plan_call,
     is_model_error,
+    render_note,
     typical_price,
 )
 from desktop.plan_state import PlanInputs
@@ -32,7 +33,7 @@ PLAN_TIMEOUT_MS = 20_000
 def add(
     store, gpu: str, price: float, currency: str = "USD", kind: str = "on-demand", offer: str = ""
 ) -> int:
-    return store.add_rental_quote(
+    return store.rental_quotes.add(
         {"provider": "Hand cloud", "offer": offer or f"{gpu} {kind} {currency} {price}", "gpu": gpu,
          "gpus_per_instance": 1, "price_per_gpu_hour": price, "currency": currency, "kind": kind,
          "quoted_on": "2026-09-01", "source": "test"}
@@ -54,37 +55,39 @@ def english_afterwards():
 
 
 def test_typical_price_is_the_median_of_your_quotes_converted_and_a_missing_rate_is_named(qapp, store):
-    store.set_exchange_rate("EUR", 1.10, "2026-09-01")
+    store.settings.set_exchange_rate("EUR", 1.10, "2026-09-01")
     for price, currency in ((2.00, "USD"), (3.00, "USD"), (2.00, "EUR"), (100.0, "RUB")):
         add(store, "a100-sxm-80gb", price, currency)
     book, notes = PriceBook(store), []
     price, where = typical_price(
-        book, "a100-sxm-80gb", ("on-demand",), "USD", store.get_exchange_rates(), notes
+        book, "a100-sxm-80gb", ("on-demand",), "USD", store.settings.exchange_rates(), notes
     )
     assert price.currency == "USD" and price.amount == pytest.approx(2.20)
-    assert where == "median of 3 of your quotes ($2.00 to $3.00/GPU-h)"  # the RUB quote is not counted
-    assert len(notes) == 1 and "RUB" in notes[0] and "USD" in notes[0]
+    assert where.render() == "median of 3 of your quotes ($2.00 to $3.00/GPU-h)"  # the RUB quote is not counted
+    assert len(notes) == 1 and "RUB" in render_note(notes[0]) and "USD" in render_note(notes[0])
 
     # No quote of your own: the shipped reference points, median 3.49.
-    price, where = typical_price(book, "h100-sxm", ("on-demand",), "USD", store.get_exchange_rates(), [])
+    price, where = typical_price(book, "h100-sxm", ("on-demand",), "USD", store.settings.exchange_rates(), [])
     assert price.amount == pytest.approx(3.49)
-    assert where == "median of 7 reference quotes ($1.30 to $12.29/GPU-h)"
-    assert typical_price(book, "h100-sxm", ("spot",), "USD", store.get_exchange_rates(), []) is None
+    assert where.render() == "median of 7 reference quotes ($1.30 to $12.29/GPU-h)"
+    assert typical_price(book, "h100-sxm", ("spot",), "USD", store.settings.exchange_rates(), []) is None
 
     # The book notices a new quote (the store's data stamp changed): 2.00, 2.20, 2.50, 3.00 -> (2.20 + 2.50) / 2.
     add(store, "a100-sxm-80gb", 2.50)
-    price, where = typical_price(book, "a100-sxm-80gb", ("on-demand",), "USD", store.get_exchange_rates(), [])
-    assert price.amount == pytest.approx(2.35) and where.startswith("median of 4 of your quotes")
+    price, where = typical_price(
+        book, "a100-sxm-80gb", ("on-demand",), "USD", store.settings.exchange_rates(), []
+    )
+    assert price.amount == pytest.approx(2.35) and where.render().startswith("median of 4 of your quotes")
 
 
 def test_one_quote_of_your_own_is_named_with_its_original_currency(qapp, store):
-    store.set_exchange_rate("EUR", 1.10, "2026-09-01")
+    store.settings.set_exchange_rate("EUR", 1.10, "2026-09-01")
     add(store, "l4", 0.50, "EUR")
     price, where = typical_price(
-        PriceBook(store), "l4", ("on-demand",), "USD", store.get_exchange_rates(), []
+        PriceBook(store), "l4", ("on-demand",), "USD", store.settings.exchange_rates(), []
     )
     assert price.amount == pytest.approx(0.55)  # 0.50 EUR x 1.10
-    assert where == "your quote: ≈\u00a0$0.55 (€0.50)/GPU-h"  # converted, the quoted original beside it
+    assert where.render() == "your quote: ≈\u00a0$0.55 (€0.50)/GPU-h"  # converted, the quoted original beside it
 
 
 @pytest.fixture
@@ -118,7 +121,7 @@ def offer_keys(page) -> list[str]:
 
 def test_the_hardware_list_offers_the_cheapest_few_and_keeps_a_ticked_dear_offer(qtbot, context, store):
     ids = {price: add(store, "a10", price) for price in range(1, 21)}  # 20 A10 on-demand quotes, $1 .. $20
-    references = [q["id"] for q in store.list_rental_quotes() if q["origin"] == "reference"]
+    references = [q["id"] for q in store.rental_quotes.find() if q["origin"] == "reference"]
     page = open_page(qtbot, context)
     try:
         keys = offer_keys(page)
@@ -145,13 +148,13 @@ def test_a_plan_call_reads_only_the_ticked_quotes(qapp, store, monkeypatch):
     from planner.gpus import load_catalog
 
     quote = add(store, "h100-sxm", 4.10)
-    monkeypatch.setattr(store, "list_rental_quotes", lambda *a, **k: pytest.fail("listed every quote"))
+    monkeypatch.setattr(store.rental_quotes, "find", lambda *a, **k: pytest.fail("listed every quote"))
     inputs = PlanInputs(
         task="lora", preset="llama-3.1-8b", hardware=(f"quote:{quote}", "catalog:l40s", "quote:999999")
     )
-    call = build_plan_call(inputs, load_catalog(), store, "USD", store.get_exchange_rates())
+    call = build_plan_call(inputs, load_catalog(), store, "USD", store.settings.exchange_rates())
     assert call.prices["h100-sxm"].amount == 4.10  # the ticked quote's own price
-    assert call.price_sources["l40s"].startswith("median of 2 reference quotes")  # catalog GPU: typical price
+    assert call.price_sources["l40s"].render().startswith("median of 2 reference quotes")  # catalog GPU: typical price
     assert {gpu.id for gpu in call.gpus} == {"h100-sxm", "l40s"}  # a deleted quote is simply not offered
 
 

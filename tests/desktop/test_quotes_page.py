@@ -23,7 +23,7 @@ def cell_index(tab, quote_id, key):
 
 
 def stored(page, quote_id):
-    return page.context.store.get_rental_quote(quote_id)
+    return page.context.store.rental_quotes.get(quote_id)
 
 
 def test_add_creates_a_user_quote_and_undo_redo_remove_and_restore_it(page):
@@ -126,10 +126,10 @@ def test_delete_and_undo_restore_the_same_quote(page):
 def test_filters_by_gpu_provider_kind_and_currency(page):
     tab = page.rental
     store = page.context.store
-    store.add_rental_quote({"provider": "Acme", "gpu": "l4", "price_per_gpu_hour": 90, "currency": "RUB",
+    store.rental_quotes.add({"provider": "Acme", "gpu": "l4", "price_per_gpu_hour": 90, "currency": "RUB",
                             "kind": "spot", "quoted_on": "2026-09-02"})  # fmt: skip
     page.context.quotes_changed.emit()
-    every = store.list_rental_quotes()
+    every = store.rental_quotes.find()
 
     def visible() -> int:
         return tab.model.rowCount()
@@ -161,7 +161,7 @@ def test_sorting_by_price_uses_the_number_not_the_text(page):
 def test_derived_prices_use_the_spec_and_the_display_currency(page):
     tab = page.rental
     store = page.context.store
-    quote_id = store.add_rental_quote({"provider": "Acme", "gpu": "h100-sxm", "price_per_gpu_hour": 250,
+    quote_id = store.rental_quotes.add({"provider": "Acme", "gpu": "h100-sxm", "price_per_gpu_hour": 250,
                                        "currency": "RUB", "quoted_on": "2026-09-02"})  # fmt: skip
     page.context.quotes_changed.emit()
     index = cell_index(tab, quote_id, "derived:display_price")
@@ -186,7 +186,7 @@ def test_derived_prices_switch_to_measured_after_a_probe_run(page):
     from tests.desktop.fake_probe import BANDWIDTH, BF16, report
 
     tab = page.rental
-    page.context.store.save_probe_report(ProbeReport.from_dict(report("quick")), source="local")
+    page.context.store.probe_runs.save(ProbeReport.from_dict(report("quick")), source="local")
     page.context.probe_runs_changed.emit()
     row = next(r for r in tab.model.rows if r["gpu"] == "h100-sxm" and r["currency"] == "USD")
     price = row["price_per_gpu_hour"]
@@ -211,7 +211,7 @@ def test_csv_import_preview_lists_bad_rows_before_writing(page, qtbot, tmp_path)
         encoding="utf-8",
     )
     tab = page.rental
-    before = page.context.store.count_rental_quotes()
+    before = page.context.store.rental_quotes.count()
     page.preview_import(str(path))
     qtbot.waitUntil(lambda: getattr(page, "preview_dialog", None) is not None, timeout=5000)
     dialog = page.preview_dialog
@@ -222,9 +222,9 @@ def test_csv_import_preview_lists_bad_rows_before_writing(page, qtbot, tmp_path)
     }
     assert set(listed) == {3, 5, 6}
     assert "price_per_gpu_hour" in listed[3] and "kind" in listed[5] and "gpu" in listed[6]
-    assert page.context.store.count_rental_quotes() == before  # nothing written yet
+    assert page.context.store.rental_quotes.count() == before  # nothing written yet
     dialog.accept()
-    qtbot.waitUntil(lambda: page.context.store.count_rental_quotes() == before + 2, timeout=5000)
+    qtbot.waitUntil(lambda: page.context.store.rental_quotes.count() == before + 2, timeout=5000)
     qtbot.waitUntil(lambda: tab.banner.isVisible(), timeout=5000)
     assert "Imported 2 quotes" in tab.banner.text()
     assert {"Good One", "Good Two"} <= {r["provider"] for r in tab.model.rows}
@@ -242,9 +242,9 @@ def test_purchase_tab_edits_with_undo(page):
     tab = page.purchase
     row = tab.add_quote()
     assert tab.model.apply_change(row["id"], {"price": 24000.0})
-    assert page.context.store.get_purchase_quote(row["id"])["price"] == 24000.0
+    assert page.context.store.purchase_quotes.get(row["id"])["price"] == 24000.0
     tab.undo_stack.undo()
-    assert page.context.store.get_purchase_quote(row["id"])["price"] == 10000.0
+    assert page.context.store.purchase_quotes.get(row["id"])["price"] == 10000.0
     # per GPU price with 1 GPU in USD; H100 989.4 dense bf16 TFLOPS -> 10000 / 989.4 USD per TFLOPS
     assert cell_index(tab, row["id"], "derived:per_tflops").data(SORT_ROLE) == pytest.approx(
         10000 / 989.4, rel=1e-3
@@ -274,7 +274,7 @@ def test_undo_only_acts_on_the_quotes_page(page):
 def test_derived_prices_in_euros_by_hand(page):
     tab = page.rental
     context = page.context
-    quote_id = context.store.add_rental_quote({"provider": "Acme", "gpu": "h100-sxm", "price_per_gpu_hour": 2.16,
+    quote_id = context.store.rental_quotes.add({"provider": "Acme", "gpu": "h100-sxm", "price_per_gpu_hour": 2.16,
                                                "currency": "USD", "quoted_on": "2026-09-02"})  # fmt: skip
     context.set_exchange_rate("EUR", 1.08, "2026-09-01")  # 1 EUR buys 1.08 USD
     context.set_display_currency("EUR")
@@ -301,7 +301,7 @@ def test_sorting_by_a_derived_column_orders_converted_prices(page):
     context = page.context
     context.set_exchange_rate("RUB", 0.0125, "2026-09-01")
     for provider, price, currency in (("Cheap RUB", 80.0, "RUB"), ("Dear USD", 1.5, "USD")):
-        context.store.add_rental_quote({"provider": provider, "gpu": "l4", "price_per_gpu_hour": price,
+        context.store.rental_quotes.add({"provider": provider, "gpu": "l4", "price_per_gpu_hour": price,
                                         "currency": currency, "quoted_on": "2026-09-02"})  # fmt: skip
     context.quotes_changed.emit()
     tab.gpu_filter.setCurrentIndex(tab.gpu_filter.findData("l4"))
@@ -334,7 +334,7 @@ def test_purchase_quotes_edit_through_their_editors_and_refuse_a_bad_price(page,
             editor.setValue(value)
         tab.table.commitData(editor)
         tab.table.closeEditor(editor, tab.delegate.EndEditHint.NoHint)
-    saved = page.context.store.get_purchase_quote(row["id"])
+    saved = page.context.store.purchase_quotes.get(row["id"])
     assert (saved["vendor"], saved["gpus"], saved["price"], saved["quoted_on"]) == (
         "Integrator B",
         8,
@@ -348,7 +348,7 @@ def test_purchase_quotes_edit_through_their_editors_and_refuse_a_bad_price(page,
     assert "price" in refused.args[0] and tab.banner.isVisible()
     assert tab.undo_stack.count() == 5  # the add and four edits; the refusal never reached the stack
     tab.undo_stack.undo()
-    assert page.context.store.get_purchase_quote(row["id"])["quoted_on"] != "2026-08-01"
+    assert page.context.store.purchase_quotes.get(row["id"])["quoted_on"] != "2026-08-01"
 
 
 def test_keyboard_adds_duplicates_and_deletes(page, qtbot):
@@ -371,3 +371,27 @@ def test_keyboard_adds_duplicates_and_deletes(page, qtbot):
     qtbot.keyClick(tab.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # Edit > Undo
     assert tab.model.rowCount() == before + 2
     assert "Ctrl+N" in tab.add_button.toolTip()
+
+
+def test_refusals_and_a_database_that_cannot_be_written_are_explained_in_russian(page, qtbot):
+    """The store's reasons are structured messages: the Russian interface shows them in Russian, the
+    database's own condition (here a connection that may not write: SQLite's SQLITE_READONLY) included."""
+    from desktop.i18n import set_language
+
+    tab, store = page.rental, page.context.store
+    row = tab.add_quote()
+    set_language("ru", strict=True)
+    try:
+        with qtbot.waitSignal(tab.model.edit_refused) as refused:
+            assert not tab.model.setData(cell_index(tab, row["id"], "price_per_gpu_hour"), 0.0)
+        assert refused.args[0] == "price_per_gpu_hour: значение должно быть больше 0"
+        store.conn.execute("PRAGMA query_only = ON")
+        with qtbot.waitSignal(tab.model.edit_refused) as refused:
+            assert not tab.model.setData(cell_index(tab, row["id"], "note"), "call back")
+    finally:
+        store.conn.execute("PRAGMA query_only = OFF")
+        set_language("en")
+    assert refused.args[0].startswith(
+        f"не удаётся записать базу данных {store.path}: файл или его папка доступны только для чтения"
+    )
+    assert stored(page, row["id"])["note"] == ""  # nothing was half-written

@@ -88,7 +88,7 @@ def big_tables(monkeypatch):
 
 def _add_quotes(store, count: int) -> None:
     for i in range(count):
-        store.add_rental_quote(
+        store.rental_quotes.add(
             {"provider": f"Bulk {i:02d}", "gpu": "h100-sxm", "price_per_gpu_hour": 1.0 + (i * 37 % 40) / 10,
              "currency": "USD", "kind": "spot" if i % 2 else "on-demand", "quoted_on": "2026-09-01"}
         )  # fmt: skip
@@ -104,7 +104,7 @@ def test_a_big_table_loads_sorts_and_filters_in_the_background(big_tables, open_
     with qtbot.waitSignal(tab.model.arranged, timeout=10_000):
         page.context.quotes_changed.emit()  # another page changed quotes: read them all again
         assert tab.loading and not tab.add_button.isEnabled()  # read-only while the job reads
-    assert tab.model.rowCount() == store.count_rental_quotes()
+    assert tab.model.rowCount() == store.rental_quotes.count()
     assert "40 of your quotes" in page.summary.text()
     qtmodeltester.check(tab.model)  # the tester watches every signal from here on
 
@@ -137,4 +137,4 @@ def test_rows_edited_or_added_while_a_sort_runs_keep_their_newest_values(big_tab
         added = tab.add_quote()
     assert tab.model.rows[tab.model.row_of_id(edited["id"])]["provider"] == "Zeta"
     assert tab.model.row_of_id(added["id"]) >= 0
-    assert tab.model.rowCount() == page.context.store.count_rental_quotes()
+    assert tab.model.rowCount() == page.context.store.rental_quotes.count()

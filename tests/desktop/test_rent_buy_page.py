@@ -153,7 +153,7 @@ def test_fewer_hours_per_day_move_break_even_later(page, qtbot):
 
 
 def add_quote(context, kind: str, price: float) -> None:
-    context.store.add_rental_quote({"provider": "Test cloud", "offer": f"H100 {kind}", "gpu": "h100-sxm",
+    context.store.rental_quotes.add({"provider": "Test cloud", "offer": f"H100 {kind}", "gpu": "h100-sxm",
                                     "price_per_gpu_hour": price, "currency": "USD", "kind": kind,
                                     "quoted_on": "2026-09-01", "source": "test"})  # fmt: skip
     context.quotes_changed.emit()

@@ -41,16 +41,16 @@ def test_save_sets_title_and_stores_inputs(page, context, qtbot):
     assert page.save_as("70B fine-tune, March")
     assert titles[-1] == "70B fine-tune, March"
     assert not page.state.dirty
-    plans = context.store.list_plans()
+    plans = context.store.plans.all()
     assert [p["name"] for p in plans] == ["70B fine-tune, March"]
-    saved = context.store.get_plan(plans[0]["id"])
+    saved = context.store.plans.get(plans[0]["id"])
     assert saved["inputs"]["global_batch"] == 64
     # A later change marks the document dirty again; Save updates the same row.
     page.shape.batch_spin.setValue(128)
     assert titles[-1] == "70B fine-tune, March *"
     assert page.save()
-    assert len(context.store.list_plans()) == 1
-    assert context.store.get_plan(plans[0]["id"])["inputs"]["global_batch"] == 128
+    assert len(context.store.plans.all()) == 1
+    assert context.store.plans.get(plans[0]["id"])["inputs"]["global_batch"] == 128
 
 
 def test_reopen_restores_widgets_and_state(page, context, qtbot):
@@ -80,9 +80,9 @@ def test_dialog_renames_and_deletes(page, context, qtbot):
     dialog.rename_selected("second, renamed")
     assert page.state.plan_name == "second, renamed"
     assert "second, renamed" in page.doc_label.text()
-    assert {p["name"] for p in context.store.list_plans()} == {"first", "second, renamed"}
+    assert {p["name"] for p in context.store.plans.all()} == {"first", "second, renamed"}
     dialog.delete_selected(confirm=False)
-    assert [p["name"] for p in context.store.list_plans()] == ["first"]
+    assert [p["name"] for p in context.store.plans.all()] == ["first"]
     # The open plan is gone from the store: the page keeps the work as an unsaved plan.
     assert page.state.plan_id is None and page.state.dirty
 
@@ -142,5 +142,5 @@ def test_main_window_quit_asks_and_save_keeps_the_plan(qtbot, context):
     QTimer.singleShot(50, type_name)
     window.close()
     assert not window.isVisible()
-    assert [p["name"] for p in context.store.list_plans()] == ["saved on quit"]
-    assert context.store.get_plan(context.store.list_plans()[0]["id"])["inputs"]["global_batch"] == 80
+    assert [p["name"] for p in context.store.plans.all()] == ["saved on quit"]
+    assert context.store.plans.get(context.store.plans.all()[0]["id"])["inputs"]["global_batch"] == 80

@@ -59,13 +59,16 @@ def test_spec_values_follow_the_catalog_units():
 
 def test_probe_history_model(qtmodeltester):
     from planner.gpus import match_nvml_name
+    from planner.store import ProbeRun
 
     runs = [
-        {"id": 1, "machine": "a", "source": "local", "mode": "quick", "created_at": "2026-09-01T10:00:00Z",
-         "devices": ["NVIDIA H100 80GB HBM3"] * 8, "best_bf16_flop_per_s": 794e12,
-         "memory_bandwidth_bytes_per_s": 2.9e12, "label": None},
-        {"id": 2, "machine": "b", "source": "imported", "mode": "full", "created_at": "2026-09-02T10:00:00Z",
-         "devices": ["cpu"], "best_bf16_flop_per_s": None, "memory_bandwidth_bytes_per_s": 3e10, "label": "laptop"},
+        ProbeRun(id=1, machine="a", machine_id=1, hostname="a", source="local", mode="quick",
+                 created_at="2026-09-01T10:00:00Z", saved_at="2026-09-01T10:05:00Z", label=None,
+                 devices=("NVIDIA H100 80GB HBM3",) * 8, best_bf16_flop_per_s=794e12,
+                 memory_bandwidth_bytes_per_s=2.9e12),
+        ProbeRun(id=2, machine="b", machine_id=2, hostname="b", source="imported", mode="full",
+                 created_at="2026-09-02T10:00:00Z", saved_at="2026-09-02T10:05:00Z", label="laptop",
+                 devices=("cpu",), best_bf16_flop_per_s=None, memory_bandwidth_bytes_per_s=3e10),
     ]  # fmt: skip
     model = ProbeHistoryModel()
     model.set_rows([history_row(run, match_nvml_name) for run in runs])

@@ -114,7 +114,7 @@ def test_import_two_bad_rows_of_ten(capsys, tmp_path):
         "row 10: kind must be one of on-demand, spot, reserved-1y, reserved-3y, committed"
     )
     assert "refused: 2 bad row(s) of 10; nothing was imported" in lines[2] and "the 8 good row(s)" in lines[2]
-    assert Store.open().count_rental_quotes(mine_only=True) == 0
+    assert Store.open().rental_quotes.count(mine_only=True) == 0
     code, out, err = run(capsys, "quotes", "import", str(path), "--skip-invalid", "--json")
     assert code == 0
     result = json.loads(out)
@@ -183,7 +183,7 @@ def test_export_all_and_purchase_quotes(capsys, tmp_path):
     code, out, _ = run(capsys, "quotes", "export", str(tmp_path / "p.csv"), "--purchase", "--all")
     assert code == 0 and "reference prices included" in out
     code, out, _ = run(capsys, "quotes", "list", "--purchase")
-    assert "reference" in out and "1,599.00" in out  # RTX 4090 launch MSRP (NVIDIA, 2022-09-20)
+    assert "reference" in out and "1,599.00" in out  # RTX 4090 launch MSRP (NVIDIA launch announcement)
 
 
 @pytest.mark.parametrize(
@@ -211,7 +211,7 @@ def test_absurd_gpu_counts_and_prices_are_one_line_from_the_command_and_from_a_f
     )
     code, out, err = run(capsys, "quotes", "import", str(path), "--skip-invalid")
     assert code == 0 and "Traceback" not in err
-    assert Store.open().count_rental_quotes(mine_only=True) == 0
+    assert Store.open().rental_quotes.count(mine_only=True) == 0
     assert main(["quotes", "list", "--mine", "--json"]) == 0
     json.loads(capsys.readouterr().out, parse_constant=pytest.fail)  # strict JSON: no Infinity
 
@@ -231,7 +231,7 @@ def test_probe_import_refuses_a_machine_label_longer_than_200_characters(capsys,
     path = write_report(tmp_path / "rented.json", hostname="rented-box")
     code, _, err = run(capsys, "probe", "import", str(path), "--label", "x" * 201)
     assert code == 2 and err == "gpu-advisor: the machine label is 201 characters; the limit is 200\n"
-    assert Store.open().list_probe_runs() == []
+    assert Store.open().probe_runs.all() == []
     assert run(capsys, "probe", "import", str(path), "--label", "x" * 200)[0] == 0
 
 
@@ -295,8 +295,8 @@ def test_probe_runs_the_child_and_saves_this_machine(capsys, tmp_path, monkeypat
     code, out, _ = run(capsys, "probe", "--quick", "--json", str(kept))
     assert code == 0 and "saved probe run #1 for this machine" in out
     assert json.loads(kept.read_text())["machine"]["hostname"] == "this-host"
-    (listed,) = Store.open().list_probe_runs()
-    assert (listed["machine"], listed["source"], listed["best_bf16_flop_per_s"]) == (
+    (listed,) = Store.open().probe_runs.all()
+    assert (listed.machine, listed.source, listed.best_bf16_flop_per_s) == (
         "this machine",
         "local",
         1.5e12,
@@ -323,7 +323,7 @@ def test_probe_failure_saves_nothing(capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("GPU_ADVISOR_PROBE_CMD", fake_probe(tmp_path, fail=True))
     code, _, err = run(capsys, "probe")
     assert code == 2 and "gpu-probe failed with exit code 3; nothing was saved" in err
-    assert Store.open().list_probe_runs() == []
+    assert Store.open().probe_runs.all() == []
 
 
 def test_probe_command_never_imports_torch_in_the_cli_process(tmp_path):

@@ -1,4 +1,4 @@
-"""Run cost and rent vs buy: worked examples reproduced from stated inputs, the arithmetic written out."""
+"""Run cost and rent vs buy: published cost statements (quoted with each test) reproduced from stated inputs."""
 
 from __future__ import annotations
 

@@ -23,50 +23,33 @@ import zlib
 import pytest
 import yaml
 
-from planner.exports import (
-    EXPORT_FILES,
-    accelerate_config,
-    deepspeed_config,
-    export_plan,
-    launch_script,
-    nodes_layout,
-    report_pdf,
-)
+from planner.exports import EXPORT_FILES, ExportInputs, export_plan
+from planner.exports.common import nodes_layout
+from planner.exports.configs import accelerate_config, deepspeed_config, launch_script
+from planner.exports.report import report_pdf
 from planner.gpus import get_gpu
 from planner.memory import MemoryConfig, estimate_memory
 from planner.models import get_preset
 from planner.money import Money
-from planner.search import PlanOption, PlanResult, Strategy
+from planner.search import PlanOption, PlanResult
+from planner.vocabulary import Layout
 
 GIB = 2**30
 
 
-def make_option(gpu_id: str, strategy: Strategy, *, task="finetune", precision="bf16", grad_accum=1, nodes=None,
+def make_option(gpu_id: str, strategy: Layout, *, task="finetune", precision="bf16", grad_accum=1, nodes=None,
                 seq_len=4096, cost=None, fits=True):  # fmt: skip
     """A PlanOption with a real memory breakdown (planner.memory) for the given layout."""
     gpu = get_gpu(gpu_id)
     model = get_preset("llama-3.1-70b")
-    memory_task = {"finetune": "train", "pretrain": "train"}.get(task, task)
     memory = estimate_memory(
-        model,
-        MemoryConfig(
-            task=memory_task,
-            precision=precision,
-            micro_batch=strategy.micro_batch,
-            seq_len=seq_len,
-            dp=strategy.dp,
-            tp=strategy.tp,
-            pp=strategy.pp,
-            zero=strategy.zero,
-            recompute=strategy.recompute,
-            offload=strategy.offload,
-        ),
+        model, MemoryConfig(task=task, precision=precision, layout=strategy, seq_len=seq_len)
     )
     gpus = strategy.dp * strategy.tp * strategy.pp
     return PlanOption(
         gpu=gpu,
         gpus=gpus,
-        strategy=strategy,
+        layout=strategy,
         memory=memory,
         fits=fits,
         step_time_s=12.5,
@@ -91,9 +74,9 @@ def result_of(*options) -> PlanResult:
 
 def test_zero3_offload_config_has_documented_keys_and_consistent_batch():
     # 64 GPUs = dp 64; micro-batch 2; the planner chose 2 accumulation steps: 2 x 2 x 64 = 256 sequences.
-    option = make_option("h100-sxm", Strategy(dp=64, zero=3, offload="all", micro_batch=2, recompute="full"),
+    option = make_option("h100-sxm", Layout(dp=64, zero=3, offload="all", micro_batch=2, recompute="full"),
                          grad_accum=2)  # fmt: skip
-    config = deepspeed_config(option, {"task": "finetune", "precision": "bf16"})
+    config = deepspeed_config(option, ExportInputs(task="finetune", precision="bf16"))
     assert config["train_micro_batch_size_per_gpu"] == 2
     assert config["gradient_accumulation_steps"] == 2
     assert config["train_batch_size"] == 256
@@ -107,9 +90,9 @@ def test_zero3_offload_config_has_documented_keys_and_consistent_batch():
 def test_zero2_has_no_parameter_offload_and_fp16_switches_precision():
     # DeepSpeed: offload_param is only valid with stage 3; with ZeRO-2 only the optimizer can move to the CPU.
     option = make_option(
-        "a100-sxm-80gb", Strategy(dp=8, zero=2, offload="optimizer", micro_batch=1), precision="fp16"
+        "a100-sxm-80gb", Layout(dp=8, zero=2, offload="optimizer", micro_batch=1), precision="fp16"
     )
-    config = deepspeed_config(option, {"task": "finetune", "precision": "fp16"})
+    config = deepspeed_config(option, ExportInputs(task="finetune", precision="fp16"))
     assert config["zero_optimization"]["stage"] == 2
     assert config["zero_optimization"]["offload_optimizer"] == {"device": "cpu", "pin_memory": True}
     assert "offload_param" not in config["zero_optimization"]
@@ -117,26 +100,25 @@ def test_zero2_has_no_parameter_offload_and_fp16_switches_precision():
 
 
 def test_gradient_accumulation_from_global_batch_when_the_option_has_none():
-    # A dict-shaped option (e.g. read back from --json) without the planner's figure: 1024 sequences over
+    # An option the training search did not time (no accumulation figure of its own): 1024 sequences over
     # dp 16 x micro-batch 4 = 64 per step -> 16 accumulation steps.
-    option = {"gpu": {"id": "h100-sxm", "gpus_per_node": 8}, "gpus": 16,
-              "strategy": {"dp": 16, "zero": 1, "micro_batch": 4}}  # fmt: skip
-    config = deepspeed_config(option, {"task": "pretrain", "global_batch": 1024})
+    option = make_option("h100-sxm", Layout(dp=16, zero=1, micro_batch=4), task="pretrain", grad_accum=None)
+    config = deepspeed_config(option, ExportInputs(task="pretrain", global_batch=1024))
     assert config["gradient_accumulation_steps"] == 16
     assert config["train_batch_size"] == 4 * 16 * 16
 
 
 def test_tensor_parallel_batch_counts_only_data_parallel_ranks():
     # 64 GPUs as TP 8 x DP 8: DeepSpeed's train_batch_size counts data-parallel ranks only -> 1 x 4 x 8 = 32.
-    option = make_option("h100-sxm", Strategy(dp=8, tp=8, zero=1, micro_batch=1), grad_accum=4)
-    config = deepspeed_config(option, {"task": "pretrain"})
+    option = make_option("h100-sxm", Layout(dp=8, tp=8, zero=1, micro_batch=1), grad_accum=4)
+    config = deepspeed_config(option, ExportInputs(task="pretrain"))
     assert config["train_batch_size"] == 32
     assert config["tensor_parallel"] == {"autotp_size": 8}
 
 
 def test_inference_config_is_deepspeed_inference_shape():
-    option = make_option("h100-sxm", Strategy(tp=2), task="inference")
-    config = deepspeed_config(option, {"task": "inference", "precision": "bf16", "seq_len": 8192})
+    option = make_option("h100-sxm", Layout(tp=2), task="inference")
+    config = deepspeed_config(option, ExportInputs(task="inference", precision="bf16", seq_len=8192))
     assert config["tensor_parallel"] == {"tp_size": 2}
     assert config["dtype"] == "bf16"
     assert "zero_optimization" not in config
@@ -148,17 +130,17 @@ def test_inference_config_is_deepspeed_inference_shape():
 @pytest.mark.parametrize(
     ("strategy", "backend", "section"),
     [
-        (Strategy(dp=64, zero=3, micro_batch=1), "FSDP", "fsdp_config"),
-        (Strategy(dp=64, zero=3, offload="optimizer", micro_batch=1), "DEEPSPEED", "deepspeed_config"),
-        (Strategy(dp=64, zero=1, micro_batch=1), "DEEPSPEED", "deepspeed_config"),
-        (Strategy(dp=8, tp=8, micro_batch=1), "MEGATRON_LM", "megatron_lm_config"),
-        (Strategy(dp=64, micro_batch=1), "MULTI_GPU", None),
+        (Layout(dp=64, zero=3, micro_batch=1), "FSDP", "fsdp_config"),
+        (Layout(dp=64, zero=3, offload="optimizer", micro_batch=1), "DEEPSPEED", "deepspeed_config"),
+        (Layout(dp=64, zero=1, micro_batch=1), "DEEPSPEED", "deepspeed_config"),
+        (Layout(dp=8, tp=8, micro_batch=1), "MEGATRON_LM", "megatron_lm_config"),
+        (Layout(dp=64, micro_batch=1), "MULTI_GPU", None),
     ],
 )
 def test_accelerate_yaml_loads_and_names_the_backend(strategy, backend, section, tmp_path):
     option = make_option("h100-sxm", strategy)
     export_plan(
-        result_of(option), option, tmp_path, {"task": "finetune", "precision": "bf16", "model": "llama"}
+        result_of(option), option, tmp_path, ExportInputs(task="finetune", precision="bf16", model="llama")
     )
     config = yaml.safe_load((tmp_path / "accelerate_config.yaml").read_text())
     assert config["distributed_type"] == backend
@@ -177,8 +159,8 @@ def test_accelerate_yaml_loads_and_names_the_backend(strategy, backend, section,
 
 
 def test_single_gpu_accelerate_is_no_distribution():
-    option = make_option("h100-sxm", Strategy(dp=1), task="lora")
-    config = accelerate_config(option, {"task": "lora", "precision": "bf16"})
+    option = make_option("h100-sxm", Layout(dp=1), task="lora")
+    config = accelerate_config(option, ExportInputs(task="lora", precision="bf16"))
     assert config["distributed_type"] == "NO"
     assert (config["num_machines"], config["num_processes"]) == (1, 1)
 
@@ -187,8 +169,8 @@ def test_single_gpu_accelerate_is_no_distribution():
 
 
 def test_launch_script_torchrun_node_and_gpu_counts():
-    option = make_option("h100-sxm", Strategy(dp=64, zero=3, micro_batch=1), nodes=8)
-    script = launch_script(option, {"task": "finetune"})
+    option = make_option("h100-sxm", Layout(dp=64, zero=3, micro_batch=1), nodes=8)
+    script = launch_script(option, ExportInputs(task="finetune"))
     assert script.startswith("#!/usr/bin/env bash\n")
     assert re.search(r"^torchrun --nnodes=8 --nproc-per-node=8 ", script, re.M)
     assert re.search(r"deepspeed --num_nodes 8 --num_gpus 8", script)
@@ -196,15 +178,15 @@ def test_launch_script_torchrun_node_and_gpu_counts():
 
 def test_launch_script_spreads_an_uneven_count_evenly():
     # 12 GPUs of an 8-GPU server type: 2 nodes x 6, not 8 + 4 (torchrun takes one --nproc-per-node).
-    option = {"gpu": {"id": "h100-sxm", "gpus_per_node": 8}, "gpus": 12, "strategy": {"dp": 12}}
+    option = make_option("h100-sxm", Layout(dp=12), task="pretrain", nodes=2)
     assert nodes_layout(option) == (2, 6)
-    assert "--nnodes=2 --nproc-per-node=6" in launch_script(option, {"task": "pretrain"})
+    assert "--nnodes=2 --nproc-per-node=6" in launch_script(option, ExportInputs(task="pretrain"))
 
 
 def test_serving_launch_uses_vllm_with_tensor_parallel():
-    option = make_option("h100-sxm", Strategy(tp=4), task="inference", nodes=1)
+    option = make_option("h100-sxm", Layout(tp=4), task="inference", nodes=1)
     script = launch_script(
-        option, {"task": "inference", "model": "meta-llama/Llama-3.1-70B", "seq_len": 8192}
+        option, ExportInputs(task="inference", model="meta-llama/Llama-3.1-70B", seq_len=8192)
     )
     assert (
         "vllm serve" in script and "--tensor-parallel-size 4" in script and "--max-model-len 8192" in script
@@ -215,11 +197,14 @@ def test_serving_launch_uses_vllm_with_tensor_parallel():
 
 
 def test_export_plan_writes_six_files_and_options_csv(tmp_path):
-    chosen = make_option("h100-sxm", Strategy(dp=64, zero=3, micro_batch=1, recompute="full"),
+    chosen = make_option("h100-sxm", Layout(dp=64, zero=3, micro_batch=1, recompute="full"),
                          cost=Money(12_345.0, "USD"), grad_accum=4)  # fmt: skip
-    other = make_option("a100-sxm-80gb", Strategy(dp=64, zero=3, offload="optimizer", micro_batch=1))
+    other = make_option("a100-sxm-80gb", Layout(dp=64, zero=3, offload="optimizer", micro_batch=1))
     written = export_plan(
-        result_of(chosen, other), chosen, tmp_path / "out", {"task": "finetune", "model": "Llama 3.1 70B"}
+        result_of(chosen, other),
+        chosen,
+        tmp_path / "out",
+        ExportInputs(task="finetune", model="Llama 3.1 70B"),
     )
     assert [p.name for p in written] == list(EXPORT_FILES)
     assert all(p.stat().st_size > 0 for p in written)
@@ -278,8 +263,8 @@ def _rgb_png(width: int, height: int) -> bytes:
 
 
 def test_report_pdf_is_structurally_valid_and_carries_the_numbers():
-    chosen = make_option("h100-sxm", Strategy(dp=64, zero=3, micro_batch=1))
-    data = report_pdf(result_of(chosen), chosen, {"task": "finetune", "model": "Llama 3.1 70B"},
+    chosen = make_option("h100-sxm", Layout(dp=64, zero=3, micro_batch=1))
+    data = report_pdf(result_of(chosen), chosen, ExportInputs(task="finetune", model="Llama 3.1 70B"),
                       {"memory chart": _rgb_png(40, 20)})  # fmt: skip
     parsed = parse_pdf(data)
     assert parsed["pages"] >= 1
@@ -294,21 +279,21 @@ def test_report_pdf_skips_images_pdf_cannot_show_directly():
     rgba = _rgb_png(4, 4).replace(
         struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0), struct.pack(">IIBBBBB", 4, 4, 8, 6, 0, 0, 0)
     )
-    chosen = make_option("h100-sxm", Strategy(dp=8, zero=3, micro_batch=1))
-    data = report_pdf(result_of(chosen), chosen, {"task": "finetune"}, {"chart": rgba})
+    chosen = make_option("h100-sxm", Layout(dp=8, zero=3, micro_batch=1))
+    data = report_pdf(result_of(chosen), chosen, ExportInputs(task="finetune"), {"chart": rgba})
     assert b"/Subtype /Image" not in data
     parse_pdf(data)
 
 
 def test_long_report_flows_onto_more_pages():
-    options = [make_option("h100-sxm", Strategy(dp=8 * (i + 1), zero=3, micro_batch=1)) for i in range(8)]
+    options = [make_option("h100-sxm", Layout(dp=8 * (i + 1), zero=3, micro_batch=1)) for i in range(8)]
     result = PlanResult(
         options=tuple(options),
         excluded=(),
         search_ms=1.0,
         advice=tuple(f"advice line {i}" for i in range(80)),
     )
-    parsed = parse_pdf(report_pdf(result, options[0], {"task": "finetune"}))
+    parsed = parse_pdf(report_pdf(result, options[0], ExportInputs(task="finetune")))
     assert parsed["pages"] >= 2
 
 
@@ -412,20 +397,20 @@ ACCELERATE_DISTRIBUTED_TYPES = {"NO", "MULTI_GPU", "DEEPSPEED", "FSDP", "MEGATRO
 ACCELERATE_PRECISIONS = {"no", "fp16", "bf16", "fp8"}
 
 LAYOUTS = [
-    Strategy(dp=64, micro_batch=1),
-    Strategy(dp=64, zero=1, micro_batch=2),
-    Strategy(dp=32, zero=2, offload="optimizer", micro_batch=1),
-    Strategy(dp=64, zero=3, micro_batch=1, recompute="selective"),
-    Strategy(dp=64, zero=3, offload="all", micro_batch=1, recompute="full"),
-    Strategy(dp=8, tp=8, zero=1, micro_batch=1),
-    Strategy(dp=2, tp=4, pp=8, zero=1, micro_batch=1),
+    Layout(dp=64, micro_batch=1),
+    Layout(dp=64, zero=1, micro_batch=2),
+    Layout(dp=32, zero=2, offload="optimizer", micro_batch=1),
+    Layout(dp=64, zero=3, micro_batch=1, recompute="selective"),
+    Layout(dp=64, zero=3, offload="all", micro_batch=1, recompute="full"),
+    Layout(dp=8, tp=8, zero=1, micro_batch=1),
+    Layout(dp=2, tp=4, pp=8, zero=1, micro_batch=1),
 ]
 
 
 @pytest.mark.parametrize("strategy", LAYOUTS, ids=lambda s: f"zero{s.zero}-tp{s.tp}-pp{s.pp}-{s.offload}")
 def test_ds_config_uses_only_keys_deepspeed_accepts(strategy, tmp_path):
     option = make_option("h100-sxm", strategy, grad_accum=2)
-    export_plan(result_of(option), option, tmp_path, {"task": "finetune", "precision": "bf16"})
+    export_plan(result_of(option), option, tmp_path, ExportInputs(task="finetune", precision="bf16"))
     config = json.loads((tmp_path / "ds_config.json").read_text())
     assert set(config) <= DEEPSPEED_TOP_LEVEL
     zero = config["zero_optimization"]
@@ -445,8 +430,8 @@ def test_ds_config_uses_only_keys_deepspeed_accepts(strategy, tmp_path):
 
 @pytest.mark.parametrize(("precision", "dtype"), [("bf16", "bf16"), ("fp16", "fp16"), ("int8", "int8")])
 def test_inference_ds_config_uses_deepspeed_inference_keys(precision, dtype):
-    option = make_option("h100-sxm", Strategy(tp=4), task="inference", precision=precision)
-    config = deepspeed_config(option, {"task": "inference", "precision": precision, "seq_len": 8192})
+    option = make_option("h100-sxm", Layout(tp=4), task="inference", precision=precision)
+    config = deepspeed_config(option, ExportInputs(task="inference", precision=precision, seq_len=8192))
     assert set(config) <= DEEPSPEED_INFERENCE
     assert (
         set(config["tensor_parallel"]) <= DEEPSPEED_INFERENCE_TP and config["tensor_parallel"]["tp_size"] == 4
@@ -457,7 +442,7 @@ def test_inference_ds_config_uses_deepspeed_inference_keys(precision, dtype):
 @pytest.mark.parametrize("strategy", LAYOUTS, ids=lambda s: f"zero{s.zero}-tp{s.tp}-pp{s.pp}-{s.offload}")
 def test_accelerate_config_uses_only_keys_accelerate_loads(strategy, tmp_path):
     option = make_option("h100-sxm", strategy)
-    export_plan(result_of(option), option, tmp_path, {"task": "finetune", "precision": "bf16"})
+    export_plan(result_of(option), option, tmp_path, ExportInputs(task="finetune", precision="bf16"))
     config = yaml.safe_load((tmp_path / "accelerate_config.yaml").read_text())
     assert set(config) <= ACCELERATE_TOP_LEVEL
     assert config["distributed_type"] in ACCELERATE_DISTRIBUTED_TYPES
@@ -477,9 +462,9 @@ def test_accelerate_config_uses_only_keys_accelerate_loads(strategy, tmp_path):
 def test_pdf_tables_stay_inside_the_page_and_keep_every_column():
     # The ranked-options table has 11 columns; every header must start and (at the widest glyph, 1 em per
     # character: an upper bound for Helvetica-Bold) end inside the right margin of an A4 page (595 pt, 48 pt margin).
-    options = [make_option("h100-sxm", Strategy(dp=8 * (i + 1), zero=3, offload="optimizer", micro_batch=1),
+    options = [make_option("h100-sxm", Layout(dp=8 * (i + 1), zero=3, offload="optimizer", micro_batch=1),
                            cost=Money(1234.5 + i, "USD")) for i in range(3)]  # fmt: skip
-    data = report_pdf(result_of(*options), options[0], {"task": "finetune", "model": "Llama 3.1 70B"})
+    data = report_pdf(result_of(*options), options[0], ExportInputs(task="finetune", model="Llama 3.1 70B"))
     content = parse_pdf(data)["content"].decode("latin-1")
     runs = [(float(x), float(size), text) for size, x, _y, text in
             re.findall(r"/F\d ([\d.]+) Tf ([\d.]+) ([\d.]+) Td \((.*?)\) Tj", content)]  # fmt: skip
@@ -506,7 +491,7 @@ def test_pdf_tables_stay_inside_the_page_and_keep_every_column():
 
 
 def test_pdf_text_outside_winansi_gets_readable_stand_ins():
-    from planner.exports import pdf_safe
+    from planner.exports.pdf import pdf_safe
 
     assert pdf_safe("≈ 3.25 ₽") == "~ 3.25 RUB"
     assert pdf_safe("Модель 70B") == "Model 70B"

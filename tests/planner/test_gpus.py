@@ -1,4 +1,4 @@
-"""The GPU catalog against vendor datasheets (docs/sources.md), lookups, precision gating, user GPU types."""
+"""The GPU catalog against the vendor datasheets (typed here by hand), lookups, precision gating, user GPU types."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from planner.gpus import (
     user_gpu,
 )
 
-# Datasheet figures (docs/sources.md), typed independently of gpus.json: id -> (bandwidth TB/s, bf16/fp16
-# dense TFLOPS, fp8 or None, fp32 TFLOPS, TDP W, NVLink GB/s or 0, compute capability, vendor "GB" on box).
-DOMAIN_TABLE = {
+# The vendors' datasheets (NVIDIA, AMD; each entry's source is in planner/catalog/gpus.json), typed by hand:
+# id -> (bandwidth TB/s, bf16/fp16 dense TFLOPS, fp8 or None,
+# fp32 TFLOPS, TDP W, NVLink GB/s or 0, compute capability, vendor "GB" on the box).
+DATASHEETS = {
     "h100-sxm": (3.35, 989, 1979, 67, 700, 900, (9, 0), 80),
     "h100-pcie": (2.0, 756, 1513, 51, 350, 600, (9, 0), 80),
     "h100-nvl": (3.9, 835, 1670, 60, 400, 600, (9, 0), 94),
@@ -39,9 +40,9 @@ DOMAIN_TABLE = {
 }
 
 
-@pytest.mark.parametrize("gpu_id", sorted(DOMAIN_TABLE))
+@pytest.mark.parametrize("gpu_id", sorted(DATASHEETS))
 def test_catalog_matches_domain_table(gpu_id):
-    bandwidth, bf16, fp8, fp32, tdp, nvlink, cc, vendor_gb = DOMAIN_TABLE[gpu_id]
+    bandwidth, bf16, fp8, fp32, tdp, nvlink, cc, vendor_gb = DATASHEETS[gpu_id]
     gpu = get_gpu(gpu_id)
     assert gpu.memory_bandwidth_bytes_per_s == pytest.approx(bandwidth * 1e12, rel=0.01)
     if cc >= (8, 0):  # bf16 arrived with Ampere; the table's "BF16/FP16" is fp16 only on Volta
@@ -63,7 +64,7 @@ def test_catalog_matches_domain_table(gpu_id):
 def test_t4_and_mi300x_follow_their_datasheets():
     t4 = get_gpu("t4")
     assert t4.tflops["fp16"] == 65 and t4.tflops["fp32"] == 8.1 and t4.tdp_w == 70
-    assert "bf16" not in t4.tflops  # Turing has no bf16 (the T4 datasheet lists 65 TFLOPS for fp16 only)
+    assert "bf16" not in t4.tflops  # Turing has no bf16 (the T4 datasheet gives 65 TFLOPS for fp16 mixed precision only)
     # ECC on GDDR6 reserves 1/16: 16 GB on the box, 15 GiB usable.
     assert t4.memory_bytes == 15 * GIB
     mi300x = get_gpu("mi300x")
@@ -123,7 +124,8 @@ def test_match_nvml_name():
 
 
 def test_precision_gating_follows_compute_capability():
-    # fp8 needs compute capability 8.9 (Ada/Hopper), fp4 10.0 (Blackwell): NVIDIA architecture whitepapers.
+    # fp8 needs compute capability 8.9 (Ada/Hopper), fp4 10.0 (Blackwell): NVIDIA Transformer Engine and
+    # Blackwell documentation (planner/gpus.py, MIN_COMPUTE_CAPABILITY).
     assert supports_precision(get_gpu("h100-sxm"), "fp8")
     assert supports_precision(get_gpu("l4"), "fp8")
     assert supports_precision(get_gpu("rtx-4090"), "fp8")

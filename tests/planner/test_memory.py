@@ -1,5 +1,6 @@
-"""planner.memory against hand arithmetic: the published formulas (ZeRO, Korthikanti et al.; docs/sources.md)
-written out with the model's numbers."""
+"""planner.memory against hand arithmetic: the ZeRO paper's model-state bytes, Korthikanti et al.'s activations and
+the KV-cache formula (sources in planner/memory/ and docs/sources.md, "Memory") written out with the model's
+numbers."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from planner.memory import (
     validate_layout,
 )
 from planner.models import ModelSpec, get_preset, list_presets
+from planner.vocabulary import Layout
 
 LLAMA_70B = get_preset("llama-3.1-70b")
 P_70B = 70_553_706_496  # Llama 3.1 70B parameters (see test_models for the official figure)
@@ -26,7 +28,11 @@ P_7B = 6_738_415_616
 
 
 def train(**changes) -> MemoryConfig:
-    return MemoryConfig(**({"task": "train", "precision": "bf16", "seq_len": 4096} | changes))
+    """A full-training config; layout fields (dp, tp, zero, ...) among `changes` go into its Layout."""
+    layout = {name: changes.pop(name) for name in Layout.FIELDS if name in changes}
+    return MemoryConfig(
+        **({"task": "train", "precision": "bf16", "seq_len": 4096} | changes), layout=Layout(**layout)
+    )
 
 
 # --- KV cache ----------------------------------------------------------------------------------------------------
@@ -40,9 +46,9 @@ def test_kv_cache_of_llama_70b_matches_the_gqa_formula_to_the_byte():
 
 
 def test_kv_cache_splits_over_tensor_parallel_with_at_least_one_head_per_rank():
-    tp8 = estimate_memory(LLAMA_70B, MemoryConfig(task="inference", tp=8, micro_batch=4))
+    tp8 = estimate_memory(LLAMA_70B, MemoryConfig(task="inference", layout=Layout(tp=8, micro_batch=4)))
     assert tp8.kv_cache.bytes == 2 * 80 * 4 * 4096 * 1 * 128 * 2  # 8 KV heads over 8 ranks: one each
-    tp16 = estimate_memory(LLAMA_70B, MemoryConfig(task="inference", tp=16, micro_batch=4))
+    tp16 = estimate_memory(LLAMA_70B, MemoryConfig(task="inference", layout=Layout(tp=16, micro_batch=4)))
     assert tp16.kv_cache.bytes == tp8.kv_cache.bytes  # 8 KV heads cannot split 16 ways: replicated
     assert any("replicated" in note for note in tp16.notes)
 
@@ -77,7 +83,11 @@ def test_vllm_paper_opt_13b_kv_per_token():
 def test_mla_kv_cache_is_the_latent_replicated_over_tp():
     deepseek = get_preset("deepseek-v3")
     config = MemoryConfig(
-        task="inference", precision="fp8", kv_precision="bf16", tp=8, seq_len=32768, micro_batch=2
+        task="inference",
+        precision="fp8",
+        kv_precision="bf16",
+        seq_len=32768,
+        layout=Layout(tp=8, micro_batch=2),
     )
     # 61 layers x 2 sequences x 32768 tokens x (kv_lora_rank 512 + rope 64) x 2 bytes, not divided by tp
     assert estimate_memory(deepseek, config).kv_cache.bytes == 61 * 2 * 32768 * 576 * 2
@@ -138,7 +148,7 @@ def test_expert_parallel_divides_only_the_expert_weights():
     mixtral = get_preset("mixtral-8x7b")
     experts = 32 * 8 * 3 * 4096 * 14336  # all routed experts
     rest = mixtral.total_params - experts
-    b = estimate_memory(mixtral, MemoryConfig(task="inference", dp=8, ep=8))
+    b = estimate_memory(mixtral, MemoryConfig(task="inference", layout=Layout(dp=8, ep=8)))
     assert b.weights.bytes == 2 * (rest + experts // 8)
 
 
@@ -186,7 +196,8 @@ def test_qlora_base_is_nf4_with_double_quantisation():
 def test_qlora_paper_65b_fits_in_48gb_with_checkpointing():
     # QLoRA paper: a 65B model fine-tunes on one 48 GB GPU (with gradient checkpointing and paged optimizers).
     b = estimate_memory(
-        get_preset("llama-2-70b"), MemoryConfig(task="qlora", recompute="full", seq_len=512, lora_rank=64)
+        get_preset("llama-2-70b"),
+        MemoryConfig(task="qlora", seq_len=512, lora_rank=64, layout=Layout(recompute="full")),
     )
     weights_gb = b.weights.bytes / 1e9
     assert 34 < weights_gb < 40  # 69B x 4.127 bits ~ 35.6 GB plus 16-bit embeddings and adapters
@@ -213,11 +224,11 @@ def test_activations_reproduce_korthikanti_without_dropout():
     # and flash attention keeps one fp32 log-sum-exp per head and token instead of the 5 a s^2 b score terms.
     per_layer = s * b * h * (34 - 2) + 4 * a * s * b
     logits = 4 * s * b * V + 2 * 2 * s * b * h  # fp32 logits + the final norm's and head's inputs
-    result = estimate_memory(GPT, MemoryConfig(task="train", micro_batch=b, seq_len=s))
+    result = estimate_memory(GPT, MemoryConfig(task="train", seq_len=s, layout=Layout(micro_batch=b)))
     assert result.activations.bytes == L * per_layer + logits
     # unfused attention adds the softmax output, 2 a s^2 b bytes (Korthikanti's 5 a s^2 b less dropout's 3)
     unfused = estimate_memory(
-        GPT, MemoryConfig(task="train", micro_batch=b, seq_len=s, flash_attention=False)
+        GPT, MemoryConfig(task="train", seq_len=s, flash_attention=False, layout=Layout(micro_batch=b))
     )
     assert unfused.activations.bytes == L * (s * b * h * 32 + 2 * a * s * s * b) + logits
 
@@ -227,13 +238,13 @@ def test_tensor_and_sequence_parallel_activations():
     lse = 4 * 16 * s * b
     logits = 4 * s * b * V / t
     # Korthikanti: s b h (10 + 24/t) with TP; here (8 + 24/t) without the two dropout masks
-    tp = estimate_memory(GPT, MemoryConfig(task="train", micro_batch=b, seq_len=s, tp=t))
+    tp = estimate_memory(GPT, MemoryConfig(task="train", seq_len=s, layout=Layout(micro_batch=b, tp=t)))
     assert tp.activations.bytes == pytest.approx(
         L * (s * b * h * (8 + 24 / t) + lse / t) + logits + 4 * s * b * h, abs=1
     )
     # with sequence parallel everything divides by t: s b h 32 / t
     sp = estimate_memory(
-        GPT, MemoryConfig(task="train", micro_batch=b, seq_len=s, tp=t, sequence_parallel=True)
+        GPT, MemoryConfig(task="train", seq_len=s, sequence_parallel=True, layout=Layout(micro_batch=b, tp=t))
     )
     assert sp.activations.bytes == pytest.approx(
         L * (s * b * h * 32 / t + lse / t) + logits + 4 * s * b * h / t, abs=1
@@ -242,7 +253,9 @@ def test_tensor_and_sequence_parallel_activations():
 
 def test_full_recompute_keeps_only_layer_inputs_plus_one_layer():
     s, b, h, a, L, V = 2048, 1, 2048, 16, 24, 50304
-    full = estimate_memory(GPT, MemoryConfig(task="train", micro_batch=b, seq_len=s, recompute="full"))
+    full = estimate_memory(
+        GPT, MemoryConfig(task="train", seq_len=s, layout=Layout(micro_batch=b, recompute="full"))
+    )
     one_layer = s * b * h * 32 + 4 * a * s * b
     assert full.activations.bytes == L * 2 * s * b * h + one_layer + 4 * s * b * V + 4 * s * b * h
 
@@ -250,10 +263,11 @@ def test_full_recompute_keeps_only_layer_inputs_plus_one_layer():
 def test_pipeline_first_stage_holds_pp_micro_batches():
     s, b, h, a = 2048, 1, 2048, 16
     per_layer = s * b * h * 32 + 4 * a * s * b
-    first = estimate_memory(GPT, MemoryConfig(task="train", micro_batch=b, seq_len=s, pp=4))
+    first = estimate_memory(GPT, MemoryConfig(task="train", seq_len=s, layout=Layout(micro_batch=b, pp=4)))
     assert first.activations.bytes == 6 * per_layer * 4  # 6 layers per stage, 4 micro-batches in flight
     two = estimate_memory(
-        GPT, MemoryConfig(task="train", micro_batch=b, seq_len=s, pp=4, inflight_microbatches=2)
+        GPT,
+        MemoryConfig(task="train", seq_len=s, inflight_microbatches=2, layout=Layout(micro_batch=b, pp=4)),
     )
     assert two.activations.bytes == 6 * per_layer * 2
 
@@ -266,7 +280,9 @@ def test_overhead_is_context_plus_margin_plus_nccl():
     dynamic = b.gradients.bytes + b.activations.bytes
     expected = CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * dynamic + 2 * NCCL_BYTES_PER_COMMUNICATOR
     assert b.overhead.bytes == pytest.approx(expected, abs=2)
-    single = estimate_memory(LLAMA2_7B, MemoryConfig(task="inference", seq_len=1, micro_batch=1))
+    single = estimate_memory(
+        LLAMA2_7B, MemoryConfig(task="inference", seq_len=1, layout=Layout(micro_batch=1))
+    )
     assert single.overhead.bytes >= CUDA_CONTEXT_BYTES
 
 
@@ -313,7 +329,7 @@ def test_pointless_configurations_are_allowed_with_a_note():
     assert any("exceeds" in note for note in validate_layout(LLAMA2_7B, MemoryConfig(seq_len=8192)))
     assert any(
         "ignored for inference" in n
-        for n in validate_layout(LLAMA2_7B, MemoryConfig(task="inference", zero=2))
+        for n in validate_layout(LLAMA2_7B, MemoryConfig(task="inference", layout=Layout(zero=2)))
     )
     assert validate_layout(LLAMA2_7B, MemoryConfig(task="finetune")) == []
 

@@ -8,16 +8,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planner.errors import UserError
-from planner.memory import (
-    LORA_TARGETS,
-    OFFLOAD,
-    OPTIMIZERS,
-    PRECISIONS,
-    RECOMPUTE,
-    MemoryConfig,
-    estimate_memory,
-)
+from planner.memory import MemoryConfig, estimate_memory
 from planner.models import list_presets
+from planner.vocabulary import Layout, LoraTarget, Offload, Optimizer, Precision, Recompute
+
+LORA_TARGETS = LoraTarget.values()
+OFFLOAD = Offload.values()
+OPTIMIZERS = Optimizer.values()
+PRECISIONS = Precision.values()
+RECOMPUTE = Recompute.values()
 
 PRESETS = list_presets()
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -32,15 +31,18 @@ valid_configs = st.builds(
     precision=st.sampled_from(["fp32", "bf16", "fp16", "fp8"]),
     kv_precision=st.sampled_from([None, *PRECISIONS]),
     optimizer=st.sampled_from(OPTIMIZERS),
-    micro_batch=st.integers(1, 64),
     seq_len=st.integers(1, 32768),
-    dp=powers_of_two,
-    tp=st.sampled_from([1, 2, 4, 8]),
-    pp=st.sampled_from([1, 2, 4]),
-    ep=st.sampled_from([1, 2, 8]),
-    zero=st.sampled_from([0, 1, 2, 3]),
-    recompute=st.sampled_from(RECOMPUTE),
-    offload=st.sampled_from(OFFLOAD),
+    layout=st.builds(
+        Layout,
+        micro_batch=st.integers(1, 64),
+        dp=powers_of_two,
+        tp=st.sampled_from([1, 2, 4, 8]),
+        pp=st.sampled_from([1, 2, 4]),
+        ep=st.sampled_from([1, 2, 8]),
+        zero=st.sampled_from([0, 1, 2, 3]),
+        recompute=st.sampled_from(RECOMPUTE),
+        offload=st.sampled_from(OFFLOAD),
+    ),
     flash_attention=st.booleans(),
     lora_rank=st.sampled_from([1, 8, 64]),
     lora_targets=st.lists(st.sampled_from(LORA_TARGETS), min_size=1, max_size=4, unique=True).map(tuple),
@@ -54,15 +56,18 @@ wild_configs = st.builds(
     precision=st.sampled_from([*PRECISIONS, "fp7", None]),
     kv_precision=st.sampled_from([None, "fp8", "int2"]),
     optimizer=st.sampled_from([*OPTIMIZERS, "lion"]),
-    micro_batch=any_int,
     seq_len=any_int,
-    dp=any_int,
-    tp=any_int,
-    pp=any_int,
-    ep=any_int,
-    zero=st.integers(-1, 5),
-    recompute=st.sampled_from([*RECOMPUTE, "some"]),
-    offload=st.sampled_from([*OFFLOAD, "disk"]),
+    layout=st.builds(
+        Layout,
+        micro_batch=any_int,
+        dp=any_int,
+        tp=any_int,
+        pp=any_int,
+        ep=any_int,
+        zero=st.integers(-1, 5),
+        recompute=st.sampled_from([*RECOMPUTE, "some"]),
+        offload=st.sampled_from([*OFFLOAD, "disk"]),
+    ),
     lora_rank=any_int,
     lora_targets=st.lists(st.sampled_from([*LORA_TARGETS, "wq", ""]), max_size=3).map(tuple),
     inflight_microbatches=st.one_of(st.none(), any_int),
@@ -93,9 +98,13 @@ def test_random_configurations_estimate_or_are_refused_cleanly(model, config):
 @SETTINGS
 @given(model=models, config=valid_configs, factor=st.sampled_from([2, 4, 8]))
 def test_more_data_parallel_gpus_under_zero3_never_raise_model_states(model, config, factor):
-    config = dataclasses.replace(config, zero=3, task="train" if config.task == "inference" else config.task)
+    layout = dataclasses.replace(config.layout, zero=3)
+    config = dataclasses.replace(
+        config, layout=layout, task="train" if config.task == "inference" else config.task
+    )
     smaller = _estimate_or_refusal(model, config)
-    larger = _estimate_or_refusal(model, dataclasses.replace(config, dp=config.dp * factor))
+    larger_layout = dataclasses.replace(layout, dp=layout.dp * factor)
+    larger = _estimate_or_refusal(model, dataclasses.replace(config, layout=larger_layout))
     if smaller is not None and larger is not None:
         assert larger.model_state_bytes <= smaller.model_state_bytes
 
@@ -114,6 +123,7 @@ def test_longer_context_never_lowers_the_kv_cache(model, config, extra):
 @given(model=models, config=valid_configs, extra=st.integers(1, 32))
 def test_larger_micro_batch_never_lowers_activations(model, config, extra):
     smaller = _estimate_or_refusal(model, config)
-    larger = _estimate_or_refusal(model, dataclasses.replace(config, micro_batch=config.micro_batch + extra))
+    larger_layout = dataclasses.replace(config.layout, micro_batch=config.layout.micro_batch + extra)
+    larger = _estimate_or_refusal(model, dataclasses.replace(config, layout=larger_layout))
     if smaller is not None and larger is not None:
         assert larger.activations.bytes >= smaller.activations.bytes

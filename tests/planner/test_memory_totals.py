@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from planner.errors import UserError
 from planner.memory import MemoryConfig, MemoryTotals, estimate_memory, estimate_total_bytes
 from planner.models import generic_model, get_preset
+from planner.vocabulary import Layout
 
 MODELS = {
     "dense": get_preset("llama-3.1-70b"),
@@ -70,12 +71,13 @@ def test_totals_equal_the_full_estimate(
     base = MemoryConfig(task=task[0], precision=task[1], flash_attention=flash,
                         sequence_parallel=sequence_parallel, optimizer=optimizer, seq_len=2048)  # fmt: skip
     totals = MemoryTotals(model, base)
-    config = dataclasses.replace(base, tp=tp, pp=pp, ep=ep, dp=dp, zero=zero, offload=offload,
-                                 recompute=recompute, micro_batch=micro_batch)  # fmt: skip
+    layout = Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=zero, recompute=recompute, offload=offload,
+                    micro_batch=micro_batch)  # fmt: skip
+    config = dataclasses.replace(base, layout=layout)
     expected = _reference_total(model, config)
     # twice: the second call reads the cached per-shape numbers
-    assert totals.total(tp, pp, ep, dp, zero, offload, recompute, micro_batch) == expected
-    assert totals.total(tp, pp, ep, dp, zero, offload, recompute, micro_batch) == expected
+    assert totals.total(layout) == expected
+    assert totals.total(layout) == expected
     if expected is not None:
         assert estimate_total_bytes(model, config) == expected
 
@@ -87,5 +89,5 @@ def test_one_shape_serves_every_state_exactly():
     totals = MemoryTotals(model, base)
     for dp in (1, 2, 4, 8, 64):
         for zero, offload in ((0, "none"), (1, "none"), (2, "optimizer"), (3, "none"), (3, "all")):
-            config = dataclasses.replace(base, tp=2, pp=4, ep=4, dp=dp, zero=zero, offload=offload)
-            assert totals.total(2, 4, 4, dp, zero, offload, "none", 1) == _reference_total(model, config)
+            layout = Layout(dp=dp, tp=2, pp=4, ep=4, zero=zero, offload=offload)
+            assert totals.total(layout) == _reference_total(model, dataclasses.replace(base, layout=layout))

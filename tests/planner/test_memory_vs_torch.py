@@ -2,8 +2,7 @@
 
 A small decoder is built in torch from the same ModelSpec (profiler.reference_decoder), one training step and
 one inference forward run under torch.distributed._tools.mem_tracker.MemTracker, and the analytic terms must
-agree: weights, gradients and optimizer state within 5%, activations within 25% (the tolerances README.md
-states).
+agree: weights, gradients and optimizer state within 5%, activations within 25% (the tolerances README.md states).
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ import pytest
 
 from planner.memory import MemoryConfig, estimate_memory
 from planner.models import ModelSpec
+from planner.vocabulary import Layout
 
 torch = pytest.importorskip("torch", reason="the cross-check needs torch (installed by `make test`)")
 
@@ -56,7 +56,7 @@ def test_training_step_terms_match_torch(spec, dtype, flash):
     measured = measure_training_step(spec, batch=BATCH, seq_len=SEQ, dtype=dtype, flash_attention=flash)
     assert measured["parameter_count"] == spec.total_params  # the torch model has exactly the counted tensors
     config = MemoryConfig(
-        task="train", precision=dtype, micro_batch=BATCH, seq_len=SEQ, flash_attention=flash
+        task="train", precision=dtype, seq_len=SEQ, flash_attention=flash, layout=Layout(micro_batch=BATCH)
     )
     analytic = estimate_memory(spec, config)
     assert within(analytic.weights.bytes, measured["params"], 0.05)
@@ -68,7 +68,9 @@ def test_training_step_terms_match_torch(spec, dtype, flash):
 @pytest.mark.slow
 def test_sgd_momentum_state_matches_torch():
     measured = measure_training_step(LLAMA_STYLE, batch=1, seq_len=64, dtype="fp32", optimizer="sgd")
-    config = MemoryConfig(task="train", precision="fp32", optimizer="sgd", micro_batch=1, seq_len=64)
+    config = MemoryConfig(
+        task="train", precision="fp32", optimizer="sgd", seq_len=64, layout=Layout(micro_batch=1)
+    )
     assert within(estimate_memory(LLAMA_STYLE, config).optimizer.bytes, measured["optimizer"], 0.05)
 
 
@@ -79,7 +81,11 @@ def test_sgd_momentum_state_matches_torch():
 def test_inference_forward_matches_torch(spec, dtype, flash):
     measured = measure_inference_forward(spec, batch=BATCH, seq_len=SEQ, dtype=dtype, flash_attention=flash)
     config = MemoryConfig(
-        task="inference", precision=dtype, micro_batch=BATCH, seq_len=SEQ, flash_attention=flash
+        task="inference",
+        precision=dtype,
+        seq_len=SEQ,
+        flash_attention=flash,
+        layout=Layout(micro_batch=BATCH),
     )
     analytic = estimate_memory(spec, config)
     assert within(analytic.weights.bytes, measured["params"], 0.05)

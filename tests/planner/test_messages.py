@@ -11,8 +11,9 @@ import string
 import pytest
 
 from planner.errors import UserError
-from planner.messages import TEMPLATES, Message, format_bytes, msg, render_en
-from planner.search import Strategy
+from planner.layout_text import family_message
+from planner.messages import TEMPLATES, Message, format_bytes, format_duration, msg, render_en
+from planner.vocabulary import Layout
 
 GIB = 2**30
 TIB = 2**40
@@ -29,7 +30,7 @@ def test_bytes_and_names_render_in_the_cli_wording():
 
 
 def test_strategies_nested_messages_and_clauses():
-    strategy = Strategy(dp=32, tp=2, zero=3, offload="optimizer")
+    strategy = Layout(dp=32, tp=2, zero=3, offload="optimizer")
     excluded = msg(
         "excluded.needs_memory_layout",
         need_bytes=178 * GIB,
@@ -84,23 +85,22 @@ def test_sentences_follow_the_first_one_with_a_space():
 @pytest.mark.parametrize(
     ("strategy", "family"),
     [
-        (Strategy(zero=0), "DDP"),
-        (Strategy(zero=1), "ZeRO-1"),
-        (Strategy(zero=2, offload="optimizer"), "ZeRO-2 + optimizer offload"),
-        (Strategy(zero=3), "ZeRO-3/FSDP"),
-        (Strategy(zero=3, offload="all"), "ZeRO-3/FSDP + all offload"),
+        (Layout(zero=0), "DDP"),
+        (Layout(zero=1), "ZeRO-1"),
+        (Layout(zero=2, offload="optimizer"), "ZeRO-2 + optimizer offload"),
+        (Layout(zero=3), "ZeRO-3/FSDP"),
+        (Layout(zero=3, offload="all"), "ZeRO-3/FSDP + all offload"),
     ],
 )
 def test_strategy_family_names_are_their_messages(strategy, family):
-    assert strategy.family == family
-    assert strategy.family_message.text == family
+    assert family_message(strategy).text == family
 
 
 def _sample(name: str, spec: str):
     """A value of the kind a placeholder expects (by its format spec and the unit in its name)."""
     if spec == "label":
-        return Strategy()
-    if spec in ("clauses", "sentences"):
+        return Layout()
+    if spec in ("clauses", "sentences", "list"):
         return (msg("family.ddp"), msg("family.zero", zero=1))
     if spec in ("bytes", "gib2") or name.endswith("_bytes"):
         return 3 * GIB
@@ -144,8 +144,25 @@ def _h100():
     return [get_gpu("h100-sxm")]
 
 
-def test_format_bytes_stays_importable_from_search():
-    from planner.search import format_bytes as from_search
-
-    assert from_search is format_bytes
+def test_format_bytes_in_binary_units_and_in_one_unit_for_tables():
     assert format_bytes(1.5 * GIB) == "1.5 GiB" and format_bytes(512) == "512 B"
+    # README's memory table: 4,306,149,632 B / 2**30 = 4.0105 GiB; one unit, two decimals, thousands separated
+    assert format_bytes(4_306_149_632, unit="GiB", decimals=2) == "4.01 GiB"
+    assert format_bytes(1234.5 * GIB, unit="GiB", decimals=1) == "1,234.5 GiB"
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        (0.044, "44.0 ms"),  # a decode step
+        (20.74, "20.7 s"),  # a training step: three figures
+        (600, "10.0 min"),
+        (5400, "1.50 h"),  # 90 minutes read in hours, in reports and on the command line alike
+        (2_567_866.8, "29.7 days"),  # README's 512-GPU 70B run: 2,567,866.8 s / 86,400
+        (1e8, "1,157 days"),
+        (None, "n/a"),
+        (float("inf"), "n/a"),
+    ],
+)
+def test_format_duration_is_the_one_rule(seconds, text):
+    assert format_duration(seconds) == text

@@ -22,7 +22,7 @@ RATE_DATE = "2026-09-01"
 
 def _store_with_rub_quote(gpu: str = "a10", price: float = 250.0) -> Store:
     store = Store.open()
-    store.add_rental_quote(
+    store.rental_quotes.add(
         {"provider": "Selectel", "offer": "1x GPU", "gpu": gpu, "gpus_per_instance": 1, "price_per_gpu_hour": price,
          "currency": "RUB", "kind": "on-demand", "quoted_on": "2026-09-03", "source": "test"}
     )  # fmt: skip
@@ -31,10 +31,10 @@ def _store_with_rub_quote(gpu: str = "a10", price: float = 250.0) -> Store:
 
 def test_a_rub_quote_converts_at_the_stored_rate_into_usd_and_back():
     store = _store_with_rub_quote()
-    store.set_exchange_rate("RUB", RUB_TO_USD, RATE_DATE)
-    rates = store.get_exchange_rates()
+    store.settings.set_exchange_rate("RUB", RUB_TO_USD, RATE_DATE)
+    rates = store.settings.exchange_rates()
     assert rates.as_of == RATE_DATE  # the rate keeps its date
-    (quote,) = store.list_rental_quotes(gpu="a10", mine_only=True)
+    (quote,) = store.rental_quotes.find(gpu="a10", mine_only=True)
     assert (quote["price_per_gpu_hour"], quote["currency"]) == (250.0, "RUB")  # stored as quoted
     in_usd = convert(Money(quote["price_per_gpu_hour"], quote["currency"]), "USD", rates)
     assert in_usd.currency == "USD"
@@ -46,22 +46,22 @@ def test_a_rub_quote_converts_at_the_stored_rate_into_usd_and_back():
 
 def test_rates_survive_reopening_and_a_new_rate_replaces_the_old_with_its_date():
     store = Store.open()
-    store.set_exchange_rate("RUB", RUB_TO_USD, RATE_DATE)
+    store.settings.set_exchange_rate("RUB", RUB_TO_USD, RATE_DATE)
     store.close()
     store = Store.open()
-    assert store.get_exchange_rates().to_usd["RUB"] == RUB_TO_USD
-    store.set_exchange_rate("RUB", 0.0125, "2026-10-01")
-    rates = store.get_exchange_rates()
+    assert store.settings.exchange_rates().to_usd["RUB"] == RUB_TO_USD
+    store.settings.set_exchange_rate("RUB", 0.0125, "2026-10-01")
+    rates = store.settings.exchange_rates()
     assert (rates.to_usd["RUB"], rates.as_of) == (0.0125, "2026-10-01")
     # EUR through the USD pivot: 1 EUR = 1.08 USD, so 100 EUR = 108 / 0.0125 = 8640 RUB
-    store.set_exchange_rate("EUR", 1.08, "2026-10-01")
-    assert convert(Money(100, "EUR"), "RUB", store.get_exchange_rates()).amount == pytest.approx(8640.0)
+    store.settings.set_exchange_rate("EUR", 1.08, "2026-10-01")
+    assert convert(Money(100, "EUR"), "RUB", store.settings.exchange_rates()).amount == pytest.approx(8640.0)
     store.close()
 
 
 def test_a_missing_rate_is_refused_and_points_to_settings():
     store = _store_with_rub_quote()
-    rates = store.get_exchange_rates()  # nothing set: only USD
+    rates = store.settings.exchange_rates()  # nothing set: only USD
     with pytest.raises(UserError, match=r"RUB->USD.*Settings"):
         convert(Money(250.0, "RUB"), "USD", rates)
     store.close()
@@ -79,7 +79,7 @@ def test_cli_plan_prices_a_rub_quote_in_the_chosen_currency(capsys):
     # The A10 has no shipped reference quote, so the user's RUB quote is the only price.
     _store_with_rub_quote().close()
     store = Store.open()
-    store.set_exchange_rate("RUB", RUB_TO_USD, RATE_DATE)
+    store.settings.set_exchange_rate("RUB", RUB_TO_USD, RATE_DATE)
     store.close()
     usd = _plan_json(capsys, "USD")
     option = usd["options"][0]
@@ -103,7 +103,7 @@ def test_cli_plan_without_a_rate_says_so_and_exits_2(capsys):
 
 def test_cli_rentbuy_converts_the_catalog_purchase_price_and_default_electricity(capsys):
     store = Store.open()
-    store.set_exchange_rate("RUB", RUB_TO_USD, RATE_DATE)
+    store.settings.set_exchange_rate("RUB", RUB_TO_USD, RATE_DATE)
     store.close()
     code = cli(["rentbuy", "--gpu", "h100-sxm", "--gpus", "1", "--rent-per-gpu-hour", "275", "--currency", "RUB",
                 "--years", "1", "--json"])  # fmt: skip

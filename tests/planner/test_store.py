@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from planner.errors import UserError
 from planner.gpus import get_gpu, user_gpu
-from planner.store import LATEST_VERSION, RENTAL_COLUMNS, Store, validate_rental_quote
+from planner.store import LATEST_VERSION, RENTAL_COLUMNS, Store
+from planner.store import validate_rental_quote as rental_reasons
 from planner.store.seed import reference_quote, reference_rows
 from tests.fixtures.store_reports import report
 
@@ -26,6 +27,20 @@ GOOD = {
     "kind": "on-demand",
     "quoted_on": "2026-09-10",
 }
+
+
+def texts(reasons) -> list[str]:
+    """The English texts of validation reasons (planner.messages.Message)."""
+    return [reason.text for reason in reasons]
+
+
+def row_texts(problems) -> list[tuple[int, str]]:
+    """(row, English text) of an import's errors or duplicates."""
+    return [(row, reason.text) for row, reason in problems]
+
+
+def validate_rental_quote(quote) -> list[str]:
+    return texts(rental_reasons(quote))
 
 
 @pytest.fixture
@@ -56,12 +71,13 @@ def test_fresh_database_is_configured(store):
     assert store.recovered_from is None
 
 
-def test_reference_prices_from_domain_section_6_are_seeded(store):
-    rentals = store.list_rental_quotes()
+def test_shipped_reference_prices_are_seeded(store):
+    rentals = store.rental_quotes.find()
     assert rentals and all(row["origin"] == "reference" for row in rentals)
     assert all(row["source"] and row["quoted_on"] for row in rentals)
     by_offer = {(row["provider"], row["offer"], row["gpu"]): row for row in rentals}
-    # docs/sources.md: RunPod 2026-09 snapshot H100 SXM $3.49, RTX 3090 $0.22; AWS us-east-1 p5.4xlarge $6.88.
+    # The vendors' own price pages, as each row of planner/catalog/reference_prices.csv cites them: RunPod's pricing
+    # page (2026-09 snapshot) H100 SXM $3.49, RTX 3090 $0.22; Amazon EC2 On-Demand pricing, us-east-1, p5.4xlarge $6.88.
     assert by_offer[("RunPod", "lowest 1-GPU on-demand", "h100-sxm")]["price_per_gpu_hour"] == 3.49
     assert by_offer[("RunPod", "lowest 1-GPU on-demand", "rtx-3090")]["price_per_gpu_hour"] == 0.22
     aws = by_offer[("AWS", "p5.4xlarge", "h100-sxm")]
@@ -75,7 +91,7 @@ def test_reference_prices_from_domain_section_6_are_seeded(store):
         row["provider"]: row["price_per_gpu_hour"] for row in rentals if "Compute Census" in row["provider"]
     }
     assert sorted(census.values()) == [1.30, 3.90, 12.29]
-    purchases = {(row["gpu"], row["price"]) for row in store.list_purchase_quotes()}
+    purchases = {(row["gpu"], row["price"]) for row in store.purchase_quotes.find()}
     # RTX 4090 $1,599 and RTX 3090 $1,499 launch MSRP; H200 about $32k; H100 $25-30k.
     assert {
         ("rtx-4090", 1599.0),
@@ -83,7 +99,7 @@ def test_reference_prices_from_domain_section_6_are_seeded(store):
         ("h200-sxm", 32000.0),
         ("h100-sxm", 25000.0),
     } <= purchases
-    assert store.list_rental_quotes(mine_only=True) == []
+    assert store.rental_quotes.find(mine_only=True) == []
 
 
 def test_every_shipped_reference_row_passes_validation_with_catalog_gpus():
@@ -94,9 +110,9 @@ def test_every_shipped_reference_row_passes_validation_with_catalog_gpus():
 
 
 def test_reopening_does_not_seed_twice(store):
-    count = store.count_rental_quotes()
+    count = store.rental_quotes.count()
     with Store.open(store.path) as again:
-        assert again.count_rental_quotes() == count
+        assert again.rental_quotes.count() == count
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -130,8 +146,8 @@ def test_validation_names_each_problem():
 
 def test_prices_derive_each_other_and_must_agree_within_one_percent(store):
     # Instance price only: 23.92 / 8 GPUs = 2.99 per GPU-hour.
-    quote_id = store.add_rental_quote({**GOOD, "price_per_gpu_hour": "", "price_per_instance_hour": "23.92"})
-    assert store.get_rental_quote(quote_id)["price_per_gpu_hour"] == pytest.approx(2.99)
+    quote_id = store.rental_quotes.add({**GOOD, "price_per_gpu_hour": "", "price_per_instance_hour": "23.92"})
+    assert store.rental_quotes.get(quote_id)["price_per_gpu_hour"] == pytest.approx(2.99)
     # 3.00 x 8 = 24.00; 24.2 is 0.83 % off (accepted), 24.5 is 2.1 % off (refused).
     assert validate_rental_quote({**GOOD, "price_per_gpu_hour": "3", "price_per_instance_hour": "24.2"}) == []
     reasons = validate_rental_quote({**GOOD, "price_per_gpu_hour": "3", "price_per_instance_hour": "24.5"})
@@ -159,9 +175,9 @@ def test_any_agreeing_price_pair_is_accepted(per_gpu, gpus, skew):
 
 
 def test_gpu_names_normalise_to_catalog_ids(store):
-    quote_id = store.add_rental_quote({**GOOD, "gpu": "NVIDIA H100 80GB HBM3"})
-    assert store.get_rental_quote(quote_id)["gpu"] == "h100-sxm"
-    assert [row["id"] for row in store.list_rental_quotes(gpu="H100 SXM", mine_only=True)] == [quote_id]
+    quote_id = store.rental_quotes.add({**GOOD, "gpu": "NVIDIA H100 80GB HBM3"})
+    assert store.rental_quotes.get(quote_id)["gpu"] == "h100-sxm"
+    assert [row["id"] for row in store.rental_quotes.find(gpu="H100 SXM", mine_only=True)] == [quote_id]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -170,8 +186,8 @@ def test_gpu_names_normalise_to_catalog_ids(store):
 
 
 def test_filters_and_mine(store):
-    a = store.add_rental_quote(GOOD)
-    b = store.add_rental_quote(
+    a = store.rental_quotes.add(GOOD)
+    b = store.rental_quotes.add(
         {
             **GOOD,
             "provider": "Vast.ai",
@@ -181,46 +197,46 @@ def test_filters_and_mine(store):
             "kind": "spot",
         }
     )
-    assert [r["id"] for r in store.list_rental_quotes(mine_only=True)] == [
+    assert [r["id"] for r in store.rental_quotes.find(mine_only=True)] == [
         a,
         b,
     ]  # h100-sxm sorts before rtx-4090
-    assert [r["id"] for r in store.list_rental_quotes(provider="vast.AI")] == [b]
-    assert [r["id"] for r in store.list_rental_quotes(kind="spot")] == [b]
-    runpod_4090 = store.list_rental_quotes(gpu="rtx-4090", provider="runpod")
+    assert [r["id"] for r in store.rental_quotes.find(provider="vast.AI")] == [b]
+    assert [r["id"] for r in store.rental_quotes.find(kind="spot")] == [b]
+    runpod_4090 = store.rental_quotes.find(gpu="rtx-4090", provider="runpod")
     assert [r["origin"] for r in runpod_4090] == ["reference"]
-    prices = [r["price_per_gpu_hour"] for r in store.list_rental_quotes(gpu="h100-sxm")]
+    prices = [r["price_per_gpu_hour"] for r in store.rental_quotes.find(gpu="h100-sxm")]
     assert prices == sorted(prices)
 
 
 def test_duplicate_quote_is_refused(store):
-    quote_id = store.add_rental_quote(GOOD)
+    quote_id = store.rental_quotes.add(GOOD)
     with pytest.raises(UserError, match=f"already stored as #{quote_id}"):
-        store.add_rental_quote({**GOOD, "provider": "LAMBDA"})  # provider compared without letter case
+        store.rental_quotes.add({**GOOD, "provider": "LAMBDA"})  # provider compared without letter case
 
 
 def test_update_rederives_the_other_price_and_reference_rows_are_read_only(store):
-    quote_id = store.add_rental_quote(GOOD)
-    updated = store.update_rental_quote(quote_id, {"price_per_gpu_hour": 2.5})
+    quote_id = store.rental_quotes.add(GOOD)
+    updated = store.rental_quotes.update(quote_id, {"price_per_gpu_hour": 2.5})
     assert updated["price_per_instance_hour"] == pytest.approx(20.0)  # 2.5 x 8
     with pytest.raises(UserError, match="must be > 0"):
-        store.update_rental_quote(quote_id, {"price_per_gpu_hour": -1})
-    reference = store.list_rental_quotes(provider="AWS")[0]
+        store.rental_quotes.update(quote_id, {"price_per_gpu_hour": -1})
+    reference = store.rental_quotes.find(provider="AWS")[0]
     with pytest.raises(UserError, match="reference rows can't be edited"):
-        store.update_rental_quote(reference["id"], {"note": "mine now"})
+        store.rental_quotes.update(reference["id"], {"note": "mine now"})
     with pytest.raises(UserError, match="reference rows can't be deleted"):
-        store.delete_rental_quote(reference["id"])
+        store.rental_quotes.delete(reference["id"])
 
 
 def test_delete_returns_the_row_and_restore_puts_it_back(store):
-    quote_id = store.add_rental_quote({**GOOD, "note": "call back in May"})
-    deleted = store.delete_rental_quote(quote_id)
+    quote_id = store.rental_quotes.add({**GOOD, "note": "call back in May"})
+    deleted = store.rental_quotes.delete(quote_id)
     assert deleted["note"] == "call back in May"
-    assert store.list_rental_quotes(mine_only=True) == []
-    assert store.restore_rental_quote(deleted) == quote_id
-    assert store.get_rental_quote(quote_id) == deleted
+    assert store.rental_quotes.find(mine_only=True) == []
+    assert store.rental_quotes.restore(deleted) == quote_id
+    assert store.rental_quotes.get(quote_id) == deleted
     with pytest.raises(UserError, match="no rental quote #999"):
-        store.delete_rental_quote(999)
+        store.rental_quotes.delete(999)
 
 
 def test_prices_and_gpu_counts_have_upper_limits_that_hold_in_any_currency():
@@ -245,20 +261,20 @@ def test_prices_and_gpu_counts_have_upper_limits_that_hold_in_any_currency():
 def test_purchase_price_and_power_have_upper_limits(store):
     quote = {"vendor": "x", "gpu": "h100-sxm", "gpus": 2000, "price": 1.6e12, "currency": "VND",
              "quoted_on": "2026-01-01"}  # fmt: skip
-    assert store.validate_purchase_quote(quote) == []
-    assert store.validate_purchase_quote({**quote, "gpus": 1, "price": "1e13"}) == [
+    assert texts(store.purchase_quotes.validate(quote)) == []
+    assert texts(store.purchase_quotes.validate({**quote, "gpus": 1, "price": "1e13"})) == [
         "price must be at most 1,000,000,000,000 (1,000,000,000,000 per GPU), got 1e+13"
     ]
-    assert store.validate_purchase_quote({**quote, "power_w": "7000"}) == [
+    assert texts(store.purchase_quotes.validate({**quote, "power_w": "7000"})) == [
         "power_w must be at most 5,000 W, got 7000"
     ]
-    assert store.validate_purchase_quote({**quote, "gpus": "1e23"}) == [
+    assert texts(store.purchase_quotes.validate({**quote, "gpus": "1e23"})) == [
         "gpus must be a whole number between 1 and 100,000, got 1e23"
     ]
 
 
 def test_purchase_quotes(store):
-    quote_id = store.add_purchase_quote(
+    quote_id = store.purchase_quotes.add(
         {
             "vendor": "Reseller",
             "gpu": "h100-sxm",
@@ -270,22 +286,24 @@ def test_purchase_quotes(store):
             "power_w": "700",
         }
     )
-    mine = store.list_purchase_quotes(mine_only=True)
+    mine = store.purchase_quotes.find(mine_only=True)
     assert [(r["id"], r["price"], r["currency"], r["server_overhead_fraction"]) for r in mine] == [
         (quote_id, 240000.0, "USD", 0.25)
     ]
-    assert store.validate_purchase_quote(
-        {"vendor": "x", "gpu": "h100-sxm", "price": "0", "currency": "USD", "quoted_on": "2026-01-01"}
+    assert texts(
+        store.purchase_quotes.validate(
+            {"vendor": "x", "gpu": "h100-sxm", "price": "0", "currency": "USD", "quoted_on": "2026-01-01"}
+        )
     ) == ["price must be > 0"]
-    assert store.delete_purchase_quote(quote_id)["vendor"] == "Reseller"
+    assert store.purchase_quotes.delete(quote_id)["vendor"] == "Reseller"
 
 
 def test_hostile_text_is_stored_as_text(store):
     hostile = "'); DROP TABLE rental_quotes;--"
-    quote_id = store.add_rental_quote({**GOOD, "offer": hostile, "note": '=HYPERLINK("http://evil","x")'})
-    row = store.get_rental_quote(quote_id)
+    quote_id = store.rental_quotes.add({**GOOD, "offer": hostile, "note": '=HYPERLINK("http://evil","x")'})
+    row = store.rental_quotes.get(quote_id)
     assert row["offer"] == hostile and row["note"] == '=HYPERLINK("http://evil","x")'
-    assert store.count_rental_quotes() > 1  # the table is still there
+    assert store.rental_quotes.count() > 1  # the table is still there
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -302,38 +320,41 @@ def ten_rows_two_bad() -> list[dict]:
 
 def test_two_bad_rows_of_ten_refuse_the_file_by_default(store, tmp_path):
     path = rental_csv(tmp_path / "q.csv", ten_rows_two_bad())
-    result = store.import_rental_csv(path)
+    result = store.rental_quotes.import_csv(path)
     assert result.refused and result.added == 0
-    assert result.errors == [
+    assert row_texts(result.errors) == [
         (4, "price_per_gpu_hour must be > 0"),
         (8, "quoted_on must be a date YYYY-MM-DD, got 'yesterday'"),
     ]
-    assert store.list_rental_quotes(mine_only=True) == []
+    assert store.rental_quotes.find(mine_only=True) == []
 
 
 def test_skip_invalid_imports_the_eight_good_rows(store, tmp_path):
     path = rental_csv(tmp_path / "q.csv", ten_rows_two_bad())
     stages = []
-    result = store.import_rental_csv(
+    result = store.rental_quotes.import_csv(
         path, skip_invalid=True, progress=lambda stage, done, total: stages.append(stage)
     )
     assert (result.added, result.refused, result.bad_rows) == (8, False, 2)
-    assert len(store.list_rental_quotes(mine_only=True)) == 8
+    assert len(store.rental_quotes.find(mine_only=True)) == 8
     assert stages[0] == "checking" and stages[-1] == "writing"
 
 
 def test_duplicates_are_reported_not_doubled(store, tmp_path):
-    existing = store.add_rental_quote(GOOD)
+    existing = store.rental_quotes.add(GOOD)
     rows = [GOOD, {**GOOD, "offer": "other"}, {**GOOD, "offer": "OTHER"}]
-    result = store.import_rental_csv(rental_csv(tmp_path / "q.csv", rows))
+    result = store.rental_quotes.import_csv(rental_csv(tmp_path / "q.csv", rows))
     assert result.added == 1
-    assert result.duplicates == [(2, f"duplicate of rental quote #{existing}"), (4, "duplicate of row 3")]
-    again = store.import_rental_csv(rental_csv(tmp_path / "q.csv", rows))
+    assert row_texts(result.duplicates) == [
+        (2, f"duplicate of rental quote #{existing}"),
+        (4, "duplicate of row 3"),
+    ]
+    again = store.rental_quotes.import_csv(rental_csv(tmp_path / "q.csv", rows))
     assert again.added == 0 and len(again.duplicates) == 3
 
 
 def test_export_import_round_trip(store, tmp_path):
-    store.add_rental_quote(
+    store.rental_quotes.add(
         {
             **GOOD,
             "region": "us-west-1",
@@ -344,7 +365,7 @@ def test_export_import_round_trip(store, tmp_path):
             "note": "Привет, мир",
         }
     )
-    store.add_rental_quote(
+    store.rental_quotes.add(
         {
             **GOOD,
             "gpu": "l40s",
@@ -357,21 +378,21 @@ def test_export_import_round_trip(store, tmp_path):
         }
     )
     path = tmp_path / "mine.csv"
-    assert store.export_rental_csv(path) == 2
+    assert store.rental_quotes.export_csv(path) == 2
     with Store.open(tmp_path / "other.sqlite") as other:
-        result = other.import_rental_csv(path)
+        result = other.rental_quotes.import_csv(path)
         assert (result.added, result.errors, result.duplicates) == (2, [], [])
         strip = lambda rows: [{k: v for k, v in r.items() if k not in ("id", "created_at")} for r in rows]  # noqa: E731
-        assert strip(other.list_rental_quotes(mine_only=True)) == strip(
-            store.list_rental_quotes(mine_only=True)
+        assert strip(other.rental_quotes.find(mine_only=True)) == strip(
+            store.rental_quotes.find(mine_only=True)
         )
-    assert store.import_rental_csv(path).added == 0  # importing its own export adds nothing
+    assert store.rental_quotes.import_csv(path).added == 0  # importing its own export adds nothing
 
 
 def test_export_guards_formula_cells(store, tmp_path):
-    store.add_rental_quote({**GOOD, "note": '=HYPERLINK("http://evil")', "offer": "@SUM(A1)"})
+    store.rental_quotes.add({**GOOD, "note": '=HYPERLINK("http://evil")', "offer": "@SUM(A1)"})
     path = tmp_path / "mine.csv"
-    store.export_rental_csv(path)
+    store.rental_quotes.export_csv(path)
     row = next(csv.DictReader(open(path, encoding="utf-8-sig")))
     assert row["note"] == '\'=HYPERLINK("http://evil")'
     assert row["offer"] == "'@SUM(A1)"
@@ -379,17 +400,19 @@ def test_export_guards_formula_cells(store, tmp_path):
 
 
 def test_export_all_includes_reference_rows(store, tmp_path):
-    assert store.export_rental_csv(tmp_path / "all.csv", mine_only=False) == store.count_rental_quotes()
-    assert store.export_rental_csv(tmp_path / "mine.csv") == 0
+    assert (
+        store.rental_quotes.export_csv(tmp_path / "all.csv", mine_only=False) == store.rental_quotes.count()
+    )
+    assert store.rental_quotes.export_csv(tmp_path / "mine.csv") == 0
 
 
 def test_semicolon_csv_with_decimal_commas_and_bom(store, tmp_path):
     path = tmp_path / "excel.csv"
     rental_csv(path, [{**GOOD, "price_per_gpu_hour": "2,99"}], delimiter=";")
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
-    result = store.import_rental_csv(path)
+    result = store.rental_quotes.import_csv(path)
     assert result.added == 1
-    assert store.list_rental_quotes(mine_only=True)[0]["price_per_gpu_hour"] == 2.99
+    assert store.rental_quotes.find(mine_only=True)[0]["price_per_gpu_hour"] == 2.99
 
 
 @pytest.mark.parametrize(
@@ -418,7 +441,7 @@ def test_file_level_problems_have_clear_messages(store, tmp_path, content, messa
     path = tmp_path / "bad.csv"
     path.write_bytes(content)
     with pytest.raises(UserError, match=__import__("re").escape(message)):
-        store.import_rental_csv(path)
+        store.rental_quotes.import_csv(path)
 
 
 def test_a_header_with_thousands_of_unknown_and_repeated_columns_gives_one_short_line(store, tmp_path):
@@ -427,7 +450,7 @@ def test_a_header_with_thousands_of_unknown_and_repeated_columns_gives_one_short
     columns += [f"c{i}" for i in range(200_000)] + ["x", "x", "y", "y"]
     path.write_text(",".join(columns) + "\n")
     with pytest.raises(UserError) as refused:
-        store.import_rental_csv(path)  # with header.count() per column this took minutes
+        store.rental_quotes.import_csv(path)  # with header.count() per column this took minutes
     message = str(refused.value)
     # 200,002 unknown columns: the first ten are named, then how many more.
     assert (
@@ -441,14 +464,14 @@ def test_a_header_with_thousands_of_unknown_and_repeated_columns_gives_one_short
 def test_row_with_too_many_cells_is_reported(store, tmp_path):
     path = tmp_path / "q.csv"
     path.write_text("provider,gpu,price_per_gpu_hour,currency,quoted_on\nx,h100-sxm,1,USD,2026-01-01,extra\n")
-    result = store.import_rental_csv(path)
-    assert result.refused and result.errors == [(2, "6 cells but the header has 5 columns")]
+    result = store.rental_quotes.import_csv(path)
+    assert result.refused and row_texts(result.errors) == [(2, "6 cells but the header has 5 columns")]
 
 
 def test_ten_thousand_rows_import(store, tmp_path):
     rows = [{**GOOD, "offer": f"node-{i}"} for i in range(10_000)]
-    result = store.import_rental_csv(rental_csv(tmp_path / "big.csv", rows))
-    assert result.added == 10_000 and store.count_rental_quotes(mine_only=True) == 10_000
+    result = store.rental_quotes.import_csv(rental_csv(tmp_path / "big.csv", rows))
+    assert result.added == 10_000 and store.rental_quotes.count(mine_only=True) == 10_000
 
 
 def test_templates_import_cleanly(store):
@@ -458,8 +481,8 @@ def test_templates_import_cleanly(store):
     rental = Path(str(assets.joinpath("quotes_template.csv")))
     purchase = Path(str(assets.joinpath("purchase_quotes_template.csv")))
     assert rental.read_text(encoding="utf-8").splitlines()[0].split(",") == list(RENTAL_COLUMNS)
-    assert store.import_rental_csv(rental).added == 1
-    assert store.import_purchase_csv(purchase).added == 1
+    assert store.rental_quotes.import_csv(rental).added == 1
+    assert store.purchase_quotes.import_csv(purchase).added == 1
 
 
 def _has_assets_package() -> bool:
@@ -474,65 +497,144 @@ def _has_assets_package() -> bool:
 
 
 def test_probe_runs_keep_report_and_key_figures(store):
-    local = store.save_probe_report(
+    local = store.probe_runs.save(
         report(hostname="rig-1", bf16_flop_per_s=7.1e14, bandwidth_bytes_per_s=2.9e12)
     )
-    remote = store.save_probe_report(
+    remote = store.probe_runs.save(
         report(hostname="rented-box", created_at="2026-09-15T08:00:00Z", bf16_flop_per_s=7.9e14),
         source="imported",
     )
-    runs = {run["id"]: run for run in store.list_probe_runs()}
-    assert [run["id"] for run in store.list_probe_runs()] == [remote, local]  # newest first
-    assert runs[local]["machine"] == "this machine" and runs[local]["source"] == "local"
-    assert runs[remote]["machine"] == "rented-box (imported)" and runs[remote]["source"] == "imported"
+    runs = {run.id: run for run in store.probe_runs.all()}
+    assert [run.id for run in store.probe_runs.all()] == [remote, local]  # newest first
+    assert runs[local].machine == "this machine" and runs[local].source == "local"
+    assert runs[remote].machine == "rented-box (imported)" and runs[remote].source == "imported"
     # The best ok bf16 value: 7.1e14 beats the 3.55e14 shape; the failed fp8 row is ignored.
-    assert runs[local]["best_bf16_flop_per_s"] == 7.1e14
-    assert runs[local]["memory_bandwidth_bytes_per_s"] == 2.9e12
-    assert runs[local]["devices"] == ["NVIDIA H100 80GB HBM3"]
-    assert store.get_probe_report(local).data == report(hostname="rig-1").data
-    kinds = [(m["kind"], m["dtype"], m["ok"]) for m in store.list_measurements(local)]
+    assert runs[local].best_bf16_flop_per_s == 7.1e14
+    assert runs[local].memory_bandwidth_bytes_per_s == 2.9e12
+    assert runs[local].devices == ("NVIDIA H100 80GB HBM3",)
+    assert store.probe_runs.report(local).data == report(hostname="rig-1").data
+    kinds = [(m.kind, m.dtype, m.ok) for m in store.probe_runs.measurements(local)]
     assert kinds == [
         ("matmul", "bf16", True),
         ("matmul", "bf16", True),
         ("matmul", "fp8", False),
         ("memory_bandwidth", None, True),
     ]
-    seen = store.list_gpus_seen()
-    assert {(g["name"], g["catalog_id"], g["memory_total_bytes"]) for g in seen} == {
+    seen = store.probe_runs.gpus_seen()
+    assert {(g.name, g.catalog_id, g.memory_total_bytes) for g in seen} == {
         ("NVIDIA H100 80GB HBM3", "h100-sxm", 85899345920)
     }
     assert len(seen) == 2  # one GPU on each machine
     with pytest.raises(UserError, match=f"already stored as run #{local}"):
-        store.save_probe_report(report(hostname="rig-1"))
-    store.delete_probe_run(local)
-    assert [run["id"] for run in store.list_probe_runs()] == [remote]
+        store.probe_runs.save(report(hostname="rig-1"))
+    store.probe_runs.delete(local)
+    assert [run.id for run in store.probe_runs.all()] == [remote]
+
+
+def test_a_stored_report_calibrates_exactly_like_the_report_that_was_saved(store):
+    """The report is kept as its canonical JSON and read back through profiler.report's loader: the planner's
+    calibration from the stored run equals the one from the object that was saved (7.1e14 FLOP/s = 710
+    TFLOPS bf16, 2.9e12 B/s), newest run first."""
+    from planner.perf import calibration_from_report
+
+    older = report(hostname="rig-1", created_at="2026-09-01T08:00:00Z", bf16_flop_per_s=6.0e14)
+    newer = report(hostname="rig-2", created_at="2026-09-02T08:00:00Z")
+    store.probe_runs.save(older)
+    newest_id = store.probe_runs.save(newer)
+    assert [r.data for r in store.probe_runs.recent_reports(5)] == [newer.data, older.data]
+    assert store.probe_runs.recent_reports(1)[0].data == newer.data
+    stored = store.probe_runs.report(newest_id)
+    assert calibration_from_report(stored) == calibration_from_report(newer)
+    calibration = calibration_from_report(stored)["h100-sxm"]
+    assert calibration.tflops["bf16"] == pytest.approx(710.0)
+    assert calibration.memory_bandwidth_bytes_per_s == 2.9e12
+    assert store.probe_runs.get(newest_id).machine == "this machine"
+    with pytest.raises(UserError, match="no probe run #999"):
+        store.probe_runs.report(999)
+
+
+def test_gpus_seen_know_the_users_own_gpu_types(store):
+    """A GPU the catalog lacks is matched to the user's GPU type by its NVML name (planner.gpus.match_nvml_name,
+    the one place names are matched), as the Hardware page and the planner match it."""
+    mine = user_gpu("my-rtx-5090", "GeForce RTX 5090", 32 * 10**9, 1.792e12, {"bf16": 209.5},
+                    nvml_names=["NVIDIA GeForce RTX 5090"])  # fmt: skip
+    store.user_gpus.add(mine)
+    store.probe_runs.save(report(hostname="desk", gpu_name="NVIDIA GeForce RTX 5090"))
+    store.probe_runs.save(report(hostname="lab", gpu_name="NVIDIA H100 80GB HBM3"))
+    assert sorted((g.name, g.catalog_id) for g in store.probe_runs.gpus_seen()) == [
+        ("NVIDIA GeForce RTX 5090", "my-rtx-5090"),
+        ("NVIDIA H100 80GB HBM3", "h100-sxm"),
+    ]
+    # both runs are local: one machine, "this machine", with the host name of its latest run
+    assert [(m.name, m.hostname, m.kind) for m in store.probe_runs.machines()] == [
+        ("this machine", "lab", "local")
+    ]
+
+
+def test_quote_rows_carry_every_column_under_its_own_name():
+    """The row builders unpack cursor tuples by position: each column must land under its own name."""
+    from planner.store.rows import (
+        PURCHASE_ROW_COLUMNS,
+        RENTAL_ROW_COLUMNS,
+        PurchaseQuoteRow,
+        RentalQuoteRow,
+        purchase_rows,
+        rental_rows,
+    )
+
+    for columns, row_type, build in (
+        (RENTAL_ROW_COLUMNS, RentalQuoteRow, rental_rows),
+        (PURCHASE_ROW_COLUMNS, PurchaseQuoteRow, purchase_rows),
+    ):
+        assert tuple(row_type.__annotations__) == columns
+        (row,) = build([tuple(f"value of {name}" for name in columns)])
+        assert row == {name: f"value of {name}" for name in columns}
+
+
+def test_reopening_brings_shipped_citations_up_to_date_and_leaves_user_rows_alone(store):
+    """A reference row that an older version stored with another citation gets the shipped file's source and
+    note on the next open (planner/store/seed.py); its price, and every user row, stay as they were."""
+    shipped = {row["key"]: row for row in reference_rows()}
+    key = "runpod-2026-09-h100-sxm"
+    mine = store.rental_quotes.add({**GOOD, "source": "my notes", "note": "my own"})
+    store.conn.execute(
+        "UPDATE rental_quotes SET source = 'an old citation', note = '' WHERE seed_key = ?", [key]
+    )
+    with Store.open(store.path) as again:
+        (row,) = [r for r in again.rental_quotes.find() if r["origin"] == "reference" and
+                  (r["provider"], r["gpu"], r["price_per_gpu_hour"]) == ("RunPod", "h100-sxm", 3.49)]  # fmt: skip
+        assert (row["source"], row["note"]) == (shipped[key]["source"], shipped[key]["note"])
+        assert (again.rental_quotes.get(mine)["source"], again.rental_quotes.get(mine)["note"]) == (
+            "my notes",
+            "my own",
+        )
 
 
 def test_plans(store):
-    plan_id = store.save_plan("70B on H100", {"model": "llama-3.1-70b", "gpus": (8,)}, {"options": []})
-    assert store.get_plan(plan_id)["inputs"] == {"model": "llama-3.1-70b", "gpus": [8]}
-    store.rename_plan(plan_id, "70B fine-tune")
-    store.update_plan(plan_id, {"model": "llama-3.1-70b"}, {"options": [1]})
-    assert [(p["id"], p["name"]) for p in store.list_plans()] == [(plan_id, "70B fine-tune")]
-    assert store.get_plan(plan_id)["results"] == {"options": [1]}
-    store.delete_plan(plan_id)
+    plan_id = store.plans.save("70B on H100", {"model": "llama-3.1-70b", "gpus": (8,)}, {"options": []})
+    assert store.plans.get(plan_id)["inputs"] == {"model": "llama-3.1-70b", "gpus": [8]}
+    store.plans.rename(plan_id, "70B fine-tune")
+    store.plans.update(plan_id, {"model": "llama-3.1-70b"}, {"options": [1]})
+    assert [(p["id"], p["name"]) for p in store.plans.all()] == [(plan_id, "70B fine-tune")]
+    assert store.plans.get(plan_id)["results"] == {"options": [1]}
+    store.plans.delete(plan_id)
     with pytest.raises(UserError, match="no saved plan"):
-        store.get_plan(plan_id)
+        store.plans.get(plan_id)
 
 
 def test_settings_and_exchange_rates(store):
-    assert store.get_setting("display_currency", "USD") == "USD"
-    store.set_setting("display_currency", "RUB")
-    store.set_setting("electricity", {"price_per_kwh": 7.5, "currency": "RUB"})
-    assert store.get_setting("display_currency") == "RUB"
-    assert store.get_setting("electricity") == {"price_per_kwh": 7.5, "currency": "RUB"}
-    store.set_exchange_rate("eur", 1.08, "2026-09-01")
-    store.set_exchange_rate("RUB", 0.011, "2026-08-15")
-    rates = store.get_exchange_rates()
+    assert store.settings.get("display_currency", "USD") == "USD"
+    store.settings.set("display_currency", "RUB")
+    store.settings.set("electricity", {"price_per_kwh": 7.5, "currency": "RUB"})
+    assert store.settings.get("display_currency") == "RUB"
+    assert store.settings.get("electricity") == {"price_per_kwh": 7.5, "currency": "RUB"}
+    store.settings.set_exchange_rate("eur", 1.08, "2026-09-01")
+    store.settings.set_exchange_rate("RUB", 0.011, "2026-08-15")
+    rates = store.settings.exchange_rates()
     assert dict(rates.to_usd) == {"USD": 1.0, "EUR": 1.08, "RUB": 0.011}
     assert rates.as_of == "2026-08-15"  # the oldest rate's date
     with pytest.raises(UserError, match="must be a number > 0"):
-        store.set_exchange_rate("EUR", 0, "2026-09-01")
+        store.settings.set_exchange_rate("EUR", 0, "2026-09-01")
 
 
 def test_user_gpu_types(store):
@@ -546,16 +648,16 @@ def test_user_gpu_types(store):
         source="my notes",
         source_date="2026-05-01",
     )
-    assert store.add_user_gpu(mine) == "my-rtx-5090"
-    assert store.list_user_gpus() == [mine]
-    quote_id = store.add_rental_quote({**GOOD, "gpu": "my-rtx-5090", "gpus_per_instance": 1})
-    assert store.get_rental_quote(quote_id)["gpu"] == "my-rtx-5090"
+    assert store.user_gpus.add(mine) == "my-rtx-5090"
+    assert store.user_gpus.all() == [mine]
+    quote_id = store.rental_quotes.add({**GOOD, "gpu": "my-rtx-5090", "gpus_per_instance": 1})
+    assert store.rental_quotes.get(quote_id)["gpu"] == "my-rtx-5090"
     with pytest.raises(UserError, match="already have"):
-        store.add_user_gpu(mine)
+        store.user_gpus.add(mine)
     with pytest.raises(UserError, match="already in the GPU catalog"):
-        store.add_user_gpu(user_gpu("h100-sxm", "clash", 1, 1.0, {"bf16": 1.0}))
-    store.delete_user_gpu("my-rtx-5090")
-    assert store.list_user_gpus() == []
+        store.user_gpus.add(user_gpu("h100-sxm", "clash", 1, 1.0, {"bf16": 1.0}))
+    store.user_gpus.delete("my-rtx-5090")
+    assert store.user_gpus.all() == []
 
 
 def test_sql_is_parameterised_everywhere():
@@ -583,18 +685,18 @@ def test_store_is_usable_from_another_thread(store):
 
     def worker():
         try:
-            store.add_rental_quote({**GOOD, "offer": "from a thread"})
+            store.rental_quotes.add({**GOOD, "offer": "from a thread"})
         except Exception as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
     thread = threading.Thread(target=worker)
     thread.start()
     thread.join()
-    assert errors == [] and store.list_rental_quotes(mine_only=True)[0]["offer"] == "from a thread"
+    assert errors == [] and store.rental_quotes.find(mine_only=True)[0]["offer"] == "from a thread"
 
 
 def test_raw_sqlite_sees_wal_database(store):
-    store.add_rental_quote(GOOD)
+    store.rental_quotes.add(GOOD)
     conn = sqlite3.connect(str(store.path))
     assert conn.execute("SELECT count(*) FROM rental_quotes WHERE origin = 'user'").fetchone()[0] == 1
     conn.close()
@@ -608,7 +710,7 @@ A10 = {**GOOD, "provider": "Hand cloud", "gpu": "a10", "gpus_per_instance": 1}  
 
 
 def add_a10(store, price: float, currency: str = "USD", kind: str = "on-demand", offer: str = "") -> int:
-    return store.add_rental_quote(
+    return store.rental_quotes.add(
         {**A10, "offer": offer or f"{kind} {currency} {price}", "price_per_gpu_hour": price,
          "currency": currency, "kind": kind}
     )  # fmt: skip
@@ -628,66 +730,66 @@ def a10_quotes(store):
 
 
 def test_price_summary_gives_count_lowest_median_highest_per_group(a10_quotes):
-    rows = a10_quotes.rental_price_summary("a10")
+    rows = a10_quotes.rental_quotes.price_summary("a10")
     assert [tuple(vars(row).values()) for row in rows] == [
         ("a10", "on-demand", "EUR", "user", 4, 1.00, 2.50, 10.00),
         ("a10", "on-demand", "USD", "user", 3, 1.00, 2.00, 4.00),
         ("a10", "spot", "USD", "user", 1, 0.50, 0.50, 0.50),
     ]
-    assert [row.kind for row in a10_quotes.rental_price_summary("a10", ["spot"])] == ["spot"]
-    assert a10_quotes.rental_price_summary("a10", []) == []
-    assert a10_quotes.rental_price_summary("t4") == []
+    assert [row.kind for row in a10_quotes.rental_quotes.price_summary("a10", ["spot"])] == ["spot"]
+    assert a10_quotes.rental_quotes.price_summary("a10", []) == []
+    assert a10_quotes.rental_quotes.price_summary("t4") == []
 
 
 def test_price_summary_of_the_shipped_h100_reference_points(store):
-    # planner/catalog/reference_prices.csv, H100 SXM on-demand (docs/sources.md): 1.30, 2.75, 3.25, 3.49,
+    # planner/catalog/reference_prices.csv, H100 SXM on-demand (each row citing its price page): 1.30, 2.75, 3.25, 3.49,
     # 3.90, 6.88, 12.29 $/GPU-h -> seven prices, the fourth (3.49) is the median.
-    (row,) = store.rental_price_summary("h100-sxm", ["on-demand"])
+    (row,) = store.rental_quotes.price_summary("h100-sxm", ["on-demand"])
     assert (row.origin, row.currency, row.count) == ("reference", "USD", 7)
     assert (row.min_per_gpu_hour, row.median_per_gpu_hour, row.max_per_gpu_hour) == (1.30, 3.49, 12.29)
-    everything = store.rental_price_summary()  # every GPU at once
+    everything = store.rental_quotes.price_summary()  # every GPU at once
     assert row in everything and {r.gpu for r in everything} >= {"h100-sxm", "rtx-4090", "l40s"}
 
 
 def test_median_across_currencies_is_the_median_of_the_converted_prices(a10_quotes):
     on_demand = ("on-demand",)
     # Dollars only: 1, 2, 4 -> 2.
-    assert a10_quotes.rental_price_median("a10", on_demand, "user", {"USD": 1.0}) == 2.0
+    assert a10_quotes.rental_quotes.price_median("a10", on_demand, "user", {"USD": 1.0}) == 2.0
     # Euros at 1.10 $: 1.10, 2.20, 3.30, 11.00 beside 1, 2, 4 -> 1, 1.1, 2, 2.2, 3.3, 4, 11: the 4th is 2.20.
-    mixed = a10_quotes.rental_price_median("a10", on_demand, "user", {"USD": 1.0, "EUR": 1.10})
+    mixed = a10_quotes.rental_quotes.price_median("a10", on_demand, "user", {"USD": 1.0, "EUR": 1.10})
     assert mixed == pytest.approx(2.20)
     # Euros at 0.50 $: 0.5, 1, 1.5, 5 beside 1, 2, 4 -> 0.5, 1, 1, 1.5, 2, 4, 5: the 4th is 1.50.
-    assert a10_quotes.rental_price_median("a10", on_demand, "user", {"USD": 1.0, "EUR": 0.5}) == 1.5
+    assert a10_quotes.rental_quotes.price_median("a10", on_demand, "user", {"USD": 1.0, "EUR": 0.5}) == 1.5
     # Two kinds, dollars only: 0.5 (spot), 1, 2, 4 -> even count: (1 + 2) / 2 = 1.5.
-    both = a10_quotes.rental_price_median("a10", ("on-demand", "spot"), "user", {"USD": 1.0})
+    both = a10_quotes.rental_quotes.price_median("a10", ("on-demand", "spot"), "user", {"USD": 1.0})
     assert both == 1.5
-    assert a10_quotes.rental_price_median("a10", on_demand, "reference", {"USD": 1.0}) is None
-    assert a10_quotes.rental_price_median("a10", on_demand, "user", {"RUB": 0.011}) is None
+    assert a10_quotes.rental_quotes.price_median("a10", on_demand, "reference", {"USD": 1.0}) is None
+    assert a10_quotes.rental_quotes.price_median("a10", on_demand, "user", {"RUB": 0.011}) is None
     with pytest.raises(ValueError, match="finite and > 0"):
-        a10_quotes.rental_price_median("a10", on_demand, "user", {"USD": 0.0})
+        a10_quotes.rental_quotes.price_median("a10", on_demand, "user", {"USD": 0.0})
 
 
 def test_cheapest_offers_are_bounded_per_gpu_kind_and_currency(store):
     dollars = [add_a10(store, price, offer=f"d{price}") for price in (5.0, 4.0, 3.0, 2.0, 1.0)]
     euros = [add_a10(store, price, "EUR", offer=f"e{price}") for price in (7.0, 6.0, 8.0)]
     spot = add_a10(store, 0.9, kind="spot")
-    offers = store.cheapest_rental_offers(per_group=2)
+    offers = store.rental_quotes.cheapest_offers(per_group=2)
     mine = [row["id"] for row in offers if row["origin"] == "user"]
     # the two cheapest of each group, sorted by GPU then price: spot 0.9, $1, $2, €6, €7
     assert mine == [spot, dollars[4], dollars[3], euros[1], euros[0]]
-    reference_ids = {row["id"] for row in store.list_rental_quotes() if row["origin"] == "reference"}
+    reference_ids = {row["id"] for row in store.rental_quotes.find() if row["origin"] == "reference"}
     assert {row["id"] for row in offers if row["origin"] == "reference"} == reference_ids  # all of them
     assert set(offers[0]) == {"id", *RENTAL_COLUMNS, "origin", "created_at"}  # the list_rental_quotes shape
-    only_a10 = store.cheapest_rental_offers(per_group=1, gpus=["a10"])
+    only_a10 = store.rental_quotes.cheapest_offers(per_group=1, gpus=["a10"])
     assert [row["id"] for row in only_a10] == [spot, dollars[4], euros[1]]
     with pytest.raises(ValueError):
-        store.cheapest_rental_offers(per_group=0)
+        store.rental_quotes.cheapest_offers(per_group=0)
 
 
 def test_data_stamp_changes_with_every_write_here_or_in_another_process(store):
     before = store.data_stamp()
     assert store.data_stamp() == before  # reading changes nothing
-    store.add_rental_quote(GOOD)
+    store.rental_quotes.add(GOOD)
     after_own_write = store.data_stamp()
     assert after_own_write != before
     other = sqlite3.connect(str(store.path))
@@ -705,9 +807,9 @@ def test_price_queries_read_one_index_range_per_group(a10_quotes):
     statements: list[str] = []
     store.conn.set_trace_callback(statements.append)
     try:
-        store.rental_price_summary("a10", ["on-demand"])
-        store.rental_price_median("a10", ["on-demand", "spot"], "user", {"USD": 1.0, "EUR": 1.1})
-        store.cheapest_rental_offers(per_group=2)
+        store.rental_quotes.price_summary("a10", ["on-demand"])
+        store.rental_quotes.price_median("a10", ["on-demand", "spot"], "user", {"USD": 1.0, "EUR": 1.1})
+        store.rental_quotes.cheapest_offers(per_group=2)
     finally:
         store.conn.set_trace_callback(None)
     per_gpu = [sql for sql in statements if "gpu = '" in sql]  # the trace shows the bound values

@@ -47,24 +47,45 @@ def upgraded(request, tmp_path):
         yield request.param, before, store
 
 
+def shipped_citations() -> dict[str, tuple[str, str]]:
+    """seed key -> (source, note) as planner/catalog/reference_prices.csv cites it today."""
+    return {row["key"]: (row["source"], row["note"]) for row in reference_rows()}
+
+
 def test_every_row_survives_with_its_values(upgraded):
     _, before, store = upgraded
     assert store.schema_version == LATEST_VERSION
     after = snapshot(store.path)
     # An empty table would make the survival check below vacuous: every fixture fills every table it had.
     assert all(before.values()), [table for table, rows in before.items() if not rows]
+    citations = shipped_citations()
     for table, rows in before.items():
         kept = {row["id"] if "id" in row else row["key"]: row for row in after[table]}
         for row in rows:
             key = row["id"] if "id" in row else row["key"]
             assert key in kept, (table, key)
-            assert {c: kept[key][c] for c in row} == row, (table, key)
+            expected = dict(row)
+            if row.get("origin") == "reference" and row.get("seed_key") in citations:
+                # a shipped reference row cites what the shipped file cites now (seed.py); nothing else changes
+                expected["source"], expected["note"] = citations[row["seed_key"]]
+            assert {c: kept[key][c] for c in row} == expected, (table, key)
+
+
+def test_reference_rows_the_app_no_longer_ships_keep_their_citation(upgraded):
+    _, before, store = upgraded
+    citations = shipped_citations()
+    old = [
+        r for r in before["rental_quotes"] if r["origin"] == "reference" and r["seed_key"] not in citations
+    ]
+    assert [r["seed_key"] for r in old] == ["runpod-2026-03-h100-sxm-old"]
+    (kept,) = [r for r in store.rental_quotes.find(provider="RunPod") if r["id"] == old[0]["id"]]
+    assert (kept["source"], kept["note"]) == (old[0]["source"], old[0]["note"])
 
 
 def test_user_rows_stay_user_rows_and_reference_rows_are_completed_not_doubled(upgraded):
     _, before, store = upgraded
     user_before = [r for r in before["rental_quotes"] if r["origin"] == "user"]
-    mine = store.list_rental_quotes(mine_only=True)
+    mine = store.rental_quotes.find(mine_only=True)
     assert {(r["id"], r["provider"], r["note"]) for r in mine} == {
         (r["id"], r["provider"], r["note"]) for r in user_before
     }
@@ -87,29 +108,29 @@ def test_user_rows_stay_user_rows_and_reference_rows_are_completed_not_doubled(u
 
 def test_probe_run_key_figures_are_backfilled(upgraded):
     _, _, store = upgraded
-    (run,) = store.list_probe_runs()
+    (run,) = store.probe_runs.all()
     # The fixture's measurements: bf16 matmul 7.1e14 FLOP/s and a 2.9e12 B/s memory copy on one H100.
-    assert run["best_bf16_flop_per_s"] == 7.1e14
-    assert run["memory_bandwidth_bytes_per_s"] == 2.9e12
-    assert run["devices"] == ["NVIDIA H100 80GB HBM3"]
-    assert store.get_probe_report(run["id"]).best("matmul", "bf16") == 7.1e14
+    assert run.best_bf16_flop_per_s == 7.1e14
+    assert run.memory_bandwidth_bytes_per_s == 2.9e12
+    assert run.devices == ("NVIDIA H100 80GB HBM3",)
+    assert store.probe_runs.report(run.id).best("matmul", "bf16") == 7.1e14
     sha = store.conn.execute("SELECT report_sha256 FROM probe_runs").fetchone()[0]
     assert sha and len(sha) == 64
 
 
 def test_settings_and_new_features_work_after_upgrade(upgraded):
     version, _, store = upgraded
-    assert store.get_setting("display_currency") == "EUR"
-    assert store.get_exchange_rates().to_usd["EUR"] == 1.08
-    plan_id = store.save_plan("after upgrade", {"a": 1}, {"b": 2})
-    assert store.get_plan(plan_id)["results"] == {"b": 2}
+    assert store.settings.get("display_currency") == "EUR"
+    assert store.settings.exchange_rates().to_usd["EUR"] == 1.08
+    plan_id = store.plans.save("after upgrade", {"a": 1}, {"b": 2})
+    assert store.plans.get(plan_id)["results"] == {"b": 2}
     if version >= 2:
-        assert [gpu.id for gpu in store.list_user_gpus()] == ["my-rtx-5090"]
-        lambda_row = store.list_rental_quotes(provider="Lambda", mine_only=True)[0]
+        assert [gpu.id for gpu in store.user_gpus.all()] == ["my-rtx-5090"]
+        lambda_row = store.rental_quotes.find(provider="Lambda", mine_only=True)[0]
         assert (lambda_row["interconnect"], lambda_row["min_term_hours"]) == ("nvlink", 720.0)
     else:
-        assert store.list_user_gpus() == []
-        lambda_row = store.list_rental_quotes(provider="Lambda", mine_only=True)[0]
+        assert store.user_gpus.all() == []
+        lambda_row = store.rental_quotes.find(provider="Lambda", mine_only=True)[0]
         assert (lambda_row["interconnect"], lambda_row["min_term_hours"], lambda_row["valid_until"]) == (
             "",
             None,

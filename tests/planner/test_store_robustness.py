@@ -18,6 +18,7 @@ from planner.cli import main
 from planner.errors import UserError
 from planner.store import LATEST_VERSION, RENTAL_COLUMNS, Store
 from planner.store.seed import reference_rows
+from tests.fixtures.quotes import LAMBDA_H100
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -28,13 +29,7 @@ def child_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(REPO)}
 
 
-QUOTE = {
-    "provider": "Lambda",
-    "gpu": "h100-sxm",
-    "price_per_gpu_hour": "2.99",
-    "currency": "USD",
-    "quoted_on": "2026-09-10",
-}
+QUOTE = LAMBDA_H100
 
 
 def db_path() -> Path:
@@ -71,7 +66,7 @@ def test_non_sqlite_file_is_moved_aside_and_a_fresh_database_created():
         assert moved is not None and moved.read_bytes() == junk  # nothing deleted
         assert re.fullmatch(r"gpu-advisor\.sqlite\.corrupt-\d{8}-\d{6}", moved.name)
         assert moved.parent == path.parent
-        assert store.count_rental_quotes() > 0  # fresh, seeded
+        assert store.rental_quotes.count() > 0  # fresh, seeded
     assert integrity(path) == "ok"
 
 
@@ -79,21 +74,21 @@ def test_sqlite_file_with_damaged_pages_is_moved_aside():
     path = db_path()
     with Store.open() as store:
         for i in range(300):
-            store.add_rental_quote({**QUOTE, "offer": f"node-{i}", "note": "x" * 200})
+            store.rental_quotes.add({**QUOTE, "offer": f"node-{i}", "note": "x" * 200})
     data = bytearray(path.read_bytes())
     assert data[:16] == b"SQLite format 3\x00" and len(data) > 8 * 4096
     data[100:4096] = b"\xff" * (4096 - 100)  # the schema page's b-tree, header kept
     path.write_bytes(bytes(data))
     with Store.open() as store:
         assert store.recovered_from is not None and store.recovered_from.read_bytes() == bytes(data)
-        assert store.count_rental_quotes(mine_only=True) == 0
+        assert store.rental_quotes.count(mine_only=True) == 0
 
 
 def test_damaged_data_page_is_caught_by_the_check():
     path = db_path()
     with Store.open() as store:
         for i in range(300):
-            store.add_rental_quote({**QUOTE, "offer": f"node-{i}", "note": "x" * 200})
+            store.rental_quotes.add({**QUOTE, "offer": f"node-{i}", "note": "x" * 200})
     data = bytearray(path.read_bytes())
     middle = (len(data) // 4096 // 2) * 4096
     data[middle : middle + 4096] = b"\x0d" + b"\xee" * 4095  # a leaf page header pointing nowhere
@@ -204,7 +199,7 @@ IMPORTER = textwrap.dedent(
         if stage == "writing" and done > 0:
             print("writing", flush=True)
 
-    store.import_rental_csv(sys.argv[1], progress=progress)
+    store.rental_quotes.import_csv(sys.argv[1], progress=progress)
     print("committed", flush=True)
     """
 )
@@ -225,8 +220,8 @@ def test_sigkill_during_a_large_import_leaves_it_all_in_or_all_out(tmp_path):
     assert integrity(db_path()) == "ok"
     assert user_rows(db_path()) in (0, rows)
     with Store.open() as store:  # and the app carries on with it
-        assert store.count_rental_quotes(mine_only=True) in (0, rows)
-        store.add_rental_quote(QUOTE)
+        assert store.rental_quotes.count(mine_only=True) in (0, rows)
+        store.rental_quotes.add(QUOTE)
 
 
 WRITER = textwrap.dedent(
@@ -241,10 +236,10 @@ WRITER = textwrap.dedent(
     while not go.exists():
         time.sleep(0.005)
     for i in range(200):
-        store.add_rental_quote({"provider": name, "offer": f"offer-{i}", "gpu": "h100-sxm",
+        store.rental_quotes.add({"provider": name, "offer": f"offer-{i}", "gpu": "h100-sxm",
                                 "price_per_gpu_hour": "2.99", "currency": "USD", "quoted_on": "2026-09-10"})
         if i % 50 == 0:
-            store.list_rental_quotes(mine_only=True)  # reads interleaved with writes, as in the GUI
+            store.rental_quotes.find(mine_only=True)  # reads interleaved with writes, as in the GUI
     print("done", flush=True)
     """
 )
@@ -271,8 +266,8 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path):
         assert child.returncode == 0, err.decode()
         assert b"locked" not in err and b"busy" not in err
     with Store.open() as store:
-        mine = store.list_rental_quotes(mine_only=True)
-        references = store.count_rental_quotes() - store.count_rental_quotes(mine_only=True)
+        mine = store.rental_quotes.find(mine_only=True)
+        references = store.rental_quotes.count() - store.rental_quotes.count(mine_only=True)
     assert len(mine) == 400
     assert references == sum(1 for row in reference_rows() if row["record"] == "rental")  # seeded once
     assert {(row["provider"], row["offer"]) for row in mine} == {

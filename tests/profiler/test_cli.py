@@ -50,7 +50,13 @@ def test_progress_prints_the_json_lines_the_gui_reads(tmp_path):
     completed = run_probe_cli("--progress", "--device", "cpu", "--json", str(out))
     assert completed.returncode == 0, completed.stderr
     events = [json.loads(line) for line in completed.stdout.splitlines()]
-    assert events[0] == {"event": "start", "devices": ["cpu"], "mode": "quick"}
+    start = events[0]
+    assert {k: start[k] for k in ("event", "devices", "mode")} == {
+        "event": "start",
+        "devices": ["cpu"],
+        "mode": "quick",
+    }
+    assert [(d["device"], d["kind"]) for d in start["device_info"]] == [("cpu", "cpu")]
     assert events[-1]["event"] == "done"
     progress = [e for e in events if e["event"] == "progress"]
     assert all(set(e) == {"event", "stage", "fraction", "device"} for e in progress)

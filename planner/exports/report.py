@@ -1,0 +1,259 @@
+"""The plan report: inputs, the chosen option, its memory breakdown, the ranked options, what was excluded,
+advice, launch notes and every assumption with its source, as sections that report.md (here) and report.pdf
+(planner.exports.pdf) both render. Durations and sizes go through planner.messages' formatters."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from planner.exports import pdf
+from planner.exports.common import (
+    ExportInputs,
+    Section,
+    Table,
+    cell_text,
+    gradient_accumulation_steps,
+    layout_summary,
+    nodes_layout,
+    one_line_summary,
+    short_gpu_name,
+    task_of,
+)
+from planner.exports.configs import accelerate_backend
+from planner.messages import format_bytes, format_duration
+from planner.money import Money
+from planner.search.types import PlanOption, PlanResult
+from planner.vocabulary import Recompute, ZeroStage
+
+REPORT_TITLE = "GPU Advisor plan report"
+MEMORY_HEADING = "Memory per GPU"  # the charts (memory, scaling) follow this section
+
+# Readable names (with units) for the inputs; other fields are shown by their name.
+INPUT_LABELS = {
+    "model": "Model",
+    "task": "Task",
+    "precision": "Precision",
+    "seq_len": "Sequence length (tokens)",
+    "global_batch": "Global batch (sequences)",
+    "tokens": "Tokens to train",
+    "dataset_tokens": "Dataset (tokens per epoch)",
+    "epochs": "Epochs",
+    "tokens_per_second": "Target speed (tokens/s)",
+    "concurrent_users": "Concurrent users",
+    "hardware": "Hardware choices",
+    "gpu": "GPU types",
+    "max_gpus": "At most (GPUs)",
+    "exact_gpus": "Exactly (GPUs)",
+    "budget_amount": "Budget",
+    "deadline_days": "Deadline (days)",
+    "mfu": "MFU override (fraction of peak)",
+    "efficiency": "Bandwidth efficiency override (fraction of peak)",
+    "currency": "Currency",
+    "model_source": "Model source",
+    "price_source": "Price source",
+}
+_RANKED_HEADER = ("#", "GPU", "Count", "Strategy", "Fits", "Mem/GPU", "Time", "GPU-hours", "Cost", "Per 1M tok",
+                  "Conf.")  # fmt: skip
+
+
+def _money_text(money: Money | None) -> str:
+    return "no price" if money is None else f"{money.amount:,.2f} {money.currency}"
+
+
+def _number(value: float | None, unit: str = "", digits: int = 1) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:,.{digits}f} {unit}".strip()
+
+
+def report_sections(result: PlanResult, option: PlanOption, inputs: ExportInputs) -> list[Section]:
+    """The report as sections; report.md and report.pdf both render these."""
+    sections = [
+        Section("Inputs", tables=(Table(("Input", "Value"), _input_rows(inputs)),)),
+        _chosen_section(option, inputs),
+        _memory_section(option),
+        Section("Ranked options", tables=(Table(_RANKED_HEADER, _ranked_rows(result, option, inputs)),)),
+    ]
+    excluded = tuple((item.family, item.reason) for item in result.excluded)
+    if excluded:
+        sections.append(Section("Excluded strategies", tables=(Table(("Strategy", "Reason"), excluded),)))
+    if result.advice:
+        sections.append(Section("Advice", paragraphs=tuple(result.advice), items=True))
+    notes = launch_notes(option, inputs)
+    if notes:
+        sections.append(Section("Launch notes", paragraphs=tuple(notes), items=True))
+    sections.append(
+        Section("Assumptions and sources", paragraphs=tuple(_sources(result, option, inputs)), items=True)
+    )
+    return sections
+
+
+def _input_rows(inputs: ExportInputs) -> tuple[tuple[object, ...], ...]:
+    return tuple(
+        (INPUT_LABELS.get(name, name.replace("_", " ")), cell_text(value)) for name, value in inputs.given()
+    )
+
+
+def _chosen_section(option: PlanOption, inputs: ExportInputs) -> Section:
+    capacity = option.gpu.memory_bytes
+    nodes, per_node = nodes_layout(option)
+    rows: list[tuple[object, ...]] = [
+        ("GPU", f"{option.gpu.name} ({format_bytes(capacity, unit='GiB', decimals=1)} each)"),
+        ("GPUs", f"{option.gpus} ({nodes} node(s) x {per_node})"),
+        ("Strategy", layout_summary(option)),
+        ("Micro-batch per GPU", f"{option.layout.micro_batch} sequence(s)"),
+        ("Fits in memory", "yes" if option.fits else "NO"),
+        (
+            "Memory per GPU",
+            f"{format_bytes(option.memory.total_bytes, unit='GiB', decimals=1)} of {format_bytes(capacity, unit='GiB', decimals=1)}",
+        ),
+        ("Step time", format_duration(option.step_time_s)),
+        ("Throughput", _number(option.tokens_per_s, "tokens/s", 0)),
+        ("Confidence", option.confidence.value),
+    ]
+    if task_of(option, inputs).is_training:
+        rows.insert(4, ("Gradient accumulation", f"{gradient_accumulation_steps(option, inputs)} step(s)"))
+        rows += [
+            ("Wall time", format_duration(option.wall_time_s)),
+            ("GPU-hours", _number(option.gpu_hours, "GPU-h", 0)),
+        ]
+    rows += [
+        ("Cost", _money_text(option.cost)),
+        ("Cost per 1M tokens", _money_text(option.cost_per_million_tokens)),
+    ]
+    return Section(
+        "Chosen option", (one_line_summary(option, inputs),), (Table(("Item", "Value"), tuple(rows)),)
+    )
+
+
+def _memory_section(option: PlanOption) -> Section:
+    memory = option.memory
+    rows: list[tuple[object, ...]] = [
+        (name, format_bytes(term.bytes, unit="GiB", decimals=1), term.assumption)
+        for name, term in memory.terms()
+    ]
+    rows.append(
+        (
+            "total",
+            format_bytes(memory.total_bytes, unit="GiB", decimals=1),
+            f"GPU capacity {format_bytes(option.gpu.memory_bytes, unit='GiB', decimals=1)}",
+        )
+    )
+    return Section(MEMORY_HEADING, tuple(memory.notes), (Table(("Term", "Size", "Assumption"), tuple(rows)),))
+
+
+def _ranked_rows(
+    result: PlanResult, option: PlanOption, inputs: ExportInputs
+) -> tuple[tuple[object, ...], ...]:
+    training = task_of(option, inputs).is_training
+    return tuple(
+        (
+            rank,
+            short_gpu_name(other.gpu.name),
+            other.gpus,
+            layout_summary(other),
+            "yes" if other.fits else "no",
+            format_bytes(other.memory.total_bytes, unit="GiB", decimals=1),
+            format_duration(other.wall_time_s if training else other.step_time_s),
+            _number(other.gpu_hours, "", 0),  # the column header names the unit
+            _money_text(other.cost),
+            _money_text(other.cost_per_million_tokens),
+            other.confidence.value,
+        )
+        for rank, other in enumerate(result.options, start=1)
+    )
+
+
+def _sources(result: PlanResult, option: PlanOption, inputs: ExportInputs) -> list[str]:
+    gpu = option.gpu
+    sources = [f"{key}: {value}" for key, value in gpu.sources.items()]
+    if gpu.source_date:
+        sources.append(f"GPU figures dated {gpu.source_date}")
+    for name, value in (("model source", inputs.model_source), ("price source", inputs.price_source),
+                        ("calibration source", inputs.calibration_source)):  # fmt: skip
+        if value:
+            sources.append(f"{name}: {value}")
+    for assumption in (*option.assumptions, *result.assumptions):
+        if assumption not in sources:
+            sources.append(assumption)
+    sources.append(
+        "Memory terms follow the ZeRO paper's accounting (Rajbhandari et al. 2020) and Korthikanti et al. 2022 "
+        "for activations; time assumes the MFU stated in the inputs or the planner's default."
+    )
+    return sources
+
+
+def launch_notes(option: PlanOption, inputs: ExportInputs) -> list[str]:
+    """What the exported configs cannot say themselves: which tool runs which layout."""
+    if not task_of(option, inputs).is_training:
+        return ["launch.sh serves with vLLM; ds_config.json is the deepspeed.init_inference() equivalent."]
+    layout = option.layout
+    notes = [
+        f"accelerate_config.yaml uses {accelerate_backend(option)}; launch.sh starts the same layout with torchrun."
+    ]
+    if layout.pp > 1 and layout.zero >= ZeroStage.GRADIENTS:
+        notes.append(
+            f"DeepSpeed's pipeline engine combines only with ZeRO stage 0 or 1, and Megatron-LM's distributed "
+            f"optimizer (accelerate_config.yaml) shards only optimizer states (ZeRO-1): PP {layout.pp} with "
+            f"ZeRO-{int(layout.zero)} runs there as ZeRO-1 and needs more memory than planned. The planner "
+            "proposes pipelines with ZeRO 0/1 only; re-plan with ZeRO-1 or PP 1."
+        )
+    if layout.tp > 1:
+        notes.append(
+            f"Tensor parallel {layout.tp} needs a TP-aware model (Megatron-LM, DeepSpeed AutoTP, or PyTorch "
+            "DTensor); keep each TP group inside one node's NVLink domain."
+        )
+    if layout.recompute != Recompute.NONE:
+        notes.append(
+            f"{layout.recompute} activation recompute: enable gradient checkpointing in the training script."
+        )
+    return notes
+
+
+def _md_table(table: Table) -> list[str]:
+    def cell(value: object) -> str:
+        return str(value).replace("|", "\\|").replace("\n", " ")
+
+    header = table.header
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.rows]
+    return lines
+
+
+def report_markdown(
+    result: PlanResult, option: PlanOption, inputs: ExportInputs, chart_files: Mapping[str, str] | None = None
+) -> str:
+    """report.md text; chart_files maps a caption to a PNG file name in the same folder (embedded as images)."""
+    summary = one_line_summary(option, inputs)
+    lines = [f"# {REPORT_TITLE}", "", summary, ""]
+    for section in report_sections(result, option, inputs):
+        lines += [f"## {section.heading}", ""]
+        if section.items:
+            lines += [f"- {p}" for p in section.paragraphs] + [""]
+        else:
+            for paragraph in section.paragraphs:
+                lines += [paragraph, ""]
+        for table in section.tables:
+            lines += _md_table(table) + [""]
+        if section.heading == MEMORY_HEADING and chart_files:
+            for caption, file_name in chart_files.items():
+                lines += [f"![{caption}]({file_name})", ""]
+    if not chart_files:
+        lines += ["_Charts are included when the report is exported from the desktop app; the tables above "
+                  "hold the same numbers._", ""]  # fmt: skip
+    return "\n".join(lines)
+
+
+def report_pdf(
+    result: PlanResult,
+    option: PlanOption,
+    inputs: ExportInputs,
+    chart_pngs: Mapping[str, bytes] | None = None,
+) -> bytes:
+    """report.pdf: the report's sections (Helvetica; ruled tables; bullet lists) plus 8-bit RGB chart PNGs."""
+    return pdf.render_pdf(
+        REPORT_TITLE,
+        one_line_summary(option, inputs),
+        report_sections(result, option, inputs),
+        images={MEMORY_HEADING: dict(chart_pngs or {})},
+    )

@@ -1,0 +1,125 @@
+"""The memory model's inputs and outputs: one configuration (MemoryConfig, with its Layout), the per-GPU
+breakdown (MemoryBreakdown of MemoryTerms), and the documented constants the arithmetic uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from planner.messages import Message
+from planner.vocabulary import Layout, LoraTarget, Optimizer, Precision, Task
+
+# CUDA context plus loaded kernels: Hugging Face "Model training anatomy" measured 1,343 MB (nvidia-smi MiB)
+# on a V100 right after initialising torch. Lazy module loading (CUDA >= 11.7) often brings it nearer 500 MiB;
+# we keep the measured, conservative figure.
+CUDA_CONTEXT_BYTES = 1343 * 2**20
+# PyTorch's caching allocator reserves more than it hands out (fragmentation, rounding to 512-byte blocks and
+# 2 MiB segments), mostly for tensors that come and go each step (gradients, activations, KV blocks). 5% of
+# those is our assumption, not a measurement; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True narrows it.
+ALLOCATOR_MARGIN_FRACTION = 0.05
+# NCCL: NCCL_BUFFSIZE defaults to 4 MiB per channel and direction (NCCL environment-variable docs); with
+# 16 channels, 2 ring neighbours, send and receive: 4 MiB x 16 x 2 x 2 = 256 MiB per communicator.
+NCCL_BYTES_PER_COMMUNICATOR = 4 * 2**20 * 16 * 2 * 2
+# Weight storage in bits per value. int4: group-128 quantisation with an fp16 scale and an fp16 zero point per
+# group adds 32/128 bits (GPTQ/AWQ style), 4.25 bits. int8 and fp8: per-channel or per-tensor scales, negligible.
+WEIGHT_BITS: dict[str, float] = {
+    "fp32": 32.0,
+    "bf16": 16.0,
+    "fp16": 16.0,
+    "fp8": 8.0,
+    "int8": 8.0,
+    "int4": 4.25,
+}
+# QLoRA NF4 with double quantisation: 4 bits + 0.127 bits of quantisation constants per parameter
+# (Dettmers et al. 2023, arXiv 2305.14314, section 3: "reduces ... from 0.5 bits to 0.127 bits per parameter").
+NF4_BITS = 4.127
+# Logits are materialised in fp32 for the softmax cross-entropy (s x b x V values on the last stage).
+LOGITS_BYTES_PER_VALUE = 4
+# Flash attention keeps one fp32 log-sum-exp per head and token for its backward pass.
+LSE_BYTES = 4
+# Router probabilities of an MoE layer are kept in fp32.
+ROUTER_BYTES_PER_VALUE = 4
+
+MAX_DEGREE = 1_000_000
+MAX_GPUS = 10_000_000
+MAX_MICRO_BATCH = 1_000_000
+MAX_SEQ_LEN = 100_000_000
+MAX_LORA_RANK = 65536
+
+DEFAULT_LORA_TARGETS = (LoraTarget.Q, LoraTarget.K, LoraTarget.V, LoraTarget.O)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryConfig:
+    """One explicit configuration: the parallel layout plus what the GPUs hold. Sizes are counts (sequences,
+    tokens, GPUs); layout.micro_batch is sequences per GPU per step (inference: concurrent sequences per
+    replica). Values are checked (and text such as "train" parsed) by layout_notes / estimate_memory."""
+
+    task: Task = Task.PRETRAIN
+    precision: Precision = Precision.BF16
+    kv_precision: Precision | None = None  # None: the weights' precision, or 16 bit for int formats
+    optimizer: Optimizer = Optimizer.ADAMW
+    layout: Layout = field(default_factory=Layout)
+    seq_len: int = 4096  # tokens per sequence (inference: prompt + generated tokens held in the KV cache)
+    flash_attention: bool = True
+    lora_rank: int = 16
+    lora_targets: tuple[LoraTarget, ...] = DEFAULT_LORA_TARGETS
+    inflight_microbatches: int | None = None  # None: pp (1F1B first stage)
+    sequence_parallel: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryTerm:
+    bytes: int
+    assumption: str
+
+
+TERMS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryBreakdown:
+    """Bytes per GPU by category, each with its assumption; the GPU is the fullest pipeline stage."""
+
+    weights: MemoryTerm
+    gradients: MemoryTerm
+    optimizer: MemoryTerm
+    activations: MemoryTerm
+    kv_cache: MemoryTerm
+    overhead: MemoryTerm
+    notes: tuple[str, ...]  # English, for the CLI and JSON; note_messages says the same for other languages
+    pipeline_stage: int = 0  # which stage these figures describe (0-based)
+    host_offload_bytes: int = 0  # bytes this GPU's rank keeps in CPU RAM because of --offload
+    # Part of weights + gradients that is ZeRO-3's gathered largest unit (0 without ZeRO-3). The ZeRO paper's
+    # 16P/N figures leave it out: compare them with model_state_bytes - zero3_gathered_bytes.
+    zero3_gathered_bytes: int = 0
+    note_messages: tuple[Message, ...] = ()  # planner.messages codes "memory.*" (same order as notes)
+
+    TERMS = TERMS
+
+    def terms(self) -> tuple[tuple[str, MemoryTerm], ...]:
+        """(name, term) in TERMS order."""
+        return (
+            ("weights", self.weights),
+            ("gradients", self.gradients),
+            ("optimizer", self.optimizer),
+            ("activations", self.activations),
+            ("kv_cache", self.kv_cache),
+            ("overhead", self.overhead),
+        )
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(term.bytes for _, term in self.terms())
+
+    @property
+    def model_state_bytes(self) -> int:
+        """Weights + gradients + optimizer state."""
+        return self.weights.bytes + self.gradients.bytes + self.optimizer.bytes
+
+    def as_dict(self) -> dict[str, int]:
+        result = {name: term.bytes for name, term in self.terms()}
+        result["total"] = self.total_bytes
+        return result
+
+    def assumptions(self) -> dict[str, str]:
+        return {name: term.assumption for name, term in self.terms()}

@@ -1,0 +1,174 @@
+"""The one-line assumption behind each memory term, and the notes on which stage the figures describe."""
+
+from __future__ import annotations
+
+import math
+
+from planner.memory.config import (
+    ALLOCATOR_MARGIN_FRACTION,
+    CUDA_CONTEXT_BYTES,
+    NCCL_BYTES_PER_COMMUNICATOR,
+    NF4_BITS,
+    WEIGHT_BITS,
+    MemoryConfig,
+    MemoryTerm,
+)
+from planner.memory.stages import (
+    Stage,
+    StageAmounts,
+    gradient_bytes,
+    kv_element_bytes,
+    master_precision,
+    optimizer_bytes,
+    training_weight_bytes,
+)
+from planner.messages import Message, format_bytes, msg
+from planner.models import ModelSpec
+from planner.vocabulary import Offload, Optimizer, Precision, Recompute, Task
+
+
+def _weights_text(model: ModelSpec, config: MemoryConfig, amounts: StageAmounts) -> str:
+    task, layout = config.task, config.layout
+    zero = layout.zero if task.is_training else 0
+    if task.is_full_training:
+        per_param = training_weight_bytes(config.precision)
+        stored_text = f"{per_param:g} bytes/param ({config.precision} working copy)"
+    else:
+        if task == Task.QLORA:
+            bits, storage_name = NF4_BITS, f"NF4 {NF4_BITS} bits/param with double quantisation (QLoRA paper)"
+        else:
+            bits = WEIGHT_BITS[config.precision]
+            storage_name = f"{config.precision} {bits:g} bits/param"
+            if config.precision == Precision.INT4:
+                storage_name += " (group-128 fp16 scale + zero)"
+        stored_text = storage_name + ("; embeddings, head, norms, biases 16 bit" if bits < 16 else "")
+    text = f"{amounts.params_gpu / 1e9:.3g}B params on this GPU x {stored_text}"
+    if zero == 3:
+        gathered = format_bytes(amounts.gathered_weights, unit="GiB")
+        if layout.offload == Offload.ALL:
+            text = f"ZeRO-3 params offloaded to CPU; GPU holds one gathered layer ({gathered})"
+        else:
+            text += f"; ZeRO-3 shards over dp {layout.dp} + one gathered layer ({gathered})"
+    elif task == Task.INFERENCE and layout.offload == Offload.ALL:
+        text = f"weights in CPU RAM, streamed one layer at a time ({format_bytes(amounts.streamed_weights, unit='GiB')} on the GPU)"
+    if task == Task.QLORA:
+        text += "; + one matrix dequantised to bf16"
+    if task.is_adapter:
+        text += f"; frozen base + {amounts.adapter_params / 1e6:.3g}M LoRA params (rank {config.lora_rank})"
+    return text
+
+
+def _state_texts(config: MemoryConfig) -> tuple[str, str]:
+    """(gradients, optimizer) assumption lines."""
+    task, layout = config.task, config.layout
+    if not task.is_training:
+        return "none: inference", "none: inference"
+    zero = int(layout.zero)
+    precision = master_precision(config.precision)
+    grad_text = f"{gradient_bytes(precision):g} bytes/trainable param"
+    if zero >= 2:
+        grad_text += f", ZeRO-{zero} sharded over dp {layout.dp}"
+    if zero == 3 and task.is_full_training:
+        grad_text += " + one layer unsharded before reduce-scatter"
+    opt_text = _optimizer_text(config.optimizer, precision, optimizer_bytes(config.optimizer, precision))
+    if zero >= 1:
+        opt_text += f", ZeRO-{zero} sharded over dp {layout.dp}"
+    if layout.offload in (Offload.OPTIMIZER, Offload.ALL):
+        opt_text += "; offloaded to CPU RAM"
+    return grad_text, opt_text
+
+
+def _activations_text(config: MemoryConfig, stage: Stage, amounts: StageAmounts) -> str:
+    if not config.task.is_training:
+        text = "prefill of micro-batch x seq_len tokens at once, one layer's transient tensors"
+        return text + (" + fp32 logits of the last position" if stage.has_head else "")
+    recompute = config.layout.recompute
+    if recompute == Recompute.FULL:
+        text = "full recompute: each layer's input kept + one layer's activations while recomputing"
+    else:
+        kind = "flash attention" if config.flash_attention else "scores stored"
+        if not config.flash_attention and recompute == Recompute.SELECTIVE:
+            kind = "selective recompute of attention"
+        text = f"Korthikanti et al. per-layer tensors ({kind}, no dropout)"
+    if amounts.inflight > 1:
+        text += f", {amounts.inflight} micro-batches in flight (1F1B)"
+    if stage.has_head:
+        text += f"; fp32 logits s x b x V ({format_bytes(amounts.logits, unit='GiB')})"
+    return text
+
+
+def _kv_text(model: ModelSpec, config: MemoryConfig, stage: Stage) -> str:
+    if config.task != Task.INFERENCE:
+        return "none: training does not keep a KV cache"
+    kv_bytes = kv_element_bytes(config)
+    if model.uses_mla:
+        return (
+            f"MLA latent (kv_lora_rank {model.kv_lora_rank} + rope {model.qk_rope_head_dim}) x {kv_bytes:g} bytes "
+            f"per token per layer, replicated on each tp rank"
+        )
+    layout = config.layout
+    return (
+        f"2 x {stage.layers} layers x {layout.micro_batch} x {config.seq_len} tokens x "
+        f"{max(1, model.kv_heads // layout.tp)} KV heads x {model.head_dim} x {kv_bytes:g} bytes"
+    )
+
+
+def _overhead_text(amounts: StageAmounts) -> str:
+    text = (
+        f"CUDA context {CUDA_CONTEXT_BYTES // 2**20} MiB (HF measured) + {ALLOCATOR_MARGIN_FRACTION:.0%} allocator "
+        "margin on gradients, activations and KV cache"
+    )
+    if amounts.communicators:
+        text += (
+            f" + {amounts.communicators} NCCL communicator(s) x {NCCL_BYTES_PER_COMMUNICATOR // 2**20} MiB"
+        )
+    return text
+
+
+def stage_terms(
+    model: ModelSpec, config: MemoryConfig, stage: Stage, amounts: StageAmounts
+) -> dict[str, MemoryTerm]:
+    """Each term of one stage in bytes (rounded up) with the one-line assumption behind it."""
+    grad_text, opt_text = _state_texts(config)
+    return {
+        "weights": MemoryTerm(math.ceil(amounts.weights), _weights_text(model, config, amounts)),
+        "gradients": MemoryTerm(math.ceil(amounts.gradients), grad_text),
+        "optimizer": MemoryTerm(math.ceil(amounts.optimizer), opt_text),
+        "activations": MemoryTerm(math.ceil(amounts.activations), _activations_text(config, stage, amounts)),
+        "kv_cache": MemoryTerm(math.ceil(amounts.kv_cache), _kv_text(model, config, stage)),
+        "overhead": MemoryTerm(math.ceil(amounts.overhead), _overhead_text(amounts)),
+    }
+
+
+def _optimizer_text(optimizer: Optimizer, precision: Precision, per_param: float) -> str:
+    if optimizer == Optimizer.ADAMW:
+        if precision == Precision.FP32:
+            return "AdamW m and v in fp32, 8 bytes/trainable param"
+        return (
+            "AdamW mixed precision: fp32 master + m + v = 12 bytes/trainable param "
+            "(ZeRO paper's 16 bytes/param in all; DeepSpeed/HF count 18 with an extra fp32 copy)"
+        )
+    name = {Optimizer.ADAMW8BIT: "8-bit AdamW m and v (1 byte each)", Optimizer.SGD: "SGD momentum in fp32"}
+    master = "" if precision == Precision.FP32 else " + fp32 master weights"
+    return f"{name[optimizer]}{master} = {per_param:g} bytes/trainable param"
+
+
+def model_notes(model: ModelSpec, config: MemoryConfig, fullest: StageAmounts) -> list[Message]:
+    """Notes on which stage the figures describe, the host RAM offload needs, and what the model leaves out."""
+    notes = []
+    layout = config.layout
+    if layout.pp > 1:
+        code = "memory.first_stage_fullest" if fullest.stage == 0 else "memory.last_stage_fullest"
+        notes.append(msg(code, stage=fullest.stage + 1, stages=layout.pp))
+    if fullest.host_bytes:
+        code = (
+            "memory.offload_host_ram_all"
+            if layout.offload == Offload.ALL
+            else "memory.offload_host_ram_optimizer"
+        )
+        notes.append(msg(code, host_bytes=fullest.host_bytes))
+    if model.family == "deepseek_v3" and not model.exact_params:
+        notes.append(msg("memory.deepseek_without_mtp"))
+    if model.family in ("gemma2", "mistral") and config.task == Task.INFERENCE:
+        notes.append(msg("memory.sliding_window_full_kv"))
+    return notes

@@ -1,0 +1,141 @@
+"""What the training and the serving search share: the inputs for one GPU type, the memory estimates, what
+was found, and the price of an option."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+
+from planner.errors import UserError
+from planner.gpus import GpuSpec
+from planner.memory import MemoryBreakdown, MemoryConfig, MemoryTotals, estimate_memory
+from planner.messages import Message
+from planner.models import ModelSpec
+from planner.money import Money
+from planner.perf import ModelNumbers, Rates, Schedule
+from planner.search.enumeration import allowed, pinned_count, powers_of_two
+from planner.search.types import Constraints, Excluded, PlanOption, Workload
+from planner.vocabulary import Layout
+
+
+class SearchMemory:
+    """estimate_memory for the search: full breakdowns (cached) for the options shown, and bare per-GPU totals
+    through planner.memory.MemoryTotals, which reuses the work shared by layouts that differ only in dp, ZeRO
+    stage and offload (the search asks for thousands of totals).
+
+    Tensor-parallel layouts are estimated with sequence parallelism, the way Megatron-Core, NeMo and
+    torchtitan run TP (Korthikanti et al. 2022, arXiv 2205.05198: the norm and dropout activations split over
+    the tp ranks); planner.perf times them the same way (TrainingOptions.sequence_parallel)."""
+
+    def __init__(self, model: ModelSpec, workload: Workload, flash_attention: bool = True):
+        self._model = model
+        self._base = MemoryConfig(
+            task=workload.task,
+            precision=workload.precision,
+            kv_precision=workload.kv_precision,
+            optimizer=workload.optimizer,
+            seq_len=workload.seq_len,
+            lora_rank=workload.lora_rank,
+            flash_attention=flash_attention,
+        )
+        self._sequence_parallel = workload.task.is_training
+        self._breakdowns: dict[Layout, MemoryBreakdown | None] = {}
+        self._totals: dict[tuple[bool, int | None], MemoryTotals] = {}
+        self._known: dict[Layout, int | None] = {}  # totals asked before (every GPU type asks the same ones)
+
+    def _config(self, layout: Layout) -> MemoryConfig:
+        """Sequence parallel with tensor parallel; interleaved 1F1B holds more micro-batches in flight on the
+        first stage: pp (1 + (pp - 1) / (pp v)) (Narayanan et al. 2021, section 2.2.2; planner.perf.Schedule)."""
+        inflight = None
+        if layout.pp > 1 and layout.virtual_stages > 1:
+            inflight = math.ceil(Schedule(layout.pp, layout.pp, layout.virtual_stages).in_flight_microbatches)
+        return dataclasses.replace(
+            self._base, sequence_parallel=self._sequence_parallel and layout.tp > 1, inflight_microbatches=inflight
+        )
+
+    def breakdown(self, layout: Layout) -> MemoryBreakdown | None:
+        """The MemoryBreakdown of `layout`, or None for an impossible layout."""
+        if layout not in self._breakdowns:
+            try:
+                config = dataclasses.replace(self._config(layout), layout=layout)
+                self._breakdowns[layout] = estimate_memory(self._model, config)
+            except UserError:
+                self._breakdowns[layout] = None
+        return self._breakdowns[layout]
+
+    def total(self, layout: Layout) -> int | None:
+        """Per-GPU bytes of a layout, or None if impossible."""
+        if layout in self._known:
+            return self._known[layout]
+        self._known[layout] = found = self._total(layout)
+        return found
+
+    def _total(self, layout: Layout) -> int | None:
+        config = self._config(layout)
+        key = (config.sequence_parallel, config.inflight_microbatches)
+        if key not in self._totals:
+            self._totals[key] = MemoryTotals(self._model, config)
+        return self._totals[key].total(layout)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchInputs:
+    """Everything one GPU type's search reads: the model and workload, the GPU and limits, the shared memory
+    estimates, the model's figures for the time model, the GPU's rates and its price per GPU-hour."""
+
+    model: ModelSpec
+    workload: Workload
+    gpu: GpuSpec
+    constraints: Constraints
+    memory: SearchMemory
+    numbers: ModelNumbers
+    rates: Rates
+    price: Money | None
+
+
+@dataclass(slots=True)
+class Found:
+    """What one GPU type's search found (filled while it runs)."""
+
+    options: list[PlanOption] = field(default_factory=list)
+    excluded: list[Excluded] = field(default_factory=list)
+    advice: list[Message] = field(default_factory=list)
+
+
+class GpuSearch:
+    """The base of the training and the serving search: the inputs for one GPU type and what was found."""
+
+    def __init__(self, inputs: SearchInputs):
+        self.inputs = inputs
+        self.model, self.workload, self.gpu = inputs.model, inputs.workload, inputs.gpu
+        self.constraints, self.memory = inputs.constraints, inputs.memory
+        self.pinned = dict(inputs.constraints.pinned)
+        self.per_node = inputs.constraints.gpus_per_node or inputs.gpu.gpus_per_node
+        self.max_gpus = inputs.constraints.gpus or inputs.constraints.max_gpus
+        self.capacity = inputs.gpu.memory_bytes
+        self.found = Found()
+
+    def run(self) -> Found:
+        raise NotImplementedError
+
+    def tensor_parallel_sizes(self) -> list[int]:
+        """Powers of two within one node that divide the attention heads (each GPU gets whole heads)."""
+        sizes = [t for t in powers_of_two(self.per_node) if self.model.heads % t == 0]
+        return allowed("tp", sizes, self.pinned, pinned_count)
+
+    def nodes(self, gpus: int) -> int:
+        """Servers `gpus` GPUs fill at this search's node size."""
+        return -(-gpus // self.per_node)
+
+
+def price_option(
+    price: Money | None, gpus: int, tokens_per_s: float, wall_time_s: float | None
+) -> tuple[float | None, Money | None, Money | None]:
+    """(gpu_hours, cost, cost per million tokens) for a count and throughput at `price` per GPU-hour."""
+    gpu_hours = gpus * wall_time_s / 3600 if wall_time_s is not None else None
+    if price is None:
+        return gpu_hours, None, None
+    per_million = price * (gpus / 3600 / tokens_per_s * 1e6) if tokens_per_s > 0 else None
+    cost = price * gpu_hours if gpu_hours is not None else None
+    return gpu_hours, cost, per_million

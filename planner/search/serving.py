@@ -1,0 +1,272 @@
+"""The serving search: one option per replica layout (tp x pp) that fits, replicas for the users or the
+tokens/s target, and, when nothing fits, what would (int4 weights, offload, more GPUs) with the numbers."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+from planner import perf
+from planner.memory import MemoryConfig, kv_element_bytes
+from planner.messages import Message, msg, render_all_en
+from planner.search.common import Found, GpuSearch, SearchInputs, SearchMemory, price_option
+from planner.search.enumeration import allowed, pinned_count, powers_of_two
+from planner.search.types import Excluded, PlanOption
+from planner.vocabulary import Layout, Precision, Task
+
+# Serving without a stated number of users: decode this many sequences at once per replica (if they fit).
+DEFAULT_SERVING_BATCH = 32
+_EMPTY_LOAD = perf.ServingLoad(0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, "memory bandwidth", "continuous")
+# Deepest serving pipeline tried (powers of two up to this many stages).
+MAX_SERVING_PIPELINE = 16
+MAX_TARGET_ITERATIONS = 12
+MAX_REPLICAS = 10**9  # no stated users: replicas are bounded by the GPU limit and the target only
+
+
+def fitting_sequences(memory: SearchMemory, tp: int, pp: int, capacity: int) -> tuple[int, int] | None:
+    """(bytes per GPU at one sequence, sequences that fit) of a tp x pp replica by the memory model: its
+    per-GPU total grows linearly with the sequences decoded at once (KV cache, prefill activations, margin)."""
+    one = memory.total(Layout(tp=tp, pp=pp))
+    two = memory.total(Layout(tp=tp, pp=pp, micro_batch=2))
+    if one is None or two is None:
+        return None
+    return one, perf.max_concurrent_sequences(capacity, one, two - one)
+
+
+@dataclass(frozen=True, slots=True)
+class _ShortOfGpus:
+    """A layout that fits but whose users or tokens/s target need more GPUs than allowed."""
+
+    gpus_needed: int
+    tp: int
+    pp: int
+    per_gpu_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Replica:
+    """One replica layout that fits: how many sequences fit, how many users it serves, its load figures."""
+
+    tp: int
+    pp: int
+    bytes_at_one: int  # per GPU at one sequence
+    max_sequences: int  # sequences whose KV cache fits
+    users: int  # users per replica at this load
+    replicas: int
+    load: perf.ServingLoad
+
+
+class ServingSearch(GpuSearch):
+    """Serving: one option per replica layout (tp x pp) that fits; each replica runs the engine profile
+    (continuous batching with chunked prefill, or static batches) at its share of the users; replicas enough
+    for every user to hold a slot and for the tokens/s target."""
+
+    def __init__(self, inputs: SearchInputs):
+        super().__init__(inputs)
+        self.smallest: tuple[int, int, int] | None = None  # (bytes at batch 1, tp, pp)
+        self.short_of_gpus: _ShortOfGpus | None = None
+        self.engine = perf.engine_profile(inputs.workload.engine)
+        self.weights = perf.weight_format(inputs.workload.weight_format, str(inputs.workload.precision))
+
+    def _layouts(self) -> list[tuple[int, int]]:
+        tps = self.tensor_parallel_sizes()
+        depths = powers_of_two(min(MAX_SERVING_PIPELINE, self.model.layers))
+        pps = allowed("pp", depths, self.pinned, pinned_count)
+        return [(tp, pp) for tp in tps for pp in pps if tp * pp <= self.max_gpus]
+
+    def run(self) -> Found:
+        kv_bytes = self._kv_element_bytes()
+        for tp, pp in self._layouts():
+            if self.constraints.gpus is not None and self.constraints.gpus % (tp * pp):
+                continue
+            found = self._replica(tp, pp, kv_bytes)
+            if found is None:
+                continue
+            replica, target_replicas = found
+            if target_replicas * tp * pp > self._gpu_limit():
+                # it fits, but the tokens/s target needs more replicas than the GPUs allowed
+                gpus_needed = target_replicas * tp * pp
+                if self.short_of_gpus is None or gpus_needed < self.short_of_gpus.gpus_needed:
+                    self.short_of_gpus = _ShortOfGpus(gpus_needed, tp, pp, replica.bytes_at_one)
+                continue
+            self._add(replica)
+        if not self.found.options:
+            self._nothing_fits()
+        return self.found
+
+    def _gpu_limit(self) -> int:
+        return self.constraints.gpus if self.constraints.gpus is not None else self.max_gpus
+
+    def _perf_replica(self, tp: int, pp: int, kv_bytes: float) -> perf.Replica:
+        return perf.Replica(
+            model=self.model, gpu=self.gpu, rates=self.inputs.rates, tp=tp, pp=pp, weights=self.weights,
+            kv_bytes=kv_bytes, engine=self.engine, gpus_per_node=self.per_node,
+            inter_node_bytes_per_s=self.constraints.inter_node_bytes_per_s,
+        )  # fmt: skip
+
+    def _replica(self, tp: int, pp: int, kv_bytes: float) -> tuple[_Replica, int] | None:
+        """The replica at (tp, pp) at the load it carries, and the replicas the tokens/s target needs; None where
+        it does not fit.
+
+        Replicas: enough for every user to hold a sequence slot (users beyond the GPU limit queue), at least the
+        pinned dp, all the GPUs of an exact count, and more for a tokens/s target until it is met or more
+        replicas stop adding throughput (each user's speed bounds what its requests can produce)."""
+        fit = fitting_sequences(self.memory, tp, pp, self.capacity)
+        if fit is None:
+            return None
+        one, max_seqs = fit
+        if self.smallest is None or one < self.smallest[0]:
+            self.smallest = (one, tp, pp)
+        if one > self.capacity or max_seqs < 1:
+            return None
+        slots = min(max_seqs, self.engine.max_batch)
+        if self.pinned.get("micro_batch"):
+            slots = pinned_count(self.pinned["micro_batch"])
+            if slots > max_seqs:
+                return None
+        limit = max(1, self._gpu_limit() // (tp * pp))
+        users = self.workload.concurrent_users
+        replicas = min(limit, max(1, math.ceil(users / slots))) if users else 1
+        replicas = max(replicas, pinned_count(self.pinned["dp"]) if self.pinned.get("dp") else 1)
+        if self.constraints.gpus is not None:
+            replicas = limit
+        base = self._at(_Replica(tp, pp, one, max_seqs, 1, 1, _EMPTY_LOAD), replicas, kv_bytes, slots)
+        replica, target = base, self.workload.tokens_per_second
+        most = users if users else MAX_REPLICAS  # a replica without a user adds nothing
+        for _ in range(MAX_TARGET_ITERATIONS):
+            total = replica.load.output_tokens_per_s * replica.replicas
+            if not target or total >= target:
+                return replica, replica.replicas
+            trial = min(max(math.ceil(replica.replicas * target / total), replica.replicas + 1), most)
+            if trial <= replica.replicas:
+                return replica, replica.replicas  # one user per replica: their own speed bounds it (a miss)
+            more = self._at(replica, trial, kv_bytes, slots)
+            if more.load.output_tokens_per_s * more.replicas <= total * 1.01:
+                return replica, replica.replicas  # saturated: the users' own speed bounds it (a miss)
+            if trial > limit:
+                return replica, trial
+            replica = more
+        return replica, replica.replicas
+
+    def _at(self, replica: _Replica, replicas: int, kv_bytes: float, slots: int | None = None) -> _Replica:
+        """The replica's load with `replicas` replicas sharing the users (or, without stated users, a batch of
+        up to DEFAULT_SERVING_BATCH sequences each)."""
+        users = self.workload.concurrent_users
+        limit = min(replica.max_sequences, self.engine.max_batch) if slots is None else slots
+        per_replica = math.ceil(users / replicas) if users else min(limit, DEFAULT_SERVING_BATCH)
+        load = perf.serve(
+            self._perf_replica(replica.tp, replica.pp, kv_bytes), per_replica, self.workload.prompt_len,
+            self.workload.output_len, max_sequences=limit,
+        )  # fmt: skip
+        return dataclasses.replace(replica, users=per_replica, replicas=replicas, load=load)
+
+    def _kv_element_bytes(self) -> float:
+        workload = self.workload
+        config = MemoryConfig(
+            task=Task.INFERENCE, precision=workload.precision, kv_precision=workload.kv_precision
+        )
+        return float(kv_element_bytes(config))
+
+    def _add(self, replica: _Replica) -> None:
+        workload, load = self.workload, replica.load
+        tp, pp, replicas = replica.tp, replica.pp, replica.replicas
+        count = replicas * tp * pp
+        batch = load.concurrency
+        breakdown = self.memory.breakdown(Layout(tp=tp, pp=pp, micro_batch=batch))
+        if breakdown is None:
+            return
+        tokens_per_s = load.output_tokens_per_s * replicas
+        wall = workload.tokens / tokens_per_s if workload.tokens else None
+        gpu_hours, cost, per_million = price_option(self.inputs.price, count, tokens_per_s, wall)
+        notes = list(breakdown.note_messages)
+        bound = "option.decode_compute_bound" if load.decode_bound == "compute" else "option.decode_memory_bound"
+        notes.append(msg(bound, batch=batch))
+        if load.queued:
+            notes.append(msg("option.users_queued", queued=load.queued, slots=load.concurrency))
+        if workload.tokens_per_second and tokens_per_s < workload.tokens_per_second:
+            notes.append(msg("option.misses_target", target_tokens_per_second=workload.tokens_per_second))
+        band = perf.shipped_bands().band(
+            perf.option_keys(False, self.gpu, tp * pp, self.per_node), self.inputs.rates.confidence
+        )
+        spread = perf.uniform_output_lengths(workload.output_len)
+        static = perf.static_batching_loss(
+            self._perf_replica(tp, pp, self._kv_element_bytes()), max(1, batch), workload.prompt_len, spread
+        )
+        self.found.options.append(PlanOption(
+            gpu=self.gpu, gpus=count, layout=Layout(dp=replicas, tp=tp, pp=pp, micro_batch=batch),
+            memory=breakdown, fits=True, step_time_s=load.tpot_s, tokens_per_s=tokens_per_s, wall_time_s=wall,
+            gpu_hours=gpu_hours, cost=cost, cost_per_million_tokens=per_million,
+            confidence=self.inputs.rates.confidence, workload=workload, precision=workload.precision,
+            nodes=self.nodes(count),
+            time_breakdown={"ttft_s": load.ttft_s, "tpot_s": load.tpot_s, "request_s": load.request_s},
+            ttft_s=load.ttft_s, tpot_s=load.tpot_s, max_concurrent_sequences=replica.max_sequences,
+            batch_per_replica=batch, assumptions=self.inputs.rates.assumptions, notes=render_all_en(notes),
+            note_messages=tuple(notes), time_band=band, per_user_tokens_per_s=load.per_user_tokens_per_s,
+            concurrent_users=replica.users, engine=self.engine.name, prefill_share=load.prefill_share,
+            static_batching=static,
+        ))  # fmt: skip
+
+    def _nothing_fits(self) -> None:
+        """Say what would work: int4 weights, offload, or more GPUs (with the numbers)."""
+        gpu, capacity, workload = self.gpu, self.capacity, self.workload
+        limit = self.constraints.gpus or self.max_gpus
+        one = self.memory.total(Layout())
+        need = self.smallest[0] if self.smallest else one
+        where = (
+            msg("where.gpus", gpus=limit, gpu=gpu.name) if limit > 1 else msg("where.one_gpu", gpu=gpu.name)
+        )
+        family = msg("excluded.family.inference", precision=workload.precision)
+        short = self.short_of_gpus
+        if short is not None:
+            layout = {"tp": short.tp, "pp": short.pp, "gpus_needed": short.gpus_needed, "gpu": gpu.name}
+            reason = msg(
+                "excluded.serving_load_needs_more_gpus",
+                per_gpu_bytes=short.per_gpu_bytes,
+                limit=limit,
+                **layout,
+            )
+            self.found.excluded.append(Excluded.of(family, reason))
+            self.found.advice.append(
+                msg("advice.serving_load_needs_more_gpus", model=self.model.name, **layout)
+            )
+            return
+        if need is None:
+            self.found.excluded.append(Excluded.of(family, msg("excluded.no_serving_layout", where=where)))
+            return
+        reason = msg("excluded.serving_needs_memory", need_bytes=need, where=where, capacity_bytes=capacity)
+        self.found.excluded.append(Excluded.of(family, reason))
+        self.found.advice.append(msg(
+            "advice.serving_does_not_fit", model=self.model.name, precision=workload.precision, where=where,
+            need_bytes=need, capacity_bytes=capacity, ideas=self._ideas(one),
+        ))  # fmt: skip
+
+    def _ideas(self, one: int | None) -> tuple[Message, ...]:
+        """What would run the model: int4 weights, offloading the weights to CPU RAM, more GPUs (with numbers).
+
+        one: bytes per GPU on a single GPU at batch 1 (None where that layout is impossible)."""
+        gpu, capacity, workload = self.gpu, self.capacity, self.workload
+        ideas = []
+        if workload.precision != Precision.INT4:
+            int4_workload = dataclasses.replace(workload, precision=Precision.INT4)
+            int4 = SearchMemory(self.model, int4_workload).total(Layout())
+            if int4 is not None:
+                gpus_int4 = _gpus_to_fit(int4, capacity)
+                if gpus_int4 == 1:
+                    ideas.append(msg("idea.int4_fits_one_gpu", int4_bytes=int4))
+                else:
+                    ideas.append(msg("idea.int4_needs_gpus", int4_bytes=int4, gpus=gpus_int4))
+        if one is not None:
+            streamed = one - capacity
+            ideas.append(msg(
+                "idea.offload_weights", streamed_bytes=streamed,
+                token_time_s=streamed / (gpu.pcie_bytes_per_s / 2),
+            ))  # fmt: skip
+            ideas.append(msg("idea.more_gpus", gpus=_gpus_to_fit(one, capacity), gpu=gpu.name))
+        return tuple(ideas)
+
+
+def _gpus_to_fit(total_bytes: float, capacity: int) -> int:
+    """The power of two of GPUs whose combined memory holds `total_bytes` with 10% to spare (rough)."""
+    needed = max(1, math.ceil(total_bytes * 1.1 / capacity))
+    return 1 << (needed - 1).bit_length()

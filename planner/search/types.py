@@ -1,0 +1,298 @@
+"""What the strategy search takes and gives: the workload, the limits, one ranked option, what was left out,
+and the whole result (frozen dataclasses; `as_dict` is the `gpu-advisor plan --json` shape)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from planner.gpus import GpuSpec
+from planner.messages import Message
+from planner.money import Money
+from planner.uncertainty import ErrorBand
+from planner.vocabulary import Confidence, Layout, Optimizer, Precision, RankBy, Task
+
+if TYPE_CHECKING:  # annotations only: planner.memory and planner.perf are imported where estimates are made
+    from planner.memory import MemoryBreakdown
+    from planner.perf import BatchingLoss
+
+DEFAULT_MAX_GPUS = 4096
+
+# A strategy field a user may pin (Constraints.pinned): the Layout fields, with plain values or members.
+PinValue = int | str
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """What to run.
+
+    task: inference | pretrain | finetune (also "train") | lora | qlora (text is parsed into a Task).
+    seq_len: tokens per sequence (training) or the context a serving sequence may reach (prompt + output).
+    global_batch: sequences per optimizer step (training).
+    tokens: training tokens for the whole run; for inference, output tokens to serve (for cost; optional).
+    tokens_per_second: serving target, output tokens per second over all users (optional).
+    concurrent_users: serving: sequences decoded at the same time (optional; default: as many as fit).
+    output_len: serving: tokens generated per request (the prompt is seq_len - output_len).
+    mfu: a flat model-FLOPs utilisation to assume instead of the operator model's compute (None: the
+      operator model, planner.perf).
+    bandwidth_fraction: achievable fraction of peak memory bandwidth (None: the GPU's measured copy fraction).
+    comm_overlap: fraction of data-parallel communication hidden behind compute (None: the overlap model:
+      buckets behind the backward, prefetched ZeRO-3 gathers).
+    dataset_tokens: tokens in one epoch, for the cost per epoch (optional).
+    engine: serving engine profile (vllm | tensorrt-llm | llama.cpp | gpt-fast; None: vllm), planner.perf.ENGINES.
+    weight_format: serving weight format (bf16, fp8, int8, int4-g128 = AWQ/GPTQ, int4-g32, q8_0, q4_0, q4_k_m;
+      None: the precision's own), planner.perf.FORMATS.
+    """
+
+    task: Task = Task.PRETRAIN
+    seq_len: int = 4096
+    global_batch: int = 1024
+    tokens: float | None = None
+    tokens_per_second: float | None = None
+    concurrent_users: int | None = None
+    precision: Precision = Precision.BF16
+    kv_precision: Precision | None = None
+    optimizer: Optimizer = Optimizer.ADAMW
+    output_len: int = 256
+    mfu: float | None = None
+    bandwidth_fraction: float | None = None
+    comm_overlap: float | None = None
+    lora_rank: int = 16
+    dataset_tokens: float | None = None
+    engine: str | None = None
+    weight_format: str | None = None
+
+    def __post_init__(self) -> None:
+        """Choices given as text ("train", "bf16") become their vocabulary members; UserError if unknown."""
+        object.__setattr__(self, "task", Task.parse(self.task))
+        object.__setattr__(self, "precision", Precision.parse(self.precision))
+        if self.kv_precision is not None:
+            object.__setattr__(self, "kv_precision", Precision.parse(self.kv_precision))
+        object.__setattr__(self, "optimizer", Optimizer.parse(self.optimizer))
+
+    @property
+    def is_training(self) -> bool:
+        return self.task.is_training
+
+    @property
+    def tokens_per_step(self) -> int:
+        return self.global_batch * self.seq_len
+
+    @property
+    def prompt_len(self) -> int:
+        return max(1, self.seq_len - self.output_len)
+
+
+@dataclass(frozen=True, slots=True)
+class Constraints:
+    """Limits on the search.
+
+    max_gpus: largest GPU count to consider; gpus: an exact count (overrides max_gpus); budget: most money the
+    run may cost; deadline_s: longest wall time; pinned: strategy fields the user fixed ({"zero": 3, "tp": 8},
+    names from Layout.FIELDS); gpus_per_node: override the GPU type's typical node size;
+    inter_node_bytes_per_s: network per GPU (None: planner.perf.DEFAULT_INTER_NODE_BYTES_PER_S, one 400 Gb/s
+    InfiniBand link per GPU).
+    """
+
+    max_gpus: int = DEFAULT_MAX_GPUS
+    gpus: int | None = None
+    budget: Money | None = None
+    deadline_s: float | None = None
+    pinned: Mapping[str, PinValue] = field(default_factory=dict)
+    gpus_per_node: int | None = None
+    inter_node_bytes_per_s: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "pinned", MappingProxyType(dict(self.pinned)))
+
+
+@dataclass(frozen=True, slots=True)
+class PlanOption:
+    """One ranked answer: a GPU type, a count, a layout, and what it costs in memory, time and money.
+
+    step_time_s: one optimizer step (training) or one decode step = time per output token (inference).
+    tokens_per_s: training tokens per second, or output tokens per second over all replicas (inference).
+    wall_time_s: the whole run (training tokens / throughput; inference: tokens to serve) or None.
+    time_breakdown: seconds per step by cause (compute, pipeline bubble, tp/dp/ep communication, offload).
+    gradient_accumulation_steps: micro-batches per optimizer step the training search timed (None: not
+    planned, as for serving; JSON then says 1).
+    time_band: the cross-validated error band of this option's class (planner.perf.bands): the true step time,
+      wall time, GPU-hours and cost lie within estimate x (1 + low_fraction) .. x (1 + high_fraction) for the
+      share `coverage` of published runs of the class; throughputs take `tokens_per_s_band` (its inverse).
+      None when no class has enough published cases. JSON: "time_band" with "low_fraction", "high_fraction",
+      "cases", "basis", "coverage", "confidence", and the ranges "wall_time_s_range", "cost_range",
+      "tokens_per_s_range".
+    per_user_tokens_per_s: serving: tokens per second one user sees while its request decodes (1 / TPOT).
+    concurrent_users: serving: users decoded at once per replica at this load (the stated users spread over
+      the replicas, capped by what fits and the engine's batch limit).
+    engine: serving: the engine profile the figures assume.
+    mfu: training: model FLOPs (6 x parameters + attention, no recompute) per second over the dense peak.
+    prefill_share: serving: the share of step time spent on prompts (chunked prefill of arriving requests).
+    static_batching: serving: static against continuous batching for output lengths spread evenly around the
+      workload's (planner.perf.static_batching_loss); JSON "static_batching" with "lost_fraction",
+      "static_tokens_per_s", "continuous_tokens_per_s", "output_lengths".
+    """
+
+    gpu: GpuSpec
+    gpus: int
+    layout: Layout
+    memory: MemoryBreakdown
+    fits: bool
+    step_time_s: float
+    tokens_per_s: float
+    wall_time_s: float | None
+    gpu_hours: float | None
+    cost: Money | None
+    cost_per_million_tokens: Money | None
+    confidence: Confidence
+    workload: Workload | None = None
+    precision: Precision = Precision.BF16
+    nodes: int = 1
+    gradient_accumulation_steps: int | None = None
+    time_breakdown: Mapping[str, float] = field(default_factory=dict)
+    ttft_s: float | None = None
+    tpot_s: float | None = None
+    max_concurrent_sequences: int | None = None
+    batch_per_replica: int | None = None
+    assumptions: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # English (CLI, JSON); note_messages says the same as planner.messages codes
+    note_messages: tuple[Message, ...] = ()
+    time_band: ErrorBand | None = None
+    per_user_tokens_per_s: float | None = None
+    concurrent_users: int | None = None
+    engine: str | None = None
+    mfu: float | None = None
+    prefill_share: float | None = None
+    static_batching: BatchingLoss | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "confidence", Confidence.parse(self.confidence))
+        object.__setattr__(self, "precision", Precision.parse(self.precision))
+
+    @property
+    def per_gpu_bytes(self) -> dict[str, int]:
+        return self.memory.as_dict()
+
+    @property
+    def memory_per_gpu_bytes(self) -> int:
+        return self.memory.total_bytes
+
+    @property
+    def tokens_per_s_band(self) -> ErrorBand | None:
+        """The band of the throughput figures (tokens/s scale like 1 / time)."""
+        return self.time_band.inverse() if self.time_band else None
+
+    def ranges(self) -> dict[str, list[float] | None]:
+        """[low, high] of the wall time, cost and tokens/s under the time band (None where no band or figure)."""
+        band = self.time_band
+        if band is None:
+            return {"wall_time_s_range": None, "cost_range": None, "tokens_per_s_range": None}
+        inverse = band.inverse()
+        return {
+            "wall_time_s_range": list(band.bounds(self.wall_time_s)) if self.wall_time_s is not None else None,
+            "cost_range": list(band.bounds(self.cost.amount)) if self.cost is not None else None,
+            "tokens_per_s_range": list(inverse.bounds(self.tokens_per_s)),
+        }
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON shape of `gpu-advisor plan --json` (README, "gpu-advisor gpus, plan, rentbuy")."""
+        return {
+            "gpu": self.gpu.id,
+            "gpu_name": self.gpu.name,
+            "gpus": self.gpus,
+            "nodes": self.nodes,
+            "strategy": self.layout.as_dict(),
+            "fits": self.fits,
+            "per_gpu_bytes": self.per_gpu_bytes,
+            "gpu_memory_bytes": self.gpu.memory_bytes,
+            "step_time_s": self.step_time_s,
+            "tokens_per_s": self.tokens_per_s,
+            "wall_time_s": self.wall_time_s,
+            "gpu_hours": self.gpu_hours,
+            "cost": self.cost.as_dict() if self.cost else None,
+            "cost_per_million_tokens": self.cost_per_million_tokens.as_dict()
+            if self.cost_per_million_tokens
+            else None,
+            "confidence": self.confidence.value,
+            "precision": self.precision.value,
+            "gradient_accumulation_steps": self.gradient_accumulation_steps or 1,
+            "time_breakdown_s": dict(self.time_breakdown),
+            "ttft_s": self.ttft_s,
+            "tpot_s": self.tpot_s,
+            "max_concurrent_sequences": self.max_concurrent_sequences,
+            "batch_per_replica": self.batch_per_replica,
+            "notes": list(self.notes),
+            "time_band": self.time_band.as_dict() if self.time_band else None,
+            **self.ranges(),
+            "per_user_tokens_per_s": self.per_user_tokens_per_s,
+            "concurrent_users": self.concurrent_users,
+            "engine": self.engine,
+            "mfu": self.mfu,
+            "prefill_share": self.prefill_share,
+            "static_batching": _batching_dict(self.static_batching),
+        }
+
+
+def _batching_dict(loss: BatchingLoss | None) -> dict[str, object] | None:
+    if loss is None:
+        return None
+    return {
+        "lost_fraction": loss.lost_fraction,
+        "static_tokens_per_s": loss.static_tokens_per_s,
+        "continuous_tokens_per_s": loss.continuous_tokens_per_s,
+        "output_lengths": {"mean": loss.mean_output_len, "max": loss.max_output_len, "spread": "uniform 1 .. 2 x mean"},
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Excluded:
+    """A strategy family (or GPU/precision) the search left out, and why, in plain words.
+
+    family and reason are English; family_message and reason_message are the same as planner.messages.Message
+    objects (None where only the text is known). Build from messages with Excluded.of().
+    """
+
+    family: str
+    reason: str
+    family_message: Message | None = None
+    reason_message: Message | None = None
+
+    @classmethod
+    def of(cls, family: Message, reason: Message) -> Excluded:
+        return cls(family.text, reason.text, family, reason)
+
+    def as_dict(self) -> dict[str, str]:
+        return {"family": self.family, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class PlanResult:
+    """Ranked options (best first), what was excluded and why, advice, and how long the search took.
+
+    frontier: the best option per (GPU type, GPU count) that fits, sorted by GPU count (for charts).
+    assumptions: every default the numbers rest on, with its source.
+    """
+
+    options: tuple[PlanOption, ...]
+    excluded: tuple[Excluded, ...]
+    search_ms: float
+    advice: tuple[str, ...] = ()  # English (CLI, JSON); advice_messages says the same as Message objects
+    frontier: tuple[PlanOption, ...] = ()
+    assumptions: tuple[str, ...] = ()
+    rank_by: RankBy = RankBy.TIME
+    advice_messages: tuple[Message, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rank_by", RankBy.parse(self.rank_by))
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "options": [option.as_dict() for option in self.options],
+            "excluded": [item.as_dict() for item in self.excluded],
+            "search_ms": self.search_ms,
+            "advice": list(self.advice),
+            "assumptions": list(self.assumptions),
+            "rank_by": self.rank_by.value,
+        }

@@ -1,0 +1,80 @@
+"""The unit every repository works through: one connection, one lock, one write transaction at a time.
+
+GUI worker threads and the GUI thread share one connection, so every repository method holds the lock for
+the whole call (the `guarded` decorator): a read never sees another thread's half-finished transaction, and two
+threads never interleave statements. Writes run in one BEGIN IMMEDIATE transaction retried while another
+process holds the write lock; a write inside a write joins the outer transaction. SQLite environment errors
+become StoreEnvironmentError on the way out (planner/store/errors.py); bugs pass unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Concatenate, ParamSpec, TypeVar
+
+from planner.store.connection import run_in_write_transaction
+from planner.store.errors import environment_errors_explained
+
+T = TypeVar("T")
+P = ParamSpec("P")
+
+
+class Database:
+    """The open connection of one Store, with the lock every access holds."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+        self._lock = threading.RLock()
+        self._in_write = False
+
+    @contextmanager
+    def guard(self) -> Iterator[sqlite3.Connection]:
+        """Hold the lock; explain SQLite environment errors raised inside."""
+        with self._lock, environment_errors_explained(self.path):
+            yield self.conn
+
+    def write(self, work: Callable[[], T]) -> T:
+        """Run `work` in one write transaction (a nested call joins the outer one)."""
+        with self.guard():
+            if self._in_write:
+                return work()
+            self._in_write = True
+            try:
+                return run_in_write_transaction(self.conn, self.path, work)
+            finally:
+                self._in_write = False
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()
+
+
+class Repository:
+    """Base of the per-aggregate repositories: they share their Store's Database."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        return self._db.conn
+
+
+R = TypeVar("R", bound=Repository)
+
+
+def guarded(method: Callable[Concatenate[R, P], T]) -> Callable[Concatenate[R, P], T]:
+    """Run a repository method under its Database's guard (the lock, environment errors explained)."""
+
+    @functools.wraps(method)
+    def run(self: R, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        with self._db.guard():
+            return method(self, *args, **kwargs)
+
+    return run

@@ -1,0 +1,369 @@
+"""Rental and purchase quotes: the two quote repositories, one shared implementation.
+
+Every statement takes its values as parameters; table and column names come from planner.store.quotes'
+constants, never from input. Validation is planner.store.quotes' (shared with the GUI editor and CSV import);
+reference rows (shipped with the app, origin "reference") can be listed but never edited or deleted.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from planner.errors import UserError
+from planner.messages import Message, msg
+from planner.store import prices as price_queries
+from planner.store.connection import utc_now_iso
+from planner.store.database import Database, Repository, guarded
+from planner.store.prices import PriceSummary
+from planner.store.quotes import (
+    PURCHASE,
+    RENTAL,
+    GpuResolver,
+    QuoteTable,
+    QuoteValues,
+    Reasons,
+    dedupe_key,
+    iter_chunks,
+    read_quote_csv,
+    write_quote_csv,
+)
+from planner.store.rows import (
+    PURCHASE_ROW_COLUMNS,
+    RENTAL_ROW_COLUMNS,
+    ImportResult,
+    PurchaseQuoteRow,
+    RentalQuoteRow,
+    purchase_rows,
+    rental_rows,
+)
+
+IMPORT_CHUNK_ROWS = 2000
+# progress(stage, done, total): stage is "checking" (validating rows) or "writing" (inside the transaction).
+Progress = Callable[[str, int, int], None]
+RowT = TypeVar("RowT", RentalQuoteRow, PurchaseQuoteRow)
+
+
+def insert_quotes(
+    conn: sqlite3.Connection,
+    spec: QuoteTable,
+    quotes: Sequence[Mapping[str, object]],
+    origin: str,
+    created_at: str,
+    seed_keys: Sequence[str | None] | None = None,
+) -> int | None:
+    """Insert cleaned quotes; the new id when there was one quote, else None."""
+    columns = (*spec.columns, "origin", "seed_key", "created_at")
+    sql = f"INSERT INTO {spec.table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+    keys = seed_keys or [None] * len(quotes)
+    values = [
+        [q[c] for c in spec.columns] + [origin, key, created_at] for q, key in zip(quotes, keys, strict=True)
+    ]
+    if len(values) == 1:
+        return conn.execute(sql, values[0]).lastrowid
+    conn.executemany(sql, values)
+    return None
+
+
+class QuoteRepository(Repository, Generic[RowT]):
+    """What rental and purchase quotes share: validate, add, get, count, update, delete, restore, CSV."""
+
+    def __init__(
+        self,
+        db: Database,
+        spec: QuoteTable,
+        to_rows: Callable[[Iterable[Any]], list[RowT]],
+        row_columns: tuple[str, ...],
+        resolver: Callable[[], GpuResolver],
+    ) -> None:
+        super().__init__(db)
+        self.spec: QuoteTable = spec
+        self._to_rows: Callable[[Iterable[Any]], list[RowT]] = to_rows
+        self._row_columns = row_columns
+        self._resolver = resolver
+
+    # -- one quote ------------------------------------------------------------------------------------------------
+    def validate(self, quote: Mapping[str, object]) -> Reasons:
+        """Reasons the quote cannot be stored; empty when it can. The GUI editor and CSV import share this."""
+        return self.spec.clean(quote, self._resolver())[1]
+
+    def add(self, quote: Mapping[str, object]) -> int:
+        """Store the user's quote; UserError with every reason when it is invalid or already stored."""
+        cleaned = self._clean_or_refuse(quote)
+
+        def work() -> int:
+            existing = self._find_duplicate(cleaned)
+            if existing is not None:
+                raise UserError.of(
+                    msg("error.quote_duplicate", label=self.spec.label, quote_id=str(existing))
+                )
+            new_id = insert_quotes(self._conn, self.spec, [cleaned], origin="user", created_at=utc_now_iso())
+            return int(new_id or 0)
+
+        return self._db.write(work)
+
+    @guarded
+    def get(self, quote_id: int) -> RowT:
+        rows = self._select(["id = ?"], [int(quote_id)], "id")
+        if not rows:
+            raise UserError.of(msg("error.quote_missing", label=self.spec.label, quote_id=str(quote_id)))
+        return rows[0]
+
+    @guarded
+    def count(self, mine_only: bool = False) -> int:
+        spec = self.spec
+        sql = f"SELECT count(*) FROM {spec.table}" + (" WHERE origin = 'user'" if mine_only else "")
+        return int(self._conn.execute(sql).fetchone()[0])
+
+    def update(self, quote_id: int, changes: Mapping[str, object]) -> RowT:
+        """Change some columns of the user's quote; the other price of a rental is derived again."""
+        unknown = sorted(set(changes) - set(self.spec.columns))
+        if unknown:
+            raise UserError.of(
+                msg("error.quote_unknown_fields", label=self.spec.label, fields=", ".join(unknown))
+            )
+
+        def work() -> RowT:
+            current = self.get(quote_id)
+            self._refuse_reference(current, "error.quote_reference_edit")
+            cleaned = self._clean_or_refuse(self._merged(current, changes))
+            existing = self._find_duplicate(cleaned, exclude_id=int(quote_id))
+            if existing is not None:
+                raise UserError.of(msg("error.quote_change_duplicate", label=self.spec.label,
+                                       quote_id=str(quote_id), existing=str(existing)))  # fmt: skip
+            spec = self.spec
+            assignments = ", ".join(f"{c} = ?" for c in spec.columns)
+            self._conn.execute(
+                f"UPDATE {spec.table} SET {assignments} WHERE id = ?",
+                [cleaned[c] for c in spec.columns] + [int(quote_id)],
+            )
+            return self.get(quote_id)
+
+        return self._db.write(work)
+
+    def _merged(self, current: Mapping[str, object], changes: Mapping[str, object]) -> dict[str, object]:
+        merged = {c: current[c] for c in self.spec.columns}
+        merged.update(changes)
+        if self.spec is RENTAL and ("price_per_gpu_hour" in changes) != (
+            "price_per_instance_hour" in changes
+        ):
+            # one price changed: derive the other again instead of refusing a now-stale pair
+            stale = "price_per_instance_hour" if "price_per_gpu_hour" in changes else "price_per_gpu_hour"
+            merged[stale] = None
+        return merged
+
+    def delete(self, quote_id: int) -> RowT:
+        """Delete the user's quote and return it (for undo); reference rows are refused."""
+
+        def work() -> RowT:
+            row = self.get(quote_id)
+            self._refuse_reference(row, "error.quote_reference_delete")
+            spec = self.spec
+            self._conn.execute(f"DELETE FROM {spec.table} WHERE id = ?", [int(quote_id)])
+            return row
+
+        return self._db.write(work)
+
+    def restore(self, row: Mapping[str, object]) -> int:
+        """Put back a row returned by delete (undo): same id when it is still free, same created_at."""
+        cleaned: QuoteValues = self._clean_or_refuse(row)
+        row_id = row.get("id")
+        spec: QuoteTable = self.spec
+
+        def work() -> int:
+            columns = ("id", *spec.columns, "origin", "created_at")
+            taken = self._conn.execute(f"SELECT 1 FROM {spec.table} WHERE id = ?", [row_id]).fetchone()
+            values = [
+                None if taken else row_id,
+                *(cleaned[c] for c in spec.columns),
+                "user",
+                row.get("created_at") or utc_now_iso(),
+            ]
+            sql = (
+                f"INSERT INTO {spec.table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+            )
+            return int(self._conn.execute(sql, values).lastrowid or 0)
+
+        return self._db.write(work)
+
+    # -- CSV files ------------------------------------------------------------------------------------------------
+    def import_csv(
+        self, path: str | Path, skip_invalid: bool = False, progress: Progress | None = None
+    ) -> ImportResult:
+        """Import a quote CSV in one transaction: all rows or (with errors and no skip_invalid) none.
+
+        The file is read and checked without holding the store's lock (other threads keep using the store);
+        only the duplicate check and the insert run inside the write transaction.
+        """
+        parsed = read_quote_csv(path, self.spec)
+        resolver = self._resolver()
+        errors = list(parsed.errors)
+        good: list[tuple[int, QuoteValues]] = []
+        total = len(parsed.rows) + len(parsed.errors)
+        for done, (row_number, cells) in enumerate(parsed.rows):
+            cleaned, reasons = self.spec.clean(cells, resolver)
+            if reasons:
+                errors.extend((row_number, reason) for reason in reasons)
+            else:
+                good.append((row_number, cleaned))
+            if progress and done % 1000 == 0:
+                progress("checking", done, total)
+        errors.sort(key=lambda item: item[0])
+        if errors and not skip_invalid:
+            return ImportResult(added=0, errors=errors, refused=True, total_rows=total)
+        added, duplicates = self._db.write(lambda: self._insert_new(good, progress))
+        return ImportResult(added=added, duplicates=duplicates, errors=errors, total_rows=total)
+
+    def _insert_new(
+        self, good: list[tuple[int, QuoteValues]], progress: Progress | None
+    ) -> tuple[int, list[tuple[int, Message]]]:
+        """Insert the rows that are new (to the file and to the table); (rows written, duplicates)."""
+        duplicates: list[tuple[int, Message]] = []
+        first_row_for_key: dict[tuple[object, ...], int] = {}
+        fresh: list[QuoteValues] = []
+        for row_number, cleaned in good:
+            key = dedupe_key(cleaned, self.spec.dedupe_columns)
+            if key in first_row_for_key:
+                duplicates.append((row_number, msg("csv.duplicate_of_row", row=str(first_row_for_key[key]))))
+                continue
+            existing = self._find_duplicate(cleaned)
+            if existing is not None:
+                duplicates.append(
+                    (row_number, msg("csv.duplicate_of_quote", label=self.spec.label, quote_id=str(existing)))
+                )
+                continue
+            first_row_for_key[key] = row_number
+            fresh.append(cleaned)
+        now = utc_now_iso()
+        written = 0
+        for chunk in iter_chunks(fresh, IMPORT_CHUNK_ROWS):
+            insert_quotes(self._conn, self.spec, chunk, origin="user", created_at=now)
+            written += len(chunk)
+            if progress:
+                progress("writing", written, len(fresh))
+        return written, duplicates
+
+    def export_csv(self, path: str | Path, mine_only: bool = True) -> int:
+        """Write quotes with the import columns; returns the number of rows written."""
+        with self._db.guard():
+            rows = self._select(["origin = 'user'"] if mine_only else [], [], "id")
+        return write_quote_csv(path, self.spec, rows)
+
+    # -- helpers (called with the lock held) ----------------------------------------------------------------------
+    def _select(
+        self, where: list[str], params: list[object], order: str, limit: int | None = None, offset: int = 0
+    ) -> list[RowT]:
+        spec = self.spec
+        sql = f"SELECT {', '.join(self._row_columns)} FROM {spec.table}"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += f" ORDER BY {order}"
+        if limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            params = [*params, int(limit), int(offset)]
+        return self._to_rows(self._conn.execute(sql, params))
+
+    def _filters(
+        self, gpu: str | None, provider_column: str, provider: str | None, mine_only: bool
+    ) -> tuple[list[str], list[object]]:
+        where: list[str] = []
+        params: list[object] = []
+        if gpu:
+            gpu_id, reason = self._resolver().resolve(gpu)
+            where.append("gpu = ?")
+            params.append(gpu_id if reason is None else gpu.strip().lower())
+        if provider:
+            where.append(f"{provider_column} = ? COLLATE NOCASE")
+            params.append(provider.strip())
+        if mine_only:
+            where.append("origin = 'user'")
+        return where, params
+
+    def _find_duplicate(self, quote: Mapping[str, object], exclude_id: int | None = None) -> int | None:
+        spec = self.spec
+        conditions = [
+            f"{c} = ? COLLATE NOCASE" if c in spec.text_columns else f"{c} = ?" for c in spec.dedupe_columns
+        ]
+        params = [quote[c] for c in spec.dedupe_columns]
+        if exclude_id is not None:
+            conditions.append("id != ?")
+            params.append(exclude_id)
+        row = self._conn.execute(
+            f"SELECT id FROM {spec.table} WHERE {' AND '.join(conditions)} LIMIT 1", params
+        ).fetchone()
+        return int(row[0]) if row else None
+
+    def _clean_or_refuse(self, quote: Mapping[str, object]) -> QuoteValues:
+        cleaned, reasons = self.spec.clean(quote, self._resolver())
+        if reasons:
+            raise UserError.of(msg("error.quote_invalid", label=self.spec.label, reasons=tuple(reasons)))
+        return cleaned
+
+    def _refuse_reference(self, row: Mapping[str, object], code: str) -> None:
+        if row["origin"] == "reference":
+            who = row.get("provider") or row.get("vendor")
+            raise UserError.of(msg(code, label=self.spec.label, quote_id=str(row["id"]), who=str(who),
+                                   quoted_on=str(row["quoted_on"])))  # fmt: skip
+
+
+class RentalQuotes(QuoteRepository[RentalQuoteRow]):
+    """Rental quotes (columns: planner.store.quotes.RENTAL_COLUMNS; prices per hour in `currency`)."""
+
+    def __init__(self, db: Database, resolver: Callable[[], GpuResolver]) -> None:
+        super().__init__(db, RENTAL, rental_rows, RENTAL_ROW_COLUMNS, resolver)
+
+    @guarded
+    def find(
+        self,
+        gpu: str | None = None,
+        provider: str | None = None,
+        kind: str | None = None,
+        mine_only: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[RentalQuoteRow]:
+        """Quotes sorted by GPU then price per GPU-hour (then id); filters combine, None/False: no filter."""
+        where, params = self._filters(gpu, "provider", provider, mine_only)
+        if kind:
+            where.append("kind = ?")
+            params.append(kind.strip().lower())
+        return self._select(where, params, "gpu, price_per_gpu_hour, id", limit, offset)
+
+    @guarded
+    def price_summary(self, gpu: str | None = None, kinds: Sequence[str] | None = None) -> list[PriceSummary]:
+        """Count, lowest, median and highest price per GPU-hour per (gpu, kind, currency, origin), computed in
+        SQL (planner/store/prices.py). gpu: a catalog id or None for all; kinds: None for every kind."""
+        return price_queries.rental_price_summary(
+            self._conn, gpu, tuple(kinds) if kinds is not None else None
+        )
+
+    @guarded
+    def price_median(
+        self, gpu: str, kinds: Sequence[str], origin: str, factors: Mapping[str, float]
+    ) -> float | None:
+        """Median of price_per_gpu_hour x factors[currency] over one GPU's quotes of these kinds and origin
+        ("user" | "reference"); quotes in a currency missing from `factors` are left out. None: no quote."""
+        return price_queries.rental_price_median(self._conn, gpu, tuple(kinds), origin, factors)
+
+    @guarded
+    def cheapest_offers(self, per_group: int = 3, gpus: Sequence[str] | None = None) -> list[RentalQuoteRow]:
+        """Every reference quote and the `per_group` cheapest user quotes per (gpu, kind, currency), as find()
+        rows sorted by GPU then price: a bounded list to pick offers from, at any table size."""
+        return rental_rows(price_queries.cheapest_rental_offers(self._conn, per_group, gpus))
+
+
+class PurchaseQuotes(QuoteRepository[PurchaseQuoteRow]):
+    """Purchase quotes (columns: PURCHASE_COLUMNS; `price` is the whole quote for `gpus` GPUs)."""
+
+    def __init__(self, db: Database, resolver: Callable[[], GpuResolver]) -> None:
+        super().__init__(db, PURCHASE, purchase_rows, PURCHASE_ROW_COLUMNS, resolver)
+
+    @guarded
+    def find(
+        self, gpu: str | None = None, vendor: str | None = None, mine_only: bool = False
+    ) -> list[PurchaseQuoteRow]:
+        """Quotes sorted by GPU then price per GPU (then id)."""
+        where, params = self._filters(gpu, "vendor", vendor, mine_only)
+        return self._select(where, params, "gpu, price / gpus, id")

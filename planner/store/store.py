@@ -1,0 +1,92 @@
+"""The Store: the one owner of the SQLite ledger in a process (GUI or CLI), and the unit of its repositories.
+
+A Store holds one connection (WAL journal, busy timeout, one lock; planner/store/database.py) and exposes one
+repository per aggregate over it: ``store.rental_quotes``, ``store.purchase_quotes``, ``store.probe_runs``,
+``store.plans``, ``store.settings``, ``store.user_gpus``. Opening creates, upgrades (migrations.py) and seeds
+(seed.py) the database as needed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from planner.store.connection import default_db_path, open_connection
+from planner.store.database import Database
+from planner.store.migrations import LATEST_VERSION, migrate
+from planner.store.plans import Plans
+from planner.store.probe_runs import ProbeRuns
+from planner.store.quote_repository import PurchaseQuotes, RentalQuotes
+from planner.store.seed import seed_reference_prices
+from planner.store.settings import Settings
+from planner.store.user_gpus import UserGpus
+
+if TYPE_CHECKING:
+    from planner.store.protocols import StoreProtocol
+
+
+class Store:
+    """The ledger. Create with Store.open(); close() when done (or use it as a context manager)."""
+
+    def __init__(self, db: Database, recovered_from: Path | None = None) -> None:
+        self._db = db
+        self.recovered_from = recovered_from  # where a damaged database was moved, or None
+        self.user_gpus = UserGpus(db)
+        self.rental_quotes = RentalQuotes(db, self.user_gpus.resolver)
+        self.purchase_quotes = PurchaseQuotes(db, self.user_gpus.resolver)
+        self.probe_runs = ProbeRuns(db, self.user_gpus.all)
+        self.plans = Plans(db)
+        self.settings = Settings(db)
+
+    @classmethod
+    def open(cls, path: str | Path | None = None) -> Store:
+        """Open (creating, upgrading and seeding as needed) the database at `path`, GPU_ADVISOR_DB or the user data
+        folder. A damaged or non-SQLite file is moved aside (see .recovered_from); a newer schema is refused."""
+        path = Path(path).expanduser() if path else default_db_path()
+        conn, recovered = open_connection(path, LATEST_VERSION)
+        db = Database(conn, path)
+        try:
+            migrate(db)
+            seed_reference_prices(db)
+        except BaseException:
+            db.close()
+            raise
+        return cls(db, recovered)
+
+    @property
+    def path(self) -> Path:
+        return self._db.path
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The connection itself, for tests and diagnostics (pragmas, query plans); code goes through the
+        repositories."""
+        return self._db.conn
+
+    @property
+    def schema_version(self) -> int:
+        with self._db.guard() as conn:
+            return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def data_stamp(self) -> tuple[int, int]:
+        """A value that changes whenever the database changes: rows this connection changed, and SQLite's
+        data_version (bumped by every commit of another connection, e.g. a CLI import). Caches of query
+        results compare it to know they are still current; it costs one pragma, no table read."""
+        with self._db.guard() as conn:
+            return conn.total_changes, int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+if TYPE_CHECKING:
+
+    def _implements_the_protocol(store: Store) -> StoreProtocol:
+        return store  # mypy checks here that Store has every member of StoreProtocol
