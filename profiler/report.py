@@ -33,6 +33,7 @@ import json
 import math
 import os
 import re
+import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -67,6 +68,15 @@ UNIT_FOR_KIND = {
     "gemm": "FLOP/s",
     "attention": "FLOP/s",
 }
+# Physical bounds of one ok measurement per device, by unit (issue 14 item 3: an accepted 1e308 or 1e-300 FLOP/s
+# made every later plan for that GPU divide by zero or print Infinity). The ceilings are far above the fastest
+# GPU shipping: NVIDIA's DGX B200 datasheet (2024) gives 72 PFLOPS FP8 training for 8 GPUs (9e15 FLOP/s per GPU,
+# with sparsity) and 64 TB/s of HBM3e for 8 GPUs (8e12 B/s per GPU); 1e17 FLOP/s and 1e14 B/s leave a factor of
+# ten for what comes next. The floors are far below any device a probe can time (a single 1990s CPU core did
+# 1e7 FLOP/s; a USB 1.1 link moves 1.5e6 B/s): a smaller value is a broken timer, not a measurement.
+MEASUREMENT_BOUNDS = {"FLOP/s": (1e6, 1e17), "B/s": (1e3, 1e14)}
+# SQLite stores integers in 64 bits (https://www.sqlite.org/datatype3.html): a bigger one cannot be stored.
+MAX_STORED_INT = 2**63 - 1
 COLLECTIVE_OPS = ("all_reduce", "all_gather", "reduce_scatter")
 # Parsed documents nested deeper than this are refused before any recursive walk (a real report is 6 deep).
 MAX_DEPTH = 32
@@ -209,6 +219,10 @@ def _short_enough(text: str, path: str) -> None:
         raise ReportError(
             f"{path}: text of {len(text):,} characters; the limit is {MAX_TEXT_CHARS} characters"
         )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate ("\udcff" in the JSON): no file, database or screen holds it
+        raise ReportError(f"{path}: text that is not valid Unicode (a lone surrogate)") from None
 
 
 def _nonempty_string(value: object, path: str) -> None:
@@ -225,7 +239,13 @@ def _bool(value: object, path: str) -> None:
 def _as_int(value: object, path: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         _fail(path, "an integer", value)
+    _storable(value, path)
     return value
+
+
+def _storable(value: int, path: str) -> None:
+    if abs(value) > MAX_STORED_INT:
+        raise ReportError(f"{path}: an integer {_short(value)[1:-1]} beyond the 64-bit range (at most 2**63 - 1)")
 
 
 def _int(value: object, path: str) -> None:
@@ -240,6 +260,8 @@ def _nonneg_int(value: object, path: str) -> None:
 def _as_number(value: object, path: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         _fail(path, "a finite number", value)
+    if isinstance(value, int):
+        _storable(value, path)
     try:
         number = float(value)
     except OverflowError:  # an integer beyond float range
@@ -399,6 +421,12 @@ def _check_measurement(value: object, path: str) -> None:
         raise ReportError(f"{path}.unit: {kind} is measured in {UNIT_FOR_KIND[kind]}")
     if record["ok"] and record["value"] is None:
         raise ReportError(f"{path}.value: an ok measurement needs a value")
+    if record["ok"]:
+        low, high = MEASUREMENT_BOUNDS[str(record["unit"])]
+        number = float(cast(float, record["value"]))
+        if not low <= number <= high:
+            raise ReportError(f"{path}.value: {number:g} {record['unit']} is outside the physical range "
+                              f"{low:g} to {high:g} {record['unit']} of one device")  # fmt: skip
     if not record["ok"] and not record["error"]:
         raise ReportError(f"{path}.error: a failed measurement needs its reason")
 
@@ -697,13 +725,16 @@ def load_report(source: str | bytes | os.PathLike[str]) -> ProbeReport:
         return parse_report_text(source)
     path = os.fspath(source)
     try:
-        size = os.path.getsize(path)
-    except OSError as exc:
-        raise ReportError(f"{path}: cannot read the report ({exc.strerror or exc})") from None
-    if size > MAX_REPORT_BYTES:
-        raise ReportError(f"{path}: the file is {size} bytes; the limit is {MAX_REPORT_BYTES} bytes (16 MiB)")
-    try:
-        with open(path, "rb") as handle:
+        # Non-blocking, checked on the open descriptor: a FIFO (no writer) or a device is refused, never
+        # waited on or read without end (issue 14 item 4).
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise ReportError(f"{path}: not a regular file (a folder, FIFO or device); give a report file")
+            if info.st_size > MAX_REPORT_BYTES:
+                raise ReportError(
+                    f"{path}: the file is {info.st_size} bytes; the limit is {MAX_REPORT_BYTES} bytes (16 MiB)"
+                )
             raw = handle.read(MAX_REPORT_BYTES + 1)
     except OSError as exc:
         raise ReportError(f"{path}: cannot read the report ({exc.strerror or exc})") from None

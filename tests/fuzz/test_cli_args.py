@@ -31,7 +31,10 @@ pytestmark = pytest.mark.slow
 
 COMMANDS = commands()
 # Costly commands (a plan search, a probe child) get fewer examples; the cheap ones more.
-WEIGHTS = {"plan": 1.5, "memory": 1.5, "quotes add": 1.5, "rentbuy": 1.5, "probe": 0.3}
+WEIGHTS = {"plan": 1.5, "memory": 1.5, "quotes add": 1.5, "rentbuy": 1.5, "probe": 0.3, "validate": 0.2}
+# `validate` replays the shipped validation set with leave-one-out refits (about 9 s of CPU whatever its
+# arguments): a longer limit, so a busy machine is not read as a hang.
+TIMEOUTS_S = {"validate": 120.0}
 TEXT_FIELDS = ("provider", "offer", "region", "source", "note", "vendor")
 
 
@@ -85,7 +88,8 @@ def test_every_subcommand_survives_generated_arguments(command, sandbox, monkeyp
         populate(sandbox)
         before = table_counts(db)
         was_sqlite = is_sqlite(db)
-        run = run_in_process(argv, fuzz.entry, wants_json=wants_json)
+        run = run_in_process(argv, fuzz.entry, wants_json=wants_json,
+                             **({"timeout_s": TIMEOUTS_S[command.name]} if command.name in TIMEOUTS_S else {}))
         extra = [Violation("moved-aside", f"{p.name}") for p in moved_aside(sandbox)]
         if was_sqlite and not is_sqlite(db):
             if not any(arg.startswith("--db") for arg in argv):  # it destroyed the database it was using
