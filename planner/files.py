@@ -26,14 +26,14 @@ from pathlib import Path
 from typing import BinaryIO
 
 from planner.errors import UserError
-from planner.messages import msg
+from planner.messages import Message, msg
 
 
-def file_kind(mode: int) -> str:
+def file_kind(mode: int) -> Message:
     """What a non-regular file is, in words (for the refusal)."""
-    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a device"),
-             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))  # fmt: skip
-    return next((name for test, name in kinds if test(mode)), "not a regular file")
+    kinds = ((stat.S_ISDIR, "folder"), (stat.S_ISFIFO, "fifo"), (stat.S_ISCHR, "device"), (stat.S_ISBLK, "device"),
+             (stat.S_ISSOCK, "socket"))  # fmt: skip
+    return msg(f"file_kind.{next((name for test, name in kinds if test(mode)), 'special')}")
 
 
 def _reason(exc: OSError) -> str:

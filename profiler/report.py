@@ -219,10 +219,7 @@ def _short_enough(text: str, path: str) -> None:
         raise ReportError(
             f"{path}: text of {len(text):,} characters; the limit is {MAX_TEXT_CHARS} characters"
         )
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate ("\udcff" in the JSON): no file, database or screen holds it
-        raise ReportError(f"{path}: text that is not valid Unicode (a lone surrogate)") from None
+    _valid_unicode(text, path)  # a lone surrogate ("\udcff" in the JSON): no file or database holds it
 
 
 def _nonempty_string(value: object, path: str) -> None:
@@ -537,6 +534,31 @@ def validate_report_dict(data: object) -> None:
     _check_depth(record)
     _check_report(record, "")
     _check_kinds_for_version(record)
+    _check_storable(record, "")
+
+
+def _check_storable(value: object, path: str) -> None:
+    """Every string (keys included) valid Unicode and every integer within 64 bits, in the fields the schema
+    checks and in the ones it leaves open (an NVML uuid, details): the store writes the whole report to SQLite,
+    which can hold neither a lone surrogate nor a bigger integer (issue 14 item 3). The depth is bounded above."""
+    if isinstance(value, str):
+        _valid_unicode(value, path or "report")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        _storable(value, path or "report")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _valid_unicode(str(key), f"{path} (a key)" if path else "a key")
+            _check_storable(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_storable(item, f"{path}[{index}]")
+
+
+def _valid_unicode(text: str, path: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ReportError(f"{path}: text that is not valid Unicode (a lone surrogate)") from None
 
 
 def _check_kinds_for_version(record: Mapping[str, object]) -> None:
