@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,14 +12,30 @@ from planner.cli import print_json
 from planner.errors import UserError
 from planner.exports import ExportInputs, export_plan
 from planner.files import write_atomically
-from planner.gpus import GpuSpec, get_gpu
+from planner.gpus import get_gpu
 from planner.layout_text import layout_label
 from planner.memory import MAX_DEGREE, MAX_LORA_RANK, MAX_SEQ_LEN, MemoryConfig, validate_layout
-from planner.messages import format_bytes, format_duration, msg
+from planner.messages import format_bytes, format_duration, msg, render_all_en
 from planner.models import ModelSpec
-from planner.money import ExchangeRates, Money, convert, format_money, normalise_currency
-from planner.perf import ENGINES, FORMATS, Calibration, calibration_from_report
-from planner.search import DEFAULT_MAX_GPUS, Constraints, PlanOption, PlanResult, Workload, plan
+from planner.money import Money, format_money, normalise_currency
+from planner.perf import ENGINES, FORMATS
+from planner.resolver import (
+    PlanQuestion,
+    ResolvedPlan,
+    choice_key,
+    newest_run_choices,
+    resolve,
+    unpriced_notes,
+)
+from planner.search import (
+    DEFAULT_MAX_GPUS,
+    DEFAULT_MEMORY_HEADROOM,
+    Constraints,
+    PlanOption,
+    PlanResult,
+    Workload,
+)
+from planner.search.types import MAX_MEMORY_HEADROOM
 from planner.vocabulary import Layout, Offload, Optimizer, Precision, RankBy, Recompute, Task
 
 if TYPE_CHECKING:
@@ -28,7 +44,6 @@ if TYPE_CHECKING:
 # Sequences per optimizer step when --batch is not given: about 4M tokens at 4K context for pre-training
 # (Llama 3 70B/405B started at 4M tokens per batch, arXiv 2407.21783 section 3.4); a small fine-tuning batch.
 DEFAULT_GLOBAL_BATCH = {Task.PRETRAIN: 1024, Task.FINETUNE: 64, Task.LORA: 64, Task.QLORA: 64}
-PROBE_RUNS_FOR_CALIBRATION = 20
 # Upper bounds past which a number is a typo, not a plan; they also keep every figure in the JSON finite.
 MAX_GPUS = 1_000_000  # the largest training clusters have a few hundred thousand GPUs
 MAX_SEQUENCES = 10_000_000  # sequences per optimizer step, or concurrent users
@@ -57,7 +72,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--task", default="pretrain", choices=Task.choices(), help="train = pretrain (full training)"
     )
-    parser.add_argument("--gpu", required=True, help="GPU id from `gpus` (several: comma-separated)")
+    parser.add_argument(
+        "--gpu", required=True,
+        help="GPU id from `gpus`, run:ID (a stored probe run) or quote:ID (a stored quote); comma-separated",
+    )  # fmt: skip
     count = parser.add_mutually_exclusive_group()
     count.add_argument("--gpus", type=int, default=None, help="exactly this many GPUs")
     count.add_argument(
@@ -100,8 +118,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--price-per-gpu-hour", type=float, default=None, help="price per GPU-hour in --currency"
     )
     parser.add_argument(
-        "--price-from-quotes", action="store_true", help="use the lowest stored on-demand quote"
-    )
+        "--price-from-quotes", action="store_true",
+        help="price each GPU type at the median of your on-demand quotes (else the reference quotes)",
+    )  # fmt: skip
     parser.add_argument("--currency", default="USD", help="currency of prices and costs (USD, EUR, RUB)")
     parser.add_argument("--budget", type=float, default=None, help="most the run may cost, in --currency")
     parser.add_argument("--deadline-days", type=float, default=None, help="longest acceptable wall time")
@@ -109,7 +128,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--inter-node-gbps", type=float, default=None, help="network per GPU in Gbit/s (default 400)"
     )
-    parser.add_argument("--spec-only", action="store_true", help="ignore stored probe measurements")
+    measured = parser.add_mutually_exclusive_group()
+    measured.add_argument(
+        "--spec-only", action="store_true", help="datasheet figures only (the default; kept for scripts)"
+    )
+    measured.add_argument(
+        "--measured", action="store_true",
+        help="use the newest stored probe run of each GPU type (or give --gpu run:ID for one run)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--memory-headroom", type=float, default=DEFAULT_MEMORY_HEADROOM * 100,
+        help=f"percent of each GPU's memory left free (default {DEFAULT_MEMORY_HEADROOM:.0%})",
+    )  # fmt: skip
     pin = parser.add_argument_group("pin part of the strategy")
     pin.add_argument("--dp", type=int, default=None)
     pin.add_argument("--tp", type=int, default=None)
@@ -196,7 +226,15 @@ def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraint
         pinned=pinned,
         gpus_per_node=args.gpus_per_node,
         inter_node_bytes_per_s=args.inter_node_gbps * 1e9 / 8 if args.inter_node_gbps else None,
+        memory_headroom=_headroom(args.memory_headroom),
     )
+
+
+def _headroom(percent: float) -> float:
+    """--memory-headroom (percent) as a fraction; UserError outside 0..90%."""
+    if not (math.isfinite(percent) and 0 <= percent <= MAX_MEMORY_HEADROOM * 100):
+        raise UserError.of(msg("error.headroom_range", headroom=percent / 100, limit=MAX_MEMORY_HEADROOM))
+    return percent / 100
 
 
 def check_pinned_layout(model: ModelSpec, pinned: Mapping[str, int | str]) -> None:
@@ -217,16 +255,25 @@ def _open_store() -> StoreProtocol | None:
     return open_store()
 
 
-def resolve_gpus(text: str, extra: list[GpuSpec]) -> list[GpuSpec]:
-    names = [part.strip() for part in text.split(",") if part.strip()]
+def hardware_from_args(args: argparse.Namespace, store: StoreProtocol | None) -> tuple[str, ...]:
+    """--gpu as hardware choices for planner.resolver: GPU ids (or names), "run:ID" and "quote:ID", comma-
+    separated; --measured turns each GPU id into the newest stored probe run of that type (when there is one)."""
+    names = [part.strip() for part in args.gpu.split(",") if part.strip()]
     if not names:
         raise UserError.of(msg("error.gpu_flag_empty"))
-    return list({gpu.id: gpu for gpu in (get_gpu(name, extra) for name in names)}.values())
+    if not args.measured or store is None:
+        return tuple(names)
+    extra = store.user_gpus.all()
+    catalog_ids = [get_gpu(name, extra).id for name in names if choice_key(name)[0] == "catalog"]
+    measured = iter(newest_run_choices(store, catalog_ids, extra))
+    return tuple(next(measured) if choice_key(name)[0] == "catalog" else name for name in names)
 
 
-def _price_per_gpu_hour(args: argparse.Namespace) -> float:
+def _price_per_gpu_hour(args: argparse.Namespace) -> float | None:
     """--price-per-gpu-hour, checked (UserError for both price flags, NaN, a negative or absurd price)."""
-    price: float = args.price_per_gpu_hour
+    price: float | None = args.price_per_gpu_hour
+    if price is None:
+        return None
     what = "--price-per-gpu-hour"
     if args.price_from_quotes:
         raise UserError.of(msg("error.price_flags_both"))
@@ -239,64 +286,45 @@ def _price_per_gpu_hour(args: argparse.Namespace) -> float:
     return price
 
 
-def prices_from_args(
-    args: argparse.Namespace, gpus: list[GpuSpec], currency: str, store: StoreProtocol | None
-) -> tuple[dict[str, Money], list[str]]:
-    """GPU id -> price per GPU-hour in `currency`, and notes saying where each price came from."""
-    if args.price_per_gpu_hour is not None:
-        price = _price_per_gpu_hour(args)
-        return {gpu.id: Money(price, currency) for gpu in gpus}, []
-    if not args.price_from_quotes or store is None:
-        return {}, []
-    rates = store.settings.exchange_rates()
-    prices, notes = {}, []
-    for gpu in gpus:
-        best = _cheapest_quote(store.rental_quotes.find(gpu=gpu.id, kind="on-demand"), currency, rates)
-        if best is None:
-            notes.append(f"no stored on-demand quote for {gpu.id}: no cost shown")
-            continue
-        converted, original, quote = best
-        prices[gpu.id] = converted
-        # a quote in another currency keeps its original amount beside the converted one
-        shown = f"{format_money(converted)}/GPU-hour" + (
-            f" (quoted {format_money(original)})" if original.currency != currency else ""
-        )
-        notes.append(
-            f"price for {gpu.id}: {shown}, {quote.get('provider')} "
-            f"{quote.get('offer') or ''} quoted {quote.get('quoted_on')}".replace("  ", " ")
-        )
-    return prices, notes
+def question_from_args(
+    args: argparse.Namespace, workload: Workload, constraints: Constraints, hardware: tuple[str, ...]
+) -> PlanQuestion:
+    """The command line as planner.resolver's question (the GUI builds the same from its widgets)."""
+    return PlanQuestion(
+        model=args.model, workload=workload, hardware=hardware, max_gpus=constraints.max_gpus,
+        exact_gpus=constraints.gpus, budget_amount=constraints.budget.amount if constraints.budget else None,
+        deadline_s=constraints.deadline_s, pinned=constraints.pinned, memory_headroom=constraints.memory_headroom,
+        currency=normalise_currency(args.currency), price_per_gpu_hour=_price_per_gpu_hour(args),
+        price_from_quotes=args.price_from_quotes, gpus_per_node=constraints.gpus_per_node,
+        inter_node_bytes_per_s=constraints.inter_node_bytes_per_s, rank_by=args.rank_by,
+    )  # fmt: skip
 
 
-def _cheapest_quote(
-    quotes: Sequence[Mapping[str, object]], currency: str, rates: ExchangeRates
-) -> tuple[Money, Money, Mapping[str, object]] | None:
-    """(price in `currency`, price as quoted, quote) of the cheapest quote with a price, or None."""
-    best = None
-    for quote in quotes:
-        amount = quote.get("price_per_gpu_hour")
-        if not isinstance(amount, int | float):
-            continue
-        original = Money(amount, str(quote.get("currency") or "USD"))
-        price = convert(original, currency, rates)
-        if best is None or price.amount < best[0].amount:
-            best = (price, original, quote)
-    return best
+def resolve_args(args: argparse.Namespace, workload: Workload, constraints: Constraints) -> ResolvedPlan:
+    """planner.resolver.resolve() for the command line; a quote the user asked to price with but whose
+    currency has no exchange rate is an error here (the GUI shows it as a note)."""
+    # the store also holds the user's GPU types, so it is read unless --spec-only says nothing stored matters
+    stored_choice = any(choice_key(part)[0] != "catalog" for part in args.gpu.split(","))
+    wants_store = args.price_from_quotes or args.measured or stored_choice or not args.spec_only
+    store = _open_store() if wants_store else None
+    try:
+        hardware = hardware_from_args(args, store)
+        resolved = resolve(question_from_args(args, workload, constraints, hardware), store)
+    finally:
+        if store is not None:
+            store.close()
+    if resolved.missing_rates and len(resolved.prices) < len(resolved.gpus):
+        raise UserError.of(resolved.missing_rates[0])
+    return resolved
 
 
-def calibration_from_store(
-    store: StoreProtocol | None, gpus: list[GpuSpec], extra: list[GpuSpec]
-) -> dict[str, Calibration]:
-    """GPU id -> measured Calibration from the most recent stored probe runs of that GPU type."""
-    if store is None:
-        return {}
-    wanted = {gpu.id for gpu in gpus}
-    found: dict[str, Calibration] = {}
-    for report in store.probe_runs.recent_reports(PROBE_RUNS_FOR_CALIBRATION):
-        for gpu_id, calibration in calibration_from_report(report, extra).items():
-            if gpu_id in wanted and gpu_id not in found:  # newest first: the latest measurement wins
-                found[gpu_id] = calibration
-    return found
+def plan_notes(args: argparse.Namespace, resolved: ResolvedPlan) -> list[str]:
+    """Where each price came from, what was left unpriced and what could not be used, in English."""
+    notes = list(resolved.price_notes())
+    if args.price_from_quotes:
+        notes += unpriced_notes(resolved)
+    notes += [note for note in resolved.notes if note not in resolved.missing_rates]
+    return list(render_all_en(notes))
 
 
 # ------------------------------------------------------------------------------------------------ output
@@ -422,24 +450,14 @@ def _export_inputs(
 
 
 def run_plan(args: argparse.Namespace) -> int:
-    from planner.models import resolve_model
-
     currency = normalise_currency(args.currency)
-    model = resolve_model(args.model)
     workload = workload_from_args(args)
     constraints = constraints_from_args(args, currency)
+    resolved = resolve_args(args, workload, constraints)
+    model = resolved.model
     check_pinned_layout(model, constraints.pinned)
-    store = _open_store() if (args.price_from_quotes or not args.spec_only) else None
-    try:
-        extra = store.user_gpus.all() if store else []
-        gpus = resolve_gpus(args.gpu, extra)
-        prices, notes = prices_from_args(args, gpus, currency, store)
-        calibration = {} if args.spec_only else calibration_from_store(store, gpus, extra)
-    finally:
-        if store is not None:
-            store.close()
-    result = plan(model, workload, gpus, constraints, prices=prices, calibration=calibration,
-                  rank_by=args.rank_by, top=args.top)  # fmt: skip
+    notes = plan_notes(args, resolved)
+    result = resolved.run(top=args.top)
     if args.export:
         written = _export(result, args.export, _export_inputs(args, model, workload, constraints, notes))
         notes.append(f"exported {len(written)} files to {args.export}")

@@ -97,6 +97,17 @@ def _input_rows(inputs: ExportInputs) -> tuple[tuple[object, ...], ...]:
 def _chosen_section(option: PlanOption, inputs: ExportInputs) -> Section:
     capacity = option.gpu.memory_bytes
     nodes, per_node = nodes_layout(option)
+    band = option.time_band  # the cross-validated error band of the option's class (planner.perf.bands)
+
+    def banded(text: str, inverse: bool = False) -> str:
+        """A figure with its band: "5.8 h (-12% .. +15%, from 23 published runs)"; throughputs (1 / time) take
+        the inverse band; a figure without a value or an option without a band stands alone."""
+        chosen = (band.inverse() if inverse else band) if band is not None else None
+        if chosen is None or text in ("n/a", "no price"):
+            return text
+        low, high = f"{chosen.low_fraction:+.0%}", f"{chosen.high_fraction:+.0%}"
+        return f"{text} ({low} .. {high}, from {chosen.cases} published runs)"
+
     rows: list[tuple[object, ...]] = [
         ("GPU", f"{option.gpu.name} ({format_bytes(capacity, unit='GiB', decimals=1)} each)"),
         ("GPUs", f"{option.gpus} ({nodes} node(s) x {per_node})"),
@@ -107,19 +118,19 @@ def _chosen_section(option: PlanOption, inputs: ExportInputs) -> Section:
             "Memory per GPU",
             f"{format_bytes(option.memory.total_bytes, unit='GiB', decimals=1)} of {format_bytes(capacity, unit='GiB', decimals=1)}",
         ),
-        ("Step time", format_duration(option.step_time_s)),
-        ("Throughput", _number(option.tokens_per_s, "tokens/s", 0)),
+        ("Step time", banded(format_duration(option.step_time_s))),
+        ("Throughput", banded(_number(option.tokens_per_s, "tokens/s", 0), inverse=True)),
         ("Confidence", option.confidence.value),
     ]
     if task_of(option, inputs).is_training:
         rows.insert(4, ("Gradient accumulation", f"{gradient_accumulation_steps(option, inputs)} step(s)"))
         rows += [
-            ("Wall time", format_duration(option.wall_time_s)),
-            ("GPU-hours", _number(option.gpu_hours, "GPU-h", 0)),
+            ("Wall time", banded(format_duration(option.wall_time_s))),
+            ("GPU-hours", banded(_number(option.gpu_hours, "GPU-h", 0))),
         ]
     rows += [
-        ("Cost", _money_text(option.cost)),
-        ("Cost per 1M tokens", _money_text(option.cost_per_million_tokens)),
+        ("Cost", banded(_money_text(option.cost))),
+        ("Cost per 1M tokens", banded(_money_text(option.cost_per_million_tokens))),
     ]
     return Section(
         "Chosen option", (one_line_summary(option, inputs),), (Table(("Item", "Value"), tuple(rows)),)

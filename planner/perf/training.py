@@ -250,14 +250,26 @@ class StepModel:
 
     def lower_bound(self, layout: Layout) -> float | None:
         """A floor under seconds(layout) from the cached micro-batch of the same shape (None when it is not
-        cached yet): its compute and tensor-parallel time, micro-batches over, nothing else."""
-        cp = max(1, min(self.options.context_parallel, layout.dp))
-        key = (layout.tp, layout.pp, layout.ep, layout.micro_batch, str(layout.recompute), cp)
-        cached = self.microbatch_cache.get(key)
+        cached yet): its compute and tensor-parallel time over the micro-batches and the pipeline bubble, nothing
+        else (no data-parallel, optimizer, offload or point-to-point time)."""
+        return self.floor(
+            layout.tp, layout.pp, layout.ep, layout.dp, layout.micro_batch, layout.recompute, layout.virtual_stages
+        )
+
+    def floor(
+        self, tp: int, pp: int, ep: int, dp: int, micro_batch: int, recompute: str, virtual_stages: int = 1
+    ) -> float | None:
+        """lower_bound of a layout given by its fields (the search asks before it builds the Layout), with the
+        pipeline bubble's share of the micro-batch time when `virtual_stages` is given: (p - 1) / v of it."""
+        cp = max(1, min(self.options.context_parallel, dp))
+        cached = self.microbatch_cache.get((tp, pp, ep, micro_batch, str(recompute), cp))
         if cached is None:
             return None
-        groups = max(1, layout.dp // cp)
-        return max(1, self.global_batch // (groups * layout.micro_batch)) * cached.total_s
+        groups = max(1, dp // cp)
+        microbatches = max(1, self.global_batch // (groups * micro_batch))
+        virtual = virtual_stages if virtual_stages > 1 else self.options.virtual_stages
+        bubble = (pp - 1) / virtual if pp > 1 else 0.0
+        return (microbatches + bubble) * cached.total_s
 
     def link(self, group: int, span: int) -> Link:
         key = (group, span)
@@ -303,15 +315,23 @@ class _Context:
         """The micro-batch's compute and its tensor/expert/context-parallel communication (which do not depend
         on dp: kept in the caller's cache across layouts that differ in dp, ZeRO stage or offload), and its
         ZeRO-3 gathers (which do)."""
+        cached = self._shared_microbatch()
+        if self.layout.zero != ZeroStage.WEIGHTS or self.layout.dp <= 1:
+            return cached
+        return dataclasses.replace(cached, fsdp_s=self._fsdp_of(cached))
+
+    def _shared_microbatch(self) -> _MicroBatch:
+        """The dp-independent part of the micro-batch, from the owner's cache."""
         layout = self.layout
         key = (self.tp, self.pp, self.ep, layout.micro_batch, str(layout.recompute), self.cp)
         cache = self.owner.microbatch_cache
         cached = cache.get(key)
         if cached is None:
             cached = cache[key] = self._compute()
-        if layout.zero != ZeroStage.WEIGHTS or layout.dp <= 1:
-            return cached
-        return dataclasses.replace(cached, fsdp_s=self._fsdp(cached.gemm_s + cached.attention_s + cached.memory_s))
+        return cached
+
+    def _fsdp_of(self, mb: _MicroBatch) -> float:
+        return self._fsdp(mb.gemm_s + mb.attention_s + mb.memory_s)
 
     def _compute(self) -> _MicroBatch:
         rates, shape, tokens, kernel = self.rates, self.shape, self.tokens, self.kernel_s
@@ -449,24 +469,28 @@ class _Context:
         return n.total_params / (self.tp * self.pp) - n.expert_params * (1 - 1 / self.ep) / (self.tp * self.pp)
 
     # -- the step ----------------------------------------------------------------------------------------------
-    def _bubble(self, mb: _MicroBatch) -> float:
+    def _bubble(self, microbatch_s: float) -> float:
         if self.pp <= 1:
             return 0.0
         schedule = Schedule(self.pp, self.microbatches, self.virtual_stages)
-        bubble = (self.pp - 1) / schedule.virtual_stages * mb.total_s
+        bubble = (self.pp - 1) / schedule.virtual_stages * microbatch_s
         return bubble + schedule.p2p_transfers_on_critical_path * self._p2p_s()
 
     def seconds(self) -> float:
-        mb = self.microbatch()
-        offload = offload_time_s(self.numbers, self.gpu, self.layout, self.microbatches, self.adapters)
+        """step().step_time_s: the same sum, without building the breakdown or a copy of the micro-batch."""
+        mb = self._shared_microbatch()
+        layout = self.layout
+        fsdp = self._fsdp_of(mb) if layout.zero == ZeroStage.WEIGHTS and layout.dp > 1 else 0.0
+        microbatch_s = mb.total_s + fsdp
+        offload = offload_time_s(self.numbers, self.gpu, layout, self.microbatches, self.adapters)
         return (
-            self.microbatches * mb.total_s + self._bubble(mb) + self._data_parallel(mb) + self._optimizer_s()
-            + offload
+            self.microbatches * microbatch_s + self._bubble(microbatch_s) + self._data_parallel(mb)
+            + self._optimizer_s() + offload
         )  # fmt: skip
 
     def step(self) -> StepTime:
         mb = self.microbatch()
-        bubble = self._bubble(mb)
+        bubble = self._bubble(mb.total_s)
         dp = self._data_parallel(mb)
         optimizer = self._optimizer_s()
         offload = offload_time_s(self.numbers, self.gpu, self.layout, self.microbatches, self.adapters)

@@ -43,16 +43,25 @@ class SearchMemory:
         self._breakdowns: dict[Layout, MemoryBreakdown | None] = {}
         self._totals: dict[tuple[bool, int | None], MemoryTotals] = {}
         self._known: dict[Layout, int | None] = {}  # totals asked before (every GPU type asks the same ones)
+        self._configs: dict[tuple[bool, int, int], MemoryConfig] = {}
+        # Per-layout fits of the training search (planner.search.training), shared by every GPU type: they
+        # depend on the model, workload and layout only, never on the GPU.
+        self.layout_fits: dict[tuple[object, ...], object] = {}
 
     def _config(self, layout: Layout) -> MemoryConfig:
         """Sequence parallel with tensor parallel; interleaved 1F1B holds more micro-batches in flight on the
         first stage: pp (1 + (pp - 1) / (pp v)) (Narayanan et al. 2021, section 2.2.2; planner.perf.Schedule)."""
-        inflight = None
-        if layout.pp > 1 and layout.virtual_stages > 1:
-            inflight = math.ceil(Schedule(layout.pp, layout.pp, layout.virtual_stages).in_flight_microbatches)
-        return dataclasses.replace(
-            self._base, sequence_parallel=self._sequence_parallel and layout.tp > 1, inflight_microbatches=inflight
-        )
+        key = (layout.tp > 1, layout.pp, layout.virtual_stages)
+        config = self._configs.get(key)
+        if config is None:
+            inflight = None
+            if layout.pp > 1 and layout.virtual_stages > 1:
+                inflight = math.ceil(Schedule(layout.pp, layout.pp, layout.virtual_stages).in_flight_microbatches)
+            config = self._configs[key] = dataclasses.replace(
+                self._base, sequence_parallel=self._sequence_parallel and layout.tp > 1,
+                inflight_microbatches=inflight,
+            )  # fmt: skip
+        return config
 
     def breakdown(self, layout: Layout) -> MemoryBreakdown | None:
         """The MemoryBreakdown of `layout`, or None for an impossible layout."""
@@ -113,7 +122,7 @@ class GpuSearch:
         self.pinned = dict(inputs.constraints.pinned)
         self.per_node = inputs.constraints.gpus_per_node or inputs.gpu.gpus_per_node
         self.max_gpus = inputs.constraints.gpus or inputs.constraints.max_gpus
-        self.capacity = inputs.gpu.memory_bytes
+        self.capacity = inputs.constraints.usable_bytes(inputs.gpu)  # memory less the headroom
         self.found = Found()
 
     def run(self) -> Found:

@@ -135,14 +135,14 @@ class ServingSearch(GpuSearch):
         replica, target = base, self.workload.tokens_per_second
         most = users if users else MAX_REPLICAS  # a replica without a user adds nothing
         for _ in range(MAX_TARGET_ITERATIONS):
-            total = replica.load.output_tokens_per_s * replica.replicas
+            total = self._aggregate_tokens_per_s(replica)
             if not target or total >= target:
                 return replica, replica.replicas
             trial = min(max(math.ceil(replica.replicas * target / total), replica.replicas + 1), most)
             if trial <= replica.replicas:
                 return replica, replica.replicas  # one user per replica: their own speed bounds it (a miss)
             more = self._at(replica, trial, kv_bytes, slots)
-            if more.load.output_tokens_per_s * more.replicas <= total * 1.01:
+            if self._aggregate_tokens_per_s(more) <= total * 1.01:
                 return replica, replica.replicas  # saturated: the users' own speed bounds it (a miss)
             if trial > limit:
                 return replica, trial
@@ -161,6 +161,15 @@ class ServingSearch(GpuSearch):
         )  # fmt: skip
         return dataclasses.replace(replica, users=per_replica, replicas=replicas, load=load)
 
+    def _aggregate_tokens_per_s(self, replica: _Replica) -> float:
+        """Output tokens/s over all replicas. The users' shares are rounded up (50 users on 23 replicas: 3 slots
+        each), so only the stated users decode: 50 users at t seconds per token read at most 50 / t."""
+        load = replica.load
+        slots = replica.replicas * load.concurrency
+        users = self.workload.concurrent_users
+        served = min(users, slots) if users else slots
+        return load.output_tokens_per_s * served / max(1, load.concurrency)
+
     def _kv_element_bytes(self) -> float:
         workload = self.workload
         config = MemoryConfig(
@@ -176,7 +185,7 @@ class ServingSearch(GpuSearch):
         breakdown = self.memory.breakdown(Layout(tp=tp, pp=pp, micro_batch=batch))
         if breakdown is None:
             return
-        tokens_per_s = load.output_tokens_per_s * replicas
+        tokens_per_s = self._aggregate_tokens_per_s(replica)
         wall = workload.tokens / tokens_per_s if workload.tokens else None
         gpu_hours, cost, per_million = price_option(self.inputs.price, count, tokens_per_s, wall)
         notes = list(breakdown.note_messages)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import NamedTuple
 
 from planner import perf
 from planner.layout_text import family_message, sharding_hint
@@ -63,23 +65,27 @@ class _StateFit:
         return self.a + self.b / dp + delta
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    """A (state, activation variant) that fits at one layout and dp; `order` ranks the ones worth timing."""
+class _Candidate(NamedTuple):
+    """A (state, activation variant) that fits at one layout and dp, fields in the order that ranks the ones
+    worth timing (a named tuple: the search builds thousands, and sorts them by their first four fields)."""
 
-    offloaded: bool
     rank: int  # of the activation variant, lightest recompute first
+    offloaded: bool
     zero3: bool
+    zero: int
     state: State
     variant: Variant
 
     @property
     def order(self) -> tuple[int, bool, bool, int]:
-        return (self.rank, self.offloaded, self.zero3, int(self.state[0]))
+        return (self.rank, self.offloaded, self.zero3, self.zero)
 
     def dominates(self, other: _Candidate) -> bool:
         """No heavier in activations and no dearer in kind: `other` is never faster."""
         return self.rank <= other.rank and self.offloaded <= other.offloaded and self.zero3 <= other.zero3
+
+
+_ORDER = itemgetter(0, 1, 2, 3)  # _Candidate.order, as a sort key
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,23 +267,39 @@ class TrainingSearch(GpuSearch):
             return
         base = ep // math.gcd(ep, tp)
         variants = self._variants(pp)
-        reference = variants[0]
         states = self.states if pp == 1 else self.pipeline_states
         if not states:
             self.skipped_pipeline = True
             return
-        fits = self._fit_states(shape, base, reference, 1 in dps, states)
-        if not fits:
+        found = self._memory_fits(shape, base, variants, states, 1 in dps)
+        if found is None:
             return
-        first_state = fits[0].state
-        ref_total = self.memory.total(_layout(tp, pp, ep, 2 * base, first_state, reference, virtual))
-        deltas = self._variant_deltas(shape, 2 * base, first_state, variants, ref_total)
-        if not deltas:
-            return
+        fits, deltas = found
         self._record_needs(shape, dps, fits, deltas)
         ranked = [(rank, variant, delta) for rank, (variant, delta) in enumerate(deltas.items())]
         for dp in dps:
             self._consider(shape, dp, fits, ranked)
+
+    def _memory_fits(
+        self, shape: Shape, base: int, variants: list[Variant], states: list[State], with_dp_one: bool
+    ) -> tuple[list[_StateFit], dict[Variant, float]] | None:
+        """The state fits and variant deltas of a layout (None when nothing is possible there). They depend on
+        the model, workload and layout only, so every GPU type of one search shares them (SearchMemory)."""
+        key = (shape, base, tuple(variants), tuple(states), with_dp_one)
+        cache = self.memory.layout_fits
+        if key in cache:
+            return cache[key]  # type: ignore[return-value]
+        tp, pp, ep, virtual = shape
+        reference = variants[0]
+        found: tuple[list[_StateFit], dict[Variant, float]] | None = None
+        fits = self._fit_states(shape, base, reference, with_dp_one, states)
+        if fits:
+            ref_total = self.memory.total(_layout(tp, pp, ep, 2 * base, fits[0].state, reference, virtual))
+            deltas = self._variant_deltas(shape, 2 * base, fits[0].state, variants, ref_total)
+            if deltas:
+                found = (fits, deltas)
+        cache[key] = found
+        return found
 
     def _record_needs(
         self, shape: Shape, dps: list[int], fits: list[_StateFit], deltas: dict[Variant, float]
@@ -301,15 +323,15 @@ class TrainingSearch(GpuSearch):
         """Per state, the most preferred activation variant that fits at this dp."""
         allowed_variants = [item for item in ranked if item[1][1] * dp <= self.workload.global_batch]
         candidates = []
+        capacity = self.capacity
         for fit in fits:
-            states_bytes = fit.need(dp, 0.0)
+            room = capacity - fit.need(dp, 0.0)
             for rank, variant, delta in allowed_variants:
-                if states_bytes + delta <= self.capacity:
+                if delta <= room:
                     zero, offload = fit.state
                     candidates.append(
-                        _Candidate(
-                            offload != Offload.NONE, rank, zero == ZeroStage.WEIGHTS, fit.state, variant
-                        )
+                        _Candidate(rank, offload != Offload.NONE, zero == ZeroStage.WEIGHTS, int(zero), fit.state,
+                                   variant)  # fmt: skip
                     )
                     break
         return candidates
@@ -327,19 +349,21 @@ class TrainingSearch(GpuSearch):
         compute. A candidate no lighter in activations and no cheaper in kind than another is never faster:
         time only the rest and let the clock decide.
         """
-        candidates = sorted(self._candidates(dp, fits, ranked), key=lambda c: c.order)  # stable: states order
+        tp, pp, ep, virtual = shape
+        count = dp * tp * pp
+        candidates = sorted(self._candidates(dp, fits, ranked), key=_ORDER)  # stable: states order
         shortlist: list[_Candidate] = []
         for candidate in candidates:
             if not any(kept.dominates(candidate) for kept in shortlist):
                 shortlist.append(candidate)
-        tp, pp, ep, virtual = shape
-        count = dp * tp * pp
         for candidate in shortlist:
-            layout = _layout(tp, pp, ep, dp, candidate.state, candidate.variant, virtual)
             best = self.best.get(count)
-            floor = self.step_model.lower_bound(layout) if best is not None else None
-            if best is not None and floor is not None and floor > best.key[0]:
-                continue  # cannot beat the best at this count: not worth timing
+            if best is not None:
+                recompute, micro_batch = candidate.variant
+                floor = self.step_model.floor(tp, pp, ep, dp, micro_batch, recompute, virtual)
+                if floor is not None and floor > best.key[0]:
+                    continue  # cannot beat the best at this count: not worth timing
+            layout = _layout(tp, pp, ep, dp, candidate.state, candidate.variant, virtual)
             key = (self.step_model.seconds(layout), int(layout.zero), layout.offload != Offload.NONE, pp, tp)
             if best is None or key < best.key:
                 self.best[count] = _Best(key, layout)

@@ -19,6 +19,11 @@ if TYPE_CHECKING:  # annotations only: planner.memory and planner.perf are impor
     from planner.perf import BatchingLoss
 
 DEFAULT_MAX_GPUS = 4096
+# Share of each GPU's memory a plan leaves free: the CUDA context, the caching allocator's fragmentation and
+# NCCL's buffers live there. vLLM reserves the same by default (gpu_memory_utilization=0.9, vLLM engine
+# arguments, docs.vllm.ai, 2025); docs/sources.md, "Memory headroom".
+DEFAULT_MEMORY_HEADROOM = 0.10
+MAX_MEMORY_HEADROOM = 0.9
 
 # A strategy field a user may pin (Constraints.pinned): the Layout fields, with plain values or members.
 PinValue = int | str
@@ -93,7 +98,8 @@ class Constraints:
     run may cost; deadline_s: longest wall time; pinned: strategy fields the user fixed ({"zero": 3, "tp": 8},
     names from Layout.FIELDS); gpus_per_node: override the GPU type's typical node size;
     inter_node_bytes_per_s: network per GPU (None: planner.perf.DEFAULT_INTER_NODE_BYTES_PER_S, one 400 Gb/s
-    InfiniBand link per GPU).
+    InfiniBand link per GPU); memory_headroom: share of each GPU's memory left free (0..0.9), so an option
+    fits when its per-GPU total is at most memory_bytes x (1 - memory_headroom).
     """
 
     max_gpus: int = DEFAULT_MAX_GPUS
@@ -103,9 +109,14 @@ class Constraints:
     pinned: Mapping[str, PinValue] = field(default_factory=dict)
     gpus_per_node: int | None = None
     inter_node_bytes_per_s: float | None = None
+    memory_headroom: float = DEFAULT_MEMORY_HEADROOM
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pinned", MappingProxyType(dict(self.pinned)))
+
+    def usable_bytes(self, gpu: GpuSpec) -> int:
+        """What a plan may fill of one GPU: its memory less the headroom."""
+        return int(gpu.memory_bytes * (1.0 - self.memory_headroom))
 
 
 @dataclass(frozen=True, slots=True)
