@@ -51,12 +51,11 @@ def open_regular_file(path: str | os.PathLike[str]) -> BinaryIO:
         raise UserError.of(msg("error.file_missing", path=name)) from None
     except OSError as exc:  # a symlink loop, a name too long, no permission
         raise UserError.of(msg("error.file_unreadable", path=name, reason=_reason(exc))) from None
-    handle = os.fdopen(descriptor, "rb")
     mode = os.fstat(descriptor).st_mode
     if not stat.S_ISREG(mode):
-        handle.close()
+        os.close(descriptor)
         raise UserError.of(msg("error.not_regular_file", path=name, kind=file_kind(mode)))
-    return handle
+    return os.fdopen(descriptor, "rb")
 
 
 def read_user_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:

@@ -70,10 +70,10 @@ UNIT_FOR_KIND = {
 }
 # Physical bounds of one ok measurement per device, by unit (issue 14 item 3: an accepted 1e308 or 1e-300 FLOP/s
 # made every later plan for that GPU divide by zero or print Infinity). The ceilings are far above the fastest
-# GPU shipping: NVIDIA's DGX B200 datasheet (2024) gives 72 PFLOPS FP8 training for 8 GPUs (9e15 FLOP/s per GPU,
-# with sparsity) and 64 TB/s of HBM3e for 8 GPUs (8e12 B/s per GPU); 1e17 FLOP/s and 1e14 B/s leave a factor of
-# ten for what comes next. The floors are far below any device a probe can time (a single 1990s CPU core did
-# 1e7 FLOP/s; a USB 1.1 link moves 1.5e6 B/s): a smaller value is a broken timer, not a measurement.
+# GPU shipping: NVIDIA's DGX B200 datasheet (2025-03; docs/sources.md) gives 72 PFLOPS fp8 with sparsity and
+# 64 TB/s of HBM3e for 8 GPUs (9e15 FLOP/s and 8e12 B/s per GPU); 1e17 and 1e14 leave a factor of ten for what
+# comes next. The floors are far below anything a probe can time (a USB 1.1 link moves 1.5e6 B/s): a smaller
+# value is a broken timer, not a measurement.
 MEASUREMENT_BOUNDS = {"FLOP/s": (1e6, 1e17), "B/s": (1e3, 1e14)}
 # SQLite stores integers in 64 bits (https://www.sqlite.org/datatype3.html): a bigger one cannot be stored.
 MAX_STORED_INT = 2**63 - 1
@@ -733,6 +733,18 @@ def parse_report_text(text: str | bytes) -> ProbeReport:
     if isinstance(data, dict):
         data.setdefault("collectives", [])
     return ProbeReport(cast(ReportDocument, data))  # __post_init__ validates it
+
+
+def write_report_file(path: str, text: str) -> None:
+    """Write next to `path`, then rename: an interrupted write never leaves a half report (or half of the old one)."""
+    partial = f"{path}.partial"
+    try:
+        with open(partial, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(partial, path)
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
 
 
 def load_report(source: str | bytes | os.PathLike[str]) -> ProbeReport:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import stat
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -27,7 +26,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from planner.errors import UserError
-from planner.files import file_kind
+from planner.files import open_regular_file
 from planner.messages import msg
 from planner.store.errors import busy_error, environment_errors_explained, is_busy, is_corruption
 
@@ -59,14 +58,9 @@ def looks_like_sqlite(path: Path) -> bool:
 
     UserError for a path that is not a regular file (a FIFO would block the open forever, a device is no
     database); the file is opened non-blocking and checked on the open descriptor."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-    except FileNotFoundError:
+    if not path.exists():
         return True
-    with os.fdopen(descriptor, "rb") as handle:
-        mode = os.fstat(descriptor).st_mode
-        if not stat.S_ISREG(mode):
-            raise UserError.of(msg("error.not_regular_file", path=str(path), kind=file_kind(mode)))
+    with open_regular_file(path) as handle:
         head = handle.read(len(SQLITE_HEADER))
     return head == b"" or head == SQLITE_HEADER
 
