@@ -138,7 +138,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )  # fmt: skip
     parser.add_argument(
         "--memory-headroom", type=float, default=DEFAULT_MEMORY_HEADROOM * 100,
-        help=f"percent of each GPU's memory left free (default {DEFAULT_MEMORY_HEADROOM:.0%})",
+        # %% : argparse %-formats help texts, and a bare "%)" made every `plan --help` crash (found by tests/fuzz)
+        help=f"percent of each GPU's memory left free (default {DEFAULT_MEMORY_HEADROOM * 100:.0f}%%)",
     )  # fmt: skip
     pin = parser.add_argument_group("pin part of the strategy")
     pin.add_argument("--dp", type=int, default=None)

@@ -31,7 +31,7 @@ from tests.fuzz.harness import (
     table_counts,
 )
 from tests.fuzz.sandbox import fake_probe_command, populate, write_model_folder
-from tests.fuzz.strategies import LLAMA, MARKER, base_report, report_bytes
+from tests.fuzz.strategies import LLAMA, MARKER, base_report, commands, report_bytes
 from tests.fuzz.test_exports import BASH, fake_launchers
 from tests.fuzz.test_special_files import make_special
 
@@ -418,3 +418,11 @@ def test_new_quotes_export_onto_the_database_keeps_the_database(sandbox):
     listed = strict_json(run_in_process(["quotes", "list", "--mine", "--json"], "list").stdout)
     assert [q["provider"] for q in listed["quotes"]] == ["Acme"]
 
+
+
+@pytest.mark.parametrize("command", [c.name for c in commands()])
+def test_new_every_help_text_renders(sandbox, command):
+    """Found by the harness after the round 3 merge: a help text with a bare "%" (argparse %-formats them) made
+    `gpu-advisor plan --help` end in "ValueError: unsupported format character"."""
+    run = run_in_process([*command.split(), "--help"], "cli args")
+    assert assert_clean(run) == "accepted" and b"usage: gpu-advisor" in run.stdout
