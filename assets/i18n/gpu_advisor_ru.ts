@@ -650,7 +650,7 @@
     <name>MainWindow</name>
     <message>
         <location filename="../../desktop/main_window.py" line="+198"/>
-        <location filename="../../desktop/selftest.py" line="+175"/>
+        <location filename="../../desktop/selftest.py" line="+177"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
     </message>
