@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import UserError
+from planner.files import open_regular_file, read_user_file
 from planner.messages import Message, msg
 
 
@@ -524,25 +525,42 @@ def _cannot_read(path: Path, exc: Exception) -> Message:
 
 def _read_config(path: Path) -> dict[str, Any]:
     try:
-        with _open_regular(path) as handle:  # a FIFO or a device would block or never end
-            size = os.fstat(handle.fileno()).st_size
-            raw = handle.read(MAX_CONFIG_BYTES + 1)
-        if size > MAX_CONFIG_BYTES or len(raw) > MAX_CONFIG_BYTES:
-            raise UserError.of(msg("error.config_too_large", path=str(path), size=max(size, len(raw))))
-        text = raw.decode("utf-8-sig")  # a byte-order mark (Windows Notepad) is fine
+        size = path.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            raise UserError.of(msg("error.config_too_large", path=str(path), size=size))
     except FileNotFoundError:
         raise UserError.of(msg("error.file_missing", path=str(path))) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise UserError.of(_cannot_read(path, exc)) from None
+    raw = read_user_file(path, MAX_CONFIG_BYTES)  # a FIFO or /dev/zero is refused, not read forever
+    try:
+        text = raw.decode("utf-8-sig")  # a byte-order mark (Windows Notepad) is fine
+    except UnicodeDecodeError as exc:
+        raise UserError.of(_cannot_read(path, exc)) from None
+    data = _parse_untrusted_json(text, path)
+    if not isinstance(data, dict):
+        raise UserError.of(msg("error.config_not_object", path=str(path), kind=type(data).__name__))
+    return data
+
+
+def _parse_untrusted_json(text: str, path: Path) -> Any:
+    """json.loads for a file from anywhere (a hub download): deep nesting (RecursionError) and integers past
+    Python's 4,300-digit limit (ValueError) are refused as bad JSON, in one line, like any other damage."""
     try:
         data = json.loads(text)
+        json.dumps(data, ensure_ascii=False).encode("utf-8")  # a "\udcff" escape gives text no file can hold
+        return data
+    except UnicodeEncodeError:
+        raise UserError.of(msg("error.config_bad_json", path=str(path), reason="text that is not valid Unicode "
+                               "(a lone surrogate escape)", line=1)) from None  # fmt: skip
     except json.JSONDecodeError as exc:
         raise UserError.of(
             msg("error.config_bad_json", path=str(path), reason=exc.msg, line=exc.lineno)
         ) from None
-    if not isinstance(data, dict):
-        raise UserError.of(msg("error.config_not_object", path=str(path), kind=type(data).__name__))
-    return data
+    except RecursionError:
+        raise UserError.of(msg("error.config_bad_json", path=str(path), reason="nested too deeply", line=1)) from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise UserError.of(msg("error.config_bad_json", path=str(path), reason=str(exc), line=1)) from None
 
 
 def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
@@ -782,20 +800,11 @@ MAX_SAFETENSORS_HEADER_BYTES = 100_000_000
 MAX_INDEX_BYTES = 64 * 2**20  # model.safetensors.index.json: about 100 KiB even for a 671B model
 
 
-def _open_regular(path: Path) -> Any:  # Any: a binary file object
-    """Open `path` for reading only if it is a regular file (not a FIFO, a device or a folder)."""
-    if not path.is_file():
-        if not path.exists():
-            raise UserError.of(msg("error.file_missing", path=str(path)))
-        raise UserError.of(_cannot_read(path, OSError("not a regular file")))
-    return path.open("rb")
-
-
 def safetensors_header(path: str | os.PathLike[str]) -> dict[str, tuple[str, tuple[int, ...]]]:
     """{tensor name: (dtype, shape)} from one .safetensors file's JSON header (tensor data is never read)."""
     path = Path(path)
     try:
-        with _open_regular(path) as handle:
+        with open_regular_file(path) as handle:  # a FIFO named *.safetensors is refused, not waited on
             prefix = handle.read(8)
             if len(prefix) < 8:
                 raise UserError.of(msg("error.safetensors_short", path=str(path)))
@@ -810,7 +819,7 @@ def safetensors_header(path: str | os.PathLike[str]) -> dict[str, tuple[str, tup
         raise UserError.of(_cannot_read(path, exc)) from None
     try:
         header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # ValueError: bad JSON, or a 5,000-digit integer
         raise UserError.of(msg("error.safetensors_not_json", path=str(path))) from None
     if not isinstance(header, dict):
         raise UserError.of(msg("error.safetensors_not_object", path=str(path)))
@@ -819,7 +828,7 @@ def safetensors_header(path: str | os.PathLike[str]) -> dict[str, tuple[str, tup
         if name == "__metadata__":
             continue
         shape = entry.get("shape") if isinstance(entry, dict) else None
-        if not isinstance(shape, list) or not all(isinstance(n, int) and n >= 0 for n in shape):
+        if not isinstance(shape, list) or not all(isinstance(n, int) and 0 <= n < 2**63 for n in shape):
             raise UserError.of(msg("error.safetensors_shape", path=str(path), tensor=name))
         dtype = entry.get("dtype") if isinstance(entry, dict) else None
         tensors[name] = (str(dtype), tuple(shape))
@@ -830,8 +839,12 @@ def count_safetensors_params(path: str | os.PathLike[str], quantization: dict[st
     """Parameters in one .safetensors file, from its header: every tensor's elements, except that packed
     quantised weights count the values they hold and quantisation metadata (scales, zeros, indices) counts
     nothing (see quantised_param_count)."""
-    return sum(quantised_param_count(name, dtype, shape, quantization or {})
-               for name, (dtype, shape) in safetensors_header(path).items())  # fmt: skip
+    total = 0
+    for name, (dtype, shape) in safetensors_header(path).items():
+        total += quantised_param_count(name, dtype, shape, quantization or {})
+        if total >= 2**63:  # no file holds that many elements; a bigger int would overflow float() later
+            raise UserError.of(msg("error.safetensors_shape", path=str(path), tensor=name))
+    return total
 
 
 # Tensors that quantisation adds beside the weights: GPTQ/AWQ zeros, scales and group indices; bitsandbytes'
@@ -893,16 +906,12 @@ def model_folder_shards(folder: Path) -> list[Path]:
 
 
 def _indexed_shards(index: Path) -> list[Path]:
+    raw = read_user_file(index, MAX_INDEX_BYTES)  # a FIFO or /dev/zero is refused, not read forever
     try:
-        with _open_regular(index) as handle:
-            if os.fstat(handle.fileno()).st_size > MAX_INDEX_BYTES:
-                raise UserError.of(msg("error.config_too_large", path=str(index), size=os.fstat(handle.fileno()).st_size))
-            raw = handle.read(MAX_INDEX_BYTES + 1)
-        data = json.loads(raw.decode("utf-8-sig"))
-    except OSError as exc:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         raise UserError.of(_cannot_read(index, exc)) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UserError.of(msg("error.config_bad_json", path=str(index), reason=str(exc), line=0)) from None
+    data = _parse_untrusted_json(text, index)
     weight_map = data.get("weight_map") if isinstance(data, dict) else None
     if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
         raise UserError.of(msg("error.config_not_object", path=str(index), kind="index without a weight_map"))

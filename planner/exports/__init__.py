@@ -34,6 +34,7 @@ from planner.exports.common import (
 from planner.exports.configs import accelerate_yaml, deepspeed_config, launch_script
 from planner.exports.options_csv import options_csv
 from planner.exports.report import report_markdown, report_pdf
+from planner.files import write_all_atomically, write_atomically
 from planner.search.types import PlanOption, PlanResult
 
 __all__ = ["EXPORT_FILES", "ExportInputs", "export_plan"]
@@ -59,7 +60,7 @@ def export_plan(
     chart_files = {}
     for index, (caption, png) in enumerate((chart_pngs or {}).items(), start=1):
         file_name = f"chart-{index}.png"
-        (folder / file_name).write_bytes(png)
+        write_atomically(folder / file_name, png)
         chart_files[caption] = file_name
     texts = {
         REPORT_MD: report_markdown(result, option, given, chart_files),
@@ -68,13 +69,10 @@ def export_plan(
         LAUNCH_SH: launch_script(option, given),
         OPTIONS_CSV: options_csv(result, given),
     }
-    written = []
-    for name in EXPORT_FILES:
-        path = folder / name
-        if name == REPORT_PDF:
-            path.write_bytes(report_pdf(result, option, given, chart_pngs))
-        else:
-            path.write_text(texts[name], encoding="utf-8")
-        written.append(path)
-    (folder / LAUNCH_SH).chmod(0o755)
-    return written
+    contents: dict[Path, bytes | str] = {
+        folder / name: report_pdf(result, option, given, chart_pngs) if name == REPORT_PDF else texts[name]
+        for name in EXPORT_FILES
+    }
+    # All six or none (issue 14 item 6): a full disk half way leaves the previous export as it was.
+    write_all_atomically(contents, modes={folder / LAUNCH_SH: 0o755})
+    return list(contents)
