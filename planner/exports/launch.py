@@ -123,7 +123,7 @@ def _training_lines(option: PlanOption, inputs: ExportInputs, verdicts: list[Ver
         '--master-addr="$MASTER_ADDR" --master-port="$MASTER_PORT")',
         "# what train.py needs besides the config files (train.py --help): the model, the data and the plan's",
         "# sequence length, recompute, weights (pretraining starts from random weights) and adapter",
-        'TRAIN_ARGS=(--model "$MODEL" --data "$DATA" --steps "$STEPS" '
+        'TRAIN_ARGS=(--model "$MODEL" --data "${DATA:-}" --steps "$STEPS" '
         f"--seq-len {seq_len} --recompute {_recompute(layout.recompute)} "
         f"--init {'random' if task == Task.PRETRAIN else 'pretrained'}"
         + (f' --peft "$HERE/{PEFT_CONFIG}"' if task.is_adapter else "") + ")",

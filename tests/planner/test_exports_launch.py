@@ -1,0 +1,196 @@
+"""planner.exports launch files without the frameworks: which files each plan family gets, what they say, and
+that untrusted names never run (issue 14 item 1). tests/exports runs the same files with the real libraries."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+import yaml
+
+from planner.exports import export_plan
+from planner.exports.common import ExportInputs
+from planner.exports.configs import accelerate_config, deepspeed_config, peft_config
+from planner.exports.launch import launch_script, memory_utilization
+from planner.exports.report import band_text, report_markdown
+from planner.models import get_preset
+from planner.money import Money
+from planner.uncertainty import ErrorBand
+from planner.vocabulary import Layout
+from tests.exports.conftest import option_for, result_of
+
+HOSTILE = [
+    "evil/$(touch {marker})",
+    "evil/`touch {marker}`",
+    "x\ntouch {marker}\n",
+    "x'; touch {marker}; echo '",
+    'x"; touch {marker}; echo "',
+]
+
+
+def _fake_tools(folder: Path) -> dict[str, str]:
+    """torchrun / accelerate / vllm / trtllm-serve stand-ins that print the argv they got as JSON."""
+    folder.mkdir(exist_ok=True)
+    for tool in ("torchrun", "accelerate", "vllm", "trtllm-serve", "llama-server"):
+        path = folder / tool
+        path.write_text(f"#!{sys.executable}\nimport json, sys\nprint(json.dumps(sys.argv[1:]))\n")
+        path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return {**os.environ, "PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}
+
+
+def _run(script: Path, env: dict[str, str], **extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", str(script)], env={**env, **extra}, capture_output=True, text=True, timeout=30,
+                          cwd=script.parent)  # fmt: skip
+
+
+@pytest.mark.parametrize("template", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_model_names_are_passed_literally_and_never_run(template, tmp_path):
+    marker = tmp_path / "PWNED"
+    name = template.format(marker=marker)
+    option = option_for(Layout(dp=2, zero=2))
+    spec = get_preset("llama-3.1-8b")
+    import dataclasses
+
+    hostile_spec = dataclasses.replace(spec, name=name, source=name + "/config.json")
+    out = tmp_path / "out"
+    export_plan(result_of(option), option, out, ExportInputs(model=name, model_spec=hostile_spec, task="pretrain"))
+    script = out / "launch.sh"
+    assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
+    yaml.safe_load((out / "accelerate_config.yaml").read_text())  # the name in its comment breaks nothing
+    env = _fake_tools(tmp_path / "bin")
+    ran = _run(script, env, DATA="synthetic", STEPS="1")
+    assert not marker.exists(), ran.stdout + ran.stderr
+    if "\n" in name:
+        # a name with control characters is refused as a model reference: launch.sh asks for MODEL
+        assert ran.returncode == 2 and "set MODEL" in ran.stderr
+    else:
+        argv = json.loads(ran.stdout.strip().splitlines()[-1])
+        assert argv[argv.index("--model") + 1] == name  # the config.json's folder, exactly as named
+    ran = _run(script, env, DATA="synthetic", STEPS="1", MODEL=name)  # and given as MODEL it is one word too
+    argv = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert argv[argv.index("--model") + 1] == name and not marker.exists()
+
+
+def test_launch_sh_checks_its_variables_with_one_line_each(tmp_path):
+    option = option_for(Layout(dp=16, zero=3), gpus_per_node=8)  # two nodes
+    export_plan(result_of(option), option, tmp_path / "out", ExportInputs(task="pretrain", model="meta-llama/x"))
+    script = tmp_path / "out" / "launch.sh"
+    env = {k: v for k, v in _fake_tools(tmp_path / "bin").items() if k not in ("NODE_RANK", "MASTER_ADDR")}
+    for extra, expected in (({}, "set NODE_RANK"), ({"NODE_RANK": "0"}, "set MASTER_ADDR"),
+                            ({"NODE_RANK": "0", "MASTER_ADDR": "127.0.0.1"}, "other nodes cannot reach it"),
+                            ({"NODE_RANK": "2", "MASTER_ADDR": "10.0.0.1"}, "NODE_RANK must be below 2"),
+                            ({"NODE_RANK": "0", "MASTER_ADDR": "10.0.0.1"}, "set STEPS"),
+                            ({"NODE_RANK": "0", "MASTER_ADDR": "10.0.0.1", "STEPS": "2"}, "set DATA")):  # fmt: skip
+        ran = _run(script, env, **extra)
+        assert ran.returncode == 2 and ran.stderr.count("\n") == 1 and expected in ran.stderr, (extra, ran.stderr)
+    ran = _run(script, env, NODE_RANK="1", MASTER_ADDR="10.0.0.1", DATA="synthetic", STEPS="3")
+    argv = json.loads(ran.stdout)
+    assert argv[:5] == ["--nnodes=2", "--nproc-per-node=8", "--node-rank=1", "--master-addr=10.0.0.1",
+                        "--master-port=29500"]  # fmt: skip
+    assert argv[argv.index("--deepspeed") + 1].endswith("ds_config.json") and "--steps" in argv
+
+
+def test_torchrun_flags_in_launch_sh_exist_in_torchrun_help(tmp_path):
+    torchrun = shutil.which("torchrun", path=str(Path(sys.executable).parent))
+    assert torchrun, "torch is a test dependency"
+    helptext = subprocess.run([torchrun, "--help"], capture_output=True, text=True, timeout=60).stdout
+    option = option_for(Layout(dp=2))
+    script = launch_script(option, ExportInputs(task="pretrain", model="a/b"))
+    flags = set(re.findall(r"torchrun ((?:--[a-z-]+=\S+ ?)+)", script)[0].split())
+    for flag in flags:
+        assert flag.split("=")[0] in helptext
+
+
+# ---------------------------------------------------------------------------------- one file set per family
+
+
+def test_tensor_parallel_leaves_train_batch_size_to_deepspeed_and_writes_autotp():
+    config = deepspeed_config(option_for(Layout(dp=4, tp=2, zero=2)), ExportInputs())
+    assert "train_batch_size" not in config and config["tensor_parallel"] == {"autotp_size": 2}
+    plain = deepspeed_config(option_for(Layout(dp=4, zero=2)), ExportInputs())
+    assert plain["train_batch_size"] == 4 * plain["train_micro_batch_size_per_gpu"] * 2  # dp x micro x GA
+
+
+def test_offload_configs_carry_an_optimizer_section():
+    for offload, keys in (("optimizer", {"offload_optimizer"}), ("all", {"offload_optimizer", "offload_param"})):
+        config = deepspeed_config(option_for(Layout(dp=8, zero=3, offload=offload)), ExportInputs())
+        assert config["optimizer"]["type"] == "AdamW"
+        assert keys <= set(config["zero_optimization"])
+
+
+def test_expert_parallel_is_written_for_mixtral():
+    spec = get_preset("mixtral-8x7b")
+    option = option_for(Layout(dp=8, ep=8, zero=1), model="mixtral-8x7b")
+    config = deepspeed_config(option, ExportInputs(model_spec=spec))
+    assert config["expert_parallel"] == {"enabled": True, "autoep_size": 8, "preset_model": "mixtral"}
+
+
+def test_pipeline_plans_get_no_deepspeed_or_accelerate_file_and_say_why(tmp_path):
+    option = option_for(Layout(dp=2, tp=4, pp=8, zero=1), gpus_per_node=8, model="llama-3.1-70b")
+    spec = get_preset("llama-3.1-70b")
+    written = export_plan(result_of(option), option, tmp_path, ExportInputs(model_spec=spec, task="pretrain"))
+    assert sorted(p.name for p in written) == ["launch.sh", "options.csv", "report.md", "report.pdf"]
+    script = (tmp_path / "launch.sh").read_text()
+    assert 'RUNNER="${RUNNER:-torchtitan}"' in script and "--config llama3_70b" in script
+    assert "--parallelism.tensor_parallel_degree 4 --parallelism.pipeline_parallel_degree 8" in script
+    report = (tmp_path / "report.md").read_text()
+    assert "| ds_config.json | not written | DeepSpeed's pipeline engine" in report
+
+
+def test_accelerate_deepspeed_yaml_has_no_mixed_precision_and_tp_gets_none():
+    config = accelerate_config(option_for(Layout(dp=8, zero=2)), ExportInputs(precision="bf16"))
+    assert config["distributed_type"] == "DEEPSPEED" and "mixed_precision" not in config
+    ddp = accelerate_config(option_for(Layout(dp=2)), ExportInputs(precision="bf16"))
+    assert (ddp["distributed_type"], ddp["mixed_precision"]) == ("MULTI_GPU", "bf16")
+
+
+def test_qlora_export_carries_lora_and_bitsandbytes_settings():
+    option = option_for(Layout(), task="qlora")
+    config = peft_config(option, ExportInputs(task="qlora", model_spec=get_preset("llama-3.1-8b")))
+    assert config["lora"]["target_modules"] == ["q_proj", "k_proj", "v_proj", "o_proj"]
+    assert config["bitsandbytes"]["bnb_4bit_quant_type"] == "nf4" and config["bitsandbytes"]["load_in_4bit"]
+    assert "bitsandbytes" not in peft_config(option_for(Layout(), task="lora"), ExportInputs(task="lora"))
+
+
+def test_vllm_command_has_repo_id_parallelism_context_and_concurrency(tmp_path):
+    option = option_for(Layout(tp=4, pp=1, micro_batch=24), task="inference", model="llama-3.1-70b")
+    inputs = ExportInputs(model="Llama 3.1 70B", model_spec=get_preset("llama-3.1-70b"), task="inference",
+                          seq_len=8192)  # fmt: skip
+    script = launch_script(option, inputs)
+    assert "DEFAULT_MODEL=meta-llama/Llama-3.1-70B" in script  # the repo id, not the display name
+    expected = f"--tensor-parallel-size 4 --pipeline-parallel-size 1 --max-model-len 8192 --max-num-seqs 24 " \
+               f"--gpu-memory-utilization {memory_utilization(option):.2f}"  # fmt: skip
+    assert expected in script
+    planned = option.memory.total_bytes / option.gpu.memory_bytes
+    assert planned < memory_utilization(option) <= min(0.95, planned + 0.04)
+    out = tmp_path / "out"
+    written = export_plan(result_of(option), option, out, inputs)
+    assert "ds_config.json" not in {p.name for p in written}
+
+
+def test_report_has_date_version_files_and_reference_costs(tmp_path):
+    option = option_for(Layout(dp=8, zero=2))
+    export_plan(result_of(option), option, tmp_path, ExportInputs(task="pretrain"))
+    report = (tmp_path / "report.md").read_text()
+    assert re.search(r"Exported on \d{4}-\d\d-\d\d by GPU Advisor \S+", report)
+    assert "## Exported files" in report and "launch.sh starts the same layout" not in report
+    # no price given: the stored reference prices for H100 SXM, cheapest RunPod 3.49 / h: 8 GPU-h -> 27.92 USD
+    assert "## Cost at reference prices" in report and "REFERENCE" in report
+    assert "| 3.49 USD | 27.92 USD |" in report
+    priced = option_for(Layout(dp=8, zero=2), cost=Money(10.0, "USD"))
+    assert "Cost at reference prices" not in report_markdown(result_of(priced), priced, ExportInputs())
+
+
+def test_band_text_shows_a_band_when_the_option_carries_one():
+    band = ErrorBand(-0.12, 0.15, 23, "training/hopper")
+    assert band_text(types.SimpleNamespace(time_band=band), "time_band") == \
+        " (-12% .. +15%, 23 published runs, training/hopper)"  # fmt: skip
+    assert band_text(option_for(Layout()), "time_band") == ""
