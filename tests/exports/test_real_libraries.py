@@ -1,0 +1,198 @@
+"""The exported files run by the real libraries on CPU (DeepSpeed 0.19.8 with DS_ACCELERATOR=cpu and gloo,
+accelerate 1.15, transformers 5.22, peft 0.21, torch 2.13): every plan family's ds_config.json is parsed by
+DeepSpeed at its planned size, and the exported launch.sh starts the exported train.py under torchrun at a small
+world size with the same layout shape, training one optimizer step of a tiny model. Each rank reports what it
+holds (GPU_ADVISOR_LAYOUT), checked against a hand count of the tiny model's parameters.
+
+The first DeepSpeed run on a machine compiles DeepSpeed's CPU ops (shared-memory all-reduce, CPU Adam) into
+~/.cache/torch_extensions: about two minutes once; later runs take 15-20 s each.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from planner.exports import export_plan
+from planner.exports.common import ExportInputs
+from planner.exports.configs import deepspeed_config, peft_config
+from planner.models import get_preset
+from planner.vocabulary import Layout
+from tests.exports.conftest import option_for, result_of, tiny_model_folder
+
+pytestmark = pytest.mark.slow
+deepspeed = pytest.importorskip("deepspeed", reason="the exports-test extra (make test installs it)")
+
+# The tiny Llama (tests/exports/conftest.py TINY): embeddings and head 128 x 32 each, final norm 32, and per
+# layer q, o 32 x 32, k, v 32 x 16, gate, up, down 32 x 64 and two norms of 32.
+TINY_LAYER_LINEAR = 2 * 32 * 32 + 2 * 32 * 16 + 3 * 32 * 64  # 9,216
+TINY_LLAMA = 2 * 128 * 32 + 32 + 2 * (TINY_LAYER_LINEAR + 2 * 32)  # 26,784
+# The tiny Mixtral: the same attention and norms, a 32 x 4 router and 4 experts of 3 x 32 x 64 per layer.
+TINY_EXPERTS_PER_LAYER = 4 * 3 * 32 * 64  # 24,576
+TINY_MIXTRAL = 2 * 128 * 32 + 32 + 2 * (2 * 32 * 32 + 2 * 32 * 16 + 2 * 32 + 32 * 4 + TINY_EXPERTS_PER_LAYER)
+_PORTS = itertools.count(29700 + os.getpid() % 200)
+
+
+def run_launch(folder: Path, **env: str) -> tuple[str, list[dict[str, int]]]:
+    """Run the exported launch.sh (1 step, synthetic data) and return its output and the per-rank layout lines."""
+    environment = {**os.environ, "DS_ACCELERATOR": "cpu", "OMP_NUM_THREADS": "1", "DATA": "synthetic",
+                   "STEPS": "1", "MASTER_PORT": str(next(_PORTS)), **env}  # fmt: skip
+    ran = subprocess.run(["bash", str(folder / "launch.sh")], env=environment, capture_output=True, text=True,
+                         timeout=900)  # fmt: skip
+    output = ran.stdout + ran.stderr
+    assert ran.returncode == 0, output[-4000:]
+    assert "[train.py] done: 1 step(s)" in output, output[-4000:]
+    layouts = [json.loads(line.split(" ", 1)[1]) for line in ran.stdout.splitlines()
+               if line.startswith("GPU_ADVISOR_LAYOUT ")]  # fmt: skip
+    return output, sorted(layouts, key=lambda item: item["rank"])
+
+
+def export_scaled(tmp_path: Path, layout: Layout, *, task: str = "pretrain", model: str = "llama-3.1-8b",
+                  model_type: str = "llama") -> Path:  # fmt: skip
+    option = option_for(layout, task=task, model=model, grad_accum=2)
+    folder = tmp_path / "export"
+    inputs = ExportInputs(task=task, model_spec=get_preset(model),
+                          model_path=str(tiny_model_folder(tmp_path, model_type)), seq_len=16)  # fmt: skip
+    export_plan(result_of(option), option, folder, inputs)
+    return folder
+
+
+# ------------------------------------------------------------------ DeepSpeed parses every family at full size
+
+
+class _DataParallel:
+    """The mpu DeepSpeedConfig asks for the data-parallel size, so a config is checked at its planned size."""
+
+    def __init__(self, size: int):
+        self.size = size
+
+    def get_data_parallel_world_size(self) -> int:
+        return self.size
+
+
+FAMILIES = {
+    "ddp": Layout(dp=64),
+    "zero1": Layout(dp=64, zero=1, micro_batch=2),
+    "zero2": Layout(dp=64, zero=2),
+    "zero3": Layout(dp=64, zero=3, recompute="full"),
+    "offload-optimizer": Layout(dp=32, zero=2, offload="optimizer"),
+    "offload-all": Layout(dp=64, zero=3, offload="all"),
+    "tp": Layout(dp=8, tp=8, zero=1),
+    "ep": Layout(dp=8, ep=8, zero=1),
+}
+
+
+@pytest.fixture(scope="module")
+def one_process_group():
+    """DeepSpeedConfig asks torch.distributed for the rank before it asks the mpu for the data-parallel size."""
+    import torch.distributed as dist
+
+    saved = dict(os.environ)
+    os.environ.update({"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1",
+                       "MASTER_PORT": str(next(_PORTS)), "DS_ACCELERATOR": "cpu"})  # fmt: skip
+    deepspeed.init_distributed(dist_backend="gloo")
+    yield
+    dist.destroy_process_group()
+    os.environ.clear()
+    os.environ.update(saved)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_deepspeed_parses_every_exported_config_at_its_planned_size(family, one_process_group):
+    from deepspeed.runtime.config import DeepSpeedConfig
+
+    layout = FAMILIES[family]
+    model = "mixtral-8x7b" if layout.ep > 1 else "llama-3.1-70b"
+    option = option_for(layout, model=model, grad_accum=4)
+    config = deepspeed_config(option, ExportInputs(model_spec=get_preset(model)))
+    # with AutoTP DeepSpeed takes the data-parallel size from its (dp, tp) mesh; parsed here like that
+    parsed = DeepSpeedConfig(config, mpu=_DataParallel(layout.dp))
+    assert parsed.zero_optimization_stage == layout.zero
+    assert parsed.train_micro_batch_size_per_gpu == layout.micro_batch
+    assert parsed.gradient_accumulation_steps == 4
+    assert parsed.train_batch_size == layout.micro_batch * 4 * layout.dp
+    assert parsed.zero_config.offload_optimizer is not None or layout.offload == "none"
+    assert (parsed.tensor_parallel_config.autotp_size or 1) == layout.tp  # 0 = AutoTP off
+    assert parsed.expert_parallel_config.enabled == (layout.ep > 1)
+    assert parsed.expert_parallel_config.autoep_size == layout.ep
+
+
+# --------------------------------------------------------- launch.sh + train.py + the config, one step on CPU
+
+
+def test_deepspeed_zero1_dp2_trains_one_step(tmp_path):
+    _, layouts = run_launch(export_scaled(tmp_path, Layout(dp=2, zero=1)))
+    assert [item["local_param_elements"] for item in layouts] == [TINY_LLAMA, TINY_LLAMA]  # replicated weights
+    assert [item["data_parallel_size"] for item in layouts] == [2, 2]
+
+
+def test_deepspeed_zero2_offload_optimizer_trains_one_step_with_cpu_adam(tmp_path):
+    output, _ = run_launch(export_scaled(tmp_path, Layout(dp=2, zero=2, offload="optimizer")))
+    assert "DeepSpeedCPUAdam" in output or "cpu_adam" in output
+
+
+def test_deepspeed_zero3_offload_all_shards_the_weights(tmp_path):
+    _, layouts = run_launch(export_scaled(tmp_path, Layout(dp=2, zero=3, offload="all", recompute="full")))
+    # ZeRO-3 keeps 1/dp of every parameter per rank (each padded to a multiple of dp)
+    assert all(TINY_LLAMA / 2 <= item["local_param_elements"] <= TINY_LLAMA / 2 + 64 for item in layouts)
+
+
+def test_deepspeed_autotp2_splits_every_decoder_linear(tmp_path):
+    _, layouts = run_launch(export_scaled(tmp_path, Layout(tp=2, zero=2)))
+    # q, k, v, gate, up split by columns and o, down by rows: each rank holds half of every layer's linears
+    for item in layouts:
+        assert item["local_param_elements"] <= TINY_LLAMA - TINY_LAYER_LINEAR  # 2 layers x half of 9,216
+        assert item["data_parallel_size"] == 1
+
+
+def test_deepspeed_autoep2_splits_the_experts_of_a_mixtral(tmp_path):
+    folder = export_scaled(tmp_path, Layout(dp=2, ep=2, zero=1), model="mixtral-8x7b", model_type="mixtral")
+    _, layouts = run_launch(folder)
+    # each rank holds 2 of the 4 experts of each of the 2 layers; everything else is replicated
+    assert [item["local_param_elements"] for item in layouts] == [TINY_MIXTRAL - TINY_EXPERTS_PER_LAYER] * 2
+
+
+def test_torch_ddp_runner_trains_one_step(tmp_path):
+    output, _ = run_launch(export_scaled(tmp_path, Layout(dp=2)), RUNNER="ddp")
+    assert "DDP: 2 process(es)" in output
+
+
+def test_accelerate_yaml_is_accepted_by_accelerator_with_deepspeed(tmp_path):
+    output, _ = run_launch(export_scaled(tmp_path, Layout(dp=2, zero=2)), RUNNER="accelerate")
+    assert "accelerate: DistributedType.DEEPSPEED, 2 process(es)" in output
+
+
+def test_lora_adapter_trains_through_deepspeed(tmp_path):
+    output, layouts = run_launch(export_scaled(tmp_path, Layout(), task="lora"), MODEL=str(_saved_tiny(tmp_path)))
+    assert "trainable" in output or layouts  # peft wrapped the model; one step ran
+
+
+def test_qlora_config_builds_peft_and_bitsandbytes_objects():
+    """bitsandbytes' 4-bit kernels need a GPU: on CPU the exported settings are checked by building the objects
+    transformers and peft take (BitsAndBytesConfig validates types and the quant type)."""
+    from peft import LoraConfig
+    from transformers import BitsAndBytesConfig
+
+    config = peft_config(option_for(Layout(), task="qlora"), ExportInputs(task="qlora",
+                                                                           model_spec=get_preset("llama-3.1-8b")))
+    lora = LoraConfig(**config["lora"])
+    assert lora.r == 16 and set(lora.target_modules) == {"q_proj", "k_proj", "v_proj", "o_proj"}
+    import torch
+
+    settings = dict(config["bitsandbytes"], bnb_4bit_compute_dtype=torch.bfloat16)
+    bnb = BitsAndBytesConfig(**settings)
+    assert bnb.load_in_4bit and bnb.bnb_4bit_quant_type == "nf4" and bnb.bnb_4bit_use_double_quant
+
+
+def _saved_tiny(tmp_path: Path) -> Path:
+    """A tiny Llama with weights on disk, for fine-tuning (--init pretrained)."""
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    folder = tmp_path / "tiny-pretrained"
+    AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(tiny_model_folder(tmp_path))).save_pretrained(folder)
+    return folder
