@@ -114,12 +114,13 @@ def _model_lines(inputs: ExportInputs) -> list[str]:
 def _training_lines(option: PlanOption, inputs: ExportInputs, verdicts: list[Verdict]) -> list[str]:
     default = default_runner(verdicts)
     layout, task = option.layout, task_of(option, inputs)
+    nodes, per_node = nodes_layout(option)
     seq_len = inputs.seq_len or (option.workload.seq_len if option.workload else 4096)
     lines = [
         _steps_line(option, inputs, seq_len),
         f'RUNNER="${{RUNNER:-{default or "none"}}}"',
         'TRAIN_SCRIPT="${TRAIN_SCRIPT:-$HERE/' + TRAIN_PY + '}"',
-        'TORCHRUN=(torchrun --nnodes="$NNODES" --nproc-per-node="$NPROC_PER_NODE" --node-rank="$NODE_RANK" '
+        f'TORCHRUN=(torchrun --nnodes={nodes} --nproc-per-node={per_node} --node-rank="$NODE_RANK" '
         '--master-addr="$MASTER_ADDR" --master-port="$MASTER_PORT")',
         "# what train.py needs besides the config files (train.py --help): the model, the data and the plan's",
         "# sequence length, recompute, weights (pretraining starts from random weights) and adapter",

@@ -14,6 +14,7 @@ import itertools
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,9 @@ _PORTS = itertools.count(29700 + os.getpid() % 200)
 def run_launch(folder: Path, **env: str) -> tuple[str, list[dict[str, int]]]:
     """Run the exported launch.sh (1 step, synthetic data) and return its output and the per-rank layout lines."""
     environment = {**os.environ, "DS_ACCELERATOR": "cpu", "OMP_NUM_THREADS": "1", "DATA": "synthetic",
-                   "STEPS": "1", "MASTER_PORT": str(next(_PORTS)), **env}  # fmt: skip
+                   "STEPS": "1", "MASTER_PORT": str(next(_PORTS)),
+                   # torchrun / accelerate of the test environment, as an activated virtualenv has them
+                   "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}", **env}  # fmt: skip
     ran = subprocess.run(["bash", str(folder / "launch.sh")], env=environment, capture_output=True, text=True,
                          timeout=900)  # fmt: skip
     output = ran.stdout + ran.stderr

@@ -105,6 +105,7 @@ def test_torchrun_flags_in_launch_sh_exist_in_torchrun_help(tmp_path):
     option = option_for(Layout(dp=2))
     script = launch_script(option, ExportInputs(task="pretrain", model="a/b"))
     flags = set(re.findall(r"torchrun ((?:--[a-z-]+=\S+ ?)+)", script)[0].split())
+    assert {"--nnodes=1", "--nproc-per-node=2"} <= flags
     for flag in flags:
         assert flag.split("=")[0] in helptext
 
