@@ -139,7 +139,8 @@ def batches(blocks: Iterator[torch.Tensor], micro_batch: int, device: torch.devi
 
 
 def vocab_of(model: torch.nn.Module) -> int:
-    return int(model.config.vocab_size)  # type: ignore[union-attr]
+    config: Any = model.config
+    return int(config.vocab_size)
 
 
 def report_layout(model: torch.nn.Module, extra: dict[str, int]) -> None:
