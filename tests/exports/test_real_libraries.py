@@ -5,7 +5,7 @@ world size with the same layout shape, training one optimizer step of a tiny mod
 holds (GPU_ADVISOR_LAYOUT), checked against a hand count of the tiny model's parameters.
 
 The first DeepSpeed run on a machine compiles DeepSpeed's CPU ops (shared-memory all-reduce, CPU Adam) into
-~/.cache/torch_extensions: about two minutes once; later runs take 15-20 s each.
+the virtualenv's torch_extensions folder: a few minutes once; later runs take 15-20 s each.
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ def run_launch(folder: Path, **env: str) -> tuple[str, list[dict[str, int]]]:
     """Run the exported launch.sh (1 step, synthetic data) and return its output and the per-rank layout lines."""
     environment = {**os.environ, "DS_ACCELERATOR": "cpu", "OMP_NUM_THREADS": "1", "DATA": "synthetic",
                    "STEPS": "1", "MASTER_PORT": str(next(_PORTS)),
+                   # DeepSpeed's JIT-built CPU ops, kept per virtualenv: builds for another torch or another
+                   # worktree's venv never share (or wait on) one cache directory
+                   "TORCH_EXTENSIONS_DIR": str(Path(sys.prefix) / "torch_extensions"),
                    # torchrun / accelerate of the test environment, as an activated virtualenv has them
                    "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}", **env}  # fmt: skip
     ran = subprocess.run(["bash", str(folder / "launch.sh")], env=environment, capture_output=True, text=True,
@@ -97,7 +100,8 @@ def one_process_group():
 
     saved = dict(os.environ)
     os.environ.update({"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1",
-                       "MASTER_PORT": str(next(_PORTS)), "DS_ACCELERATOR": "cpu"})  # fmt: skip
+                       "MASTER_PORT": str(next(_PORTS)), "DS_ACCELERATOR": "cpu",
+                       "TORCH_EXTENSIONS_DIR": str(Path(sys.prefix) / "torch_extensions")})  # fmt: skip
     deepspeed.init_distributed(dist_backend="gloo")
     yield
     dist.destroy_process_group()
