@@ -60,7 +60,7 @@ def deepspeed_config(option: PlanOption, inputs: ExportInputs) -> dict[str, Conf
         "gradient_clipping": 1.0,
         "bf16": {"enabled": precision in (Precision.BF16, Precision.FP8)},
         "fp16": {"enabled": precision == Precision.FP16},
-        "optimizer": {"type": "AdamW", "params": dict(_ADAMW)},
+        "optimizer": {"type": "AdamW", "params": _adamw_params(layout)},
         "zero_optimization": _zero_section(layout),
         "steps_per_print": 100,
         "wall_clock_breakdown": False,
@@ -70,6 +70,16 @@ def deepspeed_config(option: PlanOption, inputs: ExportInputs) -> dict[str, Conf
     if layout.ep > 1:
         config["expert_parallel"] = _expert_section(layout, inputs.model_family)
     return config
+
+
+def _adamw_params(layout: Layout) -> dict[str, ConfigValue]:
+    """AdamW's settings. Without offload, "torch_adam" makes DeepSpeed use torch.optim.AdamW (foreach kernels)
+    instead of its FusedAdam, which it would otherwise JIT-compile with nvcc on the first run (DeepSpeed's
+    config docs, optimizer parameters); with offload DeepSpeed's DeepSpeedCPUAdam runs the step on the CPU."""
+    params: dict[str, ConfigValue] = dict(_ADAMW)
+    if layout.offload == Offload.NONE:
+        params["torch_adam"] = True
+    return params
 
 
 def _zero_section(layout: Layout) -> dict[str, ConfigValue]:

@@ -218,6 +218,7 @@ def _torchtitan_lines(option: PlanOption, inputs: ExportInputs, seq_len: int) ->
                   "--checkpoint.initial_load_in_hf"]  # fmt: skip
         needs.append('    need HF_CHECKPOINT "the folder with the model\'s safetensors weights to fine-tune from"')
     return [
+        "    # torchtitan trains on the dataset its config names (override with --dataloader.* flags); DATA is unused",
         *needs,
         '    python -c "import torchtitan" 2>/dev/null || die "torchtitan is not installed (pip install torchtitan==0.3.0)"',
         '    exec "${TORCHRUN[@]}" -m torchtitan.train ' + " ".join(flags) + ' "$@"',

@@ -203,3 +203,16 @@ def _saved_tiny(tmp_path: Path) -> Path:
     folder = tmp_path / "tiny-pretrained"
     AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(tiny_model_folder(tmp_path))).save_pretrained(folder)
     return folder
+
+
+def test_accelerate_launch_flags_in_launch_sh_exist_in_its_help(tmp_path):
+    folder = export_scaled(tmp_path, Layout(dp=16, zero=2))
+    script = (folder / "launch.sh").read_text()
+    line = next(text for text in script.splitlines() if "accelerate launch" in text)
+    flags = {word for word in line.split() if word.startswith("--") and not word.startswith("--runner")}
+    accelerate = Path(sys.executable).parent / "accelerate"
+    helptext = subprocess.run([str(accelerate), "launch", "--help"], capture_output=True, text=True,
+                              timeout=120).stdout  # fmt: skip
+    train_flags = {"--grad-accum", "--micro-batch"}  # train.py's own, after the script name
+    for flag in flags - train_flags:
+        assert flag in helptext, flag

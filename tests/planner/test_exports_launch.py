@@ -195,3 +195,37 @@ def test_band_text_shows_a_band_when_the_option_carries_one():
     assert band_text(types.SimpleNamespace(time_band=band), "time_band") == \
         " (-12% .. +15%, 23 published runs, training/hopper)"  # fmt: skip
     assert band_text(option_for(Layout()), "time_band") == ""
+
+
+# vLLM is not installable on a CPU machine; its 0.33.0 wheel (PyPI) was read instead: vllm/engine/arg_utils.py
+# adds these options (lines 977, 991, 1167, 1171, 1209, 1241, 1389, 1754; --dtype choices from ModelDType in
+# vllm/config/model.py). trtllm-serve's options: TensorRT-LLM tensorrt_llm/commands/serve.py (click options).
+# llama-server's: llama.cpp tools/server/README.md (-m, -c, -np, -ngl, --split-mode none|layer|row).
+VLLM_SERVE_OPTIONS = {"--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size",
+                      "--max-model-len", "--max-num-seqs", "--gpu-memory-utilization", "--dtype",
+                      "--distributed-executor-backend"}  # fmt: skip
+VLLM_DTYPES = {"auto", "half", "float16", "bfloat16", "float", "float32"}
+TRTLLM_SERVE_OPTIONS = {"--backend", "--tp_size", "--pp_size", "--max_batch_size", "--max_seq_len",
+                        "--kv_cache_free_gpu_memory_fraction"}  # fmt: skip
+LLAMA_SERVER_OPTIONS = {"-m", "-c", "-np", "-ngl", "--split-mode"}
+
+
+def _options_after(script: str, command: str) -> list[str]:
+    line = next(text for text in script.splitlines() if f"exec {command}" in text)
+    return [word for word in line.split() if word.startswith("-")]
+
+
+@pytest.mark.parametrize("layout", [Layout(tp=8, micro_batch=32), Layout(dp=4, tp=2, micro_batch=16),
+                                    Layout(tp=8, pp=2, micro_batch=8)], ids=["tp8", "dp4-tp2", "tp8-pp2"])  # fmt: skip
+def test_serving_commands_use_only_options_the_engines_define(layout):
+    option = option_for(layout, task="inference", model="llama-3.1-70b")
+    script = launch_script(option, ExportInputs(task="inference", model_spec=get_preset("llama-3.1-70b")))
+    assert set(_options_after(script, "vllm serve")) <= VLLM_SERVE_OPTIONS
+    assert re.search(r"--dtype (\S+)", script).group(1) in VLLM_DTYPES
+    assert set(_options_after(script, "trtllm-serve")) <= TRTLLM_SERVE_OPTIONS
+    if "exec llama-server" in script:
+        assert set(_options_after(script, "llama-server")) <= LLAMA_SERVER_OPTIONS
+    if layout.dp > 1:
+        assert f"--data-parallel-size {layout.dp}" in script  # the planned replicas, on one 8-GPU node
+    if layout.tp * layout.pp > 8:  # one replica spans two nodes: a Ray cluster, llama.cpp refused
+        assert "--distributed-executor-backend ray" in script and "ENGINE=llamacpp does not run" in script
