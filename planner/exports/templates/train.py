@@ -185,8 +185,9 @@ def run_deepspeed(args: argparse.Namespace, peft_config: dict[str, Any]) -> floa
     dp_rank, dp_size = engine.global_rank // tp, engine.world_size // tp
     micro, accumulation = engine.train_micro_batch_size_per_gpu(), engine.gradient_accumulation_steps()
     report_layout(engine.module, {"data_parallel_rank": dp_rank, "data_parallel_size": dp_size})
+    basic = getattr(engine.optimizer, "optimizer", engine.optimizer)  # ZeRO wraps the optimizer it steps
     log(f"DeepSpeed: world {engine.world_size}, data parallel {dp_size}, ZeRO {engine.zero_optimization_stage()}, "
-        f"micro-batch {micro}, accumulation {accumulation}")  # fmt: skip
+        f"micro-batch {micro}, accumulation {accumulation}, optimizer {type(basic).__name__}")  # fmt: skip
     data = batches(token_blocks(args, vocab_of(model), dp_rank, dp_size), micro, engine.device)
     loss_value = float("nan")
     for step in range(args.steps):
