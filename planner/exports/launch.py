@@ -23,6 +23,7 @@ from planner.exports.common import (
     precision_of,
     task_of,
 )
+from planner.exports.configs import accelerate_backend
 from planner.exports.quoting import comment_text, sh
 from planner.exports.runners import (
     FRAMEWORK_OF,
@@ -166,8 +167,10 @@ def _runner_case(verdict: Verdict, option: PlanOption, inputs: ExportInputs, seq
                    f'--deepspeed "$HERE/{DS_CONFIG}" "${{TRAIN_ARGS[@]}}" "$@"')  # fmt: skip
         return [f"  {name})", check, command, "    ;;"]
     if verdict.runner == Runner.ACCELERATE:
+        # accelerate reads deepspeed_config_file relative to the working directory, not to the YAML file
+        ds_file = f'--deepspeed_config_file "$HERE/{DS_CONFIG}" ' if accelerate_backend(option) == "DEEPSPEED" else ""
         command = (
-            f'    exec accelerate launch --config_file "$HERE/{ACCELERATE_CONFIG}" --machine_rank "$NODE_RANK" '
+            f'    exec accelerate launch --config_file "$HERE/{ACCELERATE_CONFIG}" {ds_file}--machine_rank "$NODE_RANK" '
             '--main_process_ip "$MASTER_ADDR" --main_process_port "$MASTER_PORT" "$TRAIN_SCRIPT" '
             f'--runner accelerate --grad-accum {gradient_accumulation_steps(option, inputs)} '
             f'--micro-batch {layout.micro_batch} "${{TRAIN_ARGS[@]}}" "$@"'

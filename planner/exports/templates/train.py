@@ -220,8 +220,9 @@ def run_accelerate(args: argparse.Namespace, peft_config: dict[str, Any]) -> flo
     else:
         optimizer = torch.optim.AdamW(params, lr=args.lr)
     model, optimizer = accelerator.prepare(model, optimizer)
-    log(f"accelerate: {accelerator.distributed_type}, {accelerator.num_processes} process(es), "
-        f"mixed precision {accelerator.mixed_precision}")  # fmt: skip
+    zero = f", ZeRO {plugin.zero_stage} from the DeepSpeed config" if plugin is not None else ""
+    log(f"accelerate: {accelerator.distributed_type.value}, {accelerator.num_processes} process(es), "
+        f"mixed precision {accelerator.mixed_precision}{zero}")  # fmt: skip
     data = batches(
         token_blocks(args, vocab_of(accelerator.unwrap_model(model)), accelerator.process_index,
                      accelerator.num_processes), micro, accelerator.device,
