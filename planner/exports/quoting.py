@@ -2,14 +2,14 @@
 
 A model's name comes from config.json `_name_or_path` or a folder name: any config.json downloaded from a hub
 can carry a newline, `$(...)`, backticks or quotes. Everything an export writes into launch.sh goes through
-shlex.quote (a single-quoted word: bash expands nothing inside it); every YAML string is a double-quoted JSON
-string (valid YAML 1.1 and 1.2, control characters escaped); comments keep printable characters only, so no
-newline can end a comment and start a command. Names used as a model reference are also validated.
+shlex.quote (a single-quoted word: bash expands nothing inside it); every YAML string is double-quoted with
+every character outside printable ASCII escaped (\\uXXXX, \\UXXXXXXXX: valid YAML 1.1 and 1.2); comments keep
+printable characters only, so no newline can end a comment and start a command. Names used as a model
+reference are also validated.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from collections.abc import Mapping
@@ -59,7 +59,19 @@ def yaml_scalar(value: object) -> str:
         return repr(value)
     if value is None:
         return "null"
-    return json.dumps(str(value), ensure_ascii=True)
+    return '"' + "".join(_yaml_char(char) for char in str(value)) + '"'
+
+
+def _yaml_char(char: str) -> str:
+    """One character of a double-quoted YAML scalar, the output pure ASCII. A character outside the BMP is
+    written as one \\U escape: JSON's surrogate pair (\\ud83d\\ude00) reads back in PyYAML (which accelerate
+    uses) as two lone surrogates, not the character."""
+    code = ord(char)
+    if char in '"\\':
+        return "\\" + char
+    if 0x20 <= code < 0x7F:
+        return char
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def to_yaml(mapping: Mapping[str, object], indent: int = 0) -> str:

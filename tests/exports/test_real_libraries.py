@@ -26,8 +26,9 @@ from planner.models import get_preset
 from planner.vocabulary import Layout
 from tests.exports.conftest import option_for, result_of, tiny_model_folder
 
+# DeepSpeed, accelerate, transformers and peft come from the exports-test extra, which `make test` installs;
+# they are imported inside the tests, so collecting this module (make test-fast) imports none of them.
 pytestmark = pytest.mark.slow
-deepspeed = pytest.importorskip("deepspeed", reason="the exports-test extra (make test installs it)")
 
 # The tiny Llama (tests/exports/conftest.py TINY): embeddings and head 128 x 32 each, final norm 32, and per
 # layer q, o 32 x 32, k, v 32 x 16, gate, up, down 32 x 64 and two norms of 32.
@@ -96,6 +97,7 @@ FAMILIES = {
 @pytest.fixture(scope="module")
 def one_process_group():
     """DeepSpeedConfig asks torch.distributed for the rank before it asks the mpu for the data-parallel size."""
+    import deepspeed
     import torch.distributed as dist
 
     saved = dict(os.environ)
@@ -166,8 +168,42 @@ def test_deepspeed_autoep2_splits_the_experts_of_a_mixtral(tmp_path):
 
 
 def test_torch_ddp_runner_trains_one_step(tmp_path):
-    output, _ = run_launch(export_scaled(tmp_path, Layout(dp=2)), RUNNER="ddp")
+    output, layouts = run_launch(export_scaled(tmp_path, Layout(dp=2)), RUNNER="ddp")
     assert "DDP: 2 process(es)" in output
+    assert [(item["rank"], item["local_param_elements"]) for item in layouts] == [(0, TINY_LLAMA), (1, TINY_LLAMA)]
+
+
+def test_accelerate_multi_gpu_yaml_runs_data_parallel_on_every_planned_process(tmp_path):
+    """The MULTI_GPU yaml of a plain data-parallel plan: `accelerate launch` starts its 2 processes and
+    Accelerator wraps the model in DDP. On a CPU, ACCELERATE_USE_CPU makes that MULTI_CPU (gloo): the same
+    launcher and DDP wrap as MULTI_GPU (nccl) on a GPU machine, where the variable is not set."""
+    output, layouts = run_launch(export_scaled(tmp_path, Layout(dp=2)), RUNNER="accelerate",
+                                 ACCELERATE_USE_CPU="true")  # fmt: skip
+    assert "accelerate: MULTI_CPU, 2 process(es)" in output
+    assert [(item["data_parallel_rank"], item["world_size"]) for item in layouts] == [(0, 2), (1, 2)]
+
+
+def test_accelerate_loads_every_family_yaml_with_the_planned_processes(tmp_path):
+    """accelerate's own config loader (what `accelerate launch --config_file` calls) accepts every yaml; the
+    backend and process count are the plan's, and a DEEPSPEED yaml names ds_config.json and nothing else."""
+    from accelerate.commands.config.config_args import load_config_from_file
+
+    families = {"single": (Layout(), "finetune", "NO"), "ddp": (Layout(dp=64), "pretrain", "MULTI_GPU"),
+                "zero1": (Layout(dp=64, zero=1), "pretrain", "DEEPSPEED"),
+                "zero3-offload-all": (Layout(dp=64, zero=3, offload="all"), "finetune", "DEEPSPEED"),
+                "ep": (Layout(dp=8, ep=8, zero=1), "pretrain", "DEEPSPEED"),
+                "lora": (Layout(dp=8), "lora", "MULTI_GPU"), "qlora": (Layout(dp=8, zero=3), "qlora", "DEEPSPEED")}  # fmt: skip
+    for family, (layout, task, backend) in families.items():
+        model = "mixtral-8x7b" if layout.ep > 1 else "llama-3.1-70b"
+        option = option_for(layout, task=task, model=model)
+        folder = tmp_path / family
+        export_plan(result_of(option), option, folder, ExportInputs(task=task, model_spec=get_preset(model)))
+        loaded = load_config_from_file(str(folder / "accelerate_config.yaml"))
+        assert (loaded.distributed_type.value, loaded.num_processes) == (backend, layout.gpus), family
+        assert loaded.num_machines == max(1, layout.gpus // 8), family  # H100 SXM: 8 GPUs per server
+        if backend == "DEEPSPEED":
+            assert loaded.mixed_precision is None and loaded.deepspeed_config["deepspeed_config_file"] == "ds_config.json"
+            assert loaded.deepspeed_config["zero3_init_flag"] == (layout.zero == 3)
 
 
 def test_accelerate_yaml_is_accepted_by_accelerator_with_deepspeed(tmp_path):
@@ -179,9 +215,15 @@ def test_accelerate_yaml_is_accepted_by_accelerator_with_deepspeed(tmp_path):
     assert "accelerate: DEEPSPEED, 1 process(es)" in output and "ZeRO 2 from the DeepSpeed config" in output
 
 
+# LoRA rank 16 (the planner's default) on q, k, v, o of the tiny Llama: A is r x in, B is out x r.
+TINY_LORA = 2 * (2 * (16 * 32 + 32 * 16) + 2 * (16 * 32 + 16 * 16))  # q, o 32 -> 32; k, v 32 -> 16: 7,168
+
+
 def test_lora_adapter_trains_through_deepspeed(tmp_path):
-    output, layouts = run_launch(export_scaled(tmp_path, Layout(), task="lora"), MODEL=str(_saved_tiny(tmp_path)))
-    assert "trainable" in output or layouts  # peft wrapped the model; one step ran
+    _, layouts = run_launch(export_scaled(tmp_path, Layout(), task="lora"), MODEL=str(_saved_tiny(tmp_path)))
+    # peft wrapped the pretrained tiny model: only the adapter trains, the base weights are frozen
+    assert [(item["local_param_elements"], item["trainable_param_elements"]) for item in layouts] == \
+        [(TINY_LLAMA + TINY_LORA, TINY_LORA)]  # fmt: skip
 
 
 def test_qlora_config_builds_peft_and_bitsandbytes_objects():

@@ -144,14 +144,20 @@ def vocab_of(model: torch.nn.Module) -> int:
 
 
 def report_layout(model: torch.nn.Module, extra: dict[str, int]) -> None:
-    """One line per rank with what this rank holds (a ZeRO-3 shard counts its own partition), so a dry run
-    shows the layout really is split: `GPU_ADVISOR_LAYOUT {"rank": 0, "local_param_elements": ...}`."""
-    local = 0
+    """One line per rank with what this rank holds (a ZeRO-3 shard counts its own partition) and trains (a LoRA
+    adapter's parameters only), so a dry run shows the layout really is split:
+    `GPU_ADVISOR_LAYOUT {"rank": 0, "local_param_elements": ..., "trainable_param_elements": ...}`."""
+    local = trainable = 0
     for param in model.parameters():
         shard = getattr(param, "ds_tensor", None)
-        local += int(shard.numel()) if shard is not None else int(param.numel())
-    line = {"rank": int(os.environ.get("RANK", "0")), "local_param_elements": local, **extra}
-    print("GPU_ADVISOR_LAYOUT " + json.dumps(line, sort_keys=True), flush=True)
+        held = int(shard.numel()) if shard is not None else int(param.numel())
+        local += held
+        trainable += held if param.requires_grad else 0
+    line = {"rank": int(os.environ.get("RANK", "0")), "local_param_elements": local,
+            "trainable_param_elements": trainable, "world_size": int(os.environ.get("WORLD_SIZE", "1")), **extra}
+    # one write per line: print() writes the text and its newline apart, and the ranks share one stdout
+    sys.stdout.write("GPU_ADVISOR_LAYOUT " + json.dumps(line, sort_keys=True) + "\n")
+    sys.stdout.flush()
 
 
 def device_for_rank() -> torch.device:
@@ -220,6 +226,8 @@ def run_accelerate(args: argparse.Namespace, peft_config: dict[str, Any]) -> flo
     else:
         optimizer = torch.optim.AdamW(params, lr=args.lr)
     model, optimizer = accelerator.prepare(model, optimizer)
+    report_layout(accelerator.unwrap_model(model), {"data_parallel_rank": accelerator.process_index,
+                                                    "data_parallel_size": accelerator.num_processes})
     zero = f", ZeRO {plugin.zero_stage} from the DeepSpeed config" if plugin is not None else ""
     log(f"accelerate: {accelerator.distributed_type.value}, {accelerator.num_processes} process(es), "
         f"mixed precision {accelerator.mixed_precision}{zero}")  # fmt: skip
@@ -254,6 +262,7 @@ def run_ddp(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
     wrapped = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr)
     rank, world = dist.get_rank(), dist.get_world_size()
+    report_layout(model, {"data_parallel_rank": rank, "data_parallel_size": world})
     log(f"DDP: {world} process(es), micro-batch {args.micro_batch}, accumulation {args.grad_accum}")
     data = batches(token_blocks(args, vocab_of(model), rank, world), args.micro_batch, device)
     dtype = DTYPES[args.precision]
