@@ -8,12 +8,12 @@ PY     := $(BIN)/python
 # torch for tests and the probe: pinned so pip takes the CPU build (a bare "torch" pulls a multi-GB CUDA build).
 TORCH_PIN ?= torch==2.13.0
 # Interface translations: the .ts sources and the compiled .qm files the app loads (see `translations` below).
-TS_FILES := assets/i18n/gpu_advisor_ru.ts
+TS_FILES := assets/i18n/gpu_advisor_ru.ts assets/i18n/gpu_advisor_en.ts
 QM_FILES := $(TS_FILES:.ts=.qm)
 export QT_API := pyside6
 export PYQTGRAPH_QT_LIB := PySide6
 
-.PHONY: run test test-fast typecheck bench screenshots translations package package-lite package-check lint clean device-check
+.PHONY: run test test-fast typecheck bench validate screenshots translations package package-lite package-check lint clean device-check
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -40,7 +40,8 @@ test: $(VENV)/.test-installed $(QM_FILES)
 # The inner loop (CONTRIBUTING.md): the pure core and the fast GUI tests, under a minute on 2 cores (about 40 s).
 # Left to `make test`: tests marked slow (a probe, self-test or screenshot child process, torchrun, a real torch
 # training step) and the whole-window suites below, which build the main window or a full page for every test.
-WINDOW_SUITES := tests/desktop/test_main_window.py tests/desktop/test_quotes_page.py tests/desktop/test_probe_runs.py
+WINDOW_SUITES := tests/desktop/test_main_window.py tests/desktop/test_quotes_page.py tests/desktop/test_probe_runs.py \
+	tests/desktop/test_issue13_defects.py tests/desktop/test_plan_defaults.py
 test-fast: $(VENV)/.test-installed $(QM_FILES)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -m "not slow" -x $(addprefix --ignore=,$(WINDOW_SUITES))
 
@@ -51,6 +52,11 @@ typecheck: $(VENV)/.test-installed
 bench: $(VENV)/.test-installed
 	QT_QPA_PLATFORM=offscreen $(PY) -m tests.bench
 
+# The performance model against the shipped published runs (planner/catalog/validation.json): every case, the
+# statistics, leave-one-source-out cross-validation and the error bands (docs/architecture.md, "Performance model").
+validate: $(VENV)/.app-installed
+	$(BIN)/gpu-advisor validate
+
 screenshots: $(VENV)/.app-installed
 	QT_QPA_PLATFORM=offscreen $(BIN)/gpu-advisor --screenshots docs/screenshots
 	QT_QPA_PLATFORM=offscreen $(BIN)/gpu-advisor --lang ru --screenshots docs/screenshots/ru  # README.ru.md
@@ -59,8 +65,14 @@ screenshots: $(VENV)/.app-installed
 # what the app loads. Both are committed, so `make run` works from a clean checkout (tests check the .qm matches
 # the .ts and the .ts covers every tr() string). `make translations` re-reads the tr() strings in desktop/ into
 # the .ts (pyside6-lupdate keeps existing translations; new strings come in "unfinished") and rebuilds the .qm.
+# gpu_advisor_en.ts holds only English plural forms ("1 quote" / "2 quotes"), written from the "(s)" in each
+# %n text by packaging/fill_english_plurals.py.
+DESKTOP_SOURCES = $$(find desktop -name '*.py' | sort)
 translations: $(VENV)/.app-installed
-	$(BIN)/pyside6-lupdate -no-obsolete -locations relative $$(find desktop -name '*.py' | sort) -ts $(TS_FILES)
+	$(BIN)/pyside6-lupdate -no-obsolete -locations relative $(DESKTOP_SOURCES) -ts assets/i18n/gpu_advisor_ru.ts
+	$(BIN)/pyside6-lupdate -pluralonly -no-obsolete -locations relative -target-language en_US $(DESKTOP_SOURCES) \
+		-ts assets/i18n/gpu_advisor_en.ts
+	$(PY) packaging/fill_english_plurals.py assets/i18n/gpu_advisor_en.ts
 	$(BIN)/pyside6-lrelease $(TS_FILES)
 
 $(QM_FILES): %.qm: %.ts | $(VENV)/.app-installed

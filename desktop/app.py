@@ -15,6 +15,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.context import AppContext
 
 DEFAULT_SCREENSHOT_SIZE = (1280, 820)
 
@@ -28,7 +36,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-def _icon():
+def _icon() -> QIcon:
     from importlib.resources import files
 
     from PySide6.QtGui import QIcon
@@ -45,7 +53,7 @@ def _icon():
     return icon
 
 
-def apply_language(app, code: str | None) -> str:
+def apply_language(app: QCoreApplication, code: str | None) -> str:
     """Install the translators and default QLocale (numbers, dates) for ``code``; returns the language in effect.
 
     None or "" follows the system locale (Russian or English). See desktop/i18n.py.
@@ -55,7 +63,7 @@ def apply_language(app, code: str | None) -> str:
     return set_language(code, app)
 
 
-def create_application(argv: list[str] | None = None):
+def create_application(argv: list[str] | None = None) -> QApplication:
     """The one QApplication, configured: names for QSettings, icon, high-DPI policy, chart palette."""
     from PySide6.QtCore import QCoreApplication, Qt
     from PySide6.QtGui import QGuiApplication
@@ -63,7 +71,8 @@ def create_application(argv: list[str] | None = None):
 
     from desktop.context import APPLICATION, ORGANIZATION
 
-    app = QApplication.instance()
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else None
     if app is None:
         # Fractional scaling (125 %, 150 %) renders crisply instead of rounding to whole multiples.
         QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
@@ -118,7 +127,9 @@ def main(argv: list[str]) -> int:
 # Screenshots
 
 
-def settle(app, context=None, timeout_s: float = 10.0, quiet_ms: int = 150) -> None:
+def settle(
+    app: QCoreApplication, context: AppContext | None = None, timeout_s: float = 10.0, quiet_ms: int = 150
+) -> None:
     """Process events until background jobs are done and nothing new happened for ``quiet_ms``."""
     deadline = time.monotonic() + timeout_s
     quiet_since = time.monotonic()

@@ -9,9 +9,12 @@ dated reference snapshot of planner/catalog/reference_prices.csv.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from profiler.report import Device, Machine, NvmlSection, ReportDocument
 
 EXAMPLE_LABEL = "example"
 
@@ -20,7 +23,7 @@ _H100 = ("NVIDIA H100 80GB HBM3", 794e12, 0.87 * 3.35e12, 50e9, 48e9)
 _A100 = ("NVIDIA A100-SXM4-80GB", 271e12, 0.79 * 2.039e12, 25e9, 24e9)
 
 
-def _device(index: int, figures: tuple, scale: float = 1.0) -> dict:
+def _device(index: int, figures: tuple[str, float, float, float, float], scale: float = 1.0) -> Device:
     from profiler.report import measurement_dict
 
     name, bf16, memory, h2d, d2h = figures
@@ -41,12 +44,14 @@ def _device(index: int, figures: tuple, scale: float = 1.0) -> dict:
 
 
 def example_report(
-    figures: tuple = _H100, hostname: str = "example-h100", created_at: str | None = None
-) -> dict:
+    figures: tuple[str, float, float, float, float] = _H100,
+    hostname: str = "example-h100",
+    created_at: str | None = None,
+) -> ReportDocument:
     """A valid ProbeReport dict for two GPUs of one type (the second 2 % slower, as real cards differ)."""
     from profiler.report import new_report_dict
 
-    machine = {
+    machine: Machine = {
         "hostname": hostname,
         "os": "Linux",
         "cpu": "example CPU",
@@ -56,7 +61,7 @@ def example_report(
         "torch": None,
         "cuda": None,
     }
-    nvml = {
+    nvml: NvmlSection = {
         "available": False,
         "reason": "example report",
         "driver_version": None,
@@ -120,9 +125,8 @@ def example_telemetry(
 
 
 def _given(values: list[float | None] | None, position: int) -> float | None:
-    if values is None or position >= len(values) or not values[position]:
-        return None
-    return float(values[position])
+    value = values[position] if values is not None and position < len(values) else None
+    return float(value) if value else None
 
 
 # Dated reference-style quotes the user might have entered (the 2026-09 snapshot in reference_prices.csv).

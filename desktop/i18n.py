@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sys
 from importlib.resources import files
+from importlib.resources.abc import Traversable
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 from PySide6.QtWidgets import QApplication
@@ -46,7 +47,7 @@ def current_language() -> str:
     return _current
 
 
-def translations_dir():
+def translations_dir() -> Traversable:
     """The folder that holds the .qm files (a Traversable inside the gpu_advisor_assets package)."""
     return files("gpu_advisor_assets") / "i18n"
 
@@ -60,9 +61,11 @@ def _load(translator: QTranslator, path: str) -> bool:
 
 
 def _make_translators(language: str) -> list[QTranslator]:
-    """Our catalog plus Qt's own for ``language``; English needs none (the sources are English)."""
+    """Our catalog plus Qt's own for ``language``; English needs only its plural forms ("1 quote", "2 quotes":
+    gpu_advisor_en.qm), and works without them (then "1 quote(s)")."""
     if language == SOURCE_LANGUAGE:
-        return []
+        plurals = QTranslator()
+        return [plurals] if _load(plurals, qm_path(language)) else []
     ours = QTranslator()
     if not _load(ours, qm_path(language)):
         raise FileNotFoundError(
@@ -85,6 +88,8 @@ def set_language(choice: str | None, app: QCoreApplication | None = None, strict
     """
     global _current
     app = app or QCoreApplication.instance()
+    if app is None:
+        raise RuntimeError("set_language needs a QCoreApplication")
     language = resolve_language(choice)
     try:
         translators = _make_translators(language)  # load first: a missing file changes nothing
@@ -106,14 +111,16 @@ def set_language(choice: str | None, app: QCoreApplication | None = None, strict
 
 def retranslate_windows() -> None:
     """Call retranslate() on every top-level window that has one (the main window passes it to its pages)."""
-    app = QApplication.instance()
-    if app is None:
+    if QApplication.instance() is None:
         return
     from shiboken6 import isValid
 
-    for widget in app.topLevelWidgets():
+    for widget in QApplication.topLevelWidgets():
         if not isValid(widget):  # a menu or dialog Qt already deleted, still listed until the event loop runs
             continue
+        # Spin boxes and date fields keep the locale they were made with: give every window the new default,
+        # which their children inherit, so 1234.5 reads "1 234,5" in Russian in every field too.
+        widget.setLocale(QLocale())
         retranslate = getattr(type(widget), "retranslate", None)  # our windows define it; Qt's never do
         if callable(retranslate):
             retranslate(widget)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import platform
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
+from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, qVersion
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QUndoGroup
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.context import AppContext
+from desktop.wheel_guard import ensure_wheel_guard
 
 GEOMETRY_KEY = "window/geometry"
 STATE_KEY = "window/state"
@@ -49,6 +51,7 @@ def package_version(name: str) -> str | None:
 class MainWindow(QMainWindow):
     def __init__(self, context: AppContext | None = None):
         super().__init__()
+        ensure_wheel_guard()  # the wheel changes a field only while it has focus
         self.context = context or AppContext(parent=self)
         if self.context.parent() is None:
             self.context.setParent(self)
@@ -71,7 +74,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, lambda: self.context.inventory_changed.emit(self.context.inventory))
 
     # -- construction ------------------------------------------------------------------------------------------
-    def _create_pages(self) -> list:
+    def _create_pages(self) -> list[Any]:
         from desktop.pages.hardware import HardwarePage
         from desktop.pages.plan import PlanPage
         from desktop.pages.quotes import QuotesPage
@@ -80,7 +83,7 @@ class MainWindow(QMainWindow):
 
         return [cls(self.context) for cls in (HardwarePage, QuotesPage, PlanPage, RentBuyPage, SettingsPage)]
 
-    def page(self, page_id: str):
+    def page(self, page_id: str) -> Any:  # Any: each page has its own methods (pages share only Page's)
         for page in self.pages:
             if page.page_id == page_id:
                 return page
@@ -123,13 +126,20 @@ class MainWindow(QMainWindow):
         self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         self.quit_action.triggered.connect(self.close)
+        self.guide_action = QAction(self)
+        self.guide_action.setShortcuts(unique_shortcuts(QKeySequence.StandardKey.HelpContents))
+        self.guide_action.triggered.connect(self.show_guide)
         self.about_action = QAction(self)
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
         self.about_action.triggered.connect(self.show_about)
         self.undo_action = self.undo_group.createUndoAction(self)
-        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
+        self.undo_action.setShortcuts(unique_shortcuts(QKeySequence.StandardKey.Undo))
         self.redo_action = self.undo_group.createRedoAction(self)
-        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence.StandardKey.Redo])
+        # Ctrl+Shift+Z everywhere, and the platform's own Redo keys (Ctrl+Y on Windows), each bound once: a
+        # sequence bound twice is "ambiguous" to Qt and does nothing at all.
+        self.redo_action.setShortcuts(unique_shortcuts(QKeySequence.StandardKey.Redo, "Ctrl+Shift+Z"))
+        self.undo_group.undoTextChanged.connect(lambda _text: self._word_undo_actions())
+        self.undo_group.redoTextChanged.connect(lambda _text: self._word_undo_actions())
         self.page_actions: list[QAction] = []
         for index, page in enumerate(self.pages):
             action = QAction(self)
@@ -157,6 +167,8 @@ class MainWindow(QMainWindow):
         for action in self.page_actions:
             self.view_menu.addAction(action)
         self.help_menu = bar.addMenu("")
+        self.help_menu.addAction(self.guide_action)
+        self.help_menu.addSeparator()
         self.help_menu.addAction(self.about_action)
 
     def _build_status_bar(self) -> None:
@@ -192,8 +204,8 @@ class MainWindow(QMainWindow):
         self.export_quotes_action.setText(self.tr("&Export quotes CSV…"))
         self.quit_action.setText(self.tr("&Quit"))
         self.about_action.setText(self.tr("&About GPU Advisor"))
-        self.undo_action.setText(self.tr("&Undo"))
-        self.redo_action.setText(self.tr("&Redo"))
+        self.guide_action.setText(self.tr("User &guide"))
+        self._word_undo_actions()
         for index, page in enumerate(self.pages):
             page.retranslate()
             self.navigation.item(index).setText(page.title())
@@ -201,6 +213,14 @@ class MainWindow(QMainWindow):
         self._update_title()
         self._update_gpus_label()
         self._update_db_label()
+
+    def _word_undo_actions(self) -> None:
+        """ "Undo edit of Price / GPU-h": the command's own words (translated where it was made)."""
+        for action, text, plain in (
+            (self.undo_action, self.undo_group.undoText(), self.tr("&Undo")),
+            (self.redo_action, self.undo_group.redoText(), self.tr("&Redo")),
+        ):
+            action.setText(self.tr("{0} {1}").format(plain, text) if text else plain)
 
     def _update_title(self) -> None:
         app_name = self.tr("GPU Advisor")
@@ -236,7 +256,7 @@ class MainWindow(QMainWindow):
         self.db_label.setToolTip(path)
 
     # -- navigation --------------------------------------------------------------------------------------------
-    def current_page(self):
+    def current_page(self) -> Any:
         return self.stack.currentWidget()
 
     def show_page(self, page_id: str) -> None:
@@ -253,7 +273,7 @@ class MainWindow(QMainWindow):
             if activate is not None:
                 activate(self.undo_group)
             else:  # Ctrl+Z on a page without undo must not silently undo a quote edit elsewhere
-                self.undo_group.setActiveStack(None)
+                self.undo_group.setActiveStack(None)  # type: ignore[arg-type]  # Qt takes nullptr: none active
 
     # -- actions -----------------------------------------------------------------------------------------------
     def import_quotes(self) -> None:
@@ -295,6 +315,14 @@ class MainWindow(QMainWindow):
         )
         app_name = self.tr("GPU Advisor")
         return f"<h3>{app_name}</h3><p>{intro}</p><table>{table}</table>"
+
+    def show_guide(self) -> None:
+        from desktop.help import UserGuideDialog
+
+        dialog = UserGuideDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.guide_dialog = dialog
+        dialog.open()
 
     def show_about(self) -> None:
         QMessageBox.about(self, self.tr("About GPU Advisor"), self.about_text())
@@ -349,6 +377,16 @@ class MainWindow(QMainWindow):
                 shutdown()
         self.context.shutdown()
         event.accept()
+
+
+def unique_shortcuts(standard: QKeySequence.StandardKey, *extra: str) -> list[QKeySequence]:
+    """`extra` and the platform's key bindings for `standard`, each sequence once (`extra` first: it is the
+    one the menu shows)."""
+    sequences = [*(QKeySequence(text) for text in extra), *QKeySequence.keyBindings(standard)]
+    seen: dict[str, QKeySequence] = {}
+    for sequence in sequences:
+        seen.setdefault(sequence.toString(), sequence)
+    return list(seen.values())
 
 
 def _elide_middle(text: str, limit: int) -> str:

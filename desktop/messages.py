@@ -142,6 +142,9 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     ),
     "option.decode_compute_bound": QT_TRANSLATE_NOOP("PlannerMessages", "decode is compute-bound at batch {batch}"),
     "option.misses_target": QT_TRANSLATE_NOOP("PlannerMessages", "misses the {target_tokens_per_second} tokens/s target"),
+    "option.users_queued": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "{queued} users per replica wait for one of its {slots} sequence slots"
+    ),
     # memory model notes
     "memory.kv_heads_replicated": QT_TRANSLATE_NOOP(
         "PlannerMessages", "tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks"
@@ -215,6 +218,7 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "error.gpus_positive": QT_TRANSLATE_NOOP("PlannerMessages", "the number of GPUs must be at least 1"),
     "error.max_gpus_positive": QT_TRANSLATE_NOOP("PlannerMessages", "the maximum number of GPUs must be at least 1"),
     "error.deadline_positive": QT_TRANSLATE_NOOP("PlannerMessages", "the deadline must be positive"),
+    "error.headroom_range": QT_TRANSLATE_NOOP("PlannerMessages", "the memory headroom must be between 0 and {limit} of each GPU's memory, got {headroom}"),
     "error.cannot_pin": QT_TRANSLATE_NOOP("PlannerMessages", "cannot pin {fields}; pin one of: {choices}"),
     "error.top_positive": QT_TRANSLATE_NOOP("PlannerMessages", "--top must be at least 1"),
     "error.no_gpu_type": QT_TRANSLATE_NOOP("PlannerMessages", "choose at least one GPU type"),
@@ -506,6 +510,8 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "choice.rank_by": QT_TRANSLATE_NOOP("PlannerMessages", "ranking"),
     "choice.confidence": QT_TRANSLATE_NOOP("PlannerMessages", "confidence"),
     "choice.calibration_source": QT_TRANSLATE_NOOP("PlannerMessages", "calibration source"),
+    "choice.engine": QT_TRANSLATE_NOOP("PlannerMessages", "serving engine"),
+    "choice.weight_format": QT_TRANSLATE_NOOP("PlannerMessages", "weight format"),
     # quantities the errors name
     "quantity.micro_batch": QT_TRANSLATE_NOOP("PlannerMessages", "micro-batch"),
     "quantity.seq_len": QT_TRANSLATE_NOOP("PlannerMessages", "sequence length"),
@@ -568,6 +574,23 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "error.horizon_range": QT_TRANSLATE_NOOP("PlannerMessages", "the horizon must be between 1 and 240 months"),
     "error.resale_range": QT_TRANSLATE_NOOP("PlannerMessages", "the resale fraction must be between 0 and 1"),
     "error.hybrid_range": QT_TRANSLATE_NOOP("PlannerMessages", "hybrid owned GPUs must be between 0 and the number of GPUs"),
+    "error.hybrid_whole_groups": QT_TRANSLATE_NOOP("PlannerMessages", "hybrid owned GPUs must be whole groups of {job_gpus} (the GPUs one job needs at once)"),
+    "error.job_gpus_range": QT_TRANSLATE_NOOP("PlannerMessages", "a job of {job_gpus} GPUs must need between 1 and the {gpus} GPUs compared"),
+    "error.runs_positive": QT_TRANSLATE_NOOP("PlannerMessages", "the job's GPU-hours and its runs per month must be positive"),
+    "error.runs_do_not_fit": QT_TRANSLATE_NOOP("PlannerMessages", "{runs} runs a month do not fit the schedule of {gpus} GPUs: at most {fit} do"),
+    "error.no_hardware_chosen": QT_TRANSLATE_NOOP("PlannerMessages", "choose at least one GPU type, machine or quote to plan on"),
+    # where a price came from (planner/resolver.py)
+    "price.user_set": QT_TRANSLATE_NOOP("PlannerMessages", "{price}/GPU-h, set by you"),
+    "price.mine_one": QT_TRANSLATE_NOOP("PlannerMessages", "your quote: {price}/GPU-h"),
+    "price.reference_one": QT_TRANSLATE_NOOP("PlannerMessages", "reference quote: {price}/GPU-h"),
+    "price.mine_median": QT_TRANSLATE_NOOP("PlannerMessages", "median of {count} of your quotes ({low} to {high}/GPU-h)"),
+    "price.reference_median": QT_TRANSLATE_NOOP("PlannerMessages", "median of {count} reference quotes ({low} to {high}/GPU-h)"),
+    "price.quote": QT_TRANSLATE_NOOP("PlannerMessages", "{provider}, {quote_kind}: {price}/GPU-h, quoted {quoted_date}"),
+    "price.for_gpu": QT_TRANSLATE_NOOP("PlannerMessages", "price for {gpu_id}: {source}"),
+    "price.none": QT_TRANSLATE_NOOP("PlannerMessages", "no stored on-demand quote for {gpu_id}: no cost shown"),
+    "resolver.quote_gone": QT_TRANSLATE_NOOP("PlannerMessages", "quote {quote_id} is no longer in the database"),
+    "resolver.run_gone": QT_TRANSLATE_NOOP("PlannerMessages", "probe run {run_id} is no longer in the database"),
+    "resolver.run_without_gpu": QT_TRANSLATE_NOOP("PlannerMessages", "probe run {run_id} measured no GPU the catalog knows: it cannot plan"),
     "error.optimizer_offload_zero": QT_TRANSLATE_NOOP("PlannerMessages", "optimizer offload needs ZeRO stage 1, 2 or 3 (DeepSpeed offload_optimizer)"),
     "error.param_offload_zero3": QT_TRANSLATE_NOOP("PlannerMessages", "offloading parameters needs ZeRO stage 3 / FSDP full shard (DeepSpeed offload_param)"),
     "error.spec_positive": QT_TRANSLATE_NOOP("PlannerMessages", "{where}: {field} must be a positive integer, got {value}"),
@@ -661,6 +684,14 @@ def _value(name: str, value: Any) -> str:
         return ", ".join(str(item) for item in value)
     if isinstance(value, Money):
         return fmt.money_obj(value)
+    if hasattr(value, "shown") and hasattr(value, "original"):  # a planner.resolver.QuotedPrice
+        return fmt.money_with_original(value.shown, value.original)
+    if name == "quote_kind":
+        from desktop.plan_request import kind_name
+
+        return kind_name(value)
+    if name.endswith("_date"):
+        return fmt.date(str(value))
     if hasattr(value, "zero") and hasattr(value, "dp"):  # a planner.search.Strategy
         from desktop.qmodels.plan_options import strategy_text
 

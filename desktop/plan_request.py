@@ -1,14 +1,15 @@
 """From the Plan page's inputs to one planner.search.plan() call, and the hardware sources the page offers.
 
-No widgets (QtCore only, for translated price texts). build_plan_call() reads the store (the ticked quotes,
-probe runs, price summaries; the Store serialises its callers, so a pool thread may do this too) and returns a
-frozen PlanCall; run_plan_call() is the pure part; build_and_run() does both, on the GUI thread while that is
-quick and in a background job otherwise. Prices are converted into the display currency here, with the
-original kept in the notes; a missing exchange rate drops that quote and says so, it is never assumed.
+No widgets (QtCore only, for translated texts). The inputs become a planner.resolver.PlanQuestion
+(question_of) and planner.resolver.resolve() turns that into the call, the same function the command line's
+`plan` uses, so the GUI and the CLI give the same options and prices for the same inputs (the price rule is
+in planner/resolver.py). build_plan_call() reads the store (the ticked quotes and runs, price summaries; the
+Store serialises its callers, so a pool thread may do this too); run_plan_call() is the pure part;
+build_and_run() does both, on the GUI thread while that is quick and in a background job otherwise.
 
 Nothing here lists every stored quote: the typical price of a GPU type comes from the store's SQL summaries
-(PriceBook, cached until the database changes) and the Hardware list offers a bounded set of quotes
-(store.rental_quotes.cheapest_offers), so both cost milliseconds with 100,000 quotes stored.
+(planner.resolver.PriceBook, cached until the database changes) and the Hardware list offers a bounded set of
+quotes (store.rental_quotes.cheapest_offers), so both cost milliseconds with 100,000 quotes stored.
 
 Nothing here is worded for one language either: notes, price sources and errors stay planner Messages or Text
 (a translatable source plus raw values) until the view renders them (render_note), so a language switch
@@ -20,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
@@ -34,26 +35,41 @@ from planner.gpus import GpuSpec
 from planner.layout_text import family_message
 from planner.messages import Message
 from planner.models import ModelSpec
-from planner.money import ExchangeRates, Money
-from planner.perf import Calibration
-from planner.search import Constraints, PlanOption, PlanResult, Workload
+from planner.money import ExchangeRates
+from planner.resolver import (
+    ModelInputError,
+    PlanQuestion,
+    PriceBook,
+    ResolvedPlan,
+    base_gpu_id,
+    offer_spec,
+    quotes_by_id,
+    resolve,
+    typical_price,
+)
+from planner.search import PlanOption, PlanResult, Workload
 from planner.vocabulary import ZeroStage
 
 if TYPE_CHECKING:
-    from planner.store import PriceSummary, ProbeRun, StoreProtocol
+    from planner.store import ProbeRun, RentalQuoteRow, StoreProtocol
 
-# The GUI asks for more than the table shows so the scaling chart has every GPU count per family.
-TABLE_ROWS = 12
+# The GUI asks for more than the table shows (TABLE_ROWS) so the scaling chart has every GPU count per family.
 SEARCH_TOP = 400
 # The Hardware list shows every reference quote and this many of the user's cheapest quotes per GPU type, kind
 # and currency (the Quotes page lists them all); offers the plan already uses are always listed too.
 OFFERS_PER_GROUP = 3
 
+# What the page plans with: planner.resolver's call (model, workload, GPU types, limits, prices, calibration,
+# and the Messages saying where prices came from).
+PlanCall = ResolvedPlan
+
+__all__ = ["PriceBook", "base_gpu_id", "offer_spec", "typical_price"]  # planner.resolver's, used by the pages
+
 
 @dataclass(frozen=True, slots=True)
 class Text:
     """A desktop sentence kept as its translatable source (context, source) and raw values, rendered in the
-    interface language when shown: values may be Text, planner Messages, Price, QuoteKind, QuoteDate or plain."""
+    interface language when shown: values may be Text, planner Messages or plain values."""
 
     context: str
     source: str
@@ -63,28 +79,6 @@ class Text:
         return QCoreApplication.translate(self.context, self.source).format(
             *(_rendered(v) for v in self.values)
         )
-
-
-@dataclass(frozen=True, slots=True)
-class Price:
-    """A price in the display currency with the quoted original beside it when that differs."""
-
-    shown: Money
-    original: Money
-
-
-@dataclass(frozen=True, slots=True)
-class QuoteKind:
-    """A quote kind ("on-demand"), named as the quotes table names it."""
-
-    kind: str
-
-
-@dataclass(frozen=True, slots=True)
-class QuoteDate:
-    """The day a quote was taken (ISO text), in the interface's date format."""
-
-    iso: str
 
 
 # What PlanCall and the pages keep to say: a planner message, a desktop Text, or words that need no translation.
@@ -101,12 +95,6 @@ def _rendered(value: object) -> str:
         return value.render()
     if isinstance(value, Message):
         return render(value)
-    if isinstance(value, Price):
-        return fmt.money_with_original(value.shown, value.original)
-    if isinstance(value, QuoteKind):
-        return _kind_name(value.kind)
-    if isinstance(value, QuoteDate):
-        return fmt.date(value.iso)
     return str(value)
 
 
@@ -130,25 +118,6 @@ class HardwareSource:
     gpu_id: str | None
 
 
-@dataclass(frozen=True)
-class PlanCall:
-    """Everything plan() needs, already resolved: model, workload, GPU types, constraints, prices, calibration.
-
-    notes and price_sources (gpu id -> "RunPod, on-demand: $3.49/GPU-h, quoted 2026-09-01") are rendered by the
-    view (render_note), in whatever language is current then."""
-
-    model: ModelSpec
-    workload: Workload
-    gpus: tuple[GpuSpec, ...]
-    constraints: Constraints
-    prices: Mapping[str, Money]
-    calibration: Mapping[str, Calibration]
-    rank_by: str
-    currency: str
-    notes: tuple[Note, ...] = ()
-    price_sources: Mapping[str, Text] = field(default_factory=dict)
-
-
 @lru_cache(maxsize=32)
 def resolve_model_cached(text: str) -> ModelSpec:
     """planner.models.resolve_model, cached: a model folder is read once, not on every slider step."""
@@ -160,7 +129,10 @@ def resolve_model_cached(text: str) -> ModelSpec:
 def _runs(store: StoreProtocol) -> list[ProbeRun]:
     try:
         return list(store.probe_runs.all())
-    except (sqlite3.Error, UserError):  # a database that cannot answer lists no runs; the rest of the page still works
+    except (
+        sqlite3.Error,
+        UserError,
+    ):  # a database that cannot answer lists no runs; the rest of the page still works
         return []
 
 
@@ -169,13 +141,23 @@ _RUN_LABEL = QT_TRANSLATE_NOOP("PlanPage", "run")
 _MEASURED_TOOLTIP = QT_TRANSLATE_NOOP(
     "PlanPage", "Measured by a probe run; the plan uses its matmul and bandwidth figures."
 )
-# Said while planning, rendered by the view (context "PlanRequest").
-_RUN_GONE = str(QT_TRANSLATE_NOOP("PlanRequest", "probe run {0} is no longer in the database"))
-_NO_GPU_TYPE = str(QT_TRANSLATE_NOOP("PlanRequest", "choose at least one GPU type under Hardware"))
 
 
 def _same(text: str) -> str:
     return text
+
+
+def _measured_a_gpu(store: StoreProtocol, run: ProbeRun) -> bool:
+    """The run measured something of a GPU that the planner uses (a matmul or the memory bandwidth): a run whose
+    GPU measurements all failed, or that measured the CPU only, is no measured machine to plan on."""
+    try:
+        measurements = store.probe_runs.measurements(run.id)
+    except (sqlite3.Error, UserError):  # cannot tell: trust the run's own key figures
+        return bool(run.best_bf16_flop_per_s) or bool(run.memory_bandwidth_bytes_per_s)
+    return any(
+        m.device.startswith("cuda") and m.ok and m.value and m.kind in ("matmul", "memory_bandwidth")
+        for m in measurements
+    )
 
 
 def hardware_sources(
@@ -186,26 +168,29 @@ def hardware_sources(
 ) -> dict[str, list[HardwareSource]]:
     """Rows for the Hardware panel, grouped: local and imported probe runs, catalog GPUs, quoted offers.
 
-    Offers are a bounded list (OFFERS_PER_GROUP, store.rental_quotes.cheapest_offers) plus any "quote:<id>" key in
-    `keep` (the ticked ones), so a saved plan's offer stays visible and ticked however dear it is.
+    A run is listed as a measured machine only when it measured one of its GPUs (a CPU-only run, or one whose
+    GPU measurements all failed, says nothing the planner can use). Offers are a bounded list
+    (OFFERS_PER_GROUP, store.rental_quotes.cheapest_offers) plus any "quote:<id>" key in `keep` (the ticked
+    ones), so a saved plan's offer stays visible and ticked however dear it is.
     """
     from planner.gpus import match_nvml_name
 
     groups: dict[str, list[HardwareSource]] = {"local": [], "imported": [], "catalog": [], "quote": []}
-    extra = tuple(gpu for gpu in catalog.values() if getattr(gpu, "user_defined", False))
+    extra = tuple(gpu for gpu in catalog.values() if gpu.user_defined)
     for run in _runs(store):
-        gpu_ids = []
+        counts: dict[str, int] = {}
         for name in run.devices:
             gpu = match_nvml_name(name, extra)
-            if gpu is not None and gpu.id not in gpu_ids:
-                gpu_ids.append(gpu.id)
-        if not gpu_ids:
-            continue  # a CPU-only run (or an unknown GPU) says nothing the planner can use
+            if gpu is not None and gpu.id in catalog:
+                counts[gpu.id] = counts.get(gpu.id, 0) + 1
+        if not counts or not _measured_a_gpu(store, run):
+            continue
         group = "local" if run.source == "local" else "imported"
         where = run.label or run.machine or run.hostname or tr(str(_RUN_LABEL))
-        label = f"{catalog[gpu_ids[0]].name} — {where} ({run.created_at[:10]})"
+        gpu_id, count = next(iter(counts.items()))
+        label = f"{count} × {catalog[gpu_id].name} — {where} ({fmt.date(run.created_at)})"
         tooltip = tr(str(_MEASURED_TOOLTIP))
-        groups[group].append(HardwareSource(f"run:{run.id}", group, label, tooltip, gpu_ids[0]))
+        groups[group].append(HardwareSource(f"run:{run.id}", group, label, tooltip, gpu_id))
     for gpu in sorted(catalog.values(), key=lambda g: (-g.memory_bytes, g.name)):
         tooltip = ", ".join(f"{k}: {v}" for k, v in list((gpu.sources or {}).items())[:2])
         groups["catalog"].append(
@@ -217,24 +202,29 @@ def hardware_sources(
                 gpu.id,
             )
         )
-    offer_text, kind_names = _text("offer"), {}  # translated once, not once per offer
+    offer_text = QCoreApplication.translate("PlanRequest", str(_OFFER_TEXT))  # once, not once per offer
+    kind_names: dict[str, str] = {}
     for quote in offered_quotes(store, catalog, keep):
         gpu = catalog[str(quote.get("gpu"))]
         price = fmt.money(_amount(quote.get("price_per_gpu_hour")), str(quote.get("currency") or "USD"))
         kind = str(quote.get("kind") or "")
         if kind not in kind_names:
-            kind_names[kind] = _kind_name(kind)
+            kind_names[kind] = kind_name(kind)
         label = offer_text.format(quote.get("provider"), gpu.name, price, kind_names[kind])
-        tooltip = f"{quote.get('offer') or ''} {quote.get('region') or ''} {quote.get('quoted_on') or ''} {quote.get('source') or ''}"
-        groups["quote"].append(
-            HardwareSource(f"quote:{quote.get('id')}", "quote", label, tooltip.strip(), gpu.id)
+        parts = (
+            quote.get("offer"),
+            quote.get("region"),
+            fmt.date(str(quote.get("quoted_on") or "")),
+            quote.get("source"),
         )
+        tooltip = " ".join(str(part) for part in parts if part)
+        groups["quote"].append(HardwareSource(f"quote:{quote.get('id')}", "quote", label, tooltip, gpu.id))
     return groups
 
 
 def offered_quotes(
     store: StoreProtocol, catalog: Mapping[str, GpuSpec], keep: tuple[str, ...] = ()
-) -> list[dict[str, object]]:
+) -> list[RentalQuoteRow]:
     """The quotes the Hardware list offers (catalog GPUs only), sorted by GPU, kind, currency, price."""
     try:
         quotes = list(store.rental_quotes.cheapest_offers(OFFERS_PER_GROUP, gpus=tuple(catalog)))
@@ -242,7 +232,7 @@ def offered_quotes(
         quotes = []
     listed = {str(q.get("id")) for q in quotes}
     missing = [key[6:] for key in keep if key.startswith("quote:") and key[6:] not in listed]
-    quotes += _quotes_by_id(store, missing).values()
+    quotes += quotes_by_id(store, missing).values()
     from planner.store import KINDS
 
     kind_order = {kind: index for index, kind in enumerate(KINDS)}
@@ -263,38 +253,11 @@ def _amount(value: object) -> float:
     return float(value) if isinstance(value, int | float) else 0.0
 
 
-def _quotes_by_id(store: StoreProtocol, ids: list[str]) -> dict[str, dict[str, object]]:
-    """The stored rental quotes with these ids (as text); ids no longer in the store are left out."""
-    found = {}
-    for ident in dict.fromkeys(ids):
-        try:
-            found[ident] = store.rental_quotes.get(int(ident))
-        except (ValueError, sqlite3.Error):  # deleted meanwhile (UserError), not a number, or no database
-            continue
-    return found
+# The offer rows of the Hardware list (translated through QCoreApplication.translate("PlanRequest")).
+_OFFER_TEXT = QT_TRANSLATE_NOOP("PlanRequest", "{0} · {1} · {2}/GPU-h · {3}")
 
 
-def _convert(amount: float, currency: str, display_currency: str, rates: ExchangeRates | None) -> Money:
-    from planner.money import convert
-
-    money = Money(float(amount), currency)
-    if money.currency == display_currency:
-        return money
-    return convert(money, display_currency, rates)
-
-
-# Price descriptions shown on the pages (translated there through QCoreApplication.translate("PlanRequest")).
-PRICE_TEXTS = {
-    "mine_one": QT_TRANSLATE_NOOP("PlanRequest", "your quote: {0}/GPU-h"),
-    "reference_one": QT_TRANSLATE_NOOP("PlanRequest", "reference quote: {0}/GPU-h"),
-    "mine_median": QT_TRANSLATE_NOOP("PlanRequest", "median of {0} of your quotes ({1} to {2}/GPU-h)"),
-    "reference_median": QT_TRANSLATE_NOOP("PlanRequest", "median of {0} reference quotes ({1} to {2}/GPU-h)"),
-    "quote": QT_TRANSLATE_NOOP("PlanRequest", "{0}, {1}: {2}/GPU-h, quoted {3}"),
-    "offer": QT_TRANSLATE_NOOP("PlanRequest", "{0} · {1} · {2}/GPU-h · {3}"),
-}
-
-
-def _kind_name(kind: object) -> str:
+def kind_name(kind: object) -> str:
     """The translated name of a quote kind ("on-demand" -> "по требованию"), as the quotes table shows it."""
     from desktop.qmodels.quotes import KIND_NAMES
 
@@ -302,163 +265,6 @@ def _kind_name(kind: object) -> str:
     return (
         QCoreApplication.translate("QuoteTableModel", str(KIND_NAMES[text])) if text in KIND_NAMES else text
     )
-
-
-def _text(key: str) -> str:
-    return QCoreApplication.translate("PlanRequest", str(PRICE_TEXTS[key]))
-
-
-class PriceBook:
-    """Typical rental prices per GPU type, from the store's SQL summaries, for the GUI thread.
-
-    Each (GPU type, kinds) summary (store.rental_quotes.price_summary: count, lowest, median, highest per kind,
-    currency and origin) is read once and kept until the database changes (Store.data_stamp: this connection's
-    writes or another process's commits), so re-planning on every slider step costs no query at all. One book
-    serves every page (AppContext.price_book()).
-    """
-
-    def __init__(self, store: StoreProtocol):
-        self.store = store
-        self._stamp: object = None
-        self._summaries: dict[tuple[str, tuple[str, ...]], list[PriceSummary]] = {}
-        self._medians: dict[tuple[object, ...], float | None] = {}
-
-    def _current(
-        self,
-    ) -> tuple[dict[tuple[str, tuple[str, ...]], list[PriceSummary]], dict[tuple[object, ...], float | None]]:
-        """The caches for the database as it is now (emptied when it changed). Callers keep these two dicts,
-        so a plan job filling them on a pool thread and the GUI thread reading never trip over each other."""
-        try:
-            stamp: object = self.store.data_stamp()
-        except sqlite3.Error:
-            stamp = object()  # cannot tell: never trust the cache
-        if stamp != self._stamp:
-            self._summaries, self._medians, self._stamp = {}, {}, stamp
-        return self._summaries, self._medians
-
-    def summaries(self, gpu_id: str, kinds: tuple[str, ...]) -> list[PriceSummary]:
-        """planner.store.PriceSummary rows of one GPU type and these kinds ([]: the store cannot answer)."""
-        cache, _ = self._current()
-        key = (gpu_id, kinds)
-        if key not in cache:
-            try:
-                cache[key] = list(self.store.rental_quotes.price_summary(gpu_id, kinds))
-            except (sqlite3.Error, UserError):
-                return []
-        return cache[key]
-
-    def median(
-        self, gpu_id: str, kinds: tuple[str, ...], origin: str, factors: Mapping[str, float]
-    ) -> float | None:
-        """store.rental_quotes.price_median, remembered (the factors are part of the key)."""
-        _, cache = self._current()
-        key = (gpu_id, kinds, origin, tuple(sorted(factors.items())))
-        if key not in cache:
-            cache[key] = self.store.rental_quotes.price_median(gpu_id, kinds, origin, factors)
-        return cache[key]
-
-
-class _HasStore(Protocol):
-    store: StoreProtocol
-
-
-def price_book_of(context: _HasStore) -> PriceBook:
-    """The context's shared PriceBook (AppContext.price_book), or a fresh one for a context without it."""
-    getter = getattr(context, "price_book", None)
-    return getter() if callable(getter) else PriceBook(context.store)
-
-
-def _factor_to(currency: str, display_currency: str, rates: ExchangeRates | None) -> float:
-    """How many units of the display currency one unit of `currency` buys; UserError without a rate."""
-    return _convert(1.0, currency, display_currency, rates).amount
-
-
-def typical_price(
-    prices: PriceBook,
-    gpu_id: str,
-    kinds: tuple[str, ...],
-    display_currency: str,
-    rates: ExchangeRates | None,
-    notes: list[Note],
-) -> tuple[Money, Text] | None:
-    """(Money per GPU-hour in the display currency, where it came from) for one GPU type, or None.
-
-    The median of the matching quotes: the user's own quotes when there are any, else the shipped reference
-    points. The median, not the minimum: reference rows include market lows ("from $1.30") nobody can rely on.
-    Quotes whose currency has no exchange rate are left out and named in `notes`. Answered from the store's
-    per-group summaries; only a median over several kinds or currencies needs one more (SQL) query.
-    """
-    rows = prices.summaries(gpu_id, tuple(kinds))
-    mine = [row for row in rows if row.origin == "user"]
-    groups = mine or [row for row in rows if row.origin == "reference"]
-    factors: dict[str, float] = {}
-    for currency in dict.fromkeys(row.currency for row in groups):
-        try:
-            factors[currency] = _factor_to(currency, display_currency, rates)
-        except UserError as exc:
-            notes.append(error_note(exc))
-    groups = [row for row in groups if row.currency in factors]
-    if not groups:
-        return None
-    count = sum(row.count for row in groups)
-    if len(groups) == 1:
-        median = groups[0].median_per_gpu_hour * factors[groups[0].currency]
-    else:  # several kinds or currencies: the middle of all of them, converted, is one more SQL query
-        middle = prices.median(gpu_id, kinds, groups[0].origin, factors)
-        if middle is None:
-            return None
-        median = middle
-    lowest = min(groups, key=lambda row: row.min_per_gpu_hour * factors[row.currency])
-    highest = max(groups, key=lambda row: row.max_per_gpu_hour * factors[row.currency])
-
-    def shown(amount: float, currency: str) -> Price:
-        # A quote in another currency shows its original amount beside the converted one (never only that).
-        return Price(Money(amount * factors[currency], display_currency), Money(amount, currency))
-
-    whose = "mine" if mine else "reference"
-    low = shown(lowest.min_per_gpu_hour, lowest.currency)
-    if count == 1:
-        return Money(median, display_currency), _deferred(f"{whose}_one", low)
-    high = shown(highest.max_per_gpu_hour, highest.currency)
-    return Money(median, display_currency), _deferred(f"{whose}_median", count, low, high)
-
-
-def _deferred(key: str, *values: object) -> Text:
-    return Text("PlanRequest", str(PRICE_TEXTS[key]), values)
-
-
-def _quote_text(quote: Mapping[str, object], converted: Money | None = None) -> Text:
-    """The chosen quote, its price in the display currency (``converted``) with the quoted original beside it."""
-    original = Money(_amount(quote.get("price_per_gpu_hour")), str(quote.get("currency") or "USD"))
-    return _deferred(
-        "quote",
-        quote.get("provider"),
-        QuoteKind(str(quote.get("kind") or "")),
-        Price(converted or original, original),
-        QuoteDate(str(quote.get("quoted_on") or "")),
-    )
-
-
-OFFER_SEPARATOR = "@"  # "h100-sxm@quote:12": one ticked offer of a GPU type planned as a choice of its own
-
-
-def base_gpu_id(gpu_id: str) -> str:
-    """The catalog GPU id behind a planned choice ("h100-sxm@quote:12" -> "h100-sxm")."""
-    return str(gpu_id).split(OFFER_SEPARATOR, 1)[0]
-
-
-def offer_spec(gpu: GpuSpec, quote: Mapping[str, object]) -> GpuSpec:
-    """The GPU type as one provider's offer: same figures, its own id and name, so two ticked offers of one GPU
-    type are ranked side by side (each priced at its own quote) instead of the cheaper hiding the other."""
-    return dataclasses.replace(
-        gpu,
-        id=f"{gpu.id}{OFFER_SEPARATOR}quote:{quote.get('id')}",
-        name=f"{gpu.name} · {quote.get('provider')}",
-    )
-
-
-class ModelInputError(UserError):
-    """A UserError raised while reading the model input (preset, size, config.json or model folder)."""
 
 
 class PageInputError(UserError):
@@ -476,7 +282,7 @@ MODEL_ERROR_CODES = frozenset(
 )
 
 
-def is_model_error(exc: BaseException) -> bool:
+def is_model_error(exc: BaseException | None) -> bool:
     """True when the error is about the model input, whatever the interface language: its planner Message
     code says so, or it was raised while reading the model (a config.json's own errors carry no code)."""
     if isinstance(exc, ModelInputError):
@@ -485,83 +291,8 @@ def is_model_error(exc: BaseException) -> bool:
     return getattr(message, "code", None) in MODEL_ERROR_CODES
 
 
-def _resolve_model(text: str) -> ModelSpec:
-    try:
-        return resolve_model_cached(text)
-    except ModelInputError:
-        raise
-    except UserError as exc:
-        raise ModelInputError(str(exc), exc.message) from exc
-
-
-def build_plan_call(
-    inputs: PlanInputs,
-    catalog: Mapping[str, GpuSpec],
-    store: StoreProtocol,
-    display_currency: str,
-    rates: ExchangeRates | None,
-    price_book: PriceBook | None = None,
-) -> PlanCall:
-    """Resolve the inputs into a PlanCall; UserError (one line for the user) when they cannot be planned.
-
-    Reads only the ticked quotes (by id) and, through `price_book` (a PriceBook kept by the caller so repeated
-    calls reuse it), the price summaries of the planned GPU types: never the whole quote table.
-    """
-    from planner.perf import calibration_from_report
-
-    price_book = price_book if price_book is not None else PriceBook(store)
-    notes: list[Note] = []
-    model = _resolve_model(inputs.model_text)
-    gpus: dict[str, GpuSpec] = {}
-    calibration: dict[str, Calibration] = {}
-    chosen_prices: dict[str, tuple[Money, Text]] = {}
-    quotes_by_id = _quotes_by_id(store, [k[6:] for k in inputs.hardware if k.startswith("quote:")])
-    extra = tuple(gpu for gpu in catalog.values() if getattr(gpu, "user_defined", False))
-    ticked = list(quotes_by_id.values())
-    offers_per_gpu = {gpu_id: sum(str(q.get("gpu")) == gpu_id for q in ticked) for gpu_id in catalog}
-    for key in inputs.hardware:
-        kind, _, ident = key.partition(":")
-        if kind == "catalog" and ident in catalog:
-            gpus[ident] = catalog[ident]
-        elif kind == "run":
-            try:
-                report = store.probe_runs.report(int(ident))
-            except (ValueError, sqlite3.Error):  # deleted (UserError), damaged (ReportError) or unreadable
-                notes.append(Text("PlanRequest", _RUN_GONE, (ident,)))
-                continue
-            for gpu_id, calib in calibration_from_report(report, extra).items():
-                if gpu_id in catalog:
-                    gpus[gpu_id] = catalog[gpu_id]
-                    calibration[gpu_id] = calib
-        elif kind == "quote" and ident in quotes_by_id:
-            quote = quotes_by_id[ident]
-            gpu_id = str(quote.get("gpu"))
-            if gpu_id not in catalog:
-                continue
-            spec = catalog[gpu_id] if offers_per_gpu[gpu_id] < 2 else offer_spec(catalog[gpu_id], quote)
-            gpu_id = spec.id
-            gpus[gpu_id] = spec
-            try:
-                amount, currency = _amount(quote["price_per_gpu_hour"]), str(quote["currency"])
-                price = _convert(amount, currency, display_currency, rates)
-            except UserError as exc:
-                notes.append(error_note(exc))
-                continue
-            if gpu_id not in chosen_prices or price.amount < chosen_prices[gpu_id][0].amount:
-                chosen_prices[gpu_id] = (price, _quote_text(quote, price))
-    if not gpus:
-        raise PageInputError(Text("PlanRequest", _NO_GPU_TYPE))
-    for gpu_id in gpus:  # a measured run of the GPU type calibrates each of its offers too
-        if base_gpu_id(gpu_id) in calibration:
-            calibration.setdefault(gpu_id, calibration[base_gpu_id(gpu_id)])
-    prices: dict[str, Money] = {}
-    price_sources: dict[str, Text] = {}
-    for gpu_id in gpus:
-        picked = chosen_prices.get(gpu_id) or typical_price(
-            price_book, base_gpu_id(gpu_id), ("on-demand",), display_currency, rates, notes
-        )
-        if picked:
-            prices[gpu_id], price_sources[gpu_id] = picked
+def question_of(inputs: PlanInputs, currency: str) -> PlanQuestion:
+    """The Plan page's inputs as planner.resolver's question (the CLI builds the same from its flags)."""
     training = inputs.is_training
     workload = Workload(
         task=inputs.task,
@@ -574,25 +305,53 @@ def build_plan_call(
         mfu=inputs.mfu,
         bandwidth_fraction=inputs.efficiency,
         dataset_tokens=float(inputs.dataset_tokens) if training and inputs.tokens_mode == "dataset" else None,
+        lora_rank=int(inputs.lora_rank),
     )
-    constraints = Constraints(
-        max_gpus=int(inputs.max_gpus),
-        gpus=inputs.exact_gpus,
-        budget=Money(inputs.budget_amount, display_currency) if inputs.budget_amount else None,
-        deadline_s=inputs.deadline_days * 86400.0 if inputs.deadline_days else None,
-    )
-    return PlanCall(
-        model=model,
+    return PlanQuestion(
+        model=inputs.model_text,
         workload=workload,
-        gpus=tuple(gpus.values()),
-        constraints=constraints,
-        prices=prices,
-        calibration=calibration,
+        hardware=tuple(inputs.hardware),
+        max_gpus=int(inputs.max_gpus),
+        exact_gpus=inputs.exact_gpus,
+        budget_amount=inputs.budget_amount,
+        deadline_s=inputs.deadline_days * 86400.0 if inputs.deadline_days else None,
+        pinned=inputs.pinned,
+        memory_headroom=float(inputs.memory_headroom),
+        currency=currency,
+        price_from_quotes=True,
         rank_by=inputs.rank_by,
-        currency=display_currency,
-        notes=tuple(dict.fromkeys(notes)),
-        price_sources=price_sources,
     )
+
+
+def build_plan_call(
+    inputs: PlanInputs,
+    catalog: Mapping[str, GpuSpec],
+    store: StoreProtocol,
+    display_currency: str,
+    rates: ExchangeRates | None,
+    price_book: PriceBook | None = None,
+) -> PlanCall:
+    """planner.resolver.resolve() for the page's inputs; UserError (one line for the user) when they cannot be
+    planned. Reads only the ticked quotes (by id) and, through `price_book` (kept by the caller so repeated
+    calls reuse it), the price summaries of the planned GPU types: never the whole quote table."""
+    return resolve(
+        question_of(inputs, display_currency),
+        store,
+        catalog=catalog,
+        rates=rates,
+        price_book=price_book if price_book is not None else PriceBook(store),
+        read_model=resolve_model_cached,
+    )
+
+
+class _HasStore(Protocol):
+    store: StoreProtocol
+
+
+def price_book_of(context: _HasStore) -> PriceBook:
+    """The context's shared PriceBook (AppContext.price_book), or a fresh one for a context without it."""
+    getter = getattr(context, "price_book", None)
+    return getter() if callable(getter) else PriceBook(context.store)
 
 
 def build_and_run(
@@ -615,23 +374,7 @@ def build_and_run(
 
 def run_plan_call(call: PlanCall) -> PlanResult:
     """planner.search.plan() for the call (pure; safe on a pool thread)."""
-    from planner.search import plan
-
-    return plan(
-        call.model,
-        call.workload,
-        call.gpus,
-        call.constraints,
-        prices=call.prices,
-        calibration=call.calibration,
-        rank_by=call.rank_by,
-        top=SEARCH_TOP,
-    )
-
-
-def table_options(result: PlanResult) -> tuple[PlanOption, ...]:
-    """The rows the table shows: the planner's ranking, fitting options first, at most TABLE_ROWS."""
-    return result.options[:TABLE_ROWS]
+    return call.run(top=SEARCH_TOP)
 
 
 def family_of(option: PlanOption) -> str:

@@ -15,12 +15,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import UserError
+from planner.search.types import DEFAULT_MEMORY_HEADROOM, MAX_MEMORY_HEADROOM
 from planner.vocabulary import Precision, RankBy, Task
 
 if TYPE_CHECKING:
     from planner.search import PlanOption, PlanResult
 
 MODEL_KINDS = ("preset", "size", "path")
+# The options table shows the planner's first TABLE_ROWS options; the selection is one of those rows.
+TABLE_ROWS = 12
+# The strategy fields Expert mode may pin, as the CLI's --dp --tp --pp --zero --micro-batch do.
+PIN_FIELDS = ("dp", "tp", "pp", "zero", "micro_batch")
 # The rankings the Plan page offers (the command line also ranks by cost per token).
 PAGE_RANKINGS = (RankBy.TIME, RankBy.COST)
 TOKENS_MODES = ("tokens", "dataset")
@@ -57,6 +62,13 @@ class PlanInputs:
     mfu: float | None = None  # model FLOPs utilisation override, 0..1
     efficiency: float | None = None  # memory-bandwidth efficiency override for decode, 0..1
     rank_by: RankBy = RankBy.TIME
+    memory_headroom: float = DEFAULT_MEMORY_HEADROOM  # share of each GPU's memory left free, 0..0.9
+    lora_rank: int = 16  # LoRA / QLoRA adapter rank
+    pin_dp: int | None = None  # Expert mode: strategy fields fixed by the user (None: searched)
+    pin_tp: int | None = None
+    pin_pp: int | None = None
+    pin_zero: int | None = None
+    pin_micro_batch: int | None = None
 
     @property
     def is_training(self) -> bool:
@@ -68,6 +80,12 @@ class PlanInputs:
         if self.tokens_mode == "dataset":
             return float(self.dataset_tokens) * float(self.epochs)
         return float(self.train_tokens)
+
+    @property
+    def pinned(self) -> dict[str, int]:
+        """The pinned strategy fields ({"tp": 8, "zero": 3}), as planner.search.Constraints.pinned takes them."""
+        values = {name: getattr(self, f"pin_{name}") for name in PIN_FIELDS}
+        return {name: int(value) for name, value in values.items() if value is not None}
 
     @property
     def model_text(self) -> str:
@@ -107,9 +125,18 @@ class PlanInputs:
             changes["model_kind"] = "preset"
         if self.tokens_mode not in TOKENS_MODES:
             changes["tokens_mode"] = "tokens"
-        for name, low in (("seq_len", 1), ("global_batch", 1), ("max_gpus", 1), ("concurrent_users", 1)):
+        for name, low in (("seq_len", 1), ("global_batch", 1), ("max_gpus", 1), ("concurrent_users", 1),
+                          ("lora_rank", 1)):  # fmt: skip
             if int(getattr(self, name)) < low:
                 changes[name] = low
+        if not 0 <= float(self.memory_headroom) <= MAX_MEMORY_HEADROOM:
+            changes["memory_headroom"] = DEFAULT_MEMORY_HEADROOM
+        for name in PIN_FIELDS:
+            value = getattr(self, f"pin_{name}")
+            if value is not None and (
+                int(value) < (0 if name == "zero" else 1) or (name == "zero" and value > 3)
+            ):
+                changes[f"pin_{name}"] = None
         return dataclasses.replace(self, **changes)
 
 
@@ -169,13 +196,15 @@ class PlanState:
         self._notify("inputs")
 
     # -- results -----------------------------------------------------------------------------------------------
+    # The selection and the headline derive from the result: `selected` is a row of the table (one of the
+    # first TABLE_ROWS options), `best` is the planner's first fitting option whatever is selected.
     def set_result(self, result: PlanResult) -> None:
-        """Take a new planner result; keep the same option selected when it is still offered."""
+        """Take a new planner result; keep the same option selected when the table still shows it."""
         previous = self.selected_option
         self.result, self.error = result, None
         self.selected = 0
         if previous is not None:
-            for index, option in enumerate(self.options):
+            for index, option in enumerate(self.shown_options):
                 if _same_option(option, previous):
                     self.selected = index
                     break
@@ -190,12 +219,22 @@ class PlanState:
         return self.result.options if self.result is not None else ()
 
     @property
+    def shown_options(self) -> tuple[PlanOption, ...]:
+        """The rows of the options table: the planner's ranking, at most TABLE_ROWS."""
+        return self.options[:TABLE_ROWS]
+
+    @property
+    def best(self) -> PlanOption | None:
+        """The planner's best option that fits (its first), or None when nothing fits."""
+        return next((option for option in self.options if option.fits), None)
+
+    @property
     def selected_option(self) -> PlanOption | None:
-        options = self.options
-        return options[self.selected] if 0 <= self.selected < len(options) else None
+        shown = self.shown_options
+        return shown[self.selected] if 0 <= self.selected < len(shown) else None
 
     def select(self, index: int) -> None:
-        if index != self.selected and 0 <= index < len(self.options):
+        if index != self.selected and 0 <= index < len(self.shown_options):
             self.selected = index
             self._notify("selection")
 

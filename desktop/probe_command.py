@@ -21,6 +21,7 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
@@ -81,14 +82,15 @@ def bundle_dir() -> Path | None:
     return Path(meipass) if is_frozen() and meipass else None
 
 
-def build_info() -> dict:
+def build_info() -> dict[str, Any]:
     """What the packaging step recorded about this build ({"variant": "full"|"lite", ...}); {"variant":
     "source"} outside a bundle."""
     folder = bundle_dir()
     if folder is None:
         return {"variant": "source"}
     try:
-        return json.loads((folder / BUILD_INFO_FILE).read_text(encoding="utf-8"))
+        info: dict[str, Any] = json.loads((folder / BUILD_INFO_FILE).read_text(encoding="utf-8"))
+        return info
     except (OSError, ValueError):
         return {"variant": "unknown"}
 

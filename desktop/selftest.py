@@ -81,7 +81,7 @@ class SelfTest:
 
 
 # --- checks -----------------------------------------------------------------------------------------------------
-def check_bundle_data(_test: SelfTest) -> dict:
+def check_bundle_data(_test: SelfTest) -> dict[str, Any]:
     """Package data found the way the app finds it: importlib.resources, never paths relative to the cwd."""
     from importlib.resources import files
 
@@ -99,7 +99,7 @@ def check_bundle_data(_test: SelfTest) -> dict:
     return {"gpus": len(catalog), "model_presets": len(presets), "probe_report_schema": True, "icon": True}
 
 
-def check_qt_platform(test: SelfTest) -> dict:
+def check_qt_platform(test: SelfTest) -> dict[str, Any]:
     """Qt runs offscreen here, and the plugin a person's desktop needs ships with this build."""
     from PySide6.QtCore import QLibraryInfo, qVersion
 
@@ -113,7 +113,7 @@ def check_qt_platform(test: SelfTest) -> dict:
     return {"qt": qVersion(), "platform": platform_name, "platform_plugins": found}
 
 
-def check_nvml(_test: SelfTest) -> dict:
+def check_nvml(_test: SelfTest) -> dict[str, Any]:
     """read_inventory never raises; no driver or no GPU is a valid answer with its reason."""
     from profiler.nvml import read_inventory
 
@@ -127,7 +127,7 @@ def check_nvml(_test: SelfTest) -> dict:
     }
 
 
-def check_database(test: SelfTest) -> dict:
+def check_database(test: SelfTest) -> dict[str, Any]:
     """Write through Store, close, reopen, read back: the same file a person's data lives in."""
     from planner.store import Store
 
@@ -163,7 +163,7 @@ def check_database(test: SelfTest) -> dict:
     return {"file_bytes": path.stat().st_size, "quote_id": quote_id, "plan_id": plan_id}
 
 
-def check_translations(test: SelfTest) -> dict:
+def check_translations(test: SelfTest) -> dict[str, Any]:
     """The Russian interface loads (assets/i18n/gpu_advisor_ru.qm through importlib.resources), then English."""
     from PySide6.QtCore import QCoreApplication
 
@@ -179,15 +179,16 @@ def check_translations(test: SelfTest) -> dict:
     return {"ru_file_menu": file_menu_ru}
 
 
-def check_plan(_test: SelfTest) -> dict:
+def check_plan(_test: SelfTest) -> dict[str, Any]:
     """A 7B QLoRA fine-tune on one 24 GB card must fit: the base weights in NF4 take about 7.2e9 x 4.5 bit / 8
     = 4 GB (the QLoRA paper fits a 65B model in under 48 GB), leaving room for adapters and activations."""
     from planner.gpus import get_gpu
     from planner.models import get_preset
     from planner.search import Constraints, Workload, plan
+    from planner.vocabulary import Task
 
     model = get_preset("mistral-7b")
-    workload = Workload(task="qlora", seq_len=2048, global_batch=8, tokens=1e8)
+    workload = Workload(task=Task.QLORA, seq_len=2048, global_batch=8, tokens=1e8)
     result = plan(model, workload, [get_gpu("rtx-4090")], Constraints(max_gpus=1))
     fitting = [option for option in result.options if option.fits]
     assert fitting, f"no fitting option for 7B QLoRA on one RTX 4090 (excluded: {result.excluded[:3]})"
@@ -200,7 +201,7 @@ def check_plan(_test: SelfTest) -> dict:
     }
 
 
-def check_main_window(test: SelfTest) -> dict:
+def check_main_window(test: SelfTest) -> dict[str, Any]:
     """The real main window with its pages, on a store in the temporary folder, showing the NVML result."""
     from desktop.context import AppContext, open_store
     from desktop.main_window import MainWindow
@@ -228,7 +229,7 @@ def check_main_window(test: SelfTest) -> dict:
     }
 
 
-def check_render(test: SelfTest) -> dict:
+def check_render(test: SelfTest) -> dict[str, Any]:
     """Every page (filled with its example) and every pyqtgraph chart on it rendered to a non-blank PNG."""
     import pyqtgraph as pg
 
@@ -262,7 +263,7 @@ def check_render(test: SelfTest) -> dict:
     }
 
 
-def check_probe(test: SelfTest) -> dict:
+def check_probe(test: SelfTest) -> dict[str, Any]:
     """A short CPU probe in a child process; the GUI process itself never imports torch."""
     from desktop.probe_command import probe_availability, probe_command
     from profiler.report import load_report
@@ -304,7 +305,7 @@ def check_probe(test: SelfTest) -> dict:
     }
 
 
-def check_no_torch(_test: SelfTest) -> dict:
+def check_no_torch(_test: SelfTest) -> dict[str, Any]:
     """The GUI process never imports torch; the probe is a child (docs/architecture.md, process model)."""
     assert "torch" not in sys.modules, "torch was imported into the GUI process"
     return {"torch_in_gui_process": False}
@@ -346,7 +347,11 @@ def reveal(widget: Any) -> bool:
         if isinstance(ancestor, QTabWidget):
             for index in range(ancestor.count()):
                 tab = ancestor.widget(index)
-                if (tab is widget or tab.isAncestorOf(widget)) and ancestor.currentIndex() != index:
+                if (
+                    tab is not None
+                    and (tab is widget or tab.isAncestorOf(widget))
+                    and ancestor.currentIndex() != index
+                ):
                     ancestor.setCurrentIndex(index)
                     changed = True
         ancestor = ancestor.parentWidget()
@@ -372,7 +377,7 @@ def save_non_blank(image: Any, path: Path) -> str:
     return path.name
 
 
-def _no_window_flags() -> dict:
+def _no_window_flags() -> dict[str, Any]:
     """On Windows, start the console child without flashing a console window from the windowed app."""
     if sys.platform == "win32":
         return {"creationflags": getattr(subprocess, "CREATE_NO_WINDOW", 0)}
@@ -433,7 +438,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-def summarise(test: SelfTest, started: float) -> dict:
+def summarise(test: SelfTest, started: float) -> dict[str, Any]:
     from desktop.probe_command import build_info, is_frozen
     from planner.cli import version
 

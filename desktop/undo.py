@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QUndoCommand
 
+from desktop.plurals import plurals
+
 if TYPE_CHECKING:
     from desktop.qmodels.quotes import QuoteTableModel, Row
 
@@ -37,10 +39,19 @@ class _AppliedOnce(QUndoCommand):
 
 
 class EditQuoteCommand(_AppliedOnce):
+    """An edit of some fields of one quote; `names` are the fields as people read them (column headers), so
+    the Edit menu says "Undo edit of Price / GPU-h", never the stored field's name."""
+
     def __init__(
-        self, model: QuoteTableModel, quote_id: Any, old: Mapping[str, object], new: Mapping[str, object]
+        self,
+        model: QuoteTableModel,
+        quote_id: Any,
+        old: Mapping[str, object],
+        new: Mapping[str, object],
+        names: Sequence[str] = (),
     ) -> None:
-        super().__init__(QCoreApplication.translate("QuoteCommands", "Edit {0}").format(", ".join(new)))
+        label = ", ".join(names) or QCoreApplication.translate("QuoteCommands", "a quote")
+        super().__init__(QCoreApplication.translate("QuoteCommands", "edit of {0}").format(label))
         self.model, self.quote_id, self.old, self.new = model, quote_id, dict(old), dict(new)
 
     def apply(self, changes: Mapping[str, object]) -> bool:
@@ -57,9 +68,7 @@ class AddQuotesCommand(_AppliedOnce):
     """``rows`` are the stored rows (with ids) that were just added."""
 
     def __init__(self, model: QuoteTableModel, rows: Sequence[Row], text: str | None = None) -> None:
-        super().__init__(
-            text or QCoreApplication.translate("QuoteCommands", "Add quotes: {0}").format(len(rows))
-        )
+        super().__init__(text or plurals().adding_quotes(len(rows)))
         self.model, self.rows = model, [dict(r) for r in rows]
 
     def do(self) -> None:
@@ -73,7 +82,7 @@ class DeleteQuotesCommand(_AppliedOnce):
     """``rows`` are the rows the store returned when deleting them."""
 
     def __init__(self, model: QuoteTableModel, rows: Sequence[Row]) -> None:
-        super().__init__(QCoreApplication.translate("QuoteCommands", "Delete quotes: {0}").format(len(rows)))
+        super().__init__(plurals().deleting_quotes(len(rows)))
         self.model, self.rows = model, [dict(r) for r in rows]
 
     def do(self) -> None:

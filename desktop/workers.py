@@ -65,7 +65,14 @@ class _JobSignals(QObject):
 
 
 class _Runnable(QRunnable):
-    def __init__(self, fn: Callable[..., Any], args: tuple, kwargs: dict, signals: _JobSignals, job: Job):
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        signals: _JobSignals,
+        job: Job,
+    ):
         super().__init__()
         # Python owns the runnable (Job keeps it): with autoDelete the pool would free it under Python's feet.
         self.setAutoDelete(False)

@@ -128,11 +128,14 @@ class RentBuyInputs:
     how long the hardware is used; resale_fraction: share of the purchase recovered at the end;
     maintenance_fraction_per_year: support, spares, ops as a share of the purchase per year;
     rent_*: per GPU-hour; reserved is paid around the clock for the horizon (a commitment);
-    hybrid_owned_gpus: GPUs owned in the hybrid plan (base load); the rest of the demand is rented on demand.
+    hybrid_owned_gpus: GPUs owned in the hybrid plan (base load); the rest of the demand is rented on demand;
+    purchase_per_gpu None: no purchase price is known, so neither buying nor the hybrid is priced;
+    job_gpus: GPUs one job needs at the same time (a plan's GPU count: an 8-GPU tensor-parallel job cannot run
+    on 4 owned GPUs), so the hybrid owns whole job-sized groups (None: GPU-hours are interchangeable).
     """
 
     gpus: int = 8
-    purchase_per_gpu: float = 27_500.0
+    purchase_per_gpu: float | None = 27_500.0
     rent_on_demand_per_gpu_hour: float = 2.80
     rent_spot_per_gpu_hour: float | None = None
     rent_reserved_per_gpu_hour: float | None = None
@@ -149,6 +152,17 @@ class RentBuyInputs:
     maintenance_fraction_per_year: float = 0.0
     spot_overhead_fraction: float = DEFAULT_SPOT_OVERHEAD_FRACTION
     hybrid_owned_gpus: int | None = None
+    job_gpus: int | None = None
+
+    @property
+    def buys(self) -> bool:
+        """A purchase price is known: buying and the hybrid can be priced."""
+        return self.purchase_per_gpu is not None
+
+    @property
+    def hybrid_groups(self) -> int:
+        """Whole job-sized groups the GPUs make (one per GPU when jobs are not sized)."""
+        return self.gpus // (self.job_gpus or 1)
 
     def validate(self) -> None:
         """UserError naming the first impossible input (NaN and infinity are impossible everywhere)."""
@@ -157,9 +171,11 @@ class RentBuyInputs:
         checks = [
             (self.gpus >= 1, msg("error.gpus_positive")),
             (self.gpus <= MAX_RENT_BUY_GPUS, msg("error.rentbuy_gpus_large", gpus=self.gpus, limit=MAX_RENT_BUY_GPUS)),
-            (self.purchase_per_gpu <= MAX_PURCHASE_PER_GPU,
-             msg("error.purchase_large", price=self.purchase_per_gpu, limit=MAX_PURCHASE_PER_GPU)),
-            (self.purchase_per_gpu >= 0, self._negative("purchase_price")),
+            (self.purchase_per_gpu is None or self.purchase_per_gpu <= MAX_PURCHASE_PER_GPU,
+             msg("error.purchase_large", price=self.purchase_per_gpu or 0.0, limit=MAX_PURCHASE_PER_GPU)),
+            (self.purchase_per_gpu is None or self.purchase_per_gpu >= 0, self._negative("purchase_price")),
+            (self.job_gpus is None or 1 <= self.job_gpus <= self.gpus,
+             msg("error.job_gpus_range", job_gpus=self.job_gpus or 0, gpus=self.gpus)),
             (self.rent_on_demand_per_gpu_hour >= 0, self._negative("rent_price")),
             (self.infra_overhead_fraction >= 0, self._negative("infra_overhead")),
             (0 <= self.power_w_per_gpu <= MAX_POWER_W_PER_GPU,
@@ -174,6 +190,8 @@ class RentBuyInputs:
             (self.maintenance_fraction_per_year >= 0, self._negative("maintenance")),
             (self.spot_overhead_fraction >= 0, self._negative("spot_overhead")),
             (self.hybrid_owned_gpus is None or 0 <= self.hybrid_owned_gpus <= self.gpus, msg("error.hybrid_range")),
+            (self.hybrid_owned_gpus is None or self.hybrid_owned_gpus % (self.job_gpus or 1) == 0,
+             msg("error.hybrid_whole_groups", job_gpus=self.job_gpus or 1)),
         ]  # fmt: skip
         for prices in (self.rent_spot_per_gpu_hour, self.rent_reserved_per_gpu_hour):
             checks.append((prices is None or prices >= 0, negative))
@@ -217,7 +235,7 @@ class RentBuyInputs:
 
     @property
     def capex_per_gpu(self) -> float:
-        return self.purchase_per_gpu * (1 + self.infra_overhead_fraction)
+        return (self.purchase_per_gpu or 0.0) * (1 + self.infra_overhead_fraction)
 
     @property
     def power_cost_per_gpu_hour(self) -> float:
@@ -226,7 +244,7 @@ class RentBuyInputs:
 
     @property
     def maintenance_per_gpu_month(self) -> float:
-        return self.purchase_per_gpu * self.maintenance_fraction_per_year / 12
+        return (self.purchase_per_gpu or 0.0) * self.maintenance_fraction_per_year / 12
 
 
 @dataclass(frozen=True)
@@ -256,22 +274,21 @@ class RentBuyResult:
     def as_dict(self) -> dict[str, object]:
         """JSON for `gpu-advisor rentbuy --json`: "rent" is on-demand renting."""
         currency = self.inputs.currency
+        names = {
+            "rent": "on_demand",
+            "buy": "buy",
+            "hybrid": "hybrid",
+            "spot": "spot",
+            "reserved": "reserved",
+        }
         return {
             "break_even_gpu_hours": self.break_even_gpu_hours,
             "break_even_months": self.break_even_months,
             "break_even_utilization": self.break_even_utilization,
-            "totals": {
-                "rent": self.totals["on_demand"].as_dict(),
-                "buy": self.totals["buy"].as_dict(),
-                "hybrid": self.totals["hybrid"].as_dict(),
-                **{key: self.totals[key].as_dict() for key in ("spot", "reserved") if key in self.totals},
-            },
+            "totals": {name: self.totals[key].as_dict() for name, key in names.items() if key in self.totals},
             "monthly": {
                 "month": list(self.months),
-                "rent": list(self.series["on_demand"]),
-                "buy": list(self.series["buy"]),
-                "hybrid": list(self.series["hybrid"]),
-                **{key: list(self.series[key]) for key in ("spot", "reserved") if key in self.series},
+                **{name: list(self.series[key]) for name, key in names.items() if key in self.series},
             },
             "currency": currency,
             "owned_cost_per_gpu_hour": {"amount": self.owned_cost_per_gpu_hour, "currency": currency},
@@ -324,7 +341,7 @@ def _owned_series(
     monthly = gpus * (
         busy_hours_per_gpu_month * inputs.power_cost_per_gpu_hour + inputs.maintenance_per_gpu_month
     )
-    resale = gpus * inputs.purchase_per_gpu * inputs.resale_fraction
+    resale = gpus * (inputs.purchase_per_gpu or 0.0) * inputs.resale_fraction
     return [capex + monthly * m - (resale if m == inputs.horizon_months else 0.0) for m in months]
 
 
@@ -339,13 +356,62 @@ def _months_to_break_even(inputs: RentBuyInputs, running_per_hour: float) -> flo
     return months if months <= 240 else None
 
 
+def _hybrid_owned(inputs: RentBuyInputs) -> int | None:
+    """GPUs the hybrid owns: the user's choice, else half the job-sized groups (at least one GPU when jobs are
+    not sized); None when there is no hybrid (no purchase price, or fewer than two job-sized groups)."""
+    if not inputs.buys:
+        return None
+    if inputs.job_gpus is None:
+        return inputs.hybrid_owned_gpus if inputs.hybrid_owned_gpus is not None else max(1, inputs.gpus // 2)
+    if inputs.hybrid_groups < 2 and not inputs.hybrid_owned_gpus:
+        return None  # one job needs every GPU: owning part of them runs nothing
+    if inputs.hybrid_owned_gpus is not None:
+        return inputs.hybrid_owned_gpus
+    return inputs.hybrid_groups // 2 * inputs.job_gpus
+
+
+def _hybrid_series(
+    inputs: RentBuyInputs, owned: int, demand_per_month: float, months: Sequence[int]
+) -> list[float]:
+    """Owned GPUs (whole job-sized groups) take the demand first, up to their whole schedule; the rest is
+    rented on demand."""
+    owned_busy = min(demand_per_month, owned * inputs.scheduled_hours_per_month)
+    burst = demand_per_month - owned_busy
+    owned_part = _owned_series(owned, inputs, owned_busy / owned, months) if owned else [0.0] * len(months)
+    rent = inputs.rent_on_demand_per_gpu_hour
+    return [own + burst * rent * m for own, m in zip(owned_part, months, strict=True)]
+
+
+def utilisation_from_runs(
+    gpus: int,
+    gpu_hours_per_run: float,
+    runs_per_month: float,
+    hours_per_day: float = 24.0,
+    days_per_week: float = 7.0,
+) -> float:
+    """Busy share of `gpus` GPUs' schedule when a job of `gpu_hours_per_run` runs `runs_per_month` times.
+
+    Example: a 25-minute job on 64 GPUs (26.7 GPU-hours) run 20 times a month on those 64 GPUs around the clock:
+    20 x 26.7 / (64 x 730.5) = 1.1%. UserError when the runs do not fit the schedule.
+    """
+    scheduled = gpus * hours_per_day * days_per_week / 7 * DAYS_PER_MONTH
+    if not (gpu_hours_per_run > 0 and runs_per_month > 0 and scheduled > 0):
+        raise UserError.of(msg("error.runs_positive"))
+    busy = gpu_hours_per_run * runs_per_month / scheduled
+    if busy > 1:
+        fit = scheduled / gpu_hours_per_run
+        raise UserError.of(msg("error.runs_do_not_fit", runs=runs_per_month, fit=math.floor(fit), gpus=gpus))
+    return busy
+
+
 def rent_vs_buy(inputs: RentBuyInputs) -> RentBuyResult:
     """Cumulative cost per month of renting (on demand, spot, reserved), buying and a hybrid, and when owning pays.
 
     Demand: `gpus` GPUs busy `utilization` of `hours_per_day` x `days_per_week`. Renting pays for busy hours
     only (reserved: around the clock); owning pays the capex up front and power for busy hours. Hybrid owns
-    `hybrid_owned_gpus` (default half, at least one) which take the demand first (base load) and rents the rest
-    on demand (bursts).
+    `hybrid_owned_gpus` (default half, at least one; with `job_gpus`, half of the whole job-sized groups) which
+    take the demand first (base load) and rents the rest on demand (bursts). Without a purchase price only the
+    rent series are computed.
     """
     inputs.validate()
     months = tuple(range(inputs.horizon_months + 1))
@@ -359,29 +425,23 @@ def rent_vs_buy(inputs: RentBuyInputs) -> RentBuyResult:
     if inputs.rent_reserved_per_gpu_hour is not None:
         reserved_month = inputs.gpus * HOURS_PER_MONTH * inputs.rent_reserved_per_gpu_hour
         series["reserved"] = [reserved_month * m for m in months]
-    series["buy"] = _owned_series(inputs.gpus, inputs, inputs.used_hours_per_gpu_month, months)
-
-    owned = inputs.hybrid_owned_gpus if inputs.hybrid_owned_gpus is not None else max(1, inputs.gpus // 2)
-    # Owned GPUs take the demand first, up to their whole schedule; the rest is rented on demand.
-    owned_capacity = owned * inputs.scheduled_hours_per_month
-    owned_busy = min(demand_per_month, owned_capacity)
-    burst = demand_per_month - owned_busy
-    owned_part = (
-        _owned_series(owned, inputs, owned_busy / owned if owned else 0.0, months)
-        if owned
-        else [0.0] * len(months)
-    )
-    series["hybrid"] = [
-        own + burst * inputs.rent_on_demand_per_gpu_hour * m
-        for own, m in zip(owned_part, months, strict=True)
-    ]
+    owned = _hybrid_owned(inputs)
+    if inputs.buys:
+        series["buy"] = _owned_series(inputs.gpus, inputs, inputs.used_hours_per_gpu_month, months)
+        if owned is not None:
+            series["hybrid"] = _hybrid_series(inputs, owned, demand_per_month, months)
 
     running = running_cost_per_busy_hour(inputs)
-    hours = break_even_gpu_hours(inputs.capex_per_gpu, inputs.rent_on_demand_per_gpu_hour, running)
-    calendar = _months_to_break_even(inputs, running)
-    utilization = break_even_utilization(inputs)
+    buys = inputs.buys
+    hours = (
+        break_even_gpu_hours(inputs.capex_per_gpu, inputs.rent_on_demand_per_gpu_hour, running)
+        if buys
+        else None
+    )
+    calendar = _months_to_break_even(inputs, running) if buys else None
+    utilization = break_even_utilization(inputs) if buys else None
     used_over_horizon = inputs.used_hours_per_gpu_month * inputs.horizon_months
-    owned_per_hour = series["buy"][-1] / (inputs.gpus * used_over_horizon)
+    owned_per_hour = series["buy"][-1] / (inputs.gpus * used_over_horizon) if buys else 0.0
     totals = {key: Money(values[-1], inputs.currency) for key, values in series.items()}
     cheapest = min(totals, key=lambda key: totals[key].amount)
     frozen = MappingProxyType({key: tuple(values) for key, values in series.items()})
@@ -395,7 +455,7 @@ def rent_vs_buy(inputs: RentBuyInputs) -> RentBuyResult:
         break_even_utilization=utilization,
         owned_cost_per_gpu_hour=owned_per_hour,
         running_cost_per_gpu_hour=running,
-        hybrid_owned_gpus=owned,
+        hybrid_owned_gpus=owned or 0,
         cheapest=cheapest,
         recommendation=_recommendation(inputs, totals, cheapest, hours, calendar, utilization),
         assumptions=_assumptions(inputs),
@@ -437,6 +497,8 @@ def _recommendation(
         f"{_PLAN_NAMES[cheapest].capitalize()} is cheapest over {years:g} years for {inputs.gpus} GPU{'s' if inputs.gpus != 1 else ''} at {busy}: "
         f"{_money(totals[cheapest].amount, cur)} ({others})."
     )
+    if not inputs.buys:
+        return text + " No purchase price is known, so buying is not compared."
     if hours is None:
         text += " Owning never pays off: the rent is below the running cost of an owned GPU."
     else:
@@ -465,7 +527,8 @@ def _assumptions(inputs: RentBuyInputs) -> tuple[str, ...]:
         f"a month is {DAYS_PER_MONTH:.4g} days; busy hours per GPU per month {inputs.used_hours_per_gpu_month:.0f}",
         "renting pays busy hours only; reserved pays every hour of the horizon; spot adds "
         f"{inputs.spot_overhead_fraction:.0%} for lost work and restarts",
-        "hybrid: owned GPUs take the demand first, the rest is rented on demand",
+        "hybrid: owned GPUs take the demand first, the rest is rented on demand"
+        + (f"; it owns whole groups of {inputs.job_gpus} GPUs (one job's GPUs)" if inputs.job_gpus else ""),
     )
 
 
@@ -477,6 +540,7 @@ def hours_to_months(gpu_hours: float, hours_per_day: float, days_per_week: float
 
 __all__ = [
     "HOURS_PER_MONTH",
+    "utilisation_from_runs",
     "RentBuyInputs",
     "RentBuyResult",
     "RunCost",

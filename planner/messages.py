@@ -153,6 +153,8 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "choice.rank_by": "ranking",
     "choice.confidence": "confidence",
     "choice.calibration_source": "calibration source",
+    "choice.engine": "serving engine",
+    "choice.weight_format": "weight format",
     "quantity.micro_batch": "micro-batch",
     "quantity.seq_len": "sequence length",
     "quantity.inflight": "in-flight micro-batches",
@@ -261,6 +263,7 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "option.decode_memory_bound": "decode is memory bandwidth-bound at batch {batch}",
     "option.decode_compute_bound": "decode is compute-bound at batch {batch}",
     "option.misses_target": "misses the {target_tokens_per_second:g} tokens/s target",
+    "option.users_queued": "{queued} users per replica wait for one of its {slots} sequence slots",
     # -- memory model notes (planner/memory/) ------------------------------------------------------------------
     "memory.kv_heads_replicated": (
         "tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks"
@@ -353,6 +356,10 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.horizon_range": "the horizon must be between 1 and 240 months",
     "error.resale_range": "the resale fraction must be between 0 and 1",
     "error.hybrid_range": "hybrid owned GPUs must be between 0 and the number of GPUs",
+    "error.hybrid_whole_groups": "hybrid owned GPUs must be whole groups of {job_gpus} (the GPUs one job needs at once)",
+    "error.job_gpus_range": "a job of {job_gpus} GPUs must need between 1 and the {gpus} GPUs compared",
+    "error.runs_positive": "the job's GPU-hours and its runs per month must be positive",
+    "error.runs_do_not_fit": "{runs:g} runs a month do not fit the schedule of {gpus} GPUs: at most {fit} do",
     "error.optimizer_offload_zero": "optimizer offload needs ZeRO stage 1, 2 or 3 (DeepSpeed offload_optimizer)",
     "error.param_offload_zero3": (
         "offloading parameters needs ZeRO stage 3 / FSDP full shard (DeepSpeed offload_param)"
@@ -367,9 +374,11 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.gpus_positive": "the number of GPUs must be at least 1",
     "error.max_gpus_positive": "the maximum number of GPUs must be at least 1",
     "error.deadline_positive": "the deadline must be positive",
+    "error.headroom_range": "the memory headroom must be between 0 and {limit:.0%} of each GPU's memory, got {headroom:g}",
     "error.cannot_pin": "cannot pin {fields}; pin one of: {choices}",
     "error.top_positive": "--top must be at least 1",
     "error.no_gpu_type": "choose at least one GPU type",
+    "error.no_hardware_chosen": "choose at least one GPU type, machine or quote to plan on",
     "error.budget_currency": "the budget is in {budget_currency} but prices are in {price_currency}; convert first",
     "error.no_model": "no model given: name a preset, a size such as 7b, a config.json or a model folder",
     "error.no_such_path": "no such file or folder: {path}",
@@ -427,6 +436,18 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.no_reference_price": "give --purchase-per-gpu: the catalog has no reference price for {gpu}",
     "error.years_at_least_a_month": "--years must be at least one month (0.1)",
     "error.no_exchange_rate": "no exchange rate for {source}->{target}; set one in Settings",
+    # -- where a price and a measurement came from (planner/resolver.py) --------------------------------------
+    "price.user_set": "{price}/GPU-hour, set by you",
+    "price.mine_one": "your quote: {price}/GPU-hour",
+    "price.reference_one": "reference quote: {price}/GPU-hour",
+    "price.mine_median": "median of {count} of your on-demand quotes ({low} to {high}/GPU-hour)",
+    "price.reference_median": "median of {count} reference on-demand quotes ({low} to {high}/GPU-hour)",
+    "price.quote": "{provider}, {quote_kind}: {price}/GPU-hour, quoted {quoted_date}",
+    "price.for_gpu": "price for {gpu_id}: {source}",
+    "price.none": "no stored on-demand quote for {gpu_id}: no cost shown",
+    "resolver.quote_gone": "quote {quote_id} is no longer in the database",
+    "resolver.run_gone": "probe run {run_id} is no longer in the database",
+    "resolver.run_without_gpu": "probe run {run_id} measured no GPU the catalog knows: it cannot plan",
     # -- ledger (planner/store) errors ---------------------------------------------------------------------
     # what a stored quote is called inside other messages
     "store.rental_quote": "rental quote",

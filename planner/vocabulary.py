@@ -176,7 +176,8 @@ class ZeroStage(IntEnum):
 class Layout:
     """How one job is spread over GPUs: dp x tp x pp GPUs; ep splits the experts inside the data-parallel
     group (it reuses dp's ranks), ZeRO shards model states over dp, micro_batch is sequences per GPU per
-    forward pass (serving: concurrent sequences per replica)."""
+    forward pass (serving: concurrent sequences per replica), virtual_stages is model chunks per pipeline rank
+    (interleaved 1F1B, Narayanan et al. 2021; 1 = plain 1F1B)."""
 
     dp: int = 1
     tp: int = 1
@@ -186,8 +187,9 @@ class Layout:
     recompute: Recompute = Recompute.NONE
     offload: Offload = Offload.NONE
     micro_batch: int = 1
+    virtual_stages: int = 1
 
-    FIELDS = ("dp", "tp", "pp", "ep", "zero", "recompute", "offload", "micro_batch")
+    FIELDS = ("dp", "tp", "pp", "ep", "zero", "recompute", "offload", "micro_batch", "virtual_stages")
 
     @property
     def gpus(self) -> int:
@@ -210,4 +212,5 @@ class Layout:
             "recompute": str(self.recompute),  # str(): a member or the plain text it was built with
             "offload": str(self.offload),
             "micro_batch": self.micro_batch,
+            "virtual_stages": self.virtual_stages,
         }

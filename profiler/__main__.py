@@ -80,6 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
         default="nccl",
         help="nccl (default: one rank per GPU) or gloo (two CPU ranks: checks the torchrun path without GPUs)",
     )
+    parser.add_argument(
+        "--model-shapes", metavar="FILE", default=None,
+        help="also time the GEMMs, attention and small collectives of one model (a file written by "
+        "gpu-advisor plan --probe-shapes); the report is then version 2",
+    )  # fmt: skip
     parser.set_defaults(mode="quick")
     return parser
 
@@ -121,7 +126,9 @@ def _unwritable(path: str | None) -> str | None:
 COLLECTIVES_TIMEOUT_S = {"quick": 600.0, "full": 1800.0}
 
 
-def run_collectives_subprocess(gpu_count: int, mode: str, backend: str = "nccl") -> list[Collective]:
+def run_collectives_subprocess(
+    gpu_count: int, mode: str, backend: str = "nccl", extra_sizes: tuple[int, ...] = ()
+) -> list[Collective]:
     """Run profiler.collectives under torchrun: NCCL on all local GPUs, or gloo on two CPU ranks.
 
     In the frozen bundle torchrun is gpu-probe's own --torchrun entry point (a frozen executable cannot run
@@ -141,6 +148,8 @@ def run_collectives_subprocess(gpu_count: int, mode: str, backend: str = "nccl")
         sizes = "1M,16M,256M" if mode == "quick" else "1M,4M,16M,64M,256M,1G"
     else:
         sizes = "64K,1M"
+    if extra_sizes:  # a model's small messages (latency-bound: their time is the per-call latency)
+        sizes = ",".join([*(str(size) for size in sorted(set(extra_sizes))), sizes])
     probe_exe = [sys.executable] if getattr(sys, "frozen", False) else None
     with tempfile.TemporaryDirectory() as folder:
         out = os.path.join(folder, "collectives.json")
@@ -257,6 +266,15 @@ def _main(argv: Sequence[str] | None) -> int:
         return 2
     emit = _Lines(sys.stdout, args.progress)
     from profiler import probe
+    from profiler.model_shapes import ShapesError, load_model_shapes
+
+    shapes = None
+    if args.model_shapes:
+        try:
+            shapes = load_model_shapes(args.model_shapes)
+        except ShapesError as exc:
+            print(f"gpu-probe: {exc}", file=sys.stderr)
+            return 2
 
     try:
         started: list[str] = []
@@ -275,13 +293,14 @@ def _main(argv: Sequence[str] | None) -> int:
             emit({"event": "progress", "stage": stage, "fraction": round(fraction, 4), "device": device})
 
         report = probe.run_probe(
-            args.mode, args.device, progress=on_progress, on_plan=on_plan, on_devices=on_devices
+            args.mode, args.device, progress=on_progress, on_plan=on_plan, on_devices=on_devices, shapes=shapes
         )
         if args.collectives:
             gpu_count = _cuda_device_count()  # all local GPUs, whichever --device was probed
             backend = args.collectives_backend
             try:
-                entries = run_collectives_subprocess(gpu_count, args.mode, backend)
+                extra = shapes.collective_sizes if shapes is not None else ()
+                entries = run_collectives_subprocess(gpu_count, args.mode, backend, extra)
             except Exception as exc:  # a failed collectives run still leaves the device measurements
                 from profiler.collectives import failed_entries
 

@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING
 
 from profiler import report as report_module
 from profiler.jsontypes import JSONObject, JSONValue
+from profiler.model_shapes import ModelShapes, model_shape_steps
 from profiler.nvml import GpuInfo, Inventory, MigDevice, TelemetrySampler, read_activity, read_inventory
 from profiler.report import Device, Machine, Measurement
 
@@ -1176,6 +1177,16 @@ def _probe_device_or_say_why(
         return entry
 
 
+def _capability(plan: _Plan) -> tuple[int, int]:
+    """The compute capability of a plan's CUDA device ((0, 0) for the CPU)."""
+    if plan.kind != "cuda":
+        return (0, 0)
+    import torch
+
+    props = torch.cuda.get_device_properties(int(plan.device.split(":", 1)[1]))
+    return (props.major, props.minor)
+
+
 def run_probe(
     mode: str = "quick",
     device: str = "all",
@@ -1184,6 +1195,7 @@ def run_probe(
     inventory: Inventory | None = None,
     on_plan: Callable[[list[str]], None] | None = None,
     on_devices: Callable[[list[JSONObject]], None] | None = None,
+    shapes: ModelShapes | None = None,
 ) -> report_module.ProbeReport:
     """Probe this machine and return a validated ProbeReport. Never raises for hardware problems.
 
@@ -1191,7 +1203,8 @@ def run_probe(
     progress(stage, fraction, device, measurement) is called before each measurement (measurement None) and
     after it (with the measurement dict); fraction runs from 0 to 1 over the whole probe. on_plan(device ids)
     is called once torch has started and the devices to probe are known, then on_devices(one dict per device:
-    device, name, uuid, kind and, for a MIG slice, mig with its share of the GPU).
+    device, name, uuid, kind and, for a MIG slice, mig with its share of the GPU). shapes: a model's GEMM and
+    attention shapes (gpu-probe --model-shapes) measured on each device after the standard steps.
     """
     settings = settings or settings_for(mode)
     if settings.mode != mode:
@@ -1202,6 +1215,10 @@ def run_probe(
     emit("starting torch", 0.02, device, None)
     _torch, torch_error = _import_torch()
     plans = plan_devices(device, settings, torch_error, inventory)
+    if shapes is not None:
+        for plan in plans:
+            if not plan.failure:
+                plan.steps.extend(model_shape_steps(plan.device, _capability(plan), shapes, settings))
     if on_plan is not None:
         on_plan([p.device for p in plans])
     if on_devices is not None:

@@ -20,6 +20,11 @@ changes the meaning or type of an existing field bumps it, and this loader refus
 rather than guess. Optional device fields added without a version change: ``activity`` (the GPU's utilisation
 and other compute processes just before it was measured, with ``busy``) and ``mig`` (the MIG slice a device is,
 with its share of the whole GPU).
+
+Version 2 (``gpu-probe --model-shapes FILE``) adds two measurement kinds a version-1 reader would refuse:
+``gemm`` (FLOP/s of one GEMM at a model's own shape; details carry m, n, k) and ``attention`` (FLOP/s of causal
+flash attention at the model's shape; details carry batch, heads, kv_heads, seq_len, head_dim). A report without
+them is still written as version 1, so older GPU Advisors read every ordinary report; this loader reads both.
 """
 
 from __future__ import annotations
@@ -37,7 +42,8 @@ from profiler.jsontypes import JSONObject, JSONValue
 
 SCHEMA_NAME = "gpu-advisor.probe-report"
 REPORT_VERSION = 1
-SUPPORTED_VERSIONS = (1,)
+MODEL_SHAPES_VERSION = 2  # a report with gemm / attention measurements (gpu-probe --model-shapes)
+SUPPORTED_VERSIONS = (1, 2)
 MAX_REPORT_BYTES = 16 * 1024 * 1024  # 16 MiB: a full probe of 8 GPUs with telemetry is well under 1 MiB
 # Every string field (names, hostnames, reasons, methods) and telemetry reading name: a hostname is at most 253
 # characters and the probe cuts its error texts to 300-400, so anything longer is not a report gpu-probe wrote,
@@ -46,7 +52,10 @@ MAX_TEXT_CHARS = 1000
 
 MODES = ("quick", "full", "collectives")
 DEVICE_KINDS = ("cuda", "cpu")
-MEASUREMENT_KINDS = ("memory_bandwidth", "h2d_bandwidth", "d2h_bandwidth", "p2p_bandwidth", "matmul")
+MEASUREMENT_KINDS = (
+    "memory_bandwidth", "h2d_bandwidth", "d2h_bandwidth", "p2p_bandwidth", "matmul", "gemm", "attention"
+)
+VERSION_2_KINDS = ("gemm", "attention")
 DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8")
 UNITS = ("B/s", "FLOP/s")
 UNIT_FOR_KIND = {
@@ -55,6 +64,8 @@ UNIT_FOR_KIND = {
     "d2h_bandwidth": "B/s",
     "p2p_bandwidth": "B/s",
     "matmul": "FLOP/s",
+    "gemm": "FLOP/s",
+    "attention": "FLOP/s",
 }
 COLLECTIVE_OPS = ("all_reduce", "all_gather", "reduce_scatter")
 # Parsed documents nested deeper than this are refused before any recursive walk (a real report is 6 deep).
@@ -497,6 +508,20 @@ def validate_report_dict(data: object) -> None:
     _check_version(record["version"], "version")
     _check_depth(record)
     _check_report(record, "")
+    _check_kinds_for_version(record)
+
+
+def _check_kinds_for_version(record: Mapping[str, object]) -> None:
+    """Version 1 has no gemm / attention measurements: a file that says 1 and carries them was not written by
+    gpu-probe."""
+    if record.get("version") != 1:
+        return
+    devices = record.get("devices")
+    for d, device in enumerate(devices if isinstance(devices, list) else []):
+        rows = device.get("measurements") if isinstance(device, dict) else None
+        for m, row in enumerate(rows if isinstance(rows, list) else []):
+            if isinstance(row, dict) and row.get("kind") in VERSION_2_KINDS:
+                raise ReportError(f"devices[{d}].measurements[{m}].kind: {row['kind']} needs report version 2")
 
 
 def is_report(data: object) -> TypeGuard[ReportDocument]:
@@ -701,15 +726,18 @@ def new_report_dict(
     collectives: list[Collective] | None = None,
     created_at: str | None = None,
 ) -> ReportDocument:
-    """A report document (not yet validated) with the header filled in."""
+    """A report document (not yet validated) with the header filled in: version 2 when a device carries gemm
+    or attention measurements, else version 1 (what every older reader reads)."""
+    listed = list(devices or [])
+    shapes = any(m["kind"] in VERSION_2_KINDS for d in listed for m in d.get("measurements", []))
     return {
         "schema": SCHEMA_NAME,
-        "version": REPORT_VERSION,
+        "version": MODEL_SHAPES_VERSION if shapes else REPORT_VERSION,
         "created_at": created_at or utc_now_iso(),
         "mode": mode,
         "machine": cast(Machine, dict(machine)),
         "nvml": cast(NvmlSection, dict(nvml)),
-        "devices": list(devices or []),
+        "devices": listed,
         "collectives": list(collectives or []),
     }
 

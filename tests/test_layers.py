@@ -63,7 +63,7 @@ def test_import_linter_contracts_hold():
 # One forbidden import per contract, each written the way it would slip in: lazily, inside a function.
 # (file to append to, the import line, the line import-linter must report)
 PLANTED = [
-    ("planner/perf.py", "import torch", "planner.perf -> torch"),
+    ("planner/perf/training.py", "import torch", "planner.perf.training -> torch"),
     ("planner/memory.py", "from planner.store import repository", "planner.memory -> planner.store"),
     ("planner/costs.py", "from planner.cli import main", "planner.costs -> planner.cli"),
     ("planner/money.py", "from profiler import nvml", "planner.money -> profiler.nvml"),
@@ -99,7 +99,7 @@ def test_each_contract_catches_a_planted_lazy_import(tmp_path):
 def test_the_pure_core_may_read_the_probe_report_schema(tmp_path):
     """profiler.report is stdlib-only and is the one profiler module the core may import."""
     copy_tree(tmp_path)
-    with open(tmp_path / "planner/perf.py", "a", encoding="utf-8") as source:
+    with open(tmp_path / "planner/perf/calibration.py", "a", encoding="utf-8") as source:
         source.write("\n\ndef _planted():\n    from profiler.report import ProbeReport\n    return ProbeReport\n")
     out = lint_imports(tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr

@@ -13,7 +13,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="+724"/>
+        <location filename="../../desktop/pages/hardware.py" line="+766"/>
         <source>Compare probe runs</source>
         <translation>Сравнение замеров</translation>
     </message>
@@ -31,7 +31,7 @@
 <context>
     <name>ConstraintsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+656"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+724"/>
         <source>Unchecked: the planner&apos;s default ({0})</source>
         <translation>Флажок снят: значение планировщика по умолчанию ({0})</translation>
     </message>
@@ -72,6 +72,11 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Memory headroom</source>
+        <translation>Запас памяти</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>MFU override</source>
         <translation>Своя MFU</translation>
     </message>
@@ -81,7 +86,32 @@
         <translation>Доля пропускной способности</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
+        <source>The largest GPU count to consider; the search tries every count up to it</source>
+        <translation>Наибольшее число GPU; поиск перебирает все количества до него</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Tick to plan exactly this many GPUs (for example the machine you have)</source>
+        <translation>Отметьте, чтобы планировать ровно столько GPU (например, вашу машину)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Tick to hide options whose whole run costs more than this</source>
+        <translation>Отметьте, чтобы скрыть варианты, чей запуск целиком стоит дороже</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Tick to hide options whose run takes longer than this many days</source>
+        <translation>Отметьте, чтобы скрыть варианты, которые идут дольше стольких дней</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Share of each GPU&apos;s memory left free for the CUDA context, the allocator and NCCL buffers; an option fits when it needs at most the rest (vLLM leaves 10% by default)</source>
+        <translation>Доля памяти каждого GPU, оставляемая свободной для контекста CUDA, аллокатора и буферов NCCL; вариант помещается, если ему хватает остального (vLLM по умолчанию оставляет 10 %)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <location line="+1"/>
         <source>GPUs</source>
         <translation>GPU</translation>
@@ -102,7 +132,7 @@
         <translation>Доля пиковой пропускной способности памяти, достигаемая при декодировании (инференс).</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
         <source>fastest</source>
         <translation>сначала быстрые</translation>
     </message>
@@ -120,7 +150,7 @@
 <context>
     <name>GpuInventoryModel</name>
     <message>
-        <location filename="../../desktop/qmodels/gpu_inventory.py" line="+31"/>
+        <location filename="../../desktop/qmodels/gpu_inventory.py" line="+32"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -137,7 +167,7 @@
     <message>
         <location line="+1"/>
         <source>Compute cap.</source>
-        <translation>Compute capability</translation>
+        <translation>Выч. возм.</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -147,7 +177,7 @@
     <message>
         <location line="+1"/>
         <source>Power limit</source>
-        <translation>Предел мощности</translation>
+        <translation>Лимит мощн.</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -174,11 +204,117 @@
         <source>PCI bus</source>
         <translation>Шина PCI</translation>
     </message>
+    <message>
+        <location line="+35"/>
+        <location line="+98"/>
+        <location line="+73"/>
+        <source>n/a</source>
+        <translation>н/д</translation>
+    </message>
+    <message>
+        <location line="-120"/>
+        <location line="+59"/>
+        <source>GPU {0}</source>
+        <translation>GPU {0}</translation>
+    </message>
+    <message>
+        <location line="-56"/>
+        <location line="+60"/>
+        <source>{0}: {1} (lost)</source>
+        <translation>{0}: {1} (потерян)</translation>
+    </message>
+    <message>
+        <location line="-59"/>
+        <source>The GPU stopped answering: {0}. Its last readings stay on the charts; restart the machine (or reset the GPU) to use it again.</source>
+        <translation>GPU перестал отвечать: {0}. Последние показания остаются на графиках; чтобы снова им пользоваться, перезагрузите машину (или сбросьте GPU).</translation>
+    </message>
+    <message>
+        <location line="+37"/>
+        <source>CPU: {0}</source>
+        <translation>CPU: {0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} logical cores</source>
+        <translation>логических ядер: {0}</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>system memory (RAM)</source>
+        <translation>оперативная память (ОЗУ)</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>The GPU stopped answering (fell off the bus); restart the machine.</source>
+        <translation>GPU перестал отвечать (выпал с шины); перезагрузите машину.</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>on</source>
+        <translation>вкл.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+87"/>
+        <source>off</source>
+        <translation>выкл.</translation>
+    </message>
+    <message>
+        <location line="-73"/>
+        <location line="+31"/>
+        <source>not reported</source>
+        <translation>не сообщается</translation>
+    </message>
+    <message>
+        <location line="-20"/>
+        <source>{0} in use</source>
+        <translation>занято {0}</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>Gen {0} x{1}</source>
+        <translation>Gen {0} x{1}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>maximum Gen {0} x{1}; the link trains down when idle</source>
+        <translation>максимум Gen {0} x{1}; в простое канал снижает скорость</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>none</source>
+        <translation>нет</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} × NVLink</source>
+        <translation>{0} × NVLink</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} × NVLink, NVSwitch</source>
+        <translation>{0} × NVLink, NVSwitch</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>peers: {0}</source>
+        <translation>соседи: {0}</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>instance {0}: {1}</source>
+        <translation>экземпляр {0}: {1}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>on, instances: {0}</source>
+        <translation>вкл., экземпляров: {0}</translation>
+    </message>
 </context>
 <context>
     <name>HardwarePage</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="-452"/>
+        <location filename="../../desktop/pages/hardware.py" line="-489"/>
         <source>Hardware</source>
         <translation>Оборудование</translation>
     </message>
@@ -254,7 +390,7 @@
         <translation>Пример замера (не измерение этой машины)</translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="+63"/>
         <source>Reading the GPUs through NVML…</source>
         <translation>Чтение GPU через NVML…</translation>
     </message>
@@ -285,7 +421,7 @@
         <translation>Опрос раз в секунду; показаны последние пять минут.</translation>
     </message>
     <message>
-        <location line="-135"/>
+        <location line="-148"/>
         <source>Measure the CPU</source>
         <translation>Измерить CPU</translation>
     </message>
@@ -300,7 +436,7 @@
         <translation>&lt;p style=&apos;font-size:large&apos;&gt;&lt;b&gt;Нет GPU для наблюдения&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Загрузка, память, температура и мощность считываются с GPU NVIDIA через драйвер (NVML) раз в секунду. На этой машине NVML не видит ни одного GPU.&lt;/p&gt;</translation>
     </message>
     <message>
-        <location line="+95"/>
+        <location line="+108"/>
         <source>{0} ({1} lost)</source>
         <translation>{0} (потеряно: {1})</translation>
     </message>
@@ -345,7 +481,7 @@
         <translation>{0} — {1}</translation>
     </message>
     <message>
-        <location line="+54"/>
+        <location line="+66"/>
         <source>{0} was busy when it was measured ({1}); its figures are lower than the hardware can do.</source>
         <translation>{0} был занят во время измерения ({1}); его показатели ниже возможностей оборудования.</translation>
     </message>
@@ -389,12 +525,12 @@
         <translation>Замер не завершился.</translation>
     </message>
     <message>
-        <location line="+54"/>
+        <location line="+65"/>
         <source>Import probe report</source>
         <translation>Импорт отчёта замера</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>Probe reports (*.json);;All files (*)</source>
         <translation>Отчёты замеров (*.json);;Все файлы (*)</translation>
     </message>
@@ -422,7 +558,7 @@
 <context>
     <name>HardwarePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-227"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-262"/>
         <source>4. Hardware</source>
         <translation>4. Оборудование</translation>
     </message>
@@ -432,7 +568,17 @@
         <translation>фильтр GPU и предложений</translation>
     </message>
     <message>
+        <location line="+1"/>
+        <source>Show only the rows whose name contains this text</source>
+        <translation>Показать только строки, в названии которых есть этот текст</translation>
+    </message>
+    <message>
         <location line="+2"/>
+        <source>Tick what the plan may run on: a measured machine (its probe figures, at most its GPUs), a catalog GPU (datasheet figures) or a quoted offer (its price)</source>
+        <translation>Отметьте, на чём может идти план: измеренная машина (её замеры, не больше её GPU), GPU из каталога (паспортные данные) или предложение с котировкой (её цена)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>This machine (measured)</source>
         <translation>Эта машина (измерено)</translation>
     </message>
@@ -470,7 +616,7 @@
 <context>
     <name>ImportPreviewDialog</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="+876"/>
+        <location filename="../../desktop/pages/quotes.py" line="+910"/>
         <source>Import preview</source>
         <translation>Предпросмотр импорта</translation>
     </message>
@@ -503,7 +649,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/main_window.py" line="+186"/>
+        <location filename="../../desktop/main_window.py" line="+198"/>
         <location filename="../../desktop/selftest.py" line="+175"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
@@ -550,6 +696,11 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>User &amp;guide</source>
+        <translation>&amp;Руководство</translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <source>&amp;Undo</source>
         <translation>&amp;Отменить</translation>
     </message>
@@ -559,7 +710,12 @@
         <translation>&amp;Повторить</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+2"/>
+        <source>{0} {1}</source>
+        <translation>{0} {1}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <location line="+90"/>
         <source>GPU Advisor</source>
         <translation>GPU Advisor</translation>
@@ -640,7 +796,7 @@
         <translation>Планирует и оценивает работу с LLM на GPU NVIDIA: поместится ли модель, как быстро, с каким шардированием, сколько это стоит, арендовать или покупать. Работает без сети.</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+15"/>
         <source>About GPU Advisor</source>
         <translation>О программе GPU Advisor</translation>
     </message>
@@ -664,7 +820,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>ModelPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-242"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-281"/>
         <source>2. Model</source>
         <translation>2. Модель</translation>
     </message>
@@ -709,12 +865,57 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>Папка…</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+3"/>
         <source>type to search presets</source>
         <translation>начните вводить для поиска пресета</translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+2"/>
+        <source>A model from the shipped catalog (exact architecture numbers)</source>
+        <translation>Модель из встроенного каталога (точные параметры архитектуры)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Type part of a name to search the presets</source>
+        <translation>Введите часть названия, чтобы найти пресет</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A Llama-like model of this many billion parameters</source>
+        <translation>Модель в стиле Llama с таким числом миллиардов параметров</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Parameters in billions; the slider covers 0.1 to 1,000</source>
+        <translation>Параметры в миллиардах; ползунок — от 0,1 до 1 000</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Parameters in billions, on a log scale</source>
+        <translation>Параметры в миллиардах, в логарифмической шкале</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A config.json or a model folder on this computer (read offline)</source>
+        <translation>config.json или папка модели на этом компьютере (читается без сети)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The path of a config.json or of a folder with config.json and safetensors</source>
+        <translation>Путь к config.json или к папке с config.json и safetensors</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Choose a config.json</source>
+        <translation>Выбрать config.json</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Choose a model folder (config.json + safetensors)</source>
+        <translation>Выбрать папку модели (config.json + safetensors)</translation>
+    </message>
+    <message>
+        <location line="+42"/>
         <source>Model config.json</source>
         <translation>config.json модели</translation>
     </message>
@@ -724,15 +925,88 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>Файлы JSON (*.json)</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+5"/>
         <source>Model folder (config.json + safetensors)</source>
         <translation>Папка модели (config.json + safetensors)</translation>
     </message>
 </context>
 <context>
+    <name>NvmlWords</name>
+    <message>
+        <location filename="../../desktop/nvml_words.py" line="+14"/>
+        <source>NVML not initialised</source>
+        <translation>NVML не инициализирована</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>invalid argument</source>
+        <translation>неверный аргумент</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not supported on this GPU or driver</source>
+        <translation>не поддерживается этим GPU или драйвером</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no permission</source>
+        <translation>нет прав</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not found</source>
+        <translation>не найдено</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>NVIDIA driver not loaded</source>
+        <translation>драйвер NVIDIA не загружен</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>NVML library not found (libnvidia-ml.so.1 / nvml.dll)</source>
+        <translation>библиотека NVML не найдена (libnvidia-ml.so.1 / nvml.dll)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>function not in this driver&apos;s NVML</source>
+        <translation>в NVML этого драйвера нет такой функции</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU is lost (fell off the bus or hung)</source>
+        <translation>GPU потерян (выпал с шины или завис)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>NVML/driver version mismatch (reboot after a driver update)</source>
+        <translation>версии NVML и драйвера не совпадают (перезагрузите машину после обновления драйвера)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>MIG is off</source>
+        <translation>MIG выключен</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not read</source>
+        <translation>не прочитано</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no function to ask</source>
+        <translation>нет функции для запроса</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the NVML bindings are not installed (pip install nvidia-ml-py)</source>
+        <translation>привязки NVML не установлены (pip install nvidia-ml-py)</translation>
+    </message>
+</context>
+<context>
     <name>PlanCharts</name>
     <message>
-        <location filename="../../desktop/charts/plan_charts.py" line="+24"/>
+        <location filename="../../desktop/charts/plan_charts.py" line="+28"/>
         <source>weights</source>
         <translation>веса</translation>
     </message>
@@ -762,17 +1036,22 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>накладные расходы</translation>
     </message>
     <message>
-        <location line="+70"/>
+        <location line="+76"/>
         <source>memory per GPU (GiB)</source>
         <translation>память на GPU (ГиБ)</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+51"/>
         <source>capacity {0}</source>
         <translation>объём {0}</translation>
     </message>
     <message>
-        <location line="+55"/>
+        <location line="+2"/>
+        <source>usable {0} of {1}</source>
+        <translation>доступно {0} из {1}</translation>
+    </message>
+    <message>
+        <location line="+86"/>
         <source>hours</source>
         <translation>часы</translation>
     </message>
@@ -822,52 +1101,51 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>число GPU</translation>
     </message>
     <message>
-        <location line="+98"/>
+        <location line="+86"/>
         <source>selected option</source>
         <translation>выбранный вариант</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>selected option, time {0}</source>
+        <translation>выбранный вариант, время {0}</translation>
     </message>
 </context>
 <context>
     <name>PlanOptionsModel</name>
     <message>
         <location filename="../../desktop/qmodels/plan_options.py" line="+31"/>
-        <location line="+14"/>
+        <location line="+13"/>
         <source>#</source>
         <translation>№</translation>
     </message>
     <message>
-        <location line="-12"/>
-        <location line="+14"/>
+        <location line="-11"/>
+        <location line="+13"/>
         <source>Strategy</source>
         <translation>Стратегия</translation>
     </message>
     <message>
-        <location line="-13"/>
-        <location line="+14"/>
-        <source>Fits</source>
-        <translation>Помещается</translation>
-    </message>
-    <message>
-        <location line="-10"/>
+        <location line="-9"/>
         <source>Cost</source>
         <translation>Стоимость</translation>
     </message>
     <message>
-        <location line="-6"/>
-        <location line="+14"/>
+        <location line="-5"/>
+        <location line="+13"/>
         <source>GPUs</source>
         <translation>Число GPU</translation>
     </message>
     <message>
         <location line="-11"/>
-        <location line="+14"/>
+        <location line="+13"/>
         <source>Memory
 per GPU</source>
         <translation>Память
 на GPU</translation>
     </message>
     <message>
-        <location line="-13"/>
+        <location line="-12"/>
         <source>Run
 time</source>
         <translation>Время
@@ -882,20 +1160,14 @@ hours</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+14"/>
+        <location line="+13"/>
         <source>Cost per
 1M tokens</source>
         <translation>Цена за
-1 млн токенов</translation>
+1 млн ток.</translation>
     </message>
     <message>
-        <location line="-13"/>
-        <location line="+14"/>
-        <source>Confidence</source>
-        <translation>Достоверность</translation>
-    </message>
-    <message>
-        <location line="-2"/>
+        <location line="-1"/>
         <source>Tokens/s
 (all users)</source>
         <translation>Токенов/с
@@ -909,7 +1181,13 @@ token</source>
 токен</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-9"/>
+        <location line="+13"/>
+        <source>Basis</source>
+        <translation>Основа</translation>
+    </message>
+    <message>
+        <location line="-3"/>
         <source>Per
 token</source>
         <translation>На
@@ -922,7 +1200,7 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
-        <source>spec</source>
+        <source>datasheet</source>
         <translation>паспорт</translation>
     </message>
     <message>
@@ -983,22 +1261,22 @@ token</source>
         <translation>выгрузка</translation>
     </message>
     <message>
-        <location line="+101"/>
+        <location line="+94"/>
         <source>{0} × {1}</source>
         <translation>{0} × {1}</translation>
     </message>
     <message>
-        <location line="+15"/>
-        <source>yes</source>
-        <translation>да</translation>
+        <location line="+69"/>
+        <source>micro-batch {0}, {1}</source>
+        <translation>микробатч {0}, {1}</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>no</source>
-        <translation>нет</translation>
+        <location line="+18"/>
+        <source>measured: from a probe run of this GPU; datasheet: from the vendor&apos;s datasheet</source>
+        <translation>замер: по замеру этого GPU; паспорт: по паспортным данным производителя</translation>
     </message>
     <message>
-        <location line="+51"/>
+        <location line="-14"/>
         <source>Time to first token (TTFT): the prompt&apos;s prefill before the first output token</source>
         <translation>Время до первого токена (TTFT): обработка промпта до первого выходного токена</translation>
     </message>
@@ -1012,16 +1290,11 @@ token</source>
         <source>{0} of {1} per GPU</source>
         <translation>{0} из {1} на GPU</translation>
     </message>
-    <message>
-        <location line="+4"/>
-        <source>measured: from a probe run of this GPU; spec: from the vendor&apos;s datasheet</source>
-        <translation>измерено: по замеру этого GPU; паспорт: по паспортным данным производителя</translation>
-    </message>
 </context>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+344"/>
+        <location filename="../../desktop/pages/plan.py" line="+378"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
@@ -1041,14 +1314,14 @@ token</source>
         <translation>По одному вопросу, с кнопками «Далее» и «Назад»</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>Every input on one page</source>
-        <translation>Все параметры на одной странице</translation>
+        <location line="+2"/>
+        <source>New</source>
+        <translation>Новый</translation>
     </message>
     <message>
         <location line="+1"/>
-        <source>New</source>
-        <translation>Новый</translation>
+        <source>Start a new plan from the defaults</source>
+        <translation>Начать новый план со значений по умолчанию</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1057,13 +1330,28 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>Open, rename or delete a saved plan</source>
+        <translation>Открыть, переименовать или удалить сохранённый план</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Save</source>
         <translation>Сохранить</translation>
     </message>
     <message>
         <location line="+1"/>
+        <source>Save the inputs of this plan</source>
+        <translation>Сохранить входные данные этого плана</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Save as…</source>
         <translation>Сохранить как…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Save the inputs under a new name</source>
+        <translation>Сохранить входные данные под новым именем</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1076,84 +1364,97 @@ token</source>
         <translation>Записать report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh и options.csv</translation>
     </message>
     <message>
-        <location line="+57"/>
-        <location line="+13"/>
+        <location line="+66"/>
         <source>Step {0} of {1}</source>
         <translation>Шаг {0} из {1}</translation>
     </message>
     <message>
-        <location line="+114"/>
+        <location filename="../../desktop/plan_text.py" line="+203"/>
         <source>{0}: {1} billion parameters</source>
         <translation>{0}: {1} млрд параметров</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>{0} billion active</source>
         <translation>{0} млрд активных</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>{0} layers, context {1} tokens</source>
         <translation>слоёв: {0}, контекст: {1} ток.</translation>
     </message>
     <message>
-        <location line="+11"/>
-        <source>Cannot plan this: {0}</source>
-        <translation>Спланировать нельзя: {0}</translation>
-    </message>
-    <message>
-        <location line="+46"/>
-        <location line="+1"/>
+        <location filename="../../desktop/pages/plan.py" line="+162"/>
         <source>best layout</source>
         <translation>лучшая схема</translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location filename="../../desktop/plan_text.py" line="-106"/>
         <source>No plan yet.</source>
         <translation>Плана пока нет.</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+7"/>
         <source>Nothing fits these limits.</source>
         <translation>В эти ограничения ничего не помещается.</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+2"/>
         <source>See the advice below.</source>
         <translation>См. советы ниже.</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-60"/>
         <source>{0} of {1} per GPU</source>
         <translation>{0} из {1} на GPU</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="-11"/>
         <source>{0} × {1}</source>
         <translation>{0} × {1}</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+16"/>
         <source>Does not fit</source>
         <translation>Не помещается</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+4"/>
         <source>finishes in {0}</source>
         <translation>завершится за {0}</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+4"/>
+        <source>micro-batch {0}, {1}</source>
+        <translation>микробатч {0}, {1}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>{0} tokens/s for {1} users ({2} × up to {3} per replica), first token after {4}, then {5} per token</source>
+        <translation>{0} ток/с на {1} польз. ({2} × до {3} на реплику), первый токен через {4}, затем {5} на токен</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>Planning…</source>
+        <translation>Планирование…</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Selected, row {0}:</source>
+        <translation>Выбрана строка {0}:</translation>
+    </message>
+    <message>
+        <location line="+15"/>
         <source>{0} over the budget of {1} (the cheapest of them costs {2} on {3} × {4})</source>
         <translation>дороже бюджета {1} — {0} шт. (самый дешёвый из них стоит {2} на {3} × {4})</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>the budget cannot check {0} without a price</source>
         <translation>без цены бюджет не проверить — {0} шт.</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>{0} past the deadline of {1} (the fastest of them takes {2} on {3} × {4})</source>
         <translation>не укладываются в срок {1} — {0} шт. (самый быстрый из них займёт {2} на {3} × {4})</translation>
     </message>
@@ -1163,7 +1464,7 @@ token</source>
         <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
     </message>
     <message>
-        <location line="-354"/>
+        <location filename="../../desktop/pages/plan.py" line="-225"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; &amp;Назад</translation>
     </message>
@@ -1173,7 +1474,7 @@ token</source>
         <translation>Предыдущий вопрос (Alt+Н)</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+56"/>
         <source>See the &amp;advice</source>
         <translation>&amp;К советам</translation>
     </message>
@@ -1193,70 +1494,65 @@ token</source>
         <translation>Следующий вопрос (Alt+Д)</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location filename="../../desktop/plan_text.py" line="+53"/>
         <source>What will the model do: serve users, or train (from scratch, fully, or with adapters)?</source>
         <translation>Что будет делать модель: обслуживать пользователей или обучаться (с нуля, полностью или с адаптерами)?</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+4"/>
         <source>Which model? Pick a preset, give a size in billions of parameters, or open its config.</source>
         <translation>Какая модель? Выберите пресет, укажите размер в миллиардах параметров или откройте её конфигурацию.</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>How long are the sequences and how large the batch? How much to train, or how fast to serve?</source>
         <translation>Какой длины последовательности и какой размер батча? Сколько обучать или с какой скоростью обслуживать?</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Which GPUs may it run on? Measured machines, catalog GPUs or offers you have quotes for.</source>
         <translation>На каких GPU можно запускать? Измеренные машины, GPU из каталога или предложения, на которые у вас есть котировки.</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>Any limits: GPU count, budget, deadline? The results on the right follow every answer.</source>
         <translation>Есть ли ограничения: число GPU, бюджет, срок? Результаты справа обновляются после каждого ответа.</translation>
     </message>
     <message>
-        <location line="+239"/>
-        <source>{0} tokens/s for {1} users, first token after {2}, then {3} per token</source>
-        <translation>{0} токенов/с на {1} польз., первый токен через {2}, затем {3} на токен</translation>
-    </message>
-    <message>
-        <location line="+8"/>
+        <location line="-153"/>
         <source>costs {0}</source>
         <translation>стоимость {0}</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>{0} per 1M tokens</source>
         <translation>{0} за 1 млн токенов</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+31"/>
         <source>Best</source>
         <translation>Лучший вариант</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="-28"/>
         <source>fits</source>
         <translation>помещается</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+87"/>
         <source>Price for {0}: {1}</source>
         <translation>Цена для {0}: {1}</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+16"/>
         <source>Nothing was excluded.</source>
         <translation>Ничего не исключено.</translation>
     </message>
     <message>
-        <location line="+8"/>
-        <location line="+8"/>
-        <location line="+94"/>
+        <location filename="../../desktop/pages/plan.py" line="+207"/>
+        <location line="+101"/>
         <location line="+3"/>
+        <location filename="../../desktop/plan_text.py" line="+51"/>
         <source>Unsaved plan</source>
         <translation>Несохранённый план</translation>
     </message>
@@ -1297,17 +1593,27 @@ token</source>
         <translation>Время и стоимость в зависимости от числа GPU</translation>
     </message>
     <message>
-        <location line="-815"/>
+        <location line="-729"/>
         <source>no option that fits is selected: change the inputs until one fits, then export it</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location line="+829"/>
+        <location line="+297"/>
+        <source>Every input on one page, and the strategy fields you may pin</source>
+        <translation>Все входные данные на одной странице и поля стратегии, которые можно закрепить</translation>
+    </message>
+    <message>
+        <location line="+214"/>
+        <source>Nothing fits: no times or costs to draw</source>
+        <translation>Ничего не помещается: нечего показать по времени и стоимости</translation>
+    </message>
+    <message>
+        <location line="+232"/>
         <source>Export the selected option to a folder</source>
         <translation>Экспортировать выбранный вариант в папку</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+6"/>
         <source>Export failed</source>
         <translation>Экспорт не удался</translation>
     </message>
@@ -1321,12 +1627,12 @@ token</source>
         </translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+13"/>
         <source>Example: Llama 3.1 70B full fine-tune</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_request.py" line="+168"/>
+        <location filename="../../desktop/plan_request.py" line="+140"/>
         <source>run</source>
         <translation>замер</translation>
     </message>
@@ -1339,44 +1645,9 @@ token</source>
 <context>
     <name>PlanRequest</name>
     <message>
-        <location line="+119"/>
-        <source>your quote: {0}/GPU-h</source>
-        <translation>ваша котировка: {0}/GPU-ч</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>reference quote: {0}/GPU-h</source>
-        <translation>справочная котировка: {0}/GPU-ч</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>median of {0} of your quotes ({1} to {2}/GPU-h)</source>
-        <translation>медиана ваших котировок ({0} шт.; от {1} до {2}/GPU-ч)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>median of {0} reference quotes ({1} to {2}/GPU-h)</source>
-        <translation>медиана справочных котировок ({0} шт.; от {1} до {2}/GPU-ч)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>{0}, {1}: {2}/GPU-h, quoted {3}</source>
-        <translation>{0}, {1}: {2}/GPU-ч, на {3}</translation>
-    </message>
-    <message>
-        <location line="+1"/>
+        <location line="+116"/>
         <source>{0} · {1} · {2}/GPU-h · {3}</source>
         <translation>{0} · {1} · {2}/GPU-ч · {3}</translation>
-    </message>
-    <message>
-        <location line="-120"/>
-        <source>probe run {0} is no longer in the database</source>
-        <translation>замера {0} больше нет в базе данных</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>choose at least one GPU type under Hardware</source>
-        <translation>выберите хотя бы один тип GPU в разделе «Оборудование»</translation>
     </message>
 </context>
 <context>
@@ -1583,7 +1854,12 @@ token</source>
         <translation>не достигает цели в {target_tokens_per_second} токенов/с</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
+        <source>{queued} users per replica wait for one of its {slots} sequence slots</source>
+        <translation>{queued} пользователей на реплику ждут одного из её {slots} мест для последовательностей</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks</source>
         <translation>tp {tp} больше числа голов KV ({kv_heads}): каждая голова KV повторяется на {replicas} рангах</translation>
     </message>
@@ -1673,7 +1949,12 @@ token</source>
         <translation>слоям со скользящим окном хватило бы более короткого кэша KV; здесь он посчитан на полную длину</translation>
     </message>
     <message>
-        <location line="+290"/>
+        <location line="+18"/>
+        <source>the memory headroom must be between 0 and {limit} of each GPU&apos;s memory, got {headroom}</source>
+        <translation>запас памяти должен быть от 0 до {limit} памяти каждого GPU, а получено {headroom}</translation>
+    </message>
+    <message>
+        <location line="+273"/>
         <source>{parts}</source>
         <translation>{parts}</translation>
     </message>
@@ -1761,6 +2042,16 @@ token</source>
         <location line="+1"/>
         <source>calibration source</source>
         <translation>источник калибровки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>serving engine</source>
+        <translation>движок инференса</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>weight format</source>
+        <translation>формат весов</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -2064,6 +2355,86 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>hybrid owned GPUs must be whole groups of {job_gpus} (the GPUs one job needs at once)</source>
+        <translation>свои GPU в гибриде должны быть целыми группами по {job_gpus} (столько GPU одному заданию нужно одновременно)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a job of {job_gpus} GPUs must need between 1 and the {gpus} GPUs compared</source>
+        <translation>задание на {job_gpus} GPU должно занимать от 1 до сравниваемых {gpus} GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the job&apos;s GPU-hours and its runs per month must be positive</source>
+        <translation>GPU-часы задания и число его запусков в месяц должны быть положительными</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{runs} runs a month do not fit the schedule of {gpus} GPUs: at most {fit} do</source>
+        <translation>{runs} запусков в месяц не помещаются в график {gpus} GPU: помещается не больше {fit}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>choose at least one GPU type, machine or quote to plan on</source>
+        <translation>выберите хотя бы один тип GPU, машину или котировку для планирования</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{price}/GPU-h, set by you</source>
+        <translation>{price}/GPU-ч, задано вами</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>your quote: {price}/GPU-h</source>
+        <translation>ваша котировка: {price}/GPU-ч</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>reference quote: {price}/GPU-h</source>
+        <translation>справочная котировка: {price}/GPU-ч</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>median of {count} of your quotes ({low} to {high}/GPU-h)</source>
+        <translation>медиана ваших котировок: {count} шт. (от {low} до {high}/GPU-ч)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>median of {count} reference quotes ({low} to {high}/GPU-h)</source>
+        <translation>медиана справочных котировок: {count} шт. (от {low} до {high}/GPU-ч)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{provider}, {quote_kind}: {price}/GPU-h, quoted {quoted_date}</source>
+        <translation>{provider}, {quote_kind}: {price}/GPU-ч, котировка от {quoted_date}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>price for {gpu_id}: {source}</source>
+        <translation>цена для {gpu_id}: {source}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no stored on-demand quote for {gpu_id}: no cost shown</source>
+        <translation>нет сохранённой котировки по требованию для {gpu_id}: стоимость не показана</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>quote {quote_id} is no longer in the database</source>
+        <translation>котировки {quote_id} больше нет в базе</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>probe run {run_id} is no longer in the database</source>
+        <translation>замера {run_id} больше нет в базе</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>probe run {run_id} measured no GPU the catalog knows: it cannot plan</source>
+        <translation>замер {run_id} не измерил ни одного GPU из каталога: по нему нельзя планировать</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>optimizer offload needs ZeRO stage 1, 2 or 3 (DeepSpeed offload_optimizer)</source>
         <translation>для выгрузки оптимизатора нужна стадия ZeRO 1, 2 или 3 (offload_optimizer в DeepSpeed)</translation>
     </message>
@@ -2153,12 +2524,12 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-237"/>
+        <location line="-256"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+238"/>
+        <location line="+257"/>
         <source>{path}: cannot read ({kind}: {reason})</source>
         <translation>{path}: не удалось прочитать ({kind}: {reason})</translation>
     </message>
@@ -2283,7 +2654,7 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-409"/>
+        <location line="-429"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
@@ -2323,7 +2694,7 @@ token</source>
         <translation>срок должен быть больше нуля</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>cannot pin {fields}; pin one of: {choices}</source>
         <translation>нельзя закрепить {fields}; закрепить можно: {choices}</translation>
     </message>
@@ -2794,9 +3165,57 @@ token</source>
     </message>
 </context>
 <context>
+    <name>Plurals</name>
+    <message numerus="yes">
+        <location filename="../../desktop/plurals.py" line="+16"/>
+        <source>%n published run(s)</source>
+        <translation>
+            <numerusform>%n опубликованный замер</numerusform>
+            <numerusform>%n опубликованных замера</numerusform>
+            <numerusform>%n опубликованных замеров</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+3"/>
+        <source>%n accumulation step(s)</source>
+        <translation>
+            <numerusform>%n шаг накопления</numerusform>
+            <numerusform>%n шага накопления</numerusform>
+            <numerusform>%n шагов накопления</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+3"/>
+        <source>up to %n user(s) decoded together on each replica</source>
+        <translation>
+            <numerusform>до %n пользователя одновременно на каждой реплике</numerusform>
+            <numerusform>до %n пользователей одновременно на каждой реплике</numerusform>
+            <numerusform>до %n пользователей одновременно на каждой реплике</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+3"/>
+        <source>adding %n quote(s)</source>
+        <translation>
+            <numerusform>добавление %n котировки</numerusform>
+            <numerusform>добавление %n котировок</numerusform>
+            <numerusform>добавление %n котировок</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+3"/>
+        <source>deleting %n quote(s)</source>
+        <translation>
+            <numerusform>удаление %n котировки</numerusform>
+            <numerusform>удаление %n котировок</numerusform>
+            <numerusform>удаление %n котировок</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>PriceChart</name>
     <message>
-        <location filename="../../desktop/charts/price_chart.py" line="+69"/>
+        <location filename="../../desktop/charts/price_chart.py" line="+70"/>
         <source>your quotes</source>
         <translation>ваши котировки</translation>
     </message>
@@ -2829,7 +3248,7 @@ token</source>
 <context>
     <name>ProbeCommand</name>
     <message>
-        <location filename="../../desktop/probe_command.py" line="+33"/>
+        <location filename="../../desktop/probe_command.py" line="+34"/>
         <source>This build of GPU Advisor (the lite bundle) does not include torch, so it cannot run the probe here.
 To measure this machine, use the full bundle&apos;s gpu-probe, or install the probe with Python:
     pip install &apos;gpu-advisor[probe]&apos;
@@ -2908,22 +3327,22 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>импортирован</translation>
     </message>
     <message>
-        <location line="+124"/>
+        <location line="+144"/>
         <source>against {0}</source>
         <translation>относительно {0}</translation>
     </message>
     <message>
         <location line="+2"/>
-        <source>no catalog spec for this device</source>
-        <translation>для этого устройства нет паспортных данных в каталоге</translation>
+        <source>a CPU or an unknown GPU: no datasheet figure to compare with</source>
+        <translation>CPU или неизвестный GPU: не с чем сравнить по паспорту</translation>
     </message>
 </context>
 <context>
     <name>ProbeResultsModel</name>
     <message>
         <location filename="../../desktop/qmodels/probe_results.py" line="+30"/>
-        <source>memory bandwidth (read + write)</source>
-        <translation>пропускная способность памяти (чтение + запись)</translation>
+        <source>memory (read + write)</source>
+        <translation>память (чтение + запись)</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -3001,7 +3420,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ProbeSpecChart</name>
     <message>
-        <location filename="../../desktop/charts/probe_chart.py" line="+51"/>
+        <location filename="../../desktop/charts/probe_chart.py" line="+52"/>
         <source>Measured as % of the catalog spec</source>
         <translation>Измерено, в % от паспортных данных</translation>
     </message>
@@ -3014,25 +3433,153 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteCommands</name>
     <message>
-        <location filename="../../desktop/undo.py" line="+43"/>
-        <source>Edit {0}</source>
-        <translation>Изменить {0}</translation>
+        <location filename="../../desktop/undo.py" line="+53"/>
+        <source>a quote</source>
+        <translation>котировки</translation>
     </message>
     <message>
-        <location line="+18"/>
-        <source>Add quotes: {0}</source>
-        <translation>Добавить котировки: {0}</translation>
+        <location line="+1"/>
+        <source>edit of {0}</source>
+        <translation>правку: {0}</translation>
+    </message>
+</context>
+<context>
+    <name>QuoteDraftDialog</name>
+    <message>
+        <location filename="../../desktop/pages/quote_draft.py" line="+53"/>
+        <source>New rental quote</source>
+        <translation>Новая котировка аренды</translation>
     </message>
     <message>
-        <location line="+15"/>
-        <source>Delete quotes: {0}</source>
-        <translation>Удалить котировки: {0}</translation>
+        <location line="+0"/>
+        <source>New purchase quote</source>
+        <translation>Новая котировка покупки</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>for example Lambda</source>
+        <translation>например, Lambda</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>for example an integrator</source>
+        <translation>например, интегратор</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Provider</source>
+        <translation>Провайдер</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Vendor</source>
+        <translation>Продавец</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Offer</source>
+        <translation>Предложение</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPUs per instance</source>
+        <translation>GPU в инстансе</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>GPUs</source>
+        <translation>Число GPU</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Price per GPU-hour</source>
+        <translation>Цена за GPU-час</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Price of the quote</source>
+        <translation>Цена по котировке</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Currency</source>
+        <translation>Валюта</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Kind</source>
+        <translation>Тип</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Quoted on</source>
+        <translation>Дата котировки</translation>
+    </message>
+    <message>
+        <location line="+34"/>
+        <source>Who offers it (a cloud, a reseller, an integrator)</source>
+        <translation>Кто предлагает (облако, реселлер, интегратор)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The offer&apos;s name, as the provider calls it (optional)</source>
+        <translation>Название предложения, как его называет провайдер (необязательно)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The GPU type quoted</source>
+        <translation>Тип GPU в котировке</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPUs in one instance (rental) or in the whole quote (purchase)</source>
+        <translation>GPU в одном инстансе (аренда) или во всей котировке (покупка)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The quoted price, in the currency chosen below</source>
+        <translation>Цена по котировке в валюте, выбранной ниже</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The currency of the quoted price (converted with the rates in Settings)</source>
+        <translation>Валюта цены (пересчитывается по курсам из Настроек)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>On demand, spot, or a reservation</source>
+        <translation>По требованию, спотовая или резерв</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>When the price was quoted</source>
+        <translation>Когда получена цена</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>name the provider</source>
+        <translation>укажите провайдера</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>name the vendor</source>
+        <translation>укажите продавца</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>type the price</source>
+        <translation>введите цену</translation>
     </message>
 </context>
 <context>
     <name>QuoteTab</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="-698"/>
+        <location filename="../../desktop/pages/quotes.py" line="-731"/>
         <source>Add</source>
         <translation>Добавить</translation>
     </message>
@@ -3117,7 +3664,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Не удалось прочитать котировки: {0}</translation>
     </message>
     <message>
-        <location line="+61"/>
+        <location line="+63"/>
         <source>Price per GPU by GPU model ({0})</source>
         <translation>Цена за GPU по моделям GPU ({0})</translation>
     </message>
@@ -3137,24 +3684,18 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Значение отклонено: {0}</translation>
     </message>
     <message>
-        <location line="+11"/>
-        <source>New provider</source>
-        <translation>Новый провайдер</translation>
+        <location line="+61"/>
+        <source>adding a quote</source>
+        <translation>добавление котировки</translation>
     </message>
-    <message>
-        <location line="+2"/>
-        <source>New vendor</source>
-        <translation>Новый продавец</translation>
-    </message>
-    <message>
-        <location line="+30"/>
-        <source>Add quote</source>
-        <translation>Добавить котировку</translation>
-    </message>
-    <message>
+    <message numerus="yes">
         <location line="+16"/>
-        <source>Duplicate quotes: {0}</source>
-        <translation>Дублировать котировки: {0}</translation>
+        <source>duplicating %n quote(s)</source>
+        <translation>
+            <numerusform>копирование %n котировки</numerusform>
+            <numerusform>копирование %n котировок</numerusform>
+            <numerusform>копирование %n котировок</numerusform>
+        </translation>
     </message>
     <message>
         <location line="+25"/>
@@ -3362,7 +3903,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>с обязательством</translation>
     </message>
     <message>
-        <location line="+479"/>
+        <location line="+486"/>
         <source>Reference price shipped with GPU Advisor (read-only; duplicate it to edit): {0}</source>
         <translation>Справочная цена из поставки GPU Advisor (только чтение; чтобы изменить, продублируйте её): {0}</translation>
     </message>
@@ -3465,8 +4006,17 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <source>Checking {0}…</source>
         <translation>Проверка {0}…</translation>
     </message>
+    <message numerus="yes">
+        <location line="+31"/>
+        <source>importing %n quote(s)</source>
+        <translation>
+            <numerusform>импорт %n котировки</numerusform>
+            <numerusform>импорт %n котировок</numerusform>
+            <numerusform>импорт %n котировок</numerusform>
+        </translation>
+    </message>
     <message>
-        <location line="+29"/>
+        <location line="+3"/>
         <source>Imported {0} quotes; {1} duplicates skipped; {2} rows refused.</source>
         <translation>Импортировано котировок: {0}; пропущено дубликатов: {1}; отклонено строк: {2}.</translation>
     </message>
@@ -3503,7 +4053,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyChart</name>
     <message>
-        <location filename="../../desktop/charts/rentbuy_chart.py" line="+20"/>
+        <location filename="../../desktop/charts/rentbuy_chart.py" line="+24"/>
         <source>rent on demand</source>
         <translation>аренда по требованию</translation>
     </message>
@@ -3533,7 +4083,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>гибрид (своя база, аренда пиков)</translation>
     </message>
     <message>
-        <location line="+69"/>
+        <location line="+73"/>
         <source>months</source>
         <translation>месяцы</translation>
     </message>
@@ -3543,7 +4093,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>накопленные затраты ({0})</translation>
     </message>
     <message>
-        <location line="+49"/>
+        <location line="+50"/>
         <source>buying pays off after {0} months</source>
         <translation>покупка окупается через {0} мес.</translation>
     </message>
@@ -3551,7 +4101,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyPage</name>
     <message>
-        <location filename="../../desktop/pages/rent_buy.py" line="+283"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+303"/>
         <source>Rent or buy</source>
         <translation>Аренда или покупка</translation>
     </message>
@@ -3584,6 +4134,11 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+1"/>
         <source>GPUs</source>
         <translation>Число GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Runs per month</source>
+        <translation>Запусков в месяц</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -3676,7 +4231,92 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>нет котировки</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+1"/>
+        <source>no price: type one</source>
+        <translation>нет цены: введите</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>use the utilisation below</source>
+        <translation>по загрузке ниже</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Take the GPU, the count and the job from the option selected on the Plan page</source>
+        <translation>Брать GPU, их число и задание из варианта, выбранного на странице «План»</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The GPU type to rent or buy; every price below is this GPU&apos;s</source>
+        <translation>Тип GPU для аренды или покупки; все цены ниже — для этого GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPUs to rent or to buy</source>
+        <translation>Сколько GPU арендовать или купить</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>How often the plan&apos;s job runs; with its GPU-hours this sets the utilisation</source>
+        <translation>Как часто запускается задание из плана; вместе с его GPU-часами это задаёт загрузку</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Hours a day the GPUs may work (the schedule)</source>
+        <translation>Сколько часов в сутки GPU могут работать (график)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Busy share of the schedule; set by the runs per month when the plan&apos;s job is known</source>
+        <translation>Доля графика, когда GPU заняты; задаётся числом запусков в месяц, когда задание из плана известно</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>How long the hardware is used before it is sold</source>
+        <translation>Сколько оборудование используется до продажи</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Purchase price of one GPU (from your purchase quotes or the catalog)</source>
+        <translation>Цена покупки одного GPU (из ваших котировок покупки или каталога)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Power one busy GPU draws (the TDP is a fair upper figure)</source>
+        <translation>Мощность одного занятого GPU (TDP — разумная верхняя оценка)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Price of one kWh (Settings holds the default)</source>
+        <translation>Цена одного кВт·ч (значение по умолчанию — в Настройках)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Support, spares and operations per year, as a share of the purchase</source>
+        <translation>Поддержка, запчасти и эксплуатация в год, как доля цены покупки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Share of the purchase price recovered at the end of the horizon</source>
+        <translation>Доля цены покупки, возвращаемая в конце горизонта</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rent per GPU-hour on demand (the median of the stored quotes)</source>
+        <translation>Аренда за GPU-час по требованию (медиана сохранённых котировок)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rent per GPU-hour on spot instances (interruptible)</source>
+        <translation>Аренда за GPU-час спотовых инстансов (могут прерываться)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rent per GPU-hour with a reservation, paid around the clock</source>
+        <translation>Аренда за GPU-час с резервом, оплачивается круглосуточно</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>W</source>
         <translation>Вт</translation>
     </message>
@@ -3691,27 +4331,72 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Эффективность использования энергии (PUE): мощность ЦОД / мощность ИТ-оборудования (1,0 — без накладных)</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <source>Owned GPUs take the base load; the rest of the demand is rented on demand</source>
-        <translation>Свои GPU берут базовую нагрузку; остальное арендуется по требованию</translation>
+        <location line="+4"/>
+        <source>Owned GPUs take the base load, in whole groups of one job&apos;s GPUs; the rest is rented on demand</source>
+        <translation>Свои GPU берут базовую нагрузку целыми группами по числу GPU одного задания; остальное арендуется по требованию</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+30"/>
+        <location line="+1"/>
+        <location line="+1"/>
+        <source>/GPU-h</source>
+        <translation>/GPU-ч</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>/kWh</source>
+        <translation>/кВт·ч</translation>
+    </message>
+    <message>
+        <location line="+42"/>
+        <source>The plan&apos;s job: {0} GPUs at once, {1} GPU-hours a run</source>
+        <translation>Задание из плана: {0} GPU одновременно, {1} GPU-часов за запуск</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>No plan&apos;s job followed: the utilisation below is the use.</source>
+        <translation>Задание из плана не выбрано: использование задаёт загрузка ниже.</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+115"/>
+        <source>median of %n purchase quote(s): {0}</source>
+        <translation>
+            <numerusform>медиана %n котировки покупки: {0}</numerusform>
+            <numerusform>медиана %n котировок покупки: {0}</numerusform>
+            <numerusform>медиана %n котировок покупки: {0}</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>no purchase price known for {0}: type one</source>
+        <translation>цена покупки {0} неизвестна: введите её</translation>
+    </message>
+    <message>
+        <location line="+55"/>
+        <source>no on-demand price for {0}: type one to compare</source>
+        <translation>нет цены по требованию для {0}: введите её для сравнения</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+62"/>
+        <source>&lt;b&gt;{0} is cheapest&lt;/b&gt; over {1} years for %n {2} GPU(s) at {3} utilisation, {4} h/day: {5}.</source>
+        <translation>
+            <numerusform>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для %n {2} при загрузке {3} и {4} ч/сут: {5}.</numerusform>
+            <numerusform>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для %n {2} при загрузке {3} и {4} ч/сут: {5}.</numerusform>
+            <numerusform>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для %n {2} при загрузке {3} и {4} ч/сут: {5}.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>No purchase price is known for {0}: type one to compare buying.</source>
+        <translation>Цена покупки {0} неизвестна: введите её, чтобы сравнить с покупкой.</translation>
+    </message>
+    <message>
+        <location line="-331"/>
         <source>Share of rented hours run on spot instances (the &apos;rent mix&apos; line)</source>
         <translation>Доля арендованных часов на спотовых инстансах (линия «смешанная аренда»)</translation>
     </message>
     <message>
-        <location line="+22"/>
-        <source>{0}/GPU-h</source>
-        <translation>{0}/GPU-ч</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>{0}/kWh</source>
-        <translation>{0}/кВт·ч</translation>
-    </message>
-    <message>
-        <location line="+24"/>
+        <location line="+83"/>
         <source>No plan chosen yet: the Plan page&apos;s selected option fills GPU and count.</source>
         <translation>План ещё не выбран: GPU и их число берутся из варианта, выбранного на странице «План».</translation>
     </message>
@@ -3726,12 +4411,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>План выбрал {0} × {1}; отметьте флажок выше, чтобы использовать его.</translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+45"/>
         <source>no on-demand quote: type a price</source>
         <translation>нет котировки по требованию: введите цену</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+3"/>
         <source>no spot quote stored: type a price to compare</source>
         <translation>нет сохранённой спотовой котировки: введите цену для сравнения</translation>
     </message>
@@ -3741,22 +4426,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>нет сохранённой котировки на резерв: введите цену для сравнения</translation>
     </message>
     <message>
-        <location line="+48"/>
-        <source>median of {0} purchase quote(s): {1}</source>
-        <translation>медиана котировок на покупку ({0} шт.): {1}</translation>
-    </message>
-    <message>
-        <location line="+5"/>
+        <location line="+54"/>
         <source>catalog price (see the GPU&apos;s sources)</source>
         <translation>цена из каталога (см. источники GPU)</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>no purchase price known: type one</source>
-        <translation>цена покупки неизвестна: введите её</translation>
-    </message>
-    <message>
-        <location line="+65"/>
+        <location line="+92"/>
         <source>Cannot compare: {0}</source>
         <translation>Сравнить нельзя: {0}</translation>
     </message>
@@ -3791,12 +4466,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>гибрид (своя базовая нагрузка, аренда пиков)</translation>
     </message>
     <message>
-        <location line="+9"/>
-        <source>&lt;b&gt;{0} is cheapest&lt;/b&gt; over {1} years for {2} GPUs at {3} utilisation, {4} h/day: {5}.</source>
-        <translation>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для {2} GPU при загрузке {3} и {4} ч/сут: {5}.</translation>
-    </message>
-    <message>
-        <location line="+11"/>
+        <location line="+31"/>
         <source>Owning never pays off: renting costs less per hour than running an owned GPU.</source>
         <translation>Владение не окупается никогда: час аренды дешевле часа работы своего GPU.</translation>
     </message>
@@ -3821,7 +4491,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Владение выгоднее аренды по требованию при загрузке выше {0}.</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+17"/>
         <source>buying cheaper after {0} months</source>
         <translation>покупка дешевле через {0} мес.</translation>
     </message>
@@ -3864,7 +4534,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-737"/>
+        <location filename="../../desktop/pages/plan.py" line="-613"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
@@ -4119,7 +4789,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ShapePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+85"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+87"/>
         <source>3. Shape</source>
         <translation>3. Размеры задачи</translation>
     </message>
@@ -4179,6 +4849,129 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <source>users</source>
         <translation>польз.</translation>
     </message>
+    <message>
+        <location line="+2"/>
+        <source>Tokens per sequence (training) or the longest context a user reaches, prompt and answer together (serving)</source>
+        <translation>Токенов в последовательности (обучение) или самый длинный контекст пользователя, запрос и ответ вместе (инференс)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Sequences per optimizer step over all GPUs; micro-batches and gradient accumulation split it (training)</source>
+        <translation>Последовательностей на шаг оптимизатора по всем GPU; их делят микробатчи и накопление градиентов (обучение)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Give the tokens the whole run trains on</source>
+        <translation>Задать число токенов всего обучения</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tokens the whole run trains on, in billions</source>
+        <translation>Токенов за всё обучение, в миллиардах</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Give the dataset size and the number of epochs</source>
+        <translation>Задать размер датасета и число эпох</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tokens in one pass over the dataset, in billions</source>
+        <translation>Токенов за один проход по датасету, в миллиардах</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Passes over the dataset</source>
+        <translation>Проходов по датасету</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Target speed: output tokens per second over all users together; replicas are added until it is met</source>
+        <translation>Целевая скорость: выходных токенов в секунду по всем пользователям вместе; реплики добавляются, пока она не достигнута</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Users decoding at the same time; they are split across the replicas</source>
+        <translation>Пользователей, которым ответ генерируется одновременно; они делятся между репликами</translation>
+    </message>
+</context>
+<context>
+    <name>StrategyPanel</name>
+    <message>
+        <location line="+400"/>
+        <source>Strategy (expert)</source>
+        <translation>Стратегия (эксперт)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Data parallel</source>
+        <translation>Параллелизм по данным</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Tick to fix the data-parallel degree (replicas when serving)</source>
+        <translation>Отметьте, чтобы закрепить степень параллелизма по данным (реплики при инференсе)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tensor parallel</source>
+        <translation>Тензорный параллелизм</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Tick to fix the tensor-parallel degree (GPUs per layer)</source>
+        <translation>Отметьте, чтобы закрепить степень тензорного параллелизма (GPU на слой)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Pipeline parallel</source>
+        <translation>Конвейерный параллелизм</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Tick to fix the number of pipeline stages</source>
+        <translation>Отметьте, чтобы закрепить число стадий конвейера</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Micro-batch</source>
+        <translation>Микробатч</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Tick to fix the sequences per GPU per step (training) or per replica (serving)</source>
+        <translation>Отметьте, чтобы закрепить число последовательностей на GPU за шаг (обучение) или на реплику (инференс)</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>ZeRO stage</source>
+        <translation>Стадия ZeRO</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LoRA rank</source>
+        <translation>Ранг LoRA</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Searched, or one ZeRO stage for every option (DeepSpeed ZeRO 0 to 3)</source>
+        <translation>Подбирается или одна стадия ZeRO для всех вариантов (ZeRO 0–3 в DeepSpeed)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Rank of the LoRA/QLoRA adapters (the CLI&apos;s --lora-rank)</source>
+        <translation>Ранг адаптеров LoRA/QLoRA (--lora-rank в командной строке)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>searched</source>
+        <translation>подбирается</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>ZeRO-{0}</source>
+        <translation>ZeRO-{0}</translation>
+    </message>
 </context>
 <context>
     <name>TelemetryChart</name>
@@ -4203,20 +4996,98 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Мощность</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+49"/>
         <source>seconds ago</source>
         <translation>секунд назад</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+39"/>
         <source>No GPU to watch.</source>
         <translation>Нет GPU для наблюдения.</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>(lost)</source>
+        <translation>(потерян)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>not reported</source>
+        <translation>не сообщается</translation>
+    </message>
+</context>
+<context>
+    <name>UserGuide</name>
+    <message>
+        <location filename="../../desktop/help.py" line="+16"/>
+        <source>What GPU Advisor answers</source>
+        <translation>На что отвечает GPU Advisor</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Will a model fit, how fast will it train or serve, with which sharding, what will it cost, and is it cheaper to rent or to buy the GPUs? Everything runs on this computer, without a network.</source>
+        <translation>Поместится ли модель, как быстро она будет обучаться или отвечать, с каким шардированием, сколько это будет стоить и что дешевле — арендовать или купить GPU? Всё работает на этом компьютере, без сети.</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Hardware</source>
+        <translation>Оборудование</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Lists this machine&apos;s NVIDIA GPUs with live telemetry. Run probe measures their real matmul speed and memory bandwidth (a quick probe takes about a minute); Measure the CPU works without a GPU. Import probe report adds a machine measured elsewhere with gpu-probe.</source>
+        <translation>Показывает GPU NVIDIA этой машины с живой телеметрией. Замер измеряет реальную скорость умножения матриц и пропускную способность памяти (быстрый замер занимает около минуты); «Измерить CPU» работает и без GPU. «Импорт отчёта замера» добавляет машину, измеренную в другом месте с помощью gpu-probe.</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Quotes</source>
+        <translation>Котировки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rental prices (per GPU-hour) and purchase prices you collected, beside the shipped reference prices. Add opens a form; nothing is stored until the quote is complete. Edits, imports and deletions can be undone with Ctrl+Z and redone with Ctrl+Shift+Z.</source>
+        <translation>Собранные вами цены аренды (за GPU-час) и покупки рядом со встроенными справочными ценами. «Добавить» открывает форму; ничего не сохраняется, пока котировка не заполнена. Правки, импорт и удаление отменяются клавишами Ctrl+Z и возвращаются клавишами Ctrl+Shift+Z.</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Plan</source>
+        <translation>План</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Answer five questions (Guided) or see every input at once (Expert): the task, the model, the sequence length and batch, the hardware and your limits. The headline names the best option; the table ranks the others; the charts show the memory per GPU and how time and cost change with the GPU count. Expert mode also pins the parallel layout. Export writes launch configs and a report for the selected option.</source>
+        <translation>Ответьте на пять вопросов («Пошагово») или задайте всё сразу («Эксперт»): задача, модель, длина последовательности и батч, оборудование и ограничения. Заголовок называет лучший вариант, таблица упорядочивает остальные, графики показывают память на GPU и как время и стоимость меняются с числом GPU. В режиме эксперта можно закрепить раскладку параллелизма. «Экспорт» записывает конфигурации запуска и отчёт для выбранного варианта.</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Rent or buy</source>
+        <translation>Аренда или покупка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Compares renting (on demand, spot, reserved), buying and a hybrid month by month. It follows the option chosen on the Plan page: say how often the job runs each month and the utilisation follows from the job&apos;s GPU-hours.</source>
+        <translation>Сравнивает аренду (по требованию, спотовую, зарезервированную), покупку и гибрид помесячно. Берёт вариант, выбранный на странице «План»: укажите, сколько раз в месяц запускается задание, и загрузка получится из его GPU-часов.</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Where the numbers come from</source>
+        <translation>Откуда берутся цифры</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A catalog GPU uses its datasheet; a measured machine uses its probe figures. A GPU type is priced at the quote you ticked, else at the median of your on-demand quotes, else at the median of the reference quotes. An option fits when it needs at most the GPU&apos;s memory less the headroom (10% by default). The command line (gpu-advisor plan) gives the same answer for the same inputs.</source>
+        <translation>GPU из каталога считается по паспорту, измеренная машина — по своим замерам. Цена типа GPU — это отмеченная вами котировка, иначе медиана ваших котировок по требованию, иначе медиана справочных. Вариант помещается, если ему хватает памяти GPU за вычетом запаса (по умолчанию 10 %). Командная строка (gpu-advisor plan) при тех же входных данных даёт тот же ответ.</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>GPU Advisor user guide</source>
+        <translation>Руководство GPU Advisor</translation>
     </message>
 </context>
 <context>
     <name>WorkloadPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-288"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-755"/>
         <source>1. Workload</source>
         <translation>1. Задача</translation>
     </message>
@@ -4232,6 +5103,16 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     </message>
     <message>
         <location line="+2"/>
+        <source>Serve the model to users, or train it: from scratch, all weights, or adapters</source>
+        <translation>Отвечать пользователям или обучать: с нуля, все веса или адаптеры</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Number format of the weights and the compute (bf16 for training; int8/int4 for serving)</source>
+        <translation>Формат чисел для весов и вычислений (bf16 для обучения; int8/int4 для инференса)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Serve / inference</source>
         <translation>Инференс (обслуживание)</translation>
     </message>
@@ -4280,7 +5161,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>fmt</name>
     <message>
-        <location filename="../../desktop/fmt.py" line="+22"/>
+        <location filename="../../desktop/fmt.py" line="+24"/>
         <source>B</source>
         <translation>Б</translation>
     </message>
@@ -4316,6 +5197,11 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     </message>
     <message>
         <location line="+1"/>
+        <source>GFLOPS</source>
+        <translation>ГФЛОПС</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>GB/s</source>
         <translation>ГБ/с</translation>
     </message>
@@ -4330,25 +5216,26 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>МГц</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+19"/>
         <location line="+6"/>
         <location line="+7"/>
         <location line="+9"/>
         <location line="+8"/>
         <location line="+19"/>
         <location line="+7"/>
-        <location line="+16"/>
+        <location line="+15"/>
         <location line="+7"/>
+        <location line="+9"/>
         <location line="+15"/>
         <location line="+6"/>
         <location line="+6"/>
-        <location line="+16"/>
-        <location line="+18"/>
+        <location line="+17"/>
+        <location line="+24"/>
         <source>n/a</source>
         <translation>н/д</translation>
     </message>
     <message>
-        <location line="-116"/>
+        <location line="-131"/>
         <source>{0}%</source>
         <translation>{0}&#xa0;%</translation>
     </message>
@@ -4372,11 +5259,16 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <source>KiB</source>
         <translation>КиБ</translation>
     </message>
+    <message>
+        <location line="+195"/>
+        <source>{0}% .. +{1}%, {2}</source>
+        <translation>{0} % .. +{1} %, {2}</translation>
+    </message>
 </context>
 <context>
     <name>workers</name>
     <message>
-        <location filename="../../desktop/workers.py" line="+127"/>
+        <location filename="../../desktop/workers.py" line="+134"/>
         <location line="+488"/>
         <source>Cancelled</source>
         <translation>Отменено</translation>

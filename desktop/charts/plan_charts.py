@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
-from PySide6.QtGui import QImage
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QImage, QImageWriter, QResizeEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from desktop import fmt
+from desktop.messages import QT_TRANSLATE_NOOP  # typed: returns its text
 
 import pyqtgraph as pg  # isort: skip  (PySide6 first: pyqtgraph binds to the Qt already imported)
 
@@ -51,18 +55,20 @@ def render_png(widget: QWidget) -> bytes:
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")
+    QImageWriter(buffer, QByteArray(b"PNG")).write(image)
     buffer.close()
     return bytes(data.data())
 
 
 class MemoryBarChart(QWidget):
-    """One horizontal stacked bar: the selected option's memory terms per GPU, with the GPU capacity line."""
+    """One horizontal stacked bar: the selected option's memory terms per GPU, with the GPU capacity line and
+    the usable line (capacity less the memory headroom); their label sits beside the bar, right of the lines."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._terms: list[tuple[str, int]] = []
         self._capacity = 0
+        self._usable = 0
         self.plot_widget = pg.PlotWidget(background=None)
         self.plot = self.plot_widget.getPlotItem()
         _style_plot(self.plot)
@@ -83,10 +89,14 @@ class MemoryBarChart(QWidget):
         self.capacity_line = pg.InfiniteLine(
             angle=90, pen=pg.mkPen("#D00000", width=2, style=Qt.PenStyle.DashLine), movable=False
         )
-        self.capacity_line.label = pg.InfLineLabel(
-            self.capacity_line, "", position=0.12, anchors=[(1, 1), (1, 1)], color="#D00000"
+        self.usable_line = pg.InfiniteLine(
+            angle=90, pen=pg.mkPen("#9a6700", width=1, style=Qt.PenStyle.DotLine), movable=False
         )
+        # Beside the bar, right of the capacity line (the x range leaves room for it): never over a segment.
+        self.capacity_text = pg.TextItem("", color="#D00000", anchor=(0, 0.5))
+        self.plot.addItem(self.usable_line)
         self.plot.addItem(self.capacity_line)
+        self.plot.addItem(self.capacity_text)
         self.plot.setYRange(-0.45, 0.45, padding=0)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -99,24 +109,36 @@ class MemoryBarChart(QWidget):
         self.plot.getAxis("bottom").setLabel(QCoreApplication.translate("PlanCharts", "memory per GPU (GiB)"))
         self._redraw()
 
-    def set_data(self, terms: Sequence[tuple[str, int]], capacity_bytes: int) -> None:
-        """terms: (term key as in MemoryBreakdown, bytes per GPU); capacity_bytes: the GPU's memory."""
+    def set_data(
+        self, terms: Sequence[tuple[str, int]], capacity_bytes: int, usable_bytes: int | None = None
+    ) -> None:
+        """terms: (term key as in MemoryBreakdown, bytes per GPU); capacity_bytes: the GPU's memory;
+        usable_bytes: what a plan may fill (capacity less the memory headroom; default: all of it)."""
         self._terms = [(str(term), int(value)) for term, value in terms]
         self._capacity = int(capacity_bytes or 0)
+        self._usable = int(usable_bytes if usable_bytes is not None else self._capacity)
         self._redraw()
 
     def clear(self) -> None:
         self.set_data([], 0)
 
-    def chart_data(self) -> dict:
-        """What is drawn: segments (term, start GiB, size GiB), total and capacity in GiB."""
+    def chart_data(self) -> dict[str, Any]:
+        """What is drawn: segments (term, start GiB, size GiB), total, capacity and usable memory in GiB, and
+        where the capacity label starts (GiB, right of the bar and the lines)."""
         segments, start = [], 0.0
         sizes = dict(self._terms)
         for term, _ in MEMORY_TERMS:
             size = sizes.get(term, 0) / GIB
             segments.append((term, start, size))
             start += size
-        return {"segments": segments, "total_gib": start, "capacity_gib": self._capacity / GIB}
+        capacity = self._capacity / GIB
+        return {
+            "segments": segments,
+            "total_gib": start,
+            "capacity_gib": capacity,
+            "usable_gib": self._usable / GIB,
+            "label_gib": max(capacity, start) * 1.01,
+        }
 
     def _redraw(self) -> None:
         data = self.chart_data()
@@ -130,14 +152,27 @@ class MemoryBarChart(QWidget):
                     f"<span style='color:{PALETTE[index]}'>&#9632;</span>&nbsp;{_tr(names[term])}&nbsp;{_gib_text(size)}"
                 )
         self.key_label.setText(" &nbsp; ".join(key))
-        capacity = data["capacity_gib"]
+        capacity, usable = data["capacity_gib"], data["usable_gib"]
         self.capacity_line.setVisible(capacity > 0)
         self.capacity_line.setValue(capacity)
-        self.capacity_line.label.setText(
-            QCoreApplication.translate("PlanCharts", "capacity {0}").format(_gib_text(capacity))
-        )
-        right = max(capacity, data["total_gib"], 1.0) * 1.08
+        self.usable_line.setVisible(0 < usable < capacity)
+        self.usable_line.setValue(usable)
+        text = QCoreApplication.translate("PlanCharts", "capacity {0}").format(_gib_text(capacity))
+        if 0 < usable < capacity:
+            text = QCoreApplication.translate("PlanCharts", "usable {0} of {1}").format(
+                _gib_text(usable), _gib_text(capacity)
+            )
+        self.capacity_text.setText(text if capacity > 0 else "")
+        self.capacity_text.setPos(data["label_gib"], 0.0)
+        # room on the right for the label: its width in pixels as a share of the plot's width
+        width = max(self.plot_widget.width(), 200)
+        share = min(0.6, (self.fontMetrics().horizontalAdvance(text) + 16) / width)
+        right = max(data["label_gib"], 1.0) / (1.0 - share)
         self.plot.setXRange(0, right, padding=0)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        self._redraw()  # the label's room depends on the width
 
 
 def _gib_text(gib: float) -> str:
@@ -151,6 +186,11 @@ class ScalingChart(QWidget):
 
     set_series({family label: [(gpus, time_s, cost_amount or None), ...]}, currency) draws them; log2 x axis
     (GPU counts are powers of two or multiples of 8); the selected option is marked with a ring on both plots.
+    Times span orders of magnitude (log axis); costs differ by percents between GPU counts, so the cost axis
+    is linear from zero: a 5% difference looks like 5%, not like a cliff. clear(message) removes every curve
+    and axis and says why (nothing fits), so no axes of an earlier plan are left standing. The selected option's
+    error band (planner.uncertainty.ErrorBand of its time) is drawn as a bar through the ring on both plots (cost
+    scales with time) and written in the legend.
     """
 
     def __init__(self, parent: QWidget | None = None):
@@ -158,17 +198,22 @@ class ScalingChart(QWidget):
         self._series: dict[str, list[tuple[int, float, float | None]]] = {}
         self._currency = "USD"
         self._selected: tuple[str, int] | None = None
+        self._band: fmt.BandLike | None = None  # the selected option's time band
         self._time_unit = (3600.0, "h")
         self._time_kind = "wall"
-        self._legend_families: list[str] = []
         self.layout_widget = pg.GraphicsLayoutWidget()
         self.layout_widget.setBackground(None)
         self.time_plot = self.layout_widget.addPlot(row=0, col=0)
         self.cost_plot = self.layout_widget.addPlot(row=0, col=1)
         for plot in (self.time_plot, self.cost_plot):
             _style_plot(plot)
-            plot.setLogMode(x=True, y=True)
             plot.getAxis("left").enableAutoSIPrefix(False)  # the unit is in the label, never "(x0.001)"
+        self.time_plot.setLogMode(x=True, y=True)
+        self.cost_plot.setLogMode(x=True, y=False)
+        self.empty_label = QLabel()  # what the chart says instead of axes when there is nothing to draw
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setWordWrap(True)
+        self.empty_label.hide()
         self.key_label = QLabel()  # the legend, above both plots, so it never covers a curve
         self.key_label.setWordWrap(True)
         self.key_label.setTextFormat(Qt.TextFormat.RichText)
@@ -178,12 +223,23 @@ class ScalingChart(QWidget):
         marker = {"pen": None, "symbol": "o", "symbolSize": 16, "symbolBrush": None}
         self.time_marker = self.time_plot.plot([], [], symbolPen=pg.mkPen("#D00000", width=2), **marker)
         self.cost_marker = self.cost_plot.plot([], [], symbolPen=pg.mkPen("#D00000", width=2), **marker)
+        # Its error band: a vertical bar from estimate x (1 + low) to estimate x (1 + high).
+        self.time_band_bar = self.time_plot.plot([], [], pen=pg.mkPen("#D00000", width=3))
+        self.cost_band_bar = self.cost_plot.plot([], [], pen=pg.mkPen("#D00000", width=3))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.key_label)
         layout.addWidget(self.layout_widget, 1)
+        layout.addWidget(self.empty_label, 1)
         self.retranslate()
+
+    def clear(self, message: str = "") -> None:
+        """No curves and no axes, only `message` where the plots were."""
+        self.set_series({}, self._currency)
+        self.empty_label.setText(message)
+        self.layout_widget.hide()
+        self.empty_label.show()
 
     def retranslate(self) -> None:
         self._labels_for = (self._time_unit, self._currency, self._time_kind)
@@ -212,6 +268,8 @@ class ScalingChart(QWidget):
         self.cost_plot.getAxis("left").setLabel(self._currency)
         for plot in (self.time_plot, self.cost_plot):
             plot.getAxis("bottom").setLabel(QCoreApplication.translate("PlanCharts", "GPUs"))
+        if all(family in self._time_curves for family in self._series):
+            self.key_label.setText(self._legend(sorted(self._series)))
 
     def set_series(
         self,
@@ -219,8 +277,10 @@ class ScalingChart(QWidget):
         currency: str = "USD",
         selected: tuple[str, int] | None = None,
         time_kind: str = "wall",
+        band: fmt.BandLike | None = None,
     ) -> None:
-        """series: family -> points (gpus, time in seconds, cost amount); selected: (family, gpus) to ring.
+        """series: family -> points (gpus, time in seconds, cost amount); selected: (family, gpus) to ring;
+        band: the selected option's time band (None: no bar).
 
         time_kind "wall" shows the whole run (hours or days); "step" shows seconds per step or token.
         """
@@ -232,15 +292,20 @@ class ScalingChart(QWidget):
         }
         self._currency = currency
         self._selected = selected
+        self._band = band if selected is not None else None
         self._time_unit = _time_unit(self._series, time_kind)
         self._time_kind = time_kind
+        self.empty_label.hide()
+        self.empty_label.clear()  # no words of an earlier plan (or language) left in the hidden label
+        self.layout_widget.show()
         self._redraw()
 
-    def chart_data(self) -> dict:
+    def chart_data(self) -> dict[str, Any]:
         """family -> {"gpus": [...], "time_s": [...], "cost": [...]} as drawn, plus the currency."""
         return {
             "currency": self._currency,
             "selected": self._selected,
+            "selected_band": self._band_data(),
             "series": {
                 family: {
                     "gpus": [p[0] for p in points],
@@ -251,24 +316,79 @@ class ScalingChart(QWidget):
             },
         }
 
+    def _selected_point(self) -> tuple[int, float, float | None] | None:
+        if self._selected is None:
+            return None
+        for point in self._series.get(self._selected[0], []):
+            if point[0] == self._selected[1]:
+                return point
+        return None
+
+    def _band_data(self) -> dict[str, Any] | None:
+        """The bar as drawn: the selected point's time and cost range under its band, and the band itself."""
+        point, band = self._selected_point(), self._band
+        if point is None or band is None:
+            return None
+        low, high = 1.0 + band.low_fraction, 1.0 + band.high_fraction
+        count, time_s, cost = point
+        return {
+            "gpus": count, "time_s": [time_s * low, time_s * high],
+            "cost": [cost * low, cost * high] if cost else None,
+            "low_fraction": band.low_fraction, "high_fraction": band.high_fraction, "cases": band.cases,
+        }  # fmt: skip
+
+    def _draw_band(self, divisor: float) -> None:
+        data = self._band_data()
+        if data is None:
+            self.time_band_bar.setData([], [])
+            self.cost_band_bar.setData([], [])
+            return
+        count = data["gpus"]
+        self.time_band_bar.setData([count, count], [t / divisor for t in data["time_s"]])
+        costs = data["cost"]
+        self.cost_band_bar.setData([count, count] if costs else [], costs or [])
+
+    def _legend(self, families: list[str]) -> str:
+        key = [
+            f"<span style='color:{self._time_curves[family].color}'>&#9632;</span>&nbsp;{family}"
+            for family in families
+        ]
+        selected = QCoreApplication.translate("PlanCharts", "selected option")
+        if self._band is not None and self._selected_point() is not None:
+            selected = QCoreApplication.translate("PlanCharts", "selected option, time {0}").format(
+                fmt.band(self._band)
+            )
+        ring = "<span style='color:#D00000'>&#9675;</span>&nbsp;" + selected
+        return " &nbsp; ".join([*key, ring]) if key else ""
+
     def _set_ticks(self, divisor: float) -> None:
         """Readable log-axis labels: GPU counts as powers of two, times and costs as 1-2-5 steps."""
         points = [p for line in self._series.values() for p in line]
         if not points:
             return
         counts = [p[0] for p in points]
-        ticks = _thin(gpu_ticks(min(counts), max(counts)), 5)
+        # as many labels as fit the plot's width (each about four digits wide) and height (one line each)
+        across = max(2, self.time_plot.width() // max(1, self.fontMetrics().horizontalAdvance("00000")))
+        down = max(2, self.time_plot.height() // max(1, 2 * self.fontMetrics().height()))
+        ticks = _thin(gpu_ticks(min(counts), max(counts)), min(5, int(across)))
         for plot in (self.time_plot, self.cost_plot):
-            _set_log_ticks(plot.getAxis("bottom"), ticks, str)
+            _set_log_ticks(plot.getAxis("bottom"), ticks, fmt_integer)
         times = [p[1] / divisor for p in points]
-        _set_log_ticks(self.time_plot.getAxis("left"), _thin(log_ticks(min(times), max(times))), _significant)
+        _set_log_ticks(
+            self.time_plot.getAxis("left"), _thin(log_ticks(min(times), max(times)), int(down)), _significant
+        )
         costs = [p[2] for p in points if p[2]]
         if costs:
-            _set_log_ticks(
-                self.cost_plot.getAxis("left"), _thin(log_ticks(min(costs), max(costs))), _significant
-            )
+            top = max(costs) * 1.1
+            self.cost_plot.setYRange(-0.03 * top, top, padding=0)  # from zero, with the 0 label in view
+            axis = self.cost_plot.getAxis("left")
+            ticks = linear_ticks(top, min(5, int(down)))
+            step = ticks[1] - ticks[0] if len(ticks) > 1 else top
+            axis.setTicks([[(v, _step_text(v, step)) for v in ticks], []])
 
-    def _curve(self, store: dict, plot: pg.PlotItem, family: str, color: str) -> pg.PlotDataItem:
+    def _curve(
+        self, store: dict[str, pg.PlotDataItem], plot: pg.PlotItem, family: str, color: str
+    ) -> pg.PlotDataItem:
         curve = store.get(family)
         if curve is None:
             curve = plot.plot(
@@ -286,7 +406,6 @@ class ScalingChart(QWidget):
     def _redraw(self) -> None:
         divisor = self._time_unit[0]
         families = sorted(self._series)
-        rebuild_legend = families != self._legend_families
         for family in list(self._time_curves):
             if family not in self._series:
                 self.time_plot.removeItem(self._time_curves.pop(family))
@@ -304,33 +423,51 @@ class ScalingChart(QWidget):
             time_curve.setData(gpus, [p[1] / divisor for p in points])
             priced = [(p[0], p[2]) for p in points if p[2] is not None and p[2] > 0]
             cost_curve.setData([g for g, _ in priced], [c for _, c in priced])
-        if rebuild_legend:
-            key = [
-                f"<span style='color:{self._time_curves[family].color}'>&#9632;</span>&nbsp;{family}"
-                for family in families
-            ]
-            ring = "<span style='color:#D00000'>&#9675;</span>&nbsp;" + QCoreApplication.translate(
-                "PlanCharts", "selected option"
-            )
-            self.key_label.setText(" &nbsp; ".join([*key, ring]) if key else "")
-            self._legend_families = families
-        marker_time, marker_cost = ([], []), ([], [])
+        self.key_label.setText(self._legend(families))  # the band changes with the selection
+        marker_time: tuple[list[float], list[float]] = ([], [])
+        marker_cost: tuple[list[float], list[float]] = ([], [])
         if self._selected is not None:
-            for gpus, time_s, cost in self._series.get(self._selected[0], []):
-                if gpus == self._selected[1]:
-                    marker_time[0].append(gpus)
+            for count, time_s, cost in self._series.get(self._selected[0], []):
+                if count == self._selected[1]:
+                    marker_time[0].append(count)
                     marker_time[1].append(time_s / divisor)
                     if cost:
-                        marker_cost[0].append(gpus)
+                        marker_cost[0].append(count)
                         marker_cost[1].append(cost)
         self.time_marker.setData(*marker_time)
         self.cost_marker.setData(*marker_cost)
+        self._draw_band(divisor)
         self._set_ticks(divisor)
         labels = (self._time_unit, self._currency, self._time_kind)
         if labels != self._labels_for:
             self.retranslate()
-        for plot in (self.time_plot, self.cost_plot):
-            plot.enableAutoRange()
+        self.time_plot.enableAutoRange()
+        self.cost_plot.enableAutoRange(axis="x")
+
+
+def _step_text(value: float, step: float) -> str:
+    """A linear tick as its step needs it: 0, 1,000, 2,000 (whole steps) or 0.5, 1.0 (fractional)."""
+    from desktop import fmt
+
+    return fmt.number(value, max(0, -math.floor(math.log10(step))) if step > 0 else 0)
+
+
+def fmt_integer(value: float) -> str:
+    from desktop import fmt
+
+    return fmt.integer(round(value))
+
+
+def linear_ticks(top: float, most: int = 5) -> list[float]:
+    """0 and round steps (1, 2, 5 x 10^k) up to `top`, at most `most` + 1 of them."""
+    if not top > 0:
+        return [0.0]
+    for exponent in range(math.floor(math.log10(top / most)) - 1, math.floor(math.log10(top)) + 2):
+        for step in (1, 2, 5):
+            size = step * 10.0**exponent
+            if top / size <= most:
+                return [size * i for i in range(int(top / size) + 1)]
+    return [0.0, top]
 
 
 def _significant(value: float) -> str:
@@ -364,12 +501,12 @@ def log_ticks(low: float, high: float, steps: tuple[float, ...] = (1, 2, 5)) -> 
     return sorted({float(f"{low:.2g}"), float(f"{high:.2g}")})
 
 
-def _thin(values: list[float], most: int = 7) -> list[float]:
+def _thin(values: Sequence[float], most: int = 7) -> list[float]:
     """At most `most` ticks, evenly picked, so labels never collide."""
     if len(values) <= most:
-        return values
-    step = math.ceil(len(values) / most)
-    return values[::step]
+        return list(values)
+    step = math.ceil(len(values) / max(1, most))
+    return list(values[::step])
 
 
 def gpu_ticks(low: int, high: int) -> list[int]:

@@ -8,6 +8,7 @@ exchange rate are left out and counted in the title, never converted at an assum
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QVBoxLayout, QWidget
@@ -105,7 +106,7 @@ class PriceChart(QWidget):
         order = sorted(cheapest, key=lambda gpu: (cheapest[gpu], gpu))
         self.rows = {gpu: position for position, gpu in enumerate(order)}
 
-        def spots(reference: bool) -> list[dict]:
+        def spots(reference: bool) -> list[dict[str, Any]]:
             return [
                 {"pos": (p.price, self.rows[p.gpu]), "data": p.label}
                 for p in self.points

@@ -7,6 +7,7 @@ labelled with the measured figure. Measurements without a spec figure are listed
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from desktop import fmt
@@ -65,6 +66,11 @@ class ProbeSpecChart(QWidget):
             self.items.extend((label, float(percent), text) for label, percent, text in items)
             self._redraw()
 
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        if self.items:
+            self._redraw()  # the labels' room depends on the width
+
     def set_items(self, items: list[tuple[str, float, str]]) -> None:
         self.items = list(items)
         self._redraw()
@@ -77,11 +83,17 @@ class ProbeSpecChart(QWidget):
             self.plot.removeItem(label)
         self.labels = []
         foreground = palette_colors()[1]
+        # the x range leaves room right of each bar for its whole label, at the plot's width now
+        width = max(self.plot.getViewBox().width(), 120.0)
+        right = 130.0
         for row, (_, percent, text) in enumerate(self.items):
-            label = pg.TextItem(f"{text}  ({fmt.percent(percent / 100)})", color=foreground, anchor=(0, 0.5))
+            words = f"{text}  ({fmt.percent(percent / 100)})"
+            label = pg.TextItem(words, color=foreground, anchor=(0, 0.5))
             label.setPos(percent + 2, row)
             self.plot.addItem(label)
             self.labels.append(label)
+            share = min(0.8, (self.fontMetrics().horizontalAdvance(words) + 12) / width)
+            right = max(right, (percent + 2) / (1 - share))
         self.plot.getAxis("left").setTicks([[(row, name) for row, (name, _, _) in enumerate(self.items)]])
-        self.plot.setXRange(0, max([130.0, *[p + 40 for p in percents]]), padding=0)
+        self.plot.setXRange(0, right, padding=0)
         self.plot.setYRange(-0.6, max(count, 4) - 0.4, padding=0)

@@ -7,9 +7,13 @@ and updated with setData, so dragging a slider redraws in a few milliseconds.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from desktop.messages import QT_TRANSLATE_NOOP  # typed: returns its text
 
 import pyqtgraph as pg  # isort: skip  (PySide6 first)
 
@@ -45,9 +49,7 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate(CONTEXT, text)
 
 
-def _bold_font():
-    from PySide6.QtGui import QFont
-
+def _bold_font() -> QFont:
     font = QFont()
     font.setBold(True)
     return font
@@ -56,7 +58,7 @@ def _bold_font():
 class AmountAxis(pg.AxisItem):
     """Tick labels as whole amounts with the locale's group separator (450,000 / 450 000), no SI prefixes."""
 
-    def tickStrings(self, values, scale, spacing):  # noqa: N802 (pyqtgraph's name)
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
         from desktop import fmt
 
         return [fmt.number(value * scale, 0) for value in values]
@@ -76,15 +78,19 @@ class RentBuyChart(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.plot.getViewBox().setMouseEnabled(x=False, y=False)
-        self.legend = self.plot.addLegend(offset=(10, 10), labelTextSize="8pt")
+        # The key sits above the plot (a label), so it never covers a curve or the break-even text.
+        self.key_label = QLabel()
+        self.key_label.setWordWrap(True)
+        self.key_label.setTextFormat(Qt.TextFormat.RichText)
         self._curves: dict[str, pg.PlotDataItem] = {}
         for key, _, color, style in SERIES:
             self._curves[key] = self.plot.plot([], [], pen=pg.mkPen(color, width=2.5, style=style))
         self.break_even_line = pg.InfiniteLine(
             angle=90, movable=False, pen=pg.mkPen("#444444", width=1.5, style=Qt.PenStyle.DashLine)
         )
+        # near the bottom, where the cumulative costs have not climbed yet: the text crosses no curve
         self.break_even_line.label = pg.InfLineLabel(
-            self.break_even_line, "", position=0.95, anchors=[(0, 0), (0, 0)], color="#333333"
+            self.break_even_line, "", position=0.06, anchors=[(0, 1), (0, 1)], color="#333333"
         )
         self.break_even_line.label.setFont(_bold_font())
         self.plot.addItem(self.break_even_line)
@@ -99,7 +105,9 @@ class RentBuyChart(QWidget):
         )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot_widget)
+        layout.setSpacing(2)
+        layout.addWidget(self.key_label)
+        layout.addWidget(self.plot_widget, 1)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -124,7 +132,7 @@ class RentBuyChart(QWidget):
         self._currency = currency
         self.retranslate()
 
-    def chart_data(self) -> dict:
+    def chart_data(self) -> dict[str, Any]:
         return {
             "series": dict(self._series),
             "break_even_months": dict(self._break_even),
@@ -132,17 +140,18 @@ class RentBuyChart(QWidget):
         }
 
     def _redraw(self) -> None:
-        self.legend.clear()
-        names = {key: name for key, name, _, _ in SERIES}
-        for key, curve in self._curves.items():
-            values = self._series.get(key)
+        key = []
+        for name, label, color, style in SERIES:
+            curve, values = self._curves[name], self._series.get(name)
             if values:
                 curve.setData(list(range(len(values))), values)
                 curve.setVisible(True)
-                self.legend.addItem(curve, _tr(names[key]))
+                swatch = "&#9472;&#9472;" if style == Qt.PenStyle.SolidLine else "&#9476;&#9476;"
+                key.append(f"<span style='color:{color}'><b>{swatch}</b></span>&nbsp;{_tr(label)}")
             else:
                 curve.setData([], [])
                 curve.setVisible(False)
+        self.key_label.setText(" &nbsp; ".join(key))
         months = self._break_even.get("on_demand")
         self.break_even_line.setVisible(months is not None)
         points_x, points_y = [], []
@@ -150,7 +159,7 @@ class RentBuyChart(QWidget):
             self.break_even_line.setValue(months)
             # Text on the side with room: right of the line in the first half of the horizon, left after.
             horizon = max((len(v) - 1 for v in self._series.values()), default=1) or 1
-            anchor = (0, 0) if months < horizon / 2 else (1, 0)
+            anchor = (0, 1) if months < horizon / 2 else (1, 1)
             self.break_even_line.label.anchors = [anchor, anchor]
             self.break_even_line.label.setAnchor(anchor)
             self.break_even_line.label.setText(

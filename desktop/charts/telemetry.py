@@ -35,6 +35,16 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate(CONTEXT, text)
 
 
+def _current(value: float | None, unit: str) -> str:
+    """A current reading with its unit, in the locale's numbers ("—" before the first sample)."""
+    from desktop import fmt
+
+    if value is None or not math.isfinite(value):
+        return "—"
+    decimals = 1 if unit == "GiB" else 0
+    return f"{fmt.number(value, decimals)} {QCoreApplication.translate('fmt', unit)}"
+
+
 class TelemetryChart(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -102,27 +112,35 @@ class TelemetryChart(QWidget):
         self._update_legend()
 
     def _update_legend(self) -> None:
+        """The key as a table, one row per GPU with its colour and current values: with 8 GPUs the curves
+        cross, and the numbers beside them stay readable."""
         if not self.names:
             self.legend.setText(QCoreApplication.translate("TelemetryChart", "No GPU to watch."))
             self.legend.setToolTip("")
             return
-        items, tips = [], []
+        header = "".join(
+            f"<th align='right'>&nbsp;{html.escape(_tr(str(title)))}&nbsp;</th>"
+            for _metric, title, *_ in PANELS
+        )
+        rows, tips = [f"<tr><th></th>{header}</tr>"], []
         for gpu in sorted(self.names):
             color = SERIES_COLORS[gpu % len(SERIES_COLORS)]
-            text = f'<span style="color:{color}">■</span>&nbsp;{html.escape(self.names[gpu])}'
+            name = f'<span style="color:{color}">■</span>&nbsp;{html.escape(self.names[gpu])}'
             if gpu in self.lost:
-                text += "&nbsp;" + html.escape(_tr("(lost)"))
-                text = f"<s>{text}</s>"
-                tips.append(f"{self.names[gpu]}: {self.lost[gpu]}")
-            missing = [metric for metric, *_ in PANELS if metric in self.refused.get(gpu, {})]
-            if missing:
-                titles = ", ".join(
-                    _tr(str(title)).lower() for metric, title, *_ in PANELS if metric in missing
+                name = f"<s>{name}</s>&nbsp;" + html.escape(
+                    QCoreApplication.translate("TelemetryChart", "(lost)")
                 )
-                text += "&nbsp;" + html.escape(_tr("({0}: n/a)").format(titles))
-                tips.extend(f"{self.names[gpu]}, {metric}: {self.refused[gpu][metric]}" for metric in missing)
-            items.append(text)
-        self.legend.setText("&nbsp;&nbsp; ".join(items))
+                tips.append(f"{self.names[gpu]}: {self.lost[gpu]}")
+            cells = []
+            for metric, _title, unit, _scale in PANELS:
+                if metric in self.refused.get(gpu, {}):
+                    cells.append(html.escape(QCoreApplication.translate("TelemetryChart", "not reported")))
+                    tips.append(f"{self.names[gpu]}, {metric}: {self.refused[gpu][metric]}")
+                else:
+                    cells.append(html.escape(_current(self.last_values.get((metric, gpu)), unit)))
+            values = "".join(f"<td align='right'>&nbsp;{cell}&nbsp;</td>" for cell in cells)
+            rows.append(f"<tr><td>{name}</td>{values}</tr>")
+        self.legend.setText(f"<table cellspacing='0'>{''.join(rows)}</table>")
         self.legend.setToolTip("\n".join(tips))
 
     def update_from_snapshot(self, snapshot: Mapping[int, Mapping[str, np.ndarray]]) -> None:
@@ -147,6 +165,7 @@ class TelemetryChart(QWidget):
                     self.last_values[(metric, gpu)] = float(finite[-1])
         for metric in ("memory_used_bytes", "temperature_c", "power_w"):
             self._fit_y(metric)
+        self._update_legend()  # the current values beside the curves
 
     def _fit_y(self, metric: str) -> None:
         """A stable y range from 0 to a rounded maximum (auto-range would jitter every second)."""

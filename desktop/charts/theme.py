@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -18,7 +19,7 @@ def series_color(index: int) -> QColor:
     return QColor(SERIES_COLORS[index % len(SERIES_COLORS)])
 
 
-def series_pen(index: int, width: float = 2.0, style=None) -> pg.QtGui.QPen:
+def series_pen(index: int, width: float = 2.0, style: Qt.PenStyle | None = None) -> pg.QtGui.QPen:
     """The pen of series ``index``; ``style`` (a Qt.PenStyle, e.g. DashLine) marks a series that ended."""
     if style is None:
         return pg.mkPen(series_color(index), width=width)

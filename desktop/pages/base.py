@@ -11,15 +11,23 @@ Subclassing Page is optional; the main window only relies on these names.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtWidgets import QWidget
+
+from desktop.wheel_guard import ensure_wheel_guard
+
+if TYPE_CHECKING:
+    from desktop.context import AppContext
 
 
 class Page(QWidget):
     page_id = ""
 
-    def __init__(self, context, parent: QWidget | None = None):
+    def __init__(self, context: AppContext, parent: QWidget | None = None):
         super().__init__(parent)
         self.context = context
+        ensure_wheel_guard()  # the wheel changes a field only while it has focus (desktop/wheel_guard.py)
 
     def title(self) -> str:
         raise NotImplementedError

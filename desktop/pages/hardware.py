@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import html
 import math
+import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QAbstractItemModel, QSortFilterProxyModel, Qt, QTimer
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFrame,
     QHBoxLayout,
     QHeaderView,
@@ -35,9 +36,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop import fmt
+from desktop import dialogs, fmt
 from desktop.charts.probe_chart import ProbeSpecChart
 from desktop.charts.telemetry import TelemetryChart
+from desktop.nvml_words import translated
 from desktop.pages.base import Page
 from desktop.qmodels.gpu_inventory import SORT_ROLE, GpuInventoryModel, cpu_info
 from desktop.qmodels.probe_history import ProbeHistoryModel, history_row
@@ -49,9 +51,11 @@ from desktop.qmodels.probe_results import (
     spec_value,
 )
 from desktop.workers import ProbeProcess
+from planner.errors import UserError
 
 if TYPE_CHECKING:
-    from planner.store import StoreProtocol
+    from planner.store import Measurement, StoreProtocol
+    from profiler.report import ProbeReport
 
 TELEMETRY_INTERVAL_MS = 1000
 RESULT_FLUSH_MS = 50  # results arriving within this are shown together
@@ -229,6 +233,7 @@ class HardwarePage(Page):
         self.results_table.setObjectName("probeResults")
         self.probe_chart = ProbeSpecChart(tab)
         split = QSplitter(Qt.Orientation.Horizontal, tab)
+        self.probe_split = split
         split.addWidget(self.results_table)
         split.addWidget(self.probe_chart)
         split.setStretchFactor(0, 1)
@@ -361,10 +366,23 @@ class HardwarePage(Page):
         self._update_summary()
         self._start_sampler(inventory)
 
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        if self.inventory_model.rowCount():  # the columns fit the new width (see _fit_gpu_table)
+            self.gpu_table.resizeColumnsToContents()
+            self._fit_gpu_table()
+
     def _fit_gpu_table(self) -> None:
-        """Give the GPU table room for up to 8 rows; the tabs below take the rest."""
+        """Give the GPU table room for up to 8 rows; the tabs below take the rest. When the columns are a few
+        pixels wider than the view, the widest one (the GPU's name, whole in its tooltip) gives them up, so
+        every column is in view without scrolling sideways."""
         rows = min(max(self.inventory_model.rowCount(), 1), 8)
         table = self.gpu_table
+        header = table.horizontalHeader()
+        overflow = header.length() - table.viewport().width()
+        widest = max(range(header.count()), key=header.sectionSize, default=-1)
+        if 0 < overflow <= header.sectionSize(widest) // 5:
+            header.resizeSection(widest, header.sectionSize(widest) - overflow)
         height = (
             table.horizontalHeader().sizeHint().height()
             + rows * table.verticalHeader().defaultSectionSize()
@@ -404,7 +422,7 @@ class HardwarePage(Page):
         cpu = cpu_info()
         self.summary.setText(self.tr("CPU only: {0}").format(cpu["name"]))
         reason = str(getattr(inventory, "reason", "") or context.inventory_error or "")
-        reason = html.escape(reason.removeprefix("no NVIDIA GPU: ").rstrip("."))
+        reason = html.escape(translated(reason.removeprefix("no NVIDIA GPU: ").rstrip(".")))
         from desktop.probe_command import probe_availability
 
         can_probe = probe_availability().available
@@ -539,9 +557,9 @@ class HardwarePage(Page):
         if device.startswith("cuda:"):
             for gpu in getattr(self.context.inventory, "gpus", None) or []:
                 if f"cuda:{gpu.cuda_index}" == device and isinstance(gpu.name, str):
-                    return gpu.name
+                    return str(gpu.name)
         if device == "cpu":
-            return cpu_info()["name"]
+            return str(cpu_info()["name"])
         return ""
 
     def _spec_for(self, device_name: str) -> Any:
@@ -599,7 +617,19 @@ class HardwarePage(Page):
                 )
         self.results_model.add_rows(rows)
         self.probe_chart.add_many(bars)
-        self.results_table.resizeColumnsToContents()
+        self.fit_results_table()
+
+    def fit_results_table(self) -> None:
+        """Every column as wide as its contents, and the table as wide as its columns (up to 60% of the tab),
+        so no column is cut off while results arrive."""
+        table = self.results_table
+        table.resizeColumnsToContents()
+        header = table.horizontalHeader()
+        needed = header.length() + table.verticalScrollBar().sizeHint().width() + 2 * table.frameWidth() + 4
+        total = sum(self.probe_split.sizes()) or self.probe_split.width()
+        if total > 0:
+            width = min(needed, int(total * 0.6))
+            self.probe_split.setSizes([width, max(0, total - width)])
 
     def _on_probe_warning(self, message: str) -> None:
         """Something the run went on despite (an ignored line, a report kept after a failed exit)."""
@@ -657,11 +687,20 @@ class HardwarePage(Page):
 
             show_banner(self.message, describe_error(exc), error=True)
             runs = []
-        self.history_model.set_rows([history_row(run, self.context.match_gpu) for run in runs])
+        self.history_model.set_rows(
+            [history_row(run, self.context.match_gpu, self._measurements(run.id)) for run in runs]
+        )
         self.history_table.resizeColumnsToContents()
         self._update_compare_button()
 
-    def selected_run_ids(self) -> list:
+    def _measurements(self, run_id: int) -> list[Measurement] | None:
+        """A run's measurements (which device measured what), or None when the store cannot say."""
+        try:
+            return self.context.store.probe_runs.measurements(run_id)
+        except (sqlite3.Error, UserError):
+            return None
+
+    def selected_run_ids(self) -> list[int]:
         """The selected runs, oldest first (so "second / first" in the comparison reads as later vs earlier)."""
         proxy = self.history_table.model()
         assert isinstance(proxy, QSortFilterProxyModel)  # make_table puts one between view and model
@@ -684,7 +723,7 @@ class HardwarePage(Page):
             name="load reports to compare",
         )  # fmt: skip
 
-    def _show_comparison(self, reports: tuple) -> None:
+    def _show_comparison(self, reports: tuple[ProbeReport, ProbeReport]) -> None:
         dialog = CompareDialog(reports[0], reports[1], self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.compare_dialog = dialog
@@ -692,8 +731,11 @@ class HardwarePage(Page):
 
     # -- import ------------------------------------------------------------------------------------------------
     def import_report_dialog(self) -> None:
-        path, _filter = QFileDialog.getOpenFileName(
-            self, self.tr("Import probe report"), "", self.tr("Probe reports (*.json);;All files (*)")
+        path = dialogs.open_file(
+            self,
+            "probe-report",
+            self.tr("Import probe report"),
+            self.tr("Probe reports (*.json);;All files (*)"),
         )
         if path:
             self.import_report(path)
@@ -758,7 +800,7 @@ def comparison_rows(first: Any, second: Any) -> list[tuple[str, float | None, fl
 
     Devices are pooled (the best GPU of each run): runs from different machines have different device ids.
     """
-    keys: dict[tuple, str] = {}
+    keys: dict[tuple[object, ...], str] = {}
     for report in (first, second):
         for _device, m in report.measurements():
             keys.setdefault((m["kind"], m.get("dtype")), m["unit"])
@@ -785,7 +827,7 @@ def _number(value: Any) -> float | None:
 
 
 # Background functions (pool thread; no widgets).
-def _save_report(store: StoreProtocol, report: dict, source: str) -> int:
+def _save_report(store: StoreProtocol, report: dict[str, Any], source: str) -> int:
     from profiler.report import ProbeReport
 
     return store.probe_runs.save(ProbeReport.from_dict(report), source=source)
@@ -797,5 +839,5 @@ def _import_report(store: StoreProtocol, path: str) -> int:
     return store.probe_runs.save(load_report(path), source="imported")
 
 
-def _load_two_reports(store: StoreProtocol, first: int, second: int) -> tuple:
+def _load_two_reports(store: StoreProtocol, first: int, second: int) -> tuple[ProbeReport, ProbeReport]:
     return store.probe_runs.report(first), store.probe_runs.report(second)

@@ -1,13 +1,18 @@
-"""The Plan page: a guided flow (Next/Back) or one expert page, both bound to one PlanState; live results.
+"""The Plan page's view: a guided flow (Next/Back) or one expert page, both bound to one PlanState; live results.
 
-Inputs (left) write into desktop.plan_state.PlanState; every change schedules a re-plan through a short
-throttle timer (slider drags coalesce into at most one plan per THROTTLE_MS). A plan runs synchronously while
-resolving the inputs and planner.search.plan() stay fast (together under SYNC_LIMIT_MS), otherwise on the
-JobRunner with "latest request wins" (older results are dropped); the first plan, and the first after quotes or
-settings change (price summaries read again), always run there. Results (right): a plain-language headline, the
-ranked options table, the selected option's memory against capacity, time and cost against GPU count, excluded
-strategies with reasons, and advice. Saved plans: save, save as, open/rename/delete; the window title shows the
-open plan and an asterisk for unsaved changes; confirm_close() asks before anything is lost.
+Three rooms share the Plan page's work:
+- this module, the view: widgets, layout, guided navigation, saved plans and exports;
+- desktop/plan_scheduler.py (no Qt): when to plan, inline or in the background, and which answer to keep
+  ("latest request wins"), and which scaling curves are stale;
+- desktop/plan_text.py (pure text builders): the headline, the selected row, the limits line, the advice and
+  the excluded strategies, worded from the state and the call.
+
+Inputs (left) write into desktop.plan_state.PlanState; every change schedules a re-plan through a short throttle
+timer (slider drags coalesce). The call is built by desktop.plan_request (planner.resolver, the same resolution
+as the CLI) and planned by planner.search.plan(). Results (right): a headline naming the best option, the
+selected row, the ranked options table, the selected option's memory against capacity, time and cost against
+GPU count, excluded strategies with reasons, and advice. The message strip above the table has a fixed height,
+so a headline, an error or a limits line that appears never moves the table under the pointer.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QSignalBlocker, Qt, QTime
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
-    QFileDialog,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
@@ -38,11 +43,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop import fmt
+from desktop import dialogs, plan_text
 from desktop.charts.plan_charts import MemoryBarChart, ScalingChart, render_png
-from desktop.messages import advice_lines, excluded_rows, note_lines
 from desktop.pages.base import Page
-from desktop.pages.plan_inputs import ConstraintsPanel, HardwarePanel, ModelPanel, ShapePanel, WorkloadPanel
+from desktop.pages.plan_inputs import (
+    ConstraintsPanel,
+    HardwarePanel,
+    ModelPanel,
+    ShapePanel,
+    StrategyPanel,
+    WorkloadPanel,
+)
 from desktop.plan_request import (
     Note,
     PageInputError,
@@ -57,10 +68,11 @@ from desktop.plan_request import (
     price_book_of,
     render_note,
     scaling_series,
-    table_options,
 )
+from desktop.plan_scheduler import SERIES_DELAY_MS, THROTTLE_MS, ReplanScheduler, Series, SeriesSlot
 from desktop.plan_state import PlanInputs, PlanState
-from desktop.qmodels.plan_options import PlanOptionsModel, option_strategy_text
+from desktop.qmodels.plan_options import PlanOptionsModel
+from desktop.workers import Job
 from planner.errors import UserError
 from planner.exports import ExportInputs
 from planner.vocabulary import Precision, Task
@@ -69,19 +81,20 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from desktop.context import AppContext
-    from planner.models import ModelSpec
     from planner.search import PlanOption, PlanResult
 
-THROTTLE_MS = 30  # slider drags re-plan at most this often
 _NOTHING_TO_EXPORT = str(
-    QT_TRANSLATE_NOOP("PlanPage", "no option that fits is selected: change the inputs until one fits, then export it")
+    QT_TRANSLATE_NOOP(
+        "PlanPage", "no option that fits is selected: change the inputs until one fits, then export it"
+    )
 )
 # The strategy column is as wide as a common three-axis layout; longer ones (with offload or recompute) wrap
 # after a comma onto a second line.
 STRATEGY_SAMPLE = "ZeRO-1 × 16, TP 8, PP 8"
-INPUTS_WIDTH = 320  # the input column (pixels); at a 1280-pixel window the whole options table fits beside it
-SYNC_LIMIT_MS = 40.0
-SERIES_DELAY_MS = 250  # the per-strategy scaling searches start once the inputs rest this long  # plan() faster than this runs on the GUI thread; slower searches go to the JobRunner
+INPUTS_WIDTH = 340  # the input column (pixels); at a 1280-pixel window the whole options table fits beside it
+MESSAGE_LINES = 4  # the message strip above the table holds this many lines (more scroll inside it)
+MODE_KEY = "plan/mode"  # Guided or Expert, remembered between sessions
+MODES = ("guided", "expert")
 
 # The demo state for --screenshots: Llama 3.1 70B, full fine-tune, H100 SXM and A100 80GB, 2B tokens.
 EXAMPLE_INPUTS = PlanInputs(
@@ -109,21 +122,54 @@ class PlanStateAdapter(QObject):
         state.subscribe(self.changed.emit)
 
 
-class ResultsPanel(QWidget):
-    """Headline, options table, memory bar, scaling chart, advice and excluded strategies."""
+class MessageStrip(QScrollArea):
+    """The headline, the selected row and the limits line in a strip of fixed height (MESSAGE_LINES lines):
+    a message that appears or grows scrolls inside the strip instead of pushing the table down."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.headline = QLabel()
-        self.headline.setWordWrap(True)
-        self.headline.setTextFormat(Qt.TextFormat.RichText)
         self.headline.setObjectName("planHeadline")
+        self.selected = QLabel()
+        self.selected.setObjectName("planSelected")
         # What the budget and deadline took out of the ranking (those options are not in the table).
         self.limits = QLabel()
-        self.limits.setWordWrap(True)
         self.limits.setObjectName("planLimits")
         self.limits.setStyleSheet("color: #9a6700;")
-        self.limits.hide()
+        inner = QWidget()
+        layout = QVBoxLayout(inner)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        for label in (self.headline, self.selected, self.limits):
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.RichText)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            layout.addWidget(label)
+        layout.addStretch(1)
+        self.setWidget(inner)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFixedHeight(self.fontMetrics().lineSpacing() * MESSAGE_LINES + 8)
+
+    def show_texts(self, headline: str, selected: str, limits: str) -> None:
+        self.headline.setText(headline)
+        for label, text in ((self.selected, selected), (self.limits, limits)):
+            label.setText(text)
+            label.setVisible(bool(text))
+
+
+class ResultsPanel(QWidget):
+    """Message strip, options table, memory bar, scaling chart, advice and excluded strategies."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.messages = MessageStrip()
+        self.headline, self.selected_label, self.limits = (
+            self.messages.headline,
+            self.messages.selected,
+            self.messages.limits,
+        )
         self.model = PlanOptionsModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -171,11 +217,10 @@ class ResultsPanel(QWidget):
         vertical.addWidget(lower)
         vertical.setStretchFactor(0, 1)
         vertical.setStretchFactor(2, 1)
-        vertical.setSizes([280, 120, 370])
+        vertical.setSizes([260, 120, 370])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.headline)
-        layout.addWidget(self.limits)
+        layout.addWidget(self.messages)
         layout.addWidget(vertical, 1)
         self.retranslate()
 
@@ -212,19 +257,15 @@ class PlanPage(Page):
         self.state = PlanState()
         self.adapter = PlanStateAdapter(self.state, self)
         self.call: PlanCall | None = None
+        self.scheduler = ReplanScheduler()
+        self.series = SeriesSlot()
         self._error_about_model = False  # the shown error is about the model input (also shown under it)
-        self._error_note: Note | None = None  # what the shown error says, to word it again in another language
-        self._closed = False
-        self._generation = 0
-        # Unknown until the first search: that one runs in the background so the window opens at once.
-        self._last_search_ms = float("inf")
-        # Resolving the inputs (model, price summaries): cheap once the caches are warm, unknown before.
-        self._last_build_ms = float("inf")
+        self._error_note: Note | None = (
+            None  # what the shown error says, to word it again in another language
+        )
         self.last_redraw_ms = 0.0
-        self._series_key: tuple | None = None  # (generation, gpu id) of the curves drawn or on their way
-        self._series: dict = {}
         self._series_gpu = ""
-        self._series_job = None
+        self._series_job: Job | None = None
         self._series_timer = QTimer(self)
         self._series_timer.setSingleShot(True)
         self._series_timer.setInterval(SERIES_DELAY_MS)
@@ -234,11 +275,14 @@ class PlanPage(Page):
         self._throttle.setInterval(THROTTLE_MS)
         self._throttle.timeout.connect(self.replan)
 
+        self.step = 0  # the guided question shown
+        self.mode = "guided"
         self.workload = WorkloadPanel(self.state)
         self.model_panel = ModelPanel(self.state)
         self.shape = ShapePanel(self.state)
         self.hardware = HardwarePanel(self.state)
         self.constraints = ConstraintsPanel(self.state)
+        self.strategy = StrategyPanel(self.state)  # Expert mode only: pinned strategy fields, LoRA rank
         self.panels = [self.workload, self.model_panel, self.shape, self.hardware, self.constraints]
         self.results = ResultsPanel()
 
@@ -254,7 +298,7 @@ class PlanPage(Page):
         context.probe_runs_changed.connect(self._on_sources_changed)
         context.settings_changed.connect(self._on_sources_changed)
         self.retranslate()
-        self.set_mode("guided")
+        self.set_mode(self._remembered_mode(), remember=False)
         self.replan()
 
     # -- layout ----------------------------------------------------------------------------------------------
@@ -269,11 +313,8 @@ class PlanPage(Page):
         self.expert_button.clicked.connect(lambda: self.set_mode("expert"))
         self.doc_label = QLabel()
         self.new_button, self.open_button = QPushButton(), QPushButton()
-        self.save_button, self.save_as_button, self.export_button = (
-            QPushButton(),
-            QPushButton(),
-            QPushButton(),
-        )
+        self.save_button, self.save_as_button = QPushButton(), QPushButton()
+        self.export_button = QPushButton()
         self.new_button.clicked.connect(self.new_plan)
         self.open_button.clicked.connect(self.show_saved_plans)
         self.save_button.clicked.connect(lambda: self.save())
@@ -284,26 +325,26 @@ class PlanPage(Page):
         top.addWidget(self.expert_button)
         top.addSpacing(12)
         top.addWidget(self.doc_label, 1)
-        for button in (
+        for push in (
             self.new_button,
             self.open_button,
             self.save_button,
             self.save_as_button,
             self.export_button,
         ):
-            top.addWidget(button)
+            top.addWidget(push)
 
         inputs = QWidget()
         inputs_layout = QVBoxLayout(inputs)
         inputs_layout.setContentsMargins(0, 0, 4, 0)
-        for panel in self.panels:
+        for panel in [*self.panels, self.strategy]:
             inputs_layout.addWidget(panel)
         inputs_layout.addStretch(1)
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setWidget(inputs)
-        self.scroll.setMinimumWidth(INPUTS_WIDTH)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.inputs_scroll = QScrollArea()
+        self.inputs_scroll.setWidgetResizable(True)
+        self.inputs_scroll.setWidget(inputs)
+        self.inputs_scroll.setMinimumWidth(INPUTS_WIDTH)
+        self.inputs_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.step_label = QLabel()
         self.back_button, self.next_button = QPushButton(), QPushButton()
         self.back_button.clicked.connect(lambda: self.go_step(self.step - 1))
@@ -322,23 +363,16 @@ class PlanPage(Page):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.step_prompt)
-        left_layout.addWidget(self.scroll, 1)
+        left_layout.addWidget(self.inputs_scroll, 1)
         left_layout.addWidget(self.nav)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.results)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([INPUTS_WIDTH, 900])
-        self.error_label = QLabel()
-        self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet("color: #cf222e;")
-        self.error_label.hide()
         layout = QVBoxLayout(self)
         layout.addLayout(top)
-        layout.addWidget(self.error_label)
         layout.addWidget(self.splitter, 1)
-        self.step = 0
-        self.mode = "guided"
 
     def title(self) -> str:
         return self.tr("Plan")
@@ -347,11 +381,15 @@ class PlanPage(Page):
         self.guided_button.setText(self.tr("Guided"))
         self.expert_button.setText(self.tr("Expert"))
         self.guided_button.setToolTip(self.tr("One question at a time, with Next and Back"))
-        self.expert_button.setToolTip(self.tr("Every input on one page"))
+        self.expert_button.setToolTip(self.tr("Every input on one page, and the strategy fields you may pin"))
         self.new_button.setText(self.tr("New"))
+        self.new_button.setToolTip(self.tr("Start a new plan from the defaults"))
         self.open_button.setText(self.tr("Saved plans…"))
+        self.open_button.setToolTip(self.tr("Open, rename or delete a saved plan"))
         self.save_button.setText(self.tr("Save"))
+        self.save_button.setToolTip(self.tr("Save the inputs of this plan"))
         self.save_as_button.setText(self.tr("Save as…"))
+        self.save_as_button.setToolTip(self.tr("Save the inputs under a new name"))
         self.export_button.setText(self.tr("Export…"))
         self.export_button.setToolTip(
             self.tr(
@@ -360,7 +398,7 @@ class PlanPage(Page):
         )
         self.back_button.setText(self.tr("< &Back"))
         self.back_button.setToolTip(self.tr("Previous question (Alt+B)"))
-        for panel in self.panels:
+        for panel in [*self.panels, self.strategy]:
             panel.retranslate()
         self.results.retranslate()
         self._update_nav()
@@ -368,18 +406,27 @@ class PlanPage(Page):
         if self.call is not None:
             # a language switch: the model summary is worded again; price sources, notes and the planner's
             # texts are rendered by _draw_results from the messages the plan keeps (nothing is planned again)
-            self._describe_model(self.call.model)
+            self.model_panel.set_summary(plan_text.model_summary(self.call.model))
         if self.state.error is not None and self._error_note is not None:
             self.state.error = render_note(self._error_note)
         self._draw_results()
 
     # -- guided / expert ---------------------------------------------------------------------------------------
-    def set_mode(self, mode: str) -> None:
+    def _remembered_mode(self) -> str:
+        mode = str(self.context.qsettings().value(MODE_KEY, "guided") or "guided")
+        return mode if mode in MODES else "guided"
+
+    def set_mode(self, mode: str, remember: bool = True) -> None:
         self.mode = mode
         with QSignalBlocker(self.mode_group):
             (self.guided_button if mode == "guided" else self.expert_button).setChecked(True)
         self.nav.setVisible(mode == "guided")
         self.step_prompt.setVisible(mode == "guided")
+        self.strategy.setVisible(mode == "expert")
+        if remember:
+            settings = self.context.qsettings()
+            settings.setValue(MODE_KEY, mode)
+            settings.sync()
         self.go_step(self.step if mode == "guided" else 0)
 
     def go_step(self, step: int) -> None:
@@ -392,7 +439,7 @@ class PlanPage(Page):
             first = _first_focusable(self.panels[self.step])
             if first is not None:
                 first.setFocus(Qt.FocusReason.TabFocusReason)
-                self.scroll.ensureWidgetVisible(first)
+                self.inputs_scroll.ensureWidgetVisible(first)
 
     def _next(self) -> None:
         """Next question; after the last one, the results: the advice tab opens and the options table has focus."""
@@ -412,29 +459,17 @@ class PlanPage(Page):
             if last
             else self.tr("Next question (Alt+N)")
         )
-        self.step_label.setText(self.tr("Step {0} of {1}").format(self.step + 1, len(self.panels)))
-        prompts = (
-            self.tr("What will the model do: serve users, or train (from scratch, fully, or with adapters)?"),
-            self.tr("Which model? Pick a preset, give a size in billions of parameters, or open its config."),
-            self.tr(
-                "How long are the sequences and how large the batch? How much to train, or how fast to serve?"
-            ),
-            self.tr(
-                "Which GPUs may it run on? Measured machines, catalog GPUs or offers you have quotes for."
-            ),
-            self.tr("Any limits: GPU count, budget, deadline? The results on the right follow every answer."),
-        )
-        self.step_prompt.setText(
-            "<b>" + self.tr("Step {0} of {1}").format(self.step + 1, len(self.panels)) + ":</b> "
-            + _escape(prompts[self.step])
-        )  # fmt: skip
+        step = self.tr("Step {0} of {1}").format(self.step + 1, len(self.panels))
+        self.step_label.setText(step)
+        prompt = plan_text.escape(plan_text.step_prompts()[self.step])
+        self.step_prompt.setText(f"<b>{step}:</b> {prompt}")
 
     # -- state -> widgets --------------------------------------------------------------------------------------
     def sync_widgets(self) -> None:
         ticked_offers = [key for key in self.state.inputs.hardware if key.startswith("quote:")]
         if any(self.hardware.item_for(key) is None for key in ticked_offers):
             self._refresh_hardware()  # an offer the list leaves out (not among the cheapest) is ticked: list it
-        for panel in self.panels:
+        for panel in [*self.panels, self.strategy]:
             panel.sync_from(self.state.inputs)
         self.constraints.set_currency(self.context.display_currency())
 
@@ -457,7 +492,7 @@ class PlanPage(Page):
         )
 
     def _on_sources_changed(self) -> None:
-        self._last_build_ms = float("inf")  # the price summaries are read again: plan in the background
+        self.scheduler.sources_changed()  # the price summaries are read again: plan in the background
         self._refresh_hardware()
         self.constraints.set_currency(self.context.display_currency())
         self._throttle.start()
@@ -468,6 +503,7 @@ class PlanPage(Page):
                 self.shape.sync_from(self.state.inputs)
             self.workload.sync_from(self.state.inputs)
             self.constraints.sync_rank(self.state.inputs)
+            self.strategy.sync_from(self.state.inputs)
             if not self._throttle.isActive():
                 self._throttle.start()
         elif what in ("result", "selection"):
@@ -478,14 +514,10 @@ class PlanPage(Page):
     # -- planning ------------------------------------------------------------------------------------------------
     def replan(self) -> None:
         """Plan the current inputs now (the throttle timer calls this; tests may too)."""
-        from planner.errors import UserError
-
         self._throttle.stop()
-        if self._closed:
+        generation = self.scheduler.request()
+        if generation is None:
             return
-        self._generation += 1
-        generation = self._generation
-        self._change_started = time.perf_counter()
         request = (
             self.state.inputs,
             self.context.gpu_catalog(),
@@ -494,93 +526,80 @@ class PlanPage(Page):
             self.context.exchange_rates(),
             price_book_of(self.context),  # price summaries, kept until the store changes
         )
-        if self._last_search_ms + self._last_build_ms < SYNC_LIMIT_MS:
+        if self.scheduler.runs_inline():
             try:
-                call, result, self._last_build_ms = build_and_run(*request)
+                call, result, build_ms = build_and_run(*request)
             except UserError as exc:
                 self._fail(generation, error_note(exc), about_model=is_model_error(exc))
                 return
-            self._accept(generation, call, result)
-        else:  # slow search or cold price summaries: all of it on a pool thread, the latest request wins
-            job = self.context.jobs.run(
-                build_and_run,
-                *request,
-                on_done=lambda answer, g=generation: self._accept_built(g, *answer),
-                on_error=lambda message, g=generation: self._fail(
-                    g, message if job.error is None else error_note(job.error), about_model=is_model_error(job.error)
-                ),
-                name="plan",
-            )
+            self._accept_built(generation, call, result, build_ms)
+            return
+
+        # slow search or cold price summaries: all of it on a pool thread, the latest request wins
+        def done(answer: tuple[PlanCall, PlanResult, float]) -> None:
+            self._accept_built(generation, *answer)
+
+        def failed(message: str) -> None:
+            error = job.error
+            self._fail(generation, message if error is None else error_note(error), is_model_error(error))
+
+        job: Job = self.context.jobs.run(build_and_run, *request, on_done=done, on_error=failed, name="plan")
 
     def _accept_built(self, generation: int, call: PlanCall, result: PlanResult, build_ms: float) -> None:
-        if generation == self._generation:
-            self._last_build_ms = build_ms
-        self._accept(generation, call, result)
-
-    def _accept(self, generation: int, call: PlanCall, result: PlanResult) -> None:
-        if generation != self._generation:
+        self.scheduler.built(generation, build_ms)
+        if not self.scheduler.is_current(generation):
             return  # a newer request is on its way: latest request wins
-        self._last_search_ms = float(getattr(result, "search_ms", 0.0) or 0.0)
+        self.scheduler.searched(generation, float(result.search_ms))
         self.call = call
-        self._series_key, self._series = None, {}
-        self._describe_model(call.model)
+        self.series.reset()
+        self.model_panel.set_summary(plan_text.model_summary(call.model))
         self.state.set_result(result)
 
     def _fail(self, generation: int, message: Note, about_model: bool = False) -> None:
         """The plan failed: `message` (a planner Message, a desktop Text or words) is kept to be worded again
         after a language switch."""
-        if generation != self._generation:
+        if not self.scheduler.is_current(generation):
             return
         self.call = None
         self._error_about_model = about_model
         self._error_note = message
         self.state.set_error(render_note(message))
 
-    def _describe_model(self, model: ModelSpec) -> None:
-        billions = model.total_params / 1e9
-        parts = [
-            self.tr("{0}: {1} billion parameters").format(
-                getattr(model, "display_name", model.name), fmt.number(billions, 1)
-            )
-        ]
-        if getattr(model, "is_moe", False):
-            parts.append(self.tr("{0} billion active").format(fmt.number(model.active_params / 1e9, 1)))
-        parts.append(
-            self.tr("{0} layers, context {1} tokens").format(model.layers, fmt.integer(model.max_context))
-        )
-        self.model_panel.set_summary(", ".join(parts))
-
     # -- drawing -------------------------------------------------------------------------------------------------
     def _draw_results(self) -> None:
         started = time.perf_counter()
         state, results = self.state, self.results
         training = state.inputs.is_training
-        error = state.error or ""
-        self.error_label.setVisible(bool(error))
-        self.error_label.setText(self.tr("Cannot plan this: {0}").format(error) if error else "")
-        if error and self._error_about_model:  # decided from the error itself, not its (translated) words
-            self.model_panel.set_summary(error, error=True)
-        options = table_options(state.result) if state.result is not None else ()
+        if (
+            state.error and self._error_about_model
+        ):  # decided from the error itself, not its (translated) words
+            self.model_panel.set_summary(state.error, error=True)
+        options = state.shown_options
         results.show_options(options, training)
         if options and 0 <= state.selected < len(options):
             with QSignalBlocker(results.table.selectionModel()):
                 results.table.selectRow(state.selected)
-        option = state.selected_option if state.selected < len(options) else None
-        results.headline.setText(self._headline(option))
-        limits = self._limits_text()
-        results.limits.setText(limits)
-        results.limits.setVisible(bool(limits))
+        currency = self.call.currency if self.call else self.context.display_currency()
+        results.messages.show_texts(
+            plan_text.headline_html(state),
+            plan_text.selected_html(state),
+            plan_text.limits_text(state.inputs, state.result, currency),
+        )
+        option = state.selected_option
         if option is not None:
             terms = [(term, value) for term, value in option.memory.as_dict().items() if term != "total"]
-            results.memory_chart.set_data(terms, option.gpu.memory_bytes)
-            self._draw_scaling(option)
+            usable = self.call.constraints.usable_bytes(option.gpu) if self.call else option.gpu.memory_bytes
+            results.memory_chart.set_data(terms, option.gpu.memory_bytes, usable)
         else:
             results.memory_chart.clear()
-            results.scaling_chart.set_series({}, self.context.display_currency())
-        self._publish_option(option)
+        if state.best is not None and option is not None:
+            self._draw_scaling(option)
+        else:  # nothing fits: no axes left over from an earlier plan
+            results.scaling_chart.clear(self.tr("Nothing fits: no times or costs to draw"))
+        self._publish_option(option if option is not None and option.fits else None)
         self.export_button.setEnabled(option is not None and option.fits)
-        results.advice.setHtml(self._advice_html())
-        results.excluded.setHtml(self._excluded_html())
+        results.advice.setHtml(plan_text.advice_html(state, self.call))
+        results.excluded.setHtml(plan_text.excluded_html(state.result))
         self.last_redraw_ms = (time.perf_counter() - started) * 1000.0
         self.planned.emit()
 
@@ -591,48 +610,49 @@ class PlanPage(Page):
         """
         training = self.state.inputs.is_training
         currency = self.call.currency if self.call else self.context.display_currency()
-        key = (self._generation, option.gpu.id)
+        generation, gpu_id = self.scheduler.generation, option.gpu.id
         selected = (family_name(option, training), option.gpus) if option.fits else None
-        if self._series_key == key and self._series:
-            series = self._series
-        else:
+        series = self.series.ready(generation, gpu_id)
+        if series is None:
             best: dict[int, tuple[int, float, float | None]] = {}
             result = self.state.result
-            lines = scaling_series(result, option.gpu.id, training).values() if result is not None else ()
+            lines = scaling_series(result, gpu_id, training).values() if result is not None else ()
             for line in lines:
                 for point in line:
                     if point[0] not in best or point[1] < best[point[0]][1]:
                         best[point[0]] = point
-            series = {self.tr("best layout"): sorted(best.values())}
-            selected = (self.tr("best layout"), option.gpus) if option.fits else None
-            if self._series_key != key and self.call is not None:
-                self._series_key = key
-                self._series_gpu = option.gpu.id
+            name = self.tr("best layout")
+            series = {name: sorted(best.values())}
+            selected = (name, option.gpus) if option.fits else None
+            if self.call is not None and self.series.wants(generation, gpu_id):
+                self._series_gpu = gpu_id
                 self._series_timer.start()  # after a short pause: a slider drag does not queue searches
-        self.results.scaling_chart.set_series(series, currency, selected, "wall" if training else "step")
+        band = plan_text.time_band(option) if option.fits else None
+        self.results.scaling_chart.set_series(series, currency, selected, "wall" if training else "step", band)
 
     def _start_series_job(self) -> None:
         """Search each ZeRO stage for the scaling chart, cancelling a search for older inputs first."""
         if self._series_job is not None and self._series_job.running:
             self._series_job.cancel()
-        if self.call is None or self._series_key is None or self._closed:
+        key = self.series.key
+        if self.call is None or key is None or self.scheduler.closed:
             return
-        key = self._series_key
+
+        def done(curves: Series) -> None:
+            self._accept_series(key, curves)
+
+        def failed(_message: str) -> None:
+            """The one-line chart stays; the table has the numbers."""
+
         self._series_job = self.context.jobs.run(
-            family_series,
-            self.call,
-            self._series_gpu,
-            on_done=lambda curves, k=key: self._accept_series(k, curves),
-            on_error=lambda _message: None,  # the one-line chart stays; the table has the numbers
-            name="scaling curves",
+            family_series, self.call, self._series_gpu, on_done=done, on_error=failed, name="scaling curves"
         )
 
-    def _accept_series(self, key: tuple, curves: dict) -> None:
-        if key != self._series_key:
+    def _accept_series(self, key: tuple[int, str], curves: Series) -> None:
+        if not self.series.accept(key, curves or {}):
             return  # a newer plan or another GPU type was selected meanwhile
-        self._series = curves or {}
         option = self.state.selected_option
-        if option is not None and self._series:
+        if option is not None and self.series.curves and self.state.best is not None:
             self._draw_scaling(option)
         self.scaling_ready.emit()
 
@@ -642,121 +662,25 @@ class PlanPage(Page):
             self.context.plan_option = option
             self.context.plan_option_changed.emit(option)
 
-    def _headline(self, option: PlanOption | None) -> str:
-        if self.state.error:
-            return "<b>" + self.tr("No plan yet.") + "</b> " + _escape(self.state.error)
-        if option is None:
-            return "<b>" + self.tr("Nothing fits these limits.") + "</b> " + self.tr("See the advice below.")
-        training = self.state.inputs.is_training
-        memory = self.tr("{0} of {1} per GPU").format(
-            fmt.gib(option.memory.total_bytes), fmt.gib(option.gpu.memory_bytes)
-        )
-        what = self.tr("{0} × {1}").format(option.gpus, _escape(option.gpu.name))
-        if not option.fits:
-            does_not_fit = self.tr("Does not fit")
-            return (
-                f"<b><span style='color:#cf222e'>{does_not_fit}</span>: {what}</b>, "
-                f"{_escape(option_strategy_text(option))}, {memory}"
-            )
-        if training:
-            timing = self.tr("finishes in {0}").format(fmt.duration(option.wall_time_s))
-        else:
-            timing = self.tr("{0} tokens/s for {1} users, first token after {2}, then {3} per token").format(
-                fmt.number(option.tokens_per_s, 0),
-                fmt.integer(self.state.inputs.concurrent_users),
-                fmt.duration(option.ttft_s),
-                fmt.duration(option.tpot_s or option.step_time_s),
-            )
-        cost = ""
-        if option.cost is not None and training:
-            cost = ", " + self.tr("costs {0}").format(fmt.money_obj(option.cost))
-        elif option.cost_per_million_tokens is not None:
-            cost = ", " + self.tr("{0} per 1M tokens").format(fmt.money_obj(option.cost_per_million_tokens))
-        best, fits = self.tr("Best"), self.tr("fits")
-        return (
-            f"<b>{best}: {what}</b>, {_escape(option_strategy_text(option))} — "
-            f"<span style='color:#1a7f37'>{fits}</span> ({memory}), {timing}{cost}"
-        )
-
-    def _limits_text(self) -> str:
-        """How many fitting options the budget and the deadline hid, and the nearest one each hid, in words."""
-        inputs, result = self.state.inputs, self.state.result
-        if result is None or (inputs.budget_amount is None and inputs.deadline_days is None):
-            return ""
-        fitting = [o for o in getattr(result, "frontier", ()) or () if o.fits]
-        parts = []
-        if inputs.budget_amount is not None:
-            currency = self.call.currency if self.call else inputs.budget_currency
-            over = [o for o in fitting if o.cost is not None and o.cost.amount > inputs.budget_amount]
-            if over:
-                cheapest = min(over, key=lambda o: o.cost.amount)
-                parts.append(
-                    self.tr("{0} over the budget of {1} (the cheapest of them costs {2} on {3} × {4})").format(
-                        len(over), fmt.money(inputs.budget_amount, currency), fmt.money_obj(cheapest.cost),
-                        cheapest.gpus, cheapest.gpu.name,
-                    )
-                )  # fmt: skip
-            unpriced = [o for o in fitting if o.cost is None]
-            if unpriced and inputs.is_training:
-                parts.append(self.tr("the budget cannot check {0} without a price").format(len(unpriced)))
-        if inputs.deadline_days is not None:
-            deadline_s = inputs.deadline_days * 86400
-            late = [o for o in fitting if o.wall_time_s is not None and o.wall_time_s > deadline_s]
-            if late:
-                fastest = min(late, key=lambda o: o.wall_time_s)
-                parts.append(
-                    self.tr("{0} past the deadline of {1} (the fastest of them takes {2} on {3} × {4})").format(
-                        len(late), fmt.duration(deadline_s), fmt.duration(fastest.wall_time_s), fastest.gpus,
-                        fastest.gpu.name,
-                    )
-                )  # fmt: skip
-        if not parts:
-            return ""
-        return self.tr("Options hidden by your limits: {0}.").format("; ".join(parts))
-
-    def _advice_html(self) -> str:
-        lines = advice_lines(self.state.result)  # the planner's messages, in the interface language
-        if self.call is not None:
-            names = {gpu.id: gpu.name for gpu in self.call.gpus}
-            for gpu_id, source in self.call.price_sources.items():
-                lines.append(self.tr("Price for {0}: {1}").format(names.get(gpu_id, gpu_id), render_note(source)))
-            lines += [render_note(note) for note in self.call.notes]
-        option = self.state.selected_option
-        if option is not None:
-            lines += note_lines(option)
-        if not lines:
-            return ""
-        return "<ul>" + "".join(f"<li>{_escape(str(line))}</li>" for line in lines) + "</ul>"
-
-    def _excluded_html(self) -> str:
-        excluded = list(getattr(self.state.result, "excluded", ()) or ())
-        if not excluded:
-            return "<p>" + self.tr("Nothing was excluded.") + "</p>"
-        rows = "".join(
-            f"<li><b>{_escape(what)}</b>: {_escape(why)}</li>" for what, why in excluded_rows(excluded)
-        )
-        return f"<ul>{rows}</ul>"
-
     # -- document: saved plans -----------------------------------------------------------------------------------
     def _update_document_label(self) -> None:
         name = self.state.plan_name or self.tr("Unsaved plan")
         marker = " *" if self.state.dirty else ""
-        self.doc_label.setText(f"<b>{_escape(name)}</b>{marker}")
+        self.doc_label.setText(f"<b>{plan_text.escape(name)}</b>{marker}")
         self.context.document_title_changed.emit(
             f"{name}{marker}" if (self.state.plan_name or self.state.dirty) else ""
         )
 
     def document_title(self) -> str:
-        name = self.state.plan_name or self.tr("Unsaved plan")
-        return f"{name}{' *' if self.state.dirty else ''}"
+        return plan_text.document_title(self.state)
 
-    def results_summary(self) -> dict:
+    def results_summary(self) -> dict[str, object]:
         """What a saved plan keeps of the results (the inputs re-plan on open): the chosen option, in JSON units."""
         option = self.state.selected_option
         if option is None:
             return {"error": self.state.error}
-        summary = option.as_dict() if hasattr(option, "as_dict") else {}
-        summary["search_ms"] = getattr(self.state.result, "search_ms", None)
+        summary = option.as_dict()
+        summary["search_ms"] = self.state.result.search_ms if self.state.result is not None else None
         return {"selected": summary, "selected_index": self.state.selected}
 
     def save(self, name: str | None = None) -> bool:
@@ -904,11 +828,9 @@ class PlanPage(Page):
         return export_plan(result, option, directory, self.export_inputs(), chart_pngs=self.chart_images())
 
     def export_dialog(self) -> None:
-        directory = QFileDialog.getExistingDirectory(self, self.tr("Export the selected option to a folder"))
+        directory = dialogs.folder(self, "export", self.tr("Export the selected option to a folder"))
         if not directory:
             return
-        from planner.errors import UserError
-
         try:
             files = self.export_to(directory)
         except (OSError, UserError) as exc:  # a read-only folder, a full disk, nothing that fits: say so
@@ -918,19 +840,18 @@ class PlanPage(Page):
 
     def shutdown(self) -> None:
         """The window is closing: stop re-planning (the store closes after this)."""
-        self._closed = True
+        self.scheduler.close()  # results still on their way are dropped
         self._throttle.stop()
         self._series_timer.stop()
         if self._series_job is not None and self._series_job.running:
             self._series_job.cancel()
-        self._generation += 1  # results still on their way are dropped
 
     # -- screenshots ---------------------------------------------------------------------------------------------
     def load_example(self) -> None:
         self.state.replace_inputs(EXAMPLE_INPUTS, dirty=False)
         self.state.mark_saved(None, self.tr("Example: Llama 3.1 70B full fine-tune"))
         self.sync_widgets()
-        self.set_mode("expert")
+        self.set_mode("expert", remember=False)
         self.replan()
 
 
@@ -947,7 +868,3 @@ def _first_focusable(panel: QWidget) -> QWidget | None:
             return widget
         widget = widget.nextInFocusChain()
     return None
-
-
-def _escape(text: str) -> str:
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
     QDoubleSpinBox,
-    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -36,8 +35,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop import fmt
+from desktop import dialogs, fmt
 from desktop.plan_state import PlanInputs, PlanState
+from planner.search.types import MAX_MEMORY_HEADROOM
 from planner.vocabulary import Precision, Task
 
 # Model size slider: log scale from 0.1 to 1,000 billion parameters in 400 steps.
@@ -90,7 +90,14 @@ class _Panel(QGroupBox):
 class WorkloadPanel(_Panel):
     TASKS = tuple(Task)
     # The precision combo's order: the common training/serving formats first, fp32 last.
-    PRECISIONS = (Precision.BF16, Precision.FP16, Precision.FP8, Precision.INT8, Precision.INT4, Precision.FP32)
+    PRECISIONS = (
+        Precision.BF16,
+        Precision.FP16,
+        Precision.FP8,
+        Precision.INT8,
+        Precision.INT4,
+        Precision.FP32,
+    )
 
     def __init__(self, state: PlanState, parent: QWidget | None = None):
         super().__init__(state, parent)
@@ -116,6 +123,12 @@ class WorkloadPanel(_Panel):
         self.setTitle(self.tr("1. Workload"))
         self.task_label.setText(self.tr("Task"))
         self.precision_label.setText(self.tr("Precision"))
+        self.task_combo.setToolTip(
+            self.tr("Serve the model to users, or train it: from scratch, all weights, or adapters")
+        )
+        self.precision_combo.setToolTip(
+            self.tr("Number format of the weights and the compute (bf16 for training; int8/int4 for serving)")
+        )
         names = {
             "inference": self.tr("Serve / inference"),
             "pretrain": self.tr("Pretraining"),
@@ -217,7 +230,9 @@ class ModelPanel(_Panel):
 
         self.kind_group.buttonToggled.connect(self._on_kind)
         self.preset_combo.activated.connect(self._on_preset)
-        self.preset_combo.lineEdit().editingFinished.connect(self._on_preset_text)
+        preset_line = self.preset_combo.lineEdit()
+        if preset_line is not None:
+            preset_line.editingFinished.connect(self._on_preset_text)
         self.size_slider.valueChanged.connect(self._on_slider)
         self.size_spin.valueChanged.connect(self._on_spin)
         self.path_edit.editingFinished.connect(
@@ -232,7 +247,12 @@ class ModelPanel(_Panel):
             from planner.models import list_presets
 
             presets = list_presets()
-        except (OSError, ValueError, KeyError, TypeError):  # a missing or broken catalog (file, JSON, record):
+        except (
+            OSError,
+            ValueError,
+            KeyError,
+            TypeError,
+        ):  # a missing or broken catalog (file, JSON, record):
             presets = []  # sizes and files still work
         self._preset_labels: list[tuple[str, float]] = []  # (name, billions of parameters) per combo item
         for spec in presets:
@@ -255,7 +275,25 @@ class ModelPanel(_Panel):
         self.path_edit.setPlaceholderText(self.tr("config.json or a model folder"))
         self.file_button.setText(self.tr("File…"))
         self.folder_button.setText(self.tr("Folder…"))
-        self.preset_combo.lineEdit().setPlaceholderText(self.tr("type to search presets"))
+        line = self.preset_combo.lineEdit()
+        if line is not None:
+            line.setPlaceholderText(self.tr("type to search presets"))
+        tips = (
+            (self.preset_radio, self.tr("A model from the shipped catalog (exact architecture numbers)")),
+            (self.preset_combo, self.tr("Type part of a name to search the presets")),
+            (self.size_radio, self.tr("A Llama-like model of this many billion parameters")),
+            (self.size_spin, self.tr("Parameters in billions; the slider covers 0.1 to 1,000")),
+            (self.size_slider, self.tr("Parameters in billions, on a log scale")),
+            (self.path_radio, self.tr("A config.json or a model folder on this computer (read offline)")),
+            (
+                self.path_edit,
+                self.tr("The path of a config.json or of a folder with config.json and safetensors"),
+            ),
+            (self.file_button, self.tr("Choose a config.json")),
+            (self.folder_button, self.tr("Choose a model folder (config.json + safetensors)")),
+        )
+        for widget, tip in tips:
+            widget.setToolTip(tip)
 
     def set_summary(self, text: str, error: bool = False) -> None:
         self.summary.setText(text)
@@ -294,14 +332,12 @@ class ModelPanel(_Panel):
         self.state.update(model_kind="size", size_billions=float(billions))
 
     def _browse_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, self.tr("Model config.json"), "", self.tr("JSON files (*.json)")
-        )
+        path = dialogs.open_file(self, "model", self.tr("Model config.json"), self.tr("JSON files (*.json)"))
         if path:
             self._set_path(path)
 
     def _browse_folder(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, self.tr("Model folder (config.json + safetensors)"))
+        path = dialogs.folder(self, "model", self.tr("Model folder (config.json + safetensors)"))
         if path:
             self._set_path(path)
 
@@ -375,7 +411,9 @@ class ShapePanel(_Panel):
         form.addRow(self.serving_box)
 
         self.seq_combo.currentIndexChanged.connect(self._on_seq_index)
-        self.seq_combo.lineEdit().editingFinished.connect(self._on_seq_text)
+        seq_line = self.seq_combo.lineEdit()
+        if seq_line is not None:
+            seq_line.editingFinished.connect(self._on_seq_text)
         self.batch_spin.valueChanged.connect(lambda v: self.state.update(global_batch=int(v)))
         self.tokens_group.buttonToggled.connect(self._on_tokens_mode)
         self.tokens_spin.valueChanged.connect(lambda v: self.state.update(train_tokens=v * 1e9))
@@ -402,6 +440,22 @@ class ShapePanel(_Panel):
         self.epochs_spin.setSuffix(" " + self.tr("epochs"))
         self.batch_spin.setSuffix(" " + self.tr("seq"))
         self.users_spin.setSuffix(" " + self.tr("users"))
+        tips = (
+            (self.seq_combo, self.tr("Tokens per sequence (training) or the longest context a user reaches, "
+                                     "prompt and answer together (serving)")),
+            (self.batch_spin, self.tr("Sequences per optimizer step over all GPUs; micro-batches and gradient "
+                                      "accumulation split it (training)")),
+            (self.tokens_radio, self.tr("Give the tokens the whole run trains on")),
+            (self.tokens_spin, self.tr("Tokens the whole run trains on, in billions")),
+            (self.dataset_radio, self.tr("Give the dataset size and the number of epochs")),
+            (self.dataset_spin, self.tr("Tokens in one pass over the dataset, in billions")),
+            (self.epochs_spin, self.tr("Passes over the dataset")),
+            (self.tps_spin, self.tr("Target speed: output tokens per second over all users together; replicas "
+                                    "are added until it is met")),
+            (self.users_spin, self.tr("Users decoding at the same time; they are split across the replicas")),
+        )  # fmt: skip
+        for widget, tip in tips:
+            widget.setToolTip(tip)
 
     def _on_seq_index(self, index: int) -> None:
         value = self.seq_combo.itemData(index)
@@ -469,6 +523,11 @@ class HardwarePanel(_Panel):
     def retranslate(self) -> None:
         self.setTitle(self.tr("4. Hardware"))
         self.filter_edit.setPlaceholderText(self.tr("filter GPUs and offers"))
+        self.filter_edit.setToolTip(self.tr("Show only the rows whose name contains this text"))
+        self.tree.setToolTip(
+            self.tr("Tick what the plan may run on: a measured machine (its probe figures, at most its GPUs), "
+                    "a catalog GPU (datasheet figures) or a quoted offer (its price)")
+        )  # fmt: skip
         names = {
             "local": self.tr("This machine (measured)"),
             "imported": self.tr("Imported machines (measured)"),
@@ -582,7 +641,10 @@ class _OptionalSpin(QWidget):
             self.check.setChecked(value is not None)
             self.spin.setEnabled(value is not None)
             if value is not None:
-                self.spin.setValue(value)
+                if isinstance(self.spin, QSpinBox):
+                    self.spin.setValue(round(value))
+                else:
+                    self.spin.setValue(value)
 
 
 class ConstraintsPanel(_Panel):
@@ -617,9 +679,13 @@ class ConstraintsPanel(_Panel):
         self.efficiency = _OptionalSpin(efficiency)
         for widget in (self.mfu, self.efficiency):  # unticked, the field reads "default 40 %"
             widget.check.toggled.connect(lambda _on, w=widget: self._mark_default(w))
+        self.headroom_spin = QSpinBox()
+        self.headroom_spin.setRange(0, round(MAX_MEMORY_HEADROOM * 100))
+        self.headroom_spin.setSuffix(" %")
         self.rank_combo = QComboBox()
         self.labels = {
-            name: QLabel() for name in ("max", "exact", "budget", "deadline", "rank", "mfu", "eff")
+            name: QLabel()
+            for name in ("max", "exact", "budget", "deadline", "rank", "headroom", "mfu", "eff")
         }
         form = _wrapping_form(self)
         form.addRow(self.labels["max"], self.max_spin)
@@ -627,14 +693,11 @@ class ConstraintsPanel(_Panel):
         form.addRow(self.labels["budget"], self.budget)
         form.addRow(self.labels["deadline"], self.deadline)
         form.addRow(self.labels["rank"], self.rank_combo)
+        form.addRow(self.labels["headroom"], self.headroom_spin)
         form.addRow(self.labels["mfu"], self.mfu)
         form.addRow(self.labels["eff"], self.efficiency)
         self.max_spin.valueChanged.connect(lambda v: self.state.update(max_gpus=int(v)))
-        self.exact.toggled_value.connect(
-            lambda: self.state.update(
-                exact_gpus=None if self.exact.value() is None else int(self.exact.value())
-            )
-        )
+        self.exact.toggled_value.connect(self._on_exact)
         self.budget.toggled_value.connect(lambda: self.state.update(budget_amount=self.budget.value()))
         self.deadline.toggled_value.connect(lambda: self.state.update(deadline_days=self.deadline.value()))
         self.mfu.toggled_value.connect(lambda: self.state.update(mfu=_fraction(self.mfu.value())))
@@ -644,7 +707,12 @@ class ConstraintsPanel(_Panel):
         self.rank_combo.currentIndexChanged.connect(
             lambda _: self.state.update(rank_by=self.rank_combo.currentData())
         )
+        self.headroom_spin.valueChanged.connect(lambda v: self.state.update(memory_headroom=v / 100))
         self.retranslate()
+
+    def _on_exact(self) -> None:
+        value = self.exact.value()
+        self.state.update(exact_gpus=None if value is None else int(value))
 
     def set_defaults(self, mfu: float | None, efficiency: float | None) -> None:
         """Show the planner's defaults (fractions) in the override fields while they are unchecked."""
@@ -675,8 +743,27 @@ class ConstraintsPanel(_Panel):
         self.labels["budget"].setText(self.tr("Budget"))
         self.labels["deadline"].setText(self.tr("Deadline"))
         self.labels["rank"].setText(self.tr("Rank by"))
+        self.labels["headroom"].setText(self.tr("Memory headroom"))
         self.labels["mfu"].setText(self.tr("MFU override"))
         self.labels["eff"].setText(self.tr("Bandwidth efficiency"))
+        self.max_spin.setToolTip(
+            self.tr("The largest GPU count to consider; the search tries every count up to it")
+        )
+        self.exact.setToolTip(
+            self.tr("Tick to plan exactly this many GPUs (for example the machine you have)")
+        )
+        self.exact.spin.setToolTip(self.exact.toolTip())
+        self.exact.check.setToolTip(self.exact.toolTip())
+        self.budget.setToolTip(self.tr("Tick to hide options whose whole run costs more than this"))
+        self.budget.spin.setToolTip(self.budget.toolTip())
+        self.budget.check.setToolTip(self.budget.toolTip())
+        self.deadline.setToolTip(self.tr("Tick to hide options whose run takes longer than this many days"))
+        self.deadline.spin.setToolTip(self.deadline.toolTip())
+        self.deadline.check.setToolTip(self.deadline.toolTip())
+        self.headroom_spin.setToolTip(
+            self.tr("Share of each GPU's memory left free for the CUDA context, the allocator and NCCL buffers; "
+                    "an option fits when it needs at most the rest (vLLM leaves 10% by default)")
+        )  # fmt: skip
         self.max_spin.setSuffix(" " + self.tr("GPUs"))
         self.exact.spin.setSuffix(" " + self.tr("GPUs"))
         self.deadline.spin.setSuffix(" " + self.tr("days"))
@@ -688,6 +775,8 @@ class ConstraintsPanel(_Panel):
             self.tr("Model FLOPs utilisation: the share of the GPUs' dense peak a training step reaches.")
         )
         self.efficiency.setToolTip(self.tr("Share of peak memory bandwidth reached when decoding (serving)."))
+        for widget in (self.mfu, self.efficiency):
+            widget.spin.setToolTip(widget.toolTip())
         with QSignalBlocker(self.rank_combo):
             current = self.rank_combo.currentData() or self.state.inputs.rank_by
             self.rank_combo.clear()
@@ -700,7 +789,9 @@ class ConstraintsPanel(_Panel):
             _set_combo_data(self.rank_combo, current)
 
     def set_currency(self, currency: str) -> None:
-        self.budget.spin.setSuffix(" " + currency)
+        prefix, suffix = fmt.money_affixes(currency)  # as every amount on the page reads
+        self.budget.spin.setPrefix(prefix)
+        self.budget.spin.setSuffix(suffix)
 
     def sync_rank(self, inputs: PlanInputs) -> None:
         """Show the ranking the state holds (the workload panel switches it with the task)."""
@@ -708,9 +799,14 @@ class ConstraintsPanel(_Panel):
             _set_combo_data(self.rank_combo, inputs.rank_by)
 
     def sync_from(self, inputs: PlanInputs) -> None:
-        with QSignalBlocker(self.max_spin), QSignalBlocker(self.rank_combo):
+        with (
+            QSignalBlocker(self.max_spin),
+            QSignalBlocker(self.rank_combo),
+            QSignalBlocker(self.headroom_spin),
+        ):
             self.max_spin.setValue(inputs.max_gpus)
             _set_combo_data(self.rank_combo, inputs.rank_by)
+            self.headroom_spin.setValue(round(inputs.memory_headroom * 100))
         self.exact.set_value(inputs.exact_gpus)
         self.budget.set_value(inputs.budget_amount)
         self.deadline.set_value(inputs.deadline_days)
@@ -718,6 +814,84 @@ class ConstraintsPanel(_Panel):
         self.efficiency.set_value(None if inputs.efficiency is None else inputs.efficiency * 100)
         self._mark_default(self.mfu)
         self._mark_default(self.efficiency)
+
+
+class StrategyPanel(_Panel):
+    """Expert mode: strategy fields pinned as the CLI's --dp --tp --pp --zero --micro-batch do, and the LoRA rank.
+
+    An unticked field is searched; a ticked one is fixed for every option (an impossible pin leaves nothing
+    that fits, and the excluded strategies say why)."""
+
+    def __init__(self, state: PlanState, parent: QWidget | None = None):
+        super().__init__(state, parent)
+        self.pins: dict[str, _OptionalSpin] = {}
+        form = _wrapping_form(self)
+        self.labels: dict[str, QLabel] = {}
+        for name, maximum in (("dp", 65536), ("tp", 64), ("pp", 128), ("micro_batch", 4096)):
+            spin = QSpinBox()
+            spin.setRange(1, maximum)
+            self.pins[name] = _OptionalSpin(spin)
+            self.labels[name] = QLabel()
+            form.addRow(self.labels[name], self.pins[name])
+            self.pins[name].toggled_value.connect(lambda n=name: self._pin(n))
+        self.zero_combo = QComboBox()
+        self.labels["zero"] = QLabel()
+        form.addRow(self.labels["zero"], self.zero_combo)
+        self.zero_combo.currentIndexChanged.connect(
+            lambda _: self.state.update(pin_zero=self.zero_combo.currentData())
+        )
+        self.lora_spin = QSpinBox()
+        self.lora_spin.setRange(1, 4096)
+        self.labels["lora"] = QLabel()
+        form.addRow(self.labels["lora"], self.lora_spin)
+        self.lora_spin.valueChanged.connect(lambda v: self.state.update(lora_rank=int(v)))
+        self.retranslate()
+
+    def _pin(self, name: str) -> None:
+        value = self.pins[name].value()
+        self.state.update(**{f"pin_{name}": None if value is None else int(value)})
+
+    def retranslate(self) -> None:
+        self.setTitle(self.tr("Strategy (expert)"))
+        texts = {
+            "dp": (self.tr("Data parallel"), self.tr("Tick to fix the data-parallel degree (replicas when serving)")),
+            "tp": (self.tr("Tensor parallel"), self.tr("Tick to fix the tensor-parallel degree (GPUs per layer)")),
+            "pp": (self.tr("Pipeline parallel"), self.tr("Tick to fix the number of pipeline stages")),
+            "micro_batch": (self.tr("Micro-batch"), self.tr("Tick to fix the sequences per GPU per step (training) "
+                                                            "or per replica (serving)")),
+        }  # fmt: skip
+        for name, (label, tip) in texts.items():
+            self.labels[name].setText(label)
+            for widget in (self.pins[name], self.pins[name].check, self.pins[name].spin):
+                widget.setToolTip(tip)
+        self.labels["zero"].setText(self.tr("ZeRO stage"))
+        self.labels["lora"].setText(self.tr("LoRA rank"))
+        self.zero_combo.setToolTip(
+            self.tr("Searched, or one ZeRO stage for every option (DeepSpeed ZeRO 0 to 3)")
+        )
+        self.lora_spin.setToolTip(self.tr("Rank of the LoRA/QLoRA adapters (the CLI's --lora-rank)"))
+        with QSignalBlocker(self.zero_combo):
+            current = self.zero_combo.currentData() if self.zero_combo.count() else self.state.inputs.pin_zero
+            self.zero_combo.clear()
+            self.zero_combo.addItem(self.tr("searched"), None)
+            for stage in range(4):
+                self.zero_combo.addItem(self.tr("ZeRO-{0}").format(stage), stage)
+            self._show_zero(current)
+
+    def _show_zero(self, stage: int | None) -> None:
+        if stage is None:
+            self.zero_combo.setCurrentIndex(0)
+        else:
+            _set_combo_data(self.zero_combo, stage)
+
+    def sync_from(self, inputs: PlanInputs) -> None:
+        for name, widget in self.pins.items():
+            widget.set_value(getattr(inputs, f"pin_{name}"))
+        with QSignalBlocker(self.zero_combo), QSignalBlocker(self.lora_spin):
+            self._show_zero(inputs.pin_zero)
+            self.lora_spin.setValue(int(inputs.lora_rank))
+        self.labels["lora"].setEnabled(inputs.task in (Task.LORA, Task.QLORA))
+        self.lora_spin.setEnabled(inputs.task in (Task.LORA, Task.QLORA))
 
 
 def _fraction(percent: float | None) -> float | None:
@@ -729,5 +903,6 @@ __all__ = [
     "HardwarePanel",
     "ModelPanel",
     "ShapePanel",
+    "StrategyPanel",
     "WorkloadPanel",
 ]

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -37,12 +36,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop import fmt
+from desktop import dialogs, fmt
 from desktop.charts.price_chart import PriceChart, PricePoint
 from desktop.delegates import QuoteDelegate
 from desktop.messages import render
 from desktop.pages.base import Page
 from desktop.pages.hardware import banner, show_banner
+from desktop.pages.quote_draft import QuoteDraftDialog
 from desktop.qmodels.quotes import (
     KIND_NAMES,
     Arrangement,
@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from desktop.context import AppContext
     from planner.messages import Message
     from planner.store import ImportResult, StoreProtocol
+    from planner.store.protocols import PurchaseQuoteStore, RentalQuoteStore
 
 PREVIEW_ROWS_SHOWN = 500  # the preview lists this many bad rows; the count says how many there are in all
 
@@ -126,7 +127,7 @@ class QuoteTab(QWidget):
         self.delete_button = QPushButton(self)
         self.import_button = QPushButton(self)
         self.export_button = QPushButton(self)
-        self.add_button.clicked.connect(self.add_quote)
+        self.add_button.clicked.connect(lambda: self.start_draft())
         self.duplicate_button.clicked.connect(self.duplicate_selected)
         self.delete_button.clicked.connect(self.delete_selected)
         self.import_button.clicked.connect(self.page.import_csv_dialog)
@@ -292,7 +293,7 @@ class QuoteTab(QWidget):
         # window appeared about 0.4 s later; tests/bench/bench_gui.py, main window with 100k quotes).
         QTimer.singleShot(0, self, lambda: self._start_load(generation, load, kind))
 
-    def _start_load(self, generation: int, load: Callable, kind: str) -> None:
+    def _start_load(self, generation: int, load: Callable[..., Any], kind: str) -> None:
         if generation != self._load_generation:
             return  # a newer reload came before this one started
         self.context.jobs.run(
@@ -303,7 +304,7 @@ class QuoteTab(QWidget):
             name=f"load {kind} quotes",
         )
 
-    def _loaded_in_background(self, generation: int, result: tuple) -> None:
+    def _loaded_in_background(self, generation: int, result: tuple[Any, ...]) -> None:
         if generation != self._load_generation:
             return
         rows, arranged = result
@@ -342,7 +343,9 @@ class QuoteTab(QWidget):
                 if spec.derived:
                     self.table.resizeColumnToContents(column)
 
-    def _arrange_in_background(self, work: Callable[[], list], apply: Callable[[list], None]) -> None:
+    def _arrange_in_background(
+        self, work: Callable[[], list[Any]], apply: Callable[[list[Any]], None]
+    ) -> None:
         """QuoteTableModel.background: sort or filter a big table on a pool thread."""
         self.context.jobs.run(
             work,
@@ -408,15 +411,32 @@ class QuoteTab(QWidget):
         show_banner(self.banner, "")
 
     # -- add / duplicate / delete --------------------------------------------------------------------------------
-    def new_quote(self) -> dict[str, object]:
-        today = _dt.date.today().isoformat()
-        gpu = self.gpu_filter.currentData() or "h100-sxm"
-        currency = self.context.display_currency()
-        if self.kind.name == "rental":
-            return {"provider": self.tr("New provider"), "offer": "", "gpu": gpu, "gpus_per_instance": 1,
-                    "price_per_gpu_hour": 1.0, "currency": currency, "kind": "on-demand", "quoted_on": today}  # fmt: skip
-        return {"vendor": self.tr("New vendor"), "gpu": gpu, "gpus": 1, "price": 10000.0, "currency": currency,
-                "quoted_on": today}  # fmt: skip
+    def draft_defaults(self) -> dict[str, object]:
+        """What a new draft starts from: the filtered GPU (or the H100), the display currency, on demand."""
+        return {"gpu": self.gpu_filter.currentData() or "h100-sxm", "currency": self.context.display_currency(),
+                "kind": "on-demand", "quoted_on": _dt.date.today().isoformat()}  # fmt: skip
+
+    def start_draft(self) -> QuoteDraftDialog:
+        """Open the new-quote form; the quote is stored (undoably) only when the form is complete and valid."""
+        from desktop.context import CURRENCIES
+        from desktop.qmodels.quotes import KIND_NAMES
+
+        self.clear_banner()
+        kinds = [(kind, self.page.kind_name(kind)) for kind in KIND_NAMES]
+        dialog = QuoteDraftDialog(
+            self.kind.name,
+            self.kind.validate,
+            self.page.gpu_choices(),
+            kinds,
+            CURRENCIES,
+            self.draft_defaults(),
+            self,
+        )
+        dialog.accepted.connect(lambda: self.add_quote(dialog.values()))
+        dialog.setModal(True)
+        dialog.open()  # not exec(): the event loop keeps running
+        self.draft = dialog
+        return dialog
 
     def _add_unique(self, quote: Mapping[str, object], label_key: str) -> Row | None:
         """Add ``quote``; when it duplicates a stored one, number the label ("… (2)") until it is new."""
@@ -440,12 +460,13 @@ class QuoteTab(QWidget):
     def _label_key(self) -> str:
         return "offer" if self.kind.name == "rental" else "note"
 
-    def add_quote(self) -> Row | None:
+    def add_quote(self, quote: Mapping[str, object]) -> Row | None:
+        """Store a complete quote (a finished draft) as one undoable step."""
         self.clear_banner()
-        row = self._add_unique(self.new_quote(), self._label_key())
+        row = self._add_unique(quote, self._label_key())
         if row is None:
             return None
-        self.undo_stack.push(AddQuotesCommand(self.model, [row], self.tr("Add quote")))
+        self.undo_stack.push(AddQuotesCommand(self.model, [row], self.tr("adding a quote")))
         self.model.insert_rows([row])
         self.model.edited.emit()
         self.select_id(row["id"], self.kind.provider_key)
@@ -461,7 +482,7 @@ class QuoteTab(QWidget):
                 added.append(added_row)
         if added:
             self.undo_stack.push(
-                AddQuotesCommand(self.model, added, self.tr("Duplicate quotes: {0}").format(len(added)))
+                AddQuotesCommand(self.model, added, self.tr("duplicating %n quote(s)", "", len(added)))
             )
             self.model.insert_rows(added)
             self.model.edited.emit()
@@ -724,8 +745,8 @@ class QuotesPage(Page):
 
     # -- CSV import / export -----------------------------------------------------------------------------------
     def import_csv_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, self.tr("Import quotes CSV"), "", self.tr("CSV files (*.csv);;All files (*)")
+        path = dialogs.open_file(
+            self, "quotes-csv", self.tr("Import quotes CSV"), self.tr("CSV files (*.csv);;All files (*)")
         )
         if path:
             self.preview_import(path)
@@ -762,8 +783,13 @@ class QuotesPage(Page):
             name="import quotes CSV",
         )  # fmt: skip
 
-    def _imported(self, tab: QuoteTab, result: ImportResult) -> None:
+    def _imported(self, tab: QuoteTab, answer: tuple[ImportResult, list[Row]]) -> None:
+        result, added = answer
         self._end_import()
+        if added:  # one undoable step: Ctrl+Z takes the whole import back, Ctrl+Shift+Z brings it again
+            tab.undo_stack.push(
+                AddQuotesCommand(tab.model, added, self.tr("importing %n quote(s)", "", len(added)))
+            )
         self.context.quotes_changed.emit()  # reloads our tables too
         text = self.tr("Imported {0} quotes; {1} duplicates skipped; {2} rows refused.").format(
             result.added, len(result.duplicates), result.bad_rows
@@ -784,8 +810,8 @@ class QuotesPage(Page):
     def export_csv_dialog(self) -> None:
         tab = self.current_tab()
         name = f"{tab.kind.name}-quotes.csv"
-        path, _ = QFileDialog.getSaveFileName(
-            self, self.tr("Export quotes CSV"), name, self.tr("CSV files (*.csv)")
+        path = dialogs.save_file(
+            self, "quotes-csv", self.tr("Export quotes CSV"), name, self.tr("CSV files (*.csv)")
         )
         if path:
             self.export_csv(path, tab.kind.name)
@@ -857,14 +883,22 @@ def preview_csv(
 
 def import_csv(
     store: StoreProtocol, path: str, kind: str, progress: LoadProgress | None = None
-) -> ImportResult:
-    importer = (store.rental_quotes if kind == "rental" else store.purchase_quotes).import_csv
+) -> tuple[ImportResult, list[Row]]:
+    """Import a quote CSV (on a pool thread); (what the import did, the stored rows it added, for undo)."""
+    quotes: RentalQuoteStore | PurchaseQuoteStore = (
+        store.rental_quotes if kind == "rental" else store.purchase_quotes
+    )
 
     def report(stage: str, done: int, total: int) -> None:
         if progress is not None:
             progress(done / total if total else 0.0, stage)
 
-    return importer(path, skip_invalid=True, progress=report)
+    before = {row["id"] for row in quotes.find(mine_only=True)}
+    result = quotes.import_csv(path, skip_invalid=True, progress=report)
+    added: list[Row] = []
+    if result.added:
+        added = [dict(row) for row in quotes.find(mine_only=True) if row["id"] not in before]
+    return result, added
 
 
 class ImportPreviewDialog(QDialog):

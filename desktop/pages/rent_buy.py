@@ -2,9 +2,12 @@
 
 Pre-filled from the Plan page's chosen option (GPU type and count, while "Follow the Plan page" is on) and the
 stored quotes (median on-demand, spot and reserved prices; purchase quotes or the catalog's price), converted
-into the display currency. Every input change recomputes planner.costs.rent_vs_buy (microseconds) and redraws
-on the next event-loop turn, so dragging a slider stays live. The recommendation is written here, translated,
-from the result's numbers.
+into the display currency. Every price belongs to the GPU shown: a change of GPU re-derives all of them, and a
+price nobody gave stays empty (no buy or hybrid line then) instead of keeping the previous GPU's. From a plan,
+the use is the job's: its GPU-hours times the runs per month the user sets give the utilisation, and the
+hybrid owns whole job-sized groups (an 8-GPU tensor-parallel job cannot run on 4 owned GPUs). Every input change
+recomputes planner.costs.rent_vs_buy (microseconds) and redraws on the next event-loop turn, so dragging a
+slider stays live. The recommendation is written here, translated, from the result's numbers.
 """
 
 from __future__ import annotations
@@ -33,16 +36,22 @@ from desktop import fmt
 from desktop.charts.rentbuy_chart import RentBuyChart
 from desktop.messages import render_error
 from desktop.pages.base import Page
-from desktop.plan_request import Note, base_gpu_id, price_book_of, render_note
+from desktop.plan_request import Note, base_gpu_id, price_book_of, render_note, typical_price
 from planner.errors import UserError
+from planner.resolver import ON_DEMAND, RESERVED
 
 if TYPE_CHECKING:
     from desktop.context import AppContext
-    from planner.costs import RentBuyInputs
+    from planner.costs import RentBuyInputs, RentBuyResult
+    from planner.gpus import GpuSpec
+    from planner.messages import Message
+    from planner.money import ExchangeRates
+    from planner.search import PlanOption
 
 DEFAULT_SERVER_OVERHEAD = 0.25  # server, network and rack as a share of the GPU price when no quote says
 DEFAULT_UTILIZATION = 0.6
 DEFAULT_HORIZON_MONTHS = 36
+DEFAULT_RUNS_PER_MONTH = 4  # a plan's job, run once a week, until the user says how often
 
 
 def crossing_month(
@@ -116,7 +125,9 @@ class RentBuyPage(Page):
 
     def __init__(self, context: AppContext, parent: QWidget | None = None):
         super().__init__(context, parent)
-        self.result: Any = None
+        self.result: RentBuyResult | None = None
+        self._plan_option: PlanOption | None = None
+        self.price_sources: dict[str, str] = {}
         self.error: str | None = None
         self.currency = context.display_currency()
         self.notes: list[Note] = []  # rendered when drawn (desktop.plan_request.render_note)
@@ -145,6 +156,12 @@ class RentBuyPage(Page):
             self.gpu_combo.addItem(gpu.name, gpu.id)
         self.gpus_spin = QSpinBox()
         self.gpus_spin.setRange(1, 100000)
+        self.runs_spin = QDoubleSpinBox()  # the plan's job, this many times a month: sets the utilisation
+        self.runs_spin.setRange(0, 100000)
+        self.runs_spin.setDecimals(1)
+        self.runs_spin.setValue(DEFAULT_RUNS_PER_MONTH)
+        self.job_label = QLabel()
+        self.job_label.setWordWrap(True)
         self.purchase_spin = _money_spin(1e9, 0)
         self.purchase_spin.setSingleStep(500)
         self.overhead_spin = QDoubleSpinBox()
@@ -189,6 +206,8 @@ class RentBuyPage(Page):
         use.addRow(self.from_plan_label)
         row(use, "gpu", self.gpu_combo)
         row(use, "gpus", self.gpus_spin)
+        use.addRow(self.job_label)
+        row(use, "runs", self.runs_spin)
         row(use, "hours", self.hours_slider)
         row(use, "utilization", self.utilization_slider)
         row(use, "horizon", self.horizon_slider)
@@ -247,6 +266,7 @@ class RentBuyPage(Page):
         self.gpu_combo.currentIndexChanged.connect(self._on_gpu_changed)
         self.gpus_spin.valueChanged.connect(self._on_count_changed)
         self.hybrid_spin.valueChanged.connect(self.schedule)
+        self.runs_spin.valueChanged.connect(self.schedule)
         for spin in (self.purchase_spin, self.overhead_spin, self.power_spin, self.pue_spin, self.electricity_spin,
                      self.maintenance_spin, self.resale_spin, self.on_demand_spin, self.spot_spin, self.reserved_spin):  # fmt: skip
             spin.valueChanged.connect(self.schedule)
@@ -290,6 +310,7 @@ class RentBuyPage(Page):
         texts = {
             "gpu": self.tr("GPU"),
             "gpus": self.tr("GPUs"),
+            "runs": self.tr("Runs per month"),
             "hours": self.tr("Hours per day"),
             "utilization": self.tr("Utilisation"),
             "horizon": self.tr("Horizon (months)"),
@@ -317,8 +338,29 @@ class RentBuyPage(Page):
             self.spot_share_slider,
         ):
             slider.set_value(slider.value())
-        for spin in (self.spot_spin, self.reserved_spin):
+        for spin in (self.spot_spin, self.reserved_spin, self.on_demand_spin):
             spin.setSpecialValueText(self.tr("no quote"))
+        self.purchase_spin.setSpecialValueText(self.tr("no price: type one"))
+        self.runs_spin.setSpecialValueText(self.tr("use the utilisation below"))
+        tips = (
+            (self.follow_plan, self.tr("Take the GPU, the count and the job from the option selected on the Plan page")),
+            (self.gpu_combo, self.tr("The GPU type to rent or buy; every price below is this GPU's")),
+            (self.gpus_spin, self.tr("GPUs to rent or to buy")),
+            (self.runs_spin, self.tr("How often the plan's job runs; with its GPU-hours this sets the utilisation")),
+            (self.hours_slider, self.tr("Hours a day the GPUs may work (the schedule)")),
+            (self.utilization_slider, self.tr("Busy share of the schedule; set by the runs per month when the plan's job is known")),
+            (self.horizon_slider, self.tr("How long the hardware is used before it is sold")),
+            (self.purchase_spin, self.tr("Purchase price of one GPU (from your purchase quotes or the catalog)")),
+            (self.power_spin, self.tr("Power one busy GPU draws (the TDP is a fair upper figure)")),
+            (self.electricity_spin, self.tr("Price of one kWh (Settings holds the default)")),
+            (self.maintenance_spin, self.tr("Support, spares and operations per year, as a share of the purchase")),
+            (self.resale_spin, self.tr("Share of the purchase price recovered at the end of the horizon")),
+            (self.on_demand_spin, self.tr("Rent per GPU-hour on demand (the median of the stored quotes)")),
+            (self.spot_spin, self.tr("Rent per GPU-hour on spot instances (interruptible)")),
+            (self.reserved_spin, self.tr("Rent per GPU-hour with a reservation, paid around the clock")),
+        )  # fmt: skip
+        for widget, tip in tips:
+            widget.setToolTip(tip)
         self.overhead_spin.setSuffix(" %")
         self.maintenance_spin.setSuffix(" %")
         self.resale_spin.setSuffix(" %")
@@ -328,13 +370,16 @@ class RentBuyPage(Page):
             self.tr("Power usage effectiveness: facility power / IT power (1.0 = no overhead)")
         )
         self.hybrid_spin.setToolTip(
-            self.tr("Owned GPUs take the base load; the rest of the demand is rented on demand")
+            self.tr(
+                "Owned GPUs take the base load, in whole groups of one job's GPUs; the rest is rented on demand"
+            )
         )
         self.spot_share_slider.setToolTip(
             self.tr("Share of rented hours run on spot instances (the 'rent mix' line)")
         )
         self._set_currency_suffixes()
         self._update_from_plan_label()
+        self._update_hybrid_range()  # the job line, in the new language
         self._reword_price_sources()
         self.chart.retranslate()
         self._draw()
@@ -353,29 +398,61 @@ class RentBuyPage(Page):
             del blocker
 
     def _set_currency_suffixes(self) -> None:
-        per_hour = " " + self.tr("{0}/GPU-h").format(self.currency)
-        for spin in (self.on_demand_spin, self.spot_spin, self.reserved_spin):
-            spin.setSuffix(per_hour)
-        self.purchase_spin.setSuffix(" " + self.currency)
-        self.electricity_spin.setSuffix(" " + self.tr("{0}/kWh").format(self.currency))
+        """Money in the spin boxes as in the table beside them (desktop.fmt.money_affixes): "$3.49/GPU-h"."""
+        prefix, suffix = fmt.money_affixes(self.currency)
+        for spin, unit in (
+            (self.on_demand_spin, self.tr("/GPU-h")),
+            (self.spot_spin, self.tr("/GPU-h")),
+            (self.reserved_spin, self.tr("/GPU-h")),
+            (self.purchase_spin, ""),
+            (self.electricity_spin, self.tr("/kWh")),
+        ):
+            spin.setPrefix(prefix)
+            spin.setSuffix(suffix + unit)
 
     # -- pre-filling ---------------------------------------------------------------------------------------------
-    def fill_from_plan(self, option: Any, force: bool = False) -> None:
-        """Take GPU type and count from the plan's chosen option while following the plan."""
+    def fill_from_plan(self, option: PlanOption | None, force: bool = False) -> None:
+        """Take GPU type, count and job from the plan's chosen option while following the plan."""
         self._plan_option = option
-        if option is not None and (force or self.follow_plan.isChecked()) and self.follow_plan.isChecked():
-            with (
-                QSignalBlocker(self.gpu_combo),
-                QSignalBlocker(self.gpus_spin),
-                QSignalBlocker(self.hybrid_spin),
-            ):
+        if option is not None and self.follow_plan.isChecked():
+            with QSignalBlocker(self.gpu_combo), QSignalBlocker(self.gpus_spin):
                 _select(self.gpu_combo, base_gpu_id(option.gpu.id))
                 self.gpus_spin.setValue(int(option.gpus))
-                self.hybrid_spin.setMaximum(int(option.gpus))
-                self.hybrid_spin.setValue(max(1, int(option.gpus) // 2))
             self.refill_prices()
+        self._update_hybrid_range()
         self._update_from_plan_label()
         self.schedule()
+
+    def _job(self) -> tuple[int, float] | None:
+        """(GPUs one job needs, GPU-hours per run) of the plan being followed, or None."""
+        option = self._plan_option
+        if option is None or not self.follow_plan.isChecked():
+            return None
+        hours = getattr(option, "gpu_hours", None)
+        return (int(option.gpus), float(hours)) if hours else None
+
+    def _update_hybrid_range(self) -> None:
+        """The hybrid owns whole job-sized groups, never more GPUs than are compared."""
+        job = self._job()
+        step = job[0] if job is not None else 1
+        gpus = int(self.gpus_spin.value())
+        with QSignalBlocker(self.hybrid_spin):
+            value, maximum = self.hybrid_spin.value(), gpus // step * step
+            same_job = step == self.hybrid_spin.singleStep()
+            self.hybrid_spin.setSingleStep(step)
+            self.hybrid_spin.setMaximum(maximum)
+            default = gpus // step // 2 * step if job is not None else max(1, gpus // 2)
+            keep = same_job and value % step == 0 and value <= maximum
+            self.hybrid_spin.setValue(value if keep else default)
+        self.runs_spin.setEnabled(job is not None)
+        self.utilization_slider.setEnabled(job is None or self.runs_spin.value() == 0)
+        self.job_label.setText(
+            self.tr("The plan's job: {0} GPUs at once, {1} GPU-hours a run").format(
+                job[0], fmt.significant(job[1], 3)
+            )
+            if job is not None
+            else self.tr("No plan's job followed: the utilisation below is the use.")
+        )
 
     def _update_from_plan_label(self) -> None:
         option = getattr(self, "_plan_option", None)
@@ -401,6 +478,7 @@ class RentBuyPage(Page):
 
     def _on_count_changed(self, _: int) -> None:
         self._stop_following()
+        self._update_hybrid_range()
         self.schedule()
 
     def _stop_following(self) -> None:
@@ -408,12 +486,14 @@ class RentBuyPage(Page):
         if self.follow_plan.isChecked():
             with QSignalBlocker(self.follow_plan):
                 self.follow_plan.setChecked(False)
+            self._update_hybrid_range()
             self._update_from_plan_label()
 
     def refill_prices(self) -> None:
-        """Prices for the chosen GPU from the stored quotes (display currency) and the catalog."""
-        from desktop.plan_request import typical_price
+        """Every price of the chosen GPU, from its stored quotes (display currency) and the catalog.
 
+        All of them are set: a price the quotes and the catalog do not give becomes empty (0, shown as "no
+        quote" / "no price"), never the previous GPU's."""
         self.currency = self.context.display_currency()
         self.notes = []
         gpu = self.context.gpu_catalog().get(self.gpu_combo.currentData())
@@ -422,43 +502,47 @@ class RentBuyPage(Page):
         rates = self.context.exchange_rates()
         # SQL summaries of this GPU type's quotes (milliseconds, then cached), never the quotes themselves
         prices = price_book_of(self.context)  # shared with the Plan page
-        on_demand = typical_price(prices, gpu.id, ("on-demand",), self.currency, rates, self.notes)
-        spot = typical_price(prices, gpu.id, ("spot",), self.currency, rates, self.notes)
-        reserved = typical_price(
-            prices, gpu.id, ("reserved-1y", "reserved-3y", "committed"), self.currency, rates, self.notes
-        )
+        found: list[Message] = []  # planner messages about quotes left out (a missing exchange rate)
+        on_demand = typical_price(prices, gpu.id, ON_DEMAND, self.currency, rates, found)
+        spot = typical_price(prices, gpu.id, ("spot",), self.currency, rates, found)
+        reserved = typical_price(prices, gpu.id, RESERVED, self.currency, rates, found)
+        self.notes.extend(found)
         purchase, overhead, power, purchase_note = self._purchase(gpu, rates)
         self.price_sources = {
-            "on_demand": on_demand[1].render() if on_demand else self.tr("no on-demand quote: type a price"),
-            "spot": spot[1].render() if spot else self.tr("no spot quote stored: type a price to compare"),
-            "reserved": reserved[1].render()
+            "on_demand": render_note(on_demand.source)
+            if on_demand
+            else self.tr("no on-demand quote: type a price"),
+            "spot": render_note(spot.source)
+            if spot
+            else self.tr("no spot quote stored: type a price to compare"),
+            "reserved": render_note(reserved.source)
             if reserved
             else self.tr("no reserved quote stored: type a price to compare"),
             "purchase": purchase_note,
         }
-        on_demand_amount = on_demand[0].amount if on_demand else 0.0
-        blockers = [QSignalBlocker(w) for w in (self.on_demand_spin, self.spot_spin, self.reserved_spin,
-                                                self.purchase_spin, self.overhead_spin, self.power_spin,
-                                                self.electricity_spin)]  # fmt: skip
-        self.on_demand_spin.setValue(on_demand_amount)
+        spins = (self.on_demand_spin, self.spot_spin, self.reserved_spin, self.purchase_spin,
+                 self.overhead_spin, self.power_spin, self.electricity_spin)  # fmt: skip
+        blockers = [QSignalBlocker(spin) for spin in spins]
         # No quote, no line: a price is never invented (0 leaves the series out until the user types one).
-        self.spot_spin.setValue(spot[0].amount if spot else 0.0)
-        self.reserved_spin.setValue(reserved[0].amount if reserved else 0.0)
-        if purchase is not None:
-            self.purchase_spin.setValue(purchase)
+        self.on_demand_spin.setValue(on_demand.price.amount if on_demand else 0.0)
+        self.spot_spin.setValue(spot.price.amount if spot else 0.0)
+        self.reserved_spin.setValue(reserved.price.amount if reserved else 0.0)
+        self.purchase_spin.setValue(purchase if purchase is not None else 0.0)
         self.overhead_spin.setValue((overhead if overhead is not None else DEFAULT_SERVER_OVERHEAD) * 100)
         self.power_spin.setValue(power or gpu.tdp_w or 0)
         electricity = self.context.electricity_price()
         converted, problem = self.context.to_display_currency(electricity.amount, electricity.currency)
         if converted is not None:
             self.electricity_spin.setValue(converted.amount)
-        else:
+        elif problem is not None:
             self.notes.append(problem)
         del blockers
         self._set_currency_suffixes()
         self.schedule()
 
-    def _purchase(self, gpu: Any, rates: Any) -> tuple[float | None, float | None, float | None, str]:
+    def _purchase(
+        self, gpu: GpuSpec, rates: ExchangeRates
+    ) -> tuple[float | None, float | None, float | None, str]:
         """(price per GPU, server overhead fraction, power W, where from) in the display currency."""
         try:
             quotes = list(self.context.store.purchase_quotes.find(gpu=gpu.id))
@@ -471,7 +555,8 @@ class RentBuyPage(Page):
                 float(quote["price"]) / int(quote["gpus"] or 1), quote["currency"]
             )
             if converted is None:
-                self.notes.append(problem)
+                if problem is not None:
+                    self.notes.append(problem)
                 continue
             per_gpu.append((converted.amount, quote))
         if per_gpu:
@@ -481,14 +566,15 @@ class RentBuyPage(Page):
             if len(per_gpu) % 2 == 0:
                 amount = (per_gpu[middle - 1][0] + amount) / 2
             vendors = ", ".join(dict.fromkeys(str(q.get("vendor", "")) for _, q in per_gpu))
-            note = self.tr("median of {0} purchase quote(s): {1}").format(len(per_gpu), vendors)
+            note = self.tr("median of %n purchase quote(s): {0}", "", len(per_gpu)).format(vendors)
             return amount, quote.get("server_overhead_fraction"), quote.get("power_w"), note
         if gpu.purchase_usd:
             converted, problem = self.context.to_display_currency(gpu.purchase_usd, "USD")
             if converted is not None:
                 return converted.amount, None, None, self.tr("catalog price (see the GPU's sources)")
-            self.notes.append(problem)
-        return None, None, None, self.tr("no purchase price known: type one")
+            if problem is not None:
+                self.notes.append(problem)
+        return None, None, None, self.tr("no purchase price known for {0}: type one").format(gpu.name)
 
     # -- computing -----------------------------------------------------------------------------------------------
     def schedule(self, *_: Any) -> None:
@@ -500,9 +586,11 @@ class RentBuyPage(Page):
         from planner.costs import RentBuyInputs
 
         gpus = int(self.gpus_spin.value())
+        purchase = float(self.purchase_spin.value())
+        job = self._job()
         return RentBuyInputs(
             gpus=gpus,
-            purchase_per_gpu=float(self.purchase_spin.value()),
+            purchase_per_gpu=purchase or None,  # empty: no purchase price, so buying is not compared
             rent_on_demand_per_gpu_hour=float(self.on_demand_spin.value()),
             rent_spot_per_gpu_hour=float(self.spot_spin.value()) or None,
             rent_reserved_per_gpu_hour=float(self.reserved_spin.value()) or None,
@@ -512,20 +600,38 @@ class RentBuyPage(Page):
             pue=float(self.pue_spin.value()),
             electricity_per_kwh=float(self.electricity_spin.value()),
             hours_per_day=float(self.hours_slider.value()),
-            utilization=max(0.01, float(self.utilization_slider.value())),
+            utilization=self._utilisation(gpus, job),
             horizon_months=int(self.horizon_slider.value()),
             resale_fraction=self.resale_spin.value() / 100,
             maintenance_fraction_per_year=self.maintenance_spin.value() / 100,
             hybrid_owned_gpus=min(int(self.hybrid_spin.value()), gpus),
+            job_gpus=job[0] if job is not None and job[0] <= gpus else None,
         )
+
+    def _utilisation(self, gpus: int, job: tuple[int, float] | None) -> float:
+        """The plan's job x runs per month over the schedule (planner.costs.utilisation_from_runs), shown on
+        the slider; without a job (or with runs at 0), the slider's value."""
+        from planner.costs import utilisation_from_runs
+
+        runs = float(self.runs_spin.value())
+        if job is None or runs <= 0:
+            return max(0.01, float(self.utilization_slider.value()))
+        busy = utilisation_from_runs(gpus, job[1], runs, float(self.hours_slider.value()))
+        self.utilization_slider.set_value(busy)
+        return busy
 
     def recompute(self) -> None:
         from planner.costs import rent_vs_buy
         from planner.errors import UserError
 
         self._redraw_timer.stop()
+        gpu_name = self.gpu_combo.currentText()
         try:
-            self.result, self.error = rent_vs_buy(self.inputs()), None
+            if self.on_demand_spin.value() <= 0:
+                self.result = None
+                self.error = self.tr("no on-demand price for {0}: type one to compare").format(gpu_name)
+            else:
+                self.result, self.error = rent_vs_buy(self.inputs()), None
         except UserError as exc:
             self.result, self.error = None, render_error(exc)
         self._draw()
@@ -534,6 +640,8 @@ class RentBuyPage(Page):
     def chart_series(self) -> tuple[dict[str, list[float]], dict[str, float | None]]:
         """The series drawn (with the spot mix when a share is set) and the break-even month per rent series."""
         result = self.result
+        if result is None:
+            return {}, {}
         series = {key: list(values) for key, values in result.series.items()}
         share = self.spot_share_slider.value()
         if "spot" in series and 0 < share < 1:
@@ -541,6 +649,8 @@ class RentBuyPage(Page):
                 (1 - share) * od + share * sp
                 for od, sp in zip(series["on_demand"], series["spot"], strict=False)
             ]
+        if "buy" not in series:
+            return series, {}
         break_even = {"on_demand": result.break_even_months}
         for key in ("spot", "reserved", "rent_mix"):
             if key in series:
@@ -576,19 +686,30 @@ class RentBuyPage(Page):
 
     def _recommendation(self) -> str:
         result = self.result
+        assert result is not None  # _draw shows the error instead
         inputs = result.inputs
         years = fmt.number(inputs.horizon_months / 12, 1 if inputs.horizon_months % 12 else 0)
         cheapest = result.cheapest
         text = self.tr(
-            "<b>{0} is cheapest</b> over {1} years for {2} GPUs at {3} utilisation, {4} h/day: {5}."
+            "<b>{0} is cheapest</b> over {1} years for %n {2} GPU(s) at {3} utilisation, {4} h/day: {5}.",
+            "",
+            inputs.gpus,
         ).format(
             self._plan_name(cheapest).capitalize(),
             years,
-            inputs.gpus,
+            _escape(self.gpu_combo.currentText()),
             fmt.percent(inputs.utilization),
             fmt.number(inputs.hours_per_day, 0),
             fmt.money_obj(result.totals[cheapest]),
         )
+        if not inputs.buys:
+            return (
+                text
+                + " "
+                + self.tr("No purchase price is known for {0}: type one to compare buying.").format(
+                    _escape(self.gpu_combo.currentText())
+                )
+            )
         if result.break_even_gpu_hours is None:
             text += " " + self.tr(
                 "Owning never pays off: renting costs less per hour than running an owned GPU."
@@ -613,6 +734,7 @@ class RentBuyPage(Page):
 
     def _figures_html(self) -> str:
         result = self.result
+        assert result is not None  # _draw shows the error instead
         series, break_even = self.chart_series()
         rows = []
         for key in ("on_demand", "spot", "reserved", "buy", "hybrid"):

@@ -24,6 +24,7 @@ from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import QApplication, QStyle
 
 from desktop import fmt
+from desktop.nvml_words import translated
 from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
 
 # (key, header); headers are marked for translation and translated when shown.
@@ -65,8 +66,15 @@ def _unavailable_reason(value: Any) -> str | None:
     return value.reason if isinstance(value, Unavailable) else None
 
 
+def _short_bus_id(bus_id: object) -> str:
+    """ "00000000:18:00.0" -> "18:00.0", as lspci writes it: the PCI domain is almost always 0 (kept otherwise)."""
+    text = str(bus_id)
+    domain, colon, rest = text.partition(":")
+    return rest if colon and rest.count(":") == 1 and set(domain) <= {"0"} else text
+
+
 def _na(reason: str) -> Cell:
-    return Cell(_tr("n/a"), reason, None, True)
+    return Cell(QCoreApplication.translate("GpuInventoryModel", "n/a"), translated(reason), None, True)
 
 
 def cpu_info() -> dict[str, Any]:
@@ -115,12 +123,17 @@ class GpuInventoryModel(FlatTableModel):
             if gpu.cuda_index != cuda_index or row in self._lost_rows:
                 continue
             name = (
-                str(gpu.name) if _unavailable_reason(gpu.name) is None else _tr("GPU {0}").format(gpu.index)
+                str(gpu.name)
+                if _unavailable_reason(gpu.name) is None
+                else QCoreApplication.translate("GpuInventoryModel", "GPU {0}").format(gpu.index)
             )
             self._rows[row]["name"] = Cell(
-                _tr("{0}: {1} (lost)").format(gpu.cuda_index, name),
-                _tr("The GPU stopped answering: {0}. Its last readings stay on the charts; restart the machine "
-                    "(or reset the GPU) to use it again.").format(reason),
+                QCoreApplication.translate("GpuInventoryModel", "{0}: {1} (lost)").format(gpu.cuda_index, name),
+                QCoreApplication.translate(
+                    "GpuInventoryModel",
+                    "The GPU stopped answering: {0}. Its last readings stay on the charts; restart the machine "
+                    "(or reset the GPU) to use it again.",
+                ).format(translated(reason)),
                 gpu.cuda_index,
                 True,
             )  # fmt: skip
@@ -153,22 +166,34 @@ class GpuInventoryModel(FlatTableModel):
         dash = Cell("—")
         row = {key: dash for key, _ in COLUMNS}
         row["name"] = Cell(
-            _tr("CPU: {0}").format(cpu["name"]),
-            _tr("{0} logical cores").format(cpu["cores"]),
+            QCoreApplication.translate("GpuInventoryModel", "CPU: {0}").format(cpu["name"]),
+            QCoreApplication.translate("GpuInventoryModel", "{0} logical cores").format(cpu["cores"]),
             cpu["name"],
         )
         ram = cpu["ram_bytes"]
-        row["memory"] = Cell(fmt.gib(ram, 0) if ram else _tr("n/a"), _tr("system memory (RAM)"), ram)
+        row["memory"] = Cell(
+            fmt.gib(ram, 0) if ram else QCoreApplication.translate("GpuInventoryModel", "n/a"),
+            QCoreApplication.translate("GpuInventoryModel", "system memory (RAM)"),
+            ram,
+        )
         return row
 
     def _gpu_row(self, inventory: Any, gpu: Any) -> dict[str, Cell]:
         row: dict[str, Cell] = {}
         name_reason = _unavailable_reason(gpu.name)
-        name = str(gpu.name) if name_reason is None else _tr("GPU {0}").format(gpu.index)
+        name = (
+            str(gpu.name)
+            if name_reason is None
+            else QCoreApplication.translate("GpuInventoryModel", "GPU {0}").format(gpu.index)
+        )
         if getattr(gpu, "lost", False):
             row["name"] = Cell(
-                _tr("{0}: {1} (lost)").format(gpu.cuda_index, name),
-                _tr("The GPU stopped answering (fell off the bus); restart the machine."),
+                QCoreApplication.translate("GpuInventoryModel", "{0}: {1} (lost)").format(
+                    gpu.cuda_index, name
+                ),
+                QCoreApplication.translate(
+                    "GpuInventoryModel", "The GPU stopped answering (fell off the bus); restart the machine."
+                ),
                 gpu.cuda_index,
                 True,
             )
@@ -182,9 +207,17 @@ class GpuInventoryModel(FlatTableModel):
         row["power"] = self._simple(gpu.power_limit_w, fmt.watts, float)
         row["nvlink"] = self._nvlink_cell(gpu)
         row["mig"] = self._mig_cell(gpu)
-        row["ecc"] = self._simple(gpu.ecc, lambda mode: _tr("on") if mode == "enabled" else _tr("off"), str)
+        row["ecc"] = self._simple(
+            gpu.ecc,
+            lambda mode: (
+                QCoreApplication.translate("GpuInventoryModel", "on")
+                if mode == "enabled"
+                else QCoreApplication.translate("GpuInventoryModel", "off")
+            ),
+            str,
+        )
         row["temperature"] = self._simple(gpu.temperature_c, fmt.celsius, float)
-        row["bus"] = self._simple(gpu.pci_bus_id, str, str)
+        row["bus"] = self._simple(gpu.pci_bus_id, _short_bus_id, str)
         return row
 
     @staticmethod
@@ -193,7 +226,7 @@ class GpuInventoryModel(FlatTableModel):
         if reason is not None:
             return _na(reason)
         if value is None:
-            return _na(_tr("not reported"))
+            return _na(QCoreApplication.translate("GpuInventoryModel", "not reported"))
         return Cell(show(value), "", sort(value))
 
     def _memory_cell(self, gpu: Any) -> Cell:
@@ -204,14 +237,18 @@ class GpuInventoryModel(FlatTableModel):
         used = gpu.memory_used_bytes
         tip = ""
         if _unavailable_reason(used) is None and used is not None:
-            tip = _tr("{0} in use").format(fmt.gib(used))
+            tip = QCoreApplication.translate("GpuInventoryModel", "{0} in use").format(fmt.gib(used))
         return Cell(fmt.gib(total), tip, int(total))
 
     def _driver_cell(self, inventory: Any) -> Cell:
         parts, reasons = [], []
         for value in (inventory.driver_version, inventory.cuda_driver_version):
             reason = _unavailable_reason(value)
-            parts.append(_tr("n/a") if reason is not None or value is None else str(value))
+            parts.append(
+                QCoreApplication.translate("GpuInventoryModel", "n/a")
+                if reason is not None or value is None
+                else str(value)
+            )
             if reason:
                 reasons.append(reason)
         return Cell(" / ".join(parts), "; ".join(reasons), parts[0], bool(reasons) and len(reasons) == 2)
@@ -220,8 +257,8 @@ class GpuInventoryModel(FlatTableModel):
         gen, width = gpu.pcie_gen_current, gpu.pcie_width_current
         reasons = [r for r in (_unavailable_reason(gen), _unavailable_reason(width)) if r]
         if reasons or gen is None or width is None:
-            return _na("; ".join(reasons) or _tr("not reported"))
-        text = _tr("Gen {0} x{1}").format(gen, width)
+            return _na("; ".join(reasons) or QCoreApplication.translate("GpuInventoryModel", "not reported"))
+        text = QCoreApplication.translate("GpuInventoryModel", "Gen {0} x{1}").format(gen, width)
         gen_max, width_max = gpu.pcie_gen_max, gpu.pcie_width_max
         tip = ""
         if (
@@ -230,7 +267,9 @@ class GpuInventoryModel(FlatTableModel):
             and gen_max
             and width_max
         ):
-            tip = _tr("maximum Gen {0} x{1}; the link trains down when idle").format(gen_max, width_max)
+            tip = QCoreApplication.translate(
+                "GpuInventoryModel", "maximum Gen {0} x{1}; the link trains down when idle"
+            ).format(gen_max, width_max)
         return Cell(text, tip, (gen, width))
 
     def _nvlink_cell(self, gpu: Any) -> Cell:
@@ -240,13 +279,19 @@ class GpuInventoryModel(FlatTableModel):
             return _na(reason)
         links = list(links or [])
         if not links:
-            return Cell(_tr("none"), "", 0)
+            return Cell(QCoreApplication.translate("GpuInventoryModel", "none"), "", 0)
         links = [link for link in links if isinstance(link, dict)]
         peers = sorted({str(link.get("peer_pci_bus_id", "?")) for link in links})
-        text = _tr("{0} × NVLink").format(len(links))
+        text = QCoreApplication.translate("GpuInventoryModel", "{0} × NVLink").format(len(links))
         if links and all(link.get("peer_type") == "switch" for link in links):
-            text = _tr("{0} × NVLink, NVSwitch").format(len(links))
-        return Cell(text, _tr("peers: {0}").format(", ".join(peers)), len(links))
+            text = QCoreApplication.translate("GpuInventoryModel", "{0} × NVLink, NVSwitch").format(
+                len(links)
+            )
+        return Cell(
+            text,
+            QCoreApplication.translate("GpuInventoryModel", "peers: {0}").format(", ".join(peers)),
+            len(links),
+        )
 
     def _mig_cell(self, gpu: Any) -> Cell:
         mode = gpu.mig_mode
@@ -254,15 +299,19 @@ class GpuInventoryModel(FlatTableModel):
         if reason is not None:
             return _na(reason)
         if mode != "enabled":
-            return Cell(_tr("off"), "", 0)
+            return Cell(QCoreApplication.translate("GpuInventoryModel", "off"), "", 0)
         devices = gpu.mig_devices if _unavailable_reason(gpu.mig_devices) is None else []
         count = len(devices or [])
         tip = "\n".join(
-            _tr("instance {0}: {1}").format(d.get("index", "?"), fmt.gib(d.get("memory_total_bytes")))
+            QCoreApplication.translate("GpuInventoryModel", "instance {0}: {1}").format(
+                d.get("index", "?"), fmt.gib(d.get("memory_total_bytes"))
+            )
             for d in devices or []
             if isinstance(d, dict)
         )
-        return Cell(_tr("on, instances: {0}").format(count), tip, count)
+        return Cell(
+            QCoreApplication.translate("GpuInventoryModel", "on, instances: {0}").format(count), tip, count
+        )
 
     # -- Qt model interface ------------------------------------------------------------------------------------
     def row_total(self) -> int:

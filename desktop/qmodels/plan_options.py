@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 
 from desktop import fmt
+from desktop.messages import QT_TRANSLATE_NOOP  # typed: returns its text
 from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
 from planner.vocabulary import Confidence
 
@@ -31,13 +31,12 @@ COLUMNS = (
     ("rank", QT_TRANSLATE_NOOP("PlanOptionsModel", "#")),
     ("option", QT_TRANSLATE_NOOP("PlanOptionsModel", "GPUs")),
     ("strategy", QT_TRANSLATE_NOOP("PlanOptionsModel", "Strategy")),
-    ("fits", QT_TRANSLATE_NOOP("PlanOptionsModel", "Fits")),
     ("memory", QT_TRANSLATE_NOOP("PlanOptionsModel", "Memory\nper GPU")),
     ("time", QT_TRANSLATE_NOOP("PlanOptionsModel", "Run\ntime")),
     ("gpu_hours", QT_TRANSLATE_NOOP("PlanOptionsModel", "GPU-\nhours")),
     ("cost", QT_TRANSLATE_NOOP("PlanOptionsModel", "Cost")),
     ("per_million", QT_TRANSLATE_NOOP("PlanOptionsModel", "Cost per\n1M tokens")),
-    ("confidence", QT_TRANSLATE_NOOP("PlanOptionsModel", "Confidence")),
+    ("confidence", QT_TRANSLATE_NOOP("PlanOptionsModel", "Basis")),
 )
 # Serving has no run to time or price as a whole: latency (time to first token, time per output token), the
 # throughput over all users and the sequences decoded at once take those places.
@@ -45,13 +44,12 @@ SERVING_COLUMNS = (
     ("rank", QT_TRANSLATE_NOOP("PlanOptionsModel", "#")),
     ("option", QT_TRANSLATE_NOOP("PlanOptionsModel", "GPUs")),
     ("strategy", QT_TRANSLATE_NOOP("PlanOptionsModel", "Strategy")),
-    ("fits", QT_TRANSLATE_NOOP("PlanOptionsModel", "Fits")),
     ("memory", QT_TRANSLATE_NOOP("PlanOptionsModel", "Memory\nper GPU")),
     ("ttft", QT_TRANSLATE_NOOP("PlanOptionsModel", "First\ntoken")),
     ("tpot", QT_TRANSLATE_NOOP("PlanOptionsModel", "Per\ntoken")),
     ("tokens_per_s", QT_TRANSLATE_NOOP("PlanOptionsModel", "Tokens/s\n(all users)")),
     ("per_million", QT_TRANSLATE_NOOP("PlanOptionsModel", "Cost per\n1M tokens")),
-    ("confidence", QT_TRANSLATE_NOOP("PlanOptionsModel", "Confidence")),
+    ("confidence", QT_TRANSLATE_NOOP("PlanOptionsModel", "Basis")),
 )
 COLUMN_KEYS = tuple(key for key, _ in COLUMNS)
 SERVING_COLUMN_KEYS = tuple(key for key, _ in SERVING_COLUMNS)
@@ -60,7 +58,7 @@ _SERVING_HEADERS = tuple(header for _, header in SERVING_COLUMNS)
 
 _CONFIDENCE = {
     Confidence.MEASURED: QT_TRANSLATE_NOOP("PlanOptionsModel", "measured"),
-    Confidence.CATALOG_SPEC: QT_TRANSLATE_NOOP("PlanOptionsModel", "spec"),
+    Confidence.CATALOG_SPEC: QT_TRANSLATE_NOOP("PlanOptionsModel", "datasheet"),
     Confidence.USER_SET: QT_TRANSLATE_NOOP("PlanOptionsModel", "user-set"),
 }
 
@@ -223,15 +221,8 @@ class PlanOptionsModel(FlatTableModel):
             return self._sort_value(option, key, index.row())
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(option, key)
-        if role == Qt.ItemDataRole.TextAlignmentRole and key not in (
-            "option",
-            "strategy",
-            "confidence",
-            "fits",
-        ):
+        if role == Qt.ItemDataRole.TextAlignmentRole and key not in ("option", "strategy", "confidence"):
             return RIGHT_ALIGNED
-        if role == Qt.ItemDataRole.ForegroundRole and key == "fits":
-            return QBrush(QColor("#1a7f37" if getattr(option, "fits", False) else "#cf222e"))
         return None
 
     def _display(self, option: PlanOption, key: str, row: int) -> str:
@@ -246,27 +237,25 @@ class PlanOptionsModel(FlatTableModel):
             return fmt.duration(getattr(option, "ttft_s", None))
         if key == "tpot":
             return fmt.duration(getattr(option, "tpot_s", None) or getattr(option, "step_time_s", None))
-        if key == "tokens_per_s":
-            return fmt.number(getattr(option, "tokens_per_s", None), 0)  # the header names the unit
+        band = getattr(option, "time_band", None)  # planner.uncertainty.ErrorBand, when the planner gives one
+        if key == "tokens_per_s":  # the header names the unit; throughput scales with 1 / time
+            inverse = band.inverse() if band is not None else None
+            return fmt.with_band(option.tokens_per_s, inverse, lambda v: fmt.number(v, 0), compact=True)
         if key == "strategy":
             # No-break spaces inside each part ("TP 4"): a long layout wraps only after a comma.
             parts = option_strategy_text(option).split(", ")
             return ", ".join(part.replace(" ", "\u00a0") for part in parts)
-        if key == "fits":
-            return (
-                QCoreApplication.translate("PlanOptionsModel", "yes")
-                if getattr(option, "fits", False)
-                else QCoreApplication.translate("PlanOptionsModel", "no")
-            )
         if key == "memory":
             return fmt.gib(_memory_total(option))
         if key == "time":
-            return fmt.duration(option_time_s(option, self._training))
+            return fmt.with_band(option_time_s(option, self._training), band, fmt.duration, compact=True)
         if key == "gpu_hours":
-            hours = getattr(option, "gpu_hours", None)  # the header names the unit
-            return fmt.significant(hours, 3) if hours is not None else fmt.NA
+            hours = option.gpu_hours  # the header names the unit
+            # GPU-hours and cost carry the time's band (they scale with it): its tooltip says so, and the cell
+            # stays narrow enough for the table to fit the default window
+            return "" if hours is None else fmt.significant(hours, 3)
         if key == "cost":
-            return self._money_text(getattr(option, "cost", None))
+            return self._money_text(option.cost)
         if key == "per_million":
             return self._money_text(getattr(option, "cost_per_million_tokens", None))
         if key == "confidence":
@@ -303,8 +292,15 @@ class PlanOptionsModel(FlatTableModel):
             batch = getattr(option, "batch_per_replica", None)
             workload = getattr(option, "workload", None)
             if batch and workload is not None and not getattr(workload, "is_training", True):
-                return QCoreApplication.translate(
-                    "PlanOptionsModel", "%n user(s) decoded together on each replica", "", int(batch)
+                from desktop.plurals import plurals
+
+                return plurals().users_per_replica(int(batch))
+            if workload is not None and workload.is_training:
+                from desktop.plurals import plurals
+
+                steps = plurals().accumulation_steps(option.gradient_accumulation_steps or 1)
+                return QCoreApplication.translate("PlanOptionsModel", "micro-batch {0}, {1}").format(
+                    option.layout.micro_batch, steps
                 )
         if key == "ttft":
             return QCoreApplication.translate(
@@ -323,8 +319,11 @@ class PlanOptionsModel(FlatTableModel):
         if key == "confidence":
             return QCoreApplication.translate(
                 "PlanOptionsModel",
-                "measured: from a probe run of this GPU; spec: from the vendor's datasheet",
+                "measured: from a probe run of this GPU; datasheet: from the vendor's datasheet",
             )
+        band = getattr(option, "time_band", None)
+        if band is not None and key in ("time", "gpu_hours", "cost", "tokens_per_s"):
+            return fmt.band(band.inverse() if key == "tokens_per_s" else band)
         return None
 
 

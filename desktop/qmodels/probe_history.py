@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -15,7 +15,7 @@ from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
 
 if TYPE_CHECKING:
     from planner.gpus import GpuSpec
-    from planner.store import ProbeRun
+    from planner.store import Measurement, ProbeRun
 
 # Qt's marker for pyside6-lupdate (it finds the calls by this name), typed: it returns its text unchanged.
 QT_TRANSLATE_NOOP = cast("Callable[[str, str], str]", QtCore.QT_TRANSLATE_NOOP)
@@ -79,10 +79,30 @@ class HistoryRow:
         return self.bf16 / (peak * 1e12)
 
 
-def history_row(run: ProbeRun, match_gpu: Callable[[str], GpuSpec | None] | None = None) -> HistoryRow:
+def history_row(
+    run: ProbeRun,
+    match_gpu: Callable[[str], GpuSpec | None] | None = None,
+    measurements: Sequence[Measurement] | None = None,
+) -> HistoryRow:
     """A stored run (store.probe_runs.all()) -> HistoryRow; ``match_gpu`` (AppContext.match_gpu) finds the spec
-    of its first GPU (a CPU matches none)."""
+    of its first GPU (a CPU matches none).
+
+    With the run's `measurements` (store.probe_runs.measurements), the key figures of a run that measured a
+    GPU are that GPU's, so a CPU figure is never set against a GPU's datasheet; a CPU-only run shows its own
+    figures against no spec at all."""
     matches = (match_gpu(name) for name in run.devices) if match_gpu is not None else iter(())
+    spec = next((spec for spec in matches if spec is not None), None)
+    bandwidth, bf16 = run.memory_bandwidth_bytes_per_s, run.best_bf16_flop_per_s
+    if measurements is not None:
+        gpu = [m for m in measurements if m.device.startswith("cuda") and m.ok and m.value]
+        pool = gpu if gpu else [m for m in measurements if m.ok and m.value]
+        if not gpu:
+            spec = None  # a CPU run is compared with the CPU: there is no datasheet figure for it
+        bandwidth = max((m.value or 0.0 for m in pool if m.kind == "memory_bandwidth"), default=None) or None
+        bf16 = (
+            max((m.value or 0.0 for m in pool if m.kind == "matmul" and m.dtype == "bf16"), default=None)
+            or None
+        )
     return HistoryRow(
         run_id=run.id,
         created_at=run.created_at,
@@ -91,9 +111,9 @@ def history_row(run: ProbeRun, match_gpu: Callable[[str], GpuSpec | None] | None
         label=run.label or "",
         mode=run.mode,
         devices=list(run.devices),
-        bandwidth=run.memory_bandwidth_bytes_per_s,
-        bf16=run.best_bf16_flop_per_s,
-        spec=next((spec for spec in matches if spec is not None), None),
+        bandwidth=bandwidth,
+        bf16=bf16,
+        spec=spec,
     )
 
 
@@ -132,7 +152,7 @@ class ProbeHistoryModel(FlatTableModel):
         if key == "bandwidth":
             return fmt.bandwidth(row.bandwidth) if row.bandwidth else "—"
         if key == "bf16":
-            return fmt.tflops(row.bf16) if row.bf16 else "—"
+            return fmt.flops(row.bf16) if row.bf16 else "—"
         fraction = row.bandwidth_fraction if key == "bandwidth_pct" else row.bf16_fraction
         return fmt.percent(fraction) if fraction is not None else "—"
 
@@ -163,7 +183,9 @@ class ProbeHistoryModel(FlatTableModel):
                 return (
                     QCoreApplication.translate("ProbeHistoryModel", "against {0}").format(row.spec.name)
                     if row.spec is not None
-                    else QCoreApplication.translate("ProbeHistoryModel", "no catalog spec for this device")
+                    else QCoreApplication.translate(
+                        "ProbeHistoryModel", "a CPU or an unknown GPU: no datasheet figure to compare with"
+                    )
                 )
             if key == "machine":
                 return row.machine

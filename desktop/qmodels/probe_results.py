@@ -27,7 +27,7 @@ from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
 CONTEXT = "ProbeResultsModel"
 
 KIND_NAMES = {
-    "memory_bandwidth": QT_TRANSLATE_NOOP("ProbeResultsModel", "memory bandwidth (read + write)"),
+    "memory_bandwidth": QT_TRANSLATE_NOOP("ProbeResultsModel", "memory (read + write)"),
     "h2d_bandwidth": QT_TRANSLATE_NOOP("ProbeResultsModel", "host → device"),
     "d2h_bandwidth": QT_TRANSLATE_NOOP("ProbeResultsModel", "device → host"),
     "p2p_bandwidth": QT_TRANSLATE_NOOP("ProbeResultsModel", "peer copy"),

@@ -200,7 +200,7 @@ def arrange_rows(
     return [keyed[i] for i in _stable_order(values, descending)] + missing
 
 
-def _stable_order(values: list, descending: bool) -> list[int]:
+def _stable_order(values: list[Any], descending: bool) -> list[int]:
     """Indices that sort ``values`` (all numbers or all strings), ties in their original order either way.
 
     NumPy's argsort of a number or text array runs without holding Python's GIL, unlike list.sort, so a
@@ -213,10 +213,10 @@ def _stable_order(values: list, descending: bool) -> list[int]:
     except (TypeError, ValueError):  # a stray text among numbers: order everything as text, never fail
         array = np.array([str(value) for value in values], dtype=str)
     if not descending:
-        return np.argsort(array, kind="stable").tolist()
+        return [int(i) for i in np.argsort(array, kind="stable")]
     last = len(values) - 1
     # ascending order of the reversed array, read backwards: descending with ties in their original order
-    return (last - np.argsort(array[::-1], kind="stable"))[::-1].tolist()
+    return [int(i) for i in (last - np.argsort(array[::-1], kind="stable"))[::-1]]
 
 
 @dataclass(frozen=True)
@@ -559,6 +559,13 @@ class QuoteTableModel(FlatTableModel):
             return _tr(column.tooltip)
         return None
 
+    def field_title(self, key: str) -> str:
+        """A stored field as its column header reads ("Price / GPU-h"), for the Edit menu's Undo and Redo."""
+        for column in self.columns:
+            if column.key == key:
+                return " ".join(_tr(column.header).format(self.display_currency).split())
+        return key
+
     def is_reference(self, position: int) -> bool:
         return self.rows[position].get("origin") == "reference"
 
@@ -690,7 +697,10 @@ class QuoteTableModel(FlatTableModel):
         old = {key: row.get(key) for key in changes}
         from desktop.undo import EditQuoteCommand
 
-        command = EditQuoteCommand(self, quote_id, old, changes)
+        names = [self.field_title(key) for key in changes if not key.startswith("price_per_instance")]
+        command = EditQuoteCommand(
+            self, quote_id, old, changes, names or [self.field_title(next(iter(changes)))]
+        )
         if not command.apply(changes):
             return False
         if self.undo_stack is not None:

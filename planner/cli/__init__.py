@@ -25,6 +25,7 @@ SUBCOMMANDS = {
     "quotes": "planner.cli.quotes_cmd",
     "probe": "planner.cli.probe_cmd",
     "history": "planner.cli.history_cmd",
+    "validate": "planner.cli.validate_cmd",
 }
 
 

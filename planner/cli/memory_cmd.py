@@ -176,7 +176,8 @@ def _mig_sizes(gpu: GpuInfo) -> list[int]:
     """Memory in bytes of each MIG instance of an NVML GPU ([] when MIG is off or NVML gives no sizes)."""
     if gpu.mig_mode != "enabled" or not isinstance(gpu.mig_devices, list):
         return []
-    return [d["memory_total_bytes"] for d in gpu.mig_devices if isinstance(d.get("memory_total_bytes"), int)]
+    sizes = (d.get("memory_total_bytes") for d in gpu.mig_devices)
+    return [size for size in sizes if isinstance(size, int) and not isinstance(size, bool)]
 
 
 def _usable_bytes(gpu: GpuInfo) -> int | None:

@@ -4,21 +4,37 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.cli import print_json
 from planner.errors import UserError
 from planner.exports import ExportInputs, export_plan
-from planner.gpus import GpuSpec, get_gpu
+from planner.gpus import get_gpu
 from planner.layout_text import layout_label
 from planner.memory import MAX_DEGREE, MAX_LORA_RANK, MAX_SEQ_LEN, MemoryConfig, validate_layout
-from planner.messages import format_bytes, format_duration, msg
+from planner.messages import format_bytes, format_duration, msg, render_all_en
 from planner.models import ModelSpec
-from planner.money import ExchangeRates, Money, convert, format_money, normalise_currency
-from planner.perf import Calibration, calibration_from_report
-from planner.search import DEFAULT_MAX_GPUS, Constraints, PlanResult, Workload, plan
+from planner.money import Money, format_money, normalise_currency
+from planner.perf import ENGINES, FORMATS
+from planner.resolver import (
+    PlanQuestion,
+    ResolvedPlan,
+    choice_key,
+    newest_run_choices,
+    resolve,
+    unpriced_notes,
+)
+from planner.search import (
+    DEFAULT_MAX_GPUS,
+    DEFAULT_MEMORY_HEADROOM,
+    Constraints,
+    PlanOption,
+    PlanResult,
+    Workload,
+)
+from planner.search.types import MAX_MEMORY_HEADROOM
 from planner.vocabulary import Layout, Offload, Optimizer, Precision, RankBy, Recompute, Task
 
 if TYPE_CHECKING:
@@ -27,7 +43,6 @@ if TYPE_CHECKING:
 # Sequences per optimizer step when --batch is not given: about 4M tokens at 4K context for pre-training
 # (Llama 3 70B/405B started at 4M tokens per batch, arXiv 2407.21783 section 3.4); a small fine-tuning batch.
 DEFAULT_GLOBAL_BATCH = {Task.PRETRAIN: 1024, Task.FINETUNE: 64, Task.LORA: 64, Task.QLORA: 64}
-PROBE_RUNS_FOR_CALIBRATION = 20
 # Upper bounds past which a number is a typo, not a plan; they also keep every figure in the JSON finite.
 MAX_GPUS = 1_000_000  # the largest training clusters have a few hundred thousand GPUs
 MAX_SEQUENCES = 10_000_000  # sequences per optimizer step, or concurrent users
@@ -56,7 +71,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--task", default="pretrain", choices=Task.choices(), help="train = pretrain (full training)"
     )
-    parser.add_argument("--gpu", required=True, help="GPU id from `gpus` (several: comma-separated)")
+    parser.add_argument(
+        "--gpu", required=True,
+        help="GPU id from `gpus`, run:ID (a stored probe run) or quote:ID (a stored quote); comma-separated",
+    )  # fmt: skip
     count = parser.add_mutually_exclusive_group()
     count.add_argument("--gpus", type=int, default=None, help="exactly this many GPUs")
     count.add_argument(
@@ -83,6 +101,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--output-len", type=int, default=256, help="serving: tokens generated per request")
     parser.add_argument(
+        "--engine", default=None, choices=sorted(ENGINES), help="serving engine profile (default vllm)"
+    )
+    parser.add_argument(
+        "--weight-format", default=None, choices=sorted(FORMATS),
+        help="serving weight format with its real bits (e.g. int4-g128 = AWQ/GPTQ, q4_k_m); default: the precision",
+    )  # fmt: skip
+    parser.add_argument(
         "--mfu", type=float, default=None, help="model-FLOPs utilisation to assume (default 0.40)"
     )
     parser.add_argument(
@@ -92,8 +117,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--price-per-gpu-hour", type=float, default=None, help="price per GPU-hour in --currency"
     )
     parser.add_argument(
-        "--price-from-quotes", action="store_true", help="use the lowest stored on-demand quote"
-    )
+        "--price-from-quotes", action="store_true",
+        help="price each GPU type at the median of your on-demand quotes (else the reference quotes)",
+    )  # fmt: skip
     parser.add_argument("--currency", default="USD", help="currency of prices and costs (USD, EUR, RUB)")
     parser.add_argument("--budget", type=float, default=None, help="most the run may cost, in --currency")
     parser.add_argument("--deadline-days", type=float, default=None, help="longest acceptable wall time")
@@ -101,7 +127,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--inter-node-gbps", type=float, default=None, help="network per GPU in Gbit/s (default 400)"
     )
-    parser.add_argument("--spec-only", action="store_true", help="ignore stored probe measurements")
+    measured = parser.add_mutually_exclusive_group()
+    measured.add_argument(
+        "--spec-only", action="store_true", help="datasheet figures only (the default; kept for scripts)"
+    )
+    measured.add_argument(
+        "--measured", action="store_true",
+        help="use the newest stored probe run of each GPU type (or give --gpu run:ID for one run)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--memory-headroom", type=float, default=DEFAULT_MEMORY_HEADROOM * 100,
+        help=f"percent of each GPU's memory left free (default {DEFAULT_MEMORY_HEADROOM:.0%})",
+    )  # fmt: skip
     pin = parser.add_argument_group("pin part of the strategy")
     pin.add_argument("--dp", type=int, default=None)
     pin.add_argument("--tp", type=int, default=None)
@@ -111,11 +148,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     pin.add_argument("--recompute", default=None, choices=Recompute.values())
     pin.add_argument("--offload", default=None, choices=Offload.values())
     pin.add_argument("--micro-batch", type=int, default=None)
+    pin.add_argument("--virtual-stages", type=int, default=None, help="interleaved 1F1B chunks per pipeline rank")
     parser.add_argument("--rank-by", default="time", choices=RankBy.choices())
     parser.add_argument("--top", type=int, default=10)
     parser.add_argument(
         "--export", metavar="DIR", default=None, help="write launch configs and a report for the top option"
     )
+    parser.add_argument(
+        "--probe-shapes", metavar="FILE", default=None,
+        help="write the top option's GEMM and attention shapes for gpu-probe --model-shapes FILE",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run_plan)
 
@@ -158,6 +200,8 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         mfu=args.mfu,
         bandwidth_fraction=args.bandwidth_fraction,
         lora_rank=args.lora_rank,
+        engine=args.engine,
+        weight_format=args.weight_format,
     )
 
 
@@ -170,7 +214,7 @@ def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraint
                                (args.top, "--top", math.inf)):  # fmt: skip
         _positive(value, what, limit)
     pinned = {name: getattr(args, name) for name in Layout.FIELDS if getattr(args, name) is not None}
-    for name in ("dp", "tp", "pp", "ep", "micro_batch"):
+    for name in ("dp", "tp", "pp", "ep", "micro_batch", "virtual_stages"):
         if name in pinned:
             _positive(pinned[name], f"--{name.replace('_', '-')}", MAX_DEGREE)
     return Constraints(
@@ -181,7 +225,15 @@ def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraint
         pinned=pinned,
         gpus_per_node=args.gpus_per_node,
         inter_node_bytes_per_s=args.inter_node_gbps * 1e9 / 8 if args.inter_node_gbps else None,
+        memory_headroom=_headroom(args.memory_headroom),
     )
+
+
+def _headroom(percent: float) -> float:
+    """--memory-headroom (percent) as a fraction; UserError outside 0..90%."""
+    if not (math.isfinite(percent) and 0 <= percent <= MAX_MEMORY_HEADROOM * 100):
+        raise UserError.of(msg("error.headroom_range", headroom=percent / 100, limit=MAX_MEMORY_HEADROOM))
+    return percent / 100
 
 
 def check_pinned_layout(model: ModelSpec, pinned: Mapping[str, int | str]) -> None:
@@ -202,16 +254,25 @@ def _open_store() -> StoreProtocol | None:
     return open_store()
 
 
-def resolve_gpus(text: str, extra: list[GpuSpec]) -> list[GpuSpec]:
-    names = [part.strip() for part in text.split(",") if part.strip()]
+def hardware_from_args(args: argparse.Namespace, store: StoreProtocol | None) -> tuple[str, ...]:
+    """--gpu as hardware choices for planner.resolver: GPU ids (or names), "run:ID" and "quote:ID", comma-
+    separated; --measured turns each GPU id into the newest stored probe run of that type (when there is one)."""
+    names = [part.strip() for part in args.gpu.split(",") if part.strip()]
     if not names:
         raise UserError.of(msg("error.gpu_flag_empty"))
-    return list({gpu.id: gpu for gpu in (get_gpu(name, extra) for name in names)}.values())
+    if not args.measured or store is None:
+        return tuple(names)
+    extra = store.user_gpus.all()
+    catalog_ids = [get_gpu(name, extra).id for name in names if choice_key(name)[0] == "catalog"]
+    measured = iter(newest_run_choices(store, catalog_ids, extra))
+    return tuple(next(measured) if choice_key(name)[0] == "catalog" else name for name in names)
 
 
-def _price_per_gpu_hour(args: argparse.Namespace) -> float:
+def _price_per_gpu_hour(args: argparse.Namespace) -> float | None:
     """--price-per-gpu-hour, checked (UserError for both price flags, NaN, a negative or absurd price)."""
-    price: float = args.price_per_gpu_hour
+    price: float | None = args.price_per_gpu_hour
+    if price is None:
+        return None
     what = "--price-per-gpu-hour"
     if args.price_from_quotes:
         raise UserError.of(msg("error.price_flags_both"))
@@ -224,64 +285,45 @@ def _price_per_gpu_hour(args: argparse.Namespace) -> float:
     return price
 
 
-def prices_from_args(
-    args: argparse.Namespace, gpus: list[GpuSpec], currency: str, store: StoreProtocol | None
-) -> tuple[dict[str, Money], list[str]]:
-    """GPU id -> price per GPU-hour in `currency`, and notes saying where each price came from."""
-    if args.price_per_gpu_hour is not None:
-        price = _price_per_gpu_hour(args)
-        return {gpu.id: Money(price, currency) for gpu in gpus}, []
-    if not args.price_from_quotes or store is None:
-        return {}, []
-    rates = store.settings.exchange_rates()
-    prices, notes = {}, []
-    for gpu in gpus:
-        best = _cheapest_quote(store.rental_quotes.find(gpu=gpu.id, kind="on-demand"), currency, rates)
-        if best is None:
-            notes.append(f"no stored on-demand quote for {gpu.id}: no cost shown")
-            continue
-        converted, original, quote = best
-        prices[gpu.id] = converted
-        # a quote in another currency keeps its original amount beside the converted one
-        shown = f"{format_money(converted)}/GPU-hour" + (
-            f" (quoted {format_money(original)})" if original.currency != currency else ""
-        )
-        notes.append(
-            f"price for {gpu.id}: {shown}, {quote.get('provider')} "
-            f"{quote.get('offer') or ''} quoted {quote.get('quoted_on')}".replace("  ", " ")
-        )
-    return prices, notes
+def question_from_args(
+    args: argparse.Namespace, workload: Workload, constraints: Constraints, hardware: tuple[str, ...]
+) -> PlanQuestion:
+    """The command line as planner.resolver's question (the GUI builds the same from its widgets)."""
+    return PlanQuestion(
+        model=args.model, workload=workload, hardware=hardware, max_gpus=constraints.max_gpus,
+        exact_gpus=constraints.gpus, budget_amount=constraints.budget.amount if constraints.budget else None,
+        deadline_s=constraints.deadline_s, pinned=constraints.pinned, memory_headroom=constraints.memory_headroom,
+        currency=normalise_currency(args.currency), price_per_gpu_hour=_price_per_gpu_hour(args),
+        price_from_quotes=args.price_from_quotes, gpus_per_node=constraints.gpus_per_node,
+        inter_node_bytes_per_s=constraints.inter_node_bytes_per_s, rank_by=args.rank_by,
+    )  # fmt: skip
 
 
-def _cheapest_quote(
-    quotes: Sequence[Mapping[str, object]], currency: str, rates: ExchangeRates
-) -> tuple[Money, Money, Mapping[str, object]] | None:
-    """(price in `currency`, price as quoted, quote) of the cheapest quote with a price, or None."""
-    best = None
-    for quote in quotes:
-        amount = quote.get("price_per_gpu_hour")
-        if not isinstance(amount, int | float):
-            continue
-        original = Money(amount, str(quote.get("currency") or "USD"))
-        price = convert(original, currency, rates)
-        if best is None or price.amount < best[0].amount:
-            best = (price, original, quote)
-    return best
+def resolve_args(args: argparse.Namespace, workload: Workload, constraints: Constraints) -> ResolvedPlan:
+    """planner.resolver.resolve() for the command line; a quote the user asked to price with but whose
+    currency has no exchange rate is an error here (the GUI shows it as a note)."""
+    # the store also holds the user's GPU types, so it is read unless --spec-only says nothing stored matters
+    stored_choice = any(choice_key(part)[0] != "catalog" for part in args.gpu.split(","))
+    wants_store = args.price_from_quotes or args.measured or stored_choice or not args.spec_only
+    store = _open_store() if wants_store else None
+    try:
+        hardware = hardware_from_args(args, store)
+        resolved = resolve(question_from_args(args, workload, constraints, hardware), store)
+    finally:
+        if store is not None:
+            store.close()
+    if resolved.missing_rates and len(resolved.prices) < len(resolved.gpus):
+        raise UserError.of(resolved.missing_rates[0])
+    return resolved
 
 
-def calibration_from_store(
-    store: StoreProtocol | None, gpus: list[GpuSpec], extra: list[GpuSpec]
-) -> dict[str, Calibration]:
-    """GPU id -> measured Calibration from the most recent stored probe runs of that GPU type."""
-    if store is None:
-        return {}
-    wanted = {gpu.id for gpu in gpus}
-    found: dict[str, Calibration] = {}
-    for report in store.probe_runs.recent_reports(PROBE_RUNS_FOR_CALIBRATION):
-        for gpu_id, calibration in calibration_from_report(report, extra).items():
-            if gpu_id in wanted and gpu_id not in found:  # newest first: the latest measurement wins
-                found[gpu_id] = calibration
-    return found
+def plan_notes(args: argparse.Namespace, resolved: ResolvedPlan) -> list[str]:
+    """Where each price came from, what was left unpriced and what could not be used, in English."""
+    notes = list(resolved.price_notes())
+    if args.price_from_quotes:
+        notes += unpriced_notes(resolved)
+    notes += [note for note in resolved.notes if note not in resolved.missing_rates]
+    return list(render_all_en(notes))
 
 
 # ------------------------------------------------------------------------------------------------ output
@@ -322,6 +364,8 @@ def print_result(result: PlanResult, workload: Workload, notes: list[str]) -> No
         if not training:
             print(f"      time to first token {_duration(option.ttft_s)}, up to {option.max_concurrent_sequences} "
                   f"sequences fit per replica")  # fmt: skip
+        for line in option_details(option):
+            print(f"      {line}")
     if not result.options:
         print("No option fits.")
     for item in result.excluded:
@@ -331,6 +375,48 @@ def print_result(result: PlanResult, workload: Workload, notes: list[str]) -> No
     for line in notes:
         print(f"note: {line}")
     print(f"searched in {result.search_ms:.0f} ms; assumptions: " + "; ".join(result.assumptions[:3]))
+
+
+def option_details(option: PlanOption) -> list[str]:
+    """The lines under an option: its error band on time, tokens/s and cost, and the serving load figures."""
+    lines = []
+    band = option.time_band
+    if band is not None:
+        ranges = option.ranges()
+        parts = []
+        if option.wall_time_s is not None and ranges["wall_time_s_range"]:
+            low, high = ranges["wall_time_s_range"]
+            parts.append(f"wall {_duration(low)} .. {_duration(high)}")
+        if ranges["tokens_per_s_range"]:
+            low, high = ranges["tokens_per_s_range"]
+            parts.append(f"tokens/s {low:,.0f} .. {high:,.0f}")
+        if option.cost is not None and ranges["cost_range"]:
+            low, high = ranges["cost_range"]
+            parts.append(f"cost {format_money(Money(low, option.cost.currency))} .. "
+                         f"{format_money(Money(high, option.cost.currency))}")  # fmt: skip
+        parts_text = ", ".join(parts)
+        lines.append(f"band: {parts_text} (time {band.low_fraction:+.0%} .. {band.high_fraction:+.0%}, "
+                     f"from {band.cases} published {band.basis} runs, {band.confidence})")  # fmt: skip
+    if option.mfu is not None:
+        lines.append(f"MFU {option.mfu:.0%} of the dense peak")
+    if option.per_user_tokens_per_s is not None:
+        users = option.concurrent_users or option.batch_per_replica or 0
+        queued = max(0, users - (option.batch_per_replica or users))
+        wait = f", {queued} queued" if queued else ""
+        lines.append(
+            f"per user {option.per_user_tokens_per_s:,.1f} tokens/s (TPOT {_duration(option.tpot_s)}); aggregate "
+            f"{option.tokens_per_s:,.0f} tokens/s over {option.layout.dp} replica(s) x {users} users "
+            f"({option.batch_per_replica} decoding at once{wait}); prefill "
+            f"{(option.prefill_share or 0.0):.0%} of step time; engine {option.engine}"
+        )
+    static = option.static_batching
+    if static is not None:
+        lines.append(
+            f"static batching would lose {static.lost_fraction:.0%} of decode slots to the output-length spread "
+            f"(1 .. {static.max_output_len} tokens): {static.static_tokens_per_s:,.0f} vs "
+            f"{static.continuous_tokens_per_s:,.0f} tokens/s continuous per replica"
+        )
+    return lines
 
 
 # ------------------------------------------------------------------------------------------------ run
@@ -363,29 +449,45 @@ def _export_inputs(
 
 
 def run_plan(args: argparse.Namespace) -> int:
-    from planner.models import resolve_model
-
     currency = normalise_currency(args.currency)
-    model = resolve_model(args.model)
     workload = workload_from_args(args)
     constraints = constraints_from_args(args, currency)
+    resolved = resolve_args(args, workload, constraints)
+    model = resolved.model
     check_pinned_layout(model, constraints.pinned)
-    store = _open_store() if (args.price_from_quotes or not args.spec_only) else None
-    try:
-        extra = store.user_gpus.all() if store else []
-        gpus = resolve_gpus(args.gpu, extra)
-        prices, notes = prices_from_args(args, gpus, currency, store)
-        calibration = {} if args.spec_only else calibration_from_store(store, gpus, extra)
-    finally:
-        if store is not None:
-            store.close()
-    result = plan(model, workload, gpus, constraints, prices=prices, calibration=calibration,
-                  rank_by=args.rank_by, top=args.top)  # fmt: skip
+    notes = plan_notes(args, resolved)
+    result = resolved.run(top=args.top)
     if args.export:
         written = _export(result, args.export, _export_inputs(args, model, workload, constraints, notes))
         notes.append(f"exported {len(written)} files to {args.export}")
+    if args.probe_shapes:
+        notes.append(write_probe_shapes(result, model, workload, args.probe_shapes))
     if args.json:
         print_json(result_json(result, notes))
     else:
         print_result(result, workload, notes)
     return 0
+
+
+def write_probe_shapes(result: PlanResult, model: ModelSpec, workload: Workload, path: str) -> str:
+    """Write the top option's shapes for `gpu-probe --model-shapes` and say so (a note)."""
+    import json
+
+    from planner.gpus import compute_dtype
+    from planner.perf import probe_shapes
+
+    if not result.options:
+        raise UserError.of(msg("error.nothing_to_export"))
+    option = result.options[0]
+    layout = option.layout
+    if workload.is_training:
+        tokens, sequences, seq = layout.micro_batch * workload.seq_len, layout.micro_batch, workload.seq_len
+    else:
+        tokens, sequences, seq = option.batch_per_replica or 1, 1, workload.prompt_len
+    document = probe_shapes(model, layout.tp, tokens, sequences, seq, compute_dtype(option.precision, option.gpu),
+                            layout.ep)  # fmt: skip
+    try:
+        Path(path).write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UserError.of(msg("error.cannot_write_export", directory=path, reason=exc.strerror or str(exc))) from None
+    return f"probe shapes of option 1 written to {path}: run gpu-probe --model-shapes {path} on the GPU"

@@ -10,7 +10,7 @@ from planner.search.types import PlanOption, PlanResult
 
 OPTIONS_CSV_COLUMNS = (
     "rank", "gpu_id", "gpu_name", "gpus", "nodes", "dp", "tp", "pp", "ep", "zero", "recompute", "offload",
-    "micro_batch", "gradient_accumulation_steps", "fits", "memory_per_gpu_bytes", "gpu_memory_bytes",
+    "micro_batch", "virtual_stages", "gradient_accumulation_steps", "fits", "memory_per_gpu_bytes", "gpu_memory_bytes",
     "step_time_s", "tokens_per_s", "wall_time_s", "gpu_hours", "cost_amount", "cost_currency",
     "cost_per_million_tokens_amount", "cost_per_million_tokens_currency", "confidence",
 )  # fmt: skip

@@ -23,7 +23,6 @@ from planner.exports.manifest import ExportedFile, export_manifest
 from planner.messages import format_bytes, format_duration
 from planner.money import Money
 from planner.search.types import PlanOption, PlanResult
-from planner.uncertainty import ErrorBand
 
 REPORT_TITLE = "GPU Advisor plan report"
 MEMORY_HEADING = "Memory per GPU"  # the charts (memory, scaling) follow this section
@@ -101,6 +100,17 @@ def _input_rows(inputs: ExportInputs) -> tuple[tuple[object, ...], ...]:
 def _chosen_section(option: PlanOption, inputs: ExportInputs) -> Section:
     capacity = option.gpu.memory_bytes
     nodes, per_node = nodes_layout(option)
+    band = option.time_band  # the cross-validated error band of the option's class (planner.perf.bands)
+
+    def banded(text: str, inverse: bool = False) -> str:
+        """A figure with its band: "5.8 h (-12% .. +15%, from 23 published runs)"; throughputs (1 / time) take
+        the inverse band; a figure without a value or an option without a band stands alone."""
+        chosen = (band.inverse() if inverse else band) if band is not None else None
+        if chosen is None or text in ("n/a", "no price"):
+            return text
+        low, high = f"{chosen.low_fraction:+.0%}", f"{chosen.high_fraction:+.0%}"
+        return f"{text} ({low} .. {high}, from {chosen.cases} published runs)"
+
     rows: list[tuple[object, ...]] = [
         ("GPU", f"{option.gpu.name} ({format_bytes(capacity, unit='GiB', decimals=1)} each)"),
         ("GPUs", f"{option.gpus} ({nodes} node(s) x {per_node})"),
@@ -111,19 +121,19 @@ def _chosen_section(option: PlanOption, inputs: ExportInputs) -> Section:
             "Memory per GPU",
             f"{format_bytes(option.memory.total_bytes, unit='GiB', decimals=1)} of {format_bytes(capacity, unit='GiB', decimals=1)}",
         ),
-        ("Step time", format_duration(option.step_time_s) + band_text(option, "time_band")),
-        ("Throughput", _number(option.tokens_per_s, "tokens/s", 0) + band_text(option, "throughput_band")),
+        ("Step time", banded(format_duration(option.step_time_s))),
+        ("Throughput", banded(_number(option.tokens_per_s, "tokens/s", 0), inverse=True)),
         ("Confidence", option.confidence.value),
     ]
     if task_of(option, inputs).is_training:
         rows.insert(4, ("Gradient accumulation", f"{gradient_accumulation_steps(option, inputs)} step(s)"))
         rows += [
-            ("Wall time", format_duration(option.wall_time_s) + band_text(option, "time_band")),
-            ("GPU-hours", _number(option.gpu_hours, "GPU-h", 0)),
+            ("Wall time", banded(format_duration(option.wall_time_s))),
+            ("GPU-hours", banded(_number(option.gpu_hours, "GPU-h", 0))),
         ]
     rows += [
-        ("Cost", _money_text(option.cost)),
-        ("Cost per 1M tokens", _money_text(option.cost_per_million_tokens)),
+        ("Cost", banded(_money_text(option.cost))),
+        ("Cost per 1M tokens", banded(_money_text(option.cost_per_million_tokens))),
     ]
     return Section(
         "Chosen option", (one_line_summary(option, inputs),), (Table(("Item", "Value"), tuple(rows)),)
@@ -186,18 +196,6 @@ def _sources(result: PlanResult, option: PlanOption, inputs: ExportInputs) -> li
         "for activations; time assumes the MFU stated in the inputs or the planner's default."
     )
     return sources
-
-
-def band_text(option: PlanOption, name: str) -> str:
-    """ " (-12% .. +15%, 23 published runs)" when the option carries an ErrorBand under `name`, else "".
-
-    PlanOption gains its bands from the performance model (planner.uncertainty); reading the attribute when
-    present keeps the report working before and after they land."""
-    band = getattr(option, name, None)
-    if not isinstance(band, ErrorBand):
-        return ""
-    return (f" ({band.low_fraction:+.0%} .. {band.high_fraction:+.0%}, {band.cases} published runs, "
-            f"{band.basis})")  # fmt: skip
 
 
 def _stamp_section(option: PlanOption, inputs: ExportInputs) -> Section:

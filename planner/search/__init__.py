@@ -10,6 +10,23 @@ plan (the entry point). The memory model is planner.memory (per GPU, bytes), the
 """
 
 from planner.search.plan import plan
-from planner.search.types import DEFAULT_MAX_GPUS, Constraints, Excluded, PlanOption, PlanResult, Workload
+from planner.search.types import (
+    DEFAULT_MAX_GPUS,
+    DEFAULT_MEMORY_HEADROOM,
+    Constraints,
+    Excluded,
+    PlanOption,
+    PlanResult,
+    Workload,
+)
 
-__all__ = ["DEFAULT_MAX_GPUS", "Constraints", "Excluded", "PlanOption", "PlanResult", "Workload", "plan"]
+__all__ = [
+    "DEFAULT_MAX_GPUS",
+    "DEFAULT_MEMORY_HEADROOM",
+    "Constraints",
+    "Excluded",
+    "PlanOption",
+    "PlanResult",
+    "Workload",
+    "plan",
+]

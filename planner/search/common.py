@@ -4,6 +4,7 @@ was found, and the price of an option."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 
 from planner.errors import UserError
@@ -12,7 +13,7 @@ from planner.memory import MemoryBreakdown, MemoryConfig, MemoryTotals, estimate
 from planner.messages import Message
 from planner.models import ModelSpec
 from planner.money import Money
-from planner.perf import ModelNumbers, Rates
+from planner.perf import ModelNumbers, Rates, Schedule
 from planner.search.enumeration import allowed, pinned_count, powers_of_two
 from planner.search.types import Constraints, Excluded, PlanOption, Workload
 from planner.vocabulary import Layout
@@ -21,9 +22,13 @@ from planner.vocabulary import Layout
 class SearchMemory:
     """estimate_memory for the search: full breakdowns (cached) for the options shown, and bare per-GPU totals
     through planner.memory.MemoryTotals, which reuses the work shared by layouts that differ only in dp, ZeRO
-    stage and offload (the search asks for thousands of totals)."""
+    stage and offload (the search asks for thousands of totals).
 
-    def __init__(self, model: ModelSpec, workload: Workload):
+    Tensor-parallel layouts are estimated with sequence parallelism, the way Megatron-Core, NeMo and
+    torchtitan run TP (Korthikanti et al. 2022, arXiv 2205.05198: the norm and dropout activations split over
+    the tp ranks); planner.perf times them the same way (TrainingOptions.sequence_parallel)."""
+
+    def __init__(self, model: ModelSpec, workload: Workload, flash_attention: bool = True):
         self._model = model
         self._base = MemoryConfig(
             task=workload.task,
@@ -32,15 +37,37 @@ class SearchMemory:
             optimizer=workload.optimizer,
             seq_len=workload.seq_len,
             lora_rank=workload.lora_rank,
+            flash_attention=flash_attention,
         )
+        self._sequence_parallel = workload.task.is_training
         self._breakdowns: dict[Layout, MemoryBreakdown | None] = {}
-        self._totals = MemoryTotals(model, self._base)
+        self._totals: dict[tuple[bool, int | None], MemoryTotals] = {}
+        self._known: dict[Layout, int | None] = {}  # totals asked before (every GPU type asks the same ones)
+        self._configs: dict[tuple[bool, int, int], MemoryConfig] = {}
+        # Per-layout fits of the training search (planner.search.training), shared by every GPU type: they
+        # depend on the model, workload and layout only, never on the GPU.
+        self.layout_fits: dict[tuple[object, ...], object] = {}
+
+    def _config(self, layout: Layout) -> MemoryConfig:
+        """Sequence parallel with tensor parallel; interleaved 1F1B holds more micro-batches in flight on the
+        first stage: pp (1 + (pp - 1) / (pp v)) (Narayanan et al. 2021, section 2.2.2; planner.perf.Schedule)."""
+        key = (layout.tp > 1, layout.pp, layout.virtual_stages)
+        config = self._configs.get(key)
+        if config is None:
+            inflight = None
+            if layout.pp > 1 and layout.virtual_stages > 1:
+                inflight = math.ceil(Schedule(layout.pp, layout.pp, layout.virtual_stages).in_flight_microbatches)
+            config = self._configs[key] = dataclasses.replace(
+                self._base, sequence_parallel=self._sequence_parallel and layout.tp > 1,
+                inflight_microbatches=inflight,
+            )  # fmt: skip
+        return config
 
     def breakdown(self, layout: Layout) -> MemoryBreakdown | None:
         """The MemoryBreakdown of `layout`, or None for an impossible layout."""
         if layout not in self._breakdowns:
             try:
-                config = dataclasses.replace(self._base, layout=layout)
+                config = dataclasses.replace(self._config(layout), layout=layout)
                 self._breakdowns[layout] = estimate_memory(self._model, config)
             except UserError:
                 self._breakdowns[layout] = None
@@ -48,7 +75,17 @@ class SearchMemory:
 
     def total(self, layout: Layout) -> int | None:
         """Per-GPU bytes of a layout, or None if impossible."""
-        return self._totals.total(layout)
+        if layout in self._known:
+            return self._known[layout]
+        self._known[layout] = found = self._total(layout)
+        return found
+
+    def _total(self, layout: Layout) -> int | None:
+        config = self._config(layout)
+        key = (config.sequence_parallel, config.inflight_microbatches)
+        if key not in self._totals:
+            self._totals[key] = MemoryTotals(self._model, config)
+        return self._totals[key].total(layout)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +122,7 @@ class GpuSearch:
         self.pinned = dict(inputs.constraints.pinned)
         self.per_node = inputs.constraints.gpus_per_node or inputs.gpu.gpus_per_node
         self.max_gpus = inputs.constraints.gpus or inputs.constraints.max_gpus
-        self.capacity = inputs.gpu.memory_bytes
+        self.capacity = inputs.constraints.usable_bytes(inputs.gpu)  # memory less the headroom
         self.found = Found()
 
     def run(self) -> Found:

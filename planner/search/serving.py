@@ -17,8 +17,21 @@ from planner.vocabulary import Layout, Precision, Task
 
 # Serving without a stated number of users: decode this many sequences at once per replica (if they fit).
 DEFAULT_SERVING_BATCH = 32
+_EMPTY_LOAD = perf.ServingLoad(0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, "memory bandwidth", "continuous")
 # Deepest serving pipeline tried (powers of two up to this many stages).
 MAX_SERVING_PIPELINE = 16
+MAX_TARGET_ITERATIONS = 12
+MAX_REPLICAS = 10**9  # no stated users: replicas are bounded by the GPU limit and the target only
+
+
+def fitting_sequences(memory: SearchMemory, tp: int, pp: int, capacity: int) -> tuple[int, int] | None:
+    """(bytes per GPU at one sequence, sequences that fit) of a tp x pp replica by the memory model: its
+    per-GPU total grows linearly with the sequences decoded at once (KV cache, prefill activations, margin)."""
+    one = memory.total(Layout(tp=tp, pp=pp))
+    two = memory.total(Layout(tp=tp, pp=pp, micro_batch=2))
+    if one is None or two is None:
+        return None
+    return one, perf.max_concurrent_sequences(capacity, one, two - one)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,24 +46,28 @@ class _ShortOfGpus:
 
 @dataclass(frozen=True, slots=True)
 class _Replica:
-    """One replica layout that fits, at the batch it decodes, and its timing."""
+    """One replica layout that fits: how many sequences fit, how many users it serves, its load figures."""
 
     tp: int
     pp: int
     bytes_at_one: int  # per GPU at one sequence
-    batch: int
-    max_sequences: int
-    timing: perf.InferenceTime
+    max_sequences: int  # sequences whose KV cache fits
+    users: int  # users per replica at this load
+    replicas: int
+    load: perf.ServingLoad
 
 
 class ServingSearch(GpuSearch):
-    """Serving: one option per replica layout (tp x pp) that fits; replicas to meet the users or the tokens/s
-    target; the batch per replica is the stated users or what fits (at most DEFAULT_SERVING_BATCH)."""
+    """Serving: one option per replica layout (tp x pp) that fits; each replica runs the engine profile
+    (continuous batching with chunked prefill, or static batches) at its share of the users; replicas enough
+    for every user to hold a slot and for the tokens/s target."""
 
     def __init__(self, inputs: SearchInputs):
         super().__init__(inputs)
         self.smallest: tuple[int, int, int] | None = None  # (bytes at batch 1, tp, pp)
         self.short_of_gpus: _ShortOfGpus | None = None
+        self.engine = perf.engine_profile(inputs.workload.engine)
+        self.weights = perf.weight_format(inputs.workload.weight_format, str(inputs.workload.precision))
 
     def _layouts(self) -> list[tuple[int, int]]:
         tps = self.tensor_parallel_sizes()
@@ -59,105 +76,144 @@ class ServingSearch(GpuSearch):
         return [(tp, pp) for tp in tps for pp in pps if tp * pp <= self.max_gpus]
 
     def run(self) -> Found:
-        kv_per_token = self._kv_bytes_per_token()
+        kv_bytes = self._kv_element_bytes()
         for tp, pp in self._layouts():
-            replica = self._replica(tp, pp, kv_per_token)
-            if replica is None:
+            if self.constraints.gpus is not None and self.constraints.gpus % (tp * pp):
                 continue
-            replicas = self._replicas(tp, pp, replica.batch, replica.timing.tokens_per_s)
-            if replicas is None:
-                # it fits, but the users or the tokens/s target need more replicas than the GPUs allowed
-                gpus_needed = self._needed(replica.batch, replica.timing.tokens_per_s) * tp * pp
+            found = self._replica(tp, pp, kv_bytes)
+            if found is None:
+                continue
+            replica, target_replicas = found
+            if target_replicas * tp * pp > self._gpu_limit():
+                # it fits, but the tokens/s target needs more replicas than the GPUs allowed
+                gpus_needed = target_replicas * tp * pp
                 if self.short_of_gpus is None or gpus_needed < self.short_of_gpus.gpus_needed:
                     self.short_of_gpus = _ShortOfGpus(gpus_needed, tp, pp, replica.bytes_at_one)
                 continue
-            self._add(replica, replicas)
+            self._add(replica)
         if not self.found.options:
             self._nothing_fits()
         return self.found
 
-    def _replica(self, tp: int, pp: int, kv_per_token: float) -> _Replica | None:
-        """The replica at (tp, pp) with its batch and timing, or None where it does not fit."""
-        workload = self.workload
-        one = self.memory.breakdown(Layout(tp=tp, pp=pp))
-        two = self.memory.total(Layout(tp=tp, pp=pp, micro_batch=2))
-        if one is None or two is None:
-            return None
-        if self.smallest is None or one.total_bytes < self.smallest[0]:
-            self.smallest = (one.total_bytes, tp, pp)
-        if one.total_bytes > self.capacity:
-            return None
-        max_seqs = perf.max_concurrent_sequences(self.capacity, one.total_bytes, two - one.total_bytes)
-        users = workload.concurrent_users
-        batch = min(max_seqs, users if users else DEFAULT_SERVING_BATCH)
-        if self.pinned.get("micro_batch"):
-            batch = pinned_count(self.pinned["micro_batch"])
-        if batch < 1 or batch > max_seqs:
-            return None
-        timing = perf.inference_time(
-            self.inputs.numbers, self.gpu, tp=tp, pp=pp, batch=batch, prompt_len=workload.prompt_len,
-            output_len=workload.output_len, weight_bytes_total=one.weights.bytes * tp * pp,
-            kv_bytes_per_token_total=kv_per_token, rates=self.inputs.rates, gpus_per_node=self.per_node,
+    def _gpu_limit(self) -> int:
+        return self.constraints.gpus if self.constraints.gpus is not None else self.max_gpus
+
+    def _perf_replica(self, tp: int, pp: int, kv_bytes: float) -> perf.Replica:
+        return perf.Replica(
+            model=self.model, gpu=self.gpu, rates=self.inputs.rates, tp=tp, pp=pp, weights=self.weights,
+            kv_bytes=kv_bytes, engine=self.engine, gpus_per_node=self.per_node,
             inter_node_bytes_per_s=self.constraints.inter_node_bytes_per_s,
         )  # fmt: skip
-        return _Replica(tp, pp, one.total_bytes, batch, max_seqs, timing)
 
-    def _kv_bytes_per_token(self) -> float:
+    def _replica(self, tp: int, pp: int, kv_bytes: float) -> tuple[_Replica, int] | None:
+        """The replica at (tp, pp) at the load it carries, and the replicas the tokens/s target needs; None where
+        it does not fit.
+
+        Replicas: enough for every user to hold a sequence slot (users beyond the GPU limit queue), at least the
+        pinned dp, all the GPUs of an exact count, and more for a tokens/s target until it is met or more
+        replicas stop adding throughput (each user's speed bounds what its requests can produce)."""
+        fit = fitting_sequences(self.memory, tp, pp, self.capacity)
+        if fit is None:
+            return None
+        one, max_seqs = fit
+        if self.smallest is None or one < self.smallest[0]:
+            self.smallest = (one, tp, pp)
+        if one > self.capacity or max_seqs < 1:
+            return None
+        slots = min(max_seqs, self.engine.max_batch)
+        if self.pinned.get("micro_batch"):
+            slots = pinned_count(self.pinned["micro_batch"])
+            if slots > max_seqs:
+                return None
+        limit = max(1, self._gpu_limit() // (tp * pp))
+        users = self.workload.concurrent_users
+        replicas = min(limit, max(1, math.ceil(users / slots))) if users else 1
+        replicas = max(replicas, pinned_count(self.pinned["dp"]) if self.pinned.get("dp") else 1)
+        if self.constraints.gpus is not None:
+            replicas = limit
+        base = self._at(_Replica(tp, pp, one, max_seqs, 1, 1, _EMPTY_LOAD), replicas, kv_bytes, slots)
+        replica, target = base, self.workload.tokens_per_second
+        most = users if users else MAX_REPLICAS  # a replica without a user adds nothing
+        for _ in range(MAX_TARGET_ITERATIONS):
+            total = self._aggregate_tokens_per_s(replica)
+            if not target or total >= target:
+                return replica, replica.replicas
+            trial = min(max(math.ceil(replica.replicas * target / total), replica.replicas + 1), most)
+            if trial <= replica.replicas:
+                return replica, replica.replicas  # one user per replica: their own speed bounds it (a miss)
+            more = self._at(replica, trial, kv_bytes, slots)
+            if self._aggregate_tokens_per_s(more) <= total * 1.01:
+                return replica, replica.replicas  # saturated: the users' own speed bounds it (a miss)
+            if trial > limit:
+                return replica, trial
+            replica = more
+        return replica, replica.replicas
+
+    def _at(self, replica: _Replica, replicas: int, kv_bytes: float, slots: int | None = None) -> _Replica:
+        """The replica's load with `replicas` replicas sharing the users (or, without stated users, a batch of
+        up to DEFAULT_SERVING_BATCH sequences each)."""
+        users = self.workload.concurrent_users
+        limit = min(replica.max_sequences, self.engine.max_batch) if slots is None else slots
+        per_replica = math.ceil(users / replicas) if users else min(limit, DEFAULT_SERVING_BATCH)
+        load = perf.serve(
+            self._perf_replica(replica.tp, replica.pp, kv_bytes), per_replica, self.workload.prompt_len,
+            self.workload.output_len, max_sequences=limit,
+        )  # fmt: skip
+        return dataclasses.replace(replica, users=per_replica, replicas=replicas, load=load)
+
+    def _aggregate_tokens_per_s(self, replica: _Replica) -> float:
+        """Output tokens/s over all replicas. The users' shares are rounded up (50 users on 23 replicas: 3 slots
+        each), so only the stated users decode: 50 users at t seconds per token read at most 50 / t."""
+        load = replica.load
+        slots = replica.replicas * load.concurrency
+        users = self.workload.concurrent_users
+        served = min(users, slots) if users else slots
+        return load.output_tokens_per_s * served / max(1, load.concurrency)
+
+    def _kv_element_bytes(self) -> float:
         workload = self.workload
         config = MemoryConfig(
             task=Task.INFERENCE, precision=workload.precision, kv_precision=workload.kv_precision
         )
-        return self.model.kv_bytes_per_token(kv_element_bytes(config))
+        return float(kv_element_bytes(config))
 
-    def _needed(self, batch: int, tokens_per_s: float) -> int:
-        """Replicas the users and the tokens/s target need (at least the pinned dp)."""
-        workload = self.workload
-        needed = 1
-        if workload.concurrent_users:
-            needed = max(needed, math.ceil(workload.concurrent_users / batch))
-        if workload.tokens_per_second:
-            needed = max(needed, math.ceil(workload.tokens_per_second / tokens_per_s))
-        if self.pinned.get("dp"):
-            needed = max(needed, pinned_count(self.pinned["dp"]))
-        return needed
-
-    def _replicas(self, tp: int, pp: int, batch: int, tokens_per_s: float) -> int | None:
-        """Replicas needed for the users and the tokens/s target; None if that exceeds the GPU limit."""
-        needed = self._needed(batch, tokens_per_s)
-        if self.constraints.gpus is not None:
-            if self.constraints.gpus % (tp * pp):
-                return None
-            exact = self.constraints.gpus // (tp * pp)
-            return exact if exact >= needed else None
-        return needed if needed * tp * pp <= self.max_gpus else None
-
-    def _add(self, replica: _Replica, replicas: int) -> None:
-        workload, timing = self.workload, replica.timing
-        tp, pp, batch = replica.tp, replica.pp, replica.batch
+    def _add(self, replica: _Replica) -> None:
+        workload, load = self.workload, replica.load
+        tp, pp, replicas = replica.tp, replica.pp, replica.replicas
         count = replicas * tp * pp
+        batch = load.concurrency
         breakdown = self.memory.breakdown(Layout(tp=tp, pp=pp, micro_batch=batch))
-        if breakdown is None or breakdown.total_bytes > self.capacity:
+        if breakdown is None:
             return
-        tokens_per_s = timing.tokens_per_s * replicas
+        tokens_per_s = self._aggregate_tokens_per_s(replica)
         wall = workload.tokens / tokens_per_s if workload.tokens else None
         gpu_hours, cost, per_million = price_option(self.inputs.price, count, tokens_per_s, wall)
         notes = list(breakdown.note_messages)
-        bound = (
-            "option.decode_compute_bound"
-            if timing.decode_bound == "compute"
-            else "option.decode_memory_bound"
-        )
+        bound = "option.decode_compute_bound" if load.decode_bound == "compute" else "option.decode_memory_bound"
         notes.append(msg(bound, batch=batch))
+        if load.queued:
+            notes.append(msg("option.users_queued", queued=load.queued, slots=load.concurrency))
         if workload.tokens_per_second and tokens_per_s < workload.tokens_per_second:
             notes.append(msg("option.misses_target", target_tokens_per_second=workload.tokens_per_second))
+        band = perf.shipped_bands().band(
+            perf.option_keys(False, self.gpu, tp * pp, self.per_node), self.inputs.rates.confidence
+        )
+        spread = perf.uniform_output_lengths(workload.output_len)
+        static = perf.static_batching_loss(
+            self._perf_replica(tp, pp, self._kv_element_bytes()), max(1, batch), workload.prompt_len, spread
+        )
         self.found.options.append(PlanOption(
             gpu=self.gpu, gpus=count, layout=Layout(dp=replicas, tp=tp, pp=pp, micro_batch=batch),
-            memory=breakdown, fits=True, step_time_s=timing.tpot_s, tokens_per_s=tokens_per_s, wall_time_s=wall,
-            gpu_hours=gpu_hours, cost=cost, cost_per_million_tokens=per_million, confidence=timing.confidence,
-            workload=workload, precision=workload.precision, nodes=self.nodes(count),
-            time_breakdown={"ttft_s": timing.ttft_s, "tpot_s": timing.tpot_s}, ttft_s=timing.ttft_s,
-            tpot_s=timing.tpot_s, max_concurrent_sequences=replica.max_sequences, batch_per_replica=batch,
-            assumptions=timing.assumptions, notes=render_all_en(notes), note_messages=tuple(notes),
+            memory=breakdown, fits=True, step_time_s=load.tpot_s, tokens_per_s=tokens_per_s, wall_time_s=wall,
+            gpu_hours=gpu_hours, cost=cost, cost_per_million_tokens=per_million,
+            confidence=self.inputs.rates.confidence, workload=workload, precision=workload.precision,
+            nodes=self.nodes(count),
+            time_breakdown={"ttft_s": load.ttft_s, "tpot_s": load.tpot_s, "request_s": load.request_s},
+            ttft_s=load.ttft_s, tpot_s=load.tpot_s, max_concurrent_sequences=replica.max_sequences,
+            batch_per_replica=batch, assumptions=self.inputs.rates.assumptions, notes=render_all_en(notes),
+            note_messages=tuple(notes), time_band=band, per_user_tokens_per_s=load.per_user_tokens_per_s,
+            concurrent_users=replica.users, engine=self.engine.name, prefill_share=load.prefill_share,
+            static_batching=static,
         ))  # fmt: skip
 
     def _nothing_fits(self) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import NamedTuple
 
 from planner import perf
 from planner.layout_text import family_message, sharding_hint
@@ -21,7 +23,7 @@ from planner.search.enumeration import (
 )
 from planner.search.ranking import rank_key
 from planner.search.types import Excluded, PlanOption
-from planner.vocabulary import Layout, Offload, RankBy, Recompute, ZeroStage
+from planner.vocabulary import Confidence, Layout, Offload, RankBy, Recompute, ZeroStage
 
 # Pipeline parallel runs with ZeRO stage 0 or 1 only. DeepSpeed's PipelineEngine asserts it
 # (deepspeed/runtime/pipe/engine.py: "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism"); Megatron-LM's
@@ -34,6 +36,12 @@ PIPELINE_MAX_ZERO = ZeroStage.OPTIMIZER
 State = tuple[ZeroStage, Offload]
 # An activation variant: the recompute mode and the micro-batch.
 Variant = tuple[Recompute, int]
+# A model-parallel shape: tp, pp, ep and the virtual pipeline stages per rank (interleaved 1F1B).
+Shape = tuple[int, int, int, int]
+# Interleaved 1F1B chunks per pipeline rank the search tries (at least one layer per chunk; uneven chunks as
+# torchtitan allows); Llama 3 405B trained interleaved (arXiv 2407.21783, section 3.3.2). Four chunks take
+# three quarters of the bubble away; finer steps add search time, not insight.
+VIRTUAL_STAGES = (1, 4)
 # The family an excluded entry names: a data-parallel-only state, or None for every layout with tensor or
 # pipeline parallelism ("tensor/pipeline parallel").
 FamilyKey = State | None
@@ -57,35 +65,38 @@ class _StateFit:
         return self.a + self.b / dp + delta
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    """A (state, activation variant) that fits at one layout and dp; `order` ranks the ones worth timing."""
+class _Candidate(NamedTuple):
+    """A (state, activation variant) that fits at one layout and dp, fields in the order that ranks the ones
+    worth timing (a named tuple: the search builds thousands, and sorts them by their first four fields)."""
 
-    offloaded: bool
     rank: int  # of the activation variant, lightest recompute first
+    offloaded: bool
     zero3: bool
+    zero: int
     state: State
     variant: Variant
 
     @property
     def order(self) -> tuple[int, bool, bool, int]:
-        return (self.rank, self.offloaded, self.zero3, int(self.state[0]))
+        return (self.rank, self.offloaded, self.zero3, self.zero)
 
     def dominates(self, other: _Candidate) -> bool:
         """No heavier in activations and no dearer in kind: `other` is never faster."""
         return self.rank <= other.rank and self.offloaded <= other.offloaded and self.zero3 <= other.zero3
 
 
+_ORDER = itemgetter(0, 1, 2, 3)  # _Candidate.order, as a sort key
+
+
 @dataclass(frozen=True, slots=True)
 class _Best:
     key: tuple[float, int, bool, int, int]
     layout: Layout
-    step: perf.StepTime
 
 
-def _layout(tp: int, pp: int, ep: int, dp: int, state: State, variant: Variant) -> Layout:
+def _layout(tp: int, pp: int, ep: int, dp: int, state: State, variant: Variant, virtual: int = 1) -> Layout:
     return Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=state[0], recompute=variant[0], offload=state[1],
-                  micro_batch=variant[1])  # fmt: skip
+                  micro_batch=variant[1], virtual_stages=virtual)  # fmt: skip
 
 
 def family_key(layout: Layout) -> FamilyKey:
@@ -121,9 +132,17 @@ class TrainingSearch(GpuSearch):
         # With a pipeline only ZeRO-0/1 (see PIPELINE_MAX_ZERO); True once a pipelined layout was skipped for it.
         self.pipeline_states = [state for state in self.states if state[0] <= PIPELINE_MAX_ZERO]
         self.skipped_pipeline = False
+        self.options = perf.TrainingOptions(optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank)
+        workload = self.workload
+        self.step_model = perf.StepModel(
+            self.inputs.numbers, self.gpu, seq_len=workload.seq_len, global_batch=workload.global_batch,
+            rates=self.inputs.rates, task=workload.task, precision=workload.precision,
+            comm_overlap=workload.comm_overlap, gpus_per_node=self.per_node,
+            inter_node_bytes_per_s=self.constraints.inter_node_bytes_per_s, options=self.options,
+        )  # fmt: skip
 
     # -- enumeration ---------------------------------------------------------------------------------------
-    def _layouts(self) -> Iterator[tuple[int, int, int]]:
+    def _layouts(self) -> Iterator[Shape]:
         model = self.model
         tps = self.tensor_parallel_sizes()
         pps = allowed("pp", pipeline_depths(model.layers), self.pinned, pinned_count)
@@ -134,10 +153,13 @@ class TrainingSearch(GpuSearch):
             steps = (1, 4, 16, 64, model.experts)
             experts = sorted({e for e in steps if e <= min(64, model.experts) and model.experts % e == 0})
         eps = allowed("ep", experts, self.pinned, pinned_count)
+        virtuals = allowed("virtual_stages", VIRTUAL_STAGES, self.pinned, pinned_count)
         for tp in tps:
             for pp in pps:
                 for ep in eps:
-                    yield tp, pp, ep
+                    for virtual in virtuals:
+                        if virtual == 1 or (pp > 1 and model.layers >= pp * virtual):
+                            yield tp, pp, ep, virtual
 
     def _states(self) -> list[State]:
         zeros = allowed("zero", list(ZeroStage), self.pinned, ZeroStage.parse)
@@ -180,33 +202,33 @@ class TrainingSearch(GpuSearch):
     # -- memory fit ------------------------------------------------------------------------------------------
     def _fit_states(
         self,
-        shape: tuple[int, int, int],
+        shape: Shape,
         base: int,
         reference: Variant,
         with_dp_one: bool,
         states: list[State],
     ) -> list[_StateFit]:
         """The a + b / dp fit of each state that is possible at this layout."""
-        tp, pp, ep = shape
+        tp, pp, ep, virtual = shape
         total = self.memory.total
         fits = []
         low, high = (2 * base, 4 * base) if base == 1 else (base, 2 * base)
         for state in states:
-            t_low = total(_layout(tp, pp, ep, low, state, reference))
-            t_high = total(_layout(tp, pp, ep, high, state, reference))
+            t_low = total(_layout(tp, pp, ep, low, state, reference, virtual))
+            t_high = total(_layout(tp, pp, ep, high, state, reference, virtual))
             if t_low is None or t_high is None:
                 continue
             b = (t_low - t_high) / (1 / low - 1 / high)
             at_one: float | None = None
             if with_dp_one:
-                exact = total(_layout(tp, pp, ep, 1, state, reference))
+                exact = total(_layout(tp, pp, ep, 1, state, reference, virtual))
                 at_one = math.inf if exact is None else exact
             fits.append(_StateFit(state, t_low - b / low, b, at_one))
         return fits
 
     def _variant_deltas(
         self,
-        shape: tuple[int, int, int],
+        shape: Shape,
         dp: int,
         state: State,
         variants: list[Variant],
@@ -216,12 +238,12 @@ class TrainingSearch(GpuSearch):
         micro-batch, so two exact estimates per recompute mode give every micro-batch."""
         if ref_total is None:
             return {}
-        tp, pp, ep = shape
+        tp, pp, ep, virtual = shape
         at: dict[Variant, int | None] = {}
 
         def total(variant: Variant) -> int | None:
             if variant not in at:
-                at[variant] = self.memory.total(_layout(tp, pp, ep, dp, state, variant))
+                at[variant] = self.memory.total(_layout(tp, pp, ep, dp, state, variant, virtual))
             return at[variant]
 
         deltas: dict[Variant, float] = {}
@@ -238,41 +260,57 @@ class TrainingSearch(GpuSearch):
         self._finish()
         return self.found
 
-    def _search_layout(self, shape: tuple[int, int, int]) -> None:
-        tp, pp, ep = shape
+    def _search_layout(self, shape: Shape) -> None:
+        tp, pp, ep, virtual = shape
         dps = self._dps(tp, pp, ep)
         if not dps:
             return
         base = ep // math.gcd(ep, tp)
         variants = self._variants(pp)
-        reference = variants[0]
         states = self.states if pp == 1 else self.pipeline_states
         if not states:
             self.skipped_pipeline = True
             return
-        fits = self._fit_states(shape, base, reference, 1 in dps, states)
-        if not fits:
+        found = self._memory_fits(shape, base, variants, states, 1 in dps)
+        if found is None:
             return
-        first_state = fits[0].state
-        ref_total = self.memory.total(_layout(tp, pp, ep, 2 * base, first_state, reference))
-        deltas = self._variant_deltas(shape, 2 * base, first_state, variants, ref_total)
-        if not deltas:
-            return
+        fits, deltas = found
         self._record_needs(shape, dps, fits, deltas)
         ranked = [(rank, variant, delta) for rank, (variant, delta) in enumerate(deltas.items())]
         for dp in dps:
             self._consider(shape, dp, fits, ranked)
 
+    def _memory_fits(
+        self, shape: Shape, base: int, variants: list[Variant], states: list[State], with_dp_one: bool
+    ) -> tuple[list[_StateFit], dict[Variant, float]] | None:
+        """The state fits and variant deltas of a layout (None when nothing is possible there). They depend on
+        the model, workload and layout only, so every GPU type of one search shares them (SearchMemory)."""
+        key = (shape, base, tuple(variants), tuple(states), with_dp_one)
+        cache = self.memory.layout_fits
+        if key in cache:
+            return cache[key]  # type: ignore[return-value]
+        tp, pp, ep, virtual = shape
+        reference = variants[0]
+        found: tuple[list[_StateFit], dict[Variant, float]] | None = None
+        fits = self._fit_states(shape, base, reference, with_dp_one, states)
+        if fits:
+            ref_total = self.memory.total(_layout(tp, pp, ep, 2 * base, fits[0].state, reference, virtual))
+            deltas = self._variant_deltas(shape, 2 * base, fits[0].state, variants, ref_total)
+            if deltas:
+                found = (fits, deltas)
+        cache[key] = found
+        return found
+
     def _record_needs(
-        self, shape: tuple[int, int, int], dps: list[int], fits: list[_StateFit], deltas: dict[Variant, float]
+        self, shape: Shape, dps: list[int], fits: list[_StateFit], deltas: dict[Variant, float]
     ) -> None:
         """Smallest per-GPU need per family (at the largest dp and lightest activations), for excluded reasons."""
-        tp, pp, ep = shape
+        tp, pp, ep, virtual = shape
         dp = max(dps)
         lightest = min(deltas, key=lambda variant: deltas[variant])
         for fit in fits:
             need = fit.need(dp, deltas[lightest])
-            layout = _layout(tp, pp, ep, dp, fit.state, lightest)
+            layout = _layout(tp, pp, ep, dp, fit.state, lightest, virtual)
             family = family_key(layout)
             if family not in self.family_need or need < self.family_need[family][0]:
                 self.family_need[family] = (need, layout)
@@ -285,22 +323,22 @@ class TrainingSearch(GpuSearch):
         """Per state, the most preferred activation variant that fits at this dp."""
         allowed_variants = [item for item in ranked if item[1][1] * dp <= self.workload.global_batch]
         candidates = []
+        capacity = self.capacity
         for fit in fits:
-            states_bytes = fit.need(dp, 0.0)
+            room = capacity - fit.need(dp, 0.0)
             for rank, variant, delta in allowed_variants:
-                if states_bytes + delta <= self.capacity:
+                if delta <= room:
                     zero, offload = fit.state
                     candidates.append(
-                        _Candidate(
-                            offload != Offload.NONE, rank, zero == ZeroStage.WEIGHTS, fit.state, variant
-                        )
+                        _Candidate(rank, offload != Offload.NONE, zero == ZeroStage.WEIGHTS, int(zero), fit.state,
+                                   variant)  # fmt: skip
                     )
                     break
         return candidates
 
     def _consider(
         self,
-        shape: tuple[int, int, int],
+        shape: Shape,
         dp: int,
         fits: list[_StateFit],
         ranked: list[tuple[int, Variant, float]],
@@ -311,29 +349,27 @@ class TrainingSearch(GpuSearch):
         compute. A candidate no lighter in activations and no cheaper in kind than another is never faster:
         time only the rest and let the clock decide.
         """
-        candidates = sorted(self._candidates(dp, fits, ranked), key=lambda c: c.order)  # stable: states order
+        tp, pp, ep, virtual = shape
+        count = dp * tp * pp
+        candidates = sorted(self._candidates(dp, fits, ranked), key=_ORDER)  # stable: states order
         shortlist: list[_Candidate] = []
         for candidate in candidates:
             if not any(kept.dominates(candidate) for kept in shortlist):
                 shortlist.append(candidate)
-        tp, pp, ep = shape
-        count = dp * tp * pp
         for candidate in shortlist:
-            layout = _layout(tp, pp, ep, dp, candidate.state, candidate.variant)
-            step = self._step_time(layout)
-            key = (step.step_time_s, int(layout.zero), layout.offload != Offload.NONE, pp, tp)
             best = self.best.get(count)
+            if best is not None:
+                recompute, micro_batch = candidate.variant
+                floor = self.step_model.floor(tp, pp, ep, dp, micro_batch, recompute, virtual)
+                if floor is not None and floor > best.key[0]:
+                    continue  # cannot beat the best at this count: not worth timing
+            layout = _layout(tp, pp, ep, dp, candidate.state, candidate.variant, virtual)
+            key = (self.step_model.seconds(layout), int(layout.zero), layout.offload != Offload.NONE, pp, tp)
             if best is None or key < best.key:
-                self.best[count] = _Best(key, layout, step)
+                self.best[count] = _Best(key, layout)
 
     def _step_time(self, layout: Layout) -> perf.StepTime:
-        workload = self.workload
-        return perf.training_step_time(
-            self.inputs.numbers, self.gpu, layout, seq_len=workload.seq_len, global_batch=workload.global_batch,
-            rates=self.inputs.rates, task=workload.task, precision=workload.precision,
-            comm_overlap=workload.comm_overlap, gpus_per_node=self.per_node,
-            inter_node_bytes_per_s=self.constraints.inter_node_bytes_per_s,
-        )  # fmt: skip
+        return self.step_model.step(layout)
 
     # -- results -------------------------------------------------------------------------------------------
     def _finish(self) -> None:
@@ -346,7 +382,8 @@ class TrainingSearch(GpuSearch):
 
     def _option(self, count: int, best: _Best) -> PlanOption | None:
         """The option for the fastest layout at `count` GPUs, re-estimated exactly (None if it does not fit)."""
-        workload, layout, step = self.workload, best.layout, best.step
+        workload, layout = self.workload, best.layout
+        step = self._step_time(layout)
         breakdown = self.memory.breakdown(layout)
         if breakdown is None or breakdown.total_bytes > self.capacity:
             return None  # the a + b/dp fit was optimistic here; the exact estimate decides
@@ -361,13 +398,18 @@ class TrainingSearch(GpuSearch):
                 micro_batch=layout.micro_batch, accumulation_steps=step.microbatches,
                 global_batch=workload.global_batch,
             ))  # fmt: skip
+        band = perf.shipped_bands().band(
+            perf.option_keys(True, self.gpu, count, self.per_node), Confidence.parse(step.confidence)
+        )
         return PlanOption(
             gpu=self.gpu, gpus=count, layout=layout, memory=breakdown, fits=True,
             step_time_s=step.step_time_s, tokens_per_s=tokens_per_s, wall_time_s=wall, gpu_hours=gpu_hours,
-            cost=cost, cost_per_million_tokens=per_million, confidence=step.confidence, workload=workload,
+            cost=cost, cost_per_million_tokens=per_million, confidence=Confidence.parse(step.confidence),
+            workload=workload,
             precision=workload.precision, nodes=self.nodes(count),
             gradient_accumulation_steps=step.microbatches, time_breakdown=step.breakdown,
             assumptions=step.assumptions, notes=render_all_en(notes), note_messages=tuple(notes),
+            time_band=band, mfu=step.mfu,
         )  # fmt: skip
 
     def _exclusions(self) -> None:

@@ -11,12 +11,19 @@ from typing import TYPE_CHECKING
 from planner.gpus import GpuSpec
 from planner.messages import Message
 from planner.money import Money
+from planner.uncertainty import ErrorBand
 from planner.vocabulary import Confidence, Layout, Optimizer, Precision, RankBy, Task
 
-if TYPE_CHECKING:  # an annotation only: planner.memory is imported where estimates are made
+if TYPE_CHECKING:  # annotations only: planner.memory and planner.perf are imported where estimates are made
     from planner.memory import MemoryBreakdown
+    from planner.perf import BatchingLoss
 
 DEFAULT_MAX_GPUS = 4096
+# Share of each GPU's memory a plan leaves free: the CUDA context, the caching allocator's fragmentation and
+# NCCL's buffers live there. vLLM reserves the same by default (gpu_memory_utilization=0.9, vLLM engine
+# arguments, docs.vllm.ai, 2025); docs/sources.md, "Memory headroom".
+DEFAULT_MEMORY_HEADROOM = 0.10
+MAX_MEMORY_HEADROOM = 0.9
 
 # A strategy field a user may pin (Constraints.pinned): the Layout fields, with plain values or members.
 PinValue = int | str
@@ -33,10 +40,15 @@ class Workload:
     tokens_per_second: serving target, output tokens per second over all users (optional).
     concurrent_users: serving: sequences decoded at the same time (optional; default: as many as fit).
     output_len: serving: tokens generated per request (the prompt is seq_len - output_len).
-    mfu: model-FLOPs utilisation to assume (None: planner.perf.DEFAULT_MFU, sourced there).
-    bandwidth_fraction: achievable fraction of peak memory bandwidth in decode (None: perf default).
-    comm_overlap: fraction of data-parallel communication hidden behind compute (None: perf default).
+    mfu: a flat model-FLOPs utilisation to assume instead of the operator model's compute (None: the
+      operator model, planner.perf).
+    bandwidth_fraction: achievable fraction of peak memory bandwidth (None: the GPU's measured copy fraction).
+    comm_overlap: fraction of data-parallel communication hidden behind compute (None: the overlap model:
+      buckets behind the backward, prefetched ZeRO-3 gathers).
     dataset_tokens: tokens in one epoch, for the cost per epoch (optional).
+    engine: serving engine profile (vllm | tensorrt-llm | llama.cpp | gpt-fast; None: vllm), planner.perf.ENGINES.
+    weight_format: serving weight format (bf16, fp8, int8, int4-g128 = AWQ/GPTQ, int4-g32, q8_0, q4_0, q4_k_m;
+      None: the precision's own), planner.perf.FORMATS.
     """
 
     task: Task = Task.PRETRAIN
@@ -54,6 +66,8 @@ class Workload:
     comm_overlap: float | None = None
     lora_rank: int = 16
     dataset_tokens: float | None = None
+    engine: str | None = None
+    weight_format: str | None = None
 
     def __post_init__(self) -> None:
         """Choices given as text ("train", "bf16") become their vocabulary members; UserError if unknown."""
@@ -84,7 +98,8 @@ class Constraints:
     run may cost; deadline_s: longest wall time; pinned: strategy fields the user fixed ({"zero": 3, "tp": 8},
     names from Layout.FIELDS); gpus_per_node: override the GPU type's typical node size;
     inter_node_bytes_per_s: network per GPU (None: planner.perf.DEFAULT_INTER_NODE_BYTES_PER_S, one 400 Gb/s
-    InfiniBand link per GPU).
+    InfiniBand link per GPU); memory_headroom: share of each GPU's memory left free (0..0.9), so an option
+    fits when its per-GPU total is at most memory_bytes x (1 - memory_headroom).
     """
 
     max_gpus: int = DEFAULT_MAX_GPUS
@@ -94,9 +109,14 @@ class Constraints:
     pinned: Mapping[str, PinValue] = field(default_factory=dict)
     gpus_per_node: int | None = None
     inter_node_bytes_per_s: float | None = None
+    memory_headroom: float = DEFAULT_MEMORY_HEADROOM
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pinned", MappingProxyType(dict(self.pinned)))
+
+    def usable_bytes(self, gpu: GpuSpec) -> int:
+        """What a plan may fill of one GPU: its memory less the headroom."""
+        return int(gpu.memory_bytes * (1.0 - self.memory_headroom))
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +129,21 @@ class PlanOption:
     time_breakdown: seconds per step by cause (compute, pipeline bubble, tp/dp/ep communication, offload).
     gradient_accumulation_steps: micro-batches per optimizer step the training search timed (None: not
     planned, as for serving; JSON then says 1).
+    time_band: the cross-validated error band of this option's class (planner.perf.bands): the true step time,
+      wall time, GPU-hours and cost lie within estimate x (1 + low_fraction) .. x (1 + high_fraction) for the
+      share `coverage` of published runs of the class; throughputs take `tokens_per_s_band` (its inverse).
+      None when no class has enough published cases. JSON: "time_band" with "low_fraction", "high_fraction",
+      "cases", "basis", "coverage", "confidence", and the ranges "wall_time_s_range", "cost_range",
+      "tokens_per_s_range".
+    per_user_tokens_per_s: serving: tokens per second one user sees while its request decodes (1 / TPOT).
+    concurrent_users: serving: users decoded at once per replica at this load (the stated users spread over
+      the replicas, capped by what fits and the engine's batch limit).
+    engine: serving: the engine profile the figures assume.
+    mfu: training: model FLOPs (6 x parameters + attention, no recompute) per second over the dense peak.
+    prefill_share: serving: the share of step time spent on prompts (chunked prefill of arriving requests).
+    static_batching: serving: static against continuous batching for output lengths spread evenly around the
+      workload's (planner.perf.static_batching_loss); JSON "static_batching" with "lost_fraction",
+      "static_tokens_per_s", "continuous_tokens_per_s", "output_lengths".
     """
 
     gpu: GpuSpec
@@ -135,6 +170,13 @@ class PlanOption:
     assumptions: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()  # English (CLI, JSON); note_messages says the same as planner.messages codes
     note_messages: tuple[Message, ...] = ()
+    time_band: ErrorBand | None = None
+    per_user_tokens_per_s: float | None = None
+    concurrent_users: int | None = None
+    engine: str | None = None
+    mfu: float | None = None
+    prefill_share: float | None = None
+    static_batching: BatchingLoss | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "confidence", Confidence.parse(self.confidence))
@@ -147,6 +189,23 @@ class PlanOption:
     @property
     def memory_per_gpu_bytes(self) -> int:
         return self.memory.total_bytes
+
+    @property
+    def tokens_per_s_band(self) -> ErrorBand | None:
+        """The band of the throughput figures (tokens/s scale like 1 / time)."""
+        return self.time_band.inverse() if self.time_band else None
+
+    def ranges(self) -> dict[str, list[float] | None]:
+        """[low, high] of the wall time, cost and tokens/s under the time band (None where no band or figure)."""
+        band = self.time_band
+        if band is None:
+            return {"wall_time_s_range": None, "cost_range": None, "tokens_per_s_range": None}
+        inverse = band.inverse()
+        return {
+            "wall_time_s_range": list(band.bounds(self.wall_time_s)) if self.wall_time_s is not None else None,
+            "cost_range": list(band.bounds(self.cost.amount)) if self.cost is not None else None,
+            "tokens_per_s_range": list(inverse.bounds(self.tokens_per_s)),
+        }
 
     def as_dict(self) -> dict[str, object]:
         """The JSON shape of `gpu-advisor plan --json` (README, "gpu-advisor gpus, plan, rentbuy")."""
@@ -176,7 +235,26 @@ class PlanOption:
             "max_concurrent_sequences": self.max_concurrent_sequences,
             "batch_per_replica": self.batch_per_replica,
             "notes": list(self.notes),
+            "time_band": self.time_band.as_dict() if self.time_band else None,
+            **self.ranges(),
+            "per_user_tokens_per_s": self.per_user_tokens_per_s,
+            "concurrent_users": self.concurrent_users,
+            "engine": self.engine,
+            "mfu": self.mfu,
+            "prefill_share": self.prefill_share,
+            "static_batching": _batching_dict(self.static_batching),
         }
+
+
+def _batching_dict(loss: BatchingLoss | None) -> dict[str, object] | None:
+    if loss is None:
+        return None
+    return {
+        "lost_fraction": loss.lost_fraction,
+        "static_tokens_per_s": loss.static_tokens_per_s,
+        "continuous_tokens_per_s": loss.continuous_tokens_per_s,
+        "output_lengths": {"mean": loss.mean_output_len, "max": loss.max_output_len, "spread": "uniform 1 .. 2 x mean"},
+    }
 
 
 @dataclass(frozen=True, slots=True)

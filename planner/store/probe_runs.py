@@ -228,7 +228,7 @@ def _gpus_in(report: ProbeReport) -> dict[str, tuple[str, int | None]]:
         key = uuid if isinstance(uuid, str) and uuid else f"{gpu['index']}:{gpu['name']}"
         memory = gpu.get("memory_total_bytes")
         seen[key] = (
-            gpu["name"],
+            str(gpu["name"]),
             memory if isinstance(memory, int) and not isinstance(memory, bool) else None,
         )
     if not seen:  # NVML refused: fall back to what torch saw

@@ -97,3 +97,16 @@ def open_plan_page(qtbot, context):
         page.shutdown()
         page.state.dirty = False  # nothing to ask at teardown
     context.jobs.wait_for_done(10_000)
+
+
+@pytest.fixture
+def rent_buy(qtbot, context):
+    """A shown Rent or buy page over the test's own database, at the default window size."""
+    from desktop.pages.rent_buy import RentBuyPage
+
+    widget = RentBuyPage(context)
+    qtbot.addWidget(widget)
+    widget.resize(1280, 820)
+    widget.show()
+    yield widget
+    widget.shutdown()

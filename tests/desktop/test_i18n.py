@@ -32,9 +32,12 @@ from PySide6.QtWidgets import (
     QTreeWidget,
 )
 
+from desktop.plan_request import render_note
+
 ROOT = Path(__file__).resolve().parents[2]
 TS_FILE = ROOT / "assets" / "i18n" / "gpu_advisor_ru.ts"
 QM_FILE = TS_FILE.with_suffix(".qm")
+EN_TS_FILE = TS_FILE.with_name("gpu_advisor_en.ts")  # the English plural forms only
 BIN = Path(sys.executable).parent
 NBSP_CHARS = (
     "\u00a0\u202f"  # QLocale's Russian group separator is a no-break space (narrow in some CLDR data)
@@ -121,14 +124,37 @@ def _parse(path: Path):
             yield context.findtext("name") or "", message
 
 
-def test_committed_qm_is_built_from_the_committed_ts(tmp_path):
+@pytest.mark.parametrize("ts_file", [TS_FILE, EN_TS_FILE], ids=["ru", "en plurals"])
+def test_committed_qm_is_built_from_the_committed_ts(tmp_path, ts_file):
     """`make run` loads the committed .qm; it must be exactly what pyside6-lrelease makes of the .ts."""
     rebuilt = tmp_path / "rebuilt.qm"
     subprocess.run(
-        [str(BIN / "pyside6-lrelease"), str(TS_FILE), "-qm", str(rebuilt)], check=True, capture_output=True
+        [str(BIN / "pyside6-lrelease"), str(ts_file), "-qm", str(rebuilt)], check=True, capture_output=True
     )
-    assert QM_FILE.is_file(), "run `make translations`"
-    assert filecmp.cmp(rebuilt, QM_FILE, shallow=False), "the .qm is stale: run `make translations`"
+    qm_file = ts_file.with_suffix(".qm")
+    assert qm_file.is_file(), "run `make translations`"
+    assert filecmp.cmp(rebuilt, qm_file, shallow=False), "the .qm is stale: run `make translations`"
+
+
+def test_every_count_reads_in_its_plural_form_in_both_languages(qapp, english_afterwards):
+    """Qt picks the form from the catalogs: English one/other (gpu_advisor_en.ts), Russian one/few/many."""
+    from desktop.i18n import set_language
+    from desktop.plurals import plurals
+
+    set_language("en", strict=True)
+    assert [plurals().adding_quotes(n) for n in (1, 2)] == ["adding 1 quote", "adding 2 quotes"]
+    assert plurals().published_runs(1) == "1 published run"
+    set_language("ru", strict=True)
+    assert [plurals().accumulation_steps(n) for n in (1, 3, 5, 21)] == [
+        "1 шаг накопления", "3 шага накопления", "5 шагов накопления", "21 шаг накопления",
+    ]  # fmt: skip
+
+
+def test_every_count_text_has_english_plural_forms():
+    """The English catalog covers every %n text the Russian one has (so no "1 quote(s)" is left)."""
+    russian = {(c, m.findtext("source")) for c, m in _parse(TS_FILE) if m.get("numerus") == "yes"}
+    english = {(c, m.findtext("source")) for c, m in _parse(EN_TS_FILE) if m.get("numerus") == "yes"}
+    assert russian == english
 
 
 def test_the_qm_ships_in_the_package_data():
@@ -167,7 +193,7 @@ def test_russian_numbers_units_and_money(qapp, english_afterwards):
     assert _plain(fmt.bandwidth(3.35e12)) == "3 350 ГБ/с"
     assert _plain(fmt.watts(700)) == "700 Вт"
     assert _plain(fmt.money(250, "RUB")) == "250,00 ₽"
-    assert _plain(fmt.money_with_original(Money(2.75, "USD"), Money(250, "RUB"))) == "≈ 2,75 $ (250,00 ₽)"
+    assert _plain(fmt.money_with_original(Money(2.75, "USD"), Money(250, "RUB"))) == "≈ 2,75 USD (250,00 ₽)"
     set_language("en", strict=True)
     assert fmt.number(1234.5, 1) == "1,234.5"
     assert fmt.money_with_original(Money(2.75, "USD"), Money(250, "RUB")) == "≈\u00a0$2.75 (250.00\u00a0₽)"
@@ -460,12 +486,12 @@ def test_a_plan_priced_from_a_rub_quote_shows_both_currencies(open_window, qtbot
     plan.state.mark_saved(None, "RUB test")  # nothing unsaved: closing the window asks no question
     price = plan.call.prices["a100-sxm-80gb"]
     assert (price.currency, round(price.amount, 6)) == ("USD", 2.75)
-    source = _plain(plan.call.price_sources["a100-sxm-80gb"].render())
-    assert "≈ 2,75 $ (250,00 ₽)" in source  # Russian number format, converted first, original beside it
+    source = _plain(render_note(plan.call.price_sources["a100-sxm-80gb"]))
+    assert "≈ 2,75 USD (250,00 ₽)" in source  # Russian number format, converted first, original beside it
     shown = "\n".join(_plain(text) for _where, text in _widget_texts(window)) + _plain(
         plan.results.advice.toPlainText()
     )
-    assert "250,00 ₽" in shown and "2,75 $" in shown
+    assert "250,00 ₽" in shown and "2,75 USD" in shown
 
 
 def test_a_missing_rate_is_asked_for_not_assumed(open_window, qtbot, english_afterwards):
@@ -527,5 +553,6 @@ def test_screenshots_in_russian_write_every_page_with_russian_numbers(tmp_path):
         assert (out / f"{page}.png").stat().st_size > 10_000
     labels = Path(str(out) + ".labels").read_text(encoding="utf-8")
     assert "Валюта отображения:" in labels  # the Settings page, in Russian
-    # a Russian-formatted number with a no-break group separator and a decimal comma, e.g. "2 914,5 ГБ/с"
-    assert re.search(r"\d[\u00a0\u202f]\d{3},\d", labels), "no Russian-formatted number in a visible label"
+    # Russian-formatted numbers: a no-break group separator ("2 588 USD") and a decimal comma ("5,8 ч")
+    assert re.search(r"\d[\u00a0\u202f]\d{3}", labels), "no Russian group separator in a visible label"
+    assert re.search(r"\d,\d", labels), "no Russian decimal comma in a visible label"

@@ -109,9 +109,10 @@ def test_lost_gpu_is_reported_while_the_other_keeps_being_sampled(open_window, m
 def test_mig_scenario_names_the_telemetry_nvml_refuses(open_window, qtbot):
     window = open_window("mig")
     page = window.page("hardware")
-    # the fake A100 in MIG mode refuses utilisation (NVML does under MIG): the legend says so, with the reason
-    qtbot.waitUntil(lambda: "n/a" in page.telemetry.legend.text(), timeout=8000)
-    assert "utilisation" in page.telemetry.legend.text()
+    # the fake A100 in MIG mode refuses utilisation (NVML does under MIG): the key's utilisation column says
+    # so for that GPU, with NVML's reason as the tooltip
+    qtbot.waitUntil(lambda: "not reported" in page.telemetry.legend.text(), timeout=8000)
+    assert "Utilisation" in page.telemetry.legend.text()
     assert "utilization_pct" in page.telemetry.legend.toolTip()
 
 

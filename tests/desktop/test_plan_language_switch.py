@@ -71,4 +71,4 @@ def test_a_failed_plan_says_why_in_the_new_language_without_planning_again(
 
     assert calls[0] == 0
     assert "/nowhere/config.json" in page.state.error and "no such file" not in page.state.error
-    assert page.state.error in page.error_label.text()
+    assert page.state.error in page.results.headline.text()

@@ -59,35 +59,34 @@ def test_typical_price_is_the_median_of_your_quotes_converted_and_a_missing_rate
     for price, currency in ((2.00, "USD"), (3.00, "USD"), (2.00, "EUR"), (100.0, "RUB")):
         add(store, "a100-sxm-80gb", price, currency)
     book, notes = PriceBook(store), []
-    price, where = typical_price(
+    basis = typical_price(
         book, "a100-sxm-80gb", ("on-demand",), "USD", store.settings.exchange_rates(), notes
     )
-    assert price.currency == "USD" and price.amount == pytest.approx(2.20)
-    assert where.render() == "median of 3 of your quotes ($2.00 to $3.00/GPU-h)"  # the RUB quote is not counted
+    assert basis.price.currency == "USD" and basis.price.amount == pytest.approx(2.20)
+    # the RUB quote is not counted
+    assert render_note(basis.source) == "median of 3 of your quotes ($2.00 to $3.00/GPU-h)"
     assert len(notes) == 1 and "RUB" in render_note(notes[0]) and "USD" in render_note(notes[0])
 
     # No quote of your own: the shipped reference points, median 3.49.
-    price, where = typical_price(book, "h100-sxm", ("on-demand",), "USD", store.settings.exchange_rates(), [])
-    assert price.amount == pytest.approx(3.49)
-    assert where.render() == "median of 7 reference quotes ($1.30 to $12.29/GPU-h)"
+    basis = typical_price(book, "h100-sxm", ("on-demand",), "USD", store.settings.exchange_rates(), [])
+    assert basis.price.amount == pytest.approx(3.49)
+    assert render_note(basis.source) == "median of 7 reference quotes ($1.30 to $12.29/GPU-h)"
     assert typical_price(book, "h100-sxm", ("spot",), "USD", store.settings.exchange_rates(), []) is None
 
     # The book notices a new quote (the store's data stamp changed): 2.00, 2.20, 2.50, 3.00 -> (2.20 + 2.50) / 2.
     add(store, "a100-sxm-80gb", 2.50)
-    price, where = typical_price(
-        book, "a100-sxm-80gb", ("on-demand",), "USD", store.settings.exchange_rates(), []
-    )
-    assert price.amount == pytest.approx(2.35) and where.render().startswith("median of 4 of your quotes")
+    basis = typical_price(book, "a100-sxm-80gb", ("on-demand",), "USD", store.settings.exchange_rates(), [])
+    assert basis.price.amount == pytest.approx(2.35)
+    assert render_note(basis.source).startswith("median of 4 of your quotes")
 
 
 def test_one_quote_of_your_own_is_named_with_its_original_currency(qapp, store):
     store.settings.set_exchange_rate("EUR", 1.10, "2026-09-01")
     add(store, "l4", 0.50, "EUR")
-    price, where = typical_price(
-        PriceBook(store), "l4", ("on-demand",), "USD", store.settings.exchange_rates(), []
-    )
-    assert price.amount == pytest.approx(0.55)  # 0.50 EUR x 1.10
-    assert where.render() == "your quote: ≈\u00a0$0.55 (€0.50)/GPU-h"  # converted, the quoted original beside it
+    basis = typical_price(PriceBook(store), "l4", ("on-demand",), "USD", store.settings.exchange_rates(), [])
+    assert basis.price.amount == pytest.approx(0.55)  # 0.50 EUR x 1.10
+    # converted, the quoted original beside it
+    assert render_note(basis.source) == "your quote: ≈\u00a0$0.55 (€0.50)/GPU-h"
 
 
 @pytest.fixture
@@ -154,7 +153,8 @@ def test_a_plan_call_reads_only_the_ticked_quotes(qapp, store, monkeypatch):
     )
     call = build_plan_call(inputs, load_catalog(), store, "USD", store.settings.exchange_rates())
     assert call.prices["h100-sxm"].amount == 4.10  # the ticked quote's own price
-    assert call.price_sources["l40s"].render().startswith("median of 2 reference quotes")  # catalog GPU: typical price
+    # catalog GPU: typical price
+    assert render_note(call.price_sources["l40s"]).startswith("median of 2 reference quotes")
     assert {gpu.id for gpu in call.gpus} == {"h100-sxm", "l40s"}  # a deleted quote is simply not offered
 
 

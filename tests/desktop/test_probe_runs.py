@@ -291,7 +291,9 @@ def test_a_burst_of_128_results_is_one_insertion_one_redraw_and_one_column_fit(h
     lines = [json.dumps({"event": "result", "device": "cuda:0", "measurement": measurement})] * BURST
     hardware.probe.feed_stdout(("\n".join(lines) + "\n").encode())
     qtbot.waitUntil(lambda: hardware.results_model.rowCount() == BURST, timeout=5000)
-    assert counts == {"inserted": 1, "redraws": 1, "fits": 1}  # not 128 of each: linear in the burst
+    # not 128 of each: linear in the burst. The chart may redraw once more when the results panel's layout
+    # resizes it (its labels' room depends on its width), never once per result.
+    assert counts["inserted"] == 1 and counts["fits"] == 1 and counts["redraws"] <= 2, counts
     assert len(hardware.probe_chart.items) == BURST
     hardware.probe.end_of_output(1, False)  # no report: the run fails and the page is ready again
     assert hardware.quick_button.isEnabled()

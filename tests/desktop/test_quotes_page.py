@@ -17,6 +17,15 @@ def page(open_window):
     return window.page("quotes")
 
 
+def typed_quote(tab) -> dict:
+    """A complete quote as a user types it into the new-quote form (the form stores only complete ones)."""
+    if tab.kind.name == "rental":
+        return {"provider": "Hand cloud", "offer": "", "gpu": "h100-sxm", "gpus_per_instance": 1,
+                "price_per_gpu_hour": 1.0, "currency": "USD", "kind": "on-demand", "quoted_on": "2026-09-01"}  # fmt: skip
+    return {"vendor": "Hand integrator", "gpu": "h100-sxm", "gpus": 1, "price": 10000.0, "currency": "USD",
+            "quoted_on": "2026-09-01"}  # fmt: skip
+
+
 def cell_index(tab, quote_id, key):
     """The table's index of one quote's cell (the model filters and sorts itself: no proxy in between)."""
     return tab.model.index(tab.model.row_of_id(quote_id), tab.model.column_of(key))
@@ -29,7 +38,7 @@ def stored(page, quote_id):
 def test_add_creates_a_user_quote_and_undo_redo_remove_and_restore_it(page):
     tab = page.rental
     before = len(tab.model.rows)
-    row = tab.add_quote()
+    row = tab.add_quote(typed_quote(tab))
     assert len(tab.model.rows) == before + 1
     assert row["origin"] == "user" and row["gpu"] == "h100-sxm"
     tab.undo_stack.undo()
@@ -40,7 +49,7 @@ def test_add_creates_a_user_quote_and_undo_redo_remove_and_restore_it(page):
 
 def test_editing_a_price_through_the_spin_box_writes_and_undoes(page, qtbot):
     tab = page.rental
-    row = tab.add_quote()
+    row = tab.add_quote(typed_quote(tab))
     index = cell_index(tab, row["id"], "price_per_gpu_hour")
     tab.table.setCurrentIndex(index)
     tab.table.edit(index)
@@ -62,7 +71,7 @@ def test_editing_a_price_through_the_spin_box_writes_and_undoes(page, qtbot):
 
 def test_gpu_and_kind_combos_and_date_edit(page):
     tab = page.rental
-    row = tab.add_quote()
+    row = tab.add_quote(typed_quote(tab))
     for key, editor_type in (("gpu", QComboBox), ("kind", QComboBox), ("quoted_on", QDateEdit)):
         index = cell_index(tab, row["id"], key)
         tab.table.setCurrentIndex(index)
@@ -83,7 +92,7 @@ def test_gpu_and_kind_combos_and_date_edit(page):
 
 def test_a_bad_value_is_refused_in_place_with_the_reason(page, qtbot):
     tab = page.rental
-    row = tab.add_quote()
+    row = tab.add_quote(typed_quote(tab))
     index = cell_index(tab, row["id"], "price_per_gpu_hour")
     with qtbot.waitSignal(tab.model.edit_refused) as refused:
         assert not tab.model.setData(index, 0.0)
@@ -111,7 +120,7 @@ def test_reference_prices_are_read_only_and_duplicate_makes_them_editable(page):
 
 def test_delete_and_undo_restore_the_same_quote(page):
     tab = page.rental
-    row = tab.add_quote()
+    row = tab.add_quote(typed_quote(tab))
     tab.table.selectRow(cell_index(tab, row["id"], "provider").row())
     deleted = tab.delete_selected()
     assert [d["id"] for d in deleted] == [row["id"]]
@@ -240,7 +249,7 @@ def test_csv_with_a_wrong_header_is_refused_with_the_reason(page, qtbot, tmp_pat
 
 def test_purchase_tab_edits_with_undo(page):
     tab = page.purchase
-    row = tab.add_quote()
+    row = tab.add_quote(typed_quote(tab))
     assert tab.model.apply_change(row["id"], {"price": 24000.0})
     assert page.context.store.purchase_quotes.get(row["id"])["price"] == 24000.0
     tab.undo_stack.undo()
@@ -253,7 +262,7 @@ def test_purchase_tab_edits_with_undo(page):
 
 def test_price_chart_shows_user_and_reference_points(page):
     tab = page.rental
-    tab.add_quote()
+    tab.add_quote(typed_quote(tab))
     users = sum(1 for r in tab.model.rows if r["origin"] == "user" and r["currency"] == "USD")
     references = sum(1 for r in tab.model.rows if r["origin"] == "reference" and r["currency"] == "USD")
     assert len(tab.chart.user_points.data) == users
@@ -262,7 +271,7 @@ def test_price_chart_shows_user_and_reference_points(page):
 
 def test_undo_only_acts_on_the_quotes_page(page):
     window = page.window()
-    row = page.rental.add_quote()
+    row = page.rental.add_quote(typed_quote(page.rental))
     window.show_page("settings")
     window.undo_action.trigger()  # nothing to undo here: the quote stays
     assert page.rental.model.row_of_id(row["id"]) >= 0
@@ -314,7 +323,7 @@ def test_sorting_by_a_derived_column_orders_converted_prices(page):
 def test_purchase_quotes_edit_through_their_editors_and_refuse_a_bad_price(page, qtbot):
     tab = page.purchase
     page.tabs.setCurrentWidget(tab)
-    row = tab.add_quote()
+    row = tab.add_quote(typed_quote(tab))
     for key, editor_type, value in (
         ("vendor", QLineEdit, "Integrator B"),
         ("gpus", QSpinBox, 8),
@@ -361,7 +370,15 @@ def test_keyboard_adds_duplicates_and_deletes(page, qtbot):
     # a button's shortcut shows the button pressed for a moment, then clicks it: wait for the click
     with qtbot.waitSignal(tab.add_button.clicked, timeout=3000):
         qtbot.keyClick(tab.table, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
-    assert tab.model.rowCount() == before + 1
+    draft = tab.draft  # the new-quote form: nothing is stored until it is complete
+    assert tab.model.rowCount() == before
+    qtbot.keyClicks(draft.provider_edit, "Keyboard cloud")
+    draft.price_spin.setValue(2.25)
+    qtbot.keyClick(draft.price_spin, Qt.Key.Key_Return)  # Enter accepts the complete form
+    assert tab.model.rowCount() == before + 1 and not draft.isVisible()
+    with qtbot.waitActive(window):  # back from the form (offscreen has no window manager to do it)
+        window.activateWindow()
+    tab.table.setFocus()
     with qtbot.waitSignal(tab.duplicate_button.clicked, timeout=3000):  # duplicates the new (selected) quote
         qtbot.keyClick(tab.table, Qt.Key.Key_D, Qt.KeyboardModifier.ControlModifier)
     assert tab.model.rowCount() == before + 2
@@ -379,7 +396,7 @@ def test_refusals_and_a_database_that_cannot_be_written_are_explained_in_russian
     from desktop.i18n import set_language
 
     tab, store = page.rental, page.context.store
-    row = tab.add_quote()
+    row = tab.add_quote(typed_quote(tab))
     set_language("ru", strict=True)
     try:
         with qtbot.waitSignal(tab.model.edit_refused) as refused:

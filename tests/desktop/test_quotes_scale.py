@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from desktop.charts.price_chart import PricePoint
 from desktop.qmodels.quotes import QuoteFilter, arrange_rows
 from desktop.quote_pricing import CHART_POINTS_PER_GROUP, Basis, Pricing, chart_points
+from tests.desktop.test_quotes_page import typed_quote
 
 # -- the pure arrangement ----------------------------------------------------------------------------------------
 
@@ -128,13 +129,13 @@ def test_rows_edited_or_added_while_a_sort_runs_keep_their_newest_values(big_tab
     page = window.page("quotes")
     tab = page.rental
     qtbot.waitUntil(lambda: not tab.loading and window.context.jobs.running_count == 0, timeout=10_000)
-    edited = tab.add_quote()
+    edited = tab.add_quote(typed_quote(tab))
     column = tab.model.column_of("provider")
     with qtbot.waitSignal(tab.model.arranged, timeout=10_000):
         tab.table.sortByColumn(column, Qt.SortOrder.DescendingOrder)  # runs in a job...
         assert tab.model.pending
         assert tab.model.apply_change(edited["id"], {"provider": "Zeta"})  # ...while this edit lands
-        added = tab.add_quote()
+        added = tab.add_quote(typed_quote(tab))
     assert tab.model.rows[tab.model.row_of_id(edited["id"])]["provider"] == "Zeta"
     assert tab.model.row_of_id(added["id"]) >= 0
     assert tab.model.rowCount() == page.context.store.rental_quotes.count()

@@ -13,17 +13,12 @@ from __future__ import annotations
 
 import pytest
 
-from desktop.pages.rent_buy import RentBuyPage, crossing_month
+from desktop.pages.rent_buy import crossing_month
 
 
 @pytest.fixture
-def page(qtbot, context):
-    widget = RentBuyPage(context)
-    qtbot.addWidget(widget)
-    widget.resize(1200, 800)
-    widget.show()
-    yield widget
-    widget.shutdown()
+def page(rent_buy):
+    return rent_buy
 
 
 def set_hand_inputs(page, qtbot, utilisation: float) -> None:

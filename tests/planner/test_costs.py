@@ -163,3 +163,40 @@ def test_pue_and_power_at_the_edges_of_their_ranges_are_accepted():
     # Power 0 W leaves electricity out (as the 7,100 GPU-hour claim above does); 3.0 and 5000 W are the limits.
     for changes in ({"pue": 1.0}, {"pue": 3.0}, {"power_w_per_gpu": 0}, {"power_w_per_gpu": 5000}):
         assert rent_vs_buy(RentBuyInputs(**changes)).break_even_gpu_hours is not None
+
+
+# -- rent or buy from a plan: runs per month, whole job-sized groups, no purchase price ----------------------
+
+
+def test_utilisation_from_runs_is_the_job_gpu_hours_over_the_schedule():
+    from planner.costs import utilisation_from_runs
+
+    # 25 min on 64 GPUs = 26.67 GPU-hours; 20 runs a month on those 64 GPUs around the clock (730.5 h each):
+    # 533.3 / 46,752 = 1.14%.
+    assert utilisation_from_runs(64, 64 * 25 / 60, 20) == pytest.approx(20 * 64 * 25 / 60 / (64 * 730.5))
+    # 8 h x 5 days is 8 x 5 / 7 x 30.4375 = 173.9 h a month per GPU: a 100 GPU-hour job twice a month on 4 GPUs
+    assert utilisation_from_runs(4, 100, 2, hours_per_day=8, days_per_week=5) == pytest.approx(
+        200 / (4 * 8 * 5 / 7 * 30.4375)
+    )
+    # 730.5 h / 25 min = 1,753.2 runs of the job fit a month on its 64 GPUs
+    with pytest.raises(UserError, match="at most 1753 do"):
+        utilisation_from_runs(64, 64 * 25 / 60, 2000)
+
+
+def test_hybrid_owns_whole_job_sized_groups():
+    # 4 groups of an 8-GPU tensor-parallel job: the hybrid owns half of them (16 GPUs), never a part of a group
+    result = rent_vs_buy(RentBuyInputs(gpus=32, job_gpus=8, utilization=0.5))
+    assert result.hybrid_owned_gpus == 16
+    with pytest.raises(UserError, match="whole groups of 8"):
+        rent_vs_buy(RentBuyInputs(gpus=32, job_gpus=8, hybrid_owned_gpus=12))
+    # one job needs every GPU: owning part of them runs nothing, so there is no hybrid at all
+    single = rent_vs_buy(RentBuyInputs(gpus=64, job_gpus=64, utilization=0.01))
+    assert "hybrid" not in single.series and single.hybrid_owned_gpus == 0
+
+
+def test_without_a_purchase_price_only_renting_is_compared():
+    result = rent_vs_buy(RentBuyInputs(gpus=8, purchase_per_gpu=None, rent_spot_per_gpu_hour=1.5))
+    assert set(result.series) == {"on_demand", "spot"}
+    assert result.break_even_gpu_hours is None and result.break_even_months is None
+    assert "No purchase price is known" in result.recommendation
+    assert set(result.as_dict()["totals"]) == {"rent", "spot"}

@@ -243,3 +243,43 @@ def test_pdf_text_outside_winansi_gets_readable_stand_ins():
     assert pdf_safe("≈ 3.25 ₽") == "~ 3.25 RUB"
     assert pdf_safe("Модель 70B") == "Model 70B"
     assert pdf_safe("ZeRO-3 × 64 — fits") == "ZeRO-3 × 64 — fits"  # both are WinAnsi characters
+
+
+# ------------------------------------------------------------------------------------------------ error bands
+
+
+def test_report_shows_the_chosen_options_own_error_band_beside_its_figures():
+    """Hand-built bands: the chosen option's time band -12% .. +15% over 23 runs applies to its step time, wall
+    time, GPU-hours and cost; its throughput scales with 1 / time: 1/1.15 - 1 = -13%, 1/0.88 - 1 = +14%.
+    Another option's band (-30% .. +40%, 5 runs) must not be what the chosen option shows."""
+    import dataclasses
+
+    from planner.exports.report import report_markdown
+    from planner.uncertainty import ErrorBand
+
+    chosen = dataclasses.replace(
+        make_option("h100-sxm", Layout(dp=64, zero=3, micro_batch=1), cost=Money(12_345.0, "USD")),
+        time_band=ErrorBand(-0.12, 0.15, 23, "training/hopper/multi-node"),
+    )
+    other = dataclasses.replace(
+        make_option("a100-sxm-80gb", Layout(dp=64, zero=3, micro_batch=1)),
+        time_band=ErrorBand(-0.30, 0.40, 5, "training/ampere/multi-node"),
+    )
+    report = report_markdown(result_of(other, chosen), chosen, ExportInputs(task="finetune", model="Llama"))
+    rows = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in report.splitlines()
+            if line.startswith("| ") and line.count("|") == 3}  # fmt: skip
+    own = "(-12% .. +15%, from 23 published runs)"
+    for item in ("Step time", "Wall time", "GPU-hours", "Cost"):
+        assert rows[item].endswith(own), (item, rows[item])
+    assert rows["Step time"].startswith("12.5 s")
+    assert rows["Throughput"] == "80,000 tokens/s (-13% .. +14%, from 23 published runs)"
+    assert rows["Cost per 1M tokens"] == "no price"  # no figure, so no band
+    assert "from 5 published runs" not in report
+
+
+def test_report_without_a_band_shows_the_figures_alone():
+    from planner.exports.report import report_markdown
+
+    option = make_option("h100-sxm", Layout(dp=8, zero=3, micro_batch=1))
+    report = report_markdown(result_of(option), option, ExportInputs(task="finetune", model="Llama"))
+    assert "published runs" not in report

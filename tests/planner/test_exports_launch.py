@@ -10,7 +10,6 @@ import shutil
 import stat
 import subprocess
 import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -20,10 +19,9 @@ from planner.exports import export_plan
 from planner.exports.common import ExportInputs
 from planner.exports.configs import accelerate_config, deepspeed_config, peft_config
 from planner.exports.launch import launch_script, memory_utilization
-from planner.exports.report import band_text, report_markdown
+from planner.exports.report import report_markdown
 from planner.models import get_preset
 from planner.money import Money
-from planner.uncertainty import ErrorBand
 from planner.vocabulary import Layout
 from tests.exports.conftest import option_for, result_of
 
@@ -188,13 +186,6 @@ def test_report_has_date_version_files_and_reference_costs(tmp_path):
     assert "| 3.49 USD | 27.92 USD |" in report
     priced = option_for(Layout(dp=8, zero=2), cost=Money(10.0, "USD"))
     assert "Cost at reference prices" not in report_markdown(result_of(priced), priced, ExportInputs())
-
-
-def test_band_text_shows_a_band_when_the_option_carries_one():
-    band = ErrorBand(-0.12, 0.15, 23, "training/hopper")
-    assert band_text(types.SimpleNamespace(time_band=band), "time_band") == \
-        " (-12% .. +15%, 23 published runs, training/hopper)"  # fmt: skip
-    assert band_text(option_for(Layout()), "time_band") == ""
 
 
 # vLLM is not installable on a CPU machine; its 0.33.0 wheel (PyPI) was read instead: vllm/engine/arg_utils.py

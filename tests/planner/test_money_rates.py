@@ -86,7 +86,7 @@ def test_cli_plan_prices_a_rub_quote_in_the_chosen_currency(capsys):
     assert option["cost"]["currency"] == "USD"
     assert option["cost"]["amount"] == pytest.approx(option["gpu_hours"] * 2.75)
     note = next(n for n in usd["notes"] if n.startswith("price for a10"))
-    assert "$2.75/GPU-hour" in note and "250 ₽" in note  # converted, with the original beside it
+    assert "≈ $2.75 (250 ₽)/GPU-hour" in note  # converted, with the original beside it
     rub = _plan_json(capsys, "RUB")
     option = rub["options"][0]
     assert option["cost"]["currency"] == "RUB"

@@ -60,7 +60,7 @@ def test_layout_json_shape_and_gpu_counts():
         dp=128, tp=4, zero=ZeroStage.GRADIENTS, recompute=Recompute.FULL, offload=Offload.OPTIMIZER
     )
     assert layout.as_dict() == {"dp": 128, "tp": 4, "pp": 1, "ep": 1, "zero": 2, "recompute": "full",
-                                "offload": "optimizer", "micro_batch": 1}  # fmt: skip
+                                "offload": "optimizer", "micro_batch": 1, "virtual_stages": 1}  # fmt: skip
     assert Layout(dp=4, tp=8, pp=2, ep=4).gpus == 64  # expert parallel reuses the data-parallel ranks
     assert Layout(dp=4, tp=8, pp=2).model_parallel == 16
     assert (

@@ -66,9 +66,26 @@ def refusal(data) -> str:
 
 
 def test_refuses_unknown_version_naming_it(report_dict):
-    report_dict["version"] = 2
+    report_dict["version"] = 3
     message = refusal(report_dict)
-    assert message.startswith("version:") and "version 2" in message
+    assert message.startswith("version:") and "version 3" in message
+
+
+def test_model_shape_measurements_make_a_version_2_report(report_dict):
+    # gpu-probe --model-shapes adds "gemm" and "attention" rows; a version-1 reader must not meet them, so such
+    # a report says version 2, and a version-1 file that carries them is refused naming the row.
+    from profiler.report import measurement_dict, new_report_dict
+
+    row = measurement_dict("gemm", dtype="bf16", value=650e12, method="test", details={"m": 8192, "n": 6144, "k": 4096})
+    devices = report_dict["devices"]
+    devices[0]["measurements"].append(row)
+    document = new_report_dict("quick", report_dict["machine"], report_dict["nvml"], devices)
+    assert document["version"] == 2
+    assert ProbeReport.from_dict(document).best("gemm", "bf16") == 650e12
+    document["version"] = 1
+    assert "needs report version 2" in refusal(document)
+    plain = new_report_dict("quick", report_dict["machine"], report_dict["nvml"], [])
+    assert plain["version"] == 1
 
 
 def test_refuses_a_different_schema(report_dict):

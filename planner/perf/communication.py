@@ -1,0 +1,98 @@
+"""Communication: collectives as per-call latency plus bytes over the group's bus bandwidth, the link a group
+uses (NVLink/NVSwitch inside its domain, PCIe, the inter-node network), and how much of it compute hides.
+
+Bus bandwidth convention (NVIDIA nccl-tests, doc/PERFORMANCE.md): a ring all-reduce moves 2(n-1)/n x S per
+rank, all-gather and reduce-scatter (n-1)/n x S of the full buffer, all-to-all (n-1)/n x S.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from planner.gpus import GpuSpec
+from planner.perf.efficiencies import LINK_EFFICIENCY, NO_P2P_PENALTY, DeviceRates
+
+
+def allreduce_time_s(size_bytes: float, ranks: int, bus_bytes_per_s: float, latency_s: float = 0.0) -> float:
+    """Ring all-reduce: each rank sends and receives 2(n-1)/n x S (nccl-tests doc/PERFORMANCE.md)."""
+    if ranks <= 1 or size_bytes <= 0:
+        return 0.0
+    return 2 * (ranks - 1) / ranks * size_bytes / bus_bytes_per_s + latency_s
+
+
+def allgather_time_s(size_bytes: float, ranks: int, bus_bytes_per_s: float, latency_s: float = 0.0) -> float:
+    """All-gather or reduce-scatter of a full buffer of S bytes: (n-1)/n x S per rank (nccl-tests)."""
+    if ranks <= 1 or size_bytes <= 0:
+        return 0.0
+    return (ranks - 1) / ranks * size_bytes / bus_bytes_per_s + latency_s
+
+
+reduce_scatter_time_s = allgather_time_s
+
+
+def alltoall_time_s(size_bytes: float, ranks: int, bus_bytes_per_s: float, latency_s: float = 0.0) -> float:
+    """All-to-all of S bytes per rank: (n-1)/n x S leaves each rank (MoE token dispatch and combine)."""
+    return allgather_time_s(size_bytes, ranks, bus_bytes_per_s, latency_s)
+
+
+def intra_node_bus_bytes_per_s(gpu: GpuSpec, group: int) -> float:
+    """Achievable collective bandwidth per GPU for `group` GPUs inside one node.
+
+    NVLink when the whole group sits in one NVLink domain: the published 8-GPU all-reduce busbw where the
+    catalog has one, else LINK_EFFICIENCY x one-direction NVLink. Otherwise PCIe (one direction), halved for
+    cards without peer-to-peer.
+    """
+    if gpu.nvlink_bytes_per_s > 0 and group <= gpu.nvlink_domain:
+        if gpu.allreduce_busbw_bytes_per_s > 0:
+            return gpu.allreduce_busbw_bytes_per_s
+        return gpu.nvlink_bytes_per_s / 2 * LINK_EFFICIENCY
+    pcie = gpu.pcie_bytes_per_s / 2 * LINK_EFFICIENCY
+    return pcie if gpu.p2p else pcie * NO_P2P_PENALTY
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A group's collective path: bus bandwidth per rank and per-call latency; `kind` names the link."""
+
+    bus_bytes_per_s: float
+    latency_s: float
+    kind: str  # "nvlink" | "pcie" | "network"
+
+
+def group_link(
+    gpu: GpuSpec,
+    rates: DeviceRates,
+    group: int,
+    span_gpus: int,
+    gpus_per_node: int,
+    inter_node_bytes_per_s: float,
+    latency_scale: float,
+) -> Link:
+    """The link of `group` ranks spread over `span_gpus` consecutive GPUs.
+
+    A group inside one node uses the node's links (a probe's measured bus bandwidth where there is one); a
+    group that crosses nodes is limited by the network per GPU. Latency: nccl-tests' 1 KB all-reduce of 8 GPUs
+    (planner.perf.efficiencies), x the fitted scale, growing with log2 of the group (tree / ring depth): a 2-GPU
+    group costs 4/6 and an 8-GPU group 6/6 of it; across nodes twice (a network hop on every ring step).
+    """
+    depth = (3.0 + math.log2(max(2, group))) / 6.0
+    latency = rates.allreduce_latency_s * latency_scale * depth
+    if span_gpus <= gpus_per_node:
+        inside_nvlink = gpu.nvlink_bytes_per_s > 0 and span_gpus <= gpu.nvlink_domain
+        bandwidth = intra_node_bus_bytes_per_s(gpu, span_gpus)
+        if rates.bus_bytes_per_s and inside_nvlink:
+            bandwidth = rates.bus_bytes_per_s
+        return Link(bandwidth, latency, "nvlink" if inside_nvlink else "pcie")
+    network = inter_node_bytes_per_s * LINK_EFFICIENCY
+    return Link(min(network, intra_node_bus_bytes_per_s(gpu, gpus_per_node)), 2 * latency, "network")
+
+
+def exposed_s(
+    communication_s: float, hiding_compute_s: float, last_piece_s: float = 0.0, interference: float = 0.0
+) -> float:
+    """Communication left on the critical path when it runs beside `hiding_compute_s` of independent compute:
+    what does not fit behind the compute, and at least the last piece (the final bucket or layer, which has
+    nothing left to hide behind), plus the `interference` share of the hidden part that slows the compute."""
+    exposed = max(communication_s - hiding_compute_s, min(last_piece_s, communication_s), 0.0)
+    return exposed + interference * (communication_s - exposed)

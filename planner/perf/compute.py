@@ -1,0 +1,273 @@
+"""Compute: the GEMMs of one transformer layer at their real shapes, and flash attention.
+
+A GEMM of m x k by k x n takes the longest of its tensor-core time (2mnk FLOPs at the GPU's achievable matmul
+rate: MAMF x the fitted share of frameworks or engines), its memory time (the operands and the result at the
+achievable copy bandwidth: small GEMMs and decode are memory-bound) and, for weight-only formats, the integer
+ALU time of dequantising the weights; plus the fixed time every kernel costs. Small GEMMs therefore fall off
+the matmul rate the way they do on the GPU: memory-bound below the ridge point, launch-bound when tiny.
+
+Shapes are per tensor-parallel rank (Megatron's column / row split: q, k, v and the MLP's up and gate columns
+are split over tp; the attention output and the MLP's down rows). MoE layers run the routed experts as a
+grouped GEMM of m x top-k x ep / experts rows per local expert.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+from planner.models import ModelSpec, param_counts
+from planner.perf.efficiencies import DeviceRates
+
+# A weight-only kernel dequantises a weight tile once per block of this many rows (the M tile of the GEMM);
+# batch 1 .. 128 pays it once (CUTLASS / Marlin-style mixed-input kernels use 16-128 row tiles).
+DEQUANT_ROW_TILE = 128
+
+
+@dataclass(frozen=True, slots=True)
+class LayerShape:
+    """One layer's GEMMs on one tensor-parallel rank, as weight elements (n x k) per group, and per-token
+    widths. An in-projection has k = hidden (n = elements / hidden); an out-projection has n = hidden."""
+
+    hidden: int
+    q_width: int  # query heads x head_dim / tp: the attention FLOPs' width
+    heads_local: int  # query heads / tp
+    attn_in: float  # q, k, v projections (MLA: the low-rank down and up projections)
+    attn_out: float  # the output projection
+    mlp_in: float  # dense MLP up (+ gate)
+    mlp_out: float  # dense MLP down
+    expert_in: float  # one routed expert's up (+ gate)
+    expert_out: float
+    experts_local: int  # routed experts per rank (experts / ep)
+    experts_per_token: int
+    experts_total: int
+    shared_in: float  # shared expert(s) up (+ gate)
+    shared_out: float
+    mlp_inner: int  # the activation's width per token (dense MLP, or top-k routed + shared for MoE)
+    vocab_shard: int  # vocabulary / tp (the LM head)
+    kv_elements_per_token_layer: float  # KV-cache elements one token adds to one layer on this rank
+
+    @property
+    def dense_weights(self) -> float:
+        return self.attn_in + self.attn_out + self.mlp_in + self.mlp_out
+
+    @property
+    def moe_weights(self) -> float:
+        """Matmul weights of an MoE layer on this rank (all local experts)."""
+        experts = self.experts_local * (self.expert_in + self.expert_out)
+        return self.attn_in + self.attn_out + experts + self.shared_in + self.shared_out
+
+    @property
+    def head_weights(self) -> float:
+        return float(self.vocab_shard * self.hidden)
+
+
+@lru_cache(maxsize=512)
+def layer_shape(model: ModelSpec, tp: int, ep: int = 1) -> LayerShape:
+    """The per-rank GEMMs of `model` at tensor parallel `tp` and expert parallel `ep` (cached)."""
+    counts = param_counts(model)
+    h = model.hidden
+    head_dim = (model.qk_nope_head_dim + model.qk_rope_head_dim) if model.uses_mla else model.head_dim
+    out = model.heads * (model.v_head_dim or head_dim) * h
+    gate_share = 2 / 3 if model.gated_mlp else 1 / 2  # the up (+ gate) share of an MLP's weights
+    inner = model.ffn if not model.is_moe else model.moe_ffn * model.experts_per_token
+    shared_ffn = model.shared_expert_ffn or model.shared_experts * model.moe_ffn
+    return LayerShape(
+        hidden=h,
+        q_width=model.heads * head_dim // tp,
+        heads_local=max(1, model.heads // tp),
+        attn_in=(counts.attention - out) / tp,
+        attn_out=out / tp,
+        mlp_in=counts.dense_mlp * gate_share / tp,
+        mlp_out=counts.dense_mlp * (1 - gate_share) / tp,
+        expert_in=counts.routed_expert * gate_share / tp,
+        expert_out=counts.routed_expert * (1 - gate_share) / tp,
+        experts_local=max(1, model.experts // ep) if model.is_moe else 0,
+        experts_per_token=max(1, model.experts_per_token),
+        experts_total=max(1, model.experts),
+        shared_in=counts.shared_expert * gate_share / tp,
+        shared_out=counts.shared_expert * (1 - gate_share) / tp,
+        mlp_inner=max(1, (inner + shared_ffn) // tp),
+        vocab_shard=math.ceil(model.vocab / tp),
+        kv_elements_per_token_layer=model.kv_bytes_per_token(1.0) / model.layers / tp,
+    )
+
+
+def total_matmul_weights(model: ModelSpec) -> float:
+    """Matmul weights of the whole model (no tp), elements: what a decode step streams."""
+    counts = param_counts(model)
+    return float(counts.total - counts.embedding - counts.final_norm - model.layers * counts.layer_norms) + (
+        counts.embedding if model.tied_embeddings else 0.0
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class GemmCost:
+    """Accumulated forward GEMM seconds of a set of GEMMs, and how many kernels and FLOPs they are."""
+
+    seconds: float
+    kernels: int
+    flops: float
+
+
+def gemm_seconds(
+    m: float,
+    n: float,
+    k: float,
+    rates: DeviceRates,
+    share: float,
+    kernel_s: float,
+    *,
+    weight_bits: float = 16.0,
+    integer_weights: bool = False,
+    dequant_ops: float = 0.0,
+    activation_bytes: float = 2.0,
+    ridge: float = 0.0,
+) -> float:
+    """One GEMM (m x k) @ (k x n): the longest of tensor-core, memory and dequantisation time, plus the fixed
+    kernel time. `share` is the fitted share of the MAMF rate this workload's kernels reach."""
+    if m <= 0 or n <= 0 or k <= 0:
+        return 0.0
+    flops = 2.0 * m * n * k
+    measured = rates.measured_gemms and _measured_rate(rates, m, n, k)
+    rate = measured or rates.matmul_flops_per_s * share
+    if rates.flat_mfu is not None:
+        rate = rates.peak_flops_per_s * rates.flat_mfu
+    weight_bytes = n * k * weight_bits / 8.0
+    memory = (weight_bytes + (m * k + m * n) * activation_bytes) / rates.copy_bytes_per_s
+    compute = flops / rate
+    if integer_weights:
+        tiles = math.ceil(m / DEQUANT_ROW_TILE)
+        compute = max(compute, n * k * dequant_ops * tiles / rates.int_ops_per_s)
+    return roofline(compute, memory, ridge) + kernel_s
+
+
+def roofline(compute_s: float, memory_s: float, ridge: float) -> float:
+    """A kernel's time from its compute and memory times: the longer one, plus the `ridge` share of the shorter
+    one that the longer does not hide (FittedConstants.ridge_overlap)."""
+    return max(compute_s, memory_s) + ridge * min(compute_s, memory_s)
+
+
+def _measured_rate(rates: DeviceRates, m: float, n: float, k: float) -> float | None:
+    """A probe's FLOP/s at the nearest measured shape with the same n and k (m within 2x), else None."""
+    table = rates.measured_gemms
+    if not table:
+        return None
+    best: tuple[float, float] | None = None
+    for (mm, nn, kk), value in table.items():
+        if nn == n and kk == k and 0.5 <= mm / m <= 2.0:
+            distance = abs(math.log(mm / m))
+            if best is None or distance < best[0]:
+                best = (distance, value)
+    return best[1] if best else None
+
+
+def causal_attention_flops(sequences: float, seq_len: float, q_width: float) -> float:
+    """Forward FLOPs of causal attention: QK^T and scores x V, 2 x 2 x s^2 x width per sequence, half of it
+    computed (flash attention skips the masked blocks; Dao 2023, arXiv 2307.08691)."""
+    return sequences * 2.0 * seq_len * seq_len * q_width
+
+
+def attention_forward_seconds(flops: float, rates: DeviceRates, kernel_s: float) -> float:
+    return flops / rates.attention_fwd_flops_per_s + kernel_s if flops > 0 else 0.0
+
+
+def attention_backward_seconds(forward_flops: float, rates: DeviceRates, kernel_s: float) -> float:
+    """The backward of flash attention recomputes the scores and runs five matmuls to the forward's two:
+    2.5 x the forward FLOPs (FlashAttention-2, arXiv 2307.08691, section 3.2)."""
+    return 2.5 * forward_flops / rates.attention_bwd_flops_per_s + kernel_s if forward_flops > 0 else 0.0
+
+
+def decode_attention_seconds(
+    context_tokens: float, sequences: float, shape: LayerShape, kv_bytes: float, rates: DeviceRates, kv_read: float,
+    ridge: float = 0.0,
+) -> float:  # fmt: skip
+    """One layer's attention over the KV cache of `sequences` running sequences holding `context_tokens`
+    tokens in all: it reads every cached key and value once (at the fitted share `kv_read` of a streaming copy)
+    and computes 4 x context x width FLOPs; no kernel time here (counted per layer by the caller)."""
+    if context_tokens <= 0:
+        return 0.0
+    bytes_read = context_tokens * shape.kv_elements_per_token_layer * kv_bytes
+    flops = 4.0 * context_tokens * shape.q_width
+    return roofline(flops / rates.attention_fwd_flops_per_s, bytes_read / (rates.copy_bytes_per_s * kv_read), ridge)
+
+
+@dataclass(frozen=True, slots=True)
+class WeightStorage:
+    """How a layer's weights are read by its GEMMs: bits per weight, and whether the kernel dequantises them
+    with integer ALU work (`dequant_ops` per weight, planner.perf.efficiencies.FittedConstants)."""
+
+    bits: float = 16.0
+    integer: bool = False
+    dequant_ops: float = 0.0
+
+
+def layer_gemms_seconds(
+    shape: LayerShape,
+    tokens: float,
+    rates: DeviceRates,
+    share: float,
+    kernel_s: float,
+    *,
+    moe: bool,
+    storage: WeightStorage = WeightStorage(),  # noqa: B008 (frozen)
+    ridge: float = 0.0,
+) -> float:
+    """Forward seconds of one layer's GEMMs for `tokens` rows on one rank: q/k/v, the attention output, and
+    the MLP (dense, or the local routed experts with tokens x top-k / experts rows each, plus shared experts).
+    """
+    h = float(shape.hidden)
+
+    def in_proj(elements: float, rows: float) -> float:
+        return _gemm(rows, elements / h, h, rates, share, kernel_s, storage, ridge) if elements else 0.0
+
+    def out_proj(elements: float, rows: float) -> float:
+        return _gemm(rows, h, elements / h, rates, share, kernel_s, storage, ridge) if elements else 0.0
+
+    seconds = in_proj(shape.attn_in, tokens) + out_proj(shape.attn_out, tokens)
+    if moe:
+        rows = tokens * shape.experts_per_token / shape.experts_local  # the EP group's tokens meet here
+        # a grouped GEMM: one kernel for all local experts, each expert's weights read once
+        experts = shape.experts_local
+        seconds += experts * (
+            in_proj(shape.expert_in, rows) + out_proj(shape.expert_out, rows) - 2 * kernel_s
+        ) + 2 * kernel_s
+        seconds += in_proj(shape.shared_in, tokens) + out_proj(shape.shared_out, tokens)
+    else:
+        seconds += in_proj(shape.mlp_in, tokens) + out_proj(shape.mlp_out, tokens)
+    return seconds
+
+
+def _gemm(
+    m: float, n: float, k: float, rates: DeviceRates, share: float, kernel_s: float, storage: WeightStorage,
+    ridge: float,
+) -> float:  # fmt: skip
+    return gemm_seconds(
+        m, n, k, rates, share, kernel_s, weight_bits=storage.bits, integer_weights=storage.integer,
+        dequant_ops=storage.dequant_ops, ridge=ridge,
+    )  # fmt: skip
+
+
+def layer_gemm_flops(shape: LayerShape, tokens: float, *, moe: bool) -> float:
+    """Forward GEMM FLOPs of one layer for `tokens` rows (2 x rows x weights of the GEMMs each row visits)."""
+    weights = shape.attn_in + shape.attn_out
+    if moe:
+        weights += shape.experts_per_token * (shape.expert_in + shape.expert_out) + shape.shared_in + shape.shared_out
+    else:
+        weights += shape.mlp_in + shape.mlp_out
+    return 2.0 * tokens * weights
+
+
+def unfused_attention_seconds(
+    sequences: float, seq_len: float, shape: LayerShape, rates: DeviceRates, share: float, kernel_s: float
+) -> tuple[float, float]:
+    """(forward, backward) seconds of attention without flash attention (Megatron-LM before 2022): QK^T and
+    scores x V as batched GEMMs over the full s x s scores (no causal skipping), and the scores written,
+    soft-maxed (read, write) and read again in 16 bits: 8 bytes per score and head forward, twice that backward
+    (Korthikanti et al. 2022, arXiv 2205.05198, section 4.1: the attention core's memory-bound tensors)."""
+    flops = sequences * 4.0 * seq_len * seq_len * shape.q_width
+    scores = sequences * shape.heads_local * seq_len * seq_len
+    forward = flops / (rates.matmul_flops_per_s * share) + 8.0 * scores / rates.copy_bytes_per_s + 3 * kernel_s
+    backward = 2 * flops / (rates.matmul_flops_per_s * share) + 16.0 * scores / rates.copy_bytes_per_s + 4 * kernel_s
+    return forward, backward

@@ -1,0 +1,581 @@
+"""Training step time from operators: per layer and micro-batch the GEMMs at their real shapes, flash
+attention, the memory-bound ops, recompute, the loss; per step the optimizer; the communication of every
+parallel dimension with what compute hides of it; the pipeline schedule's bubble.
+
+One micro-batch on one pipeline stage (the fullest: ceil(L / pp) layers, plus the LM head) takes
+
+    forward      GEMMs + attention + memory-bound ops (+ the QLoRA dequantisation of the frozen weights)
+    backward     2 x the forward GEMMs (activation and weight gradients; frozen weights: activations only),
+                 2.5 x the attention FLOPs, 2 x the memory-bound traffic
+    recompute    full: the forward again; selective: attention and the memory-bound ops again
+    + exposed    tensor-parallel all-reduces (or reduce-scatter + all-gather with sequence parallel: the same
+                 volume), expert all-to-alls, context-parallel KV exchange behind attention,
+                 ZeRO-3 / FSDP all-gathers and reduce-scatters behind the micro-batch's compute
+
+and the step is  micro-batches x that  +  the bubble ((p - 1) / v micro-batch times and the point-to-point
+sends of fill and drain)  +  the exposed data-parallel gradient reduction (bucketed behind the last
+micro-batch's backward)  +  the optimizer step (memory-bound, per shard)  +  offload transfers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from planner.errors import UserError
+from planner.gpus import GpuSpec
+from planner.messages import msg
+from planner.perf.communication import (
+    Link,
+    allgather_time_s,
+    allreduce_time_s,
+    alltoall_time_s,
+    exposed_s,
+    group_link,
+)
+from planner.perf.compute import (
+    LayerShape,
+    WeightStorage,
+    attention_backward_seconds,
+    attention_forward_seconds,
+    causal_attention_flops,
+    gemm_seconds,
+    layer_gemms_seconds,
+    layer_shape,
+    unfused_attention_seconds,
+)
+from planner.perf.efficiencies import (
+    DEFAULT_INTER_NODE_BYTES_PER_S,
+    LINK_EFFICIENCY,
+    SHIPPED,
+    DeviceRates,
+    FittedConstants,
+)
+from planner.perf.flops import ModelNumbers, training_flops_per_token
+from planner.perf.memory_ops import (
+    BACKWARD_TRAFFIC,
+    MEMORY_KERNELS_PER_LAYER,
+    cross_entropy_bytes,
+    dequantise_bytes,
+    fp8_cast_bytes_per_token,
+    fp8_weight_cast_bytes,
+    layer_memory_bytes_per_token,
+    optimizer_bytes,
+)
+from planner.perf.schedules import Schedule
+from planner.vocabulary import Layout, Offload, Recompute, Task, ZeroStage
+
+ACTIVATION_BYTES = 2.0
+GRADIENT_BYTES = 2.0  # gradients reduced in bf16 (FSDP mixed precision, Megatron with bf16 reduce)
+NF4_BITS = 4.127  # QLoRA NF4 with double quantisation (Dettmers et al. 2023, arXiv 2305.14314, section 3)
+
+# CPU Adam throughput per GPU's share of the host (parameters updated per second) for optimizer offload.
+# Assumption (order of magnitude of DeepSpeed's CPU-Adam on a server socket shared by 8 GPUs; Ren et al.,
+# "ZeRO-Offload", arXiv 2101.06840).
+CPU_ADAM_PARAMS_PER_S = 1.0e9
+# Share of data-parallel gradient communication a user may state as hidden (Workload.comm_overlap): when set,
+# it replaces the overlap model below.
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingOptions:
+    """What a layout does not say but a framework decides.
+
+    virtual_stages: model chunks per pipeline rank (interleaved 1F1B); context_parallel: ranks one sequence is
+    split over (they are data-parallel ranks of the layout: layout.dp counts them); sequence_parallel: the norm
+    and residual region split over tp (None: on whenever tp > 1, as Megatron-Core and NeMo run it);
+    tp_comm_overlap: tensor-parallel collectives overlapped with the GEMMs (Megatron-Core --tp-comm-overlap);
+    optimizer: adamw | adamw8bit | sgd; lora_rank: adapter rank (LoRA / QLoRA); flash_attention: False for
+    frameworks without it (scores materialised, planner.perf.compute.unfused_attention_seconds).
+    """
+
+    virtual_stages: int = 1
+    context_parallel: int = 1
+    sequence_parallel: bool | None = None
+    tp_comm_overlap: bool = False
+    optimizer: str = "adamw"
+    lora_rank: int = 16
+    flash_attention: bool = True
+
+
+DEFAULT_OPTIONS = TrainingOptions()
+
+
+@dataclass(frozen=True, slots=True)
+class StepTime:
+    """Seconds per optimizer step, by cause, and the tokens per second and MFU that follow.
+
+    compute_s: micro-batches x (forward + backward + recompute) of the fullest stage; bubble_s: pipeline idle;
+    tp/dp/ep/cp_comm_s: exposed communication; optimizer_s: the optimizer step; offload_s: CPU offload.
+    breakdown: the same and the parts of compute (GEMMs, attention, memory-bound ops, loss), seconds per step.
+    """
+
+    compute_s: float
+    bubble_s: float
+    tp_comm_s: float
+    dp_comm_s: float
+    ep_comm_s: float
+    offload_s: float
+    flops_per_step: float
+    tokens_per_step: int
+    microbatches: int
+    confidence: str
+    assumptions: tuple[str, ...] = ()
+    breakdown: Mapping[str, float] = field(default_factory=dict)
+    optimizer_s: float = 0.0
+    cp_comm_s: float = 0.0
+    gpus: int = 1
+    peak_flops_per_s: float = 0.0
+
+    @property
+    def step_time_s(self) -> float:
+        return (
+            self.compute_s
+            + self.bubble_s
+            + self.tp_comm_s
+            + self.dp_comm_s
+            + self.ep_comm_s
+            + self.cp_comm_s
+            + self.optimizer_s
+            + self.offload_s
+        )
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.tokens_per_step / self.step_time_s
+
+    @property
+    def mfu(self) -> float:
+        """Model FLOPs (6 x matmul parameters + attention, no recompute) per second over the dense peak."""
+        if not self.peak_flops_per_s:
+            return 0.0
+        return self.flops_per_step / (self.step_time_s * self.gpus * self.peak_flops_per_s)
+
+
+@dataclass(frozen=True, slots=True)
+class _MicroBatch:
+    """One micro-batch on the fullest stage, seconds by part."""
+
+    gemm_s: float
+    attention_s: float
+    memory_s: float
+    loss_s: float
+    dequant_s: float
+    forward_s: float
+    backward_s: float
+    tp_s: float
+    ep_s: float
+    cp_s: float
+    fsdp_s: float
+
+    @property
+    def compute_s(self) -> float:
+        return self.gemm_s + self.attention_s + self.memory_s + self.loss_s + self.dequant_s
+
+    @property
+    def total_s(self) -> float:
+        return self.compute_s + self.tp_s + self.ep_s + self.cp_s + self.fsdp_s
+
+
+def training_step_time(
+    numbers: ModelNumbers,
+    gpu: GpuSpec,
+    layout: Layout,
+    *,
+    seq_len: int,
+    global_batch: int,
+    rates: DeviceRates,
+    task: Task | str = Task.PRETRAIN,
+    precision: str = "bf16",
+    comm_overlap: float | None = None,
+    gpus_per_node: int | None = None,
+    inter_node_bytes_per_s: float | None = None,
+    options: TrainingOptions = DEFAULT_OPTIONS,
+    constants: FittedConstants = SHIPPED,
+) -> StepTime:
+    """Seconds for one optimizer step of `global_batch` sequences of `seq_len` tokens on dp x tp x pp GPUs."""
+    model = StepModel(
+        numbers, gpu, seq_len=seq_len, global_batch=global_batch, rates=rates, task=task, precision=precision,
+        comm_overlap=comm_overlap, gpus_per_node=gpus_per_node, inter_node_bytes_per_s=inter_node_bytes_per_s,
+        options=options, constants=constants,
+    )  # fmt: skip
+    return model.step(layout)
+
+
+class StepModel:
+    """training_step_time for one model, GPU, workload and set of constants, over many layouts (the search):
+    a micro-batch's compute and its tensor/expert/context-parallel communication do not depend on dp, the ZeRO
+    stage or offload, so they are kept per (tp, pp, ep, micro-batch, recompute) and reused."""
+
+    def __init__(
+        self,
+        numbers: ModelNumbers,
+        gpu: GpuSpec,
+        *,
+        seq_len: int,
+        global_batch: int,
+        rates: DeviceRates,
+        task: Task | str = Task.PRETRAIN,
+        precision: str = "bf16",
+        comm_overlap: float | None = None,
+        gpus_per_node: int | None = None,
+        inter_node_bytes_per_s: float | None = None,
+        options: TrainingOptions = DEFAULT_OPTIONS,
+        constants: FittedConstants = SHIPPED,
+    ):
+        if comm_overlap is not None and not 0 <= comm_overlap <= 1:
+            raise UserError.of(msg("error.comm_overlap_range", overlap=comm_overlap))
+        if numbers.model is None:
+            raise ValueError("ModelNumbers without its ModelSpec: build them with planner.perf.model_numbers")
+        self.numbers, self.model, self.gpu = numbers, numbers.model, gpu
+        self.seq_len, self.global_batch, self.rates, self.task = seq_len, global_batch, rates, Task.parse(task)
+        self.precision, self.comm_overlap = precision, comm_overlap
+        self.per_node = gpus_per_node or gpu.gpus_per_node
+        self.network = inter_node_bytes_per_s or DEFAULT_INTER_NODE_BYTES_PER_S
+        self.options, self.constants = options, constants
+        self.share = constants.gemm_training(rates.generation)
+        self.adapters = self.task.is_adapter
+        self.microbatch_cache: dict[tuple[object, ...], _MicroBatch] = {}
+        self.links: dict[tuple[int, int], Link] = {}
+
+    def step(self, layout: Layout) -> StepTime:
+        return _Context(self, layout).step()
+
+    def seconds(self, layout: Layout) -> float:
+        """step(layout).step_time_s, without the breakdown (what the search compares)."""
+        return _Context(self, layout).seconds()
+
+    def lower_bound(self, layout: Layout) -> float | None:
+        """A floor under seconds(layout) from the cached micro-batch of the same shape (None when it is not
+        cached yet): its compute and tensor-parallel time over the micro-batches and the pipeline bubble, nothing
+        else (no data-parallel, optimizer, offload or point-to-point time)."""
+        return self.floor(
+            layout.tp, layout.pp, layout.ep, layout.dp, layout.micro_batch, layout.recompute, layout.virtual_stages
+        )
+
+    def floor(
+        self, tp: int, pp: int, ep: int, dp: int, micro_batch: int, recompute: str, virtual_stages: int = 1
+    ) -> float | None:
+        """lower_bound of a layout given by its fields (the search asks before it builds the Layout), with the
+        pipeline bubble's share of the micro-batch time when `virtual_stages` is given: (p - 1) / v of it."""
+        cp = max(1, min(self.options.context_parallel, dp))
+        cached = self.microbatch_cache.get((tp, pp, ep, micro_batch, str(recompute), cp))
+        if cached is None:
+            return None
+        groups = max(1, dp // cp)
+        microbatches = max(1, self.global_batch // (groups * micro_batch))
+        virtual = virtual_stages if virtual_stages > 1 else self.options.virtual_stages
+        bubble = (pp - 1) / virtual if pp > 1 else 0.0
+        return (microbatches + bubble) * cached.total_s
+
+    def link(self, group: int, span: int) -> Link:
+        key = (group, span)
+        if key not in self.links:
+            self.links[key] = group_link(self.gpu, self.rates, group, span, self.per_node, self.network,
+                                         self.constants.latency_scale)  # fmt: skip
+        return self.links[key]
+
+
+class _Context:
+    """One layout's estimate over a StepModel (a plain class: built once per call, never escapes)."""
+
+    def __init__(self, owner: StepModel, layout: Layout):
+        self.owner = owner
+        self.numbers, self.model, self.gpu, self.layout = owner.numbers, owner.model, owner.gpu, layout
+        self.seq_len, self.global_batch, self.rates, self.task = (
+            owner.seq_len, owner.global_batch, owner.rates, owner.task
+        )
+        self.comm_overlap, self.options, self.constants = owner.comm_overlap, owner.options, owner.constants
+        self.tp, self.pp, self.ep = layout.tp, layout.pp, layout.ep
+        self.cp = max(1, min(owner.options.context_parallel, layout.dp))
+        self.data_groups = max(1, layout.dp // self.cp)
+        self.microbatches = max(1, self.global_batch // (self.data_groups * layout.micro_batch))
+        self.tokens = layout.micro_batch * self.seq_len / self.cp  # rows per rank per micro-batch
+        self.shape: LayerShape = layer_shape(self.model, self.tp, self.ep)
+        self.stage_layers = math.ceil(self.model.layers / self.pp)
+        self.virtual_stages = layout.virtual_stages if layout.virtual_stages > 1 else self.options.virtual_stages
+        moe_share = self.model.moe_layers / self.model.layers if self.model.layers else 0.0
+        self.stage_moe = self.stage_layers * moe_share
+        self.stage_dense = self.stage_layers - self.stage_moe
+        self.share = owner.share
+        self.kernel_s = self.constants.kernel_s
+        self.adapters = owner.adapters
+        sp = self.options.sequence_parallel
+        self.sequence_parallel = sp if sp is not None else self.tp > 1
+
+    # -- links -----------------------------------------------------------------------------------------------
+    def link(self, group: int, span: int) -> Link:
+        return self.owner.link(group, span)
+
+    # -- one micro-batch -------------------------------------------------------------------------------------
+    def microbatch(self) -> _MicroBatch:
+        """The micro-batch's compute and its tensor/expert/context-parallel communication (which do not depend
+        on dp: kept in the caller's cache across layouts that differ in dp, ZeRO stage or offload), and its
+        ZeRO-3 gathers (which do)."""
+        cached = self._shared_microbatch()
+        if self.layout.zero != ZeroStage.WEIGHTS or self.layout.dp <= 1:
+            return cached
+        return dataclasses.replace(cached, fsdp_s=self._fsdp_of(cached))
+
+    def _shared_microbatch(self) -> _MicroBatch:
+        """The dp-independent part of the micro-batch, from the owner's cache."""
+        layout = self.layout
+        key = (self.tp, self.pp, self.ep, layout.micro_batch, str(layout.recompute), self.cp)
+        cache = self.owner.microbatch_cache
+        cached = cache.get(key)
+        if cached is None:
+            cached = cache[key] = self._compute()
+        return cached
+
+    def _fsdp_of(self, mb: _MicroBatch) -> float:
+        return self._fsdp(mb.gemm_s + mb.attention_s + mb.memory_s)
+
+    def _compute(self) -> _MicroBatch:
+        rates, shape, tokens, kernel = self.rates, self.shape, self.tokens, self.kernel_s
+        storage = WeightStorage()
+        ridge = self.constants.ridge_overlap
+        gemm_f = self.stage_dense * layer_gemms_seconds(
+            shape, tokens, rates, self.share, kernel, moe=False, storage=storage, ridge=ridge
+        )
+        if self.stage_moe:
+            gemm_f += self.stage_moe * layer_gemms_seconds(
+                shape, tokens, rates, self.share, kernel, moe=True, storage=storage, ridge=ridge
+            )
+        head_f = gemm_seconds(tokens, shape.vocab_shard, shape.hidden, rates, self.share, kernel, ridge=ridge)
+        attn_f, attn_b = self._attention()
+        per_token = layer_memory_bytes_per_token(shape, self.tp, self.sequence_parallel)
+        mem_f = self.stage_layers * (
+            tokens * per_token / rates.copy_bytes_per_s + MEMORY_KERNELS_PER_LAYER * kernel
+        )
+        casts = self._fp8_casts()
+        loss = cross_entropy_bytes(tokens, shape) / rates.copy_bytes_per_s + 4 * kernel
+        if rates.flat_mfu is not None:  # a user-set MFU: model FLOPs at peak x MFU, nothing else
+            flops = self._model_flops_per_microbatch()
+            compute = flops / (rates.peak_flops_per_s * rates.flat_mfu)
+            gemm, attention, memory, loss, head_f = compute, 0.0, 0.0, 0.0, 0.0
+            forward = compute / 3
+        else:
+            backward_gemm = (1.0 if self.adapters else 2.0) * (gemm_f + head_f)
+            recompute = self._recompute(gemm_f, attn_f, mem_f)
+            gemm = gemm_f + head_f + backward_gemm + recompute[0]
+            attention = attn_f + attn_b + recompute[1]
+            memory = mem_f * (1 + BACKWARD_TRAFFIC) + recompute[2] + casts
+            forward = gemm_f + head_f + attn_f + mem_f
+        dequant = self._qlora_dequant()
+        backward = gemm + attention + memory + loss + dequant - forward
+        return _MicroBatch(
+            gemm_s=gemm, attention_s=attention, memory_s=memory, loss_s=loss, dequant_s=dequant,
+            forward_s=forward, backward_s=max(0.0, backward), tp_s=self._tp(gemm), ep_s=self._ep(),
+            cp_s=self._cp(attention), fsdp_s=0.0,
+        )  # fmt: skip
+
+    def _attention(self) -> tuple[float, float]:
+        """(forward, backward) attention seconds of the stage's layers for one micro-batch."""
+        shape, rates, kernel = self.shape, self.rates, self.kernel_s
+        if not self.options.flash_attention:
+            sequences = self.layout.micro_batch / self.cp
+            forward, backward = unfused_attention_seconds(sequences, self.seq_len, shape, rates, self.share, kernel)
+            return self.stage_layers * forward, self.stage_layers * backward
+        flops = causal_attention_flops(self.layout.micro_batch, self.seq_len, shape.q_width) / self.cp
+        forward = attention_forward_seconds(flops, rates, kernel)
+        return self.stage_layers * forward, self.stage_layers * attention_backward_seconds(flops, rates, kernel)
+
+    def _fp8_casts(self) -> float:
+        """fp8 training: the casts of every GEMM's inputs and output gradients, and of the weights."""
+        if self.rates.dtype != "fp8":
+            return 0.0
+        weights = self.stage_dense * self.shape.dense_weights + self.stage_moe * self.shape.moe_weights
+        moved = self.tokens * self.stage_layers * fp8_cast_bytes_per_token(self.shape) + fp8_weight_cast_bytes(weights)
+        return moved / self.rates.copy_bytes_per_s + 8 * self.stage_layers * self.kernel_s
+
+    def _model_flops_per_microbatch(self) -> float:
+        n = self.numbers
+        per_token = training_flops_per_token(
+            n.matmul_params, n.layers, self.seq_len, n.attention_width, self.layout.recompute, self.adapters
+        )
+        return per_token * self.layout.micro_batch * self.seq_len / (self.tp * self.pp * self.cp)
+
+    def _recompute(self, gemm_f: float, attn_f: float, mem_f: float) -> tuple[float, float, float]:
+        """(GEMM, attention, memory) seconds recomputed in the backward."""
+        mode = Recompute.parse(self.layout.recompute)
+        if mode == Recompute.FULL:
+            return gemm_f, attn_f, mem_f
+        if mode == Recompute.SELECTIVE:
+            return 0.0, attn_f, mem_f
+        return 0.0, 0.0, 0.0
+
+    def _qlora_dequant(self) -> float:
+        """QLoRA: bitsandbytes dequantises each frozen NF4 weight to 16 bits before each use: the forward, the
+        backward's activation gradient, and the recomputed forward."""
+        if self.task != Task.QLORA:
+            return 0.0
+        weights = self.stage_dense * self.shape.dense_weights + self.stage_moe * self.shape.moe_weights
+        uses = 3 if self.layout.recompute == Recompute.FULL else 2
+        memory = dequantise_bytes(weights, NF4_BITS) / self.rates.copy_bytes_per_s
+        alu = weights * self.constants.dequant_ops_per_weight / self.rates.int_ops_per_s
+        kernels = 7 * self.stage_layers * self.kernel_s  # one per weight matrix
+        return uses * (max(memory, alu) + kernels)
+
+    # -- communication inside a micro-batch ------------------------------------------------------------------
+    def _tp(self, gemm_s: float) -> float:
+        if self.tp <= 1:
+            return 0.0
+        link = self.link(self.tp, self.tp)
+        message = self.tokens * self.shape.hidden * ACTIVATION_BYTES
+        calls = 4 + (2 if self.layout.recompute == Recompute.FULL else 0)
+        total = self.stage_layers * calls * allreduce_time_s(message, self.tp, link.bus_bytes_per_s, link.latency_s)
+        if self.options.tp_comm_overlap:
+            return exposed_s(total, gemm_s, interference=self.constants.overlap_interference)
+        return total
+
+    def _ep(self) -> float:
+        if self.ep <= 1 or not self.stage_moe:
+            return 0.0
+        link = self.link(self.ep, self.ep * self.tp)
+        message = self.tokens * self.shape.hidden * ACTIVATION_BYTES * self.shape.experts_per_token
+        return self.stage_moe * 4 * alltoall_time_s(message, self.ep, link.bus_bytes_per_s, link.latency_s)
+
+    def _cp(self, attention_s: float) -> float:
+        """Ring attention: each rank passes its K and V chunk round the context group (forward), and K, V and
+        their gradients back (backward), overlapped with the attention blocks it computes meanwhile."""
+        if self.cp <= 1:
+            return 0.0
+        link = self.link(self.cp, self.cp * self.tp)
+        chunk = self.tokens * self.shape.kv_elements_per_token_layer * ACTIVATION_BYTES
+        per_layer = 3 * (self.cp - 1) * (chunk / link.bus_bytes_per_s + link.latency_s)
+        return exposed_s(self.stage_layers * per_layer, attention_s, interference=self.constants.overlap_interference)
+
+    def _fsdp(self, compute_s: float) -> float:
+        """ZeRO-3 / FSDP: every micro-batch all-gathers the stage's weights for the forward and again for the
+        backward and reduce-scatters the gradients, layer by layer, prefetched behind the neighbouring layer's
+        compute; the first layer's gather and the last layer's reduction are left exposed."""
+        if self.layout.zero != ZeroStage.WEIGHTS or self.layout.dp <= 1:
+            return 0.0
+        link = self.link(self.layout.dp, self.layout.dp * self.tp)
+        weights = self._stage_weight_params() * ACTIVATION_BYTES
+        gather = allgather_time_s(weights, self.layout.dp, link.bus_bytes_per_s, link.latency_s * self.stage_layers)
+        total = 3 * gather if not self.adapters else 2 * gather
+        if self.comm_overlap is not None:
+            return (1 - self.comm_overlap) * total
+        return exposed_s(
+            total, compute_s, 2 * total / (3 * max(1, self.stage_layers)), self.constants.overlap_interference
+        )
+
+    def _stage_weight_params(self) -> float:
+        n = self.numbers
+        return n.total_params / (self.tp * self.pp) - n.expert_params * (1 - 1 / self.ep) / (self.tp * self.pp)
+
+    # -- the step ----------------------------------------------------------------------------------------------
+    def _bubble(self, microbatch_s: float) -> float:
+        if self.pp <= 1:
+            return 0.0
+        schedule = Schedule(self.pp, self.microbatches, self.virtual_stages)
+        bubble = (self.pp - 1) / schedule.virtual_stages * microbatch_s
+        return bubble + schedule.p2p_transfers_on_critical_path * self._p2p_s()
+
+    def seconds(self) -> float:
+        """step().step_time_s: the same sum, without building the breakdown or a copy of the micro-batch."""
+        mb = self._shared_microbatch()
+        layout = self.layout
+        fsdp = self._fsdp_of(mb) if layout.zero == ZeroStage.WEIGHTS and layout.dp > 1 else 0.0
+        microbatch_s = mb.total_s + fsdp
+        offload = offload_time_s(self.numbers, self.gpu, layout, self.microbatches, self.adapters)
+        return (
+            self.microbatches * microbatch_s + self._bubble(microbatch_s) + self._data_parallel(mb)
+            + self._optimizer_s() + offload
+        )  # fmt: skip
+
+    def step(self) -> StepTime:
+        mb = self.microbatch()
+        bubble = self._bubble(mb.total_s)
+        dp = self._data_parallel(mb)
+        optimizer = self._optimizer_s()
+        offload = offload_time_s(self.numbers, self.gpu, self.layout, self.microbatches, self.adapters)
+        # the sequences the step really processes: data groups x micro-batch x micro-batches (the search notes
+        # where this differs from the requested global batch)
+        tokens_per_step = self.data_groups * self.layout.micro_batch * self.microbatches * self.seq_len
+        n = self.numbers
+        model_flops = tokens_per_step * training_flops_per_token(
+            n.matmul_params, n.layers, self.seq_len, n.attention_width, Recompute.NONE, self.adapters
+        )
+        m = self.microbatches
+        breakdown = {
+            "compute_s": m * mb.compute_s, "pipeline_bubble_s": bubble, "tp_comm_s": m * mb.tp_s,
+            "dp_comm_s": dp + m * mb.fsdp_s, "ep_comm_s": m * mb.ep_s, "cp_comm_s": m * mb.cp_s,
+            "optimizer_s": optimizer, "offload_s": offload, "gemm_s": m * mb.gemm_s,
+            "attention_s": m * mb.attention_s, "memory_bound_s": m * mb.memory_s, "loss_s": m * mb.loss_s,
+            "dequantise_s": m * mb.dequant_s,
+        }  # fmt: skip
+        return StepTime(
+            compute_s=m * mb.compute_s, bubble_s=bubble, tp_comm_s=m * mb.tp_s, dp_comm_s=dp + m * mb.fsdp_s,
+            ep_comm_s=m * mb.ep_s, offload_s=offload, flops_per_step=model_flops, tokens_per_step=tokens_per_step,
+            microbatches=m, confidence=self.rates.confidence, assumptions=self.rates.assumptions,
+            breakdown=MappingProxyType(breakdown), optimizer_s=optimizer, cp_comm_s=m * mb.cp_s,
+            gpus=self.layout.gpus, peak_flops_per_s=self.rates.peak_flops_per_s,
+        )  # fmt: skip
+
+    def _p2p_s(self) -> float:
+        """One point-to-point send of a micro-batch's boundary activations between neighbouring stages (ranks
+        tp x dp apart)."""
+        link = self.link(2, self.tp * self.layout.dp * 2)
+        message = self.tokens * self.shape.hidden * ACTIVATION_BYTES / (self.tp if self.sequence_parallel else 1)
+        return message / link.bus_bytes_per_s + link.latency_s
+
+    def _data_parallel(self, mb: _MicroBatch) -> float:
+        """Exposed gradient reduction of ZeRO-0/1/2 (ZeRO-3 reduces per micro-batch, in _fsdp): an all-reduce,
+        or a reduce-scatter plus the all-gather of the updated weights (the same volume), bucketed behind the
+        last micro-batch's backward; the all-gather behind the next step's first forward."""
+        if self.layout.dp <= 1 or self.layout.zero == ZeroStage.WEIGHTS:
+            return 0.0
+        link = self.link(self.layout.dp, self.layout.dp * self.tp)
+        trainable = self.numbers.lora_params if self.adapters else self.numbers.total_params
+        expert_share = 0 if self.adapters else self.numbers.expert_params * (1 - 1 / self.ep)
+        gradients = (trainable - expert_share) / (self.tp * self.pp) * GRADIENT_BYTES
+        total = allreduce_time_s(gradients, self.layout.dp, link.bus_bytes_per_s, link.latency_s)
+        if self.comm_overlap is not None:
+            return (1 - self.comm_overlap) * total
+        window = mb.backward_s + (mb.forward_s if self.layout.zero >= ZeroStage.OPTIMIZER else 0.0)
+        last_bucket = total / max(1, self.stage_layers)
+        return exposed_s(total, window, last_bucket, self.constants.overlap_interference)
+
+    def _optimizer_s(self) -> float:
+        trainable = self.numbers.lora_params if self.adapters else self.numbers.total_params
+        shards = self.tp * self.pp * (self.layout.dp if self.layout.zero >= ZeroStage.OPTIMIZER else 1)
+        if self.layout.offload != Offload.NONE:
+            return 0.0  # the CPU steps (offload_time_s)
+        return optimizer_bytes(trainable / shards, self.options.optimizer) / self.rates.copy_bytes_per_s
+
+
+def offload_time_s(
+    numbers: ModelNumbers,
+    gpu: GpuSpec,
+    layout: Layout,
+    microbatches: int,
+    adapters_only: bool = False,
+) -> float:
+    """Exposed seconds per step that CPU offload adds (ZeRO-Offload / ZeRO-Infinity style).
+
+    optimizer: 16-bit gradients go down and 16-bit parameters come back over PCIe (one direction each, the
+    two overlap), plus CPU Adam over this rank's shard. all: parameters also stream up for every forward and
+    backward of every micro-batch.
+    """
+    if layout.offload == Offload.NONE:
+        return 0.0
+    trainable = numbers.lora_params if adapters_only else numbers.total_params
+    shard = trainable / (layout.tp * layout.pp * (layout.dp if layout.zero >= 1 else 1))
+    pcie = gpu.pcie_bytes_per_s / 2 * LINK_EFFICIENCY
+    seconds = shard * 2 / pcie + shard / CPU_ADAM_PARAMS_PER_S
+    if layout.offload == Offload.ALL:
+        params_per_rank = numbers.total_params / (layout.tp * layout.pp)
+        seconds += microbatches * 2 * params_per_rank * 2 / pcie
+    return seconds
+
+
+def offload_assumption() -> str:
+    return (
+        f"offload: PCIe at {LINK_EFFICIENCY} of one direction; CPU Adam {CPU_ADAM_PARAMS_PER_S:.0e} parameters/s "
+        "per GPU (assumption)"
+    )

@@ -1,0 +1,124 @@
+"""Charts people can read: the cost axis starts at zero, tick labels never overlap (also in the PNGs the PDF
+embeds), the capacity label sits beside the bar, "nothing fits" leaves no axes behind, and eight GPUs'
+telemetry keeps a readable key with each GPU's current values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from desktop.charts.plan_charts import MemoryBarChart, ScalingChart, render_png
+from desktop.charts.telemetry import TelemetryChart
+
+GIB = 2**30
+# Costs that differ by 5% across GPU counts: on a log axis from 2,400 to 2,520 they looked like a cliff.
+SERIES = {"ZeRO-1": [(2**k, 3600.0 * 100 / 2**k, 2400.0 * (1 + 0.05 * k / 12)) for k in range(13)]}
+
+
+@pytest.fixture
+def scaling(qtbot):
+    chart = ScalingChart()
+    qtbot.addWidget(chart)
+    chart.resize(420, 260)
+    chart.show()
+    chart.set_series(SERIES, "USD", ("ZeRO-1", 64), "wall")
+    return chart
+
+
+def test_the_cost_axis_starts_at_zero(scaling):
+    low, high = scaling.cost_plot.getViewBox().viewRange()[1]
+    assert low <= 0 < 2400 < high  # a 5% difference reads as 5%
+    labels = [text for value, text in scaling.cost_plot.getAxis("left")._tickLevels[0]]
+    assert labels[0] == "0"
+
+
+def test_tick_labels_fit_the_axis_without_overlapping(scaling):
+    metrics = scaling.fontMetrics()
+    for plot in (scaling.time_plot, scaling.cost_plot):
+        ticks = plot.getAxis("bottom")._tickLevels[0]
+        widths = sum(metrics.horizontalAdvance(text) + 6 for _value, text in ticks)
+        assert widths <= plot.width(), [text for _v, text in ticks]
+    for plot in (scaling.time_plot, scaling.cost_plot):
+        ticks = plot.getAxis("left")._tickLevels[0]
+        assert len(ticks) * metrics.height() <= plot.height()
+    assert render_png(scaling)[:8] == b"\x89PNG\r\n\x1a\n"  # what report.pdf embeds is this drawing
+
+
+def test_the_capacity_label_sits_beside_the_bar(qtbot):
+    chart = MemoryBarChart()
+    qtbot.addWidget(chart)
+    chart.resize(700, 90)
+    chart.show()
+    chart.set_data([("weights", 20 * GIB), ("activations", 40 * GIB)], 80 * GIB, 72 * GIB)
+    data = chart.chart_data()
+    assert data["label_gib"] >= max(data["total_gib"], data["capacity_gib"])  # right of the bar and the lines
+    left, right = chart.plot.getViewBox().viewRange()[0]
+    label_px = chart.fontMetrics().horizontalAdvance(chart.capacity_text.toPlainText())
+    room_px = (right - data["label_gib"]) / (right - left) * chart.plot_widget.width()
+    assert room_px >= label_px  # the whole label is in view
+    assert "usable 72.0 GiB of 80.0 GiB" in chart.capacity_text.toPlainText()
+
+
+def test_nothing_fits_leaves_no_axes_behind(scaling):
+    scaling.clear("Nothing fits: no times or costs to draw")
+    assert scaling.chart_data()["series"] == {}
+    assert not scaling.layout_widget.isVisible() and scaling.empty_label.isVisible()
+    scaling.set_series(SERIES, "USD")
+    assert scaling.layout_widget.isVisible() and not scaling.empty_label.isVisible()
+
+
+def test_eight_gpus_keep_a_readable_key_with_current_values(qtbot):
+    chart = TelemetryChart()
+    qtbot.addWidget(chart)
+    chart.set_gpus({gpu: f"GPU {gpu}" for gpu in range(8)})
+    t = np.arange(10, dtype=float)
+    snapshot = {
+        gpu: {"t_s": t, "utilization_pct": np.full(10, 10.0 * gpu), "memory_used_bytes": np.full(10, gpu * GIB),
+              "temperature_c": np.full(10, 40.0 + gpu), "power_w": np.full(10, 100.0 + gpu)}
+        for gpu in range(8)
+    }  # fmt: skip
+    chart.update_from_snapshot(snapshot)
+    key = chart.legend.text()
+    for gpu in range(8):  # each GPU's row names its current power, beside the curves
+        assert f"GPU {gpu}" in key and f"{100 + gpu} W" in key
+    assert key.count("<tr>") == 9  # a header and one row per GPU
+
+
+def test_the_selected_options_band_is_a_bar_through_its_ring_and_in_the_key(scaling):
+    """Hand-built band -12% .. +15% over 23 runs at the ringed point (64 GPUs: 3600 x 100 / 64 s = 5625 s, cost
+    2400 x (1 + 0.05 x 6 / 12) = 2460): the bar spans 5625 x 0.88 = 4950 s .. 5625 x 1.15 = 6468.75 s and
+    2164.8 .. 2829 USD; without a band there is no bar."""
+    from desktop.i18n import set_language
+    from planner.uncertainty import ErrorBand
+
+    set_language(
+        "en", strict=True
+    )  # English with its plural forms ("23 published runs"), as the app installs it
+    scaling.set_series(SERIES, "USD", ("ZeRO-1", 64), "wall", ErrorBand(-0.12, 0.15, 23, "training/hopper"))
+    drawn = scaling.chart_data()["selected_band"]
+    assert drawn["gpus"] == 64
+    assert drawn["time_s"] == pytest.approx([4950.0, 6468.75])
+    assert drawn["cost"] == pytest.approx([2164.8, 2829.0])
+    assert "-12% .. +15%, 23 published runs" in scaling.key_label.text()
+    x, y = scaling.time_band_bar.xData, scaling.time_band_bar.yData  # as given, before the log axes
+    assert list(x) == [64, 64] and list(y) == pytest.approx([4950.0 / 3600, 6468.75 / 3600])  # hours
+    scaling.set_series(SERIES, "USD", ("ZeRO-1", 64), "wall")
+    assert scaling.chart_data()["selected_band"] is None
+    assert scaling.time_band_bar.xData is None or len(scaling.time_band_bar.xData) == 0
+    assert "published runs" not in scaling.key_label.text()
+
+
+def test_the_band_in_the_key_follows_the_language(scaling):
+    from desktop.i18n import set_language
+    from planner.uncertainty import ErrorBand
+
+    try:
+        set_language("ru", strict=True)
+        scaling.set_series(
+            SERIES, "USD", ("ZeRO-1", 64), "wall", ErrorBand(-0.12, 0.15, 23, "training/hopper")
+        )
+        assert "выбранный вариант, время -12 % .. +15 %, 23 опубликованных замера" in scaling.key_label.text()
+    finally:
+        set_language("en", strict=True)
+    scaling.retranslate()
+    assert "selected option, time -12% .. +15%, 23 published runs" in scaling.key_label.text()
