@@ -58,7 +58,17 @@ def training_verdicts_for(option: PlanOption, inputs: ExportInputs) -> list[Verd
 
 
 def serving_verdicts_for(option: PlanOption) -> list[Verdict]:
-    return serving_verdicts(option.layout, nodes_layout(option)[0])
+    workload = option.workload
+    engine = option.engine or (workload.engine if workload else None)
+    return serving_verdicts(option.layout, nodes_layout(option)[0], engine,
+                            workload.weight_format if workload else None, replicas_per_node(option))  # fmt: skip
+
+
+def replicas_per_node(option: PlanOption) -> int:
+    """Serving replicas (tp x pp GPUs each) on one node; 1 when one replica spans nodes."""
+    replica_gpus = option.layout.tp * option.layout.pp
+    per_node = nodes_layout(option)[1]
+    return max(1, per_node // replica_gpus) if replica_gpus <= per_node else 1
 
 
 def launch_script(option: PlanOption, inputs: ExportInputs) -> str:
@@ -255,13 +265,13 @@ def _serving_lines(option: PlanOption, inputs: ExportInputs, verdicts: list[Verd
     sequences = option.batch_per_replica or layout.micro_batch
     dtype = "float16" if precision_of(option, inputs) == Precision.FP16 else "bfloat16"
     replica_gpus = layout.tp * layout.pp
-    replicas_here = max(1, per_node // replica_gpus) if replica_gpus <= per_node else 1
+    replicas_here = replicas_per_node(option)
     vllm = (
         f'vllm serve "$MODEL" --tensor-parallel-size {layout.tp} --pipeline-parallel-size {layout.pp} '
         f"--max-model-len {context} --max-num-seqs {sequences} "
         f"--gpu-memory-utilization {memory_utilization(option):.2f} --dtype {dtype}"
     )
-    lines = ['ENGINE="${ENGINE:-vllm}"', 'case "$ENGINE" in', "  vllm)"]
+    lines = [f'ENGINE="${{ENGINE:-{default_runner(verdicts)}}}"', 'case "$ENGINE" in', "  vllm)"]
     if replica_gpus > per_node:  # one replica spans nodes: vLLM runs them as one Ray cluster
         lines += [
             '    if [ "$NODE_RANK" -ne 0 ]; then exec ray start --address="$MASTER_ADDR:6379" --block; fi',

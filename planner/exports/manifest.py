@@ -92,7 +92,8 @@ def _training_files(option: PlanOption, inputs: ExportInputs) -> tuple[ExportedF
 
 def _serving_files(option: PlanOption) -> tuple[ExportedFile, ...]:
     verdicts = serving_verdicts_for(option)
-    engines = ", ".join(f"ENGINE={v.runner}" for v in verdicts if v.runs)
+    runnable = [v for v in verdicts if v.runs]
+    engines = f"ENGINE={runnable[0].runner} by default; also " + ", ".join(f"ENGINE={v.runner}" for v in runnable[1:])
     files = [_report(REPORT_MD), _report(REPORT_PDF)]
     for name, why in ((DS_CONFIG, "serving runs in vLLM / TensorRT-LLM / llama.cpp, not DeepSpeed"),
                       (ACCELERATE_CONFIG, "accelerate does not serve models"),
@@ -101,7 +102,7 @@ def _serving_files(option: PlanOption) -> tuple[ExportedFile, ...]:
     files.append(ExportedFile(
         LAUNCH_SH, True, f"serving with the plan's parallelism, context and concurrency ({engines})",
         f"{FRAMEWORK_OF[Runner.VLLM]}; {FRAMEWORK_OF[Runner.TRTLLM]}; {FRAMEWORK_OF[Runner.LLAMACPP]}",
-        "; ".join(d for v in verdicts if v.runs for d in v.differs),
+        "; ".join(f"{v.runner}: {d}" for v in runnable for d in v.differs),
     ))  # fmt: skip
     files.append(_report(OPTIONS_CSV, "every ranked option, machine-readable"))
     return tuple(files)

@@ -103,14 +103,45 @@ def training_verdicts(layout: Layout, task: Task, family: str | None, preset_id:
     return sorted(verdicts, key=lambda v: not v.runs)
 
 
-def serving_verdicts(layout: Layout, nodes: int) -> list[Verdict]:
-    llamacpp = Verdict(Runner.LLAMACPP, True, differs=(
-        "llama.cpp needs the model as a GGUF file (GGUF=...); it splits layers over the node's GPUs "
-        "(--split-mode layer) rather than tensor parallel",
-    ))  # fmt: skip
+# The serving engine profiles the planner times (planner.perf.ENGINES) and the runner that serves each.
+ENGINE_RUNNERS = {"vllm": Runner.VLLM, "tensorrt-llm": Runner.TRTLLM, "llama.cpp": Runner.LLAMACPP}
+# Weight formats (planner.perf.FORMATS) a serving engine reads from a pre-quantized checkpoint's own config.
+_CHECKPOINT_FORMATS = ("fp8", "int8", "int4", "int4-g128", "int4-g64", "int4-g32")
+_GGUF_FORMATS = ("q8_0", "q4_0", "q4_k_m")
+
+
+def serving_verdicts(layout: Layout, nodes: int, engine: str | None = None, weight_format: str | None = None,
+                     replicas_per_node: int = 1) -> list[Verdict]:  # fmt: skip
+    """The serving runners, the engine the plan was timed with first (vLLM when it has no server or cannot
+    serve this layout), each with what differs from the plan. vLLM starts every replica of a node itself
+    (--data-parallel-size); trtllm-serve and llama-server start one."""
+    llamacpp_differs = ["llama.cpp needs the model as a GGUF file (GGUF=...); it splits layers over the node's "
+                        "GPUs (--split-mode layer) rather than tensor parallel"]  # fmt: skip
+    engine_differs = []
+    if weight_format in _CHECKPOINT_FORMATS:
+        engine_differs.append(f"the plan assumes {weight_format} weights: MODEL must be a checkpoint quantized "
+                              "so (the engine reads the quantization from its config.json)")  # fmt: skip
+    if weight_format in _GGUF_FORMATS:
+        llamacpp_differs.append(f"the plan assumes {weight_format} weights: GGUF must be of that type")
+    trtllm_differs = list(engine_differs)
+    if replicas_per_node > 1:
+        trtllm_differs.append(f"trtllm-serve starts one replica of {layout.tp * layout.pp} GPU(s); the plan's "
+                              f"{replicas_per_node} per node need one trtllm-serve each (CUDA_VISIBLE_DEVICES, "
+                              "--port) behind a load balancer")  # fmt: skip
+        llamacpp_differs.append(f"llama-server runs one replica over the node's GPUs, not {replicas_per_node}")
+    verdicts = [Verdict(Runner.VLLM, True, differs=tuple(engine_differs)),
+                Verdict(Runner.TRTLLM, True, differs=tuple(trtllm_differs)),
+                Verdict(Runner.LLAMACPP, True, differs=tuple(llamacpp_differs))]  # fmt: skip
     if nodes > 1:
-        llamacpp = Verdict(Runner.LLAMACPP, False, "llama.cpp serves from one machine; this plan spans nodes")
-    return [Verdict(Runner.VLLM, True), Verdict(Runner.TRTLLM, True), llamacpp]
+        verdicts[2] = Verdict(Runner.LLAMACPP, False, "llama.cpp serves from one machine; this plan spans nodes")
+    planned = ENGINE_RUNNERS.get(engine or "vllm")
+    if planned is None or not next(v for v in verdicts if v.runner == planned).runs:
+        note = (f"the plan's figures assume {engine}, which "
+                + ("has no server" if planned is None else "cannot serve this layout")
+                + "; vLLM serves the same layout")  # fmt: skip
+        verdicts[0] = Verdict(Runner.VLLM, True, differs=(note, *engine_differs))
+        planned = Runner.VLLM
+    return sorted(verdicts, key=lambda v: (not v.runs, v.runner != planned))
 
 
 def default_runner(verdicts: list[Verdict]) -> Runner | None:

@@ -220,3 +220,41 @@ def test_serving_commands_use_only_options_the_engines_define(layout):
         assert f"--data-parallel-size {layout.dp}" in script  # the planned replicas, on one 8-GPU node
     if layout.tp * layout.pp > 8:  # one replica spans two nodes: a Ray cluster, llama.cpp refused
         assert "--distributed-executor-backend ray" in script and "ENGINE=llamacpp does not run" in script
+
+
+@pytest.mark.parametrize(("engine", "nodes_gpus", "expected"), [
+    (None, 8, "vllm"), ("vllm", 8, "vllm"), ("tensorrt-llm", 8, "trtllm"), ("llama.cpp", 8, "llamacpp"),
+    ("gpt-fast", 8, "vllm"),  # gpt-fast is a benchmark script with no server
+    ("llama.cpp", 16, "vllm"),  # llama.cpp serves from one machine; this replica spans two nodes
+])  # fmt: skip
+def test_launch_sh_serves_with_the_engine_the_plan_was_timed_with(engine, nodes_gpus, expected, tmp_path):
+    import dataclasses
+
+    layout = Layout(tp=8, micro_batch=4) if nodes_gpus == 8 else Layout(tp=8, pp=2, micro_batch=4)
+    option = dataclasses.replace(option_for(layout, task="inference", model="llama-3.1-70b"), engine=engine)
+    inputs = ExportInputs(task="inference", model_spec=get_preset("llama-3.1-70b"))
+    script = launch_script(option, inputs)
+    assert f'ENGINE="${{ENGINE:-{expected}}}"' in script
+    export_plan(result_of(option), option, tmp_path, inputs)
+    row = next(line for line in (tmp_path / "report.md").read_text().splitlines() if line.startswith("| launch.sh"))
+    assert f"ENGINE={expected} by default" in row
+    if expected != {"tensorrt-llm": "trtllm", "llama.cpp": "llamacpp"}.get(engine or "vllm", "vllm"):
+        assert f"the plan's figures assume {engine}" in row  # the report says the engine differs
+
+
+def test_a_quantized_serving_plan_says_which_checkpoint_it_needs():
+    import dataclasses
+
+    option = option_for(Layout(tp=2, micro_batch=8), task="inference", model="llama-3.1-70b")
+    workload = dataclasses.replace(option.workload, weight_format="int4-g128")
+    script = launch_script(dataclasses.replace(option, workload=workload),
+                           ExportInputs(task="inference", model_spec=get_preset("llama-3.1-70b")))  # fmt: skip
+    assert "the plan assumes int4-g128 weights: MODEL must be a checkpoint quantized so" in script
+
+
+def test_engines_that_start_one_replica_say_so_when_a_node_holds_several():
+    option = option_for(Layout(dp=2, tp=4, micro_batch=16), task="inference", model="llama-3.1-70b")
+    script = launch_script(option, ExportInputs(task="inference", model_spec=get_preset("llama-3.1-70b")))
+    assert "--data-parallel-size 2" in script  # vLLM starts both replicas
+    assert "trtllm-serve starts one replica of 4 GPU(s); the plan's 2 per node need one trtllm-serve each" in script
+    assert "llama-server runs one replica over the node's GPUs, not 2" in script
