@@ -258,3 +258,43 @@ def test_engines_that_start_one_replica_say_so_when_a_node_holds_several():
     assert "--data-parallel-size 2" in script  # vLLM starts both replicas
     assert "trtllm-serve starts one replica of 4 GPU(s); the plan's 2 per node need one trtllm-serve each" in script
     assert "llama-server runs one replica over the node's GPUs, not 2" in script
+
+
+# torchtitan 0.3.0 needs a GPU stack (and wandb, tensorboard, datasets) to install, so its wheel (PyPI) was read
+# instead: the fields of Trainer.Config (torchtitan/trainer.py: hf_assets_path, training, parallelism, checkpoint),
+# TrainingConfig and ParallelismConfig (torchtitan/config/configs.py), the checkpointer's Config
+# (torchtitan/components/checkpointer/base.py: enable, initial_load_path, initial_load_in_hf) and the transformers
+# backend's hf_model (torchtitan/experiments/transformers_modeling_backend/configs.py); --module / --config are
+# read by torchtitan/config/manager.py, the config names by each models/*/config_registry.py.
+TORCHTITAN_OPTIONS = {
+    "--module", "--config", "--hf_assets_path", "--hf_model",
+    "--training.local_batch_size", "--training.seq_len", "--training.steps", "--training.enable_cpu_offload",
+    "--parallelism.data_parallel_replicate_degree", "--parallelism.data_parallel_shard_degree",
+    "--parallelism.fsdp_reshard_after_forward", "--parallelism.tensor_parallel_degree",
+    "--parallelism.pipeline_parallel_degree", "--parallelism.pipeline_parallel_microbatch_size",
+    "--parallelism.expert_parallel_degree",
+    "--checkpoint.enable", "--checkpoint.initial_load_path", "--checkpoint.initial_load_in_hf",
+}  # fmt: skip
+TORCHTITAN_CONFIGS = {"llama3": {"llama3_8b", "llama3_70b", "llama3_405b"}, "deepseek_v3": {"deepseek_v3_671b"},
+                      "transformers_modeling_backend": {"transformers_modeling_backend_full"}}  # fmt: skip
+
+
+@pytest.mark.parametrize(("layout", "task", "model"), [
+    (Layout(dp=2, tp=4, pp=8, zero=1), "pretrain", "llama-3.1-70b"),
+    (Layout(dp=4, tp=8, pp=2, zero=3, offload="all"), "finetune", "llama-3.1-405b"),
+    (Layout(dp=2, tp=2, pp=2, ep=4, zero=1), "pretrain", "mixtral-8x7b"),  # the transformers backend
+], ids=["llama3-pretrain", "offload-finetune", "hf-backend"])  # fmt: skip
+def test_torchtitan_command_uses_only_options_and_configs_torchtitan_defines(layout, task, model):
+    option = option_for(layout, task=task, model=model, gpus_per_node=8)
+    script = launch_script(option, ExportInputs(task=task, model_spec=get_preset(model)))
+    line = next(text for text in script.splitlines() if "-m torchtitan.train" in text)
+    words = line.split()
+    assert {word for word in words if word.startswith("--")} <= TORCHTITAN_OPTIONS
+    module, config = words[words.index("--module") + 1], words[words.index("--config") + 1]
+    assert config in TORCHTITAN_CONFIGS[module]
+    degrees = {name: int(words[words.index(f"--parallelism.{name}_parallel_degree") + 1])
+               for name in ("tensor", "pipeline", "expert")}  # fmt: skip
+    assert degrees == {"tensor": layout.tp, "pipeline": layout.pp, "expert": layout.ep}
+    shard = int(words[words.index("--parallelism.data_parallel_shard_degree") + 1])
+    replicate = int(words[words.index("--parallelism.data_parallel_replicate_degree") + 1])
+    assert shard * replicate == layout.dp  # torchtitan: dp_replicate x dp_shard x tp x pp = world size
