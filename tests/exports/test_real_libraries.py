@@ -129,6 +129,8 @@ def test_deepspeed_parses_every_exported_config_at_its_planned_size(family, one_
     assert (parsed.tensor_parallel_config.autotp_size or 1) == layout.tp  # 0 = AutoTP off
     assert parsed.expert_parallel_config.enabled == (layout.ep > 1)
     assert parsed.expert_parallel_config.autoep_size == layout.ep
+    # no DeepSpeed pipeline section and no activation checkpointing: recompute is train.py's, as planned
+    assert "pipeline" not in config and "activation_checkpointing" not in config
 
 
 # --------------------------------------------------------- launch.sh + train.py + the config, one step on CPU
@@ -139,6 +141,7 @@ def test_deepspeed_zero1_dp2_trains_one_step(tmp_path):
     assert "optimizer AdamW" in output  # torch's AdamW ("torch_adam"): no FusedAdam build
     assert [item["local_param_elements"] for item in layouts] == [TINY_LLAMA, TINY_LLAMA]  # replicated weights
     assert [item["data_parallel_size"] for item in layouts] == [2, 2]
+    assert not any(item["gradient_checkpointing"] for item in layouts)  # a "recompute none" plan recomputes nothing
 
 
 def test_deepspeed_zero2_offload_optimizer_trains_one_step_with_cpu_adam(tmp_path):
@@ -148,16 +151,22 @@ def test_deepspeed_zero2_offload_optimizer_trains_one_step_with_cpu_adam(tmp_pat
 
 def test_deepspeed_zero3_offload_all_shards_the_weights(tmp_path):
     _, layouts = run_launch(export_scaled(tmp_path, Layout(dp=2, zero=3, offload="all", recompute="full")))
+    assert all(item["gradient_checkpointing"] for item in layouts)  # full recompute: every layer checkpointed
     # ZeRO-3 keeps 1/dp of every parameter per rank (each padded to a multiple of dp)
     assert all(TINY_LLAMA / 2 <= item["local_param_elements"] <= TINY_LLAMA / 2 + 64 for item in layouts)
 
 
-def test_deepspeed_autotp2_splits_every_decoder_linear(tmp_path):
-    _, layouts = run_launch(export_scaled(tmp_path, Layout(tp=2, zero=2)))
-    # q, k, v, gate, up split by columns and o, down by rows: each rank holds half of every layer's linears
-    for item in layouts:
-        assert item["local_param_elements"] <= TINY_LLAMA - TINY_LAYER_LINEAR  # 2 layers x half of 9,216
-        assert item["data_parallel_size"] == 1
+def test_deepspeed_autotp2_dp2_splits_every_decoder_linear_and_keeps_the_planned_batch(tmp_path):
+    _, layouts = run_launch(export_scaled(tmp_path, Layout(dp=2, tp=2, zero=2)))
+    # q, k, v, gate, up split by columns, o and down by rows, the LM head by vocabulary: each of the 4 ranks
+    # holds half of every layer's linears and half of the 128 x 32 head; embeddings and norms are replicated
+    assert [item["local_param_elements"] for item in layouts] == [TINY_LLAMA - TINY_LAYER_LINEAR - 128 * 32 // 2] * 4
+    # ranks 0, 1 form one TP group and read the same data: a step is micro 1 x accumulation 2 x dp 2 = 4 distinct
+    # sequences, as planned. DeepSpeed's own train_batch_size counts every rank of the world (1 x 2 x 4 = 8),
+    # which is why ds_config.json leaves that field out under AutoTP (a written 4 would be refused).
+    assert [(item["data_parallel_rank"], item["data_parallel_size"]) for item in layouts] == [(0, 2), (0, 2), (1, 2),
+                                                                                            (1, 2)]  # fmt: skip
+    assert {item["train_batch_size"] for item in layouts} == {1 * 2 * 4}
 
 
 def test_deepspeed_autoep2_splits_the_experts_of_a_mixtral(tmp_path):

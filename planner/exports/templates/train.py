@@ -154,7 +154,8 @@ def report_layout(model: torch.nn.Module, extra: dict[str, int]) -> None:
         local += held
         trainable += held if param.requires_grad else 0
     line = {"rank": int(os.environ.get("RANK", "0")), "local_param_elements": local,
-            "trainable_param_elements": trainable, "world_size": int(os.environ.get("WORLD_SIZE", "1")), **extra}
+            "trainable_param_elements": trainable, "world_size": int(os.environ.get("WORLD_SIZE", "1")),
+            "gradient_checkpointing": bool(getattr(model, "is_gradient_checkpointing", False)), **extra}
     # one write per line: print() writes the text and its newline apart, and the ranks share one stdout
     sys.stdout.write("GPU_ADVISOR_LAYOUT " + json.dumps(line, sort_keys=True) + "\n")
     sys.stdout.flush()
@@ -190,7 +191,8 @@ def run_deepspeed(args: argparse.Namespace, peft_config: dict[str, Any]) -> floa
     tp = int(ds_config.get("tensor_parallel", {}).get("autotp_size", 1))
     dp_rank, dp_size = engine.global_rank // tp, engine.world_size // tp
     micro, accumulation = engine.train_micro_batch_size_per_gpu(), engine.gradient_accumulation_steps()
-    report_layout(engine.module, {"data_parallel_rank": dp_rank, "data_parallel_size": dp_size})
+    report_layout(engine.module, {"data_parallel_rank": dp_rank, "data_parallel_size": dp_size,
+                                  "train_batch_size": int(engine.train_batch_size())})  # fmt: skip
     basic = getattr(engine.optimizer, "optimizer", engine.optimizer)  # ZeRO wraps the optimizer it steps
     log(f"DeepSpeed: world {engine.world_size}, data parallel {dp_size}, ZeRO {engine.zero_optimization_stage()}, "
         f"micro-batch {micro}, accumulation {accumulation}, optimizer {type(basic).__name__}")  # fmt: skip
