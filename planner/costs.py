@@ -152,6 +152,9 @@ class RentBuyInputs:
     maintenance_fraction_per_year: float = 0.0
     spot_overhead_fraction: float = DEFAULT_SPOT_OVERHEAD_FRACTION
     hybrid_owned_gpus: int | None = None
+    # How spot_overhead_fraction was found ("": the flat assumption; planner.scale.spot_overhead_of_job's words
+    # when it comes from an interruption rate).
+    spot_overhead_basis: str = ""
     job_gpus: int | None = None
 
     @property
@@ -526,7 +529,8 @@ def _assumptions(inputs: RentBuyInputs) -> tuple[str, ...]:
         f"{inputs.resale_fraction:.0%} of the purchase at month {inputs.horizon_months}",
         f"a month is {DAYS_PER_MONTH:.4g} days; busy hours per GPU per month {inputs.used_hours_per_gpu_month:.0f}",
         "renting pays busy hours only; reserved pays every hour of the horizon; spot adds "
-        f"{inputs.spot_overhead_fraction:.0%} for lost work and restarts",
+        f"{inputs.spot_overhead_fraction:.1%} for lost work and restarts"
+        + (f" ({inputs.spot_overhead_basis})" if inputs.spot_overhead_basis else " (assumed)"),
         "hybrid: owned GPUs take the demand first, the rest is rented on demand"
         + (f"; it owns whole groups of {inputs.job_gpus} GPUs (one job's GPUs)" if inputs.job_gpus else ""),
     )

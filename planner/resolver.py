@@ -42,6 +42,7 @@ from planner.messages import Message, msg
 from planner.models import ModelSpec
 from planner.money import ExchangeRates, Money, convert, format_money, normalise_currency
 from planner.perf import Calibration, calibration_from_report
+from planner.scale import Resilience
 from planner.search import (
     DEFAULT_MAX_GPUS,
     DEFAULT_MEMORY_HEADROOM,
@@ -69,7 +70,9 @@ class PlanQuestion:
 
     hardware: choice keys (module docstring); exact_gpus overrides max_gpus; budget_amount is in `currency`;
     price_per_gpu_hour (in `currency`) prices every GPU type; price_from_quotes: price the rest from the
-    stored quotes (rule 3); pinned: Layout fields the user fixed ({"tp": 8, "zero": 3}).
+    stored quotes (rule 3); pinned: Layout fields the user fixed ({"tp": 8, "zero": 3}); price_kinds: the quote
+    kinds rule 3 takes the median of (("spot",) to plan on spot capacity); resilience: failures, checkpoints and
+    spot reclaims for the goodput term (planner.scale).
     """
 
     model: str
@@ -87,6 +90,8 @@ class PlanQuestion:
     gpus_per_node: int | None = None
     inter_node_bytes_per_s: float | None = None
     rank_by: RankBy = RankBy.TIME
+    price_kinds: tuple[str, ...] = ON_DEMAND
+    resilience: Resilience = field(default_factory=Resilience)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pinned", MappingProxyType(dict(self.pinned)))
@@ -515,7 +520,7 @@ def _prices(
     book = price_book if price_book is not None else PriceBook(store)
     for gpu_id in hardware.gpus:
         if gpu_id not in found:
-            basis = typical_price(book, base_gpu_id(gpu_id), ON_DEMAND, currency, rates, missing)
+            basis = typical_price(book, base_gpu_id(gpu_id), question.price_kinds, currency, rates, missing)
             if basis is not None:
                 found[gpu_id] = basis
     return found
@@ -541,6 +546,7 @@ def _constraints(question: PlanQuestion, hardware: _Hardware) -> Constraints:
         gpus_per_node=question.gpus_per_node,
         inter_node_bytes_per_s=question.inter_node_bytes_per_s,
         memory_headroom=question.memory_headroom,
+        resilience=question.resilience,
     )
 
 

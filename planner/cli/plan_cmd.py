@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
+import statistics
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,7 +13,7 @@ from typing import TYPE_CHECKING
 from planner.cli import print_json
 from planner.errors import UserError
 from planner.exports import ExportInputs, export_plan
-from planner.gpus import get_gpu
+from planner.gpus import GpuSpec, get_gpu
 from planner.layout_text import layout_label
 from planner.memory import MAX_DEGREE, MAX_LORA_RANK, MAX_SEQ_LEN, MemoryConfig, validate_layout
 from planner.messages import format_bytes, format_duration, msg, render_all_en
@@ -19,12 +21,23 @@ from planner.models import ModelSpec
 from planner.money import Money, format_money, normalise_currency
 from planner.perf import ENGINES, FORMATS
 from planner.resolver import (
+    ON_DEMAND,
     PlanQuestion,
     ResolvedPlan,
+    base_gpu_id,
     choice_key,
     newest_run_choices,
+    quotes_by_id,
     resolve,
     unpriced_notes,
+)
+from planner.scale import (
+    DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR,
+    STORAGES,
+    Goodput,
+    Resilience,
+    SpotComparison,
+    spot_against_on_demand,
 )
 from planner.search import (
     DEFAULT_MAX_GPUS,
@@ -34,6 +47,7 @@ from planner.search import (
     PlanResult,
     Workload,
 )
+from planner.search.pools import PoolComparison, PoolPart, compare_pool
 from planner.search.types import MAX_MEMORY_HEADROOM
 from planner.vocabulary import Layout, Offload, Optimizer, Precision, RankBy, Recompute, Task
 
@@ -52,8 +66,9 @@ MAX_PRICE_PER_GPU_HOUR = 1e9  # in any currency
 MAX_BUDGET = 1e15
 MAX_DEADLINE_DAYS = 365_000
 MAX_INTER_NODE_GBPS = 1e6
-
-
+MAX_FAILURES_PER_MILLION_GPU_HOURS = 1e6  # one failure per GPU-hour
+MAX_INTERRUPTIONS_PER_NODE_HOUR = 3600.0  # one a second
+MAX_MINUTES = 1e6
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -72,8 +87,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--task", default="pretrain", choices=Task.choices(), help="train = pretrain (full training)"
     )
     parser.add_argument(
-        "--gpu", required=True,
+        "--gpu", default=None,
         help="GPU id from `gpus`, run:ID (a stored probe run) or quote:ID (a stored quote); comma-separated",
+    )  # fmt: skip
+    parser.add_argument(
+        "--pool", default=None, metavar="ID:COUNT,...",
+        help="training on a mixed pool you have, e.g. a100-sxm-80gb:64,h100-sxm:32: each type alone against the "
+        "whole pool as one data-parallel job (instead of --gpu)",
     )  # fmt: skip
     count = parser.add_mutually_exclusive_group()
     count.add_argument("--gpus", type=int, default=None, help="exactly this many GPUs")
@@ -139,6 +159,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--memory-headroom", type=float, default=DEFAULT_MEMORY_HEADROOM * 100,
         help=f"percent of each GPU's memory left free (default {DEFAULT_MEMORY_HEADROOM:.0%})",
     )  # fmt: skip
+    add_resilience_arguments(parser)
     pin = parser.add_argument_group("pin part of the strategy")
     pin.add_argument("--dp", type=int, default=None)
     pin.add_argument("--tp", type=int, default=None)
@@ -160,6 +181,70 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run_plan)
+
+
+def add_resilience_arguments(parser: argparse.ArgumentParser) -> None:
+    """Failures, checkpoints, restarts and spot: the goodput term of training options (planner.scale)."""
+    group = parser.add_argument_group("failures, checkpoints and spot (training goodput)")
+    group.add_argument(
+        "--failures-per-million-gpu-hours", type=float, default=None,
+        help="job interruptions per million GPU-hours (default: published per GPU type, e.g. 19.7 for H100 "
+        "from Llama 3; 0 turns the goodput term off)",
+    )  # fmt: skip
+    group.add_argument(
+        "--checkpoint-storage", default="pfs", choices=STORAGES,
+        help="where checkpoints go: pfs (parallel file system, 2 TB/s in all) or nvme (local, 3.5 GB/s per GPU)",
+    )  # fmt: skip
+    group.add_argument(
+        "--checkpoint-gb-per-s", type=float, default=None,
+        help="checkpoint write rate per GPU in GB/s (overrides --checkpoint-storage)",
+    )  # fmt: skip
+    group.add_argument(
+        "--restart-minutes", type=float, default=None,
+        help="detection + rescheduling + reload per interruption (default: 10 min NCCL timeout + 5 min + reload)",
+    )  # fmt: skip
+    group.add_argument(
+        "--checkpoint-interval-minutes", type=float, default=None,
+        help="fixed checkpoint interval (default: Daly's optimum)",
+    )  # fmt: skip
+    group.add_argument(
+        "--spot", action="store_true",
+        help="spot capacity: nodes are reclaimed (rate from the quote, --spot-interruptions-per-node-hour, or "
+        f"AWS's top band, {DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR:.2g}/h); with --price-from-quotes: spot quotes",
+    )  # fmt: skip
+    group.add_argument(
+        "--spot-interruptions-per-node-hour", type=float, default=None,
+        help="spot reclaims per instance-hour (implies --spot)",
+    )  # fmt: skip
+
+
+def resilience_from_args(args: argparse.Namespace, quoted_spot_rate: float | None = None) -> Resilience:
+    """The goodput inputs from the flags (UserError for a negative, infinite or absurd figure)."""
+    failures = args.failures_per_million_gpu_hours
+    spot_rate = args.spot_interruptions_per_node_hour
+    for value, what, limit in ((failures, "--failures-per-million-gpu-hours", MAX_FAILURES_PER_MILLION_GPU_HOURS),
+                               (spot_rate, "--spot-interruptions-per-node-hour", MAX_INTERRUPTIONS_PER_NODE_HOUR),
+                               (args.restart_minutes, "--restart-minutes", MAX_MINUTES)):  # fmt: skip
+        if value is not None and value == 0:
+            continue  # 0 is allowed: no failures, no reclaims, an instant restart
+        _positive(value, what, limit)
+    for value, what, limit in ((args.checkpoint_gb_per_s, "--checkpoint-gb-per-s", MAX_INTER_NODE_GBPS),
+                               (args.checkpoint_interval_minutes, "--checkpoint-interval-minutes", MAX_MINUTES)):
+        _positive(value, what, limit)  # fmt: skip
+    if spot_rate is None and (args.spot or quoted_spot_rate is not None):
+        spot_rate = quoted_spot_rate if quoted_spot_rate is not None else DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
+    return Resilience(
+        failures_per_gpu_hour=failures / 1e6 if failures is not None else None,
+        storage=args.checkpoint_storage,
+        checkpoint_bytes_per_s_per_gpu=args.checkpoint_gb_per_s * 1e9 if args.checkpoint_gb_per_s else None,
+        restart_s=args.restart_minutes * 60 if args.restart_minutes is not None else None,
+        checkpoint_interval_s=args.checkpoint_interval_minutes * 60 if args.checkpoint_interval_minutes else None,
+        spot_interruptions_per_node_hour=spot_rate or 0.0,
+    )
+
+
+def wants_spot(args: argparse.Namespace) -> bool:
+    return bool(args.spot or args.spot_interruptions_per_node_hour)
 
 
 # ------------------------------------------------------------------------------------------------ inputs
@@ -254,10 +339,32 @@ def _open_store() -> StoreProtocol | None:
     return open_store()
 
 
+def resolve_pool(text: str, extra: list[GpuSpec]) -> list[PoolPart]:
+    """--pool "a100-sxm-80gb:64,h100-sxm:32" -> the parts (UserError for a missing or bad count)."""
+    parts = []
+    for item in (piece.strip() for piece in text.split(",")):
+        name, _, count = item.rpartition(":")
+        if not name or not count.strip().isdigit():
+            raise UserError.of(msg("error.must_be_whole", what=f"--pool count of {item!r}", value=count))
+        number = int(count)
+        if number > MAX_GPUS:
+            raise UserError.of(msg("error.absurdly_large", what="--pool count", value=number, limit=MAX_GPUS))
+        parts.append(PoolPart(get_gpu(name.strip(), extra), number))
+    if not any(part.count for part in parts):
+        raise UserError.of(msg("error.gpus_positive"))
+    return parts
+
+
 def hardware_from_args(args: argparse.Namespace, store: StoreProtocol | None) -> tuple[str, ...]:
     """--gpu as hardware choices for planner.resolver: GPU ids (or names), "run:ID" and "quote:ID", comma-
     separated; --measured turns each GPU id into the newest stored probe run of that type (when there is one)."""
-    names = [part.strip() for part in args.gpu.split(",") if part.strip()]
+    if args.pool:
+        if args.gpu:
+            raise UserError.of(msg("error.unknown_choice", what="hardware flag", text="--gpu with --pool",
+                                   choices="--gpu or --pool"))  # fmt: skip
+        parts = resolve_pool(args.pool, store.user_gpus.all() if store else [])
+        return tuple(dict.fromkeys(part.gpu.id for part in parts))
+    names = [part.strip() for part in (args.gpu or "").split(",") if part.strip()]
     if not names:
         raise UserError.of(msg("error.gpu_flag_empty"))
     if not args.measured or store is None:
@@ -296,25 +403,57 @@ def question_from_args(
         currency=normalise_currency(args.currency), price_per_gpu_hour=_price_per_gpu_hour(args),
         price_from_quotes=args.price_from_quotes, gpus_per_node=constraints.gpus_per_node,
         inter_node_bytes_per_s=constraints.inter_node_bytes_per_s, rank_by=args.rank_by,
+        price_kinds=("spot",) if wants_spot(args) else ON_DEMAND, resilience=constraints.resilience,
     )  # fmt: skip
 
 
-def resolve_args(args: argparse.Namespace, workload: Workload, constraints: Constraints) -> ResolvedPlan:
+def resolve_args(
+    args: argparse.Namespace, workload: Workload, constraints: Constraints
+) -> tuple[ResolvedPlan, dict[str, Money]]:
     """planner.resolver.resolve() for the command line; a quote the user asked to price with but whose
-    currency has no exchange rate is an error here (the GUI shows it as a note)."""
+    currency has no exchange rate is an error here (the GUI shows it as a note). --spot takes the reclaim rate
+    the chosen or stored spot quotes state, and the on-demand prices come back beside the plan to compare with
+    (GPU id -> price; empty without --spot)."""
     # the store also holds the user's GPU types, so it is read unless --spec-only says nothing stored matters
-    stored_choice = any(choice_key(part)[0] != "catalog" for part in args.gpu.split(","))
+    stored_choice = any(choice_key(part)[0] != "catalog" for part in (args.gpu or "").split(","))
     wants_store = args.price_from_quotes or args.measured or stored_choice or not args.spec_only
     store = _open_store() if wants_store else None
+    on_demand_prices: dict[str, Money] = {}
     try:
         hardware = hardware_from_args(args, store)
-        resolved = resolve(question_from_args(args, workload, constraints, hardware), store)
+        stated = stated_spot_rate(store, hardware) if wants_spot(args) else None
+        constraints = dataclasses.replace(constraints, resilience=resilience_from_args(args, stated))
+        question = question_from_args(args, workload, constraints, hardware)
+        resolved = resolve(question, store)
+        if wants_spot(args) and (args.price_from_quotes or stored_choice):
+            base = tuple(dict.fromkeys(base_gpu_id(gpu.id) for gpu in resolved.gpus))
+            on_demand_question = dataclasses.replace(question, price_kinds=ON_DEMAND, hardware=base, price_from_quotes=True)
+            on_demand = resolve(on_demand_question, store)
+            on_demand_prices = dict(on_demand.prices)
     finally:
         if store is not None:
             store.close()
     if resolved.missing_rates and len(resolved.prices) < len(resolved.gpus):
         raise UserError.of(resolved.missing_rates[0])
-    return resolved
+    return resolved, on_demand_prices
+
+
+def stated_spot_rate(store: StoreProtocol | None, hardware: tuple[str, ...]) -> float | None:
+    """The reclaim rate (per instance-hour) the spot quotes behind this plan state: the chosen quotes' highest,
+    else the median over the stored spot quotes of the chosen GPU types that state one (None: none does)."""
+    if store is None:
+        return None
+    chosen = quotes_by_id(store, [ident for kind, ident in map(choice_key, hardware) if kind == "quote"])
+    rates = [row["interruptions_per_hour"] for row in chosen.values() if row["kind"] == "spot"]
+    known = [float(rate) for rate in rates if rate is not None]
+    if known:
+        return max(known)
+    extra = store.user_gpus.all()
+    gpu_ids = {get_gpu(ident, extra).id for kind, ident in map(choice_key, hardware) if kind == "catalog"}
+    stored = [row["interruptions_per_hour"] for gpu_id in sorted(gpu_ids)
+              for row in store.rental_quotes.find(gpu=gpu_id, kind="spot")]  # fmt: skip
+    stated = [float(rate) for rate in stored if rate is not None]
+    return statistics.median(stated) if stated else None
 
 
 def plan_notes(args: argparse.Namespace, resolved: ResolvedPlan) -> list[str]:
@@ -329,9 +468,10 @@ def plan_notes(args: argparse.Namespace, resolved: ResolvedPlan) -> list[str]:
 # ------------------------------------------------------------------------------------------------ output
 
 
-def result_json(result: PlanResult, notes: list[str]) -> dict[str, object]:
+def result_json(result: PlanResult, notes: list[str], spot: SpotComparison | None = None) -> dict[str, object]:
     payload = result.as_dict()
     payload["notes"] = notes
+    payload["spot"] = spot.as_dict() if spot is not None else None
     return payload
 
 
@@ -399,6 +539,8 @@ def option_details(option: PlanOption) -> list[str]:
                      f"from {band.cases} published {band.basis} runs, {band.confidence})")  # fmt: skip
     if option.mfu is not None:
         lines.append(f"MFU {option.mfu:.0%} of the dense peak")
+    if option.goodput is not None:
+        lines.extend(goodput_lines(option, option.goodput))
     if option.per_user_tokens_per_s is not None:
         users = option.concurrent_users or option.batch_per_replica or 0
         queued = max(0, users - (option.batch_per_replica or users))
@@ -409,6 +551,17 @@ def option_details(option: PlanOption) -> list[str]:
             f"({option.batch_per_replica} decoding at once{wait}); prefill "
             f"{(option.prefill_share or 0.0):.0%} of step time; engine {option.engine}"
         )
+    failure = option.replica_failure
+    if failure is not None:
+        target = ""
+        if failure.meets_target_one_down is not None:
+            target = ": meets the target" if failure.meets_target_one_down else ": misses the target"
+        lines.append(
+            f"replica failures: {failure.failures_per_day:.3g} a day over {failure.replicas} replica(s) of "
+            f"{failure.replica_gpus} GPU(s), each down {_duration(failure.restart_s)} ({failure.down_share * 100:.2g}% of "
+            f"its time; some replica down {failure.any_down_share:.1%}); with one down "
+            f"{failure.tokens_per_s_one_down:,.0f} tokens/s{target}"
+        )
     static = option.static_batching
     if static is not None:
         lines.append(
@@ -417,6 +570,35 @@ def option_details(option: PlanOption) -> list[str]:
             f"{static.continuous_tokens_per_s:,.0f} tokens/s continuous per replica"
         )
     return lines
+
+
+def goodput_lines(option: PlanOption, term: Goodput) -> list[str]:
+    """The goodput term in two lines: the effective time and the run with losses, then the checkpoint figures."""
+    run = []
+    if term.expected_interruptions is not None:
+        run.append(f"{term.expected_interruptions:,.0f} interruptions expected")
+    if option.effective_wall_time_s is not None:
+        run.append(f"wall {_duration(option.effective_wall_time_s)}")
+    if option.effective_gpu_hours is not None:
+        run.append(f"{option.effective_gpu_hours:,.0f} GPU-h")
+    if option.effective_cost is not None:
+        run.append(format_money(option.effective_cost))
+    spot = f", spot {term.spot_interruptions_per_hour:.3g}/h" if term.spot_interruptions_per_hour else ""
+    head = (
+        f"goodput {term.effective_fraction:.1%} effective time (one interruption every {_duration(term.job_mtbf_s)}: "
+        f"failures {term.failures_per_hour:.3g}/h{spot})"
+    )
+    if run:
+        head += ": with losses " + ", ".join(run)
+    checkpoint = term.checkpoint
+    interval = _duration(term.interval_s) if term.interval_s is not None else "never"
+    return [
+        head,
+        f"checkpoint {format_bytes(checkpoint.bytes)} written in {_duration(checkpoint.write_s)} "
+        f"({checkpoint.storage.name}) every {interval} of work ({term.interval_basis}), restart "
+        f"{_duration(checkpoint.restart_s)}; lost: restarts {term.restart_share:.1%}, checkpoints "
+        f"{term.checkpoint_share:.1%}, rework {term.rework_share:.1%}",
+    ]
 
 
 # ------------------------------------------------------------------------------------------------ run
@@ -452,21 +634,95 @@ def run_plan(args: argparse.Namespace) -> int:
     currency = normalise_currency(args.currency)
     workload = workload_from_args(args)
     constraints = constraints_from_args(args, currency)
-    resolved = resolve_args(args, workload, constraints)
+    resolved, on_demand_prices = resolve_args(args, workload, constraints)
     model = resolved.model
     check_pinned_layout(model, constraints.pinned)
     notes = plan_notes(args, resolved)
+    if args.pool:
+        return run_pool(args, resolved, notes)
     result = resolved.run(top=args.top)
+    spot = spot_comparison(result, resolved, on_demand_prices) if wants_spot(args) else None
+    if spot is not None:
+        notes.append(spot_note(spot, currency))
     if args.export:
         written = _export(result, args.export, _export_inputs(args, model, workload, constraints, notes))
         notes.append(f"exported {len(written)} files to {args.export}")
     if args.probe_shapes:
         notes.append(write_probe_shapes(result, model, workload, args.probe_shapes))
     if args.json:
-        print_json(result_json(result, notes))
+        print_json(result_json(result, notes, spot))
     else:
         print_result(result, workload, notes)
     return 0
+
+
+def run_pool(args: argparse.Namespace, resolved: ResolvedPlan, notes: list[str]) -> int:
+    """--pool: each type alone against the whole pool as one job."""
+    catalog = {gpu.id: gpu for gpu in resolved.gpus}
+    parts = [PoolPart(catalog[part.gpu.id], part.count) for part in resolve_pool(args.pool, list(resolved.gpus))]
+    comparison = compare_pool(resolved.model, resolved.workload, parts, resolved.constraints,
+                              prices=resolved.prices, calibration=resolved.calibration)  # fmt: skip
+    if args.json:
+        print_json({"pool": comparison.as_dict(), "notes": notes})
+    else:
+        print_pool(comparison, notes, serving=not resolved.workload.is_training)
+    return 0
+
+
+def print_pool(comparison: PoolComparison, notes: list[str], serving: bool = False) -> None:
+    """The pool comparison: one line per way to run the job, fastest first, and why the first wins."""
+    share = "uptime" if serving else "goodput"
+    extra = f" {'one down':>10} {'target':>7}" if serving else ""
+    print(f"{'way':<24} {'GPUs':<34} {'TP x PP':>7} {'tokens/s':>11} {share:>8} {'wall':>10} {'cost':>14}{extra}")
+    for choice in comparison.choices:
+        gpus = " + ".join(f"{count} x {gpu}" for gpu, count in choice.gpus.items())
+        cost = format_money(choice.cost) if choice.cost else "-"
+        line = (f"{choice.name:<24} {gpus:<34.34} {f'{choice.tp} x {choice.pp}':>7} {choice.tokens_per_s:>11,.0f} "
+                f"{choice.effective_fraction:>8.1%} {_duration(choice.wall_time_s):>10} {cost:>14}")  # fmt: skip
+        if serving:
+            target = {None: "-", True: "met", False: "missed"}[choice.meets_target]
+            line += f" {choice.tokens_per_s_one_down or 0:>10,.0f} {target:>7}"
+        print(line)
+    print(f"best: {comparison.best or '-'}: {comparison.reason}")
+    if not serving:
+        print(f"the types' own throughputs add up to {comparison.perfect_sum_tokens_per_s:,.0f} tokens/s: no pooled "
+              "job beats it; pipeline stages sized per type are not modelled yet")  # fmt: skip
+    for line in notes:
+        print(f"note: {line}")
+
+
+def spot_comparison(
+    result: PlanResult, resolved: ResolvedPlan, on_demand_prices: Mapping[str, Money]
+) -> SpotComparison | None:
+    """Spot against on demand for the top training option, when both prices are known."""
+    option = result.options[0] if result.options else None
+    if option is None or option.goodput is None:
+        return None
+    term = option.goodput
+    spot_price = resolved.prices.get(option.gpu.id)
+    on_demand = on_demand_prices.get(base_gpu_id(option.gpu.id))
+    if spot_price is None or on_demand is None or spot_price.currency != on_demand.currency:
+        return None
+    return spot_against_on_demand(
+        option.gpu, option.gpus, option.nodes, term.checkpoint.bytes, resolved.constraints.resilience,
+        spot_price.amount, on_demand.amount,
+    )  # fmt: skip
+
+
+def spot_note(spot: SpotComparison, currency: str) -> str:
+    verdict = "spot pays" if spot.pays else "spot does not pay"
+    if spot.break_even_nodes is None:
+        limit = "at every job size"
+    elif spot.break_even_nodes == 0:
+        limit = "not even on one node"
+    else:
+        limit = f"up to {spot.break_even_nodes:,} nodes per job"
+    return (
+        f"{verdict} for option 1: {format_money(Money(spot.spot_per_useful_gpu_hour, currency))} against "
+        f"{format_money(Money(spot.on_demand_per_useful_gpu_hour, currency))} per useful GPU-hour on demand "
+        f"({spot.spot_fraction:.1%} vs {spot.on_demand_fraction:.1%} effective time); "
+        f"spot pays {limit} (each reclaimed node stops the whole job)"
+    )
 
 
 def write_probe_shapes(result: PlanResult, model: ModelSpec, workload: Workload, path: str) -> str:

@@ -72,6 +72,10 @@ def _register_add(actions: Actions) -> None:
         "--min-term-hours", dest="min_term_hours", default="", help="minimum rental term in hours"
     )
     add.add_argument(
+        "--interruptions-per-hour", dest="interruptions_per_hour", default="",
+        help="spot/preemptible: reclaims per instance-hour (blank: the provider's typical rate is assumed)",
+    )  # fmt: skip
+    add.add_argument(
         "--quoted-on", dest="quoted_on", default=None, help="date of the quote, YYYY-MM-DD (today)"
     )
     add.add_argument("--valid-until", dest="valid_until", default="", help="YYYY-MM-DD")
@@ -163,6 +167,7 @@ def rental_json(row: RentalQuoteRow) -> dict[str, Any]:
         "region": row["region"],
         "interconnect": row["interconnect"],
         "min_term_s": None if term_h is None else term_h * SECONDS_PER_HOUR,
+        "interruptions_per_hour": row["interruptions_per_hour"],
         "quoted_on": row["quoted_on"],
         "valid_until": row["valid_until"] or None,
         "source": row["source"],

@@ -6,11 +6,19 @@ import argparse
 import math
 
 from planner.cli import print_json
-from planner.costs import DEFAULT_ELECTRICITY_PER_KWH, DEFAULT_PUE, RentBuyInputs, RentBuyResult, rent_vs_buy
+from planner.costs import (
+    DEFAULT_ELECTRICITY_PER_KWH,
+    DEFAULT_PUE,
+    DEFAULT_SPOT_OVERHEAD_FRACTION,
+    RentBuyInputs,
+    RentBuyResult,
+    rent_vs_buy,
+)
 from planner.errors import UserError
-from planner.gpus import get_gpu
+from planner.gpus import GpuSpec, get_gpu
 from planner.messages import Message, msg
 from planner.money import Money, format_money, normalise_currency
+from planner.scale import DETECTION_S, RESCHEDULE_S, spot_overhead_of_job
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,6 +40,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="purchase price per GPU (default: catalog reference)",
     )
     parser.add_argument("--spot-per-gpu-hour", type=float, default=None)
+    parser.add_argument(
+        "--spot-interruptions-per-node-hour", type=float, default=None,
+        help="spot reclaims per instance-hour: the spot line counts the lost work and restarts of a job on all "
+        "--gpus (default: a flat 10%% overhead)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--checkpoint-write-minutes", type=float, default=1.0,
+        help="with --spot-interruptions-per-node-hour: minutes to write one checkpoint (1)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--restart-minutes", type=float, default=None,
+        help="with --spot-interruptions-per-node-hour: minutes per restart (default 15: 10 min NCCL timeout + 5 min)",
+    )  # fmt: skip
     parser.add_argument(
         "--reserved-per-gpu-hour",
         type=float,
@@ -123,7 +144,10 @@ def inputs_from_args(args: argparse.Namespace) -> RentBuyInputs:
     months = round(args.years * 12)
     if args.years <= 0 or months < 1:
         raise UserError.of(msg("error.years_at_least_a_month"))
+    overhead, basis = _spot_overhead(args, gpu)
     return RentBuyInputs(
+        spot_overhead_fraction=overhead,
+        spot_overhead_basis=basis,
         gpus=args.gpus,
         purchase_per_gpu=purchase,
         rent_on_demand_per_gpu_hour=args.rent_per_gpu_hour,
@@ -142,6 +166,21 @@ def inputs_from_args(args: argparse.Namespace) -> RentBuyInputs:
         maintenance_fraction_per_year=args.maintenance_fraction,
         hybrid_owned_gpus=args.owned_gpus,
     )
+
+
+def _spot_overhead(args: argparse.Namespace, gpu: GpuSpec) -> tuple[float, str]:
+    """The spot line's extra hours: from the interruption rate when given, else the flat assumption."""
+    rate = args.spot_interruptions_per_node_hour
+    if rate is None:
+        return DEFAULT_SPOT_OVERHEAD_FRACTION, ""
+    restart = args.restart_minutes if args.restart_minutes is not None else (DETECTION_S + RESCHEDULE_S) / 60
+    for value, flag in ((rate, "--spot-interruptions-per-node-hour"), (args.checkpoint_write_minutes,
+                        "--checkpoint-write-minutes"), (restart, "--restart-minutes")):  # fmt: skip
+        if not (math.isfinite(value) and value >= 0):
+            raise UserError.of(msg("error.must_not_be_negative", what=flag))
+    if args.gpus < 1:
+        raise UserError.of(msg("error.gpus_positive"))
+    return spot_overhead_of_job(gpu, args.gpus, rate, args.checkpoint_write_minutes * 60, restart * 60)
 
 
 def print_result(result: RentBuyResult) -> None:

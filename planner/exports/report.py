@@ -135,9 +135,36 @@ def _chosen_section(option: PlanOption, inputs: ExportInputs) -> Section:
         ("Cost", banded(_money_text(option.cost))),
         ("Cost per 1M tokens", banded(_money_text(option.cost_per_million_tokens))),
     ]
+    rows += _goodput_rows(option)
     return Section(
         "Chosen option", (one_line_summary(option, inputs),), (Table(("Item", "Value"), tuple(rows)),)
     )
+
+
+def _goodput_rows(option: PlanOption) -> list[tuple[object, ...]]:
+    """The goodput term: effective time, the run with losses, and the checkpoint and restart figures."""
+    term = option.goodput
+    if term is None:
+        return []
+    checkpoint = term.checkpoint
+    interval = format_duration(term.interval_s) if term.interval_s is not None else "none"
+    rows: list[tuple[object, ...]] = [
+        ("Effective training time", f"{term.effective_fraction:.1%} (one interruption every "
+                                    f"{format_duration(term.job_mtbf_s)})"),
+        ("Lost to restarts / checkpoints / rework",
+         f"{term.restart_share:.1%} / {term.checkpoint_share:.1%} / {term.rework_share:.1%}"),
+        ("Checkpoint", f"{format_bytes(checkpoint.bytes)} on {checkpoint.storage.name}, written in "
+                       f"{format_duration(checkpoint.write_s)} every {interval} ({term.interval_basis})"),
+        ("Restart", format_duration(checkpoint.restart_s)),
+    ]  # fmt: skip
+    if term.expected_interruptions is not None:
+        rows += [
+            ("Expected interruptions", _number(term.expected_interruptions, "", 0)),
+            ("Wall time with losses", format_duration(option.effective_wall_time_s)),
+            ("GPU-hours with losses", _number(option.effective_gpu_hours, "GPU-h", 0)),
+            ("Cost with losses", _money_text(option.effective_cost)),
+        ]
+    return rows
 
 
 def _memory_section(option: PlanOption) -> Section:
@@ -187,6 +214,11 @@ def _sources(result: PlanResult, option: PlanOption, inputs: ExportInputs) -> li
                         ("calibration source", inputs.calibration_source)):  # fmt: skip
         if value:
             sources.append(f"{name}: {value}")
+    if option.goodput is not None:
+        term = option.goodput
+        sources += [f"failure rate: {term.failure_source}", term.checkpoint.restart_source,
+                    f"checkpoint storage: {term.checkpoint.storage.source}",
+                    "checkpoint interval: Daly 2006 (higher-order optimum), Young 1974 to first order"]  # fmt: skip
     for assumption in (*option.assumptions, *result.assumptions):
         shown = _shipped_citation(assumption)
         if shown not in sources:

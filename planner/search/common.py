@@ -10,13 +10,15 @@ from dataclasses import dataclass, field
 from planner.errors import UserError
 from planner.gpus import GpuSpec
 from planner.memory import MemoryBreakdown, MemoryConfig, MemoryTotals, estimate_memory
+from planner.memory.stages import optimizer_bytes, training_weight_bytes
 from planner.messages import Message
 from planner.models import ModelSpec
 from planner.money import Money
 from planner.perf import ModelNumbers, Rates, Schedule
+from planner.scale import Goodput, checkpoint_bytes, job_goodput
 from planner.search.enumeration import allowed, pinned_count, powers_of_two
 from planner.search.types import Constraints, Excluded, PlanOption, Workload
-from planner.vocabulary import Layout
+from planner.vocabulary import Layout, Precision, Task
 
 
 class SearchMemory:
@@ -136,6 +138,22 @@ class GpuSearch:
     def nodes(self, gpus: int) -> int:
         """Servers `gpus` GPUs fill at this search's node size."""
         return -(-gpus // self.per_node)
+
+    def checkpoint_bytes(self) -> int:
+        """One checkpoint of this workload: the trainable weights and their optimizer state (LoRA and QLoRA save
+        the adapters only; their 16-bit weights and the optimizer's fp32 master copy)."""
+        workload, numbers = self.workload, self.inputs.numbers
+        adapters = workload.task in (Task.LORA, Task.QLORA)
+        trainable = numbers.lora_params if adapters else numbers.total_params
+        precision = Precision.BF16 if workload.task == Task.QLORA else workload.precision
+        return checkpoint_bytes(
+            trainable, training_weight_bytes(precision), optimizer_bytes(workload.optimizer, precision)
+        )
+
+    def goodput(self, gpus: int, work_s: float | None) -> Goodput | None:
+        """The goodput term of a training job on `gpus` GPUs (failures, checkpoints, restarts, spot)."""
+        resilience = self.constraints.resilience
+        return job_goodput(self.gpu, gpus, self.nodes(gpus), self.checkpoint_bytes(), resilience, work_s)
 
 
 def price_option(

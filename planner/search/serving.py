@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from planner import perf
 from planner.memory import MemoryConfig, kv_element_bytes
 from planner.messages import Message, msg, render_all_en
+from planner.scale import ReplicaFailure, replica_failure, storage
 from planner.search.common import Found, GpuSearch, SearchInputs, SearchMemory, price_option
 from planner.search.enumeration import allowed, pinned_count, powers_of_two
 from planner.search.types import Excluded, PlanOption
@@ -214,7 +215,18 @@ class ServingSearch(GpuSearch):
             note_messages=tuple(notes), time_band=band, per_user_tokens_per_s=load.per_user_tokens_per_s,
             concurrent_users=replica.users, engine=self.engine.name, prefill_share=load.prefill_share,
             static_batching=static,
+            replica_failure=self._replica_failure(replica, breakdown.weights.bytes, tokens_per_s),
         ))  # fmt: skip
+
+    def _replica_failure(
+        self, replica: _Replica, weights_bytes_per_gpu: int, tokens_per_s: float
+    ) -> ReplicaFailure | None:
+        """What one replica failing does to this deployment (planner.scale.serving)."""
+        resilience = self.constraints.resilience
+        where = storage(resilience.storage, resilience.checkpoint_bytes_per_s_per_gpu)
+        gpus = replica.tp * replica.pp
+        return replica_failure(self.gpu, replica.replicas, gpus, weights_bytes_per_gpu * gpus, tokens_per_s, where,
+                               resilience, self.workload.tokens_per_second)  # fmt: skip
 
     def _nothing_fits(self) -> None:
         """Say what would work: int4 weights, offload, or more GPUs (with the numbers)."""

@@ -409,7 +409,7 @@ class TrainingSearch(GpuSearch):
             precision=workload.precision, nodes=self.nodes(count),
             gradient_accumulation_steps=step.microbatches, time_breakdown=step.breakdown,
             assumptions=step.assumptions, notes=render_all_en(notes), note_messages=tuple(notes),
-            time_band=band, mfu=step.mfu,
+            time_band=band, mfu=step.mfu, goodput=self.goodput(count, wall),
         )  # fmt: skip
 
     def _exclusions(self) -> None:

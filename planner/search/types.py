@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING
 from planner.gpus import GpuSpec
 from planner.messages import Message
 from planner.money import Money
+from planner.scale.goodput import Resilience
 from planner.uncertainty import ErrorBand
 from planner.vocabulary import Confidence, Layout, Optimizer, Precision, RankBy, Task
 
 if TYPE_CHECKING:  # annotations only: planner.memory and planner.perf are imported where estimates are made
     from planner.memory import MemoryBreakdown
     from planner.perf import BatchingLoss
+    from planner.scale import Goodput, ReplicaFailure
 
 DEFAULT_MAX_GPUS = 4096
 # Share of each GPU's memory a plan leaves free: the CUDA context, the caching allocator's fragmentation and
@@ -99,7 +101,9 @@ class Constraints:
     names from Layout.FIELDS); gpus_per_node: override the GPU type's typical node size;
     inter_node_bytes_per_s: network per GPU (None: planner.perf.DEFAULT_INTER_NODE_BYTES_PER_S, one 400 Gb/s
     InfiniBand link per GPU); memory_headroom: share of each GPU's memory left free (0..0.9), so an option
-    fits when its per-GPU total is at most memory_bytes x (1 - memory_headroom).
+    fits when its per-GPU total is at most memory_bytes x (1 - memory_headroom); resilience: failures,
+    checkpoints, restarts and spot reclaims for the goodput term of training options (planner.scale; default:
+    the published failure rate of each GPU type, a parallel file system, Daly's optimum interval, on-demand).
     """
 
     max_gpus: int = DEFAULT_MAX_GPUS
@@ -110,6 +114,7 @@ class Constraints:
     gpus_per_node: int | None = None
     inter_node_bytes_per_s: float | None = None
     memory_headroom: float = DEFAULT_MEMORY_HEADROOM
+    resilience: Resilience = field(default_factory=Resilience)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pinned", MappingProxyType(dict(self.pinned)))
@@ -177,6 +182,8 @@ class PlanOption:
     mfu: float | None = None
     prefill_share: float | None = None
     static_batching: BatchingLoss | None = None
+    goodput: Goodput | None = None
+    replica_failure: ReplicaFailure | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "confidence", Confidence.parse(self.confidence))
@@ -189,6 +196,30 @@ class PlanOption:
     @property
     def memory_per_gpu_bytes(self) -> int:
         return self.memory.total_bytes
+
+    @property
+    def effective_fraction(self) -> float:
+        """Useful share of the wall time (1 without a goodput term)."""
+        return self.goodput.effective_fraction if self.goodput is not None else 1.0
+
+    @property
+    def effective_wall_time_s(self) -> float | None:
+        return self.wall_time_s / self.effective_fraction if self.wall_time_s is not None else None
+
+    @property
+    def effective_gpu_hours(self) -> float | None:
+        return self.gpu_hours / self.effective_fraction if self.gpu_hours is not None else None
+
+    @property
+    def effective_cost(self) -> Money | None:
+        """The run's cost with lost work and restarts billed like every other hour."""
+        return self.cost * (1 / self.effective_fraction) if self.cost is not None else None
+
+    def goodput_dict(self) -> dict[str, object] | None:
+        if self.goodput is None:
+            return None
+        cost = self.effective_cost
+        return {**self.goodput.as_dict(), "cost": cost.as_dict() if cost is not None else None}
 
     @property
     def tokens_per_s_band(self) -> ErrorBand | None:
@@ -243,6 +274,8 @@ class PlanOption:
             "mfu": self.mfu,
             "prefill_share": self.prefill_share,
             "static_batching": _batching_dict(self.static_batching),
+            "goodput": self.goodput_dict(),
+            "replica_failure": self.replica_failure.as_dict() if self.replica_failure is not None else None,
         }
 
 

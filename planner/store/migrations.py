@@ -234,12 +234,19 @@ def _v4_price_group_index(db: sqlite_utils.Database) -> None:
     )
 
 
+def _v5_quote_interruption_rate(db: sqlite_utils.Database) -> None:
+    """Version 5: the interruption rate a spot or preemptible rental quote carries (reclaims per instance-hour;
+    NULL: not stated, so the planner takes a provider's typical figure, planner.scale.spot)."""
+    db.table("rental_quotes").add_column("interruptions_per_hour", float)
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_quote_details_user_gpus,
     _v3_plans_and_indexes,
     _v4_price_group_index,
+    _v5_quote_interruption_rate,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

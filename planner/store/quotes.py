@@ -42,6 +42,7 @@ RENTAL_COLUMNS = (
     "region",
     "interconnect",
     "min_term_hours",
+    "interruptions_per_hour",
     "quoted_on",
     "valid_until",
     "source",
@@ -88,6 +89,7 @@ MAX_GPUS_PER_QUOTE = 100_000
 MAX_PRICE_PER_GPU_HOUR = 1e6
 MAX_PURCHASE_PRICE_PER_GPU = 1e12  # the rent-vs-buy limit (planner.costs.MAX_PURCHASE_PER_GPU)
 MAX_POWER_W_PER_GPU = 5000.0  # the rent-vs-buy limit; the largest GPU modules draw about 1,200-1,400 W
+MAX_INTERRUPTIONS_PER_HOUR = 3600.0  # one reclaim a second: anything above is a typo
 MAX_NAMED_COLUMNS = 10  # a header error names at most this many columns, then "and N more"
 
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -331,10 +333,19 @@ def clean_rental_quote(
     if hours is not None and hours < 0:
         reasons.append(msg("quote.negative", field="min_term_hours"))
     row["min_term_hours"] = hours
+    row["interruptions_per_hour"] = _interruption_rate(cell("interruptions_per_hour"), reasons)
     row["quoted_on"], row["valid_until"] = _quote_dates(quote, reasons)
     row["source"] = _bounded_text(cell("source"), "source", LONG_TEXT_MAX, reasons)
     row["note"] = _bounded_text(cell("note"), "note", LONG_TEXT_MAX, reasons)
     return row, reasons
+
+
+def _interruption_rate(value: object, reasons: Reasons) -> float | None:
+    """Reclaims per instance-hour a spot/preemptible quote carries (blank: unknown), at most one a second."""
+    rate = _optional_number(value, "interruptions_per_hour", reasons)
+    if rate is not None and rate < 0:
+        reasons.append(msg("quote.negative", field="interruptions_per_hour"))
+    return _at_most(rate, MAX_INTERRUPTIONS_PER_HOUR, "interruptions_per_hour", reasons)
 
 
 def _rental_prices(

@@ -34,6 +34,7 @@ class RentalQuoteRow(TypedDict):
     region: str
     interconnect: str
     min_term_hours: float | None
+    interruptions_per_hour: float | None  # spot/preemptible reclaims per instance-hour (None: not stated)
     quoted_on: str
     valid_until: str
     source: str
@@ -73,11 +74,11 @@ def rental_rows(rows: Iterable[Any]) -> list[RentalQuoteRow]:
             "id": id_, "provider": provider, "offer": offer, "gpu": gpu, "gpus_per_instance": gpus_per_instance,
             "price_per_gpu_hour": per_gpu_hour, "price_per_instance_hour": per_instance_hour,
             "currency": currency, "kind": kind, "region": region, "interconnect": interconnect,
-            "min_term_hours": min_term_hours, "quoted_on": quoted_on, "valid_until": valid_until,
+            "min_term_hours": min_term_hours, "interruptions_per_hour": interruptions_per_hour, "quoted_on": quoted_on, "valid_until": valid_until,
             "source": source, "note": note, "origin": origin, "created_at": created_at,
         }
         for (id_, provider, offer, gpu, gpus_per_instance, per_gpu_hour, per_instance_hour, currency, kind,
-             region, interconnect, min_term_hours, quoted_on, valid_until, source, note, origin,
+             region, interconnect, min_term_hours, interruptions_per_hour, quoted_on, valid_until, source, note, origin,
              created_at) in rows
     ]  # fmt: skip
 

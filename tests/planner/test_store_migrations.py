@@ -136,3 +136,12 @@ def test_settings_and_new_features_work_after_upgrade(upgraded):
             None,
             "",
         )
+
+
+def test_quotes_from_before_version_5_have_no_interruption_rate_and_take_one(upgraded):
+    _, _, store = upgraded
+    quotes = store.rental_quotes.find(mine_only=True)
+    assert quotes and all(quote["interruptions_per_hour"] is None for quote in quotes)  # not stated, not zero
+    row_id = quotes[0]["id"]
+    store.rental_quotes.update(row_id, {"kind": "spot", "interruptions_per_hour": 0.01})
+    assert store.rental_quotes.get(row_id)["interruptions_per_hour"] == 0.01

@@ -164,7 +164,8 @@ def test_cli_says_where_the_damaged_file_went(capsys):
 def big_csv(path: Path, rows: int) -> Path:
     with open(path, "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(RENTAL_COLUMNS)
+        # a sheet written before quotes carried an interruption rate: the rows below have no such cell
+        writer.writerow([column for column in RENTAL_COLUMNS if column != "interruptions_per_hour"])
         for i in range(rows):
             writer.writerow(
                 [
