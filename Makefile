@@ -13,7 +13,7 @@ QM_FILES := $(TS_FILES:.ts=.qm)
 export QT_API := pyside6
 export PYQTGRAPH_QT_LIB := PySide6
 
-.PHONY: run test test-fast typecheck bench validate screenshots translations package package-lite package-check lint clean device-check
+.PHONY: run test test-fast typecheck bench validate screenshots translations package package-lite package-check lint clean device-check fuzz
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,14 @@ WINDOW_SUITES := tests/desktop/test_main_window.py tests/desktop/test_quotes_pag
 	tests/desktop/test_issue13_defects.py tests/desktop/test_plan_defaults.py
 test-fast: $(VENV)/.test-installed $(QM_FILES)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -m "not slow" -x $(addprefix --ignore=,$(WINDOW_SUITES))
+
+# The fuzzing harness of issue 14 (tests/fuzz/README.md), long: random hostile inputs against every entry point,
+# each one counted; prints the summary table (entry point, inputs, accepted, clean refusals, crashes, hangs, JSON
+# violations) and writes it to $(FUZZ_TALLY). `make test` runs the same tests bounded (profile fuzz-ci).
+# FUZZ_EXAMPLES=N sets the examples per test (default: the fuzz profile's 1000).
+FUZZ_TALLY ?= out/fuzz-tally.json
+fuzz: $(VENV)/.test-installed
+	HYPOTHESIS_PROFILE=fuzz FUZZ_TALLY=$(FUZZ_TALLY) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider -rf tests/fuzz
 
 # mypy over planner/, profiler/ (strict) and desktop/ (stated level); configuration in pyproject.toml.
 typecheck: $(VENV)/.test-installed

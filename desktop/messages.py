@@ -490,6 +490,63 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
         "PlannerMessages",
         "cannot use the database {path}: the system reported an error ({detail})",
     ),
+    # files a user names and files the app writes (planner/files.py), hostile input (issue 14)
+    "error.value_too_large": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{what} {value} is absurdly large (limit {limit})",
+    ),
+    "quote.ambiguous_number": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{field} {value} is ambiguous: the comma may separate thousands or mark decimals; write 1000 or 1.000 (or 1,000.00)",
+    ),
+    "error.os": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path}: {reason}",
+    ),
+    "error.argument_not_utf8": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "argument {position} ({text}) is not UTF-8 text; type it again in UTF-8 (or rename the file)",
+    ),
+    "error.option_value_double_dash": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{option}=--: '--' cannot be the value of {option}; give another value",
+    ),
+    "file_kind.folder": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "a folder",
+    ),
+    "file_kind.fifo": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "a FIFO (named pipe)",
+    ),
+    "file_kind.device": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "a device",
+    ),
+    "file_kind.socket": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "a socket",
+    ),
+    "file_kind.special": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "a special file",
+    ),
+    "error.not_regular_file": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path} is {kind}, not a regular file; give the path of an ordinary file",
+    ),
+    "error.file_too_large": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path} is {size} bytes; the limit is {limit} bytes",
+    ),
+    "error.export_is_database": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path} is the database in use; choose another file for the export",
+    ),
+    "error.db_not_sqlite": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path} is not a GPU Advisor database (it is not an SQLite file); it was left unchanged: check the --db path or choose another file",
+    ),
     # a layout in words
     "layout.label": QT_TRANSLATE_NOOP("PlannerMessages", "{parts}"),
     "layout.tp": QT_TRANSLATE_NOOP("PlannerMessages", "TP {degree}"),

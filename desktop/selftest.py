@@ -37,6 +37,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from planner.files import write_atomically
+
 # A CPU probe is a few seconds of matmuls and copies; the limit only catches a hung child.
 PROBE_TIMEOUT_S = 180
 # Waiting for background jobs (NVML read, plan search) before rendering a page.
@@ -474,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
     text = json.dumps(summary, indent=2, default=str)
     print(text, flush=True)
     if args.summary:
-        Path(args.summary).write_text(text + "\n", encoding="utf-8")
+        write_atomically(args.summary, text + "\n")
     failed = [result.name for result in test.results if not result.ok]
     if failed:
         print(f"gpu-advisor self-test FAILED: {', '.join(failed)}", file=sys.stderr, flush=True)

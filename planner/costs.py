@@ -31,6 +31,8 @@ SERIES = ("on_demand", "spot", "reserved", "buy", "hybrid")
 # Rent vs buy inputs past these are typos, not plans; they also keep every figure in the result finite.
 MAX_RENT_BUY_GPUS = 10_000_000
 MAX_PURCHASE_PER_GPU = 1e12  # in any currency
+MAX_PRICE = 1e12  # any rent per GPU-hour or electricity price per kWh, in any currency
+MAX_SHARE = 100.0  # overheads and maintenance as a share of the purchase price: 100x the price is a typo
 # Physical ranges. PUE (The Green Grid) is facility power / IT power: 1.0 is the floor, Uptime Institute's 2023
 # survey average is 1.58 and old server rooms reach about 2.5. The largest GPU modules draw about 1,200-1,400 W;
 # 0 W is allowed and leaves electricity out of the comparison.
@@ -198,9 +200,23 @@ class RentBuyInputs:
         ]  # fmt: skip
         for prices in (self.rent_spot_per_gpu_hour, self.rent_reserved_per_gpu_hour):
             checks.append((prices is None or prices >= 0, negative))
+        checks += [(value is None or value <= limit, msg("error.value_too_large", what=msg(f"quantity.{code}"),
+                                                         value=value, limit=limit))
+                   for code, value, limit in self._bounded()]  # fmt: skip
         for ok, problem in checks:
             if not ok:
                 raise UserError.of(problem)
+
+    def _bounded(self) -> tuple[tuple[str, float | None, float], ...]:
+        """(quantity code, value, upper bound) of the inputs without a physical ceiling: past these the result
+        overflows to infinity (a 1e308 rent), so they are typos, not plans."""
+        return (("rent_price", self.rent_on_demand_per_gpu_hour, MAX_PRICE),
+                ("spot_rent_price", self.rent_spot_per_gpu_hour, MAX_PRICE),
+                ("reserved_rent_price", self.rent_reserved_per_gpu_hour, MAX_PRICE),
+                ("electricity_price", self.electricity_per_kwh, MAX_PRICE),
+                ("infra_overhead", self.infra_overhead_fraction, MAX_SHARE),
+                ("maintenance", self.maintenance_fraction_per_year, MAX_SHARE),
+                ("spot_overhead", self.spot_overhead_fraction, MAX_SHARE))  # fmt: skip
 
     @staticmethod
     def _negative(quantity: str) -> Message:

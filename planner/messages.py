@@ -346,6 +346,7 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.run_cost_negative": "GPU-hours and the price per GPU-hour must not be negative",
     "error.rentbuy_gpus_large": "{gpus:,} GPUs is absurdly large (limit {limit:,})",
     "error.purchase_large": "the purchase price {price:g} is absurdly large (limit {limit:g})",
+    "error.value_too_large": "{what} {value:g} is absurdly large (limit {limit:g})",
     "error.power_range": (
         "the power per GPU must be between 0 and {limit:.0f} W (0 leaves electricity out), got {power:g} W"
     ),
@@ -457,6 +458,10 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     # why one quote (a form, a CSV row) is refused
     "quote.gpu_lookalike": "gpu: unknown GPU {text!r} (did you mean {hint}?)",
     "quote.gpu_refused": "gpu: {reason}",
+    "quote.ambiguous_number": (
+        "{field} {value} is ambiguous: the comma may separate thousands or mark decimals; write 1000 or 1.000 "
+        "(or 1,000.00)"
+    ),
     "quote.not_a_number": "{field} must be a number, got {value}",
     "quote.not_finite": "{field} must be a finite number, got {value}",
     "quote.not_positive": "{field} must be > 0",
@@ -500,7 +505,18 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
         "{name} is not UTF-8 text (byte {byte} on line {line}); save it as 'CSV UTF-8' and import it again"
     ),
     "error.file_unreadable": "{path}: cannot read it ({reason})",
+    "error.os": "{path}: {reason}",
+    "error.argument_not_utf8": "argument {position} ({text}) is not UTF-8 text; type it again in UTF-8 (or rename the file)",
+    "error.option_value_double_dash": "{option}=--: '--' cannot be the value of {option}; give another value",
+    "file_kind.folder": "a folder",
+    "file_kind.fifo": "a FIFO (named pipe)",
+    "file_kind.device": "a device",
+    "file_kind.socket": "a socket",
+    "file_kind.special": "a special file",
+    "error.not_regular_file": "{path} is {kind}, not a regular file; give the path of an ordinary file",
+    "error.file_too_large": "{path} is {size} bytes; the limit is {limit} bytes",
     "error.cannot_write": "cannot write {path}: {reason}",
+    "error.export_is_database": "{path} is the database in use; choose another file for the export",
     "error.import_refused": (
         "{file} refused: {bad} bad row(s) of {total}; nothing was imported (fix them, or use --skip-invalid to "
         "import the {good} good row(s)); row 1 is the header"
@@ -544,6 +560,10 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.db_is_folder": "{path} is a folder; give the database file's path",
     "error.db_cannot_create_folder": "cannot create the folder {folder}: {reason}",
     "error.db_unreadable": "cannot read the database {path}: {reason}",
+    "error.db_not_sqlite": (
+        "{path} is not a GPU Advisor database (it is not an SQLite file); it was left unchanged: check the --db "
+        "path or choose another file"
+    ),
     "error.db_cannot_use": "cannot use the database {path}: {reason}; choose another file with --db",
     "error.db_cannot_move_aside": (
         "{path} is not a usable database and could not be moved aside ({reason}); choose another database file "

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import UserError
+from planner.files import open_regular_file, read_user_file
 from planner.messages import Message, msg
 
 
@@ -442,20 +443,39 @@ def _read_config(path: Path) -> dict[str, Any]:
         size = path.stat().st_size
         if size > MAX_CONFIG_BYTES:
             raise UserError.of(msg("error.config_too_large", path=str(path), size=size))
-        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows Notepad) is fine
     except FileNotFoundError:
         raise UserError.of(msg("error.file_missing", path=str(path))) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise UserError.of(_cannot_read(path, exc)) from None
+    raw = read_user_file(path, MAX_CONFIG_BYTES)  # a FIFO or /dev/zero is refused, not read forever
+    try:
+        text = raw.decode("utf-8-sig")  # a byte-order mark (Windows Notepad) is fine
+    except UnicodeDecodeError as exc:
+        raise UserError.of(_cannot_read(path, exc)) from None
+    data = _parse_untrusted_json(text, path)
+    if not isinstance(data, dict):
+        raise UserError.of(msg("error.config_not_object", path=str(path), kind=type(data).__name__))
+    return data
+
+
+def _parse_untrusted_json(text: str, path: Path) -> Any:
+    """json.loads for a file from anywhere (a hub download): deep nesting (RecursionError) and integers past
+    Python's 4,300-digit limit (ValueError) are refused as bad JSON, in one line, like any other damage."""
     try:
         data = json.loads(text)
+        json.dumps(data, ensure_ascii=False).encode("utf-8")  # a "\udcff" escape gives text no file can hold
+        return data
+    except UnicodeEncodeError:
+        raise UserError.of(msg("error.config_bad_json", path=str(path), reason="text that is not valid Unicode "
+                               "(a lone surrogate escape)", line=1)) from None  # fmt: skip
     except json.JSONDecodeError as exc:
         raise UserError.of(
             msg("error.config_bad_json", path=str(path), reason=exc.msg, line=exc.lineno)
         ) from None
-    if not isinstance(data, dict):
-        raise UserError.of(msg("error.config_not_object", path=str(path), kind=type(data).__name__))
-    return data
+    except RecursionError:
+        raise UserError.of(msg("error.config_bad_json", path=str(path), reason="nested too deeply", line=1)) from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise UserError.of(msg("error.config_bad_json", path=str(path), reason=str(exc), line=1)) from None
 
 
 def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
@@ -667,12 +687,12 @@ def count_safetensors_params(path: str | os.PathLike[str]) -> int:
     """Tensor elements in one .safetensors file, from its JSON header only (tensor data is never read)."""
     path = Path(path)
     try:
-        with path.open("rb") as handle:
+        with open_regular_file(path) as handle:  # a FIFO named *.safetensors is refused, not waited on
             prefix = handle.read(8)
             if len(prefix) < 8:
                 raise UserError.of(msg("error.safetensors_short", path=str(path)))
             header_bytes = int.from_bytes(prefix, "little")
-            file_bytes = path.stat().st_size
+            file_bytes = os.fstat(handle.fileno()).st_size
             if header_bytes > MAX_SAFETENSORS_HEADER_BYTES or header_bytes > file_bytes - 8:
                 raise UserError.of(
                     msg("error.safetensors_header", path=str(path), header=header_bytes, size=file_bytes)
@@ -682,7 +702,7 @@ def count_safetensors_params(path: str | os.PathLike[str]) -> int:
         raise UserError.of(_cannot_read(path, exc)) from None
     try:
         header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # ValueError: bad JSON, or a 5,000-digit integer
         raise UserError.of(msg("error.safetensors_not_json", path=str(path))) from None
     if not isinstance(header, dict):
         raise UserError.of(msg("error.safetensors_not_object", path=str(path)))
@@ -691,9 +711,11 @@ def count_safetensors_params(path: str | os.PathLike[str]) -> int:
         if name == "__metadata__":
             continue
         shape = entry.get("shape") if isinstance(entry, dict) else None
-        if not isinstance(shape, list) or not all(isinstance(n, int) and n >= 0 for n in shape):
+        if not isinstance(shape, list) or not all(isinstance(n, int) and 0 <= n < 2**63 for n in shape):
             raise UserError.of(msg("error.safetensors_shape", path=str(path), tensor=name))
         total += math.prod(shape)
+        if total >= 2**63:  # no file holds that many elements; a bigger int would overflow float() later
+            raise UserError.of(msg("error.safetensors_shape", path=str(path), tensor=name))
     return total
 
 

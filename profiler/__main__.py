@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from typing import TextIO
 
 from profiler.jsontypes import JSONObject
-from profiler.report import Collective, Measurement, ProbeReport
+from profiler.report import Collective, Measurement, ProbeReport, write_report_file
 
 DEVICE_PATTERN = re.compile(r"^(all|cpu|cuda:\d+)$")
 
@@ -239,18 +239,6 @@ def _stop_on_sigterm() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _write_report(path: str, text: str) -> None:
-    """Write next to `path`, then rename: an interrupted write never leaves a half report (or half of the old one)."""
-    partial = f"{path}.partial"
-    try:
-        with open(partial, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(partial, path)
-    finally:
-        if os.path.exists(partial):
-            os.remove(partial)
-
-
 def _main(argv: Sequence[str] | None) -> int:
     try:
         args = build_parser().parse_args(argv)
@@ -315,7 +303,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
     if args.json and args.json != "-":
         try:
-            _write_report(args.json, report.to_json())
+            write_report_file(args.json, report.to_json())
         except OSError as exc:
             emit({"event": "error", "message": f"cannot write {args.json}: {exc.strerror or exc}"})
             print(f"gpu-probe: cannot write {args.json}: {exc.strerror or exc}", file=sys.stderr)

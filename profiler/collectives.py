@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from profiler.report import Collective, CollectiveResult, ProbeReport
+from profiler.report import Collective, CollectiveResult, ProbeReport, write_report_file
 
 if TYPE_CHECKING:
     import torch
@@ -621,8 +621,7 @@ def _run_worker(args: argparse.Namespace) -> int:
             report = build_report(entries)
             print(_format_table(entries))
             if args.json:
-                with open(args.json, "w", encoding="utf-8") as handle:
-                    handle.write(report.to_json())
+                write_report_file(args.json, report.to_json())
         dist.barrier()
     finally:
         dist.destroy_process_group()

@@ -33,6 +33,7 @@ import json
 import math
 import os
 import re
+import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -67,6 +68,15 @@ UNIT_FOR_KIND = {
     "gemm": "FLOP/s",
     "attention": "FLOP/s",
 }
+# Physical bounds of one ok measurement per device, by unit (issue 14 item 3: an accepted 1e308 or 1e-300 FLOP/s
+# made every later plan for that GPU divide by zero or print Infinity). The ceilings are far above the fastest
+# GPU shipping: NVIDIA's DGX B200 datasheet (2025-03; docs/sources.md) gives 72 PFLOPS fp8 with sparsity and
+# 64 TB/s of HBM3e for 8 GPUs (9e15 FLOP/s and 8e12 B/s per GPU); 1e17 and 1e14 leave a factor of ten for what
+# comes next. The floors are far below anything a probe can time (a USB 1.1 link moves 1.5e6 B/s): a smaller
+# value is a broken timer, not a measurement.
+MEASUREMENT_BOUNDS = {"FLOP/s": (1e6, 1e17), "B/s": (1e3, 1e14)}
+# SQLite stores integers in 64 bits (https://www.sqlite.org/datatype3.html): a bigger one cannot be stored.
+MAX_STORED_INT = 2**63 - 1
 COLLECTIVE_OPS = ("all_reduce", "all_gather", "reduce_scatter")
 # Parsed documents nested deeper than this are refused before any recursive walk (a real report is 6 deep).
 MAX_DEPTH = 32
@@ -209,6 +219,7 @@ def _short_enough(text: str, path: str) -> None:
         raise ReportError(
             f"{path}: text of {len(text):,} characters; the limit is {MAX_TEXT_CHARS} characters"
         )
+    _valid_unicode(text, path)  # a lone surrogate ("\udcff" in the JSON): no file or database holds it
 
 
 def _nonempty_string(value: object, path: str) -> None:
@@ -225,7 +236,13 @@ def _bool(value: object, path: str) -> None:
 def _as_int(value: object, path: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         _fail(path, "an integer", value)
+    _storable(value, path)
     return value
+
+
+def _storable(value: int, path: str) -> None:
+    if abs(value) > MAX_STORED_INT:
+        raise ReportError(f"{path}: an integer {_short(value)[1:-1]} beyond the 64-bit range (at most 2**63 - 1)")
 
 
 def _int(value: object, path: str) -> None:
@@ -240,6 +257,8 @@ def _nonneg_int(value: object, path: str) -> None:
 def _as_number(value: object, path: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         _fail(path, "a finite number", value)
+    if isinstance(value, int):
+        _storable(value, path)
     try:
         number = float(value)
     except OverflowError:  # an integer beyond float range
@@ -399,6 +418,12 @@ def _check_measurement(value: object, path: str) -> None:
         raise ReportError(f"{path}.unit: {kind} is measured in {UNIT_FOR_KIND[kind]}")
     if record["ok"] and record["value"] is None:
         raise ReportError(f"{path}.value: an ok measurement needs a value")
+    if record["ok"]:
+        low, high = MEASUREMENT_BOUNDS[str(record["unit"])]
+        number = float(cast(float, record["value"]))
+        if not low <= number <= high:
+            raise ReportError(f"{path}.value: {number:g} {record['unit']} is outside the physical range "
+                              f"{low:g} to {high:g} {record['unit']} of one device")  # fmt: skip
     if not record["ok"] and not record["error"]:
         raise ReportError(f"{path}.error: a failed measurement needs its reason")
 
@@ -509,6 +534,31 @@ def validate_report_dict(data: object) -> None:
     _check_depth(record)
     _check_report(record, "")
     _check_kinds_for_version(record)
+    _check_storable(record, "")
+
+
+def _check_storable(value: object, path: str) -> None:
+    """Every string (keys included) valid Unicode and every integer within 64 bits, in the fields the schema
+    checks and in the ones it leaves open (an NVML uuid, details): the store writes the whole report to SQLite,
+    which can hold neither a lone surrogate nor a bigger integer (issue 14 item 3). The depth is bounded above."""
+    if isinstance(value, str):
+        _valid_unicode(value, path or "report")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        _storable(value, path or "report")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _valid_unicode(str(key), f"{path} (a key)" if path else "a key")
+            _check_storable(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_storable(item, f"{path}[{index}]")
+
+
+def _valid_unicode(text: str, path: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ReportError(f"{path}: text that is not valid Unicode (a lone surrogate)") from None
 
 
 def _check_kinds_for_version(record: Mapping[str, object]) -> None:
@@ -685,6 +735,18 @@ def parse_report_text(text: str | bytes) -> ProbeReport:
     return ProbeReport(cast(ReportDocument, data))  # __post_init__ validates it
 
 
+def write_report_file(path: str, text: str) -> None:
+    """Write next to `path`, then rename: an interrupted write never leaves a half report (or half of the old one)."""
+    partial = f"{path}.partial"
+    try:
+        with open(partial, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(partial, path)
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
+
+
 def load_report(source: str | bytes | os.PathLike[str]) -> ProbeReport:
     """Load a report strictly, from a path (str or PathLike), JSON text (a str starting with '{') or bytes.
 
@@ -697,13 +759,16 @@ def load_report(source: str | bytes | os.PathLike[str]) -> ProbeReport:
         return parse_report_text(source)
     path = os.fspath(source)
     try:
-        size = os.path.getsize(path)
-    except OSError as exc:
-        raise ReportError(f"{path}: cannot read the report ({exc.strerror or exc})") from None
-    if size > MAX_REPORT_BYTES:
-        raise ReportError(f"{path}: the file is {size} bytes; the limit is {MAX_REPORT_BYTES} bytes (16 MiB)")
-    try:
-        with open(path, "rb") as handle:
+        # Non-blocking, checked on the open descriptor: a FIFO (no writer) or a device is refused, never
+        # waited on or read without end (issue 14 item 4).
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise ReportError(f"{path}: not a regular file (a folder, FIFO or device); give a report file")
+            if info.st_size > MAX_REPORT_BYTES:
+                raise ReportError(
+                    f"{path}: the file is {info.st_size} bytes; the limit is {MAX_REPORT_BYTES} bytes (16 MiB)"
+                )
             raw = handle.read(MAX_REPORT_BYTES + 1)
     except OSError as exc:
         raise ReportError(f"{path}: cannot read the report ({exc.strerror or exc})") from None

@@ -650,7 +650,7 @@
     <name>MainWindow</name>
     <message>
         <location filename="../../desktop/main_window.py" line="+198"/>
-        <location filename="../../desktop/selftest.py" line="+175"/>
+        <location filename="../../desktop/selftest.py" line="+177"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
     </message>
@@ -1954,7 +1954,72 @@ token</source>
         <translation>запас памяти должен быть от 0 до {limit} памяти каждого GPU, а получено {headroom}</translation>
     </message>
     <message>
-        <location line="+273"/>
+        <location line="+277"/>
+        <source>{field} {value} is ambiguous: the comma may separate thousands or mark decimals; write 1000 or 1.000 (or 1,000.00)</source>
+        <translation>{field} {value} неоднозначно: запятая может отделять тысячи или дробную часть; напишите 1000 или 1.000 (или 1,000.00)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{path}: {reason}</source>
+        <translation>{path}: {reason}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>argument {position} ({text}) is not UTF-8 text; type it again in UTF-8 (or rename the file)</source>
+        <translation>аргумент {position} ({text}) — не текст в UTF-8; введите его заново в UTF-8 (или переименуйте файл)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{option}=--: &apos;--&apos; cannot be the value of {option}; give another value</source>
+        <translation>{option}=--: «--» не может быть значением {option}; укажите другое значение</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>a folder</source>
+        <translation>папка</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>a FIFO (named pipe)</source>
+        <translation>FIFO (именованный канал)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>a device</source>
+        <translation>устройство</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>a socket</source>
+        <translation>сокет</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>a special file</source>
+        <translation>специальный файл</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{path} is {kind}, not a regular file; give the path of an ordinary file</source>
+        <translation>{path} — {kind}, а не обычный файл; укажите путь к обычному файлу</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{path} is {size} bytes; the limit is {limit} bytes</source>
+        <translation>{path}: {size} байт; предел — {limit} байт</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{path} is the database in use; choose another file for the export</source>
+        <translation>{path} — используемая база данных; выберите для экспорта другой файл</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{path} is not a GPU Advisor database (it is not an SQLite file); it was left unchanged: check the --db path or choose another file</source>
+        <translation>{path} — не база данных GPU Advisor (это не файл SQLite); файл не изменён: проверьте путь --db или выберите другой файл</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>{parts}</source>
         <translation>{parts}</translation>
     </message>
@@ -2189,7 +2254,8 @@ token</source>
         <translation>{what}: нужно конечное число, а получено {value}</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-106"/>
+        <location line="+107"/>
         <source>{what} {value} is absurdly large (limit {limit})</source>
         <translation>{what}: {value} — нелепо большое значение (предел {limit})</translation>
     </message>
@@ -2524,12 +2590,12 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-256"/>
+        <location line="-313"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+257"/>
+        <location line="+314"/>
         <source>{path}: cannot read ({kind}: {reason})</source>
         <translation>{path}: не удалось прочитать ({kind}: {reason})</translation>
     </message>
@@ -2654,7 +2720,7 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-429"/>
+        <location line="-486"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>

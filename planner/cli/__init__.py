@@ -14,6 +14,7 @@ import os
 import sys
 
 from planner.errors import UserError
+from planner.messages import msg
 
 # name -> module under planner.cli that registers it. Order is the order of `--help`.
 SUBCOMMANDS = {
@@ -43,7 +44,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports bad arguments as one line and exit code 2 (argparse's own code)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"gpu-advisor: error: {_with_suggestion(message)}\n")
+        sys.stderr.write(f"gpu-advisor: error: {one_line(_with_suggestion(message))}\n")
         raise SystemExit(2)
 
 
@@ -82,7 +83,41 @@ def print_json(payload: object) -> None:
     sys.stdout.write("\n")
 
 
+def _refuse_unusable_arguments(argv: list[str]) -> None:
+    """UserError for arguments argparse or the terminal would mishandle (issue 14 item 4):
+    - bytes that are not UTF-8 (Python hands them over as lone surrogates, which no file, database or terminal
+      can hold): refused, naming the argument, instead of a UnicodeEncodeError later;
+    - `--option=--`: argparse of CPython 3.11.7 turns that value into an empty list (python/cpython#115061)."""
+    for position, arg in enumerate(argv, start=1):
+        if any("\ud800" <= char <= "\udfff" for char in arg):
+            shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")[:60]
+            raise UserError.of(msg("error.argument_not_utf8", position=position, text=shown))
+        name, equals, value = arg.partition("=")
+        if equals and value == "--" and name.startswith("--"):
+            raise UserError.of(msg("error.option_value_double_dash", option=name))
+
+
+def one_line(text: str) -> str:
+    """A message as one line: a newline or other control character in a name it quotes (a file called
+    "bad\nname.csv") is shown escaped, so the message stays the one line the CLI contract promises."""
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
+def _streams_present() -> None:
+    """`gpu-advisor ... >&-` starts Python with sys.stdout None: print to nowhere instead of crashing."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - lives as long as the process
+
+
 def main(argv: list[str] | None = None) -> int:
+    _streams_present()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        _refuse_unusable_arguments(argv)
+    except UserError as exc:
+        sys.stderr.write(f"gpu-advisor: error: {one_line(str(exc))}\n")
+        return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.db:
@@ -93,10 +128,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.handler(args) or 0)
     except UserError as exc:
-        sys.stderr.write(f"gpu-advisor: {exc}\n")
+        sys.stderr.write(f"gpu-advisor: {one_line(str(exc))}\n")
         return 2
     except BrokenPipeError:  # `gpu-advisor quotes list | head`
         return 0
+    except OSError as exc:  # the file system refused a path the user gave (a name too long, a loop): one line
+        detail = msg("error.os", path=str(exc.filename or ""), reason=exc.strerror or str(exc))
+        sys.stderr.write(f"gpu-advisor: {one_line(detail.text)}\n")
+        return 2
     except KeyboardInterrupt:  # Ctrl-C (e.g. during `gpu-advisor probe`): one line, the shell's 128 + SIGINT
         sys.stderr.write("gpu-advisor: interrupted\n")
         return 130

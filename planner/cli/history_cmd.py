@@ -1,4 +1,5 @@
-"""`gpu-advisor history [--json]`: stored probe runs with their key figures, newest first."""
+"""`gpu-advisor history [--json]`: stored probe runs with their key figures, newest first;
+`gpu-advisor history delete ID [--json]`: remove one stored run and its measurements."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import argparse
 from typing import Any
 
 from planner.cli import print_json
-from planner.cli.store_access import open_store, table
+from planner.cli.store_access import open_store, row_id, table
 from planner.store import ProbeRun
 
 FLOP_PER_TFLOP = 1e12
@@ -17,6 +18,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser("history", help="stored probe runs with their key figures")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(handler=run_history)
+    actions = parser.add_subparsers(dest="history_command", metavar="ACTION")
+    deleting = actions.add_parser("delete", help="delete one stored probe run (its measurements with it) by id")
+    deleting.add_argument("id", type=row_id, help="the run's id, as `gpu-advisor history` lists it")
+    deleting.add_argument("--json", action="store_true")
+    deleting.set_defaults(handler=run_delete)
 
 
 def run_json(run: ProbeRun) -> dict[str, Any]:
@@ -63,4 +69,15 @@ def run_history(args: argparse.Namespace) -> int:
         for run in runs
     ]
     print(table(headers, rows))
+    return 0
+
+
+def run_delete(args: argparse.Namespace) -> int:
+    with open_store() as store:
+        deleted = run_json(store.probe_runs.get(args.id))  # UserError "there is no probe run #ID" first
+        store.probe_runs.delete(args.id)
+    if args.json:
+        print_json({"deleted": deleted})
+    else:
+        print(f"deleted probe run #{args.id}")
     return 0

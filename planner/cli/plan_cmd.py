@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from planner.cli import print_json
 from planner.errors import UserError
 from planner.exports import ExportInputs, export_plan
+from planner.files import write_atomically
 from planner.gpus import GpuSpec, get_gpu
 from planner.layout_text import layout_label
 from planner.memory import MAX_DEGREE, MAX_LORA_RANK, MAX_SEQ_LEN, MemoryConfig, validate_layout
@@ -157,7 +158,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )  # fmt: skip
     parser.add_argument(
         "--memory-headroom", type=float, default=DEFAULT_MEMORY_HEADROOM * 100,
-        help=f"percent of each GPU's memory left free (default {DEFAULT_MEMORY_HEADROOM:.0%})",
+        # %% : argparse %-formats help texts, and a bare "%)" made every `plan --help` crash (found by tests/fuzz)
+        help=f"percent of each GPU's memory left free (default {DEFAULT_MEMORY_HEADROOM * 100:.0f}%%)",
     )  # fmt: skip
     add_resilience_arguments(parser)
     pin = parser.add_argument_group("pin part of the strategy")
@@ -742,8 +744,5 @@ def write_probe_shapes(result: PlanResult, model: ModelSpec, workload: Workload,
         tokens, sequences, seq = option.batch_per_replica or 1, 1, workload.prompt_len
     document = probe_shapes(model, layout.tp, tokens, sequences, seq, compute_dtype(option.precision, option.gpu),
                             layout.ep)  # fmt: skip
-    try:
-        Path(path).write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise UserError.of(msg("error.cannot_write_export", directory=path, reason=exc.strerror or str(exc))) from None
+    write_atomically(path, json.dumps(document, indent=1) + "\n")
     return f"probe shapes of option 1 written to {path}: run gpu-probe --model-shapes {path} on the GPU"

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from planner.cli import print_json
 from planner.cli.store_access import open_store
 from planner.errors import UserError
+from planner.files import refuse_special_target
 from planner.messages import msg
 
 if TYPE_CHECKING:
@@ -88,6 +89,7 @@ def check_report_file(path: str | None) -> None:
     if not path:
         return
     target = Path(path).expanduser().absolute()
+    refuse_special_target(target)  # a FIFO would block the probe's write; a symlink loop can never be written
     if target.is_dir():
         raise UserError.of(msg("error.report_target_folder", path=path))
     if not target.parent.is_dir():

@@ -14,7 +14,7 @@ from datetime import date
 from typing import Any, TypeAlias, TypeVar
 
 from planner.cli import print_json
-from planner.cli.store_access import money, open_store, table
+from planner.cli.store_access import money, open_store, row_id, table
 from planner.errors import UserError
 from planner.messages import msg
 from planner.store import (
@@ -140,7 +140,7 @@ def _register_export(actions: Actions) -> None:
 
 def _register_delete(actions: Actions) -> None:
     deleting = actions.add_parser("delete", help="delete one of your quotes by id")
-    deleting.add_argument("id", type=int)
+    deleting.add_argument("id", type=row_id)
     deleting.add_argument("--purchase", action="store_true")
     deleting.add_argument("--json", action="store_true")
     deleting.set_defaults(handler=run_delete)

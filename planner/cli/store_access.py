@@ -25,6 +25,23 @@ def open_store() -> StoreProtocol:
     return store
 
 
+SQLITE_MAX_ROW_ID = 2**63 - 1
+
+
+def row_id(text: str) -> int:
+    """argparse type for a stored row's id: a whole number 1..2**63-1 (SQLite's INTEGER range); a bigger one
+    is no id that can exist, and refused in one line instead of an OverflowError in SQLite."""
+    import argparse
+
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid id: {text[:40]!r} (a whole number)") from None
+    if not 1 <= number <= SQLITE_MAX_ROW_ID:
+        raise argparse.ArgumentTypeError(f"invalid id: {text[:40]!r} (ids run from 1 to {SQLITE_MAX_ROW_ID})")
+    return number
+
+
 def money(amount: float | None, currency: str | None) -> dict[str, Any] | None:
     """Money as the CLI's JSON writes it: {"amount", "currency"} (None when there is no amount)."""
     return None if amount is None else {"amount": amount, "currency": currency}

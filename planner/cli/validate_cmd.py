@@ -12,8 +12,7 @@ import json
 from pathlib import Path
 
 from planner.cli import print_json
-from planner.errors import UserError
-from planner.messages import msg
+from planner.files import write_atomically
 
 TARGETS = {"median_abs_error": 0.10, "within_25_percent": 0.90, "max_abs_error": 0.40, "band_coverage": 0.80}
 KINDS = ("training_throughput", "training_run", "decode_latency", "serving_throughput", "ttft")
@@ -59,10 +58,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def _write(path: Path, data: dict[str, object]) -> None:
-    try:
-        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise UserError.of(msg("error.cannot_write_export", directory=str(path), reason=exc.strerror or str(exc))) from None
+    write_atomically(path, json.dumps(data, indent=1) + "\n")
 
 
 def report_json(report: object, refit: dict[str, float]) -> dict[str, object]:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
-import os
 from collections.abc import Mapping
 from importlib import metadata, resources
 from pathlib import Path
@@ -48,6 +47,7 @@ from planner.exports.manifest import written_names
 from planner.exports.options_csv import options_csv
 from planner.exports.reference_prices import shipped_reference_prices
 from planner.exports.report import report_markdown, report_pdf
+from planner.files import write_all_atomically, write_atomically
 from planner.search.types import PlanOption, PlanResult
 
 __all__ = ["EXPORT_FILES", "ExportInputs", "export_plan", "train_template"]
@@ -79,16 +79,6 @@ def _tool_version() -> str:
         return "unknown version"
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Write to a temporary file beside `path`, then rename: a full disk never leaves a half-written file."""
-    partial = path.with_name(path.name + ".partial")
-    try:
-        partial.write_bytes(data)
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
-
-
 def export_plan(
     result: PlanResult,
     option: PlanOption,
@@ -111,7 +101,7 @@ def export_plan(
     chart_files = {}
     for index, (caption, png) in enumerate((chart_pngs or {}).items(), start=1):
         file_name = f"chart-{index}.png"
-        _write_atomically(folder / file_name, png)
+        write_atomically(folder / file_name, png)
         chart_files[caption] = file_name
     makers = {
         REPORT_MD: lambda: report_markdown(result, option, given, chart_files).encode(),
@@ -123,12 +113,8 @@ def export_plan(
         LAUNCH_SH: lambda: launch_script(option, given).encode(),
         OPTIONS_CSV: lambda: options_csv(result, given).encode(),
     }
-    written = []
-    for name in written_names(option, given):
-        path = folder / name
-        _write_atomically(path, makers[name]())
-        written.append(path)
-    for executable in (LAUNCH_SH, TRAIN_PY):
-        if (folder / executable).exists():
-            (folder / executable).chmod(0o755)
-    return written
+    contents: dict[Path, bytes | str] = {folder / name: makers[name]() for name in written_names(option, given)}
+    executable = {folder / name: 0o755 for name in (LAUNCH_SH, TRAIN_PY) if folder / name in contents}
+    # All files or none (issue 14 item 6): a full disk half way leaves the previous export as it was.
+    write_all_atomically(contents, modes=executable)
+    return list(contents)

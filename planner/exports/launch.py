@@ -113,8 +113,9 @@ def _node_lines(nodes: int, per_node: int) -> list[str]:
 
 def _model_lines(inputs: ExportInputs) -> list[str]:
     reference = inputs.model_reference()
-    if reference is None:
-        return ['need MODEL "a Hugging Face repo id or a local model folder (the plan names none that is safe)"']
+    if reference is None:  # two lines, like a written reference: a name never changes the script's structure
+        return ["# the plan names no model reference that is safe to write here",
+                'need MODEL "a Hugging Face repo id or a local model folder (the plan names none that is safe)"']
     # shlex-quoted into a plain assignment: bash expands nothing inside the single quotes
     return [f"DEFAULT_MODEL={sh(reference)}", 'MODEL="${MODEL:-$DEFAULT_MODEL}"']
 

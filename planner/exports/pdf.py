@@ -78,12 +78,23 @@ def pdf_safe(text: str) -> str:
 
 def text_width(text: str, font: str = "F1", size: float = 10.0) -> float:
     """Width in points of `text` (already pdf_safe) set in one of the report's fonts at `size` points."""
-    widths = _FONTS[font][1]
-    total = 0
-    for char in text:
-        code = ord(char)
-        total += widths[code - 32] if 32 <= code <= 126 else _EXTRA_WIDTHS.get(char, 556)
-    return total * size / 1000.0
+    return sum(_char_units(char, _FONTS[font][1]) for char in text) * size / 1000.0
+
+
+def _char_units(char: str, widths: Sequence[int]) -> int:
+    code = ord(char)
+    return widths[code - 32] if 32 <= code <= 126 else _EXTRA_WIDTHS.get(char, 556)
+
+
+def _fitting_prefix(word: str, width: float, font: str, size: float) -> int:
+    """How many leading characters of `word` fit in `width` points (at least 1), in one pass over the word:
+    measuring every shorter prefix again was quadratic, and a 5,000-character model name took minutes."""
+    widths, limit, total = _FONTS[font][1], width * 1000.0 / size, 0
+    for count, char in enumerate(word):
+        total += _char_units(char, widths)
+        if total > limit:
+            return max(1, count)
+    return len(word)
 
 
 def _pdf_text(text: str) -> bytes:
@@ -101,9 +112,7 @@ def wrap_text(text: str, width: float, font: str = "F1", size: float = 10.0) -> 
             if current:
                 lines.append(current)
                 current = ""
-            cut = len(word) - 1
-            while cut > 1 and text_width(word[:cut], font, size) > width:
-                cut -= 1
+            cut = _fitting_prefix(word, width, font, size)
             lines.append(word[:cut])
             word = word[cut:]
         candidate = f"{current} {word}" if current else word

@@ -66,6 +66,7 @@ from planner.perf.serving import (
 )
 from planner.perf.training import (
     CPU_ADAM_PARAMS_PER_S,
+    MicrobatchFloor,
     StepModel,
     StepTime,
     TrainingOptions,
@@ -91,7 +92,7 @@ __all__ = [
     "BACKWARD_FLOPS_PER_PARAM", "CPU_ADAM_PARAMS_PER_S", "DEFAULT_BANDWIDTH_FRACTION", "DEFAULT_ENGINE",
     "DEFAULT_INTER_NODE_BYTES_PER_S", "DEFAULT_MFU", "ENGINES", "FORMATS", "FORWARD_FLOPS_PER_PARAM",
     "INTER_NODE_SOURCE", "LINK_EFFICIENCY", "NO_P2P_PENALTY", "SHIPPED", "BatchingLoss", "Calibration",
-    "DeviceRates", "EngineProfile", "FittedConstants", "ModelNumbers", "ProbeMeasurements", "Rates", "Replica",
+    "DeviceRates", "EngineProfile", "FittedConstants", "MicrobatchFloor", "ModelNumbers", "ProbeMeasurements", "Rates", "Replica",
     "Schedule", "ServingLoad", "StepModel", "StepTime", "TrainingOptions", "WeightFormat", "allgather_time_s",
     "allreduce_time_s", "alltoall_time_s", "apply_calibration", "architecture", "calibration_from_report",
     "continuous_batching", "device_rates", "effective_rates", "engine_profile", "group_link",

@@ -95,13 +95,10 @@ def apply_calibration(rates: DeviceRates, calibration: Calibration) -> DeviceRat
 
 class ProbeMeasurements(Protocol):
     """What calibration reads of a probe report (profiler.report.ProbeReport has it): its devices, each a
-    mapping with "kind", "name", "device", "measurements" (and "mig" for a MIG slice), its collectives, and
-    the best measured value of a kind, dtype and device."""
+    mapping with "kind", "name", "device", "measurements" (and "mig" for a MIG slice), and its collectives."""
 
     @property
     def devices(self) -> Sequence[Mapping[str, object]]: ...
-
-    def best(self, kind: str, dtype: str | None = None, device: str | None = None) -> float | None: ...
 
 
 def calibration_from_report(
@@ -149,14 +146,13 @@ def _device_calibration(
 ) -> Calibration | None:
     """The best matmul TFLOPS per dtype, the copy bandwidth and the model-shape kernels one device measured
     (None: nothing measured)."""
-    device_id = str(device.get("device"))
     compute, memory = scale
     tflops = {}
     for dtype in MATMUL_DTYPES:
-        value = report.best("matmul", dtype, device=device_id)
+        value = _best(device, "matmul", dtype)
         if value:
             tflops[dtype] = value * compute / 1e12
-    bandwidth = (report.best("memory_bandwidth", None, device=device_id) or 0.0) * memory
+    bandwidth = (_best(device, "memory_bandwidth", None) or 0.0) * memory
     gemms: dict[tuple[str, int, int, int], float] = {}
     attention: dict[str, float] = {}
     for measurement in _measurements(device):
@@ -180,6 +176,16 @@ def _device_calibration(
         latency, busbw = None, None  # a slice's collectives say nothing of the whole GPU's links
     note = note + (" (a MIG slice, scaled to the whole GPU)" if compute != 1.0 else "")
     return Calibration(tflops, bandwidth, Confidence.MEASURED, note, gemms, attention, latency, busbw)
+
+
+def _best(device: Mapping[str, object], kind: str, dtype: str | None) -> float | None:
+    """Highest ok value of `kind` (and `dtype`, None: any) this device measured. Read from the device's own
+    list, not looked up in the whole report: a report of 20,000 devices once made each plan take minutes
+    (issue 14 item 3), one scan of every device per device."""
+    values = [float(raw) for m in _measurements(device)
+              if m.get("ok") and m.get("kind") == kind and (dtype is None or m.get("dtype") == dtype)
+              and isinstance(raw := m.get("value"), int | float) and not isinstance(raw, bool)]  # fmt: skip
+    return max(values) if values else None
 
 
 def _measurements(device: Mapping[str, object]) -> list[Mapping[str, object]]:

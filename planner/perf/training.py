@@ -24,6 +24,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import NamedTuple
 
 from planner.errors import UserError
 from planner.gpus import GpuSpec
@@ -180,6 +181,40 @@ class _MicroBatch:
         return self.compute_s + self.tp_s + self.ep_s + self.cp_s + self.fsdp_s
 
 
+# StepModel.stage_floor's floor is the micro-batch time without a pipeline over pp, times this: rounding in the
+# two ways of dividing the same sum must never put the floor above the figure it bounds.
+FLOOR_ROUNDING_MARGIN = 1 - 1e-9
+
+
+class MicrobatchFloor(NamedTuple):
+    """StepModel.floor of one micro-batch shape at any dp: (micro-batches + bubble) x the cached micro-batch's
+    compute and tensor-parallel time (a named tuple: the search keeps one per candidate variant)."""
+
+    total_s: float
+    bubble: float  # micro-batch times the pipeline idles: (p - 1) / v
+    micro_batch: int
+    global_batch: int
+
+    def at(self, dp: int, cp: int = 1) -> float:
+        microbatches = max(1, self.global_batch // (max(1, dp // cp) * self.micro_batch))
+        return (microbatches + self.bubble) * self.total_s
+
+
+@dataclass(frozen=True, slots=True)
+class _LayerTerms:
+    """Forward seconds of one layer (dense and MoE GEMMs, attention, memory-bound ops), the LM head and the
+    loss, and the attention backward, for one micro-batch: they depend on tp, ep, the micro-batch and cp only,
+    so every pipeline depth and recompute mode scales the same terms by its stage's layers."""
+
+    dense_gemm_s: float
+    moe_gemm_s: float
+    head_s: float
+    attention_forward_s: float
+    attention_backward_s: float
+    memory_s: float
+    loss_s: float
+
+
 def training_step_time(
     numbers: ModelNumbers,
     gpu: GpuSpec,
@@ -239,6 +274,7 @@ class StepModel:
         self.share = constants.gemm_training(rates.generation)
         self.adapters = self.task.is_adapter
         self.microbatch_cache: dict[tuple[object, ...], _MicroBatch] = {}
+        self.layer_cache: dict[tuple[int, int, int, int], _LayerTerms] = {}
         self.links: dict[tuple[int, int], Link] = {}
 
     def step(self, layout: Layout) -> StepTime:
@@ -259,17 +295,52 @@ class StepModel:
     def floor(
         self, tp: int, pp: int, ep: int, dp: int, micro_batch: int, recompute: str, virtual_stages: int = 1
     ) -> float | None:
-        """lower_bound of a layout given by its fields (the search asks before it builds the Layout), with the
-        pipeline bubble's share of the micro-batch time when `virtual_stages` is given: (p - 1) / v of it."""
+        """lower_bound of a layout given by its fields, with the pipeline bubble's share of the micro-batch time
+        when `virtual_stages` is given: (p - 1) / v of it."""
         cp = max(1, min(self.options.context_parallel, dp))
+        found = self._floor(tp, pp, ep, micro_batch, recompute, virtual_stages, cp)
+        return None if found is None else found.at(dp, cp)
+
+    def microbatch_floor(
+        self, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, virtual_stages: int = 1
+    ) -> MicrobatchFloor | None:
+        """floor at every dp of one (tp, pp, ep, micro-batch, recompute, virtual stages), for a search that asks
+        at many dps: None when the micro-batch is not cached yet, or with context parallelism (whose ranks, and
+        so the cached micro-batch, depend on dp)."""
+        if self.options.context_parallel > 1:
+            return None
+        return self._floor(tp, pp, ep, micro_batch, recompute, virtual_stages, 1)
+
+    def stage_floor(
+        self, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, virtual_stages: int = 1
+    ) -> MicrobatchFloor | None:
+        """A floor like microbatch_floor for any pipeline depth, from the micro-batch without a pipeline
+        (computed when not cached): its time over pp. Every part of a micro-batch's time on the fullest stage is
+        proportional to that stage's layers (GEMMs, attention, memory-bound ops, recompute, the tensor-, expert-
+        and context-parallel collectives, fp8 casts, dequantisation) and at least L / pp of them, or the same on
+        every stage (the LM head, the loss), or, with a user-set MFU, exactly the model's FLOPs over pp. A search
+        asks it before it works out a layout's memory. None with context parallelism (see microbatch_floor)."""
+        if self.options.context_parallel > 1:
+            return None
+        key = (tp, 1, ep, micro_batch, str(recompute), 1)
+        cached = self.microbatch_cache.get(key)
+        if cached is None:
+            layout = Layout(tp=tp, ep=ep, micro_batch=micro_batch, recompute=Recompute(recompute))
+            cached = _Context(self, layout)._shared_microbatch()
+        virtual = virtual_stages if virtual_stages > 1 else self.options.virtual_stages
+        bubble = (pp - 1) / virtual if pp > 1 else 0.0
+        # a hair below the quotient: floating-point rounding must never lift the floor over the time it bounds
+        return MicrobatchFloor(cached.total_s / pp * FLOOR_ROUNDING_MARGIN, bubble, micro_batch, self.global_batch)
+
+    def _floor(
+        self, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, virtual_stages: int, cp: int
+    ) -> MicrobatchFloor | None:
         cached = self.microbatch_cache.get((tp, pp, ep, micro_batch, str(recompute), cp))
         if cached is None:
             return None
-        groups = max(1, dp // cp)
-        microbatches = max(1, self.global_batch // (groups * micro_batch))
         virtual = virtual_stages if virtual_stages > 1 else self.options.virtual_stages
         bubble = (pp - 1) / virtual if pp > 1 else 0.0
-        return (microbatches + bubble) * cached.total_s
+        return MicrobatchFloor(cached.total_s, bubble, micro_batch, self.global_batch)
 
     def link(self, group: int, span: int) -> Link:
         key = (group, span)
@@ -333,25 +404,41 @@ class _Context:
     def _fsdp_of(self, mb: _MicroBatch) -> float:
         return self._fsdp(mb.gemm_s + mb.attention_s + mb.memory_s)
 
-    def _compute(self) -> _MicroBatch:
+    def _layer_terms(self) -> _LayerTerms:
+        """The per-layer seconds of this micro-batch, from the owner's cache (_LayerTerms)."""
+        key = (self.tp, self.ep, self.layout.micro_batch, self.cp)
+        cache = self.owner.layer_cache
+        terms = cache.get(key)
+        if terms is None:
+            terms = cache[key] = self._layer_terms_of()
+        return terms
+
+    def _layer_terms_of(self) -> _LayerTerms:
         rates, shape, tokens, kernel = self.rates, self.shape, self.tokens, self.kernel_s
         storage = WeightStorage()
         ridge = self.constants.ridge_overlap
-        gemm_f = self.stage_dense * layer_gemms_seconds(
-            shape, tokens, rates, self.share, kernel, moe=False, storage=storage, ridge=ridge
-        )
-        if self.stage_moe:
-            gemm_f += self.stage_moe * layer_gemms_seconds(
-                shape, tokens, rates, self.share, kernel, moe=True, storage=storage, ridge=ridge
-            )
-        head_f = gemm_seconds(tokens, shape.vocab_shard, shape.hidden, rates, self.share, kernel, ridge=ridge)
-        attn_f, attn_b = self._attention()
+        dense = layer_gemms_seconds(shape, tokens, rates, self.share, kernel, moe=False, storage=storage, ridge=ridge)
+        moe = 0.0
+        if self.model.moe_layers:
+            moe = layer_gemms_seconds(shape, tokens, rates, self.share, kernel, moe=True, storage=storage, ridge=ridge)
+        head = gemm_seconds(tokens, shape.vocab_shard, shape.hidden, rates, self.share, kernel, ridge=ridge)
+        attention_f, attention_b = self._layer_attention()
         per_token = layer_memory_bytes_per_token(shape, self.tp, self.sequence_parallel)
-        mem_f = self.stage_layers * (
-            tokens * per_token / rates.copy_bytes_per_s + MEMORY_KERNELS_PER_LAYER * kernel
-        )
-        casts = self._fp8_casts()
+        memory = tokens * per_token / rates.copy_bytes_per_s + MEMORY_KERNELS_PER_LAYER * kernel
         loss = cross_entropy_bytes(tokens, shape) / rates.copy_bytes_per_s + 4 * kernel
+        return _LayerTerms(dense, moe, head, attention_f, attention_b, memory, loss)
+
+    def _compute(self) -> _MicroBatch:
+        terms = self._layer_terms()
+        rates = self.rates
+        gemm_f = self.stage_dense * terms.dense_gemm_s
+        if self.stage_moe:
+            gemm_f += self.stage_moe * terms.moe_gemm_s
+        head_f = terms.head_s
+        attn_f, attn_b = self.stage_layers * terms.attention_forward_s, self.stage_layers * terms.attention_backward_s
+        mem_f = self.stage_layers * terms.memory_s
+        casts = self._fp8_casts()
+        loss = terms.loss_s
         if rates.flat_mfu is not None:  # a user-set MFU: model FLOPs at peak x MFU, nothing else
             flops = self._model_flops_per_microbatch()
             compute = flops / (rates.peak_flops_per_s * rates.flat_mfu)
@@ -372,16 +459,14 @@ class _Context:
             cp_s=self._cp(attention), fsdp_s=0.0,
         )  # fmt: skip
 
-    def _attention(self) -> tuple[float, float]:
-        """(forward, backward) attention seconds of the stage's layers for one micro-batch."""
+    def _layer_attention(self) -> tuple[float, float]:
+        """(forward, backward) attention seconds of one layer for one micro-batch."""
         shape, rates, kernel = self.shape, self.rates, self.kernel_s
         if not self.options.flash_attention:
             sequences = self.layout.micro_batch / self.cp
-            forward, backward = unfused_attention_seconds(sequences, self.seq_len, shape, rates, self.share, kernel)
-            return self.stage_layers * forward, self.stage_layers * backward
+            return unfused_attention_seconds(sequences, self.seq_len, shape, rates, self.share, kernel)
         flops = causal_attention_flops(self.layout.micro_batch, self.seq_len, shape.q_width) / self.cp
-        forward = attention_forward_seconds(flops, rates, kernel)
-        return self.stage_layers * forward, self.stage_layers * attention_backward_seconds(flops, rates, kernel)
+        return attention_forward_seconds(flops, rates, kernel), attention_backward_seconds(flops, rates, kernel)
 
     def _fp8_casts(self) -> float:
         """fp8 training: the casts of every GEMM's inputs and output gradients, and of the weights."""

@@ -1,14 +1,14 @@
 """The training search: for every layout (tp, pp, ep) fit per-GPU memory as a + b/dp per sharding state from
 two exact estimates, add the activation variant's delta, and time only the layouts that fit; the chosen
-options are re-estimated exactly."""
+options are re-estimated exactly. Floors skip what cannot beat the best at its GPU count: a candidate's
+timing (StepModel.microbatch_floor), or a whole layout's memory and timing (StepModel.stage_floor)."""
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
-from operator import itemgetter
-from typing import NamedTuple
 
 from planner import perf
 from planner.layout_text import family_message, sharding_hint
@@ -65,27 +65,161 @@ class _StateFit:
         return self.a + self.b / dp + delta
 
 
-class _Candidate(NamedTuple):
-    """A (state, activation variant) that fits at one layout and dp, fields in the order that ranks the ones
-    worth timing (a named tuple: the search builds thousands, and sorts them by their first four fields)."""
+class _FirstFit:
+    """The activation variants one dp may use (micro-batch x dp within the global batch), in rank order, with
+    the running minimum of their deltas: the first variant that fits in `room` bytes is the first whose running
+    minimum is at most `room`, found by bisection instead of a scan."""
 
-    rank: int  # of the activation variant, lightest recompute first
-    offloaded: bool
-    zero3: bool
-    zero: int
-    state: State
-    variant: Variant
+    __slots__ = ("negative_minima", "ranked")
 
-    @property
-    def order(self) -> tuple[int, bool, bool, int]:
-        return (self.rank, self.offloaded, self.zero3, self.zero)
+    def __init__(self, ranked: list[tuple[int, Variant, float]]):
+        self.ranked = [(rank, variant) for rank, variant, _ in ranked]
+        self.negative_minima: list[float] = []
+        lowest = math.inf
+        for _, _, delta in ranked:
+            lowest = min(lowest, delta)
+            self.negative_minima.append(-lowest)  # nondecreasing
 
-    def dominates(self, other: _Candidate) -> bool:
-        """No heavier in activations and no dearer in kind: `other` is never faster."""
-        return self.rank <= other.rank and self.offloaded <= other.offloaded and self.zero3 <= other.zero3
+    def index(self, room: float) -> int:
+        """The position in `ranked` of the most preferred variant whose delta is at most `room` bytes
+        (len(ranked) when none is)."""
+        return bisect_left(self.negative_minima, -room)
 
 
-_ORDER = itemgetter(0, 1, 2, 3)  # _Candidate.order, as a sort key
+class _LayoutFits:
+    """What one layout (tp, pp, ep, virtual stages) needs in memory, for every GPU type of one search: the
+    state fits, the variant deltas, and per (dps, capacity) the shortlists of (state, variant) worth timing
+    (GPU types with the same memory share them)."""
+
+    __slots__ = (
+        "deltas",
+        "fits",
+        "global_batch",
+        "_first_fits",
+        "_kinds",
+        "_largest_micro_batch",
+        "_needs",
+        "_ranked",
+        "_shortlists",
+    )
+
+    def __init__(self, fits: list[_StateFit], deltas: dict[Variant, float], global_batch: int):
+        self.fits, self.deltas, self.global_batch = fits, deltas, global_batch
+        self._ranked = [(rank, variant, delta) for rank, (variant, delta) in enumerate(deltas.items())]
+        # (offloaded, ZeRO-3, ZeRO stage) of each state: with the variant's rank, what orders the candidates
+        self._kinds = [(fit.state[1] != Offload.NONE, fit.state[0] == ZeroStage.WEIGHTS, int(fit.state[0]))
+                       for fit in fits]  # fmt: skip
+        self._largest_micro_batch = max(variant[1] for variant in deltas)
+        self._first_fits: dict[int, _FirstFit] = {}
+        self._needs: dict[int, list[tuple[float, Layout, FamilyKey]]] = {}
+        self._shortlists: dict[tuple[tuple[int, ...], int], list[list[tuple[State, Variant]]]] = {}
+
+    def needs(self, shape: Shape, dp: int) -> list[tuple[float, Layout, FamilyKey]]:
+        """(per-GPU need, layout, family) of each state at `dp` with the lightest activations (_record_needs)."""
+        found = self._needs.get(dp)
+        if found is None:
+            deltas = self.deltas
+            lightest = min(deltas, key=lambda variant: deltas[variant])
+            tp, pp, ep, virtual = shape
+            found = self._needs[dp] = []
+            for fit in self.fits:
+                layout = _layout(tp, pp, ep, dp, fit.state, lightest, virtual)
+                found.append((fit.need(dp, deltas[lightest]), layout, family_key(layout)))
+        return found
+
+    def _limit(self, dp: int) -> int:
+        """The largest micro-batch `dp` may use (micro-batch x dp within the global batch)."""
+        return min(self.global_batch // dp, self._largest_micro_batch)
+
+    def _first_fit(self, limit: int) -> _FirstFit:
+        found = self._first_fits.get(limit)
+        if found is None:
+            found = self._first_fits[limit] = _FirstFit(
+                [item for item in self._ranked if item[1][1] <= limit]
+            )
+        return found
+
+    def shortlists(self, dps: tuple[int, ...], capacity: int) -> list[list[tuple[State, Variant]]]:
+        """For each dp of `dps` (ascending) the (state, variant) pairs worth timing: per state the most preferred
+        variant that fits, less those another candidate dominates: no lighter in activations and no dearer in
+        kind (ZeRO-0/1/2 share one communication volume; ZeRO-3 costs 1.5x; offload adds transfers; recompute
+        adds compute), so never faster. GPU types with the same memory share them."""
+        key = (dps, capacity)
+        found = self._shortlists.get(key)
+        if found is None:
+            found = self._shortlists[key] = []
+            start = 0
+            while start < len(dps):  # runs of dps that may use the same micro-batches
+                limit, end = self._limit(dps[start]), start + 1
+                while end < len(dps) and self._limit(dps[end]) == limit:
+                    end += 1
+                found.extend(self._run_shortlists(dps, start, end, self._first_fit(limit), capacity))
+                start = end
+        return found
+
+    def _run_shortlists(
+        self, dps: tuple[int, ...], start: int, end: int, first_fit: _FirstFit, capacity: int
+    ) -> list[list[tuple[State, Variant]]]:
+        """The shortlists of dps[start:end]; each dp's choices (one index into first_fit.ranked per state) are
+        worked out state by state (_choices), and dps with the same choices share one shortlist."""
+        choices = [self._choices(fit, dps, start, end, first_fit, capacity) for fit in self.fits]
+        shortlists: list[list[tuple[State, Variant]]] = []
+        previous: tuple[int, ...] | None = None
+        shortlist: list[tuple[State, Variant]] = []
+        for chosen in zip(*choices, strict=True):
+            if chosen != previous:
+                shortlist, previous = self._shortlist(first_fit, chosen), chosen
+            shortlists.append(shortlist)
+        return shortlists
+
+    def _choices(
+        self, fit: _StateFit, dps: tuple[int, ...], start: int, end: int, first_fit: _FirstFit, capacity: int
+    ) -> list[int]:
+        """first_fit.index of the room this state leaves at each dp of dps[start:end].
+
+        The room, capacity - (a + b / dp), grows with dp when b >= 0 (each floating-point step is monotonic),
+        so the index only falls: after each dp, bisect for the first dp where a more preferred variant fits
+        instead of asking at every dp. dp 1 (the exact figure) and b < 0 are asked one by one.
+        """
+        negative_minima = first_fit.negative_minima
+
+        def index(position: int) -> int:
+            return first_fit.index(capacity - fit.need(dps[position], 0.0))
+
+        if fit.b < 0:
+            return [index(position) for position in range(start, end)]
+        out: list[int] = []
+        position = start
+        if dps[position] == 1:
+            out.append(index(position))
+            position += 1
+        while position < end:
+            current = index(position)
+            if current == 0:
+                out.extend([0] * (end - position))
+                break
+            threshold = negative_minima[current - 1]  # a more preferred variant fits once -room <= this
+            low, high = position + 1, end
+            while low < high:
+                middle = (low + high) // 2
+                if threshold >= -(capacity - fit.need(dps[middle], 0.0)):
+                    high = middle
+                else:
+                    low = middle + 1
+            out.extend([current] * (low - position))
+            position = low
+        return out
+
+    def _shortlist(self, first_fit: _FirstFit, chosen: tuple[int, ...]) -> list[tuple[State, Variant]]:
+        ranked, kinds, size = first_fit.ranked, self._kinds, len(first_fit.ranked)
+        # (variant rank, (offloaded, ZeRO-3, ZeRO stage), state index): unique, so ties keep the states' order
+        candidates = sorted((ranked[at][0], kinds[index], index) for index, at in enumerate(chosen) if at < size)
+        kept: list[tuple[int, tuple[bool, bool, int], int]] = []
+        for candidate in candidates:
+            rank, (offloaded, zero3, _) = candidate[0], candidate[1]
+            if not any(k[0] <= rank and k[1][0] <= offloaded and k[1][1] <= zero3 for k in kept):
+                kept.append(candidate)
+        return [(self.fits[index].state, ranked[chosen[index]][1]) for _, _, index in kept]
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +266,12 @@ class TrainingSearch(GpuSearch):
         # With a pipeline only ZeRO-0/1 (see PIPELINE_MAX_ZERO); True once a pipelined layout was skipped for it.
         self.pipeline_states = [state for state in self.states if state[0] <= PIPELINE_MAX_ZERO]
         self.skipped_pipeline = False
+        self._variants_of: dict[bool, list[Variant]] = {}  # without / with a pipeline (_variants)
+        self._dps_of: dict[tuple[int, int], list[int]] = {}
+        # Every layout that reached the memory step, in order, and those of them _cannot_win left unsized:
+        # (shape, smallest dp, variants, states, dps).
+        self.searched: list[tuple[Shape, int, list[Variant], list[State], list[int]]] = []
+        self.unsized: list[tuple[Shape, int, list[Variant], list[State], list[int]]] = []
         self.options = perf.TrainingOptions(optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank)
         workload = self.workload
         self.step_model = perf.StepModel(
@@ -185,13 +325,22 @@ class TrainingSearch(GpuSearch):
         return [(r, mb) for r in recomputes for mb in batches]
 
     def _dps(self, tp: int, pp: int, ep: int) -> list[int]:
+        """The data-parallel degrees at which (tp, pp, ep) fills a candidate GPU count (kept per tp x pp and
+        the smallest dp that ep allows: many layouts share them)."""
         base = ep // math.gcd(ep, tp)  # ep must divide dp x tp
+        key = (tp * pp, base)
+        found = self._dps_of.get(key)
+        if found is None:
+            found = self._dps_of[key] = self._data_parallel_degrees(tp * pp, base)
+        return found
+
+    def _data_parallel_degrees(self, model_parallel: int, base: int) -> list[int]:
         pinned_dp = pinned_count(self.pinned["dp"]) if self.pinned.get("dp") is not None else None
         dps = []
         for count in self.counts:
-            if count % (tp * pp):
+            if count % model_parallel:
                 continue
-            dp = count // (tp * pp)
+            dp = count // model_parallel
             if dp % base or dp > self.workload.global_batch:
                 continue
             if pinned_dp is not None and dp != pinned_dp:
@@ -266,23 +415,64 @@ class TrainingSearch(GpuSearch):
         if not dps:
             return
         base = ep // math.gcd(ep, tp)
-        variants = self._variants(pp)
+        variants = self._variants_of.get(pp > 1) or self._variants_of.setdefault(pp > 1, self._variants(pp))
         states = self.states if pp == 1 else self.pipeline_states
         if not states:
             self.skipped_pipeline = True
             return
+        need_args = (shape, base, variants, states, dps)
+        self.searched.append(need_args)
+        if (tp > 1 or pp > 1) and self._cannot_win(shape, dps, variants):
+            self.unsized.append(need_args)
+            return  # its memory is worked out only if an excluded family's need asks for it (_complete_needs)
         found = self._memory_fits(shape, base, variants, states, 1 in dps)
         if found is None:
             return
-        fits, deltas = found
-        self._record_needs(shape, dps, fits, deltas)
-        ranked = [(rank, variant, delta) for rank, (variant, delta) in enumerate(deltas.items())]
+        self._record_needs(shape, dps, found)
+        floors: dict[Variant, perf.MicrobatchFloor] = {}
+        for dp, shortlist in zip(dps, found.shortlists(tuple(dps), self.capacity), strict=True):
+            self._consider(shape, dp, shortlist, floors)
+
+    def _cannot_win(self, shape: Shape, dps: list[int], variants: list[Variant]) -> bool:
+        """True when at every dp of the layout the best found at that GPU count is already faster than any of
+        its variants could be (StepModel.stage_floor), whatever fits in memory: then neither its memory nor its
+        timing is worth working out. Layouts without tensor or pipeline parallelism are always searched (their
+        sharding families are reported one by one)."""
+        tp, pp, ep, virtual = shape
+        global_batch, best = self.workload.global_batch, self.best
+        floors: list[perf.MicrobatchFloor] = []
         for dp in dps:
-            self._consider(shape, dp, fits, ranked)
+            found = best.get(dp * tp * pp)
+            if found is None:
+                return False
+            if not floors:
+                for recompute, micro_batch in variants:
+                    floor = self.step_model.stage_floor(tp, pp, ep, micro_batch, recompute, virtual)
+                    if floor is None:
+                        return False
+                    floors.append(floor)
+            lowest = min(floor.at(dp) for floor in floors if floor.micro_batch * dp <= global_batch)
+            if lowest <= found.key[0]:
+                return False
+        return True
+
+    def _complete_needs(self) -> None:
+        """Work out the memory of the layouts _cannot_win left unsized and record every layout's needs again,
+        in the order searched, so the smallest need per family (first found on a tie) is what searching every
+        layout in full records."""
+        if not self.unsized:
+            return
+        self.unsized.clear()
+        self.family_need.clear()
+        self.smallest_need = None
+        for shape, base, variants, states, dps in self.searched:
+            found = self._memory_fits(shape, base, variants, states, 1 in dps)
+            if found is not None:
+                self._record_needs(shape, dps, found)
 
     def _memory_fits(
         self, shape: Shape, base: int, variants: list[Variant], states: list[State], with_dp_one: bool
-    ) -> tuple[list[_StateFit], dict[Variant, float]] | None:
+    ) -> _LayoutFits | None:
         """The state fits and variant deltas of a layout (None when nothing is possible there). They depend on
         the model, workload and layout only, so every GPU type of one search shares them (SearchMemory)."""
         key = (shape, base, tuple(variants), tuple(states), with_dp_one)
@@ -291,80 +481,49 @@ class TrainingSearch(GpuSearch):
             return cache[key]  # type: ignore[return-value]
         tp, pp, ep, virtual = shape
         reference = variants[0]
-        found: tuple[list[_StateFit], dict[Variant, float]] | None = None
+        found: _LayoutFits | None = None
         fits = self._fit_states(shape, base, reference, with_dp_one, states)
         if fits:
             ref_total = self.memory.total(_layout(tp, pp, ep, 2 * base, fits[0].state, reference, virtual))
             deltas = self._variant_deltas(shape, 2 * base, fits[0].state, variants, ref_total)
             if deltas:
-                found = (fits, deltas)
+                found = _LayoutFits(fits, deltas, self.workload.global_batch)
         cache[key] = found
         return found
 
-    def _record_needs(
-        self, shape: Shape, dps: list[int], fits: list[_StateFit], deltas: dict[Variant, float]
-    ) -> None:
+    def _record_needs(self, shape: Shape, dps: list[int], layout_fits: _LayoutFits) -> None:
         """Smallest per-GPU need per family (at the largest dp and lightest activations), for excluded reasons."""
-        tp, pp, ep, virtual = shape
-        dp = max(dps)
-        lightest = min(deltas, key=lambda variant: deltas[variant])
-        for fit in fits:
-            need = fit.need(dp, deltas[lightest])
-            layout = _layout(tp, pp, ep, dp, fit.state, lightest, virtual)
-            family = family_key(layout)
+        for need, layout, family in layout_fits.needs(shape, max(dps)):
             if family not in self.family_need or need < self.family_need[family][0]:
                 self.family_need[family] = (need, layout)
             if self.smallest_need is None or need < self.smallest_need[0]:
                 self.smallest_need = (need, layout)
 
-    def _candidates(
-        self, dp: int, fits: list[_StateFit], ranked: list[tuple[int, Variant, float]]
-    ) -> list[_Candidate]:
-        """Per state, the most preferred activation variant that fits at this dp."""
-        allowed_variants = [item for item in ranked if item[1][1] * dp <= self.workload.global_batch]
-        candidates = []
-        capacity = self.capacity
-        for fit in fits:
-            room = capacity - fit.need(dp, 0.0)
-            for rank, variant, delta in allowed_variants:
-                if delta <= room:
-                    zero, offload = fit.state
-                    candidates.append(
-                        _Candidate(rank, offload != Offload.NONE, zero == ZeroStage.WEIGHTS, int(zero), fit.state,
-                                   variant)  # fmt: skip
-                    )
-                    break
-        return candidates
-
     def _consider(
         self,
         shape: Shape,
         dp: int,
-        fits: list[_StateFit],
-        ranked: list[tuple[int, Variant, float]],
+        shortlist: list[tuple[State, Variant]],
+        floors: dict[Variant, perf.MicrobatchFloor],
     ) -> None:
-        """Time the fitting (state, variant) pairs worth timing at this layout and dp; keep the fastest.
-
-        ZeRO-0/1/2 share one communication volume; ZeRO-3 costs 1.5x; offload adds transfers; recompute adds
-        compute. A candidate no lighter in activations and no cheaper in kind than another is never faster:
-        time only the rest and let the clock decide.
-        """
+        """Time the fitting (state, variant) pairs worth timing at this layout and dp (_LayoutFits.shortlists),
+        unless their floor (StepModel.microbatch_floor, kept per variant in `floors` once known) is above the best
+        at this GPU count; keep the fastest."""
         tp, pp, ep, virtual = shape
         count = dp * tp * pp
-        candidates = sorted(self._candidates(dp, fits, ranked), key=_ORDER)  # stable: states order
-        shortlist: list[_Candidate] = []
-        for candidate in candidates:
-            if not any(kept.dominates(candidate) for kept in shortlist):
-                shortlist.append(candidate)
-        for candidate in shortlist:
+        step_model = self.step_model
+        for state, variant in shortlist:
             best = self.best.get(count)
             if best is not None:
-                recompute, micro_batch = candidate.variant
-                floor = self.step_model.floor(tp, pp, ep, dp, micro_batch, recompute, virtual)
-                if floor is not None and floor > best.key[0]:
+                floor = floors.get(variant)
+                if floor is None:
+                    floor = step_model.microbatch_floor(tp, pp, ep, variant[1], variant[0], virtual)
+                    if floor is not None:
+                        floors[variant] = floor
+                if floor is not None and floor.at(dp) > best.key[0]:
                     continue  # cannot beat the best at this count: not worth timing
-            layout = _layout(tp, pp, ep, dp, candidate.state, candidate.variant, virtual)
-            key = (self.step_model.seconds(layout), int(layout.zero), layout.offload != Offload.NONE, pp, tp)
+            layout = _layout(tp, pp, ep, dp, state, variant, virtual)
+            key = (step_model.seconds(layout), int(layout.zero), layout.offload != Offload.NONE, pp, tp)
             if best is None or key < best.key:
                 self.best[count] = _Best(key, layout)
 
@@ -416,6 +575,8 @@ class TrainingSearch(GpuSearch):
         """The sharding families that fit nowhere, with their smallest need, and why pipelines were skipped."""
         capacity = self.capacity
         fitting = {family_key(option.layout) for option in self.found.options}
+        if None not in fitting:  # "tensor/pipeline parallel" may be excluded: its smallest need must be exact
+            self._complete_needs()
         for family, (need, layout) in self.family_need.items():
             if family in fitting or need <= capacity:
                 continue
@@ -451,6 +612,7 @@ class TrainingSearch(GpuSearch):
                     hint=sharding_hint(best.layout), strategy=best.layout,
                 ))  # fmt: skip
         if not options:
+            self._complete_needs()  # the lightest layout of all, for the advice
             if self.constraints.gpus:
                 upto = msg("where.exact_gpus", gpus=self.constraints.gpus)
             else:

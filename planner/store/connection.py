@@ -1,8 +1,9 @@
 """Opening the SQLite file safely: where it lives, corrupt files moved aside, pragmas, and retried writes.
 
-`open_connection` is the whole opening sequence Store.open runs: check the location, move a damaged or
-non-SQLite file aside (never deleting it), refuse a newer or foreign database without writing a byte, then set
-the pragmas. Every SQLite environment error on the way is a StoreEnvironmentError (planner/store/errors.py).
+`open_connection` is the whole opening sequence Store.open runs: check the location, refuse a file that is not
+SQLite (a typo such as --db quotes.csv: the file is left alone), move a damaged SQLite file aside (never
+deleting it), open a database on read-only media read-only, refuse a newer or foreign database without writing
+a byte, then set the pragmas. Every SQLite environment error on the way is a StoreEnvironmentError (planner/store/errors.py).
 
 Why each setting:
 - WAL journal: readers never block the writer and the writer never blocks readers (the GUI lists quotes while
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from planner.errors import UserError
+from planner.files import open_regular_file
 from planner.messages import msg
 from planner.store.errors import busy_error, environment_errors_explained, is_busy, is_corruption
 
@@ -52,13 +54,21 @@ def utc_now_iso() -> str:
 
 
 def looks_like_sqlite(path: Path) -> bool:
-    """True for a missing or empty file (SQLite creates it) or one that starts with the SQLite header."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(len(SQLITE_HEADER))
-    except FileNotFoundError:
+    """True for a missing or empty file (SQLite creates it) or one that starts with the SQLite header.
+
+    UserError for a path that is not a regular file (a FIFO would block the open forever, a device is no
+    database); the file is opened non-blocking and checked on the open descriptor."""
+    if not path.exists():
         return True
+    with open_regular_file(path) as handle:
+        head = handle.read(len(SQLITE_HEADER))
     return head == b"" or head == SQLITE_HEADER
+
+
+def is_read_only(path: Path) -> bool:
+    """An existing database this process may not write (read-only media, folder or file): it is opened
+    read-only so that every read still works, and only a write is refused (error.db_read_only)."""
+    return path.exists() and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK))
 
 
 def move_aside(path: Path) -> Path:
@@ -84,16 +94,20 @@ def open_connection(path: Path, latest_version: int) -> tuple[sqlite3.Connection
     above `latest_version`) and another program's database.
     """
     _prepare_location(path)
-    recovered = None if _looks_like_sqlite(path) else _move_damaged_aside(path)
+    if not _looks_like_sqlite(path):  # a typo such as --db quotes.csv: the user's file is left as it is
+        raise UserError.of(msg("error.db_not_sqlite", path=str(path)))
+    read_only = is_read_only(path)
+    recovered = None
     with environment_errors_explained(path):
-        conn = connect(path)
+        conn = connect(path, read_only=read_only)
         if is_damaged(conn):
             conn.close()
             recovered = _move_damaged_aside(path)
+            read_only = False
             conn = connect(path)
         try:
             retry_while_busy(lambda: refuse_foreign(conn, path, latest_version))
-            retry_while_busy(lambda: configure(conn))
+            retry_while_busy(lambda: configure(conn, read_only=read_only))
         except BaseException:
             conn.close()
             raise
@@ -132,10 +146,19 @@ def _move_damaged_aside(path: Path) -> Path:
         ) from None
 
 
-def connect(path: Path) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit) that any thread of this process may use."""
+def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit) that any thread of this process may use.
+
+    read_only: SQLite's mode=ro. Where no -wal file is left (every clean close removes it) the file is also
+    opened immutable: in a read-only folder SQLite could not create the -shm file a WAL reader needs."""
+    target: str = str(path)
+    if read_only:
+        from urllib.parse import quote
+
+        immutable = "" if path.with_name(path.name + "-wal").exists() else "&immutable=1"
+        target = f"file:{quote(str(path.resolve()))}?mode=ro{immutable}"
     conn = sqlite3.connect(
-        str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+        target, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False, uri=read_only
     )
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return conn
@@ -173,8 +196,11 @@ def refuse_foreign(conn: sqlite3.Connection, path: Path, latest_version: int) ->
         raise UserError.of(msg("error.db_foreign", path=str(path)))
 
 
-def configure(conn: sqlite3.Connection) -> None:
+def configure(conn: sqlite3.Connection, *, read_only: bool = False) -> None:
     """Pragmas that change the file (WAL) or only this connection (foreign keys, fsync policy)."""
+    if read_only:  # the journal mode is the file's: a read-only connection may not change it
+        conn.execute("PRAGMA foreign_keys = ON")
+        return
     mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
     if str(mode).lower() != "wal":  # e.g. a network file system; still correct, only less concurrent
         conn.execute("PRAGMA journal_mode = DELETE")

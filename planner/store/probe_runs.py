@@ -224,13 +224,14 @@ def _gpus_in(report: ProbeReport) -> dict[str, tuple[str, int | None]]:
     """gpu key -> (name, memory in bytes or None) for every GPU NVML listed, else every CUDA device torch saw."""
     seen: dict[str, tuple[str, int | None]] = {}
     for gpu in report.nvml.get("gpus", []):
+        # NVML may refuse the name ({"unavailable": reason}, or null in a report from elsewhere): the GPU is
+        # still recorded, under its index, and matches no catalog entry.
+        raw_name = gpu.get("name")
+        name = raw_name if isinstance(raw_name, str) and raw_name.strip() else f"GPU {gpu['index']} (name unavailable)"
         uuid = gpu.get("uuid")
-        key = uuid if isinstance(uuid, str) and uuid else f"{gpu['index']}:{gpu['name']}"
+        key = uuid if isinstance(uuid, str) and uuid else f"{gpu['index']}:{name}"
         memory = gpu.get("memory_total_bytes")
-        seen[key] = (
-            str(gpu["name"]),
-            memory if isinstance(memory, int) and not isinstance(memory, bool) else None,
-        )
+        seen[key] = (name, memory if isinstance(memory, int) and not isinstance(memory, bool) else None)
     if not seen:  # NVML refused: fall back to what torch saw
         for device in report.devices:
             if device["kind"] == "cuda":

@@ -246,7 +246,10 @@ class QuoteRepository(Repository, Generic[RowT]):
         return written, duplicates
 
     def export_csv(self, path: str | Path, mine_only: bool = True) -> int:
-        """Write quotes with the import columns; returns the number of rows written."""
+        """Write quotes with the import columns; returns the number of rows written. Refuses (UserError) the
+        database file itself as the target: the export would replace the quotes it is writing."""
+        if _same_file(Path(path), self._db.path):
+            raise UserError.of(msg("error.export_is_database", path=str(path)))
         with self._db.guard():
             rows = self._select(["origin = 'user'"] if mine_only else [], [], "id")
         return write_quote_csv(path, self.spec, rows)
@@ -367,3 +370,10 @@ class PurchaseQuotes(QuoteRepository[PurchaseQuoteRow]):
         """Quotes sorted by GPU then price per GPU (then id)."""
         where, params = self._filters(gpu, "vendor", vendor, mine_only)
         return self._select(where, params, "gpu, price / gpus, id")
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    try:
+        return first.exists() and first.samefile(second)
+    except OSError:  # a name too long, a loop: not the database, and writing it will say what is wrong
+        return False

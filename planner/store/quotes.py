@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 from planner import gpus as gpu_catalog
 from planner.errors import UserError
+from planner.files import read_user_file, write_atomically
 from planner.gpus import GpuSpec
 from planner.messages import Message, msg
 
@@ -95,6 +96,15 @@ MAX_NAMED_COLUMNS = 10  # a header error names at most this many columns, then "
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _CURRENCY_RE = re.compile(r"^[A-Z]{3}$")
 _DECIMAL_COMMA_RE = re.compile(r"^-?\d+,\d+$")
+# How a number with separators is read (issue 14 item 5: "1,000" from a semicolon CSV was once read as 1.0).
+# One comma with exactly three digits after it ("1,000", "3,490") is a thousands separator in some locales and
+# a decimal mark in others: refused, never guessed. Both marks ("1,234.50", "1.234,50"): the last one is the
+# decimal mark and the others must group by three. Two or more of one mark ("1,000,000", "1.000.000"): grouping.
+_AMBIGUOUS_COMMA_RE = re.compile(r"^-?\d{1,3},\d{3}$")
+_GROUPED_RE = {
+    ",.": re.compile(r"^-?\d{1,3}(,\d{3})+(\.\d+)?$"),  # 1,234.50 / 1,000,000
+    ".,": re.compile(r"^-?\d{1,3}(\.\d{3})+(,\d+)?$"),  # 1.234,50 / 1.000.000
+}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -156,11 +166,16 @@ def _text(value: object) -> str:
     if value is None:
         return ""
     text = value if isinstance(value, str) else str(value)
-    text = text.strip()
-    # Undo the export's formula guard: "'=SUM(A1)" came from "=SUM(A1)".
-    if len(text) > 1 and text[0] == "'" and text[1] in FORMULA_PREFIXES[:4]:
-        text = text[1:]
-    return text
+    return text.strip()  # text typed in the app is kept as typed, a leading apostrophe included
+
+
+def unguard_formula(cell: str) -> str:
+    """Undo guard_formula on a cell read from a CSV: "'=SUM(A1)" came from "=SUM(A1)" and "''x" from "'x".
+    Only a CSV cell is unguarded, never text typed into the app (issue 14 item 5: a typed "'=x" is kept)."""
+    text = cell.strip()
+    if len(text) > 1 and text[0] == "'" and text[1] in (*FORMULA_PREFIXES[:4], "'"):
+        return text[1:]
+    return cell
 
 
 def _shown(value: object, limit: int = 40) -> str:
@@ -180,7 +195,11 @@ def _number(value: object, name: str, reasons: Reasons) -> float | None:
     if isinstance(value, (int, float)):
         number = float(value)
     else:
-        text = str(value).strip().replace("\u00a0", "").replace(" ", "")
+        text = str(value).strip().replace("\u00a0", "").replace("\u202f", "").replace(" ", "")
+        if _AMBIGUOUS_COMMA_RE.match(text):
+            reasons.append(msg("quote.ambiguous_number", field=name, value=repr(_shown(value))))
+            return None
+        text = _without_grouping(text)
         if _DECIMAL_COMMA_RE.match(text):  # "3,49" as written where the comma is the decimal mark
             text = text.replace(",", ".")
         try:
@@ -192,6 +211,14 @@ def _number(value: object, name: str, reasons: Reasons) -> float | None:
         reasons.append(msg("quote.not_finite", field=name, value=repr(value)))
         return None
     return number
+
+
+def _without_grouping(text: str) -> str:
+    """"1,234.50" -> "1234.50", "1.234,50" -> "1234,50", "1.000.000" -> "1000000"; other text unchanged."""
+    for (group, decimal), pattern in ((tuple(k), p) for k, p in _GROUPED_RE.items()):
+        if pattern.match(text) and (text.count(group) > 1 or decimal in text):
+            return text.replace(group, "")
+    return text
 
 
 def _positive(value: object, name: str, reasons: Reasons) -> float | None:
@@ -541,7 +568,13 @@ def read_quote_csv(path: str | Path, spec: QuoteTable) -> CsvRows:
                 result.errors.append((row_number, msg("csv.row_width", cells=len(cells), columns=width)))
                 continue
             cells = cells + [""] * (width - len(cells))
-            result.rows.append((row_number, dict(zip(header, cells, strict=True))))
+            row = {column: unguard_formula(cell) if column in spec.text_columns else cell
+                   for column, cell in zip(header, cells, strict=True)}  # fmt: skip
+            ambiguous = _dot_grouped_numbers(row, spec) if delimiter == ";" else []
+            if ambiguous:
+                result.errors.append((row_number, ambiguous[0]))
+                continue
+            result.rows.append((row_number, row))
     except csv.Error as exc:
         raise UserError.of(
             msg("error.csv_unreadable", name=name, line=reader.line_num, detail=str(exc))
@@ -549,6 +582,17 @@ def read_quote_csv(path: str | Path, spec: QuoteTable) -> CsvRows:
     if not result.rows and not result.errors:
         raise UserError.of(msg("error.csv_no_rows", name=name, quotes=spec.plural))
     return result
+
+
+_DOT_THOUSANDS_RE = re.compile(r"^-?\d{1,3}\.\d{3}$")
+
+
+def _dot_grouped_numbers(row: Mapping[str, str], spec: QuoteTable) -> list[Message]:
+    """In a semicolon CSV (saved where the comma is the decimal mark), "1.000" is one thousand to the person who
+    typed it but 1.0 to float(): refused as ambiguous rather than read 1000x too small."""
+    return [msg("quote.ambiguous_number", field=column, value=repr(cell.strip()))
+            for column, cell in row.items()
+            if column not in spec.text_columns and _DOT_THOUSANDS_RE.match(cell.strip())]  # fmt: skip
 
 
 def _read_utf8(path: Path) -> str:
@@ -564,12 +608,7 @@ def _read_utf8(path: Path) -> str:
         raise UserError.of(msg("error.csv_is_folder", path=str(path)))
     if size > MAX_CSV_BYTES:
         raise UserError.of(msg("error.csv_too_big", name=path.name, size=size, limit=MAX_CSV_BYTES))
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise UserError.of(
-            msg("error.file_unreadable", path=str(path), reason=exc.strerror or str(exc))
-        ) from None
+    raw = read_user_file(path, MAX_CSV_BYTES)  # a FIFO or a device is refused, not read forever
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -614,8 +653,9 @@ def _some(names: Iterable[str]) -> str:
 
 
 def guard_formula(text: str) -> str:
-    """Prefix ' to a cell a spreadsheet would run as a formula (OWASP "CSV injection")."""
-    return "'" + text if text.startswith(FORMULA_PREFIXES) else text
+    """Prefix ' to a cell a spreadsheet would run as a formula (OWASP "CSV injection"), and to one that starts
+    with ' itself, so that unguard_formula gives back exactly the text stored."""
+    return "'" + text if text.startswith((*FORMULA_PREFIXES, "'")) else text
 
 
 def _cell(value: object, is_text: bool) -> str:
@@ -633,17 +673,14 @@ def write_quote_csv(path: str | Path, spec: QuoteTable, rows: Iterable[Mapping[s
     """Write the rows with the table's columns in order (UTF-8 with a byte-order mark, for spreadsheets)."""
     path = Path(path)
     count = 0
-    try:
-        with open(path, "w", encoding="utf-8-sig", newline="") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(spec.columns)
-            for row in rows:
-                writer.writerow([_cell(row.get(c), c in spec.text_columns) for c in spec.columns])
-                count += 1
-    except OSError as exc:
-        raise UserError.of(
-            msg("error.cannot_write", path=str(path), reason=exc.strerror or str(exc))
-        ) from None
+    buffer = io.StringIO(newline="")
+    writer = csv.writer(buffer)
+    writer.writerow(spec.columns)
+    for row in rows:
+        writer.writerow([_cell(row.get(c), c in spec.text_columns) for c in spec.columns])
+        count += 1
+    # All or nothing (issue 14 item 6): a full disk half way leaves last week's export as it was.
+    write_atomically(path, buffer.getvalue().encode("utf-8-sig"))
     return count
 
 

@@ -42,7 +42,8 @@ class Store:
     @classmethod
     def open(cls, path: str | Path | None = None) -> Store:
         """Open (creating, upgrading and seeding as needed) the database at `path`, GPU_ADVISOR_DB or the user data
-        folder. A damaged or non-SQLite file is moved aside (see .recovered_from); a newer schema is refused."""
+        folder. A damaged SQLite file is moved aside (see .recovered_from); a file that is not SQLite, another
+        program's database and a newer schema are refused, untouched. A read-only file is opened read-only."""
         path = Path(path).expanduser() if path else default_db_path()
         conn, recovered = open_connection(path, LATEST_VERSION)
         db = Database(conn, path)

@@ -33,19 +33,31 @@ def assert_one_line(code: int, err: str, *fragments: str) -> None:
 
 
 def test_a_damaged_database_that_cannot_be_moved_aside_is_one_line(capsys, tmp_path, monkeypatch):
-    """A text file given as --db in a folder where it cannot be renamed (read-only media, /proc): no traceback."""
+    """A damaged SQLite file given as --db in a folder where it cannot be renamed (read-only media, /proc): no
+    traceback."""
     import planner.store.connection as connection
 
-    notes = tmp_path / "notes.txt"
-    notes.write_text("my notes, not a database")
+    damaged = tmp_path / "ledger.sqlite"
+    content = b"SQLite format 3\x00" + b"\xff" * 8192  # the header, then pages that are not pages
+    damaged.write_bytes(content)
 
     def refuse(*_args):
-        raise PermissionError(13, "Permission denied", str(notes))
+        raise PermissionError(13, "Permission denied", str(damaged))
 
     monkeypatch.setattr(connection.os, "replace", refuse)
+    code, _, err = run(capsys, "--db", str(damaged), "quotes", "list")
+    assert_one_line(code, err, str(damaged), "Permission denied")
+    assert damaged.read_bytes() == content  # nothing the user had is lost
+
+
+def test_a_text_file_given_as_the_database_is_refused_and_kept(capsys, tmp_path):
+    """issue 14 item 5: `--db notes.txt` (a typo) is refused in one line; the file is neither moved nor changed."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes, not a database")
     code, _, err = run(capsys, "--db", str(notes), "quotes", "list")
-    assert_one_line(code, err, str(notes), "Permission denied")
-    assert notes.read_text() == "my notes, not a database"  # nothing the user had is lost
+    assert_one_line(code, err, str(notes), "is not a GPU Advisor database")
+    assert notes.read_text() == "my notes, not a database"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
 
 
 # --- Ctrl-C ------------------------------------------------------------------------------------------------------

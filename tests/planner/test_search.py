@@ -303,9 +303,12 @@ def test_every_option_is_a_valid_fitting_layout(billions, gpu_id, max_gpus, task
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", ["llama-3.1-8b", "mixtral-8x7b"])
 def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, monkeypatch):
-    """The search skips timing a layout whose floor (StepModel.floor: micro-batches and pipeline bubble at the
-    cached micro-batch time) is above the best at its GPU count. Timing every candidate instead (no floor)
-    must give the same options, layout for layout and second for second."""
+    """The search skips timing a layout whose floor (StepModel.microbatch_floor: micro-batches and pipeline
+    bubble at the cached micro-batch time) is above the best at its GPU count, and skips a whole layout's memory
+    and timing when its floor at every dp is (StepModel.stage_floor). Timing every candidate instead (no floor)
+    must give the same options, layout for layout and second for second, and the same excluded families with
+    the same smallest needs (llama-3.1-8b on A100s: data parallel wins at every count, so the skipped tensor and
+    pipeline parallel layouts' needs are worked out afterwards)."""
     from planner import perf
 
     gpus = [get_gpu("h100-sxm"), get_gpu("a100-sxm-80gb")]
@@ -313,16 +316,64 @@ def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, monke
 
     def options():
         result = plan(get_preset(preset), workload, gpus, Constraints(max_gpus=256))
-        return [(o.gpu.id, o.gpus, o.layout, o.step_time_s, o.memory.total_bytes) for o in result.frontier]
+        frontier = [(o.gpu.id, o.gpus, o.layout, o.step_time_s, o.memory.total_bytes) for o in result.frontier]
+        return frontier, result.excluded, result.advice  # the excluded families' smallest needs too
 
     pruned = options()
-    monkeypatch.setattr(perf.StepModel, "floor", lambda *args, **kwargs: None)
-    assert options() == pruned and pruned
+    monkeypatch.setattr(perf.StepModel, "microbatch_floor", lambda *args, **kwargs: None)
+    monkeypatch.setattr(perf.StepModel, "stage_floor", lambda *args, **kwargs: None)
+    assert options() == pruned and pruned[0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    needs=st.lists(
+        st.tuples(st.integers(0, 60), st.integers(-50, 400), st.one_of(st.none(), st.integers(0, 200))),
+        min_size=7, max_size=7,
+    ),
+    deltas=st.lists(st.integers(-20, 60), min_size=8, max_size=8),
+    capacity=st.integers(10, 120),
+    global_batch=st.sampled_from([8, 16, 64, 512]),
+)
+def test_the_layout_shortlists_choose_what_a_scan_of_every_dp_chooses(needs, deltas, capacity, global_batch):
+    """The search works out a layout's shortlists for all its dps at once (bisection over the dps where a
+    state's choice changes). At every dp they must equal the definition, asked dp by dp: per state the first
+    activation variant in preference order whose micro-batch x dp fits the global batch and whose bytes fit
+    beside the state's a + b / dp, less the candidates another one (no heavier activations, no offload or ZeRO-3
+    where it has none) dominates."""
+    from planner.search.training import _LayoutFits, _StateFit
+    from planner.vocabulary import Offload, Recompute, ZeroStage
+
+    states = [(ZeroStage(0), Offload.NONE), (ZeroStage(1), Offload.NONE), (ZeroStage(2), Offload.NONE),
+              (ZeroStage(2), Offload.OPTIMIZER), (ZeroStage(3), Offload.NONE), (ZeroStage(3), Offload.OPTIMIZER),
+              (ZeroStage(3), Offload.ALL)]  # fmt: skip
+    fits = [_StateFit(state, float(a), float(b), None if one is None else float(one))
+            for state, (a, b, one) in zip(states, needs, strict=True)]  # fmt: skip
+    variants = [(r, mb) for r in (Recompute.NONE, Recompute.FULL) for mb in (8, 4, 2, 1)]
+    variant_deltas = {v: float(d) for v, d in zip(variants, deltas, strict=True)}
+    dps = (1, 2, 3, 4, 6, 8, 16, 32, 64, 96, 128, 512)
+    layout_fits = _LayoutFits(fits, variant_deltas, global_batch)
+
+    for dp, shortlist in zip(dps, layout_fits.shortlists(dps, capacity), strict=True):
+        chosen = []
+        for fit in fits:
+            room = capacity - fit.need(dp, 0.0)
+            for rank, variant in enumerate(variants):
+                if variant[1] * dp <= global_batch and variant_deltas[variant] <= room:
+                    chosen.append((rank, fit.state[1] != Offload.NONE, fit.state[0] == 3, fit.state, variant))
+                    break
+        chosen.sort(key=lambda c: (c[0], c[1], c[2], int(c[3][0])))
+        expected: list = []
+        for c in chosen:
+            if not any(k[0] <= c[0] and k[1] <= c[1] and k[2] <= c[2] for k in expected):
+                expected.append(c)
+        assert shortlist == [(c[3], c[4]) for c in expected], dp
 
 
 def test_the_floor_is_below_every_layouts_step_time():
     """StepModel.floor may only ever be a floor: for pipelined, interleaved, ZeRO-3 and data-parallel layouts of
-    a 70B model on H100s, lower_bound(layout) <= seconds(layout) once the micro-batch is cached."""
+    a 70B model on H100s, lower_bound(layout) <= seconds(layout) once the micro-batch is cached, and the floor
+    from the micro-batch without a pipeline (stage_floor: its time over pp) is below that."""
     from planner import perf
     from planner.vocabulary import Layout
 
@@ -339,5 +390,7 @@ def test_the_floor_is_below_every_layouts_step_time():
         seconds = model.seconds(layout)
         floor = model.lower_bound(layout)
         assert floor is not None and 0 < floor <= seconds, (layout, floor, seconds)
+        stage = model.stage_floor(tp, pp, 1, micro, "full", virtual)
+        assert stage is not None and 0 < stage.at(dp) <= floor, (layout, stage, floor)
         checked += 1
     assert checked == 6

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import os
-import re
 import signal
 import sqlite3
 import subprocess
@@ -57,17 +56,26 @@ def user_rows(path: Path) -> int:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def test_non_sqlite_file_is_moved_aside_and_a_fresh_database_created():
+def test_non_sqlite_file_is_refused_and_left_as_it_was():
+    # issue 14 item 5: `--db my_quotes.csv` (a typo) once renamed the user's CSV and created a database there.
     path = db_path()
     junk = b"these are my notes, not a database\n" * 50
     path.write_bytes(junk)
-    with Store.open() as store:
-        moved = store.recovered_from
-        assert moved is not None and moved.read_bytes() == junk  # nothing deleted
-        assert re.fullmatch(r"gpu-advisor\.sqlite\.corrupt-\d{8}-\d{6}", moved.name)
-        assert moved.parent == path.parent
-        assert store.rental_quotes.count() > 0  # fresh, seeded
-    assert integrity(path) == "ok"
+    with pytest.raises(UserError, match="is not a GPU Advisor database") as refused:
+        Store.open()
+    assert "\n" not in str(refused.value) and str(path) in str(refused.value)
+    assert path.read_bytes() == junk
+    assert sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name)) == [path.name]
+
+
+def damaged_database(path: Path) -> bytes:
+    """An SQLite file (the header kept) whose schema page is overwritten: what a crash of the disk leaves."""
+    with Store.open(path) as store:
+        store.rental_quotes.add({**QUOTE, "note": "x" * 200})
+    data = bytearray(path.read_bytes())
+    data[100:4096] = b"\xff" * (4096 - 100)
+    path.write_bytes(bytes(data))
+    return bytes(data)
 
 
 def test_sqlite_file_with_damaged_pages_is_moved_aside():
@@ -135,7 +143,7 @@ def test_a_damaged_file_that_cannot_be_moved_aside_is_a_user_error_and_stays_as_
     import planner.store.connection as connection
 
     path = db_path()
-    path.write_bytes(b"my notes, not a database\n")
+    damaged = damaged_database(path)
 
     def refuse(*_args):
         raise PermissionError(13, "Permission denied", str(path))
@@ -146,11 +154,11 @@ def test_a_damaged_file_that_cannot_be_moved_aside_is_a_user_error_and_stays_as_
     message = str(refused.value)
     assert str(path) in message and "could not be moved aside (Permission denied)" in message
     assert "\n" not in message
-    assert path.read_bytes() == b"my notes, not a database\n"
+    assert path.read_bytes() == damaged
 
 
 def test_cli_says_where_the_damaged_file_went(capsys):
-    db_path().write_bytes(b"\x00garbage" * 100)
+    damaged_database(db_path())
     assert main(["quotes", "list", "--mine"]) == 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "could not be read; it was moved to" in err[0] and ".corrupt-" in err[0]
