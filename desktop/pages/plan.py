@@ -814,6 +814,7 @@ class PlanPage(Page):
             deadline_days=inputs.deadline_days, mfu=inputs.mfu, efficiency=inputs.efficiency,
             currency=call.currency if call else None, model_source=call.model.source if call else None,
             price_source="; ".join(f"{k}: {render_note(v)}" for k, v in sources.items()) or None,
+            model_spec=call.model if call else None,
         )  # fmt: skip
 
     def chart_images(self) -> dict[str, bytes]:

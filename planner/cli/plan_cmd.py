@@ -628,7 +628,7 @@ def _export_inputs(
         max_gpus=None if constraints.gpus else constraints.max_gpus, exact_gpus=constraints.gpus,
         budget_amount=constraints.budget.amount if constraints.budget else None,
         deadline_days=args.deadline_days, mfu=workload.mfu, efficiency=workload.bandwidth_fraction,
-        model_source=model.source or None, price_source="; ".join(notes) or None,
+        model_source=model.source or None, price_source="; ".join(notes) or None, model_spec=model,
     )  # fmt: skip
 
 

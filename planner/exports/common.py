@@ -7,18 +7,39 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import PurePath
 
+from planner.exports.quoting import is_repo_id, repo_id_from_url, safe_local_path
+from planner.models import ModelSpec
+from planner.money import Money
 from planner.search.types import PlanOption
 from planner.vocabulary import Offload, Precision, Recompute, Task
 
-# File names, in the order export_plan writes them.
+# File names, in the order export_plan writes them. Which of the launch files a plan gets depends on what can
+# run it (planner.exports.runners): the report says which were written and why the others were not.
 REPORT_MD = "report.md"
 REPORT_PDF = "report.pdf"
 DS_CONFIG = "ds_config.json"
 ACCELERATE_CONFIG = "accelerate_config.yaml"
+PEFT_CONFIG = "peft_config.json"
+TRAIN_PY = "train.py"
 LAUNCH_SH = "launch.sh"
 OPTIONS_CSV = "options.csv"
-EXPORT_FILES = (REPORT_MD, REPORT_PDF, DS_CONFIG, ACCELERATE_CONFIG, LAUNCH_SH, OPTIONS_CSV)
+EXPORT_FILES = (REPORT_MD, REPORT_PDF, DS_CONFIG, ACCELERATE_CONFIG, PEFT_CONFIG, TRAIN_PY, LAUNCH_SH, OPTIONS_CSV)
+# Fields of ExportInputs that feed the exports but are not user inputs shown in the report's Inputs table.
+_NOT_SHOWN = frozenset({"model_spec", "reference_prices", "tool_version", "exported_on"})
+
+
+@dataclass(frozen=True, slots=True)
+class ReferencePrice:
+    """A stored reference rental price for one GPU type (planner/catalog/reference_prices.csv), used to show
+    what a run would cost when the user gave no price; always marked as a reference figure."""
+
+    gpu_id: str
+    price_per_gpu_hour: Money
+    provider: str
+    quoted_on: str
+    source: str
 
 # A value the report's Inputs table shows.
 InputValue = str | int | float | tuple[str, ...]
@@ -56,6 +77,12 @@ class ExportInputs:
     model_source: str | None = None
     price_source: str | None = None
     calibration_source: str | None = None
+    # Not shown as inputs: the model's architecture (family, layers, experts, its config.json source) for the
+    # launch files, reference prices for costs when the option has none, and what the report is stamped with.
+    model_spec: ModelSpec | None = None
+    reference_prices: tuple[ReferencePrice, ...] | None = None
+    tool_version: str | None = None
+    exported_on: str | None = None  # ISO date
 
     def __post_init__(self) -> None:
         if self.task is not None:
@@ -67,8 +94,31 @@ class ExportInputs:
 
     def given(self) -> list[tuple[str, InputValue]]:
         """(field name, value) of every input that was given, in field order."""
-        values = ((f.name, getattr(self, f.name)) for f in dataclasses.fields(self))
+        values = ((f.name, getattr(self, f.name)) for f in dataclasses.fields(self) if f.name not in _NOT_SHOWN)
         return [(name, value) for name, value in values if value is not None]
+
+    def model_reference(self) -> str | None:
+        """What the launch files load the model from: a local folder or a Hugging Face repo id, validated.
+
+        In order: model_path; the repo id in the spec's source URL; the folder of a local config.json source;
+        the model name when it is a repo id. Names come from config.json `_name_or_path` or folder names and are
+        untrusted: a reference with control characters is refused (None; launch.sh then asks for MODEL)."""
+        if self.model_path:
+            return safe_local_path(self.model_path)
+        source = self.model_spec.source if self.model_spec else (self.model_source or "")
+        from_url = repo_id_from_url(source)
+        if from_url:
+            return from_url
+        if source.endswith("config.json") and "://" not in source:
+            return safe_local_path(str(PurePath(source).parent))
+        name = self.model_spec.name if self.model_spec else self.model
+        if name and is_repo_id(name):
+            return name
+        return None
+
+    @property
+    def model_family(self) -> str | None:
+        return self.model_spec.family if self.model_spec else None
 
 
 # --------------------------------------------------------------------------------------------------- option

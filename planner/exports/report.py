@@ -19,11 +19,10 @@ from planner.exports.common import (
     short_gpu_name,
     task_of,
 )
-from planner.exports.configs import accelerate_backend
+from planner.exports.manifest import ExportedFile, export_manifest
 from planner.messages import format_bytes, format_duration
 from planner.money import Money
 from planner.search.types import PlanOption, PlanResult
-from planner.vocabulary import Recompute, ZeroStage
 
 REPORT_TITLE = "GPU Advisor plan report"
 MEMORY_HEADING = "Memory per GPU"  # the charts (memory, scaling) follow this section
@@ -69,9 +68,16 @@ def _number(value: float | None, unit: str = "", digits: int = 1) -> str:
 def report_sections(result: PlanResult, option: PlanOption, inputs: ExportInputs) -> list[Section]:
     """The report as sections; report.md and report.pdf both render these."""
     sections = [
+        _stamp_section(option, inputs),
         Section("Inputs", tables=(Table(("Input", "Value"), _input_rows(inputs)),)),
         _chosen_section(option, inputs),
         _memory_section(option),
+    ]
+    reference = _reference_cost_section(option, inputs)
+    if reference is not None:
+        sections.append(reference)
+    sections += [
+        _files_section(export_manifest(option, inputs)),
         Section("Ranked options", tables=(Table(_RANKED_HEADER, _ranked_rows(result, option, inputs)),)),
     ]
     excluded = tuple((item.family, item.reason) for item in result.excluded)
@@ -79,9 +85,6 @@ def report_sections(result: PlanResult, option: PlanOption, inputs: ExportInputs
         sections.append(Section("Excluded strategies", tables=(Table(("Strategy", "Reason"), excluded),)))
     if result.advice:
         sections.append(Section("Advice", paragraphs=tuple(result.advice), items=True))
-    notes = launch_notes(option, inputs)
-    if notes:
-        sections.append(Section("Launch notes", paragraphs=tuple(notes), items=True))
     sections.append(
         Section("Assumptions and sources", paragraphs=tuple(_sources(result, option, inputs)), items=True)
     )
@@ -217,8 +220,9 @@ def _sources(result: PlanResult, option: PlanOption, inputs: ExportInputs) -> li
                     f"checkpoint storage: {term.checkpoint.storage.source}",
                     "checkpoint interval: Daly 2006 (higher-order optimum), Young 1974 to first order"]  # fmt: skip
     for assumption in (*option.assumptions, *result.assumptions):
-        if assumption not in sources:
-            sources.append(assumption)
+        shown = _shipped_citation(assumption)
+        if shown not in sources:
+            sources.append(shown)
     sources.append(
         "Memory terms follow the ZeRO paper's accounting (Rajbhandari et al. 2020) and Korthikanti et al. 2022 "
         "for activations; time assumes the MFU stated in the inputs or the planner's default."
@@ -226,31 +230,46 @@ def _sources(result: PlanResult, option: PlanOption, inputs: ExportInputs) -> li
     return sources
 
 
-def launch_notes(option: PlanOption, inputs: ExportInputs) -> list[str]:
-    """What the exported configs cannot say themselves: which tool runs which layout."""
-    if not task_of(option, inputs).is_training:
-        return ["launch.sh serves with vLLM; ds_config.json is the deepspeed.init_inference() equivalent."]
-    layout = option.layout
-    notes = [
-        f"accelerate_config.yaml uses {accelerate_backend(option)}; launch.sh starts the same layout with torchrun."
-    ]
-    if layout.pp > 1 and layout.zero >= ZeroStage.GRADIENTS:
-        notes.append(
-            f"DeepSpeed's pipeline engine combines only with ZeRO stage 0 or 1, and Megatron-LM's distributed "
-            f"optimizer (accelerate_config.yaml) shards only optimizer states (ZeRO-1): PP {layout.pp} with "
-            f"ZeRO-{int(layout.zero)} runs there as ZeRO-1 and needs more memory than planned. The planner "
-            "proposes pipelines with ZeRO 0/1 only; re-plan with ZeRO-1 or PP 1."
-        )
-    if layout.tp > 1:
-        notes.append(
-            f"Tensor parallel {layout.tp} needs a TP-aware model (Megatron-LM, DeepSpeed AutoTP, or PyTorch "
-            "DTensor); keep each TP group inside one node's NVLink domain."
-        )
-    if layout.recompute != Recompute.NONE:
-        notes.append(
-            f"{layout.recompute} activation recompute: enable gradient checkpointing in the training script."
-        )
-    return notes
+def _stamp_section(option: PlanOption, inputs: ExportInputs) -> Section:
+    stamp = "Exported" + (f" on {inputs.exported_on}" if inputs.exported_on else "") + " by GPU Advisor"
+    stamp += f" {inputs.tool_version}." if inputs.tool_version else "."
+    return Section("Summary", (one_line_summary(option, inputs), stamp))
+
+
+def _reference_cost_section(option: PlanOption, inputs: ExportInputs) -> Section | None:
+    """What the run would cost at the stored reference prices, when the option has no price of the user's."""
+    if option.cost is not None or not inputs.reference_prices:
+        return None
+    rows: list[tuple[object, ...]] = []
+    for reference in inputs.reference_prices:
+        if reference.gpu_id != option.gpu.id:
+            continue
+        price = reference.price_per_gpu_hour
+        cost = price * option.gpu_hours if option.gpu_hours is not None else None
+        per_million = (price * (option.gpus / 3600 / option.tokens_per_s * 1e6)
+                       if option.tokens_per_s > 0 else None)  # fmt: skip
+        rows.append((reference.provider, reference.quoted_on, _money_text(price), _money_text(cost),
+                     _money_text(per_million), reference.source))  # fmt: skip
+    if not rows:
+        return None
+    note = ("No price was given for this GPU, so these costs use GPU Advisor's stored REFERENCE prices "
+            "(dated public list prices, not your quotes); add a quote for real figures.")  # fmt: skip
+    header = ("Reference", "Quoted on", "Per GPU-hour", "Run cost", "Per 1M tok", "Source")
+    return Section("Cost at reference prices", (note,), (Table(header, tuple(rows)),))
+
+
+def _files_section(files: tuple[ExportedFile, ...]) -> Section:
+    """What each exported file runs, with which framework and version, and where it differs from the plan."""
+    rows = tuple(
+        (item.name, "yes" if item.written else "not written", item.runs, item.framework, item.differs or "-")
+        for item in files
+    )
+    return Section(
+        "Exported files",
+        ("Each launch file was checked against the framework named beside it; a file that could not run "
+         "this layout as planned is not written, and the reason is given.",),
+        (Table(("File", "Written", "What it runs", "Framework", "Differs from the plan"), rows),),
+    )  # fmt: skip
 
 
 def _md_table(table: Table) -> list[str]:
@@ -263,12 +282,17 @@ def _md_table(table: Table) -> list[str]:
     return lines
 
 
+def _shipped_citation(text: str) -> str:
+    """Assumptions cite docs/sources.md, which lives in GPU Advisor's source repository and is not installed
+    with the package: say so, so a reader of an exported report knows where that list is."""
+    return text.replace("docs/sources.md", "docs/sources.md in GPU Advisor's source repository")
+
+
 def report_markdown(
     result: PlanResult, option: PlanOption, inputs: ExportInputs, chart_files: Mapping[str, str] | None = None
 ) -> str:
     """report.md text; chart_files maps a caption to a PNG file name in the same folder (embedded as images)."""
-    summary = one_line_summary(option, inputs)
-    lines = [f"# {REPORT_TITLE}", "", summary, ""]
+    lines = [f"# {REPORT_TITLE}", ""]
     for section in report_sections(result, option, inputs):
         lines += [f"## {section.heading}", ""]
         if section.items:

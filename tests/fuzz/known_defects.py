@@ -30,16 +30,8 @@ def _on(prefix: str, test: Callable[[Run, Violation], bool]) -> Callable[[Run, V
     return lambda run, v: run.entry.startswith(prefix) and test(run, v)
 
 
-DEFECTS: tuple[KnownDefect, ...] = (
-    # ---- item 1: names from files written unquoted into launch.sh / accelerate_config.yaml (the exports branch
-    # quotes them; its merge turns these guards into XPASS, and this entry goes with their marks)
-    KnownDefect("item 1", "a model name from config.json or a folder name is written unquoted into the exports",
-                "test_item1_exported_launch_script_never_runs_a_name_from_config_json",
-                _on("plan --export", lambda run, v: v.kind in ("export-shell", "export-yaml"))),
-    KnownDefect("item 1", "a model name with a newline adds keys to accelerate_config.yaml",
-                "test_item1_accelerate_yaml_keeps_its_settings_whatever_the_model_name",
-                _on("plan --export", lambda run, v: v.kind == "export-yaml")),
-)  # fmt: skip
+# None left: the last two (issue 14 item 1) were fixed by the exports branch (issue 17).
+DEFECTS: tuple[KnownDefect, ...] = ()
 
 
 def match(run: Run, violation: Violation) -> KnownDefect | None:

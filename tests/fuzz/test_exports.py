@@ -69,12 +69,22 @@ def structure_problems(out: Path, baseline: Path) -> list[Violation]:
     expected = (baseline / "launch.sh").read_text().count("\n")
     if lines != expected:
         problems.append(Violation("export-shell", f"the name added {lines - expected} line(s) to launch.sh"))
+    files = sorted(path.name for path in out.iterdir())
+    if files != sorted(path.name for path in baseline.iterdir()):
+        problems.append(Violation("export-files", f"the name changed which files were written: {files}"))
+        return problems
     try:
+        if not (baseline / "accelerate_config.yaml").exists():  # a plan accelerate does not run gets none
+            raise FileNotFoundError
         config = flat(yaml.safe_load((out / "accelerate_config.yaml").read_text()))
         if config != flat(yaml.safe_load((baseline / "accelerate_config.yaml").read_text())):
             problems.append(Violation("export-yaml", "the name changed accelerate_config.yaml's keys or values"))
+    except FileNotFoundError:
+        pass
     except yaml.YAMLError as exc:
         problems.append(Violation("export-yaml", f"accelerate_config.yaml does not parse: {str(exc)[:120]}"))
+    if not (baseline / "ds_config.json").exists():  # serving and pipeline plans get no DeepSpeed config
+        return problems
     try:
         if flat(json.loads((out / "ds_config.json").read_text())) != flat(
             json.loads((baseline / "ds_config.json").read_text())

@@ -2,9 +2,8 @@
 behaviour. Each was a strict xfail on the code before the fix (the BEFORE figures in tests/fuzz/README.md); the
 fixes made them pass and their marks were removed, with their entries in tests/fuzz/known_defects.py.
 
-Still strict xfails: the two item 1 tests (a model name written unquoted into launch.sh and
-accelerate_config.yaml), fixed on the exports branch; its merge turns them into XPASS, which fails the suite
-until the marks and the entry in known_defects.py go (tests/fuzz/test_harness.py checks the two stay in step).
+The two item 1 tests (a model name written unquoted into launch.sh and accelerate_config.yaml) were
+strict xfails until the exports branch (issue 17) landed; they pass now and their entries are gone.
 Items 2 and 7 (the probe child's messages as the GUI reads them) are tested in tests/desktop.
 """
 
@@ -54,8 +53,6 @@ def plan_export(model: Path, task: str, out: Path):
 # ------------------------------------------------------------------------------------------------ item 1
 
 
-@pytest.mark.xfail(strict=True, reason=ISSUE.format(1, "a model name from config.json or a folder name is "
-                                                       "written unquoted into launch.sh"))  # fmt: skip
 @pytest.mark.parametrize(
     "where, task, name",
     [
@@ -79,8 +76,6 @@ def test_item1_exported_launch_script_never_runs_a_name_from_config_json(sandbox
     assert not [p for p in out.iterdir() if p.name.startswith(MARKER)], "launch.sh ran the model name"
 
 
-@pytest.mark.xfail(strict=True, reason=ISSUE.format(1, "a model name with a newline adds keys to "
-                                                       "accelerate_config.yaml"))  # fmt: skip
 def test_item1_accelerate_yaml_keeps_its_settings_whatever_the_model_name(sandbox):
     plain = write_model_folder(sandbox / "plain", LLAMA)
     hostile = write_model_folder(sandbox / "hostile", {**LLAMA, "_name_or_path": "x\ninjected_key: 1\nnum_machines: 64"})

@@ -1,0 +1,308 @@
+"""launch.sh: one bash script that starts the plan on every node, with the runner that runs it as planned.
+
+Training: RUNNER=deepspeed | accelerate | ddp | torchtitan (the default is the first that runs the layout;
+the others refuse with the reason). Serving: ENGINE=vllm | trtllm | llamacpp. Every value from the plan is
+written in; everything the plan cannot know (the data, the first node's address on a multi-node run) is a
+variable the script checks before it starts anything, failing with one line that says what to set.
+Untrusted names (the model reference) are shlex-quoted and every comment is one printable line.
+"""
+
+from __future__ import annotations
+
+import math
+
+from planner.exports.common import (
+    ACCELERATE_CONFIG,
+    DS_CONFIG,
+    PEFT_CONFIG,
+    TRAIN_PY,
+    ExportInputs,
+    gradient_accumulation_steps,
+    nodes_layout,
+    one_line_summary,
+    precision_of,
+    task_of,
+)
+from planner.exports.configs import accelerate_backend
+from planner.exports.quoting import comment_text, sh
+from planner.exports.runners import (
+    FRAMEWORK_OF,
+    TORCHTITAN_CONFIGS,
+    TORCHTITAN_HF_BACKEND,
+    Runner,
+    Verdict,
+    default_runner,
+    serving_verdicts,
+    training_verdicts,
+)
+from planner.search.types import PlanOption
+from planner.vocabulary import Offload, Precision, Recompute, Task, ZeroStage
+
+DEFAULT_SERVING_CONTEXT = 4096  # --max-model-len when the inputs give no seq_len
+# vLLM reserves gpu_memory_utilization x the GPU's memory for weights, activations and the KV cache; the plan's
+# per-GPU total plus this headroom (CUDA graphs, sampler buffers) is what it is given, at most 0.95.
+SERVING_HEADROOM_FRACTION = 0.03
+MAX_MEMORY_UTILIZATION = 0.95
+
+_PRELUDE = """set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+die() { echo "launch.sh: $*" >&2; exit 2; }
+need() { [ -n "${!1:-}" ] || die "set $1: $2"; }
+"""
+
+
+def training_verdicts_for(option: PlanOption, inputs: ExportInputs) -> list[Verdict]:
+    spec = inputs.model_spec
+    return training_verdicts(option.layout, task_of(option, inputs), inputs.model_family,
+                             spec.id if spec else None)  # fmt: skip
+
+
+def serving_verdicts_for(option: PlanOption) -> list[Verdict]:
+    workload = option.workload
+    engine = option.engine or (workload.engine if workload else None)
+    return serving_verdicts(option.layout, nodes_layout(option)[0], engine,
+                            workload.weight_format if workload else None, replicas_per_node(option))  # fmt: skip
+
+
+def replicas_per_node(option: PlanOption) -> int:
+    """Serving replicas (tp x pp GPUs each) on one node; 1 when one replica spans nodes."""
+    replica_gpus = option.layout.tp * option.layout.pp
+    per_node = nodes_layout(option)[1]
+    return max(1, per_node // replica_gpus) if replica_gpus <= per_node else 1
+
+
+def launch_script(option: PlanOption, inputs: ExportInputs) -> str:
+    training = task_of(option, inputs).is_training
+    verdicts = training_verdicts_for(option, inputs) if training else serving_verdicts_for(option)
+    nodes, per_node = nodes_layout(option)
+    header = [
+        "#!/usr/bin/env bash",
+        "# Written by GPU Advisor" + (f" {inputs.tool_version}" if inputs.tool_version else "")
+        + (f" on {inputs.exported_on}" if inputs.exported_on else "") + " for:",
+        "#   " + comment_text(one_line_summary(option, inputs)),
+        f"# {nodes} node(s) x {per_node} GPU(s). Run it on every node; each runner below says what it runs:",
+    ]
+    header += [_verdict_comment(v) for v in verdicts]
+    body = [_PRELUDE, *_node_lines(nodes, per_node), *_model_lines(inputs)]
+    body += _training_lines(option, inputs, verdicts) if training else _serving_lines(option, inputs, verdicts)
+    return "\n".join(header + body) + "\n"
+
+
+def _verdict_comment(verdict: Verdict) -> str:
+    if not verdict.runs:
+        return f"#   {verdict.runner}: does not run this plan: {comment_text(verdict.reason)}"
+    text = f"#   {verdict.runner}: {FRAMEWORK_OF[verdict.runner]}"
+    if verdict.differs:
+        text += "; differs: " + comment_text("; ".join(verdict.differs))
+    return text
+
+
+def _node_lines(nodes: int, per_node: int) -> list[str]:
+    lines = [f"NNODES={nodes}", f"NPROC_PER_NODE={per_node}", 'MASTER_PORT="${MASTER_PORT:-29500}"']
+    if nodes == 1:
+        return lines + ["NODE_RANK=0", 'MASTER_ADDR="${MASTER_ADDR:-127.0.0.1}"']
+    return lines + [
+        f'need NODE_RANK "this node\'s index, 0 on the first node .. {nodes - 1}"',
+        'case "$NODE_RANK" in *[!0-9]*) die "NODE_RANK must be a number, got $NODE_RANK";; esac',
+        f'[ "$NODE_RANK" -lt {nodes} ] || die "NODE_RANK must be below {nodes}"',
+        'need MASTER_ADDR "the first node\'s address, reachable from every node"',
+        'case "$MASTER_ADDR" in 127.*|localhost|::1) '
+        'die "MASTER_ADDR=$MASTER_ADDR is this machine only: other nodes cannot reach it";; esac',
+    ]
+
+
+def _model_lines(inputs: ExportInputs) -> list[str]:
+    reference = inputs.model_reference()
+    if reference is None:  # two lines, like a written reference: a name never changes the script's structure
+        return ["# the plan names no model reference that is safe to write here",
+                'need MODEL "a Hugging Face repo id or a local model folder (the plan names none that is safe)"']
+    # shlex-quoted into a plain assignment: bash expands nothing inside the single quotes
+    return [f"DEFAULT_MODEL={sh(reference)}", 'MODEL="${MODEL:-$DEFAULT_MODEL}"']
+
+
+# ------------------------------------------------------------------------------------------------ training
+
+
+def _training_lines(option: PlanOption, inputs: ExportInputs, verdicts: list[Verdict]) -> list[str]:
+    default = default_runner(verdicts)
+    layout, task = option.layout, task_of(option, inputs)
+    nodes, per_node = nodes_layout(option)
+    seq_len = inputs.seq_len or (option.workload.seq_len if option.workload else 4096)
+    lines = [
+        _steps_line(option, inputs, seq_len),
+        f'RUNNER="${{RUNNER:-{default or "none"}}}"',
+        'TRAIN_SCRIPT="${TRAIN_SCRIPT:-$HERE/' + TRAIN_PY + '}"',
+        f'TORCHRUN=(torchrun --nnodes={nodes} --nproc-per-node={per_node} --node-rank="$NODE_RANK" '
+        '--master-addr="$MASTER_ADDR" --master-port="$MASTER_PORT")',
+        "# what train.py needs besides the config files (train.py --help): the model, the data and the plan's",
+        "# sequence length, recompute, weights (pretraining starts from random weights) and adapter",
+        'TRAIN_ARGS=(--model "$MODEL" --data "${DATA:-}" --steps "$STEPS" '
+        f"--seq-len {seq_len} --recompute {_recompute(layout.recompute)} "
+        f"--init {'random' if task == Task.PRETRAIN else 'pretrained'}"
+        + (f' --peft "$HERE/{PEFT_CONFIG}"' if task.is_adapter else "") + ")",
+        'case "$RUNNER" in',
+    ]
+    for verdict in verdicts:
+        lines += _runner_case(verdict, option, inputs, seq_len)
+    known = " ".join(v.runner.value for v in verdicts if v.runs) or "none"
+    lines += [f'  *) die "RUNNER=$RUNNER is not one of: {known}";;', "esac"]
+    return lines
+
+
+def _steps_line(option: PlanOption, inputs: ExportInputs, seq_len: int) -> str:
+    """STEPS: the plan's tokens / tokens per optimizer step when the plan has a token count."""
+    workload = option.workload
+    tokens = inputs.tokens or (workload.tokens if workload else None)
+    layout = option.layout
+    per_step = layout.micro_batch * gradient_accumulation_steps(option, inputs) * layout.dp * seq_len
+    if tokens and per_step:
+        return f'STEPS="${{STEPS:-{max(1, math.ceil(tokens / per_step))}}}"'
+    return 'need STEPS "optimizer steps to run (the plan states no token count)"'
+
+
+def _recompute(recompute: Recompute) -> str:
+    return str(Recompute(recompute))
+
+
+def _runner_case(verdict: Verdict, option: PlanOption, inputs: ExportInputs, seq_len: int) -> list[str]:
+    name = verdict.runner.value
+    if not verdict.runs:
+        return [f"  {name}) die {sh(f'RUNNER={name} does not run this plan: {comment_text(verdict.reason)}')};;"]
+    layout = option.layout
+    check = (
+        '    need DATA "a UTF-8 text file to train on, or \'synthetic\' for a dry run of the layout"\n'
+        '    [ -f "$TRAIN_SCRIPT" ] || die "TRAIN_SCRIPT=$TRAIN_SCRIPT is not a file (train.py ships beside this script)"'
+    )
+    if verdict.runner == Runner.DEEPSPEED:
+        command = ('    exec "${TORCHRUN[@]}" "$TRAIN_SCRIPT" --runner deepspeed '
+                   f'--deepspeed "$HERE/{DS_CONFIG}" "${{TRAIN_ARGS[@]}}" "$@"')  # fmt: skip
+        return [f"  {name})", check, command, "    ;;"]
+    if verdict.runner == Runner.ACCELERATE:
+        # accelerate reads deepspeed_config_file relative to the working directory, not to the YAML file
+        ds_file = f'--deepspeed_config_file "$HERE/{DS_CONFIG}" ' if accelerate_backend(option) == "DEEPSPEED" else ""
+        command = (
+            f'    exec accelerate launch --config_file "$HERE/{ACCELERATE_CONFIG}" {ds_file}--machine_rank "$NODE_RANK" '
+            '--main_process_ip "$MASTER_ADDR" --main_process_port "$MASTER_PORT" "$TRAIN_SCRIPT" '
+            f'--runner accelerate --grad-accum {gradient_accumulation_steps(option, inputs)} '
+            f'--micro-batch {layout.micro_batch} "${{TRAIN_ARGS[@]}}" "$@"'
+        )
+        return [f"  {name})", check, command, "    ;;"]
+    if verdict.runner == Runner.DDP:
+        precision = precision_of(option, inputs)
+        autocast = "fp16" if precision == Precision.FP16 else ("fp32" if precision == Precision.FP32 else "bf16")
+        command = (
+            '    exec "${TORCHRUN[@]}" "$TRAIN_SCRIPT" --runner ddp '
+            f"--micro-batch {layout.micro_batch} --grad-accum {gradient_accumulation_steps(option, inputs)} "
+            f'--precision {autocast} "${{TRAIN_ARGS[@]}}" "$@"'
+        )
+        return [f"  {name})", check, command, "    ;;"]
+    return [f"  {name})", *_torchtitan_lines(option, inputs, seq_len), "    ;;"]  # reads its config's dataset
+
+
+def _torchtitan_lines(option: PlanOption, inputs: ExportInputs, seq_len: int) -> list[str]:
+    """torchtitan 0.3: `-m torchtitan.train --module M --config C` plus overrides (torchtitan/config/manager.py;
+    flag names are the ParallelismConfig / TrainingConfig fields of torchtitan/config/configs.py)."""
+    layout = option.layout
+    spec = inputs.model_spec
+    module, config = TORCHTITAN_CONFIGS.get(spec.id if spec else "", TORCHTITAN_HF_BACKEND)
+    sharded = layout.zero != ZeroStage.NONE
+    flags = [
+        f"--module {module}", f"--config {config}",
+        f"--parallelism.data_parallel_replicate_degree {1 if sharded else layout.dp}",
+        f"--parallelism.data_parallel_shard_degree {layout.dp if sharded else 1}",
+        f"--parallelism.tensor_parallel_degree {layout.tp}",
+        f"--parallelism.pipeline_parallel_degree {layout.pp}",
+        f"--parallelism.expert_parallel_degree {layout.ep}",
+        f"--training.local_batch_size {layout.micro_batch * gradient_accumulation_steps(option, inputs)}",
+        f"--training.seq_len {seq_len}",
+        '--training.steps "$STEPS"',
+        '--hf_assets_path "$HF_ASSETS_PATH"',
+    ]  # fmt: skip
+    if layout.pp > 1:
+        flags.append(f"--parallelism.pipeline_parallel_microbatch_size {layout.micro_batch}")
+    if layout.zero in (ZeroStage.OPTIMIZER, ZeroStage.GRADIENTS):
+        flags.append("--parallelism.fsdp_reshard_after_forward never")
+    if layout.offload == Offload.ALL:
+        flags.append("--training.enable_cpu_offload")
+    if module == TORCHTITAN_HF_BACKEND[0]:
+        flags.append('--hf_model "$MODEL"')
+    needs = ['    need HF_ASSETS_PATH "a folder with the model\'s tokenizer files (torchtitan --hf_assets_path)"']
+    if task_of(option, inputs) != Task.PRETRAIN:  # fine-tuning starts from the model's Hugging Face weights
+        flags += ["--checkpoint.enable", '--checkpoint.initial_load_path "$HF_CHECKPOINT"',
+                  "--checkpoint.initial_load_in_hf"]  # fmt: skip
+        needs.append('    need HF_CHECKPOINT "the folder with the model\'s safetensors weights to fine-tune from"')
+    return [
+        "    # torchtitan trains on the dataset its config names (override with --dataloader.* flags); DATA is unused",
+        *needs,
+        '    python -c "import torchtitan" 2>/dev/null || die "torchtitan is not installed (pip install torchtitan==0.3.0)"',
+        '    exec "${TORCHRUN[@]}" -m torchtitan.train ' + " ".join(flags) + ' "$@"',
+    ]
+
+
+# ------------------------------------------------------------------------------------------------- serving
+
+
+def memory_utilization(option: PlanOption) -> float:
+    """The fraction of each GPU's memory the serving engine may take: the plan's per-GPU total (weights, the
+    KV cache of the planned sequences, activations) plus headroom, rounded up to 0.01, at most 0.95."""
+    planned = option.memory.total_bytes / max(1, option.gpu.memory_bytes)
+    return min(MAX_MEMORY_UTILIZATION, math.ceil((planned + SERVING_HEADROOM_FRACTION) * 100) / 100)
+
+
+def kv_cache_fraction(option: PlanOption) -> float:
+    """TensorRT-LLM's --kv_cache_free_gpu_memory_fraction: the share of the memory left after weights and
+    buffers that its KV cache takes, so that the planned KV cache fits (rounded up to 0.01, at most 0.95)."""
+    memory = option.memory
+    free = option.gpu.memory_bytes - (memory.total_bytes - memory.kv_cache.bytes)
+    if free <= 0:
+        return MAX_MEMORY_UTILIZATION
+    return min(MAX_MEMORY_UTILIZATION, max(0.01, math.ceil(memory.kv_cache.bytes / free * 100) / 100))
+
+
+def _serving_lines(option: PlanOption, inputs: ExportInputs, verdicts: list[Verdict]) -> list[str]:
+    layout = option.layout
+    context = inputs.seq_len or (option.workload.seq_len if option.workload else DEFAULT_SERVING_CONTEXT)
+    nodes, per_node = nodes_layout(option)
+    sequences = option.batch_per_replica or layout.micro_batch
+    dtype = "float16" if precision_of(option, inputs) == Precision.FP16 else "bfloat16"
+    replica_gpus = layout.tp * layout.pp
+    replicas_here = replicas_per_node(option)
+    vllm = (
+        f'vllm serve "$MODEL" --tensor-parallel-size {layout.tp} --pipeline-parallel-size {layout.pp} '
+        f"--max-model-len {context} --max-num-seqs {sequences} "
+        f"--gpu-memory-utilization {memory_utilization(option):.2f} --dtype {dtype}"
+    )
+    lines = [f'ENGINE="${{ENGINE:-{default_runner(verdicts)}}}"', 'case "$ENGINE" in', "  vllm)"]
+    if replica_gpus > per_node:  # one replica spans nodes: vLLM runs them as one Ray cluster
+        lines += [
+            '    if [ "$NODE_RANK" -ne 0 ]; then exec ray start --address="$MASTER_ADDR:6379" --block; fi',
+            "    ray start --head --port=6379",
+            f"    exec {vllm} --distributed-executor-backend ray",
+        ]
+    else:
+        lines.append(f"    exec {vllm}" + (f" --data-parallel-size {replicas_here}" if replicas_here > 1 else ""))
+    lines += [
+        "    ;;",
+        "  trtllm)",
+        f'    exec trtllm-serve "$MODEL" --backend pytorch --tp_size {layout.tp} --pp_size {layout.pp} '
+        f"--max_batch_size {sequences} --max_seq_len {context} "
+        f"--kv_cache_free_gpu_memory_fraction {kv_cache_fraction(option):.2f}",
+        "    ;;",
+    ]
+    llamacpp = next(v for v in verdicts if v.runner == Runner.LLAMACPP)
+    if llamacpp.runs:
+        split = "row" if layout.tp > 1 else "layer"
+        lines += [
+            "  llamacpp)",
+            '    need GGUF "the model as a GGUF file (llama.cpp reads no safetensors)"',
+            # -c is the context of all slots together: each of the -np sequences gets c / np tokens
+            f'    exec llama-server -m "$GGUF" -c {context * sequences} -np {sequences} -ngl 999 '
+            f"--split-mode {split}",
+            "    ;;",
+        ]
+    else:
+        lines.append(f"  llamacpp) die {sh('ENGINE=llamacpp does not run this plan: ' + llamacpp.reason)};;")
+    lines += ['  *) die "ENGINE=$ENGINE is not one of: vllm trtllm llamacpp";;', "esac"]
+    if replicas_here > 1 and nodes > 1:
+        lines.insert(0, f"# each node serves {replicas_here} replica(s); put a load balancer in front of the nodes")
+    return lines

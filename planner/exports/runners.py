@@ -1,0 +1,216 @@
+"""Which framework runs a plan as planned, and the versions every exported file targets.
+
+A plan is a layout (dp x tp x pp, ep, ZeRO stage, offload, recompute, micro-batch). Each runner below either
+expresses that layout exactly or is refused with the reason, so no exported file silently runs another
+strategy. The rules come from the frameworks' own sources (versions below), and tests/exports runs the real
+libraries on the DeepSpeed, accelerate and torch DDP paths:
+
+- DeepSpeed 0.19 (deepspeed/runtime/engine.py): ZeRO 0-3 with optimizer / parameter offload, AutoTP
+  (`tensor_parallel.autotp_size`, any ZeRO stage), AutoEP (`expert_parallel.autoep_size`, presets for
+  mixtral, qwen3_moe, qwen3_5_moe, deepseek_v2, deepseek_v3, minimax_m3; module_inject/auto_ep_folding.py
+  refuses offload with AutoEP + AutoTP). Its pipeline engine needs the model rebuilt as a PipelineModule and
+  cannot be combined with AutoTP, so pipeline plans are not run with DeepSpeed here.
+- accelerate 1.15 with DEEPSPEED runs the same ds_config.json; its data loader splits batches over every
+  process, which would feed the ranks of one tensor-parallel group different data, so TP plans are refused.
+- torch DDP (torchrun): plain data parallel only (ZeRO 0, no TP/PP/EP, no offload).
+- torchtitan 0.3 (torchtitan/config/configs.py ParallelismConfig): FSDP2 x TP x PP x EP for its own model
+  definitions and Hugging Face models through its transformers backend; configs are Python functions
+  (`--module`, `--config`) with CLI overrides (0.3 reads no TOML file). FSDP2 shards parameters, gradients and
+  optimizer state together (ZeRO-3); ZeRO-1 / 2 plans run with `fsdp_reshard_after_forward never` (parameters
+  kept whole between forward and backward: never more memory than the ZeRO-1/2 plan). CPU offload moves
+  parameters, gradients and optimizer together, so an optimizer-only offload plan is refused. No LoRA/QLoRA.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from planner.vocabulary import Layout, Offload, Task, ZeroStage
+
+# The versions the exported files target (PyPI, checked 2026-11): what the tests install and run where
+# they can (pyproject's exports-test extra) and what flags were checked against otherwise.
+VERSIONS = {
+    "torch": "2.13",
+    "deepspeed": "0.19.8",
+    "accelerate": "1.15",
+    # DeepSpeed 0.19.8's AutoEP calls transformers' output-capture registry as a dict; transformers 5.23 made
+    # it a class whose get() takes one argument (TypeError at deepspeed.initialize), so 5.22 is the newest
+    # transformers the EP export runs with.
+    "transformers": "5.22",
+    "peft": "0.21",
+    "bitsandbytes": "0.50",
+    "torchtitan": "0.3.0",
+    "vllm": "0.33",
+    "tensorrt_llm": "1.2",
+    "llama.cpp": "llama-server (2026 builds)",
+}
+
+# DeepSpeed 0.19 AutoEP presets (deepspeed/module_inject/auto_ep_presets/registry.py), keyed by the
+# Hugging Face model_type that planner.models reads into ModelSpec.family.
+AUTOEP_PRESETS = ("mixtral", "qwen3_moe", "qwen3_5_moe", "deepseek_v2", "deepseek_v3", "minimax_m3")
+
+# torchtitan 0.3 configs (torchtitan/models/*/config_registry.py) for the shipped presets that have one;
+# other models run through torchtitan's transformers backend (experiments/transformers_modeling_backend).
+TORCHTITAN_CONFIGS = {
+    "llama-3.1-8b": ("llama3", "llama3_8b"),
+    "llama-3.1-70b": ("llama3", "llama3_70b"),
+    "llama-3.1-405b": ("llama3", "llama3_405b"),
+    "deepseek-v3": ("deepseek_v3", "deepseek_v3_671b"),
+}
+TORCHTITAN_HF_BACKEND = ("transformers_modeling_backend", "transformers_modeling_backend_full")
+
+
+class Runner(StrEnum):
+    DEEPSPEED = "deepspeed"
+    ACCELERATE = "accelerate"
+    DDP = "ddp"
+    TORCHTITAN = "torchtitan"
+    VLLM = "vllm"
+    TRTLLM = "trtllm"
+    LLAMACPP = "llamacpp"
+
+
+FRAMEWORK_OF = {
+    Runner.DEEPSPEED: f"DeepSpeed {VERSIONS['deepspeed']} under torchrun (torch {VERSIONS['torch']})",
+    Runner.ACCELERATE: f"accelerate {VERSIONS['accelerate']} (DeepSpeed {VERSIONS['deepspeed']} or torch DDP)",
+    Runner.DDP: f"torch {VERSIONS['torch']} DistributedDataParallel under torchrun",
+    Runner.TORCHTITAN: f"torchtitan {VERSIONS['torchtitan']} under torchrun",
+    Runner.VLLM: f"vLLM {VERSIONS['vllm']} (vllm serve)",
+    Runner.TRTLLM: f"TensorRT-LLM {VERSIONS['tensorrt_llm']} (trtllm-serve, PyTorch backend)",
+    Runner.LLAMACPP: f"llama.cpp {VERSIONS['llama.cpp']}",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Whether `runner` runs the plan as planned; `reason` says why not, `differs` what runs differently."""
+
+    runner: Runner
+    runs: bool
+    reason: str = ""
+    differs: tuple[str, ...] = ()
+
+
+def training_verdicts(layout: Layout, task: Task, family: str | None, preset_id: str | None) -> list[Verdict]:
+    """Every training runner and whether it runs this layout, the default (first runnable) first."""
+    verdicts = [
+        _deepspeed(layout, task, family),
+        _accelerate(layout, task, family),
+        _ddp(layout),
+        _torchtitan(layout, task, preset_id),
+    ]
+    return sorted(verdicts, key=lambda v: not v.runs)
+
+
+# The serving engine profiles the planner times (planner.perf.ENGINES) and the runner that serves each.
+ENGINE_RUNNERS = {"vllm": Runner.VLLM, "tensorrt-llm": Runner.TRTLLM, "llama.cpp": Runner.LLAMACPP}
+# Weight formats (planner.perf.FORMATS) a serving engine reads from a pre-quantized checkpoint's own config.
+_CHECKPOINT_FORMATS = ("fp8", "int8", "int4", "int4-g128", "int4-g64", "int4-g32")
+_GGUF_FORMATS = ("q8_0", "q4_0", "q4_k_m")
+
+
+def serving_verdicts(layout: Layout, nodes: int, engine: str | None = None, weight_format: str | None = None,
+                     replicas_per_node: int = 1) -> list[Verdict]:  # fmt: skip
+    """The serving runners, the engine the plan was timed with first (vLLM when it has no server or cannot
+    serve this layout), each with what differs from the plan. vLLM starts every replica of a node itself
+    (--data-parallel-size); trtllm-serve and llama-server start one."""
+    llamacpp_differs = ["llama.cpp needs the model as a GGUF file (GGUF=...); it splits layers over the node's "
+                        "GPUs (--split-mode layer) rather than tensor parallel"]  # fmt: skip
+    engine_differs = []
+    if weight_format in _CHECKPOINT_FORMATS:
+        engine_differs.append(f"the plan assumes {weight_format} weights: MODEL must be a checkpoint quantized "
+                              "so (the engine reads the quantization from its config.json)")  # fmt: skip
+    if weight_format in _GGUF_FORMATS:
+        llamacpp_differs.append(f"the plan assumes {weight_format} weights: GGUF must be of that type")
+    trtllm_differs = list(engine_differs)
+    if replicas_per_node > 1:
+        trtllm_differs.append(f"trtllm-serve starts one replica of {layout.tp * layout.pp} GPU(s); the plan's "
+                              f"{replicas_per_node} per node need one trtllm-serve each (CUDA_VISIBLE_DEVICES, "
+                              "--port) behind a load balancer")  # fmt: skip
+        llamacpp_differs.append(f"llama-server runs one replica over the node's GPUs, not {replicas_per_node}")
+    verdicts = [Verdict(Runner.VLLM, True, differs=tuple(engine_differs)),
+                Verdict(Runner.TRTLLM, True, differs=tuple(trtllm_differs)),
+                Verdict(Runner.LLAMACPP, True, differs=tuple(llamacpp_differs))]  # fmt: skip
+    if nodes > 1:
+        verdicts[2] = Verdict(Runner.LLAMACPP, False, "llama.cpp serves from one machine; this plan spans nodes")
+    planned = ENGINE_RUNNERS.get(engine or "vllm")
+    if planned is None or not next(v for v in verdicts if v.runner == planned).runs:
+        note = (f"the plan's figures assume {engine}, which "
+                + ("has no server" if planned is None else "cannot serve this layout")
+                + "; vLLM serves the same layout")  # fmt: skip
+        verdicts[0] = Verdict(Runner.VLLM, True, differs=(note, *engine_differs))
+        planned = Runner.VLLM
+    return sorted(verdicts, key=lambda v: (not v.runs, v.runner != planned))
+
+
+def default_runner(verdicts: list[Verdict]) -> Runner | None:
+    runnable = [v.runner for v in verdicts if v.runs]
+    return runnable[0] if runnable else None
+
+
+def deepspeed_runs(layout: Layout, task: Task, family: str | None) -> bool:
+    return _deepspeed(layout, task, family).runs
+
+
+def _deepspeed(layout: Layout, task: Task, family: str | None) -> Verdict:
+    runner = Runner.DEEPSPEED
+    if layout.pp > 1:
+        return Verdict(runner, False, (
+            f"DeepSpeed's pipeline engine needs the model rebuilt as a PipelineModule and cannot be combined "
+            f"with AutoTP; PP {layout.pp} is run by torchtitan here"
+        ))  # fmt: skip
+    if layout.ep > 1:
+        if family is not None and family not in AUTOEP_PRESETS:
+            return Verdict(runner, False, (
+                f"DeepSpeed AutoEP has no preset for {family} models (presets: {', '.join(AUTOEP_PRESETS)})"
+            ))  # fmt: skip
+        if layout.tp > 1 and layout.offload != Offload.NONE:
+            return Verdict(runner, False, "DeepSpeed refuses ZeRO offload with AutoEP + AutoTP folding")
+    if task == Task.QLORA and layout.tp > 1:
+        return Verdict(runner, False, "AutoTP cannot split bitsandbytes 4-bit weights (QLoRA)")
+    return Verdict(runner, True)
+
+
+def _accelerate(layout: Layout, task: Task, family: str | None) -> Verdict:
+    runner = Runner.ACCELERATE
+    if layout.tp > 1:
+        return Verdict(runner, False, (
+            "accelerate splits each batch over every process, so the ranks of one tensor-parallel group would "
+            "train on different data"
+        ))  # fmt: skip
+    base = _deepspeed(layout, task, family)
+    return Verdict(runner, base.runs, base.reason)
+
+
+def _ddp(layout: Layout) -> Verdict:
+    runner = Runner.DDP
+    if layout.tp > 1 or layout.pp > 1 or layout.ep > 1:
+        return Verdict(runner, False, "DDP replicates the whole model on every GPU (no TP, PP or EP)")
+    if layout.zero != ZeroStage.NONE or layout.offload != Offload.NONE:
+        return Verdict(runner, False, (
+            f"DDP shards and offloads nothing; the plan is ZeRO-{int(layout.zero)}"
+            + (f" with {layout.offload} offload" if layout.offload != Offload.NONE else "")
+        ))  # fmt: skip
+    return Verdict(runner, True)
+
+
+def _torchtitan(layout: Layout, task: Task, preset_id: str | None) -> Verdict:
+    runner = Runner.TORCHTITAN
+    if task.is_adapter:
+        return Verdict(runner, False, "torchtitan trains full models, not LoRA / QLoRA adapters")
+    if layout.offload == Offload.OPTIMIZER:
+        return Verdict(runner, False, (
+            "torchtitan's CPU offload moves parameters, gradients and optimizer state together; it has no "
+            "optimizer-only offload"
+        ))  # fmt: skip
+    differs = []
+    if layout.zero in (ZeroStage.OPTIMIZER, ZeroStage.GRADIENTS):
+        differs.append(
+            f"ZeRO-{int(layout.zero)} runs as FSDP2 with parameters kept whole between forward and backward "
+            "(fsdp_reshard_after_forward never): at most the planned memory"
+        )
+    if preset_id not in TORCHTITAN_CONFIGS:
+        differs.append("the model runs through torchtitan's transformers backend (HF modeling code)")
+    differs.append("recompute follows the torchtitan config's activation checkpointing (FullAC / SelectiveAC)")
+    return Verdict(runner, True, differs=tuple(differs))

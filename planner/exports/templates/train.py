@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""A small causal-LM training script that runs the configs GPU Advisor exports (launch.sh starts it).
+
+Written by GPU Advisor. Targets torch 2.13, transformers 5, DeepSpeed 0.19, accelerate 1.15 and peft 0.21;
+edit it freely (the data loading is the part most runs replace).
+
+Runners (--runner; launch.sh picks the one the plan needs):
+  deepspeed   deepspeed.initialize with --deepspeed ds_config.json: ZeRO stage, offload, AutoTP
+              (tensor_parallel.autotp_size) and AutoEP (expert_parallel.autoep_size) all come from that file
+  accelerate  accelerate's Accelerator (start it with `accelerate launch --config_file accelerate_config.yaml`)
+  ddp         torch DistributedDataParallel under torchrun (plain data parallel, no sharding)
+
+Data (--data, required, so nothing trains on noise by accident): a UTF-8 text file, tokenized with the model's
+tokenizer and cut into --seq-len blocks (each data-parallel rank reads every dp-th block), or `synthetic`:
+random token ids, a dry run that checks the layout starts, fits and steps.
+
+Model: --model is a Hugging Face repo id or a local folder. --init pretrained loads its weights (fine-tuning,
+LoRA, QLoRA); --init random builds it from its config.json (pretraining from scratch). --peft peft_config.json
+wraps it in a LoRA adapter (and loads the base in 4 bit with bitsandbytes for QLoRA).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import torch
+
+RUNNERS = ("deepspeed", "accelerate", "ddp")
+RECOMPUTE = ("none", "selective", "full")
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", required=True, help="Hugging Face repo id or local model folder")
+    parser.add_argument("--runner", choices=RUNNERS, required=True)
+    parser.add_argument("--deepspeed", help="ds_config.json (runner deepspeed)")
+    parser.add_argument("--peft", help="peft_config.json (LoRA / QLoRA)")
+    parser.add_argument("--data", required=True, help="a UTF-8 text file, or 'synthetic' for a dry run")
+    parser.add_argument("--steps", type=int, required=True, help="optimizer steps to run")
+    parser.add_argument("--seq-len", type=int, required=True, help="tokens per sequence")
+    parser.add_argument("--micro-batch", type=int, default=1, help="sequences per GPU per forward (ddp, accelerate)")
+    parser.add_argument("--grad-accum", type=int, default=1, help="micro-batches per optimizer step (ddp, accelerate)")
+    parser.add_argument("--precision", choices=tuple(DTYPES), default="bf16", help="autocast dtype (ddp)")
+    parser.add_argument("--recompute", choices=RECOMPUTE, default="none", help="activation recompute")
+    parser.add_argument("--init", choices=("pretrained", "random"), default="pretrained")
+    parser.add_argument("--lr", type=float, default=1e-5, help="learning rate (ddp, accelerate without a DS config)")
+    parser.add_argument("--output", help="folder to save the trained model (or adapter) into")
+    args = parser.parse_args(argv)
+    if args.runner == "deepspeed" and not args.deepspeed:
+        parser.error("--runner deepspeed needs --deepspeed ds_config.json")
+    if args.steps < 1 or args.seq_len < 2:
+        parser.error("--steps must be at least 1 and --seq-len at least 2")
+    return args
+
+
+def log(message: str) -> None:
+    if int(os.environ.get("RANK", "0")) == 0:
+        print(f"[train.py] {message}", flush=True)
+
+
+# --------------------------------------------------------------------------------------------------- model
+
+
+def read_json(path: str | None) -> dict[str, Any]:
+    if not path:
+        return {}
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise SystemExit(f"train.py: {path} must hold a JSON object")
+    return data
+
+
+def load_model(args: argparse.Namespace, peft_config: dict[str, Any]) -> torch.nn.Module:
+    """The causal LM: pretrained weights or a fresh one from its config; recompute and the adapter applied."""
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    quantization = peft_config.get("bitsandbytes")
+    if args.init == "random":
+        model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(args.model))
+    else:
+        kwargs: dict[str, Any] = {}
+        if quantization:
+            from transformers import BitsAndBytesConfig
+
+            settings = dict(quantization)
+            for key in ("bnb_4bit_compute_dtype", "bnb_4bit_quant_storage"):
+                if key in settings:
+                    settings[key] = DTYPES[settings[key]]
+            kwargs["quantization_config"] = BitsAndBytesConfig(**settings)
+        model = AutoModelForCausalLM.from_pretrained(args.model, **kwargs)
+    if args.recompute == "full":
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        model.config.use_cache = False
+    elif args.recompute == "selective":
+        # transformers checkpoints whole layers only; with SDPA / flash attention the attention scores that
+        # selective recompute drops are never stored, so running without recompute holds the planned memory.
+        log("selective recompute: transformers has no per-op checkpointing; SDPA keeps no attention scores")
+    if peft_config.get("lora"):
+        from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
+
+        if quantization and args.init == "pretrained":
+            model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=args.recompute == "full")
+        model = get_peft_model(model, LoraConfig(**peft_config["lora"]))
+    return model
+
+
+# ---------------------------------------------------------------------------------------------------- data
+
+
+def token_blocks(args: argparse.Namespace, vocab_size: int, dp_rank: int, dp_size: int) -> Iterator[torch.Tensor]:
+    """Endless [seq_len] token blocks for one data-parallel rank (ranks of one TP group read the same)."""
+    if args.data == "synthetic":
+        generator = torch.Generator().manual_seed(1234 + dp_rank)
+        while True:
+            yield torch.randint(0, vocab_size, (args.seq_len,), generator=generator)
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(args.model)
+    ids = tokenizer(Path(args.data).read_text(encoding="utf-8"))["input_ids"]
+    blocks = [ids[i : i + args.seq_len] for i in range(0, len(ids) - args.seq_len + 1, args.seq_len)]
+    mine = blocks[dp_rank::dp_size]
+    if not mine:
+        raise SystemExit(f"train.py: {args.data} holds fewer than {dp_size} blocks of {args.seq_len} tokens")
+    while True:
+        for block in mine:
+            yield torch.tensor(block)
+
+
+def batches(blocks: Iterator[torch.Tensor], micro_batch: int, device: torch.device) -> Iterator[torch.Tensor]:
+    while True:
+        yield torch.stack([next(blocks) for _ in range(micro_batch)]).to(device)
+
+
+def vocab_of(model: torch.nn.Module) -> int:
+    config: Any = model.config
+    return int(config.vocab_size)
+
+
+def report_layout(model: torch.nn.Module, extra: dict[str, int]) -> None:
+    """One line per rank with what this rank holds (a ZeRO-3 shard counts its own partition) and trains (a LoRA
+    adapter's parameters only), so a dry run shows the layout really is split:
+    `GPU_ADVISOR_LAYOUT {"rank": 0, "local_param_elements": ..., "trainable_param_elements": ...}`."""
+    local = trainable = 0
+    for param in model.parameters():
+        shard = getattr(param, "ds_tensor", None)
+        held = int(shard.numel()) if shard is not None else int(param.numel())
+        local += held
+        trainable += held if param.requires_grad else 0
+    line = {"rank": int(os.environ.get("RANK", "0")), "local_param_elements": local,
+            "trainable_param_elements": trainable, "world_size": int(os.environ.get("WORLD_SIZE", "1")),
+            "gradient_checkpointing": bool(getattr(model, "is_gradient_checkpointing", False)), **extra}
+    # one write per line: print() writes the text and its newline apart, and the ranks share one stdout
+    sys.stdout.write("GPU_ADVISOR_LAYOUT " + json.dumps(line, sort_keys=True) + "\n")
+    sys.stdout.flush()
+
+
+def device_for_rank() -> torch.device:
+    if torch.cuda.is_available():
+        local = int(os.environ.get("LOCAL_RANK", "0"))
+        torch.cuda.set_device(local)
+        return torch.device("cuda", local)
+    return torch.device("cpu")
+
+
+# ------------------------------------------------------------------------------------------------- runners
+
+
+def run_deepspeed(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
+    import deepspeed
+
+    deepspeed.init_distributed()
+    ds_config = read_json(args.deepspeed)
+    keep = None
+    if ds_config.get("zero_optimization", {}).get("stage") == 3 and args.init == "pretrained":
+        from transformers.integrations import HfDeepSpeedConfig
+
+        keep = HfDeepSpeedConfig(ds_config)  # noqa: F841 (alive while loading: weights load partitioned)
+    model = load_model(args, peft_config)
+    engine, _, _, _ = deepspeed.initialize(
+        model=model, model_parameters=[p for p in model.parameters() if p.requires_grad], config=ds_config
+    )
+    # DeepSpeed lays AutoTP out as a (data parallel, tensor parallel) mesh, TP innermost: the ranks of one TP
+    # group are consecutive and read the same data. Expert parallel reuses the data-parallel ranks.
+    tp = int(ds_config.get("tensor_parallel", {}).get("autotp_size", 1))
+    dp_rank, dp_size = engine.global_rank // tp, engine.world_size // tp
+    micro, accumulation = engine.train_micro_batch_size_per_gpu(), engine.gradient_accumulation_steps()
+    report_layout(engine.module, {"data_parallel_rank": dp_rank, "data_parallel_size": dp_size,
+                                  "train_batch_size": int(engine.train_batch_size())})  # fmt: skip
+    basic = getattr(engine.optimizer, "optimizer", engine.optimizer)  # ZeRO wraps the optimizer it steps
+    log(f"DeepSpeed: world {engine.world_size}, data parallel {dp_size}, ZeRO {engine.zero_optimization_stage()}, "
+        f"micro-batch {micro}, accumulation {accumulation}, optimizer {type(basic).__name__}")  # fmt: skip
+    data = batches(token_blocks(args, vocab_of(model), dp_rank, dp_size), micro, engine.device)
+    loss_value = float("nan")
+    for step in range(args.steps):
+        for _ in range(accumulation):
+            tokens = next(data)
+            loss = engine(input_ids=tokens, labels=tokens).loss
+            engine.backward(loss)
+            engine.step()
+            loss_value = float(loss.detach().float())
+        log(f"step {step + 1}/{args.steps} loss {loss_value:.4f}")
+    if args.output:
+        engine.save_checkpoint(args.output)
+    del keep
+    return loss_value
+
+
+def run_accelerate(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
+    from accelerate import Accelerator
+    from accelerate.utils import DummyOptim
+
+    accelerator = Accelerator(gradient_accumulation_steps=args.grad_accum)
+    model = load_model(args, peft_config)
+    params = [p for p in model.parameters() if p.requires_grad]
+    plugin = accelerator.state.deepspeed_plugin
+    micro = args.micro_batch
+    if plugin is not None:
+        ds_config = plugin.deepspeed_config
+        micro = int(ds_config.get("train_micro_batch_size_per_gpu", micro))
+        optimizer: Any = DummyOptim(params) if "optimizer" in ds_config else torch.optim.AdamW(params, lr=args.lr)
+    else:
+        optimizer = torch.optim.AdamW(params, lr=args.lr)
+    model, optimizer = accelerator.prepare(model, optimizer)
+    report_layout(accelerator.unwrap_model(model), {"data_parallel_rank": accelerator.process_index,
+                                                    "data_parallel_size": accelerator.num_processes})
+    zero = f", ZeRO {plugin.zero_stage} from the DeepSpeed config" if plugin is not None else ""
+    log(f"accelerate: {accelerator.distributed_type.value}, {accelerator.num_processes} process(es), "
+        f"mixed precision {accelerator.mixed_precision}{zero}")  # fmt: skip
+    data = batches(
+        token_blocks(args, vocab_of(accelerator.unwrap_model(model)), accelerator.process_index,
+                     accelerator.num_processes), micro, accelerator.device,
+    )  # fmt: skip
+    loss_value = float("nan")
+    for step in range(args.steps):
+        for _ in range(accelerator.gradient_accumulation_steps):
+            with accelerator.accumulate(model):
+                tokens = next(data)
+                loss = model(input_ids=tokens, labels=tokens).loss
+                accelerator.backward(loss)
+                optimizer.step()
+                optimizer.zero_grad()
+                loss_value = float(loss.detach().float())
+        log(f"step {step + 1}/{args.steps} loss {loss_value:.4f}")
+    if args.output:
+        accelerator.wait_for_everyone()
+        accelerator.unwrap_model(model).save_pretrained(args.output, is_main_process=accelerator.is_main_process)
+    return loss_value
+
+
+def run_ddp(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
+    device = device_for_rank()
+    dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
+    model = load_model(args, peft_config).to(device)
+    wrapped = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr)
+    rank, world = dist.get_rank(), dist.get_world_size()
+    report_layout(model, {"data_parallel_rank": rank, "data_parallel_size": world})
+    log(f"DDP: {world} process(es), micro-batch {args.micro_batch}, accumulation {args.grad_accum}")
+    data = batches(token_blocks(args, vocab_of(model), rank, world), args.micro_batch, device)
+    dtype = DTYPES[args.precision]
+    loss_value = float("nan")
+    for step in range(args.steps):
+        for micro_step in range(args.grad_accum):
+            tokens = next(data)
+            sync = micro_step == args.grad_accum - 1
+            with wrapped.no_sync() if not sync else _nothing(), torch.autocast(device.type, dtype=dtype,
+                                                                                enabled=dtype != torch.float32):
+                loss = wrapped(input_ids=tokens, labels=tokens).loss / args.grad_accum
+            loss.backward()
+            loss_value = float(loss.detach().float()) * args.grad_accum
+        optimizer.step()
+        optimizer.zero_grad()
+        log(f"step {step + 1}/{args.steps} loss {loss_value:.4f}")
+    if args.output and rank == 0:
+        model.save_pretrained(args.output)  # type: ignore[operator]
+    dist.destroy_process_group()
+    return loss_value
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    peft_config = read_json(args.peft)
+    runner = {"deepspeed": run_deepspeed, "accelerate": run_accelerate, "ddp": run_ddp}[args.runner]
+    loss = runner(args, peft_config)
+    log(f"done: {args.steps} step(s), last loss {loss:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
