@@ -24,11 +24,11 @@ $(VENV)/.app-installed: $(BIN)/activate pyproject.toml
 	$(PY) -m pip install --quiet -e .
 	touch $@
 
-# Tests also need torch (probe and the memory cross-check), the dev tools and the frameworks the exports are run
+# Tests also need torch (probe and the memory cross-check), the dev tools, the trace extra and the frameworks the exports are run
 # with (tests/exports: DeepSpeed, accelerate, transformers, peft; pure Python, about 40 s, ~150 MB). DeepSpeed
 # builds no ops at install (DS_BUILD_OPS=0) and takes the CPU torch pinned in the same command.
 $(VENV)/.test-installed: $(VENV)/.app-installed
-	DS_BUILD_OPS=0 $(PY) -m pip install --quiet "$(TORCH_PIN)" -e ".[dev,exports-test]"
+	DS_BUILD_OPS=0 $(PY) -m pip install --quiet "$(TORCH_PIN)" -e ".[dev,exports-test,trace]"
 	touch $@
 
 run: $(VENV)/.app-installed $(QM_FILES)

@@ -69,9 +69,11 @@ class ModelSpec:
     )
     shared_expert_gate: bool = False  # qwen2_moe: a sigmoid gate (hidden -> 1) on the shared expert
     router_bias: bool = False  # DeepSeek-V3: e_score_correction_bias, one number per expert
-    activation: str = "silu"  # "silu" | "gelu": informs the torch reference decoder
+    activation: str = "silu"  # "silu" | "gelu" | "gelu_new" (GPT-2's, written out in Python: more saved tensors)
     rotary: bool = True
     exact_params: int = 0  # tensor elements counted in *.safetensors headers (0 = not measured)
+    qk_norm: bool = False  # qwen3, qwen3_moe, gemma3: an RMSNorm over head_dim on queries and on keys
+    sliding_window: int = 0  # tokens a sliding-window layer attends to (0: none, or null in the config)
 
     @property
     def is_moe(self) -> bool:
@@ -140,6 +142,19 @@ class ParamCounts:
     small_per_layer: int  # norms and biases in one layer (kept in 16 bit when weights are quantised)
     total: int
     active: int
+    attention_small: int = 0  # of attention: its biases and internal norms (MLA's, q/k norms)
+    shared_expert_bias: int = 0  # of shared_expert: its biases
+
+    @property
+    def linear_weights_dense_layer(self) -> int:
+        """Elements of a dense layer's Linear weight matrices (no biases, no norms)."""
+        return self.dense_layer - self.small_per_layer
+
+    @property
+    def linear_weights_moe_layer(self) -> int:
+        """Elements of an MoE layer's Linear weights outside the routed experts: attention, shared expert(s) and
+        the router's matrix (its extra bias and the shared-expert gate included: tiny)."""
+        return self.attention - self.attention_small + self.shared_expert - self.shared_expert_bias + self.router
 
     @property
     def routed_experts_per_layer(self) -> int:
@@ -160,6 +175,10 @@ def _attention_params(spec: ModelSpec) -> tuple[int, int]:
     h = spec.hidden
     if spec.uses_mla:
         qk_head = spec.qk_nope_head_dim + spec.qk_rope_head_dim
+        # attention_bias: q_a_proj, kv_a_proj_with_mqa and o_proj get biases (transformers' DeepseekV2/V3)
+        bias = 0
+        if spec.attn_bias:
+            bias = (spec.q_lora_rank if spec.q_lora_rank else 0) + spec.kv_lora_rank + spec.qk_rope_head_dim + h
         if spec.q_lora_rank:
             q = h * spec.q_lora_rank + spec.q_lora_rank + spec.q_lora_rank * spec.heads * qk_head
             small = spec.q_lora_rank
@@ -169,12 +188,13 @@ def _attention_params(spec: ModelSpec) -> tuple[int, int]:
         kv_a = h * (spec.kv_lora_rank + spec.qk_rope_head_dim) + spec.kv_lora_rank  # + kv_a_layernorm
         kv_b = spec.kv_lora_rank * spec.heads * (spec.qk_nope_head_dim + spec.v_head_dim)
         out = spec.heads * spec.v_head_dim * h
-        return q + kv_a + kv_b + out, small + spec.kv_lora_rank
+        return q + kv_a + kv_b + out + bias, small + spec.kv_lora_rank + bias
     q_width = spec.heads * spec.head_dim
     kv_width = spec.kv_heads * spec.head_dim
     weights = h * q_width + 2 * h * kv_width + q_width * h
     biases = (q_width + 2 * kv_width if spec.attn_bias else 0) + (h if spec.attn_out_bias else 0)
-    return weights + biases, biases
+    norms = 2 * spec.head_dim if spec.qk_norm else 0
+    return weights + biases + norms, biases + norms
 
 
 def _mlp_params(spec: ModelSpec, ffn: int, bias: bool) -> tuple[int, int]:
@@ -196,11 +216,12 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
     attention, attention_small = _attention_params(spec)
     layer_norms = spec.norms_per_layer * _norm_size(spec)
     dense_mlp, dense_mlp_bias = _mlp_params(spec, spec.ffn, spec.mlp_bias)
-    routed_expert = shared_expert = router = 0
+    routed_expert = shared_expert = router = shared_bias = 0
     if spec.is_moe:
         routed_expert = _mlp_params(spec, spec.moe_ffn, False)[0]
         shared_ffn = spec.shared_expert_ffn or spec.shared_experts * spec.moe_ffn
-        shared_expert = _mlp_params(spec, shared_ffn, False)[0]
+        # deepseek_v2's mlp_bias reaches the shared experts
+        shared_expert, shared_bias = _mlp_params(spec, shared_ffn, spec.mlp_bias)
         router = (
             h * spec.experts
             + (spec.experts if spec.router_bias else 0)
@@ -228,6 +249,8 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
         moe_layer=moe_layer,
         moe_layer_active=moe_layer_active,
         small_per_layer=attention_small + layer_norms + dense_mlp_bias,
+        attention_small=attention_small,
+        shared_expert_bias=shared_bias,
         total=total,
         active=active,
     )
@@ -383,8 +406,11 @@ SUPPORTED_MODEL_TYPES = (
     "mixtral",
     "qwen2",
     "qwen2_moe",
+    "qwen3",
+    "qwen3_moe",
     "gemma",
     "gemma2",
+    "gemma3_text",
     "phi3",
     "gpt2",
     "gpt_neox",
@@ -392,11 +418,67 @@ SUPPORTED_MODEL_TYPES = (
     "deepseek_v3",
 )
 
+# What transformers assumes for a key a config.json leaves out: the defaults of each model type's configuration
+# class in transformers 5.24 (transformers/models/<type>/configuration_<type>.py, read 2026-12-01). A config.json
+# saved by transformers always writes them; hand-written and trimmed ones do not, and transformers then builds the
+# model with these. tests/planner/test_model_import_vs_transformers.py checks them against transformers itself.
+HF_DEFAULTS: dict[str, dict[str, Any]] = {  # Any: JSON values
+    "llama": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+              "num_attention_heads": 32, "max_position_embeddings": 2048, "tie_word_embeddings": False},
+    "mistral": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+                "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 131072,
+                "tie_word_embeddings": False, "sliding_window": 4096},
+    "mixtral": {"vocab_size": 32000, "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+                "num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 131072,
+                "tie_word_embeddings": False, "num_local_experts": 8, "num_experts_per_tok": 2},
+    "qwen2": {"vocab_size": 151936, "hidden_size": 4096, "intermediate_size": 22016, "num_hidden_layers": 32,
+              "num_attention_heads": 32, "max_position_embeddings": 32768, "tie_word_embeddings": False},
+    "qwen2_moe": {"vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 5632, "num_hidden_layers": 24,
+                  "num_attention_heads": 16, "max_position_embeddings": 32768, "tie_word_embeddings": False,
+                  "qkv_bias": True, "num_experts_per_tok": 4, "num_experts": 60, "moe_intermediate_size": 1408,
+                  "shared_expert_intermediate_size": 5632, "decoder_sparse_step": 1},
+    "qwen3": {"vocab_size": 151936, "hidden_size": 4096, "intermediate_size": 22016, "num_hidden_layers": 32,
+              "num_attention_heads": 32, "head_dim": 128, "max_position_embeddings": 32768,
+              "tie_word_embeddings": False},
+    "qwen3_moe": {"vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 6144, "num_hidden_layers": 24,
+                  "num_attention_heads": 32, "num_key_value_heads": 4, "max_position_embeddings": 32768,
+                  "tie_word_embeddings": False, "num_experts_per_tok": 8, "num_experts": 128,
+                  "moe_intermediate_size": 768, "decoder_sparse_step": 1},
+    "gemma": {"vocab_size": 256000, "hidden_size": 3072, "intermediate_size": 24576, "num_hidden_layers": 28,
+              "num_attention_heads": 16, "num_key_value_heads": 16, "head_dim": 256, "max_position_embeddings": 8192,
+              "tie_word_embeddings": True},
+    "gemma2": {"vocab_size": 256000, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
+               "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "max_position_embeddings": 8192,
+               "tie_word_embeddings": True, "sliding_window": 4096},
+    "gemma3_text": {"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
+                    "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+                    "max_position_embeddings": 131072, "tie_word_embeddings": True, "sliding_window": 4096},
+    "phi3": {"vocab_size": 32064, "hidden_size": 3072, "intermediate_size": 8192, "num_hidden_layers": 32,
+             "num_attention_heads": 32, "max_position_embeddings": 4096, "tie_word_embeddings": False},
+    "gpt2": {"vocab_size": 50257, "n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024,
+             "tie_word_embeddings": True},
+    "gpt_neox": {"vocab_size": 50432, "hidden_size": 6144, "intermediate_size": 24576, "num_hidden_layers": 44,
+                 "num_attention_heads": 64, "max_position_embeddings": 2048, "tie_word_embeddings": False,
+                 "attention_bias": True},
+    "deepseek_v2": {"vocab_size": 102400, "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+                    "num_attention_heads": 32, "max_position_embeddings": 2048, "tie_word_embeddings": False,
+                    "moe_intermediate_size": 1407, "n_routed_experts": 64, "n_shared_experts": 2,
+                    "first_k_dense_replace": 0, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+                    "qk_nope_head_dim": 128, "v_head_dim": 128},
+    "deepseek_v3": {"vocab_size": 129280, "hidden_size": 7168, "intermediate_size": 18432, "num_hidden_layers": 61,
+                    "num_attention_heads": 128, "max_position_embeddings": 4096, "tie_word_embeddings": False,
+                    "num_experts_per_tok": 8, "moe_intermediate_size": 2048, "n_routed_experts": 256,
+                    "n_shared_experts": 1, "first_k_dense_replace": 3, "q_lora_rank": 1536, "kv_lora_rank": 512,
+                    "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128},
+}  # fmt: skip
+# DeepSeek-V2 routes each token to 6 experts (arXiv 2405.04434, section 4.1); transformers' default is None,
+# which counts the same parameters, so this only sets the active count of a config without the key.
+DEEPSEEK_V2_EXPERTS_PER_TOKEN = 6
+
 MAX_CONFIG_BYTES = 4 * 2**20  # a config.json is a few KiB; refuse anything that is clearly not one
-# Parameter totals an imported config.json or model folder may have: from the smallest real checkpoints
-# (EleutherAI's Pythia-14M has 14 million) to the generic model's ceiling. Outside that range the numbers are a
-# typo or a damaged file, and the memory and cost figures would be meaningless (or past 2**63 in the JSON).
-IMPORTED_MIN_PARAMS = 10_000_000  # 0.01B
+# Parameter totals an imported config.json or model folder may have: any positive count up to the generic model's
+# ceiling. Past that the numbers are a typo or a damaged file (and would pass 2**63 in the JSON).
+IMPORTED_MIN_PARAMS = 1  # any positive size: tiny test models (a few million parameters) are real models too
 IMPORTED_MAX_PARAMS = int(GENERIC_MAX_BILLIONS * 1e9)  # 10,000B
 
 
@@ -404,7 +486,10 @@ class _Config:
     """A config.json dict that reports a missing or malformed key as a UserError naming the file and key."""
 
     def __init__(self, data: dict[str, Any], path: str):  # Any: the JSON values of a config.json
-        self.data = data
+        # keys the file leaves out (or sets to null) take transformers' defaults for the model type
+        defaults = HF_DEFAULTS.get(str(data.get("model_type")), {})
+        self.data = {**defaults, **{k: v for k, v in data.items() if v is not None}}
+        self.raw = data
         self.path = path
         self.model_type = data.get("model_type")
 
@@ -526,14 +611,28 @@ def _count_multiples(step: int, start: int, stop: int) -> int:
 
 
 def _llama_like(config: _Config, common: dict[str, str]) -> ModelSpec:
-    """llama, mistral, mixtral, qwen2, qwen2_moe, gemma, gemma2, phi3: same tensor layout, different defaults."""
+    """llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3: the same
+    tensor layout (phi3 fuses qkv and gate/up, same counts) with each type's biases, norms and defaults."""
     t = config.model_type
     hidden = config.int("hidden_size")
     heads = config.int("num_attention_heads")
     kv_heads = config.int("num_key_value_heads", heads)
     head_dim = config.int("head_dim") if config.data.get("head_dim") is not None else hidden // heads
     layers = config.int("num_hidden_layers")
-    tied_default = t in ("gemma", "gemma2")  # Gemma ties its embeddings; the others default to untied
+    gemma = t in ("gemma", "gemma2", "gemma3_text")
+    # biases: llama, gemma*, qwen3* put attention_bias on q, k, v and o; qwen2 always biases q, k, v (not o);
+    # qwen2_moe's qkv_bias does the same; mistral, mixtral and phi3 have none
+    qkv_bias = out_bias = False
+    if t in ("llama", "gemma", "gemma2", "gemma3_text", "qwen3", "qwen3_moe"):
+        qkv_bias = out_bias = config.bool("attention_bias", False)
+    elif t == "qwen2":
+        qkv_bias = True
+    elif t == "qwen2_moe":
+        qkv_bias = config.bool("qkv_bias", True)
+    # null means no window (transformers keeps the None); a missing key takes the type's default
+    window = config.raw["sliding_window"] if "sliding_window" in config.raw else config.data.get("sliding_window")
+    if t in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe") and not config.bool("use_sliding_window", False):
+        window = None
     fields: dict[str, Any] = dict(  # Any: ModelSpec's fields, checked by validate_spec
         common,
         layers=layers,
@@ -543,14 +642,17 @@ def _llama_like(config: _Config, common: dict[str, str]) -> ModelSpec:
         head_dim=head_dim,
         ffn=config.int("intermediate_size"),
         vocab=config.int("vocab_size"),
-        tied_embeddings=config.bool("tie_word_embeddings", tied_default),
+        tied_embeddings=config.bool("tie_word_embeddings", gemma),
         gated_mlp=True,
         norm="rmsnorm",
-        attn_bias=t in ("qwen2", "qwen2_moe") or config.bool("attention_bias", False),
-        mlp_bias=config.bool("mlp_bias", False),
+        attn_bias=qkv_bias,
+        attn_out_bias=out_bias,
+        mlp_bias=config.bool("mlp_bias", False) if t == "llama" else False,
         max_context=config.int("max_position_embeddings", 4096),
-        norms_per_layer=4 if t == "gemma2" else 2,
-        activation="gelu" if t in ("gemma", "gemma2") else "silu",
+        norms_per_layer=4 if t in ("gemma2", "gemma3_text") else 2,
+        activation="gelu" if gemma else "silu",
+        qk_norm=t in ("qwen3", "qwen3_moe", "gemma3_text"),
+        sliding_window=window if isinstance(window, int) and not isinstance(window, bool) and window > 0 else 0,
     )
     if t == "mixtral":
         fields.update(
@@ -558,27 +660,34 @@ def _llama_like(config: _Config, common: dict[str, str]) -> ModelSpec:
             experts_per_token=config.int("num_experts_per_tok"),
             moe_ffn=fields["ffn"],
         )
-    elif t == "qwen2_moe":
-        experts = config.int("num_experts")
-        step = config.int("decoder_sparse_step", 1)
-        dense_only = config.data.get("mlp_only_layers") or []
-        if not isinstance(dense_only, list):
-            raise UserError.of(msg("error.config_mlp_only_layers", path=config.path))
-        # Layers i with (i + 1) % step == 0, less those listed in mlp_only_layers; counted, not looped over, so
-        # an absurd layer count reaches the size check instead of hanging here.
-        listed = {i for i in dense_only if isinstance(i, int) and 0 <= i < layers and (i + 1) % step == 0}
-        moe_layers = _count_multiples(step, 1, layers + 1) - len(listed)
-        shared_ffn = config.int("shared_expert_intermediate_size", 0, allow_zero=True)
-        fields.update(
-            experts=experts,
-            experts_per_token=config.int("num_experts_per_tok"),
-            moe_ffn=config.int("moe_intermediate_size"),
-            dense_layers=layers - moe_layers,
-            shared_experts=1 if shared_ffn else 0,
-            shared_expert_ffn=shared_ffn,
-            shared_expert_gate=bool(shared_ffn),
-        )
+    elif t in ("qwen2_moe", "qwen3_moe"):
+        fields.update(_qwen_moe(config, layers, shared=t == "qwen2_moe"))
     return ModelSpec(**fields)
+
+
+def _qwen_moe(config: _Config, layers: int, shared: bool) -> dict[str, Any]:  # Any: ModelSpec fields
+    """MoE fields of qwen2_moe / qwen3_moe: layer i is sparse when (i + 1) % decoder_sparse_step == 0 and it is not in
+    mlp_only_layers (every layer may be dense); qwen2_moe adds a gated shared expert."""
+    experts = config.int("num_experts")
+    step = config.int("decoder_sparse_step", 1)
+    dense_only = config.data.get("mlp_only_layers") or []
+    if not isinstance(dense_only, list):
+        raise UserError.of(msg("error.config_mlp_only_layers", path=config.path))
+    # counted, not looped over, so an absurd layer count reaches the size check instead of hanging here
+    listed = {i for i in dense_only if isinstance(i, int) and 0 <= i < layers and (i + 1) % step == 0}
+    moe_layers = _count_multiples(step, 1, layers + 1) - len(listed)
+    shared_ffn = config.int("shared_expert_intermediate_size", 0, allow_zero=True) if shared else 0
+    if moe_layers <= 0:
+        return {}  # every layer dense: a dense model as transformers builds it
+    return dict(
+        experts=experts,
+        experts_per_token=config.int("num_experts_per_tok"),
+        moe_ffn=config.int("moe_intermediate_size"),
+        dense_layers=layers - moe_layers,
+        shared_experts=1 if shared_ffn else 0,
+        shared_expert_ffn=shared_ffn,
+        shared_expert_gate=shared,  # qwen2_moe builds the gate (hidden -> 1) even for a zero-width shared expert
+    )
 
 
 def _gpt2(config: _Config, common: dict[str, str]) -> ModelSpec:
@@ -596,7 +705,7 @@ def _gpt2(config: _Config, common: dict[str, str]) -> ModelSpec:
         head_dim=hidden // heads,
         ffn=config.int("n_inner") if inner is not None else 4 * hidden,
         vocab=config.int("vocab_size"),
-        tied_embeddings=True,
+        tied_embeddings=config.bool("tie_word_embeddings", True),
         gated_mlp=False,
         norm="layernorm",
         attn_bias=True,
@@ -604,7 +713,7 @@ def _gpt2(config: _Config, common: dict[str, str]) -> ModelSpec:
         mlp_bias=True,
         max_context=config.int("n_positions", 1024),
         learned_positions=True,
-        activation="gelu",
+        activation="gelu_new" if config.data.get("activation_function", "gelu_new") == "gelu_new" else "gelu",
         rotary=False,
     )
 
@@ -638,10 +747,12 @@ def _gpt_neox(config: _Config, common: dict[str, str]) -> ModelSpec:
 def _deepseek(config: _Config, common: dict[str, str]) -> ModelSpec:
     layers = config.int("num_hidden_layers")
     experts = config.int("n_routed_experts", 0, allow_zero=True)
-    freq = config.int("moe_layer_freq", 1)
-    first_dense = config.int("first_k_dense_replace", 0, allow_zero=True)
-    moe_layers = _count_multiples(freq, first_dense, layers) if experts else 0
-    q_lora = config.data.get("q_lora_rank")
+    # transformers makes every layer from first_k_dense_replace on an MoE layer (moe_layer_freq is not read)
+    first_dense = min(config.int("first_k_dense_replace", 0, allow_zero=True), layers)
+    moe_layers = layers - first_dense if experts else 0
+    experts = experts if moe_layers else 0
+    # an explicit null means "no low-rank query" (DeepSeek-V2-Lite); a missing key takes transformers' default
+    q_lora = config.raw["q_lora_rank"] if "q_lora_rank" in config.raw else config.data.get("q_lora_rank")
     heads = config.int("num_attention_heads")
     return ModelSpec(
         name=common["name"],
@@ -657,10 +768,12 @@ def _deepseek(config: _Config, common: dict[str, str]) -> ModelSpec:
         tied_embeddings=config.bool("tie_word_embeddings", False),
         gated_mlp=True,
         norm="rmsnorm",
-        attn_bias=False,
-        mlp_bias=False,
+        attn_bias=config.bool("attention_bias", False),
+        mlp_bias=config.bool("mlp_bias", False) if config.model_type == "deepseek_v2" else False,
         experts=experts,
-        experts_per_token=config.int("num_experts_per_tok") if experts else 0,
+        experts_per_token=(
+            config.int("num_experts_per_tok", DEEPSEEK_V2_EXPERTS_PER_TOKEN) if experts else 0
+        ),
         shared_experts=config.int("n_shared_experts", 0, allow_zero=True) if experts else 0,
         moe_ffn=config.int("moe_intermediate_size") if experts else 0,
         dense_layers=layers - moe_layers if experts else 0,
@@ -670,7 +783,8 @@ def _deepseek(config: _Config, common: dict[str, str]) -> ModelSpec:
         qk_nope_head_dim=config.int("qk_nope_head_dim"),
         v_head_dim=config.int("v_head_dim"),
         max_context=config.int("max_position_embeddings", 4096),
-        router_bias=config.model_type == "deepseek_v3",  # e_score_correction_bias (noaux_tc routing)
+        # e_score_correction_bias (noaux_tc routing) is a buffer in transformers 5, not a parameter
+        router_bias=False,
     )
 
 
@@ -683,8 +797,11 @@ def _deepseek(config: _Config, common: dict[str, str]) -> ModelSpec:
 MAX_SAFETENSORS_HEADER_BYTES = 100_000_000
 
 
-def count_safetensors_params(path: str | os.PathLike[str]) -> int:
-    """Tensor elements in one .safetensors file, from its JSON header only (tensor data is never read)."""
+MAX_INDEX_BYTES = 64 * 2**20  # model.safetensors.index.json: about 100 KiB even for a 671B model
+
+
+def safetensors_header(path: str | os.PathLike[str]) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """{tensor name: (dtype, shape)} from one .safetensors file's JSON header (tensor data is never read)."""
     path = Path(path)
     try:
         with open_regular_file(path) as handle:  # a FIFO named *.safetensors is refused, not waited on
@@ -706,30 +823,117 @@ def count_safetensors_params(path: str | os.PathLike[str]) -> int:
         raise UserError.of(msg("error.safetensors_not_json", path=str(path))) from None
     if not isinstance(header, dict):
         raise UserError.of(msg("error.safetensors_not_object", path=str(path)))
-    total = 0
+    tensors: dict[str, tuple[str, tuple[int, ...]]] = {}
     for name, entry in header.items():
         if name == "__metadata__":
             continue
         shape = entry.get("shape") if isinstance(entry, dict) else None
         if not isinstance(shape, list) or not all(isinstance(n, int) and 0 <= n < 2**63 for n in shape):
             raise UserError.of(msg("error.safetensors_shape", path=str(path), tensor=name))
-        total += math.prod(shape)
+        dtype = entry.get("dtype") if isinstance(entry, dict) else None
+        tensors[name] = (str(dtype), tuple(shape))
+    return tensors
+
+
+def count_safetensors_params(path: str | os.PathLike[str], quantization: dict[str, Any] | None = None) -> int:
+    """Parameters in one .safetensors file, from its header: every tensor's elements, except that packed
+    quantised weights count the values they hold and quantisation metadata (scales, zeros, indices) counts
+    nothing (see quantised_param_count)."""
+    total = 0
+    for name, (dtype, shape) in safetensors_header(path).items():
+        total += quantised_param_count(name, dtype, shape, quantization or {})
         if total >= 2**63:  # no file holds that many elements; a bigger int would overflow float() later
             raise UserError.of(msg("error.safetensors_shape", path=str(path), tensor=name))
     return total
 
 
+# Tensors that quantisation adds beside the weights: GPTQ/AWQ zeros, scales and group indices; bitsandbytes'
+# absmax, quantisation maps and states, int8 SCB; fp8 and compressed-tensors scales; none is a model parameter.
+_QUANT_METADATA = re.compile(
+    r"\.(qzeros|scales|g_idx|absmax|quant_map|nested_absmax|nested_quant_map|quant_state\.[\w.]+|SCB|"
+    r"weight_format|weight_scale|weight_scale_inv|input_scale|weight_zero_point|weight_g_idx|weight_shape|"
+    r"k_scale|v_scale)$"
+)
+
+
+def _quant_bits(quantization: dict[str, Any]) -> int:
+    bits = quantization.get("bits") or quantization.get("w_bit")
+    if bits is None:  # compressed-tensors: {"config_groups": {"group_0": {"weights": {"num_bits": 4}}}}
+        groups = quantization.get("config_groups")
+        for group in groups.values() if isinstance(groups, dict) else ():
+            weights = group.get("weights") if isinstance(group, dict) else None
+            if isinstance(weights, dict) and isinstance(weights.get("num_bits"), int):
+                bits = weights["num_bits"]
+                break
+    return bits if isinstance(bits, int) and 0 < bits <= 32 and 32 % bits == 0 else 4
+
+
+def quantised_param_count(name: str, dtype: str, shape: tuple[int, ...], quantization: dict[str, Any]) -> int:
+    """The model parameters one checkpoint tensor stands for, under the config's quantization_config.
+
+    GPTQ and AWQ pack 32/bits values into each int32 of `*.qweight` (GPTQ along the input rows, AWQ along the
+    output columns: the same count); compressed-tensors packs `*.weight_packed` the same way; bitsandbytes 4-bit
+    stores two values per uint8 byte; bitsandbytes 8-bit and fp8 store one value per element. Metadata tensors
+    (_QUANT_METADATA) hold no parameters. Without a quantization_config every tensor counts its elements.
+    """
+    elements = math.prod(shape)
+    method = str(quantization.get("quant_method", "")).lower()
+    if not method:
+        return elements
+    if _QUANT_METADATA.search(name):
+        return 0
+    if name.endswith((".qweight", ".weight_packed")) and dtype in ("I32", "U32"):
+        return elements * (32 // _quant_bits(quantization))
+    four_bit = quantization.get("load_in_4bit") or quantization.get("_load_in_4bit")
+    if method == "bitsandbytes" and four_bit and dtype == "U8":
+        return elements * 2
+    return elements
+
+
+def model_folder_shards(folder: Path) -> list[Path]:
+    """The .safetensors files that make up the model in `folder`: those model.safetensors.index.json names when
+    it is there; otherwise every *.safetensors except duplicates (Mistral's consolidated*.safetensors beside the
+    shards) and adapters (adapter_model.safetensors and other adapter*/lora* files)."""
+    index = folder / "model.safetensors.index.json"
+    if index.exists():
+        return _indexed_shards(index)
+    files = sorted(folder.glob("*.safetensors"))
+    adapters = [f for f in files if f.name.lower().startswith(("adapter", "lora"))]
+    files = [f for f in files if f not in adapters]
+    consolidated = [f for f in files if f.name.lower().startswith("consolidated")]
+    rest = [f for f in files if f not in consolidated]
+    return rest or consolidated
+
+
+def _indexed_shards(index: Path) -> list[Path]:
+    raw = read_user_file(index, MAX_INDEX_BYTES)  # a FIFO or /dev/zero is refused, not read forever
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UserError.of(_cannot_read(index, exc)) from None
+    data = _parse_untrusted_json(text, index)
+    weight_map = data.get("weight_map") if isinstance(data, dict) else None
+    if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
+        raise UserError.of(msg("error.config_not_object", path=str(index), kind="index without a weight_map"))
+    names = sorted(set(weight_map.values()))
+    shards = [index.parent / name for name in names if Path(name).name == name]  # no paths out of the folder
+    return shards
+
+
 def load_model_folder(path: str | os.PathLike[str]) -> ModelSpec:
-    """A local model folder: architecture from config.json, exact count from the *.safetensors headers."""
+    """A local model folder: architecture from config.json, exact count from the safetensors headers of the
+    model's own shards (model_folder_shards), packed quantised tensors counted by the values they hold."""
     folder = Path(path)
     if not folder.is_dir():
         raise UserError.of(msg("error.not_a_folder", path=str(folder)))
     spec = load_hf_config(folder / "config.json")
-    shards = sorted(folder.glob("*.safetensors"))
+    shards = model_folder_shards(folder)
     name = spec.name if spec.name != "" else folder.name
     if not shards:
         return dataclasses.replace(spec, name=name)
-    exact = sum(count_safetensors_params(shard) for shard in shards)
+    quantization = _read_config(folder / "config.json").get("quantization_config")
+    quantization = quantization if isinstance(quantization, dict) else {}
+    exact = sum(count_safetensors_params(shard, quantization) for shard in shards)
     # Only the ceiling: a folder holding some of a model's shards counts fewer elements, which is harmless, while
     # a damaged header can claim 10**18 elements and push every figure past 2**63.
     check_imported_size(exact, f"{folder} (*.safetensors)", minimum=0)

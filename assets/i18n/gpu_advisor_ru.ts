@@ -1294,7 +1294,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+378"/>
+        <location filename="../../desktop/pages/plan.py" line="+383"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
@@ -1359,7 +1359,7 @@ token</source>
         <translation>Экспорт…</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Write report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh and options.csv</source>
         <translation>Записать report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh и options.csv</translation>
     </message>
@@ -1593,17 +1593,17 @@ token</source>
         <translation>Время и стоимость в зависимости от числа GPU</translation>
     </message>
     <message>
-        <location line="-729"/>
+        <location line="-734"/>
         <source>no option that fits is selected: change the inputs until one fits, then export it</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location line="+297"/>
+        <location line="+301"/>
         <source>Every input on one page, and the strategy fields you may pin</source>
         <translation>Все входные данные на одной странице и поля стратегии, которые можно закрепить</translation>
     </message>
     <message>
-        <location line="+214"/>
+        <location line="+215"/>
         <source>Nothing fits: no times or costs to draw</source>
         <translation>Ничего не помещается: нечего показать по времени и стоимости</translation>
     </message>
@@ -2631,6 +2631,26 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>{model}: a trace builds the model from its config.json; give a config.json or a model folder</source>
+        <translation>{model}: трассировка строит модель по её config.json; укажите config.json или папку модели</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a trace runs pretrain, finetune, lora or inference, not {task} (QLoRA&apos;s 4-bit kernels need CUDA)</source>
+        <translation>трассировка выполняет pretrain, finetune, lora или inference, но не {task} (4-битным ядрам QLoRA нужна CUDA)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a trace covers data parallel with ZeRO 0-3; tensor, pipeline and expert parallel are not traced</source>
+        <translation>трассировка охватывает параллелизм по данным с ZeRO 0-3; тензорный, конвейерный и экспертный параллелизм не трассируются</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the memory trace failed: {reason}</source>
+        <translation>трассировка памяти не удалась: {reason}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>{path}: not a safetensors file (shorter than its 8-byte header length)</source>
         <translation>{path}: это не файл safetensors (он короче 8-байтовой длины заголовка)</translation>
     </message>
@@ -2720,7 +2740,7 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-486"/>
+        <location line="-490"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
@@ -4600,7 +4620,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-613"/>
+        <location filename="../../desktop/pages/plan.py" line="-616"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
@@ -5080,6 +5100,178 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+6"/>
         <source>not reported</source>
         <translation>не сообщается</translation>
+    </message>
+</context>
+<context>
+    <name>TraceButton</name>
+    <message>
+        <location filename="../../desktop/pages/trace_memory.py" line="+333"/>
+        <source>Trace exactly…</source>
+        <translation>Трассировать точно…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Run the real model&apos;s step on fake tensors in the background and compare its memory with the estimate (a config.json or model folder)</source>
+        <translation>Выполнить шаг настоящей модели на фиктивных тензорах в фоне и сравнить её память с оценкой (config.json или папка модели)</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Choose an option in the table first</source>
+        <translation>Сначала выберите вариант в таблице</translation>
+    </message>
+</context>
+<context>
+    <name>TraceMemory</name>
+    <message>
+        <location line="-285"/>
+        <source>The packaged app does not include transformers. Trace from a source install: pip install &apos;gpu-advisor[trace]&apos;, then gpu-advisor memory --trace.</source>
+        <translation>Собранное приложение не содержит transformers. Трассируйте из установки из исходников: pip install &apos;gpu-advisor[trace]&apos;, затем gpu-advisor memory --trace.</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>torch and transformers are not installed here. Install them with: pip install &apos;gpu-advisor[trace]&apos;</source>
+        <translation>torch и transformers здесь не установлены. Установите их: pip install &apos;gpu-advisor[trace]&apos;</translation>
+    </message>
+</context>
+<context>
+    <name>TraceMemoryDialog</name>
+    <message>
+        <location line="+135"/>
+        <source>Trace memory exactly</source>
+        <translation>Точная трассировка памяти</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Term</source>
+        <translation>Статья</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Analytic</source>
+        <translation>Оценка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Traced</source>
+        <translation>Трассировка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Ratio</source>
+        <translation>Отношение</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>What differs</source>
+        <translation>В чём разница</translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>Starting the trace (torch and transformers load in a child process)…</source>
+        <translation>Запуск трассировки (torch и transformers загружаются в дочернем процессе)…</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Tracing: {0} ({1})</source>
+        <translation>Трассировка: {0} ({1})</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Traced on fake tensors in {0}: the real model&apos;s step, accounted tensor by tensor.</source>
+        <translation>Трассировано на фиктивных тензорах за {0}: шаг настоящей модели, учтённый тензор за тензором.</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>The trace did not finish: {0}</source>
+        <translation>Трассировка не завершилась: {0}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>every parameter and buffer (ZeRO-2/3: the shard plus the gathered units)</source>
+        <translation>все параметры и буферы (ZeRO-2/3: шард плюс собранные блоки)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>at their maximum, the optimizer step</source>
+        <translation>в максимуме, на шаге оптимизатора</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>AdamW m and v</source>
+        <translation>m и v AdamW</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>what the forward keeps plus the backward&apos;s transients; the formulas leave out rotary tables and small per-token statistics</source>
+        <translation>то, что хранит прямой проход, плюс временные тензоры обратного; формулы не учитывают таблицы RoPE и малую статистику на токен</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>keys and values after the decoded tokens</source>
+        <translation>ключи и значения после декодированных токенов</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the step&apos;s peak; the analytic figure without the CUDA context and allocator margin</source>
+        <translation>пик шага; оценка без контекста CUDA и запаса аллокатора</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Weights</source>
+        <translation>Веса</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Gradients</source>
+        <translation>Градиенты</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Optimizer</source>
+        <translation>Оптимизатор</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Activations</source>
+        <translation>Активации</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>KV cache</source>
+        <translation>KV-кэш</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Peak</source>
+        <translation>Пик</translation>
+    </message>
+</context>
+<context>
+    <name>TraceProcess</name>
+    <message>
+        <location line="-155"/>
+        <source>the trace printed a line longer than 4 MiB</source>
+        <translation>трассировка вывела строку длиннее 4 МиБ</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Cancelled</source>
+        <translation>Отменено</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>the trace ended without a result</source>
+        <translation>трассировка завершилась без результата</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>the trace could not start: {0}</source>
+        <translation>трассировка не запустилась: {0}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>no result after {0}</source>
+        <translation>нет результата через {0}</translation>
     </message>
 </context>
 <context>

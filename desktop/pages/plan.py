@@ -54,6 +54,7 @@ from desktop.pages.plan_inputs import (
     StrategyPanel,
     WorkloadPanel,
 )
+from desktop.pages.trace_memory import install_trace_action
 from desktop.plan_request import (
     Note,
     PageInputError,
@@ -199,7 +200,9 @@ class ResultsPanel(QWidget):
         memory_layout = QVBoxLayout(memory_box)
         memory_layout.setContentsMargins(0, 0, 0, 0)
         memory_layout.setSpacing(2)
-        memory_layout.addWidget(self.memory_title)
+        self.memory_header = QHBoxLayout()  # the title, and the page's "Trace exactly…" at its right
+        self.memory_header.addWidget(self.memory_title, 1)
+        memory_layout.addLayout(self.memory_header)
         memory_layout.addWidget(self.memory_chart, 1)
         scaling_box = QWidget()
         scaling_layout = QVBoxLayout(scaling_box)
@@ -333,6 +336,8 @@ class PlanPage(Page):
             self.export_button,
         ):
             top.addWidget(push)
+        # beside the memory bar it checks (desktop/pages/trace_memory.py); the top bar has no room left
+        self.trace_button = install_trace_action(self, self.results.memory_header)
 
         inputs = QWidget()
         inputs_layout = QVBoxLayout(inputs)
@@ -391,6 +396,7 @@ class PlanPage(Page):
         self.save_as_button.setText(self.tr("Save as…"))
         self.save_as_button.setToolTip(self.tr("Save the inputs under a new name"))
         self.export_button.setText(self.tr("Export…"))
+        self.trace_button.retranslate()
         self.export_button.setToolTip(
             self.tr(
                 "Write report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh and options.csv"
@@ -587,7 +593,7 @@ class PlanPage(Page):
         )
         option = state.selected_option
         if option is not None:
-            terms = [(term, value) for term, value in option.memory.as_dict().items() if term != "total"]
+            terms = list(option.memory.at_peak().items())  # the terms as held at the step's peak
             usable = self.call.constraints.usable_bytes(option.gpu) if self.call else option.gpu.memory_bytes
             results.memory_chart.set_data(terms, option.gpu.memory_bytes, usable)
         else:

@@ -44,7 +44,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=1,
         help="micro-batch: sequences per GPU per step (inference: concurrent sequences)",
     )
-    parser.add_argument("--seq-len", type=int, default=4096, help="tokens per sequence")
+    parser.add_argument(
+        "--seq-len", type=int, default=None, help="tokens per sequence (default: 4096, or the model's context if shorter)"
+    )
     parser.add_argument("--dp", type=int, default=1, help="data-parallel degree")
     parser.add_argument("--tp", type=int, default=1, help="tensor-parallel degree")
     parser.add_argument("--pp", type=int, default=1, help="pipeline-parallel degree")
@@ -82,6 +84,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--gpu", default=None, help='catalog GPU id (see `gpus`) or "local" for the GPUs in this machine'
     )
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="also run the real Hugging Face model on fake tensors (a config.json or model folder; needs the trace "
+        "extra) and show analytic and traced figures side by side",
+    )
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(handler=run_memory)
 
@@ -99,7 +107,7 @@ def config_from_args(args: argparse.Namespace) -> MemoryConfig:
         kv_precision=None if args.kv_precision is None else Precision.parse(args.kv_precision),
         optimizer=Optimizer.parse(args.optimizer),
         layout=layout,
-        seq_len=args.seq_len,
+        seq_len=args.seq_len if args.seq_len is not None else 4096,
         flash_attention=not args.no_flash_attention,
         lora_rank=args.lora_rank,
         lora_targets=targets,
@@ -215,11 +223,14 @@ def result_json(
         "assumptions": breakdown.assumptions(),
         "pipeline_stage": breakdown.pipeline_stage,
         "host_offload_bytes": breakdown.host_offload_bytes,
+        "peak": {"phase": breakdown.peak_phase, "not_concurrent_bytes": breakdown.not_concurrent_bytes},
     }
 
 
 def run_memory(args: argparse.Namespace) -> int:
     model = resolve_model(args.model)
+    if args.seq_len is None:  # the default never exceeds the model's context (gpt2: 1024 positions)
+        args.seq_len = min(4096, model.max_context)
     config = config_from_args(args)
     breakdown = estimate_memory(model, config)
     notes = list(breakdown.notes)
@@ -229,10 +240,17 @@ def run_memory(args: argparse.Namespace) -> int:
         notes.extend(gpu_notes)
         if capacity is not None:
             fits = breakdown.total_bytes <= capacity
+    trace = _trace(model, config, breakdown) if args.trace else None  # before any output: a failure exits 2
     if args.json:
-        print_json(result_json(model, config, args.task, breakdown, fits, gpu_name, notes))
+        document = result_json(model, config, args.task, breakdown, fits, gpu_name, notes)
+        if trace is not None:
+            document["trace"] = trace
+        print_json(document)
         return 0
     print_table(model, config, args.task, breakdown, (fits, gpu_name, capacity), notes)
+    if trace is not None:
+        print()
+        print_trace(model, trace)
     return 0
 
 
@@ -265,6 +283,12 @@ def print_table(
     print(f"{'-' * 12} {'-' * width}  {'-' * 10}")
     for name, term in breakdown.terms():
         print(f"{name:<12} {format_bytes(term.bytes, unit='GiB', decimals=2):>{width}}  {term.assumption}")
+    if breakdown.not_concurrent_bytes:
+        held_apart = format_bytes(-breakdown.not_concurrent_bytes, unit="GiB", decimals=2)
+        print(
+            f"{'not at once':<12} {held_apart:>{width}}  gradients and activations are never held together "
+            f"(one backward per step): the total is the step's peak, at the {breakdown.peak_phase}"
+        )
     print(f"{'-' * 12} {'-' * width}")
     print(f"{'total':<12} {format_bytes(breakdown.total_bytes, unit='GiB', decimals=2):>{width}}")
     if gpu_name is not None and capacity is not None:
@@ -276,3 +300,33 @@ def print_table(
         print("\nnotes:")
         for note in notes:
             print(f"  - {note}")
+
+
+def _trace(model: ModelSpec, config: MemoryConfig, breakdown: MemoryBreakdown) -> dict[str, object]:
+    """The `--json` "trace" object: the tracing child's result beside the analytic figures (UserError if it fails)."""
+    from planner.cli.memory_trace_run import run_trace
+    from planner.memory.trace import comparison, trace_arguments
+
+    traced, wall_s = run_trace(trace_arguments(model, config))
+    return {
+        "wall_s": round(wall_s, 1),
+        "traced": {k: v for k, v in traced.items() if k != "timeline"},
+        "timeline": traced.get("timeline", []),
+        "comparison": comparison(breakdown, traced),
+    }
+
+
+def print_trace(model: ModelSpec, trace: dict[str, object]) -> None:
+    """The analytic and traced figures side by side, each row with why they differ."""
+    rows = trace["comparison"]
+    assert isinstance(rows, dict)
+    print(f"{model.display_name}: analytic against traced (fake tensors, {trace['wall_s']} s)")
+    print(f"{'term':<12} {'analytic':>12} {'traced':>12} {'ratio':>7}  why")
+    for name, row in rows.items():
+        analytic, traced_bytes, ratio = row["analytic_bytes"], row["traced_bytes"], row["ratio"]
+        assert isinstance(analytic, int) and isinstance(traced_bytes, int)
+        print(
+            f"{name:<12} {format_bytes(analytic, unit='GiB', decimals=2):>12} "
+            f"{format_bytes(traced_bytes, unit='GiB', decimals=2):>12} "
+            f"{f'{ratio:.3f}' if ratio is not None else '-':>7}  {row['why']}"
+        )

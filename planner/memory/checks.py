@@ -79,6 +79,7 @@ def _check_counts(config: MemoryConfig) -> None:
         raise UserError.of(msg("error.too_many_gpus", gpus=layout.gpus, limit=MAX_GPUS))
     if config.inflight_microbatches is not None:
         _count(config.inflight_microbatches, msg("quantity.inflight"), MAX_DEGREE)
+    _count(config.gradient_accumulation, "gradient_accumulation", MAX_MICRO_BATCH)
 
 
 def _check_layout_fits_model(model: ModelSpec, config: MemoryConfig) -> None:

@@ -65,6 +65,8 @@ class MemoryConfig:
     lora_targets: tuple[LoraTarget, ...] = DEFAULT_LORA_TARGETS
     inflight_microbatches: int | None = None  # None: pp (1F1B first stage)
     sequence_parallel: bool = False
+    # micro-batches per optimizer step: with more than one the gradients stay beside the next one's activations
+    gradient_accumulation: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,10 +91,14 @@ class MemoryBreakdown:
     notes: tuple[str, ...]  # English, for the CLI and JSON; note_messages says the same for other languages
     pipeline_stage: int = 0  # which stage these figures describe (0-based)
     host_offload_bytes: int = 0  # bytes this GPU's rank keeps in CPU RAM because of --offload
-    # Part of weights + gradients that is ZeRO-3's gathered largest unit (0 without ZeRO-3). The ZeRO paper's
-    # 16P/N figures leave it out: compare them with model_state_bytes - zero3_gathered_bytes.
+    # Part of weights that is FSDP2's (ZeRO-2/3) gathered units and communication buffers (0 below ZeRO-2). The
+    # ZeRO paper's 16P/N figures leave it out: compare them with model_state_bytes - zero3_gathered_bytes.
     zero3_gathered_bytes: int = 0
     note_messages: tuple[Message, ...] = ()  # planner.messages codes "memory.*" (same order as notes)
+    # Gradients and activations never held at once (one backward per step: activations peak at its start,
+    # gradients at the optimizer step): total_bytes is the sum of the terms less this, the step's peak.
+    not_concurrent_bytes: int = 0
+    peak_phase: str = ""  # "backward" or "optimizer step" for training, "forward" for inference
 
     TERMS = TERMS
 
@@ -109,7 +115,8 @@ class MemoryBreakdown:
 
     @property
     def total_bytes(self) -> int:
-        return sum(term.bytes for _, term in self.terms())
+        """The step's peak per GPU: the terms' sum less what is never held at the same time."""
+        return sum(term.bytes for _, term in self.terms()) - self.not_concurrent_bytes
 
     @property
     def model_state_bytes(self) -> int:
@@ -120,6 +127,19 @@ class MemoryBreakdown:
         result = {name: term.bytes for name, term in self.terms()}
         result["total"] = self.total_bytes
         return result
+
+    def at_peak(self) -> dict[str, int]:
+        """The terms as held at the step's peak (they sum to total_bytes): what is never held at once comes off
+        the gradients first when the peak is in the backward pass (they are not all there yet), off the
+        activations first when it is the optimizer step (they are gone). For a chart of the peak."""
+        values = {name: term.bytes for name, term in self.terms()}
+        left = self.not_concurrent_bytes
+        order = ("activations", "gradients") if self.peak_phase == "optimizer step" else ("gradients", "activations")
+        for name in order:
+            taken = min(left, values[name])
+            values[name] -= taken
+            left -= taken
+        return values
 
     def assumptions(self) -> dict[str, str]:
         return {name: term.assumption for name, term in self.terms()}

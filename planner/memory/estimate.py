@@ -49,6 +49,8 @@ def estimate_memory(model: ModelSpec, config: MemoryConfig) -> MemoryBreakdown:
         pipeline_stage=fullest.stage,
         host_offload_bytes=math.ceil(fullest.host_bytes),
         zero3_gathered_bytes=math.ceil(fullest.gathered_bytes),
+        not_concurrent_bytes=fullest.not_concurrent,
+        peak_phase=fullest.peak_phase,
     )
 
 
@@ -124,7 +126,7 @@ class MemoryTotals:
         self._model = model
         self._base = base
         self._shapes: dict[tuple[int, int, int], _Shape | None] = {}
-        self._per_token: dict[tuple[int, str], tuple[float, float]] = {}
+        self._per_token: dict[tuple[int, str], tuple[float, float, float, float]] = {}
         self._variants: dict[tuple[int, int, int, str, int], _Variant | None] = {}
 
     def _shape(self, tp: int, pp: int, ep: int) -> _Shape | None:
@@ -185,7 +187,8 @@ class MemoryTotals:
             variant = self._variants[key] = self._variant(*key)
         if variant is None or not _state_allowed(layout, variant[0][0].training):
             return None
+        accumulation = self._base.gradient_accumulation
         return max(
-            stage_state(shape, acts, layout.dp, layout.zero, layout.offload).total_bytes
+            stage_state(shape, acts, layout.dp, layout.zero, layout.offload, accumulation).total_bytes
             for shape, acts in variant
         )

@@ -25,6 +25,9 @@ from planner.memory.config import (
 from planner.models import ModelSpec, ParamCounts
 from planner.vocabulary import Layout, Offload, Optimizer, Precision, Recompute, Task
 
+# Model families whose q, k and v come from one fused projection (gpt2's c_attn, gpt_neox's query_key_value).
+FUSED_QKV_FAMILIES = ("gpt2", "gpt_neox")
+
 
 @dataclass(frozen=True)
 class Stage:
@@ -79,7 +82,12 @@ def _lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...]
         widths = {"q": model.heads * model.head_dim, "k": model.kv_heads * model.head_dim}
         widths["v"] = widths["k"]
         widths["o"] = widths["q"]
-        attention = sum(rank * (h + widths[t]) for t in ("q", "k", "v", "o") if t in chosen)
+        separate: tuple[str, ...] = ("q", "k", "v", "o")
+        if model.family in FUSED_QKV_FAMILIES and chosen & {"q", "k", "v"}:
+            # gpt2's c_attn, gpt_neox's query_key_value: one projection, one adapter for q, k and v
+            attention += rank * (h + widths["q"] + 2 * widths["k"])
+            separate = ("o",)
+        attention += sum(rank * (h + widths[t]) for t in separate if t in chosen)
 
     def mlp(ffn: int) -> int:
         matrices = [t for t in ("gate", "up", "down") if t in chosen and (model.gated_mlp or t != "gate")]
@@ -93,36 +101,54 @@ def _lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...]
 
 
 # --- Bytes per value ----------------------------------------------------------------------------------------
+# Mixed precision as PyTorch runs it (torch.amp autocast under HF Trainer / accelerate, FSDP2's
+# MixedPrecisionPolicy): the weights, their gradients and AdamW's m and v stay fp32 (4 + 4 + 8 bytes/param) and
+# the matmuls run on 16-bit copies. DeepSpeed's bf16 optimizer splits the same 16 bytes as 2 + 2 + 12.
 
 
 def training_weight_bytes(precision: str) -> float:
-    """Bytes per trainable parameter held as the working weight copy."""
-    if precision == Precision.FP32:
-        return 4.0
+    """Bytes per trainable parameter held as the weight itself: fp32 under autocast (fp8: + a cached fp8 copy)."""
     if precision == Precision.FP8:
         return 3.0  # bf16 weights + an fp8 copy cached for the GEMMs (Transformer Engine)
-    return 2.0
+    return 4.0
 
 
 def gradient_bytes(precision: str) -> float:
-    return 4.0 if precision == Precision.FP32 else 2.0
+    """Gradients take the weights' dtype: fp32 under autocast (bf16 beside Transformer Engine's fp8)."""
+    return 2.0 if precision == Precision.FP8 else 4.0
 
 
 # Optimizer state per trainable parameter: AdamW m + v in fp32; 8-bit AdamW m + v in int8 (Dettmers et al.
 # 2021, arXiv 2110.02861); SGD momentum in fp32.
 _OPTIMIZER_STATE_BYTES = {Optimizer.ADAMW: 8.0, Optimizer.ADAMW8BIT: 2.0, Optimizer.SGD: 4.0}
+# Megatron-LM mixed precision (tensor/pipeline parallel layouts): bf16 weights (2 bytes), fp32 main gradients
+# (4, accumulated in the DDP buffer), an fp32 master copy (4) + the optimizer state, which its distributed
+# optimizer (ZeRO-1) shards over dp (Megatron-LM docs, "Distributed Optimizer": 18 bytes/param without it).
+MEGATRON_WEIGHT_BYTES = 2.0
+MEGATRON_GRADIENT_BYTES = 4.0
+MASTER_BYTES = 4.0
 
 
 def optimizer_bytes(optimizer: Optimizer, precision: str) -> float:
-    """Optimizer state per trainable parameter; mixed precision adds the fp32 master copy (4 bytes)."""
-    master = 0.0 if precision == Precision.FP32 else 4.0
+    """Optimizer state per trainable parameter; an fp32 master copy (4 bytes) only beside fp8 weights."""
+    master = 4.0 if precision == Precision.FP8 else 0.0
     return master + _OPTIMIZER_STATE_BYTES[optimizer]
 
 
-def _activation_element_bytes(task: Task, precision: str) -> float:
-    if task == Task.QLORA:
+def megatron_style(config: MemoryConfig) -> bool:
+    """16-bit full training with tensor or pipeline parallel and ZeRO-0/1: counted as Megatron-LM holds it."""
+    layout = config.layout
+    return (
+        config.task.is_full_training and compute_bytes(config) < 4 and (layout.tp > 1 or layout.pp > 1)
+        and layout.zero <= 1
+    )
+
+
+def compute_bytes(config: MemoryConfig) -> float:
+    """Bytes of one value the matmuls produce: 4 in fp32, 2 under 16-bit autocast or on 16-bit weights."""
+    if config.task == Task.QLORA:
         return 2.0
-    return 4.0 if precision == Precision.FP32 else 2.0
+    return 4.0 if config.precision == Precision.FP32 else 2.0
 
 
 def kv_element_bytes(config: MemoryConfig) -> float:
@@ -134,8 +160,8 @@ def kv_element_bytes(config: MemoryConfig) -> float:
 
 
 def master_precision(precision: str) -> Precision:
-    """The precision gradients and optimizer state are counted in: fp32 stays fp32, everything else bf16."""
-    return Precision.FP32 if precision == Precision.FP32 else Precision.BF16
+    """The precision gradients and optimizer state are counted in: fp8 keeps bf16 gradients, the rest fp32."""
+    return Precision.FP8 if precision == Precision.FP8 else Precision.FP32
 
 
 # --- The estimate -------------------------------------------------------------------------------------------
@@ -173,8 +199,9 @@ def _stage_params(model: ModelSpec, counts: ParamCounts, stage: Stage, pp: int) 
     return blocks, experts, ends
 
 
-def _largest_unit_params(model: ModelSpec, counts: ParamCounts, divisors: Divisors) -> float:
-    """Parameters per GPU of the biggest unit ZeRO-3/FSDP gathers at once (a layer, the embedding or head)."""
+def _fsdp_units(model: ModelSpec, counts: ParamCounts, divisors: Divisors) -> tuple[float, float]:
+    """Parameters per GPU of FSDP2's units with the common wrapping (each decoder layer, then the root): (the
+    largest layer, the root: embedding, final norm and LM head gathered together)."""
     layer = counts.dense_layer / divisors.tp if model.layers > model.moe_layers else 0.0
     if model.is_moe:
         moe = (
@@ -182,69 +209,178 @@ def _largest_unit_params(model: ModelSpec, counts: ParamCounts, divisors: Diviso
             + counts.routed_experts_per_layer / divisors.expert_divisor
         )
         layer = max(layer, moe)
-    head = (counts.lm_head or model.vocab * model.hidden) / divisors.tp
-    return max(layer, counts.embedding / divisors.tp, head)
+    root = (counts.embedding + counts.final_norm + counts.lm_head) / divisors.tp
+    return layer, root
+
+
+# Training activations follow what autograd saves in Hugging Face transformers' decoder layers (checked tensor by
+# tensor against torch on CPU, tests/planner/test_memory_vs_torch.py): HF's RMSNorm computes in fp32 and keeps its
+# fp32 input and normalised value; LayerNorm keeps its fp32 input; a Linear keeps its input when its weight
+# trains, and under autocast each Linear keeps its own 16-bit copy of it; flash attention (SDPA) keeps Q, K, V,
+# its output and an fp32 log-sum-exp per head; eager attention keeps Q, K and V expanded to every head, the
+# probabilities (and their fp32 softmax under autocast); no dropout (modern recipes; GPT-2's default 0.1 adds masks).
+
+
+# Tensor-parallel training (Megatron-Core with Transformer Engine, as Megatron-LM and NeMo run it) keeps less than
+# Hugging Face's layers: TE's fused LayerNormLinear saves the norm's 16-bit input, its 16-bit output (the input
+# of the QKV or FC1 GEMM, sequence-parallel sharded) and the per-token statistics (TransformerEngine
+# transformer_engine/pytorch/module/layernorm_linear.py, tensors_to_save: inputmat, ln_out, mu, rsigma); the
+# fused SwiGLU saves only its input, FC1's gate+up output (Megatron-LM megatron/core/fusions/fused_bias_swiglu.py,
+# SwiGLUFunction.forward: save_for_backward(input)), FC2 keeps the activation's output: 3 ffn-wide tensors, and
+# a GELU MLP 2 (FC1's output, FC2's input). Korthikanti et al. 2022 (arXiv 2205.05198) count the same tensors.
+TE_NORM_LINEAR_VALUES = 2  # values per hidden feature per norm: its input and its output
+TE_GATED_MLP_TENSORS = 3
+TE_MLP_TENSORS = 2
+
+
+def _transformer_engine(config: MemoryConfig, tp: int, sharded: bool) -> bool:
+    """Full training with tensor parallel on 16-bit weights: what Megatron-Core with Transformer Engine keeps."""
+    return sharded and tp > 1 and config.task.is_full_training
+
+
+def _norm_bytes(model: ModelSpec, frozen: bool, residual: float, autocast: bool) -> float:
+    """Bytes per token one norm keeps, per hidden feature (+ its per-token statistics, see _norm_stats), on a
+    residual stream of `residual` bytes per value: LayerNorm keeps its input (autocast runs it in fp32); HF's
+    RMSNorm keeps its input in fp32 (a copy of a 16-bit one) and, with a trained weight, the normalised value in
+    the residual's dtype."""
+    if model.norm == "layernorm":
+        return 4.0 if autocast else residual
+    return 4.0 if frozen else 4.0 + residual
+
+
+def _residual_bytes(config: MemoryConfig, sharded: bool) -> tuple[float, bool]:
+    """(bytes per value of the residual stream, whether autocast runs): autocast over fp32 weights keeps an fp32
+    residual; FSDP2's 16-bit compute, LoRA on a 16-bit base and inference keep the compute dtype."""
+    e = compute_bytes(config)
+    autocast = e < 4 and not sharded
+    if config.task.is_full_training and not sharded:
+        return 4.0, autocast
+    return e, autocast
+
+
+def _norm_stats(model: ModelSpec) -> float:
+    return 8.0 if model.norm == "layernorm" else 4.0  # mean + rstd, or rstd, in fp32
 
 
 def _attention_activations(
     model: ModelSpec, config: MemoryConfig, divisors: Divisors, e: float, seq_len: int
 ) -> float:
-    """Attention tensors autograd keeps per token for one layer on one GPU: Q, K, V, the attention output
-    (MLA: also its latents), the flash log-sum-exp or, unfused, the expanded K/V and the probabilities."""
+    """Attention tensors autograd keeps per token for one layer on one GPU: flash (SDPA) keeps Q, K, V, the output
+    and an fp32 log-sum-exp per head; eager attention keeps Q, K and V expanded to every query head, the output and
+    the probabilities (under autocast also the fp32 softmax they were cast from). MLA: also its latents."""
     tp = divisors.tp
     heads_per_rank = model.heads / tp
     if model.uses_mla:
         qk_head = model.qk_nope_head_dim + model.qk_rope_head_dim
         latent = e * (2 * model.q_lora_rank + 2 * model.kv_lora_rank + model.qk_rope_head_dim)
-        attention = e * model.heads * (2 * qk_head + 2 * model.v_head_dim) / tp + latent
+        q_width, k_width, v_width = model.heads * qk_head / tp, model.heads * qk_head / tp, model.heads * model.v_head_dim / tp
+        kv_heads_rank = heads_per_rank
     else:
-        q_width = model.heads * model.head_dim / tp
-        kv_width = divisors.kv_heads_per_rank * model.head_dim
-        attention = e * (2 * q_width + 2 * kv_width)  # Q, attention output; K, V
+        latent = 0.0
+        q_width = v_width = model.heads * model.head_dim / tp
+        kv_heads_rank = divisors.kv_heads_per_rank
+        k_width = kv_heads_rank * model.head_dim
     if config.flash_attention:
-        return attention + LSE_BYTES * heads_per_rank
-    if not model.uses_mla and model.kv_heads < model.heads:
-        # unfused attention expands K and V to every query head (HF's repeat_kv, Megatron's core attention)
-        attention += 2 * e * (heads_per_rank - divisors.kv_heads_per_rank) * model.head_dim
-    if config.layout.recompute == Recompute.NONE:
-        attention += (
-            e * heads_per_rank * seq_len
-        )  # softmax probabilities, a x s per token (Korthikanti's 5as/h)
-    return attention
+        kv = k_width + kv_heads_rank * (model.v_head_dim if model.uses_mla else model.head_dim)
+        return e * (q_width + kv + v_width) + latent + LSE_BYTES * heads_per_rank
+    expanded = e * (q_width + (k_width if model.uses_mla else q_width) + v_width)  # Q, K and V per query head
+    probabilities = e * heads_per_rank * seq_len
+    if e < 4:
+        probabilities += 4 * heads_per_rank * seq_len  # the fp32 softmax the 16-bit probabilities come from
+    if config.layout.recompute == Recompute.SELECTIVE:
+        probabilities = 0.0  # selective recompute: the attention core is recomputed in the backward pass
+    return expanded + e * v_width + probabilities + latent
+
+
+def _mlp_tensors(model: ModelSpec, frozen: bool) -> int:
+    """Intermediate tensors (ffn wide) one MLP keeps: gated: gate output, its activation, up output, their
+    product (the down projection's input); GPT-2's gelu_new, written out in Python: five; native gelu: two. A
+    frozen down projection does not keep its input."""
+    if model.gated_mlp:
+        count = 4
+    elif model.activation == "gelu_new":
+        count = 5
+    else:
+        count = 2
+    return count - 1 if frozen else count
+
+
+def _linear_input_bytes(model: ModelSpec, config: MemoryConfig, e: float, sharded: bool) -> float:
+    """Per token per hidden feature: the inputs of the attention and MLP projections that training keeps (the
+    output projection's and down projection's inputs are counted with attention and the MLP). FSDP2 (sharded)
+    computes on 16-bit weights, without autocast: one shared input each."""
+    if not config.task.is_full_training:
+        return 0.0
+    if e >= 4 or sharded:
+        return 2 * e  # the attention input and the MLP input, each shared by its projections
+    fused = model.family in FUSED_QKV_FAMILIES
+    attention_inputs = 1 if fused else (1 if model.uses_mla else 3)
+    mlp_inputs = 2 if model.gated_mlp else 1
+    return e * (attention_inputs + mlp_inputs)  # autocast: each projection its own 16-bit copy
+
+
+def _adapter_activations(model: ModelSpec, config: MemoryConfig, e: float, tp: int) -> float:
+    """Per token: each LoRA adapter keeps its own copy of its input (peft casts it to the fp32 adapter dtype and
+    autocast back to 16 bit) and its down-projected r values; in fp32 the inputs are shared."""
+    h, r = model.hidden, config.lora_rank
+    q_width = model.heads * model.head_dim
+    attention = [str(t) for t in config.lora_targets if t in ("q", "k", "v", "o")]
+    mlp = [str(t) for t in config.lora_targets if t in ("gate", "up", "down") and (model.gated_mlp or t != "gate")]
+    if model.family in FUSED_QKV_FAMILIES and set(attention) & {"q", "k", "v"}:
+        attention = ["qkv"] + [t for t in attention if t == "o"]  # one adapter on the fused projection
+    widths = {"q": h, "k": h, "v": h, "qkv": h, "o": q_width, "gate": h, "up": h, "down": model.ffn}
+    experts = model.experts_per_token or 1
+    inputs = sum(widths[t] for t in attention) + experts * sum(widths[t] for t in mlp)
+    count = len(attention) + experts * len(mlp)
+    if e >= 4:  # fp32: no casts, the adapters read tensors that are kept anyway (or one shared input)
+        inputs = h * bool(attention) + h * bool(mlp)
+    return (e * inputs + e * r * count) / tp
 
 
 def _per_token_layer_activations(
-    model: ModelSpec, config: MemoryConfig, divisors: Divisors, moe: bool, seq_len: int
+    model: ModelSpec, config: MemoryConfig, divisors: Divisors, moe: bool, seq_len: int, sharded: bool = False
 ) -> float:
-    """Bytes autograd keeps per token for one layer (one micro-batch), on one GPU.
-
-    Korthikanti et al. count 34 x h bytes per token in 16 bit for a GPT layer with dropout; the same tensors
-    here: each norm's input, the attention and MLP inputs, Q, K, V, the attention output, the MLP
-    intermediates (4 x ffn for a gated MLP: gate, its activation, up, their product; 2 x ffn otherwise).
-    """
+    """Bytes autograd keeps per token for one layer (one micro-batch), on one GPU: the norms' inputs (and
+    normalised values), the projections' inputs, attention, the MLP intermediates, MoE routing, LoRA inputs."""
     task = config.task
-    e = _activation_element_bytes(task, config.precision)
+    e = compute_bytes(config)
+    frozen = task.is_adapter
     h = model.hidden
     tp = divisors.tp
-    replicated = (model.norms_per_layer + 2) * e * h  # norm inputs + attention input + MLP input
+    residual, autocast = _residual_bytes(config, sharded)
+    if _transformer_engine(config, tp, sharded):
+        replicated = model.norms_per_layer * (TE_NORM_LINEAR_VALUES * e * h + _norm_stats(model))
+        per_mlp = TE_GATED_MLP_TENSORS if model.gated_mlp else TE_MLP_TENSORS
+    else:
+        norms = model.norms_per_layer * (_norm_bytes(model, frozen, residual, autocast) * h + _norm_stats(model))
+        replicated = norms + _linear_input_bytes(model, config, e, sharded) * h
+        per_mlp = _mlp_tensors(model, frozen)
     attention = _attention_activations(model, config, divisors, e, seq_len)
-    mlp_factor = 4 if model.gated_mlp else 2
     if moe:
         shared_ffn = model.shared_expert_ffn or model.shared_experts * model.moe_ffn
         k = model.experts_per_token
-        mlp = (k * (2 * e * h + mlp_factor * e * model.moe_ffn) + mlp_factor * e * shared_ffn) / tp
-        replicated += ROUTER_BYTES_PER_VALUE * model.experts
+        # routed experts (grouped matmuls, outside autocast: the fp32 weights' dtype in full training): each
+        # token-expert pair keeps its gathered input, gate+up output, activation, product and weighted output
+        e_experts = 4.0 if task.is_full_training and not sharded else e
+        routed = k * e_experts * ((2 * h + 4 * model.moe_ffn) if not frozen else (h + 3 * model.moe_ffn))
+        mlp = (routed + per_mlp * e * shared_ffn) / divisors.expert_divisor
+        replicated += ROUTER_BYTES_PER_VALUE * model.experts  # router softmax in fp32
     else:
-        mlp = mlp_factor * e * model.ffn / tp
+        mlp = per_mlp * e * model.ffn / tp
     if task.is_adapter:
-        # each adapter keeps its down-projected input (r values) for the up-projection's backward
-        adapted = sum(1 for t in config.lora_targets if t in ("q", "k", "v", "o")) + (
-            sum(1 for t in config.lora_targets if t in ("gate", "up", "down"))
-            * (model.experts_per_token or 1)
-        )
-        mlp += adapted * e * config.lora_rank / tp
+        mlp += _adapter_activations(model, config, e, tp)
     sp_divisor = tp if config.sequence_parallel else 1
     return replicated / sp_divisor + attention + mlp
+
+
+def autocast_weight_copies(model: ModelSpec, counts: ParamCounts, stage: Stage, tp: int) -> float:
+    """Bytes of the 16-bit weight copies autocast makes in the forward pass and autograd keeps until each layer's
+    backward: every Linear weight of the stage (routed experts run outside autocast), the LM head included."""
+    params = stage.dense_layers * counts.linear_weights_dense_layer
+    params += stage.moe_layers * counts.linear_weights_moe_layer
+    if stage.has_head:
+        params += model.vocab * model.hidden
+    return 2.0 * params / tp
 
 
 def _inference_working_bytes(
@@ -269,19 +405,24 @@ def _inference_working_bytes(
             2 * model.heads * model.head_dim / tp + 2 * divisors.kv_heads_per_rank * model.head_dim
         )
     if not config.flash_attention:
-        attention += 3 * e * model.heads / tp * seq_len  # scores, masked scores, probabilities
+        # scores, masked scores, probabilities; GPT-2's eager attention also keeps its scaled scores and the
+        # torch.where against the causal mask alive at once
+        copies = 5 if model.family == "gpt2" else 3
+        attention += copies * e * model.heads / tp * seq_len
         if not model.uses_mla and model.kv_heads < model.heads:
             attention += (
                 2 * e * (model.heads / tp - divisors.kv_heads_per_rank) * model.head_dim
             )  # K, V expanded
+    # the MLP's transients alive at once: gated: gate, its activation, up; GPT-2's gelu_new, written out in
+    # Python: its input and four intermediates of the tanh formula; native gelu: input and output
+    width = 3 if model.gated_mlp else (5 if model.activation == "gelu_new" else 2)
+    mlp = width * e * (model.ffn if not model.is_moe or model.dense_layers else 0) / tp
     if model.is_moe:
-        width = model.experts_per_token * model.moe_ffn + (
-            model.shared_expert_ffn or model.shared_experts * model.moe_ffn
-        )
-        width = max(width, model.ffn if model.dense_layers else 0)
-    else:
-        width = model.ffn
-    mlp = (3 if model.gated_mlp else 2) * e * width / tp
+        # the grouped experts: each token-expert pair's gathered input, gate+up output, activation, product and
+        # weighted output, as in training; plus the shared expert(s)
+        shared = model.shared_expert_ffn or model.shared_experts * model.moe_ffn
+        routed = model.experts_per_token * e * (2 * h + 4 * model.moe_ffn) + 3 * e * shared
+        mlp = max(mlp, routed / divisors.expert_divisor)
     return residual + max(attention, mlp)
 
 
@@ -309,10 +450,14 @@ class StageAmounts(NamedTuple):
     logits: float
     inflight: int
     communicators: int
+    not_concurrent: int  # bytes of gradients and activations that are never held at the same time
+    autocast_copies: float  # part of activations: autocast's 16-bit weight copies
+    peak_phase: str  # when the step peaks: "forward", "backward" or "optimizer step"
 
     @property
     def total_bytes(self) -> int:
-        """Per-GPU bytes as MemoryBreakdown.total_bytes counts them (each term rounded up on its own)."""
+        """The step's peak per GPU as MemoryBreakdown.total_bytes counts it: each term rounded up on its own,
+        less what is never held at once."""
         ceil = math.ceil
         return (
             ceil(self.weights)
@@ -321,6 +466,7 @@ class StageAmounts(NamedTuple):
             + ceil(self.activations)
             + ceil(self.kv_cache)
             + ceil(self.overhead)
+            - self.not_concurrent
         )
 
 
@@ -343,7 +489,14 @@ class StageShape:
     expert_params_gpu: float
     stored_weights: float
     bytes_per_param: float
-    largest: float  # parameters per GPU of the largest unit ZeRO-3 gathers
+    largest: float  # parameters per GPU of the largest decoder layer (an FSDP2 unit)
+    root_unit: float  # parameters per GPU of FSDP2's root unit (embedding, final norm, LM head)
+    compute_bytes: float  # bytes per value of the matmuls' copies (2 under 16-bit mixed precision)
+    autocast_copies: float  # bytes of autocast's 16-bit weight copies kept for backward (unsharded training)
+    # Megatron-style ZeRO-0/1 (tensor or pipeline parallel, 16-bit full training): bf16 weights, fp32 main
+    # gradients, fp32 master + AdamW state; 0 where PyTorch's autocast / FSDP2 accounting applies
+    megatron_opt_per: float
+    tied_embedding_gradient: float  # bytes: 2 x the tied embedding's gradient at the end of backward (else 0)
     qlora_workspace: float
     adapter_dense: float
     adapter_expert: float
@@ -355,13 +508,15 @@ class StageShape:
 
 
 class StageActivations(NamedTuple):
-    """Bytes one stage's GPU holds for the micro-batch in flight: activations (logits included), KV cache.
-    A NamedTuple for the same reason as StageAmounts."""
+    """Bytes one stage's GPU holds for the micro-batch in flight: activations (logits included; under autocast,
+    and under FSDP2's 16-bit compute for ZeRO-2/3), KV cache. A NamedTuple for the same reason as StageAmounts."""
 
     activations: float
     logits: float
     inflight: int
     kv_cache: float
+    activations_sharded: float
+    logits_sharded: float
 
 
 def _stored_weights(
@@ -414,25 +569,42 @@ def stage_shape(
         precision = master_precision(config.precision)
         grad_per = gradient_bytes(precision)
         opt_per = optimizer_bytes(config.optimizer, precision)
+    megatron_opt_per = 0.0
+    if task.is_full_training and compute_bytes(config) < 4 and (tp > 1 or pp > 1):
+        megatron_opt_per = MASTER_BYTES + _OPTIMIZER_STATE_BYTES[config.optimizer]
+    largest, root_unit = _fsdp_units(model, counts, divisors)
+    e = compute_bytes(config)
+    tied_gradient = 0.0
+    if task.is_full_training and model.tied_embeddings and stage.has_embedding:
+        tied_gradient = 2 * model.vocab * model.hidden / tp * (MEGATRON_GRADIENT_BYTES if megatron_opt_per else grad_per)
+    autocast_copies = 0.0
+    if task.is_full_training and e < 4:
+        autocast_copies = autocast_weight_copies(model, counts, stage, tp)
     return StageShape(
         stage=stage.index, task=task, training=task.is_training, full_training=task.is_full_training,
         adapter=task.is_adapter, tp=tp, pp=pp, ep=layout.ep, params_gpu=params_gpu,
         dense_params_gpu=dense_params_gpu, expert_params_gpu=expert_params_gpu, stored_weights=stored,
-        bytes_per_param=bytes_per_param, largest=_largest_unit_params(model, counts, divisors),
+        bytes_per_param=bytes_per_param, largest=largest, root_unit=root_unit, compute_bytes=e,
+        autocast_copies=autocast_copies, megatron_opt_per=megatron_opt_per,
+        tied_embedding_gradient=tied_gradient,
         qlora_workspace=qlora_workspace, adapter_dense=adapter_dense, adapter_expert=adapter_expert,
         adapter_bytes=adapter_bytes, trainable_dense=trainable_dense, trainable_expert=trainable_expert,
         grad_per=grad_per, opt_per=opt_per,
     )  # fmt: skip
 
 
-def per_token_activations(model: ModelSpec, config: MemoryConfig, divisors: Divisors) -> tuple[float, float]:
-    """(dense layer, MoE layer) activation bytes per token in training; they depend on tp and the recompute mode
-    (only without flash attention), not on pp, ep, dp or the micro-batch."""
-    per_dense = _per_token_layer_activations(model, config, divisors, False, config.seq_len)
-    per_moe = (
-        _per_token_layer_activations(model, config, divisors, True, config.seq_len) if model.is_moe else 0.0
-    )
-    return per_dense, per_moe
+def per_token_activations(
+    model: ModelSpec, config: MemoryConfig, divisors: Divisors
+) -> tuple[float, float, float, float]:
+    """(dense layer, MoE layer) activation bytes per token in training, under autocast and then under FSDP2's
+    16-bit compute (ZeRO-2/3); they depend on tp and the recompute mode, not on pp, ep, dp or the micro-batch."""
+
+    def per_layer(moe: bool, sharded: bool) -> float:
+        if moe and not model.is_moe:
+            return 0.0
+        return _per_token_layer_activations(model, config, divisors, moe, config.seq_len, sharded)
+
+    return per_layer(False, False), per_layer(True, False), per_layer(False, True), per_layer(True, True)
 
 
 def _inflight_microbatches(config: MemoryConfig, stage: Stage) -> int:
@@ -450,7 +622,7 @@ def stage_activations(
     config: MemoryConfig,
     stage: Stage,
     divisors: Divisors,
-    per_token: tuple[float, float] | None,
+    per_token: tuple[float, float, float, float] | None,
     recompute: Recompute,
     micro_batch: int,
 ) -> StageActivations:
@@ -458,26 +630,19 @@ def stage_activations(
     from the arguments, the rest from config); per_token: per_token_activations (training only)."""
     tp = divisors.tp
     tokens = micro_batch * config.seq_len
-    e = _activation_element_bytes(config.task, config.precision)
     inflight = 1
     logits = 0.0
     if per_token is not None:  # training
-        per_dense, per_moe = per_token
         inflight = _inflight_microbatches(config, stage)
-        sp_divisor = tp if config.sequence_parallel else 1
-        if recompute == Recompute.FULL:
-            kept = stage.layers * e * model.hidden / sp_divisor * tokens * inflight
-            working = max(per_dense, per_moe) * tokens
-            activations = kept + working
-        else:
-            activations = (stage.dense_layers * per_dense + stage.moe_layers * per_moe) * tokens * inflight
-        if stage.has_head:
-            logits = tokens * (LOGITS_BYTES_PER_VALUE * model.vocab / tp + 2 * e * model.hidden / sp_divisor)
-            activations += logits
+        activations, logits = _training_activations(model, config, stage, tp, per_token[:2], recompute, tokens, inflight, False)
+        sharded, logits_sharded = _training_activations(
+            model, config, stage, tp, per_token[2:], recompute, tokens, inflight, True
+        )
     else:
         working = _inference_working_bytes(model, config, divisors, config.seq_len) * tokens
         logits = micro_batch * LOGITS_BYTES_PER_VALUE * model.vocab / tp if stage.has_head else 0.0
-        activations = working + logits
+        activations = sharded = working + logits
+        logits_sharded = logits
     kv = 0.0
     if config.task == Task.INFERENCE:
         kv_bytes = kv_element_bytes(config)
@@ -486,7 +651,36 @@ def stage_activations(
         else:
             per_token_layer = 2 * divisors.kv_heads_per_rank * model.head_dim * kv_bytes
         kv = stage.layers * tokens * per_token_layer
-    return StageActivations(activations, logits, inflight, kv)
+    return StageActivations(activations, logits, inflight, kv, sharded, logits_sharded)
+
+
+def _training_activations(model: ModelSpec, config: MemoryConfig, stage: Stage, tp: int,
+                          per_token: tuple[float, float], recompute: Recompute, tokens: int, inflight: int,
+                          sharded: bool) -> tuple[float, float]:  # fmt: skip
+    """(activations, of which the head's and the loss's) of one stage in training."""
+    per_dense, per_moe = per_token
+    e = compute_bytes(config)
+    sp_divisor = tp if config.sequence_parallel else 1
+    frozen = config.task.is_adapter
+    residual, autocast = _residual_bytes(config, sharded)
+    if recompute == Recompute.FULL:
+        kept = stage.layers * residual * model.hidden / sp_divisor * tokens * inflight
+        activations = kept + max(per_dense, per_moe) * tokens
+    else:
+        activations = (stage.dense_layers * per_dense + stage.moe_layers * per_moe) * tokens * inflight
+    logits = 0.0
+    if stage.has_head:
+        # final norm + the head's input (trained head: fp32 in fp32, 16 bit otherwise), then the loss: HF keeps
+        # log_softmax (fp32) for backward, whose start holds two fp32 gradients beside it: 12 bytes per vocabulary
+        # entry per token (the forward's logits, fp32 copy and log_softmax, 8-10 bytes, are gone by then)
+        head_input = (0.0 if frozen else e) * model.hidden
+        final = (_norm_bytes(model, frozen, residual, autocast) * model.hidden + _norm_stats(model) + head_input) / sp_divisor
+        if _transformer_engine(config, tp, sharded):  # the final norm's 16-bit input and output (the head's input)
+            final = (TE_NORM_LINEAR_VALUES * e * model.hidden + _norm_stats(model)) / sp_divisor
+        logits_bytes = 12.0
+        logits = tokens * (logits_bytes * model.vocab / tp + final)
+        activations += logits
+    return activations, logits
 
 
 # The offload modes as module constants: stage_state runs tens of thousands of times per search, and reading
@@ -495,8 +689,16 @@ _OFFLOAD_ALL = Offload.ALL
 _OFFLOAD_OPTIMIZER = Offload.OPTIMIZER
 
 
-def stage_state(shape: StageShape, acts: StageActivations, dp: int, zero: int, offload: str) -> StageAmounts:
-    """A stage's numbers once dp, the ZeRO stage and offload are known: sharded model states and overhead."""
+def stage_state(
+    shape: StageShape, acts: StageActivations, dp: int, zero: int, offload: str, accumulation: int = 1
+) -> StageAmounts:
+    """A stage's numbers once dp, the ZeRO stage and offload are known: sharded model states and overhead.
+
+    ZeRO-2/3 are FSDP2's fully_shard with reshard_after_forward False/True (each layer a unit, the root the rest,
+    16-bit compute copies under mixed precision): the GPU keeps its shard of the fp32 weights, gradients and
+    AdamW state, the gathered units (ZeRO-3: the root and one layer at the backward peak; ZeRO-2: every unit
+    between forward and backward) and about three layer-sized communication buffers (the prefetched all-gather,
+    the reduce-scatter input and output), as FSDP2's memory tracker shows under a fake process group."""
     training = shape.training
     zero = zero if training else 0
     ep = shape.ep
@@ -505,26 +707,46 @@ def stage_state(shape: StageShape, acts: StageActivations, dp: int, zero: int, o
     dense_shard = dp
     expert_shard = dp * shape.tp // ep if ep > 1 else dp
     host = 0.0
-    gathered_total = 0.0  # ZeRO-3's unsharded working copy of the largest unit (weights + gradients)
+    gathered_total = 0.0  # FSDP2's unsharded compute copies and communication buffers
     gathered_weights = streamed_weights = 0.0
     largest, bytes_per_param = shape.largest, shape.bytes_per_param
+    megatron = shape.megatron_opt_per > 0 and zero <= 1
+    # FSDP2 (ZeRO-2/3) and Megatron compute on 16-bit weights; plain data parallel runs autocast
+    activations = acts.activations_sharded if zero >= 2 or megatron else acts.activations
 
     # --- weights
     weights = shape.stored_weights
-    if zero == 3:
+    grad_per, opt_per = shape.grad_per, shape.opt_per
+    if megatron:
+        weights = shape.params_gpu * MEGATRON_WEIGHT_BYTES
+        grad_per, opt_per = MEGATRON_GRADIENT_BYTES, shape.megatron_opt_per
+    gathered_at_loss = 0.0  # FSDP2's gathered units and buffers at the loss's backward (ZeRO-2/3)
+    layer_gradients = 0.0  # FSDP2: a layer's unsharded 16-bit gradients, a temporary of its backward
+    if zero >= 2:
         shard = (
             shape.dense_params_gpu / dense_shard + shape.expert_params_gpu / expert_shard
         ) * bytes_per_param
-        gathered_weights = largest * bytes_per_param
-        gathered_total += gathered_weights
+        e = shape.compute_bytes
+        # Gathered between forward and backward: ZeRO-3 the root unit (embedding, final norm, LM head), ZeRO-2
+        # every unit. At the loss's backward the next layer is being gathered (ZeRO-3); inside a layer's backward
+        # that layer is gathered too, beside three layer-sized communication buffers (the prefetched all-gather,
+        # the reduce-scatter input and output) and the layer's unsharded 16-bit gradients (counted at the peak).
+        units = shape.root_unit if zero == 3 else shape.params_gpu
+        gathered_weights = (units + (largest if zero == 3 else 0.0)) * e
+        gathered_at_loss = (units + (largest if zero == 3 else 0.0)) * e
+        gathered_total = (units + (4 if zero == 3 else 3) * largest) * e
+        layer_gradients = largest * e
+        activations += layer_gradients
         if offload == _OFFLOAD_ALL:
             host += shard
-            weights = gathered_weights
+            weights = gathered_total
         else:
-            weights = shard + gathered_weights
-    elif not training and offload == _OFFLOAD_ALL:
-        host += weights
-        weights = streamed_weights = largest * bytes_per_param
+            weights = shard + gathered_total
+    else:
+        activations += 0.0 if megatron else shape.autocast_copies
+        if not training and offload == _OFFLOAD_ALL:
+            host += weights
+            weights = streamed_weights = largest * bytes_per_param
     weights += shape.qlora_workspace
     if shape.adapter:
         adapter_dense, adapter_expert = shape.adapter_dense, shape.adapter_expert
@@ -535,22 +757,38 @@ def stage_state(shape: StageShape, acts: StageActivations, dp: int, zero: int, o
 
     # --- gradients and optimizer
     gradients = optimizer = 0.0
+    not_concurrent = 0.0
+    phase = "backward" if training else "forward"
     if training:
         trainable_dense, trainable_expert = shape.trainable_dense, shape.trainable_expert
         trainable = trainable_dense + trainable_expert
         shards = trainable_dense / dense_shard + trainable_expert / expert_shard
-        gradients = (shards if zero >= 2 else trainable) * shape.grad_per
-        if zero == 3 and shape.full_training:
-            gradients += largest * shape.grad_per
-            gathered_total += largest * shape.grad_per
-        optimizer = (shards if zero >= 1 else trainable) * shape.opt_per
+        gradients = (shards if zero >= 2 else trainable) * grad_per
+        optimizer = (shards if zero >= 1 else trainable) * opt_per
         if offload == _OFFLOAD_OPTIMIZER or offload == _OFFLOAD_ALL:
             host += optimizer
             optimizer = 0.0
+        # The terms are each at its own maximum; the step's peak is the largest of three moments: the loss's
+        # backward (every activation, FSDP2's units as they are then), a layer's backward (the loss's tensors
+        # gone, FSDP2's layer buffers there) and the optimizer step (every gradient, no activation) -- with one
+        # backward per step and the gradients freed after it (zero_grad(set_to_none=True)). With gradient
+        # accumulation the gradients stay beside the next micro-batch's activations.
+        loss_moment = activations - layer_gradients + gathered_at_loss
+        layer_moment = activations - acts.logits_sharded + gathered_total if zero >= 2 else 0.0
+        # the end of backward: every gradient, and for a trained tied embedding its dense gradient twice over
+        # while the embedding's backward adds it to the LM head's (embedding_dense_backward, then the sum)
+        optimizer_moment = gradients + shape.tied_embedding_gradient * (zero < 2)
+        held = activations + gathered_total + gradients
+        if accumulation > 1:
+            optimizer_moment = held - (gathered_total - gathered_at_loss)
+        # (the terms hold every byte counted: a moment never exceeds their sum)
+        peak = min(held, max(loss_moment, layer_moment, optimizer_moment))
+        not_concurrent = held - peak
+        phase = "optimizer step" if optimizer_moment > max(loss_moment, layer_moment) else "backward"
 
     # --- overhead: one NCCL communicator per parallel group
     communicators = (dp > 1 and training) + (shape.tp > 1) + (shape.pp > 1) + (ep > 1)
-    dynamic = gradients + acts.activations + acts.kv_cache  # allocated and freed step by step: fragmentation
+    dynamic = gradients + activations + acts.kv_cache  # allocated and freed step by step: fragmentation
     overhead = (
         CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * dynamic + communicators * NCCL_BYTES_PER_COMMUNICATOR
     )
@@ -559,7 +797,7 @@ def stage_state(shape: StageShape, acts: StageActivations, dp: int, zero: int, o
         weights,
         gradients,
         optimizer,
-        acts.activations,
+        activations,
         acts.kv_cache,
         overhead,
         host,
@@ -571,6 +809,9 @@ def stage_state(shape: StageShape, acts: StageActivations, dp: int, zero: int, o
         acts.logits,
         acts.inflight,
         communicators,
+        math.floor(not_concurrent),
+        shape.autocast_copies if zero < 2 and not megatron else 0.0,
+        phase,
     )
 
 
@@ -581,4 +822,4 @@ def stage_amounts(model: ModelSpec, config: MemoryConfig, stage: Stage, counts: 
     shape = stage_shape(model, config, stage, counts, divisors)
     per_token = per_token_activations(model, config, divisors) if config.task.is_training else None
     acts = stage_activations(model, config, stage, divisors, per_token, layout.recompute, layout.micro_batch)
-    return stage_state(shape, acts, layout.dp, layout.zero, layout.offload)
+    return stage_state(shape, acts, layout.dp, layout.zero, layout.offload, config.gradient_accumulation)

@@ -19,6 +19,7 @@ from planner.memory.stages import (
     gradient_bytes,
     kv_element_bytes,
     master_precision,
+    megatron_style,
     optimizer_bytes,
     training_weight_bytes,
 )
@@ -30,9 +31,17 @@ from planner.vocabulary import Offload, Optimizer, Precision, Recompute, Task
 def _weights_text(model: ModelSpec, config: MemoryConfig, amounts: StageAmounts) -> str:
     task, layout = config.task, config.layout
     zero = layout.zero if task.is_training else 0
-    if task.is_full_training:
+    if task.is_full_training and megatron_style(config):
+        stored_text = "2 bytes/param (16-bit weights: tensor/pipeline parallel as Megatron-LM runs it)"
+    elif task.is_full_training:
         per_param = training_weight_bytes(config.precision)
-        stored_text = f"{per_param:g} bytes/param ({config.precision} working copy)"
+        sixteen = config.precision in ("bf16", "fp16")
+        kind = ""
+        if sixteen:
+            kind = "fp32 weight shards, cast to 16 bit per gathered unit" if zero >= 2 else (
+                "fp32 weights, 16-bit copies made by autocast"
+            )
+        stored_text = f"{per_param:g} bytes/param ({kind or config.precision + ' weights'})"
     else:
         if task == Task.QLORA:
             bits, storage_name = NF4_BITS, f"NF4 {NF4_BITS} bits/param with double quantisation (QLoRA paper)"
@@ -43,12 +52,14 @@ def _weights_text(model: ModelSpec, config: MemoryConfig, amounts: StageAmounts)
                 storage_name += " (group-128 fp16 scale + zero)"
         stored_text = storage_name + ("; embeddings, head, norms, biases 16 bit" if bits < 16 else "")
     text = f"{amounts.params_gpu / 1e9:.3g}B params on this GPU x {stored_text}"
-    if zero == 3:
-        gathered = format_bytes(amounts.gathered_weights, unit="GiB")
+    if zero >= 2:
+        gathered = format_bytes(amounts.gathered_bytes, unit="GiB")
+        units = "the root unit (embedding + LM head) and one layer" if zero == 3 else "every unit"
+        what = f"FSDP2 gathers {units} in 16 bit + 3 layer-sized communication buffers ({gathered})"
         if layout.offload == Offload.ALL:
-            text = f"ZeRO-3 params offloaded to CPU; GPU holds one gathered layer ({gathered})"
+            text = f"ZeRO-3 params offloaded to CPU; {what}"
         else:
-            text += f"; ZeRO-3 shards over dp {layout.dp} + one gathered layer ({gathered})"
+            text += f"; ZeRO-{zero} shards over dp {layout.dp}; {what}"
     elif task == Task.INFERENCE and layout.offload == Offload.ALL:
         text = f"weights in CPU RAM, streamed one layer at a time ({format_bytes(amounts.streamed_weights, unit='GiB')} on the GPU)"
     if task == Task.QLORA:
@@ -65,11 +76,19 @@ def _state_texts(config: MemoryConfig) -> tuple[str, str]:
         return "none: inference", "none: inference"
     zero = int(layout.zero)
     precision = master_precision(config.precision)
-    grad_text = f"{gradient_bytes(precision):g} bytes/trainable param"
+    if megatron_style(config):
+        grad_text = "4 bytes/trainable param (Megatron's fp32 main gradients)"
+        opt_text = "fp32 master + optimizer state (AdamW m, v: 12 bytes/trainable param)"
+        if zero >= 1:
+            opt_text += f", distributed optimizer (ZeRO-1) sharded over dp {layout.dp}"
+        if config.gradient_accumulation <= 1:
+            grad_text += "; all of them exist only at the optimizer step, after the activations are freed"
+        return grad_text, opt_text
+    grad_text = f"{gradient_bytes(precision):g} bytes/trainable param (the weights' dtype)"
     if zero >= 2:
-        grad_text += f", ZeRO-{zero} sharded over dp {layout.dp}"
-    if zero == 3 and task.is_full_training:
-        grad_text += " + one layer unsharded before reduce-scatter"
+        grad_text += f", ZeRO-{zero} sharded over dp {layout.dp} (no unsharded unit left at the peak)"
+    if config.gradient_accumulation <= 1:
+        grad_text += "; all of them exist only at the optimizer step, after the activations are freed"
     opt_text = _optimizer_text(config.optimizer, precision, optimizer_bytes(config.optimizer, precision))
     if zero >= 1:
         opt_text += f", ZeRO-{zero} sharded over dp {layout.dp}"
@@ -86,14 +105,19 @@ def _activations_text(config: MemoryConfig, stage: Stage, amounts: StageAmounts)
     if recompute == Recompute.FULL:
         text = "full recompute: each layer's input kept + one layer's activations while recomputing"
     else:
-        kind = "flash attention" if config.flash_attention else "scores stored"
+        kind = "flash attention" if config.flash_attention else "eager attention keeps the probabilities"
         if not config.flash_attention and recompute == Recompute.SELECTIVE:
             kind = "selective recompute of attention"
-        text = f"Korthikanti et al. per-layer tensors ({kind}, no dropout)"
+        layout = config.layout
+        te = config.task.is_full_training and layout.tp > 1 and (layout.zero >= 2 or megatron_style(config))
+        where = "Megatron-Core layers with Transformer Engine" if te else "Hugging Face decoder layers"
+        text = f"what autograd saves in {where} ({kind}, no dropout)"
     if amounts.inflight > 1:
         text += f", {amounts.inflight} micro-batches in flight (1F1B)"
+    if amounts.autocast_copies:
+        text += f"; autocast's 16-bit weight copies kept for backward ({format_bytes(amounts.autocast_copies, unit='GiB')})"
     if stage.has_head:
-        text += f"; fp32 logits s x b x V ({format_bytes(amounts.logits, unit='GiB')})"
+        text += f"; loss: fp32 log_softmax + its gradients ({format_bytes(amounts.logits, unit='GiB')})"
     return text
 
 
@@ -143,11 +167,11 @@ def stage_terms(
 def _optimizer_text(optimizer: Optimizer, precision: Precision, per_param: float) -> str:
     if optimizer == Optimizer.ADAMW:
         if precision == Precision.FP32:
-            return "AdamW m and v in fp32, 8 bytes/trainable param"
-        return (
-            "AdamW mixed precision: fp32 master + m + v = 12 bytes/trainable param "
-            "(ZeRO paper's 16 bytes/param in all; DeepSpeed/HF count 18 with an extra fp32 copy)"
-        )
+            return (
+                "AdamW m and v in fp32, 8 bytes/trainable param (fused AdamW: no temporaries); with autocast the "
+                "weights and gradients stay fp32: 4 + 4 + 8 = 16 bytes/param (DeepSpeed splits them 2 + 2 + 12)"
+            )
+        return f"AdamW fp32 master + m + v beside fp8 weights = {per_param:g} bytes/trainable param"
     name = {Optimizer.ADAMW8BIT: "8-bit AdamW m and v (1 byte each)", Optimizer.SGD: "SGD momentum in fp32"}
     master = "" if precision == Precision.FP32 else " + fp32 master weights"
     return f"{name[optimizer]}{master} = {per_param:g} bytes/trainable param"
@@ -169,6 +193,6 @@ def model_notes(model: ModelSpec, config: MemoryConfig, fullest: StageAmounts) -
         notes.append(msg(code, host_bytes=fullest.host_bytes))
     if model.family == "deepseek_v3" and not model.exact_params:
         notes.append(msg("memory.deepseek_without_mtp"))
-    if model.family in ("gemma2", "mistral") and config.task == Task.INFERENCE:
+    if model.sliding_window and config.task == Task.INFERENCE and config.seq_len > model.sliding_window:
         notes.append(msg("memory.sliding_window_full_kv"))
     return notes

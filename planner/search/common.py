@@ -10,7 +10,13 @@ from dataclasses import dataclass, field
 from planner.errors import UserError
 from planner.gpus import GpuSpec
 from planner.memory import MemoryBreakdown, MemoryConfig, MemoryTotals, estimate_memory
-from planner.memory.stages import optimizer_bytes, training_weight_bytes
+from planner.memory.stages import (
+    MASTER_BYTES,
+    MEGATRON_WEIGHT_BYTES,
+    megatron_style,
+    optimizer_bytes,
+    training_weight_bytes,
+)
 from planner.messages import Message
 from planner.models import ModelSpec
 from planner.money import Money
@@ -40,6 +46,9 @@ class SearchMemory:
             seq_len=workload.seq_len,
             lora_rank=workload.lora_rank,
             flash_attention=flash_attention,
+            # the global batch is reached by accumulating micro-batches: the gradients stay beside the next
+            # micro-batch's activations (planner.memory: gradient_accumulation > 1 holds both)
+            gradient_accumulation=2,
         )
         self._sequence_parallel = workload.task.is_training
         self._breakdowns: dict[Layout, MemoryBreakdown | None] = {}
@@ -49,6 +58,10 @@ class SearchMemory:
         # Per-layout fits of the training search (planner.search.training), shared by every GPU type: they
         # depend on the model, workload and layout only, never on the GPU.
         self.layout_fits: dict[tuple[object, ...], object] = {}
+
+    def config(self, layout: Layout) -> MemoryConfig:
+        """The MemoryConfig this search estimates `layout` with."""
+        return dataclasses.replace(self._config(layout), layout=layout)
 
     def _config(self, layout: Layout) -> MemoryConfig:
         """Sequence parallel with tensor parallel; interleaved 1F1B holds more micro-batches in flight on the
@@ -139,21 +152,24 @@ class GpuSearch:
         """Servers `gpus` GPUs fill at this search's node size."""
         return -(-gpus // self.per_node)
 
-    def checkpoint_bytes(self) -> int:
-        """One checkpoint of this workload: the trainable weights and their optimizer state (LoRA and QLoRA save
-        the adapters only; their 16-bit weights and the optimizer's fp32 master copy)."""
+    def checkpoint_bytes(self, layout: Layout | None = None) -> int:
+        """One checkpoint of this workload: the trainable weights and their optimizer state as the layout's
+        training holds them (planner.memory): autocast / FSDP2 fp32 weights + AdamW m, v (4 + 8 bytes/param);
+        Megatron-style tensor/pipeline parallel 16-bit weights + fp32 master + m, v (2 + 12). LoRA and QLoRA save
+        the adapters only."""
         workload, numbers = self.workload, self.inputs.numbers
         adapters = workload.task in (Task.LORA, Task.QLORA)
         trainable = numbers.lora_params if adapters else numbers.total_params
         precision = Precision.BF16 if workload.task == Task.QLORA else workload.precision
-        return checkpoint_bytes(
-            trainable, training_weight_bytes(precision), optimizer_bytes(workload.optimizer, precision)
-        )
+        weight, state = training_weight_bytes(precision), optimizer_bytes(workload.optimizer, precision)
+        if layout is not None and megatron_style(self.memory.config(layout)):
+            weight, state = MEGATRON_WEIGHT_BYTES, MASTER_BYTES + optimizer_bytes(workload.optimizer, precision)
+        return checkpoint_bytes(trainable, weight, state)
 
-    def goodput(self, gpus: int, work_s: float | None) -> Goodput | None:
+    def goodput(self, gpus: int, work_s: float | None, layout: Layout | None = None) -> Goodput | None:
         """The goodput term of a training job on `gpus` GPUs (failures, checkpoints, restarts, spot)."""
         resilience = self.constraints.resilience
-        return job_goodput(self.gpu, gpus, self.nodes(gpus), self.checkpoint_bytes(), resilience, work_s)
+        return job_goodput(self.gpu, gpus, self.nodes(gpus), self.checkpoint_bytes(layout), resilience, work_s)
 
 
 def price_option(

@@ -222,10 +222,32 @@ class _LayoutFits:
         return [(self.fits[index].state, ranked[chosen[index]][1]) for _, _, index in kept]
 
 
+class _ClassedFits:
+    """A layout's _LayoutFits per activation class (autocast ZeRO-0/1; FSDP2's 16-bit compute ZeRO-2/3): their
+    needs together, and per dp their shortlists together (the clock decides between the classes)."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: list[_LayoutFits]):
+        self.parts = parts
+
+    def needs(self, shape: Shape, dp: int) -> list[tuple[float, Layout, FamilyKey]]:
+        return [need for part in self.parts for need in part.needs(shape, dp)]
+
+    def shortlists(self, dps: tuple[int, ...], capacity: int) -> list[list[tuple[State, Variant]]]:
+        per_part = [part.shortlists(dps, capacity) for part in self.parts]
+        return [[pair for lists in at_dp for pair in lists] for at_dp in zip(*per_part, strict=True)]
+
+
 @dataclass(frozen=True, slots=True)
 class _Best:
     key: tuple[float, int, bool, int, int]
     layout: Layout
+
+
+def _sharded(state: State) -> bool:
+    """ZeRO-2/3: FSDP2's 16-bit compute copies instead of autocast (planner.memory's activations differ)."""
+    return state[0] >= ZeroStage.GRADIENTS
 
 
 def _layout(tp: int, pp: int, ep: int, dp: int, state: State, variant: Variant, virtual: int = 1) -> Layout:
@@ -472,26 +494,31 @@ class TrainingSearch(GpuSearch):
 
     def _memory_fits(
         self, shape: Shape, base: int, variants: list[Variant], states: list[State], with_dp_one: bool
-    ) -> _LayoutFits | None:
+    ) -> _ClassedFits | None:
         """The state fits and variant deltas of a layout (None when nothing is possible there). They depend on
-        the model, workload and layout only, so every GPU type of one search shares them (SearchMemory)."""
+        the model, workload and layout only, so every GPU type of one search shares them (SearchMemory).
+        Activations differ between the states planner.memory models with autocast (ZeRO-0/1) and with FSDP2's
+        16-bit compute (ZeRO-2/3): each class gets its own variant deltas and _LayoutFits."""
         key = (shape, base, tuple(variants), tuple(states), with_dp_one)
         cache = self.memory.layout_fits
         if key in cache:
             return cache[key]  # type: ignore[return-value]
         tp, pp, ep, virtual = shape
         reference = variants[0]
-        found: _LayoutFits | None = None
         fits = self._fit_states(shape, base, reference, with_dp_one, states)
-        if fits:
-            ref_total = self.memory.total(_layout(tp, pp, ep, 2 * base, fits[0].state, reference, virtual))
-            deltas = self._variant_deltas(shape, 2 * base, fits[0].state, variants, ref_total)
-            if deltas:
-                found = _LayoutFits(fits, deltas, self.workload.global_batch)
+        parts: list[_LayoutFits] = []
+        for sharded in (False, True):
+            group = [fit for fit in fits if _sharded(fit.state) == sharded]
+            if group:
+                ref_total = self.memory.total(_layout(tp, pp, ep, 2 * base, group[0].state, reference, virtual))
+                deltas = self._variant_deltas(shape, 2 * base, group[0].state, variants, ref_total)
+                if deltas:
+                    parts.append(_LayoutFits(group, deltas, self.workload.global_batch))
+        found = _ClassedFits(parts) if parts else None
         cache[key] = found
         return found
 
-    def _record_needs(self, shape: Shape, dps: list[int], layout_fits: _LayoutFits) -> None:
+    def _record_needs(self, shape: Shape, dps: list[int], layout_fits: _ClassedFits) -> None:
         """Smallest per-GPU need per family (at the largest dp and lightest activations), for excluded reasons."""
         for need, layout, family in layout_fits.needs(shape, max(dps)):
             if family not in self.family_need or need < self.family_need[family][0]:
@@ -568,7 +595,7 @@ class TrainingSearch(GpuSearch):
             precision=workload.precision, nodes=self.nodes(count),
             gradient_accumulation_steps=step.microbatches, time_breakdown=step.breakdown,
             assumptions=step.assumptions, notes=render_all_en(notes), note_messages=tuple(notes),
-            time_band=band, mfu=step.mfu, goodput=self.goodput(count, wall),
+            time_band=band, mfu=step.mfu, goodput=self.goodput(count, wall, layout),
         )  # fmt: skip
 
     def _exclusions(self) -> None:

@@ -1,6 +1,9 @@
-"""planner.memory against hand arithmetic: the ZeRO paper's model-state bytes, Korthikanti et al.'s activations and
-the KV-cache formula (sources in planner/memory/ and docs/sources.md, "Memory") written out with the model's
-numbers."""
+"""planner.memory against hand arithmetic: model states as PyTorch mixed precision holds them (fp32 weights,
+gradients, m and v: 4 + 4 + 8 bytes/param; FSDP2 units for ZeRO-2/3), activations as the tensors Hugging Face
+decoder layers save, tensor by tensor, and the KV-cache formula, written out with the model's numbers. The
+independent check of these rules against real torch is tests/planner/test_memory_vs_torch.py; the 70B ZeRO-3
+figures were also traced with profiler.memory_trace (FSDP2 over 64 fake ranks): weights 15,457,551,360 bytes,
+gradients 4,409,606,656, optimizer 8,819,216,204."""
 
 from __future__ import annotations
 
@@ -97,34 +100,38 @@ def test_mla_kv_cache_is_the_latent_replicated_over_tp():
 
 
 def test_mixed_precision_adamw_is_16_bytes_per_parameter_without_zero():
+    # autocast (HF Trainer, accelerate) keeps fp32 weights, fp32 gradients and fp32 m, v: 4 + 4 + 8 bytes/param
     b = estimate_memory(LLAMA_70B, train(dp=8))
-    assert (b.weights.bytes, b.gradients.bytes, b.optimizer.bytes) == (2 * P_70B, 2 * P_70B, 12 * P_70B)
-    assert "16 bytes/param" in b.optimizer.assumption and "18" in b.optimizer.assumption
+    assert (b.weights.bytes, b.gradients.bytes, b.optimizer.bytes) == (4 * P_70B, 4 * P_70B, 8 * P_70B)
+    assert "4 + 4 + 8 = 16 bytes/param" in b.optimizer.assumption and "2 + 2 + 12" in b.optimizer.assumption
 
 
-def test_zero_stages_follow_the_zero_paper():
+def test_zero_stages_shard_what_pytorch_mixed_precision_holds():
     n = 64
-    # ZeRO-1: 4P + 12P/N
+    layer = 855_654_400  # one Llama 3.1 70B decoder layer
+    root = 2 * 128256 * 8192 + 8192  # FSDP2's root unit: embedding, LM head, final norm
+    # ZeRO-1 shards the optimizer state only: 4P + 4P + 8P/N
     z1 = estimate_memory(LLAMA_70B, train(dp=n, zero=1))
-    assert z1.weights.bytes + z1.gradients.bytes == 4 * P_70B
-    assert z1.optimizer.bytes == math.ceil(12 * P_70B / n)
-    # ZeRO-2: 2P + 14P/N
-    z2 = estimate_memory(LLAMA_70B, train(dp=n, zero=2))
-    assert z2.weights.bytes == 2 * P_70B
-    assert z2.gradients.bytes + z2.optimizer.bytes == pytest.approx(14 * P_70B / n, abs=2)
-    # ZeRO-3: 16P/N, plus the largest unit gathered whole: the 128256 x 8192 embedding (1,050,673,152 params,
-    # bigger than one 855,654,400-param layer), its bf16 weights and bf16 gradients (DeepSpeed's 4 x largest layer)
-    largest = 128256 * 8192
+    assert (z1.weights.bytes, z1.gradients.bytes) == (4 * P_70B, 4 * P_70B)
+    assert z1.optimizer.bytes == math.ceil(8 * P_70B / n)
+    # ZeRO-3 (FSDP2, reshard after forward): 16P/N, plus in a layer's backward the root unit and that layer
+    # gathered in bf16 and three layer-sized bf16 communication buffers; no unsharded gradient unit is kept
     z3 = estimate_memory(LLAMA_70B, train(dp=n, zero=3))
-    assert z3.model_state_bytes == pytest.approx(16 * P_70B / n + 4 * largest, abs=3)
-    assert z3.zero3_gathered_bytes == 4 * largest
+    gathered = 2 * (root + layer) + 3 * 2 * layer  # = the traced 15,457,551,360 B less the 4.41 GB fp32 shard
+    assert z3.weights.bytes == pytest.approx(4 * P_70B / n + gathered, abs=1)
+    assert z3.gradients.bytes == math.ceil(4 * P_70B / n) and z3.optimizer.bytes == math.ceil(8 * P_70B / n)
+    assert z3.zero3_gathered_bytes == gathered
+    # ZeRO-2 (no reshard after forward): every unit stays gathered between forward and backward
+    z2 = estimate_memory(LLAMA_70B, train(dp=n, zero=2))
+    assert z2.weights.bytes == pytest.approx(4 * P_70B / n + 2 * P_70B + 3 * 2 * layer, abs=1)
+
 
 
 def test_other_optimizers_and_fp32():
     sgd = estimate_memory(LLAMA2_7B, train(optimizer="sgd"))
-    assert sgd.optimizer.bytes == 8 * P_7B  # fp32 master + momentum
+    assert sgd.optimizer.bytes == 4 * P_7B  # fp32 momentum beside the fp32 weights
     adam8 = estimate_memory(LLAMA2_7B, train(optimizer="adamw8bit"))
-    assert adam8.optimizer.bytes == 6 * P_7B  # fp32 master + two 1-byte moments
+    assert adam8.optimizer.bytes == 2 * P_7B  # two 1-byte moments
     fp32 = estimate_memory(LLAMA2_7B, train(precision="fp32"))
     assert (fp32.weights.bytes, fp32.gradients.bytes, fp32.optimizer.bytes) == (4 * P_7B, 4 * P_7B, 8 * P_7B)
 
@@ -140,7 +147,9 @@ def test_tensor_and_pipeline_parallel_divide_the_weights():
     assert (
         b.pipeline_stage == 0
     )  # ... but 4 micro-batches in flight on the first stage outweigh them and the logits
-    assert b.weights.bytes == 2 * first_stage
+    assert b.weights.bytes == 2 * first_stage  # tensor/pipeline parallel is Megatron-style: bf16 weights
+    assert b.gradients.bytes == 4 * first_stage  # fp32 main gradients
+    assert b.optimizer.bytes == 12 * first_stage  # fp32 master + m + v
     assert any("first pipeline stage" in note for note in b.notes)
 
 
@@ -155,11 +164,13 @@ def test_expert_parallel_divides_only_the_expert_weights():
 def test_offload_moves_states_to_the_host():
     b = estimate_memory(LLAMA_70B, train(dp=8, zero=2, offload="optimizer"))
     assert b.optimizer.bytes == 0
-    assert b.host_offload_bytes == math.ceil(12 * P_70B / 8)
+    assert b.host_offload_bytes == math.ceil(8 * P_70B / 8)
     assert any("CPU RAM" in note for note in b.notes)
     everything = estimate_memory(LLAMA_70B, train(dp=8, zero=3, offload="all"))
-    assert everything.weights.bytes == 2 * 128256 * 8192  # only the gathered largest unit stays on the GPU
-    assert everything.host_offload_bytes == pytest.approx(14 * P_70B / 8, abs=2)
+    layer, root = 855_654_400, 2 * 128256 * 8192 + 8192
+    # only FSDP2's gathered units and communication buffers stay on the GPU; fp32 weight shard + m, v go to the host
+    assert everything.weights.bytes == 2 * (root + layer) + 3 * 2 * layer
+    assert everything.host_offload_bytes == pytest.approx(12 * P_70B / 8, abs=2)
 
 
 # --- LoRA, QLoRA, quantised weights ------------------------------------------------------------------------------
@@ -169,16 +180,17 @@ def test_lora_adapters_carry_full_optimizer_state_and_the_base_is_frozen():
     # rank 16 on q, k, v, o of Llama 2 7B: 4 matrices x 16 x (4096 + 4096) per layer x 32 layers
     adapters = 32 * 4 * 16 * (4096 + 4096)
     assert adapters == 16_777_216
+    # peft keeps the adapters in fp32 on a bf16 base (autocast_adapter_dtype): 4 + 4 + 8 bytes per adapter param
     b = estimate_memory(LLAMA2_7B, MemoryConfig(task="lora", lora_rank=16))
-    assert b.weights.bytes == 2 * P_7B + 2 * adapters
-    assert b.gradients.bytes == 2 * adapters
-    assert b.optimizer.bytes == 12 * adapters
+    assert b.weights.bytes == 2 * P_7B + 4 * adapters
+    assert b.gradients.bytes == 4 * adapters
+    assert b.optimizer.bytes == 8 * adapters
     # all seven projections: q,k,v,o 4096 x 4096 each; gate, up, down 4096 x 11008
     all_targets = MemoryConfig(
         task="lora", lora_rank=8, lora_targets=("q", "k", "v", "o", "gate", "up", "down")
     )
     per_layer = 4 * 8 * (4096 + 4096) + 3 * 8 * (4096 + 11008)
-    assert estimate_memory(LLAMA2_7B, all_targets).gradients.bytes == 2 * 32 * per_layer
+    assert estimate_memory(LLAMA2_7B, all_targets).gradients.bytes == 4 * 32 * per_layer
 
 
 def test_qlora_base_is_nf4_with_double_quantisation():
@@ -187,7 +199,7 @@ def test_qlora_base_is_nf4_with_double_quantisation():
     linear = P_7B - high_precision
     adapters = 16_777_216
     workspace = 4096 * 11008 * 2  # one matrix dequantised to bf16 at a time
-    expected = linear * 4.127 / 8 + high_precision * 2 + 2 * adapters + workspace
+    expected = linear * 4.127 / 8 + high_precision * 2 + 4 * adapters + workspace  # fp32 adapters
     b = estimate_memory(LLAMA2_7B, MemoryConfig(task="qlora", lora_rank=16))
     assert b.weights.bytes == pytest.approx(expected, abs=1)
     assert "NF4" in b.weights.assumption
@@ -209,7 +221,7 @@ def test_int4_weights_cost_4_25_bits_on_linear_layers():
     assert b.weights.bytes == pytest.approx((P_7B - high_precision) * 4.25 / 8 + 2 * high_precision, abs=1)
 
 
-# --- activations (Korthikanti et al. 2022, Table 2, without dropout) ---------------------------------------------
+# --- activations (the tensors HF decoder layers save; checked against torch in test_memory_vs_torch.py) -------
 
 GPT = ModelSpec(
     name="gpt-like", family="gpt2", layers=24, hidden=2048, heads=16, kv_heads=16, head_dim=128, ffn=8192,
@@ -218,58 +230,93 @@ GPT = ModelSpec(
 )  # fmt: skip
 
 
-def test_activations_reproduce_korthikanti_without_dropout():
-    s, b, h, a, L, V = 2048, 2, 2048, 16, 24, 50304
-    # Korthikanti: 34 s b h per layer in 16 bit; the two dropout masks (s b h bytes each) are absent here,
-    # and flash attention keeps one fp32 log-sum-exp per head and token instead of the 5 a s^2 b score terms.
-    per_layer = s * b * h * (34 - 2) + 4 * a * s * b
-    logits = 4 * s * b * V + 2 * 2 * s * b * h  # fp32 logits + the final norm's and head's inputs
+def _gpt_layer_bytes_per_token(h: int, ffn: int, a: int, s: int, flash: bool, autocast: bool = True) -> int:
+    """What one GPT-like layer saves per token in bf16 (no dropout), by tensor: under autocast over fp32 weights,
+    or on bf16 weights (Megatron-style tensor/pipeline parallel, FSDP2)."""
+    norms = 2 * ((4 if autocast else 2) * h + 8)  # two LayerNorms: input (autocast: in fp32) + mean and rstd
+    inputs = 2 * h + 2 * h  # the fused QKV projection's and the MLP input projection's own bf16 input copies
+    if flash:
+        attention = 2 * (h + h + h + h) + 4 * a  # bf16 Q, K, V, output; fp32 log-sum-exp per head
+    else:
+        attention = 2 * (h + h + h + h) + 2 * a * s + 4 * a * s  # Q, K, V, output; bf16 probabilities + fp32 softmax
+    mlp = 2 * (2 * ffn)  # native gelu: the up projection's output and the activation (down's input), bf16
+    return norms + inputs + attention + mlp
+
+
+def test_activations_follow_what_hf_layers_save():
+    s, b, h, a, L, V, ffn = 2048, 2, 2048, 16, 24, 50304, 8192
+    tokens = s * b
+    copies = 2 * (4 * h * h + 2 * h * ffn)  # autocast's bf16 copy of each Linear weight, kept for backward
+    head = tokens * ((4 * h + 8) + 2 * h + 12 * V) + 2 * V * h  # final norm, head input, loss; the head's copy
     result = estimate_memory(GPT, MemoryConfig(task="train", seq_len=s, layout=Layout(micro_batch=b)))
-    assert result.activations.bytes == L * per_layer + logits
-    # unfused attention adds the softmax output, 2 a s^2 b bytes (Korthikanti's 5 a s^2 b less dropout's 3)
+    assert result.activations.bytes == L * (tokens * _gpt_layer_bytes_per_token(h, ffn, a, s, True) + copies) + head
     unfused = estimate_memory(
         GPT, MemoryConfig(task="train", seq_len=s, flash_attention=False, layout=Layout(micro_batch=b))
     )
-    assert unfused.activations.bytes == L * (s * b * h * 32 + 2 * a * s * s * b) + logits
+    expected = L * (tokens * _gpt_layer_bytes_per_token(h, ffn, a, s, False) + copies) + head
+    assert unfused.activations.bytes == expected
 
 
 def test_tensor_and_sequence_parallel_activations():
-    s, b, h, L, V, t = 2048, 1, 2048, 24, 50304, 4
-    lse = 4 * 16 * s * b
-    logits = 4 * s * b * V / t
-    # Korthikanti: s b h (10 + 24/t) with TP; here (8 + 24/t) without the two dropout masks
+    # tensor parallel runs Megatron-style on bf16 weights: no autocast copies, bf16 LayerNorm inputs
+    s, b, h, a, L, V, ffn, t = 2048, 1, 2048, 16, 24, 50304, 8192, 4
+    tokens = s * b
+    replicated = 2 * (2 * h + 8) + 4 * h  # norms and projection inputs: whole on every tp rank
+    split = 8 * h + 4 * a + 4 * ffn  # attention and MLP: heads and columns divided over tp
+    head = tokens * ((2 * h + 8) + 2 * h + 12 * V / t)
     tp = estimate_memory(GPT, MemoryConfig(task="train", seq_len=s, layout=Layout(micro_batch=b, tp=t)))
-    assert tp.activations.bytes == pytest.approx(
-        L * (s * b * h * (8 + 24 / t) + lse / t) + logits + 4 * s * b * h, abs=1
-    )
-    # with sequence parallel everything divides by t: s b h 32 / t
+    assert tp.activations.bytes == pytest.approx(L * tokens * (replicated + split / t) + head, abs=1)
+    # with sequence parallel the replicated tensors divide by t as well
     sp = estimate_memory(
         GPT, MemoryConfig(task="train", seq_len=s, sequence_parallel=True, layout=Layout(micro_batch=b, tp=t))
     )
-    assert sp.activations.bytes == pytest.approx(
-        L * (s * b * h * 32 / t + lse / t) + logits + 4 * s * b * h / t, abs=1
-    )
+    head_sp = tokens * (((2 * h + 8) + 2 * h) / t + 12 * V / t)
+    assert sp.activations.bytes == pytest.approx(L * tokens * (replicated + split) / t + head_sp, abs=1)
+    # Korthikanti et al. 2022 (arXiv 2205.05198) Table 2, sequence parallel with the attention core not kept:
+    # 34 s b h / t bytes per layer, 2 s b h / t of them dropout masks (none here): 32 s b h / t
+    assert (sp.activations.bytes - head_sp) == pytest.approx(L * tokens * 32 * h / t, rel=0.01)
+
+
+def test_tensor_parallel_llama_layers_keep_what_megatron_with_transformer_engine_saves():
+    # Megatron-Core + Transformer Engine, sequence parallel: each fused norm+linear keeps the norm's bf16 input,
+    # its bf16 output and an fp32 rstd per token (TE layernorm_linear.py); the fused SwiGLU keeps FC1's gate+up
+    # output, FC2 its input (Megatron fused_bias_swiglu.py); flash attention Q, K, V, output and its fp32 LSE.
+    s, h, a, ffn, V, L, t = 4096, 4096, 32, 11008, 32000, 32, 4
+    norms = 2 * (2 * 2 * h + 4)
+    attention = 2 * (h + h + h + h) + 4 * a
+    mlp = 3 * 2 * ffn
+    head = s * ((2 * 2 * h + 4) / t + 12 * V / t)  # final norm's input and output (the head's input), the loss
+    b = estimate_memory(LLAMA2_7B, MemoryConfig(task="train", seq_len=s, sequence_parallel=True,
+                                                layout=Layout(tp=t, zero=1)))  # fmt: skip
+    assert b.activations.bytes == pytest.approx(L * s * (norms + attention + mlp) / t + head, abs=1)
 
 
 def test_full_recompute_keeps_only_layer_inputs_plus_one_layer():
-    s, b, h, a, L, V = 2048, 1, 2048, 16, 24, 50304
+    s, b, h, a, L, V, ffn = 2048, 1, 2048, 16, 24, 50304, 8192
+    tokens = s * b
     full = estimate_memory(
         GPT, MemoryConfig(task="train", seq_len=s, layout=Layout(micro_batch=b, recompute="full"))
     )
-    one_layer = s * b * h * 32 + 4 * a * s * b
-    assert full.activations.bytes == L * 2 * s * b * h + one_layer + 4 * s * b * V + 4 * s * b * h
+    copies = L * 2 * (4 * h * h + 2 * h * ffn)  # autocast's weight copies are made again, kept until backward
+    one_layer = tokens * _gpt_layer_bytes_per_token(h, ffn, a, s, True)
+    head = tokens * ((4 * h + 8) + 2 * h + 12 * V) + 2 * V * h
+    # each layer's fp32 input (the residual stream under autocast) + one layer recomputed + the head
+    assert full.activations.bytes == L * 4 * tokens * h + one_layer + head + copies
 
 
 def test_pipeline_first_stage_holds_pp_micro_batches():
-    s, b, h, a = 2048, 1, 2048, 16
-    per_layer = s * b * h * 32 + 4 * a * s * b
+    # 8 sequences per micro-batch: the first stage's 4 in-flight micro-batches outweigh the last stage's LM head
+    # and its loss; pipeline parallel runs Megatron-style on bf16 weights (no autocast copies)
+    s, b, h, a, ffn = 2048, 8, 2048, 16, 8192
+    per_layer = s * b * _gpt_layer_bytes_per_token(h, ffn, a, s, True, autocast=False)
     first = estimate_memory(GPT, MemoryConfig(task="train", seq_len=s, layout=Layout(micro_batch=b, pp=4)))
+    assert first.pipeline_stage == 0
     assert first.activations.bytes == 6 * per_layer * 4  # 6 layers per stage, 4 micro-batches in flight
-    two = estimate_memory(
+    three = estimate_memory(
         GPT,
-        MemoryConfig(task="train", seq_len=s, inflight_microbatches=2, layout=Layout(micro_batch=b, pp=4)),
+        MemoryConfig(task="train", seq_len=s, inflight_microbatches=3, layout=Layout(micro_batch=b, pp=4)),
     )
-    assert two.activations.bytes == 6 * per_layer * 2
+    assert three.pipeline_stage == 0 and three.activations.bytes == 6 * per_layer * 3
 
 
 # --- overhead, shape, refusals, notes ----------------------------------------------------------------------------
@@ -290,9 +337,34 @@ def test_breakdown_dict_shape_and_total():
     b = estimate_memory(LLAMA_70B, train(dp=64, zero=3))
     d = b.as_dict()
     assert list(d) == ["weights", "gradients", "optimizer", "activations", "kv_cache", "overhead", "total"]
-    assert d["total"] == sum(v for k, v in d.items() if k != "total") == b.total_bytes
+    # the total is the step's peak: one backward per step frees the activations before all the gradients exist
+    assert d["total"] == sum(v for k, v in d.items() if k != "total") - b.not_concurrent_bytes == b.total_bytes
+    # it peaks in a layer's backward: the loss's tensors (log_softmax and two fp32 gradients, 12 bytes per
+    # vocabulary entry and token, and the final norm's and head's bf16 inputs) and the sharded gradients are gone
+    tokens, h = 4096, 8192
+    loss = tokens * (12 * 128256 + (4 + 2) * h + 4 + 2 * h)
+    assert b.not_concurrent_bytes == pytest.approx(loss + b.gradients.bytes, abs=2)
+    assert b.peak_phase == "backward"
     assert all(isinstance(v, int) for v in d.values())
     assert all(isinstance(text, str) and text and "\n" not in text for text in b.assumptions().values())
+
+
+def test_the_peak_is_the_larger_of_backward_start_and_optimizer_step():
+    # tiny activations (1 token): the optimizer step, with every gradient, is the peak
+    short = estimate_memory(LLAMA2_7B, train(seq_len=1))
+    assert short.peak_phase == "optimizer step"
+    # at the optimizer step no activation is left: the total is weights + gradients + optimizer + overhead
+    states = short.weights.bytes + short.gradients.bytes + short.optimizer.bytes + short.overhead.bytes
+    assert short.total_bytes == states
+    # a long sequence: the peak is the loss's backward, before the first parameter gradient exists
+    long = estimate_memory(LLAMA2_7B, train(seq_len=4096))
+    assert long.peak_phase == "backward"
+    expected = long.weights.bytes + long.optimizer.bytes + long.activations.bytes + long.overhead.bytes
+    assert long.total_bytes == expected
+    # with gradient accumulation the gradients stay beside the next micro-batch's activations: no credit
+    accumulated = estimate_memory(LLAMA2_7B, train(gradient_accumulation=4))
+    assert accumulated.not_concurrent_bytes == 0
+    assert accumulated.total_bytes == sum(term.bytes for _, term in accumulated.terms())
 
 
 @pytest.mark.parametrize(
@@ -339,3 +411,11 @@ def test_every_preset_estimates_for_every_task():
         for task in ("inference", "train", "lora", "qlora"):
             b = estimate_memory(spec, MemoryConfig(task=task, seq_len=2048))
             assert b.total_bytes > b.weights.bytes > 0
+
+
+def test_the_terms_at_the_peak_sum_to_the_total():
+    for config in (train(dp=64, zero=3), train(seq_len=1), MemoryConfig(task="inference")):
+        b = estimate_memory(LLAMA_70B, config)
+        at_peak = b.at_peak()
+        assert sum(at_peak.values()) == b.total_bytes
+        assert all(0 <= at_peak[name] <= term.bytes for name, term in b.terms())

@@ -1,92 +1,99 @@
-"""Cross-check of planner.memory against real PyTorch on CPU (torch's MemTracker accounting).
+"""planner.memory against real torch on CPU, and the tracer against both.
 
-A small decoder is built in torch from the same ModelSpec (profiler.reference_decoder), one training step and
-one inference forward run under torch.distributed._tools.mem_tracker.MemTracker, and the analytic terms must
-agree: weights, gradients and optimizer state within 5%, activations within 25% (the tolerances README.md states).
-"""
+For llama-, gpt2- and MoE-style models (10-16M parameters), transformers builds the model from a
+config.json and profiler.memory_trace runs one real step on real CPU tensors under torch's MemTracker (the
+measurement) and the same step on fake tensors (the trace). The targets (issue 16): analytic activations within
+15%, analytic peak (without the CUDA context and allocator margin) within 10%, traced peak within 3%."""
 
 from __future__ import annotations
 
-import dataclasses
+import json
 
 import pytest
 
 from planner.memory import MemoryConfig, estimate_memory
-from planner.models import ModelSpec
+from planner.models import load_hf_config
 from planner.vocabulary import Layout
 
-torch = pytest.importorskip("torch", reason="the cross-check needs torch (installed by `make test`)")
+pytest.importorskip("torch", reason="needs torch (installed by `make test`)")
+pytest.importorskip("transformers", reason="needs the trace extra (installed by `make test`)")
 
-from profiler.reference_decoder import measure_inference_forward, measure_training_step  # noqa: E402
+from profiler import memory_trace  # noqa: E402
 
-LLAMA_STYLE = ModelSpec(
-    name="tiny-llama", family="llama", layers=2, hidden=256, heads=4, kv_heads=2, head_dim=64, ffn=688,
-    vocab=512, tied_embeddings=False, gated_mlp=True, norm="rmsnorm", attn_bias=False, mlp_bias=False,
-    max_context=1024,
-)  # fmt: skip
-GPT2_STYLE = ModelSpec(
-    name="tiny-gpt2", family="gpt2", layers=2, hidden=256, heads=4, kv_heads=4, head_dim=64, ffn=1024,
-    vocab=512, tied_embeddings=True, gated_mlp=False, norm="layernorm", attn_bias=True, attn_out_bias=True,
-    mlp_bias=True, max_context=256, learned_positions=True, activation="gelu", rotary=False,
-)  # fmt: skip
-GEMMA2_STYLE = dataclasses.replace(
-    LLAMA_STYLE, name="tiny-gemma2", family="gemma2", norms_per_layer=4, tied_embeddings=True, head_dim=96
-)
-BATCH, SEQ = 2, 128
 
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """One intra-op thread: the suite shares two cores, and oversubscribed threads make these steps crawl."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+CONFIGS = {  # 10-16M parameters: the small end of what people train, quick on two CPU cores
+    "llama": {"model_type": "llama", "hidden_size": 256, "intermediate_size": 688, "num_hidden_layers": 4,
+              "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 20000, "max_position_embeddings": 1024},
+    # dropout off: the analytic model leaves dropout masks out (modern recipes); GPT-2's default is 0.1
+    "gpt2": {"model_type": "gpt2", "n_embd": 256, "n_head": 4, "n_layer": 4, "vocab_size": 36000, "n_positions": 1024,
+             "resid_pdrop": 0, "embd_pdrop": 0, "attn_pdrop": 0},
+    "mixtral": {"model_type": "mixtral", "hidden_size": 256, "intermediate_size": 384, "num_hidden_layers": 4,
+                "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 20000, "num_local_experts": 4,
+                "num_experts_per_tok": 2, "max_position_embeddings": 1024},
+}  # fmt: skip
+# MoE experts run transformers' default grouped_mm path in both (torch's CPU kernel takes fp32 and bf16).
+# GPT-2 LoRA runs in fp32 here: CPU autocast keeps LayerNorm and softmax in bf16 where CUDA's runs them in fp32
+# (the analytic rule), which only a GPU can check (make device-check).
+# (model, task, precision, attention, batch, seq_len): bf16 matmuls are slow on a CPU, so those steps are shorter
 CASES = [
-    (LLAMA_STYLE, "fp32", True),
-    (LLAMA_STYLE, "bf16", True),
-    (LLAMA_STYLE, "bf16", False),
-    (GPT2_STYLE, "fp32", True),
-    (GPT2_STYLE, "bf16", False),
-    (GEMMA2_STYLE, "bf16", True),
+    ("llama", "pretrain", "fp32", "sdpa", 2, 128),
+    ("llama", "pretrain", "bf16", "sdpa", 1, 128),
+    ("llama", "pretrain", "fp32", "eager", 2, 128),
+    ("gpt2", "pretrain", "fp32", "eager", 2, 128),
+    ("gpt2", "pretrain", "bf16", "eager", 1, 128),
+    ("mixtral", "pretrain", "fp32", "sdpa", 2, 128),
+    ("mixtral", "pretrain", "bf16", "sdpa", 1, 128),
+    ("llama", "lora", "bf16", "sdpa", 1, 128),
+    ("gpt2", "lora", "fp32", "eager", 2, 128),
+    ("mixtral", "lora", "bf16", "sdpa", 1, 128),
+    ("llama", "inference", "bf16", "sdpa", 2, 128),
+    ("gpt2", "inference", "fp32", "eager", 2, 128),
+    ("mixtral", "inference", "bf16", "sdpa", 2, 128),
 ]
 
 
-def within(analytic: int, measured: int, tolerance: float) -> bool:
-    return abs(analytic - measured) <= tolerance * measured
+def _run(tmp_path, name, task, precision, attention, batch, seq_len, fake):
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(CONFIGS[name]), encoding="utf-8")
+    request = memory_trace.TraceRequest(config=str(path), task=task, precision=precision, batch=batch,
+                                        seq_len=seq_len, attention=attention, fake=fake)  # fmt: skip
+    return path, memory_trace.trace(request)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("spec", "dtype", "flash"), CASES, ids=[f"{c[0].name}-{c[1]}-flash{c[2]}" for c in CASES]
-)
-def test_training_step_terms_match_torch(spec, dtype, flash):
-    measured = measure_training_step(spec, batch=BATCH, seq_len=SEQ, dtype=dtype, flash_attention=flash)
-    assert measured["parameter_count"] == spec.total_params  # the torch model has exactly the counted tensors
-    config = MemoryConfig(
-        task="train", precision=dtype, seq_len=SEQ, flash_attention=flash, layout=Layout(micro_batch=BATCH)
-    )
+@pytest.mark.parametrize(("name", "task", "precision", "attention", "batch", "seq_len"), CASES,
+                         ids=["-".join(map(str, c[:4])) for c in CASES])  # fmt: skip
+def test_analytic_and_traced_memory_match_a_real_torch_step(tmp_path, name, task, precision, attention, batch,
+                                                            seq_len):  # fmt: skip
+    path, measured = _run(tmp_path, name, task, precision, attention, batch, seq_len, fake=False)
+    _, traced = _run(tmp_path, name, task, precision, attention, batch, seq_len, fake=True)
+    spec = load_hf_config(path)
+    assert measured["parameter_count"] == spec.total_params
+    config = MemoryConfig(task="train" if task == "pretrain" else task, precision=precision, seq_len=seq_len,
+                          flash_attention=attention == "sdpa", layout=Layout(micro_batch=batch))  # fmt: skip
     analytic = estimate_memory(spec, config)
-    assert within(analytic.weights.bytes, measured["params"], 0.05)
-    assert within(analytic.gradients.bytes, measured["grads"], 0.05)
-    assert within(analytic.optimizer.bytes, measured["optimizer"], 0.05)
-    assert within(analytic.activations.bytes, measured["activations"], 0.25)
-
-
-@pytest.mark.slow
-def test_sgd_momentum_state_matches_torch():
-    measured = measure_training_step(LLAMA_STYLE, batch=1, seq_len=64, dtype="fp32", optimizer="sgd")
-    config = MemoryConfig(
-        task="train", precision="fp32", optimizer="sgd", seq_len=64, layout=Layout(micro_batch=1)
-    )
-    assert within(estimate_memory(LLAMA_STYLE, config).optimizer.bytes, measured["optimizer"], 0.05)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    ("spec", "dtype", "flash"), CASES, ids=[f"{c[0].name}-{c[1]}-flash{c[2]}" for c in CASES]
-)
-def test_inference_forward_matches_torch(spec, dtype, flash):
-    measured = measure_inference_forward(spec, batch=BATCH, seq_len=SEQ, dtype=dtype, flash_attention=flash)
-    config = MemoryConfig(
-        task="inference",
-        precision=dtype,
-        seq_len=SEQ,
-        flash_attention=flash,
-        layout=Layout(micro_batch=BATCH),
-    )
-    analytic = estimate_memory(spec, config)
-    assert within(analytic.weights.bytes, measured["params"], 0.05)
-    assert within(analytic.activations.bytes, measured["activations"], 0.25)
+    assert abs(traced["peak_bytes"] - measured["peak_bytes"]) <= 0.03 * measured["peak_bytes"]
+    kv = measured["kv_cache_bytes"]
+    # training: what the forward keeps plus the loss's backward transients (before the first gradient exists)
+    key = "activations_until_first_gradient_bytes"
+    activations = (measured[key] if task != "inference" else measured["max"]["activations"]) - kv
+    assert abs(analytic.activations.bytes - activations) <= 0.15 * activations
+    peak = analytic.total_bytes - analytic.overhead.bytes
+    assert abs(peak - measured["peak_bytes"]) <= 0.10 * measured["peak_bytes"]
+    assert analytic.weights.bytes == pytest.approx(measured["max"]["parameters"], rel=0.01)
+    if task != "inference":
+        assert analytic.gradients.bytes == pytest.approx(measured["max"]["gradients"], rel=0.01)
+        assert analytic.optimizer.bytes == pytest.approx(measured["max"]["optimizer"], rel=0.01)
+    else:
+        assert analytic.kv_cache.bytes == pytest.approx(kv, rel=0.01)

@@ -318,10 +318,14 @@ def test_malformed_json_and_missing_keys_name_the_file_and_key(tmp_path):
     broken.write_text('{"model_type": "llama", "hidden_size": 4096,')
     with pytest.raises(UserError, match=r"config\.json: malformed JSON"):
         load_hf_config(broken)
+    # a key transformers has a default for takes it (llama: intermediate_size 11008); one it has none for
+    # (mixtral's experts come with defaults too, so a model type with a required key: gpt2 has none, phi3 none;
+    # MLA's kv_lora_rank in deepseek has one): a missing key is only refused where transformers would refuse it
     config = dict(LLAMA_2_7B_CONFIG)
     del config["intermediate_size"]
-    with pytest.raises(UserError, match=r"missing key 'intermediate_size'") as caught:
-        load_hf_config(write_config(tmp_path, config))
+    assert load_hf_config(write_config(tmp_path, config)).ffn == 11008
+    with pytest.raises(UserError, match=r"'num_experts_per_tok'") as caught:
+        load_hf_config(write_config(tmp_path, {**LLAMA_2_7B_CONFIG, "model_type": "mixtral", "num_experts_per_tok": "two"}))
     assert str(tmp_path) in str(caught.value)
     with pytest.raises(UserError, match=r"'hidden_size' must be a positive integer"):
         load_hf_config(write_config(tmp_path, dict(LLAMA_2_7B_CONFIG, hidden_size=-5)))
@@ -347,9 +351,6 @@ def test_config_json_with_a_byte_order_mark_loads(tmp_path):
     [
         # 320,000 layers x 12 x 4.1e10^2 (attention 4h^2 + MLP 3 x h x 11008... dominated by 4h^2) = 2.1e27
         ({"hidden_size": 40_960_000_000, "num_hidden_layers": 320_000}, "e+18B"),
-        # 2 x 32,000 x 8 (embeddings) + a 1-layer, 8-wide body: a few hundred thousand parameters
-        ({"hidden_size": 8, "num_hidden_layers": 1, "intermediate_size": 16, "num_attention_heads": 1,
-          "num_key_value_heads": 1}, "0.000"),
     ],
 )  # fmt: skip
 def test_config_json_with_an_absurd_total_is_refused_naming_the_file(tmp_path, changes, shown):
@@ -357,7 +358,7 @@ def test_config_json_with_an_absurd_total_is_refused_naming_the_file(tmp_path, c
     with pytest.raises(UserError) as refused:
         load_hf_config(path)
     message = str(refused.value)
-    assert message.startswith(f"{path}: model size ") and "is outside 0.01B..10000B" in message
+    assert message.startswith(f"{path}: model size ") and "is outside 1e-09B..10000B" in message
     assert shown in message and "\n" not in message
 
 
@@ -371,7 +372,7 @@ def test_a_moe_config_with_an_absurd_layer_count_is_refused_at_once(tmp_path):
                 "n_routed_experts": 64, "num_experts_per_tok": 6, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
                 "qk_nope_head_dim": 128, "v_head_dim": 128, "vocab_size": 102400}  # fmt: skip
     for config in (qwen_moe, deepseek):
-        with pytest.raises(UserError, match="outside 0.01B..10000B"):
+        with pytest.raises(UserError, match="outside 1e-09B..10000B"):
             load_hf_config(write_config(tmp_path, config))
 
 
@@ -384,14 +385,15 @@ def test_moe_layer_counts_follow_the_sparse_step_and_the_dense_lists(tmp_path):
                 "mlp_only_layers": [0, 1, 3, 3]}  # fmt: skip
     spec = load_hf_config(write_config(tmp_path, qwen_moe))
     assert (spec.moe_layers, spec.dense_layers) == (10, 14)
-    # deepseek, 61 layers, first_k_dense_replace 3, moe_layer_freq 2: MoE at i = 4, 6, ..., 60 (29 layers).
+    # deepseek, 61 layers, first_k_dense_replace 3, moe_layer_freq 2: transformers 5 (modeling_deepseek_v2.py)
+    # makes every layer from first_k_dense_replace on an MoE layer and does not read moe_layer_freq: 58 MoE, 3 dense.
     deepseek = {"model_type": "deepseek_v2", "hidden_size": 2048, "intermediate_size": 10944,
                 "moe_intermediate_size": 1408, "num_hidden_layers": 61, "num_attention_heads": 16,
                 "n_routed_experts": 64, "num_experts_per_tok": 6, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
                 "qk_nope_head_dim": 128, "v_head_dim": 128, "vocab_size": 102400, "first_k_dense_replace": 3,
                 "moe_layer_freq": 2}  # fmt: skip
     spec = load_hf_config(write_config(tmp_path, deepseek))
-    assert (spec.moe_layers, spec.dense_layers) == (29, 32)
+    assert (spec.moe_layers, spec.dense_layers) == (58, 3)
 
 
 def test_text_that_looks_like_a_path_is_named_as_missing_not_as_an_unknown_preset(tmp_path):
@@ -478,3 +480,66 @@ def test_model_folder_needs_a_config(tmp_path):
         load_model_folder(tmp_path)
     (tmp_path / "config.json").write_text(json.dumps(LLAMA_2_7B_CONFIG))
     assert resolve_model(str(tmp_path)).total_params == 6_738_415_616  # no shards: architecture count
+
+
+def test_tiny_models_are_accepted(tmp_path):
+    # 2 x 32,000 x 8 (embeddings) + a 1-layer, 8-wide body: 513,240 parameters, a real (test-sized) model
+    tiny = {**LLAMA_2_7B_CONFIG, "hidden_size": 8, "num_hidden_layers": 1, "intermediate_size": 16,
+            "num_attention_heads": 1, "num_key_value_heads": 1}  # fmt: skip
+    spec = load_hf_config(write_config(tmp_path, tiny))
+    # embedding + head 2 x 32000 x 8, attention 4 x 8 x 8, MLP 3 x 8 x 16, norms 3 x 8
+    assert spec.total_params == 2 * 32000 * 8 + 4 * 64 + 3 * 128 + 3 * 8
+
+
+def test_default_sequence_length_never_exceeds_the_models_context(tmp_path, capsys):
+    from planner.cli import main
+
+    gpt2 = {"model_type": "gpt2", "n_embd": 768, "n_head": 12, "n_layer": 12, "vocab_size": 50257}
+    path = write_config(tmp_path, gpt2)
+    assert main(["memory", "--model", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["config"]["seq_len"] == 1024  # gpt2's n_positions default
+
+
+def test_no_sliding_window_note_when_the_window_is_null(tmp_path):
+    from planner.memory import MemoryConfig, estimate_memory
+
+    mistral = {"model_type": "mistral", "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+               "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32000, "sliding_window": None}  # fmt: skip
+    spec = load_hf_config(write_config(tmp_path, mistral))
+    assert spec.sliding_window == 0
+    notes = estimate_memory(spec, MemoryConfig(task="inference", seq_len=8192)).notes
+    assert not any("sliding" in note for note in notes)
+    windowed = load_hf_config(write_config(tmp_path, {**mistral, "sliding_window": 4096}))
+    assert any("sliding" in n for n in estimate_memory(windowed, MemoryConfig(task="inference", seq_len=8192)).notes)
+
+
+def test_an_index_json_names_the_shards_and_duplicates_and_adapters_are_left_out(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps(LLAMA_2_7B_CONFIG))
+    write_safetensors(tmp_path / "model-00001-of-00002.safetensors", {"a": [3, 4]})
+    write_safetensors(tmp_path / "model-00002-of-00002.safetensors", {"b": [5]})
+    # Mistral's repositories carry the same weights again in consolidated.safetensors; peft adds its adapter
+    write_safetensors(tmp_path / "consolidated.safetensors", {"a": [3, 4], "b": [5]})
+    write_safetensors(tmp_path / "adapter_model.safetensors", {"lora_A": [8, 2]})
+    assert load_model_folder(tmp_path).total_params == 12 + 5
+    # with an index, exactly the files its weight_map names (a stray extra shard is not counted)
+    write_safetensors(tmp_path / "model-extra.safetensors", {"z": [1000]})
+    index = {"metadata": {}, "weight_map": {"a": "model-00001-of-00002.safetensors",
+                                            "b": "model-00002-of-00002.safetensors"}}  # fmt: skip
+    (tmp_path / "model.safetensors.index.json").write_text(json.dumps(index))
+    assert load_model_folder(tmp_path).total_params == 12 + 5
+
+
+def test_a_folder_with_only_consolidated_weights_counts_them(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps(LLAMA_2_7B_CONFIG))
+    write_safetensors(tmp_path / "consolidated.safetensors", {"a": [3, 4]})
+    assert load_model_folder(tmp_path).total_params == 12
+
+
+def test_a_fifo_in_place_of_config_json_is_refused_not_read(tmp_path):
+    import os
+
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this system")
+    os.mkfifo(tmp_path / "config.json")
+    with pytest.raises(UserError, match="not a regular file"):
+        load_hf_config(tmp_path / "config.json")

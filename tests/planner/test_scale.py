@@ -142,6 +142,8 @@ def test_llama3_405b_on_16384_h100s_reproduces_the_published_snapshot():
                   Constraints(gpus=16384), top=1)  # fmt: skip
     term = result.options[0].goodput
     assert term is not None
+    layout = result.options[0].layout
+    assert layout.tp > 1 and layout.zero <= 1  # Megatron-style: bf16 weights + fp32 master + m, v
     assert term.checkpoint.bytes == pytest.approx(14 * 405.85e9, rel=0.01)  # 5.7 TB, written in 2.8 s
     assert 0.87 <= term.effective_fraction <= 0.95  # "over 90 %", within a few points
     over_54_days = term.interruptions_per_hour * 54 * 24

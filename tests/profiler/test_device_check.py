@@ -131,3 +131,22 @@ def test_the_cpu_steps_run_for_real(tmp_path):
     (cpu,) = step["devices"]
     assert cpu["device"] == "cpu" and cpu["figures"]["memory_bandwidth"] > 0
     assert (tmp_path / "dc-reports" / "probe_quick.json").exists()  # the report itself is kept beside
+
+
+def test_the_memory_step_is_listed_and_skipped_without_a_gpu(tmp_path):
+    (step,) = [s for s in device_check.STEPS if s.name == "memory"]
+    result = run_steps([step], context(tmp_path))["memory"]
+    assert result["status"] == "skipped" and "needs 1 CUDA GPU" in result["reason"]
+
+
+@pytest.mark.slow
+def test_the_memory_comparison_runs_end_to_end_on_a_cpu(tmp_path, monkeypatch):
+    pytest.importorskip("transformers")
+    # the same children the GPU step runs (tracer real and fake, the planner's memory --json), on the CPU
+    monkeypatch.setattr(device_check, "MEMORY_TRAIN_CASES", [("llama-20m", "pretrain", "fp32", "sdpa", 1, 128),
+                                                            ("gpt2-17m", "lora", "fp32", "eager", 1, 128)])
+    rows = device_check.memory_training_rows(context(tmp_path), device="cpu")
+    assert len(rows) == 2 and all(row["error"] is None and row["measured_peak_bytes"] > 0 for row in rows)
+    row = rows[0]
+    assert abs(row["traced_over_measured"] - 1) < 0.03
+    assert abs(row["analytic_over_measured"] - 1) < 0.10

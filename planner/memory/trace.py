@@ -1,0 +1,144 @@
+"""What the planner knows about the memory trace (profiler/memory_trace.py, run as a child process): the child's
+command line for a model and configuration, its JSON lines, and the analytic figures beside the traced ones with
+the difference explained. Pure: the CLI (subprocess) and the GUI (QProcess) start the child themselves."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from planner.errors import UserError
+from planner.memory.checks import normalised
+from planner.memory.config import MemoryBreakdown, MemoryConfig
+from planner.messages import msg
+from planner.models import ModelSpec
+from planner.vocabulary import Recompute, Task
+
+TRACE_MODULE = "profiler.memory_trace"
+TRACE_TIMEOUT_S = 1800.0  # a 70B model at 4k tokens traces in about a minute on 2 cores
+MAX_TRACE_LINE_BYTES = 4 * 2**20  # the result line carries a 400-point timeline: well under this
+_TASKS = {
+    Task.PRETRAIN: "pretrain",
+    Task.FINETUNE: "finetune",
+    Task.LORA: "lora",
+    Task.INFERENCE: "inference",
+}
+TRACED_TERMS = ("weights", "gradients", "optimizer", "activations", "kv_cache")
+
+
+def trace_config_path(model: ModelSpec) -> Path:
+    """The config.json a model came from (a file, or a model folder's); UserError for presets and sizes."""
+    source = model.source.split(" (")[0] if model.source else ""
+    path = Path(source) if source else None
+    if path is not None and path.is_dir():
+        path = path / "config.json"
+    if path is None or not path.is_file():
+        raise UserError.of(msg("error.trace_needs_config", model=model.display_name))
+    return path
+
+
+def trace_arguments(model: ModelSpec, config: MemoryConfig) -> list[str]:
+    """The child's arguments after ``python -m profiler.memory_trace``; UserError where no trace can run."""
+    path = trace_config_path(model)
+    config = normalised(config)
+    if config.task not in _TASKS:
+        raise UserError.of(msg("error.trace_task", task=str(config.task)))
+    layout = config.layout
+    if layout.tp > 1 or layout.pp > 1 or layout.ep > 1:
+        raise UserError.of(msg("error.trace_layout"))
+    precision = str(config.precision) if str(config.precision) in ("fp32", "bf16", "fp16") else "bf16"
+    return [
+        "--config", str(path), "--task", _TASKS[config.task], "--precision", precision,
+        "--batch", str(layout.micro_batch), "--seq-len", str(config.seq_len),
+        "--attention", "sdpa" if config.flash_attention else "eager", "--lora-rank", str(config.lora_rank),
+        "--lora-targets", ",".join(str(t) for t in config.lora_targets), "--dp", str(layout.dp),
+        "--zero", str(int(layout.zero)), *(["--recompute"] if layout.recompute == Recompute.FULL else []),
+    ]  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEvent:
+    """One line of the child: kind "progress" (stage, elapsed_s), "result" (result) or "error" (message)."""
+
+    kind: str
+    stage: str = ""
+    elapsed_s: float = 0.0
+    result: dict[str, object] | None = None
+    message: str = ""
+
+
+def parse_trace_line(line: str | bytes) -> TraceEvent | None:
+    """A TraceEvent from one line of the child's output, or None for a line that is not one (a warning)."""
+    try:
+        event = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    if not isinstance(event, dict):
+        return None
+    kind = event.get("event")
+    if kind == "progress":
+        elapsed = event.get("elapsed_s")
+        return TraceEvent("progress", stage=str(event.get("stage", "")),
+                          elapsed_s=float(elapsed) if isinstance(elapsed, (int, float)) else 0.0)  # fmt: skip
+    if kind == "result" and isinstance(event.get("result"), dict):
+        return TraceEvent("result", result=event["result"])
+    if kind == "error":
+        return TraceEvent("error", message=str(event.get("message", "")))
+    return None
+
+
+def _bytes(table: object, *names: str) -> int:
+    if not isinstance(table, dict):
+        return 0
+    return sum(int(value) for name in names if isinstance(value := table.get(name, 0), (int, float)))
+
+
+def traced_terms(traced: dict[str, object]) -> dict[str, int]:
+    """The trace's figures in the analytic model's terms (bytes): each category at its own maximum, FSDP2's
+    gathered units and buffers as they are at the peak, training activations with the backward's transients."""
+    at_peak, maxima = traced.get("at_peak"), traced.get("max")
+    kv = _bytes(traced, "kv_cache_bytes")
+    training = traced.get("trainable_parameter_count", 0) not in (0, None)
+    working = _bytes(traced, "activations_until_first_gradient_bytes")
+    return {
+        "weights": _bytes(maxima, "parameters", "buffers")
+        + _bytes(at_peak, "gathered_parameters", "communication"),
+        "gradients": _bytes(maxima, "gradients"),
+        "optimizer": _bytes(maxima, "optimizer"),
+        "activations": (working if training else _bytes(maxima, "activations")) - kv,
+        "kv_cache": kv,
+    }
+
+
+WHY = {
+    "weights": "every parameter and buffer (FSDP2: the shard plus the units gathered and the communication buffers "
+    "at the peak)",
+    "gradients": "at their maximum, the optimizer step; the weights' dtype",
+    "optimizer": "AdamW m and v (fused AdamW: no temporaries)",
+    "activations": "what the forward keeps plus the backward's transients at their joint maximum (KV cache apart); "
+    "the formulas leave out rotary tables, per-token statistics and routing indices",
+    "kv_cache": "the DynamicCache's keys and values after the decoded tokens",
+    "peak": "the step's peak; the analytic one without the CUDA context and allocator margin, which a trace cannot "
+    "see",
+}
+
+
+def comparison(breakdown: MemoryBreakdown, traced: dict[str, object]) -> dict[str, dict[str, object]]:
+    """{term: {analytic_bytes, traced_bytes, ratio (analytic / traced), why}} for each term and the peak."""
+    rows: dict[str, dict[str, object]] = {}
+    figures = traced_terms(traced)
+    for name in TRACED_TERMS:
+        rows[name] = _row(getattr(breakdown, name).bytes, figures[name], WHY[name])
+    peak_why = (
+        f"{WHY['peak']}; peak phase analytic {breakdown.peak_phase!r}, traced {traced.get('peak_phase')!r}"
+    )
+    rows["peak"] = _row(
+        breakdown.total_bytes - breakdown.overhead.bytes, _bytes(traced, "peak_bytes"), peak_why
+    )
+    return rows
+
+
+def _row(analytic: int, traced: int, why: str) -> dict[str, object]:
+    ratio = round(analytic / traced, 3) if traced else None
+    return {"analytic_bytes": analytic, "traced_bytes": traced, "ratio": ratio, "why": why}

@@ -1,0 +1,806 @@
+"""Exact memory of one training step or one generate call, by running the real Hugging Face model on fake tensors.
+
+``python -m profiler.memory_trace --config config.json --task train ...`` builds the model that transformers
+builds from a local config.json, inside torch's FakeTensorMode (tensors with shapes, dtypes and devices but no
+storage: a 70B model "allocates" nothing), runs one real step -- forward, backward and a fused AdamW step for
+training (mixed precision by autocast, LoRA adapters through peft, activation checkpointing on or off), or a
+prefill with a KV cache plus one decoded token for inference -- and accounts every tensor torch creates with
+torch.distributed._tools.mem_tracker.MemTracker (TorchTitan's scripts/estimate/estimation.py does the same for
+its own models). With --dp N and --zero 2/3 the model is sharded with FSDP2 ``fully_shard`` (each decoder layer
+one unit, the root the rest) over a fake process group of N ranks, and the figures are rank 0's.
+
+It prints JSON lines on stdout: {"event": "progress", "stage": ..., "elapsed_s": ...} while it works and one
+{"event": "result", "result": {...}} (or {"event": "error", "message": ...}) at the end; --real runs the same
+step on real CPU tensors (the tests compare the two). torch, transformers and peft are imported only here, in
+this child process: the GUI and the planner never import them.
+
+Categories (bytes): parameters (sharded ones under FSDP2), gathered_parameters (FSDP2's unsharded compute copies),
+buffers, gradients (sharded under FSDP2), gathered_gradients (FSDP2's unsharded ones before reduce-scatter),
+optimizer (state and what the optimizer step allocates), activations (tensors made in the forward pass: what
+autograd saves, the logits, the KV cache), temporaries (tensors made in the backward pass: gradients of
+activations), communication (FSDP2's all-gather and reduce-scatter buffers), other (the inputs). ``at_peak`` is each category at the moment of
+the step's peak, ``max`` each category at its own maximum, ``timeline`` the total after each sampled operator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from profiler.jsontypes import JSONObject, JSONValue
+
+if TYPE_CHECKING:
+    import torch
+    from torch import nn
+
+SCHEMA = "gpu-advisor.memory-trace"
+VERSION = 1
+TASKS = ("pretrain", "finetune", "lora", "inference")
+PRECISIONS = ("fp32", "bf16", "fp16")
+MAX_CONFIG_BYTES = 4 * 2**20  # a config.json is a few KiB
+TIMELINE_POINTS = 400  # samples kept of the step's timeline
+CATEGORIES = (
+    "parameters", "gathered_parameters", "buffers", "gradients", "gathered_gradients", "optimizer", "activations",
+    "temporaries", "communication", "other",
+)  # fmt: skip
+# MemTracker's and FSDPMemTracker's reference types -> our categories ("gathered": FSDP2's unsharded copies).
+_TRACKER_NAMES = {
+    "Parameter": "parameters",
+    "Sharded Param": "parameters",
+    "Unsharded Param": "gathered_parameters",
+    "Buffer": "buffers",
+    "Gradient": "gradients",
+    "Sharded Grad": "gradients",
+    "Unsharded Grad": "gathered_gradients",
+    "Optstate": "optimizer",
+    "OptState": "optimizer",
+    "Activation": "activations",
+    "Temp": "temporaries",
+    "All Gather": "communication",
+    "Reduce Scatter": "communication",
+    "Inputs": "other",
+    "Other": "other",
+}
+# peft's names for the modules each LoRA target adapts, by model family (gpt2 fuses q, k, v into one c_attn).
+_LORA_MODULES = {
+    "gpt2": {"q": "c_attn", "k": "c_attn", "v": "c_attn", "o": "attn.c_proj", "up": "c_fc", "down": "mlp.c_proj"},
+    "gpt_neox": {"q": "query_key_value", "k": "query_key_value", "v": "query_key_value", "o": "attention.dense",
+                 "up": "dense_h_to_4h", "down": "dense_4h_to_h"},
+}  # fmt: skip
+_LORA_DEFAULT = {
+    "q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "gate": "gate_proj", "up": "up_proj",
+    "down": "down_proj",
+}  # fmt: skip
+
+
+class TraceError(Exception):
+    """A request the tracer cannot run (bad config, unsupported combination); the message says why."""
+
+
+@dataclass(frozen=True)
+class TraceRequest:
+    config: str  # path to a config.json (or a folder holding one)
+    task: str = "pretrain"  # pretrain | finetune | lora | inference
+    precision: str = (
+        "bf16"  # training: autocast over fp32 weights; inference and LoRA's base: the weights' dtype
+    )
+    batch: int = 1
+    seq_len: int = 1024
+    recompute: bool = False  # activation checkpointing of every decoder layer
+    attention: str = "sdpa"  # sdpa (fused/flash) | eager (the explicit softmax that keeps the probabilities)
+    lora_rank: int = 16
+    lora_targets: tuple[str, ...] = ("q", "k", "v", "o")
+    dp: int = 1  # data-parallel ranks (a fake process group when > 1)
+    zero: int = 0  # 0/1: unsharded step (ZeRO-1's optimizer shard is divided out); 2/3: FSDP2 fully_shard
+    fake: bool = True  # False: real tensors (tests on small models on the CPU; the device check on a GPU)
+    new_tokens: int = 1  # inference: tokens decoded after the prefill
+    device: str = (
+        "cpu"  # "cuda": real tensors on the GPU, measured by torch.cuda's allocator too (device check)
+    )
+
+
+def read_config(path: str) -> dict[str, Any]:  # Any: the JSON values of a config.json
+    """The config.json at `path` (a file or a folder holding one): a regular file, at most 4 MiB, a JSON object."""
+    target = Path(path)
+    if target.is_dir():
+        target = target / "config.json"
+    try:
+        with target.open("rb") as handle:
+            if not os.path.isfile(target) or os.fstat(handle.fileno()).st_size > MAX_CONFIG_BYTES:
+                raise TraceError(f"{target}: not a regular file of at most {MAX_CONFIG_BYTES} bytes")
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise TraceError(f"cannot read {target}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise TraceError(f"{target}: not JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("model_type"), str):
+        raise TraceError(f"{target}: a config.json object with a model_type is expected")
+    return data
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Building the model
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _dtype(name: str) -> torch.dtype:
+    import torch
+
+    return {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[name]
+
+
+def hf_config(
+    data: dict[str, Any], attention: str = "sdpa", fake: bool = True
+) -> Any:  # Any: a PretrainedConfig
+    """transformers' configuration object for a config.json dict; missing keys take transformers' defaults.
+
+    MoE experts run transformers' default grouped path (tokens sorted by expert, one grouped matmul per
+    projection; its loop over the experts has shapes that depend on the routing, which fake tensors cannot
+    follow). On fake tensors _fake_grouped_mm stands in for torch's grouped_mm, whose meta kernel takes bf16
+    only: the same outputs and saved tensors."""
+    from transformers import AutoConfig
+
+    values = {k: v for k, v in data.items() if k not in ("model_type", "quantization_config", "auto_map")}
+    config = AutoConfig.for_model(data["model_type"], **values)
+    config._attn_implementation = attention
+    if any(getattr(config, key, None) for key in ("num_experts", "num_local_experts", "n_routed_experts")):
+        config._experts_implementation = "grouped_mm"
+        if fake:
+            from transformers.integrations import moe
+
+            moe._grouped_mm = _fake_grouped_mm
+    return config
+
+
+def _fake_grouped_mm(input: torch.Tensor, weight: torch.Tensor, offs: torch.Tensor) -> torch.Tensor:
+    """What torch's grouped_mm holds, on fake tensors: output (tokens, out); backward keeps the input (the
+    weight is the parameter itself). torch's meta kernel accepts only bf16 and fp32 training needs fp32."""
+    import torch
+
+    with torch.autocast(input.device.type, enabled=False):  # torch's grouped_mm is not autocast-enabled
+        return input.to(weight.dtype) @ weight[0]
+
+
+def build_causal_lm(data: dict[str, Any], dtype: str = "fp32", attention: str = "sdpa", fake: bool = True,
+                    device: str = "cpu") -> Any:  # fmt: skip  (Any: a transformers PreTrainedModel)
+    """transformers' AutoModelForCausalLM for this config.json, with weights in `dtype` (fake under FakeTensorMode)."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    config = hf_config(data, attention, fake)
+    try:
+        with torch.device(device):
+            model: Any = AutoModelForCausalLM.from_config(config, dtype=_dtype(dtype))  # type: ignore[no-untyped-call]
+    except (
+        ValueError
+    ) as exc:  # transformers: "Unrecognized configuration class ..." for a model without a causal LM
+        raise TraceError(
+            f"transformers builds no causal LM for model_type {data['model_type']!r}: {exc}"
+        ) from None
+    return model
+
+
+def add_lora(model: nn.Module, family: str, rank: int, targets: Sequence[str]) -> nn.Module:
+    """peft LoRA adapters (fp32, peft's autocast_adapter_dtype default) on the chosen projections; base frozen."""
+    from peft import LoraConfig, get_peft_model
+    from peft.tuners import tuners_utils
+
+    # peft moves each new adapter to its base layer's device and dtype and casts it back to fp32 afterwards
+    # (autocast_adapter_dtype); on fake tensors the move cannot swap the parameter in place, and the adapter is
+    # already on the CPU in fp32, so the move is skipped in this child process; so is peft's module.to(device)
+    # of the replaced layer (everything is on the CPU already).
+    setattr(tuners_utils.BaseTunerLayer, "_move_adapter_to_device_of_base_layer", lambda self, *a, **k: None)  # noqa: B010
+    names = _LORA_MODULES.get(family, _LORA_DEFAULT)
+    modules = sorted({names[t] for t in targets if t in names})
+    if not modules:
+        raise TraceError(f"no LoRA target of {list(targets)} exists in a {family} model")
+    config = LoraConfig(r=rank, lora_alpha=2 * rank, target_modules=modules, lora_dropout=0.0, bias="none")
+    with _modules_stay_put():
+        peft_model = get_peft_model(model, config)
+    # the transformers model with the adapters injected: the same step without peft's wrapper, whose nested
+    # forward calls MemTracker cannot follow
+    base: nn.Module = peft_model.get_base_model()
+    return base
+
+
+@contextlib.contextmanager
+def _modules_stay_put() -> Iterator[None]:
+    """Module.to(a device) without a dtype returns the module unchanged (every tensor here is on the CPU)."""
+    from torch import nn
+
+    original = nn.Module.to
+
+    def to(self: nn.Module, *args: Any, **kwargs: Any) -> nn.Module:
+        if "dtype" not in kwargs and all(not _is_dtype(a) for a in args):
+            return self
+        return original(self, *args, **kwargs)
+
+    nn.Module.to = to  # type: ignore[method-assign,assignment]
+    try:
+        yield
+    finally:
+        nn.Module.to = original  # type: ignore[method-assign]
+
+
+def _is_dtype(value: object) -> bool:
+    import torch
+
+    return isinstance(value, torch.dtype) or isinstance(value, torch.Tensor)
+
+
+def decoder_layers(model: nn.Module) -> list[nn.Module]:
+    """The decoder blocks (the FSDP2 and checkpointing units): the longest ModuleList in the model."""
+    from torch import nn
+
+    lists: list[nn.ModuleList] = [m for m in model.modules() if isinstance(m, nn.ModuleList)]
+    if not lists:
+        raise TraceError("the model has no list of decoder layers")
+    longest = max(lists, key=lambda modules: sum(1 for _ in modules.children()))
+    return list(longest.children())
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Accounting
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Accounting:
+    """What the tracker saw: the peak snapshot, each category's maximum and a sampled timeline."""
+
+    peak_bytes: int = 0
+    peak_phase: str = ""
+    at_peak: dict[str, int] = field(default_factory=dict)
+    maxima: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CATEGORIES, 0))
+    samples: list[tuple[int, str, int]] = field(default_factory=list)  # (op index, phase, total bytes)
+    ops: int = 0
+    # the largest activations + temporaries held at once before the first parameter gradient exists: what the
+    # forward keeps plus the loss's backward transients (later temporaries belong to the gradients' moment)
+    working: int = 0
+
+
+def _categories(snapshot: dict[Any, int]) -> tuple[dict[str, int], int]:
+    """({category: bytes}, total) of one device's MemTracker snapshot."""
+    values = dict.fromkeys(CATEGORIES, 0)
+    total = 0
+    for key, amount in snapshot.items():
+        label = str(getattr(key, "value", key))
+        if label == "Total":
+            total = int(amount)
+        elif label in _TRACKER_NAMES:
+            values[_TRACKER_NAMES[label]] += int(amount)
+    return values, total
+
+
+def _tracker(fsdp_module: nn.Module | None, optimizer: Any, accounting: Accounting) -> Any:
+    """A MemTracker (FSDPMemTracker for a sharded model) that also keeps each category's maximum and a timeline."""
+    from torch.distributed._tools.fsdp2_mem_tracker import FSDPMemTracker
+    from torch.distributed._tools.mem_tracker import MemTracker
+
+    base: type = FSDPMemTracker if fsdp_module is not None else MemTracker
+
+    class RecordingTracker(base):  # type: ignore[misc]
+        phase = "forward"
+
+        def _update_peak_stats(self, peak_state: Any) -> None:
+            super()._update_peak_stats(peak_state)
+            phase = "optimizer" if self._in_opt else ("backward" if self._mod_tracker.is_bw else self.phase)
+            for snapshot in self._curr_mem_snap.values():
+                values, total = _categories(snapshot)
+                for name, amount in values.items():
+                    accounting.maxima[name] = max(accounting.maxima[name], amount)
+                if not values["gradients"] and not values["gathered_gradients"]:
+                    working = values["activations"] + values["temporaries"]
+                    accounting.working = max(accounting.working, working)
+                if total > accounting.peak_bytes:
+                    accounting.peak_bytes, accounting.peak_phase, accounting.at_peak = total, phase, values
+                accounting.samples.append((accounting.ops, phase, total))
+            accounting.ops += 1
+
+    if fsdp_module is not None:
+        return RecordingTracker(mod=fsdp_module, optm=optimizer)
+    return RecordingTracker()
+
+
+class _NoHook:
+    def remove(self) -> None:
+        pass
+
+
+def _no_hooks_on_frozen(tracker: Any, model: nn.Module) -> None:
+    """MemTracker hooks every parameter's gradient; a frozen one (LoRA's base) cannot take a hook and has none."""
+    for param in model.parameters():
+        if not param.requires_grad:
+            tracker._param_to_grad_hook_handles[param] = (_NoHook(), _NoHook())
+
+
+def _thin(samples: list[tuple[int, str, int]], points: int) -> list[JSONValue]:
+    """At most `points` samples, every phase change and the peak kept."""
+    if not samples:
+        return []
+    peak_index = max(range(len(samples)), key=lambda i: samples[i][2])
+    stride = max(1, math.ceil(len(samples) / points))
+    keep = {0, len(samples) - 1, peak_index, *range(0, len(samples), stride)}
+    keep |= {i for i in range(1, len(samples)) if samples[i][1] != samples[i - 1][1]}
+    return [{"op": samples[i][0], "phase": samples[i][1], "total_bytes": samples[i][2]} for i in sorted(keep)]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The step
+# --------------------------------------------------------------------------------------------------------------
+
+Progress = Callable[[str], None]
+
+
+@contextlib.contextmanager
+def _fake_process_group(world_size: int) -> Iterator[None]:
+    """torch.distributed initialised over a fake backend: collectives return at once, shapes as N ranks see them."""
+    import torch.distributed as dist
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+
+    dist.init_process_group("fake", rank=0, world_size=world_size, store=FakeStore())
+    try:
+        yield
+    finally:
+        dist.destroy_process_group()
+
+
+def _under_torchrun(request: TraceRequest) -> bool:
+    """Real tensors launched by torchrun with one rank per data-parallel rank: measure a real gloo FSDP2 step."""
+    return not request.fake and os.environ.get("WORLD_SIZE") == str(request.dp)
+
+
+@contextlib.contextmanager
+def _real_process_group(world_size: int) -> Iterator[None]:
+    """torch.distributed over gloo, as torchrun set it up (this rank's figures come out)."""
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo")
+    try:
+        yield
+    finally:
+        dist.destroy_process_group()
+
+
+def _rank() -> int:
+    return int(os.environ.get("RANK", "0"))
+
+
+def _shard(model: nn.Module, request: TraceRequest, mesh: Any) -> nn.Module:
+    """FSDP2: every decoder layer one unit, the root (embedding, final norm, LM head) the other. Mixed precision
+    is FSDP2's MixedPrecisionPolicy (bf16 compute copies of the gathered unit, fp32 gradients), not autocast."""
+    from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+
+    policy = MixedPrecisionPolicy()
+    if request.precision != "fp32":
+        policy = MixedPrecisionPolicy(param_dtype=_dtype(request.precision), reduce_dtype=_dtype("fp32"))
+    reshard = request.zero == 3  # ZeRO-2 keeps the gathered parameters between forward and backward
+    for layer in decoder_layers(model):
+        fully_shard(layer, mesh=mesh, reshard_after_forward=reshard, mp_policy=policy)
+    fully_shard(model, mesh=mesh, reshard_after_forward=reshard, mp_policy=policy)
+    return model
+
+
+def _mesh(world_size: int) -> Any:
+    """A one-dimensional device mesh over the fake ranks (built outside FakeTensorMode, as TorchTitan does)."""
+    from torch.distributed.device_mesh import init_device_mesh
+
+    return init_device_mesh("cpu", (world_size,))
+
+
+def _trainable(model: nn.Module) -> list[nn.Parameter]:
+    return [p for p in model.parameters() if p.requires_grad]
+
+
+def _optimizer(model: nn.Module) -> Any:
+    """Fused AdamW (HF Trainer's default adamw_torch_fused): fp32 m and v, no full-size temporaries."""
+    import torch
+
+    return torch.optim.AdamW(_trainable(model), lr=1e-5, fused=True)
+
+
+def _warm_optimizer(optimizer: Any) -> None:
+    """Create the AdamW state before the traced step (a second step holds it); the gradients are freed again."""
+    import torch
+
+    for group in optimizer.param_groups:
+        for param in group["params"]:
+            param.grad = torch.zeros_like(param)
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+
+
+def _autocast(request: TraceRequest, sharded: bool = False) -> contextlib.AbstractContextManager[Any]:
+    import torch
+
+    if request.precision == "fp32" or sharded:
+        return contextlib.nullcontext()
+    return torch.autocast(request.device, dtype=_dtype(request.precision))
+
+
+def _tokens(vocab: int, batch: int, seq_len: int, device: str = "cpu") -> torch.Tensor:
+    import torch
+
+    generator = torch.Generator().manual_seed(0)
+    return torch.randint(0, vocab, (batch, seq_len), generator=generator).to(device)
+
+
+def _run_training(
+    model: nn.Module, request: TraceRequest, vocab: int, sharded: bool, progress: Progress
+) -> Accounting:
+    model.train()
+    optimizer = _optimizer(model)
+    progress("creating optimizer state")
+    _warm_optimizer(optimizer)
+    tokens = _tokens(vocab, request.batch, request.seq_len, request.device)
+    accounting = Accounting()
+    tracker = _tracker(model if sharded else None, optimizer, accounting)
+    _reset_cuda_peak(request)
+    _no_hooks_on_frozen(tracker, model)
+    if sharded:
+        tracker.track_inputs((tokens,))
+    else:
+        tracker.track_external(model, optimizer, tokens)
+    progress("forward")
+    with tracker:
+        with _autocast(request, sharded):
+            loss = model(input_ids=tokens, labels=tokens).loss
+        tracker.phase = "backward"
+        progress("backward")
+        loss.backward()
+        del loss
+        progress("optimizer step")
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+    return accounting
+
+
+def _reset_cuda_peak(request: TraceRequest) -> None:
+    """Start torch.cuda's peak counters at the step (the weights and optimizer state already count as allocated)."""
+    if request.device == "cuda":
+        import torch
+
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+
+
+def cuda_memory() -> JSONObject:
+    """torch.cuda's own figures for the step: the allocator's peak of allocated, active and reserved bytes."""
+    import torch
+
+    torch.cuda.synchronize()
+    stats = torch.cuda.memory_stats()
+    return {
+        "max_memory_allocated_bytes": int(torch.cuda.max_memory_allocated()),
+        "active_bytes_peak": int(stats.get("active_bytes.all.peak", 0)),
+        "reserved_bytes_peak": int(stats.get("reserved_bytes.all.peak", 0)),
+        "num_alloc_retries": int(stats.get("num_alloc_retries", 0)),
+    }
+
+
+def _cache_bytes(cache: Any) -> int:
+    """Bytes of a transformers Cache's key and value tensors."""
+    import torch
+
+    total = 0
+    for layer in getattr(cache, "layers", []):
+        for name in ("keys", "values", "compressed_kv", "k_pe"):
+            tensor = getattr(layer, name, None)
+            if isinstance(tensor, torch.Tensor):
+                total += tensor.untyped_storage().nbytes()
+    return total
+
+
+def _run_inference(
+    model: nn.Module, request: TraceRequest, vocab: int, progress: Progress
+) -> tuple[Accounting, int]:
+    """Prefill of batch x seq_len tokens with a KV cache (last-position logits, as generate asks), then decode."""
+    import torch
+    from transformers import DynamicCache
+
+    model.eval()
+    prompt_len = max(1, request.seq_len - request.new_tokens)
+    tokens = _tokens(vocab, request.batch, prompt_len, request.device)
+    accounting = Accounting()
+    tracker = _tracker(None, None, accounting)
+    _reset_cuda_peak(request)
+    tracker.track_external(model, tokens)
+    cache_bytes = 0
+    progress("prefill")
+    with tracker, torch.no_grad():
+        cache = DynamicCache(config=getattr(model, "config", None))
+        out = model(input_ids=tokens, past_key_values=cache, use_cache=True, logits_to_keep=1)
+        for index in range(request.new_tokens):
+            tracker.phase = "decode"
+            tracker.reset_mod_stats()  # per-module statistics only (one call each); the step's peak stays
+            progress(f"decode token {index + 1}")
+            next_token = out.logits[:, -1:].argmax(-1)
+            out = model(input_ids=next_token, past_key_values=out.past_key_values, use_cache=True)
+        cache_bytes = _cache_bytes(out.past_key_values)
+    return accounting, cache_bytes
+
+
+def _check(request: TraceRequest) -> None:
+    if request.task not in TASKS:
+        raise TraceError(
+            f"task must be one of {', '.join(TASKS)} (QLoRA's 4-bit kernels need CUDA: trace lora)"
+        )
+    if request.precision not in PRECISIONS:
+        raise TraceError(f"precision must be one of {', '.join(PRECISIONS)} for a trace")
+    for name in ("batch", "seq_len", "dp", "lora_rank"):
+        value = getattr(request, name)
+        if not isinstance(value, int) or value <= 0:
+            raise TraceError(f"{name} must be a positive whole number, got {value!r}")
+    if request.zero not in (0, 1, 2, 3):
+        raise TraceError(f"zero must be 0, 1, 2 or 3, got {request.zero!r}")
+    if request.attention not in ("sdpa", "eager"):
+        raise TraceError("attention must be sdpa or eager")
+    if request.device not in ("cpu", "cuda") or (request.device == "cuda" and request.fake):
+        raise TraceError("device must be cpu, or cuda with real tensors (--real)")
+
+
+def trace(request: TraceRequest, progress: Progress = lambda stage: None) -> JSONObject:
+    """Run the step `request` describes and return its memory accounting (see the module docstring)."""
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    _check(request)
+    data = read_config(request.config)
+    started = time.monotonic()
+    sharded = request.task != "inference" and request.dp > 1 and request.zero >= 2
+    group: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    if sharded:
+        group = (
+            _real_process_group(request.dp) if _under_torchrun(request) else _fake_process_group(request.dp)
+        )
+    fake = FakeTensorMode(allow_non_fake_inputs=False) if request.fake else contextlib.nullcontext()
+    torch.manual_seed(0)
+    with group:
+        mesh = _mesh(request.dp) if sharded else None
+        with fake:
+            return _traced(request, data, mesh, progress, started)
+
+
+def _traced(
+    request: TraceRequest, data: dict[str, Any], mesh: Any, progress: Progress, started: float
+) -> JSONObject:
+    """The step itself (inside the fake process group and FakeTensorMode when asked)."""
+    training = request.task != "inference"
+    sharded = mesh is not None
+    # Training keeps fp32 weights (autocast or FSDP2's policy casts them); LoRA's frozen base and inference hold
+    # the weights in the chosen dtype.
+    weights = request.precision if request.task in ("lora", "inference") else "fp32"
+    progress("building the model")
+    model: Any = build_causal_lm(data, weights, request.attention, request.fake, request.device)  # transformers'
+    vocab = int(model.config.vocab_size)
+    parameter_count = sum(p.numel() for p in model.parameters())
+    if request.task == "lora":
+        model = add_lora(model, data["model_type"], request.lora_rank, request.lora_targets)
+    if training and request.recompute:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    if sharded:
+        progress(f"sharding over {request.dp} fake ranks")
+        model = _shard(model, request, mesh)
+    trainable = sum(p.numel() for p in _trainable(model)) if training else 0
+    kv_cache_bytes = 0
+    if training:
+        accounting = _run_training(model, request, vocab, sharded, progress)
+    else:
+        accounting, kv_cache_bytes = _run_inference(model, request, vocab, progress)
+    result = _result(
+        request, data, accounting, parameter_count, trainable, kv_cache_bytes, time.monotonic() - started
+    )
+    if request.device == "cuda":
+        result["cuda"] = cuda_memory()
+    return result
+
+
+def _result(request: TraceRequest, data: dict[str, Any], accounting: Accounting, parameter_count: int,
+            trainable: int, kv_cache_bytes: int, seconds: float) -> JSONObject:  # fmt: skip
+    at_peak: JSONObject = dict(accounting.at_peak)
+    maxima: JSONObject = dict(accounting.maxima)
+    result: JSONObject = {
+        "schema": SCHEMA,
+        "version": VERSION,
+        "request": {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(request).items()},
+        "model_type": data["model_type"],
+        "fake_tensors": request.fake,
+        "parameter_count": parameter_count,
+        "trainable_parameter_count": trainable,
+        "rank": _rank(),
+        "world_size": request.dp,
+        "sharded": request.task != "inference" and request.dp > 1 and request.zero >= 2,
+        "peak_bytes": accounting.peak_bytes,
+        "peak_phase": accounting.peak_phase,
+        "at_peak": at_peak,
+        "max": maxima,
+        "activations_until_first_gradient_bytes": accounting.working,
+        "kv_cache_bytes": kv_cache_bytes,
+        "operators": accounting.ops,
+        "timeline": _thin(accounting.samples, TIMELINE_POINTS),
+        "seconds": round(seconds, 2),
+    }
+    if request.task != "inference" and request.zero == 1 and request.dp > 1:
+        # ZeRO-1 (DeepSpeed) partitions the optimizer state evenly over the data-parallel ranks.
+        result["zero1_optimizer_bytes_per_rank"] = math.ceil(accounting.maxima["optimizer"] / request.dp)
+    return result
+
+
+def generate_on_gpu(request: TraceRequest, progress: Progress = lambda stage: None) -> JSONObject:
+    """transformers' generate() on cuda:0 (greedy, exactly new_tokens tokens after a seq_len - new_tokens prompt):
+    torch.cuda's peak and the decode rate, timed as the difference between a long and a one-token generate."""
+    import torch
+
+    if request.device != "cuda" or request.fake or request.task != "inference":
+        raise TraceError(
+            "generate runs inference with real tensors on cuda (--task inference --real --device cuda)"
+        )
+    if request.new_tokens < 2:
+        raise TraceError("generate needs at least 2 new tokens to time the decode")
+    data = read_config(request.config)
+    progress("building the model on the GPU")
+    model: Any = build_causal_lm(data, request.precision, request.attention, fake=False, device="cuda").eval()
+    prompt = _tokens(
+        int(model.config.vocab_size), request.batch, max(1, request.seq_len - request.new_tokens), "cuda"
+    )
+
+    def run(tokens: int) -> float:
+        torch.cuda.synchronize()
+        started = time.perf_counter()
+        with torch.no_grad():
+            model.generate(prompt, max_new_tokens=tokens, min_new_tokens=tokens, do_sample=False,
+                           attention_mask=torch.ones_like(prompt), pad_token_id=0)  # fmt: skip
+        torch.cuda.synchronize()
+        return time.perf_counter() - started
+
+    progress("warm-up")
+    run(2)
+    torch.cuda.reset_peak_memory_stats()
+    progress(f"generate {request.new_tokens} tokens")
+    long_s = run(request.new_tokens)
+    memory = cuda_memory()
+    short_s = run(1)
+    decode_s = max(long_s - short_s, 1e-9) / (request.new_tokens - 1)
+    return {
+        "schema": SCHEMA, "version": VERSION, "model_type": data["model_type"],
+        "parameter_count": sum(p.numel() for p in model.parameters()), "cuda": memory,
+        "generate_s": round(long_s, 4), "prefill_and_one_token_s": round(short_s, 4),
+        "decode_s_per_token": decode_s, "decode_tokens_per_s": request.batch / decode_s,
+        "request": {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(request).items()},
+    }  # fmt: skip
+
+
+def run_cases(path: str, generate: bool, progress: Progress = lambda stage: None) -> JSONObject:
+    """Each request of a JSON list (TraceRequest fields) in turn, in this process (the device check starts one
+    child per kind of run, not one per model); a failing case records its error and the others go on."""
+    import gc
+
+    try:
+        raw = Path(path).read_text(encoding="utf-8")
+        entries = json.loads(raw)
+    except (OSError, ValueError) as exc:
+        raise TraceError(f"cannot read the cases {path}: {exc}") from None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise TraceError(f"{path}: a JSON list of requests is expected")
+    results: list[JSONValue] = []
+    for index, entry in enumerate(entries):
+        progress(f"case {index + 1} of {len(entries)}")
+        try:
+            fields = {**entry, "lora_targets": tuple(entry.get("lora_targets", ("q", "k", "v", "o")))}
+            request = TraceRequest(**fields)
+            results.append(generate_on_gpu(request, progress) if generate else trace(request, progress))
+        except (TraceError, TypeError, RuntimeError, ValueError) as exc:  # one case's failure (an OOM too)
+            results.append({"error": f"{type(exc).__name__}: {' '.join(str(exc).split())[:400]}"})
+        gc.collect()
+        _empty_cuda_cache()
+    return {"cases": results}
+
+
+def _empty_cuda_cache() -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The child process's command line
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _emit(event: JSONObject) -> None:
+    if _rank() != 0:  # under torchrun only rank 0 speaks
+        return
+    sys.stdout.write(json.dumps(event) + "\n")
+    sys.stdout.flush()
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m profiler.memory_trace", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--config", default=None, help="a config.json or a folder holding one")
+    parser.add_argument("--task", default="pretrain", choices=TASKS)
+    parser.add_argument("--precision", default="bf16", choices=PRECISIONS)
+    parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--seq-len", type=int, default=1024)
+    parser.add_argument("--recompute", action="store_true", help="activation checkpointing of every layer")
+    parser.add_argument("--attention", default="sdpa", choices=("sdpa", "eager"))
+    parser.add_argument("--lora-rank", type=int, default=16)
+    parser.add_argument("--lora-targets", default="q,k,v,o")
+    parser.add_argument("--dp", type=int, default=1)
+    parser.add_argument("--zero", type=int, default=0, choices=(0, 1, 2, 3))
+    parser.add_argument(
+        "--real", action="store_true", help="real CPU tensors instead of fake ones (small models)"
+    )
+    parser.add_argument("--new-tokens", type=int, default=1)
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="cuda: with --real only")
+    parser.add_argument(
+        "--cases",
+        default=None,
+        help="a JSON file with a list of requests (TraceRequest fields) run one after another in this process; "
+        'the result is {"cases": [result or {"error": ...}, ...]}',
+    )
+    parser.add_argument(
+        "--generate", action="store_true",
+        help="inference on a GPU: transformers' generate() measured by torch.cuda, with decode tokens/s",
+    )  # fmt: skip
+    return parser
+
+
+def request_from_args(args: argparse.Namespace) -> TraceRequest:
+    targets = tuple(t.strip() for t in args.lora_targets.split(",") if t.strip())
+    return TraceRequest(
+        config=args.config, task=args.task, precision=args.precision, batch=args.batch, seq_len=args.seq_len,
+        recompute=args.recompute, attention=args.attention, lora_rank=args.lora_rank, lora_targets=targets,
+        dp=args.dp, zero=args.zero, fake=not args.real, new_tokens=args.new_tokens, device=args.device,
+    )  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    started = time.monotonic()
+
+    def progress(stage: str) -> None:
+        _emit({"event": "progress", "stage": stage, "elapsed_s": round(time.monotonic() - started, 2)})
+
+    progress("importing torch and transformers")
+    try:
+        if args.cases:
+            result = run_cases(args.cases, args.generate, progress)
+        elif not args.config:
+            raise TraceError("--config (or --cases) is required")
+        else:
+            request = request_from_args(args)
+            result = generate_on_gpu(request, progress) if args.generate else trace(request, progress)
+    except TraceError as exc:
+        _emit({"event": "error", "message": str(exc)})
+        return 2
+    except ImportError as exc:
+        _emit(
+            {
+                "event": "error",
+                "message": f"{exc.name or exc}: install the trace extra (pip install -e '.[trace]')",
+            }
+        )
+        return 2
+    except Exception as exc:  # the parent shows one line; whatever transformers or torch raised ends up here
+        _emit({"event": "error", "message": f"{type(exc).__name__}: {' '.join(str(exc).split())[:800]}"})
+        return 1
+    _emit({"event": "result", "result": result})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
