@@ -209,7 +209,19 @@ def run_deepspeed(args: argparse.Namespace, peft_config: dict[str, Any]) -> floa
     if args.output:
         engine.save_checkpoint(args.output)
     del keep
+    _leave_together()
     return loss_value
+
+
+def _leave_together() -> None:
+    """Every rank finishes its step before the process group goes: a rank that exits while another is still
+    in a collective (DeepSpeed's CPU communication threads) aborts at exit ("terminate called without an
+    active exception") and torchrun then fails the whole run."""
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        dist.barrier()
+        dist.destroy_process_group()
 
 
 def run_accelerate(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
