@@ -416,6 +416,7 @@ def _english_left(window) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_live_switch_to_russian_leaves_no_english_and_keeps_the_work(open_window, qtbot, english_afterwards):
     """The Settings combo switches the running window to Russian: every page, menu and chart is retranslated.
 
@@ -443,6 +444,7 @@ def test_live_switch_to_russian_leaves_no_english_and_keeps_the_work(open_window
     assert window.file_menu.title() == "&File"
 
 
+@pytest.mark.slow
 def test_english_interface_has_no_russian_left(open_window, qtbot):
     window = open_window("none")
     _fill_pages(window, qtbot)
@@ -465,6 +467,7 @@ def _add_rub_quote(store, price: float = 250.0) -> int:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_plan_priced_from_a_rub_quote_shows_both_currencies(open_window, qtbot, english_afterwards):
     """Display currency USD, 1 RUB = 0.011 USD: the 250 ₽ quote prices the plan at 250 x 0.011 = $2.75/GPU-h."""
     from desktop.i18n import switch_language
@@ -494,6 +497,7 @@ def test_a_plan_priced_from_a_rub_quote_shows_both_currencies(open_window, qtbot
     assert "250,00 ₽" in shown and "2,75 USD" in shown
 
 
+@pytest.mark.slow
 def test_a_missing_rate_is_asked_for_not_assumed(open_window, qtbot, english_afterwards):
     from desktop.i18n import switch_language
 

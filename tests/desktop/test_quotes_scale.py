@@ -95,6 +95,7 @@ def _add_quotes(store, count: int) -> None:
         )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_big_table_loads_sorts_and_filters_in_the_background(big_tables, open_window, qtbot, qtmodeltester):
     window = open_window("none")
     page = window.page("quotes")
@@ -124,6 +125,7 @@ def test_a_big_table_loads_sorts_and_filters_in_the_background(big_tables, open_
     qtbot.waitUntil(lambda: len(tab.chart.user_points.data) == 10, timeout=5000)  # the chart, from a job too
 
 
+@pytest.mark.slow
 def test_rows_edited_or_added_while_a_sort_runs_keep_their_newest_values(big_tables, open_window, qtbot):
     window = open_window("none")
     page = window.page("quotes")

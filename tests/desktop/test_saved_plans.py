@@ -109,6 +109,7 @@ def test_confirm_close_discard_lets_go(page, qtbot):
     assert page.confirm_close() is True
 
 
+@pytest.mark.slow
 def test_main_window_quit_asks_and_save_keeps_the_plan(qtbot, context):
     from desktop.main_window import MainWindow
 

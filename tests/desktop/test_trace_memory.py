@@ -77,6 +77,7 @@ def test_a_real_trace_fills_the_table_and_torch_stays_out_of_the_gui(qtbot, tmp_
     assert dialog.table.item(5, 2).text() not in ("", "…")
 
 
+@pytest.mark.slow
 def test_the_trace_action_imports_neither_torch_nor_transformers():
     code = (
         "import sys, desktop.pages.trace_memory, desktop.pages.plan; "

@@ -144,6 +144,7 @@ def test_a_negative_model_size_is_one_line_exit_2_in_either_spelling(capsys):
     assert err == "gpu-advisor: model size -7B is outside 0.05B..10000B\n"
 
 
+@pytest.mark.slow
 def test_malformed_config_json_exits_2_without_traceback_in_a_real_process(tmp_path):
     broken = tmp_path / "config.json"
     broken.write_text("{not json")

@@ -96,6 +96,7 @@ def test_launch_sh_checks_its_variables_with_one_line_each(tmp_path):
     assert argv[argv.index("--deepspeed") + 1].endswith("ds_config.json") and "--steps" in argv
 
 
+@pytest.mark.slow
 def test_torchrun_flags_in_launch_sh_exist_in_torchrun_help(tmp_path):
     torchrun = shutil.which("torchrun", path=str(Path(sys.executable).parent))
     assert torchrun, "torch is a test dependency"

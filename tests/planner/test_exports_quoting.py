@@ -63,6 +63,7 @@ NAME_TEXT = st.text(alphabet=st.characters(blacklist_characters="\x00", blacklis
 
 @settings(max_examples=30, deadline=None)
 @given(NAME_TEXT, st.sampled_from(INJECTIONS), NAME_TEXT)
+@pytest.mark.slow
 def test_a_hostile_config_json_folder_reaches_train_py_literally_or_is_refused(tmp_path_factory, prefix,
                                                                                injection, suffix):  # fmt: skip
     tmp_path = tmp_path_factory.mktemp("hostile")

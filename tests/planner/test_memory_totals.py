@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -52,6 +53,7 @@ def _reference_total(model, config: MemoryConfig) -> int | None:
     recompute=st.sampled_from(["none", "selective", "full", "sometimes"]),
     micro_batch=st.sampled_from([1, 2, 8, 0]),
 )
+@pytest.mark.slow
 def test_totals_equal_the_full_estimate(
     model_name,
     task,

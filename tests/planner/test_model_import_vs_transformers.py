@@ -153,6 +153,7 @@ def _write_header(path, tensors: dict[str, tuple[str, list[int]]]) -> None:
 
 
 @pytest.mark.parametrize("method", list(QUANTIZATION_CONFIGS))
+@pytest.mark.slow
 def test_quantised_checkpoints_count_the_parameters_transformers_builds(tmp_path, method):
     from planner.models import load_model_folder
 

@@ -185,6 +185,7 @@ def test_stopping_kills_a_new_session_grandchild_that_ignores_sigterm(tmp_path):
             parent.kill()
 
 
+@pytest.mark.slow
 def test_a_supervised_child_that_hangs_times_out_with_its_output():
     from profiler.collectives import run_supervised
 

@@ -85,6 +85,7 @@ def fake_python(folder: Path, name: str, printed: str) -> Path:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="shell-script stand-ins for Python")
+@pytest.mark.slow
 def test_a_cuda_torch_is_found_in_another_python(tmp_path, monkeypatch):
     cpu = fake_python(tmp_path, "cpu-python", '["2.13.0+cpu", null, false]')
     gpu = fake_python(tmp_path, "gpu-python", '["2.13.0+cu128", "12.8", true]')
