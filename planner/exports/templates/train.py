@@ -295,7 +295,7 @@ def run_ddp(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
         log(f"step {step + 1}/{args.steps} loss {loss_value:.4f}")
     if args.output and rank == 0:
         model.save_pretrained(args.output)  # type: ignore[operator]
-    dist.destroy_process_group()
+    _leave_together()
     return loss_value
 
 
