@@ -12,7 +12,6 @@ slider stays live. The recommendation is written here, translated, from the resu
 
 from __future__ import annotations
 
-import math
 import sqlite3
 import statistics
 from typing import TYPE_CHECKING, Any, cast
@@ -53,9 +52,9 @@ from planner.errors import UserError
 from planner.resolver import ON_DEMAND, RESERVED
 
 if TYPE_CHECKING:
-    from desktop.context import AppContext
     from collections.abc import Callable
 
+    from desktop.context import AppContext
     from planner.costs import RentBuyInputs, RentBuyResult, SpotLine
     from planner.gpus import GpuSpec
     from planner.messages import Message
