@@ -51,6 +51,7 @@ from desktop.qmodels.quotes import (
     QuoteKind,
     QuoteTableModel,
     Row,
+    rate_text,
 )
 from desktop.quote_pricing import (
     SYNC_ROWS,
@@ -691,7 +692,7 @@ class QuotesPage(Page):
             "",
             spot.gpus,
         ).format(
-            fmt.significant(spot.rate_per_instance_hour, 3),
+            rate_text(spot.rate_per_instance_hour),
             where,
             fmt.duration(DEFAULT_SPOT_CHECKPOINT_WRITE_S),
             fmt.duration(DEFAULT_SPOT_RESTART_S),

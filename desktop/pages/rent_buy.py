@@ -48,6 +48,7 @@ from desktop.plan_request import (
     render_note,
     typical_price,
 )
+from desktop.qmodels.quotes import rate_text
 from planner.errors import UserError
 from planner.resolver import ON_DEMAND, RESERVED
 
@@ -173,6 +174,9 @@ class RentBuyPage(Page):
         self.from_plan_label = QLabel()
         self.from_plan_label.setWordWrap(True)
         self.gpu_combo = QComboBox()
+        # Long GPU names are elided rather than widening the input column past the window (the popup shows all).
+        self.gpu_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.gpu_combo.setMinimumContentsLength(18)
         for gpu in sorted(catalog.values(), key=lambda g: (-g.memory_bytes, g.name)):
             self.gpu_combo.addItem(gpu.name, gpu.id)
         self.gpus_spin = QSpinBox()
@@ -362,9 +366,9 @@ class RentBuyPage(Page):
             "resale": self.tr("Resale at the end"),
             "on_demand": self.tr("On demand"),
             "spot": self.tr("Spot"),
-            "spot_rate": self.tr("Spot reclaims per node-hour"),
+            "spot_rate": self.tr("Spot reclaims / node-h"),
             "checkpoint": self.tr("Checkpoint write"),
-            "restart": self.tr("Restart after a reclaim"),
+            "restart": self.tr("Restart"),
             "reserved": self.tr("Reserved"),
             "spot_share": self.tr("Share on spot"),
             "hybrid": self.tr("Hybrid: GPUs owned"),
@@ -609,13 +613,15 @@ class RentBuyPage(Page):
         if rate is not None:
             return rate, self.tr("median of %n spot quote(s)", "", count)
         return DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR, self.tr(
-            "the provider's typical rate (AWS Spot Instance Advisor's top band)"
+            "the provider's typical rate, AWS Spot Instance Advisor's top band"
         )
 
     def _show_spot_rate_source(self) -> None:
+        """An empty rate field shows the rate it stands for, and says where it is from."""
         if hasattr(self, "spot_rate_edit"):
-            rate, source = self._rate_source()
-            self.spot_rate_edit.setPlaceholderText(f"{fmt.significant(rate, 2)}: {source}")
+            rate, _ = self._rate_source()
+            where = self.tr("from quotes") if self.quoted_spot_rate[0] is not None else self.tr("typical")
+            self.spot_rate_edit.setPlaceholderText(f"{rate_text(rate)} ({where})")
 
     def rate_in_use(self) -> tuple[float, str]:
         """(reclaims per node-hour, where from): the typed rate, else the one an empty field stands for.
@@ -881,7 +887,7 @@ class RentBuyPage(Page):
         )
         notes = "".join(f"<br><small>{_escape(render_note(n))}</small>" for n in dict.fromkeys(self.notes))
         spot = self.spot_verdict()
-        owned += (" " + spot) if spot else ""
+        spot_html = f"<br>{_escape(spot)}" if spot else ""
         names = (
             self.tr("Plan"),
             self.tr("Total over the horizon"),
@@ -892,7 +898,7 @@ class RentBuyPage(Page):
             f"<tr><th align='left'>{names[0]}</th><th align='right'>{names[1]}</th>"
             f"<th align='left'>{names[2]}</th><th align='left'>{names[3]}</th></tr>"
         )
-        return f"<table cellspacing='6'>{header}{''.join(rows)}</table>{_escape(owned)}{notes}"
+        return f"<table cellspacing='6'>{header}{''.join(rows)}</table>{_escape(owned)}{spot_html}{notes}"
 
     def spot_verdict(self) -> str:
         """What reclaims cost the spot line and up to which job size spot pays (planner.costs.spot_line)."""
@@ -903,7 +909,7 @@ class RentBuyPage(Page):
         text = self.tr(
             "Spot: {0} reclaims per node-hour ({1}) on %n node(s) add {2} hours for work lost since the last "
             "checkpoint and restarts.", "", spot.nodes,
-        ).format(fmt.significant(rate, 2), source, fmt.percent(spot.overhead_fraction, 1))  # fmt: skip
+        ).format(rate_text(rate), source, fmt.percent(spot.overhead_fraction, 1))  # fmt: skip
         comparison = spot.comparison
         if comparison is None:
             return text

@@ -20,6 +20,7 @@ from PySide6 import QtCore
 from PySide6.QtCore import (
     QCoreApplication,
     QDate,
+    QLocale,
     QModelIndex,
     QPersistentModelIndex,
     Qt,
@@ -70,8 +71,8 @@ RENTAL_COLUMNS = (
     Column("currency", QT_TRANSLATE_NOOP("QuoteTableModel", "Currency"), "currency"),
     Column("derived:display_price", QT_TRANSLATE_NOOP("QuoteTableModel", "{0} / GPU-h"), "", True,
            QT_TRANSLATE_NOOP("QuoteTableModel", "Price per GPU-hour in the display currency (Settings)")),
-    Column("interruptions_per_hour", QT_TRANSLATE_NOOP("QuoteTableModel", "Reclaims / instance-h"), "rate", True,
-           QT_TRANSLATE_NOOP("QuoteTableModel", "Spot: how often the provider reclaims an instance, per instance-hour; "
+    Column("interruptions_per_hour", QT_TRANSLATE_NOOP("QuoteTableModel", "Reclaims / h"), "rate", True,
+           QT_TRANSLATE_NOOP("QuoteTableModel", "Spot: how often the provider reclaims an instance, per instance-hour (a number >= 0); "
                              "empty: not stated (the provider's typical rate is assumed)")),
     Column("derived:per_useful_gpu_hour", QT_TRANSLATE_NOOP("QuoteTableModel", "{0} / useful GPU-h"), "", True,
            QT_TRANSLATE_NOOP("QuoteTableModel", "Spot: the price per GPU-hour of progress, counting the work lost "
@@ -127,6 +128,14 @@ KIND_NAMES = {
 TYPICAL_RATE = QT_TRANSLATE_NOOP("QuoteTableModel", "typical")
 
 
+def rate_text(rate: float) -> str:
+    """A reclaim rate with up to three significant digits and no trailing zeros: 0.01 -> "0.01", 0.000305 ->
+    "0.000305" (the locale's decimal mark)."""
+    text = fmt.significant(rate, 3)
+    point = QLocale().decimalPoint()
+    return text.rstrip("0").rstrip(point) if point in text else text
+
+
 def _rate_tooltip(value: Any, row: Row) -> str | None:
     """What a reclaim rate cell means: the quote's own figure, or the typical rate assumed for a spot quote."""
     from planner.scale import DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
@@ -134,7 +143,7 @@ def _rate_tooltip(value: Any, row: Row) -> str | None:
     translate = QCoreApplication.translate
     if value not in (None, ""):
         return translate("QuoteTableModel", "{0} reclaims per instance-hour, as the quote states").format(
-            fmt.significant(float(value), 3)
+            rate_text(float(value))
         )
     if row.get("kind") != "spot":
         return None
@@ -142,7 +151,7 @@ def _rate_tooltip(value: Any, row: Row) -> str | None:
         "QuoteTableModel",
         "Not stated: the provider's typical rate is assumed, {0} reclaims per instance-hour (AWS Spot Instance "
         "Advisor's top band: more than 20% of instances reclaimed a month)",
-    ).format(fmt.significant(DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR, 2))
+    ).format(rate_text(DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR))
 
 
 @dataclass(frozen=True)
@@ -660,7 +669,7 @@ class QuoteTableModel(FlatTableModel):
         if column.editor == "float":
             return fmt.significant(float(value), 4)
         if column.editor == "rate":
-            return fmt.significant(float(value), 3)
+            return rate_text(float(value))
         if column.editor == "int":
             return fmt.integer(int(value))
         if column.editor == "date":
