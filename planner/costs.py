@@ -199,7 +199,8 @@ def spot_line(
             extra, _ = spot_overhead_of_job(
                 gpu, job_gpus, interruptions_per_node_hour, checkpoint_write_s, restart_s, per_node
             )
-        except OverflowError:  # e^(restart / MTBF) past a float: the job never gets anywhere
+        # e^(restart / MTBF) past a float, or an effective fraction of 0: the job never gets anywhere
+        except (OverflowError, ZeroDivisionError):
             return math.inf
         return extra
 
@@ -207,7 +208,7 @@ def spot_line(
         extra, basis = spot_overhead_of_job(
             gpu, gpus, interruptions_per_node_hour, checkpoint_write_s, restart_s, per_node
         )
-    except OverflowError:
+    except (OverflowError, ZeroDivisionError):
         extra, basis = math.inf, ""
     if not extra <= MAX_SHARE:
         raise UserError.of(msg("error.spot_no_progress", rate=interruptions_per_node_hour, nodes=nodes,
