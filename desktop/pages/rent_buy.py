@@ -602,7 +602,8 @@ class RentBuyPage(Page):
         except (sqlite3.Error, UserError):  # a database that cannot answer: the typical rate stands in
             return None, 0
         chosen = [row for row in rows if row.get("origin") == "user"] or rows
-        stated = [float(row["interruptions_per_hour"]) for row in chosen if row.get("interruptions_per_hour") is not None]
+        rates = (row["interruptions_per_hour"] for row in chosen)
+        stated = [float(rate) for rate in rates if rate is not None]
         return (statistics.median(stated), len(stated)) if stated else (None, 0)
 
     def _rate_source(self) -> tuple[float, str]:
