@@ -107,7 +107,7 @@
 <context>
     <name>RentBuyPage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/rent_buy.py" line="+614"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+615"/>
         <source>median of %n spot quote(s)</source>
         <translation>
             <numerusform>median of %n spot quote</numerusform>

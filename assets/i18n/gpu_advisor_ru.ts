@@ -3572,7 +3572,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>например, интегратор</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+27"/>
         <source>Provider</source>
         <translation>Провайдер</translation>
     </message>
@@ -3623,6 +3623,11 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     </message>
     <message>
         <location line="+1"/>
+        <source>Reclaims per instance-hour</source>
+        <translation>Прерываний на инстанс-час</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Quoted on</source>
         <translation>Дата котировки</translation>
     </message>
@@ -3667,7 +3672,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Когда получена цена</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+1"/>
+        <source>Spot: how often the provider reclaims an instance, per instance-hour, if it says; empty: the provider&apos;s typical rate is assumed</source>
+        <translation>Спотовые: как часто провайдер отзывает инстанс, прерываний на инстанс-час, если он это указывает; пусто: берётся типичная частота провайдера</translation>
+    </message>
+    <message>
+        <location line="+31"/>
         <source>name the provider</source>
         <translation>укажите провайдера</translation>
     </message>
@@ -3680,6 +3690,11 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+3"/>
         <source>type the price</source>
         <translation>введите цену</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>empty: typical</source>
+        <translation>пусто: типичная</translation>
     </message>
 </context>
 <context>
@@ -4036,7 +4051,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     <message>
         <location line="+17"/>
         <source>{0} reclaims per instance-hour, as the quote states</source>
-        <translation>{0} прерываний на инстанс-час, как указано в предложении</translation>
+        <translation>{0} прерываний на инстанс-час, как указано в котировке</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -4085,7 +4100,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     <message>
         <location line="+16"/>
         <source>as the quote states</source>
-        <translation>как указано в предложении</translation>
+        <translation>как указано в котировке</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -4508,7 +4523,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     <message>
         <location line="+1"/>
         <source>How often a spot node is reclaimed, per node-hour; each reclaim stops the whole job on all the GPUs above. Empty: the rate your spot quotes state, else the provider&apos;s typical one</source>
-        <translation>Как часто отзывают спотовый узел, прерываний на узло-час; каждое прерывание останавливает всю задачу на всех GPU выше. Пусто: частота из ваших спотовых предложений, иначе типичная частота провайдера</translation>
+        <translation>Как часто отзывают спотовый узел, прерываний на узло-час; каждое прерывание останавливает всю задачу на всех GPU выше. Пусто: частота из ваших спотовых котировок, иначе типичная частота провайдера</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -4573,12 +4588,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Задание из плана не выбрано: использование задаёт загрузка ниже.</translation>
     </message>
     <message numerus="yes">
-        <location line="+108"/>
+        <location line="+109"/>
         <source>median of %n spot quote(s)</source>
         <translation>
-            <numerusform>медиана %n спотового предложения</numerusform>
-            <numerusform>медиана %n спотовых предложений</numerusform>
-            <numerusform>медиана %n спотовых предложений</numerusform>
+            <numerusform>медиана %n спотовой котировки</numerusform>
+            <numerusform>медиана %n спотовых котировок</numerusform>
+            <numerusform>медиана %n спотовых котировок</numerusform>
         </translation>
     </message>
     <message>
@@ -4589,7 +4604,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     <message>
         <location line="+7"/>
         <source>from quotes</source>
-        <translation>из предложений</translation>
+        <translation>из котировок</translation>
     </message>
     <message>
         <location line="+0"/>
@@ -4668,7 +4683,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         </translation>
     </message>
     <message>
-        <location line="-414"/>
+        <location line="-415"/>
         <source>No plan chosen yet: the Plan page&apos;s selected option fills GPU and count.</source>
         <translation>План ещё не выбран: GPU и их число берутся из варианта, выбранного на странице «План».</translation>
     </message>
@@ -4698,7 +4713,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>нет сохранённой котировки на резерв: введите цену для сравнения</translation>
     </message>
     <message>
-        <location line="+108"/>
+        <location line="+109"/>
         <source>catalog price (see the GPU&apos;s sources)</source>
         <translation>цена из каталога (см. источники GPU)</translation>
     </message>

@@ -189,3 +189,24 @@ def test_csv_export_and_import_keep_the_rate(page, qtbot, tmp_path):
     assert back["Stated cloud"]["interruptions_per_hour"] == pytest.approx(0.02)
     assert back["Quiet cloud"]["interruptions_per_hour"] is None
     assert cell(tab, back["Quiet cloud"]["id"], "interruptions_per_hour") == "typical"
+
+
+def test_the_new_quote_form_takes_a_spot_rate_and_refuses_a_bad_one_keeping_it(page):
+    tab = page.rental
+    draft = tab.start_draft()
+    draft.provider_edit.setText("Form cloud")
+    draft.price_spin.setValue(2.00)
+    assert not draft.rate_edit.isEnabled()  # on demand: no reclaims to state
+    draft.kind_combo.setCurrentIndex(draft.kind_combo.findData("spot"))
+    assert draft.rate_edit.isEnabled() and draft.ok_button.isEnabled()  # empty: the typical rate
+    draft.rate_edit.setText("-1")
+    assert not draft.ok_button.isEnabled() and "interruptions_per_hour must be >= 0" in draft.problem.text()
+    draft.accept()  # Enter with a bad rate: the form stays open, nothing stored, the text kept
+    assert draft.rate_edit.text() == "-1" and draft.provider_edit.text() == "Form cloud"
+    assert not tab.kind.quotes.find(provider="Form cloud")
+    draft.rate_edit.setText("0.02")
+    assert draft.ok_button.isEnabled()
+    draft.accept()
+    row = tab.kind.quotes.find(provider="Form cloud")[0]
+    assert row["kind"] == "spot" and row["interruptions_per_hour"] == pytest.approx(0.02)
+    assert cell(tab, row["id"], "interruptions_per_hour") == "0.02"
