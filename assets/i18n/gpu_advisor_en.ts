@@ -107,7 +107,7 @@
 <context>
     <name>RentBuyPage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/rent_buy.py" line="+615"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+640"/>
         <source>median of %n spot quote(s)</source>
         <translation>
             <numerusform>median of %n spot quote</numerusform>
@@ -115,7 +115,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location line="+63"/>
+        <location line="+65"/>
         <source>median of %n purchase quote(s): {0}</source>
         <translation>
             <numerusform>median of %n purchase quote: {0}</numerusform>

@@ -4291,7 +4291,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>частота прерываний спотовых узлов должна быть числом прерываний на узло-час (0,02), получено «{0}»</translation>
     </message>
     <message>
-        <location line="+274"/>
+        <location line="+275"/>
         <source>Rent or buy</source>
         <translation>Аренда или покупка</translation>
     </message>
@@ -4578,7 +4578,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>/кВт·ч</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+44"/>
         <source>The plan&apos;s job: {0} GPUs at once, {1} GPU-hours a run</source>
         <translation>Задание из плана: {0} GPU одновременно, {1} GPU-часов за запуск</translation>
     </message>
@@ -4587,8 +4587,13 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <source>No plan&apos;s job followed: the utilisation below is the use.</source>
         <translation>Задание из плана не выбрано: использование задаёт загрузка ниже.</translation>
     </message>
+    <message>
+        <location line="+128"/>
+        <source>the plan&apos;s chosen spot quote</source>
+        <translation>выбранная в плане спотовая котировка</translation>
+    </message>
     <message numerus="yes">
-        <location line="+109"/>
+        <location line="+3"/>
         <source>median of %n spot quote(s)</source>
         <translation>
             <numerusform>медиана %n спотовой котировки</numerusform>
@@ -4602,7 +4607,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>типичная частота провайдера, верхний диапазон AWS Spot Instance Advisor</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+9"/>
         <source>from quotes</source>
         <translation>из котировок</translation>
     </message>
@@ -4683,7 +4688,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         </translation>
     </message>
     <message>
-        <location line="-415"/>
+        <location line="-439"/>
         <source>No plan chosen yet: the Plan page&apos;s selected option fills GPU and count.</source>
         <translation>План ещё не выбран: GPU и их число берутся из варианта, выбранного на странице «План».</translation>
     </message>
@@ -4698,7 +4703,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>План выбрал {0} × {1}; отметьте флажок выше, чтобы использовать его.</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+49"/>
         <source>no on-demand quote: type a price</source>
         <translation>нет котировки по требованию: введите цену</translation>
     </message>
@@ -4713,7 +4718,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>нет сохранённой котировки на резерв: введите цену для сравнения</translation>
     </message>
     <message>
-        <location line="+109"/>
+        <location line="+131"/>
         <source>catalog price (see the GPU&apos;s sources)</source>
         <translation>цена из каталога (см. источники GPU)</translation>
     </message>

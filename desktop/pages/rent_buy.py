@@ -8,6 +8,12 @@ the use is the job's: its GPU-hours times the runs per month the user sets give 
 hybrid owns whole job-sized groups (an 8-GPU tensor-parallel job cannot run on 4 owned GPUs). Every input change
 recomputes planner.costs.rent_vs_buy (microseconds) and redraws on the next event-loop turn, so dragging a
 slider stays live. The recommendation is written here, translated, from the result's numbers.
+
+Spot: the spot line (and the spot share's mix) costs the spot price x (1 + the extra hours reclaims cost a job on
+all the GPUs compared), from planner.costs.spot_line with the reclaim rate typed (else the followed plan's spot
+quote's, else the median the shown GPU's spot quotes state, else the provider's typical one), the checkpoint
+write and the restart time: the inputs of `gpu-advisor rentbuy --spot-interruptions-per-node-hour`, with the
+same numbers. The page says up to which job size spot pays (planner.scale.compare_spot).
 """
 
 from __future__ import annotations
@@ -148,6 +154,7 @@ class RentBuyPage(Page):
         self.result: RentBuyResult | None = None
         self.spot: SpotLine | None = None  # the spot line's overhead and when spot stops paying
         self.quoted_spot_rate: tuple[float | None, int] = (None, 0)  # (median stated rate, quotes stating one)
+        self.chosen_spot_rate: float | None = None  # the rate of the spot quote the followed plan runs on
         self._plan_option: PlanOption | None = None
         self.price_sources: dict[str, str] = {}
         self.error: str | None = None
@@ -466,6 +473,8 @@ class RentBuyPage(Page):
     def fill_from_plan(self, option: PlanOption | None, force: bool = False) -> None:
         """Take GPU type, count and job from the plan's chosen option while following the plan."""
         self._plan_option = option
+        self.chosen_spot_rate = self._chosen_spot_rate()
+        self._show_spot_rate_source()
         if option is not None and self.follow_plan.isChecked():
             with QSignalBlocker(self.gpu_combo), QSignalBlocker(self.gpus_spin):
                 _select(self.gpu_combo, base_gpu_id(option.gpu.id))
@@ -478,7 +487,7 @@ class RentBuyPage(Page):
     def _job(self) -> tuple[int, float] | None:
         """(GPUs one job needs, GPU-hours per run) of the plan being followed, or None."""
         option = self._plan_option
-        if option is None or not self.follow_plan.isChecked():
+        if option is None:
             return None
         hours = getattr(option, "gpu_hours", None)
         return (int(option.gpus), float(hours)) if hours else None
@@ -538,6 +547,7 @@ class RentBuyPage(Page):
         if self.follow_plan.isChecked():
             with QSignalBlocker(self.follow_plan):
                 self.follow_plan.setChecked(False)
+            self._show_spot_rate_source()
             self._update_hybrid_range()
             self._update_from_plan_label()
 
@@ -560,6 +570,7 @@ class RentBuyPage(Page):
         reserved = typical_price(prices, gpu.id, RESERVED, self.currency, rates, found)
         self.notes.extend(found)
         self.quoted_spot_rate = self._quoted_spot_rate(gpu.id)
+        self.chosen_spot_rate = self._chosen_spot_rate()
         self._show_spot_rate_source()
         purchase, overhead, power, purchase_note = self._purchase(gpu, rates)
         self.price_sources = {
@@ -606,10 +617,30 @@ class RentBuyPage(Page):
         stated = [float(rate) for rate in rates if rate is not None]
         return (statistics.median(stated), len(stated)) if stated else (None, 0)
 
+    def _chosen_spot_rate(self) -> float | None:
+        """The reclaim rate of the spot quote the followed plan's option runs on ("h100-sxm@quote:12"), if it
+        states one; one row read."""
+        from planner.resolver import OFFER_SEPARATOR
+
+        option = self._plan_option
+        if option is None:
+            return None
+        _, _, offer = str(option.gpu.id).partition(OFFER_SEPARATOR + "quote:")
+        try:
+            row = self.context.store.rental_quotes.get(int(offer)) if offer.isdigit() else None
+        except (sqlite3.Error, UserError, KeyError):  # gone meanwhile: the other sources stand in
+            return None
+        if row is None or row.get("kind") != "spot" or row.get("interruptions_per_hour") is None:
+            return None
+        return float(row["interruptions_per_hour"])
+
     def _rate_source(self) -> tuple[float, str]:
-        """(reclaims per node-hour, where from) an empty rate field stands for."""
+        """(reclaims per node-hour, where from) an empty rate field stands for: the plan's chosen spot quote, else
+        the shown GPU's spot quotes, else the provider's typical rate."""
         from planner.scale import DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
 
+        if self.chosen_spot_rate is not None and self.follow_plan.isChecked():
+            return self.chosen_spot_rate, self.tr("the plan's chosen spot quote")
         rate, count = self.quoted_spot_rate
         if rate is not None:
             return rate, self.tr("median of %n spot quote(s)", "", count)
@@ -621,7 +652,9 @@ class RentBuyPage(Page):
         """An empty rate field shows the rate it stands for, and says where it is from."""
         if hasattr(self, "spot_rate_edit"):
             rate, _ = self._rate_source()
-            where = self.tr("from quotes") if self.quoted_spot_rate[0] is not None else self.tr("typical")
+            chosen = self.chosen_spot_rate is not None and self.follow_plan.isChecked()
+            quoted = chosen or self.quoted_spot_rate[0] is not None
+            where = self.tr("from quotes") if quoted else self.tr("typical")
             self.spot_rate_edit.setPlaceholderText(f"{rate_text(rate)} ({where})")
 
     def rate_in_use(self) -> tuple[float, str]:

@@ -172,3 +172,27 @@ def test_the_gui_and_the_cli_give_the_same_numbers(page, qtbot):
     assert spot["spot_per_useful_gpu_hour"]["amount"] == pytest.approx(page.spot.comparison.spot_per_useful_gpu_hour)
     # and both are the hand figure: 2 nodes, 120 s checkpoints, 600 s restarts
     assert spot["overhead_fraction"] == pytest.approx(hand_overhead(2, 0.02, 120.0, 600.0), rel=1e-3)
+
+
+def test_following_a_plan_on_a_chosen_spot_quote_takes_that_quotes_rate(page, context, qtbot):
+    from planner.gpus import get_gpu
+    from planner.resolver import offer_spec
+
+    add_spot_quote(context, "h100-sxm", 0.01)
+    add_spot_quote(context, "h100-sxm", 0.03)  # the other spot quotes' median would be 0.02
+    chosen = context.store.rental_quotes.find(gpu="h100-sxm", kind="spot")[-1]
+    assert chosen["interruptions_per_hour"] == pytest.approx(0.03)
+
+    class Option:  # the Plan page planned on that one spot offer
+        gpu = offer_spec(get_gpu("h100-sxm"), chosen)
+        gpus = 16
+
+    page.follow_plan.setChecked(True)
+    page.spot_rate_edit.setText("")
+    with qtbot.waitSignal(page.recomputed, timeout=5000):
+        context.plan_option = Option()
+        context.plan_option_changed.emit(context.plan_option)
+    assert page.spot.interruptions_per_node_hour == pytest.approx(0.03) and page.spot.nodes == 2
+    assert "(the plan's chosen spot quote)" in page.figures.text()
+    page.follow_plan.setChecked(False)  # not following: the shown GPU's quotes again
+    qtbot.waitUntil(lambda: page.spot is not None and page.spot.interruptions_per_node_hour == pytest.approx(0.02))
