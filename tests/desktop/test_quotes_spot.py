@@ -85,6 +85,7 @@ def test_the_useful_price_of_a_spot_quote_matches_the_hand_calculation(page):
     assert header == "USD / useful GPU-h"  # the unit: display currency per useful GPU-hour
 
 
+@pytest.mark.slow  # keeps make test-fast under a minute; make test runs it
 def test_every_useful_price_belongs_to_its_own_quote_and_is_never_below_the_sticker(page):
     tab = page.rental
     calm = spot_quote(tab, 2.00, 0.001, provider="Calm cloud")
@@ -170,6 +171,7 @@ def test_a_bad_rate_is_refused_with_the_reason_and_nothing_is_lost(page, qtbot):
         assert tab.undo_stack.count() == steps  # a refused edit never reaches the undo stack
 
 
+@pytest.mark.slow  # keeps make test-fast under a minute; make test runs it
 def test_csv_export_and_import_keep_the_rate(page, qtbot, tmp_path):
     tab = page.rental
     stated = spot_quote(tab, 2.00, 0.02, provider="Stated cloud")
@@ -191,6 +193,7 @@ def test_csv_export_and_import_keep_the_rate(page, qtbot, tmp_path):
     assert cell(tab, back["Quiet cloud"]["id"], "interruptions_per_hour") == "typical"
 
 
+@pytest.mark.slow  # keeps make test-fast under a minute; make test runs it
 def test_the_new_quote_form_takes_a_spot_rate_and_refuses_a_bad_one_keeping_it(page):
     tab = page.rental
     draft = tab.start_draft()

@@ -124,6 +124,7 @@ def test_a_bad_rate_is_explained_and_nothing_typed_is_lost(page, qtbot):
     assert page.spot_rate_edit.styleSheet() == ""
 
 
+@pytest.mark.slow  # keeps make test-fast under a minute; make test runs it
 def test_an_empty_rate_takes_the_shown_gpus_spot_quotes_else_the_typical_rate(page, context, qtbot):
     set_inputs(page, qtbot, "")
     assert page.spot.interruptions_per_node_hour == pytest.approx(-math.log(0.8) / 730.5)  # AWS's top band
@@ -174,6 +175,7 @@ def test_the_gui_and_the_cli_give_the_same_numbers(page, qtbot):
     assert spot["overhead_fraction"] == pytest.approx(hand_overhead(2, 0.02, 120.0, 600.0), rel=1e-3)
 
 
+@pytest.mark.slow  # keeps make test-fast under a minute; make test runs it
 def test_following_a_plan_on_a_chosen_spot_quote_takes_that_quotes_rate(page, context, qtbot):
     from planner.gpus import get_gpu
     from planner.resolver import offer_spec
