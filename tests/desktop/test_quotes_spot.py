@@ -213,3 +213,22 @@ def test_the_new_quote_form_takes_a_spot_rate_and_refuses_a_bad_one_keeping_it(p
     row = tab.kind.quotes.find(provider="Form cloud")[0]
     assert row["kind"] == "spot" and row["interruptions_per_hour"] == pytest.approx(0.02)
     assert cell(tab, row["id"], "interruptions_per_hour") == "0.02"
+
+
+@pytest.mark.slow  # keeps make test-fast under a minute; make test runs it
+def test_every_cell_of_extreme_spot_quotes_answers_without_an_exception(page):
+    tab = page.rental
+    rows = [spot_quote(tab, 2.00, rate, gpus=gpus, provider=f"Edge {rate} {gpus}")
+            for rate in (None, 0.0, 1e-9, 3600.0) for gpus in (1, 100_000)]  # fmt: skip
+    roles = (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole, Qt.ItemDataRole.ToolTipRole, SORT_ROLE,
+             Qt.ItemDataRole.TextAlignmentRole)  # fmt: skip
+    for row in rows:
+        for column in range(tab.model.columnCount()):
+            for role in roles:
+                tab.model.data(tab.model.index(tab.model.row_of_id(row["id"]), column), role)  # Qt's virtual
+    # one reclaim a second with a 15-minute restart: the job never progresses, and the cell says so
+    never = next(r for r in rows if r["interruptions_per_hour"] == 3600.0 and r["gpus_per_instance"] == 1)
+    assert cell(tab, never["id"], "derived:per_useful_gpu_hour") == "spot cannot run it"
+    assert "spot cannot run it" in cell(tab, never["id"], "derived:per_useful_gpu_hour", Qt.ItemDataRole.ToolTipRole)
+    free = next(r for r in rows if r["interruptions_per_hour"] == 0.0 and r["gpus_per_instance"] == 1)
+    assert cell(tab, free["id"], "derived:per_useful_gpu_hour", SORT_ROLE) == pytest.approx(2.00)  # never reclaimed
