@@ -630,9 +630,8 @@ class RentBuyPage(Page):
             row = self.context.store.rental_quotes.get(int(offer)) if offer.isdigit() else None
         except (sqlite3.Error, UserError, KeyError):  # gone meanwhile: the other sources stand in
             return None
-        if row is None or row.get("kind") != "spot" or row.get("interruptions_per_hour") is None:
-            return None
-        return float(row["interruptions_per_hour"])
+        rate = row["interruptions_per_hour"] if row is not None and row["kind"] == "spot" else None
+        return float(rate) if rate is not None else None
 
     def _rate_source(self) -> tuple[float, str]:
         """(reclaims per node-hour, where from) an empty rate field stands for: the plan's chosen spot quote, else

@@ -125,6 +125,11 @@ def usd_default_in(amount_usd: float, currency: str, what: Message, flag: str) -
 
 
 def inputs_from_args(args: argparse.Namespace) -> RentBuyInputs:
+    return inputs_and_spot(args)[0]
+
+
+def inputs_and_spot(args: argparse.Namespace) -> tuple[RentBuyInputs, SpotLine | None]:
+    """The rent vs buy inputs, and the spot line from the interruption rate when one is given."""
     gpu = get_gpu(args.gpu)
     currency = normalise_currency(args.currency)
     purchase = args.purchase_per_gpu
@@ -148,7 +153,7 @@ def inputs_from_args(args: argparse.Namespace) -> RentBuyInputs:
     if args.years <= 0 or months < 1:
         raise UserError.of(msg("error.years_at_least_a_month"))
     spot = spot_line_from_args(args, gpu)
-    return RentBuyInputs(
+    inputs = RentBuyInputs(
         spot_overhead_fraction=spot.overhead_fraction if spot else DEFAULT_SPOT_OVERHEAD_FRACTION,
         spot_overhead_basis=spot.basis if spot else "",
         gpus=args.gpus,
@@ -169,6 +174,7 @@ def inputs_from_args(args: argparse.Namespace) -> RentBuyInputs:
         maintenance_fraction_per_year=args.maintenance_fraction,
         hybrid_owned_gpus=args.owned_gpus,
     )
+    return inputs, spot
 
 
 def spot_line_from_args(args: argparse.Namespace, gpu: GpuSpec) -> SpotLine | None:
@@ -211,9 +217,8 @@ def print_result(result: RentBuyResult) -> None:
 
 
 def run_rentbuy(args: argparse.Namespace) -> int:
-    inputs = inputs_from_args(args)
+    inputs, spot = inputs_and_spot(args)
     result = rent_vs_buy(inputs)
-    spot = spot_line_from_args(args, get_gpu(args.gpu))
     if args.json:
         print_json({**result.as_dict(), "spot": spot.as_dict(inputs.currency) if spot else None})
     else:
