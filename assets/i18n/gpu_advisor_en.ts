@@ -107,7 +107,7 @@
 <context>
     <name>RentBuyPage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/rent_buy.py" line="+640"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+645"/>
         <source>median of %n spot quote(s)</source>
         <translation>
             <numerusform>median of %n spot quote</numerusform>
@@ -139,7 +139,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location line="+17"/>
+        <location line="+19"/>
         <source>spot pays for jobs up to %n node(s) of {0} GPUs and stops paying above (each reclaimed node stops the whole job).</source>
         <translation>
             <numerusform>spot pays for jobs up to %n node of {0} GPUs and stops paying above (each reclaimed node stops the whole job).</numerusform>

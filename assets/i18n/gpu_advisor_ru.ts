@@ -4286,7 +4286,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyPage</name>
     <message>
-        <location filename="../../desktop/pages/rent_buy.py" line="+72"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+78"/>
         <source>the spot reclaim rate must be a number of reclaims per node-hour (0.02), got &apos;{0}&apos;</source>
         <translation>частота прерываний спотовых узлов должна быть числом прерываний на узло-час (0,02), получено «{0}»</translation>
     </message>
@@ -4588,7 +4588,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Задание из плана не выбрано: использование задаёт загрузка ниже.</translation>
     </message>
     <message>
-        <location line="+128"/>
+        <location line="+127"/>
         <source>the plan&apos;s chosen spot quote</source>
         <translation>выбранная в плане спотовая котировка</translation>
     </message>
@@ -4678,8 +4678,13 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <source>spot does not pay, not even on one node.</source>
         <translation>спотовые невыгодны даже на одном узле.</translation>
     </message>
-    <message numerus="yes">
+    <message>
         <location line="+3"/>
+        <source>spot does not pay for this job;</source>
+        <translation>для этой задачи спотовые невыгодны;</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+2"/>
         <source>spot pays for jobs up to %n node(s) of {0} GPUs and stops paying above (each reclaimed node stops the whole job).</source>
         <translation>
             <numerusform>спотовые выгодны для задач до %n узла по {0} GPU и невыгодны для больших (каждый отозванный узел останавливает всю задачу).</numerusform>
@@ -4688,7 +4693,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         </translation>
     </message>
     <message>
-        <location line="-439"/>
+        <location line="-440"/>
         <source>No plan chosen yet: the Plan page&apos;s selected option fills GPU and count.</source>
         <translation>План ещё не выбран: GPU и их число берутся из варианта, выбранного на странице «План».</translation>
     </message>
@@ -4718,7 +4723,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>нет сохранённой котировки на резерв: введите цену для сравнения</translation>
     </message>
     <message>
-        <location line="+131"/>
+        <location line="+130"/>
         <source>catalog price (see the GPU&apos;s sources)</source>
         <translation>цена из каталога (см. источники GPU)</translation>
     </message>

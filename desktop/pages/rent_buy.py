@@ -956,6 +956,8 @@ class RentBuyPage(Page):
         elif nodes == 0:
             text += " " + self.tr("spot does not pay, not even on one node.")
         else:
+            if not comparison.pays:  # this job is above the size at which spot stops paying
+                text += " " + self.tr("spot does not pay for this job;")
             text += " " + self.tr(
                 "spot pays for jobs up to %n node(s) of {0} GPUs and stops paying above (each reclaimed node "
                 "stops the whole job).", "", nodes,

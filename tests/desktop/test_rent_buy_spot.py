@@ -198,3 +198,14 @@ def test_following_a_plan_on_a_chosen_spot_quote_takes_that_quotes_rate(page, co
     assert "(the plan's chosen spot quote)" in page.figures.text()
     page.follow_plan.setChecked(False)  # not following: the shown GPU's quotes again
     qtbot.waitUntil(lambda: page.spot is not None and page.spot.interruptions_per_node_hour == pytest.approx(0.02))
+
+
+def test_a_job_above_the_break_even_size_is_told_spot_does_not_pay_for_it(page, qtbot):
+    set_inputs(page, qtbot, "0.2", gpus=8 * 40)  # 40 nodes: above the 3 nodes up to which spot pays at 0.2/h
+    comparison = page.spot.comparison
+    assert not comparison.pays and 0 < comparison.break_even_nodes < 40
+    # by hand: 40 nodes at 0.2 reclaims per node-hour cost far more than the 43% spot saves at 2.10 against 3.00
+    assert 2.10 * (1 + hand_overhead(40, 0.2)) > 3.00
+    assert page.result.totals["spot"].amount > page.result.totals["on_demand"].amount
+    figures = page.figures.text()
+    assert "spot does not pay for this job; spot pays for jobs up to" in figures
