@@ -442,29 +442,31 @@ Series = dict[str, list[tuple[int, float, float | None]]]
 def scaling_series(result: PlanResult, gpu_id: str | None, training: bool) -> Series:
     """family -> [(GPU count, time s, cost amount)]: the fastest fitting option per (family, count) for one GPU type.
 
-    Time is the whole run for training and seconds per output token for serving.
+    Time is the whole run for training, with losses (failures, checkpoints, restarts: as the table shows and the
+    planner ranks it), and seconds per output token for serving.
     """
     best: dict[tuple[str, int], PlanOption] = {}
     pool = [*result.options, *result.frontier]
     for option in pool:
         if not option.fits or (gpu_id and option.gpu.id != gpu_id):
             continue
-        time_s = option.wall_time_s if training else option.step_time_s
+        time_s = option.effective_wall_time_s if training else option.step_time_s
         if not time_s:
             continue
         key = (family_of(option), option.gpus)
         current = best.get(key)
-        current_time = None if current is None else (current.wall_time_s if training else current.step_time_s)
+        current_time = None if current is None else (current.effective_wall_time_s if training else current.step_time_s)
         if current is None or current_time is None or time_s < current_time:
             best[key] = option
     series: Series = {}
     for (family, count), option in sorted(best.items(), key=lambda item: item[0][1]):
-        time_s = option.wall_time_s if training else option.step_time_s
+        time_s = option.effective_wall_time_s if training else option.step_time_s
         if time_s is None:
             continue
+        effective_cost = option.effective_cost
         cost = (
-            option.cost.amount
-            if (training and option.cost is not None)
+            effective_cost.amount
+            if (training and effective_cost is not None)
             else (
                 option.cost_per_million_tokens.amount if option.cost_per_million_tokens is not None else None
             )

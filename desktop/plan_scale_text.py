@@ -177,7 +177,7 @@ def goodput_html(option: PlanOption | None, resilience: Resilience) -> str:
         return "<p>" + translate("PlanPage", "Failures are turned off (0 per million GPU-hours): no goodput term.") + "</p>"
     title = translate("PlanPage", "Goodput of {0} × {1}").format(option.gpus, _escape(option.gpu.name))
     body = "".join(
-        f"<tr><td>{_escape(row.label)}</td><td align='right'><b>{_escape(row.value)}</b></td>"
+        f"<tr><td>{_escape(row.label)}</td><td align='right' nowrap><b>{_escape(row.value)}</b></td>"
         f"<td style='color:#57606a'>{_escape(row.basis)}</td></tr>"
         for row in rows
     )

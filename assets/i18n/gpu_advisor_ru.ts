@@ -1299,7 +1299,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+454"/>
+        <location filename="../../desktop/pages/plan.py" line="+456"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
@@ -3631,7 +3631,7 @@ with losses</source>
 <context>
     <name>PoolPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_scale_inputs.py" line="+248"/>
+        <location filename="../../desktop/pages/plan_scale_inputs.py" line="+250"/>
         <source>Mixed pool</source>
         <translation>Смешанный пул</translation>
     </message>

@@ -10,8 +10,10 @@ Three rooms share the Plan page's work:
 Inputs (left) write into desktop.plan_state.PlanState; every change schedules a re-plan through a short throttle
 timer (slider drags coalesce). The call is built by desktop.plan_request (planner.resolver, the same resolution
 as the CLI) and planned by planner.search.plan(). Results (right): a headline naming the best option, the
-selected row, the ranked options table, the selected option's memory against capacity, time and cost against
-GPU count, excluded strategies with reasons, and advice. The message strip above the table has a fixed height,
+selected row, the ranked options table (training time, GPU-hours and cost with losses, as the planner ranks)
+with the selected option's goodput term and the mixed pool's comparison (planner.search.pools.compare_pool, as
+`plan --pool`) in tabs beside it, the selected option's memory against capacity, time and cost against GPU
+count, excluded strategies with reasons, and advice. The message strip above the table has a fixed height,
 so a headline, an error or a limits line that appears never moves the table under the pointer.
 """
 
@@ -600,7 +602,7 @@ class PlanPage(Page):
         if generation is None:
             return
         if self.state.inputs.pool_counts != (self.pool.counts if self.pool is not None else {}):
-            self.scheduler.sources_changed()  # a pool comparison added or changed: its cost is unknown yet
+            self.scheduler.cost_unknown()  # a pool comparison added or changed: not timed yet
         request = (
             self.state.inputs,
             self.context.gpu_catalog(),

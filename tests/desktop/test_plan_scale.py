@@ -243,3 +243,42 @@ def test_pool_and_goodput_texts_never_raise_on_odd_figures(qapp):
     model.set_comparison(empty, {})
     assert model.rowCount() == 0 and model.data(model.index(5, 9)) is None
     assert "Nothing fits" in pool_headline_html(empty, {}, True)
+
+
+@pytest.mark.slow
+def test_a_new_pool_is_compared_off_the_gui_thread(open_plan_page, qtbot, monkeypatch):
+    """The first plan with a pool (whose comparison cost is unknown) runs on a pool thread, never inline."""
+    import threading
+
+    import desktop.pages.plan as plan_page
+
+    page = _page_with_inputs(open_plan_page, qtbot)
+    page.scheduler.sync_limit_ms = 1e9  # every plan whose cost is known runs inline (a busy machine is slow)
+    _plan(page, qtbot)
+    threads: list[bool] = []
+    real = plan_page.build_and_run
+
+    def recording(*args, **kwargs):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(plan_page, "build_and_run", recording)
+    _plan(page, qtbot)
+    assert threads == [True]  # known cost: inline
+    page.state.update(pool=(("a100-sxm-80gb", 8), ("h100-sxm", 4)))
+    _plan(page, qtbot)
+    assert threads[1] is False  # the pool's first comparison ran in the background
+    assert page.pool is not None and page.pool.comparison is not None
+
+
+def test_a_saved_plan_keeps_its_pool_and_failure_figures(qapp):
+    from desktop.plan_state import PlanInputs
+
+    inputs = PlanInputs(pool=(("a100-sxm-80gb", 64), ("h100-sxm", 0)), failures_per_million_gpu_hours=25.0,
+                        checkpoint_storage="nvme", checkpoint_gb_per_s=2.5, checkpoint_interval_minutes=45.0)
+    again = PlanInputs.from_dict(json.loads(json.dumps(inputs.to_dict())))
+    assert again == inputs and again.pool_counts == {"a100-sxm-80gb": 64}  # a type at 0 is absent
+    odd = PlanInputs.from_dict({"pool": [["h100-sxm", -2], ["a100-sxm-80gb", "8"], "x", ["h100-sxm", 16]],
+                                "checkpoint_storage": "tape", "failures_per_million_gpu_hours": -1.0})
+    assert odd.pool == (("h100-sxm", 16),) and odd.checkpoint_storage == "pfs"
+    assert odd.failures_per_million_gpu_hours is None
