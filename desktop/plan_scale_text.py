@@ -10,6 +10,7 @@ the same reason.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -221,7 +222,7 @@ def pool_reason(comparison: PoolComparison, names: Mapping[str, str], training: 
         return translate("PlanPage", "{0} is the only way that fits.").format(choice_name(best, names))
     runner = choices[1]
     if training:
-        speedup = fmt.number(best.useful_tokens_per_s / runner.useful_tokens_per_s, 2)
+        speedup = fmt.number(_ratio(best.useful_tokens_per_s, runner.useful_tokens_per_s), 2)
         if best.name == "pool":
             return translate("PlanPage", "The whole pool is {0}× faster than {1}: the extra GPUs bring more than the gradient sync "
                        "at the slower type's pace costs.").format(speedup, choice_name(runner, names))  # fmt: skip
@@ -230,8 +231,13 @@ def pool_reason(comparison: PoolComparison, names: Mapping[str, str], training: 
                        "slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate "
                        "jobs.").format(choice_name(best, names), speedup)  # fmt: skip
         return translate("PlanPage", "{0} is {1}× faster than {2}.").format(choice_name(best, names), speedup, choice_name(runner, names))
-    ratio = fmt.number(best.tokens_per_s / runner.tokens_per_s, 2)
+    ratio = fmt.number(_ratio(best.tokens_per_s, runner.tokens_per_s), 2)
     return translate("PlanPage", "{0} serves {1}× what {2} does.").format(choice_name(best, names), ratio, choice_name(runner, names))
+
+
+def _ratio(faster: float, slower: float) -> float:
+    """faster / slower; infinite (shown "n/a") when the slower serves nothing, never a ZeroDivisionError."""
+    return faster / slower if slower > 0 else math.inf
 
 
 def pool_headline_html(comparison: PoolComparison, names: Mapping[str, str], training: bool) -> str:

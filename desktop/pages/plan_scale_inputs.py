@@ -277,6 +277,8 @@ class PoolPanel(_Panel):
         self._commit()
 
     def _remove(self, row: _PoolRow) -> None:
+        if row not in self.rows:  # a click queued before the rows were laid out again
+            return
         index = self.rows.index(row)
         kept = [(r.gpu_id, r.count.text()) for r in self.rows if r is not row]
         self._rebuild(kept)

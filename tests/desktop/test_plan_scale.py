@@ -139,6 +139,7 @@ def test_the_pool_headline_names_the_best_row_and_a_type_at_zero_is_its_single_t
         shown = view.model.choice(row)
         assert shown.name == choice["name"] and dict(shown.gpus) == choice["gpus"]
         assert shown.wall_time_s == pytest.approx(choice["wall_time_s"], rel=1e-9)
+        assert shown.cost.amount == pytest.approx(choice["cost"]["amount"], rel=1e-9)  # the same prices too
     best = view.model.choice(0)
     assert best.name == cli["best"] == "pool"  # 12 GPUs together beat 8 A100s or 4 H100s alone
     headline, cells = view.headline.text(), [view.model.data(view.model.index(0, c)) for c in range(7)]
@@ -243,6 +244,13 @@ def test_pool_and_goodput_texts_never_raise_on_odd_figures(qapp):
     model.set_comparison(empty, {})
     assert model.rowCount() == 0 and model.data(model.index(5, 9)) is None
     assert "Nothing fits" in pool_headline_html(empty, {}, True)
+    from planner.search.pools import PoolChoice
+
+    serving = PoolComparison((PoolChoice("pool", {"h100-sxm": 2}, 500.0, 1.0, None, None, (), 1, 1),
+                              PoolChoice("alone:a10", {"a10": 1}, 0.0, 1.0, None, None, (), 1, 1)), "pool", "", 0.0)
+    model.set_comparison(serving, {"h100-sxm": "H100 SXM5 80GB"})
+    assert model.data(model.index(0, 5)) == "–" and model.data(model.index(1, 1)) == "1 × a10"
+    assert "whole pool" in pool_headline_html(serving, {}, False)  # a way serving nothing: no division by zero
 
 
 @pytest.mark.slow
