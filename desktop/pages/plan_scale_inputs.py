@@ -181,7 +181,9 @@ class ResiliencePanel(_Panel):
 
 def parse_count(text: str) -> int | None:
     """A typed GPU count: a whole number from 0 to MAX_POOL_GPUS (thousands separators allowed), else None."""
-    digits = text.strip().replace(",", "").replace("\u00a0", "").replace(" ", "")
+    digits = text.strip()
+    for separator in (",", " ", "\u00a0", "\u202f"):  # "1,024", "1 024" and the Russian locale's spaces
+        digits = digits.replace(separator, "")
     if not digits.isdigit() or not digits.isascii():
         return None
     value = int(digits)

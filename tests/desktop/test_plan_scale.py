@@ -110,6 +110,32 @@ def test_the_goodput_figures_shown_are_the_clis_for_the_same_inputs(open_plan_pa
     time_cell = model.data(model.index(0, model.column_of("time"))).split("\n")[0]
     assert time_cell == wall != fmt.duration(expected["wall_time_s"])
 
+    # the defaults (published failure rate, Daly's interval) with the user's own write rate instead of a profile
+    panel = page.resilience
+    panel.failures.check.setChecked(False)
+    panel.interval.check.setChecked(False)
+    panel.rate.check.setChecked(True)
+    panel.rate.spin.setValue(2.0)
+    assert page.state.inputs.failures_per_million_gpu_hours is None and page.state.inputs.checkpoint_gb_per_s == 2.0
+    _plan(page, qtbot)
+    term = _cli_json(capsys, "--gpu", "h100-sxm", "--max-gpus", "16", "--checkpoint-gb-per-s", "2")["options"][0][
+        "goodput"
+    ]
+    rows = {row.key: row for row in goodput_rows(page.state.best, page.call.constraints.resilience)}
+    assert term["checkpoint_interval_basis"] == "Daly optimum" and term["checkpoint_storage"] == "user-set"
+    for key in ("effective_fraction", "checkpoint_write_s", "checkpoint_interval_s", "restart_s", "wall_time_s"):
+        assert rows[key].raw == pytest.approx(term[key], rel=1e-9), key
+    shown = page.results.goodput.toPlainText()
+    assert "19.7 interruptions per million GPU-hours: 419 unexpected interruptions in 54 days" in shown  # Llama 3
+    assert "Daly's optimum" in shown and "your storage" in shown
+
+    panel.failures.check.setChecked(True)
+    panel.failures.spin.setValue(0.0)  # 0 failures: no goodput term, in the CLI as in the app
+    _plan(page, qtbot)
+    cli = _cli_json(capsys, "--gpu", "h100-sxm", "--max-gpus", "16", "--failures-per-million-gpu-hours", "0")
+    assert cli["options"][0]["goodput"] is None and page.state.best.goodput is None
+    assert "Failures are turned off" in page.results.goodput.toPlainText()
+
 
 def _set_pool_by_keyboard(page, qtbot, rows: list[tuple[str, str]]) -> None:
     """Add rows with the Add button (Space), choose each type, type each count."""
@@ -277,6 +303,15 @@ def test_a_new_pool_is_compared_off_the_gui_thread(open_plan_page, qtbot, monkey
     _plan(page, qtbot)
     assert threads[1] is False  # the pool's first comparison ran in the background
     assert page.pool is not None and page.pool.comparison is not None
+
+
+def test_a_count_is_a_whole_ascii_number_with_or_without_thousands_separators():
+    from desktop.pages.plan_scale_inputs import MAX_POOL_GPUS, parse_count
+
+    assert [parse_count(text) for text in ("0", " 64 ", "1,024", "1 024", "1\u00a0024", "1\u202f024")] == [
+        0, 64, 1024, 1024, 1024, 1024]  # fmt: skip
+    for wrong in ("", "-3", "2.5", "1e3", "٣", "²", str(MAX_POOL_GPUS + 1)):  # Arabic-Indic three, superscript two
+        assert parse_count(wrong) is None, wrong
 
 
 def test_a_saved_plan_keeps_its_pool_and_failure_figures(qapp):
