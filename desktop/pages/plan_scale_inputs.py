@@ -121,7 +121,7 @@ class ResiliencePanel(_Panel):
         self.failures.changed.connect(
             lambda: self.state.update(failures_per_million_gpu_hours=self.failures.value())
         )
-        self.rate.changed.connect(lambda: self.state.update(checkpoint_gb_per_s=self.rate.value()))
+        self.rate.changed.connect(self._on_rate)
         self.interval.changed.connect(
             lambda: self.state.update(checkpoint_interval_minutes=self.interval.value())
         )
@@ -168,6 +168,12 @@ class ResiliencePanel(_Panel):
             for storage in CHECKPOINT_STORAGES:
                 self.storage_combo.addItem(names[storage], storage)
             _set_combo_data(self.storage_combo, current)
+
+    def _on_rate(self) -> None:
+        """The user's write rate replaces the storage profile: the profile's choice is off while it is set."""
+        rate = self.rate.value()
+        self.storage_combo.setEnabled(rate is None)
+        self.state.update(checkpoint_gb_per_s=rate)
 
     def sync_from(self, inputs: PlanInputs) -> None:
         self.failures.set_value(inputs.failures_per_million_gpu_hours)
