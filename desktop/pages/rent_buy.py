@@ -487,7 +487,7 @@ class RentBuyPage(Page):
     def _job(self) -> tuple[int, float] | None:
         """(GPUs one job needs, GPU-hours per run) of the plan being followed, or None."""
         option = self._plan_option
-        if option is None:
+        if option is None or not self.follow_plan.isChecked():
             return None
         hours = getattr(option, "gpu_hours", None)
         return (int(option.gpus), float(hours)) if hours else None

@@ -209,3 +209,20 @@ def test_a_job_above_the_break_even_size_is_told_spot_does_not_pay_for_it(page, 
     assert page.result.totals["spot"].amount > page.result.totals["on_demand"].amount
     figures = page.figures.text()
     assert "spot does not pay for this job; spot pays for jobs up to" in figures
+
+
+def test_unticking_follow_forgets_the_plans_job(page, context, qtbot):
+    from planner.gpus import get_gpu
+
+    class Option:  # a plan's option with its job's GPU-hours
+        gpu = get_gpu("h100-sxm")
+        gpus = 16
+        gpu_hours = 100.0
+
+    page.follow_plan.setChecked(True)
+    context.plan_option = Option()
+    context.plan_option_changed.emit(context.plan_option)
+    assert page._job() == (16, 100.0) and not page.utilization_slider.isEnabled()
+    page.follow_plan.setChecked(False)
+    assert page._job() is None and page.utilization_slider.isEnabled()
+    assert "No plan's job followed" in page.job_label.text()
