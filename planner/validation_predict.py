@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 
+from planner.gpus import GpuSpec
+from planner.models import ModelSpec
 from planner.perf import (
     ENGINES,
     FittedConstants,
@@ -23,6 +25,7 @@ from planner.perf import (
     TrainingOptions,
     continuous_batching,
     device_rates,
+    max_concurrent_sequences,
     model_numbers,
     static_batching,
     training_step_time,
@@ -30,7 +33,6 @@ from planner.perf import (
 )
 from planner.perf.efficiencies import architecture
 from planner.search.common import SearchMemory
-from planner.search.serving import fitting_sequences
 from planner.search.types import Workload
 from planner.validation import Figures, predicted_metric
 from planner.validation_cases import Case, CaseInputs
@@ -49,6 +51,10 @@ GOLDEN_STEPS = 18
 # Prior constants for completing layouts: the middle of each bound (no fit involved).
 PRIOR = FittedConstants()
 MICRO_BATCHES = (1, 2, 4, 8, 16)
+# The share of the memory left after weights and workspace that the in-flight benchmarks of the set gave the KV
+# cache: TensorRT-LLM perf-overview (v0.17 and v1.0): "In majority of cases, we also use a higher KV cache
+# percentage by setting `--kv_cache_free_gpu_mem_fraction 0.95` ... than the default setting of `0.90`".
+BENCHMARK_KV_SHARE = {"tensorrt-llm": 0.95}
 
 
 def predict(case: Case, constants: FittedConstants) -> Figures:
@@ -201,15 +207,34 @@ def _compute_precision(inputs: CaseInputs) -> str:
     return str(inputs.precision)
 
 
+def engine_sequences_that_fit(
+    model: ModelSpec, gpu: GpuSpec, tp: int, tokens: int, precision: Precision, kv_precision: Precision | None,
+    kv_share: float = 1.0,
+) -> int:  # fmt: skip
+    """Sequences of `tokens` (prompt + output) that fit one tp-way replica of a serving engine: the memory model's
+    per-GPU total at one sequence (weights, a forward's activations, overhead, one KV cache), then each further
+    sequence adds its KV cache only, for its whole length. An engine's activations are a workspace sized by one
+    step's tokens (chunked prefill bounds them), not by the sequences running, and TensorRT-LLM's
+    guaranteed-no-evict scheduler admits a request only when its full length fits. kv_share: the part of the
+    free memory the engine gives its KV cache (planner.perf.max_concurrent_sequences)."""
+    workload = Workload(task=Task.INFERENCE, seq_len=tokens, precision=precision, kv_precision=kv_precision)
+    memory = SearchMemory(model, workload)
+    layout = Layout(tp=tp)
+    one, breakdown = memory.total(layout), memory.breakdown(layout)
+    if one is None or breakdown is None:
+        return 0
+    return max_concurrent_sequences(gpu.memory_bytes, one, breakdown.kv_cache.bytes, kv_share)
+
+
 def _fit_cache(inputs: CaseInputs) -> int:
-    """Sequences of the case's length that fit one replica, by the planner's own rule (the serving search)."""
+    """Sequences of the case's length that fit, with the share of free memory its benchmark gave the KV cache
+    (BENCHMARK_KV_SHARE); an fp8 case keeps an fp8 KV cache (what TensorRT-LLM's FP8 builds do)."""
     serving = inputs.serving
     assert serving is not None
     kv = Precision.FP8 if inputs.precision == Precision.FP8 else None
-    workload = Workload(task=Task.INFERENCE, seq_len=serving.prompt_len + serving.output_len,
-                        precision=inputs.precision, kv_precision=kv, output_len=serving.output_len)  # fmt: skip
-    fit = fitting_sequences(SearchMemory(inputs.model, workload), serving.tp, 1, inputs.gpu.memory_bytes)
-    return max(1, fit[1]) if fit else 1
+    share = BENCHMARK_KV_SHARE.get(serving.engine, 1.0)
+    tokens = serving.prompt_len + serving.output_len
+    return max(1, engine_sequences_that_fit(inputs.model, inputs.gpu, serving.tp, tokens, inputs.precision, kv, share))
 
 
 def _sequences_that_fit(case: Case, inputs: CaseInputs) -> int:
