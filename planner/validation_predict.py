@@ -25,7 +25,6 @@ from planner.perf import (
     TrainingOptions,
     continuous_batching,
     device_rates,
-    max_concurrent_sequences,
     model_numbers,
     static_batching,
     training_step_time,
@@ -33,6 +32,7 @@ from planner.perf import (
 )
 from planner.perf.efficiencies import architecture
 from planner.search.common import SearchMemory
+from planner.search.serving import fitting_sequences
 from planner.search.types import Workload
 from planner.validation import Figures, predicted_metric
 from planner.validation_cases import Case, CaseInputs
@@ -211,19 +211,11 @@ def engine_sequences_that_fit(
     model: ModelSpec, gpu: GpuSpec, tp: int, tokens: int, precision: Precision, kv_precision: Precision | None,
     kv_share: float = 1.0,
 ) -> int:  # fmt: skip
-    """Sequences of `tokens` (prompt + output) that fit one tp-way replica of a serving engine: the memory model's
-    per-GPU total at one sequence (weights, a forward's activations, overhead, one KV cache), then each further
-    sequence adds its KV cache only, for its whole length. An engine's activations are a workspace sized by one
-    step's tokens (chunked prefill bounds them), not by the sequences running, and TensorRT-LLM's
-    guaranteed-no-evict scheduler admits a request only when its full length fits. kv_share: the part of the
-    free memory the engine gives its KV cache (planner.perf.max_concurrent_sequences)."""
+    """Sequences of `tokens` (prompt + output) that fit one tp-way replica on the whole of `gpu`'s memory, by the
+    serving search's rule (planner.search.serving.fitting_sequences)."""
     workload = Workload(task=Task.INFERENCE, seq_len=tokens, precision=precision, kv_precision=kv_precision)
-    memory = SearchMemory(model, workload)
-    layout = Layout(tp=tp)
-    one, breakdown = memory.total(layout), memory.breakdown(layout)
-    if one is None or breakdown is None:
-        return 0
-    return max_concurrent_sequences(gpu.memory_bytes, one, breakdown.kv_cache.bytes, kv_share)
+    fit = fitting_sequences(SearchMemory(model, workload), tp, 1, gpu.memory_bytes, kv_share)
+    return fit[1] if fit else 0
 
 
 def _fit_cache(inputs: CaseInputs) -> int:
