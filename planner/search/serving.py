@@ -35,8 +35,11 @@ def fitting_sequences(
     guaranteed-no-evict scheduler admits a request only when its full length fits. kv_share: the part of the
     free memory the engine gives its KV cache (planner.perf.max_concurrent_sequences)."""
     layout = Layout(tp=tp, pp=pp)
-    one, breakdown = memory.total(layout), memory.breakdown(layout)
-    if one is None or breakdown is None:
+    one = memory.total(layout)
+    if one is None or one > capacity:
+        return None if one is None else (one, 0)
+    breakdown = memory.breakdown(layout)  # for its KV cache term (words and all: fitting layouts only)
+    if breakdown is None:
         return None
     return one, perf.max_concurrent_sequences(capacity, one, breakdown.kv_cache.bytes, kv_share)
 
