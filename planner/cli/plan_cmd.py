@@ -659,7 +659,7 @@ def run_plan(args: argparse.Namespace) -> int:
 
 
 def run_pool(args: argparse.Namespace, resolved: ResolvedPlan, notes: list[str]) -> int:
-    """--pool: each type alone against the whole pool as one job."""
+    """--pool: each type alone against the whole pool as one job, a pipeline over the types, separate jobs."""
     catalog = {gpu.id: gpu for gpu in resolved.gpus}
     parts = [PoolPart(catalog[part.gpu.id], part.count) for part in resolve_pool(args.pool, list(resolved.gpus))]
     comparison = compare_pool(resolved.model, resolved.workload, parts, resolved.constraints,
@@ -685,10 +685,17 @@ def print_pool(comparison: PoolComparison, notes: list[str], serving: bool = Fal
             target = {None: "-", True: "met", False: "missed"}[choice.meets_target]
             line += f" {choice.tokens_per_s_one_down or 0:>10,.0f} {target:>7}"
         print(line)
+    for choice in comparison.choices:
+        if choice.explanation is not None:
+            print(f"{choice.name}: {choice.explanation.text}")
+    for miss in comparison.not_fitting:
+        print(f"{miss.name}: {miss.reason.text}")
     print(f"best: {comparison.best or '-'}: {comparison.reason}")
     if not serving:
-        print(f"the types' own throughputs add up to {comparison.perfect_sum_tokens_per_s:,.0f} tokens/s: no pooled "
-              "job beats it; pipeline stages sized per type are not modelled yet")  # fmt: skip
+        print(f"the types' own plans add up to {comparison.perfect_sum_tokens_per_s:,.0f} tokens/s: no pooled "
+              "data-parallel job beats it; run perfectly (every GPU on its layers alone: no bubble, communication "
+              f"or LM head) the types would do {comparison.ideal_sum_tokens_per_s:,.0f} tokens/s: no mixed way "
+              "beats that")  # fmt: skip
     for line in notes:
         print(f"note: {line}")
 

@@ -66,6 +66,15 @@ def estimate_total_bytes(model: ModelSpec, config: MemoryConfig) -> int:
     )
 
 
+def stage_total_bytes(model: ModelSpec, config: MemoryConfig, stage: Stage) -> int:
+    """Bytes per GPU of one given pipeline stage (planner.memory.stages.split_stages: a pipeline sized per GPU
+    type) under `config` (its layout's pp is the number of stages; config.inflight_microbatches says how many
+    micro-batches the first stage holds, stage i min(that, pp - i)); UserError on an impossible layout."""
+    config = normalised(config)
+    checked_notes(model, config)
+    return stage_amounts(model, config, stage, param_counts(model)).total_bytes
+
+
 def _is_count(value: object, upper: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= upper
 

@@ -89,7 +89,8 @@ def test_cli_pool_json_and_errors(capsys):
     assert code == 0
     pool = payload["pool"]
     assert pool["best"] == pool["choices"][0]["name"] and pool["reason"]
-    assert {choice["name"] for choice in pool["choices"]} == {"pool", "alone:a100-sxm-80gb", "alone:h100-sxm"}
+    assert {choice["name"] for choice in pool["choices"]} == {"pool", "pipeline", "separate", "alone:a100-sxm-80gb",
+                                                             "alone:h100-sxm"}  # fmt: skip
     for argv in (["--pool", "h100-sxm:x"], ["--pool", "h100-sxm:0"], ["--pool", "nosuchgpu:8"], [],
                  ["--gpu", "h100-sxm", "--pool", "h100-sxm:8"]):
         assert main(["plan", "--model", "llama-3.1-70b", "--tokens", "1e12", *argv]) == 2
