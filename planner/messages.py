@@ -317,9 +317,13 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
         "each type holds layers in proportion to its speed, so the slowest stage, the bubble "
         "({bubble_percent:.1f}% of the step) and the sends between types cost less than the runner-up's losses"
     ),
-    "pool.why.alone": (
-        "the mixed ways' common layout, gradient sync at the slower pace or pipeline bubble cost more than their "
-        "extra GPUs bring; the other GPUs stay free for separate jobs"
+    "pool.why.alone_over_pool": (
+        "the pool's common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the "
+        "other GPUs stay free for separate jobs"
+    ),
+    "pool.why.alone_over_pipeline": (
+        "the pipeline's slowest stage, bubble and sends between types cost more than its extra GPUs bring; the "
+        "other GPUs stay free for separate jobs"
     ),
     "pool.why.faster_type": "its GPUs run this job faster",
     "pool.way.pipeline": (

@@ -2390,12 +2390,7 @@ token</source>
         <translation>каждый тип держит слои пропорционально своей скорости, поэтому самая медленная ступень, пузырь ({bubble_percent}% шага) и передачи между типами стоят меньше, чем теряет второй по скорости способ</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <source>the mixed ways&apos; common layout, gradient sync at the slower pace or pipeline bubble cost more than their extra GPUs bring; the other GPUs stay free for separate jobs</source>
-        <translation>общая раскладка, синхронизация градиентов в темпе более медленного типа или пузырь конвейера у смешанных способов стоят больше, чем дают их дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
-    </message>
-    <message>
-        <location line="+1"/>
+        <location line="+3"/>
         <source>its GPUs run this job faster</source>
         <translation>его GPU выполняют эту задачу быстрее</translation>
     </message>
@@ -2675,12 +2670,22 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-331"/>
+        <location line="-332"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+332"/>
+        <location line="+274"/>
+        <source>the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
+        <translation>общая раскладка пула и синхронизация градиентов в темпе более медленного типа стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the pipeline&apos;s slowest stage, bubble and sends between types cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
+        <translation>самая медленная ступень конвейера, пузырь и передачи между типами стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
+    </message>
+    <message>
+        <location line="+58"/>
         <source>{path}: cannot read ({kind}: {reason})</source>
         <translation>{path}: не удалось прочитать ({kind}: {reason})</translation>
     </message>
@@ -2825,7 +2830,7 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-508"/>
+        <location line="-509"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>

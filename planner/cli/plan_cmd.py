@@ -48,7 +48,7 @@ from planner.search import (
     PlanResult,
     Workload,
 )
-from planner.search.pools import PoolComparison, PoolPart, compare_pool
+from planner.search.pools import EVERY_WAY, PoolComparison, PoolPart, compare_pool
 from planner.search.types import MAX_MEMORY_HEADROOM
 from planner.vocabulary import Layout, Offload, Optimizer, Precision, RankBy, Recompute, Task
 
@@ -663,7 +663,7 @@ def run_pool(args: argparse.Namespace, resolved: ResolvedPlan, notes: list[str])
     catalog = {gpu.id: gpu for gpu in resolved.gpus}
     parts = [PoolPart(catalog[part.gpu.id], part.count) for part in resolve_pool(args.pool, list(resolved.gpus))]
     comparison = compare_pool(resolved.model, resolved.workload, parts, resolved.constraints,
-                              prices=resolved.prices, calibration=resolved.calibration)  # fmt: skip
+                              prices=resolved.prices, calibration=resolved.calibration, ways=EVERY_WAY)  # fmt: skip
     if args.json:
         print_json({"pool": comparison.as_dict(), "notes": notes})
     else:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from planner import perf
@@ -43,6 +43,13 @@ from planner.scale import checkpoint_cost, failure_rate, goodput, storage
 from planner.search.plan import plan, precision_refusal
 from planner.search.pool_pipeline import PipelinePlan, best_pipeline, ideal_tokens_per_s
 from planner.search.types import Constraints, PlanOption, Workload
+
+
+# The ways compare_pool may weigh: "alone" (each type; always), "pool", "pipeline", "separate". FIRST_WAYS are the
+# rows of the first version, which callers that name rows by "pool" / "alone:<gpu id>" rely on; EVERY_WAY adds the
+# pipeline over the types and separate jobs (the command line shows every way).
+FIRST_WAYS = ("alone", "pool")
+EVERY_WAY = ("alone", "pool", "pipeline", "separate")
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,9 +152,13 @@ def compare_pool(
     *,
     prices: Mapping[str, Money] | None = None,
     calibration: Mapping[str, perf.Calibration] | None = None,
+    ways: Collection[str] = FIRST_WAYS,
 ) -> PoolComparison:
-    """Each type alone against the whole pool: one data-parallel job, a pipeline over the types and separate
-    jobs (training), or all replicas (serving)."""
+    """Each type alone against the whole pool: one data-parallel job and, with `ways` EVERY_WAY, a pipeline over
+    the types and separate jobs (training), or all replicas (serving)."""
+    unknown = set(ways) - set(EVERY_WAY)
+    if unknown:
+        raise ValueError(f"unknown pool ways {sorted(unknown)}; choose from {EVERY_WAY}")
     base = constraints or Constraints()
     parts = [part for part in parts if part.count > 0]
     if not parts:
@@ -165,15 +176,16 @@ def compare_pool(
             choices.append(_alone(option))
     missing: list[PoolMiss] = []
     if len(parts) > 1:
-        pooled = _best_pooled(model, workload, parts, base, prices, calibration, own)
+        pooled = _best_pooled(model, workload, parts, base, prices, calibration, own) if "pool" in ways else None
         if pooled is not None:
             choices.append(pooled)
-        pipeline, why_not = _pipeline(model, workload, parts, base, prices, calibration)
-        if pipeline is not None:
-            choices.append(pipeline)
-        if why_not is not None:
-            missing.append(PoolMiss("pipeline", why_not))
-        if len(own) > 1:
+        if "pipeline" in ways:
+            pipeline, why_not = _pipeline(model, workload, parts, base, prices, calibration)
+            if pipeline is not None:
+                choices.append(pipeline)
+            if why_not is not None:
+                missing.append(PoolMiss("pipeline", why_not))
+        if "separate" in ways and len(own) > 1:
             choices.append(_separate(list(own.values())))
     if not choices:
         return PoolComparison((), "", "nothing fits on any type of the pool", 0.0, not_fitting=tuple(missing))
@@ -449,7 +461,7 @@ def _reason(choices: Sequence[PoolChoice]) -> Message:
         assert best.pipeline is not None
         why = msg("pool.why.pipeline", bubble_percent=100 * _bubble_share(best.pipeline))
     elif runner.name in ("pool", "pipeline"):
-        why = msg("pool.why.alone")
+        why = msg(f"pool.why.alone_over_{runner.name}")
     else:
         why = msg("pool.why.faster_type")
     return msg("pool.reason.faster", way=best.label, speedup=speedup, runner=runner.label, why=why)

@@ -17,7 +17,7 @@ from planner.memory import MemoryConfig, Stage, estimate_total_bytes, split_stag
 from planner.models import resolve_model
 from planner.search import Constraints, Workload, plan
 from planner.search.pool_pipeline import assign_layers, ideal_tokens_per_s
-from planner.search.pools import PoolPart, compare_pool
+from planner.search.pools import EVERY_WAY, PoolPart, compare_pool
 from planner.vocabulary import Layout, Task
 
 A100, H100, A100_40 = get_gpu("a100-sxm-80gb"), get_gpu("h100-sxm"), get_gpu("a100-sxm-40gb")
@@ -27,7 +27,7 @@ WORK = Workload(task="pretrain", tokens=1e12)
 
 @pytest.fixture(scope="module")
 def mixed():
-    return compare_pool(MODEL, WORK, [PoolPart(A100, 64), PoolPart(H100, 32)])
+    return compare_pool(MODEL, WORK, [PoolPart(A100, 64), PoolPart(H100, 32)], ways=EVERY_WAY)
 
 
 def _choice(comparison, name):
@@ -142,7 +142,7 @@ def test_even_split_stages_agree_with_the_memory_model():
 
 def test_a_stage_that_does_not_fit_is_reported_with_its_reason():
     model = resolve_model("llama-3.1-405b")
-    comparison = compare_pool(model, WORK, [PoolPart(A100_40, 8), PoolPart(A100, 8)])
+    comparison = compare_pool(model, WORK, [PoolPart(A100_40, 8), PoolPart(A100, 8)], ways=EVERY_WAY)
     (miss,) = [m for m in comparison.not_fitting if m.name == "pipeline"]
     assert miss.reason.code == "pool.pipeline.stage_too_big"
     params = miss.reason.params
@@ -157,7 +157,7 @@ def test_a_stage_that_does_not_fit_is_reported_with_its_reason():
 @pytest.mark.slow
 @pytest.mark.parametrize("parts", [((A100, 64), (H100, 32)), ((A100, 16), (H100, 128)), ((A100_40, 32), (H100, 16))])
 def test_no_mixed_way_beats_its_parts_run_perfectly(parts):
-    comparison = compare_pool(MODEL, WORK, [PoolPart(gpu, count) for gpu, count in parts])
+    comparison = compare_pool(MODEL, WORK, [PoolPart(gpu, count) for gpu, count in parts], ways=EVERY_WAY)
     ideal = {gpu.id: ideal_tokens_per_s(MODEL, WORK, gpu, count, Constraints(), {}) for gpu, count in parts}
     assert comparison.ideal_sum_tokens_per_s == pytest.approx(sum(ideal.values()))
     for choice in comparison.choices:
@@ -188,7 +188,7 @@ def test_the_fastest_way_wins(mixed):
 
 
 def test_a_zero_count_reduces_every_way_to_the_single_type_answer():
-    comparison = compare_pool(MODEL, WORK, [PoolPart(A100, 0), PoolPart(H100, 32)])
+    comparison = compare_pool(MODEL, WORK, [PoolPart(A100, 0), PoolPart(H100, 32)], ways=EVERY_WAY)
     alone = plan(MODEL, WORK, H100, Constraints(max_gpus=32), top=1).options[0]
     (choice,) = comparison.choices  # no pool, pipeline or separate jobs of one type
     assert choice.name == "alone:h100-sxm" and choice.tokens_per_s == alone.tokens_per_s
@@ -212,3 +212,12 @@ def test_cli_shows_the_pipeline_and_separate_jobs(capsys):
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "pipeline: " in text and "separate: " in text and "run perfectly" in text
+
+
+def test_the_default_ways_are_the_first_versions_rows():
+    # callers that name rows "pool" / "alone:<gpu id>" (the desktop) keep those rows unless they ask for more
+    comparison = compare_pool(MODEL, WORK, [PoolPart(A100, 64), PoolPart(H100, 32)])
+    assert {choice.name for choice in comparison.choices} == {"pool", "alone:a100-sxm-80gb", "alone:h100-sxm"}
+    assert comparison.reason == comparison.reason_message.text
+    with pytest.raises(ValueError):
+        compare_pool(MODEL, WORK, [PoolPart(A100, 64)], ways=("pipline",))
