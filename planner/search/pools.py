@@ -44,7 +44,6 @@ from planner.search.plan import plan, precision_refusal
 from planner.search.pool_pipeline import PipelinePlan, best_pipeline, ideal_tokens_per_s
 from planner.search.types import Constraints, PlanOption, Workload
 
-
 # The ways compare_pool may weigh: "alone" (each type; always), "pool", "pipeline", "separate". FIRST_WAYS are the
 # rows of the first version, which callers that name rows by "pool" / "alone:<gpu id>" rely on; EVERY_WAY adds the
 # pipeline over the types and separate jobs (the command line shows every way).
