@@ -327,12 +327,12 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     ),
     "pool.why.faster_type": "its GPUs run this job faster",
     "pool.way.pipeline": (
-        "{stages} pipeline stages ({parts:list}), {dp} pipeline copies, {microbatches} micro-batches per step: the "
+        "{stages} pipeline stages ({parts:list}) x dp {dp}, {microbatches} micro-batches per step: the "
         "slowest stage takes {pace_s:.3g} s per micro-batch, the bubble {bubble_percent:.1f}% of the step, a send "
         "between types {boundary_send_s:.3g} s at the slower link"
     ),
-    "pool.way.stage_group": "{stages} x {gpu} with {layers} layers",
-    "pool.way.stage_group_range": "{stages} x {gpu} with {fewest}-{most} layers",
+    "pool.way.stage_group": "{stages} x {gpu}, layers per stage: {layers}",
+    "pool.way.stage_group_range": "{stages} x {gpu}, layers per stage: {fewest}-{most}",
     "pool.way.separate": (
         "each type runs its own job: together {aggregate_tokens_per_s:,.0f} tokens/s, but one run goes at its own "
         "job's pace, {tokens_per_s:,.0f} tokens/s on {gpu} alone; the other GPUs run other jobs"
