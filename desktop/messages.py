@@ -629,7 +629,7 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "pool.why.alone_over_pool": QT_TRANSLATE_NOOP("PlannerMessages", "the pool's common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs"),
     "pool.why.alone_over_pipeline": QT_TRANSLATE_NOOP("PlannerMessages", "the pipeline's slowest stage, bubble and sends between types cost more than its extra GPUs bring; the other GPUs stay free for separate jobs"),
     "pool.why.faster_type": QT_TRANSLATE_NOOP("PlannerMessages", "its GPUs run this job faster"),
-    "pool.way.pipeline": QT_TRANSLATE_NOOP("PlannerMessages", "{stages} pipeline stages ({parts}) x dp {dp}, {microbatches} micro-batches per step: the slowest stage takes {pace_s} per micro-batch, the bubble {bubble_percent}% of the step, a send between types {boundary_send_s} at the slower link"),
+    "pool.way.pipeline": QT_TRANSLATE_NOOP("PlannerMessages", "{stages} pipeline stages ({groups}) x dp {dp}, {microbatches} micro-batches per step: the slowest stage takes {pace_s} per micro-batch, the bubble {bubble_percent}% of the step, a send between types {boundary_send_s} at the slower link"),
     "pool.way.stage_group": QT_TRANSLATE_NOOP("PlannerMessages", "{stages} x {gpu}, layers per stage: {layers}"),
     "pool.way.stage_group_range": QT_TRANSLATE_NOOP("PlannerMessages", "{stages} x {gpu}, layers per stage: {fewest}-{most}"),
     "pool.way.separate": QT_TRANSLATE_NOOP("PlannerMessages", "each type runs its own job: together {aggregate_tokens_per_s} tokens/s, but one run goes at its own job's pace, {tokens_per_s} tokens/s on {gpu} alone; the other GPUs run other jobs"),

@@ -327,7 +327,7 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     ),
     "pool.why.faster_type": "its GPUs run this job faster",
     "pool.way.pipeline": (
-        "{stages} pipeline stages ({parts:list}) x dp {dp}, {microbatches} micro-batches per step: the "
+        "{stages} pipeline stages ({groups:clauses}) x dp {dp}, {microbatches} micro-batches per step: the "
         "slowest stage takes {pace_s:.3g} s per micro-batch, the bubble {bubble_percent:.1f}% of the step, a send "
         "between types {boundary_send_s:.3g} s at the slower link"
     ),

@@ -2395,7 +2395,12 @@ token</source>
         <translation>его GPU выполняют эту задачу быстрее</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+1"/>
+        <source>{stages} pipeline stages ({groups}) x dp {dp}, {microbatches} micro-batches per step: the slowest stage takes {pace_s} per micro-batch, the bubble {bubble_percent}% of the step, a send between types {boundary_send_s} at the slower link</source>
+        <translation>ступеней конвейера: {stages} ({groups}) x dp {dp}, микробатчей на шаг: {microbatches}; самая медленная ступень тратит {pace_s} на микробатч, пузырь — {bubble_percent}% шага, передача между типами — {boundary_send_s} по более медленному каналу</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>each type runs its own job: together {aggregate_tokens_per_s} tokens/s, but one run goes at its own job&apos;s pace, {tokens_per_s} tokens/s on {gpu} alone; the other GPUs run other jobs</source>
         <translation>каждый тип выполняет свою задачу: вместе {aggregate_tokens_per_s} токенов/с, но один запуск идёт в темпе своей задачи, {tokens_per_s} токенов/с только на {gpu}; остальные GPU выполняют другие задачи</translation>
     </message>
@@ -2670,12 +2675,7 @@ token</source>
         <translation>самая медленная ступень конвейера, пузырь и передачи между типами стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <source>{stages} pipeline stages ({parts}) x dp {dp}, {microbatches} micro-batches per step: the slowest stage takes {pace_s} per micro-batch, the bubble {bubble_percent}% of the step, a send between types {boundary_send_s} at the slower link</source>
-        <translation>ступеней конвейера: {stages} ({parts}) x dp {dp}, микробатчей на шаг: {microbatches}; самая медленная ступень тратит {pace_s} на микробатч, пузырь — {bubble_percent}% шага, передача между типами — {boundary_send_s} по более медленному каналу</translation>
-    </message>
-    <message>
-        <location line="+1"/>
+        <location line="+3"/>
         <source>{stages} x {gpu}, layers per stage: {layers}</source>
         <translation>{stages} x {gpu}, слоёв на ступень: {layers}</translation>
     </message>

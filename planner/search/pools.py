@@ -241,7 +241,7 @@ def _pipeline_words(found: PipelinePlan) -> Message:
             groups.append(msg("pool.way.stage_group_range", stages=len(layers), gpu=gpu_id, fewest=min(layers),
                               most=max(layers)))  # fmt: skip
     return msg(
-        "pool.way.pipeline", stages=len(found.stages), parts=tuple(groups), dp=found.layout.dp,
+        "pool.way.pipeline", stages=len(found.stages), groups=tuple(groups), dp=found.layout.dp,
         microbatches=found.microbatches, pace_s=found.pace_s, bubble_percent=100 * _bubble_share(found),
         boundary_send_s=found.boundary_send_s,
     )  # fmt: skip
