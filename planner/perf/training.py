@@ -360,7 +360,8 @@ class StepModel:
         """A pipeline stage that holds exactly `dense_layers` + `moe_layers` decoder layers, the LM head and the
         loss only where `has_head`, and `trainable_params` trainable parameters (all its tp ranks together): the
         stage of a pipeline sized per GPU type, where step() counts the fullest stage of an even split. layout:
-        its dp, tp, ZeRO stage, recompute mode and micro-batch (pp and virtual stages are not read)."""
+        its dp, tp, ZeRO stage (0-2: pipeline parallel runs with ZeRO-0/1, so ZeRO-3's gathers and offload are
+        not counted here), recompute mode and micro-batch (pp and virtual stages are not read)."""
         context = _Context(self, dataclasses.replace(layout, pp=1, virtual_stages=1))
         context.stage_dense, context.stage_moe = float(dense_layers), float(moe_layers)
         context.stage_layers = dense_layers + moe_layers

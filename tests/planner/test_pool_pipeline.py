@@ -221,3 +221,45 @@ def test_the_default_ways_are_the_first_versions_rows():
     assert comparison.reason == comparison.reason_message.text
     with pytest.raises(ValueError):
         compare_pool(MODEL, WORK, [PoolPart(A100, 64)], ways=("pipline",))
+
+
+def test_with_a_flat_mfu_layers_go_by_the_datasheet_ratio():
+    # a user-set MFU times every stage as its share of the model's FLOPs at peak x MFU: seconds per layer on a
+    # type is then 1 / its datasheet bf16 peak, and the split is the min-max one at that ratio (one tp 1 stage)
+    model, work = resolve_model("llama-3.1-8b"), Workload(task="pretrain", tokens=1e11, mfu=0.4)
+    comparison = compare_pool(model, work, [PoolPart(A100, 8), PoolPart(H100, 8)], Constraints(pinned={"tp": 1}),
+                              ways=("alone", "pipeline"))  # fmt: skip
+    pipeline = _choice(comparison, "pipeline").pipeline
+    per_layer = {}
+    for stage in pipeline.stages:
+        per_layer.setdefault(stage.gpu_id, set()).add(round(stage.microbatch_s / stage.layers, 12))
+    assert all(len(values) == 1 for values in per_layer.values())
+    a100, h100 = per_layer[A100.id].pop(), per_layer[H100.id].pop()
+    assert a100 / h100 == pytest.approx(H100.peak_tflops("bf16") / A100.peak_tflops("bf16"))  # 989 / 312
+    # min-max in whole layers: no stage could give a layer to another and both stay under the slowest
+    slowest = max(stage.microbatch_s for stage in pipeline.stages)
+    unit = {A100.id: a100, H100.id: h100}
+    for stage in pipeline.stages:
+        assert stage.microbatch_s + unit[stage.gpu_id] > slowest * (1 - 1e-9)
+
+
+@pytest.mark.slow
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from([A100, A100_40, get_gpu("l40s")]), st.sampled_from([0, 2, 4, 8, 16]),
+       st.sampled_from([0, 1, 4, 8, 16]))  # fmt: skip
+def test_invariants_over_random_pools(other, others, h100s):
+    if others + h100s == 0:
+        return
+    model = resolve_model("llama-3.1-8b")
+    parts = [PoolPart(other, others), PoolPart(H100, h100s)]
+    comparison = compare_pool(model, WORK, parts, ways=EVERY_WAY)
+    for choice in comparison.choices:
+        assert choice.tokens_per_s <= comparison.ideal_sum_tokens_per_s
+        if choice.name == "pool":
+            assert choice.tokens_per_s <= comparison.perfect_sum_tokens_per_s * (1 + 1e-12)
+        if choice.pipeline is not None:
+            assert sum(stage.layers for stage in choice.pipeline.stages) == model.layers
+            assert all(stage.fits for stage in choice.pipeline.stages)
+    if 0 in (others, h100s):  # one type: its own plan, nothing mixed
+        assert all(choice.name.startswith("alone:") for choice in comparison.choices)
+        assert len(comparison.choices) <= 1 and comparison.not_fitting == ()
