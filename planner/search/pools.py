@@ -62,7 +62,8 @@ class PoolPart:
 @dataclass(frozen=True, slots=True)
 class PoolChoice:
     """One way to run the job on the pool: which GPUs, the failure-free throughput, the effective fraction, the
-    wall time and cost with losses (None without tokens / prices), and the plans it rests on."""
+    wall time and cost with losses (None without tokens / prices), and the plans it rests on (each type's own
+    for "alone", "pool" and "separate"; none for "pipeline", whose stages are in `pipeline`)."""
 
     name: str  # "alone:<gpu id>" | "pool" | "pipeline" | "separate"
     gpus: Mapping[str, int]
