@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from planner import perf
 from planner.errors import UserError
 from planner.gpus import GpuSpec
-from planner.memory import Stage, split_stages, stage_total_bytes
+from planner.memory import MemoryConfig, Stage, StageTotals, split_stages
 from planner.messages import Message, msg
 from planner.models import ModelSpec, param_counts
 from planner.search.common import SearchMemory, job_checkpoint_bytes
@@ -107,19 +107,26 @@ class PipelinePlan:
         }  # fmt: skip
 
 
-def assign_layers(layers: int, stage_cost: Callable[[int, int], float], stages: int) -> tuple[int, ...]:
+def assign_layers(
+    layers: int, stage_cost: Callable[[int, int], float], stages: int, most: Sequence[int] | None = None
+) -> tuple[int, ...] | None:
     """Integer layers per stage (at least one each, `layers` in all) that keep the slowest stage fastest:
     stage_cost(stage, n) is the stage's seconds with n layers (nondecreasing in n); one layer at a time goes to
-    the stage whose cost with it is lowest (the earlier stage on a tie)."""
+    the stage whose cost with it is lowest (the earlier stage on a tie). most: at most that many layers on each
+    stage (what its memory holds); None when those caps cannot hold every layer."""
     if not 1 <= stages <= layers:
         raise ValueError(f"{stages} stages cannot each hold one of {layers} layers")
+    limits = list(most) if most is not None else [layers] * stages
+    if min(limits) < 1 or sum(limits) < layers:
+        return None
     counts = [1] * stages
-    heap = [(stage_cost(s, 2), s) for s in range(stages)]
+    heap = [(stage_cost(s, 2), s) for s in range(stages) if limits[s] > 1]
     heapq.heapify(heap)
     for _ in range(layers - stages):
         _, s = heapq.heappop(heap)
         counts[s] += 1
-        heapq.heappush(heap, (stage_cost(s, counts[s] + 1), s))
+        if counts[s] < limits[s]:
+            heapq.heappush(heap, (stage_cost(s, counts[s] + 1), s))
     return tuple(counts)
 
 
@@ -144,6 +151,11 @@ class _Candidate:
     sends: tuple[float, ...]
     microbatches: int
     tokens_per_step: int
+    paces: Mapping[str, tuple[float, float]]  # per type: seconds per layer and of the LM head (_paces)
+
+    @property
+    def seconds_per_token(self) -> float:
+        return self.step_time_s / self.tokens_per_step
 
     @property
     def pace_s(self) -> float:
@@ -166,19 +178,32 @@ def best_pipeline(
     """The fastest pipeline over the pool's types that fits, or (None, why none does)."""
     numbers = perf.model_numbers(model, workload.lora_rank)
     types = [_type(numbers, workload, gpu, count, base, calibration) for gpu, count in parts]
-    found = _candidates(model, workload, numbers, types, base)
-    candidates = sorted(found, key=lambda c: c.step_time_s / c.tokens_per_step)
+    candidates = sorted(_candidates(model, workload, numbers, types, base), key=lambda c: c.seconds_per_token)
     if not candidates:
         return None, msg("pool.pipeline.no_shape", limit=min(model.layers, MAX_PIPELINE))
-    memory = SearchMemory(model, workload)
-    closest: PipelinePlan | None = None
+    memory = _StageMemory(model, workload)
+    best: PipelinePlan | None = None
+    unfit: list[tuple[_Candidate, PipelinePlan]] = []
     for candidate in candidates:
         checked = _checked(model, workload, numbers, memory, candidate)
         if checked.fits:
-            return checked, None
-        if closest is None or _overflow(checked) < _overflow(closest):
-            closest = checked
-    assert closest is not None  # there was a candidate
+            best = checked
+            break
+        unfit.append((candidate, checked))
+    # the faster shapes whose split by speed overflows a stage but whose stages hold all they need together:
+    # split again within each stage's memory (slower than by speed alone, so only while the split by speed could
+    # still beat the best that fits)
+    roomy = [candidate for candidate, plan in unfit if _room_left(plan)]
+    for candidate in roomy[:RESPLIT_LIMIT]:
+        if best is not None and candidate.seconds_per_token >= best.step_time_s / best.tokens_per_step:
+            break
+        resplit = _within_memory(model, workload, numbers, memory, candidate)
+        within = _checked(model, workload, numbers, memory, resplit) if resplit is not None else None
+        if within is not None and within.fits and (best is None or within.tokens_per_s > best.tokens_per_s):
+            best = within
+    if best is not None:
+        return best, None
+    closest = min((plan for _, plan in unfit), key=_overflow)
     stage = closest.worst_stage()
     return None, msg(
         "pool.pipeline.stage_too_big", stage=stage.index + 1, gpu=stage.gpu_id, layers=stage.layers,
@@ -212,6 +237,64 @@ def ideal_tokens_per_s(
                 seconds.append(kind.steps.stage_time(layout, 0, 1, False, 0).microbatch_s)
             best = max(best, (count // tp) * micro_batch * workload.seq_len / (model.layers * min(seconds)))
     return best
+
+
+# Shapes split again within memory when their split by speed overflows a stage, fastest first: each costs a
+# binary search over every stage's layers in the memory model; a search budget, not a model constant.
+RESPLIT_LIMIT = 48
+
+
+class _StageMemory:
+    """planner.memory.StageTotals per layout and in-flight count (the search's memory configuration)."""
+
+    def __init__(self, model: ModelSpec, workload: Workload):
+        self._model = model
+        self._memory = SearchMemory(model, workload)
+        self._totals: dict[tuple[Layout, int], StageTotals | None] = {}
+
+    def totals(self, layout: Layout, inflight: int) -> StageTotals | None:
+        """None for a layout the memory model refuses (tp over the heads): it never fits."""
+        key = (layout, inflight)
+        if key not in self._totals:
+            config = dataclasses.replace(self._memory.config(layout), inflight_microbatches=inflight)
+            try:
+                self._totals[key] = StageTotals(self._model, config)
+            except UserError:
+                self._totals[key] = None
+        return self._totals[key]
+
+    def config(self, layout: Layout) -> MemoryConfig:
+        return self._memory.config(layout)
+
+
+def _within_memory(
+    model: ModelSpec, workload: Workload, numbers: perf.ModelNumbers, memory: _StageMemory, candidate: _Candidate
+) -> _Candidate | None:
+    """The candidate split again with each stage at most the layers its GPU's memory holds there (None when
+    the stages cannot hold the model)."""
+    layout, placed = candidate.layout, candidate.types
+    totals = memory.totals(layout, min(layout.pp, candidate.microbatches))
+    if totals is None:
+        return None
+    last = len(placed) - 1
+
+    def need(index: int, layers: int) -> int:
+        moe = layers if model.moe_layers else 0  # an MoE model's stage counted as MoE layers: the heavier kind
+        return totals.total(Stage(index, layers - moe, moe, index == 0, index == last))
+
+    most = []
+    for index, kind in enumerate(placed):
+        low, high = 0, model.layers - last  # the largest count that fits (the bytes grow with the layers)
+        while low < high:
+            middle = (low + high + 1) // 2
+            low, high = (middle, high) if need(index, middle) <= kind.capacity_bytes else (low, middle - 1)
+        most.append(low)
+    return _timed(model, workload, numbers, layout, placed, candidate.microbatches, candidate.paces, most)
+
+
+def _room_left(found: PipelinePlan) -> bool:
+    """Whether the stages' memory together holds what they need together (a split within memory may fit)."""
+    return sum(stage.need_bytes for stage in found.stages) <= sum(stage.capacity_bytes for stage in found.stages)
 
 
 def _overflow(found: PipelinePlan) -> float:
@@ -265,7 +348,9 @@ def _candidates(
                     paces = {kind.gpu.id: _paces(model, layout, kind) for kind in types}
                     for order in itertools.permutations(range(len(types))):
                         placed = tuple(types[i] for i in order for _ in range(stages[i]))
-                        found.append(_timed(model, workload, numbers, layout, placed, microbatches, paces))
+                        timed = _timed(model, workload, numbers, layout, placed, microbatches, paces)
+                        assert timed is not None  # no caps: every split holds the model
+                        found.append(timed)
     return found
 
 
@@ -277,15 +362,19 @@ def _timed(
     placed: tuple[_Type, ...],
     microbatches: int,
     paces: Mapping[str, tuple[float, float]],
-) -> _Candidate:
-    """The candidate with its layers sized to each stage's speed (paces: _paces of each type), and its times."""
+    most: Sequence[int] | None = None,
+) -> _Candidate | None:
+    """The candidate with its layers sized to each stage's speed (paces: _paces of each type; most: each
+    stage's cap, _within_memory), and its times; None when the caps cannot hold the model."""
     last = len(placed) - 1
 
     def cost(stage: int, layers: int) -> float:
         per_layer, head = paces[placed[stage].gpu.id]
         return layers * per_layer + (head if stage == last else 0.0)
 
-    layer_counts = assign_layers(model.layers, cost, len(placed))
+    layer_counts = assign_layers(model.layers, cost, len(placed), most)
+    if layer_counts is None:
+        return None
     stages = split_stages(model, layer_counts)
     timed: dict[tuple[object, ...], perf.StageTime] = {}  # a type's stages mostly hold the same layers
     for kind, stage in zip(placed, stages, strict=True):
@@ -301,7 +390,7 @@ def _timed(
             sent[(before.gpu.id, after.gpu.id)] = _send_s(layout, before, after)
     sends = tuple(sent[(before.gpu.id, after.gpu.id)] for before, after in itertools.pairwise(placed))
     tokens = layout.dp * layout.micro_batch * microbatches * workload.seq_len
-    return _Candidate(layout, placed, layer_counts, times, sends, microbatches, tokens)
+    return _Candidate(layout, placed, layer_counts, times, sends, microbatches, tokens, paces)
 
 
 def _paces(model: ModelSpec, layout: Layout, kind: _Type) -> tuple[float, float]:
@@ -336,20 +425,16 @@ def _trainable_params(model: ModelSpec, workload: Workload, numbers: perf.ModelN
 
 
 def _checked(
-    model: ModelSpec, workload: Workload, numbers: perf.ModelNumbers, memory: SearchMemory, candidate: _Candidate
+    model: ModelSpec, workload: Workload, numbers: perf.ModelNumbers, memory: _StageMemory, candidate: _Candidate
 ) -> PipelinePlan:
     """The candidate with each stage's bytes per GPU on its own type (the micro-batches 1F1B keeps in flight:
     min(p, m) on the first stage, p - i on stage i)."""
     layout = candidate.layout
-    inflight = min(layout.pp, candidate.microbatches)
-    config = dataclasses.replace(memory.config(layout), inflight_microbatches=inflight)
+    totals = memory.totals(layout, min(layout.pp, candidate.microbatches))
     stages = []
     for kind, stage, timed in zip(candidate.types, split_stages(model, candidate.layer_counts), candidate.times,
                                   strict=True):  # fmt: skip
-        try:
-            need = stage_total_bytes(model, config, stage)
-        except UserError:  # a layout the memory model refuses (tp over the heads): never fits
-            need = 2**62
+        need = totals.total(stage) if totals is not None else 2**62  # a refused layout never fits
         stages.append(PipelineStage(stage.index, kind.gpu.id, stage.layers, stage.has_embedding, stage.has_head,
                                     timed.microbatch_s, need, kind.capacity_bytes))  # fmt: skip
     gpus: dict[str, int] = {}
@@ -361,6 +446,6 @@ def _checked(
         tokens_per_step=candidate.tokens_per_step, pace_s=candidate.pace_s, bubble_s=sum(busy) - max(busy),
         p2p_s=2 * sum(candidate.sends), boundary_send_s=max(candidate.sends, default=0.0),
         dp_comm_s=max(t.dp_comm_s for t in candidate.times), optimizer_s=max(t.optimizer_s for t in candidate.times),
-        checkpoint_bytes=job_checkpoint_bytes(workload, numbers, config),
+        checkpoint_bytes=job_checkpoint_bytes(workload, numbers, memory.config(layout)),
     )  # fmt: skip
 

@@ -43,26 +43,34 @@ def test_layers_split_by_hand():
     # an LM head of 1 s on the last stage moves layers off it: the slowest stage can be no faster than 3 s
     with_head = assign_layers(8, lambda stage, n: n * (1.0, 1.0, 0.5)[stage] + (1.0 if stage == 2 else 0.0), 3)
     assert sum(with_head) == 8 and max(n * c + h for n, c, h in zip(with_head, (1, 1, 0.5), (0, 0, 1), strict=True)) == 3
+    # the fast stage's memory holds 2 layers: the slow ones take 3 each (3 s), and caps short of 8 hold no split
+    assert assign_layers(8, lambda stage, n: n * (1.0, 1.0, 0.5)[stage], 3, most=(3, 3, 2)) == (3, 3, 2)
+    assert assign_layers(8, lambda stage, n: n * (1.0, 1.0, 0.5)[stage], 3, most=(3, 3, 1)) is None
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.floats(0.1, 10.0), min_size=1, max_size=4), st.floats(0.0, 5.0), st.integers(0, 7))
-def test_the_split_is_the_best_integer_split(per_layer, head, extra):
+@given(st.lists(st.tuples(st.floats(0.1, 10.0), st.integers(1, 6)), min_size=1, max_size=4), st.floats(0.0, 5.0),
+       st.integers(0, 7))  # fmt: skip
+def test_the_split_is_the_best_integer_split(stages_drawn, head, extra):
+    per_layer = [pace for pace, _ in stages_drawn]
+    most = [cap for _, cap in stages_drawn]
     stages = len(per_layer)
     layers = stages + extra
 
     def cost(stage, n):
         return n * per_layer[stage] + (head if stage == stages - 1 else 0.0)
 
-    split = assign_layers(layers, cost, stages)
-    assert sum(split) == layers and min(split) >= 1
-    # every split with one layer or more per stage, by brute force
-    best = min(
-        max(cost(s, n) for s, n in enumerate(counts))
-        for counts in itertools.product(range(1, layers + 1), repeat=stages)
-        if sum(counts) == layers
-    )
-    assert max(cost(s, n) for s, n in enumerate(split)) == pytest.approx(best)
+    for caps in (None, most):
+        split = assign_layers(layers, cost, stages, caps)
+        # every split with one layer or more per stage (and within the caps), by brute force
+        splits = [counts for counts in itertools.product(range(1, layers + 1), repeat=stages)
+                  if sum(counts) == layers and (caps is None or all(n <= c for n, c in zip(counts, caps, strict=True)))]  # fmt: skip
+        if not splits:
+            assert split is None
+            continue
+        assert split is not None and sum(split) == layers and min(split) >= 1
+        best = min(max(cost(s, n) for s, n in enumerate(counts)) for counts in splits)
+        assert max(cost(s, n) for s, n in enumerate(split)) == pytest.approx(best)
 
 
 def test_faster_type_holds_more_layers_and_every_layer_is_placed(mixed):
@@ -149,6 +157,18 @@ def test_a_stage_that_does_not_fit_is_reported_with_its_reason():
     assert params["need_bytes"] > params["capacity_bytes"]
     assert params["capacity_bytes"] in (Constraints().usable_bytes(A100_40), Constraints().usable_bytes(A100))
     assert "needs" in miss.reason.text and "pipeline" not in {choice.name for choice in comparison.choices}
+
+
+@pytest.mark.slow
+def test_a_split_by_speed_that_overflows_is_split_again_within_memory():
+    # 405B on 128 L40S (48 GB) + 64 H100: by speed alone an H100 stage overflows its 80 GB; split within each
+    # stage's memory the pipeline fits, every stage under its own GPU's memory
+    model = resolve_model("llama-3.1-405b")
+    comparison = compare_pool(model, WORK, [PoolPart(get_gpu("l40s"), 128), PoolPart(H100, 64)], ways=EVERY_WAY)
+    pipeline = _choice(comparison, "pipeline").pipeline
+    assert comparison.not_fitting == () and all(stage.fits for stage in pipeline.stages)
+    assert sum(stage.layers for stage in pipeline.stages) == model.layers
+    assert _choice(comparison, "pipeline").tokens_per_s <= comparison.ideal_sum_tokens_per_s
 
 
 # -- the invariants of the comparison ---------------------------------------------------------------------------
