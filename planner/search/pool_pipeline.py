@@ -9,7 +9,8 @@ last stage), which gives each stage as many layers as its speed allows, in integ
 stage an integer split can have (for costs that grow with the layers, adding where the maximum stays lowest is
 optimal). Each stage's memory is then checked on its own GPU type (planner.memory.stage_total_bytes): its
 layers, the embedding on the first stage, the LM head and logits on the last, and the micro-batches the 1F1B
-schedule keeps in flight there (min(p, m) on the first stage, p - i on stage i).
+schedule keeps in flight there (min(p, m) on the first stage, p - i on stage i). A shape whose split by speed
+overflows a stage is split again with each stage capped at the layers its GPU's memory holds there.
 
 One step of m micro-batches (1F1B, Narayanan et al. 2021, arXiv 2104.04473, section 2.2): the slowest stage
 sets the pace, m x max_s(t_s), and a micro-batch passing through the other stages once fills and drains the
