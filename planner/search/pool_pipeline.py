@@ -18,7 +18,8 @@ pipeline, sum_s(t_s) - max_s(t_s) (for equal stages (p - 1) t, the usual bubble)
 boundary activations (and their gradients back) lies on the fill-and-drain path twice, between two types at
 the slower of their links (the network: different types sit in different servers), and a boundary whose send
 takes longer than the slowest stage sets the pace instead; then the slowest stage's exposed gradient all-reduce
-over dp and its optimizer step. With equal stages of one type this is StepModel's own step of that layout.
+over dp and its optimizer step. One stage holding the whole model is StepModel's own step of that layout (a
+test); equal stages give 1F1B's (p - 1) micro-batch times of bubble.
 """
 
 from __future__ import annotations
