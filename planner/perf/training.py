@@ -408,7 +408,7 @@ class _Context:
         moe_share = self.model.moe_layers / self.model.layers if self.model.layers else 0.0
         self.stage_moe = self.stage_layers * moe_share
         self.stage_dense = self.stage_layers - self.stage_moe
-        self.layer_share = 1 / self.pp  # of the model's FLOPs on this stage (a user-set MFU)
+        self.layer_share: float | None = None  # of the model's FLOPs on this stage (a user-set MFU); None: 1 / pp
         self.with_head = True  # the fullest stage of an even split: its layers and the LM head and loss
         self.share = owner.share
         self.kernel_s = self.constants.kernel_s
@@ -520,7 +520,9 @@ class _Context:
         per_token = training_flops_per_token(
             n.matmul_params, n.layers, self.seq_len, n.attention_width, self.layout.recompute, self.adapters
         )
-        return per_token * self.layout.micro_batch * self.seq_len * self.layer_share / (self.tp * self.cp)
+        if self.layer_share is not None:  # a stage of a pipeline sized per GPU type (stage_time)
+            return per_token * self.layout.micro_batch * self.seq_len * self.layer_share / (self.tp * self.cp)
+        return per_token * self.layout.micro_batch * self.seq_len / (self.tp * self.pp * self.cp)
 
     def _recompute(self, gemm_f: float, attn_f: float, mem_f: float) -> tuple[float, float, float]:
         """(GEMM, attention, memory) seconds recomputed in the backward."""
