@@ -220,7 +220,7 @@ def test_a_zero_count_reduces_every_way_to_the_single_type_answer():
 @pytest.mark.slow
 def test_cli_shows_the_pipeline_and_separate_jobs(capsys):
     argv = ["plan", "--model", "llama-3.1-70b", "--pool", "a100-sxm-80gb:64,h100-sxm:32", "--tokens", "1e12",
-            "--spec-only"]  # fmt: skip
+            "--spec-only", "--pool-ways", "all"]  # fmt: skip
     assert main([*argv, "--json"]) == 0
     pool = json.loads(capsys.readouterr().out)["pool"]
     rows = {choice["name"]: choice for choice in pool["choices"]}
@@ -283,3 +283,15 @@ def test_invariants_over_random_pools(other, others, h100s):
     if 0 in (others, h100s):  # one type: its own plan, nothing mixed
         assert all(choice.name.startswith("alone:") for choice in comparison.choices)
         assert len(comparison.choices) <= 1 and comparison.not_fitting == ()
+
+
+@pytest.mark.slow
+def test_cli_pool_ways(capsys):
+    base = ["plan", "--model", "llama-3.1-8b", "--pool", "a100-sxm-80gb:8,h100-sxm:4", "--tokens", "1e11",
+            "--spec-only", "--json"]  # fmt: skip
+    assert main([*base, "--pool-ways", "alone,pipeline"]) == 0
+    names = {choice["name"] for choice in json.loads(capsys.readouterr().out)["pool"]["choices"]}
+    assert names == {"pipeline", "alone:a100-sxm-80gb", "alone:h100-sxm"}
+    assert main([*base, "--pool-ways", "alone,pipline"]) == 2  # a typo: one line, no traceback
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "pipline" in err and "Traceback" not in err

@@ -85,7 +85,7 @@ def test_no_count_is_refused():
 @pytest.mark.slow
 def test_cli_pool_json(capsys):
     code = main(["plan", "--model", "llama-3.1-70b", "--pool", "a100-sxm-80gb:64,h100-sxm:32", "--tokens", "1e12",
-                 "--price-per-gpu-hour", "2", "--spec-only", "--json"])  # fmt: skip
+                 "--price-per-gpu-hour", "2", "--spec-only", "--json", "--pool-ways", "all"])  # fmt: skip
     payload = json.loads(capsys.readouterr().out)
     assert code == 0
     pool = payload["pool"]
