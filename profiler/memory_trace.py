@@ -499,6 +499,7 @@ class StagePlan:
     first_layer: int = 0
     end_layer: int = 0
     inflight: int = 1
+    experts_per_rank: int = 0  # expert parallel: the experts each MoE layer keeps on this rank
 
     @property
     def first(self) -> bool:
@@ -770,6 +771,8 @@ def _traced(request: TraceRequest, data: dict[str, Any], index: int, meshes: tup
         request, data, accounting, parameter_count, trainable, kv_cache_bytes, time.monotonic() - started
     )
     result["stage"] = asdict(stage)
+    if stage.experts_per_rank:
+        result["experts_per_rank"] = stage.experts_per_rank
     result["local_parameter_count"] = sum(_local_numel(p) for p in model.parameters())
     if request.device == "cuda":
         result["cuda"] = cuda_memory()
@@ -800,8 +803,7 @@ def _split(model: nn.Module, request: TraceRequest, index: int, tp_mesh: Any) ->
             if request.pp > layers:
                 raise TraceError(f"pp {request.pp} is more than the model's {layers} layers")
             start, end = trace_parallel.keep_stage(model, request.pp, index)
-        if request.ep > 1:
-            trace_parallel.keep_local_experts(model, request.ep)
+        experts = trace_parallel.keep_local_experts(model, request.ep) if request.ep > 1 else 0
         if tp_mesh is not None:
             trace_parallel.check_tensor_parallel(model, decoder_layers(model), request.tp)
             tied = _tied(model)
@@ -813,7 +815,7 @@ def _split(model: nn.Module, request: TraceRequest, index: int, tp_mesh: Any) ->
     inflight = 1
     if request.task != "inference" and request.pp > 1:
         inflight = trace_parallel.inflight_microbatches(request.pp, index, request.inflight)
-    return StagePlan(index, request.pp, start, end, inflight)
+    return StagePlan(index, request.pp, start, end, inflight, experts)
 
 
 def _tied(model: nn.Module) -> bool:

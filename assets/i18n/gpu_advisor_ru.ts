@@ -1583,7 +1583,7 @@ token</source>
         <translation>Сохранить их перед закрытием?</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+42"/>
         <source>Memory per GPU of the chosen option</source>
         <translation>Память на GPU для выбранного варианта</translation>
     </message>
@@ -1593,7 +1593,7 @@ token</source>
         <translation>Время и стоимость в зависимости от числа GPU</translation>
     </message>
     <message>
-        <location line="-734"/>
+        <location line="-735"/>
         <source>no option that fits is selected: change the inputs until one fits, then export it</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
@@ -1608,7 +1608,7 @@ token</source>
         <translation>Ничего не помещается: нечего показать по времени и стоимости</translation>
     </message>
     <message>
-        <location line="+232"/>
+        <location line="+233"/>
         <source>Export the selected option to a folder</source>
         <translation>Экспортировать выбранный вариант в папку</translation>
     </message>
@@ -2641,8 +2641,8 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
-        <source>a trace covers data parallel with ZeRO 0-3; tensor, pipeline and expert parallel are not traced</source>
-        <translation>трассировка охватывает параллелизм по данным с ZeRO 0-3; тензорный, конвейерный и экспертный параллелизм не трассируются</translation>
+        <source>a LoRA trace covers data, pipeline and expert parallel; LoRA is not traced under tensor parallel</source>
+        <translation>трассировка LoRA охватывает параллелизм по данным, конвейерный и экспертный; под тензорным параллелизмом LoRA не трассируется</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -4620,7 +4620,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-616"/>
+        <location filename="../../desktop/pages/plan.py" line="-617"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
