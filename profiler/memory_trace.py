@@ -7,7 +7,12 @@ training (mixed precision by autocast, LoRA adapters through peft, activation ch
 prefill with a KV cache plus one decoded token for inference -- and accounts every tensor torch creates with
 torch.distributed._tools.mem_tracker.MemTracker (TorchTitan's scripts/estimate/estimation.py does the same for
 its own models). With --dp N and --zero 2/3 the model is sharded with FSDP2 ``fully_shard`` (each decoder layer
-one unit, the root the rest) over a fake process group of N ranks, and the figures are rank 0's.
+one unit, the root the rest) over a fake process group of N ranks, and the figures are rank 0's. --tp, --pp and
+--ep give one rank of a model-parallel layout (profiler/trace_parallel.py): TorchTitan's tensor-parallel plan over
+the fake group (a 2-D (dp, tp) mesh with FSDP2), one pipeline stage's module holding 1F1B's in-flight
+micro-batches (the first and the last stage are traced, the fuller one reported), num_experts / ep experts per MoE
+layer. torch.distributed.pipelining is not used: a stage's memory is its own module's step with the received hidden
+states as input and a gradient of their shape from the next stage.
 
 It prints JSON lines on stdout: {"event": "progress", "stage": ..., "elapsed_s": ...} while it works and one
 {"event": "result", "result": {...}} (or {"event": "error", "message": ...}) at the end; --real runs the same
@@ -458,8 +463,9 @@ def _optimizers(model: nn.Module) -> list[Any]:
     from torch.distributed.tensor import DTensor
 
     trainable = _trainable(model)
-    groups = [[p for p in trainable if isinstance(p, DTensor)], [p for p in trainable if not isinstance(p, DTensor)]]
-    return [torch.optim.AdamW(group, lr=1e-5, fused=True) for group in groups if group]
+    distributed = [p for p in trainable if isinstance(p, DTensor)]
+    plain = [p for p in trainable if not isinstance(p, DTensor)]
+    return [torch.optim.AdamW(group, lr=1e-5, fused=True) for group in (distributed, plain) if group]
 
 
 def _warm_optimizer(optimizers: list[Any]) -> None:
@@ -519,10 +525,11 @@ def _stage_input(model: nn.Module, request: TraceRequest, stage: StagePlan, toke
 
     if stage.first:
         return {"input_ids": tokens}
-    hidden = int(model.config.hidden_size)
+    hidden = int(getattr(model, "config").hidden_size)  # noqa: B009  (a transformers model's config)
     training = request.task != "inference"
     dtype = _dtype(request.precision) if sharded or request.task in ("lora", "inference") else _dtype("fp32")
     length = tokens.shape[1]
+    received: torch.Tensor
     if request.sequence_parallel and mesh is not None:
         from torch.distributed.tensor import DTensor, Shard
 
@@ -718,7 +725,7 @@ def trace(request: TraceRequest, progress: Progress = lambda stage: None) -> JSO
     with group, _dtensor_propagation_untracked():
         dp_mesh, tp_mesh = _meshes(request)
         results = [_stage_trace(request, data, index, dp_mesh, tp_mesh, progress, started) for index in indices]
-    fullest = max(results, key=lambda result: int(result["peak_bytes"]))  # type: ignore[call-overload]
+    fullest = max(results, key=lambda result: int(str(result["peak_bytes"])))
     if request.pp > 1:
         fullest["stages"] = [
             {key: result[key] for key in ("stage", "peak_bytes", "peak_phase", "at_peak")} for result in results
@@ -792,7 +799,7 @@ def _local_numel(tensor: torch.Tensor) -> int:
     return int(local.numel())
 
 
-def _split(model: nn.Module, request: TraceRequest, index: int, tp_mesh: Any) -> StagePlan:
+def _split(model: Any, request: TraceRequest, index: int, tp_mesh: Any) -> StagePlan:  # Any: a transformers model
     """This rank's part of the model, in place: its pipeline stage, its experts, its tensor-parallel shards."""
     from profiler import trace_parallel
 
@@ -809,7 +816,7 @@ def _split(model: nn.Module, request: TraceRequest, index: int, tp_mesh: Any) ->
             tied = _tied(model)
             trace_parallel.tensor_parallel(model, tp_mesh, request.sequence_parallel)
             if tied:  # parallelize_module swaps each module's weight: share the sharded embedding again
-                model.lm_head.weight = model.get_input_embeddings().weight  # type: ignore[union-attr]
+                model.lm_head.weight = model.get_input_embeddings().weight
     except trace_parallel.ParallelError as exc:
         raise TraceError(str(exc)) from None
     inflight = 1

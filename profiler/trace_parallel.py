@@ -51,7 +51,7 @@ def _linears(module: nn.Module, names: tuple[str, ...]) -> list[str]:
     return [n for n, m in module.named_modules() if n.rsplit(".", 1)[-1] in names and isinstance(m, nn.Linear)]
 
 
-def _base(model: nn.Module) -> nn.Module:
+def _base(model: Any) -> Any:  # Any: a transformers model and its decoder (attributes by model family)
     base = getattr(model, "model", None)
     if base is None or not hasattr(base, "layers"):
         raise ParallelError(
@@ -60,7 +60,7 @@ def _base(model: nn.Module) -> nn.Module:
     return base
 
 
-def check_tensor_parallel(model: nn.Module, layers: list[nn.Module], tp: int) -> None:
+def check_tensor_parallel(model: Any, layers: list[Any], tp: int) -> None:  # Any: transformers modules
     """ParallelError unless every layer has q/k/v/o (and gate/up/down or experts) Linears that `tp` divides."""
     config = model.config
     heads = int(getattr(config, "num_attention_heads", 0) or 0)
@@ -84,7 +84,7 @@ def check_tensor_parallel(model: nn.Module, layers: list[nn.Module], tp: int) ->
             )
 
 
-def tensor_parallel(model: nn.Module, mesh: Any, sequence_parallel: bool) -> None:
+def tensor_parallel(model: Any, mesh: Any, sequence_parallel: bool) -> None:  # Any: a transformers model
     """TorchTitan's llama plan over the 1-D mesh `mesh` (the "tp" dimension), in place."""
     from torch import nn
     from torch.distributed.tensor import Replicate, Shard
@@ -172,7 +172,7 @@ def _has_params(module: nn.Module) -> bool:
     return any(True for _ in module.parameters())
 
 
-def keep_stage(model: nn.Module, pp: int, index: int) -> tuple[int, int]:
+def keep_stage(model: Any, pp: int, index: int) -> tuple[int, int]:  # Any: a transformers model
     """Keep only pipeline stage `index` of `pp`: its layers, the embedding (first stage) and the final norm and LM
     head (last stage); returns the stage's (first layer, end). A tied LM head keeps the shared matrix on both."""
     from torch import nn
@@ -198,6 +198,7 @@ def keep_local_experts(model: nn.Module, ep: int) -> int:
     from torch import nn
 
     kept = 0
+    module: Any  # transformers' expert modules: attributes by model family
     for module in model.modules():
         count = getattr(module, "num_experts", None)
         three_d = [(n, p) for n, p in module.named_parameters(recurse=False) if p.dim() == 3]
