@@ -155,7 +155,8 @@ def layout_why(traced: dict[str, object]) -> str:
     if tp > 1:
         sp = "; sequence parallel shards them on the sequence" if request.get("sequence_parallel") else ""
         parts.append(WHY_LAYOUT["tp"].format(tp=tp, sp=sp))
-        if request.get("precision") != "fp32" and request.get("task") in ("pretrain", "finetune"):
+        megatron = request.get("task") in ("pretrain", "finetune") and int(request.get("zero", 0) or 0) <= 1
+        if request.get("precision") != "fp32" and megatron:  # planner.memory.stages.megatron_style
             parts.append(WHY_LAYOUT["tp16"])
     stage = traced.get("stage")
     if pp > 1 and isinstance(stage, dict):

@@ -201,6 +201,24 @@ def test_trace_of_a_preset_or_an_untraceable_layout_is_one_line_exit_2(capsys, t
     assert "QLoRA" in capsys.readouterr().err
 
 
+def test_trace_arguments_carry_the_model_parallel_layout(tmp_path):
+    from planner.memory import MemoryConfig
+    from planner.memory.trace import trace_arguments
+    from planner.models import load_hf_config
+    from planner.vocabulary import Layout
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(TINY_LLAMA), encoding="utf-8")
+    layout = Layout(dp=2, tp=2, pp=2, zero=3, micro_batch=2)
+    config = MemoryConfig(task="train", seq_len=128, layout=layout, sequence_parallel=True, inflight_microbatches=1)
+    arguments = trace_arguments(load_hf_config(path), config)
+    assert "--sequence-parallel" in arguments
+    options = {a: arguments[i + 1] for i, a in enumerate(arguments) if a in ("--tp", "--pp", "--ep", "--dp", "--zero",
+                                                                               "--inflight", "--batch", "--config")}  # fmt: skip
+    assert options == {"--tp": "2", "--pp": "2", "--ep": "1", "--dp": "2", "--zero": "3", "--inflight": "1",
+                       "--batch": "2", "--config": str(path)}  # fmt: skip
+
+
 @pytest.mark.slow
 def test_trace_runs_the_transformers_model_beside_the_analytic_figures(capsys, tmp_path):
     transformers = pytest.importorskip("transformers", reason="needs the trace extra (installed by `make test`)")
