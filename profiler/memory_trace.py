@@ -666,8 +666,10 @@ def _run_inference(model: nn.Module, request: TraceRequest, vocab: int, progress
             tracker.phase = "decode"
             tracker.reset_mod_stats()  # per-module statistics only (one call each); the step's peak stays
             progress(f"decode token {index + 1}")
-            if stage.first:
+            if stage.first and tp_mesh is None:
                 step: dict[str, Any] = {"input_ids": out.logits[:, -1:].argmax(-1)}
+            elif stage.first:  # vocabulary-sharded logits: the next token's id does not change the memory
+                step = {"input_ids": tokens[:, -1:]}
             else:
                 step = _stage_input(model, request, stage, tokens[:, :1], tp_mesh, False)
             out = model(**step, past_key_values=out.past_key_values, use_cache=True)

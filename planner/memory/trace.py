@@ -135,7 +135,9 @@ WHY_LAYOUT = {
     "tp": "tensor parallel {tp}: TorchTitan's plan (q/k/v/gate/up column-, o/down row-sharded, vocabulary-sharded "
     "embedding and loss); the norms' inputs and the residual stream are whole on every rank{sp}; DTensor's backward "
     "of the vocabulary-sharded embedding makes its gradient whole (vocab x hidden, sliced to the shard in the optimizer "
-    "step), which the analytic model counts sharded",
+    "step), which the analytic model counts sharded; loss_parallel's backward starts with three fp32 gradients of the "
+    "vocabulary shard beside its log_softmax (16 bytes per entry and token, the analytic model counts Hugging Face's "
+    "12)",
     "tp16": "16-bit tensor parallel is counted as Megatron-Core with Transformer Engine keeps it (fused norm+linear, "
     "SwiGLU saving its input); the trace runs Hugging Face's layers, which keep more",
     "pp": "pipeline stage {stage} of {pp} (layers {first}-{last}) holding {inflight} micro-batch(es) in flight "
