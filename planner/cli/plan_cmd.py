@@ -29,6 +29,7 @@ from planner.resolver import (
     choice_key,
     newest_run_choices,
     quotes_by_id,
+    resilience_of,
     resolve,
     unpriced_notes,
 )
@@ -235,14 +236,10 @@ def resilience_from_args(args: argparse.Namespace, quoted_spot_rate: float | Non
         _positive(value, what, limit)  # fmt: skip
     if spot_rate is None and (args.spot or quoted_spot_rate is not None):
         spot_rate = quoted_spot_rate if quoted_spot_rate is not None else DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
-    return Resilience(
-        failures_per_gpu_hour=failures / 1e6 if failures is not None else None,
-        storage=args.checkpoint_storage,
-        checkpoint_bytes_per_s_per_gpu=args.checkpoint_gb_per_s * 1e9 if args.checkpoint_gb_per_s else None,
-        restart_s=args.restart_minutes * 60 if args.restart_minutes is not None else None,
-        checkpoint_interval_s=args.checkpoint_interval_minutes * 60 if args.checkpoint_interval_minutes else None,
-        spot_interruptions_per_node_hour=spot_rate or 0.0,
-    )
+    return resilience_of(
+        failures, args.checkpoint_storage, args.checkpoint_gb_per_s, args.restart_minutes,
+        args.checkpoint_interval_minutes, spot_rate or 0.0,
+    )  # fmt: skip
 
 
 def wants_spot(args: argparse.Namespace) -> bool:
