@@ -186,6 +186,13 @@ class _MicroBatch:
 FLOOR_ROUNDING_MARGIN = 1 - 1e-9
 
 
+def stage_floor_s(unpipelined_s: float, pp: int) -> float:
+    """StepModel.stage_floor's micro-batch seconds on the fullest of `pp` stages, from the micro-batch without a
+    pipeline: its time over pp, a hair below the quotient (floating-point rounding must never lift the floor over
+    the time it bounds)."""
+    return unpipelined_s / pp * FLOOR_ROUNDING_MARGIN
+
+
 class MicrobatchFloor(NamedTuple):
     """StepModel.floor of one micro-batch shape at any dp: (micro-batches + bubble) x the cached micro-batch's
     compute and tensor-parallel time (a named tuple: the search keeps one per candidate variant)."""
@@ -320,17 +327,29 @@ class StepModel:
         and context-parallel collectives, fp8 casts, dequantisation) and at least L / pp of them, or the same on
         every stage (the LM head, the loss), or, with a user-set MFU, exactly the model's FLOPs over pp. A search
         asks it before it works out a layout's memory. None with context parallelism (see microbatch_floor)."""
+        unpipelined = self.unpipelined_microbatch_s(tp, ep, micro_batch, recompute)
+        if unpipelined is None:
+            return None
+        return MicrobatchFloor(
+            stage_floor_s(unpipelined, pp), self.bubble_microbatches(pp, virtual_stages), micro_batch,
+            self.global_batch,
+        )
+
+    def unpipelined_microbatch_s(self, tp: int, ep: int, micro_batch: int, recompute: str) -> float | None:
+        """The time of one micro-batch without a pipeline (compute and tensor/expert-parallel communication),
+        which stage_floor divides by pp (stage_floor_s); None with context parallelism (see microbatch_floor)."""
         if self.options.context_parallel > 1:
             return None
-        key = (tp, 1, ep, micro_batch, str(recompute), 1)
-        cached = self.microbatch_cache.get(key)
+        cached = self.microbatch_cache.get((tp, 1, ep, micro_batch, str(recompute), 1))
         if cached is None:
             layout = Layout(tp=tp, ep=ep, micro_batch=micro_batch, recompute=Recompute(recompute))
             cached = _Context(self, layout)._shared_microbatch()
+        return cached.total_s
+
+    def bubble_microbatches(self, pp: int, virtual_stages: int = 1) -> float:
+        """Micro-batch times a pipeline of `pp` stages idles per step: (p - 1) / v."""
         virtual = virtual_stages if virtual_stages > 1 else self.options.virtual_stages
-        bubble = (pp - 1) / virtual if pp > 1 else 0.0
-        # a hair below the quotient: floating-point rounding must never lift the floor over the time it bounds
-        return MicrobatchFloor(cached.total_s / pp * FLOOR_ROUNDING_MARGIN, bubble, micro_batch, self.global_batch)
+        return (pp - 1) / virtual if pp > 1 else 0.0
 
     def _floor(
         self, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, virtual_stages: int, cp: int
