@@ -40,12 +40,12 @@ from planner.memory.config import (
     MemoryConfig,
     MemoryTerm,
 )
-from planner.memory.estimate import MemoryTotals, estimate_memory, estimate_total_bytes
+from planner.memory.estimate import MemoryTotals, SharedShapes, estimate_memory, estimate_total_bytes
 from planner.memory.stages import kv_element_bytes
 
 __all__ = [
     "ALLOCATOR_MARGIN_FRACTION", "CUDA_CONTEXT_BYTES", "DEFAULT_LORA_TARGETS", "MAX_DEGREE", "MAX_GPUS",
     "MAX_LORA_RANK", "MAX_MICRO_BATCH", "MAX_SEQ_LEN", "NCCL_BYTES_PER_COMMUNICATOR", "NF4_BITS", "TERMS",
-    "WEIGHT_BITS", "MemoryBreakdown", "MemoryConfig", "MemoryTerm", "MemoryTotals", "estimate_memory",
+    "WEIGHT_BITS", "MemoryBreakdown", "MemoryConfig", "MemoryTerm", "MemoryTotals", "SharedShapes", "estimate_memory",
     "estimate_total_bytes", "kv_element_bytes", "layout_notes", "normalised", "validate_layout",
 ]  # fmt: skip

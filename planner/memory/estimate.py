@@ -100,8 +100,18 @@ def _variant_allowed(recompute: object, micro_batch: object) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
+class _ShapeParts:
+    """What a (tp, pp, ep) gives every config that differs only in sequence parallel and in-flight micro-batches:
+    the divisors, the candidate stages and each one's shape (stage_shape reads neither)."""
+
+    divisors: Divisors
+    stages: tuple[Stage, ...]
+    shapes: tuple[StageShape, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class _Shape:
-    """What MemoryTotals keeps per (tp, pp, ep): the config at that shape and each candidate stage's shape."""
+    """What MemoryTotals keeps per (tp, pp, ep): the config at that shape and the shared parts."""
 
     config: MemoryConfig
     divisors: Divisors
@@ -110,6 +120,27 @@ class _Shape:
 
 
 _Variant = tuple[tuple[StageShape, StageActivations], ...]
+_MISSING = object()
+
+
+class SharedShapes:
+    """Shape-level validity and stage shapes per (tp, pp, ep), shared by the MemoryTotals of one model whose base
+    configs differ only in sequence_parallel and inflight_microbatches (a search's configs: planner.search).
+
+    validate_layout's refusals split into rules on the config alone (counts such as seq_len and the in-flight
+    micro-batches, the task's rules) and rules on the shape (tp, pp, ep against the model and MAX_GPUS), and no
+    rule reads sequence_parallel. So a config that passes its own rules (MemoryTotals checks them once, at the
+    one-GPU layout, which no shape rule refuses unless every shape is refused) refuses exactly the shapes the
+    shape rules refuse, whichever such config found them.
+    """
+
+    def __init__(self) -> None:
+        self._by_base: dict[tuple[ModelSpec, MemoryConfig], dict[tuple[int, int, int], _ShapeParts | None]] = {}
+
+    def parts(self, model: ModelSpec, base: MemoryConfig) -> dict[tuple[int, int, int], _ShapeParts | None]:
+        """The store of (tp, pp, ep) -> parts (None: refused) for configs like `base`."""
+        key = (model, dataclasses.replace(base, sequence_parallel=False, inflight_microbatches=None, layout=Layout()))
+        return self._by_base.setdefault(key, {})
 
 
 class MemoryTotals:
@@ -117,17 +148,31 @@ class MemoryTotals:
 
     total(layout) equals estimate_memory(model, replace(base, layout=layout)).total_bytes, or is None where
     estimate_memory raises UserError. It is the same arithmetic (stage_shape, stage_activations,
-    stage_state), but each part is computed once for what it depends on -- (tp, pp, ep); (tp, recompute);
+    stage_state), but each part is computed once for what it depends on -- (tp, pp, ep); (tp, ep, recompute);
     (tp, pp, ep, recompute, micro-batch) -- and reused for every dp, ZeRO stage and offload mode, and no words
-    are built: a search asks for thousands of such layouts.
+    are built: a search asks for thousands of such layouts. `shared` (SharedShapes) lets the totals of configs
+    that differ only in sequence parallel and in-flight micro-batches share the (tp, pp, ep) parts.
     """
 
-    def __init__(self, model: ModelSpec, base: MemoryConfig):
+    def __init__(self, model: ModelSpec, base: MemoryConfig, shared: SharedShapes | None = None):
         self._model = model
         self._base = base
         self._shapes: dict[tuple[int, int, int], _Shape | None] = {}
-        self._per_token: dict[tuple[int, str], tuple[float, float, float, float]] = {}
+        # per (divisors, recompute): the MoE layers' activations depend on ep too (the expert divisor)
+        self._per_token: dict[tuple[Divisors, str], tuple[float, float, float, float]] = {}
         self._variants: dict[tuple[int, int, int, str, int], _Variant | None] = {}
+        self._parts = (SharedShapes() if shared is None else shared).parts(model, base)
+        self._config_ok: bool | None = None  # whether the base passes validate_layout's rules on the config
+
+    def _config_allowed(self) -> bool:
+        """The base config passes validate_layout at the one-GPU layout (see SharedShapes)."""
+        if self._config_ok is None:
+            try:
+                checked_notes(self._model, normalised(dataclasses.replace(self._base, layout=Layout())))
+                self._config_ok = True
+            except UserError:
+                self._config_ok = False
+        return self._config_ok
 
     def _shape(self, tp: int, pp: int, ep: int) -> _Shape | None:
         """The shape at (tp, pp, ep), or None where validate_layout refuses it.
@@ -138,22 +183,32 @@ class MemoryTotals:
         are _state_allowed and _variant_allowed.
         """
         key = (tp, pp, ep)
-        if key not in self._shapes:
+        if key in self._shapes:
+            return self._shapes[key]
+        found: _Shape | None = None
+        if self._config_allowed():
             valid_ints = all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (tp, ep))
             dp = ep // math.gcd(ep, tp) if valid_ints else 1
             probe = dataclasses.replace(self._base, layout=Layout(dp=dp, tp=tp, pp=pp, ep=ep))
-            try:
-                config = normalised(probe)
-                checked_notes(self._model, config)
-            except UserError:
-                self._shapes[key] = None
-                return None
-            divisors = divisors_of(self._model, config.layout)  # dp-independent: tp and ep only
-            counts = param_counts(self._model)
-            stages = pipeline_stages(self._model, pp)
-            shapes = tuple(stage_shape(self._model, config, stage, counts, divisors) for stage in stages)
-            self._shapes[key] = _Shape(config, divisors, stages, shapes)
-        return self._shapes[key]
+            parts = self._parts.get(key, _MISSING)
+            if parts is _MISSING:
+                parts = self._parts[key] = self._shape_parts(probe)
+            if isinstance(parts, _ShapeParts):
+                found = _Shape(normalised(probe), parts.divisors, parts.stages, parts.shapes)
+        self._shapes[key] = found
+        return found
+
+    def _shape_parts(self, probe: MemoryConfig) -> _ShapeParts | None:
+        try:
+            config = normalised(probe)
+            checked_notes(self._model, config)
+        except UserError:
+            return None
+        divisors = divisors_of(self._model, config.layout)  # dp-independent: tp and ep only
+        counts = param_counts(self._model)
+        stages = pipeline_stages(self._model, config.layout.pp)
+        shapes = tuple(stage_shape(self._model, config, stage, counts, divisors) for stage in stages)
+        return _ShapeParts(divisors, stages, shapes)
 
     def _variant(self, tp: int, pp: int, ep: int, recompute: str, micro_batch: int) -> _Variant | None:
         """((shape, activations) per candidate stage) at this layout and activation variant, or None."""
@@ -163,13 +218,13 @@ class MemoryTotals:
         mode = Recompute(recompute)
         per_token = None
         if at.config.task.is_training:
-            per_token = self._per_token.get((tp, mode))
+            per_token = self._per_token.get((at.divisors, mode))
             if per_token is None:
                 layout = dataclasses.replace(at.config.layout, recompute=mode)
                 per_token = per_token_activations(
                     self._model, dataclasses.replace(at.config, layout=layout), at.divisors
                 )
-                self._per_token[(tp, mode)] = per_token
+                self._per_token[(at.divisors, mode)] = per_token
         return tuple(
             (
                 shape,

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from planner.errors import UserError
 from planner.gpus import GpuSpec
-from planner.memory import MemoryBreakdown, MemoryConfig, MemoryTotals, estimate_memory
+from planner.memory import MemoryBreakdown, MemoryConfig, MemoryTotals, SharedShapes, estimate_memory
 from planner.memory.stages import (
     MASTER_BYTES,
     MEGATRON_WEIGHT_BYTES,
@@ -53,6 +53,7 @@ class SearchMemory:
         self._sequence_parallel = workload.task.is_training
         self._breakdowns: dict[Layout, MemoryBreakdown | None] = {}
         self._totals: dict[tuple[bool, int | None], MemoryTotals] = {}
+        self._shared_shapes = SharedShapes()  # the configs differ only in sequence parallel and in-flight batches
         self._known: dict[Layout, int | None] = {}  # totals asked before (every GPU type asks the same ones)
         self._configs: dict[tuple[bool, int, int], MemoryConfig] = {}
         # Per-layout fits of the training search (planner.search.training), shared by every GPU type: they
@@ -99,7 +100,7 @@ class SearchMemory:
         config = self._config(layout)
         key = (config.sequence_parallel, config.inflight_microbatches)
         if key not in self._totals:
-            self._totals[key] = MemoryTotals(self._model, config)
+            self._totals[key] = MemoryTotals(self._model, config, self._shared_shapes)
         return self._totals[key].total(layout)
 
 
