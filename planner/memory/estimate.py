@@ -14,6 +14,7 @@ from planner.memory.stages import (
     Divisors,
     Stage,
     StageActivations,
+    StageAmounts,
     StageShape,
     divisors_of,
     per_token_activations,
@@ -24,7 +25,7 @@ from planner.memory.stages import (
     stage_state,
 )
 from planner.memory.words import model_notes, stage_terms
-from planner.messages import render_all_en
+from planner.messages import Message, render_all_en
 from planner.models import ModelSpec, param_counts
 from planner.vocabulary import Layout, Offload, Recompute
 
@@ -39,6 +40,17 @@ def estimate_memory(model: ModelSpec, config: MemoryConfig) -> MemoryBreakdown:
     counts = param_counts(model)
     stages = pipeline_stages(model, config.layout.pp)
     amounts = [stage_amounts(model, config, stage, counts) for stage in stages]
+    return _breakdown(model, config, notes, stages, amounts)
+
+
+def _breakdown(
+    model: ModelSpec,
+    config: MemoryConfig,
+    notes: list[Message],
+    stages: tuple[Stage, ...],
+    amounts: list[StageAmounts],
+) -> MemoryBreakdown:
+    """The MemoryBreakdown of the fullest stage, from every candidate stage's numbers (normalised config)."""
     fullest = max(amounts, key=lambda stage_amounts: stage_amounts.total_bytes)
     terms = stage_terms(model, config, stages[amounts.index(fullest)], fullest)
     notes += model_notes(model, config, fullest)
@@ -233,14 +245,38 @@ class MemoryTotals:
             for stage, shape in zip(at.stages, at.shapes, strict=True)
         )
 
-    def total(self, layout: Layout) -> int | None:
-        """Bytes per GPU of the fullest pipeline stage; None for a layout estimate_memory would refuse."""
+    def _allowed_variant(self, layout: Layout) -> _Variant | None:
+        """The cached (shape, activations) per candidate stage of `layout`, or None where it is refused."""
         key = (layout.tp, layout.pp, layout.ep, layout.recompute, layout.micro_batch)
         try:
             variant = self._variants[key]
         except KeyError:
             variant = self._variants[key] = self._variant(*key)
         if variant is None or not _state_allowed(layout, variant[0][0].training):
+            return None
+        return variant
+
+    def breakdown(self, layout: Layout) -> MemoryBreakdown | None:
+        """estimate_memory(model, replace(base, layout=layout)), or None where it raises UserError: the words
+        and notes of the layout on the cached stage shapes and activations."""
+        variant = self._allowed_variant(layout)
+        if variant is None:
+            return None
+        try:  # refuses nothing _allowed_variant allows (test_memory_totals); kept for the contract's sake
+            config = normalised(dataclasses.replace(self._base, layout=layout))
+            notes = checked_notes(self._model, config)
+        except UserError:
+            return None
+        accumulation = config.gradient_accumulation
+        amounts = [
+            stage_state(shape, acts, layout.dp, layout.zero, layout.offload, accumulation) for shape, acts in variant
+        ]
+        return _breakdown(self._model, config, notes, pipeline_stages(self._model, layout.pp), amounts)
+
+    def total(self, layout: Layout) -> int | None:
+        """Bytes per GPU of the fullest pipeline stage; None for a layout estimate_memory would refuse."""
+        variant = self._allowed_variant(layout)
+        if variant is None:
             return None
         accumulation = self._base.gradient_accumulation
         return max(

@@ -36,6 +36,13 @@ def _reference_total(model, config: MemoryConfig) -> int | None:
         return None
 
 
+def _reference_breakdown(model, config: MemoryConfig):
+    try:
+        return estimate_memory(model, config)
+    except UserError:
+        return None
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     model_name=st.sampled_from(sorted(MODELS)),
@@ -80,6 +87,8 @@ def test_totals_equal_the_full_estimate(
     # twice: the second call reads the cached per-shape numbers
     assert totals.total(layout) == expected
     assert totals.total(layout) == expected
+    # the breakdown on the cached parts is estimate_memory's, word for word (None where it refuses)
+    assert totals.breakdown(layout) == _reference_breakdown(model, config)
     if expected is not None:
         assert estimate_total_bytes(model, config) == expected
 
@@ -93,6 +102,7 @@ def test_one_shape_serves_every_state_exactly():
         for zero, offload in ((0, "none"), (1, "none"), (2, "optimizer"), (3, "none"), (3, "all")):
             layout = Layout(dp=dp, tp=2, pp=4, ep=4, zero=zero, offload=offload)
             assert totals.total(layout) == _reference_total(model, dataclasses.replace(base, layout=layout))
+            assert totals.breakdown(layout) == _reference_breakdown(model, dataclasses.replace(base, layout=layout))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -110,6 +120,7 @@ def test_one_shape_serves_every_state_exactly():
     zero=st.sampled_from([0, 1, 3]),
     micro_batch=st.sampled_from([1, 4]),
 )
+@pytest.mark.slow
 def test_totals_sharing_shapes_equal_the_full_estimate(
     model_name, task, inflight, sequence_parallel, shapes, dp, zero, micro_batch
 ):
