@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from planner.errors import UserError
 from planner.memory.checks import checked_notes, normalised
@@ -147,12 +148,21 @@ class SharedShapes:
     """
 
     def __init__(self) -> None:
-        self._by_base: dict[tuple[ModelSpec, MemoryConfig], dict[tuple[int, int, int], _ShapeParts | None]] = {}
+        self._by_base: dict[tuple[ModelSpec, MemoryConfig], _SharedStore] = {}
 
-    def parts(self, model: ModelSpec, base: MemoryConfig) -> dict[tuple[int, int, int], _ShapeParts | None]:
-        """The store of (tp, pp, ep) -> parts (None: refused) for configs like `base`."""
+    def store(self, model: ModelSpec, base: MemoryConfig) -> _SharedStore:
+        """What configs like `base` share: (tp, pp, ep) -> parts (None: refused), and per in-flight count
+        whether the config passes its own rules."""
         key = (model, dataclasses.replace(base, sequence_parallel=False, inflight_microbatches=None, layout=Layout()))
-        return self._by_base.setdefault(key, {})
+        found = self._by_base.get(key)
+        if found is None:
+            found = self._by_base[key] = _SharedStore({}, {})
+        return found
+
+
+class _SharedStore(NamedTuple):
+    parts: dict[tuple[int, int, int], _ShapeParts | None]
+    config_ok: dict[int | None, bool]  # by inflight_microbatches, the one config rule the configs differ in
 
 
 class MemoryTotals:
@@ -173,18 +183,21 @@ class MemoryTotals:
         # per (divisors, recompute): the MoE layers' activations depend on ep too (the expert divisor)
         self._per_token: dict[tuple[Divisors, str], tuple[float, float, float, float]] = {}
         self._variants: dict[tuple[int, int, int, str, int], _Variant | None] = {}
-        self._parts = (SharedShapes() if shared is None else shared).parts(model, base)
-        self._config_ok: bool | None = None  # whether the base passes validate_layout's rules on the config
+        self._shared = (SharedShapes() if shared is None else shared).store(model, base)
+        self._normal_base: MemoryConfig | None = None  # normalised at the one-GPU layout (_config_allowed)
 
     def _config_allowed(self) -> bool:
         """The base config passes validate_layout at the one-GPU layout (see SharedShapes)."""
-        if self._config_ok is None:
+        inflight = self._base.inflight_microbatches
+        allowed = self._shared.config_ok.get(inflight)
+        if allowed is None:
             try:
                 checked_notes(self._model, normalised(dataclasses.replace(self._base, layout=Layout())))
-                self._config_ok = True
+                allowed = True
             except UserError:
-                self._config_ok = False
-        return self._config_ok
+                allowed = False
+            self._shared.config_ok[inflight] = allowed
+        return allowed
 
     def _shape(self, tp: int, pp: int, ep: int) -> _Shape | None:
         """The shape at (tp, pp, ep), or None where validate_layout refuses it.
@@ -201,12 +214,17 @@ class MemoryTotals:
         if self._config_allowed():
             valid_ints = all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (tp, ep))
             dp = ep // math.gcd(ep, tp) if valid_ints else 1
-            probe = dataclasses.replace(self._base, layout=Layout(dp=dp, tp=tp, pp=pp, ep=ep))
-            parts = self._parts.get(key, _MISSING)
+            layout = Layout(dp=dp, tp=tp, pp=pp, ep=ep)
+            shared = self._shared.parts
+            parts = shared.get(key, _MISSING)
             if parts is _MISSING:
-                parts = self._parts[key] = self._shape_parts(probe)
+                parts = shared[key] = self._shape_parts(dataclasses.replace(self._base, layout=layout))
             if isinstance(parts, _ShapeParts):
-                found = _Shape(normalised(probe), parts.divisors, parts.stages, parts.shapes)
+                if self._normal_base is None:  # the config's choices parse: _config_allowed passed
+                    self._normal_base = normalised(dataclasses.replace(self._base, layout=Layout()))
+                # = normalised(replace(base, layout=layout)): the layout's own choices are members already
+                found = _Shape(dataclasses.replace(self._normal_base, layout=layout), parts.divisors, parts.stages,
+                               parts.shapes)  # fmt: skip
         self._shapes[key] = found
         return found
 
