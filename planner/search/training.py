@@ -585,8 +585,8 @@ class TrainingSearch(GpuSearch):
         floors: dict[Variant, perf.MicrobatchFloor],
     ) -> None:
         """Time the fitting (state, variant) pairs worth timing at this layout and dp (_LayoutFits.shortlists),
-        unless their floor (StepModel.microbatch_floor, kept per variant in `floors` once known) is above the best
-        at this GPU count; keep the fastest."""
+        unless their floor (StepModel.microbatch_floor, kept per variant in `floors` once known; before that
+        StepModel.stage_floor) is above the best at this GPU count; keep the fastest."""
         tp, pp, ep, virtual = shape
         count = dp * tp * pp
         step_model = self.step_model
@@ -598,6 +598,8 @@ class TrainingSearch(GpuSearch):
                     floor = step_model.microbatch_floor(tp, pp, ep, variant[1], variant[0], virtual)
                     if floor is not None:
                         floors[variant] = floor
+                    else:  # its micro-batch is not timed yet: the floor from the one without a pipeline
+                        floor = step_model.stage_floor(tp, pp, ep, variant[1], variant[0], virtual)
                 if floor is not None and floor.at(dp) > best.key[0]:
                     continue  # cannot beat the best at this count: not worth timing
             layout = _layout(tp, pp, ep, dp, state, variant, virtual)
