@@ -283,6 +283,7 @@ class StepModel:
         self.microbatch_cache: dict[tuple[object, ...], _MicroBatch] = {}
         self.layer_cache: dict[tuple[int, int, int, int], _LayerTerms] = {}
         self.links: dict[tuple[int, int], Link] = {}
+        self.geometries: dict[tuple[int, int, int], tuple[LayerShape, int, float, float]] = {}
 
     def step(self, layout: Layout) -> StepTime:
         return _Context(self, layout).step()
@@ -361,6 +362,19 @@ class StepModel:
         bubble = (pp - 1) / virtual if pp > 1 else 0.0
         return MicrobatchFloor(cached.total_s, bubble, micro_batch, self.global_batch)
 
+    def geometry(self, tp: int, pp: int, ep: int) -> tuple[LayerShape, int, float, float]:
+        """(the per-rank GEMM shapes, layers, MoE layers and dense layers of the fullest stage) at (tp, pp, ep),
+        kept per shape: every layout the search times asks for them."""
+        key = (tp, pp, ep)
+        found = self.geometries.get(key)
+        if found is None:
+            model = self.model
+            stage_layers = math.ceil(model.layers / pp)
+            moe_share = model.moe_layers / model.layers if model.layers else 0.0
+            stage_moe = stage_layers * moe_share
+            found = self.geometries[key] = (layer_shape(model, tp, ep), stage_layers, stage_moe, stage_layers - stage_moe)
+        return found
+
     def link(self, group: int, span: int) -> Link:
         key = (group, span)
         if key not in self.links:
@@ -384,12 +398,8 @@ class _Context:
         self.data_groups = max(1, layout.dp // self.cp)
         self.microbatches = max(1, self.global_batch // (self.data_groups * layout.micro_batch))
         self.tokens = layout.micro_batch * self.seq_len / self.cp  # rows per rank per micro-batch
-        self.shape: LayerShape = layer_shape(self.model, self.tp, self.ep)
-        self.stage_layers = math.ceil(self.model.layers / self.pp)
+        self.shape, self.stage_layers, self.stage_moe, self.stage_dense = owner.geometry(self.tp, self.pp, self.ep)
         self.virtual_stages = layout.virtual_stages if layout.virtual_stages > 1 else self.options.virtual_stages
-        moe_share = self.model.moe_layers / self.model.layers if self.model.layers else 0.0
-        self.stage_moe = self.stage_layers * moe_share
-        self.stage_dense = self.stage_layers - self.stage_moe
         self.share = owner.share
         self.kernel_s = self.constants.kernel_s
         self.adapters = owner.adapters
