@@ -17,6 +17,7 @@ from planner.memory.stages import (
     StageActivations,
     StageAmounts,
     StageShape,
+    TrainingActivationTerms,
     divisors_of,
     per_token_activations,
     pipeline_stages,
@@ -24,6 +25,8 @@ from planner.memory.stages import (
     stage_amounts,
     stage_shape,
     stage_state,
+    training_activation_terms,
+    training_activations_at,
 )
 from planner.memory.words import model_notes, stage_terms
 from planner.messages import Message, render_all_en
@@ -171,8 +174,9 @@ class MemoryTotals:
     total(layout) equals estimate_memory(model, replace(base, layout=layout)).total_bytes, or is None where
     estimate_memory raises UserError. It is the same arithmetic (stage_shape, stage_activations,
     stage_state), but each part is computed once for what it depends on -- (tp, pp, ep); (tp, ep, recompute);
-    (tp, pp, ep, recompute, micro-batch) -- and reused for every dp, ZeRO stage and offload mode, and no words
-    are built: a search asks for thousands of such layouts. `shared` (SharedShapes) lets the totals of configs
+    (tp, pp, ep, recompute) for training activations but the micro-batch; (tp, pp, ep, recompute, micro-batch)
+    -- and reused for every dp, ZeRO stage and offload mode, and no words are built: a search asks for
+    thousands of such layouts. `shared` (SharedShapes) lets the totals of configs
     that differ only in sequence parallel and in-flight micro-batches share the (tp, pp, ep) parts.
     """
 
@@ -183,6 +187,8 @@ class MemoryTotals:
         # per (divisors, recompute): the MoE layers' activations depend on ep too (the expert divisor)
         self._per_token: dict[tuple[Divisors, str], tuple[float, float, float, float]] = {}
         self._variants: dict[tuple[int, int, int, str, int], _Variant | None] = {}
+        # training: per (tp, pp, ep, recompute) each stage's activations but the micro-batch
+        self._terms: dict[tuple[int, int, int, str], tuple[TrainingActivationTerms, ...]] = {}
         self._shared = (SharedShapes() if shared is None else shared).store(model, base)
         self._normal_base: MemoryConfig | None = None  # normalised at the one-GPU layout (_config_allowed)
 
@@ -246,8 +252,13 @@ class MemoryTotals:
         if at is None or not _variant_allowed(recompute, micro_batch):
             return None
         mode = Recompute(recompute)
-        per_token = None
-        if at.config.task.is_training:
+        if not at.config.task.is_training:
+            return tuple(
+                (shape, stage_activations(self._model, at.config, stage, at.divisors, None, mode, micro_batch))
+                for stage, shape in zip(at.stages, at.shapes, strict=True)
+            )
+        terms = self._terms.get((tp, pp, ep, mode))
+        if terms is None:
             per_token = self._per_token.get((at.divisors, mode))
             if per_token is None:
                 layout = dataclasses.replace(at.config.layout, recompute=mode)
@@ -255,12 +266,14 @@ class MemoryTotals:
                     self._model, dataclasses.replace(at.config, layout=layout), at.divisors
                 )
                 self._per_token[(at.divisors, mode)] = per_token
-        return tuple(
-            (
-                shape,
-                stage_activations(self._model, at.config, stage, at.divisors, per_token, mode, micro_batch),
+            terms = self._terms[(tp, pp, ep, mode)] = tuple(
+                training_activation_terms(self._model, at.config, stage, at.divisors.tp, per_token, mode)
+                for stage in at.stages
             )
-            for stage, shape in zip(at.stages, at.shapes, strict=True)
+        tokens = micro_batch * at.config.seq_len
+        return tuple(
+            (shape, training_activations_at(stage_terms, tokens))
+            for shape, stage_terms in zip(at.shapes, terms, strict=True)
         )
 
     def _allowed_variant(self, layout: Layout) -> _Variant | None:
