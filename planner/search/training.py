@@ -111,6 +111,7 @@ class _LayoutFits:
         "_largest_micro_batch",
         "_needs",
         "_ranked",
+        "_chosen",
         "_shortlists",
     )
 
@@ -124,6 +125,8 @@ class _LayoutFits:
         self._first_fits: dict[int, _FirstFit] = {}
         self._needs: dict[int, list[tuple[float, Layout, FamilyKey]]] = {}
         self._shortlists: dict[tuple[tuple[int, ...], int], list[list[tuple[State, Variant]]]] = {}
+        # the shortlist of each choice of variants (one index per state), whichever dp or capacity made it
+        self._chosen: dict[tuple[int, tuple[int, ...]], list[tuple[State, Variant]]] = {}
 
     def needs(self, shape: Shape, dp: int) -> list[tuple[float, Layout, FamilyKey]]:
         """(per-GPU need, layout, family) of each state at `dp` with the lightest activations (_record_needs)."""
@@ -177,9 +180,15 @@ class _LayoutFits:
         shortlists: list[list[tuple[State, Variant]]] = []
         previous: tuple[int, ...] | None = None
         shortlist: list[tuple[State, Variant]] = []
+        memo = self._chosen
         for chosen in zip(*choices, strict=True):
             if chosen != previous:
-                shortlist, previous = self._shortlist(first_fit, chosen), chosen
+                # the variants a dp may use grow with the limit: their count names them
+                key = (len(first_fit.ranked), chosen)
+                found = memo.get(key)
+                if found is None:
+                    found = memo[key] = self._shortlist(first_fit, chosen)
+                shortlist, previous = found, chosen
             shortlists.append(shortlist)
         return shortlists
 

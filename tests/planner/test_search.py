@@ -318,8 +318,9 @@ def test_every_option_is_a_valid_fitting_layout(billions, gpu_id, max_gpus, task
 @pytest.mark.parametrize("preset", ["llama-3.1-8b", "mixtral-8x7b"])
 def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, monkeypatch):
     """The search skips timing a layout whose floor (StepModel.microbatch_floor: micro-batches and pipeline
-    bubble at the cached micro-batch time) is above the best at its GPU count, and skips a whole layout's memory
-    and timing when its floor at every dp is (StepModel.stage_floor). Timing every candidate instead (no floor)
+    bubble at the cached micro-batch time; before that StepModel.stage_floor) is above the best at its GPU count,
+    skips a layout's shortlists and timing at the dps where its stage floor is, and its memory too when that
+    holds at every dp. Timing every candidate instead (no floor)
     must give the same options, layout for layout and second for second, and the same excluded families with
     the same smallest needs (llama-3.1-8b on A100s: data parallel wins at every count, so the skipped tensor and
     pipeline parallel layouts' needs are worked out afterwards)."""
@@ -336,7 +337,44 @@ def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, monke
     pruned = options()
     monkeypatch.setattr(perf.StepModel, "microbatch_floor", lambda *args, **kwargs: None)
     monkeypatch.setattr(perf.StepModel, "stage_floor", lambda *args, **kwargs: None)
+    monkeypatch.setattr(perf.StepModel, "unpipelined_microbatch_s", lambda *args, **kwargs: None)
     assert options() == pruned and pruned[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("preset", "max_gpus"),
+    # 405B on at most 16 GPUs: nothing fits, every family is excluded (tensor/pipeline parallel with them) and
+    # the advice names the lightest layout of all
+    [("llama-3.1-70b", 512), ("mixtral-8x7b", 512), ("llama-3.1-405b", 16)],
+)
+def test_the_search_order_does_not_change_the_answers(preset, max_gpus, monkeypatch):
+    """The search visits the layouts without a pipeline first (planner.search.training._search_order) so the
+    floors skip more of the rest. Visiting them in enumeration order, or with the (tp, pp) groups reversed (each
+    group's layouts in enumeration order: only layouts of one (tp, pp) can tie), must give the same frontier,
+    excluded families (their smallest needs and order) and advice, option for option."""
+    from planner.search import training
+
+    gpus = [get_gpu("h100-sxm"), get_gpu("l40s")]
+    workload = Workload(task="pretrain", tokens=1e11)
+
+    def answers():
+        result = plan(get_preset(preset), workload, gpus, Constraints(max_gpus=max_gpus))
+        return result.frontier, result.excluded, result.advice
+
+    searched = answers()
+
+    def enumeration_order(shapes):
+        return list(enumerate(shapes))
+
+    def groups_reversed(shapes):
+        groups = sorted({(tp, pp) for tp, pp, _, _ in shapes}, reverse=True)
+        return sorted(enumerate(shapes), key=lambda item: groups.index(item[1][:2]))
+
+    for order in (enumeration_order, groups_reversed):
+        monkeypatch.setattr(training, "_search_order", order)
+        assert answers() == searched, order.__name__
+    assert searched[0] or len(searched[1]) > 2
 
 
 @settings(max_examples=60, deadline=None)
