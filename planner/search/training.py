@@ -495,6 +495,7 @@ class TrainingSearch(GpuSearch):
         floors = self._stage_floors(shape, variants)
         if floors is None:
             return dps
+        bubble = self.step_model.bubble_microbatches(pp, virtual)
         global_batch = self.workload.global_batch
         live = []
         for dp in dps:
@@ -503,18 +504,19 @@ class TrainingSearch(GpuSearch):
                 live.append(dp)
                 continue
             per_rank = global_batch // dp  # sequences per data-parallel rank: micro-batch x micro-batches
-            lowest = math.inf
-            for micro_batch, bubble, seconds in floors:  # MicrobatchFloor.at, over the variants dp allows
-                if micro_batch <= per_rank:
-                    lowest = min(lowest, (max(1, per_rank // micro_batch) + bubble) * seconds)
+            # MicrobatchFloor.at, over the variants dp allows
+            lowest = min(
+                [(max(1, per_rank // micro_batch) + bubble) * seconds for micro_batch, seconds in floors
+                 if micro_batch <= per_rank], default=math.inf,
+            )  # fmt: skip
             if lowest <= found.key[0]:
                 live.append(dp)
         return live
 
-    def _stage_floors(self, shape: Shape, variants: list[Variant]) -> list[tuple[int, float, float]] | None:
-        """(micro-batch, bubble, seconds per micro-batch) of StepModel.stage_floor for each micro-batch of
-        `variants`, the lowest of its recompute modes (the floor's other terms depend on the micro-batch alone);
-        None with no floor. The micro-batches without a pipeline are kept per (tp, ep): every depth divides them."""
+    def _stage_floors(self, shape: Shape, variants: list[Variant]) -> list[tuple[int, float]] | None:
+        """(micro-batch, seconds per micro-batch) of StepModel.stage_floor for each micro-batch of `variants`, the
+        lowest of its recompute modes (the floor's other terms depend on the micro-batch alone); None with no
+        floor. The micro-batches without a pipeline are kept per (tp, ep): every depth divides them."""
         tp, pp, ep, virtual = shape
         key = (tp, ep, tuple(variants))
         unpipelined = self._unpipelined.get(key)
@@ -527,8 +529,7 @@ class TrainingSearch(GpuSearch):
                 lowest[micro_batch] = min(lowest.get(micro_batch, math.inf), seconds)
             unpipelined = self._unpipelined[key] = list(lowest.items())
         # min commutes with stage_floor_s (division and product by positive numbers round monotonically)
-        bubble = self.step_model.bubble_microbatches(pp, virtual)
-        return [(micro_batch, bubble, perf.stage_floor_s(seconds, pp)) for micro_batch, seconds in unpipelined]
+        return [(micro_batch, perf.stage_floor_s(seconds, pp)) for micro_batch, seconds in unpipelined]
 
     def _complete_needs(self) -> None:
         """Work out the memory of the layouts _live_dps left unsized and record every layout's needs again,
