@@ -147,7 +147,8 @@ class SharedShapes:
     micro-batches, the task's rules) and rules on the shape (tp, pp, ep against the model and MAX_GPUS), and no
     rule reads sequence_parallel. So a config that passes its own rules (MemoryTotals checks them once, at the
     one-GPU layout, which no shape rule refuses unless every shape is refused) refuses exactly the shapes the
-    shape rules refuse, whichever such config found them.
+    shape rules refuse, whichever such config found them. The per-token activations are shared too, by sequence
+    parallel, divisors and recompute mode (_SharedStore).
     """
 
     def __init__(self) -> None:
@@ -159,13 +160,16 @@ class SharedShapes:
         key = (model, dataclasses.replace(base, sequence_parallel=False, inflight_microbatches=None, layout=Layout()))
         found = self._by_base.get(key)
         if found is None:
-            found = self._by_base[key] = _SharedStore({}, {})
+            found = self._by_base[key] = _SharedStore({}, {}, {})
         return found
 
 
 class _SharedStore(NamedTuple):
     parts: dict[tuple[int, int, int], _ShapeParts | None]
     config_ok: dict[int | None, bool]  # by inflight_microbatches, the one config rule the configs differ in
+    # per_token_activations by (sequence parallel, divisors, recompute): they read neither pp nor the in-flight
+    # micro-batches, and of the layout only the recompute mode (the divisors stand for tp and ep)
+    per_token: dict[tuple[bool, Divisors, str], tuple[float, float, float, float]]
 
 
 class MemoryTotals:
@@ -184,8 +188,6 @@ class MemoryTotals:
         self._model = model
         self._base = base
         self._shapes: dict[tuple[int, int, int], _Shape | None] = {}
-        # per (divisors, recompute): the MoE layers' activations depend on ep too (the expert divisor)
-        self._per_token: dict[tuple[Divisors, str], tuple[float, float, float, float]] = {}
         self._variants: dict[tuple[int, int, int, str, int], _Variant | None] = {}
         # training: per (tp, pp, ep, recompute) each stage's activations but the micro-batch
         self._terms: dict[tuple[int, int, int, str], tuple[TrainingActivationTerms, ...]] = {}
@@ -259,13 +261,15 @@ class MemoryTotals:
             )
         terms = self._terms.get((tp, pp, ep, mode))
         if terms is None:
-            per_token = self._per_token.get((at.divisors, mode))
+            # by divisors, not tp alone: the MoE layers' activations depend on ep too (the expert divisor)
+            key = (at.config.sequence_parallel, at.divisors, mode)
+            per_token = self._shared.per_token.get(key)
             if per_token is None:
                 layout = dataclasses.replace(at.config.layout, recompute=mode)
                 per_token = per_token_activations(
                     self._model, dataclasses.replace(at.config, layout=layout), at.divisors
                 )
-                self._per_token[(at.divisors, mode)] = per_token
+                self._shared.per_token[key] = per_token
             terms = self._terms[(tp, pp, ep, mode)] = tuple(
                 training_activation_terms(self._model, at.config, stage, at.divisors.tp, per_token, mode)
                 for stage in at.stages
