@@ -522,7 +522,10 @@ class TrainingSearch(GpuSearch):
         unpipelined = self._unpipelined.get(key)
         if unpipelined is None:
             lowest: dict[int, float] = {}
+            plain = {micro_batch for recompute, micro_batch in variants if recompute == Recompute.NONE}
             for recompute, micro_batch in variants:
+                if micro_batch in plain and recompute != Recompute.NONE:
+                    continue  # recompute only adds work to a micro-batch (planner.perf): never the lowest
                 seconds = self.step_model.unpipelined_microbatch_s(tp, ep, micro_batch, recompute)
                 if seconds is None:
                     return None

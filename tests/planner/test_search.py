@@ -446,3 +446,26 @@ def test_the_floor_is_below_every_layouts_step_time():
         assert stage is not None and 0 < stage.at(dp) <= floor, (layout, stage, floor)
         checked += 1
     assert checked == 6
+
+
+def test_recompute_never_makes_a_micro_batch_faster():
+    """The stage floors take a micro-batch without recompute as the floor of the same micro-batch with it
+    (planner.search.training._stage_floors): recompute only adds work (the forward again, or attention and the
+    memory-bound ops again; full recompute two more tensor-parallel all-reduces per layer). On dense and MoE
+    models, with tensor and expert parallelism, at every micro-batch the search tries."""
+    from planner import perf
+
+    h100 = get_gpu("h100-sxm")
+    checked = 0
+    for preset, shapes in (("llama-3.1-70b", [(1, 1), (8, 1)]), ("mixtral-8x7b", [(1, 8), (2, 4), (4, 1)])):
+        numbers = perf.model_numbers(get_preset(preset))
+        for task in ("pretrain", "lora"):
+            model = perf.StepModel(numbers, h100, seq_len=4096, global_batch=512, task=task,
+                                   rates=perf.device_rates(h100, "bf16"))  # fmt: skip
+            for tp, ep in shapes:
+                for micro_batch in (1, 2, 4, 8):
+                    plain = model.unpipelined_microbatch_s(tp, ep, micro_batch, "none")
+                    for recompute in ("selective", "full"):
+                        assert plain <= model.unpipelined_microbatch_s(tp, ep, micro_batch, recompute)
+                        checked += 1
+    assert checked == 2 * 2 * 5 * 4
