@@ -12,6 +12,7 @@ from planner.errors import UserError
 from planner.memory.checks import checked_notes, normalised
 from planner.memory.config import MAX_DEGREE, MAX_GPUS, MAX_MICRO_BATCH, MemoryBreakdown, MemoryConfig
 from planner.memory.stages import (
+    ActivationClassTerms,
     Divisors,
     Stage,
     StageActivations,
@@ -19,14 +20,15 @@ from planner.memory.stages import (
     StageShape,
     TrainingActivationTerms,
     divisors_of,
+    inflight_microbatches,
     per_token_activations,
     pipeline_stages,
     stage_activations,
     stage_amounts,
     stage_shape,
     stage_state,
-    training_activation_terms,
     training_activations_at,
+    training_class_terms,
 )
 from planner.memory.words import model_notes, stage_terms
 from planner.messages import Message, render_all_en
@@ -160,7 +162,7 @@ class SharedShapes:
         key = (model, dataclasses.replace(base, sequence_parallel=False, inflight_microbatches=None, layout=Layout()))
         found = self._by_base.get(key)
         if found is None:
-            found = self._by_base[key] = _SharedStore({}, {}, {})
+            found = self._by_base[key] = _SharedStore({}, {}, {}, {})
         return found
 
 
@@ -170,6 +172,8 @@ class _SharedStore(NamedTuple):
     # per_token_activations by (sequence parallel, divisors, recompute): they read neither pp nor the in-flight
     # micro-batches, and of the layout only the recompute mode (the divisors stand for tp and ep)
     per_token: dict[tuple[bool, Divisors, str], tuple[float, float, float, float]]
+    # training_class_terms per stage by (sequence parallel, tp, pp, ep, recompute): no in-flight count in them
+    class_terms: dict[tuple[bool, int, int, int, str], tuple[tuple[ActivationClassTerms, ActivationClassTerms], ...]]
 
 
 class MemoryTotals:
@@ -261,8 +265,27 @@ class MemoryTotals:
             )
         terms = self._terms.get((tp, pp, ep, mode))
         if terms is None:
+            classes = self._class_terms(at, (tp, pp, ep), mode)
+            terms = self._terms[(tp, pp, ep, mode)] = tuple(
+                TrainingActivationTerms(inflight_microbatches(at.config, stage), *stage_classes)
+                for stage, stage_classes in zip(at.stages, classes, strict=True)
+            )
+        tokens = micro_batch * at.config.seq_len
+        return tuple(
+            (shape, training_activations_at(stage_terms, tokens))
+            for shape, stage_terms in zip(at.shapes, terms, strict=True)
+        )
+
+    def _class_terms(
+        self, at: _Shape, shape: tuple[int, int, int], mode: Recompute
+    ) -> tuple[tuple[ActivationClassTerms, ActivationClassTerms], ...]:
+        """training_class_terms of each candidate stage, shared by the configs of the store (by sequence
+        parallel, shape and recompute mode), from the per-token activations it shares too."""
+        sequence_parallel = at.config.sequence_parallel
+        found = self._shared.class_terms.get((sequence_parallel, *shape, mode))
+        if found is None:
             # by divisors, not tp alone: the MoE layers' activations depend on ep too (the expert divisor)
-            key = (at.config.sequence_parallel, at.divisors, mode)
+            key = (sequence_parallel, at.divisors, mode)
             per_token = self._shared.per_token.get(key)
             if per_token is None:
                 layout = dataclasses.replace(at.config.layout, recompute=mode)
@@ -270,15 +293,11 @@ class MemoryTotals:
                     self._model, dataclasses.replace(at.config, layout=layout), at.divisors
                 )
                 self._shared.per_token[key] = per_token
-            terms = self._terms[(tp, pp, ep, mode)] = tuple(
-                training_activation_terms(self._model, at.config, stage, at.divisors.tp, per_token, mode)
+            found = self._shared.class_terms[(sequence_parallel, *shape, mode)] = tuple(
+                training_class_terms(self._model, at.config, stage, at.divisors.tp, per_token, mode)
                 for stage in at.stages
             )
-        tokens = micro_batch * at.config.seq_len
-        return tuple(
-            (shape, training_activations_at(stage_terms, tokens))
-            for shape, stage_terms in zip(at.shapes, terms, strict=True)
-        )
+        return found
 
     def _allowed_variant(self, layout: Layout) -> _Variant | None:
         """The cached (shape, activations) per candidate stage of `layout`, or None where it is refused."""

@@ -607,7 +607,7 @@ def per_token_activations(
     return per_layer(False, False), per_layer(True, False), per_layer(False, True), per_layer(True, True)
 
 
-def _inflight_microbatches(config: MemoryConfig, stage: Stage) -> int:
+def inflight_microbatches(config: MemoryConfig, stage: Stage) -> int:
     """Micro-batches whose activations a stage holds at once: 1F1B keeps pp on the first stage."""
     pp = config.layout.pp
     if stage.index == 0 and pp > 1:
@@ -647,7 +647,7 @@ def stage_activations(
     return StageActivations(activations, logits, 1, kv, activations, logits)
 
 
-class _ClassTerms(NamedTuple):
+class ActivationClassTerms(NamedTuple):
     """One activation class's training activations of a stage, per token of the micro-batch: `in_flight` for
     each micro-batch in flight, `once` (full recompute: the recomputed layer) and `head` (the head's and the
     loss's; None on a stage without the head)."""
@@ -663,8 +663,8 @@ class TrainingActivationTerms(NamedTuple):
     stage_activations needs but the micro-batch, so a search reuses them for every micro-batch."""
 
     inflight: int
-    autocast: _ClassTerms
-    sharded: _ClassTerms
+    autocast: ActivationClassTerms
+    sharded: ActivationClassTerms
 
 
 def training_activation_terms(
@@ -677,7 +677,21 @@ def training_activation_terms(
 ) -> TrainingActivationTerms:
     """The micro-batch-free part of a stage's training activations (training_activations_at applies it)."""
     return TrainingActivationTerms(
-        _inflight_microbatches(config, stage),
+        inflight_microbatches(config, stage), *training_class_terms(model, config, stage, tp, per_token, recompute)
+    )
+
+
+def training_class_terms(
+    model: ModelSpec,
+    config: MemoryConfig,
+    stage: Stage,
+    tp: int,
+    per_token: tuple[float, float, float, float],
+    recompute: Recompute,
+) -> tuple[ActivationClassTerms, ActivationClassTerms]:
+    """TrainingActivationTerms' autocast and sharded terms: they read neither the layout nor the in-flight
+    micro-batches of `config` (a search shares them between its configs)."""
+    return (
         _training_terms(model, config, stage, tp, per_token[:2], recompute, False),
         _training_terms(model, config, stage, tp, per_token[2:], recompute, True),
     )
@@ -690,7 +704,7 @@ def training_activations_at(terms: TrainingActivationTerms, tokens: int) -> Stag
     return StageActivations(activations, logits, terms.inflight, 0.0, sharded, logits_sharded)
 
 
-def _class_activations(terms: _ClassTerms, tokens: int, inflight: int) -> tuple[float, float]:
+def _class_activations(terms: ActivationClassTerms, tokens: int, inflight: int) -> tuple[float, float]:
     """(activations, of which the head's and the loss's) of one stage in training, in the order of operations
     that computing them at once would take (the same floating-point figures)."""
     if terms.full:
@@ -705,8 +719,8 @@ def _class_activations(terms: _ClassTerms, tokens: int, inflight: int) -> tuple[
 
 
 def _training_terms(model: ModelSpec, config: MemoryConfig, stage: Stage, tp: int,
-                    per_token: tuple[float, float], recompute: Recompute, sharded: bool) -> _ClassTerms:  # fmt: skip
-    """_ClassTerms of one stage in training."""
+                    per_token: tuple[float, float], recompute: Recompute, sharded: bool) -> ActivationClassTerms:  # fmt: skip
+    """ActivationClassTerms of one stage in training."""
     per_dense, per_moe = per_token
     e = compute_bytes(config)
     sp_divisor = tp if config.sequence_parallel else 1
@@ -728,7 +742,7 @@ def _training_terms(model: ModelSpec, config: MemoryConfig, stage: Stage, tp: in
             final = (TE_NORM_LINEAR_VALUES * e * model.hidden + _norm_stats(model)) / sp_divisor
         logits_bytes = 12.0
         head = logits_bytes * model.vocab / tp + final
-    return _ClassTerms(full, in_flight, once, head)
+    return ActivationClassTerms(full, in_flight, once, head)
 
 
 # The offload modes as module constants: stage_state runs tens of thousands of times per search, and reading
