@@ -186,11 +186,11 @@ class _MicroBatch:
 FLOOR_ROUNDING_MARGIN = 1 - 1e-9
 
 
-def stage_floor_s(unpipelined_s: float, pp: int) -> float:
-    """StepModel.stage_floor's micro-batch seconds on the fullest of `pp` stages, from the micro-batch without a
-    pipeline: its time over pp, a hair below the quotient (floating-point rounding must never lift the floor over
-    the time it bounds)."""
-    return unpipelined_s / pp * FLOOR_ROUNDING_MARGIN
+def stage_floor_s(unpipelined_s: float, share: float) -> float:
+    """StepModel.stage_floor's micro-batch seconds on the fullest pipeline stage, from the micro-batch without a
+    pipeline: its time x the stage's share of it (StepModel.stage_share), a hair below the product
+    (floating-point rounding must never lift the floor over the time it bounds)."""
+    return unpipelined_s * share * FLOOR_ROUNDING_MARGIN
 
 
 class MicrobatchFloor(NamedTuple):
@@ -323,18 +323,27 @@ class StepModel:
         self, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, virtual_stages: int = 1
     ) -> MicrobatchFloor | None:
         """A floor like microbatch_floor for any pipeline depth, from the micro-batch without a pipeline
-        (computed when not cached): its time over pp. Every part of a micro-batch's time on the fullest stage is
-        proportional to that stage's layers (GEMMs, attention, memory-bound ops, recompute, the tensor-, expert-
-        and context-parallel collectives, fp8 casts, dequantisation) and at least L / pp of them, or the same on
-        every stage (the LM head, the loss), or, with a user-set MFU, exactly the model's FLOPs over pp. A search
-        asks it before it works out a layout's memory. None with context parallelism (see microbatch_floor)."""
+        (computed when not cached): its time x stage_share(pp). Every part of a micro-batch's time on the fullest
+        stage is proportional to that stage's layers (GEMMs, attention, memory-bound ops, recompute, the tensor-,
+        expert- and context-parallel collectives, fp8 casts, dequantisation), ceil(L / pp) of the model's L, or
+        the same on every stage (the LM head, the loss), or, with a user-set MFU, exactly the model's FLOPs over pp.
+        A search asks it before it works out a layout's memory. None with context parallelism (see
+        microbatch_floor)."""
         unpipelined = self.unpipelined_microbatch_s(tp, ep, micro_batch, recompute)
         if unpipelined is None:
             return None
         return MicrobatchFloor(
-            stage_floor_s(unpipelined, pp), self.bubble_microbatches(pp, virtual_stages), micro_batch,
-            self.global_batch,
-        )
+            stage_floor_s(unpipelined, self.stage_share(pp)), self.bubble_microbatches(pp, virtual_stages),
+            micro_batch, self.global_batch,
+        )  # fmt: skip
+
+    def stage_share(self, pp: int) -> float:
+        """The least share of the micro-batch without a pipeline that the fullest of `pp` stages takes: its
+        ceil(L / pp) layers of L (1 / pp with a user-set MFU, which spreads the model's FLOPs evenly)."""
+        layers = self.model.layers
+        if self.rates.flat_mfu is not None or layers <= 0:
+            return 1 / pp
+        return math.ceil(layers / pp) / layers
 
     def unpipelined_microbatch_s(self, tp: int, ep: int, micro_batch: int, recompute: str) -> float | None:
         """The time of one micro-batch without a pipeline (compute and tensor/expert-parallel communication),

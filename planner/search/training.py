@@ -531,8 +531,9 @@ class TrainingSearch(GpuSearch):
                     return None
                 lowest[micro_batch] = min(lowest.get(micro_batch, math.inf), seconds)
             unpipelined = self._unpipelined[key] = list(lowest.items())
-        # min commutes with stage_floor_s (division and product by positive numbers round monotonically)
-        return [(micro_batch, perf.stage_floor_s(seconds, pp)) for micro_batch, seconds in unpipelined]
+        # min commutes with stage_floor_s (products of positive numbers round monotonically)
+        share = self.step_model.stage_share(pp)
+        return [(micro_batch, perf.stage_floor_s(seconds, share)) for micro_batch, seconds in unpipelined]
 
     def _complete_needs(self) -> None:
         """Work out the memory of the layouts _live_dps left unsized and record every layout's needs again,

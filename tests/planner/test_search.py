@@ -425,7 +425,8 @@ def test_the_layout_shortlists_choose_what_a_scan_of_every_dp_chooses(needs, del
 def test_the_floor_is_below_every_layouts_step_time():
     """StepModel.floor may only ever be a floor: for pipelined, interleaved, ZeRO-3 and data-parallel layouts of
     a 70B model on H100s, lower_bound(layout) <= seconds(layout) once the micro-batch is cached, and the floor
-    from the micro-batch without a pipeline (stage_floor: its time over pp) is below that."""
+    from the micro-batch without a pipeline (stage_floor: its time x the fullest stage's share of the layers) is
+    below that."""
     from planner import perf
     from planner.vocabulary import Layout
 
@@ -436,6 +437,8 @@ def test_the_floor_is_below_every_layouts_step_time():
     for tp, pp, virtual, zero, dp, micro in [
         (8, 4, 4, 1, 16, 1), (8, 4, 1, 1, 16, 2), (8, 1, 1, 3, 64, 1), (4, 8, 2, 0, 8, 1), (1, 1, 1, 3, 256, 1),
         (8, 16, 1, 1, 2, 1),
+        # 80 layers over 3, 7 and 32 stages: the fullest stage holds 27, 12 and 3 of them (more than L / pp)
+        (8, 3, 1, 1, 8, 1), (4, 7, 4, 0, 4, 2), (8, 32, 1, 1, 2, 1),
     ]:  # fmt: skip
         layout = Layout(dp=dp, tp=tp, pp=pp, zero=zero, micro_batch=micro, virtual_stages=virtual,
                         recompute="full")  # fmt: skip
@@ -445,7 +448,7 @@ def test_the_floor_is_below_every_layouts_step_time():
         stage = model.stage_floor(tp, pp, 1, micro, "full", virtual)
         assert stage is not None and 0 < stage.at(dp) <= floor, (layout, stage, floor)
         checked += 1
-    assert checked == 6
+    assert checked == 9
 
 
 def test_recompute_never_makes_a_micro_batch_faster():
