@@ -347,7 +347,8 @@ class StepModel:
 
     def unpipelined_microbatch_s(self, tp: int, ep: int, micro_batch: int, recompute: str) -> float | None:
         """The time of one micro-batch without a pipeline (compute and tensor/expert-parallel communication),
-        which stage_floor divides by pp (stage_floor_s); None with context parallelism (see microbatch_floor)."""
+        which stage_floor scales to the fullest stage (stage_floor_s); None with context parallelism (see
+        microbatch_floor)."""
         if self.options.context_parallel > 1:
             return None
         cached = self.microbatch_cache.get((tp, 1, ep, micro_batch, str(recompute), 1))
