@@ -315,8 +315,12 @@ def test_every_option_is_a_valid_fitting_layout(billions, gpu_id, max_gpus, task
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("preset", ["llama-3.1-8b", "mixtral-8x7b"])
-def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, monkeypatch):
+@pytest.mark.parametrize(
+    ("preset", "task"),
+    [("llama-3.1-8b", "pretrain"), ("mixtral-8x7b", "pretrain"), ("llama-3.1-70b", "finetune"),
+     ("llama-3.1-405b", "pretrain"), ("llama-3.1-8b", "lora"), ("mixtral-8x7b", "lora")],
+)  # fmt: skip
+def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, task, monkeypatch):
     """The search skips timing a layout whose floor (StepModel.microbatch_floor: micro-batches and pipeline
     bubble at the cached micro-batch time; before that StepModel.stage_floor) is above the best at its GPU count,
     skips a layout's shortlists and timing at the dps where its stage floor is, and its memory too when that
@@ -327,7 +331,7 @@ def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, monke
     from planner import perf
 
     gpus = [get_gpu("h100-sxm"), get_gpu("a100-sxm-80gb")]
-    workload = Workload(task="pretrain", tokens=1e11)
+    workload = Workload(task=task, tokens=1e11)
 
     def options():
         result = plan(get_preset(preset), workload, gpus, Constraints(max_gpus=256))
