@@ -181,6 +181,15 @@ def take_screenshots(directory: Path, lang: str | None = None, explicit_db: bool
             sys.stderr.write(f"gpu-advisor: could not write {target}\n")
             return 1
         written.append(target)
+        # a page may show more than fits one view (the Plan page's goodput and mixed-pool tabs): <page_id>-<view>.png
+        for view, show in getattr(page, "screenshot_views", dict)().items():
+            show()
+            settle(app, context)
+            target = directory / f"{page.page_id}-{view}.png"
+            if not window.grab().save(str(target)):
+                sys.stderr.write(f"gpu-advisor: could not write {target}\n")
+                return 1
+            written.append(target)
     window.close()
     settle(app, context, 2.0)
     for target in written:

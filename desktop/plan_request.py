@@ -44,10 +44,12 @@ from planner.resolver import (
     base_gpu_id,
     offer_spec,
     quotes_by_id,
+    resilience_of,
     resolve,
     typical_price,
 )
 from planner.search import PlanOption, PlanResult, Workload
+from planner.search.pools import PoolComparison, PoolPart, compare_pool
 from planner.vocabulary import ZeroStage
 
 if TYPE_CHECKING:
@@ -320,6 +322,10 @@ def question_of(inputs: PlanInputs, currency: str) -> PlanQuestion:
         currency=currency,
         price_from_quotes=True,
         rank_by=inputs.rank_by,
+        resilience=resilience_of(
+            inputs.failures_per_million_gpu_hours, inputs.checkpoint_storage, inputs.checkpoint_gb_per_s,
+            checkpoint_interval_minutes=inputs.checkpoint_interval_minutes,
+        ),
     )
 
 
@@ -354,6 +360,45 @@ def price_book_of(context: _HasStore) -> PriceBook:
     return getter() if callable(getter) else PriceBook(context.store)
 
 
+@dataclass(frozen=True, slots=True)
+class PoolAnswer:
+    """The mixed-pool comparison of `plan --pool` for the page's pool rows: the comparison, or why there is none
+    (a Note, worded when shown), and the counts it was asked for (GPU id -> count, zeros left out)."""
+
+    counts: Mapping[str, int]
+    comparison: PoolComparison | None = None
+    error: Note | None = None
+
+
+def compare_page_pool(
+    inputs: PlanInputs,
+    catalog: Mapping[str, GpuSpec],
+    store: StoreProtocol,
+    display_currency: str,
+    rates: ExchangeRates | None,
+    price_book: PriceBook | None = None,
+) -> PoolAnswer | None:
+    """planner.search.pools.compare_pool for the page's pool (None without a type of count > 0), resolved as
+    `plan --pool ID:COUNT,... --price-from-quotes` resolves it: the pool's types are the hardware, the rest of
+    the inputs as the main plan takes them. A UserError (say, an unknown GPU) becomes the answer's error."""
+    counts = inputs.pool_counts
+    if not counts:
+        return None
+    question = dataclasses.replace(
+        question_of(inputs, display_currency), hardware=tuple(f"catalog:{gpu_id}" for gpu_id in counts)
+    )
+    try:
+        call = resolve(question, store, catalog=catalog, rates=rates, price_book=price_book,
+                       read_model=resolve_model_cached)  # fmt: skip
+        by_id = {gpu.id: gpu for gpu in call.gpus}
+        parts = [PoolPart(by_id[gpu_id], count) for gpu_id, count in counts.items() if gpu_id in by_id]
+        comparison = compare_pool(call.model, call.workload, parts, call.constraints, prices=call.prices,
+                                  calibration=call.calibration)  # fmt: skip
+    except UserError as exc:
+        return PoolAnswer(counts, error=error_note(exc))
+    return PoolAnswer(counts, comparison)
+
+
 def build_and_run(
     inputs: PlanInputs,
     catalog: Mapping[str, GpuSpec],
@@ -361,15 +406,21 @@ def build_and_run(
     display_currency: str,
     rates: ExchangeRates | None,
     price_book: PriceBook | None = None,
-) -> tuple[PlanCall, PlanResult, float]:
-    """(call, planner result, milliseconds build_plan_call took): the whole re-plan, for the GUI thread when
-    it is quick or a pool thread when it is not (the store and the price book are safe to share)."""
+) -> tuple[PlanCall, PlanResult, float, PoolAnswer | None]:
+    """(call, planner result, milliseconds outside the main search, the pool comparison or None): the whole
+    re-plan, for the GUI thread when it is quick or a pool thread when it is not (the store and the price book
+    are safe to share). The milliseconds count resolving the inputs and the pool comparison, so the scheduler
+    sends a plan with a slow pool comparison to the background as it does a slow search."""
     import time
 
     started = time.perf_counter()
     call = build_plan_call(inputs, catalog, store, display_currency, rates, price_book)
     build_ms = (time.perf_counter() - started) * 1000.0
-    return call, run_plan_call(call), build_ms
+    result = run_plan_call(call)
+    started = time.perf_counter()
+    pool = compare_page_pool(inputs, catalog, store, display_currency, rates, price_book)
+    build_ms += (time.perf_counter() - started) * 1000.0
+    return call, result, build_ms, pool
 
 
 def run_plan_call(call: PlanCall) -> PlanResult:
@@ -391,29 +442,31 @@ Series = dict[str, list[tuple[int, float, float | None]]]
 def scaling_series(result: PlanResult, gpu_id: str | None, training: bool) -> Series:
     """family -> [(GPU count, time s, cost amount)]: the fastest fitting option per (family, count) for one GPU type.
 
-    Time is the whole run for training and seconds per output token for serving.
+    Time is the whole run for training, with losses (failures, checkpoints, restarts: as the table shows and the
+    planner ranks it), and seconds per output token for serving.
     """
     best: dict[tuple[str, int], PlanOption] = {}
     pool = [*result.options, *result.frontier]
     for option in pool:
         if not option.fits or (gpu_id and option.gpu.id != gpu_id):
             continue
-        time_s = option.wall_time_s if training else option.step_time_s
+        time_s = option.effective_wall_time_s if training else option.step_time_s
         if not time_s:
             continue
         key = (family_of(option), option.gpus)
         current = best.get(key)
-        current_time = None if current is None else (current.wall_time_s if training else current.step_time_s)
+        current_time = None if current is None else (current.effective_wall_time_s if training else current.step_time_s)
         if current is None or current_time is None or time_s < current_time:
             best[key] = option
     series: Series = {}
     for (family, count), option in sorted(best.items(), key=lambda item: item[0][1]):
-        time_s = option.wall_time_s if training else option.step_time_s
+        time_s = option.effective_wall_time_s if training else option.step_time_s
         if time_s is None:
             continue
+        effective_cost = option.effective_cost
         cost = (
-            option.cost.amount
-            if (training and option.cost is not None)
+            effective_cost.amount
+            if (training and effective_cost is not None)
             else (
                 option.cost_per_million_tokens.amount if option.cost_per_million_tokens is not None else None
             )

@@ -4,8 +4,9 @@ Every input change asks for a plan; the page's throttle timer coalesces a slider
 THROTTLE_MS and then calls ReplanScheduler.request(). Each request gets a generation number; an answer is
 accepted only if its generation is still the newest ("latest request wins": a slow background plan that comes
 back after a newer one started is dropped). A request runs inline (on the GUI thread) while the last build and
-search together took under SYNC_LIMIT_MS, otherwise on the job runner; the first plan, and the first after the
-quotes, probe runs or settings change (price summaries read again), always run in the background.
+search together took under SYNC_LIMIT_MS, otherwise on the job runner; the first plan, the first after the
+quotes, probe runs or settings change (price summaries read again) and the first with a new mixed pool (its
+comparison not timed yet) always run in the background.
 
 The per-strategy scaling curves (one search per ZeRO stage) are a second, slower job: SeriesSlot remembers for
 which (generation, GPU type) the curves drawn or on their way were asked, so a re-plan or another GPU type
@@ -60,6 +61,11 @@ class ReplanScheduler:
 
     def sources_changed(self) -> None:
         """Quotes, runs or settings changed: the price summaries are read again, so plan in the background."""
+        self.cost_unknown()
+
+    def cost_unknown(self) -> None:
+        """The next plan does work the timings do not cover (a mixed pool added or changed: its comparison is
+        timed with the build): plan it in the background."""
         self.last_build_ms = float("inf")
 
     def close(self) -> None:

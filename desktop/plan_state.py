@@ -10,6 +10,7 @@ desktop.pages.plan.PlanStateAdapter, which re-emits notifications as a Qt signal
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -33,6 +34,7 @@ TOKENS_MODES = ("tokens", "dataset")
 # Hardware source keys: "catalog:<gpu id>", "run:<probe run id>" (this machine or an imported one, measured),
 # "quote:<rental quote id>" (a priced offer; its GPU type is planned with that price).
 HARDWARE_PREFIXES = ("catalog", "run", "quote")
+CHECKPOINT_STORAGES = ("pfs", "nvme")  # planner.scale.STORAGES, in the order the page offers them
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,14 @@ class PlanInputs:
     pin_pp: int | None = None
     pin_zero: int | None = None
     pin_micro_batch: int | None = None
+    # Failures and checkpoints (training goodput), as the CLI's --failures-per-million-gpu-hours,
+    # --checkpoint-storage, --checkpoint-gb-per-s and --checkpoint-interval-minutes take them (None: the default).
+    failures_per_million_gpu_hours: float | None = None
+    checkpoint_storage: str = "pfs"  # "pfs" | "nvme"
+    checkpoint_gb_per_s: float | None = None  # overrides checkpoint_storage
+    checkpoint_interval_minutes: float | None = None  # None: Daly's optimum
+    # A mixed pool, as `plan --pool` takes it: (GPU id, count) rows; a count of 0 keeps the row but plans nothing.
+    pool: tuple[tuple[str, int], ...] = ()
 
     @property
     def is_training(self) -> bool:
@@ -101,6 +111,7 @@ class PlanInputs:
         data: dict[str, object] = dataclasses.asdict(self)
         data.update(task=self.task.value, precision=self.precision.value, rank_by=self.rank_by.value)
         data["hardware"] = list(self.hardware)
+        data["pool"] = [[gpu_id, count] for gpu_id, count in self.pool]
         return data
 
     @classmethod
@@ -110,7 +121,18 @@ class PlanInputs:
         values = {k: v for k, v in data.items() if k in known}
         if "hardware" in values:
             values["hardware"] = tuple(str(h) for h in values["hardware"] or ())
+        if "pool" in values:
+            values["pool"] = _pool_rows(values["pool"])
         return cls(**values).validated()
+
+    @property
+    def pool_counts(self) -> dict[str, int]:
+        """GPU id -> count of the pool's types with at least one GPU (a type at 0 is absent)."""
+        counts: dict[str, int] = {}
+        for gpu_id, count in self.pool:
+            if count > 0:
+                counts[gpu_id] = counts.get(gpu_id, 0) + count
+        return counts
 
     def validated(self) -> PlanInputs:
         """A copy with out-of-range choices pulled back to something the planner accepts."""
@@ -131,6 +153,17 @@ class PlanInputs:
                 changes[name] = low
         if not 0 <= float(self.memory_headroom) <= MAX_MEMORY_HEADROOM:
             changes["memory_headroom"] = DEFAULT_MEMORY_HEADROOM
+        for name in ("failures_per_million_gpu_hours", "checkpoint_gb_per_s", "checkpoint_interval_minutes"):
+            value = getattr(self, name)
+            if value is not None and not (math.isfinite(float(value)) and float(value) >= 0):
+                changes[name] = None
+        if self.checkpoint_storage not in CHECKPOINT_STORAGES:
+            changes["checkpoint_storage"] = "pfs"
+        if not self.checkpoint_gb_per_s:
+            changes["checkpoint_gb_per_s"] = None  # 0 GB/s is no storage: back to the profile
+        if not self.checkpoint_interval_minutes:
+            changes["checkpoint_interval_minutes"] = None
+        changes["pool"] = _pool_rows(self.pool)
         for name in PIN_FIELDS:
             value = getattr(self, f"pin_{name}")
             if value is not None and (
@@ -138,6 +171,15 @@ class PlanInputs:
             ):
                 changes[f"pin_{name}"] = None
         return dataclasses.replace(self, **changes)
+
+
+def _pool_rows(rows: object) -> tuple[tuple[str, int], ...]:
+    """Pool rows from a saved plan or the page: (GPU id, count >= 0) pairs; malformed rows are dropped."""
+    kept: list[tuple[str, int]] = []
+    for row in rows if isinstance(rows, list | tuple) else ():
+        if isinstance(row, list | tuple) and len(row) == 2 and isinstance(row[1], int) and row[1] >= 0:
+            kept.append((str(row[0]), int(row[1])))
+    return tuple(kept)
 
 
 def _choice(kind: type[Task] | type[Precision] | type[RankBy], value: object, default: Any) -> Any:

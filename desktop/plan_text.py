@@ -19,6 +19,7 @@ from PySide6.QtCore import QCoreApplication
 from desktop import fmt
 from desktop.messages import advice_lines, excluded_rows, note_lines
 from desktop.plan_request import PlanCall, render_note
+from desktop.plan_scale_text import goodput_summary
 from desktop.plurals import plurals
 from desktop.qmodels.plan_options import option_strategy_text
 
@@ -61,9 +62,12 @@ def option_summary(option: PlanOption, training: bool, users: int | None) -> str
         return f"<span style='color:#cf222e'>{does_not_fit}</span>: {_what(option)}, {strategy}, {memory}"
     band = time_band(option)
     if training:
+        # with losses (failures, checkpoints, restarts), as the planner ranks and the CLI's goodput line says
         timing = translate("PlanPage", "finishes in {0}").format(
-            fmt.with_band(option.wall_time_s, band, fmt.duration)
+            fmt.with_band(option.effective_wall_time_s, band, fmt.duration)
         )
+        if option.goodput is not None:
+            timing += ", " + goodput_summary(option)
         accumulation = option.gradient_accumulation_steps or 1
         strategy += ", " + translate("PlanPage", "micro-batch {0}, {1}").format(
             option.layout.micro_batch, plurals().accumulation_steps(accumulation)
@@ -81,9 +85,10 @@ def option_summary(option: PlanOption, training: bool, users: int | None) -> str
             fmt.duration(option.tpot_s or option.step_time_s),
         )  # fmt: skip
     cost = ""
-    if option.cost is not None and training:
+    effective_cost = option.effective_cost
+    if effective_cost is not None and training:
         cost = ", " + translate("PlanPage", "costs {0}").format(
-            fmt.with_band(option.cost.amount, band, _money(option.cost.currency))
+            fmt.with_band(effective_cost.amount, band, _money(effective_cost.currency))
         )
     elif option.cost_per_million_tokens is not None:
         cost = ", " + translate("PlanPage", "{0} per 1M tokens").format(
@@ -139,12 +144,14 @@ def limits_text(inputs: PlanInputs, result: PlanResult | None, currency: str) ->
     fitting = [o for o in result.frontier if o.fits]
     parts = []
     if inputs.budget_amount is not None:
-        over = [o for o in fitting if o.cost is not None and o.cost.amount > inputs.budget_amount]
+        # the planner holds the budget and the deadline against the figures with losses (planner.search.ranking)
+        costs = {id(o): o.effective_cost for o in fitting}
+        over = [o for o in fitting if (c := costs[id(o)]) is not None and c.amount > inputs.budget_amount]
         if over:
-            cheapest = min(over, key=lambda o: o.cost.amount if o.cost is not None else 0.0)
+            cheapest = min(over, key=lambda o: getattr(costs[id(o)], "amount", 0.0))
             parts.append(
                 translate("PlanPage", "{0} over the budget of {1} (the cheapest of them costs {2} on {3} × {4})").format(
-                    len(over), fmt.money(inputs.budget_amount, currency), fmt.money_obj(cheapest.cost),
+                    len(over), fmt.money(inputs.budget_amount, currency), fmt.money_obj(costs[id(cheapest)]),
                     cheapest.gpus, cheapest.gpu.name,
                 )
             )  # fmt: skip
@@ -155,12 +162,12 @@ def limits_text(inputs: PlanInputs, result: PlanResult | None, currency: str) ->
             )
     if inputs.deadline_days is not None:
         deadline_s = inputs.deadline_days * 86400
-        late = [o for o in fitting if o.wall_time_s is not None and o.wall_time_s > deadline_s]
+        late = [o for o in fitting if (o.effective_wall_time_s or 0.0) > deadline_s]
         if late:
-            fastest = min(late, key=lambda o: o.wall_time_s or 0.0)
+            fastest = min(late, key=lambda o: o.effective_wall_time_s or 0.0)
             parts.append(
                 translate("PlanPage", "{0} past the deadline of {1} (the fastest of them takes {2} on {3} × {4})").format(
-                    len(late), fmt.duration(deadline_s), fmt.duration(fastest.wall_time_s), fastest.gpus,
+                    len(late), fmt.duration(deadline_s), fmt.duration(fastest.effective_wall_time_s), fastest.gpus,
                     fastest.gpu.name,
                 )
             )  # fmt: skip

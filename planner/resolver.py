@@ -531,6 +531,30 @@ def unpriced_notes(resolved: ResolvedPlan) -> tuple[Message, ...]:
     return tuple(msg("price.none", gpu_id=gpu.id) for gpu in resolved.gpus if gpu.id not in resolved.prices)
 
 
+def resilience_of(
+    failures_per_million_gpu_hours: float | None = None,
+    storage: str = "pfs",
+    checkpoint_gb_per_s: float | None = None,
+    restart_minutes: float | None = None,
+    checkpoint_interval_minutes: float | None = None,
+    spot_interruptions_per_node_hour: float = 0.0,
+) -> Resilience:
+    """The goodput inputs in the units people give them (the CLI's flags, the Plan page's fields) as the
+    planner's Resilience: one conversion for both, so the same figures give the same goodput term.
+
+    None: the published default (failure rate per GPU type, the storage profile's rate, Daly's optimum
+    interval, the default restart); 0 failures turns the term off; a checkpoint rate overrides `storage`.
+    """
+    return Resilience(
+        failures_per_gpu_hour=failures_per_million_gpu_hours / 1e6 if failures_per_million_gpu_hours is not None else None,
+        storage=storage,
+        checkpoint_bytes_per_s_per_gpu=checkpoint_gb_per_s * 1e9 if checkpoint_gb_per_s else None,
+        restart_s=restart_minutes * 60 if restart_minutes is not None else None,
+        checkpoint_interval_s=checkpoint_interval_minutes * 60 if checkpoint_interval_minutes else None,
+        spot_interruptions_per_node_hour=spot_interruptions_per_node_hour,
+    )  # fmt: skip
+
+
 def _constraints(question: PlanQuestion, hardware: _Hardware) -> Constraints:
     """The limits; a plan of chosen machines only never uses more GPUs than the largest of them has."""
     max_gpus = question.max_gpus
@@ -563,6 +587,7 @@ __all__ = [
     "offer_spec",
     "quote_basis",
     "quotes_by_id",
+    "resilience_of",
     "resolve",
     "typical_price",
     "unpriced_notes",

@@ -1261,7 +1261,7 @@ token</source>
         <translation>выгрузка</translation>
     </message>
     <message>
-        <location line="+94"/>
+        <location line="+105"/>
         <source>{0} × {1}</source>
         <translation>{0} × {1}</translation>
     </message>
@@ -1276,7 +1276,12 @@ token</source>
         <translation>замер: по замеру этого GPU; паспорт: по паспортным данным производителя</translation>
     </message>
     <message>
-        <location line="-14"/>
+        <location line="+20"/>
+        <source>With losses from failures, checkpoints and restarts ({0} effective time); failure-free: {1}</source>
+        <translation>С потерями на сбои, контрольные точки и перезапуски ({0} полезного времени); без сбоев: {1}</translation>
+    </message>
+    <message>
+        <location line="-34"/>
         <source>Time to first token (TTFT): the prompt&apos;s prefill before the first output token</source>
         <translation>Время до первого токена (TTFT): обработка промпта до первого выходного токена</translation>
     </message>
@@ -1294,7 +1299,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+383"/>
+        <location filename="../../desktop/pages/plan.py" line="+456"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
@@ -1364,12 +1369,12 @@ token</source>
         <translation>Записать report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh и options.csv</translation>
     </message>
     <message>
-        <location line="+66"/>
+        <location line="+68"/>
         <source>Step {0} of {1}</source>
         <translation>Шаг {0} из {1}</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_text.py" line="+203"/>
+        <location filename="../../desktop/plan_text.py" line="+210"/>
         <source>{0}: {1} billion parameters</source>
         <translation>{0}: {1} млрд параметров</translation>
     </message>
@@ -1384,12 +1389,12 @@ token</source>
         <translation>слоёв: {0}, контекст: {1} ток.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+162"/>
+        <location filename="../../desktop/pages/plan.py" line="+174"/>
         <source>best layout</source>
         <translation>лучшая схема</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_text.py" line="-106"/>
+        <location filename="../../desktop/plan_text.py" line="-108"/>
         <source>No plan yet.</source>
         <translation>Плана пока нет.</translation>
     </message>
@@ -1404,7 +1409,7 @@ token</source>
         <translation>См. советы ниже.</translation>
     </message>
     <message>
-        <location line="-60"/>
+        <location line="-64"/>
         <source>{0} of {1} per GPU</source>
         <translation>{0} из {1} на GPU</translation>
     </message>
@@ -1419,12 +1424,12 @@ token</source>
         <translation>Не помещается</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>finishes in {0}</source>
         <translation>завершится за {0}</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
         <source>micro-batch {0}, {1}</source>
         <translation>микробатч {0}, {1}</translation>
     </message>
@@ -1434,7 +1439,7 @@ token</source>
         <translation>{0} ток/с на {1} польз. ({2} × до {3} на реплику), первый токен через {4}, затем {5} на токен</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+32"/>
         <source>Planning…</source>
         <translation>Планирование…</translation>
     </message>
@@ -1444,7 +1449,7 @@ token</source>
         <translation>Выбрана строка {0}:</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+17"/>
         <source>{0} over the budget of {1} (the cheapest of them costs {2} on {3} × {4})</source>
         <translation>дороже бюджета {1} — {0} шт. (самый дешёвый из них стоит {2} на {3} × {4})</translation>
     </message>
@@ -1464,7 +1469,7 @@ token</source>
         <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-225"/>
+        <location filename="../../desktop/pages/plan.py" line="-239"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; &amp;Назад</translation>
     </message>
@@ -1474,7 +1479,7 @@ token</source>
         <translation>Предыдущий вопрос (Alt+Н)</translation>
     </message>
     <message>
-        <location line="+56"/>
+        <location line="+58"/>
         <source>See the &amp;advice</source>
         <translation>&amp;К советам</translation>
     </message>
@@ -1519,7 +1524,7 @@ token</source>
         <translation>Есть ли ограничения: число GPU, бюджет, срок? Результаты справа обновляются после каждого ответа.</translation>
     </message>
     <message>
-        <location line="-153"/>
+        <location line="-155"/>
         <source>costs {0}</source>
         <translation>стоимость {0}</translation>
     </message>
@@ -1539,7 +1544,7 @@ token</source>
         <translation>помещается</translation>
     </message>
     <message>
-        <location line="+87"/>
+        <location line="+89"/>
         <source>Price for {0}: {1}</source>
         <translation>Цена для {0}: {1}</translation>
     </message>
@@ -1549,7 +1554,7 @@ token</source>
         <translation>Ничего не исключено.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+207"/>
+        <location filename="../../desktop/pages/plan.py" line="+219"/>
         <location line="+101"/>
         <location line="+3"/>
         <location filename="../../desktop/plan_text.py" line="+51"/>
@@ -1583,7 +1588,7 @@ token</source>
         <translation>Сохранить их перед закрытием?</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+42"/>
         <source>Memory per GPU of the chosen option</source>
         <translation>Память на GPU для выбранного варианта</translation>
     </message>
@@ -1593,22 +1598,22 @@ token</source>
         <translation>Время и стоимость в зависимости от числа GPU</translation>
     </message>
     <message>
-        <location line="-734"/>
+        <location line="-817"/>
         <source>no option that fits is selected: change the inputs until one fits, then export it</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location line="+301"/>
+        <location line="+369"/>
         <source>Every input on one page, and the strategy fields you may pin</source>
         <translation>Все входные данные на одной странице и поля стратегии, которые можно закрепить</translation>
     </message>
     <message>
-        <location line="+215"/>
+        <location line="+223"/>
         <source>Nothing fits: no times or costs to draw</source>
         <translation>Ничего не помещается: нечего показать по времени и стоимости</translation>
     </message>
     <message>
-        <location line="+232"/>
+        <location line="+239"/>
         <source>Export the selected option to a folder</source>
         <translation>Экспортировать выбранный вариант в папку</translation>
     </message>
@@ -1632,7 +1637,7 @@ token</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_request.py" line="+140"/>
+        <location filename="../../desktop/plan_request.py" line="+142"/>
         <source>run</source>
         <translation>замер</translation>
     </message>
@@ -1641,11 +1646,292 @@ token</source>
         <source>Measured by a probe run; the plan uses its matmul and bandwidth figures.</source>
         <translation>Измерено замером; план использует его цифры умножения матриц и пропускной способности.</translation>
     </message>
+    <message>
+        <location filename="../../desktop/plan_scale_text.py" line="+71"/>
+        <source>{0} interruptions per million GPU-hours, set by you</source>
+        <translation>{0} прерываний на миллион GPU-часов, задано вами</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} h projected mean time to failure of a {1}-GPU job on Meta&apos;s A100 research clusters (arXiv 2410.21680)</source>
+        <translation>{0} ч — прогноз среднего времени до сбоя задания на {1} GPU в исследовательских кластерах A100 компании Meta (arXiv 2410.21680)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{0} unexpected interruptions in {1} days on {2} H100s (Llama 3, arXiv 2407.21783, section 3.3.4)</source>
+        <translation>{0} внеплановых прерываний за {1} дн. на {2} H100 (Llama 3, arXiv 2407.21783, раздел 3.3.4)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} interruptions per million GPU-hours: no published rate for {1}, the H100 figure: {2}</source>
+        <translation>{0} прерываний на миллион GPU-часов: для {1} опубликованной частоты нет, взята цифра H100: {2}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} interruptions per million GPU-hours: {1}</source>
+        <translation>{0} прерываний на миллион GPU-часов: {1}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>local NVMe, one drive per GPU at {0} (DGX H100 layout; PM1733 / 7450 datasheets)</source>
+        <translation>локальный NVMe, по диску на GPU, {0} (компоновка DGX H100; спецификации PM1733 / 7450)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>parallel file system, {0} sustained in all (Llama 3&apos;s Tectonic, arXiv 2407.21783 section 3.3.1), at most {1} per GPU</source>
+        <translation>параллельная файловая система, {0} устойчиво в сумме (Tectonic у Llama 3, arXiv 2407.21783, раздел 3.3.1), не больше {1} на GPU</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>your storage, {0} per GPU</source>
+        <translation>ваше хранилище, {0} на GPU</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <location line="+9"/>
+        <source>set by you</source>
+        <translation>задано вами</translation>
+    </message>
+    <message>
+        <location line="-8"/>
+        <source>{0} NCCL timeout (PyTorch default) + {1} rescheduling and start-up (TrainMover, arXiv 2412.12636) + reading the checkpoint back</source>
+        <translation>{0} тайм-аут NCCL (по умолчанию в PyTorch) + {1} на перепланирование и запуск (TrainMover, arXiv 2412.12636) + чтение контрольной точки</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Daly&apos;s optimum for this write time and rate (FGCS 22(3), 2006)</source>
+        <translation>оптимум Дейли для этого времени записи и частоты сбоев (FGCS 22(3), 2006)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no interruptions: no checkpoint needed</source>
+        <translation>прерываний нет: контрольные точки не нужны</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>failure-free {0} ÷ effective time</source>
+        <translation>без сбоев {0} ÷ полезное время</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} an hour, one every {1}</source>
+        <translation>{0} в час, одно каждые {1}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>spot reclaims {0} an hour</source>
+        <translation>отзывы спота {0} в час</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Effective training time</source>
+        <translation>Эффективное время обучения</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <location line="+16"/>
+        <location line="+3"/>
+        <location line="+3"/>
+        <source>{0} of the wall time</source>
+        <translation>{0} общего времени</translation>
+    </message>
+    <message>
+        <location line="-21"/>
+        <source>Daly&apos;s model of failures, checkpoints and restarts</source>
+        <translation>модель Дейли: сбои, контрольные точки и перезапуски</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Interruptions expected</source>
+        <translation>Ожидаемые прерывания</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>over the run, at the rate below</source>
+        <translation>за весь прогон, при частоте ниже</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Interruption rate</source>
+        <translation>Частота прерываний</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Wall time with losses</source>
+        <translation>Время с потерями</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>GPU-hours with losses</source>
+        <translation>GPU-часы с потерями</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <location line="+2"/>
+        <source>{0} GPU-h</source>
+        <translation>{0} GPU-ч</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Cost with losses</source>
+        <translation>Стоимость с потерями</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>no price</source>
+        <translation>нет цены</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Lost to restarts</source>
+        <translation>Потери на перезапуски</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>detection, rescheduling and reload after each interruption</source>
+        <translation>обнаружение, перепланирование и загрузка после каждого прерывания</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Lost to checkpoint writes</source>
+        <translation>Потери на запись точек</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>training waits while the checkpoint is written</source>
+        <translation>обучение ждёт, пока пишется контрольная точка</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Lost to rework</source>
+        <translation>Потери на повтор работы</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>work since the last checkpoint, redone after an interruption</source>
+        <translation>работа после последней контрольной точки, повторяемая после прерывания</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Checkpoint size</source>
+        <translation>Размер контрольной точки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>trainable weights and their optimizer state, sharded over {0} GPUs</source>
+        <translation>обучаемые веса и состояние оптимизатора, поделённые между {0} GPU</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Checkpoint write time</source>
+        <translation>Время записи точки</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Checkpoint interval</source>
+        <translation>Интервал контрольных точек</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>every {0} of work</source>
+        <translation>каждые {0} работы</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>never</source>
+        <translation>никогда</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Restart time</source>
+        <translation>Время перезапуска</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>No option is selected.</source>
+        <translation>Вариант не выбран.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Goodput is a term of training runs; serving replicas fail one at a time.</source>
+        <translation>Полезное время считается для обучения; реплики инференса отказывают по одной.</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Failures are turned off (0 per million GPU-hours): no goodput term.</source>
+        <translation>Сбои отключены (0 на миллион GPU-часов): полезное время не учитывается.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Goodput of {0} × {1}</source>
+        <translation>Полезное время: {0} × {1}</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>{0} effective time</source>
+        <translation>{0} полезного времени</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <location line="+7"/>
+        <source>whole pool</source>
+        <translation>весь пул</translation>
+    </message>
+    <message>
+        <location line="-5"/>
+        <source>{0} alone</source>
+        <translation>только {0}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>alone</source>
+        <translation>отдельно</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Nothing fits on any type of the pool.</source>
+        <translation>Ни на одном типе пула ничего не помещается.</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} is the only way that fits.</source>
+        <translation>{0} — единственный подходящий способ.</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The whole pool is {0}× faster than {1}: the extra GPUs bring more than the gradient sync at the slower type&apos;s pace costs.</source>
+        <translation>Весь пул в {0}× быстрее, чем {1}: дополнительные GPU дают больше, чем стоит синхронизация градиентов в темпе более медленного типа.</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} is {1}× faster than the whole pool: the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs.</source>
+        <translation>{0} в {1}× быстрее всего пула: общая раскладка пула и синхронизация градиентов в более медленном темпе стоят больше, чем дают его дополнительные GPU; остальные GPU свободны для отдельных заданий.</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{0} is {1}× faster than {2}.</source>
+        <translation>{0} в {1}× быстрее, чем {2}.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} serves {1}× what {2} does.</source>
+        <translation>{0} обслуживает в {1}× больше, чем {2}.</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Best on the pool: {0} ({1})</source>
+        <translation>Лучшее на пуле: {0} ({1})</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>The types&apos; own throughputs add up to {0} tokens/s: no pooled job beats it.</source>
+        <translation>Собственные пропускные способности типов в сумме дают {0} токенов/с: ни одно задание на пуле не превзойдёт это.</translation>
+    </message>
 </context>
 <context>
     <name>PlanRequest</name>
     <message>
-        <location line="+116"/>
+        <location filename="../../desktop/plan_request.py" line="+116"/>
         <source>{0} · {1} · {2}/GPU-h · {3}</source>
         <translation>{0} · {1} · {2}/GPU-ч · {3}</translation>
     </message>
@@ -3299,6 +3585,127 @@ token</source>
     </message>
 </context>
 <context>
+    <name>PoolChoicesModel</name>
+    <message>
+        <location filename="../../desktop/qmodels/pool_choices.py" line="+28"/>
+        <source>Way</source>
+        <translation>Способ</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>TP × PP</source>
+        <translation>TP × PP</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tokens/s</source>
+        <translation>Токенов/с</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Effective
+time</source>
+        <translation>Полезное
+время</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Run time
+with losses</source>
+        <translation>Время
+с потерями</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cost
+with losses</source>
+        <translation>Стоимость
+с потерями</translation>
+    </message>
+</context>
+<context>
+    <name>PoolPanel</name>
+    <message>
+        <location filename="../../desktop/pages/plan_scale_inputs.py" line="+250"/>
+        <source>Mixed pool</source>
+        <translation>Смешанный пул</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Add a GPU type</source>
+        <translation>Добавить тип GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Add a row: a GPU type and how many of it the pool has</source>
+        <translation>Добавить строку: тип GPU и сколько их в пуле</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>What you have or can rent, say 64 × A100 80GB + 32 × H100: each type alone is compared with the whole pool as one job (the Mixed pool tab on the right). A type at 0 is left out.</source>
+        <translation>Что у вас есть или что можно арендовать, например 64 × A100 80GB + 32 × H100: каждый тип по отдельности сравнивается со всем пулом как одним заданием (вкладка «Смешанный пул» справа). Тип с числом 0 не учитывается.</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Remove</source>
+        <translation>Убрать</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+1"/>
+        <source>Remove {0} from the pool</source>
+        <translation>Убрать {0} из пула</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>How many {0} the pool has (a whole number, 0 or more)</source>
+        <translation>Сколько {0} в пуле (целое число, 0 или больше)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Count of {0}</source>
+        <translation>Число {0}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU type of this row</source>
+        <translation>Тип GPU этой строки</translation>
+    </message>
+    <message>
+        <location line="+53"/>
+        <source>{0}: “{1}”</source>
+        <translation>{0}: «{1}»</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>A count is a whole number of GPUs from 0 to {0}; fix {1}. The plan keeps the last valid pool meanwhile.</source>
+        <translation>Число GPU — целое, от 0 до {0}; исправьте {1}. Пока план считается по последнему верному пулу.</translation>
+    </message>
+</context>
+<context>
+    <name>PoolView</name>
+    <message>
+        <location filename="../../desktop/pages/plan.py" line="-743"/>
+        <source>No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare each type alone with the whole pool as one job.</source>
+        <translation>Смешанного пула нет: в режиме «Эксперт» добавьте типы GPU и их число в разделе «Смешанный пул», чтобы сравнить каждый тип по отдельности со всем пулом как одним заданием.</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The pool cannot be planned:</source>
+        <translation>Пул спланировать нельзя:</translation>
+    </message>
+</context>
+<context>
     <name>PriceChart</name>
     <message>
         <location filename="../../desktop/charts/price_chart.py" line="+70"/>
@@ -4618,9 +5025,102 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     </message>
 </context>
 <context>
+    <name>ResiliencePanel</name>
+    <message>
+        <location filename="../../desktop/pages/plan_scale_inputs.py" line="-195"/>
+        <source>Failures and checkpoints (training)</source>
+        <translation>Сбои и контрольные точки (обучение)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Failure rate</source>
+        <translation>Частота сбоев</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Checkpoint storage</source>
+        <translation>Хранилище контрольных точек</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Checkpoint write rate</source>
+        <translation>Скорость записи точки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Checkpoint interval</source>
+        <translation>Интервал контрольных точек</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>published</source>
+        <translation>опубликованная</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the storage&apos;s</source>
+        <translation>хранилища</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>optimal (Daly)</source>
+        <translation>оптимальный (Дейли)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>per million GPU-hours</source>
+        <translation>на миллион GPU-часов</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GB/s per GPU</source>
+        <translation>ГБ/с на GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>min</source>
+        <translation>мин</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Unticked: the published failure rate of each GPU type (Llama 3 for H100, Meta&apos;s clusters for A100), the storage&apos;s own write rate and Daly&apos;s optimal interval. 0 failures turns the goodput term off.</source>
+        <translation>Флажок снят: опубликованная частота сбоев каждого типа GPU (Llama 3 для H100, кластеры Meta для A100), собственная скорость записи хранилища и оптимальный интервал Дейли. 0 сбоев отключает учёт полезного времени.</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Job interruptions per million GPU-hours (the CLI&apos;s --failures-per-million-gpu-hours); tick to set your own</source>
+        <translation>Прерывания задания на миллион GPU-часов (--failures-per-million-gpu-hours в CLI); отметьте, чтобы задать своё значение</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Where checkpoints are written (the CLI&apos;s --checkpoint-storage)</source>
+        <translation>Куда пишутся контрольные точки (--checkpoint-storage в CLI)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Checkpoint write rate per GPU in GB/s; overrides the storage (the CLI&apos;s --checkpoint-gb-per-s)</source>
+        <translation>Скорость записи контрольной точки на GPU в ГБ/с; заменяет хранилище (--checkpoint-gb-per-s в CLI)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Minutes of work between checkpoints (the CLI&apos;s --checkpoint-interval-minutes); unticked: Daly&apos;s optimum</source>
+        <translation>Минуты работы между контрольными точками (--checkpoint-interval-minutes в CLI); флажок снят: оптимум Дейли</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>parallel file system</source>
+        <translation>параллельная файловая система</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>local NVMe</source>
+        <translation>локальный NVMe</translation>
+    </message>
+</context>
+<context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-616"/>
+        <location filename="../../desktop/pages/plan.py" line="+95"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
@@ -4628,6 +5128,36 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+1"/>
         <source>Excluded strategies</source>
         <translation>Исключено</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Options</source>
+        <translation>Варианты</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Goodput</source>
+        <translation>Полезное время</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Mixed pool</source>
+        <translation>Смешанный пул</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The ranked options; time, GPU-hours and cost with losses</source>
+        <translation>Упорядоченные варианты; время, GPU-часы и стоимость с потерями</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Failures, checkpoints and restarts of the selected option</source>
+        <translation>Сбои, контрольные точки и перезапуски выбранного варианта</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Each GPU type of your pool alone against the whole pool as one job</source>
+        <translation>Каждый тип GPU вашего пула по отдельности против всего пула как одного задания</translation>
     </message>
     <message>
         <location line="+1"/>

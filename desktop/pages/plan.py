@@ -10,8 +10,10 @@ Three rooms share the Plan page's work:
 Inputs (left) write into desktop.plan_state.PlanState; every change schedules a re-plan through a short throttle
 timer (slider drags coalesce). The call is built by desktop.plan_request (planner.resolver, the same resolution
 as the CLI) and planned by planner.search.plan(). Results (right): a headline naming the best option, the
-selected row, the ranked options table, the selected option's memory against capacity, time and cost against
-GPU count, excluded strategies with reasons, and advice. The message strip above the table has a fixed height,
+selected row, the ranked options table (training time, GPU-hours and cost with losses, as the planner ranks)
+with the selected option's goodput term and the mixed pool's comparison (planner.search.pools.compare_pool, as
+`plan --pool`) in tabs beside it, the selected option's memory against capacity, time and cost against GPU
+count, excluded strategies with reasons, and advice. The message strip above the table has a fixed height,
 so a headline, an error or a limits line that appears never moves the table under the pointer.
 """
 
@@ -43,7 +45,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop import dialogs, plan_text
+from desktop import dialogs, plan_scale_text, plan_text
 from desktop.charts.plan_charts import MemoryBarChart, ScalingChart, render_png
 from desktop.pages.base import Page
 from desktop.pages.plan_inputs import (
@@ -54,11 +56,13 @@ from desktop.pages.plan_inputs import (
     StrategyPanel,
     WorkloadPanel,
 )
+from desktop.pages.plan_scale_inputs import PoolPanel, ResiliencePanel
 from desktop.pages.trace_memory import install_trace_action
 from desktop.plan_request import (
     Note,
     PageInputError,
     PlanCall,
+    PoolAnswer,
     Text,
     build_and_run,
     error_note,
@@ -72,14 +76,15 @@ from desktop.plan_request import (
 )
 from desktop.plan_scheduler import SERIES_DELAY_MS, THROTTLE_MS, ReplanScheduler, Series, SeriesSlot
 from desktop.plan_state import PlanInputs, PlanState
-from desktop.qmodels.plan_options import PlanOptionsModel
+from desktop.qmodels.plan_options import PlanOptionsModel, short_gpu_name
+from desktop.qmodels.pool_choices import PoolChoicesModel
 from desktop.workers import Job
 from planner.errors import UserError
 from planner.exports import ExportInputs
 from planner.vocabulary import Precision, Task
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from desktop.context import AppContext
     from planner.search import PlanOption, PlanResult
@@ -109,6 +114,7 @@ EXAMPLE_INPUTS = PlanInputs(
     train_tokens=2e9,
     hardware=("catalog:h100-sxm", "catalog:a100-sxm-80gb"),
     max_gpus=128,
+    pool=(("a100-sxm-80gb", 64), ("h100-sxm", 32)),  # the mixed pool of issue 18's example
 )
 
 
@@ -160,6 +166,55 @@ class MessageStrip(QScrollArea):
             label.setVisible(bool(text))
 
 
+class PoolView(QWidget):
+    """The mixed-pool comparison: a headline naming the best way and why it wins, the table of every way (best
+    first, bold), and the bound no pooled job beats."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.headline = QLabel()
+        self.headline.setObjectName("poolHeadline")
+        self.headline.setWordWrap(True)
+        self.headline.setTextFormat(Qt.TextFormat.RichText)
+        self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.model = PoolChoicesModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(True)
+        self.ceiling = QLabel()
+        self.ceiling.setWordWrap(True)
+        self.ceiling.setObjectName("hint")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.headline)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.ceiling)
+
+    def show_answer(self, answer: PoolAnswer | None, names: dict[str, str], training: bool) -> None:
+        comparison = answer.comparison if answer is not None else None
+        self.model.set_comparison(comparison, names)
+        self.table.setVisible(comparison is not None and bool(comparison.choices))
+        if answer is None:
+            self.headline.setText(
+                self.tr("No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare "
+                        "each type alone with the whole pool as one job.")
+            )  # fmt: skip
+            self.ceiling.setText("")
+        elif comparison is None:
+            self.headline.setText(
+                "<b>" + self.tr("The pool cannot be planned:") + "</b> " + plan_text.escape(render_note(answer.error))
+            )
+            self.ceiling.setText("")
+        else:
+            self.headline.setText(plan_scale_text.pool_headline_html(comparison, names, training))
+            self.ceiling.setText(plan_scale_text.pool_ceiling_text(comparison, training))
+        self.table.resizeColumnsToContents()
+        self.table.resizeRowsToContents()
+
+
 class ResultsPanel(QWidget):
     """Message strip, options table, memory bar, scaling chart, advice and excluded strategies."""
 
@@ -192,9 +247,16 @@ class ResultsPanel(QWidget):
         self.advice = QTextBrowser()
         self.advice.setOpenLinks(False)
         self.excluded = QTextBrowser()
+        self.goodput = QTextBrowser()  # the selected option's goodput term (training)
+        self.pool = PoolView()
         self.tabs = QTabWidget()
         self.tabs.addTab(self.advice, "")
         self.tabs.addTab(self.excluded, "")
+        # the options table shares the widest place with the goodput block and the pool's comparison table
+        self.views = QTabWidget()
+        self.views.addTab(self.table, "")
+        self.views.addTab(self.goodput, "")
+        self.views.addTab(self.pool, "")
 
         memory_box = QWidget()
         memory_layout = QVBoxLayout(memory_box)
@@ -215,7 +277,7 @@ class ResultsPanel(QWidget):
         lower.setStretchFactor(0, 1)
         lower.setSizes([640, 300])
         vertical = QSplitter(Qt.Orientation.Vertical)
-        vertical.addWidget(self.table)
+        vertical.addWidget(self.views)
         vertical.addWidget(memory_box)
         vertical.addWidget(lower)
         vertical.setStretchFactor(0, 1)
@@ -240,6 +302,12 @@ class ResultsPanel(QWidget):
     def retranslate(self) -> None:
         self.tabs.setTabText(0, self.tr("Advice"))
         self.tabs.setTabText(1, self.tr("Excluded strategies"))
+        self.views.setTabText(0, self.tr("Options"))
+        self.views.setTabText(1, self.tr("Goodput"))
+        self.views.setTabText(2, self.tr("Mixed pool"))
+        self.views.setTabToolTip(0, self.tr("The ranked options; time, GPU-hours and cost with losses"))
+        self.views.setTabToolTip(1, self.tr("Failures, checkpoints and restarts of the selected option"))
+        self.views.setTabToolTip(2, self.tr("Each GPU type of your pool alone against the whole pool as one job"))
         self.memory_title.setText("<b>" + self.tr("Memory per GPU, selected option") + "</b>")
         self.scaling_title.setText(
             "<b>" + self.tr("Time and cost against GPU count (selected GPU type)") + "</b>"
@@ -286,10 +354,15 @@ class PlanPage(Page):
         self.hardware = HardwarePanel(self.state)
         self.constraints = ConstraintsPanel(self.state)
         self.strategy = StrategyPanel(self.state)  # Expert mode only: pinned strategy fields, LoRA rank
+        self.resilience = ResiliencePanel(self.state)  # Expert mode only: failures and checkpoints (goodput)
+        self.pool_panel = PoolPanel(self.state)  # Expert mode only: a mixed GPU pool (plan --pool)
+        self.expert_panels = [self.strategy, self.resilience, self.pool_panel]
+        self.pool: PoolAnswer | None = None  # the pool comparison of the shown plan
         self.panels = [self.workload, self.model_panel, self.shape, self.hardware, self.constraints]
         self.results = ResultsPanel()
 
         self._build_layout()
+        self.pool_panel.set_catalog(list(context.gpu_catalog().values()))
         self._refresh_hardware()
         self._show_defaults()
         self.sync_widgets()
@@ -342,7 +415,7 @@ class PlanPage(Page):
         inputs = QWidget()
         inputs_layout = QVBoxLayout(inputs)
         inputs_layout.setContentsMargins(0, 0, 4, 0)
-        for panel in [*self.panels, self.strategy]:
+        for panel in [*self.panels, *self.expert_panels]:
             inputs_layout.addWidget(panel)
         inputs_layout.addStretch(1)
         self.inputs_scroll = QScrollArea()
@@ -404,7 +477,7 @@ class PlanPage(Page):
         )
         self.back_button.setText(self.tr("< &Back"))
         self.back_button.setToolTip(self.tr("Previous question (Alt+B)"))
-        for panel in [*self.panels, self.strategy]:
+        for panel in [*self.panels, *self.expert_panels]:
             panel.retranslate()
         self.results.retranslate()
         self._update_nav()
@@ -428,7 +501,8 @@ class PlanPage(Page):
             (self.guided_button if mode == "guided" else self.expert_button).setChecked(True)
         self.nav.setVisible(mode == "guided")
         self.step_prompt.setVisible(mode == "guided")
-        self.strategy.setVisible(mode == "expert")
+        for panel in self.expert_panels:
+            panel.setVisible(mode == "expert")
         if remember:
             settings = self.context.qsettings()
             settings.setValue(MODE_KEY, mode)
@@ -453,6 +527,7 @@ class PlanPage(Page):
             self.go_step(self.step + 1)
             return
         self.results.tabs.setCurrentIndex(0)
+        self.results.views.setCurrentWidget(self.results.table)
         self.results.table.setFocus(Qt.FocusReason.TabFocusReason)
 
     def _update_nav(self) -> None:
@@ -475,7 +550,7 @@ class PlanPage(Page):
         ticked_offers = [key for key in self.state.inputs.hardware if key.startswith("quote:")]
         if any(self.hardware.item_for(key) is None for key in ticked_offers):
             self._refresh_hardware()  # an offer the list leaves out (not among the cheapest) is ticked: list it
-        for panel in [*self.panels, self.strategy]:
+        for panel in [*self.panels, *self.expert_panels]:
             panel.sync_from(self.state.inputs)
         self.constraints.set_currency(self.context.display_currency())
 
@@ -499,6 +574,7 @@ class PlanPage(Page):
 
     def _on_sources_changed(self) -> None:
         self.scheduler.sources_changed()  # the price summaries are read again: plan in the background
+        self.pool_panel.set_catalog(list(self.context.gpu_catalog().values()))
         self._refresh_hardware()
         self.constraints.set_currency(self.context.display_currency())
         self._throttle.start()
@@ -510,6 +586,7 @@ class PlanPage(Page):
             self.workload.sync_from(self.state.inputs)
             self.constraints.sync_rank(self.state.inputs)
             self.strategy.sync_from(self.state.inputs)
+            self.resilience.setEnabled(self.state.inputs.is_training)
             if not self._throttle.isActive():
                 self._throttle.start()
         elif what in ("result", "selection"):
@@ -524,6 +601,8 @@ class PlanPage(Page):
         generation = self.scheduler.request()
         if generation is None:
             return
+        if self.state.inputs.pool_counts != (self.pool.counts if self.pool is not None else {}):
+            self.scheduler.cost_unknown()  # a pool comparison added or changed: not timed yet
         request = (
             self.state.inputs,
             self.context.gpu_catalog(),
@@ -534,15 +613,15 @@ class PlanPage(Page):
         )
         if self.scheduler.runs_inline():
             try:
-                call, result, build_ms = build_and_run(*request)
+                call, result, build_ms, pool = build_and_run(*request)
             except UserError as exc:
                 self._fail(generation, error_note(exc), about_model=is_model_error(exc))
                 return
-            self._accept_built(generation, call, result, build_ms)
+            self._accept_built(generation, call, result, build_ms, pool)
             return
 
         # slow search or cold price summaries: all of it on a pool thread, the latest request wins
-        def done(answer: tuple[PlanCall, PlanResult, float]) -> None:
+        def done(answer: tuple[PlanCall, PlanResult, float, PoolAnswer | None]) -> None:
             self._accept_built(generation, *answer)
 
         def failed(message: str) -> None:
@@ -551,12 +630,14 @@ class PlanPage(Page):
 
         job: Job = self.context.jobs.run(build_and_run, *request, on_done=done, on_error=failed, name="plan")
 
-    def _accept_built(self, generation: int, call: PlanCall, result: PlanResult, build_ms: float) -> None:
+    def _accept_built(
+        self, generation: int, call: PlanCall, result: PlanResult, build_ms: float, pool: PoolAnswer | None = None
+    ) -> None:
         self.scheduler.built(generation, build_ms)
         if not self.scheduler.is_current(generation):
             return  # a newer request is on its way: latest request wins
         self.scheduler.searched(generation, float(result.search_ms))
-        self.call = call
+        self.call, self.pool = call, pool
         self.series.reset()
         self.model_panel.set_summary(plan_text.model_summary(call.model))
         self.state.set_result(result)
@@ -566,7 +647,7 @@ class PlanPage(Page):
         after a language switch."""
         if not self.scheduler.is_current(generation):
             return
-        self.call = None
+        self.call, self.pool = None, None
         self._error_about_model = about_model
         self._error_note = message
         self.state.set_error(render_note(message))
@@ -606,6 +687,12 @@ class PlanPage(Page):
         self.export_button.setEnabled(option is not None and option.fits)
         results.advice.setHtml(plan_text.advice_html(state, self.call))
         results.excluded.setHtml(plan_text.excluded_html(state.result))
+        resilience = self.call.constraints.resilience if self.call is not None else None
+        results.goodput.setHtml(
+            plan_scale_text.goodput_html(option, resilience) if resilience is not None else ""
+        )
+        names = {gpu_id: short_gpu_name(gpu.name) for gpu_id, gpu in self.context.gpu_catalog().items()}
+        results.pool.show_answer(self.pool, names, training)
         self.last_redraw_ms = (time.perf_counter() - started) * 1000.0
         self.planned.emit()
 
@@ -859,6 +946,14 @@ class PlanPage(Page):
         self.sync_widgets()
         self.set_mode("expert", remember=False)
         self.replan()
+
+    def screenshot_views(self) -> dict[str, Callable[[], None]]:
+        """The result tabs a screenshot of the Plan page cannot show at once (desktop.app.take_screenshots)."""
+        views = self.results.views
+        return {
+            "goodput": lambda: views.setCurrentWidget(self.results.goodput),
+            "pool": lambda: views.setCurrentWidget(self.results.pool),
+        }
 
 
 def _first_focusable(panel: QWidget) -> QWidget | None:

@@ -149,9 +149,20 @@ def short_gpu_name(name: str) -> str:
 
 
 def option_time_s(option: PlanOption, training: bool) -> float | None:
-    """The time the table shows: the whole run for training, seconds per step for serving."""
-    value = getattr(option, "wall_time_s", None) if training else getattr(option, "step_time_s", None)
+    """The time the table shows: the whole run for training with losses (failures, checkpoints, restarts: the
+    time the planner ranks by), seconds per step for serving."""
+    value = getattr(option, "effective_wall_time_s", None) if training else getattr(option, "step_time_s", None)
     return None if value is None else float(value)
+
+
+def option_gpu_hours(option: PlanOption) -> float | None:
+    """GPU-hours with losses (training; the same as without for serving, which has no goodput term)."""
+    return getattr(option, "effective_gpu_hours", None)
+
+
+def option_cost(option: PlanOption) -> Money | None:
+    """The run's cost with losses, as the planner ranks and holds it against the budget."""
+    return getattr(option, "effective_cost", None)
 
 
 class PlanOptionsModel(FlatTableModel):
@@ -250,12 +261,12 @@ class PlanOptionsModel(FlatTableModel):
         if key == "time":
             return fmt.with_band(option_time_s(option, self._training), band, fmt.duration, compact=True)
         if key == "gpu_hours":
-            hours = option.gpu_hours  # the header names the unit
+            hours = option_gpu_hours(option)  # the header names the unit
             # GPU-hours and cost carry the time's band (they scale with it): its tooltip says so, and the cell
             # stays narrow enough for the table to fit the default window
             return "" if hours is None else fmt.significant(hours, 3)
         if key == "cost":
-            return self._money_text(option.cost)
+            return self._money_text(option_cost(option))
         if key == "per_million":
             return self._money_text(getattr(option, "cost_per_million_tokens", None))
         if key == "confidence":
@@ -271,7 +282,7 @@ class PlanOptionsModel(FlatTableModel):
         if key == "time":
             return option_time_s(option, self._training) or 0.0
         if key in ("cost", "per_million"):
-            money = getattr(option, "cost" if key == "cost" else "cost_per_million_tokens", None)
+            money = option_cost(option) if key == "cost" else getattr(option, "cost_per_million_tokens", None)
             return float(getattr(money, "amount", 0.0) or 0.0)
         if key == "option":
             name = str(getattr(getattr(option, "gpu", None), "name", ""))
@@ -282,7 +293,7 @@ class PlanOptionsModel(FlatTableModel):
         if key == "tpot":
             return float(getattr(option, "tpot_s", None) or getattr(option, "step_time_s", 0.0) or 0.0)
         if key == "gpu_hours":
-            return float(getattr(option, "gpu_hours", 0.0) or 0.0)
+            return float(option_gpu_hours(option) or 0.0)
         return self._display(option, key, row)
 
     def _tooltip(self, option: PlanOption, key: str) -> str | None:
@@ -322,9 +333,25 @@ class PlanOptionsModel(FlatTableModel):
                 "measured: from a probe run of this GPU; datasheet: from the vendor's datasheet",
             )
         band = getattr(option, "time_band", None)
+        parts = []
         if band is not None and key in ("time", "gpu_hours", "cost", "tokens_per_s"):
-            return fmt.band(band.inverse() if key == "tokens_per_s" else band)
-        return None
+            parts.append(fmt.band(band.inverse() if key == "tokens_per_s" else band))
+        if self._training and key in ("time", "gpu_hours", "cost") and getattr(option, "goodput", None) is not None:
+            parts.append(self._failure_free(option, key))
+        return "\n".join(parts) or None
+
+    def _failure_free(self, option: PlanOption, key: str) -> str:
+        """What a with-losses cell would read without failures, and the effective time between the two."""
+        if key == "time":
+            plain = fmt.duration(option.wall_time_s)
+        elif key == "gpu_hours":
+            plain = fmt.significant(option.gpu_hours, 3)
+        else:
+            plain = self._money_text(option.cost)
+        return QCoreApplication.translate(
+            "PlanOptionsModel", "With losses from failures, checkpoints and restarts ({0} effective time); "
+            "failure-free: {1}"
+        ).format(fmt.percent(option.effective_fraction, 1), plain)  # fmt: skip
 
 
 def _memory_total(option: PlanOption) -> int:

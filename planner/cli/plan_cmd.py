@@ -29,6 +29,7 @@ from planner.resolver import (
     choice_key,
     newest_run_choices,
     quotes_by_id,
+    resilience_of,
     resolve,
     unpriced_notes,
 )
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 # Sequences per optimizer step when --batch is not given: about 4M tokens at 4K context for pre-training
 # (Llama 3 70B/405B started at 4M tokens per batch, arXiv 2407.21783 section 3.4); a small fine-tuning batch.
 DEFAULT_GLOBAL_BATCH = {Task.PRETRAIN: 1024, Task.FINETUNE: 64, Task.LORA: 64, Task.QLORA: 64}
+DEFAULT_OUTPUT_LEN = 256  # serving: tokens generated per request when --output-len is not given
 # Upper bounds past which a number is a typo, not a plan; they also keep every figure in the JSON finite.
 MAX_GPUS = 1_000_000  # the largest training clusters have a few hundred thousand GPUs
 MAX_SEQUENCES = 10_000_000  # sequences per optimizer step, or concurrent users
@@ -120,7 +122,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--tokens-per-second", type=float, default=None, help="serving target, output tokens/s"
     )
-    parser.add_argument("--output-len", type=int, default=256, help="serving: tokens generated per request")
+    parser.add_argument(
+        "--output-len", type=int, default=None,
+        help=f"serving: tokens generated per request (default {DEFAULT_OUTPUT_LEN}, at most half of --seq-len)",
+    )
     parser.add_argument(
         "--engine", default=None, choices=sorted(ENGINES), help="serving engine profile (default vllm)"
     )
@@ -235,14 +240,10 @@ def resilience_from_args(args: argparse.Namespace, quoted_spot_rate: float | Non
         _positive(value, what, limit)  # fmt: skip
     if spot_rate is None and (args.spot or quoted_spot_rate is not None):
         spot_rate = quoted_spot_rate if quoted_spot_rate is not None else DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
-    return Resilience(
-        failures_per_gpu_hour=failures / 1e6 if failures is not None else None,
-        storage=args.checkpoint_storage,
-        checkpoint_bytes_per_s_per_gpu=args.checkpoint_gb_per_s * 1e9 if args.checkpoint_gb_per_s else None,
-        restart_s=args.restart_minutes * 60 if args.restart_minutes is not None else None,
-        checkpoint_interval_s=args.checkpoint_interval_minutes * 60 if args.checkpoint_interval_minutes else None,
-        spot_interruptions_per_node_hour=spot_rate or 0.0,
-    )
+    return resilience_of(
+        failures, args.checkpoint_storage, args.checkpoint_gb_per_s, args.restart_minutes,
+        args.checkpoint_interval_minutes, spot_rate or 0.0,
+    )  # fmt: skip
 
 
 def wants_spot(args: argparse.Namespace) -> bool:
@@ -283,13 +284,21 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         precision=args.precision,
         kv_precision=args.kv_precision,
         optimizer=args.optimizer,
-        output_len=min(args.output_len, max(1, args.seq_len // 2)) if inference else args.output_len,
+        output_len=_output_len(args),
         mfu=args.mfu,
         bandwidth_fraction=args.bandwidth_fraction,
         lora_rank=args.lora_rank,
         engine=args.engine,
         weight_format=args.weight_format,
     )
+
+
+def _output_len(args: argparse.Namespace) -> int:
+    """The user's --output-len as given (the planner refuses one that leaves no prompt); without it, the default
+    shortened to half the sequence so that a short --seq-len still leaves a prompt."""
+    if args.output_len is not None:
+        return int(args.output_len)
+    return min(DEFAULT_OUTPUT_LEN, max(1, args.seq_len // 2))
 
 
 def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraints:

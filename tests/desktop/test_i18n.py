@@ -208,6 +208,15 @@ def _plain(text: str) -> str:
 # Latin-script words allowed in the Russian interface: proper names, product and file names, units and the
 # abbreviations Russian ML engineers use as they are. Anything else in Latin script is an untranslated string.
 ALLOWED_WORDS = {
+    # the goodput block's sources: a vendor, a storage kind, a preprint server, a journal, systems, a library
+    "meta",
+    "nvme",
+    "arxiv",
+    "fgcs",
+    "tectonic",
+    "trainmover",
+    "nccl",
+    "pytorch",
     # products, libraries, vendors, formats
     "gpu",
     "cpu",

@@ -1,0 +1,263 @@
+"""The Plan page's words for planning at scale: the goodput block of a training option and the mixed-pool table.
+
+Pure text builders like desktop/plan_text.py (context "PlanPage", numbers through desktop.fmt): each figure of
+the planner's goodput term (planner.scale.Goodput, the same term `gpu-advisor plan --json` prints as an option's
+"goodput") becomes a row with its unit and the assumption it rests on, worded in the interface language from
+the planner's constants (the failure rate's published run, the storage profile, the restart's parts) rather than
+from the planner's English source sentences. The pool's reason is worded here from the comparison's figures for
+the same reason.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication
+
+from desktop import fmt
+from planner.scale import DETECTION_S, RESCHEDULE_S, Resilience, failure_rate
+from planner.scale.checkpoints import (
+    NVME_BYTES_PER_S_PER_GPU,
+    PFS_AGGREGATE_BYTES_PER_S,
+    PFS_CLIENT_BYTES_PER_S_PER_GPU,
+)
+from planner.scale.failures import (
+    LLAMA3_DAYS,
+    LLAMA3_FAILURES_PER_GPU_HOUR,
+    LLAMA3_GPUS,
+    LLAMA3_UNEXPECTED_INTERRUPTIONS,
+    RSC_A100_FAILURES_PER_GPU_HOUR,
+    RSC_PROJECTED_GPUS,
+    RSC_PROJECTED_MTTF_HOURS,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from planner.gpus import GpuSpec
+    from planner.scale import Goodput
+    from planner.search import PlanOption
+    from planner.search.pools import PoolChoice, PoolComparison
+
+
+translate = QCoreApplication.translate  # with the context written at each call, so lupdate finds the texts
+
+
+def _escape(text: object) -> str:
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+@dataclass(frozen=True, slots=True)
+class FigureRow:
+    """One shown figure: its name, its value with the unit, what it rests on, and the raw value under the key
+    `gpu-advisor plan --json` gives it in an option's "goodput" (seconds, bytes, fractions, an amount)."""
+
+    key: str
+    label: str
+    value: str
+    basis: str
+    raw: float | None
+
+
+# -- goodput ---------------------------------------------------------------------------------------------------
+
+
+def failure_basis(gpu: GpuSpec, resilience: Resilience) -> str:
+    """Where the failure rate comes from, in words: the user's figure, or the published run it is taken from."""
+    rate = failure_rate(gpu, resilience.failures_per_gpu_hour)
+    per_million = fmt.significant(rate.per_million_gpu_hours, 3)
+    if rate.basis == "user-set":
+        return translate("PlanPage", "{0} interruptions per million GPU-hours, set by you").format(per_million)
+    if rate.per_gpu_hour == RSC_A100_FAILURES_PER_GPU_HOUR:
+        source = translate("PlanPage", "{0} h projected mean time to failure of a {1}-GPU job on Meta's A100 research clusters "
+            "(arXiv 2410.21680)"
+        ).format(fmt.number(RSC_PROJECTED_MTTF_HOURS, 1), fmt.integer(RSC_PROJECTED_GPUS))
+    else:
+        source = translate("PlanPage", "{0} unexpected interruptions in {1} days on {2} H100s (Llama 3, arXiv 2407.21783, section 3.3.4)"
+        ).format(LLAMA3_UNEXPECTED_INTERRUPTIONS, LLAMA3_DAYS, fmt.integer(LLAMA3_GPUS))
+    if rate.basis == "borrowed" and rate.per_gpu_hour == LLAMA3_FAILURES_PER_GPU_HOUR:
+        return translate("PlanPage", "{0} interruptions per million GPU-hours: no published rate for {1}, the H100 figure: {2}").format(
+            per_million, gpu.name, source
+        )  # fmt: skip
+    return translate("PlanPage", "{0} interruptions per million GPU-hours: {1}").format(per_million, source)
+
+
+def storage_basis(term: Goodput) -> str:
+    """The storage the checkpoint is written to and its rate, in words."""
+    where = term.checkpoint.storage
+    if where.name == "nvme":
+        return translate("PlanPage", "local NVMe, one drive per GPU at {0} (DGX H100 layout; PM1733 / 7450 datasheets)").format(
+            fmt.bandwidth(NVME_BYTES_PER_S_PER_GPU, 1)
+        )
+    if where.name == "pfs":
+        return translate("PlanPage", "parallel file system, {0} sustained in all (Llama 3's Tectonic, arXiv 2407.21783 section 3.3.1), "
+            "at most {1} per GPU"
+        ).format(fmt.bandwidth(PFS_AGGREGATE_BYTES_PER_S), fmt.bandwidth(PFS_CLIENT_BYTES_PER_S_PER_GPU))
+    return translate("PlanPage", "your storage, {0} per GPU").format(fmt.bandwidth(where.bytes_per_s_per_gpu, 1))
+
+
+def restart_basis(term: Goodput) -> str:
+    if term.checkpoint.restart_source == "user-set":
+        return translate("PlanPage", "set by you")
+    return translate("PlanPage", "{0} NCCL timeout (PyTorch default) + {1} rescheduling and start-up (TrainMover, arXiv 2412.12636) + "
+        "reading the checkpoint back"
+    ).format(fmt.duration(DETECTION_S), fmt.duration(RESCHEDULE_S))
+
+
+def interval_basis(term: Goodput) -> str:
+    return {
+        "Daly optimum": translate("PlanPage", "Daly's optimum for this write time and rate (FGCS 22(3), 2006)"),
+        "user-set": translate("PlanPage", "set by you"),
+    }.get(term.interval_basis, translate("PlanPage", "no interruptions: no checkpoint needed"))
+
+
+def goodput_rows(option: PlanOption, resilience: Resilience) -> list[FigureRow]:
+    """The goodput term of a training option as rows (empty without one: serving, or failures turned off)."""
+    term = option.goodput
+    if term is None:
+        return []
+    fraction = term.effective_fraction
+    failure_free = translate("PlanPage", "failure-free {0} ÷ effective time")
+    rate = translate("PlanPage", "{0} an hour, one every {1}").format(
+        fmt.significant(term.interruptions_per_hour, 3), fmt.duration(term.job_mtbf_s)
+    )
+    spot = ""
+    if term.spot_interruptions_per_hour:
+        spot = "; " + translate("PlanPage", "spot reclaims {0} an hour").format(fmt.significant(term.spot_interruptions_per_hour, 3))
+    cost = option.effective_cost
+    rows = [
+        FigureRow("effective_fraction", translate("PlanPage", "Effective training time"), translate("PlanPage", "{0} of the wall time").format(
+            fmt.percent(fraction, 1)), translate("PlanPage", "Daly's model of failures, checkpoints and restarts"), fraction),
+        FigureRow("expected_interruptions", translate("PlanPage", "Interruptions expected"),
+                  fmt.significant(term.expected_interruptions, 3) if term.expected_interruptions is not None else "–",
+                  translate("PlanPage", "over the run, at the rate below"), term.expected_interruptions),
+        FigureRow("interruptions_per_hour", translate("PlanPage", "Interruption rate"), rate,
+                  failure_basis(option.gpu, resilience) + spot, term.interruptions_per_hour),
+        FigureRow("wall_time_s", translate("PlanPage", "Wall time with losses"), fmt.duration(option.effective_wall_time_s),
+                  failure_free.format(fmt.duration(option.wall_time_s)), option.effective_wall_time_s),
+        FigureRow("gpu_hours", translate("PlanPage", "GPU-hours with losses"), translate("PlanPage", "{0} GPU-h").format(
+            fmt.significant(option.effective_gpu_hours, 3)),
+            failure_free.format(translate("PlanPage", "{0} GPU-h").format(fmt.significant(option.gpu_hours, 3))),
+            option.effective_gpu_hours),
+        FigureRow("cost", translate("PlanPage", "Cost with losses"), fmt.money_obj(cost) if cost is not None else translate("PlanPage", "no price"),
+                  failure_free.format(fmt.money_obj(option.cost)) if option.cost is not None else "",
+                  cost.amount if cost is not None else None),
+        FigureRow("lost_restarts", translate("PlanPage", "Lost to restarts"), translate("PlanPage", "{0} of the wall time").format(
+            fmt.percent(term.restart_share, 2)), translate("PlanPage", "detection, rescheduling and reload after each interruption"),
+            term.restart_share),
+        FigureRow("lost_checkpoints", translate("PlanPage", "Lost to checkpoint writes"), translate("PlanPage", "{0} of the wall time").format(
+            fmt.percent(term.checkpoint_share, 2)), translate("PlanPage", "training waits while the checkpoint is written"),
+            term.checkpoint_share),
+        FigureRow("lost_rework", translate("PlanPage", "Lost to rework"), translate("PlanPage", "{0} of the wall time").format(
+            fmt.percent(term.rework_share, 2)), translate("PlanPage", "work since the last checkpoint, redone after an interruption"),
+            term.rework_share),
+        FigureRow("checkpoint_bytes", translate("PlanPage", "Checkpoint size"), fmt.bytes_(term.checkpoint.bytes),
+                  translate("PlanPage", "trainable weights and their optimizer state, sharded over {0} GPUs").format(option.gpus),
+                  float(term.checkpoint.bytes)),
+        FigureRow("checkpoint_write_s", translate("PlanPage", "Checkpoint write time"), fmt.duration(term.checkpoint.write_s),
+                  storage_basis(term), term.checkpoint.write_s),
+        FigureRow("checkpoint_interval_s", translate("PlanPage", "Checkpoint interval"),
+                  translate("PlanPage", "every {0} of work").format(fmt.duration(term.interval_s)) if term.interval_s else translate("PlanPage", "never"),
+                  interval_basis(term), term.interval_s),
+        FigureRow("restart_s", translate("PlanPage", "Restart time"), fmt.duration(term.checkpoint.restart_s), restart_basis(term),
+                  term.checkpoint.restart_s),
+    ]  # fmt: skip
+    return rows
+
+
+def goodput_html(option: PlanOption | None, resilience: Resilience) -> str:
+    """The goodput block of the selected option: a table of figures with units and assumptions."""
+    if option is None:
+        return "<p>" + translate("PlanPage", "No option is selected.") + "</p>"
+    if option.workload is not None and not option.workload.is_training:
+        return "<p>" + translate("PlanPage", "Goodput is a term of training runs; serving replicas fail one at a time.") + "</p>"
+    rows = goodput_rows(option, resilience)
+    if not rows:
+        return "<p>" + translate("PlanPage", "Failures are turned off (0 per million GPU-hours): no goodput term.") + "</p>"
+    title = translate("PlanPage", "Goodput of {0} × {1}").format(option.gpus, _escape(option.gpu.name))
+    body = "".join(
+        f"<tr><td>{_escape(row.label)}</td><td align='right' nowrap><b>{_escape(row.value)}</b></td>"
+        f"<td style='color:#57606a'>{_escape(row.basis)}</td></tr>"
+        for row in rows
+    )
+    return f"<p><b>{title}</b></p><table cellspacing='0' cellpadding='2'>{body}</table>"
+
+
+def goodput_summary(option: PlanOption) -> str:
+    """ "97.3% effective time": the headline's word on the goodput term ("" without one)."""
+    if option.goodput is None:
+        return ""
+    return translate("PlanPage", "{0} effective time").format(fmt.percent(option.goodput.effective_fraction, 1))
+
+
+# -- mixed pools -----------------------------------------------------------------------------------------------
+
+
+def choice_name(choice: PoolChoice, names: Mapping[str, str]) -> str:
+    """ "whole pool" or "H100 SXM5 80GB alone"."""
+    if choice.name == "pool":
+        return translate("PlanPage", "whole pool")
+    gpu_id = choice.name.split(":", 1)[1]
+    return translate("PlanPage", "{0} alone").format(names.get(gpu_id, gpu_id))
+
+
+def choice_way(choice: PoolChoice) -> str:
+    """The table's short word for a way: "whole pool" or "alone" (the GPUs column says which type)."""
+    return translate("PlanPage", "whole pool") if choice.name == "pool" else translate("PlanPage", "alone")
+
+
+def choice_gpus(choice: PoolChoice, names: Mapping[str, str]) -> str:
+    return " + ".join(f"{count} × {names.get(gpu_id, gpu_id)}" for gpu_id, count in choice.gpus.items())
+
+
+def pool_reason(comparison: PoolComparison, names: Mapping[str, str], training: bool) -> str:
+    """Why the best way wins, with the figure it wins by (the planner's reason, worded in the interface language)."""
+    choices = comparison.choices
+    if not choices:
+        return translate("PlanPage", "Nothing fits on any type of the pool.")
+    best = choices[0]
+    if len(choices) == 1:
+        return translate("PlanPage", "{0} is the only way that fits.").format(choice_name(best, names))
+    runner = choices[1]
+    if training:
+        speedup = fmt.number(_ratio(best.useful_tokens_per_s, runner.useful_tokens_per_s), 2)
+        if best.name == "pool":
+            return translate("PlanPage", "The whole pool is {0}× faster than {1}: the extra GPUs bring more than the gradient sync "
+                       "at the slower type's pace costs.").format(speedup, choice_name(runner, names))  # fmt: skip
+        if runner.name == "pool":
+            return translate("PlanPage", "{0} is {1}× faster than the whole pool: the pool's common layout and gradient sync at the "
+                       "slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate "
+                       "jobs.").format(choice_name(best, names), speedup)  # fmt: skip
+        return translate("PlanPage", "{0} is {1}× faster than {2}.").format(choice_name(best, names), speedup, choice_name(runner, names))
+    ratio = fmt.number(_ratio(best.tokens_per_s, runner.tokens_per_s), 2)
+    return translate("PlanPage", "{0} serves {1}× what {2} does.").format(choice_name(best, names), ratio, choice_name(runner, names))
+
+
+def _ratio(faster: float, slower: float) -> float:
+    """faster / slower; infinite (shown "n/a") when the slower serves nothing, never a ZeroDivisionError."""
+    return faster / slower if slower > 0 else math.inf
+
+
+def pool_headline_html(comparison: PoolComparison, names: Mapping[str, str], training: bool) -> str:
+    """The pool's answer: the best way with its time and cost, and why it wins."""
+    if not comparison.choices:
+        return "<b>" + _escape(pool_reason(comparison, names, training)) + "</b>"
+    best = comparison.choices[0]
+    figures = [fmt.duration(best.wall_time_s)] if best.wall_time_s is not None else []
+    if best.cost is not None:
+        figures.append(fmt.money_obj(best.cost))
+    head = translate("PlanPage", "Best on the pool: {0} ({1})").format(choice_name(best, names), choice_gpus(best, names))
+    if figures:
+        head += ", " + ", ".join(figures)
+    return f"<b>{_escape(head)}.</b> {_escape(pool_reason(comparison, names, training))}"
+
+
+def pool_ceiling_text(comparison: PoolComparison, training: bool) -> str:
+    """The bound no pooled job beats (training): the types' own throughputs added up."""
+    if not training or not comparison.choices:
+        return ""
+    return translate("PlanPage", "The types' own throughputs add up to {0} tokens/s: no pooled job beats it.").format(
+        fmt.number(comparison.perfect_sum_tokens_per_s, 0)
+    )

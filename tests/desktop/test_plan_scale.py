@@ -1,0 +1,327 @@
+"""The Plan page's goodput block and mixed pool, held against what `gpu-advisor plan --json` prints for the same
+inputs (the CLI is the independent reading: its own flag parsing, its own JSON), and the pool's invariants:
+the headline names the table's best row, a type at 0 GPUs gives that type's single-type answer, a typo in a
+count is said and kept, a language switch words it all in Russian without planning again.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import Qt
+
+from desktop import fmt
+
+PLAN_TIMEOUT_MS = 30_000
+MODEL = "llama-3.1-8b"
+# Inputs shared by the page and the CLI: a full fine-tune on up to 16 H100s with the user's failure figures.
+FAILURES_PER_MILLION = 5000.0
+INTERVAL_MINUTES = 30.0
+CLI_BASE = ["plan", "--model", MODEL, "--task", "finetune", "--seq-len", "4096", "--batch", "32",
+            "--tokens", "1e9", "--price-from-quotes", "--json"]  # fmt: skip
+
+
+@pytest.fixture
+def english_afterwards():
+    yield
+    from desktop.i18n import switch_language
+
+    switch_language("en")
+
+
+def _cli_json(capsys, *flags: str) -> dict:
+    from planner.cli import main
+
+    capsys.readouterr()
+    assert main([*CLI_BASE, *flags]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _plan(page, qtbot) -> None:
+    with qtbot.waitSignal(page.planned, timeout=PLAN_TIMEOUT_MS):
+        page.replan()
+    qtbot.waitUntil(lambda: page.context.jobs.running_count == 0, timeout=PLAN_TIMEOUT_MS)
+
+
+def _page_with_inputs(open_plan_page, qtbot, **changes):
+    from desktop.plan_state import PlanInputs
+    from planner.vocabulary import Task
+
+    page = open_plan_page((1280, 820))
+    inputs = PlanInputs(task=Task.FINETUNE, preset=MODEL, seq_len=4096, global_batch=32, train_tokens=1e9,
+                        max_gpus=16, hardware=("catalog:h100-sxm",))  # fmt: skip
+    page.state.replace_inputs(inputs, dirty=False)
+    page.sync_widgets()
+    if changes:
+        page.state.update(**changes)
+    return page
+
+
+def _set_resilience_by_widgets(page) -> None:
+    """As a user sets them: tick the failure rate and the interval, type the figures, pick local NVMe."""
+    panel = page.resilience
+    panel.failures.check.setChecked(True)
+    panel.failures.spin.setValue(FAILURES_PER_MILLION)
+    panel.interval.check.setChecked(True)
+    panel.interval.spin.setValue(INTERVAL_MINUTES)
+    panel.storage_combo.setCurrentIndex(panel.storage_combo.findData("nvme"))
+
+
+@pytest.mark.slow
+def test_the_goodput_figures_shown_are_the_clis_for_the_same_inputs(open_plan_page, qtbot, capsys):
+    page = _page_with_inputs(open_plan_page, qtbot)
+    _set_resilience_by_widgets(page)
+    _plan(page, qtbot)
+    cli = _cli_json(capsys, "--gpu", "h100-sxm", "--max-gpus", "16", "--checkpoint-storage", "nvme",
+                    "--failures-per-million-gpu-hours", f"{FAILURES_PER_MILLION:g}",
+                    "--checkpoint-interval-minutes", f"{INTERVAL_MINUTES:g}")  # fmt: skip
+    expected, best = cli["options"][0], page.state.best
+    assert best is not None and best.layout.as_dict() == expected["strategy"] and best.gpus == expected["gpus"]  # the same option ranks first
+    term = expected["goodput"]
+    assert term["checkpoint_storage"] == "nvme" and term["checkpoint_interval_basis"] == "user-set"
+    assert term["checkpoint_interval_s"] == INTERVAL_MINUTES * 60
+    from desktop.plan_scale_text import goodput_rows
+
+    rows = {row.key: row for row in goodput_rows(best, page.call.constraints.resilience)}
+    wanted = {
+        "effective_fraction": term["effective_fraction"], "expected_interruptions": term["expected_interruptions"],
+        "interruptions_per_hour": term["interruptions_per_hour"], "wall_time_s": term["wall_time_s"],
+        "gpu_hours": term["gpu_hours"], "cost": term["cost"]["amount"],
+        "lost_restarts": term["lost_shares"]["restarts"], "lost_checkpoints": term["lost_shares"]["checkpoints"],
+        "lost_rework": term["lost_shares"]["rework"], "checkpoint_bytes": term["checkpoint_bytes"],
+        "checkpoint_write_s": term["checkpoint_write_s"], "checkpoint_interval_s": term["checkpoint_interval_s"],
+        "restart_s": term["restart_s"],
+    }  # fmt: skip
+    for key, value in wanted.items():
+        assert rows[key].raw == pytest.approx(value, rel=1e-9), key
+    # what the user reads: the CLI's figures formatted with their units
+    shown = page.results.goodput.toPlainText()
+    for text in (fmt.percent(term["effective_fraction"], 1), fmt.duration(term["wall_time_s"]),
+                 fmt.bytes_(term["checkpoint_bytes"]), fmt.duration(term["checkpoint_write_s"]),
+                 fmt.duration(term["restart_s"]), fmt.money(term["cost"]["amount"], term["cost"]["currency"]),
+                 "per million GPU-hours, set by you"):  # fmt: skip
+        assert text in shown, text
+    # a rate this high costs real time: the headline and the table show the figures with losses, as ranked
+    assert term["effective_fraction"] < 0.99
+    wall = fmt.duration(term["wall_time_s"])
+    assert f"finishes in {wall}" in page.results.headline.text()
+    model = page.results.model
+    time_cell = model.data(model.index(0, model.column_of("time"))).split("\n")[0]
+    assert time_cell == wall != fmt.duration(expected["wall_time_s"])
+
+    # the defaults (published failure rate, Daly's interval) with the user's own write rate instead of a profile
+    panel = page.resilience
+    panel.failures.check.setChecked(False)
+    panel.interval.check.setChecked(False)
+    panel.rate.check.setChecked(True)
+    panel.rate.spin.setValue(2.0)
+    assert page.state.inputs.failures_per_million_gpu_hours is None and page.state.inputs.checkpoint_gb_per_s == 2.0
+    _plan(page, qtbot)
+    term = _cli_json(capsys, "--gpu", "h100-sxm", "--max-gpus", "16", "--checkpoint-gb-per-s", "2")["options"][0][
+        "goodput"
+    ]
+    rows = {row.key: row for row in goodput_rows(page.state.best, page.call.constraints.resilience)}
+    assert term["checkpoint_interval_basis"] == "Daly optimum" and term["checkpoint_storage"] == "user-set"
+    for key in ("effective_fraction", "checkpoint_write_s", "checkpoint_interval_s", "restart_s", "wall_time_s"):
+        assert rows[key].raw == pytest.approx(term[key], rel=1e-9), key
+    shown = page.results.goodput.toPlainText()
+    assert "19.7 interruptions per million GPU-hours: 419 unexpected interruptions in 54 days" in shown  # Llama 3
+    assert "Daly's optimum" in shown and "your storage" in shown
+
+    panel.failures.check.setChecked(True)
+    panel.failures.spin.setValue(0.0)  # 0 failures: no goodput term, in the CLI as in the app
+    _plan(page, qtbot)
+    cli = _cli_json(capsys, "--gpu", "h100-sxm", "--max-gpus", "16", "--failures-per-million-gpu-hours", "0")
+    assert cli["options"][0]["goodput"] is None and page.state.best.goodput is None
+    assert "Failures are turned off" in page.results.goodput.toPlainText()
+
+
+def _set_pool_by_keyboard(page, qtbot, rows: list[tuple[str, str]]) -> None:
+    """Add rows with the Add button (Space), choose each type, type each count."""
+    panel = page.pool_panel
+    for gpu_id, count in rows:
+        panel.add_button.setFocus()
+        qtbot.keyClick(panel.add_button, Qt.Key.Key_Space)
+        row = panel.rows[-1]
+        row.combo.setCurrentIndex(row.combo.findData(gpu_id))
+        row.count.selectAll()
+        qtbot.keyClicks(row.count, count)
+
+
+@pytest.mark.slow
+def test_the_pool_headline_names_the_best_row_and_a_type_at_zero_is_its_single_type_answer(
+    open_plan_page, qtbot, capsys
+):
+    page = _page_with_inputs(open_plan_page, qtbot)
+    page.set_mode("expert", remember=False)
+    _set_pool_by_keyboard(page, qtbot, [("a100-sxm-80gb", "8"), ("h100-sxm", "4")])
+    assert page.state.inputs.pool == (("a100-sxm-80gb", 8), ("h100-sxm", 4))
+    _plan(page, qtbot)
+    view = page.results.pool
+    cli = _cli_json(capsys, "--pool", "a100-sxm-80gb:8,h100-sxm:4")["pool"]
+    assert view.model.rowCount() == len(cli["choices"]) == 3  # each type alone and the whole pool
+    for row, choice in enumerate(cli["choices"]):  # the same ways, in the same order, with the same figures
+        shown = view.model.choice(row)
+        assert shown.name == choice["name"] and dict(shown.gpus) == choice["gpus"]
+        assert shown.wall_time_s == pytest.approx(choice["wall_time_s"], rel=1e-9)
+        assert shown.cost.amount == pytest.approx(choice["cost"]["amount"], rel=1e-9)  # the same prices too
+    best = view.model.choice(0)
+    assert best.name == cli["best"] == "pool"  # 12 GPUs together beat 8 A100s or 4 H100s alone
+    headline, cells = view.headline.text(), [view.model.data(view.model.index(0, c)) for c in range(7)]
+    assert headline.startswith("<b>Best on the pool: " + cells[0])  # "whole pool"
+    for line in cells[1].split("\n"):  # "8 × A100 SXM4 80GB", "4 × H100 SXM5 80GB": the best row's GPUs
+        assert line in headline
+    assert cells[5] in headline and cells[6] in headline  # its run time and cost with losses
+    assert view.model.data(view.model.index(0, 0), Qt.ItemDataRole.FontRole).bold()
+
+    page.pool_panel.rows[1].count.selectAll()
+    qtbot.keyClicks(page.pool_panel.rows[1].count, "0")  # H100 at 0: absent
+    assert page.state.inputs.pool_counts == {"a100-sxm-80gb": 8}
+    _plan(page, qtbot)
+    alone = _cli_json(capsys, "--gpu", "a100-sxm-80gb", "--max-gpus", "8")["options"][0]
+    assert view.model.rowCount() == 1
+    only = view.model.choice(0)
+    assert only.name == "alone:a100-sxm-80gb" and dict(only.gpus) == {"a100-sxm-80gb": alone["gpus"]}
+    assert only.wall_time_s == pytest.approx(alone["goodput"]["wall_time_s"], rel=1e-9)
+    assert "only way that fits" in view.headline.text()
+
+
+@pytest.mark.slow
+def test_a_count_that_is_not_a_whole_number_is_said_and_kept(open_plan_page, qtbot):
+    page = _page_with_inputs(open_plan_page, qtbot)
+    panel = page.pool_panel
+    _set_pool_by_keyboard(page, qtbot, [("a100-sxm-80gb", "64")])
+    assert page.state.inputs.pool == (("a100-sxm-80gb", 64),)
+    for typo in ("x4", "-3", "six"):  # wrong from the first key (a typo after digits keeps those digits)
+        panel.rows[0].count.selectAll()
+        qtbot.keyClicks(panel.rows[0].count, typo)
+        assert panel.rows[0].count.text() == typo  # nothing the user typed is lost
+        assert not panel.message.isHidden() and f"“{typo}”" in panel.message.text()
+        assert page.state.inputs.pool == (("a100-sxm-80gb", 64),)  # the plan keeps the last valid pool
+    panel.rows[0].count.selectAll()
+    qtbot.keyClicks(panel.rows[0].count, "1,024")
+    assert panel.message.isHidden() and page.state.inputs.pool == (("a100-sxm-80gb", 1024),)
+
+
+@pytest.mark.slow
+def test_tab_walks_each_pool_row_then_add_and_remove_keeps_the_keyboard(open_plan_page, qtbot):
+    page = _page_with_inputs(open_plan_page, qtbot)
+    page.set_mode("expert", remember=False)  # the pool is an Expert input
+    panel = page.pool_panel
+    _set_pool_by_keyboard(page, qtbot, [("a100-sxm-80gb", "64"), ("h100-sxm", "32")])
+    first, second = panel.rows
+    page.activateWindow()
+    qtbot.waitUntil(page.isActiveWindow)
+    walk = [first.combo, first.count, first.remove, second.combo, second.count, second.remove, panel.add_button]
+    walk[0].setFocus()
+    for here, there in zip(walk, walk[1:], strict=False):
+        qtbot.waitUntil(here.hasFocus)
+        qtbot.keyClick(here, Qt.Key.Key_Tab)
+        qtbot.wait(50)
+        focused = page.focusWidget()
+        assert focused is there, (walk.index(here), focused, focused.parent() if focused else None)
+    assert [first.count.accessibleName(), second.count.accessibleName()] == [
+        "Count of A100 SXM4 80GB", "Count of H100 SXM5 80GB"]  # fmt: skip
+    second.remove.setFocus()
+    qtbot.keyClick(second.remove, Qt.Key.Key_Space)
+    assert len(panel.rows) == 1 and page.state.inputs.pool == (("a100-sxm-80gb", 64),)
+
+
+@pytest.mark.slow
+def test_a_language_switch_words_goodput_and_pool_in_russian_without_planning_again(
+    open_plan_page, qtbot, monkeypatch, english_afterwards
+):
+    import desktop.pages.plan as plan_page
+    from desktop.i18n import switch_language
+
+    page = _page_with_inputs(open_plan_page, qtbot, pool=(("a100-sxm-80gb", 8), ("h100-sxm", 4)))
+    _plan(page, qtbot)
+    result, pool = page.state.result, page.pool
+    assert pool is not None and pool.comparison is not None
+    assert "Effective training time" in page.results.goodput.toPlainText()
+    calls = [0]
+    real = plan_page.build_and_run
+
+    def counting(*args, **kwargs):
+        calls[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(plan_page, "build_and_run", counting)
+    switch_language("ru")
+    assert calls[0] == 0 and page.state.result is result and page.pool is pool  # nothing planned again
+    goodput = page.results.goodput.toPlainText()
+    assert "Эффективное время обучения" in goodput and "Effective training time" not in goodput
+    assert "Llama 3" in goodput and "interruptions" not in goodput  # the failure rate's source too
+    headline = page.results.pool.headline.text()
+    assert "Лучшее на пуле" in headline and "Best on the pool" not in headline
+    header = page.results.pool.model.headerData(0, Qt.Orientation.Horizontal)
+    assert header == "Способ"
+
+
+def test_pool_and_goodput_texts_never_raise_on_odd_figures(qapp):
+    """No exception escapes a Qt virtual: the pool model answers any index, and an empty comparison is worded."""
+    from desktop.plan_scale_text import pool_headline_html
+    from desktop.qmodels.pool_choices import PoolChoicesModel
+    from planner.search.pools import PoolComparison
+
+    model = PoolChoicesModel()
+    empty = PoolComparison((), "", "nothing fits on any type of the pool", 0.0)
+    model.set_comparison(empty, {})
+    assert model.rowCount() == 0 and model.data(model.index(5, 9)) is None
+    assert "Nothing fits" in pool_headline_html(empty, {}, True)
+    from planner.search.pools import PoolChoice
+
+    serving = PoolComparison((PoolChoice("pool", {"h100-sxm": 2}, 500.0, 1.0, None, None, (), 1, 1),
+                              PoolChoice("alone:a10", {"a10": 1}, 0.0, 1.0, None, None, (), 1, 1)), "pool", "", 0.0)
+    model.set_comparison(serving, {"h100-sxm": "H100 SXM5 80GB"})
+    assert model.data(model.index(0, 5)) == "–" and model.data(model.index(1, 1)) == "1 × a10"
+    assert "whole pool" in pool_headline_html(serving, {}, False)  # a way serving nothing: no division by zero
+
+
+@pytest.mark.slow
+def test_a_new_pool_is_compared_off_the_gui_thread(open_plan_page, qtbot, monkeypatch):
+    """The first plan with a pool (whose comparison cost is unknown) runs on a pool thread, never inline."""
+    import threading
+
+    import desktop.pages.plan as plan_page
+
+    page = _page_with_inputs(open_plan_page, qtbot)
+    page.scheduler.sync_limit_ms = 1e9  # every plan whose cost is known runs inline (a busy machine is slow)
+    _plan(page, qtbot)
+    threads: list[bool] = []
+    real = plan_page.build_and_run
+
+    def recording(*args, **kwargs):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(plan_page, "build_and_run", recording)
+    _plan(page, qtbot)
+    assert threads == [True]  # known cost: inline
+    page.state.update(pool=(("a100-sxm-80gb", 8), ("h100-sxm", 4)))
+    _plan(page, qtbot)
+    assert threads[1] is False  # the pool's first comparison ran in the background
+    assert page.pool is not None and page.pool.comparison is not None
+
+
+def test_a_count_is_a_whole_ascii_number_with_or_without_thousands_separators():
+    from desktop.pages.plan_scale_inputs import MAX_POOL_GPUS, parse_count
+
+    assert [parse_count(text) for text in ("0", " 64 ", "1,024", "1 024", "1\u00a0024", "1\u202f024")] == [
+        0, 64, 1024, 1024, 1024, 1024]  # fmt: skip
+    for wrong in ("", "-3", "2.5", "1e3", "٣", "²", str(MAX_POOL_GPUS + 1)):  # Arabic-Indic three, superscript two
+        assert parse_count(wrong) is None, wrong
+
+
+def test_a_saved_plan_keeps_its_pool_and_failure_figures(qapp):
+    from desktop.plan_state import PlanInputs
+
+    inputs = PlanInputs(pool=(("a100-sxm-80gb", 64), ("h100-sxm", 0)), failures_per_million_gpu_hours=25.0,
+                        checkpoint_storage="nvme", checkpoint_gb_per_s=2.5, checkpoint_interval_minutes=45.0)
+    again = PlanInputs.from_dict(json.loads(json.dumps(inputs.to_dict())))
+    assert again == inputs and again.pool_counts == {"a100-sxm-80gb": 64}  # a type at 0 is absent
+    odd = PlanInputs.from_dict({"pool": [["h100-sxm", -2], ["a100-sxm-80gb", "8"], "x", ["h100-sxm", 16]],
+                                "checkpoint_storage": "tape", "failures_per_million_gpu_hours": -1.0})
+    assert odd.pool == (("h100-sxm", 16),) and odd.checkpoint_storage == "pfs"
+    assert odd.failures_per_million_gpu_hours is None
