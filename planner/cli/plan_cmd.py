@@ -298,7 +298,7 @@ def _output_len(args: argparse.Namespace) -> int:
     shortened to half the sequence so that a short --seq-len still leaves a prompt."""
     if args.output_len is not None:
         return int(args.output_len)
-    return min(DEFAULT_OUTPUT_LEN, max(1, args.seq_len // 2))
+    return min(DEFAULT_OUTPUT_LEN, max(1, int(args.seq_len) // 2))
 
 
 def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraints:
