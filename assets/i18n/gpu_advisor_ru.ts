@@ -1647,7 +1647,7 @@ token</source>
         <translation>Измерено замером; план использует его цифры умножения матриц и пропускной способности.</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_scale_text.py" line="+71"/>
+        <location filename="../../desktop/plan_scale_text.py" line="+72"/>
         <source>{0} interruptions per million GPU-hours, set by you</source>
         <translation>{0} прерываний на миллион GPU-часов, задано вами</translation>
     </message>
@@ -1918,7 +1918,7 @@ token</source>
         <translation>{0} обслуживает в {1}× больше, чем {2}.</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+16"/>
         <source>Best on the pool: {0} ({1})</source>
         <translation>Лучшее на пуле: {0} ({1})</translation>
     </message>
@@ -2636,6 +2636,76 @@ token</source>
         <translation>укажите либо --price-per-gpu-hour, либо --price-from-quotes, но не оба сразу</translation>
     </message>
     <message>
+        <location line="+2"/>
+        <source>{gpu} alone</source>
+        <translation>только {gpu}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the whole pool</source>
+        <translation>весь пул</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the pipeline over the types</source>
+        <translation>конвейер по типам</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>separate jobs</source>
+        <translation>отдельные задачи</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{way} is the only way that fits</source>
+        <translation>{way} — единственный способ, который помещается</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{way} is {speedup}x faster than {runner}: {why}</source>
+        <translation>{way} в {speedup} раза быстрее, чем {runner}: {why}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the extra GPUs bring more than the gradient sync at the slower pace costs</source>
+        <translation>дополнительные GPU дают больше, чем стоит синхронизация градиентов в темпе более медленного типа</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>each type holds layers in proportion to its speed, so the slowest stage, the bubble ({bubble_percent}% of the step) and the sends between types cost less than the runner-up&apos;s losses</source>
+        <translation>каждый тип держит слои пропорционально своей скорости, поэтому самая медленная ступень, пузырь ({bubble_percent}% шага) и передачи между типами стоят меньше, чем теряет второй по скорости способ</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>its GPUs run this job faster</source>
+        <translation>его GPU выполняют эту задачу быстрее</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{stages} pipeline stages ({groups}) x dp {dp}, {microbatches} micro-batches per step: the slowest stage takes {pace_s} per micro-batch, the bubble {bubble_percent}% of the step, a send between types {boundary_send_s} at the slower link</source>
+        <translation>ступеней конвейера: {stages} ({groups}) x dp {dp}, микробатчей на шаг: {microbatches}; самая медленная ступень тратит {pace_s} на микробатч, пузырь — {bubble_percent}% шага, передача между типами — {boundary_send_s} по более медленному каналу</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>each type runs its own job: together {aggregate_tokens_per_s} tokens/s, but one run goes at its own job&apos;s pace, {tokens_per_s} tokens/s on {gpu} alone; the other GPUs run other jobs</source>
+        <translation>каждый тип выполняет свою задачу: вместе {aggregate_tokens_per_s} токенов/с, но один запуск идёт в темпе своей задачи, {tokens_per_s} токенов/с только на {gpu}; остальные GPU выполняют другие задачи</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no pipeline over the types: no tensor-parallel size and pipeline copies give every type a stage within {limit} stages</source>
+        <translation>конвейера по типам нет: ни один размер тензорного параллелизма и число копий конвейера не дают каждому типу ступень в пределах {limit} ступеней</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no pipeline over the types fits: at best stage {stage} on {gpu} ({layers} layers) needs {need_bytes} per GPU, has {capacity_bytes} ({strategy})</source>
+        <translation>ни один конвейер по типам не помещается: в лучшем случае ступени {stage} на {gpu} ({layers} слоёв) нужно {need_bytes} на GPU, есть {capacity_bytes} ({strategy})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no pipeline over the types: {refusal}</source>
+        <translation>конвейера по типам нет: {refusal}</translation>
+    </message>
+    <message>
         <location line="+1"/>
         <source>nothing to export: no option fits</source>
         <translation>экспортировать нечего: ни один вариант не помещается</translation>
@@ -2876,12 +2946,32 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-313"/>
+        <location line="-332"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+314"/>
+        <location line="+274"/>
+        <source>the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
+        <translation>общая раскладка пула и синхронизация градиентов в темпе более медленного типа стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the pipeline&apos;s slowest stage, bubble and sends between types cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
+        <translation>самая медленная ступень конвейера, пузырь и передачи между типами стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{stages} x {gpu}, layers per stage: {layers}</source>
+        <translation>{stages} x {gpu}, слоёв на ступень: {layers}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{stages} x {gpu}, layers per stage: {fewest}-{most}</source>
+        <translation>{stages} x {gpu}, слоёв на ступень: {fewest}–{most}</translation>
+    </message>
+    <message>
+        <location line="+54"/>
         <source>{path}: cannot read ({kind}: {reason})</source>
         <translation>{path}: не удалось прочитать ({kind}: {reason})</translation>
     </message>
@@ -3026,7 +3116,7 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-490"/>
+        <location line="-509"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
@@ -3631,7 +3721,7 @@ with losses</source>
 <context>
     <name>PoolPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_scale_inputs.py" line="+250"/>
+        <location filename="../../desktop/pages/plan_scale_inputs.py" line="+258"/>
         <source>Mixed pool</source>
         <translation>Смешанный пул</translation>
     </message>
@@ -3682,7 +3772,7 @@ with losses</source>
         <translation>Тип GPU этой строки</translation>
     </message>
     <message>
-        <location line="+53"/>
+        <location line="+55"/>
         <source>{0}: “{1}”</source>
         <translation>{0}: «{1}»</translation>
     </message>
@@ -5027,7 +5117,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResiliencePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_scale_inputs.py" line="-195"/>
+        <location filename="../../desktop/pages/plan_scale_inputs.py" line="-205"/>
         <source>Failures and checkpoints (training)</source>
         <translation>Сбои и контрольные точки (обучение)</translation>
     </message>

@@ -49,7 +49,7 @@ from planner.search import (
     PlanResult,
     Workload,
 )
-from planner.search.pools import PoolComparison, PoolPart, compare_pool
+from planner.search.pools import EVERY_WAY, FIRST_WAYS, PoolComparison, PoolPart, compare_pool
 from planner.search.types import MAX_MEMORY_HEADROOM
 from planner.vocabulary import Layout, Offload, Optimizer, Precision, RankBy, Recompute, Task
 
@@ -97,6 +97,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--pool", default=None, metavar="ID:COUNT,...",
         help="training on a mixed pool you have, e.g. a100-sxm-80gb:64,h100-sxm:32: each type alone against the "
         "whole pool as one data-parallel job (instead of --gpu)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--pool-ways", default=",".join(FIRST_WAYS), metavar="WAY,...|all",
+        help="with --pool: the ways to compare, of alone, pool, pipeline (stages sized to each type's speed) and "
+        "separate (jobs); all for every one (default: alone,pool, the Plan page's)",
     )  # fmt: skip
     count = parser.add_mutually_exclusive_group()
     count.add_argument("--gpus", type=int, default=None, help="exactly this many GPUs")
@@ -668,16 +673,33 @@ def run_plan(args: argparse.Namespace) -> int:
 
 
 def run_pool(args: argparse.Namespace, resolved: ResolvedPlan, notes: list[str]) -> int:
-    """--pool: each type alone against the whole pool as one job."""
+    """--pool: each type alone against the whole pool as one job (--pool-ways: a pipeline over the types and
+    separate jobs too)."""
     catalog = {gpu.id: gpu for gpu in resolved.gpus}
     parts = [PoolPart(catalog[part.gpu.id], part.count) for part in resolve_pool(args.pool, list(resolved.gpus))]
+    ways = pool_ways(args.pool_ways)
     comparison = compare_pool(resolved.model, resolved.workload, parts, resolved.constraints,
-                              prices=resolved.prices, calibration=resolved.calibration)  # fmt: skip
+                              prices=resolved.prices, calibration=resolved.calibration, ways=ways)  # fmt: skip
+    if resolved.workload.is_training and set(ways) != set(EVERY_WAY):
+        notes.append("--pool-ways all also weighs a pipeline over the types (stages sized to each type's speed) and "
+                     "separate jobs")  # fmt: skip
     if args.json:
         print_json({"pool": comparison.as_dict(), "notes": notes})
     else:
         print_pool(comparison, notes, serving=not resolved.workload.is_training)
     return 0
+
+
+def pool_ways(text: str) -> tuple[str, ...]:
+    """--pool-ways "alone,pool,pipeline" or "all" -> the ways compare_pool weighs (UserError for another word)."""
+    words = [word.strip() for word in text.split(",") if word.strip()]
+    if words == ["all"]:
+        return EVERY_WAY
+    for word in words:
+        if word not in EVERY_WAY:
+            raise UserError.of(msg("error.unknown_choice", what="--pool-ways way", text=word,
+                                   choices=", ".join((*EVERY_WAY, "all"))))  # fmt: skip
+    return tuple(words)
 
 
 def print_pool(comparison: PoolComparison, notes: list[str], serving: bool = False) -> None:
@@ -694,10 +716,17 @@ def print_pool(comparison: PoolComparison, notes: list[str], serving: bool = Fal
             target = {None: "-", True: "met", False: "missed"}[choice.meets_target]
             line += f" {choice.tokens_per_s_one_down or 0:>10,.0f} {target:>7}"
         print(line)
+    for choice in comparison.choices:
+        if choice.explanation is not None:
+            print(f"{choice.name}: {choice.explanation.text}")
+    for miss in comparison.not_fitting:
+        print(f"{miss.name}: {miss.reason.text}")
     print(f"best: {comparison.best or '-'}: {comparison.reason}")
-    if not serving:
-        print(f"the types' own throughputs add up to {comparison.perfect_sum_tokens_per_s:,.0f} tokens/s: no pooled "
-              "job beats it; pipeline stages sized per type are not modelled yet")  # fmt: skip
+    if not serving and comparison.choices:
+        print(f"the types' own plans add up to {comparison.perfect_sum_tokens_per_s:,.0f} tokens/s: no pooled "
+              "data-parallel job beats it; run perfectly (every GPU on its layers alone: no bubble, communication "
+              f"or LM head) the types would do {comparison.ideal_sum_tokens_per_s:,.0f} tokens/s: no mixed way "
+              "beats that")  # fmt: skip
     for line in notes:
         print(f"note: {line}")
 
