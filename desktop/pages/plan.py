@@ -184,6 +184,11 @@ class PoolView(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.setWordWrap(True)
+        self.details = QLabel()  # the pipeline's stages, separate jobs, the ways that do not fit
+        self.details.setObjectName("poolDetails")
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.RichText)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.ceiling = QLabel()
         self.ceiling.setWordWrap(True)
         self.ceiling.setObjectName("hint")
@@ -191,6 +196,7 @@ class PoolView(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.headline)
         layout.addWidget(self.table, 1)
+        layout.addWidget(self.details)
         layout.addWidget(self.ceiling)
 
     def show_answer(self, answer: PoolAnswer | None, names: dict[str, str], training: bool) -> None:
@@ -200,7 +206,7 @@ class PoolView(QWidget):
         if answer is None:
             self.headline.setText(
                 self.tr("No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare "
-                        "each type alone with the whole pool as one job.")
+                        "each type alone with the whole pool as one job, a pipeline over the types and separate jobs.")
             )  # fmt: skip
             self.ceiling.setText("")
         elif comparison is None:
@@ -211,6 +217,9 @@ class PoolView(QWidget):
         else:
             self.headline.setText(plan_scale_text.pool_headline_html(comparison, names, training))
             self.ceiling.setText(plan_scale_text.pool_ceiling_text(comparison, training))
+        details = plan_scale_text.pool_details_html(comparison, names) if comparison is not None else ""
+        self.details.setText(details)
+        self.details.setVisible(bool(details))
         self.table.resizeColumnsToContents()
         self.table.resizeRowsToContents()
 
