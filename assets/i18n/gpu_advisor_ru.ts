@@ -1299,7 +1299,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+465"/>
+        <location filename="../../desktop/pages/plan.py" line="+486"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
@@ -1598,12 +1598,12 @@ token</source>
         <translation>Время и стоимость в зависимости от числа GPU</translation>
     </message>
     <message>
-        <location line="-826"/>
+        <location line="-847"/>
         <source>no option that fits is selected: change the inputs until one fits, then export it</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location line="+378"/>
+        <location line="+399"/>
         <source>Every input on one page, and the strategy fields you may pin</source>
         <translation>Все входные данные на одной странице и поля стратегии, которые можно закрепить</translation>
     </message>
@@ -1884,7 +1884,7 @@ token</source>
     <message>
         <location line="+2"/>
         <source>the LM head</source>
-        <translation>LM-голова</translation>
+        <translation>голова языковой модели</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1894,7 +1894,7 @@ token</source>
     <message>
         <location line="+68"/>
         <source>Run perfectly (every GPU doing only its layers at its type&apos;s fastest pace: no bubble, communication, LM head or optimizer), the types would do {0} tokens/s: no way beats it.</source>
-        <translation>В идеале (каждый GPU считает только свои слои в самом быстром темпе своего типа: без пузыря, обменов, LM-головы и оптимизатора) типы дали бы {0} токенов/с: ни один способ этого не превосходит.</translation>
+        <translation>В идеале (каждый GPU считает только свои слои в самом быстром темпе своего типа: без пузыря, обменов, головы языковой модели и оптимизатора) типы дали бы {0} токенов/с: ни один способ этого не превосходит.</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -2682,7 +2682,7 @@ token</source>
     <message>
         <location line="+1"/>
         <source>{stages} pipeline stages ({groups}) x dp {dp}, {microbatches} micro-batches per step: the slowest stage takes {pace_s} per micro-batch, the bubble {bubble_percent}% of the step, a send between types {boundary_send_s} at the slower link</source>
-        <translation>ступеней конвейера: {stages} ({groups}) x dp {dp}, микробатчей на шаг: {microbatches}; самая медленная ступень тратит {pace_s} на микробатч, пузырь — {bubble_percent}% шага, передача между типами — {boundary_send_s} по более медленному каналу</translation>
+        <translation>ступеней конвейера: {stages} ({groups}) × dp {dp}, микробатчей на шаг: {microbatches}; самая медленная ступень тратит {pace_s} на микробатч, пузырь — {bubble_percent}% шага, передача между типами — {boundary_send_s} по более медленному каналу</translation>
     </message>
     <message>
         <location line="+3"/>
@@ -2962,12 +2962,12 @@ token</source>
     <message>
         <location line="+3"/>
         <source>{stages} x {gpu}, layers per stage: {layers}</source>
-        <translation>{stages} x {gpu}, слоёв на ступень: {layers}</translation>
+        <translation>{stages} × {gpu}, слоёв на ступень: {layers}</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>{stages} x {gpu}, layers per stage: {fewest}-{most}</source>
-        <translation>{stages} x {gpu}, слоёв на ступень: {fewest}–{most}</translation>
+        <translation>{stages} × {gpu}, слоёв на ступень: {fewest}–{most}</translation>
     </message>
     <message>
         <location line="+54"/>
@@ -3784,7 +3784,7 @@ with losses</source>
 <context>
     <name>PoolView</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-746"/>
+        <location filename="../../desktop/pages/plan.py" line="-755"/>
         <source>No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare each type alone with the whole pool as one job, a pipeline over the types and separate jobs.</source>
         <translation>Смешанного пула нет: в режиме «Эксперт» добавьте типы GPU и их число в разделе «Смешанный пул», чтобы сравнить каждый тип по отдельности со всем пулом как одним заданием, конвейером по типам и отдельными задачами.</translation>
     </message>
@@ -5209,7 +5209,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+98"/>
+        <location filename="../../desktop/pages/plan.py" line="+107"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
@@ -5245,8 +5245,8 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     </message>
     <message>
         <location line="+1"/>
-        <source>Each GPU type of your pool alone against the whole pool as one job</source>
-        <translation>Каждый тип GPU вашего пула по отдельности против всего пула как одного задания</translation>
+        <source>Each GPU type of your pool alone, the whole pool as one job, a pipeline over the types and separate jobs</source>
+        <translation>Каждый тип GPU вашего пула отдельно, весь пул как одно задание, конвейер по типам и отдельные задачи</translation>
     </message>
     <message>
         <location line="+1"/>
