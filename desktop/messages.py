@@ -694,7 +694,7 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "error.imported_size": QT_TRANSLATE_NOOP("PlannerMessages", "{where}: model size {billions}B parameters is outside {low}B..{high}B; check the sizes in the file"),
     "error.trace_needs_config": QT_TRANSLATE_NOOP("PlannerMessages", "{model}: a trace builds the model from its config.json; give a config.json or a model folder"),
     "error.trace_task": QT_TRANSLATE_NOOP("PlannerMessages", "a trace runs pretrain, finetune, lora or inference, not {task} (QLoRA's 4-bit kernels need CUDA)"),
-    "error.trace_layout": QT_TRANSLATE_NOOP("PlannerMessages", "a trace covers data parallel with ZeRO 0-3; tensor, pipeline and expert parallel are not traced"),
+    "error.trace_layout": QT_TRANSLATE_NOOP("PlannerMessages", "a LoRA trace covers data, pipeline and expert parallel; LoRA is not traced under tensor parallel"),
     "error.trace_failed": QT_TRANSLATE_NOOP("PlannerMessages", "the memory trace failed: {reason}"),
     "error.safetensors_short": QT_TRANSLATE_NOOP("PlannerMessages", "{path}: not a safetensors file (shorter than its 8-byte header length)"),
     "error.safetensors_header": QT_TRANSLATE_NOOP("PlannerMessages", "{path}: header length {header} bytes is absurd for a {size}-byte file"),

@@ -461,7 +461,7 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
         "{model}: a trace builds the model from its config.json; give a config.json or a model folder"
     ),
     "error.trace_task": "a trace runs pretrain, finetune, lora or inference, not {task} (QLoRA's 4-bit kernels need CUDA)",
-    "error.trace_layout": "a trace covers data parallel with ZeRO 0-3; tensor, pipeline and expert parallel are not traced",
+    "error.trace_layout": "a LoRA trace covers data, pipeline and expert parallel; LoRA is not traced under tensor parallel",
     "error.trace_failed": "the memory trace failed: {reason}",
     "error.safetensors_short": "{path}: not a safetensors file (shorter than its 8-byte header length)",
     "error.safetensors_header": "{path}: header length {header} bytes is absurd for a {size}-byte file",

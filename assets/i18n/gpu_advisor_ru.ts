@@ -3016,8 +3016,8 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
-        <source>a trace covers data parallel with ZeRO 0-3; tensor, pipeline and expert parallel are not traced</source>
-        <translation>трассировка охватывает параллелизм по данным с ZeRO 0-3; тензорный, конвейерный и экспертный параллелизм не трассируются</translation>
+        <source>a LoRA trace covers data, pipeline and expert parallel; LoRA is not traced under tensor parallel</source>
+        <translation>трассировка LoRA охватывает параллелизм по данным, конвейерный и экспертный; под тензорным параллелизмом LoRA не трассируется</translation>
     </message>
     <message>
         <location line="+1"/>
