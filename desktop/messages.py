@@ -780,6 +780,10 @@ def _value(name: str, value: Any) -> str:
         return str(value)
     if name.endswith("_bytes"):
         return fmt.bytes_(value)
+    if name.endswith("_per_s"):  # a rate ("tokens_per_s"), not seconds
+        return fmt.number(value, 0)
+    if name.endswith("_s") and isinstance(value, float) and 0 < abs(value) < 0.01:  # "0.45 ms", not "0 ms"
+        return f"{fmt.significant(value * 1000, 2)} {QCoreApplication.translate('fmt', 'ms')}"
     if name.endswith("_s"):
         return fmt.duration(value)
     if isinstance(value, int):

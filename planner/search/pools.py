@@ -46,7 +46,7 @@ from planner.search.types import Constraints, PlanOption, Workload
 
 # The ways compare_pool may weigh: "alone" (each type; always), "pool", "pipeline", "separate". FIRST_WAYS are the
 # rows of the first version, which callers that name rows by "pool" / "alone:<gpu id>" rely on; EVERY_WAY adds the
-# pipeline over the types and separate jobs (the command line shows every way).
+# pipeline over the types and separate jobs (the command line and the Plan page show every way).
 FIRST_WAYS = ("alone", "pool")
 EVERY_WAY = ("alone", "pool", "pipeline", "separate")
 

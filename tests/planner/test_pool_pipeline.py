@@ -292,6 +292,9 @@ def test_cli_pool_ways(capsys):
     assert main([*base, "--pool-ways", "alone,pipeline"]) == 0
     names = {choice["name"] for choice in json.loads(capsys.readouterr().out)["pool"]["choices"]}
     assert names == {"pipeline", "alone:a100-sxm-80gb", "alone:h100-sxm"}
+    assert main([*base, "--pool-ways", "alone,pool"]) == 0  # the ways left out are said
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert any(note.startswith("--pool-ways leaves out pipeline, separate") for note in notes)
     assert main([*base, "--pool-ways", "alone,pipline"]) == 2  # a typo: one line, no traceback
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "pipline" in err and "Traceback" not in err
