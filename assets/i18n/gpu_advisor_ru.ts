@@ -2666,6 +2666,11 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>{way} is {faster_percent}% faster than {runner}: {why}</source>
+        <translation>{way} быстрее, чем {runner}, на {faster_percent}%: {why}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>the extra GPUs bring more than the gradient sync at the slower pace costs</source>
         <translation>дополнительные GPU дают больше, чем стоит синхронизация градиентов в темпе более медленного типа</translation>
     </message>
@@ -2945,12 +2950,12 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-332"/>
+        <location line="-335"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+274"/>
+        <location line="+277"/>
         <source>the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
         <translation>общая раскладка пула и синхронизация градиентов в темпе более медленного типа стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
     </message>
@@ -3115,7 +3120,7 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-509"/>
+        <location line="-512"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>

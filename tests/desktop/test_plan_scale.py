@@ -197,7 +197,8 @@ def test_the_pool_headline_names_the_best_row_and_a_type_at_zero_is_its_single_t
     runner = next(c for c in cli["choices"][1:] if c["name"] != "separate")  # the planner's reason's runner-up
     speedup = (cli["choices"][0]["tokens_per_s"] * cli["choices"][0]["effective_fraction"]
                / (runner["tokens_per_s"] * runner["effective_fraction"]))  # fmt: skip
-    assert f"is {fmt.significant(speedup, 3)}x faster than {way_names[runner['name']]}" in headline
+    told = f"{fmt.significant(speedup, 3)}x" if speedup >= 1.1 else f"{fmt.number(100 * (speedup - 1), 1)}%"
+    assert f"is {told} faster than {way_names[runner['name']]}" in headline  # a close race in percent
     assert model.data(model.index(0, 0), Qt.ItemDataRole.FontRole).bold()
     ceiling = view.ceiling.text()  # the bound every row is under: the types run perfectly
     assert fmt.number(cli["ideal_sum_tokens_per_s"], 0) + " tokens/s: no way beats it" in ceiling
