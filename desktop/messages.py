@@ -634,6 +634,9 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "pool.name.separate": QT_TRANSLATE_NOOP("PlannerMessages", "separate jobs"),
     "pool.reason.only": QT_TRANSLATE_NOOP("PlannerMessages", "{way} is the only way that fits"),
     "pool.reason.faster": QT_TRANSLATE_NOOP("PlannerMessages", "{way} is {speedup}x faster than {runner}: {why}"),
+    "pool.reason.faster_by_percent": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "{way} is {faster_percent}% faster than {runner}: {why}"
+    ),
     "pool.why.pool": QT_TRANSLATE_NOOP("PlannerMessages", "the extra GPUs bring more than the gradient sync at the slower pace costs"),
     "pool.why.pipeline": QT_TRANSLATE_NOOP("PlannerMessages", "each type holds layers in proportion to its speed, so the slowest stage, the bubble ({bubble_percent}% of the step) and the sends between types cost less than the runner-up's losses"),
     "pool.why.alone_over_pool": QT_TRANSLATE_NOOP("PlannerMessages", "the pool's common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs"),
@@ -790,6 +793,12 @@ def _value(name: str, value: Any) -> str:
         return str(value)
     if name.endswith("_bytes"):
         return fmt.bytes_(value)
+    if name.endswith("_per_s"):  # a rate ("tokens_per_s"), not seconds
+        return fmt.number(value, 0)
+    if name.endswith("_percent") and isinstance(value, float):  # as the English templates' {x:.1f}%
+        return fmt.number(value, 1)
+    if name.endswith("_s") and isinstance(value, float) and 0 < abs(value) < 0.01:  # "0.45 ms", not "0 ms"
+        return f"{fmt.significant(value * 1000, 2)} {QCoreApplication.translate('fmt', 'ms')}"
     if name.endswith("_s"):
         return fmt.duration(value)
     if isinstance(value, int):

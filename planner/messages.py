@@ -315,6 +315,7 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "pool.name.separate": "separate jobs",
     "pool.reason.only": "{way} is the only way that fits",
     "pool.reason.faster": "{way} is {speedup:.2f}x faster than {runner}: {why}",
+    "pool.reason.faster_by_percent": "{way} is {faster_percent:.1f}% faster than {runner}: {why}",
     "pool.why.pool": "the extra GPUs bring more than the gradient sync at the slower pace costs",
     "pool.why.pipeline": (
         "each type holds layers in proportion to its speed, so the slowest stage, the bubble "

@@ -1299,7 +1299,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+456"/>
+        <location filename="../../desktop/pages/plan.py" line="+486"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
@@ -1598,12 +1598,12 @@ token</source>
         <translation>Время и стоимость в зависимости от числа GPU</translation>
     </message>
     <message>
-        <location line="-817"/>
+        <location line="-847"/>
         <source>no option that fits is selected: change the inputs until one fits, then export it</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location line="+369"/>
+        <location line="+399"/>
         <source>Every input on one page, and the strategy fields you may pin</source>
         <translation>Все входные данные на одной странице и поля стратегии, которые можно закрепить</translation>
     </message>
@@ -1647,7 +1647,7 @@ token</source>
         <translation>Измерено замером; план использует его цифры умножения матриц и пропускной способности.</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_scale_text.py" line="+72"/>
+        <location filename="../../desktop/plan_scale_text.py" line="+75"/>
         <source>{0} interruptions per million GPU-hours, set by you</source>
         <translation>{0} прерываний на миллион GPU-часов, задано вами</translation>
     </message>
@@ -1872,60 +1872,59 @@ token</source>
         <translation>{0} полезного времени</translation>
     </message>
     <message>
-        <location line="+9"/>
-        <location line="+7"/>
-        <source>whole pool</source>
-        <translation>весь пул</translation>
+        <location line="+48"/>
+        <source>{0} layers</source>
+        <translation>слоёв: {0}</translation>
     </message>
     <message>
-        <location line="-5"/>
-        <source>{0} alone</source>
-        <translation>только {0}</translation>
+        <location line="+2"/>
+        <source>the embedding</source>
+        <translation>эмбеддинги</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>alone</source>
-        <translation>отдельно</translation>
+        <location line="+2"/>
+        <source>the LM head</source>
+        <translation>голова языковой модели</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+1"/>
+        <source>Stage {0}: {1} × {2}, {3}, {4} per GPU of {5} (TP {6} × PP {7})</source>
+        <translation>Ступень {0}: {1} × {2}, {3}, {4} на GPU из {5} (TP {6} × PP {7})</translation>
+    </message>
+    <message>
+        <location line="+68"/>
+        <source>Run perfectly (every GPU doing only its layers at its type&apos;s fastest pace: no bubble, communication, LM head or optimizer), the types would do {0} tokens/s: no way beats it.</source>
+        <translation>В идеале (каждый GPU считает только свои слои в самом быстром темпе своего типа: без пузыря, обменов, головы языковой модели и оптимизатора) типы дали бы {0} токенов/с: ни один способ этого не превосходит.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Their own plans add up to {0} tokens/s (separate jobs together): the whole pool as one data-parallel job never beats it.</source>
+        <translation>Их собственные планы в сумме дают {0} токенов/с (отдельные задачи вместе): весь пул как одна задача с параллелизмом по данным этого никогда не превосходит.</translation>
+    </message>
+    <message>
+        <location line="-55"/>
         <source>Nothing fits on any type of the pool.</source>
         <translation>Ни на одном типе пула ничего не помещается.</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>{0} is the only way that fits.</source>
         <translation>{0} — единственный подходящий способ.</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>The whole pool is {0}× faster than {1}: the extra GPUs bring more than the gradient sync at the slower type&apos;s pace costs.</source>
-        <translation>Весь пул в {0}× быстрее, чем {1}: дополнительные GPU дают больше, чем стоит синхронизация градиентов в темпе более медленного типа.</translation>
-    </message>
-    <message>
         <location line="+3"/>
-        <source>{0} is {1}× faster than the whole pool: the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs.</source>
-        <translation>{0} в {1}× быстрее всего пула: общая раскладка пула и синхронизация градиентов в более медленном темпе стоят больше, чем дают его дополнительные GPU; остальные GPU свободны для отдельных заданий.</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>{0} is {1}× faster than {2}.</source>
-        <translation>{0} в {1}× быстрее, чем {2}.</translation>
-    </message>
-    <message>
-        <location line="+2"/>
         <source>{0} serves {1}× what {2} does.</source>
         <translation>{0} обслуживает в {1}× больше, чем {2}.</translation>
     </message>
     <message>
         <location line="+16"/>
-        <source>Best on the pool: {0} ({1})</source>
-        <translation>Лучшее на пуле: {0} ({1})</translation>
+        <source>{0}: does not fit.</source>
+        <translation>{0}: не помещается.</translation>
     </message>
     <message>
-        <location line="+10"/>
-        <source>The types&apos; own throughputs add up to {0} tokens/s: no pooled job beats it.</source>
-        <translation>Собственные пропускные способности типов в сумме дают {0} токенов/с: ни одно задание на пуле не превзойдёт это.</translation>
+        <location line="+18"/>
+        <source>Best on the pool: {0} ({1})</source>
+        <translation>Лучшее на пуле: {0} ({1})</translation>
     </message>
 </context>
 <context>
@@ -2687,6 +2686,11 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>{way} is {faster_percent}% faster than {runner}: {why}</source>
+        <translation>{way} быстрее, чем {runner}, на {faster_percent}%: {why}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>the extra GPUs bring more than the gradient sync at the slower pace costs</source>
         <translation>дополнительные GPU дают больше, чем стоит синхронизация градиентов в темпе более медленного типа</translation>
     </message>
@@ -2703,7 +2707,7 @@ token</source>
     <message>
         <location line="+1"/>
         <source>{stages} pipeline stages ({groups}) x dp {dp}, {microbatches} micro-batches per step: the slowest stage takes {pace_s} per micro-batch, the bubble {bubble_percent}% of the step, a send between types {boundary_send_s} at the slower link</source>
-        <translation>ступеней конвейера: {stages} ({groups}) x dp {dp}, микробатчей на шаг: {microbatches}; самая медленная ступень тратит {pace_s} на микробатч, пузырь — {bubble_percent}% шага, передача между типами — {boundary_send_s} по более медленному каналу</translation>
+        <translation>ступеней конвейера: {stages} ({groups}) × dp {dp}, микробатчей на шаг: {microbatches}; самая медленная ступень тратит {pace_s} на микробатч, пузырь — {bubble_percent}% шага, передача между типами — {boundary_send_s} по более медленному каналу</translation>
     </message>
     <message>
         <location line="+3"/>
@@ -2966,12 +2970,12 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-342"/>
+        <location line="-345"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+284"/>
+        <location line="+287"/>
         <source>the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
         <translation>общая раскладка пула и синхронизация градиентов в темпе более медленного типа стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
     </message>
@@ -2983,12 +2987,12 @@ token</source>
     <message>
         <location line="+3"/>
         <source>{stages} x {gpu}, layers per stage: {layers}</source>
-        <translation>{stages} x {gpu}, слоёв на ступень: {layers}</translation>
+        <translation>{stages} × {gpu}, слоёв на ступень: {layers}</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>{stages} x {gpu}, layers per stage: {fewest}-{most}</source>
-        <translation>{stages} x {gpu}, слоёв на ступень: {fewest}–{most}</translation>
+        <translation>{stages} × {gpu}, слоёв на ступень: {fewest}–{most}</translation>
     </message>
     <message>
         <location line="+54"/>
@@ -3136,7 +3140,7 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-519"/>
+        <location line="-522"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
@@ -3697,7 +3701,7 @@ token</source>
 <context>
     <name>PoolChoicesModel</name>
     <message>
-        <location filename="../../desktop/qmodels/pool_choices.py" line="+28"/>
+        <location filename="../../desktop/qmodels/pool_choices.py" line="+29"/>
         <source>Way</source>
         <translation>Способ</translation>
     </message>
@@ -3805,9 +3809,9 @@ with losses</source>
 <context>
     <name>PoolView</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-743"/>
-        <source>No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare each type alone with the whole pool as one job.</source>
-        <translation>Смешанного пула нет: в режиме «Эксперт» добавьте типы GPU и их число в разделе «Смешанный пул», чтобы сравнить каждый тип по отдельности со всем пулом как одним заданием.</translation>
+        <location filename="../../desktop/pages/plan.py" line="-755"/>
+        <source>No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare each type alone with the whole pool as one job, a pipeline over the types and separate jobs.</source>
+        <translation>Смешанного пула нет: в режиме «Эксперт» добавьте типы GPU и их число в разделе «Смешанный пул», чтобы сравнить каждый тип по отдельности со всем пулом как одним заданием, конвейером по типам и отдельными задачами.</translation>
     </message>
     <message>
         <location line="+6"/>
@@ -5421,7 +5425,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+95"/>
+        <location filename="../../desktop/pages/plan.py" line="+107"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
@@ -5457,8 +5461,8 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     </message>
     <message>
         <location line="+1"/>
-        <source>Each GPU type of your pool alone against the whole pool as one job</source>
-        <translation>Каждый тип GPU вашего пула по отдельности против всего пула как одного задания</translation>
+        <source>Each GPU type of your pool alone, the whole pool as one job, a pipeline over the types and separate jobs</source>
+        <translation>Каждый тип GPU вашего пула отдельно, весь пул как одно задание, конвейер по типам и отдельные задачи</translation>
     </message>
     <message>
         <location line="+1"/>

@@ -49,7 +49,7 @@ from planner.search import (
     PlanResult,
     Workload,
 )
-from planner.search.pools import EVERY_WAY, FIRST_WAYS, PoolComparison, PoolPart, compare_pool
+from planner.search.pools import EVERY_WAY, PoolComparison, PoolPart, compare_pool
 from planner.search.types import MAX_MEMORY_HEADROOM
 from planner.vocabulary import Layout, Offload, Optimizer, Precision, RankBy, Recompute, Task
 
@@ -99,9 +99,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "whole pool as one data-parallel job (instead of --gpu)",
     )  # fmt: skip
     parser.add_argument(
-        "--pool-ways", default=",".join(FIRST_WAYS), metavar="WAY,...|all",
+        "--pool-ways", default="all", metavar="WAY,...|all",
         help="with --pool: the ways to compare, of alone, pool, pipeline (stages sized to each type's speed) and "
-        "separate (jobs); all for every one (default: alone,pool, the Plan page's)",
+        "separate (jobs); all for every one (default: all, the Plan page's rows)",
     )  # fmt: skip
     count = parser.add_mutually_exclusive_group()
     count.add_argument("--gpus", type=int, default=None, help="exactly this many GPUs")
@@ -680,9 +680,9 @@ def run_pool(args: argparse.Namespace, resolved: ResolvedPlan, notes: list[str])
     ways = pool_ways(args.pool_ways)
     comparison = compare_pool(resolved.model, resolved.workload, parts, resolved.constraints,
                               prices=resolved.prices, calibration=resolved.calibration, ways=ways)  # fmt: skip
-    if resolved.workload.is_training and set(ways) != set(EVERY_WAY):
-        notes.append("--pool-ways all also weighs a pipeline over the types (stages sized to each type's speed) and "
-                     "separate jobs")  # fmt: skip
+    left_out = [way for way in EVERY_WAY if way not in ways]
+    if resolved.workload.is_training and left_out:
+        notes.append(f"--pool-ways leaves out {', '.join(left_out)}; --pool-ways all (the default) weighs every way")
     if args.json:
         print_json({"pool": comparison.as_dict(), "notes": notes})
     else:

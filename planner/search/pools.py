@@ -46,8 +46,10 @@ from planner.search.types import Constraints, PlanOption, Workload
 
 # The ways compare_pool may weigh: "alone" (each type; always), "pool", "pipeline", "separate". FIRST_WAYS are the
 # rows of the first version, which callers that name rows by "pool" / "alone:<gpu id>" rely on; EVERY_WAY adds the
-# pipeline over the types and separate jobs (the command line shows every way).
+# pipeline over the types and separate jobs (the command line and the Plan page show every way).
 FIRST_WAYS = ("alone", "pool")
+# Below this ratio the reason says "x% faster" instead of "1.0Nx faster".
+CLOSE_RACE_SPEEDUP = 1.1
 EVERY_WAY = ("alone", "pool", "pipeline", "separate")
 
 
@@ -464,6 +466,9 @@ def _reason(choices: Sequence[PoolChoice]) -> Message:
         why = msg(f"pool.why.alone_over_{runner.name}")
     else:
         why = msg("pool.why.faster_type")
+    if speedup < CLOSE_RACE_SPEEDUP:  # "1.00x faster" says nothing: a close race is told in percent
+        return msg("pool.reason.faster_by_percent", way=best.label, faster_percent=100 * (speedup - 1),
+                   runner=runner.label, why=why)  # fmt: skip
     return msg("pool.reason.faster", way=best.label, speedup=speedup, runner=runner.label, why=why)
 
 

@@ -204,7 +204,7 @@ def test_separate_jobs_add_up_but_one_run_goes_at_its_own_pace(mixed):
 def test_the_fastest_way_wins(mixed):
     useful = [choice.useful_tokens_per_s for choice in mixed.choices]
     assert useful == sorted(useful, reverse=True) and mixed.best == mixed.choices[0].name
-    assert mixed.reason_message.code in ("pool.reason.faster", "pool.reason.only")
+    assert mixed.reason_message.code in ("pool.reason.faster", "pool.reason.faster_by_percent", "pool.reason.only")
 
 
 def test_a_zero_count_reduces_every_way_to_the_single_type_answer():
@@ -292,6 +292,18 @@ def test_cli_pool_ways(capsys):
     assert main([*base, "--pool-ways", "alone,pipeline"]) == 0
     names = {choice["name"] for choice in json.loads(capsys.readouterr().out)["pool"]["choices"]}
     assert names == {"pipeline", "alone:a100-sxm-80gb", "alone:h100-sxm"}
+    assert main([*base, "--pool-ways", "alone,pool"]) == 0  # the ways left out are said
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert any(note.startswith("--pool-ways leaves out pipeline, separate") for note in notes)
     assert main([*base, "--pool-ways", "alone,pipline"]) == 2  # a typo: one line, no traceback
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "pipline" in err and "Traceback" not in err
+
+
+def test_a_close_race_is_told_in_percent_from_the_two_rows(mixed):
+    # the reason said "1.00x faster" when the pool and the pipeline were 0.4% apart on the Plan page example
+    best, runner = mixed.choices[0], next(c for c in mixed.choices[1:] if c.name != "separate")
+    ratio = best.useful_tokens_per_s / runner.useful_tokens_per_s
+    assert 1 < ratio < 1.1, "the fixture is a close race: the pipeline and the whole pool"
+    assert mixed.reason_message.code == "pool.reason.faster_by_percent"
+    assert f"{100 * (ratio - 1):.1f}% faster than" in mixed.reason
