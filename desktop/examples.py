@@ -148,7 +148,7 @@ EXAMPLE_RENTAL_QUOTES = (
      "source": "example quote (entered by hand)", "note": "example"},
     # Spot and reserved H100 offers so Rent or buy draws every line; hand-entered examples, not market data.
     {"provider": "Example cloud", "offer": "8x H100 SXM spot", "gpu": "h100-sxm", "price_per_gpu_hour": 2.10,
-     "currency": "USD", "kind": "spot", "quoted_on": "2026-09-01",
+     "gpus_per_instance": 8, "interruptions_per_hour": 0.01, "currency": "USD", "kind": "spot", "quoted_on": "2026-09-01",
      "source": "example quote (entered by hand)", "note": "example: spot, may be interrupted"},
     {"provider": "Example cloud", "offer": "8x H100 SXM, 1-year term", "gpu": "h100-sxm",
      "price_per_gpu_hour": 2.45, "currency": "USD", "kind": "reserved-1y", "quoted_on": "2026-09-01",

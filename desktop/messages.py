@@ -590,6 +590,11 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "quantity.resale_fraction": QT_TRANSLATE_NOOP("PlannerMessages", "the resale fraction"),
     "quantity.maintenance": QT_TRANSLATE_NOOP("PlannerMessages", "maintenance"),
     "quantity.spot_overhead": QT_TRANSLATE_NOOP("PlannerMessages", "the spot overhead"),
+    "quantity.spot_interruption_rate": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "the spot interruption rate (reclaims per node-hour)"
+    ),
+    "quantity.checkpoint_write_time": QT_TRANSLATE_NOOP("PlannerMessages", "the checkpoint write time"),
+    "quantity.restart_time": QT_TRANSLATE_NOOP("PlannerMessages", "the restart time"),
     "quantity.catalog_purchase_price": QT_TRANSLATE_NOOP("PlannerMessages", "the catalog's purchase price"),
     "quantity.default_electricity_price": QT_TRANSLATE_NOOP("PlannerMessages", "the default electricity price"),
     # more errors a person can fix
@@ -615,6 +620,11 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "error.comm_overlap_range": QT_TRANSLATE_NOOP("PlannerMessages", "the communication overlap must be between 0 and 1, got {overlap}"),
     "error.batch_positive": QT_TRANSLATE_NOOP("PlannerMessages", "the batch must be at least one sequence"),
     "error.must_not_be_negative": QT_TRANSLATE_NOOP("PlannerMessages", "{what} must not be negative"),
+    "error.spot_no_progress": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "at {rate} reclaims per node-hour a job on {nodes} node(s) spends nearly all its time redoing lost work "
+        "and restarting ({restart_s} each): spot cannot run it",
+    ),
     "error.gpu_flag_empty": QT_TRANSLATE_NOOP("PlannerMessages", "--gpu needs a GPU id; see `gpu-advisor gpus`"),
     "error.price_flags_both": QT_TRANSLATE_NOOP("PlannerMessages", "give either --price-per-gpu-hour or --price-from-quotes, not both"),
     # mixed GPU pools (planner.search.pools): the ways to run one job and why the best wins

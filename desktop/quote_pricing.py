@@ -18,6 +18,7 @@ from PySide6.QtCore import QCoreApplication
 
 if TYPE_CHECKING:
     from planner.gpus import GpuSpec
+    from planner.messages import Message
     from planner.money import ExchangeRates
     from planner.store import ProbeRun, StoreProtocol
 
@@ -93,17 +94,40 @@ def no_rate_reason(source: str, target: str) -> str:
 
 
 @dataclass(frozen=True)
+class SpotOverhead:
+    """What a spot quote's reclaims cost a job on one of its instances (planner.costs.spot_line): extra billed
+    hours per useful hour against the same job on demand (None: spot cannot run it, ``problem`` says why), the
+    reclaim rate used and whether the quote states it (else the provider's typical rate)."""
+
+    fraction: float | None
+    rate_per_instance_hour: float
+    stated: bool
+    gpus: int
+    problem: Message | None = None
+
+
+@dataclass(frozen=True)
 class Pricing:
-    """Display currency, conversion factors into it, and the throughput basis per catalog GPU id."""
+    """Display currency, conversion factors into it, the throughput basis and the spec per catalog GPU id."""
 
     currency: str
     factors: Mapping[str, float]  # source currency -> display-currency units per unit
     basis: Mapping[str, Basis]
     problem: str = ""  # why the rates could not be read, if they could not
+    specs: Mapping[str, GpuSpec] = field(default_factory=dict)  # for the spot quotes' failure rates and nodes
+    # (GPU id, GPUs per instance, reclaim rate) -> SpotOverhead: a sort of 100,000 spot quotes computes each once
+    _spot_cache: dict[tuple[str, int, float, bool], SpotOverhead] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @classmethod
     def build(
-        cls, currency: str, rates: ExchangeRates | None, basis: Mapping[str, Basis], problem: str = ""
+        cls,
+        currency: str,
+        rates: ExchangeRates | None,
+        basis: Mapping[str, Basis],
+        problem: str = "",
+        specs: Mapping[str, GpuSpec] | None = None,
     ) -> Pricing:
         """``rates``: planner.money.ExchangeRates (None when they could not be read)."""
         factors = {currency: 1.0}
@@ -111,7 +135,32 @@ class Pricing:
             for source in rates.to_usd:
                 if currency in rates.to_usd:
                     factors[source] = rates.rate(source, currency)
-        return cls(currency, factors, dict(basis), problem)
+        return cls(currency, factors, dict(basis), problem, dict(specs or {}))
+
+    def spot_overhead(self, row: Mapping[str, Any]) -> SpotOverhead | None:
+        """A spot quote's reclaim cost for a job on one of its instances, with the assumptions of
+        planner.costs.spot_line (a 1-minute checkpoint at Daly's interval, a 15-minute restart); None for another
+        kind or a GPU outside the catalog. A quote without a rate takes the provider's typical one."""
+        spec = self.specs.get(str(row.get("gpu") or ""))
+        if row.get("kind") != "spot" or spec is None:
+            return None
+        from planner.costs import spot_line
+        from planner.errors import UserError
+        from planner.scale import DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
+
+        stated = row.get("interruptions_per_hour")
+        rate = float(stated) if stated is not None else DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
+        gpus = max(int(row.get("gpus_per_instance") or 1), 1)
+        key = (spec.id, gpus, rate, stated is not None)
+        found = self._spot_cache.get(key)
+        if found is None:
+            try:
+                line = spot_line(spec, gpus, rate, gpus_per_node=gpus)  # one instance, one node
+                found = SpotOverhead(line.overhead_fraction, rate, stated is not None, gpus)
+            except UserError as exc:  # a rate so high the job never progresses: said in the cell's tooltip
+                found = SpotOverhead(None, rate, stated is not None, gpus, exc.message)
+            self._spot_cache[key] = found
+        return found
 
     def convert(self, amount: float, source: str) -> tuple[float | None, str]:
         """(amount in the display currency, "") or (None, the reason); never an assumed rate."""
@@ -150,6 +199,9 @@ class Pricing:
         if basis is None:
             return values
         if kind == "rental":
+            spot = self.spot_overhead(row)
+            if spot is not None and spot.fraction is not None:
+                values["per_useful_gpu_hour"] = price * (1 + spot.fraction)
             if basis.bf16_flops:
                 values["per_pflop_hour"] = price / (basis.bf16_flops / 1e15)
             if basis.bandwidth:

@@ -13,8 +13,16 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from planner.errors import UserError
+from planner.gpus import GpuSpec
 from planner.messages import Message, msg
 from planner.money import Money
+from planner.scale import (
+    DETECTION_S,
+    RESCHEDULE_S,
+    SpotComparison,
+    compare_spot,
+    spot_overhead_of_job,
+)
 
 DAYS_PER_MONTH = 365.25 / 12
 HOURS_PER_MONTH = 24 * DAYS_PER_MONTH  # 730.5
@@ -26,6 +34,15 @@ DEFAULT_PUE = 1.4
 DEFAULT_ELECTRICITY_PER_KWH = 0.12
 # Spot: lost work and restarts make a spot GPU-hour buy less than an hour of progress. Assumption: 10%.
 DEFAULT_SPOT_OVERHEAD_FRACTION = 0.10
+# A spot line from an interruption rate (spot_line below) when the user gives no times: a checkpoint takes a
+# minute to write, what one 8-GPU node's local NVMe (8 x 3.5 GB/s, planner.scale.checkpoints) writes of a
+# 120B-parameter model at 14 bytes per parameter, so an upper figure for models that fit one node; a restart
+# takes detection + rescheduling (planner.scale.checkpoints: the 10 min NCCL timeout + 5 min). The same defaults
+# as `gpu-advisor rentbuy --checkpoint-write-minutes / --restart-minutes`.
+DEFAULT_SPOT_CHECKPOINT_WRITE_S = 60.0
+DEFAULT_SPOT_RESTART_S = DETECTION_S + RESCHEDULE_S
+MAX_SPOT_INTERRUPTIONS_PER_NODE_HOUR = 3600.0  # one reclaim a second (the quotes' own limit): above is a typo
+MAX_SPOT_CHECKPOINT_S = 7 * 24 * 3600.0  # a week to write or restart: a typo, not a plan
 
 SERIES = ("on_demand", "spot", "reserved", "buy", "hybrid")
 # Rent vs buy inputs past these are typos, not plans; they also keep every figure in the result finite.
@@ -115,6 +132,112 @@ def run_cost(
         spot=spot,
         assumptions=tuple(assumptions),
     )
+
+
+# ---------------------------------------------------------------------------------------------- spot line
+
+
+@dataclass(frozen=True, slots=True)
+class SpotLine:
+    """Spot from an interruption rate, for a job on `gpus` GPUs (whole nodes of `gpus_per_node`).
+
+    overhead_fraction: extra billed hours per useful hour against the same job on demand (both suffer the GPU
+    type's hardware failures; spot adds nodes x the reclaim rate: planner.scale.spot_overhead_of_job), with the
+    sentence saying how (basis). comparison, with both prices: spot at its price x (1 + overhead) against the
+    on-demand price, and the largest job (nodes) at which spot still pays (planner.scale.SpotComparison; its
+    fractions are relative to on demand, whose own is 1).
+    """
+
+    interruptions_per_node_hour: float
+    checkpoint_write_s: float
+    restart_s: float
+    gpus: int
+    gpus_per_node: int
+    overhead_fraction: float
+    basis: str
+    comparison: SpotComparison | None = None
+
+    @property
+    def nodes(self) -> int:
+        return -(-self.gpus // self.gpus_per_node)
+
+    def as_dict(self, currency: str) -> dict[str, object]:
+        """JSON for `gpu-advisor rentbuy --json` ("spot", README)."""
+        comparison = self.comparison
+        return {
+            "interruptions_per_node_hour": self.interruptions_per_node_hour,
+            "checkpoint_write_s": self.checkpoint_write_s,
+            "restart_s": self.restart_s,
+            "nodes": self.nodes,
+            "gpus_per_node": self.gpus_per_node,
+            "overhead_fraction": self.overhead_fraction,
+            "spot_per_useful_gpu_hour": Money(comparison.spot_per_useful_gpu_hour, currency).as_dict()
+            if comparison else None,
+            "spot_pays": comparison.pays if comparison else None,
+            "break_even_nodes": comparison.break_even_nodes if comparison else None,
+        }  # fmt: skip
+
+
+def spot_line(
+    gpu: GpuSpec,
+    gpus: int,
+    interruptions_per_node_hour: float,
+    checkpoint_write_s: float = DEFAULT_SPOT_CHECKPOINT_WRITE_S,
+    restart_s: float = DEFAULT_SPOT_RESTART_S,
+    spot_price: float | None = None,
+    on_demand_price: float | None = None,
+    gpus_per_node: int | None = None,
+) -> SpotLine:
+    """The spot line's overhead from a reclaim rate per instance-hour, and with both prices (per GPU-hour, one
+    currency) when spot stops paying. UserError for an impossible input or a job spot cannot run at all."""
+    _check_spot_inputs(gpus, interruptions_per_node_hour, checkpoint_write_s, restart_s)
+    per_node = gpus_per_node or gpu.gpus_per_node
+    nodes = -(-gpus // per_node)
+
+    def overhead(job_gpus: int) -> float:
+        try:
+            extra, _ = spot_overhead_of_job(
+                gpu, job_gpus, interruptions_per_node_hour, checkpoint_write_s, restart_s, per_node
+            )
+        # e^(restart / MTBF) past a float, or an effective fraction of 0: the job never gets anywhere
+        except (OverflowError, ZeroDivisionError):
+            return math.inf
+        return extra
+
+    try:
+        extra, basis = spot_overhead_of_job(
+            gpu, gpus, interruptions_per_node_hour, checkpoint_write_s, restart_s, per_node
+        )
+    except (OverflowError, ZeroDivisionError):
+        extra, basis = math.inf, ""
+    if not extra <= MAX_SHARE:
+        raise UserError.of(msg("error.spot_no_progress", rate=interruptions_per_node_hour, nodes=nodes,
+                               restart_s=restart_s))  # fmt: skip
+    comparison = None
+    if spot_price is not None and on_demand_price is not None and on_demand_price > 0:
+
+        def fractions(count: int) -> tuple[float, float]:
+            extra_hours = overhead(gpus if count == nodes else count * per_node)
+            return 1.0, 1 / (1 + extra_hours)
+
+        comparison = compare_spot(spot_price, on_demand_price, fractions, nodes)
+    return SpotLine(interruptions_per_node_hour, checkpoint_write_s, restart_s, gpus, per_node, extra, basis,
+                    comparison)  # fmt: skip
+
+
+def _check_spot_inputs(gpus: int, rate: float, write_s: float, restart_s: float) -> None:
+    if gpus < 1:
+        raise UserError.of(msg("error.gpus_positive"))
+    for code, value, limit in (("spot_interruption_rate", rate, MAX_SPOT_INTERRUPTIONS_PER_NODE_HOUR),
+                               ("checkpoint_write_time", write_s, MAX_SPOT_CHECKPOINT_S),
+                               ("restart_time", restart_s, MAX_SPOT_CHECKPOINT_S)):  # fmt: skip
+        what = msg(f"quantity.{code}")
+        if not math.isfinite(value):
+            raise UserError.of(msg("error.must_be_finite", what=what, value=value))
+        if value < 0:
+            raise UserError.of(msg("error.must_not_be_negative", what=what))
+        if value > limit:
+            raise UserError.of(msg("error.value_too_large", what=what, value=value, limit=limit))
 
 
 # ---------------------------------------------------------------------------------------------- rent vs buy
@@ -569,5 +692,7 @@ __all__ = [
     "hours_to_months",
     "rent_vs_buy",
     "run_cost",
+    "spot_line",
     "spot_overhead_fraction",
+    "SpotLine",
 ]

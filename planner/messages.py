@@ -175,6 +175,9 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "quantity.resale_fraction": "the resale fraction",
     "quantity.maintenance": "maintenance",
     "quantity.spot_overhead": "the spot overhead",
+    "quantity.spot_interruption_rate": "the spot interruption rate (reclaims per node-hour)",
+    "quantity.checkpoint_write_time": "the checkpoint write time",
+    "quantity.restart_time": "the restart time",
     "quantity.catalog_purchase_price": "the catalog's purchase price",
     "quantity.default_electricity_price": "the default electricity price",
     # -- what an excluded entry stands for --------------------------------------------------------------------
@@ -378,6 +381,8 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.comm_overlap_range": "the communication overlap must be between 0 and 1, got {overlap}",
     "error.batch_positive": "the batch must be at least one sequence",
     "error.must_not_be_negative": "{what} must not be negative",
+    "error.spot_no_progress": "at {rate:g} reclaims per node-hour a job on {nodes} node(s) spends nearly all its "
+    "time redoing lost work and restarting ({restart_s:,.0f} s each): spot cannot run it",
     "error.gpu_flag_empty": "--gpu needs a GPU id; see `gpu-advisor gpus`",
     "error.price_flags_both": "give either --price-per-gpu-hour or --price-from-quotes, not both",
     "error.nothing_to_export": "nothing to export: no option fits",

@@ -69,7 +69,7 @@
 <context>
     <name>QuoteTab</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/quotes.py" line="+485"/>
+        <location filename="../../desktop/pages/quotes.py" line="+487"/>
         <source>duplicating %n quote(s)</source>
         <translation>
             <numerusform>duplicating %n quote</numerusform>
@@ -80,7 +80,15 @@
 <context>
     <name>QuotesPage</name>
     <message numerus="yes">
-        <location line="+306"/>
+        <location line="+202"/>
+        <source>A job on one instance of %n GPU(s), reclaimed {0} times per instance-hour ({1}); each reclaim loses the work since the last checkpoint (one takes {2} to write, at Daly&apos;s optimal interval) and a {3} restart. Hardware failures count alike on demand, so it compares with on-demand prices as they are.</source>
+        <translation>
+            <numerusform>A job on one instance of %n GPU, reclaimed {0} times per instance-hour ({1}); each reclaim loses the work since the last checkpoint (one takes {2} to write, at Daly&apos;s optimal interval) and a {3} restart. Hardware failures count alike on demand, so it compares with on-demand prices as they are.</numerusform>
+            <numerusform>A job on one instance of %n GPUs, reclaimed {0} times per instance-hour ({1}); each reclaim loses the work since the last checkpoint (one takes {2} to write, at Daly&apos;s optimal interval) and a {3} restart. Hardware failures count alike on demand, so it compares with on-demand prices as they are.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+137"/>
         <source>importing %n quote(s)</source>
         <translation>
             <numerusform>importing %n quote</numerusform>
@@ -99,7 +107,15 @@
 <context>
     <name>RentBuyPage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/rent_buy.py" line="+569"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+645"/>
+        <source>median of %n spot quote(s)</source>
+        <translation>
+            <numerusform>median of %n spot quote</numerusform>
+            <numerusform>median of %n spot quotes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+65"/>
         <source>median of %n purchase quote(s): {0}</source>
         <translation>
             <numerusform>median of %n purchase quote: {0}</numerusform>
@@ -107,11 +123,27 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location line="+125"/>
+        <location line="+141"/>
         <source>&lt;b&gt;{0} is cheapest&lt;/b&gt; over {1} years for %n {2} GPU(s) at {3} utilisation, {4} h/day: {5}.</source>
         <translation>
             <numerusform>&lt;b&gt;{0} is cheapest&lt;/b&gt; over {1} years for %n {2} GPU at {3} utilisation, {4} h/day: {5}.</numerusform>
             <numerusform>&lt;b&gt;{0} is cheapest&lt;/b&gt; over {1} years for %n {2} GPUs at {3} utilisation, {4} h/day: {5}.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+92"/>
+        <source>Spot: {0} reclaims per node-hour ({1}) on %n node(s) add {2} hours for work lost since the last checkpoint and restarts.</source>
+        <translation>
+            <numerusform>Spot: {0} reclaims per node-hour ({1}) on %n node add {2} hours for work lost since the last checkpoint and restarts.</numerusform>
+            <numerusform>Spot: {0} reclaims per node-hour ({1}) on %n nodes add {2} hours for work lost since the last checkpoint and restarts.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+19"/>
+        <source>spot pays for jobs up to %n node(s) of {0} GPUs and stops paying above (each reclaimed node stops the whole job).</source>
+        <translation>
+            <numerusform>spot pays for jobs up to %n node of {0} GPUs and stops paying above (each reclaimed node stops the whole job).</numerusform>
+            <numerusform>spot pays for jobs up to %n nodes of {0} GPUs and stops paying above (each reclaimed node stops the whole job).</numerusform>
         </translation>
     </message>
 </context>

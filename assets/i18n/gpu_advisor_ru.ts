@@ -5,7 +5,7 @@
     <name>AppContext</name>
     <message>
         <location filename="../../desktop/context.py" line="+266"/>
-        <location filename="../../desktop/quote_pricing.py" line="+90"/>
+        <location filename="../../desktop/quote_pricing.py" line="+91"/>
         <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
         <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
     </message>
@@ -616,7 +616,7 @@
 <context>
     <name>ImportPreviewDialog</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="+910"/>
+        <location filename="../../desktop/pages/quotes.py" line="+945"/>
         <source>Import preview</source>
         <translation>Предпросмотр импорта</translation>
     </message>
@@ -2505,6 +2505,21 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>the spot interruption rate (reclaims per node-hour)</source>
+        <translation>частота прерываний спотовых узлов (прерываний на узло-час)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the checkpoint write time</source>
+        <translation>время записи контрольной точки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the restart time</source>
+        <translation>время перезапуска</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>the catalog&apos;s purchase price</source>
         <translation>цену покупки из каталога</translation>
     </message>
@@ -2539,8 +2554,8 @@ token</source>
         <translation>{what}: нужно конечное число, а получено {value}</translation>
     </message>
     <message>
-        <location line="-106"/>
-        <location line="+107"/>
+        <location line="-111"/>
+        <location line="+112"/>
         <source>{what} {value} is absurdly large (limit {limit})</source>
         <translation>{what}: {value} — нелепо большое значение (предел {limit})</translation>
     </message>
@@ -2626,6 +2641,11 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>at {rate} reclaims per node-hour a job on {nodes} node(s) spends nearly all its time redoing lost work and restarting ({restart_s} each): spot cannot run it</source>
+        <translation>при {rate} прерываниях на узло-час задача на узлах ({nodes}) почти всё время переделывает потерянную работу и перезапускается (по {restart_s}): на спотовых её не выполнить</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>--gpu needs a GPU id; see `gpu-advisor gpus`</source>
         <translation>для --gpu нужен идентификатор GPU; см. `gpu-advisor gpus`</translation>
     </message>
@@ -2950,12 +2970,12 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-335"/>
+        <location line="-345"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+277"/>
+        <location line="+287"/>
         <source>the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
         <translation>общая раскладка пула и синхронизация градиентов в темпе более медленного типа стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
     </message>
@@ -3120,7 +3140,7 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-512"/>
+        <location line="-522"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
@@ -4053,7 +4073,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>например, интегратор</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+27"/>
         <source>Provider</source>
         <translation>Провайдер</translation>
     </message>
@@ -4104,6 +4124,11 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     </message>
     <message>
         <location line="+1"/>
+        <source>Reclaims per instance-hour</source>
+        <translation>Прерываний на инстанс-час</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Quoted on</source>
         <translation>Дата котировки</translation>
     </message>
@@ -4148,7 +4173,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Когда получена цена</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+1"/>
+        <source>Spot: how often the provider reclaims an instance, per instance-hour, if it says; empty: the provider&apos;s typical rate is assumed</source>
+        <translation>Спотовые: как часто провайдер отзывает инстанс, прерываний на инстанс-час, если он это указывает; пусто: берётся типичная частота провайдера</translation>
+    </message>
+    <message>
+        <location line="+31"/>
         <source>name the provider</source>
         <translation>укажите провайдера</translation>
     </message>
@@ -4162,11 +4192,16 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <source>type the price</source>
         <translation>введите цену</translation>
     </message>
+    <message>
+        <location line="+7"/>
+        <source>empty: typical</source>
+        <translation>пусто: типичная</translation>
+    </message>
 </context>
 <context>
     <name>QuoteTab</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="-731"/>
+        <location filename="../../desktop/pages/quotes.py" line="-764"/>
         <source>Add</source>
         <translation>Добавить</translation>
     </message>
@@ -4293,13 +4328,13 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTableModel</name>
     <message>
-        <location filename="../../desktop/qmodels/quotes.py" line="+66"/>
-        <location line="+26"/>
+        <location filename="../../desktop/qmodels/quotes.py" line="+67"/>
+        <location line="+33"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location line="-25"/>
+        <location line="-32"/>
         <source>Provider</source>
         <translation>Провайдер</translation>
     </message>
@@ -4315,12 +4350,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     </message>
     <message>
         <location line="+1"/>
-        <location line="+26"/>
+        <location line="+33"/>
         <source>Currency</source>
         <translation>Валюта</translation>
     </message>
     <message>
-        <location line="-25"/>
+        <location line="-32"/>
         <source>{0} / GPU-h</source>
         <translation>{0} / GPU-ч</translation>
     </message>
@@ -4331,6 +4366,26 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     </message>
     <message>
         <location line="+1"/>
+        <source>Reclaims / h</source>
+        <translation>Прерываний / ч</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Spot: how often the provider reclaims an instance, per instance-hour (a number &gt;= 0); empty: not stated (the provider&apos;s typical rate is assumed)</source>
+        <translation>Спотовые: как часто провайдер отзывает инстанс, прерываний на инстанс-час (число &gt;= 0); пусто: не указано (берётся типичная частота провайдера)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} / useful GPU-h</source>
+        <translation>{0} / полезный GPU-ч</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Spot: the price per GPU-hour of progress, counting the work lost since the last checkpoint and the restart after each reclaim (a cell&apos;s tooltip gives its assumptions)</source>
+        <translation>Спотовые: цена GPU-часа полезной работы с учётом работы, потерянной с последней контрольной точки, и перезапуска после каждого прерывания (допущения — в подсказке ячейки)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>{0} / PFLOP-h bf16</source>
         <translation>{0} / ПФЛОПС·ч bf16</translation>
     </message>
@@ -4490,7 +4545,22 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>с обязательством</translation>
     </message>
     <message>
-        <location line="+486"/>
+        <location line="+3"/>
+        <source>typical</source>
+        <translation>типичная</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>{0} reclaims per instance-hour, as the quote states</source>
+        <translation>{0} прерываний на инстанс-час, как указано в котировке</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Not stated: the provider&apos;s typical rate is assumed, {0} reclaims per instance-hour (AWS Spot Instance Advisor&apos;s top band: more than 20% of instances reclaimed a month)</source>
+        <translation>Не указано: берётся типичная частота провайдера, {0} прерываний на инстанс-час (верхний диапазон AWS Spot Instance Advisor: более 20% инстансов прерываются за месяц)</translation>
+    </message>
+    <message>
+        <location line="+489"/>
         <source>Reference price shipped with GPU Advisor (read-only; duplicate it to edit): {0}</source>
         <translation>Справочная цена из поставки GPU Advisor (только чтение; чтобы изменить, продублируйте её): {0}</translation>
     </message>
@@ -4529,7 +4599,36 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>{0} по сохранённому курсу</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+16"/>
+        <source>as the quote states</source>
+        <translation>как указано в котировке</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>not stated: the provider&apos;s typical rate, AWS Spot Instance Advisor&apos;s top band</source>
+        <translation>не указано: типичная частота провайдера, верхний диапазон AWS Spot Instance Advisor</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+3"/>
+        <source>A job on one instance of %n GPU(s), reclaimed {0} times per instance-hour ({1}); each reclaim loses the work since the last checkpoint (one takes {2} to write, at Daly&apos;s optimal interval) and a {3} restart. Hardware failures count alike on demand, so it compares with on-demand prices as they are.</source>
+        <translation>
+            <numerusform>Задача на одном инстансе с %n GPU прерывается {0} раз за инстанс-час ({1}); каждое прерывание теряет работу с последней контрольной точки (её запись занимает {2}, интервал — оптимум Дейли) и перезапуск на {3}. Аппаратные сбои учтены одинаково и для аренды по требованию, поэтому цену можно сравнивать с ценами по требованию как есть.</numerusform>
+            <numerusform>Задача на одном инстансе с %n GPU прерывается {0} раз за инстанс-час ({1}); каждое прерывание теряет работу с последней контрольной точки (её запись занимает {2}, интервал — оптимум Дейли) и перезапуск на {3}. Аппаратные сбои учтены одинаково и для аренды по требованию, поэтому цену можно сравнивать с ценами по требованию как есть.</numerusform>
+            <numerusform>Задача на одном инстансе с %n GPU прерывается {0} раз за инстанс-час ({1}); каждое прерывание теряет работу с последней контрольной точки (её запись занимает {2}, интервал — оптимум Дейли) и перезапуск на {3}. Аппаратные сбои учтены одинаково и для аренды по требованию, поэтому цену можно сравнивать с ценами по требованию как есть.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>spot cannot run it</source>
+        <translation>на спотовых не выполнить</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{0} per GPU-hour × (1 + {1} lost to reclaims) = {2} per useful GPU-hour.</source>
+        <translation>{0} за GPU-час × (1 + {1} потерь от прерываний) = {2} за полезный GPU-час.</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>no spec</source>
         <translation>нет паспорта</translation>
     </message>
@@ -4688,7 +4787,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyPage</name>
     <message>
-        <location filename="../../desktop/pages/rent_buy.py" line="+303"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+78"/>
+        <source>the spot reclaim rate must be a number of reclaims per node-hour (0.02), got &apos;{0}&apos;</source>
+        <translation>частота прерываний спотовых узлов должна быть числом прерываний на узло-час (0,02), получено «{0}»</translation>
+    </message>
+    <message>
+        <location line="+275"/>
         <source>Rent or buy</source>
         <translation>Аренда или покупка</translation>
     </message>
@@ -4786,6 +4890,21 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+1"/>
         <source>Spot</source>
         <translation>Спотовые</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Spot reclaims / node-h</source>
+        <translation>Прерываний спота / узло-ч</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Checkpoint write</source>
+        <translation>Запись контр. точки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Restart</source>
+        <translation>Перезапуск</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -4903,6 +5022,21 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Аренда за GPU-час с резервом, оплачивается круглосуточно</translation>
     </message>
     <message>
+        <location line="+1"/>
+        <source>How often a spot node is reclaimed, per node-hour; each reclaim stops the whole job on all the GPUs above. Empty: the rate your spot quotes state, else the provider&apos;s typical one</source>
+        <translation>Как часто отзывают спотовый узел, прерываний на узло-час; каждое прерывание останавливает всю задачу на всех GPU выше. Пусто: частота из ваших спотовых котировок, иначе типичная частота провайдера</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Minutes to write one checkpoint; checkpoints come at Daly&apos;s optimal interval, and a reclaim loses the work since the last one</source>
+        <translation>Минуты на запись одной контрольной точки; точки пишутся с оптимальным интервалом Дейли, а прерывание теряет работу с последней из них</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Minutes from a reclaim until the job runs again (detection, rescheduling, reload)</source>
+        <translation>Минуты от прерывания до возобновления задачи (обнаружение, повторное планирование, загрузка)</translation>
+    </message>
+    <message>
         <location line="+7"/>
         <source>W</source>
         <translation>Вт</translation>
@@ -4923,7 +5057,17 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Свои GPU берут базовую нагрузку целыми группами по числу GPU одного задания; остальное арендуется по требованию</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+4"/>
+        <source>Share of rented hours run on spot instances (the &apos;rent mix&apos; line), at the spot line&apos;s cost per useful hour</source>
+        <translation>Доля арендованных часов на спотовых инстансах (линия «смешанная аренда»), по цене полезного часа спотовой линии</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>min</source>
+        <translation>мин</translation>
+    </message>
+    <message>
+        <location line="+26"/>
         <location line="+1"/>
         <location line="+1"/>
         <source>/GPU-h</source>
@@ -4935,7 +5079,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>/кВт·ч</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+44"/>
         <source>The plan&apos;s job: {0} GPUs at once, {1} GPU-hours a run</source>
         <translation>Задание из плана: {0} GPU одновременно, {1} GPU-часов за запуск</translation>
     </message>
@@ -4944,8 +5088,42 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <source>No plan&apos;s job followed: the utilisation below is the use.</source>
         <translation>Задание из плана не выбрано: использование задаёт загрузка ниже.</translation>
     </message>
+    <message>
+        <location line="+127"/>
+        <source>the plan&apos;s chosen spot quote</source>
+        <translation>выбранная в плане спотовая котировка</translation>
+    </message>
     <message numerus="yes">
-        <location line="+115"/>
+        <location line="+3"/>
+        <source>median of %n spot quote(s)</source>
+        <translation>
+            <numerusform>медиана %n спотовой котировки</numerusform>
+            <numerusform>медиана %n спотовых котировок</numerusform>
+            <numerusform>медиана %n спотовых котировок</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the provider&apos;s typical rate, AWS Spot Instance Advisor&apos;s top band</source>
+        <translation>типичная частота провайдера, верхний диапазон AWS Spot Instance Advisor</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>from quotes</source>
+        <translation>из котировок</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>typical</source>
+        <translation>типичная</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>typed</source>
+        <translation>введена</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+44"/>
         <source>median of %n purchase quote(s): {0}</source>
         <translation>
             <numerusform>медиана %n котировки покупки: {0}</numerusform>
@@ -4959,12 +5137,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>цена покупки {0} неизвестна: введите её</translation>
     </message>
     <message>
-        <location line="+55"/>
+        <location line="+59"/>
         <source>no on-demand price for {0}: type one to compare</source>
         <translation>нет цены по требованию для {0}: введите её для сравнения</translation>
     </message>
     <message numerus="yes">
-        <location line="+62"/>
+        <location line="+74"/>
         <source>&lt;b&gt;{0} is cheapest&lt;/b&gt; over {1} years for %n {2} GPU(s) at {3} utilisation, {4} h/day: {5}.</source>
         <translation>
             <numerusform>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для %n {2} при загрузке {3} и {4} ч/сут: {5}.</numerusform>
@@ -4977,13 +5155,46 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <source>No purchase price is known for {0}: type one to compare buying.</source>
         <translation>Цена покупки {0} неизвестна: введите её, чтобы сравнить с покупкой.</translation>
     </message>
-    <message>
-        <location line="-331"/>
-        <source>Share of rented hours run on spot instances (the &apos;rent mix&apos; line)</source>
-        <translation>Доля арендованных часов на спотовых инстансах (линия «смешанная аренда»)</translation>
+    <message numerus="yes">
+        <location line="+77"/>
+        <source>Spot: {0} reclaims per node-hour ({1}) on %n node(s) add {2} hours for work lost since the last checkpoint and restarts.</source>
+        <translation>
+            <numerusform>Спотовые: {0} прерываний на узло-час ({1}) на %n узле добавляют {2} часов на работу, потерянную с последней контрольной точки, и перезапуски.</numerusform>
+            <numerusform>Спотовые: {0} прерываний на узло-час ({1}) на %n узлах добавляют {2} часов на работу, потерянную с последней контрольной точки, и перезапуски.</numerusform>
+            <numerusform>Спотовые: {0} прерываний на узло-час ({1}) на %n узлах добавляют {2} часов на работу, потерянную с последней контрольной точки, и перезапуски.</numerusform>
+        </translation>
     </message>
     <message>
-        <location line="+83"/>
+        <location line="+6"/>
+        <source>That is {0} per useful GPU-hour against {1} on demand;</source>
+        <translation>Это {0} за полезный GPU-час против {1} по требованию;</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>spot pays at every job size.</source>
+        <translation>спотовые выгодны при любом размере задачи.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>spot does not pay, not even on one node.</source>
+        <translation>спотовые невыгодны даже на одном узле.</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>spot does not pay for this job;</source>
+        <translation>для этой задачи спотовые невыгодны;</translation>
+    </message>
+    <message numerus="yes">
+        <location line="+2"/>
+        <source>spot pays for jobs up to %n node(s) of {0} GPUs and stops paying above (each reclaimed node stops the whole job).</source>
+        <translation>
+            <numerusform>спотовые выгодны для задач до %n узла по {0} GPU и невыгодны для больших (каждый отозванный узел останавливает всю задачу).</numerusform>
+            <numerusform>спотовые выгодны для задач до %n узлов по {0} GPU и невыгодны для больших (каждый отозванный узел останавливает всю задачу).</numerusform>
+            <numerusform>спотовые выгодны для задач до %n узлов по {0} GPU и невыгодны для больших (каждый отозванный узел останавливает всю задачу).</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location line="-440"/>
         <source>No plan chosen yet: the Plan page&apos;s selected option fills GPU and count.</source>
         <translation>План ещё не выбран: GPU и их число берутся из варианта, выбранного на странице «План».</translation>
     </message>
@@ -4998,7 +5209,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>План выбрал {0} × {1}; отметьте флажок выше, чтобы использовать его.</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+49"/>
         <source>no on-demand quote: type a price</source>
         <translation>нет котировки по требованию: введите цену</translation>
     </message>
@@ -5013,12 +5224,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>нет сохранённой котировки на резерв: введите цену для сравнения</translation>
     </message>
     <message>
-        <location line="+54"/>
+        <location line="+130"/>
         <source>catalog price (see the GPU&apos;s sources)</source>
         <translation>цена из каталога (см. источники GPU)</translation>
     </message>
     <message>
-        <location line="+92"/>
+        <location line="+108"/>
         <source>Cannot compare: {0}</source>
         <translation>Сравнить нельзя: {0}</translation>
     </message>
@@ -5098,7 +5309,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Стоимость своего GPU за час работы: {0}; текущие расходы (электроэнергия, обслуживание): {1}.</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+8"/>
         <source>Plan</source>
         <translation>Вариант</translation>
     </message>

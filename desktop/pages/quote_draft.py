@@ -71,6 +71,8 @@ class QuoteDraftDialog(QDialog):
         self.kind_combo = QComboBox()
         for value, name in kinds:
             self.kind_combo.addItem(name, value)
+        # spot only: reclaims per instance-hour, typed as text so it may stay empty (the provider's typical rate)
+        self.rate_edit = QLineEdit()
         self.date_edit = QDateEdit()
         self.date_edit.setCalendarPopup(True)
         self.date_edit.setDate(QDate.currentDate())
@@ -89,6 +91,7 @@ class QuoteDraftDialog(QDialog):
         form.addRow(self.tr("Currency"), self.currency_combo)
         if rental:
             form.addRow(self.tr("Kind"), self.kind_combo)
+            form.addRow(self.tr("Reclaims per instance-hour"), self.rate_edit)
         form.addRow(self.tr("Quoted on"), self.date_edit)
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -107,7 +110,7 @@ class QuoteDraftDialog(QDialog):
         for signal in (self.provider_edit.textChanged, self.offer_edit.textChanged, self.gpu_combo.currentIndexChanged,
                        self.count_spin.valueChanged, self.price_spin.valueChanged,
                        self.currency_combo.currentIndexChanged, self.kind_combo.currentIndexChanged,
-                       self.date_edit.dateChanged):  # fmt: skip
+                       self.date_edit.dateChanged, self.rate_edit.textChanged):  # fmt: skip
             signal.connect(self._check)
         self._check()
 
@@ -134,12 +137,13 @@ class QuoteDraftDialog(QDialog):
             ),
             (self.kind_combo, self.tr("On demand, spot, or a reservation")),
             (self.date_edit, self.tr("When the price was quoted")),
+            (self.rate_edit, self.tr("Spot: how often the provider reclaims an instance, per instance-hour, if it says; empty: the provider's typical rate is assumed")),
         )
         for widget, tip in tips:
             widget.setToolTip(tip)
 
     def values(self) -> dict[str, object]:
-        """The draft as a quote the store takes."""
+        """The draft as a quote the store takes (a reclaim rate only for a spot quote)."""
         quoted_on = self.date_edit.date().toString("yyyy-MM-dd") or _dt.date.today().isoformat()
         price, currency, gpu = (
             float(self.price_spin.value()),
@@ -149,9 +153,15 @@ class QuoteDraftDialog(QDialog):
         if self.kind == "rental":
             return {"provider": self.provider_edit.text().strip(), "offer": self.offer_edit.text().strip(),
                     "gpu": gpu, "gpus_per_instance": int(self.count_spin.value()), "price_per_gpu_hour": price,
-                    "currency": currency, "kind": self.kind_combo.currentData(), "quoted_on": quoted_on}  # fmt: skip
+                    "currency": currency, "kind": self.kind_combo.currentData(), "quoted_on": quoted_on,
+                    "interruptions_per_hour": self._rate()}  # fmt: skip
         return {"vendor": self.provider_edit.text().strip(), "gpu": gpu, "gpus": int(self.count_spin.value()),
                 "price": price, "currency": currency, "quoted_on": quoted_on}  # fmt: skip
+
+    def _rate(self) -> str | None:
+        """The typed reclaim rate (the store's validator reads and checks the text); None: not stated."""
+        spot = self.kind_combo.currentData() == "spot"
+        return (self.rate_edit.text().strip() or None) if spot else None
 
     def problems(self) -> list[str]:
         """Why the draft cannot be stored yet (empty: it can)."""
@@ -167,6 +177,8 @@ class QuoteDraftDialog(QDialog):
         return found
 
     def _check(self, *_: object) -> None:
+        self.rate_edit.setEnabled(self.kind_combo.currentData() == "spot")
+        self.rate_edit.setPlaceholderText(self.tr("empty: typical") if self.rate_edit.isEnabled() else "")
         problems = self.problems()
         self.ok_button.setEnabled(not problems)
         self.problem.setText("; ".join(problems))

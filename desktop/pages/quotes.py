@@ -51,6 +51,7 @@ from desktop.qmodels.quotes import (
     QuoteKind,
     QuoteTableModel,
     Row,
+    rate_text,
 )
 from desktop.quote_pricing import (
     SYNC_ROWS,
@@ -58,6 +59,7 @@ from desktop.quote_pricing import (
     ChartData,
     LoadProgress,
     Pricing,
+    SpotOverhead,
     basis_for,
     chart_points,
     load_quotes,
@@ -641,7 +643,7 @@ class QuotesPage(Page):
                 from desktop.workers import describe_error
 
                 rates, problem = None, describe_error(exc)
-            self._pricing = Pricing.build(self.context.display_currency(), rates, basis, problem)
+            self._pricing = Pricing.build(self.context.display_currency(), rates, basis, problem, catalog)
         return self._pricing
 
     def display_price(self, kind: str, row: Row) -> float | None:
@@ -668,7 +670,40 @@ class QuotesPage(Page):
             )
         basis = pricing.basis.get(str(row.get("gpu") or ""), Basis())
         texts["basis"], tips["basis"] = self._basis_text(basis)
+        spot = pricing.spot_overhead(row) if kind == "rental" else None
+        if spot is not None:
+            texts["per_useful_gpu_hour"], tips["per_useful_gpu_hour"] = self._useful_price_text(price, spot)
         return Derived(texts, sort, tips)
+
+    def _useful_price_text(self, price: float, spot: SpotOverhead) -> tuple[str, str]:
+        """The effective spot price's cell and the assumptions it rests on (its tooltip)."""
+        from planner.costs import DEFAULT_SPOT_CHECKPOINT_WRITE_S, DEFAULT_SPOT_RESTART_S
+
+        currency = self.pricing().currency
+        where = (
+            self.tr("as the quote states")
+            if spot.stated
+            else self.tr("not stated: the provider's typical rate, AWS Spot Instance Advisor's top band")
+        )
+        job = self.tr(
+            "A job on one instance of %n GPU(s), reclaimed {0} times per instance-hour ({1}); each reclaim loses "
+            "the work since the last checkpoint (one takes {2} to write, at Daly's optimal interval) and a {3} "
+            "restart. Hardware failures count alike on demand, so it compares with on-demand prices as they are.",
+            "",
+            spot.gpus,
+        ).format(
+            rate_text(spot.rate_per_instance_hour),
+            where,
+            fmt.duration(DEFAULT_SPOT_CHECKPOINT_WRITE_S),
+            fmt.duration(DEFAULT_SPOT_RESTART_S),
+        )
+        if spot.fraction is None:
+            return self.tr("spot cannot run it"), f"{render(spot.problem) if spot.problem else ''} {job}".strip()
+        effective = price * (1 + spot.fraction)
+        sum_line = self.tr("{0} per GPU-hour × (1 + {1} lost to reclaims) = {2} per useful GPU-hour.").format(
+            fmt.money(price, currency), fmt.percent(spot.fraction, 1), fmt.money(effective, currency)
+        )
+        return fmt.money(effective, currency), f"{sum_line} {job}"
 
     def _basis_text(self, basis: Basis) -> tuple[str, str]:
         if basis.bf16_flops is None and basis.bandwidth is None:

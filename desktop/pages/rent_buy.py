@@ -8,13 +8,21 @@ the use is the job's: its GPU-hours times the runs per month the user sets give 
 hybrid owns whole job-sized groups (an 8-GPU tensor-parallel job cannot run on 4 owned GPUs). Every input change
 recomputes planner.costs.rent_vs_buy (microseconds) and redraws on the next event-loop turn, so dragging a
 slider stays live. The recommendation is written here, translated, from the result's numbers.
+
+Spot: the spot line (and the spot share's mix) costs the spot price x (1 + the extra hours reclaims cost a job on
+all the GPUs compared), from planner.costs.spot_line with the reclaim rate typed (else the followed plan's spot
+quote's, else the median the shown GPU's spot quotes state, else the provider's typical one), the checkpoint
+write and the restart time: the inputs of `gpu-advisor rentbuy --spot-interruptions-per-node-hour`, with the
+same numbers. The page says up to which job size spot pays (planner.scale.compare_spot).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING, Any
+import statistics
+from typing import TYPE_CHECKING, Any, cast
 
+from PySide6 import QtCore
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -24,6 +32,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QScrollArea,
     QSlider,
     QSpinBox,
@@ -36,13 +45,24 @@ from desktop import fmt
 from desktop.charts.rentbuy_chart import RentBuyChart
 from desktop.messages import render_error
 from desktop.pages.base import Page
-from desktop.plan_request import Note, base_gpu_id, price_book_of, render_note, typical_price
+from desktop.plan_request import (
+    Note,
+    PageInputError,
+    Text,
+    base_gpu_id,
+    price_book_of,
+    render_note,
+    typical_price,
+)
+from desktop.qmodels.quotes import rate_text
 from planner.errors import UserError
 from planner.resolver import ON_DEMAND, RESERVED
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from desktop.context import AppContext
-    from planner.costs import RentBuyInputs, RentBuyResult
+    from planner.costs import RentBuyInputs, RentBuyResult, SpotLine
     from planner.gpus import GpuSpec
     from planner.messages import Message
     from planner.money import ExchangeRates
@@ -52,6 +72,12 @@ DEFAULT_SERVER_OVERHEAD = 0.25  # server, network and rack as a share of the GPU
 DEFAULT_UTILIZATION = 0.6
 DEFAULT_HORIZON_MONTHS = 36
 DEFAULT_RUNS_PER_MONTH = 4  # a plan's job, run once a week, until the user says how often
+SPOT_RATE_QUOTES = 1_000  # spot quotes read for their stated reclaim rates: one bounded query on a refill
+# Qt's marker for pyside6-lupdate (it finds the calls by this name), typed: it returns its text unchanged.
+QT_TRANSLATE_NOOP = cast("Callable[[str, str], str]", QtCore.QT_TRANSLATE_NOOP)
+_RATE_NOT_A_NUMBER = QT_TRANSLATE_NOOP(
+    "RentBuyPage", "the spot reclaim rate must be a number of reclaims per node-hour (0.02), got '{0}'"
+)
 
 
 def crossing_month(
@@ -126,6 +152,9 @@ class RentBuyPage(Page):
     def __init__(self, context: AppContext, parent: QWidget | None = None):
         super().__init__(context, parent)
         self.result: RentBuyResult | None = None
+        self.spot: SpotLine | None = None  # the spot line's overhead and when spot stops paying
+        self.quoted_spot_rate: tuple[float | None, int] = (None, 0)  # (median stated rate, quotes stating one)
+        self.chosen_spot_rate: float | None = None  # the rate of the spot quote the followed plan runs on
         self._plan_option: PlanOption | None = None
         self.price_sources: dict[str, str] = {}
         self.error: str | None = None
@@ -152,6 +181,9 @@ class RentBuyPage(Page):
         self.from_plan_label = QLabel()
         self.from_plan_label.setWordWrap(True)
         self.gpu_combo = QComboBox()
+        # Long GPU names are elided rather than widening the input column past the window (the popup shows all).
+        self.gpu_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.gpu_combo.setMinimumContentsLength(18)
         for gpu in sorted(catalog.values(), key=lambda g: (-g.memory_bytes, g.name)):
             self.gpu_combo.addItem(gpu.name, gpu.id)
         self.gpus_spin = QSpinBox()
@@ -185,6 +217,16 @@ class RentBuyPage(Page):
         self.on_demand_spin = _money_spin(1000, 2)
         self.spot_spin = _money_spin(1000, 2)
         self.reserved_spin = _money_spin(1000, 2)
+        # Spot reclaims: the CLI's `rentbuy --spot-interruptions-per-node-hour`, `--checkpoint-write-minutes` and
+        # `--restart-minutes`; an empty rate takes the spot quotes' stated one, else the provider's typical one.
+        self.spot_rate_edit = QLineEdit()
+        self.spot_rate_edit.setClearButtonEnabled(True)
+        self.checkpoint_spin = QDoubleSpinBox()
+        self.checkpoint_spin.setRange(0, 10_080)
+        self.checkpoint_spin.setDecimals(1)
+        self.restart_spin = QDoubleSpinBox()
+        self.restart_spin.setRange(0, 10_080)
+        self.restart_spin.setDecimals(1)
         self.hybrid_spin = QSpinBox()
         self.hybrid_spin.setRange(0, 100000)
         self.hours_slider = _Slider(1, 24)
@@ -224,6 +266,9 @@ class RentBuyPage(Page):
         rent = QFormLayout(self.rent_box)
         row(rent, "on_demand", self.on_demand_spin)
         row(rent, "spot", self.spot_spin)
+        row(rent, "spot_rate", self.spot_rate_edit)
+        row(rent, "checkpoint", self.checkpoint_spin)
+        row(rent, "restart", self.restart_spin)
         row(rent, "reserved", self.reserved_spin)
         row(rent, "spot_share", self.spot_share_slider)
         row(rent, "hybrid", self.hybrid_spin)
@@ -268,8 +313,10 @@ class RentBuyPage(Page):
         self.hybrid_spin.valueChanged.connect(self.schedule)
         self.runs_spin.valueChanged.connect(self.schedule)
         for spin in (self.purchase_spin, self.overhead_spin, self.power_spin, self.pue_spin, self.electricity_spin,
-                     self.maintenance_spin, self.resale_spin, self.on_demand_spin, self.spot_spin, self.reserved_spin):  # fmt: skip
+                     self.maintenance_spin, self.resale_spin, self.on_demand_spin, self.spot_spin, self.reserved_spin,
+                     self.checkpoint_spin, self.restart_spin):  # fmt: skip
             spin.valueChanged.connect(self.schedule)
+        self.spot_rate_edit.textChanged.connect(self.schedule)
         for slider in (
             self.hours_slider,
             self.utilization_slider,
@@ -280,7 +327,10 @@ class RentBuyPage(Page):
         self._set_defaults()
 
     def _set_defaults(self) -> None:
-        from planner.costs import DEFAULT_PUE
+        from planner.costs import DEFAULT_PUE, DEFAULT_SPOT_CHECKPOINT_WRITE_S, DEFAULT_SPOT_RESTART_S
+
+        self.checkpoint_spin.setValue(DEFAULT_SPOT_CHECKPOINT_WRITE_S / 60)
+        self.restart_spin.setValue(DEFAULT_SPOT_RESTART_S / 60)
 
         self.hours_slider.set_value(24)
         self.utilization_slider.set_value(DEFAULT_UTILIZATION)
@@ -323,6 +373,9 @@ class RentBuyPage(Page):
             "resale": self.tr("Resale at the end"),
             "on_demand": self.tr("On demand"),
             "spot": self.tr("Spot"),
+            "spot_rate": self.tr("Spot reclaims / node-h"),
+            "checkpoint": self.tr("Checkpoint write"),
+            "restart": self.tr("Restart"),
             "reserved": self.tr("Reserved"),
             "spot_share": self.tr("Share on spot"),
             "hybrid": self.tr("Hybrid: GPUs owned"),
@@ -358,6 +411,9 @@ class RentBuyPage(Page):
             (self.on_demand_spin, self.tr("Rent per GPU-hour on demand (the median of the stored quotes)")),
             (self.spot_spin, self.tr("Rent per GPU-hour on spot instances (interruptible)")),
             (self.reserved_spin, self.tr("Rent per GPU-hour with a reservation, paid around the clock")),
+            (self.spot_rate_edit, self.tr("How often a spot node is reclaimed, per node-hour; each reclaim stops the whole job on all the GPUs above. Empty: the rate your spot quotes state, else the provider's typical one")),
+            (self.checkpoint_spin, self.tr("Minutes to write one checkpoint; checkpoints come at Daly's optimal interval, and a reclaim loses the work since the last one")),
+            (self.restart_spin, self.tr("Minutes from a reclaim until the job runs again (detection, rescheduling, reload)")),
         )  # fmt: skip
         for widget, tip in tips:
             widget.setToolTip(tip)
@@ -375,8 +431,11 @@ class RentBuyPage(Page):
             )
         )
         self.spot_share_slider.setToolTip(
-            self.tr("Share of rented hours run on spot instances (the 'rent mix' line)")
+            self.tr("Share of rented hours run on spot instances (the 'rent mix' line), at the spot line's cost per useful hour")
         )
+        for spin in (self.checkpoint_spin, self.restart_spin):
+            spin.setSuffix(" " + self.tr("min"))
+        self._show_spot_rate_source()
         self._set_currency_suffixes()
         self._update_from_plan_label()
         self._update_hybrid_range()  # the job line, in the new language
@@ -414,6 +473,8 @@ class RentBuyPage(Page):
     def fill_from_plan(self, option: PlanOption | None, force: bool = False) -> None:
         """Take GPU type, count and job from the plan's chosen option while following the plan."""
         self._plan_option = option
+        self.chosen_spot_rate = self._chosen_spot_rate()
+        self._show_spot_rate_source()
         if option is not None and self.follow_plan.isChecked():
             with QSignalBlocker(self.gpu_combo), QSignalBlocker(self.gpus_spin):
                 _select(self.gpu_combo, base_gpu_id(option.gpu.id))
@@ -486,6 +547,7 @@ class RentBuyPage(Page):
         if self.follow_plan.isChecked():
             with QSignalBlocker(self.follow_plan):
                 self.follow_plan.setChecked(False)
+            self._show_spot_rate_source()
             self._update_hybrid_range()
             self._update_from_plan_label()
 
@@ -507,6 +569,9 @@ class RentBuyPage(Page):
         spot = typical_price(prices, gpu.id, ("spot",), self.currency, rates, found)
         reserved = typical_price(prices, gpu.id, RESERVED, self.currency, rates, found)
         self.notes.extend(found)
+        self.quoted_spot_rate = self._quoted_spot_rate(gpu.id)
+        self.chosen_spot_rate = self._chosen_spot_rate()
+        self._show_spot_rate_source()
         purchase, overhead, power, purchase_note = self._purchase(gpu, rates)
         self.price_sources = {
             "on_demand": render_note(on_demand.source)
@@ -539,6 +604,82 @@ class RentBuyPage(Page):
         del blockers
         self._set_currency_suffixes()
         self.schedule()
+
+    def _quoted_spot_rate(self, gpu_id: str) -> tuple[float | None, int]:
+        """The median reclaim rate the spot quotes of this GPU type state (the user's own when there are any,
+        like the price rule, else the reference ones) and how many state one; one bounded query."""
+        try:
+            rows = self.context.store.rental_quotes.find(gpu=gpu_id, kind="spot", limit=SPOT_RATE_QUOTES)
+        except (sqlite3.Error, UserError):  # a database that cannot answer: the typical rate stands in
+            return None, 0
+        chosen = [row for row in rows if row.get("origin") == "user"] or rows
+        rates = (row["interruptions_per_hour"] for row in chosen)
+        stated = [float(rate) for rate in rates if rate is not None]
+        return (statistics.median(stated), len(stated)) if stated else (None, 0)
+
+    def _chosen_spot_rate(self) -> float | None:
+        """The reclaim rate of the spot quote the followed plan's option runs on ("h100-sxm@quote:12"), if it
+        states one; one row read."""
+        from planner.resolver import OFFER_SEPARATOR
+
+        option = self._plan_option
+        if option is None:
+            return None
+        _, _, offer = str(option.gpu.id).partition(OFFER_SEPARATOR + "quote:")
+        try:
+            row = self.context.store.rental_quotes.get(int(offer)) if offer.isdigit() else None
+        except (sqlite3.Error, UserError, KeyError):  # gone meanwhile: the other sources stand in
+            return None
+        rate = row["interruptions_per_hour"] if row is not None and row["kind"] == "spot" else None
+        return float(rate) if rate is not None else None
+
+    def _rate_source(self) -> tuple[float, str]:
+        """(reclaims per node-hour, where from) an empty rate field stands for: the plan's chosen spot quote, else
+        the shown GPU's spot quotes, else the provider's typical rate."""
+        from planner.scale import DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
+
+        if self.chosen_spot_rate is not None and self.follow_plan.isChecked():
+            return self.chosen_spot_rate, self.tr("the plan's chosen spot quote")
+        rate, count = self.quoted_spot_rate
+        if rate is not None:
+            return rate, self.tr("median of %n spot quote(s)", "", count)
+        return DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR, self.tr(
+            "the provider's typical rate, AWS Spot Instance Advisor's top band"
+        )
+
+    def _show_spot_rate_source(self) -> None:
+        """An empty rate field shows the rate it stands for, and says where it is from."""
+        if hasattr(self, "spot_rate_edit"):
+            rate, _ = self._rate_source()
+            chosen = self.chosen_spot_rate is not None and self.follow_plan.isChecked()
+            quoted = chosen or self.quoted_spot_rate[0] is not None
+            where = self.tr("from quotes") if quoted else self.tr("typical")
+            self.spot_rate_edit.setPlaceholderText(f"{rate_text(rate)} ({where})")
+
+    def rate_in_use(self) -> tuple[float, str]:
+        """(reclaims per node-hour, where from): the typed rate, else the one an empty field stands for.
+        PageInputError for text that is no number (the planner checks the number itself)."""
+        text = self.spot_rate_edit.text().strip()
+        if not text:
+            return self._rate_source()
+        try:
+            return float(text.replace(",", ".").replace(" ", "")), self.tr("typed")
+        except ValueError:
+            raise PageInputError(Text("RentBuyPage", _RATE_NOT_A_NUMBER, (text,))) from None
+
+    def spot_line(self) -> SpotLine | None:
+        """planner.costs.spot_line for the spot price shown (None without one); UserError for a bad rate."""
+        from planner.costs import spot_line
+
+        gpu = self.context.gpu_catalog().get(self.gpu_combo.currentData())
+        spot_price = float(self.spot_spin.value())
+        if gpu is None or not spot_price:
+            return None
+        rate, _ = self.rate_in_use()
+        return spot_line(
+            gpu, int(self.gpus_spin.value()), rate, self.checkpoint_spin.value() * 60, self.restart_spin.value() * 60,
+            spot_price=spot_price, on_demand_price=float(self.on_demand_spin.value()) or None,
+        )  # fmt: skip
 
     def _purchase(
         self, gpu: GpuSpec, rates: ExchangeRates
@@ -583,12 +724,16 @@ class RentBuyPage(Page):
 
     def inputs(self) -> RentBuyInputs:
         """planner.costs.RentBuyInputs from the widgets."""
-        from planner.costs import RentBuyInputs
+        from planner.costs import DEFAULT_SPOT_OVERHEAD_FRACTION, RentBuyInputs
 
         gpus = int(self.gpus_spin.value())
         purchase = float(self.purchase_spin.value())
         job = self._job()
+        self.spot = None
+        spot = self.spot = self.spot_line()
         return RentBuyInputs(
+            spot_overhead_fraction=spot.overhead_fraction if spot else DEFAULT_SPOT_OVERHEAD_FRACTION,
+            spot_overhead_basis=spot.basis if spot else "",
             gpus=gpus,
             purchase_per_gpu=purchase or None,  # empty: no purchase price, so buying is not compared
             rent_on_demand_per_gpu_hour=float(self.on_demand_spin.value()),
@@ -633,9 +778,21 @@ class RentBuyPage(Page):
             else:
                 self.result, self.error = rent_vs_buy(self.inputs()), None
         except UserError as exc:
-            self.result, self.error = None, render_error(exc)
+            self.result, self.error, self.spot = None, render_error(exc), None
+        self._mark_rate_field()
         self._draw()
         self.recomputed.emit()
+
+    def _mark_rate_field(self) -> None:
+        """A rate the planner refused is framed in red (its text stays as typed; the headline says why)."""
+        refused = self.result is None and bool(self.spot_rate_edit.text().strip()) and self.error is not None
+        if refused:
+            try:
+                self.spot_line()
+                refused = False  # the rate is fine: another input was refused
+            except UserError:
+                pass
+        self.spot_rate_edit.setStyleSheet("QLineEdit { border: 1px solid #c0392b; }" if refused else "")
 
     def chart_series(self) -> tuple[dict[str, list[float]], dict[str, float | None]]:
         """The series drawn (with the spot mix when a share is set) and the break-even month per rent series."""
@@ -762,6 +919,8 @@ class RentBuyPage(Page):
             fmt.money(result.running_cost_per_gpu_hour, self.currency),
         )
         notes = "".join(f"<br><small>{_escape(render_note(n))}</small>" for n in dict.fromkeys(self.notes))
+        spot = self.spot_verdict()
+        spot_html = f"<br>{_escape(spot)}" if spot else ""
         names = (
             self.tr("Plan"),
             self.tr("Total over the horizon"),
@@ -772,7 +931,38 @@ class RentBuyPage(Page):
             f"<tr><th align='left'>{names[0]}</th><th align='right'>{names[1]}</th>"
             f"<th align='left'>{names[2]}</th><th align='left'>{names[3]}</th></tr>"
         )
-        return f"<table cellspacing='6'>{header}{''.join(rows)}</table>{_escape(owned)}{notes}"
+        return f"<table cellspacing='6'>{header}{''.join(rows)}</table>{_escape(owned)}{spot_html}{notes}"
+
+    def spot_verdict(self) -> str:
+        """What reclaims cost the spot line and up to which job size spot pays (planner.costs.spot_line)."""
+        spot = self.spot
+        if spot is None or self.result is None or "spot" not in self.result.series:
+            return ""
+        rate, source = self.rate_in_use()
+        text = self.tr(
+            "Spot: {0} reclaims per node-hour ({1}) on %n node(s) add {2} hours for work lost since the last "
+            "checkpoint and restarts.", "", spot.nodes,
+        ).format(rate_text(rate), source, fmt.percent(spot.overhead_fraction, 1))  # fmt: skip
+        comparison = spot.comparison
+        if comparison is None:
+            return text
+        text += " " + self.tr("That is {0} per useful GPU-hour against {1} on demand;").format(
+            fmt.money(comparison.spot_per_useful_gpu_hour, self.currency),
+            fmt.money(comparison.on_demand_per_useful_gpu_hour, self.currency),
+        )
+        nodes = comparison.break_even_nodes
+        if nodes is None:
+            text += " " + self.tr("spot pays at every job size.")
+        elif nodes == 0:
+            text += " " + self.tr("spot does not pay, not even on one node.")
+        else:
+            if not comparison.pays:  # this job is above the size at which spot stops paying
+                text += " " + self.tr("spot does not pay for this job;")
+            text += " " + self.tr(
+                "spot pays for jobs up to %n node(s) of {0} GPUs and stops paying above (each reclaimed node "
+                "stops the whole job).", "", nodes,
+            ).format(spot.gpus_per_node)  # fmt: skip
+        return text
 
     def shutdown(self) -> None:
         """The window is closing: no more recomputing (the store closes after this)."""

@@ -20,6 +20,7 @@ from PySide6 import QtCore
 from PySide6.QtCore import (
     QCoreApplication,
     QDate,
+    QLocale,
     QModelIndex,
     QPersistentModelIndex,
     Qt,
@@ -51,9 +52,9 @@ def _tr(text: str) -> str:
 class Column:
     key: str  # store column, or "derived:<name>"
     header: str  # marked with QT_TRANSLATE_NOOP(CONTEXT, ...)
-    editor: str = (
-        ""  # "" (read-only) | text | gpu | kind | interconnect | currency | money | int | float | date
-    )
+    # "" (read-only) | text | gpu | kind | interconnect | currency | money | int | float | date | rate (a number
+    # that may stay empty: typed as text, so clearing the cell clears the value)
+    editor: str = ""
     numeric: bool = False
     tooltip: str = ""
 
@@ -70,6 +71,13 @@ RENTAL_COLUMNS = (
     Column("currency", QT_TRANSLATE_NOOP("QuoteTableModel", "Currency"), "currency"),
     Column("derived:display_price", QT_TRANSLATE_NOOP("QuoteTableModel", "{0} / GPU-h"), "", True,
            QT_TRANSLATE_NOOP("QuoteTableModel", "Price per GPU-hour in the display currency (Settings)")),
+    Column("interruptions_per_hour", QT_TRANSLATE_NOOP("QuoteTableModel", "Reclaims / h"), "rate", True,
+           QT_TRANSLATE_NOOP("QuoteTableModel", "Spot: how often the provider reclaims an instance, per instance-hour (a number >= 0); "
+                             "empty: not stated (the provider's typical rate is assumed)")),
+    Column("derived:per_useful_gpu_hour", QT_TRANSLATE_NOOP("QuoteTableModel", "{0} / useful GPU-h"), "", True,
+           QT_TRANSLATE_NOOP("QuoteTableModel", "Spot: the price per GPU-hour of progress, counting the work lost "
+                             "since the last checkpoint and the restart after each reclaim (a cell's tooltip "
+                             "gives its assumptions)")),
     Column("derived:per_pflop_hour", QT_TRANSLATE_NOOP("QuoteTableModel", "{0} / PFLOP-h bf16"), "", True,
            QT_TRANSLATE_NOOP("QuoteTableModel", "Price of one hour of 1 PFLOP/s of dense bf16 matmul")),
     Column("derived:per_tbps_hour", QT_TRANSLATE_NOOP("QuoteTableModel", "{0} / TB/s-h"), "", True,
@@ -116,6 +124,34 @@ KIND_NAMES = {
     "reserved-3y": QT_TRANSLATE_NOOP("QuoteTableModel", "reserved 3 years"),
     "committed": QT_TRANSLATE_NOOP("QuoteTableModel", "committed"),
 }
+
+TYPICAL_RATE = QT_TRANSLATE_NOOP("QuoteTableModel", "typical")
+
+
+def rate_text(rate: float) -> str:
+    """A reclaim rate with up to three significant digits and no trailing zeros: 0.01 -> "0.01", 0.000305 ->
+    "0.000305" (the locale's decimal mark)."""
+    text = fmt.significant(rate, 3)
+    point = QLocale().decimalPoint()
+    return text.rstrip("0").rstrip(point) if point in text else text
+
+
+def _rate_tooltip(value: Any, row: Row) -> str | None:
+    """What a reclaim rate cell means: the quote's own figure, or the typical rate assumed for a spot quote."""
+    from planner.scale import DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
+
+    translate = QCoreApplication.translate
+    if value not in (None, ""):
+        return translate("QuoteTableModel", "{0} reclaims per instance-hour, as the quote states").format(
+            rate_text(float(value))
+        )
+    if row.get("kind") != "spot":
+        return None
+    return translate(
+        "QuoteTableModel",
+        "Not stated: the provider's typical rate is assumed, {0} reclaims per instance-hour (AWS Spot Instance "
+        "Advisor's top band: more than 20% of instances reclaimed a month)",
+    ).format(rate_text(DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR))
 
 
 @dataclass(frozen=True)
@@ -401,7 +437,7 @@ class QuoteTableModel(FlatTableModel):
         key = column.key
         if column.derived:
             return self.derived_sort_key(key.removeprefix("derived:")) if self.derived_sort_key else None
-        if column.editor in ("money", "float", "int"):
+        if column.editor in ("money", "float", "int", "rate"):
             return lambda row: row.get(key)
         if column.editor == "gpu":
             names = dict(self.gpu_names)
@@ -606,6 +642,8 @@ class QuoteTableModel(FlatTableModel):
                 ).format(row.get("source") or "")
             if column.editor == "text" and value:
                 return str(value)  # free text may be elided in its column
+            if column.editor == "rate":
+                return _rate_tooltip(value, row)
             return None
         if role == Qt.ItemDataRole.FontRole and self.is_reference(index.row()):
             font = QFont()
@@ -618,6 +656,8 @@ class QuoteTableModel(FlatTableModel):
         return None
 
     def _display(self, column: Column, value: Any, row: Row) -> str:
+        if column.editor == "rate" and value in (None, "") and row.get("kind") == "spot":
+            return _tr(TYPICAL_RATE)  # not stated: planning assumes the provider's typical rate
         if value is None or value == "":
             return ""
         if column.key == "kind":
@@ -628,6 +668,8 @@ class QuoteTableModel(FlatTableModel):
             return fmt.percent(float(value))
         if column.editor == "float":
             return fmt.significant(float(value), 4)
+        if column.editor == "rate":
+            return rate_text(float(value))
         if column.editor == "int":
             return fmt.integer(int(value))
         if column.editor == "date":
@@ -725,7 +767,7 @@ def _from_editor(column: Column, value: Any) -> Any:
     """An editor's value -> the store's type (QDate -> ISO text, blanks -> None for numbers)."""
     if isinstance(value, QDate):
         return value.toString("yyyy-MM-dd") if value.isValid() else ""
-    if column.editor in ("money", "float", "int"):
+    if column.editor in ("money", "float", "int", "rate"):
         if value in ("", None):
             return None
         if isinstance(value, str):

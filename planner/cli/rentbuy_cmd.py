@@ -9,16 +9,19 @@ from planner.cli import print_json
 from planner.costs import (
     DEFAULT_ELECTRICITY_PER_KWH,
     DEFAULT_PUE,
+    DEFAULT_SPOT_CHECKPOINT_WRITE_S,
     DEFAULT_SPOT_OVERHEAD_FRACTION,
+    DEFAULT_SPOT_RESTART_S,
     RentBuyInputs,
     RentBuyResult,
+    SpotLine,
     rent_vs_buy,
+    spot_line,
 )
 from planner.errors import UserError
 from planner.gpus import GpuSpec, get_gpu
 from planner.messages import Message, msg
 from planner.money import Money, format_money, normalise_currency
-from planner.scale import DETECTION_S, RESCHEDULE_S, spot_overhead_of_job
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--gpus (default: a flat 10%% overhead)",
     )  # fmt: skip
     parser.add_argument(
-        "--checkpoint-write-minutes", type=float, default=1.0,
+        "--checkpoint-write-minutes", type=float, default=DEFAULT_SPOT_CHECKPOINT_WRITE_S / 60,
         help="with --spot-interruptions-per-node-hour: minutes to write one checkpoint (1)",
     )  # fmt: skip
     parser.add_argument(
@@ -122,6 +125,11 @@ def usd_default_in(amount_usd: float, currency: str, what: Message, flag: str) -
 
 
 def inputs_from_args(args: argparse.Namespace) -> RentBuyInputs:
+    return inputs_and_spot(args)[0]
+
+
+def inputs_and_spot(args: argparse.Namespace) -> tuple[RentBuyInputs, SpotLine | None]:
+    """The rent vs buy inputs, and the spot line from the interruption rate when one is given."""
     gpu = get_gpu(args.gpu)
     currency = normalise_currency(args.currency)
     purchase = args.purchase_per_gpu
@@ -144,10 +152,10 @@ def inputs_from_args(args: argparse.Namespace) -> RentBuyInputs:
     months = round(args.years * 12)
     if args.years <= 0 or months < 1:
         raise UserError.of(msg("error.years_at_least_a_month"))
-    overhead, basis = _spot_overhead(args, gpu)
-    return RentBuyInputs(
-        spot_overhead_fraction=overhead,
-        spot_overhead_basis=basis,
+    spot = spot_line_from_args(args, gpu)
+    inputs = RentBuyInputs(
+        spot_overhead_fraction=spot.overhead_fraction if spot else DEFAULT_SPOT_OVERHEAD_FRACTION,
+        spot_overhead_basis=spot.basis if spot else "",
         gpus=args.gpus,
         purchase_per_gpu=purchase,
         rent_on_demand_per_gpu_hour=args.rent_per_gpu_hour,
@@ -166,21 +174,24 @@ def inputs_from_args(args: argparse.Namespace) -> RentBuyInputs:
         maintenance_fraction_per_year=args.maintenance_fraction,
         hybrid_owned_gpus=args.owned_gpus,
     )
+    return inputs, spot
 
 
-def _spot_overhead(args: argparse.Namespace, gpu: GpuSpec) -> tuple[float, str]:
-    """The spot line's extra hours: from the interruption rate when given, else the flat assumption."""
+def spot_line_from_args(args: argparse.Namespace, gpu: GpuSpec) -> SpotLine | None:
+    """The spot line from the interruption rate when given (None: the flat assumption), with when spot stops
+    paying when both the spot and the on-demand price are known (planner.costs.spot_line)."""
     rate = args.spot_interruptions_per_node_hour
     if rate is None:
-        return DEFAULT_SPOT_OVERHEAD_FRACTION, ""
-    restart = args.restart_minutes if args.restart_minutes is not None else (DETECTION_S + RESCHEDULE_S) / 60
+        return None
+    restart = args.restart_minutes if args.restart_minutes is not None else DEFAULT_SPOT_RESTART_S / 60
     for value, flag in ((rate, "--spot-interruptions-per-node-hour"), (args.checkpoint_write_minutes,
                         "--checkpoint-write-minutes"), (restart, "--restart-minutes")):  # fmt: skip
         if not (math.isfinite(value) and value >= 0):
             raise UserError.of(msg("error.must_not_be_negative", what=flag))
     if args.gpus < 1:
         raise UserError.of(msg("error.gpus_positive"))
-    return spot_overhead_of_job(gpu, args.gpus, rate, args.checkpoint_write_minutes * 60, restart * 60)
+    return spot_line(gpu, args.gpus, rate, args.checkpoint_write_minutes * 60, restart * 60,
+                     spot_price=args.spot_per_gpu_hour, on_demand_price=args.rent_per_gpu_hour)  # fmt: skip
 
 
 def print_result(result: RentBuyResult) -> None:
@@ -206,9 +217,27 @@ def print_result(result: RentBuyResult) -> None:
 
 
 def run_rentbuy(args: argparse.Namespace) -> int:
-    result = rent_vs_buy(inputs_from_args(args))
+    inputs, spot = inputs_and_spot(args)
+    result = rent_vs_buy(inputs)
     if args.json:
-        print_json(result.as_dict())
+        print_json({**result.as_dict(), "spot": spot.as_dict(inputs.currency) if spot else None})
     else:
         print_result(result)
+        if spot is not None and spot.comparison is not None:
+            print(spot_verdict(spot, inputs.currency))
     return 0
+
+
+def spot_verdict(spot: SpotLine, currency: str) -> str:
+    """When spot stops paying, in English (the GUI says it in its own words from the same numbers)."""
+    comparison = spot.comparison
+    assert comparison is not None
+    price = format_money(Money(comparison.spot_per_useful_gpu_hour, currency))
+    if comparison.break_even_nodes is None:
+        limit = "at every job size"
+    elif comparison.break_even_nodes == 0:
+        limit = "not even on one node"
+    else:
+        limit = f"up to {comparison.break_even_nodes:,} nodes of {spot.gpus_per_node} GPUs per job"
+    return (f"spot: {price} per useful GPU-hour on {spot.nodes} node(s); spot pays {limit} "
+            "(each reclaimed node stops the whole job)")  # fmt: skip

@@ -108,6 +108,10 @@ def test_prefilled_from_reference_quotes_and_the_plan(page, context, qtbot):
 def test_spot_share_draws_a_mixed_line_between_on_demand_and_spot(page, qtbot):
     set_hand_inputs(page, qtbot, 0.5)
     page.spot_spin.setValue(1.00)
+    # 0.1 reclaims per node-hour cost a one-node job 8.4% more hours (test_rent_buy_spot.py checks the figure by
+    # hand): the mix at half is (3.00 + 1.084) / 2 = 2.042 $/h, so buying crosses it at
+    # 25,000 / (365.25 x (2.042 - 0.1176)) = 35.6 months, inside the 36-month horizon.
+    page.spot_rate_edit.setText("0.1")
     with qtbot.waitSignal(page.recomputed, timeout=5000):
         page.spot_share_slider.slider.setValue(50)
     series = page.chart.chart_data()["series"]
@@ -159,13 +163,14 @@ def test_spot_and_reserved_lines_appear_with_their_quotes(page, context, qtbot):
     assert set(page.chart.chart_data()["series"]) == {"on_demand", "buy", "hybrid"}  # no quote, no line
     add_quote(context, "spot", 2.10)
     add_quote(context, "reserved-1y", 2.45)
+    page.spot_rate_edit.setText("0")  # no reclaims: spot costs its price per useful hour, no more
     set_hand_inputs(page, qtbot, 0.5)  # the new quotes refilled the prices: the hand figures again
     data = page.chart.chart_data()
     assert {"on_demand", "spot", "reserved", "buy", "hybrid"} <= set(data["series"])
     assert page.spot_spin.value() == pytest.approx(2.10) and page.reserved_spin.value() == pytest.approx(2.45)
-    # Spot rents busy hours at 2.10 plus planner.costs' 10% for interrupted work (2.31):
-    # 25,000 / (365.25 x (2.31 - 0.1176)) = 31.22 months, later than on demand (cheaper renting).
-    assert data["break_even_months"]["spot"] == pytest.approx(31.22, abs=0.05)
+    # Spot rents busy hours at 2.10 (never reclaimed here):
+    # 25,000 / (365.25 x (2.10 - 0.1176)) = 34.53 months, later than on demand (cheaper renting).
+    assert data["break_even_months"]["spot"] == pytest.approx(34.53, abs=0.05)
     # Reserved pays all 730.5 h a month at 2.45 while buying costs 0.1176 per busy hour (365.25 h):
     # 25,000 / (730.5 x 2.45 - 365.25 x 0.1176) = 25,000 / 1,746.77 = 14.31 months.
     assert data["break_even_months"]["reserved"] == pytest.approx(14.31, abs=0.05)
@@ -176,17 +181,18 @@ def test_spot_and_reserved_lines_appear_with_their_quotes(page, context, qtbot):
 
 def test_resale_alone_tipping_the_balance_is_said_as_such(page, context, qtbot):
     add_quote(context, "spot", 2.10)
+    page.spot_rate_edit.setText("0")  # never reclaimed: spot costs 2.10 per useful hour
     set_hand_inputs(page, qtbot, 0.5)
     page.resale_spin.setValue(50)
     with qtbot.waitSignal(page.recomputed, timeout=5000):
         page.horizon_slider.slider.setValue(30)
     data = page.chart.chart_data()
-    # Spot crosses buying at 31.22 months (see above): after a 30-month horizon, so no break-even month ...
+    # Spot crosses buying at 34.53 months (see above): after a 30-month horizon, so no break-even month ...
     assert data["break_even_months"]["spot"] is None
     # ... yet over the horizon buying wins once half the purchase comes back at the end:
-    # buy 8 x 25,000 x (1 - 0.5) + 8 x 0.1176 x 365.25 x 30 = 110,309; spot 8 x 2.31 x 365.25 x 30 = 202,497.
+    # buy 8 x 25,000 x (1 - 0.5) + 8 x 0.1176 x 365.25 x 30 = 110,309; spot 8 x 2.10 x 365.25 x 30 = 184,086.
     assert page.result.totals["buy"].amount == pytest.approx(110_309, rel=0.01)
-    assert page.result.totals["spot"].amount == pytest.approx(202_497, rel=0.01)
+    assert page.result.totals["spot"].amount == pytest.approx(184_086, rel=0.01)
     figures = page.figures.text()
     assert "buying cheaper only at the end, counting the resale" in figures
     assert "buying never cheaper" not in figures
