@@ -19,6 +19,7 @@ from planner.costs import (
     spot_line,
 )
 from planner.errors import UserError
+from planner.scale import DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
 from planner.gpus import GpuSpec, get_gpu
 from planner.messages import Message, msg
 from planner.money import Money, format_money, normalise_currency
@@ -46,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--spot-interruptions-per-node-hour", type=float, default=None,
         help="spot reclaims per instance-hour: the spot line counts the lost work and restarts of a job on all "
-        "--gpus (default: a flat 10%% overhead)",
+        "--gpus (default: AWS Spot Instance Advisor's top band, as the Rent or buy page and plan --spot use)",
     )  # fmt: skip
     parser.add_argument(
         "--checkpoint-write-minutes", type=float, default=DEFAULT_SPOT_CHECKPOINT_WRITE_S / 60,
@@ -178,11 +179,14 @@ def inputs_and_spot(args: argparse.Namespace) -> tuple[RentBuyInputs, SpotLine |
 
 
 def spot_line_from_args(args: argparse.Namespace, gpu: GpuSpec) -> SpotLine | None:
-    """The spot line from the interruption rate when given (None: the flat assumption), with when spot stops
-    paying when both the spot and the on-demand price are known (planner.costs.spot_line)."""
+    """The spot line at the interruption rate given, else (with a spot price) the provider's typical one, the
+    Rent or buy page's and `plan --spot`'s default; None with neither. With both prices it says up to which job
+    size spot pays (planner.costs.spot_line)."""
+    if args.spot_per_gpu_hour is None and args.spot_interruptions_per_node_hour is None:
+        return None
     rate = args.spot_interruptions_per_node_hour
     if rate is None:
-        return None
+        rate = DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
     restart = args.restart_minutes if args.restart_minutes is not None else DEFAULT_SPOT_RESTART_S / 60
     for value, flag in ((rate, "--spot-interruptions-per-node-hour"), (args.checkpoint_write_minutes,
                         "--checkpoint-write-minutes"), (restart, "--restart-minutes")):  # fmt: skip

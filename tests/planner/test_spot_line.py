@@ -71,8 +71,9 @@ RENT = ("rentbuy", "--gpu", "h100-sxm", "--gpus", "16", "--rent-per-gpu-hour", "
 
 
 def test_rentbuy_json_says_when_spot_stops_paying(capsys):
-    assert main(list(RENT)) == 0
-    assert json.loads(capsys.readouterr().out)["spot"] is None  # the flat assumption: no rate, no verdict
+    assert main(list(RENT)) == 0  # no rate: the provider's typical one (3.05e-4 per instance-hour), with a verdict
+    typical = json.loads(capsys.readouterr().out)["spot"]
+    assert typical["overhead_fraction"] == pytest.approx(hand_overhead(2, -math.log(0.8) / 730.5), rel=1e-3)
     assert main([*RENT, "--spot-interruptions-per-node-hour", "0.05"]) == 0
     spot = json.loads(capsys.readouterr().out)["spot"]
     line = spot_line(H100, 16, 0.05, spot_price=2.00, on_demand_price=3.00)
