@@ -63,6 +63,7 @@ from desktop.plan_request import (
     PageInputError,
     PlanCall,
     PoolAnswer,
+    SpotAnswer,
     Text,
     build_and_run,
     error_note,
@@ -358,6 +359,7 @@ class PlanPage(Page):
         self.pool_panel = PoolPanel(self.state)  # Expert mode only: a mixed GPU pool (plan --pool)
         self.expert_panels = [self.strategy, self.resilience, self.pool_panel]
         self.pool: PoolAnswer | None = None  # the pool comparison of the shown plan
+        self.spot: SpotAnswer | None = None  # a spot plan's on-demand side (spot against on demand)
         self.panels = [self.workload, self.model_panel, self.shape, self.hardware, self.constraints]
         self.results = ResultsPanel()
 
@@ -613,15 +615,15 @@ class PlanPage(Page):
         )
         if self.scheduler.runs_inline():
             try:
-                call, result, build_ms, pool = build_and_run(*request)
+                answer = build_and_run(*request)
             except UserError as exc:
                 self._fail(generation, error_note(exc), about_model=is_model_error(exc))
                 return
-            self._accept_built(generation, call, result, build_ms, pool)
+            self._accept_built(generation, *answer)
             return
 
         # slow search or cold price summaries: all of it on a pool thread, the latest request wins
-        def done(answer: tuple[PlanCall, PlanResult, float, PoolAnswer | None]) -> None:
+        def done(answer: tuple[PlanCall, PlanResult, float, PoolAnswer | None, SpotAnswer | None]) -> None:
             self._accept_built(generation, *answer)
 
         def failed(message: str) -> None:
@@ -631,13 +633,19 @@ class PlanPage(Page):
         job: Job = self.context.jobs.run(build_and_run, *request, on_done=done, on_error=failed, name="plan")
 
     def _accept_built(
-        self, generation: int, call: PlanCall, result: PlanResult, build_ms: float, pool: PoolAnswer | None = None
+        self,
+        generation: int,
+        call: PlanCall,
+        result: PlanResult,
+        build_ms: float,
+        pool: PoolAnswer | None = None,
+        spot: SpotAnswer | None = None,
     ) -> None:
         self.scheduler.built(generation, build_ms)
         if not self.scheduler.is_current(generation):
             return  # a newer request is on its way: latest request wins
         self.scheduler.searched(generation, float(result.search_ms))
-        self.call, self.pool = call, pool
+        self.call, self.pool, self.spot = call, pool, spot
         self.series.reset()
         self.model_panel.set_summary(plan_text.model_summary(call.model))
         self.state.set_result(result)
@@ -647,7 +655,7 @@ class PlanPage(Page):
         after a language switch."""
         if not self.scheduler.is_current(generation):
             return
-        self.call, self.pool = None, None
+        self.call, self.pool, self.spot = None, None, None
         self._error_about_model = about_model
         self._error_note = message
         self.state.set_error(render_note(message))
@@ -688,9 +696,10 @@ class PlanPage(Page):
         results.advice.setHtml(plan_text.advice_html(state, self.call))
         results.excluded.setHtml(plan_text.excluded_html(state.result))
         resilience = self.call.constraints.resilience if self.call is not None else None
-        results.goodput.setHtml(
-            plan_scale_text.goodput_html(option, resilience) if resilience is not None else ""
-        )
+        goodput = plan_scale_text.goodput_html(option, resilience) if resilience is not None else ""
+        if self.call is not None and self.spot is not None and option is not None:
+            goodput += plan_scale_text.spot_html(option, self.call, self.spot)
+        results.goodput.setHtml(goodput)
         names = {gpu_id: short_gpu_name(gpu.name) for gpu_id, gpu in self.context.gpu_catalog().items()}
         results.pool.show_answer(self.pool, names, training)
         self.last_redraw_ms = (time.perf_counter() - started) * 1000.0
