@@ -200,14 +200,13 @@ def goodput_summary(option: PlanOption) -> str:
 
 
 def spot_rate_basis(spot: SpotAnswer) -> str:
-    """The reclaim rate a spot plan takes and where it comes from, in words."""
-    rate = fmt.significant(spot.rate_per_node_hour, 2)
+    """Where the reclaim rate a spot plan takes comes from, in words."""
     if spot.basis == "user-set":
-        return translate("PlanPage", "{0} reclaims per node-hour, set by you").format(rate)
+        return translate("PlanPage", "set by you")
     if spot.basis == "quote":
-        return translate("PlanPage", "{0} reclaims per node-hour, as the spot quotes state it").format(rate)
-    return translate("PlanPage", "{0} reclaims per node-hour: no quote states a rate, AWS Spot Instance Advisor's top band "
-                     "(over {1} of instances interrupted a month)").format(rate, fmt.percent(SPOT_MONTHLY_INTERRUPTED_SHARE))  # fmt: skip
+        return translate("PlanPage", "as the spot quotes state it")
+    return translate("PlanPage", "no quote states a rate: AWS Spot Instance Advisor's top band, over {0} of instances "
+                     "interrupted a month").format(fmt.percent(SPOT_MONTHLY_INTERRUPTED_SHARE))  # fmt: skip
 
 
 def spot_rows(option: PlanOption, comparison: SpotComparison, spot: SpotAnswer, currency: str) -> list[FigureRow]:
@@ -215,20 +214,24 @@ def spot_rows(option: PlanOption, comparison: SpotComparison, spot: SpotAnswer, 
     per_gpu_hour = translate("PlanPage", "{0}/GPU-h")
     spot_price = comparison.spot_per_useful_gpu_hour * comparison.spot_fraction
     on_demand_price = comparison.on_demand_per_useful_gpu_hour * comparison.on_demand_fraction
-    over = translate("PlanPage", "{0} price {1} ÷ {2} effective time")
     of_wall = translate("PlanPage", "{0} of the wall time")
-    nodes = translate("PlanPage", "the job's failures, and {0} × {1} nodes: every reclaimed node stops the whole job").format(
-        spot_rate_basis(spot), fmt.integer(option.nodes))  # fmt: skip
+    nodes = translate("PlanPage", "the job's failures and the reclaims of its {0}: every reclaimed node stops the whole job").format(
+        plurals().nodes(option.nodes))  # fmt: skip
     pays = translate("PlanPage", "yes") if comparison.pays else translate("PlanPage", "no")
     return [
+        FigureRow("spot_interruptions_per_node_hour", translate("PlanPage", "Spot reclaim rate"),
+                  translate("PlanPage", "{0} per node-hour").format(fmt.significant(spot.rate_per_node_hour, 2)),
+                  spot_rate_basis(spot), spot.rate_per_node_hour),
         FigureRow("spot_per_useful_gpu_hour", translate("PlanPage", "Spot per useful GPU-hour"),
                   per_gpu_hour.format(fmt.money(comparison.spot_per_useful_gpu_hour, currency)),
-                  over.format(translate("PlanPage", "spot"), per_gpu_hour.format(fmt.money(spot_price, currency)),
-                              fmt.percent(comparison.spot_fraction, 1)), comparison.spot_per_useful_gpu_hour),
+                  translate("PlanPage", "spot price {0} ÷ {1} effective time").format(
+                      per_gpu_hour.format(fmt.money(spot_price, currency)), fmt.percent(comparison.spot_fraction, 1)),
+                  comparison.spot_per_useful_gpu_hour),
         FigureRow("on_demand_per_useful_gpu_hour", translate("PlanPage", "On demand per useful GPU-hour"),
                   per_gpu_hour.format(fmt.money(comparison.on_demand_per_useful_gpu_hour, currency)),
-                  over.format(translate("PlanPage", "on-demand"), per_gpu_hour.format(fmt.money(on_demand_price, currency)),
-                              fmt.percent(comparison.on_demand_fraction, 1)), comparison.on_demand_per_useful_gpu_hour),
+                  translate("PlanPage", "on-demand price {0} ÷ {1} effective time").format(
+                      per_gpu_hour.format(fmt.money(on_demand_price, currency)),
+                      fmt.percent(comparison.on_demand_fraction, 1)), comparison.on_demand_per_useful_gpu_hour),
         FigureRow("spot_effective_fraction", translate("PlanPage", "Effective time on spot"),
                   of_wall.format(fmt.percent(comparison.spot_fraction, 1)), nodes, comparison.spot_fraction),
         FigureRow("on_demand_effective_fraction", translate("PlanPage", "Effective time on demand"),
@@ -262,7 +265,7 @@ def spot_verdict(comparison: SpotComparison) -> str:
 def spot_html(option: PlanOption, call: PlanCall, spot: SpotAnswer) -> str:
     """Spot against on demand for the selected option (the comparison `plan --price-from-quotes --spot` makes
     for its top option), or why there is none."""
-    head = "<p><b>" + _escape(translate("PlanPage", "Spot against on demand")) + "</b></p>"
+    head = "<p><a name='spot'></a><b>" + _escape(translate("PlanPage", "Spot against on demand")) + "</b></p>"
     comparison = spot_comparison_of(option, call, spot.on_demand_prices)
     if comparison is None:
         return head + "<p>" + _escape(spot_missing(option, call, spot)) + "</p>"

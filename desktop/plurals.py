@@ -37,7 +37,7 @@ class Plurals(QObject):
         return english_plural(self.tr("deleting %n quote(s)", "", count), count)
 
     def nodes(self, count: int) -> str:
-        return english_plural(self.tr("%n node(s)", "", count), count)
+        return english_plural(self.tr("%Ln node(s)", "", count), count)  # %Ln: "6,490 nodes"
 
 
 _plurals: Plurals | None = None

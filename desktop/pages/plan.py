@@ -19,6 +19,7 @@ so a headline, an error or a limits line that appears never moves the table unde
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 import time
 from pathlib import Path
@@ -962,7 +963,22 @@ class PlanPage(Page):
         return {
             "goodput": lambda: views.setCurrentWidget(self.results.goodput),
             "pool": lambda: views.setCurrentWidget(self.results.pool),
+            "spot": self._show_spot_example,  # last: it plans the example again, on spot
         }
+
+    def _show_spot_example(self) -> None:
+        """The example on spot capacity (priced by the spot quotes), the Goodput tab at its spot comparison."""
+        goodput = self.results.goodput
+
+        def scroll() -> None:  # once the spot plan is drawn (setHtml scrolls back to the top)
+            self.planned.disconnect(scroll)
+            goodput.scrollToAnchor("spot")
+
+        self.results.views.setCurrentWidget(goodput)
+        self.planned.connect(scroll)
+        self.state.replace_inputs(dataclasses.replace(self.state.inputs, spot=True), dirty=False)  # still the example
+        self.sync_widgets()
+        self.replan()
 
 
 def _first_focusable(panel: QWidget) -> QWidget | None:

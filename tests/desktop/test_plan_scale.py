@@ -381,7 +381,8 @@ def test_the_spot_figures_shown_are_the_clis_for_the_same_inputs(open_plan_page,
     shown = page.results.goodput.toPlainText()
     for text in (fmt.money(spot["spot_per_useful_gpu_hour"], "USD") + "/GPU-h",
                  fmt.money(spot["on_demand_per_useful_gpu_hour"], "USD") + "/GPU-h",
-                 fmt.percent(spot["spot_effective_fraction"], 1), "as the spot quotes state it"):  # fmt: skip
+                 fmt.percent(spot["spot_effective_fraction"], 1), "as the spot quotes state it",
+                 f"{fmt.significant(QUOTED_RATE, 2)} per node-hour"):  # fmt: skip
         assert text in shown, text
     nodes = spot["break_even_nodes"]
     assert isinstance(nodes, int) and nodes > expected["nodes"]  # half price pays for a 2-node job
@@ -402,7 +403,8 @@ def test_the_spot_figures_shown_are_the_clis_for_the_same_inputs(open_plan_page,
     for key in ("spot_per_useful_gpu_hour", "spot_effective_fraction", "on_demand_per_useful_gpu_hour"):
         assert rows[key].raw == pytest.approx(spot[key], rel=1e-9), key
     assert rows["break_even_nodes"].raw == spot["break_even_nodes"]
-    assert f"{fmt.significant(0.3, 2)} reclaims per node-hour, set by you" in page.results.goodput.toPlainText()
+    rate = rows["spot_interruptions_per_node_hour"]
+    assert rate.raw == 0.3 and rate.value == f"{fmt.significant(0.3, 2)} per node-hour" and rate.basis == "set by you"
 
 
 def _daly_first_order_ratio(interval_s: float, write_s: float, restart_s: float, per_hour: float) -> float:
