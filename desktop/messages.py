@@ -617,6 +617,28 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "error.must_not_be_negative": QT_TRANSLATE_NOOP("PlannerMessages", "{what} must not be negative"),
     "error.gpu_flag_empty": QT_TRANSLATE_NOOP("PlannerMessages", "--gpu needs a GPU id; see `gpu-advisor gpus`"),
     "error.price_flags_both": QT_TRANSLATE_NOOP("PlannerMessages", "give either --price-per-gpu-hour or --price-from-quotes, not both"),
+    # mixed GPU pools (planner.search.pools): the ways to run one job and why the best wins
+    "pool.name.alone": QT_TRANSLATE_NOOP("PlannerMessages", "{gpu} alone"),
+    "pool.name.pool": QT_TRANSLATE_NOOP("PlannerMessages", "the whole pool"),
+    "pool.name.pipeline": QT_TRANSLATE_NOOP("PlannerMessages", "the pipeline over the types"),
+    "pool.name.separate": QT_TRANSLATE_NOOP("PlannerMessages", "separate jobs"),
+    "pool.reason.only": QT_TRANSLATE_NOOP("PlannerMessages", "{way} is the only way that fits"),
+    "pool.reason.faster": QT_TRANSLATE_NOOP("PlannerMessages", "{way} is {speedup}x faster than {runner}: {why}"),
+    "pool.reason.faster_by_percent": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "{way} is {faster_percent}% faster than {runner}: {why}"
+    ),
+    "pool.why.pool": QT_TRANSLATE_NOOP("PlannerMessages", "the extra GPUs bring more than the gradient sync at the slower pace costs"),
+    "pool.why.pipeline": QT_TRANSLATE_NOOP("PlannerMessages", "each type holds layers in proportion to its speed, so the slowest stage, the bubble ({bubble_percent}% of the step) and the sends between types cost less than the runner-up's losses"),
+    "pool.why.alone_over_pool": QT_TRANSLATE_NOOP("PlannerMessages", "the pool's common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs"),
+    "pool.why.alone_over_pipeline": QT_TRANSLATE_NOOP("PlannerMessages", "the pipeline's slowest stage, bubble and sends between types cost more than its extra GPUs bring; the other GPUs stay free for separate jobs"),
+    "pool.why.faster_type": QT_TRANSLATE_NOOP("PlannerMessages", "its GPUs run this job faster"),
+    "pool.way.pipeline": QT_TRANSLATE_NOOP("PlannerMessages", "{stages} pipeline stages ({groups}) x dp {dp}, {microbatches} micro-batches per step: the slowest stage takes {pace_s} per micro-batch, the bubble {bubble_percent}% of the step, a send between types {boundary_send_s} at the slower link"),
+    "pool.way.stage_group": QT_TRANSLATE_NOOP("PlannerMessages", "{stages} x {gpu}, layers per stage: {layers}"),
+    "pool.way.stage_group_range": QT_TRANSLATE_NOOP("PlannerMessages", "{stages} x {gpu}, layers per stage: {fewest}-{most}"),
+    "pool.way.separate": QT_TRANSLATE_NOOP("PlannerMessages", "each type runs its own job: together {aggregate_tokens_per_s} tokens/s, but one run goes at its own job's pace, {tokens_per_s} tokens/s on {gpu} alone; the other GPUs run other jobs"),
+    "pool.pipeline.no_shape": QT_TRANSLATE_NOOP("PlannerMessages", "no pipeline over the types: no tensor-parallel size and pipeline copies give every type a stage within {limit} stages"),
+    "pool.pipeline.stage_too_big": QT_TRANSLATE_NOOP("PlannerMessages", "no pipeline over the types fits: at best stage {stage} on {gpu} ({layers} layers) needs {need_bytes} per GPU, has {capacity_bytes} ({strategy})"),
+    "pool.pipeline.precision": QT_TRANSLATE_NOOP("PlannerMessages", "no pipeline over the types: {refusal}"),
     "error.nothing_to_export": QT_TRANSLATE_NOOP("PlannerMessages", "nothing to export: no option fits"),
     "error.cannot_write_export": QT_TRANSLATE_NOOP("PlannerMessages", "cannot write the export to {directory}: {reason}"),
     "error.spot_inputs_negative": QT_TRANSLATE_NOOP("PlannerMessages", "spot interruption rate, restart overhead and checkpoint interval must not be negative"),
@@ -675,7 +697,7 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "error.imported_size": QT_TRANSLATE_NOOP("PlannerMessages", "{where}: model size {billions}B parameters is outside {low}B..{high}B; check the sizes in the file"),
     "error.trace_needs_config": QT_TRANSLATE_NOOP("PlannerMessages", "{model}: a trace builds the model from its config.json; give a config.json or a model folder"),
     "error.trace_task": QT_TRANSLATE_NOOP("PlannerMessages", "a trace runs pretrain, finetune, lora or inference, not {task} (QLoRA's 4-bit kernels need CUDA)"),
-    "error.trace_layout": QT_TRANSLATE_NOOP("PlannerMessages", "a trace covers data parallel with ZeRO 0-3; tensor, pipeline and expert parallel are not traced"),
+    "error.trace_layout": QT_TRANSLATE_NOOP("PlannerMessages", "a LoRA trace covers data, pipeline and expert parallel; LoRA is not traced under tensor parallel"),
     "error.trace_failed": QT_TRANSLATE_NOOP("PlannerMessages", "the memory trace failed: {reason}"),
     "error.safetensors_short": QT_TRANSLATE_NOOP("PlannerMessages", "{path}: not a safetensors file (shorter than its 8-byte header length)"),
     "error.safetensors_header": QT_TRANSLATE_NOOP("PlannerMessages", "{path}: header length {header} bytes is absurd for a {size}-byte file"),
@@ -761,6 +783,12 @@ def _value(name: str, value: Any) -> str:
         return str(value)
     if name.endswith("_bytes"):
         return fmt.bytes_(value)
+    if name.endswith("_per_s"):  # a rate ("tokens_per_s"), not seconds
+        return fmt.number(value, 0)
+    if name.endswith("_percent") and isinstance(value, float):  # as the English templates' {x:.1f}%
+        return fmt.number(value, 1)
+    if name.endswith("_s") and isinstance(value, float) and 0 < abs(value) < 0.01:  # "0.45 ms", not "0 ms"
+        return f"{fmt.significant(value * 1000, 2)} {QCoreApplication.translate('fmt', 'ms')}"
     if name.endswith("_s"):
         return fmt.duration(value)
     if isinstance(value, int):

@@ -54,7 +54,7 @@ from planner.resolver import (
     typical_price,
 )
 from planner.search import PlanOption, PlanResult, Workload
-from planner.search.pools import PoolComparison, PoolPart, compare_pool
+from planner.search.pools import EVERY_WAY, PoolComparison, PoolPart, compare_pool
 from planner.vocabulary import ZeroStage
 
 if TYPE_CHECKING:
@@ -435,7 +435,8 @@ def compare_page_pool(
     price_book: PriceBook | None = None,
 ) -> PoolAnswer | None:
     """planner.search.pools.compare_pool for the page's pool (None without a type of count > 0), resolved as
-    `plan --pool ID:COUNT,... --price-from-quotes` resolves it: the pool's types are the hardware, the rest of
+    `plan --pool ID:COUNT,... --price-from-quotes` resolves it, with every way (`--pool-ways all`, the CLI's
+    default): the pool's types are the hardware, the rest of
     the inputs as the main plan takes them. A UserError (say, an unknown GPU) becomes the answer's error."""
     counts = inputs.pool_counts
     if not counts:
@@ -450,7 +451,7 @@ def compare_page_pool(
         by_id = {gpu.id: gpu for gpu in call.gpus}
         parts = [PoolPart(by_id[gpu_id], count) for gpu_id, count in counts.items() if gpu_id in by_id]
         comparison = compare_pool(call.model, call.workload, parts, call.constraints, prices=call.prices,
-                                  calibration=call.calibration)  # fmt: skip
+                                  calibration=call.calibration, ways=EVERY_WAY)  # fmt: skip
     except UserError as exc:
         return PoolAnswer(counts, error=error_note(exc))
     return PoolAnswer(counts, comparison)

@@ -4,8 +4,9 @@ Pure text builders like desktop/plan_text.py (context "PlanPage", numbers throug
 the planner's goodput term (planner.scale.Goodput, the same term `gpu-advisor plan --json` prints as an option's
 "goodput") becomes a row with its unit and the assumption it rests on, worded in the interface language from
 the planner's constants (the failure rate's published run, the storage profile, the restart's parts) rather than
-from the planner's English source sentences. The pool's reason is worded here from the comparison's figures for
-the same reason.
+from the planner's English source sentences. The mixed pool's ways, reason and explanations are the planner's
+Messages (PoolChoice.label, PoolComparison.reason_message, PoolChoice.explanation) rendered in the interface
+language by desktop.messages.render, GPU ids shown by their names.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication
 
 from desktop import fmt
+from desktop.messages import render
 from desktop.plurals import plurals
+from planner.messages import Message
 from planner.resolver import spot_comparison_of
 from planner.scale import DETECTION_S, RESCHEDULE_S, Resilience, failure_rate
 from planner.scale.checkpoints import (
@@ -292,17 +295,57 @@ def spot_missing(option: PlanOption, call: PlanCall, spot: SpotAnswer) -> str:
 # -- mixed pools -----------------------------------------------------------------------------------------------
 
 
+def named(message: Message, names: Mapping[str, str]) -> str:
+    """A planner Message about the pool in the interface language (desktop.messages.render), every GPU id in it
+    (the "gpu" value, in nested messages too) shown by its display name."""
+    return render(_with_names(message, names))
+
+
+def _with_names(message: Message, names: Mapping[str, str]) -> Message:
+    params: dict[str, object] = {}
+    for key, value in message.params.items():
+        if key == "gpu" and isinstance(value, str):
+            value = names.get(value, value)
+        elif isinstance(value, Message):
+            value = _with_names(value, names)
+        elif isinstance(value, tuple) and all(isinstance(item, Message) for item in value):
+            value = tuple(_with_names(item, names) for item in value)
+        params[key] = value
+    return Message(message.code, params)
+
+
 def choice_name(choice: PoolChoice, names: Mapping[str, str]) -> str:
-    """ "whole pool" or "H100 SXM5 80GB alone"."""
-    if choice.name == "pool":
-        return translate("PlanPage", "whole pool")
-    gpu_id = choice.name.split(":", 1)[1]
-    return translate("PlanPage", "{0} alone").format(names.get(gpu_id, gpu_id))
+    """The planner's name of the way (PoolChoice.label): "the whole pool", "H100 SXM5 80GB alone", ..."""
+    return named(choice.label, names)
 
 
-def choice_way(choice: PoolChoice) -> str:
-    """The table's short word for a way: "whole pool" or "alone" (the GPUs column says which type)."""
-    return translate("PlanPage", "whole pool") if choice.name == "pool" else translate("PlanPage", "alone")
+def _capital(text: str) -> str:
+    """A planner clause ("the whole pool ...") at the start of a sentence."""
+    return text[:1].upper() + text[1:]
+
+
+def _sentence(text: str) -> str:
+    """A planner clause as a sentence: a capital first letter and a full stop."""
+    return _capital(text) + ("" if text.endswith(".") else ".")
+
+
+def choice_details(choice: PoolChoice, names: Mapping[str, str], stages: bool = True) -> list[str]:
+    """What a way does beyond its row, a line each: the planner's explanation (the pipeline's step, separate
+    jobs' other GPUs) and, with `stages`, every pipeline stage's type, layers, memory and shape."""
+    lines = [_sentence(named(choice.explanation, names))] if choice.explanation is not None else []
+    found = choice.pipeline
+    if found is None or not stages:
+        return lines
+    for stage in found.stages:
+        parts = [translate("PlanPage", "{0} layers").format(stage.layers)]
+        if stage.has_embedding:
+            parts.append(translate("PlanPage", "the embedding"))
+        if stage.has_head:
+            parts.append(translate("PlanPage", "the LM head"))
+        lines.append(translate("PlanPage", "Stage {0}: {1} × {2}, {3}, {4} per GPU of {5} (TP {6} × PP {7})").format(
+            stage.index + 1, found.layout.tp, names.get(stage.gpu_id, stage.gpu_id), ", ".join(parts),
+            fmt.bytes_(stage.need_bytes), fmt.bytes_(stage.capacity_bytes), found.layout.tp, found.layout.pp))  # fmt: skip
+    return lines
 
 
 def choice_gpus(choice: PoolChoice, names: Mapping[str, str]) -> str:
@@ -310,26 +353,37 @@ def choice_gpus(choice: PoolChoice, names: Mapping[str, str]) -> str:
 
 
 def pool_reason(comparison: PoolComparison, names: Mapping[str, str], training: bool) -> str:
-    """Why the best way wins, with the figure it wins by (the planner's reason, worded in the interface language)."""
+    """Why the best way wins, with the figure it wins by: the planner's reason (training) in the interface
+    language; serving's, which the planner gives in English only, worded here from its figures."""
     choices = comparison.choices
     if not choices:
         return translate("PlanPage", "Nothing fits on any type of the pool.")
+    if training and comparison.reason_message is not None:
+        return _sentence(named(comparison.reason_message, names))
     best = choices[0]
     if len(choices) == 1:
-        return translate("PlanPage", "{0} is the only way that fits.").format(choice_name(best, names))
+        return translate("PlanPage", "{0} is the only way that fits.").format(_capital(choice_name(best, names)))
     runner = choices[1]
-    if training:
-        speedup = fmt.number(_ratio(best.useful_tokens_per_s, runner.useful_tokens_per_s), 2)
-        if best.name == "pool":
-            return translate("PlanPage", "The whole pool is {0}× faster than {1}: the extra GPUs bring more than the gradient sync "
-                       "at the slower type's pace costs.").format(speedup, choice_name(runner, names))  # fmt: skip
-        if runner.name == "pool":
-            return translate("PlanPage", "{0} is {1}× faster than the whole pool: the pool's common layout and gradient sync at the "
-                       "slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate "
-                       "jobs.").format(choice_name(best, names), speedup)  # fmt: skip
-        return translate("PlanPage", "{0} is {1}× faster than {2}.").format(choice_name(best, names), speedup, choice_name(runner, names))
     ratio = fmt.number(_ratio(best.tokens_per_s, runner.tokens_per_s), 2)
-    return translate("PlanPage", "{0} serves {1}× what {2} does.").format(choice_name(best, names), ratio, choice_name(runner, names))
+    return translate("PlanPage", "{0} serves {1}× what {2} does.").format(
+        _capital(choice_name(best, names)), ratio, choice_name(runner, names)
+    )
+
+
+def pool_details_html(comparison: PoolComparison, names: Mapping[str, str]) -> str:
+    """Under the table: what the ways with more to say do (the pipeline's stages, separate jobs), and the mixed
+    ways that do not fit, each with the planner's reason."""
+    items = []
+    for choice in comparison.choices:
+        lines = choice_details(choice, names, stages=False)  # the stages are in the row's tooltip
+        if lines:
+            head = _escape(_capital(choice_name(choice, names)))
+            items.append(f"<b>{head}:</b> " + "<br>".join(_escape(line) for line in lines))
+    for miss in comparison.not_fitting:
+        way = named(Message(f"pool.name.{miss.name}"), names)
+        items.append("<b>" + _escape(translate("PlanPage", "{0}: does not fit.").format(_capital(way)))
+                     + "</b> " + _escape(_sentence(named(miss.reason, names))))  # fmt: skip
+    return "<br>".join(items)
 
 
 def _ratio(faster: float, slower: float) -> float:
@@ -352,9 +406,13 @@ def pool_headline_html(comparison: PoolComparison, names: Mapping[str, str], tra
 
 
 def pool_ceiling_text(comparison: PoolComparison, training: bool) -> str:
-    """The bound no pooled job beats (training): the types' own throughputs added up."""
+    """The bounds (training): no way beats the types run perfectly (ideal_sum_tokens_per_s; the pipeline may beat
+    the types' own plans added up, which bound the pooled data-parallel job and are what separate jobs do)."""
     if not training or not comparison.choices:
         return ""
-    return translate("PlanPage", "The types' own throughputs add up to {0} tokens/s: no pooled job beats it.").format(
-        fmt.number(comparison.perfect_sum_tokens_per_s, 0)
-    )
+    ideal = translate("PlanPage", "Run perfectly (every GPU doing only its layers at its type's fastest pace: no bubble, "
+                      "communication, LM head or optimizer), the types would do {0} tokens/s: no way beats it.")  # fmt: skip
+    own = translate("PlanPage", "Their own plans add up to {0} tokens/s (separate jobs together): the whole pool as one "
+                    "data-parallel job never beats it.")  # fmt: skip
+    return " ".join((ideal.format(fmt.number(comparison.ideal_sum_tokens_per_s, 0)),
+                     own.format(fmt.number(comparison.perfect_sum_tokens_per_s, 0))))  # fmt: skip

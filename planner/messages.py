@@ -305,6 +305,48 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "memory.sliding_window_full_kv": (
         "sliding-window layers could keep a shorter KV cache; counted here at full length"
     ),
+    # -- mixed GPU pools (planner.search.pools): the ways to run one job and why the best wins -----------------
+    "pool.name.alone": "{gpu} alone",
+    "pool.name.pool": "the whole pool",
+    "pool.name.pipeline": "the pipeline over the types",
+    "pool.name.separate": "separate jobs",
+    "pool.reason.only": "{way} is the only way that fits",
+    "pool.reason.faster": "{way} is {speedup:.2f}x faster than {runner}: {why}",
+    "pool.reason.faster_by_percent": "{way} is {faster_percent:.1f}% faster than {runner}: {why}",
+    "pool.why.pool": "the extra GPUs bring more than the gradient sync at the slower pace costs",
+    "pool.why.pipeline": (
+        "each type holds layers in proportion to its speed, so the slowest stage, the bubble "
+        "({bubble_percent:.1f}% of the step) and the sends between types cost less than the runner-up's losses"
+    ),
+    "pool.why.alone_over_pool": (
+        "the pool's common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the "
+        "other GPUs stay free for separate jobs"
+    ),
+    "pool.why.alone_over_pipeline": (
+        "the pipeline's slowest stage, bubble and sends between types cost more than its extra GPUs bring; the "
+        "other GPUs stay free for separate jobs"
+    ),
+    "pool.why.faster_type": "its GPUs run this job faster",
+    "pool.way.pipeline": (
+        "{stages} pipeline stages ({groups:clauses}) x dp {dp}, {microbatches} micro-batches per step: the "
+        "slowest stage takes {pace_s:.3g} s per micro-batch, the bubble {bubble_percent:.1f}% of the step, a send "
+        "between types {boundary_send_s:.3g} s at the slower link"
+    ),
+    "pool.way.stage_group": "{stages} x {gpu}, layers per stage: {layers}",
+    "pool.way.stage_group_range": "{stages} x {gpu}, layers per stage: {fewest}-{most}",
+    "pool.way.separate": (
+        "each type runs its own job: together {aggregate_tokens_per_s:,.0f} tokens/s, but one run goes at its own "
+        "job's pace, {tokens_per_s:,.0f} tokens/s on {gpu} alone; the other GPUs run other jobs"
+    ),
+    "pool.pipeline.no_shape": (
+        "no pipeline over the types: no tensor-parallel size and pipeline copies give every type a stage within "
+        "{limit} stages"
+    ),
+    "pool.pipeline.stage_too_big": (
+        "no pipeline over the types fits: at best stage {stage} on {gpu} ({layers} layers) needs {need_bytes:bytes} "
+        "per GPU, has {capacity_bytes:bytes} ({strategy:label})"
+    ),
+    "pool.pipeline.precision": "no pipeline over the types: {refusal}",
     # -- errors a person can fix (planner.errors.UserError.message) -------------------------------------------
     "error.unknown_choice": "unknown {what} {text!r}; choose one of: {choices}",
     "error.zero_stage": "ZeRO stage must be 0, 1, 2 or 3, got {value!r}",
@@ -420,7 +462,7 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
         "{model}: a trace builds the model from its config.json; give a config.json or a model folder"
     ),
     "error.trace_task": "a trace runs pretrain, finetune, lora or inference, not {task} (QLoRA's 4-bit kernels need CUDA)",
-    "error.trace_layout": "a trace covers data parallel with ZeRO 0-3; tensor, pipeline and expert parallel are not traced",
+    "error.trace_layout": "a LoRA trace covers data, pipeline and expert parallel; LoRA is not traced under tensor parallel",
     "error.trace_failed": "the memory trace failed: {reason}",
     "error.safetensors_short": "{path}: not a safetensors file (shorter than its 8-byte header length)",
     "error.safetensors_header": "{path}: header length {header} bytes is absurd for a {size}-byte file",

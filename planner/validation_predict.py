@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 
+from planner.gpus import GpuSpec
+from planner.models import ModelSpec
 from planner.perf import (
     ENGINES,
     FittedConstants,
@@ -49,6 +51,10 @@ GOLDEN_STEPS = 18
 # Prior constants for completing layouts: the middle of each bound (no fit involved).
 PRIOR = FittedConstants()
 MICRO_BATCHES = (1, 2, 4, 8, 16)
+# The share of the memory left after weights and workspace that the in-flight benchmarks of the set gave the KV
+# cache: TensorRT-LLM perf-overview (v0.17 and v1.0): "In majority of cases, we also use a higher KV cache
+# percentage by setting `--kv_cache_free_gpu_mem_fraction 0.95` ... than the default setting of `0.90`".
+BENCHMARK_KV_SHARE = {"tensorrt-llm": 0.95}
 
 
 def predict(case: Case, constants: FittedConstants) -> Figures:
@@ -201,15 +207,26 @@ def _compute_precision(inputs: CaseInputs) -> str:
     return str(inputs.precision)
 
 
+def engine_sequences_that_fit(
+    model: ModelSpec, gpu: GpuSpec, tp: int, tokens: int, precision: Precision, kv_precision: Precision | None,
+    kv_share: float = 1.0,
+) -> int:  # fmt: skip
+    """Sequences of `tokens` (prompt + output) that fit one tp-way replica on the whole of `gpu`'s memory, by the
+    serving search's rule (planner.search.serving.fitting_sequences)."""
+    workload = Workload(task=Task.INFERENCE, seq_len=tokens, precision=precision, kv_precision=kv_precision)
+    fit = fitting_sequences(SearchMemory(model, workload), tp, 1, gpu.memory_bytes, kv_share)
+    return fit[1] if fit else 0
+
+
 def _fit_cache(inputs: CaseInputs) -> int:
-    """Sequences of the case's length that fit one replica, by the planner's own rule (the serving search)."""
+    """Sequences of the case's length that fit, with the share of free memory its benchmark gave the KV cache
+    (BENCHMARK_KV_SHARE); an fp8 case keeps an fp8 KV cache (what TensorRT-LLM's FP8 builds do)."""
     serving = inputs.serving
     assert serving is not None
     kv = Precision.FP8 if inputs.precision == Precision.FP8 else None
-    workload = Workload(task=Task.INFERENCE, seq_len=serving.prompt_len + serving.output_len,
-                        precision=inputs.precision, kv_precision=kv, output_len=serving.output_len)  # fmt: skip
-    fit = fitting_sequences(SearchMemory(inputs.model, workload), serving.tp, 1, inputs.gpu.memory_bytes)
-    return max(1, fit[1]) if fit else 1
+    share = BENCHMARK_KV_SHARE.get(serving.engine, 1.0)
+    tokens = serving.prompt_len + serving.output_len
+    return max(1, engine_sequences_that_fit(inputs.model, inputs.gpu, serving.tp, tokens, inputs.precision, kv, share))
 
 
 def _sequences_that_fit(case: Case, inputs: CaseInputs) -> int:

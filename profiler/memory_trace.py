@@ -7,7 +7,12 @@ training (mixed precision by autocast, LoRA adapters through peft, activation ch
 prefill with a KV cache plus one decoded token for inference -- and accounts every tensor torch creates with
 torch.distributed._tools.mem_tracker.MemTracker (TorchTitan's scripts/estimate/estimation.py does the same for
 its own models). With --dp N and --zero 2/3 the model is sharded with FSDP2 ``fully_shard`` (each decoder layer
-one unit, the root the rest) over a fake process group of N ranks, and the figures are rank 0's.
+one unit, the root the rest) over a fake process group of N ranks, and the figures are rank 0's. --tp, --pp and
+--ep give one rank of a model-parallel layout (profiler/trace_parallel.py): TorchTitan's tensor-parallel plan over
+the fake group (a 2-D (dp, tp) mesh with FSDP2), one pipeline stage's module holding 1F1B's in-flight
+micro-batches (the first and the last stage are traced, the fuller one reported), num_experts / ep experts per MoE
+layer. torch.distributed.pipelining is not used: a stage's memory is its own module's step with the received hidden
+states as input and a gradient of their shape from the next stage.
 
 It prints JSON lines on stdout: {"event": "progress", "stage": ..., "elapsed_s": ...} while it works and one
 {"event": "result", "result": {...}} (or {"event": "error", "message": ...}) at the end; --real runs the same
@@ -106,6 +111,12 @@ class TraceRequest:
     device: str = (
         "cpu"  # "cuda": real tensors on the GPU, measured by torch.cuda's allocator too (device check)
     )
+    tp: int = 1  # tensor-parallel ranks (TorchTitan's plan over a fake process group; with dp a 2-D mesh)
+    pp: int = 1  # pipeline stages: one stage's module is traced (see `stage`)
+    ep: int = 1  # expert-parallel ranks: each MoE layer keeps num_experts / ep experts
+    sequence_parallel: bool = False  # with tp: norms and the residual stream sharded on the sequence
+    inflight: int = 0  # pipeline: micro-batches a stage holds at once (0: 1F1B's pp - stage index)
+    stage: int = -1  # pipeline stage traced; -1: the first and the last, the fuller one reported
 
 
 def read_config(path: str) -> dict[str, Any]:  # Any: the JSON values of a config.json
@@ -293,6 +304,11 @@ def _tracker(fsdp_module: nn.Module | None, optimizer: Any, accounting: Accounti
     class RecordingTracker(base):  # type: ignore[misc]
         phase = "forward"
 
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            if _PROPAGATING[0]:  # DTensor's shape propagation: global-shape fake tensors no rank allocates
+                return func(*args, **(kwargs or {}))
+            return super().__torch_dispatch__(func, types, args, kwargs)
+
         def _update_peak_stats(self, peak_state: Any) -> None:
             super()._update_peak_stats(peak_state)
             phase = "optimizer" if self._in_opt else ("backward" if self._mod_tracker.is_bw else self.phase)
@@ -311,6 +327,33 @@ def _tracker(fsdp_module: nn.Module | None, optimizer: Any, accounting: Accounti
     if fsdp_module is not None:
         return RecordingTracker(mod=fsdp_module, optm=optimizer)
     return RecordingTracker()
+
+
+_PROPAGATING = [0]  # depth of DTensor sharding propagations running (see _dtensor_propagation_untracked)
+
+
+@contextlib.contextmanager
+def _dtensor_propagation_untracked() -> Iterator[None]:
+    """DTensor computes each operator's output shape by running it on global-shape fake tensors in the active fake
+    mode (torch/distributed/tensor/_sharding_prop.py, _propagate_tensor_meta_non_cached: detect_fake_mode() or
+    a new one). Under FakeTensorMode that is our mode, so MemTracker would count those tensors (4x the optimizer
+    state in a TP step); they are marked here and the tracker passes them by."""
+    from torch.distributed.tensor._sharding_prop import ShardingPropagator
+
+    original = ShardingPropagator._propagate_tensor_meta_non_cached
+
+    def propagate(self: Any, *args: Any, **kwargs: Any) -> Any:
+        _PROPAGATING[0] += 1
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            _PROPAGATING[0] -= 1
+
+    ShardingPropagator._propagate_tensor_meta_non_cached = propagate  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        ShardingPropagator._propagate_tensor_meta_non_cached = original  # type: ignore[method-assign]
 
 
 class _NoHook:
@@ -357,8 +400,8 @@ def _fake_process_group(world_size: int) -> Iterator[None]:
 
 
 def _under_torchrun(request: TraceRequest) -> bool:
-    """Real tensors launched by torchrun with one rank per data-parallel rank: measure a real gloo FSDP2 step."""
-    return not request.fake and os.environ.get("WORLD_SIZE") == str(request.dp)
+    """Real tensors launched by torchrun with one rank per rank of the group: measure a real gloo step."""
+    return not request.fake and os.environ.get("WORLD_SIZE") == str(group_size(request))
 
 
 @contextlib.contextmanager
@@ -392,33 +435,49 @@ def _shard(model: nn.Module, request: TraceRequest, mesh: Any) -> nn.Module:
     return model
 
 
-def _mesh(world_size: int) -> Any:
-    """A one-dimensional device mesh over the fake ranks (built outside FakeTensorMode, as TorchTitan does)."""
+def _meshes(request: TraceRequest) -> tuple[Any, Any]:
+    """(FSDP2's data-parallel mesh, the tensor-parallel mesh), None where unused: one dimension each, or a 2-D
+    (dp, tp) mesh for FSDP2 + TP (built outside FakeTensorMode, as TorchTitan does)."""
     from torch.distributed.device_mesh import init_device_mesh
 
-    return init_device_mesh("cpu", (world_size,))
+    sharded, tp = _sharded(request), request.tp
+    if sharded and tp > 1:
+        mesh = init_device_mesh("cpu", (request.dp, tp), mesh_dim_names=("dp", "tp"))
+        return mesh["dp"], mesh["tp"]
+    if sharded:
+        return init_device_mesh("cpu", (request.dp,)), None
+    if tp > 1:
+        return None, init_device_mesh("cpu", (tp,), mesh_dim_names=("tp",))
+    return None, None
 
 
 def _trainable(model: nn.Module) -> list[nn.Parameter]:
     return [p for p in model.parameters() if p.requires_grad]
 
 
-def _optimizer(model: nn.Module) -> Any:
-    """Fused AdamW (HF Trainer's default adamw_torch_fused): fp32 m and v, no full-size temporaries."""
+def _optimizers(model: nn.Module) -> list[Any]:
+    """Fused AdamW (HF Trainer's default adamw_torch_fused): fp32 m and v, no full-size temporaries. One per kind
+    of parameter: a tensor-parallel rank's DTensors and the plain tensors beside them (an expert-parallel
+    rank's own experts) cannot share one fused call; the memory is the same."""
     import torch
+    from torch.distributed.tensor import DTensor
 
-    return torch.optim.AdamW(_trainable(model), lr=1e-5, fused=True)
+    trainable = _trainable(model)
+    distributed = [p for p in trainable if isinstance(p, DTensor)]
+    plain = [p for p in trainable if not isinstance(p, DTensor)]
+    return [torch.optim.AdamW(group, lr=1e-5, fused=True) for group in (distributed, plain) if group]
 
 
-def _warm_optimizer(optimizer: Any) -> None:
+def _warm_optimizer(optimizers: list[Any]) -> None:
     """Create the AdamW state before the traced step (a second step holds it); the gradients are freed again."""
     import torch
 
-    for group in optimizer.param_groups:
-        for param in group["params"]:
-            param.grad = torch.zeros_like(param)
-    optimizer.step()
-    optimizer.zero_grad(set_to_none=True)
+    for optimizer in optimizers:
+        for group in optimizer.param_groups:
+            for param in group["params"]:
+                param.grad = torch.zeros_like(param)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
 
 
 def _autocast(request: TraceRequest, sharded: bool = False) -> contextlib.AbstractContextManager[Any]:
@@ -436,33 +495,114 @@ def _tokens(vocab: int, batch: int, seq_len: int, device: str = "cpu") -> torch.
     return torch.randint(0, vocab, (batch, seq_len), generator=generator).to(device)
 
 
-def _run_training(
-    model: nn.Module, request: TraceRequest, vocab: int, sharded: bool, progress: Progress
-) -> Accounting:
+@dataclass(frozen=True)
+class StagePlan:
+    """The part of the model this rank runs: the pipeline stage (index of pp, its layers) and its micro-batches
+    in flight; a whole model is stage 0 of 1 with one micro-batch."""
+
+    index: int = 0
+    pp: int = 1
+    first_layer: int = 0
+    end_layer: int = 0
+    inflight: int = 1
+    experts_per_rank: int = 0  # expert parallel: the experts each MoE layer keeps on this rank
+
+    @property
+    def first(self) -> bool:
+        return self.index == 0
+
+    @property
+    def last(self) -> bool:
+        return self.index == self.pp - 1
+
+
+def _stage_input(model: nn.Module, request: TraceRequest, stage: StagePlan, tokens: torch.Tensor, mesh: Any,
+                 sharded: bool) -> dict[str, Any]:  # fmt: skip
+    """The model's inputs on this stage: the token ids on the first, else the hidden states received from the
+    previous stage (the residual stream's dtype, requiring their gradient; sequence-sharded under sequence
+    parallel)."""
+    import torch
+
+    if stage.first:
+        return {"input_ids": tokens}
+    hidden = int(getattr(model, "config").hidden_size)  # noqa: B009  (a transformers model's config)
+    training = request.task != "inference"
+    dtype = _dtype(request.precision) if sharded or request.task in ("lora", "inference") else _dtype("fp32")
+    length = tokens.shape[1]
+    received: torch.Tensor
+    if request.sequence_parallel and mesh is not None:
+        from torch.distributed.tensor import DTensor, Shard
+
+        local = torch.randn(tokens.shape[0], length // request.tp, hidden, dtype=dtype, device=request.device)
+        received = DTensor.from_local(local, mesh, [Shard(1)], run_check=False)
+    else:
+        received = torch.randn(tokens.shape[0], length, hidden, dtype=dtype, device=request.device)
+    return {"inputs_embeds": received.requires_grad_(training)}
+
+
+def _stage_forward(model: nn.Module, stage: StagePlan, tokens: torch.Tensor, inputs: dict[str, Any]) -> Any:
+    """The loss on the last stage; elsewhere the hidden states sent on (the LM head is an identity there)."""
+    if stage.last:
+        return model(**inputs, labels=tokens).loss
+    return model(**inputs).logits
+
+
+def _stage_backward(output: Any) -> None:
+    """backward from the loss, or from the gradient the next stage sends (the output's shape and dtype)."""
+    import torch
+
+    if output.dim() == 0:
+        output.backward()
+    else:
+        torch.autograd.backward(output, torch.ones_like(output))
+
+
+def _loss_parallel(tp_mesh: Any, stage: StagePlan) -> contextlib.AbstractContextManager[Any]:
+    """torch's loss_parallel where the LM head's logits are vocabulary-sharded DTensors."""
+    if tp_mesh is None or not stage.last:
+        return contextlib.nullcontext()
+    from torch.distributed.tensor.parallel import loss_parallel
+
+    return loss_parallel()
+
+
+def _run_training(model: nn.Module, request: TraceRequest, vocab: int, sharded: bool, progress: Progress,
+                  stage: StagePlan, tp_mesh: Any) -> Accounting:  # fmt: skip
+    """One step: the stage's in-flight micro-batches forward (1F1B's steady state holds them all), their
+    backwards in order, the optimizer step."""
     model.train()
-    optimizer = _optimizer(model)
+    optimizers = _optimizers(model)
     progress("creating optimizer state")
-    _warm_optimizer(optimizer)
+    _warm_optimizer(optimizers)
     tokens = _tokens(vocab, request.batch, request.seq_len, request.device)
+    inputs = [_stage_input(model, request, stage, tokens, tp_mesh, sharded) for _ in range(stage.inflight)]
+    received = [value for batch in inputs for value in batch.values() if value is not tokens]
     accounting = Accounting()
-    tracker = _tracker(model if sharded else None, optimizer, accounting)
+    tracker = _tracker(model if sharded else None, optimizers[0], accounting)
     _reset_cuda_peak(request)
     _no_hooks_on_frozen(tracker, model)
     if sharded:
-        tracker.track_inputs((tokens,))
+        tracker.track_inputs((tokens, *received))
     else:
-        tracker.track_external(model, optimizer, tokens)
-    progress("forward")
-    with tracker:
-        with _autocast(request, sharded):
-            loss = model(input_ids=tokens, labels=tokens).loss
+        tracker.track_external(model, *optimizers, tokens, *received)
+    with tracker, _loss_parallel(tp_mesh, stage):
+        outputs: list[Any] = []
+        for number in range(stage.inflight):
+            progress("forward" if stage.inflight == 1 else f"forward, micro-batch {number + 1}")
+            if number:
+                tracker.reset_mod_stats()  # per-module statistics only: MemTracker follows one call per module
+            with _autocast(request, sharded):
+                outputs.append(_stage_forward(model, stage, tokens, inputs[number]))
         tracker.phase = "backward"
-        progress("backward")
-        loss.backward()
-        del loss
+        for number in range(stage.inflight):
+            progress("backward" if stage.inflight == 1 else f"backward, micro-batch {number + 1}")
+            _stage_backward(outputs[number])
+            outputs[number] = None  # its graph is freed; the other micro-batches' stay
+        del outputs
         progress("optimizer step")
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
+        for optimizer in optimizers:
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
     return accounting
 
 
@@ -502,31 +642,37 @@ def _cache_bytes(cache: Any) -> int:
     return total
 
 
-def _run_inference(
-    model: nn.Module, request: TraceRequest, vocab: int, progress: Progress
-) -> tuple[Accounting, int]:
-    """Prefill of batch x seq_len tokens with a KV cache (last-position logits, as generate asks), then decode."""
+def _run_inference(model: nn.Module, request: TraceRequest, vocab: int, progress: Progress, stage: StagePlan,
+                   tp_mesh: Any) -> tuple[Accounting, int]:  # fmt: skip
+    """Prefill of batch x seq_len tokens with a KV cache (last-position logits, as generate asks), then decode;
+    a later pipeline stage receives the hidden states of the prompt and then of each new token."""
     import torch
     from transformers import DynamicCache
 
     model.eval()
     prompt_len = max(1, request.seq_len - request.new_tokens)
     tokens = _tokens(vocab, request.batch, prompt_len, request.device)
+    prompt = _stage_input(model, request, stage, tokens, tp_mesh, False)
     accounting = Accounting()
     tracker = _tracker(None, None, accounting)
     _reset_cuda_peak(request)
-    tracker.track_external(model, tokens)
+    tracker.track_external(model, *prompt.values())
     cache_bytes = 0
     progress("prefill")
     with tracker, torch.no_grad():
         cache = DynamicCache(config=getattr(model, "config", None))
-        out = model(input_ids=tokens, past_key_values=cache, use_cache=True, logits_to_keep=1)
+        out = model(**prompt, past_key_values=cache, use_cache=True, logits_to_keep=1)
         for index in range(request.new_tokens):
             tracker.phase = "decode"
             tracker.reset_mod_stats()  # per-module statistics only (one call each); the step's peak stays
             progress(f"decode token {index + 1}")
-            next_token = out.logits[:, -1:].argmax(-1)
-            out = model(input_ids=next_token, past_key_values=out.past_key_values, use_cache=True)
+            if stage.first and tp_mesh is None:
+                step: dict[str, Any] = {"input_ids": out.logits[:, -1:].argmax(-1)}
+            elif stage.first:  # vocabulary-sharded logits: the next token's id does not change the memory
+                step = {"input_ids": tokens[:, -1:]}
+            else:
+                step = _stage_input(model, request, stage, tokens[:, :1], tp_mesh, False)
+            out = model(**step, past_key_values=out.past_key_values, use_cache=True)
         cache_bytes = _cache_bytes(out.past_key_values)
     return accounting, cache_bytes
 
@@ -538,7 +684,7 @@ def _check(request: TraceRequest) -> None:
         )
     if request.precision not in PRECISIONS:
         raise TraceError(f"precision must be one of {', '.join(PRECISIONS)} for a trace")
-    for name in ("batch", "seq_len", "dp", "lora_rank"):
+    for name in ("batch", "seq_len", "dp", "lora_rank", "tp", "pp", "ep"):
         value = getattr(request, name)
         if not isinstance(value, int) or value <= 0:
             raise TraceError(f"{name} must be a positive whole number, got {value!r}")
@@ -548,62 +694,142 @@ def _check(request: TraceRequest) -> None:
         raise TraceError("attention must be sdpa or eager")
     if request.device not in ("cpu", "cuda") or (request.device == "cuda" and request.fake):
         raise TraceError("device must be cpu, or cuda with real tensors (--real)")
+    if not -1 <= request.stage < request.pp:
+        raise TraceError(f"stage must be -1 (first and last) or 0 to {request.pp - 1}, got {request.stage!r}")
+    if request.task == "lora" and request.tp > 1:
+        raise TraceError("LoRA is traced without tensor parallel (peft's adapters on DTensor layers are not)")
+    if request.sequence_parallel and request.seq_len % request.tp:
+        raise TraceError(f"sequence parallel needs tp {request.tp} to divide the sequence ({request.seq_len})")
+
+
+def _sharded(request: TraceRequest) -> bool:
+    """FSDP2 fully_shard over the data-parallel ranks (training with ZeRO-2/3 on more than one rank)."""
+    return request.task != "inference" and request.dp > 1 and request.zero >= 2
+
+
+def group_size(request: TraceRequest) -> int:
+    """Ranks of the process group one traced rank belongs to: its FSDP2 ranks times its tensor-parallel ones
+    (pipeline stages and the data-parallel ranks of an unsharded step never meet inside the traced step)."""
+    return (request.dp if _sharded(request) else 1) * request.tp
 
 
 def trace(request: TraceRequest, progress: Progress = lambda stage: None) -> JSONObject:
-    """Run the step `request` describes and return its memory accounting (see the module docstring)."""
-    import torch
-    from torch._subclasses.fake_tensor import FakeTensorMode
-
+    """Run the step `request` describes and return its memory accounting (see the module docstring); with pp > 1
+    and stage -1 the first and the last stage are traced and the fuller one is returned, both under "stages"."""
     _check(request)
     data = read_config(request.config)
     started = time.monotonic()
-    sharded = request.task != "inference" and request.dp > 1 and request.zero >= 2
+    ranks = group_size(request)
     group: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
-    if sharded:
-        group = (
-            _real_process_group(request.dp) if _under_torchrun(request) else _fake_process_group(request.dp)
-        )
+    if ranks > 1:
+        group = _real_process_group(ranks) if _under_torchrun(request) else _fake_process_group(ranks)
+    indices = [request.stage] if request.stage >= 0 else sorted({0, request.pp - 1})
+    with group, _dtensor_propagation_untracked():
+        dp_mesh, tp_mesh = _meshes(request)
+        results = [_stage_trace(request, data, index, dp_mesh, tp_mesh, progress, started) for index in indices]
+    fullest = max(results, key=lambda result: int(str(result["peak_bytes"])))
+    if request.pp > 1:
+        fullest["stages"] = [
+            {key: result[key] for key in ("stage", "peak_bytes", "peak_phase", "at_peak")} for result in results
+        ]
+    fullest["seconds"] = round(time.monotonic() - started, 2)
+    return fullest
+
+
+def _stage_trace(request: TraceRequest, data: dict[str, Any], index: int, dp_mesh: Any, tp_mesh: Any,
+                 progress: Progress, started: float) -> JSONObject:  # fmt: skip
+    """One stage's step in its own FakeTensorMode (fake tensors of one stage never meet another's)."""
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
     fake = FakeTensorMode(allow_non_fake_inputs=False) if request.fake else contextlib.nullcontext()
     torch.manual_seed(0)
-    with group:
-        mesh = _mesh(request.dp) if sharded else None
-        with fake:
-            return _traced(request, data, mesh, progress, started)
+    with fake:
+        return _traced(request, data, index, (dp_mesh, tp_mesh), progress, started)
 
 
-def _traced(
-    request: TraceRequest, data: dict[str, Any], mesh: Any, progress: Progress, started: float
-) -> JSONObject:
+def _traced(request: TraceRequest, data: dict[str, Any], index: int, meshes: tuple[Any, Any],
+            progress: Progress, started: float) -> JSONObject:  # fmt: skip
     """The step itself (inside the fake process group and FakeTensorMode when asked)."""
     training = request.task != "inference"
-    sharded = mesh is not None
+    dp_mesh, tp_mesh = meshes
+    sharded = dp_mesh is not None
     # Training keeps fp32 weights (autocast or FSDP2's policy casts them); LoRA's frozen base and inference hold
     # the weights in the chosen dtype.
     weights = request.precision if request.task in ("lora", "inference") else "fp32"
-    progress("building the model")
+    progress("building the model" if request.pp == 1 else f"building pipeline stage {index + 1} of {request.pp}")
     model: Any = build_causal_lm(data, weights, request.attention, request.fake, request.device)  # transformers'
     vocab = int(model.config.vocab_size)
     parameter_count = sum(p.numel() for p in model.parameters())
+    stage = _split(model, request, index, tp_mesh)
     if request.task == "lora":
         model = add_lora(model, data["model_type"], request.lora_rank, request.lora_targets)
     if training and request.recompute:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     if sharded:
         progress(f"sharding over {request.dp} fake ranks")
-        model = _shard(model, request, mesh)
-    trainable = sum(p.numel() for p in _trainable(model)) if training else 0
+        with _outside_fake_mode():  # FSDP2 + TP builds a (dp, tp) DeviceMesh: rank arithmetic on real tensors
+            model = _shard(model, request, dp_mesh)
+    trainable = sum(_local_numel(p) for p in _trainable(model)) if training else 0
     kv_cache_bytes = 0
     if training:
-        accounting = _run_training(model, request, vocab, sharded, progress)
+        accounting = _run_training(model, request, vocab, sharded, progress, stage, tp_mesh)
     else:
-        accounting, kv_cache_bytes = _run_inference(model, request, vocab, progress)
+        accounting, kv_cache_bytes = _run_inference(model, request, vocab, progress, stage, tp_mesh)
     result = _result(
         request, data, accounting, parameter_count, trainable, kv_cache_bytes, time.monotonic() - started
     )
+    result["stage"] = asdict(stage)
+    if stage.experts_per_rank:
+        result["experts_per_rank"] = stage.experts_per_rank
+    result["local_parameter_count"] = sum(_local_numel(p) for p in model.parameters())
     if request.device == "cuda":
         result["cuda"] = cuda_memory()
     return result
+
+
+def _outside_fake_mode() -> contextlib.AbstractContextManager[Any]:
+    """FakeTensorMode set aside (fake tensors still dispatch to their own mode)."""
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    return unset_fake_temporarily()
+
+
+def _local_numel(tensor: torch.Tensor) -> int:
+    """Elements this rank holds: a DTensor's local shard, a plain tensor's own."""
+    local = getattr(tensor, "_local_tensor", tensor)
+    return int(local.numel())
+
+
+def _split(model: Any, request: TraceRequest, index: int, tp_mesh: Any) -> StagePlan:  # Any: a transformers model
+    """This rank's part of the model, in place: its pipeline stage, its experts, its tensor-parallel shards."""
+    from profiler import trace_parallel
+
+    try:
+        layers = len(decoder_layers(model))
+        start, end = 0, layers
+        if request.pp > 1:
+            if request.pp > layers:
+                raise TraceError(f"pp {request.pp} is more than the model's {layers} layers")
+            start, end = trace_parallel.keep_stage(model, request.pp, index)
+        experts = trace_parallel.keep_local_experts(model, request.ep) if request.ep > 1 else 0
+        if tp_mesh is not None:
+            trace_parallel.check_tensor_parallel(model, decoder_layers(model), request.tp)
+            tied = _tied(model)
+            trace_parallel.tensor_parallel(model, tp_mesh, request.sequence_parallel)
+            if tied:  # parallelize_module swaps each module's weight: share the sharded embedding again
+                model.lm_head.weight = model.get_input_embeddings().weight
+    except trace_parallel.ParallelError as exc:
+        raise TraceError(str(exc)) from None
+    inflight = 1
+    if request.task != "inference" and request.pp > 1:
+        inflight = trace_parallel.inflight_microbatches(request.pp, index, request.inflight)
+    return StagePlan(index, request.pp, start, end, inflight, experts)
+
+
+def _tied(model: nn.Module) -> bool:
+    head, embedding = getattr(model, "lm_head", None), model.get_input_embeddings()  # type: ignore[operator]
+    return head is not None and getattr(head, "weight", None) is getattr(embedding, "weight", 0)
 
 
 def _result(request: TraceRequest, data: dict[str, Any], accounting: Accounting, parameter_count: int,
@@ -619,8 +845,8 @@ def _result(request: TraceRequest, data: dict[str, Any], accounting: Accounting,
         "parameter_count": parameter_count,
         "trainable_parameter_count": trainable,
         "rank": _rank(),
-        "world_size": request.dp,
-        "sharded": request.task != "inference" and request.dp > 1 and request.zero >= 2,
+        "world_size": group_size(request),
+        "sharded": _sharded(request),
         "peak_bytes": accounting.peak_bytes,
         "peak_phase": accounting.peak_phase,
         "at_peak": at_peak,
@@ -741,6 +967,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--lora-targets", default="q,k,v,o")
     parser.add_argument("--dp", type=int, default=1)
     parser.add_argument("--zero", type=int, default=0, choices=(0, 1, 2, 3))
+    parser.add_argument("--tp", type=int, default=1, help="tensor-parallel ranks (TorchTitan's plan)")
+    parser.add_argument("--pp", type=int, default=1, help="pipeline stages (one stage traced)")
+    parser.add_argument("--ep", type=int, default=1, help="expert-parallel ranks (num_experts / ep per rank)")
+    parser.add_argument("--sequence-parallel", action="store_true", help="with --tp: sequence-sharded norms")
+    parser.add_argument("--inflight", type=int, default=0, help="pipeline micro-batches held (0: 1F1B's)")
+    parser.add_argument("--stage", type=int, default=-1, help="pipeline stage traced (-1: first and last)")
     parser.add_argument(
         "--real", action="store_true", help="real CPU tensors instead of fake ones (small models)"
     )
@@ -765,6 +997,8 @@ def request_from_args(args: argparse.Namespace) -> TraceRequest:
         config=args.config, task=args.task, precision=args.precision, batch=args.batch, seq_len=args.seq_len,
         recompute=args.recompute, attention=args.attention, lora_rank=args.lora_rank, lora_targets=targets,
         dp=args.dp, zero=args.zero, fake=not args.real, new_tokens=args.new_tokens, device=args.device,
+        tp=args.tp, pp=args.pp, ep=args.ep, sequence_parallel=args.sequence_parallel, inflight=args.inflight,
+        stage=args.stage,
     )  # fmt: skip
 
 

@@ -15,7 +15,7 @@
 <context>
     <name>PlanPage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/plan.py" line="+941"/>
+        <location filename="../../desktop/pages/plan.py" line="+972"/>
         <source>Exported %n file(s) to {0}</source>
         <translation>
             <numerusform>Exported %n file to {0}</numerusform>

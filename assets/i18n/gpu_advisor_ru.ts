@@ -1299,7 +1299,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+458"/>
+        <location filename="../../desktop/pages/plan.py" line="+489"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
@@ -1598,12 +1598,12 @@ token</source>
         <translation>Время и стоимость в зависимости от числа GPU</translation>
     </message>
     <message>
-        <location line="-825"/>
+        <location line="-855"/>
         <source>no option that fits is selected: change the inputs until one fits, then export it</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location line="+370"/>
+        <location line="+400"/>
         <source>Every input on one page, and the strategy fields you may pin</source>
         <translation>Все входные данные на одной странице и поля стратегии, которые можно закрепить</translation>
     </message>
@@ -1647,7 +1647,7 @@ token</source>
         <translation>Измерено замером; план использует его цифры умножения матриц и пропускной способности.</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_scale_text.py" line="+76"/>
+        <location filename="../../desktop/plan_scale_text.py" line="+79"/>
         <source>{0} interruptions per million GPU-hours, set by you</source>
         <translation>{0} прерываний на миллион GPU-часов, задано вами</translation>
     </message>
@@ -1894,17 +1894,7 @@ token</source>
         <translation>сбои задачи и отзывы её узлов ({0}): каждый отозванный узел останавливает всю задачу</translation>
     </message>
     <message>
-        <location line="+9"/>
-        <source>spot price {0} ÷ {1} effective time</source>
-        <translation>спотовая цена {0} ÷ {1} эффективного времени</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>on-demand price {0} ÷ {1} effective time</source>
-        <translation>цена по требованию {0} ÷ {1} эффективного времени</translation>
-    </message>
-    <message>
-        <location line="-12"/>
+        <location line="+2"/>
         <source>yes</source>
         <translation>да</translation>
     </message>
@@ -1929,12 +1919,22 @@ token</source>
         <translation>Спот за полезный GPU-час</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+2"/>
+        <source>spot price {0} ÷ {1} effective time</source>
+        <translation>спотовая цена {0} ÷ {1} эффективного времени</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>On demand per useful GPU-hour</source>
         <translation>По требованию за полезный GPU-час</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+2"/>
+        <source>on-demand price {0} ÷ {1} effective time</source>
+        <translation>цена по требованию {0} ÷ {1} эффективного времени</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Effective time on spot</source>
         <translation>Эффективное время на споте</translation>
     </message>
@@ -2009,60 +2009,59 @@ token</source>
         <translation>Нет цены по требованию для {0} в {1}: спот не сравнивается.</translation>
     </message>
     <message>
-        <location line="+10"/>
-        <location line="+7"/>
-        <source>whole pool</source>
-        <translation>весь пул</translation>
+        <location line="+49"/>
+        <source>{0} layers</source>
+        <translation>слоёв: {0}</translation>
     </message>
     <message>
-        <location line="-5"/>
-        <source>{0} alone</source>
-        <translation>только {0}</translation>
+        <location line="+2"/>
+        <source>the embedding</source>
+        <translation>эмбеддинги</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>alone</source>
-        <translation>отдельно</translation>
+        <location line="+2"/>
+        <source>the LM head</source>
+        <translation>голова языковой модели</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+1"/>
+        <source>Stage {0}: {1} × {2}, {3}, {4} per GPU of {5} (TP {6} × PP {7})</source>
+        <translation>Ступень {0}: {1} × {2}, {3}, {4} на GPU из {5} (TP {6} × PP {7})</translation>
+    </message>
+    <message>
+        <location line="+68"/>
+        <source>Run perfectly (every GPU doing only its layers at its type&apos;s fastest pace: no bubble, communication, LM head or optimizer), the types would do {0} tokens/s: no way beats it.</source>
+        <translation>В идеале (каждый GPU считает только свои слои в самом быстром темпе своего типа: без пузыря, обменов, головы языковой модели и оптимизатора) типы дали бы {0} токенов/с: ни один способ этого не превосходит.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Their own plans add up to {0} tokens/s (separate jobs together): the whole pool as one data-parallel job never beats it.</source>
+        <translation>Их собственные планы в сумме дают {0} токенов/с (отдельные задачи вместе): весь пул как одна задача с параллелизмом по данным этого никогда не превосходит.</translation>
+    </message>
+    <message>
+        <location line="-55"/>
         <source>Nothing fits on any type of the pool.</source>
         <translation>Ни на одном типе пула ничего не помещается.</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>{0} is the only way that fits.</source>
         <translation>{0} — единственный подходящий способ.</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>The whole pool is {0}× faster than {1}: the extra GPUs bring more than the gradient sync at the slower type&apos;s pace costs.</source>
-        <translation>Весь пул в {0}× быстрее, чем {1}: дополнительные GPU дают больше, чем стоит синхронизация градиентов в темпе более медленного типа.</translation>
-    </message>
-    <message>
         <location line="+3"/>
-        <source>{0} is {1}× faster than the whole pool: the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs.</source>
-        <translation>{0} в {1}× быстрее всего пула: общая раскладка пула и синхронизация градиентов в более медленном темпе стоят больше, чем дают его дополнительные GPU; остальные GPU свободны для отдельных заданий.</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>{0} is {1}× faster than {2}.</source>
-        <translation>{0} в {1}× быстрее, чем {2}.</translation>
-    </message>
-    <message>
-        <location line="+2"/>
         <source>{0} serves {1}× what {2} does.</source>
         <translation>{0} обслуживает в {1}× больше, чем {2}.</translation>
     </message>
     <message>
         <location line="+16"/>
-        <source>Best on the pool: {0} ({1})</source>
-        <translation>Лучшее на пуле: {0} ({1})</translation>
+        <source>{0}: does not fit.</source>
+        <translation>{0}: не помещается.</translation>
     </message>
     <message>
-        <location line="+10"/>
-        <source>The types&apos; own throughputs add up to {0} tokens/s: no pooled job beats it.</source>
-        <translation>Собственные пропускные способности типов в сумме дают {0} токенов/с: ни одно задание на пуле не превзойдёт это.</translation>
+        <location line="+18"/>
+        <source>Best on the pool: {0} ({1})</source>
+        <translation>Лучшее на пуле: {0} ({1})</translation>
     </message>
 </context>
 <context>
@@ -2773,6 +2772,81 @@ token</source>
         <translation>укажите либо --price-per-gpu-hour, либо --price-from-quotes, но не оба сразу</translation>
     </message>
     <message>
+        <location line="+2"/>
+        <source>{gpu} alone</source>
+        <translation>только {gpu}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the whole pool</source>
+        <translation>весь пул</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the pipeline over the types</source>
+        <translation>конвейер по типам</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>separate jobs</source>
+        <translation>отдельные задачи</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{way} is the only way that fits</source>
+        <translation>{way} — единственный способ, который помещается</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{way} is {speedup}x faster than {runner}: {why}</source>
+        <translation>{way} в {speedup} раза быстрее, чем {runner}: {why}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{way} is {faster_percent}% faster than {runner}: {why}</source>
+        <translation>{way} быстрее, чем {runner}, на {faster_percent}%: {why}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the extra GPUs bring more than the gradient sync at the slower pace costs</source>
+        <translation>дополнительные GPU дают больше, чем стоит синхронизация градиентов в темпе более медленного типа</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>each type holds layers in proportion to its speed, so the slowest stage, the bubble ({bubble_percent}% of the step) and the sends between types cost less than the runner-up&apos;s losses</source>
+        <translation>каждый тип держит слои пропорционально своей скорости, поэтому самая медленная ступень, пузырь ({bubble_percent}% шага) и передачи между типами стоят меньше, чем теряет второй по скорости способ</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>its GPUs run this job faster</source>
+        <translation>его GPU выполняют эту задачу быстрее</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{stages} pipeline stages ({groups}) x dp {dp}, {microbatches} micro-batches per step: the slowest stage takes {pace_s} per micro-batch, the bubble {bubble_percent}% of the step, a send between types {boundary_send_s} at the slower link</source>
+        <translation>ступеней конвейера: {stages} ({groups}) × dp {dp}, микробатчей на шаг: {microbatches}; самая медленная ступень тратит {pace_s} на микробатч, пузырь — {bubble_percent}% шага, передача между типами — {boundary_send_s} по более медленному каналу</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>each type runs its own job: together {aggregate_tokens_per_s} tokens/s, but one run goes at its own job&apos;s pace, {tokens_per_s} tokens/s on {gpu} alone; the other GPUs run other jobs</source>
+        <translation>каждый тип выполняет свою задачу: вместе {aggregate_tokens_per_s} токенов/с, но один запуск идёт в темпе своей задачи, {tokens_per_s} токенов/с только на {gpu}; остальные GPU выполняют другие задачи</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no pipeline over the types: no tensor-parallel size and pipeline copies give every type a stage within {limit} stages</source>
+        <translation>конвейера по типам нет: ни один размер тензорного параллелизма и число копий конвейера не дают каждому типу ступень в пределах {limit} ступеней</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no pipeline over the types fits: at best stage {stage} on {gpu} ({layers} layers) needs {need_bytes} per GPU, has {capacity_bytes} ({strategy})</source>
+        <translation>ни один конвейер по типам не помещается: в лучшем случае ступени {stage} на {gpu} ({layers} слоёв) нужно {need_bytes} на GPU, есть {capacity_bytes} ({strategy})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no pipeline over the types: {refusal}</source>
+        <translation>конвейера по типам нет: {refusal}</translation>
+    </message>
+    <message>
         <location line="+1"/>
         <source>nothing to export: no option fits</source>
         <translation>экспортировать нечего: ни один вариант не помещается</translation>
@@ -3013,12 +3087,32 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-313"/>
+        <location line="-335"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+314"/>
+        <location line="+277"/>
+        <source>the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
+        <translation>общая раскладка пула и синхронизация градиентов в темпе более медленного типа стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the pipeline&apos;s slowest stage, bubble and sends between types cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
+        <translation>самая медленная ступень конвейера, пузырь и передачи между типами стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{stages} x {gpu}, layers per stage: {layers}</source>
+        <translation>{stages} × {gpu}, слоёв на ступень: {layers}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{stages} x {gpu}, layers per stage: {fewest}-{most}</source>
+        <translation>{stages} × {gpu}, слоёв на ступень: {fewest}–{most}</translation>
+    </message>
+    <message>
+        <location line="+54"/>
         <source>{path}: cannot read ({kind}: {reason})</source>
         <translation>{path}: не удалось прочитать ({kind}: {reason})</translation>
     </message>
@@ -3064,8 +3158,8 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
-        <source>a trace covers data parallel with ZeRO 0-3; tensor, pipeline and expert parallel are not traced</source>
-        <translation>трассировка охватывает параллелизм по данным с ZeRO 0-3; тензорный, конвейерный и экспертный параллелизм не трассируются</translation>
+        <source>a LoRA trace covers data, pipeline and expert parallel; LoRA is not traced under tensor parallel</source>
+        <translation>трассировка LoRA охватывает параллелизм по данным, конвейерный и экспертный; под тензорным параллелизмом LoRA не трассируется</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -3163,7 +3257,7 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-490"/>
+        <location line="-512"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
@@ -3733,7 +3827,7 @@ token</source>
 <context>
     <name>PoolChoicesModel</name>
     <message>
-        <location filename="../../desktop/qmodels/pool_choices.py" line="+28"/>
+        <location filename="../../desktop/qmodels/pool_choices.py" line="+29"/>
         <source>Way</source>
         <translation>Способ</translation>
     </message>
@@ -3841,9 +3935,9 @@ with losses</source>
 <context>
     <name>PoolView</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-751"/>
-        <source>No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare each type alone with the whole pool as one job.</source>
-        <translation>Смешанного пула нет: в режиме «Эксперт» добавьте типы GPU и их число в разделе «Смешанный пул», чтобы сравнить каждый тип по отдельности со всем пулом как одним заданием.</translation>
+        <location filename="../../desktop/pages/plan.py" line="-763"/>
+        <source>No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare each type alone with the whole pool as one job, a pipeline over the types and separate jobs.</source>
+        <translation>Смешанного пула нет: в режиме «Эксперт» добавьте типы GPU и их число в разделе «Смешанный пул», чтобы сравнить каждый тип по отдельности со всем пулом как одним заданием, конвейером по типам и отдельными задачами.</translation>
     </message>
     <message>
         <location line="+6"/>
@@ -5296,7 +5390,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+95"/>
+        <location filename="../../desktop/pages/plan.py" line="+107"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
@@ -5332,8 +5426,8 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     </message>
     <message>
         <location line="+1"/>
-        <source>Each GPU type of your pool alone against the whole pool as one job</source>
-        <translation>Каждый тип GPU вашего пула по отдельности против всего пула как одного задания</translation>
+        <source>Each GPU type of your pool alone, the whole pool as one job, a pipeline over the types and separate jobs</source>
+        <translation>Каждый тип GPU вашего пула отдельно, весь пул как одно задание, конвейер по типам и отдельные задачи</translation>
     </message>
     <message>
         <location line="+1"/>

@@ -186,14 +186,32 @@ class PoolView(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.setWordWrap(True)
+        self.details = QLabel()  # the pipeline's stages, separate jobs, the ways that do not fit
+        self.details.setObjectName("poolDetails")
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.RichText)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.ceiling = QLabel()
         self.ceiling.setWordWrap(True)
         self.ceiling.setObjectName("hint")
-        layout = QVBoxLayout(self)
+        # every row at its full height, the words under it: the tab scrolls as a whole instead of the table
+        # shrinking to a sliver when five ways and their details share a short tab
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        body = QWidget()
+        layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.headline)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(self.ceiling)
+        layout.addWidget(self.table)
+        layout.addWidget(self.ceiling)  # the bound every row is under, then what the ways do
+        layout.addWidget(self.details)
+        layout.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(body)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
 
     def show_answer(self, answer: PoolAnswer | None, names: dict[str, str], training: bool) -> None:
         comparison = answer.comparison if answer is not None else None
@@ -202,7 +220,7 @@ class PoolView(QWidget):
         if answer is None:
             self.headline.setText(
                 self.tr("No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare "
-                        "each type alone with the whole pool as one job.")
+                        "each type alone with the whole pool as one job, a pipeline over the types and separate jobs.")
             )  # fmt: skip
             self.ceiling.setText("")
         elif comparison is None:
@@ -213,8 +231,19 @@ class PoolView(QWidget):
         else:
             self.headline.setText(plan_scale_text.pool_headline_html(comparison, names, training))
             self.ceiling.setText(plan_scale_text.pool_ceiling_text(comparison, training))
+        details = plan_scale_text.pool_details_html(comparison, names) if comparison is not None else ""
+        self.details.setText(details)
+        self.details.setVisible(bool(details))
         self.table.resizeColumnsToContents()
         self.table.resizeRowsToContents()
+        self._fit_table_height()
+
+    def _fit_table_height(self) -> None:
+        """The table as tall as its header and rows (the scroll area around the tab scrolls)."""
+        table = self.table
+        rows = sum(table.rowHeight(row) for row in range(self.model.rowCount()))
+        scrollbar = table.horizontalScrollBar().sizeHint().height() if table.horizontalScrollBar().isVisible() else 0
+        table.setFixedHeight(table.horizontalHeader().height() + rows + 2 * table.frameWidth() + scrollbar)
 
 
 class ResultsPanel(QWidget):
@@ -285,6 +314,7 @@ class ResultsPanel(QWidget):
         vertical.setStretchFactor(0, 1)
         vertical.setStretchFactor(2, 1)
         vertical.setSizes([260, 120, 370])
+        self.vertical = vertical
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.messages)
@@ -309,7 +339,7 @@ class ResultsPanel(QWidget):
         self.views.setTabText(2, self.tr("Mixed pool"))
         self.views.setTabToolTip(0, self.tr("The ranked options; time, GPU-hours and cost with losses"))
         self.views.setTabToolTip(1, self.tr("Failures, checkpoints and restarts of the selected option"))
-        self.views.setTabToolTip(2, self.tr("Each GPU type of your pool alone against the whole pool as one job"))
+        self.views.setTabToolTip(2, self.tr("Each GPU type of your pool alone, the whole pool as one job, a pipeline over the types and separate jobs"))
         self.memory_title.setText("<b>" + self.tr("Memory per GPU, selected option") + "</b>")
         self.scaling_title.setText(
             "<b>" + self.tr("Time and cost against GPU count (selected GPU type)") + "</b>"
@@ -962,7 +992,7 @@ class PlanPage(Page):
         views = self.results.views
         return {
             "goodput": lambda: views.setCurrentWidget(self.results.goodput),
-            "pool": lambda: views.setCurrentWidget(self.results.pool),
+            "pool": self._show_pool_for_screenshot,
             "spot": self._show_spot_example,  # last: it plans the example again, on spot
         }
 
@@ -979,6 +1009,13 @@ class PlanPage(Page):
         self.state.replace_inputs(dataclasses.replace(self.state.inputs, spot=True), dirty=False)  # still the example
         self.sync_widgets()
         self.replan()
+
+
+    def _show_pool_for_screenshot(self) -> None:
+        """The Mixed pool tab with room for every way's row and the words under them (the user drags the same)."""
+        self.results.views.setCurrentWidget(self.results.pool)
+        total = sum(self.results.vertical.sizes())
+        self.results.vertical.setSizes([total * 68 // 100, total * 13 // 100, total * 19 // 100])
 
 
 def _first_focusable(panel: QWidget) -> QWidget | None:

@@ -1,7 +1,8 @@
 """The mixed-pool table: a thin Qt model over planner.search.pools.PoolComparison.choices, best first.
 
-One row per way to run the job on the pool (each type alone, the whole pool as one data-parallel job or, when
-serving, all replicas), in the planner's order (useful tokens per second, fastest first), so row 0 is the way
+One row per way to run the job on the pool (each type alone, the whole pool as one data-parallel job, the
+pipeline over the types and separate jobs or, when serving, all replicas), named by the planner
+(PoolChoice.label) and in the planner's order (useful tokens per second, fastest first), so row 0 is the way
 the pool's headline names. Time and cost are those with losses (failures, checkpoints, restarts), as
 `gpu-advisor plan --pool` prints them.
 """
@@ -16,7 +17,7 @@ from PySide6.QtGui import QFont
 
 from desktop import fmt
 from desktop.messages import QT_TRANSLATE_NOOP  # typed: returns its text
-from desktop.plan_scale_text import choice_way
+from desktop.plan_scale_text import choice_details, choice_name
 from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
 
 if TYPE_CHECKING:
@@ -76,13 +77,15 @@ class PoolChoicesModel(FlatTableModel):
             font = QFont()
             font.setBold(True)  # the way the headline names
             return font
+        if role == Qt.ItemDataRole.ToolTipRole:  # the pipeline's stages, separate jobs' other GPUs
+            return "\n".join(choice_details(choice, self._names)) or None
         if role == Qt.ItemDataRole.TextAlignmentRole and key not in ("way", "gpus"):
             return RIGHT_ALIGNED
         return None
 
     def _display(self, choice: PoolChoice, key: str) -> str:
         if key == "way":
-            return choice_way(choice)
+            return choice_name(choice, self._names)
         if key == "gpus":  # one type a line: the column stays as narrow as one type's name
             return "\n".join(f"{count} × {self._names.get(gpu_id, gpu_id)}" for gpu_id, count in choice.gpus.items())
         if key == "shape":

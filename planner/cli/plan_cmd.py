@@ -49,7 +49,7 @@ from planner.search import (
     PlanResult,
     Workload,
 )
-from planner.search.pools import PoolComparison, PoolPart, compare_pool
+from planner.search.pools import EVERY_WAY, PoolComparison, PoolPart, compare_pool
 from planner.search.types import MAX_MEMORY_HEADROOM
 from planner.vocabulary import Layout, Offload, Optimizer, Precision, RankBy, Recompute, Task
 
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 # Sequences per optimizer step when --batch is not given: about 4M tokens at 4K context for pre-training
 # (Llama 3 70B/405B started at 4M tokens per batch, arXiv 2407.21783 section 3.4); a small fine-tuning batch.
 DEFAULT_GLOBAL_BATCH = {Task.PRETRAIN: 1024, Task.FINETUNE: 64, Task.LORA: 64, Task.QLORA: 64}
+DEFAULT_OUTPUT_LEN = 256  # serving: tokens generated per request when --output-len is not given
 # Upper bounds past which a number is a typo, not a plan; they also keep every figure in the JSON finite.
 MAX_GPUS = 1_000_000  # the largest training clusters have a few hundred thousand GPUs
 MAX_SEQUENCES = 10_000_000  # sequences per optimizer step, or concurrent users
@@ -96,6 +97,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="training on a mixed pool you have, e.g. a100-sxm-80gb:64,h100-sxm:32: each type alone against the "
         "whole pool as one data-parallel job (instead of --gpu)",
     )  # fmt: skip
+    parser.add_argument(
+        "--pool-ways", default="all", metavar="WAY,...|all",
+        help="with --pool: the ways to compare, of alone, pool, pipeline (stages sized to each type's speed) and "
+        "separate (jobs); all for every one (default: all, the Plan page's rows)",
+    )  # fmt: skip
     count = parser.add_mutually_exclusive_group()
     count.add_argument("--gpus", type=int, default=None, help="exactly this many GPUs")
     count.add_argument(
@@ -120,7 +126,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--tokens-per-second", type=float, default=None, help="serving target, output tokens/s"
     )
-    parser.add_argument("--output-len", type=int, default=256, help="serving: tokens generated per request")
+    parser.add_argument(
+        "--output-len", type=int, default=None,
+        help=f"serving: tokens generated per request (default {DEFAULT_OUTPUT_LEN}, at most half of --seq-len)",
+    )
     parser.add_argument(
         "--engine", default=None, choices=sorted(ENGINES), help="serving engine profile (default vllm)"
     )
@@ -279,13 +288,21 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         precision=args.precision,
         kv_precision=args.kv_precision,
         optimizer=args.optimizer,
-        output_len=min(args.output_len, max(1, args.seq_len // 2)) if inference else args.output_len,
+        output_len=_output_len(args),
         mfu=args.mfu,
         bandwidth_fraction=args.bandwidth_fraction,
         lora_rank=args.lora_rank,
         engine=args.engine,
         weight_format=args.weight_format,
     )
+
+
+def _output_len(args: argparse.Namespace) -> int:
+    """The user's --output-len as given (the planner refuses one that leaves no prompt); without it, the default
+    shortened to half the sequence so that a short --seq-len still leaves a prompt."""
+    if args.output_len is not None:
+        return int(args.output_len)
+    return min(DEFAULT_OUTPUT_LEN, max(1, int(args.seq_len) // 2))
 
 
 def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraints:
@@ -634,16 +651,33 @@ def run_plan(args: argparse.Namespace) -> int:
 
 
 def run_pool(args: argparse.Namespace, resolved: ResolvedPlan, notes: list[str]) -> int:
-    """--pool: each type alone against the whole pool as one job."""
+    """--pool: each type alone against the whole pool as one job (--pool-ways: a pipeline over the types and
+    separate jobs too)."""
     catalog = {gpu.id: gpu for gpu in resolved.gpus}
     parts = [PoolPart(catalog[part.gpu.id], part.count) for part in resolve_pool(args.pool, list(resolved.gpus))]
+    ways = pool_ways(args.pool_ways)
     comparison = compare_pool(resolved.model, resolved.workload, parts, resolved.constraints,
-                              prices=resolved.prices, calibration=resolved.calibration)  # fmt: skip
+                              prices=resolved.prices, calibration=resolved.calibration, ways=ways)  # fmt: skip
+    left_out = [way for way in EVERY_WAY if way not in ways]
+    if resolved.workload.is_training and left_out:
+        notes.append(f"--pool-ways leaves out {', '.join(left_out)}; --pool-ways all (the default) weighs every way")
     if args.json:
         print_json({"pool": comparison.as_dict(), "notes": notes})
     else:
         print_pool(comparison, notes, serving=not resolved.workload.is_training)
     return 0
+
+
+def pool_ways(text: str) -> tuple[str, ...]:
+    """--pool-ways "alone,pool,pipeline" or "all" -> the ways compare_pool weighs (UserError for another word)."""
+    words = [word.strip() for word in text.split(",") if word.strip()]
+    if words == ["all"]:
+        return EVERY_WAY
+    for word in words:
+        if word not in EVERY_WAY:
+            raise UserError.of(msg("error.unknown_choice", what="--pool-ways way", text=word,
+                                   choices=", ".join((*EVERY_WAY, "all"))))  # fmt: skip
+    return tuple(words)
 
 
 def print_pool(comparison: PoolComparison, notes: list[str], serving: bool = False) -> None:
@@ -660,10 +694,17 @@ def print_pool(comparison: PoolComparison, notes: list[str], serving: bool = Fal
             target = {None: "-", True: "met", False: "missed"}[choice.meets_target]
             line += f" {choice.tokens_per_s_one_down or 0:>10,.0f} {target:>7}"
         print(line)
+    for choice in comparison.choices:
+        if choice.explanation is not None:
+            print(f"{choice.name}: {choice.explanation.text}")
+    for miss in comparison.not_fitting:
+        print(f"{miss.name}: {miss.reason.text}")
     print(f"best: {comparison.best or '-'}: {comparison.reason}")
-    if not serving:
-        print(f"the types' own throughputs add up to {comparison.perfect_sum_tokens_per_s:,.0f} tokens/s: no pooled "
-              "job beats it; pipeline stages sized per type are not modelled yet")  # fmt: skip
+    if not serving and comparison.choices:
+        print(f"the types' own plans add up to {comparison.perfect_sum_tokens_per_s:,.0f} tokens/s: no pooled "
+              "data-parallel job beats it; run perfectly (every GPU on its layers alone: no bubble, communication "
+              f"or LM head) the types would do {comparison.ideal_sum_tokens_per_s:,.0f} tokens/s: no mixed way "
+              "beats that")  # fmt: skip
     for line in notes:
         print(f"note: {line}")
 

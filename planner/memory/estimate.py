@@ -66,6 +66,39 @@ def estimate_total_bytes(model: ModelSpec, config: MemoryConfig) -> int:
     )
 
 
+def stage_total_bytes(model: ModelSpec, config: MemoryConfig, stage: Stage) -> int:
+    """Bytes per GPU of one given pipeline stage (planner.memory.stages.split_stages: a pipeline sized per GPU
+    type) under `config` (its layout's pp is the number of stages; config.inflight_microbatches says how many
+    micro-batches the first stage holds, stage i min(that, pp - i)); UserError on an impossible layout."""
+    return StageTotals(model, config).total(stage)
+
+
+class StageTotals:
+    """stage_total_bytes for many stages of one config, for a search: the config is normalised and checked
+    once (UserError here on an impossible layout), the per-token activations computed once, each stage once."""
+
+    def __init__(self, model: ModelSpec, config: MemoryConfig):
+        self._model = model
+        self._config = config = normalised(config)
+        checked_notes(model, config)
+        self._counts = param_counts(model)
+        self._divisors = divisors_of(model, config.layout)
+        training = config.task.is_training
+        self._per_token = per_token_activations(model, config, self._divisors) if training else None
+        self._known: dict[Stage, int] = {}
+
+    def total(self, stage: Stage) -> int:
+        found = self._known.get(stage)
+        if found is None:
+            model, config, layout = self._model, self._config, self._config.layout
+            shape = stage_shape(model, config, stage, self._counts, self._divisors)
+            acts = stage_activations(model, config, stage, self._divisors, self._per_token, layout.recompute,
+                                     layout.micro_batch)  # fmt: skip
+            state = stage_state(shape, acts, layout.dp, layout.zero, layout.offload, config.gradient_accumulation)
+            found = self._known[stage] = state.total_bytes
+        return found
+
+
 def _is_count(value: object, upper: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= upper
 

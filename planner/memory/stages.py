@@ -61,6 +61,21 @@ def pipeline_stages(model: ModelSpec, pp: int) -> tuple[Stage, ...]:
     return (stage(0),) if pp == 1 else (stage(0), stage(pp - 1))
 
 
+def split_stages(model: ModelSpec, layer_counts: tuple[int, ...]) -> tuple[Stage, ...]:
+    """Every stage of a pipeline whose stages hold the given numbers of consecutive layers (uneven: sized per
+    GPU type); the first keeps the embedding, the last the final norm and LM head, and an MoE model's dense-first
+    layers sit at the start, as in pipeline_stages."""
+    if sum(layer_counts) != model.layers or min(layer_counts, default=0) < 1:
+        raise ValueError(f"stages of {layer_counts} layers do not hold the model's {model.layers}")
+    dense_total = model.layers - model.moe_layers
+    stages, start = [], 0
+    for index, size in enumerate(layer_counts):
+        dense = max(0, min(start + size, dense_total) - start)
+        stages.append(Stage(index, dense, size - dense, index == 0, index == len(layer_counts) - 1))
+        start += size
+    return tuple(stages)
+
+
 @functools.lru_cache(maxsize=8192)
 def _lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...]) -> tuple[int, int, int]:
     """(adapter params in a dense layer, in an MoE layer outside routed experts, in all routed experts of one

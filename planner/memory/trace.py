@@ -45,15 +45,21 @@ def trace_arguments(model: ModelSpec, config: MemoryConfig) -> list[str]:
     if config.task not in _TASKS:
         raise UserError.of(msg("error.trace_task", task=str(config.task)))
     layout = config.layout
-    if layout.tp > 1 or layout.pp > 1 or layout.ep > 1:
+    if layout.tp > 1 and config.task == Task.LORA:
         raise UserError.of(msg("error.trace_layout"))
     precision = str(config.precision) if str(config.precision) in ("fp32", "bf16", "fp16") else "bf16"
+    parallel = ["--tp", str(layout.tp), "--pp", str(layout.pp), "--ep", str(layout.ep)]
+    if config.sequence_parallel and layout.tp > 1:
+        parallel.append("--sequence-parallel")
+    if config.inflight_microbatches and layout.pp > 1:
+        parallel += ["--inflight", str(config.inflight_microbatches)]
     return [
         "--config", str(path), "--task", _TASKS[config.task], "--precision", precision,
         "--batch", str(layout.micro_batch), "--seq-len", str(config.seq_len),
         "--attention", "sdpa" if config.flash_attention else "eager", "--lora-rank", str(config.lora_rank),
         "--lora-targets", ",".join(str(t) for t in config.lora_targets), "--dp", str(layout.dp),
         "--zero", str(int(layout.zero)), *(["--recompute"] if layout.recompute == Recompute.FULL else []),
+        *parallel,
     ]  # fmt: skip
 
 
@@ -124,6 +130,47 @@ WHY = {
 }
 
 
+# What one traced rank of a model-parallel layout is, beside the analytic model's rank (profiler/trace_parallel.py).
+WHY_LAYOUT = {
+    "tp": "tensor parallel {tp}: TorchTitan's plan (q/k/v/gate/up column-, o/down row-sharded, vocabulary-sharded "
+    "embedding and loss); the norms' inputs and the residual stream are whole on every rank{sp}; DTensor's backward "
+    "of the vocabulary-sharded embedding makes its gradient whole (vocab x hidden, sliced to the shard in the optimizer "
+    "step), which the analytic model counts sharded; loss_parallel's backward starts with three fp32 gradients of the "
+    "vocabulary shard beside its log_softmax (16 bytes per entry and token, the analytic model counts Hugging Face's "
+    "12)",
+    "tp16": "16-bit tensor parallel is counted as Megatron-Core with Transformer Engine keeps it (fused norm+linear, "
+    "SwiGLU saving its input); the trace runs Hugging Face's layers, which keep more",
+    "pp": "pipeline stage {stage} of {pp} (layers {first}-{last}) holding {inflight} micro-batch(es) in flight "
+    "(1F1B), the fuller of the first and last stage as in the analytic model",
+    "ep": "expert parallel {ep}: {experts} experts per MoE layer on the rank, which computes the token-expert pairs "
+    "of its own batch (balanced routing; the all-to-all buffers are not traced); the analytic model divides the "
+    "routed activations by ep",
+}
+
+
+def layout_why(traced: dict[str, object]) -> str:
+    """What the traced rank holds under tensor, pipeline and expert parallel ("" for a data-parallel trace)."""
+    request = traced.get("request")
+    request = request if isinstance(request, dict) else {}
+    tp, pp, ep = (int(request.get(k, 1) or 1) for k in ("tp", "pp", "ep"))
+    parts = []
+    if tp > 1:
+        sp = "; sequence parallel shards them on the sequence" if request.get("sequence_parallel") else ""
+        parts.append(WHY_LAYOUT["tp"].format(tp=tp, sp=sp))
+        megatron = request.get("task") in ("pretrain", "finetune") and int(request.get("zero", 0) or 0) <= 1
+        if request.get("precision") != "fp32" and megatron:  # planner.memory.stages.megatron_style
+            parts.append(WHY_LAYOUT["tp16"])
+    stage = traced.get("stage")
+    if pp > 1 and isinstance(stage, dict):
+        parts.append(WHY_LAYOUT["pp"].format(
+            stage=int(stage.get("index", 0)) + 1, pp=pp, first=stage.get("first_layer"),
+            last=int(stage.get("end_layer", 1)) - 1, inflight=stage.get("inflight"),
+        ))  # fmt: skip
+    if ep > 1:
+        parts.append(WHY_LAYOUT["ep"].format(ep=ep, experts=traced.get("experts_per_rank", "?")))
+    return "; ".join(parts)
+
+
 def comparison(breakdown: MemoryBreakdown, traced: dict[str, object]) -> dict[str, dict[str, object]]:
     """{term: {analytic_bytes, traced_bytes, ratio (analytic / traced), why}} for each term and the peak."""
     rows: dict[str, dict[str, object]] = {}
@@ -133,6 +180,8 @@ def comparison(breakdown: MemoryBreakdown, traced: dict[str, object]) -> dict[st
     peak_why = (
         f"{WHY['peak']}; peak phase analytic {breakdown.peak_phase!r}, traced {traced.get('peak_phase')!r}"
     )
+    if layout := layout_why(traced):
+        peak_why += f"; {layout}"
     rows["peak"] = _row(
         breakdown.total_bytes - breakdown.overhead.bytes, _bytes(traced, "peak_bytes"), peak_why
     )

@@ -6,7 +6,7 @@ Two kinds, kept apart:
   device-copy bandwidth, the flash-attention fraction, the integer ALU rate and the small-message collective
   latency. Each has its publication in the comment beside it and in docs/sources.md ("Performance"). A probe
   measurement of the user's own GPU replaces them (planner.perf.calibration).
-- **Fitted** (`FittedConstants`): eight numbers that no datasheet gives, fitted to the published runs of
+- **Fitted** (`FittedConstants`): eleven numbers that no datasheet gives, fitted to the published runs of
   planner/catalog/validation.json (`gpu-advisor validate` refits them per cross-validation fold, on the
   training folds only, and prints the shipped values). Each is a physical quantity with a bounded range, never
   a per-case factor.
@@ -180,23 +180,25 @@ class FittedConstants:
         return dataclasses.replace(self, **values)
 
 
-# The shipped values: planner.validation_predict.fit_constants on the 83 included cases of validation.json
-# (2026-09-16 set; refit 2026-12-01 with issue 16's memory model, which changes the layouts that fit), rounded
-# to three figures; `gpu-advisor validate --json` prints the refit ("fitted") beside
-# these and tests/planner/test_validation.py checks they agree. gemm_training_blackwell has two cases, from
-# one source (Megatron-Bridge B200): in cross-validation it falls back to the mean of the other generations.
+# The shipped values: planner.validation_predict.fit_constants on the 87 included cases of validation.json
+# (2026-09-16 set; refit 2026-12-01 with issue 16's memory model, which changes the layouts that fit, and again
+# with the serving capacity rule of planner.search.serving.fitting_sequences, which adds only a sequence's KV cache
+# per running sequence, and four more TensorRT-LLM rows), rounded to three figures; `gpu-advisor validate --json`
+# prints the refit ("fitted") beside these and tests/planner/test_validation.py checks they agree.
+# gemm_training_blackwell has two cases, from one source (Megatron-Bridge B200): in cross-validation it falls back
+# to the mean of the other generations.
 SHIPPED = FittedConstants(
-    gemm_training_ampere=0.757,
-    gemm_training_hopper=0.714,
+    gemm_training_ampere=0.762,
+    gemm_training_hopper=0.721,
     gemm_training_blackwell=1.0,
-    gemm_serving=0.808,
-    kv_read=1.0,
-    kernel_s=9.02e-06,
-    dequant_ops_per_weight=7.17,
+    gemm_serving=0.81,
+    kv_read=0.881,
+    kernel_s=8.19e-06,
+    dequant_ops_per_weight=7.26,
     latency_scale=0.2,
-    request_overhead_s=0.00277,
-    ridge_overlap=0.0565,
-    overlap_interference=0.156,
+    request_overhead_s=0.00267,
+    ridge_overlap=0.359,
+    overlap_interference=0.158,
 )
 
 

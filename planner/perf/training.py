@@ -200,6 +200,18 @@ class MicrobatchFloor(NamedTuple):
         return (microbatches + self.bubble) * self.total_s
 
 
+class StageTime(NamedTuple):
+    """One stage of a pipeline whose stages differ (StepModel.stage_time): seconds of one micro-batch on it
+    (forward + backward + recompute, its tensor/expert-parallel traffic) and, per optimizer step, the exposed
+    gradient all-reduce of its parameters over dp and its optimizer step."""
+
+    microbatch_s: float
+    forward_s: float
+    backward_s: float
+    dp_comm_s: float
+    optimizer_s: float
+
+
 @dataclass(frozen=True, slots=True)
 class _LayerTerms:
     """Forward seconds of one layer (dense and MoE GEMMs, attention, memory-bound ops), the LM head and the
@@ -342,6 +354,31 @@ class StepModel:
         bubble = (pp - 1) / virtual if pp > 1 else 0.0
         return MicrobatchFloor(cached.total_s, bubble, micro_batch, self.global_batch)
 
+    def stage_time(
+        self, layout: Layout, dense_layers: int, moe_layers: int, has_head: bool, trainable_params: float
+    ) -> StageTime:
+        """A pipeline stage that holds exactly `dense_layers` + `moe_layers` decoder layers, the LM head and the
+        loss only where `has_head`, and `trainable_params` trainable parameters (all its tp ranks together): the
+        stage of a pipeline sized per GPU type, where step() counts the fullest stage of an even split. layout:
+        its dp, tp, ZeRO stage (0-2: pipeline parallel runs with ZeRO-0/1, so ZeRO-3's gathers and offload are
+        not counted here), recompute mode and micro-batch (pp and virtual stages are not read)."""
+        context = _Context(self, dataclasses.replace(layout, pp=1, virtual_stages=1))
+        context.stage_dense, context.stage_moe = float(dense_layers), float(moe_layers)
+        context.stage_layers = dense_layers + moe_layers
+        context.layer_share = context.stage_layers / self.model.layers if self.model.layers else 1.0
+        context.with_head = has_head
+        mb = context._compute()
+        dp_s = context._gradient_sync(mb, trainable_params / layout.tp * GRADIENT_BYTES)
+        shards = layout.tp * (layout.dp if layout.zero >= ZeroStage.OPTIMIZER else 1)
+        optimizer_s = optimizer_bytes(trainable_params / shards, self.options.optimizer) / self.rates.copy_bytes_per_s
+        return StageTime(mb.total_s, mb.forward_s, mb.backward_s, dp_s, optimizer_s)
+
+    def p2p_send_s(self, layout: Layout, across_nodes: bool = False) -> float:
+        """One point-to-point send of a micro-batch's boundary activations (or their gradients) between
+        neighbouring pipeline stages; `across_nodes`: over the network whatever the layout's spans."""
+        context = _Context(self, layout)
+        return context._p2p_s(self.per_node * 2 if across_nodes else None)
+
     def link(self, group: int, span: int) -> Link:
         key = (group, span)
         if key not in self.links:
@@ -371,6 +408,8 @@ class _Context:
         moe_share = self.model.moe_layers / self.model.layers if self.model.layers else 0.0
         self.stage_moe = self.stage_layers * moe_share
         self.stage_dense = self.stage_layers - self.stage_moe
+        self.layer_share: float | None = None  # of the model's FLOPs on this stage (a user-set MFU); None: 1 / pp
+        self.with_head = True  # the fullest stage of an even split: its layers and the LM head and loss
         self.share = owner.share
         self.kernel_s = self.constants.kernel_s
         self.adapters = owner.adapters
@@ -434,11 +473,11 @@ class _Context:
         gemm_f = self.stage_dense * terms.dense_gemm_s
         if self.stage_moe:
             gemm_f += self.stage_moe * terms.moe_gemm_s
-        head_f = terms.head_s
+        head_f = terms.head_s if self.with_head else 0.0
         attn_f, attn_b = self.stage_layers * terms.attention_forward_s, self.stage_layers * terms.attention_backward_s
         mem_f = self.stage_layers * terms.memory_s
         casts = self._fp8_casts()
-        loss = terms.loss_s
+        loss = terms.loss_s if self.with_head else 0.0
         if rates.flat_mfu is not None:  # a user-set MFU: model FLOPs at peak x MFU, nothing else
             flops = self._model_flops_per_microbatch()
             compute = flops / (rates.peak_flops_per_s * rates.flat_mfu)
@@ -481,6 +520,8 @@ class _Context:
         per_token = training_flops_per_token(
             n.matmul_params, n.layers, self.seq_len, n.attention_width, self.layout.recompute, self.adapters
         )
+        if self.layer_share is not None:  # a stage of a pipeline sized per GPU type (stage_time)
+            return per_token * self.layout.micro_batch * self.seq_len * self.layer_share / (self.tp * self.cp)
         return per_token * self.layout.micro_batch * self.seq_len / (self.tp * self.pp * self.cp)
 
     def _recompute(self, gemm_f: float, attn_f: float, mem_f: float) -> tuple[float, float, float]:
@@ -602,10 +643,10 @@ class _Context:
             gpus=self.layout.gpus, peak_flops_per_s=self.rates.peak_flops_per_s,
         )  # fmt: skip
 
-    def _p2p_s(self) -> float:
+    def _p2p_s(self, span: int | None = None) -> float:
         """One point-to-point send of a micro-batch's boundary activations between neighbouring stages (ranks
-        tp x dp apart)."""
-        link = self.link(2, self.tp * self.layout.dp * 2)
+        tp x dp apart, or `span` GPUs)."""
+        link = self.link(2, span or self.tp * self.layout.dp * 2)
         message = self.tokens * self.shape.hidden * ACTIVATION_BYTES / (self.tp if self.sequence_parallel else 1)
         return message / link.bus_bytes_per_s + link.latency_s
 
@@ -615,11 +656,16 @@ class _Context:
         last micro-batch's backward; the all-gather behind the next step's first forward."""
         if self.layout.dp <= 1 or self.layout.zero == ZeroStage.WEIGHTS:
             return 0.0
-        link = self.link(self.layout.dp, self.layout.dp * self.tp)
         trainable = self.numbers.lora_params if self.adapters else self.numbers.total_params
         expert_share = 0 if self.adapters else self.numbers.expert_params * (1 - 1 / self.ep)
-        gradients = (trainable - expert_share) / (self.tp * self.pp) * GRADIENT_BYTES
-        total = allreduce_time_s(gradients, self.layout.dp, link.bus_bytes_per_s, link.latency_s)
+        return self._gradient_sync(mb, (trainable - expert_share) / (self.tp * self.pp) * GRADIENT_BYTES)
+
+    def _gradient_sync(self, mb: _MicroBatch, gradient_bytes: float) -> float:
+        """Exposed seconds of all-reducing `gradient_bytes` per rank over dp (see _data_parallel)."""
+        if self.layout.dp <= 1 or self.layout.zero == ZeroStage.WEIGHTS:
+            return 0.0
+        link = self.link(self.layout.dp, self.layout.dp * self.tp)
+        total = allreduce_time_s(gradient_bytes, self.layout.dp, link.bus_bytes_per_s, link.latency_s)
         if self.comm_overlap is not None:
             return (1 - self.comm_overlap) * total
         window = mb.backward_s + (mb.forward_s if self.layout.zero >= ZeroStage.OPTIMIZER else 0.0)

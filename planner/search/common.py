@@ -153,23 +153,28 @@ class GpuSearch:
         return -(-gpus // self.per_node)
 
     def checkpoint_bytes(self, layout: Layout | None = None) -> int:
-        """One checkpoint of this workload: the trainable weights and their optimizer state as the layout's
-        training holds them (planner.memory): autocast / FSDP2 fp32 weights + AdamW m, v (4 + 8 bytes/param);
-        Megatron-style tensor/pipeline parallel 16-bit weights + fp32 master + m, v (2 + 12). LoRA and QLoRA save
-        the adapters only."""
-        workload, numbers = self.workload, self.inputs.numbers
-        adapters = workload.task in (Task.LORA, Task.QLORA)
-        trainable = numbers.lora_params if adapters else numbers.total_params
-        precision = Precision.BF16 if workload.task == Task.QLORA else workload.precision
-        weight, state = training_weight_bytes(precision), optimizer_bytes(workload.optimizer, precision)
-        if layout is not None and megatron_style(self.memory.config(layout)):
-            weight, state = MEGATRON_WEIGHT_BYTES, MASTER_BYTES + optimizer_bytes(workload.optimizer, precision)
-        return checkpoint_bytes(trainable, weight, state)
+        """One checkpoint of this workload (job_checkpoint_bytes) as `layout`'s training holds it."""
+        config = self.memory.config(layout) if layout is not None else None
+        return job_checkpoint_bytes(self.workload, self.inputs.numbers, config)
 
     def goodput(self, gpus: int, work_s: float | None, layout: Layout | None = None) -> Goodput | None:
         """The goodput term of a training job on `gpus` GPUs (failures, checkpoints, restarts, spot)."""
         resilience = self.constraints.resilience
         return job_goodput(self.gpu, gpus, self.nodes(gpus), self.checkpoint_bytes(layout), resilience, work_s)
+
+
+def job_checkpoint_bytes(workload: Workload, numbers: ModelNumbers, config: MemoryConfig | None) -> int:
+    """One checkpoint: the trainable weights and their optimizer state as the layout's training holds them
+    (planner.memory): autocast / FSDP2 fp32 weights + AdamW m, v (4 + 8 bytes/param); Megatron-style
+    tensor/pipeline parallel 16-bit weights + fp32 master + m, v (2 + 12). LoRA and QLoRA save the adapters
+    only. config: the layout's memory configuration (None: no layout, autocast's figures)."""
+    adapters = workload.task in (Task.LORA, Task.QLORA)
+    trainable = numbers.lora_params if adapters else numbers.total_params
+    precision = Precision.BF16 if workload.task == Task.QLORA else workload.precision
+    weight, state = training_weight_bytes(precision), optimizer_bytes(workload.optimizer, precision)
+    if config is not None and megatron_style(config):
+        weight, state = MEGATRON_WEIGHT_BYTES, MASTER_BYTES + optimizer_bytes(workload.optimizer, precision)
+    return checkpoint_bytes(trainable, weight, state)
 
 
 def price_option(

@@ -122,7 +122,7 @@ def _search_each_gpu(
     merged = Found()
     assumptions: list[str] = []
     for gpu in gpus:
-        refusal = _precision_refusal(gpu, workload)
+        refusal = precision_refusal(gpu, workload)
         if refusal is not None:
             family = msg("excluded.family.precision_on_gpu", precision=workload.precision, gpu_id=gpu.id)
             merged.excluded.append(Excluded.of(family, refusal))
@@ -143,7 +143,7 @@ def _search_each_gpu(
     return merged, assumptions
 
 
-def _precision_refusal(gpu: GpuSpec, workload: Workload) -> Message | None:
+def precision_refusal(gpu: GpuSpec, workload: Workload) -> Message | None:
     """Why `gpu` cannot run the workload's precision (QLoRA computes in bf16 whatever the base is stored in)."""
     precision: str = workload.precision
     if workload.task == Task.QLORA and workload.precision.is_weight_only:

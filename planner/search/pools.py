@@ -1,8 +1,12 @@
-"""Mixed GPU pools: one training job on what the user has (say 64 x A100 80GB + 32 x H100), compared three ways;
+"""Mixed GPU pools: one training job on what the user has (say 64 x A100 80GB + 32 x H100), compared four ways;
 and serving replicas spread over the pool.
 
-- each type alone: the fastest plan on at most that many GPUs of one type (the rest stays idle or runs other jobs:
-  "separate jobs");
+- each type alone: the fastest plan on at most that many GPUs of one type (the rest stays idle);
+- separate jobs: every type runs its own job at its own plan: the pool's throughput is the sum of the types'
+  own, but one run goes at its own job's pace (the fastest type alone), so it ranks as that;
+- a pipeline over the types (planner.search.pool_pipeline): stages on different types, each type's stages
+  holding layers in proportion to its speed, each stage's memory checked on its own type, the step set by the
+  slowest stage plus the bubble, the activations between types sent at the slower link;
 - the whole pool as one data-parallel job: every type runs the same model-parallel shape and sharding (tp x pp,
   ZeRO stage and offload, so the gradient and optimizer shards line up), each type's memory is checked on its own plan, the global batch is split in proportion
   to each type's compute rate (more gradient-accumulation steps on the faster type, the same micro-batch, so the
@@ -13,7 +17,9 @@ One step of the pooled job: B / sum(r_i) + max(d_i), where r_i is type i's token
 (its planned step without the data-parallel communication d_i) and B the tokens per step. Its throughput never
 beats the sum of the types' own throughputs: with conductances c_i = r_i / B, B / (1 / sum c_i + D) <=
 sum B / (1 / c_i + D) because x / (1 + D x) is concave and 0 at 0 (subadditive), and each type's own d_i <= D.
-With one type it is that type's own plan exactly.
+With one type it is that type's own plan exactly. The pipeline obeys the same bound (every stage of type i
+does at most its share of the layers at type i's own per-layer pace), and with one type there is no mixed way:
+the comparison is that type's plan alone.
 
 Serving: replicas are independent, so the pool serves the sum of each type's replicas (every GPU of each type,
 the users split in proportion to what each type serves); with one replica down the pool keeps the sum less its
@@ -22,19 +28,29 @@ largest replica, held against the target.
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from planner import perf
 from planner.errors import UserError
 from planner.gpus import GpuSpec
-from planner.messages import msg
+from planner.messages import Message, msg, render_en
 from planner.models import ModelSpec
 from planner.money import Money
 from planner.scale import checkpoint_cost, failure_rate, goodput, storage
-from planner.search.plan import plan
+from planner.search.plan import plan, precision_refusal
+from planner.search.pool_pipeline import PipelinePlan, best_pipeline, ideal_tokens_per_s
 from planner.search.types import Constraints, PlanOption, Workload
+
+# The ways compare_pool may weigh: "alone" (each type; always), "pool", "pipeline", "separate". FIRST_WAYS are the
+# rows of the first version, which callers that name rows by "pool" / "alone:<gpu id>" rely on; EVERY_WAY adds the
+# pipeline over the types and separate jobs (the command line and the Plan page show every way).
+FIRST_WAYS = ("alone", "pool")
+# Below this ratio the reason says "x% faster" instead of "1.0Nx faster".
+CLOSE_RACE_SPEEDUP = 1.1
+EVERY_WAY = ("alone", "pool", "pipeline", "separate")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +64,10 @@ class PoolPart:
 @dataclass(frozen=True, slots=True)
 class PoolChoice:
     """One way to run the job on the pool: which GPUs, the failure-free throughput, the effective fraction, the
-    wall time and cost with losses (None without tokens / prices), and the plans it rests on."""
+    wall time and cost with losses (None without tokens / prices), and the plans it rests on (each type's own
+    for "alone", "pool" and "separate"; none for "pipeline", whose stages are in `pipeline`)."""
 
-    name: str  # "alone:<gpu id>" | "pool"
+    name: str  # "alone:<gpu id>" | "pool" | "pipeline" | "separate"
     gpus: Mapping[str, int]
     tokens_per_s: float
     effective_fraction: float
@@ -62,20 +79,47 @@ class PoolChoice:
     tokens_per_s_one_down: float | None = None  # serving: with the largest replica down
     meets_target_one_down: bool | None = None  # serving, with a tokens/s target
     meets_target: bool | None = None  # serving, with a tokens/s target
+    explanation: Message | None = None  # what this way does (pipeline, separate jobs)
+    pipeline: PipelinePlan | None = None  # "pipeline": its layout, stages and step by cause
+    aggregate_tokens_per_s: float | None = None  # "separate": every type's job together (tokens_per_s: one run's)
 
     @property
     def useful_tokens_per_s(self) -> float:
         return self.tokens_per_s * self.effective_fraction
 
+    @property
+    def label(self) -> Message:
+        """The way's name for people: "{gpu} alone", "the whole pool", ..."""
+        if self.name.startswith("alone:"):
+            return msg("pool.name.alone", gpu=self.name.split(":", 1)[1])
+        return msg(f"pool.name.{self.name}")
+
     def as_dict(self) -> dict[str, object]:
+        strategies = {option.gpu.id: option.layout.as_dict() for option in self.plans}
+        if self.pipeline is not None:
+            strategies = {gpu_id: self.pipeline.layout.as_dict() for gpu_id in self.gpus}
         return {
             "name": self.name, "gpus": dict(self.gpus), "tokens_per_s": self.tokens_per_s,
             "effective_fraction": self.effective_fraction, "wall_time_s": self.wall_time_s,
             "cost": self.cost.as_dict() if self.cost is not None else None, "tp": self.tp, "pp": self.pp,
-            "strategies": {option.gpu.id: option.layout.as_dict() for option in self.plans},
+            "strategies": strategies,
             "tokens_per_s_one_down": self.tokens_per_s_one_down, "meets_target": self.meets_target,
             "meets_target_one_down": self.meets_target_one_down,
+            "explanation": self.explanation.text if self.explanation is not None else None,
+            "pipeline": self.pipeline.as_dict() if self.pipeline is not None else None,
+            "aggregate_tokens_per_s": self.aggregate_tokens_per_s,
         }  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class PoolMiss:
+    """A mixed way that does not fit, and why (a planner.messages Message: "pool.pipeline.*")."""
+
+    name: str
+    reason: Message
+
+    def as_dict(self) -> dict[str, object]:
+        return {"name": self.name, "reason": self.reason.text, "reason_code": self.reason.code}
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +129,11 @@ class PoolComparison:
     choices: tuple[PoolChoice, ...]
     best: str
     reason: str
-    perfect_sum_tokens_per_s: float  # the types' own throughputs added: no pooled job can beat it
+    perfect_sum_tokens_per_s: float  # the types' own plans' throughputs added: no pooled data-parallel job beats it
+    reason_message: Message | None = None  # `reason` as a planner.messages Message ("pool.reason.*"; training)
+    # every type run perfectly (planner.search.pool_pipeline.ideal_tokens_per_s), added up: no mixed way beats it
+    ideal_sum_tokens_per_s: float = 0.0
+    not_fitting: tuple[PoolMiss, ...] = ()  # mixed ways that do not fit, with why
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -93,6 +141,8 @@ class PoolComparison:
             "best": self.best,
             "reason": self.reason,
             "perfect_sum_tokens_per_s": self.perfect_sum_tokens_per_s,
+            "not_fitting": [miss.as_dict() for miss in self.not_fitting],
+            "ideal_sum_tokens_per_s": self.ideal_sum_tokens_per_s,
         }
 
 
@@ -104,8 +154,13 @@ def compare_pool(
     *,
     prices: Mapping[str, Money] | None = None,
     calibration: Mapping[str, perf.Calibration] | None = None,
+    ways: Collection[str] = FIRST_WAYS,
 ) -> PoolComparison:
-    """Each type alone against the whole pool: one data-parallel job (training) or all replicas (serving)."""
+    """Each type alone against the whole pool: one data-parallel job and, with `ways` EVERY_WAY, a pipeline over
+    the types and separate jobs (training), or all replicas (serving)."""
+    unknown = set(ways) - set(EVERY_WAY)
+    if unknown:
+        raise ValueError(f"unknown pool ways {sorted(unknown)}; choose from {EVERY_WAY}")
     base = constraints or Constraints()
     parts = [part for part in parts if part.count > 0]
     if not parts:
@@ -121,21 +176,94 @@ def compare_pool(
         if result.options:
             option = own[part.gpu.id] = result.options[0]
             choices.append(_alone(option))
+    missing: list[PoolMiss] = []
     if len(parts) > 1:
-        pooled = _best_pooled(model, workload, parts, base, prices, calibration, own)
+        pooled = _best_pooled(model, workload, parts, base, prices, calibration, own) if "pool" in ways else None
         if pooled is not None:
             choices.append(pooled)
+        if "pipeline" in ways:
+            pipeline, why_not = _pipeline(model, workload, parts, base, prices, calibration)
+            if pipeline is not None:
+                choices.append(pipeline)
+            if why_not is not None:
+                missing.append(PoolMiss("pipeline", why_not))
+        if "separate" in ways and len(own) > 1:
+            choices.append(_separate(list(own.values())))
     if not choices:
-        return PoolComparison((), "", "nothing fits on any type of the pool", 0.0)
+        return PoolComparison((), "", "nothing fits on any type of the pool", 0.0, not_fitting=tuple(missing))
+    # a stable sort: separate jobs rank as their fastest job, right after that type alone
     choices.sort(key=lambda choice: -choice.useful_tokens_per_s)
     perfect = sum(option.tokens_per_s for option in own.values())
-    return PoolComparison(tuple(choices), choices[0].name, _reason(choices), perfect)
+    ideal = sum(ideal_tokens_per_s(model, workload, part.gpu, part.count, base, calibration) for part in parts)
+    reason = _reason(choices)
+    return PoolComparison(tuple(choices), choices[0].name, render_en(reason), perfect, reason_message=reason,
+                          ideal_sum_tokens_per_s=ideal, not_fitting=tuple(missing))  # fmt: skip
 
 
 def _alone(option: PlanOption) -> PoolChoice:
     return PoolChoice(
         f"alone:{option.gpu.id}", {option.gpu.id: option.gpus}, option.tokens_per_s, option.effective_fraction,
         option.effective_wall_time_s, option.effective_cost, (option,), option.layout.tp, option.layout.pp,
+    )  # fmt: skip
+
+
+def _pipeline(
+    model: ModelSpec,
+    workload: Workload,
+    parts: Sequence[PoolPart],
+    base: Constraints,
+    prices: Mapping[str, Money],
+    calibration: Mapping[str, perf.Calibration],
+) -> tuple[PoolChoice | None, Message | None]:
+    """The pipeline over the types as a way to run the job, or why there is none."""
+    for part in parts:
+        refusal = precision_refusal(part.gpu, workload)
+        if refusal is not None:
+            return None, msg("pool.pipeline.precision", refusal=refusal)
+    found, why_not = best_pipeline(model, workload, [(part.gpu, part.count) for part in parts], base, calibration)
+    if found is None:
+        return None, why_not
+    catalog = {part.gpu.id: part.gpu for part in parts}
+    used = [(catalog[gpu_id], count) for gpu_id, count in found.gpus.items()]
+    fraction = _pool_fraction(used, found.checkpoint_bytes, base)
+    wall = workload.tokens / (found.tokens_per_s * fraction) if workload.tokens else None
+    cost = _billed(used, prices, wall)
+    return PoolChoice(
+        "pipeline", dict(found.gpus), found.tokens_per_s, fraction, wall, cost, (), found.layout.tp, found.layout.pp,
+        explanation=_pipeline_words(found), pipeline=found,
+    ), None  # fmt: skip
+
+
+def _pipeline_words(found: PipelinePlan) -> Message:
+    groups: list[Message] = []
+    for gpu_id, stages in itertools.groupby(found.stages, key=lambda stage: stage.gpu_id):
+        layers = [stage.layers for stage in stages]
+        if min(layers) == max(layers):
+            groups.append(msg("pool.way.stage_group", stages=len(layers), gpu=gpu_id, layers=layers[0]))
+        else:
+            groups.append(msg("pool.way.stage_group_range", stages=len(layers), gpu=gpu_id, fewest=min(layers),
+                              most=max(layers)))  # fmt: skip
+    return msg(
+        "pool.way.pipeline", stages=len(found.stages), groups=tuple(groups), dp=found.layout.dp,
+        microbatches=found.microbatches, pace_s=found.pace_s, bubble_percent=100 * _bubble_share(found),
+        boundary_send_s=found.boundary_send_s,
+    )  # fmt: skip
+
+
+def _bubble_share(found: PipelinePlan) -> float:
+    return (found.bubble_s + found.p2p_s) / found.step_time_s
+
+
+def _separate(own: Sequence[PlanOption]) -> PoolChoice:
+    """Every type its own job: the pool does the types' own throughputs together, one run its own job's."""
+    fastest = max(own, key=lambda option: option.tokens_per_s * option.effective_fraction)
+    together = sum(option.tokens_per_s for option in own)
+    words = msg("pool.way.separate", aggregate_tokens_per_s=together, tokens_per_s=fastest.tokens_per_s,
+                gpu=fastest.gpu.id)  # fmt: skip
+    return PoolChoice(
+        "separate", {option.gpu.id: option.gpus for option in own}, fastest.tokens_per_s,
+        fastest.effective_fraction, fastest.effective_wall_time_s, fastest.effective_cost, tuple(own),
+        fastest.layout.tp, fastest.layout.pp, explanation=words, aggregate_tokens_per_s=together,
     )  # fmt: skip
 
 
@@ -269,8 +397,9 @@ def pooled_choice(plans: Sequence[PlanOption], workload: Workload, base: Constra
         sync = max(sync, dp_s)
     step_s = tokens_per_step / sum(rates) + sync
     tokens_per_s = tokens_per_step / step_s
-    gpus = sum(option.gpus for option in plans)
-    fraction = _pool_fraction(plans, base, gpus)
+    terms = [option.goodput for option in plans if option.goodput is not None]
+    used = [(option.gpu, option.gpus) for option in plans]
+    fraction = _pool_fraction(used, terms[0].checkpoint.bytes, base) if terms else 1.0
     wall = workload.tokens / (tokens_per_s * fraction) if workload.tokens else None
     cost = _pool_cost(plans, wall)
     first = plans[0].layout
@@ -278,17 +407,17 @@ def pooled_choice(plans: Sequence[PlanOption], workload: Workload, base: Constra
                       tuple(plans), first.tp, first.pp)  # fmt: skip
 
 
-def _pool_fraction(plans: Sequence[PlanOption], base: Constraints, gpus: int) -> float:
-    """Effective time of the pooled job: every GPU's failures stop it; all ranks write the checkpoint."""
-    terms = [option.goodput for option in plans if option.goodput is not None]
-    if not terms:
-        return 1.0
+def _pool_fraction(used: Sequence[tuple[GpuSpec, int]], state_bytes: int, base: Constraints) -> float:
+    """Effective time of one job over the pool (`used`: GPUs per type): every GPU's failures and, on spot,
+    every node's reclaims stop it; all ranks write the `state_bytes` checkpoint (1.0 with failures off)."""
     resilience = base.resilience
-    failures = sum(failure_rate(option.gpu, resilience.failures_per_gpu_hour).per_gpu_hour * option.gpus
-                   for option in plans)  # fmt: skip
-    spot = sum(term.spot_interruptions_per_hour for term in terms)
+    failures = sum(failure_rate(gpu, resilience.failures_per_gpu_hour).per_gpu_hour * count for gpu, count in used)
+    nodes = sum(-(-count // (base.gpus_per_node or gpu.gpus_per_node)) for gpu, count in used)
+    spot = resilience.spot_interruptions_per_node_hour * nodes
+    if failures == 0 and spot == 0:
+        return 1.0
     where = storage(resilience.storage, resilience.checkpoint_bytes_per_s_per_gpu)
-    cost = checkpoint_cost(terms[0].checkpoint.bytes, gpus, where, resilience.restart_s)
+    cost = checkpoint_cost(state_bytes, sum(count for _, count in used), where, resilience.restart_s)
     interval = resilience.checkpoint_interval_s
     return goodput(cost, failures, "pool", spot_interruptions_per_hour=spot, interval_s=interval).effective_fraction
 
@@ -308,20 +437,39 @@ def _pool_cost(plans: Sequence[PlanOption], wall_s: float | None) -> Money | Non
     return total
 
 
-def _reason(choices: Sequence[PoolChoice]) -> str:
-    """Why the first choice wins, in one sentence with the figures."""
-    best, runner = choices[0], choices[1] if len(choices) > 1 else None
-    if runner is None:
-        return f"{best.name} is the only way that fits"
+def _billed(used: Sequence[tuple[GpuSpec, int]], prices: Mapping[str, Money], wall_s: float | None) -> Money | None:
+    """Every GPU used billed for the whole wall time at its type's price (None without one for every type)."""
+    if wall_s is None or any(gpu.id not in prices for gpu, _ in used):
+        return None
+    currencies = {prices[gpu.id].currency for gpu, _ in used}
+    if len(currencies) > 1:
+        return None
+    amount = sum(prices[gpu.id].amount * count * wall_s / 3600 for gpu, count in used)
+    return Money(amount, currencies.pop())
+
+
+def _reason(choices: Sequence[PoolChoice]) -> Message:
+    """Why the first choice wins, in one sentence with the figures: against the next way that is another run
+    (separate jobs rank as their fastest type alone, the same run)."""
+    best = choices[0]
+    others = [c for c in choices[1:] if c.name != "separate" and not (best.name == "separate" and c.name.startswith("alone:"))]
+    if not others:
+        return msg("pool.reason.only", way=best.label)
+    runner = others[0]
     speedup = best.useful_tokens_per_s / runner.useful_tokens_per_s
     if best.name == "pool":
-        return (f"the whole pool is {speedup:.2f}x faster than {runner.name.split(':', 1)[1]} alone: the extra GPUs "
-                "bring more than the gradient sync at the slower pace costs")  # fmt: skip
-    if runner.name == "pool":
-        return (f"{best.name.split(':', 1)[1]} alone is {speedup:.2f}x faster than the whole pool: the pool's "
-                "common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other "
-                "GPUs stay free for separate jobs")  # fmt: skip
-    return f"{best.name.split(':', 1)[1]} alone is {speedup:.2f}x faster than {runner.name.split(':', 1)[1]} alone"
+        why = msg("pool.why.pool")
+    elif best.name == "pipeline":
+        assert best.pipeline is not None
+        why = msg("pool.why.pipeline", bubble_percent=100 * _bubble_share(best.pipeline))
+    elif runner.name in ("pool", "pipeline"):
+        why = msg(f"pool.why.alone_over_{runner.name}")
+    else:
+        why = msg("pool.why.faster_type")
+    if speedup < CLOSE_RACE_SPEEDUP:  # "1.00x faster" says nothing: a close race is told in percent
+        return msg("pool.reason.faster_by_percent", way=best.label, faster_percent=100 * (speedup - 1),
+                   runner=runner.label, why=why)  # fmt: skip
+    return msg("pool.reason.faster", way=best.label, speedup=speedup, runner=runner.label, why=why)
 
 
 def _serving_reason(choices: Sequence[PoolChoice]) -> str:

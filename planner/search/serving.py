@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass
 
 from planner import perf
-from planner.memory import MemoryConfig, kv_element_bytes
+from planner.memory import MemoryBreakdown, MemoryConfig, MemoryTerm, kv_element_bytes
 from planner.messages import Message, msg, render_all_en
 from planner.scale import ReplicaFailure, replica_failure, storage
 from planner.search.common import Found, GpuSearch, SearchInputs, SearchMemory, price_option
@@ -25,14 +25,35 @@ MAX_TARGET_ITERATIONS = 12
 MAX_REPLICAS = 10**9  # no stated users: replicas are bounded by the GPU limit and the target only
 
 
-def fitting_sequences(memory: SearchMemory, tp: int, pp: int, capacity: int) -> tuple[int, int] | None:
-    """(bytes per GPU at one sequence, sequences that fit) of a tp x pp replica by the memory model: its
-    per-GPU total grows linearly with the sequences decoded at once (KV cache, prefill activations, margin)."""
-    one = memory.total(Layout(tp=tp, pp=pp))
-    two = memory.total(Layout(tp=tp, pp=pp, micro_batch=2))
-    if one is None or two is None:
+def fitting_sequences(
+    memory: SearchMemory, tp: int, pp: int, capacity: int, kv_share: float = 1.0
+) -> tuple[int, int] | None:
+    """(bytes per GPU at one sequence, sequences that fit) of a tp x pp replica of a serving engine: the memory
+    model's total at one sequence (weights, a forward's activations, overhead, one KV cache), then each further
+    sequence adds only its KV cache, for its whole prompt + output. An engine's activations are a workspace sized
+    by one step's tokens (chunked prefill bounds them), not by the sequences running, and TensorRT-LLM's
+    guaranteed-no-evict scheduler admits a request only when its full length fits. kv_share: the part of the
+    free memory the engine gives its KV cache (planner.perf.max_concurrent_sequences)."""
+    layout = Layout(tp=tp, pp=pp)
+    one = memory.total(layout)
+    if one is None or one > capacity:
+        return None if one is None else (one, 0)
+    breakdown = memory.breakdown(layout)  # for its KV cache term (words and all: fitting layouts only)
+    if breakdown is None:
         return None
-    return one, perf.max_concurrent_sequences(capacity, one, two - one)
+    return one, perf.max_concurrent_sequences(capacity, one, breakdown.kv_cache.bytes, kv_share)
+
+
+def engine_breakdown(memory: SearchMemory, tp: int, pp: int, sequences: int) -> MemoryBreakdown | None:
+    """Per-GPU memory of a replica running `sequences` at once, by the rule of fitting_sequences: the breakdown
+    at one sequence with the KV cache of all of them (the memory model's own breakdown at that batch would
+    prefill every sequence at once)."""
+    one = memory.breakdown(Layout(tp=tp, pp=pp))
+    many = memory.breakdown(Layout(tp=tp, pp=pp, micro_batch=sequences))
+    if one is None or many is None:
+        return None
+    kv_cache = MemoryTerm(one.kv_cache.bytes * sequences, many.kv_cache.assumption)
+    return dataclasses.replace(one, kv_cache=kv_cache)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +204,7 @@ class ServingSearch(GpuSearch):
         tp, pp, replicas = replica.tp, replica.pp, replica.replicas
         count = replicas * tp * pp
         batch = load.concurrency
-        breakdown = self.memory.breakdown(Layout(tp=tp, pp=pp, micro_batch=batch))
+        breakdown = engine_breakdown(self.memory, tp, pp, batch)
         if breakdown is None:
             return
         tokens_per_s = self._aggregate_tokens_per_s(replica)

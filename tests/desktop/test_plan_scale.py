@@ -159,21 +159,50 @@ def test_the_pool_headline_names_the_best_row_and_a_type_at_zero_is_its_single_t
     assert page.state.inputs.pool == (("a100-sxm-80gb", 8), ("h100-sxm", 4))
     _plan(page, qtbot)
     view = page.results.pool
-    cli = _cli_json(capsys, "--pool", "a100-sxm-80gb:8,h100-sxm:4")["pool"]
-    assert view.model.rowCount() == len(cli["choices"]) == 3  # each type alone and the whole pool
+    cli = _cli_json(capsys, "--pool", "a100-sxm-80gb:8,h100-sxm:4")["pool"]  # the CLI's default: every way
+    names = {"a100-sxm-80gb": "A100 SXM4 80GB", "h100-sxm": "H100 SXM5 80GB"}
+    way_names = {"pool": "the whole pool", "pipeline": "the pipeline over the types", "separate": "separate jobs",
+                 **{f"alone:{gpu_id}": f"{name} alone" for gpu_id, name in names.items()}}  # README's ways
+    assert {choice["name"] for choice in cli["choices"]} == set(way_names)  # every way fits this pool
+    assert view.model.rowCount() == len(cli["choices"]) == 5
+    model = view.model
     for row, choice in enumerate(cli["choices"]):  # the same ways, in the same order, with the same figures
-        shown = view.model.choice(row)
+        shown = model.choice(row)
         assert shown.name == choice["name"] and dict(shown.gpus) == choice["gpus"]
+        assert shown.tokens_per_s == pytest.approx(choice["tokens_per_s"], rel=1e-9)
         assert shown.wall_time_s == pytest.approx(choice["wall_time_s"], rel=1e-9)
         assert shown.cost.amount == pytest.approx(choice["cost"]["amount"], rel=1e-9)  # the same prices too
-    best = view.model.choice(0)
-    assert best.name == cli["best"] == "pool"  # 12 GPUs together beat 8 A100s or 4 H100s alone
-    headline, cells = view.headline.text(), [view.model.data(view.model.index(0, c)) for c in range(7)]
-    assert headline.startswith("<b>Best on the pool: " + cells[0])  # "whole pool"
+        cells = [model.data(model.index(row, column)) for column in range(7)]
+        assert cells[0] == way_names[choice["name"]]
+        assert cells[2] == f"{choice['tp']} × {choice['pp']}"
+        assert cells[3] == fmt.number(choice["tokens_per_s"], 0)
+        assert cells[5] == fmt.duration(choice["wall_time_s"])
+        assert cells[6] == fmt.money(choice["cost"]["amount"], choice["cost"]["currency"])
+    rows = {choice["name"]: row for row, choice in enumerate(cli["choices"])}
+    stages = cli["choices"][rows["pipeline"]]["pipeline"]["stages"]
+    tip = model.data(model.index(rows["pipeline"], 0), Qt.ItemDataRole.ToolTipRole)
+    for stage in stages:  # each stage's type and layers, as the CLI's JSON gives them
+        assert f"Stage {stage['index'] + 1}: " in tip and f"{names[stage['gpu']]}, {stage['layers']} layers" in tip
+    separate = cli["choices"][rows["separate"]]
+    assert "the other GPUs run other jobs" in model.data(model.index(rows["separate"], 0), Qt.ItemDataRole.ToolTipRole)
+    details = view.details.text()
+    assert "Separate jobs:" in details and fmt.number(separate["aggregate_tokens_per_s"], 0) in details
+    best = model.choice(0)
+    assert best.name == cli["best"] == cli["choices"][0]["name"]
+    headline, cells = view.headline.text(), [model.data(model.index(0, c)) for c in range(7)]
+    assert headline.startswith("<b>Best on the pool: " + cells[0] + " (")
     for line in cells[1].split("\n"):  # "8 × A100 SXM4 80GB", "4 × H100 SXM5 80GB": the best row's GPUs
         assert line in headline
     assert cells[5] in headline and cells[6] in headline  # its run time and cost with losses
-    assert view.model.data(view.model.index(0, 0), Qt.ItemDataRole.FontRole).bold()
+    runner = next(c for c in cli["choices"][1:] if c["name"] != "separate")  # the planner's reason's runner-up
+    speedup = (cli["choices"][0]["tokens_per_s"] * cli["choices"][0]["effective_fraction"]
+               / (runner["tokens_per_s"] * runner["effective_fraction"]))  # fmt: skip
+    told = f"{fmt.significant(speedup, 3)}x" if speedup >= 1.1 else f"{fmt.number(100 * (speedup - 1), 1)}%"
+    assert f"is {told} faster than {way_names[runner['name']]}" in headline  # a close race in percent
+    assert model.data(model.index(0, 0), Qt.ItemDataRole.FontRole).bold()
+    ceiling = view.ceiling.text()  # the bound every row is under: the types run perfectly
+    assert fmt.number(cli["ideal_sum_tokens_per_s"], 0) + " tokens/s: no way beats it" in ceiling
+    assert all(choice["tokens_per_s"] <= cli["ideal_sum_tokens_per_s"] for choice in cli["choices"])
 
     page.pool_panel.rows[1].count.selectAll()
     qtbot.keyClicks(page.pool_panel.rows[1].count, "0")  # H100 at 0: absent
@@ -257,6 +286,18 @@ def test_a_language_switch_words_goodput_and_pool_in_russian_without_planning_ag
     assert "Лучшее на пуле" in headline and "Best on the pool" not in headline
     header = page.results.pool.model.headerData(0, Qt.Orientation.Horizontal)
     assert header == "Способ"
+    view = page.results.pool  # every way's row, named by the planner's Messages in Russian
+    ways = {view.model.data(view.model.index(row, 0)): view.model.choice(row).name for row in range(view.model.rowCount())}
+    assert ways == {"весь пул": "pool", "конвейер по типам": "pipeline", "отдельные задачи": "separate",
+                    "только A100 SXM4 80GB": "alone:a100-sxm-80gb", "только H100 SXM5 80GB": "alone:h100-sxm"}
+    assert "быстрее" in headline and "faster" not in headline  # the planner's reason, in Russian
+    pipeline_row = next(row for row in range(view.model.rowCount()) if view.model.choice(row).name == "pipeline")
+    tip = view.model.data(view.model.index(pipeline_row, 0), Qt.ItemDataRole.ToolTipRole)
+    assert "Ступень 1:" in tip and "слоёв" in tip and "Stage" not in tip and "layers" not in tip
+    details = view.details.text()
+    assert "остальные GPU выполняют другие задачи" in details and "other jobs" not in details
+    ceiling = view.ceiling.text()
+    assert "токенов/с" in ceiling and "tokens/s" not in ceiling
 
 
 def test_pool_and_goodput_texts_never_raise_on_odd_figures(qapp):
@@ -455,3 +496,17 @@ def test_a_typed_reclaim_rate_is_a_finite_number_from_zero():
     assert [parse_rate(text) for text in ("0", " 0.02 ", "0,02", "2e-2", "3600")] == [0.0, 0.02, 0.02, 0.02, 3600.0]
     for wrong in ("", "-0.1", "nan", "inf", "1e9", "often", "٠٫١"):
         assert parse_rate(wrong) is None, wrong
+
+
+def test_a_mixed_way_that_does_not_fit_is_said_with_the_planners_reason(qapp):
+    """A pipeline with no shape is a line under the table: its name, "does not fit", and the planner's reason."""
+    from desktop.plan_scale_text import pool_details_html
+    from planner.messages import msg
+    from planner.search.pools import PoolChoice, PoolComparison, PoolMiss
+
+    alone = PoolChoice("alone:h100-sxm", {"h100-sxm": 8}, 1000.0, 1.0, None, None, (), 8, 1)
+    miss = PoolMiss("pipeline", msg("pool.pipeline.no_shape", limit=64))
+    comparison = PoolComparison((alone,), alone.name, "", 1000.0, not_fitting=(miss,))
+    details = pool_details_html(comparison, {"h100-sxm": "H100 SXM5 80GB"})
+    assert details == ("<b>The pipeline over the types: does not fit.</b> No pipeline over the types: no "
+                       "tensor-parallel size and pipeline copies give every type a stage within 64 stages.")  # fmt: skip

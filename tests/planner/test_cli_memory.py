@@ -194,11 +194,29 @@ def test_trace_of_a_preset_or_an_untraceable_layout_is_one_line_exit_2(capsys, t
     assert "config.json" in err and err.count("\n") == 1 and "Traceback" not in err
     path = tmp_path / "config.json"
     path.write_text(json.dumps(TINY_LLAMA), encoding="utf-8")
-    assert main(["memory", "--model", str(path), "--trace", "--tp", "2"]) == 2
+    assert main(["memory", "--model", str(path), "--trace", "--task", "lora", "--tp", "2"]) == 2
     err = capsys.readouterr().err
-    assert "tensor, pipeline and expert parallel are not traced" in err and err.count("\n") == 1
+    assert "LoRA is not traced under tensor parallel" in err and err.count("\n") == 1
     assert main(["memory", "--model", str(path), "--trace", "--task", "qlora"]) == 2
     assert "QLoRA" in capsys.readouterr().err
+
+
+def test_trace_arguments_carry_the_model_parallel_layout(tmp_path):
+    from planner.memory import MemoryConfig
+    from planner.memory.trace import trace_arguments
+    from planner.models import load_hf_config
+    from planner.vocabulary import Layout
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(TINY_LLAMA), encoding="utf-8")
+    layout = Layout(dp=2, tp=2, pp=2, zero=3, micro_batch=2)
+    config = MemoryConfig(task="train", seq_len=128, layout=layout, sequence_parallel=True, inflight_microbatches=1)
+    arguments = trace_arguments(load_hf_config(path), config)
+    assert "--sequence-parallel" in arguments
+    options = {a: arguments[i + 1] for i, a in enumerate(arguments) if a in ("--tp", "--pp", "--ep", "--dp", "--zero",
+                                                                               "--inflight", "--batch", "--config")}  # fmt: skip
+    assert options == {"--tp": "2", "--pp": "2", "--ep": "1", "--dp": "2", "--zero": "3", "--inflight": "1",
+                       "--batch": "2", "--config": str(path)}  # fmt: skip
 
 
 @pytest.mark.slow
@@ -222,3 +240,27 @@ def test_trace_runs_the_transformers_model_beside_the_analytic_figures(capsys, t
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "per GPU" in out and "analytic against traced" in out  # both tables, side by side
+
+
+@pytest.mark.slow
+def test_trace_under_tensor_and_pipeline_parallel_shows_one_ranks_figures(capsys, tmp_path):
+    pytest.importorskip("transformers", reason="needs the trace extra (installed by `make test`)")
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(TINY_LLAMA), encoding="utf-8")
+    argv = ["memory", "--model", str(path), "--trace", "--task", "train", "--precision", "fp32", "--seq-len", "128",
+            "--batch", "2", "--tp", "2", "--pp", "2", "--json"]  # fmt: skip
+    trace = run_json(capsys, argv)["trace"]
+    traced = trace["traced"]
+    # hand count of one rank: the first stage holds layer 0 and the embedding, the last layer 1, the final norm
+    # and the untied LM head; tp 2 halves every matrix (q/k/v/o, gate/up/down, embedding rows, head rows) and
+    # leaves the norms whole
+    h, kv, ffn, vocab = 128, 2 * 32, 344, 1000
+    matrices = (h * h * 2 + h * kv * 2 + 3 * h * ffn) // 2
+    first = vocab * h // 2 + matrices + 2 * h
+    last = matrices + 2 * h + h + vocab * h // 2
+    counts = {s["stage"]["index"]: s for s in traced["stages"]}
+    assert set(counts) == {0, 1} and traced["stage"]["index"] in counts
+    assert traced["local_parameter_count"] == (first if traced["stage"]["index"] == 0 else last)
+    assert counts[0]["stage"]["inflight"] == 2 and counts[1]["stage"]["inflight"] == 1  # 1F1B
+    why = trace["comparison"]["peak"]["why"]
+    assert "tensor parallel 2" in why and "pipeline stage" in why

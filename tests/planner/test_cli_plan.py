@@ -216,3 +216,27 @@ def test_gpus_json_gives_the_reference_price_as_money(capsys):
     assert h100["purchase_price"] == {"amount": 27500, "currency": "USD"}
     mi300x = next(row for row in rows if row["id"] == "mi300x")
     assert mi300x["purchase_price"] is None  # no public price in the catalog
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected_output_len"),
+    [
+        # a 128-token prompt with a 2,048-token output was planned as 1,088 output tokens, silently
+        (["--seq-len", "2176", "--output-len", "2048"], 2048),
+        # without --output-len the default 256 is shortened to half a short sequence, leaving a prompt
+        (["--seq-len", "128"], 64),
+        (["--seq-len", "4096"], 256),
+    ],
+)
+def test_serving_plans_the_output_length_the_user_gave(extra, expected_output_len):
+    from planner.cli import build_parser
+    from planner.cli.plan_cmd import workload_from_args
+
+    args = build_parser().parse_args(["plan", "--model", "llama-3.1-8b", "--task", "inference", *extra])
+    assert workload_from_args(args).output_len == expected_output_len
+
+
+def test_an_output_longer_than_the_sequence_is_refused_not_shortened(capsys):
+    argv = ["plan", "--model", "llama-3.1-8b", "--task", "inference", "--gpu", "h100-sxm", "--gpus", "1"]
+    assert main([*argv, "--seq-len", "2176", "--output-len", "3000"]) == 2
+    assert "the output length (3000) must be shorter than the sequence length (2176)" in capsys.readouterr().err

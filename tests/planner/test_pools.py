@@ -82,14 +82,21 @@ def test_no_count_is_refused():
         compare_pool(MODEL, WORK, [PoolPart(H100, 0)])
 
 
-def test_cli_pool_json_and_errors(capsys):
+@pytest.mark.slow
+def test_cli_pool_json(capsys):
     code = main(["plan", "--model", "llama-3.1-70b", "--pool", "a100-sxm-80gb:64,h100-sxm:32", "--tokens", "1e12",
                  "--price-per-gpu-hour", "2", "--spec-only", "--json"])  # fmt: skip
     payload = json.loads(capsys.readouterr().out)
     assert code == 0
     pool = payload["pool"]
     assert pool["best"] == pool["choices"][0]["name"] and pool["reason"]
-    assert {choice["name"] for choice in pool["choices"]} == {"pool", "alone:a100-sxm-80gb", "alone:h100-sxm"}
+    # the default is every way (`--pool-ways all`), the Plan page's rows; no note asks for more ways
+    assert {choice["name"] for choice in pool["choices"]} == {"pool", "pipeline", "separate", "alone:a100-sxm-80gb",
+                                                             "alone:h100-sxm"}  # fmt: skip
+    assert not any("--pool-ways" in note for note in payload["notes"])
+
+
+def test_cli_pool_errors(capsys):
     for argv in (["--pool", "h100-sxm:x"], ["--pool", "h100-sxm:0"], ["--pool", "nosuchgpu:8"], [],
                  ["--gpu", "h100-sxm", "--pool", "h100-sxm:8"]):
         assert main(["plan", "--model", "llama-3.1-70b", "--tokens", "1e12", *argv]) == 2
