@@ -42,6 +42,7 @@ from planner.memory.config import (
 )
 from planner.memory.estimate import (
     MemoryTotals,
+    SharedShapes,
     StageTotals,
     estimate_memory,
     estimate_total_bytes,
@@ -52,7 +53,7 @@ from planner.memory.stages import Stage, kv_element_bytes, split_stages
 __all__ = [
     "ALLOCATOR_MARGIN_FRACTION", "CUDA_CONTEXT_BYTES", "DEFAULT_LORA_TARGETS", "MAX_DEGREE", "MAX_GPUS",
     "MAX_LORA_RANK", "MAX_MICRO_BATCH", "MAX_SEQ_LEN", "NCCL_BYTES_PER_COMMUNICATOR", "NF4_BITS", "TERMS",
-    "WEIGHT_BITS", "MemoryBreakdown", "MemoryConfig", "MemoryTerm", "MemoryTotals", "Stage", "StageTotals", "estimate_memory",
-    "estimate_total_bytes", "kv_element_bytes", "layout_notes", "normalised", "split_stages", "stage_total_bytes",
-    "validate_layout",
+    "WEIGHT_BITS", "MemoryBreakdown", "MemoryConfig", "MemoryTerm", "MemoryTotals", "SharedShapes", "Stage",
+    "StageTotals", "estimate_memory", "estimate_total_bytes", "kv_element_bytes", "layout_notes", "normalised",
+    "split_stages", "stage_total_bytes", "validate_layout",
 ]  # fmt: skip

@@ -22,6 +22,8 @@ from planner.vocabulary import LoraTarget, Offload, Optimizer, Precision, Recomp
 def normalised(config: MemoryConfig) -> MemoryConfig:
     """`config` with every choice as its vocabulary member ("train" -> Task.PRETRAIN); UserError naming the
     first value that is no choice at all. The counts are checked by layout_notes."""
+    if _is_normal(config):
+        return config  # what the parsing below would copy field for field (searches ask thousands of times)
     task = Task.parse(config.task)
     precision = Precision.parse(config.precision)
     kv_precision = config.kv_precision
@@ -38,6 +40,16 @@ def normalised(config: MemoryConfig) -> MemoryConfig:
         optimizer=optimizer,
         layout=dataclasses.replace(layout, recompute=recompute, offload=offload),
     )
+
+
+def _is_normal(config: MemoryConfig) -> bool:
+    """Every choice of `config` is already its vocabulary member (each parse would return it unchanged)."""
+    layout, kv = config.layout, config.kv_precision
+    return (
+        isinstance(config.task, Task) and isinstance(config.precision, Precision)
+        and (kv is None or isinstance(kv, Precision)) and isinstance(config.optimizer, Optimizer)
+        and isinstance(layout.recompute, Recompute) and isinstance(layout.offload, Offload)
+    )  # fmt: skip
 
 
 def _count(value: object, what: Message | str, upper: int) -> None:

@@ -6,25 +6,32 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from planner.errors import UserError
 from planner.memory.checks import checked_notes, normalised
 from planner.memory.config import MAX_DEGREE, MAX_GPUS, MAX_MICRO_BATCH, MemoryBreakdown, MemoryConfig
 from planner.memory.stages import (
+    ActivationClassTerms,
     Divisors,
     Stage,
     StageActivations,
+    StageAmounts,
     StageShape,
+    TrainingActivationTerms,
     divisors_of,
+    inflight_microbatches,
     per_token_activations,
     pipeline_stages,
     stage_activations,
     stage_amounts,
     stage_shape,
     stage_state,
+    training_activations_at,
+    training_class_terms,
 )
 from planner.memory.words import model_notes, stage_terms
-from planner.messages import render_all_en
+from planner.messages import Message, render_all_en
 from planner.models import ModelSpec, param_counts
 from planner.vocabulary import Layout, Offload, Recompute
 
@@ -39,6 +46,17 @@ def estimate_memory(model: ModelSpec, config: MemoryConfig) -> MemoryBreakdown:
     counts = param_counts(model)
     stages = pipeline_stages(model, config.layout.pp)
     amounts = [stage_amounts(model, config, stage, counts) for stage in stages]
+    return _breakdown(model, config, notes, stages, amounts)
+
+
+def _breakdown(
+    model: ModelSpec,
+    config: MemoryConfig,
+    notes: list[Message],
+    stages: tuple[Stage, ...],
+    amounts: list[StageAmounts],
+) -> MemoryBreakdown:
+    """The MemoryBreakdown of the fullest stage, from every candidate stage's numbers (normalised config)."""
     fullest = max(amounts, key=lambda stage_amounts: stage_amounts.total_bytes)
     terms = stage_terms(model, config, stages[amounts.index(fullest)], fullest)
     notes += model_notes(model, config, fullest)
@@ -133,8 +151,18 @@ def _variant_allowed(recompute: object, micro_batch: object) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
+class _ShapeParts:
+    """What a (tp, pp, ep) gives every config that differs only in sequence parallel and in-flight micro-batches:
+    the divisors, the candidate stages and each one's shape (stage_shape reads neither)."""
+
+    divisors: Divisors
+    stages: tuple[Stage, ...]
+    shapes: tuple[StageShape, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class _Shape:
-    """What MemoryTotals keeps per (tp, pp, ep): the config at that shape and each candidate stage's shape."""
+    """What MemoryTotals keeps per (tp, pp, ep): the config at that shape and the shared parts."""
 
     config: MemoryConfig
     divisors: Divisors
@@ -143,6 +171,42 @@ class _Shape:
 
 
 _Variant = tuple[tuple[StageShape, StageActivations], ...]
+_MISSING = object()
+
+
+class SharedShapes:
+    """Shape-level validity and stage shapes per (tp, pp, ep), shared by the MemoryTotals of one model whose base
+    configs differ only in sequence_parallel and inflight_microbatches (a search's configs: planner.search).
+
+    validate_layout's refusals split into rules on the config alone (counts such as seq_len and the in-flight
+    micro-batches, the task's rules) and rules on the shape (tp, pp, ep against the model and MAX_GPUS), and no
+    rule reads sequence_parallel. So a config that passes its own rules (MemoryTotals checks them once, at the
+    one-GPU layout, which no shape rule refuses unless every shape is refused) refuses exactly the shapes the
+    shape rules refuse, whichever such config found them. The per-token activations are shared too, by sequence
+    parallel, divisors and recompute mode (_SharedStore).
+    """
+
+    def __init__(self) -> None:
+        self._by_base: dict[tuple[ModelSpec, MemoryConfig], _SharedStore] = {}
+
+    def store(self, model: ModelSpec, base: MemoryConfig) -> _SharedStore:
+        """What configs like `base` share: (tp, pp, ep) -> parts (None: refused), and per in-flight count
+        whether the config passes its own rules."""
+        key = (model, dataclasses.replace(base, sequence_parallel=False, inflight_microbatches=None, layout=Layout()))
+        found = self._by_base.get(key)
+        if found is None:
+            found = self._by_base[key] = _SharedStore({}, {}, {}, {})
+        return found
+
+
+class _SharedStore(NamedTuple):
+    parts: dict[tuple[int, int, int], _ShapeParts | None]
+    config_ok: dict[int | None, bool]  # by inflight_microbatches, the one config rule the configs differ in
+    # per_token_activations by (sequence parallel, divisors, recompute): they read neither pp nor the in-flight
+    # micro-batches, and of the layout only the recompute mode (the divisors stand for tp and ep)
+    per_token: dict[tuple[bool, Divisors, str], tuple[float, float, float, float]]
+    # training_class_terms per stage by (sequence parallel, tp, pp, ep, recompute): no in-flight count in them
+    class_terms: dict[tuple[bool, int, int, int, str], tuple[tuple[ActivationClassTerms, ActivationClassTerms], ...]]
 
 
 class MemoryTotals:
@@ -150,17 +214,35 @@ class MemoryTotals:
 
     total(layout) equals estimate_memory(model, replace(base, layout=layout)).total_bytes, or is None where
     estimate_memory raises UserError. It is the same arithmetic (stage_shape, stage_activations,
-    stage_state), but each part is computed once for what it depends on -- (tp, pp, ep); (tp, recompute);
-    (tp, pp, ep, recompute, micro-batch) -- and reused for every dp, ZeRO stage and offload mode, and no words
-    are built: a search asks for thousands of such layouts.
+    stage_state), but each part is computed once for what it depends on -- (tp, pp, ep); (tp, ep, recompute);
+    (tp, pp, ep, recompute) for training activations but the micro-batch; (tp, pp, ep, recompute, micro-batch)
+    -- and reused for every dp, ZeRO stage and offload mode, and no words are built: a search asks for
+    thousands of such layouts. `shared` (SharedShapes) lets the totals of configs
+    that differ only in sequence parallel and in-flight micro-batches share the (tp, pp, ep) parts.
     """
 
-    def __init__(self, model: ModelSpec, base: MemoryConfig):
+    def __init__(self, model: ModelSpec, base: MemoryConfig, shared: SharedShapes | None = None):
         self._model = model
         self._base = base
         self._shapes: dict[tuple[int, int, int], _Shape | None] = {}
-        self._per_token: dict[tuple[int, str], tuple[float, float, float, float]] = {}
         self._variants: dict[tuple[int, int, int, str, int], _Variant | None] = {}
+        # training: per (tp, pp, ep, recompute) each stage's activations but the micro-batch
+        self._terms: dict[tuple[int, int, int, str], tuple[TrainingActivationTerms, ...]] = {}
+        self._shared = (SharedShapes() if shared is None else shared).store(model, base)
+        self._normal_base: MemoryConfig | None = None  # normalised at the one-GPU layout (_config_allowed)
+
+    def _config_allowed(self) -> bool:
+        """The base config passes validate_layout at the one-GPU layout (see SharedShapes)."""
+        inflight = self._base.inflight_microbatches
+        allowed = self._shared.config_ok.get(inflight)
+        if allowed is None:
+            try:
+                checked_notes(self._model, normalised(dataclasses.replace(self._base, layout=Layout())))
+                allowed = True
+            except UserError:
+                allowed = False
+            self._shared.config_ok[inflight] = allowed
+        return allowed
 
     def _shape(self, tp: int, pp: int, ep: int) -> _Shape | None:
         """The shape at (tp, pp, ep), or None where validate_layout refuses it.
@@ -171,22 +253,37 @@ class MemoryTotals:
         are _state_allowed and _variant_allowed.
         """
         key = (tp, pp, ep)
-        if key not in self._shapes:
+        if key in self._shapes:
+            return self._shapes[key]
+        found: _Shape | None = None
+        if self._config_allowed():
             valid_ints = all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (tp, ep))
             dp = ep // math.gcd(ep, tp) if valid_ints else 1
-            probe = dataclasses.replace(self._base, layout=Layout(dp=dp, tp=tp, pp=pp, ep=ep))
-            try:
-                config = normalised(probe)
-                checked_notes(self._model, config)
-            except UserError:
-                self._shapes[key] = None
-                return None
-            divisors = divisors_of(self._model, config.layout)  # dp-independent: tp and ep only
-            counts = param_counts(self._model)
-            stages = pipeline_stages(self._model, pp)
-            shapes = tuple(stage_shape(self._model, config, stage, counts, divisors) for stage in stages)
-            self._shapes[key] = _Shape(config, divisors, stages, shapes)
-        return self._shapes[key]
+            layout = Layout(dp=dp, tp=tp, pp=pp, ep=ep)
+            shared = self._shared.parts
+            parts = shared.get(key, _MISSING)
+            if parts is _MISSING:
+                parts = shared[key] = self._shape_parts(dataclasses.replace(self._base, layout=layout))
+            if isinstance(parts, _ShapeParts):
+                if self._normal_base is None:  # the config's choices parse: _config_allowed passed
+                    self._normal_base = normalised(dataclasses.replace(self._base, layout=Layout()))
+                # = normalised(replace(base, layout=layout)): the layout's own choices are members already
+                found = _Shape(dataclasses.replace(self._normal_base, layout=layout), parts.divisors, parts.stages,
+                               parts.shapes)  # fmt: skip
+        self._shapes[key] = found
+        return found
+
+    def _shape_parts(self, probe: MemoryConfig) -> _ShapeParts | None:
+        try:
+            config = normalised(probe)
+            checked_notes(self._model, config)
+        except UserError:
+            return None
+        divisors = divisors_of(self._model, config.layout)  # dp-independent: tp and ep only
+        counts = param_counts(self._model)
+        stages = pipeline_stages(self._model, config.layout.pp)
+        shapes = tuple(stage_shape(self._model, config, stage, counts, divisors) for stage in stages)
+        return _ShapeParts(divisors, stages, shapes)
 
     def _variant(self, tp: int, pp: int, ep: int, recompute: str, micro_batch: int) -> _Variant | None:
         """((shape, activations) per candidate stage) at this layout and activation variant, or None."""
@@ -194,31 +291,79 @@ class MemoryTotals:
         if at is None or not _variant_allowed(recompute, micro_batch):
             return None
         mode = Recompute(recompute)
-        per_token = None
-        if at.config.task.is_training:
-            per_token = self._per_token.get((tp, mode))
+        if not at.config.task.is_training:
+            return tuple(
+                (shape, stage_activations(self._model, at.config, stage, at.divisors, None, mode, micro_batch))
+                for stage, shape in zip(at.stages, at.shapes, strict=True)
+            )
+        terms = self._terms.get((tp, pp, ep, mode))
+        if terms is None:
+            classes = self._class_terms(at, (tp, pp, ep), mode)
+            terms = self._terms[(tp, pp, ep, mode)] = tuple(
+                TrainingActivationTerms(inflight_microbatches(at.config, stage), *stage_classes)
+                for stage, stage_classes in zip(at.stages, classes, strict=True)
+            )
+        tokens = micro_batch * at.config.seq_len
+        return tuple(
+            (shape, training_activations_at(stage_terms, tokens))
+            for shape, stage_terms in zip(at.shapes, terms, strict=True)
+        )
+
+    def _class_terms(
+        self, at: _Shape, shape: tuple[int, int, int], mode: Recompute
+    ) -> tuple[tuple[ActivationClassTerms, ActivationClassTerms], ...]:
+        """training_class_terms of each candidate stage, shared by the configs of the store (by sequence
+        parallel, shape and recompute mode), from the per-token activations it shares too."""
+        sequence_parallel = at.config.sequence_parallel
+        found = self._shared.class_terms.get((sequence_parallel, *shape, mode))
+        if found is None:
+            # by divisors, not tp alone: the MoE layers' activations depend on ep too (the expert divisor)
+            key = (sequence_parallel, at.divisors, mode)
+            per_token = self._shared.per_token.get(key)
             if per_token is None:
                 layout = dataclasses.replace(at.config.layout, recompute=mode)
                 per_token = per_token_activations(
                     self._model, dataclasses.replace(at.config, layout=layout), at.divisors
                 )
-                self._per_token[(tp, mode)] = per_token
-        return tuple(
-            (
-                shape,
-                stage_activations(self._model, at.config, stage, at.divisors, per_token, mode, micro_batch),
+                self._shared.per_token[key] = per_token
+            found = self._shared.class_terms[(sequence_parallel, *shape, mode)] = tuple(
+                training_class_terms(self._model, at.config, stage, at.divisors.tp, per_token, mode)
+                for stage in at.stages
             )
-            for stage, shape in zip(at.stages, at.shapes, strict=True)
-        )
+        return found
 
-    def total(self, layout: Layout) -> int | None:
-        """Bytes per GPU of the fullest pipeline stage; None for a layout estimate_memory would refuse."""
+    def _allowed_variant(self, layout: Layout) -> _Variant | None:
+        """The cached (shape, activations) per candidate stage of `layout`, or None where it is refused."""
         key = (layout.tp, layout.pp, layout.ep, layout.recompute, layout.micro_batch)
         try:
             variant = self._variants[key]
         except KeyError:
             variant = self._variants[key] = self._variant(*key)
         if variant is None or not _state_allowed(layout, variant[0][0].training):
+            return None
+        return variant
+
+    def breakdown(self, layout: Layout) -> MemoryBreakdown | None:
+        """estimate_memory(model, replace(base, layout=layout)), or None where it raises UserError: the words
+        and notes of the layout on the cached stage shapes and activations."""
+        variant = self._allowed_variant(layout)
+        if variant is None:
+            return None
+        try:  # refuses nothing _allowed_variant allows (test_memory_totals); kept for the contract's sake
+            config = normalised(dataclasses.replace(self._base, layout=layout))
+            notes = checked_notes(self._model, config)
+        except UserError:
+            return None
+        accumulation = config.gradient_accumulation
+        amounts = [
+            stage_state(shape, acts, layout.dp, layout.zero, layout.offload, accumulation) for shape, acts in variant
+        ]
+        return _breakdown(self._model, config, notes, pipeline_stages(self._model, layout.pp), amounts)
+
+    def total(self, layout: Layout) -> int | None:
+        """Bytes per GPU of the fullest pipeline stage; None for a layout estimate_memory would refuse."""
+        variant = self._allowed_variant(layout)
+        if variant is None:
             return None
         accumulation = self._base.gradient_accumulation
         return max(

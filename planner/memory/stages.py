@@ -622,7 +622,7 @@ def per_token_activations(
     return per_layer(False, False), per_layer(True, False), per_layer(False, True), per_layer(True, True)
 
 
-def _inflight_microbatches(config: MemoryConfig, stage: Stage) -> int:
+def inflight_microbatches(config: MemoryConfig, stage: Stage) -> int:
     """Micro-batches whose activations a stage holds at once: 1F1B keeps pp on the first stage."""
     pp = config.layout.pp
     if stage.index == 0 and pp > 1:
@@ -643,21 +643,14 @@ def stage_activations(
 ) -> StageActivations:
     """Activations and KV cache of one stage at `micro_batch` sequences with `recompute` (these two are read
     from the arguments, the rest from config); per_token: per_token_activations (training only)."""
+    if per_token is not None:  # training
+        terms = training_activation_terms(model, config, stage, divisors.tp, per_token, recompute)
+        return training_activations_at(terms, micro_batch * config.seq_len)
     tp = divisors.tp
     tokens = micro_batch * config.seq_len
-    inflight = 1
-    logits = 0.0
-    if per_token is not None:  # training
-        inflight = _inflight_microbatches(config, stage)
-        activations, logits = _training_activations(model, config, stage, tp, per_token[:2], recompute, tokens, inflight, False)
-        sharded, logits_sharded = _training_activations(
-            model, config, stage, tp, per_token[2:], recompute, tokens, inflight, True
-        )
-    else:
-        working = _inference_working_bytes(model, config, divisors, config.seq_len) * tokens
-        logits = micro_batch * LOGITS_BYTES_PER_VALUE * model.vocab / tp if stage.has_head else 0.0
-        activations = sharded = working + logits
-        logits_sharded = logits
+    working = _inference_working_bytes(model, config, divisors, config.seq_len) * tokens
+    logits = micro_batch * LOGITS_BYTES_PER_VALUE * model.vocab / tp if stage.has_head else 0.0
+    activations = working + logits
     kv = 0.0
     if config.task == Task.INFERENCE:
         kv_bytes = kv_element_bytes(config)
@@ -666,24 +659,94 @@ def stage_activations(
         else:
             per_token_layer = 2 * divisors.kv_heads_per_rank * model.head_dim * kv_bytes
         kv = stage.layers * tokens * per_token_layer
-    return StageActivations(activations, logits, inflight, kv, sharded, logits_sharded)
+    return StageActivations(activations, logits, 1, kv, activations, logits)
 
 
-def _training_activations(model: ModelSpec, config: MemoryConfig, stage: Stage, tp: int,
-                          per_token: tuple[float, float], recompute: Recompute, tokens: int, inflight: int,
-                          sharded: bool) -> tuple[float, float]:  # fmt: skip
-    """(activations, of which the head's and the loss's) of one stage in training."""
+class ActivationClassTerms(NamedTuple):
+    """One activation class's training activations of a stage, per token of the micro-batch: `in_flight` for
+    each micro-batch in flight, `once` (full recompute: the recomputed layer) and `head` (the head's and the
+    loss's; None on a stage without the head)."""
+
+    full: bool
+    in_flight: float
+    once: float
+    head: float | None
+
+
+class TrainingActivationTerms(NamedTuple):
+    """A stage's training activations per token, under autocast and under FSDP2's 16-bit compute: everything
+    stage_activations needs but the micro-batch, so a search reuses them for every micro-batch."""
+
+    inflight: int
+    autocast: ActivationClassTerms
+    sharded: ActivationClassTerms
+
+
+def training_activation_terms(
+    model: ModelSpec,
+    config: MemoryConfig,
+    stage: Stage,
+    tp: int,
+    per_token: tuple[float, float, float, float],
+    recompute: Recompute,
+) -> TrainingActivationTerms:
+    """The micro-batch-free part of a stage's training activations (training_activations_at applies it)."""
+    return TrainingActivationTerms(
+        inflight_microbatches(config, stage), *training_class_terms(model, config, stage, tp, per_token, recompute)
+    )
+
+
+def training_class_terms(
+    model: ModelSpec,
+    config: MemoryConfig,
+    stage: Stage,
+    tp: int,
+    per_token: tuple[float, float, float, float],
+    recompute: Recompute,
+) -> tuple[ActivationClassTerms, ActivationClassTerms]:
+    """TrainingActivationTerms' autocast and sharded terms: they read neither the layout nor the in-flight
+    micro-batches of `config` (a search shares them between its configs)."""
+    return (
+        _training_terms(model, config, stage, tp, per_token[:2], recompute, False),
+        _training_terms(model, config, stage, tp, per_token[2:], recompute, True),
+    )
+
+
+def training_activations_at(terms: TrainingActivationTerms, tokens: int) -> StageActivations:
+    """stage_activations in training for a micro-batch of `tokens` tokens."""
+    activations, logits = _class_activations(terms.autocast, tokens, terms.inflight)
+    sharded, logits_sharded = _class_activations(terms.sharded, tokens, terms.inflight)
+    return StageActivations(activations, logits, terms.inflight, 0.0, sharded, logits_sharded)
+
+
+def _class_activations(terms: ActivationClassTerms, tokens: int, inflight: int) -> tuple[float, float]:
+    """(activations, of which the head's and the loss's) of one stage in training, in the order of operations
+    that computing them at once would take (the same floating-point figures)."""
+    if terms.full:
+        activations = terms.in_flight * tokens * inflight + terms.once * tokens
+    else:
+        activations = terms.in_flight * tokens * inflight
+    logits = 0.0
+    if terms.head is not None:
+        logits = tokens * terms.head
+        activations += logits
+    return activations, logits
+
+
+def _training_terms(model: ModelSpec, config: MemoryConfig, stage: Stage, tp: int,
+                    per_token: tuple[float, float], recompute: Recompute, sharded: bool) -> ActivationClassTerms:  # fmt: skip
+    """ActivationClassTerms of one stage in training."""
     per_dense, per_moe = per_token
     e = compute_bytes(config)
     sp_divisor = tp if config.sequence_parallel else 1
     frozen = config.task.is_adapter
     residual, autocast = _residual_bytes(config, sharded)
-    if recompute == Recompute.FULL:
-        kept = stage.layers * residual * model.hidden / sp_divisor * tokens * inflight
-        activations = kept + max(per_dense, per_moe) * tokens
+    full = recompute == Recompute.FULL
+    if full:  # each layer's input kept, one layer's activations at a time
+        in_flight, once = stage.layers * residual * model.hidden / sp_divisor, max(per_dense, per_moe)
     else:
-        activations = (stage.dense_layers * per_dense + stage.moe_layers * per_moe) * tokens * inflight
-    logits = 0.0
+        in_flight, once = stage.dense_layers * per_dense + stage.moe_layers * per_moe, 0.0
+    head = None
     if stage.has_head:
         # final norm + the head's input (trained head: fp32 in fp32, 16 bit otherwise), then the loss: HF keeps
         # log_softmax (fp32) for backward, whose start holds two fp32 gradients beside it: 12 bytes per vocabulary
@@ -693,9 +756,8 @@ def _training_activations(model: ModelSpec, config: MemoryConfig, stage: Stage, 
         if _transformer_engine(config, tp, sharded):  # the final norm's 16-bit input and output (the head's input)
             final = (TE_NORM_LINEAR_VALUES * e * model.hidden + _norm_stats(model)) / sp_divisor
         logits_bytes = 12.0
-        logits = tokens * (logits_bytes * model.vocab / tp + final)
-        activations += logits
-    return activations, logits
+        head = logits_bytes * model.vocab / tp + final
+    return ActivationClassTerms(full, in_flight, once, head)
 
 
 # The offload modes as module constants: stage_state runs tens of thousands of times per search, and reading

@@ -73,6 +73,7 @@ from planner.perf.training import (
     TrainingOptions,
     offload_assumption,
     offload_time_s,
+    stage_floor_s,
     training_step_time,
 )
 
@@ -99,6 +100,7 @@ __all__ = [
     "continuous_batching", "device_rates", "effective_rates", "engine_profile", "group_link",
     "intra_node_bus_bytes_per_s", "probe_shapes", "max_concurrent_sequences", "model_numbers", "narayanan_flops_per_step",
     "offload_assumption", "offload_time_s", "pipeline_bubble_fraction", "reduce_scatter_time_s", "serve",
-    "single_stream", "static_batching", "static_batching_loss", "step_seconds", "training_flops_per_token",
+    "single_stream", "stage_floor_s", "static_batching", "static_batching_loss", "step_seconds",
+    "training_flops_per_token",
     "training_step_time", "uniform_output_lengths", "weight_format",
 ]

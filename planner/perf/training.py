@@ -186,6 +186,13 @@ class _MicroBatch:
 FLOOR_ROUNDING_MARGIN = 1 - 1e-9
 
 
+def stage_floor_s(unpipelined_s: float, share: float) -> float:
+    """StepModel.stage_floor's micro-batch seconds on the fullest pipeline stage, from the micro-batch without a
+    pipeline: its time x the stage's share of it (StepModel.stage_share), a hair below the product
+    (floating-point rounding must never lift the floor over the time it bounds)."""
+    return unpipelined_s * share * FLOOR_ROUNDING_MARGIN
+
+
 class MicrobatchFloor(NamedTuple):
     """StepModel.floor of one micro-batch shape at any dp: (micro-batches + bubble) x the cached micro-batch's
     compute and tensor-parallel time (a named tuple: the search keeps one per candidate variant)."""
@@ -288,6 +295,7 @@ class StepModel:
         self.microbatch_cache: dict[tuple[object, ...], _MicroBatch] = {}
         self.layer_cache: dict[tuple[int, int, int, int], _LayerTerms] = {}
         self.links: dict[tuple[int, int], Link] = {}
+        self.geometries: dict[tuple[int, int, int], tuple[LayerShape, int, float, float]] = {}
 
     def step(self, layout: Layout) -> StepTime:
         return _Context(self, layout).step()
@@ -327,22 +335,44 @@ class StepModel:
         self, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, virtual_stages: int = 1
     ) -> MicrobatchFloor | None:
         """A floor like microbatch_floor for any pipeline depth, from the micro-batch without a pipeline
-        (computed when not cached): its time over pp. Every part of a micro-batch's time on the fullest stage is
-        proportional to that stage's layers (GEMMs, attention, memory-bound ops, recompute, the tensor-, expert-
-        and context-parallel collectives, fp8 casts, dequantisation) and at least L / pp of them, or the same on
-        every stage (the LM head, the loss), or, with a user-set MFU, exactly the model's FLOPs over pp. A search
-        asks it before it works out a layout's memory. None with context parallelism (see microbatch_floor)."""
+        (computed when not cached): its time x stage_share(pp). Every part of a micro-batch's time on the fullest
+        stage is proportional to that stage's layers (GEMMs, attention, memory-bound ops, recompute, the tensor-,
+        expert- and context-parallel collectives, fp8 casts, dequantisation), ceil(L / pp) of the model's L, or
+        the same on every stage (the LM head, the loss), or, with a user-set MFU, exactly the model's FLOPs over pp.
+        A search asks it before it works out a layout's memory. None with context parallelism (see
+        microbatch_floor)."""
+        unpipelined = self.unpipelined_microbatch_s(tp, ep, micro_batch, recompute)
+        if unpipelined is None:
+            return None
+        return MicrobatchFloor(
+            stage_floor_s(unpipelined, self.stage_share(pp)), self.bubble_microbatches(pp, virtual_stages),
+            micro_batch, self.global_batch,
+        )  # fmt: skip
+
+    def stage_share(self, pp: int) -> float:
+        """The least share of the micro-batch without a pipeline that the fullest of `pp` stages takes: its
+        ceil(L / pp) layers of L (1 / pp with a user-set MFU, which spreads the model's FLOPs evenly)."""
+        layers = self.model.layers
+        if self.rates.flat_mfu is not None or layers <= 0:
+            return 1 / pp
+        return math.ceil(layers / pp) / layers
+
+    def unpipelined_microbatch_s(self, tp: int, ep: int, micro_batch: int, recompute: str) -> float | None:
+        """The time of one micro-batch without a pipeline (compute and tensor/expert-parallel communication),
+        which stage_floor scales to the fullest stage (stage_floor_s); None with context parallelism (see
+        microbatch_floor)."""
         if self.options.context_parallel > 1:
             return None
-        key = (tp, 1, ep, micro_batch, str(recompute), 1)
-        cached = self.microbatch_cache.get(key)
+        cached = self.microbatch_cache.get((tp, 1, ep, micro_batch, str(recompute), 1))
         if cached is None:
             layout = Layout(tp=tp, ep=ep, micro_batch=micro_batch, recompute=Recompute(recompute))
             cached = _Context(self, layout)._shared_microbatch()
+        return cached.total_s
+
+    def bubble_microbatches(self, pp: int, virtual_stages: int = 1) -> float:
+        """Micro-batch times a pipeline of `pp` stages idles per step: (p - 1) / v."""
         virtual = virtual_stages if virtual_stages > 1 else self.options.virtual_stages
-        bubble = (pp - 1) / virtual if pp > 1 else 0.0
-        # a hair below the quotient: floating-point rounding must never lift the floor over the time it bounds
-        return MicrobatchFloor(cached.total_s / pp * FLOOR_ROUNDING_MARGIN, bubble, micro_batch, self.global_batch)
+        return (pp - 1) / virtual if pp > 1 else 0.0
 
     def _floor(
         self, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, virtual_stages: int, cp: int
@@ -353,6 +383,19 @@ class StepModel:
         virtual = virtual_stages if virtual_stages > 1 else self.options.virtual_stages
         bubble = (pp - 1) / virtual if pp > 1 else 0.0
         return MicrobatchFloor(cached.total_s, bubble, micro_batch, self.global_batch)
+
+    def geometry(self, tp: int, pp: int, ep: int) -> tuple[LayerShape, int, float, float]:
+        """(the per-rank GEMM shapes, layers, MoE layers and dense layers of the fullest stage) at (tp, pp, ep),
+        kept per shape: every layout the search times asks for them."""
+        key = (tp, pp, ep)
+        found = self.geometries.get(key)
+        if found is None:
+            model = self.model
+            stage_layers = math.ceil(model.layers / pp)
+            moe_share = model.moe_layers / model.layers if model.layers else 0.0
+            stage_moe = stage_layers * moe_share
+            found = self.geometries[key] = (layer_shape(model, tp, ep), stage_layers, stage_moe, stage_layers - stage_moe)
+        return found
 
     def stage_time(
         self, layout: Layout, dense_layers: int, moe_layers: int, has_head: bool, trainable_params: float
@@ -402,12 +445,8 @@ class _Context:
         self.data_groups = max(1, layout.dp // self.cp)
         self.microbatches = max(1, self.global_batch // (self.data_groups * layout.micro_batch))
         self.tokens = layout.micro_batch * self.seq_len / self.cp  # rows per rank per micro-batch
-        self.shape: LayerShape = layer_shape(self.model, self.tp, self.ep)
-        self.stage_layers = math.ceil(self.model.layers / self.pp)
+        self.shape, self.stage_layers, self.stage_moe, self.stage_dense = owner.geometry(self.tp, self.pp, self.ep)
         self.virtual_stages = layout.virtual_stages if layout.virtual_stages > 1 else self.options.virtual_stages
-        moe_share = self.model.moe_layers / self.model.layers if self.model.layers else 0.0
-        self.stage_moe = self.stage_layers * moe_share
-        self.stage_dense = self.stage_layers - self.stage_moe
         self.layer_share: float | None = None  # of the model's FLOPs on this stage (a user-set MFU); None: 1 / pp
         self.with_head = True  # the fullest stage of an even split: its layers and the LM head and loss
         self.share = owner.share

@@ -7,9 +7,8 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 
-from planner.errors import UserError
 from planner.gpus import GpuSpec
-from planner.memory import MemoryBreakdown, MemoryConfig, MemoryTotals, estimate_memory
+from planner.memory import MemoryBreakdown, MemoryConfig, MemoryTotals, SharedShapes
 from planner.memory.stages import (
     MASTER_BYTES,
     MEGATRON_WEIGHT_BYTES,
@@ -53,6 +52,7 @@ class SearchMemory:
         self._sequence_parallel = workload.task.is_training
         self._breakdowns: dict[Layout, MemoryBreakdown | None] = {}
         self._totals: dict[tuple[bool, int | None], MemoryTotals] = {}
+        self._shared_shapes = SharedShapes()  # the configs differ only in sequence parallel and in-flight batches
         self._known: dict[Layout, int | None] = {}  # totals asked before (every GPU type asks the same ones)
         self._configs: dict[tuple[bool, int, int], MemoryConfig] = {}
         # Per-layout fits of the training search (planner.search.training), shared by every GPU type: they
@@ -81,11 +81,7 @@ class SearchMemory:
     def breakdown(self, layout: Layout) -> MemoryBreakdown | None:
         """The MemoryBreakdown of `layout`, or None for an impossible layout."""
         if layout not in self._breakdowns:
-            try:
-                config = dataclasses.replace(self._config(layout), layout=layout)
-                self._breakdowns[layout] = estimate_memory(self._model, config)
-            except UserError:
-                self._breakdowns[layout] = None
+            self._breakdowns[layout] = self._memory_totals(layout).breakdown(layout)
         return self._breakdowns[layout]
 
     def total(self, layout: Layout) -> int | None:
@@ -96,11 +92,14 @@ class SearchMemory:
         return found
 
     def _total(self, layout: Layout) -> int | None:
+        return self._memory_totals(layout).total(layout)
+
+    def _memory_totals(self, layout: Layout) -> MemoryTotals:
         config = self._config(layout)
         key = (config.sequence_parallel, config.inflight_microbatches)
         if key not in self._totals:
-            self._totals[key] = MemoryTotals(self._model, config)
-        return self._totals[key].total(layout)
+            self._totals[key] = MemoryTotals(self._model, config, self._shared_shapes)
+        return self._totals[key]
 
 
 @dataclass(frozen=True, slots=True)

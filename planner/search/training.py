@@ -1,7 +1,8 @@
 """The training search: for every layout (tp, pp, ep) fit per-GPU memory as a + b/dp per sharding state from
 two exact estimates, add the activation variant's delta, and time only the layouts that fit; the chosen
 options are re-estimated exactly. Floors skip what cannot beat the best at its GPU count: a candidate's
-timing (StepModel.microbatch_floor), or a whole layout's memory and timing (StepModel.stage_floor)."""
+timing (StepModel.microbatch_floor), or a layout's shortlists and timing at a dp, and its memory where that holds at
+every dp (StepModel.stage_floor)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,16 @@ VIRTUAL_STAGES = (1, 4)
 # The family an excluded entry names: a data-parallel-only state, or None for every layout with tensor or
 # pipeline parallelism ("tensor/pipeline parallel").
 FamilyKey = State | None
+# A layout that reached the memory step: (enumeration index, shape, smallest dp, variants, states, dps).
+_NeedArgs = tuple[int, Shape, int, list[Variant], list[State], list[int]]
+
+
+def _search_order(shapes: list[Shape]) -> list[tuple[int, Shape]]:
+    """(enumeration index, shape) in the order the search visits them: every layout without a pipeline first
+    (where the fastest layout usually is, so the floors skip more of the pipelined ones), then the pipelined
+    ones, each group in enumeration order. The answers do not depend on the order: two layouts whose keys tie
+    share tp and pp, so they keep their enumeration order here; the needs carry their enumeration index."""
+    return sorted(enumerate(shapes), key=lambda item: item[1][1] > 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +111,7 @@ class _LayoutFits:
         "_largest_micro_batch",
         "_needs",
         "_ranked",
+        "_chosen",
         "_shortlists",
     )
 
@@ -113,6 +125,8 @@ class _LayoutFits:
         self._first_fits: dict[int, _FirstFit] = {}
         self._needs: dict[int, list[tuple[float, Layout, FamilyKey]]] = {}
         self._shortlists: dict[tuple[tuple[int, ...], int], list[list[tuple[State, Variant]]]] = {}
+        # the shortlist of each choice of variants (one index per state), whichever dp or capacity made it
+        self._chosen: dict[tuple[int, tuple[int, ...]], list[tuple[State, Variant]]] = {}
 
     def needs(self, shape: Shape, dp: int) -> list[tuple[float, Layout, FamilyKey]]:
         """(per-GPU need, layout, family) of each state at `dp` with the lightest activations (_record_needs)."""
@@ -166,9 +180,15 @@ class _LayoutFits:
         shortlists: list[list[tuple[State, Variant]]] = []
         previous: tuple[int, ...] | None = None
         shortlist: list[tuple[State, Variant]] = []
+        memo = self._chosen
         for chosen in zip(*choices, strict=True):
             if chosen != previous:
-                shortlist, previous = self._shortlist(first_fit, chosen), chosen
+                # the variants a dp may use grow with the limit: their count names them
+                key = (len(first_fit.ranked), chosen)
+                found = memo.get(key)
+                if found is None:
+                    found = memo[key] = self._shortlist(first_fit, chosen)
+                shortlist, previous = found, chosen
             shortlists.append(shortlist)
         return shortlists
 
@@ -282,18 +302,22 @@ class TrainingSearch(GpuSearch):
         super().__init__(inputs)
         self.counts = candidate_gpu_counts(self.max_gpus, self.per_node, self.constraints.gpus)
         self.best: dict[int, _Best] = {}  # GPU count -> the fastest layout found
-        self.family_need: dict[FamilyKey, tuple[float, Layout]] = {}
-        self.smallest_need: tuple[float, Layout] | None = None
+        # The smallest need per family and of all, with the enumeration index of its layout (ties: the first);
+        # where enumeration order first records each family (the order of the excluded entries).
+        self.family_need: dict[FamilyKey, tuple[tuple[float, int], Layout]] = {}
+        self.family_first: dict[FamilyKey, tuple[int, int]] = {}
+        self.smallest_need: tuple[tuple[float, int], Layout] | None = None
         self.states = self._states()  # the states to try at every layout without a pipeline
         # With a pipeline only ZeRO-0/1 (see PIPELINE_MAX_ZERO); True once a pipelined layout was skipped for it.
         self.pipeline_states = [state for state in self.states if state[0] <= PIPELINE_MAX_ZERO]
         self.skipped_pipeline = False
         self._variants_of: dict[bool, list[Variant]] = {}  # without / with a pipeline (_variants)
         self._dps_of: dict[tuple[int, int], list[int]] = {}
-        # Every layout that reached the memory step, in order, and those of them _cannot_win left unsized:
+        self._unpipelined: dict[tuple[int, int, tuple[Variant, ...]], list[tuple[int, float]]] = {}
+        # Every layout that reached the memory step, in order, and those of them _live_dps left unsized:
         # (shape, smallest dp, variants, states, dps).
-        self.searched: list[tuple[Shape, int, list[Variant], list[State], list[int]]] = []
-        self.unsized: list[tuple[Shape, int, list[Variant], list[State], list[int]]] = []
+        self.searched: list[_NeedArgs] = []
+        self.unsized: list[_NeedArgs] = []
         self.options = perf.TrainingOptions(optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank)
         workload = self.workload
         self.step_model = perf.StepModel(
@@ -426,12 +450,12 @@ class TrainingSearch(GpuSearch):
         return deltas
 
     def run(self) -> Found:
-        for shape in self._layouts():
-            self._search_layout(shape)
+        for index, shape in _search_order(list(self._layouts())):
+            self._search_layout(index, shape)
         self._finish()
         return self.found
 
-    def _search_layout(self, shape: Shape) -> None:
+    def _search_layout(self, index: int, shape: Shape) -> None:
         tp, pp, ep, virtual = shape
         dps = self._dps(tp, pp, ep)
         if not dps:
@@ -442,55 +466,89 @@ class TrainingSearch(GpuSearch):
         if not states:
             self.skipped_pipeline = True
             return
-        need_args = (shape, base, variants, states, dps)
+        need_args = (index, shape, base, variants, states, dps)
         self.searched.append(need_args)
-        if (tp > 1 or pp > 1) and self._cannot_win(shape, dps, variants):
+        live = self._live_dps(shape, dps, variants)
+        if not live and (tp > 1 or pp > 1):
             self.unsized.append(need_args)
             return  # its memory is worked out only if an excluded family's need asks for it (_complete_needs)
         found = self._memory_fits(shape, base, variants, states, 1 in dps)
         if found is None:
             return
-        self._record_needs(shape, dps, found)
+        self._record_needs(index, shape, dps, found)
+        if not live:
+            return
         floors: dict[Variant, perf.MicrobatchFloor] = {}
-        for dp, shortlist in zip(dps, found.shortlists(tuple(dps), self.capacity), strict=True):
+        for dp, shortlist in zip(live, found.shortlists(tuple(live), self.capacity), strict=True):
             self._consider(shape, dp, shortlist, floors)
 
-    def _cannot_win(self, shape: Shape, dps: list[int], variants: list[Variant]) -> bool:
-        """True when at every dp of the layout the best found at that GPU count is already faster than any of
-        its variants could be (StepModel.stage_floor), whatever fits in memory: then neither its memory nor its
-        timing is worth working out. Layouts without tensor or pipeline parallelism are always searched (their
-        sharding families are reported one by one)."""
+    def _live_dps(self, shape: Shape, dps: list[int], variants: list[Variant]) -> list[int]:
+        """The dps of `dps` where this layout might beat the best found at its GPU count: none is found yet, or
+        some variant's floor (StepModel.stage_floor, whatever fits in memory) is at most the best. At the other
+        dps neither shortlists nor timing are worth working out; where no dp is live, neither is the layout's
+        memory (layouts without tensor or pipeline parallelism are sized anyway: their sharding families are
+        reported one by one)."""
         tp, pp, ep, virtual = shape
-        global_batch, best = self.workload.global_batch, self.best
-        floors: list[perf.MicrobatchFloor] = []
+        best, model_parallel = self.best, tp * pp
+        if all(dp * model_parallel not in best for dp in dps):
+            return dps
+        floors = self._stage_floors(shape, variants)
+        if floors is None:
+            return dps
+        bubble = self.step_model.bubble_microbatches(pp, virtual)
+        global_batch = self.workload.global_batch
+        live = []
         for dp in dps:
-            found = best.get(dp * tp * pp)
+            found = best.get(dp * model_parallel)
             if found is None:
-                return False
-            if not floors:
-                for recompute, micro_batch in variants:
-                    floor = self.step_model.stage_floor(tp, pp, ep, micro_batch, recompute, virtual)
-                    if floor is None:
-                        return False
-                    floors.append(floor)
-            lowest = min(floor.at(dp) for floor in floors if floor.micro_batch * dp <= global_batch)
+                live.append(dp)
+                continue
+            per_rank = global_batch // dp  # sequences per data-parallel rank: micro-batch x micro-batches
+            # MicrobatchFloor.at, over the variants dp allows
+            lowest = min(
+                [(max(1, per_rank // micro_batch) + bubble) * seconds for micro_batch, seconds in floors
+                 if micro_batch <= per_rank], default=math.inf,
+            )  # fmt: skip
             if lowest <= found.key[0]:
-                return False
-        return True
+                live.append(dp)
+        return live
+
+    def _stage_floors(self, shape: Shape, variants: list[Variant]) -> list[tuple[int, float]] | None:
+        """(micro-batch, seconds per micro-batch) of StepModel.stage_floor for each micro-batch of `variants`, the
+        lowest of its recompute modes (the floor's other terms depend on the micro-batch alone); None with no
+        floor. The micro-batches without a pipeline are kept per (tp, ep): every depth divides them."""
+        tp, pp, ep, virtual = shape
+        key = (tp, ep, tuple(variants))
+        unpipelined = self._unpipelined.get(key)
+        if unpipelined is None:
+            lowest: dict[int, float] = {}
+            plain = {micro_batch for recompute, micro_batch in variants if recompute == Recompute.NONE}
+            for recompute, micro_batch in variants:
+                if micro_batch in plain and recompute != Recompute.NONE:
+                    continue  # recompute only adds work to a micro-batch (planner.perf): never the lowest
+                seconds = self.step_model.unpipelined_microbatch_s(tp, ep, micro_batch, recompute)
+                if seconds is None:
+                    return None
+                lowest[micro_batch] = min(lowest.get(micro_batch, math.inf), seconds)
+            unpipelined = self._unpipelined[key] = list(lowest.items())
+        # min commutes with stage_floor_s (products of positive numbers round monotonically)
+        share = self.step_model.stage_share(pp)
+        return [(micro_batch, perf.stage_floor_s(seconds, share)) for micro_batch, seconds in unpipelined]
 
     def _complete_needs(self) -> None:
-        """Work out the memory of the layouts _cannot_win left unsized and record every layout's needs again,
+        """Work out the memory of the layouts _live_dps left unsized and record every layout's needs again,
         in the order searched, so the smallest need per family (first found on a tie) is what searching every
         layout in full records."""
         if not self.unsized:
             return
         self.unsized.clear()
         self.family_need.clear()
+        self.family_first.clear()
         self.smallest_need = None
-        for shape, base, variants, states, dps in self.searched:
+        for index, shape, base, variants, states, dps in self.searched:
             found = self._memory_fits(shape, base, variants, states, 1 in dps)
             if found is not None:
-                self._record_needs(shape, dps, found)
+                self._record_needs(index, shape, dps, found)
 
     def _memory_fits(
         self, shape: Shape, base: int, variants: list[Variant], states: list[State], with_dp_one: bool
@@ -518,13 +576,20 @@ class TrainingSearch(GpuSearch):
         cache[key] = found
         return found
 
-    def _record_needs(self, shape: Shape, dps: list[int], layout_fits: _ClassedFits) -> None:
-        """Smallest per-GPU need per family (at the largest dp and lightest activations), for excluded reasons."""
-        for need, layout, family in layout_fits.needs(shape, max(dps)):
-            if family not in self.family_need or need < self.family_need[family][0]:
-                self.family_need[family] = (need, layout)
-            if self.smallest_need is None or need < self.smallest_need[0]:
-                self.smallest_need = (need, layout)
+    def _record_needs(self, index: int, shape: Shape, dps: list[int], layout_fits: _ClassedFits) -> None:
+        """Smallest per-GPU need per family (at the largest dp and lightest activations), for excluded reasons.
+        A tie goes to the layout first in enumeration order (`index`), whatever order the layouts are searched in;
+        a family's place among the excluded is where enumeration order first records it."""
+        for position, (need, layout, family) in enumerate(layout_fits.needs(shape, max(dps))):
+            ranked = (need, index)
+            found = self.family_need.get(family)
+            if found is None or ranked < found[0]:
+                self.family_need[family] = (ranked, layout)
+            first = (index, position)
+            if family not in self.family_first or first < self.family_first[family]:
+                self.family_first[family] = first
+            if self.smallest_need is None or ranked < self.smallest_need[0]:
+                self.smallest_need = (ranked, layout)
 
     def _consider(
         self,
@@ -534,8 +599,8 @@ class TrainingSearch(GpuSearch):
         floors: dict[Variant, perf.MicrobatchFloor],
     ) -> None:
         """Time the fitting (state, variant) pairs worth timing at this layout and dp (_LayoutFits.shortlists),
-        unless their floor (StepModel.microbatch_floor, kept per variant in `floors` once known) is above the best
-        at this GPU count; keep the fastest."""
+        unless their floor (StepModel.microbatch_floor, kept per variant in `floors` once known; before that
+        StepModel.stage_floor) is above the best at this GPU count; keep the fastest."""
         tp, pp, ep, virtual = shape
         count = dp * tp * pp
         step_model = self.step_model
@@ -547,6 +612,8 @@ class TrainingSearch(GpuSearch):
                     floor = step_model.microbatch_floor(tp, pp, ep, variant[1], variant[0], virtual)
                     if floor is not None:
                         floors[variant] = floor
+                    else:  # its micro-batch is not timed yet: the floor from the one without a pipeline
+                        floor = step_model.stage_floor(tp, pp, ep, variant[1], variant[0], virtual)
                 if floor is not None and floor.at(dp) > best.key[0]:
                     continue  # cannot beat the best at this count: not worth timing
             layout = _layout(tp, pp, ep, dp, state, variant, virtual)
@@ -604,7 +671,8 @@ class TrainingSearch(GpuSearch):
         fitting = {family_key(option.layout) for option in self.found.options}
         if None not in fitting:  # "tensor/pipeline parallel" may be excluded: its smallest need must be exact
             self._complete_needs()
-        for family, (need, layout) in self.family_need.items():
+        for family in sorted(self.family_need, key=self.family_first.__getitem__):
+            (need, _), layout = self.family_need[family]
             if family in fitting or need <= capacity:
                 continue
             sizes = {"need_bytes": need, "capacity_bytes": capacity, "gpu": self.gpu.name}
@@ -648,7 +716,7 @@ class TrainingSearch(GpuSearch):
             if self.smallest_need is None:
                 self.found.advice.append(msg("advice.nothing_fits_training", **where))
             else:
-                need, layout = self.smallest_need
+                (need, _), layout = self.smallest_need
                 self.found.advice.append(
                     msg("advice.nothing_fits_training_lightest", strategy=layout, need_bytes=need, **where)
                 )

@@ -36,6 +36,13 @@ def _reference_total(model, config: MemoryConfig) -> int | None:
         return None
 
 
+def _reference_breakdown(model, config: MemoryConfig):
+    try:
+        return estimate_memory(model, config)
+    except UserError:
+        return None
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     model_name=st.sampled_from(sorted(MODELS)),
@@ -80,6 +87,8 @@ def test_totals_equal_the_full_estimate(
     # twice: the second call reads the cached per-shape numbers
     assert totals.total(layout) == expected
     assert totals.total(layout) == expected
+    # the breakdown on the cached parts is estimate_memory's, word for word (None where it refuses)
+    assert totals.breakdown(layout) == _reference_breakdown(model, config)
     if expected is not None:
         assert estimate_total_bytes(model, config) == expected
 
@@ -93,3 +102,39 @@ def test_one_shape_serves_every_state_exactly():
         for zero, offload in ((0, "none"), (1, "none"), (2, "optimizer"), (3, "none"), (3, "all")):
             layout = Layout(dp=dp, tp=2, pp=4, ep=4, zero=zero, offload=offload)
             assert totals.total(layout) == _reference_total(model, dataclasses.replace(base, layout=layout))
+            assert totals.breakdown(layout) == _reference_breakdown(model, dataclasses.replace(base, layout=layout))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    model_name=st.sampled_from(sorted(MODELS)),
+    task=st.sampled_from(TASKS),
+    # the second config's in-flight micro-batches include counts validate_layout refuses (0, above MAX_DEGREE)
+    inflight=st.lists(st.sampled_from([None, 1, 3, 8, 0, 10**9]), min_size=2, max_size=2),
+    sequence_parallel=st.lists(st.booleans(), min_size=2, max_size=2),
+    shapes=st.lists(
+        st.tuples(st.sampled_from([1, 2, 3, 8]), st.sampled_from([1, 2, 7, 200]), st.sampled_from([1, 4, 8])),
+        min_size=1, max_size=6,
+    ),
+    dp=st.sampled_from([1, 2, 16]),
+    zero=st.sampled_from([0, 1, 3]),
+    micro_batch=st.sampled_from([1, 4]),
+)
+@pytest.mark.slow
+def test_totals_sharing_shapes_equal_the_full_estimate(
+    model_name, task, inflight, sequence_parallel, shapes, dp, zero, micro_batch
+):
+    """Two MemoryTotals sharing their (tp, pp, ep) parts (SharedShapes: what a search's configs, which differ
+    only in sequence parallel and in-flight micro-batches, have in common) give each config's own estimate_memory
+    total and refuse exactly what it refuses, whichever config met a shape first."""
+    from planner.memory import SharedShapes
+
+    model = MODELS[model_name]
+    shared = SharedShapes()
+    bases = [MemoryConfig(task=task[0], precision=task[1], seq_len=2048, sequence_parallel=sp,
+                          inflight_microbatches=count) for sp, count in zip(sequence_parallel, inflight, strict=True)]  # fmt: skip
+    totals = [MemoryTotals(model, base, shared) for base in bases]
+    for tp, pp, ep in shapes:
+        for base, at in zip(bases, totals, strict=True):
+            layout = Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=zero, micro_batch=micro_batch)
+            assert at.total(layout) == _reference_total(model, dataclasses.replace(base, layout=layout))

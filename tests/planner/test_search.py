@@ -315,18 +315,23 @@ def test_every_option_is_a_valid_fitting_layout(billions, gpu_id, max_gpus, task
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("preset", ["llama-3.1-8b", "mixtral-8x7b"])
-def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, monkeypatch):
+@pytest.mark.parametrize(
+    ("preset", "task"),
+    [("llama-3.1-8b", "pretrain"), ("mixtral-8x7b", "pretrain"), ("llama-3.1-70b", "finetune"),
+     ("llama-3.1-405b", "pretrain"), ("llama-3.1-8b", "lora"), ("mixtral-8x7b", "lora")],
+)  # fmt: skip
+def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, task, monkeypatch):
     """The search skips timing a layout whose floor (StepModel.microbatch_floor: micro-batches and pipeline
-    bubble at the cached micro-batch time) is above the best at its GPU count, and skips a whole layout's memory
-    and timing when its floor at every dp is (StepModel.stage_floor). Timing every candidate instead (no floor)
+    bubble at the cached micro-batch time; before that StepModel.stage_floor) is above the best at its GPU count,
+    skips a layout's shortlists and timing at the dps where its stage floor is, and its memory too when that
+    holds at every dp. Timing every candidate instead (no floor)
     must give the same options, layout for layout and second for second, and the same excluded families with
     the same smallest needs (llama-3.1-8b on A100s: data parallel wins at every count, so the skipped tensor and
     pipeline parallel layouts' needs are worked out afterwards)."""
     from planner import perf
 
     gpus = [get_gpu("h100-sxm"), get_gpu("a100-sxm-80gb")]
-    workload = Workload(task="pretrain", tokens=1e11)
+    workload = Workload(task=task, tokens=1e11)
 
     def options():
         result = plan(get_preset(preset), workload, gpus, Constraints(max_gpus=256))
@@ -336,7 +341,44 @@ def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, monke
     pruned = options()
     monkeypatch.setattr(perf.StepModel, "microbatch_floor", lambda *args, **kwargs: None)
     monkeypatch.setattr(perf.StepModel, "stage_floor", lambda *args, **kwargs: None)
+    monkeypatch.setattr(perf.StepModel, "unpipelined_microbatch_s", lambda *args, **kwargs: None)
     assert options() == pruned and pruned[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("preset", "max_gpus"),
+    # 405B on at most 16 GPUs: nothing fits, every family is excluded (tensor/pipeline parallel with them) and
+    # the advice names the lightest layout of all
+    [("llama-3.1-70b", 512), ("mixtral-8x7b", 512), ("llama-3.1-405b", 16)],
+)
+def test_the_search_order_does_not_change_the_answers(preset, max_gpus, monkeypatch):
+    """The search visits the layouts without a pipeline first (planner.search.training._search_order) so the
+    floors skip more of the rest. Visiting them in enumeration order, or with the (tp, pp) groups reversed (each
+    group's layouts in enumeration order: only layouts of one (tp, pp) can tie), must give the same frontier,
+    excluded families (their smallest needs and order) and advice, option for option."""
+    from planner.search import training
+
+    gpus = [get_gpu("h100-sxm"), get_gpu("l40s")]
+    workload = Workload(task="pretrain", tokens=1e11)
+
+    def answers():
+        result = plan(get_preset(preset), workload, gpus, Constraints(max_gpus=max_gpus))
+        return result.frontier, result.excluded, result.advice
+
+    searched = answers()
+
+    def enumeration_order(shapes):
+        return list(enumerate(shapes))
+
+    def groups_reversed(shapes):
+        groups = sorted({(tp, pp) for tp, pp, _, _ in shapes}, reverse=True)
+        return sorted(enumerate(shapes), key=lambda item: groups.index(item[1][:2]))
+
+    for order in (enumeration_order, groups_reversed):
+        monkeypatch.setattr(training, "_search_order", order)
+        assert answers() == searched, order.__name__
+    assert searched[0] or len(searched[1]) > 2
 
 
 @settings(max_examples=60, deadline=None)
@@ -387,7 +429,8 @@ def test_the_layout_shortlists_choose_what_a_scan_of_every_dp_chooses(needs, del
 def test_the_floor_is_below_every_layouts_step_time():
     """StepModel.floor may only ever be a floor: for pipelined, interleaved, ZeRO-3 and data-parallel layouts of
     a 70B model on H100s, lower_bound(layout) <= seconds(layout) once the micro-batch is cached, and the floor
-    from the micro-batch without a pipeline (stage_floor: its time over pp) is below that."""
+    from the micro-batch without a pipeline (stage_floor: its time x the fullest stage's share of the layers) is
+    below that."""
     from planner import perf
     from planner.vocabulary import Layout
 
@@ -398,6 +441,8 @@ def test_the_floor_is_below_every_layouts_step_time():
     for tp, pp, virtual, zero, dp, micro in [
         (8, 4, 4, 1, 16, 1), (8, 4, 1, 1, 16, 2), (8, 1, 1, 3, 64, 1), (4, 8, 2, 0, 8, 1), (1, 1, 1, 3, 256, 1),
         (8, 16, 1, 1, 2, 1),
+        # 80 layers over 3, 7 and 32 stages: the fullest stage holds 27, 12 and 3 of them (more than L / pp)
+        (8, 3, 1, 1, 8, 1), (4, 7, 4, 0, 4, 2), (8, 32, 1, 1, 2, 1),
     ]:  # fmt: skip
         layout = Layout(dp=dp, tp=tp, pp=pp, zero=zero, micro_batch=micro, virtual_stages=virtual,
                         recompute="full")  # fmt: skip
@@ -407,4 +452,27 @@ def test_the_floor_is_below_every_layouts_step_time():
         stage = model.stage_floor(tp, pp, 1, micro, "full", virtual)
         assert stage is not None and 0 < stage.at(dp) <= floor, (layout, stage, floor)
         checked += 1
-    assert checked == 6
+    assert checked == 9
+
+
+def test_recompute_never_makes_a_micro_batch_faster():
+    """The stage floors take a micro-batch without recompute as the floor of the same micro-batch with it
+    (planner.search.training._stage_floors): recompute only adds work (the forward again, or attention and the
+    memory-bound ops again; full recompute two more tensor-parallel all-reduces per layer). On dense and MoE
+    models, with tensor and expert parallelism, at every micro-batch the search tries."""
+    from planner import perf
+
+    h100 = get_gpu("h100-sxm")
+    checked = 0
+    for preset, shapes in (("llama-3.1-70b", [(1, 1), (8, 1)]), ("mixtral-8x7b", [(1, 8), (2, 4), (4, 1)])):
+        numbers = perf.model_numbers(get_preset(preset))
+        for task in ("pretrain", "lora"):
+            model = perf.StepModel(numbers, h100, seq_len=4096, global_batch=512, task=task,
+                                   rates=perf.device_rates(h100, "bf16"))  # fmt: skip
+            for tp, ep in shapes:
+                for micro_batch in (1, 2, 4, 8):
+                    plain = model.unpipelined_microbatch_s(tp, ep, micro_batch, "none")
+                    for recompute in ("selective", "full"):
+                        assert plain <= model.unpipelined_microbatch_s(tp, ep, micro_batch, recompute)
+                        checked += 1
+    assert checked == 2 * 2 * 5 * 4
