@@ -23,6 +23,7 @@ import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
@@ -35,17 +36,21 @@ from planner.gpus import GpuSpec
 from planner.layout_text import family_message
 from planner.messages import Message
 from planner.models import ModelSpec
-from planner.money import ExchangeRates
+from planner.money import ExchangeRates, Money
 from planner.resolver import (
+    ON_DEMAND,
     ModelInputError,
     PlanQuestion,
     PriceBook,
     ResolvedPlan,
     base_gpu_id,
     offer_spec,
+    on_demand_prices_of,
     quotes_by_id,
     resilience_of,
     resolve,
+    spot_reclaim_rate,
+    stated_spot_rate,
     typical_price,
 )
 from planner.search import PlanOption, PlanResult, Workload
@@ -293,8 +298,9 @@ def is_model_error(exc: BaseException | None) -> bool:
     return getattr(message, "code", None) in MODEL_ERROR_CODES
 
 
-def question_of(inputs: PlanInputs, currency: str) -> PlanQuestion:
-    """The Plan page's inputs as planner.resolver's question (the CLI builds the same from its flags)."""
+def question_of(inputs: PlanInputs, currency: str, stated_spot: float | None = None) -> PlanQuestion:
+    """The Plan page's inputs as planner.resolver's question (the CLI builds the same from its flags); on spot,
+    `stated_spot` is the reclaim rate the spot quotes state (planner.resolver.stated_spot_rate)."""
     training = inputs.is_training
     workload = Workload(
         task=inputs.task,
@@ -322,11 +328,28 @@ def question_of(inputs: PlanInputs, currency: str) -> PlanQuestion:
         currency=currency,
         price_from_quotes=True,
         rank_by=inputs.rank_by,
+        price_kinds=("spot",) if inputs.spot else ON_DEMAND,
         resilience=resilience_of(
             inputs.failures_per_million_gpu_hours, inputs.checkpoint_storage, inputs.checkpoint_gb_per_s,
             checkpoint_interval_minutes=inputs.checkpoint_interval_minutes,
+            spot_interruptions_per_node_hour=spot_rate_of(inputs, stated_spot)[0] if inputs.spot else 0.0,
         ),
     )
+
+
+def spot_rate_of(inputs: PlanInputs, stated_spot: float | None) -> tuple[float, str]:
+    """The reclaim rate per node-hour the page plans spot with, and its basis ("user-set", "quote", "default")."""
+    return spot_reclaim_rate(inputs.spot_interruptions_per_node_hour, stated_spot)
+
+
+def stated_spot_of(inputs: PlanInputs, store: StoreProtocol) -> float | None:
+    """The rate the spot quotes behind the inputs state (None off spot or when none does), as `plan --spot`."""
+    if not inputs.spot:
+        return None
+    try:
+        return stated_spot_rate(store, tuple(inputs.hardware))
+    except (sqlite3.Error, UserError):  # a store that cannot answer states no rate (resolve() says what is wrong)
+        return None
 
 
 def build_plan_call(
@@ -341,7 +364,7 @@ def build_plan_call(
     planned. Reads only the ticked quotes (by id) and, through `price_book` (kept by the caller so repeated
     calls reuse it), the price summaries of the planned GPU types: never the whole quote table."""
     return resolve(
-        question_of(inputs, display_currency),
+        question_of(inputs, display_currency, stated_spot_of(inputs, store)),
         store,
         catalog=catalog,
         rates=rates,
@@ -370,6 +393,39 @@ class PoolAnswer:
     error: Note | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class SpotAnswer:
+    """What a spot plan is compared with, as `plan --price-from-quotes --spot` compares it: the reclaim rate per
+    node-hour and its basis ("user-set", "quote", "default"), and the on-demand price of each planned GPU type."""
+
+    rate_per_node_hour: float
+    basis: str
+    on_demand_prices: Mapping[str, Money]
+
+
+def spot_answer_of(
+    inputs: PlanInputs,
+    call: PlanCall,
+    catalog: Mapping[str, GpuSpec],
+    store: StoreProtocol,
+    display_currency: str,
+    rates: ExchangeRates | None,
+    price_book: PriceBook | None = None,
+) -> SpotAnswer | None:
+    """The on-demand side of a spot plan (None off spot, or for serving); a UserError pricing it leaves no
+    on-demand prices (the Goodput tab then says spot is not compared)."""
+    if not inputs.spot or not inputs.is_training:
+        return None
+    stated = stated_spot_of(inputs, store)
+    rate, basis = spot_rate_of(inputs, stated)
+    try:
+        prices = on_demand_prices_of(question_of(inputs, display_currency, stated), call, store, catalog=catalog,
+                                     rates=rates, price_book=price_book, read_model=resolve_model_cached)  # fmt: skip
+    except UserError:
+        prices = {}
+    return SpotAnswer(rate, basis, MappingProxyType(prices))
+
+
 def compare_page_pool(
     inputs: PlanInputs,
     catalog: Mapping[str, GpuSpec],
@@ -385,8 +441,9 @@ def compare_page_pool(
     counts = inputs.pool_counts
     if not counts:
         return None
+    stated = stated_spot_of(inputs, store)
     question = dataclasses.replace(
-        question_of(inputs, display_currency), hardware=tuple(f"catalog:{gpu_id}" for gpu_id in counts)
+        question_of(inputs, display_currency, stated), hardware=tuple(f"catalog:{gpu_id}" for gpu_id in counts)
     )
     try:
         call = resolve(question, store, catalog=catalog, rates=rates, price_book=price_book,
@@ -407,11 +464,12 @@ def build_and_run(
     display_currency: str,
     rates: ExchangeRates | None,
     price_book: PriceBook | None = None,
-) -> tuple[PlanCall, PlanResult, float, PoolAnswer | None]:
-    """(call, planner result, milliseconds outside the main search, the pool comparison or None): the whole
-    re-plan, for the GUI thread when it is quick or a pool thread when it is not (the store and the price book
-    are safe to share). The milliseconds count resolving the inputs and the pool comparison, so the scheduler
-    sends a plan with a slow pool comparison to the background as it does a slow search."""
+) -> tuple[PlanCall, PlanResult, float, PoolAnswer | None, SpotAnswer | None]:
+    """(call, planner result, milliseconds outside the main search, the pool comparison or None, the spot
+    plan's on-demand side or None): the whole re-plan, for the GUI thread when it is quick or a pool thread when
+    it is not (the store and the price book are safe to share). The milliseconds count resolving the inputs and
+    the pool and spot comparisons, so the scheduler sends a plan with a slow comparison to the background as it
+    does a slow search."""
     import time
 
     started = time.perf_counter()
@@ -420,8 +478,9 @@ def build_and_run(
     result = run_plan_call(call)
     started = time.perf_counter()
     pool = compare_page_pool(inputs, catalog, store, display_currency, rates, price_book)
+    spot = spot_answer_of(inputs, call, catalog, store, display_currency, rates, price_book)
     build_ms += (time.perf_counter() - started) * 1000.0
-    return call, result, build_ms, pool
+    return call, result, build_ms, pool, spot
 
 
 def run_plan_call(call: PlanCall) -> PlanResult:

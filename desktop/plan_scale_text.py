@@ -19,7 +19,9 @@ from PySide6.QtCore import QCoreApplication
 
 from desktop import fmt
 from desktop.messages import render
+from desktop.plurals import plurals
 from planner.messages import Message
+from planner.resolver import spot_comparison_of
 from planner.scale import DETECTION_S, RESCHEDULE_S, Resilience, failure_rate
 from planner.scale.checkpoints import (
     NVME_BYTES_PER_S_PER_GPU,
@@ -35,12 +37,14 @@ from planner.scale.failures import (
     RSC_PROJECTED_GPUS,
     RSC_PROJECTED_MTTF_HOURS,
 )
+from planner.scale.spot import MAX_NODES_SEARCHED, SPOT_MONTHLY_INTERRUPTED_SHARE
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from desktop.plan_request import PlanCall, SpotAnswer
     from planner.gpus import GpuSpec
-    from planner.scale import Goodput
+    from planner.scale import Goodput, SpotComparison
     from planner.search import PlanOption
     from planner.search.pools import PoolChoice, PoolComparison
 
@@ -193,6 +197,99 @@ def goodput_summary(option: PlanOption) -> str:
     if option.goodput is None:
         return ""
     return translate("PlanPage", "{0} effective time").format(fmt.percent(option.goodput.effective_fraction, 1))
+
+
+# -- spot against on demand -------------------------------------------------------------------------------------
+
+
+def spot_rate_basis(spot: SpotAnswer) -> str:
+    """Where the reclaim rate a spot plan takes comes from, in words."""
+    if spot.basis == "user-set":
+        return translate("PlanPage", "set by you")
+    if spot.basis == "quote":
+        return translate("PlanPage", "as the spot quotes state it")
+    return translate("PlanPage", "no quote states a rate: AWS Spot Instance Advisor's top band, over {0} of instances "
+                     "interrupted a month").format(fmt.percent(SPOT_MONTHLY_INTERRUPTED_SHARE))  # fmt: skip
+
+
+def spot_rows(option: PlanOption, comparison: SpotComparison, spot: SpotAnswer, currency: str) -> list[FigureRow]:
+    """Spot against on demand for one option as rows, under the keys of `plan --json`'s "spot"."""
+    per_gpu_hour = translate("PlanPage", "{0}/GPU-h")
+    spot_price = comparison.spot_per_useful_gpu_hour * comparison.spot_fraction
+    on_demand_price = comparison.on_demand_per_useful_gpu_hour * comparison.on_demand_fraction
+    of_wall = translate("PlanPage", "{0} of the wall time")
+    nodes = translate("PlanPage", "the job's failures and the reclaims of its {0}: every reclaimed node stops the whole job").format(
+        plurals().nodes(option.nodes))  # fmt: skip
+    pays = translate("PlanPage", "yes") if comparison.pays else translate("PlanPage", "no")
+    return [
+        FigureRow("spot_interruptions_per_node_hour", translate("PlanPage", "Spot reclaim rate"),
+                  translate("PlanPage", "{0} per node-hour").format(fmt.significant(spot.rate_per_node_hour, 2)),
+                  spot_rate_basis(spot), spot.rate_per_node_hour),
+        FigureRow("spot_per_useful_gpu_hour", translate("PlanPage", "Spot per useful GPU-hour"),
+                  per_gpu_hour.format(fmt.money(comparison.spot_per_useful_gpu_hour, currency)),
+                  translate("PlanPage", "spot price {0} ÷ {1} effective time").format(
+                      per_gpu_hour.format(fmt.money(spot_price, currency)), fmt.percent(comparison.spot_fraction, 1)),
+                  comparison.spot_per_useful_gpu_hour),
+        FigureRow("on_demand_per_useful_gpu_hour", translate("PlanPage", "On demand per useful GPU-hour"),
+                  per_gpu_hour.format(fmt.money(comparison.on_demand_per_useful_gpu_hour, currency)),
+                  translate("PlanPage", "on-demand price {0} ÷ {1} effective time").format(
+                      per_gpu_hour.format(fmt.money(on_demand_price, currency)),
+                      fmt.percent(comparison.on_demand_fraction, 1)), comparison.on_demand_per_useful_gpu_hour),
+        FigureRow("spot_effective_fraction", translate("PlanPage", "Effective time on spot"),
+                  of_wall.format(fmt.percent(comparison.spot_fraction, 1)), nodes, comparison.spot_fraction),
+        FigureRow("on_demand_effective_fraction", translate("PlanPage", "Effective time on demand"),
+                  of_wall.format(fmt.percent(comparison.on_demand_fraction, 1)),
+                  translate("PlanPage", "the job's failures only"), comparison.on_demand_fraction),
+        FigureRow("spot_pays", translate("PlanPage", "Spot pays for this job"), pays,
+                  translate("PlanPage", "spot is cheaper per useful GPU-hour"), float(comparison.pays)),
+        FigureRow("break_even_nodes", translate("PlanPage", "Largest job at which spot pays"), break_even_text(comparison),
+                  translate("PlanPage", "the same job on more or fewer nodes of {0} GPUs").format(
+                      max(1, option.gpus // max(1, option.nodes))),
+                  float(comparison.break_even_nodes) if comparison.break_even_nodes is not None else None),
+    ]  # fmt: skip
+
+
+def break_even_text(comparison: SpotComparison) -> str:
+    if comparison.break_even_nodes is None:
+        return translate("PlanPage", "any size")
+    return plurals().nodes(comparison.break_even_nodes)
+
+
+def spot_verdict(comparison: SpotComparison) -> str:
+    """ "Spot stops paying above 12 nodes", or that it pays at every size, or not even on one node."""
+    if comparison.break_even_nodes is None:
+        return translate("PlanPage", "Spot pays at every job size up to {0} nodes.").format(fmt.integer(MAX_NODES_SEARCHED))
+    if comparison.break_even_nodes == 0:
+        return translate("PlanPage", "Spot does not pay even on one node: on-demand capacity is cheaper per useful GPU-hour.")
+    return translate("PlanPage", "Spot stops paying above {0}: a larger job loses more to reclaims than spot saves.").format(
+        plurals().nodes(comparison.break_even_nodes))  # fmt: skip
+
+
+def spot_html(option: PlanOption, call: PlanCall, spot: SpotAnswer) -> str:
+    """Spot against on demand for the selected option (the comparison `plan --price-from-quotes --spot` makes
+    for its top option), or why there is none."""
+    head = "<p><a name='spot'></a><b>" + _escape(translate("PlanPage", "Spot against on demand")) + "</b></p>"
+    comparison = spot_comparison_of(option, call, spot.on_demand_prices)
+    if comparison is None:
+        return head + "<p>" + _escape(spot_missing(option, call, spot)) + "</p>"
+    rows = spot_rows(option, comparison, spot, call.currency)
+    body = "".join(
+        f"<tr><td>{_escape(row.label)}</td><td align='right' nowrap><b>{_escape(row.value)}</b></td>"
+        f"<td style='color:#57606a'>{_escape(row.basis)}</td></tr>"
+        for row in rows
+    )
+    return f"{head}<table cellspacing='0' cellpadding='2'>{body}</table><p><b>{_escape(spot_verdict(comparison))}</b></p>"
+
+
+def spot_missing(option: PlanOption, call: PlanCall, spot: SpotAnswer) -> str:
+    """Why the selected option is not compared with on demand."""
+    if option.goodput is None:
+        return translate("PlanPage", "No goodput term (failures off, or serving): spot is not compared with on demand.")
+    if option.gpu.id not in call.prices:
+        return translate("PlanPage", "No spot price for {0}: add a spot quote on the Quotes page to compare spot with on demand.").format(
+            option.gpu.name)  # fmt: skip
+    return translate("PlanPage", "No on-demand price for {0} in {1}: spot is not compared.").format(
+        option.gpu.name, call.currency)
 
 
 # -- mixed pools -----------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import UserError
+from planner.resolver import MAX_INTERRUPTIONS_PER_NODE_HOUR
 from planner.search.types import DEFAULT_MEMORY_HEADROOM, MAX_MEMORY_HEADROOM
 from planner.vocabulary import Precision, RankBy, Task
 
@@ -77,6 +78,10 @@ class PlanInputs:
     checkpoint_storage: str = "pfs"  # "pfs" | "nvme"
     checkpoint_gb_per_s: float | None = None  # overrides checkpoint_storage
     checkpoint_interval_minutes: float | None = None  # None: Daly's optimum
+    # Spot capacity, as `plan --spot [--spot-interruptions-per-node-hour R]`: priced from the spot quotes, nodes
+    # reclaimed at R per instance-hour (None: the quotes' stated rate, else AWS's top band).
+    spot: bool = False
+    spot_interruptions_per_node_hour: float | None = None
     # A mixed pool, as `plan --pool` takes it: (GPU id, count) rows; a count of 0 keeps the row but plans nothing.
     pool: tuple[tuple[str, int], ...] = ()
 
@@ -153,10 +158,15 @@ class PlanInputs:
                 changes[name] = low
         if not 0 <= float(self.memory_headroom) <= MAX_MEMORY_HEADROOM:
             changes["memory_headroom"] = DEFAULT_MEMORY_HEADROOM
-        for name in ("failures_per_million_gpu_hours", "checkpoint_gb_per_s", "checkpoint_interval_minutes"):
+        limits = {"failures_per_million_gpu_hours": math.inf, "checkpoint_gb_per_s": math.inf,
+                  "checkpoint_interval_minutes": math.inf,
+                  "spot_interruptions_per_node_hour": MAX_INTERRUPTIONS_PER_NODE_HOUR}  # fmt: skip
+        for name, limit in limits.items():
             value = getattr(self, name)
-            if value is not None and not (math.isfinite(float(value)) and float(value) >= 0):
+            if value is not None and not (_non_negative(value) and value <= limit):
                 changes[name] = None
+        if not isinstance(self.spot, bool):
+            changes["spot"] = False
         if self.checkpoint_storage not in CHECKPOINT_STORAGES:
             changes["checkpoint_storage"] = "pfs"
         if not self.checkpoint_gb_per_s:
@@ -171,6 +181,11 @@ class PlanInputs:
             ):
                 changes[f"pin_{name}"] = None
         return dataclasses.replace(self, **changes)
+
+
+def _non_negative(value: object) -> bool:
+    """A finite number of at least 0 (a saved plan may hold text, true or NaN where a figure belongs)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
 
 
 def _pool_rows(rows: object) -> tuple[tuple[str, int], ...]:

@@ -3,29 +3,41 @@
 Qt chooses the plural form of a %n text from the translation file (Russian has three forms, English two), but
 pyside6-lupdate records plural forms only for tr() called inside a class, so these texts live in this class
 (context "Plurals"). English needs its own small catalog for the same reason: assets/i18n/gpu_advisor_en.ts
-holds only the plural forms (`make translations`).
+holds only the plural forms (`make translations`). Where no catalog answers (English without its .qm: a stripped
+install, or a Qt application that installed no translator), English's own rule is applied to the "(s)" of the
+source text, so no count ever reads "32 accumulation step(s)".
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject
 
+ENGLISH_PLURAL_MARK = "(s)"  # the source texts' plural mark: "%n quote(s)"
+
+
+def english_plural(text: str, count: int) -> str:
+    """English's rule on a source text Qt returned untranslated: "(s)" is dropped for 1 and is "s" otherwise."""
+    return text.replace(ENGLISH_PLURAL_MARK, "" if abs(count) == 1 else "s")
+
 
 class Plurals(QObject):
     def published_runs(self, count: int) -> str:
-        return self.tr("%n published run(s)", "", count)
+        return english_plural(self.tr("%n published run(s)", "", count), count)
 
     def accumulation_steps(self, count: int) -> str:
-        return self.tr("%n accumulation step(s)", "", count)
+        return english_plural(self.tr("%n accumulation step(s)", "", count), count)
 
     def users_per_replica(self, count: int) -> str:
-        return self.tr("up to %n user(s) decoded together on each replica", "", count)
+        return english_plural(self.tr("up to %n user(s) decoded together on each replica", "", count), count)
 
     def adding_quotes(self, count: int) -> str:
-        return self.tr("adding %n quote(s)", "", count)
+        return english_plural(self.tr("adding %n quote(s)", "", count), count)
 
     def deleting_quotes(self, count: int) -> str:
-        return self.tr("deleting %n quote(s)", "", count)
+        return english_plural(self.tr("deleting %n quote(s)", "", count), count)
+
+    def nodes(self, count: int) -> str:
+        return english_plural(self.tr("%Ln node(s)", "", count), count)  # %Ln: "6,490 nodes"
 
 
 _plurals: Plurals | None = None

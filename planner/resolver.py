@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import sqlite3
+import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -42,11 +43,17 @@ from planner.messages import Message, msg
 from planner.models import ModelSpec
 from planner.money import ExchangeRates, Money, convert, format_money, normalise_currency
 from planner.perf import Calibration, calibration_from_report
-from planner.scale import Resilience
+from planner.scale import (
+    DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR,
+    Resilience,
+    SpotComparison,
+    spot_against_on_demand,
+)
 from planner.search import (
     DEFAULT_MAX_GPUS,
     DEFAULT_MEMORY_HEADROOM,
     Constraints,
+    PlanOption,
     PlanResult,
     Workload,
 )
@@ -59,6 +66,7 @@ ON_DEMAND = ("on-demand",)
 RESERVED = ("reserved-1y", "reserved-3y", "committed")
 OFFER_SEPARATOR = "@"  # "h100-sxm@quote:12": one chosen offer of a GPU type planned as a choice of its own
 HARDWARE_KINDS = ("catalog", "run", "quote")
+MAX_INTERRUPTIONS_PER_NODE_HOUR = 3600.0  # one a second: beyond it a reclaim rate is a typo
 
 
 # ---------------------------------------------------------------------------------------------- the question
@@ -555,6 +563,71 @@ def resilience_of(
     )  # fmt: skip
 
 
+# ---------------------------------------------------------------------------------------------- spot
+
+
+def stated_spot_rate(store: StoreProtocol | None, hardware: tuple[str, ...]) -> float | None:
+    """The reclaim rate (per instance-hour) the spot quotes behind this plan state: the chosen quotes' highest,
+    else the median over the stored spot quotes of the chosen GPU types that state one (None: none does)."""
+    if store is None:
+        return None
+    chosen = quotes_by_id(store, [ident for kind, ident in map(choice_key, hardware) if kind == "quote"])
+    rates = [row["interruptions_per_hour"] for row in chosen.values() if row["kind"] == "spot"]
+    known = [float(rate) for rate in rates if rate is not None]
+    if known:
+        return max(known)
+    extra = store.user_gpus.all()
+    gpu_ids = {_named_gpu(ident, extra).id for kind, ident in map(choice_key, hardware) if kind == "catalog"}
+    stored = [row["interruptions_per_hour"] for gpu_id in sorted(gpu_ids)
+              for row in store.rental_quotes.find(gpu=gpu_id, kind="spot")]  # fmt: skip
+    stated = [float(rate) for rate in stored if rate is not None]
+    return statistics.median(stated) if stated else None
+
+
+def spot_reclaim_rate(user_rate: float | None, stated: float | None) -> tuple[float, str]:
+    """The reclaim rate per instance-hour a spot plan takes and its basis: the user's ("user-set"), else the
+    quotes' ("quote", stated_spot_rate), else AWS's top band ("default", planner.scale.spot)."""
+    if user_rate is not None:
+        return user_rate, "user-set"
+    if stated is not None:
+        return stated, "quote"
+    return DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR, "default"
+
+
+def on_demand_prices_of(
+    question: PlanQuestion,
+    resolved: ResolvedPlan,
+    store: StoreProtocol | None,
+    *,
+    catalog: Mapping[str, GpuSpec] | None = None,
+    rates: ExchangeRates | None = None,
+    price_book: PriceBook | None = None,
+    read_model: Callable[[str], ModelSpec] | None = None,
+) -> dict[str, Money]:
+    """The on-demand price of each GPU type a spot plan priced (GPU id -> price), from the stored quotes, to
+    compare spot with (the options as resolve() takes them)."""
+    base = tuple(dict.fromkeys(base_gpu_id(gpu.id) for gpu in resolved.gpus))
+    on_demand = dataclasses.replace(question, price_kinds=ON_DEMAND, hardware=base, price_from_quotes=True)
+    found = resolve(on_demand, store, catalog=catalog, rates=rates, price_book=price_book, read_model=read_model)
+    return dict(found.prices)
+
+
+def spot_comparison_of(
+    option: PlanOption | None, resolved: ResolvedPlan, on_demand_prices: Mapping[str, Money]
+) -> SpotComparison | None:
+    """Spot against on demand for a training option, when both prices are known in one currency."""
+    if option is None or option.goodput is None:
+        return None
+    spot_price = resolved.prices.get(option.gpu.id)
+    on_demand = on_demand_prices.get(base_gpu_id(option.gpu.id))
+    if spot_price is None or on_demand is None or spot_price.currency != on_demand.currency:
+        return None
+    return spot_against_on_demand(
+        option.gpu, option.gpus, option.nodes, option.goodput.checkpoint.bytes, resolved.constraints.resilience,
+        spot_price.amount, on_demand.amount,
+    )  # fmt: skip
+
+
 def _constraints(question: PlanQuestion, hardware: _Hardware) -> Constraints:
     """The limits; a plan of chosen machines only never uses more GPUs than the largest of them has."""
     max_gpus = question.max_gpus
@@ -575,6 +648,7 @@ def _constraints(question: PlanQuestion, hardware: _Hardware) -> Constraints:
 
 
 __all__ = [
+    "MAX_INTERRUPTIONS_PER_NODE_HOUR",
     "ModelInputError",
     "PlanQuestion",
     "PriceBasis",
@@ -585,10 +659,14 @@ __all__ = [
     "choice_key",
     "newest_run_choices",
     "offer_spec",
+    "on_demand_prices_of",
     "quote_basis",
     "quotes_by_id",
     "resilience_of",
     "resolve",
+    "spot_comparison_of",
+    "spot_reclaim_rate",
+    "stated_spot_rate",
     "typical_price",
     "unpriced_notes",
 ]

@@ -15,7 +15,7 @@
 <context>
     <name>PlanPage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/plan.py" line="+962"/>
+        <location filename="../../desktop/pages/plan.py" line="+972"/>
         <source>Exported %n file(s) to {0}</source>
         <translation>
             <numerusform>Exported %n file to {0}</numerusform>
@@ -26,7 +26,7 @@
 <context>
     <name>Plurals</name>
     <message numerus="yes">
-        <location filename="../../desktop/plurals.py" line="+16"/>
+        <location filename="../../desktop/plurals.py" line="+25"/>
         <source>%n published run(s)</source>
         <translation>
             <numerusform>%n published run</numerusform>
@@ -63,6 +63,14 @@
         <translation>
             <numerusform>deleting %n quote</numerusform>
             <numerusform>deleting %n quotes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+3"/>
+        <source>%Ln node(s)</source>
+        <translation>
+            <numerusform>%Ln node</numerusform>
+            <numerusform>%Ln nodes</numerusform>
         </translation>
     </message>
 </context>

@@ -1299,7 +1299,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+486"/>
+        <location filename="../../desktop/pages/plan.py" line="+489"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
@@ -1389,7 +1389,7 @@ token</source>
         <translation>слоёв: {0}, контекст: {1} ток.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+174"/>
+        <location filename="../../desktop/pages/plan.py" line="+181"/>
         <source>best layout</source>
         <translation>лучшая схема</translation>
     </message>
@@ -1469,7 +1469,7 @@ token</source>
         <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-239"/>
+        <location filename="../../desktop/pages/plan.py" line="-246"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; &amp;Назад</translation>
     </message>
@@ -1554,7 +1554,7 @@ token</source>
         <translation>Ничего не исключено.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+219"/>
+        <location filename="../../desktop/pages/plan.py" line="+226"/>
         <location line="+101"/>
         <location line="+3"/>
         <location filename="../../desktop/plan_text.py" line="+51"/>
@@ -1598,22 +1598,22 @@ token</source>
         <translation>Время и стоимость в зависимости от числа GPU</translation>
     </message>
     <message>
-        <location line="-847"/>
+        <location line="-855"/>
         <source>no option that fits is selected: change the inputs until one fits, then export it</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location line="+399"/>
+        <location line="+400"/>
         <source>Every input on one page, and the strategy fields you may pin</source>
         <translation>Все входные данные на одной странице и поля стратегии, которые можно закрепить</translation>
     </message>
     <message>
-        <location line="+223"/>
+        <location line="+229"/>
         <source>Nothing fits: no times or costs to draw</source>
         <translation>Ничего не помещается: нечего показать по времени и стоимости</translation>
     </message>
     <message>
-        <location line="+239"/>
+        <location line="+240"/>
         <source>Export the selected option to a folder</source>
         <translation>Экспортировать выбранный вариант в папку</translation>
     </message>
@@ -1637,7 +1637,7 @@ token</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_request.py" line="+142"/>
+        <location filename="../../desktop/plan_request.py" line="+147"/>
         <source>run</source>
         <translation>замер</translation>
     </message>
@@ -1647,7 +1647,7 @@ token</source>
         <translation>Измерено замером; план использует его цифры умножения матриц и пропускной способности.</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_scale_text.py" line="+75"/>
+        <location filename="../../desktop/plan_scale_text.py" line="+79"/>
         <source>{0} interruptions per million GPU-hours, set by you</source>
         <translation>{0} прерываний на миллион GPU-часов, задано вами</translation>
     </message>
@@ -1689,11 +1689,12 @@ token</source>
     <message>
         <location line="+5"/>
         <location line="+9"/>
+        <location line="+89"/>
         <source>set by you</source>
         <translation>задано вами</translation>
     </message>
     <message>
-        <location line="-8"/>
+        <location line="-97"/>
         <source>{0} NCCL timeout (PyTorch default) + {1} rescheduling and start-up (TrainMover, arXiv 2412.12636) + reading the checkpoint back</source>
         <translation>{0} тайм-аут NCCL (по умолчанию в PyTorch) + {1} на перепланирование и запуск (TrainMover, arXiv 2412.12636) + чтение контрольной точки</translation>
     </message>
@@ -1732,11 +1733,12 @@ token</source>
         <location line="+16"/>
         <location line="+3"/>
         <location line="+3"/>
+        <location line="+60"/>
         <source>{0} of the wall time</source>
         <translation>{0} общего времени</translation>
     </message>
     <message>
-        <location line="-21"/>
+        <location line="-81"/>
         <source>Daly&apos;s model of failures, checkpoints and restarts</source>
         <translation>модель Дейли: сбои, контрольные точки и перезапуски</translation>
     </message>
@@ -1872,7 +1874,142 @@ token</source>
         <translation>{0} полезного времени</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+11"/>
+        <source>as the spot quotes state it</source>
+        <translation>как указано в спотовых котировках</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no quote states a rate: AWS Spot Instance Advisor&apos;s top band, over {0} of instances interrupted a month</source>
+        <translation>ни одна котировка не указывает частоту: верхняя полоса AWS Spot Instance Advisor, более {0} инстансов прерываются за месяц</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>{0}/GPU-h</source>
+        <translation>{0}/GPU-ч</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the job&apos;s failures and the reclaims of its {0}: every reclaimed node stops the whole job</source>
+        <translation>сбои задачи и отзывы её узлов ({0}): каждый отозванный узел останавливает всю задачу</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>yes</source>
+        <translation>да</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>no</source>
+        <translation>нет</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Spot reclaim rate</source>
+        <translation>Частота отзывов спота</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{0} per node-hour</source>
+        <translation>{0} на узел в час</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Spot per useful GPU-hour</source>
+        <translation>Спот за полезный GPU-час</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>spot price {0} ÷ {1} effective time</source>
+        <translation>спотовая цена {0} ÷ {1} эффективного времени</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>On demand per useful GPU-hour</source>
+        <translation>По требованию за полезный GPU-час</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>on-demand price {0} ÷ {1} effective time</source>
+        <translation>цена по требованию {0} ÷ {1} эффективного времени</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Effective time on spot</source>
+        <translation>Эффективное время на споте</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Effective time on demand</source>
+        <translation>Эффективное время по требованию</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the job&apos;s failures only</source>
+        <translation>только сбои задачи</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Spot pays for this job</source>
+        <translation>Спот выгоден для этой задачи</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>spot is cheaper per useful GPU-hour</source>
+        <translation>спот дешевле за полезный GPU-час</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Largest job at which spot pays</source>
+        <translation>Наибольшая задача, при которой спот выгоден</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the same job on more or fewer nodes of {0} GPUs</source>
+        <translation>та же задача на большем или меньшем числе узлов по {0} GPU</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>any size</source>
+        <translation>любой размер</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Spot pays at every job size up to {0} nodes.</source>
+        <translation>Спот выгоден при любом размере задачи до {0} узлов.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Spot does not pay even on one node: on-demand capacity is cheaper per useful GPU-hour.</source>
+        <translation>Спот невыгоден даже на одном узле: мощности по требованию дешевле за полезный GPU-час.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Spot stops paying above {0}: a larger job loses more to reclaims than spot saves.</source>
+        <translation>Спот перестаёт окупаться, когда в задаче больше, чем {0}: крупная задача теряет на отзывах больше, чем экономит спот.</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Spot against on demand</source>
+        <translation>Спот против аренды по требованию</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>No goodput term (failures off, or serving): spot is not compared with on demand.</source>
+        <translation>Нет члена goodput (сбои отключены или это инференс): спот не сравнивается с арендой по требованию.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>No spot price for {0}: add a spot quote on the Quotes page to compare spot with on demand.</source>
+        <translation>Нет спотовой цены для {0}: добавьте спотовую котировку на странице «Котировки», чтобы сравнить спот с арендой по требованию.</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>No on-demand price for {0} in {1}: spot is not compared.</source>
+        <translation>Нет цены по требованию для {0} в {1}: спот не сравнивается.</translation>
+    </message>
+    <message>
+        <location line="+49"/>
         <source>{0} layers</source>
         <translation>слоёв: {0}</translation>
     </message>
@@ -3653,7 +3790,7 @@ token</source>
 <context>
     <name>Plurals</name>
     <message numerus="yes">
-        <location filename="../../desktop/plurals.py" line="+16"/>
+        <location filename="../../desktop/plurals.py" line="+25"/>
         <source>%n published run(s)</source>
         <translation>
             <numerusform>%n опубликованный замер</numerusform>
@@ -3695,6 +3832,15 @@ token</source>
             <numerusform>удаление %n котировки</numerusform>
             <numerusform>удаление %n котировок</numerusform>
             <numerusform>удаление %n котировок</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+3"/>
+        <source>%Ln node(s)</source>
+        <translation>
+            <numerusform>%Ln узел</numerusform>
+            <numerusform>%Ln узла</numerusform>
+            <numerusform>%Ln узлов</numerusform>
         </translation>
     </message>
 </context>
@@ -3745,7 +3891,7 @@ with losses</source>
 <context>
     <name>PoolPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_scale_inputs.py" line="+258"/>
+        <location filename="../../desktop/pages/plan_scale_inputs.py" line="+327"/>
         <source>Mixed pool</source>
         <translation>Смешанный пул</translation>
     </message>
@@ -3809,7 +3955,7 @@ with losses</source>
 <context>
     <name>PoolView</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-755"/>
+        <location filename="../../desktop/pages/plan.py" line="-763"/>
         <source>No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare each type alone with the whole pool as one job, a pipeline over the types and separate jobs.</source>
         <translation>Смешанного пула нет: в режиме «Эксперт» добавьте типы GPU и их число в разделе «Смешанный пул», чтобы сравнить каждый тип по отдельности со всем пулом как одним заданием, конвейером по типам и отдельными задачами.</translation>
     </message>
@@ -5332,7 +5478,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResiliencePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_scale_inputs.py" line="-205"/>
+        <location filename="../../desktop/pages/plan_scale_inputs.py" line="-257"/>
         <source>Failures and checkpoints (training)</source>
         <translation>Сбои и контрольные точки (обучение)</translation>
     </message>
@@ -5387,7 +5533,22 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>мин</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
+        <source>Spot capacity (priced from spot quotes; nodes are reclaimed)</source>
+        <translation>Спотовые мощности (цены из спотовых котировок; узлы отзываются)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Reclaims per node-hour</source>
+        <translation>Отзывов на узел в час</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the quote&apos;s, else {0}</source>
+        <translation>из котировки, иначе {0}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>Unticked: the published failure rate of each GPU type (Llama 3 for H100, Meta&apos;s clusters for A100), the storage&apos;s own write rate and Daly&apos;s optimal interval. 0 failures turns the goodput term off.</source>
         <translation>Флажок снят: опубликованная частота сбоев каждого типа GPU (Llama 3 для H100, кластеры Meta для A100), собственная скорость записи хранилища и оптимальный интервал Дейли. 0 сбоев отключает учёт полезного времени.</translation>
     </message>
@@ -5412,7 +5573,17 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Минуты работы между контрольными точками (--checkpoint-interval-minutes в CLI); флажок снят: оптимум Дейли</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+2"/>
+        <source>Plan on spot capacity: spot quotes price the plan, every reclaimed node stops the job, and the Goodput tab compares spot with on demand (the CLI&apos;s --spot)</source>
+        <translation>Планировать на спотовых мощностях: цены берутся из спотовых котировок, каждый отозванный узел останавливает задачу, а вкладка Goodput сравнивает спот с арендой по требованию (--spot в CLI)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Spot reclaims per node (instance) per hour (the CLI&apos;s --spot-interruptions-per-node-hour); blank: the rate the spot quotes state, else AWS Spot Instance Advisor&apos;s top band</source>
+        <translation>Отзывы спота на узел (инстанс) в час (--spot-interruptions-per-node-hour в CLI); пусто — частота из спотовых котировок, иначе верхняя полоса AWS Spot Instance Advisor</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>parallel file system</source>
         <translation>параллельная файловая система</translation>
     </message>
@@ -5420,6 +5591,11 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+0"/>
         <source>local NVMe</source>
         <translation>локальный NVMe</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>Reclaims per node-hour is a number from 0 to {0} (blank: the quote&apos;s rate); fix “{1}”. The plan keeps the last valid rate meanwhile.</source>
+        <translation>Отзывы на узел в час — число от 0 до {0} (пусто — частота из котировки); исправьте «{1}». Пока план использует последнюю верную частоту.</translation>
     </message>
 </context>
 <context>

@@ -19,6 +19,7 @@ so a headline, an error or a limits line that appears never moves the table unde
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 import time
 from pathlib import Path
@@ -63,6 +64,7 @@ from desktop.plan_request import (
     PageInputError,
     PlanCall,
     PoolAnswer,
+    SpotAnswer,
     Text,
     build_and_run,
     error_note,
@@ -388,6 +390,7 @@ class PlanPage(Page):
         self.pool_panel = PoolPanel(self.state)  # Expert mode only: a mixed GPU pool (plan --pool)
         self.expert_panels = [self.strategy, self.resilience, self.pool_panel]
         self.pool: PoolAnswer | None = None  # the pool comparison of the shown plan
+        self.spot: SpotAnswer | None = None  # a spot plan's on-demand side (spot against on demand)
         self.panels = [self.workload, self.model_panel, self.shape, self.hardware, self.constraints]
         self.results = ResultsPanel()
 
@@ -643,15 +646,15 @@ class PlanPage(Page):
         )
         if self.scheduler.runs_inline():
             try:
-                call, result, build_ms, pool = build_and_run(*request)
+                answer = build_and_run(*request)
             except UserError as exc:
                 self._fail(generation, error_note(exc), about_model=is_model_error(exc))
                 return
-            self._accept_built(generation, call, result, build_ms, pool)
+            self._accept_built(generation, *answer)
             return
 
         # slow search or cold price summaries: all of it on a pool thread, the latest request wins
-        def done(answer: tuple[PlanCall, PlanResult, float, PoolAnswer | None]) -> None:
+        def done(answer: tuple[PlanCall, PlanResult, float, PoolAnswer | None, SpotAnswer | None]) -> None:
             self._accept_built(generation, *answer)
 
         def failed(message: str) -> None:
@@ -661,13 +664,19 @@ class PlanPage(Page):
         job: Job = self.context.jobs.run(build_and_run, *request, on_done=done, on_error=failed, name="plan")
 
     def _accept_built(
-        self, generation: int, call: PlanCall, result: PlanResult, build_ms: float, pool: PoolAnswer | None = None
+        self,
+        generation: int,
+        call: PlanCall,
+        result: PlanResult,
+        build_ms: float,
+        pool: PoolAnswer | None = None,
+        spot: SpotAnswer | None = None,
     ) -> None:
         self.scheduler.built(generation, build_ms)
         if not self.scheduler.is_current(generation):
             return  # a newer request is on its way: latest request wins
         self.scheduler.searched(generation, float(result.search_ms))
-        self.call, self.pool = call, pool
+        self.call, self.pool, self.spot = call, pool, spot
         self.series.reset()
         self.model_panel.set_summary(plan_text.model_summary(call.model))
         self.state.set_result(result)
@@ -677,7 +686,7 @@ class PlanPage(Page):
         after a language switch."""
         if not self.scheduler.is_current(generation):
             return
-        self.call, self.pool = None, None
+        self.call, self.pool, self.spot = None, None, None
         self._error_about_model = about_model
         self._error_note = message
         self.state.set_error(render_note(message))
@@ -718,9 +727,10 @@ class PlanPage(Page):
         results.advice.setHtml(plan_text.advice_html(state, self.call))
         results.excluded.setHtml(plan_text.excluded_html(state.result))
         resilience = self.call.constraints.resilience if self.call is not None else None
-        results.goodput.setHtml(
-            plan_scale_text.goodput_html(option, resilience) if resilience is not None else ""
-        )
+        goodput = plan_scale_text.goodput_html(option, resilience) if resilience is not None else ""
+        if self.call is not None and self.spot is not None and option is not None:
+            goodput += plan_scale_text.spot_html(option, self.call, self.spot)
+        results.goodput.setHtml(goodput)
         names = {gpu_id: short_gpu_name(gpu.name) for gpu_id, gpu in self.context.gpu_catalog().items()}
         results.pool.show_answer(self.pool, names, training)
         self.last_redraw_ms = (time.perf_counter() - started) * 1000.0
@@ -983,7 +993,22 @@ class PlanPage(Page):
         return {
             "goodput": lambda: views.setCurrentWidget(self.results.goodput),
             "pool": self._show_pool_for_screenshot,
+            "spot": self._show_spot_example,  # last: it plans the example again, on spot
         }
+
+    def _show_spot_example(self) -> None:
+        """The example on spot capacity (priced by the spot quotes), the Goodput tab at its spot comparison."""
+        goodput = self.results.goodput
+
+        def scroll() -> None:  # once the spot plan is drawn (setHtml scrolls back to the top)
+            self.planned.disconnect(scroll)
+            goodput.scrollToAnchor("spot")
+
+        self.results.views.setCurrentWidget(goodput)
+        self.planned.connect(scroll)
+        self.state.replace_inputs(dataclasses.replace(self.state.inputs, spot=True), dirty=False)  # still the example
+        self.sync_widgets()
+        self.replan()
 
 
     def _show_pool_for_screenshot(self) -> None:

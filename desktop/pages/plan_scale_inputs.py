@@ -2,13 +2,15 @@
 
 Bound to the one PlanState like the panels of desktop/pages/plan_inputs.py. ResiliencePanel sets what the CLI's
 --failures-per-million-gpu-hours, --checkpoint-storage, --checkpoint-gb-per-s and --checkpoint-interval-minutes
-set (unticked: the planner's default); PoolPanel holds the rows of `plan --pool ID:COUNT,...`: a GPU type and a
+set (unticked: the planner's default), and --spot with --spot-interruptions-per-node-hour (a typed rate: blank
+takes the spot quotes' rate, else the default; a typo is said under it and kept); PoolPanel holds the rows of `plan --pool ID:COUNT,...`: a GPU type and a
 count each. A count is typed, so a typo is possible: it is said in a line under the rows, the text stays in its
 field and the plan keeps the last valid pool until it is fixed.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -27,9 +29,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop import fmt
 from desktop.pages.plan_inputs import _Panel, _set_combo_data, _wrapping_form
 from desktop.plan_state import CHECKPOINT_STORAGES, PlanInputs, PlanState
 from desktop.qmodels.plan_options import short_gpu_name
+from planner.resolver import MAX_INTERRUPTIONS_PER_NODE_HOUR
+from planner.scale import DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
 
 if TYPE_CHECKING:
     from planner.gpus import GpuSpec
@@ -105,7 +110,13 @@ class ResiliencePanel(_Panel):
         self.storage_combo = QComboBox()
         self.rate = DefaultOrValue(0.01, 1e4, 2, 5.0)
         self.interval = DefaultOrValue(1, 1e6, 0, 60)
-        self.labels = {name: QLabel() for name in ("failures", "storage", "rate", "interval")}
+        self.spot = QCheckBox()
+        self.spot_rate = QLineEdit()
+        self.labels = {name: QLabel() for name in ("failures", "storage", "rate", "interval", "spot_rate")}
+        self.spot_message = QLabel()
+        self.spot_message.setWordWrap(True)
+        self.spot_message.setStyleSheet("color: #cf222e;")
+        self.spot_message.setVisible(False)
         self.hint = QLabel()
         self.hint.setWordWrap(True)
         self.hint.setObjectName("hint")
@@ -114,10 +125,16 @@ class ResiliencePanel(_Panel):
         form.addRow(self.labels["storage"], self.storage_combo)
         form.addRow(self.labels["rate"], self.rate)
         form.addRow(self.labels["interval"], self.interval)
+        form.addRow(self.spot)
+        form.addRow(self.labels["spot_rate"], self.spot_rate)
+        form.addRow(self.spot_message)
         form.addRow(self.hint)
         for name, widget in (("failures", self.failures), ("rate", self.rate), ("interval", self.interval)):
             self.labels[name].setBuddy(widget.check)
         self.labels["storage"].setBuddy(self.storage_combo)
+        self.labels["spot_rate"].setBuddy(self.spot_rate)
+        self.spot.toggled.connect(self._on_spot)
+        self.spot_rate.textEdited.connect(lambda _t: self._commit_spot_rate())
         self.failures.changed.connect(
             lambda: self.state.update(failures_per_million_gpu_hours=self.failures.value())
         )
@@ -142,6 +159,11 @@ class ResiliencePanel(_Panel):
         self.failures.spin.setSuffix(" " + self.tr("per million GPU-hours"))
         self.rate.spin.setSuffix(" " + self.tr("GB/s per GPU"))
         self.interval.spin.setSuffix(" " + self.tr("min"))
+        self.spot.setText(self.tr("Spot capacity (priced from spot quotes; nodes are reclaimed)"))
+        self.labels["spot_rate"].setText(self.tr("Reclaims per node-hour"))
+        self.spot_rate.setPlaceholderText(self.tr("the quote's, else {0}").format(
+            fmt.significant(DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR, 2)))  # fmt: skip
+        self._check_spot_rate()
         self.hint.setText(
             self.tr("Unticked: the published failure rate of each GPU type (Llama 3 for H100, Meta's clusters for "
                     "A100), the storage's own write rate and Daly's optimal interval. 0 failures turns the goodput "
@@ -155,6 +177,11 @@ class ResiliencePanel(_Panel):
                                 "(the CLI's --checkpoint-gb-per-s)")),
             (self.interval, self.tr("Minutes of work between checkpoints (the CLI's --checkpoint-interval-minutes); "
                                     "unticked: Daly's optimum")),
+            (self.spot, self.tr("Plan on spot capacity: spot quotes price the plan, every reclaimed node stops the "
+                                "job, and the Goodput tab compares spot with on demand (the CLI's --spot)")),
+            (self.spot_rate, self.tr("Spot reclaims per node (instance) per hour (the CLI's "
+                                     "--spot-interruptions-per-node-hour); blank: the rate the spot quotes state, "
+                                     "else AWS Spot Instance Advisor's top band")),
         )  # fmt: skip
         for widget, tip in tips:
             widget.setToolTip(tip)
@@ -175,7 +202,36 @@ class ResiliencePanel(_Panel):
         self.storage_combo.setEnabled(rate is None)
         self.state.update(checkpoint_gb_per_s=rate)
 
+    def _on_spot(self, on: bool) -> None:
+        self.spot_rate.setEnabled(on)
+        self.state.update(spot=on)
+
+    def _check_spot_rate(self) -> tuple[bool, float | None]:
+        """(valid, rate): blank is valid (the quote's rate, else the default); a typo is said and kept."""
+        rate = parse_rate(self.spot_rate.text())
+        valid = rate is not None or not self.spot_rate.text().strip()
+        if not valid:
+            self.spot_message.setText(
+                self.tr("Reclaims per node-hour is a number from 0 to {0} (blank: the quote's rate); fix “{1}”. The "
+                        "plan keeps the last valid rate meanwhile.").format(
+                    fmt.number(MAX_INTERRUPTIONS_PER_NODE_HOUR, 0), self.spot_rate.text())
+            )  # fmt: skip
+        self.spot_rate.setStyleSheet("" if valid else "border: 1px solid #cf222e;")
+        self.spot_message.setVisible(not valid)
+        return valid, rate
+
+    def _commit_spot_rate(self) -> None:
+        valid, rate = self._check_spot_rate()
+        if valid:
+            self.state.update(spot_interruptions_per_node_hour=rate)
+
     def sync_from(self, inputs: PlanInputs) -> None:
+        with QSignalBlocker(self.spot):
+            self.spot.setChecked(inputs.spot)
+        self.spot_rate.setEnabled(inputs.spot)
+        rate = inputs.spot_interruptions_per_node_hour
+        self.spot_rate.setText("" if rate is None else f"{rate:.6g}")  # no thousands separator to misread
+        self._check_spot_rate()
         self.failures.set_value(inputs.failures_per_million_gpu_hours)
         self.rate.set_value(inputs.checkpoint_gb_per_s)
         self.interval.set_value(inputs.checkpoint_interval_minutes)
@@ -183,6 +239,19 @@ class ResiliencePanel(_Panel):
             _set_combo_data(self.storage_combo, inputs.checkpoint_storage)
         self.setEnabled(inputs.is_training)
         self.storage_combo.setEnabled(inputs.checkpoint_gb_per_s is None)
+
+
+def parse_rate(text: str) -> float | None:
+    """A typed reclaim rate: a finite number from 0 to MAX_INTERRUPTIONS_PER_NODE_HOUR ("0.02", "0,02",
+    "2e-2"), else None (blank too)."""
+    cleaned = text.strip().replace(",", ".").replace("\u00a0", "").replace(" ", "")
+    try:
+        value = float(cleaned)
+    except ValueError:
+        return None
+    if not cleaned.isascii() or not math.isfinite(value) or not 0 <= value <= MAX_INTERRUPTIONS_PER_NODE_HOUR:
+        return None
+    return value
 
 
 def parse_count(text: str) -> int | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
-import statistics
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,15 +21,17 @@ from planner.models import ModelSpec
 from planner.money import Money, format_money, normalise_currency
 from planner.perf import ENGINES, FORMATS
 from planner.resolver import (
+    MAX_INTERRUPTIONS_PER_NODE_HOUR,
     ON_DEMAND,
     PlanQuestion,
     ResolvedPlan,
-    base_gpu_id,
     choice_key,
     newest_run_choices,
-    quotes_by_id,
+    on_demand_prices_of,
     resilience_of,
     resolve,
+    spot_comparison_of,
+    stated_spot_rate,
     unpriced_notes,
 )
 from planner.scale import (
@@ -39,7 +40,6 @@ from planner.scale import (
     Goodput,
     Resilience,
     SpotComparison,
-    spot_against_on_demand,
 )
 from planner.search import (
     DEFAULT_MAX_GPUS,
@@ -70,7 +70,6 @@ MAX_BUDGET = 1e15
 MAX_DEADLINE_DAYS = 365_000
 MAX_INTER_NODE_GBPS = 1e6
 MAX_FAILURES_PER_MILLION_GPU_HOURS = 1e6  # one failure per GPU-hour
-MAX_INTERRUPTIONS_PER_NODE_HOUR = 3600.0  # one a second
 MAX_MINUTES = 1e6
 
 
@@ -442,34 +441,13 @@ def resolve_args(
         question = question_from_args(args, workload, constraints, hardware)
         resolved = resolve(question, store)
         if wants_spot(args) and (args.price_from_quotes or stored_choice):
-            base = tuple(dict.fromkeys(base_gpu_id(gpu.id) for gpu in resolved.gpus))
-            on_demand_question = dataclasses.replace(question, price_kinds=ON_DEMAND, hardware=base, price_from_quotes=True)
-            on_demand = resolve(on_demand_question, store)
-            on_demand_prices = dict(on_demand.prices)
+            on_demand_prices = on_demand_prices_of(question, resolved, store)
     finally:
         if store is not None:
             store.close()
     if resolved.missing_rates and len(resolved.prices) < len(resolved.gpus):
         raise UserError.of(resolved.missing_rates[0])
     return resolved, on_demand_prices
-
-
-def stated_spot_rate(store: StoreProtocol | None, hardware: tuple[str, ...]) -> float | None:
-    """The reclaim rate (per instance-hour) the spot quotes behind this plan state: the chosen quotes' highest,
-    else the median over the stored spot quotes of the chosen GPU types that state one (None: none does)."""
-    if store is None:
-        return None
-    chosen = quotes_by_id(store, [ident for kind, ident in map(choice_key, hardware) if kind == "quote"])
-    rates = [row["interruptions_per_hour"] for row in chosen.values() if row["kind"] == "spot"]
-    known = [float(rate) for rate in rates if rate is not None]
-    if known:
-        return max(known)
-    extra = store.user_gpus.all()
-    gpu_ids = {get_gpu(ident, extra).id for kind, ident in map(choice_key, hardware) if kind == "catalog"}
-    stored = [row["interruptions_per_hour"] for gpu_id in sorted(gpu_ids)
-              for row in store.rental_quotes.find(gpu=gpu_id, kind="spot")]  # fmt: skip
-    stated = [float(rate) for rate in stored if rate is not None]
-    return statistics.median(stated) if stated else None
 
 
 def plan_notes(args: argparse.Namespace, resolved: ResolvedPlan) -> list[str]:
@@ -735,18 +713,7 @@ def spot_comparison(
     result: PlanResult, resolved: ResolvedPlan, on_demand_prices: Mapping[str, Money]
 ) -> SpotComparison | None:
     """Spot against on demand for the top training option, when both prices are known."""
-    option = result.options[0] if result.options else None
-    if option is None or option.goodput is None:
-        return None
-    term = option.goodput
-    spot_price = resolved.prices.get(option.gpu.id)
-    on_demand = on_demand_prices.get(base_gpu_id(option.gpu.id))
-    if spot_price is None or on_demand is None or spot_price.currency != on_demand.currency:
-        return None
-    return spot_against_on_demand(
-        option.gpu, option.gpus, option.nodes, term.checkpoint.bytes, resolved.constraints.resilience,
-        spot_price.amount, on_demand.amount,
-    )  # fmt: skip
+    return spot_comparison_of(result.options[0] if result.options else None, resolved, on_demand_prices)
 
 
 def spot_note(spot: SpotComparison, currency: str) -> str:

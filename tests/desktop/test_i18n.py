@@ -80,7 +80,7 @@ def test_every_ts_entry_is_translated_with_the_same_placeholders():
             # Russian has three plural forms: 1 файл, 2 файла, 5 файлов
             if len(forms) != 3 or not all(form.strip() for form in forms):
                 problems.append(f"{context}: {source!r} needs three plural forms, has {forms}")
-            if not all("%n" in form for form in forms):
+            if not all(re.search(r"%L?n", form) for form in forms):  # %Ln: the count in the locale's digits
                 problems.append(f"{context}: {source!r}: every plural form must show the count (%n)")
             texts = forms
         else:
@@ -148,6 +148,37 @@ def test_every_count_reads_in_its_plural_form_in_both_languages(qapp, english_af
     assert [plurals().accumulation_steps(n) for n in (1, 3, 5, 21)] == [
         "1 шаг накопления", "3 шага накопления", "5 шагов накопления", "21 шаг накопления",
     ]  # fmt: skip
+
+
+def test_a_count_reads_in_english_even_where_no_english_catalog_is_installed(qapp, english_afterwards):
+    """No translator at all (a stripped install, a Qt application that installed none): English's own rule on
+    the "(s)", for every count text of desktop/plurals.py; Russian keeps its three forms."""
+    from PySide6.QtCore import QCoreApplication
+
+    from desktop import i18n
+    from desktop.plurals import Plurals, plurals
+
+    i18n.set_language("en", strict=True)
+    for translator in list(i18n._installed):  # what a missing gpu_advisor_en.qm leaves: no translator
+        QCoreApplication.instance().removeTranslator(translator)
+    i18n._installed.clear()
+    words = plurals()
+    assert [words.accumulation_steps(n) for n in (1, 32)] == ["1 accumulation step", "32 accumulation steps"]
+    assert [words.nodes(n) for n in (1, 9)] == ["1 node", "9 nodes"]
+    assert [words.published_runs(1), words.adding_quotes(2), words.deleting_quotes(1)] == [
+        "1 published run", "adding 2 quotes", "deleting 1 quote"]  # fmt: skip
+    assert words.users_per_replica(1) == "up to 1 user decoded together on each replica"
+    texts = [name for name, value in vars(Plurals).items() if callable(value) and not name.startswith("_")]
+    assert len(texts) == 6
+    for name in texts:  # every count text, at 1 and at 2: no "(s)" left in English
+        for count in (1, 2):
+            assert "(s)" not in getattr(words, name)(count), name
+    i18n.set_language("en", strict=True)  # with the English catalog: the same words
+    assert [words.accumulation_steps(n) for n in (1, 32)] == ["1 accumulation step", "32 accumulation steps"]
+    assert [words.nodes(n) for n in (1, 9)] == ["1 node", "9 nodes"]
+    i18n.set_language("ru", strict=True)
+    assert [words.accumulation_steps(n) for n in (1, 3, 5, 32)] == [
+        "1 шаг накопления", "3 шага накопления", "5 шагов накопления", "32 шага накопления"]  # fmt: skip
 
 
 def test_every_count_text_has_english_plural_forms():

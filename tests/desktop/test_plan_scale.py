@@ -368,6 +368,136 @@ def test_a_saved_plan_keeps_its_pool_and_failure_figures(qapp):
     assert odd.failures_per_million_gpu_hours is None
 
 
+# -- spot capacity ---------------------------------------------------------------------------------------------
+
+SPOT_PRICE, ON_DEMAND_PRICE, QUOTED_RATE = 0.50, 1.00, 0.02  # USD per GPU-hour; reclaims per node-hour
+
+
+def _add_h100_quotes(store) -> None:
+    """An on-demand and a spot quote of 8-GPU H100 instances, below every shipped reference price (so the user's
+    own quotes price the plan), the spot one stating its reclaim rate."""
+    for kind, price, rate in (("on-demand", ON_DEMAND_PRICE, None), ("spot", SPOT_PRICE, QUOTED_RATE)):
+        store.rental_quotes.add(
+            {"provider": "Hand cloud", "offer": f"8x H100 {kind}", "gpu": "h100-sxm", "gpus_per_instance": 8,
+             "price_per_gpu_hour": price, "currency": "USD", "kind": kind, "quoted_on": "2026-11-01",
+             "source": "test", "interruptions_per_hour": rate}
+        )  # fmt: skip
+
+
+def _spot_rows(page) -> dict:
+    from desktop.plan_scale_text import spot_rows
+    from planner.resolver import spot_comparison_of
+
+    option = page.state.best
+    comparison = spot_comparison_of(option, page.call, page.spot.on_demand_prices)
+    assert comparison is not None
+    return {row.key: row for row in spot_rows(option, comparison, page.spot, page.call.currency)}
+
+
+def _type_spot_rate(page, qtbot, text: str) -> None:
+    """Select what the field holds and type over it (each key edits the field, as a user's does)."""
+    field = page.resilience.spot_rate
+    field.selectAll()
+    qtbot.keyClicks(field, text)
+
+
+@pytest.mark.slow
+def test_the_spot_figures_shown_are_the_clis_for_the_same_inputs(open_plan_page, context, qtbot, capsys):
+    _add_h100_quotes(context.store)
+    page = _page_with_inputs(open_plan_page, qtbot)
+    page.resilience.spot.setChecked(True)  # the rate left blank: the spot quote's
+    assert page.state.inputs.spot and page.state.inputs.spot_interruptions_per_node_hour is None
+    _plan(page, qtbot)
+    cli = _cli_json(capsys, "--gpu", "h100-sxm", "--max-gpus", "16", "--spot")
+    expected, best = cli["options"][0], page.state.best
+    assert best.layout.as_dict() == expected["strategy"] and best.gpus == expected["gpus"]
+    assert best.cost.amount == pytest.approx(expected["cost"]["amount"], rel=1e-9)  # priced at the spot quote
+    assert expected["cost"]["amount"] == pytest.approx(expected["gpu_hours"] * SPOT_PRICE)
+    assert expected["goodput"]["spot_interruptions_per_hour"] == pytest.approx(QUOTED_RATE * expected["nodes"])
+    spot, rows = cli["spot"], _spot_rows(page)
+    for key in ("spot_per_useful_gpu_hour", "on_demand_per_useful_gpu_hour", "spot_effective_fraction",
+                "on_demand_effective_fraction"):  # fmt: skip
+        assert rows[key].raw == pytest.approx(spot[key], rel=1e-9), key
+    assert rows["spot_pays"].raw == float(spot["spot_pays"]) and rows["break_even_nodes"].raw == spot["break_even_nodes"]
+    shown = page.results.goodput.toPlainText()
+    for text in (fmt.money(spot["spot_per_useful_gpu_hour"], "USD") + "/GPU-h",
+                 fmt.money(spot["on_demand_per_useful_gpu_hour"], "USD") + "/GPU-h",
+                 fmt.percent(spot["spot_effective_fraction"], 1), "as the spot quotes state it",
+                 f"{fmt.significant(QUOTED_RATE, 2)} per node-hour"):  # fmt: skip
+        assert text in shown, text
+    nodes = spot["break_even_nodes"]
+    assert isinstance(nodes, int) and nodes > expected["nodes"]  # half price pays for a 2-node job
+    assert f"Spot stops paying above {nodes:,} nodes" in shown
+
+    # a typed rate replaces the quote's, as --spot-interruptions-per-node-hour does; a typo is said and kept
+    _type_spot_rate(page, qtbot, "0.3")
+    assert page.state.inputs.spot_interruptions_per_node_hour == 0.3
+    _type_spot_rate(page, qtbot, "-1")
+    assert page.resilience.spot_rate.text() == "-1" and not page.resilience.spot_message.isHidden()
+    assert "“-1”" in page.resilience.spot_message.text()
+    assert page.state.inputs.spot_interruptions_per_node_hour == 0.3  # the last valid rate is planned
+    _plan(page, qtbot)
+    spot = _cli_json(capsys, "--gpu", "h100-sxm", "--max-gpus", "16", "--spot-interruptions-per-node-hour", "0.3")[
+        "spot"
+    ]
+    rows = _spot_rows(page)
+    for key in ("spot_per_useful_gpu_hour", "spot_effective_fraction", "on_demand_per_useful_gpu_hour"):
+        assert rows[key].raw == pytest.approx(spot[key], rel=1e-9), key
+    assert rows["break_even_nodes"].raw == spot["break_even_nodes"]
+    rate = rows["spot_interruptions_per_node_hour"]
+    assert rate.raw == 0.3 and rate.value == f"{fmt.significant(0.3, 2)} per node-hour" and rate.basis == "set by you"
+
+
+def _daly_first_order_ratio(interval_s: float, write_s: float, restart_s: float, per_hour: float) -> float:
+    """Wall time per unit of work, to first order in 1/MTBF (Young 1974): the write after every interval, half
+    an interval plus its write redone and a restart per interruption."""
+    mtbf_s = 3600.0 / per_hour
+    return 1 + write_s / interval_s + (interval_s + write_s) / (2 * mtbf_s) + restart_s / mtbf_s
+
+
+@pytest.mark.slow
+def test_a_higher_reclaim_rate_raises_the_spot_price_per_useful_gpu_hour_as_a_hand_calculation_does(
+    open_plan_page, context, qtbot
+):
+    _add_h100_quotes(context.store)
+    page = _page_with_inputs(open_plan_page, qtbot, checkpoint_interval_minutes=INTERVAL_MINUTES)
+    page.resilience.spot.setChecked(True)
+    prices = {}
+    for rate in ("0.01", "0.1"):
+        _type_spot_rate(page, qtbot, rate)
+        _plan(page, qtbot)
+        option, rows = page.state.best, _spot_rows(page)
+        term = option.goodput
+        failures = 19.7e-6 * option.gpus  # Llama 3's H100 rate per GPU-hour (the published default) x GPUs
+        ratio = _daly_first_order_ratio(INTERVAL_MINUTES * 60, term.checkpoint.write_s, term.checkpoint.restart_s,
+                                        failures + float(rate) * option.nodes)  # fmt: skip
+        prices[rate] = rows["spot_per_useful_gpu_hour"].raw
+        assert prices[rate] == pytest.approx(SPOT_PRICE * ratio, rel=0.02), rate  # the price over the fraction
+    # ten times the reclaims: about 0.09 x nodes more lost per hour (half of 30 min + a 15-min restart, x 0.09/h)
+    assert prices["0.1"] > prices["0.01"]
+    nodes = page.state.best.nodes
+    assert prices["0.1"] / prices["0.01"] == pytest.approx(1 + 0.09 * nodes * (0.25 + 0.25), rel=0.05)
+
+
+def test_a_saved_plan_keeps_its_spot_choice_and_pulls_back_a_wrong_rate(qapp):
+    from desktop.plan_state import PlanInputs
+
+    inputs = PlanInputs(spot=True, spot_interruptions_per_node_hour=0.05)
+    assert PlanInputs.from_dict(json.loads(json.dumps(inputs.to_dict()))) == inputs
+    for wrong in (-0.1, float("nan"), float("inf"), "often", True, 1e9):
+        odd = PlanInputs.from_dict({"spot": True, "spot_interruptions_per_node_hour": wrong})
+        assert odd.spot and odd.spot_interruptions_per_node_hour is None, wrong
+    assert PlanInputs.from_dict({"spot": "yes"}).spot is False
+
+
+def test_a_typed_reclaim_rate_is_a_finite_number_from_zero():
+    from desktop.pages.plan_scale_inputs import parse_rate
+
+    assert [parse_rate(text) for text in ("0", " 0.02 ", "0,02", "2e-2", "3600")] == [0.0, 0.02, 0.02, 0.02, 3600.0]
+    for wrong in ("", "-0.1", "nan", "inf", "1e9", "often", "٠٫١"):
+        assert parse_rate(wrong) is None, wrong
+
+
 def test_a_mixed_way_that_does_not_fit_is_said_with_the_planners_reason(qapp):
     """A pipeline with no shape is a line under the table: its name, "does not fit", and the planner's reason."""
     from desktop.plan_scale_text import pool_details_html
