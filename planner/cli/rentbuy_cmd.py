@@ -19,10 +19,10 @@ from planner.costs import (
     spot_line,
 )
 from planner.errors import UserError
-from planner.scale import DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
 from planner.gpus import GpuSpec, get_gpu
 from planner.messages import Message, msg
 from planner.money import Money, format_money, normalise_currency
+from planner.scale import DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
