@@ -35,7 +35,7 @@ run: $(VENV)/.app-installed $(QM_FILES)
 	$(BIN)/gpu-advisor
 
 test: $(VENV)/.test-installed $(QM_FILES)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -p no:cacheprovider --durations=15
 
 # The inner loop (CONTRIBUTING.md): the pure core and the fast GUI tests, under a minute on 2 cores (about 40 s).
 # Left to `make test`: tests marked slow (a probe, self-test or screenshot child process, torchrun, a real torch
