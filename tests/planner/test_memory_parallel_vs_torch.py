@@ -113,17 +113,20 @@ def test_fsdp2_with_tensor_parallel_rank_under_torchrun_matches_trace(tmp_path):
 @pytest.mark.slow
 def test_pipeline_stages_match_real_tensors_and_hold_their_inflight_microbatches(tmp_path):
     path = _config(tmp_path, LLAMA)
+    stages = []
     for stage in (0, 1):
         layout = ["--pp", "2", "--stage", str(stage)]
         measured, traced = _real(path, 1, *layout), _traced(path, *layout)
         assert _within(traced["peak_bytes"], measured["peak_bytes"], 0.03)
         assert traced["stage"]["inflight"] == 2 - stage  # 1F1B: pp - stage index
+        stages.append(traced)
     one = _traced(path, "--pp", "2", "--stage", "0", "--inflight", "1")
-    two = _traced(path, "--pp", "2", "--stage", "0")
     # two micro-batches in flight keep twice what one micro-batch's forward keeps
-    assert _within(two["max"]["activations"], 2 * one["max"]["activations"], 0.03)
-    fuller = _traced(path, "--pp", "2")
-    assert _within(_analytic_peak(path, Layout(pp=2, micro_batch=BATCH)), fuller["peak_bytes"], 0.10)
+    assert _within(stages[0]["max"]["activations"], 2 * one["max"]["activations"], 0.03)
+    # the analytic figure is the fuller stage's (`memory --trace --pp 2` traces both and reports that one: the CLI
+    # test traces tp 2 x pp 2 that way)
+    fuller = max(stage["peak_bytes"] for stage in stages)
+    assert _within(_analytic_peak(path, Layout(pp=2, micro_batch=BATCH)), fuller, 0.10)
 
 
 @pytest.mark.slow
