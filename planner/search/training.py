@@ -1,15 +1,18 @@
 """The training search: for every layout (tp, pp, ep) fit per-GPU memory as a + b/dp per sharding state from
 two exact estimates, add the activation variant's delta, and time only the layouts that fit; the chosen
-options are re-estimated exactly. Floors skip what cannot beat the best at its GPU count: a candidate's
-timing (StepModel.microbatch_floor), or a layout's shortlists and timing at a dp, and its memory where that holds at
-every dp (StepModel.stage_floor)."""
+options are re-estimated exactly. The search is best-first per GPU count: every (layout, dp) that fills the
+count gets a floor (StepModel.stage_floor, whatever fits in memory), and the pairs are visited in ascending
+floor order until the next floor is above the best found; a pair's memory, shortlists and timing are worked
+out only when it is visited, and its candidates' own floors (StepModel.microbatch_floor once known) skip the
+ones that cannot beat the best."""
 
 from __future__ import annotations
 
 import math
 from bisect import bisect_left
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from planner import perf
 from planner.layout_text import family_message, sharding_hint
@@ -46,16 +49,19 @@ VIRTUAL_STAGES = (1, 4)
 # The family an excluded entry names: a data-parallel-only state, or None for every layout with tensor or
 # pipeline parallelism ("tensor/pipeline parallel").
 FamilyKey = State | None
-# A layout that reached the memory step: (enumeration index, shape, smallest dp, variants, states, dps).
-_NeedArgs = tuple[int, Shape, int, list[Variant], list[State], list[int]]
 
 
-def _search_order(shapes: list[Shape]) -> list[tuple[int, Shape]]:
-    """(enumeration index, shape) in the order the search visits them: every layout without a pipeline first
-    (where the fastest layout usually is, so the floors skip more of the pipelined ones), then the pipelined
-    ones, each group in enumeration order. The answers do not depend on the order: two layouts whose keys tie
-    share tp and pp, so they keep their enumeration order here; the needs carry their enumeration index."""
-    return sorted(enumerate(shapes), key=lambda item: item[1][1] > 1)
+def _search_order(at_count: dict[int, list[_Pair]]) -> list[tuple[int, list[_Pair]]]:
+    """(GPU count, its pairs) in the order the search visits them: counts ascending, each count's pairs in
+    ascending (floor, enumeration index) order, which the best-first stop (TrainingSearch._search_count) needs.
+    The answers do not depend on the order among pairs of equal floor, nor on the order of the counts (each
+    count keeps its own best; a candidate's key carries its layout's enumeration index and shortlist position,
+    so ties go where enumeration order sends them)."""
+    return [(count, sorted(at_count[count], key=_pair_order)) for count in sorted(at_count)]
+
+
+def _pair_order(pair: _Pair) -> tuple[float, int]:
+    return pair.floor, pair.layout.index
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +157,17 @@ class _LayoutFits:
             found = self._first_fits[limit] = _FirstFit(
                 [item for item in self._ranked if item[1][1] <= limit]
             )
+        return found
+
+    def shortlist(self, dp: int, capacity: int) -> list[tuple[State, Variant]]:
+        """shortlists((dp,), capacity)[0] for a search that asks one dp at a time: each state's choice by one
+        bisection (_FirstFit.index), as _choices makes it at a lone dp."""
+        first_fit = self._first_fit(self._limit(dp))
+        chosen = tuple([first_fit.index(capacity - fit.need(dp, 0.0)) for fit in self.fits])
+        key = (len(first_fit.ranked), chosen)
+        found = self._chosen.get(key)
+        if found is None:
+            found = self._chosen[key] = self._shortlist(first_fit, chosen)
         return found
 
     def shortlists(self, dps: tuple[int, ...], capacity: int) -> list[list[tuple[State, Variant]]]:
@@ -254,14 +271,53 @@ class _ClassedFits:
     def needs(self, shape: Shape, dp: int) -> list[tuple[float, Layout, FamilyKey]]:
         return [need for part in self.parts for need in part.needs(shape, dp)]
 
+
     def shortlists(self, dps: tuple[int, ...], capacity: int) -> list[list[tuple[State, Variant]]]:
         per_part = [part.shortlists(dps, capacity) for part in self.parts]
         return [[pair for lists in at_dp for pair in lists] for at_dp in zip(*per_part, strict=True)]
 
+    def shortlist(self, dp: int, capacity: int) -> list[tuple[State, Variant]]:
+        """The shortlist of one dp (_LayoutFits.shortlist), the classes' together."""
+        parts = self.parts
+        if len(parts) == 1:
+            return parts[0].shortlist(dp, capacity)
+        return [pair for part in parts for pair in part.shortlist(dp, capacity)]
+
+
+@dataclass(slots=True, eq=False)
+class _Searched:
+    """A layout the search tries (a dp of it fills a candidate count, and a state can run it): its enumeration
+    index, shape, smallest dp, variants, states and dps; its memory once worked out (`sized`; fits None: nothing
+    is possible there); the micro-batch floors of its variants once their micro-batch is timed (_consider)."""
+
+    index: int
+    shape: Shape
+    base: int
+    variants: list[Variant]
+    states: list[State]
+    dps: list[int]
+    sized: bool = False
+    fits: _ClassedFits | None = None
+    floors: dict[Variant, perf.MicrobatchFloor] = field(default_factory=dict)
+
+
+class _Pair(NamedTuple):
+    """A layout at one dp (so at one GPU count; `position` in its dps), with the floor under every candidate
+    of it (_pair_floors)."""
+
+    floor: float
+    layout: _Searched
+    dp: int
+    position: int
+
 
 @dataclass(frozen=True, slots=True)
 class _Best:
-    key: tuple[float, int, bool, int, int]
+    """The fastest candidate at a GPU count. key: (seconds, ZeRO stage, offloaded, pp, tp, enumeration index,
+    shortlist position): the last two make ties go to the candidate first in enumeration order, whichever
+    order the search visits the candidates in."""
+
+    key: tuple[float, int, bool, int, int, int, int]
     layout: Layout
 
 
@@ -313,11 +369,10 @@ class TrainingSearch(GpuSearch):
         self.skipped_pipeline = False
         self._variants_of: dict[bool, list[Variant]] = {}  # without / with a pipeline (_variants)
         self._dps_of: dict[tuple[int, int], list[int]] = {}
+        self._microbatch_counts_of: dict[tuple[int, int, int], list[float]] = {}
         self._unpipelined: dict[tuple[int, int, tuple[Variant, ...]], list[tuple[int, float]]] = {}
-        # Every layout that reached the memory step, in order, and those of them _live_dps left unsized:
-        # (shape, smallest dp, variants, states, dps).
-        self.searched: list[_NeedArgs] = []
-        self.unsized: list[_NeedArgs] = []
+        # Every layout that reached the memory step, in enumeration order (_Searched).
+        self.searched: list[_Searched] = []
         self.options = perf.TrainingOptions(optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank)
         workload = self.workload
         self.step_model = perf.StepModel(
@@ -450,68 +505,92 @@ class TrainingSearch(GpuSearch):
         return deltas
 
     def run(self) -> Found:
-        for index, shape in _search_order(list(self._layouts())):
-            self._search_layout(index, shape)
+        at_count: dict[int, list[_Pair]] = {}
+        for index, shape in enumerate(self._layouts()):
+            searched = self._prepare_layout(index, shape)
+            if searched is None:
+                continue
+            model_parallel = shape[0] * shape[1]
+            for position, (dp, floor) in enumerate(zip(searched.dps, self._pair_floors(searched), strict=True)):
+                at_count.setdefault(dp * model_parallel, []).append(_Pair(floor, searched, dp, position))
+        for count, pairs in _search_order(at_count):
+            self._search_count(count, pairs)
         self._finish()
         return self.found
 
-    def _search_layout(self, index: int, shape: Shape) -> None:
-        tp, pp, ep, virtual = shape
+    def _prepare_layout(self, index: int, shape: Shape) -> _Searched | None:
+        """The layout to search (None where no dp fills a count or no state can run it). A layout without
+        tensor or pipeline parallelism is sized at once: its sharding families are reported one by one."""
+        tp, pp, ep, _ = shape
         dps = self._dps(tp, pp, ep)
         if not dps:
-            return
-        base = ep // math.gcd(ep, tp)
+            return None
         variants = self._variants_of.get(pp > 1) or self._variants_of.setdefault(pp > 1, self._variants(pp))
         states = self.states if pp == 1 else self.pipeline_states
         if not states:
             self.skipped_pipeline = True
-            return
-        need_args = (index, shape, base, variants, states, dps)
-        self.searched.append(need_args)
-        live = self._live_dps(shape, dps, variants)
-        if not live and (tp > 1 or pp > 1):
-            self.unsized.append(need_args)
-            return  # its memory is worked out only if an excluded family's need asks for it (_complete_needs)
-        found = self._memory_fits(shape, base, variants, states, 1 in dps)
-        if found is None:
-            return
-        self._record_needs(index, shape, dps, found)
-        if not live:
-            return
-        floors: dict[Variant, perf.MicrobatchFloor] = {}
-        for dp, shortlist in zip(live, found.shortlists(tuple(live), self.capacity), strict=True):
-            self._consider(shape, dp, shortlist, floors)
+            return None
+        searched = _Searched(index, shape, ep // math.gcd(ep, tp), variants, states, dps)
+        self.searched.append(searched)
+        if tp == 1 and pp == 1:
+            self._sized(searched)
+        return searched
 
-    def _live_dps(self, shape: Shape, dps: list[int], variants: list[Variant]) -> list[int]:
-        """The dps of `dps` where this layout might beat the best found at its GPU count: none is found yet, or
-        some variant's floor (StepModel.stage_floor, whatever fits in memory) is at most the best. At the other
-        dps neither shortlists nor timing are worth working out; where no dp is live, neither is the layout's
-        memory (layouts without tensor or pipeline parallelism are sized anyway: their sharding families are
-        reported one by one)."""
-        tp, pp, ep, virtual = shape
-        best, model_parallel = self.best, tp * pp
-        if all(dp * model_parallel not in best for dp in dps):
-            return dps
-        floors = self._stage_floors(shape, variants)
+    def _sized(self, searched: _Searched) -> _ClassedFits | None:
+        """The layout's memory fits, worked out (and its needs recorded) the first time they are asked for."""
+        if not searched.sized:
+            searched.sized = True
+            searched.fits = self._memory_fits(
+                searched.shape, searched.base, searched.variants, searched.states, 1 in searched.dps
+            )
+            if searched.fits is not None:
+                self._record_needs(searched.index, searched.shape, searched.dps, searched.fits)
+        return searched.fits
+
+    def _search_count(self, count: int, pairs: list[_Pair]) -> None:
+        """Best-first at one GPU count: the pairs in ascending floor order, until a floor is above the best
+        found (every pair after it has a floor at least as high, so none of its candidates can beat or tie the
+        best); a visited pair's memory, shortlist and candidates are worked out then."""
+        for pair in pairs:
+            best = self.best.get(count)
+            if best is not None and pair.floor > best.key[0]:
+                return
+            searched = pair.layout
+            fits = self._sized(searched)
+            if fits is not None:
+                shortlist = fits.shortlist(pair.dp, self.capacity)
+                if shortlist:
+                    self._consider(searched, pair.dp, shortlist)
+
+    def _pair_floors(self, searched: _Searched) -> list[float]:
+        """The floor under every candidate of the layout at each of its dps: the lowest StepModel.stage_floor of
+        the micro-batches that dp may use (micro-batch x dp within the global batch), whatever fits in memory
+        (-inf with no floor: every candidate is timed)."""
+        floors = self._stage_floors(searched.shape, searched.variants)
         if floors is None:
-            return dps
+            return [-math.inf] * len(searched.dps)
+        _, pp, _, virtual = searched.shape
         bubble = self.step_model.bubble_microbatches(pp, virtual)
-        global_batch = self.workload.global_batch
-        live = []
-        for dp in dps:
-            found = best.get(dp * model_parallel)
-            if found is None:
-                live.append(dp)
-                continue
-            per_rank = global_batch // dp  # sequences per data-parallel rank: micro-batch x micro-batches
-            # MicrobatchFloor.at, over the variants dp allows
-            lowest = min(
-                [(max(1, per_rank // micro_batch) + bubble) * seconds for micro_batch, seconds in floors
-                 if micro_batch <= per_rank], default=math.inf,
-            )  # fmt: skip
-            if lowest <= found.key[0]:
-                live.append(dp)
-        return live
+        # MicrobatchFloor.at over the dps, one column per micro-batch (inf where a dp may not use it: seconds
+        # are positive), then the lowest of each dp's row
+        columns = [
+            [(microbatches + bubble) * seconds for microbatches in self._microbatch_counts(searched, micro_batch)]
+            for micro_batch, seconds in floors
+        ]
+        return columns[0] if len(columns) == 1 else list(map(min, *columns))
+
+    def _microbatch_counts(self, searched: _Searched, micro_batch: int) -> list[float]:
+        """Micro-batches per step at each dp of the layout with `micro_batch` (inf where micro-batch x dp
+        exceeds the global batch), kept per dps (as _dps keeps them) and micro-batch."""
+        key = (searched.shape[0] * searched.shape[1], searched.base, micro_batch)
+        found = self._microbatch_counts_of.get(key)
+        if found is None:
+            global_batch = self.workload.global_batch
+            found = self._microbatch_counts_of[key] = [
+                math.inf if micro_batch > global_batch // dp else max(1, global_batch // dp // micro_batch)
+                for dp in searched.dps
+            ]  # per rank: global_batch // dp sequences, micro-batch x micro-batches
+        return found
 
     def _stage_floors(self, shape: Shape, variants: list[Variant]) -> list[tuple[int, float]] | None:
         """(micro-batch, seconds per micro-batch) of StepModel.stage_floor for each micro-batch of `variants`, the
@@ -536,19 +615,17 @@ class TrainingSearch(GpuSearch):
         return [(micro_batch, perf.stage_floor_s(seconds, share)) for micro_batch, seconds in unpipelined]
 
     def _complete_needs(self) -> None:
-        """Work out the memory of the layouts _live_dps left unsized and record every layout's needs again,
-        in the order searched, so the smallest need per family (first found on a tie) is what searching every
+        """Work out the memory of the layouts the search left unsized and record every layout's needs again, in
+        enumeration order, so the smallest need per family (first found on a tie) is what searching every
         layout in full records."""
-        if not self.unsized:
+        if all(searched.sized for searched in self.searched):
             return
-        self.unsized.clear()
         self.family_need.clear()
         self.family_first.clear()
         self.smallest_need = None
-        for index, shape, base, variants, states, dps in self.searched:
-            found = self._memory_fits(shape, base, variants, states, 1 in dps)
-            if found is not None:
-                self._record_needs(index, shape, dps, found)
+        for searched in self.searched:
+            searched.sized = False
+            self._sized(searched)
 
     def _memory_fits(
         self, shape: Shape, base: int, variants: list[Variant], states: list[State], with_dp_one: bool
@@ -591,20 +668,14 @@ class TrainingSearch(GpuSearch):
             if self.smallest_need is None or ranked < self.smallest_need[0]:
                 self.smallest_need = (ranked, layout)
 
-    def _consider(
-        self,
-        shape: Shape,
-        dp: int,
-        shortlist: list[tuple[State, Variant]],
-        floors: dict[Variant, perf.MicrobatchFloor],
-    ) -> None:
+    def _consider(self, searched: _Searched, dp: int, shortlist: list[tuple[State, Variant]]) -> None:
         """Time the fitting (state, variant) pairs worth timing at this layout and dp (_LayoutFits.shortlists),
-        unless their floor (StepModel.microbatch_floor, kept per variant in `floors` once known; before that
-        StepModel.stage_floor) is above the best at this GPU count; keep the fastest."""
-        tp, pp, ep, virtual = shape
+        unless their floor (StepModel.microbatch_floor, kept per variant in searched.floors once known; before
+        that StepModel.stage_floor) is above the best at this GPU count; keep the fastest."""
+        tp, pp, ep, virtual = searched.shape
         count = dp * tp * pp
-        step_model = self.step_model
-        for state, variant in shortlist:
+        step_model, floors = self.step_model, searched.floors
+        for position, (state, variant) in enumerate(shortlist):
             best = self.best.get(count)
             if best is not None:
                 floor = floors.get(variant)
@@ -617,7 +688,8 @@ class TrainingSearch(GpuSearch):
                 if floor is not None and floor.at(dp) > best.key[0]:
                     continue  # cannot beat the best at this count: not worth timing
             layout = _layout(tp, pp, ep, dp, state, variant, virtual)
-            key = (step_model.seconds(layout), int(layout.zero), layout.offload != Offload.NONE, pp, tp)
+            seconds = step_model.seconds(layout)
+            key = (seconds, int(layout.zero), layout.offload != Offload.NONE, pp, tp, searched.index, position)
             if best is None or key < best.key:
                 self.best[count] = _Best(key, layout)
 
