@@ -12,7 +12,6 @@ import math
 from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from planner import perf
 from planner.layout_text import family_message, sharding_hint
@@ -57,11 +56,7 @@ def _search_order(at_count: dict[int, list[_Pair]]) -> list[tuple[int, list[_Pai
     The answers do not depend on the order among pairs of equal floor, nor on the order of the counts (each
     count keeps its own best; a candidate's key carries its layout's enumeration index and shortlist position,
     so ties go where enumeration order sends them)."""
-    return [(count, sorted(at_count[count], key=_pair_order)) for count in sorted(at_count)]
-
-
-def _pair_order(pair: _Pair) -> tuple[float, int]:
-    return pair.floor, pair.layout.index
+    return [(count, sorted(at_count[count])) for count in sorted(at_count)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +114,7 @@ class _LayoutFits:
         "_ranked",
         "_chosen",
         "_shortlists",
+        "_at_dp",
     )
 
     def __init__(self, fits: list[_StateFit], deltas: dict[Variant, float], global_batch: int):
@@ -133,6 +129,8 @@ class _LayoutFits:
         self._shortlists: dict[tuple[tuple[int, ...], int], list[list[tuple[State, Variant]]]] = {}
         # the shortlist of each choice of variants (one index per state), whichever dp or capacity made it
         self._chosen: dict[tuple[int, tuple[int, ...]], list[tuple[State, Variant]]] = {}
+        # per dp: the variants it may use and each state's need there (shortlist: every GPU type asks them)
+        self._at_dp: dict[int, tuple[_FirstFit, list[float]]] = {}
 
     def needs(self, shape: Shape, dp: int) -> list[tuple[float, Layout, FamilyKey]]:
         """(per-GPU need, layout, family) of each state at `dp` with the lightest activations (_record_needs)."""
@@ -162,8 +160,13 @@ class _LayoutFits:
     def shortlist(self, dp: int, capacity: int) -> list[tuple[State, Variant]]:
         """shortlists((dp,), capacity)[0] for a search that asks one dp at a time: each state's choice by one
         bisection (_FirstFit.index), as _choices makes it at a lone dp."""
-        first_fit = self._first_fit(self._limit(dp))
-        chosen = tuple([first_fit.index(capacity - fit.need(dp, 0.0)) for fit in self.fits])
+        at_dp = self._at_dp.get(dp)
+        if at_dp is None:
+            at_dp = self._at_dp[dp] = (self._first_fit(self._limit(dp)), [fit.need(dp, 0.0) for fit in self.fits])
+        first_fit, needs = at_dp
+        negative_minima = first_fit.negative_minima
+        # first_fit.index(capacity - need), inlined: the search asks this for every pair it visits
+        chosen = tuple([bisect_left(negative_minima, -(capacity - need)) for need in needs])
         key = (len(first_fit.ranked), chosen)
         found = self._chosen.get(key)
         if found is None:
@@ -301,14 +304,10 @@ class _Searched:
     floors: dict[Variant, perf.MicrobatchFloor] = field(default_factory=dict)
 
 
-class _Pair(NamedTuple):
-    """A layout at one dp (so at one GPU count; `position` in its dps), with the floor under every candidate
-    of it (_pair_floors)."""
-
-    floor: float
-    layout: _Searched
-    dp: int
-    position: int
+# A layout at one dp (so at one GPU count): (the floor under every candidate of it (_pair_floors), the layout's
+# enumeration index, dp, the layout). A plain tuple: the search makes one per layout and dp, and sorts them by
+# their first two fields, unique at one count (a layout has one dp there), so the sort never compares layouts.
+_Pair = tuple[float, int, int, _Searched]
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,7 +369,7 @@ class TrainingSearch(GpuSearch):
         self._variants_of: dict[bool, list[Variant]] = {}  # without / with a pipeline (_variants)
         self._dps_of: dict[tuple[int, int], list[int]] = {}
         self._microbatch_counts_of: dict[tuple[int, int, int], list[float]] = {}
-        self._unpipelined: dict[tuple[int, int, tuple[Variant, ...]], list[tuple[int, float]]] = {}
+        self._unpipelined: dict[tuple[int, int, bool], list[tuple[int, float]]] = {}
         # Every layout that reached the memory step, in enumeration order (_Searched).
         self.searched: list[_Searched] = []
         self.options = perf.TrainingOptions(optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank)
@@ -511,8 +510,8 @@ class TrainingSearch(GpuSearch):
             if searched is None:
                 continue
             model_parallel = shape[0] * shape[1]
-            for position, (dp, floor) in enumerate(zip(searched.dps, self._pair_floors(searched), strict=True)):
-                at_count.setdefault(dp * model_parallel, []).append(_Pair(floor, searched, dp, position))
+            for dp, floor in zip(searched.dps, self._pair_floors(searched), strict=True):
+                at_count.setdefault(dp * model_parallel, []).append((floor, index, dp, searched))
         for count, pairs in _search_order(at_count):
             self._search_count(count, pairs)
         self._finish()
@@ -551,16 +550,15 @@ class TrainingSearch(GpuSearch):
         """Best-first at one GPU count: the pairs in ascending floor order, until a floor is above the best
         found (every pair after it has a floor at least as high, so none of its candidates can beat or tie the
         best); a visited pair's memory, shortlist and candidates are worked out then."""
-        for pair in pairs:
+        for floor, _, dp, searched in pairs:
             best = self.best.get(count)
-            if best is not None and pair.floor > best.key[0]:
+            if best is not None and floor > best.key[0]:
                 return
-            searched = pair.layout
             fits = self._sized(searched)
             if fits is not None:
-                shortlist = fits.shortlist(pair.dp, self.capacity)
+                shortlist = fits.shortlist(dp, self.capacity)
                 if shortlist:
-                    self._consider(searched, pair.dp, shortlist)
+                    self._consider(searched, dp, shortlist)
 
     def _pair_floors(self, searched: _Searched) -> list[float]:
         """The floor under every candidate of the layout at each of its dps: the lowest StepModel.stage_floor of
@@ -595,9 +593,10 @@ class TrainingSearch(GpuSearch):
     def _stage_floors(self, shape: Shape, variants: list[Variant]) -> list[tuple[int, float]] | None:
         """(micro-batch, seconds per micro-batch) of StepModel.stage_floor for each micro-batch of `variants`, the
         lowest of its recompute modes (the floor's other terms depend on the micro-batch alone); None with no
-        floor. The micro-batches without a pipeline are kept per (tp, ep): every depth divides them."""
+        floor. The micro-batches without a pipeline are kept per (tp, ep) and whether there is a pipeline (which
+        decides the variants, _variants): every depth divides them."""
         tp, pp, ep, virtual = shape
-        key = (tp, ep, tuple(variants))
+        key = (tp, ep, pp > 1)
         unpipelined = self._unpipelined.get(key)
         if unpipelined is None:
             lowest: dict[int, float] = {}

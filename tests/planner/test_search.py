@@ -371,7 +371,8 @@ def test_the_search_order_does_not_change_the_answers(preset, max_gpus, monkeypa
 
     def reversed_order(at_count):
         def reverse_ties(pair):
-            return pair.floor, -pair.layout.index
+            floor, index, _, _ = pair
+            return floor, -index
 
         return [(count, sorted(at_count[count], key=reverse_ties)) for count in sorted(at_count, reverse=True)]
 
