@@ -13,6 +13,9 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
+import numpy.typing as npt
+
 from planner import perf
 from planner.layout_text import family_message, sharding_hint
 from planner.messages import Message, msg, render_all_en
@@ -50,13 +53,12 @@ VIRTUAL_STAGES = (1, 4)
 FamilyKey = State | None
 
 
-def _search_order(at_count: dict[int, list[_Pair]]) -> list[tuple[int, list[_Pair]]]:
-    """(GPU count, its pairs) in the order the search visits them: counts ascending, each count's pairs in
-    ascending (floor, enumeration index) order, which the best-first stop (TrainingSearch._search_count) needs.
-    The answers do not depend on the order among pairs of equal floor, nor on the order of the counts (each
-    count keeps its own best; a candidate's key carries its layout's enumeration index and shortlist position,
-    so ties go where enumeration order sends them)."""
-    return [(count, sorted(at_count[count])) for count in sorted(at_count)]
+def _search_order(floors: npt.NDArray[np.float64], indices: npt.NDArray[np.int64]) -> npt.NDArray[np.intp]:
+    """The order the search visits one GPU count's pairs in (positions into `floors`): ascending floor, which
+    the best-first stop (TrainingSearch._search_count) needs, then enumeration index. The answers do not depend
+    on the order among pairs of equal floor: a candidate's key carries its layout's enumeration index and
+    shortlist position, so ties go where enumeration order sends them."""
+    return np.lexsort((indices, floors))
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,10 +306,43 @@ class _Searched:
     floors: dict[Variant, perf.MicrobatchFloor] = field(default_factory=dict)
 
 
-# A layout at one dp (so at one GPU count): (the floor under every candidate of it (_pair_floors), the layout's
-# enumeration index, dp, the layout). A plain tuple: the search makes one per layout and dp, and sorts them by
-# their first two fields, unique at one count (a layout has one dp there), so the sort never compares layouts.
-_Pair = tuple[float, int, int, _Searched]
+class _PairTable:
+    """Every (layout, dp) pair of a search, by GPU count, with what their floors take besides the GPU: per pair
+    and micro-batch, (micro-batches per step + the pipeline bubble) where the dp may use that micro-batch
+    (MicrobatchFloor.at without its seconds). It depends on the model, workload, constraints and node size
+    only, never on the GPU's rates or memory: GPU types of one plan() call with the same node size share it.
+
+    `layouts` are positions in the search's list of layouts (TrainingSearch.searched, not empty), `micro_batches`
+    the columns (every layout's variants have the same micro-batches), `by_count` the pairs of each GPU count
+    (positions into the pair arrays)."""
+
+    __slots__ = ("allowed", "by_count", "dps", "indices", "layouts", "micro_batches", "microbatches")
+
+    def __init__(self, searched: list[_Searched], bubbles: list[float], global_batch: int):
+        self.micro_batches = sorted({micro_batch for _, micro_batch in searched[0].variants})  # every layout's
+        layouts = [position for position, layout in enumerate(searched) for _ in layout.dps]
+        self.dps = [dp for layout in searched for dp in layout.dps]
+        self.layouts = np.array(layouts, dtype=np.intp)
+        self.indices = np.array([searched[position].index for position in layouts], dtype=np.int64)
+        dps = np.array(self.dps, dtype=np.int64)
+        per_rank = global_batch // dps  # sequences per data-parallel rank: micro-batch x micro-batches
+        columns = [per_rank >= micro_batch for micro_batch in self.micro_batches]
+        self.allowed = np.stack(columns, axis=1)
+        bubble = np.array(bubbles, dtype=np.float64)[self.layouts]
+        # int + float as Python adds them (the int converted to double first); 1 where the dp may not use the
+        # micro-batch: a placeholder that `allowed` masks (never inf x 0)
+        counts = [np.maximum(1, per_rank // micro_batch) + bubble for micro_batch in self.micro_batches]
+        self.microbatches = np.where(self.allowed, np.stack(counts, axis=1), 1.0)
+        model_parallel = np.array([layout.shape[0] * layout.shape[1] for layout in searched], dtype=np.int64)
+        gpu_counts = dps * model_parallel[self.layouts]
+        self.by_count = {int(count): np.flatnonzero(gpu_counts == count) for count in np.unique(gpu_counts)}
+
+    def floors(self, seconds: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """The floor of every pair: the lowest over the micro-batches its dp may use of (micro-batches + bubble)
+        x that micro-batch's stage-floor seconds on its layout (`seconds`: one row per layout, one column per
+        micro-batch). The same products as MicrobatchFloor.at, element by element in IEEE double."""
+        products = self.microbatches * seconds[self.layouts]
+        return np.where(self.allowed, products, np.inf).min(axis=1, initial=np.inf)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,7 +403,6 @@ class TrainingSearch(GpuSearch):
         self.skipped_pipeline = False
         self._variants_of: dict[bool, list[Variant]] = {}  # without / with a pipeline (_variants)
         self._dps_of: dict[tuple[int, int], list[int]] = {}
-        self._microbatch_counts_of: dict[tuple[int, int, int], list[float]] = {}
         self._unpipelined: dict[tuple[int, int, bool], list[tuple[int, float]]] = {}
         # Every layout that reached the memory step, in enumeration order (_Searched).
         self.searched: list[_Searched] = []
@@ -504,18 +538,41 @@ class TrainingSearch(GpuSearch):
         return deltas
 
     def run(self) -> Found:
-        at_count: dict[int, list[_Pair]] = {}
         for index, shape in enumerate(self._layouts()):
-            searched = self._prepare_layout(index, shape)
-            if searched is None:
-                continue
-            model_parallel = shape[0] * shape[1]
-            for dp, floor in zip(searched.dps, self._pair_floors(searched), strict=True):
-                at_count.setdefault(dp * model_parallel, []).append((floor, index, dp, searched))
-        for count, pairs in _search_order(at_count):
-            self._search_count(count, pairs)
+            self._prepare_layout(index, shape)
+        if self.searched:
+            table = self._pair_table()
+            floors = table.floors(self._stage_floor_rows(table.micro_batches))
+            for count, pairs in table.by_count.items():
+                order = pairs[_search_order(floors[pairs], table.indices[pairs])]
+                self._search_count(count, table, order.tolist(), floors[order].tolist())
         self._finish()
         return self.found
+
+    def _pair_table(self) -> _PairTable:
+        """This search's _PairTable, shared with the other GPU types of the plan() call that have its node size
+        (kept beside the layouts' memory fits, which are shared the same way)."""
+        key = ("pair table", self.per_node)
+        table = self.memory.layout_fits.get(key)
+        if not isinstance(table, _PairTable):
+            bubbles = [self.step_model.bubble_microbatches(layout.shape[1], layout.shape[3])
+                       for layout in self.searched]  # fmt: skip
+            table = self.memory.layout_fits[key] = _PairTable(self.searched, bubbles, self.workload.global_batch)
+        return table
+
+    def _stage_floor_rows(self, micro_batches: list[int]) -> npt.NDArray[np.float64]:
+        """Per searched layout, the seconds of StepModel.stage_floor of each micro-batch (the lowest of its
+        recompute modes, _stage_floors): -inf with no floor (every candidate is timed), inf for a micro-batch
+        the layout's variants do not have."""
+        rows = []
+        for layout in self.searched:
+            floors = self._stage_floors(layout.shape, layout.variants)
+            if floors is None:
+                rows.append([-math.inf] * len(micro_batches))
+            else:
+                found = dict(floors)
+                rows.append([found.get(micro_batch, math.inf) for micro_batch in micro_batches])
+        return np.array(rows, dtype=np.float64).reshape(-1, len(micro_batches))
 
     def _prepare_layout(self, index: int, shape: Shape) -> _Searched | None:
         """The layout to search (None where no dp fills a count or no state can run it). A layout without
@@ -546,49 +603,21 @@ class TrainingSearch(GpuSearch):
                 self._record_needs(searched.index, searched.shape, searched.dps, searched.fits)
         return searched.fits
 
-    def _search_count(self, count: int, pairs: list[_Pair]) -> None:
-        """Best-first at one GPU count: the pairs in ascending floor order, until a floor is above the best
-        found (every pair after it has a floor at least as high, so none of its candidates can beat or tie the
-        best); a visited pair's memory, shortlist and candidates are worked out then."""
-        for floor, _, dp, searched in pairs:
+    def _search_count(self, count: int, table: _PairTable, pairs: list[int], floors: list[float]) -> None:
+        """Best-first at one GPU count: the pairs (positions in `table`) in ascending floor order, until a floor
+        is above the best found (every pair after it has a floor at least as high, so none of its candidates
+        can beat or tie the best); a visited pair's memory, shortlist and candidates are worked out then."""
+        searched_layouts, layouts, dps = self.searched, table.layouts, table.dps
+        for pair, floor in zip(pairs, floors, strict=True):
             best = self.best.get(count)
             if best is not None and floor > best.key[0]:
                 return
+            searched, dp = searched_layouts[layouts[pair]], dps[pair]
             fits = self._sized(searched)
             if fits is not None:
                 shortlist = fits.shortlist(dp, self.capacity)
                 if shortlist:
                     self._consider(searched, dp, shortlist)
-
-    def _pair_floors(self, searched: _Searched) -> list[float]:
-        """The floor under every candidate of the layout at each of its dps: the lowest StepModel.stage_floor of
-        the micro-batches that dp may use (micro-batch x dp within the global batch), whatever fits in memory
-        (-inf with no floor: every candidate is timed)."""
-        floors = self._stage_floors(searched.shape, searched.variants)
-        if floors is None:
-            return [-math.inf] * len(searched.dps)
-        _, pp, _, virtual = searched.shape
-        bubble = self.step_model.bubble_microbatches(pp, virtual)
-        # MicrobatchFloor.at over the dps, one column per micro-batch (inf where a dp may not use it: seconds
-        # are positive), then the lowest of each dp's row
-        columns = [
-            [(microbatches + bubble) * seconds for microbatches in self._microbatch_counts(searched, micro_batch)]
-            for micro_batch, seconds in floors
-        ]
-        return columns[0] if len(columns) == 1 else list(map(min, *columns))
-
-    def _microbatch_counts(self, searched: _Searched, micro_batch: int) -> list[float]:
-        """Micro-batches per step at each dp of the layout with `micro_batch` (inf where micro-batch x dp
-        exceeds the global batch), kept per dps (as _dps keeps them) and micro-batch."""
-        key = (searched.shape[0] * searched.shape[1], searched.base, micro_batch)
-        found = self._microbatch_counts_of.get(key)
-        if found is None:
-            global_batch = self.workload.global_batch
-            found = self._microbatch_counts_of[key] = [
-                math.inf if micro_batch > global_batch // dp else max(1, global_batch // dp // micro_batch)
-                for dp in searched.dps
-            ]  # per rank: global_batch // dp sequences, micro-batch x micro-batches
-        return found
 
     def _stage_floors(self, shape: Shape, variants: list[Variant]) -> list[tuple[int, float]] | None:
         """(micro-batch, seconds per micro-batch) of StepModel.stage_floor for each micro-batch of `variants`, the
