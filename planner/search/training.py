@@ -403,7 +403,7 @@ class TrainingSearch(GpuSearch):
         self.skipped_pipeline = False
         self._variants_of: dict[bool, list[Variant]] = {}  # without / with a pipeline (_variants)
         self._dps_of: dict[tuple[int, int], list[int]] = {}
-        self._unpipelined: dict[tuple[int, int, bool], list[tuple[int, float]]] = {}
+        self._unpipelined: dict[tuple[int, int, bool], list[tuple[int, float, float]]] = {}
         # Every layout that reached the memory step, in enumeration order (_Searched).
         self.searched: list[_Searched] = []
         self.options = perf.TrainingOptions(optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank)
@@ -623,24 +623,31 @@ class TrainingSearch(GpuSearch):
         """(micro-batch, seconds per micro-batch) of StepModel.stage_floor for each micro-batch of `variants`, the
         lowest of its recompute modes (the floor's other terms depend on the micro-batch alone); None with no
         floor. The micro-batches without a pipeline are kept per (tp, ep) and whether there is a pipeline (which
-        decides the variants, _variants): every depth divides them."""
+        decides the variants, _variants), with the part every stage takes whole (StepModel.every_stage_s): every
+        depth divides them."""
         tp, pp, ep, virtual = shape
         key = (tp, ep, pp > 1)
         unpipelined = self._unpipelined.get(key)
         if unpipelined is None:
+            step_model = self.step_model
             lowest: dict[int, float] = {}
             plain = {micro_batch for recompute, micro_batch in variants if recompute == Recompute.NONE}
             for recompute, micro_batch in variants:
                 if micro_batch in plain and recompute != Recompute.NONE:
                     continue  # recompute only adds work to a micro-batch (planner.perf): never the lowest
-                seconds = self.step_model.unpipelined_microbatch_s(tp, ep, micro_batch, recompute)
+                seconds = step_model.unpipelined_microbatch_s(tp, ep, micro_batch, recompute)
                 if seconds is None:
                     return None
                 lowest[micro_batch] = min(lowest.get(micro_batch, math.inf), seconds)
-            unpipelined = self._unpipelined[key] = list(lowest.items())
-        # min commutes with stage_floor_s (products of positive numbers round monotonically)
+            unpipelined = self._unpipelined[key] = [
+                (micro_batch, seconds, step_model.every_stage_s(tp, ep, micro_batch))
+                for micro_batch, seconds in lowest.items()
+            ]
+        # min commutes with stage_floor_s (nondecreasing in the seconds; every_stage_s is the same for every
+        # recompute mode)
         share = self.step_model.stage_share(pp)
-        return [(micro_batch, perf.stage_floor_s(seconds, share)) for micro_batch, seconds in unpipelined]
+        return [(micro_batch, perf.stage_floor_s(seconds, share, every_stage))
+                for micro_batch, seconds, every_stage in unpipelined]  # fmt: skip
 
     def _complete_needs(self) -> None:
         """Work out the memory of the layouts the search left unsized and record every layout's needs again, in

@@ -464,6 +464,46 @@ def test_the_floor_is_below_every_layouts_step_time():
     assert checked == 9
 
 
+@pytest.mark.parametrize(
+    ("preset", "task", "precision", "shapes"),
+    [
+        # Gemma 2 9B: a 256k vocabulary over a 3584 hidden, the LM head as heavy as four and a half layers
+        ("gemma-2-9b", "pretrain", "bf16", [(1, 2, 1), (2, 7, 1), (4, 14, 1), (8, 42, 1)]),
+        ("llama-3.1-70b", "lora", "bf16", [(8, 3, 1), (4, 16, 1), (8, 32, 1)]),
+        ("llama-3.1-8b", "qlora", "bf16", [(1, 4, 1), (2, 32, 1)]),
+        ("llama-3.1-8b", "pretrain", "fp8", [(4, 5, 1), (8, 8, 1)]),
+        # MoE: expert-parallel all-to-alls, and DeepSeek-V3's three dense layers among its 61
+        ("mixtral-8x7b", "pretrain", "bf16", [(2, 3, 4), (1, 8, 8), (4, 32, 1)]),
+        ("deepseek-v3", "pretrain", "bf16", [(8, 7, 64), (8, 16, 16)]),
+    ],
+)  # fmt: skip
+def test_the_stage_floor_is_the_fullest_stages_micro_batch(preset, task, precision, shapes):
+    """StepModel.stage_floor scales the micro-batch without a pipeline to the fullest of pp stages: the layers'
+    part by its ceil(L / pp) of the L layers, the LM head and the loss (StepModel.every_stage_s) whole. By hand,
+    that is the fullest stage's micro-batch itself (every other term is per layer): the floor must be below the
+    timed micro-batch (the search skips what it proves slower) and within 1e-6 of it, for dense and MoE
+    models, full fine-tunes, adapters and fp8, with and without recompute."""
+    from planner import perf
+    from planner.vocabulary import Layout
+
+    h100 = get_gpu("h100-sxm")
+    numbers = perf.model_numbers(get_preset(preset))
+    model = perf.StepModel(numbers, h100, seq_len=4096, global_batch=512, task=task,
+                           rates=perf.device_rates(h100, precision))  # fmt: skip
+    checked = 0
+    for tp, pp, ep in shapes:
+        for micro_batch in (1, 4):
+            for recompute in ("none", "full"):
+                layout = Layout(dp=8, tp=tp, pp=pp, ep=ep, micro_batch=micro_batch, recompute=recompute)
+                model.seconds(layout)  # times (and caches) the fullest stage's micro-batch
+                timed = model.microbatch_floor(tp, pp, ep, micro_batch, recompute)
+                floor = model.stage_floor(tp, pp, ep, micro_batch, recompute)
+                assert timed is not None and floor is not None
+                assert timed.total_s * (1 - 1e-6) <= floor.total_s <= timed.total_s, (layout, floor, timed)
+                checked += 1
+    assert checked == 4 * len(shapes)
+
+
 def test_recompute_never_makes_a_micro_batch_faster():
     """The stage floors take a micro-batch without recompute as the floor of the same micro-batch with it
     (planner.search.training._stage_floors): recompute only adds work (the forward again, or attention and the
