@@ -9,7 +9,7 @@ ones that cannot beat the best."""
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -53,12 +53,14 @@ VIRTUAL_STAGES = (1, 4)
 FamilyKey = State | None
 
 
-def _search_order(floors: npt.NDArray[np.float64], indices: npt.NDArray[np.int64]) -> npt.NDArray[np.intp]:
-    """The order the search visits one GPU count's pairs in (positions into `floors`): ascending floor, which
-    the best-first stop (TrainingSearch._search_count) needs, then enumeration index. The answers do not depend
-    on the order among pairs of equal floor: a candidate's key carries its layout's enumeration index and
-    shortlist position, so ties go where enumeration order sends them."""
-    return np.lexsort((indices, floors))
+def _search_order(
+    counts: npt.NDArray[np.int64], floors: npt.NDArray[np.float64], indices: npt.NDArray[np.int64]
+) -> npt.NDArray[np.intp]:
+    """The order the search visits the pairs in (positions into the arrays): by GPU count, each count's pairs in
+    ascending floor order, which the best-first stop (TrainingSearch._search_count) needs, then enumeration
+    index. The answers do not depend on the order among pairs of equal floor: a candidate's key carries its
+    layout's enumeration index and shortlist position, so ties go where enumeration order sends them."""
+    return np.lexsort((indices, floors, counts))
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,10 +315,9 @@ class _PairTable:
     only, never on the GPU's rates or memory: GPU types of one plan() call with the same node size share it.
 
     `layouts` are positions in the search's list of layouts (TrainingSearch.searched, not empty), `micro_batches`
-    the columns (every layout's variants have the same micro-batches), `by_count` the pairs of each GPU count
-    (positions into the pair arrays)."""
+    the columns (every layout's variants have the same micro-batches), `counts` the GPU count of each pair."""
 
-    __slots__ = ("allowed", "by_count", "dps", "indices", "layouts", "micro_batches", "microbatches")
+    __slots__ = ("allowed", "counts", "dps", "indices", "layouts", "micro_batches", "microbatches")
 
     def __init__(self, searched: list[_Searched], bubbles: list[float], global_batch: int):
         self.micro_batches = sorted({micro_batch for _, micro_batch in searched[0].variants})  # every layout's
@@ -334,8 +335,7 @@ class _PairTable:
         counts = [np.maximum(1, per_rank // micro_batch) + bubble for micro_batch in self.micro_batches]
         self.microbatches = np.where(self.allowed, np.stack(counts, axis=1), 1.0)
         model_parallel = np.array([layout.shape[0] * layout.shape[1] for layout in searched], dtype=np.int64)
-        gpu_counts = dps * model_parallel[self.layouts]
-        self.by_count = {int(count): np.flatnonzero(gpu_counts == count) for count in np.unique(gpu_counts)}
+        self.counts = dps * model_parallel[self.layouts]  # GPUs of each pair
 
     def floors(self, seconds: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """The floor of every pair: the lowest over the micro-batches its dp may use of (micro-batches + bubble)
@@ -543,9 +543,13 @@ class TrainingSearch(GpuSearch):
         if self.searched:
             table = self._pair_table()
             floors = table.floors(self._stage_floor_rows(table.micro_batches))
-            for count, pairs in table.by_count.items():
-                order = pairs[_search_order(floors[pairs], table.indices[pairs])]
-                self._search_count(count, table, order.tolist(), floors[order].tolist())
+            order = _search_order(table.counts, floors, table.indices)
+            counts, pairs, ordered_floors = table.counts[order].tolist(), order.tolist(), floors[order].tolist()
+            start = 0
+            while start < len(pairs):  # one GPU count's pairs: pairs[start:end]
+                end = bisect_right(counts, counts[start], start)
+                self._search_count(counts[start], table, pairs[start:end], ordered_floors[start:end])
+                start = end
         self._finish()
         return self.found
 

@@ -375,11 +375,11 @@ def test_the_search_order_does_not_change_the_answers(preset, max_gpus, monkeypa
     searched = answers()
     random = np.random.default_rng(15)
 
-    def ties_reversed(floors, indices):
-        return np.lexsort((-indices, floors))
+    def ties_reversed(counts, floors, indices):
+        return np.lexsort((-indices, floors, counts))
 
-    def ties_shuffled(floors, indices):
-        return np.lexsort((random.permutation(len(floors)), floors))
+    def ties_shuffled(counts, floors, indices):
+        return np.lexsort((random.permutation(len(floors)), floors, counts))
 
     for order in (ties_reversed, ties_shuffled):
         monkeypatch.setattr(training, "_search_order", order)
