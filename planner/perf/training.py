@@ -297,6 +297,7 @@ class StepModel:
         self.layer_cache: dict[tuple[int, int, int, int], _LayerTerms] = {}
         self.links: dict[tuple[int, int], Link] = {}
         self.geometries: dict[tuple[int, int, int], tuple[LayerShape, int, float, float]] = {}
+        self.layer_shapes: dict[tuple[int, int], LayerShape] = {}
 
     def step(self, layout: Layout) -> StepTime:
         return _Context(self, layout).step()
@@ -411,7 +412,10 @@ class StepModel:
             stage_layers = math.ceil(model.layers / pp)
             moe_share = model.moe_layers / model.layers if model.layers else 0.0
             stage_moe = stage_layers * moe_share
-            found = self.geometries[key] = (layer_shape(model, tp, ep), stage_layers, stage_moe, stage_layers - stage_moe)
+            shape = self.layer_shapes.get((tp, ep))
+            if shape is None:  # every pipeline depth shares it (layer_shape's cache would hash the ModelSpec)
+                shape = self.layer_shapes[(tp, ep)] = layer_shape(model, tp, ep)
+            found = self.geometries[key] = (shape, stage_layers, stage_moe, stage_layers - stage_moe)
         return found
 
     def stage_time(
