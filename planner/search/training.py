@@ -2,7 +2,7 @@
 two exact estimates, add the activation variant's delta, and time only the layouts that fit; the chosen
 options are re-estimated exactly. The search is best-first per GPU count: every (layout, dp) that fills the
 count gets a floor (StepModel.stage_floor, whatever fits in memory), and the pairs are visited in ascending
-floor order until the next floor is above the best found; a pair's memory, shortlists and timing are worked
+floor order until the next floor is above the best found; a pair's memory, shortlist and timing are worked
 out only when it is visited, and its candidates' own floors (StepModel.microbatch_floor once known) skip the
 ones that cannot beat the best."""
 
@@ -104,7 +104,7 @@ class _FirstFit:
 
 class _LayoutFits:
     """What one layout (tp, pp, ep, virtual stages) needs in memory, for every GPU type of one search: the
-    state fits, the variant deltas, and per (dps, capacity) the shortlists of (state, variant) worth timing
+    state fits, the variant deltas, and per (dp, capacity) the shortlist of (state, variant) worth timing
     (GPU types with the same memory share them)."""
 
     __slots__ = (
@@ -117,7 +117,6 @@ class _LayoutFits:
         "_needs",
         "_ranked",
         "_chosen",
-        "_shortlists",
         "_at_dp",
     )
 
@@ -130,7 +129,6 @@ class _LayoutFits:
         self._largest_micro_batch = max(variant[1] for variant in deltas)
         self._first_fits: dict[int, _FirstFit] = {}
         self._needs: dict[int, list[tuple[float, Layout, FamilyKey]]] = {}
-        self._shortlists: dict[tuple[tuple[int, ...], int], list[list[tuple[State, Variant]]]] = {}
         # the shortlist of each choice of variants (one index per state), whichever dp or capacity made it
         self._chosen: dict[tuple[int, tuple[int, ...]], list[tuple[State, Variant]]] = {}
         # per dp: the variants it may use and each state's need there (shortlist: every GPU type asks them)
@@ -162,97 +160,23 @@ class _LayoutFits:
         return found
 
     def shortlist(self, dp: int, capacity: int) -> list[tuple[State, Variant]]:
-        """shortlists((dp,), capacity)[0] for a search that asks one dp at a time: each state's choice by one
-        bisection (_FirstFit.index), as _choices makes it at a lone dp."""
+        """The (state, variant) pairs worth timing at `dp` in `capacity` bytes: per state the most preferred
+        variant that fits (_FirstFit.index), less those another candidate dominates: no lighter in activations
+        and no dearer in kind (ZeRO-0/1/2 share one communication volume; ZeRO-3 costs 1.5x; offload adds
+        transfers; recompute adds compute), so never faster. Each dp's variants and state needs are kept (every
+        GPU type asks them), and each choice of variants' shortlist (GPU types whose memory leads to the same
+        choices share it)."""
         at_dp = self._at_dp.get(dp)
         if at_dp is None:
             at_dp = self._at_dp[dp] = (self._first_fit(self._limit(dp)), [fit.need(dp, 0.0) for fit in self.fits])
         first_fit, needs = at_dp
-        negative_minima = first_fit.negative_minima
-        # first_fit.index(capacity - need), inlined: the search asks this for every pair it visits
-        chosen = tuple([bisect_left(negative_minima, -(capacity - need)) for need in needs])
+        chosen = tuple([first_fit.index(capacity - need) for need in needs])
+        # the variants a dp may use grow with the limit: their count names them
         key = (len(first_fit.ranked), chosen)
         found = self._chosen.get(key)
         if found is None:
             found = self._chosen[key] = self._shortlist(first_fit, chosen)
         return found
-
-    def shortlists(self, dps: tuple[int, ...], capacity: int) -> list[list[tuple[State, Variant]]]:
-        """For each dp of `dps` (ascending) the (state, variant) pairs worth timing: per state the most preferred
-        variant that fits, less those another candidate dominates: no lighter in activations and no dearer in
-        kind (ZeRO-0/1/2 share one communication volume; ZeRO-3 costs 1.5x; offload adds transfers; recompute
-        adds compute), so never faster. GPU types with the same memory share them."""
-        key = (dps, capacity)
-        found = self._shortlists.get(key)
-        if found is None:
-            found = self._shortlists[key] = []
-            start = 0
-            while start < len(dps):  # runs of dps that may use the same micro-batches
-                limit, end = self._limit(dps[start]), start + 1
-                while end < len(dps) and self._limit(dps[end]) == limit:
-                    end += 1
-                found.extend(self._run_shortlists(dps, start, end, self._first_fit(limit), capacity))
-                start = end
-        return found
-
-    def _run_shortlists(
-        self, dps: tuple[int, ...], start: int, end: int, first_fit: _FirstFit, capacity: int
-    ) -> list[list[tuple[State, Variant]]]:
-        """The shortlists of dps[start:end]; each dp's choices (one index into first_fit.ranked per state) are
-        worked out state by state (_choices), and dps with the same choices share one shortlist."""
-        choices = [self._choices(fit, dps, start, end, first_fit, capacity) for fit in self.fits]
-        shortlists: list[list[tuple[State, Variant]]] = []
-        previous: tuple[int, ...] | None = None
-        shortlist: list[tuple[State, Variant]] = []
-        memo = self._chosen
-        for chosen in zip(*choices, strict=True):
-            if chosen != previous:
-                # the variants a dp may use grow with the limit: their count names them
-                key = (len(first_fit.ranked), chosen)
-                found = memo.get(key)
-                if found is None:
-                    found = memo[key] = self._shortlist(first_fit, chosen)
-                shortlist, previous = found, chosen
-            shortlists.append(shortlist)
-        return shortlists
-
-    def _choices(
-        self, fit: _StateFit, dps: tuple[int, ...], start: int, end: int, first_fit: _FirstFit, capacity: int
-    ) -> list[int]:
-        """first_fit.index of the room this state leaves at each dp of dps[start:end].
-
-        The room, capacity - (a + b / dp), grows with dp when b >= 0 (each floating-point step is monotonic),
-        so the index only falls: after each dp, bisect for the first dp where a more preferred variant fits
-        instead of asking at every dp. dp 1 (the exact figure) and b < 0 are asked one by one.
-        """
-        negative_minima = first_fit.negative_minima
-
-        def index(position: int) -> int:
-            return first_fit.index(capacity - fit.need(dps[position], 0.0))
-
-        if fit.b < 0:
-            return [index(position) for position in range(start, end)]
-        out: list[int] = []
-        position = start
-        if dps[position] == 1:
-            out.append(index(position))
-            position += 1
-        while position < end:
-            current = index(position)
-            if current == 0:
-                out.extend([0] * (end - position))
-                break
-            threshold = negative_minima[current - 1]  # a more preferred variant fits once -room <= this
-            low, high = position + 1, end
-            while low < high:
-                middle = (low + high) // 2
-                if threshold >= -(capacity - fit.need(dps[middle], 0.0)):
-                    high = middle
-                else:
-                    low = middle + 1
-            out.extend([current] * (low - position))
-            position = low
-        return out
 
     def _shortlist(self, first_fit: _FirstFit, chosen: tuple[int, ...]) -> list[tuple[State, Variant]]:
         ranked, kinds, size = first_fit.ranked, self._kinds, len(first_fit.ranked)
@@ -277,11 +201,6 @@ class _ClassedFits:
 
     def needs(self, shape: Shape, dp: int) -> list[tuple[float, Layout, FamilyKey]]:
         return [need for part in self.parts for need in part.needs(shape, dp)]
-
-
-    def shortlists(self, dps: tuple[int, ...], capacity: int) -> list[list[tuple[State, Variant]]]:
-        per_part = [part.shortlists(dps, capacity) for part in self.parts]
-        return [[pair for lists in at_dp for pair in lists] for at_dp in zip(*per_part, strict=True)]
 
     def shortlist(self, dp: int, capacity: int) -> list[tuple[State, Variant]]:
         """The shortlist of one dp (_LayoutFits.shortlist), the classes' together."""
@@ -554,9 +473,10 @@ class TrainingSearch(GpuSearch):
         return self.found
 
     def _pair_table(self) -> _PairTable:
-        """This search's _PairTable, shared with the other GPU types of the plan() call that have its node size
-        (kept beside the layouts' memory fits, which are shared the same way)."""
-        key = ("pair table", self.per_node)
+        """This search's _PairTable, shared with the other GPU types of the plan() call whose searches try the
+        same layouts at the same dps (the node size decides the counts and tensor-parallel sizes), kept beside
+        the layouts' memory fits, which are shared the same way."""
+        key = ("pair table", self.per_node, tuple(self.counts), tuple(layout.index for layout in self.searched))
         table = self.memory.layout_fits.get(key)
         if not isinstance(table, _PairTable):
             bubbles = [self.step_model.bubble_microbatches(layout.shape[1], layout.shape[3])
@@ -708,7 +628,7 @@ class TrainingSearch(GpuSearch):
                 self.smallest_need = (ranked, layout)
 
     def _consider(self, searched: _Searched, dp: int, shortlist: list[tuple[State, Variant]]) -> None:
-        """Time the fitting (state, variant) pairs worth timing at this layout and dp (_LayoutFits.shortlists),
+        """Time the fitting (state, variant) pairs worth timing at this layout and dp (_LayoutFits.shortlist),
         unless their floor (StepModel.microbatch_floor, kept per variant in searched.floors once known; before
         that StepModel.stage_floor) is above the best at this GPU count; keep the fastest."""
         tp, pp, ep, virtual = searched.shape
