@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from planner import perf
 from planner.layout_text import family_message, sharding_hint
-from planner.messages import Message, msg, render_all_en
+from planner.messages import Message, msg, render_en
 from planner.search.common import Found, GpuSearch, SearchInputs, price_option
 from planner.search.enumeration import (
     MICRO_BATCHES,
@@ -643,14 +643,16 @@ class TrainingSearch(GpuSearch):
         tokens_per_s = step.tokens_per_s
         wall = workload.tokens / tokens_per_s if workload.tokens else None
         gpu_hours, cost, per_million = price_option(self.inputs.price, count, tokens_per_s, wall)
-        notes = list(breakdown.note_messages)
+        # the memory notes' English texts are breakdown.notes already (render_all_en renders each on its own)
+        notes, texts = breakdown.note_messages, breakdown.notes
         effective_batch = layout.dp * layout.micro_batch * step.microbatches
         if effective_batch != workload.global_batch:
-            notes.append(msg(
+            batch_note = msg(
                 "option.global_batch_differs", effective_batch=effective_batch, dp=layout.dp,
                 micro_batch=layout.micro_batch, accumulation_steps=step.microbatches,
                 global_batch=workload.global_batch,
-            ))  # fmt: skip
+            )  # fmt: skip
+            notes, texts = (*notes, batch_note), (*texts, render_en(batch_note))
         band = perf.shipped_bands().band(
             perf.option_keys(True, self.gpu, count, self.per_node), Confidence.parse(step.confidence)
         )
@@ -661,7 +663,7 @@ class TrainingSearch(GpuSearch):
             workload=workload,
             precision=workload.precision, nodes=self.nodes(count),
             gradient_accumulation_steps=step.microbatches, time_breakdown=step.breakdown,
-            assumptions=step.assumptions, notes=render_all_en(notes), note_messages=tuple(notes),
+            assumptions=step.assumptions, notes=texts, note_messages=notes,
             time_band=band, mfu=step.mfu, goodput=self.goodput(count, wall, layout),
         )  # fmt: skip
 
