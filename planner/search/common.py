@@ -20,7 +20,7 @@ from planner.messages import Message
 from planner.models import ModelSpec
 from planner.money import Money
 from planner.perf import ModelNumbers, Rates, Schedule
-from planner.scale import Goodput, checkpoint_bytes, job_goodput
+from planner.scale import Goodput, JobFailures, checkpoint_bytes
 from planner.search.enumeration import allowed, pinned_count, powers_of_two
 from planner.search.types import Constraints, Excluded, PlanOption, Workload
 from planner.vocabulary import Layout, Precision, Task
@@ -138,6 +138,7 @@ class GpuSearch:
         self.max_gpus = inputs.constraints.gpus or inputs.constraints.max_gpus
         self.capacity = inputs.constraints.usable_bytes(inputs.gpu)  # memory less the headroom
         self.found = Found()
+        self._failures: JobFailures | None = None  # built by the first goodput() asked
 
     def run(self) -> Found:
         raise NotImplementedError
@@ -158,8 +159,9 @@ class GpuSearch:
 
     def goodput(self, gpus: int, work_s: float | None, layout: Layout | None = None) -> Goodput | None:
         """The goodput term of a training job on `gpus` GPUs (failures, checkpoints, restarts, spot)."""
-        resilience = self.constraints.resilience
-        return job_goodput(self.gpu, gpus, self.nodes(gpus), self.checkpoint_bytes(layout), resilience, work_s)
+        if self._failures is None:  # the GPU type's failure rate and the storage, once per search
+            self._failures = JobFailures.of(self.gpu, self.constraints.resilience)
+        return self._failures.goodput(gpus, self.nodes(gpus), self.checkpoint_bytes(layout), work_s)
 
 
 def job_checkpoint_bytes(workload: Workload, numbers: ModelNumbers, config: MemoryConfig | None) -> int:

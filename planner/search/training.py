@@ -24,6 +24,7 @@ from planner.search.enumeration import (
 )
 from planner.search.ranking import rank_key
 from planner.search.types import Excluded, PlanOption
+from planner.uncertainty import ErrorBand
 from planner.vocabulary import Confidence, Layout, Offload, RankBy, Recompute, ZeroStage
 
 # Pipeline parallel runs with ZeRO stage 0 or 1 only. DeepSpeed's PipelineEngine asserts it
@@ -626,6 +627,7 @@ class TrainingSearch(GpuSearch):
 
     # -- results -------------------------------------------------------------------------------------------
     def _finish(self) -> None:
+        self._bands: dict[tuple[tuple[str, ...], Confidence], ErrorBand | None] = {}
         for count in sorted(self.best):
             option = self._option(count, self.best[count])
             if option is not None:
@@ -653,19 +655,27 @@ class TrainingSearch(GpuSearch):
                 global_batch=workload.global_batch,
             )  # fmt: skip
             notes, texts = (*notes, batch_note), (*texts, render_en(batch_note))
-        band = perf.shipped_bands().band(
-            perf.option_keys(True, self.gpu, count, self.per_node), Confidence.parse(step.confidence)
-        )
+        confidence = Confidence.parse(step.confidence)
+        band = self._band(perf.option_keys(True, self.gpu, count, self.per_node), confidence)
         return PlanOption(
             gpu=self.gpu, gpus=count, layout=layout, memory=breakdown, fits=True,
             step_time_s=step.step_time_s, tokens_per_s=tokens_per_s, wall_time_s=wall, gpu_hours=gpu_hours,
-            cost=cost, cost_per_million_tokens=per_million, confidence=Confidence.parse(step.confidence),
+            cost=cost, cost_per_million_tokens=per_million, confidence=confidence,
             workload=workload,
             precision=workload.precision, nodes=self.nodes(count),
             gradient_accumulation_steps=step.microbatches, time_breakdown=step.breakdown,
             assumptions=step.assumptions, notes=texts, note_messages=notes,
             time_band=band, mfu=step.mfu, goodput=self.goodput(count, wall, layout),
         )  # fmt: skip
+
+    def _band(self, keys: tuple[str, ...], confidence: Confidence) -> ErrorBand | None:
+        """The shipped band of an option's class: a pure function of the keys and the confidence, and an
+        ErrorBand is an immutable value, so the options of one class share one (a GPU type's options fall
+        in three classes: one GPU, one node, several nodes)."""
+        key = (keys, confidence)
+        if key not in self._bands:
+            self._bands[key] = perf.shipped_bands().band(keys, confidence)
+        return self._bands[key]
 
     def _exclusions(self) -> None:
         """The sharding families that fit nowhere, with their smallest need, and why pipelines were skipped."""
