@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from planner.gpus import GpuSpec
 from planner.memory import MemoryBreakdown, MemoryConfig, MemoryTotals, SharedShapes
+from planner.memory.config import with_layout
 from planner.memory.stages import (
     MASTER_BYTES,
     MEGATRON_WEIGHT_BYTES,
@@ -61,7 +62,7 @@ class SearchMemory:
 
     def config(self, layout: Layout) -> MemoryConfig:
         """The MemoryConfig this search estimates `layout` with."""
-        return dataclasses.replace(self._config(layout), layout=layout)
+        return with_layout(self._config(layout), layout)
 
     def _config(self, layout: Layout) -> MemoryConfig:
         """Sequence parallel with tensor parallel; interleaved 1F1B holds more micro-batches in flight on the
