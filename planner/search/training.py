@@ -712,8 +712,8 @@ class TrainingSearch(GpuSearch):
         if options and (ZeroStage.NONE, Offload.NONE) not in {family_key(o.layout) for o in options}:
             states = self.memory.breakdown(Layout())
             state_bytes = states.model_state_bytes if states is not None else None
-            best = min(options, key=lambda o: rank_key(o, RankBy.TIME))
             if state_bytes is not None and state_bytes > capacity:
+                best = min(options, key=lambda o: rank_key(o, RankBy.TIME))  # the advice's example
                 self.found.advice.append(msg(
                     "advice.ddp_cannot_work", gpu=gpu.name, state_bytes=state_bytes, capacity_bytes=capacity,
                     hint=sharding_hint(best.layout), strategy=best.layout,
