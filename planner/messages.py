@@ -699,9 +699,13 @@ def _parsed(template: str) -> _Parts | None:
         return _PARSED[template]
     except KeyError:
         pass
-    parts = tuple(_FORMATTER.parse(template))
+    # a spec is None only beside no field (string.Formatter.parse): "" there changes nothing
+    parts = tuple(
+        (literal, name, spec or "", conversion) for literal, name, spec, conversion in _FORMATTER.parse(template)
+    )
     plain = all(
-        name is None or (_PLAIN_NAME.fullmatch(name) is not None and "{" not in spec and conversion in (None, "r", "s"))
+        name is None
+        or (_PLAIN_NAME.fullmatch(name) is not None and "{" not in spec and conversion in (None, "r", "s"))
         for _, name, spec, conversion in parts
     )
     found = _PARSED[template] = parts if plain else None
