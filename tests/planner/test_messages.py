@@ -171,7 +171,7 @@ def test_format_duration_is_the_one_rule(seconds, text):
 def test_rendering_writes_what_string_formatter_writes_for_every_template():
     """render_en renders from each template's parts parsed once; str.format's own machinery (Formatter.vformat
     with the planner's format specs) must write the same text for every template, values of every kind."""
-    from planner.messages import _EnglishFormatter, _parsed
+    from planner.messages import _EnglishFormatter, _parse
 
     reference = _EnglishFormatter()
     for code, template in TEMPLATES.items():
@@ -179,8 +179,8 @@ def test_rendering_writes_what_string_formatter_writes_for_every_template():
         params = {name: _sample(name, spec) for name, spec in fields}
         assert render_en(Message(code, params)) == reference.vformat(template, (), params), code
     # fields that are more than a plain name are left to vformat itself
-    assert _parsed("{a.b} and {c[0]} and {d:{width}}") is None
-    assert _parsed("{{literal}} {n:,} {t!r}") == (("{", None, "", None), ("literal}", None, "", None),
+    assert _parse("{a.b} and {c[0]} and {d:{width}}") is None
+    assert _parse("{{literal}} {n:,} {t!r}") == (("{", None, "", None), ("literal}", None, "", None),
                                                    (" ", "n", ",", None), (" ", "t", "", "r"))  # fmt: skip
 
 
