@@ -171,7 +171,8 @@ class _LayoutFits:
         if at_dp is None:
             at_dp = self._at_dp[dp] = (self._first_fit(self._limit(dp)), [fit.need(dp, 0.0) for fit in self.fits])
         first_fit, needs = at_dp
-        chosen = tuple([first_fit.index(capacity - need) for need in needs])
+        negative_minima = first_fit.negative_minima  # first_fit.index, inlined: asked at every pair visited
+        chosen = tuple([bisect_left(negative_minima, -(capacity - need)) for need in needs])
         # the variants a dp may use grow with the limit: their count names them
         key = (len(first_fit.ranked), chosen)
         found = self._chosen.get(key)
@@ -206,9 +207,13 @@ class _ClassedFits:
     def shortlist(self, dp: int, capacity: int) -> list[tuple[State, Variant]]:
         """The shortlist of one dp (_LayoutFits.shortlist), the classes' together."""
         parts = self.parts
+        first = parts[0].shortlist(dp, capacity)
         if len(parts) == 1:
-            return parts[0].shortlist(dp, capacity)
-        return [pair for part in parts for pair in part.shortlist(dp, capacity)]
+            return first
+        second = parts[1].shortlist(dp, capacity)
+        if not (first and second):
+            return first or second  # the memoised list itself: the search only reads it
+        return first + second
 
 
 @dataclass(slots=True, eq=False)
@@ -532,7 +537,7 @@ class TrainingSearch(GpuSearch):
         """Best-first at one GPU count: the pairs (positions in `table`) in ascending floor order, until a floor
         is above the best found (every pair after it has a floor at least as high, so none of its candidates
         can beat or tie the best); a visited pair's memory, shortlist and candidates are worked out then."""
-        searched_layouts, layouts, dps = self.searched, table.layouts, table.dps
+        searched_layouts, layouts, dps, capacity = self.searched, table.layouts, table.dps, self.capacity
         for pair, floor in zip(pairs, floors, strict=True):
             best = self.best.get(count)
             if best is not None and floor > best.key[0]:
@@ -540,7 +545,7 @@ class TrainingSearch(GpuSearch):
             searched, dp = searched_layouts[layouts[pair]], dps[pair]
             fits = self._sized(searched)
             if fits is not None:
-                shortlist = fits.shortlist(dp, self.capacity)
+                shortlist = fits.shortlist(dp, capacity)
                 if shortlist:
                     self._consider(searched, dp, shortlist)
 
