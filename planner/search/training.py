@@ -280,6 +280,11 @@ class _Best:
     layout: Layout
 
 
+def _data_parallel_only(shape: Shape) -> bool:
+    """No tensor or pipeline parallelism: its states are excluded families of their own (family_key)."""
+    return shape[0] == 1 and shape[1] == 1
+
+
 def _sharded(state: State) -> bool:
     """ZeRO-2/3: FSDP2's 16-bit compute copies instead of autocast (planner.memory's activations differ)."""
     return state[0] >= ZeroStage.GRADIENTS
@@ -322,6 +327,7 @@ class TrainingSearch(GpuSearch):
         self.family_need: dict[FamilyKey, tuple[tuple[float, int], Layout]] = {}
         self.family_first: dict[FamilyKey, tuple[int, int]] = {}
         self.smallest_need: tuple[tuple[float, int], Layout] | None = None
+        self.needs_complete = False  # the needs of layouts with tensor or pipeline parallelism recorded too
         self.states = self._states()  # the states to try at every layout without a pipeline
         # With a pipeline only ZeRO-0/1 (see PIPELINE_MAX_ZERO); True once a pipelined layout was skipped for it.
         self.pipeline_states = [state for state in self.states if state[0] <= PIPELINE_MAX_ZERO]
@@ -518,18 +524,21 @@ class TrainingSearch(GpuSearch):
             return None
         searched = _Searched(index, shape, ep // math.gcd(ep, tp), variants, states, dps)
         self.searched.append(searched)
-        if tp == 1 and pp == 1:
+        if _data_parallel_only(shape):
             self._sized(searched)
         return searched
 
     def _sized(self, searched: _Searched) -> _ClassedFits | None:
-        """The layout's memory fits, worked out (and its needs recorded) the first time they are asked for."""
+        """The layout's memory fits, worked out the first time they are asked for, and its needs recorded then
+        where they are asked for: a layout without tensor or pipeline parallelism always (its sharding
+        families are reported one by one), the others' once the "tensor/pipeline parallel" family's need is
+        (_complete_needs)."""
         if not searched.sized:
             searched.sized = True
             searched.fits = self._memory_fits(
                 searched.shape, searched.base, searched.variants, searched.states, 1 in searched.dps
             )
-            if searched.fits is not None:
+            if searched.fits is not None and (self.needs_complete or _data_parallel_only(searched.shape)):
                 self._record_needs(searched.index, searched.shape, searched.dps, searched.fits)
         return searched.fits
 
@@ -580,17 +589,20 @@ class TrainingSearch(GpuSearch):
                 for micro_batch, seconds, every_stage in unpipelined]  # fmt: skip
 
     def _complete_needs(self) -> None:
-        """Work out the memory of the layouts the search left unsized and record every layout's needs again, in
-        enumeration order, so the smallest need per family (first found on a tie) is what searching every
-        layout in full records."""
-        if all(searched.sized for searched in self.searched):
+        """Record the needs of the layouts with tensor or pipeline parallelism too, working out the memory of
+        those the search left unsized: every layout's needs are then recorded once, and the smallest need per
+        family (the first in enumeration order on a tie, _record_needs) is what recording them all in any order
+        gives."""
+        if self.needs_complete:
             return
-        self.family_need.clear()
-        self.family_first.clear()
-        self.smallest_need = None
+        self.needs_complete = True
         for searched in self.searched:
-            searched.sized = False
-            self._sized(searched)
+            if _data_parallel_only(searched.shape):
+                continue  # recorded when sized
+            if not searched.sized:
+                self._sized(searched)  # records them
+            elif searched.fits is not None:
+                self._record_needs(searched.index, searched.shape, searched.dps, searched.fits)
 
     def _memory_fits(
         self, shape: Shape, base: int, variants: list[Variant], states: list[State], with_dp_one: bool
