@@ -346,6 +346,44 @@ def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, task,
 
 
 @pytest.mark.slow
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    preset=st.sampled_from(["llama-3.1-8b", "gemma-2-9b", "mixtral-8x7b", "llama-3.1-70b"]),
+    task=st.sampled_from(["pretrain", "finetune", "lora"]),
+    seq_len=st.sampled_from([2048, 8192]),
+    global_batch=st.sampled_from([16, 96, 1024]),
+    gpu_ids=st.lists(st.sampled_from(["h100-sxm", "a100-sxm-40gb", "l40s", "h200-sxm"]), min_size=1, max_size=2,
+                     unique=True),
+    max_gpus=st.integers(min_value=1, max_value=384),
+    pinned=st.sampled_from([{}, {"pp": 4}, {"zero": 1}, {"micro_batch": 2}, {"tp": 2, "virtual_stages": 1}]),
+    mfu=st.sampled_from([None, 0.45]),
+)  # fmt: skip
+def test_best_first_finds_what_timing_every_candidate_finds(
+    preset, task, seq_len, global_batch, gpu_ids, max_gpus, pinned, mfu
+):
+    """The best-first search (each GPU count's pairs in ascending floor order, stopping at the first floor
+    above the best; candidates skipped on their own floors) against timing every candidate of every pair (no
+    floors: every pair's floor is -inf), on random models, workloads (a user-set MFU too: the stage floor's
+    other form), GPU types, limits and pins: the same frontier, second for second, the same excluded families
+    with the same needs, the same advice."""
+    from planner import perf
+
+    workload = Workload(task=task, tokens=1e10, seq_len=seq_len, global_batch=global_batch, mfu=mfu)
+    gpus = [get_gpu(gpu_id) for gpu_id in gpu_ids]
+
+    def answers():
+        result = plan(get_preset(preset), workload, gpus, Constraints(max_gpus=max_gpus, pinned=pinned))
+        frontier = [(o.gpu.id, o.gpus, o.layout, o.step_time_s, o.memory.total_bytes) for o in result.frontier]
+        return frontier, result.excluded, result.advice
+
+    pruned = answers()
+    with pytest.MonkeyPatch.context() as patch:
+        for floor in ("microbatch_floor", "stage_floor", "unpipelined_microbatch_s"):
+            patch.setattr(perf.StepModel, floor, lambda *args, **kwargs: None)
+        assert answers() == pruned
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("preset", "max_gpus"),
     # 405B on at most 16 GPUs: nothing fits, every family is excluded (tensor/pipeline parallel with them) and
