@@ -19,6 +19,7 @@ import numpy.typing as npt
 from planner import perf
 from planner.layout_text import family_message, sharding_hint
 from planner.messages import Message, msg, render_en
+from planner.perf.training import FLOOR_ROUNDING_MARGIN
 from planner.search.common import Found, GpuSearch, SearchInputs, price_option
 from planner.search.enumeration import (
     MICRO_BATCHES,
@@ -240,9 +241,12 @@ class _PairTable:
     only, never on the GPU's rates or memory: GPU types of one plan() call with the same node size share it.
 
     `layouts` are positions in the search's list of layouts (TrainingSearch.searched, not empty), `micro_batches`
-    the columns (every layout's variants have the same micro-batches), `counts` the GPU count of each pair."""
+    the columns (every layout's variants have the same micro-batches), `counts` the GPU count of each pair.
+    Per layout, what its stage floors are made of (TrainingSearch._stage_floor_rows): `floor_keys[floor_key_of]`,
+    its (tp, ep, pipelined or not), and `depths[depth_of]`, its pipeline depth."""
 
-    __slots__ = ("allowed", "counts", "dps", "indices", "layouts", "micro_batches", "microbatches")
+    __slots__ = ("allowed", "counts", "depth_of", "depths", "dps", "floor_key_of", "floor_keys", "indices",
+                 "layouts", "micro_batches", "microbatches")  # fmt: skip
 
     def __init__(self, searched: list[_Searched], bubbles: list[float], global_batch: int):
         self.micro_batches = sorted({micro_batch for _, micro_batch in searched[0].variants})  # every layout's
@@ -261,6 +265,11 @@ class _PairTable:
         self.microbatches = np.where(self.allowed, np.stack(counts, axis=1), 1.0)
         model_parallel = np.array([layout.shape[0] * layout.shape[1] for layout in searched], dtype=np.int64)
         self.counts = dps * model_parallel[self.layouts]  # GPUs of each pair
+        keys = [(tp, ep, pp > 1) for tp, pp, ep, _ in (layout.shape for layout in searched)]
+        self.floor_keys = list(dict.fromkeys(keys))
+        self.floor_key_of = np.array([self.floor_keys.index(key) for key in keys], dtype=np.intp)
+        self.depths = sorted({layout.shape[1] for layout in searched})
+        self.depth_of = np.array([self.depths.index(layout.shape[1]) for layout in searched], dtype=np.intp)
 
     def floors(self, seconds: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """The floor of every pair: the lowest over the micro-batches its dp may use of (micro-batches + bubble)
@@ -334,7 +343,7 @@ class TrainingSearch(GpuSearch):
         self.skipped_pipeline = False
         self._variants_of: dict[bool, list[Variant]] = {}  # without / with a pipeline (_variants)
         self._dps_of: dict[tuple[int, int], list[int]] = {}
-        self._unpipelined: dict[tuple[int, int, bool], list[tuple[int, float, float]]] = {}
+        self._unpipelined: dict[tuple[int, int, bool], dict[int, tuple[float, float]] | None] = {}
         # Every layout that reached the memory step, in enumeration order (_Searched).
         self.searched: list[_Searched] = []
         self.options = perf.TrainingOptions(optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank)
@@ -473,7 +482,7 @@ class TrainingSearch(GpuSearch):
             self._prepare_layout(index, shape)
         if self.searched:
             table = self._pair_table()
-            floors = table.floors(self._stage_floor_rows(table.micro_batches))
+            floors = table.floors(self._stage_floor_rows(table))
             order = _search_order(table.counts, floors, table.indices)
             counts, pairs, ordered_floors = table.counts[order].tolist(), order.tolist(), floors[order].tolist()
             start = 0
@@ -496,19 +505,28 @@ class TrainingSearch(GpuSearch):
             table = self.memory.layout_fits[key] = _PairTable(self.searched, bubbles, self.workload.global_batch)
         return table
 
-    def _stage_floor_rows(self, micro_batches: list[int]) -> npt.NDArray[np.float64]:
-        """Per searched layout, the seconds of StepModel.stage_floor of each micro-batch (the lowest of its
-        recompute modes, _stage_floors): -inf with no floor (every candidate is timed), inf for a micro-batch
-        the layout's variants do not have."""
-        rows = []
-        for layout in self.searched:
-            floors = self._stage_floors(layout.shape, layout.variants)
-            if floors is None:
-                rows.append([-math.inf] * len(micro_batches))
-            else:
-                found = dict(floors)
-                rows.append([found.get(micro_batch, math.inf) for micro_batch in micro_batches])
-        return np.array(rows, dtype=np.float64).reshape(-1, len(micro_batches))
+    def _stage_floor_rows(self, table: _PairTable) -> npt.NDArray[np.float64]:
+        """Per searched layout, the seconds of StepModel.stage_floor of each micro-batch of table.micro_batches,
+        the lowest of its recompute modes (_unpipelined_floors): -inf with no floor (every candidate is timed),
+        inf for a micro-batch the layout's variants do not have. Worked out per (tp, ep, pipelined) and per
+        depth, then spread over the layouts."""
+        width = len(table.micro_batches)
+        seconds = np.full((len(table.floor_keys), width), np.inf)  # without a pipeline
+        every_stage = np.zeros((len(table.floor_keys), width))
+        without = np.zeros(len(table.floor_keys), dtype=bool)
+        for row, (tp, ep, pipelined) in enumerate(table.floor_keys):
+            found = self._unpipelined_floors(tp, ep, pipelined)
+            if found is None:
+                without[row] = True
+                continue
+            for column, micro_batch in enumerate(table.micro_batches):
+                if micro_batch in found:
+                    seconds[row, column], every_stage[row, column] = found[micro_batch]
+        shares = np.array([self.step_model.stage_share(pp) for pp in table.depths])[table.depth_of, np.newaxis]
+        u, c = seconds[table.floor_key_of], every_stage[table.floor_key_of]
+        rows = (shares * (u - c) + c) * FLOOR_ROUNDING_MARGIN  # perf.stage_floor_s, element by element
+        rows[without[table.floor_key_of]] = -np.inf
+        return rows
 
     def _prepare_layout(self, index: int, shape: Shape) -> _Searched | None:
         """The layout to search (None where no dp fills a count or no state can run it). A layout without
@@ -558,35 +576,31 @@ class TrainingSearch(GpuSearch):
                 if shortlist:
                     self._consider(searched, dp, shortlist)
 
-    def _stage_floors(self, shape: Shape, variants: list[Variant]) -> list[tuple[int, float]] | None:
-        """(micro-batch, seconds per micro-batch) of StepModel.stage_floor for each micro-batch of `variants`, the
-        lowest of its recompute modes (the floor's other terms depend on the micro-batch alone); None with no
-        floor. The micro-batches without a pipeline are kept per (tp, ep) and whether there is a pipeline (which
-        decides the variants, _variants), with the part every stage takes whole (StepModel.every_stage_s): every
-        depth divides them."""
-        tp, pp, ep, virtual = shape
-        key = (tp, ep, pp > 1)
-        unpipelined = self._unpipelined.get(key)
-        if unpipelined is None:
-            step_model = self.step_model
-            lowest: dict[int, float] = {}
-            plain = {micro_batch for recompute, micro_batch in variants if recompute == Recompute.NONE}
-            for recompute, micro_batch in variants:
-                if micro_batch in plain and recompute != Recompute.NONE:
-                    continue  # recompute only adds work to a micro-batch (planner.perf): never the lowest
-                seconds = step_model.unpipelined_microbatch_s(tp, ep, micro_batch, recompute)
-                if seconds is None:
-                    return None
-                lowest[micro_batch] = min(lowest.get(micro_batch, math.inf), seconds)
-            unpipelined = self._unpipelined[key] = [
-                (micro_batch, seconds, step_model.every_stage_s(tp, ep, micro_batch))
-                for micro_batch, seconds in lowest.items()
-            ]
-        # min commutes with stage_floor_s (nondecreasing in the seconds; every_stage_s is the same for every
-        # recompute mode)
-        share = self.step_model.stage_share(pp)
-        return [(micro_batch, perf.stage_floor_s(seconds, share, every_stage))
-                for micro_batch, seconds, every_stage in unpipelined]  # fmt: skip
+    def _unpipelined_floors(self, tp: int, ep: int, pipelined: bool) -> dict[int, tuple[float, float]] | None:
+        """micro-batch -> (the lowest StepModel.unpipelined_microbatch_s of its recompute modes, its
+        StepModel.every_stage_s) over the variants with or without a pipeline (_variants), kept per (tp, ep,
+        pipelined); None with no floor. The lowest is what the stage floor needs: stage_floor_s is
+        nondecreasing in the seconds, and every_stage_s is the same for every recompute mode."""
+        key = (tp, ep, pipelined)
+        if key in self._unpipelined:
+            return self._unpipelined[key]
+        step_model, variants = self.step_model, self._variants_of[pipelined]
+        lowest: dict[int, float] = {}
+        plain = {micro_batch for recompute, micro_batch in variants if recompute == Recompute.NONE}
+        found: dict[int, tuple[float, float]] | None = {}
+        for recompute, micro_batch in variants:
+            if micro_batch in plain and recompute != Recompute.NONE:
+                continue  # recompute only adds work to a micro-batch (planner.perf): never the lowest
+            seconds = step_model.unpipelined_microbatch_s(tp, ep, micro_batch, recompute)
+            if seconds is None:
+                found = None
+                break
+            lowest[micro_batch] = min(lowest.get(micro_batch, math.inf), seconds)
+        if found is not None:
+            found = {micro_batch: (seconds, step_model.every_stage_s(tp, ep, micro_batch))
+                     for micro_batch, seconds in lowest.items()}  # fmt: skip
+        self._unpipelined[key] = found
+        return found
 
     def _complete_needs(self) -> None:
         """Record the needs of the layouts with tensor or pipeline parallelism too, working out the memory of

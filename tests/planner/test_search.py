@@ -546,7 +546,7 @@ def test_the_stage_floor_is_the_fullest_stages_micro_batch(preset, task, precisi
 
 def test_recompute_never_makes_a_micro_batch_faster():
     """The stage floors take a micro-batch without recompute as the floor of the same micro-batch with it
-    (planner.search.training._stage_floors): recompute only adds work (the forward again, or attention and the
+    (planner.search.training._unpipelined_floors): recompute only adds work (the forward again, or attention and the
     memory-bound ops again; full recompute two more tensor-parallel all-reduces per layer). On dense and MoE
     models, with tensor and expert parallelism, at every micro-batch the search tries."""
     from planner import perf
