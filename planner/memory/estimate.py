@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -18,6 +19,7 @@ from planner.memory.stages import (
     StageActivations,
     StageAmounts,
     StageShape,
+    StageState,
     TrainingActivationTerms,
     divisors_of,
     inflight_microbatches,
@@ -128,21 +130,20 @@ _OFFLOAD_VALUES = frozenset(Offload.values())
 _RECOMPUTE_VALUES = frozenset(Recompute.values())
 
 
-def _state_allowed(layout: Layout, training: bool) -> bool:
-    """validate_layout's rules that involve dp, the ZeRO stage or offload (True: allowed). The others are
-    checked once per shape by MemoryTotals; together they refuse exactly what validate_layout refuses."""
-    dp, zero, offload = layout.dp, layout.zero, layout.offload
-    if offload not in _OFFLOAD_VALUES or not _is_count(dp, MAX_DEGREE):
+def _state_allowed(zero: int, offload: str, training: bool) -> bool:
+    """validate_layout's rules on the ZeRO stage and offload (True: allowed); _dp_allowed has those that involve
+    dp. The others are checked once per shape by MemoryTotals; together they refuse exactly what validate_layout
+    refuses."""
+    if offload not in _OFFLOAD_VALUES or zero not in (0, 1, 2, 3) or isinstance(zero, bool):
         return False
-    if zero not in (0, 1, 2, 3) or isinstance(zero, bool) or dp * layout.tp * layout.pp > MAX_GPUS:
-        return False
-    if layout.ep > 1 and (dp * layout.tp) % layout.ep:
-        return False
-    if training and (
+    return not training or not (
         (offload == _OFFLOAD_OPTIMIZER and zero == 0) or (offload == _OFFLOAD_ALL and zero != 3)
-    ):
-        return False
-    return True
+    )
+
+
+def _dp_allowed(dp: int, tp: int, pp: int, ep: int) -> bool:
+    """validate_layout's rules that involve dp (the shape's own rules passed)."""
+    return _is_count(dp, MAX_DEGREE) and dp * tp * pp <= MAX_GPUS and (ep == 1 or (dp * tp) % ep == 0)
 
 
 def _variant_allowed(recompute: object, micro_batch: object) -> bool:
@@ -332,14 +333,23 @@ class MemoryTotals:
             )
         return found
 
-    def _allowed_variant(self, layout: Layout) -> _Variant | None:
-        """The cached (shape, activations) per candidate stage of `layout`, or None where it is refused."""
-        key = (layout.tp, layout.pp, layout.ep, layout.recompute, layout.micro_batch)
+    def _cached_variant(self, tp: int, pp: int, ep: int, recompute: str, micro_batch: int) -> _Variant | None:
+        """_variant, worked out once per (tp, pp, ep, recompute, micro-batch)."""
+        key = (tp, pp, ep, recompute, micro_batch)
         try:
-            variant = self._variants[key]
+            return self._variants[key]
         except KeyError:
             variant = self._variants[key] = self._variant(*key)
-        if variant is None or not _state_allowed(layout, variant[0][0].training):
+            return variant
+
+    def _allowed_variant(self, layout: Layout) -> _Variant | None:
+        """The cached (shape, activations) per candidate stage of `layout`, or None where it is refused."""
+        variant = self._cached_variant(layout.tp, layout.pp, layout.ep, layout.recompute, layout.micro_batch)
+        if (
+            variant is None
+            or not _state_allowed(layout.zero, layout.offload, variant[0][0].training)
+            or not _dp_allowed(layout.dp, layout.tp, layout.pp, layout.ep)
+        ):
             return None
         return variant
 
@@ -367,6 +377,22 @@ class MemoryTotals:
             return None
         accumulation = self._base.gradient_accumulation
         return max(
-            stage_state(shape, acts, layout.dp, layout.zero, layout.offload, accumulation).total_bytes
+            StageState(shape, acts, layout.zero, layout.offload, accumulation).total_bytes(layout.dp)
             for shape, acts in variant
         )
+
+    def totals(
+        self, tp: int, pp: int, ep: int, zero: int, offload: str, recompute: str, micro_batch: int,
+        dps: Sequence[int],
+    ) -> list[int | None]:
+        """[total(Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=zero, recompute=recompute, offload=offload,
+        micro_batch=micro_batch)) for dp in dps]: the same cached variant and stage arithmetic, without building
+        a Layout per dp, and what dp does not change worked out once (StageState)."""
+        variant = self._cached_variant(tp, pp, ep, recompute, micro_batch)
+        if variant is None or not _state_allowed(zero, offload, variant[0][0].training):
+            return [None] * len(dps)
+        accumulation = self._base.gradient_accumulation
+        states = [StageState(shape, acts, zero, offload, accumulation) for shape, acts in variant]
+        return [
+            max(state.total_bytes(dp) for state in states) if _dp_allowed(dp, tp, pp, ep) else None for dp in dps
+        ]

@@ -776,120 +776,184 @@ def stage_state(
     AdamW state, the gathered units (ZeRO-3: the root and one layer at the backward peak; ZeRO-2: every unit
     between forward and backward) and about three layer-sized communication buffers (the prefetched all-gather,
     the reduce-scatter input and output), as FSDP2's memory tracker shows under a fake process group."""
-    training = shape.training
-    zero = zero if training else 0
-    ep = shape.ep
-    # ZeRO shards over the ranks that hold the same replica: dp for dense parts; for experts the
-    # expert-data-parallel group dp x tp / ep.
-    dense_shard = dp
-    expert_shard = dp * shape.tp // ep if ep > 1 else dp
-    host = 0.0
-    gathered_total = 0.0  # FSDP2's unsharded compute copies and communication buffers
-    gathered_weights = streamed_weights = 0.0
-    largest, bytes_per_param = shape.largest, shape.bytes_per_param
-    megatron = shape.megatron_opt_per > 0 and zero <= 1
-    # FSDP2 (ZeRO-2/3) and Megatron compute on 16-bit weights; plain data parallel runs autocast
-    activations = acts.activations_sharded if zero >= 2 or megatron else acts.activations
+    return StageState(shape, acts, zero, offload, accumulation).amounts(dp)
 
-    # --- weights
-    weights = shape.stored_weights
-    grad_per, opt_per = shape.grad_per, shape.opt_per
-    if megatron:
-        weights = shape.params_gpu * MEGATRON_WEIGHT_BYTES
-        grad_per, opt_per = MEGATRON_GRADIENT_BYTES, shape.megatron_opt_per
-    gathered_at_loss = 0.0  # FSDP2's gathered units and buffers at the loss's backward (ZeRO-2/3)
-    layer_gradients = 0.0  # FSDP2: a layer's unsharded 16-bit gradients, a temporary of its backward
-    if zero >= 2:
-        shard = (
-            shape.dense_params_gpu / dense_shard + shape.expert_params_gpu / expert_shard
-        ) * bytes_per_param
-        e = shape.compute_bytes
-        # Gathered between forward and backward: ZeRO-3 the root unit (embedding, final norm, LM head), ZeRO-2
-        # every unit. At the loss's backward the next layer is being gathered (ZeRO-3); inside a layer's backward
-        # that layer is gathered too, beside three layer-sized communication buffers (the prefetched all-gather,
-        # the reduce-scatter input and output) and the layer's unsharded 16-bit gradients (counted at the peak).
-        units = shape.root_unit if zero == 3 else shape.params_gpu
-        gathered_weights = (units + (largest if zero == 3 else 0.0)) * e
-        gathered_at_loss = (units + (largest if zero == 3 else 0.0)) * e
-        gathered_total = (units + (4 if zero == 3 else 3) * largest) * e
-        layer_gradients = largest * e
-        activations += layer_gradients
-        if offload == _OFFLOAD_ALL:
-            host += shard
-            weights = gathered_total
+
+class StageState:
+    """stage_state of one stage, sharding state and activations at any dp: what dp does not change is worked
+    out once here, the rest by amounts(dp) or total_bytes(dp) (a search asks for a few dps of each).
+
+    dp enters only through the ZeRO shard divisors and the data-parallel communicator; every figure is the same
+    chain of floating-point operations, in the same order, as computing it all at one dp, so the bytes are
+    identical whichever dps are asked for."""
+
+    __slots__ = (
+        "_shape", "_acts", "_zero", "_offload", "_accumulation", "_training", "_megatron", "_activations",
+        "_weights", "_host", "_grad_per", "_opt_per", "_gathered_total", "_gathered_weights", "_gathered_at_loss",
+        "_layer_gradients", "_streamed_weights", "_adapter_weights", "_trainable", "_loss_moment",
+        "_layer_moment", "_held_but_gradients", "_model_parallel_communicators", "_ceiled_activations",
+    )  # fmt: skip
+
+    def __init__(self, shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int = 1):
+        self._shape, self._acts, self._offload, self._accumulation = shape, acts, offload, accumulation
+        self._training = training = shape.training
+        self._zero = zero = zero if training else 0
+        largest, bytes_per_param = shape.largest, shape.bytes_per_param
+        self._megatron = megatron = shape.megatron_opt_per > 0 and zero <= 1
+        # FSDP2 (ZeRO-2/3) and Megatron compute on 16-bit weights; plain data parallel runs autocast
+        activations = acts.activations_sharded if zero >= 2 or megatron else acts.activations
+
+        # --- weights (ZeRO-2/3: their shard, which dp divides, is added by _at)
+        host = 0.0
+        gathered_total = 0.0  # FSDP2's unsharded compute copies and communication buffers
+        gathered_weights = streamed_weights = 0.0
+        weights = shape.stored_weights
+        grad_per, opt_per = shape.grad_per, shape.opt_per
+        if megatron:
+            weights = shape.params_gpu * MEGATRON_WEIGHT_BYTES
+            grad_per, opt_per = MEGATRON_GRADIENT_BYTES, shape.megatron_opt_per
+        gathered_at_loss = 0.0  # FSDP2's gathered units and buffers at the loss's backward (ZeRO-2/3)
+        layer_gradients = 0.0  # FSDP2: a layer's unsharded 16-bit gradients, a temporary of its backward
+        adapter_weights = 0.0  # the adapters' bytes where they are not sharded (all but ZeRO-3)
+        if shape.adapter and zero != 3:
+            adapter_weights = (shape.adapter_dense + shape.adapter_expert) * shape.adapter_bytes
+        if zero >= 2:
+            e = shape.compute_bytes
+            # Gathered between forward and backward: ZeRO-3 the root unit (embedding, final norm, LM head), ZeRO-2
+            # every unit. At the loss's backward the next layer is being gathered (ZeRO-3); inside a layer's
+            # backward that layer is gathered too, beside three layer-sized communication buffers (the prefetched
+            # all-gather, the reduce-scatter input and output) and the layer's unsharded 16-bit gradients
+            # (counted at the peak).
+            units = shape.root_unit if zero == 3 else shape.params_gpu
+            gathered_weights = (units + (largest if zero == 3 else 0.0)) * e
+            gathered_at_loss = (units + (largest if zero == 3 else 0.0)) * e
+            gathered_total = (units + (4 if zero == 3 else 3) * largest) * e
+            layer_gradients = largest * e
+            activations += layer_gradients
         else:
-            weights = shard + gathered_total
-    else:
-        activations += 0.0 if megatron else shape.autocast_copies
-        if not training and offload == _OFFLOAD_ALL:
-            host += weights
-            weights = streamed_weights = largest * bytes_per_param
-    weights += shape.qlora_workspace
-    if shape.adapter:
-        adapter_dense, adapter_expert = shape.adapter_dense, shape.adapter_expert
-        if zero == 3:
-            weights += (adapter_dense / dense_shard + adapter_expert / expert_shard) * shape.adapter_bytes
-        else:
-            weights += (adapter_dense + adapter_expert) * shape.adapter_bytes
+            activations += 0.0 if megatron else shape.autocast_copies
+            if not training and offload == _OFFLOAD_ALL:
+                host += weights
+                weights = streamed_weights = largest * bytes_per_param
+            weights += shape.qlora_workspace
+            if shape.adapter:
+                weights += adapter_weights
+        self._weights, self._host, self._grad_per, self._opt_per = weights, host, grad_per, opt_per
+        self._gathered_total, self._gathered_weights, self._gathered_at_loss = (
+            gathered_total, gathered_weights, gathered_at_loss
+        )  # fmt: skip
+        self._layer_gradients, self._streamed_weights, self._adapter_weights = (
+            layer_gradients, streamed_weights, adapter_weights
+        )  # fmt: skip
+        self._activations = activations
+        self._ceiled_activations = math.ceil(activations) + math.ceil(acts.kv_cache)
+        # --- the moments of the step that dp does not change (see _at)
+        self._trainable = shape.trainable_dense + shape.trainable_expert
+        self._loss_moment = activations - layer_gradients + gathered_at_loss
+        self._layer_moment = activations - acts.logits_sharded + gathered_total if zero >= 2 else 0.0
+        self._held_but_gradients = activations + gathered_total
+        # one NCCL communicator per parallel group; the data-parallel one is added by _at
+        self._model_parallel_communicators = (shape.tp > 1) + (shape.pp > 1) + (shape.ep > 1)
 
-    # --- gradients and optimizer
-    gradients = optimizer = 0.0
-    not_concurrent = 0.0
-    phase = "backward" if training else "forward"
-    if training:
-        trainable_dense, trainable_expert = shape.trainable_dense, shape.trainable_expert
-        trainable = trainable_dense + trainable_expert
-        shards = trainable_dense / dense_shard + trainable_expert / expert_shard
-        gradients = (shards if zero >= 2 else trainable) * grad_per
-        optimizer = (shards if zero >= 1 else trainable) * opt_per
-        if offload == _OFFLOAD_OPTIMIZER or offload == _OFFLOAD_ALL:
-            host += optimizer
-            optimizer = 0.0
-        # The terms are each at its own maximum; the step's peak is the largest of three moments: the loss's
-        # backward (every activation, FSDP2's units as they are then), a layer's backward (the loss's tensors
-        # gone, FSDP2's layer buffers there) and the optimizer step (every gradient, no activation) -- with one
-        # backward per step and the gradients freed after it (zero_grad(set_to_none=True)). With gradient
-        # accumulation the gradients stay beside the next micro-batch's activations.
-        loss_moment = activations - layer_gradients + gathered_at_loss
-        layer_moment = activations - acts.logits_sharded + gathered_total if zero >= 2 else 0.0
-        # the end of backward: every gradient, and for a trained tied embedding its dense gradient twice over
-        # while the embedding's backward adds it to the LM head's (embedding_dense_backward, then the sum)
-        optimizer_moment = gradients + shape.tied_embedding_gradient * (zero < 2)
-        held = activations + gathered_total + gradients
-        if accumulation > 1:
-            optimizer_moment = held - (gathered_total - gathered_at_loss)
-        # (the terms hold every byte counted: a moment never exceeds their sum)
-        peak = min(held, max(loss_moment, layer_moment, optimizer_moment))
-        not_concurrent = held - peak
-        phase = "optimizer step" if optimizer_moment > max(loss_moment, layer_moment) else "backward"
+    def _at(self, dp: int) -> tuple[float, float, float, float, float, str, int, float]:
+        """(weights, gradients, optimizer, host, not concurrent, peak phase, communicators, overhead) at dp."""
+        shape, zero, offload = self._shape, self._zero, self._offload
+        ep = shape.ep
+        # ZeRO shards over the ranks that hold the same replica: dp for dense parts; for experts the
+        # expert-data-parallel group dp x tp / ep.
+        dense_shard = dp
+        expert_shard = dp * shape.tp // ep if ep > 1 else dp
+        weights, host = self._weights, self._host
+        if zero >= 2:
+            shard = (
+                shape.dense_params_gpu / dense_shard + shape.expert_params_gpu / expert_shard
+            ) * shape.bytes_per_param
+            if offload == _OFFLOAD_ALL:
+                host += shard
+                weights = self._gathered_total
+            else:
+                weights = shard + self._gathered_total
+            weights += shape.qlora_workspace
+            if shape.adapter:
+                if zero == 3:
+                    weights += (
+                        shape.adapter_dense / dense_shard + shape.adapter_expert / expert_shard
+                    ) * shape.adapter_bytes
+                else:
+                    weights += self._adapter_weights
 
-    # --- overhead: one NCCL communicator per parallel group
-    communicators = (dp > 1 and training) + (shape.tp > 1) + (shape.pp > 1) + (ep > 1)
-    dynamic = gradients + activations + acts.kv_cache  # allocated and freed step by step: fragmentation
-    overhead = (
-        CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * dynamic + communicators * NCCL_BYTES_PER_COMMUNICATOR
-    )
-    return StageAmounts(
-        shape.stage,
-        weights,
-        gradients,
-        optimizer,
-        activations,
-        acts.kv_cache,
-        overhead,
-        host,
-        gathered_total,
-        shape.params_gpu,
-        gathered_weights,
-        streamed_weights,
-        shape.adapter_dense + shape.adapter_expert,
-        acts.logits,
-        acts.inflight,
-        communicators,
-        math.floor(not_concurrent),
-        shape.autocast_copies if zero < 2 and not megatron else 0.0,
-        phase,
-    )
+        # --- gradients and optimizer
+        gradients = optimizer = 0.0
+        not_concurrent = 0.0
+        phase = "backward" if self._training else "forward"
+        activations = self._activations
+        if self._training:
+            trainable = self._trainable
+            shards = shape.trainable_dense / dense_shard + shape.trainable_expert / expert_shard
+            gradients = (shards if zero >= 2 else trainable) * self._grad_per
+            optimizer = (shards if zero >= 1 else trainable) * self._opt_per
+            if offload == _OFFLOAD_OPTIMIZER or offload == _OFFLOAD_ALL:
+                host += optimizer
+                optimizer = 0.0
+            # The terms are each at its own maximum; the step's peak is the largest of three moments: the loss's
+            # backward (every activation, FSDP2's units as they are then), a layer's backward (the loss's tensors
+            # gone, FSDP2's layer buffers there) and the optimizer step (every gradient, no activation) -- with
+            # one backward per step and the gradients freed after it (zero_grad(set_to_none=True)). With
+            # gradient accumulation the gradients stay beside the next micro-batch's activations.
+            loss_moment, layer_moment = self._loss_moment, self._layer_moment
+            # the end of backward: every gradient, and for a trained tied embedding its dense gradient twice
+            # over while the embedding's backward adds it to the LM head's (embedding_dense_backward, then the sum)
+            optimizer_moment = gradients + shape.tied_embedding_gradient * (zero < 2)
+            held = self._held_but_gradients + gradients
+            if self._accumulation > 1:
+                optimizer_moment = held - (self._gathered_total - self._gathered_at_loss)
+            # (the terms hold every byte counted: a moment never exceeds their sum)
+            peak = min(held, max(loss_moment, layer_moment, optimizer_moment))
+            not_concurrent = held - peak
+            phase = "optimizer step" if optimizer_moment > max(loss_moment, layer_moment) else "backward"
+
+        # --- overhead: one NCCL communicator per parallel group
+        communicators = (dp > 1 and self._training) + self._model_parallel_communicators
+        dynamic = gradients + activations + self._acts.kv_cache  # allocated and freed step by step: fragmentation
+        overhead = (
+            CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * dynamic + communicators * NCCL_BYTES_PER_COMMUNICATOR
+        )
+        return weights, gradients, optimizer, host, not_concurrent, phase, communicators, overhead
+
+    def total_bytes(self, dp: int) -> int:
+        """amounts(dp).total_bytes, without building the amounts."""
+        weights, gradients, optimizer, _, not_concurrent, _, _, overhead = self._at(dp)
+        ceil = math.ceil
+        return (
+            ceil(weights) + ceil(gradients) + ceil(optimizer) + self._ceiled_activations + ceil(overhead)
+            - math.floor(not_concurrent)
+        )  # fmt: skip
+
+    def amounts(self, dp: int) -> StageAmounts:
+        """stage_state at `dp`."""
+        weights, gradients, optimizer, host, not_concurrent, phase, communicators, overhead = self._at(dp)
+        shape, acts, zero = self._shape, self._acts, self._zero
+        return StageAmounts(
+            shape.stage,
+            weights,
+            gradients,
+            optimizer,
+            self._activations,
+            acts.kv_cache,
+            overhead,
+            host,
+            self._gathered_total,
+            shape.params_gpu,
+            self._gathered_weights,
+            self._streamed_weights,
+            shape.adapter_dense + shape.adapter_expert,
+            acts.logits,
+            acts.inflight,
+            communicators,
+            math.floor(not_concurrent),
+            shape.autocast_copies if zero < 2 and not self._megatron else 0.0,
+            phase,
+        )
 
 
 def stage_amounts(model: ModelSpec, config: MemoryConfig, stage: Stage, counts: ParamCounts) -> StageAmounts:

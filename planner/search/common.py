@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from planner.gpus import GpuSpec
@@ -64,17 +65,19 @@ class SearchMemory:
         return dataclasses.replace(self._config(layout), layout=layout)
 
     def _config(self, layout: Layout) -> MemoryConfig:
+        return self._config_of(layout.tp, layout.pp, layout.virtual_stages)
+
+    def _config_of(self, tp: int, pp: int, virtual_stages: int) -> MemoryConfig:
         """Sequence parallel with tensor parallel; interleaved 1F1B holds more micro-batches in flight on the
         first stage: pp (1 + (pp - 1) / (pp v)) (Narayanan et al. 2021, section 2.2.2; planner.perf.Schedule)."""
-        key = (layout.tp > 1, layout.pp, layout.virtual_stages)
+        key = (tp > 1, pp, virtual_stages)
         config = self._configs.get(key)
         if config is None:
             inflight = None
-            if layout.pp > 1 and layout.virtual_stages > 1:
-                inflight = math.ceil(Schedule(layout.pp, layout.pp, layout.virtual_stages).in_flight_microbatches)
+            if pp > 1 and virtual_stages > 1:
+                inflight = math.ceil(Schedule(pp, pp, virtual_stages).in_flight_microbatches)
             config = self._configs[key] = dataclasses.replace(
-                self._base, sequence_parallel=self._sequence_parallel and layout.tp > 1,
-                inflight_microbatches=inflight,
+                self._base, sequence_parallel=self._sequence_parallel and tp > 1, inflight_microbatches=inflight,
             )  # fmt: skip
         return config
 
@@ -94,8 +97,21 @@ class SearchMemory:
     def _total(self, layout: Layout) -> int | None:
         return self._memory_totals(layout).total(layout)
 
+    def totals(
+        self, shape: tuple[int, int, int, int], zero: int, offload: str, recompute: str, micro_batch: int,
+        dps: Sequence[int],
+    ) -> list[int | None]:
+        """[total(layout at dp) for dp in dps] of the layout with model-parallel shape (tp, pp, ep, virtual
+        stages), this sharding state and activation variant, without building a Layout per dp (MemoryTotals.totals).
+        Not kept in the cache of total(): the training search keeps what it works out (layout_fits)."""
+        tp, pp, ep, virtual = shape
+        memory_totals = self._memory_totals_of(self._config_of(tp, pp, virtual))
+        return memory_totals.totals(tp, pp, ep, zero, offload, recompute, micro_batch, dps)
+
     def _memory_totals(self, layout: Layout) -> MemoryTotals:
-        config = self._config(layout)
+        return self._memory_totals_of(self._config(layout))
+
+    def _memory_totals_of(self, config: MemoryConfig) -> MemoryTotals:
         key = (config.sequence_parallel, config.inflight_microbatches)
         if key not in self._totals:
             self._totals[key] = MemoryTotals(self._model, config, self._shared_shapes)

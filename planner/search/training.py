@@ -404,21 +404,21 @@ class TrainingSearch(GpuSearch):
         states: list[State],
     ) -> list[_StateFit]:
         """The a + b / dp fit of each state that is possible at this layout."""
-        tp, pp, ep, virtual = shape
-        total = self.memory.total
+        totals = self.memory.totals
         fits = []
         low, high = (2 * base, 4 * base) if base == 1 else (base, 2 * base)
-        for state in states:
-            t_low = total(_layout(tp, pp, ep, low, state, reference, virtual))
-            t_high = total(_layout(tp, pp, ep, high, state, reference, virtual))
+        dps = (low, high, 1) if with_dp_one else (low, high)
+        recompute, micro_batch = reference
+        for zero, offload in states:
+            t_low, t_high, *at_dp_one = totals(shape, zero, offload, recompute, micro_batch, dps)
             if t_low is None or t_high is None:
                 continue
             b = (t_low - t_high) / (1 / low - 1 / high)
             at_one: float | None = None
             if with_dp_one:
-                exact = total(_layout(tp, pp, ep, 1, state, reference, virtual))
+                exact = at_dp_one[0]
                 at_one = math.inf if exact is None else exact
-            fits.append(_StateFit(state, t_low - b / low, b, at_one))
+            fits.append(_StateFit((zero, offload), t_low - b / low, b, at_one))
         return fits
 
     def _variant_deltas(
@@ -433,12 +433,11 @@ class TrainingSearch(GpuSearch):
         micro-batch, so two exact estimates per recompute mode give every micro-batch."""
         if ref_total is None:
             return {}
-        tp, pp, ep, virtual = shape
         at: dict[Variant, int | None] = {}
 
         def total(variant: Variant) -> int | None:
             if variant not in at:
-                at[variant] = self.memory.total(_layout(tp, pp, ep, dp, state, variant, virtual))
+                at[variant] = self.memory.totals(shape, state[0], state[1], variant[0], variant[1], (dp,))[0]
             return at[variant]
 
         deltas: dict[Variant, float] = {}
@@ -561,14 +560,14 @@ class TrainingSearch(GpuSearch):
         cache = self.memory.layout_fits
         if key in cache:
             return cache[key]  # type: ignore[return-value]
-        tp, pp, ep, virtual = shape
         reference = variants[0]
         fits = self._fit_states(shape, base, reference, with_dp_one, states)
         parts: list[_LayoutFits] = []
         for sharded in (False, True):
             group = [fit for fit in fits if _sharded(fit.state) == sharded]
             if group:
-                ref_total = self.memory.total(_layout(tp, pp, ep, 2 * base, group[0].state, reference, virtual))
+                zero, offload = group[0].state
+                ref_total = self.memory.totals(shape, zero, offload, reference[0], reference[1], (2 * base,))[0]
                 deltas = self._variant_deltas(shape, 2 * base, group[0].state, variants, ref_total)
                 if deltas:
                     parts.append(_LayoutFits(group, deltas, self.workload.global_batch))
