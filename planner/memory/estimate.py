@@ -22,7 +22,7 @@ from planner.memory.stages import (
     StageState,
     TrainingActivationTerms,
     divisors_of,
-    inflight_microbatches,
+    inflight_at,
     per_token_activations,
     pipeline_stages,
     stage_activations,
@@ -161,16 +161,6 @@ class _ShapeParts:
     shapes: tuple[StageShape, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class _Shape:
-    """What MemoryTotals keeps per (tp, pp, ep): the config at that shape and the shared parts."""
-
-    config: MemoryConfig
-    divisors: Divisors
-    stages: tuple[Stage, ...]
-    shapes: tuple[StageShape, ...]
-
-
 _Variant = tuple[tuple[StageShape, StageActivations], ...]
 _MISSING = object()
 
@@ -225,7 +215,7 @@ class MemoryTotals:
     def __init__(self, model: ModelSpec, base: MemoryConfig, shared: SharedShapes | None = None):
         self._model = model
         self._base = base
-        self._shapes: dict[tuple[int, int, int], _Shape | None] = {}
+        self._shapes: dict[tuple[int, int, int], _ShapeParts | None] = {}
         self._variants: dict[tuple[int, int, int, str, int], _Variant | None] = {}
         # training: per (tp, pp, ep, recompute) each stage's activations but the micro-batch
         self._terms: dict[tuple[int, int, int, str], tuple[TrainingActivationTerms, ...]] = {}
@@ -245,32 +235,30 @@ class MemoryTotals:
             self._shared.config_ok[inflight] = allowed
         return allowed
 
-    def _shape(self, tp: int, pp: int, ep: int) -> _Shape | None:
-        """The shape at (tp, pp, ep), or None where validate_layout refuses it.
+    def _shape(self, tp: int, pp: int, ep: int) -> _ShapeParts | None:
+        """The shared parts at (tp, pp, ep), or None where validate_layout refuses the shape.
 
         It is validated with a state and an activation variant that pass every rule of their own: the smallest
         dp that ep divides (dp x tp), no ZeRO, no offload, no recompute, micro-batch 1. Whatever validate_layout
         refuses with them it refuses for every state and variant; the rules on the state and the variant alone
-        are _state_allowed and _variant_allowed.
+        are _state_allowed, _dp_allowed and _variant_allowed.
         """
         key = (tp, pp, ep)
         if key in self._shapes:
             return self._shapes[key]
-        found: _Shape | None = None
+        found: _ShapeParts | None = None
         if self._config_allowed():
             valid_ints = all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (tp, ep))
             dp = ep // math.gcd(ep, tp) if valid_ints else 1
-            layout = Layout(dp=dp, tp=tp, pp=pp, ep=ep)
             shared = self._shared.parts
             parts = shared.get(key, _MISSING)
             if parts is _MISSING:
-                parts = shared[key] = self._shape_parts(dataclasses.replace(self._base, layout=layout))
+                probe = dataclasses.replace(self._base, layout=Layout(dp=dp, tp=tp, pp=pp, ep=ep))
+                parts = shared[key] = self._shape_parts(probe)
             if isinstance(parts, _ShapeParts):
                 if self._normal_base is None:  # the config's choices parse: _config_allowed passed
                     self._normal_base = normalised(dataclasses.replace(self._base, layout=Layout()))
-                # = normalised(replace(base, layout=layout)): the layout's own choices are members already
-                found = _Shape(dataclasses.replace(self._normal_base, layout=layout), parts.divisors, parts.stages,
-                               parts.shapes)  # fmt: skip
+                found = parts
         self._shapes[key] = found
         return found
 
@@ -287,48 +275,57 @@ class MemoryTotals:
         return _ShapeParts(divisors, stages, shapes)
 
     def _variant(self, tp: int, pp: int, ep: int, recompute: str, micro_batch: int) -> _Variant | None:
-        """((shape, activations) per candidate stage) at this layout and activation variant, or None."""
+        """((shape, activations) per candidate stage) at this layout and activation variant, or None.
+
+        The activations read the config as the normalised base (_normal_base) and never its layout, but for pp
+        (the in-flight micro-batches) and the recompute mode, which are passed as they are: the same figures as
+        at the config normalised at this layout."""
         at = self._shape(tp, pp, ep)
         if at is None or not _variant_allowed(recompute, micro_batch):
             return None
-        mode = Recompute(recompute)
-        if not at.config.task.is_training:
+        config = self._normal_base
+        assert config is not None  # set by _shape with the first shape it allows
+        if not config.task.is_training:
+            mode = Recompute(recompute)
             return tuple(
-                (shape, stage_activations(self._model, at.config, stage, at.divisors, None, mode, micro_batch))
+                (shape, stage_activations(self._model, config, stage, at.divisors, None, mode, micro_batch))
                 for stage, shape in zip(at.stages, at.shapes, strict=True)
             )
-        terms = self._terms.get((tp, pp, ep, mode))
+        terms = self._terms.get((tp, pp, ep, recompute))
         if terms is None:
-            classes = self._class_terms(at, (tp, pp, ep), mode)
+            mode = Recompute(recompute)
+            inflight = config.inflight_microbatches
             terms = self._terms[(tp, pp, ep, mode)] = tuple(
-                TrainingActivationTerms(inflight_microbatches(at.config, stage), *stage_classes)
-                for stage, stage_classes in zip(at.stages, classes, strict=True)
+                TrainingActivationTerms(inflight_at(pp, inflight, stage.index), *stage_classes)
+                for stage, stage_classes in zip(at.stages, self._class_terms(at, (tp, pp, ep), mode), strict=True)
             )
-        tokens = micro_batch * at.config.seq_len
+        tokens = micro_batch * config.seq_len
         return tuple(
             (shape, training_activations_at(stage_terms, tokens))
             for shape, stage_terms in zip(at.shapes, terms, strict=True)
         )
 
     def _class_terms(
-        self, at: _Shape, shape: tuple[int, int, int], mode: Recompute
+        self, at: _ShapeParts, shape: tuple[int, int, int], mode: Recompute
     ) -> tuple[tuple[ActivationClassTerms, ActivationClassTerms], ...]:
         """training_class_terms of each candidate stage, shared by the configs of the store (by sequence
         parallel, shape and recompute mode), from the per-token activations it shares too."""
-        sequence_parallel = at.config.sequence_parallel
+        config = self._normal_base
+        assert config is not None  # _variant's
+        sequence_parallel = config.sequence_parallel
         found = self._shared.class_terms.get((sequence_parallel, *shape, mode))
         if found is None:
             # by divisors, not tp alone: the MoE layers' activations depend on ep too (the expert divisor)
             key = (sequence_parallel, at.divisors, mode)
             per_token = self._shared.per_token.get(key)
             if per_token is None:
-                layout = dataclasses.replace(at.config.layout, recompute=mode)
+                # of the layout, per_token_activations reads the recompute mode only (tp and ep: the divisors)
                 per_token = per_token_activations(
-                    self._model, dataclasses.replace(at.config, layout=layout), at.divisors
+                    self._model, dataclasses.replace(config, layout=Layout(recompute=mode)), at.divisors
                 )
                 self._shared.per_token[key] = per_token
             found = self._shared.class_terms[(sequence_parallel, *shape, mode)] = tuple(
-                training_class_terms(self._model, at.config, stage, at.divisors.tp, per_token, mode)
+                training_class_terms(self._model, config, stage, at.divisors.tp, per_token, mode)
                 for stage in at.stages
             )
         return found
@@ -391,8 +388,21 @@ class MemoryTotals:
         variant = self._cached_variant(tp, pp, ep, recompute, micro_batch)
         if variant is None or not _state_allowed(zero, offload, variant[0][0].training):
             return [None] * len(dps)
+        training = variant[0][0].training
         accumulation = self._base.gradient_accumulation
         states = [StageState(shape, acts, zero, offload, accumulation) for shape, acts in variant]
-        return [
-            max(state.total_bytes(dp) for state in states) if _dp_allowed(dp, tp, pp, ep) else None for dp in dps
-        ]
+        # Without ZeRO sharding (inference counts as ZeRO-0) dp enters only through the data-parallel
+        # communicator, dp > 1 (StageState): every dp above 1 has the same total.
+        unsharded = not training or zero == 0
+        known: dict[int, int] = {}
+        found: list[int | None] = []
+        for dp in dps:
+            if not _dp_allowed(dp, tp, pp, ep):
+                found.append(None)
+                continue
+            key = dp > 1 if unsharded else dp
+            total = known.get(key)
+            if total is None:
+                total = known[key] = max(state.total_bytes(dp) for state in states)
+            found.append(total)
+        return found

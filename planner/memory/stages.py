@@ -624,11 +624,15 @@ def per_token_activations(
 
 def inflight_microbatches(config: MemoryConfig, stage: Stage) -> int:
     """Micro-batches whose activations a stage holds at once: 1F1B keeps pp on the first stage."""
-    pp = config.layout.pp
-    if stage.index == 0 and pp > 1:
-        return config.inflight_microbatches or pp
-    if config.inflight_microbatches and pp > 1:
-        return max(1, min(config.inflight_microbatches, pp - stage.index))
+    return inflight_at(config.layout.pp, config.inflight_microbatches, stage.index)
+
+
+def inflight_at(pp: int, inflight: int | None, stage_index: int) -> int:
+    """inflight_microbatches of stage `stage_index` of `pp`, the first holding `inflight` (None: pp)."""
+    if stage_index == 0 and pp > 1:
+        return inflight or pp
+    if inflight and pp > 1:
+        return max(1, min(inflight, pp - stage_index))
     return 1
 
 
@@ -783,15 +787,16 @@ class StageState:
     """stage_state of one stage, sharding state and activations at any dp: what dp does not change is worked
     out once here, the rest by amounts(dp) or total_bytes(dp) (a search asks for a few dps of each).
 
-    dp enters only through the ZeRO shard divisors and the data-parallel communicator; every figure is the same
-    chain of floating-point operations, in the same order, as computing it all at one dp, so the bytes are
-    identical whichever dps are asked for."""
+    dp enters only through the ZeRO shard divisors and the data-parallel communicator. Every figure is the same
+    chain of floating-point operations, in the same order, as computing it all at one dp (a part worked out
+    here is a whole subexpression of it), so the bytes are identical whichever dps are asked for. Below ZeRO-2
+    the gradients are not sharded, so the step's moments and the allocator margin are worked out here too."""
 
     __slots__ = (
         "_shape", "_acts", "_zero", "_offload", "_accumulation", "_training", "_megatron", "_activations",
         "_weights", "_host", "_grad_per", "_opt_per", "_gathered_total", "_gathered_weights", "_gathered_at_loss",
-        "_layer_gradients", "_streamed_weights", "_adapter_weights", "_trainable", "_loss_moment",
-        "_layer_moment", "_held_but_gradients", "_model_parallel_communicators", "_ceiled_activations",
+        "_streamed_weights", "_adapter_weights", "_trainable", "_loss_moment", "_layer_moment",
+        "_held_but_gradients", "_model_parallel_communicators", "_ceiled_activations", "_unsharded_step",
     )  # fmt: skip
 
     def __init__(self, shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int = 1):
@@ -842,18 +847,46 @@ class StageState:
         self._gathered_total, self._gathered_weights, self._gathered_at_loss = (
             gathered_total, gathered_weights, gathered_at_loss
         )  # fmt: skip
-        self._layer_gradients, self._streamed_weights, self._adapter_weights = (
-            layer_gradients, streamed_weights, adapter_weights
-        )  # fmt: skip
+        self._streamed_weights, self._adapter_weights = streamed_weights, adapter_weights
         self._activations = activations
         self._ceiled_activations = math.ceil(activations) + math.ceil(acts.kv_cache)
-        # --- the moments of the step that dp does not change (see _at)
         self._trainable = shape.trainable_dense + shape.trainable_expert
+        # the moments of the step but the gradients' part (see _step)
         self._loss_moment = activations - layer_gradients + gathered_at_loss
         self._layer_moment = activations - acts.logits_sharded + gathered_total if zero >= 2 else 0.0
         self._held_but_gradients = activations + gathered_total
         # one NCCL communicator per parallel group; the data-parallel one is added by _at
         self._model_parallel_communicators = (shape.tp > 1) + (shape.pp > 1) + (shape.ep > 1)
+        # (gradients, _step(gradients)) where dp does not divide the gradients: below ZeRO-2, or no training
+        self._unsharded_step: tuple[float, tuple[float, str, float]] | None = None
+        if zero < 2:
+            gradients = self._trainable * grad_per if training else 0.0
+            self._unsharded_step = gradients, self._step(gradients)
+
+    def _step(self, gradients: float) -> tuple[float, str, float]:
+        """(bytes never held at once, the peak's phase, the overhead but the communicators) with `gradients`."""
+        not_concurrent = 0.0
+        phase = "backward" if self._training else "forward"
+        if self._training:
+            # The terms are each at its own maximum; the step's peak is the largest of three moments: the loss's
+            # backward (every activation, FSDP2's units as they are then), a layer's backward (the loss's tensors
+            # gone, FSDP2's layer buffers there) and the optimizer step (every gradient, no activation) -- with
+            # one backward per step and the gradients freed after it (zero_grad(set_to_none=True)). With
+            # gradient accumulation the gradients stay beside the next micro-batch's activations.
+            loss_moment, layer_moment = self._loss_moment, self._layer_moment
+            # the end of backward: every gradient, and for a trained tied embedding its dense gradient twice
+            # over while the embedding's backward adds it to the LM head's (embedding_dense_backward, then the sum)
+            optimizer_moment = gradients + self._shape.tied_embedding_gradient * (self._zero < 2)
+            held = self._held_but_gradients + gradients
+            if self._accumulation > 1:
+                optimizer_moment = held - (self._gathered_total - self._gathered_at_loss)
+            # (the terms hold every byte counted: a moment never exceeds their sum)
+            peak = min(held, max(loss_moment, layer_moment, optimizer_moment))
+            not_concurrent = held - peak
+            phase = "optimizer step" if optimizer_moment > max(loss_moment, layer_moment) else "backward"
+        # --- overhead: allocated and freed step by step, fragmentation (the communicators are added by _at)
+        dynamic = gradients + self._activations + self._acts.kv_cache
+        return not_concurrent, phase, CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * dynamic
 
     def _at(self, dp: int) -> tuple[float, float, float, float, float, str, int, float]:
         """(weights, gradients, optimizer, host, not concurrent, peak phase, communicators, overhead) at dp."""
@@ -864,7 +897,9 @@ class StageState:
         dense_shard = dp
         expert_shard = dp * shape.tp // ep if ep > 1 else dp
         weights, host = self._weights, self._host
-        if zero >= 2:
+        if self._unsharded_step is not None:
+            gradients, (not_concurrent, phase, overhead) = self._unsharded_step
+        else:
             shard = (
                 shape.dense_params_gpu / dense_shard + shape.expert_params_gpu / expert_shard
             ) * shape.bytes_per_param
@@ -881,43 +916,23 @@ class StageState:
                     ) * shape.adapter_bytes
                 else:
                     weights += self._adapter_weights
+            gradients = (shape.trainable_dense / dense_shard + shape.trainable_expert / expert_shard) * self._grad_per
+            not_concurrent, phase, overhead = self._step(gradients)
 
-        # --- gradients and optimizer
-        gradients = optimizer = 0.0
-        not_concurrent = 0.0
-        phase = "backward" if self._training else "forward"
-        activations = self._activations
+        # --- optimizer
+        optimizer = 0.0
         if self._training:
-            trainable = self._trainable
-            shards = shape.trainable_dense / dense_shard + shape.trainable_expert / expert_shard
-            gradients = (shards if zero >= 2 else trainable) * self._grad_per
-            optimizer = (shards if zero >= 1 else trainable) * self._opt_per
+            if zero >= 1:
+                optimizer = (shape.trainable_dense / dense_shard + shape.trainable_expert / expert_shard) * self._opt_per
+            else:
+                optimizer = self._trainable * self._opt_per
             if offload == _OFFLOAD_OPTIMIZER or offload == _OFFLOAD_ALL:
                 host += optimizer
                 optimizer = 0.0
-            # The terms are each at its own maximum; the step's peak is the largest of three moments: the loss's
-            # backward (every activation, FSDP2's units as they are then), a layer's backward (the loss's tensors
-            # gone, FSDP2's layer buffers there) and the optimizer step (every gradient, no activation) -- with
-            # one backward per step and the gradients freed after it (zero_grad(set_to_none=True)). With
-            # gradient accumulation the gradients stay beside the next micro-batch's activations.
-            loss_moment, layer_moment = self._loss_moment, self._layer_moment
-            # the end of backward: every gradient, and for a trained tied embedding its dense gradient twice
-            # over while the embedding's backward adds it to the LM head's (embedding_dense_backward, then the sum)
-            optimizer_moment = gradients + shape.tied_embedding_gradient * (zero < 2)
-            held = self._held_but_gradients + gradients
-            if self._accumulation > 1:
-                optimizer_moment = held - (self._gathered_total - self._gathered_at_loss)
-            # (the terms hold every byte counted: a moment never exceeds their sum)
-            peak = min(held, max(loss_moment, layer_moment, optimizer_moment))
-            not_concurrent = held - peak
-            phase = "optimizer step" if optimizer_moment > max(loss_moment, layer_moment) else "backward"
 
         # --- overhead: one NCCL communicator per parallel group
         communicators = (dp > 1 and self._training) + self._model_parallel_communicators
-        dynamic = gradients + activations + self._acts.kv_cache  # allocated and freed step by step: fragmentation
-        overhead = (
-            CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * dynamic + communicators * NCCL_BYTES_PER_COMMUNICATOR
-        )
+        overhead += communicators * NCCL_BYTES_PER_COMMUNICATOR
         return weights, gradients, optimizer, host, not_concurrent, phase, communicators, overhead
 
     def total_bytes(self, dp: int) -> int:

@@ -402,8 +402,9 @@ class TrainingSearch(GpuSearch):
         reference: Variant,
         with_dp_one: bool,
         states: list[State],
-    ) -> list[_StateFit]:
-        """The a + b / dp fit of each state that is possible at this layout."""
+    ) -> list[tuple[_StateFit, int]]:
+        """The a + b / dp fit of each state that is possible at this layout, with its exact total at dp 2 x base
+        (one of the two the fit comes from: the reference of the variant deltas)."""
         totals = self.memory.totals
         fits = []
         low, high = (2 * base, 4 * base) if base == 1 else (base, 2 * base)
@@ -418,7 +419,7 @@ class TrainingSearch(GpuSearch):
             if with_dp_one:
                 exact = at_dp_one[0]
                 at_one = math.inf if exact is None else exact
-            fits.append(_StateFit((zero, offload), t_low - b / low, b, at_one))
+            fits.append((_StateFit((zero, offload), t_low - b / low, b, at_one), t_low if low == 2 * base else t_high))
         return fits
 
     def _variant_deltas(
@@ -429,11 +430,12 @@ class TrainingSearch(GpuSearch):
         variants: list[Variant],
         ref_total: int | None,
     ) -> dict[Variant, float]:
-        """(recompute, micro-batch) -> bytes above the reference variant. Activations grow linearly with the
-        micro-batch, so two exact estimates per recompute mode give every micro-batch."""
+        """(recompute, micro-batch) -> bytes above the reference variant (variants[0], whose total at this dp and
+        state is ref_total). Activations grow linearly with the micro-batch, so two exact estimates per recompute
+        mode give every micro-batch."""
         if ref_total is None:
             return {}
-        at: dict[Variant, int | None] = {}
+        at: dict[Variant, int | None] = {variants[0]: ref_total}
 
         def total(variant: Variant) -> int | None:
             if variant not in at:
@@ -560,17 +562,15 @@ class TrainingSearch(GpuSearch):
         cache = self.memory.layout_fits
         if key in cache:
             return cache[key]  # type: ignore[return-value]
-        reference = variants[0]
-        fits = self._fit_states(shape, base, reference, with_dp_one, states)
+        fitted = self._fit_states(shape, base, variants[0], with_dp_one, states)
         parts: list[_LayoutFits] = []
         for sharded in (False, True):
-            group = [fit for fit in fits if _sharded(fit.state) == sharded]
+            group = [(fit, at_two_base) for fit, at_two_base in fitted if _sharded(fit.state) == sharded]
             if group:
-                zero, offload = group[0].state
-                ref_total = self.memory.totals(shape, zero, offload, reference[0], reference[1], (2 * base,))[0]
-                deltas = self._variant_deltas(shape, 2 * base, group[0].state, variants, ref_total)
+                first, ref_total = group[0]
+                deltas = self._variant_deltas(shape, 2 * base, first.state, variants, ref_total)
                 if deltas:
-                    parts.append(_LayoutFits(group, deltas, self.workload.global_batch))
+                    parts.append(_LayoutFits([fit for fit, _ in group], deltas, self.workload.global_batch))
         found = _ClassedFits(parts) if parts else None
         cache[key] = found
         return found
