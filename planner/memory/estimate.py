@@ -165,6 +165,13 @@ _Variant = tuple[tuple[StageShape, StageActivations], ...]
 _MISSING = object()
 
 
+# The fields of the configs whose totals share a store (SharedShapes): all but these three.
+_SHARED_FIELDS = tuple(
+    field.name for field in dataclasses.fields(MemoryConfig)
+    if field.name not in ("sequence_parallel", "inflight_microbatches", "layout")
+)  # fmt: skip
+
+
 class SharedShapes:
     """Shape-level validity and stage shapes per (tp, pp, ep), shared by the MemoryTotals of one model whose base
     configs differ only in sequence_parallel and inflight_microbatches (a search's configs: planner.search).
@@ -178,12 +185,12 @@ class SharedShapes:
     """
 
     def __init__(self) -> None:
-        self._by_base: dict[tuple[ModelSpec, MemoryConfig], _SharedStore] = {}
+        self._by_base: dict[tuple[object, ...], _SharedStore] = {}
 
     def store(self, model: ModelSpec, base: MemoryConfig) -> _SharedStore:
         """What configs like `base` share: (tp, pp, ep) -> parts (None: refused), and per in-flight count
         whether the config passes its own rules."""
-        key = (model, dataclasses.replace(base, sequence_parallel=False, inflight_microbatches=None, layout=Layout()))
+        key = (model, *[getattr(base, name) for name in _SHARED_FIELDS])
         found = self._by_base.get(key)
         if found is None:
             found = self._by_base[key] = _SharedStore({}, {}, {}, {})
@@ -221,6 +228,7 @@ class MemoryTotals:
         self._terms: dict[tuple[int, int, int, str], tuple[TrainingActivationTerms, ...]] = {}
         self._shared = (SharedShapes() if shared is None else shared).store(model, base)
         self._normal_base: MemoryConfig | None = None  # normalised at the one-GPU layout (_config_allowed)
+        self._training = False  # its task trains (set with _normal_base)
 
     def _config_allowed(self) -> bool:
         """The base config passes validate_layout at the one-GPU layout (see SharedShapes)."""
@@ -258,6 +266,7 @@ class MemoryTotals:
             if isinstance(parts, _ShapeParts):
                 if self._normal_base is None:  # the config's choices parse: _config_allowed passed
                     self._normal_base = normalised(dataclasses.replace(self._base, layout=Layout()))
+                    self._training = self._normal_base.task.is_training
                 found = parts
         self._shapes[key] = found
         return found
@@ -285,7 +294,7 @@ class MemoryTotals:
             return None
         config = self._normal_base
         assert config is not None  # set by _shape with the first shape it allows
-        if not config.task.is_training:
+        if not self._training:
             mode = Recompute(recompute)
             return tuple(
                 (shape, stage_activations(self._model, config, stage, at.divisors, None, mode, micro_batch))
@@ -301,8 +310,7 @@ class MemoryTotals:
             )
         tokens = micro_batch * config.seq_len
         return tuple(
-            (shape, training_activations_at(stage_terms, tokens))
-            for shape, stage_terms in zip(at.shapes, terms, strict=True)
+            [(shape, training_activations_at(stage_terms, tokens)) for shape, stage_terms in zip(at.shapes, terms, strict=True)]
         )
 
     def _class_terms(
@@ -386,9 +394,9 @@ class MemoryTotals:
         micro_batch=micro_batch)) for dp in dps]: the same cached variant and stage arithmetic, without building
         a Layout per dp, and what dp does not change worked out once (StageState)."""
         variant = self._cached_variant(tp, pp, ep, recompute, micro_batch)
-        if variant is None or not _state_allowed(zero, offload, variant[0][0].training):
+        training = variant is not None and variant[0][0].training
+        if variant is None or not _state_allowed(zero, offload, training):
             return [None] * len(dps)
-        training = variant[0][0].training
         accumulation = self._base.gradient_accumulation
         states = [StageState(shape, acts, zero, offload, accumulation) for shape, acts in variant]
         # Without ZeRO sharding (inference counts as ZeRO-0) dp enters only through the data-parallel
@@ -403,6 +411,6 @@ class MemoryTotals:
             key = dp > 1 if unsharded else dp
             total = known.get(key)
             if total is None:
-                total = known[key] = max(state.total_bytes(dp) for state in states)
+                total = known[key] = max([state.total_bytes(dp) for state in states])
             found.append(total)
         return found

@@ -266,9 +266,13 @@ def _norm_bytes(model: ModelSpec, frozen: bool, residual: float, autocast: bool)
 def _residual_bytes(config: MemoryConfig, sharded: bool) -> tuple[float, bool]:
     """(bytes per value of the residual stream, whether autocast runs): autocast over fp32 weights keeps an fp32
     residual; FSDP2's 16-bit compute, LoRA on a 16-bit base and inference keep the compute dtype."""
-    e = compute_bytes(config)
+    return _residual_of(compute_bytes(config), config.task.is_full_training, sharded)
+
+
+def _residual_of(e: float, full_training: bool, sharded: bool) -> tuple[float, bool]:
+    """_residual_bytes from the compute bytes per value `e` and whether every weight trains."""
     autocast = e < 4 and not sharded
-    if config.task.is_full_training and not sharded:
+    if full_training and not sharded:
         return 4.0, autocast
     return e, autocast
 
@@ -709,11 +713,36 @@ def training_class_terms(
     recompute: Recompute,
 ) -> tuple[ActivationClassTerms, ActivationClassTerms]:
     """TrainingActivationTerms' autocast and sharded terms: they read neither the layout nor the in-flight
-    micro-batches of `config` (a search shares them between its configs)."""
-    return (
-        _training_terms(model, config, stage, tp, per_token[:2], recompute, False),
-        _training_terms(model, config, stage, tp, per_token[2:], recompute, True),
-    )
+    micro-batches of `config` (a search shares them between its configs). What the two classes share is read
+    once (a search asks for thousands of these)."""
+    e = compute_bytes(config)
+    sp_divisor = tp if config.sequence_parallel else 1
+    task = config.task
+    frozen, full_training = task.is_adapter, task.is_full_training
+    full = recompute == _RECOMPUTE_FULL
+    hidden = model.hidden
+    per_class = []
+    for sharded, per_dense, per_moe in ((False, *per_token[:2]), (True, *per_token[2:])):
+        residual, autocast = _residual_of(e, full_training, sharded)
+        if full:  # each layer's input kept, one layer's activations at a time
+            in_flight, once = stage.layers * residual * hidden / sp_divisor, max(per_dense, per_moe)
+        else:
+            in_flight, once = stage.dense_layers * per_dense + stage.moe_layers * per_moe, 0.0
+        head = None
+        if stage.has_head:
+            # final norm + the head's input (trained head: fp32 in fp32, 16 bit otherwise), then the loss: HF keeps
+            # log_softmax (fp32) for backward, whose start holds two fp32 gradients beside it: 12 bytes per
+            # vocabulary entry per token (the forward's logits, fp32 copy and log_softmax, 8-10 bytes, are gone
+            # by then)
+            if sharded and tp > 1 and full_training:  # _transformer_engine: the final norm's 16-bit input and
+                final = (TE_NORM_LINEAR_VALUES * e * hidden + _norm_stats(model)) / sp_divisor  # output
+            else:
+                head_input = (0.0 if frozen else e) * hidden
+                final = (_norm_bytes(model, frozen, residual, autocast) * hidden + _norm_stats(model) + head_input) / sp_divisor
+            logits_bytes = 12.0
+            head = logits_bytes * model.vocab / tp + final
+        per_class.append(ActivationClassTerms(full, in_flight, once, head))
+    return per_class[0], per_class[1]
 
 
 def training_activations_at(terms: TrainingActivationTerms, tokens: int) -> StageActivations:
@@ -737,31 +766,7 @@ def _class_activations(terms: ActivationClassTerms, tokens: int, inflight: int) 
     return activations, logits
 
 
-def _training_terms(model: ModelSpec, config: MemoryConfig, stage: Stage, tp: int,
-                    per_token: tuple[float, float], recompute: Recompute, sharded: bool) -> ActivationClassTerms:  # fmt: skip
-    """ActivationClassTerms of one stage in training."""
-    per_dense, per_moe = per_token
-    e = compute_bytes(config)
-    sp_divisor = tp if config.sequence_parallel else 1
-    frozen = config.task.is_adapter
-    residual, autocast = _residual_bytes(config, sharded)
-    full = recompute == Recompute.FULL
-    if full:  # each layer's input kept, one layer's activations at a time
-        in_flight, once = stage.layers * residual * model.hidden / sp_divisor, max(per_dense, per_moe)
-    else:
-        in_flight, once = stage.dense_layers * per_dense + stage.moe_layers * per_moe, 0.0
-    head = None
-    if stage.has_head:
-        # final norm + the head's input (trained head: fp32 in fp32, 16 bit otherwise), then the loss: HF keeps
-        # log_softmax (fp32) for backward, whose start holds two fp32 gradients beside it: 12 bytes per vocabulary
-        # entry per token (the forward's logits, fp32 copy and log_softmax, 8-10 bytes, are gone by then)
-        head_input = (0.0 if frozen else e) * model.hidden
-        final = (_norm_bytes(model, frozen, residual, autocast) * model.hidden + _norm_stats(model) + head_input) / sp_divisor
-        if _transformer_engine(config, tp, sharded):  # the final norm's 16-bit input and output (the head's input)
-            final = (TE_NORM_LINEAR_VALUES * e * model.hidden + _norm_stats(model)) / sp_divisor
-        logits_bytes = 12.0
-        head = logits_bytes * model.vocab / tp + final
-    return ActivationClassTerms(full, in_flight, once, head)
+_RECOMPUTE_FULL = Recompute.FULL
 
 
 # The offload modes as module constants: stage_state runs tens of thousands of times per search, and reading

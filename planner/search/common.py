@@ -55,7 +55,9 @@ class SearchMemory:
         self._totals: dict[tuple[bool, int | None], MemoryTotals] = {}
         self._shared_shapes = SharedShapes()  # the configs differ only in sequence parallel and in-flight batches
         self._known: dict[Layout, int | None] = {}  # totals asked before (every GPU type asks the same ones)
-        self._configs: dict[tuple[bool, int, int], MemoryConfig] = {}
+        self._configs: dict[tuple[bool, int, int], MemoryConfig] = {}  # by (tp > 1, pp, virtual stages)
+        self._configs_of_choices: dict[tuple[bool, int | None], MemoryConfig] = {}  # by (sequence parallel, in flight)
+        self._totals_of_shapes: dict[tuple[bool, int, int], MemoryTotals] = {}  # as _configs, for totals()
         # Per-layout fits of the training search (planner.search.training), shared by every GPU type: they
         # depend on the model, workload and layout only, never on the GPU.
         self.layout_fits: dict[tuple[object, ...], object] = {}
@@ -76,9 +78,13 @@ class SearchMemory:
             inflight = None
             if pp > 1 and virtual_stages > 1:
                 inflight = math.ceil(Schedule(pp, pp, virtual_stages).in_flight_microbatches)
-            config = self._configs[key] = dataclasses.replace(
-                self._base, sequence_parallel=self._sequence_parallel and tp > 1, inflight_microbatches=inflight,
-            )  # fmt: skip
+            choices = (self._sequence_parallel and tp > 1, inflight)  # what the configs differ in
+            config = self._configs_of_choices.get(choices)
+            if config is None:
+                config = self._configs_of_choices[choices] = dataclasses.replace(
+                    self._base, sequence_parallel=choices[0], inflight_microbatches=inflight
+                )
+            self._configs[key] = config
         return config
 
     def breakdown(self, layout: Layout) -> MemoryBreakdown | None:
@@ -105,7 +111,10 @@ class SearchMemory:
         stages), this sharding state and activation variant, without building a Layout per dp (MemoryTotals.totals).
         Not kept in the cache of total(): the training search keeps what it works out (layout_fits)."""
         tp, pp, ep, virtual = shape
-        memory_totals = self._memory_totals_of(self._config_of(tp, pp, virtual))
+        key = (tp > 1, pp, virtual)
+        memory_totals = self._totals_of_shapes.get(key)
+        if memory_totals is None:
+            memory_totals = self._totals_of_shapes[key] = self._memory_totals_of(self._config_of(tp, pp, virtual))
         return memory_totals.totals(tp, pp, ep, zero, offload, recompute, micro_batch, dps)
 
     def _memory_totals(self, layout: Layout) -> MemoryTotals:
