@@ -560,6 +560,9 @@ def stage_shape(
     micro_batch)."""
     task, layout = config.task, config.layout
     tp, pp = layout.tp, layout.pp
+    # the task's kinds and the compute bytes, read once (properties: a search builds thousands of shapes)
+    training, full_training, adapter = task.is_training, task.is_full_training, task.is_adapter
+    e = compute_bytes(config)
     blocks, experts, ends = _stage_params(model, counts, stage, pp)
     small = stage.layers * counts.small_per_layer  # the final norm is already part of `ends`
     dense_params_gpu = (blocks + ends) / tp
@@ -575,33 +578,32 @@ def stage_shape(
     # trainable parameters: the full model, or the LoRA adapters
     adapter_dense = adapter_expert = adapter_bytes = 0.0
     trainable_dense = trainable_expert = 0.0
-    if task.is_adapter:
+    if adapter:
         per_dense, per_moe, per_routed = _lora_params_per_layer(model, config.lora_rank, config.lora_targets)
         adapter_dense = (stage.dense_layers * per_dense + stage.moe_layers * per_moe) / tp
         adapter_expert = stage.moe_layers * per_routed / divisors.expert_divisor
         adapter_bytes = training_weight_bytes(master_precision(config.precision))
         trainable_dense, trainable_expert = adapter_dense, adapter_expert
-    elif task.is_full_training:
+    elif full_training:
         trainable_dense, trainable_expert = dense_params_gpu, expert_params_gpu
     grad_per = opt_per = 0.0
-    if task.is_training:
+    if training:
         precision = master_precision(config.precision)
         grad_per = gradient_bytes(precision)
         opt_per = optimizer_bytes(config.optimizer, precision)
     megatron_opt_per = 0.0
-    if task.is_full_training and compute_bytes(config) < 4 and (tp > 1 or pp > 1):
+    if full_training and e < 4 and (tp > 1 or pp > 1):
         megatron_opt_per = MASTER_BYTES + _OPTIMIZER_STATE_BYTES[config.optimizer]
     largest, root_unit = _fsdp_units(model, counts, divisors)
-    e = compute_bytes(config)
     tied_gradient = 0.0
-    if task.is_full_training and model.tied_embeddings and stage.has_embedding:
+    if full_training and model.tied_embeddings and stage.has_embedding:
         tied_gradient = 2 * model.vocab * model.hidden / tp * (MEGATRON_GRADIENT_BYTES if megatron_opt_per else grad_per)
     autocast_copies = 0.0
-    if task.is_full_training and e < 4:
+    if full_training and e < 4:
         autocast_copies = autocast_weight_copies(model, counts, stage, tp)
     return StageShape(
-        stage=stage.index, task=task, training=task.is_training, full_training=task.is_full_training,
-        adapter=task.is_adapter, tp=tp, pp=pp, ep=layout.ep, params_gpu=params_gpu,
+        stage=stage.index, task=task, training=training, full_training=full_training, adapter=adapter, tp=tp,
+        pp=pp, ep=layout.ep, params_gpu=params_gpu,
         dense_params_gpu=dense_params_gpu, expert_params_gpu=expert_params_gpu, stored_weights=stored,
         bytes_per_param=bytes_per_param, largest=largest, root_unit=root_unit, compute_bytes=e,
         autocast_copies=autocast_copies, megatron_opt_per=megatron_opt_per,

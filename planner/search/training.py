@@ -435,19 +435,22 @@ class TrainingSearch(GpuSearch):
         mode give every micro-batch."""
         if ref_total is None:
             return {}
-        at: dict[Variant, int | None] = {variants[0]: ref_total}
-
-        def total(variant: Variant) -> int | None:
-            if variant not in at:
-                at[variant] = self.memory.totals(shape, state[0], state[1], variant[0], variant[1], (dp,))[0]
-            return at[variant]
-
+        reference = variants[0]
+        # per recompute mode the totals at micro-batch 1 and 2 (None where either is refused)
+        pairs: dict[Recompute, tuple[int, int] | None] = {}
         deltas: dict[Variant, float] = {}
         for recompute, micro_batch in variants:
-            one, two = total((recompute, 1)), total((recompute, 2))
-            if one is None or two is None:
-                continue
-            deltas[(recompute, micro_batch)] = one + (micro_batch - 1) * (two - one) - ref_total
+            if recompute not in pairs:
+                one, two = (
+                    ref_total if (recompute, size) == reference
+                    else self.memory.totals(shape, state[0], state[1], recompute, size, (dp,))[0]
+                    for size in (1, 2)
+                )  # fmt: skip
+                pairs[recompute] = None if one is None or two is None else (one, two)
+            pair = pairs[recompute]
+            if pair is not None:
+                one, two = pair
+                deltas[(recompute, micro_batch)] = one + (micro_batch - 1) * (two - one) - ref_total
         return deltas
 
     def run(self) -> Found:
