@@ -19,7 +19,6 @@ from planner.memory.stages import (
     StageActivations,
     StageAmounts,
     StageShape,
-    StageState,
     TrainingActivationTerms,
     divisors_of,
     inflight_at,
@@ -29,6 +28,7 @@ from planner.memory.stages import (
     stage_amounts,
     stage_shape,
     stage_state,
+    stage_state_totals,
     training_activations_at,
     training_class_terms,
 )
@@ -161,6 +161,7 @@ class _ShapeParts:
     shapes: tuple[StageShape, ...]
 
 
+_ONE_GPU = Layout()
 _Variant = tuple[tuple[StageShape, StageActivations], ...]
 _MISSING = object()
 
@@ -230,13 +231,18 @@ class MemoryTotals:
         self._normal_base: MemoryConfig | None = None  # normalised at the one-GPU layout (_config_allowed)
         self._training = False  # its task trains (set with _normal_base)
 
+    def _at_one_gpu(self) -> MemoryConfig:
+        """The base config at the one-GPU layout (a search's bases are there already: no copy)."""
+        base = self._base
+        return base if base.layout == _ONE_GPU else dataclasses.replace(base, layout=_ONE_GPU)
+
     def _config_allowed(self) -> bool:
         """The base config passes validate_layout at the one-GPU layout (see SharedShapes)."""
         inflight = self._base.inflight_microbatches
         allowed = self._shared.config_ok.get(inflight)
         if allowed is None:
             try:
-                checked_notes(self._model, normalised(dataclasses.replace(self._base, layout=Layout())))
+                checked_notes(self._model, normalised(self._at_one_gpu()))
                 allowed = True
             except UserError:
                 allowed = False
@@ -265,7 +271,7 @@ class MemoryTotals:
                 parts = shared[key] = self._shape_parts(probe)
             if isinstance(parts, _ShapeParts):
                 if self._normal_base is None:  # the config's choices parse: _config_allowed passed
-                    self._normal_base = normalised(dataclasses.replace(self._base, layout=Layout()))
+                    self._normal_base = normalised(self._at_one_gpu())
                     self._training = self._normal_base.task.is_training
                 found = parts
         self._shapes[key] = found
@@ -380,9 +386,9 @@ class MemoryTotals:
         variant = self._allowed_variant(layout)
         if variant is None:
             return None
-        accumulation = self._base.gradient_accumulation
+        accumulation, dps = self._base.gradient_accumulation, (layout.dp,)
         return max(
-            StageState(shape, acts, layout.zero, layout.offload, accumulation).total_bytes(layout.dp)
+            stage_state_totals(shape, acts, layout.zero, layout.offload, accumulation, dps)[0]
             for shape, acts in variant
         )
 
@@ -392,25 +398,27 @@ class MemoryTotals:
     ) -> list[int | None]:
         """[total(Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=zero, recompute=recompute, offload=offload,
         micro_batch=micro_batch)) for dp in dps]: the same cached variant and stage arithmetic, without building
-        a Layout per dp, and what dp does not change worked out once (StageState)."""
+        a Layout per dp, and what dp does not change worked out once (stage_state_totals)."""
         variant = self._cached_variant(tp, pp, ep, recompute, micro_batch)
         training = variant is not None and variant[0][0].training
         if variant is None or not _state_allowed(zero, offload, training):
             return [None] * len(dps)
-        accumulation = self._base.gradient_accumulation
-        states = [StageState(shape, acts, zero, offload, accumulation) for shape, acts in variant]
         # Without ZeRO sharding (inference counts as ZeRO-0) dp enters only through the data-parallel
-        # communicator, dp > 1 (StageState): every dp above 1 has the same total.
+        # communicator, dp > 1 (stages._state_figures): every dp above 1 has the same total.
         unsharded = not training or zero == 0
-        known: dict[int, int] = {}
-        found: list[int | None] = []
+        asked: list[int] = []  # the dps worked out
+        where: dict[int, int] = {}  # the position in `asked` of a dp (unsharded: of dp > 1)
+        positions: list[int | None] = []  # each dp's (None: refused)
         for dp in dps:
-            if not _dp_allowed(dp, tp, pp, ep):
-                found.append(None)
-                continue
-            key = dp > 1 if unsharded else dp
-            total = known.get(key)
-            if total is None:
-                total = known[key] = max([state.total_bytes(dp) for state in states])
-            found.append(total)
-        return found
+            position = None
+            if _dp_allowed(dp, tp, pp, ep):
+                key = dp > 1 if unsharded else dp
+                position = where.get(key)
+                if position is None:
+                    position = where[key] = len(asked)
+                    asked.append(dp)
+            positions.append(position)
+        accumulation = self._base.gradient_accumulation
+        per_stage = [stage_state_totals(shape, acts, zero, offload, accumulation, asked) for shape, acts in variant]
+        fullest = per_stage[0] if len(per_stage) == 1 else [max(totals) for totals in zip(*per_stage, strict=True)]
+        return [None if position is None else fullest[position] for position in positions]

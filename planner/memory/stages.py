@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -787,195 +788,171 @@ def stage_state(
     AdamW state, the gathered units (ZeRO-3: the root and one layer at the backward peak; ZeRO-2: every unit
     between forward and backward) and about three layer-sized communication buffers (the prefetched all-gather,
     the reduce-scatter input and output), as FSDP2's memory tracker shows under a fake process group."""
-    return StageState(shape, acts, zero, offload, accumulation).amounts(dp)
+    ((weights, gradients, optimizer, activations, overhead, not_concurrent, host, gathered_total, gathered_weights,
+      streamed_weights, communicators, phase),) = _state_figures(shape, acts, zero, offload, accumulation, (dp,))  # fmt: skip
+    megatron = shape.megatron_opt_per > 0 and zero <= 1
+    return StageAmounts(
+        shape.stage,
+        weights,
+        gradients,
+        optimizer,
+        activations,
+        acts.kv_cache,
+        overhead,
+        host,
+        gathered_total,
+        shape.params_gpu,
+        gathered_weights,
+        streamed_weights,
+        shape.adapter_dense + shape.adapter_expert,
+        acts.logits,
+        acts.inflight,
+        communicators,
+        math.floor(not_concurrent),
+        shape.autocast_copies if (zero < 2 or not shape.training) and not megatron else 0.0,
+        phase,
+    )
 
 
-class StageState:
-    """stage_state of one stage, sharding state and activations at any dp: what dp does not change is worked
-    out once here, the rest by amounts(dp) or total_bytes(dp) (a search asks for a few dps of each).
+def stage_state_totals(
+    shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int]
+) -> list[int]:
+    """[stage_state(shape, acts, dp, zero, offload, accumulation).total_bytes for dp in dps], worked out
+    together (_state_figures) and without building the amounts: a search asks for a few dps of each."""
+    ceil, floor = math.ceil, math.floor
+    kv_cache = ceil(acts.kv_cache)
+    return [
+        ceil(figures[0]) + ceil(figures[1]) + ceil(figures[2]) + ceil(figures[3]) + kv_cache + ceil(figures[4])
+        - floor(figures[5])  # weights, gradients, optimizer, activations, KV cache, overhead; less not concurrent
+        for figures in _state_figures(shape, acts, zero, offload, accumulation, dps)
+    ]  # fmt: skip
 
-    dp enters only through the ZeRO shard divisors and the data-parallel communicator. Every figure is the same
-    chain of floating-point operations, in the same order, as computing it all at one dp (a part worked out
-    here is a whole subexpression of it), so the bytes are identical whichever dps are asked for. Below ZeRO-2
-    the gradients are not sharded, so the step's moments and the allocator margin are worked out here too."""
 
-    __slots__ = (
-        "_shape", "_acts", "_zero", "_offload", "_accumulation", "_training", "_megatron", "_activations",
-        "_weights", "_host", "_grad_per", "_opt_per", "_gathered_total", "_gathered_weights", "_gathered_at_loss",
-        "_streamed_weights", "_adapter_weights", "_trainable", "_loss_moment", "_layer_moment",
-        "_held_but_gradients", "_model_parallel_communicators", "_ceiled_activations", "_unsharded_step",
-    )  # fmt: skip
+def _state_figures(
+    shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int]
+) -> list[tuple[float, float, float, float, float, float, float, float, float, float, int, str]]:
+    """stage_state's figures at each dp of `dps`: (weights, gradients, optimizer, activations, overhead, not
+    concurrent, host, gathered total, gathered weights, streamed weights, communicators, peak phase).
 
-    def __init__(self, shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int = 1):
-        self._shape, self._acts, self._offload, self._accumulation = shape, acts, offload, accumulation
-        self._training = training = shape.training
-        self._zero = zero = zero if training else 0
-        largest, bytes_per_param = shape.largest, shape.bytes_per_param
-        self._megatron = megatron = shape.megatron_opt_per > 0 and zero <= 1
-        # FSDP2 (ZeRO-2/3) and Megatron compute on 16-bit weights; plain data parallel runs autocast
-        activations = acts.activations_sharded if zero >= 2 or megatron else acts.activations
+    dp enters only through the ZeRO shard divisors and the data-parallel communicator, so what it does not
+    change is worked out once, before the loop over dps; each figure is still the same chain of floating-point
+    operations, in the same order, as working it all out at one dp (a part worked out once is a whole
+    subexpression of it), so the bytes are the same whichever dps are asked for together. Below ZeRO-2 the
+    gradients are not sharded: the step's moments and the allocator margin are worked out at the first dp only.
+    """
+    training = shape.training
+    zero = zero if training else 0
+    ep = shape.ep
+    largest, bytes_per_param = shape.largest, shape.bytes_per_param
+    megatron = shape.megatron_opt_per > 0 and zero <= 1
+    # FSDP2 (ZeRO-2/3) and Megatron compute on 16-bit weights; plain data parallel runs autocast
+    activations = acts.activations_sharded if zero >= 2 or megatron else acts.activations
 
-        # --- weights (ZeRO-2/3: their shard, which dp divides, is added by _at)
-        host = 0.0
-        gathered_total = 0.0  # FSDP2's unsharded compute copies and communication buffers
-        gathered_weights = streamed_weights = 0.0
-        weights = shape.stored_weights
-        grad_per, opt_per = shape.grad_per, shape.opt_per
-        if megatron:
-            weights = shape.params_gpu * MEGATRON_WEIGHT_BYTES
-            grad_per, opt_per = MEGATRON_GRADIENT_BYTES, shape.megatron_opt_per
-        gathered_at_loss = 0.0  # FSDP2's gathered units and buffers at the loss's backward (ZeRO-2/3)
-        layer_gradients = 0.0  # FSDP2: a layer's unsharded 16-bit gradients, a temporary of its backward
-        adapter_weights = 0.0  # the adapters' bytes where they are not sharded (all but ZeRO-3)
-        if shape.adapter and zero != 3:
-            adapter_weights = (shape.adapter_dense + shape.adapter_expert) * shape.adapter_bytes
-        if zero >= 2:
-            e = shape.compute_bytes
-            # Gathered between forward and backward: ZeRO-3 the root unit (embedding, final norm, LM head), ZeRO-2
-            # every unit. At the loss's backward the next layer is being gathered (ZeRO-3); inside a layer's
-            # backward that layer is gathered too, beside three layer-sized communication buffers (the prefetched
-            # all-gather, the reduce-scatter input and output) and the layer's unsharded 16-bit gradients
-            # (counted at the peak).
-            units = shape.root_unit if zero == 3 else shape.params_gpu
-            gathered_weights = (units + (largest if zero == 3 else 0.0)) * e
-            gathered_at_loss = (units + (largest if zero == 3 else 0.0)) * e
-            gathered_total = (units + (4 if zero == 3 else 3) * largest) * e
-            layer_gradients = largest * e
-            activations += layer_gradients
-        else:
-            activations += 0.0 if megatron else shape.autocast_copies
-            if not training and offload == _OFFLOAD_ALL:
-                host += weights
-                weights = streamed_weights = largest * bytes_per_param
-            weights += shape.qlora_workspace
-            if shape.adapter:
-                weights += adapter_weights
-        self._weights, self._host, self._grad_per, self._opt_per = weights, host, grad_per, opt_per
-        self._gathered_total, self._gathered_weights, self._gathered_at_loss = (
-            gathered_total, gathered_weights, gathered_at_loss
-        )  # fmt: skip
-        self._streamed_weights, self._adapter_weights = streamed_weights, adapter_weights
-        self._activations = activations
-        self._ceiled_activations = math.ceil(activations) + math.ceil(acts.kv_cache)
-        self._trainable = shape.trainable_dense + shape.trainable_expert
-        # the moments of the step but the gradients' part (see _step)
-        self._loss_moment = activations - layer_gradients + gathered_at_loss
-        self._layer_moment = activations - acts.logits_sharded + gathered_total if zero >= 2 else 0.0
-        self._held_but_gradients = activations + gathered_total
-        # one NCCL communicator per parallel group; the data-parallel one is added by _at
-        self._model_parallel_communicators = (shape.tp > 1) + (shape.pp > 1) + (shape.ep > 1)
-        # (gradients, _step(gradients)) where dp does not divide the gradients: below ZeRO-2, or no training
-        self._unsharded_step: tuple[float, tuple[float, str, float]] | None = None
-        if zero < 2:
-            gradients = self._trainable * grad_per if training else 0.0
-            self._unsharded_step = gradients, self._step(gradients)
+    # --- weights (ZeRO-2/3: with their shard, which dp divides, in the loop)
+    host = 0.0
+    gathered_total = 0.0  # FSDP2's unsharded compute copies and communication buffers
+    gathered_weights = streamed_weights = 0.0
+    weights = shape.stored_weights
+    grad_per, opt_per = shape.grad_per, shape.opt_per
+    if megatron:
+        weights = shape.params_gpu * MEGATRON_WEIGHT_BYTES
+        grad_per, opt_per = MEGATRON_GRADIENT_BYTES, shape.megatron_opt_per
+    gathered_at_loss = 0.0  # FSDP2's gathered units and buffers at the loss's backward (ZeRO-2/3)
+    layer_gradients = 0.0  # FSDP2: a layer's unsharded 16-bit gradients, a temporary of its backward
+    if zero >= 2:
+        e = shape.compute_bytes
+        # Gathered between forward and backward: ZeRO-3 the root unit (embedding, final norm, LM head), ZeRO-2
+        # every unit. At the loss's backward the next layer is being gathered (ZeRO-3); inside a layer's backward
+        # that layer is gathered too, beside three layer-sized communication buffers (the prefetched all-gather,
+        # the reduce-scatter input and output) and the layer's unsharded 16-bit gradients (counted at the peak).
+        units = shape.root_unit if zero == 3 else shape.params_gpu
+        gathered_weights = (units + (largest if zero == 3 else 0.0)) * e
+        gathered_at_loss = (units + (largest if zero == 3 else 0.0)) * e
+        gathered_total = (units + (4 if zero == 3 else 3) * largest) * e
+        layer_gradients = largest * e
+        activations += layer_gradients
+    else:
+        activations += 0.0 if megatron else shape.autocast_copies
+        if not training and offload == _OFFLOAD_ALL:
+            host += weights
+            weights = streamed_weights = largest * bytes_per_param
+        weights += shape.qlora_workspace
+        if shape.adapter:
+            weights += (shape.adapter_dense + shape.adapter_expert) * shape.adapter_bytes
+    # the step's moments but the gradients' part
+    loss_moment = activations - layer_gradients + gathered_at_loss
+    layer_moment = activations - acts.logits_sharded + gathered_total if zero >= 2 else 0.0
+    held_but_gradients = activations + gathered_total
+    trainable = shape.trainable_dense + shape.trainable_expert
+    model_parallel_communicators = (shape.tp > 1) + (shape.pp > 1) + (ep > 1)
+    unsharded_step: tuple[float, float, str, float] | None = None  # below ZeRO-2: the same at every dp
 
-    def _step(self, gradients: float) -> tuple[float, str, float]:
-        """(bytes never held at once, the peak's phase, the overhead but the communicators) with `gradients`."""
-        not_concurrent = 0.0
-        phase = "backward" if self._training else "forward"
-        if self._training:
-            # The terms are each at its own maximum; the step's peak is the largest of three moments: the loss's
-            # backward (every activation, FSDP2's units as they are then), a layer's backward (the loss's tensors
-            # gone, FSDP2's layer buffers there) and the optimizer step (every gradient, no activation) -- with
-            # one backward per step and the gradients freed after it (zero_grad(set_to_none=True)). With
-            # gradient accumulation the gradients stay beside the next micro-batch's activations.
-            loss_moment, layer_moment = self._loss_moment, self._layer_moment
-            # the end of backward: every gradient, and for a trained tied embedding its dense gradient twice
-            # over while the embedding's backward adds it to the LM head's (embedding_dense_backward, then the sum)
-            optimizer_moment = gradients + self._shape.tied_embedding_gradient * (self._zero < 2)
-            held = self._held_but_gradients + gradients
-            if self._accumulation > 1:
-                optimizer_moment = held - (self._gathered_total - self._gathered_at_loss)
-            # (the terms hold every byte counted: a moment never exceeds their sum)
-            peak = min(held, max(loss_moment, layer_moment, optimizer_moment))
-            not_concurrent = held - peak
-            phase = "optimizer step" if optimizer_moment > max(loss_moment, layer_moment) else "backward"
-        # --- overhead: allocated and freed step by step, fragmentation (the communicators are added by _at)
-        dynamic = gradients + self._activations + self._acts.kv_cache
-        return not_concurrent, phase, CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * dynamic
-
-    def _at(self, dp: int) -> tuple[float, float, float, float, float, str, int, float]:
-        """(weights, gradients, optimizer, host, not concurrent, peak phase, communicators, overhead) at dp."""
-        shape, zero, offload = self._shape, self._zero, self._offload
-        ep = shape.ep
+    figures = []
+    for dp in dps:
         # ZeRO shards over the ranks that hold the same replica: dp for dense parts; for experts the
         # expert-data-parallel group dp x tp / ep.
         dense_shard = dp
         expert_shard = dp * shape.tp // ep if ep > 1 else dp
-        weights, host = self._weights, self._host
-        if self._unsharded_step is not None:
-            gradients, (not_concurrent, phase, overhead) = self._unsharded_step
-        else:
+        dp_weights, dp_host = weights, host
+        if zero >= 2:
             shard = (
                 shape.dense_params_gpu / dense_shard + shape.expert_params_gpu / expert_shard
-            ) * shape.bytes_per_param
+            ) * bytes_per_param
             if offload == _OFFLOAD_ALL:
-                host += shard
-                weights = self._gathered_total
+                dp_host += shard
+                dp_weights = gathered_total
             else:
-                weights = shard + self._gathered_total
-            weights += shape.qlora_workspace
+                dp_weights = shard + gathered_total
+            dp_weights += shape.qlora_workspace
             if shape.adapter:
+                adapter_dense, adapter_expert = shape.adapter_dense, shape.adapter_expert
                 if zero == 3:
-                    weights += (
-                        shape.adapter_dense / dense_shard + shape.adapter_expert / expert_shard
-                    ) * shape.adapter_bytes
+                    dp_weights += (adapter_dense / dense_shard + adapter_expert / expert_shard) * shape.adapter_bytes
                 else:
-                    weights += self._adapter_weights
-            gradients = (shape.trainable_dense / dense_shard + shape.trainable_expert / expert_shard) * self._grad_per
-            not_concurrent, phase, overhead = self._step(gradients)
+                    dp_weights += (adapter_dense + adapter_expert) * shape.adapter_bytes
 
-        # --- optimizer
-        optimizer = 0.0
-        if self._training:
-            if zero >= 1:
-                optimizer = (shape.trainable_dense / dense_shard + shape.trainable_expert / expert_shard) * self._opt_per
-            else:
-                optimizer = self._trainable * self._opt_per
+        # --- gradients and optimizer
+        gradients = optimizer = 0.0
+        if training:
+            shards = shape.trainable_dense / dense_shard + shape.trainable_expert / expert_shard
+            gradients = (shards if zero >= 2 else trainable) * grad_per
+            optimizer = (shards if zero >= 1 else trainable) * opt_per
             if offload == _OFFLOAD_OPTIMIZER or offload == _OFFLOAD_ALL:
-                host += optimizer
+                dp_host += optimizer
                 optimizer = 0.0
+        if unsharded_step is None:
+            not_concurrent = 0.0
+            phase = "backward" if training else "forward"
+            if training:
+                # The terms are each at its own maximum; the step's peak is the largest of three moments: the
+                # loss's backward (every activation, FSDP2's units as they are then), a layer's backward (the loss's
+                # tensors gone, FSDP2's layer buffers there) and the optimizer step (every gradient, no activation)
+                # -- with one backward per step and the gradients freed after it (zero_grad(set_to_none=True)).
+                # With gradient accumulation the gradients stay beside the next micro-batch's activations.
+                # The end of backward: every gradient, and for a trained tied embedding its dense gradient twice
+                # over while the embedding's backward adds it to the LM head's (embedding_dense_backward, then the
+                # sum).
+                optimizer_moment = gradients + shape.tied_embedding_gradient * (zero < 2)
+                held = held_but_gradients + gradients
+                if accumulation > 1:
+                    optimizer_moment = held - (gathered_total - gathered_at_loss)
+                # (the terms hold every byte counted: a moment never exceeds their sum)
+                peak = min(held, max(loss_moment, layer_moment, optimizer_moment))
+                not_concurrent = held - peak
+                phase = "optimizer step" if optimizer_moment > max(loss_moment, layer_moment) else "backward"
+            dynamic = gradients + activations + acts.kv_cache  # allocated and freed step by step: fragmentation
+            margin = CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * dynamic
+            if zero < 2:
+                unsharded_step = gradients, not_concurrent, phase, margin
+        else:
+            gradients, not_concurrent, phase, margin = unsharded_step
 
         # --- overhead: one NCCL communicator per parallel group
-        communicators = (dp > 1 and self._training) + self._model_parallel_communicators
-        overhead += communicators * NCCL_BYTES_PER_COMMUNICATOR
-        return weights, gradients, optimizer, host, not_concurrent, phase, communicators, overhead
-
-    def total_bytes(self, dp: int) -> int:
-        """amounts(dp).total_bytes, without building the amounts."""
-        weights, gradients, optimizer, _, not_concurrent, _, _, overhead = self._at(dp)
-        ceil = math.ceil
-        return (
-            ceil(weights) + ceil(gradients) + ceil(optimizer) + self._ceiled_activations + ceil(overhead)
-            - math.floor(not_concurrent)
-        )  # fmt: skip
-
-    def amounts(self, dp: int) -> StageAmounts:
-        """stage_state at `dp`."""
-        weights, gradients, optimizer, host, not_concurrent, phase, communicators, overhead = self._at(dp)
-        shape, acts, zero = self._shape, self._acts, self._zero
-        return StageAmounts(
-            shape.stage,
-            weights,
-            gradients,
-            optimizer,
-            self._activations,
-            acts.kv_cache,
-            overhead,
-            host,
-            self._gathered_total,
-            shape.params_gpu,
-            self._gathered_weights,
-            self._streamed_weights,
-            shape.adapter_dense + shape.adapter_expert,
-            acts.logits,
-            acts.inflight,
-            communicators,
-            math.floor(not_concurrent),
-            shape.autocast_copies if zero < 2 and not self._megatron else 0.0,
-            phase,
-        )
+        communicators = (dp > 1 and training) + model_parallel_communicators
+        overhead = margin + communicators * NCCL_BYTES_PER_COMMUNICATOR
+        figures.append((dp_weights, gradients, optimizer, activations, overhead, not_concurrent, dp_host,
+                        gathered_total, gathered_weights, streamed_weights, communicators, phase))  # fmt: skip
+    return figures
 
 
 def stage_amounts(model: ModelSpec, config: MemoryConfig, stage: Stage, counts: ParamCounts) -> StageAmounts:
