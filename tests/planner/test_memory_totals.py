@@ -202,3 +202,33 @@ def test_totals_of_a_layout_at_every_state_and_several_dps():
             ]  # fmt: skip
             assert found == expected
             assert found[0] is None and None not in found[1:]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    model_name=st.sampled_from(["dense", "moe"]),
+    task=st.sampled_from(["pretrain", "lora", "inference"]),
+    shape=st.tuples(st.sampled_from([1, 2, 8]), st.sampled_from([1, 4, 7]), st.sampled_from([1, 4]),
+                    st.sampled_from([1, 2])),  # fmt: skip
+    state=st.sampled_from([(0, "none"), (1, "none"), (2, "optimizer"), (3, "all")]),
+    variant=st.sampled_from([("none", 1), ("full", 2)]),
+    dps=st.lists(st.sampled_from([1, 2, 4, 16, 64]), min_size=1, max_size=4),
+)
+@pytest.mark.slow
+def test_search_memory_totals_equal_its_totals_one_layout_at_a_time(model_name, task, shape, state, variant, dps):
+    """SearchMemory.totals (the training search's memory sizing, without a Layout per dp) gives what
+    SearchMemory.total gives each layout: its config (sequence parallel with tp, interleaved stages in flight)
+    and estimate_memory's total or None."""
+    from planner.search.common import SearchMemory
+    from planner.search.types import Workload
+
+    model = MODELS[model_name]
+    workload = Workload(task=task, seq_len=2048)
+    tp, pp, ep, virtual = shape
+    (zero, offload), (recompute, micro_batch) = state, variant
+    at_once = SearchMemory(model, workload).totals(shape, zero, offload, recompute, micro_batch, dps)
+    memory = SearchMemory(model, workload)
+    layouts = [Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=zero, recompute=recompute, offload=offload,
+                      micro_batch=micro_batch, virtual_stages=virtual) for dp in dps]  # fmt: skip
+    assert at_once == [memory.total(layout) for layout in layouts]
+    assert at_once == [_reference_total(model, memory.config(layout)) for layout in layouts]
