@@ -28,8 +28,9 @@ format_duration. The desktop has locale-aware twins in desktop/fmt.py that follo
 from __future__ import annotations
 
 import math
+import re
 import string
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -654,30 +655,58 @@ class _EnglishFormatter(string.Formatter):
     """str.format with the planner's own format specs (see the module docstring)."""
 
     def format_field(self, value: Any, format_spec: str) -> str:
-        if format_spec == "bytes":
-            return format_bytes(value)
-        if format_spec == "gib2":
-            return format_bytes(value, unit="GiB", decimals=2)
-        if format_spec == "label":
-            from planner.layout_text import layout_label  # the layout words build on this module
-
-            return render_en(layout_label(value))
-        if format_spec == "number":  # what the user typed: 100,000,000 for whole numbers, 1e+40 for others
-            return f"{value:,}" if isinstance(value, int) else f"{value:g}"
-        if format_spec == "days":
-            return f"{value / 86400:.1f}"
-        if format_spec == "clauses":
-            return "; ".join(_english(item) for item in value)
-        if format_spec == "list":
-            return ", ".join(_english(item) for item in value)
-        if format_spec == "sentences":
-            return "".join(" " + _english(item) for item in value)
+        special = _SPECIAL_SPECS.get(format_spec)
+        if special is not None:
+            return special(value)
         if isinstance(value, Message):
             return format(render_en(value), format_spec)
         return str(super().format_field(value, format_spec))
 
 
+def _layout_words(value: Any) -> str:
+    from planner.layout_text import layout_label  # the layout words build on this module
+
+    return render_en(layout_label(value))
+
+
+# The planner's own format specs (the module docstring), by name.
+_SPECIAL_SPECS: dict[str, Callable[[Any], str]] = {
+    "bytes": format_bytes,
+    "gib2": lambda value: format_bytes(value, unit="GiB", decimals=2),
+    "label": _layout_words,
+    # what the user typed: 100,000,000 for whole numbers, 1e+40 for others
+    "number": lambda value: f"{value:,}" if isinstance(value, int) else f"{value:g}",
+    "days": lambda value: f"{value / 86400:.1f}",
+    "clauses": lambda value: "; ".join(_english(item) for item in value),
+    "list": lambda value: ", ".join(_english(item) for item in value),
+    "sentences": lambda value: "".join(" " + _english(item) for item in value),
+}
+
 _FORMATTER = _EnglishFormatter()
+
+# A template parsed into (literal text, field name, format spec, conversion) parts: string.Formatter.parse's
+# output, which vformat would compute again for every message. None where a field is anything but a plain name
+# with a plain spec (vformat then renders it: attribute, index and nested fields need its full machinery).
+_Parts = tuple[tuple[str, str | None, str, str | None], ...]
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _parse(template: str) -> _Parts | None:
+    # a spec is None only beside no field (string.Formatter.parse): "" there changes nothing
+    parts = tuple(
+        (literal, name, spec or "", conversion) for literal, name, spec, conversion in _FORMATTER.parse(template)
+    )
+    plain = all(
+        name is None
+        or (_PLAIN_NAME.fullmatch(name) is not None and "{" not in spec and conversion in (None, "r", "s"))
+        for _, name, spec, conversion in parts
+    )
+    return parts if plain else None
+
+
+# Every template parsed once, when the module loads (TEMPLATES is fixed): a table like TEMPLATES itself, not a
+# cache of anything a plan computes (about 1 ms at import for the few hundred templates).
+_PARTS: Mapping[str, _Parts | None] = MappingProxyType({code: _parse(text) for code, text in TEMPLATES.items()})
 
 
 def _english(value: object) -> str:
@@ -685,8 +714,28 @@ def _english(value: object) -> str:
 
 
 def render_en(message: Message) -> str:
-    """The English text of `message` (the CLI's and JSON's wording)."""
-    return _FORMATTER.vformat(TEMPLATES[message.code], (), dict(message.params))
+    """The English text of `message` (the CLI's and JSON's wording).
+
+    What string.Formatter.vformat(template, (), params) writes, from the template's parts parsed once: each
+    literal, then each field's value (params[name], as vformat's get_field looks a plain name up; !r and !s as
+    its convert_field) through the same format_field.
+    """
+    parts = _PARTS[message.code]
+    params = message.params
+    if parts is None:
+        return _FORMATTER.vformat(TEMPLATES[message.code], (), dict(params))
+    out = []
+    format_field = _FORMATTER.format_field
+    for literal, name, spec, conversion in parts:
+        out.append(literal)
+        if name is not None:
+            value = params[name]
+            if conversion == "r":
+                value = repr(value)
+            elif conversion == "s":
+                value = str(value)
+            out.append(format_field(value, spec))
+    return "".join(out)
 
 
 def render_all_en(messages: Iterable[Message]) -> tuple[str, ...]:

@@ -52,7 +52,14 @@ def _is_normal(config: MemoryConfig) -> bool:
     )  # fmt: skip
 
 
+# The names of the counts _check_counts checks: Messages are immutable values, so one of each serves every check
+# (a search checks thousands of layouts and would build them anew for each, to use them only in an error).
+_MICRO_BATCH, _SEQ_LEN, _INFLIGHT = msg("quantity.micro_batch"), msg("quantity.seq_len"), msg("quantity.inflight")
+
+
 def _count(value: object, what: Message | str, upper: int) -> None:
+    if type(value) is int and 0 < value <= upper:
+        return  # a whole number in range (what the checks below let through, bool excepted: its type is bool)
     if isinstance(value, bool) or not isinstance(value, int):
         raise UserError.of(msg("error.must_be_whole", what=what, value=value))
     if value <= 0:
@@ -81,8 +88,8 @@ def checked_notes(model: ModelSpec, config: MemoryConfig) -> list[Message]:
 
 def _check_counts(config: MemoryConfig) -> None:
     layout = config.layout
-    _count(layout.micro_batch, msg("quantity.micro_batch"), MAX_MICRO_BATCH)
-    _count(config.seq_len, msg("quantity.seq_len"), MAX_SEQ_LEN)
+    _count(layout.micro_batch, _MICRO_BATCH, MAX_MICRO_BATCH)
+    _count(config.seq_len, _SEQ_LEN, MAX_SEQ_LEN)
     for name, degree in (("dp", layout.dp), ("tp", layout.tp), ("pp", layout.pp), ("ep", layout.ep)):
         _count(degree, name, MAX_DEGREE)
     if layout.zero not in (0, 1, 2, 3) or isinstance(layout.zero, bool):  # as MemoryTotals refuses it
@@ -90,7 +97,7 @@ def _check_counts(config: MemoryConfig) -> None:
     if layout.gpus > MAX_GPUS:
         raise UserError.of(msg("error.too_many_gpus", gpus=layout.gpus, limit=MAX_GPUS))
     if config.inflight_microbatches is not None:
-        _count(config.inflight_microbatches, msg("quantity.inflight"), MAX_DEGREE)
+        _count(config.inflight_microbatches, _INFLIGHT, MAX_DEGREE)
     _count(config.gradient_accumulation, "gradient_accumulation", MAX_MICRO_BATCH)
 
 

@@ -3,7 +3,8 @@ breakdown (MemoryBreakdown of MemoryTerms), and the documented constants the ari
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
+from operator import attrgetter
 
 from planner.messages import Message
 from planner.vocabulary import Layout, LoraTarget, Optimizer, Precision, Task
@@ -67,6 +68,24 @@ class MemoryConfig:
     sequence_parallel: bool = False
     # micro-batches per optimizer step: with more than one the gradients stay beside the next one's activations
     gradient_accumulation: int = 1
+
+
+# MemoryConfig's fields in their order: every one is an init field without a __post_init__, so passing each
+# field's value in order builds what dataclasses.replace builds by name (with_layout).
+_CONFIG_FIELDS = tuple(item.name for item in fields(MemoryConfig))
+assert all(item.init for item in fields(MemoryConfig)) and not hasattr(MemoryConfig, "__post_init__")
+_LAYOUT_AT = _CONFIG_FIELDS.index("layout")
+_config_values = attrgetter(*_CONFIG_FIELDS)
+
+
+def with_layout(config: MemoryConfig, layout: Layout) -> MemoryConfig:
+    """dataclasses.replace(config, layout=layout), about twice as fast (replace looks every field up by name and
+    checks its kind first): searches build one config per option they report."""
+    if type(config) is not MemoryConfig:  # a subclass may have fields of its own
+        return replace(config, layout=layout)
+    values = list(_config_values(config))
+    values[_LAYOUT_AT] = layout
+    return MemoryConfig(*values)
 
 
 @dataclass(frozen=True, slots=True)

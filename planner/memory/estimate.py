@@ -11,7 +11,14 @@ from typing import NamedTuple
 
 from planner.errors import UserError
 from planner.memory.checks import checked_notes, normalised
-from planner.memory.config import MAX_DEGREE, MAX_GPUS, MAX_MICRO_BATCH, MemoryBreakdown, MemoryConfig
+from planner.memory.config import (
+    MAX_DEGREE,
+    MAX_GPUS,
+    MAX_MICRO_BATCH,
+    MemoryBreakdown,
+    MemoryConfig,
+    with_layout,
+)
 from planner.memory.stages import (
     ActivationClassTerms,
     Divisors,
@@ -371,7 +378,7 @@ class MemoryTotals:
         if variant is None:
             return None
         try:  # refuses nothing _allowed_variant allows (test_memory_totals); kept for the contract's sake
-            config = normalised(dataclasses.replace(self._base, layout=layout))
+            config = normalised(with_layout(self._base, layout))
             notes = checked_notes(self._model, config)
         except UserError:
             return None

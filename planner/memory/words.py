@@ -28,10 +28,10 @@ from planner.models import ModelSpec
 from planner.vocabulary import Offload, Optimizer, Precision, Recompute, Task
 
 
-def _weights_text(model: ModelSpec, config: MemoryConfig, amounts: StageAmounts) -> str:
+def _weights_text(model: ModelSpec, config: MemoryConfig, amounts: StageAmounts, megatron: bool) -> str:
     task, layout = config.task, config.layout
     zero = layout.zero if task.is_training else 0
-    if task.is_full_training and megatron_style(config):
+    if megatron:  # megatron_style: full training only
         stored_text = "2 bytes/param (16-bit weights: tensor/pipeline parallel as Megatron-LM runs it)"
     elif task.is_full_training:
         per_param = training_weight_bytes(config.precision)
@@ -69,14 +69,14 @@ def _weights_text(model: ModelSpec, config: MemoryConfig, amounts: StageAmounts)
     return text
 
 
-def _state_texts(config: MemoryConfig) -> tuple[str, str]:
-    """(gradients, optimizer) assumption lines."""
+def _state_texts(config: MemoryConfig, megatron: bool) -> tuple[str, str]:
+    """(gradients, optimizer) assumption lines (megatron: megatron_style(config))."""
     task, layout = config.task, config.layout
     if not task.is_training:
         return "none: inference", "none: inference"
     zero = int(layout.zero)
     precision = master_precision(config.precision)
-    if megatron_style(config):
+    if megatron:
         grad_text = "4 bytes/trainable param (Megatron's fp32 main gradients)"
         opt_text = "fp32 master + optimizer state (AdamW m, v: 12 bytes/trainable param)"
         if zero >= 1:
@@ -97,7 +97,7 @@ def _state_texts(config: MemoryConfig) -> tuple[str, str]:
     return grad_text, opt_text
 
 
-def _activations_text(config: MemoryConfig, stage: Stage, amounts: StageAmounts) -> str:
+def _activations_text(config: MemoryConfig, stage: Stage, amounts: StageAmounts, megatron: bool) -> str:
     if not config.task.is_training:
         text = "prefill of micro-batch x seq_len tokens at once, one layer's transient tensors"
         return text + (" + fp32 logits of the last position" if stage.has_head else "")
@@ -109,7 +109,7 @@ def _activations_text(config: MemoryConfig, stage: Stage, amounts: StageAmounts)
         if not config.flash_attention and recompute == Recompute.SELECTIVE:
             kind = "selective recompute of attention"
         layout = config.layout
-        te = config.task.is_full_training and layout.tp > 1 and (layout.zero >= 2 or megatron_style(config))
+        te = config.task.is_full_training and layout.tp > 1 and (layout.zero >= 2 or megatron)
         where = "Megatron-Core layers with Transformer Engine" if te else "Hugging Face decoder layers"
         text = f"what autograd saves in {where} ({kind}, no dropout)"
     if amounts.inflight > 1:
@@ -153,12 +153,13 @@ def stage_terms(
     model: ModelSpec, config: MemoryConfig, stage: Stage, amounts: StageAmounts
 ) -> dict[str, MemoryTerm]:
     """Each term of one stage in bytes (rounded up) with the one-line assumption behind it."""
-    grad_text, opt_text = _state_texts(config)
+    megatron = megatron_style(config)  # what three of the texts ask
+    grad_text, opt_text = _state_texts(config, megatron)
     return {
-        "weights": MemoryTerm(math.ceil(amounts.weights), _weights_text(model, config, amounts)),
+        "weights": MemoryTerm(math.ceil(amounts.weights), _weights_text(model, config, amounts, megatron)),
         "gradients": MemoryTerm(math.ceil(amounts.gradients), grad_text),
         "optimizer": MemoryTerm(math.ceil(amounts.optimizer), opt_text),
-        "activations": MemoryTerm(math.ceil(amounts.activations), _activations_text(config, stage, amounts)),
+        "activations": MemoryTerm(math.ceil(amounts.activations), _activations_text(config, stage, amounts, megatron)),
         "kv_cache": MemoryTerm(math.ceil(amounts.kv_cache), _kv_text(model, config, stage)),
         "overhead": MemoryTerm(math.ceil(amounts.overhead), _overhead_text(amounts)),
     }

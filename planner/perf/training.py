@@ -667,19 +667,19 @@ class _Context:
             n.matmul_params, n.layers, self.seq_len, n.attention_width, Recompute.NONE, self.adapters
         )
         m = self.microbatches
+        compute, tp, dp_comm, ep, cp = m * mb.compute_s, m * mb.tp_s, dp + m * mb.fsdp_s, m * mb.ep_s, m * mb.cp_s
         breakdown = {
-            "compute_s": m * mb.compute_s, "pipeline_bubble_s": bubble, "tp_comm_s": m * mb.tp_s,
-            "dp_comm_s": dp + m * mb.fsdp_s, "ep_comm_s": m * mb.ep_s, "cp_comm_s": m * mb.cp_s,
-            "optimizer_s": optimizer, "offload_s": offload, "gemm_s": m * mb.gemm_s,
-            "attention_s": m * mb.attention_s, "memory_bound_s": m * mb.memory_s, "loss_s": m * mb.loss_s,
-            "dequantise_s": m * mb.dequant_s,
+            "compute_s": compute, "pipeline_bubble_s": bubble, "tp_comm_s": tp, "dp_comm_s": dp_comm,
+            "ep_comm_s": ep, "cp_comm_s": cp, "optimizer_s": optimizer, "offload_s": offload,
+            "gemm_s": m * mb.gemm_s, "attention_s": m * mb.attention_s, "memory_bound_s": m * mb.memory_s,
+            "loss_s": m * mb.loss_s, "dequantise_s": m * mb.dequant_s,
         }  # fmt: skip
         return StepTime(
-            compute_s=m * mb.compute_s, bubble_s=bubble, tp_comm_s=m * mb.tp_s, dp_comm_s=dp + m * mb.fsdp_s,
-            ep_comm_s=m * mb.ep_s, offload_s=offload, flops_per_step=model_flops, tokens_per_step=tokens_per_step,
-            microbatches=m, confidence=self.rates.confidence, assumptions=self.rates.assumptions,
-            breakdown=MappingProxyType(breakdown), optimizer_s=optimizer, cp_comm_s=m * mb.cp_s,
-            gpus=self.layout.gpus, peak_flops_per_s=self.rates.peak_flops_per_s,
+            compute_s=compute, bubble_s=bubble, tp_comm_s=tp, dp_comm_s=dp_comm, ep_comm_s=ep, offload_s=offload,
+            flops_per_step=model_flops, tokens_per_step=tokens_per_step, microbatches=m,
+            confidence=self.rates.confidence, assumptions=self.rates.assumptions,
+            breakdown=MappingProxyType(breakdown), optimizer_s=optimizer, cp_comm_s=cp, gpus=self.layout.gpus,
+            peak_flops_per_s=self.rates.peak_flops_per_s,
         )  # fmt: skip
 
     def _p2p_s(self, span: int | None = None) -> float:

@@ -6,6 +6,7 @@ Pure functions over frozen dataclasses (no I/O); sources and dates in docs/sourc
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 
 from planner.gpus import GpuSpec
 from planner.scale.checkpoints import (
@@ -47,16 +48,41 @@ def job_goodput(
 ) -> Goodput | None:
     """The goodput term of a training job on `gpus` x `gpu` over `nodes` nodes with a `state_bytes` checkpoint
     (None when the user turned failures off and the job is not on spot)."""
-    rate = failure_rate(gpu, resilience.failures_per_gpu_hour)
-    spot = resilience.spot_interruptions_per_node_hour * nodes
-    if rate.per_gpu_hour == 0 and spot == 0:
-        return None
-    where = storage(resilience.storage, resilience.checkpoint_bytes_per_s_per_gpu)
-    cost = checkpoint_cost(state_bytes, gpus, where, resilience.restart_s)
-    return goodput(
-        cost, rate.per_gpu_hour * gpus, rate.describe(), spot_interruptions_per_hour=spot,
-        interval_s=resilience.checkpoint_interval_s, work_s=work_s, gpus=gpus,
-    )  # fmt: skip
+    return JobFailures.of(gpu, resilience).goodput(gpus, nodes, state_bytes, work_s)
+
+
+@dataclass(frozen=True, slots=True)
+class JobFailures:
+    """What job_goodput reads of a GPU type and the user's resilience settings, worked out once for a search that
+    asks for many jobs on that type: the failure rate per GPU-hour and its description, the spot reclaim rate per
+    node, and the checkpoint storage (None when neither failures nor spot interrupt a job: no goodput term, and
+    the storage is never asked, as job_goodput never asked it then)."""
+
+    per_gpu_hour: float
+    failure_source: str
+    spot_per_node_hour: float
+    where: Storage | None
+    resilience: Resilience
+
+    @classmethod
+    def of(cls, gpu: GpuSpec, resilience: Resilience) -> JobFailures:
+        rate = failure_rate(gpu, resilience.failures_per_gpu_hour)
+        spot = resilience.spot_interruptions_per_node_hour
+        # a job has at least one node, so nodes x spot is 0 exactly when spot is (both rates are finite, >= 0)
+        interrupted = rate.per_gpu_hour != 0 or spot != 0
+        where = storage(resilience.storage, resilience.checkpoint_bytes_per_s_per_gpu) if interrupted else None
+        return cls(rate.per_gpu_hour, rate.describe(), spot, where, resilience)
+
+    def goodput(self, gpus: int, nodes: int, state_bytes: int, work_s: float | None = None) -> Goodput | None:
+        """job_goodput of a job on `gpus` GPUs over `nodes` nodes with a `state_bytes` checkpoint."""
+        spot = self.spot_per_node_hour * nodes
+        if self.where is None or (self.per_gpu_hour == 0 and spot == 0):
+            return None
+        cost = checkpoint_cost(state_bytes, gpus, self.where, self.resilience.restart_s)
+        return goodput(
+            cost, self.per_gpu_hour * gpus, self.failure_source, spot_interruptions_per_hour=spot,
+            interval_s=self.resilience.checkpoint_interval_s, work_s=work_s, gpus=gpus,
+        )  # fmt: skip
 
 
 def spot_against_on_demand(
@@ -112,7 +138,7 @@ def spot_overhead_of_job(
 
 __all__ = [
     "DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR", "DETECTION_S", "RESCHEDULE_S", "SPOT_RATE_SOURCE", "STORAGES",
-    "CheckpointCost", "FailureRate", "Goodput", "ReplicaFailure", "Resilience", "SpotComparison", "Storage", "checkpoint_bytes",
+    "CheckpointCost", "FailureRate", "Goodput", "JobFailures", "ReplicaFailure", "Resilience", "SpotComparison", "Storage", "checkpoint_bytes",
     "checkpoint_cost", "compare_spot", "spot_against_on_demand", "spot_overhead_of_job", "daly_interval_s", "failure_rate", "goodput", "job_goodput", "replica_failure", "spot_overhead",
     "storage", "wall_time_ratio", "young_interval_s",
 ]

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from planner.gpus import GpuSpec
 from planner.memory import MemoryBreakdown, MemoryConfig, MemoryTotals, SharedShapes
+from planner.memory.config import with_layout
 from planner.memory.stages import (
     MASTER_BYTES,
     MEGATRON_WEIGHT_BYTES,
@@ -21,7 +22,7 @@ from planner.messages import Message
 from planner.models import ModelSpec
 from planner.money import Money
 from planner.perf import ModelNumbers, Rates, Schedule
-from planner.scale import Goodput, checkpoint_bytes, job_goodput
+from planner.scale import Goodput, JobFailures, checkpoint_bytes
 from planner.search.enumeration import allowed, pinned_count, powers_of_two
 from planner.search.types import Constraints, Excluded, PlanOption, Workload
 from planner.vocabulary import Layout, Precision, Task
@@ -64,7 +65,7 @@ class SearchMemory:
 
     def config(self, layout: Layout) -> MemoryConfig:
         """The MemoryConfig this search estimates `layout` with."""
-        return dataclasses.replace(self._config(layout), layout=layout)
+        return with_layout(self._config(layout), layout)
 
     def _config(self, layout: Layout) -> MemoryConfig:
         return self._config_of(layout.tp, layout.pp, layout.virtual_stages)
@@ -163,6 +164,8 @@ class GpuSearch:
         self.max_gpus = inputs.constraints.gpus or inputs.constraints.max_gpus
         self.capacity = inputs.constraints.usable_bytes(inputs.gpu)  # memory less the headroom
         self.found = Found()
+        self._failures: JobFailures | None = None  # built by the first goodput() asked
+        self._checkpoints: dict[bool, int] = {}  # checkpoint_bytes by megatron_style
 
     def run(self) -> Found:
         raise NotImplementedError
@@ -178,13 +181,17 @@ class GpuSearch:
 
     def checkpoint_bytes(self, layout: Layout | None = None) -> int:
         """One checkpoint of this workload (job_checkpoint_bytes) as `layout`'s training holds it."""
-        config = self.memory.config(layout) if layout is not None else None
-        return job_checkpoint_bytes(self.workload, self.inputs.numbers, config)
+        megatron = layout is not None and megatron_style(self.memory.config(layout))
+        found = self._checkpoints.get(megatron)  # all that the layout changes (job_checkpoint_bytes)
+        if found is None:
+            found = self._checkpoints[megatron] = _checkpoint_bytes(self.workload, self.inputs.numbers, megatron)
+        return found
 
     def goodput(self, gpus: int, work_s: float | None, layout: Layout | None = None) -> Goodput | None:
         """The goodput term of a training job on `gpus` GPUs (failures, checkpoints, restarts, spot)."""
-        resilience = self.constraints.resilience
-        return job_goodput(self.gpu, gpus, self.nodes(gpus), self.checkpoint_bytes(layout), resilience, work_s)
+        if self._failures is None:  # the GPU type's failure rate and the storage, once per search
+            self._failures = JobFailures.of(self.gpu, self.constraints.resilience)
+        return self._failures.goodput(gpus, self.nodes(gpus), self.checkpoint_bytes(layout), work_s)
 
 
 def job_checkpoint_bytes(workload: Workload, numbers: ModelNumbers, config: MemoryConfig | None) -> int:
@@ -192,11 +199,16 @@ def job_checkpoint_bytes(workload: Workload, numbers: ModelNumbers, config: Memo
     (planner.memory): autocast / FSDP2 fp32 weights + AdamW m, v (4 + 8 bytes/param); Megatron-style
     tensor/pipeline parallel 16-bit weights + fp32 master + m, v (2 + 12). LoRA and QLoRA save the adapters
     only. config: the layout's memory configuration (None: no layout, autocast's figures)."""
+    return _checkpoint_bytes(workload, numbers, config is not None and megatron_style(config))
+
+
+def _checkpoint_bytes(workload: Workload, numbers: ModelNumbers, megatron: bool) -> int:
+    """job_checkpoint_bytes of a layout that is megatron_style or not."""
     adapters = workload.task in (Task.LORA, Task.QLORA)
     trainable = numbers.lora_params if adapters else numbers.total_params
     precision = Precision.BF16 if workload.task == Task.QLORA else workload.precision
     weight, state = training_weight_bytes(precision), optimizer_bytes(workload.optimizer, precision)
-    if config is not None and megatron_style(config):
+    if megatron:
         weight, state = MEGATRON_WEIGHT_BYTES, MASTER_BYTES + optimizer_bytes(workload.optimizer, precision)
     return checkpoint_bytes(trainable, weight, state)
 

@@ -85,12 +85,13 @@ def plan(
     if options and not within:
         advice.append(constraint_advice(options))
     ranked = sorted(within, key=lambda o: rank_key(o, ranking))
-    advice_messages = tuple(dict(zip(render_all_en(advice), advice, strict=True)).values())  # each text once
+    by_text = dict(zip(render_all_en(advice), advice, strict=True))  # each text once
+    advice_messages = tuple(by_text.values())
     return PlanResult(
         options=tuple(ranked[:top]),
         excluded=tuple(found.excluded),
         search_ms=(perf_counter() - started) * 1000,
-        advice=render_all_en(advice_messages),
+        advice=tuple(by_text),  # render_all_en(advice_messages): each of them renders to its key
         frontier=frontier,
         assumptions=tuple(assumptions),
         rank_by=ranking,

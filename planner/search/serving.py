@@ -210,13 +210,14 @@ class ServingSearch(GpuSearch):
         tokens_per_s = self._aggregate_tokens_per_s(replica)
         wall = workload.tokens / tokens_per_s if workload.tokens else None
         gpu_hours, cost, per_million = price_option(self.inputs.price, count, tokens_per_s, wall)
-        notes = list(breakdown.note_messages)
         bound = "option.decode_compute_bound" if load.decode_bound == "compute" else "option.decode_memory_bound"
-        notes.append(msg(bound, batch=batch))
+        added = [msg(bound, batch=batch)]
         if load.queued:
-            notes.append(msg("option.users_queued", queued=load.queued, slots=load.concurrency))
+            added.append(msg("option.users_queued", queued=load.queued, slots=load.concurrency))
         if workload.tokens_per_second and tokens_per_s < workload.tokens_per_second:
-            notes.append(msg("option.misses_target", target_tokens_per_second=workload.tokens_per_second))
+            added.append(msg("option.misses_target", target_tokens_per_second=workload.tokens_per_second))
+        # the memory notes' English texts are breakdown.notes already (render_all_en renders each on its own)
+        notes, texts = (*breakdown.note_messages, *added), (*breakdown.notes, *render_all_en(added))
         band = perf.shipped_bands().band(
             perf.option_keys(False, self.gpu, tp * pp, self.per_node), self.inputs.rates.confidence
         )
@@ -232,8 +233,8 @@ class ServingSearch(GpuSearch):
             nodes=self.nodes(count),
             time_breakdown={"ttft_s": load.ttft_s, "tpot_s": load.tpot_s, "request_s": load.request_s},
             ttft_s=load.ttft_s, tpot_s=load.tpot_s, max_concurrent_sequences=replica.max_sequences,
-            batch_per_replica=batch, assumptions=self.inputs.rates.assumptions, notes=render_all_en(notes),
-            note_messages=tuple(notes), time_band=band, per_user_tokens_per_s=load.per_user_tokens_per_s,
+            batch_per_replica=batch, assumptions=self.inputs.rates.assumptions, notes=texts,
+            note_messages=notes, time_band=band, per_user_tokens_per_s=load.per_user_tokens_per_s,
             concurrent_users=replica.users, engine=self.engine.name, prefill_share=load.prefill_share,
             static_batching=static,
             replica_failure=self._replica_failure(replica, breakdown.weights.bytes, tokens_per_s),

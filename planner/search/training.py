@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from planner import perf
 from planner.layout_text import family_message, sharding_hint
-from planner.messages import Message, msg, render_all_en
+from planner.messages import Message, msg, render_en
 from planner.search.common import Found, GpuSearch, SearchInputs, price_option
 from planner.search.enumeration import (
     MICRO_BATCHES,
@@ -24,6 +24,7 @@ from planner.search.enumeration import (
 )
 from planner.search.ranking import rank_key
 from planner.search.types import Excluded, PlanOption
+from planner.uncertainty import ErrorBand
 from planner.vocabulary import Confidence, Layout, Offload, RankBy, Recompute, ZeroStage
 
 # Pipeline parallel runs with ZeRO stage 0 or 1 only. DeepSpeed's PipelineEngine asserts it
@@ -628,6 +629,7 @@ class TrainingSearch(GpuSearch):
 
     # -- results -------------------------------------------------------------------------------------------
     def _finish(self) -> None:
+        self._bands: dict[tuple[tuple[str, ...], Confidence], ErrorBand | None] = {}
         for count in sorted(self.best):
             option = self._option(count, self.best[count])
             if option is not None:
@@ -645,27 +647,37 @@ class TrainingSearch(GpuSearch):
         tokens_per_s = step.tokens_per_s
         wall = workload.tokens / tokens_per_s if workload.tokens else None
         gpu_hours, cost, per_million = price_option(self.inputs.price, count, tokens_per_s, wall)
-        notes = list(breakdown.note_messages)
+        # the memory notes' English texts are breakdown.notes already (render_all_en renders each on its own)
+        notes, texts = breakdown.note_messages, breakdown.notes
         effective_batch = layout.dp * layout.micro_batch * step.microbatches
         if effective_batch != workload.global_batch:
-            notes.append(msg(
+            batch_note = msg(
                 "option.global_batch_differs", effective_batch=effective_batch, dp=layout.dp,
                 micro_batch=layout.micro_batch, accumulation_steps=step.microbatches,
                 global_batch=workload.global_batch,
-            ))  # fmt: skip
-        band = perf.shipped_bands().band(
-            perf.option_keys(True, self.gpu, count, self.per_node), Confidence.parse(step.confidence)
-        )
+            )  # fmt: skip
+            notes, texts = (*notes, batch_note), (*texts, render_en(batch_note))
+        confidence = Confidence.parse(step.confidence)
+        band = self._band(perf.option_keys(True, self.gpu, count, self.per_node), confidence)
         return PlanOption(
             gpu=self.gpu, gpus=count, layout=layout, memory=breakdown, fits=True,
             step_time_s=step.step_time_s, tokens_per_s=tokens_per_s, wall_time_s=wall, gpu_hours=gpu_hours,
-            cost=cost, cost_per_million_tokens=per_million, confidence=Confidence.parse(step.confidence),
+            cost=cost, cost_per_million_tokens=per_million, confidence=confidence,
             workload=workload,
             precision=workload.precision, nodes=self.nodes(count),
             gradient_accumulation_steps=step.microbatches, time_breakdown=step.breakdown,
-            assumptions=step.assumptions, notes=render_all_en(notes), note_messages=tuple(notes),
+            assumptions=step.assumptions, notes=texts, note_messages=notes,
             time_band=band, mfu=step.mfu, goodput=self.goodput(count, wall, layout),
         )  # fmt: skip
+
+    def _band(self, keys: tuple[str, ...], confidence: Confidence) -> ErrorBand | None:
+        """The shipped band of an option's class: a pure function of the keys and the confidence, and an
+        ErrorBand is an immutable value, so the options of one class share one (a GPU type's options fall
+        in three classes: one GPU, one node, several nodes)."""
+        key = (keys, confidence)
+        if key not in self._bands:
+            self._bands[key] = perf.shipped_bands().band(keys, confidence)
+        return self._bands[key]
 
     def _exclusions(self) -> None:
         """The sharding families that fit nowhere, with their smallest need, and why pipelines were skipped."""
@@ -702,8 +714,8 @@ class TrainingSearch(GpuSearch):
         if options and (ZeroStage.NONE, Offload.NONE) not in {family_key(o.layout) for o in options}:
             states = self.memory.breakdown(Layout())
             state_bytes = states.model_state_bytes if states is not None else None
-            best = min(options, key=lambda o: rank_key(o, RankBy.TIME))
             if state_bytes is not None and state_bytes > capacity:
+                best = min(options, key=lambda o: rank_key(o, RankBy.TIME))  # the advice's example
                 self.found.advice.append(msg(
                     "advice.ddp_cannot_work", gpu=gpu.name, state_bytes=state_bytes, capacity_bytes=capacity,
                     hint=sharding_hint(best.layout), strategy=best.layout,

@@ -419,3 +419,20 @@ def test_the_terms_at_the_peak_sum_to_the_total():
         at_peak = b.at_peak()
         assert sum(at_peak.values()) == b.total_bytes
         assert all(0 <= at_peak[name] <= term.bytes for name, term in b.terms())
+
+
+def test_with_layout_builds_what_dataclasses_replace_builds():
+    """memory.config.with_layout: the same config as dataclasses.replace(config, layout=...), every other field
+    kept (a config far from the defaults, so a field dropped or swapped would show)."""
+    from planner.memory.config import with_layout
+    from planner.vocabulary import LoraTarget, Offload, Optimizer, Precision, Recompute, Task
+
+    config = MemoryConfig(
+        task=Task.QLORA, precision=Precision.INT4, kv_precision=Precision.FP8, optimizer=Optimizer.SGD,
+        layout=Layout(dp=3), seq_len=777, flash_attention=False, lora_rank=9, lora_targets=(LoraTarget.UP,),
+        inflight_microbatches=5, sequence_parallel=True, gradient_accumulation=4,
+    )  # fmt: skip
+    layout = Layout(dp=2, tp=4, pp=2, zero=1, recompute=Recompute.FULL, offload=Offload.NONE, micro_batch=3)
+    built = with_layout(config, layout)
+    assert built == dataclasses.replace(config, layout=layout)
+    assert built.layout is layout and built.seq_len == 777 and built.lora_targets == (LoraTarget.UP,)

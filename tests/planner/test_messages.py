@@ -166,3 +166,27 @@ def test_format_bytes_in_binary_units_and_in_one_unit_for_tables():
 )
 def test_format_duration_is_the_one_rule(seconds, text):
     assert format_duration(seconds) == text
+
+
+def test_rendering_writes_what_string_formatter_writes_for_every_template():
+    """render_en renders from each template's parts parsed once; str.format's own machinery (Formatter.vformat
+    with the planner's format specs) must write the same text for every template, values of every kind."""
+    from planner.messages import _EnglishFormatter, _parse
+
+    reference = _EnglishFormatter()
+    for code, template in TEMPLATES.items():
+        fields = [(name, spec or "") for _, name, spec, _ in string.Formatter().parse(template) if name]
+        params = {name: _sample(name, spec) for name, spec in fields}
+        assert render_en(Message(code, params)) == reference.vformat(template, (), params), code
+    # fields that are more than a plain name are left to vformat itself
+    assert _parse("{a.b} and {c[0]} and {d:{width}}") is None
+    assert _parse("{{literal}} {n:,} {t!r}") == (("{", None, "", None), ("literal}", None, "", None),
+                                                   (" ", "n", ",", None), (" ", "t", "", "r"))  # fmt: skip
+
+
+def test_rendering_keeps_str_format_conversions_and_missing_values():
+    """!r quotes as repr does; a value the message lacks raises KeyError naming it, as str.format does."""
+    text = msg("error.unknown_choice", what="task", text="trian", choices="pretrain, finetune").text
+    assert text == "unknown task 'trian'; choose one of: pretrain, finetune"
+    with pytest.raises(KeyError, match="gpus"):
+        render_en(Message("error.too_many_gpus", {"limit": 3}))

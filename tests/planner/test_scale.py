@@ -240,3 +240,19 @@ def test_serving_options_carry_the_replica_failure_term():
     assert failure.replica_gpus == option.layout.tp * option.layout.pp
     assert failure.tokens_per_s_one_down == pytest.approx(option.tokens_per_s * (failure.replicas - 1) / failure.replicas)
     assert option.as_dict()["replica_failure"]["meets_target_one_down"] == (failure.tokens_per_s_one_down >= 5000)
+
+
+def test_failures_off_ask_no_storage_and_spot_alone_interrupts():
+    """With failures off and no spot there is no goodput term, and the storage is never asked (a bad checkpoint
+    rate stays unread, as before JobFailures existed); spot reclaims alone interrupt the job: then the storage
+    is asked, and a bad rate is the user's error."""
+    bad_rate = {"checkpoint_bytes_per_s_per_gpu": -1.0}
+    assert job_goodput(H100, 8, 1, 10**9, Resilience(failures_per_gpu_hour=0, **bad_rate)) is None
+    spot = Resilience(failures_per_gpu_hour=0, spot_interruptions_per_node_hour=0.5)
+    term = job_goodput(H100, 16, 2, 10**9, spot)
+    assert term is not None
+    assert term.failures_per_hour == 0 and term.spot_interruptions_per_hour == pytest.approx(1.0)  # 2 nodes x 0.5
+    assert term.job_mtbf_s == pytest.approx(3600.0)
+    with pytest.raises(UserError):
+        job_goodput(H100, 16, 2, 10**9, Resilience(failures_per_gpu_hour=0, spot_interruptions_per_node_hour=0.5,
+                                                   **bad_rate))  # fmt: skip
