@@ -241,7 +241,7 @@ class MemoryTotals:
     def _at_one_gpu(self) -> MemoryConfig:
         """The base config at the one-GPU layout (a search's bases are there already: no copy)."""
         base = self._base
-        return base if base.layout == _ONE_GPU else dataclasses.replace(base, layout=_ONE_GPU)
+        return base if base.layout == _ONE_GPU else with_layout(base, _ONE_GPU)
 
     def _config_allowed(self) -> bool:
         """The base config passes validate_layout at the one-GPU layout (see SharedShapes)."""
@@ -274,7 +274,7 @@ class MemoryTotals:
             shared = self._shared.parts
             parts = shared.get(key, _MISSING)
             if parts is _MISSING:
-                probe = dataclasses.replace(self._base, layout=Layout(dp=dp, tp=tp, pp=pp, ep=ep))
+                probe = with_layout(self._base, Layout(dp=dp, tp=tp, pp=pp, ep=ep))
                 parts = shared[key] = self._shape_parts(probe)
             if isinstance(parts, _ShapeParts):
                 if self._normal_base is None:  # the config's choices parse: _config_allowed passed
@@ -342,7 +342,7 @@ class MemoryTotals:
             if per_token is None:
                 # of the layout, per_token_activations reads the recompute mode only (tp and ep: the divisors)
                 per_token = per_token_activations(
-                    self._model, dataclasses.replace(config, layout=Layout(recompute=mode)), at.divisors
+                    self._model, with_layout(config, Layout(recompute=mode)), at.divisors
                 )
                 self._shared.per_token[key] = per_token
             found = self._shared.class_terms[(sequence_parallel, *shape, mode)] = tuple(
