@@ -322,9 +322,8 @@ class MemoryTotals:
                 for stage, stage_classes in zip(at.stages, self._class_terms(at, (tp, pp, ep), mode), strict=True)
             )
         tokens = micro_batch * config.seq_len
-        return tuple(
-            [(shape, training_activations_at(stage_terms, tokens)) for shape, stage_terms in zip(at.shapes, terms, strict=True)]
-        )
+        pairs = zip(at.shapes, terms, strict=True)
+        return tuple([(shape, training_activations_at(stage_terms, tokens)) for shape, stage_terms in pairs])
 
     def _class_terms(
         self, at: _ShapeParts, shape: tuple[int, int, int], mode: Recompute
@@ -354,11 +353,10 @@ class MemoryTotals:
     def _cached_variant(self, tp: int, pp: int, ep: int, recompute: str, micro_batch: int) -> _Variant | None:
         """_variant, worked out once per (tp, pp, ep, recompute, micro-batch)."""
         key = (tp, pp, ep, recompute, micro_batch)
-        try:
-            return self._variants[key]
-        except KeyError:
+        variant = self._variants.get(key, _MISSING)
+        if variant is _MISSING:  # (most are asked once: a miss must be cheap too, no KeyError raised)
             variant = self._variants[key] = self._variant(*key)
-            return variant
+        return variant  # type: ignore[return-value]
 
     def _allowed_variant(self, layout: Layout) -> _Variant | None:
         """The cached (shape, activations) per candidate stage of `layout`, or None where it is refused."""
@@ -427,5 +425,5 @@ class MemoryTotals:
             positions.append(position)
         accumulation = self._base.gradient_accumulation
         per_stage = [stage_state_totals(shape, acts, zero, offload, accumulation, asked) for shape, acts in variant]
-        fullest = per_stage[0] if len(per_stage) == 1 else [max(totals) for totals in zip(*per_stage, strict=True)]
+        fullest = per_stage[0] if len(per_stage) == 1 else list(map(max, *per_stage))  # the fullest stage's
         return [None if position is None else fullest[position] for position in positions]

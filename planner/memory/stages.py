@@ -790,6 +790,7 @@ def stage_state(
     the reduce-scatter input and output), as FSDP2's memory tracker shows under a fake process group."""
     ((weights, gradients, optimizer, activations, overhead, not_concurrent, host, gathered_total, gathered_weights,
       streamed_weights, communicators, phase),) = _state_figures(shape, acts, zero, offload, accumulation, (dp,))  # fmt: skip
+    zero = zero if shape.training else 0  # as _state_figures counts it
     megatron = shape.megatron_opt_per > 0 and zero <= 1
     return StageAmounts(
         shape.stage,
@@ -809,7 +810,7 @@ def stage_state(
         acts.inflight,
         communicators,
         math.floor(not_concurrent),
-        shape.autocast_copies if (zero < 2 or not shape.training) and not megatron else 0.0,
+        shape.autocast_copies if zero < 2 and not megatron else 0.0,
         phase,
     )
 
