@@ -239,9 +239,8 @@ class MemoryTotals:
         self._training = False  # its task trains (set with _normal_base)
 
     def _at_one_gpu(self) -> MemoryConfig:
-        """The base config at the one-GPU layout (a search's bases are there already: no copy)."""
-        base = self._base
-        return base if base.layout == _ONE_GPU else with_layout(base, _ONE_GPU)
+        """The base config at the one-GPU layout."""
+        return with_layout(self._base, _ONE_GPU)
 
     def _config_allowed(self) -> bool:
         """The base config passes validate_layout at the one-GPU layout (see SharedShapes)."""

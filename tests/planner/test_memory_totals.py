@@ -232,3 +232,17 @@ def test_search_memory_totals_equal_its_totals_one_layout_at_a_time(model_name, 
                       micro_batch=micro_batch, virtual_stages=virtual) for dp in dps]  # fmt: skip
     assert at_once == [memory.total(layout) for layout in layouts]
     assert at_once == [_reference_total(model, memory.config(layout)) for layout in layouts]
+
+
+def test_the_base_configs_own_layout_is_ignored():
+    """total(layout) is estimate_memory at `layout`, whatever layout the base config carries (even one that
+    validate_layout refuses: dp True, tp 3, an unknown recompute mode)."""
+    model = MODELS["dense"]
+    base = MemoryConfig(task="train", seq_len=2048, layout=Layout(dp=True, tp=3, recompute="sometimes"))
+    totals = MemoryTotals(model, base)
+    for layout in (Layout(dp=8, tp=8, zero=1), Layout(dp=4, pp=4, recompute="full", micro_batch=2)):
+        expected = _reference_total(model, dataclasses.replace(base, layout=layout))
+        assert expected is not None
+        assert totals.total(layout) == expected
+        assert totals.totals(layout.tp, layout.pp, layout.ep, layout.zero, layout.offload, layout.recompute,
+                             layout.micro_batch, (layout.dp,)) == [expected]  # fmt: skip
