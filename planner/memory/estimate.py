@@ -223,8 +223,10 @@ class MemoryTotals:
     stage_state), but each part is computed once for what it depends on -- (tp, pp, ep); (tp, ep, recompute);
     (tp, pp, ep, recompute) for training activations but the micro-batch; (tp, pp, ep, recompute, micro-batch)
     -- and reused for every dp, ZeRO stage and offload mode, and no words are built: a search asks for
-    thousands of such layouts. `shared` (SharedShapes) lets the totals of configs
-    that differ only in sequence parallel and in-flight micro-batches share the (tp, pp, ep) parts.
+    thousands of such layouts. totals() gives one layout's totals at several dps at once, without a Layout per
+    dp and with what dp does not change worked out once (stage_state_totals). `shared` (SharedShapes) lets the
+    totals of configs that differ only in sequence parallel and in-flight micro-batches share the (tp, pp, ep)
+    parts.
     """
 
     def __init__(self, model: ModelSpec, base: MemoryConfig, shared: SharedShapes | None = None):

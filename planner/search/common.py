@@ -31,7 +31,7 @@ from planner.vocabulary import Layout, Precision, Task
 class SearchMemory:
     """estimate_memory for the search: full breakdowns (cached) for the options shown, and bare per-GPU totals
     through planner.memory.MemoryTotals, which reuses the work shared by layouts that differ only in dp, ZeRO
-    stage and offload (the search asks for thousands of totals).
+    stage and offload (the search asks for thousands of totals; totals() a layout's at several dps at once).
 
     Tensor-parallel layouts are estimated with sequence parallelism, the way Megatron-Core, NeMo and
     torchtitan run TP (Korthikanti et al. 2022, arXiv 2205.05198: the norm and dropout activations split over
