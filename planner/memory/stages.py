@@ -789,7 +789,7 @@ def stage_state(
     between forward and backward) and about three layer-sized communication buffers (the prefetched all-gather,
     the reduce-scatter input and output), as FSDP2's memory tracker shows under a fake process group."""
     ((weights, gradients, optimizer, activations, overhead, not_concurrent, host, gathered_total, gathered_weights,
-      streamed_weights, communicators, phase),) = _state_figures(shape, acts, zero, offload, accumulation, (dp,))  # fmt: skip
+      streamed_weights, communicators, phase, _),) = _state_figures(shape, acts, zero, offload, accumulation, (dp,))  # fmt: skip
     zero = zero if shape.training else 0  # as _state_figures counts it
     megatron = shape.megatron_opt_per > 0 and zero <= 1
     return StageAmounts(
@@ -820,20 +820,15 @@ def stage_state_totals(
 ) -> list[int]:
     """[stage_state(shape, acts, dp, zero, offload, accumulation).total_bytes for dp in dps], worked out
     together (_state_figures) and without building the amounts: a search asks for a few dps of each."""
-    ceil, floor = math.ceil, math.floor
-    kv_cache = ceil(acts.kv_cache)
-    return [
-        ceil(figures[0]) + ceil(figures[1]) + ceil(figures[2]) + ceil(figures[3]) + kv_cache + ceil(figures[4])
-        - floor(figures[5])  # weights, gradients, optimizer, activations, KV cache, overhead; less not concurrent
-        for figures in _state_figures(shape, acts, zero, offload, accumulation, dps)
-    ]  # fmt: skip
+    return [figures[-1] for figures in _state_figures(shape, acts, zero, offload, accumulation, dps)]
 
 
 def _state_figures(
     shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int]
-) -> list[tuple[float, float, float, float, float, float, float, float, float, float, int, str]]:
+) -> list[tuple[float, float, float, float, float, float, float, float, float, float, int, str, int]]:
     """stage_state's figures at each dp of `dps`: (weights, gradients, optimizer, activations, overhead, not
-    concurrent, host, gathered total, gathered weights, streamed weights, communicators, peak phase).
+    concurrent, host, gathered total, gathered weights, streamed weights, communicators, peak phase, and the
+    total bytes as StageAmounts.total_bytes counts them: each term rounded up, less what is never held at once).
 
     dp enters only through the ZeRO shard divisors and the data-parallel communicator, so what it does not
     change is worked out once, before the loop over dps; each figure is still the same chain of floating-point
@@ -887,6 +882,8 @@ def _state_figures(
     trainable = shape.trainable_dense + shape.trainable_expert
     model_parallel_communicators = (shape.tp > 1) + (shape.pp > 1) + (ep > 1)
     unsharded_step: tuple[float, float, str, float] | None = None  # below ZeRO-2: the same at every dp
+    ceil = math.ceil
+    ceiled_activations = ceil(activations) + ceil(acts.kv_cache)
 
     figures = []
     for dp in dps:
@@ -951,8 +948,12 @@ def _state_figures(
         # --- overhead: one NCCL communicator per parallel group
         communicators = (dp > 1 and training) + model_parallel_communicators
         overhead = margin + communicators * NCCL_BYTES_PER_COMMUNICATOR
+        total = (
+            ceil(dp_weights) + ceil(gradients) + ceil(optimizer) + ceiled_activations + ceil(overhead)
+            - math.floor(not_concurrent)
+        )  # fmt: skip
         figures.append((dp_weights, gradients, optimizer, activations, overhead, not_concurrent, dp_host,
-                        gathered_total, gathered_weights, streamed_weights, communicators, phase))  # fmt: skip
+                        gathered_total, gathered_weights, streamed_weights, communicators, phase, total))  # fmt: skip
     return figures
 
 
