@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -27,13 +28,14 @@ from planner.memory.stages import (
     StageShape,
     TrainingActivationTerms,
     divisors_of,
-    inflight_microbatches,
+    inflight_at,
     per_token_activations,
     pipeline_stages,
     stage_activations,
     stage_amounts,
     stage_shape,
     stage_state,
+    stage_state_totals,
     training_activations_at,
     training_class_terms,
 )
@@ -135,21 +137,20 @@ _OFFLOAD_VALUES = frozenset(Offload.values())
 _RECOMPUTE_VALUES = frozenset(Recompute.values())
 
 
-def _state_allowed(layout: Layout, training: bool) -> bool:
-    """validate_layout's rules that involve dp, the ZeRO stage or offload (True: allowed). The others are
-    checked once per shape by MemoryTotals; together they refuse exactly what validate_layout refuses."""
-    dp, zero, offload = layout.dp, layout.zero, layout.offload
-    if offload not in _OFFLOAD_VALUES or not _is_count(dp, MAX_DEGREE):
+def _state_allowed(zero: int, offload: str, training: bool) -> bool:
+    """validate_layout's rules on the ZeRO stage and offload (True: allowed); _dp_allowed has those that involve
+    dp. The others are checked once per shape by MemoryTotals; together they refuse exactly what validate_layout
+    refuses."""
+    if offload not in _OFFLOAD_VALUES or zero not in (0, 1, 2, 3) or isinstance(zero, bool):
         return False
-    if zero not in (0, 1, 2, 3) or isinstance(zero, bool) or dp * layout.tp * layout.pp > MAX_GPUS:
-        return False
-    if layout.ep > 1 and (dp * layout.tp) % layout.ep:
-        return False
-    if training and (
+    return not training or not (
         (offload == _OFFLOAD_OPTIMIZER and zero == 0) or (offload == _OFFLOAD_ALL and zero != 3)
-    ):
-        return False
-    return True
+    )
+
+
+def _dp_allowed(dp: int, tp: int, pp: int, ep: int) -> bool:
+    """validate_layout's rules that involve dp (the shape's own rules passed)."""
+    return _is_count(dp, MAX_DEGREE) and dp * tp * pp <= MAX_GPUS and (ep == 1 or (dp * tp) % ep == 0)
 
 
 def _variant_allowed(recompute: object, micro_batch: object) -> bool:
@@ -167,18 +168,16 @@ class _ShapeParts:
     shapes: tuple[StageShape, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class _Shape:
-    """What MemoryTotals keeps per (tp, pp, ep): the config at that shape and the shared parts."""
-
-    config: MemoryConfig
-    divisors: Divisors
-    stages: tuple[Stage, ...]
-    shapes: tuple[StageShape, ...]
-
-
+_ONE_GPU = Layout()
 _Variant = tuple[tuple[StageShape, StageActivations], ...]
 _MISSING = object()
+
+
+# The fields of the configs whose totals share a store (SharedShapes): all but these three.
+_SHARED_FIELDS = tuple(
+    field.name for field in dataclasses.fields(MemoryConfig)
+    if field.name not in ("sequence_parallel", "inflight_microbatches", "layout")
+)  # fmt: skip
 
 
 class SharedShapes:
@@ -194,12 +193,12 @@ class SharedShapes:
     """
 
     def __init__(self) -> None:
-        self._by_base: dict[tuple[ModelSpec, MemoryConfig], _SharedStore] = {}
+        self._by_base: dict[tuple[object, ...], _SharedStore] = {}
 
     def store(self, model: ModelSpec, base: MemoryConfig) -> _SharedStore:
         """What configs like `base` share: (tp, pp, ep) -> parts (None: refused), and per in-flight count
         whether the config passes its own rules."""
-        key = (model, dataclasses.replace(base, sequence_parallel=False, inflight_microbatches=None, layout=Layout()))
+        key = (model, *[getattr(base, name) for name in _SHARED_FIELDS])
         found = self._by_base.get(key)
         if found is None:
             found = self._by_base[key] = _SharedStore({}, {}, {}, {})
@@ -224,19 +223,26 @@ class MemoryTotals:
     stage_state), but each part is computed once for what it depends on -- (tp, pp, ep); (tp, ep, recompute);
     (tp, pp, ep, recompute) for training activations but the micro-batch; (tp, pp, ep, recompute, micro-batch)
     -- and reused for every dp, ZeRO stage and offload mode, and no words are built: a search asks for
-    thousands of such layouts. `shared` (SharedShapes) lets the totals of configs
-    that differ only in sequence parallel and in-flight micro-batches share the (tp, pp, ep) parts.
+    thousands of such layouts. totals() gives one layout's totals at several dps at once, without a Layout per
+    dp and with what dp does not change worked out once (stage_state_totals). `shared` (SharedShapes) lets the
+    totals of configs that differ only in sequence parallel and in-flight micro-batches share the (tp, pp, ep)
+    parts.
     """
 
     def __init__(self, model: ModelSpec, base: MemoryConfig, shared: SharedShapes | None = None):
         self._model = model
         self._base = base
-        self._shapes: dict[tuple[int, int, int], _Shape | None] = {}
+        self._shapes: dict[tuple[int, int, int], _ShapeParts | None] = {}
         self._variants: dict[tuple[int, int, int, str, int], _Variant | None] = {}
         # training: per (tp, pp, ep, recompute) each stage's activations but the micro-batch
         self._terms: dict[tuple[int, int, int, str], tuple[TrainingActivationTerms, ...]] = {}
         self._shared = (SharedShapes() if shared is None else shared).store(model, base)
         self._normal_base: MemoryConfig | None = None  # normalised at the one-GPU layout (_config_allowed)
+        self._training = False  # its task trains (set with _normal_base)
+
+    def _at_one_gpu(self) -> MemoryConfig:
+        """The base config at the one-GPU layout."""
+        return with_layout(self._base, _ONE_GPU)
 
     def _config_allowed(self) -> bool:
         """The base config passes validate_layout at the one-GPU layout (see SharedShapes)."""
@@ -244,39 +250,38 @@ class MemoryTotals:
         allowed = self._shared.config_ok.get(inflight)
         if allowed is None:
             try:
-                checked_notes(self._model, normalised(dataclasses.replace(self._base, layout=Layout())))
+                checked_notes(self._model, normalised(self._at_one_gpu()))
                 allowed = True
             except UserError:
                 allowed = False
             self._shared.config_ok[inflight] = allowed
         return allowed
 
-    def _shape(self, tp: int, pp: int, ep: int) -> _Shape | None:
-        """The shape at (tp, pp, ep), or None where validate_layout refuses it.
+    def _shape(self, tp: int, pp: int, ep: int) -> _ShapeParts | None:
+        """The shared parts at (tp, pp, ep), or None where validate_layout refuses the shape.
 
         It is validated with a state and an activation variant that pass every rule of their own: the smallest
         dp that ep divides (dp x tp), no ZeRO, no offload, no recompute, micro-batch 1. Whatever validate_layout
         refuses with them it refuses for every state and variant; the rules on the state and the variant alone
-        are _state_allowed and _variant_allowed.
+        are _state_allowed, _dp_allowed and _variant_allowed.
         """
         key = (tp, pp, ep)
         if key in self._shapes:
             return self._shapes[key]
-        found: _Shape | None = None
+        found: _ShapeParts | None = None
         if self._config_allowed():
             valid_ints = all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (tp, ep))
             dp = ep // math.gcd(ep, tp) if valid_ints else 1
-            layout = Layout(dp=dp, tp=tp, pp=pp, ep=ep)
             shared = self._shared.parts
             parts = shared.get(key, _MISSING)
             if parts is _MISSING:
-                parts = shared[key] = self._shape_parts(dataclasses.replace(self._base, layout=layout))
+                probe = with_layout(self._base, Layout(dp=dp, tp=tp, pp=pp, ep=ep))
+                parts = shared[key] = self._shape_parts(probe)
             if isinstance(parts, _ShapeParts):
                 if self._normal_base is None:  # the config's choices parse: _config_allowed passed
-                    self._normal_base = normalised(dataclasses.replace(self._base, layout=Layout()))
-                # = normalised(replace(base, layout=layout)): the layout's own choices are members already
-                found = _Shape(dataclasses.replace(self._normal_base, layout=layout), parts.divisors, parts.stages,
-                               parts.shapes)  # fmt: skip
+                    self._normal_base = normalised(self._at_one_gpu())
+                    self._training = self._normal_base.task.is_training
+                found = parts
         self._shapes[key] = found
         return found
 
@@ -293,60 +298,75 @@ class MemoryTotals:
         return _ShapeParts(divisors, stages, shapes)
 
     def _variant(self, tp: int, pp: int, ep: int, recompute: str, micro_batch: int) -> _Variant | None:
-        """((shape, activations) per candidate stage) at this layout and activation variant, or None."""
+        """((shape, activations) per candidate stage) at this layout and activation variant, or None.
+
+        The activations read the config as the normalised base (_normal_base) and never its layout, but for pp
+        (the in-flight micro-batches) and the recompute mode, which are passed as they are: the same figures as
+        at the config normalised at this layout."""
         at = self._shape(tp, pp, ep)
         if at is None or not _variant_allowed(recompute, micro_batch):
             return None
-        mode = Recompute(recompute)
-        if not at.config.task.is_training:
+        config = self._normal_base
+        assert config is not None  # set by _shape with the first shape it allows
+        if not self._training:
+            mode = Recompute(recompute)
             return tuple(
-                (shape, stage_activations(self._model, at.config, stage, at.divisors, None, mode, micro_batch))
+                (shape, stage_activations(self._model, config, stage, at.divisors, None, mode, micro_batch))
                 for stage, shape in zip(at.stages, at.shapes, strict=True)
             )
-        terms = self._terms.get((tp, pp, ep, mode))
+        terms = self._terms.get((tp, pp, ep, recompute))
         if terms is None:
-            classes = self._class_terms(at, (tp, pp, ep), mode)
+            mode = Recompute(recompute)
+            inflight = config.inflight_microbatches
             terms = self._terms[(tp, pp, ep, mode)] = tuple(
-                TrainingActivationTerms(inflight_microbatches(at.config, stage), *stage_classes)
-                for stage, stage_classes in zip(at.stages, classes, strict=True)
+                TrainingActivationTerms(inflight_at(pp, inflight, stage.index), *stage_classes)
+                for stage, stage_classes in zip(at.stages, self._class_terms(at, (tp, pp, ep), mode), strict=True)
             )
-        tokens = micro_batch * at.config.seq_len
-        return tuple(
-            (shape, training_activations_at(stage_terms, tokens))
-            for shape, stage_terms in zip(at.shapes, terms, strict=True)
-        )
+        tokens = micro_batch * config.seq_len
+        pairs = zip(at.shapes, terms, strict=True)
+        return tuple([(shape, training_activations_at(stage_terms, tokens)) for shape, stage_terms in pairs])
 
     def _class_terms(
-        self, at: _Shape, shape: tuple[int, int, int], mode: Recompute
+        self, at: _ShapeParts, shape: tuple[int, int, int], mode: Recompute
     ) -> tuple[tuple[ActivationClassTerms, ActivationClassTerms], ...]:
         """training_class_terms of each candidate stage, shared by the configs of the store (by sequence
         parallel, shape and recompute mode), from the per-token activations it shares too."""
-        sequence_parallel = at.config.sequence_parallel
+        config = self._normal_base
+        assert config is not None  # _variant's
+        sequence_parallel = config.sequence_parallel
         found = self._shared.class_terms.get((sequence_parallel, *shape, mode))
         if found is None:
             # by divisors, not tp alone: the MoE layers' activations depend on ep too (the expert divisor)
             key = (sequence_parallel, at.divisors, mode)
             per_token = self._shared.per_token.get(key)
             if per_token is None:
-                layout = dataclasses.replace(at.config.layout, recompute=mode)
+                # of the layout, per_token_activations reads the recompute mode only (tp and ep: the divisors)
                 per_token = per_token_activations(
-                    self._model, dataclasses.replace(at.config, layout=layout), at.divisors
+                    self._model, with_layout(config, Layout(recompute=mode)), at.divisors
                 )
                 self._shared.per_token[key] = per_token
             found = self._shared.class_terms[(sequence_parallel, *shape, mode)] = tuple(
-                training_class_terms(self._model, at.config, stage, at.divisors.tp, per_token, mode)
+                training_class_terms(self._model, config, stage, at.divisors.tp, per_token, mode)
                 for stage in at.stages
             )
         return found
 
+    def _cached_variant(self, tp: int, pp: int, ep: int, recompute: str, micro_batch: int) -> _Variant | None:
+        """_variant, worked out once per (tp, pp, ep, recompute, micro-batch)."""
+        key = (tp, pp, ep, recompute, micro_batch)
+        variant = self._variants.get(key, _MISSING)
+        if variant is _MISSING:  # (most are asked once: a miss must be cheap too, no KeyError raised)
+            variant = self._variants[key] = self._variant(*key)
+        return variant  # type: ignore[return-value]
+
     def _allowed_variant(self, layout: Layout) -> _Variant | None:
         """The cached (shape, activations) per candidate stage of `layout`, or None where it is refused."""
-        key = (layout.tp, layout.pp, layout.ep, layout.recompute, layout.micro_batch)
-        try:
-            variant = self._variants[key]
-        except KeyError:
-            variant = self._variants[key] = self._variant(*key)
-        if variant is None or not _state_allowed(layout, variant[0][0].training):
+        variant = self._cached_variant(layout.tp, layout.pp, layout.ep, layout.recompute, layout.micro_batch)
+        if (
+            variant is None
+            or not _state_allowed(layout.zero, layout.offload, variant[0][0].training)
+            or not _dp_allowed(layout.dp, layout.tp, layout.pp, layout.ep)
+        ):
             return None
         return variant
 
@@ -372,8 +392,39 @@ class MemoryTotals:
         variant = self._allowed_variant(layout)
         if variant is None:
             return None
-        accumulation = self._base.gradient_accumulation
+        accumulation, dps = self._base.gradient_accumulation, (layout.dp,)
         return max(
-            stage_state(shape, acts, layout.dp, layout.zero, layout.offload, accumulation).total_bytes
+            stage_state_totals(shape, acts, layout.zero, layout.offload, accumulation, dps)[0]
             for shape, acts in variant
         )
+
+    def totals(
+        self, tp: int, pp: int, ep: int, zero: int, offload: str, recompute: str, micro_batch: int,
+        dps: Sequence[int],
+    ) -> list[int | None]:
+        """[total(Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=zero, recompute=recompute, offload=offload,
+        micro_batch=micro_batch)) for dp in dps]: the same cached variant and stage arithmetic, without building
+        a Layout per dp, and what dp does not change worked out once (stage_state_totals)."""
+        variant = self._cached_variant(tp, pp, ep, recompute, micro_batch)
+        training = variant is not None and variant[0][0].training
+        if variant is None or not _state_allowed(zero, offload, training):
+            return [None] * len(dps)
+        # Without ZeRO sharding (inference counts as ZeRO-0) dp enters only through the data-parallel
+        # communicator, dp > 1 (stages._state_figures): every dp above 1 has the same total.
+        unsharded = not training or zero == 0
+        asked: list[int] = []  # the dps worked out
+        where: dict[int, int] = {}  # the position in `asked` of a dp (unsharded: of dp > 1)
+        positions: list[int | None] = []  # each dp's (None: refused)
+        for dp in dps:
+            position = None
+            if _dp_allowed(dp, tp, pp, ep):
+                key = dp > 1 if unsharded else dp
+                position = where.get(key)
+                if position is None:
+                    position = where[key] = len(asked)
+                    asked.append(dp)
+            positions.append(position)
+        accumulation = self._base.gradient_accumulation
+        per_stage = [stage_state_totals(shape, acts, zero, offload, accumulation, asked) for shape, acts in variant]
+        fullest = per_stage[0] if len(per_stage) == 1 else list(map(max, *per_stage))  # the fullest stage's
+        return [None if position is None else fullest[position] for position in positions]

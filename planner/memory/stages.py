@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -266,9 +267,13 @@ def _norm_bytes(model: ModelSpec, frozen: bool, residual: float, autocast: bool)
 def _residual_bytes(config: MemoryConfig, sharded: bool) -> tuple[float, bool]:
     """(bytes per value of the residual stream, whether autocast runs): autocast over fp32 weights keeps an fp32
     residual; FSDP2's 16-bit compute, LoRA on a 16-bit base and inference keep the compute dtype."""
-    e = compute_bytes(config)
+    return _residual_of(compute_bytes(config), config.task.is_full_training, sharded)
+
+
+def _residual_of(e: float, full_training: bool, sharded: bool) -> tuple[float, bool]:
+    """_residual_bytes from the compute bytes per value `e` and whether every weight trains."""
     autocast = e < 4 and not sharded
-    if config.task.is_full_training and not sharded:
+    if full_training and not sharded:
         return 4.0, autocast
     return e, autocast
 
@@ -556,6 +561,9 @@ def stage_shape(
     micro_batch)."""
     task, layout = config.task, config.layout
     tp, pp = layout.tp, layout.pp
+    # the task's kinds and the compute bytes, read once (properties: a search builds thousands of shapes)
+    training, full_training, adapter = task.is_training, task.is_full_training, task.is_adapter
+    e = compute_bytes(config)
     blocks, experts, ends = _stage_params(model, counts, stage, pp)
     small = stage.layers * counts.small_per_layer  # the final norm is already part of `ends`
     dense_params_gpu = (blocks + ends) / tp
@@ -571,33 +579,32 @@ def stage_shape(
     # trainable parameters: the full model, or the LoRA adapters
     adapter_dense = adapter_expert = adapter_bytes = 0.0
     trainable_dense = trainable_expert = 0.0
-    if task.is_adapter:
+    if adapter:
         per_dense, per_moe, per_routed = _lora_params_per_layer(model, config.lora_rank, config.lora_targets)
         adapter_dense = (stage.dense_layers * per_dense + stage.moe_layers * per_moe) / tp
         adapter_expert = stage.moe_layers * per_routed / divisors.expert_divisor
         adapter_bytes = training_weight_bytes(master_precision(config.precision))
         trainable_dense, trainable_expert = adapter_dense, adapter_expert
-    elif task.is_full_training:
+    elif full_training:
         trainable_dense, trainable_expert = dense_params_gpu, expert_params_gpu
     grad_per = opt_per = 0.0
-    if task.is_training:
+    if training:
         precision = master_precision(config.precision)
         grad_per = gradient_bytes(precision)
         opt_per = optimizer_bytes(config.optimizer, precision)
     megatron_opt_per = 0.0
-    if task.is_full_training and compute_bytes(config) < 4 and (tp > 1 or pp > 1):
+    if full_training and e < 4 and (tp > 1 or pp > 1):
         megatron_opt_per = MASTER_BYTES + _OPTIMIZER_STATE_BYTES[config.optimizer]
     largest, root_unit = _fsdp_units(model, counts, divisors)
-    e = compute_bytes(config)
     tied_gradient = 0.0
-    if task.is_full_training and model.tied_embeddings and stage.has_embedding:
+    if full_training and model.tied_embeddings and stage.has_embedding:
         tied_gradient = 2 * model.vocab * model.hidden / tp * (MEGATRON_GRADIENT_BYTES if megatron_opt_per else grad_per)
     autocast_copies = 0.0
-    if task.is_full_training and e < 4:
+    if full_training and e < 4:
         autocast_copies = autocast_weight_copies(model, counts, stage, tp)
     return StageShape(
-        stage=stage.index, task=task, training=task.is_training, full_training=task.is_full_training,
-        adapter=task.is_adapter, tp=tp, pp=pp, ep=layout.ep, params_gpu=params_gpu,
+        stage=stage.index, task=task, training=training, full_training=full_training, adapter=adapter, tp=tp,
+        pp=pp, ep=layout.ep, params_gpu=params_gpu,
         dense_params_gpu=dense_params_gpu, expert_params_gpu=expert_params_gpu, stored_weights=stored,
         bytes_per_param=bytes_per_param, largest=largest, root_unit=root_unit, compute_bytes=e,
         autocast_copies=autocast_copies, megatron_opt_per=megatron_opt_per,
@@ -624,11 +631,15 @@ def per_token_activations(
 
 def inflight_microbatches(config: MemoryConfig, stage: Stage) -> int:
     """Micro-batches whose activations a stage holds at once: 1F1B keeps pp on the first stage."""
-    pp = config.layout.pp
-    if stage.index == 0 and pp > 1:
-        return config.inflight_microbatches or pp
-    if config.inflight_microbatches and pp > 1:
-        return max(1, min(config.inflight_microbatches, pp - stage.index))
+    return inflight_at(config.layout.pp, config.inflight_microbatches, stage.index)
+
+
+def inflight_at(pp: int, inflight: int | None, stage_index: int) -> int:
+    """inflight_microbatches of stage `stage_index` of `pp`, the first holding `inflight` (None: pp)."""
+    if stage_index == 0 and pp > 1:
+        return inflight or pp
+    if inflight and pp > 1:
+        return max(1, min(inflight, pp - stage_index))
     return 1
 
 
@@ -705,11 +716,36 @@ def training_class_terms(
     recompute: Recompute,
 ) -> tuple[ActivationClassTerms, ActivationClassTerms]:
     """TrainingActivationTerms' autocast and sharded terms: they read neither the layout nor the in-flight
-    micro-batches of `config` (a search shares them between its configs)."""
-    return (
-        _training_terms(model, config, stage, tp, per_token[:2], recompute, False),
-        _training_terms(model, config, stage, tp, per_token[2:], recompute, True),
-    )
+    micro-batches of `config` (a search shares them between its configs). What the two classes share is read
+    once (a search asks for thousands of these)."""
+    e = compute_bytes(config)
+    sp_divisor = tp if config.sequence_parallel else 1
+    task = config.task
+    frozen, full_training = task.is_adapter, task.is_full_training
+    full = recompute == _RECOMPUTE_FULL
+    hidden = model.hidden
+    per_class = []
+    for sharded, per_dense, per_moe in ((False, *per_token[:2]), (True, *per_token[2:])):
+        residual, autocast = _residual_of(e, full_training, sharded)
+        if full:  # each layer's input kept, one layer's activations at a time
+            in_flight, once = stage.layers * residual * hidden / sp_divisor, max(per_dense, per_moe)
+        else:
+            in_flight, once = stage.dense_layers * per_dense + stage.moe_layers * per_moe, 0.0
+        head = None
+        if stage.has_head:
+            # final norm + the head's input (trained head: fp32 in fp32, 16 bit otherwise), then the loss: HF keeps
+            # log_softmax (fp32) for backward, whose start holds two fp32 gradients beside it: 12 bytes per
+            # vocabulary entry per token (the forward's logits, fp32 copy and log_softmax, 8-10 bytes, are gone
+            # by then)
+            if sharded and tp > 1 and full_training:  # _transformer_engine: the final norm's 16-bit input and
+                final = (TE_NORM_LINEAR_VALUES * e * hidden + _norm_stats(model)) / sp_divisor  # output
+            else:
+                head_input = (0.0 if frozen else e) * hidden
+                final = (_norm_bytes(model, frozen, residual, autocast) * hidden + _norm_stats(model) + head_input) / sp_divisor
+            logits_bytes = 12.0
+            head = logits_bytes * model.vocab / tp + final
+        per_class.append(ActivationClassTerms(full, in_flight, once, head))
+    return per_class[0], per_class[1]
 
 
 def training_activations_at(terms: TrainingActivationTerms, tokens: int) -> StageActivations:
@@ -733,31 +769,7 @@ def _class_activations(terms: ActivationClassTerms, tokens: int, inflight: int) 
     return activations, logits
 
 
-def _training_terms(model: ModelSpec, config: MemoryConfig, stage: Stage, tp: int,
-                    per_token: tuple[float, float], recompute: Recompute, sharded: bool) -> ActivationClassTerms:  # fmt: skip
-    """ActivationClassTerms of one stage in training."""
-    per_dense, per_moe = per_token
-    e = compute_bytes(config)
-    sp_divisor = tp if config.sequence_parallel else 1
-    frozen = config.task.is_adapter
-    residual, autocast = _residual_bytes(config, sharded)
-    full = recompute == Recompute.FULL
-    if full:  # each layer's input kept, one layer's activations at a time
-        in_flight, once = stage.layers * residual * model.hidden / sp_divisor, max(per_dense, per_moe)
-    else:
-        in_flight, once = stage.dense_layers * per_dense + stage.moe_layers * per_moe, 0.0
-    head = None
-    if stage.has_head:
-        # final norm + the head's input (trained head: fp32 in fp32, 16 bit otherwise), then the loss: HF keeps
-        # log_softmax (fp32) for backward, whose start holds two fp32 gradients beside it: 12 bytes per vocabulary
-        # entry per token (the forward's logits, fp32 copy and log_softmax, 8-10 bytes, are gone by then)
-        head_input = (0.0 if frozen else e) * model.hidden
-        final = (_norm_bytes(model, frozen, residual, autocast) * model.hidden + _norm_stats(model) + head_input) / sp_divisor
-        if _transformer_engine(config, tp, sharded):  # the final norm's 16-bit input and output (the head's input)
-            final = (TE_NORM_LINEAR_VALUES * e * model.hidden + _norm_stats(model)) / sp_divisor
-        logits_bytes = 12.0
-        head = logits_bytes * model.vocab / tp + final
-    return ActivationClassTerms(full, in_flight, once, head)
+_RECOMPUTE_FULL = Recompute.FULL
 
 
 # The offload modes as module constants: stage_state runs tens of thousands of times per search, and reading
@@ -776,99 +788,10 @@ def stage_state(
     AdamW state, the gathered units (ZeRO-3: the root and one layer at the backward peak; ZeRO-2: every unit
     between forward and backward) and about three layer-sized communication buffers (the prefetched all-gather,
     the reduce-scatter input and output), as FSDP2's memory tracker shows under a fake process group."""
-    training = shape.training
-    zero = zero if training else 0
-    ep = shape.ep
-    # ZeRO shards over the ranks that hold the same replica: dp for dense parts; for experts the
-    # expert-data-parallel group dp x tp / ep.
-    dense_shard = dp
-    expert_shard = dp * shape.tp // ep if ep > 1 else dp
-    host = 0.0
-    gathered_total = 0.0  # FSDP2's unsharded compute copies and communication buffers
-    gathered_weights = streamed_weights = 0.0
-    largest, bytes_per_param = shape.largest, shape.bytes_per_param
+    ((weights, gradients, optimizer, activations, overhead, not_concurrent, host, gathered_total, gathered_weights,
+      streamed_weights, communicators, phase, _),) = _state_figures(shape, acts, zero, offload, accumulation, (dp,))  # fmt: skip
+    zero = zero if shape.training else 0  # as _state_figures counts it
     megatron = shape.megatron_opt_per > 0 and zero <= 1
-    # FSDP2 (ZeRO-2/3) and Megatron compute on 16-bit weights; plain data parallel runs autocast
-    activations = acts.activations_sharded if zero >= 2 or megatron else acts.activations
-
-    # --- weights
-    weights = shape.stored_weights
-    grad_per, opt_per = shape.grad_per, shape.opt_per
-    if megatron:
-        weights = shape.params_gpu * MEGATRON_WEIGHT_BYTES
-        grad_per, opt_per = MEGATRON_GRADIENT_BYTES, shape.megatron_opt_per
-    gathered_at_loss = 0.0  # FSDP2's gathered units and buffers at the loss's backward (ZeRO-2/3)
-    layer_gradients = 0.0  # FSDP2: a layer's unsharded 16-bit gradients, a temporary of its backward
-    if zero >= 2:
-        shard = (
-            shape.dense_params_gpu / dense_shard + shape.expert_params_gpu / expert_shard
-        ) * bytes_per_param
-        e = shape.compute_bytes
-        # Gathered between forward and backward: ZeRO-3 the root unit (embedding, final norm, LM head), ZeRO-2
-        # every unit. At the loss's backward the next layer is being gathered (ZeRO-3); inside a layer's backward
-        # that layer is gathered too, beside three layer-sized communication buffers (the prefetched all-gather,
-        # the reduce-scatter input and output) and the layer's unsharded 16-bit gradients (counted at the peak).
-        units = shape.root_unit if zero == 3 else shape.params_gpu
-        gathered_weights = (units + (largest if zero == 3 else 0.0)) * e
-        gathered_at_loss = (units + (largest if zero == 3 else 0.0)) * e
-        gathered_total = (units + (4 if zero == 3 else 3) * largest) * e
-        layer_gradients = largest * e
-        activations += layer_gradients
-        if offload == _OFFLOAD_ALL:
-            host += shard
-            weights = gathered_total
-        else:
-            weights = shard + gathered_total
-    else:
-        activations += 0.0 if megatron else shape.autocast_copies
-        if not training and offload == _OFFLOAD_ALL:
-            host += weights
-            weights = streamed_weights = largest * bytes_per_param
-    weights += shape.qlora_workspace
-    if shape.adapter:
-        adapter_dense, adapter_expert = shape.adapter_dense, shape.adapter_expert
-        if zero == 3:
-            weights += (adapter_dense / dense_shard + adapter_expert / expert_shard) * shape.adapter_bytes
-        else:
-            weights += (adapter_dense + adapter_expert) * shape.adapter_bytes
-
-    # --- gradients and optimizer
-    gradients = optimizer = 0.0
-    not_concurrent = 0.0
-    phase = "backward" if training else "forward"
-    if training:
-        trainable_dense, trainable_expert = shape.trainable_dense, shape.trainable_expert
-        trainable = trainable_dense + trainable_expert
-        shards = trainable_dense / dense_shard + trainable_expert / expert_shard
-        gradients = (shards if zero >= 2 else trainable) * grad_per
-        optimizer = (shards if zero >= 1 else trainable) * opt_per
-        if offload == _OFFLOAD_OPTIMIZER or offload == _OFFLOAD_ALL:
-            host += optimizer
-            optimizer = 0.0
-        # The terms are each at its own maximum; the step's peak is the largest of three moments: the loss's
-        # backward (every activation, FSDP2's units as they are then), a layer's backward (the loss's tensors
-        # gone, FSDP2's layer buffers there) and the optimizer step (every gradient, no activation) -- with one
-        # backward per step and the gradients freed after it (zero_grad(set_to_none=True)). With gradient
-        # accumulation the gradients stay beside the next micro-batch's activations.
-        loss_moment = activations - layer_gradients + gathered_at_loss
-        layer_moment = activations - acts.logits_sharded + gathered_total if zero >= 2 else 0.0
-        # the end of backward: every gradient, and for a trained tied embedding its dense gradient twice over
-        # while the embedding's backward adds it to the LM head's (embedding_dense_backward, then the sum)
-        optimizer_moment = gradients + shape.tied_embedding_gradient * (zero < 2)
-        held = activations + gathered_total + gradients
-        if accumulation > 1:
-            optimizer_moment = held - (gathered_total - gathered_at_loss)
-        # (the terms hold every byte counted: a moment never exceeds their sum)
-        peak = min(held, max(loss_moment, layer_moment, optimizer_moment))
-        not_concurrent = held - peak
-        phase = "optimizer step" if optimizer_moment > max(loss_moment, layer_moment) else "backward"
-
-    # --- overhead: one NCCL communicator per parallel group
-    communicators = (dp > 1 and training) + (shape.tp > 1) + (shape.pp > 1) + (ep > 1)
-    dynamic = gradients + activations + acts.kv_cache  # allocated and freed step by step: fragmentation
-    overhead = (
-        CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * dynamic + communicators * NCCL_BYTES_PER_COMMUNICATOR
-    )
     return StageAmounts(
         shape.stage,
         weights,
@@ -890,6 +813,148 @@ def stage_state(
         shape.autocast_copies if zero < 2 and not megatron else 0.0,
         phase,
     )
+
+
+def stage_state_totals(
+    shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int]
+) -> list[int]:
+    """[stage_state(shape, acts, dp, zero, offload, accumulation).total_bytes for dp in dps], worked out
+    together (_state_figures) and without building the amounts: a search asks for a few dps of each."""
+    return [figures[-1] for figures in _state_figures(shape, acts, zero, offload, accumulation, dps)]
+
+
+def _state_figures(
+    shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int]
+) -> list[tuple[float, float, float, float, float, float, float, float, float, float, int, str, int]]:
+    """stage_state's figures at each dp of `dps`: (weights, gradients, optimizer, activations, overhead, not
+    concurrent, host, gathered total, gathered weights, streamed weights, communicators, peak phase, and the
+    total bytes as StageAmounts.total_bytes counts them: each term rounded up, less what is never held at once).
+
+    dp enters only through the ZeRO shard divisors and the data-parallel communicator, so what it does not
+    change is worked out once, before the loop over dps; each figure is still the same chain of floating-point
+    operations, in the same order, as working it all out at one dp (a part worked out once is a whole
+    subexpression of it), so the bytes are the same whichever dps are asked for together. Below ZeRO-2 the
+    gradients are not sharded: the step's moments and the allocator margin are worked out at the first dp only.
+    """
+    training = shape.training
+    zero = zero if training else 0
+    ep = shape.ep
+    largest, bytes_per_param = shape.largest, shape.bytes_per_param
+    megatron = shape.megatron_opt_per > 0 and zero <= 1
+    # FSDP2 (ZeRO-2/3) and Megatron compute on 16-bit weights; plain data parallel runs autocast
+    activations = acts.activations_sharded if zero >= 2 or megatron else acts.activations
+
+    # --- weights (ZeRO-2/3: with their shard, which dp divides, in the loop)
+    host = 0.0
+    gathered_total = 0.0  # FSDP2's unsharded compute copies and communication buffers
+    gathered_weights = streamed_weights = 0.0
+    weights = shape.stored_weights
+    grad_per, opt_per = shape.grad_per, shape.opt_per
+    if megatron:
+        weights = shape.params_gpu * MEGATRON_WEIGHT_BYTES
+        grad_per, opt_per = MEGATRON_GRADIENT_BYTES, shape.megatron_opt_per
+    gathered_at_loss = 0.0  # FSDP2's gathered units and buffers at the loss's backward (ZeRO-2/3)
+    layer_gradients = 0.0  # FSDP2: a layer's unsharded 16-bit gradients, a temporary of its backward
+    if zero >= 2:
+        e = shape.compute_bytes
+        # Gathered between forward and backward: ZeRO-3 the root unit (embedding, final norm, LM head), ZeRO-2
+        # every unit. At the loss's backward the next layer is being gathered (ZeRO-3); inside a layer's backward
+        # that layer is gathered too, beside three layer-sized communication buffers (the prefetched all-gather,
+        # the reduce-scatter input and output) and the layer's unsharded 16-bit gradients (counted at the peak).
+        units = shape.root_unit if zero == 3 else shape.params_gpu
+        gathered_weights = (units + (largest if zero == 3 else 0.0)) * e
+        gathered_at_loss = (units + (largest if zero == 3 else 0.0)) * e
+        gathered_total = (units + (4 if zero == 3 else 3) * largest) * e
+        layer_gradients = largest * e
+        activations += layer_gradients
+    else:
+        activations += 0.0 if megatron else shape.autocast_copies
+        if not training and offload == _OFFLOAD_ALL:
+            host += weights
+            weights = streamed_weights = largest * bytes_per_param
+        weights += shape.qlora_workspace
+        if shape.adapter:
+            weights += (shape.adapter_dense + shape.adapter_expert) * shape.adapter_bytes
+    # the step's moments but the gradients' part
+    loss_moment = activations - layer_gradients + gathered_at_loss
+    layer_moment = activations - acts.logits_sharded + gathered_total if zero >= 2 else 0.0
+    held_but_gradients = activations + gathered_total
+    trainable = shape.trainable_dense + shape.trainable_expert
+    model_parallel_communicators = (shape.tp > 1) + (shape.pp > 1) + (ep > 1)
+    unsharded_step: tuple[float, float, str, float] | None = None  # below ZeRO-2: the same at every dp
+    ceil = math.ceil
+    ceiled_activations = ceil(activations) + ceil(acts.kv_cache)
+
+    figures = []
+    for dp in dps:
+        # ZeRO shards over the ranks that hold the same replica: dp for dense parts; for experts the
+        # expert-data-parallel group dp x tp / ep.
+        dense_shard = dp
+        expert_shard = dp * shape.tp // ep if ep > 1 else dp
+        dp_weights, dp_host = weights, host
+        if zero >= 2:
+            shard = (
+                shape.dense_params_gpu / dense_shard + shape.expert_params_gpu / expert_shard
+            ) * bytes_per_param
+            if offload == _OFFLOAD_ALL:
+                dp_host += shard
+                dp_weights = gathered_total
+            else:
+                dp_weights = shard + gathered_total
+            dp_weights += shape.qlora_workspace
+            if shape.adapter:
+                adapter_dense, adapter_expert = shape.adapter_dense, shape.adapter_expert
+                if zero == 3:
+                    dp_weights += (adapter_dense / dense_shard + adapter_expert / expert_shard) * shape.adapter_bytes
+                else:
+                    dp_weights += (adapter_dense + adapter_expert) * shape.adapter_bytes
+
+        # --- gradients and optimizer
+        gradients = optimizer = 0.0
+        if training:
+            shards = shape.trainable_dense / dense_shard + shape.trainable_expert / expert_shard
+            gradients = (shards if zero >= 2 else trainable) * grad_per
+            optimizer = (shards if zero >= 1 else trainable) * opt_per
+            if offload == _OFFLOAD_OPTIMIZER or offload == _OFFLOAD_ALL:
+                dp_host += optimizer
+                optimizer = 0.0
+        if unsharded_step is None:
+            not_concurrent = 0.0
+            phase = "backward" if training else "forward"
+            if training:
+                # The terms are each at its own maximum; the step's peak is the largest of three moments: the
+                # loss's backward (every activation, FSDP2's units as they are then), a layer's backward (the loss's
+                # tensors gone, FSDP2's layer buffers there) and the optimizer step (every gradient, no activation)
+                # -- with one backward per step and the gradients freed after it (zero_grad(set_to_none=True)).
+                # With gradient accumulation the gradients stay beside the next micro-batch's activations.
+                # The end of backward: every gradient, and for a trained tied embedding its dense gradient twice
+                # over while the embedding's backward adds it to the LM head's (embedding_dense_backward, then the
+                # sum).
+                optimizer_moment = gradients + shape.tied_embedding_gradient * (zero < 2)
+                held = held_but_gradients + gradients
+                if accumulation > 1:
+                    optimizer_moment = held - (gathered_total - gathered_at_loss)
+                # (the terms hold every byte counted: a moment never exceeds their sum)
+                peak = min(held, max(loss_moment, layer_moment, optimizer_moment))
+                not_concurrent = held - peak
+                phase = "optimizer step" if optimizer_moment > max(loss_moment, layer_moment) else "backward"
+            dynamic = gradients + activations + acts.kv_cache  # allocated and freed step by step: fragmentation
+            margin = CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * dynamic
+            if zero < 2:
+                unsharded_step = gradients, not_concurrent, phase, margin
+        else:
+            gradients, not_concurrent, phase, margin = unsharded_step
+
+        # --- overhead: one NCCL communicator per parallel group
+        communicators = (dp > 1 and training) + model_parallel_communicators
+        overhead = margin + communicators * NCCL_BYTES_PER_COMMUNICATOR
+        total = (
+            ceil(dp_weights) + ceil(gradients) + ceil(optimizer) + ceiled_activations + ceil(overhead)
+            - math.floor(not_concurrent)
+        )  # fmt: skip
+        figures.append((dp_weights, gradients, optimizer, activations, overhead, not_concurrent, dp_host,
+                        gathered_total, gathered_weights, streamed_weights, communicators, phase, total))  # fmt: skip
+    return figures
 
 
 def stage_amounts(model: ModelSpec, config: MemoryConfig, stage: Stage, counts: ParamCounts) -> StageAmounts:

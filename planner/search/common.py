@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from planner.gpus import GpuSpec
@@ -30,7 +31,7 @@ from planner.vocabulary import Layout, Precision, Task
 class SearchMemory:
     """estimate_memory for the search: full breakdowns (cached) for the options shown, and bare per-GPU totals
     through planner.memory.MemoryTotals, which reuses the work shared by layouts that differ only in dp, ZeRO
-    stage and offload (the search asks for thousands of totals).
+    stage and offload (the search asks for thousands of totals; totals() a layout's at several dps at once).
 
     Tensor-parallel layouts are estimated with sequence parallelism, the way Megatron-Core, NeMo and
     torchtitan run TP (Korthikanti et al. 2022, arXiv 2205.05198: the norm and dropout activations split over
@@ -55,7 +56,9 @@ class SearchMemory:
         self._totals: dict[tuple[bool, int | None], MemoryTotals] = {}
         self._shared_shapes = SharedShapes()  # the configs differ only in sequence parallel and in-flight batches
         self._known: dict[Layout, int | None] = {}  # totals asked before (every GPU type asks the same ones)
-        self._configs: dict[tuple[bool, int, int], MemoryConfig] = {}
+        self._configs: dict[tuple[bool, int, int], MemoryConfig] = {}  # by (tp > 1, pp, virtual stages)
+        self._configs_of_choices: dict[tuple[bool, int | None], MemoryConfig] = {}  # by (sequence parallel, in flight)
+        self._totals_of_shapes: dict[tuple[bool, int, int], MemoryTotals] = {}  # as _configs, for totals()
         # Per-layout fits of the training search (planner.search.training), shared by every GPU type: they
         # depend on the model, workload and layout only, never on the GPU.
         self.layout_fits: dict[tuple[object, ...], object] = {}
@@ -65,18 +68,24 @@ class SearchMemory:
         return with_layout(self._config(layout), layout)
 
     def _config(self, layout: Layout) -> MemoryConfig:
+        return self._config_of(layout.tp, layout.pp, layout.virtual_stages)
+
+    def _config_of(self, tp: int, pp: int, virtual_stages: int) -> MemoryConfig:
         """Sequence parallel with tensor parallel; interleaved 1F1B holds more micro-batches in flight on the
         first stage: pp (1 + (pp - 1) / (pp v)) (Narayanan et al. 2021, section 2.2.2; planner.perf.Schedule)."""
-        key = (layout.tp > 1, layout.pp, layout.virtual_stages)
+        key = (tp > 1, pp, virtual_stages)
         config = self._configs.get(key)
         if config is None:
             inflight = None
-            if layout.pp > 1 and layout.virtual_stages > 1:
-                inflight = math.ceil(Schedule(layout.pp, layout.pp, layout.virtual_stages).in_flight_microbatches)
-            config = self._configs[key] = dataclasses.replace(
-                self._base, sequence_parallel=self._sequence_parallel and layout.tp > 1,
-                inflight_microbatches=inflight,
-            )  # fmt: skip
+            if pp > 1 and virtual_stages > 1:
+                inflight = math.ceil(Schedule(pp, pp, virtual_stages).in_flight_microbatches)
+            choices = (self._sequence_parallel and tp > 1, inflight)  # what the configs differ in
+            config = self._configs_of_choices.get(choices)
+            if config is None:
+                config = self._configs_of_choices[choices] = dataclasses.replace(
+                    self._base, sequence_parallel=choices[0], inflight_microbatches=inflight
+                )
+            self._configs[key] = config
         return config
 
     def breakdown(self, layout: Layout) -> MemoryBreakdown | None:
@@ -95,8 +104,24 @@ class SearchMemory:
     def _total(self, layout: Layout) -> int | None:
         return self._memory_totals(layout).total(layout)
 
+    def totals(
+        self, shape: tuple[int, int, int, int], zero: int, offload: str, recompute: str, micro_batch: int,
+        dps: Sequence[int],
+    ) -> list[int | None]:
+        """[total(layout at dp) for dp in dps] of the layout with model-parallel shape (tp, pp, ep, virtual
+        stages), this sharding state and activation variant, without building a Layout per dp (MemoryTotals.totals).
+        Not kept in the cache of total(): the training search keeps what it works out (layout_fits)."""
+        tp, pp, ep, virtual = shape
+        key = (tp > 1, pp, virtual)
+        memory_totals = self._totals_of_shapes.get(key)
+        if memory_totals is None:
+            memory_totals = self._totals_of_shapes[key] = self._memory_totals_of(self._config_of(tp, pp, virtual))
+        return memory_totals.totals(tp, pp, ep, zero, offload, recompute, micro_batch, dps)
+
     def _memory_totals(self, layout: Layout) -> MemoryTotals:
-        config = self._config(layout)
+        return self._memory_totals_of(self._config(layout))
+
+    def _memory_totals_of(self, config: MemoryConfig) -> MemoryTotals:
         key = (config.sequence_parallel, config.inflight_microbatches)
         if key not in self._totals:
             self._totals[key] = MemoryTotals(self._model, config, self._shared_shapes)

@@ -430,23 +430,24 @@ class TrainingSearch(GpuSearch):
         reference: Variant,
         with_dp_one: bool,
         states: list[State],
-    ) -> list[_StateFit]:
-        """The a + b / dp fit of each state that is possible at this layout."""
-        tp, pp, ep, virtual = shape
-        total = self.memory.total
+    ) -> list[tuple[_StateFit, int]]:
+        """The a + b / dp fit of each state that is possible at this layout, with its exact total at dp 2 x base
+        (one of the two the fit comes from: the reference of the variant deltas)."""
+        totals = self.memory.totals
         fits = []
         low, high = (2 * base, 4 * base) if base == 1 else (base, 2 * base)
-        for state in states:
-            t_low = total(_layout(tp, pp, ep, low, state, reference, virtual))
-            t_high = total(_layout(tp, pp, ep, high, state, reference, virtual))
+        dps = (low, high, 1) if with_dp_one else (low, high)
+        recompute, micro_batch = reference
+        for zero, offload in states:
+            t_low, t_high, *at_dp_one = totals(shape, zero, offload, recompute, micro_batch, dps)
             if t_low is None or t_high is None:
                 continue
             b = (t_low - t_high) / (1 / low - 1 / high)
             at_one: float | None = None
             if with_dp_one:
-                exact = total(_layout(tp, pp, ep, 1, state, reference, virtual))
+                exact = at_dp_one[0]
                 at_one = math.inf if exact is None else exact
-            fits.append(_StateFit(state, t_low - b / low, b, at_one))
+            fits.append((_StateFit((zero, offload), t_low - b / low, b, at_one), t_low if low == 2 * base else t_high))
         return fits
 
     def _variant_deltas(
@@ -457,24 +458,27 @@ class TrainingSearch(GpuSearch):
         variants: list[Variant],
         ref_total: int | None,
     ) -> dict[Variant, float]:
-        """(recompute, micro-batch) -> bytes above the reference variant. Activations grow linearly with the
-        micro-batch, so two exact estimates per recompute mode give every micro-batch."""
+        """(recompute, micro-batch) -> bytes above the reference variant (variants[0], whose total at this dp and
+        state is ref_total). Activations grow linearly with the micro-batch, so two exact estimates per recompute
+        mode give every micro-batch."""
         if ref_total is None:
             return {}
-        tp, pp, ep, virtual = shape
-        at: dict[Variant, int | None] = {}
-
-        def total(variant: Variant) -> int | None:
-            if variant not in at:
-                at[variant] = self.memory.total(_layout(tp, pp, ep, dp, state, variant, virtual))
-            return at[variant]
-
+        reference = variants[0]
+        # per recompute mode the totals at micro-batch 1 and 2 (None where either is refused)
+        pairs: dict[Recompute, tuple[int, int] | None] = {}
         deltas: dict[Variant, float] = {}
         for recompute, micro_batch in variants:
-            one, two = total((recompute, 1)), total((recompute, 2))
-            if one is None or two is None:
-                continue
-            deltas[(recompute, micro_batch)] = one + (micro_batch - 1) * (two - one) - ref_total
+            if recompute not in pairs:
+                one, two = (
+                    ref_total if (recompute, size) == reference
+                    else self.memory.totals(shape, state[0], state[1], recompute, size, (dp,))[0]
+                    for size in (1, 2)
+                )  # fmt: skip
+                pairs[recompute] = None if one is None or two is None else (one, two)
+            pair = pairs[recompute]
+            if pair is not None:
+                one, two = pair
+                deltas[(recompute, micro_batch)] = one + (micro_batch - 1) * (two - one) - ref_total
         return deltas
 
     def run(self) -> Found:
@@ -629,17 +633,15 @@ class TrainingSearch(GpuSearch):
         cache = self.memory.layout_fits
         if key in cache:
             return cache[key]  # type: ignore[return-value]
-        tp, pp, ep, virtual = shape
-        reference = variants[0]
-        fits = self._fit_states(shape, base, reference, with_dp_one, states)
+        fitted = self._fit_states(shape, base, variants[0], with_dp_one, states)
         parts: list[_LayoutFits] = []
         for sharded in (False, True):
-            group = [fit for fit in fits if _sharded(fit.state) == sharded]
+            group = [(fit, at_two_base) for fit, at_two_base in fitted if _sharded(fit.state) == sharded]
             if group:
-                ref_total = self.memory.total(_layout(tp, pp, ep, 2 * base, group[0].state, reference, virtual))
-                deltas = self._variant_deltas(shape, 2 * base, group[0].state, variants, ref_total)
+                first, ref_total = group[0]
+                deltas = self._variant_deltas(shape, 2 * base, first.state, variants, ref_total)
                 if deltas:
-                    parts.append(_LayoutFits(group, deltas, self.workload.global_batch))
+                    parts.append(_LayoutFits([fit for fit, _ in group], deltas, self.workload.global_batch))
         found = _ClassedFits(parts) if parts else None
         cache[key] = found
         return found

@@ -138,3 +138,111 @@ def test_totals_sharing_shapes_equal_the_full_estimate(
         for base, at in zip(bases, totals, strict=True):
             layout = Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=zero, micro_batch=micro_batch)
             assert at.total(layout) == _reference_total(model, dataclasses.replace(base, layout=layout))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    model_name=st.sampled_from(sorted(MODELS)),
+    task=st.sampled_from(TASKS),
+    flash=st.booleans(),
+    sequence_parallel=st.booleans(),
+    accumulation=st.sampled_from([1, 2]),
+    inflight=st.sampled_from([None, 3]),
+    tp=st.sampled_from([1, 2, 3, 8]),
+    pp=st.sampled_from([1, 2, 7, 200]),
+    ep=st.sampled_from([1, 4, 8]),
+    # several dps at once, repeated ones and values validate_layout refuses among them
+    dps=st.lists(st.sampled_from([1, 2, 3, 4, 8, 16, 1024, 0, True, 10**7]), min_size=1, max_size=5),
+    zero=st.sampled_from([0, 1, 2, 3, 4]),
+    offload=st.sampled_from(["none", "optimizer", "all", "disk"]),
+    recompute=st.sampled_from(["none", "selective", "full", "sometimes"]),
+    micro_batch=st.sampled_from([1, 2, 8, 0]),
+)
+@pytest.mark.slow
+def test_totals_at_several_dps_equal_the_full_estimate_at_each(
+    model_name, task, flash, sequence_parallel, accumulation, inflight, tp, pp, ep, dps, zero, offload, recompute,
+    micro_batch,
+):
+    """MemoryTotals.totals (one layout at several dps, without a Layout per dp) gives estimate_memory's total at
+    each dp, None where it refuses the layout, whatever was asked before (a second MemoryTotals asks layouts one
+    by one first)."""
+    model = MODELS[model_name]
+    base = MemoryConfig(task=task[0], precision=task[1], flash_attention=flash, sequence_parallel=sequence_parallel,
+                        seq_len=2048, gradient_accumulation=accumulation, inflight_microbatches=inflight)  # fmt: skip
+    expected = [
+        _reference_total(model, dataclasses.replace(base, layout=Layout(
+            dp=dp, tp=tp, pp=pp, ep=ep, zero=zero, recompute=recompute, offload=offload, micro_batch=micro_batch
+        )))
+        for dp in dps
+    ]  # fmt: skip
+    assert MemoryTotals(model, base).totals(tp, pp, ep, zero, offload, recompute, micro_batch, dps) == expected
+    one_by_one = MemoryTotals(model, base)
+    for dp in dps:
+        layout = Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=zero, recompute=recompute, offload=offload,
+                        micro_batch=micro_batch)  # fmt: skip
+        one_by_one.total(layout)
+    assert one_by_one.totals(tp, pp, ep, zero, offload, recompute, micro_batch, dps) == expected
+
+
+def test_totals_of_a_layout_at_every_state_and_several_dps():
+    """The search's questions for one MoE layout (tp 2, pp 4, ep 4): each state at the dps it fits from, exactly
+    estimate_memory's totals; dp 1 is refused (ep must divide dp x tp), as estimate_memory refuses it."""
+    model = MODELS["moe"]
+    base = MemoryConfig(task="train", seq_len=4096, gradient_accumulation=2, sequence_parallel=True)
+    totals = MemoryTotals(model, base)
+    dps = (1, 2, 4, 8, 64)
+    for zero, offload in ((0, "none"), (1, "none"), (2, "optimizer"), (3, "none"), (3, "all")):
+        for recompute, micro_batch in (("none", 1), ("full", 2)):
+            found = totals.totals(2, 4, 4, zero, offload, recompute, micro_batch, dps)
+            expected = [
+                _reference_total(model, dataclasses.replace(base, layout=Layout(
+                    dp=dp, tp=2, pp=4, ep=4, zero=zero, recompute=recompute, offload=offload, micro_batch=micro_batch
+                )))
+                for dp in dps
+            ]  # fmt: skip
+            assert found == expected
+            assert found[0] is None and None not in found[1:]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    model_name=st.sampled_from(["dense", "moe"]),
+    task=st.sampled_from(["pretrain", "lora", "inference"]),
+    shape=st.tuples(st.sampled_from([1, 2, 8]), st.sampled_from([1, 4, 7]), st.sampled_from([1, 4]),
+                    st.sampled_from([1, 2])),  # fmt: skip
+    state=st.sampled_from([(0, "none"), (1, "none"), (2, "optimizer"), (3, "all")]),
+    variant=st.sampled_from([("none", 1), ("full", 2)]),
+    dps=st.lists(st.sampled_from([1, 2, 4, 16, 64]), min_size=1, max_size=4),
+)
+@pytest.mark.slow
+def test_search_memory_totals_equal_its_totals_one_layout_at_a_time(model_name, task, shape, state, variant, dps):
+    """SearchMemory.totals (the training search's memory sizing, without a Layout per dp) gives what
+    SearchMemory.total gives each layout: its config (sequence parallel with tp, interleaved stages in flight)
+    and estimate_memory's total or None."""
+    from planner.search.common import SearchMemory
+    from planner.search.types import Workload
+
+    model = MODELS[model_name]
+    workload = Workload(task=task, seq_len=2048)
+    tp, pp, ep, virtual = shape
+    (zero, offload), (recompute, micro_batch) = state, variant
+    at_once = SearchMemory(model, workload).totals(shape, zero, offload, recompute, micro_batch, dps)
+    memory = SearchMemory(model, workload)
+    layouts = [Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=zero, recompute=recompute, offload=offload,
+                      micro_batch=micro_batch, virtual_stages=virtual) for dp in dps]  # fmt: skip
+    assert at_once == [memory.total(layout) for layout in layouts]
+    assert at_once == [_reference_total(model, memory.config(layout)) for layout in layouts]
+
+
+def test_the_base_configs_own_layout_is_ignored():
+    """total(layout) is estimate_memory at `layout`, whatever layout the base config carries (even one that
+    validate_layout refuses: dp True, tp 3, an unknown recompute mode)."""
+    model = MODELS["dense"]
+    base = MemoryConfig(task="train", seq_len=2048, layout=Layout(dp=True, tp=3, recompute="sometimes"))
+    totals = MemoryTotals(model, base)
+    for layout in (Layout(dp=8, tp=8, zero=1), Layout(dp=4, pp=4, recompute="full", micro_batch=2)):
+        expected = _reference_total(model, dataclasses.replace(base, layout=layout))
+        assert expected is not None
+        assert totals.total(layout) == expected
+        assert totals.totals(layout.tp, layout.pp, layout.ep, layout.zero, layout.offload, layout.recompute,
+                             layout.micro_batch, (layout.dp,)) == [expected]  # fmt: skip
