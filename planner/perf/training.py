@@ -186,11 +186,12 @@ class _MicroBatch:
 FLOOR_ROUNDING_MARGIN = 1 - 1e-9
 
 
-def stage_floor_s(unpipelined_s: float, share: float) -> float:
+def stage_floor_s(unpipelined_s: float, share: float, every_stage_s: float = 0.0) -> float:
     """StepModel.stage_floor's micro-batch seconds on the fullest pipeline stage, from the micro-batch without a
-    pipeline: its time x the stage's share of it (StepModel.stage_share), a hair below the product
-    (floating-point rounding must never lift the floor over the time it bounds)."""
-    return unpipelined_s * share * FLOOR_ROUNDING_MARGIN
+    pipeline: its time less `every_stage_s`, the part every stage takes whole (StepModel.every_stage_s), x the
+    stage's share of the layers (StepModel.stage_share), plus that part; a hair below (floating-point rounding
+    must never lift the floor over the time it bounds). Nondecreasing in unpipelined_s (each rounded step is)."""
+    return (share * (unpipelined_s - every_stage_s) + every_stage_s) * FLOOR_ROUNDING_MARGIN
 
 
 class MicrobatchFloor(NamedTuple):
@@ -296,6 +297,7 @@ class StepModel:
         self.layer_cache: dict[tuple[int, int, int, int], _LayerTerms] = {}
         self.links: dict[tuple[int, int], Link] = {}
         self.geometries: dict[tuple[int, int, int], tuple[LayerShape, int, float, float]] = {}
+        self.layer_shapes: dict[tuple[int, int], LayerShape] = {}
 
     def step(self, layout: Layout) -> StepTime:
         return _Context(self, layout).step()
@@ -335,19 +337,35 @@ class StepModel:
         self, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, virtual_stages: int = 1
     ) -> MicrobatchFloor | None:
         """A floor like microbatch_floor for any pipeline depth, from the micro-batch without a pipeline
-        (computed when not cached): its time x stage_share(pp). Every part of a micro-batch's time on the fullest
-        stage is proportional to that stage's layers (GEMMs, attention, memory-bound ops, recompute, the tensor-,
-        expert- and context-parallel collectives, fp8 casts, dequantisation), ceil(L / pp) of the model's L, or
-        the same on every stage (the LM head, the loss), or, with a user-set MFU, exactly the model's FLOPs over pp.
-        A search asks it before it works out a layout's memory. None with context parallelism (see
-        microbatch_floor)."""
+        (computed when not cached) by stage_floor_s. Every part of a micro-batch's time on the fullest stage is
+        proportional to that stage's layers (GEMMs, attention, memory-bound ops, recompute, the tensor-, expert-
+        and context-parallel collectives, fp8 casts, dequantisation), ceil(L / pp) of the model's L, or the same
+        on every stage (the LM head and the loss: every_stage_s), or, with a user-set MFU, exactly the model's
+        FLOPs over pp. A search asks it before it works out a layout's memory. None with context parallelism
+        (see microbatch_floor)."""
         unpipelined = self.unpipelined_microbatch_s(tp, ep, micro_batch, recompute)
         if unpipelined is None:
             return None
+        every_stage = self.every_stage_s(tp, ep, micro_batch)
         return MicrobatchFloor(
-            stage_floor_s(unpipelined, self.stage_share(pp)), self.bubble_microbatches(pp, virtual_stages),
-            micro_batch, self.global_batch,
+            stage_floor_s(unpipelined, self.stage_share(pp), every_stage),
+            self.bubble_microbatches(pp, virtual_stages), micro_batch, self.global_batch,
         )  # fmt: skip
+
+    def every_stage_s(self, tp: int, ep: int, micro_batch: int) -> float:
+        """The seconds of a micro-batch that the fullest stage of any pipeline takes whole, whatever its layers:
+        the LM head's GEMM forward and backward (activation and weight gradients; frozen weights: activations
+        only; recompute never repeats it) and the loss (_Context._compute), whatever the recompute mode. 0 where
+        stage_floor scales the whole micro-batch instead: a user-set MFU (the FLOPs over pp), tensor-parallel
+        collectives overlapped with the GEMMs (the head's GEMM hides some of them), context parallelism."""
+        options = self.options
+        if self.rates.flat_mfu is not None or options.tp_comm_overlap or options.context_parallel > 1:
+            return 0.0
+        terms = self.layer_cache.get((tp, ep, micro_batch, 1))
+        if terms is None:
+            terms = _Context(self, Layout(tp=tp, ep=ep, micro_batch=micro_batch))._layer_terms()
+        backward = 1.0 if self.adapters else 2.0
+        return (1 + backward) * terms.head_s + terms.loss_s
 
     def stage_share(self, pp: int) -> float:
         """The least share of the micro-batch without a pipeline that the fullest of `pp` stages takes: its
@@ -394,7 +412,10 @@ class StepModel:
             stage_layers = math.ceil(model.layers / pp)
             moe_share = model.moe_layers / model.layers if model.layers else 0.0
             stage_moe = stage_layers * moe_share
-            found = self.geometries[key] = (layer_shape(model, tp, ep), stage_layers, stage_moe, stage_layers - stage_moe)
+            shape = self.layer_shapes.get((tp, ep))
+            if shape is None:  # every pipeline depth shares it (layer_shape's cache would hash the ModelSpec)
+                shape = self.layer_shapes[(tp, ep)] = layer_shape(model, tp, ep)
+            found = self.geometries[key] = (shape, stage_layers, stage_moe, stage_layers - stage_moe)
         return found
 
     def stage_time(

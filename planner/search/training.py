@@ -1,19 +1,25 @@
 """The training search: for every layout (tp, pp, ep) fit per-GPU memory as a + b/dp per sharding state from
 two exact estimates, add the activation variant's delta, and time only the layouts that fit; the chosen
-options are re-estimated exactly. Floors skip what cannot beat the best at its GPU count: a candidate's
-timing (StepModel.microbatch_floor), or a layout's shortlists and timing at a dp, and its memory where that holds at
-every dp (StepModel.stage_floor)."""
+options are re-estimated exactly. The search is best-first per GPU count: every (layout, dp) that fills the
+count gets a floor (StepModel.stage_floor, whatever fits in memory), and the pairs are visited in ascending
+floor order until the next floor is above the best found; a pair's memory, shortlist and timing are worked
+out only when it is visited, and its candidates' own floors (StepModel.microbatch_floor once known) skip the
+ones that cannot beat the best."""
 
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
 
 from planner import perf
 from planner.layout_text import family_message, sharding_hint
 from planner.messages import Message, msg, render_en
+from planner.perf.training import FLOOR_ROUNDING_MARGIN
 from planner.search.common import Found, GpuSearch, SearchInputs, price_option
 from planner.search.enumeration import (
     MICRO_BATCHES,
@@ -47,16 +53,16 @@ VIRTUAL_STAGES = (1, 4)
 # The family an excluded entry names: a data-parallel-only state, or None for every layout with tensor or
 # pipeline parallelism ("tensor/pipeline parallel").
 FamilyKey = State | None
-# A layout that reached the memory step: (enumeration index, shape, smallest dp, variants, states, dps).
-_NeedArgs = tuple[int, Shape, int, list[Variant], list[State], list[int]]
 
 
-def _search_order(shapes: list[Shape]) -> list[tuple[int, Shape]]:
-    """(enumeration index, shape) in the order the search visits them: every layout without a pipeline first
-    (where the fastest layout usually is, so the floors skip more of the pipelined ones), then the pipelined
-    ones, each group in enumeration order. The answers do not depend on the order: two layouts whose keys tie
-    share tp and pp, so they keep their enumeration order here; the needs carry their enumeration index."""
-    return sorted(enumerate(shapes), key=lambda item: item[1][1] > 1)
+def _search_order(
+    counts: npt.NDArray[np.int64], floors: npt.NDArray[np.float64], indices: npt.NDArray[np.int64]
+) -> npt.NDArray[np.intp]:
+    """The order the search visits the pairs in (positions into the arrays): by GPU count, each count's pairs in
+    ascending floor order, which the best-first stop (TrainingSearch._search_count) needs, then enumeration
+    index. The answers do not depend on the order among pairs of equal floor: a candidate's key carries its
+    layout's enumeration index and shortlist position, so ties go where enumeration order sends them."""
+    return np.lexsort((indices, floors, counts))
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +106,7 @@ class _FirstFit:
 
 class _LayoutFits:
     """What one layout (tp, pp, ep, virtual stages) needs in memory, for every GPU type of one search: the
-    state fits, the variant deltas, and per (dps, capacity) the shortlists of (state, variant) worth timing
+    state fits, the variant deltas, and per (dp, capacity) the shortlist of (state, variant) worth timing
     (GPU types with the same memory share them)."""
 
     __slots__ = (
@@ -113,7 +119,7 @@ class _LayoutFits:
         "_needs",
         "_ranked",
         "_chosen",
-        "_shortlists",
+        "_at_dp",
     )
 
     def __init__(self, fits: list[_StateFit], deltas: dict[Variant, float], global_batch: int):
@@ -125,9 +131,10 @@ class _LayoutFits:
         self._largest_micro_batch = max(variant[1] for variant in deltas)
         self._first_fits: dict[int, _FirstFit] = {}
         self._needs: dict[int, list[tuple[float, Layout, FamilyKey]]] = {}
-        self._shortlists: dict[tuple[tuple[int, ...], int], list[list[tuple[State, Variant]]]] = {}
         # the shortlist of each choice of variants (one index per state), whichever dp or capacity made it
         self._chosen: dict[tuple[int, tuple[int, ...]], list[tuple[State, Variant]]] = {}
+        # per dp: the variants it may use and each state's need there (shortlist: every GPU type asks them)
+        self._at_dp: dict[int, tuple[_FirstFit, list[float]]] = {}
 
     def needs(self, shape: Shape, dp: int) -> list[tuple[float, Layout, FamilyKey]]:
         """(per-GPU need, layout, family) of each state at `dp` with the lightest activations (_record_needs)."""
@@ -154,82 +161,25 @@ class _LayoutFits:
             )
         return found
 
-    def shortlists(self, dps: tuple[int, ...], capacity: int) -> list[list[tuple[State, Variant]]]:
-        """For each dp of `dps` (ascending) the (state, variant) pairs worth timing: per state the most preferred
-        variant that fits, less those another candidate dominates: no lighter in activations and no dearer in
-        kind (ZeRO-0/1/2 share one communication volume; ZeRO-3 costs 1.5x; offload adds transfers; recompute
-        adds compute), so never faster. GPU types with the same memory share them."""
-        key = (dps, capacity)
-        found = self._shortlists.get(key)
+    def shortlist(self, dp: int, capacity: int) -> list[tuple[State, Variant]]:
+        """The (state, variant) pairs worth timing at `dp` in `capacity` bytes: per state the most preferred
+        variant that fits (_FirstFit.index), less those another candidate dominates: no lighter in activations
+        and no dearer in kind (ZeRO-0/1/2 share one communication volume; ZeRO-3 costs 1.5x; offload adds
+        transfers; recompute adds compute), so never faster. Each dp's variants and state needs are kept (every
+        GPU type asks them), and each choice of variants' shortlist (GPU types whose memory leads to the same
+        choices share it)."""
+        at_dp = self._at_dp.get(dp)
+        if at_dp is None:
+            at_dp = self._at_dp[dp] = (self._first_fit(self._limit(dp)), [fit.need(dp, 0.0) for fit in self.fits])
+        first_fit, needs = at_dp
+        negative_minima = first_fit.negative_minima  # first_fit.index, inlined: asked at every pair visited
+        chosen = tuple([bisect_left(negative_minima, -(capacity - need)) for need in needs])
+        # the variants a dp may use grow with the limit: their count names them
+        key = (len(first_fit.ranked), chosen)
+        found = self._chosen.get(key)
         if found is None:
-            found = self._shortlists[key] = []
-            start = 0
-            while start < len(dps):  # runs of dps that may use the same micro-batches
-                limit, end = self._limit(dps[start]), start + 1
-                while end < len(dps) and self._limit(dps[end]) == limit:
-                    end += 1
-                found.extend(self._run_shortlists(dps, start, end, self._first_fit(limit), capacity))
-                start = end
+            found = self._chosen[key] = self._shortlist(first_fit, chosen)
         return found
-
-    def _run_shortlists(
-        self, dps: tuple[int, ...], start: int, end: int, first_fit: _FirstFit, capacity: int
-    ) -> list[list[tuple[State, Variant]]]:
-        """The shortlists of dps[start:end]; each dp's choices (one index into first_fit.ranked per state) are
-        worked out state by state (_choices), and dps with the same choices share one shortlist."""
-        choices = [self._choices(fit, dps, start, end, first_fit, capacity) for fit in self.fits]
-        shortlists: list[list[tuple[State, Variant]]] = []
-        previous: tuple[int, ...] | None = None
-        shortlist: list[tuple[State, Variant]] = []
-        memo = self._chosen
-        for chosen in zip(*choices, strict=True):
-            if chosen != previous:
-                # the variants a dp may use grow with the limit: their count names them
-                key = (len(first_fit.ranked), chosen)
-                found = memo.get(key)
-                if found is None:
-                    found = memo[key] = self._shortlist(first_fit, chosen)
-                shortlist, previous = found, chosen
-            shortlists.append(shortlist)
-        return shortlists
-
-    def _choices(
-        self, fit: _StateFit, dps: tuple[int, ...], start: int, end: int, first_fit: _FirstFit, capacity: int
-    ) -> list[int]:
-        """first_fit.index of the room this state leaves at each dp of dps[start:end].
-
-        The room, capacity - (a + b / dp), grows with dp when b >= 0 (each floating-point step is monotonic),
-        so the index only falls: after each dp, bisect for the first dp where a more preferred variant fits
-        instead of asking at every dp. dp 1 (the exact figure) and b < 0 are asked one by one.
-        """
-        negative_minima = first_fit.negative_minima
-
-        def index(position: int) -> int:
-            return first_fit.index(capacity - fit.need(dps[position], 0.0))
-
-        if fit.b < 0:
-            return [index(position) for position in range(start, end)]
-        out: list[int] = []
-        position = start
-        if dps[position] == 1:
-            out.append(index(position))
-            position += 1
-        while position < end:
-            current = index(position)
-            if current == 0:
-                out.extend([0] * (end - position))
-                break
-            threshold = negative_minima[current - 1]  # a more preferred variant fits once -room <= this
-            low, high = position + 1, end
-            while low < high:
-                middle = (low + high) // 2
-                if threshold >= -(capacity - fit.need(dps[middle], 0.0)):
-                    high = middle
-                else:
-                    low = middle + 1
-            out.extend([current] * (low - position))
-            position = low
-        return out
 
     def _shortlist(self, first_fit: _FirstFit, chosen: tuple[int, ...]) -> list[tuple[State, Variant]]:
         ranked, kinds, size = first_fit.ranked, self._kinds, len(first_fit.ranked)
@@ -255,15 +205,93 @@ class _ClassedFits:
     def needs(self, shape: Shape, dp: int) -> list[tuple[float, Layout, FamilyKey]]:
         return [need for part in self.parts for need in part.needs(shape, dp)]
 
-    def shortlists(self, dps: tuple[int, ...], capacity: int) -> list[list[tuple[State, Variant]]]:
-        per_part = [part.shortlists(dps, capacity) for part in self.parts]
-        return [[pair for lists in at_dp for pair in lists] for at_dp in zip(*per_part, strict=True)]
+    def shortlist(self, dp: int, capacity: int) -> list[tuple[State, Variant]]:
+        """The shortlist of one dp (_LayoutFits.shortlist), the classes' together."""
+        parts = self.parts
+        first = parts[0].shortlist(dp, capacity)
+        if len(parts) == 1:
+            return first
+        second = parts[1].shortlist(dp, capacity)
+        if not (first and second):
+            return first or second  # the memoised list itself: the search only reads it
+        return first + second
+
+
+@dataclass(slots=True, eq=False)
+class _Searched:
+    """A layout the search tries (a dp of it fills a candidate count, and a state can run it): its enumeration
+    index, shape, smallest dp, variants, states and dps; its memory once worked out (`sized`; fits None: nothing
+    is possible there); the micro-batch floors of its variants once their micro-batch is timed (_consider)."""
+
+    index: int
+    shape: Shape
+    base: int
+    variants: list[Variant]
+    states: list[State]
+    dps: list[int]
+    sized: bool = False
+    fits: _ClassedFits | None = None
+    floors: dict[Variant, perf.MicrobatchFloor] = field(default_factory=dict)
+
+
+class _PairTable:
+    """Every (layout, dp) pair of a search, by GPU count, with what their floors take besides the GPU: per pair
+    and micro-batch, (micro-batches per step + the pipeline bubble) where the dp may use that micro-batch
+    (MicrobatchFloor.at without its seconds). It depends on the model, workload, constraints and node size
+    only, never on the GPU's rates or memory: GPU types of one plan() call with the same node size share it.
+
+    `layouts` are positions in the search's list of layouts (TrainingSearch.searched, not empty), `micro_batches`
+    the columns (every layout's variants have the same micro-batches), `counts` the GPU count of each pair.
+    Per layout, what its stage floors are made of (TrainingSearch._stage_floor_rows): `floor_keys[floor_key_of]`,
+    its (tp, ep, pipelined or not), and `depths[depth_of]`, its pipeline depth."""
+
+    __slots__ = ("allowed", "counts", "depth_of", "depths", "dps", "floor_key_of", "floor_keys", "indices",
+                 "layouts", "micro_batches", "microbatches")  # fmt: skip
+
+    def __init__(self, searched: list[_Searched], bubbles: list[float], global_batch: int):
+        self.micro_batches = sorted({micro_batch for _, micro_batch in searched[0].variants})  # every layout's
+        layouts = [position for position, layout in enumerate(searched) for _ in layout.dps]
+        self.dps = [dp for layout in searched for dp in layout.dps]
+        self.layouts = np.array(layouts, dtype=np.intp)
+        self.indices = np.array([searched[position].index for position in layouts], dtype=np.int64)
+        dps = np.array(self.dps, dtype=np.int64)
+        per_rank = global_batch // dps  # sequences per data-parallel rank: micro-batch x micro-batches
+        columns = [per_rank >= micro_batch for micro_batch in self.micro_batches]
+        self.allowed = np.stack(columns, axis=1)
+        bubble = np.array(bubbles, dtype=np.float64)[self.layouts]
+        # int + float as Python adds them (the int converted to double first); 1 where the dp may not use the
+        # micro-batch: a placeholder that `allowed` masks (never inf x 0)
+        counts = [np.maximum(1, per_rank // micro_batch) + bubble for micro_batch in self.micro_batches]
+        self.microbatches = np.where(self.allowed, np.stack(counts, axis=1), 1.0)
+        model_parallel = np.array([layout.shape[0] * layout.shape[1] for layout in searched], dtype=np.int64)
+        self.counts = dps * model_parallel[self.layouts]  # GPUs of each pair
+        keys = [(tp, ep, pp > 1) for tp, pp, ep, _ in (layout.shape for layout in searched)]
+        self.floor_keys = list(dict.fromkeys(keys))
+        self.floor_key_of = np.array([self.floor_keys.index(key) for key in keys], dtype=np.intp)
+        self.depths = sorted({layout.shape[1] for layout in searched})
+        self.depth_of = np.array([self.depths.index(layout.shape[1]) for layout in searched], dtype=np.intp)
+
+    def floors(self, seconds: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """The floor of every pair: the lowest over the micro-batches its dp may use of (micro-batches + bubble)
+        x that micro-batch's stage-floor seconds on its layout (`seconds`: one row per layout, one column per
+        micro-batch). The same products as MicrobatchFloor.at, element by element in IEEE double."""
+        products = self.microbatches * seconds[self.layouts]
+        return np.where(self.allowed, products, np.inf).min(axis=1, initial=np.inf)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, slots=True)
 class _Best:
-    key: tuple[float, int, bool, int, int]
+    """The fastest candidate at a GPU count. key: (seconds, ZeRO stage, offloaded, pp, tp, enumeration index,
+    shortlist position): the last two make ties go to the candidate first in enumeration order, whichever
+    order the search visits the candidates in."""
+
+    key: tuple[float, int, bool, int, int, int, int]
     layout: Layout
+
+
+def _data_parallel_only(shape: Shape) -> bool:
+    """No tensor or pipeline parallelism: its states are excluded families of their own (family_key)."""
+    return shape[0] == 1 and shape[1] == 1
 
 
 def _sharded(state: State) -> bool:
@@ -308,17 +336,16 @@ class TrainingSearch(GpuSearch):
         self.family_need: dict[FamilyKey, tuple[tuple[float, int], Layout]] = {}
         self.family_first: dict[FamilyKey, tuple[int, int]] = {}
         self.smallest_need: tuple[tuple[float, int], Layout] | None = None
+        self.needs_complete = False  # the needs of layouts with tensor or pipeline parallelism recorded too
         self.states = self._states()  # the states to try at every layout without a pipeline
         # With a pipeline only ZeRO-0/1 (see PIPELINE_MAX_ZERO); True once a pipelined layout was skipped for it.
         self.pipeline_states = [state for state in self.states if state[0] <= PIPELINE_MAX_ZERO]
         self.skipped_pipeline = False
         self._variants_of: dict[bool, list[Variant]] = {}  # without / with a pipeline (_variants)
         self._dps_of: dict[tuple[int, int], list[int]] = {}
-        self._unpipelined: dict[tuple[int, int, tuple[Variant, ...]], list[tuple[int, float]]] = {}
-        # Every layout that reached the memory step, in order, and those of them _live_dps left unsized:
-        # (shape, smallest dp, variants, states, dps).
-        self.searched: list[_NeedArgs] = []
-        self.unsized: list[_NeedArgs] = []
+        self._unpipelined: dict[tuple[int, int, bool], dict[int, tuple[float, float]] | None] = {}
+        # Every layout that reached the memory step, in enumeration order (_Searched).
+        self.searched: list[_Searched] = []
         self.options = perf.TrainingOptions(optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank)
         workload = self.workload
         self.step_model = perf.StepModel(
@@ -455,105 +482,145 @@ class TrainingSearch(GpuSearch):
         return deltas
 
     def run(self) -> Found:
-        for index, shape in _search_order(list(self._layouts())):
-            self._search_layout(index, shape)
+        for index, shape in enumerate(self._layouts()):
+            self._prepare_layout(index, shape)
+        if self.searched:
+            table = self._pair_table()
+            floors = table.floors(self._stage_floor_rows(table))
+            order = _search_order(table.counts, floors, table.indices)
+            counts, pairs, ordered_floors = table.counts[order].tolist(), order.tolist(), floors[order].tolist()
+            start = 0
+            while start < len(pairs):  # one GPU count's pairs: pairs[start:end]
+                end = bisect_right(counts, counts[start], start)
+                self._search_count(counts[start], table, pairs[start:end], ordered_floors[start:end])
+                start = end
         self._finish()
         return self.found
 
-    def _search_layout(self, index: int, shape: Shape) -> None:
-        tp, pp, ep, virtual = shape
+    def _pair_table(self) -> _PairTable:
+        """This search's _PairTable, shared with the other GPU types of the plan() call whose searches try the
+        same layouts at the same dps (the node size decides the counts and tensor-parallel sizes), kept beside
+        the layouts' memory fits, which are shared the same way."""
+        key = ("pair table", self.per_node, tuple(self.counts), tuple(layout.index for layout in self.searched))
+        table = self.memory.layout_fits.get(key)
+        if not isinstance(table, _PairTable):
+            bubbles = [self.step_model.bubble_microbatches(layout.shape[1], layout.shape[3])
+                       for layout in self.searched]  # fmt: skip
+            table = self.memory.layout_fits[key] = _PairTable(self.searched, bubbles, self.workload.global_batch)
+        return table
+
+    def _stage_floor_rows(self, table: _PairTable) -> npt.NDArray[np.float64]:
+        """Per searched layout, the seconds of StepModel.stage_floor of each micro-batch of table.micro_batches,
+        the lowest of its recompute modes (_unpipelined_floors): -inf with no floor (every candidate is timed),
+        inf for a micro-batch the layout's variants do not have. Worked out per (tp, ep, pipelined) and per
+        depth, then spread over the layouts."""
+        width = len(table.micro_batches)
+        seconds = np.full((len(table.floor_keys), width), np.inf)  # without a pipeline
+        every_stage = np.zeros((len(table.floor_keys), width))
+        without = np.zeros(len(table.floor_keys), dtype=bool)
+        for row, (tp, ep, pipelined) in enumerate(table.floor_keys):
+            found = self._unpipelined_floors(tp, ep, pipelined)
+            if found is None:
+                without[row] = True
+                continue
+            for column, micro_batch in enumerate(table.micro_batches):
+                if micro_batch in found:
+                    seconds[row, column], every_stage[row, column] = found[micro_batch]
+        shares = np.array([self.step_model.stage_share(pp) for pp in table.depths])[table.depth_of, np.newaxis]
+        u, c = seconds[table.floor_key_of], every_stage[table.floor_key_of]
+        rows = (shares * (u - c) + c) * FLOOR_ROUNDING_MARGIN  # perf.stage_floor_s, element by element
+        rows[without[table.floor_key_of]] = -np.inf
+        return rows
+
+    def _prepare_layout(self, index: int, shape: Shape) -> _Searched | None:
+        """The layout to search (None where no dp fills a count or no state can run it). A layout without
+        tensor or pipeline parallelism is sized at once: its sharding families are reported one by one."""
+        tp, pp, ep, _ = shape
         dps = self._dps(tp, pp, ep)
         if not dps:
-            return
-        base = ep // math.gcd(ep, tp)
+            return None
         variants = self._variants_of.get(pp > 1) or self._variants_of.setdefault(pp > 1, self._variants(pp))
         states = self.states if pp == 1 else self.pipeline_states
         if not states:
             self.skipped_pipeline = True
-            return
-        need_args = (index, shape, base, variants, states, dps)
-        self.searched.append(need_args)
-        live = self._live_dps(shape, dps, variants)
-        if not live and (tp > 1 or pp > 1):
-            self.unsized.append(need_args)
-            return  # its memory is worked out only if an excluded family's need asks for it (_complete_needs)
-        found = self._memory_fits(shape, base, variants, states, 1 in dps)
-        if found is None:
-            return
-        self._record_needs(index, shape, dps, found)
-        if not live:
-            return
-        floors: dict[Variant, perf.MicrobatchFloor] = {}
-        for dp, shortlist in zip(live, found.shortlists(tuple(live), self.capacity), strict=True):
-            self._consider(shape, dp, shortlist, floors)
+            return None
+        searched = _Searched(index, shape, ep // math.gcd(ep, tp), variants, states, dps)
+        self.searched.append(searched)
+        if _data_parallel_only(shape):
+            self._sized(searched)
+        return searched
 
-    def _live_dps(self, shape: Shape, dps: list[int], variants: list[Variant]) -> list[int]:
-        """The dps of `dps` where this layout might beat the best found at its GPU count: none is found yet, or
-        some variant's floor (StepModel.stage_floor, whatever fits in memory) is at most the best. At the other
-        dps neither shortlists nor timing are worth working out; where no dp is live, neither is the layout's
-        memory (layouts without tensor or pipeline parallelism are sized anyway: their sharding families are
-        reported one by one)."""
-        tp, pp, ep, virtual = shape
-        best, model_parallel = self.best, tp * pp
-        if all(dp * model_parallel not in best for dp in dps):
-            return dps
-        floors = self._stage_floors(shape, variants)
-        if floors is None:
-            return dps
-        bubble = self.step_model.bubble_microbatches(pp, virtual)
-        global_batch = self.workload.global_batch
-        live = []
-        for dp in dps:
-            found = best.get(dp * model_parallel)
-            if found is None:
-                live.append(dp)
-                continue
-            per_rank = global_batch // dp  # sequences per data-parallel rank: micro-batch x micro-batches
-            # MicrobatchFloor.at, over the variants dp allows
-            lowest = min(
-                [(max(1, per_rank // micro_batch) + bubble) * seconds for micro_batch, seconds in floors
-                 if micro_batch <= per_rank], default=math.inf,
-            )  # fmt: skip
-            if lowest <= found.key[0]:
-                live.append(dp)
-        return live
+    def _sized(self, searched: _Searched) -> _ClassedFits | None:
+        """The layout's memory fits, worked out the first time they are asked for, and its needs recorded then
+        where they are asked for: a layout without tensor or pipeline parallelism always (its sharding
+        families are reported one by one), the others' once the "tensor/pipeline parallel" family's need is
+        (_complete_needs)."""
+        if not searched.sized:
+            searched.sized = True
+            searched.fits = self._memory_fits(
+                searched.shape, searched.base, searched.variants, searched.states, 1 in searched.dps
+            )
+            if searched.fits is not None and (self.needs_complete or _data_parallel_only(searched.shape)):
+                self._record_needs(searched.index, searched.shape, searched.dps, searched.fits)
+        return searched.fits
 
-    def _stage_floors(self, shape: Shape, variants: list[Variant]) -> list[tuple[int, float]] | None:
-        """(micro-batch, seconds per micro-batch) of StepModel.stage_floor for each micro-batch of `variants`, the
-        lowest of its recompute modes (the floor's other terms depend on the micro-batch alone); None with no
-        floor. The micro-batches without a pipeline are kept per (tp, ep): every depth divides them."""
-        tp, pp, ep, virtual = shape
-        key = (tp, ep, tuple(variants))
-        unpipelined = self._unpipelined.get(key)
-        if unpipelined is None:
-            lowest: dict[int, float] = {}
-            plain = {micro_batch for recompute, micro_batch in variants if recompute == Recompute.NONE}
-            for recompute, micro_batch in variants:
-                if micro_batch in plain and recompute != Recompute.NONE:
-                    continue  # recompute only adds work to a micro-batch (planner.perf): never the lowest
-                seconds = self.step_model.unpipelined_microbatch_s(tp, ep, micro_batch, recompute)
-                if seconds is None:
-                    return None
-                lowest[micro_batch] = min(lowest.get(micro_batch, math.inf), seconds)
-            unpipelined = self._unpipelined[key] = list(lowest.items())
-        # min commutes with stage_floor_s (products of positive numbers round monotonically)
-        share = self.step_model.stage_share(pp)
-        return [(micro_batch, perf.stage_floor_s(seconds, share)) for micro_batch, seconds in unpipelined]
+    def _search_count(self, count: int, table: _PairTable, pairs: list[int], floors: list[float]) -> None:
+        """Best-first at one GPU count: the pairs (positions in `table`) in ascending floor order, until a floor
+        is above the best found (every pair after it has a floor at least as high, so none of its candidates
+        can beat or tie the best); a visited pair's memory, shortlist and candidates are worked out then."""
+        searched_layouts, layouts, dps, capacity = self.searched, table.layouts, table.dps, self.capacity
+        for pair, floor in zip(pairs, floors, strict=True):
+            best = self.best.get(count)
+            if best is not None and floor > best.key[0]:
+                return
+            searched, dp = searched_layouts[layouts[pair]], dps[pair]
+            fits = self._sized(searched)
+            if fits is not None:
+                shortlist = fits.shortlist(dp, capacity)
+                if shortlist:
+                    self._consider(searched, dp, shortlist)
+
+    def _unpipelined_floors(self, tp: int, ep: int, pipelined: bool) -> dict[int, tuple[float, float]] | None:
+        """micro-batch -> (the lowest StepModel.unpipelined_microbatch_s of its recompute modes, its
+        StepModel.every_stage_s) over the variants with or without a pipeline (_variants), kept per (tp, ep,
+        pipelined); None with no floor. The lowest is what the stage floor needs: stage_floor_s is
+        nondecreasing in the seconds, and every_stage_s is the same for every recompute mode."""
+        key = (tp, ep, pipelined)
+        if key in self._unpipelined:
+            return self._unpipelined[key]
+        step_model, variants = self.step_model, self._variants_of[pipelined]
+        lowest: dict[int, float] = {}
+        plain = {micro_batch for recompute, micro_batch in variants if recompute == Recompute.NONE}
+        found: dict[int, tuple[float, float]] | None = {}
+        for recompute, micro_batch in variants:
+            if micro_batch in plain and recompute != Recompute.NONE:
+                continue  # recompute only adds work to a micro-batch (planner.perf): never the lowest
+            seconds = step_model.unpipelined_microbatch_s(tp, ep, micro_batch, recompute)
+            if seconds is None:
+                found = None
+                break
+            lowest[micro_batch] = min(lowest.get(micro_batch, math.inf), seconds)
+        if found is not None:
+            found = {micro_batch: (seconds, step_model.every_stage_s(tp, ep, micro_batch))
+                     for micro_batch, seconds in lowest.items()}  # fmt: skip
+        self._unpipelined[key] = found
+        return found
 
     def _complete_needs(self) -> None:
-        """Work out the memory of the layouts _live_dps left unsized and record every layout's needs again,
-        in the order searched, so the smallest need per family (first found on a tie) is what searching every
-        layout in full records."""
-        if not self.unsized:
+        """Record the needs of the layouts with tensor or pipeline parallelism too, working out the memory of
+        those the search left unsized: every layout's needs are then recorded once, and the smallest need per
+        family (the first in enumeration order on a tie, _record_needs) is what recording them all in any order
+        gives."""
+        if self.needs_complete:
             return
-        self.unsized.clear()
-        self.family_need.clear()
-        self.family_first.clear()
-        self.smallest_need = None
-        for index, shape, base, variants, states, dps in self.searched:
-            found = self._memory_fits(shape, base, variants, states, 1 in dps)
-            if found is not None:
-                self._record_needs(index, shape, dps, found)
+        self.needs_complete = True
+        for searched in self.searched:
+            if _data_parallel_only(searched.shape):
+                continue  # recorded when sized
+            if not searched.sized:
+                self._sized(searched)  # records them
+            elif searched.fits is not None:
+                self._record_needs(searched.index, searched.shape, searched.dps, searched.fits)
 
     def _memory_fits(
         self, shape: Shape, base: int, variants: list[Variant], states: list[State], with_dp_one: bool
@@ -594,20 +661,14 @@ class TrainingSearch(GpuSearch):
             if self.smallest_need is None or ranked < self.smallest_need[0]:
                 self.smallest_need = (ranked, layout)
 
-    def _consider(
-        self,
-        shape: Shape,
-        dp: int,
-        shortlist: list[tuple[State, Variant]],
-        floors: dict[Variant, perf.MicrobatchFloor],
-    ) -> None:
-        """Time the fitting (state, variant) pairs worth timing at this layout and dp (_LayoutFits.shortlists),
-        unless their floor (StepModel.microbatch_floor, kept per variant in `floors` once known; before that
-        StepModel.stage_floor) is above the best at this GPU count; keep the fastest."""
-        tp, pp, ep, virtual = shape
+    def _consider(self, searched: _Searched, dp: int, shortlist: list[tuple[State, Variant]]) -> None:
+        """Time the fitting (state, variant) pairs worth timing at this layout and dp (_LayoutFits.shortlist),
+        unless their floor (StepModel.microbatch_floor, kept per variant in searched.floors once known; before
+        that StepModel.stage_floor) is above the best at this GPU count; keep the fastest."""
+        tp, pp, ep, virtual = searched.shape
         count = dp * tp * pp
-        step_model = self.step_model
-        for state, variant in shortlist:
+        step_model, floors = self.step_model, searched.floors
+        for position, (state, variant) in enumerate(shortlist):
             best = self.best.get(count)
             if best is not None:
                 floor = floors.get(variant)
@@ -620,7 +681,8 @@ class TrainingSearch(GpuSearch):
                 if floor is not None and floor.at(dp) > best.key[0]:
                     continue  # cannot beat the best at this count: not worth timing
             layout = _layout(tp, pp, ep, dp, state, variant, virtual)
-            key = (step_model.seconds(layout), int(layout.zero), layout.offload != Offload.NONE, pp, tp)
+            seconds = step_model.seconds(layout)
+            key = (seconds, int(layout.zero), layout.offload != Offload.NONE, pp, tp, searched.index, position)
             if best is None or key < best.key:
                 self.best[count] = _Best(key, layout)
 

@@ -346,6 +346,44 @@ def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, task,
 
 
 @pytest.mark.slow
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    preset=st.sampled_from(["llama-3.1-8b", "gemma-2-9b", "mixtral-8x7b", "llama-3.1-70b"]),
+    task=st.sampled_from(["pretrain", "finetune", "lora"]),
+    seq_len=st.sampled_from([2048, 8192]),
+    global_batch=st.sampled_from([16, 96, 1024]),
+    gpu_ids=st.lists(st.sampled_from(["h100-sxm", "a100-sxm-40gb", "l40s", "h200-sxm"]), min_size=1, max_size=2,
+                     unique=True),
+    max_gpus=st.integers(min_value=1, max_value=384),
+    pinned=st.sampled_from([{}, {"pp": 4}, {"zero": 1}, {"micro_batch": 2}, {"tp": 2, "virtual_stages": 1}]),
+    mfu=st.sampled_from([None, 0.45]),
+)  # fmt: skip
+def test_best_first_finds_what_timing_every_candidate_finds(
+    preset, task, seq_len, global_batch, gpu_ids, max_gpus, pinned, mfu
+):
+    """The best-first search (each GPU count's pairs in ascending floor order, stopping at the first floor
+    above the best; candidates skipped on their own floors) against timing every candidate of every pair (no
+    floors: every pair's floor is -inf), on random models, workloads (a user-set MFU too: the stage floor's
+    other form), GPU types, limits and pins: the same frontier, second for second, the same excluded families
+    with the same needs, the same advice."""
+    from planner import perf
+
+    workload = Workload(task=task, tokens=1e10, seq_len=seq_len, global_batch=global_batch, mfu=mfu)
+    gpus = [get_gpu(gpu_id) for gpu_id in gpu_ids]
+
+    def answers():
+        result = plan(get_preset(preset), workload, gpus, Constraints(max_gpus=max_gpus, pinned=pinned))
+        frontier = [(o.gpu.id, o.gpus, o.layout, o.step_time_s, o.memory.total_bytes) for o in result.frontier]
+        return frontier, result.excluded, result.advice
+
+    pruned = answers()
+    with pytest.MonkeyPatch.context() as patch:
+        for floor in ("microbatch_floor", "stage_floor", "unpipelined_microbatch_s"):
+            patch.setattr(perf.StepModel, floor, lambda *args, **kwargs: None)
+        assert answers() == pruned
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("preset", "max_gpus"),
     # 405B on at most 16 GPUs: nothing fits, every family is excluded (tensor/pipeline parallel with them) and
@@ -353,10 +391,16 @@ def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, task,
     [("llama-3.1-70b", 512), ("mixtral-8x7b", 512), ("llama-3.1-405b", 16)],
 )
 def test_the_search_order_does_not_change_the_answers(preset, max_gpus, monkeypatch):
-    """The search visits the layouts without a pipeline first (planner.search.training._search_order) so the
-    floors skip more of the rest. Visiting them in enumeration order, or with the (tp, pp) groups reversed (each
-    group's layouts in enumeration order: only layouts of one (tp, pp) can tie), must give the same frontier,
-    excluded families (their smallest needs and order) and advice, option for option."""
+    """The search visits each GPU count's (layout, dp) pairs best-first, in ascending floor order, ties in
+    enumeration order (planner.search.training._search_order), and stops at the first floor above the best.
+    Visiting the pairs of equal floor in reverse enumeration order instead, or shuffled (also with no stage
+    floors, where all of a count's pairs tie at -inf and are visited in a random order), must give the same
+    frontier, excluded families (their smallest needs and order) and advice, option for option: a candidate's
+    key carries its layout's enumeration index and shortlist position, so ties go where enumeration order sends
+    them."""
+    import numpy as np
+
+    from planner import perf
     from planner.search import training
 
     gpus = [get_gpu("h100-sxm"), get_gpu("l40s")]
@@ -367,17 +411,20 @@ def test_the_search_order_does_not_change_the_answers(preset, max_gpus, monkeypa
         return result.frontier, result.excluded, result.advice
 
     searched = answers()
+    random = np.random.default_rng(15)
 
-    def enumeration_order(shapes):
-        return list(enumerate(shapes))
+    def ties_reversed(counts, floors, indices):
+        return np.lexsort((-indices, floors, counts))
 
-    def groups_reversed(shapes):
-        groups = sorted({(tp, pp) for tp, pp, _, _ in shapes}, reverse=True)
-        return sorted(enumerate(shapes), key=lambda item: groups.index(item[1][:2]))
+    def ties_shuffled(counts, floors, indices):
+        return np.lexsort((random.permutation(len(floors)), floors, counts))
 
-    for order in (enumeration_order, groups_reversed):
+    for order in (ties_reversed, ties_shuffled):
         monkeypatch.setattr(training, "_search_order", order)
         assert answers() == searched, order.__name__
+    # without stage floors every pair's floor is -inf: all tie, so each count's pairs are visited shuffled
+    monkeypatch.setattr(perf.StepModel, "unpipelined_microbatch_s", lambda *args, **kwargs: None)
+    assert answers() == searched
     assert searched[0] or len(searched[1]) > 2
 
 
@@ -392,11 +439,11 @@ def test_the_search_order_does_not_change_the_answers(preset, max_gpus, monkeypa
     global_batch=st.sampled_from([8, 16, 64, 512]),
 )
 def test_the_layout_shortlists_choose_what_a_scan_of_every_dp_chooses(needs, deltas, capacity, global_batch):
-    """The search works out a layout's shortlists for all its dps at once (bisection over the dps where a
-    state's choice changes). At every dp they must equal the definition, asked dp by dp: per state the first
-    activation variant in preference order whose micro-batch x dp fits the global batch and whose bytes fit
-    beside the state's a + b / dp, less the candidates another one (no heavier activations, no offload or ZeRO-3
-    where it has none) dominates."""
+    """The search works out a layout's shortlist at a dp by bisection (each state's first fitting variant over
+    the running minimum of the variants' bytes). At every dp it must equal the definition, by a scan: per state
+    the first activation variant in preference order whose micro-batch x dp fits the global batch and whose
+    bytes fit beside the state's a + b / dp, less the candidates another one (no heavier activations, no offload
+    or ZeRO-3 where it has none) dominates."""
     from planner.search.training import _LayoutFits, _StateFit
     from planner.vocabulary import Offload, Recompute, ZeroStage
 
@@ -410,10 +457,12 @@ def test_the_layout_shortlists_choose_what_a_scan_of_every_dp_chooses(needs, del
     dps = (1, 2, 3, 4, 6, 8, 16, 32, 64, 96, 128, 512)
     layout_fits = _LayoutFits(fits, variant_deltas, global_batch)
 
-    for dp, shortlist in zip(dps, layout_fits.shortlists(dps, capacity), strict=True):
+    # two capacities through one _LayoutFits, as GPU types of one search ask it (they share its memos)
+    for dp, bytes_per_gpu in [(dp, room) for room in (capacity, capacity // 2 + 5) for dp in dps]:
+        shortlist = layout_fits.shortlist(dp, bytes_per_gpu)
         chosen = []
         for fit in fits:
-            room = capacity - fit.need(dp, 0.0)
+            room = bytes_per_gpu - fit.need(dp, 0.0)
             for rank, variant in enumerate(variants):
                 if variant[1] * dp <= global_batch and variant_deltas[variant] <= room:
                     chosen.append((rank, fit.state[1] != Offload.NONE, fit.state[0] == 3, fit.state, variant))
@@ -423,7 +472,7 @@ def test_the_layout_shortlists_choose_what_a_scan_of_every_dp_chooses(needs, del
         for c in chosen:
             if not any(k[0] <= c[0] and k[1] <= c[1] and k[2] <= c[2] for k in expected):
                 expected.append(c)
-        assert shortlist == [(c[3], c[4]) for c in expected], dp
+        assert shortlist == [(c[3], c[4]) for c in expected], (dp, bytes_per_gpu)
 
 
 def test_the_floor_is_below_every_layouts_step_time():
@@ -455,9 +504,49 @@ def test_the_floor_is_below_every_layouts_step_time():
     assert checked == 9
 
 
+@pytest.mark.parametrize(
+    ("preset", "task", "precision", "shapes"),
+    [
+        # Gemma 2 9B: a 256k vocabulary over a 3584 hidden, the LM head as heavy as four and a half layers
+        ("gemma-2-9b", "pretrain", "bf16", [(1, 2, 1), (2, 7, 1), (4, 14, 1), (8, 42, 1)]),
+        ("llama-3.1-70b", "lora", "bf16", [(8, 3, 1), (4, 16, 1), (8, 32, 1)]),
+        ("llama-3.1-8b", "qlora", "bf16", [(1, 4, 1), (2, 32, 1)]),
+        ("llama-3.1-8b", "pretrain", "fp8", [(4, 5, 1), (8, 8, 1)]),
+        # MoE: expert-parallel all-to-alls, and DeepSeek-V3's three dense layers among its 61
+        ("mixtral-8x7b", "pretrain", "bf16", [(2, 3, 4), (1, 8, 8), (4, 32, 1)]),
+        ("deepseek-v3", "pretrain", "bf16", [(8, 7, 64), (8, 16, 16)]),
+    ],
+)  # fmt: skip
+def test_the_stage_floor_is_the_fullest_stages_micro_batch(preset, task, precision, shapes):
+    """StepModel.stage_floor scales the micro-batch without a pipeline to the fullest of pp stages: the layers'
+    part by its ceil(L / pp) of the L layers, the LM head and the loss (StepModel.every_stage_s) whole. By hand,
+    that is the fullest stage's micro-batch itself (every other term is per layer): the floor must be below the
+    timed micro-batch (the search skips what it proves slower) and within 1e-6 of it, for dense and MoE
+    models, full fine-tunes, adapters and fp8, with and without recompute."""
+    from planner import perf
+    from planner.vocabulary import Layout
+
+    h100 = get_gpu("h100-sxm")
+    numbers = perf.model_numbers(get_preset(preset))
+    model = perf.StepModel(numbers, h100, seq_len=4096, global_batch=512, task=task,
+                           rates=perf.device_rates(h100, precision))  # fmt: skip
+    checked = 0
+    for tp, pp, ep in shapes:
+        for micro_batch in (1, 4):
+            for recompute in ("none", "full"):
+                layout = Layout(dp=8, tp=tp, pp=pp, ep=ep, micro_batch=micro_batch, recompute=recompute)
+                model.seconds(layout)  # times (and caches) the fullest stage's micro-batch
+                timed = model.microbatch_floor(tp, pp, ep, micro_batch, recompute)
+                floor = model.stage_floor(tp, pp, ep, micro_batch, recompute)
+                assert timed is not None and floor is not None
+                assert timed.total_s * (1 - 1e-6) <= floor.total_s <= timed.total_s, (layout, floor, timed)
+                checked += 1
+    assert checked == 4 * len(shapes)
+
+
 def test_recompute_never_makes_a_micro_batch_faster():
     """The stage floors take a micro-batch without recompute as the floor of the same micro-batch with it
-    (planner.search.training._stage_floors): recompute only adds work (the forward again, or attention and the
+    (planner.search.training._unpipelined_floors): recompute only adds work (the forward again, or attention and the
     memory-bound ops again; full recompute two more tensor-parallel all-reduces per layer). On dense and MoE
     models, with tensor and expert parallelism, at every micro-batch the search tries."""
     from planner import perf
