@@ -29,6 +29,7 @@ from typing import NamedTuple
 from planner.errors import UserError
 from planner.gpus import GpuSpec
 from planner.messages import msg
+from planner.models import ModelSpec
 from planner.perf.communication import (
     Link,
     allgather_time_s,
@@ -44,8 +45,13 @@ from planner.perf.compute import (
     attention_forward_seconds,
     causal_attention_flops,
     gemm_seconds,
+    GemmWork,
+    LayerGemmWork,
+    layer_gemm_work,
     layer_gemms_seconds,
     layer_shape,
+    sized_gemm_work,
+    work_seconds,
     unfused_attention_seconds,
 )
 from planner.perf.efficiencies import (
@@ -171,14 +177,14 @@ class _MicroBatch:
     ep_s: float
     cp_s: float
     fsdp_s: float
+    # the sums, worked out once (the search reads total_s of one micro-batch at every dp it times)
+    compute_s: float = field(init=False)
+    total_s: float = field(init=False)
 
-    @property
-    def compute_s(self) -> float:
-        return self.gemm_s + self.attention_s + self.memory_s + self.loss_s + self.dequant_s
-
-    @property
-    def total_s(self) -> float:
-        return self.compute_s + self.tp_s + self.ep_s + self.cp_s + self.fsdp_s
+    def __post_init__(self) -> None:
+        compute = self.gemm_s + self.attention_s + self.memory_s + self.loss_s + self.dequant_s
+        object.__setattr__(self, "compute_s", compute)
+        object.__setattr__(self, "total_s", compute + self.tp_s + self.ep_s + self.cp_s + self.fsdp_s)
 
 
 # StepModel.stage_floor's floor is the micro-batch time without a pipeline over pp, times this: rounding in the
@@ -235,6 +241,34 @@ class _LayerTerms:
     loss_s: float
 
 
+class _LayerWork(NamedTuple):
+    dense: LayerGemmWork
+    moe: LayerGemmWork | None  # None: a model without MoE layers
+    head: GemmWork
+
+
+class SharedWork:
+    """The GPU-independent work of one layer for one micro-batch at (tp, ep, micro-batch, context-parallel
+    ranks): its GEMMs' FLOPs and bytes (planner.perf.compute.layer_gemm_work) and the LM head's. The StepModels
+    of one search (one per GPU type, the same model and sequence length) share one: each converts the work to
+    seconds at its own rates, with the arithmetic gemm_seconds uses (compute.work_seconds), so a StepModel
+    with a shared one times every layout exactly as one with its own."""
+
+    def __init__(self, model: ModelSpec, seq_len: int):
+        self.model, self.seq_len = model, seq_len
+        self.layers: dict[tuple[int, int, int, int], _LayerWork] = {}
+
+    def layer(self, tp: int, ep: int, micro_batch: int, cp: int, shape: LayerShape, tokens: float) -> _LayerWork:
+        """The work at (tp, ep, micro-batch, cp), of `shape` (layer_shape at tp, ep) and `tokens` rows."""
+        key = (tp, ep, micro_batch, cp)
+        found = self.layers.get(key)
+        if found is None:
+            moe = layer_gemm_work(shape, tokens, moe=True) if self.model.moe_layers else None
+            head = sized_gemm_work(tokens, shape.vocab_shard, shape.hidden)
+            found = self.layers[key] = _LayerWork(layer_gemm_work(shape, tokens, moe=False), moe, head)
+        return found
+
+
 def training_step_time(
     numbers: ModelNumbers,
     gpu: GpuSpec,
@@ -280,12 +314,20 @@ class StepModel:
         inter_node_bytes_per_s: float | None = None,
         options: TrainingOptions = DEFAULT_OPTIONS,
         constants: FittedConstants = SHIPPED,
+        shared_work: SharedWork | None = None,
     ):
+        """shared_work: the GEMM work shared with the StepModels of the other GPU types of one search (the
+        same model and sequence length; None: its own)."""
         if comm_overlap is not None and not 0 <= comm_overlap <= 1:
             raise UserError.of(msg("error.comm_overlap_range", overlap=comm_overlap))
         if numbers.model is None:
             raise ValueError("ModelNumbers without its ModelSpec: build them with planner.perf.model_numbers")
         self.numbers, self.model, self.gpu = numbers, numbers.model, gpu
+        if shared_work is None:
+            shared_work = SharedWork(numbers.model, seq_len)
+        elif shared_work.model is not numbers.model or shared_work.seq_len != seq_len:
+            raise ValueError("a SharedWork serves StepModels of one model and sequence length")
+        self.shared_work = shared_work
         self.seq_len, self.global_batch, self.rates, self.task = seq_len, global_batch, rates, Task.parse(task)
         self.precision, self.comm_overlap = precision, comm_overlap
         self.per_node = gpus_per_node or gpu.gpus_per_node
@@ -294,7 +336,7 @@ class StepModel:
         self.share = constants.gemm_training(rates.generation)
         self.adapters = self.task.is_adapter
         self.microbatch_cache: dict[tuple[object, ...], _MicroBatch] = {}
-        self.contexts: dict[tuple[int, int, int, int, str, int], _Context] = {}
+        self.contexts: dict[tuple[int, int, int, int, str, int], _Context] = {}  # StepModel._context
         self.layer_cache: dict[tuple[int, int, int, int], _LayerTerms] = {}
         self.links: dict[tuple[int, int], Link] = {}
         self.geometries: dict[tuple[int, int, int], tuple[LayerShape, int, float, float]] = {}
@@ -304,8 +346,11 @@ class StepModel:
         return self._context_of(layout).step(layout)
 
     def seconds(self, layout: Layout) -> float:
-        """step(layout).step_time_s, without the breakdown (what the search compares)."""
-        return self._context_of(layout).seconds(layout)
+        """step(layout).step_time_s, without the breakdown (what the search compares). The search asks it of
+        every layout it times: the kept context is looked up here (_context's key) without further calls."""
+        cp = max(1, min(self.options.context_parallel, layout.dp))
+        context = self.contexts.get((layout.tp, layout.pp, layout.ep, layout.micro_batch, layout.recompute, cp))
+        return (context or self._context_of(layout)).seconds(layout)
 
     def _context_of(self, layout: Layout) -> _Context:
         cp = max(1, min(self.options.context_parallel, layout.dp))
@@ -313,8 +358,9 @@ class StepModel:
 
     def _context(self, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, cp: int) -> _Context:
         """The _Context of one micro-batch shape, kept: every layout of that shape (any dp, ZeRO stage,
-        offload or virtual stages) reads the same micro-batch and per-shape figures from it."""
-        key = (tp, pp, ep, micro_batch, str(recompute), cp)
+        offload or virtual stages) reads the same micro-batch and per-shape figures from it. (A Recompute
+        member hashes and compares as its string: it needs no str() in the key.)"""
+        key = (tp, pp, ep, micro_batch, recompute, cp)
         found = self.contexts.get(key)
         if found is None:
             found = self.contexts[key] = _Context(self, tp, pp, ep, micro_batch, recompute, cp)
@@ -472,7 +518,7 @@ class _Context:
     worked out per call from the layout passed in, with the same arithmetic as on a fresh context."""
 
     def __init__(self, owner: StepModel, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, cp: int):
-        self.owner = owner
+        self.owner, self.link = owner, owner.link
         self.numbers, self.model, self.gpu = owner.numbers, owner.model, owner.gpu
         self.seq_len, self.global_batch, self.rates, self.task = (
             owner.seq_len, owner.global_batch, owner.rates, owner.task
@@ -481,6 +527,7 @@ class _Context:
         self.tp, self.pp, self.ep, self.cp = tp, pp, ep, cp
         self.micro_batch, self.recompute = micro_batch, Recompute(recompute)
         self.key = (tp, pp, ep, micro_batch, str(recompute), cp)
+        self.shared: _MicroBatch | None = None  # _shared_microbatch, once worked out
         self.tokens = micro_batch * self.seq_len / cp  # rows per rank per micro-batch
         self.shape, self.stage_layers, self.stage_moe, self.stage_dense = owner.geometry(tp, pp, ep)
         self.layer_share: float | None = None  # of the model's FLOPs on this stage (a user-set MFU); None: 1 / pp
@@ -500,10 +547,6 @@ class _Context:
         data_groups = max(1, layout.dp // self.cp)
         return max(1, self.global_batch // (data_groups * self.micro_batch))
 
-    # -- links -----------------------------------------------------------------------------------------------
-    def link(self, group: int, span: int) -> Link:
-        return self.owner.link(group, span)
-
     # -- one micro-batch -------------------------------------------------------------------------------------
     def microbatch(self, layout: Layout) -> _MicroBatch:
         """The micro-batch's compute and its tensor/expert/context-parallel communication (which do not depend
@@ -515,12 +558,15 @@ class _Context:
         return dataclasses.replace(cached, fsdp_s=self._fsdp_of(cached, layout.dp))
 
     def _shared_microbatch(self) -> _MicroBatch:
-        """The dp-independent part of the micro-batch, from the owner's cache."""
-        key = self.key
-        cache = self.owner.microbatch_cache
-        cached = cache.get(key)
+        """The dp-independent part of the micro-batch, kept here and in the owner's cache (the floors)."""
+        cached = self.shared
         if cached is None:
-            cached = cache[key] = self._compute()
+            key = self.key
+            cache = self.owner.microbatch_cache
+            cached = cache.get(key)
+            if cached is None:
+                cached = cache[key] = self._compute()
+            self.shared = cached
         return cached
 
     def _fsdp_of(self, mb: _MicroBatch, dp: int) -> float:
@@ -537,13 +583,7 @@ class _Context:
 
     def _layer_terms_of(self) -> _LayerTerms:
         rates, shape, tokens, kernel = self.rates, self.shape, self.tokens, self.kernel_s
-        storage = WeightStorage()
-        ridge = self.constants.ridge_overlap
-        dense = layer_gemms_seconds(shape, tokens, rates, self.share, kernel, moe=False, storage=storage, ridge=ridge)
-        moe = 0.0
-        if self.model.moe_layers:
-            moe = layer_gemms_seconds(shape, tokens, rates, self.share, kernel, moe=True, storage=storage, ridge=ridge)
-        head = gemm_seconds(tokens, shape.vocab_shard, shape.hidden, rates, self.share, kernel, ridge=ridge)
+        dense, moe, head = self._layer_gemms()
         attention_f, attention_b = self._layer_attention()
         per_token = layer_memory_bytes_per_token(shape, self.tp, self.sequence_parallel)
         memory = tokens * per_token / rates.copy_bytes_per_s + MEMORY_KERNELS_PER_LAYER * kernel
@@ -589,6 +629,26 @@ class _Context:
             return unfused_attention_seconds(sequences, self.seq_len, shape, rates, self.share, kernel)
         flops = causal_attention_flops(self.micro_batch, self.seq_len, shape.q_width) / self.cp
         return attention_forward_seconds(flops, rates, kernel), attention_backward_seconds(flops, rates, kernel)
+
+    def _layer_gemms(self) -> tuple[float, float, float]:
+        """Forward seconds of one layer's dense and MoE GEMMs and the LM head's: from the shared work (SharedWork)
+        unless a probe measured GEMMs (their rates depend on the shapes) or the user set an MFU."""
+        rates, shape, tokens, kernel = self.rates, self.shape, self.tokens, self.kernel_s
+        ridge = self.constants.ridge_overlap
+        if rates.measured_gemms or rates.flat_mfu is not None:
+            storage = WeightStorage()
+            dense = layer_gemms_seconds(shape, tokens, rates, self.share, kernel, moe=False, storage=storage,
+                                        ridge=ridge)  # fmt: skip
+            moe = 0.0
+            if self.model.moe_layers:
+                moe = layer_gemms_seconds(shape, tokens, rates, self.share, kernel, moe=True, storage=storage,
+                                          ridge=ridge)  # fmt: skip
+            head = gemm_seconds(tokens, shape.vocab_shard, shape.hidden, rates, self.share, kernel, ridge=ridge)
+            return dense, moe, head
+        work = self.owner.shared_work.layer(self.tp, self.ep, self.micro_batch, self.cp, shape, tokens)
+        rate, copy = rates.matmul_flops_per_s * self.share, rates.copy_bytes_per_s  # gemm_seconds' rate
+        moe = 0.0 if work.moe is None else work.moe.seconds(rate, copy, kernel, ridge)
+        return work.dense.seconds(rate, copy, kernel, ridge), moe, work_seconds(work.head, rate, copy, kernel, ridge)
 
     def _fp8_casts(self) -> float:
         """fp8 training: the casts of every GEMM's inputs and output gradients, and of the weights."""
@@ -688,7 +748,7 @@ class _Context:
 
     def seconds(self, layout: Layout) -> float:
         """step(layout).step_time_s: the same sum, without building the breakdown or a copy of the micro-batch."""
-        mb = self._shared_microbatch()
+        mb = self.shared or self._shared_microbatch()
         microbatches = self.microbatches(layout)
         fsdp = self._fsdp_of(mb, layout.dp) if layout.zero == ZeroStage.WEIGHTS and layout.dp > 1 else 0.0
         microbatch_s = mb.total_s + fsdp
