@@ -39,20 +39,20 @@ from planner.perf.communication import (
     group_link,
 )
 from planner.perf.compute import (
+    GemmWork,
+    LayerGemmWork,
     LayerShape,
     WeightStorage,
     attention_backward_seconds,
     attention_forward_seconds,
     causal_attention_flops,
     gemm_seconds,
-    GemmWork,
-    LayerGemmWork,
     layer_gemm_work,
     layer_gemms_seconds,
     layer_shape,
     sized_gemm_work,
-    work_seconds,
     unfused_attention_seconds,
+    work_seconds,
 )
 from planner.perf.efficiencies import (
     DEFAULT_INTER_NODE_BYTES_PER_S,
@@ -517,6 +517,13 @@ class _Context:
     stages: the micro-batches per step, the data-parallel and ZeRO-3 traffic, the bubble, the optimizer) is
     worked out per call from the layout passed in, with the same arithmetic as on a fresh context."""
 
+    __slots__ = (
+        "owner", "link", "numbers", "model", "gpu", "seq_len", "global_batch", "rates", "task", "comm_overlap",
+        "options", "constants", "tp", "pp", "ep", "cp", "micro_batch", "recompute", "key", "shared", "tokens",
+        "shape", "stage_layers", "stage_moe", "stage_dense", "layer_share", "with_head", "share", "kernel_s",
+        "adapters", "sequence_parallel", "stage_weight_params", "trainable", "gradient_bytes",
+    )  # fmt: skip
+
     def __init__(self, owner: StepModel, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, cp: int):
         self.owner, self.link = owner, owner.link
         self.numbers, self.model, self.gpu = owner.numbers, owner.model, owner.gpu
@@ -752,10 +759,14 @@ class _Context:
         microbatches = self.microbatches(layout)
         fsdp = self._fsdp_of(mb, layout.dp) if layout.zero == ZeroStage.WEIGHTS and layout.dp > 1 else 0.0
         microbatch_s = mb.total_s + fsdp
-        offload = offload_time_s(self.numbers, self.gpu, layout, microbatches, self.adapters)
+        # the terms most layouts do not have: not worked out then (the 0.0 their functions return)
+        offload = 0.0
+        if layout.offload != Offload.NONE:
+            offload = offload_time_s(self.numbers, self.gpu, layout, microbatches, self.adapters)
+        bubble = self._bubble(microbatch_s, layout, microbatches) if self.pp > 1 else 0.0
         return (
-            microbatches * microbatch_s + self._bubble(microbatch_s, layout, microbatches)
-            + self._data_parallel(mb, layout) + self._optimizer_s(layout) + offload
+            microbatches * microbatch_s + bubble + self._data_parallel(mb, layout) + self._optimizer_s(layout)
+            + offload
         )  # fmt: skip
 
     def step(self, layout: Layout) -> StepTime:
