@@ -765,15 +765,15 @@ class _Context:
             offload = offload_time_s(self.numbers, self.gpu, layout, microbatches, self.adapters)
         bubble = self._bubble(microbatch_s, layout, microbatches) if self.pp > 1 else 0.0
         return (
-            microbatches * microbatch_s + bubble + self._data_parallel(mb, layout) + self._optimizer_s(layout)
-            + offload
+            microbatches * microbatch_s + bubble + self._gradient_sync(mb, self.gradient_bytes, layout)
+            + self._optimizer_s(layout) + offload
         )  # fmt: skip
 
     def step(self, layout: Layout) -> StepTime:
         mb = self.microbatch(layout)
         m = self.microbatches(layout)
         bubble = self._bubble(mb.total_s, layout, m)
-        dp = self._data_parallel(mb, layout)
+        dp = self._gradient_sync(mb, self.gradient_bytes, layout)
         optimizer = self._optimizer_s(layout)
         offload = offload_time_s(self.numbers, self.gpu, layout, m, self.adapters)
         # the sequences the step really processes: data groups x micro-batch x micro-batches (the search notes
@@ -811,16 +811,11 @@ class _Context:
         expert_share = 0 if self.adapters else self.numbers.expert_params * (1 - 1 / self.ep)
         return (trainable - expert_share) / (self.tp * self.pp) * GRADIENT_BYTES
 
-    def _data_parallel(self, mb: _MicroBatch, layout: Layout) -> float:
-        """Exposed gradient reduction of ZeRO-0/1/2 (ZeRO-3 reduces per micro-batch, in _fsdp): an all-reduce,
-        or a reduce-scatter plus the all-gather of the updated weights (the same volume), bucketed behind the
-        last micro-batch's backward; the all-gather behind the next step's first forward."""
-        if layout.dp <= 1 or layout.zero == ZeroStage.WEIGHTS:
-            return 0.0
-        return self._gradient_sync(mb, self.gradient_bytes, layout)
-
     def _gradient_sync(self, mb: _MicroBatch, gradient_bytes: float, layout: Layout) -> float:
-        """Exposed seconds of all-reducing `gradient_bytes` per rank over layout.dp (see _data_parallel)."""
+        """Exposed seconds of reducing `gradient_bytes` per rank over layout.dp with ZeRO-0/1/2 (ZeRO-3 reduces
+        per micro-batch, in _fsdp): an all-reduce, or a reduce-scatter plus the all-gather of the updated weights
+        (the same volume), bucketed behind the last micro-batch's backward; the all-gather behind the next
+        step's first forward. A layout's gradients: self.gradient_bytes."""
         dp, zero = layout.dp, layout.zero
         if dp <= 1 or zero == ZeroStage.WEIGHTS:
             return 0.0
