@@ -173,7 +173,8 @@ class _LayoutFits:
             at_dp = self._at_dp[dp] = (self._first_fit(self._limit(dp)), [fit.need(dp, 0.0) for fit in self.fits])
         first_fit, needs = at_dp
         negative_minima = first_fit.negative_minima  # first_fit.index, inlined: asked at every pair visited
-        chosen = tuple([bisect_left(negative_minima, -(capacity - need)) for need in needs])
+        # need - capacity is -(capacity - need) exactly (IEEE subtraction is antisymmetric)
+        chosen = tuple([bisect_left(negative_minima, need - capacity) for need in needs])
         # the variants a dp may use grow with the limit: their count names them
         key = (len(first_fit.ranked), chosen)
         found = self._chosen.get(key)
@@ -215,6 +216,17 @@ class _ClassedFits:
         if not (first and second):
             return first or second  # the memoised list itself: the search only reads it
         return first + second
+
+
+@dataclass(frozen=True, slots=True)
+class _Enumerated:
+    """The layouts a search tries, GPU-independent (TrainingSearch._enumerated): per layout the fields _Searched
+    starts from (enumeration index, shape, smallest dp, variants, states, dps), the variants without / with a
+    pipeline, and whether a pipelined layout was skipped for want of a ZeRO-0/1 state."""
+
+    layouts: list[tuple[int, Shape, int, list[Variant], list[State], list[int]]]
+    variants_of: dict[bool, list[Variant]]
+    skipped_pipeline: bool
 
 
 @dataclass(slots=True, eq=False)
@@ -482,8 +494,12 @@ class TrainingSearch(GpuSearch):
         return deltas
 
     def run(self) -> Found:
-        for index, shape in enumerate(self._layouts()):
-            self._prepare_layout(index, shape)
+        enumerated = self._enumerated()
+        self._variants_of, self.skipped_pipeline = enumerated.variants_of, enumerated.skipped_pipeline
+        self.searched = [_Searched(*layout) for layout in enumerated.layouts]
+        for searched in self.searched:
+            if _data_parallel_only(searched.shape):
+                self._sized(searched)  # its sharding families are reported one by one
         if self.searched:
             table = self._pair_table()
             floors = table.floors(self._stage_floor_rows(table))
@@ -532,23 +548,33 @@ class TrainingSearch(GpuSearch):
         rows[without[table.floor_key_of]] = -np.inf
         return rows
 
-    def _prepare_layout(self, index: int, shape: Shape) -> _Searched | None:
-        """The layout to search (None where no dp fills a count or no state can run it). A layout without
-        tensor or pipeline parallelism is sized at once: its sharding families are reported one by one."""
-        tp, pp, ep, _ = shape
-        dps = self._dps(tp, pp, ep)
-        if not dps:
-            return None
-        variants = self._variants_of.get(pp > 1) or self._variants_of.setdefault(pp > 1, self._variants(pp))
-        states = self.states if pp == 1 else self.pipeline_states
-        if not states:
-            self.skipped_pipeline = True
-            return None
-        searched = _Searched(index, shape, ep // math.gcd(ep, tp), variants, states, dps)
-        self.searched.append(searched)
-        if _data_parallel_only(shape):
-            self._sized(searched)
-        return searched
+    def _enumerated(self) -> _Enumerated:
+        """The layouts this search tries (_prepare_layouts), shared with the other GPU types of the plan() call
+        with the same node size: they depend on the model, workload, constraints, node size and GPU counts
+        only (the same inputs as _PairTable), never on the GPU's rates or memory."""
+        key = ("layouts", self.per_node, tuple(self.counts))
+        found = self.memory.layout_fits.get(key)
+        if not isinstance(found, _Enumerated):
+            found = self.memory.layout_fits[key] = self._prepare_layouts()
+        return found
+
+    def _prepare_layouts(self) -> _Enumerated:
+        """Every layout to search, in enumeration order: those where a dp fills a count and a state can run it."""
+        layouts: list[tuple[int, Shape, int, list[Variant], list[State], list[int]]] = []
+        variants_of: dict[bool, list[Variant]] = {}  # without / with a pipeline (_variants)
+        skipped_pipeline = False
+        for index, shape in enumerate(self._layouts()):
+            tp, pp, ep, _ = shape
+            dps = self._dps(tp, pp, ep)
+            if not dps:
+                continue
+            states = self.states if pp == 1 else self.pipeline_states
+            if not states:
+                skipped_pipeline = True
+                continue
+            variants = variants_of.get(pp > 1) or variants_of.setdefault(pp > 1, self._variants(pp))
+            layouts.append((index, shape, ep // math.gcd(ep, tp), variants, states, dps))
+        return _Enumerated(layouts, variants_of, skipped_pipeline)
 
     def _sized(self, searched: _Searched) -> _ClassedFits | None:
         """The layout's memory fits, worked out the first time they are asked for, and its needs recorded then
@@ -574,7 +600,7 @@ class TrainingSearch(GpuSearch):
             if best is not None and floor > best.key[0]:
                 return
             searched, dp = searched_layouts[layouts[pair]], dps[pair]
-            fits = self._sized(searched)
+            fits = searched.fits if searched.sized else self._sized(searched)  # _sized, its test inlined
             if fits is not None:
                 shortlist = fits.shortlist(dp, capacity)
                 if shortlist:
