@@ -184,14 +184,27 @@ class _LayoutFits:
 
     def _shortlist(self, first_fit: _FirstFit, chosen: tuple[int, ...]) -> list[tuple[State, Variant]]:
         ranked, kinds, size = first_fit.ranked, self._kinds, len(first_fit.ranked)
-        # (variant rank, (offloaded, ZeRO-3, ZeRO stage), state index): unique, so ties keep the states' order
-        candidates = sorted((ranked[at][0], kinds[index], index) for index, at in enumerate(chosen) if at < size)
-        kept: list[tuple[int, tuple[bool, bool, int], int]] = []
-        for candidate in candidates:
-            rank, (offloaded, zero3, _) = candidate[0], candidate[1]
-            if not any(k[0] <= rank and k[1][0] <= offloaded and k[1][1] <= zero3 for k in kept):
-                kept.append(candidate)
-        return [(self.fits[index].state, ranked[chosen[index]][1]) for _, _, index in kept]
+        # (position in ranked, (offloaded, ZeRO-3, ZeRO stage), state index): unique, so ties keep the states'
+        # order; ranked is in rank order, so the positions sort as the variants' ranks do
+        candidates = sorted([(at, kinds[index], index) for index, at in enumerate(chosen) if at < size])
+        # Every candidate kept before this one has a rank no higher (the sort), so it dominates this one
+        # exactly when it is no dearer in kind: (offloaded, ZeRO-3) no higher in either.
+        kept_kinds: set[tuple[bool, bool]] = set()
+        shortlist: list[tuple[State, Variant]] = []
+        for at, (offloaded, zero3, _), index in candidates:
+            if kept_kinds.isdisjoint(_NO_DEARER[offloaded, zero3]):
+                kept_kinds.add((offloaded, zero3))
+                shortlist.append((self.fits[index].state, ranked[at][1]))
+        return shortlist
+
+
+# (offloaded, ZeRO-3) -> the kinds no dearer than it in either (a candidate of one of them with no heavier
+# activations is never slower)
+_NO_DEARER = {
+    (offloaded, zero3): frozenset((o, z) for o in (False, True) for z in (False, True) if o <= offloaded and z <= zero3)
+    for offloaded in (False, True)
+    for zero3 in (False, True)
+}
 
 
 class _ClassedFits:
