@@ -257,6 +257,8 @@ class _Searched:
     sized: bool = False
     fits: _ClassedFits | None = None
     floors: dict[Variant, perf.MicrobatchFloor] = field(default_factory=dict)
+    # before then, their StepModel.stage_floor (a pure function of the GPU's step model and the variant)
+    stage_floors: dict[Variant, perf.MicrobatchFloor | None] = field(default_factory=dict)
 
 
 class _PairTable:
@@ -706,7 +708,7 @@ class TrainingSearch(GpuSearch):
         that StepModel.stage_floor) is above the best at this GPU count; keep the fastest."""
         tp, pp, ep, virtual = searched.shape
         count = dp * tp * pp
-        step_model, floors = self.step_model, searched.floors
+        step_model, floors, stage_floors = self.step_model, searched.floors, searched.stage_floors
         for position, (state, variant) in enumerate(shortlist):
             best = self.best.get(count)
             if best is not None:
@@ -715,8 +717,12 @@ class TrainingSearch(GpuSearch):
                     floor = step_model.microbatch_floor(tp, pp, ep, variant[1], variant[0], virtual)
                     if floor is not None:
                         floors[variant] = floor
-                    else:  # its micro-batch is not timed yet: the floor from the one without a pipeline
-                        floor = step_model.stage_floor(tp, pp, ep, variant[1], variant[0], virtual)
+                    elif variant in stage_floors:  # its micro-batch is not timed yet: the floor from the
+                        floor = stage_floors[variant]  # one without a pipeline, kept
+                    else:
+                        floor = stage_floors[variant] = step_model.stage_floor(
+                            tp, pp, ep, variant[1], variant[0], virtual
+                        )
                 if floor is not None and floor.at(dp) > best.key[0]:
                     continue  # cannot beat the best at this count: not worth timing
             layout = _layout(tp, pp, ep, dp, state, variant, virtual)
