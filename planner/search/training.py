@@ -134,7 +134,7 @@ class _LayoutFits:
         # the shortlist of each choice of variants (one index per state), whichever dp or capacity made it
         self._chosen: dict[tuple[int, tuple[int, ...]], list[tuple[State, Variant]]] = {}
         # per dp: the variants it may use and each state's need there (shortlist: every GPU type asks them)
-        self._at_dp: dict[int, tuple[_FirstFit, list[float]]] = {}
+        self._at_dp: dict[int, tuple[_FirstFit, list[float], float, list[float]]] = {}
 
     def needs(self, shape: Shape, dp: int) -> list[tuple[float, Layout, FamilyKey]]:
         """(per-GPU need, layout, family) of each state at `dp` with the lightest activations (_record_needs)."""
@@ -170,17 +170,29 @@ class _LayoutFits:
         choices share it)."""
         at_dp = self._at_dp.get(dp)
         if at_dp is None:
-            at_dp = self._at_dp[dp] = (self._first_fit(self._limit(dp)), [fit.need(dp, 0.0) for fit in self.fits])
-        first_fit, needs = at_dp
-        negative_minima = first_fit.negative_minima  # first_fit.index, inlined: asked at every pair visited
-        # need - capacity is -(capacity - need) exactly (IEEE subtraction is antisymmetric)
+            at_dp = self._at_dp[dp] = self._at(dp)
+        first_fit, needs, lowest_need, negative_minima = at_dp
+        # Nothing fits when even the lowest need with the lightest variant does not: every bisection below would
+        # give len(ranked) (x - capacity is monotonic in x, and bisect_left gives the length exactly when the
+        # value exceeds the last element), and the shortlist of no choice is empty.
+        if not negative_minima or lowest_need - capacity > negative_minima[-1]:
+            return []
+        # first_fit.index, inlined (asked at every pair visited); need - capacity is -(capacity - need) exactly
+        # (IEEE subtraction is antisymmetric)
         chosen = tuple([bisect_left(negative_minima, need - capacity) for need in needs])
         # the variants a dp may use grow with the limit: their count names them
-        key = (len(first_fit.ranked), chosen)
+        key = (len(negative_minima), chosen)
         found = self._chosen.get(key)
         if found is None:
             found = self._chosen[key] = self._shortlist(first_fit, chosen)
         return found
+
+    def _at(self, dp: int) -> tuple[_FirstFit, list[float], float, list[float]]:
+        """What shortlist asks at `dp` whatever the capacity: the variants the dp may use, each state's need
+        there (without activations above the reference), the lowest of those needs, the running minima."""
+        first_fit = self._first_fit(self._limit(dp))
+        needs = [fit.need(dp, 0.0) for fit in self.fits]
+        return first_fit, needs, min(needs), first_fit.negative_minima
 
     def _shortlist(self, first_fit: _FirstFit, chosen: tuple[int, ...]) -> list[tuple[State, Variant]]:
         ranked, kinds, size = first_fit.ranked, self._kinds, len(first_fit.ranked)
@@ -610,8 +622,8 @@ class TrainingSearch(GpuSearch):
         is above the best found (every pair after it has a floor at least as high, so none of its candidates
         can beat or tie the best); a visited pair's memory, shortlist and candidates are worked out then."""
         searched_layouts, layouts, dps, capacity = self.searched, table.layouts, table.dps, self.capacity
+        best = self.best.get(count)  # only _consider changes it, and returns it
         for pair, floor in zip(pairs, floors, strict=True):
-            best = self.best.get(count)
             if best is not None and floor > best.key[0]:
                 return
             searched, dp = searched_layouts[layouts[pair]], dps[pair]
@@ -619,7 +631,7 @@ class TrainingSearch(GpuSearch):
             if fits is not None:
                 shortlist = fits.shortlist(dp, capacity)
                 if shortlist:
-                    self._consider(searched, dp, shortlist)
+                    best = self._consider(searched, dp, shortlist, best)
 
     def _unpipelined_floors(self, tp: int, ep: int, pipelined: bool) -> dict[int, tuple[float, float]] | None:
         """micro-batch -> (the lowest StepModel.unpipelined_microbatch_s of its recompute modes, its
@@ -702,15 +714,17 @@ class TrainingSearch(GpuSearch):
             if self.smallest_need is None or ranked < self.smallest_need[0]:
                 self.smallest_need = (ranked, layout)
 
-    def _consider(self, searched: _Searched, dp: int, shortlist: list[tuple[State, Variant]]) -> None:
+    def _consider(
+        self, searched: _Searched, dp: int, shortlist: list[tuple[State, Variant]], best: _Best | None
+    ) -> _Best | None:
         """Time the fitting (state, variant) pairs worth timing at this layout and dp (_LayoutFits.shortlist),
         unless their floor (StepModel.microbatch_floor, kept per variant in searched.floors once known; before
-        that StepModel.stage_floor) is above the best at this GPU count; keep the fastest."""
+        that StepModel.stage_floor) is above the best at this GPU count (`best`, self.best's entry); keep the
+        fastest there and return it."""
         tp, pp, ep, virtual = searched.shape
         count = dp * tp * pp
         step_model, floors, stage_floors = self.step_model, searched.floors, searched.stage_floors
         for position, (state, variant) in enumerate(shortlist):
-            best = self.best.get(count)
             if best is not None:
                 floor = floors.get(variant)
                 if floor is None:
@@ -727,9 +741,10 @@ class TrainingSearch(GpuSearch):
                     continue  # cannot beat the best at this count: not worth timing
             layout = _layout(tp, pp, ep, dp, state, variant, virtual)
             seconds = step_model.seconds(layout)
-            key = (seconds, int(layout.zero), layout.offload != Offload.NONE, pp, tp, searched.index, position)
+            key = (seconds, int(state[0]), state[1] != Offload.NONE, pp, tp, searched.index, position)
             if best is None or key < best.key:
-                self.best[count] = _Best(key, layout)
+                best = self.best[count] = _Best(key, layout)
+        return best
 
     def _step_time(self, layout: Layout) -> perf.StepTime:
         return self.step_model.step(layout)
