@@ -28,7 +28,6 @@ from planner.search.enumeration import allowed, pinned_count, powers_of_two
 from planner.search.types import Constraints, Excluded, PlanOption, Workload
 from planner.vocabulary import Layout, Precision, Task
 
-
 # (zero, offload, recompute, micro_batch, dps) -> each dp's total (SearchMemory.layout_totals)
 LayoutTotals = Callable[[int, str, str, int, Sequence[int]], list[int | None]]
 
