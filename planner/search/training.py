@@ -134,7 +134,7 @@ class _LayoutFits:
         # the shortlist of each choice of variants (one index per state), whichever dp or capacity made it
         self._chosen: dict[tuple[int, tuple[int, ...]], list[tuple[State, Variant]]] = {}
         # per dp: the variants it may use and each state's need there (shortlist: every GPU type asks them)
-        self._at_dp: dict[int, tuple[_FirstFit, list[float]]] = {}
+        self._at_dp: dict[int, tuple[_FirstFit, list[float], float, list[float]]] = {}
 
     def needs(self, shape: Shape, dp: int) -> list[tuple[float, Layout, FamilyKey]]:
         """(per-GPU need, layout, family) of each state at `dp` with the lightest activations (_record_needs)."""
@@ -170,27 +170,53 @@ class _LayoutFits:
         choices share it)."""
         at_dp = self._at_dp.get(dp)
         if at_dp is None:
-            at_dp = self._at_dp[dp] = (self._first_fit(self._limit(dp)), [fit.need(dp, 0.0) for fit in self.fits])
-        first_fit, needs = at_dp
-        negative_minima = first_fit.negative_minima  # first_fit.index, inlined: asked at every pair visited
-        chosen = tuple([bisect_left(negative_minima, -(capacity - need)) for need in needs])
+            at_dp = self._at_dp[dp] = self._at(dp)
+        first_fit, needs, lowest_need, negative_minima = at_dp
+        # Nothing fits when even the lowest need with the lightest variant does not: every bisection below would
+        # give len(ranked) (x - capacity is monotonic in x, and bisect_left gives the length exactly when the
+        # value exceeds the last element), and the shortlist of no choice is empty.
+        if not negative_minima or lowest_need - capacity > negative_minima[-1]:
+            return []
+        # first_fit.index, inlined (asked at every pair visited); need - capacity is -(capacity - need) exactly
+        # (IEEE subtraction is antisymmetric)
+        chosen = tuple([bisect_left(negative_minima, need - capacity) for need in needs])
         # the variants a dp may use grow with the limit: their count names them
-        key = (len(first_fit.ranked), chosen)
+        key = (len(negative_minima), chosen)
         found = self._chosen.get(key)
         if found is None:
             found = self._chosen[key] = self._shortlist(first_fit, chosen)
         return found
 
+    def _at(self, dp: int) -> tuple[_FirstFit, list[float], float, list[float]]:
+        """What shortlist asks at `dp` whatever the capacity: the variants the dp may use, each state's need
+        there (without activations above the reference), the lowest of those needs, the running minima."""
+        first_fit = self._first_fit(self._limit(dp))
+        needs = [fit.need(dp, 0.0) for fit in self.fits]
+        return first_fit, needs, min(needs), first_fit.negative_minima
+
     def _shortlist(self, first_fit: _FirstFit, chosen: tuple[int, ...]) -> list[tuple[State, Variant]]:
         ranked, kinds, size = first_fit.ranked, self._kinds, len(first_fit.ranked)
-        # (variant rank, (offloaded, ZeRO-3, ZeRO stage), state index): unique, so ties keep the states' order
-        candidates = sorted((ranked[at][0], kinds[index], index) for index, at in enumerate(chosen) if at < size)
-        kept: list[tuple[int, tuple[bool, bool, int], int]] = []
-        for candidate in candidates:
-            rank, (offloaded, zero3, _) = candidate[0], candidate[1]
-            if not any(k[0] <= rank and k[1][0] <= offloaded and k[1][1] <= zero3 for k in kept):
-                kept.append(candidate)
-        return [(self.fits[index].state, ranked[chosen[index]][1]) for _, _, index in kept]
+        # (position in ranked, (offloaded, ZeRO-3, ZeRO stage), state index): unique, so ties keep the states'
+        # order; ranked is in rank order, so the positions sort as the variants' ranks do
+        candidates = sorted([(at, kinds[index], index) for index, at in enumerate(chosen) if at < size])
+        # Every candidate kept before this one has a rank no higher (the sort), so it dominates this one
+        # exactly when it is no dearer in kind: (offloaded, ZeRO-3) no higher in either.
+        kept_kinds: set[tuple[bool, bool]] = set()
+        shortlist: list[tuple[State, Variant]] = []
+        for at, (offloaded, zero3, _), index in candidates:
+            if kept_kinds.isdisjoint(_NO_DEARER[offloaded, zero3]):
+                kept_kinds.add((offloaded, zero3))
+                shortlist.append((self.fits[index].state, ranked[at][1]))
+        return shortlist
+
+
+# (offloaded, ZeRO-3) -> the kinds no dearer than it in either (a candidate of one of them with no heavier
+# activations is never slower)
+_NO_DEARER = {
+    (offloaded, zero3): frozenset((o, z) for o in (False, True) for z in (False, True) if o <= offloaded and z <= zero3)
+    for offloaded in (False, True)
+    for zero3 in (False, True)
+}
 
 
 class _ClassedFits:
@@ -217,6 +243,17 @@ class _ClassedFits:
         return first + second
 
 
+@dataclass(frozen=True, slots=True)
+class _Enumerated:
+    """The layouts a search tries, GPU-independent (TrainingSearch._enumerated): per layout the fields _Searched
+    starts from (enumeration index, shape, smallest dp, variants, states, dps), the variants without / with a
+    pipeline, and whether a pipelined layout was skipped for want of a ZeRO-0/1 state."""
+
+    layouts: list[tuple[int, Shape, int, list[Variant], list[State], list[int]]]
+    variants_of: dict[bool, list[Variant]]
+    skipped_pipeline: bool
+
+
 @dataclass(slots=True, eq=False)
 class _Searched:
     """A layout the search tries (a dp of it fills a candidate count, and a state can run it): its enumeration
@@ -232,6 +269,8 @@ class _Searched:
     sized: bool = False
     fits: _ClassedFits | None = None
     floors: dict[Variant, perf.MicrobatchFloor] = field(default_factory=dict)
+    # before then, their StepModel.stage_floor (a pure function of the GPU's step model and the variant)
+    stage_floors: dict[Variant, perf.MicrobatchFloor | None] = field(default_factory=dict)
 
 
 class _PairTable:
@@ -482,8 +521,12 @@ class TrainingSearch(GpuSearch):
         return deltas
 
     def run(self) -> Found:
-        for index, shape in enumerate(self._layouts()):
-            self._prepare_layout(index, shape)
+        enumerated = self._enumerated()
+        self._variants_of, self.skipped_pipeline = enumerated.variants_of, enumerated.skipped_pipeline
+        self.searched = [_Searched(*layout) for layout in enumerated.layouts]
+        for searched in self.searched:
+            if _data_parallel_only(searched.shape):
+                self._sized(searched)  # its sharding families are reported one by one
         if self.searched:
             table = self._pair_table()
             floors = table.floors(self._stage_floor_rows(table))
@@ -532,23 +575,33 @@ class TrainingSearch(GpuSearch):
         rows[without[table.floor_key_of]] = -np.inf
         return rows
 
-    def _prepare_layout(self, index: int, shape: Shape) -> _Searched | None:
-        """The layout to search (None where no dp fills a count or no state can run it). A layout without
-        tensor or pipeline parallelism is sized at once: its sharding families are reported one by one."""
-        tp, pp, ep, _ = shape
-        dps = self._dps(tp, pp, ep)
-        if not dps:
-            return None
-        variants = self._variants_of.get(pp > 1) or self._variants_of.setdefault(pp > 1, self._variants(pp))
-        states = self.states if pp == 1 else self.pipeline_states
-        if not states:
-            self.skipped_pipeline = True
-            return None
-        searched = _Searched(index, shape, ep // math.gcd(ep, tp), variants, states, dps)
-        self.searched.append(searched)
-        if _data_parallel_only(shape):
-            self._sized(searched)
-        return searched
+    def _enumerated(self) -> _Enumerated:
+        """The layouts this search tries (_prepare_layouts), shared with the other GPU types of the plan() call
+        with the same node size: they depend on the model, workload, constraints, node size and GPU counts
+        only (the same inputs as _PairTable), never on the GPU's rates or memory."""
+        key = ("layouts", self.per_node, tuple(self.counts))
+        found = self.memory.layout_fits.get(key)
+        if not isinstance(found, _Enumerated):
+            found = self.memory.layout_fits[key] = self._prepare_layouts()
+        return found
+
+    def _prepare_layouts(self) -> _Enumerated:
+        """Every layout to search, in enumeration order: those where a dp fills a count and a state can run it."""
+        layouts: list[tuple[int, Shape, int, list[Variant], list[State], list[int]]] = []
+        variants_of: dict[bool, list[Variant]] = {}  # without / with a pipeline (_variants)
+        skipped_pipeline = False
+        for index, shape in enumerate(self._layouts()):
+            tp, pp, ep, _ = shape
+            dps = self._dps(tp, pp, ep)
+            if not dps:
+                continue
+            states = self.states if pp == 1 else self.pipeline_states
+            if not states:
+                skipped_pipeline = True
+                continue
+            variants = variants_of.get(pp > 1) or variants_of.setdefault(pp > 1, self._variants(pp))
+            layouts.append((index, shape, ep // math.gcd(ep, tp), variants, states, dps))
+        return _Enumerated(layouts, variants_of, skipped_pipeline)
 
     def _sized(self, searched: _Searched) -> _ClassedFits | None:
         """The layout's memory fits, worked out the first time they are asked for, and its needs recorded then
@@ -569,16 +622,16 @@ class TrainingSearch(GpuSearch):
         is above the best found (every pair after it has a floor at least as high, so none of its candidates
         can beat or tie the best); a visited pair's memory, shortlist and candidates are worked out then."""
         searched_layouts, layouts, dps, capacity = self.searched, table.layouts, table.dps, self.capacity
+        best = self.best.get(count)  # only _consider changes it, and returns it
         for pair, floor in zip(pairs, floors, strict=True):
-            best = self.best.get(count)
             if best is not None and floor > best.key[0]:
                 return
             searched, dp = searched_layouts[layouts[pair]], dps[pair]
-            fits = self._sized(searched)
+            fits = searched.fits if searched.sized else self._sized(searched)  # _sized, its test inlined
             if fits is not None:
                 shortlist = fits.shortlist(dp, capacity)
                 if shortlist:
-                    self._consider(searched, dp, shortlist)
+                    best = self._consider(searched, dp, shortlist, best)
 
     def _unpipelined_floors(self, tp: int, ep: int, pipelined: bool) -> dict[int, tuple[float, float]] | None:
         """micro-batch -> (the lowest StepModel.unpipelined_microbatch_s of its recompute modes, its
@@ -662,30 +715,37 @@ class TrainingSearch(GpuSearch):
             if self.smallest_need is None or ranked < self.smallest_need[0]:
                 self.smallest_need = (ranked, layout)
 
-    def _consider(self, searched: _Searched, dp: int, shortlist: list[tuple[State, Variant]]) -> None:
+    def _consider(
+        self, searched: _Searched, dp: int, shortlist: list[tuple[State, Variant]], best: _Best | None
+    ) -> _Best | None:
         """Time the fitting (state, variant) pairs worth timing at this layout and dp (_LayoutFits.shortlist),
         unless their floor (StepModel.microbatch_floor, kept per variant in searched.floors once known; before
-        that StepModel.stage_floor) is above the best at this GPU count; keep the fastest."""
+        that StepModel.stage_floor) is above the best at this GPU count (`best`, self.best's entry); keep the
+        fastest there and return it."""
         tp, pp, ep, virtual = searched.shape
         count = dp * tp * pp
-        step_model, floors = self.step_model, searched.floors
+        step_model, floors, stage_floors = self.step_model, searched.floors, searched.stage_floors
         for position, (state, variant) in enumerate(shortlist):
-            best = self.best.get(count)
             if best is not None:
                 floor = floors.get(variant)
                 if floor is None:
                     floor = step_model.microbatch_floor(tp, pp, ep, variant[1], variant[0], virtual)
                     if floor is not None:
                         floors[variant] = floor
-                    else:  # its micro-batch is not timed yet: the floor from the one without a pipeline
-                        floor = step_model.stage_floor(tp, pp, ep, variant[1], variant[0], virtual)
+                    elif variant in stage_floors:  # its micro-batch is not timed yet: the floor from the
+                        floor = stage_floors[variant]  # one without a pipeline, kept
+                    else:
+                        floor = stage_floors[variant] = step_model.stage_floor(
+                            tp, pp, ep, variant[1], variant[0], virtual
+                        )
                 if floor is not None and floor.at(dp) > best.key[0]:
                     continue  # cannot beat the best at this count: not worth timing
             layout = _layout(tp, pp, ep, dp, state, variant, virtual)
             seconds = step_model.seconds(layout)
-            key = (seconds, int(layout.zero), layout.offload != Offload.NONE, pp, tp, searched.index, position)
+            key = (seconds, int(state[0]), state[1] != Offload.NONE, pp, tp, searched.index, position)
             if best is None or key < best.key:
-                self.best[count] = _Best(key, layout)
+                best = self.best[count] = _Best(key, layout)
+        return best
 
     def _step_time(self, layout: Layout) -> perf.StepTime:
         return self.step_model.step(layout)

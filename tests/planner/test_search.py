@@ -565,3 +565,19 @@ def test_recompute_never_makes_a_micro_batch_faster():
                         assert plain <= model.unpipelined_microbatch_s(tp, ep, micro_batch, recompute)
                         checked += 1
     assert checked == 2 * 2 * 5 * 4
+
+
+def test_a_gpu_types_options_do_not_depend_on_the_other_types_in_the_call():
+    """GPU types of one plan() call share what does not depend on the GPU (the layouts to search, their memory
+    fits, the pair table), per node size: each type's best option per GPU count (the frontier) must be what
+    planning it alone gives, also when the call mixes node sizes (an RTX 4090 server holds 4, an H100 or A100
+    server 8)."""
+    model, workload = get_preset("llama-3.1-8b"), Workload(task="pretrain", tokens=1e11)
+    limits = Constraints(max_gpus=64)
+    names = ("h100-sxm", "rtx-4090", "a100-sxm-80gb", "rtx-6000-ada")
+    together = plan(model, workload, [get_gpu(name) for name in names], limits)
+    for name in names:
+        gpu = get_gpu(name)
+        alone = plan(model, workload, [gpu], limits)
+        assert alone.frontier, name
+        assert [repr(o) for o in together.frontier if o.gpu == gpu] == [repr(o) for o in alone.frontier], name
