@@ -135,6 +135,9 @@ _OFFLOAD_ALL = Offload.ALL
 _OFFLOAD_OPTIMIZER = Offload.OPTIMIZER
 _OFFLOAD_VALUES = frozenset(Offload.values())
 _RECOMPUTE_VALUES = frozenset(Recompute.values())
+# Recompute(value) by a dict: the member itself (a StrEnum hashes and compares as its value), without the enum
+# call's cost; _variant looks it up only for a value _variant_allowed let through.
+_RECOMPUTE_OF = {mode.value: mode for mode in Recompute}
 
 
 def _state_allowed(zero: int, offload: str, training: bool) -> bool:
@@ -309,14 +312,14 @@ class MemoryTotals:
         config = self._normal_base
         assert config is not None  # set by _shape with the first shape it allows
         if not self._training:
-            mode = Recompute(recompute)
+            mode = _RECOMPUTE_OF[recompute]
             return tuple(
                 (shape, stage_activations(self._model, config, stage, at.divisors, None, mode, micro_batch))
                 for stage, shape in zip(at.stages, at.shapes, strict=True)
             )
         terms = self._terms.get((tp, pp, ep, recompute))
         if terms is None:
-            mode = Recompute(recompute)
+            mode = _RECOMPUTE_OF[recompute]
             inflight = config.inflight_microbatches
             terms = self._terms[(tp, pp, ep, mode)] = tuple(
                 TrainingActivationTerms(inflight_at(pp, inflight, stage.index), *stage_classes)
@@ -409,6 +412,11 @@ class MemoryTotals:
         training = variant is not None and variant[0][0].training
         if variant is None or not _state_allowed(zero, offload, training):
             return [None] * len(dps)
+        accumulation = self._base.gradient_accumulation
+        if len(dps) == 1:  # (a search's variant deltas ask one dp at a time): nothing to share between dps
+            if not _dp_allowed(dps[0], tp, pp, ep):
+                return [None]
+            return [max([stage_state_totals(shape, acts, zero, offload, accumulation, dps)[0] for shape, acts in variant])]
         # Without ZeRO sharding (inference counts as ZeRO-0) dp enters only through the data-parallel
         # communicator, dp > 1 (stages._state_figures): every dp above 1 has the same total.
         unsharded = not training or zero == 0
@@ -424,7 +432,6 @@ class MemoryTotals:
                     position = where[key] = len(asked)
                     asked.append(dp)
             positions.append(position)
-        accumulation = self._base.gradient_accumulation
         per_stage = [stage_state_totals(shape, acts, zero, offload, accumulation, asked) for shape, acts in variant]
         fullest = per_stage[0] if len(per_stage) == 1 else list(map(max, *per_stage))  # the fullest stage's
         return [None if position is None else fullest[position] for position in positions]

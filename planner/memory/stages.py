@@ -490,11 +490,12 @@ class StageAmounts(NamedTuple):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class StageShape:
+class StageShape(NamedTuple):
     """What one stage's GPU holds given tp, pp and ep only: parameter counts per GPU and bytes per parameter.
     stage_activations adds what the micro-batch and recompute mode hold, stage_state the sharded model states
-    (dp, ZeRO stage, offload) and the overhead."""
+    (dp, ZeRO stage, offload) and the overhead. A NamedTuple for the same reason as StageAmounts: a search
+    builds one per stage of every model-parallel shape it sizes, and 28 fields make a frozen dataclass's
+    construction several times a tuple's."""
 
     stage: int
     task: Task

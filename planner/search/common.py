@@ -4,8 +4,9 @@ was found, and the price of an option."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from planner.gpus import GpuSpec
@@ -26,6 +27,9 @@ from planner.scale import Goodput, JobFailures, checkpoint_bytes
 from planner.search.enumeration import allowed, pinned_count, powers_of_two
 from planner.search.types import Constraints, Excluded, PlanOption, Workload
 from planner.vocabulary import Layout, Precision, Task
+
+# (zero, offload, recompute, micro_batch, dps) -> each dp's total (SearchMemory.layout_totals)
+LayoutTotals = Callable[[int, str, str, int, Sequence[int]], list[int | None]]
 
 
 class SearchMemory:
@@ -111,12 +115,17 @@ class SearchMemory:
         """[total(layout at dp) for dp in dps] of the layout with model-parallel shape (tp, pp, ep, virtual
         stages), this sharding state and activation variant, without building a Layout per dp (MemoryTotals.totals).
         Not kept in the cache of total(): the training search keeps what it works out (layout_fits)."""
+        return self.layout_totals(shape)(zero, offload, recompute, micro_batch, dps)
+
+    def layout_totals(self, shape: tuple[int, int, int, int]) -> LayoutTotals:
+        """totals() of one model-parallel shape (tp, pp, ep, virtual stages) as a function of the sharding state,
+        activation variant and dps: its MemoryTotals looked up once for the many totals a layout's sizing asks."""
         tp, pp, ep, virtual = shape
         key = (tp > 1, pp, virtual)
         memory_totals = self._totals_of_shapes.get(key)
         if memory_totals is None:
             memory_totals = self._totals_of_shapes[key] = self._memory_totals_of(self._config_of(tp, pp, virtual))
-        return memory_totals.totals(tp, pp, ep, zero, offload, recompute, micro_batch, dps)
+        return functools.partial(memory_totals.totals, tp, pp, ep)
 
     def _memory_totals(self, layout: Layout) -> MemoryTotals:
         return self._memory_totals_of(self._config(layout))

@@ -20,7 +20,7 @@ from planner import perf
 from planner.layout_text import family_message, sharding_hint
 from planner.messages import Message, msg, render_en
 from planner.perf.training import FLOOR_ROUNDING_MARGIN
-from planner.search.common import Found, GpuSearch, SearchInputs, price_option
+from planner.search.common import Found, GpuSearch, LayoutTotals, SearchInputs, price_option
 from planner.search.enumeration import (
     MICRO_BATCHES,
     allowed,
@@ -467,23 +467,23 @@ class TrainingSearch(GpuSearch):
         return dps
 
     # -- memory fit ------------------------------------------------------------------------------------------
+    @staticmethod
     def _fit_states(
-        self,
-        shape: Shape,
+        totals: LayoutTotals,
         base: int,
         reference: Variant,
         with_dp_one: bool,
         states: list[State],
     ) -> list[tuple[_StateFit, int]]:
         """The a + b / dp fit of each state that is possible at this layout, with its exact total at dp 2 x base
-        (one of the two the fit comes from: the reference of the variant deltas)."""
-        totals = self.memory.totals
+        (one of the two the fit comes from: the reference of the variant deltas); totals: the layout's
+        (SearchMemory.layout_totals)."""
         fits = []
         low, high = (2 * base, 4 * base) if base == 1 else (base, 2 * base)
         dps = (low, high, 1) if with_dp_one else (low, high)
         recompute, micro_batch = reference
         for zero, offload in states:
-            t_low, t_high, *at_dp_one = totals(shape, zero, offload, recompute, micro_batch, dps)
+            t_low, t_high, *at_dp_one = totals(zero, offload, recompute, micro_batch, dps)
             if t_low is None or t_high is None:
                 continue
             b = (t_low - t_high) / (1 / low - 1 / high)
@@ -494,9 +494,9 @@ class TrainingSearch(GpuSearch):
             fits.append((_StateFit((zero, offload), t_low - b / low, b, at_one), t_low if low == 2 * base else t_high))
         return fits
 
+    @staticmethod
     def _variant_deltas(
-        self,
-        shape: Shape,
+        totals: LayoutTotals,
         dp: int,
         state: State,
         variants: list[Variant],
@@ -515,7 +515,7 @@ class TrainingSearch(GpuSearch):
             if recompute not in pairs:
                 one, two = (
                     ref_total if (recompute, size) == reference
-                    else self.memory.totals(shape, state[0], state[1], recompute, size, (dp,))[0]
+                    else totals(state[0], state[1], recompute, size, (dp,))[0]
                     for size in (1, 2)
                 )  # fmt: skip
                 pairs[recompute] = None if one is None or two is None else (one, two)
@@ -691,13 +691,14 @@ class TrainingSearch(GpuSearch):
         cache = self.memory.layout_fits
         if key in cache:
             return cache[key]  # type: ignore[return-value]
-        fitted = self._fit_states(shape, base, variants[0], with_dp_one, states)
+        totals = self.memory.layout_totals(shape)  # looked up once for the layout's many totals
+        fitted = self._fit_states(totals, base, variants[0], with_dp_one, states)
         parts: list[_LayoutFits] = []
         for sharded in (False, True):
             group = [(fit, at_two_base) for fit, at_two_base in fitted if _sharded(fit.state) == sharded]
             if group:
                 first, ref_total = group[0]
-                deltas = self._variant_deltas(shape, 2 * base, first.state, variants, ref_total)
+                deltas = self._variant_deltas(totals, 2 * base, first.state, variants, ref_total)
                 if deltas:
                     parts.append(_LayoutFits([fit for fit, _ in group], deltas, self.workload.global_batch))
         found = _ClassedFits(parts) if parts else None

@@ -246,3 +246,28 @@ def test_the_base_configs_own_layout_is_ignored():
         assert totals.total(layout) == expected
         assert totals.totals(layout.tp, layout.pp, layout.ep, layout.zero, layout.offload, layout.recompute,
                              layout.micro_batch, (layout.dp,)) == [expected]  # fmt: skip
+
+
+@pytest.mark.parametrize("model_name", ["dense", "moe"])
+def test_one_layout_totals_asked_as_a_search_sizes_a_layout(model_name):
+    """SearchMemory.layout_totals (one lookup for a layout's many totals) asked what the training search's
+    sizing asks, in its order -- each state at a few dps with the reference variant, then one dp per variant --
+    gives estimate_memory's total (or None) for each, whatever it worked out before."""
+    from planner.search.common import SearchMemory
+    from planner.search.types import Workload
+
+    model = MODELS[model_name]
+    memory = SearchMemory(model, Workload(task="pretrain", seq_len=2048))
+    possible = 0
+    for shape in ((2, 4, 4, 2), (1, 1, 1, 1), (8, 2, 1, 1)):
+        totals = memory.layout_totals(shape)
+        tp, pp, ep, virtual = shape
+        asks = [(state, ("none", 1), (2, 4, 1)) for state in ((0, "none"), (1, "none"), (3, "optimizer"))]
+        asks += [((0, "none"), variant, (2,)) for variant in (("none", 2), ("full", 1), ("full", 2))]
+        for (zero, offload), (recompute, micro_batch), dps in asks:
+            layouts = [Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=zero, offload=offload, recompute=recompute,
+                              micro_batch=micro_batch, virtual_stages=virtual) for dp in dps]  # fmt: skip
+            expected = [_reference_total(model, memory.config(layout)) for layout in layouts]
+            assert totals(zero, offload, recompute, micro_batch, dps) == expected
+            possible += sum(total is not None for total in expected)
+    assert possible > 20  # most of these layouts are possible: the comparison is not of refusals alone
