@@ -67,6 +67,7 @@ from planner.perf.serving import (
 from planner.perf.training import (
     CPU_ADAM_PARAMS_PER_S,
     MicrobatchFloor,
+    SharedWork,
     StageTime,
     StepModel,
     StepTime,
@@ -95,7 +96,7 @@ __all__ = [
     "DEFAULT_INTER_NODE_BYTES_PER_S", "DEFAULT_MFU", "ENGINES", "FORMATS", "FORWARD_FLOPS_PER_PARAM",
     "INTER_NODE_SOURCE", "LINK_EFFICIENCY", "NO_P2P_PENALTY", "SHIPPED", "BatchingLoss", "Calibration",
     "DeviceRates", "EngineProfile", "FittedConstants", "MicrobatchFloor", "ModelNumbers", "ProbeMeasurements", "Rates", "Replica",
-    "Schedule", "ServingLoad", "StageTime", "StepModel", "StepTime", "TrainingOptions", "WeightFormat", "allgather_time_s",
+    "Schedule", "ServingLoad", "SharedWork", "StageTime", "StepModel", "StepTime", "TrainingOptions", "WeightFormat", "allgather_time_s",
     "allreduce_time_s", "alltoall_time_s", "apply_calibration", "architecture", "calibration_from_report",
     "continuous_batching", "device_rates", "effective_rates", "engine_profile", "group_link",
     "intra_node_bus_bytes_per_s", "probe_shapes", "max_concurrent_sequences", "model_numbers", "narayanan_flops_per_step",

@@ -129,18 +129,89 @@ def gemm_seconds(
     kernel time. `share` is the fitted share of the MAMF rate this workload's kernels reach."""
     if m <= 0 or n <= 0 or k <= 0:
         return 0.0
-    flops = 2.0 * m * n * k
+    flops, moved = gemm_work(m, n, k, weight_bits, activation_bytes)
     measured = rates.measured_gemms and _measured_rate(rates, m, n, k)
     rate = measured or rates.matmul_flops_per_s * share
     if rates.flat_mfu is not None:
         rate = rates.peak_flops_per_s * rates.flat_mfu
-    weight_bytes = n * k * weight_bits / 8.0
-    memory = (weight_bytes + (m * k + m * n) * activation_bytes) / rates.copy_bytes_per_s
+    memory = moved / rates.copy_bytes_per_s
     compute = flops / rate
     if integer_weights:
         tiles = math.ceil(m / DEQUANT_ROW_TILE)
         compute = max(compute, n * k * dequant_ops * tiles / rates.int_ops_per_s)
     return roofline(compute, memory, ridge) + kernel_s
+
+
+def gemm_work(
+    m: float, n: float, k: float, weight_bits: float = 16.0, activation_bytes: float = 2.0
+) -> tuple[float, float]:
+    """A GEMM's FLOPs and the bytes it moves (its weights, input and output), which gemm_seconds times: they
+    do not depend on the GPU."""
+    return 2.0 * m * n * k, n * k * weight_bits / 8.0 + (m * k + m * n) * activation_bytes
+
+
+GemmWork = tuple[float, float] | None  # gemm_work of one GEMM; None: an empty one (gemm_seconds: no time)
+
+
+def sized_gemm_work(m: float, n: float, k: float) -> GemmWork:
+    """gemm_work of a 16-bit GEMM, None where gemm_seconds times it as nothing (an empty dimension)."""
+    return None if m <= 0 or n <= 0 or k <= 0 else gemm_work(m, n, k)
+
+
+@dataclass(frozen=True, slots=True)
+class LayerGemmWork:
+    """layer_gemms_seconds' GEMMs of 16-bit weights as gemm_work, in its order of summation: the attention in
+    and out projections, then the dense MLP's, or the local routed experts' (one grouped GEMM of
+    `experts` experts) and the shared experts'. They depend on the shape and the tokens only, not on the GPU:
+    work_seconds gives exactly layer_gemms_seconds' figure for a GPU without probe-measured GEMMs or a user-set
+    MFU (the same operations in the same order)."""
+
+    attention: tuple[GemmWork, GemmWork]
+    mlp: tuple[GemmWork, GemmWork]  # dense MLP, or one routed expert
+    shared: tuple[GemmWork, GemmWork]
+    moe: bool
+    experts: int
+
+    def seconds(self, rate: float, copy_bytes_per_s: float, kernel_s: float, ridge: float) -> float:
+        """layer_gemms_seconds at `rate` FLOP/s (the MAMF x share) and the copy bandwidth."""
+
+        def timed(work: GemmWork) -> float:
+            return work_seconds(work, rate, copy_bytes_per_s, kernel_s, ridge)
+
+        seconds = timed(self.attention[0]) + timed(self.attention[1])
+        if self.moe:
+            seconds += self.experts * (timed(self.mlp[0]) + timed(self.mlp[1]) - 2 * kernel_s) + 2 * kernel_s
+            seconds += timed(self.shared[0]) + timed(self.shared[1])
+        else:
+            seconds += timed(self.mlp[0]) + timed(self.mlp[1])
+        return seconds
+
+
+def work_seconds(work: GemmWork, rate: float, copy_bytes_per_s: float, kernel_s: float, ridge: float) -> float:
+    """gemm_seconds of a 16-bit GEMM from its gemm_work, at `rate` FLOP/s (no probe table, no user-set MFU)."""
+    if work is None:
+        return 0.0
+    return roofline(work[0] / rate, work[1] / copy_bytes_per_s, ridge) + kernel_s
+
+
+def layer_gemm_work(shape: LayerShape, tokens: float, *, moe: bool) -> LayerGemmWork:
+    """The GEMMs layer_gemms_seconds times for `tokens` rows (its in_proj / out_proj shapes), as gemm_work."""
+    h = float(shape.hidden)
+
+    def in_proj(elements: float, rows: float) -> GemmWork:
+        return sized_gemm_work(rows, elements / h, h) if elements else None
+
+    def out_proj(elements: float, rows: float) -> GemmWork:
+        return sized_gemm_work(rows, h, elements / h) if elements else None
+
+    attention = (in_proj(shape.attn_in, tokens), out_proj(shape.attn_out, tokens))
+    if moe:
+        rows = tokens * shape.experts_per_token / shape.experts_local
+        mlp = (in_proj(shape.expert_in, rows), out_proj(shape.expert_out, rows))
+        shared = (in_proj(shape.shared_in, tokens), out_proj(shape.shared_out, tokens))
+        return LayerGemmWork(attention, mlp, shared, True, shape.experts_local)
+    return LayerGemmWork(attention, (in_proj(shape.mlp_in, tokens), out_proj(shape.mlp_out, tokens)), (None, None),
+                         False, 0)  # fmt: skip
 
 
 def roofline(compute_s: float, memory_s: float, ridge: float) -> float:

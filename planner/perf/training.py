@@ -29,6 +29,7 @@ from typing import NamedTuple
 from planner.errors import UserError
 from planner.gpus import GpuSpec
 from planner.messages import msg
+from planner.models import ModelSpec
 from planner.perf.communication import (
     Link,
     allgather_time_s,
@@ -38,15 +39,20 @@ from planner.perf.communication import (
     group_link,
 )
 from planner.perf.compute import (
+    GemmWork,
+    LayerGemmWork,
     LayerShape,
     WeightStorage,
     attention_backward_seconds,
     attention_forward_seconds,
     causal_attention_flops,
     gemm_seconds,
+    layer_gemm_work,
     layer_gemms_seconds,
     layer_shape,
+    sized_gemm_work,
     unfused_attention_seconds,
+    work_seconds,
 )
 from planner.perf.efficiencies import (
     DEFAULT_INTER_NODE_BYTES_PER_S,
@@ -171,14 +177,14 @@ class _MicroBatch:
     ep_s: float
     cp_s: float
     fsdp_s: float
+    # the sums, worked out once (the search reads total_s of one micro-batch at every dp it times)
+    compute_s: float = field(init=False)
+    total_s: float = field(init=False)
 
-    @property
-    def compute_s(self) -> float:
-        return self.gemm_s + self.attention_s + self.memory_s + self.loss_s + self.dequant_s
-
-    @property
-    def total_s(self) -> float:
-        return self.compute_s + self.tp_s + self.ep_s + self.cp_s + self.fsdp_s
+    def __post_init__(self) -> None:
+        compute = self.gemm_s + self.attention_s + self.memory_s + self.loss_s + self.dequant_s
+        object.__setattr__(self, "compute_s", compute)
+        object.__setattr__(self, "total_s", compute + self.tp_s + self.ep_s + self.cp_s + self.fsdp_s)
 
 
 # StepModel.stage_floor's floor is the micro-batch time without a pipeline over pp, times this: rounding in the
@@ -235,6 +241,34 @@ class _LayerTerms:
     loss_s: float
 
 
+class _LayerWork(NamedTuple):
+    dense: LayerGemmWork
+    moe: LayerGemmWork | None  # None: a model without MoE layers
+    head: GemmWork
+
+
+class SharedWork:
+    """The GPU-independent work of one layer for one micro-batch at (tp, ep, micro-batch, context-parallel
+    ranks): its GEMMs' FLOPs and bytes (planner.perf.compute.layer_gemm_work) and the LM head's. The StepModels
+    of one search (one per GPU type, the same model and sequence length) share one: each converts the work to
+    seconds at its own rates, with the arithmetic gemm_seconds uses (compute.work_seconds), so a StepModel
+    with a shared one times every layout exactly as one with its own."""
+
+    def __init__(self, model: ModelSpec, seq_len: int):
+        self.model, self.seq_len = model, seq_len
+        self.layers: dict[tuple[int, int, int, int], _LayerWork] = {}
+
+    def layer(self, tp: int, ep: int, micro_batch: int, cp: int, shape: LayerShape, tokens: float) -> _LayerWork:
+        """The work at (tp, ep, micro-batch, cp), of `shape` (layer_shape at tp, ep) and `tokens` rows."""
+        key = (tp, ep, micro_batch, cp)
+        found = self.layers.get(key)
+        if found is None:
+            moe = layer_gemm_work(shape, tokens, moe=True) if self.model.moe_layers else None
+            head = sized_gemm_work(tokens, shape.vocab_shard, shape.hidden)
+            found = self.layers[key] = _LayerWork(layer_gemm_work(shape, tokens, moe=False), moe, head)
+        return found
+
+
 def training_step_time(
     numbers: ModelNumbers,
     gpu: GpuSpec,
@@ -280,12 +314,20 @@ class StepModel:
         inter_node_bytes_per_s: float | None = None,
         options: TrainingOptions = DEFAULT_OPTIONS,
         constants: FittedConstants = SHIPPED,
+        shared_work: SharedWork | None = None,
     ):
+        """shared_work: the GEMM work shared with the StepModels of the other GPU types of one search (the
+        same model and sequence length; None: its own)."""
         if comm_overlap is not None and not 0 <= comm_overlap <= 1:
             raise UserError.of(msg("error.comm_overlap_range", overlap=comm_overlap))
         if numbers.model is None:
             raise ValueError("ModelNumbers without its ModelSpec: build them with planner.perf.model_numbers")
         self.numbers, self.model, self.gpu = numbers, numbers.model, gpu
+        if shared_work is None:
+            shared_work = SharedWork(numbers.model, seq_len)
+        elif shared_work.model is not numbers.model or shared_work.seq_len != seq_len:
+            raise ValueError("a SharedWork serves StepModels of one model and sequence length")
+        self.shared_work = shared_work
         self.seq_len, self.global_batch, self.rates, self.task = seq_len, global_batch, rates, Task.parse(task)
         self.precision, self.comm_overlap = precision, comm_overlap
         self.per_node = gpus_per_node or gpu.gpus_per_node
@@ -294,17 +336,35 @@ class StepModel:
         self.share = constants.gemm_training(rates.generation)
         self.adapters = self.task.is_adapter
         self.microbatch_cache: dict[tuple[object, ...], _MicroBatch] = {}
+        self.contexts: dict[tuple[int, int, int, int, str, int], _Context] = {}  # StepModel._context
         self.layer_cache: dict[tuple[int, int, int, int], _LayerTerms] = {}
         self.links: dict[tuple[int, int], Link] = {}
         self.geometries: dict[tuple[int, int, int], tuple[LayerShape, int, float, float]] = {}
         self.layer_shapes: dict[tuple[int, int], LayerShape] = {}
 
     def step(self, layout: Layout) -> StepTime:
-        return _Context(self, layout).step()
+        return self._context_of(layout).step(layout)
 
     def seconds(self, layout: Layout) -> float:
-        """step(layout).step_time_s, without the breakdown (what the search compares)."""
-        return _Context(self, layout).seconds()
+        """step(layout).step_time_s, without the breakdown (what the search compares). The search asks it of
+        every layout it times: the kept context is looked up here (_context's key) without further calls."""
+        cp = max(1, min(self.options.context_parallel, layout.dp))
+        context = self.contexts.get((layout.tp, layout.pp, layout.ep, layout.micro_batch, layout.recompute, cp))
+        return (context or self._context_of(layout)).seconds(layout)
+
+    def _context_of(self, layout: Layout) -> _Context:
+        cp = max(1, min(self.options.context_parallel, layout.dp))
+        return self._context(layout.tp, layout.pp, layout.ep, layout.micro_batch, layout.recompute, cp)
+
+    def _context(self, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, cp: int) -> _Context:
+        """The _Context of one micro-batch shape, kept: every layout of that shape (any dp, ZeRO stage,
+        offload or virtual stages) reads the same micro-batch and per-shape figures from it. (A Recompute
+        member hashes and compares as its string: it needs no str() in the key.)"""
+        key = (tp, pp, ep, micro_batch, recompute, cp)
+        found = self.contexts.get(key)
+        if found is None:
+            found = self.contexts[key] = _Context(self, tp, pp, ep, micro_batch, recompute, cp)
+        return found
 
     def lower_bound(self, layout: Layout) -> float | None:
         """A floor under seconds(layout) from the cached micro-batch of the same shape (None when it is not
@@ -363,7 +423,7 @@ class StepModel:
             return 0.0
         terms = self.layer_cache.get((tp, ep, micro_batch, 1))
         if terms is None:
-            terms = _Context(self, Layout(tp=tp, ep=ep, micro_batch=micro_batch))._layer_terms()
+            terms = self._context(tp, 1, ep, micro_batch, Recompute.NONE, 1)._layer_terms()
         backward = 1.0 if self.adapters else 2.0
         return (1 + backward) * terms.head_s + terms.loss_s
 
@@ -383,8 +443,7 @@ class StepModel:
             return None
         cached = self.microbatch_cache.get((tp, 1, ep, micro_batch, str(recompute), 1))
         if cached is None:
-            layout = Layout(tp=tp, ep=ep, micro_batch=micro_batch, recompute=Recompute(recompute))
-            cached = _Context(self, layout)._shared_microbatch()
+            cached = self._context(tp, 1, ep, micro_batch, recompute, 1)._shared_microbatch()
         return cached.total_s
 
     def bubble_microbatches(self, pp: int, virtual_stages: int = 1) -> float:
@@ -426,13 +485,15 @@ class StepModel:
         stage of a pipeline sized per GPU type, where step() counts the fullest stage of an even split. layout:
         its dp, tp, ZeRO stage (0-2: pipeline parallel runs with ZeRO-0/1, so ZeRO-3's gathers and offload are
         not counted here), recompute mode and micro-batch (pp and virtual stages are not read)."""
-        context = _Context(self, dataclasses.replace(layout, pp=1, virtual_stages=1))
+        cp = max(1, min(self.options.context_parallel, layout.dp))
+        # its own context (not kept): the stage's layers below are not those of an even split
+        context = _Context(self, layout.tp, 1, layout.ep, layout.micro_batch, layout.recompute, cp)
         context.stage_dense, context.stage_moe = float(dense_layers), float(moe_layers)
         context.stage_layers = dense_layers + moe_layers
         context.layer_share = context.stage_layers / self.model.layers if self.model.layers else 1.0
         context.with_head = has_head
         mb = context._compute()
-        dp_s = context._gradient_sync(mb, trainable_params / layout.tp * GRADIENT_BYTES)
+        dp_s = context._gradient_sync(mb, trainable_params / layout.tp * GRADIENT_BYTES, layout)
         shards = layout.tp * (layout.dp if layout.zero >= ZeroStage.OPTIMIZER else 1)
         optimizer_s = optimizer_bytes(trainable_params / shards, self.options.optimizer) / self.rates.copy_bytes_per_s
         return StageTime(mb.total_s, mb.forward_s, mb.backward_s, dp_s, optimizer_s)
@@ -440,8 +501,7 @@ class StepModel:
     def p2p_send_s(self, layout: Layout, across_nodes: bool = False) -> float:
         """One point-to-point send of a micro-batch's boundary activations (or their gradients) between
         neighbouring pipeline stages; `across_nodes`: over the network whatever the layout's spans."""
-        context = _Context(self, layout)
-        return context._p2p_s(self.per_node * 2 if across_nodes else None)
+        return self._context_of(layout)._p2p_s(layout.dp, self.per_node * 2 if across_nodes else None)
 
     def link(self, group: int, span: int) -> Link:
         key = (group, span)
@@ -452,22 +512,31 @@ class StepModel:
 
 
 class _Context:
-    """One layout's estimate over a StepModel (a plain class: built once per call, never escapes)."""
+    """The estimates of one micro-batch shape (tp, pp, ep, micro-batch, recompute, context-parallel ranks) over a
+    StepModel, kept there (StepModel._context): what a layout adds to it (dp, ZeRO stage, offload, virtual
+    stages: the micro-batches per step, the data-parallel and ZeRO-3 traffic, the bubble, the optimizer) is
+    worked out per call from the layout passed in, with the same arithmetic as on a fresh context."""
 
-    def __init__(self, owner: StepModel, layout: Layout):
-        self.owner = owner
-        self.numbers, self.model, self.gpu, self.layout = owner.numbers, owner.model, owner.gpu, layout
+    __slots__ = (
+        "owner", "link", "numbers", "model", "gpu", "seq_len", "global_batch", "rates", "task", "comm_overlap",
+        "options", "constants", "tp", "pp", "ep", "cp", "micro_batch", "recompute", "key", "shared", "tokens",
+        "shape", "stage_layers", "stage_moe", "stage_dense", "layer_share", "with_head", "share", "kernel_s",
+        "adapters", "sequence_parallel", "stage_weight_params", "trainable", "gradient_bytes",
+    )  # fmt: skip
+
+    def __init__(self, owner: StepModel, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, cp: int):
+        self.owner, self.link = owner, owner.link
+        self.numbers, self.model, self.gpu = owner.numbers, owner.model, owner.gpu
         self.seq_len, self.global_batch, self.rates, self.task = (
             owner.seq_len, owner.global_batch, owner.rates, owner.task
         )
         self.comm_overlap, self.options, self.constants = owner.comm_overlap, owner.options, owner.constants
-        self.tp, self.pp, self.ep = layout.tp, layout.pp, layout.ep
-        self.cp = max(1, min(owner.options.context_parallel, layout.dp))
-        self.data_groups = max(1, layout.dp // self.cp)
-        self.microbatches = max(1, self.global_batch // (self.data_groups * layout.micro_batch))
-        self.tokens = layout.micro_batch * self.seq_len / self.cp  # rows per rank per micro-batch
-        self.shape, self.stage_layers, self.stage_moe, self.stage_dense = owner.geometry(self.tp, self.pp, self.ep)
-        self.virtual_stages = layout.virtual_stages if layout.virtual_stages > 1 else self.options.virtual_stages
+        self.tp, self.pp, self.ep, self.cp = tp, pp, ep, cp
+        self.micro_batch, self.recompute = micro_batch, Recompute(recompute)
+        self.key = (tp, pp, ep, micro_batch, str(recompute), cp)
+        self.shared: _MicroBatch | None = None  # _shared_microbatch, once worked out
+        self.tokens = micro_batch * self.seq_len / cp  # rows per rank per micro-batch
+        self.shape, self.stage_layers, self.stage_moe, self.stage_dense = owner.geometry(tp, pp, ep)
         self.layer_share: float | None = None  # of the model's FLOPs on this stage (a user-set MFU); None: 1 / pp
         self.with_head = True  # the fullest stage of an even split: its layers and the LM head and loss
         self.share = owner.share
@@ -475,37 +544,44 @@ class _Context:
         self.adapters = owner.adapters
         sp = self.options.sequence_parallel
         self.sequence_parallel = sp if sp is not None else self.tp > 1
+        # per-shape figures every layout of this shape reads (the same expressions as per call: exact)
+        self.stage_weight_params = self._stage_weight_params()
+        self.trainable = self.numbers.lora_params if self.adapters else self.numbers.total_params
+        self.gradient_bytes = self._gradient_bytes()
 
-    # -- links -----------------------------------------------------------------------------------------------
-    def link(self, group: int, span: int) -> Link:
-        return self.owner.link(group, span)
+    def microbatches(self, layout: Layout) -> int:
+        """Micro-batches per step of `layout` (of this context's shape): the global batch over its data groups."""
+        data_groups = max(1, layout.dp // self.cp)
+        return max(1, self.global_batch // (data_groups * self.micro_batch))
 
     # -- one micro-batch -------------------------------------------------------------------------------------
-    def microbatch(self) -> _MicroBatch:
+    def microbatch(self, layout: Layout) -> _MicroBatch:
         """The micro-batch's compute and its tensor/expert/context-parallel communication (which do not depend
         on dp: kept in the caller's cache across layouts that differ in dp, ZeRO stage or offload), and its
         ZeRO-3 gathers (which do)."""
         cached = self._shared_microbatch()
-        if self.layout.zero != ZeroStage.WEIGHTS or self.layout.dp <= 1:
+        if layout.zero != ZeroStage.WEIGHTS or layout.dp <= 1:
             return cached
-        return dataclasses.replace(cached, fsdp_s=self._fsdp_of(cached))
+        return dataclasses.replace(cached, fsdp_s=self._fsdp_of(cached, layout.dp))
 
     def _shared_microbatch(self) -> _MicroBatch:
-        """The dp-independent part of the micro-batch, from the owner's cache."""
-        layout = self.layout
-        key = (self.tp, self.pp, self.ep, layout.micro_batch, str(layout.recompute), self.cp)
-        cache = self.owner.microbatch_cache
-        cached = cache.get(key)
+        """The dp-independent part of the micro-batch, kept here and in the owner's cache (the floors)."""
+        cached = self.shared
         if cached is None:
-            cached = cache[key] = self._compute()
+            key = self.key
+            cache = self.owner.microbatch_cache
+            cached = cache.get(key)
+            if cached is None:
+                cached = cache[key] = self._compute()
+            self.shared = cached
         return cached
 
-    def _fsdp_of(self, mb: _MicroBatch) -> float:
-        return self._fsdp(mb.gemm_s + mb.attention_s + mb.memory_s)
+    def _fsdp_of(self, mb: _MicroBatch, dp: int) -> float:
+        return self._fsdp(mb.gemm_s + mb.attention_s + mb.memory_s, dp)
 
     def _layer_terms(self) -> _LayerTerms:
         """The per-layer seconds of this micro-batch, from the owner's cache (_LayerTerms)."""
-        key = (self.tp, self.ep, self.layout.micro_batch, self.cp)
+        key = (self.tp, self.ep, self.micro_batch, self.cp)
         cache = self.owner.layer_cache
         terms = cache.get(key)
         if terms is None:
@@ -514,13 +590,7 @@ class _Context:
 
     def _layer_terms_of(self) -> _LayerTerms:
         rates, shape, tokens, kernel = self.rates, self.shape, self.tokens, self.kernel_s
-        storage = WeightStorage()
-        ridge = self.constants.ridge_overlap
-        dense = layer_gemms_seconds(shape, tokens, rates, self.share, kernel, moe=False, storage=storage, ridge=ridge)
-        moe = 0.0
-        if self.model.moe_layers:
-            moe = layer_gemms_seconds(shape, tokens, rates, self.share, kernel, moe=True, storage=storage, ridge=ridge)
-        head = gemm_seconds(tokens, shape.vocab_shard, shape.hidden, rates, self.share, kernel, ridge=ridge)
+        dense, moe, head = self._layer_gemms()
         attention_f, attention_b = self._layer_attention()
         per_token = layer_memory_bytes_per_token(shape, self.tp, self.sequence_parallel)
         memory = tokens * per_token / rates.copy_bytes_per_s + MEMORY_KERNELS_PER_LAYER * kernel
@@ -562,10 +632,30 @@ class _Context:
         """(forward, backward) attention seconds of one layer for one micro-batch."""
         shape, rates, kernel = self.shape, self.rates, self.kernel_s
         if not self.options.flash_attention:
-            sequences = self.layout.micro_batch / self.cp
+            sequences = self.micro_batch / self.cp
             return unfused_attention_seconds(sequences, self.seq_len, shape, rates, self.share, kernel)
-        flops = causal_attention_flops(self.layout.micro_batch, self.seq_len, shape.q_width) / self.cp
+        flops = causal_attention_flops(self.micro_batch, self.seq_len, shape.q_width) / self.cp
         return attention_forward_seconds(flops, rates, kernel), attention_backward_seconds(flops, rates, kernel)
+
+    def _layer_gemms(self) -> tuple[float, float, float]:
+        """Forward seconds of one layer's dense and MoE GEMMs and the LM head's: from the shared work (SharedWork)
+        unless a probe measured GEMMs (their rates depend on the shapes) or the user set an MFU."""
+        rates, shape, tokens, kernel = self.rates, self.shape, self.tokens, self.kernel_s
+        ridge = self.constants.ridge_overlap
+        if rates.measured_gemms or rates.flat_mfu is not None:
+            storage = WeightStorage()
+            dense = layer_gemms_seconds(shape, tokens, rates, self.share, kernel, moe=False, storage=storage,
+                                        ridge=ridge)  # fmt: skip
+            moe = 0.0
+            if self.model.moe_layers:
+                moe = layer_gemms_seconds(shape, tokens, rates, self.share, kernel, moe=True, storage=storage,
+                                          ridge=ridge)  # fmt: skip
+            head = gemm_seconds(tokens, shape.vocab_shard, shape.hidden, rates, self.share, kernel, ridge=ridge)
+            return dense, moe, head
+        work = self.owner.shared_work.layer(self.tp, self.ep, self.micro_batch, self.cp, shape, tokens)
+        rate, copy = rates.matmul_flops_per_s * self.share, rates.copy_bytes_per_s  # gemm_seconds' rate
+        moe = 0.0 if work.moe is None else work.moe.seconds(rate, copy, kernel, ridge)
+        return work.dense.seconds(rate, copy, kernel, ridge), moe, work_seconds(work.head, rate, copy, kernel, ridge)
 
     def _fp8_casts(self) -> float:
         """fp8 training: the casts of every GEMM's inputs and output gradients, and of the weights."""
@@ -578,15 +668,15 @@ class _Context:
     def _model_flops_per_microbatch(self) -> float:
         n = self.numbers
         per_token = training_flops_per_token(
-            n.matmul_params, n.layers, self.seq_len, n.attention_width, self.layout.recompute, self.adapters
+            n.matmul_params, n.layers, self.seq_len, n.attention_width, self.recompute, self.adapters
         )
         if self.layer_share is not None:  # a stage of a pipeline sized per GPU type (stage_time)
-            return per_token * self.layout.micro_batch * self.seq_len * self.layer_share / (self.tp * self.cp)
-        return per_token * self.layout.micro_batch * self.seq_len / (self.tp * self.pp * self.cp)
+            return per_token * self.micro_batch * self.seq_len * self.layer_share / (self.tp * self.cp)
+        return per_token * self.micro_batch * self.seq_len / (self.tp * self.pp * self.cp)
 
     def _recompute(self, gemm_f: float, attn_f: float, mem_f: float) -> tuple[float, float, float]:
         """(GEMM, attention, memory) seconds recomputed in the backward."""
-        mode = Recompute.parse(self.layout.recompute)
+        mode = Recompute.parse(self.recompute)
         if mode == Recompute.FULL:
             return gemm_f, attn_f, mem_f
         if mode == Recompute.SELECTIVE:
@@ -599,7 +689,7 @@ class _Context:
         if self.task != Task.QLORA:
             return 0.0
         weights = self.stage_dense * self.shape.dense_weights + self.stage_moe * self.shape.moe_weights
-        uses = 3 if self.layout.recompute == Recompute.FULL else 2
+        uses = 3 if self.recompute == Recompute.FULL else 2
         memory = dequantise_bytes(weights, NF4_BITS) / self.rates.copy_bytes_per_s
         alu = weights * self.constants.dequant_ops_per_weight / self.rates.int_ops_per_s
         kernels = 7 * self.stage_layers * self.kernel_s  # one per weight matrix
@@ -611,7 +701,7 @@ class _Context:
             return 0.0
         link = self.link(self.tp, self.tp)
         message = self.tokens * self.shape.hidden * ACTIVATION_BYTES
-        calls = 4 + (2 if self.layout.recompute == Recompute.FULL else 0)
+        calls = 4 + (2 if self.recompute == Recompute.FULL else 0)
         total = self.stage_layers * calls * allreduce_time_s(message, self.tp, link.bus_bytes_per_s, link.latency_s)
         if self.options.tp_comm_overlap:
             return exposed_s(total, gemm_s, interference=self.constants.overlap_interference)
@@ -634,15 +724,15 @@ class _Context:
         per_layer = 3 * (self.cp - 1) * (chunk / link.bus_bytes_per_s + link.latency_s)
         return exposed_s(self.stage_layers * per_layer, attention_s, interference=self.constants.overlap_interference)
 
-    def _fsdp(self, compute_s: float) -> float:
+    def _fsdp(self, compute_s: float, dp: int) -> float:
         """ZeRO-3 / FSDP: every micro-batch all-gathers the stage's weights for the forward and again for the
         backward and reduce-scatters the gradients, layer by layer, prefetched behind the neighbouring layer's
         compute; the first layer's gather and the last layer's reduction are left exposed."""
-        if self.layout.zero != ZeroStage.WEIGHTS or self.layout.dp <= 1:
+        if dp <= 1:  # the callers ask for ZeRO-3 layouts only
             return 0.0
-        link = self.link(self.layout.dp, self.layout.dp * self.tp)
-        weights = self._stage_weight_params() * ACTIVATION_BYTES
-        gather = allgather_time_s(weights, self.layout.dp, link.bus_bytes_per_s, link.latency_s * self.stage_layers)
+        link = self.link(dp, dp * self.tp)
+        weights = self.stage_weight_params * ACTIVATION_BYTES
+        gather = allgather_time_s(weights, dp, link.bus_bytes_per_s, link.latency_s * self.stage_layers)
         total = 3 * gather if not self.adapters else 2 * gather
         if self.comm_overlap is not None:
             return (1 - self.comm_overlap) * total
@@ -655,39 +745,44 @@ class _Context:
         return n.total_params / (self.tp * self.pp) - n.expert_params * (1 - 1 / self.ep) / (self.tp * self.pp)
 
     # -- the step ----------------------------------------------------------------------------------------------
-    def _bubble(self, microbatch_s: float) -> float:
+    def _bubble(self, microbatch_s: float, layout: Layout, microbatches: int) -> float:
         if self.pp <= 1:
             return 0.0
-        schedule = Schedule(self.pp, self.microbatches, self.virtual_stages)
+        virtual = layout.virtual_stages if layout.virtual_stages > 1 else self.options.virtual_stages
+        schedule = Schedule(self.pp, microbatches, virtual)
         bubble = (self.pp - 1) / schedule.virtual_stages * microbatch_s
-        return bubble + schedule.p2p_transfers_on_critical_path * self._p2p_s()
+        return bubble + schedule.p2p_transfers_on_critical_path * self._p2p_s(layout.dp)
 
-    def seconds(self) -> float:
-        """step().step_time_s: the same sum, without building the breakdown or a copy of the micro-batch."""
-        mb = self._shared_microbatch()
-        layout = self.layout
-        fsdp = self._fsdp_of(mb) if layout.zero == ZeroStage.WEIGHTS and layout.dp > 1 else 0.0
+    def seconds(self, layout: Layout) -> float:
+        """step(layout).step_time_s: the same sum, without building the breakdown or a copy of the micro-batch."""
+        mb = self.shared or self._shared_microbatch()
+        microbatches = self.microbatches(layout)
+        fsdp = self._fsdp_of(mb, layout.dp) if layout.zero == ZeroStage.WEIGHTS and layout.dp > 1 else 0.0
         microbatch_s = mb.total_s + fsdp
-        offload = offload_time_s(self.numbers, self.gpu, layout, self.microbatches, self.adapters)
+        # the terms most layouts do not have: not worked out then (the 0.0 their functions return)
+        offload = 0.0
+        if layout.offload != Offload.NONE:
+            offload = offload_time_s(self.numbers, self.gpu, layout, microbatches, self.adapters)
+        bubble = self._bubble(microbatch_s, layout, microbatches) if self.pp > 1 else 0.0
         return (
-            self.microbatches * microbatch_s + self._bubble(microbatch_s) + self._data_parallel(mb)
-            + self._optimizer_s() + offload
+            microbatches * microbatch_s + bubble + self._gradient_sync(mb, self.gradient_bytes, layout)
+            + self._optimizer_s(layout) + offload
         )  # fmt: skip
 
-    def step(self) -> StepTime:
-        mb = self.microbatch()
-        bubble = self._bubble(mb.total_s)
-        dp = self._data_parallel(mb)
-        optimizer = self._optimizer_s()
-        offload = offload_time_s(self.numbers, self.gpu, self.layout, self.microbatches, self.adapters)
+    def step(self, layout: Layout) -> StepTime:
+        mb = self.microbatch(layout)
+        m = self.microbatches(layout)
+        bubble = self._bubble(mb.total_s, layout, m)
+        dp = self._gradient_sync(mb, self.gradient_bytes, layout)
+        optimizer = self._optimizer_s(layout)
+        offload = offload_time_s(self.numbers, self.gpu, layout, m, self.adapters)
         # the sequences the step really processes: data groups x micro-batch x micro-batches (the search notes
         # where this differs from the requested global batch)
-        tokens_per_step = self.data_groups * self.layout.micro_batch * self.microbatches * self.seq_len
+        tokens_per_step = max(1, layout.dp // self.cp) * self.micro_batch * m * self.seq_len
         n = self.numbers
         model_flops = tokens_per_step * training_flops_per_token(
             n.matmul_params, n.layers, self.seq_len, n.attention_width, Recompute.NONE, self.adapters
         )
-        m = self.microbatches
         compute, tp, dp_comm, ep, cp = m * mb.compute_s, m * mb.tp_s, dp + m * mb.fsdp_s, m * mb.ep_s, m * mb.cp_s
         breakdown = {
             "compute_s": compute, "pipeline_bubble_s": bubble, "tp_comm_s": tp, "dp_comm_s": dp_comm,
@@ -699,45 +794,44 @@ class _Context:
             compute_s=compute, bubble_s=bubble, tp_comm_s=tp, dp_comm_s=dp_comm, ep_comm_s=ep, offload_s=offload,
             flops_per_step=model_flops, tokens_per_step=tokens_per_step, microbatches=m,
             confidence=self.rates.confidence, assumptions=self.rates.assumptions,
-            breakdown=MappingProxyType(breakdown), optimizer_s=optimizer, cp_comm_s=cp, gpus=self.layout.gpus,
+            breakdown=MappingProxyType(breakdown), optimizer_s=optimizer, cp_comm_s=cp, gpus=layout.gpus,
             peak_flops_per_s=self.rates.peak_flops_per_s,
         )  # fmt: skip
 
-    def _p2p_s(self, span: int | None = None) -> float:
+    def _p2p_s(self, dp: int, span: int | None = None) -> float:
         """One point-to-point send of a micro-batch's boundary activations between neighbouring stages (ranks
         tp x dp apart, or `span` GPUs)."""
-        link = self.link(2, span or self.tp * self.layout.dp * 2)
+        link = self.link(2, span or self.tp * dp * 2)
         message = self.tokens * self.shape.hidden * ACTIVATION_BYTES / (self.tp if self.sequence_parallel else 1)
         return message / link.bus_bytes_per_s + link.latency_s
 
-    def _data_parallel(self, mb: _MicroBatch) -> float:
-        """Exposed gradient reduction of ZeRO-0/1/2 (ZeRO-3 reduces per micro-batch, in _fsdp): an all-reduce,
-        or a reduce-scatter plus the all-gather of the updated weights (the same volume), bucketed behind the
-        last micro-batch's backward; the all-gather behind the next step's first forward."""
-        if self.layout.dp <= 1 or self.layout.zero == ZeroStage.WEIGHTS:
-            return 0.0
+    def _gradient_bytes(self) -> float:
+        """Gradient bytes per rank that ZeRO-0/1/2 reduce over dp (every layout of this shape: kept)."""
         trainable = self.numbers.lora_params if self.adapters else self.numbers.total_params
         expert_share = 0 if self.adapters else self.numbers.expert_params * (1 - 1 / self.ep)
-        return self._gradient_sync(mb, (trainable - expert_share) / (self.tp * self.pp) * GRADIENT_BYTES)
+        return (trainable - expert_share) / (self.tp * self.pp) * GRADIENT_BYTES
 
-    def _gradient_sync(self, mb: _MicroBatch, gradient_bytes: float) -> float:
-        """Exposed seconds of all-reducing `gradient_bytes` per rank over dp (see _data_parallel)."""
-        if self.layout.dp <= 1 or self.layout.zero == ZeroStage.WEIGHTS:
+    def _gradient_sync(self, mb: _MicroBatch, gradient_bytes: float, layout: Layout) -> float:
+        """Exposed seconds of reducing `gradient_bytes` per rank over layout.dp with ZeRO-0/1/2 (ZeRO-3 reduces
+        per micro-batch, in _fsdp): an all-reduce, or a reduce-scatter plus the all-gather of the updated weights
+        (the same volume), bucketed behind the last micro-batch's backward; the all-gather behind the next
+        step's first forward. A layout's gradients: self.gradient_bytes."""
+        dp, zero = layout.dp, layout.zero
+        if dp <= 1 or zero == ZeroStage.WEIGHTS:
             return 0.0
-        link = self.link(self.layout.dp, self.layout.dp * self.tp)
-        total = allreduce_time_s(gradient_bytes, self.layout.dp, link.bus_bytes_per_s, link.latency_s)
+        link = self.link(dp, dp * self.tp)
+        total = allreduce_time_s(gradient_bytes, dp, link.bus_bytes_per_s, link.latency_s)
         if self.comm_overlap is not None:
             return (1 - self.comm_overlap) * total
-        window = mb.backward_s + (mb.forward_s if self.layout.zero >= ZeroStage.OPTIMIZER else 0.0)
+        window = mb.backward_s + (mb.forward_s if zero >= ZeroStage.OPTIMIZER else 0.0)
         last_bucket = total / max(1, self.stage_layers)
         return exposed_s(total, window, last_bucket, self.constants.overlap_interference)
 
-    def _optimizer_s(self) -> float:
-        trainable = self.numbers.lora_params if self.adapters else self.numbers.total_params
-        shards = self.tp * self.pp * (self.layout.dp if self.layout.zero >= ZeroStage.OPTIMIZER else 1)
-        if self.layout.offload != Offload.NONE:
+    def _optimizer_s(self, layout: Layout) -> float:
+        if layout.offload != Offload.NONE:
             return 0.0  # the CPU steps (offload_time_s)
-        return optimizer_bytes(trainable / shards, self.options.optimizer) / self.rates.copy_bytes_per_s
+        shards = self.tp * self.pp * (layout.dp if layout.zero >= ZeroStage.OPTIMIZER else 1)
+        return optimizer_bytes(self.trainable / shards, self.options.optimizer) / self.rates.copy_bytes_per_s
 
 
 def offload_time_s(

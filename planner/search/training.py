@@ -387,11 +387,16 @@ class TrainingSearch(GpuSearch):
         self.searched: list[_Searched] = []
         self.options = perf.TrainingOptions(optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank)
         workload = self.workload
+        # the GPU types of one plan() call share the GEMM work of the layouts they time (perf.SharedWork), kept
+        # beside the memory fits they share the same way
+        shared = self.memory.layout_fits.setdefault(("step work",), perf.SharedWork(self.model, workload.seq_len))
+        assert isinstance(shared, perf.SharedWork)
         self.step_model = perf.StepModel(
             self.inputs.numbers, self.gpu, seq_len=workload.seq_len, global_batch=workload.global_batch,
             rates=self.inputs.rates, task=workload.task, precision=workload.precision,
             comm_overlap=workload.comm_overlap, gpus_per_node=self.per_node,
             inter_node_bytes_per_s=self.constraints.inter_node_bytes_per_s, options=self.options,
+            shared_work=shared,
         )  # fmt: skip
 
     # -- enumeration ---------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from planner.errors import UserError
 from planner.gpus import get_gpu
 from planner.models import get_preset, param_counts
 from planner.perf.compute import gemm_seconds, layer_shape
-from planner.vocabulary import Layout
+from planner.vocabulary import Layout, Offload, Recompute, ZeroStage
 from profiler.report import ProbeReport
 from tests.profiler.conftest import sample_report_dict
 
@@ -321,3 +321,69 @@ def test_max_concurrent_sequences_by_hand():
     assert perf.max_concurrent_sequences(10 * gib, 20 * gib, 1 * gib) == 0
     # TensorRT-LLM's benchmarks give the KV cache 0.95 of the free memory: 0.95 x 61 GiB = 57.95 -> 57 sequences.
     assert perf.max_concurrent_sequences(80 * gib, 20 * gib, 1 * gib, 0.95) == 57
+
+
+def _step_layouts() -> list[Layout]:
+    """Layouts over every part of a step: tp / pp / ep, micro-batches, recompute, ZeRO 0-3, offload, virtual
+    stages, one GPU and thousands."""
+    layouts = []
+    for tp, pp, ep in ((1, 1, 1), (2, 1, 2), (8, 4, 1), (4, 8, 8), (1, 2, 4)):
+        for dp, zero, offload in ((1, 0, "none"), (8, 1, "none"), (64, 2, "optimizer"), (16, 3, "none"),
+                                  (256, 0, "none")):  # fmt: skip
+            for micro_batch, recompute in ((1, "none"), (2, "selective"), (4, "full")):
+                virtual = 2 if pp > 1 and micro_batch == 2 else 1
+                layouts.append(Layout(
+                    dp=dp, tp=tp, pp=pp, ep=ep, zero=ZeroStage(zero), offload=Offload(offload),
+                    micro_batch=micro_batch, recompute=Recompute(recompute), virtual_stages=virtual,
+                ))  # fmt: skip
+    return layouts
+
+
+def test_step_models_sharing_work_time_every_layout_as_fresh_ones():
+    # The GPU types of one search share one SharedWork (the GEMMs' FLOPs and bytes), and each StepModel keeps
+    # one context per micro-batch shape: timing many layouts through them, in any order, must give bit for bit
+    # what a fresh StepModel of its own gives for each layout alone.
+    model = get_preset("mixtral-8x7b")
+    numbers = perf.model_numbers(model)
+    shared = perf.SharedWork(model, 4096)
+    layouts = _step_layouts()
+    for gpu_id in ("h100-sxm", "a100-sxm-80gb", "h200-sxm", "l40s"):
+        gpu = get_gpu(gpu_id)
+        rates = perf.device_rates(gpu, "bf16")
+        kept = perf.StepModel(numbers, gpu, seq_len=4096, global_batch=1024, rates=rates, shared_work=shared)
+        for layout in layouts + layouts[::-1]:  # the second pass reads what the first kept
+            fresh = perf.StepModel(numbers, gpu, seq_len=4096, global_batch=1024, rates=rates)
+            assert kept.seconds(layout) == fresh.seconds(layout)
+            assert kept.step(layout) == perf.training_step_time(
+                numbers, gpu, layout, seq_len=4096, global_batch=1024, rates=rates
+            )
+
+
+def test_shared_work_serves_one_model_and_sequence_length():
+    model = get_preset("llama-2-7b")
+    shared = perf.SharedWork(model, 4096)
+    h100 = get_gpu("h100-sxm")
+    rates = perf.device_rates(h100, "bf16")
+    with pytest.raises(ValueError):
+        perf.StepModel(perf.model_numbers(model), h100, seq_len=2048, global_batch=8, rates=rates, shared_work=shared)
+    with pytest.raises(ValueError):
+        other = perf.model_numbers(get_preset("mixtral-8x7b"))
+        perf.StepModel(other, h100, seq_len=4096, global_batch=8, rates=rates, shared_work=shared)
+
+
+@pytest.mark.parametrize("preset", ["llama-2-7b", "mixtral-8x7b"])
+def test_layer_gemm_work_times_as_gemm_seconds(preset):
+    # The shared work converted at a GPU's rate is layer_gemms_seconds' figure exactly, and a 2 x 4096 x 4096
+    # GEMM of 2048 rows is 2 x 2048 x 4096 x 4096 FLOPs and (4096 x 4096 + 2048 x 4096 x 2) x 2 bytes by hand.
+    from planner.perf.compute import gemm_work, layer_gemm_work, layer_gemms_seconds
+
+    assert gemm_work(2048, 4096, 4096) == (2.0 * 2048 * 4096 * 4096, (4096 * 4096 + 2048 * 4096 * 2) * 2.0)
+    model = get_preset(preset)
+    for gpu_id in ("h100-sxm", "l40s"):
+        rates = perf.device_rates(get_gpu(gpu_id), "bf16")
+        for tp, ep, tokens in ((1, 1, 4096.0), (4, 2, 8192.0), (8, 8, 1024.0)):
+            shape = layer_shape(model, tp, ep)
+            for moe in (False, True) if model.is_moe else (False,):
+                expected = layer_gemms_seconds(shape, tokens, rates, 0.7, 5e-6, moe=moe, ridge=0.3)
+                work = layer_gemm_work(shape, tokens, moe=moe)
+                assert work.seconds(rates.matmul_flops_per_s * 0.7, rates.copy_bytes_per_s, 5e-6, 0.3) == expected
