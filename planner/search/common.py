@@ -63,9 +63,11 @@ class SearchMemory:
         self._configs: dict[tuple[bool, int, int], MemoryConfig] = {}  # by (tp > 1, pp, virtual stages)
         self._configs_of_choices: dict[tuple[bool, int | None], MemoryConfig] = {}  # by (sequence parallel, in flight)
         self._totals_of_shapes: dict[tuple[bool, int, int], MemoryTotals] = {}  # as _configs, for totals()
-        # Per-layout fits of the training search (planner.search.training), shared by every GPU type: they
-        # depend on the model, workload and layout only, never on the GPU.
-        self.layout_fits: dict[tuple[object, ...], object] = {}
+        # What the training search's GPU types of one plan() call share (planner.search.training): per-layout
+        # memory fits, the layouts and their (layout, dp) pair table, the GEMM work (perf.SharedWork). Each
+        # depends on the model, workload and layout (and node size) only, never on the GPU; nothing outlives
+        # the call.
+        self.shared_by_gpu_types: dict[tuple[object, ...], object] = {}
 
     def config(self, layout: Layout) -> MemoryConfig:
         """The MemoryConfig this search estimates `layout` with."""
@@ -114,7 +116,7 @@ class SearchMemory:
     ) -> list[int | None]:
         """[total(layout at dp) for dp in dps] of the layout with model-parallel shape (tp, pp, ep, virtual
         stages), this sharding state and activation variant, without building a Layout per dp (MemoryTotals.totals).
-        Not kept in the cache of total(): the training search keeps what it works out (layout_fits)."""
+        Not kept in the cache of total(): the training search keeps what it works out (shared_by_gpu_types)."""
         return self.layout_totals(shape)(zero, offload, recompute, micro_batch, dps)
 
     def layout_totals(self, shape: tuple[int, int, int, int]) -> LayoutTotals:

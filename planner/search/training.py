@@ -98,11 +98,6 @@ class _FirstFit:
             lowest = min(lowest, delta)
             self.negative_minima.append(-lowest)  # nondecreasing
 
-    def index(self, room: float) -> int:
-        """The position in `ranked` of the most preferred variant whose delta is at most `room` bytes
-        (len(ranked) when none is)."""
-        return bisect_left(self.negative_minima, -room)
-
 
 class _LayoutFits:
     """What one layout (tp, pp, ep, virtual stages) needs in memory, for every GPU type of one search: the
@@ -163,7 +158,7 @@ class _LayoutFits:
 
     def shortlist(self, dp: int, capacity: int) -> list[tuple[State, Variant]]:
         """The (state, variant) pairs worth timing at `dp` in `capacity` bytes: per state the most preferred
-        variant that fits (_FirstFit.index), less those another candidate dominates: no lighter in activations
+        variant that fits (bisection over _FirstFit.negative_minima), less those another candidate dominates: no lighter in activations
         and no dearer in kind (ZeRO-0/1/2 share one communication volume; ZeRO-3 costs 1.5x; offload adds
         transfers; recompute adds compute), so never faster. Each dp's variants and state needs are kept (every
         GPU type asks them), and each choice of variants' shortlist (GPU types whose memory leads to the same
@@ -177,7 +172,8 @@ class _LayoutFits:
         # value exceeds the last element), and the shortlist of no choice is empty.
         if not negative_minima or lowest_need - capacity > negative_minima[-1]:
             return []
-        # first_fit.index, inlined (asked at every pair visited); need - capacity is -(capacity - need) exactly
+        # the first variant that fits, by bisection (asked at every pair visited); need - capacity is
+        # -(capacity - need) exactly
         # (IEEE subtraction is antisymmetric)
         chosen = tuple([bisect_left(negative_minima, need - capacity) for need in needs])
         # the variants a dp may use grow with the limit: their count names them
@@ -389,7 +385,7 @@ class TrainingSearch(GpuSearch):
         workload = self.workload
         # the GPU types of one plan() call share the GEMM work of the layouts they time (perf.SharedWork), kept
         # beside the memory fits they share the same way
-        shared = self.memory.layout_fits.setdefault(("step work",), perf.SharedWork(self.model, workload.seq_len))
+        shared = self.memory.shared_by_gpu_types.setdefault(("step work",), perf.SharedWork(self.model, workload.seq_len))
         assert isinstance(shared, perf.SharedWork)
         self.step_model = perf.StepModel(
             self.inputs.numbers, self.gpu, seq_len=workload.seq_len, global_batch=workload.global_batch,
@@ -550,11 +546,11 @@ class TrainingSearch(GpuSearch):
         same layouts at the same dps (the node size decides the counts and tensor-parallel sizes), kept beside
         the layouts' memory fits, which are shared the same way."""
         key = ("pair table", self.per_node, tuple(self.counts), tuple(layout.index for layout in self.searched))
-        table = self.memory.layout_fits.get(key)
+        table = self.memory.shared_by_gpu_types.get(key)
         if not isinstance(table, _PairTable):
             bubbles = [self.step_model.bubble_microbatches(layout.shape[1], layout.shape[3])
                        for layout in self.searched]  # fmt: skip
-            table = self.memory.layout_fits[key] = _PairTable(self.searched, bubbles, self.workload.global_batch)
+            table = self.memory.shared_by_gpu_types[key] = _PairTable(self.searched, bubbles, self.workload.global_batch)
         return table
 
     def _stage_floor_rows(self, table: _PairTable) -> npt.NDArray[np.float64]:
@@ -585,9 +581,9 @@ class TrainingSearch(GpuSearch):
         with the same node size: they depend on the model, workload, constraints, node size and GPU counts
         only (the same inputs as _PairTable), never on the GPU's rates or memory."""
         key = ("layouts", self.per_node, tuple(self.counts))
-        found = self.memory.layout_fits.get(key)
+        found = self.memory.shared_by_gpu_types.get(key)
         if not isinstance(found, _Enumerated):
-            found = self.memory.layout_fits[key] = self._prepare_layouts()
+            found = self.memory.shared_by_gpu_types[key] = self._prepare_layouts()
         return found
 
     def _prepare_layouts(self) -> _Enumerated:
@@ -688,7 +684,7 @@ class TrainingSearch(GpuSearch):
         Activations differ between the states planner.memory models with autocast (ZeRO-0/1) and with FSDP2's
         16-bit compute (ZeRO-2/3): each class gets its own variant deltas and _LayoutFits."""
         key = (shape, base, tuple(variants), tuple(states), with_dp_one)
-        cache = self.memory.layout_fits
+        cache = self.memory.shared_by_gpu_types
         if key in cache:
             return cache[key]  # type: ignore[return-value]
         totals = self.memory.layout_totals(shape)  # looked up once for the layout's many totals
