@@ -204,6 +204,7 @@ def test_everything_else_goes_to_the_command_line_parser(argv):
     assert not wants_gui(argv)
 
 
+@pytest.mark.slow
 def test_a_mistyped_subcommand_on_a_machine_without_a_display_is_one_line_with_a_suggestion():
     """`gpu-advisor memroy` in a real process, no display: argparse's one line (not Qt's abort, exit -6)."""
     import os

@@ -326,6 +326,7 @@ def test_probe_failure_saves_nothing(capsys, tmp_path, monkeypatch):
     assert Store.open().probe_runs.all() == []
 
 
+@pytest.mark.slow
 def test_probe_command_never_imports_torch_in_the_cli_process(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO), "GPU_ADVISOR_PROBE_CMD": fake_probe(tmp_path)}
     code = (

@@ -254,6 +254,7 @@ WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_two_processes_writing_at_once_lose_nothing(tmp_path):
     # No database yet: both processes create, migrate and seed it at the same moment, then write.
     assert not db_path().exists()

@@ -96,6 +96,7 @@ def test_unwritable_json_path_is_refused_before_probing(tmp_path, capsys, monkey
     assert err.startswith("gpu-probe: cannot write") and "no such folder" in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_collectives_flag_without_two_gpus_says_why(tmp_path, monkeypatch, capsys):
     import profiler.probe as probe
     from tests.profiler.test_probe import TINY
@@ -125,6 +126,7 @@ def test_importing_the_profiler_loads_neither_torch_nor_pynvml_nor_qt():
     assert completed.stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_gpus_nvml_lists_but_torch_cannot_use_are_reported_as_not_measured(tmp_path, monkeypatch, capsys):
     """8 x H100 in NVML, a CPU build of torch: the report must say why those GPUs have no figures."""
     import torch

@@ -69,6 +69,7 @@ def h100(index: int) -> SimpleNamespace:
 # ---------------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_error_802_from_cuda_start_up_is_the_reason_the_gpus_are_not_measured(monkeypatch):
     monkeypatch.setenv("GPU_ADVISOR_FAKE_NVML", "h100x8")
 

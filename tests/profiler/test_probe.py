@@ -47,6 +47,7 @@ def test_cpu_bandwidth_is_positive_plausible_and_counts_read_plus_write():
     assert outcome.value == pytest.approx(details["bytes_counted"] / details["median_s"])
 
 
+@pytest.mark.slow
 def test_run_probe_on_cpu_builds_a_valid_report_with_progress():
     events = []
     planned = []
@@ -128,6 +129,7 @@ def test_warm_up_lasts_at_least_200_ms_by_default():
     assert warm["warmup_calls"] == len(calls) >= probe.QUICK.warmup
 
 
+@pytest.mark.slow
 def test_inventory_is_passed_into_the_report():
     from profiler.fake_nvml import FakeNvml
 
