@@ -107,6 +107,8 @@ def test_a_big_table_loads_sorts_and_filters_in_the_background(big_tables, open_
         page.context.quotes_changed.emit()  # another page changed quotes: read them all again
         assert tab.loading and not tab.add_button.isEnabled()  # read-only while the job reads
     assert tab.model.rowCount() == store.rental_quotes.count()
+    # the page's summary waits for the purchase tab's reload too ("Reading the quotes..." until then)
+    qtbot.waitUntil(lambda: not page.purchase.loading and window.context.jobs.running_count == 0, timeout=10_000)
     assert "40 of your quotes" in page.summary.text()
     qtmodeltester.check(tab.model)  # the tester watches every signal from here on
 
