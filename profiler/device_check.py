@@ -225,7 +225,7 @@ def _sm_clock(nvml_index: int) -> float | None:
 
 
 def _nvml_index(cuda_index: int) -> int:
-    from profiler.nvml import read_inventory
+    from profiler.nvml_inventory import read_inventory
 
     gpu = read_inventory().gpu(cuda_index)
     return gpu.index if gpu is not None else cuda_index
@@ -261,7 +261,7 @@ def parse_cpu_list(text: str) -> list[int]:
 
 
 def check_environment(context: Context) -> JSONObject:
-    from profiler.nvml import read_inventory
+    from profiler.nvml_inventory import read_inventory
     from profiler.probe_devices import cuda_state
 
     try:
@@ -466,7 +466,7 @@ def check_nn_vs_tn_and_flush(context: Context) -> JSONObject:
 def check_h2d_per_numa(context: Context) -> JSONObject:
     import torch
 
-    from profiler.nvml import read_inventory
+    from profiler.nvml_inventory import read_inventory
     from profiler.probe_bandwidth import near_cpus
 
     nodes = numa_cpus()
@@ -604,7 +604,7 @@ def _collectives(context: Context, name: str, extra: list[str], timeout_s: float
 
 
 def check_mig(context: Context) -> JSONObject:
-    from profiler.nvml import read_inventory
+    from profiler.nvml_inventory import read_inventory
 
     gpus = [g for g in read_inventory().gpus if g.mig_mode == "enabled"]
     if not gpus:

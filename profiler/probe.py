@@ -51,11 +51,13 @@ from profiler import report as report_module
 from profiler.jsontypes import JSONObject
 from profiler.machine_info import machine_info
 from profiler.model_shapes import ModelShapes, model_shape_steps
-from profiler.nvml import Inventory, TelemetrySampler, read_activity, read_inventory
+from profiler.nvml_activity import read_activity
+from profiler.nvml_inventory import Inventory, read_inventory
 from profiler.probe_devices import DevicePlan, import_torch, plan_devices
 from profiler.probe_settings import ProbeSettings, failure_reason, settings_for
 from profiler.probe_steps import failed_steps, release_cuda_memory, run_step
 from profiler.report import Device, Measurement
+from profiler.telemetry import TelemetrySampler
 
 # progress(stage, fraction 0..1, device id, measurement dict or None)
 ProgressCallback = Callable[[str, float, str, "Measurement | None"], None]

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from profiler.jsontypes import JSONObject
 from profiler.machine_info import _cpu_model
-from profiler.nvml import GpuInfo, Inventory, MigDevice
+from profiler.nvml import MigDevice
+from profiler.nvml_inventory import GpuInfo, Inventory
 from profiler.probe_settings import ProbeSettings, failure_reason
 from profiler.probe_steps import Step, cpu_steps, cuda_steps
 

@@ -19,7 +19,9 @@ import torch
 
 from profiler import probe, probe_bandwidth, probe_matmul, probe_settings, probe_steps
 from profiler.fake_nvml import FakeNvml
-from profiler.nvml import Unavailable, read_activity, read_inventory
+from profiler.nvml import Unavailable
+from profiler.nvml_activity import read_activity
+from profiler.nvml_inventory import read_inventory
 from profiler.report import ProbeReport
 from tests.profiler.test_probe import TINY
 
@@ -131,7 +133,9 @@ def test_bandwidth_buffers_are_at_least_four_l2_sizes_and_256_mib():
     # B200: 126 MiB L2 -> floor 504 MiB; a 256 MiB host copy is grown to it.
     assert probe_bandwidth.bandwidth_buffer_bytes(256 * MIB, 1, 180 * 1024 * MIB, 126 * MIB) == 504 * MIB
     # A full GPU: 900 MiB free for two buffers allows 225 MiB each (half the free memory), under the floor.
-    with pytest.raises(probe_settings.Refused, match=r"at least 256 MiB .* only 900 MiB of device memory is free"):
+    with pytest.raises(
+        probe_settings.Refused, match=r"at least 256 MiB .* only 900 MiB of device memory is free"
+    ):
         probe_bandwidth.bandwidth_buffer_bytes(512 * MIB, 2, 900 * MIB, 50 * MIB)
     assert probe_bandwidth.min_bandwidth_bytes(None) == 256 * MIB
 
@@ -140,7 +144,9 @@ def test_a_refused_bandwidth_row_is_failed_with_the_reason():
     def too_small():
         raise probe_settings.Refused("not measured: a bandwidth buffer must be at least 256 MiB")
 
-    row = probe_steps.run_step(probe_steps.Step("cuda:0 memory bandwidth", "memory_bandwidth", None, None, too_small))
+    row = probe_steps.run_step(
+        probe_steps.Step("cuda:0 memory bandwidth", "memory_bandwidth", None, None, too_small)
+    )
     assert row["ok"] is False and row["value"] is None
     assert row["error"] == "not measured: a bandwidth buffer must be at least 256 MiB"
 
@@ -210,7 +216,10 @@ def test_fp8_matmul_uses_bf16_output_and_records_its_accumulation():
     assert torch.allclose(gemm.out.float(), exact, rtol=0.02, atol=0.1)  # bf16 output: 8 mantissa bits
     assert probe_matmul.fp8_details(False)["use_fast_accum"] is False
     assert "fp32 accumulation" in probe_matmul.fp8_details(False)["accumulation"]
-    assert probe_matmul.fp8_details(True)["use_fast_accum"] is True and probe_settings.QUICK.fp8_fast_accum is False
+    assert (
+        probe_matmul.fp8_details(True)["use_fast_accum"] is True
+        and probe_settings.QUICK.fp8_fast_accum is False
+    )
 
 
 def test_copy_bandwidth_says_it_counts_read_and_write():
@@ -238,7 +247,9 @@ def test_checksum_catches_a_flipped_byte_and_a_swapped_block():
     copy[5] ^= 0x10
     assert probe_bandwidth.checksum(copy) != probe_bandwidth.checksum(source)
     swapped = torch.cat([source[8192:16384], source[:8192], source[16384:]])
-    assert probe_bandwidth.checksum(swapped) != probe_bandwidth.checksum(source)  # same bytes, blocks in another order
+    assert probe_bandwidth.checksum(swapped) != probe_bandwidth.checksum(
+        source
+    )  # same bytes, blocks in another order
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -326,7 +337,7 @@ def test_a_driver_470_inventory_reads_with_the_missing_functions_refused():
 
 
 def test_a_driver_470_falls_back_to_the_old_process_list_and_throttle_reasons():
-    from profiler.nvml import TelemetrySampler
+    from profiler.telemetry import TelemetrySampler
 
     activity = read_activity(0, FakeNvml("driver470"))
     assert activity.other_processes == [] and "processes" not in activity.refused  # answered by _v2

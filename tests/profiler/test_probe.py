@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from profiler import probe, probe_bandwidth, probe_matmul, probe_settings, probe_steps, probe_timing
-from profiler.nvml import read_inventory
+from profiler.nvml_inventory import read_inventory
 from profiler.report import ProbeReport
 
 TINY = replace(
@@ -112,7 +112,9 @@ def test_fp8_is_refused_below_compute_capability_8_9():
 
 def test_median_trials_respects_min_trials_and_counts_reps():
     calls = []
-    median_s, details = probe_timing.median_trials(lambda: calls.append(1), probe_timing.cpu_timer, TINY, budget_s=0.0)
+    median_s, details = probe_timing.median_trials(
+        lambda: calls.append(1), probe_timing.cpu_timer, TINY, budget_s=0.0
+    )
     assert details["trials"] == TINY.min_trials
     assert details["warmup_calls"] >= TINY.warmup
     assert len(calls) == details["warmup_calls"] + 1 + details["trials"] * details["reps_per_trial"]
@@ -142,11 +144,15 @@ def test_settings_budgets_fit_the_promised_times():
     # Quick: under 15 s per device including ~2-3 s of torch and CUDA start-up. GPU steps: 3 bandwidths, up to 7
     # peers, 5 matmul dtypes; each may overrun its budget by about one trial.
     quick_gpu = (
-        3 * probe_settings.QUICK.bandwidth_budget_s + 7 * probe_settings.QUICK.p2p_budget_s + 5 * probe_settings.QUICK.matmul_budget_s
+        3 * probe_settings.QUICK.bandwidth_budget_s
+        + 7 * probe_settings.QUICK.p2p_budget_s
+        + 5 * probe_settings.QUICK.matmul_budget_s
     )
     assert quick_gpu < 10
     full_gpu = (
-        3 * probe_settings.FULL.bandwidth_budget_s + 7 * probe_settings.FULL.p2p_budget_s + 5 * probe_settings.FULL.matmul_budget_s
+        3 * probe_settings.FULL.bandwidth_budget_s
+        + 7 * probe_settings.FULL.p2p_budget_s
+        + 5 * probe_settings.FULL.matmul_budget_s
     )
     assert full_gpu < 55
 
@@ -229,7 +235,7 @@ def test_tf32_switch_is_restored():
 
 
 def test_failure_reasons_name_out_of_memory():
-    assert probe_settings.failure_reason(RuntimeError("CUDA out of memory. Tried to allocate 20.00 GiB\nmore")).startswith(
-        "out of memory: CUDA out of memory."
-    )
+    assert probe_settings.failure_reason(
+        RuntimeError("CUDA out of memory. Tried to allocate 20.00 GiB\nmore")
+    ).startswith("out of memory: CUDA out of memory.")
     assert probe_settings.failure_reason(ValueError("")) == "ValueError: ValueError"
