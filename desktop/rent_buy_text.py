@@ -12,6 +12,7 @@ from desktop import fmt
 from desktop.plan_request import (
     render_note,
 )
+from desktop.plurals import plurals
 from desktop.qmodels.quotes import rate_text
 
 if TYPE_CHECKING:
@@ -36,11 +37,7 @@ def recommendation(page: RentBuyPage) -> str:
     inputs = result.inputs
     years = fmt.number(inputs.horizon_months / 12, 1 if inputs.horizon_months % 12 else 0)
     cheapest = result.cheapest
-    text = translate(
-        "RentBuyPage", "<b>{0} is cheapest</b> over {1} years for %n {2} GPU(s) at {3} utilisation, {4} h/day: {5}.",
-        "",
-        inputs.gpus,
-    ).format(
+    text = plurals().cheapest_for_gpus(inputs.gpus).format(
         plan_name(cheapest).capitalize(),
         years,
         escape(page.gpu_combo.currentText()),
@@ -130,10 +127,9 @@ def spot_verdict(page: RentBuyPage) -> str:
     if spot is None or page.result is None or "spot" not in page.result.series:
         return ""
     rate, source = page.rate_in_use()
-    text = translate(
-        "RentBuyPage", "Spot: {0} reclaims per node-hour ({1}) on %n node(s) add {2} hours for work lost since the last "
-        "checkpoint and restarts.", "", spot.nodes,
-    ).format(rate_text(rate), source, fmt.percent(spot.overhead_fraction, 1))  # fmt: skip
+    text = plurals().spot_reclaims_on_nodes(spot.nodes).format(
+        rate_text(rate), source, fmt.percent(spot.overhead_fraction, 1)
+    )
     comparison = spot.comparison
     if comparison is None:
         return text
@@ -149,10 +145,7 @@ def spot_verdict(page: RentBuyPage) -> str:
     else:
         if not comparison.pays:  # this job is above the size at which spot stops paying
             text += " " + translate("RentBuyPage", "spot does not pay for this job;")
-        text += " " + translate(
-            "RentBuyPage", "spot pays for jobs up to %n node(s) of {0} GPUs and stops paying above (each reclaimed node "
-            "stops the whole job).", "", nodes,
-        ).format(spot.gpus_per_node)  # fmt: skip
+        text += " " + plurals().spot_pays_up_to_nodes(nodes).format(spot.gpus_per_node)
     return text
 
 

@@ -29,6 +29,7 @@ from desktop.plan_request import (
     render_note,
 )
 from desktop.plan_state import PlanInputs, PlanState
+from desktop.plurals import plurals
 from planner.errors import UserError
 from planner.exports import ExportInputs
 
@@ -229,4 +230,4 @@ class PlanDocumentPage(Page):
         except (OSError, UserError) as exc:  # a read-only folder, a full disk, nothing that fits: say so
             QMessageBox.warning(self, translate("PlanPage", "Export failed"), render_note(error_note(exc)))
             return
-        self.context.show_status(translate("PlanPage", "Exported %n file(s) to {0}", "", len(files)).format(directory))
+        self.context.show_status(plurals().exported_files(len(files)).format(directory))

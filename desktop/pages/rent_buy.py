@@ -54,6 +54,7 @@ from desktop.plan_request import (
     typical_price,
 )
 from desktop.qmodels.quotes import rate_text
+from planner.break_even import break_even_months_by_rent
 from planner.errors import UserError
 from planner.resolver import ON_DEMAND, RESERVED
 
@@ -77,28 +78,6 @@ QT_TRANSLATE_NOOP = cast("Callable[[str, str], str]", QtCore.QT_TRANSLATE_NOOP)
 _RATE_NOT_A_NUMBER = QT_TRANSLATE_NOOP(
     "RentBuyPage", "the spot reclaim rate must be a number of reclaims per node-hour (0.02), got '{0}'"
 )
-
-
-def crossing_month(
-    buy: list[float] | tuple[float, ...], rent: list[float] | tuple[float, ...]
-) -> float | None:
-    """First (interpolated) month at which cumulative buying is no dearer than cumulative renting, or None.
-
-    Month 0 is the purchase day (buy > rent there unless buying is free); the resale credit in the last month is
-    ignored here, so the marker shows when owning has paid for itself through use alone.
-    """
-    end = len(buy) - 1
-    for month in range(1, end + 1):
-        buy_now = (
-            buy[month]
-            if month < end
-            else buy[month - 1] + (buy[month - 1] - buy[month - 2] if month >= 2 else 0)
-        )
-        if buy_now <= rent[month]:
-            before = buy[month - 1] - rent[month - 1]
-            after = buy_now - rent[month]
-            return month - 1 + (before / (before - after) if before != after else 1.0)
-    return None
 
 
 class RentBuyPage(Page):
@@ -766,11 +745,7 @@ class RentBuyPage(Page):
             ]
         if "buy" not in series:
             return series, {}
-        break_even = {"on_demand": result.break_even_months}
-        for key in ("spot", "reserved", "rent_mix"):
-            if key in series:
-                break_even[key] = crossing_month(series["buy"], series[key])
-        return series, break_even
+        return series, break_even_months_by_rent(result.inputs, share)
 
     def _draw(self) -> None:
         if not hasattr(self, "chart"):
