@@ -53,9 +53,12 @@ def rent_per_gpu_month(inputs: RentBuyInputs, kind: str, spot_share: float = 0.0
     raise ValueError(f"unknown way of renting {kind!r}; use one of {RENT_KINDS}")
 
 
-def break_even_months_by_rent(inputs: RentBuyInputs, spot_share: float = 0.0) -> dict[str, float | None]:
+def break_even_months_by_rent(
+    inputs: RentBuyInputs, spot_share: float = 0.0, within_horizon: bool = False
+) -> dict[str, float | None]:
     """The break-even month of buying against each way of renting that has a price ("rent_mix" only for a spot
-    share strictly between 0 and 1); empty without a purchase price."""
+    share strictly between 0 and 1); empty without a purchase price. within_horizon: None for a month after the
+    inputs' horizon (the lines of a chart over the horizon do not cross)."""
     from planner.costs import running_cost_per_busy_hour
 
     if not inputs.buys:
@@ -67,5 +70,7 @@ def break_even_months_by_rent(inputs: RentBuyInputs, spot_share: float = 0.0) ->
             continue
         rent = rent_per_gpu_month(inputs, kind, spot_share)
         if rent is not None:
-            found[kind] = months_to_break_even(inputs.capex_per_gpu, rent, owned)
+            months = months_to_break_even(inputs.capex_per_gpu, rent, owned)
+            beyond = within_horizon and months is not None and months > inputs.horizon_months
+            found[kind] = None if beyond else months
     return found

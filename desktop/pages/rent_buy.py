@@ -745,7 +745,7 @@ class RentBuyPage(Page):
             ]
         if "buy" not in series:
             return series, {}
-        return series, break_even_months_by_rent(result.inputs, share)
+        return series, break_even_months_by_rent(result.inputs, share, within_horizon=True)
 
     def _draw(self) -> None:
         if not hasattr(self, "chart"):

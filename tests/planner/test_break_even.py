@@ -53,6 +53,12 @@ def test_the_break_even_is_where_the_cumulative_lines_cross():
     assert whole + gap_before / (gap_before - gap_after) == pytest.approx(month)
 
 
+def test_within_the_horizon_a_later_crossing_is_none():
+    months = break_even_months_by_rent(_inputs(), within_horizon=True)
+    assert months["spot"] is None  # 69.7 months, after the 36-month horizon
+    assert months["reserved"] == pytest.approx(break_even_months_by_rent(_inputs())["reserved"])  # 17.6: inside
+
+
 def test_no_purchase_price_no_break_even_and_no_mix_without_a_share():
     assert break_even_months_by_rent(_inputs(purchase_per_gpu=None)) == {}
     assert "rent_mix" not in break_even_months_by_rent(_inputs(), spot_share=0.0)
