@@ -56,6 +56,7 @@ from desktop.plan_request import (
 from desktop.qmodels.quotes import rate_text
 from planner.break_even import break_even_months_by_rent
 from planner.errors import UserError
+from planner.store.quotes import MAX_PRICE_PER_GPU_HOUR
 from planner.resolver import ON_DEMAND, RESERVED
 
 if TYPE_CHECKING:
@@ -71,6 +72,9 @@ if TYPE_CHECKING:
 DEFAULT_SERVER_OVERHEAD = 0.25  # server, network and rack as a share of the GPU price when no quote says
 DEFAULT_UTILIZATION = 0.6
 DEFAULT_HORIZON_MONTHS = 36
+# A kWh costs about 0.1-0.4 in dollars or euros but thousands in some currencies (1,500 IDR): the field stops far
+# above any of them rather than clip a price in a small unit.
+MAX_ELECTRICITY_PER_KWH = 1e6
 DEFAULT_RUNS_PER_MONTH = 4  # a plan's job, run once a week, until the user says how often
 SPOT_RATE_QUOTES = 1_000  # spot quotes read for their stated reclaim rates: one bounded query on a refill
 # Qt's marker for pyside6-lupdate (it finds the calls by this name), typed: it returns its text unchanged.
@@ -143,7 +147,7 @@ class RentBuyPage(Page):
         self.pue_spin.setRange(1.0, 3.0)
         self.pue_spin.setSingleStep(0.05)
         self.pue_spin.setDecimals(2)
-        self.electricity_spin = money_spin(100, 3)
+        self.electricity_spin = money_spin(MAX_ELECTRICITY_PER_KWH, 3)
         self.electricity_spin.setSingleStep(0.01)
         self.maintenance_spin = QDoubleSpinBox()
         self.maintenance_spin.setRange(0, 100)
@@ -151,9 +155,11 @@ class RentBuyPage(Page):
         self.resale_spin = QDoubleSpinBox()
         self.resale_spin.setRange(0, 100)
         self.resale_spin.setDecimals(0)
-        self.on_demand_spin = money_spin(1000, 2)
-        self.spot_spin = money_spin(1000, 2)
-        self.reserved_spin = money_spin(1000, 2)
+        # Rental prices up to the store's own limit per GPU-hour: 1,400 RUB (about $15) is an ordinary quote, so
+        # a field that stopped at 1,000 silently priced it at 1,000 and turned a typed 1400 into 140.
+        self.on_demand_spin = money_spin(MAX_PRICE_PER_GPU_HOUR, 2)
+        self.spot_spin = money_spin(MAX_PRICE_PER_GPU_HOUR, 2)
+        self.reserved_spin = money_spin(MAX_PRICE_PER_GPU_HOUR, 2)
         # Spot reclaims: the CLI's `rentbuy --spot-interruptions-per-node-hour`, `--checkpoint-write-minutes` and
         # `--restart-minutes`; an empty rate takes the spot quotes' stated one, else the provider's typical one.
         self.spot_rate_edit = QLineEdit()

@@ -78,3 +78,39 @@ def test_the_wheel_over_an_unfocused_field_scrolls_the_form_and_leaves_the_field
     after = field.value() if isinstance(field, QAbstractSpinBox) and hasattr(field, "value") else field.currentIndex()
     assert after == before  # the field stays as it was ...
     assert bar.value() > 0  # ... and the form under the pointer scrolls
+
+
+# -- Rent or buy takes a price as quoted, however large its unit ------------------------------------------------
+
+
+def test_a_stored_1400_rub_quote_is_compared_at_1400_rub(rent_buy, context, qtbot):
+    from tests.desktop.test_plan_page import choose
+
+    context.set_display_currency("RUB")
+    context.store.rental_quotes.add(
+        {"provider": "Selectel", "offer": "1x H100", "gpu": "h100-sxm", "gpus_per_instance": 1,
+         "price_per_gpu_hour": 1400, "currency": "RUB", "kind": "on-demand", "quoted_on": "2026-09-03",
+         "source": "test"}
+    )  # fmt: skip
+    context.quotes_changed.emit()
+    rent_buy.follow_plan.setChecked(False)
+    with qtbot.waitSignal(rent_buy.recomputed, timeout=5000):
+        choose(rent_buy.gpu_combo, "h100-sxm")
+    assert rent_buy.on_demand_spin.value() == pytest.approx(1400)  # the user's own quote, as quoted
+    assert rent_buy.result is not None and rent_buy.result.inputs.rent_on_demand_per_gpu_hour == pytest.approx(1400)
+    assert rent_buy.result.inputs.currency == "RUB"
+
+
+def test_typing_1400_into_a_rental_price_gives_1400(rent_buy, qtbot):
+    from PySide6.QtTest import QTest
+
+    for spin in (rent_buy.on_demand_spin, rent_buy.spot_spin, rent_buy.reserved_spin):
+        spin.setFocus()
+        spin.selectAll()
+        QTest.keyClicks(spin, "1400")
+        QTest.keyClick(spin, Qt.Key.Key_Enter)
+        assert spin.value() == pytest.approx(1400)
+    qtbot.waitUntil(lambda: rent_buy.result is not None, timeout=5000)
+    rent_buy.recompute()
+    assert rent_buy.result.inputs.rent_on_demand_per_gpu_hour == pytest.approx(1400)
+    assert rent_buy.result.inputs.rent_spot_per_gpu_hour == pytest.approx(1400)
