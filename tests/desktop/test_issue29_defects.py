@@ -114,3 +114,28 @@ def test_typing_1400_into_a_rental_price_gives_1400(rent_buy, qtbot):
     rent_buy.recompute()
     assert rent_buy.result.inputs.rent_on_demand_per_gpu_hour == pytest.approx(1400)
     assert rent_buy.result.inputs.rent_spot_per_gpu_hour == pytest.approx(1400)
+
+
+# -- the time to first token says what it includes --------------------------------------------------------------
+
+
+def test_the_time_to_first_token_says_it_includes_the_prompt_and_the_wait(open_plan_page, qtbot):
+    from desktop.plan_state import PlanInputs
+    from tests.desktop.test_plan_page import replanned
+
+    page = open_plan_page(size=(1366, 768))
+    page.state.replace_inputs(PlanInputs(task="inference", preset="llama-3.1-8b", hardware=("catalog:h100-sxm",),
+                                         seq_len=4096), dirty=False)  # fmt: skip
+    page.sync_widgets()
+    replanned(qtbot, page)
+    option = page.state.selected_option
+    assert option is not None and option.fits and option.ttft_s
+    prompt = 4096 - option.workload.output_len  # the prompt is the sequence less the tokens generated
+    selected = page.results.selected_label.text() + page.results.headline.text()
+    assert f"{prompt:,}-token prompt's prefill" in selected and "wait for a slot" in selected
+    model = page.results.model
+    column = model.column_of("ttft")
+    header = model.headerData(column, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
+    assert "prefill" in header and "wait" in header
+    tip = model.data(model.index(0, column), Qt.ItemDataRole.ToolTipRole)
+    assert f"{prompt:,}-token prompt" in tip and "wait for a free slot" in tip and "prefill" in tip
