@@ -233,9 +233,7 @@ class ModelPanel(_Panel):
             preset_line.editingFinished.connect(self._on_preset_text)
         self.size_slider.valueChanged.connect(self._on_slider)
         self.size_spin.valueChanged.connect(self._on_spin)
-        self.path_edit.editingFinished.connect(
-            lambda: self.state.update(model_kind="path", model_path=self.path_edit.text().strip())
-        )
+        self.path_edit.editingFinished.connect(self._on_path_edited)
         self.file_button.clicked.connect(self._browse_file)
         self.folder_button.clicked.connect(self._browse_folder)
         self.retranslate()
@@ -338,6 +336,16 @@ class ModelPanel(_Panel):
         path = dialogs.folder(self, "model", self.tr("Model folder (config.json + safetensors)"))
         if path:
             self._set_path(path)
+
+    def _on_path_edited(self) -> None:
+        """A typed path chooses the local model; leaving the field untouched or empty keeps the model chosen
+        (focus passing through an empty field must not swap a preset for "no model")."""
+        path = self.path_edit.text().strip()
+        typed = self.path_edit.isModified()
+        self.path_edit.setModified(False)
+        if not path or not typed:
+            return
+        self._set_path(path)
 
     def _set_path(self, path: str) -> None:
         self.path_edit.setText(path)

@@ -139,3 +139,31 @@ def test_the_time_to_first_token_says_it_includes_the_prompt_and_the_wait(open_p
     assert "prefill" in header and "wait" in header
     tip = model.data(model.index(0, column), Qt.ItemDataRole.ToolTipRole)
     assert f"{prompt:,}-token prompt" in tip and "wait for a free slot" in tip and "prefill" in tip
+
+
+# -- focus passing through the empty "Local" field keeps the preset's plan ---------------------------------------
+
+
+def test_focusing_the_empty_local_model_field_keeps_the_preset_plan(open_plan_page, qtbot):
+    from PySide6.QtTest import QTest
+
+    page = open_plan_page(size=(1366, 768))
+    page.set_mode("expert", remember=False)
+    panel = page.model_panel
+    assert panel.preset_radio.isChecked() and page.state.inputs.model_kind == "preset"
+    result = page.state.result
+    assert result is not None and page.state.error is None
+    panel.path_edit.setFocus()
+    qtbot.waitUntil(panel.path_edit.hasFocus, timeout=2000)
+    QTest.keyClick(panel.path_edit, Qt.Key.Key_Tab)  # on through the empty field, as a keyboard user does
+    page.shape.batch_spin.setFocus()
+    qtbot.wait(300)  # past the re-plan throttle
+    assert panel.preset_radio.isChecked() and not panel.path_radio.isChecked()
+    assert page.state.inputs.model_kind == "preset" and page.state.error is None
+    assert page.state.result is not None and page.state.result.options  # the plan is still on screen
+
+    # typing a path does choose the local model, and the radio button follows
+    panel.path_edit.setFocus()
+    QTest.keyClicks(panel.path_edit, "/nowhere/config.json")
+    QTest.keyClick(panel.path_edit, Qt.Key.Key_Return)
+    assert panel.path_radio.isChecked() and page.state.inputs.model_kind == "path"
