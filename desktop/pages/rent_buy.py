@@ -56,8 +56,8 @@ from desktop.plan_request import (
 from desktop.qmodels.quotes import rate_text
 from planner.break_even import break_even_months_by_rent
 from planner.errors import UserError
-from planner.store.quotes import MAX_PRICE_PER_GPU_HOUR
 from planner.resolver import ON_DEMAND, RESERVED
+from planner.store.quotes import MAX_PRICE_PER_GPU_HOUR
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -167,3 +167,49 @@ def test_focusing_the_empty_local_model_field_keeps_the_preset_plan(open_plan_pa
     QTest.keyClicks(panel.path_edit, "/nowhere/config.json")
     QTest.keyClick(panel.path_edit, Qt.Key.Key_Return)
     assert panel.path_radio.isChecked() and page.state.inputs.model_kind == "path"
+
+
+# -- two windows (or two processes) on one database see each other's edits ----------------------------------------
+
+
+def _providers(window) -> set[str]:
+    model = window.page("quotes").rental.model
+    return {str(row.get("provider")) for row in model.rows}
+
+
+def test_a_second_window_shows_the_first_windows_edits_without_a_restart(open_window, qtbot):
+    first, second = open_window(), open_window()
+    assert first.context.store is not second.context.store  # two connections to one file, as two windows have
+    assert "Second-window cloud" not in _providers(second)
+    first.context.store.rental_quotes.add(
+        {"provider": "Second-window cloud", "gpu": "h100-sxm", "price_per_gpu_hour": 2.22, "currency": "USD",
+         "kind": "on-demand", "quoted_on": "2026-09-01", "source": "test"}
+    )  # fmt: skip
+    first.context.quotes_changed.emit()  # what the Quotes page says after its own edit
+    qtbot.waitUntil(lambda: "Second-window cloud" in _providers(second), timeout=5000)
+
+    first.context.set_display_currency("EUR")  # a setting: the other window's prices follow
+    rent_buy = second.page("rent_buy")
+    qtbot.waitUntil(lambda: "€" in rent_buy.on_demand_spin.prefix() + rent_buy.on_demand_spin.suffix(), timeout=5000)
+    # the window that wrote does not hear its own writes back as outside changes
+    seen = first.context.db_watcher.changes_seen
+    first.context.db_watcher.poll()
+    assert first.context.db_watcher.changes_seen == seen
+
+
+@pytest.mark.slow
+def test_another_process_writing_the_database_shows_here(open_window, qtbot):
+    import os
+    import subprocess
+    import sys
+
+    window = open_window()
+    script = (
+        "from planner.store import Store\n"
+        "with Store.open() as store:\n"
+        "    store.rental_quotes.add({'provider': 'Other-process cloud', 'gpu': 'h100-sxm', "
+        "'price_per_gpu_hour': 3.33, 'currency': 'USD', 'kind': 'on-demand', 'quoted_on': '2026-09-01', "
+        "'source': 'test'})\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, env=dict(os.environ), timeout=60)
+    qtbot.waitUntil(lambda: "Other-process cloud" in _providers(window), timeout=5000)
