@@ -155,6 +155,7 @@ class PlanPage(PlanDocumentPage):
         self._show_defaults()
         self.sync_widgets()
         self.adapter.changed.connect(self._on_state_changed)
+        self.shape.problem_changed.connect(self.replan)  # refused: the old result goes; fine again: plan it
         self.results.table.selectionModel().currentRowChanged.connect(
             lambda current, _: self.state.select(current.row())
         )
@@ -388,6 +389,9 @@ class PlanPage(PlanDocumentPage):
         self._throttle.stop()
         generation = self.scheduler.request()
         if generation is None:
+            return
+        if self.shape.seq_problem is not None:  # a refused input: no plan for the length it replaced
+            self._fail(generation, self.shape.seq_problem)
             return
         if self.state.inputs.pool_counts != (self.pool.counts if self.pool is not None else {}):
             self.scheduler.cost_unknown()  # a pool comparison added or changed: not timed yet

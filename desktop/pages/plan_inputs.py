@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractButton,
     QButtonGroup,
@@ -35,8 +35,22 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import dialogs, fmt
+from desktop.message_templates import QT_TRANSLATE_NOOP
+from desktop.plan_request import Text
 from desktop.plan_state import PlanInputs, PlanState
+from planner.memory import MAX_SEQ_LEN
 from planner.vocabulary import Precision, Task
+
+_SEQ_LEN_REFUSED = QT_TRANSLATE_NOOP(
+    "ShapePanel", "The sequence length must be a whole number of tokens from 1 to {1}, not “{0}”: no plan until it is."
+)
+
+
+def parse_whole_number(text: str) -> int | None:
+    """A whole number as people type it, with group separators ("4,096", "4 096", "4096"); None otherwise."""
+    digits = "".join(ch for ch in text if ch not in " ,'’\u00a0\u202f")
+    return int(digits) if digits.isascii() and digits.isdigit() else None
+
 
 # Model size slider: log scale from 0.1 to 1,000 billion parameters in 400 steps.
 SIZE_MIN_B, SIZE_MAX_B, SIZE_STEPS = 0.1, 1000.0, 400
@@ -368,7 +382,10 @@ class ModelPanel(_Panel):
 
 
 class ShapePanel(_Panel):
-    """Sequence length and batch; training tokens (or dataset x epochs); serving target and users."""
+    """Sequence length and batch; training tokens (or dataset x epochs); serving target and users.
+    problem_changed(): a typed sequence length became refused or fine again (seq_problem says why)."""
+
+    problem_changed = Signal()
 
     def __init__(self, state: PlanState, parent: QWidget | None = None):
         super().__init__(state, parent)
@@ -398,8 +415,14 @@ class ShapePanel(_Panel):
         self.users_spin.setRange(1, 1_000_000)
 
         self.labels = {name: QLabel() for name in ("seq", "batch", "tps", "users")}
+        self.seq_problem: Text | None = None  # why the typed sequence length is refused; None when it is fine
+        self.seq_error = QLabel()
+        self.seq_error.setWordWrap(True)
+        self.seq_error.setStyleSheet("color: #cf222e;")
+        self.seq_error.hide()
         form = _wrapping_form(self)
         form.addRow(self.labels["seq"], self.seq_combo)
+        form.addRow(self.seq_error)
         form.addRow(self.labels["batch"], self.batch_spin)
         self.training_box = QWidget()
         training = _wrapping_form(self.training_box)
@@ -431,6 +454,8 @@ class ShapePanel(_Panel):
 
     def retranslate(self) -> None:
         self.setTitle(self.tr("3. Shape"))
+        if getattr(self, "seq_problem", None) is not None:
+            self.seq_error.setText(self.seq_problem.render())
         training = self.state.inputs.is_training
         self.labels["seq"].setText(
             self.tr("Sequence length (tokens)") if training else self.tr("Context (tokens)")
@@ -466,12 +491,29 @@ class ShapePanel(_Panel):
     def _on_seq_index(self, index: int) -> None:
         value = self.seq_combo.itemData(index)
         if value:
+            self._set_seq_problem(None)
             self.state.update(seq_len=int(value))
 
     def _on_seq_text(self) -> None:
-        digits = "".join(ch for ch in self.seq_combo.currentText() if ch.isdigit())
-        if digits and int(digits) > 0:
-            self.state.update(seq_len=int(digits))
+        """A typed length: a whole number of tokens ("4096", "4,096", "4 096"); anything else is refused where it
+        was typed (red frame, the reason under the panel) and the page shows no plan for the old length."""
+        typed = self.seq_combo.currentText().strip()
+        length = parse_whole_number(typed)
+        if length is None or not 1 <= length <= MAX_SEQ_LEN:
+            self._set_seq_problem(Text("ShapePanel", _SEQ_LEN_REFUSED, (typed, fmt.integer(MAX_SEQ_LEN))))
+            return
+        self._set_seq_problem(None)
+        if not self.state.update(seq_len=length):
+            self.problem_changed.emit()  # the same length as before: the page plans it again all the same
+
+    def _set_seq_problem(self, problem: Text | None) -> None:
+        changed = (problem is None) != (self.seq_problem is None) or problem != self.seq_problem
+        self.seq_problem = problem
+        self.seq_combo.setStyleSheet("QComboBox { border: 1px solid #cf222e; }" if problem is not None else "")
+        self.seq_error.setText(problem.render() if problem is not None else "")
+        self.seq_error.setVisible(problem is not None)
+        if changed:
+            self.problem_changed.emit()
 
     def _on_tokens_mode(self, button: QAbstractButton, checked: bool) -> None:
         if checked:
@@ -481,6 +523,7 @@ class ShapePanel(_Panel):
         widgets = (self.seq_combo, self.batch_spin, self.tokens_group, self.tokens_spin, self.dataset_spin,
                    self.epochs_spin, self.tps_spin, self.users_spin)  # fmt: skip
         blockers = [QSignalBlocker(w) for w in widgets]
+        self._set_seq_problem(None)  # a saved plan, the example or New: the length shown is the state's
         index = self.seq_combo.findData(inputs.seq_len)
         if index >= 0:
             self.seq_combo.setCurrentIndex(index)

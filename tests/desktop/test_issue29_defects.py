@@ -213,3 +213,43 @@ def test_another_process_writing_the_database_shows_here(open_window, qtbot):
     )
     subprocess.run([sys.executable, "-c", script], check=True, env=dict(os.environ), timeout=60)
     qtbot.waitUntil(lambda: "Other-process cloud" in _providers(window), timeout=5000)
+
+
+# -- a sequence length that is no length is refused where it was typed ---------------------------------------------
+
+
+@pytest.mark.parametrize("typed", ["0", "abc", "-5", "4.5"])
+def test_a_sequence_length_that_is_no_length_is_refused_and_the_old_plan_goes(open_plan_page, qtbot, typed):
+    from PySide6.QtTest import QTest
+
+    from tests.desktop.test_plan_page import replanned
+
+    page = open_plan_page(size=(1366, 768))
+    page.set_mode("expert", remember=False)
+    replanned(qtbot, page)
+    assert page.state.result is not None and page.results.model.rowCount() > 0
+    before = page.state.inputs.seq_len
+    combo = page.shape.seq_combo
+    combo.setFocus()
+    combo.lineEdit().selectAll()
+    QTest.keyClicks(combo.lineEdit(), typed)
+    QTest.keyClick(combo.lineEdit(), Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: page.state.error is not None, timeout=5000)
+    # refused visibly: the reason beside the field and in the headline, the field framed, the typed text kept
+    assert page.shape.seq_error.isVisible() and f"“{typed}”" in page.shape.seq_error.text()
+    assert "sequence length" in page.results.headline.text()
+    assert "border" in combo.styleSheet() and combo.currentText() == typed
+    # no result for the old length stays on screen, and the state keeps the last good length
+    assert page.state.result is None and page.results.model.rowCount() == 0
+    assert page.state.inputs.seq_len == before
+    # another input changed meanwhile does not bring a plan for the old length back
+    page.shape.batch_spin.setValue(page.shape.batch_spin.value() + 1)
+    replanned(qtbot, page)
+    assert page.state.result is None and page.state.error is not None
+    # a good length plans again, even the same one as before
+    combo.lineEdit().selectAll()
+    QTest.keyClicks(combo.lineEdit(), f"{before:,}")
+    QTest.keyClick(combo.lineEdit(), Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: page.state.result is not None, timeout=PLAN_TIMEOUT_MS)
+    assert not page.shape.seq_error.isVisible() and combo.styleSheet() == ""
+    assert page.state.inputs.seq_len == before and page.results.model.rowCount() > 0
