@@ -253,3 +253,21 @@ def test_a_sequence_length_that_is_no_length_is_refused_and_the_old_plan_goes(op
     qtbot.waitUntil(lambda: page.state.result is not None, timeout=PLAN_TIMEOUT_MS)
     assert not page.shape.seq_error.isVisible() and combo.styleSheet() == ""
     assert page.state.inputs.seq_len == before and page.results.model.rowCount() > 0
+
+
+# -- advice never contradicts the plan ---------------------------------------------------------------------------
+
+
+def test_the_advice_tab_does_not_tell_a_lora_plan_to_try_lora(open_plan_page, qtbot):
+    from desktop.plan_state import PlanInputs
+    from tests.desktop.test_plan_page import replanned
+
+    page = open_plan_page(size=(1366, 768))
+    page.state.replace_inputs(PlanInputs(task="lora", preset="llama-3.1-70b", hardware=("catalog:rtx-4090",),
+                                         exact_gpus=1), dirty=False)  # fmt: skip
+    page.sync_widgets()
+    replanned(qtbot, page)
+    assert page.state.result is not None and page.state.best is None  # nothing fits one 24 GB card
+    advice = page.results.advice.toPlainText()
+    assert "Nothing fits" in advice
+    assert "instead of full training" not in advice and "instead of LoRA" in advice
