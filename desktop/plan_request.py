@@ -546,8 +546,9 @@ def family_series(
     """Per ZeRO stage, the best layout at each GPU count for one GPU type: (GPU count, run time s, cost).
 
     plan() keeps only the best option per GPU count, so each stage is searched on its own (ZeRO pinned) over
-    every count up to the limit (an exact count or budget would leave one point per line: both are lifted
-    here; the table still honours them). Pure; runs on a pool thread. Serving has no ZeRO stages: its curve
+    every count up to the limit: the exact count when one is set ("Exactly 1 GPU" charts 1 GPU, "Exactly 16"
+    the counts up to 16), else the maximum; a budget or deadline would leave one point per line, so they are
+    lifted here (the table still honours them). Pure; runs on a pool thread. Serving has no ZeRO stages: its curve
     is the best layout per count (TP/PP), taken from one search.
     """
     from planner.search import plan
@@ -555,7 +556,7 @@ def family_series(
     gpu = next((g for g in call.gpus if g.id == gpu_id), None)
     if gpu is None:
         return {}
-    limit = max(call.constraints.max_gpus, call.constraints.gpus or 0)
+    limit = call.constraints.gpus or call.constraints.max_gpus
     base = dataclasses.replace(call.constraints, gpus=None, max_gpus=limit, budget=None, deadline_s=None)
     training = call.workload.is_training
     stages = list(ZERO_FAMILIES.items()) if training else [(None, "")]

@@ -271,3 +271,22 @@ def test_the_advice_tab_does_not_tell_a_lora_plan_to_try_lora(open_plan_page, qt
     advice = page.results.advice.toPlainText()
     assert "Nothing fits" in advice
     assert "instead of full training" not in advice and "instead of LoRA" in advice
+
+
+# -- "Exactly N GPUs" charts up to N ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("gpus", [1, 8])
+def test_exactly_n_gpus_charts_no_count_above_n(open_plan_page, qtbot, gpus):
+    from desktop.plan_state import PlanInputs
+    from tests.desktop.test_plan_page import replanned
+
+    page = open_plan_page(size=(1366, 768))
+    page.state.replace_inputs(PlanInputs(task="lora", preset="llama-3.1-8b", hardware=("catalog:h100-sxm",),
+                                         exact_gpus=gpus, max_gpus=64), dirty=False)  # fmt: skip
+    page.sync_widgets()
+    with qtbot.waitSignal(page.scaling_ready, timeout=PLAN_TIMEOUT_MS):
+        replanned(qtbot, page)
+    drawn = page.results.scaling_chart.chart_data()["series"]
+    counts = {count for line in drawn.values() for count in line["gpus"]}
+    assert counts and max(counts) == gpus  # the chosen count is on the chart, and nothing beyond it
