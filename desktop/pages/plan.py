@@ -271,6 +271,7 @@ class PlanPage(PlanDocumentPage):
         self.results.retranslate()
         self._update_nav()
         self._update_document_label()
+        self._fit_inputs_width()  # the words of another language are wider or narrower
         if self.call is not None:
             # a language switch: the model summary is worded again; price sources, notes and the planner's
             # texts are rendered by _draw_results from the messages the plan keeps (nothing is planned again)
@@ -297,6 +298,18 @@ class PlanPage(PlanDocumentPage):
             settings.setValue(MODE_KEY, mode)
             settings.sync()
         self.go_step(self.step if mode == "guided" else 0)
+        self._fit_inputs_width()
+
+    def _fit_inputs_width(self) -> None:
+        """The input column at least as wide as its widest panel needs (the Expert panels, Russian words): it
+        scrolls only vertically, so anything narrower clipped the right edge of the fields."""
+        inner = self.inputs_scroll.widget()
+        if inner is None:
+            return
+        inner.adjustSize()
+        bar = self.inputs_scroll.verticalScrollBar().sizeHint().width()
+        need = inner.minimumSizeHint().width() + bar + 2 * self.inputs_scroll.frameWidth()
+        self.inputs_scroll.setMinimumWidth(max(INPUTS_WIDTH, need))
 
     def go_step(self, step: int) -> None:
         """Show one question (guided) and move the keyboard focus to its first field."""

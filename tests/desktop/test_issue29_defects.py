@@ -13,11 +13,20 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
-from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSpinBox, QApplication, QComboBox
+from PySide6.QtWidgets import QAbstractScrollArea, QAbstractSpinBox, QApplication, QComboBox, QWidget
 
 from tests.desktop.conftest import PLAN_TIMEOUT_MS
 
 SMALL_SCREEN = (1366, 768)
+
+
+@pytest.fixture
+def english_afterwards():
+    """Translators and the default QLocale are process-wide: put English back for the tests that follow."""
+    yield
+    from desktop.i18n import set_language
+
+    set_language("en")
 
 
 def wheel(widget, notches: int = -1, at: QPoint | None = None) -> None:
@@ -290,3 +299,37 @@ def test_exactly_n_gpus_charts_no_count_above_n(open_plan_page, qtbot, gpus):
     drawn = page.results.scaling_chart.chart_data()["series"]
     counts = {count for line in drawn.values() for count in line["gpus"]}
     assert counts and max(counts) == gpus  # the chosen count is on the chart, and nothing beyond it
+
+
+# -- the Expert input column is never clipped --------------------------------------------------------------------
+
+
+def _clipped_inputs(page) -> list[str]:
+    from PySide6.QtWidgets import QAbstractButton, QLabel, QLineEdit
+
+    viewport = page.inputs_scroll.viewport()
+    kinds = (QAbstractSpinBox, QComboBox, QLineEdit, QAbstractButton, QLabel)
+    clipped = []
+    for widget in page.inputs_scroll.widget().findChildren(QWidget):
+        if not isinstance(widget, kinds) or not widget.isVisible() or isinstance(widget.parentWidget(), kinds):
+            continue
+        right = widget.mapTo(viewport, QPoint(widget.width() - 1, 0)).x()
+        if right >= viewport.width():
+            clipped.append(f"{type(widget).__name__} {widget.objectName() or widget.toolTip()[:30]!r}: {right} > {viewport.width()}")
+    return clipped
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)])
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_the_expert_input_column_is_not_clipped(open_window, qtbot, size, language, english_afterwards):
+    from desktop.i18n import switch_language
+
+    window = open_window()
+    switch_language(language)
+    window.resize(*size)
+    window.show_page("plan")
+    page = window.page("plan")
+    page.set_mode("expert", remember=False)
+    qtbot.wait(50)
+    assert not _clipped_inputs(page)
+    assert not page.inputs_scroll.horizontalScrollBar().isVisible()
