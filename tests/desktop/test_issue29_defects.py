@@ -333,3 +333,33 @@ def test_the_expert_input_column_is_not_clipped(open_window, qtbot, size, langua
     qtbot.wait(50)
     assert not _clipped_inputs(page)
     assert not page.inputs_scroll.horizontalScrollBar().isVisible()
+
+
+# -- a language switch re-formats the converted prices -----------------------------------------------------------
+
+
+def test_switching_to_russian_reformats_the_converted_price_column(open_window, qtbot, english_afterwards):
+    from desktop.i18n import switch_language
+
+    window = open_window()
+    context = window.context
+    context.set_exchange_rate("RUB", 0.011, "2026-09-01")
+    context.set_display_currency("USD")
+    context.store.rental_quotes.add(
+        {"provider": "Selectel", "offer": "1x A100 80GB", "gpu": "a100-sxm-80gb", "gpus_per_instance": 1,
+         "price_per_gpu_hour": 250, "currency": "RUB", "kind": "on-demand", "quoted_on": "2026-09-03",
+         "source": "test"}
+    )  # fmt: skip
+    context.quotes_changed.emit()
+    window.show_page("quotes")
+    model = window.page("quotes").rental.model
+    column = next(i for i, c in enumerate(model.columns) if c.key == "derived:display_price")
+
+    def converted() -> str:
+        row = next(i for i, r in enumerate(model.rows) if r.get("provider") == "Selectel")
+        return str(model.data(model.index(row, column), Qt.ItemDataRole.DisplayRole)).replace("\u00a0", " ")
+
+    qtbot.waitUntil(lambda: any(r.get("provider") == "Selectel" for r in model.rows), timeout=5000)
+    assert "2.75" in converted()  # 250 RUB x 0.011 USD/RUB = $2.75, English number format
+    switch_language("ru")
+    assert "2,75" in converted() and "2.75" not in converted()  # Russian decimal comma, without a restart
