@@ -505,34 +505,29 @@ def scaling_series(result: PlanResult, gpu_id: str | None, training: bool) -> Se
     Time is the whole run for training, with losses (failures, checkpoints, restarts: as the table shows and the
     planner ranks it), and seconds per output token for serving.
     """
-    best: dict[tuple[str, int], PlanOption] = {}
-    pool = [*result.options, *result.frontier]
-    for option in pool:
+    best: dict[tuple[str, int], tuple[int, float, float | None]] = {}
+    for option in (*result.options, *result.frontier):
         if not option.fits or (gpu_id and option.gpu.id != gpu_id):
             continue
-        time_s = option.effective_wall_time_s if training else option.step_time_s
-        if not time_s:
-            continue
+        point = _point(option, training)
         key = (family_of(option), option.gpus)
-        current = best.get(key)
-        current_time = None if current is None else (current.effective_wall_time_s if training else current.step_time_s)
-        if current is None or current_time is None or time_s < current_time:
-            best[key] = option
+        if point is not None and (key not in best or point[1] < best[key][1]):
+            best[key] = point
     series: Series = {}
-    for (family, count), option in sorted(best.items(), key=lambda item: item[0][1]):
-        time_s = option.effective_wall_time_s if training else option.step_time_s
-        if time_s is None:
-            continue
-        effective_cost = option.effective_cost
-        cost = (
-            effective_cost.amount
-            if (training and effective_cost is not None)
-            else (
-                option.cost_per_million_tokens.amount if option.cost_per_million_tokens is not None else None
-            )
-        )
-        series.setdefault(family, []).append((count, float(time_s), cost))
+    for (family, _count), point in sorted(best.items(), key=lambda item: item[0][1]):
+        series.setdefault(family, []).append(point)
     return series
+
+
+def _point(option: PlanOption, training: bool) -> tuple[int, float, float | None] | None:
+    """(GPU count, time s, cost) of a fitting option as the scaling chart draws it; None without a time."""
+    time_s = option.effective_wall_time_s if training else option.step_time_s
+    if not time_s:
+        return None
+    effective_cost, per_million = option.effective_cost, option.cost_per_million_tokens
+    if training and effective_cost is not None:
+        return option.gpus, float(time_s), effective_cost.amount
+    return option.gpus, float(time_s), per_million.amount if per_million is not None else None
 
 
 ZERO_FAMILIES = {ZeroStage.NONE: "DDP", ZeroStage.OPTIMIZER: "ZeRO-1", ZeroStage.GRADIENTS: "ZeRO-2",
@@ -577,6 +572,46 @@ def family_series(
         if merged:
             series[name or SERVING_FAMILY] = merged
     return series
+
+
+def family_points(result: PlanResult, gpu_id: str, training: bool) -> Series:
+    """The main search's points on the family_series lines: its fastest fitting option per (family_name, count).
+
+    Each is exact for its line: the fastest option at a GPU count is also the fastest of its own family there."""
+    points: dict[tuple[str, int], tuple[int, float, float | None]] = {}
+    for option in (*result.options, *result.frontier):
+        if not option.fits or option.gpu.id != gpu_id:
+            continue
+        point = _point(option, training)
+        if point is None:
+            continue
+        key = (family_name(option, training), option.gpus)
+        if key not in points or point[1] < points[key][1]:
+            points[key] = point
+    series: Series = {}
+    for (family, _count), point in sorted(points.items(), key=lambda item: item[0][1]):
+        series.setdefault(family, []).append(point)
+    return series
+
+
+def best_per_count(series: Series) -> list[tuple[int, float, float | None]]:
+    """One line: the fastest point at each GPU count over all the lines."""
+    best: dict[int, tuple[int, float, float | None]] = {}
+    for line in series.values():
+        for point in line:
+            if point[0] not in best or point[1] < best[point[0]][1]:
+                best[point[0]] = point
+    return sorted(best.values())
+
+
+def overlay_points(shown: Series, fresh: Series) -> Series:
+    """The curves shown, with the fresh points put in place of those at the same (line, GPU count)."""
+    merged: Series = {}
+    for family in {**shown, **fresh}:
+        points = {p[0]: p for p in shown.get(family, [])}
+        points.update({p[0]: p for p in fresh.get(family, [])})
+        merged[family] = sorted(points.values())
+    return merged
 
 
 def family_name(option: PlanOption, training: bool) -> str:

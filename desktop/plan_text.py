@@ -83,7 +83,7 @@ def option_summary(option: PlanOption, training: bool, users: int | None) -> str
             "prompt's prefill, the wait for a slot and the request overhead), then {5} per token"
         ).format(
             throughput, users_text, replicas, per_replica, fmt.duration(option.ttft_s),
-            fmt.duration(option.tpot_s or option.step_time_s), fmt.integer(option.workload.prompt_len),
+            fmt.duration(option.tpot_s or option.step_time_s), fmt.integer(option.workload.prompt_len if option.workload is not None else 0),
         )  # fmt: skip
     cost = ""
     effective_cost = option.effective_cost

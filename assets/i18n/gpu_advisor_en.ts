@@ -98,7 +98,7 @@
 <context>
     <name>QuoteTab</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/quote_tab.py" line="+456"/>
+        <location filename="../../desktop/pages/quote_tab.py" line="+457"/>
         <source>duplicating %n quote(s)</source>
         <translation>
             <numerusform>duplicating %n quote</numerusform>
@@ -136,7 +136,7 @@
 <context>
     <name>RentBuyPage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/rent_buy.py" line="+582"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+588"/>
         <source>median of %n spot quote(s)</source>
         <translation>
             <numerusform>median of %n spot quote</numerusform>

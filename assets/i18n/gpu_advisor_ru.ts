@@ -4,7 +4,7 @@
 <context>
     <name>AppContext</name>
     <message>
-        <location filename="../../desktop/context.py" line="+266"/>
+        <location filename="../../desktop/context.py" line="+269"/>
         <location filename="../../desktop/quote_pricing.py" line="+91"/>
         <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
         <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
@@ -558,7 +558,7 @@
 <context>
     <name>HardwarePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+522"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+573"/>
         <source>4. Hardware</source>
         <translation>4. Оборудование</translation>
     </message>
@@ -820,7 +820,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>ModelPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-281"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-320"/>
         <source>2. Model</source>
         <translation>2. Модель</translation>
     </message>
@@ -1174,20 +1174,20 @@ hours</source>
 (все пользователи)</translation>
     </message>
     <message>
-        <location line="-2"/>
-        <source>First
-token</source>
-        <translation>Первый
-токен</translation>
-    </message>
-    <message>
-        <location line="-9"/>
+        <location line="-11"/>
         <location line="+13"/>
         <source>Basis</source>
         <translation>Основа</translation>
     </message>
     <message>
-        <location line="-3"/>
+        <location line="-4"/>
+        <source>First token
+(prefill + wait)</source>
+        <translation>Первый токен
+(префилл + ожидание)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Per
 token</source>
         <translation>На
@@ -1271,7 +1271,12 @@ token</source>
         <translation>микробатч {0}, {1}</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+6"/>
+        <source>Time to first token (TTFT) of a {0}-token prompt: the wait for a free slot, the prompt&apos;s prefill and the engine&apos;s per-request overhead</source>
+        <translation>Время до первого токена (TTFT) для запроса из {0} токенов: ожидание свободного слота, префилл запроса и накладные расходы движка на запрос</translation>
+    </message>
+    <message>
+        <location line="+15"/>
         <source>measured: from a probe run of this GPU; datasheet: from the vendor&apos;s datasheet</source>
         <translation>замер: по замеру этого GPU; паспорт: по паспортным данным производителя</translation>
     </message>
@@ -1281,12 +1286,7 @@ token</source>
         <translation>С потерями на сбои, контрольные точки и перезапуски ({0} полезного времени); без сбоев: {1}</translation>
     </message>
     <message>
-        <location line="-34"/>
-        <source>Time to first token (TTFT): the prompt&apos;s prefill before the first output token</source>
-        <translation>Время до первого токена (TTFT): обработка промпта до первого выходного токена</translation>
-    </message>
-    <message>
-        <location line="+5"/>
+        <location line="-29"/>
         <source>Time per output token (TPOT) while decoding: the pace each user sees</source>
         <translation>Время на выходной токен (TPOT) при декодировании: с такой скоростью ответ видит каждый пользователь</translation>
     </message>
@@ -1299,7 +1299,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+244"/>
+        <location filename="../../desktop/pages/plan.py" line="+248"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
@@ -1369,12 +1369,12 @@ token</source>
         <translation>Записать report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh и options.csv</translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+81"/>
         <source>Step {0} of {1}</source>
         <translation>Шаг {0} из {1}</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_text.py" line="+210"/>
+        <location filename="../../desktop/plan_text.py" line="+211"/>
         <source>{0}: {1} billion parameters</source>
         <translation>{0}: {1} млрд параметров</translation>
     </message>
@@ -1389,7 +1389,7 @@ token</source>
         <translation>слоёв: {0}, контекст: {1} ток.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+181"/>
+        <location filename="../../desktop/pages/plan.py" line="+188"/>
         <source>best layout</source>
         <translation>лучшая схема</translation>
     </message>
@@ -1409,7 +1409,7 @@ token</source>
         <translation>См. советы ниже.</translation>
     </message>
     <message>
-        <location line="-64"/>
+        <location line="-65"/>
         <source>{0} of {1} per GPU</source>
         <translation>{0} из {1} на GPU</translation>
     </message>
@@ -1434,12 +1434,7 @@ token</source>
         <translation>микробатч {0}, {1}</translation>
     </message>
     <message>
-        <location line="+9"/>
-        <source>{0} tokens/s for {1} users ({2} × up to {3} per replica), first token after {4}, then {5} per token</source>
-        <translation>{0} ток/с на {1} польз. ({2} × до {3} на реплику), первый токен через {4}, затем {5} на токен</translation>
-    </message>
-    <message>
-        <location line="+32"/>
+        <location line="+42"/>
         <source>Planning…</source>
         <translation>Планирование…</translation>
     </message>
@@ -1469,7 +1464,7 @@ token</source>
         <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-246"/>
+        <location filename="../../desktop/pages/plan.py" line="-266"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; &amp;Назад</translation>
     </message>
@@ -1479,7 +1474,7 @@ token</source>
         <translation>Предыдущий вопрос (Alt+Н)</translation>
     </message>
     <message>
-        <location line="+58"/>
+        <location line="+71"/>
         <source>See the &amp;advice</source>
         <translation>&amp;К советам</translation>
     </message>
@@ -1529,7 +1524,12 @@ token</source>
         <translation>стоимость {0}</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="-10"/>
+        <source>{0} tokens/s for {1} users ({2} × up to {3} per replica), first token after {4} (a {6}-token prompt&apos;s prefill, the wait for a slot and the request overhead), then {5} per token</source>
+        <translation>{0} токенов/с для {1} пользователей ({2} × до {3} на реплику), первый токен через {4} (префилл запроса из {6} токенов, ожидание слота и накладные расходы запроса), затем {5} на токен</translation>
+    </message>
+    <message>
+        <location line="+14"/>
         <source>{0} per 1M tokens</source>
         <translation>{0} за 1 млн токенов</translation>
     </message>
@@ -1603,12 +1603,12 @@ token</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-79"/>
+        <location filename="../../desktop/pages/plan.py" line="-92"/>
         <source>Every input on one page, and the strategy fields you may pin</source>
         <translation>Все входные данные на одной странице и поля стратегии, которые можно закрепить</translation>
     </message>
     <message>
-        <location line="+229"/>
+        <location line="+245"/>
         <source>Nothing fits: no times or costs to draw</source>
         <translation>Ничего не помещается: нечего показать по времени и стоимости</translation>
     </message>
@@ -1623,7 +1623,7 @@ token</source>
         <translation>Экспорт не удался</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+86"/>
+        <location filename="../../desktop/pages/plan.py" line="+97"/>
         <source>Example: Llama 3.1 70B full fine-tune</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
@@ -2192,17 +2192,7 @@ token</source>
         <translation>Обычный параллелизм по данным (DDP) на {gpu} не сработает: одни только состояния модели занимают {state_bytes} на GPU при {capacity_bytes} памяти; их нужно шардировать, например {hint} (самый быстрый вариант: {strategy}).</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try more GPUs, ZeRO-3 with CPU offload, LoRA or QLoRA instead of full training, a shorter sequence, or a GPU with more memory.</source>
-        <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте больше GPU, ZeRO-3 с выгрузкой на CPU, LoRA или QLoRA вместо полного обучения, более короткую последовательность или GPU с большим объёмом памяти.</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each): the lightest layout ({strategy}) still needs {need_bytes} per GPU. Try more GPUs, ZeRO-3 with CPU offload, LoRA or QLoRA instead of full training, a shorter sequence, or a GPU with more memory.</source>
-        <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом); даже самой лёгкой раскладке ({strategy}) нужно {need_bytes} на GPU. Попробуйте больше GPU, ZeRO-3 с выгрузкой на CPU, LoRA или QLoRA вместо полного обучения, более короткую последовательность или GPU с большим объёмом памяти.</translation>
-    </message>
-    <message>
-        <location line="+6"/>
+        <location line="+19"/>
         <source>{model} fits {gpu} (TP {tp} x PP {pp}), but serving the stated load needs about {gpus_needed} GPUs: allow more GPUs, lower the target, or quantise (int8/int4 decode reads fewer bytes).</source>
         <translation>{model} помещается на {gpu} (TP {tp} × PP {pp}), но для заданной нагрузки нужно около {gpus_needed} GPU: разрешите больше GPU, снизьте цель или квантуйте модель (при декодировании в int8/int4 читается меньше байтов).</translation>
     </message>
@@ -3273,7 +3263,47 @@ token</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
+        <location line="-114"/>
+        <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
+        <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
+    </message>
+    <message>
         <location line="+3"/>
+        <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each): the lightest layout ({strategy}) still needs {need_bytes} per GPU. Try: {ideas}.</source>
+        <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом); даже самой лёгкой раскладке ({strategy}) нужно {need_bytes} на GPU. Попробуйте: {ideas}.</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>more GPUs</source>
+        <translation>больше GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ZeRO-3 with CPU offload</source>
+        <translation>ZeRO-3 с выгрузкой на CPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LoRA or QLoRA instead of full training</source>
+        <translation>LoRA или QLoRA вместо полного обучения</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>QLoRA (a 4-bit base model) instead of LoRA</source>
+        <translation>QLoRA (4-битная базовая модель) вместо LoRA</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a shorter sequence</source>
+        <translation>более короткую последовательность</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a GPU with more memory</source>
+        <translation>GPU с большим объёмом памяти</translation>
+    </message>
+    <message>
+        <location line="+104"/>
         <source>the number of tokens must be positive</source>
         <translation>число токенов должно быть больше нуля</translation>
     </message>
@@ -4439,7 +4469,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Показать справочные цены с датами, поставляемые с GPU Advisor</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
         <source>all GPUs</source>
         <translation>все GPU</translation>
     </message>
@@ -4733,7 +4763,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Не указано: берётся типичная частота провайдера, {0} прерываний на инстанс-час (верхний диапазон AWS Spot Instance Advisor: более 20% инстансов прерываются за месяц)</translation>
     </message>
     <message>
-        <location line="+489"/>
+        <location line="+497"/>
         <source>Reference price shipped with GPU Advisor (read-only; duplicate it to edit): {0}</source>
         <translation>Справочная цена из поставки GPU Advisor (только чтение; чтобы изменить, продублируйте её): {0}</translation>
     </message>
@@ -4960,12 +4990,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyPage</name>
     <message>
-        <location filename="../../desktop/pages/rent_buy.py" line="+78"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+82"/>
         <source>the spot reclaim rate must be a number of reclaims per node-hour (0.02), got &apos;{0}&apos;</source>
         <translation>частота прерываний спотовых узлов должна быть числом прерываний на узло-час (0,02), получено «{0}»</translation>
     </message>
     <message>
-        <location line="+212"/>
+        <location line="+214"/>
         <source>Rent or buy</source>
         <translation>Аренда или покупка</translation>
     </message>
@@ -5886,12 +5916,17 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ShapePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+87"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-306"/>
+        <source>The sequence length must be a whole number of tokens from 1 to {1}, not “{0}”: no plan until it is.</source>
+        <translation>Длина последовательности должна быть целым числом токенов от 1 до {1}, а не «{0}»: плана не будет, пока она не исправлена.</translation>
+    </message>
+    <message>
+        <location line="+412"/>
         <source>3. Shape</source>
         <translation>3. Размеры задачи</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>Sequence length (tokens)</source>
         <translation>Длина последовательности (токенов)</translation>
     </message>
@@ -6356,7 +6391,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>WorkloadPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-332"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-351"/>
         <source>1. Workload</source>
         <translation>1. Задача</translation>
     </message>

@@ -49,15 +49,17 @@ from desktop.plan_request import (
     PlanCall,
     PoolAnswer,
     SpotAnswer,
+    best_per_count,
     build_and_run,
     error_note,
     family_name,
+    family_points,
     family_series,
     hardware_sources,
     is_model_error,
+    overlay_points,
     price_book_of,
     render_note,
-    scaling_series,
 )
 from desktop.plan_scheduler import SERIES_DELAY_MS, THROTTLE_MS, ReplanScheduler, Series, SeriesSlot
 from desktop.plan_state import PlanInputs, PlanState
@@ -123,6 +125,7 @@ class PlanPage(PlanDocumentPage):
         )
         self.last_redraw_ms = 0.0
         self._series_gpu = ""
+        self._shown_curves: tuple[tuple[object, ...], Series] | None = None  # (what about, curves) last drawn
         self._series_job: Job | None = None
         self._series_timer = QTimer(self)
         self._series_timer.setSingleShot(True)
@@ -306,7 +309,6 @@ class PlanPage(PlanDocumentPage):
         inner = self.inputs_scroll.widget()
         if inner is None:
             return
-        inner.adjustSize()
         bar = self.inputs_scroll.verticalScrollBar().sizeHint().width()
         need = inner.minimumSizeHint().width() + bar + 2 * self.inputs_scroll.frameWidth()
         self.inputs_scroll.setMinimumWidth(max(INPUTS_WIDTH, need))
@@ -511,29 +513,40 @@ class PlanPage(PlanDocumentPage):
     def _draw_scaling(self, option: PlanOption) -> None:
         """Per-strategy curves for the option's GPU type: drawn now if known, else fetched in the background.
 
-        Until they arrive the chart shows the main search's best layout per GPU count (one line).
+        Until they arrive the chart keeps the curves it shows for the same model, task and GPU type, with the new
+        plan's own points put in (they are exact: the plan's best option at a count is its family's best there),
+        so an input change moves points instead of swapping the lines for one and back (no flicker). With nothing
+        to keep, the main search's best layout per GPU count stands in (one line).
         """
         training = self.state.inputs.is_training
         currency = self.call.currency if self.call else self.context.display_currency()
         generation, gpu_id = self.scheduler.generation, option.gpu.id
         selected = (family_name(option, training), option.gpus) if option.fits else None
         series = self.series.ready(generation, gpu_id)
-        if series is None:
-            best: dict[int, tuple[int, float, float | None]] = {}
+        kind = self._curves_kind(gpu_id)
+        if series is not None:
+            self._shown_curves = (kind, series)
+        else:
             result = self.state.result
-            lines = scaling_series(result, gpu_id, training).values() if result is not None else ()
-            for line in lines:
-                for point in line:
-                    if point[0] not in best or point[1] < best[point[0]][1]:
-                        best[point[0]] = point
-            name = self.tr("best layout")
-            series = {name: sorted(best.values())}
-            selected = (name, option.gpus) if option.fits else None
+            fresh = family_points(result, gpu_id, training) if result is not None else {}
+            if self._shown_curves is not None and self._shown_curves[0] == kind:
+                series = overlay_points(self._shown_curves[1], fresh)
+            else:
+                name = self.tr("best layout")
+                series = {name: best_per_count(fresh)}
+                selected = (name, option.gpus) if option.fits else None
             if self.call is not None and self.series.wants(generation, gpu_id):
                 self._series_gpu = gpu_id
                 self._series_timer.start()  # after a short pause: a slider drag does not queue searches
         band = plan_text.time_band(option) if option.fits else None
         self.results.scaling_chart.set_series(series, currency, selected, "wall" if training else "step", band)
+
+    def _curves_kind(self, gpu_id: str) -> tuple[object, ...]:
+        """What a set of scaling curves is about: curves of another model, task, precision or GPU type are not
+        kept on screen while new ones are searched."""
+        inputs = self.state.inputs
+        model = self.call.model.name if self.call is not None else inputs.model_text
+        return (gpu_id, model, inputs.task, inputs.precision)
 
     def _start_series_job(self) -> None:
         """Search each ZeRO stage for the scaling chart, cancelling a search for older inputs first."""

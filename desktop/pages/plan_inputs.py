@@ -454,8 +454,9 @@ class ShapePanel(_Panel):
 
     def retranslate(self) -> None:
         self.setTitle(self.tr("3. Shape"))
-        if getattr(self, "seq_problem", None) is not None:
-            self.seq_error.setText(self.seq_problem.render())
+        problem = getattr(self, "seq_problem", None)  # None while __init__ builds the panel
+        if problem is not None:
+            self.seq_error.setText(problem.render())
         training = self.state.inputs.is_training
         self.labels["seq"].setText(
             self.tr("Sequence length (tokens)") if training else self.tr("Context (tokens)")

@@ -363,3 +363,42 @@ def test_switching_to_russian_reformats_the_converted_price_column(open_window, 
     assert "2.75" in converted()  # 250 RUB x 0.011 USD/RUB = $2.75, English number format
     switch_language("ru")
     assert "2,75" in converted() and "2.75" not in converted()  # Russian decimal comma, without a restart
+
+
+# -- charts move their points, they are not torn down and rebuilt (no flicker) -------------------------------------
+
+
+def test_an_input_change_moves_the_scaling_curves_instead_of_rebuilding_them(open_plan_page, qtbot):
+    from desktop.plan_state import PlanInputs
+    from tests.desktop.test_plan_page import replanned
+
+    page = open_plan_page(size=(1366, 768))
+    page.state.replace_inputs(PlanInputs(task="lora", preset="llama-3.1-8b", hardware=("catalog:h100-sxm",),
+                                         max_gpus=64), dirty=False)  # fmt: skip
+    page.sync_widgets()
+    with qtbot.waitSignal(page.scaling_ready, timeout=PLAN_TIMEOUT_MS):
+        replanned(qtbot, page)
+    chart = page.results.scaling_chart
+    families = set(chart.chart_data()["series"])
+    assert {"DDP", "ZeRO-1"} <= families
+    curves = dict(chart._time_curves)
+    drawn: list[set[str]] = []
+    chart_set_series = chart.set_series
+
+    def spy(series, *args, **kwargs):
+        drawn.append(set(series))
+        return chart_set_series(series, *args, **kwargs)
+
+    chart.set_series = spy
+    page.shape.batch_spin.setValue(page.shape.batch_spin.value() * 2)  # a new plan, the same curves' kind
+    replanned(qtbot, page)
+    # the first drawing of the new plan keeps every line (its own points moved in), never one stand-in line
+    assert drawn and drawn[0] == families
+    assert all(chart._time_curves.get(family) is curve for family, curve in curves.items())
+    selected = chart.chart_data()["selected"]
+    option = page.state.selected_option
+    assert selected is not None and selected[1] == option.gpus
+    # the ring sits on the new plan's own time for the selected option
+    line = chart.chart_data()["series"][selected[0]]
+    at = line["gpus"].index(option.gpus)
+    assert line["time_s"][at] == pytest.approx(option.effective_wall_time_s)
