@@ -13,7 +13,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="+766"/>
+        <location filename="../../desktop/pages/probe_compare.py" line="+35"/>
         <source>Compare probe runs</source>
         <translation>Сравнение замеров</translation>
     </message>
@@ -31,7 +31,7 @@
 <context>
     <name>ConstraintsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+724"/>
+        <location filename="../../desktop/pages/plan_constraints.py" line="+132"/>
         <source>Unchecked: the planner&apos;s default ({0})</source>
         <translation>Флажок снят: значение планировщика по умолчанию ({0})</translation>
     </message>
@@ -314,7 +314,7 @@
 <context>
     <name>HardwarePage</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="-489"/>
+        <location filename="../../desktop/pages/hardware.py" line="+236"/>
         <source>Hardware</source>
         <translation>Оборудование</translation>
     </message>
@@ -558,7 +558,7 @@
 <context>
     <name>HardwarePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-262"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+522"/>
         <source>4. Hardware</source>
         <translation>4. Оборудование</translation>
     </message>
@@ -616,7 +616,7 @@
 <context>
     <name>ImportPreviewDialog</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="+945"/>
+        <location filename="../../desktop/pages/quote_import.py" line="+119"/>
         <source>Import preview</source>
         <translation>Предпросмотр импорта</translation>
     </message>
@@ -1299,7 +1299,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+489"/>
+        <location filename="../../desktop/pages/plan.py" line="+244"/>
         <source>Plan</source>
         <translation>План</translation>
     </message>
@@ -1554,7 +1554,7 @@ token</source>
         <translation>Ничего не исключено.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+226"/>
+        <location filename="../../desktop/pages/plan_document.py" line="+61"/>
         <location line="+101"/>
         <location line="+3"/>
         <location filename="../../desktop/plan_text.py" line="+51"/>
@@ -1598,12 +1598,12 @@ token</source>
         <translation>Время и стоимость в зависимости от числа GPU</translation>
     </message>
     <message>
-        <location line="-855"/>
+        <location line="-173"/>
         <source>no option that fits is selected: change the inputs until one fits, then export it</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location line="+400"/>
+        <location filename="../../desktop/pages/plan.py" line="-79"/>
         <source>Every input on one page, and the strategy fields you may pin</source>
         <translation>Все входные данные на одной странице и поля стратегии, которые можно закрепить</translation>
     </message>
@@ -1613,7 +1613,7 @@ token</source>
         <translation>Ничего не помещается: нечего показать по времени и стоимости</translation>
     </message>
     <message>
-        <location line="+240"/>
+        <location filename="../../desktop/pages/plan_document.py" line="+187"/>
         <source>Export the selected option to a folder</source>
         <translation>Экспортировать выбранный вариант в папку</translation>
     </message>
@@ -1622,17 +1622,8 @@ token</source>
         <source>Export failed</source>
         <translation>Экспорт не удался</translation>
     </message>
-    <message numerus="yes">
-        <location line="+2"/>
-        <source>Exported %n file(s) to {0}</source>
-        <translation>
-            <numerusform>Экспортирован %n файл в {0}</numerusform>
-            <numerusform>Экспортировано %n файла в {0}</numerusform>
-            <numerusform>Экспортировано %n файлов в {0}</numerusform>
-        </translation>
-    </message>
     <message>
-        <location line="+13"/>
+        <location filename="../../desktop/pages/plan.py" line="+86"/>
         <source>Example: Llama 3.1 70B full fine-tune</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
@@ -2075,7 +2066,7 @@ token</source>
 <context>
     <name>PlannerMessages</name>
     <message>
-        <location filename="../../desktop/messages.py" line="+35"/>
+        <location filename="../../desktop/message_templates.py" line="+23"/>
         <source>DDP</source>
         <translation>DDP</translation>
     </message>
@@ -3843,6 +3834,42 @@ token</source>
             <numerusform>%Ln узлов</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <location line="+5"/>
+        <source>&lt;b&gt;{0} is cheapest&lt;/b&gt; over {1} years for %n {2} GPU(s) at {3} utilisation, {4} h/day: {5}.</source>
+        <translation>
+            <numerusform>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для %n {2} при загрузке {3} и {4} ч/сут: {5}.</numerusform>
+            <numerusform>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для %n {2} при загрузке {3} и {4} ч/сут: {5}.</numerusform>
+            <numerusform>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для %n {2} при загрузке {3} и {4} ч/сут: {5}.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+5"/>
+        <source>Spot: {0} reclaims per node-hour ({1}) on %n node(s) add {2} hours for work lost since the last checkpoint and restarts.</source>
+        <translation>
+            <numerusform>Спотовые: {0} прерываний на узло-час ({1}) на %n узле добавляют {2} часов на работу, потерянную с последней контрольной точки, и перезапуски.</numerusform>
+            <numerusform>Спотовые: {0} прерываний на узло-час ({1}) на %n узлах добавляют {2} часов на работу, потерянную с последней контрольной точки, и перезапуски.</numerusform>
+            <numerusform>Спотовые: {0} прерываний на узло-час ({1}) на %n узлах добавляют {2} часов на работу, потерянную с последней контрольной точки, и перезапуски.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+6"/>
+        <source>spot pays for jobs up to %n node(s) of {0} GPUs and stops paying above (each reclaimed node stops the whole job).</source>
+        <translation>
+            <numerusform>спотовые выгодны для задач до %n узла по {0} GPU и невыгодны для больших (каждый отозванный узел останавливает всю задачу).</numerusform>
+            <numerusform>спотовые выгодны для задач до %n узлов по {0} GPU и невыгодны для больших (каждый отозванный узел останавливает всю задачу).</numerusform>
+            <numerusform>спотовые выгодны для задач до %n узлов по {0} GPU и невыгодны для больших (каждый отозванный узел останавливает всю задачу).</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+5"/>
+        <source>Exported %n file(s) to {0}</source>
+        <translation>
+            <numerusform>Экспортирован %n файл в {0}</numerusform>
+            <numerusform>Экспортировано %n файла в {0}</numerusform>
+            <numerusform>Экспортировано %n файлов в {0}</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>PoolChoicesModel</name>
@@ -3955,7 +3982,7 @@ with losses</source>
 <context>
     <name>PoolView</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-763"/>
+        <location filename="../../desktop/pages/plan_results.py" line="+134"/>
         <source>No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare each type alone with the whole pool as one job, a pipeline over the types and separate jobs.</source>
         <translation>Смешанного пула нет: в режиме «Эксперт» добавьте типы GPU и их число в разделе «Смешанный пул», чтобы сравнить каждый тип по отдельности со всем пулом как одним заданием, конвейером по типам и отдельными задачами.</translation>
     </message>
@@ -4347,7 +4374,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTab</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="-764"/>
+        <location filename="../../desktop/pages/quote_tab.py" line="+183"/>
         <source>Add</source>
         <translation>Добавить</translation>
     </message>
@@ -4714,7 +4741,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuotesPage</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="+57"/>
+        <location filename="../../desktop/pages/quotes.py" line="+98"/>
         <source>Quotes</source>
         <translation>Котировки</translation>
     </message>
@@ -4938,7 +4965,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>частота прерываний спотовых узлов должна быть числом прерываний на узло-час (0,02), получено «{0}»</translation>
     </message>
     <message>
-        <location line="+275"/>
+        <location line="+212"/>
         <source>Rent or buy</source>
         <translation>Аренда или покупка</translation>
     </message>
@@ -5287,31 +5314,13 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <source>no on-demand price for {0}: type one to compare</source>
         <translation>нет цены по требованию для {0}: введите её для сравнения</translation>
     </message>
-    <message numerus="yes">
-        <location line="+74"/>
-        <source>&lt;b&gt;{0} is cheapest&lt;/b&gt; over {1} years for %n {2} GPU(s) at {3} utilisation, {4} h/day: {5}.</source>
-        <translation>
-            <numerusform>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для %n {2} при загрузке {3} и {4} ч/сут: {5}.</numerusform>
-            <numerusform>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для %n {2} при загрузке {3} и {4} ч/сут: {5}.</numerusform>
-            <numerusform>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для %n {2} при загрузке {3} и {4} ч/сут: {5}.</numerusform>
-        </translation>
-    </message>
     <message>
-        <location line="+15"/>
+        <location filename="../../desktop/rent_buy_text.py" line="+52"/>
         <source>No purchase price is known for {0}: type one to compare buying.</source>
         <translation>Цена покупки {0} неизвестна: введите её, чтобы сравнить с покупкой.</translation>
     </message>
-    <message numerus="yes">
-        <location line="+77"/>
-        <source>Spot: {0} reclaims per node-hour ({1}) on %n node(s) add {2} hours for work lost since the last checkpoint and restarts.</source>
-        <translation>
-            <numerusform>Спотовые: {0} прерываний на узло-час ({1}) на %n узле добавляют {2} часов на работу, потерянную с последней контрольной точки, и перезапуски.</numerusform>
-            <numerusform>Спотовые: {0} прерываний на узло-час ({1}) на %n узлах добавляют {2} часов на работу, потерянную с последней контрольной точки, и перезапуски.</numerusform>
-            <numerusform>Спотовые: {0} прерываний на узло-час ({1}) на %n узлах добавляют {2} часов на работу, потерянную с последней контрольной точки, и перезапуски.</numerusform>
-        </translation>
-    </message>
     <message>
-        <location line="+6"/>
+        <location line="+84"/>
         <source>That is {0} per useful GPU-hour against {1} on demand;</source>
         <translation>Это {0} за полезный GPU-час против {1} по требованию;</translation>
     </message>
@@ -5330,17 +5339,8 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <source>spot does not pay for this job;</source>
         <translation>для этой задачи спотовые невыгодны;</translation>
     </message>
-    <message numerus="yes">
-        <location line="+2"/>
-        <source>spot pays for jobs up to %n node(s) of {0} GPUs and stops paying above (each reclaimed node stops the whole job).</source>
-        <translation>
-            <numerusform>спотовые выгодны для задач до %n узла по {0} GPU и невыгодны для больших (каждый отозванный узел останавливает всю задачу).</numerusform>
-            <numerusform>спотовые выгодны для задач до %n узлов по {0} GPU и невыгодны для больших (каждый отозванный узел останавливает всю задачу).</numerusform>
-            <numerusform>спотовые выгодны для задач до %n узлов по {0} GPU и невыгодны для больших (каждый отозванный узел останавливает всю задачу).</numerusform>
-        </translation>
-    </message>
     <message>
-        <location line="-440"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="-255"/>
         <source>No plan chosen yet: the Plan page&apos;s selected option fills GPU and count.</source>
         <translation>План ещё не выбран: GPU и их число берутся из варианта, выбранного на странице «План».</translation>
     </message>
@@ -5375,7 +5375,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>цена из каталога (см. источники GPU)</translation>
     </message>
     <message>
-        <location line="+108"/>
+        <location line="+104"/>
         <source>Cannot compare: {0}</source>
         <translation>Сравнить нельзя: {0}</translation>
     </message>
@@ -5385,7 +5385,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>данных пока нет</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location filename="../../desktop/rent_buy_text.py" line="-121"/>
         <source>renting on demand</source>
         <translation>аренда по требованию</translation>
     </message>
@@ -5410,12 +5410,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>гибрид (своя базовая нагрузка, аренда пиков)</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+27"/>
         <source>Owning never pays off: renting costs less per hour than running an owned GPU.</source>
         <translation>Владение не окупается никогда: час аренды дешевле часа работы своего GPU.</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Buying pays off after {0} GPU-hours per GPU</source>
         <translation>Покупка окупается через {0} GPU-часов на каждый GPU</translation>
     </message>
@@ -5435,7 +5435,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Владение выгоднее аренды по требованию при загрузке выше {0}.</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+18"/>
         <source>buying cheaper after {0} months</source>
         <translation>покупка дешевле через {0} мес.</translation>
     </message>
@@ -5601,7 +5601,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+107"/>
+        <location filename="../../desktop/pages/plan_results.py" line="+107"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
@@ -5995,7 +5995,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>StrategyPanel</name>
     <message>
-        <location line="+400"/>
+        <location filename="../../desktop/pages/plan_constraints.py" line="+69"/>
         <source>Strategy (expert)</source>
         <translation>Стратегия (эксперт)</translation>
     </message>
@@ -6356,7 +6356,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>WorkloadPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-755"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-332"/>
         <source>1. Workload</source>
         <translation>1. Задача</translation>
     </message>

@@ -22,50 +22,33 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QButtonGroup,
-    QFrame,
     QHBoxLayout,
-    QHeaderView,
-    QInputDialog,
     QLabel,
-    QMessageBox,
     QPushButton,
     QScrollArea,
     QSplitter,
-    QTableView,
-    QTabWidget,
-    QTextBrowser,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop import dialogs, plan_scale_text, plan_text
-from desktop.charts.plan_charts import MemoryBarChart, ScalingChart, render_png
-from desktop.pages.base import Page
-from desktop.pages.plan_inputs import (
-    ConstraintsPanel,
-    HardwarePanel,
-    ModelPanel,
-    ShapePanel,
-    StrategyPanel,
-    WorkloadPanel,
-)
+from desktop import plan_scale_text, plan_text
+from desktop.pages.plan_constraints import ConstraintsPanel, StrategyPanel
+from desktop.pages.plan_document import PlanDocumentPage
+from desktop.pages.plan_inputs import HardwarePanel, ModelPanel, ShapePanel, WorkloadPanel
+from desktop.pages.plan_results import ResultsPanel
 from desktop.pages.plan_scale_inputs import PoolPanel, ResiliencePanel
 from desktop.pages.trace_memory import install_trace_action
 from desktop.plan_request import (
     Note,
-    PageInputError,
     PlanCall,
     PoolAnswer,
     SpotAnswer,
-    Text,
     build_and_run,
     error_note,
     family_name,
@@ -78,29 +61,18 @@ from desktop.plan_request import (
 )
 from desktop.plan_scheduler import SERIES_DELAY_MS, THROTTLE_MS, ReplanScheduler, Series, SeriesSlot
 from desktop.plan_state import PlanInputs, PlanState
-from desktop.qmodels.plan_options import PlanOptionsModel, short_gpu_name
-from desktop.qmodels.pool_choices import PoolChoicesModel
+from desktop.qmodels.plan_options import short_gpu_name
 from desktop.workers import Job
 from planner.errors import UserError
-from planner.exports import ExportInputs
 from planner.vocabulary import Precision, Task
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
 
     from desktop.context import AppContext
     from planner.search import PlanOption, PlanResult
 
-_NOTHING_TO_EXPORT = str(
-    QT_TRANSLATE_NOOP(
-        "PlanPage", "no option that fits is selected: change the inputs until one fits, then export it"
-    )
-)
-# The strategy column is as wide as a common three-axis layout; longer ones (with offload or recompute) wrap
-# after a comma onto a second line.
-STRATEGY_SAMPLE = "ZeRO-1 × 16, TP 8, PP 8"
 INPUTS_WIDTH = 340  # the input column (pixels); at a 1280-pixel window the whole options table fits beside it
-MESSAGE_LINES = 4  # the message strip above the table holds this many lines (more scroll inside it)
 MODE_KEY = "plan/mode"  # Guided or Expert, remembered between sessions
 MODES = ("guided", "expert")
 
@@ -131,224 +103,7 @@ class PlanStateAdapter(QObject):
         state.subscribe(self.changed.emit)
 
 
-class MessageStrip(QScrollArea):
-    """The headline, the selected row and the limits line in a strip of fixed height (MESSAGE_LINES lines):
-    a message that appears or grows scrolls inside the strip instead of pushing the table down."""
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.headline = QLabel()
-        self.headline.setObjectName("planHeadline")
-        self.selected = QLabel()
-        self.selected.setObjectName("planSelected")
-        # What the budget and deadline took out of the ranking (those options are not in the table).
-        self.limits = QLabel()
-        self.limits.setObjectName("planLimits")
-        self.limits.setStyleSheet("color: #9a6700;")
-        inner = QWidget()
-        layout = QVBoxLayout(inner)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        for label in (self.headline, self.selected, self.limits):
-            label.setWordWrap(True)
-            label.setTextFormat(Qt.TextFormat.RichText)
-            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            layout.addWidget(label)
-        layout.addStretch(1)
-        self.setWidget(inner)
-        self.setWidgetResizable(True)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setFixedHeight(self.fontMetrics().lineSpacing() * MESSAGE_LINES + 8)
-
-    def show_texts(self, headline: str, selected: str, limits: str) -> None:
-        self.headline.setText(headline)
-        for label, text in ((self.selected, selected), (self.limits, limits)):
-            label.setText(text)
-            label.setVisible(bool(text))
-
-
-class PoolView(QWidget):
-    """The mixed-pool comparison: a headline naming the best way and why it wins, the table of every way (best
-    first, bold), and the bound no pooled job beats."""
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.headline = QLabel()
-        self.headline.setObjectName("poolHeadline")
-        self.headline.setWordWrap(True)
-        self.headline.setTextFormat(Qt.TextFormat.RichText)
-        self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.model = PoolChoicesModel(self)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setWordWrap(True)
-        self.details = QLabel()  # the pipeline's stages, separate jobs, the ways that do not fit
-        self.details.setObjectName("poolDetails")
-        self.details.setWordWrap(True)
-        self.details.setTextFormat(Qt.TextFormat.RichText)
-        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.ceiling = QLabel()
-        self.ceiling.setWordWrap(True)
-        self.ceiling.setObjectName("hint")
-        # every row at its full height, the words under it: the tab scrolls as a whole instead of the table
-        # shrinking to a sliver when five ways and their details share a short tab
-        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        body = QWidget()
-        layout = QVBoxLayout(body)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.headline)
-        layout.addWidget(self.table)
-        layout.addWidget(self.ceiling)  # the bound every row is under, then what the ways do
-        layout.addWidget(self.details)
-        layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setWidget(body)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(scroll)
-
-    def show_answer(self, answer: PoolAnswer | None, names: dict[str, str], training: bool) -> None:
-        comparison = answer.comparison if answer is not None else None
-        self.model.set_comparison(comparison, names)
-        self.table.setVisible(comparison is not None and bool(comparison.choices))
-        if answer is None:
-            self.headline.setText(
-                self.tr("No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare "
-                        "each type alone with the whole pool as one job, a pipeline over the types and separate jobs.")
-            )  # fmt: skip
-            self.ceiling.setText("")
-        elif comparison is None:
-            self.headline.setText(
-                "<b>" + self.tr("The pool cannot be planned:") + "</b> " + plan_text.escape(render_note(answer.error))
-            )
-            self.ceiling.setText("")
-        else:
-            self.headline.setText(plan_scale_text.pool_headline_html(comparison, names, training))
-            self.ceiling.setText(plan_scale_text.pool_ceiling_text(comparison, training))
-        details = plan_scale_text.pool_details_html(comparison, names) if comparison is not None else ""
-        self.details.setText(details)
-        self.details.setVisible(bool(details))
-        self.table.resizeColumnsToContents()
-        self.table.resizeRowsToContents()
-        self._fit_table_height()
-
-    def _fit_table_height(self) -> None:
-        """The table as tall as its header and rows (the scroll area around the tab scrolls)."""
-        table = self.table
-        rows = sum(table.rowHeight(row) for row in range(self.model.rowCount()))
-        scrollbar = table.horizontalScrollBar().sizeHint().height() if table.horizontalScrollBar().isVisible() else 0
-        table.setFixedHeight(table.horizontalHeader().height() + rows + 2 * table.frameWidth() + scrollbar)
-
-
-class ResultsPanel(QWidget):
-    """Message strip, options table, memory bar, scaling chart, advice and excluded strategies."""
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.messages = MessageStrip()
-        self.headline, self.selected_label, self.limits = (
-            self.messages.headline,
-            self.messages.selected,
-            self.messages.limits,
-        )
-        self.model = PlanOptionsModel(self)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(True)  # a long strategy wraps onto a second line instead of widening the table
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(False)
-        self.memory_chart = MemoryBarChart()
-        self.memory_chart.setMinimumHeight(90)
-        self.memory_title = QLabel()
-        self.scaling_chart = ScalingChart()
-        self.scaling_chart.setMinimumHeight(180)
-        self.scaling_title = QLabel()
-        self.advice = QTextBrowser()
-        self.advice.setOpenLinks(False)
-        self.excluded = QTextBrowser()
-        self.goodput = QTextBrowser()  # the selected option's goodput term (training)
-        self.pool = PoolView()
-        self.tabs = QTabWidget()
-        self.tabs.addTab(self.advice, "")
-        self.tabs.addTab(self.excluded, "")
-        # the options table shares the widest place with the goodput block and the pool's comparison table
-        self.views = QTabWidget()
-        self.views.addTab(self.table, "")
-        self.views.addTab(self.goodput, "")
-        self.views.addTab(self.pool, "")
-
-        memory_box = QWidget()
-        memory_layout = QVBoxLayout(memory_box)
-        memory_layout.setContentsMargins(0, 0, 0, 0)
-        memory_layout.setSpacing(2)
-        self.memory_header = QHBoxLayout()  # the title, and the page's "Trace exactly…" at its right
-        self.memory_header.addWidget(self.memory_title, 1)
-        memory_layout.addLayout(self.memory_header)
-        memory_layout.addWidget(self.memory_chart, 1)
-        scaling_box = QWidget()
-        scaling_layout = QVBoxLayout(scaling_box)
-        scaling_layout.setContentsMargins(0, 0, 0, 0)
-        scaling_layout.addWidget(self.scaling_title)
-        scaling_layout.addWidget(self.scaling_chart, 1)
-        lower = QSplitter(Qt.Orientation.Horizontal)
-        lower.addWidget(scaling_box)
-        lower.addWidget(self.tabs)
-        lower.setStretchFactor(0, 1)
-        lower.setSizes([640, 300])
-        vertical = QSplitter(Qt.Orientation.Vertical)
-        vertical.addWidget(self.views)
-        vertical.addWidget(memory_box)
-        vertical.addWidget(lower)
-        vertical.setStretchFactor(0, 1)
-        vertical.setStretchFactor(2, 1)
-        vertical.setSizes([260, 120, 370])
-        self.vertical = vertical
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.messages)
-        layout.addWidget(vertical, 1)
-        self.retranslate()
-
-    def show_options(self, options: Sequence[PlanOption], training: bool) -> None:
-        """Fill the table; columns fit their contents except the strategy, which wraps beyond STRATEGY_SAMPLE."""
-        self.model.set_options(options, training)
-        self.table.resizeColumnsToContents()
-        strategy = self.model.column_of("strategy")
-        width = self.table.fontMetrics().horizontalAdvance(STRATEGY_SAMPLE) + 12  # + cell padding
-        if strategy >= 0 and self.table.columnWidth(strategy) > width:
-            self.table.setColumnWidth(strategy, width)
-        self.table.resizeRowsToContents()
-
-    def retranslate(self) -> None:
-        self.tabs.setTabText(0, self.tr("Advice"))
-        self.tabs.setTabText(1, self.tr("Excluded strategies"))
-        self.views.setTabText(0, self.tr("Options"))
-        self.views.setTabText(1, self.tr("Goodput"))
-        self.views.setTabText(2, self.tr("Mixed pool"))
-        self.views.setTabToolTip(0, self.tr("The ranked options; time, GPU-hours and cost with losses"))
-        self.views.setTabToolTip(1, self.tr("Failures, checkpoints and restarts of the selected option"))
-        self.views.setTabToolTip(2, self.tr("Each GPU type of your pool alone, the whole pool as one job, a pipeline over the types and separate jobs"))
-        self.memory_title.setText("<b>" + self.tr("Memory per GPU, selected option") + "</b>")
-        self.scaling_title.setText(
-            "<b>" + self.tr("Time and cost against GPU count (selected GPU type)") + "</b>"
-        )
-        self.memory_chart.retranslate()
-        self.scaling_chart.retranslate()
-
-
-class PlanPage(Page):
+class PlanPage(PlanDocumentPage):
     """See the module docstring. Signals: planned() after a result (or error) is drawn."""
 
     page_id = "plan"
@@ -795,181 +550,6 @@ class PlanPage(Page):
             self.context.plan_option = option
             self.context.plan_option_changed.emit(option)
 
-    # -- document: saved plans -----------------------------------------------------------------------------------
-    def _update_document_label(self) -> None:
-        name = self.state.plan_name or self.tr("Unsaved plan")
-        marker = " *" if self.state.dirty else ""
-        self.doc_label.setText(f"<b>{plan_text.escape(name)}</b>{marker}")
-        self.context.document_title_changed.emit(
-            f"{name}{marker}" if (self.state.plan_name or self.state.dirty) else ""
-        )
-
-    def document_title(self) -> str:
-        return plan_text.document_title(self.state)
-
-    def results_summary(self) -> dict[str, object]:
-        """What a saved plan keeps of the results (the inputs re-plan on open): the chosen option, in JSON units."""
-        option = self.state.selected_option
-        if option is None:
-            return {"error": self.state.error}
-        summary = option.as_dict()
-        summary["search_ms"] = self.state.result.search_ms if self.state.result is not None else None
-        return {"selected": summary, "selected_index": self.state.selected}
-
-    def save(self, name: str | None = None) -> bool:
-        """Save the open plan (asks for a name the first time). True when saved."""
-        if self.state.plan_id is None:
-            return self.save_as(name)
-        self.context.store.plans.update(
-            self.state.plan_id, self.state.inputs.to_dict(), self.results_summary()
-        )
-        self.state.mark_saved(self.state.plan_id, self.state.plan_name)
-        self.context.plans_changed.emit()
-        self.context.show_status(self.tr("Saved plan “{0}”").format(self.state.plan_name))
-        return True
-
-    def save_as(self, name: str | None = None) -> bool:
-        if name is None:
-            suggestion = self.state.plan_name or self._suggested_name()
-            name, ok = QInputDialog.getText(
-                self, self.tr("Save plan"), self.tr("Plan name:"), text=suggestion
-            )
-            if not ok:
-                return False
-        name = name.strip()
-        if not name:
-            return False
-        plan_id = self.context.store.plans.save(name, self.state.inputs.to_dict(), self.results_summary())
-        self.state.mark_saved(plan_id, name)
-        self.context.plans_changed.emit()
-        self.context.show_status(self.tr("Saved plan “{0}”").format(name))
-        return True
-
-    def _suggested_name(self) -> str:
-        inputs = self.state.inputs
-        model = self.call.model.name if self.call else inputs.model_text
-        return f"{model} {inputs.task}"
-
-    def open_plan(self, plan_id: int) -> None:
-        """Load a saved plan's inputs (re-planned now, with today's prices and calibration)."""
-        plan = self.context.store.plans.get(plan_id)
-        self.state.replace_inputs(PlanInputs.from_dict(plan["inputs"]), dirty=False)
-        self.state.mark_saved(int(plan["id"]), plan["name"])
-        self.sync_widgets()
-        self.replan()
-        index = (plan.get("results") or {}).get("selected_index")
-        if isinstance(index, int):
-            self.state.select(index)
-
-    def new_plan(self) -> None:
-        if not self.confirm_close():
-            return
-        self.state.replace_inputs(PlanInputs(), dirty=False)
-        self.state.mark_new()
-        self.sync_widgets()
-        self.replan()
-
-    def show_saved_plans(self) -> None:
-        from desktop.pages.saved_plans import SavedPlansDialog
-
-        dialog = SavedPlansDialog(self.context, self.state.plan_id, self)
-        self.context.plans_changed.connect(self._on_plans_changed)
-        try:
-            if dialog.exec() and dialog.chosen_id is not None and self.confirm_close():
-                self.open_plan(dialog.chosen_id)
-        finally:
-            self.context.plans_changed.disconnect(self._on_plans_changed)
-
-    def _on_plans_changed(self) -> None:
-        """The open plan may have been renamed or deleted in the dialog."""
-        if self.state.plan_id is None:
-            return
-        names = {int(p["id"]): p["name"] for p in self.context.store.plans.all()}
-        if self.state.plan_id not in names:
-            self.state.plan_id, self.state.plan_name, self.state.dirty = None, "", True
-            self._update_document_label()
-        elif names[self.state.plan_id] != self.state.plan_name:
-            self.state.plan_name = names[self.state.plan_id]
-            self._update_document_label()
-
-    def confirm_close(self) -> bool:
-        """Ask Save / Discard / Cancel when the plan has unsaved changes; False keeps the window open."""
-        if not self.state.dirty:
-            return True
-        box = QMessageBox(self)
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle(self.tr("Unsaved plan"))
-        box.setText(
-            self.tr("The plan “{0}” has unsaved changes.").format(
-                self.state.plan_name or self.tr("Unsaved plan")
-            )
-        )
-        box.setInformativeText(self.tr("Save them before closing?"))
-        box.setStandardButtons(
-            QMessageBox.StandardButton.Save
-            | QMessageBox.StandardButton.Discard
-            | QMessageBox.StandardButton.Cancel
-        )
-        box.setDefaultButton(QMessageBox.StandardButton.Save)
-        answer = box.exec()
-        if answer == QMessageBox.StandardButton.Save:
-            return self.save()
-        if answer == QMessageBox.StandardButton.Discard:
-            self.state.dirty = False
-            self._update_document_label()
-            return True
-        return False
-
-    # -- exports -------------------------------------------------------------------------------------------------
-    def export_inputs(self) -> ExportInputs:
-        """The inputs as the report shows them (planner.exports reads seq_len, global_batch, task, precision)."""
-        inputs, call = self.state.inputs, self.call
-        training, dataset = inputs.is_training, inputs.tokens_mode == "dataset"
-        # what the user ticked, as the Hardware list words it ("AWS · H100 · $6.88/GPU-h"), not internal keys
-        items = {key: self.hardware.item_for(key) for key in inputs.hardware}
-        sources = call.price_sources if call is not None else {}
-        return ExportInputs(
-            model=call.model.name if call else inputs.model_text, task=inputs.task, precision=inputs.precision,
-            seq_len=inputs.seq_len, global_batch=inputs.global_batch,
-            tokens=inputs.training_tokens if training else None,
-            dataset_tokens=inputs.dataset_tokens if training and dataset else None,
-            epochs=inputs.epochs if training and dataset else None,
-            tokens_per_second=None if training else inputs.tokens_per_second,
-            concurrent_users=None if training else inputs.concurrent_users,
-            hardware=tuple(item.text(0) if item is not None else key for key, item in items.items()),
-            max_gpus=inputs.max_gpus, exact_gpus=inputs.exact_gpus, budget_amount=inputs.budget_amount,
-            deadline_days=inputs.deadline_days, mfu=inputs.mfu, efficiency=inputs.efficiency,
-            currency=call.currency if call else None, model_source=call.model.source if call else None,
-            price_source="; ".join(f"{k}: {render_note(v)}" for k, v in sources.items()) or None,
-            model_spec=call.model if call else None,
-        )  # fmt: skip
-
-    def chart_images(self) -> dict[str, bytes]:
-        return {
-            self.tr("Memory per GPU of the chosen option"): render_png(self.results.memory_chart),
-            self.tr("Time and cost against GPU count"): render_png(self.results.scaling_chart),
-        }
-
-    def export_to(self, directory: str | Path) -> list[Path]:
-        """Write the six export files for the selected option into directory (and the chart PNGs)."""
-        from planner.exports import export_plan
-
-        option, result = self.state.selected_option, self.state.result
-        if option is None or result is None or not option.fits:
-            # launch configs for a layout that runs out of memory would only fail on the cluster
-            raise PageInputError(Text("PlanPage", _NOTHING_TO_EXPORT))
-        return export_plan(result, option, directory, self.export_inputs(), chart_pngs=self.chart_images())
-
-    def export_dialog(self) -> None:
-        directory = dialogs.folder(self, "export", self.tr("Export the selected option to a folder"))
-        if not directory:
-            return
-        try:
-            files = self.export_to(directory)
-        except (OSError, UserError) as exc:  # a read-only folder, a full disk, nothing that fits: say so
-            QMessageBox.warning(self, self.tr("Export failed"), render_note(error_note(exc)))
-            return
-        self.context.show_status(self.tr("Exported %n file(s) to {0}", "", len(files)).format(directory))
 
     def shutdown(self) -> None:
         """The window is closing: stop re-planning (the store closes after this)."""

@@ -30,21 +30,20 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QScrollArea,
-    QSlider,
     QSpinBox,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop import fmt
+from desktop import fmt, rent_buy_text
 from desktop.charts.rentbuy_chart import RentBuyChart
 from desktop.messages import render_error
 from desktop.pages.base import Page
+from desktop.pages.rent_buy_widgets import LabelledSlider, money_spin
 from desktop.plan_request import (
     Note,
     PageInputError,
@@ -55,6 +54,7 @@ from desktop.plan_request import (
     typical_price,
 )
 from desktop.qmodels.quotes import rate_text
+from planner.break_even import break_even_months_by_rent
 from planner.errors import UserError
 from planner.resolver import ON_DEMAND, RESERVED
 
@@ -78,69 +78,6 @@ QT_TRANSLATE_NOOP = cast("Callable[[str, str], str]", QtCore.QT_TRANSLATE_NOOP)
 _RATE_NOT_A_NUMBER = QT_TRANSLATE_NOOP(
     "RentBuyPage", "the spot reclaim rate must be a number of reclaims per node-hour (0.02), got '{0}'"
 )
-
-
-def crossing_month(
-    buy: list[float] | tuple[float, ...], rent: list[float] | tuple[float, ...]
-) -> float | None:
-    """First (interpolated) month at which cumulative buying is no dearer than cumulative renting, or None.
-
-    Month 0 is the purchase day (buy > rent there unless buying is free); the resale credit in the last month is
-    ignored here, so the marker shows when owning has paid for itself through use alone.
-    """
-    end = len(buy) - 1
-    for month in range(1, end + 1):
-        buy_now = (
-            buy[month]
-            if month < end
-            else buy[month - 1] + (buy[month - 1] - buy[month - 2] if month >= 2 else 0)
-        )
-        if buy_now <= rent[month]:
-            before = buy[month - 1] - rent[month - 1]
-            after = buy_now - rent[month]
-            return month - 1 + (before / (before - after) if before != after else 1.0)
-    return None
-
-
-class _Slider(QWidget):
-    """A slider with its value shown beside it; value_changed(float) in the slider's unit."""
-
-    value_changed = Signal(float)
-
-    def __init__(self, minimum: int, maximum: int, scale: float = 1.0, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.scale = scale
-        self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.slider.setRange(minimum, maximum)
-        self.label = QLabel()
-        self.label.setMinimumWidth(64)
-        self.label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.formatter = lambda value: fmt.number(value, 0)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.slider, 1)
-        layout.addWidget(self.label)
-        self.slider.valueChanged.connect(self._changed)
-
-    def value(self) -> float:
-        return self.slider.value() * self.scale
-
-    def set_value(self, value: float) -> None:
-        with QSignalBlocker(self.slider):
-            self.slider.setValue(round(value / self.scale))
-        self.label.setText(self.formatter(self.value()))
-
-    def _changed(self, _: int) -> None:
-        self.label.setText(self.formatter(self.value()))
-        self.value_changed.emit(self.value())
-
-
-def _money_spin(maximum: float = 1e9, decimals: int = 2) -> QDoubleSpinBox:
-    spin = QDoubleSpinBox()
-    spin.setRange(0, maximum)
-    spin.setDecimals(decimals)
-    spin.setGroupSeparatorShown(True)
-    return spin
 
 
 class RentBuyPage(Page):
@@ -194,7 +131,7 @@ class RentBuyPage(Page):
         self.runs_spin.setValue(DEFAULT_RUNS_PER_MONTH)
         self.job_label = QLabel()
         self.job_label.setWordWrap(True)
-        self.purchase_spin = _money_spin(1e9, 0)
+        self.purchase_spin = money_spin(1e9, 0)
         self.purchase_spin.setSingleStep(500)
         self.overhead_spin = QDoubleSpinBox()
         self.overhead_spin.setRange(0, 300)
@@ -206,7 +143,7 @@ class RentBuyPage(Page):
         self.pue_spin.setRange(1.0, 3.0)
         self.pue_spin.setSingleStep(0.05)
         self.pue_spin.setDecimals(2)
-        self.electricity_spin = _money_spin(100, 3)
+        self.electricity_spin = money_spin(100, 3)
         self.electricity_spin.setSingleStep(0.01)
         self.maintenance_spin = QDoubleSpinBox()
         self.maintenance_spin.setRange(0, 100)
@@ -214,9 +151,9 @@ class RentBuyPage(Page):
         self.resale_spin = QDoubleSpinBox()
         self.resale_spin.setRange(0, 100)
         self.resale_spin.setDecimals(0)
-        self.on_demand_spin = _money_spin(1000, 2)
-        self.spot_spin = _money_spin(1000, 2)
-        self.reserved_spin = _money_spin(1000, 2)
+        self.on_demand_spin = money_spin(1000, 2)
+        self.spot_spin = money_spin(1000, 2)
+        self.reserved_spin = money_spin(1000, 2)
         # Spot reclaims: the CLI's `rentbuy --spot-interruptions-per-node-hour`, `--checkpoint-write-minutes` and
         # `--restart-minutes`; an empty rate takes the spot quotes' stated one, else the provider's typical one.
         self.spot_rate_edit = QLineEdit()
@@ -229,11 +166,11 @@ class RentBuyPage(Page):
         self.restart_spin.setDecimals(1)
         self.hybrid_spin = QSpinBox()
         self.hybrid_spin.setRange(0, 100000)
-        self.hours_slider = _Slider(1, 24)
-        self.utilization_slider = _Slider(1, 100, 0.01)
+        self.hours_slider = LabelledSlider(1, 24)
+        self.utilization_slider = LabelledSlider(1, 100, 0.01)
         self.utilization_slider.formatter = lambda value: fmt.percent(value)
-        self.horizon_slider = _Slider(6, 120)
-        self.spot_share_slider = _Slider(0, 100, 0.01)
+        self.horizon_slider = LabelledSlider(6, 120)
+        self.spot_share_slider = LabelledSlider(0, 100, 0.01)
         self.spot_share_slider.formatter = lambda value: fmt.percent(value)
 
         self.labels: dict[str, QLabel] = {}
@@ -808,11 +745,7 @@ class RentBuyPage(Page):
             ]
         if "buy" not in series:
             return series, {}
-        break_even = {"on_demand": result.break_even_months}
-        for key in ("spot", "reserved", "rent_mix"):
-            if key in series:
-                break_even[key] = crossing_month(series["buy"], series[key])
-        return series, break_even
+        return series, break_even_months_by_rent(result.inputs, share, within_horizon=True)
 
     def _draw(self) -> None:
         if not hasattr(self, "chart"):
@@ -820,7 +753,7 @@ class RentBuyPage(Page):
         if self.result is None:
             self.headline.setText(
                 "<b>"
-                + self.tr("Cannot compare: {0}").format(_escape(self.error or self.tr("no inputs yet")))
+                + self.tr("Cannot compare: {0}").format(rent_buy_text.escape(self.error or self.tr("no inputs yet")))
                 + "</b>"
             )
             self.chart.set_data({}, {}, self.currency)
@@ -829,140 +762,8 @@ class RentBuyPage(Page):
         self.spot_share_slider.setEnabled("spot" in self.result.series)
         series, break_even = self.chart_series()
         self.chart.set_data(series, break_even, self.currency)
-        self.headline.setText(self._recommendation())
-        self.figures.setText(self._figures_html())
-
-    def _plan_name(self, key: str) -> str:
-        return {
-            "on_demand": self.tr("renting on demand"),
-            "spot": self.tr("renting spot"),
-            "reserved": self.tr("renting reserved"),
-            "buy": self.tr("buying"),
-            "hybrid": self.tr("hybrid (own the base load, rent the bursts)"),
-        }[key]
-
-    def _recommendation(self) -> str:
-        result = self.result
-        assert result is not None  # _draw shows the error instead
-        inputs = result.inputs
-        years = fmt.number(inputs.horizon_months / 12, 1 if inputs.horizon_months % 12 else 0)
-        cheapest = result.cheapest
-        text = self.tr(
-            "<b>{0} is cheapest</b> over {1} years for %n {2} GPU(s) at {3} utilisation, {4} h/day: {5}.",
-            "",
-            inputs.gpus,
-        ).format(
-            self._plan_name(cheapest).capitalize(),
-            years,
-            _escape(self.gpu_combo.currentText()),
-            fmt.percent(inputs.utilization),
-            fmt.number(inputs.hours_per_day, 0),
-            fmt.money_obj(result.totals[cheapest]),
-        )
-        if not inputs.buys:
-            return (
-                text
-                + " "
-                + self.tr("No purchase price is known for {0}: type one to compare buying.").format(
-                    _escape(self.gpu_combo.currentText())
-                )
-            )
-        if result.break_even_gpu_hours is None:
-            text += " " + self.tr(
-                "Owning never pays off: renting costs less per hour than running an owned GPU."
-            )
-        else:
-            text += " " + self.tr("Buying pays off after {0} GPU-hours per GPU").format(
-                fmt.integer(round(result.break_even_gpu_hours))
-            )
-            if result.break_even_months is not None:
-                text += " " + self.tr("(about {0} months at this schedule).").format(
-                    fmt.number(result.break_even_months, 1)
-                )
-            else:
-                text += "."
-        if result.break_even_utilization is None:
-            text += " " + self.tr("Renting wins even at 100% utilisation over this horizon.")
-        else:
-            text += " " + self.tr("Owning beats on-demand renting above {0} utilisation.").format(
-                fmt.percent(result.break_even_utilization)
-            )
-        return text
-
-    def _figures_html(self) -> str:
-        result = self.result
-        assert result is not None  # _draw shows the error instead
-        series, break_even = self.chart_series()
-        rows = []
-        for key in ("on_demand", "spot", "reserved", "buy", "hybrid"):
-            if key not in result.totals:
-                continue
-            months = break_even.get(key)
-            when = ""
-            if key in break_even:
-                if months is not None:
-                    when = self.tr("buying cheaper after {0} months").format(fmt.number(months, 1))
-                elif result.totals["buy"].amount < result.totals[key].amount:
-                    # The cumulative lines never cross before the horizon: only the resale at the end tips it.
-                    when = self.tr("buying cheaper only at the end, counting the resale")
-                else:
-                    when = self.tr("buying never cheaper")
-            source = self.price_sources.get(key, "") if hasattr(self, "price_sources") else ""
-            if key == "buy":
-                source = self.price_sources.get("purchase", "") if hasattr(self, "price_sources") else ""
-            rows.append(
-                f"<tr><td>{_escape(self._plan_name(key))}</td><td align='right'>{fmt.money_obj(result.totals[key])}</td>"
-                f"<td>{_escape(when)}</td><td><small>{_escape(source)}</small></td></tr>"
-            )
-        owned = self.tr("Owned cost per busy GPU-hour: {0}; running cost (power, maintenance): {1}.").format(
-            fmt.money(result.owned_cost_per_gpu_hour, self.currency),
-            fmt.money(result.running_cost_per_gpu_hour, self.currency),
-        )
-        notes = "".join(f"<br><small>{_escape(render_note(n))}</small>" for n in dict.fromkeys(self.notes))
-        spot = self.spot_verdict()
-        spot_html = f"<br>{_escape(spot)}" if spot else ""
-        names = (
-            self.tr("Plan"),
-            self.tr("Total over the horizon"),
-            self.tr("Break-even"),
-            self.tr("Price from"),
-        )
-        header = (
-            f"<tr><th align='left'>{names[0]}</th><th align='right'>{names[1]}</th>"
-            f"<th align='left'>{names[2]}</th><th align='left'>{names[3]}</th></tr>"
-        )
-        return f"<table cellspacing='6'>{header}{''.join(rows)}</table>{_escape(owned)}{spot_html}{notes}"
-
-    def spot_verdict(self) -> str:
-        """What reclaims cost the spot line and up to which job size spot pays (planner.costs.spot_line)."""
-        spot = self.spot
-        if spot is None or self.result is None or "spot" not in self.result.series:
-            return ""
-        rate, source = self.rate_in_use()
-        text = self.tr(
-            "Spot: {0} reclaims per node-hour ({1}) on %n node(s) add {2} hours for work lost since the last "
-            "checkpoint and restarts.", "", spot.nodes,
-        ).format(rate_text(rate), source, fmt.percent(spot.overhead_fraction, 1))  # fmt: skip
-        comparison = spot.comparison
-        if comparison is None:
-            return text
-        text += " " + self.tr("That is {0} per useful GPU-hour against {1} on demand;").format(
-            fmt.money(comparison.spot_per_useful_gpu_hour, self.currency),
-            fmt.money(comparison.on_demand_per_useful_gpu_hour, self.currency),
-        )
-        nodes = comparison.break_even_nodes
-        if nodes is None:
-            text += " " + self.tr("spot pays at every job size.")
-        elif nodes == 0:
-            text += " " + self.tr("spot does not pay, not even on one node.")
-        else:
-            if not comparison.pays:  # this job is above the size at which spot stops paying
-                text += " " + self.tr("spot does not pay for this job;")
-            text += " " + self.tr(
-                "spot pays for jobs up to %n node(s) of {0} GPUs and stops paying above (each reclaimed node "
-                "stops the whole job).", "", nodes,
-            ).format(spot.gpus_per_node)  # fmt: skip
-        return text
+        self.headline.setText(rent_buy_text.recommendation(self))
+        self.figures.setText(rent_buy_text.figures_html(self))
 
     def shutdown(self) -> None:
         """The window is closing: no more recomputing (the store closes after this)."""
@@ -989,7 +790,3 @@ def _select(combo: QComboBox, data: Any) -> None:
     index = combo.findData(data)
     if index >= 0:
         combo.setCurrentIndex(index)
-
-
-def _escape(text: str) -> str:
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

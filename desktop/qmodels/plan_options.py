@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 
 from desktop import fmt
-from desktop.messages import QT_TRANSLATE_NOOP  # typed: returns its text
+from desktop.message_templates import QT_TRANSLATE_NOOP  # typed: returns its text
 from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
 from planner.vocabulary import Confidence
 
