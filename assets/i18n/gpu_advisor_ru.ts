@@ -558,7 +558,7 @@
 <context>
     <name>HardwarePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+573"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+574"/>
         <source>4. Hardware</source>
         <translation>4. Оборудование</translation>
     </message>
@@ -820,7 +820,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>ModelPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-320"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-321"/>
         <source>2. Model</source>
         <translation>2. Модель</translation>
     </message>
@@ -1369,7 +1369,7 @@ token</source>
         <translation>Записать report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh и options.csv</translation>
     </message>
     <message>
-        <location line="+81"/>
+        <location line="+80"/>
         <source>Step {0} of {1}</source>
         <translation>Шаг {0} из {1}</translation>
     </message>
@@ -1464,7 +1464,7 @@ token</source>
         <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-266"/>
+        <location filename="../../desktop/pages/plan.py" line="-265"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; &amp;Назад</translation>
     </message>
@@ -1474,7 +1474,7 @@ token</source>
         <translation>Предыдущий вопрос (Alt+Н)</translation>
     </message>
     <message>
-        <location line="+71"/>
+        <location line="+70"/>
         <source>See the &amp;advice</source>
         <translation>&amp;К советам</translation>
     </message>
@@ -1603,12 +1603,12 @@ token</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-92"/>
+        <location filename="../../desktop/pages/plan.py" line="-91"/>
         <source>Every input on one page, and the strategy fields you may pin</source>
         <translation>Все входные данные на одной странице и поля стратегии, которые можно закрепить</translation>
     </message>
     <message>
-        <location line="+245"/>
+        <location line="+244"/>
         <source>Nothing fits: no times or costs to draw</source>
         <translation>Ничего не помещается: нечего показать по времени и стоимости</translation>
     </message>
@@ -4058,7 +4058,7 @@ with losses</source>
 <context>
     <name>ProbeCommand</name>
     <message>
-        <location filename="../../desktop/probe_command.py" line="+34"/>
+        <location filename="../../desktop/probe_command.py" line="+37"/>
         <source>This build of GPU Advisor (the lite bundle) does not include torch, so it cannot run the probe here.
 To measure this machine, use the full bundle&apos;s gpu-probe, or install the probe with Python:
     pip install &apos;gpu-advisor[probe]&apos;
@@ -5926,7 +5926,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>3. Размеры задачи</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Sequence length (tokens)</source>
         <translation>Длина последовательности (токенов)</translation>
     </message>
@@ -6151,7 +6151,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>TraceButton</name>
     <message>
-        <location filename="../../desktop/pages/trace_memory.py" line="+333"/>
+        <location filename="../../desktop/pages/trace_memory.py" line="+331"/>
         <source>Trace exactly…</source>
         <translation>Трассировать точно…</translation>
     </message>
@@ -6391,7 +6391,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>WorkloadPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-351"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-352"/>
         <source>1. Workload</source>
         <translation>1. Задача</translation>
     </message>
