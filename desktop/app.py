@@ -64,7 +64,7 @@ def apply_language(app: QCoreApplication, code: str | None) -> str:
 
 
 def create_application(argv: list[str] | None = None) -> QApplication:
-    """The one QApplication, configured: names for QSettings, icon, high-DPI policy, chart palette."""
+    """The one QApplication, configured: names for QSettings, icon, high-DPI policy (the chart palette: desktop.charts)."""
     from PySide6.QtCore import QCoreApplication, Qt
     from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication
@@ -82,10 +82,12 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     QGuiApplication.setApplicationDisplayName("GPU Advisor")
     QGuiApplication.setDesktopFileName("gpu-advisor")
     app.setWindowIcon(_icon())
-    # The style follows the system's light or dark scheme (Qt 6.5+); charts take their colours from the palette.
-    from desktop.charts.theme import apply_global_chart_theme
+    # The style follows the system's light or dark scheme (Qt 6.5+); charts take their colours from the palette
+    # when their package is first imported (desktop/charts/__init__.py), after this application exists.
+    if "desktop.charts" in sys.modules:  # imported before the application (a test, a tool): apply it now
+        from desktop.charts.theme import apply_global_chart_theme
 
-    apply_global_chart_theme()
+        apply_global_chart_theme()
     return app
 
 

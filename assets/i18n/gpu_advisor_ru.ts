@@ -315,11 +315,6 @@
     <name>HardwarePage</name>
     <message>
         <location filename="../../desktop/pages/hardware.py" line="+236"/>
-        <source>Hardware</source>
-        <translation>Оборудование</translation>
-    </message>
-    <message>
-        <location line="+3"/>
         <location line="+18"/>
         <source>Import probe report…</source>
         <translation>Импорт отчёта замера…</translation>
@@ -649,7 +644,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/main_window.py" line="+198"/>
+        <location filename="../../desktop/main_window.py" line="+216"/>
         <location filename="../../desktop/selftest.py" line="+177"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
@@ -700,7 +695,7 @@
         <translation>&amp;Руководство</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+14"/>
         <source>&amp;Undo</source>
         <translation>&amp;Отменить</translation>
     </message>
@@ -1004,6 +999,34 @@ GPU Advisor работает с временной базой; всё, что в
     </message>
 </context>
 <context>
+    <name>Pages</name>
+    <message>
+        <location filename="../../desktop/pages/registry.py" line="+27"/>
+        <source>Hardware</source>
+        <translation>Оборудование</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Quotes</source>
+        <translation>Котировки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Plan</source>
+        <translation>План</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rent or buy</source>
+        <translation>Аренда или покупка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Settings</source>
+        <translation>Настройки</translation>
+    </message>
+</context>
+<context>
     <name>PlanCharts</name>
     <message>
         <location filename="../../desktop/charts/plan_charts.py" line="+28"/>
@@ -1300,11 +1323,6 @@ token</source>
     <name>PlanPage</name>
     <message>
         <location filename="../../desktop/pages/plan.py" line="+248"/>
-        <source>Plan</source>
-        <translation>План</translation>
-    </message>
-    <message>
-        <location line="+3"/>
         <source>Guided</source>
         <translation>Пошагово</translation>
     </message>
@@ -4772,11 +4790,6 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     <name>QuotesPage</name>
     <message>
         <location filename="../../desktop/pages/quotes.py" line="+98"/>
-        <source>Quotes</source>
-        <translation>Котировки</translation>
-    </message>
-    <message>
-        <location line="+3"/>
         <source>Rental (per GPU-hour)</source>
         <translation>Аренда (за GPU-час)</translation>
     </message>
@@ -4996,11 +5009,6 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     </message>
     <message>
         <location line="+214"/>
-        <source>Rent or buy</source>
-        <translation>Аренда или покупка</translation>
-    </message>
-    <message>
-        <location line="+3"/>
         <source>Use</source>
         <translation>Использование</translation>
     </message>
@@ -5733,11 +5741,6 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     <name>SettingsPage</name>
     <message>
         <location filename="../../desktop/pages/settings.py" line="+155"/>
-        <source>Settings</source>
-        <translation>Настройки</translation>
-    </message>
-    <message>
-        <location line="+3"/>
         <source>Money</source>
         <translation>Деньги</translation>
     </message>

@@ -244,9 +244,6 @@ class PlanPage(PlanDocumentPage):
         layout.addLayout(top)
         layout.addWidget(self.splitter, 1)
 
-    def title(self) -> str:
-        return self.tr("Plan")
-
     def retranslate(self) -> None:
         self.guided_button.setText(self.tr("Guided"))
         self.expert_button.setText(self.tr("Expert"))

@@ -94,9 +94,6 @@ class QuotesPage(Page):
         self.retranslate()
 
     # -- page interface ----------------------------------------------------------------------------------------
-    def title(self) -> str:
-        return self.tr("Quotes")
-
     def retranslate(self) -> None:
         self.tabs.setTabText(0, self.tr("Rental (per GPU-hour)"))
         self.tabs.setTabText(1, self.tr("Purchase"))

@@ -292,9 +292,6 @@ class RentBuyPage(Page):
         self.hybrid_spin.setValue(4)
         self.refill_prices()
 
-    def title(self) -> str:
-        return self.tr("Rent or buy")
-
     def retranslate(self) -> None:
         self.use_box.setTitle(self.tr("Use"))
         self.buy_box.setTitle(self.tr("Buying"))
