@@ -130,9 +130,10 @@ def main(argv: list[str]) -> int:
 
 
 def settle(
-    app: QCoreApplication, context: AppContext | None = None, timeout_s: float = 10.0, quiet_ms: int = 150
+    app: QCoreApplication, context: AppContext | None = None, timeout_s: float = 10.0, quiet_ms: int = 400
 ) -> None:
-    """Process events until background jobs are done and nothing new happened for ``quiet_ms``."""
+    """Process events until background jobs are done and nothing new happened for ``quiet_ms`` (longer than the
+    Plan page waits before its delayed searches: the scaling curves and the pool's comparison)."""
     deadline = time.monotonic() + timeout_s
     quiet_since = time.monotonic()
     while time.monotonic() < deadline:

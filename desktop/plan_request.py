@@ -464,12 +464,12 @@ def build_and_run(
     display_currency: str,
     rates: ExchangeRates | None,
     price_book: PriceBook | None = None,
-) -> tuple[PlanCall, PlanResult, float, PoolAnswer | None, SpotAnswer | None]:
-    """(call, planner result, milliseconds outside the main search, the pool comparison or None, the spot
-    plan's on-demand side or None): the whole re-plan, for the GUI thread when it is quick or a pool thread when
-    it is not (the store and the price book are safe to share). The milliseconds count resolving the inputs and
-    the pool and spot comparisons, so the scheduler sends a plan with a slow comparison to the background as it
-    does a slow search."""
+) -> tuple[PlanCall, PlanResult, float, SpotAnswer | None]:
+    """(call, planner result, milliseconds outside the main search, the spot plan's on-demand side or None):
+    the re-plan, for the GUI thread when it is quick or a pool thread when it is not (the store and the price
+    book are safe to share). The milliseconds count resolving the inputs and the spot comparison, so the
+    scheduler sends a plan with a slow one to the background as it does a slow search. The mixed pool's
+    comparison is not part of it: it follows on a pool thread (desktop/plan_pool_job.py)."""
     import time
 
     started = time.perf_counter()
@@ -477,10 +477,9 @@ def build_and_run(
     build_ms = (time.perf_counter() - started) * 1000.0
     result = run_plan_call(call)
     started = time.perf_counter()
-    pool = compare_page_pool(inputs, catalog, store, display_currency, rates, price_book)
     spot = spot_answer_of(inputs, call, catalog, store, display_currency, rates, price_book)
     build_ms += (time.perf_counter() - started) * 1000.0
-    return call, result, build_ms, pool, spot
+    return call, result, build_ms, spot
 
 
 def run_plan_call(call: PlanCall) -> PlanResult:

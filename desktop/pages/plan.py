@@ -44,6 +44,7 @@ from desktop.pages.plan_inputs import HardwarePanel, ModelPanel, ShapePanel, Wor
 from desktop.pages.plan_results import ResultsPanel
 from desktop.pages.plan_scale_inputs import PoolPanel, ResiliencePanel
 from desktop.pages.trace_memory import install_trace_action
+from desktop.plan_pool_job import PoolComparisonJob
 from desktop.plan_request import (
     Note,
     PlanCall,
@@ -111,6 +112,7 @@ class PlanPage(PlanDocumentPage):
     page_id = "plan"
     planned = Signal()  # a result (or an error) is drawn: table, headline, memory bar, first scaling curve
     scaling_ready = Signal()  # the per-strategy scaling curves for the selected GPU type are drawn
+    pool_ready = Signal()  # the mixed pool's comparison of the shown plan is drawn (it follows the plan)
 
     def __init__(self, context: AppContext, parent: QWidget | None = None):
         super().__init__(context, parent)
@@ -148,6 +150,8 @@ class PlanPage(PlanDocumentPage):
         self.pool_panel = PoolPanel(self.state)  # Expert mode only: a mixed GPU pool (plan --pool)
         self.expert_panels = [self.strategy, self.resilience, self.pool_panel]
         self.pool: PoolAnswer | None = None  # the pool comparison of the shown plan
+        self.pool_job = PoolComparisonJob(context.jobs, self)
+        self.pool_job.answered.connect(self._accept_pool)
         self.spot: SpotAnswer | None = None  # a spot plan's on-demand side (spot against on demand)
         self.panels = [self.workload, self.model_panel, self.shape, self.hardware, self.constraints]
         self.results = ResultsPanel()
@@ -405,8 +409,6 @@ class PlanPage(PlanDocumentPage):
         if self.shape.seq_problem is not None:  # a refused input: no plan for the length it replaced
             self._fail(generation, self.shape.seq_problem)
             return
-        if self.state.inputs.pool_counts != (self.pool.counts if self.pool is not None else {}):
-            self.scheduler.cost_unknown()  # a pool comparison added or changed: not timed yet
         request = (
             self.state.inputs,
             self.context.gpu_catalog(),
@@ -425,7 +427,7 @@ class PlanPage(PlanDocumentPage):
             return
 
         # slow search or cold price summaries: all of it on a pool thread, the latest request wins
-        def done(answer: tuple[PlanCall, PlanResult, float, PoolAnswer | None, SpotAnswer | None]) -> None:
+        def done(answer: tuple[PlanCall, PlanResult, float, SpotAnswer | None]) -> None:
             self._accept_built(generation, *answer)
 
         def failed(message: str) -> None:
@@ -440,17 +442,37 @@ class PlanPage(PlanDocumentPage):
         call: PlanCall,
         result: PlanResult,
         build_ms: float,
-        pool: PoolAnswer | None = None,
         spot: SpotAnswer | None = None,
     ) -> None:
         self.scheduler.built(generation, build_ms)
         if not self.scheduler.is_current(generation):
             return  # a newer request is on its way: latest request wins
         self.scheduler.searched(generation, float(result.search_ms))
-        self.call, self.pool, self.spot = call, pool, spot
+        self.call, self.spot = call, spot
+        self._ask_pool(generation)
         self.series.reset()
         self.model_panel.set_summary(plan_text.model_summary(call.model))
         self.state.set_result(result)
+
+    def _ask_pool(self, generation: int) -> None:
+        """The mixed pool's comparison for these inputs, after the plan is drawn (desktop/plan_pool_job.py); the
+        tab keeps the last one meanwhile, or says there is no pool."""
+        inputs = self.state.inputs
+        if not inputs.pool_counts:
+            self.pool_job.stop()
+            self.pool = None
+            return
+        context = self.context
+        self.pool_job.request(generation, (inputs, context.gpu_catalog(), context.store, context.display_currency(),
+                                           context.exchange_rates(), price_book_of(context)))  # fmt: skip
+
+    def _accept_pool(self, generation: int, answer: PoolAnswer | None) -> None:
+        if not self.scheduler.is_current(generation):
+            return  # the inputs changed since: their own comparison follows
+        self.pool = answer
+        names = {gpu_id: short_gpu_name(gpu.name) for gpu_id, gpu in self.context.gpu_catalog().items()}
+        self.results.pool.show_answer(answer, names, self.state.inputs.is_training)
+        self.pool_ready.emit()
 
     def _fail(self, generation: int, message: Note, about_model: bool = False) -> None:
         """The plan failed: `message` (a planner Message, a desktop Text or words) is kept to be worded again
@@ -458,6 +480,7 @@ class PlanPage(PlanDocumentPage):
         if not self.scheduler.is_current(generation):
             return
         self.call, self.pool, self.spot = None, None, None
+        self.pool_job.stop()
         self._error_about_model = about_model
         self._error_note = message
         self.state.set_error(render_note(message))
@@ -581,6 +604,7 @@ class PlanPage(PlanDocumentPage):
     def shutdown(self) -> None:
         """The window is closing: stop re-planning (the store closes after this)."""
         self.scheduler.close()  # results still on their way are dropped
+        self.pool_job.stop()
         self._throttle.stop()
         self._series_timer.stop()
         if self._series_job is not None and self._series_job.running:
