@@ -133,10 +133,19 @@ class PlanPage(PlanDocumentPage):
         self._series_timer.setSingleShot(True)
         self._series_timer.setInterval(SERIES_DELAY_MS)
         self._series_timer.timeout.connect(self._start_series_job)
-        self._throttle = QTimer(self)
+        # Re-planning: the first change plans on the next event-loop turn (one user action may change several
+        # inputs in one turn); changes within THROTTLE_MS after a plan wait for its end and plan once together,
+        # so a slider drag re-plans live, at most every THROTTLE_MS.
+        self._soon = QTimer(self)
+        self._soon.setSingleShot(True)
+        self._soon.setInterval(0)
+        self._soon.timeout.connect(self.replan)
+        self._throttle = QTimer(self)  # the cool-down after a plan
         self._throttle.setSingleShot(True)
         self._throttle.setInterval(THROTTLE_MS)
-        self._throttle.timeout.connect(self.replan)
+        self._throttle.timeout.connect(self._after_cooldown)
+        self._replan_pending = False
+        self._last_kind: tuple[object, ...] | None = None  # what the last plan was of (_plan_kind)
 
         self.step = 0  # the guided question shown
         self.mode = "guided"
@@ -382,7 +391,7 @@ class PlanPage(PlanDocumentPage):
         self.pool_panel.set_catalog(list(self.context.gpu_catalog().values()))
         self._refresh_hardware()
         self.constraints.set_currency(self.context.display_currency())
-        self._throttle.start()
+        self._request_replan()
 
     def _on_state_changed(self, what: str) -> None:
         if what == "inputs":
@@ -392,20 +401,35 @@ class PlanPage(PlanDocumentPage):
             self.constraints.sync_rank(self.state.inputs)
             self.strategy.sync_from(self.state.inputs)
             self.resilience.setEnabled(self.state.inputs.is_training)
-            if not self._throttle.isActive():
-                self._throttle.start()
+            self._request_replan()
         elif what in ("result", "selection"):
             self._draw_results()
         elif what == "document":
             self._update_document_label()
 
     # -- planning ------------------------------------------------------------------------------------------------
+    def _request_replan(self) -> None:
+        if self._throttle.isActive():
+            self._replan_pending = True  # planned together when the cool-down ends
+        elif not self._soon.isActive():
+            self._soon.start()
+
+    def _after_cooldown(self) -> None:
+        if self._replan_pending:
+            self.replan()
+
     def replan(self) -> None:
-        """Plan the current inputs now (the throttle timer calls this; tests may too)."""
-        self._throttle.stop()
+        """Plan the current inputs now (the re-plan timers call this; tests may too)."""
+        self._soon.stop()
+        self._replan_pending = False
+        self._throttle.start()
         generation = self.scheduler.request()
         if generation is None:
             return
+        kind = _plan_kind(self.state.inputs)
+        if kind != self._last_kind:
+            self.scheduler.cost_unknown()  # another model, task or hardware: the last timings say nothing
+            self._last_kind = kind
         if self.shape.seq_problem is not None:  # a refused input: no plan for the length it replaced
             self._fail(generation, self.shape.seq_problem)
             return
@@ -605,6 +629,7 @@ class PlanPage(PlanDocumentPage):
         """The window is closing: stop re-planning (the store closes after this)."""
         self.scheduler.close()  # results still on their way are dropped
         self.pool_job.stop()
+        self._soon.stop()
         self._throttle.stop()
         self._series_timer.stop()
         if self._series_job is not None and self._series_job.running:
@@ -647,6 +672,13 @@ class PlanPage(PlanDocumentPage):
         self.results.views.setCurrentWidget(self.results.pool)
         total = sum(self.results.vertical.sizes())
         self.results.vertical.setSizes([total * 68 // 100, total * 13 // 100, total * 19 // 100])
+
+
+def _plan_kind(inputs: PlanInputs) -> tuple[object, ...]:
+    """The inputs that change what a plan costs to make (a new model to read, other GPU types and prices);
+    numbers such as the batch or the token count do not."""
+    return (inputs.model_kind, inputs.preset, inputs.model_path, inputs.task,
+            inputs.precision, inputs.hardware, inputs.spot)  # fmt: skip
 
 
 def _first_focusable(panel: QWidget) -> QWidget | None:
