@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+import sys
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
 from typing import Any
@@ -31,6 +32,7 @@ GEOMETRY_KEY = "window/geometry"
 STATE_KEY = "window/state"
 PAGE_KEY = "window/page"
 DEFAULT_SIZE = QSize(1280, 820)
+WARM_IMPORT_DELAY_MS = 300  # after the window's first paints: a thread importing meanwhile would slow them
 
 # Standard icons per page (no image files needed; they follow the platform style).
 _PAGE_ICONS = {
@@ -70,10 +72,17 @@ class MainWindow(QMainWindow):
         self._restore_state()
         if self.context.store_problem:
             QTimer.singleShot(0, self._report_store_problem)
+        # once the window is up and painted, the planning core the Plan and Rent-or-buy pages need is imported on a pool
+        # thread (pure Python, no Qt), so building those pages later waits only for their widgets
+        QTimer.singleShot(WARM_IMPORT_DELAY_MS, self._import_planning_core)
         if not self.context.inventory_ready:
             self.context.load_inventory()
         else:
             QTimer.singleShot(0, lambda: self.context.inventory_changed.emit(self.context.inventory))
+
+    def _import_planning_core(self) -> None:
+        if "planner.resolver" not in sys.modules:  # the first page may have imported it already
+            self.context.jobs.run(_import_planning_core, name="import the planner")
 
     # -- construction ------------------------------------------------------------------------------------------
     def page(self, page_id: str) -> Any:  # Any: each page has its own methods (pages share only Page's)
@@ -393,6 +402,19 @@ class MainWindow(QMainWindow):
                 shutdown()
         self.context.shutdown()
         event.accept()
+
+
+def _import_planning_core() -> None:
+    """Import what planning needs before any page asks for it (pool thread): the search, the resolver, the
+    costs and the exports' inputs. Modules without Qt only; an import error shows when a page imports them."""
+    import importlib
+
+    for name in ("planner.resolver", "planner.search", "planner.search.pools", "planner.costs", "planner.exports",
+                 "planner.scale"):  # fmt: skip
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            return
 
 
 def unique_shortcuts(standard: QKeySequence.StandardKey, *extra: str) -> list[QKeySequence]:
