@@ -113,8 +113,9 @@ class MainWindow(QMainWindow):
         placeholder = self.stack.widget(index)
         current = self.stack.currentIndex()
         self.stack.insertWidget(index, page)
-        self.stack.removeWidget(placeholder)
-        placeholder.deleteLater()
+        if placeholder is not None:
+            self.stack.removeWidget(placeholder)
+            placeholder.deleteLater()
         self.stack.setCurrentIndex(current)
         for stack in getattr(page, "undo_stacks", lambda: [])():
             self.undo_group.addStack(stack)

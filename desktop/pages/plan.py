@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import plan_scale_text, plan_text
+from desktop.pages.page_widgets import fit_to_contents_width
 from desktop.pages.plan_constraints import ConstraintsPanel, StrategyPanel
 from desktop.pages.plan_document import PlanDocumentPage
 from desktop.pages.plan_inputs import HardwarePanel, ModelPanel, ShapePanel, WorkloadPanel
@@ -314,14 +315,8 @@ class PlanPage(PlanDocumentPage):
         self._fit_inputs_width()
 
     def _fit_inputs_width(self) -> None:
-        """The input column at least as wide as its widest panel needs (the Expert panels, Russian words): it
-        scrolls only vertically, so anything narrower clipped the right edge of the fields."""
-        inner = self.inputs_scroll.widget()
-        if inner is None:
-            return
-        bar = self.inputs_scroll.verticalScrollBar().sizeHint().width()
-        need = inner.minimumSizeHint().width() + bar + 2 * self.inputs_scroll.frameWidth()
-        self.inputs_scroll.setMinimumWidth(max(INPUTS_WIDTH, need))
+        """The input column as wide as its widest panel needs (the Expert panels, Russian words)."""
+        fit_to_contents_width(self.inputs_scroll, INPUTS_WIDTH)
 
     def go_step(self, step: int) -> None:
         """Show one question (guided) and move the keyboard focus to its first field."""

@@ -43,6 +43,7 @@ from desktop import fmt, rent_buy_text
 from desktop.charts.rentbuy_chart import RentBuyChart
 from desktop.messages import render_error
 from desktop.pages.base import Page
+from desktop.pages.page_widgets import fit_to_contents_width
 from desktop.pages.rent_buy_widgets import LabelledSlider, money_spin
 from desktop.plan_request import (
     Note,
@@ -75,6 +76,7 @@ DEFAULT_HORIZON_MONTHS = 36
 # A kWh costs about 0.1-0.4 in dollars or euros but thousands in some currencies (1,500 IDR): the field stops far
 # above any of them rather than clip a price in a small unit.
 MAX_ELECTRICITY_PER_KWH = 1e6
+INPUTS_WIDTH = 340  # the input column at least; wider where its words need it (fit_to_contents_width)
 DEFAULT_RUNS_PER_MONTH = 4  # a plan's job, run once a week, until the user says how often
 SPOT_RATE_QUOTES = 1_000  # spot quotes read for their stated reclaim rates: one bounded query on a refill
 # Qt's marker for pyside6-lupdate (it finds the calls by this name), typed: it returns its text unchanged.
@@ -222,10 +224,11 @@ class RentBuyPage(Page):
         for box in (self.use_box, self.buy_box, self.rent_box):
             inputs_layout.addWidget(box)
         inputs_layout.addStretch(1)
-        scroll = QScrollArea()
+        scroll = self.inputs_scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(inputs)
-        scroll.setMinimumWidth(340)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(INPUTS_WIDTH)
 
         self.headline = QLabel()
         self.headline.setWordWrap(True)
@@ -382,6 +385,7 @@ class RentBuyPage(Page):
         self._reword_price_sources()
         self.chart.retranslate()
         self._draw()
+        fit_to_contents_width(self.inputs_scroll, INPUTS_WIDTH)  # the words of the new language
 
     def _reword_price_sources(self) -> None:
         """After a language switch: say again where each price came from, keeping every value the user sees."""

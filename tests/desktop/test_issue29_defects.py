@@ -304,13 +304,13 @@ def test_exactly_n_gpus_charts_no_count_above_n(open_plan_page, qtbot, gpus):
 # -- the Expert input column is never clipped --------------------------------------------------------------------
 
 
-def _clipped_inputs(page) -> list[str]:
+def _clipped_inputs(scroll) -> list[str]:
     from PySide6.QtWidgets import QAbstractButton, QLabel, QLineEdit
 
-    viewport = page.inputs_scroll.viewport()
+    viewport = scroll.viewport()
     kinds = (QAbstractSpinBox, QComboBox, QLineEdit, QAbstractButton, QLabel)
     clipped = []
-    for widget in page.inputs_scroll.widget().findChildren(QWidget):
+    for widget in scroll.widget().findChildren(QWidget):
         if not isinstance(widget, kinds) or not widget.isVisible() or isinstance(widget.parentWidget(), kinds):
             continue
         right = widget.mapTo(viewport, QPoint(widget.width() - 1, 0)).x()
@@ -321,7 +321,7 @@ def _clipped_inputs(page) -> list[str]:
 
 @pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)])
 @pytest.mark.parametrize("language", ["en", "ru"])
-def test_the_expert_input_column_is_not_clipped(open_window, qtbot, size, language, english_afterwards):
+def test_the_input_columns_are_not_clipped(open_window, qtbot, size, language, english_afterwards):
     from desktop.i18n import switch_language
 
     window = open_window()
@@ -331,8 +331,12 @@ def test_the_expert_input_column_is_not_clipped(open_window, qtbot, size, langua
     page = window.page("plan")
     page.set_mode("expert", remember=False)
     qtbot.wait(50)
-    assert not _clipped_inputs(page)
+    assert not _clipped_inputs(page.inputs_scroll)
     assert not page.inputs_scroll.horizontalScrollBar().isVisible()
+    window.show_page("rent_buy")  # its input column too
+    rent_buy = window.page("rent_buy")
+    qtbot.wait(50)
+    assert not _clipped_inputs(rent_buy.inputs_scroll)
 
 
 # -- a language switch re-formats the converted prices -----------------------------------------------------------
