@@ -644,7 +644,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/main_window.py" line="+216"/>
+        <location filename="../../desktop/main_window.py" line="+226"/>
         <location filename="../../desktop/selftest.py" line="+177"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
@@ -1322,7 +1322,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+248"/>
+        <location filename="../../desktop/pages/plan.py" line="+262"/>
         <source>Guided</source>
         <translation>Пошагово</translation>
     </message>
@@ -1387,7 +1387,7 @@ token</source>
         <translation>Записать report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh и options.csv</translation>
     </message>
     <message>
-        <location line="+80"/>
+        <location line="+74"/>
         <source>Step {0} of {1}</source>
         <translation>Шаг {0} из {1}</translation>
     </message>
@@ -1407,7 +1407,7 @@ token</source>
         <translation>слоёв: {0}, контекст: {1} ток.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+188"/>
+        <location filename="../../desktop/pages/plan.py" line="+222"/>
         <source>best layout</source>
         <translation>лучшая схема</translation>
     </message>
@@ -1482,7 +1482,7 @@ token</source>
         <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-265"/>
+        <location filename="../../desktop/pages/plan.py" line="-293"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; &amp;Назад</translation>
     </message>
@@ -1492,7 +1492,7 @@ token</source>
         <translation>Предыдущий вопрос (Alt+Н)</translation>
     </message>
     <message>
-        <location line="+70"/>
+        <location line="+64"/>
         <source>See the &amp;advice</source>
         <translation>&amp;К советам</translation>
     </message>
@@ -1621,12 +1621,12 @@ token</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-91"/>
+        <location filename="../../desktop/pages/plan.py" line="-85"/>
         <source>Every input on one page, and the strategy fields you may pin</source>
         <translation>Все входные данные на одной странице и поля стратегии, которые можно закрепить</translation>
     </message>
     <message>
-        <location line="+244"/>
+        <location line="+272"/>
         <source>Nothing fits: no times or costs to draw</source>
         <translation>Ничего не помещается: нечего показать по времени и стоимости</translation>
     </message>
@@ -1641,7 +1641,7 @@ token</source>
         <translation>Экспорт не удался</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+97"/>
+        <location filename="../../desktop/pages/plan.py" line="+99"/>
         <source>Example: Llama 3.1 70B full fine-tune</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
@@ -5003,12 +5003,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyPage</name>
     <message>
-        <location filename="../../desktop/pages/rent_buy.py" line="+82"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+84"/>
         <source>the spot reclaim rate must be a number of reclaims per node-hour (0.02), got &apos;{0}&apos;</source>
         <translation>частота прерываний спотовых узлов должна быть числом прерываний на узло-час (0,02), получено «{0}»</translation>
     </message>
     <message>
-        <location line="+214"/>
+        <location line="+215"/>
         <source>Use</source>
         <translation>Использование</translation>
     </message>
@@ -5278,7 +5278,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>мин</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+27"/>
         <location line="+1"/>
         <location line="+1"/>
         <source>/GPU-h</source>
@@ -5572,8 +5572,8 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     </message>
     <message>
         <location line="+1"/>
-        <source>Spot capacity (priced from spot quotes; nodes are reclaimed)</source>
-        <translation>Спотовые мощности (цены из спотовых котировок; узлы отзываются)</translation>
+        <source>Spot capacity</source>
+        <translation>Спотовые мощности</translation>
     </message>
     <message>
         <location line="+1"/>
