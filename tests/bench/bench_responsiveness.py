@@ -104,6 +104,10 @@ def settle(seconds):
     while time.perf_counter() < end or context.jobs.running_count:
         app.processEvents()
 
+from desktop.context import make_qsettings
+settings = make_qsettings()
+settings.setValue("window/page", "hardware")  # a first start: the Plan page is built when it is first shown
+settings.sync()
 context = AppContext()
 window = MainWindow(context)
 window.resize(1366, 768)
