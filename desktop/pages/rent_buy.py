@@ -19,7 +19,6 @@ same numbers. The page says up to which job size spot pays (planner.scale.compar
 from __future__ import annotations
 
 import sqlite3
-import statistics
 from typing import TYPE_CHECKING, Any, cast
 
 from PySide6 import QtCore
@@ -55,6 +54,7 @@ from desktop.plan_request import (
     typical_price,
 )
 from desktop.qmodels.quotes import rate_text
+from desktop.spot_rates import chosen_spot_rate, quoted_spot_rate
 from planner.break_even import break_even_months_by_rent
 from planner.errors import UserError
 from planner.resolver import ON_DEMAND, RESERVED
@@ -78,7 +78,6 @@ DEFAULT_HORIZON_MONTHS = 36
 MAX_ELECTRICITY_PER_KWH = 1e6
 INPUTS_WIDTH = 340  # the input column at least; wider where its words need it (fit_to_contents_width)
 DEFAULT_RUNS_PER_MONTH = 4  # a plan's job, run once a week, until the user says how often
-SPOT_RATE_QUOTES = 1_000  # spot quotes read for their stated reclaim rates: one bounded query on a refill
 # Qt's marker for pyside6-lupdate (it finds the calls by this name), typed: it returns its text unchanged.
 QT_TRANSLATE_NOOP = cast("Callable[[str, str], str]", QtCore.QT_TRANSLATE_NOOP)
 _RATE_NOT_A_NUMBER = QT_TRANSLATE_NOOP(
@@ -417,7 +416,7 @@ class RentBuyPage(Page):
     def fill_from_plan(self, option: PlanOption | None, force: bool = False) -> None:
         """Take GPU type, count and job from the plan's chosen option while following the plan."""
         self._plan_option = option
-        self.chosen_spot_rate = self._chosen_spot_rate()
+        self.chosen_spot_rate = chosen_spot_rate(self.context.store, self._plan_option)
         self._show_spot_rate_source()
         if option is not None and self.follow_plan.isChecked():
             with QSignalBlocker(self.gpu_combo), QSignalBlocker(self.gpus_spin):
@@ -513,8 +512,8 @@ class RentBuyPage(Page):
         spot = typical_price(prices, gpu.id, ("spot",), self.currency, rates, found)
         reserved = typical_price(prices, gpu.id, RESERVED, self.currency, rates, found)
         self.notes.extend(found)
-        self.quoted_spot_rate = self._quoted_spot_rate(gpu.id)
-        self.chosen_spot_rate = self._chosen_spot_rate()
+        self.quoted_spot_rate = quoted_spot_rate(self.context.store, gpu.id)
+        self.chosen_spot_rate = chosen_spot_rate(self.context.store, self._plan_option)
         self._show_spot_rate_source()
         purchase, overhead, power, purchase_note = self._purchase(gpu, rates)
         self.price_sources = {
@@ -548,34 +547,6 @@ class RentBuyPage(Page):
         del blockers
         self._set_currency_suffixes()
         self.schedule()
-
-    def _quoted_spot_rate(self, gpu_id: str) -> tuple[float | None, int]:
-        """The median reclaim rate the spot quotes of this GPU type state (the user's own when there are any,
-        like the price rule, else the reference ones) and how many state one; one bounded query."""
-        try:
-            rows = self.context.store.rental_quotes.find(gpu=gpu_id, kind="spot", limit=SPOT_RATE_QUOTES)
-        except (sqlite3.Error, UserError):  # a database that cannot answer: the typical rate stands in
-            return None, 0
-        chosen = [row for row in rows if row.get("origin") == "user"] or rows
-        rates = (row["interruptions_per_hour"] for row in chosen)
-        stated = [float(rate) for rate in rates if rate is not None]
-        return (statistics.median(stated), len(stated)) if stated else (None, 0)
-
-    def _chosen_spot_rate(self) -> float | None:
-        """The reclaim rate of the spot quote the followed plan's option runs on ("h100-sxm@quote:12"), if it
-        states one; one row read."""
-        from planner.resolver import OFFER_SEPARATOR
-
-        option = self._plan_option
-        if option is None:
-            return None
-        _, _, offer = str(option.gpu.id).partition(OFFER_SEPARATOR + "quote:")
-        try:
-            row = self.context.store.rental_quotes.get(int(offer)) if offer.isdigit() else None
-        except (sqlite3.Error, UserError, KeyError):  # gone meanwhile: the other sources stand in
-            return None
-        rate = row["interruptions_per_hour"] if row is not None and row["kind"] == "spot" else None
-        return float(rate) if rate is not None else None
 
     def _rate_source(self) -> tuple[float, str]:
         """(reclaims per node-hour, where from) an empty rate field stands for: the plan's chosen spot quote, else
