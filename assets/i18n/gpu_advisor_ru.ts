@@ -4248,7 +4248,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ProbeSpecChart</name>
     <message>
-        <location filename="../../desktop/charts/probe_chart.py" line="+52"/>
+        <location filename="../../desktop/charts/probe_chart.py" line="+57"/>
         <source>Measured as % of the catalog spec</source>
         <translation>Измерено, в % от паспортных данных</translation>
     </message>
@@ -4256,6 +4256,11 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+2"/>
         <source>% of spec</source>
         <translation>% от паспорта</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>No measurements yet. “Run quick probe” measures this machine (matrix multiply, memory bandwidth) in about a minute; each result appears here as a share of its catalog spec.</source>
+        <translation>Замеров пока нет. «Быстрый замер» примерно за минуту измерит эту машину (умножение матриц, пропускная способность памяти); каждый результат появится здесь как доля от паспортного значения.</translation>
     </message>
 </context>
 <context>
@@ -5003,7 +5008,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyPage</name>
     <message>
-        <location filename="../../desktop/pages/rent_buy.py" line="+84"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+83"/>
         <source>the spot reclaim rate must be a number of reclaims per node-hour (0.02), got &apos;{0}&apos;</source>
         <translation>частота прерываний спотовых узлов должна быть числом прерываний на узло-час (0,02), получено «{0}»</translation>
     </message>
@@ -5300,7 +5305,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Задание из плана не выбрано: использование задаёт загрузка ниже.</translation>
     </message>
     <message>
-        <location line="+127"/>
+        <location line="+99"/>
         <source>the plan&apos;s chosen spot quote</source>
         <translation>выбранная в плане спотовая котировка</translation>
     </message>
@@ -5378,7 +5383,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>для этой задачи спотовые невыгодны;</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/rent_buy.py" line="-255"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="-227"/>
         <source>No plan chosen yet: the Plan page&apos;s selected option fills GPU and count.</source>
         <translation>План ещё не выбран: GPU и их число берутся из варианта, выбранного на странице «План».</translation>
     </message>
@@ -5408,7 +5413,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>нет сохранённой котировки на резерв: введите цену для сравнения</translation>
     </message>
     <message>
-        <location line="+130"/>
+        <location line="+102"/>
         <source>catalog price (see the GPU&apos;s sources)</source>
         <translation>цена из каталога (см. источники GPU)</translation>
     </message>

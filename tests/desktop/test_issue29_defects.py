@@ -406,3 +406,19 @@ def test_an_input_change_moves_the_scaling_curves_instead_of_rebuilding_them(ope
     line = chart.chart_data()["series"][selected[0]]
     at = line["gpus"].index(option.gpus)
     assert line["time_s"][at] == pytest.approx(option.effective_wall_time_s)
+
+
+# -- found walking the pages -------------------------------------------------------------------------------------
+
+
+def test_the_probe_chart_says_how_to_fill_it_until_a_result_arrives(qtbot, qapp):
+    from desktop.charts.probe_chart import ProbeSpecChart
+
+    chart = ProbeSpecChart()
+    qtbot.addWidget(chart)
+    chart.show()
+    assert chart.empty_label.isVisible() and "“Run quick probe”" in chart.empty_label.text()  # the button's words
+    chart.add("H100 bf16 matmul", 78.0, "774 TFLOPS")  # a result: the chart shows it, the hint goes
+    assert not chart.empty_label.isVisible()
+    chart.clear()
+    assert chart.empty_label.isVisible()
