@@ -422,3 +422,29 @@ def test_the_probe_chart_says_how_to_fill_it_until_a_result_arrives(qtbot, qapp)
     assert not chart.empty_label.isVisible()
     chart.clear()
     assert chart.empty_label.isVisible()
+
+
+# -- a slider drag updates the plan while the slider is held --------------------------------------------------------
+
+
+def test_a_slow_drag_over_a_70b_model_redraws_before_the_release(open_plan_page, qtbot):
+    from desktop.plan_state import PlanInputs
+    from tests.desktop.test_plan_page import replanned
+
+    page = open_plan_page(size=(1366, 768))
+    page.state.replace_inputs(PlanInputs(task="finetune", model_kind="size", size_billions=70.0,
+                                         hardware=("catalog:h100-sxm",), max_gpus=64), dirty=False)  # fmt: skip
+    page.sync_widgets()
+    replanned(qtbot, page)
+    slider = page.model_panel.size_slider
+    sizes: list[float] = []
+    page.planned.connect(lambda: sizes.append(page.state.inputs.size_billions))
+    slider.setSliderDown(True)  # held: nothing is released until the end
+    start = slider.value()
+    for step in range(1, 9):
+        slider.setValue(start + step)
+        qtbot.wait(120)  # a slow drag: the hand rests a moment between steps
+    assert slider.isSliderDown()
+    assert len(set(sizes)) >= 3  # the headline and the table followed the drag, not only its end
+    assert sizes[-1] == pytest.approx(page.state.inputs.size_billions)
+    slider.setSliderDown(False)
