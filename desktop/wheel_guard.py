@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 GUARDED = (QAbstractSpinBox, QComboBox, QAbstractSlider)
+_WHEEL, _POLISH = QEvent.Type.Wheel, QEvent.Type.Polish
 
 
 def _guarded(watched: QObject) -> QWidget | None:
@@ -46,12 +47,12 @@ class WheelGuard(QObject):
     """The application-wide filter described in the module docstring."""
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        # every event of the application passes here: the common case (neither kind) returns at once
         kind = event.type()
-        if kind == QEvent.Type.Polish and isinstance(watched, GUARDED) and not isinstance(watched, QScrollBar):
-            if watched.focusPolicy() == Qt.FocusPolicy.WheelFocus:
-                watched.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-            return False
-        if kind != QEvent.Type.Wheel:
+        if kind != _WHEEL:
+            if kind == _POLISH and isinstance(watched, GUARDED) and not isinstance(watched, QScrollBar):
+                if watched.focusPolicy() == Qt.FocusPolicy.WheelFocus:
+                    watched.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
             return False
         field = _guarded(watched)
         if field is None or _has_focus(field):
