@@ -4820,7 +4820,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>{0} по сохранённому курсу</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+11"/>
+        <source>Not a spot quote: nothing is reclaimed, so its price per GPU-hour is its price per useful GPU-hour</source>
+        <translation>Не спотовая котировка: ничего не отзывается, поэтому её цена за GPU-час и есть цена за полезный GPU-час</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>as the quote states</source>
         <translation>как указано в котировке</translation>
     </message>

@@ -448,3 +448,16 @@ def test_a_slow_drag_over_a_70b_model_redraws_before_the_release(open_plan_page,
     assert len(set(sizes)) >= 3  # the headline and the table followed the drag, not only its end
     assert sizes[-1] == pytest.approx(page.state.inputs.size_billions)
     slider.setSliderDown(False)
+
+
+def test_an_on_demand_quote_says_its_useful_price_is_its_price(open_window, qtbot):
+    window = open_window()
+    window.show_page("quotes")
+    model = window.page("quotes").rental.model
+    qtbot.waitUntil(lambda: model.rowCount() > 0, timeout=5000)
+    column = next(i for i, c in enumerate(model.columns) if c.key == "derived:per_useful_gpu_hour")
+    kinds = {i: str(r.get("kind")) for i, r in enumerate(model.rows)}
+    on_demand = next(i for i, kind in kinds.items() if kind == "on-demand")
+    index = model.index(on_demand, column)
+    assert model.data(index, Qt.ItemDataRole.DisplayRole) == "—"  # not an empty cell that reads "unknown"
+    assert "nothing is reclaimed" in model.data(index, Qt.ItemDataRole.ToolTipRole)
