@@ -498,8 +498,11 @@ def family_of(option: PlanOption) -> str:
 Series = dict[str, list[tuple[int, float, float | None]]]
 
 
-def scaling_series(result: PlanResult, gpu_id: str | None, training: bool) -> Series:
-    """family -> [(GPU count, time s, cost amount)]: the fastest fitting option per (family, count) for one GPU type.
+def scaling_series(
+    result: PlanResult, gpu_id: str | None, training: bool, line: Callable[[PlanOption], str] | None = None
+) -> Series:
+    """family -> [(GPU count, time s, cost amount)]: the fastest fitting option per (family, count) for one GPU type
+    (`line` names an option's line: family_of by default).
 
     Time is the whole run for training, with losses (failures, checkpoints, restarts: as the table shows and the
     planner ranks it), and seconds per output token for serving.
@@ -509,7 +512,7 @@ def scaling_series(result: PlanResult, gpu_id: str | None, training: bool) -> Se
         if not option.fits or (gpu_id and option.gpu.id != gpu_id):
             continue
         point = _point(option, training)
-        key = (family_of(option), option.gpus)
+        key = ((line or family_of)(option), option.gpus)
         if point is not None and (key not in best or point[1] < best[key][1]):
             best[key] = point
     series: Series = {}
@@ -577,20 +580,7 @@ def family_points(result: PlanResult, gpu_id: str, training: bool) -> Series:
     """The main search's points on the family_series lines: its fastest fitting option per (family_name, count).
 
     Each is exact for its line: the fastest option at a GPU count is also the fastest of its own family there."""
-    points: dict[tuple[str, int], tuple[int, float, float | None]] = {}
-    for option in (*result.options, *result.frontier):
-        if not option.fits or option.gpu.id != gpu_id:
-            continue
-        point = _point(option, training)
-        if point is None:
-            continue
-        key = (family_name(option, training), option.gpus)
-        if key not in points or point[1] < points[key][1]:
-            points[key] = point
-    series: Series = {}
-    for (family, _count), point in sorted(points.items(), key=lambda item: item[0][1]):
-        series.setdefault(family, []).append(point)
-    return series
+    return scaling_series(result, gpu_id, training, line=lambda option: family_name(option, training))
 
 
 def best_per_count(series: Series) -> list[tuple[int, float, float | None]]:
