@@ -77,16 +77,19 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
         "against {capacity_bytes}; they need sharding, e.g. {hint} (the fastest option uses {strategy}).",
     ),
     "advice.nothing_fits_training": QT_TRANSLATE_NOOP(
-        "PlannerMessages",
-        "Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try more GPUs, ZeRO-3 with CPU offload, "
-        "LoRA or QLoRA instead of full training, a shorter sequence, or a GPU with more memory.",
+        "PlannerMessages", "Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}."
     ),
     "advice.nothing_fits_training_lightest": QT_TRANSLATE_NOOP(
         "PlannerMessages",
-        "Nothing fits on {upto} x {gpu} ({capacity_bytes} each): the lightest layout ({strategy}) still needs "
-        "{need_bytes} per GPU. Try more GPUs, ZeRO-3 with CPU offload, LoRA or QLoRA instead of full training, "
-        "a shorter sequence, or a GPU with more memory.",
+        "Nothing fits on {upto} x {gpu} ({capacity_bytes} each): the lightest layout ({strategy}) "
+        "still needs {need_bytes} per GPU. Try: {ideas}.",
     ),
+    "idea.more_gpus_training": QT_TRANSLATE_NOOP("PlannerMessages", "more GPUs"),
+    "idea.zero3_offload": QT_TRANSLATE_NOOP("PlannerMessages", "ZeRO-3 with CPU offload"),
+    "idea.lora_instead": QT_TRANSLATE_NOOP("PlannerMessages", "LoRA or QLoRA instead of full training"),
+    "idea.qlora_instead": QT_TRANSLATE_NOOP("PlannerMessages", "QLoRA (a 4-bit base model) instead of LoRA"),
+    "idea.shorter_sequence": QT_TRANSLATE_NOOP("PlannerMessages", "a shorter sequence"),
+    "idea.bigger_gpu": QT_TRANSLATE_NOOP("PlannerMessages", "a GPU with more memory"),
     "advice.serving_does_not_fit": QT_TRANSLATE_NOOP(
         "PlannerMessages",
         "{model} in {precision} does not fit {where} ({need_bytes} needed per GPU, {capacity_bytes} available). "

@@ -232,9 +232,6 @@ class HardwarePage(Page):
         self.probe.failed.connect(self._on_probe_failed)
 
     # -- page interface ----------------------------------------------------------------------------------------
-    def title(self) -> str:
-        return self.tr("Hardware")
-
     def retranslate(self) -> None:
         self.import_button.setText(self.tr("Import probe report…"))
         self.import_button.setToolTip(self.tr("Add a report made by gpu-probe on another machine"))
