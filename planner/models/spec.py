@@ -1,0 +1,287 @@
+"""The architecture of a decoder-only LLM (ModelSpec), its exact parameter count tensor by tensor (param_counts)
+and the checks that reject an impossible one (validate_spec).
+
+A ModelSpec holds the architecture numbers of a Hugging Face ``config.json`` (layers, hidden size, heads, KV
+heads, head dim, FFN size, vocabulary, tied embeddings, gated MLP, norm type, biases, MoE and MLA shapes). Its
+parameter count is computed tensor by tensor, the way the checkpoint stores them, so that it matches the
+published figures (see tests/planner/test_models.py, which states each official number and its source).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass
+
+from planner.errors import UserError
+from planner.messages import msg
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Architecture of a decoder-only transformer; every size is a count (of layers, features, heads, tokens)."""
+
+    name: str
+    family: str  # "llama", "mixtral", "qwen2", "gemma2", "phi3", "deepseek_v3", "gpt2", "generic", ...
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    ffn: int  # intermediate size of the dense MLP
+    vocab: int
+    tied_embeddings: bool
+    gated_mlp: bool  # SwiGLU/GeGLU (gate, up, down) instead of (fc, proj)
+    norm: str  # "rmsnorm" | "layernorm" (layernorm has a bias)
+    attn_bias: bool  # biases on the q, k, v projections
+    mlp_bias: bool
+    experts: int = 0  # routed experts per MoE layer
+    experts_per_token: int = 0
+    shared_experts: int = 0
+    moe_ffn: int = 0  # intermediate size of one routed expert
+    dense_layers: int = 0  # MoE models: layers that keep a dense MLP (DeepSeek's first_k_dense_replace)
+    q_lora_rank: int = 0  # MLA (DeepSeek-V2/V3); 0 = q projected directly from the hidden state
+    kv_lora_rank: int = 0
+    qk_rope_head_dim: int = 0
+    qk_nope_head_dim: int = 0
+    v_head_dim: int = 0
+    max_context: int = 4096  # tokens
+    source: str = ""
+    # Extra fields (beyond the shared contract) needed to count some families exactly.
+    id: str = ""  # preset id ("llama-3.1-70b"); empty for imported models
+    source_date: str = ""  # ISO date of the source
+    attn_out_bias: bool = False  # bias on the attention output projection (gpt2, gpt_neox)
+    norms_per_layer: int = 2  # Gemma-2 has four (pre/post attention, pre/post feed-forward)
+    learned_positions: bool = False  # gpt2: a max_context x hidden position table
+    shared_expert_ffn: int = (
+        0  # total intermediate size of the shared expert(s); 0 = shared_experts * moe_ffn
+    )
+    shared_expert_gate: bool = False  # qwen2_moe: a sigmoid gate (hidden -> 1) on the shared expert
+    router_bias: bool = False  # DeepSeek-V3: e_score_correction_bias, one number per expert
+    activation: str = (
+        "silu"  # "silu" | "gelu" | "gelu_new" (GPT-2's, written out in Python: more saved tensors)
+    )
+    rotary: bool = True
+    exact_params: int = 0  # tensor elements counted in *.safetensors headers (0 = not measured)
+    qk_norm: bool = False  # qwen3, qwen3_moe, gemma3: an RMSNorm over head_dim on queries and on keys
+    sliding_window: int = 0  # tokens a sliding-window layer attends to (0: none, or null in the config)
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts > 0
+
+    @property
+    def uses_mla(self) -> bool:
+        return self.kv_lora_rank > 0
+
+    @property
+    def moe_layers(self) -> int:
+        return self.layers - self.dense_layers if self.is_moe else 0
+
+    @property
+    def total_params(self) -> int:
+        """All parameters (the safetensors count when a model folder was read, else the architecture's)."""
+        return self.exact_params or param_counts(self).total
+
+    @property
+    def active_params(self) -> int:
+        """Parameters touched per token: everything except the routed experts a token does not visit.
+
+        Embedding and LM head included (the convention of Mixtral's 12.9B).
+        """
+        counts = param_counts(self)
+        if not self.is_moe:
+            return self.total_params
+        return counts.active
+
+    def kv_bytes_per_token(self, kv_bytes_per_element: float) -> float:
+        """KV-cache bytes one token occupies across all layers of the whole model (no tensor parallelism).
+
+        Standard attention keeps K and V: 2 x kv_heads x head_dim values per layer. MLA keeps one compressed
+        latent plus the shared rotary key: kv_lora_rank + qk_rope_head_dim values per layer (DeepSeek-V2 paper).
+        """
+        if self.uses_mla:
+            return self.layers * (self.kv_lora_rank + self.qk_rope_head_dim) * kv_bytes_per_element
+        return 2 * self.layers * self.kv_heads * self.head_dim * kv_bytes_per_element
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.id
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Parameter counting
+# ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParamCounts:
+    """Parameters by place in the network (counts, not bytes). Per-layer figures are for one layer."""
+
+    embedding: int  # token embedding (+ learned positions)
+    lm_head: int  # 0 when tied to the embedding
+    final_norm: int
+    attention: int  # one layer: projections, their biases, MLA's internal norms
+    layer_norms: int  # one layer: the block's norms
+    dense_mlp: int  # one dense layer's MLP
+    routed_expert: int  # one routed expert
+    shared_expert: int  # the shared expert(s) of one MoE layer
+    router: int  # one MoE layer's router (+ correction bias, shared-expert gate)
+    dense_layer: int  # a whole dense layer
+    moe_layer: int  # a whole MoE layer, all experts
+    moe_layer_active: int  # a MoE layer as one token sees it (top-k routed + shared)
+    small_per_layer: int  # norms and biases in one layer (kept in 16 bit when weights are quantised)
+    total: int
+    active: int
+    attention_small: int = 0  # of attention: its biases and internal norms (MLA's, q/k norms)
+    shared_expert_bias: int = 0  # of shared_expert: its biases
+
+    @property
+    def linear_weights_dense_layer(self) -> int:
+        """Elements of a dense layer's Linear weight matrices (no biases, no norms)."""
+        return self.dense_layer - self.small_per_layer
+
+    @property
+    def linear_weights_moe_layer(self) -> int:
+        """Elements of an MoE layer's Linear weights outside the routed experts: attention, shared expert(s) and
+        the router's matrix (its extra bias and the shared-expert gate included: tiny)."""
+        return (
+            self.attention - self.attention_small + self.shared_expert - self.shared_expert_bias + self.router
+        )
+
+    @property
+    def routed_experts_per_layer(self) -> int:
+        return self.moe_layer - self.moe_layer_non_expert
+
+    @property
+    def moe_layer_non_expert(self) -> int:
+        return self.attention + self.layer_norms + self.shared_expert + self.router
+
+
+def _norm_size(spec: ModelSpec) -> int:
+    """Parameters of one norm over the hidden state: weight, plus bias for LayerNorm."""
+    return spec.hidden * (2 if spec.norm == "layernorm" else 1)
+
+
+def _attention_params(spec: ModelSpec) -> tuple[int, int]:
+    """(parameters, of which biases and internal norms) of one attention block."""
+    h = spec.hidden
+    if spec.uses_mla:
+        qk_head = spec.qk_nope_head_dim + spec.qk_rope_head_dim
+        # attention_bias: q_a_proj, kv_a_proj_with_mqa and o_proj get biases (transformers' DeepseekV2/V3)
+        bias = 0
+        if spec.attn_bias:
+            bias = (
+                (spec.q_lora_rank if spec.q_lora_rank else 0) + spec.kv_lora_rank + spec.qk_rope_head_dim + h
+            )
+        if spec.q_lora_rank:
+            q = h * spec.q_lora_rank + spec.q_lora_rank + spec.q_lora_rank * spec.heads * qk_head
+            small = spec.q_lora_rank
+        else:
+            q = h * spec.heads * qk_head
+            small = 0
+        kv_a = h * (spec.kv_lora_rank + spec.qk_rope_head_dim) + spec.kv_lora_rank  # + kv_a_layernorm
+        kv_b = spec.kv_lora_rank * spec.heads * (spec.qk_nope_head_dim + spec.v_head_dim)
+        out = spec.heads * spec.v_head_dim * h
+        return q + kv_a + kv_b + out + bias, small + spec.kv_lora_rank + bias
+    q_width = spec.heads * spec.head_dim
+    kv_width = spec.kv_heads * spec.head_dim
+    weights = h * q_width + 2 * h * kv_width + q_width * h
+    biases = (q_width + 2 * kv_width if spec.attn_bias else 0) + (h if spec.attn_out_bias else 0)
+    norms = 2 * spec.head_dim if spec.qk_norm else 0
+    return weights + biases + norms, biases + norms
+
+
+def _mlp_params(spec: ModelSpec, ffn: int, bias: bool) -> tuple[int, int]:
+    """(parameters, of which biases) of one MLP with intermediate size ffn."""
+    if ffn == 0:
+        return 0, 0
+    matrices = 3 if spec.gated_mlp else 2
+    biases = ((2 * ffn if spec.gated_mlp else ffn) + spec.hidden) if bias else 0
+    return matrices * spec.hidden * ffn + biases, biases
+
+
+@functools.lru_cache(maxsize=4096)
+def param_counts(spec: ModelSpec) -> ParamCounts:
+    """Count every tensor of the architecture (cached: specs are frozen, planners call this in loops)."""
+    h = spec.hidden
+    embedding = spec.vocab * h + (spec.max_context * h if spec.learned_positions else 0)
+    lm_head = 0 if spec.tied_embeddings else spec.vocab * h
+    final_norm = _norm_size(spec)
+    attention, attention_small = _attention_params(spec)
+    layer_norms = spec.norms_per_layer * _norm_size(spec)
+    dense_mlp, dense_mlp_bias = _mlp_params(spec, spec.ffn, spec.mlp_bias)
+    routed_expert = shared_expert = router = shared_bias = 0
+    if spec.is_moe:
+        routed_expert = _mlp_params(spec, spec.moe_ffn, False)[0]
+        shared_ffn = spec.shared_expert_ffn or spec.shared_experts * spec.moe_ffn
+        # deepseek_v2's mlp_bias reaches the shared experts
+        shared_expert, shared_bias = _mlp_params(spec, shared_ffn, spec.mlp_bias)
+        router = (
+            h * spec.experts
+            + (spec.experts if spec.router_bias else 0)
+            + (h if spec.shared_expert_gate else 0)
+        )
+    dense_layer = attention + layer_norms + dense_mlp
+    moe_non_expert = attention + layer_norms + shared_expert + router
+    moe_layer = moe_non_expert + spec.experts * routed_expert
+    moe_layer_active = moe_non_expert + spec.experts_per_token * routed_expert
+    n_dense = spec.layers - spec.moe_layers
+    ends = embedding + lm_head + final_norm
+    total = ends + n_dense * dense_layer + spec.moe_layers * moe_layer
+    active = ends + n_dense * dense_layer + spec.moe_layers * moe_layer_active
+    return ParamCounts(
+        embedding=embedding,
+        lm_head=lm_head,
+        final_norm=final_norm,
+        attention=attention,
+        layer_norms=layer_norms,
+        dense_mlp=dense_mlp,
+        routed_expert=routed_expert,
+        shared_expert=shared_expert,
+        router=router,
+        dense_layer=dense_layer,
+        moe_layer=moe_layer,
+        moe_layer_active=moe_layer_active,
+        small_per_layer=attention_small + layer_norms + dense_mlp_bias,
+        attention_small=attention_small,
+        shared_expert_bias=shared_bias,
+        total=total,
+        active=active,
+    )
+
+
+def validate_spec(spec: ModelSpec, where: str = "model") -> ModelSpec:
+    """Raise UserError when an architecture number is impossible; return the spec unchanged otherwise."""
+    for field in ("layers", "hidden", "heads", "kv_heads", "vocab", "max_context", "norms_per_layer"):
+        value = getattr(spec, field)
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            raise UserError.of(msg("error.spec_positive", where=where, field=field, value=value))
+    for field in (f.name for f in dataclasses.fields(spec)):
+        value = getattr(spec, field)
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+            raise UserError.of(msg("error.spec_negative", where=where, field=field, value=value))
+    if not spec.uses_mla and spec.head_dim <= 0:
+        raise UserError.of(msg("error.spec_positive", where=where, field="head_dim", value=spec.head_dim))
+    if spec.ffn <= 0 and not (spec.is_moe and spec.dense_layers == 0):
+        raise UserError.of(
+            msg("error.spec_positive", where=where, field="ffn (intermediate_size)", value=spec.ffn)
+        )
+    if spec.heads % spec.kv_heads:
+        raise UserError.of(msg("error.spec_gqa", where=where, heads=spec.heads, kv_heads=spec.kv_heads))
+    if spec.norm not in ("rmsnorm", "layernorm"):
+        raise UserError.of(msg("error.spec_norm", where=where, norm=spec.norm))
+    if spec.is_moe:
+        if not 0 < spec.experts_per_token <= spec.experts:
+            raise UserError.of(msg("error.spec_experts_per_token", where=where, experts=spec.experts))
+        if spec.moe_ffn <= 0:
+            raise UserError.of(msg("error.spec_moe_ffn", where=where))
+        if spec.dense_layers >= spec.layers:
+            raise UserError.of(
+                msg(
+                    "error.spec_dense_layers", where=where, dense_layers=spec.dense_layers, layers=spec.layers
+                )
+            )
+    if spec.uses_mla and (spec.v_head_dim <= 0 or spec.qk_nope_head_dim + spec.qk_rope_head_dim <= 0):
+        raise UserError.of(msg("error.spec_mla", where=where))
+    return spec
