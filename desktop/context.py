@@ -126,6 +126,9 @@ class AppContext(QObject):
         self._price_book: PriceBook | None = None
         self.quotes_changed.connect(self._forget_catalog)
         self.settings_changed.connect(self._forget_catalog)
+        from desktop.db_watch import DatabaseWatcher
+
+        self.db_watcher = DatabaseWatcher(self)  # another window's or process's edits show here too
 
     # -- inventory ---------------------------------------------------------------------------------------------
     @property
@@ -278,6 +281,7 @@ class AppContext(QObject):
 
     def shutdown(self) -> None:
         """Stop background work and close the store (called when the window closes)."""
+        self.db_watcher.stop()
         self.jobs.cancel_all()
         self.jobs.wait_for_done(5000)
 

@@ -228,14 +228,19 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
         "{strategy:label})."
     ),
     "advice.nothing_fits_training": (
-        "Nothing fits on {upto} x {gpu} ({capacity_bytes:bytes} each). Try more GPUs, ZeRO-3 with CPU offload, "
-        "LoRA or QLoRA instead of full training, a shorter sequence, or a GPU with more memory."
+        "Nothing fits on {upto} x {gpu} ({capacity_bytes:bytes} each). Try: {ideas:clauses}."
     ),
     "advice.nothing_fits_training_lightest": (
         "Nothing fits on {upto} x {gpu} ({capacity_bytes:bytes} each): the lightest layout ({strategy:label}) "
-        "still needs {need_bytes:bytes} per GPU. Try more GPUs, ZeRO-3 with CPU offload, LoRA or QLoRA instead "
-        "of full training, a shorter sequence, or a GPU with more memory."
+        "still needs {need_bytes:bytes} per GPU. Try: {ideas:clauses}."
     ),
+    # what else to try when no training layout fits; only those the plan has not already tried
+    "idea.more_gpus_training": "more GPUs",
+    "idea.zero3_offload": "ZeRO-3 with CPU offload",
+    "idea.lora_instead": "LoRA or QLoRA instead of full training",
+    "idea.qlora_instead": "QLoRA (a 4-bit base model) instead of LoRA",
+    "idea.shorter_sequence": "a shorter sequence",
+    "idea.bigger_gpu": "a GPU with more memory",
     "advice.serving_load_needs_more_gpus": (
         "{model} fits {gpu} (TP {tp} x PP {pp}), but serving the stated load needs about {gpus_needed} GPUs: "
         "allow more GPUs, lower the target, or quantise (int8/int4 decode reads fewer bytes)."

@@ -15,6 +15,7 @@ import sys
 
 from planner.errors import UserError
 from planner.messages import msg
+from profiler.exits import streams_present
 
 # name -> module under planner.cli that registers it. Order is the order of `--help`.
 SUBCOMMANDS = {
@@ -103,15 +104,8 @@ def one_line(text: str) -> str:
     return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
-def _streams_present() -> None:
-    """`gpu-advisor ... >&-` starts Python with sys.stdout None: print to nowhere instead of crashing."""
-    for name in ("stdout", "stderr"):
-        if getattr(sys, name) is None:
-            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - lives as long as the process
-
-
 def main(argv: list[str] | None = None) -> int:
-    _streams_present()
+    streams_present()  # also when called in-process (tests, the self-test) rather than from the entry point
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         _refuse_unusable_arguments(argv)
