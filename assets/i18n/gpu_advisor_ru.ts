@@ -2130,12 +2130,12 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+41"/>
+        <location line="+36"/>
         <source>{gpus} GPUs</source>
         <translation>{gpus} GPU</translation>
     </message>
     <message>
-        <location line="-40"/>
+        <location line="-35"/>
         <source>{precision} inference</source>
         <translation>инференс в {precision}</translation>
     </message>
@@ -2163,11 +2163,6 @@ token</source>
         <location line="+6"/>
         <source>no tp x pp x dp layout divides {gpus} GPUs for {model} (tp must divide {heads} heads, dp at most the global batch)</source>
         <translation>{gpus} GPU нельзя разложить как tp × pp × dp для {model} (tp должен делить число голов внимания, {heads}, а dp — не больше глобального батча)</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>fits at TP {tp} x PP {pp} ({per_gpu_bytes} per GPU), but the stated users or tokens/s need {gpus_needed} x {gpu}, more than {limit}</source>
-        <translation>помещается при TP {tp} × PP {pp} ({per_gpu_bytes} на GPU), но для заданного числа пользователей или токенов/с нужно {gpus_needed} × {gpu} — больше, чем {limit}</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -2211,11 +2206,6 @@ token</source>
     </message>
     <message>
         <location line="+19"/>
-        <source>{model} fits {gpu} (TP {tp} x PP {pp}), but serving the stated load needs about {gpus_needed} GPUs: allow more GPUs, lower the target, or quantise (int8/int4 decode reads fewer bytes).</source>
-        <translation>{model} помещается на {gpu} (TP {tp} × PP {pp}), но для заданной нагрузки нужно около {gpus_needed} GPU: разрешите больше GPU, снизьте цель или квантуйте модель (при декодировании в int8/int4 читается меньше байтов).</translation>
-    </message>
-    <message>
-        <location line="+5"/>
         <source>{model} in {precision} does not fit {where} ({need_bytes} needed per GPU, {capacity_bytes} available). What would: {ideas}.</source>
         <translation>{model} в {precision} не помещается на {where} (нужно {need_bytes} на GPU, доступно {capacity_bytes}). Что поможет: {ideas}.</translation>
     </message>
@@ -2280,7 +2270,7 @@ token</source>
         <translation>{queued} пользователей на реплику ждут одного из её {slots} мест для последовательностей</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+27"/>
         <source>tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks</source>
         <translation>tp {tp} больше числа голов KV ({kv_heads}): каждая голова KV повторяется на {replicas} рангах</translation>
     </message>
@@ -2370,7 +2360,7 @@ token</source>
         <translation>слоям со скользящим окном хватило бы более короткого кэша KV; здесь он посчитан на полную длину</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+19"/>
         <source>the memory headroom must be between 0 and {limit} of each GPU&apos;s memory, got {headroom}</source>
         <translation>запас памяти должен быть от 0 до {limit} памяти каждого GPU, а получено {headroom}</translation>
     </message>
@@ -3276,12 +3266,12 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-522"/>
+        <location line="-523"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
-        <location line="-114"/>
+        <location line="-132"/>
         <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
     </message>
@@ -3321,7 +3311,42 @@ token</source>
         <translation>GPU с большим объёмом памяти</translation>
     </message>
     <message>
-        <location line="+104"/>
+        <location line="+37"/>
+        <source>MISSES THE TARGETS: {missed}</source>
+        <translation>НЕ ВЫПОЛНЯЕТ ЦЕЛИ: {missed}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{request_rate} requests/s overload it: requests arrive faster than its replicas finish them</source>
+        <translation>{request_rate} запросов/с перегружают его: запросы приходят быстрее, чем реплики их завершают</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>TTFT p90 {ttft_s} against the {target_s} target</source>
+        <translation>TTFT p90 {ttft_s} при цели {target_s}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>TPOT {tpot_s} against the {target_s} target</source>
+        <translation>TPOT {tpot_s} при цели {target_s}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No option meets the targets within {limit} GPUs: the closest are shown, closest first, each marked with what it misses.</source>
+        <translation>Ни один вариант в пределах {limit} GPU не выполняет цели: показаны ближайшие, сначала самые близкие, у каждого указано, что он не выполняет.</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>What would meet them: {gpus} x {gpu}, {replicas} replica(s) of TP {tp} x PP {pp} (planned and checked: TTFT p90 {ttft_s}, TPOT {tpot_s}, {tokens_per_s} tokens/s).</source>
+        <translation>Цели выполнит: {gpus} x {gpu}, реплик: {replicas}, каждая TP {tp} x PP {pp} (спланировано и проверено: TTFT p90 {ttft_s}, TPOT {tpot_s}, {tokens_per_s} токенов/с).</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>No number of GPUs meets them on {gpu}: the closest, TP {tp} x PP {pp}, reaches TTFT p90 {ttft_s} and TPOT {tpot_s}; a faster GPU, a smaller or quantised model, a shorter prompt or looser targets would be needed.</source>
+        <translation>Никакое число {gpu} не выполняет цели: ближайший вариант, TP {tp} x PP {pp}, даёт TTFT p90 {ttft_s} и TPOT {tpot_s}; нужен более быстрый GPU, меньшая или квантованная модель, более короткий промпт или менее строгие цели.</translation>
+    </message>
+    <message>
+        <location line="+68"/>
         <source>the number of tokens must be positive</source>
         <translation>число токенов должно быть больше нуля</translation>
     </message>
@@ -3334,6 +3359,11 @@ token</source>
         <location line="+3"/>
         <source>concurrent users must be at least 1</source>
         <translation>одновременных пользователей должно быть не меньше 1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>give concurrent users or a request rate, not both</source>
+        <translation>укажите число одновременных пользователей или частоту запросов, но не то и другое</translation>
     </message>
     <message>
         <location line="+1"/>
