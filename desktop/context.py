@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from planner.money import ExchangeRates, Money
     from planner.search import PlanOption
     from planner.store import ExchangeRate, StoreProtocol
-    from profiler.nvml import Inventory
+    from profiler.nvml_inventory import Inventory
 
 ORGANIZATION = "GPU Advisor"
 APPLICATION = "gpu-advisor"
@@ -287,6 +287,6 @@ class AppContext(QObject):
 
 
 def _read_inventory() -> Inventory:
-    from profiler.nvml import read_inventory
+    from profiler.nvml_inventory import read_inventory
 
     return read_inventory()

@@ -181,3 +181,21 @@ def test_cli_takes_prompt_tokens_users_and_latency_targets(capsys):
     code = main(["plan", "--model", "llama-3.1-8b", "--task", "inference", "--gpu", "h100-sxm", "--request-rate",
                  "-2"])  # fmt: skip
     assert code == 2 and "--request-rate" in capsys.readouterr().err
+
+
+def test_disaggregated_pools_time_the_kv_transfer_and_decode_without_prompt_chunks():
+    from planner.perf.disaggregated import disaggregated
+
+    # 70B fp8 with 5,000-token prompts at 6.4 requests/s: 3 TP4 prefill replicas, 4 TP2 decode replicas.
+    # KV cache of one prompt: 5,000 x 2 x 80 layers x 8 KV heads x 128 x 1 byte = 0.819 GB, over 4 GPUs' links
+    # at 180 GB/s each: 1.14 ms.
+    prefill, decode = (_replica("llama-3.1-70b", "h100-sxm", "fp8", tp, "vllm") for tp in (4, 2))
+    load = disaggregated(prefill, 3, decode, 4, 6.4, 5000, 500, link_bytes_per_s=180e9)
+    assert load.transfer_s == pytest.approx(5000 * 2 * 80 * 8 * 128 / (4 * 180e9), rel=1e-6)
+    assert load.gpus == 3 * 4 + 4 * 2 and not load.overloaded
+    assert load.output_tokens_per_s == pytest.approx(6.4 * 500)
+    assert load.ttft_p50_s >= _prefill_floor_s(prefill, 5000)
+    assert load.tpot_s >= _decode_floor_s(decode)
+    # the same decodes with 5,000-token prompts chunked into their steps (aggregated, same decode replicas)
+    mixed = perf.serve(decode, 1, 5000, 500, max_sequences=84, request_rate=6.4 / 4)
+    assert load.tpot_s < mixed.tpot_s
