@@ -13,6 +13,7 @@ import json
 import os
 import sys
 
+from planner.cli.terminal import visible_stdout
 from planner.errors import UserError
 from planner.messages import msg
 from profiler.exits import streams_present
@@ -120,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        return int(args.handler(args) or 0)
+        with visible_stdout():  # text from files reaches the terminal with its control characters escaped
+            return int(args.handler(args) or 0)
     except UserError as exc:
         sys.stderr.write(f"gpu-advisor: {one_line(str(exc))}\n")
         return 2
