@@ -53,11 +53,6 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
         "no tp x pp x dp layout divides {gpus} GPUs for {model} (tp must divide {heads} heads, dp at most the "
         "global batch)",
     ),
-    "excluded.serving_load_needs_more_gpus": QT_TRANSLATE_NOOP(
-        "PlannerMessages",
-        "fits at TP {tp} x PP {pp} ({per_gpu_bytes} per GPU), but the stated users or tokens/s need "
-        "{gpus_needed} x {gpu}, more than {limit}",
-    ),
     "excluded.no_serving_layout": QT_TRANSLATE_NOOP(
         "PlannerMessages", "no tensor/pipeline layout is possible on {where}"
     ),
@@ -82,21 +77,19 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
         "against {capacity_bytes}; they need sharding, e.g. {hint} (the fastest option uses {strategy}).",
     ),
     "advice.nothing_fits_training": QT_TRANSLATE_NOOP(
-        "PlannerMessages",
-        "Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try more GPUs, ZeRO-3 with CPU offload, "
-        "LoRA or QLoRA instead of full training, a shorter sequence, or a GPU with more memory.",
+        "PlannerMessages", "Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}."
     ),
     "advice.nothing_fits_training_lightest": QT_TRANSLATE_NOOP(
         "PlannerMessages",
-        "Nothing fits on {upto} x {gpu} ({capacity_bytes} each): the lightest layout ({strategy}) still needs "
-        "{need_bytes} per GPU. Try more GPUs, ZeRO-3 with CPU offload, LoRA or QLoRA instead of full training, "
-        "a shorter sequence, or a GPU with more memory.",
+        "Nothing fits on {upto} x {gpu} ({capacity_bytes} each): the lightest layout ({strategy}) "
+        "still needs {need_bytes} per GPU. Try: {ideas}.",
     ),
-    "advice.serving_load_needs_more_gpus": QT_TRANSLATE_NOOP(
-        "PlannerMessages",
-        "{model} fits {gpu} (TP {tp} x PP {pp}), but serving the stated load needs about {gpus_needed} GPUs: "
-        "allow more GPUs, lower the target, or quantise (int8/int4 decode reads fewer bytes).",
-    ),
+    "idea.more_gpus_training": QT_TRANSLATE_NOOP("PlannerMessages", "more GPUs"),
+    "idea.zero3_offload": QT_TRANSLATE_NOOP("PlannerMessages", "ZeRO-3 with CPU offload"),
+    "idea.lora_instead": QT_TRANSLATE_NOOP("PlannerMessages", "LoRA or QLoRA instead of full training"),
+    "idea.qlora_instead": QT_TRANSLATE_NOOP("PlannerMessages", "QLoRA (a 4-bit base model) instead of LoRA"),
+    "idea.shorter_sequence": QT_TRANSLATE_NOOP("PlannerMessages", "a shorter sequence"),
+    "idea.bigger_gpu": QT_TRANSLATE_NOOP("PlannerMessages", "a GPU with more memory"),
     "advice.serving_does_not_fit": QT_TRANSLATE_NOOP(
         "PlannerMessages",
         "{model} in {precision} does not fit {where} ({need_bytes} needed per GPU, {capacity_bytes} available). "
@@ -132,6 +125,29 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "option.misses_target": QT_TRANSLATE_NOOP("PlannerMessages", "misses the {target_tokens_per_second} tokens/s target"),
     "option.users_queued": QT_TRANSLATE_NOOP(
         "PlannerMessages", "{queued} users per replica wait for one of its {slots} sequence slots"
+    ),
+    "option.misses_targets": QT_TRANSLATE_NOOP("PlannerMessages", "MISSES THE TARGETS: {missed}"),
+    "option.overloaded": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{request_rate} requests/s overload it: requests arrive faster than its replicas finish them",
+    ),
+    "target.ttft": QT_TRANSLATE_NOOP("PlannerMessages", "TTFT p90 {ttft_s} against the {target_s} target"),
+    "target.tpot": QT_TRANSLATE_NOOP("PlannerMessages", "TPOT {tpot_s} against the {target_s} target"),
+    "advice.serving_targets_closest": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "No option meets the targets within {limit} GPUs: the closest are shown, closest first, each marked with "
+        "what it misses.",
+    ),
+    "advice.serving_targets_need_gpus": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "What would meet them: {gpus} x {gpu}, {replicas} replica(s) of TP {tp} x PP {pp} (planned and checked: "
+        "TTFT p90 {ttft_s}, TPOT {tpot_s}, {tokens_per_s} tokens/s).",
+    ),
+    "advice.serving_targets_unreachable": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "No number of GPUs meets them on {gpu}: the closest, TP {tp} x PP {pp}, reaches TTFT p90 {ttft_s} and "
+        "TPOT {tpot_s}; a faster GPU, a smaller or quantised model, a shorter prompt or looser targets would "
+        "be needed.",
     ),
     # memory model notes
     "memory.kv_heads_replicated": QT_TRANSLATE_NOOP(
@@ -200,6 +216,7 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
         "PlannerMessages", "the tokens-per-second target must be positive"
     ),
     "error.users_positive": QT_TRANSLATE_NOOP("PlannerMessages", "concurrent users must be at least 1"),
+    "error.users_or_rate": QT_TRANSLATE_NOOP("PlannerMessages", "give concurrent users or a request rate, not both"),
     "error.output_longer_than_sequence": QT_TRANSLATE_NOOP(
         "PlannerMessages", "the output length ({output_len}) must be shorter than the sequence length ({seq_len})"
     ),

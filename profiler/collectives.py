@@ -249,8 +249,8 @@ _SIZE_MEANING = {
 def build_report(entries: list[Collective]) -> ProbeReport:
     """A valid ProbeReport (mode 'collectives') around the collectives entries, with rank 0's machine facts."""
     from profiler import report
-    from profiler.nvml import read_inventory
-    from profiler.probe import machine_info
+    from profiler.machine_info import machine_info
+    from profiler.nvml_inventory import read_inventory
 
     data = report.new_report_dict("collectives", machine_info(), read_inventory().to_dict(), [], entries)
     return report.ProbeReport.from_dict(data)

@@ -210,9 +210,9 @@ def _sync_time(run: Callable[[], object], reps: int) -> float:
 
 
 def _event_time(run: Callable[[], object], reps: int) -> float:
-    from profiler.probe import _cuda_timer
+    from profiler.probe_timing import cuda_timer
 
-    return _cuda_timer()(run, reps)
+    return cuda_timer()(run, reps)
 
 
 def _sm_clock(nvml_index: int) -> float | None:
@@ -225,7 +225,7 @@ def _sm_clock(nvml_index: int) -> float | None:
 
 
 def _nvml_index(cuda_index: int) -> int:
-    from profiler.nvml import read_inventory
+    from profiler.nvml_inventory import read_inventory
 
     gpu = read_inventory().gpu(cuda_index)
     return gpu.index if gpu is not None else cuda_index
@@ -261,8 +261,8 @@ def parse_cpu_list(text: str) -> list[int]:
 
 
 def check_environment(context: Context) -> JSONObject:
-    from profiler.nvml import read_inventory
-    from profiler.probe import cuda_state
+    from profiler.nvml_inventory import read_inventory
+    from profiler.probe_devices import cuda_state
 
     try:
         import torch
@@ -319,7 +319,7 @@ def check_probe_full(context: Context) -> JSONObject:
 
 
 def check_event_vs_wall(context: Context) -> JSONObject:
-    from profiler.probe import make_gemm
+    from profiler.probe_matmul import make_gemm
 
     gemm = make_gemm("bf16", 8192, 8192, 8192, "cuda:0")
     tiny = make_gemm("bf16", 256, 256, 256, "cuda:0")
@@ -337,7 +337,7 @@ def check_event_vs_wall(context: Context) -> JSONObject:
 def check_copy_sizes(context: Context) -> JSONObject:
     import torch
 
-    from profiler.probe import min_bandwidth_bytes
+    from profiler.probe_bandwidth import min_bandwidth_bytes
 
     l2 = int(torch.cuda.get_device_properties(0).L2_cache_size)
     free = int(torch.cuda.mem_get_info(0)[0])
@@ -369,7 +369,7 @@ def check_copy_sizes(context: Context) -> JSONObject:
 def check_cold_warm_matmul(context: Context) -> JSONObject:
     import torch
 
-    from profiler.probe import make_gemm
+    from profiler.probe_matmul import make_gemm
 
     gemm = make_gemm("bf16", 8192, 8192, 8192, "cuda:0")
     index = _nvml_index(0)
@@ -396,7 +396,8 @@ def check_cold_warm_matmul(context: Context) -> JSONObject:
 def check_fp8_accumulation(context: Context) -> JSONObject:
     import torch
 
-    from profiler.probe import QUICK, make_gemm, mamf_shape
+    from profiler.probe_matmul import make_gemm, mamf_shape
+    from profiler.probe_settings import QUICK
 
     major, minor = torch.cuda.get_device_capability(0)
     if (major, minor) < (8, 9):
@@ -419,7 +420,8 @@ def check_fp8_accumulation(context: Context) -> JSONObject:
 def check_tf32_restored(context: Context) -> JSONObject:
     import torch
 
-    from profiler.probe import QUICK, cuda_matmul
+    from profiler.probe_matmul import cuda_matmul
+    from profiler.probe_settings import QUICK
 
     matmul = torch.backends.cuda.matmul
     before = matmul.fp32_precision
@@ -439,7 +441,7 @@ def check_tf32_restored(context: Context) -> JSONObject:
 def check_nn_vs_tn_and_flush(context: Context) -> JSONObject:
     import torch
 
-    from profiler.probe import L2_FLUSH_BYTES
+    from profiler.probe_settings import L2_FLUSH_BYTES
 
     n = 8192
     a = torch.randn(n, n, device="cuda:0", dtype=torch.bfloat16)
@@ -464,8 +466,8 @@ def check_nn_vs_tn_and_flush(context: Context) -> JSONObject:
 def check_h2d_per_numa(context: Context) -> JSONObject:
     import torch
 
-    from profiler.nvml import read_inventory
-    from profiler.probe import near_cpus
+    from profiler.nvml_inventory import read_inventory
+    from profiler.probe_bandwidth import near_cpus
 
     nodes = numa_cpus()
     gpu = read_inventory().gpu(0)
@@ -519,14 +521,14 @@ def check_busy_gpu(context: Context) -> JSONObject:
 
 STICKY_CHILD = """
 import sys
-from profiler import probe
+from profiler import probe_steps
 from profiler.__main__ import main
-def sticky(index, dtype, capability, settings, _real=probe.cuda_matmul):
+def sticky(index, dtype, capability, settings, _real=probe_steps.cuda_matmul):
     if dtype == "fp16":
         import torch
         torch.zeros(4, device=f"cuda:{index}")[torch.tensor([1 << 20], device=f"cuda:{index}")].sum().item()
     return _real(index, dtype, capability, settings)
-probe.cuda_matmul = sticky
+probe_steps.cuda_matmul = sticky
 sys.exit(main(sys.argv[1:]))
 """
 
@@ -602,7 +604,7 @@ def _collectives(context: Context, name: str, extra: list[str], timeout_s: float
 
 
 def check_mig(context: Context) -> JSONObject:
-    from profiler.nvml import read_inventory
+    from profiler.nvml_inventory import read_inventory
 
     gpus = [g for g in read_inventory().gpus if g.mig_mode == "enabled"]
     if not gpus:
@@ -643,7 +645,10 @@ MEMORY_TRAIN_CASES = [
     ("gpt2-17m", "lora", "bf16", "eager", 4, 1024),
     ("llama-1b", "pretrain", "bf16", "sdpa", 1, 2048),
 ]
-MEMORY_GENERATE_CASES = [("llama-1b", "bf16", 1, 512, 128), ("llama-1b", "bf16", 16, 512, 64)]  # batch, len, new
+MEMORY_GENERATE_CASES = [
+    ("llama-1b", "bf16", 1, 512, 128),
+    ("llama-1b", "bf16", 16, 512, 64),
+]  # batch, len, new
 # The planner runs as a child (profiler never imports planner: the layer contract): each argv list in the JSON
 # file given as argv[1] through planner.cli.main, their --json outputs printed as one JSON list.
 PLANNER_CASES = (
@@ -657,11 +662,15 @@ PLANNER_CASES = (
     "    out.append(json.loads(buffer.getvalue()) if code == 0 else {'error': f'exit {code}'})\n"
     "print(json.dumps(out))\n"
 )
-GPU_ID = "import sys; from planner.gpus import match_nvml_name as m; g = m(sys.argv[1]); print(g.id if g else '')"
+GPU_ID = (
+    "import sys; from planner.gpus import match_nvml_name as m; g = m(sys.argv[1]); print(g.id if g else '')"
+)
 
 
 def _child_env() -> dict[str, str]:
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    return dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    )
 
 
 def _child_json(command: Sequence[str], timeout_s: float) -> JSONValue:
@@ -690,20 +699,29 @@ def _write_json(context: Context, name: str, value: JSONValue) -> Path:
 
 
 def _config_paths(context: Context) -> dict[str, str]:
-    return {name: str(_write_json(context, f"memory-{name}.config.json", data)) for name, data in MEMORY_MODELS.items()}
+    return {
+        name: str(_write_json(context, f"memory-{name}.config.json", data))
+        for name, data in MEMORY_MODELS.items()
+    }
 
 
-def _traces(context: Context, name: str, cases: list[JSONValue], extra: Sequence[str], timeout_s: float) -> list[JSONValue]:
+def _traces(
+    context: Context, name: str, cases: list[JSONValue], extra: Sequence[str], timeout_s: float
+) -> list[JSONValue]:
     """Run the cases in one tracing child; one result (or {"error"}) per case."""
     path = _write_json(context, name, cases)
-    result = _child_json([sys.executable, "-m", "profiler.memory_trace", "--cases", str(path), *extra], timeout_s)
+    result = _child_json(
+        [sys.executable, "-m", "profiler.memory_trace", "--cases", str(path), *extra], timeout_s
+    )
     found = result.get("cases") if isinstance(result, dict) else None
     if not isinstance(found, list) or len(found) != len(cases):
         raise RuntimeError(f"the tracer returned {type(found).__name__} for {len(cases)} cases")
     return found
 
 
-def _planner_runs(context: Context, name: str, argvs: list[JSONValue], timeout_s: float = 180) -> list[JSONValue]:
+def _planner_runs(
+    context: Context, name: str, argvs: list[JSONValue], timeout_s: float = 180
+) -> list[JSONValue]:
     path = _write_json(context, name, argvs)
     found = _child_json([sys.executable, "-c", PLANNER_CASES, str(path)], timeout_s)
     if not isinstance(found, list) or len(found) != len(argvs):
@@ -847,7 +865,11 @@ def check_memory(context: Context) -> JSONObject:
         )
     training = memory_training_rows(context)
     generate = memory_generate_rows(context)
-    speed = [r["predicted_over_measured"] for r in generate if isinstance(r, dict) and r.get("predicted_over_measured")]
+    speed = [
+        r["predicted_over_measured"]
+        for r in generate
+        if isinstance(r, dict) and r.get("predicted_over_measured")
+    ]
     return {
         "headline": f"peak vs torch.cuda: analytic within {_worst(training + generate, 'analytic_over_measured')}, "
         f"traced within {_worst(training + generate, 'traced_over_measured')}; decode tokens/s predicted/measured "
@@ -875,7 +897,9 @@ STEPS: list[Step] = [
     Step("collectives_gloo", check_collectives_gloo, "the torchrun path with two gloo ranks", 0, 30),
     Step("collectives_nccl", check_collectives_nccl, "NCCL collectives on all GPUs", 2, 90),
     Step("mig", check_mig, "MIG slice attribution", 1, 40),
-    Step("memory", check_memory, "training step and generate(): torch.cuda peaks vs analytic and traced", 1, 30),
+    Step(
+        "memory", check_memory, "training step and generate(): torch.cuda peaks vs analytic and traced", 1, 30
+    ),
 ]
 
 
@@ -968,7 +992,7 @@ def _run(out: str, steps: Sequence[Step]) -> int:
     try:
         import torch  # noqa: F401  (cuda_state reads it from sys.modules)
 
-        from profiler.probe import cuda_state
+        from profiler.probe_devices import cuda_state
 
         gpu_count, reason = cuda_state()
     except ImportError as exc:

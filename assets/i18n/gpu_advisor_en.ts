@@ -4,7 +4,7 @@
 <context>
     <name>HardwarePage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/hardware.py" line="+613"/>
+        <location filename="../../desktop/pages/hardware.py" line="+610"/>
         <source>Done: %n measurement(s) saved to the probe history.</source>
         <translation>
             <numerusform>Done: %n measurement saved to the probe history.</numerusform>
@@ -98,7 +98,7 @@
 <context>
     <name>QuoteTab</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/quote_tab.py" line="+456"/>
+        <location filename="../../desktop/pages/quote_tab.py" line="+457"/>
         <source>duplicating %n quote(s)</source>
         <translation>
             <numerusform>duplicating %n quote</numerusform>
@@ -109,7 +109,7 @@
 <context>
     <name>QuotesPage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/quotes.py" line="+218"/>
+        <location filename="../../desktop/pages/quotes.py" line="+220"/>
         <source>A job on one instance of %n GPU(s), reclaimed {0} times per instance-hour ({1}); each reclaim loses the work since the last checkpoint (one takes {2} to write, at Daly&apos;s optimal interval) and a {3} restart. Hardware failures count alike on demand, so it compares with on-demand prices as they are.</source>
         <translation>
             <numerusform>A job on one instance of %n GPU, reclaimed {0} times per instance-hour ({1}); each reclaim loses the work since the last checkpoint (one takes {2} to write, at Daly&apos;s optimal interval) and a {3} restart. Hardware failures count alike on demand, so it compares with on-demand prices as they are.</numerusform>
@@ -136,7 +136,7 @@
 <context>
     <name>RentBuyPage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/rent_buy.py" line="+582"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+560"/>
         <source>median of %n spot quote(s)</source>
         <translation>
             <numerusform>median of %n spot quote</numerusform>

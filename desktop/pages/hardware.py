@@ -232,9 +232,6 @@ class HardwarePage(Page):
         self.probe.failed.connect(self._on_probe_failed)
 
     # -- page interface ----------------------------------------------------------------------------------------
-    def title(self) -> str:
-        return self.tr("Hardware")
-
     def retranslate(self) -> None:
         self.import_button.setText(self.tr("Import probe report…"))
         self.import_button.setToolTip(self.tr("Add a report made by gpu-probe on another machine"))
@@ -432,7 +429,7 @@ class HardwarePage(Page):
                 self.tabs.setCurrentIndex(1)  # the probe still measures the CPU
             return
         self.telemetry.set_gpus({gpu.cuda_index: f"GPU {gpu.cuda_index}" for gpu in gpus})
-        from profiler.nvml import TelemetrySampler
+        from profiler.telemetry import TelemetrySampler
 
         sampler = TelemetrySampler(interval_s=TELEMETRY_INTERVAL_MS / 1000, capacity=600, include_pcie=False)
         self.sampler = sampler

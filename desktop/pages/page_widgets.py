@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHeaderView,
     QLabel,
+    QScrollArea,
     QTableView,
     QWidget,
 )
@@ -56,3 +57,13 @@ def show_banner(label: QLabel, text: str, error: bool = False) -> None:
     label.setStyleSheet(f"QLabel {{ color: {color}; }}")
     label.setText(text)
     label.setVisible(bool(text))
+
+
+def fit_to_contents_width(scroll: QScrollArea, minimum: int) -> None:
+    """A form's scroll area at least as wide as its widest row needs (words differ by language): a form that
+    scrolls only vertically would otherwise clip the right edge of its fields."""
+    inner = scroll.widget()
+    if inner is None:
+        return
+    bar = scroll.verticalScrollBar().sizeHint().width()
+    scroll.setMinimumWidth(max(minimum, inner.minimumSizeHint().width() + bar + 2 * scroll.frameWidth()))

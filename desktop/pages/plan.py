@@ -38,26 +38,30 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import plan_scale_text, plan_text
+from desktop.pages.page_widgets import fit_to_contents_width
 from desktop.pages.plan_constraints import ConstraintsPanel, StrategyPanel
 from desktop.pages.plan_document import PlanDocumentPage
 from desktop.pages.plan_inputs import HardwarePanel, ModelPanel, ShapePanel, WorkloadPanel
 from desktop.pages.plan_results import ResultsPanel
 from desktop.pages.plan_scale_inputs import PoolPanel, ResiliencePanel
 from desktop.pages.trace_memory import install_trace_action
+from desktop.plan_pool_job import PoolComparisonJob
 from desktop.plan_request import (
     Note,
     PlanCall,
     PoolAnswer,
     SpotAnswer,
+    best_per_count,
     build_and_run,
     error_note,
     family_name,
+    family_points,
     family_series,
     hardware_sources,
     is_model_error,
+    overlay_points,
     price_book_of,
     render_note,
-    scaling_series,
 )
 from desktop.plan_scheduler import SERIES_DELAY_MS, THROTTLE_MS, ReplanScheduler, Series, SeriesSlot
 from desktop.plan_state import PlanInputs, PlanState
@@ -109,6 +113,7 @@ class PlanPage(PlanDocumentPage):
     page_id = "plan"
     planned = Signal()  # a result (or an error) is drawn: table, headline, memory bar, first scaling curve
     scaling_ready = Signal()  # the per-strategy scaling curves for the selected GPU type are drawn
+    pool_ready = Signal()  # the mixed pool's comparison of the shown plan is drawn (it follows the plan)
 
     def __init__(self, context: AppContext, parent: QWidget | None = None):
         super().__init__(context, parent)
@@ -123,15 +128,25 @@ class PlanPage(PlanDocumentPage):
         )
         self.last_redraw_ms = 0.0
         self._series_gpu = ""
+        self._shown_curves: tuple[tuple[object, ...], Series] | None = None  # (what about, curves) last drawn
         self._series_job: Job | None = None
         self._series_timer = QTimer(self)
         self._series_timer.setSingleShot(True)
         self._series_timer.setInterval(SERIES_DELAY_MS)
         self._series_timer.timeout.connect(self._start_series_job)
-        self._throttle = QTimer(self)
+        # Re-planning: the first change plans on the next event-loop turn (one user action may change several
+        # inputs in one turn); changes within THROTTLE_MS after a plan wait for its end and plan once together,
+        # so a slider drag re-plans live, at most every THROTTLE_MS.
+        self._soon = QTimer(self)
+        self._soon.setSingleShot(True)
+        self._soon.setInterval(0)
+        self._soon.timeout.connect(self.replan)
+        self._throttle = QTimer(self)  # the cool-down after a plan
         self._throttle.setSingleShot(True)
         self._throttle.setInterval(THROTTLE_MS)
-        self._throttle.timeout.connect(self.replan)
+        self._throttle.timeout.connect(self._after_cooldown)
+        self._replan_pending = False
+        self._last_kind: tuple[object, ...] | None = None  # what the last plan was of (_plan_kind)
 
         self.step = 0  # the guided question shown
         self.mode = "guided"
@@ -145,6 +160,8 @@ class PlanPage(PlanDocumentPage):
         self.pool_panel = PoolPanel(self.state)  # Expert mode only: a mixed GPU pool (plan --pool)
         self.expert_panels = [self.strategy, self.resilience, self.pool_panel]
         self.pool: PoolAnswer | None = None  # the pool comparison of the shown plan
+        self.pool_job = PoolComparisonJob(context.jobs, self)
+        self.pool_job.answered.connect(self._accept_pool)
         self.spot: SpotAnswer | None = None  # a spot plan's on-demand side (spot against on demand)
         self.panels = [self.workload, self.model_panel, self.shape, self.hardware, self.constraints]
         self.results = ResultsPanel()
@@ -155,6 +172,7 @@ class PlanPage(PlanDocumentPage):
         self._show_defaults()
         self.sync_widgets()
         self.adapter.changed.connect(self._on_state_changed)
+        self.shape.problem_changed.connect(self.replan)  # refused: the old result goes; fine again: plan it
         self.results.table.selectionModel().currentRowChanged.connect(
             lambda current, _: self.state.select(current.row())
         )
@@ -240,9 +258,6 @@ class PlanPage(PlanDocumentPage):
         layout.addLayout(top)
         layout.addWidget(self.splitter, 1)
 
-    def title(self) -> str:
-        return self.tr("Plan")
-
     def retranslate(self) -> None:
         self.guided_button.setText(self.tr("Guided"))
         self.expert_button.setText(self.tr("Expert"))
@@ -270,6 +285,7 @@ class PlanPage(PlanDocumentPage):
         self.results.retranslate()
         self._update_nav()
         self._update_document_label()
+        self._fit_inputs_width()  # the words of another language are wider or narrower
         if self.call is not None:
             # a language switch: the model summary is worded again; price sources, notes and the planner's
             # texts are rendered by _draw_results from the messages the plan keeps (nothing is planned again)
@@ -296,6 +312,11 @@ class PlanPage(PlanDocumentPage):
             settings.setValue(MODE_KEY, mode)
             settings.sync()
         self.go_step(self.step if mode == "guided" else 0)
+        self._fit_inputs_width()
+
+    def _fit_inputs_width(self) -> None:
+        """The input column as wide as its widest panel needs (the Expert panels, Russian words)."""
+        fit_to_contents_width(self.inputs_scroll, INPUTS_WIDTH)
 
     def go_step(self, step: int) -> None:
         """Show one question (guided) and move the keyboard focus to its first field."""
@@ -365,7 +386,7 @@ class PlanPage(PlanDocumentPage):
         self.pool_panel.set_catalog(list(self.context.gpu_catalog().values()))
         self._refresh_hardware()
         self.constraints.set_currency(self.context.display_currency())
-        self._throttle.start()
+        self._request_replan()
 
     def _on_state_changed(self, what: str) -> None:
         if what == "inputs":
@@ -375,22 +396,38 @@ class PlanPage(PlanDocumentPage):
             self.constraints.sync_rank(self.state.inputs)
             self.strategy.sync_from(self.state.inputs)
             self.resilience.setEnabled(self.state.inputs.is_training)
-            if not self._throttle.isActive():
-                self._throttle.start()
+            self._request_replan()
         elif what in ("result", "selection"):
             self._draw_results()
         elif what == "document":
             self._update_document_label()
 
     # -- planning ------------------------------------------------------------------------------------------------
+    def _request_replan(self) -> None:
+        if self._throttle.isActive():
+            self._replan_pending = True  # planned together when the cool-down ends
+        elif not self._soon.isActive():
+            self._soon.start()
+
+    def _after_cooldown(self) -> None:
+        if self._replan_pending:
+            self.replan()
+
     def replan(self) -> None:
-        """Plan the current inputs now (the throttle timer calls this; tests may too)."""
-        self._throttle.stop()
+        """Plan the current inputs now (the re-plan timers call this; tests may too)."""
+        self._soon.stop()
+        self._replan_pending = False
+        self._throttle.start()
         generation = self.scheduler.request()
         if generation is None:
             return
-        if self.state.inputs.pool_counts != (self.pool.counts if self.pool is not None else {}):
-            self.scheduler.cost_unknown()  # a pool comparison added or changed: not timed yet
+        kind = _plan_kind(self.state.inputs)
+        if kind != self._last_kind:
+            self.scheduler.cost_unknown()  # another model, task or hardware: the last timings say nothing
+            self._last_kind = kind
+        if self.shape.seq_problem is not None:  # a refused input: no plan for the length it replaced
+            self._fail(generation, self.shape.seq_problem)
+            return
         request = (
             self.state.inputs,
             self.context.gpu_catalog(),
@@ -409,7 +446,7 @@ class PlanPage(PlanDocumentPage):
             return
 
         # slow search or cold price summaries: all of it on a pool thread, the latest request wins
-        def done(answer: tuple[PlanCall, PlanResult, float, PoolAnswer | None, SpotAnswer | None]) -> None:
+        def done(answer: tuple[PlanCall, PlanResult, float, SpotAnswer | None]) -> None:
             self._accept_built(generation, *answer)
 
         def failed(message: str) -> None:
@@ -424,17 +461,37 @@ class PlanPage(PlanDocumentPage):
         call: PlanCall,
         result: PlanResult,
         build_ms: float,
-        pool: PoolAnswer | None = None,
         spot: SpotAnswer | None = None,
     ) -> None:
         self.scheduler.built(generation, build_ms)
         if not self.scheduler.is_current(generation):
             return  # a newer request is on its way: latest request wins
         self.scheduler.searched(generation, float(result.search_ms))
-        self.call, self.pool, self.spot = call, pool, spot
+        self.call, self.spot = call, spot
+        self._ask_pool(generation)
         self.series.reset()
         self.model_panel.set_summary(plan_text.model_summary(call.model))
         self.state.set_result(result)
+
+    def _ask_pool(self, generation: int) -> None:
+        """The mixed pool's comparison for these inputs, after the plan is drawn (desktop/plan_pool_job.py); the
+        tab keeps the last one meanwhile, or says there is no pool."""
+        inputs = self.state.inputs
+        if not inputs.pool_counts:
+            self.pool_job.stop()
+            self.pool = None
+            return
+        context = self.context
+        self.pool_job.request(generation, (inputs, context.gpu_catalog(), context.store, context.display_currency(),
+                                           context.exchange_rates(), price_book_of(context)))  # fmt: skip
+
+    def _accept_pool(self, generation: int, answer: PoolAnswer | None) -> None:
+        if not self.scheduler.is_current(generation):
+            return  # the inputs changed since: their own comparison follows
+        self.pool = answer
+        names = {gpu_id: short_gpu_name(gpu.name) for gpu_id, gpu in self.context.gpu_catalog().items()}
+        self.results.pool.show_answer(answer, names, self.state.inputs.is_training)
+        self.pool_ready.emit()
 
     def _fail(self, generation: int, message: Note, about_model: bool = False) -> None:
         """The plan failed: `message` (a planner Message, a desktop Text or words) is kept to be worded again
@@ -442,6 +499,7 @@ class PlanPage(PlanDocumentPage):
         if not self.scheduler.is_current(generation):
             return
         self.call, self.pool, self.spot = None, None, None
+        self.pool_job.stop()
         self._error_about_model = about_model
         self._error_note = message
         self.state.set_error(render_note(message))
@@ -494,29 +552,40 @@ class PlanPage(PlanDocumentPage):
     def _draw_scaling(self, option: PlanOption) -> None:
         """Per-strategy curves for the option's GPU type: drawn now if known, else fetched in the background.
 
-        Until they arrive the chart shows the main search's best layout per GPU count (one line).
+        Until they arrive the chart keeps the curves it shows for the same model, task and GPU type, with the new
+        plan's own points put in (they are exact: the plan's best option at a count is its family's best there),
+        so an input change moves points instead of swapping the lines for one and back (no flicker). With nothing
+        to keep, the main search's best layout per GPU count stands in (one line).
         """
         training = self.state.inputs.is_training
         currency = self.call.currency if self.call else self.context.display_currency()
         generation, gpu_id = self.scheduler.generation, option.gpu.id
         selected = (family_name(option, training), option.gpus) if option.fits else None
         series = self.series.ready(generation, gpu_id)
-        if series is None:
-            best: dict[int, tuple[int, float, float | None]] = {}
+        kind = self._curves_kind(gpu_id)
+        if series is not None:
+            self._shown_curves = (kind, series)
+        else:
             result = self.state.result
-            lines = scaling_series(result, gpu_id, training).values() if result is not None else ()
-            for line in lines:
-                for point in line:
-                    if point[0] not in best or point[1] < best[point[0]][1]:
-                        best[point[0]] = point
-            name = self.tr("best layout")
-            series = {name: sorted(best.values())}
-            selected = (name, option.gpus) if option.fits else None
+            fresh = family_points(result, gpu_id, training) if result is not None else {}
+            if self._shown_curves is not None and self._shown_curves[0] == kind:
+                series = overlay_points(self._shown_curves[1], fresh)
+            else:
+                name = self.tr("best layout")
+                series = {name: best_per_count(fresh)}
+                selected = (name, option.gpus) if option.fits else None
             if self.call is not None and self.series.wants(generation, gpu_id):
                 self._series_gpu = gpu_id
                 self._series_timer.start()  # after a short pause: a slider drag does not queue searches
         band = plan_text.time_band(option) if option.fits else None
         self.results.scaling_chart.set_series(series, currency, selected, "wall" if training else "step", band)
+
+    def _curves_kind(self, gpu_id: str) -> tuple[object, ...]:
+        """What a set of scaling curves is about: curves of another model, task, precision or GPU type are not
+        kept on screen while new ones are searched."""
+        inputs = self.state.inputs
+        model = self.call.model.name if self.call is not None else inputs.model_text
+        return (gpu_id, model, inputs.task, inputs.precision)
 
     def _start_series_job(self) -> None:
         """Search each ZeRO stage for the scaling chart, cancelling a search for older inputs first."""
@@ -554,6 +623,8 @@ class PlanPage(PlanDocumentPage):
     def shutdown(self) -> None:
         """The window is closing: stop re-planning (the store closes after this)."""
         self.scheduler.close()  # results still on their way are dropped
+        self.pool_job.stop()
+        self._soon.stop()
         self._throttle.stop()
         self._series_timer.stop()
         if self._series_job is not None and self._series_job.running:
@@ -596,6 +667,13 @@ class PlanPage(PlanDocumentPage):
         self.results.views.setCurrentWidget(self.results.pool)
         total = sum(self.results.vertical.sizes())
         self.results.vertical.setSizes([total * 68 // 100, total * 13 // 100, total * 19 // 100])
+
+
+def _plan_kind(inputs: PlanInputs) -> tuple[object, ...]:
+    """The inputs that change what a plan costs to make (a new model to read, other GPU types and prices);
+    numbers such as the batch or the token count do not."""
+    return (inputs.model_kind, inputs.preset, inputs.model_path, inputs.task,
+            inputs.precision, inputs.hardware, inputs.spot)  # fmt: skip
 
 
 def _first_focusable(panel: QWidget) -> QWidget | None:

@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractButton,
     QButtonGroup,
@@ -35,8 +35,22 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import dialogs, fmt
+from desktop.message_templates import QT_TRANSLATE_NOOP
+from desktop.plan_request import Text
 from desktop.plan_state import PlanInputs, PlanState
+from planner.memory import MAX_SEQ_LEN
 from planner.vocabulary import Precision, Task
+
+_SEQ_LEN_REFUSED = QT_TRANSLATE_NOOP(
+    "ShapePanel", "The sequence length must be a whole number of tokens from 1 to {1}, not “{0}”: no plan until it is."
+)
+
+
+def parse_whole_number(text: str) -> int | None:
+    """A whole number as people type it, with group separators ("4,096", "4 096", "4096"); None otherwise."""
+    digits = "".join(ch for ch in text if ch not in " ,'’\u00a0\u202f")
+    return int(digits) if digits.isascii() and digits.isdigit() else None
+
 
 # Model size slider: log scale from 0.1 to 1,000 billion parameters in 400 steps.
 SIZE_MIN_B, SIZE_MAX_B, SIZE_STEPS = 0.1, 1000.0, 400
@@ -233,9 +247,7 @@ class ModelPanel(_Panel):
             preset_line.editingFinished.connect(self._on_preset_text)
         self.size_slider.valueChanged.connect(self._on_slider)
         self.size_spin.valueChanged.connect(self._on_spin)
-        self.path_edit.editingFinished.connect(
-            lambda: self.state.update(model_kind="path", model_path=self.path_edit.text().strip())
-        )
+        self.path_edit.editingFinished.connect(self._on_path_edited)
         self.file_button.clicked.connect(self._browse_file)
         self.folder_button.clicked.connect(self._browse_folder)
         self.retranslate()
@@ -339,6 +351,16 @@ class ModelPanel(_Panel):
         if path:
             self._set_path(path)
 
+    def _on_path_edited(self) -> None:
+        """A typed path chooses the local model; leaving the field untouched or empty keeps the model chosen
+        (focus passing through an empty field must not swap a preset for "no model")."""
+        path = self.path_edit.text().strip()
+        typed = self.path_edit.isModified()
+        self.path_edit.setModified(False)
+        if not path or not typed:
+            return
+        self._set_path(path)
+
     def _set_path(self, path: str) -> None:
         self.path_edit.setText(path)
         with QSignalBlocker(self.kind_group):
@@ -360,7 +382,10 @@ class ModelPanel(_Panel):
 
 
 class ShapePanel(_Panel):
-    """Sequence length and batch; training tokens (or dataset x epochs); serving target and users."""
+    """Sequence length and batch; training tokens (or dataset x epochs); serving target and users.
+    problem_changed(): a typed sequence length became refused or fine again (seq_problem says why)."""
+
+    problem_changed = Signal()
 
     def __init__(self, state: PlanState, parent: QWidget | None = None):
         super().__init__(state, parent)
@@ -390,8 +415,14 @@ class ShapePanel(_Panel):
         self.users_spin.setRange(1, 1_000_000)
 
         self.labels = {name: QLabel() for name in ("seq", "batch", "tps", "users")}
+        self.seq_problem: Text | None = None  # why the typed sequence length is refused; None when it is fine
+        self.seq_error = QLabel()
+        self.seq_error.setWordWrap(True)
+        self.seq_error.setStyleSheet("color: #cf222e;")
+        self.seq_error.hide()
         form = _wrapping_form(self)
         form.addRow(self.labels["seq"], self.seq_combo)
+        form.addRow(self.seq_error)
         form.addRow(self.labels["batch"], self.batch_spin)
         self.training_box = QWidget()
         training = _wrapping_form(self.training_box)
@@ -423,6 +454,9 @@ class ShapePanel(_Panel):
 
     def retranslate(self) -> None:
         self.setTitle(self.tr("3. Shape"))
+        problem = getattr(self, "seq_problem", None)  # None while __init__ builds the panel
+        if problem is not None:
+            self.seq_error.setText(problem.render())
         training = self.state.inputs.is_training
         self.labels["seq"].setText(
             self.tr("Sequence length (tokens)") if training else self.tr("Context (tokens)")
@@ -458,12 +492,29 @@ class ShapePanel(_Panel):
     def _on_seq_index(self, index: int) -> None:
         value = self.seq_combo.itemData(index)
         if value:
+            self._set_seq_problem(None)
             self.state.update(seq_len=int(value))
 
     def _on_seq_text(self) -> None:
-        digits = "".join(ch for ch in self.seq_combo.currentText() if ch.isdigit())
-        if digits and int(digits) > 0:
-            self.state.update(seq_len=int(digits))
+        """A typed length: a whole number of tokens ("4096", "4,096", "4 096"); anything else is refused where it
+        was typed (red frame, the reason under the panel) and the page shows no plan for the old length."""
+        typed = self.seq_combo.currentText().strip()
+        length = parse_whole_number(typed)
+        if length is None or not 1 <= length <= MAX_SEQ_LEN:
+            self._set_seq_problem(Text("ShapePanel", _SEQ_LEN_REFUSED, (typed, fmt.integer(MAX_SEQ_LEN))))
+            return
+        self._set_seq_problem(None)
+        if not self.state.update(seq_len=length):
+            self.problem_changed.emit()  # the same length as before: the page plans it again all the same
+
+    def _set_seq_problem(self, problem: Text | None) -> None:
+        changed = (problem is None) != (self.seq_problem is None) or problem != self.seq_problem
+        self.seq_problem = problem
+        self.seq_combo.setStyleSheet("QComboBox { border: 1px solid #cf222e; }" if problem is not None else "")
+        self.seq_error.setText(problem.render() if problem is not None else "")
+        self.seq_error.setVisible(problem is not None)
+        if changed:
+            self.problem_changed.emit()
 
     def _on_tokens_mode(self, button: QAbstractButton, checked: bool) -> None:
         if checked:
@@ -473,6 +524,7 @@ class ShapePanel(_Panel):
         widgets = (self.seq_combo, self.batch_spin, self.tokens_group, self.tokens_spin, self.dataset_spin,
                    self.epochs_spin, self.tps_spin, self.users_spin)  # fmt: skip
         blockers = [QSignalBlocker(w) for w in widgets]
+        self._set_seq_problem(None)  # a saved plan, the example or New: the length shown is the state's
         index = self.seq_combo.findData(inputs.seq_len)
         if index >= 0:
             self.seq_combo.setCurrentIndex(index)

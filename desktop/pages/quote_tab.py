@@ -205,6 +205,7 @@ class QuoteTab(QWidget):
         self.reference_check.setToolTip(self.tr("Show the dated reference prices shipped with GPU Advisor"))
         self._fill_filter_combos()
         self.chart.retranslate()
+        self.model.reformat()  # the converted prices in the new language's number format
 
     def _fill_filter_combos(self) -> None:
         def refill(combo: QComboBox, items: list[tuple[str, str]]) -> None:

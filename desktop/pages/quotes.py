@@ -94,9 +94,6 @@ class QuotesPage(Page):
         self.retranslate()
 
     # -- page interface ----------------------------------------------------------------------------------------
-    def title(self) -> str:
-        return self.tr("Quotes")
-
     def retranslate(self) -> None:
         self.tabs.setTabText(0, self.tr("Rental (per GPU-hour)"))
         self.tabs.setTabText(1, self.tr("Purchase"))
@@ -202,6 +199,11 @@ class QuotesPage(Page):
         spot = pricing.spot_overhead(row) if kind == "rental" else None
         if spot is not None:
             texts["per_useful_gpu_hour"], tips["per_useful_gpu_hour"] = self._useful_price_text(price, spot)
+        elif kind == "rental" and row.get("kind") != "spot":  # an empty cell read as "unknown": say "nothing lost"
+            texts["per_useful_gpu_hour"] = "—"
+            tips["per_useful_gpu_hour"] = self.tr(
+                "Not a spot quote: nothing is reclaimed, so its price per GPU-hour is its price per useful GPU-hour"
+            )
         return Derived(texts, sort, tips)
 
     def _useful_price_text(self, price: float, spot: SpotOverhead) -> tuple[str, str]:

@@ -19,7 +19,6 @@ same numbers. The page says up to which job size spot pays (planner.scale.compar
 from __future__ import annotations
 
 import sqlite3
-import statistics
 from typing import TYPE_CHECKING, Any, cast
 
 from PySide6 import QtCore
@@ -43,6 +42,7 @@ from desktop import fmt, rent_buy_text
 from desktop.charts.rentbuy_chart import RentBuyChart
 from desktop.messages import render_error
 from desktop.pages.base import Page
+from desktop.pages.page_widgets import fit_to_contents_width
 from desktop.pages.rent_buy_widgets import LabelledSlider, money_spin
 from desktop.plan_request import (
     Note,
@@ -54,9 +54,11 @@ from desktop.plan_request import (
     typical_price,
 )
 from desktop.qmodels.quotes import rate_text
+from desktop.spot_rates import chosen_spot_rate, quoted_spot_rate
 from planner.break_even import break_even_months_by_rent
 from planner.errors import UserError
 from planner.resolver import ON_DEMAND, RESERVED
+from planner.store.quotes import MAX_PRICE_PER_GPU_HOUR
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -71,8 +73,11 @@ if TYPE_CHECKING:
 DEFAULT_SERVER_OVERHEAD = 0.25  # server, network and rack as a share of the GPU price when no quote says
 DEFAULT_UTILIZATION = 0.6
 DEFAULT_HORIZON_MONTHS = 36
+# A kWh costs about 0.1-0.4 in dollars or euros but thousands in some currencies (1,500 IDR): the field stops far
+# above any of them rather than clip a price in a small unit.
+MAX_ELECTRICITY_PER_KWH = 1e6
+INPUTS_WIDTH = 340  # the input column at least; wider where its words need it (fit_to_contents_width)
 DEFAULT_RUNS_PER_MONTH = 4  # a plan's job, run once a week, until the user says how often
-SPOT_RATE_QUOTES = 1_000  # spot quotes read for their stated reclaim rates: one bounded query on a refill
 # Qt's marker for pyside6-lupdate (it finds the calls by this name), typed: it returns its text unchanged.
 QT_TRANSLATE_NOOP = cast("Callable[[str, str], str]", QtCore.QT_TRANSLATE_NOOP)
 _RATE_NOT_A_NUMBER = QT_TRANSLATE_NOOP(
@@ -143,7 +148,7 @@ class RentBuyPage(Page):
         self.pue_spin.setRange(1.0, 3.0)
         self.pue_spin.setSingleStep(0.05)
         self.pue_spin.setDecimals(2)
-        self.electricity_spin = money_spin(100, 3)
+        self.electricity_spin = money_spin(MAX_ELECTRICITY_PER_KWH, 3)
         self.electricity_spin.setSingleStep(0.01)
         self.maintenance_spin = QDoubleSpinBox()
         self.maintenance_spin.setRange(0, 100)
@@ -151,9 +156,11 @@ class RentBuyPage(Page):
         self.resale_spin = QDoubleSpinBox()
         self.resale_spin.setRange(0, 100)
         self.resale_spin.setDecimals(0)
-        self.on_demand_spin = money_spin(1000, 2)
-        self.spot_spin = money_spin(1000, 2)
-        self.reserved_spin = money_spin(1000, 2)
+        # Rental prices up to the store's own limit per GPU-hour: 1,400 RUB (about $15) is an ordinary quote, so
+        # a field that stopped at 1,000 silently priced it at 1,000 and turned a typed 1400 into 140.
+        self.on_demand_spin = money_spin(MAX_PRICE_PER_GPU_HOUR, 2)
+        self.spot_spin = money_spin(MAX_PRICE_PER_GPU_HOUR, 2)
+        self.reserved_spin = money_spin(MAX_PRICE_PER_GPU_HOUR, 2)
         # Spot reclaims: the CLI's `rentbuy --spot-interruptions-per-node-hour`, `--checkpoint-write-minutes` and
         # `--restart-minutes`; an empty rate takes the spot quotes' stated one, else the provider's typical one.
         self.spot_rate_edit = QLineEdit()
@@ -216,10 +223,11 @@ class RentBuyPage(Page):
         for box in (self.use_box, self.buy_box, self.rent_box):
             inputs_layout.addWidget(box)
         inputs_layout.addStretch(1)
-        scroll = QScrollArea()
+        scroll = self.inputs_scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(inputs)
-        scroll.setMinimumWidth(340)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(INPUTS_WIDTH)
 
         self.headline = QLabel()
         self.headline.setWordWrap(True)
@@ -285,9 +293,6 @@ class RentBuyPage(Page):
             _select(self.gpu_combo, "h100-sxm")
         self.hybrid_spin.setValue(4)
         self.refill_prices()
-
-    def title(self) -> str:
-        return self.tr("Rent or buy")
 
     def retranslate(self) -> None:
         self.use_box.setTitle(self.tr("Use"))
@@ -379,6 +384,7 @@ class RentBuyPage(Page):
         self._reword_price_sources()
         self.chart.retranslate()
         self._draw()
+        fit_to_contents_width(self.inputs_scroll, INPUTS_WIDTH)  # the words of the new language
 
     def _reword_price_sources(self) -> None:
         """After a language switch: say again where each price came from, keeping every value the user sees."""
@@ -410,7 +416,7 @@ class RentBuyPage(Page):
     def fill_from_plan(self, option: PlanOption | None, force: bool = False) -> None:
         """Take GPU type, count and job from the plan's chosen option while following the plan."""
         self._plan_option = option
-        self.chosen_spot_rate = self._chosen_spot_rate()
+        self.chosen_spot_rate = chosen_spot_rate(self.context.store, self._plan_option)
         self._show_spot_rate_source()
         if option is not None and self.follow_plan.isChecked():
             with QSignalBlocker(self.gpu_combo), QSignalBlocker(self.gpus_spin):
@@ -506,8 +512,8 @@ class RentBuyPage(Page):
         spot = typical_price(prices, gpu.id, ("spot",), self.currency, rates, found)
         reserved = typical_price(prices, gpu.id, RESERVED, self.currency, rates, found)
         self.notes.extend(found)
-        self.quoted_spot_rate = self._quoted_spot_rate(gpu.id)
-        self.chosen_spot_rate = self._chosen_spot_rate()
+        self.quoted_spot_rate = quoted_spot_rate(self.context.store, gpu.id)
+        self.chosen_spot_rate = chosen_spot_rate(self.context.store, self._plan_option)
         self._show_spot_rate_source()
         purchase, overhead, power, purchase_note = self._purchase(gpu, rates)
         self.price_sources = {
@@ -541,34 +547,6 @@ class RentBuyPage(Page):
         del blockers
         self._set_currency_suffixes()
         self.schedule()
-
-    def _quoted_spot_rate(self, gpu_id: str) -> tuple[float | None, int]:
-        """The median reclaim rate the spot quotes of this GPU type state (the user's own when there are any,
-        like the price rule, else the reference ones) and how many state one; one bounded query."""
-        try:
-            rows = self.context.store.rental_quotes.find(gpu=gpu_id, kind="spot", limit=SPOT_RATE_QUOTES)
-        except (sqlite3.Error, UserError):  # a database that cannot answer: the typical rate stands in
-            return None, 0
-        chosen = [row for row in rows if row.get("origin") == "user"] or rows
-        rates = (row["interruptions_per_hour"] for row in chosen)
-        stated = [float(rate) for rate in rates if rate is not None]
-        return (statistics.median(stated), len(stated)) if stated else (None, 0)
-
-    def _chosen_spot_rate(self) -> float | None:
-        """The reclaim rate of the spot quote the followed plan's option runs on ("h100-sxm@quote:12"), if it
-        states one; one row read."""
-        from planner.resolver import OFFER_SEPARATOR
-
-        option = self._plan_option
-        if option is None:
-            return None
-        _, _, offer = str(option.gpu.id).partition(OFFER_SEPARATOR + "quote:")
-        try:
-            row = self.context.store.rental_quotes.get(int(offer)) if offer.isdigit() else None
-        except (sqlite3.Error, UserError, KeyError):  # gone meanwhile: the other sources stand in
-            return None
-        rate = row["interruptions_per_hour"] if row is not None and row["kind"] == "spot" else None
-        return float(rate) if rate is not None else None
 
     def _rate_source(self) -> tuple[float, str]:
         """(reclaims per node-hour, where from) an empty rate field stands for: the plan's chosen spot quote, else

@@ -151,9 +151,6 @@ class SettingsPage(Page):
         layout.addWidget(scroll)
 
     # -- page interface ----------------------------------------------------------------------------------------
-    def title(self) -> str:
-        return self.tr("Settings")
-
     def retranslate(self) -> None:
         self.money_box.setTitle(self.tr("Money"))
         self.currency_label.setText(self.tr("Display currency:"))

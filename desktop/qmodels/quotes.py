@@ -406,6 +406,14 @@ class QuoteTableModel(FlatTableModel):
         if 0 <= self.sort_column < len(self.columns) and self.columns[self.sort_column].derived:
             self.rearrange(reset=False)  # converted prices may change the order of mixed currencies
 
+    def reformat(self) -> None:
+        """The interface language changed: the derived columns are cached as formatted text ("$2.75" becomes
+        "2,75 $"), so drop them and let every cell and header be worded again."""
+        self._derived.clear()
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self.columns) - 1)
+        if self.rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(self.columns) - 1))
+
     # -- filtering and sorting ---------------------------------------------------------------------------------
     def set_filter(self, **values: Any) -> None:
         """Show only the quotes matching ``values`` (QuoteFilter fields)."""

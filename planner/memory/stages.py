@@ -548,7 +548,7 @@ def _stored_weights(
     if config.task.is_full_training:
         bytes_per_param = training_weight_bytes(config.precision)
         return params_gpu * bytes_per_param, bytes_per_param
-    bits = NF4_BITS if config.task == Task.QLORA else WEIGHT_BITS[config.precision]
+    bits = NF4_BITS if config.task == Task.QLORA else (config.weight_bits or WEIGHT_BITS[config.precision])
     low = bits < 16
     linear_gpu = params_gpu - (high_precision_gpu if low else 0.0)
     stored = linear_gpu * bits / 8 + (high_precision_gpu * 2 if low else 0.0)

@@ -46,9 +46,11 @@ def _weights_text(model: ModelSpec, config: MemoryConfig, amounts: StageAmounts,
         if task == Task.QLORA:
             bits, storage_name = NF4_BITS, f"NF4 {NF4_BITS} bits/param with double quantisation (QLoRA paper)"
         else:
-            bits = WEIGHT_BITS[config.precision]
+            bits = config.weight_bits or WEIGHT_BITS[config.precision]
             storage_name = f"{config.precision} {bits:g} bits/param"
-            if config.precision == Precision.INT4:
+            if config.weight_bits is not None:
+                storage_name = f"weight format {bits:g} bits/param"
+            elif config.precision == Precision.INT4:
                 storage_name += " (group-128 fp16 scale + zero)"
         stored_text = storage_name + ("; embeddings, head, norms, biases 16 bit" if bits < 16 else "")
     text = f"{amounts.params_gpu / 1e9:.3g}B params on this GPU x {stored_text}"

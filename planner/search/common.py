@@ -22,7 +22,7 @@ from planner.memory.stages import (
 from planner.messages import Message
 from planner.models import ModelSpec
 from planner.money import Money
-from planner.perf import ModelNumbers, Rates, Schedule
+from planner.perf import ModelNumbers, Rates, Schedule, weight_format
 from planner.scale import Goodput, JobFailures, checkpoint_bytes
 from planner.search.enumeration import allowed, pinned_count, powers_of_two
 from planner.search.types import Constraints, Excluded, PlanOption, Workload
@@ -54,6 +54,7 @@ class SearchMemory:
             # the global batch is reached by accumulating micro-batches: the gradients stay beside the next
             # micro-batch's activations (planner.memory: gradient_accumulation > 1 holds both)
             gradient_accumulation=2,
+            weight_bits=_serving_weight_bits(workload),
         )
         self._sequence_parallel = workload.task.is_training
         self._breakdowns: dict[Layout, MemoryBreakdown | None] = {}
@@ -156,11 +157,23 @@ class SearchInputs:
 
 @dataclass(slots=True)
 class Found:
-    """What one GPU type's search found (filled while it runs)."""
+    """What one GPU type's search found (filled while it runs); needed: serving layouts that meet the targets
+    only with more GPUs than allowed."""
 
     options: list[PlanOption] = field(default_factory=list)
     excluded: list[Excluded] = field(default_factory=list)
     advice: list[Message] = field(default_factory=list)
+    needed: list[NeededLayout] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class NeededLayout:
+    """A serving layout (tp x pp replicas) that meets the targets on `gpus` GPUs of `gpu`, beyond the limit."""
+
+    gpus: int
+    gpu: GpuSpec
+    tp: int
+    pp: int
 
 
 class GpuSearch:
@@ -234,3 +247,10 @@ def price_option(
     per_million = price * (gpus / 3600 / tokens_per_s * 1e6) if tokens_per_s > 0 else None
     cost = price * gpu_hours if gpu_hours is not None else None
     return gpu_hours, cost, per_million
+
+
+def _serving_weight_bits(workload: Workload) -> float | None:
+    """The serving weight format's real bits per weight (it changes memory as well as speed), or None."""
+    if workload.is_training or workload.weight_format is None:
+        return None
+    return weight_format(workload.weight_format, str(workload.precision)).bits_per_weight

@@ -31,7 +31,7 @@ from planner.search.enumeration import (
 from planner.search.ranking import rank_key
 from planner.search.types import Excluded, PlanOption
 from planner.uncertainty import ErrorBand
-from planner.vocabulary import Confidence, Layout, Offload, RankBy, Recompute, ZeroStage
+from planner.vocabulary import Confidence, Layout, Offload, RankBy, Recompute, Task, ZeroStage
 
 # Pipeline parallel runs with ZeRO stage 0 or 1 only. DeepSpeed's PipelineEngine asserts it
 # (deepspeed/runtime/pipe/engine.py: "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism"); Megatron-LM's
@@ -832,6 +832,20 @@ class TrainingSearch(GpuSearch):
             )
             self.found.excluded.append(Excluded.of(msg("excluded.family.gpu_count", gpus=gpus), reason))
 
+    def _untried_ideas(self) -> tuple[Message, ...]:
+        """What else might fit, leaving out what this plan already is or already tried: no "ZeRO-3 with CPU
+        offload" when the search had it, no "LoRA" to a LoRA plan."""
+        ideas = [msg("idea.more_gpus_training")]
+        if (ZeroStage.WEIGHTS, Offload.ALL) not in self.states:
+            ideas.append(msg("idea.zero3_offload"))
+        task = self.workload.task
+        if task in (Task.PRETRAIN, Task.FINETUNE):
+            ideas.append(msg("idea.lora_instead"))
+        elif task == Task.LORA:
+            ideas.append(msg("idea.qlora_instead"))
+        ideas += [msg("idea.shorter_sequence"), msg("idea.bigger_gpu")]
+        return tuple(ideas)
+
     def _advice(self) -> None:
         """Why plain data parallel cannot work, or, when nothing fits, what would."""
         gpu, capacity, options = self.gpu, self.capacity, self.found.options
@@ -850,7 +864,7 @@ class TrainingSearch(GpuSearch):
                 upto = msg("where.exact_gpus", gpus=self.constraints.gpus)
             else:
                 upto = msg("where.up_to_gpus", gpus=max(self.counts))
-            where = {"upto": upto, "gpu": gpu.name, "capacity_bytes": capacity}
+            where = {"upto": upto, "gpu": gpu.name, "capacity_bytes": capacity, "ideas": self._untried_ideas()}
             if self.smallest_need is None:
                 self.found.advice.append(msg("advice.nothing_fits_training", **where))
             else:

@@ -13,7 +13,7 @@ from desktop.qmodels.quotes import QuoteKind, QuoteTableModel
 @pytest.mark.parametrize("scenario", ["none", "consumer", "h100x8", "mig", "lost", "nolib"])
 def test_gpu_inventory_model(qtmodeltester, scenario):
     from profiler.fake_nvml import FakeNvml
-    from profiler.nvml import read_inventory
+    from profiler.nvml_inventory import read_inventory
 
     model = GpuInventoryModel()
     model.set_inventory(read_inventory(FakeNvml(scenario)))
