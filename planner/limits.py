@@ -57,6 +57,12 @@ LIMITS: dict[str, Limit] = {
     "virtual_stages": Limit(1, 1_000_000, True),
     "inflight": Limit(1, 1_000_000, True),
     "top": Limit(1, 1_000_000, True),
+    # serving load and targets
+    "prompt_tokens": Limit(1, 100_000_000, True),
+    "users": Limit(1, 10_000_000, True),
+    "request_rate": Limit(1e-6, 1e9),  # requests per second
+    "ttft_ms": Limit(1e-3, 1e9),  # a microsecond to about eleven days
+    "tpot_ms": Limit(1e-3, 1e9),
     # the work: tokens to train or serve, rates
     "tokens": Limit(1, 1e18),
     "tokens_per_second": Limit(1e-3, 1e12),
