@@ -375,6 +375,9 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.must_be_positive": "{what} must be positive, got {value:number}",
     "error.must_be_finite": "{what} must be a finite number, got {value}",
     "error.absurdly_large": "{what} {value:number} is absurdly large (limit {limit:number})",
+    "error.not_a_number": "{what} must be a number, got {value!r}",
+    "error.number_too_long": "{what} is {chars} characters long; a number here has at most {limit}",
+    "error.out_of_range": "{what} must be from {low:number} to {high:number}, got {value:number}",
     "error.too_many_gpus": "dp x tp x pp = {gpus:,} GPUs is absurdly large (limit {limit:,})",
     "error.tp_heads": "tensor parallel {tp} does not divide the {heads} attention heads of {model}",
     "error.tp_kv_heads": (

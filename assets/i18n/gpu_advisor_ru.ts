@@ -2687,6 +2687,21 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>{what} must be a number, got {value}</source>
+        <translation>{what}: нужно число, получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{what} is {chars} characters long; a number here has at most {limit}</source>
+        <translation>{what}: длина {chars} символов; число здесь не длиннее {limit}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{what} must be from {low} to {high}, got {value}</source>
+        <translation>{what}: допустимо от {low} до {high}, получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>dp x tp x pp = {gpus} GPUs is absurdly large (limit {limit})</source>
         <translation>dp × tp × pp = {gpus} GPU — нелепо много (предел {limit})</translation>
     </message>
@@ -3096,12 +3111,12 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-345"/>
+        <location line="-348"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+287"/>
+        <location line="+290"/>
         <source>the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
         <translation>общая раскладка пула и синхронизация градиентов в темпе более медленного типа стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
     </message>
@@ -3266,7 +3281,7 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-523"/>
+        <location line="-526"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
@@ -4134,7 +4149,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ProbeHistoryModel</name>
     <message>
-        <location filename="../../desktop/qmodels/probe_history.py" line="+27"/>
+        <location filename="../../desktop/qmodels/probe_history.py" line="+28"/>
         <source>Date</source>
         <translation>Дата</translation>
     </message>
@@ -4185,7 +4200,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>импортирован</translation>
     </message>
     <message>
-        <location line="+144"/>
+        <location line="+145"/>
         <source>against {0}</source>
         <translation>относительно {0}</translation>
     </message>
@@ -4584,7 +4599,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTableModel</name>
     <message>
-        <location filename="../../desktop/qmodels/quotes.py" line="+67"/>
+        <location filename="../../desktop/qmodels/quotes.py" line="+68"/>
         <location line="+33"/>
         <source>GPU</source>
         <translation>GPU</translation>
@@ -4816,7 +4831,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Не указано: берётся типичная частота провайдера, {0} прерываний на инстанс-час (верхний диапазон AWS Spot Instance Advisor: более 20% инстансов прерываются за месяц)</translation>
     </message>
     <message>
-        <location line="+497"/>
+        <location line="+498"/>
         <source>Reference price shipped with GPU Advisor (read-only; duplicate it to edit): {0}</source>
         <translation>Справочная цена из поставки GPU Advisor (только чтение; чтобы изменить, продублируйте её): {0}</translation>
     </message>

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import QApplication
 from desktop import fmt
 from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
 from desktop.quote_pricing import SYNC_ROWS, Row
+from planner.visible_text import pictured_controls
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QUndoStack
@@ -633,7 +634,8 @@ class QuoteTableModel(FlatTableModel):
             return self._derived_data(index.row(), column.key.removeprefix("derived:"), role)
         value = row.get(column.key)
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(column, value, row)
+            shown = self._display(column, value, row)
+            return pictured_controls(shown) if isinstance(shown, str) else shown  # a provider's ESC shows as ␛
         if role == Qt.ItemDataRole.EditRole:
             if column.editor == "date":
                 return QDate.fromString(str(value), "yyyy-MM-dd") if value else QDate()
