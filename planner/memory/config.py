@@ -156,7 +156,11 @@ class MemoryBreakdown:
         activations first when it is the optimizer step (they are gone). For a chart of the peak."""
         values = {name: term.bytes for name, term in self.terms()}
         left = self.not_concurrent_bytes
-        order = ("activations", "gradients") if self.peak_phase == "optimizer step" else ("gradients", "activations")
+        order = (
+            ("activations", "gradients")
+            if self.peak_phase == "optimizer step"
+            else ("gradients", "activations")
+        )
         for name in order:
             taken = min(left, values[name])
             values[name] -= taken

@@ -13,9 +13,7 @@ from planner.memory.config import (
     MemoryConfig,
     MemoryTerm,
 )
-from planner.memory.stages import (
-    Stage,
-    StageAmounts,
+from planner.memory.element_bytes import (
     gradient_bytes,
     kv_element_bytes,
     master_precision,
@@ -23,6 +21,8 @@ from planner.memory.stages import (
     optimizer_bytes,
     training_weight_bytes,
 )
+from planner.memory.pipeline_stages import Stage
+from planner.memory.stages import StageAmounts
 from planner.messages import Message, format_bytes, msg
 from planner.models import ModelSpec
 from planner.vocabulary import Offload, Optimizer, Precision, Recompute, Task
@@ -38,8 +38,10 @@ def _weights_text(model: ModelSpec, config: MemoryConfig, amounts: StageAmounts,
         sixteen = config.precision in ("bf16", "fp16")
         kind = ""
         if sixteen:
-            kind = "fp32 weight shards, cast to 16 bit per gathered unit" if zero >= 2 else (
-                "fp32 weights, 16-bit copies made by autocast"
+            kind = (
+                "fp32 weight shards, cast to 16 bit per gathered unit"
+                if zero >= 2
+                else ("fp32 weights, 16-bit copies made by autocast")
             )
         stored_text = f"{per_param:g} bytes/param ({kind or config.precision + ' weights'})"
     else:
@@ -161,7 +163,9 @@ def stage_terms(
         "weights": MemoryTerm(math.ceil(amounts.weights), _weights_text(model, config, amounts, megatron)),
         "gradients": MemoryTerm(math.ceil(amounts.gradients), grad_text),
         "optimizer": MemoryTerm(math.ceil(amounts.optimizer), opt_text),
-        "activations": MemoryTerm(math.ceil(amounts.activations), _activations_text(config, stage, amounts, megatron)),
+        "activations": MemoryTerm(
+            math.ceil(amounts.activations), _activations_text(config, stage, amounts, megatron)
+        ),
         "kv_cache": MemoryTerm(math.ceil(amounts.kv_cache), _kv_text(model, config, stage)),
         "overhead": MemoryTerm(math.ceil(amounts.overhead), _overhead_text(amounts)),
     }

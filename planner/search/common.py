@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from planner.gpus import GpuSpec
 from planner.memory import MemoryBreakdown, MemoryConfig, MemoryTotals, SharedShapes
 from planner.memory.config import with_layout
-from planner.memory.stages import (
+from planner.memory.element_bytes import (
     MASTER_BYTES,
     MEGATRON_WEIGHT_BYTES,
     megatron_style,
@@ -59,10 +59,14 @@ class SearchMemory:
         self._sequence_parallel = workload.task.is_training
         self._breakdowns: dict[Layout, MemoryBreakdown | None] = {}
         self._totals: dict[tuple[bool, int | None], MemoryTotals] = {}
-        self._shared_shapes = SharedShapes()  # the configs differ only in sequence parallel and in-flight batches
+        self._shared_shapes = (
+            SharedShapes()
+        )  # the configs differ only in sequence parallel and in-flight batches
         self._known: dict[Layout, int | None] = {}  # totals asked before (every GPU type asks the same ones)
         self._configs: dict[tuple[bool, int, int], MemoryConfig] = {}  # by (tp > 1, pp, virtual stages)
-        self._configs_of_choices: dict[tuple[bool, int | None], MemoryConfig] = {}  # by (sequence parallel, in flight)
+        self._configs_of_choices: dict[
+            tuple[bool, int | None], MemoryConfig
+        ] = {}  # by (sequence parallel, in flight)
         self._totals_of_shapes: dict[tuple[bool, int, int], MemoryTotals] = {}  # as _configs, for totals()
         # What the training search's GPU types of one plan() call share (planner.search.training): per-layout
         # memory fits, the layouts and their (layout, dp) pair table, the GEMM work (perf.SharedWork). Each
@@ -112,7 +116,12 @@ class SearchMemory:
         return self._memory_totals(layout).total(layout)
 
     def totals(
-        self, shape: tuple[int, int, int, int], zero: int, offload: str, recompute: str, micro_batch: int,
+        self,
+        shape: tuple[int, int, int, int],
+        zero: int,
+        offload: str,
+        recompute: str,
+        micro_batch: int,
         dps: Sequence[int],
     ) -> list[int | None]:
         """[total(layout at dp) for dp in dps] of the layout with model-parallel shape (tp, pp, ep, virtual
@@ -127,7 +136,9 @@ class SearchMemory:
         key = (tp > 1, pp, virtual)
         memory_totals = self._totals_of_shapes.get(key)
         if memory_totals is None:
-            memory_totals = self._totals_of_shapes[key] = self._memory_totals_of(self._config_of(tp, pp, virtual))
+            memory_totals = self._totals_of_shapes[key] = self._memory_totals_of(
+                self._config_of(tp, pp, virtual)
+            )
         return functools.partial(memory_totals.totals, tp, pp, ep)
 
     def _memory_totals(self, layout: Layout) -> MemoryTotals:
@@ -208,7 +219,9 @@ class GpuSearch:
         megatron = layout is not None and megatron_style(self.memory.config(layout))
         found = self._checkpoints.get(megatron)  # all that the layout changes (job_checkpoint_bytes)
         if found is None:
-            found = self._checkpoints[megatron] = _checkpoint_bytes(self.workload, self.inputs.numbers, megatron)
+            found = self._checkpoints[megatron] = _checkpoint_bytes(
+                self.workload, self.inputs.numbers, megatron
+            )
         return found
 
     def goodput(self, gpus: int, work_s: float | None, layout: Layout | None = None) -> Goodput | None:
