@@ -140,7 +140,9 @@ def test_inference_meets_a_tokens_per_second_target():
 def test_a_target_beyond_what_the_users_can_read_is_reported_as_missed():
     # 64 users cannot produce 20,000 tokens/s: each would need 312 tokens/s, more than a batch-1 decode of an 8B
     # model reads weights for on an H100 (16 GB at ~2.9 TB/s: about 180 tokens/s). More replicas do not help.
-    workload = Workload(task="inference", seq_len=4096, output_len=512, concurrent_users=64, tokens_per_second=20_000)
+    workload = Workload(
+        task="inference", seq_len=4096, output_len=512, concurrent_users=64, tokens_per_second=20_000
+    )
     result = plan(get_preset("llama-3.1-8b"), workload, [get_gpu("h100-sxm")], Constraints(max_gpus=64))
     assert result.options
     for option in result.options:
@@ -346,7 +348,9 @@ def test_the_pruned_search_finds_what_timing_every_candidate_finds(preset, task,
 
     def options():
         result = plan(get_preset(preset), workload, gpus, Constraints(max_gpus=256))
-        frontier = [(o.gpu.id, o.gpus, o.layout, o.step_time_s, o.memory.total_bytes) for o in result.frontier]
+        frontier = [
+            (o.gpu.id, o.gpus, o.layout, o.step_time_s, o.memory.total_bytes) for o in result.frontier
+        ]
         return frontier, result.excluded, result.advice  # the excluded families' smallest needs too
 
     pruned = options()
@@ -384,7 +388,9 @@ def test_best_first_finds_what_timing_every_candidate_finds(
 
     def answers():
         result = plan(get_preset(preset), workload, gpus, Constraints(max_gpus=max_gpus, pinned=pinned))
-        frontier = [(o.gpu.id, o.gpus, o.layout, o.step_time_s, o.memory.total_bytes) for o in result.frontier]
+        frontier = [
+            (o.gpu.id, o.gpus, o.layout, o.step_time_s, o.memory.total_bytes) for o in result.frontier
+        ]
         return frontier, result.excluded, result.advice
 
     pruned = answers()
@@ -443,7 +449,8 @@ def test_the_search_order_does_not_change_the_answers(preset, max_gpus, monkeypa
 @given(
     needs=st.lists(
         st.tuples(st.integers(0, 60), st.integers(-50, 400), st.one_of(st.none(), st.integers(0, 200))),
-        min_size=7, max_size=7,
+        min_size=7,
+        max_size=7,
     ),
     deltas=st.lists(st.integers(-20, 60), min_size=8, max_size=8),
     capacity=st.integers(10, 120),
@@ -455,7 +462,7 @@ def test_the_layout_shortlists_choose_what_a_scan_of_every_dp_chooses(needs, del
     the first activation variant in preference order whose micro-batch x dp fits the global batch and whose
     bytes fit beside the state's a + b / dp, less the candidates another one (no heavier activations, no offload
     or ZeRO-3 where it has none) dominates."""
-    from planner.search.training import _LayoutFits, _StateFit
+    from planner.search.training_fits import _LayoutFits, _StateFit
     from planner.vocabulary import Offload, Recompute, ZeroStage
 
     states = [(ZeroStage(0), Offload.NONE), (ZeroStage(1), Offload.NONE), (ZeroStage(2), Offload.NONE),
@@ -496,7 +503,9 @@ def test_the_floor_is_below_every_layouts_step_time():
 
     h100 = get_gpu("h100-sxm")
     numbers = perf.model_numbers(get_preset("llama-3.1-70b"))
-    model = perf.StepModel(numbers, h100, seq_len=4096, global_batch=512, rates=perf.device_rates(h100, "bf16"))
+    model = perf.StepModel(
+        numbers, h100, seq_len=4096, global_batch=512, rates=perf.device_rates(h100, "bf16")
+    )
     checked = 0
     for tp, pp, virtual, zero, dp, micro in [
         (8, 4, 4, 1, 16, 1), (8, 4, 1, 1, 16, 2), (8, 1, 1, 3, 64, 1), (4, 8, 2, 0, 8, 1), (1, 1, 1, 3, 256, 1),
