@@ -24,6 +24,8 @@ from planner.memory.config import (
     MemoryConfig,
 )
 from planner.models import ModelSpec, ParamCounts
+from planner.models.kv_cache import kv_cache_bytes_per_sequence, state_bytes_per_sequence
+from planner.models.spec import mixer_difference
 from planner.vocabulary import Layout, Offload, Optimizer, Precision, Recompute, Task
 
 # Model families whose q, k and v come from one fused projection (gpt2's c_attn, gpt_neox's query_key_value).
@@ -37,10 +39,15 @@ class Stage:
     moe_layers: int
     has_embedding: bool
     has_head: bool
+    first_layer: int = 0  # index of the stage's first decoder layer in the model
 
     @property
     def layers(self) -> int:
         return self.dense_layers + self.moe_layers
+
+    @property
+    def layer_indices(self) -> range:
+        return range(self.first_layer, self.first_layer + self.layers)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -57,7 +64,7 @@ def pipeline_stages(model: ModelSpec, pp: int) -> tuple[Stage, ...]:
         start = index * base + min(index, remainder)
         size = base + (1 if index < remainder else 0)
         dense = max(0, min(start + size, dense_total) - start)
-        return Stage(index, dense, size - dense, index == 0, index == pp - 1)
+        return Stage(index, dense, size - dense, index == 0, index == pp - 1, start)
 
     return (stage(0),) if pp == 1 else (stage(0), stage(pp - 1))
 
@@ -72,7 +79,7 @@ def split_stages(model: ModelSpec, layer_counts: tuple[int, ...]) -> tuple[Stage
     stages, start = [], 0
     for index, size in enumerate(layer_counts):
         dense = max(0, min(start + size, dense_total) - start)
-        stages.append(Stage(index, dense, size - dense, index == 0, index == len(layer_counts) - 1))
+        stages.append(Stage(index, dense, size - dense, index == 0, index == len(layer_counts) - 1, start))
         start += size
     return tuple(stages)
 
@@ -204,6 +211,7 @@ def divisors_of(model: ModelSpec, layout: Layout) -> Divisors:
 def _stage_params(model: ModelSpec, counts: ParamCounts, stage: Stage, pp: int) -> tuple[int, int, int]:
     """(non-expert block params, routed-expert params, embedding/head/final-norm params) of one stage."""
     blocks = stage.dense_layers * counts.dense_layer + stage.moe_layers * counts.moe_layer_non_expert
+    blocks += mixer_difference(model, counts.attention, stage.layer_indices)  # state-space layers' own mixers
     experts = stage.moe_layers * counts.routed_experts_per_layer
     ends = 0
     if stage.has_embedding:
@@ -665,12 +673,14 @@ def stage_activations(
     activations = working + logits
     kv = 0.0
     if config.task == Task.INFERENCE:
-        kv_bytes = kv_element_bytes(config)
-        if model.uses_mla:
-            per_token_layer = (model.kv_lora_rank + model.qk_rope_head_dim) * kv_bytes
-        else:
-            per_token_layer = 2 * divisors.kv_heads_per_rank * model.head_dim * kv_bytes
-        kv = stage.layers * tokens * per_token_layer
+        # each layer as transformers' caches keep it: sliding and chunked layers their window, state-space
+        # layers a fixed state (kept in the compute dtype)
+        layers = stage.layer_indices
+        kv_heads = divisors.kv_heads_per_rank
+        kv = micro_batch * kv_cache_bytes_per_sequence(
+            model, config.seq_len, kv_element_bytes(config), layers=layers, kv_heads=kv_heads
+        )
+        kv += micro_batch * state_bytes_per_sequence(model, compute_bytes(config), layers=layers)
     return StageActivations(activations, logits, 1, kv, activations, logits)
 
 
