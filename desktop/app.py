@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from desktop.context import AppContext
 
 DEFAULT_SCREENSHOT_SIZE = (1280, 820)
+GUI_SWITCH_INTERVAL_S = 0.001
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -64,13 +65,17 @@ def apply_language(app: QCoreApplication, code: str | None) -> str:
 
 
 def create_application(argv: list[str] | None = None) -> QApplication:
-    """The one QApplication, configured: names for QSettings, icon, high-DPI policy, chart palette."""
+    """The one QApplication, configured: names for QSettings, icon, high-DPI policy (the chart palette: desktop.charts)."""
     from PySide6.QtCore import QCoreApplication, Qt
     from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication
 
     from desktop.context import APPLICATION, ORGANIZATION
 
+    # The GUI thread takes the interpreter back from a busy worker (a search on a pool thread) within 1 ms
+    # instead of Python's default 5 ms: every return from a Qt call waits for it, so under a running search
+    # one redraw could otherwise wait tens of milliseconds (make bench: responsiveness).
+    sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else None
     if app is None:
@@ -82,10 +87,12 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     QGuiApplication.setApplicationDisplayName("GPU Advisor")
     QGuiApplication.setDesktopFileName("gpu-advisor")
     app.setWindowIcon(_icon())
-    # The style follows the system's light or dark scheme (Qt 6.5+); charts take their colours from the palette.
-    from desktop.charts.theme import apply_global_chart_theme
+    # The style follows the system's light or dark scheme (Qt 6.5+); charts take their colours from the palette
+    # when their package is first imported (desktop/charts/__init__.py), after this application exists.
+    if "desktop.charts" in sys.modules:  # imported before the application (a test, a tool): apply it now
+        from desktop.charts.theme import apply_global_chart_theme
 
-    apply_global_chart_theme()
+        apply_global_chart_theme()
     return app
 
 
@@ -128,9 +135,10 @@ def main(argv: list[str]) -> int:
 
 
 def settle(
-    app: QCoreApplication, context: AppContext | None = None, timeout_s: float = 10.0, quiet_ms: int = 150
+    app: QCoreApplication, context: AppContext | None = None, timeout_s: float = 10.0, quiet_ms: int = 400
 ) -> None:
-    """Process events until background jobs are done and nothing new happened for ``quiet_ms``."""
+    """Process events until background jobs are done and nothing new happened for ``quiet_ms`` (longer than the
+    Plan page waits before its delayed searches: the scaling curves and the pool's comparison)."""
     deadline = time.monotonic() + timeout_s
     quiet_since = time.monotonic()
     while time.monotonic() < deadline:

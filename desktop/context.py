@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from planner.money import ExchangeRates, Money
     from planner.search import PlanOption
     from planner.store import ExchangeRate, StoreProtocol
-    from profiler.nvml import Inventory
+    from profiler.nvml_inventory import Inventory
 
 ORGANIZATION = "GPU Advisor"
 APPLICATION = "gpu-advisor"
@@ -126,6 +126,9 @@ class AppContext(QObject):
         self._price_book: PriceBook | None = None
         self.quotes_changed.connect(self._forget_catalog)
         self.settings_changed.connect(self._forget_catalog)
+        from desktop.db_watch import DatabaseWatcher
+
+        self.db_watcher = DatabaseWatcher(self)  # another window's or process's edits show here too
 
     # -- inventory ---------------------------------------------------------------------------------------------
     @property
@@ -278,11 +281,12 @@ class AppContext(QObject):
 
     def shutdown(self) -> None:
         """Stop background work and close the store (called when the window closes)."""
+        self.db_watcher.stop()
         self.jobs.cancel_all()
         self.jobs.wait_for_done(5000)
 
 
 def _read_inventory() -> Inventory:
-    from profiler.nvml import read_inventory
+    from profiler.nvml_inventory import read_inventory
 
     return read_inventory()

@@ -77,7 +77,15 @@ def wants_gui(argv: list[str]) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv is None:  # the real entry point: Ctrl-C and closed pipes handled before anything else runs
+        from profiler.exits import run_entry
+
+        return run_entry("gpu-advisor", lambda: _dispatch(sys.argv[1:]))
+    return _dispatch(argv)
+
+
+def _dispatch(argv: list[str]) -> int:
+    argv = list(argv)
     if not wants_gui(argv):
         from planner.cli import main as cli_main
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+import sys
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
 from typing import Any
@@ -20,15 +21,18 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStackedWidget,
     QStyle,
+    QWidget,
 )
 
 from desktop.context import AppContext
+from desktop.pages.registry import PAGE_IDS, PAGES, page_title
 from desktop.wheel_guard import ensure_wheel_guard
 
 GEOMETRY_KEY = "window/geometry"
 STATE_KEY = "window/state"
 PAGE_KEY = "window/page"
 DEFAULT_SIZE = QSize(1280, 820)
+WARM_IMPORT_DELAY_MS = 300  # after the window's first paints: a thread importing meanwhile would slow them
 
 # Standard icons per page (no image files needed; they follow the platform style).
 _PAGE_ICONS = {
@@ -56,7 +60,7 @@ class MainWindow(QMainWindow):
         if self.context.parent() is None:
             self.context.setParent(self)
         self._document_title = ""
-        self.pages = self._create_pages()
+        self._built: dict[str, Any] = {}  # page_id -> page, for the pages shown so far
         self.undo_group = QUndoGroup(self)
         self._build_central()
         self._build_actions()
@@ -68,26 +72,54 @@ class MainWindow(QMainWindow):
         self._restore_state()
         if self.context.store_problem:
             QTimer.singleShot(0, self._report_store_problem)
+        # once the window is up and painted, the planning core the Plan and Rent-or-buy pages need is imported on a pool
+        # thread (pure Python, no Qt), so building those pages later waits only for their widgets
+        QTimer.singleShot(WARM_IMPORT_DELAY_MS, self._import_planning_core)
         if not self.context.inventory_ready:
             self.context.load_inventory()
         else:
             QTimer.singleShot(0, lambda: self.context.inventory_changed.emit(self.context.inventory))
 
+    def _import_planning_core(self) -> None:
+        if "planner.resolver" not in sys.modules:  # the first page may have imported it already
+            self.context.jobs.run(_import_planning_core, name="import the planner")
+
     # -- construction ------------------------------------------------------------------------------------------
-    def _create_pages(self) -> list[Any]:
-        from desktop.pages.hardware import HardwarePage
-        from desktop.pages.plan import PlanPage
-        from desktop.pages.quotes import QuotesPage
-        from desktop.pages.rent_buy import RentBuyPage
-        from desktop.pages.settings import SettingsPage
-
-        return [cls(self.context) for cls in (HardwarePage, QuotesPage, PlanPage, RentBuyPage, SettingsPage)]
-
     def page(self, page_id: str) -> Any:  # Any: each page has its own methods (pages share only Page's)
-        for page in self.pages:
-            if page.page_id == page_id:
-                return page
-        raise KeyError(page_id)
+        """The page, built now if it has not been shown yet (KeyError for an unknown page)."""
+        built = self._built.get(page_id)
+        return built if built is not None else self._build_page(page_id)
+
+    @property
+    def pages(self) -> list[Any]:
+        """Every page in navigation order, each built now if it was not yet (screenshots, the self-test)."""
+        return [self.page(page_id) for page_id in PAGE_IDS]
+
+    def built_pages(self) -> list[Any]:
+        """The pages built so far (a page is built the first time it is shown), in navigation order."""
+        return [self._built[page_id] for page_id in PAGE_IDS if page_id in self._built]
+
+    def _build_page(self, page_id: str) -> Any:
+        """Import the page's module and build it in place of its placeholder (the window shows without the
+        pages it does not show: their imports and widgets cost start-up time; docs/architecture.md)."""
+        import importlib
+
+        entry = PAGES[PAGE_IDS.index(page_id)] if page_id in PAGE_IDS else None
+        if entry is None:
+            raise KeyError(page_id)
+        page = getattr(importlib.import_module(entry.module), entry.class_name)(self.context)
+        self._built[page_id] = page
+        index = PAGE_IDS.index(page_id)
+        placeholder = self.stack.widget(index)
+        current = self.stack.currentIndex()
+        self.stack.insertWidget(index, page)
+        if placeholder is not None:
+            self.stack.removeWidget(placeholder)
+            placeholder.deleteLater()
+        self.stack.setCurrentIndex(current)
+        for stack in getattr(page, "undo_stacks", lambda: [])():
+            self.undo_group.addStack(stack)
+        return page
 
     def _build_central(self) -> None:
         self.navigation = QListWidget()
@@ -98,12 +130,12 @@ class MainWindow(QMainWindow):
         self.navigation.setMinimumWidth(150)
         self.navigation.setMaximumWidth(220)
         self.stack = QStackedWidget()
-        for page in self.pages:
-            item = QListWidgetItem(self.style().standardIcon(_PAGE_ICONS[page.page_id]), "")
-            item.setData(Qt.ItemDataRole.UserRole, page.page_id)
+        for page_id in PAGE_IDS:
+            item = QListWidgetItem(self.style().standardIcon(_PAGE_ICONS[page_id]), "")
+            item.setData(Qt.ItemDataRole.UserRole, page_id)
             item.setSizeHint(QSize(150, 36))
             self.navigation.addItem(item)
-            self.stack.addWidget(page)
+            self.stack.addWidget(QWidget())  # the page itself is built the first time it is shown
         self.navigation.currentRowChanged.connect(self._on_navigation)
         splitter = QSplitter()
         splitter.setObjectName("mainSplitter")
@@ -113,7 +145,6 @@ class MainWindow(QMainWindow):
         splitter.setCollapsible(1, False)
         splitter.setSizes([170, 1100])
         self.setCentralWidget(splitter)
-        self.navigation.setCurrentRow(0)
 
     def _build_actions(self) -> None:
         self.import_quotes_action = QAction(self)
@@ -141,15 +172,12 @@ class MainWindow(QMainWindow):
         self.undo_group.undoTextChanged.connect(lambda _text: self._word_undo_actions())
         self.undo_group.redoTextChanged.connect(lambda _text: self._word_undo_actions())
         self.page_actions: list[QAction] = []
-        for index, page in enumerate(self.pages):
+        for index, page_id in enumerate(PAGE_IDS):
             action = QAction(self)
             action.setShortcut(QKeySequence(f"Ctrl+{index + 1}"))
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-            action.triggered.connect(lambda _checked=False, pid=page.page_id: self.show_page(pid))
+            action.triggered.connect(lambda _checked=False, pid=page_id: self.show_page(pid))
             self.page_actions.append(action)
-        for page in self.pages:
-            for stack in getattr(page, "undo_stacks", lambda: [])():
-                self.undo_group.addStack(stack)
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
@@ -206,10 +234,11 @@ class MainWindow(QMainWindow):
         self.about_action.setText(self.tr("&About GPU Advisor"))
         self.guide_action.setText(self.tr("User &guide"))
         self._word_undo_actions()
-        for index, page in enumerate(self.pages):
+        for page in self.built_pages():
             page.retranslate()
-            self.navigation.item(index).setText(page.title())
-            self.page_actions[index].setText(page.title())
+        for index, page_id in enumerate(PAGE_IDS):
+            self.navigation.item(index).setText(page_title(page_id))
+            self.page_actions[index].setText(page_title(page_id))
         self._update_title()
         self._update_gpus_label()
         self._update_db_label()
@@ -257,19 +286,19 @@ class MainWindow(QMainWindow):
 
     # -- navigation --------------------------------------------------------------------------------------------
     def current_page(self) -> Any:
-        return self.stack.currentWidget()
+        row = self.navigation.currentRow()
+        return self.page(PAGE_IDS[row] if 0 <= row < len(PAGE_IDS) else PAGE_IDS[0])
 
     def show_page(self, page_id: str) -> None:
-        for index, page in enumerate(self.pages):
-            if page.page_id == page_id:
-                self.navigation.setCurrentRow(index)
-                return
-        raise KeyError(page_id)
+        if page_id not in PAGE_IDS:
+            raise KeyError(page_id)
+        self.navigation.setCurrentRow(PAGE_IDS.index(page_id))
 
     def _on_navigation(self, row: int) -> None:
-        if 0 <= row < len(self.pages):
+        if 0 <= row < len(PAGE_IDS):
+            page = self.page(PAGE_IDS[row])
             self.stack.setCurrentIndex(row)
-            activate = getattr(self.pages[row], "activate_undo", None)
+            activate = getattr(page, "activate_undo", None)
             if activate is not None:
                 activate(self.undo_group)
             else:  # Ctrl+Z on a page without undo must not silently undo a quote edit elsewhere
@@ -350,33 +379,43 @@ class MainWindow(QMainWindow):
         state = settings.value(STATE_KEY)
         if state is not None:
             self.restoreState(state)
-        page_id = settings.value(PAGE_KEY)
-        if page_id:
-            try:
-                self.show_page(str(page_id))
-            except KeyError:
-                pass
+        page_id = str(settings.value(PAGE_KEY) or "")
+        self.show_page(page_id if page_id in PAGE_IDS else PAGE_IDS[0])  # builds that page, and only it
 
     def save_state(self) -> None:
         settings = self.context.qsettings()
         settings.setValue(GEOMETRY_KEY, self.saveGeometry())
         settings.setValue(STATE_KEY, self.saveState())
-        settings.setValue(PAGE_KEY, self.current_page().page_id)
+        row = self.navigation.currentRow()
+        settings.setValue(PAGE_KEY, PAGE_IDS[row] if 0 <= row < len(PAGE_IDS) else PAGE_IDS[0])
         settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
-        for page in self.pages:
+        for page in self.built_pages():  # a page never shown has nothing unsaved
             if not page.confirm_close():
                 self.show_page(page.page_id)
                 event.ignore()
                 return
         self.save_state()
-        for page in self.pages:
+        for page in self.built_pages():
             shutdown = getattr(page, "shutdown", None)
             if shutdown is not None:
                 shutdown()
         self.context.shutdown()
         event.accept()
+
+
+def _import_planning_core() -> None:
+    """Import what planning needs before any page asks for it (pool thread): the search, the resolver, the
+    costs and the exports' inputs. Modules without Qt only; an import error shows when a page imports them."""
+    import importlib
+
+    for name in ("planner.resolver", "planner.search", "planner.search.pools", "planner.costs", "planner.exports",
+                 "planner.scale"):  # fmt: skip
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            return
 
 
 def unique_shortcuts(standard: QKeySequence.StandardKey, *extra: str) -> list[QKeySequence]:

@@ -464,12 +464,12 @@ def build_and_run(
     display_currency: str,
     rates: ExchangeRates | None,
     price_book: PriceBook | None = None,
-) -> tuple[PlanCall, PlanResult, float, PoolAnswer | None, SpotAnswer | None]:
-    """(call, planner result, milliseconds outside the main search, the pool comparison or None, the spot
-    plan's on-demand side or None): the whole re-plan, for the GUI thread when it is quick or a pool thread when
-    it is not (the store and the price book are safe to share). The milliseconds count resolving the inputs and
-    the pool and spot comparisons, so the scheduler sends a plan with a slow comparison to the background as it
-    does a slow search."""
+) -> tuple[PlanCall, PlanResult, float, SpotAnswer | None]:
+    """(call, planner result, milliseconds outside the main search, the spot plan's on-demand side or None):
+    the re-plan, for the GUI thread when it is quick or a pool thread when it is not (the store and the price
+    book are safe to share). The milliseconds count resolving the inputs and the spot comparison, so the
+    scheduler sends a plan with a slow one to the background as it does a slow search. The mixed pool's
+    comparison is not part of it: it follows on a pool thread (desktop/plan_pool_job.py)."""
     import time
 
     started = time.perf_counter()
@@ -477,10 +477,9 @@ def build_and_run(
     build_ms = (time.perf_counter() - started) * 1000.0
     result = run_plan_call(call)
     started = time.perf_counter()
-    pool = compare_page_pool(inputs, catalog, store, display_currency, rates, price_book)
     spot = spot_answer_of(inputs, call, catalog, store, display_currency, rates, price_book)
     build_ms += (time.perf_counter() - started) * 1000.0
-    return call, result, build_ms, pool, spot
+    return call, result, build_ms, spot
 
 
 def run_plan_call(call: PlanCall) -> PlanResult:
@@ -499,40 +498,38 @@ def family_of(option: PlanOption) -> str:
 Series = dict[str, list[tuple[int, float, float | None]]]
 
 
-def scaling_series(result: PlanResult, gpu_id: str | None, training: bool) -> Series:
-    """family -> [(GPU count, time s, cost amount)]: the fastest fitting option per (family, count) for one GPU type.
+def scaling_series(
+    result: PlanResult, gpu_id: str | None, training: bool, line: Callable[[PlanOption], str] | None = None
+) -> Series:
+    """family -> [(GPU count, time s, cost amount)]: the fastest fitting option per (family, count) for one GPU type
+    (`line` names an option's line: family_of by default).
 
     Time is the whole run for training, with losses (failures, checkpoints, restarts: as the table shows and the
     planner ranks it), and seconds per output token for serving.
     """
-    best: dict[tuple[str, int], PlanOption] = {}
-    pool = [*result.options, *result.frontier]
-    for option in pool:
+    best: dict[tuple[str, int], tuple[int, float, float | None]] = {}
+    for option in (*result.options, *result.frontier):
         if not option.fits or (gpu_id and option.gpu.id != gpu_id):
             continue
-        time_s = option.effective_wall_time_s if training else option.step_time_s
-        if not time_s:
-            continue
-        key = (family_of(option), option.gpus)
-        current = best.get(key)
-        current_time = None if current is None else (current.effective_wall_time_s if training else current.step_time_s)
-        if current is None or current_time is None or time_s < current_time:
-            best[key] = option
+        point = _point(option, training)
+        key = ((line or family_of)(option), option.gpus)
+        if point is not None and (key not in best or point[1] < best[key][1]):
+            best[key] = point
     series: Series = {}
-    for (family, count), option in sorted(best.items(), key=lambda item: item[0][1]):
-        time_s = option.effective_wall_time_s if training else option.step_time_s
-        if time_s is None:
-            continue
-        effective_cost = option.effective_cost
-        cost = (
-            effective_cost.amount
-            if (training and effective_cost is not None)
-            else (
-                option.cost_per_million_tokens.amount if option.cost_per_million_tokens is not None else None
-            )
-        )
-        series.setdefault(family, []).append((count, float(time_s), cost))
+    for (family, _count), point in sorted(best.items(), key=lambda item: item[0][1]):
+        series.setdefault(family, []).append(point)
     return series
+
+
+def _point(option: PlanOption, training: bool) -> tuple[int, float, float | None] | None:
+    """(GPU count, time s, cost) of a fitting option as the scaling chart draws it; None without a time."""
+    time_s = option.effective_wall_time_s if training else option.step_time_s
+    if not time_s:
+        return None
+    effective_cost, per_million = option.effective_cost, option.cost_per_million_tokens
+    if training and effective_cost is not None:
+        return option.gpus, float(time_s), effective_cost.amount
+    return option.gpus, float(time_s), per_million.amount if per_million is not None else None
 
 
 ZERO_FAMILIES = {ZeroStage.NONE: "DDP", ZeroStage.OPTIMIZER: "ZeRO-1", ZeroStage.GRADIENTS: "ZeRO-2",
@@ -546,8 +543,9 @@ def family_series(
     """Per ZeRO stage, the best layout at each GPU count for one GPU type: (GPU count, run time s, cost).
 
     plan() keeps only the best option per GPU count, so each stage is searched on its own (ZeRO pinned) over
-    every count up to the limit (an exact count or budget would leave one point per line: both are lifted
-    here; the table still honours them). Pure; runs on a pool thread. Serving has no ZeRO stages: its curve
+    every count up to the limit: the exact count when one is set ("Exactly 1 GPU" charts 1 GPU, "Exactly 16"
+    the counts up to 16), else the maximum; a budget or deadline would leave one point per line, so they are
+    lifted here (the table still honours them). Pure; runs on a pool thread. Serving has no ZeRO stages: its curve
     is the best layout per count (TP/PP), taken from one search.
     """
     from planner.search import plan
@@ -555,7 +553,7 @@ def family_series(
     gpu = next((g for g in call.gpus if g.id == gpu_id), None)
     if gpu is None:
         return {}
-    limit = max(call.constraints.max_gpus, call.constraints.gpus or 0)
+    limit = call.constraints.gpus or call.constraints.max_gpus
     base = dataclasses.replace(call.constraints, gpus=None, max_gpus=limit, budget=None, deadline_s=None)
     training = call.workload.is_training
     stages = list(ZERO_FAMILIES.items()) if training else [(None, "")]
@@ -576,6 +574,33 @@ def family_series(
         if merged:
             series[name or SERVING_FAMILY] = merged
     return series
+
+
+def family_points(result: PlanResult, gpu_id: str, training: bool) -> Series:
+    """The main search's points on the family_series lines: its fastest fitting option per (family_name, count).
+
+    Each is exact for its line: the fastest option at a GPU count is also the fastest of its own family there."""
+    return scaling_series(result, gpu_id, training, line=lambda option: family_name(option, training))
+
+
+def best_per_count(series: Series) -> list[tuple[int, float, float | None]]:
+    """One line: the fastest point at each GPU count over all the lines."""
+    best: dict[int, tuple[int, float, float | None]] = {}
+    for line in series.values():
+        for point in line:
+            if point[0] not in best or point[1] < best[point[0]][1]:
+                best[point[0]] = point
+    return sorted(best.values())
+
+
+def overlay_points(shown: Series, fresh: Series) -> Series:
+    """The curves shown, with the fresh points put in place of those at the same (line, GPU count)."""
+    merged: Series = {}
+    for family in {**shown, **fresh}:
+        points = {p[0]: p for p in shown.get(family, [])}
+        points.update({p[0]: p for p in fresh.get(family, [])})
+        merged[family] = sorted(points.values())
+    return merged
 
 
 def family_name(option: PlanOption, training: bool) -> str:

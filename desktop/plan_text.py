@@ -79,10 +79,11 @@ def option_summary(option: PlanOption, training: bool, users: int | None) -> str
             option.tokens_per_s, band.inverse() if band else None, lambda v: fmt.number(v, 0)
         )
         timing = translate("PlanPage",
-            "{0} tokens/s for {1} users ({2} × up to {3} per replica), first token after {4}, then {5} per token"
+            "{0} tokens/s for {1} users ({2} × up to {3} per replica), first token after {4} (a {6}-token "
+            "prompt's prefill, the wait for a slot and the request overhead), then {5} per token"
         ).format(
             throughput, users_text, replicas, per_replica, fmt.duration(option.ttft_s),
-            fmt.duration(option.tpot_s or option.step_time_s),
+            fmt.duration(option.tpot_s or option.step_time_s), fmt.integer(option.workload.prompt_len if option.workload is not None else 0),
         )  # fmt: skip
     cost = ""
     effective_cost = option.effective_cost

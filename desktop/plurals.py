@@ -39,6 +39,27 @@ class Plurals(QObject):
     def nodes(self, count: int) -> str:
         return english_plural(self.tr("%Ln node(s)", "", count), count)  # %Ln: "6,490 nodes"
 
+    # Rent or buy (desktop/rent_buy_text.py) and the Plan page's export (desktop/pages/plan_document.py)
+    def cheapest_for_gpus(self, count: int) -> str:
+        return english_plural(self.tr(
+            "<b>{0} is cheapest</b> over {1} years for %n {2} GPU(s) at {3} utilisation, {4} h/day: {5}.", "", count
+        ), count)  # fmt: skip
+
+    def spot_reclaims_on_nodes(self, count: int) -> str:
+        return english_plural(self.tr(
+            "Spot: {0} reclaims per node-hour ({1}) on %n node(s) add {2} hours for work lost since the last "
+            "checkpoint and restarts.", "", count,
+        ), count)  # fmt: skip
+
+    def spot_pays_up_to_nodes(self, count: int) -> str:
+        return english_plural(self.tr(
+            "spot pays for jobs up to %n node(s) of {0} GPUs and stops paying above (each reclaimed node "
+            "stops the whole job).", "", count,
+        ), count)  # fmt: skip
+
+    def exported_files(self, count: int) -> str:
+        return english_plural(self.tr("Exported %n file(s) to {0}", "", count), count)
+
 
 _plurals: Plurals | None = None
 

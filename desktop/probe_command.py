@@ -3,7 +3,8 @@
 The GUI process never imports torch: the probe always runs as a child process. Where that child lives depends
 on how the app was started:
 
-- from a source tree or a pip install: the same Python interpreter runs `-m profiler` (the `gpu-probe` script);
+- from a source tree or a pip install: the same Python interpreter runs the profiler package, isolated from the
+  current folder (profiler/child_command.py);
 - from the PyInstaller bundle: the bundled `gpu-probe` executable sits next to `gpu-advisor` and shares its
   libraries (packaging/gpu_advisor.spec);
 - tests (and people debugging) may override both with GPU_ADVISOR_PROBE_CMD (a command line, split like a shell).
@@ -24,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP
+
+from profiler.child_command import isolated_module_command
 
 PROBE_CMD_ENV = "GPU_ADVISOR_PROBE_CMD"
 # Written by packaging/gpu_advisor.spec into the bundle's data folder: {"variant": "full"|"lite", ...}.
@@ -104,14 +107,14 @@ def bundled_probe_executable() -> Path:
 def probe_command(args: list[str] | tuple[str, ...] = ()) -> list[str]:
     """The full command line that runs `gpu-probe` with `args` (for QProcess or subprocess).
 
-    Order of precedence: GPU_ADVISOR_PROBE_CMD, the bundled executable, `python -m profiler`.
+    Order of precedence: GPU_ADVISOR_PROBE_CMD, the bundled executable, this Python running profiler isolated.
     """
     override = os.environ.get(PROBE_CMD_ENV, "").strip()
     if override:
         return [*shlex.split(override, posix=sys.platform != "win32"), *args]
     if is_frozen():
         return [str(bundled_probe_executable()), *args]
-    return [sys.executable, "-m", "profiler", *args]
+    return isolated_module_command("profiler", args, unbuffered=True)
 
 
 def probe_availability() -> ProbeAvailability:

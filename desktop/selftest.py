@@ -117,7 +117,7 @@ def check_qt_platform(test: SelfTest) -> dict[str, Any]:
 
 def check_nvml(_test: SelfTest) -> dict[str, Any]:
     """read_inventory never raises; no driver or no GPU is a valid answer with its reason."""
-    from profiler.nvml import read_inventory
+    from profiler.nvml_inventory import read_inventory
 
     inventory = read_inventory()
     if not inventory.available:

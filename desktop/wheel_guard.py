@@ -3,24 +3,37 @@ while it has the keyboard focus.
 
 Over a scrolling form, a wheel turn meant to scroll the form would otherwise change whichever field passes
 under the pointer (and re-plan with it). The guard is one application-wide event filter (installed once, by
-the first page or window that asks): a wheel event over such a field without focus is handed to the field's
-parent instead, so the form scrolls; a click or Tab gives the field focus, and then the wheel is the user's.
+the first page or window that asks): a wheel event over such a field without focus is handed to the scroll area
+around the field instead (its viewport, at the same point), so the form scrolls; the nearest area that takes it
+wins (Qt does not pass a forwarded wheel event on to parents by itself); a click or Tab gives the field focus, and then the wheel is the user's.
 The fields' focus policy becomes StrongFocus (Tab and click), so the wheel never gives focus by itself.
+A scroll bar is a slider too, but it is how a scroll area scrolls (the area hands it every wheel turn over its
+viewport): it is never guarded.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
-from PySide6.QtWidgets import QAbstractSlider, QAbstractSpinBox, QApplication, QComboBox, QWidget
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import (
+    QAbstractScrollArea,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QScrollBar,
+    QWidget,
+)
 
 GUARDED = (QAbstractSpinBox, QComboBox, QAbstractSlider)
+_WHEEL, _POLISH = QEvent.Type.Wheel, QEvent.Type.Polish
 
 
 def _guarded(watched: QObject) -> QWidget | None:
     """The guarded field an event is for (a spin box's line edit counts as the spin box)."""
     widget = watched if isinstance(watched, QWidget) else None
     for candidate in (widget, widget.parentWidget() if widget is not None else None):
-        if isinstance(candidate, GUARDED):
+        if isinstance(candidate, GUARDED) and not isinstance(candidate, QScrollBar):
             return candidate
     return None
 
@@ -34,21 +47,38 @@ class WheelGuard(QObject):
     """The application-wide filter described in the module docstring."""
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        # every event of the application passes here: the common case (neither kind) returns at once
         kind = event.type()
-        if kind == QEvent.Type.Polish and isinstance(watched, GUARDED):
-            if watched.focusPolicy() == Qt.FocusPolicy.WheelFocus:
-                watched.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-            return False
-        if kind != QEvent.Type.Wheel:
+        if kind != _WHEEL:
+            if kind == _POLISH and isinstance(watched, GUARDED) and not isinstance(watched, QScrollBar):
+                if watched.focusPolicy() == Qt.FocusPolicy.WheelFocus:
+                    watched.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
             return False
         field = _guarded(watched)
         if field is None or _has_focus(field):
             return False
-        parent = field.parentWidget()
-        if parent is not None:
-            event.ignore()
-            QApplication.sendEvent(parent, event)  # the form's scroll area scrolls instead
+        if isinstance(event, QWheelEvent):
+            _scroll_around(field, event)
         return True
+
+
+def _scroll_around(field: QWidget, event: QWheelEvent) -> None:
+    """Hand the wheel turn to the scroll areas around `field`, nearest first, until one takes it."""
+    global_point = event.globalPosition()
+    widget = field.parentWidget()
+    while widget is not None:
+        if isinstance(widget, QAbstractScrollArea):
+            viewport = widget.viewport()
+            local = QPointF(viewport.mapFromGlobal(global_point.toPoint()))
+            forwarded = QWheelEvent(
+                local, global_point, event.pixelDelta(), event.angleDelta(), event.buttons(), event.modifiers(),
+                event.phase(), event.inverted(),
+            )  # fmt: skip
+            forwarded.ignore()
+            QApplication.sendEvent(viewport, forwarded)
+            if forwarded.isAccepted():
+                return
+        widget = widget.parentWidget()
 
 
 _guard: WheelGuard | None = None

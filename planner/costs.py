@@ -488,14 +488,11 @@ def _owned_series(
 
 
 def _months_to_break_even(inputs: RentBuyInputs, running_per_hour: float) -> float | None:
-    """Fractional calendar months until cumulative owning <= cumulative renting (no resale counted)."""
-    margin_per_month = inputs.used_hours_per_gpu_month * (
-        inputs.rent_on_demand_per_gpu_hour - running_per_hour
-    )
-    if margin_per_month <= 0:
-        return None
-    months = inputs.capex_per_gpu / margin_per_month
-    return months if months <= 240 else None
+    """Fractional calendar months until cumulative owning <= cumulative renting on demand (planner.break_even)."""
+    from planner.break_even import months_to_break_even, rent_per_gpu_month
+
+    rent = rent_per_gpu_month(inputs, "on_demand") or 0.0
+    return months_to_break_even(inputs.capex_per_gpu, rent, inputs.used_hours_per_gpu_month * running_per_hour)
 
 
 def _hybrid_owned(inputs: RentBuyInputs) -> int | None:

@@ -15,6 +15,7 @@ spec written in the English template:
     {host_bytes:gib2}    12.34 GiB (format_bytes in GiB with two decimals, the memory model's notes)
     {strategy:label}     planner.layout_text.layout_label ("ZeRO-1, TP 8, DP 4, micro-batch 1")
     {wall_time_s:days}   days, one decimal ("12.3")
+    {ttft_s:ms}          milliseconds, three significant figures ("412 ms", "4.97 ms")
     {ideas:clauses}      a tuple of Messages joined with "; "
     {parts:list}         a tuple of Messages joined with ", "
     {sentences:sentences} a tuple of Messages, each after a space
@@ -203,10 +204,6 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
         "no tp x pp x dp layout divides {gpus} GPUs for {model} (tp must divide {heads} heads, dp at most the "
         "global batch)"
     ),
-    "excluded.serving_load_needs_more_gpus": (
-        "fits at TP {tp} x PP {pp} ({per_gpu_bytes:bytes} per GPU), but the stated users or tokens/s need "
-        "{gpus_needed} x {gpu}, more than {limit}"
-    ),
     "excluded.no_serving_layout": "no tensor/pipeline layout is possible on {where}",
     "excluded.serving_needs_memory": (
         "needs {need_bytes:bytes} per GPU at the lightest layout on {where}, has {capacity_bytes:bytes}"
@@ -228,18 +225,19 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
         "{strategy:label})."
     ),
     "advice.nothing_fits_training": (
-        "Nothing fits on {upto} x {gpu} ({capacity_bytes:bytes} each). Try more GPUs, ZeRO-3 with CPU offload, "
-        "LoRA or QLoRA instead of full training, a shorter sequence, or a GPU with more memory."
+        "Nothing fits on {upto} x {gpu} ({capacity_bytes:bytes} each). Try: {ideas:clauses}."
     ),
     "advice.nothing_fits_training_lightest": (
         "Nothing fits on {upto} x {gpu} ({capacity_bytes:bytes} each): the lightest layout ({strategy:label}) "
-        "still needs {need_bytes:bytes} per GPU. Try more GPUs, ZeRO-3 with CPU offload, LoRA or QLoRA instead "
-        "of full training, a shorter sequence, or a GPU with more memory."
+        "still needs {need_bytes:bytes} per GPU. Try: {ideas:clauses}."
     ),
-    "advice.serving_load_needs_more_gpus": (
-        "{model} fits {gpu} (TP {tp} x PP {pp}), but serving the stated load needs about {gpus_needed} GPUs: "
-        "allow more GPUs, lower the target, or quantise (int8/int4 decode reads fewer bytes)."
-    ),
+    # what else to try when no training layout fits; only those the plan has not already tried
+    "idea.more_gpus_training": "more GPUs",
+    "idea.zero3_offload": "ZeRO-3 with CPU offload",
+    "idea.lora_instead": "LoRA or QLoRA instead of full training",
+    "idea.qlora_instead": "QLoRA (a 4-bit base model) instead of LoRA",
+    "idea.shorter_sequence": "a shorter sequence",
+    "idea.bigger_gpu": "a GPU with more memory",
     "advice.serving_does_not_fit": (
         "{model} in {precision} does not fit {where} ({need_bytes:bytes} needed per GPU, {capacity_bytes:bytes} "
         "available). What would: {ideas:clauses}."
@@ -268,6 +266,25 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "option.decode_compute_bound": "decode is compute-bound at batch {batch}",
     "option.misses_target": "misses the {target_tokens_per_second:g} tokens/s target",
     "option.users_queued": "{queued} users per replica wait for one of its {slots} sequence slots",
+    "option.misses_targets": "MISSES THE TARGETS: {missed:clauses}",
+    "option.overloaded": (
+        "{request_rate:g} requests/s overload it: requests arrive faster than its replicas finish them"
+    ),
+    "target.ttft": "TTFT p90 {ttft_s:ms} against the {target_s:ms} target",
+    "target.tpot": "TPOT {tpot_s:ms} against the {target_s:ms} target",
+    "advice.serving_targets_closest": (
+        "No option meets the targets within {limit} GPUs: the closest are shown, closest first, each marked with "
+        "what it misses."
+    ),
+    "advice.serving_targets_need_gpus": (
+        "What would meet them: {gpus} x {gpu}, {replicas} replica(s) of TP {tp} x PP {pp} (planned and checked: "
+        "TTFT p90 {ttft_s:ms}, TPOT {tpot_s:ms}, {tokens_per_s:,.0f} tokens/s)."
+    ),
+    "advice.serving_targets_unreachable": (
+        "No number of GPUs meets them on {gpu}: the closest, TP {tp} x PP {pp}, reaches TTFT p90 {ttft_s:ms} and "
+        "TPOT {tpot_s:ms}; a faster GPU, a smaller or quantised model, a shorter prompt or looser targets would "
+        "be needed."
+    ),
     # -- memory model notes (planner/memory/) ------------------------------------------------------------------
     "memory.kv_heads_replicated": (
         "tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks"
@@ -355,6 +372,9 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.must_be_positive": "{what} must be positive, got {value:number}",
     "error.must_be_finite": "{what} must be a finite number, got {value}",
     "error.absurdly_large": "{what} {value:number} is absurdly large (limit {limit:number})",
+    "error.not_a_number": "{what} must be a number, got {value!r}",
+    "error.number_too_long": "{what} is {chars} characters long; a number here has at most {limit}",
+    "error.out_of_range": "{what} must be from {low:number} to {high:number}, got {value:number}",
     "error.too_many_gpus": "dp x tp x pp = {gpus:,} GPUs is absurdly large (limit {limit:,})",
     "error.tp_heads": "tensor parallel {tp} does not divide the {heads} attention heads of {model}",
     "error.tp_kv_heads": (
@@ -414,6 +434,7 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.tokens_positive": "the number of tokens must be positive",
     "error.tokens_per_s_positive": "the tokens-per-second target must be positive",
     "error.users_positive": "concurrent users must be at least 1",
+    "error.users_or_rate": "give concurrent users or a request rate, not both",
     "error.output_longer_than_sequence": (
         "the output length ({output_len}) must be shorter than the sequence length ({seq_len})"
     ),
@@ -680,6 +701,7 @@ _SPECIAL_SPECS: dict[str, Callable[[Any], str]] = {
     # what the user typed: 100,000,000 for whole numbers, 1e+40 for others
     "number": lambda value: f"{value:,}" if isinstance(value, int) else f"{value:g}",
     "days": lambda value: f"{value / 86400:.1f}",
+    "ms": lambda value: f"{value * 1000:,.0f} ms" if value >= 0.1 else f"{value * 1000:.3g} ms",
     "clauses": lambda value: "; ".join(_english(item) for item in value),
     "list": lambda value: ", ".join(_english(item) for item in value),
     "sentences": lambda value: "".join(" " + _english(item) for item in value),

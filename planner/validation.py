@@ -11,6 +11,10 @@ groups only, and predicts the held-out group. The error band of a class (trainin
 scale) spans the 2.5th..97.5th percentile of the cross-validated time ratios true / predicted of that class; its
 coverage is checked on each group with bands that leave that group's residuals out (the target: 80 %).
 
+The frozen test split (planner.validation_split: whole source groups, chosen by a stated rule before any fit) is
+never fitted to: the fit and the cross-validation see the fitting split only, and the test split is predicted
+with the shipped constants and scored beside them, per class, with the share of its figures inside the bands.
+
 Pure: no printing, no files (the CLI prints: planner/cli/validate_cmd.py).
 """
 
@@ -25,6 +29,7 @@ from typing import Protocol, TypeVar
 
 from planner.perf.bands import BandTable, option_keys
 from planner.validation_cases import Case, included, load_cases
+from planner.validation_split import FrozenSplit, by_class, fitting, held_back
 
 # Metrics that scale like time (a band applies directly); the others scale like 1 / time (throughputs).
 TIME_METRICS = frozenset({"step_time_s", "gpu_hours", "wall_time_days", "tpot_s", "ttft_s"})
@@ -184,24 +189,39 @@ def _group(case: Case, by: str) -> str:
     return case.org if by == "org" else case.group
 
 
+def test_band_coverage(test_results: Sequence[CaseResult], cv_results: Sequence[CaseResult]) -> float:
+    """Share of frozen test cases whose published figure lies inside the band of their class, the bands built
+    from the fitting split's cross-validated residuals (what a plan shows)."""
+    if not test_results:
+        return math.nan
+    bands = band_table(cv_results)
+    return sum(1 for result in test_results if _inside(bands, result)) / len(test_results)
+
+
+def _inside(bands: BandTable, result: CaseResult) -> bool:
+    band = bands.band(case_keys(result.case))
+    return (
+        band is not None and band.low_fraction - 1e-12 <= result.time_ratio - 1 <= band.high_fraction + 1e-12
+    )
+
+
 def band_coverage(cv_results: Sequence[CaseResult], by: str = "group") -> float:
     """Share of cases whose published figure lies inside the band of their class, the band built from the
     cross-validated residuals of the OTHER groups only."""
     inside = 0
     for result in cv_results:
         others = [r for r in cv_results if _group(r.case, by) != _group(result.case, by)]
-        band = band_table(others).band(case_keys(result.case))
-        if (
-            band is not None
-            and band.low_fraction - 1e-12 <= result.time_ratio - 1 <= band.high_fraction + 1e-12
-        ):
-            inside += 1
+        inside += _inside(band_table(others), result)
     return inside / len(cv_results) if cv_results else math.nan
+
+
+FIGURES = ("in_sample", "cross_validated", "test")  # the three figures `gpu-advisor validate` prints
 
 
 @dataclass(frozen=True, slots=True)
 class ValidationReport:
-    """Everything `gpu-advisor validate` prints: per case, in-sample (shipped constants) and cross-validated."""
+    """Everything `gpu-advisor validate` prints: per case of the fitting split, in-sample (shipped constants) and
+    cross-validated; per case of the frozen test split, predicted with the shipped constants (never fitted to)."""
 
     results: tuple[CaseResult, ...]
     cross_validated: tuple[CaseResult, ...]
@@ -210,14 +230,31 @@ class ValidationReport:
     band_coverage: float
     by: str = "group"
     constants: Mapping[str, float] = field(default_factory=dict)
+    test: tuple[CaseResult, ...] = ()
+    test_band_coverage: float = math.nan
 
-    def statistics(self, cross_validated: bool = False, kind: str | None = None) -> Statistics:
-        chosen = self.cross_validated if cross_validated else self.results
+    def of(self, figure: str) -> tuple[CaseResult, ...]:
+        """The results of one of FIGURES."""
+        return {"in_sample": self.results, "cross_validated": self.cross_validated, "test": self.test}[figure]
+
+    def statistics(
+        self, cross_validated: bool = False, kind: str | None = None, figure: str = ""
+    ) -> Statistics:
+        chosen = self.of(figure or ("cross_validated" if cross_validated else "in_sample"))
         return Statistics.of([r for r in chosen if kind is None or r.case.kind == kind])
+
+    def by_class(self, figure: str) -> dict[str, Statistics]:
+        """Statistics per class (planner.validation_split.case_classes) of one of FIGURES."""
+        grouped = by_class(self.of(figure), lambda result: result.case)
+        return {key: Statistics.of(results) for key, results in grouped.items()}
 
     @property
     def sources(self) -> int:
         return len({r.case.group for r in self.results})
+
+    @property
+    def test_sources(self) -> int:
+        return len({r.case.group for r in self.test})
 
 
 def validate(
@@ -229,21 +266,27 @@ def validate(
     by: str = "group",
     constant_values: Mapping[str, float] | None = None,
     prior: C | None = None,
+    split: FrozenSplit | None = None,
 ) -> ValidationReport:
-    """Predict every case with `constants` (the shipped ones), cross-validate with `fit` per held-out group
-    starting from `prior` (the unfitted constants; default `constants` when there is no fit), build the
-    bands."""
-    chosen = list(load_cases() if cases is None else cases)
+    """Predict every case of the fitting split with `constants` (the shipped ones, fitted to that split only),
+    cross-validate it with `fit` per held-out group starting from `prior` (the unfitted constants; default
+    `constants` when there is no fit), build the bands from the cross-validated residuals, and predict the
+    frozen test split (`split`, default the shipped one) with `constants`."""
+    everything = list(load_cases() if cases is None else cases)
+    chosen, test_cases = fitting(everything, split), held_back(everything, split)
     results = predict_all(chosen, predictor, constants)
     cv = cross_validate(chosen, predictor, prior if prior is not None else constants, fit, by)
+    test = predict_all(test_cases, predictor, constants)
     return ValidationReport(
         results=tuple(results),
         cross_validated=tuple(cv),
-        excluded=tuple(case for case in chosen if case.inputs is None),
+        excluded=tuple(case for case in everything if case.inputs is None),
         bands=band_table(cv),
         band_coverage=band_coverage(cv, by),
         by=by,
         constants=MappingProxyType(dict(constant_values or {})),
+        test=tuple(test),
+        test_band_coverage=test_band_coverage(test, cv),
     )
 
 

@@ -33,7 +33,7 @@ from typing import TextIO
 from profiler.jsontypes import JSONObject
 from profiler.report import Collective, Measurement, ProbeReport, write_report_file
 
-DEVICE_PATTERN = re.compile(r"^(all|cpu|cuda:\d+)$")
+DEVICE_PATTERN = re.compile(r"(all|cpu|cuda:\d+)")  # fullmatch: "cpu\n" is not cpu
 
 
 class _BadArguments(Exception):
@@ -46,7 +46,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _device(text: str) -> str:
-    if not DEVICE_PATTERN.match(text):
+    if not DEVICE_PATTERN.fullmatch(text):
         raise argparse.ArgumentTypeError(f"--device must be all, cpu or cuda:N (N = 0, 1, ...), not {text!r}")
     return text
 
@@ -202,7 +202,15 @@ def _human_summary(report: ProbeReport) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    if argv is None:  # the real entry point: Ctrl-C and closed pipes handled before anything else runs
+        from profiler.exits import run_entry
+
+        return run_entry("gpu-probe", lambda: _dispatch(sys.argv[1:]))
+    return _dispatch(argv)
+
+
+def _dispatch(argv: Sequence[str]) -> int:
+    args = list(argv)
     if args[:1] == ["--torchrun"]:  # the frozen bundle's torchrun (profiler/collectives.py)
         from profiler.collectives import torchrun_main
 

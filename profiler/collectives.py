@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+from profiler.child_command import isolated_module_command
 from profiler.report import Collective, CollectiveResult, ProbeReport, write_report_file
 
 if TYPE_CHECKING:
@@ -248,8 +249,8 @@ _SIZE_MEANING = {
 def build_report(entries: list[Collective]) -> ProbeReport:
     """A valid ProbeReport (mode 'collectives') around the collectives entries, with rank 0's machine facts."""
     from profiler import report
-    from profiler.nvml import read_inventory
-    from profiler.probe import machine_info
+    from profiler.machine_info import machine_info
+    from profiler.nvml_inventory import read_inventory
 
     data = report.new_report_dict("collectives", machine_info(), read_inventory().to_dict(), [], entries)
     return report.ProbeReport.from_dict(data)
@@ -274,21 +275,16 @@ def torchrun_command(
 ) -> list[str]:
     """The command that runs the collectives on `nproc` local ranks.
 
-    probe_exe None: this Python runs torchrun as a module and torchrun runs ``-m profiler.collectives``.
+    probe_exe None: this Python runs torchrun as a module and torchrun runs profiler.collectives with this Python
+    (--no-python), both isolated from the current folder.
     probe_exe given (the frozen gpu-probe, [sys.executable]): gpu-probe hands off to torchrun's entry point and
     torchrun runs gpu-probe again as the worker (--no-python), since a frozen executable has no ``-m``.
     """
     launch = ["--standalone", "--nproc-per-node", str(nproc)]
     if probe_exe is None:
-        return [
-            sys.executable,
-            "-m",
-            "torch.distributed.run",
-            *launch,
-            "-m",
-            "profiler.collectives",
-            *worker_args,
-        ]
+        # both torchrun and its ranks isolated from the current folder (profiler/child_command.py)
+        worker = isolated_module_command("profiler.collectives", worker_args)
+        return [*isolated_module_command("torch.distributed.run", launch), "--no-python", *worker]
     return [*probe_exe, TORCHRUN_FLAG, *launch, "--no-python", *probe_exe, WORKER_FLAG, *worker_args]
 
 

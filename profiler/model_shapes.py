@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING
 from profiler.jsontypes import JSONObject
 
 if TYPE_CHECKING:
-    from profiler.probe import Outcome, ProbeSettings, Step
+    from profiler.probe_settings import Outcome, ProbeSettings
+    from profiler.probe_steps import Step
 
 SHAPES_SCHEMA = "gpu-advisor.model-shapes"
 SHAPES_VERSION = 1
@@ -88,7 +89,9 @@ def shapes_from_dict(data: object) -> ModelShapes:
     if not isinstance(data, dict) or data.get("schema") != SHAPES_SCHEMA:
         raise ShapesError(f"schema: not a GPU Advisor model-shapes file (expected {SHAPES_SCHEMA!r})")
     if data.get("version") != SHAPES_VERSION:
-        raise ShapesError(f"version: this gpu-probe reads version {SHAPES_VERSION}, got {data.get('version')!r}")
+        raise ShapesError(
+            f"version: this gpu-probe reads version {SHAPES_VERSION}, got {data.get('version')!r}"
+        )
     dtypes = data.get("dtypes")
     if not isinstance(dtypes, list) or not dtypes or any(d not in SHAPE_DTYPES for d in dtypes):
         raise ShapesError(f"dtypes: expected a list of {', '.join(SHAPE_DTYPES)}")
@@ -136,9 +139,12 @@ def _attention(value: object) -> AttentionShape | None:
 # ------------------------------------------------------------------------------------------------ steps
 
 
-def model_shape_steps(device: str, capability: tuple[int, int], shapes: ModelShapes, settings: ProbeSettings) -> list[Step]:
+def model_shape_steps(
+    device: str, capability: tuple[int, int], shapes: ModelShapes, settings: ProbeSettings
+) -> list[Step]:
     """The extra steps of one device (cuda:N or cpu): a GEMM per shape and dtype, attention per 16-bit dtype."""
-    from profiler.probe import FP8_MIN_CAPABILITY, Step
+    from profiler.probe_settings import FP8_MIN_CAPABILITY
+    from profiler.probe_steps import Step
 
     steps = []
     for dtype in shapes.dtypes:
@@ -166,7 +172,9 @@ def _bound(function: Callable[..., Outcome], *args: object) -> Callable[[], Outc
 def gemm_at_shape(device: str, dtype: str, m: int, n: int, k: int, settings: ProbeSettings) -> Outcome:
     """Median FLOP/s of one (m, k) x (k, n) GEMM: mamf-finder's method on CUDA (L2 flushed between
     repetitions, CUDA events), a median of timed calls on the CPU."""
-    from profiler.probe import Outcome, _cpu_timer, mamf_shape, median_trials
+    from profiler.probe_matmul import mamf_shape
+    from profiler.probe_settings import Outcome
+    from profiler.probe_timing import cpu_timer, median_trials
 
     if device.startswith("cuda"):
         stats = mamf_shape(dtype, m, n, k, device, settings, settings.matmul_budget_s)
@@ -178,7 +186,7 @@ def gemm_at_shape(device: str, dtype: str, m: int, n: int, k: int, settings: Pro
 
     tdtype = torch.float32 if dtype == "fp32" else torch.bfloat16
     a, b = torch.randn(m, k, dtype=tdtype), torch.randn(k, n, dtype=tdtype)
-    seconds, details = median_trials(lambda: torch.mm(a, b), _cpu_timer, settings, settings.matmul_budget_s)
+    seconds, details = median_trials(lambda: torch.mm(a, b), cpu_timer, settings, settings.matmul_budget_s)
     return Outcome(2.0 * m * n * k / seconds, f"torch.mm {dtype} on the CPU at the model's shape",
                    {"m": m, "n": n, "k": k, "flops_per_call": "2*m*n*k", **details})  # fmt: skip
 
@@ -189,21 +197,26 @@ def attention_rate(device: str, dtype: str, shape: AttentionShape, settings: Pro
     import torch
     import torch.nn.functional as functional
 
-    from profiler.probe import Outcome, _cpu_timer, _cuda_timer, median_trials
+    from profiler.probe_settings import Outcome
+    from profiler.probe_timing import cpu_timer, cuda_timer, median_trials
 
     tdtype = torch.float16 if dtype == "fp16" else torch.bfloat16
     where = device if device.startswith("cuda") else "cpu"
     q = torch.randn(shape.batch, shape.heads, shape.seq_len, shape.head_dim, dtype=tdtype, device=where)
     kv_shape = (shape.batch, shape.kv_heads, shape.seq_len, shape.head_dim)
-    k = torch.randn(kv_shape, dtype=tdtype, device=where).repeat_interleave(shape.heads // shape.kv_heads, dim=1)
-    v = torch.randn(kv_shape, dtype=tdtype, device=where).repeat_interleave(shape.heads // shape.kv_heads, dim=1)
+    k = torch.randn(kv_shape, dtype=tdtype, device=where).repeat_interleave(
+        shape.heads // shape.kv_heads, dim=1
+    )
+    v = torch.randn(kv_shape, dtype=tdtype, device=where).repeat_interleave(
+        shape.heads // shape.kv_heads, dim=1
+    )
 
     def call() -> object:
         return functional.scaled_dot_product_attention(q, k, v, is_causal=shape.causal)
 
     if where != "cpu":
         torch.cuda.set_device(where)
-    timer = _cuda_timer() if where != "cpu" else _cpu_timer
+    timer = cuda_timer() if where != "cpu" else cpu_timer
     seconds, details = median_trials(call, timer, settings, settings.matmul_budget_s)
     flops = shape.flops
     info: JSONObject = {

@@ -710,6 +710,20 @@ def _refuse_constant(name: str) -> NoReturn:
     raise ReportError(f"not valid JSON: {name} is not a number JSON allows")
 
 
+# Whole numbers in files the app reads (reports, config.json, safetensors headers; planner/limits.py holds the
+# rest of the number policy): at most this many digits, refused while parsing. A 40-digit number still becomes a
+# float with room to spare (floats reach 1.8e308), so no arithmetic on it overflows; real files hold at most 31
+# (model_max_length = 1e30 in some Hugging Face configs). 309 digits overflowed; 4,000 were read before.
+MAX_INTEGER_DIGITS = 40
+
+
+def json_int(text: str) -> int:
+    """json.loads(parse_int=json_int): a whole number of at most MAX_INTEGER_DIGITS digits, else ValueError."""
+    if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
+        raise ValueError(f"a whole number of {len(text.lstrip('-'))} digits (at most {MAX_INTEGER_DIGITS} are read)")
+    return int(text)
+
+
 def parse_report_text(text: str | bytes) -> ProbeReport:
     """Parse and validate JSON text (str or UTF-8 bytes)."""
     size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
@@ -721,14 +735,14 @@ def parse_report_text(text: str | bytes) -> ProbeReport:
         except UnicodeDecodeError as exc:
             raise ReportError(f"not valid JSON: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     try:
-        data: object = json.loads(text, parse_constant=_refuse_constant)
+        data: object = json.loads(text, parse_constant=_refuse_constant, parse_int=json_int)
     except json.JSONDecodeError as exc:
         raise ReportError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
         raise ReportError("not valid JSON: nested too deeply") from None
     except ReportError:
         raise
-    except ValueError as exc:  # e.g. an integer of more than 4,300 digits (Python's int-to-str limit)
+    except ValueError as exc:  # an integer of more than MAX_INTEGER_DIGITS digits
         raise ReportError(f"not valid JSON: {exc}") from None
     if isinstance(data, dict):
         data.setdefault("collectives", [])

@@ -4,22 +4,11 @@
 <context>
     <name>HardwarePage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/hardware.py" line="+658"/>
+        <location filename="../../desktop/pages/hardware.py" line="+610"/>
         <source>Done: %n measurement(s) saved to the probe history.</source>
         <translation>
             <numerusform>Done: %n measurement saved to the probe history.</numerusform>
             <numerusform>Done: %n measurements saved to the probe history.</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>PlanPage</name>
-    <message numerus="yes">
-        <location filename="../../desktop/pages/plan.py" line="+972"/>
-        <source>Exported %n file(s) to {0}</source>
-        <translation>
-            <numerusform>Exported %n file to {0}</numerusform>
-            <numerusform>Exported %n files to {0}</numerusform>
         </translation>
     </message>
 </context>
@@ -73,11 +62,43 @@
             <numerusform>%Ln nodes</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <location line="+5"/>
+        <source>&lt;b&gt;{0} is cheapest&lt;/b&gt; over {1} years for %n {2} GPU(s) at {3} utilisation, {4} h/day: {5}.</source>
+        <translation>
+            <numerusform>&lt;b&gt;{0} is cheapest&lt;/b&gt; over {1} years for %n {2} GPU at {3} utilisation, {4} h/day: {5}.</numerusform>
+            <numerusform>&lt;b&gt;{0} is cheapest&lt;/b&gt; over {1} years for %n {2} GPUs at {3} utilisation, {4} h/day: {5}.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+5"/>
+        <source>Spot: {0} reclaims per node-hour ({1}) on %n node(s) add {2} hours for work lost since the last checkpoint and restarts.</source>
+        <translation>
+            <numerusform>Spot: {0} reclaims per node-hour ({1}) on %n node add {2} hours for work lost since the last checkpoint and restarts.</numerusform>
+            <numerusform>Spot: {0} reclaims per node-hour ({1}) on %n nodes add {2} hours for work lost since the last checkpoint and restarts.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+6"/>
+        <source>spot pays for jobs up to %n node(s) of {0} GPUs and stops paying above (each reclaimed node stops the whole job).</source>
+        <translation>
+            <numerusform>spot pays for jobs up to %n node of {0} GPUs and stops paying above (each reclaimed node stops the whole job).</numerusform>
+            <numerusform>spot pays for jobs up to %n nodes of {0} GPUs and stops paying above (each reclaimed node stops the whole job).</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+5"/>
+        <source>Exported %n file(s) to {0}</source>
+        <translation>
+            <numerusform>Exported %n file to {0}</numerusform>
+            <numerusform>Exported %n files to {0}</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>QuoteTab</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/quotes.py" line="+487"/>
+        <location filename="../../desktop/pages/quote_tab.py" line="+457"/>
         <source>duplicating %n quote(s)</source>
         <translation>
             <numerusform>duplicating %n quote</numerusform>
@@ -88,7 +109,7 @@
 <context>
     <name>QuotesPage</name>
     <message numerus="yes">
-        <location line="+202"/>
+        <location filename="../../desktop/pages/quotes.py" line="+220"/>
         <source>A job on one instance of %n GPU(s), reclaimed {0} times per instance-hour ({1}); each reclaim loses the work since the last checkpoint (one takes {2} to write, at Daly&apos;s optimal interval) and a {3} restart. Hardware failures count alike on demand, so it compares with on-demand prices as they are.</source>
         <translation>
             <numerusform>A job on one instance of %n GPU, reclaimed {0} times per instance-hour ({1}); each reclaim loses the work since the last checkpoint (one takes {2} to write, at Daly&apos;s optimal interval) and a {3} restart. Hardware failures count alike on demand, so it compares with on-demand prices as they are.</numerusform>
@@ -115,7 +136,7 @@
 <context>
     <name>RentBuyPage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/rent_buy.py" line="+645"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+560"/>
         <source>median of %n spot quote(s)</source>
         <translation>
             <numerusform>median of %n spot quote</numerusform>
@@ -128,30 +149,6 @@
         <translation>
             <numerusform>median of %n purchase quote: {0}</numerusform>
             <numerusform>median of %n purchase quotes: {0}</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <location line="+141"/>
-        <source>&lt;b&gt;{0} is cheapest&lt;/b&gt; over {1} years for %n {2} GPU(s) at {3} utilisation, {4} h/day: {5}.</source>
-        <translation>
-            <numerusform>&lt;b&gt;{0} is cheapest&lt;/b&gt; over {1} years for %n {2} GPU at {3} utilisation, {4} h/day: {5}.</numerusform>
-            <numerusform>&lt;b&gt;{0} is cheapest&lt;/b&gt; over {1} years for %n {2} GPUs at {3} utilisation, {4} h/day: {5}.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <location line="+92"/>
-        <source>Spot: {0} reclaims per node-hour ({1}) on %n node(s) add {2} hours for work lost since the last checkpoint and restarts.</source>
-        <translation>
-            <numerusform>Spot: {0} reclaims per node-hour ({1}) on %n node add {2} hours for work lost since the last checkpoint and restarts.</numerusform>
-            <numerusform>Spot: {0} reclaims per node-hour ({1}) on %n nodes add {2} hours for work lost since the last checkpoint and restarts.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <location line="+19"/>
-        <source>spot pays for jobs up to %n node(s) of {0} GPUs and stops paying above (each reclaimed node stops the whole job).</source>
-        <translation>
-            <numerusform>spot pays for jobs up to %n node of {0} GPUs and stops paying above (each reclaimed node stops the whole job).</numerusform>
-            <numerusform>spot pays for jobs up to %n nodes of {0} GPUs and stops paying above (each reclaimed node stops the whole job).</numerusform>
         </translation>
     </message>
 </context>

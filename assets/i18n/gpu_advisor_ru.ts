@@ -4,7 +4,7 @@
 <context>
     <name>AppContext</name>
     <message>
-        <location filename="../../desktop/context.py" line="+266"/>
+        <location filename="../../desktop/context.py" line="+269"/>
         <location filename="../../desktop/quote_pricing.py" line="+91"/>
         <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
         <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
@@ -13,7 +13,7 @@
 <context>
     <name>CompareDialog</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="+766"/>
+        <location filename="../../desktop/pages/probe_compare.py" line="+35"/>
         <source>Compare probe runs</source>
         <translation>Сравнение замеров</translation>
     </message>
@@ -31,7 +31,7 @@
 <context>
     <name>ConstraintsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+724"/>
+        <location filename="../../desktop/pages/plan_constraints.py" line="+132"/>
         <source>Unchecked: the planner&apos;s default ({0})</source>
         <translation>Флажок снят: значение планировщика по умолчанию ({0})</translation>
     </message>
@@ -314,12 +314,7 @@
 <context>
     <name>HardwarePage</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="-489"/>
-        <source>Hardware</source>
-        <translation>Оборудование</translation>
-    </message>
-    <message>
-        <location line="+3"/>
+        <location filename="../../desktop/pages/hardware.py" line="+236"/>
         <location line="+18"/>
         <source>Import probe report…</source>
         <translation>Импорт отчёта замера…</translation>
@@ -558,7 +553,7 @@
 <context>
     <name>HardwarePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-262"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+574"/>
         <source>4. Hardware</source>
         <translation>4. Оборудование</translation>
     </message>
@@ -616,7 +611,7 @@
 <context>
     <name>ImportPreviewDialog</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="+945"/>
+        <location filename="../../desktop/pages/quote_import.py" line="+119"/>
         <source>Import preview</source>
         <translation>Предпросмотр импорта</translation>
     </message>
@@ -649,7 +644,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/main_window.py" line="+198"/>
+        <location filename="../../desktop/main_window.py" line="+226"/>
         <location filename="../../desktop/selftest.py" line="+177"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
@@ -700,7 +695,7 @@
         <translation>&amp;Руководство</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+14"/>
         <source>&amp;Undo</source>
         <translation>&amp;Отменить</translation>
     </message>
@@ -820,7 +815,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>ModelPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-281"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-321"/>
         <source>2. Model</source>
         <translation>2. Модель</translation>
     </message>
@@ -1004,6 +999,34 @@ GPU Advisor работает с временной базой; всё, что в
     </message>
 </context>
 <context>
+    <name>Pages</name>
+    <message>
+        <location filename="../../desktop/pages/registry.py" line="+27"/>
+        <source>Hardware</source>
+        <translation>Оборудование</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Quotes</source>
+        <translation>Котировки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Plan</source>
+        <translation>План</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Rent or buy</source>
+        <translation>Аренда или покупка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Settings</source>
+        <translation>Настройки</translation>
+    </message>
+</context>
+<context>
     <name>PlanCharts</name>
     <message>
         <location filename="../../desktop/charts/plan_charts.py" line="+28"/>
@@ -1174,20 +1197,20 @@ hours</source>
 (все пользователи)</translation>
     </message>
     <message>
-        <location line="-2"/>
-        <source>First
-token</source>
-        <translation>Первый
-токен</translation>
-    </message>
-    <message>
-        <location line="-9"/>
+        <location line="-11"/>
         <location line="+13"/>
         <source>Basis</source>
         <translation>Основа</translation>
     </message>
     <message>
-        <location line="-3"/>
+        <location line="-4"/>
+        <source>First token
+(prefill + wait)</source>
+        <translation>Первый токен
+(префилл + ожидание)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Per
 token</source>
         <translation>На
@@ -1271,7 +1294,12 @@ token</source>
         <translation>микробатч {0}, {1}</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+6"/>
+        <source>Time to first token (TTFT) of a {0}-token prompt: the wait for a free slot, the prompt&apos;s prefill and the engine&apos;s per-request overhead</source>
+        <translation>Время до первого токена (TTFT) для запроса из {0} токенов: ожидание свободного слота, префилл запроса и накладные расходы движка на запрос</translation>
+    </message>
+    <message>
+        <location line="+15"/>
         <source>measured: from a probe run of this GPU; datasheet: from the vendor&apos;s datasheet</source>
         <translation>замер: по замеру этого GPU; паспорт: по паспортным данным производителя</translation>
     </message>
@@ -1281,12 +1309,7 @@ token</source>
         <translation>С потерями на сбои, контрольные точки и перезапуски ({0} полезного времени); без сбоев: {1}</translation>
     </message>
     <message>
-        <location line="-34"/>
-        <source>Time to first token (TTFT): the prompt&apos;s prefill before the first output token</source>
-        <translation>Время до первого токена (TTFT): обработка промпта до первого выходного токена</translation>
-    </message>
-    <message>
-        <location line="+5"/>
+        <location line="-29"/>
         <source>Time per output token (TPOT) while decoding: the pace each user sees</source>
         <translation>Время на выходной токен (TPOT) при декодировании: с такой скоростью ответ видит каждый пользователь</translation>
     </message>
@@ -1299,12 +1322,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+489"/>
-        <source>Plan</source>
-        <translation>План</translation>
-    </message>
-    <message>
-        <location line="+3"/>
+        <location filename="../../desktop/pages/plan.py" line="+262"/>
         <source>Guided</source>
         <translation>Пошагово</translation>
     </message>
@@ -1369,12 +1387,12 @@ token</source>
         <translation>Записать report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh и options.csv</translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+74"/>
         <source>Step {0} of {1}</source>
         <translation>Шаг {0} из {1}</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_text.py" line="+210"/>
+        <location filename="../../desktop/plan_text.py" line="+211"/>
         <source>{0}: {1} billion parameters</source>
         <translation>{0}: {1} млрд параметров</translation>
     </message>
@@ -1389,7 +1407,7 @@ token</source>
         <translation>слоёв: {0}, контекст: {1} ток.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+181"/>
+        <location filename="../../desktop/pages/plan.py" line="+222"/>
         <source>best layout</source>
         <translation>лучшая схема</translation>
     </message>
@@ -1409,7 +1427,7 @@ token</source>
         <translation>См. советы ниже.</translation>
     </message>
     <message>
-        <location line="-64"/>
+        <location line="-65"/>
         <source>{0} of {1} per GPU</source>
         <translation>{0} из {1} на GPU</translation>
     </message>
@@ -1434,12 +1452,7 @@ token</source>
         <translation>микробатч {0}, {1}</translation>
     </message>
     <message>
-        <location line="+9"/>
-        <source>{0} tokens/s for {1} users ({2} × up to {3} per replica), first token after {4}, then {5} per token</source>
-        <translation>{0} ток/с на {1} польз. ({2} × до {3} на реплику), первый токен через {4}, затем {5} на токен</translation>
-    </message>
-    <message>
-        <location line="+32"/>
+        <location line="+42"/>
         <source>Planning…</source>
         <translation>Планирование…</translation>
     </message>
@@ -1469,7 +1482,7 @@ token</source>
         <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-246"/>
+        <location filename="../../desktop/pages/plan.py" line="-293"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; &amp;Назад</translation>
     </message>
@@ -1479,7 +1492,7 @@ token</source>
         <translation>Предыдущий вопрос (Alt+Н)</translation>
     </message>
     <message>
-        <location line="+58"/>
+        <location line="+64"/>
         <source>See the &amp;advice</source>
         <translation>&amp;К советам</translation>
     </message>
@@ -1529,7 +1542,12 @@ token</source>
         <translation>стоимость {0}</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="-10"/>
+        <source>{0} tokens/s for {1} users ({2} × up to {3} per replica), first token after {4} (a {6}-token prompt&apos;s prefill, the wait for a slot and the request overhead), then {5} per token</source>
+        <translation>{0} токенов/с для {1} пользователей ({2} × до {3} на реплику), первый токен через {4} (префилл запроса из {6} токенов, ожидание слота и накладные расходы запроса), затем {5} на токен</translation>
+    </message>
+    <message>
+        <location line="+14"/>
         <source>{0} per 1M tokens</source>
         <translation>{0} за 1 млн токенов</translation>
     </message>
@@ -1554,7 +1572,7 @@ token</source>
         <translation>Ничего не исключено.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+226"/>
+        <location filename="../../desktop/pages/plan_document.py" line="+61"/>
         <location line="+101"/>
         <location line="+3"/>
         <location filename="../../desktop/plan_text.py" line="+51"/>
@@ -1598,22 +1616,22 @@ token</source>
         <translation>Время и стоимость в зависимости от числа GPU</translation>
     </message>
     <message>
-        <location line="-855"/>
+        <location line="-173"/>
         <source>no option that fits is selected: change the inputs until one fits, then export it</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location line="+400"/>
+        <location filename="../../desktop/pages/plan.py" line="-85"/>
         <source>Every input on one page, and the strategy fields you may pin</source>
         <translation>Все входные данные на одной странице и поля стратегии, которые можно закрепить</translation>
     </message>
     <message>
-        <location line="+229"/>
+        <location line="+272"/>
         <source>Nothing fits: no times or costs to draw</source>
         <translation>Ничего не помещается: нечего показать по времени и стоимости</translation>
     </message>
     <message>
-        <location line="+240"/>
+        <location filename="../../desktop/pages/plan_document.py" line="+187"/>
         <source>Export the selected option to a folder</source>
         <translation>Экспортировать выбранный вариант в папку</translation>
     </message>
@@ -1622,17 +1640,8 @@ token</source>
         <source>Export failed</source>
         <translation>Экспорт не удался</translation>
     </message>
-    <message numerus="yes">
-        <location line="+2"/>
-        <source>Exported %n file(s) to {0}</source>
-        <translation>
-            <numerusform>Экспортирован %n файл в {0}</numerusform>
-            <numerusform>Экспортировано %n файла в {0}</numerusform>
-            <numerusform>Экспортировано %n файлов в {0}</numerusform>
-        </translation>
-    </message>
     <message>
-        <location line="+13"/>
+        <location filename="../../desktop/pages/plan.py" line="+99"/>
         <source>Example: Llama 3.1 70B full fine-tune</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
@@ -2075,7 +2084,7 @@ token</source>
 <context>
     <name>PlannerMessages</name>
     <message>
-        <location filename="../../desktop/messages.py" line="+35"/>
+        <location filename="../../desktop/message_templates.py" line="+23"/>
         <source>DDP</source>
         <translation>DDP</translation>
     </message>
@@ -2121,12 +2130,12 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+41"/>
+        <location line="+36"/>
         <source>{gpus} GPUs</source>
         <translation>{gpus} GPU</translation>
     </message>
     <message>
-        <location line="-40"/>
+        <location line="-35"/>
         <source>{precision} inference</source>
         <translation>инференс в {precision}</translation>
     </message>
@@ -2154,11 +2163,6 @@ token</source>
         <location line="+6"/>
         <source>no tp x pp x dp layout divides {gpus} GPUs for {model} (tp must divide {heads} heads, dp at most the global batch)</source>
         <translation>{gpus} GPU нельзя разложить как tp × pp × dp для {model} (tp должен делить число голов внимания, {heads}, а dp — не больше глобального батча)</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>fits at TP {tp} x PP {pp} ({per_gpu_bytes} per GPU), but the stated users or tokens/s need {gpus_needed} x {gpu}, more than {limit}</source>
-        <translation>помещается при TP {tp} × PP {pp} ({per_gpu_bytes} на GPU), но для заданного числа пользователей или токенов/с нужно {gpus_needed} × {gpu} — больше, чем {limit}</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -2201,22 +2205,7 @@ token</source>
         <translation>Обычный параллелизм по данным (DDP) на {gpu} не сработает: одни только состояния модели занимают {state_bytes} на GPU при {capacity_bytes} памяти; их нужно шардировать, например {hint} (самый быстрый вариант: {strategy}).</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try more GPUs, ZeRO-3 with CPU offload, LoRA or QLoRA instead of full training, a shorter sequence, or a GPU with more memory.</source>
-        <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте больше GPU, ZeRO-3 с выгрузкой на CPU, LoRA или QLoRA вместо полного обучения, более короткую последовательность или GPU с большим объёмом памяти.</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each): the lightest layout ({strategy}) still needs {need_bytes} per GPU. Try more GPUs, ZeRO-3 with CPU offload, LoRA or QLoRA instead of full training, a shorter sequence, or a GPU with more memory.</source>
-        <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом); даже самой лёгкой раскладке ({strategy}) нужно {need_bytes} на GPU. Попробуйте больше GPU, ZeRO-3 с выгрузкой на CPU, LoRA или QLoRA вместо полного обучения, более короткую последовательность или GPU с большим объёмом памяти.</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>{model} fits {gpu} (TP {tp} x PP {pp}), but serving the stated load needs about {gpus_needed} GPUs: allow more GPUs, lower the target, or quantise (int8/int4 decode reads fewer bytes).</source>
-        <translation>{model} помещается на {gpu} (TP {tp} × PP {pp}), но для заданной нагрузки нужно около {gpus_needed} GPU: разрешите больше GPU, снизьте цель или квантуйте модель (при декодировании в int8/int4 читается меньше байтов).</translation>
-    </message>
-    <message>
-        <location line="+5"/>
+        <location line="+19"/>
         <source>{model} in {precision} does not fit {where} ({need_bytes} needed per GPU, {capacity_bytes} available). What would: {ideas}.</source>
         <translation>{model} в {precision} не помещается на {where} (нужно {need_bytes} на GPU, доступно {capacity_bytes}). Что поможет: {ideas}.</translation>
     </message>
@@ -2281,7 +2270,7 @@ token</source>
         <translation>{queued} пользователей на реплику ждут одного из её {slots} мест для последовательностей</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+27"/>
         <source>tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks</source>
         <translation>tp {tp} больше числа голов KV ({kv_heads}): каждая голова KV повторяется на {replicas} рангах</translation>
     </message>
@@ -2366,7 +2355,7 @@ token</source>
         <translation>DeepSeek-V3 посчитана без модуля предсказания нескольких токенов (14 млрд параметров; основная модель — 671 млрд)</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+19"/>
         <source>the memory headroom must be between 0 and {limit} of each GPU&apos;s memory, got {headroom}</source>
         <translation>запас памяти должен быть от 0 до {limit} памяти каждого GPU, а получено {headroom}</translation>
     </message>
@@ -2690,6 +2679,21 @@ token</source>
         <location line="+112"/>
         <source>{what} {value} is absurdly large (limit {limit})</source>
         <translation>{what}: {value} — нелепо большое значение (предел {limit})</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{what} must be a number, got {value}</source>
+        <translation>{what}: нужно число, получено {value}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{what} is {chars} characters long; a number here has at most {limit}</source>
+        <translation>{what}: длина {chars} символов; число здесь не длиннее {limit}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{what} must be from {low} to {high}, got {value}</source>
+        <translation>{what}: допустимо от {low} до {high}, получено {value}</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -3117,12 +3121,12 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-354"/>
+        <location line="-357"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+287"/>
+        <location line="+290"/>
         <source>the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
         <translation>общая раскладка пула и синхронизация градиентов в темпе более медленного типа стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
     </message>
@@ -3287,12 +3291,87 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-531"/>
+        <location line="-535"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
+        <location line="-129"/>
+        <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
+        <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
+    </message>
+    <message>
         <location line="+3"/>
+        <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each): the lightest layout ({strategy}) still needs {need_bytes} per GPU. Try: {ideas}.</source>
+        <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом); даже самой лёгкой раскладке ({strategy}) нужно {need_bytes} на GPU. Попробуйте: {ideas}.</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>more GPUs</source>
+        <translation>больше GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>ZeRO-3 with CPU offload</source>
+        <translation>ZeRO-3 с выгрузкой на CPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LoRA or QLoRA instead of full training</source>
+        <translation>LoRA или QLoRA вместо полного обучения</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>QLoRA (a 4-bit base model) instead of LoRA</source>
+        <translation>QLoRA (4-битная базовая модель) вместо LoRA</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a shorter sequence</source>
+        <translation>более короткую последовательность</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a GPU with more memory</source>
+        <translation>GPU с большим объёмом памяти</translation>
+    </message>
+    <message>
+        <location line="+37"/>
+        <source>MISSES THE TARGETS: {missed}</source>
+        <translation>НЕ ВЫПОЛНЯЕТ ЦЕЛИ: {missed}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{request_rate} requests/s overload it: requests arrive faster than its replicas finish them</source>
+        <translation>{request_rate} запросов/с перегружают его: запросы приходят быстрее, чем реплики их завершают</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>TTFT p90 {ttft_s} against the {target_s} target</source>
+        <translation>TTFT p90 {ttft_s} при цели {target_s}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>TPOT {tpot_s} against the {target_s} target</source>
+        <translation>TPOT {tpot_s} при цели {target_s}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No option meets the targets within {limit} GPUs: the closest are shown, closest first, each marked with what it misses.</source>
+        <translation>Ни один вариант в пределах {limit} GPU не выполняет цели: показаны ближайшие, сначала самые близкие, у каждого указано, что он не выполняет.</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>What would meet them: {gpus} x {gpu}, {replicas} replica(s) of TP {tp} x PP {pp} (planned and checked: TTFT p90 {ttft_s}, TPOT {tpot_s}, {tokens_per_s} tokens/s).</source>
+        <translation>Цели выполнит: {gpus} x {gpu}, реплик: {replicas}, каждая TP {tp} x PP {pp} (спланировано и проверено: TTFT p90 {ttft_s}, TPOT {tpot_s}, {tokens_per_s} токенов/с).</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>No number of GPUs meets them on {gpu}: the closest, TP {tp} x PP {pp}, reaches TTFT p90 {ttft_s} and TPOT {tpot_s}; a faster GPU, a smaller or quantised model, a shorter prompt or looser targets would be needed.</source>
+        <translation>Никакое число {gpu} не выполняет цели: ближайший вариант, TP {tp} x PP {pp}, даёт TTFT p90 {ttft_s} и TPOT {tpot_s}; нужен более быстрый GPU, меньшая или квантованная модель, более короткий промпт или менее строгие цели.</translation>
+    </message>
+    <message>
+        <location line="+65"/>
         <source>the number of tokens must be positive</source>
         <translation>число токенов должно быть больше нуля</translation>
     </message>
@@ -3305,6 +3384,11 @@ token</source>
         <location line="+3"/>
         <source>concurrent users must be at least 1</source>
         <translation>одновременных пользователей должно быть не меньше 1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>give concurrent users or a request rate, not both</source>
+        <translation>укажите число одновременных пользователей или частоту запросов, но не то и другое</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -3853,6 +3937,42 @@ token</source>
             <numerusform>%Ln узлов</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <location line="+5"/>
+        <source>&lt;b&gt;{0} is cheapest&lt;/b&gt; over {1} years for %n {2} GPU(s) at {3} utilisation, {4} h/day: {5}.</source>
+        <translation>
+            <numerusform>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для %n {2} при загрузке {3} и {4} ч/сут: {5}.</numerusform>
+            <numerusform>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для %n {2} при загрузке {3} и {4} ч/сут: {5}.</numerusform>
+            <numerusform>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для %n {2} при загрузке {3} и {4} ч/сут: {5}.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+5"/>
+        <source>Spot: {0} reclaims per node-hour ({1}) on %n node(s) add {2} hours for work lost since the last checkpoint and restarts.</source>
+        <translation>
+            <numerusform>Спотовые: {0} прерываний на узло-час ({1}) на %n узле добавляют {2} часов на работу, потерянную с последней контрольной точки, и перезапуски.</numerusform>
+            <numerusform>Спотовые: {0} прерываний на узло-час ({1}) на %n узлах добавляют {2} часов на работу, потерянную с последней контрольной точки, и перезапуски.</numerusform>
+            <numerusform>Спотовые: {0} прерываний на узло-час ({1}) на %n узлах добавляют {2} часов на работу, потерянную с последней контрольной точки, и перезапуски.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+6"/>
+        <source>spot pays for jobs up to %n node(s) of {0} GPUs and stops paying above (each reclaimed node stops the whole job).</source>
+        <translation>
+            <numerusform>спотовые выгодны для задач до %n узла по {0} GPU и невыгодны для больших (каждый отозванный узел останавливает всю задачу).</numerusform>
+            <numerusform>спотовые выгодны для задач до %n узлов по {0} GPU и невыгодны для больших (каждый отозванный узел останавливает всю задачу).</numerusform>
+            <numerusform>спотовые выгодны для задач до %n узлов по {0} GPU и невыгодны для больших (каждый отозванный узел останавливает всю задачу).</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+5"/>
+        <source>Exported %n file(s) to {0}</source>
+        <translation>
+            <numerusform>Экспортирован %n файл в {0}</numerusform>
+            <numerusform>Экспортировано %n файла в {0}</numerusform>
+            <numerusform>Экспортировано %n файлов в {0}</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>PoolChoicesModel</name>
@@ -3965,7 +4085,7 @@ with losses</source>
 <context>
     <name>PoolView</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-763"/>
+        <location filename="../../desktop/pages/plan_results.py" line="+134"/>
         <source>No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare each type alone with the whole pool as one job, a pipeline over the types and separate jobs.</source>
         <translation>Смешанного пула нет: в режиме «Эксперт» добавьте типы GPU и их число в разделе «Смешанный пул», чтобы сравнить каждый тип по отдельности со всем пулом как одним заданием, конвейером по типам и отдельными задачами.</translation>
     </message>
@@ -4011,7 +4131,7 @@ with losses</source>
 <context>
     <name>ProbeCommand</name>
     <message>
-        <location filename="../../desktop/probe_command.py" line="+34"/>
+        <location filename="../../desktop/probe_command.py" line="+37"/>
         <source>This build of GPU Advisor (the lite bundle) does not include torch, so it cannot run the probe here.
 To measure this machine, use the full bundle&apos;s gpu-probe, or install the probe with Python:
     pip install &apos;gpu-advisor[probe]&apos;
@@ -4039,7 +4159,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ProbeHistoryModel</name>
     <message>
-        <location filename="../../desktop/qmodels/probe_history.py" line="+27"/>
+        <location filename="../../desktop/qmodels/probe_history.py" line="+28"/>
         <source>Date</source>
         <translation>Дата</translation>
     </message>
@@ -4090,7 +4210,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>импортирован</translation>
     </message>
     <message>
-        <location line="+144"/>
+        <location line="+145"/>
         <source>against {0}</source>
         <translation>относительно {0}</translation>
     </message>
@@ -4183,7 +4303,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ProbeSpecChart</name>
     <message>
-        <location filename="../../desktop/charts/probe_chart.py" line="+52"/>
+        <location filename="../../desktop/charts/probe_chart.py" line="+57"/>
         <source>Measured as % of the catalog spec</source>
         <translation>Измерено, в % от паспортных данных</translation>
     </message>
@@ -4191,6 +4311,11 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+2"/>
         <source>% of spec</source>
         <translation>% от паспорта</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>No measurements yet. “Run quick probe” measures this machine (matrix multiply, memory bandwidth) in about a minute; each result appears here as a share of its catalog spec.</source>
+        <translation>Замеров пока нет. «Быстрый замер» примерно за минуту измерит эту машину (умножение матриц, пропускная способность памяти); каждый результат появится здесь как доля от паспортного значения.</translation>
     </message>
 </context>
 <context>
@@ -4357,7 +4482,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTab</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="-764"/>
+        <location filename="../../desktop/pages/quote_tab.py" line="+183"/>
         <source>Add</source>
         <translation>Добавить</translation>
     </message>
@@ -4422,7 +4547,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Показать справочные цены с датами, поставляемые с GPU Advisor</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
         <source>all GPUs</source>
         <translation>все GPU</translation>
     </message>
@@ -4484,7 +4609,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTableModel</name>
     <message>
-        <location filename="../../desktop/qmodels/quotes.py" line="+67"/>
+        <location filename="../../desktop/qmodels/quotes.py" line="+68"/>
         <location line="+33"/>
         <source>GPU</source>
         <translation>GPU</translation>
@@ -4716,7 +4841,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Не указано: берётся типичная частота провайдера, {0} прерываний на инстанс-час (верхний диапазон AWS Spot Instance Advisor: более 20% инстансов прерываются за месяц)</translation>
     </message>
     <message>
-        <location line="+489"/>
+        <location line="+498"/>
         <source>Reference price shipped with GPU Advisor (read-only; duplicate it to edit): {0}</source>
         <translation>Справочная цена из поставки GPU Advisor (только чтение; чтобы изменить, продублируйте её): {0}</translation>
     </message>
@@ -4724,12 +4849,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuotesPage</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="+57"/>
-        <source>Quotes</source>
-        <translation>Котировки</translation>
-    </message>
-    <message>
-        <location line="+3"/>
+        <location filename="../../desktop/pages/quotes.py" line="+98"/>
         <source>Rental (per GPU-hour)</source>
         <translation>Аренда (за GPU-час)</translation>
     </message>
@@ -4755,7 +4875,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>{0} по сохранённому курсу</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+11"/>
+        <source>Not a spot quote: nothing is reclaimed, so its price per GPU-hour is its price per useful GPU-hour</source>
+        <translation>Не спотовая котировка: ничего не отзывается, поэтому её цена за GPU-час и есть цена за полезный GPU-час</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>as the quote states</source>
         <translation>как указано в котировке</translation>
     </message>
@@ -4943,17 +5068,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyPage</name>
     <message>
-        <location filename="../../desktop/pages/rent_buy.py" line="+78"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+83"/>
         <source>the spot reclaim rate must be a number of reclaims per node-hour (0.02), got &apos;{0}&apos;</source>
         <translation>частота прерываний спотовых узлов должна быть числом прерываний на узло-час (0,02), получено «{0}»</translation>
     </message>
     <message>
-        <location line="+275"/>
-        <source>Rent or buy</source>
-        <translation>Аренда или покупка</translation>
-    </message>
-    <message>
-        <location line="+3"/>
+        <location line="+215"/>
         <source>Use</source>
         <translation>Использование</translation>
     </message>
@@ -5223,7 +5343,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>мин</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+27"/>
         <location line="+1"/>
         <location line="+1"/>
         <source>/GPU-h</source>
@@ -5245,7 +5365,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Задание из плана не выбрано: использование задаёт загрузка ниже.</translation>
     </message>
     <message>
-        <location line="+127"/>
+        <location line="+99"/>
         <source>the plan&apos;s chosen spot quote</source>
         <translation>выбранная в плане спотовая котировка</translation>
     </message>
@@ -5297,31 +5417,13 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <source>no on-demand price for {0}: type one to compare</source>
         <translation>нет цены по требованию для {0}: введите её для сравнения</translation>
     </message>
-    <message numerus="yes">
-        <location line="+74"/>
-        <source>&lt;b&gt;{0} is cheapest&lt;/b&gt; over {1} years for %n {2} GPU(s) at {3} utilisation, {4} h/day: {5}.</source>
-        <translation>
-            <numerusform>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для %n {2} при загрузке {3} и {4} ч/сут: {5}.</numerusform>
-            <numerusform>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для %n {2} при загрузке {3} и {4} ч/сут: {5}.</numerusform>
-            <numerusform>&lt;b&gt;{0} — дешевле всего&lt;/b&gt; на горизонте {1} г. для %n {2} при загрузке {3} и {4} ч/сут: {5}.</numerusform>
-        </translation>
-    </message>
     <message>
-        <location line="+15"/>
+        <location filename="../../desktop/rent_buy_text.py" line="+52"/>
         <source>No purchase price is known for {0}: type one to compare buying.</source>
         <translation>Цена покупки {0} неизвестна: введите её, чтобы сравнить с покупкой.</translation>
     </message>
-    <message numerus="yes">
-        <location line="+77"/>
-        <source>Spot: {0} reclaims per node-hour ({1}) on %n node(s) add {2} hours for work lost since the last checkpoint and restarts.</source>
-        <translation>
-            <numerusform>Спотовые: {0} прерываний на узло-час ({1}) на %n узле добавляют {2} часов на работу, потерянную с последней контрольной точки, и перезапуски.</numerusform>
-            <numerusform>Спотовые: {0} прерываний на узло-час ({1}) на %n узлах добавляют {2} часов на работу, потерянную с последней контрольной точки, и перезапуски.</numerusform>
-            <numerusform>Спотовые: {0} прерываний на узло-час ({1}) на %n узлах добавляют {2} часов на работу, потерянную с последней контрольной точки, и перезапуски.</numerusform>
-        </translation>
-    </message>
     <message>
-        <location line="+6"/>
+        <location line="+84"/>
         <source>That is {0} per useful GPU-hour against {1} on demand;</source>
         <translation>Это {0} за полезный GPU-час против {1} по требованию;</translation>
     </message>
@@ -5340,17 +5442,8 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <source>spot does not pay for this job;</source>
         <translation>для этой задачи спотовые невыгодны;</translation>
     </message>
-    <message numerus="yes">
-        <location line="+2"/>
-        <source>spot pays for jobs up to %n node(s) of {0} GPUs and stops paying above (each reclaimed node stops the whole job).</source>
-        <translation>
-            <numerusform>спотовые выгодны для задач до %n узла по {0} GPU и невыгодны для больших (каждый отозванный узел останавливает всю задачу).</numerusform>
-            <numerusform>спотовые выгодны для задач до %n узлов по {0} GPU и невыгодны для больших (каждый отозванный узел останавливает всю задачу).</numerusform>
-            <numerusform>спотовые выгодны для задач до %n узлов по {0} GPU и невыгодны для больших (каждый отозванный узел останавливает всю задачу).</numerusform>
-        </translation>
-    </message>
     <message>
-        <location line="-440"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="-227"/>
         <source>No plan chosen yet: the Plan page&apos;s selected option fills GPU and count.</source>
         <translation>План ещё не выбран: GPU и их число берутся из варианта, выбранного на странице «План».</translation>
     </message>
@@ -5380,12 +5473,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>нет сохранённой котировки на резерв: введите цену для сравнения</translation>
     </message>
     <message>
-        <location line="+130"/>
+        <location line="+102"/>
         <source>catalog price (see the GPU&apos;s sources)</source>
         <translation>цена из каталога (см. источники GPU)</translation>
     </message>
     <message>
-        <location line="+108"/>
+        <location line="+104"/>
         <source>Cannot compare: {0}</source>
         <translation>Сравнить нельзя: {0}</translation>
     </message>
@@ -5395,7 +5488,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>данных пока нет</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location filename="../../desktop/rent_buy_text.py" line="-121"/>
         <source>renting on demand</source>
         <translation>аренда по требованию</translation>
     </message>
@@ -5420,12 +5513,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>гибрид (своя базовая нагрузка, аренда пиков)</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+27"/>
         <source>Owning never pays off: renting costs less per hour than running an owned GPU.</source>
         <translation>Владение не окупается никогда: час аренды дешевле часа работы своего GPU.</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Buying pays off after {0} GPU-hours per GPU</source>
         <translation>Покупка окупается через {0} GPU-часов на каждый GPU</translation>
     </message>
@@ -5445,7 +5538,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Владение выгоднее аренды по требованию при загрузке выше {0}.</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+18"/>
         <source>buying cheaper after {0} months</source>
         <translation>покупка дешевле через {0} мес.</translation>
     </message>
@@ -5544,8 +5637,8 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     </message>
     <message>
         <location line="+1"/>
-        <source>Spot capacity (priced from spot quotes; nodes are reclaimed)</source>
-        <translation>Спотовые мощности (цены из спотовых котировок; узлы отзываются)</translation>
+        <source>Spot capacity</source>
+        <translation>Спотовые мощности</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -5611,7 +5704,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+107"/>
+        <location filename="../../desktop/pages/plan_results.py" line="+107"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
@@ -5713,11 +5806,6 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     <name>SettingsPage</name>
     <message>
         <location filename="../../desktop/pages/settings.py" line="+155"/>
-        <source>Settings</source>
-        <translation>Настройки</translation>
-    </message>
-    <message>
-        <location line="+3"/>
         <source>Money</source>
         <translation>Деньги</translation>
     </message>
@@ -5896,12 +5984,17 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ShapePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+87"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-306"/>
+        <source>The sequence length must be a whole number of tokens from 1 to {1}, not “{0}”: no plan until it is.</source>
+        <translation>Длина последовательности должна быть целым числом токенов от 1 до {1}, а не «{0}»: плана не будет, пока она не исправлена.</translation>
+    </message>
+    <message>
+        <location line="+412"/>
         <source>3. Shape</source>
         <translation>3. Размеры задачи</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+6"/>
         <source>Sequence length (tokens)</source>
         <translation>Длина последовательности (токенов)</translation>
     </message>
@@ -6005,7 +6098,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>StrategyPanel</name>
     <message>
-        <location line="+400"/>
+        <location filename="../../desktop/pages/plan_constraints.py" line="+69"/>
         <source>Strategy (expert)</source>
         <translation>Стратегия (эксперт)</translation>
     </message>
@@ -6126,7 +6219,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>TraceButton</name>
     <message>
-        <location filename="../../desktop/pages/trace_memory.py" line="+333"/>
+        <location filename="../../desktop/pages/trace_memory.py" line="+331"/>
         <source>Trace exactly…</source>
         <translation>Трассировать точно…</translation>
     </message>
@@ -6366,7 +6459,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>WorkloadPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-755"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-352"/>
         <source>1. Workload</source>
         <translation>1. Задача</translation>
     </message>

@@ -16,7 +16,7 @@ from PySide6.QtGui import QImage, QImageWriter, QResizeEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from desktop import fmt
-from desktop.messages import QT_TRANSLATE_NOOP  # typed: returns its text
+from desktop.message_templates import QT_TRANSLATE_NOOP  # typed: returns its text
 
 import pyqtgraph as pg  # isort: skip  (PySide6 first: pyqtgraph binds to the Qt already imported)
 

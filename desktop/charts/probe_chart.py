@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from desktop import fmt
 from desktop.charts.theme import palette_colors, series_color, style_plot
@@ -41,8 +41,13 @@ class ProbeSpecChart(QWidget):
         self.plot.addItem(self.bars)
         self.labels: list[pg.TextItem] = []
         self.items: list[tuple[str, float, str]] = []  # (label, percent of spec, measured text)
+        # the empty state: what the chart will show and how to get it, instead of bare axes
+        self.empty_label = QLabel(self)
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setObjectName("hint")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.empty_label)
         layout.addWidget(self.plot_widget)
         self.retranslate()
         self._redraw()
@@ -52,6 +57,13 @@ class ProbeSpecChart(QWidget):
             QCoreApplication.translate("ProbeSpecChart", "Measured as % of the catalog spec"), size="10pt"
         )
         self.plot.setLabel("bottom", QCoreApplication.translate("ProbeSpecChart", "% of spec"))
+        self.empty_label.setText(
+            QCoreApplication.translate(
+                "ProbeSpecChart",
+                "No measurements yet. “Run quick probe” measures this machine (matrix multiply, memory bandwidth) in "
+                "about a minute; each result appears here as a share of its catalog spec.",
+            )
+        )
 
     def clear(self) -> None:
         self.items = []
@@ -77,6 +89,7 @@ class ProbeSpecChart(QWidget):
 
     def _redraw(self) -> None:
         count = len(self.items)
+        self.empty_label.setVisible(count == 0)
         percents = [p for _, p, _ in self.items]
         self.bars.setOpts(x0=[0.0] * count, y=list(range(count)), width=percents, height=0.6)
         for label in self.labels:

@@ -13,7 +13,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from desktop.messages import QT_TRANSLATE_NOOP  # typed: returns its text
+from desktop.message_templates import QT_TRANSLATE_NOOP  # typed: returns its text
 
 import pyqtgraph as pg  # isort: skip  (PySide6 first)
 

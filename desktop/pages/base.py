@@ -30,7 +30,9 @@ class Page(QWidget):
         ensure_wheel_guard()  # the wheel changes a field only while it has focus (desktop/wheel_guard.py)
 
     def title(self) -> str:
-        raise NotImplementedError
+        from desktop.pages.registry import page_title
+
+        return page_title(self.page_id)
 
     def retranslate(self) -> None:
         pass

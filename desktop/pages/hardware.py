@@ -14,23 +14,17 @@ import math
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QAbstractItemModel, QSortFilterProxyModel, Qt, QTimer
+from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QDialog,
-    QDialogButtonBox,
     QFrame,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
     QSplitter,
     QStackedWidget,
-    QTableView,
-    QTableWidget,
-    QTableWidgetItem,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -41,12 +35,13 @@ from desktop.charts.probe_chart import ProbeSpecChart
 from desktop.charts.telemetry import TelemetryChart
 from desktop.nvml_words import translated
 from desktop.pages.base import Page
-from desktop.qmodels.gpu_inventory import SORT_ROLE, GpuInventoryModel, cpu_info
+from desktop.pages.page_widgets import banner, make_table, show_banner
+from desktop.pages.probe_compare import CompareDialog, load_two_reports
+from desktop.qmodels.gpu_inventory import GpuInventoryModel, cpu_info
 from desktop.qmodels.probe_history import ProbeHistoryModel, history_row
 from desktop.qmodels.probe_results import (
     ProbeResultsModel,
     ResultRow,
-    describe_measurement,
     short_label,
     spec_value,
 )
@@ -57,49 +52,9 @@ if TYPE_CHECKING:
     from planner.store import Measurement, StoreProtocol
     from profiler.report import ProbeReport
 
+
 TELEMETRY_INTERVAL_MS = 1000
 RESULT_FLUSH_MS = 50  # results arriving within this are shown together
-
-
-def make_table(
-    model: QAbstractItemModel, parent: QWidget | None = None, sort_role: int = SORT_ROLE
-) -> QTableView:
-    """A read-only, sortable table over ``model`` (through a proxy so the model's order stays put)."""
-    proxy = QSortFilterProxyModel(parent)
-    proxy.setSourceModel(model)
-    proxy.setSortRole(sort_role)
-    view = QTableView(parent)
-    view.setModel(proxy)
-    view.setSortingEnabled(True)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    view.setAlternatingRowColors(True)
-    view.verticalHeader().setVisible(False)
-    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 10)
-    view.horizontalHeader().setHighlightSections(False)
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    view.horizontalHeader().setStretchLastSection(True)
-    view.setWordWrap(False)
-    view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
-    return view
-
-
-def banner(parent: QWidget | None = None) -> QLabel:
-    """An inline message line (errors and notices shown where they happened, never a blocking dialog)."""
-    label = QLabel(parent)
-    label.setWordWrap(True)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    label.setFrameShape(QFrame.Shape.StyledPanel)
-    label.setContentsMargins(8, 6, 8, 6)
-    label.hide()
-    return label
-
-
-def show_banner(label: QLabel, text: str, error: bool = False) -> None:
-    color = "#b00020" if error else "palette(text)"
-    label.setStyleSheet(f"QLabel {{ color: {color}; }}")
-    label.setText(text)
-    label.setVisible(bool(text))
 
 
 class EmptyState(QFrame):
@@ -277,9 +232,6 @@ class HardwarePage(Page):
         self.probe.failed.connect(self._on_probe_failed)
 
     # -- page interface ----------------------------------------------------------------------------------------
-    def title(self) -> str:
-        return self.tr("Hardware")
-
     def retranslate(self) -> None:
         self.import_button.setText(self.tr("Import probe report…"))
         self.import_button.setToolTip(self.tr("Add a report made by gpu-probe on another machine"))
@@ -477,7 +429,7 @@ class HardwarePage(Page):
                 self.tabs.setCurrentIndex(1)  # the probe still measures the CPU
             return
         self.telemetry.set_gpus({gpu.cuda_index: f"GPU {gpu.cuda_index}" for gpu in gpus})
-        from profiler.nvml import TelemetrySampler
+        from profiler.telemetry import TelemetrySampler
 
         sampler = TelemetrySampler(interval_s=TELEMETRY_INTERVAL_MS / 1000, capacity=600, include_pcie=False)
         self.sampler = sampler
@@ -718,7 +670,7 @@ class HardwarePage(Page):
         if len(ids) != 2:
             return
         self.context.jobs.run(
-            _load_two_reports, self.context.store, ids[0], ids[1],
+            load_two_reports, self.context.store, ids[0], ids[1],
             on_done=self._show_comparison, on_error=lambda m: show_banner(self.message, m, error=True),
             name="load reports to compare",
         )  # fmt: skip
@@ -758,59 +710,6 @@ class HardwarePage(Page):
         self.context.show_status(self.tr("Import failed"))
 
 
-class CompareDialog(QDialog):
-    """Two probe runs side by side: every measured figure, and the second as a multiple of the first."""
-
-    def __init__(self, first: Any, second: Any, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.setWindowTitle(self.tr("Compare probe runs"))
-        rows = comparison_rows(first, second)
-        self.table = QTableWidget(len(rows), 4, self)
-        self.table.setHorizontalHeaderLabels(
-            [self.tr("Measurement"), _run_title(first), _run_title(second), self.tr("Second / first")]
-        )
-        for r, (name, a, b, unit) in enumerate(rows):
-            ratio = f"{b / a:.2f}×" if a and b else "—"
-            for c, text in enumerate(
-                (name, fmt.measurement(a, unit) if a else "—", fmt.measurement(b, unit) if b else "—", ratio)
-            ):
-                item = QTableWidgetItem(text)
-                if c:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                self.table.setItem(r, c, item)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.resizeColumnsToContents()
-        self.table.horizontalHeader().setStretchLastSection(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.table)
-        layout.addWidget(buttons)
-        self.resize(760, 420)
-
-
-def _run_title(report: Any) -> str:
-    machine = report.machine.get("hostname", "?") if isinstance(report.machine, dict) else "?"
-    return f"{machine} {fmt.datetime_(report.created_at)}"
-
-
-def comparison_rows(first: Any, second: Any) -> list[tuple[str, float | None, float | None, str]]:
-    """(measurement name, best value in the first run, in the second, unit) for every kind/dtype in either run.
-
-    Devices are pooled (the best GPU of each run): runs from different machines have different device ids.
-    """
-    keys: dict[tuple[object, ...], str] = {}
-    for report in (first, second):
-        for _device, m in report.measurements():
-            keys.setdefault((m["kind"], m.get("dtype")), m["unit"])
-    rows = []
-    for (kind, dtype), unit in sorted(keys.items(), key=lambda item: (item[0][0], item[0][1] or "")):
-        name = describe_measurement({"kind": kind, "dtype": dtype})
-        rows.append((name, first.best(kind, dtype), second.best(kind, dtype), unit))
-    return rows
-
-
 def _busy_devices(report: dict[str, Any]) -> list[tuple[str, str]]:
     """(device, why) for each device of a (validated) report that was busy when it was measured."""
     found = []
@@ -839,5 +738,3 @@ def _import_report(store: StoreProtocol, path: str) -> int:
     return store.probe_runs.save(load_report(path), source="imported")
 
 
-def _load_two_reports(store: StoreProtocol, first: int, second: int) -> tuple[ProbeReport, ProbeReport]:
-    return store.probe_runs.report(first), store.probe_runs.report(second)

@@ -22,85 +22,61 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QButtonGroup,
-    QFrame,
     QHBoxLayout,
-    QHeaderView,
-    QInputDialog,
     QLabel,
-    QMessageBox,
     QPushButton,
     QScrollArea,
     QSplitter,
-    QTableView,
-    QTabWidget,
-    QTextBrowser,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop import dialogs, plan_scale_text, plan_text
-from desktop.charts.plan_charts import MemoryBarChart, ScalingChart, render_png
-from desktop.pages.base import Page
-from desktop.pages.plan_inputs import (
-    ConstraintsPanel,
-    HardwarePanel,
-    ModelPanel,
-    ShapePanel,
-    StrategyPanel,
-    WorkloadPanel,
-)
+from desktop import plan_scale_text, plan_text
+from desktop.pages.page_widgets import fit_to_contents_width
+from desktop.pages.plan_constraints import ConstraintsPanel, StrategyPanel
+from desktop.pages.plan_document import PlanDocumentPage
+from desktop.pages.plan_inputs import HardwarePanel, ModelPanel, ShapePanel, WorkloadPanel
+from desktop.pages.plan_results import ResultsPanel
 from desktop.pages.plan_scale_inputs import PoolPanel, ResiliencePanel
 from desktop.pages.trace_memory import install_trace_action
+from desktop.plan_pool_job import PoolComparisonJob
 from desktop.plan_request import (
     Note,
-    PageInputError,
     PlanCall,
     PoolAnswer,
     SpotAnswer,
-    Text,
+    best_per_count,
     build_and_run,
     error_note,
     family_name,
+    family_points,
     family_series,
     hardware_sources,
     is_model_error,
+    overlay_points,
     price_book_of,
     render_note,
-    scaling_series,
 )
 from desktop.plan_scheduler import SERIES_DELAY_MS, THROTTLE_MS, ReplanScheduler, Series, SeriesSlot
 from desktop.plan_state import PlanInputs, PlanState
-from desktop.qmodels.plan_options import PlanOptionsModel, short_gpu_name
-from desktop.qmodels.pool_choices import PoolChoicesModel
+from desktop.qmodels.plan_options import short_gpu_name
 from desktop.workers import Job
 from planner.errors import UserError
-from planner.exports import ExportInputs
 from planner.vocabulary import Precision, Task
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
 
     from desktop.context import AppContext
     from planner.search import PlanOption, PlanResult
 
-_NOTHING_TO_EXPORT = str(
-    QT_TRANSLATE_NOOP(
-        "PlanPage", "no option that fits is selected: change the inputs until one fits, then export it"
-    )
-)
-# The strategy column is as wide as a common three-axis layout; longer ones (with offload or recompute) wrap
-# after a comma onto a second line.
-STRATEGY_SAMPLE = "ZeRO-1 × 16, TP 8, PP 8"
 INPUTS_WIDTH = 340  # the input column (pixels); at a 1280-pixel window the whole options table fits beside it
-MESSAGE_LINES = 4  # the message strip above the table holds this many lines (more scroll inside it)
 MODE_KEY = "plan/mode"  # Guided or Expert, remembered between sessions
 MODES = ("guided", "expert")
 
@@ -131,229 +107,13 @@ class PlanStateAdapter(QObject):
         state.subscribe(self.changed.emit)
 
 
-class MessageStrip(QScrollArea):
-    """The headline, the selected row and the limits line in a strip of fixed height (MESSAGE_LINES lines):
-    a message that appears or grows scrolls inside the strip instead of pushing the table down."""
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.headline = QLabel()
-        self.headline.setObjectName("planHeadline")
-        self.selected = QLabel()
-        self.selected.setObjectName("planSelected")
-        # What the budget and deadline took out of the ranking (those options are not in the table).
-        self.limits = QLabel()
-        self.limits.setObjectName("planLimits")
-        self.limits.setStyleSheet("color: #9a6700;")
-        inner = QWidget()
-        layout = QVBoxLayout(inner)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        for label in (self.headline, self.selected, self.limits):
-            label.setWordWrap(True)
-            label.setTextFormat(Qt.TextFormat.RichText)
-            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            layout.addWidget(label)
-        layout.addStretch(1)
-        self.setWidget(inner)
-        self.setWidgetResizable(True)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setFixedHeight(self.fontMetrics().lineSpacing() * MESSAGE_LINES + 8)
-
-    def show_texts(self, headline: str, selected: str, limits: str) -> None:
-        self.headline.setText(headline)
-        for label, text in ((self.selected, selected), (self.limits, limits)):
-            label.setText(text)
-            label.setVisible(bool(text))
-
-
-class PoolView(QWidget):
-    """The mixed-pool comparison: a headline naming the best way and why it wins, the table of every way (best
-    first, bold), and the bound no pooled job beats."""
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.headline = QLabel()
-        self.headline.setObjectName("poolHeadline")
-        self.headline.setWordWrap(True)
-        self.headline.setTextFormat(Qt.TextFormat.RichText)
-        self.headline.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.model = PoolChoicesModel(self)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setWordWrap(True)
-        self.details = QLabel()  # the pipeline's stages, separate jobs, the ways that do not fit
-        self.details.setObjectName("poolDetails")
-        self.details.setWordWrap(True)
-        self.details.setTextFormat(Qt.TextFormat.RichText)
-        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.ceiling = QLabel()
-        self.ceiling.setWordWrap(True)
-        self.ceiling.setObjectName("hint")
-        # every row at its full height, the words under it: the tab scrolls as a whole instead of the table
-        # shrinking to a sliver when five ways and their details share a short tab
-        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        body = QWidget()
-        layout = QVBoxLayout(body)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.headline)
-        layout.addWidget(self.table)
-        layout.addWidget(self.ceiling)  # the bound every row is under, then what the ways do
-        layout.addWidget(self.details)
-        layout.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setWidget(body)
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(scroll)
-
-    def show_answer(self, answer: PoolAnswer | None, names: dict[str, str], training: bool) -> None:
-        comparison = answer.comparison if answer is not None else None
-        self.model.set_comparison(comparison, names)
-        self.table.setVisible(comparison is not None and bool(comparison.choices))
-        if answer is None:
-            self.headline.setText(
-                self.tr("No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare "
-                        "each type alone with the whole pool as one job, a pipeline over the types and separate jobs.")
-            )  # fmt: skip
-            self.ceiling.setText("")
-        elif comparison is None:
-            self.headline.setText(
-                "<b>" + self.tr("The pool cannot be planned:") + "</b> " + plan_text.escape(render_note(answer.error))
-            )
-            self.ceiling.setText("")
-        else:
-            self.headline.setText(plan_scale_text.pool_headline_html(comparison, names, training))
-            self.ceiling.setText(plan_scale_text.pool_ceiling_text(comparison, training))
-        details = plan_scale_text.pool_details_html(comparison, names) if comparison is not None else ""
-        self.details.setText(details)
-        self.details.setVisible(bool(details))
-        self.table.resizeColumnsToContents()
-        self.table.resizeRowsToContents()
-        self._fit_table_height()
-
-    def _fit_table_height(self) -> None:
-        """The table as tall as its header and rows (the scroll area around the tab scrolls)."""
-        table = self.table
-        rows = sum(table.rowHeight(row) for row in range(self.model.rowCount()))
-        scrollbar = table.horizontalScrollBar().sizeHint().height() if table.horizontalScrollBar().isVisible() else 0
-        table.setFixedHeight(table.horizontalHeader().height() + rows + 2 * table.frameWidth() + scrollbar)
-
-
-class ResultsPanel(QWidget):
-    """Message strip, options table, memory bar, scaling chart, advice and excluded strategies."""
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.messages = MessageStrip()
-        self.headline, self.selected_label, self.limits = (
-            self.messages.headline,
-            self.messages.selected,
-            self.messages.limits,
-        )
-        self.model = PlanOptionsModel(self)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(True)  # a long strategy wraps onto a second line instead of widening the table
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(False)
-        self.memory_chart = MemoryBarChart()
-        self.memory_chart.setMinimumHeight(90)
-        self.memory_title = QLabel()
-        self.scaling_chart = ScalingChart()
-        self.scaling_chart.setMinimumHeight(180)
-        self.scaling_title = QLabel()
-        self.advice = QTextBrowser()
-        self.advice.setOpenLinks(False)
-        self.excluded = QTextBrowser()
-        self.goodput = QTextBrowser()  # the selected option's goodput term (training)
-        self.pool = PoolView()
-        self.tabs = QTabWidget()
-        self.tabs.addTab(self.advice, "")
-        self.tabs.addTab(self.excluded, "")
-        # the options table shares the widest place with the goodput block and the pool's comparison table
-        self.views = QTabWidget()
-        self.views.addTab(self.table, "")
-        self.views.addTab(self.goodput, "")
-        self.views.addTab(self.pool, "")
-
-        memory_box = QWidget()
-        memory_layout = QVBoxLayout(memory_box)
-        memory_layout.setContentsMargins(0, 0, 0, 0)
-        memory_layout.setSpacing(2)
-        self.memory_header = QHBoxLayout()  # the title, and the page's "Trace exactly…" at its right
-        self.memory_header.addWidget(self.memory_title, 1)
-        memory_layout.addLayout(self.memory_header)
-        memory_layout.addWidget(self.memory_chart, 1)
-        scaling_box = QWidget()
-        scaling_layout = QVBoxLayout(scaling_box)
-        scaling_layout.setContentsMargins(0, 0, 0, 0)
-        scaling_layout.addWidget(self.scaling_title)
-        scaling_layout.addWidget(self.scaling_chart, 1)
-        lower = QSplitter(Qt.Orientation.Horizontal)
-        lower.addWidget(scaling_box)
-        lower.addWidget(self.tabs)
-        lower.setStretchFactor(0, 1)
-        lower.setSizes([640, 300])
-        vertical = QSplitter(Qt.Orientation.Vertical)
-        vertical.addWidget(self.views)
-        vertical.addWidget(memory_box)
-        vertical.addWidget(lower)
-        vertical.setStretchFactor(0, 1)
-        vertical.setStretchFactor(2, 1)
-        vertical.setSizes([260, 120, 370])
-        self.vertical = vertical
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.messages)
-        layout.addWidget(vertical, 1)
-        self.retranslate()
-
-    def show_options(self, options: Sequence[PlanOption], training: bool) -> None:
-        """Fill the table; columns fit their contents except the strategy, which wraps beyond STRATEGY_SAMPLE."""
-        self.model.set_options(options, training)
-        self.table.resizeColumnsToContents()
-        strategy = self.model.column_of("strategy")
-        width = self.table.fontMetrics().horizontalAdvance(STRATEGY_SAMPLE) + 12  # + cell padding
-        if strategy >= 0 and self.table.columnWidth(strategy) > width:
-            self.table.setColumnWidth(strategy, width)
-        self.table.resizeRowsToContents()
-
-    def retranslate(self) -> None:
-        self.tabs.setTabText(0, self.tr("Advice"))
-        self.tabs.setTabText(1, self.tr("Excluded strategies"))
-        self.views.setTabText(0, self.tr("Options"))
-        self.views.setTabText(1, self.tr("Goodput"))
-        self.views.setTabText(2, self.tr("Mixed pool"))
-        self.views.setTabToolTip(0, self.tr("The ranked options; time, GPU-hours and cost with losses"))
-        self.views.setTabToolTip(1, self.tr("Failures, checkpoints and restarts of the selected option"))
-        self.views.setTabToolTip(2, self.tr("Each GPU type of your pool alone, the whole pool as one job, a pipeline over the types and separate jobs"))
-        self.memory_title.setText("<b>" + self.tr("Memory per GPU, selected option") + "</b>")
-        self.scaling_title.setText(
-            "<b>" + self.tr("Time and cost against GPU count (selected GPU type)") + "</b>"
-        )
-        self.memory_chart.retranslate()
-        self.scaling_chart.retranslate()
-
-
-class PlanPage(Page):
+class PlanPage(PlanDocumentPage):
     """See the module docstring. Signals: planned() after a result (or error) is drawn."""
 
     page_id = "plan"
     planned = Signal()  # a result (or an error) is drawn: table, headline, memory bar, first scaling curve
     scaling_ready = Signal()  # the per-strategy scaling curves for the selected GPU type are drawn
+    pool_ready = Signal()  # the mixed pool's comparison of the shown plan is drawn (it follows the plan)
 
     def __init__(self, context: AppContext, parent: QWidget | None = None):
         super().__init__(context, parent)
@@ -368,15 +128,25 @@ class PlanPage(Page):
         )
         self.last_redraw_ms = 0.0
         self._series_gpu = ""
+        self._shown_curves: tuple[tuple[object, ...], Series] | None = None  # (what about, curves) last drawn
         self._series_job: Job | None = None
         self._series_timer = QTimer(self)
         self._series_timer.setSingleShot(True)
         self._series_timer.setInterval(SERIES_DELAY_MS)
         self._series_timer.timeout.connect(self._start_series_job)
-        self._throttle = QTimer(self)
+        # Re-planning: the first change plans on the next event-loop turn (one user action may change several
+        # inputs in one turn); changes within THROTTLE_MS after a plan wait for its end and plan once together,
+        # so a slider drag re-plans live, at most every THROTTLE_MS.
+        self._soon = QTimer(self)
+        self._soon.setSingleShot(True)
+        self._soon.setInterval(0)
+        self._soon.timeout.connect(self.replan)
+        self._throttle = QTimer(self)  # the cool-down after a plan
         self._throttle.setSingleShot(True)
         self._throttle.setInterval(THROTTLE_MS)
-        self._throttle.timeout.connect(self.replan)
+        self._throttle.timeout.connect(self._after_cooldown)
+        self._replan_pending = False
+        self._last_kind: tuple[object, ...] | None = None  # what the last plan was of (_plan_kind)
 
         self.step = 0  # the guided question shown
         self.mode = "guided"
@@ -390,6 +160,8 @@ class PlanPage(Page):
         self.pool_panel = PoolPanel(self.state)  # Expert mode only: a mixed GPU pool (plan --pool)
         self.expert_panels = [self.strategy, self.resilience, self.pool_panel]
         self.pool: PoolAnswer | None = None  # the pool comparison of the shown plan
+        self.pool_job = PoolComparisonJob(context.jobs, self)
+        self.pool_job.answered.connect(self._accept_pool)
         self.spot: SpotAnswer | None = None  # a spot plan's on-demand side (spot against on demand)
         self.panels = [self.workload, self.model_panel, self.shape, self.hardware, self.constraints]
         self.results = ResultsPanel()
@@ -400,6 +172,7 @@ class PlanPage(Page):
         self._show_defaults()
         self.sync_widgets()
         self.adapter.changed.connect(self._on_state_changed)
+        self.shape.problem_changed.connect(self.replan)  # refused: the old result goes; fine again: plan it
         self.results.table.selectionModel().currentRowChanged.connect(
             lambda current, _: self.state.select(current.row())
         )
@@ -485,9 +258,6 @@ class PlanPage(Page):
         layout.addLayout(top)
         layout.addWidget(self.splitter, 1)
 
-    def title(self) -> str:
-        return self.tr("Plan")
-
     def retranslate(self) -> None:
         self.guided_button.setText(self.tr("Guided"))
         self.expert_button.setText(self.tr("Expert"))
@@ -515,6 +285,7 @@ class PlanPage(Page):
         self.results.retranslate()
         self._update_nav()
         self._update_document_label()
+        self._fit_inputs_width()  # the words of another language are wider or narrower
         if self.call is not None:
             # a language switch: the model summary is worded again; price sources, notes and the planner's
             # texts are rendered by _draw_results from the messages the plan keeps (nothing is planned again)
@@ -541,6 +312,11 @@ class PlanPage(Page):
             settings.setValue(MODE_KEY, mode)
             settings.sync()
         self.go_step(self.step if mode == "guided" else 0)
+        self._fit_inputs_width()
+
+    def _fit_inputs_width(self) -> None:
+        """The input column as wide as its widest panel needs (the Expert panels, Russian words)."""
+        fit_to_contents_width(self.inputs_scroll, INPUTS_WIDTH)
 
     def go_step(self, step: int) -> None:
         """Show one question (guided) and move the keyboard focus to its first field."""
@@ -610,7 +386,7 @@ class PlanPage(Page):
         self.pool_panel.set_catalog(list(self.context.gpu_catalog().values()))
         self._refresh_hardware()
         self.constraints.set_currency(self.context.display_currency())
-        self._throttle.start()
+        self._request_replan()
 
     def _on_state_changed(self, what: str) -> None:
         if what == "inputs":
@@ -620,22 +396,38 @@ class PlanPage(Page):
             self.constraints.sync_rank(self.state.inputs)
             self.strategy.sync_from(self.state.inputs)
             self.resilience.setEnabled(self.state.inputs.is_training)
-            if not self._throttle.isActive():
-                self._throttle.start()
+            self._request_replan()
         elif what in ("result", "selection"):
             self._draw_results()
         elif what == "document":
             self._update_document_label()
 
     # -- planning ------------------------------------------------------------------------------------------------
+    def _request_replan(self) -> None:
+        if self._throttle.isActive():
+            self._replan_pending = True  # planned together when the cool-down ends
+        elif not self._soon.isActive():
+            self._soon.start()
+
+    def _after_cooldown(self) -> None:
+        if self._replan_pending:
+            self.replan()
+
     def replan(self) -> None:
-        """Plan the current inputs now (the throttle timer calls this; tests may too)."""
-        self._throttle.stop()
+        """Plan the current inputs now (the re-plan timers call this; tests may too)."""
+        self._soon.stop()
+        self._replan_pending = False
+        self._throttle.start()
         generation = self.scheduler.request()
         if generation is None:
             return
-        if self.state.inputs.pool_counts != (self.pool.counts if self.pool is not None else {}):
-            self.scheduler.cost_unknown()  # a pool comparison added or changed: not timed yet
+        kind = _plan_kind(self.state.inputs)
+        if kind != self._last_kind:
+            self.scheduler.cost_unknown()  # another model, task or hardware: the last timings say nothing
+            self._last_kind = kind
+        if self.shape.seq_problem is not None:  # a refused input: no plan for the length it replaced
+            self._fail(generation, self.shape.seq_problem)
+            return
         request = (
             self.state.inputs,
             self.context.gpu_catalog(),
@@ -654,7 +446,7 @@ class PlanPage(Page):
             return
 
         # slow search or cold price summaries: all of it on a pool thread, the latest request wins
-        def done(answer: tuple[PlanCall, PlanResult, float, PoolAnswer | None, SpotAnswer | None]) -> None:
+        def done(answer: tuple[PlanCall, PlanResult, float, SpotAnswer | None]) -> None:
             self._accept_built(generation, *answer)
 
         def failed(message: str) -> None:
@@ -669,17 +461,37 @@ class PlanPage(Page):
         call: PlanCall,
         result: PlanResult,
         build_ms: float,
-        pool: PoolAnswer | None = None,
         spot: SpotAnswer | None = None,
     ) -> None:
         self.scheduler.built(generation, build_ms)
         if not self.scheduler.is_current(generation):
             return  # a newer request is on its way: latest request wins
         self.scheduler.searched(generation, float(result.search_ms))
-        self.call, self.pool, self.spot = call, pool, spot
+        self.call, self.spot = call, spot
+        self._ask_pool(generation)
         self.series.reset()
         self.model_panel.set_summary(plan_text.model_summary(call.model))
         self.state.set_result(result)
+
+    def _ask_pool(self, generation: int) -> None:
+        """The mixed pool's comparison for these inputs, after the plan is drawn (desktop/plan_pool_job.py); the
+        tab keeps the last one meanwhile, or says there is no pool."""
+        inputs = self.state.inputs
+        if not inputs.pool_counts:
+            self.pool_job.stop()
+            self.pool = None
+            return
+        context = self.context
+        self.pool_job.request(generation, (inputs, context.gpu_catalog(), context.store, context.display_currency(),
+                                           context.exchange_rates(), price_book_of(context)))  # fmt: skip
+
+    def _accept_pool(self, generation: int, answer: PoolAnswer | None) -> None:
+        if not self.scheduler.is_current(generation):
+            return  # the inputs changed since: their own comparison follows
+        self.pool = answer
+        names = {gpu_id: short_gpu_name(gpu.name) for gpu_id, gpu in self.context.gpu_catalog().items()}
+        self.results.pool.show_answer(answer, names, self.state.inputs.is_training)
+        self.pool_ready.emit()
 
     def _fail(self, generation: int, message: Note, about_model: bool = False) -> None:
         """The plan failed: `message` (a planner Message, a desktop Text or words) is kept to be worded again
@@ -687,6 +499,7 @@ class PlanPage(Page):
         if not self.scheduler.is_current(generation):
             return
         self.call, self.pool, self.spot = None, None, None
+        self.pool_job.stop()
         self._error_about_model = about_model
         self._error_note = message
         self.state.set_error(render_note(message))
@@ -739,29 +552,40 @@ class PlanPage(Page):
     def _draw_scaling(self, option: PlanOption) -> None:
         """Per-strategy curves for the option's GPU type: drawn now if known, else fetched in the background.
 
-        Until they arrive the chart shows the main search's best layout per GPU count (one line).
+        Until they arrive the chart keeps the curves it shows for the same model, task and GPU type, with the new
+        plan's own points put in (they are exact: the plan's best option at a count is its family's best there),
+        so an input change moves points instead of swapping the lines for one and back (no flicker). With nothing
+        to keep, the main search's best layout per GPU count stands in (one line).
         """
         training = self.state.inputs.is_training
         currency = self.call.currency if self.call else self.context.display_currency()
         generation, gpu_id = self.scheduler.generation, option.gpu.id
         selected = (family_name(option, training), option.gpus) if option.fits else None
         series = self.series.ready(generation, gpu_id)
-        if series is None:
-            best: dict[int, tuple[int, float, float | None]] = {}
+        kind = self._curves_kind(gpu_id)
+        if series is not None:
+            self._shown_curves = (kind, series)
+        else:
             result = self.state.result
-            lines = scaling_series(result, gpu_id, training).values() if result is not None else ()
-            for line in lines:
-                for point in line:
-                    if point[0] not in best or point[1] < best[point[0]][1]:
-                        best[point[0]] = point
-            name = self.tr("best layout")
-            series = {name: sorted(best.values())}
-            selected = (name, option.gpus) if option.fits else None
+            fresh = family_points(result, gpu_id, training) if result is not None else {}
+            if self._shown_curves is not None and self._shown_curves[0] == kind:
+                series = overlay_points(self._shown_curves[1], fresh)
+            else:
+                name = self.tr("best layout")
+                series = {name: best_per_count(fresh)}
+                selected = (name, option.gpus) if option.fits else None
             if self.call is not None and self.series.wants(generation, gpu_id):
                 self._series_gpu = gpu_id
                 self._series_timer.start()  # after a short pause: a slider drag does not queue searches
         band = plan_text.time_band(option) if option.fits else None
         self.results.scaling_chart.set_series(series, currency, selected, "wall" if training else "step", band)
+
+    def _curves_kind(self, gpu_id: str) -> tuple[object, ...]:
+        """What a set of scaling curves is about: curves of another model, task, precision or GPU type are not
+        kept on screen while new ones are searched."""
+        inputs = self.state.inputs
+        model = self.call.model.name if self.call is not None else inputs.model_text
+        return (gpu_id, model, inputs.task, inputs.precision)
 
     def _start_series_job(self) -> None:
         """Search each ZeRO stage for the scaling chart, cancelling a search for older inputs first."""
@@ -795,185 +619,12 @@ class PlanPage(Page):
             self.context.plan_option = option
             self.context.plan_option_changed.emit(option)
 
-    # -- document: saved plans -----------------------------------------------------------------------------------
-    def _update_document_label(self) -> None:
-        name = self.state.plan_name or self.tr("Unsaved plan")
-        marker = " *" if self.state.dirty else ""
-        self.doc_label.setText(f"<b>{plan_text.escape(name)}</b>{marker}")
-        self.context.document_title_changed.emit(
-            f"{name}{marker}" if (self.state.plan_name or self.state.dirty) else ""
-        )
-
-    def document_title(self) -> str:
-        return plan_text.document_title(self.state)
-
-    def results_summary(self) -> dict[str, object]:
-        """What a saved plan keeps of the results (the inputs re-plan on open): the chosen option, in JSON units."""
-        option = self.state.selected_option
-        if option is None:
-            return {"error": self.state.error}
-        summary = option.as_dict()
-        summary["search_ms"] = self.state.result.search_ms if self.state.result is not None else None
-        return {"selected": summary, "selected_index": self.state.selected}
-
-    def save(self, name: str | None = None) -> bool:
-        """Save the open plan (asks for a name the first time). True when saved."""
-        if self.state.plan_id is None:
-            return self.save_as(name)
-        self.context.store.plans.update(
-            self.state.plan_id, self.state.inputs.to_dict(), self.results_summary()
-        )
-        self.state.mark_saved(self.state.plan_id, self.state.plan_name)
-        self.context.plans_changed.emit()
-        self.context.show_status(self.tr("Saved plan “{0}”").format(self.state.plan_name))
-        return True
-
-    def save_as(self, name: str | None = None) -> bool:
-        if name is None:
-            suggestion = self.state.plan_name or self._suggested_name()
-            name, ok = QInputDialog.getText(
-                self, self.tr("Save plan"), self.tr("Plan name:"), text=suggestion
-            )
-            if not ok:
-                return False
-        name = name.strip()
-        if not name:
-            return False
-        plan_id = self.context.store.plans.save(name, self.state.inputs.to_dict(), self.results_summary())
-        self.state.mark_saved(plan_id, name)
-        self.context.plans_changed.emit()
-        self.context.show_status(self.tr("Saved plan “{0}”").format(name))
-        return True
-
-    def _suggested_name(self) -> str:
-        inputs = self.state.inputs
-        model = self.call.model.name if self.call else inputs.model_text
-        return f"{model} {inputs.task}"
-
-    def open_plan(self, plan_id: int) -> None:
-        """Load a saved plan's inputs (re-planned now, with today's prices and calibration)."""
-        plan = self.context.store.plans.get(plan_id)
-        self.state.replace_inputs(PlanInputs.from_dict(plan["inputs"]), dirty=False)
-        self.state.mark_saved(int(plan["id"]), plan["name"])
-        self.sync_widgets()
-        self.replan()
-        index = (plan.get("results") or {}).get("selected_index")
-        if isinstance(index, int):
-            self.state.select(index)
-
-    def new_plan(self) -> None:
-        if not self.confirm_close():
-            return
-        self.state.replace_inputs(PlanInputs(), dirty=False)
-        self.state.mark_new()
-        self.sync_widgets()
-        self.replan()
-
-    def show_saved_plans(self) -> None:
-        from desktop.pages.saved_plans import SavedPlansDialog
-
-        dialog = SavedPlansDialog(self.context, self.state.plan_id, self)
-        self.context.plans_changed.connect(self._on_plans_changed)
-        try:
-            if dialog.exec() and dialog.chosen_id is not None and self.confirm_close():
-                self.open_plan(dialog.chosen_id)
-        finally:
-            self.context.plans_changed.disconnect(self._on_plans_changed)
-
-    def _on_plans_changed(self) -> None:
-        """The open plan may have been renamed or deleted in the dialog."""
-        if self.state.plan_id is None:
-            return
-        names = {int(p["id"]): p["name"] for p in self.context.store.plans.all()}
-        if self.state.plan_id not in names:
-            self.state.plan_id, self.state.plan_name, self.state.dirty = None, "", True
-            self._update_document_label()
-        elif names[self.state.plan_id] != self.state.plan_name:
-            self.state.plan_name = names[self.state.plan_id]
-            self._update_document_label()
-
-    def confirm_close(self) -> bool:
-        """Ask Save / Discard / Cancel when the plan has unsaved changes; False keeps the window open."""
-        if not self.state.dirty:
-            return True
-        box = QMessageBox(self)
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle(self.tr("Unsaved plan"))
-        box.setText(
-            self.tr("The plan “{0}” has unsaved changes.").format(
-                self.state.plan_name or self.tr("Unsaved plan")
-            )
-        )
-        box.setInformativeText(self.tr("Save them before closing?"))
-        box.setStandardButtons(
-            QMessageBox.StandardButton.Save
-            | QMessageBox.StandardButton.Discard
-            | QMessageBox.StandardButton.Cancel
-        )
-        box.setDefaultButton(QMessageBox.StandardButton.Save)
-        answer = box.exec()
-        if answer == QMessageBox.StandardButton.Save:
-            return self.save()
-        if answer == QMessageBox.StandardButton.Discard:
-            self.state.dirty = False
-            self._update_document_label()
-            return True
-        return False
-
-    # -- exports -------------------------------------------------------------------------------------------------
-    def export_inputs(self) -> ExportInputs:
-        """The inputs as the report shows them (planner.exports reads seq_len, global_batch, task, precision)."""
-        inputs, call = self.state.inputs, self.call
-        training, dataset = inputs.is_training, inputs.tokens_mode == "dataset"
-        # what the user ticked, as the Hardware list words it ("AWS · H100 · $6.88/GPU-h"), not internal keys
-        items = {key: self.hardware.item_for(key) for key in inputs.hardware}
-        sources = call.price_sources if call is not None else {}
-        return ExportInputs(
-            model=call.model.name if call else inputs.model_text, task=inputs.task, precision=inputs.precision,
-            seq_len=inputs.seq_len, global_batch=inputs.global_batch,
-            tokens=inputs.training_tokens if training else None,
-            dataset_tokens=inputs.dataset_tokens if training and dataset else None,
-            epochs=inputs.epochs if training and dataset else None,
-            tokens_per_second=None if training else inputs.tokens_per_second,
-            concurrent_users=None if training else inputs.concurrent_users,
-            hardware=tuple(item.text(0) if item is not None else key for key, item in items.items()),
-            max_gpus=inputs.max_gpus, exact_gpus=inputs.exact_gpus, budget_amount=inputs.budget_amount,
-            deadline_days=inputs.deadline_days, mfu=inputs.mfu, efficiency=inputs.efficiency,
-            currency=call.currency if call else None, model_source=call.model.source if call else None,
-            price_source="; ".join(f"{k}: {render_note(v)}" for k, v in sources.items()) or None,
-            model_spec=call.model if call else None,
-        )  # fmt: skip
-
-    def chart_images(self) -> dict[str, bytes]:
-        return {
-            self.tr("Memory per GPU of the chosen option"): render_png(self.results.memory_chart),
-            self.tr("Time and cost against GPU count"): render_png(self.results.scaling_chart),
-        }
-
-    def export_to(self, directory: str | Path) -> list[Path]:
-        """Write the six export files for the selected option into directory (and the chart PNGs)."""
-        from planner.exports import export_plan
-
-        option, result = self.state.selected_option, self.state.result
-        if option is None or result is None or not option.fits:
-            # launch configs for a layout that runs out of memory would only fail on the cluster
-            raise PageInputError(Text("PlanPage", _NOTHING_TO_EXPORT))
-        return export_plan(result, option, directory, self.export_inputs(), chart_pngs=self.chart_images())
-
-    def export_dialog(self) -> None:
-        directory = dialogs.folder(self, "export", self.tr("Export the selected option to a folder"))
-        if not directory:
-            return
-        try:
-            files = self.export_to(directory)
-        except (OSError, UserError) as exc:  # a read-only folder, a full disk, nothing that fits: say so
-            QMessageBox.warning(self, self.tr("Export failed"), render_note(error_note(exc)))
-            return
-        self.context.show_status(self.tr("Exported %n file(s) to {0}", "", len(files)).format(directory))
 
     def shutdown(self) -> None:
         """The window is closing: stop re-planning (the store closes after this)."""
         self.scheduler.close()  # results still on their way are dropped
+        self.pool_job.stop()
+        self._soon.stop()
         self._throttle.stop()
         self._series_timer.stop()
         if self._series_job is not None and self._series_job.running:
@@ -1016,6 +667,13 @@ class PlanPage(Page):
         self.results.views.setCurrentWidget(self.results.pool)
         total = sum(self.results.vertical.sizes())
         self.results.vertical.setSizes([total * 68 // 100, total * 13 // 100, total * 19 // 100])
+
+
+def _plan_kind(inputs: PlanInputs) -> tuple[object, ...]:
+    """The inputs that change what a plan costs to make (a new model to read, other GPU types and prices);
+    numbers such as the batch or the token count do not."""
+    return (inputs.model_kind, inputs.preset, inputs.model_path, inputs.task,
+            inputs.precision, inputs.hardware, inputs.spot)  # fmt: skip
 
 
 def _first_focusable(panel: QWidget) -> QWidget | None:

@@ -159,7 +159,7 @@ class ResiliencePanel(_Panel):
         self.failures.spin.setSuffix(" " + self.tr("per million GPU-hours"))
         self.rate.spin.setSuffix(" " + self.tr("GB/s per GPU"))
         self.interval.spin.setSuffix(" " + self.tr("min"))
-        self.spot.setText(self.tr("Spot capacity (priced from spot quotes; nodes are reclaimed)"))
+        self.spot.setText(self.tr("Spot capacity"))  # what it means: its tooltip (a check box does not wrap)
         self.labels["spot_rate"].setText(self.tr("Reclaims per node-hour"))
         self.spot_rate.setPlaceholderText(self.tr("the quote's, else {0}").format(
             fmt.significant(DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR, 2)))  # fmt: skip

@@ -8,74 +8,49 @@ then writes in a background job with progress.
 
 from __future__ import annotations
 
-import datetime as _dt
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
-from PySide6.QtGui import QKeySequence, QUndoGroup, QUndoStack
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QUndoGroup, QUndoStack
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QCheckBox,
-    QComboBox,
-    QDialog,
-    QDialogButtonBox,
-    QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QLineEdit,
     QProgressBar,
-    QPushButton,
-    QSplitter,
-    QTableView,
-    QTableWidget,
-    QTableWidgetItem,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop import dialogs, fmt
-from desktop.charts.price_chart import PriceChart, PricePoint
-from desktop.delegates import QuoteDelegate
 from desktop.messages import render
 from desktop.pages.base import Page
-from desktop.pages.hardware import banner, show_banner
-from desktop.pages.quote_draft import QuoteDraftDialog
+from desktop.pages.page_widgets import show_banner
+from desktop.pages.quote_import import (
+    ImportPreview,
+    ImportPreviewDialog,
+    detect_quote_kind,
+    import_csv,
+    preview_csv,
+)
+from desktop.pages.quote_tab import QuoteTab
 from desktop.qmodels.quotes import (
     KIND_NAMES,
-    Arrangement,
     Derived,
-    LoadedQuotes,
-    QuoteKind,
-    QuoteTableModel,
     Row,
     rate_text,
 )
 from desktop.quote_pricing import (
-    SYNC_ROWS,
     Basis,
-    ChartData,
-    LoadProgress,
     Pricing,
     SpotOverhead,
     basis_for,
-    chart_points,
-    load_quotes,
     measured_figures,
-    quote_count,
 )
-from desktop.undo import AddQuotesCommand, DeleteQuotesCommand
+from desktop.undo import AddQuotesCommand
 from planner.errors import UserError
 
 if TYPE_CHECKING:
     from desktop.context import AppContext
-    from planner.messages import Message
-    from planner.store import ImportResult, StoreProtocol
-    from planner.store.protocols import PurchaseQuoteStore, RentalQuoteStore
-
-PREVIEW_ROWS_SHOWN = 500  # the preview lists this many bad rows; the count says how many there are in all
+    from planner.store import ImportResult
 
 
 def short_gpu_name(name: str) -> str:
@@ -83,452 +58,6 @@ def short_gpu_name(name: str) -> str:
     for prefix in ("NVIDIA ", "GeForce "):
         name = name.removeprefix(prefix)
     return name
-
-
-def _with_shortcut(text: str, button: QPushButton) -> str:
-    """A tooltip that names the button's keyboard shortcut in the platform's spelling: "Add a quote (Ctrl+N)"."""
-    keys = button.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-    return f"{text} ({keys})" if keys else text
-
-
-class QuoteTab(QWidget):
-    """One quote table (rental or purchase) with its toolbar, filters, banner, table and chart."""
-
-    def __init__(self, page: QuotesPage, kind_name: str):
-        super().__init__(page)
-        self.page = page
-        self.context = page.context
-        self.kind = QuoteKind(kind_name, self.context.store)
-        self.model = QuoteTableModel(self.kind, self.derive, self)
-        self.model.derived_sort_key = lambda name: self.page.pricing().sort_value(self.kind.name, name)
-        self.model.background = self._arrange_in_background
-        self.undo_stack = QUndoStack(self)
-        self.model.undo_stack = self.undo_stack
-        self.loading = False  # a background load of every quote is under way
-        self._load_generation = 0
-        self._chart_generation = 0
-        self._columns_sized = False
-        # Big tables redraw the chart in a job, at most a few times a second (edits come in bursts).
-        self._chart_timer = QTimer(self)
-        self._chart_timer.setSingleShot(True)
-        self._chart_timer.setInterval(150)
-        self._chart_timer.timeout.connect(self._chart_in_background)
-        self._build()
-        self.model.edit_refused.connect(self._on_refused)
-        self.model.edited.connect(self.page.announce_change)
-        self.model.modelReset.connect(self.refresh_chart)
-        self.model.rowsInserted.connect(self.refresh_chart)
-        self.model.rowsRemoved.connect(self.refresh_chart)
-        self.model.dataChanged.connect(self.refresh_chart)
-        self.model.arranged.connect(self._update_buttons)
-
-    # -- layout ------------------------------------------------------------------------------------------------
-    def _build(self) -> None:
-        self.add_button = QPushButton(self)
-        self.duplicate_button = QPushButton(self)
-        self.delete_button = QPushButton(self)
-        self.import_button = QPushButton(self)
-        self.export_button = QPushButton(self)
-        self.add_button.clicked.connect(lambda: self.start_draft())
-        self.duplicate_button.clicked.connect(self.duplicate_selected)
-        self.delete_button.clicked.connect(self.delete_selected)
-        self.import_button.clicked.connect(self.page.import_csv_dialog)
-        self.export_button.clicked.connect(self.page.export_csv_dialog)
-        tools = QHBoxLayout()
-        for button in (self.add_button, self.duplicate_button, self.delete_button):
-            tools.addWidget(button)
-        tools.addStretch(1)
-        tools.addWidget(self.import_button)
-        tools.addWidget(self.export_button)
-
-        self.gpu_filter = QComboBox(self)
-        self.provider_filter = QLineEdit(self)
-        self.provider_filter.setClearButtonEnabled(True)
-        self.kind_filter = QComboBox(self)
-        self.currency_filter = QComboBox(self)
-        self.reference_check = QCheckBox(self)
-        self.reference_check.setChecked(True)
-        self.gpu_filter.currentIndexChanged.connect(self._apply_filters)
-        self.provider_filter.textChanged.connect(self._apply_filters)
-        self.kind_filter.currentIndexChanged.connect(self._apply_filters)
-        self.currency_filter.currentIndexChanged.connect(self._apply_filters)
-        self.reference_check.toggled.connect(self._apply_filters)
-        self.filter_label = QLabel(self)
-        filters = QHBoxLayout()
-        filters.addWidget(self.filter_label)
-        filters.addWidget(self.gpu_filter, 2)
-        filters.addWidget(self.provider_filter, 2)
-        if self.kind.name == "rental":
-            filters.addWidget(self.kind_filter, 1)
-        else:
-            self.kind_filter.hide()
-        filters.addWidget(self.currency_filter, 1)
-        filters.addWidget(self.reference_check)
-
-        self.banner = banner(self)
-        self.table = QTableView(self)
-        self.table.setObjectName(f"{self.kind.name}QuotesTable")
-        self.table.setModel(self.model)  # the model filters and sorts itself (fast for 100,000 quotes)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
-        # Column widths from the first rows only: measuring 1,000 rows of Python cells takes a visible pause.
-        self.table.horizontalHeader().setResizeContentsPrecision(60)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 10)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.table.setEditTriggers(
-            QAbstractItemView.EditTrigger.DoubleClicked
-            | QAbstractItemView.EditTrigger.EditKeyPressed
-            | QAbstractItemView.EditTrigger.AnyKeyPressed
-        )
-        self.delegate = QuoteDelegate(self.page.gpu_choices, self.table)
-        self.table.setItemDelegate(self.delegate)
-        self.table.selectionModel().selectionChanged.connect(self._update_buttons)
-
-        self.chart = PriceChart(self)
-        splitter = QSplitter(Qt.Orientation.Vertical, self)
-        splitter.addWidget(self.table)
-        splitter.addWidget(self.chart)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        splitter.setChildrenCollapsible(False)
-        splitter.setSizes([380, 300])
-
-        layout = QVBoxLayout(self)
-        layout.addLayout(tools)
-        layout.addLayout(filters)
-        layout.addWidget(self.banner)
-        layout.addWidget(splitter, 1)
-        self._update_buttons()
-
-    def _set_shortcuts(self) -> None:
-        """After setText: QAbstractButton.setText replaces the shortcut with the text's mnemonic (none here)."""
-        self.add_button.setShortcut(QKeySequence.StandardKey.New)  # Ctrl+N
-        self.duplicate_button.setShortcut(QKeySequence("Ctrl+D"))
-        self.delete_button.setShortcut(QKeySequence.StandardKey.Delete)
-
-    def retranslate(self) -> None:
-        self.add_button.setText(self.tr("Add"))
-        self.duplicate_button.setText(self.tr("Duplicate"))
-        self.delete_button.setText(self.tr("Delete"))
-        self._set_shortcuts()
-        self.add_button.setToolTip(_with_shortcut(self.tr("Add a quote of your own"), self.add_button))
-        self.duplicate_button.setToolTip(
-            _with_shortcut(
-                self.tr("Copy the selected quotes as your own (reference prices too)"), self.duplicate_button
-            )
-        )
-        self.delete_button.setToolTip(
-            _with_shortcut(
-                self.tr("Delete the selected quotes of your own (Undo brings them back)"), self.delete_button
-            )
-        )
-        self.import_button.setText(self.tr("Import CSV…"))
-        self.export_button.setText(self.tr("Export CSV…"))
-        self.filter_label.setText(self.tr("Filter:"))
-        self.provider_filter.setPlaceholderText(
-            self.tr("provider contains…") if self.kind.name == "rental" else self.tr("vendor contains…")
-        )
-        self.reference_check.setText(self.tr("Reference prices"))
-        self.reference_check.setToolTip(self.tr("Show the dated reference prices shipped with GPU Advisor"))
-        self._fill_filter_combos()
-        self.chart.retranslate()
-
-    def _fill_filter_combos(self) -> None:
-        def refill(combo: QComboBox, items: list[tuple[str, str]]) -> None:
-            current = combo.currentData()
-            combo.blockSignals(True)
-            combo.clear()
-            for data, text in items:
-                combo.addItem(text, data)
-            position = combo.findData(current)
-            combo.setCurrentIndex(max(position, 0))
-            combo.blockSignals(False)
-
-        refill(self.gpu_filter, [("", self.tr("all GPUs"))] + self.page.gpu_choices(used_only=True))
-        refill(
-            self.kind_filter, [("", self.tr("all kinds"))] + [(k, self.page.kind_name(k)) for k in KIND_NAMES]
-        )
-        currencies = sorted(set(self.model.stats().currencies) | {"USD", "EUR", "RUB"})
-        refill(self.currency_filter, [("", self.tr("all currencies"))] + [(c, c) for c in currencies if c])
-
-    def _apply_filters(self) -> None:
-        self.model.set_filter(
-            gpu=self.gpu_filter.currentData() or "",
-            provider=self.provider_filter.text().strip(),
-            kind=self.kind_filter.currentData() or "",
-            currency=self.currency_filter.currentData() or "",
-            show_reference=self.reference_check.isChecked(),
-        )
-
-    # -- data --------------------------------------------------------------------------------------------------
-    def reload(self) -> None:
-        """Read every quote again: here for a small table, in a job (with progress) for a big one."""
-        self.model.gpu_names = self.page.gpu_names()
-        self.model.display_currency = self.context.display_currency()
-        count = quote_count(self.context.store, self.kind.name)
-        if count is not None and count > SYNC_ROWS:
-            self._load_in_background()
-            return
-        self._load_generation += 1  # a background load still running is now out of date
-        self.model.reload()
-        self._loaded()
-
-    def _load_in_background(self) -> None:
-        self._load_generation += 1
-        generation = self._load_generation
-        self.loading = True
-        self.set_busy(True)
-        version, arranger = self.model.spec_version, self.model.arranger()
-        store, kind = self.context.store, self.kind.name
-
-        def load(progress: LoadProgress) -> tuple[LoadedQuotes, tuple[int, Arrangement]]:
-            rows = load_quotes(store, kind, progress)
-            return LoadedQuotes.of(rows), (version, arranger(rows))
-
-        self.page.loading_started(self)
-        # The job starts on the next event-loop turn: at start-up the rest of the window is still being built,
-        # and a pool thread turning 100,000 rows into Python objects would share the interpreter with it (the
-        # window appeared about 0.4 s later; tests/bench/bench_gui.py, main window with 100k quotes).
-        QTimer.singleShot(0, self, lambda: self._start_load(generation, load, kind))
-
-    def _start_load(self, generation: int, load: Callable[..., Any], kind: str) -> None:
-        if generation != self._load_generation:
-            return  # a newer reload came before this one started
-        self.context.jobs.run(
-            load,
-            on_done=lambda result: self._loaded_in_background(generation, result),
-            on_error=lambda message: self._load_failed(generation, message),
-            on_progress=lambda fraction, _stage: self.page.loading_progress(fraction),
-            name=f"load {kind} quotes",
-        )
-
-    def _loaded_in_background(self, generation: int, result: tuple[Any, ...]) -> None:
-        if generation != self._load_generation:
-            return
-        rows, arranged = result
-        self.loading = False
-        self.set_busy(False)
-        self.model.set_rows(rows, arranged)
-        self._loaded()
-        self.page.loading_finished(self)
-
-    def _load_failed(self, generation: int, message: str) -> None:
-        if generation != self._load_generation:
-            return
-        self.loading = False
-        self.set_busy(False)
-        self.page.loading_finished(self)
-        show_banner(self.banner, self.tr("The quotes could not be read: {0}").format(message), error=True)
-
-    def _loaded(self) -> None:
-        self._fill_filter_combos()
-        if not self._columns_sized and self.model.rowCount():
-            self._columns_sized = True  # once: later loads keep the widths the user may have dragged
-            self.table.resizeColumnsToContents()
-            for column, spec in enumerate(self.model.columns):
-                # free text (long provider names) is elided, with the whole text as the tooltip, so the
-                # derived prices and their basis (measured or spec) stay in view at the default width
-                widest = 150 if spec.editor == "text" else 190
-                if self.table.columnWidth(column) > widest:
-                    self.table.setColumnWidth(column, widest)
-        self._update_buttons()
-        self.page.update_summary()
-
-    def fit_derived_columns(self) -> None:
-        """The derived texts change with the currency and the basis ("spec" -> "partly measured"): refit."""
-        if self._columns_sized:
-            for column, spec in enumerate(self.model.columns):
-                if spec.derived:
-                    self.table.resizeColumnToContents(column)
-
-    def _arrange_in_background(
-        self, work: Callable[[], list[Any]], apply: Callable[[list[Any]], None]
-    ) -> None:
-        """QuoteTableModel.background: sort or filter a big table on a pool thread."""
-        self.context.jobs.run(
-            work,
-            on_done=apply,
-            on_error=lambda message: show_banner(self.banner, message, error=True),
-            name=f"arrange {self.kind.name} quotes",
-        )
-
-    def derive(self, row: Row) -> Derived:
-        return self.page.derive(self.kind.name, row)
-
-    def refresh_chart(self, *_args: object) -> None:
-        """Redraw the price chart from the visible quotes: now for a small table, in a job for a big one."""
-        if self.model.rowCount() > SYNC_ROWS:
-            self._chart_timer.start()
-            return
-        self._chart_generation += 1
-        self._show_chart(self._chart_work()())
-
-    def _chart_work(self) -> Callable[[], ChartData]:
-        rows, kind = list(self.model.rows), self.kind.name
-        pricing, names = self.page.pricing(), self.page.gpu_names()
-        return lambda: chart_points(rows, kind, pricing, names, PricePoint)
-
-    def _chart_in_background(self) -> None:
-        self._chart_generation += 1
-        generation = self._chart_generation
-        self.context.jobs.run(
-            self._chart_work(),
-            on_done=lambda data: self._show_chart(data) if generation == self._chart_generation else None,
-            name=f"{self.kind.name} price chart",
-        )
-
-    def _show_chart(self, data: ChartData) -> None:
-        self.chart.set_points(data.points, self.context.display_currency(), data.left_out, data.total)
-        if self.kind.name == "purchase":
-            self.chart.plot.setTitle(
-                self.tr("Price per GPU by GPU model ({0})").format(self.context.display_currency()),
-                size="10pt",
-            )
-            self.chart.plot.setLabel("bottom", self.tr("{0} per GPU").format(self.context.display_currency()))
-
-    def selected_rows(self) -> list[Row]:
-        rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
-        if not rows:
-            current = self.table.currentIndex()
-            if current.isValid() and self.table.selectionModel().isSelected(current):
-                rows = [current.row()]
-        return [self.model.rows[r] for r in rows if r < len(self.model.rows)]
-
-    def _update_buttons(self) -> None:
-        selected = self.selected_rows()
-        busy = self.model.read_only
-        self.add_button.setEnabled(not busy)
-        self.duplicate_button.setEnabled(bool(selected) and not busy)
-        self.delete_button.setEnabled(any(r.get("origin") != "reference" for r in selected) and not busy)
-
-    def _on_refused(self, reason: str) -> None:
-        show_banner(self.banner, self.tr("Not changed: {0}").format(reason), error=True)
-        self.context.show_status(self.tr("Value refused: {0}").format(reason))
-
-    def clear_banner(self) -> None:
-        show_banner(self.banner, "")
-
-    # -- add / duplicate / delete --------------------------------------------------------------------------------
-    def draft_defaults(self) -> dict[str, object]:
-        """What a new draft starts from: the filtered GPU (or the H100), the display currency, on demand."""
-        return {"gpu": self.gpu_filter.currentData() or "h100-sxm", "currency": self.context.display_currency(),
-                "kind": "on-demand", "quoted_on": _dt.date.today().isoformat()}  # fmt: skip
-
-    def start_draft(self) -> QuoteDraftDialog:
-        """Open the new-quote form; the quote is stored (undoably) only when the form is complete and valid."""
-        from desktop.context import CURRENCIES
-        from desktop.qmodels.quotes import KIND_NAMES
-
-        self.clear_banner()
-        kinds = [(kind, self.page.kind_name(kind)) for kind in KIND_NAMES]
-        dialog = QuoteDraftDialog(
-            self.kind.name,
-            self.kind.validate,
-            self.page.gpu_choices(),
-            kinds,
-            CURRENCIES,
-            self.draft_defaults(),
-            self,
-        )
-        dialog.accepted.connect(lambda: self.add_quote(dialog.values()))
-        dialog.setModal(True)
-        dialog.open()  # not exec(): the event loop keeps running
-        self.draft = dialog
-        return dialog
-
-    def _add_unique(self, quote: Mapping[str, object], label_key: str) -> Row | None:
-        """Add ``quote``; when it duplicates a stored one, number the label ("… (2)") until it is new."""
-        from desktop.messages import render_error
-
-        base = str(quote.get(label_key) or "")
-        last_error = ""
-        for attempt in range(1, 100):
-            candidate = dict(quote)
-            if attempt > 1:
-                candidate[label_key] = f"{base} ({attempt})".strip()
-            try:
-                return self.kind.get(self.kind.add(candidate))
-            except UserError as exc:
-                last_error = render_error(exc)
-                if exc.message is None or exc.message.code != "error.quote_duplicate":
-                    break
-        self._on_refused(last_error)
-        return None
-
-    def _label_key(self) -> str:
-        return "offer" if self.kind.name == "rental" else "note"
-
-    def add_quote(self, quote: Mapping[str, object]) -> Row | None:
-        """Store a complete quote (a finished draft) as one undoable step."""
-        self.clear_banner()
-        row = self._add_unique(quote, self._label_key())
-        if row is None:
-            return None
-        self.undo_stack.push(AddQuotesCommand(self.model, [row], self.tr("adding a quote")))
-        self.model.insert_rows([row])
-        self.model.edited.emit()
-        self.select_id(row["id"], self.kind.provider_key)
-        return row
-
-    def duplicate_selected(self) -> list[Row]:
-        self.clear_banner()
-        added = []
-        for row in self.selected_rows():
-            copy = {key: row.get(key) for key in self.kind.store_columns}
-            added_row = self._add_unique(copy, self._label_key())
-            if added_row is not None:
-                added.append(added_row)
-        if added:
-            self.undo_stack.push(
-                AddQuotesCommand(self.model, added, self.tr("duplicating %n quote(s)", "", len(added)))
-            )
-            self.model.insert_rows(added)
-            self.model.edited.emit()
-            self.select_id(added[0]["id"], self.kind.provider_key)
-        return added
-
-    def delete_selected(self) -> list[Row]:
-        self.clear_banner()
-        rows = [r for r in self.selected_rows() if r.get("origin") != "reference"]
-        skipped = len(self.selected_rows()) - len(rows)
-        deleted: list[Row] = []
-        for row in rows:
-            try:
-                deleted.append(self.kind.delete(row["id"]))
-            except Exception as exc:  # a button's slot: nothing may escape it; the reason is shown instead
-                from desktop.workers import describe_error
-
-                self._on_refused(describe_error(exc))
-        if deleted:
-            self.undo_stack.push(DeleteQuotesCommand(self.model, deleted))
-            self.model.remove_ids([row["id"] for row in deleted])
-            self.model.edited.emit()
-        if skipped:
-            show_banner(
-                self.banner, self.tr("Reference prices kept (they are read-only): {0}").format(skipped)
-            )
-        return deleted
-
-    def select_id(self, quote_id: Any, key: str | None = None) -> None:
-        position = self.model.row_of_id(quote_id)
-        if position < 0:
-            return
-        column = self.model.column_of(key) if key else 0
-        index = self.model.index(position, column)
-        if index.isValid():
-            # Through the selection model: QTableView.selectRow reads the keyboard, and with Ctrl still held
-            # after Ctrl+N (or Ctrl+D) it would toggle the new row out of the selection again.
-            flags = QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
-            self.table.selectionModel().setCurrentIndex(index, flags)
-            self.table.scrollTo(index)
-
-    def set_busy(self, busy: bool) -> None:
-        self.model.read_only = busy
-        self._update_buttons()
 
 
 class QuotesPage(Page):
@@ -565,9 +94,6 @@ class QuotesPage(Page):
         self.retranslate()
 
     # -- page interface ----------------------------------------------------------------------------------------
-    def title(self) -> str:
-        return self.tr("Quotes")
-
     def retranslate(self) -> None:
         self.tabs.setTabText(0, self.tr("Rental (per GPU-hour)"))
         self.tabs.setTabText(1, self.tr("Purchase"))
@@ -673,6 +199,11 @@ class QuotesPage(Page):
         spot = pricing.spot_overhead(row) if kind == "rental" else None
         if spot is not None:
             texts["per_useful_gpu_hour"], tips["per_useful_gpu_hour"] = self._useful_price_text(price, spot)
+        elif kind == "rental" and row.get("kind") != "spot":  # an empty cell read as "unknown": say "nothing lost"
+            texts["per_useful_gpu_hour"] = "—"
+            tips["per_useful_gpu_hour"] = self.tr(
+                "Not a spot quote: nothing is reclaimed, so its price per GPU-hour is its price per useful GPU-hour"
+            )
         return Derived(texts, sort, tips)
 
     def _useful_price_text(self, price: float, spot: SpotOverhead) -> tuple[str, str]:
@@ -859,124 +390,3 @@ class QuotesPage(Page):
             on_error=lambda message: show_banner(self.current_tab().banner, message, error=True),
             name="export quotes CSV",
         )  # fmt: skip
-
-
-# --------------------------------------------------------------------------------------------------------------
-# CSV preview (pool thread; no widgets)
-
-
-@dataclass
-class ImportPreview:
-    path: str
-    kind: str
-    total: int = 0
-    good: int = 0
-    errors: list[tuple[int, Message]] = field(default_factory=list)  # (spreadsheet row, reason)
-
-    @property
-    def bad_rows(self) -> int:
-        return len({row for row, _ in self.errors})
-
-
-def detect_quote_kind(path: str) -> str | None:
-    """ "rental" or "purchase" from the CSV header (a purchase sheet names vendor and price), None if unclear."""
-    try:
-        with open(path, encoding="utf-8-sig", errors="replace") as handle:
-            header = handle.readline().lower()
-    except OSError:
-        return None
-    cells = {cell.strip() for cell in header.replace(";", ",").split(",")}
-    if {"vendor", "price"} <= cells:
-        return "purchase"
-    if "provider" in cells:
-        return "rental"
-    return None
-
-
-def preview_csv(
-    store: StoreProtocol, path: str, kind: str, progress: LoadProgress | None = None
-) -> ImportPreview:
-    """Read and validate every row exactly as the import will, without writing anything."""
-    from planner.store.quotes import PURCHASE, RENTAL, read_quote_csv
-
-    spec = RENTAL if kind == "rental" else PURCHASE
-    parsed = read_quote_csv(path, spec)  # UserError for a file-level problem
-    resolver = store.user_gpus.resolver()
-    preview = ImportPreview(path=path, kind=kind, total=len(parsed.rows) + len(parsed.errors))
-    preview.errors.extend(parsed.errors)
-    for done, (row_number, cells) in enumerate(parsed.rows):
-        _cleaned, reasons = spec.clean(cells, resolver)
-        if reasons:
-            preview.errors.extend((row_number, reason) for reason in reasons)
-        else:
-            preview.good += 1
-        if progress is not None and done % 2000 == 0:
-            progress(done / max(len(parsed.rows), 1), "checking")
-    preview.errors.sort(key=lambda item: item[0])
-    return preview
-
-
-def import_csv(
-    store: StoreProtocol, path: str, kind: str, progress: LoadProgress | None = None
-) -> tuple[ImportResult, list[Row]]:
-    """Import a quote CSV (on a pool thread); (what the import did, the stored rows it added, for undo)."""
-    quotes: RentalQuoteStore | PurchaseQuoteStore = (
-        store.rental_quotes if kind == "rental" else store.purchase_quotes
-    )
-
-    def report(stage: str, done: int, total: int) -> None:
-        if progress is not None:
-            progress(done / total if total else 0.0, stage)
-
-    before = {row["id"] for row in quotes.find(mine_only=True)}
-    result = quotes.import_csv(path, skip_invalid=True, progress=report)
-    added: list[Row] = []
-    if result.added:
-        added = [dict(row) for row in quotes.find(mine_only=True) if row["id"] not in before]
-    return result, added
-
-
-class ImportPreviewDialog(QDialog):
-    """What an import would do: rows ready, rows refused with their reasons; nothing written until OK."""
-
-    def __init__(self, preview: ImportPreview, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.preview = preview
-        self.setWindowTitle(self.tr("Import preview"))
-        summary = QLabel(self)
-        summary.setWordWrap(True)
-        summary.setText(
-            self.tr(
-                "{0}: {1} rows, <b>{2} ready to import</b>, {3} refused (listed below; they will be skipped)."
-            ).format(preview.path, preview.total, preview.good, preview.bad_rows)
-        )
-        shown = preview.errors[:PREVIEW_ROWS_SHOWN]
-        self.table = QTableWidget(len(shown), 2, self)
-        self.table.setHorizontalHeaderLabels([self.tr("Row"), self.tr("Reason")])
-        for position, (row_number, reason) in enumerate(shown):
-            number = QTableWidgetItem(str(row_number))
-            number.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            self.table.setItem(position, 0, number)
-            self.table.setItem(position, 1, QTableWidgetItem(render(reason)))
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.resizeColumnToContents(0)
-        self.table.setVisible(bool(shown))
-        self.buttons = QDialogButtonBox(self)
-        self.import_button = self.buttons.addButton(
-            self.tr("Import valid rows ({0})").format(preview.good), QDialogButtonBox.ButtonRole.AcceptRole
-        )
-        self.import_button.setEnabled(preview.good > 0)
-        self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(summary)
-        if len(preview.errors) > PREVIEW_ROWS_SHOWN:
-            layout.addWidget(
-                QLabel(self.tr("Showing the first {0} problems.").format(PREVIEW_ROWS_SHOWN), self)
-            )
-        layout.addWidget(self.table, 1)
-        layout.addWidget(self.buttons)
-        self.resize(720, 420 if shown else 160)

@@ -19,7 +19,6 @@ same numbers. The page says up to which job size spot pays (planner.scale.compar
 from __future__ import annotations
 
 import sqlite3
-import statistics
 from typing import TYPE_CHECKING, Any, cast
 
 from PySide6 import QtCore
@@ -30,21 +29,21 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QScrollArea,
-    QSlider,
     QSpinBox,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop import fmt
+from desktop import fmt, rent_buy_text
 from desktop.charts.rentbuy_chart import RentBuyChart
 from desktop.messages import render_error
 from desktop.pages.base import Page
+from desktop.pages.page_widgets import fit_to_contents_width
+from desktop.pages.rent_buy_widgets import LabelledSlider, money_spin
 from desktop.plan_request import (
     Note,
     PageInputError,
@@ -55,8 +54,11 @@ from desktop.plan_request import (
     typical_price,
 )
 from desktop.qmodels.quotes import rate_text
+from desktop.spot_rates import chosen_spot_rate, quoted_spot_rate
+from planner.break_even import break_even_months_by_rent
 from planner.errors import UserError
 from planner.resolver import ON_DEMAND, RESERVED
+from planner.store.quotes import MAX_PRICE_PER_GPU_HOUR
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -71,76 +73,16 @@ if TYPE_CHECKING:
 DEFAULT_SERVER_OVERHEAD = 0.25  # server, network and rack as a share of the GPU price when no quote says
 DEFAULT_UTILIZATION = 0.6
 DEFAULT_HORIZON_MONTHS = 36
+# A kWh costs about 0.1-0.4 in dollars or euros but thousands in some currencies (1,500 IDR): the field stops far
+# above any of them rather than clip a price in a small unit.
+MAX_ELECTRICITY_PER_KWH = 1e6
+INPUTS_WIDTH = 340  # the input column at least; wider where its words need it (fit_to_contents_width)
 DEFAULT_RUNS_PER_MONTH = 4  # a plan's job, run once a week, until the user says how often
-SPOT_RATE_QUOTES = 1_000  # spot quotes read for their stated reclaim rates: one bounded query on a refill
 # Qt's marker for pyside6-lupdate (it finds the calls by this name), typed: it returns its text unchanged.
 QT_TRANSLATE_NOOP = cast("Callable[[str, str], str]", QtCore.QT_TRANSLATE_NOOP)
 _RATE_NOT_A_NUMBER = QT_TRANSLATE_NOOP(
     "RentBuyPage", "the spot reclaim rate must be a number of reclaims per node-hour (0.02), got '{0}'"
 )
-
-
-def crossing_month(
-    buy: list[float] | tuple[float, ...], rent: list[float] | tuple[float, ...]
-) -> float | None:
-    """First (interpolated) month at which cumulative buying is no dearer than cumulative renting, or None.
-
-    Month 0 is the purchase day (buy > rent there unless buying is free); the resale credit in the last month is
-    ignored here, so the marker shows when owning has paid for itself through use alone.
-    """
-    end = len(buy) - 1
-    for month in range(1, end + 1):
-        buy_now = (
-            buy[month]
-            if month < end
-            else buy[month - 1] + (buy[month - 1] - buy[month - 2] if month >= 2 else 0)
-        )
-        if buy_now <= rent[month]:
-            before = buy[month - 1] - rent[month - 1]
-            after = buy_now - rent[month]
-            return month - 1 + (before / (before - after) if before != after else 1.0)
-    return None
-
-
-class _Slider(QWidget):
-    """A slider with its value shown beside it; value_changed(float) in the slider's unit."""
-
-    value_changed = Signal(float)
-
-    def __init__(self, minimum: int, maximum: int, scale: float = 1.0, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.scale = scale
-        self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.slider.setRange(minimum, maximum)
-        self.label = QLabel()
-        self.label.setMinimumWidth(64)
-        self.label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.formatter = lambda value: fmt.number(value, 0)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.slider, 1)
-        layout.addWidget(self.label)
-        self.slider.valueChanged.connect(self._changed)
-
-    def value(self) -> float:
-        return self.slider.value() * self.scale
-
-    def set_value(self, value: float) -> None:
-        with QSignalBlocker(self.slider):
-            self.slider.setValue(round(value / self.scale))
-        self.label.setText(self.formatter(self.value()))
-
-    def _changed(self, _: int) -> None:
-        self.label.setText(self.formatter(self.value()))
-        self.value_changed.emit(self.value())
-
-
-def _money_spin(maximum: float = 1e9, decimals: int = 2) -> QDoubleSpinBox:
-    spin = QDoubleSpinBox()
-    spin.setRange(0, maximum)
-    spin.setDecimals(decimals)
-    spin.setGroupSeparatorShown(True)
-    return spin
 
 
 class RentBuyPage(Page):
@@ -194,7 +136,7 @@ class RentBuyPage(Page):
         self.runs_spin.setValue(DEFAULT_RUNS_PER_MONTH)
         self.job_label = QLabel()
         self.job_label.setWordWrap(True)
-        self.purchase_spin = _money_spin(1e9, 0)
+        self.purchase_spin = money_spin(1e9, 0)
         self.purchase_spin.setSingleStep(500)
         self.overhead_spin = QDoubleSpinBox()
         self.overhead_spin.setRange(0, 300)
@@ -206,7 +148,7 @@ class RentBuyPage(Page):
         self.pue_spin.setRange(1.0, 3.0)
         self.pue_spin.setSingleStep(0.05)
         self.pue_spin.setDecimals(2)
-        self.electricity_spin = _money_spin(100, 3)
+        self.electricity_spin = money_spin(MAX_ELECTRICITY_PER_KWH, 3)
         self.electricity_spin.setSingleStep(0.01)
         self.maintenance_spin = QDoubleSpinBox()
         self.maintenance_spin.setRange(0, 100)
@@ -214,9 +156,11 @@ class RentBuyPage(Page):
         self.resale_spin = QDoubleSpinBox()
         self.resale_spin.setRange(0, 100)
         self.resale_spin.setDecimals(0)
-        self.on_demand_spin = _money_spin(1000, 2)
-        self.spot_spin = _money_spin(1000, 2)
-        self.reserved_spin = _money_spin(1000, 2)
+        # Rental prices up to the store's own limit per GPU-hour: 1,400 RUB (about $15) is an ordinary quote, so
+        # a field that stopped at 1,000 silently priced it at 1,000 and turned a typed 1400 into 140.
+        self.on_demand_spin = money_spin(MAX_PRICE_PER_GPU_HOUR, 2)
+        self.spot_spin = money_spin(MAX_PRICE_PER_GPU_HOUR, 2)
+        self.reserved_spin = money_spin(MAX_PRICE_PER_GPU_HOUR, 2)
         # Spot reclaims: the CLI's `rentbuy --spot-interruptions-per-node-hour`, `--checkpoint-write-minutes` and
         # `--restart-minutes`; an empty rate takes the spot quotes' stated one, else the provider's typical one.
         self.spot_rate_edit = QLineEdit()
@@ -229,11 +173,11 @@ class RentBuyPage(Page):
         self.restart_spin.setDecimals(1)
         self.hybrid_spin = QSpinBox()
         self.hybrid_spin.setRange(0, 100000)
-        self.hours_slider = _Slider(1, 24)
-        self.utilization_slider = _Slider(1, 100, 0.01)
+        self.hours_slider = LabelledSlider(1, 24)
+        self.utilization_slider = LabelledSlider(1, 100, 0.01)
         self.utilization_slider.formatter = lambda value: fmt.percent(value)
-        self.horizon_slider = _Slider(6, 120)
-        self.spot_share_slider = _Slider(0, 100, 0.01)
+        self.horizon_slider = LabelledSlider(6, 120)
+        self.spot_share_slider = LabelledSlider(0, 100, 0.01)
         self.spot_share_slider.formatter = lambda value: fmt.percent(value)
 
         self.labels: dict[str, QLabel] = {}
@@ -279,10 +223,11 @@ class RentBuyPage(Page):
         for box in (self.use_box, self.buy_box, self.rent_box):
             inputs_layout.addWidget(box)
         inputs_layout.addStretch(1)
-        scroll = QScrollArea()
+        scroll = self.inputs_scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(inputs)
-        scroll.setMinimumWidth(340)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(INPUTS_WIDTH)
 
         self.headline = QLabel()
         self.headline.setWordWrap(True)
@@ -348,9 +293,6 @@ class RentBuyPage(Page):
             _select(self.gpu_combo, "h100-sxm")
         self.hybrid_spin.setValue(4)
         self.refill_prices()
-
-    def title(self) -> str:
-        return self.tr("Rent or buy")
 
     def retranslate(self) -> None:
         self.use_box.setTitle(self.tr("Use"))
@@ -442,6 +384,7 @@ class RentBuyPage(Page):
         self._reword_price_sources()
         self.chart.retranslate()
         self._draw()
+        fit_to_contents_width(self.inputs_scroll, INPUTS_WIDTH)  # the words of the new language
 
     def _reword_price_sources(self) -> None:
         """After a language switch: say again where each price came from, keeping every value the user sees."""
@@ -473,7 +416,7 @@ class RentBuyPage(Page):
     def fill_from_plan(self, option: PlanOption | None, force: bool = False) -> None:
         """Take GPU type, count and job from the plan's chosen option while following the plan."""
         self._plan_option = option
-        self.chosen_spot_rate = self._chosen_spot_rate()
+        self.chosen_spot_rate = chosen_spot_rate(self.context.store, self._plan_option)
         self._show_spot_rate_source()
         if option is not None and self.follow_plan.isChecked():
             with QSignalBlocker(self.gpu_combo), QSignalBlocker(self.gpus_spin):
@@ -569,8 +512,8 @@ class RentBuyPage(Page):
         spot = typical_price(prices, gpu.id, ("spot",), self.currency, rates, found)
         reserved = typical_price(prices, gpu.id, RESERVED, self.currency, rates, found)
         self.notes.extend(found)
-        self.quoted_spot_rate = self._quoted_spot_rate(gpu.id)
-        self.chosen_spot_rate = self._chosen_spot_rate()
+        self.quoted_spot_rate = quoted_spot_rate(self.context.store, gpu.id)
+        self.chosen_spot_rate = chosen_spot_rate(self.context.store, self._plan_option)
         self._show_spot_rate_source()
         purchase, overhead, power, purchase_note = self._purchase(gpu, rates)
         self.price_sources = {
@@ -604,34 +547,6 @@ class RentBuyPage(Page):
         del blockers
         self._set_currency_suffixes()
         self.schedule()
-
-    def _quoted_spot_rate(self, gpu_id: str) -> tuple[float | None, int]:
-        """The median reclaim rate the spot quotes of this GPU type state (the user's own when there are any,
-        like the price rule, else the reference ones) and how many state one; one bounded query."""
-        try:
-            rows = self.context.store.rental_quotes.find(gpu=gpu_id, kind="spot", limit=SPOT_RATE_QUOTES)
-        except (sqlite3.Error, UserError):  # a database that cannot answer: the typical rate stands in
-            return None, 0
-        chosen = [row for row in rows if row.get("origin") == "user"] or rows
-        rates = (row["interruptions_per_hour"] for row in chosen)
-        stated = [float(rate) for rate in rates if rate is not None]
-        return (statistics.median(stated), len(stated)) if stated else (None, 0)
-
-    def _chosen_spot_rate(self) -> float | None:
-        """The reclaim rate of the spot quote the followed plan's option runs on ("h100-sxm@quote:12"), if it
-        states one; one row read."""
-        from planner.resolver import OFFER_SEPARATOR
-
-        option = self._plan_option
-        if option is None:
-            return None
-        _, _, offer = str(option.gpu.id).partition(OFFER_SEPARATOR + "quote:")
-        try:
-            row = self.context.store.rental_quotes.get(int(offer)) if offer.isdigit() else None
-        except (sqlite3.Error, UserError, KeyError):  # gone meanwhile: the other sources stand in
-            return None
-        rate = row["interruptions_per_hour"] if row is not None and row["kind"] == "spot" else None
-        return float(rate) if rate is not None else None
 
     def _rate_source(self) -> tuple[float, str]:
         """(reclaims per node-hour, where from) an empty rate field stands for: the plan's chosen spot quote, else
@@ -808,11 +723,7 @@ class RentBuyPage(Page):
             ]
         if "buy" not in series:
             return series, {}
-        break_even = {"on_demand": result.break_even_months}
-        for key in ("spot", "reserved", "rent_mix"):
-            if key in series:
-                break_even[key] = crossing_month(series["buy"], series[key])
-        return series, break_even
+        return series, break_even_months_by_rent(result.inputs, share, within_horizon=True)
 
     def _draw(self) -> None:
         if not hasattr(self, "chart"):
@@ -820,7 +731,7 @@ class RentBuyPage(Page):
         if self.result is None:
             self.headline.setText(
                 "<b>"
-                + self.tr("Cannot compare: {0}").format(_escape(self.error or self.tr("no inputs yet")))
+                + self.tr("Cannot compare: {0}").format(rent_buy_text.escape(self.error or self.tr("no inputs yet")))
                 + "</b>"
             )
             self.chart.set_data({}, {}, self.currency)
@@ -829,140 +740,8 @@ class RentBuyPage(Page):
         self.spot_share_slider.setEnabled("spot" in self.result.series)
         series, break_even = self.chart_series()
         self.chart.set_data(series, break_even, self.currency)
-        self.headline.setText(self._recommendation())
-        self.figures.setText(self._figures_html())
-
-    def _plan_name(self, key: str) -> str:
-        return {
-            "on_demand": self.tr("renting on demand"),
-            "spot": self.tr("renting spot"),
-            "reserved": self.tr("renting reserved"),
-            "buy": self.tr("buying"),
-            "hybrid": self.tr("hybrid (own the base load, rent the bursts)"),
-        }[key]
-
-    def _recommendation(self) -> str:
-        result = self.result
-        assert result is not None  # _draw shows the error instead
-        inputs = result.inputs
-        years = fmt.number(inputs.horizon_months / 12, 1 if inputs.horizon_months % 12 else 0)
-        cheapest = result.cheapest
-        text = self.tr(
-            "<b>{0} is cheapest</b> over {1} years for %n {2} GPU(s) at {3} utilisation, {4} h/day: {5}.",
-            "",
-            inputs.gpus,
-        ).format(
-            self._plan_name(cheapest).capitalize(),
-            years,
-            _escape(self.gpu_combo.currentText()),
-            fmt.percent(inputs.utilization),
-            fmt.number(inputs.hours_per_day, 0),
-            fmt.money_obj(result.totals[cheapest]),
-        )
-        if not inputs.buys:
-            return (
-                text
-                + " "
-                + self.tr("No purchase price is known for {0}: type one to compare buying.").format(
-                    _escape(self.gpu_combo.currentText())
-                )
-            )
-        if result.break_even_gpu_hours is None:
-            text += " " + self.tr(
-                "Owning never pays off: renting costs less per hour than running an owned GPU."
-            )
-        else:
-            text += " " + self.tr("Buying pays off after {0} GPU-hours per GPU").format(
-                fmt.integer(round(result.break_even_gpu_hours))
-            )
-            if result.break_even_months is not None:
-                text += " " + self.tr("(about {0} months at this schedule).").format(
-                    fmt.number(result.break_even_months, 1)
-                )
-            else:
-                text += "."
-        if result.break_even_utilization is None:
-            text += " " + self.tr("Renting wins even at 100% utilisation over this horizon.")
-        else:
-            text += " " + self.tr("Owning beats on-demand renting above {0} utilisation.").format(
-                fmt.percent(result.break_even_utilization)
-            )
-        return text
-
-    def _figures_html(self) -> str:
-        result = self.result
-        assert result is not None  # _draw shows the error instead
-        series, break_even = self.chart_series()
-        rows = []
-        for key in ("on_demand", "spot", "reserved", "buy", "hybrid"):
-            if key not in result.totals:
-                continue
-            months = break_even.get(key)
-            when = ""
-            if key in break_even:
-                if months is not None:
-                    when = self.tr("buying cheaper after {0} months").format(fmt.number(months, 1))
-                elif result.totals["buy"].amount < result.totals[key].amount:
-                    # The cumulative lines never cross before the horizon: only the resale at the end tips it.
-                    when = self.tr("buying cheaper only at the end, counting the resale")
-                else:
-                    when = self.tr("buying never cheaper")
-            source = self.price_sources.get(key, "") if hasattr(self, "price_sources") else ""
-            if key == "buy":
-                source = self.price_sources.get("purchase", "") if hasattr(self, "price_sources") else ""
-            rows.append(
-                f"<tr><td>{_escape(self._plan_name(key))}</td><td align='right'>{fmt.money_obj(result.totals[key])}</td>"
-                f"<td>{_escape(when)}</td><td><small>{_escape(source)}</small></td></tr>"
-            )
-        owned = self.tr("Owned cost per busy GPU-hour: {0}; running cost (power, maintenance): {1}.").format(
-            fmt.money(result.owned_cost_per_gpu_hour, self.currency),
-            fmt.money(result.running_cost_per_gpu_hour, self.currency),
-        )
-        notes = "".join(f"<br><small>{_escape(render_note(n))}</small>" for n in dict.fromkeys(self.notes))
-        spot = self.spot_verdict()
-        spot_html = f"<br>{_escape(spot)}" if spot else ""
-        names = (
-            self.tr("Plan"),
-            self.tr("Total over the horizon"),
-            self.tr("Break-even"),
-            self.tr("Price from"),
-        )
-        header = (
-            f"<tr><th align='left'>{names[0]}</th><th align='right'>{names[1]}</th>"
-            f"<th align='left'>{names[2]}</th><th align='left'>{names[3]}</th></tr>"
-        )
-        return f"<table cellspacing='6'>{header}{''.join(rows)}</table>{_escape(owned)}{spot_html}{notes}"
-
-    def spot_verdict(self) -> str:
-        """What reclaims cost the spot line and up to which job size spot pays (planner.costs.spot_line)."""
-        spot = self.spot
-        if spot is None or self.result is None or "spot" not in self.result.series:
-            return ""
-        rate, source = self.rate_in_use()
-        text = self.tr(
-            "Spot: {0} reclaims per node-hour ({1}) on %n node(s) add {2} hours for work lost since the last "
-            "checkpoint and restarts.", "", spot.nodes,
-        ).format(rate_text(rate), source, fmt.percent(spot.overhead_fraction, 1))  # fmt: skip
-        comparison = spot.comparison
-        if comparison is None:
-            return text
-        text += " " + self.tr("That is {0} per useful GPU-hour against {1} on demand;").format(
-            fmt.money(comparison.spot_per_useful_gpu_hour, self.currency),
-            fmt.money(comparison.on_demand_per_useful_gpu_hour, self.currency),
-        )
-        nodes = comparison.break_even_nodes
-        if nodes is None:
-            text += " " + self.tr("spot pays at every job size.")
-        elif nodes == 0:
-            text += " " + self.tr("spot does not pay, not even on one node.")
-        else:
-            if not comparison.pays:  # this job is above the size at which spot stops paying
-                text += " " + self.tr("spot does not pay for this job;")
-            text += " " + self.tr(
-                "spot pays for jobs up to %n node(s) of {0} GPUs and stops paying above (each reclaimed node "
-                "stops the whole job).", "", nodes,
-            ).format(spot.gpus_per_node)  # fmt: skip
-        return text
+        self.headline.setText(rent_buy_text.recommendation(self))
+        self.figures.setText(rent_buy_text.figures_html(self))
 
     def shutdown(self) -> None:
         """The window is closing: no more recomputing (the store closes after this)."""
@@ -989,7 +768,3 @@ def _select(combo: QComboBox, data: Any) -> None:
     index = combo.findData(data)
     if index >= 0:
         combo.setCurrentIndex(index)
-
-
-def _escape(text: str) -> str:
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

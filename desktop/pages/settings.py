@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from desktop.context import CURRENCIES
 from desktop.pages.base import Page
-from desktop.pages.hardware import banner, show_banner
+from desktop.pages.page_widgets import banner, show_banner
 from desktop.qmodels.probe_history import summarise_devices
 
 if TYPE_CHECKING:
@@ -151,9 +151,6 @@ class SettingsPage(Page):
         layout.addWidget(scroll)
 
     # -- page interface ----------------------------------------------------------------------------------------
-    def title(self) -> str:
-        return self.tr("Settings")
-
     def retranslate(self) -> None:
         self.money_box.setTitle(self.tr("Money"))
         self.currency_label.setText(self.tr("Display currency:"))

@@ -13,9 +13,7 @@ in the interface language and finds the selected option, the model and the workl
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QProcess, QProcessEnvironment, QTimer, Signal
@@ -42,12 +40,12 @@ from planner.memory.trace import (
     parse_trace_line,
     trace_arguments,
 )
+from profiler.child_command import isolated_module_command
 
 if TYPE_CHECKING:
     from planner.models import ModelSpec
     from planner.search import PlanOption, Workload
 
-ROOT = Path(__file__).resolve().parents[2]
 ROWS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "peak")
 
 
@@ -106,8 +104,6 @@ class TraceProcess(QObject):
         process = QProcess(self)
         environment = QProcessEnvironment.systemEnvironment()
         environment.insert("PYTHONUNBUFFERED", "1")
-        path = os.pathsep.join(filter(None, [str(ROOT), environment.value("PYTHONPATH")]))
-        environment.insert("PYTHONPATH", path)
         process.setProcessEnvironment(environment)
         process.readyReadStandardOutput.connect(self._on_stdout)
         process.readyReadStandardError.connect(self._on_stderr)
@@ -115,7 +111,9 @@ class TraceProcess(QObject):
         process.errorOccurred.connect(self._on_error)
         self._process = process
         self._timer.start(int(timeout_s * 1000))
-        process.start(sys.executable, ["-m", TRACE_MODULE, *arguments])
+        # isolated from the current folder: a model folder's own json.py or torch.py never runs here
+        command = isolated_module_command(TRACE_MODULE, arguments, unbuffered=True)
+        process.start(command[0], command[1:])
 
     def cancel(self) -> None:
         if self.running and self._process is not None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 
 from desktop import fmt
-from desktop.messages import QT_TRANSLATE_NOOP  # typed: returns its text
+from desktop.message_templates import QT_TRANSLATE_NOOP  # typed: returns its text
 from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
 from planner.vocabulary import Confidence
 
@@ -45,7 +45,7 @@ SERVING_COLUMNS = (
     ("option", QT_TRANSLATE_NOOP("PlanOptionsModel", "GPUs")),
     ("strategy", QT_TRANSLATE_NOOP("PlanOptionsModel", "Strategy")),
     ("memory", QT_TRANSLATE_NOOP("PlanOptionsModel", "Memory\nper GPU")),
-    ("ttft", QT_TRANSLATE_NOOP("PlanOptionsModel", "First\ntoken")),
+    ("ttft", QT_TRANSLATE_NOOP("PlanOptionsModel", "First token\n(prefill + wait)")),
     ("tpot", QT_TRANSLATE_NOOP("PlanOptionsModel", "Per\ntoken")),
     ("tokens_per_s", QT_TRANSLATE_NOOP("PlanOptionsModel", "Tokens/s\n(all users)")),
     ("per_million", QT_TRANSLATE_NOOP("PlanOptionsModel", "Cost per\n1M tokens")),
@@ -314,10 +314,13 @@ class PlanOptionsModel(FlatTableModel):
                     option.layout.micro_batch, steps
                 )
         if key == "ttft":
+            workload = getattr(option, "workload", None)
+            prompt = getattr(workload, "prompt_len", None)
             return QCoreApplication.translate(
                 "PlanOptionsModel",
-                "Time to first token (TTFT): the prompt's prefill before the first output token",
-            )
+                "Time to first token (TTFT) of a {0}-token prompt: the wait for a free slot, the prompt's prefill "
+                "and the engine's per-request overhead",
+            ).format(fmt.integer(prompt) if prompt else "?")
         if key == "tpot":
             return QCoreApplication.translate(
                 "PlanOptionsModel", "Time per output token (TPOT) while decoding: the pace each user sees"

@@ -16,7 +16,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
 from desktop import fmt
-from desktop.messages import QT_TRANSLATE_NOOP  # typed: returns its text
+from desktop.message_templates import QT_TRANSLATE_NOOP  # typed: returns its text
 from desktop.plan_scale_text import choice_details, choice_name
 from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
 

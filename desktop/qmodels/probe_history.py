@@ -12,6 +12,7 @@ from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex,
 
 from desktop import fmt
 from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
+from planner.visible_text import pictured_controls
 
 if TYPE_CHECKING:
     from planner.gpus import GpuSpec
@@ -173,7 +174,8 @@ class ProbeHistoryModel(FlatTableModel):
             return None
         row, key = self.rows[index.row()], COLUMNS[index.column()][0]
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(row, key)
+            shown = self._display(row, key)
+            return pictured_controls(shown) if isinstance(shown, str) else shown  # a label's ESC shows as ␛
         if role == SORT_ROLE:
             return self._sort_value(row, key)
         if role == RUN_ID_ROLE:

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import QApplication
 from desktop import fmt
 from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
 from desktop.quote_pricing import SYNC_ROWS, Row
+from planner.visible_text import pictured_controls
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QUndoStack
@@ -405,6 +406,14 @@ class QuoteTableModel(FlatTableModel):
         if 0 <= self.sort_column < len(self.columns) and self.columns[self.sort_column].derived:
             self.rearrange(reset=False)  # converted prices may change the order of mixed currencies
 
+    def reformat(self) -> None:
+        """The interface language changed: the derived columns are cached as formatted text ("$2.75" becomes
+        "2,75 $"), so drop them and let every cell and header be worded again."""
+        self._derived.clear()
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self.columns) - 1)
+        if self.rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(self.columns) - 1))
+
     # -- filtering and sorting ---------------------------------------------------------------------------------
     def set_filter(self, **values: Any) -> None:
         """Show only the quotes matching ``values`` (QuoteFilter fields)."""
@@ -625,7 +634,8 @@ class QuoteTableModel(FlatTableModel):
             return self._derived_data(index.row(), column.key.removeprefix("derived:"), role)
         value = row.get(column.key)
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(column, value, row)
+            shown = self._display(column, value, row)
+            return pictured_controls(shown) if isinstance(shown, str) else shown  # a provider's ESC shows as ␛
         if role == Qt.ItemDataRole.EditRole:
             if column.editor == "date":
                 return QDate.fromString(str(value), "yyyy-MM-dd") if value else QDate()

@@ -13,8 +13,10 @@ import json
 import os
 import sys
 
+from planner.cli.terminal import visible_stdout
 from planner.errors import UserError
 from planner.messages import msg
+from profiler.exits import streams_present
 
 # name -> module under planner.cli that registers it. Order is the order of `--help`.
 SUBCOMMANDS = {
@@ -44,6 +46,9 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports bad arguments as one line and exit code 2 (argparse's own code)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        if message.startswith("argument "):  # "argument --mfu: --mfu must be ...": the option named once
+            option, _, rest = message.removeprefix("argument ").partition(": ")
+            message = rest if rest.startswith(option.split("/")[-1] + " ") else message
         sys.stderr.write(f"gpu-advisor: error: {one_line(_with_suggestion(message))}\n")
         raise SystemExit(2)
 
@@ -75,11 +80,29 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module_name in SUBCOMMANDS.values():
         importlib.import_module(module_name).register(sub)
+    limit_numbers(parser)
     return parser
 
 
+def limit_numbers(parser: argparse.ArgumentParser) -> None:
+    """Every int/float option of every subcommand checked against planner.limits before it is a number: digit
+    cap, finite, the quantity's physical range (a new option gets this without asking)."""
+    from planner.limits import argparse_type
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for subparser in set(action.choices.values()):
+                limit_numbers(subparser)
+        elif action.type in (int, float):
+            option = action.option_strings[-1] if action.option_strings else action.dest
+            action.type = argparse_type(action.dest, action.type is int, option)
+
+
 def print_json(payload: object) -> None:
-    json.dump(payload, sys.stdout, indent=2, ensure_ascii=False)
+    """`payload` as strict JSON: a non-finite figure (there should be none) is null, never Infinity."""
+    from planner.limits import finite_json
+
+    json.dump(finite_json(payload), sys.stdout, indent=2, ensure_ascii=False, allow_nan=False)
     sys.stdout.write("\n")
 
 
@@ -103,15 +126,8 @@ def one_line(text: str) -> str:
     return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
-def _streams_present() -> None:
-    """`gpu-advisor ... >&-` starts Python with sys.stdout None: print to nowhere instead of crashing."""
-    for name in ("stdout", "stderr"):
-        if getattr(sys, name) is None:
-            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115 - lives as long as the process
-
-
 def main(argv: list[str] | None = None) -> int:
-    _streams_present()
+    streams_present()  # also when called in-process (tests, the self-test) rather than from the entry point
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         _refuse_unusable_arguments(argv)
@@ -119,14 +135,18 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"gpu-advisor: error: {one_line(str(exc))}\n")
         return 2
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # a refused argument (one line already written) or --help: its exit code
+        return exc.code if isinstance(exc.code, int) else 2
     if args.db:
         os.environ["GPU_ADVISOR_DB"] = args.db
     if not getattr(args, "handler", None):
         parser.print_help()
         return 0
     try:
-        return int(args.handler(args) or 0)
+        with visible_stdout():  # text from files reaches the terminal with its control characters escaped
+            return int(args.handler(args) or 0)
     except UserError as exc:
         sys.stderr.write(f"gpu-advisor: {one_line(str(exc))}\n")
         return 2

@@ -44,7 +44,7 @@ def user_gpus() -> list[GpuSpec]:
 
 def detected_gpus(extra: list[GpuSpec]) -> tuple[list[DetectedGpu], str | None]:
     """(local GPUs with the matching catalog id or None, reason when NVML found nothing)."""
-    from profiler.nvml import read_inventory
+    from profiler.nvml_inventory import read_inventory
 
     inventory = read_inventory()
     if not inventory.available:

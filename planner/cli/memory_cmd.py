@@ -12,7 +12,7 @@ from planner.models import ModelSpec, resolve_model
 from planner.vocabulary import Layout, LoraTarget, Offload, Optimizer, Precision, Recompute, Task
 
 if TYPE_CHECKING:  # profiler.nvml is imported only when --gpu local asks for it
-    from profiler.nvml import GpuInfo
+    from profiler.nvml_inventory import GpuInfo
 
 # What the --task flag accepts: every Task spelling ("train" is the documented one for full training).
 TASK_CHOICES = Task.choices()
@@ -45,7 +45,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="micro-batch: sequences per GPU per step (inference: concurrent sequences)",
     )
     parser.add_argument(
-        "--seq-len", type=int, default=None, help="tokens per sequence (default: 4096, or the model's context if shorter)"
+        "--seq-len",
+        type=int,
+        default=None,
+        help="tokens per sequence (default: 4096, or the model's context if shorter)",
     )
     parser.add_argument("--dp", type=int, default=1, help="data-parallel degree")
     parser.add_argument("--tp", type=int, default=1, help="tensor-parallel degree")
@@ -156,7 +159,7 @@ def gpu_capacity(gpu_arg: str, precision: str) -> tuple[str | None, int | None, 
 
 
 def _local_capacity() -> tuple[str | None, int | None, list[str]]:
-    from profiler.nvml import read_inventory
+    from profiler.nvml_inventory import read_inventory
 
     inventory = read_inventory()
     if not inventory.available or not inventory.gpus:

@@ -3,28 +3,22 @@ there) and return its result; the comparison with the analytic figures is planne
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 from planner.errors import UserError
 from planner.memory.trace import TRACE_MODULE, TRACE_TIMEOUT_S, parse_trace_line
 from planner.messages import msg
+from profiler.child_command import isolated_module_command
 
 
 def run_trace(arguments: list[str], timeout_s: float = TRACE_TIMEOUT_S) -> tuple[dict[str, object], float]:
     """(the child's result, wall seconds); UserError with the child's own message when it fails."""
-    root = Path(__file__).resolve().parents[2]
-    env = dict(
-        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
-    )
-    command = [sys.executable, "-m", TRACE_MODULE, *arguments]
+    command = isolated_module_command(TRACE_MODULE, arguments)
     started = time.monotonic()
     try:
         completed = subprocess.run(
-            command, capture_output=True, text=True, env=env, timeout=timeout_s, check=False
+            command, capture_output=True, text=True, timeout=timeout_s, check=False
         )
     except subprocess.TimeoutExpired:
         raise UserError.of(msg("error.trace_failed", reason=f"no result after {timeout_s:.0f} s")) from None

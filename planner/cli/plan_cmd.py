@@ -65,6 +65,8 @@ MAX_GPUS = 1_000_000  # the largest training clusters have a few hundred thousan
 MAX_SEQUENCES = 10_000_000  # sequences per optimizer step, or concurrent users
 MAX_TOKENS = 1e18  # about 60,000 x the 15.6T tokens Llama 3 was trained on
 MAX_TOKENS_PER_SECOND = 1e12
+MAX_REQUEST_RATE = 1e9  # requests per second
+MAX_LATENCY_MS = 1e9  # about eleven days
 MAX_PRICE_PER_GPU_HOUR = 1e9  # in any currency
 MAX_BUDGET = 1e15
 MAX_DEADLINE_DAYS = 365_000
@@ -127,8 +129,23 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--tokens-per-second", type=float, default=None, help="serving target, output tokens/s"
     )
     parser.add_argument(
-        "--output-len", type=int, default=None,
+        "--output-len", "--output-tokens", dest="output_len", type=int, default=None,
         help=f"serving: tokens generated per request (default {DEFAULT_OUTPUT_LEN}, at most half of --seq-len)",
+    )
+    parser.add_argument(
+        "--prompt-tokens", type=int, default=None,
+        help="serving: tokens per prompt (then --seq-len is prompt + output)",
+    )
+    load = parser.add_mutually_exclusive_group()
+    load.add_argument("--users", type=int, default=None, help="serving: concurrent users (as --batch)")
+    load.add_argument(
+        "--request-rate", type=float, default=None, help="serving: requests per second, Poisson arrivals"
+    )
+    parser.add_argument(
+        "--ttft-ms", type=float, default=None, help="serving target: time to first token at p90, milliseconds"
+    )
+    parser.add_argument(
+        "--tpot-ms", type=float, default=None, help="serving target: mean time per output token, milliseconds"
     )
     parser.add_argument(
         "--engine", default=None, choices=sorted(ENGINES), help="serving engine profile (default vllm)"
@@ -274,17 +291,28 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
                                (args.tokens, "--tokens", MAX_TOKENS),
                                (args.tokens_per_second, "--tokens-per-second", MAX_TOKENS_PER_SECOND),
                                (args.output_len, "--output-len", MAX_SEQ_LEN),
+                               (args.prompt_tokens, "--prompt-tokens", MAX_SEQ_LEN),
+                               (args.users, "--users", MAX_SEQUENCES),
+                               (args.request_rate, "--request-rate", MAX_REQUEST_RATE),
+                               (args.ttft_ms, "--ttft-ms", MAX_LATENCY_MS), (args.tpot_ms, "--tpot-ms", MAX_LATENCY_MS),
                                (args.lora_rank, "--lora-rank", MAX_LORA_RANK)):  # fmt: skip
         _positive(value, what, limit)
     task = Task.parse(args.task)
     inference = task == Task.INFERENCE
+    users = args.users if args.users is not None else args.batch
+    if args.prompt_tokens is not None:
+        args.seq_len = args.prompt_tokens + _output_len(args)
+        args.output_len = _output_len(args)
     return Workload(
         task=task,
         seq_len=args.seq_len,
         global_batch=1 if inference else (args.batch or DEFAULT_GLOBAL_BATCH[task]),
         tokens=args.tokens,
         tokens_per_second=args.tokens_per_second,
-        concurrent_users=args.batch if inference else None,
+        concurrent_users=users if inference else None,
+        request_rate=args.request_rate if inference else None,
+        ttft_target_s=args.ttft_ms / 1000 if args.ttft_ms is not None and inference else None,
+        tpot_target_s=args.tpot_ms / 1000 if args.tpot_ms is not None and inference else None,
         precision=args.precision,
         kv_precision=args.kv_precision,
         optimizer=args.optimizer,
@@ -302,6 +330,8 @@ def _output_len(args: argparse.Namespace) -> int:
     shortened to half the sequence so that a short --seq-len still leaves a prompt."""
     if args.output_len is not None:
         return int(args.output_len)
+    if getattr(args, "prompt_tokens", None) is not None:
+        return DEFAULT_OUTPUT_LEN
     return min(DEFAULT_OUTPUT_LEN, max(1, int(args.seq_len) // 2))
 
 
@@ -545,6 +575,8 @@ def option_details(option: PlanOption) -> list[str]:
             f"({option.batch_per_replica} decoding at once{wait}); prefill "
             f"{(option.prefill_share or 0.0):.0%} of step time; engine {option.engine}"
         )
+    if option.latency is not None:
+        lines.append(latency_line(option))
     failure = option.replica_failure
     if failure is not None:
         target = ""
@@ -564,6 +596,32 @@ def option_details(option: PlanOption) -> list[str]:
             f"{static.continuous_tokens_per_s:,.0f} tokens/s continuous per replica"
         )
     return lines
+
+
+def latency_line(option: PlanOption) -> str:
+    """TTFT p50 / p90 (prefill and queue), TPOT and the p90 inter-token latency, and the targets' verdict."""
+    latency = option.latency
+    assert latency is not None
+    workload = option.workload
+    if latency.overloaded:
+        ttft = "TTFT unbounded (requests arrive faster than the replicas finish them)"
+    else:
+        ttft = (f"TTFT p50 {_duration(latency.ttft_p50_s)}, p90 {_duration(latency.ttft_p90_s)} (prefill "
+                f"{_duration(latency.prefill_s)}, queue {_duration(latency.queue_s)})")  # fmt: skip
+    text = f"{ttft}; TPOT {_duration(option.tpot_s)}, inter-token p90 {_duration(latency.itl_p90_s)}"
+    if latency.request_rate:
+        text += f"; {latency.request_rate:,.3g} requests/s"
+    if workload is not None and (workload.has_latency_targets or workload.tokens_per_second):
+        targets = []
+        if workload.ttft_target_s is not None:
+            targets.append(f"TTFT p90 <= {_duration(workload.ttft_target_s)}")
+        if workload.tpot_target_s is not None:
+            targets.append(f"TPOT <= {_duration(workload.tpot_target_s)}")
+        if workload.tokens_per_second:
+            targets.append(f">= {workload.tokens_per_second:,.0f} tokens/s")
+        verdict = "meets" if latency.meets else f"MISSES (x{latency.miss:.2f} of the worst target)"
+        text += f"; targets {', '.join(targets)}: {verdict}"
+    return text
 
 
 def goodput_lines(option: PlanOption, term: Goodput) -> list[str]:

@@ -1,6 +1,6 @@
 """`gpu-advisor probe [--quick|--full] [--json FILE] [--save|--no-save]` and `gpu-advisor probe import FILE`.
 
-The probe itself runs as a child process (`python -m profiler`, i.e. gpu-probe), so this process never imports
+The probe itself runs as a child process (gpu-probe: `python -I ... profiler`, profiler/child_command.py), so this process never imports
 torch and a driver fault in the probe cannot take it down. GPU_ADVISOR_PROBE_CMD (a shell-like command line)
 replaces the child command, as it does for the GUI; tests use it to run a fake probe.
 """
@@ -21,6 +21,7 @@ from planner.cli.store_access import open_store
 from planner.errors import UserError
 from planner.files import refuse_special_target
 from planner.messages import msg
+from profiler.child_command import isolated_module_command
 
 if TYPE_CHECKING:
     from profiler.report import ProbeReport
@@ -63,7 +64,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def probe_command() -> list[str]:
-    """The gpu-probe command line: GPU_ADVISOR_PROBE_CMD when set, else this interpreter's `-m profiler`."""
+    """The gpu-probe command line: GPU_ADVISOR_PROBE_CMD when set, the bundled gpu-probe in the bundle, else
+    this interpreter running profiler isolated from the current folder."""
     configured = os.environ.get(PROBE_CMD_ENV, "").strip()
     if configured:
         return shlex.split(configured, posix=os.name != "nt")
@@ -71,7 +73,7 @@ def probe_command() -> list[str]:
         return [
             str(Path(sys.executable).resolve().with_name("gpu-probe.exe" if os.name == "nt" else "gpu-probe"))
         ]
-    return [sys.executable, "-m", "profiler"]
+    return isolated_module_command("profiler")
 
 
 def _load(path: str | Path) -> ProbeReport:

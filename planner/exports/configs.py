@@ -14,6 +14,7 @@ from planner.exports.common import (
     precision_of,
     task_of,
 )
+from planner.exports.learning_rate import peak_learning_rate
 from planner.exports.quoting import comment_text, to_yaml
 from planner.exports.runners import AUTOEP_PRESETS, VERSIONS
 from planner.memory.config import DEFAULT_LORA_TARGETS
@@ -28,9 +29,9 @@ _ACCELERATE_PRECISION = {Precision.BF16: "bf16", Precision.FP16: "fp16", Precisi
 # DeepSpeed's ZeRO defaults written out as integers (its pydantic model declares these fields as int).
 _BUCKET_BYTES = 500_000_000
 # AdamW as DeepSpeed builds it from the config (FusedAdam on GPU, DeepSpeedCPUAdam when the optimizer is
-# offloaded); lr is a starting point to tune, betas/eps are PyTorch's AdamW defaults, weight decay 0.1 as in
-# the Llama 2 paper (Touvron et al. 2023, section 2.2).
-_ADAMW = {"lr": 1e-5, "betas": [0.9, 0.95], "eps": 1e-8, "weight_decay": 0.1}
+# offloaded); betas (0.9, 0.95), eps 1e-8 and weight decay 0.1 as in the Llama 2 paper (Touvron et al. 2023,
+# section 2.2); the peak learning rate is the task's (planner.exports.learning_rate; train.py's --lr wins).
+_ADAMW = {"betas": [0.9, 0.95], "eps": 1e-8, "weight_decay": 0.1}
 
 
 # ------------------------------------------------------------------------------------------ ds_config.json
@@ -60,7 +61,7 @@ def deepspeed_config(option: PlanOption, inputs: ExportInputs) -> dict[str, Conf
         "gradient_clipping": 1.0,
         "bf16": {"enabled": precision in (Precision.BF16, Precision.FP8)},
         "fp16": {"enabled": precision == Precision.FP16},
-        "optimizer": {"type": "AdamW", "params": _adamw_params(layout)},
+        "optimizer": {"type": "AdamW", "params": _adamw_params(layout, _peak_lr(option, inputs))},
         "zero_optimization": _zero_section(layout),
         "steps_per_print": 100,
         "wall_clock_breakdown": False,
@@ -72,11 +73,16 @@ def deepspeed_config(option: PlanOption, inputs: ExportInputs) -> dict[str, Conf
     return config
 
 
-def _adamw_params(layout: Layout) -> dict[str, ConfigValue]:
+def _peak_lr(option: PlanOption, inputs: ExportInputs) -> float:
+    spec = inputs.model_spec
+    return peak_learning_rate(task_of(option, inputs), spec.total_params if spec else 0)[0]
+
+
+def _adamw_params(layout: Layout, lr: float) -> dict[str, ConfigValue]:
     """AdamW's settings. Without offload, "torch_adam" makes DeepSpeed use torch.optim.AdamW (foreach kernels)
     instead of its FusedAdam, which it would otherwise JIT-compile with nvcc on the first run (DeepSpeed's
     config docs, optimizer parameters); with offload DeepSpeed's DeepSpeedCPUAdam runs the step on the CPU."""
-    params: dict[str, ConfigValue] = dict(_ADAMW)
+    params: dict[str, ConfigValue] = {"lr": lr, **_ADAMW}
     if layout.offload == Offload.NONE:
         params["torch_adam"] = True
     return params
@@ -139,10 +145,16 @@ def accelerate_config(option: PlanOption, inputs: ExportInputs) -> dict[str, Con
         "main_training_function": "main",
     }
     if backend == "DEEPSPEED":
-        config["deepspeed_config"] = {
+        deepspeed: dict[str, ConfigValue] = {
             "deepspeed_config_file": DS_CONFIG,
             "zero3_init_flag": option.layout.zero == ZeroStage.WEIGHTS,
         }
+        config["deepspeed_config"] = deepspeed
+        if nodes > 1:
+            # "standard": each node's `accelerate launch` starts torchrun with --nnodes / --node_rank and the
+            # nodes meet at the first one; without it accelerate hands the job to DeepSpeed's pdsh launcher,
+            # which needs a hostfile and ssh (accelerate/utils/launch.py prepare_deepspeed_cmd_env)
+            deepspeed["deepspeed_multinode_launcher"] = "standard"
     else:
         config["mixed_precision"] = _ACCELERATE_PRECISION.get(precision_of(option, inputs), "no")
     config.update({

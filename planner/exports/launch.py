@@ -24,6 +24,12 @@ from planner.exports.common import (
     task_of,
 )
 from planner.exports.configs import accelerate_backend
+from planner.exports.learning_rate import (
+    MIN_LR_RATIO,
+    PRETRAIN_WARMUP_STEPS,
+    WARMUP_RATIO,
+    peak_learning_rate,
+)
 from planner.exports.quoting import comment_text, sh
 from planner.exports.runners import (
     FRAMEWORK_OF,
@@ -130,6 +136,9 @@ def _training_lines(option: PlanOption, inputs: ExportInputs, verdicts: list[Ver
     seq_len = inputs.seq_len or (option.workload.seq_len if option.workload else 4096)
     lines = [
         _steps_line(option, inputs, seq_len),
+        'case "$STEPS" in ""|*[!0-9]*) die "STEPS must be a whole number of optimizer steps, got $STEPS";; esac',
+        *_schedule_lines(task, inputs),
+        *_nccl_lines(nodes),
         f'RUNNER="${{RUNNER:-{default or "none"}}}"',
         'TRAIN_SCRIPT="${TRAIN_SCRIPT:-$HERE/' + TRAIN_PY + '}"',
         f'TORCHRUN=(torchrun --nnodes={nodes} --nproc-per-node={per_node} --node-rank="$NODE_RANK" '
@@ -138,7 +147,9 @@ def _training_lines(option: PlanOption, inputs: ExportInputs, verdicts: list[Ver
         "# sequence length, recompute, weights (pretraining starts from random weights) and adapter",
         'TRAIN_ARGS=(--model "$MODEL" --data "${DATA:-}" --steps "$STEPS" '
         f"--seq-len {seq_len} --recompute {_recompute(layout.recompute)} "
-        f"--init {'random' if task == Task.PRETRAIN else 'pretrained'}"
+        f"--init {'random' if task == Task.PRETRAIN else 'pretrained'} "
+        '--lr "$LR" --warmup-steps "$WARMUP_STEPS" --min-lr-ratio "$MIN_LR_RATIO"'
+
         + (f' --peft "$HERE/{PEFT_CONFIG}"' if task.is_adapter else "") + ")",
         'case "$RUNNER" in',
     ]
@@ -158,6 +169,42 @@ def _steps_line(option: PlanOption, inputs: ExportInputs, seq_len: int) -> str:
     if tokens and per_step:
         return f'STEPS="${{STEPS:-{max(1, math.ceil(tokens / per_step))}}}"'
     return 'need STEPS "optimizer steps to run (the plan states no token count)"'
+
+
+def _schedule_lines(task: Task, inputs: ExportInputs) -> list[str]:
+    """The learning-rate schedule's defaults (planner.exports.learning_rate), each overridable by its variable:
+    warmup over 3% of STEPS (at most 2,000 steps when pretraining), then cosine decay to MIN_LR_RATIO x LR."""
+    spec = inputs.model_spec
+    peak, source = peak_learning_rate(task, spec.total_params if spec else 0)
+    percent = round(WARMUP_RATIO * 100)
+    warmup = f"(STEPS * {percent} + 99) / 100"
+    if task == Task.PRETRAIN:
+        warmup = f"({warmup} < {PRETRAIN_WARMUP_STEPS} ? {warmup} : {PRETRAIN_WARMUP_STEPS})"
+    return [
+        f"# learning rate: peak LR ({comment_text(source)}), linear warmup over WARMUP_STEPS, then cosine decay to",
+        "# MIN_LR_RATIO x LR at the last step (Llama 2, Touvron et al. 2023, section 2.2); set any of them to override",
+        f'LR="${{LR:-{peak:g}}}"',
+        f'WARMUP_STEPS="${{WARMUP_STEPS:-$(( {warmup} ))}}"',
+        f'MIN_LR_RATIO="${{MIN_LR_RATIO:-{MIN_LR_RATIO:g}}}"',
+    ]
+
+
+def _nccl_lines(nodes: int) -> list[str]:
+    """NCCL's settings, documented where a user looks first (NCCL user guide, "Environment Variables"); the
+    defaults are NCCL's own, so only the logging level is set."""
+    lines = [
+        "# NCCL (docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html): NCCL_DEBUG=INFO prints the rings,",
+        "# trees and transports it picked (NVLink, InfiniBand, sockets); leave NCCL_P2P_DISABLE and NCCL_IB_DISABLE",
+        "# unset: either one falls back to slower paths than the plan's timings assume",
+        'export NCCL_DEBUG="${NCCL_DEBUG:-WARN}"',
+    ]
+    if nodes > 1:
+        lines += [
+            "# between nodes: NCCL_SOCKET_IFNAME=<interface> when it picks one the other nodes cannot reach (its",
+            "# bootstrap and socket transport), NCCL_IB_HCA=<adapters> to pin the InfiniBand / RoCE adapters, and",
+            "# NCCL_IB_GID_INDEX for RoCE; the plan's network figure assumes GPUDirect RDMA over InfiniBand",
+        ]
+    return lines
 
 
 def _recompute(recompute: Recompute) -> str:

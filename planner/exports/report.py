@@ -266,8 +266,10 @@ def _files_section(files: tuple[ExportedFile, ...]) -> Section:
     )
     return Section(
         "Exported files",
-        ("Each launch file was checked against the framework named beside it; a file that could not run "
-         "this layout as planned is not written, and the reason is given.",),
+        ("What each launch file runs follows the named framework's documented rules for this layout (its "
+         "sources and versions are in planner/exports/runners.py); a file that could not run this layout as "
+         "planned is not written, and the reason is given. GPU Advisor did not run these files: "
+         "DATA=synthetic STEPS=1 bash launch.sh is a one-step dry run of the layout on your machines.",),
         (Table(("File", "Written", "What it runs", "Framework", "Differs from the plan"), rows),),
     )  # fmt: skip
 

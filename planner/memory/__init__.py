@@ -40,6 +40,7 @@ from planner.memory.config import (
     MemoryConfig,
     MemoryTerm,
 )
+from planner.memory.element_bytes import kv_element_bytes
 from planner.memory.estimate import (
     MemoryTotals,
     SharedShapes,
@@ -48,7 +49,7 @@ from planner.memory.estimate import (
     estimate_total_bytes,
     stage_total_bytes,
 )
-from planner.memory.stages import Stage, kv_element_bytes, split_stages
+from planner.memory.pipeline_stages import Stage, split_stages
 
 __all__ = [
     "ALLOCATOR_MARGIN_FRACTION", "CUDA_CONTEXT_BYTES", "DEFAULT_LORA_TARGETS", "MAX_DEGREE", "MAX_GPUS",

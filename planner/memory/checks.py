@@ -54,7 +54,11 @@ def _is_normal(config: MemoryConfig) -> bool:
 
 # The names of the counts _check_counts checks: Messages are immutable values, so one of each serves every check
 # (a search checks thousands of layouts and would build them anew for each, to use them only in an error).
-_MICRO_BATCH, _SEQ_LEN, _INFLIGHT = msg("quantity.micro_batch"), msg("quantity.seq_len"), msg("quantity.inflight")
+_MICRO_BATCH, _SEQ_LEN, _INFLIGHT = (
+    msg("quantity.micro_batch"),
+    msg("quantity.seq_len"),
+    msg("quantity.inflight"),
+)
 
 
 def _count(value: object, what: Message | str, upper: int) -> None:

@@ -68,6 +68,9 @@ class MemoryConfig:
     sequence_parallel: bool = False
     # micro-batches per optimizer step: with more than one the gradients stay beside the next one's activations
     gradient_accumulation: int = 1
+    # serving: the stored weight format's bits per weight (planner.perf.formats: int4-g128 4.25, q4_k_m 4.85);
+    # None: the precision's own (WEIGHT_BITS)
+    weight_bits: float | None = None
 
 
 # MemoryConfig's fields in their order: every one is an init field without a __post_init__, so passing each
@@ -153,7 +156,11 @@ class MemoryBreakdown:
         activations first when it is the optimizer step (they are gone). For a chart of the peak."""
         values = {name: term.bytes for name, term in self.terms()}
         left = self.not_concurrent_bytes
-        order = ("activations", "gradients") if self.peak_phase == "optimizer step" else ("gradients", "activations")
+        order = (
+            ("activations", "gradients")
+            if self.peak_phase == "optimizer step"
+            else ("gradients", "activations")
+        )
         for name in order:
             taken = min(left, values[name])
             values[name] -= taken

@@ -19,25 +19,25 @@ from planner.memory.config import (
     MemoryConfig,
     with_layout,
 )
-from planner.memory.stages import (
+from planner.memory.divisors import Divisors, divisors_of
+from planner.memory.pipeline_stages import Stage, pipeline_stages
+from planner.memory.stage_activations import (
     ActivationClassTerms,
-    Divisors,
-    Stage,
     StageActivations,
-    StageAmounts,
-    StageShape,
     TrainingActivationTerms,
-    divisors_of,
     inflight_at,
     per_token_activations,
-    pipeline_stages,
     stage_activations,
+    training_activations_at,
+    training_class_terms,
+)
+from planner.memory.stages import (
+    StageAmounts,
+    StageShape,
     stage_amounts,
     stage_shape,
     stage_state,
     stage_state_totals,
-    training_activations_at,
-    training_class_terms,
 )
 from planner.memory.words import model_notes, stage_terms
 from planner.messages import Message, render_all_en
@@ -121,7 +121,9 @@ class StageTotals:
             shape = stage_shape(model, config, stage, self._counts, self._divisors)
             acts = stage_activations(model, config, stage, self._divisors, self._per_token, layout.recompute,
                                      layout.micro_batch)  # fmt: skip
-            state = stage_state(shape, acts, layout.dp, layout.zero, layout.offload, config.gradient_accumulation)
+            state = stage_state(
+                shape, acts, layout.dp, layout.zero, layout.offload, config.gradient_accumulation
+            )
             found = self._known[stage] = state.total_bytes
         return found
 
@@ -215,7 +217,9 @@ class _SharedStore(NamedTuple):
     # micro-batches, and of the layout only the recompute mode (the divisors stand for tp and ep)
     per_token: dict[tuple[bool, Divisors, str], tuple[float, float, float, float]]
     # training_class_terms per stage by (sequence parallel, tp, pp, ep, recompute): no in-flight count in them
-    class_terms: dict[tuple[bool, int, int, int, str], tuple[tuple[ActivationClassTerms, ActivationClassTerms], ...]]
+    class_terms: dict[
+        tuple[bool, int, int, int, str], tuple[tuple[ActivationClassTerms, ActivationClassTerms], ...]
+    ]
 
 
 class MemoryTotals:
@@ -323,7 +327,9 @@ class MemoryTotals:
             inflight = config.inflight_microbatches
             terms = self._terms[(tp, pp, ep, mode)] = tuple(
                 TrainingActivationTerms(inflight_at(pp, inflight, stage.index), *stage_classes)
-                for stage, stage_classes in zip(at.stages, self._class_terms(at, (tp, pp, ep), mode), strict=True)
+                for stage, stage_classes in zip(
+                    at.stages, self._class_terms(at, (tp, pp, ep), mode), strict=True
+                )
             )
         tokens = micro_batch * config.seq_len
         pairs = zip(at.shapes, terms, strict=True)
@@ -386,7 +392,8 @@ class MemoryTotals:
             return None
         accumulation = config.gradient_accumulation
         amounts = [
-            stage_state(shape, acts, layout.dp, layout.zero, layout.offload, accumulation) for shape, acts in variant
+            stage_state(shape, acts, layout.dp, layout.zero, layout.offload, accumulation)
+            for shape, acts in variant
         ]
         return _breakdown(self._model, config, notes, pipeline_stages(self._model, layout.pp), amounts)
 
@@ -402,7 +409,14 @@ class MemoryTotals:
         )
 
     def totals(
-        self, tp: int, pp: int, ep: int, zero: int, offload: str, recompute: str, micro_batch: int,
+        self,
+        tp: int,
+        pp: int,
+        ep: int,
+        zero: int,
+        offload: str,
+        recompute: str,
+        micro_batch: int,
         dps: Sequence[int],
     ) -> list[int | None]:
         """[total(Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=zero, recompute=recompute, offload=offload,
@@ -416,7 +430,14 @@ class MemoryTotals:
         if len(dps) == 1:  # (a search's variant deltas ask one dp at a time): nothing to share between dps
             if not _dp_allowed(dps[0], tp, pp, ep):
                 return [None]
-            return [max([stage_state_totals(shape, acts, zero, offload, accumulation, dps)[0] for shape, acts in variant])]
+            return [
+                max(
+                    [
+                        stage_state_totals(shape, acts, zero, offload, accumulation, dps)[0]
+                        for shape, acts in variant
+                    ]
+                )
+            ]
         # Without ZeRO sharding (inference counts as ZeRO-0) dp enters only through the data-parallel
         # communicator, dp > 1 (stages._state_figures): every dp above 1 has the same total.
         unsharded = not training or zero == 0
@@ -432,6 +453,8 @@ class MemoryTotals:
                     position = where[key] = len(asked)
                     asked.append(dp)
             positions.append(position)
-        per_stage = [stage_state_totals(shape, acts, zero, offload, accumulation, asked) for shape, acts in variant]
+        per_stage = [
+            stage_state_totals(shape, acts, zero, offload, accumulation, asked) for shape, acts in variant
+        ]
         fullest = per_stage[0] if len(per_stage) == 1 else list(map(max, *per_stage))  # the fullest stage's
         return [None if position is None else fullest[position] for position in positions]

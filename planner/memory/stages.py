@@ -9,79 +9,36 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
 
+from planner.memory.activations import (
+    FUSED_QKV_FAMILIES,
+)
 from planner.memory.config import (
     ALLOCATOR_MARGIN_FRACTION,
     CUDA_CONTEXT_BYTES,
-    LOGITS_BYTES_PER_VALUE,
-    LSE_BYTES,
     NCCL_BYTES_PER_COMMUNICATOR,
     NF4_BITS,
-    ROUTER_BYTES_PER_VALUE,
     WEIGHT_BITS,
     MemoryConfig,
 )
+from planner.memory.divisors import Divisors, divisors_of
+from planner.memory.element_bytes import (
+    _OPTIMIZER_STATE_BYTES,
+    MASTER_BYTES,
+    MEGATRON_GRADIENT_BYTES,
+    MEGATRON_WEIGHT_BYTES,
+    compute_bytes,
+    gradient_bytes,
+    master_precision,
+    optimizer_bytes,
+    training_weight_bytes,
+)
+from planner.memory.pipeline_stages import Stage
+from planner.memory.stage_activations import StageActivations, per_token_activations, stage_activations
 from planner.models import ModelSpec, ParamCounts
-from planner.models.kv_cache import kv_cache_bytes_per_sequence, state_bytes_per_sequence
 from planner.models.spec import mixer_difference
-from planner.vocabulary import Layout, Offload, Optimizer, Precision, Recompute, Task
-
-# Model families whose q, k and v come from one fused projection (gpt2's c_attn, gpt_neox's query_key_value).
-FUSED_QKV_FAMILIES = ("gpt2", "gpt_neox")
-
-
-@dataclass(frozen=True)
-class Stage:
-    index: int
-    dense_layers: int
-    moe_layers: int
-    has_embedding: bool
-    has_head: bool
-    first_layer: int = 0  # index of the stage's first decoder layer in the model
-
-    @property
-    def layers(self) -> int:
-        return self.dense_layers + self.moe_layers
-
-    @property
-    def layer_indices(self) -> range:
-        return range(self.first_layer, self.first_layer + self.layers)
-
-
-@functools.lru_cache(maxsize=8192)
-def pipeline_stages(model: ModelSpec, pp: int) -> tuple[Stage, ...]:
-    """First and last pipeline stage (the only candidates for the fullest GPU).
-
-    Layers are split as evenly as possible, the first stages taking the remainder; dense-first layers of an
-    MoE model (DeepSeek's first_k_dense_replace) sit at the start.
-    """
-    base, remainder = divmod(model.layers, pp)
-    dense_total = model.layers - model.moe_layers
-
-    def stage(index: int) -> Stage:
-        start = index * base + min(index, remainder)
-        size = base + (1 if index < remainder else 0)
-        dense = max(0, min(start + size, dense_total) - start)
-        return Stage(index, dense, size - dense, index == 0, index == pp - 1, start)
-
-    return (stage(0),) if pp == 1 else (stage(0), stage(pp - 1))
-
-
-def split_stages(model: ModelSpec, layer_counts: tuple[int, ...]) -> tuple[Stage, ...]:
-    """Every stage of a pipeline whose stages hold the given numbers of consecutive layers (uneven: sized per
-    GPU type); the first keeps the embedding, the last the final norm and LM head, and an MoE model's dense-first
-    layers sit at the start, as in pipeline_stages."""
-    if sum(layer_counts) != model.layers or min(layer_counts, default=0) < 1:
-        raise ValueError(f"stages of {layer_counts} layers do not hold the model's {model.layers}")
-    dense_total = model.layers - model.moe_layers
-    stages, start = [], 0
-    for index, size in enumerate(layer_counts):
-        dense = max(0, min(start + size, dense_total) - start)
-        stages.append(Stage(index, dense, size - dense, index == 0, index == len(layer_counts) - 1, start))
-        start += size
-    return tuple(stages)
+from planner.vocabulary import Offload, Task
 
 
 @functools.lru_cache(maxsize=8192)
@@ -129,83 +86,7 @@ def _lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...]
 # the matmuls run on 16-bit copies. DeepSpeed's bf16 optimizer splits the same 16 bytes as 2 + 2 + 12.
 
 
-def training_weight_bytes(precision: str) -> float:
-    """Bytes per trainable parameter held as the weight itself: fp32 under autocast (fp8: + a cached fp8 copy)."""
-    if precision == Precision.FP8:
-        return 3.0  # bf16 weights + an fp8 copy cached for the GEMMs (Transformer Engine)
-    return 4.0
-
-
-def gradient_bytes(precision: str) -> float:
-    """Gradients take the weights' dtype: fp32 under autocast (bf16 beside Transformer Engine's fp8)."""
-    return 2.0 if precision == Precision.FP8 else 4.0
-
-
-# Optimizer state per trainable parameter: AdamW m + v in fp32; 8-bit AdamW m + v in int8 (Dettmers et al.
-# 2021, arXiv 2110.02861); SGD momentum in fp32.
-_OPTIMIZER_STATE_BYTES = {Optimizer.ADAMW: 8.0, Optimizer.ADAMW8BIT: 2.0, Optimizer.SGD: 4.0}
-# Megatron-LM mixed precision (tensor/pipeline parallel layouts): bf16 weights (2 bytes), fp32 main gradients
-# (4, accumulated in the DDP buffer), an fp32 master copy (4) + the optimizer state, which its distributed
-# optimizer (ZeRO-1) shards over dp (Megatron-LM docs, "Distributed Optimizer": 18 bytes/param without it).
-MEGATRON_WEIGHT_BYTES = 2.0
-MEGATRON_GRADIENT_BYTES = 4.0
-MASTER_BYTES = 4.0
-
-
-def optimizer_bytes(optimizer: Optimizer, precision: str) -> float:
-    """Optimizer state per trainable parameter; an fp32 master copy (4 bytes) only beside fp8 weights."""
-    master = 4.0 if precision == Precision.FP8 else 0.0
-    return master + _OPTIMIZER_STATE_BYTES[optimizer]
-
-
-def megatron_style(config: MemoryConfig) -> bool:
-    """16-bit full training with tensor or pipeline parallel and ZeRO-0/1: counted as Megatron-LM holds it."""
-    layout = config.layout
-    return (
-        config.task.is_full_training and compute_bytes(config) < 4 and (layout.tp > 1 or layout.pp > 1)
-        and layout.zero <= 1
-    )
-
-
-def compute_bytes(config: MemoryConfig) -> float:
-    """Bytes of one value the matmuls produce: 4 in fp32, 2 under 16-bit autocast or on 16-bit weights."""
-    if config.task == Task.QLORA:
-        return 2.0
-    return 4.0 if config.precision == Precision.FP32 else 2.0
-
-
-def kv_element_bytes(config: MemoryConfig) -> float:
-    """KV-cache bytes per value: kv_precision if given, else the weights' precision (16 bit for int formats)."""
-    precision = config.kv_precision
-    if precision is None:
-        precision = Precision.BF16 if Precision(config.precision).is_weight_only else config.precision
-    return WEIGHT_BITS[precision] / 8
-
-
-def master_precision(precision: str) -> Precision:
-    """The precision gradients and optimizer state are counted in: fp8 keeps bf16 gradients, the rest fp32."""
-    return Precision.FP8 if precision == Precision.FP8 else Precision.FP32
-
-
 # --- The estimate -------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Divisors:
-    """How one layout divides the model among the ranks (from tp and ep; dp is read where it is used).
-
-    expert_divisor: expert tensor parallel 1 when ep > 1 (each expert whole on one rank, Megatron-Core's
-    recommendation for fine-grained MoE); with ep 1 experts are split over tp like every other matrix.
-    """
-
-    tp: int
-    expert_divisor: int
-    kv_heads_per_rank: int
-
-
-def divisors_of(model: ModelSpec, layout: Layout) -> Divisors:
-    expert_divisor = layout.ep if layout.ep > 1 else layout.tp
-    return Divisors(layout.tp, expert_divisor, max(1, model.kv_heads // layout.tp))
 
 
 def _stage_params(model: ModelSpec, counts: ParamCounts, stage: Stage, pp: int) -> tuple[int, int, int]:
@@ -245,162 +126,6 @@ def _fsdp_units(model: ModelSpec, counts: ParamCounts, divisors: Divisors) -> tu
 # probabilities (and their fp32 softmax under autocast); no dropout (modern recipes; GPT-2's default 0.1 adds masks).
 
 
-# Tensor-parallel training (Megatron-Core with Transformer Engine, as Megatron-LM and NeMo run it) keeps less than
-# Hugging Face's layers: TE's fused LayerNormLinear saves the norm's 16-bit input, its 16-bit output (the input
-# of the QKV or FC1 GEMM, sequence-parallel sharded) and the per-token statistics (TransformerEngine
-# transformer_engine/pytorch/module/layernorm_linear.py, tensors_to_save: inputmat, ln_out, mu, rsigma); the
-# fused SwiGLU saves only its input, FC1's gate+up output (Megatron-LM megatron/core/fusions/fused_bias_swiglu.py,
-# SwiGLUFunction.forward: save_for_backward(input)), FC2 keeps the activation's output: 3 ffn-wide tensors, and
-# a GELU MLP 2 (FC1's output, FC2's input). Korthikanti et al. 2022 (arXiv 2205.05198) count the same tensors.
-TE_NORM_LINEAR_VALUES = 2  # values per hidden feature per norm: its input and its output
-TE_GATED_MLP_TENSORS = 3
-TE_MLP_TENSORS = 2
-
-
-def _transformer_engine(config: MemoryConfig, tp: int, sharded: bool) -> bool:
-    """Full training with tensor parallel on 16-bit weights: what Megatron-Core with Transformer Engine keeps."""
-    return sharded and tp > 1 and config.task.is_full_training
-
-
-def _norm_bytes(model: ModelSpec, frozen: bool, residual: float, autocast: bool) -> float:
-    """Bytes per token one norm keeps, per hidden feature (+ its per-token statistics, see _norm_stats), on a
-    residual stream of `residual` bytes per value: LayerNorm keeps its input (autocast runs it in fp32); HF's
-    RMSNorm keeps its input in fp32 (a copy of a 16-bit one) and, with a trained weight, the normalised value in
-    the residual's dtype."""
-    if model.norm == "layernorm":
-        return 4.0 if autocast else residual
-    return 4.0 if frozen else 4.0 + residual
-
-
-def _residual_bytes(config: MemoryConfig, sharded: bool) -> tuple[float, bool]:
-    """(bytes per value of the residual stream, whether autocast runs): autocast over fp32 weights keeps an fp32
-    residual; FSDP2's 16-bit compute, LoRA on a 16-bit base and inference keep the compute dtype."""
-    return _residual_of(compute_bytes(config), config.task.is_full_training, sharded)
-
-
-def _residual_of(e: float, full_training: bool, sharded: bool) -> tuple[float, bool]:
-    """_residual_bytes from the compute bytes per value `e` and whether every weight trains."""
-    autocast = e < 4 and not sharded
-    if full_training and not sharded:
-        return 4.0, autocast
-    return e, autocast
-
-
-def _norm_stats(model: ModelSpec) -> float:
-    return 8.0 if model.norm == "layernorm" else 4.0  # mean + rstd, or rstd, in fp32
-
-
-def _attention_activations(
-    model: ModelSpec, config: MemoryConfig, divisors: Divisors, e: float, seq_len: int
-) -> float:
-    """Attention tensors autograd keeps per token for one layer on one GPU: flash (SDPA) keeps Q, K, V, the output
-    and an fp32 log-sum-exp per head; eager attention keeps Q, K and V expanded to every query head, the output and
-    the probabilities (under autocast also the fp32 softmax they were cast from). MLA: also its latents."""
-    tp = divisors.tp
-    heads_per_rank = model.heads / tp
-    if model.uses_mla:
-        qk_head = model.qk_nope_head_dim + model.qk_rope_head_dim
-        latent = e * (2 * model.q_lora_rank + 2 * model.kv_lora_rank + model.qk_rope_head_dim)
-        q_width, k_width, v_width = model.heads * qk_head / tp, model.heads * qk_head / tp, model.heads * model.v_head_dim / tp
-        kv_heads_rank = heads_per_rank
-    else:
-        latent = 0.0
-        q_width = v_width = model.heads * model.head_dim / tp
-        kv_heads_rank = divisors.kv_heads_per_rank
-        k_width = kv_heads_rank * model.head_dim
-    if config.flash_attention:
-        kv = k_width + kv_heads_rank * (model.v_head_dim if model.uses_mla else model.head_dim)
-        return e * (q_width + kv + v_width) + latent + LSE_BYTES * heads_per_rank
-    expanded = e * (q_width + (k_width if model.uses_mla else q_width) + v_width)  # Q, K and V per query head
-    probabilities = e * heads_per_rank * seq_len
-    if e < 4:
-        probabilities += 4 * heads_per_rank * seq_len  # the fp32 softmax the 16-bit probabilities come from
-    if config.layout.recompute == Recompute.SELECTIVE:
-        probabilities = 0.0  # selective recompute: the attention core is recomputed in the backward pass
-    return expanded + e * v_width + probabilities + latent
-
-
-def _mlp_tensors(model: ModelSpec, frozen: bool) -> int:
-    """Intermediate tensors (ffn wide) one MLP keeps: gated: gate output, its activation, up output, their
-    product (the down projection's input); GPT-2's gelu_new, written out in Python: five; native gelu: two. A
-    frozen down projection does not keep its input."""
-    if model.gated_mlp:
-        count = 4
-    elif model.activation == "gelu_new":
-        count = 5
-    else:
-        count = 2
-    return count - 1 if frozen else count
-
-
-def _linear_input_bytes(model: ModelSpec, config: MemoryConfig, e: float, sharded: bool) -> float:
-    """Per token per hidden feature: the inputs of the attention and MLP projections that training keeps (the
-    output projection's and down projection's inputs are counted with attention and the MLP). FSDP2 (sharded)
-    computes on 16-bit weights, without autocast: one shared input each."""
-    if not config.task.is_full_training:
-        return 0.0
-    if e >= 4 or sharded:
-        return 2 * e  # the attention input and the MLP input, each shared by its projections
-    fused = model.family in FUSED_QKV_FAMILIES
-    attention_inputs = 1 if fused else (1 if model.uses_mla else 3)
-    mlp_inputs = 2 if model.gated_mlp else 1
-    return e * (attention_inputs + mlp_inputs)  # autocast: each projection its own 16-bit copy
-
-
-def _adapter_activations(model: ModelSpec, config: MemoryConfig, e: float, tp: int) -> float:
-    """Per token: each LoRA adapter keeps its own copy of its input (peft casts it to the fp32 adapter dtype and
-    autocast back to 16 bit) and its down-projected r values; in fp32 the inputs are shared."""
-    h, r = model.hidden, config.lora_rank
-    q_width = model.heads * model.head_dim
-    attention = [str(t) for t in config.lora_targets if t in ("q", "k", "v", "o")]
-    mlp = [str(t) for t in config.lora_targets if t in ("gate", "up", "down") and (model.gated_mlp or t != "gate")]
-    if model.family in FUSED_QKV_FAMILIES and set(attention) & {"q", "k", "v"}:
-        attention = ["qkv"] + [t for t in attention if t == "o"]  # one adapter on the fused projection
-    widths = {"q": h, "k": h, "v": h, "qkv": h, "o": q_width, "gate": h, "up": h, "down": model.ffn}
-    experts = model.experts_per_token or 1
-    inputs = sum(widths[t] for t in attention) + experts * sum(widths[t] for t in mlp)
-    count = len(attention) + experts * len(mlp)
-    if e >= 4:  # fp32: no casts, the adapters read tensors that are kept anyway (or one shared input)
-        inputs = h * bool(attention) + h * bool(mlp)
-    return (e * inputs + e * r * count) / tp
-
-
-def _per_token_layer_activations(
-    model: ModelSpec, config: MemoryConfig, divisors: Divisors, moe: bool, seq_len: int, sharded: bool = False
-) -> float:
-    """Bytes autograd keeps per token for one layer (one micro-batch), on one GPU: the norms' inputs (and
-    normalised values), the projections' inputs, attention, the MLP intermediates, MoE routing, LoRA inputs."""
-    task = config.task
-    e = compute_bytes(config)
-    frozen = task.is_adapter
-    h = model.hidden
-    tp = divisors.tp
-    residual, autocast = _residual_bytes(config, sharded)
-    if _transformer_engine(config, tp, sharded):
-        replicated = model.norms_per_layer * (TE_NORM_LINEAR_VALUES * e * h + _norm_stats(model))
-        per_mlp = TE_GATED_MLP_TENSORS if model.gated_mlp else TE_MLP_TENSORS
-    else:
-        norms = model.norms_per_layer * (_norm_bytes(model, frozen, residual, autocast) * h + _norm_stats(model))
-        replicated = norms + _linear_input_bytes(model, config, e, sharded) * h
-        per_mlp = _mlp_tensors(model, frozen)
-    attention = _attention_activations(model, config, divisors, e, seq_len)
-    if moe:
-        shared_ffn = model.shared_expert_ffn or model.shared_experts * model.moe_ffn
-        k = model.experts_per_token
-        # routed experts (grouped matmuls, outside autocast: the fp32 weights' dtype in full training): each
-        # token-expert pair keeps its gathered input, gate+up output, activation, product and weighted output
-        e_experts = 4.0 if task.is_full_training and not sharded else e
-        routed = k * e_experts * ((2 * h + 4 * model.moe_ffn) if not frozen else (h + 3 * model.moe_ffn))
-        mlp = (routed + per_mlp * e * shared_ffn) / divisors.expert_divisor
-        replicated += ROUTER_BYTES_PER_VALUE * model.experts  # router softmax in fp32
-    else:
-        mlp = per_mlp * e * model.ffn / tp
-    if task.is_adapter:
-        mlp += _adapter_activations(model, config, e, tp)
-    sp_divisor = tp if config.sequence_parallel else 1
-    return replicated / sp_divisor + attention + mlp
-
-
 def autocast_weight_copies(model: ModelSpec, counts: ParamCounts, stage: Stage, tp: int) -> float:
     """Bytes of the 16-bit weight copies autocast makes in the forward pass and autograd keeps until each layer's
     backward: every Linear weight of the stage (routed experts run outside autocast), the LM head included."""
@@ -409,49 +134,6 @@ def autocast_weight_copies(model: ModelSpec, counts: ParamCounts, stage: Stage, 
     if stage.has_head:
         params += model.vocab * model.hidden
     return 2.0 * params / tp
-
-
-def _inference_working_bytes(
-    model: ModelSpec, config: MemoryConfig, divisors: Divisors, seq_len: int
-) -> float:
-    """Largest transient of one layer's forward without autograd, per token: the layer's input (still held by
-    the caller), the updated residual stream and its normalised copy, plus the attention tensors or the MLP
-    intermediates (gate activation, up, their product), whichever is larger."""
-    e = 2.0 if config.precision != Precision.FP32 else 4.0
-    h = model.hidden
-    tp = divisors.tp
-    residual = 3 * e * h
-    if model.uses_mla:
-        attention = (
-            e
-            * model.heads
-            * (2 * (model.qk_nope_head_dim + model.qk_rope_head_dim) + 2 * model.v_head_dim)
-            / tp
-        )
-    else:
-        attention = e * (
-            2 * model.heads * model.head_dim / tp + 2 * divisors.kv_heads_per_rank * model.head_dim
-        )
-    if not config.flash_attention:
-        # scores, masked scores, probabilities; GPT-2's eager attention also keeps its scaled scores and the
-        # torch.where against the causal mask alive at once
-        copies = 5 if model.family == "gpt2" else 3
-        attention += copies * e * model.heads / tp * seq_len
-        if not model.uses_mla and model.kv_heads < model.heads:
-            attention += (
-                2 * e * (model.heads / tp - divisors.kv_heads_per_rank) * model.head_dim
-            )  # K, V expanded
-    # the MLP's transients alive at once: gated: gate, its activation, up; GPT-2's gelu_new, written out in
-    # Python: its input and four intermediates of the tanh formula; native gelu: input and output
-    width = 3 if model.gated_mlp else (5 if model.activation == "gelu_new" else 2)
-    mlp = width * e * (model.ffn if not model.is_moe or model.dense_layers else 0) / tp
-    if model.is_moe:
-        # the grouped experts: each token-expert pair's gathered input, gate+up output, activation, product and
-        # weighted output, as in training; plus the shared expert(s)
-        shared = model.shared_expert_ffn or model.shared_experts * model.moe_ffn
-        routed = model.experts_per_token * e * (2 * h + 4 * model.moe_ffn) + 3 * e * shared
-        mlp = max(mlp, routed / divisors.expert_divisor)
-    return residual + max(attention, mlp)
 
 
 class StageAmounts(NamedTuple):
@@ -536,18 +218,6 @@ class StageShape(NamedTuple):
     opt_per: float
 
 
-class StageActivations(NamedTuple):
-    """Bytes one stage's GPU holds for the micro-batch in flight: activations (logits included; under autocast,
-    and under FSDP2's 16-bit compute for ZeRO-2/3), KV cache. A NamedTuple for the same reason as StageAmounts."""
-
-    activations: float
-    logits: float
-    inflight: int
-    kv_cache: float
-    activations_sharded: float
-    logits_sharded: float
-
-
 def _stored_weights(
     model: ModelSpec, config: MemoryConfig, params_gpu: float, high_precision_gpu: float
 ) -> tuple[float, float]:
@@ -556,7 +226,7 @@ def _stored_weights(
     if config.task.is_full_training:
         bytes_per_param = training_weight_bytes(config.precision)
         return params_gpu * bytes_per_param, bytes_per_param
-    bits = NF4_BITS if config.task == Task.QLORA else WEIGHT_BITS[config.precision]
+    bits = NF4_BITS if config.task == Task.QLORA else (config.weight_bits or WEIGHT_BITS[config.precision])
     low = bits < 16
     linear_gpu = params_gpu - (high_precision_gpu if low else 0.0)
     stored = linear_gpu * bits / 8 + (high_precision_gpu * 2 if low else 0.0)
@@ -607,7 +277,9 @@ def stage_shape(
     largest, root_unit = _fsdp_units(model, counts, divisors)
     tied_gradient = 0.0
     if full_training and model.tied_embeddings and stage.has_embedding:
-        tied_gradient = 2 * model.vocab * model.hidden / tp * (MEGATRON_GRADIENT_BYTES if megatron_opt_per else grad_per)
+        tied_gradient = (
+            2 * model.vocab * model.hidden / tp * (MEGATRON_GRADIENT_BYTES if megatron_opt_per else grad_per)
+        )
     autocast_copies = 0.0
     if full_training and e < 4:
         autocast_copies = autocast_weight_copies(model, counts, stage, tp)
@@ -622,165 +294,6 @@ def stage_shape(
         adapter_bytes=adapter_bytes, trainable_dense=trainable_dense, trainable_expert=trainable_expert,
         grad_per=grad_per, opt_per=opt_per,
     )  # fmt: skip
-
-
-def per_token_activations(
-    model: ModelSpec, config: MemoryConfig, divisors: Divisors
-) -> tuple[float, float, float, float]:
-    """(dense layer, MoE layer) activation bytes per token in training, under autocast and then under FSDP2's
-    16-bit compute (ZeRO-2/3); they depend on tp and the recompute mode, not on pp, ep, dp or the micro-batch."""
-
-    def per_layer(moe: bool, sharded: bool) -> float:
-        if moe and not model.is_moe:
-            return 0.0
-        return _per_token_layer_activations(model, config, divisors, moe, config.seq_len, sharded)
-
-    return per_layer(False, False), per_layer(True, False), per_layer(False, True), per_layer(True, True)
-
-
-def inflight_microbatches(config: MemoryConfig, stage: Stage) -> int:
-    """Micro-batches whose activations a stage holds at once: 1F1B keeps pp on the first stage."""
-    return inflight_at(config.layout.pp, config.inflight_microbatches, stage.index)
-
-
-def inflight_at(pp: int, inflight: int | None, stage_index: int) -> int:
-    """inflight_microbatches of stage `stage_index` of `pp`, the first holding `inflight` (None: pp)."""
-    if stage_index == 0 and pp > 1:
-        return inflight or pp
-    if inflight and pp > 1:
-        return max(1, min(inflight, pp - stage_index))
-    return 1
-
-
-def stage_activations(
-    model: ModelSpec,
-    config: MemoryConfig,
-    stage: Stage,
-    divisors: Divisors,
-    per_token: tuple[float, float, float, float] | None,
-    recompute: Recompute,
-    micro_batch: int,
-) -> StageActivations:
-    """Activations and KV cache of one stage at `micro_batch` sequences with `recompute` (these two are read
-    from the arguments, the rest from config); per_token: per_token_activations (training only)."""
-    if per_token is not None:  # training
-        terms = training_activation_terms(model, config, stage, divisors.tp, per_token, recompute)
-        return training_activations_at(terms, micro_batch * config.seq_len)
-    tp = divisors.tp
-    tokens = micro_batch * config.seq_len
-    working = _inference_working_bytes(model, config, divisors, config.seq_len) * tokens
-    logits = micro_batch * LOGITS_BYTES_PER_VALUE * model.vocab / tp if stage.has_head else 0.0
-    activations = working + logits
-    kv = 0.0
-    if config.task == Task.INFERENCE:
-        # each layer as transformers' caches keep it: sliding and chunked layers their window, state-space
-        # layers a fixed state (kept in the compute dtype)
-        layers = stage.layer_indices
-        kv_heads = divisors.kv_heads_per_rank
-        kv = micro_batch * kv_cache_bytes_per_sequence(
-            model, config.seq_len, kv_element_bytes(config), layers=layers, kv_heads=kv_heads
-        )
-        kv += micro_batch * state_bytes_per_sequence(model, compute_bytes(config), layers=layers)
-    return StageActivations(activations, logits, 1, kv, activations, logits)
-
-
-class ActivationClassTerms(NamedTuple):
-    """One activation class's training activations of a stage, per token of the micro-batch: `in_flight` for
-    each micro-batch in flight, `once` (full recompute: the recomputed layer) and `head` (the head's and the
-    loss's; None on a stage without the head)."""
-
-    full: bool
-    in_flight: float
-    once: float
-    head: float | None
-
-
-class TrainingActivationTerms(NamedTuple):
-    """A stage's training activations per token, under autocast and under FSDP2's 16-bit compute: everything
-    stage_activations needs but the micro-batch, so a search reuses them for every micro-batch."""
-
-    inflight: int
-    autocast: ActivationClassTerms
-    sharded: ActivationClassTerms
-
-
-def training_activation_terms(
-    model: ModelSpec,
-    config: MemoryConfig,
-    stage: Stage,
-    tp: int,
-    per_token: tuple[float, float, float, float],
-    recompute: Recompute,
-) -> TrainingActivationTerms:
-    """The micro-batch-free part of a stage's training activations (training_activations_at applies it)."""
-    return TrainingActivationTerms(
-        inflight_microbatches(config, stage), *training_class_terms(model, config, stage, tp, per_token, recompute)
-    )
-
-
-def training_class_terms(
-    model: ModelSpec,
-    config: MemoryConfig,
-    stage: Stage,
-    tp: int,
-    per_token: tuple[float, float, float, float],
-    recompute: Recompute,
-) -> tuple[ActivationClassTerms, ActivationClassTerms]:
-    """TrainingActivationTerms' autocast and sharded terms: they read neither the layout nor the in-flight
-    micro-batches of `config` (a search shares them between its configs). What the two classes share is read
-    once (a search asks for thousands of these)."""
-    e = compute_bytes(config)
-    sp_divisor = tp if config.sequence_parallel else 1
-    task = config.task
-    frozen, full_training = task.is_adapter, task.is_full_training
-    full = recompute == _RECOMPUTE_FULL
-    hidden = model.hidden
-    per_class = []
-    for sharded, per_dense, per_moe in ((False, *per_token[:2]), (True, *per_token[2:])):
-        residual, autocast = _residual_of(e, full_training, sharded)
-        if full:  # each layer's input kept, one layer's activations at a time
-            in_flight, once = stage.layers * residual * hidden / sp_divisor, max(per_dense, per_moe)
-        else:
-            in_flight, once = stage.dense_layers * per_dense + stage.moe_layers * per_moe, 0.0
-        head = None
-        if stage.has_head:
-            # final norm + the head's input (trained head: fp32 in fp32, 16 bit otherwise), then the loss: HF keeps
-            # log_softmax (fp32) for backward, whose start holds two fp32 gradients beside it: 12 bytes per
-            # vocabulary entry per token (the forward's logits, fp32 copy and log_softmax, 8-10 bytes, are gone
-            # by then)
-            if sharded and tp > 1 and full_training:  # _transformer_engine: the final norm's 16-bit input and
-                final = (TE_NORM_LINEAR_VALUES * e * hidden + _norm_stats(model)) / sp_divisor  # output
-            else:
-                head_input = (0.0 if frozen else e) * hidden
-                final = (_norm_bytes(model, frozen, residual, autocast) * hidden + _norm_stats(model) + head_input) / sp_divisor
-            logits_bytes = 12.0
-            head = logits_bytes * model.vocab / tp + final
-        per_class.append(ActivationClassTerms(full, in_flight, once, head))
-    return per_class[0], per_class[1]
-
-
-def training_activations_at(terms: TrainingActivationTerms, tokens: int) -> StageActivations:
-    """stage_activations in training for a micro-batch of `tokens` tokens."""
-    activations, logits = _class_activations(terms.autocast, tokens, terms.inflight)
-    sharded, logits_sharded = _class_activations(terms.sharded, tokens, terms.inflight)
-    return StageActivations(activations, logits, terms.inflight, 0.0, sharded, logits_sharded)
-
-
-def _class_activations(terms: ActivationClassTerms, tokens: int, inflight: int) -> tuple[float, float]:
-    """(activations, of which the head's and the loss's) of one stage in training, in the order of operations
-    that computing them at once would take (the same floating-point figures)."""
-    if terms.full:
-        activations = terms.in_flight * tokens * inflight + terms.once * tokens
-    else:
-        activations = terms.in_flight * tokens * inflight
-    logits = 0.0
-    if terms.head is not None:
-        logits = tokens * terms.head
-        activations += logits
-    return activations, logits
-
-
-_RECOMPUTE_FULL = Recompute.FULL
 
 
 # The offload modes as module constants: stage_state runs tens of thousands of times per search, and reading
@@ -916,7 +429,9 @@ def _state_figures(
             if shape.adapter:
                 adapter_dense, adapter_expert = shape.adapter_dense, shape.adapter_expert
                 if zero == 3:
-                    dp_weights += (adapter_dense / dense_shard + adapter_expert / expert_shard) * shape.adapter_bytes
+                    dp_weights += (
+                        adapter_dense / dense_shard + adapter_expert / expert_shard
+                    ) * shape.adapter_bytes
                 else:
                     dp_weights += (adapter_dense + adapter_expert) * shape.adapter_bytes
 
@@ -949,7 +464,9 @@ def _state_figures(
                 peak = min(held, max(loss_moment, layer_moment, optimizer_moment))
                 not_concurrent = held - peak
                 phase = "optimizer step" if optimizer_moment > max(loss_moment, layer_moment) else "backward"
-            dynamic = gradients + activations + acts.kv_cache  # allocated and freed step by step: fragmentation
+            dynamic = (
+                gradients + activations + acts.kv_cache
+            )  # allocated and freed step by step: fragmentation
             margin = CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * dynamic
             if zero < 2:
                 unsharded_step = gradients, not_concurrent, phase, margin

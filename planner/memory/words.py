@@ -14,9 +14,7 @@ from planner.memory.config import (
     MemoryConfig,
     MemoryTerm,
 )
-from planner.memory.stages import (
-    Stage,
-    StageAmounts,
+from planner.memory.element_bytes import (
     gradient_bytes,
     kv_element_bytes,
     master_precision,
@@ -24,6 +22,8 @@ from planner.memory.stages import (
     optimizer_bytes,
     training_weight_bytes,
 )
+from planner.memory.pipeline_stages import Stage
+from planner.memory.stages import StageAmounts
 from planner.messages import Message, format_bytes, msg
 from planner.models import ModelSpec
 from planner.models.kv_cache import CHUNKED, FULL, SLIDING, STATE, cached_tokens, layer_kinds
@@ -40,17 +40,21 @@ def _weights_text(model: ModelSpec, config: MemoryConfig, amounts: StageAmounts,
         sixteen = config.precision in ("bf16", "fp16")
         kind = ""
         if sixteen:
-            kind = "fp32 weight shards, cast to 16 bit per gathered unit" if zero >= 2 else (
-                "fp32 weights, 16-bit copies made by autocast"
+            kind = (
+                "fp32 weight shards, cast to 16 bit per gathered unit"
+                if zero >= 2
+                else ("fp32 weights, 16-bit copies made by autocast")
             )
         stored_text = f"{per_param:g} bytes/param ({kind or config.precision + ' weights'})"
     else:
         if task == Task.QLORA:
             bits, storage_name = NF4_BITS, f"NF4 {NF4_BITS} bits/param with double quantisation (QLoRA paper)"
         else:
-            bits = WEIGHT_BITS[config.precision]
+            bits = config.weight_bits or WEIGHT_BITS[config.precision]
             storage_name = f"{config.precision} {bits:g} bits/param"
-            if config.precision == Precision.INT4:
+            if config.weight_bits is not None:
+                storage_name = f"weight format {bits:g} bits/param"
+            elif config.precision == Precision.INT4:
                 storage_name += " (group-128 fp16 scale + zero)"
         stored_text = storage_name + ("; embeddings, head, norms, biases 16 bit" if bits < 16 else "")
     text = f"{amounts.params_gpu / 1e9:.3g}B params on this GPU x {stored_text}"
@@ -176,7 +180,9 @@ def stage_terms(
         "weights": MemoryTerm(math.ceil(amounts.weights), _weights_text(model, config, amounts, megatron)),
         "gradients": MemoryTerm(math.ceil(amounts.gradients), grad_text),
         "optimizer": MemoryTerm(math.ceil(amounts.optimizer), opt_text),
-        "activations": MemoryTerm(math.ceil(amounts.activations), _activations_text(config, stage, amounts, megatron)),
+        "activations": MemoryTerm(
+            math.ceil(amounts.activations), _activations_text(config, stage, amounts, megatron)
+        ),
         "kv_cache": MemoryTerm(math.ceil(amounts.kv_cache), _kv_text(model, config, stage)),
         "overhead": MemoryTerm(math.ceil(amounts.overhead), _overhead_text(amounts)),
     }

@@ -12,6 +12,7 @@ from planner.files import read_user_file
 from planner.messages import Message, msg
 from planner.models.generic import GENERIC_MAX_BILLIONS
 from planner.models.hf_defaults import class_defaults, key_aliases
+from profiler.report import json_int
 
 MAX_CONFIG_BYTES = 4 * 2**20  # a config.json is a few KiB; refuse anything that is clearly not one
 # Parameter totals an imported config.json or model folder may have: any positive count up to the generic model's
@@ -88,10 +89,11 @@ def read_config_json(path: Path) -> dict[str, Any]:
 
 
 def parse_untrusted_json(text: str, path: Path) -> Any:
-    """json.loads for a file from anywhere (a hub download): deep nesting (RecursionError) and integers past
-    Python's 4,300-digit limit (ValueError) are refused as bad JSON, in one line, like any other damage."""
+    """json.loads for a file from anywhere (a hub download): deep nesting (RecursionError) and whole numbers of
+    more than MAX_INTEGER_DIGITS digits (planner/limits.py) are refused as bad JSON, in one line, like any other
+    damage, before any arithmetic overflows on them."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=json_int)
         json.dumps(data, ensure_ascii=False).encode("utf-8")  # a "\udcff" escape gives text no file can hold
         return data
     except UnicodeEncodeError:
@@ -105,7 +107,7 @@ def parse_untrusted_json(text: str, path: Path) -> Any:
         raise UserError.of(
             msg("error.config_bad_json", path=str(path), reason="nested too deeply", line=1)
         ) from None
-    except ValueError as exc:  # an integer of more than 4,300 digits
+    except ValueError as exc:  # a whole number of more than MAX_INTEGER_DIGITS digits
         raise UserError.of(msg("error.config_bad_json", path=str(path), reason=str(exc), line=1)) from None
 
 

@@ -14,6 +14,7 @@ from planner.errors import UserError
 from planner.files import open_regular_file
 from planner.messages import msg
 from planner.models.config_file import cannot_read
+from profiler.report import json_int
 
 # The safetensors format: 8 bytes little-endian header length N, then N bytes of JSON, then tensor data.
 # The reference implementation refuses headers over 100 MB; so do we.
@@ -41,8 +42,8 @@ def safetensors_header(path: str | os.PathLike[str]) -> dict[str, tuple[str, tup
     except OSError as exc:
         raise UserError.of(cannot_read(path, exc)) from None
     try:
-        header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):  # ValueError: bad JSON, or a 5,000-digit integer
+        header = json.loads(raw.decode("utf-8"), parse_int=json_int)
+    except (UnicodeDecodeError, ValueError, RecursionError):  # ValueError: bad JSON, or a 19-digit integer
         raise UserError.of(msg("error.safetensors_not_json", path=str(path))) from None
     if not isinstance(header, dict):
         raise UserError.of(msg("error.safetensors_not_object", path=str(path)))

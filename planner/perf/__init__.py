@@ -3,7 +3,9 @@
 Rooms: efficiencies (what a GPU achieves of its datasheet: sourced per GPU, plus the fitted constants), compute
 (GEMMs at real shapes, flash attention), memory_ops (norms, activations, rotary, residuals, loss, optimizer,
 dequantisation), communication (collectives with latency and bus bandwidth, what compute hides), schedules
-(1F1B, interleaved), training (the step), serving (the engine at a load, static vs continuous batching),
+(1F1B, interleaved), training (the step), engines (serving engine profiles), serving (one engine step),
+serving_load (prefill and decode phases, TTFT and TPOT at a load, static vs continuous batching), queueing (the
+M/D/1 wait before the prefill),
 formats (weight formats' real bits), calibration (probe measurements replace sourced figures), flops (model
 FLOPs for MFU). Pure functions over frozen dataclasses; units in the names.
 
@@ -37,6 +39,13 @@ from planner.perf.efficiencies import (
     architecture,
     device_rates,
 )
+from planner.perf.engines import (
+    DEFAULT_ENGINE,
+    ENGINES,
+    SPECULATIVE_DECODING_NOTE,
+    EngineProfile,
+    engine_profile,
+)
 from planner.perf.flops import (
     BACKWARD_FLOPS_PER_PARAM,
     FORWARD_FLOPS_PER_PARAM,
@@ -46,22 +55,18 @@ from planner.perf.flops import (
     training_flops_per_token,
 )
 from planner.perf.formats import FORMATS, WeightFormat, weight_format
+from planner.perf.queueing import Wait, md1_wait
 from planner.perf.schedules import Schedule, pipeline_bubble_fraction
-from planner.perf.serving import (
-    DEFAULT_ENGINE,
-    ENGINES,
+from planner.perf.serving import Replica, max_concurrent_sequences, step_seconds
+from planner.perf.serving_load import (
+    EMPTY_LOAD,
     BatchingLoss,
-    EngineProfile,
-    Replica,
     ServingLoad,
     continuous_batching,
-    engine_profile,
-    max_concurrent_sequences,
     serve,
     single_stream,
     static_batching,
     static_batching_loss,
-    step_seconds,
     uniform_output_lengths,
 )
 from planner.perf.training import (
@@ -93,15 +98,15 @@ effective_rates = device_rates
 __all__ = [
     "BandTable", "band_keys", "option_keys", "shipped_bands",
     "BACKWARD_FLOPS_PER_PARAM", "CPU_ADAM_PARAMS_PER_S", "DEFAULT_BANDWIDTH_FRACTION", "DEFAULT_ENGINE",
-    "DEFAULT_INTER_NODE_BYTES_PER_S", "DEFAULT_MFU", "ENGINES", "FORMATS", "FORWARD_FLOPS_PER_PARAM",
+    "DEFAULT_INTER_NODE_BYTES_PER_S", "DEFAULT_MFU", "EMPTY_LOAD", "ENGINES", "FORMATS", "FORWARD_FLOPS_PER_PARAM",
     "INTER_NODE_SOURCE", "LINK_EFFICIENCY", "NO_P2P_PENALTY", "SHIPPED", "BatchingLoss", "Calibration",
     "DeviceRates", "EngineProfile", "FittedConstants", "MicrobatchFloor", "ModelNumbers", "ProbeMeasurements", "Rates", "Replica",
-    "Schedule", "ServingLoad", "SharedWork", "StageTime", "StepModel", "StepTime", "TrainingOptions", "WeightFormat", "allgather_time_s",
+    "SPECULATIVE_DECODING_NOTE", "Schedule", "ServingLoad", "SharedWork", "StageTime", "StepModel", "StepTime", "TrainingOptions", "WeightFormat", "allgather_time_s",
     "allreduce_time_s", "alltoall_time_s", "apply_calibration", "architecture", "calibration_from_report",
     "continuous_batching", "device_rates", "effective_rates", "engine_profile", "group_link",
     "intra_node_bus_bytes_per_s", "probe_shapes", "max_concurrent_sequences", "model_numbers", "narayanan_flops_per_step",
     "offload_assumption", "offload_time_s", "pipeline_bubble_fraction", "reduce_scatter_time_s", "serve",
     "single_stream", "stage_floor_s", "static_batching", "static_batching_loss", "step_seconds",
     "training_flops_per_token",
-    "training_step_time", "uniform_output_lengths", "weight_format",
+    "training_step_time", "uniform_output_lengths", "Wait", "md1_wait", "weight_format",
 ]

@@ -74,9 +74,12 @@ def wall_time_ratio(interval_s: float, write_s: float, restart_s: float, mtbf_s:
     """T_w / T_s of Daly's model (1 without interruptions)."""
     if math.isinf(mtbf_s):
         return 1.0
-    if interval_s <= 0:  # continuous checkpoints: free ones lose only restarts
-        return math.exp(restart_s / mtbf_s) if write_s <= 0 else math.inf
-    return mtbf_s * math.exp(restart_s / mtbf_s) * math.expm1((interval_s + write_s) / mtbf_s) / interval_s
+    try:
+        if interval_s <= 0:  # continuous checkpoints: free ones lose only restarts
+            return math.exp(restart_s / mtbf_s) if write_s <= 0 else math.inf
+        return mtbf_s * math.exp(restart_s / mtbf_s) * math.expm1((interval_s + write_s) / mtbf_s) / interval_s
+    except OverflowError:  # restarts or intervals of many MTBFs: the job never finishes (time fraction 0)
+        return math.inf
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +191,9 @@ def _lost_shares(
         rework = restarts = 0.0
     else:
         segment = interval_s + write_s
-        rework = math.log(mtbf_s * math.expm1(segment / mtbf_s) / segment)
+        lost_segments = segment / mtbf_s  # log(M (e^x - 1) / L) = x + log(M / L) once e^x - 1 is e^x (x > 50)
+        rework = (lost_segments + math.log(mtbf_s / segment) if lost_segments > 50
+                  else math.log(mtbf_s * math.expm1(lost_segments) / segment))  # fmt: skip
         restarts = restart_s / mtbf_s
     total = writes + rework + restarts
     lost = 1 - 1 / ratio

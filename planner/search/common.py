@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from planner.gpus import GpuSpec
 from planner.memory import MemoryBreakdown, MemoryConfig, MemoryTotals, SharedShapes
 from planner.memory.config import with_layout
-from planner.memory.stages import (
+from planner.memory.element_bytes import (
     MASTER_BYTES,
     MEGATRON_WEIGHT_BYTES,
     megatron_style,
@@ -22,7 +22,7 @@ from planner.memory.stages import (
 from planner.messages import Message
 from planner.models import ModelSpec
 from planner.money import Money
-from planner.perf import ModelNumbers, Rates, Schedule
+from planner.perf import ModelNumbers, Rates, Schedule, weight_format
 from planner.scale import Goodput, JobFailures, checkpoint_bytes
 from planner.search.enumeration import allowed, pinned_count, powers_of_two
 from planner.search.types import Constraints, Excluded, PlanOption, Workload
@@ -54,14 +54,19 @@ class SearchMemory:
             # the global batch is reached by accumulating micro-batches: the gradients stay beside the next
             # micro-batch's activations (planner.memory: gradient_accumulation > 1 holds both)
             gradient_accumulation=2,
+            weight_bits=_serving_weight_bits(workload),
         )
         self._sequence_parallel = workload.task.is_training
         self._breakdowns: dict[Layout, MemoryBreakdown | None] = {}
         self._totals: dict[tuple[bool, int | None], MemoryTotals] = {}
-        self._shared_shapes = SharedShapes()  # the configs differ only in sequence parallel and in-flight batches
+        self._shared_shapes = (
+            SharedShapes()
+        )  # the configs differ only in sequence parallel and in-flight batches
         self._known: dict[Layout, int | None] = {}  # totals asked before (every GPU type asks the same ones)
         self._configs: dict[tuple[bool, int, int], MemoryConfig] = {}  # by (tp > 1, pp, virtual stages)
-        self._configs_of_choices: dict[tuple[bool, int | None], MemoryConfig] = {}  # by (sequence parallel, in flight)
+        self._configs_of_choices: dict[
+            tuple[bool, int | None], MemoryConfig
+        ] = {}  # by (sequence parallel, in flight)
         self._totals_of_shapes: dict[tuple[bool, int, int], MemoryTotals] = {}  # as _configs, for totals()
         # What the training search's GPU types of one plan() call share (planner.search.training): per-layout
         # memory fits, the layouts and their (layout, dp) pair table, the GEMM work (perf.SharedWork). Each
@@ -111,7 +116,12 @@ class SearchMemory:
         return self._memory_totals(layout).total(layout)
 
     def totals(
-        self, shape: tuple[int, int, int, int], zero: int, offload: str, recompute: str, micro_batch: int,
+        self,
+        shape: tuple[int, int, int, int],
+        zero: int,
+        offload: str,
+        recompute: str,
+        micro_batch: int,
         dps: Sequence[int],
     ) -> list[int | None]:
         """[total(layout at dp) for dp in dps] of the layout with model-parallel shape (tp, pp, ep, virtual
@@ -126,7 +136,9 @@ class SearchMemory:
         key = (tp > 1, pp, virtual)
         memory_totals = self._totals_of_shapes.get(key)
         if memory_totals is None:
-            memory_totals = self._totals_of_shapes[key] = self._memory_totals_of(self._config_of(tp, pp, virtual))
+            memory_totals = self._totals_of_shapes[key] = self._memory_totals_of(
+                self._config_of(tp, pp, virtual)
+            )
         return functools.partial(memory_totals.totals, tp, pp, ep)
 
     def _memory_totals(self, layout: Layout) -> MemoryTotals:
@@ -156,11 +168,23 @@ class SearchInputs:
 
 @dataclass(slots=True)
 class Found:
-    """What one GPU type's search found (filled while it runs)."""
+    """What one GPU type's search found (filled while it runs); needed: serving layouts that meet the targets
+    only with more GPUs than allowed."""
 
     options: list[PlanOption] = field(default_factory=list)
     excluded: list[Excluded] = field(default_factory=list)
     advice: list[Message] = field(default_factory=list)
+    needed: list[NeededLayout] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class NeededLayout:
+    """A serving layout (tp x pp replicas) that meets the targets on `gpus` GPUs of `gpu`, beyond the limit."""
+
+    gpus: int
+    gpu: GpuSpec
+    tp: int
+    pp: int
 
 
 class GpuSearch:
@@ -195,7 +219,9 @@ class GpuSearch:
         megatron = layout is not None and megatron_style(self.memory.config(layout))
         found = self._checkpoints.get(megatron)  # all that the layout changes (job_checkpoint_bytes)
         if found is None:
-            found = self._checkpoints[megatron] = _checkpoint_bytes(self.workload, self.inputs.numbers, megatron)
+            found = self._checkpoints[megatron] = _checkpoint_bytes(
+                self.workload, self.inputs.numbers, megatron
+            )
         return found
 
     def goodput(self, gpus: int, work_s: float | None, layout: Layout | None = None) -> Goodput | None:
@@ -234,3 +260,10 @@ def price_option(
     per_million = price * (gpus / 3600 / tokens_per_s * 1e6) if tokens_per_s > 0 else None
     cost = price * gpu_hours if gpu_hours is not None else None
     return gpu_hours, cost, per_million
+
+
+def _serving_weight_bits(workload: Workload) -> float | None:
+    """The serving weight format's real bits per weight (it changes memory as well as speed), or None."""
+    if workload.is_training or workload.weight_format is None:
+        return None
+    return weight_format(workload.weight_format, str(workload.precision)).bits_per_weight

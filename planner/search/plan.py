@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from time import perf_counter
 
@@ -11,9 +12,10 @@ from planner.gpus import GpuSpec, precision_refusal_message
 from planner.messages import Message, msg, render_all_en
 from planner.models import ModelSpec
 from planner.money import Money
-from planner.search.common import Found, SearchInputs, SearchMemory
+from planner.search.common import Found, NeededLayout, SearchInputs, SearchMemory
 from planner.search.ranking import constraint_advice, meets, rank_key
 from planner.search.serving import DEFAULT_SERVING_BATCH, ServingSearch
+from planner.search.serving_targets import options_to_show
 from planner.search.training import TrainingSearch
 from planner.search.types import MAX_MEMORY_HEADROOM, Constraints, Excluded, PlanOption, PlanResult, Workload
 from planner.vocabulary import Layout, Precision, RankBy, Task
@@ -29,6 +31,12 @@ def _input_problem(workload: Workload, constraints: Constraints, top: int) -> Me
         return msg("error.tokens_per_s_positive")
     if workload.concurrent_users is not None and workload.concurrent_users < 1:
         return msg("error.users_positive")
+    for what, value in (("request rate", workload.request_rate), ("TTFT target", workload.ttft_target_s),
+                        ("TPOT target", workload.tpot_target_s)):  # fmt: skip
+        if value is not None and not value > 0:
+            return msg("error.must_be_positive", what=what, value=value)
+    if workload.request_rate is not None and workload.concurrent_users is not None:
+        return msg("error.users_or_rate")
     if not workload.is_training and workload.output_len >= workload.seq_len:
         return msg(
             "error.output_longer_than_sequence", output_len=workload.output_len, seq_len=workload.seq_len
@@ -79,12 +87,23 @@ def plan(
         model, workload, gpu_list, constraints, prices or {}, calibration or {}
     )
     assumptions.extend(_shared_assumptions(workload, constraints))
-    options, advice = _meeting_the_target(found.options, workload), list(found.advice)
+    options, advice = found.options, list(found.advice)
+    met = True
+    if not workload.is_training:
+        options, met = options_to_show(options)
+        if not met:
+            closest = options[0] if options else None
+            advice.extend(target_advice(
+                model, workload, gpu_list, constraints, found, prices or {}, calibration or {}, closest
+            ))  # fmt: skip
     frontier = tuple(sorted(options, key=lambda o: (o.gpu.id, o.gpus)))
     within = [o for o in options if meets(o, constraints)]
     if options and not within:
         advice.append(constraint_advice(options))
-    ranked = sorted(within, key=lambda o: rank_key(o, ranking))
+    if met:
+        ranked = sorted(within, key=lambda o: rank_key(o, _serving_rank(ranking, workload)))
+    else:
+        ranked = within  # closest to the targets first (options_to_show)
     by_text = dict(zip(render_all_en(advice), advice, strict=True))  # each text once
     advice_messages = tuple(by_text.values())
     return PlanResult(
@@ -99,14 +118,58 @@ def plan(
     )
 
 
-def _meeting_the_target(options: list[PlanOption], workload: Workload) -> list[PlanOption]:
-    """Serving: the options that reach the tokens/s target, when any does; else every option (each says it
-    misses the target: the stated users cannot read that fast on any layout within the GPU limit)."""
-    target = workload.tokens_per_second
-    if workload.is_training or not target:
-        return options
-    meeting = [option for option in options if option.tokens_per_s >= target * (1 - 1e-9)]
-    return meeting or options
+# Layouts beyond the GPU limit tried, fewest GPUs first, to say what would meet the targets.
+NEEDED_TRIED = 3
+
+
+def target_advice(
+    model: ModelSpec, workload: Workload, gpus: list[GpuSpec], constraints: Constraints, found: Found,
+    prices: Mapping[str, Money], calibration: Mapping[str, perf.Calibration], closest: PlanOption | None,
+) -> list[Message]:  # fmt: skip
+    """When no option meets the serving targets: say so, and what would meet them, planned and checked (the
+    layout that needs the fewest GPUs beyond the limit, searched again at that count); or that no count
+    does, with the closest option's figures."""
+    limit = constraints.gpus or constraints.max_gpus
+    advice = [msg("advice.serving_targets_closest", limit=limit)]
+    for needed in sorted(found.needed, key=lambda n: (n.gpus, n.tp * n.pp))[:NEEDED_TRIED]:
+        checked = _plan_needed(model, workload, needed, constraints, prices, calibration)
+        if checked is not None:
+            latency = checked.latency
+            assert latency is not None
+            advice.append(msg(
+                "advice.serving_targets_need_gpus", gpus=checked.gpus, gpu=checked.gpu.name,
+                replicas=checked.layout.dp, tp=checked.layout.tp, pp=checked.layout.pp, ttft_s=latency.ttft_p90_s,
+                tpot_s=checked.tpot_s or 0.0, tokens_per_s=checked.tokens_per_s,
+            ))  # fmt: skip
+            return advice
+    if closest is not None and closest.latency is not None:
+        advice.append(msg(
+            "advice.serving_targets_unreachable", gpu=closest.gpu.name, tp=closest.layout.tp, pp=closest.layout.pp,
+            ttft_s=closest.latency.ttft_p90_s, tpot_s=closest.tpot_s or 0.0,
+        ))  # fmt: skip
+    return advice
+
+
+def _plan_needed(
+    model: ModelSpec, workload: Workload, needed: NeededLayout, constraints: Constraints,
+    prices: Mapping[str, Money], calibration: Mapping[str, perf.Calibration],
+) -> PlanOption | None:  # fmt: skip
+    """The layout searched again with its GPU count as the limit and its tp x pp pinned: its option if it
+    meets the targets there."""
+    pinned = {**constraints.pinned, "tp": needed.tp, "pp": needed.pp}
+    pinned.pop("dp", None)
+    wider = dataclasses.replace(constraints, gpus=None, max_gpus=needed.gpus, pinned=pinned)
+    found, _ = _search_each_gpu(model, workload, [needed.gpu], wider, prices, calibration)
+    meeting = [option for option in found.options if not option.misses_targets]
+    return min(meeting, key=lambda o: o.gpus) if meeting else None
+
+
+def _serving_rank(ranking: RankBy, workload: Workload) -> RankBy:
+    """With latency targets every option shown meets them: the cheapest per token comes first (cost per
+    million tokens, else GPU-seconds per token)."""
+    if not workload.is_training and workload.has_latency_targets:
+        return RankBy.COST
+    return ranking
 
 
 def _search_each_gpu(
@@ -141,6 +204,7 @@ def _search_each_gpu(
         merged.options.extend(found.options)
         merged.excluded.extend(found.excluded)
         merged.advice.extend(found.advice)
+        merged.needed.extend(found.needed)
     return merged, assumptions
 
 

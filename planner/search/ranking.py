@@ -12,13 +12,16 @@ def rank_key(option: PlanOption, rank_by: RankBy) -> tuple[float, ...]:
     """Smaller is better. Time: the run's wall time (or time per token); cost: money, else GPU-hours per token.
     Training counts the goodput term: time and money per useful token (lost work and restarts included)."""
     useful = option.effective_fraction
-    per_token_time = 1.0 / (option.tokens_per_s * useful) if option.tokens_per_s else float("inf")
+    useful_rate = (option.tokens_per_s or 0.0) * useful  # 0 when failures leave no useful work at all
+    per_token_time = 1.0 / useful_rate if useful_rate > 0 else float("inf")
     if option.workload is not None and not option.workload.is_training:
         per_token_time = option.tpot_s or per_token_time
-    gpu_seconds_per_token = option.gpus / (option.tokens_per_s * useful) if option.tokens_per_s else float("inf")
+    gpu_seconds_per_token = option.gpus / useful_rate if useful_rate > 0 else float("inf")
     if rank_by == RankBy.TIME:
         return (per_token_time, option.gpus)
-    money = option.cost_per_million_tokens.amount / useful if option.cost_per_million_tokens else None
+    money = None
+    if option.cost_per_million_tokens:
+        money = option.cost_per_million_tokens.amount / useful if useful > 0 else float("inf")
     primary = money if money is not None else gpu_seconds_per_token
     return (primary, per_token_time, option.gpus)
 

@@ -11,17 +11,17 @@ from planner import perf
 from planner.memory import MemoryBreakdown, MemoryConfig, MemoryTerm, kv_element_bytes
 from planner.messages import Message, msg, render_all_en
 from planner.scale import ReplicaFailure, replica_failure, storage
-from planner.search.common import Found, GpuSearch, SearchInputs, SearchMemory, price_option
+from planner.search.common import Found, GpuSearch, NeededLayout, SearchInputs, SearchMemory, price_option
 from planner.search.enumeration import allowed, pinned_count, powers_of_two
+from planner.search.serving_targets import latency_of, miss_ratio, replicas_for_targets
 from planner.search.types import Excluded, PlanOption
 from planner.vocabulary import Layout, Precision, Task
 
 # Serving without a stated number of users: decode this many sequences at once per replica (if they fit).
 DEFAULT_SERVING_BATCH = 32
-_EMPTY_LOAD = perf.ServingLoad(0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, "memory bandwidth", "continuous")
+_EMPTY_LOAD = perf.EMPTY_LOAD
 # Deepest serving pipeline tried (powers of two up to this many stages).
 MAX_SERVING_PIPELINE = 16
-MAX_TARGET_ITERATIONS = 12
 MAX_REPLICAS = 10**9  # no stated users: replicas are bounded by the GPU limit and the target only
 
 
@@ -57,16 +57,6 @@ def engine_breakdown(memory: SearchMemory, tp: int, pp: int, sequences: int) -> 
 
 
 @dataclass(frozen=True, slots=True)
-class _ShortOfGpus:
-    """A layout that fits but whose users or tokens/s target need more GPUs than allowed."""
-
-    gpus_needed: int
-    tp: int
-    pp: int
-    per_gpu_bytes: int
-
-
-@dataclass(frozen=True, slots=True)
 class _Replica:
     """One replica layout that fits: how many sequences fit, how many users it serves, its load figures."""
 
@@ -87,8 +77,8 @@ class ServingSearch(GpuSearch):
     def __init__(self, inputs: SearchInputs):
         super().__init__(inputs)
         self.smallest: tuple[int, int, int] | None = None  # (bytes at batch 1, tp, pp)
-        self.short_of_gpus: _ShortOfGpus | None = None
         self.engine = perf.engine_profile(inputs.workload.engine)
+        self._loads: dict[tuple[int, int, int, int | None], _Replica] = {}
         self.weights = perf.weight_format(inputs.workload.weight_format, str(inputs.workload.precision))
 
     def _layouts(self) -> list[tuple[int, int]]:
@@ -105,13 +95,10 @@ class ServingSearch(GpuSearch):
             found = self._replica(tp, pp, kv_bytes)
             if found is None:
                 continue
-            replica, target_replicas = found
-            if target_replicas * tp * pp > self._gpu_limit():
-                # it fits, but the tokens/s target needs more replicas than the GPUs allowed
-                gpus_needed = target_replicas * tp * pp
-                if self.short_of_gpus is None or gpus_needed < self.short_of_gpus.gpus_needed:
-                    self.short_of_gpus = _ShortOfGpus(gpus_needed, tp, pp, replica.bytes_at_one)
-                continue
+            replica, needed = found
+            if needed is not None and needed > replica.replicas:
+                # it fits, but the targets need more replicas than the GPUs allowed: shown as the closest
+                self.found.needed.append(NeededLayout(needed * tp * pp, self.gpu, tp, pp))
             self._add(replica)
         if not self.found.options:
             self._nothing_fits()
@@ -127,13 +114,13 @@ class ServingSearch(GpuSearch):
             inter_node_bytes_per_s=self.constraints.inter_node_bytes_per_s,
         )  # fmt: skip
 
-    def _replica(self, tp: int, pp: int, kv_bytes: float) -> tuple[_Replica, int] | None:
-        """The replica at (tp, pp) at the load it carries, and the replicas the tokens/s target needs; None where
-        it does not fit.
+    def _replica(self, tp: int, pp: int, kv_bytes: float) -> tuple[_Replica, int | None] | None:
+        """The replica at (tp, pp) at the load it carries, and the replicas the targets need at any count (None
+        where no count meets them); None where it does not fit.
 
         Replicas: enough for every user to hold a sequence slot (users beyond the GPU limit queue), at least the
-        pinned dp, all the GPUs of an exact count, and more for a tokens/s target until it is met or more
-        replicas stop adding throughput (each user's speed bounds what its requests can produce)."""
+        pinned dp, all the GPUs of an exact count; with targets (TTFT, TPOT, tokens/s) or a request rate, the
+        fewest within the GPU limit that meet them (planner.search.serving_targets), else the limit's most."""
         fit = fitting_sequences(self.memory, tp, pp, self.capacity)
         if fit is None:
             return None
@@ -142,46 +129,64 @@ class ServingSearch(GpuSearch):
             self.smallest = (one, tp, pp)
         if one > self.capacity or max_seqs < 1:
             return None
-        slots = min(max_seqs, self.engine.max_batch)
+        slots = min(max_seqs, self.engine.limits(self.gpu.memory_bytes, self.gpu.name)[0])
         if self.pinned.get("micro_batch"):
             slots = pinned_count(self.pinned["micro_batch"])
             if slots > max_seqs:
                 return None
         limit = max(1, self._gpu_limit() // (tp * pp))
-        users = self.workload.concurrent_users
+        workload = self.workload
+        users, rate = workload.concurrent_users, workload.request_rate
         replicas = min(limit, max(1, math.ceil(users / slots))) if users else 1
         replicas = max(replicas, pinned_count(self.pinned["dp"]) if self.pinned.get("dp") else 1)
+        fixed = self.constraints.gpus is not None or bool(self.pinned.get("dp"))
         if self.constraints.gpus is not None:
             replicas = limit
-        base = self._at(_Replica(tp, pp, one, max_seqs, 1, 1, _EMPTY_LOAD), replicas, kv_bytes, slots)
-        replica, target = base, self.workload.tokens_per_second
-        most = users if users else MAX_REPLICAS  # a replica without a user adds nothing
-        for _ in range(MAX_TARGET_ITERATIONS):
-            total = self._aggregate_tokens_per_s(replica)
-            if not target or total >= target:
-                return replica, replica.replicas
-            trial = min(max(math.ceil(replica.replicas * target / total), replica.replicas + 1), most)
-            if trial <= replica.replicas:
-                return replica, replica.replicas  # one user per replica: their own speed bounds it (a miss)
-            more = self._at(replica, trial, kv_bytes, slots)
-            if self._aggregate_tokens_per_s(more) <= total * 1.01:
-                return replica, replica.replicas  # saturated: the users' own speed bounds it (a miss)
-            if trial > limit:
-                return replica, trial
-            replica = more
-        return replica, replica.replicas
+        base = _Replica(tp, pp, one, max_seqs, 1, 1, _EMPTY_LOAD)
+        targets = workload.has_latency_targets or bool(workload.tokens_per_second) or rate is not None
+        if not users and rate is None and workload.has_latency_targets:
+            slots = self._batch_for_targets(base, replicas, kv_bytes, slots)
+        at = self._at(base, replicas, kv_bytes, slots)
+        if fixed or not targets:
+            return at, replicas
+        most = users if users else (None if rate is not None or workload.tokens_per_second else replicas)
+        reach = replicas_for_targets(
+            lambda r: self._miss(self._at(base, r, kv_bytes, slots)), replicas, limit, most
+        )
+        return self._at(base, reach.within, kv_bytes, slots), reach.needed
+
+    def _batch_for_targets(self, base: _Replica, replicas: int, kv_bytes: float, slots: int) -> int:
+        """Without stated users or a rate: the largest batch per replica (a power of two up to the default
+        batch) whose load meets the latency targets; batch 1 when none does."""
+        batch = min(slots, DEFAULT_SERVING_BATCH)
+        while batch > 1 and self._miss(self._at(base, replicas, kv_bytes, batch)) > 1:
+            batch //= 2
+        return max(1, batch)
+
+    def _miss(self, replica: _Replica) -> float:
+        miss = miss_ratio(replica.load, self._aggregate_tokens_per_s(replica), self.workload)
+        return 0.0 if miss is None else miss
 
     def _at(self, replica: _Replica, replicas: int, kv_bytes: float, slots: int | None = None) -> _Replica:
-        """The replica's load with `replicas` replicas sharing the users (or, without stated users, a batch of
-        up to DEFAULT_SERVING_BATCH sequences each)."""
-        users = self.workload.concurrent_users
-        limit = min(replica.max_sequences, self.engine.max_batch) if slots is None else slots
+        """The replica's load with `replicas` replicas sharing the users or the request rate (or, without either,
+        a batch of up to DEFAULT_SERVING_BATCH sequences each)."""
+        key = (replica.tp, replica.pp, replicas, slots)
+        known = self._loads.get(key)
+        if known is not None:
+            return known
+        workload = self.workload
+        users, rate = workload.concurrent_users, workload.request_rate
+        limit = min(replica.max_sequences, self.engine.limits(self.gpu.memory_bytes, self.gpu.name)[0])
+        limit = limit if slots is None else slots
         per_replica = math.ceil(users / replicas) if users else min(limit, DEFAULT_SERVING_BATCH)
         load = perf.serve(
-            self._perf_replica(replica.tp, replica.pp, kv_bytes), per_replica, self.workload.prompt_len,
-            self.workload.output_len, max_sequences=limit,
+            self._perf_replica(replica.tp, replica.pp, kv_bytes), per_replica, workload.prompt_len,
+            workload.output_len, max_sequences=limit,
+            request_rate=rate / replicas if rate is not None else None,
         )  # fmt: skip
-        return dataclasses.replace(replica, users=per_replica, replicas=replicas, load=load)
+        found = dataclasses.replace(replica, users=per_replica, replicas=replicas, load=load)
+        self._loads[key] = found
+        return found
 
     def _aggregate_tokens_per_s(self, replica: _Replica) -> float:
         """Output tokens/s over all replicas. The users' shares are rounded up (50 users on 23 replicas: 3 slots
@@ -214,8 +219,10 @@ class ServingSearch(GpuSearch):
         added = [msg(bound, batch=batch)]
         if load.queued:
             added.append(msg("option.users_queued", queued=load.queued, slots=load.concurrency))
-        if workload.tokens_per_second and tokens_per_s < workload.tokens_per_second:
-            added.append(msg("option.misses_target", target_tokens_per_second=workload.tokens_per_second))
+        miss = miss_ratio(load, tokens_per_s, workload)
+        latency = latency_of(load, miss, replicas)
+        if not latency.meets:
+            added.append(self._missed(load, tokens_per_s, latency.overloaded))
         # the memory notes' English texts are breakdown.notes already (render_all_en renders each on its own)
         notes, texts = (*breakdown.note_messages, *added), (*breakdown.notes, *render_all_en(added))
         band = perf.shipped_bands().band(
@@ -238,7 +245,22 @@ class ServingSearch(GpuSearch):
             concurrent_users=replica.users, engine=self.engine.name, prefill_share=load.prefill_share,
             static_batching=static,
             replica_failure=self._replica_failure(replica, breakdown.weights.bytes, tokens_per_s),
+            latency=latency,
         ))  # fmt: skip
+
+    def _missed(self, load: perf.ServingLoad, tokens_per_s: float, overloaded: bool) -> Message:
+        """Which targets the option misses, with its figures."""
+        workload = self.workload
+        if overloaded:
+            return msg("option.overloaded", request_rate=workload.request_rate or 0.0)
+        missed = []
+        if workload.ttft_target_s is not None and load.ttft_p90_s > workload.ttft_target_s:
+            missed.append(msg("target.ttft", ttft_s=load.ttft_p90_s, target_s=workload.ttft_target_s))
+        if workload.tpot_target_s is not None and load.tpot_s > workload.tpot_target_s:
+            missed.append(msg("target.tpot", tpot_s=load.tpot_s, target_s=workload.tpot_target_s))
+        if workload.tokens_per_second and tokens_per_s < workload.tokens_per_second:
+            missed.append(msg("option.misses_target", target_tokens_per_second=workload.tokens_per_second))
+        return msg("option.misses_targets", missed=tuple(missed))
 
     def _replica_failure(
         self, replica: _Replica, weights_bytes_per_gpu: int, tokens_per_s: float
@@ -260,20 +282,6 @@ class ServingSearch(GpuSearch):
             msg("where.gpus", gpus=limit, gpu=gpu.name) if limit > 1 else msg("where.one_gpu", gpu=gpu.name)
         )
         family = msg("excluded.family.inference", precision=workload.precision)
-        short = self.short_of_gpus
-        if short is not None:
-            layout = {"tp": short.tp, "pp": short.pp, "gpus_needed": short.gpus_needed, "gpu": gpu.name}
-            reason = msg(
-                "excluded.serving_load_needs_more_gpus",
-                per_gpu_bytes=short.per_gpu_bytes,
-                limit=limit,
-                **layout,
-            )
-            self.found.excluded.append(Excluded.of(family, reason))
-            self.found.advice.append(
-                msg("advice.serving_load_needs_more_gpus", model=self.model.name, **layout)
-            )
-            return
         if need is None:
             self.found.excluded.append(Excluded.of(family, msg("excluded.no_serving_layout", where=where)))
             return

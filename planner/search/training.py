@@ -9,15 +9,14 @@ ones that cannot beat the best."""
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from planner import perf
-from planner.layout_text import family_message, sharding_hint
+from planner.layout_text import sharding_hint
 from planner.messages import Message, msg, render_en
 from planner.perf.training import FLOOR_ROUNDING_MARGIN
 from planner.search.common import Found, GpuSearch, LayoutTotals, SearchInputs, price_option
@@ -29,334 +28,30 @@ from planner.search.enumeration import (
     pipeline_depths,
 )
 from planner.search.ranking import rank_key
+from planner.search.training_fits import (
+    PIPELINE_MAX_ZERO,
+    VIRTUAL_STAGES,
+    FamilyKey,
+    Shape,
+    State,
+    Variant,
+    _Best,
+    _ClassedFits,
+    _data_parallel_only,
+    _Enumerated,
+    _layout,
+    _LayoutFits,
+    _PairTable,
+    _search_order,
+    _Searched,
+    _sharded,
+    _StateFit,
+    excluded_family_message,
+    family_key,
+)
 from planner.search.types import Excluded, PlanOption
 from planner.uncertainty import ErrorBand
-from planner.vocabulary import Confidence, Layout, Offload, RankBy, Recompute, ZeroStage
-
-# Pipeline parallel runs with ZeRO stage 0 or 1 only. DeepSpeed's PipelineEngine asserts it
-# (deepspeed/runtime/pipe/engine.py: "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism"); Megatron-LM's
-# distributed optimizer shards only the optimizer states (ZeRO-1); TorchTitan combines FSDP2 with PP but by default
-# does not reshard parameters after forward under PP (torchtitan/distributed/fsdp.py, to avoid an all-gather per
-# micro-batch), so each stage keeps whole parameters, which the ZeRO-3 memory model here would understate.
-PIPELINE_MAX_ZERO = ZeroStage.OPTIMIZER
-
-# A sharding state: the ZeRO stage and what is offloaded.
-State = tuple[ZeroStage, Offload]
-# An activation variant: the recompute mode and the micro-batch.
-Variant = tuple[Recompute, int]
-# A model-parallel shape: tp, pp, ep and the virtual pipeline stages per rank (interleaved 1F1B).
-Shape = tuple[int, int, int, int]
-# Interleaved 1F1B chunks per pipeline rank the search tries (at least one layer per chunk; uneven chunks as
-# torchtitan allows); Llama 3 405B trained interleaved (arXiv 2407.21783, section 3.3.2). Four chunks take
-# three quarters of the bubble away; finer steps add search time, not insight.
-VIRTUAL_STAGES = (1, 4)
-# The family an excluded entry names: a data-parallel-only state, or None for every layout with tensor or
-# pipeline parallelism ("tensor/pipeline parallel").
-FamilyKey = State | None
-
-
-def _search_order(
-    counts: npt.NDArray[np.int64], floors: npt.NDArray[np.float64], indices: npt.NDArray[np.int64]
-) -> npt.NDArray[np.intp]:
-    """The order the search visits the pairs in (positions into the arrays): by GPU count, each count's pairs in
-    ascending floor order, which the best-first stop (TrainingSearch._search_count) needs, then enumeration
-    index. The answers do not depend on the order among pairs of equal floor: a candidate's key carries its
-    layout's enumeration index and shortlist position, so ties go where enumeration order sends them."""
-    return np.lexsort((indices, floors, counts))
-
-
-@dataclass(frozen=True, slots=True)
-class _StateFit:
-    """Per-GPU bytes of one sharding state at the reference activation variant: a + b / dp, from two exact
-    estimates; at_one is the exact figure at dp 1 (one rank has no shards or communicator; inf where
-    impossible, None when dp 1 is not searched)."""
-
-    state: State
-    a: float
-    b: float
-    at_one: float | None
-
-    def need(self, dp: int, delta: float) -> float:
-        """Per-GPU bytes at `dp` plus an activation variant's delta (dp 1: the exact figure)."""
-        if dp == 1 and self.at_one is not None:
-            return self.at_one + delta
-        return self.a + self.b / dp + delta
-
-
-class _FirstFit:
-    """The activation variants one dp may use (micro-batch x dp within the global batch), in rank order, with
-    the running minimum of their deltas: the first variant that fits in `room` bytes is the first whose running
-    minimum is at most `room`, found by bisection instead of a scan."""
-
-    __slots__ = ("negative_minima", "ranked")
-
-    def __init__(self, ranked: list[tuple[int, Variant, float]]):
-        self.ranked = [(rank, variant) for rank, variant, _ in ranked]
-        self.negative_minima: list[float] = []
-        lowest = math.inf
-        for _, _, delta in ranked:
-            lowest = min(lowest, delta)
-            self.negative_minima.append(-lowest)  # nondecreasing
-
-
-class _LayoutFits:
-    """What one layout (tp, pp, ep, virtual stages) needs in memory, for every GPU type of one search: the
-    state fits, the variant deltas, and per (dp, capacity) the shortlist of (state, variant) worth timing
-    (GPU types with the same memory share them)."""
-
-    __slots__ = (
-        "deltas",
-        "fits",
-        "global_batch",
-        "_first_fits",
-        "_kinds",
-        "_largest_micro_batch",
-        "_needs",
-        "_ranked",
-        "_chosen",
-        "_at_dp",
-    )
-
-    def __init__(self, fits: list[_StateFit], deltas: dict[Variant, float], global_batch: int):
-        self.fits, self.deltas, self.global_batch = fits, deltas, global_batch
-        self._ranked = [(rank, variant, delta) for rank, (variant, delta) in enumerate(deltas.items())]
-        # (offloaded, ZeRO-3, ZeRO stage) of each state: with the variant's rank, what orders the candidates
-        self._kinds = [(fit.state[1] != Offload.NONE, fit.state[0] == ZeroStage.WEIGHTS, int(fit.state[0]))
-                       for fit in fits]  # fmt: skip
-        self._largest_micro_batch = max(variant[1] for variant in deltas)
-        self._first_fits: dict[int, _FirstFit] = {}
-        self._needs: dict[int, list[tuple[float, Layout, FamilyKey]]] = {}
-        # the shortlist of each choice of variants (one index per state), whichever dp or capacity made it
-        self._chosen: dict[tuple[int, tuple[int, ...]], list[tuple[State, Variant]]] = {}
-        # per dp: the variants it may use and each state's need there (shortlist: every GPU type asks them)
-        self._at_dp: dict[int, tuple[_FirstFit, list[float], float, list[float]]] = {}
-
-    def needs(self, shape: Shape, dp: int) -> list[tuple[float, Layout, FamilyKey]]:
-        """(per-GPU need, layout, family) of each state at `dp` with the lightest activations (_record_needs)."""
-        found = self._needs.get(dp)
-        if found is None:
-            deltas = self.deltas
-            lightest = min(deltas, key=lambda variant: deltas[variant])
-            tp, pp, ep, virtual = shape
-            found = self._needs[dp] = []
-            for fit in self.fits:
-                layout = _layout(tp, pp, ep, dp, fit.state, lightest, virtual)
-                found.append((fit.need(dp, deltas[lightest]), layout, family_key(layout)))
-        return found
-
-    def _limit(self, dp: int) -> int:
-        """The largest micro-batch `dp` may use (micro-batch x dp within the global batch)."""
-        return min(self.global_batch // dp, self._largest_micro_batch)
-
-    def _first_fit(self, limit: int) -> _FirstFit:
-        found = self._first_fits.get(limit)
-        if found is None:
-            found = self._first_fits[limit] = _FirstFit(
-                [item for item in self._ranked if item[1][1] <= limit]
-            )
-        return found
-
-    def shortlist(self, dp: int, capacity: int) -> list[tuple[State, Variant]]:
-        """The (state, variant) pairs worth timing at `dp` in `capacity` bytes: per state the most preferred
-        variant that fits (bisection over _FirstFit.negative_minima), less those another candidate dominates: no lighter in activations
-        and no dearer in kind (ZeRO-0/1/2 share one communication volume; ZeRO-3 costs 1.5x; offload adds
-        transfers; recompute adds compute), so never faster. Each dp's variants and state needs are kept (every
-        GPU type asks them), and each choice of variants' shortlist (GPU types whose memory leads to the same
-        choices share it)."""
-        at_dp = self._at_dp.get(dp)
-        if at_dp is None:
-            at_dp = self._at_dp[dp] = self._at(dp)
-        first_fit, needs, lowest_need, negative_minima = at_dp
-        # Nothing fits when even the lowest need with the lightest variant does not: every bisection below would
-        # give len(ranked) (x - capacity is monotonic in x, and bisect_left gives the length exactly when the
-        # value exceeds the last element), and the shortlist of no choice is empty.
-        if not negative_minima or lowest_need - capacity > negative_minima[-1]:
-            return []
-        # the first variant that fits, by bisection (asked at every pair visited); need - capacity is
-        # -(capacity - need) exactly
-        # (IEEE subtraction is antisymmetric)
-        chosen = tuple([bisect_left(negative_minima, need - capacity) for need in needs])
-        # the variants a dp may use grow with the limit: their count names them
-        key = (len(negative_minima), chosen)
-        found = self._chosen.get(key)
-        if found is None:
-            found = self._chosen[key] = self._shortlist(first_fit, chosen)
-        return found
-
-    def _at(self, dp: int) -> tuple[_FirstFit, list[float], float, list[float]]:
-        """What shortlist asks at `dp` whatever the capacity: the variants the dp may use, each state's need
-        there (without activations above the reference), the lowest of those needs, the running minima."""
-        first_fit = self._first_fit(self._limit(dp))
-        needs = [fit.need(dp, 0.0) for fit in self.fits]
-        return first_fit, needs, min(needs), first_fit.negative_minima
-
-    def _shortlist(self, first_fit: _FirstFit, chosen: tuple[int, ...]) -> list[tuple[State, Variant]]:
-        ranked, kinds, size = first_fit.ranked, self._kinds, len(first_fit.ranked)
-        # (position in ranked, (offloaded, ZeRO-3, ZeRO stage), state index): unique, so ties keep the states'
-        # order; ranked is in rank order, so the positions sort as the variants' ranks do
-        candidates = sorted([(at, kinds[index], index) for index, at in enumerate(chosen) if at < size])
-        # Every candidate kept before this one has a rank no higher (the sort), so it dominates this one
-        # exactly when it is no dearer in kind: (offloaded, ZeRO-3) no higher in either.
-        kept_kinds: set[tuple[bool, bool]] = set()
-        shortlist: list[tuple[State, Variant]] = []
-        for at, (offloaded, zero3, _), index in candidates:
-            if kept_kinds.isdisjoint(_NO_DEARER[offloaded, zero3]):
-                kept_kinds.add((offloaded, zero3))
-                shortlist.append((self.fits[index].state, ranked[at][1]))
-        return shortlist
-
-
-# (offloaded, ZeRO-3) -> the kinds no dearer than it in either (a candidate of one of them with no heavier
-# activations is never slower)
-_NO_DEARER = {
-    (offloaded, zero3): frozenset((o, z) for o in (False, True) for z in (False, True) if o <= offloaded and z <= zero3)
-    for offloaded in (False, True)
-    for zero3 in (False, True)
-}
-
-
-class _ClassedFits:
-    """A layout's _LayoutFits per activation class (autocast ZeRO-0/1; FSDP2's 16-bit compute ZeRO-2/3): their
-    needs together, and per dp their shortlists together (the clock decides between the classes)."""
-
-    __slots__ = ("parts",)
-
-    def __init__(self, parts: list[_LayoutFits]):
-        self.parts = parts
-
-    def needs(self, shape: Shape, dp: int) -> list[tuple[float, Layout, FamilyKey]]:
-        return [need for part in self.parts for need in part.needs(shape, dp)]
-
-    def shortlist(self, dp: int, capacity: int) -> list[tuple[State, Variant]]:
-        """The shortlist of one dp (_LayoutFits.shortlist), the classes' together."""
-        parts = self.parts
-        first = parts[0].shortlist(dp, capacity)
-        if len(parts) == 1:
-            return first
-        second = parts[1].shortlist(dp, capacity)
-        if not (first and second):
-            return first or second  # the memoised list itself: the search only reads it
-        return first + second
-
-
-@dataclass(frozen=True, slots=True)
-class _Enumerated:
-    """The layouts a search tries, GPU-independent (TrainingSearch._enumerated): per layout the fields _Searched
-    starts from (enumeration index, shape, smallest dp, variants, states, dps), the variants without / with a
-    pipeline, and whether a pipelined layout was skipped for want of a ZeRO-0/1 state."""
-
-    layouts: list[tuple[int, Shape, int, list[Variant], list[State], list[int]]]
-    variants_of: dict[bool, list[Variant]]
-    skipped_pipeline: bool
-
-
-@dataclass(slots=True, eq=False)
-class _Searched:
-    """A layout the search tries (a dp of it fills a candidate count, and a state can run it): its enumeration
-    index, shape, smallest dp, variants, states and dps; its memory once worked out (`sized`; fits None: nothing
-    is possible there); the micro-batch floors of its variants once their micro-batch is timed (_consider)."""
-
-    index: int
-    shape: Shape
-    base: int
-    variants: list[Variant]
-    states: list[State]
-    dps: list[int]
-    sized: bool = False
-    fits: _ClassedFits | None = None
-    floors: dict[Variant, perf.MicrobatchFloor] = field(default_factory=dict)
-    # before then, their StepModel.stage_floor (a pure function of the GPU's step model and the variant)
-    stage_floors: dict[Variant, perf.MicrobatchFloor | None] = field(default_factory=dict)
-
-
-class _PairTable:
-    """Every (layout, dp) pair of a search, by GPU count, with what their floors take besides the GPU: per pair
-    and micro-batch, (micro-batches per step + the pipeline bubble) where the dp may use that micro-batch
-    (MicrobatchFloor.at without its seconds). It depends on the model, workload, constraints and node size
-    only, never on the GPU's rates or memory: GPU types of one plan() call with the same node size share it.
-
-    `layouts` are positions in the search's list of layouts (TrainingSearch.searched, not empty), `micro_batches`
-    the columns (every layout's variants have the same micro-batches), `counts` the GPU count of each pair.
-    Per layout, what its stage floors are made of (TrainingSearch._stage_floor_rows): `floor_keys[floor_key_of]`,
-    its (tp, ep, pipelined or not), and `depths[depth_of]`, its pipeline depth."""
-
-    __slots__ = ("allowed", "counts", "depth_of", "depths", "dps", "floor_key_of", "floor_keys", "indices",
-                 "layouts", "micro_batches", "microbatches")  # fmt: skip
-
-    def __init__(self, searched: list[_Searched], bubbles: list[float], global_batch: int):
-        self.micro_batches = sorted({micro_batch for _, micro_batch in searched[0].variants})  # every layout's
-        layouts = [position for position, layout in enumerate(searched) for _ in layout.dps]
-        self.dps = [dp for layout in searched for dp in layout.dps]
-        self.layouts = np.array(layouts, dtype=np.intp)
-        self.indices = np.array([searched[position].index for position in layouts], dtype=np.int64)
-        dps = np.array(self.dps, dtype=np.int64)
-        per_rank = global_batch // dps  # sequences per data-parallel rank: micro-batch x micro-batches
-        columns = [per_rank >= micro_batch for micro_batch in self.micro_batches]
-        self.allowed = np.stack(columns, axis=1)
-        bubble = np.array(bubbles, dtype=np.float64)[self.layouts]
-        # int + float as Python adds them (the int converted to double first); 1 where the dp may not use the
-        # micro-batch: a placeholder that `allowed` masks (never inf x 0)
-        counts = [np.maximum(1, per_rank // micro_batch) + bubble for micro_batch in self.micro_batches]
-        self.microbatches = np.where(self.allowed, np.stack(counts, axis=1), 1.0)
-        model_parallel = np.array([layout.shape[0] * layout.shape[1] for layout in searched], dtype=np.int64)
-        self.counts = dps * model_parallel[self.layouts]  # GPUs of each pair
-        keys = [(tp, ep, pp > 1) for tp, pp, ep, _ in (layout.shape for layout in searched)]
-        self.floor_keys = list(dict.fromkeys(keys))
-        self.floor_key_of = np.array([self.floor_keys.index(key) for key in keys], dtype=np.intp)
-        self.depths = sorted({layout.shape[1] for layout in searched})
-        self.depth_of = np.array([self.depths.index(layout.shape[1]) for layout in searched], dtype=np.intp)
-
-    def floors(self, seconds: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        """The floor of every pair: the lowest over the micro-batches its dp may use of (micro-batches + bubble)
-        x that micro-batch's stage-floor seconds on its layout (`seconds`: one row per layout, one column per
-        micro-batch). The same products as MicrobatchFloor.at, element by element in IEEE double."""
-        products = self.microbatches * seconds[self.layouts]
-        return np.where(self.allowed, products, np.inf).min(axis=1, initial=np.inf)  # type: ignore[no-any-return]
-
-
-@dataclass(frozen=True, slots=True)
-class _Best:
-    """The fastest candidate at a GPU count. key: (seconds, ZeRO stage, offloaded, pp, tp, enumeration index,
-    shortlist position): the last two make ties go to the candidate first in enumeration order, whichever
-    order the search visits the candidates in."""
-
-    key: tuple[float, int, bool, int, int, int, int]
-    layout: Layout
-
-
-def _data_parallel_only(shape: Shape) -> bool:
-    """No tensor or pipeline parallelism: its states are excluded families of their own (family_key)."""
-    return shape[0] == 1 and shape[1] == 1
-
-
-def _sharded(state: State) -> bool:
-    """ZeRO-2/3: FSDP2's 16-bit compute copies instead of autocast (planner.memory's activations differ)."""
-    return state[0] >= ZeroStage.GRADIENTS
-
-
-def _layout(tp: int, pp: int, ep: int, dp: int, state: State, variant: Variant, virtual: int = 1) -> Layout:
-    return Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=state[0], recompute=variant[0], offload=state[1],
-                  micro_batch=variant[1], virtual_stages=virtual)  # fmt: skip
-
-
-def family_key(layout: Layout) -> FamilyKey:
-    """The excluded-entry family of a layout (data-parallel-only layouts by their state)."""
-    if layout.tp == 1 and layout.pp == 1:
-        return (ZeroStage(layout.zero), Offload(layout.offload))
-    return None
-
-
-def excluded_family_message(family: FamilyKey, layout: Layout) -> Message:
-    """What an excluded family stands for, in words that cannot contradict the options shown beside it.
-
-    Needs are recorded per family only for pure data-parallel layouts (TP 1, PP 1); every layout with tensor or
-    pipeline parallelism is one more family, "tensor/pipeline parallel". So "ZeRO-2" alone would read as if
-    ZeRO-2 could not work while an option uses ZeRO-2 + TP 4: the words say "without tensor/pipeline parallel".
-    `layout` is the family's lightest layout.
-    """
-    if family is None:
-        return msg("excluded.family.tensor_pipeline")
-    return msg("excluded.family.data_parallel_only", family=family_message(layout))
+from planner.vocabulary import Confidence, Layout, Offload, RankBy, Recompute, Task, ZeroStage
 
 
 class TrainingSearch(GpuSearch):
@@ -381,11 +76,15 @@ class TrainingSearch(GpuSearch):
         self._unpipelined: dict[tuple[int, int, bool], dict[int, tuple[float, float]] | None] = {}
         # Every layout that reached the memory step, in enumeration order (_Searched).
         self.searched: list[_Searched] = []
-        self.options = perf.TrainingOptions(optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank)
+        self.options = perf.TrainingOptions(
+            optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank
+        )
         workload = self.workload
         # the GPU types of one plan() call share the GEMM work of the layouts they time (perf.SharedWork), kept
         # beside the memory fits they share the same way
-        shared = self.memory.shared_by_gpu_types.setdefault(("step work",), perf.SharedWork(self.model, workload.seq_len))
+        shared = self.memory.shared_by_gpu_types.setdefault(
+            ("step work",), perf.SharedWork(self.model, workload.seq_len)
+        )
         assert isinstance(shared, perf.SharedWork)
         self.step_model = perf.StepModel(
             self.inputs.numbers, self.gpu, seq_len=workload.seq_len, global_batch=workload.global_batch,
@@ -487,7 +186,9 @@ class TrainingSearch(GpuSearch):
             if with_dp_one:
                 exact = at_dp_one[0]
                 at_one = math.inf if exact is None else exact
-            fits.append((_StateFit((zero, offload), t_low - b / low, b, at_one), t_low if low == 2 * base else t_high))
+            fits.append(
+                (_StateFit((zero, offload), t_low - b / low, b, at_one), t_low if low == 2 * base else t_high)
+            )
         return fits
 
     @staticmethod
@@ -532,7 +233,11 @@ class TrainingSearch(GpuSearch):
             table = self._pair_table()
             floors = table.floors(self._stage_floor_rows(table))
             order = _search_order(table.counts, floors, table.indices)
-            counts, pairs, ordered_floors = table.counts[order].tolist(), order.tolist(), floors[order].tolist()
+            counts, pairs, ordered_floors = (
+                table.counts[order].tolist(),
+                order.tolist(),
+                floors[order].tolist(),
+            )
             start = 0
             while start < len(pairs):  # one GPU count's pairs: pairs[start:end]
                 end = bisect_right(counts, counts[start], start)
@@ -545,12 +250,19 @@ class TrainingSearch(GpuSearch):
         """This search's _PairTable, shared with the other GPU types of the plan() call whose searches try the
         same layouts at the same dps (the node size decides the counts and tensor-parallel sizes), kept beside
         the layouts' memory fits, which are shared the same way."""
-        key = ("pair table", self.per_node, tuple(self.counts), tuple(layout.index for layout in self.searched))
+        key = (
+            "pair table",
+            self.per_node,
+            tuple(self.counts),
+            tuple(layout.index for layout in self.searched),
+        )
         table = self.memory.shared_by_gpu_types.get(key)
         if not isinstance(table, _PairTable):
             bubbles = [self.step_model.bubble_microbatches(layout.shape[1], layout.shape[3])
                        for layout in self.searched]  # fmt: skip
-            table = self.memory.shared_by_gpu_types[key] = _PairTable(self.searched, bubbles, self.workload.global_batch)
+            table = self.memory.shared_by_gpu_types[key] = _PairTable(
+                self.searched, bubbles, self.workload.global_batch
+            )
         return table
 
     def _stage_floor_rows(self, table: _PairTable) -> npt.NDArray[np.float64]:
@@ -570,7 +282,9 @@ class TrainingSearch(GpuSearch):
             for column, micro_batch in enumerate(table.micro_batches):
                 if micro_batch in found:
                     seconds[row, column], every_stage[row, column] = found[micro_batch]
-        shares = np.array([self.step_model.stage_share(pp) for pp in table.depths])[table.depth_of, np.newaxis]
+        shares = np.array([self.step_model.stage_share(pp) for pp in table.depths])[
+            table.depth_of, np.newaxis
+        ]
         u, c = seconds[table.floor_key_of], every_stage[table.floor_key_of]
         rows = (shares * (u - c) + c) * FLOOR_ROUNDING_MARGIN  # perf.stage_floor_s, element by element
         rows[without[table.floor_key_of]] = -np.inf
@@ -832,6 +546,20 @@ class TrainingSearch(GpuSearch):
             )
             self.found.excluded.append(Excluded.of(msg("excluded.family.gpu_count", gpus=gpus), reason))
 
+    def _untried_ideas(self) -> tuple[Message, ...]:
+        """What else might fit, leaving out what this plan already is or already tried: no "ZeRO-3 with CPU
+        offload" when the search had it, no "LoRA" to a LoRA plan."""
+        ideas = [msg("idea.more_gpus_training")]
+        if (ZeroStage.WEIGHTS, Offload.ALL) not in self.states:
+            ideas.append(msg("idea.zero3_offload"))
+        task = self.workload.task
+        if task in (Task.PRETRAIN, Task.FINETUNE):
+            ideas.append(msg("idea.lora_instead"))
+        elif task == Task.LORA:
+            ideas.append(msg("idea.qlora_instead"))
+        ideas += [msg("idea.shorter_sequence"), msg("idea.bigger_gpu")]
+        return tuple(ideas)
+
     def _advice(self) -> None:
         """Why plain data parallel cannot work, or, when nothing fits, what would."""
         gpu, capacity, options = self.gpu, self.capacity, self.found.options
@@ -850,7 +578,12 @@ class TrainingSearch(GpuSearch):
                 upto = msg("where.exact_gpus", gpus=self.constraints.gpus)
             else:
                 upto = msg("where.up_to_gpus", gpus=max(self.counts))
-            where = {"upto": upto, "gpu": gpu.name, "capacity_bytes": capacity}
+            where = {
+                "upto": upto,
+                "gpu": gpu.name,
+                "capacity_bytes": capacity,
+                "ideas": self._untried_ideas(),
+            }
             if self.smallest_need is None:
                 self.found.advice.append(msg("advice.nothing_fits_training", **where))
             else:

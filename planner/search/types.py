@@ -3,6 +3,7 @@ and the whole result (frozen dataclasses; `as_dict` is the `gpu-advisor plan --j
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -50,7 +51,11 @@ class Workload:
     dataset_tokens: tokens in one epoch, for the cost per epoch (optional).
     engine: serving engine profile (vllm | tensorrt-llm | llama.cpp | gpt-fast; None: vllm), planner.perf.ENGINES.
     weight_format: serving weight format (bf16, fp8, int8, int4-g128 = AWQ/GPTQ, int4-g32, q8_0, q4_0, q4_k_m;
-      None: the precision's own), planner.perf.FORMATS.
+      None: the precision's own), planner.perf.FORMATS; it sets the weights' memory as well as their speed.
+    request_rate: serving: requests per second over all replicas, Poisson arrivals (instead of concurrent
+      users; optional).
+    ttft_target_s: serving: the time to first token every option must keep at its 90th percentile (optional).
+    tpot_target_s: serving: the mean time per output token every option must keep (optional).
     """
 
     task: Task = Task.PRETRAIN
@@ -70,6 +75,9 @@ class Workload:
     dataset_tokens: float | None = None
     engine: str | None = None
     weight_format: str | None = None
+    request_rate: float | None = None
+    ttft_target_s: float | None = None
+    tpot_target_s: float | None = None
 
     def __post_init__(self) -> None:
         """Choices given as text ("train", "bf16") become their vocabulary members; UserError if unknown."""
@@ -90,6 +98,10 @@ class Workload:
     @property
     def prompt_len(self) -> int:
         return max(1, self.seq_len - self.output_len)
+
+    @property
+    def has_latency_targets(self) -> bool:
+        return self.ttft_target_s is not None or self.tpot_target_s is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +137,44 @@ class Constraints:
 
 
 @dataclass(frozen=True, slots=True)
+class ServingLatency:
+    """A serving option's latency figures and how it stands against the targets.
+
+    ttft_p50_s / ttft_p90_s: time to first token percentiles (queue + prefill + host); prefill_s: the prefill
+    phase alone; queue_s: mean wait before it; itl_p90_s: 90th-percentile time between tokens (a step carrying
+    a prompt chunk); request_rate: requests per second over all replicas; overloaded: arrivals beyond what
+    the replicas finish; miss: the worst ratio of figure to target (TTFT p90 / target, mean TPOT / target,
+    tokens/s target / tokens/s); at most 1 meets every target; None without targets.
+    """
+
+    ttft_p50_s: float
+    ttft_p90_s: float
+    prefill_s: float
+    queue_s: float
+    itl_p90_s: float
+    request_rate: float
+    overloaded: bool = False
+    miss: float | None = None
+
+    @property
+    def meets(self) -> bool:
+        return self.miss is None or self.miss <= 1.0 + 1e-9
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "ttft_p50_s": _finite(self.ttft_p50_s), "ttft_p90_s": _finite(self.ttft_p90_s),
+            "prefill_s": self.prefill_s, "queue_s": _finite(self.queue_s), "itl_p90_s": self.itl_p90_s,
+            "request_rate": self.request_rate, "overloaded": self.overloaded, "miss": _finite(self.miss),
+            "meets_targets": self.meets,
+        }  # fmt: skip
+
+
+def _finite(value: float | None) -> float | None:
+    """JSON has no infinity: an unbounded wait is null (with "overloaded": true)."""
+    return None if value is None or math.isinf(value) else value
+
+
+@dataclass(frozen=True, slots=True)
 class PlanOption:
     """One ranked answer: a GPU type, a count, a layout, and what it costs in memory, time and money.
 
@@ -149,6 +199,8 @@ class PlanOption:
     static_batching: serving: static against continuous batching for output lengths spread evenly around the
       workload's (planner.perf.static_batching_loss); JSON "static_batching" with "lost_fraction",
       "static_tokens_per_s", "continuous_tokens_per_s", "output_lengths".
+    latency: serving: TTFT percentiles, the queue, the 90th-percentile inter-token latency and the option
+      against the latency and throughput targets (ServingLatency); JSON "latency".
     """
 
     gpu: GpuSpec
@@ -184,6 +236,7 @@ class PlanOption:
     static_batching: BatchingLoss | None = None
     goodput: Goodput | None = None
     replica_failure: ReplicaFailure | None = None
+    latency: ServingLatency | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "confidence", Confidence.parse(self.confidence))
@@ -276,7 +329,12 @@ class PlanOption:
             "static_batching": _batching_dict(self.static_batching),
             "goodput": self.goodput_dict(),
             "replica_failure": self.replica_failure.as_dict() if self.replica_failure is not None else None,
+            "latency": self.latency.as_dict() if self.latency is not None else None,
         }
+
+    @property
+    def misses_targets(self) -> bool:
+        return self.latency is not None and not self.latency.meets
 
 
 def _batching_dict(loss: BatchingLoss | None) -> dict[str, object] | None:

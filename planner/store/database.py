@@ -50,6 +50,17 @@ class Database:
             finally:
                 self._in_write = False
 
+    def try_read(self, work: Callable[[sqlite3.Connection], T]) -> tuple[bool, T | None]:
+        """(True, work(conn)) when the connection is free now, else (False, None) without waiting: a poll from
+        the GUI thread must never wait behind another thread's long import."""
+        if not self._lock.acquire(blocking=False):
+            return False, None
+        try:
+            with self.guard() as conn:
+                return True, work(conn)
+        finally:
+            self._lock.release()
+
     def close(self) -> None:
         with self._lock:
             self.conn.close()

@@ -29,6 +29,7 @@ from planner import gpus as gpu_catalog
 from planner.errors import UserError
 from planner.files import read_user_file, write_atomically
 from planner.gpus import GpuSpec
+from planner.limits import MAX_NUMBER_CHARS
 from planner.messages import Message, msg
 
 RENTAL_COLUMNS = (
@@ -193,9 +194,12 @@ def _number(value: object, name: str, reasons: Reasons) -> float | None:
         reasons.append(msg("quote.not_a_number", field=name, value=repr(value)))
         return None
     if isinstance(value, (int, float)):
-        number = float(value)
+        number = float(value) if abs(value) < 1e300 else math.inf  # a 400-digit int overflows float()
     else:
         text = str(value).strip().replace("\u00a0", "").replace("\u202f", "").replace(" ", "")
+        if len(text) > MAX_NUMBER_CHARS:  # the number policy (planner/limits.py): no number a person means
+            reasons.append(msg("quote.not_a_number", field=name, value=repr(_shown(value))))
+            return None
         if _AMBIGUOUS_COMMA_RE.match(text):
             reasons.append(msg("quote.ambiguous_number", field=name, value=repr(_shown(value))))
             return None

@@ -77,6 +77,13 @@ class Store:
         with self._db.guard() as conn:
             return conn.total_changes, int(conn.execute("PRAGMA data_version").fetchone()[0])
 
+    def others_version(self) -> int | None:
+        """SQLite's data_version: it changes when another connection (another window, another process, the CLI)
+        commits, never for this connection's own writes; None when another thread is using the connection right
+        now (the caller asks again later instead of waiting)."""
+        _free, version = self._db.try_read(lambda conn: int(conn.execute("PRAGMA data_version").fetchone()[0]))
+        return version
+
     def close(self) -> None:
         self._db.close()
 

@@ -44,9 +44,9 @@ def _long_rate(run, work_per_call: float, seconds: float = LONG_S) -> float:
 def _matmul_pair(dtype_name: str) -> dict:
     import torch
 
-    from profiler import probe
+    from profiler import probe_matmul, probe_settings
 
-    outcome = probe.cpu_matmul(dtype_name, probe.QUICK)
+    outcome = probe_matmul.cpu_matmul(dtype_name, probe_settings.QUICK)
     m, n, k = outcome.details["best_shape"]
     dtype = {"fp32": torch.float32, "bf16": torch.bfloat16}[dtype_name]
     a, b = torch.randn(m, k).to(dtype), torch.randn(k, n).to(dtype)
@@ -63,9 +63,9 @@ def _matmul_pair(dtype_name: str) -> dict:
 def _bandwidth_pair() -> dict:
     import torch
 
-    from profiler import probe
+    from profiler import probe_bandwidth, probe_settings
 
-    outcome = probe.cpu_memory_bandwidth(probe.QUICK)
+    outcome = probe_bandwidth.cpu_memory_bandwidth(probe_settings.QUICK)
     size = outcome.details["bytes_copied"]
     src = torch.ones(size // 4)
     dst = torch.empty_like(src)

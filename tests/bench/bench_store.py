@@ -40,29 +40,17 @@ PROVIDERS = [f"provider-{i:02d}" for i in range(50)]
 def write_csv(path: Path, rows: int, offset: int = 0) -> Path:
     """Quotes spread over 14 GPU types, 50 providers and every kind, like a long-running price log."""
     with open(path, "w", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(RENTAL_COLUMNS)
+        # by column name: a column added to the quote sheet (interruptions_per_hour) must not shift the others
+        writer = csv.DictWriter(handle, fieldnames=RENTAL_COLUMNS, restval="")
+        writer.writeheader()
         for i in range(offset, offset + rows):
             gpus = (1, 2, 4, 8)[i % 4]
-            writer.writerow(
-                [
-                    PROVIDERS[i % len(PROVIDERS)],
-                    f"offer-{i}",
-                    GPUS[i % len(GPUS)],
-                    gpus,
-                    f"{0.2 + (i % 997) / 100:.2f}",
-                    "",
-                    ("USD", "EUR", "RUB")[i % 3],
-                    KINDS[i % len(KINDS)],
-                    f"region-{i % 7}",
-                    "",
-                    "",
-                    f"2026-{1 + i % 9:02d}-{1 + i % 28:02d}",
-                    "",
-                    "",
-                    "",
-                ]
-            )
+            writer.writerow({
+                "provider": PROVIDERS[i % len(PROVIDERS)], "offer": f"offer-{i}", "gpu": GPUS[i % len(GPUS)],
+                "gpus_per_instance": gpus, "price_per_gpu_hour": f"{0.2 + (i % 997) / 100:.2f}",
+                "currency": ("USD", "EUR", "RUB")[i % 3], "kind": KINDS[i % len(KINDS)], "region": f"region-{i % 7}",
+                "quoted_on": f"2026-{1 + i % 9:02d}-{1 + i % 28:02d}",
+            })  # fmt: skip
     return path
 
 

@@ -35,7 +35,7 @@ def _fields(template: str) -> set[str]:
 
 
 def test_every_planner_code_has_a_desktop_template_with_the_same_placeholders():
-    from desktop.messages import TEMPLATES as DESKTOP
+    from desktop.message_templates import TEMPLATES as DESKTOP
     from planner.messages import TEMPLATES as PLANNER
 
     assert set(PLANNER) == set(DESKTOP), (

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QComboBox,
     QLineEdit,
+    QScrollBar,
     QTreeWidget,
     QWidget,
 )
@@ -89,8 +90,8 @@ def test_every_input_says_what_it_means(page):
                 widget.parentWidget(), (QAbstractSpinBox, QComboBox)
             ):
                 continue  # the line edit inside a spin box or combo box: its owner has the tooltip
-            if not widget.isVisibleTo(page) or widget.toolTip():
-                continue
+            if not widget.isVisibleTo(page) or widget.toolTip() or isinstance(widget, QScrollBar):
+                continue  # a scroll bar (a slider too) belongs to a list, not to the inputs
             # a check box or radio button with its own words says it; a field's label says it only in part
             if (
                 isinstance(widget, QAbstractButton)

@@ -39,9 +39,11 @@ def _cli_json(capsys, *flags: str) -> dict:
 
 
 def _plan(page, qtbot) -> None:
+    """Plan now and wait for everything that follows the plan (the pool's comparison, the scaling curves)."""
     with qtbot.waitSignal(page.planned, timeout=PLAN_TIMEOUT_MS):
         page.replan()
-    qtbot.waitUntil(lambda: page.context.jobs.running_count == 0, timeout=PLAN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not page.pool_job.pending and page.context.jobs.running_count == 0,
+                    timeout=PLAN_TIMEOUT_MS)  # fmt: skip
 
 
 def _page_with_inputs(open_plan_page, qtbot, **changes):
@@ -340,9 +342,20 @@ def test_a_new_pool_is_compared_off_the_gui_thread(open_plan_page, qtbot, monkey
     monkeypatch.setattr(plan_page, "build_and_run", recording)
     _plan(page, qtbot)
     assert threads == [True]  # known cost: inline
+    import desktop.plan_pool_job as pool_job
+
+    compared: list[bool] = []
+    real_compare = pool_job.compare_page_pool
+
+    def comparing(*args, **kwargs):
+        compared.append(threading.current_thread() is threading.main_thread())
+        return real_compare(*args, **kwargs)
+
+    monkeypatch.setattr(pool_job, "compare_page_pool", comparing)
     page.state.update(pool=(("a100-sxm-80gb", 8), ("h100-sxm", 4)))
     _plan(page, qtbot)
-    assert threads[1] is False  # the pool's first comparison ran in the background
+    assert threads[1] is True  # the plan itself is as quick as before: inline, drawn at once
+    assert compared == [False]  # the pool's comparison ran in the background, after it
     assert page.pool is not None and page.pool.comparison is not None
 
 

@@ -108,7 +108,7 @@ def test_progress_and_results_signals_follow_the_contract(fake_probe, qtbot):
 
 def test_compare_two_runs(hardware, qtbot, tmp_path):
     from desktop.examples import _A100, _H100, example_report
-    from desktop.pages.hardware import CompareDialog
+    from desktop.pages.probe_compare import CompareDialog
 
     for name, figures in (("h100", _H100), ("a100", _A100)):
         path = tmp_path / f"{name}.json"

@@ -80,7 +80,7 @@ def test_a_busy_gpu_model_is_charted_as_quantiles_with_cheapest_and_dearest():
 @pytest.fixture
 def big_tables(monkeypatch):
     """Everything above 5 quotes counts as big: the shipped reference prices already go the background way."""
-    import desktop.pages.quotes as page_module
+    import desktop.pages.quote_tab as page_module
     import desktop.qmodels.quotes as model_module
 
     monkeypatch.setattr(page_module, "SYNC_ROWS", 5)

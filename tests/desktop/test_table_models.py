@@ -13,7 +13,7 @@ from desktop.qmodels.quotes import QuoteKind, QuoteTableModel
 @pytest.mark.parametrize("scenario", ["none", "consumer", "h100x8", "mig", "lost", "nolib"])
 def test_gpu_inventory_model(qtmodeltester, scenario):
     from profiler.fake_nvml import FakeNvml
-    from profiler.nvml import read_inventory
+    from profiler.nvml_inventory import read_inventory
 
     model = GpuInventoryModel()
     model.set_inventory(read_inventory(FakeNvml(scenario)))
@@ -88,4 +88,19 @@ def test_quote_models(qtmodeltester, kind, tmp_path):
     model.reload()
     assert model.rowCount() > 0  # the reference prices shipped with the app
     qtmodeltester.check(model)
+    store.close()
+
+
+def test_the_quote_table_shows_a_providers_control_characters_as_pictures(qapp, tmp_path):
+    """issue 30 item 1: an ESC in a provider is visible (␛), not swallowed."""
+    from planner.cli import main
+    from planner.store import Store
+
+    store = Store.open(tmp_path / "q.sqlite")
+    assert main(["--db", str(tmp_path / "q.sqlite"), "quotes", "add", "--provider", "Evil\x1b[2J", "--gpu",
+                 "h100-sxm", "--price", "2.5", "--quoted-on", "2026-09-10"]) == 0  # fmt: skip
+    model = QuoteTableModel(QuoteKind("rental", store))
+    model.reload()
+    shown = {model.index(row, col).data() for row in range(model.rowCount()) for col in range(model.columnCount())}
+    assert "Evil\u241b[2J" in shown
     store.close()

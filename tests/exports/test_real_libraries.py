@@ -21,7 +21,7 @@ import pytest
 
 from planner.exports import export_plan
 from planner.exports.common import ExportInputs
-from planner.exports.configs import deepspeed_config, peft_config
+from planner.exports.configs import deepspeed_config
 from planner.models import get_preset
 from planner.vocabulary import Layout
 from tests.exports.conftest import option_for, result_of, tiny_model_folder
@@ -233,23 +233,6 @@ def test_lora_adapter_trains_through_deepspeed(tmp_path):
     # peft wrapped the pretrained tiny model: only the adapter trains, the base weights are frozen
     assert [(item["local_param_elements"], item["trainable_param_elements"]) for item in layouts] == \
         [(TINY_LLAMA + TINY_LORA, TINY_LORA)]  # fmt: skip
-
-
-def test_qlora_config_builds_peft_and_bitsandbytes_objects():
-    """bitsandbytes' 4-bit kernels need a GPU: on CPU the exported settings are checked by building the objects
-    transformers and peft take (BitsAndBytesConfig validates types and the quant type)."""
-    from peft import LoraConfig
-    from transformers import BitsAndBytesConfig
-
-    config = peft_config(option_for(Layout(), task="qlora"), ExportInputs(task="qlora",
-                                                                           model_spec=get_preset("llama-3.1-8b")))
-    lora = LoraConfig(**config["lora"])
-    assert lora.r == 16 and set(lora.target_modules) == {"q_proj", "k_proj", "v_proj", "o_proj"}
-    import torch
-
-    settings = dict(config["bitsandbytes"], bnb_4bit_compute_dtype=torch.bfloat16)
-    bnb = BitsAndBytesConfig(**settings)
-    assert bnb.load_in_4bit and bnb.bnb_4bit_quant_type == "nf4" and bnb.bnb_4bit_use_double_quant
 
 
 def _saved_tiny(tmp_path: Path) -> Path:

@@ -12,7 +12,9 @@ from desktop import probe_command as pc
 def test_source_tree_runs_the_profiler_module_with_this_interpreter(monkeypatch):
     monkeypatch.delenv(pc.PROBE_CMD_ENV, raising=False)
     monkeypatch.delattr(sys, "frozen", raising=False)
-    assert pc.probe_command(["--quick"]) == [sys.executable, "-m", "profiler", "--quick"]
+    command = pc.probe_command(["--quick"])
+    assert command[:3] == [sys.executable, "-I", "-u"]  # isolated from the current folder, lines unbuffered
+    assert command[-3:] == [str(Path(pc.__file__).resolve().parents[1]), "profiler", "--quick"]
 
 
 def test_environment_override_is_split_like_a_shell_and_takes_arguments(monkeypatch):

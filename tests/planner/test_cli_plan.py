@@ -194,12 +194,17 @@ def test_plan_export_to_an_unusable_place_is_one_line(capsys, tmp_path):
     [
         (["--years", "nan"], "--years must be a finite number"),  # was a ValueError traceback
         (["--years", "inf"], "--years must be a finite number"),  # was an OverflowError traceback
-        (["--rent-per-gpu-hour", "inf"], "the rent price must be a finite number"),  # printed "$nan"
-        (["--purchase-per-gpu", "inf"], "the purchase price must be a finite number"),
-        (["--purchase-per-gpu", "1e300"], "the purchase price 1e+300 is absurdly large"),
-        (["--gpus", "100000000000"], "100,000,000,000 GPUs is absurdly large"),
-        (["--power-w", "inf"], "the power per GPU must be a finite number"),
-        (["--electricity-per-kwh", "inf"], "the electricity price must be a finite number"),
+        (["--rent-per-gpu-hour", "inf"], "--rent-per-gpu-hour must be a finite number"),  # printed "$nan"
+        (["--purchase-per-gpu", "inf"], "--purchase-per-gpu must be a finite number"),
+        (["--purchase-per-gpu", "1e300"], "--purchase-per-gpu 1e+300 is absurdly large"),
+        (["--gpus", "100000000000"], "--gpus 100,000,000,000 is absurdly large"),
+        (["--power-w", "inf"], "--power-w must be a finite number"),
+        (["--electricity-per-kwh", "inf"], "--electricity-per-kwh must be a finite number"),
+        # issue 30: values that divided by almost nothing (Infinity in --json) or overflowed
+        (["--years", "1.7e308"], "--years 1.7e+308 is absurdly large (limit 100)"),
+        (["--hours-per-day", "5e-324"], "--hours-per-day must be from 0.01 to 24"),
+        (["--utilization", "5e-324"], "--utilization must be from 0.001 to 1"),
+        (["--days-per-week", "5e-324"], "--days-per-week must be from 0.01 to 7"),
     ],
 )
 def test_rentbuy_refuses_non_finite_and_absurd_input(capsys, extra, message):

@@ -85,8 +85,9 @@ def test_torchrun_command_hands_off_to_the_frozen_probe_itself():
     from profiler.collectives import torchrun_command
 
     source = torchrun_command(2, ["--backend", "nccl"])
-    assert source[:3] == [sys.executable, "-m", "torch.distributed.run"]
-    assert source[-4:] == ["-m", "profiler.collectives", "--backend", "nccl"]
+    assert source[:2] == [sys.executable, "-I"] and source[5] == "torch.distributed.run"
+    assert source[-3:] == ["profiler.collectives", "--backend", "nccl"]
+    assert "--no-python" in source and "-m" not in source  # the ranks run isolated too
     frozen = torchrun_command(8, ["--backend", "nccl"], ["/opt/gpu-advisor/gpu-probe"])
     assert frozen == [
         "/opt/gpu-advisor/gpu-probe", "--torchrun", "--standalone", "--nproc-per-node", "8",

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from profiler import device_check
-from profiler.device_check import Context, Step, run_steps
+from profiler import device_check, device_check_measures, device_check_memory
+from profiler.device_check import Step, run_steps
+from profiler.device_check_context import Context
 
 
 def context(tmp_path: Path, gpus: int = 0, budget_s: float = 600) -> Context:
@@ -68,12 +69,12 @@ def test_the_step_list_covers_the_issue_and_every_gpu_step_names_its_need():
 
 
 def test_cpu_lists_from_sysfs(tmp_path):
-    assert device_check.parse_cpu_list("0-3,8,10-11\n") == [0, 1, 2, 3, 8, 10, 11]
+    assert device_check_measures.parse_cpu_list("0-3,8,10-11\n") == [0, 1, 2, 3, 8, 10, 11]
     for node, text in ((0, "0-47,96-143"), (1, "48-95")):
         (tmp_path / f"node{node}").mkdir()
         (tmp_path / f"node{node}" / "cpulist").write_text(text)
     (tmp_path / "possible").write_text("0-1")  # not a node folder
-    nodes = device_check.numa_cpus(tmp_path)
+    nodes = device_check_measures.numa_cpus(tmp_path)
     assert sorted(nodes) == [0, 1] and len(nodes[0]) == 96 and nodes[1][0] == 48
 
 
@@ -144,9 +145,12 @@ def test_the_memory_step_is_listed_and_skipped_without_a_gpu(tmp_path):
 def test_the_memory_comparison_runs_end_to_end_on_a_cpu(tmp_path, monkeypatch):
     pytest.importorskip("transformers")
     # the same children the GPU step runs (tracer real and fake, the planner's memory --json), on the CPU
-    monkeypatch.setattr(device_check, "MEMORY_TRAIN_CASES", [("llama-20m", "pretrain", "fp32", "sdpa", 1, 128),
-                                                            ("gpt2-17m", "lora", "fp32", "eager", 1, 128)])
-    rows = device_check.memory_training_rows(context(tmp_path), device="cpu")
+    monkeypatch.setattr(
+        device_check_memory,
+        "MEMORY_TRAIN_CASES",
+        [("llama-20m", "pretrain", "fp32", "sdpa", 1, 128), ("gpt2-17m", "lora", "fp32", "eager", 1, 128)],
+    )
+    rows = device_check_memory.memory_training_rows(context(tmp_path), device="cpu")
     assert len(rows) == 2 and all(row["error"] is None and row["measured_peak_bytes"] > 0 for row in rows)
     row = rows[0]
     assert abs(row["traced_over_measured"] - 1) < 0.03

@@ -17,9 +17,11 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from profiler import probe
+from profiler import probe, probe_bandwidth, probe_matmul, probe_settings, probe_steps
 from profiler.fake_nvml import FakeNvml
-from profiler.nvml import Unavailable, read_activity, read_inventory
+from profiler.nvml import Unavailable
+from profiler.nvml_activity import read_activity
+from profiler.nvml_inventory import read_inventory
 from profiler.report import ProbeReport
 from tests.profiler.test_probe import TINY
 
@@ -51,10 +53,10 @@ def pretend_gpus(monkeypatch, props: list[SimpleNamespace], value: float = 1e12)
     for name in ("cuda_memory_bandwidth", "cuda_host_bandwidth", "cuda_p2p_bandwidth", "cuda_matmul"):
 
         def measure(*args, name=name):
-            asked.append((name, tuple(a for a in args if not isinstance(a, probe.ProbeSettings))))
-            return probe.Outcome(value, f"pretend {name}", {})
+            asked.append((name, tuple(a for a in args if not isinstance(a, probe_settings.ProbeSettings))))
+            return probe_settings.Outcome(value, f"pretend {name}", {})
 
-        monkeypatch.setattr(probe, name, measure)
+        monkeypatch.setattr(probe_steps, name, measure)
     return asked
 
 
@@ -127,20 +129,24 @@ def test_a_device_context_that_raises_fails_each_step_and_the_report_is_still_wr
 
 def test_bandwidth_buffers_are_at_least_four_l2_sizes_and_256_mib():
     # H100: 50 MiB L2 -> floor max(200, 256) = 256 MiB; a 512 MiB copy with 80 GB free keeps its size.
-    assert probe.bandwidth_buffer_bytes(512 * MIB, 2, 80 * 1024 * MIB, 50 * MIB) == 512 * MIB
+    assert probe_bandwidth.bandwidth_buffer_bytes(512 * MIB, 2, 80 * 1024 * MIB, 50 * MIB) == 512 * MIB
     # B200: 126 MiB L2 -> floor 504 MiB; a 256 MiB host copy is grown to it.
-    assert probe.bandwidth_buffer_bytes(256 * MIB, 1, 180 * 1024 * MIB, 126 * MIB) == 504 * MIB
+    assert probe_bandwidth.bandwidth_buffer_bytes(256 * MIB, 1, 180 * 1024 * MIB, 126 * MIB) == 504 * MIB
     # A full GPU: 900 MiB free for two buffers allows 225 MiB each (half the free memory), under the floor.
-    with pytest.raises(probe.Refused, match=r"at least 256 MiB .* only 900 MiB of device memory is free"):
-        probe.bandwidth_buffer_bytes(512 * MIB, 2, 900 * MIB, 50 * MIB)
-    assert probe.min_bandwidth_bytes(None) == 256 * MIB
+    with pytest.raises(
+        probe_settings.Refused, match=r"at least 256 MiB .* only 900 MiB of device memory is free"
+    ):
+        probe_bandwidth.bandwidth_buffer_bytes(512 * MIB, 2, 900 * MIB, 50 * MIB)
+    assert probe_bandwidth.min_bandwidth_bytes(None) == 256 * MIB
 
 
 def test_a_refused_bandwidth_row_is_failed_with_the_reason():
     def too_small():
-        raise probe.Refused("not measured: a bandwidth buffer must be at least 256 MiB")
+        raise probe_settings.Refused("not measured: a bandwidth buffer must be at least 256 MiB")
 
-    row = probe.run_step(probe.Step("cuda:0 memory bandwidth", "memory_bandwidth", None, None, too_small))
+    row = probe_steps.run_step(
+        probe_steps.Step("cuda:0 memory bandwidth", "memory_bandwidth", None, None, too_small)
+    )
     assert row["ok"] is False and row["value"] is None
     assert row["error"] == "not measured: a bandwidth buffer must be at least 256 MiB"
 
@@ -149,13 +155,13 @@ def test_a_refused_bandwidth_row_is_failed_with_the_reason():
 def test_host_copies_run_on_the_gpu_cpu_set_and_the_affinity_is_restored():
     before = os.sched_getaffinity(0)
     cpu = min(before)
-    with probe.near_cpus([cpu, 100_000]) as details:  # a CPU this machine lacks is left out
+    with probe_bandwidth.near_cpus([cpu, 100_000]) as details:  # a CPU this machine lacks is left out
         assert os.sched_getaffinity(0) == {cpu}
         assert details == {"cpu_affinity": str(cpu)}
     assert os.sched_getaffinity(0) == before
-    with probe.near_cpus([]) as details:
+    with probe_bandwidth.near_cpus([]) as details:
         assert details["cpu_affinity"].startswith("not set") and os.sched_getaffinity(0) == before
-    assert probe.cpu_set_text([0, 1, 2, 3, 8, 9, 11]) == "0-3,8-9,11"
+    assert probe_bandwidth.cpu_set_text([0, 1, 2, 3, 8, 9, 11]) == "0-3,8-9,11"
 
 
 def test_host_copies_of_each_gpu_are_pinned_to_its_own_socket(monkeypatch):
@@ -190,7 +196,7 @@ def test_this_process_does_not_count_as_another_and_an_idle_gpu_is_not_busy():
 
 
 def test_the_matmul_is_tn_b_transposed_and_computes_a_times_b():
-    gemm = probe.make_gemm("fp32", 64, 32, 48, "cpu")
+    gemm = probe_matmul.make_gemm("fp32", 64, 32, 48, "cpu")
     assert gemm.a.shape == (64, 48) and gemm.a.is_contiguous()
     assert gemm.b.shape == (48, 32) and gemm.b.stride() == (1, 48)  # column-major (k, n): built (n, k), .t()
     gemm.op()
@@ -200,7 +206,7 @@ def test_the_matmul_is_tn_b_transposed_and_computes_a_times_b():
 
 
 def test_fp8_matmul_uses_bf16_output_and_records_its_accumulation():
-    gemm = probe.make_gemm(
+    gemm = probe_matmul.make_gemm(
         "fp8", 32, 16, 64, "cpu", fast_accum=False
     )  # torch 2.13 runs _scaled_mm on CPU too
     assert gemm.a.dtype == torch.float8_e4m3fn and gemm.b.stride() == (1, 64)
@@ -208,13 +214,16 @@ def test_fp8_matmul_uses_bf16_output_and_records_its_accumulation():
     assert gemm.out.dtype == torch.bfloat16
     exact = gemm.a.float() @ gemm.b.float()
     assert torch.allclose(gemm.out.float(), exact, rtol=0.02, atol=0.1)  # bf16 output: 8 mantissa bits
-    assert probe.fp8_details(False)["use_fast_accum"] is False
-    assert "fp32 accumulation" in probe.fp8_details(False)["accumulation"]
-    assert probe.fp8_details(True)["use_fast_accum"] is True and probe.QUICK.fp8_fast_accum is False
+    assert probe_matmul.fp8_details(False)["use_fast_accum"] is False
+    assert "fp32 accumulation" in probe_matmul.fp8_details(False)["accumulation"]
+    assert (
+        probe_matmul.fp8_details(True)["use_fast_accum"] is True
+        and probe_settings.QUICK.fp8_fast_accum is False
+    )
 
 
 def test_copy_bandwidth_says_it_counts_read_and_write():
-    outcome = probe.cpu_memory_bandwidth(TINY)
+    outcome = probe_bandwidth.cpu_memory_bandwidth(TINY)
     assert outcome.details["bytes_counted"] == 2 * outcome.details["bytes_copied"]
     assert outcome.details["counting"].startswith(
         "read + write: 2 x bytes copied (the STREAM copy convention"
@@ -229,16 +238,18 @@ def test_copy_bandwidth_says_it_counts_read_and_write():
 
 def test_checksum_catches_a_flipped_byte_and_a_swapped_block():
     data = torch.zeros(4 * 8192, dtype=torch.uint8)
-    assert probe.checksum(data) == 0
+    assert probe_bandwidth.checksum(data) == 0
     data[8192] = 1  # block 2 (weight 2), first 8-byte word = 1 (little endian)
-    assert probe.checksum(data) == 2
+    assert probe_bandwidth.checksum(data) == 2
     source = torch.randint(0, 256, (8 * 8192,), dtype=torch.uint8, generator=torch.Generator().manual_seed(1))
     copy = source.clone()
-    assert probe.checksum(copy) == probe.checksum(source)
+    assert probe_bandwidth.checksum(copy) == probe_bandwidth.checksum(source)
     copy[5] ^= 0x10
-    assert probe.checksum(copy) != probe.checksum(source)
+    assert probe_bandwidth.checksum(copy) != probe_bandwidth.checksum(source)
     swapped = torch.cat([source[8192:16384], source[:8192], source[16384:]])
-    assert probe.checksum(swapped) != probe.checksum(source)  # same bytes, blocks in another order
+    assert probe_bandwidth.checksum(swapped) != probe_bandwidth.checksum(
+        source
+    )  # same bytes, blocks in another order
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -326,7 +337,7 @@ def test_a_driver_470_inventory_reads_with_the_missing_functions_refused():
 
 
 def test_a_driver_470_falls_back_to_the_old_process_list_and_throttle_reasons():
-    from profiler.nvml import TelemetrySampler
+    from profiler.telemetry import TelemetrySampler
 
     activity = read_activity(0, FakeNvml("driver470"))
     assert activity.other_processes == [] and "processes" not in activity.refused  # answered by _v2

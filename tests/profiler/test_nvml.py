@@ -10,15 +10,14 @@ import pytest
 
 from profiler.fake_nvml import SCENARIOS, FakeNvml
 from profiler.nvml import (
-    Inventory,
     NvmlUnavailable,
-    TelemetrySampler,
     Unavailable,
     cuda_driver_version_text,
     normalize_bus_id,
     open_backend,
-    read_inventory,
 )
+from profiler.nvml_inventory import Inventory, read_inventory
+from profiler.telemetry import TelemetrySampler
 
 MIB = 1024 * 1024
 

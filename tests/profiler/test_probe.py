@@ -8,12 +8,12 @@ from dataclasses import replace
 import pytest
 import torch
 
-from profiler import probe
-from profiler.nvml import read_inventory
+from profiler import probe, probe_bandwidth, probe_matmul, probe_settings, probe_steps, probe_timing
+from profiler.nvml_inventory import read_inventory
 from profiler.report import ProbeReport
 
 TINY = replace(
-    probe.QUICK,
+    probe_settings.QUICK,
     cpu_copy_bytes=16 * 1024 * 1024,
     cpu_matmul_shapes=((256, 256, 256),),
     bandwidth_budget_s=0.15,
@@ -29,7 +29,7 @@ TINY = replace(
 
 
 def test_cpu_matmul_counts_two_n_cubed_flops_per_trial_at_its_best_shape():
-    outcome = probe.cpu_matmul("fp32", TINY)
+    outcome = probe_matmul.cpu_matmul("fp32", TINY)
     assert outcome.value > 0
     assert outcome.details["best_shape"] == [256, 256, 256]
     shape = outcome.details["shapes"][0]
@@ -38,7 +38,7 @@ def test_cpu_matmul_counts_two_n_cubed_flops_per_trial_at_its_best_shape():
 
 
 def test_cpu_bandwidth_is_positive_plausible_and_counts_read_plus_write():
-    outcome = probe.cpu_memory_bandwidth(TINY)
+    outcome = probe_bandwidth.cpu_memory_bandwidth(TINY)
     # Any machine this runs on copies between 0.5 GB/s and 2 TB/s (DDR4 single channel ~20 GB/s, HBM CPUs ~1 TB/s).
     assert 0.5e9 < outcome.value < 2e12
     details = outcome.details
@@ -79,8 +79,8 @@ def test_a_failing_measurement_is_marked_failed_and_the_rest_go_on(monkeypatch):
             raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB")
         return original(dtype, settings, budget_s)
 
-    original = probe.cpu_matmul
-    monkeypatch.setattr(probe, "cpu_matmul", out_of_memory)
+    original = probe_matmul.cpu_matmul
+    monkeypatch.setattr(probe_steps, "cpu_matmul", out_of_memory)
     report = probe.run_probe("quick", "cpu", settings=TINY)
     by_dtype = {m["dtype"]: m for m in report.devices[0]["measurements"]}
     assert by_dtype["fp32"]["ok"] is False and by_dtype["fp32"]["value"] is None
@@ -89,8 +89,8 @@ def test_a_failing_measurement_is_marked_failed_and_the_rest_go_on(monkeypatch):
 
 
 def test_any_exception_in_a_step_becomes_its_reason():
-    step = probe.Step("broken", "matmul", "fp16", None, lambda: 1 / 0)
-    measurement = probe.run_step(step)
+    step = probe_steps.Step("broken", "matmul", "fp16", None, lambda: 1 / 0)
+    measurement = probe_steps.run_step(step)
     assert measurement["ok"] is False and measurement["error"] == "ZeroDivisionError: division by zero"
     assert measurement["unit"] == "FLOP/s" and measurement["duration_s"] >= 0
 
@@ -107,12 +107,14 @@ def test_asking_for_a_gpu_that_is_not_there_gives_failed_rows_with_the_reason():
 
 def test_fp8_is_refused_below_compute_capability_8_9():
     with pytest.raises(RuntimeError, match=r"compute capability >= 8.9; this GPU is 8.0"):
-        probe.cuda_matmul(0, "fp8", (8, 0), TINY)
+        probe_matmul.cuda_matmul(0, "fp8", (8, 0), TINY)
 
 
 def test_median_trials_respects_min_trials_and_counts_reps():
     calls = []
-    median_s, details = probe.median_trials(lambda: calls.append(1), probe._cpu_timer, TINY, budget_s=0.0)
+    median_s, details = probe_timing.median_trials(
+        lambda: calls.append(1), probe_timing.cpu_timer, TINY, budget_s=0.0
+    )
     assert details["trials"] == TINY.min_trials
     assert details["warmup_calls"] >= TINY.warmup
     assert len(calls) == details["warmup_calls"] + 1 + details["trials"] * details["reps_per_trial"]
@@ -121,12 +123,12 @@ def test_median_trials_respects_min_trials_and_counts_reps():
 
 def test_warm_up_lasts_at_least_200_ms_by_default():
     # The rule for GPUs (clocks ramp up in the first ~100 ms of load); the default settings keep it.
-    assert probe.QUICK.warmup_s >= 0.2 and probe.FULL.warmup_s >= 0.2
+    assert probe_settings.QUICK.warmup_s >= 0.2 and probe_settings.FULL.warmup_s >= 0.2
     calls = []
     started = time.perf_counter()
-    warm = probe.warm_up(lambda: calls.append(1), probe._cpu_timer, probe.QUICK)
+    warm = probe_timing.warm_up(lambda: calls.append(1), probe_timing.cpu_timer, probe_settings.QUICK)
     assert time.perf_counter() - started >= 0.2 and warm["warmup_s"] >= 0.2
-    assert warm["warmup_calls"] == len(calls) >= probe.QUICK.warmup
+    assert warm["warmup_calls"] == len(calls) >= probe_settings.QUICK.warmup
 
 
 @pytest.mark.slow
@@ -142,11 +144,15 @@ def test_settings_budgets_fit_the_promised_times():
     # Quick: under 15 s per device including ~2-3 s of torch and CUDA start-up. GPU steps: 3 bandwidths, up to 7
     # peers, 5 matmul dtypes; each may overrun its budget by about one trial.
     quick_gpu = (
-        3 * probe.QUICK.bandwidth_budget_s + 7 * probe.QUICK.p2p_budget_s + 5 * probe.QUICK.matmul_budget_s
+        3 * probe_settings.QUICK.bandwidth_budget_s
+        + 7 * probe_settings.QUICK.p2p_budget_s
+        + 5 * probe_settings.QUICK.matmul_budget_s
     )
     assert quick_gpu < 10
     full_gpu = (
-        3 * probe.FULL.bandwidth_budget_s + 7 * probe.FULL.p2p_budget_s + 5 * probe.FULL.matmul_budget_s
+        3 * probe_settings.FULL.bandwidth_budget_s
+        + 7 * probe_settings.FULL.p2p_budget_s
+        + 5 * probe_settings.FULL.matmul_budget_s
     )
     assert full_gpu < 55
 
@@ -175,9 +181,9 @@ def test_gpu_orchestration_with_fake_cuda_and_fake_nvml(monkeypatch):
 
     def pretend(name, value):
         def measure(*args):
-            asked.append((name, tuple(a for a in args if not isinstance(a, probe.ProbeSettings))))
+            asked.append((name, tuple(a for a in args if not isinstance(a, probe_settings.ProbeSettings))))
             time.sleep(0.02)  # long enough for the 5 ms telemetry sampler to read the GPU
-            return probe.Outcome(value, f"pretend {name}", {})
+            return probe_settings.Outcome(value, f"pretend {name}", {})
 
         return measure
 
@@ -187,7 +193,7 @@ def test_gpu_orchestration_with_fake_cuda_and_fake_nvml(monkeypatch):
         ("cuda_p2p_bandwidth", 3.7e11),
         ("cuda_matmul", 7.9e14),
     ]:
-        monkeypatch.setattr(probe, name, pretend(name, value))
+        monkeypatch.setattr(probe_steps, name, pretend(name, value))
 
     settings = replace(TINY, telemetry_interval_s=0.005)
     report = probe.run_probe("quick", "all", settings=settings)
@@ -221,15 +227,15 @@ def test_gpu_orchestration_with_fake_cuda_and_fake_nvml(monkeypatch):
 def test_tf32_switch_is_restored():
     matmul = torch.backends.cuda.matmul
     before = matmul.fp32_precision
-    with probe._tf32(enabled=True):
+    with probe_matmul._tf32(enabled=True):
         assert matmul.fp32_precision == "tf32"
-    with probe._tf32(enabled=False):
+    with probe_matmul._tf32(enabled=False):
         assert matmul.fp32_precision == "ieee"
     assert matmul.fp32_precision == before
 
 
 def test_failure_reasons_name_out_of_memory():
-    assert probe._reason(RuntimeError("CUDA out of memory. Tried to allocate 20.00 GiB\nmore")).startswith(
-        "out of memory: CUDA out of memory."
-    )
-    assert probe._reason(ValueError("")) == "ValueError: ValueError"
+    assert probe_settings.failure_reason(
+        RuntimeError("CUDA out of memory. Tried to allocate 20.00 GiB\nmore")
+    ).startswith("out of memory: CUDA out of memory.")
+    assert probe_settings.failure_reason(ValueError("")) == "ValueError: ValueError"

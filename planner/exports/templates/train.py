@@ -16,13 +16,21 @@ random token ids, a dry run that checks the layout starts, fits and steps.
 
 Model: --model is a Hugging Face repo id or a local folder. --init pretrained loads its weights (fine-tuning,
 LoRA, QLoRA); --init random builds it from its config.json (pretraining from scratch). --peft peft_config.json
-wraps it in a LoRA adapter (and loads the base in 4 bit with bitsandbytes for QLoRA).
+wraps it in a LoRA adapter (and loads the base in 4 bit with bitsandbytes for QLoRA). Under ZeRO-3 the model is
+built or loaded inside deepspeed.zero.Init (transformers does so while an HfDeepSpeedConfig is alive), so no
+rank ever holds the whole model. The model trains in training mode (model.train()): transformers' gradient
+checkpointing and LoRA's dropout act only then.
+
+Learning rate: --lr is the peak; it rises linearly over --warmup-steps optimizer steps and then follows a cosine
+down to --min-lr-ratio x the peak at the last step (the schedule of the Llama 2 paper, Touvron et al. 2023,
+section 2.2: warmup, cosine decay to 10% of the peak). launch.sh passes the plan's values (LR=... overrides).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Iterator
@@ -50,13 +58,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--precision", choices=tuple(DTYPES), default="bf16", help="autocast dtype (ddp)")
     parser.add_argument("--recompute", choices=RECOMPUTE, default="none", help="activation recompute")
     parser.add_argument("--init", choices=("pretrained", "random"), default="pretrained")
-    parser.add_argument("--lr", type=float, default=1e-5, help="learning rate (ddp, accelerate without a DS config)")
+    parser.add_argument("--lr", type=float, required=True, help="peak learning rate (every runner)")
+    parser.add_argument("--warmup-steps", type=int, default=0, help="optimizer steps of linear warmup")
+    parser.add_argument("--min-lr-ratio", type=float, default=0.1, help="the cosine's floor, a share of the peak")
     parser.add_argument("--output", help="folder to save the trained model (or adapter) into")
     args = parser.parse_args(argv)
     if args.runner == "deepspeed" and not args.deepspeed:
         parser.error("--runner deepspeed needs --deepspeed ds_config.json")
     if args.steps < 1 or args.seq_len < 2:
         parser.error("--steps must be at least 1 and --seq-len at least 2")
+    if args.lr <= 0 or args.warmup_steps < 0 or not 0 <= args.min_lr_ratio <= 1:
+        parser.error("--lr must be positive, --warmup-steps at least 0 and --min-lr-ratio within 0..1")
     return args
 
 
@@ -108,7 +120,39 @@ def load_model(args: argparse.Namespace, peft_config: dict[str, Any]) -> torch.n
         if quantization and args.init == "pretrained":
             model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=args.recompute == "full")
         model = get_peft_model(model, LoraConfig(**peft_config["lora"]))
+    # from_pretrained returns the model in eval mode, where gradient checkpointing recomputes nothing and
+    # dropout is off: train as planned
+    model.train()
     return model
+
+
+# -------------------------------------------------------------------------------------------- learning rate
+
+
+def lr_factor(step: int, warmup_steps: int, total_steps: int, min_ratio: float) -> float:
+    """The share of the peak learning rate for optimizer step `step` (0-based): linear warmup over
+    warmup_steps (the first step at 1 / warmup_steps of the peak), then a cosine from the peak down to
+    min_ratio x the peak at the last step."""
+    if step < warmup_steps:
+        return (step + 1) / warmup_steps
+    progress = min(1.0, (step - warmup_steps) / max(1, total_steps - 1 - warmup_steps))
+    return min_ratio + (1.0 - min_ratio) * 0.5 * (1.0 + math.cos(math.pi * progress))
+
+
+def lr_schedule(args: argparse.Namespace) -> Any:
+    """A callable building the schedule on an optimizer (what deepspeed.initialize and accelerate's
+    DummyScheduler take); every runner steps it once per optimizer step."""
+
+    def build(optimizer: torch.optim.Optimizer) -> torch.optim.lr_scheduler.LambdaLR:
+        return torch.optim.lr_scheduler.LambdaLR(
+            optimizer, lambda step: lr_factor(step, args.warmup_steps, args.steps, args.min_lr_ratio)
+        )
+
+    return build
+
+
+def current_lr(optimizer: Any) -> float:
+    return float(optimizer.param_groups[0]["lr"])
 
 
 # ---------------------------------------------------------------------------------------------------- data
@@ -177,14 +221,21 @@ def run_deepspeed(args: argparse.Namespace, peft_config: dict[str, Any]) -> floa
 
     deepspeed.init_distributed()
     ds_config = read_json(args.deepspeed)
+    if "optimizer" in ds_config:  # --lr (launch.sh's LR) is the peak, whatever the file was written with
+        ds_config["optimizer"].setdefault("params", {})["lr"] = args.lr
     keep = None
-    if ds_config.get("zero_optimization", {}).get("stage") == 3 and args.init == "pretrained":
+    if ds_config.get("zero_optimization", {}).get("stage") == 3:
         from transformers.integrations import HfDeepSpeedConfig
 
-        keep = HfDeepSpeedConfig(ds_config)  # noqa: F841 (alive while loading: weights load partitioned)
+        # alive while the model is built or loaded: transformers then does it inside deepspeed.zero.Init, so
+        # every layer is partitioned as it is made and no rank holds the whole model
+        keep = HfDeepSpeedConfig(ds_config)
     model = load_model(args, peft_config)
-    engine, _, _, _ = deepspeed.initialize(
-        model=model, model_parameters=[p for p in model.parameters() if p.requires_grad], config=ds_config
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimizer = None if "optimizer" in ds_config else torch.optim.AdamW(trainable, lr=args.lr)
+    engine, _, _, scheduler = deepspeed.initialize(
+        model=model, model_parameters=trainable, optimizer=optimizer, config=ds_config,
+        lr_scheduler=lr_schedule(args),
     )
     # DeepSpeed lays AutoTP out as a (data parallel, tensor parallel) mesh, TP innermost: the ranks of one TP
     # group are consecutive and read the same data. Expert parallel reuses the data-parallel ranks.
@@ -203,9 +254,9 @@ def run_deepspeed(args: argparse.Namespace, peft_config: dict[str, Any]) -> floa
             tokens = next(data)
             loss = engine(input_ids=tokens, labels=tokens).loss
             engine.backward(loss)
-            engine.step()
+            engine.step()  # the optimizer and the schedule step at the last micro-batch of the step
             loss_value = float(loss.detach().float())
-        log(f"step {step + 1}/{args.steps} loss {loss_value:.4f}")
+        log(f"step {step + 1}/{args.steps} loss {loss_value:.4f} lr {scheduler.get_last_lr()[0]:.3g}")
     if args.output:
         engine.save_checkpoint(args.output)
     del keep
@@ -226,20 +277,24 @@ def _leave_together() -> None:
 
 def run_accelerate(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
     from accelerate import Accelerator
-    from accelerate.utils import DummyOptim
+    from accelerate.utils import DummyOptim, DummyScheduler
 
     accelerator = Accelerator(gradient_accumulation_steps=args.grad_accum)
     model = load_model(args, peft_config)
     params = [p for p in model.parameters() if p.requires_grad]
     plugin = accelerator.state.deepspeed_plugin
     micro = args.micro_batch
-    if plugin is not None:
+    if plugin is not None and "optimizer" in plugin.deepspeed_config:
         ds_config = plugin.deepspeed_config
         micro = int(ds_config.get("train_micro_batch_size_per_gpu", micro))
-        optimizer: Any = DummyOptim(params) if "optimizer" in ds_config else torch.optim.AdamW(params, lr=args.lr)
+        ds_config["optimizer"].setdefault("params", {})["lr"] = args.lr
+        # DeepSpeed builds the optimizer from the config, and the schedule on it (DummyScheduler's callable)
+        optimizer: Any = DummyOptim(params)
+        scheduler: Any = DummyScheduler(optimizer, lr_scheduler_callable=lr_schedule(args))
     else:
         optimizer = torch.optim.AdamW(params, lr=args.lr)
-    model, optimizer = accelerator.prepare(model, optimizer)
+        scheduler = lr_schedule(args)(optimizer)
+    model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
     report_layout(accelerator.unwrap_model(model), {"data_parallel_rank": accelerator.process_index,
                                                     "data_parallel_size": accelerator.num_processes})
     zero = f", ZeRO {plugin.zero_stage} from the DeepSpeed config" if plugin is not None else ""
@@ -257,9 +312,10 @@ def run_accelerate(args: argparse.Namespace, peft_config: dict[str, Any]) -> flo
                 loss = model(input_ids=tokens, labels=tokens).loss
                 accelerator.backward(loss)
                 optimizer.step()
+                scheduler.step()  # accelerate steps it only when the optimizer stepped
                 optimizer.zero_grad()
                 loss_value = float(loss.detach().float())
-        log(f"step {step + 1}/{args.steps} loss {loss_value:.4f}")
+        log(f"step {step + 1}/{args.steps} loss {loss_value:.4f} lr {current_lr(optimizer):.3g}")
     if args.output:
         accelerator.wait_for_everyone()
         accelerator.unwrap_model(model).save_pretrained(args.output, is_main_process=accelerator.is_main_process)
@@ -275,6 +331,7 @@ def run_ddp(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
     model = load_model(args, peft_config).to(device)
     wrapped = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr)
+    scheduler = lr_schedule(args)(optimizer)
     rank, world = dist.get_rank(), dist.get_world_size()
     report_layout(model, {"data_parallel_rank": rank, "data_parallel_size": world})
     log(f"DDP: {world} process(es), micro-batch {args.micro_batch}, accumulation {args.grad_accum}")
@@ -291,8 +348,9 @@ def run_ddp(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
             loss.backward()
             loss_value = float(loss.detach().float()) * args.grad_accum
         optimizer.step()
+        scheduler.step()
         optimizer.zero_grad()
-        log(f"step {step + 1}/{args.steps} loss {loss_value:.4f}")
+        log(f"step {step + 1}/{args.steps} loss {loss_value:.4f} lr {current_lr(optimizer):.3g}")
     if args.output and rank == 0:
         model.save_pretrained(args.output)  # type: ignore[operator]
     _leave_together()

@@ -1,0 +1,307 @@
+"""The Plan page's limits on the search: the constraints panel (GPU count, budget, deadline, efficiency) and, in
+Expert mode, the strategy panel (pinned ZeRO stage, parallel sizes, LoRA rank). Bound to the one PlanState like
+the other input panels (desktop/pages/plan_inputs.py).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSignalBlocker, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QWidget,
+)
+
+from desktop import fmt
+from desktop.pages.plan_inputs import _Panel, _set_combo_data, _wrapping_form
+from desktop.plan_state import PlanInputs, PlanState
+from planner.search.types import MAX_MEMORY_HEADROOM
+from planner.vocabulary import Task
+
+
+class _OptionalSpin(QWidget):
+    """A check box that enables a spin box: unchecked means "no limit" / "planner default"."""
+
+    toggled_value = Signal()
+
+    def __init__(self, spin: QDoubleSpinBox | QSpinBox, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.check = QCheckBox()
+        self.spin = spin
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.check)
+        layout.addWidget(self.spin, 1)
+        self.spin.setEnabled(False)
+        self.check.toggled.connect(self.spin.setEnabled)
+        self.check.toggled.connect(lambda _: self.toggled_value.emit())
+        self.spin.valueChanged.connect(lambda _: self.toggled_value.emit())
+
+    def value(self) -> float | None:
+        return float(self.spin.value()) if self.check.isChecked() else None
+
+    def set_value(self, value: float | None) -> None:
+        with QSignalBlocker(self.check), QSignalBlocker(self.spin):
+            self.check.setChecked(value is not None)
+            self.spin.setEnabled(value is not None)
+            if value is not None:
+                if isinstance(self.spin, QSpinBox):
+                    self.spin.setValue(round(value))
+                else:
+                    self.spin.setValue(value)
+
+
+class ConstraintsPanel(_Panel):
+    """Maximum or exact GPU count, budget, deadline, rank by; MFU and bandwidth-efficiency overrides."""
+
+    def __init__(self, state: PlanState, parent: QWidget | None = None):
+        super().__init__(state, parent)
+        self.max_spin = QSpinBox()
+        self.max_spin.setRange(1, 65536)
+        exact = QSpinBox()
+        exact.setRange(1, 65536)
+        self.exact = _OptionalSpin(exact)
+        budget = QDoubleSpinBox()
+        budget.setRange(1, 1e12)
+        budget.setDecimals(0)
+        budget.setSingleStep(1000)
+        budget.setMinimumWidth(90)  # its size hint allows for 1e12 and would push the row onto two lines
+        self.budget = _OptionalSpin(budget)
+        deadline = QDoubleSpinBox()
+        deadline.setRange(0.01, 10000)
+        deadline.setDecimals(1)
+        self.deadline = _OptionalSpin(deadline)
+        mfu = QDoubleSpinBox()
+        mfu.setRange(1, 100)
+        mfu.setDecimals(0)
+        mfu.setValue(40)
+        self.mfu = _OptionalSpin(mfu)
+        efficiency = QDoubleSpinBox()
+        efficiency.setRange(1, 100)
+        efficiency.setDecimals(0)
+        efficiency.setValue(80)
+        self.efficiency = _OptionalSpin(efficiency)
+        for widget in (self.mfu, self.efficiency):  # unticked, the field reads "default 40 %"
+            widget.check.toggled.connect(lambda _on, w=widget: self._mark_default(w))
+        self.headroom_spin = QSpinBox()
+        self.headroom_spin.setRange(0, round(MAX_MEMORY_HEADROOM * 100))
+        self.headroom_spin.setSuffix(" %")
+        self.rank_combo = QComboBox()
+        self.labels = {
+            name: QLabel()
+            for name in ("max", "exact", "budget", "deadline", "rank", "headroom", "mfu", "eff")
+        }
+        form = _wrapping_form(self)
+        form.addRow(self.labels["max"], self.max_spin)
+        form.addRow(self.labels["exact"], self.exact)
+        form.addRow(self.labels["budget"], self.budget)
+        form.addRow(self.labels["deadline"], self.deadline)
+        form.addRow(self.labels["rank"], self.rank_combo)
+        form.addRow(self.labels["headroom"], self.headroom_spin)
+        form.addRow(self.labels["mfu"], self.mfu)
+        form.addRow(self.labels["eff"], self.efficiency)
+        self.max_spin.valueChanged.connect(lambda v: self.state.update(max_gpus=int(v)))
+        self.exact.toggled_value.connect(self._on_exact)
+        self.budget.toggled_value.connect(lambda: self.state.update(budget_amount=self.budget.value()))
+        self.deadline.toggled_value.connect(lambda: self.state.update(deadline_days=self.deadline.value()))
+        self.mfu.toggled_value.connect(lambda: self.state.update(mfu=_fraction(self.mfu.value())))
+        self.efficiency.toggled_value.connect(
+            lambda: self.state.update(efficiency=_fraction(self.efficiency.value()))
+        )
+        self.rank_combo.currentIndexChanged.connect(
+            lambda _: self.state.update(rank_by=self.rank_combo.currentData())
+        )
+        self.headroom_spin.valueChanged.connect(lambda v: self.state.update(memory_headroom=v / 100))
+        self.retranslate()
+
+    def _on_exact(self) -> None:
+        value = self.exact.value()
+        self.state.update(exact_gpus=None if value is None else int(value))
+
+    def set_defaults(self, mfu: float | None, efficiency: float | None) -> None:
+        """Show the planner's defaults (fractions) in the override fields while they are unchecked."""
+        for widget, value, label in ((self.mfu, mfu, "mfu"), (self.efficiency, efficiency, "eff")):
+            if value is not None and not widget.check.isChecked():
+                with QSignalBlocker(widget.spin):
+                    widget.spin.setValue(round(value * 100))
+            widget.check.setToolTip(
+                self.tr("Unchecked: the planner's default ({0})").format(fmt.percent(value))
+            )
+            widget.setProperty("default_fraction", value)
+            self._mark_default(widget)
+            del label
+
+    def _mark_default(self, widget: _OptionalSpin) -> None:
+        """While an override is off its field shows the planner's default, labelled as such."""
+        on = widget.check.isChecked()
+        widget.spin.setPrefix("" if on else self.tr("default") + " ")
+        default = widget.property("default_fraction")
+        if not on and default is not None:
+            with QSignalBlocker(widget.spin):
+                widget.spin.setValue(round(default * 100))
+
+    def retranslate(self) -> None:
+        self.setTitle(self.tr("5. Constraints and assumptions"))
+        self.labels["max"].setText(self.tr("At most"))
+        self.labels["exact"].setText(self.tr("Exactly"))
+        self.labels["budget"].setText(self.tr("Budget"))
+        self.labels["deadline"].setText(self.tr("Deadline"))
+        self.labels["rank"].setText(self.tr("Rank by"))
+        self.labels["headroom"].setText(self.tr("Memory headroom"))
+        self.labels["mfu"].setText(self.tr("MFU override"))
+        self.labels["eff"].setText(self.tr("Bandwidth efficiency"))
+        self.max_spin.setToolTip(
+            self.tr("The largest GPU count to consider; the search tries every count up to it")
+        )
+        self.exact.setToolTip(
+            self.tr("Tick to plan exactly this many GPUs (for example the machine you have)")
+        )
+        self.exact.spin.setToolTip(self.exact.toolTip())
+        self.exact.check.setToolTip(self.exact.toolTip())
+        self.budget.setToolTip(self.tr("Tick to hide options whose whole run costs more than this"))
+        self.budget.spin.setToolTip(self.budget.toolTip())
+        self.budget.check.setToolTip(self.budget.toolTip())
+        self.deadline.setToolTip(self.tr("Tick to hide options whose run takes longer than this many days"))
+        self.deadline.spin.setToolTip(self.deadline.toolTip())
+        self.deadline.check.setToolTip(self.deadline.toolTip())
+        self.headroom_spin.setToolTip(
+            self.tr("Share of each GPU's memory left free for the CUDA context, the allocator and NCCL buffers; "
+                    "an option fits when it needs at most the rest (vLLM leaves 10% by default)")
+        )  # fmt: skip
+        self.max_spin.setSuffix(" " + self.tr("GPUs"))
+        self.exact.spin.setSuffix(" " + self.tr("GPUs"))
+        self.deadline.spin.setSuffix(" " + self.tr("days"))
+        self.mfu.spin.setSuffix(" %")
+        self.efficiency.spin.setSuffix(" %")
+        self._mark_default(self.mfu)
+        self._mark_default(self.efficiency)
+        self.mfu.setToolTip(
+            self.tr("Model FLOPs utilisation: the share of the GPUs' dense peak a training step reaches.")
+        )
+        self.efficiency.setToolTip(self.tr("Share of peak memory bandwidth reached when decoding (serving)."))
+        for widget in (self.mfu, self.efficiency):
+            widget.spin.setToolTip(widget.toolTip())
+        with QSignalBlocker(self.rank_combo):
+            current = self.rank_combo.currentData() or self.state.inputs.rank_by
+            self.rank_combo.clear()
+            self.rank_combo.addItem(self.tr("fastest"), "time")
+            self.rank_combo.addItem(self.tr("cheapest"), "cost")
+            self.rank_combo.setToolTip(
+                self.tr("Training: fastest run or lowest cost. Serving: lowest latency per token, or the fewest "
+                        "GPU-hours (cost) per token that still meets the target speed and users.")
+            )  # fmt: skip
+            _set_combo_data(self.rank_combo, current)
+
+    def set_currency(self, currency: str) -> None:
+        prefix, suffix = fmt.money_affixes(currency)  # as every amount on the page reads
+        self.budget.spin.setPrefix(prefix)
+        self.budget.spin.setSuffix(suffix)
+
+    def sync_rank(self, inputs: PlanInputs) -> None:
+        """Show the ranking the state holds (the workload panel switches it with the task)."""
+        with QSignalBlocker(self.rank_combo):
+            _set_combo_data(self.rank_combo, inputs.rank_by)
+
+    def sync_from(self, inputs: PlanInputs) -> None:
+        with (
+            QSignalBlocker(self.max_spin),
+            QSignalBlocker(self.rank_combo),
+            QSignalBlocker(self.headroom_spin),
+        ):
+            self.max_spin.setValue(inputs.max_gpus)
+            _set_combo_data(self.rank_combo, inputs.rank_by)
+            self.headroom_spin.setValue(round(inputs.memory_headroom * 100))
+        self.exact.set_value(inputs.exact_gpus)
+        self.budget.set_value(inputs.budget_amount)
+        self.deadline.set_value(inputs.deadline_days)
+        self.mfu.set_value(None if inputs.mfu is None else inputs.mfu * 100)
+        self.efficiency.set_value(None if inputs.efficiency is None else inputs.efficiency * 100)
+        self._mark_default(self.mfu)
+        self._mark_default(self.efficiency)
+
+
+class StrategyPanel(_Panel):
+    """Expert mode: strategy fields pinned as the CLI's --dp --tp --pp --zero --micro-batch do, and the LoRA rank.
+
+    An unticked field is searched; a ticked one is fixed for every option (an impossible pin leaves nothing
+    that fits, and the excluded strategies say why)."""
+
+    def __init__(self, state: PlanState, parent: QWidget | None = None):
+        super().__init__(state, parent)
+        self.pins: dict[str, _OptionalSpin] = {}
+        form = _wrapping_form(self)
+        self.labels: dict[str, QLabel] = {}
+        for name, maximum in (("dp", 65536), ("tp", 64), ("pp", 128), ("micro_batch", 4096)):
+            spin = QSpinBox()
+            spin.setRange(1, maximum)
+            self.pins[name] = _OptionalSpin(spin)
+            self.labels[name] = QLabel()
+            form.addRow(self.labels[name], self.pins[name])
+            self.pins[name].toggled_value.connect(lambda n=name: self._pin(n))
+        self.zero_combo = QComboBox()
+        self.labels["zero"] = QLabel()
+        form.addRow(self.labels["zero"], self.zero_combo)
+        self.zero_combo.currentIndexChanged.connect(
+            lambda _: self.state.update(pin_zero=self.zero_combo.currentData())
+        )
+        self.lora_spin = QSpinBox()
+        self.lora_spin.setRange(1, 4096)
+        self.labels["lora"] = QLabel()
+        form.addRow(self.labels["lora"], self.lora_spin)
+        self.lora_spin.valueChanged.connect(lambda v: self.state.update(lora_rank=int(v)))
+        self.retranslate()
+
+    def _pin(self, name: str) -> None:
+        value = self.pins[name].value()
+        self.state.update(**{f"pin_{name}": None if value is None else int(value)})
+
+    def retranslate(self) -> None:
+        self.setTitle(self.tr("Strategy (expert)"))
+        texts = {
+            "dp": (self.tr("Data parallel"), self.tr("Tick to fix the data-parallel degree (replicas when serving)")),
+            "tp": (self.tr("Tensor parallel"), self.tr("Tick to fix the tensor-parallel degree (GPUs per layer)")),
+            "pp": (self.tr("Pipeline parallel"), self.tr("Tick to fix the number of pipeline stages")),
+            "micro_batch": (self.tr("Micro-batch"), self.tr("Tick to fix the sequences per GPU per step (training) "
+                                                            "or per replica (serving)")),
+        }  # fmt: skip
+        for name, (label, tip) in texts.items():
+            self.labels[name].setText(label)
+            for widget in (self.pins[name], self.pins[name].check, self.pins[name].spin):
+                widget.setToolTip(tip)
+        self.labels["zero"].setText(self.tr("ZeRO stage"))
+        self.labels["lora"].setText(self.tr("LoRA rank"))
+        self.zero_combo.setToolTip(
+            self.tr("Searched, or one ZeRO stage for every option (DeepSpeed ZeRO 0 to 3)")
+        )
+        self.lora_spin.setToolTip(self.tr("Rank of the LoRA/QLoRA adapters (the CLI's --lora-rank)"))
+        with QSignalBlocker(self.zero_combo):
+            current = self.zero_combo.currentData() if self.zero_combo.count() else self.state.inputs.pin_zero
+            self.zero_combo.clear()
+            self.zero_combo.addItem(self.tr("searched"), None)
+            for stage in range(4):
+                self.zero_combo.addItem(self.tr("ZeRO-{0}").format(stage), stage)
+            self._show_zero(current)
+
+    def _show_zero(self, stage: int | None) -> None:
+        if stage is None:
+            self.zero_combo.setCurrentIndex(0)
+        else:
+            _set_combo_data(self.zero_combo, stage)
+
+    def sync_from(self, inputs: PlanInputs) -> None:
+        for name, widget in self.pins.items():
+            widget.set_value(getattr(inputs, f"pin_{name}"))
+        with QSignalBlocker(self.zero_combo), QSignalBlocker(self.lora_spin):
+            self._show_zero(inputs.pin_zero)
+            self.lora_spin.setValue(int(inputs.lora_rank))
+        self.labels["lora"].setEnabled(inputs.task in (Task.LORA, Task.QLORA))
+        self.lora_spin.setEnabled(inputs.task in (Task.LORA, Task.QLORA))
+
+
+def _fraction(percent: float | None) -> float | None:
+    return None if percent is None else percent / 100.0
+
