@@ -30,15 +30,39 @@ them is still written as version 1, so older GPU Advisors read every ordinary re
 from __future__ import annotations
 
 import json
-import math
 import os
-import re
 import stat
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import NoReturn, NotRequired, TypedDict, TypeGuard, cast
 
+from profiler.json_checks import MAX_TEXT_CHARS as MAX_TEXT_CHARS
+from profiler.json_checks import ReportError as ReportError
+from profiler.json_checks import (
+    _as_int,
+    _as_object,
+    _bool,
+    _fraction,
+    _iso_timestamp,
+    _list_of,
+    _nonempty_string,
+    _nonneg_int,
+    _nonneg_number,
+    _nullable,
+    _object,
+    _one_of,
+    _opt_nonneg_int,
+    _opt_nonneg_num,
+    _opt_num,
+    _opt_str,
+    _record,
+    _short,
+    _short_enough,
+    _storable,
+    _string,
+    _valid_unicode,
+)
 from profiler.jsontypes import JSONObject, JSONValue
 
 SCHEMA_NAME = "gpu-advisor.probe-report"
@@ -46,15 +70,17 @@ REPORT_VERSION = 1
 MODEL_SHAPES_VERSION = 2  # a report with gemm / attention measurements (gpu-probe --model-shapes)
 SUPPORTED_VERSIONS = (1, 2)
 MAX_REPORT_BYTES = 16 * 1024 * 1024  # 16 MiB: a full probe of 8 GPUs with telemetry is well under 1 MiB
-# Every string field (names, hostnames, reasons, methods) and telemetry reading name: a hostname is at most 253
-# characters and the probe cuts its error texts to 300-400, so anything longer is not a report gpu-probe wrote,
-# and it would break the tables and charts that show it. The schema file says the same (maxLength).
-MAX_TEXT_CHARS = 1000
 
 MODES = ("quick", "full", "collectives")
 DEVICE_KINDS = ("cuda", "cpu")
 MEASUREMENT_KINDS = (
-    "memory_bandwidth", "h2d_bandwidth", "d2h_bandwidth", "p2p_bandwidth", "matmul", "gemm", "attention"
+    "memory_bandwidth",
+    "h2d_bandwidth",
+    "d2h_bandwidth",
+    "p2p_bandwidth",
+    "matmul",
+    "gemm",
+    "attention",
 )
 VERSION_2_KINDS = ("gemm", "attention")
 DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8")
@@ -75,8 +101,6 @@ UNIT_FOR_KIND = {
 # comes next. The floors are far below anything a probe can time (a USB 1.1 link moves 1.5e6 B/s): a smaller
 # value is a broken timer, not a measurement.
 MEASUREMENT_BOUNDS = {"FLOP/s": (1e6, 1e17), "B/s": (1e3, 1e14)}
-# SQLite stores integers in 64 bits (https://www.sqlite.org/datatype3.html): a bigger one cannot be stored.
-MAX_STORED_INT = 2**63 - 1
 COLLECTIVE_OPS = ("all_reduce", "all_gather", "reduce_scatter")
 # Parsed documents nested deeper than this are refused before any recursive walk (a real report is 6 deep).
 MAX_DEPTH = 32
@@ -161,13 +185,6 @@ class ReportDocument(TypedDict):
     collectives: list[Collective]
 
 
-class ReportError(ValueError):
-    """A probe report that cannot be trusted: not JSON, too big, unknown version, a missing or mistyped field.
-
-    The message names the field path (``devices[0].measurements[1].unit``) and what was wrong with it.
-    """
-
-
 def utc_now_iso() -> str:
     """Current time as ISO-8601 UTC with a trailing Z, second precision (e.g. 2026-09-14T10:31:02Z)."""
     return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
@@ -177,186 +194,6 @@ def utc_now_iso() -> str:
 # Plain-Python validation. Each checker takes (value, path) and raises ReportError naming the path.
 # --------------------------------------------------------------------------------------------------------------
 
-Checker = Callable[[object, str], None]
-
-
-def _type_name(value: object) -> str:
-    if value is None:
-        return "null"
-    for kind, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"), (list, "list")):
-        if isinstance(value, kind):
-            return name
-    return "object" if isinstance(value, dict) else type(value).__name__
-
-
-def _fail(path: str, expected: str, value: object) -> NoReturn:
-    raise ReportError(f"{path or '<root>'}: expected {expected}, got {_type_name(value)} {_short(value)}")
-
-
-def _short(value: object) -> str:
-    """A short sample of a scalar for a message (a 5,000-digit integer is not turned into text whole)."""
-    if isinstance(value, (dict, list)):
-        return ""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**60:
-        return "(an integer of more than 60 digits)"
-    text = json.dumps(value, default=str)
-    return f"({text[:60]})" if text else ""
-
-
-def _as_string(value: object, path: str) -> str:
-    if not isinstance(value, str):
-        _fail(path, "a string", value)
-    _short_enough(value, path)
-    return value
-
-
-def _string(value: object, path: str) -> None:
-    _as_string(value, path)
-
-
-def _short_enough(text: str, path: str) -> None:
-    if len(text) > MAX_TEXT_CHARS:
-        raise ReportError(
-            f"{path}: text of {len(text):,} characters; the limit is {MAX_TEXT_CHARS} characters"
-        )
-    _valid_unicode(text, path)  # a lone surrogate ("\udcff" in the JSON): no file or database holds it
-
-
-def _nonempty_string(value: object, path: str) -> None:
-    if not isinstance(value, str) or not value.strip():
-        _fail(path, "a non-empty string", value)
-    _short_enough(value, path)
-
-
-def _bool(value: object, path: str) -> None:
-    if not isinstance(value, bool):
-        _fail(path, "true or false", value)
-
-
-def _as_int(value: object, path: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        _fail(path, "an integer", value)
-    _storable(value, path)
-    return value
-
-
-def _storable(value: int, path: str) -> None:
-    if abs(value) > MAX_STORED_INT:
-        raise ReportError(f"{path}: an integer {_short(value)[1:-1]} beyond the 64-bit range (at most 2**63 - 1)")
-
-
-def _int(value: object, path: str) -> None:
-    _as_int(value, path)
-
-
-def _nonneg_int(value: object, path: str) -> None:
-    if _as_int(value, path) < 0:
-        raise ReportError(f"{path}: expected a non-negative integer, got {_short(value)[1:-1]}")
-
-
-def _as_number(value: object, path: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        _fail(path, "a finite number", value)
-    if isinstance(value, int):
-        _storable(value, path)
-    try:
-        number = float(value)
-    except OverflowError:  # an integer beyond float range
-        _fail(path, "a finite number", value)
-    if not math.isfinite(number):
-        _fail(path, "a finite number", value)
-    return number
-
-
-def _number(value: object, path: str) -> None:
-    _as_number(value, path)
-
-
-def _nonneg_number(value: object, path: str) -> None:
-    if _as_number(value, path) < 0:
-        raise ReportError(f"{path}: expected a non-negative number, got {_short(value)[1:-1]}")
-
-
-def _fraction(value: object, path: str) -> None:
-    number = _as_number(value, path)
-    if not 0 <= number <= 1:
-        raise ReportError(f"{path}: expected a fraction between 0 and 1, got {number}")
-
-
-_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$")
-
-
-def _iso_timestamp(value: object, path: str) -> None:
-    """Date and time, ISO-8601 (the same pattern as the JSON Schema file), and a real calendar date."""
-    text = _as_string(value, path)
-    try:
-        if not _TIMESTAMP.match(text):
-            raise ValueError
-        datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
-    except ValueError:
-        raise ReportError(f"{path}: expected an ISO-8601 timestamp, got {text[:40]!r}") from None
-
-
-def _nullable(inner: Checker) -> Checker:
-    def check(value: object, path: str) -> None:
-        if value is not None:
-            inner(value, path)  # the inner message names what a non-null value must be
-
-    return check
-
-
-def _one_of(*choices: JSONValue) -> Checker:
-    def check(value: object, path: str) -> None:
-        if value not in choices or isinstance(value, bool) != isinstance(choices[0], bool):
-            shown = ", ".join(json.dumps(c) for c in choices)
-            raise ReportError(
-                f"{path}: expected one of {shown}, got {_short(value)[1:-1] or _type_name(value)}"
-            )
-
-    return check
-
-
-def _list_of(item: Checker) -> Checker:
-    def check(value: object, path: str) -> None:
-        if not isinstance(value, list):
-            _fail(path, "a list", value)
-        for i, element in enumerate(value):
-            item(element, f"{path}[{i}]")
-
-    return check
-
-
-def _as_object(value: object, path: str) -> dict[str, object]:
-    if not isinstance(value, dict):
-        _fail(path, "an object", value)
-    return value
-
-
-def _object(value: object, path: str) -> None:
-    _as_object(value, path)
-
-
-def _record(required: Mapping[str, Checker], optional: Mapping[str, Checker] | None = None) -> Checker:
-    """An object with these required keys (and optional ones); extra keys are allowed (additive changes)."""
-
-    def check(value: object, path: str) -> None:
-        record = _as_object(value, path)
-        prefix = f"{path}." if path else ""
-        for key, checker in required.items():
-            if key not in record:
-                raise ReportError(f"{prefix}{key}: missing required field")
-            checker(record[key], f"{prefix}{key}")
-        for key, checker in (optional or {}).items():
-            if key in record:
-                checker(record[key], f"{prefix}{key}")
-
-    return check
-
-
-_opt_str = _nullable(_string)
-_opt_num = _nullable(_number)
-_opt_nonneg_int = _nullable(_nonneg_int)
-_opt_nonneg_num = _nullable(_nonneg_number)
 
 _check_machine = _record(
     {
@@ -554,13 +391,6 @@ def _check_storable(value: object, path: str) -> None:
             _check_storable(item, f"{path}[{index}]")
 
 
-def _valid_unicode(text: str, path: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ReportError(f"{path}: text that is not valid Unicode (a lone surrogate)") from None
-
-
 def _check_kinds_for_version(record: Mapping[str, object]) -> None:
     """Version 1 has no gemm / attention measurements: a file that says 1 and carries them was not written by
     gpu-probe."""
@@ -571,7 +401,9 @@ def _check_kinds_for_version(record: Mapping[str, object]) -> None:
         rows = device.get("measurements") if isinstance(device, dict) else None
         for m, row in enumerate(rows if isinstance(rows, list) else []):
             if isinstance(row, dict) and row.get("kind") in VERSION_2_KINDS:
-                raise ReportError(f"devices[{d}].measurements[{m}].kind: {row['kind']} needs report version 2")
+                raise ReportError(
+                    f"devices[{d}].measurements[{m}].kind: {row['kind']} needs report version 2"
+                )
 
 
 def is_report(data: object) -> TypeGuard[ReportDocument]:
@@ -720,7 +552,9 @@ MAX_INTEGER_DIGITS = 40
 def json_int(text: str) -> int:
     """json.loads(parse_int=json_int): a whole number of at most MAX_INTEGER_DIGITS digits, else ValueError."""
     if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
-        raise ValueError(f"a whole number of {len(text.lstrip('-'))} digits (at most {MAX_INTEGER_DIGITS} are read)")
+        raise ValueError(
+            f"a whole number of {len(text.lstrip('-'))} digits (at most {MAX_INTEGER_DIGITS} are read)"
+        )
     return int(text)
 
 
@@ -775,10 +609,14 @@ def load_report(source: str | bytes | os.PathLike[str]) -> ProbeReport:
     try:
         # Non-blocking, checked on the open descriptor: a FIFO (no writer) or a device is refused, never
         # waited on or read without end (issue 14 item 4).
-        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)), "rb") as handle:
+        with os.fdopen(
+            os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)), "rb"
+        ) as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):
-                raise ReportError(f"{path}: not a regular file (a folder, FIFO or device); give a report file")
+                raise ReportError(
+                    f"{path}: not a regular file (a folder, FIFO or device); give a report file"
+                )
             if info.st_size > MAX_REPORT_BYTES:
                 raise ReportError(
                     f"{path}: the file is {info.st_size} bytes; the limit is {MAX_REPORT_BYTES} bytes (16 MiB)"

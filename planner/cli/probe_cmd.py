@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -106,7 +107,9 @@ def _without_line(text: str, line: str) -> str:
 def run_probe(args: argparse.Namespace) -> int:
     check_report_file(args.report_file)
     with tempfile.TemporaryDirectory(prefix="gpu-advisor-probe-") as scratch:
-        report_path = Path(args.report_file) if args.report_file else Path(scratch) / "report.json"
+        # the child always writes into this run's own empty folder: a FILE left from an earlier run can never be
+        # taken for this run's report when the child writes none; it is copied to --json FILE once it loaded
+        report_path = Path(scratch) / "report.json"
         command = [*probe_command(), f"--{args.mode}", "--json", str(report_path)]
         try:
             # stdout is the child's summary, printed at the end (progress goes to stderr, which passes through).
@@ -121,9 +124,8 @@ def run_probe(args: argparse.Namespace) -> int:
         except OSError as exc:
             reason = exc.strerror or str(exc)
             raise UserError.of(msg("error.probe_cannot_start", command=command[0], reason=reason)) from None
-        summary = completed.stdout or ""
-        if not args.report_file:  # the temporary file is deleted below: never send the user looking for it
-            summary = _without_line(summary, f"report written to {report_path}")
+        summary = completed.stdout or ""  # the temporary file is deleted below: never send the user looking for it
+        summary = _without_line(summary, f"report written to {report_path}")
         sys.stdout.write(summary)
         sys.stdout.flush()
         if completed.returncode != 0:
@@ -131,6 +133,9 @@ def run_probe(args: argparse.Namespace) -> int:
         if not report_path.exists():
             raise UserError.of(msg("error.probe_no_report"))
         report = _load(report_path)
+        if args.report_file:
+            shutil.copyfile(report_path, args.report_file)
+            print(f"report written to {args.report_file}")
     if not args.save:
         print("probe finished; not saved (--no-save)")
         return 0

@@ -348,3 +348,15 @@ def test_probe_report_file_in_a_missing_folder_is_refused_in_one_line_before_pro
     code, _, err = run(capsys, "probe", "--quick", "--json", str(tmp_path / "missing" / "report.json"))
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith("gpu-advisor: cannot write") and "no such folder" in err
+
+
+def test_probe_never_saves_a_report_left_in_the_json_file_by_an_earlier_run(capsys, tmp_path, monkeypatch):
+    """issue 30 item 6: a child that writes no report (here: a no-op command) left FILE's old report to be saved
+    as a new run; the child now writes into this run's own folder, so nothing is saved and FILE is untouched."""
+    stale = tmp_path / "report.json"
+    write_report(stale)
+    before = stale.read_bytes()
+    monkeypatch.setenv("GPU_ADVISOR_PROBE_CMD", f"{sys.executable} -c pass")
+    code, _, err = run(capsys, "probe", "--json", str(stale))
+    assert code == 2 and err.count("\n") == 1
+    assert Store.open().probe_runs.all() == [] and stale.read_bytes() == before
