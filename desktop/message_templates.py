@@ -204,9 +204,6 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "memory.deepseek_without_mtp": QT_TRANSLATE_NOOP(
         "PlannerMessages", "DeepSeek-V3 counted without its 14B multi-token-prediction module (671B main model)"
     ),
-    "memory.sliding_window_full_kv": QT_TRANSLATE_NOOP(
-        "PlannerMessages", "sliding-window layers could keep a shorter KV cache; counted here at full length"
-    ),
     # errors a person can fix
     "error.seq_and_batch_positive": QT_TRANSLATE_NOOP(
         "PlannerMessages", "sequence length and batch must be at least 1"
@@ -698,6 +695,15 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "error.spec_moe_ffn": QT_TRANSLATE_NOOP("PlannerMessages", "{where}: moe_ffn (expert intermediate size) must be positive"),
     "error.spec_dense_layers": QT_TRANSLATE_NOOP("PlannerMessages", "{where}: dense_layers ({dense_layers}) must be fewer than layers ({layers})"),
     "error.spec_mla": QT_TRANSLATE_NOOP("PlannerMessages", "{where}: MLA needs positive v_head_dim and qk head dims"),
+    "error.spec_layer_types": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "{where}: layer_types lists {kinds} layers but the model has {layers}"
+    ),
+    "error.spec_layer_kind": QT_TRANSLATE_NOOP("PlannerMessages", "{where}: layer kind {kind} is unknown or lacks its window"),
+    "error.config_remote_code": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path}: model_type {model_type} names its own code (auto_map); code from a model folder is never run, "
+        "so this model cannot be read",
+    ),
     "error.unknown_preset": QT_TRANSLATE_NOOP("PlannerMessages", "unknown model preset {name}; presets: {presets}"),
     "error.size_not_number": QT_TRANSLATE_NOOP("PlannerMessages", "model size must be a number of billions, got {billions}"),
     "error.size_range": QT_TRANSLATE_NOOP("PlannerMessages", "model size {billions}B is outside {low}B..{high}B"),

@@ -323,9 +323,6 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "memory.deepseek_without_mtp": (
         "DeepSeek-V3 counted without its 14B multi-token-prediction module (671B main model)"
     ),
-    "memory.sliding_window_full_kv": (
-        "sliding-window layers could keep a shorter KV cache; counted here at full length"
-    ),
     # -- mixed GPU pools (planner.search.pools): the ways to run one job and why the best wins -----------------
     "pool.name.alone": "{gpu} alone",
     "pool.name.pool": "the whole pool",
@@ -467,6 +464,12 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.spec_moe_ffn": "{where}: moe_ffn (expert intermediate size) must be positive",
     "error.spec_dense_layers": "{where}: dense_layers ({dense_layers}) must be fewer than layers ({layers})",
     "error.spec_mla": "{where}: MLA needs positive v_head_dim and qk head dims",
+    "error.spec_layer_types": "{where}: layer_types lists {kinds} layers but the model has {layers}",
+    "error.spec_layer_kind": "{where}: layer kind {kind!r} is unknown or lacks its window",
+    "error.config_remote_code": (
+        "{path}: model_type {model_type!r} names its own code (auto_map); code from a model folder is never run, "
+        "so this model cannot be read"
+    ),
     "error.unknown_preset": "unknown model preset {name!r}; presets: {presets}",
     "error.size_not_number": "model size must be a number of billions, got {billions!r}",
     "error.size_range": "model size {billions:g}B is outside {low:g}B..{high:g}B",

@@ -2355,11 +2355,6 @@ token</source>
         <translation>DeepSeek-V3 посчитана без модуля предсказания нескольких токенов (14 млрд параметров; основная модель — 671 млрд)</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <source>sliding-window layers could keep a shorter KV cache; counted here at full length</source>
-        <translation>слоям со скользящим окном хватило бы более короткого кэша KV; здесь он посчитан на полную длину</translation>
-    </message>
-    <message>
         <location line="+19"/>
         <source>the memory headroom must be between 0 and {limit} of each GPU&apos;s memory, got {headroom}</source>
         <translation>запас памяти должен быть от 0 до {limit} памяти каждого GPU, а получено {headroom}</translation>
@@ -3072,6 +3067,21 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>{where}: layer_types lists {kinds} layers but the model has {layers}</source>
+        <translation>{where}: в layer_types {kinds} слоёв, а в модели {layers}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{where}: layer kind {kind} is unknown or lacks its window</source>
+        <translation>{where}: вид слоя {kind} неизвестен или у него нет окна</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}: model_type {model_type} names its own code (auto_map); code from a model folder is never run, so this model cannot be read</source>
+        <translation>{path}: model_type {model_type} ссылается на собственный код (auto_map); код из папки модели никогда не запускается, поэтому эту модель прочитать нельзя</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>unknown model preset {name}; presets: {presets}</source>
         <translation>неизвестная модель «{name}»; встроенные модели: {presets}</translation>
     </message>
@@ -3111,7 +3121,7 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-348"/>
+        <location line="-357"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
@@ -3136,7 +3146,7 @@ token</source>
         <translation>{stages} × {gpu}, слоёв на ступень: {fewest}–{most}</translation>
     </message>
     <message>
-        <location line="+54"/>
+        <location line="+63"/>
         <source>{path}: cannot read ({kind}: {reason})</source>
         <translation>{path}: не удалось прочитать ({kind}: {reason})</translation>
     </message>
@@ -3281,12 +3291,12 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-526"/>
+        <location line="-535"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
-        <location line="-132"/>
+        <location line="-129"/>
         <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
     </message>
@@ -3361,7 +3371,7 @@ token</source>
         <translation>Никакое число {gpu} не выполняет цели: ближайший вариант, TP {tp} x PP {pp}, даёт TTFT p90 {ttft_s} и TPOT {tpot_s}; нужен более быстрый GPU, меньшая или квантованная модель, более короткий промпт или менее строгие цели.</translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+65"/>
         <source>the number of tokens must be positive</source>
         <translation>число токенов должно быть больше нуля</translation>
     </message>

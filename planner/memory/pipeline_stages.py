@@ -15,10 +15,15 @@ class Stage:
     moe_layers: int
     has_embedding: bool
     has_head: bool
+    first_layer: int = 0  # index of the stage's first decoder layer in the model
 
     @property
     def layers(self) -> int:
         return self.dense_layers + self.moe_layers
+
+    @property
+    def layer_indices(self) -> range:
+        return range(self.first_layer, self.first_layer + self.layers)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -35,7 +40,7 @@ def pipeline_stages(model: ModelSpec, pp: int) -> tuple[Stage, ...]:
         start = index * base + min(index, remainder)
         size = base + (1 if index < remainder else 0)
         dense = max(0, min(start + size, dense_total) - start)
-        return Stage(index, dense, size - dense, index == 0, index == pp - 1)
+        return Stage(index, dense, size - dense, index == 0, index == pp - 1, start)
 
     return (stage(0),) if pp == 1 else (stage(0), stage(pp - 1))
 
@@ -50,6 +55,6 @@ def split_stages(model: ModelSpec, layer_counts: tuple[int, ...]) -> tuple[Stage
     stages, start = [], 0
     for index, size in enumerate(layer_counts):
         dense = max(0, min(start + size, dense_total) - start)
-        stages.append(Stage(index, dense, size - dense, index == 0, index == len(layer_counts) - 1))
+        stages.append(Stage(index, dense, size - dense, index == 0, index == len(layer_counts) - 1, start))
         start += size
     return tuple(stages)

@@ -22,6 +22,7 @@ from planner.memory.element_bytes import (
 )
 from planner.memory.pipeline_stages import Stage
 from planner.models import ModelSpec
+from planner.models.kv_cache import kv_cache_bytes_per_sequence, state_bytes_per_sequence
 from planner.vocabulary import Precision, Recompute, Task
 
 
@@ -129,12 +130,14 @@ def stage_activations(
     activations = working + logits
     kv = 0.0
     if config.task == Task.INFERENCE:
-        kv_bytes = kv_element_bytes(config)
-        if model.uses_mla:
-            per_token_layer = (model.kv_lora_rank + model.qk_rope_head_dim) * kv_bytes
-        else:
-            per_token_layer = 2 * divisors.kv_heads_per_rank * model.head_dim * kv_bytes
-        kv = stage.layers * tokens * per_token_layer
+        # each layer as transformers' caches keep it: sliding and chunked layers their window, state-space
+        # layers a fixed state (kept in the compute dtype)
+        layers = stage.layer_indices
+        kv_heads = divisors.kv_heads_per_rank
+        kv = micro_batch * kv_cache_bytes_per_sequence(
+            model, config.seq_len, kv_element_bytes(config), layers=layers, kv_heads=kv_heads
+        )
+        kv += micro_batch * state_bytes_per_sequence(model, compute_bytes(config), layers=layers)
     return StageActivations(activations, logits, 1, kv, activations, logits)
 
 

@@ -37,6 +37,7 @@ from planner.memory.element_bytes import (
 from planner.memory.pipeline_stages import Stage
 from planner.memory.stage_activations import StageActivations, per_token_activations, stage_activations
 from planner.models import ModelSpec, ParamCounts
+from planner.models.spec import mixer_difference
 from planner.vocabulary import Offload, Task
 
 
@@ -91,6 +92,7 @@ def _lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...]
 def _stage_params(model: ModelSpec, counts: ParamCounts, stage: Stage, pp: int) -> tuple[int, int, int]:
     """(non-expert block params, routed-expert params, embedding/head/final-norm params) of one stage."""
     blocks = stage.dense_layers * counts.dense_layer + stage.moe_layers * counts.moe_layer_non_expert
+    blocks += mixer_difference(model, counts.attention, stage.layer_indices)  # state-space layers' own mixers
     experts = stage.moe_layers * counts.routed_experts_per_layer
     ends = 0
     if stage.has_embedding:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 from planner.memory.config import (
     ALLOCATOR_MARGIN_FRACTION,
@@ -25,6 +26,7 @@ from planner.memory.pipeline_stages import Stage
 from planner.memory.stages import StageAmounts
 from planner.messages import Message, format_bytes, msg
 from planner.models import ModelSpec
+from planner.models.kv_cache import CHUNKED, FULL, SLIDING, STATE, cached_tokens, layer_kinds
 from planner.vocabulary import Offload, Optimizer, Precision, Recompute, Task
 
 
@@ -129,16 +131,31 @@ def _kv_text(model: ModelSpec, config: MemoryConfig, stage: Stage) -> str:
     if config.task != Task.INFERENCE:
         return "none: training does not keep a KV cache"
     kv_bytes = kv_element_bytes(config)
+    layout = config.layout
     if model.uses_mla:
-        return (
+        per_token = (
             f"MLA latent (kv_lora_rank {model.kv_lora_rank} + rope {model.qk_rope_head_dim}) x {kv_bytes:g} bytes "
             f"per token per layer, replicated on each tp rank"
         )
-    layout = config.layout
-    return (
-        f"2 x {stage.layers} layers x {layout.micro_batch} x {config.seq_len} tokens x "
-        f"{max(1, model.kv_heads // layout.tp)} KV heads x {model.head_dim} x {kv_bytes:g} bytes"
-    )
+    else:
+        per_token = (
+            f"2 x {max(1, model.kv_heads // layout.tp)} KV heads x {model.head_dim} x {kv_bytes:g} bytes per token "
+            f"per layer"
+        )
+    kinds = Counter(layer_kinds(model)[i] for i in stage.layer_indices)
+    windows = {SLIDING: model.sliding_window, CHUNKED: model.attention_chunk}
+    parts = []
+    for kind in (FULL, SLIDING, CHUNKED):
+        if kinds[kind]:
+            tokens = cached_tokens(model, kind, config.seq_len)
+            window = f" (window {windows[kind]:,}: the last {tokens:,} kept)" if kind in windows else ""
+            parts.append(f"{kinds[kind]} {kind} layers x {tokens:,} tokens{window}")
+    if kinds[STATE]:
+        parts.append(
+            f"{kinds[STATE]} state-space layers x {model.state_values_per_layer:,} values of fixed state "
+            f"(no KV cache)"
+        )
+    return f"{per_token}; x {layout.micro_batch} sequences x " + " + ".join(parts or ["no attention layers"])
 
 
 def _overhead_text(amounts: StageAmounts) -> str:
@@ -200,6 +217,4 @@ def model_notes(model: ModelSpec, config: MemoryConfig, fullest: StageAmounts) -
         notes.append(msg(code, host_bytes=fullest.host_bytes))
     if model.family == "deepseek_v3" and not model.exact_params:
         notes.append(msg("memory.deepseek_without_mtp"))
-    if model.sliding_window and config.task == Task.INFERENCE and config.seq_len > model.sliding_window:
-        notes.append(msg("memory.sliding_window_full_kv"))
     return notes

@@ -14,7 +14,6 @@ from planner.models.config_file import (
 from planner.models.folder import load_model_folder, model_folder_shards
 from planner.models.generic import GENERIC_MAX_BILLIONS, GENERIC_MIN_BILLIONS, GENERIC_VOCAB, generic_model
 from planner.models.hf_config import SUPPORTED_MODEL_TYPES, load_hf_config
-from planner.models.hf_defaults import HF_DEFAULTS
 from planner.models.presets import get_preset, list_presets
 from planner.models.resolve import resolve_model
 from planner.models.safetensors import (
@@ -27,7 +26,7 @@ from planner.models.safetensors import (
 from planner.models.spec import ModelSpec, ParamCounts, param_counts, validate_spec
 
 __all__ = [
-    "GENERIC_MAX_BILLIONS", "GENERIC_MIN_BILLIONS", "GENERIC_VOCAB", "HF_DEFAULTS", "IMPORTED_MAX_PARAMS",
+    "GENERIC_MAX_BILLIONS", "GENERIC_MIN_BILLIONS", "GENERIC_VOCAB", "IMPORTED_MAX_PARAMS",
     "IMPORTED_MIN_PARAMS", "MAX_CONFIG_BYTES", "MAX_INDEX_BYTES", "MAX_SAFETENSORS_HEADER_BYTES",
     "SUPPORTED_MODEL_TYPES", "ModelSpec", "ParamCounts", "check_imported_size", "count_safetensors_params",
     "generic_model", "get_preset", "list_presets", "load_hf_config", "load_model_folder", "model_folder_shards",

@@ -11,7 +11,7 @@ from planner.errors import UserError
 from planner.files import read_user_file
 from planner.messages import Message, msg
 from planner.models.generic import GENERIC_MAX_BILLIONS
-from planner.models.hf_defaults import HF_DEFAULTS
+from planner.models.hf_defaults import class_defaults, key_aliases
 from profiler.report import json_int
 
 MAX_CONFIG_BYTES = 4 * 2**20  # a config.json is a few KiB; refuse anything that is clearly not one
@@ -22,15 +22,21 @@ IMPORTED_MAX_PARAMS = int(GENERIC_MAX_BILLIONS * 1e9)  # 10,000B
 
 
 class ConfigKeys:
-    """A config.json dict that reports a missing or malformed key as a UserError naming the file and key."""
+    """A config.json dict over its model type's defaults that reports a missing or malformed key as a UserError
+    naming the file and key."""
 
-    def __init__(self, data: dict[str, Any], path: str):  # Any: the JSON values of a config.json
-        # keys the file leaves out (or sets to null) take transformers' defaults for the model type
-        defaults = HF_DEFAULTS.get(str(data.get("model_type")), {})
-        self.data = {**defaults, **{k: v for k, v in data.items() if v is not None}}
-        self.raw = data
+    def __init__(self, data: dict[str, Any], path: str, model_type: str = ""):  # Any: JSON values
+        # Read as transformers reads it: a key spelled another way (the class's attribute_map) is the class's own
+        # field; a key the file leaves out takes the class's default; a null stays None (transformers keeps it).
+        self.model_type = model_type or str(data.get("model_type"))
+        aliases = key_aliases(self.model_type)
+        self.raw = {aliases.get(key, key): value for key, value in data.items()}
+        self.data = {**class_defaults(self.model_type), **self.raw}
         self.path = path
-        self.model_type = data.get("model_type")
+
+    def first(self, *keys: str) -> str:
+        """The first of these spellings the file or the class defines (the last one when none does)."""
+        return next((key for key in keys if self.data.get(key) is not None), keys[-1])
 
     def int(self, key: str, default: int | None = None, *, allow_zero: bool = False) -> int:
         value = self.data.get(key, default)

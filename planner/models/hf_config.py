@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Any
@@ -10,30 +11,17 @@ from planner.errors import UserError
 from planner.messages import msg
 from planner.models.config_file import ConfigKeys, check_imported_size, read_config_json
 from planner.models.hf_defaults import DEEPSEEK_V2_EXPERTS_PER_TOKEN
+from planner.models.hf_types import READ_TYPES, TRAITS, WRAPPERS, Traits
+from planner.models.kv_cache import CHUNKED, FULL, SLIDING
 from planner.models.spec import ModelSpec, validate_spec
 
-SUPPORTED_MODEL_TYPES = (
-    "llama",
-    "mistral",
-    "mixtral",
-    "qwen2",
-    "qwen2_moe",
-    "qwen3",
-    "qwen3_moe",
-    "gemma",
-    "gemma2",
-    "gemma3_text",
-    "phi3",
-    "gpt2",
-    "gpt_neox",
-    "deepseek_v2",
-    "deepseek_v3",
-)
+# Every model type read (the decoder types of planner/models/hf_types.py and the multimodal wrappers of them).
+SUPPORTED_MODEL_TYPES = tuple(sorted((*READ_TYPES, *WRAPPERS)))
 
 
 def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
-    """Read a Hugging Face config.json (llama, mistral, mixtral, qwen2, qwen2_moe, gemma, gemma2, phi3, gpt2,
-    gpt_neox, deepseek_v2, deepseek_v3) into a ModelSpec. UserError names the file and key on bad input."""
+    """Read a Hugging Face config.json of any type in SUPPORTED_MODEL_TYPES into a ModelSpec, as transformers
+    builds it. UserError names the file and key on bad input, and the type when it is not read."""
     path = Path(path)
     if path.is_dir():
         path = path / "config.json"
@@ -41,22 +29,30 @@ def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
     model_type = data.get("model_type")
     if model_type is None:
         raise UserError.of(msg("error.config_no_model_type", path=str(path)))
-    if model_type not in SUPPORTED_MODEL_TYPES:
+    if data.get("auto_map"):
+        # code shipped with the checkpoint (trust_remote_code): never run, and its layout is unknown
+        raise UserError.of(msg("error.config_remote_code", path=str(path), model_type=model_type))
+    name = str(data.get("_name_or_path") or path.parent.name or model_type)
+    common: dict[str, Any] = {"name": name, "family": model_type, "source": str(path)}  # Any: ModelSpec fields
+    if model_type in WRAPPERS:
+        text = data.get("text_config") or {}
+        if not isinstance(text, dict):
+            raise UserError.of(msg("error.config_not_object", path=str(path), kind="text_config"))
+        model_type = str(text.get("model_type") or WRAPPERS[model_type])
+        towers = sorted(key for key in data if key.endswith(("vision_config", "audio_config")))
+        common.update(family=model_type, towers_not_counted=", ".join(towers))
+        data = {**text, "model_type": model_type}
+    if model_type not in TRAITS:
         supported = ", ".join(SUPPORTED_MODEL_TYPES)
         raise UserError.of(
             msg("error.config_model_type", path=str(path), model_type=model_type, supported=supported)
         )
-    config = ConfigKeys(data, str(path))
-    name = str(data.get("_name_or_path") or path.parent.name or model_type)
-    common = {"name": name, "family": model_type, "source": str(path)}
-    if model_type == "gpt2":
-        spec = _gpt2(config, common)
-    elif model_type == "gpt_neox":
-        spec = _gpt_neox(config, common)
-    elif model_type in ("deepseek_v2", "deepseek_v3"):
-        spec = _deepseek(config, common)
-    else:
-        spec = _llama_like(config, common)
+    config = ConfigKeys(data, str(path), model_type)
+    traits = TRAITS[model_type]
+    readers = {"gpt2": _gpt2, "gpt_neox": _gpt_neox, "deepseek": _deepseek}
+    spec = readers.get(traits.reader, _llama_like)(config, common)
+    if traits.reader != "deepseek":
+        spec = dataclasses.replace(spec, **_layer_fields(config, traits, spec.layers))
     validate_spec(spec, where=str(path))
     check_imported_size(spec.total_params, str(path))
     return spec
@@ -69,31 +65,21 @@ def _count_multiples(step: int, start: int, stop: int) -> int:
     return (stop - 1) // step - (start - 1) // step if start > 0 else (stop - 1) // step + 1
 
 
-def _llama_like(config: ConfigKeys, common: dict[str, str]) -> ModelSpec:
-    """llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3: the same
-    tensor layout (phi3 fuses qkv and gate/up, same counts) with each type's biases, norms and defaults."""
-    t = config.model_type
+def _flag(config: ConfigKeys, key: str | bool) -> bool:
+    """A trait that is either a constant or the name of the config key that turns it on."""
+    return key if isinstance(key, bool) else config.bool(key, False)
+
+
+def _llama_like(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: ModelSpec fields
+    """Every type whose layer is attention + MLP (or MoE) with separate or fused projections: the traits of
+    hf_types.TRAITS say which biases, norms, q/k norms and MoE layout each type has."""
+    traits = TRAITS[str(config.model_type)]
     hidden = config.int("hidden_size")
     heads = config.int("num_attention_heads")
     kv_heads = config.int("num_key_value_heads", heads)
-    head_dim = config.int("head_dim") if config.data.get("head_dim") is not None else hidden // heads
+    head_dim = config.int("head_dim", hidden // heads)
     layers = config.int("num_hidden_layers")
-    gemma = t in ("gemma", "gemma2", "gemma3_text")
-    # biases: llama, gemma*, qwen3* put attention_bias on q, k, v and o; qwen2 always biases q, k, v (not o);
-    # qwen2_moe's qkv_bias does the same; mistral, mixtral and phi3 have none
-    qkv_bias = out_bias = False
-    if t in ("llama", "gemma", "gemma2", "gemma3_text", "qwen3", "qwen3_moe"):
-        qkv_bias = out_bias = config.bool("attention_bias", False)
-    elif t == "qwen2":
-        qkv_bias = True
-    elif t == "qwen2_moe":
-        qkv_bias = config.bool("qkv_bias", True)
-    # null means no window (transformers keeps the None); a missing key takes the type's default
-    window = (
-        config.raw["sliding_window"] if "sliding_window" in config.raw else config.data.get("sliding_window")
-    )
-    if t in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe") and not config.bool("use_sliding_window", False):
-        window = None
+    qk_norm = bool(traits.qk_norm) and (not traits.qk_norm_key or config.bool(traits.qk_norm_key, False))
     fields: dict[str, Any] = dict(  # Any: ModelSpec's fields, checked by validate_spec
         common,
         layers=layers,
@@ -101,59 +87,141 @@ def _llama_like(config: ConfigKeys, common: dict[str, str]) -> ModelSpec:
         heads=heads,
         kv_heads=kv_heads,
         head_dim=head_dim,
-        ffn=config.int("intermediate_size"),
+        # llama4: dense layers are intermediate_size_mlp wide, experts intermediate_size
+        ffn=config.int("intermediate_size_mlp" if traits.moe == "llama4" else "intermediate_size"),
         vocab=config.int("vocab_size"),
-        tied_embeddings=config.bool("tie_word_embeddings", gemma),
-        gated_mlp=True,
-        norm="rmsnorm",
-        attn_bias=qkv_bias,
-        attn_out_bias=out_bias,
-        mlp_bias=config.bool("mlp_bias", False) if t == "llama" else False,
+        tied_embeddings=config.bool("tie_word_embeddings", False),
+        gated_mlp=traits.gated,
+        norm=traits.norm,
+        attn_bias=_flag(config, traits.qkv_bias),
+        attn_out_bias=_flag(config, traits.out_bias),
+        mlp_bias=_flag(config, traits.mlp_bias),
         max_context=config.int("max_position_embeddings", 4096),
-        norms_per_layer=4 if t in ("gemma2", "gemma3_text") else 2,
-        activation="gelu" if gemma else "silu",
-        qk_norm=t in ("qwen3", "qwen3_moe", "gemma3_text"),
-        sliding_window=window
-        if isinstance(window, int) and not isinstance(window, bool) and window > 0
-        else 0,
+        norms_per_layer=traits.norms_per_layer,
+        final_norm=traits.final_norm,
+        activation=traits.activation,
+        qk_norm=qk_norm,
+        qk_norm_full=qk_norm and traits.qk_norm == "full",
+        attention_sinks=traits.sinks,
+        lm_head_bias=_flag(config, traits.lm_head_bias),
     )
-    if t == "mixtral":
-        fields.update(
-            experts=config.int("num_local_experts"),
-            experts_per_token=config.int("num_experts_per_tok"),
-            moe_ffn=fields["ffn"],
-        )
-    elif t in ("qwen2_moe", "qwen3_moe"):
-        fields.update(_qwen_moe(config, layers, shared=t == "qwen2_moe"))
+    if traits.moe:
+        fields.update(_moe_fields(config, traits, layers))
     return ModelSpec(**fields)
 
 
-def _qwen_moe(config: ConfigKeys, layers: int, shared: bool) -> dict[str, Any]:  # Any: ModelSpec fields
-    """MoE fields of qwen2_moe / qwen3_moe: layer i is sparse when (i + 1) % decoder_sparse_step == 0 and it is not in
-    mlp_only_layers (every layer may be dense); qwen2_moe adds a gated shared expert."""
-    experts = config.int("num_experts")
-    step = config.int("decoder_sparse_step", 1)
-    dense_only = config.data.get("mlp_only_layers") or []
-    if not isinstance(dense_only, list):
-        raise UserError.of(msg("error.config_mlp_only_layers", path=config.path))
-    # counted, not looped over, so an absurd layer count reaches the size check instead of hanging here
-    listed = {i for i in dense_only if isinstance(i, int) and 0 <= i < layers and (i + 1) % step == 0}
-    moe_layers = _count_multiples(step, 1, layers + 1) - len(listed)
-    shared_ffn = config.int("shared_expert_intermediate_size", 0, allow_zero=True) if shared else 0
+def _moe_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, Any]:  # Any: ModelSpec fields
+    """MoE fields. "all": every layer sparse. "qwen": layer i sparse when (i + 1) % decoder_sparse_step == 0 and
+    it is not in mlp_only_layers. "llama4": the layers of moe_layers (default every interleave_moe_layer_step-th)."""
+    experts = config.int(config.first("num_local_experts", "num_experts"))
+    if traits.moe == "qwen":
+        step = config.int("decoder_sparse_step", 1)
+        dense_only = config.data.get("mlp_only_layers") or []
+        if not isinstance(dense_only, list):
+            raise UserError.of(msg("error.config_mlp_only_layers", path=config.path))
+        # counted, not looped over, so an absurd layer count reaches the size check instead of hanging here
+        listed = {i for i in dense_only if isinstance(i, int) and 0 <= i < layers and (i + 1) % step == 0}
+        moe_layers = _count_multiples(step, 1, layers + 1) - len(listed)
+    elif traits.moe == "llama4":
+        step = config.int("interleave_moe_layer_step", 1)
+        listed_moe = config.data.get("moe_layers")
+        if isinstance(listed_moe, list):
+            moe_layers = len({i for i in listed_moe if isinstance(i, int) and 0 <= i < layers})
+        else:
+            moe_layers = _count_multiples(step, step - 1 + 1, layers + 1) if step else 0
+    else:
+        moe_layers = layers
+    fields: dict[str, Any] = {}  # Any: ModelSpec fields
+    if traits.shared_expert == "qwen":
+        shared_ffn = config.int("shared_expert_intermediate_size", 0, allow_zero=True)
+        # qwen2_moe builds the gate (hidden -> 1) even for a zero-width shared expert
+        fields.update(shared_experts=1 if shared_ffn else 0, shared_expert_ffn=shared_ffn, shared_expert_gate=True)
+    elif traits.shared_expert == "llama4":
+        fields.update(shared_experts=1, shared_expert_ffn=config.int("intermediate_size"))
     if moe_layers <= 0:
         return {}  # every layer dense: a dense model as transformers builds it
+    moe_ffn = config.int(traits.moe_ffn_key)
     return dict(
+        fields,
         experts=experts,
         experts_per_token=config.int("num_experts_per_tok"),
-        moe_ffn=config.int("moe_intermediate_size"),
+        moe_ffn=moe_ffn,
         dense_layers=layers - moe_layers,
-        shared_experts=1 if shared_ffn else 0,
-        shared_expert_ffn=shared_ffn,
-        shared_expert_gate=shared,  # qwen2_moe builds the gate (hidden -> 1) even for a zero-width shared expert
+        router_bias=traits.router_bias,
+        expert_bias=traits.expert_bias,
     )
 
 
-def _gpt2(config: ConfigKeys, common: dict[str, str]) -> ModelSpec:
+def _layer_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, Any]:  # Any: ModelSpec fields
+    """layer_types (the file's list, or the type's rule when it has none), the sliding window and chunk size."""
+    if layers > 100_000:  # an absurd count: left to the size check, no list of it built
+        return {}
+    window = config.data.get("sliding_window")
+    window = window if isinstance(window, int) and not isinstance(window, bool) and window > 0 else 0
+    chunk = config.data.get("attention_chunk_size")
+    chunk = chunk if isinstance(chunk, int) and not isinstance(chunk, bool) and chunk > 0 else 0
+    listed = config.data.get("layer_types")
+    if isinstance(listed, list) and listed:
+        kinds = tuple(_KIND_OF.get(str(kind), str(kind)) for kind in listed)
+    else:
+        kinds = _rule_layer_types(config, traits.layer_rule, layers, window)
+    if len(kinds) != layers:
+        raise UserError.of(msg("error.spec_layer_types", where=config.path, kinds=len(kinds), layers=layers))
+    if SLIDING in kinds and not window:
+        kinds = tuple(FULL if kind == SLIDING else kind for kind in kinds)  # no window: every token attended
+    if kinds == (FULL,) * layers:
+        kinds = ()
+    return {"layer_types": kinds, "sliding_window": window, "attention_chunk": chunk if CHUNKED in kinds else 0}
+
+
+_KIND_OF = {"full_attention": FULL, "sliding_attention": SLIDING, "chunked_attention": CHUNKED}
+
+
+def _rule_layer_types(config: ConfigKeys, rule: str, layers: int, window: int) -> tuple[str, ...]:
+    """The layer types a configuration class derives when the file does not list them."""
+    if rule == "full" or (not window and rule not in ("llama4",)):
+        return (FULL,) * layers
+    if rule in ("window", "ministral"):
+        return (SLIDING,) * layers
+    if rule.startswith(("every:", "pattern:")):
+        period = int(rule.split(":")[1])
+        if rule.startswith("pattern:"):
+            period = _pattern(config, period)
+        return tuple(SLIDING if (i + 1) % period else FULL for i in range(layers)) if period else (FULL,) * layers
+    use_window = config.bool("use_sliding_window", False)
+    if rule == "qwen":
+        first = config.int("max_window_layers", layers, allow_zero=True)
+        return tuple(SLIDING if use_window and i >= first else FULL for i in range(layers))
+    if rule == "qwen_moe":
+        below = config.int("max_window_layers", layers, allow_zero=True)
+        return tuple(SLIDING if use_window and (i + 1) % 2 and i < below else FULL for i in range(layers))
+    if rule == "smollm3":
+        rope = _no_rope_layers(config, layers)
+        return tuple(SLIDING if use_window and not rope[i] else FULL for i in range(layers))
+    if rule == "llama4":
+        rope = _no_rope_layers(config, layers)
+        return tuple(CHUNKED if rope[i] else FULL for i in range(layers))
+    return (FULL,) * layers  # qwen_off: sliding only where the file lists it
+
+
+def _pattern(config: ConfigKeys, default: int) -> int:
+    """sliding_window_pattern: an int period, or a string such as "LLLG" (its length)."""
+    value = config.data.get("sliding_window_pattern", default)
+    if isinstance(value, str):
+        return len(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
+
+
+def _no_rope_layers(config: ConfigKeys, layers: int) -> list[int]:
+    """1 where a layer uses rotary positions (transformers' no_rope_layers), default all but every interval-th."""
+    listed = config.data.get("no_rope_layers")
+    if isinstance(listed, list) and len(listed) == layers:
+        return [1 if value else 0 for value in listed]
+    interval = config.int("no_rope_layer_interval", 4)
+    return [int((i + 1) % interval != 0) for i in range(layers)]
+
+
+def _gpt2(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:
     hidden = config.int("n_embd")
     heads = config.int("n_head")
     inner = config.data.get("n_inner")
@@ -178,10 +246,11 @@ def _gpt2(config: ConfigKeys, common: dict[str, str]) -> ModelSpec:
         learned_positions=True,
         activation="gelu_new" if config.data.get("activation_function", "gelu_new") == "gelu_new" else "gelu",
         rotary=False,
+        cross_attention=config.bool("add_cross_attention", False),
     )
 
 
-def _gpt_neox(config: ConfigKeys, common: dict[str, str]) -> ModelSpec:
+def _gpt_neox(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:
     hidden = config.int("hidden_size")
     heads = config.int("num_attention_heads")
     bias = config.bool("attention_bias", True)
@@ -207,7 +276,7 @@ def _gpt_neox(config: ConfigKeys, common: dict[str, str]) -> ModelSpec:
     )
 
 
-def _deepseek(config: ConfigKeys, common: dict[str, str]) -> ModelSpec:
+def _deepseek(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:
     layers = config.int("num_hidden_layers")
     experts = config.int("n_routed_experts", 0, allow_zero=True)
     # transformers makes every layer from first_k_dense_replace on an MoE layer (moe_layer_freq is not read)
@@ -215,7 +284,7 @@ def _deepseek(config: ConfigKeys, common: dict[str, str]) -> ModelSpec:
     moe_layers = layers - first_dense if experts else 0
     experts = experts if moe_layers else 0
     # an explicit null means "no low-rank query" (DeepSeek-V2-Lite); a missing key takes transformers' default
-    q_lora = config.raw["q_lora_rank"] if "q_lora_rank" in config.raw else config.data.get("q_lora_rank")
+    q_lora = config.data.get("q_lora_rank")
     heads = config.int("num_attention_heads")
     return ModelSpec(
         name=common["name"],

@@ -32,7 +32,7 @@ class ModelSpec:
     vocab: int
     tied_embeddings: bool
     gated_mlp: bool  # SwiGLU/GeGLU (gate, up, down) instead of (fc, proj)
-    norm: str  # "rmsnorm" | "layernorm" (layernorm has a bias)
+    norm: str  # NORM_KINDS: "rmsnorm", "layernorm" (with a bias), "layernorm_nobias", "nonparametric" (OLMo)
     attn_bias: bool  # biases on the q, k, v projections
     mlp_bias: bool
     experts: int = 0  # routed experts per MoE layer
@@ -65,6 +65,21 @@ class ModelSpec:
     exact_params: int = 0  # tensor elements counted in *.safetensors headers (0 = not measured)
     qk_norm: bool = False  # qwen3, qwen3_moe, gemma3: an RMSNorm over head_dim on queries and on keys
     sliding_window: int = 0  # tokens a sliding-window layer attends to (0: none, or null in the config)
+    # The kind of each layer (planner.models.kv_cache: full, sliding, chunked, state, none); empty: all full.
+    layer_types: tuple[str, ...] = ()
+    attention_chunk: int = (
+        0  # tokens of one attention chunk of a chunked layer (Llama 4's attention_chunk_size)
+    )
+    state_values_per_layer: int = 0  # values a state-space layer keeps per sequence (convolution + SSM state)
+    state_mixer_params: int = 0  # parameters of one state-space layer's mixer (in place of attention)
+    qk_norm_full: bool = False  # the q/k norms span all heads (olmo2, cohere: heads x head_dim) not one head
+    attention_sinks: bool = False  # gpt-oss: one learned sink logit per head and layer
+    expert_bias: bool = False  # gpt-oss: biases on every routed expert's projections
+    lm_head_bias: bool = False  # gptj, codegen, phi: a bias on the LM head
+    final_norm: bool = True  # a norm after the last layer
+    cross_attention: bool = False  # gpt2 with add_cross_attention: a cross-attention block in every layer
+    position_offset: int = 0  # opt: its learned position table has max_context + 2 rows
+    towers_not_counted: str = ""  # a multimodal wrapper's vision/audio configs, left out of every figure
 
     @property
     def is_moe(self) -> bool:
@@ -95,14 +110,16 @@ class ModelSpec:
         return counts.active
 
     def kv_bytes_per_token(self, kv_bytes_per_element: float) -> float:
-        """KV-cache bytes one token occupies across all layers of the whole model (no tensor parallelism).
+        """KV-cache bytes one token occupies across all attention layers of the whole model (no tensor
+        parallelism), before any window: planner.models.kv_cache has each layer kind's figure and window.
 
         Standard attention keeps K and V: 2 x kv_heads x head_dim values per layer. MLA keeps one compressed
         latent plus the shared rotary key: kv_lora_rank + qk_rope_head_dim values per layer (DeepSeek-V2 paper).
         """
+        attending = self.layers - sum(1 for kind in self.layer_types if kind in ("state", "none"))
         if self.uses_mla:
-            return self.layers * (self.kv_lora_rank + self.qk_rope_head_dim) * kv_bytes_per_element
-        return 2 * self.layers * self.kv_heads * self.head_dim * kv_bytes_per_element
+            return attending * (self.kv_lora_rank + self.qk_rope_head_dim) * kv_bytes_per_element
+        return 2 * attending * self.kv_heads * self.head_dim * kv_bytes_per_element
 
     @property
     def display_name(self) -> str:
@@ -158,9 +175,12 @@ class ParamCounts:
         return self.attention + self.layer_norms + self.shared_expert + self.router
 
 
-def _norm_size(spec: ModelSpec) -> int:
-    """Parameters of one norm over the hidden state: weight, plus bias for LayerNorm."""
-    return spec.hidden * (2 if spec.norm == "layernorm" else 1)
+NORM_KINDS = {"rmsnorm": 1, "layernorm": 2, "layernorm_nobias": 1, "nonparametric": 0}  # vectors of hidden
+
+
+def _norm_size(spec: ModelSpec, width: int = 0) -> int:
+    """Parameters of one norm over the hidden state (or `width` features): weight, plus bias for LayerNorm."""
+    return (width or spec.hidden) * NORM_KINDS[spec.norm]
 
 
 def _attention_params(spec: ModelSpec) -> tuple[int, int]:
@@ -188,8 +208,15 @@ def _attention_params(spec: ModelSpec) -> tuple[int, int]:
     kv_width = spec.kv_heads * spec.head_dim
     weights = h * q_width + 2 * h * kv_width + q_width * h
     biases = (q_width + 2 * kv_width if spec.attn_bias else 0) + (h if spec.attn_out_bias else 0)
-    norms = 2 * spec.head_dim if spec.qk_norm else 0
-    return weights + biases + norms, biases + norms
+    norms = 0
+    if spec.qk_norm:
+        norms = 2 * spec.head_dim if not spec.qk_norm_full else q_width + kv_width
+    sinks = spec.heads if spec.attention_sinks else 0
+    if spec.cross_attention:  # gpt2: q_attn (h -> h), c_attn (h -> 2h), c_proj (h -> h), all biased, + its norm
+        weights += 4 * h * h
+        biases += 4 * h
+        norms += _norm_size(spec)
+    return weights + biases + norms + sinks, biases + norms + sinks
 
 
 def _mlp_params(spec: ModelSpec, ffn: int, bias: bool) -> tuple[int, int]:
@@ -205,15 +232,16 @@ def _mlp_params(spec: ModelSpec, ffn: int, bias: bool) -> tuple[int, int]:
 def param_counts(spec: ModelSpec) -> ParamCounts:
     """Count every tensor of the architecture (cached: specs are frozen, planners call this in loops)."""
     h = spec.hidden
-    embedding = spec.vocab * h + (spec.max_context * h if spec.learned_positions else 0)
-    lm_head = 0 if spec.tied_embeddings else spec.vocab * h
-    final_norm = _norm_size(spec)
+    positions = (spec.max_context + spec.position_offset) * h if spec.learned_positions else 0
+    embedding = spec.vocab * h + positions
+    lm_head = (0 if spec.tied_embeddings else spec.vocab * h) + (spec.vocab if spec.lm_head_bias else 0)
+    final_norm = _norm_size(spec) if spec.final_norm else 0
     attention, attention_small = _attention_params(spec)
     layer_norms = spec.norms_per_layer * _norm_size(spec)
     dense_mlp, dense_mlp_bias = _mlp_params(spec, spec.ffn, spec.mlp_bias)
     routed_expert = shared_expert = router = shared_bias = 0
     if spec.is_moe:
-        routed_expert = _mlp_params(spec, spec.moe_ffn, False)[0]
+        routed_expert = _mlp_params(spec, spec.moe_ffn, spec.expert_bias)[0]
         shared_ffn = spec.shared_expert_ffn or spec.shared_experts * spec.moe_ffn
         # deepseek_v2's mlp_bias reaches the shared experts
         shared_expert, shared_bias = _mlp_params(spec, shared_ffn, spec.mlp_bias)
@@ -228,8 +256,9 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
     moe_layer_active = moe_non_expert + spec.experts_per_token * routed_expert
     n_dense = spec.layers - spec.moe_layers
     ends = embedding + lm_head + final_norm
-    total = ends + n_dense * dense_layer + spec.moe_layers * moe_layer
-    active = ends + n_dense * dense_layer + spec.moe_layers * moe_layer_active
+    mixers = mixer_difference(spec, attention, range(spec.layers))
+    total = ends + n_dense * dense_layer + spec.moe_layers * moe_layer + mixers
+    active = ends + n_dense * dense_layer + spec.moe_layers * moe_layer_active + mixers
     return ParamCounts(
         embedding=embedding,
         lm_head=lm_head,
@@ -251,6 +280,15 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
     )
 
 
+def mixer_difference(spec: ModelSpec, attention: int, layers: range) -> int:
+    """What the given layers' mixers add to `attention` x their number: a state-space layer holds its own mixer
+    (state_mixer_params) instead of attention, a NONE layer (an MLP-only layer of a hybrid stack) none."""
+    if not spec.layer_types:
+        return 0
+    kinds = [spec.layer_types[i] for i in layers]
+    return kinds.count("state") * (spec.state_mixer_params - attention) - kinds.count("none") * attention
+
+
 def validate_spec(spec: ModelSpec, where: str = "model") -> ModelSpec:
     """Raise UserError when an architecture number is impossible; return the spec unchanged otherwise."""
     for field in ("layers", "hidden", "heads", "kv_heads", "vocab", "max_context", "norms_per_layer"):
@@ -269,7 +307,7 @@ def validate_spec(spec: ModelSpec, where: str = "model") -> ModelSpec:
         )
     if spec.heads % spec.kv_heads:
         raise UserError.of(msg("error.spec_gqa", where=where, heads=spec.heads, kv_heads=spec.kv_heads))
-    if spec.norm not in ("rmsnorm", "layernorm"):
+    if spec.norm not in NORM_KINDS:
         raise UserError.of(msg("error.spec_norm", where=where, norm=spec.norm))
     if spec.is_moe:
         if not 0 < spec.experts_per_token <= spec.experts:
@@ -282,6 +320,20 @@ def validate_spec(spec: ModelSpec, where: str = "model") -> ModelSpec:
                     "error.spec_dense_layers", where=where, dense_layers=spec.dense_layers, layers=spec.layers
                 )
             )
+    _validate_layer_types(spec, where)
     if spec.uses_mla and (spec.v_head_dim <= 0 or spec.qk_nope_head_dim + spec.qk_rope_head_dim <= 0):
         raise UserError.of(msg("error.spec_mla", where=where))
     return spec
+
+
+def _validate_layer_types(spec: ModelSpec, where: str) -> None:
+    if not spec.layer_types:
+        return
+    if len(spec.layer_types) != spec.layers:
+        raise UserError.of(
+            msg("error.spec_layer_types", where=where, kinds=len(spec.layer_types), layers=spec.layers)
+        )
+    for kind in spec.layer_types:
+        window = {"sliding": spec.sliding_window, "chunked": spec.attention_chunk}.get(kind, 1)
+        if kind not in ("full", "sliding", "chunked", "state", "none") or window <= 0:
+            raise UserError.of(msg("error.spec_layer_kind", where=where, kind=kind))

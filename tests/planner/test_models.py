@@ -500,17 +500,20 @@ def test_default_sequence_length_never_exceeds_the_models_context(tmp_path, caps
     assert json.loads(capsys.readouterr().out)["config"]["seq_len"] == 1024  # gpt2's n_positions default
 
 
-def test_no_sliding_window_note_when_the_window_is_null(tmp_path):
+def test_sliding_window_layers_keep_only_their_window_and_a_null_window_keeps_everything(tmp_path):
     from planner.memory import MemoryConfig, estimate_memory
 
     mistral = {"model_type": "mistral", "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
                "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32000, "sliding_window": None}  # fmt: skip
     spec = load_hf_config(write_config(tmp_path, mistral))
-    assert spec.sliding_window == 0
-    notes = estimate_memory(spec, MemoryConfig(task="inference", seq_len=8192)).notes
-    assert not any("sliding" in note for note in notes)
+    assert spec.sliding_window == 0 and spec.layer_types == ()
+    full = estimate_memory(spec, MemoryConfig(task="inference", seq_len=8192)).kv_cache.bytes
+    # by hand: 32 layers x K and V x 8 KV heads x 128 x 2 bytes (bf16) x 8192 tokens
+    assert full == pytest.approx(32 * 2 * 8 * 128 * 2 * 8192, rel=0.01)
     windowed = load_hf_config(write_config(tmp_path, {**mistral, "sliding_window": 4096}))
-    assert any("sliding" in n for n in estimate_memory(windowed, MemoryConfig(task="inference", seq_len=8192)).notes)
+    # transformers' DynamicSlidingWindowLayer keeps the last window - 1 tokens
+    kept = estimate_memory(windowed, MemoryConfig(task="inference", seq_len=8192)).kv_cache.bytes
+    assert kept == pytest.approx(32 * 2 * 8 * 128 * 2 * 4095, rel=0.01)
 
 
 def test_an_index_json_names_the_shards_and_duplicates_and_adapters_are_left_out(tmp_path):

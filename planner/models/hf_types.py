@@ -1,0 +1,108 @@
+"""The model types the config.json reader knows, each with the traits of its decoder layer in transformers 5.22
+(transformers/models/<type>/modeling_<type>.py): which projections carry biases and which key turns them on,
+the norms of a layer, q/k norms, the MLP, the MoE layout and the rule that lays out sliding / chunked layers when
+a config.json leaves `layer_types` out. Data only; planner/models/hf_config.py reads a config.json with it.
+
+Every type here is checked against transformers itself (tests/planner/test_hf_coverage.py builds generated
+configs of each on the meta device and compares the parameter counts exactly).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Traits:
+    """How one model type's decoder layer is built. A str for a bias names the config key that turns it on."""
+
+    reader: str = "llama"  # llama | gpt2 | gpt_neox | deepseek
+    qkv_bias: str | bool = False
+    out_bias: str | bool = False
+    mlp_bias: str | bool = False
+    gated: bool = True
+    norm: str = "rmsnorm"
+    norms_per_layer: int = 2
+    final_norm: bool = True
+    qk_norm: str = ""  # "" | "head" (over head_dim) | "full" (over all heads)
+    qk_norm_key: str = ""  # the config key that turns the q/k norms on (empty: always on when qk_norm is set)
+    activation: str = "silu"
+    moe: str = ""  # "" | "all" (every layer) | "qwen" (decoder_sparse_step) | "llama4" (interleave step)
+    moe_ffn_key: str = "moe_intermediate_size"
+    shared_expert: str = ""  # "" | "qwen" (gated, shared_expert_intermediate_size) | "llama4" (intermediate_size)
+    router_bias: bool = False
+    expert_bias: bool = False
+    sinks: bool = False
+    lm_head_bias: str | bool = False
+    layer_rule: str = "window"  # how layer_types follow from the config when it does not list them (see below)
+
+
+LLAMA = Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias")
+NO_BIAS = Traits()
+
+# Layer-type rules (each the __post_init__ of the type's configuration class):
+#   window        every layer sliding when sliding_window is set, else full (mistral, mixtral, starcoder2)
+#   full          every layer full (the type has no sliding attention)
+#   every:N       sliding except every N-th layer (gemma2 2, olmo3 4, gpt_oss 2)
+#   pattern:N     sliding except every k-th layer, k = sliding_window_pattern (default N) (gemma3, cohere2, exaone4)
+#   qwen          sliding from layer max_window_layers on, when use_sliding_window (qwen2, qwen3)
+#   qwen_moe      odd layers below max_window_layers sliding, when use_sliding_window (qwen2_moe)
+#   qwen_off      full unless the file lists layer_types (qwen3_moe)
+#   smollm3       sliding where no_rope_layers marks a NoPE layer... (see _layer_types)
+#   llama4        chunked except every no_rope_layer_interval-th layer
+TRAITS: dict[str, Traits] = {
+    "llama": LLAMA,
+    "mistral": NO_BIAS,
+    "ministral": Traits(layer_rule="ministral"),
+    "ministral3": NO_BIAS,
+    "mixtral": Traits(moe="all", moe_ffn_key="intermediate_size"),
+    "qwen2": Traits(qkv_bias=True, layer_rule="qwen"),
+    "qwen2_moe": Traits(qkv_bias="qkv_bias", moe="qwen", shared_expert="qwen", layer_rule="qwen_moe"),
+    "qwen3": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="head", layer_rule="qwen"),
+    "qwen3_moe": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="head", moe="qwen",
+                        layer_rule="qwen_off"),
+    "gemma": Traits(qkv_bias="attention_bias", out_bias="attention_bias", activation="gelu", layer_rule="full"),
+    "gemma2": Traits(qkv_bias="attention_bias", out_bias="attention_bias", activation="gelu", norms_per_layer=4,
+                     layer_rule="every:2"),
+    "gemma3_text": Traits(qkv_bias="attention_bias", out_bias="attention_bias", activation="gelu",
+                          norms_per_layer=4, qk_norm="head", layer_rule="pattern:6"),
+    "phi3": Traits(layer_rule="window"),
+    "granite": LLAMA,
+    "smollm3": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias",
+                      layer_rule="smollm3"),
+    "olmo": Traits(qkv_bias="attention_bias", out_bias="attention_bias", norm="nonparametric", final_norm=True,
+                   layer_rule="full"),
+    "olmo2": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="full", layer_rule="full"),
+    "olmo3": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="full", layer_rule="every:4"),
+    "olmoe": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="full", moe="all",
+                    moe_ffn_key="intermediate_size", layer_rule="full"),
+    "exaone4": Traits(qkv_bias=False, qk_norm="head", layer_rule="pattern:4"),
+    "ernie4_5": Traits(qkv_bias="use_bias", out_bias="use_bias", mlp_bias="use_bias", layer_rule="full"),
+    "seed_oss": Traits(qkv_bias="attention_bias", out_bias="attention_out_bias", mlp_bias="mlp_bias",
+                       layer_rule="full"),
+    "cohere": Traits(qkv_bias="attention_bias", out_bias="attention_bias", norm="layernorm_nobias",
+                     norms_per_layer=1, qk_norm="full", qk_norm_key="use_qk_norm", layer_rule="full"),
+    "cohere2": Traits(qkv_bias="attention_bias", out_bias="attention_bias", norm="layernorm_nobias",
+                      norms_per_layer=1, layer_rule="pattern:4"),
+    "hunyuan_v1_dense": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias",
+                               qk_norm="head", layer_rule="full"),
+    "starcoder2": Traits(qkv_bias="use_bias", out_bias="use_bias", mlp_bias="use_bias", gated=False,
+                         norm="layernorm", activation="gelu"),
+    "gpt_oss": Traits(qkv_bias="attention_bias", out_bias="attention_bias", moe="all", moe_ffn_key="intermediate_size", router_bias=True,
+                      expert_bias=True, sinks=True, layer_rule="every:2"),
+    "phimoe": Traits(qkv_bias="attention_bias", out_bias="attention_bias", norm="layernorm", moe="all",
+                     moe_ffn_key="intermediate_size", lm_head_bias="lm_head_bias"),
+    "granitemoe": Traits(qkv_bias="attention_bias", out_bias="attention_bias", moe="all", moe_ffn_key="intermediate_size", layer_rule="full"),
+    "llama4_text": Traits(qkv_bias="attention_bias", out_bias="attention_bias", moe="llama4",
+                          moe_ffn_key="intermediate_size", shared_expert="llama4", layer_rule="llama4"),
+    "gpt2": Traits(reader="gpt2", layer_rule="full"),
+    "gpt_neox": Traits(reader="gpt_neox", layer_rule="full"),
+    "deepseek_v2": Traits(reader="deepseek", layer_rule="full"),
+    "deepseek_v3": Traits(reader="deepseek", layer_rule="full"),
+}  # fmt: skip
+
+# Configurations that wrap a text decoder with a vision (or audio) tower: the decoder is read from text_config
+# (its model_type, or the one named here when the file leaves it out); the towers are not counted.
+WRAPPERS: dict[str, str] = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral"}
+
+READ_TYPES = tuple(sorted(TRAITS))

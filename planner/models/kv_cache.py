@@ -1,0 +1,104 @@
+"""What one sequence keeps between decoding steps, layer by layer: the KV cache of each attention kind and the
+fixed-size state of the state-space (Mamba-style) and linear-attention layers.
+
+Kinds (ModelSpec.layer_types; empty means every layer is FULL):
+- FULL: every token's keys and values are kept (transformers' DynamicLayer).
+- SLIDING / CHUNKED: only the last window - 1 tokens are kept (transformers' DynamicSlidingWindowLayer, which
+  serves both; a chunked layer's window is the attention chunk size). The prompt itself passes through the
+  layer whole, so the transient of a prefill is the full sequence; what stays is the window.
+- STATE: no KV cache; a recurrent state of fixed size per sequence (a Mamba layer's convolution and SSM states,
+  a gated-delta-net's recurrent matrix), whatever the sequence length.
+- NONE: a layer that keeps nothing (an MLP-only or MoE-only layer of a hybrid stack).
+
+The serving model (planner/perf/serving.py) and the memory model both read these figures from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from planner.models.spec import ModelSpec
+
+FULL = "full"
+SLIDING = "sliding"
+CHUNKED = "chunked"
+STATE = "state"
+NONE = "none"
+LAYER_KINDS = (FULL, SLIDING, CHUNKED, STATE, NONE)
+ATTENTION_KINDS = (FULL, SLIDING, CHUNKED)
+
+
+def layer_kinds(spec: ModelSpec) -> tuple[str, ...]:
+    """The kind of every decoder layer, in order."""
+    return spec.layer_types or (FULL,) * spec.layers
+
+
+def kv_values_per_token_layer(
+    spec: ModelSpec, kv_heads: int | None = None, *, mla_latent: bool = True
+) -> int:
+    """Values one token adds to the KV cache of one attention layer (of any attention kind).
+
+    Standard attention: K and V, 2 x kv_heads x head_dim (kv_heads: the KV heads one GPU holds under tensor
+    parallelism; default all). MLA: with mla_latent (what vLLM and SGLang keep) the compressed latent plus the
+    shared rotary key, kv_lora_rank + qk_rope_head_dim (DeepSeek-V2 paper, section 2.1); without it the
+    decompressed K (heads x (qk_nope + qk_rope)) and V (heads x v_head_dim) that transformers' cache holds.
+    """
+    if spec.uses_mla:
+        if mla_latent:
+            return spec.kv_lora_rank + spec.qk_rope_head_dim
+        heads = spec.heads if kv_heads is None else kv_heads
+        return heads * (spec.qk_nope_head_dim + spec.qk_rope_head_dim + spec.v_head_dim)
+    heads = spec.kv_heads if kv_heads is None else kv_heads
+    return 2 * heads * spec.head_dim
+
+
+def cached_tokens(spec: ModelSpec, kind: str, seq_len: int) -> int:
+    """Tokens one layer of this kind keeps for a sequence of seq_len tokens."""
+    if kind == FULL:
+        return seq_len
+    if kind == SLIDING:
+        return min(seq_len, max(spec.sliding_window - 1, 0))
+    if kind == CHUNKED:
+        return min(seq_len, max(spec.attention_chunk - 1, 0))
+    return 0
+
+
+def kv_bytes_per_token_by_kind(
+    spec: ModelSpec, bytes_per_value: float, kv_heads: int | None = None, *, mla_latent: bool = True
+) -> dict[str, float]:
+    """KV-cache bytes one token costs in one layer of each attention kind the model has (up to each kind's
+    window: see cached_tokens). The state-space kinds cost nothing per token (state_bytes_per_sequence)."""
+    per_layer = kv_values_per_token_layer(spec, kv_heads, mla_latent=mla_latent) * bytes_per_value
+    return {kind: per_layer for kind in sorted(set(layer_kinds(spec))) if kind in ATTENTION_KINDS}
+
+
+def kv_cache_bytes_per_sequence(
+    spec: ModelSpec,
+    seq_len: int,
+    bytes_per_value: float,
+    *,
+    layers: Iterable[int] | None = None,
+    kv_heads: int | None = None,
+    mla_latent: bool = True,
+) -> float:
+    """KV-cache bytes of one sequence of seq_len tokens over the given layers (default: all), each layer kept
+    as transformers' caches keep it: full layers the whole sequence, sliding and chunked layers their window."""
+    kinds = layer_kinds(spec)
+    chosen = range(spec.layers) if layers is None else layers
+    per_token = kv_values_per_token_layer(spec, kv_heads, mla_latent=mla_latent) * bytes_per_value
+    return sum(cached_tokens(spec, kinds[i], seq_len) for i in chosen) * per_token
+
+
+def state_bytes_per_sequence(
+    spec: ModelSpec, bytes_per_value: float, *, layers: Iterable[int] | None = None
+) -> float:
+    """Recurrent-state bytes of one sequence over the given layers (default: all): a fixed size per STATE layer
+    (spec.state_values_per_layer), independent of the sequence length."""
+    kinds = layer_kinds(spec)
+    chosen = range(spec.layers) if layers is None else layers
+    return sum(1 for i in chosen if kinds[i] == STATE) * spec.state_values_per_layer * bytes_per_value
+
+
+def attention_layers(spec: ModelSpec) -> int:
+    """Layers that attend (and so keep a KV cache of some length)."""
+    return sum(1 for kind in layer_kinds(spec) if kind in ATTENTION_KINDS)

@@ -1,0 +1,74 @@
+"""Generated config.json files for the model-reader tests: small random variants of each model type's
+configuration class in the installed transformers, re-saved by transformers itself (to_dict, or to_diff_dict for
+a trimmed file whose left-out keys take the class's defaults), and the figures transformers gives for them."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from typing import Any
+
+import transformers
+
+# Small values for the keys that size a model (each applied where the configuration class has the key).
+SMALL: dict[str, list[Any]] = {
+    "hidden_size": [32, 64], "n_embd": [32, 64], "d_model": [32, 64],
+    "num_hidden_layers": [1, 2, 4, 6], "n_layer": [1, 2, 3], "num_layers": [2, 4],
+    "num_attention_heads": [2, 4], "n_head": [2, 4],
+    "head_dim": [8, 16], "intermediate_size": [48, 64], "intermediate_size_mlp": [40, 56], "n_inner": [48, 64],
+    "moe_intermediate_size": [16, 24], "shared_expert_intermediate_size": [0, 16, 32],
+    "num_local_experts": [2, 4], "num_experts": [2, 4], "n_routed_experts": [2, 4], "n_shared_experts": [1, 2],
+    "num_experts_per_tok": [1, 2], "first_k_dense_replace": [0, 1, 2], "decoder_sparse_step": [1, 2],
+    "interleave_moe_layer_step": [1, 2], "vocab_size": [64, 96, 130],
+    "max_position_embeddings": [64, 128], "n_positions": [64, 128],
+    "sliding_window": [4, 8, 16], "attention_chunk_size": [4, 8], "sliding_window_pattern": [2, 3],
+    "max_window_layers": [0, 1, 2], "no_rope_layer_interval": [2, 3],
+    "kv_lora_rank": [8, 16], "q_lora_rank": [8, 16, None], "qk_rope_head_dim": [4, 8],
+    "qk_nope_head_dim": [8, 16], "v_head_dim": [8, 16],
+}  # fmt: skip
+FLAGS = ("attention_bias", "mlp_bias", "qkv_bias", "use_bias", "attention_out_bias", "tie_word_embeddings",
+         "use_sliding_window", "use_qk_norm", "add_cross_attention", "lm_head_bias")  # fmt: skip
+KV_HEADS = ("num_key_value_heads",)
+
+
+def class_fields(model_type: str) -> dict[str, Any]:
+    cls = transformers.CONFIG_MAPPING[model_type]
+    return {f.name: f.default for f in dataclasses.fields(cls)}
+
+
+def generated_config(model_type: str, rng: random.Random, *, trimmed: bool = False) -> dict[str, Any]:
+    """A small random config of this type as transformers saves it (trimmed: only the keys that differ from the
+    class's defaults, as a hand-written file would be)."""
+    cls = transformers.CONFIG_MAPPING[model_type]
+    fields = class_fields(model_type)
+    values: dict[str, Any] = {k: rng.choice(v) for k, v in SMALL.items() if k in fields}
+    for key in FLAGS:
+        if key in fields and rng.random() < 0.5:
+            values[key] = rng.random() < 0.5
+    heads = values.get("num_attention_heads", values.get("n_head", 4))
+    if "num_key_value_heads" in fields:
+        values["num_key_value_heads"] = rng.choice([h for h in (1, 2, heads) if heads % h == 0])
+    if "pad_token_id" in fields:
+        values["pad_token_id"] = 0
+    for key in ("bos_token_id", "eos_token_id"):
+        if key in fields:
+            values[key] = 1
+    config = cls(**values)
+    data = config.to_diff_dict() if trimmed else config.to_dict()
+    data["model_type"] = model_type
+    return data
+
+
+def built_model(data: dict[str, Any], device: str = "meta") -> Any:
+    """transformers' causal LM for this config.json content (meta: shapes only)."""
+    import torch
+
+    config = transformers.AutoConfig.for_model(
+        data["model_type"], **{k: v for k, v in data.items() if k != "model_type"}
+    )
+    with torch.device(device):
+        return transformers.AutoModelForCausalLM.from_config(config)
+
+
+def transformers_params(data: dict[str, Any]) -> int:
+    return sum(p.numel() for p in built_model(data).parameters())

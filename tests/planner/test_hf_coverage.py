@@ -1,0 +1,71 @@
+"""The config.json reader against transformers itself: every model type it reads, on generated configs (small
+random variants of each configuration class, re-saved by transformers, whole and trimmed to the keys that differ
+from the class's defaults), must give exactly the parameter count of AutoModelForCausalLM.from_config on the meta
+device; the shipped defaults must be the installed transformers' own; and every causal-LM type transformers ships
+must be either read or refused on purpose, so that a new one fails here instead of passing silently."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from planner.models import load_hf_config
+from planner.models.hf_types import READ_TYPES, WRAPPERS
+
+transformers = pytest.importorskip("transformers", reason="needs the trace extra (installed by `make test`)")
+pytest.importorskip("torch")
+
+from tests.planner.hf_generated import generated_config, transformers_params  # noqa: E402
+
+CONFIGS_PER_TYPE = 8
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model_type", READ_TYPES)
+def test_parameter_count_equals_transformers(model_type, tmp_path):
+    rng = random.Random(f"hf-coverage-{model_type}")
+    for index in range(CONFIGS_PER_TYPE):
+        data = generated_config(model_type, rng, trimmed=index % 2 == 1)
+        path = tmp_path / f"{index}.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        assert load_hf_config(path).total_params == transformers_params(data), json.dumps(data)
+
+
+def test_shipped_defaults_are_the_installed_transformers():
+    from tools.gen_hf_defaults import generate
+
+    shipped = json.loads(
+        __import__("importlib.resources").resources.files("planner.catalog")
+        .joinpath("hf_config_defaults.json").read_text(encoding="utf-8")
+    )
+    assert shipped == json.loads(json.dumps(generate())), "run: .venv/bin/python tools/gen_hf_defaults.py"
+
+
+def test_every_causal_lm_type_is_read_or_known_unread():
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    from tests.planner.hf_unread import UNREAD_TYPES
+
+    shipped = set(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
+    known = set(READ_TYPES) | set(WRAPPERS) | set(UNREAD_TYPES)
+    assert not shipped - known, f"causal-LM types transformers added that the reader does not know: {sorted(shipped - known)}"
+
+
+def test_unread_type_is_refused_by_name(tmp_path):
+    from planner.errors import UserError
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "jamba", "hidden_size": 64}), encoding="utf-8")
+    with pytest.raises(UserError, match="jamba"):
+        load_hf_config(path)
+
+
+def test_remote_code_is_refused_with_the_reason(tmp_path):
+    from planner.errors import UserError
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "llama", "auto_map": {"AutoModelForCausalLM": "x.Y"}}), encoding="utf-8")
+    with pytest.raises(UserError, match="auto_map"):
+        load_hf_config(path)
