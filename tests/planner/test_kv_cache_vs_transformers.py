@@ -1,0 +1,47 @@
+"""KV cache per layer kind against what transformers' DynamicCache holds after a real forward of tiny models on
+CPU: full layers every token, sliding and chunked layers their window - 1 (planner/models/kv_cache.py)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from planner.models import load_hf_config
+from planner.models.kv_cache import kv_cache_bytes_per_sequence
+
+transformers = pytest.importorskip("transformers", reason="needs the trace extra (installed by `make test`)")
+torch = pytest.importorskip("torch")
+
+from tests.planner.hf_generated import built_model, generated_config  # noqa: E402
+
+KV_TYPES = ("llama", "mistral", "ministral", "qwen2", "gemma2", "gemma3_text", "cohere2", "olmo3", "exaone4",
+            "gpt_oss", "llama4_text", "smollm3", "gpt2")  # fmt: skip
+SEQ_LEN = 24  # longer than every generated window (4..16)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model_type", KV_TYPES)
+def test_kv_cache_bytes_equal_transformers_dynamic_cache(model_type, tmp_path):
+    rng = random.Random(f"kv-{model_type}")
+    for index in range(3):
+        data = generated_config(model_type, rng)
+        data["max_position_embeddings" if "max_position_embeddings" in data else "n_positions"] = 128
+        path = tmp_path / f"{index}.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        spec = load_hf_config(path)
+        torch.manual_seed(0)
+        model = built_model(data, device="cpu").eval()
+        cache = transformers.DynamicCache(config=model.config)
+        ids = torch.randint(2, spec.vocab, (1, SEQ_LEN))
+        with torch.no_grad():
+            model(input_ids=ids, past_key_values=cache, use_cache=True)
+        held = sum(
+            t.numel() * t.element_size()
+            for layer in cache.layers
+            for t in (getattr(layer, "keys", None), getattr(layer, "values", None))
+            if isinstance(t, torch.Tensor)
+        )
+        ours = kv_cache_bytes_per_sequence(spec, SEQ_LEN, 4, mla_latent=False)  # fp32 on CPU
+        assert ours == pytest.approx(held, rel=0.02), json.dumps(data)
