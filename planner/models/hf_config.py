@@ -29,6 +29,7 @@ def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
     model_type = data.get("model_type")
     if model_type is None:
         raise UserError.of(msg("error.config_no_model_type", path=str(path)))
+    _check_type_name(model_type, path)
     if data.get("auto_map"):
         # code shipped with the checkpoint (trust_remote_code): never run, and its layout is unknown
         raise UserError.of(msg("error.config_remote_code", path=str(path), model_type=model_type))
@@ -38,7 +39,8 @@ def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
         text = data.get("text_config") or {}
         if not isinstance(text, dict):
             raise UserError.of(msg("error.config_not_object", path=str(path), kind="text_config"))
-        model_type = str(text.get("model_type") or WRAPPERS[model_type])
+        model_type = text.get("model_type") or WRAPPERS[model_type]
+        _check_type_name(model_type, path)
         towers = sorted(key for key in data if key.endswith(("vision_config", "audio_config")))
         common.update(family=model_type, towers_not_counted=", ".join(towers))
         data = {**text, "model_type": model_type}
@@ -56,6 +58,15 @@ def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
     validate_spec(spec, where=str(path))
     check_imported_size(spec.total_params, str(path))
     return spec
+
+
+def _check_type_name(model_type: object, path: Path) -> None:
+    """A model_type that is not text (a list, a number) is refused as an unsupported type, not looked up."""
+    if not isinstance(model_type, str):
+        supported = ", ".join(SUPPORTED_MODEL_TYPES)
+        raise UserError.of(
+            msg("error.config_model_type", path=str(path), model_type=model_type, supported=supported)
+        )
 
 
 def _count_multiples(step: int, start: int, stop: int) -> int:

@@ -313,6 +313,15 @@ def test_unknown_model_type_names_it_and_the_supported_ones(tmp_path):
     assert "\n" not in message
 
 
+@pytest.mark.parametrize("model_type", [["llama"], {"a": 1}, 7])
+def test_model_type_that_is_not_text_is_refused_by_name(tmp_path, model_type):
+    # found by the fuzz harness: a list as model_type reached a dict lookup and crashed with TypeError
+    for data in ({**LLAMA_2_7B_CONFIG, "model_type": model_type},
+                 {"model_type": "gemma3", "text_config": {**LLAMA_2_7B_CONFIG, "model_type": model_type}}):
+        with pytest.raises(UserError, match="is not supported"):
+            load_hf_config(write_config(tmp_path, data))
+
+
 def test_malformed_json_and_missing_keys_name_the_file_and_key(tmp_path):
     broken = tmp_path / "config.json"
     broken.write_text('{"model_type": "llama", "hidden_size": 4096,')
