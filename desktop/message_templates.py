@@ -492,6 +492,39 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
         "PlannerMessages",
         "cannot use the database {path}: the system reported an error ({detail})",
     ),
+    "error.db_bad_version": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path} says it has database version {version}, which no GPU Advisor writes; it was left unchanged: "
+        "restore it from a backup or choose another file with --db"
+    ),
+    "error.db_missing_table": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path} lacks the table {table} that database version {version} has (another tool changed it); it was "
+        "left unchanged: restore it from a backup or choose another file with --db"
+    ),
+    "error.db_missing_column": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path} lacks the column {column} of the table {table} that database version {version} has (another "
+        "tool changed it); it was left unchanged: restore it from a backup or choose another file with --db"
+    ),
+    "error.db_bad_cell": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path}: the column {column} of row {row} of the table {table} holds {found} where "
+        "{expected} belongs (another tool wrote it); the file was left unchanged: correct or delete that row with an SQLite "
+        'tool, e.g. sqlite3 {path} "DELETE FROM {table} WHERE rowid = {row}", or choose another file with '
+        "--db"
+    ),
+    "error.db_bad_setting": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path}: the setting {key} holds a value GPU Advisor cannot read (another tool wrote it); the file was "
+        "left unchanged: delete it with an SQLite tool, e.g. sqlite3 {path} \"DELETE FROM settings WHERE key = "
+        "'{key}'\", and set it again",
+    ),
+    "error.db_cannot_upgrade": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "cannot upgrade {path} from database version {version} ({detail}): it holds tables of another "
+        "version; it was left unchanged: restore it from a backup or choose another file with --db"
+    ),
     # files a user names and files the app writes (planner/files.py), hostile input (issue 14)
     "error.value_too_large": QT_TRANSLATE_NOOP(
         "PlannerMessages",

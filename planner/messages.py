@@ -672,6 +672,33 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
         "{waited_s:.0f} s; try again when it has finished"
     ),
     "error.db_io": "cannot use the database {path}: the system reported an error ({detail})",
+    "error.db_bad_version": (
+        "{path} says it has database version {version}, which no GPU Advisor writes; it was left unchanged: "
+        "restore it from a backup or choose another file with --db"
+    ),
+    "error.db_missing_table": (
+        "{path} lacks the table {table} that database version {version} has (another tool changed it); it was "
+        "left unchanged: restore it from a backup or choose another file with --db"
+    ),
+    "error.db_missing_column": (
+        "{path} lacks the column {column} of the table {table} that database version {version} has (another "
+        "tool changed it); it was left unchanged: restore it from a backup or choose another file with --db"
+    ),
+    "error.db_bad_cell": (
+        "{path}: the column {column} of row {row} of the table {table} holds {found} where "
+        "{expected} belongs (another tool wrote it); the file was left unchanged: correct or delete that row with an SQLite "
+        'tool, e.g. sqlite3 {path} "DELETE FROM {table} WHERE rowid = {row}", or choose another file with '
+        "--db"
+    ),
+    "error.db_bad_setting": (
+        "{path}: the setting {key} holds a value GPU Advisor cannot read (another tool wrote it); the file was "
+        "left unchanged: delete it with an SQLite tool, e.g. sqlite3 {path} \"DELETE FROM settings WHERE key = "
+        "'{key}'\", and set it again"
+    ),
+    "error.db_cannot_upgrade": (
+        "cannot upgrade {path} from database version {version} ({detail}): it holds tables of another "
+        "version; it was left unchanged: restore it from a backup or choose another file with --db"
+    ),
 })  # fmt: skip
 
 
