@@ -17,6 +17,7 @@ migrations (migrations.py) on an empty in-memory database. The type check is one
 from __future__ import annotations
 
 import functools
+import json
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -111,18 +112,23 @@ def _check_cells(conn: sqlite3.Connection, path: Path, table: str, columns: tupl
     conditions = [condition for condition in conditions if condition]
     if not conditions:
         return
+    # names from GPU Advisor's own migrations (expected_schema), never from the file; quoted all the same
+    quoted_table = _quoted(table)
     bad = conn.execute(
-        f"SELECT rowid, {', '.join(_quoted(c.name) for c in columns)} FROM {_quoted(table)} "
+        f"SELECT rowid, {', '.join(_quoted(c.name) for c in columns)} FROM {quoted_table} "
         f"WHERE {' OR '.join(conditions)} LIMIT 1"
     ).fetchone()
     if bad is None:
         return
     row_id, *cells = bad
-    column, cell = next(
+    named = list(zip(columns, cells, strict=True))
+    at_fault = [
         (column, cell)
-        for column, cell in zip(columns, cells, strict=True)
-        if _python_cell_is_bad(conn, column, column.name in json_columns, cell)
-    )
+        for column, cell in named
+        if _python_cell_is_bad(column, column.name in json_columns, cell)
+    ]
+    # else JSON that Python reads but SQLite's json_valid refuses (NaN, Infinity): the first JSON column
+    column, cell = (at_fault or [(column, cell) for column, cell in named if column.name in json_columns])[0]
     found = conn.execute("SELECT upper(typeof(?))", [cell]).fetchone()[0]
     raise UserError.of(
         msg(
@@ -156,13 +162,18 @@ def _cell_is_bad(column: Column, is_json: bool) -> str:
     return f"({condition})"
 
 
-def _python_cell_is_bad(conn: sqlite3.Connection, column: Column, is_json: bool, cell: object) -> bool:
-    condition = _cell_is_bad(column, is_json)
-    if not condition:
-        return False
-    probe = condition.replace(_quoted(column.name), "?")
-    parameters = [cell] * probe.count("?")
-    return bool(conn.execute(f"SELECT {probe}", parameters).fetchone()[0])
+def _python_cell_is_bad(column: Column, is_json: bool, cell: object) -> bool:
+    """_cell_is_bad for a value read back (bytes: binary data; str: text), to name the column at fault."""
+    if column.declared == "TEXT" and isinstance(cell, bytes):
+        return True
+    if column.declared in ("INTEGER", "FLOAT", "REAL") and isinstance(cell, (str, bytes)):
+        return True
+    if is_json and isinstance(cell, str):
+        try:
+            json.loads(cell)
+        except ValueError:
+            return True
+    return False
 
 
 def _quoted(name: str) -> str:
