@@ -491,6 +491,10 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.trace_needs_config": (
         "{model}: a trace builds the model from its config.json; give a config.json or a model folder"
     ),
+    "error.trace_too_deep": (
+        "a trace of {layers} decoder layers would take too long (about 1 s per layer); it runs at most "
+        "{limit}, as deep as the deepest published model (Llama 3.1 405B: 126): use the analytic figures"
+    ),
     "error.trace_task": "a trace runs pretrain, finetune, lora or inference, not {task} (QLoRA's 4-bit kernels need CUDA)",
     "error.trace_layout": "a LoRA trace covers data, pipeline and expert parallel; LoRA is not traced under tensor parallel",
     "error.trace_failed": "the memory trace failed: {reason}",

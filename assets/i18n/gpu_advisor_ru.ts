@@ -3217,6 +3217,11 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>a trace of {layers} decoder layers would take too long (about 1 s per layer); it runs at most {limit}, as deep as the deepest published model (Llama 3.1 405B: 126): use the analytic figures</source>
+        <translation>трассировка {layers} слоёв декодера заняла бы слишком много времени (около 1 с на слой); трассируется не больше {limit}, столько же, сколько у самой глубокой опубликованной модели (Llama 3.1 405B: 126): используйте аналитические оценки</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>a trace runs pretrain, finetune, lora or inference, not {task} (QLoRA&apos;s 4-bit kernels need CUDA)</source>
         <translation>трассировка выполняет pretrain, finetune, lora или inference, но не {task} (4-битным ядрам QLoRA нужна CUDA)</translation>
     </message>
@@ -3321,7 +3326,7 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-568"/>
+        <location line="-573"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
