@@ -397,6 +397,11 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
         "PlannerMessages",
         "cannot start gpu-probe ({command}): {reason}",
     ),
+    "error.probe_stalled": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "gpu-probe printed nothing for {seconds} s and was stopped, with every process it started; nothing "
+        "was saved: run it again, or run gpu-probe --progress by hand to see where it stops",
+    ),
     "error.probe_failed": QT_TRANSLATE_NOOP(
         "PlannerMessages",
         "gpu-probe failed with exit code {exit_code}; nothing was saved",

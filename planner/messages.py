@@ -623,6 +623,10 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.probe_run_missing": "there is no probe run #{run_id}",
     "error.report_unusable": "not a usable probe report: {detail}",
     "error.probe_cannot_start": "cannot start gpu-probe ({command}): {reason}",
+    "error.probe_stalled": (
+        "gpu-probe printed nothing for {seconds} s and was stopped, with every process it started; nothing "
+        "was saved: run it again, or run gpu-probe --progress by hand to see where it stops"
+    ),
     "error.probe_failed": "gpu-probe failed with exit code {exit_code}; nothing was saved",
     "error.probe_no_report": "gpu-probe finished without writing a report; nothing was saved",
     "error.report_target_folder": "cannot write {path}: it is a folder",

@@ -8,7 +8,7 @@ import math
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from planner.errors import UserError
 from planner.files import open_regular_file
@@ -66,7 +66,7 @@ def safetensors_header(path: str | os.PathLike[str]) -> dict[str, tuple[str, tup
     return tensors
 
 
-def _sane_shape(shape: object) -> bool:
+def _sane_shape(shape: object) -> TypeGuard[list[int]]:
     """A list of at most MAX_TENSOR_DIMS whole numbers whose product stays below MAX_TENSOR_ELEMENTS."""
     if not isinstance(shape, list) or len(shape) > MAX_TENSOR_DIMS:
         return False
