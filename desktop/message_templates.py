@@ -17,7 +17,7 @@ QT_TRANSLATE_NOOP = cast("Callable[[str, str], str]", QtCore.QT_TRANSLATE_NOOP)
 
 CONTEXT = "PlannerMessages"
 
-# English sources: the planner's templates (planner/messages.py TEMPLATES) without its format specs.
+# English sources: the planner's templates (planner.messages.TEMPLATES) without its format specs.
 TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed object by the stubs)
     # strategy families
     "family.ddp": QT_TRANSLATE_NOOP("PlannerMessages", "DDP"),
@@ -243,7 +243,7 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "error.no_exchange_rate": QT_TRANSLATE_NOOP(
         "PlannerMessages", "no exchange rate for {source}->{target}; set one in Settings"
     ),
-    # -- ledger (planner/store) errors: planner/messages.py's block of the same name, same order ---------
+    # -- ledger (planner/store) errors: planner/error_texts.py's block of the same name, same order ---------
     "store.rental_quote": QT_TRANSLATE_NOOP("PlannerMessages", "rental quote"),
     "store.purchase_quote": QT_TRANSLATE_NOOP("PlannerMessages", "purchase quote"),
     "store.rental_quotes": QT_TRANSLATE_NOOP("PlannerMessages", "rental quotes"),
