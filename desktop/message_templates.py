@@ -566,6 +566,7 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "choice.lora_target": QT_TRANSLATE_NOOP("PlannerMessages", "LoRA target"),
     "choice.recompute": QT_TRANSLATE_NOOP("PlannerMessages", "recompute mode"),
     "choice.offload": QT_TRANSLATE_NOOP("PlannerMessages", "offload mode"),
+    "choice.runtime": QT_TRANSLATE_NOOP("PlannerMessages", "runtime"),
     "choice.rank_by": QT_TRANSLATE_NOOP("PlannerMessages", "ranking"),
     "choice.confidence": QT_TRANSLATE_NOOP("PlannerMessages", "confidence"),
     "choice.calibration_source": QT_TRANSLATE_NOOP("PlannerMessages", "calibration source"),
@@ -602,6 +603,7 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     # more errors a person can fix
     "error.unknown_choice": QT_TRANSLATE_NOOP("PlannerMessages", "unknown {what} {text}; choose one of: {choices}"),
     "error.zero_stage": QT_TRANSLATE_NOOP("PlannerMessages", "ZeRO stage must be 0, 1, 2 or 3, got {value}"),
+    "error.runtime_refused": QT_TRANSLATE_NOOP("PlannerMessages", "the {runtime} runtime cannot run this layout: {reason}"),
     "error.must_be_whole": QT_TRANSLATE_NOOP("PlannerMessages", "{what} must be a whole number, got {value}"),
     "error.must_be_positive": QT_TRANSLATE_NOOP("PlannerMessages", "{what} must be positive, got {value}"),
     "error.must_be_finite": QT_TRANSLATE_NOOP("PlannerMessages", "{what} must be a finite number, got {value}"),

@@ -152,6 +152,7 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "choice.lora_target": "LoRA target",
     "choice.recompute": "recompute mode",
     "choice.offload": "offload mode",
+    "choice.runtime": "runtime",
     "choice.rank_by": "ranking",
     "choice.confidence": "confidence",
     "choice.calibration_source": "calibration source",
@@ -368,6 +369,7 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     # -- errors a person can fix (planner.errors.UserError.message) -------------------------------------------
     "error.unknown_choice": "unknown {what} {text!r}; choose one of: {choices}",
     "error.zero_stage": "ZeRO stage must be 0, 1, 2 or 3, got {value!r}",
+    "error.runtime_refused": "the {runtime} runtime cannot run this layout: {reason}",
     "error.must_be_whole": "{what} must be a whole number, got {value!r}",
     "error.must_be_positive": "{what} must be positive, got {value:number}",
     "error.must_be_finite": "{what} must be a finite number, got {value}",

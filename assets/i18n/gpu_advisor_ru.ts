@@ -2501,6 +2501,11 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>runtime</source>
+        <translation>среда выполнения</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>ranking</source>
         <translation>критерий ранжирования</translation>
     </message>
@@ -2661,6 +2666,11 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>the {runtime} runtime cannot run this layout: {reason}</source>
+        <translation>среда выполнения {runtime} не может выполнить эту раскладку: {reason}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>{what} must be a whole number, got {value}</source>
         <translation>{what}: нужно целое число, а получено {value}</translation>
     </message>
@@ -2675,8 +2685,8 @@ token</source>
         <translation>{what}: нужно конечное число, а получено {value}</translation>
     </message>
     <message>
-        <location line="-111"/>
-        <location line="+112"/>
+        <location line="-113"/>
+        <location line="+114"/>
         <source>{what} {value} is absurdly large (limit {limit})</source>
         <translation>{what}: {value} — нелепо большое значение (предел {limit})</translation>
     </message>
@@ -3121,12 +3131,12 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-357"/>
+        <location line="-359"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+290"/>
+        <location line="+292"/>
         <source>the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
         <translation>общая раскладка пула и синхронизация градиентов в темпе более медленного типа стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
     </message>
@@ -3291,7 +3301,7 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-535"/>
+        <location line="-537"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>

@@ -16,7 +16,7 @@ from planner.memory.config import (
 )
 from planner.messages import Message, msg, render_all_en
 from planner.models import ModelSpec
-from planner.vocabulary import LoraTarget, Offload, Optimizer, Precision, Recompute, Task, ZeroStage
+from planner.vocabulary import LoraTarget, Offload, Optimizer, Precision, Recompute, Runtime, Task, ZeroStage
 
 
 def normalised(config: MemoryConfig) -> MemoryConfig:
@@ -30,6 +30,7 @@ def normalised(config: MemoryConfig) -> MemoryConfig:
     if kv_precision is not None:
         kv_precision = Precision.parse(kv_precision, msg("choice.kv_precision"))
     optimizer = Optimizer.parse(config.optimizer)
+    runtime = None if config.runtime is None else Runtime.parse(config.runtime)
     layout = config.layout
     recompute, offload = Recompute.parse(layout.recompute), Offload.parse(layout.offload)
     return dataclasses.replace(
@@ -38,6 +39,7 @@ def normalised(config: MemoryConfig) -> MemoryConfig:
         precision=precision,
         kv_precision=kv_precision,
         optimizer=optimizer,
+        runtime=runtime,
         layout=dataclasses.replace(layout, recompute=recompute, offload=offload),
     )
 
@@ -48,6 +50,7 @@ def _is_normal(config: MemoryConfig) -> bool:
     return (
         isinstance(config.task, Task) and isinstance(config.precision, Precision)
         and (kv is None or isinstance(kv, Precision)) and isinstance(config.optimizer, Optimizer)
+        and (config.runtime is None or isinstance(config.runtime, Runtime))
         and isinstance(layout.recompute, Recompute) and isinstance(layout.offload, Offload)
     )  # fmt: skip
 

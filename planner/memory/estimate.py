@@ -34,6 +34,7 @@ from planner.memory.stage_activations import (
 from planner.memory.stages import (
     StageAmounts,
     StageShape,
+    sixteen_bit_compute,
     stage_amounts,
     stage_shape,
     stage_state,
@@ -78,6 +79,7 @@ def _breakdown(
         zero3_gathered_bytes=math.ceil(fullest.gathered_bytes),
         not_concurrent_bytes=fullest.not_concurrent,
         peak_phase=fullest.peak_phase,
+        runtime=fullest.runtime,
     )
 
 
@@ -378,6 +380,12 @@ class MemoryTotals:
         ):
             return None
         return variant
+
+    def sixteen_bit_compute(self, tp: int, pp: int, ep: int, zero: int, offload: str) -> bool:
+        """planner.memory.stages.sixteen_bit_compute of this shape and sharding state (False where the shape is
+        refused): which class of activations its totals count."""
+        at = self._shape(tp, pp, ep)
+        return at is not None and sixteen_bit_compute(at.shapes[0], zero, offload)
 
     def breakdown(self, layout: Layout) -> MemoryBreakdown | None:
         """estimate_memory(model, replace(base, layout=layout)), or None where it raises UserError: the words
