@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from planner.cli import print_json
 from planner.memory import MemoryBreakdown, MemoryConfig, estimate_memory
-from planner.memory.runtimes import pinned_runtime_refusal
 from planner.messages import format_bytes
 from planner.models import ModelSpec, resolve_model
 from planner.vocabulary import Layout, LoraTarget, Offload, Optimizer, Precision, Recompute, Runtime, Task
@@ -246,7 +245,6 @@ def run_memory(args: argparse.Namespace) -> int:
         args.seq_len = min(4096, model.max_context)
     config = config_from_args(args)
     breakdown = estimate_memory(model, config)
-    pinned_runtime_refusal(model, config, breakdown)
     notes = list(breakdown.notes)
     fits = gpu_name = capacity = None
     if args.gpu:

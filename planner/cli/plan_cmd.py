@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from planner.cli import print_json
 from planner.errors import UserError
 from planner.exports import ExportInputs, export_plan
+from planner.exports.runners import runtime_framework
 from planner.files import write_atomically
 from planner.gpus import GpuSpec, get_gpu
 from planner.layout_text import layout_label
@@ -51,7 +52,7 @@ from planner.search import (
 )
 from planner.search.pools import EVERY_WAY, PoolComparison, PoolPart, compare_pool
 from planner.search.types import MAX_MEMORY_HEADROOM
-from planner.vocabulary import Layout, Offload, Optimizer, Precision, RankBy, Recompute, Task
+from planner.vocabulary import Layout, Offload, Optimizer, Precision, RankBy, Recompute, Runtime, Task
 
 if TYPE_CHECKING:
     from planner.store import StoreProtocol
@@ -198,6 +199,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     pin.add_argument("--offload", default=None, choices=Offload.values())
     pin.add_argument("--micro-batch", type=int, default=None)
     pin.add_argument("--virtual-stages", type=int, default=None, help="interleaved 1F1B chunks per pipeline rank")
+    pin.add_argument(
+        "--runtime", default=None, choices=Runtime.values(),
+        help="training runtime to plan for (default: the planner chooses one per layout)",
+    )  # fmt: skip
     parser.add_argument("--rank-by", default="time", choices=RankBy.choices())
     parser.add_argument("--top", type=int, default=10)
     parser.add_argument(
@@ -322,6 +327,7 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         lora_rank=args.lora_rank,
         engine=args.engine,
         weight_format=args.weight_format,
+        runtime=args.runtime if not inference else None,
     )
 
 
@@ -561,6 +567,8 @@ def option_details(option: PlanOption) -> list[str]:
         parts_text = ", ".join(parts)
         lines.append(f"band: {parts_text} (time {band.low_fraction:+.0%} .. {band.high_fraction:+.0%}, "
                      f"from {band.cases} published {band.basis} runs, {band.confidence})")  # fmt: skip
+    if option.runtime is not None:
+        lines.append(f"runtime {option.runtime}: {runtime_framework(option.runtime)}")
     if option.mfu is not None:
         lines.append(f"MFU {option.mfu:.0%} of the dense peak")
     if option.goodput is not None:

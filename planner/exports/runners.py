@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from planner.memory.runtimes import ddp_refusal, deepspeed_refusal, torchtitan_refusal
-from planner.vocabulary import Layout, Task, ZeroStage
+from planner.vocabulary import Layout, Runtime, Task, ZeroStage
 
 # The versions the exported files target (PyPI, checked 2026-11): what the tests install and run where
 # they can (pyproject's exports-test extra) and what flags were checked against otherwise.
@@ -80,6 +80,22 @@ FRAMEWORK_OF = {
 }
 
 
+# The runner that runs each training runtime's plans by default (FSDP2 alone: torchtitan with FSDP2 only).
+RUNNER_OF_RUNTIME = {
+    Runtime.DEEPSPEED: Runner.DEEPSPEED,
+    Runtime.DDP: Runner.DDP,
+    Runtime.TORCHTITAN: Runner.TORCHTITAN,
+    Runtime.FSDP2: Runner.TORCHTITAN,
+}
+
+
+def runtime_framework(runtime: str) -> str:
+    """What runs a plan of `runtime`, with versions (the CLI's and the report's runtime line)."""
+    if runtime == Runtime.FSDP2:
+        return f"torch {VERSIONS['torch']} FSDP2 (fully_shard, MixedPrecisionPolicy bf16 / fp32), run by torchtitan"
+    return FRAMEWORK_OF[RUNNER_OF_RUNTIME[Runtime(runtime)]]
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """Whether `runner` runs the plan as planned; `reason` says why not, `differs` what runs differently."""
@@ -90,15 +106,19 @@ class Verdict:
     differs: tuple[str, ...] = ()
 
 
-def training_verdicts(layout: Layout, task: Task, family: str | None, preset_id: str | None) -> list[Verdict]:
-    """Every training runner and whether it runs this layout, the default (first runnable) first."""
+def training_verdicts(
+    layout: Layout, task: Task, family: str | None, preset_id: str | None, runtime: str | None = None
+) -> list[Verdict]:
+    """Every training runner and whether it runs this layout, the default (first runnable) first: the runner
+    of the plan's runtime (RUNNER_OF_RUNTIME) where it runs the layout."""
     verdicts = [
         _deepspeed(layout, task, family),
         _accelerate(layout, task, family),
         _ddp(layout),
         _torchtitan(layout, task, preset_id),
     ]
-    return sorted(verdicts, key=lambda v: not v.runs)
+    planned = RUNNER_OF_RUNTIME.get(Runtime(runtime)) if runtime else None
+    return sorted(verdicts, key=lambda v: (not v.runs, v.runner != planned))
 
 
 # The serving engine profiles the planner times (planner.perf.ENGINES) and the runner that serves each.

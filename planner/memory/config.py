@@ -72,8 +72,7 @@ class MemoryConfig:
     # None: the precision's own (WEIGHT_BITS)
     weight_bits: float | None = None
     # training: the runtime whose memory layout is counted (planner.memory.runtimes); None: the one the search
-    # chooses for each layout (chosen_runtime). A pinned runtime that cannot run a layout leaves it uncounted
-    # by runtime (the search refuses such layouts).
+    # chooses for each layout (chosen_runtime). A pinned runtime that cannot run the layout is a UserError.
     runtime: Runtime | None = None
 
 

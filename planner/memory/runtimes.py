@@ -20,13 +20,11 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from planner.errors import UserError
 from planner.memory.element_bytes import deepspeed_layout, megatron_style
-from planner.messages import msg
 from planner.vocabulary import Offload, Runtime, Task
 
 if TYPE_CHECKING:
-    from planner.memory.config import MemoryBreakdown, MemoryConfig
+    from planner.memory.config import MemoryConfig
     from planner.models import ModelSpec
 
 # DeepSpeed 0.19 AutoEP presets, keyed by the Hugging Face model_type (ModelSpec.family).
@@ -119,18 +117,6 @@ def chosen_runtime(
         if not runtime_refusal(runtime, task, tp, pp, ep, zero, offload, family):
             return runtime
     return None
-
-
-def pinned_runtime_refusal(model: ModelSpec, config: MemoryConfig, breakdown: MemoryBreakdown) -> None:
-    """UserError where config.runtime is pinned for training and cannot run the layout (the breakdown then
-    counts no runtime): one line naming the runtime and why."""
-    if config.runtime is None or not Task(config.task).is_training or breakdown.runtime:
-        return
-    layout = config.layout
-    reason = runtime_refusal(
-        config.runtime, config.task, layout.tp, layout.pp, layout.ep, layout.zero, layout.offload, model.family
-    )
-    raise UserError.of(msg("error.runtime_refused", runtime=str(config.runtime), reason=reason))
 
 
 def layout_runtime(model: ModelSpec, config: MemoryConfig) -> Runtime | None:

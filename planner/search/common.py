@@ -56,6 +56,7 @@ class SearchMemory:
             # micro-batch's activations (planner.memory: gradient_accumulation > 1 holds both)
             gradient_accumulation=2,
             weight_bits=_serving_weight_bits(workload),
+            runtime=workload.runtime if workload.task.is_training else None,
         )
         self._sequence_parallel = workload.task.is_training
         self._breakdowns: dict[Layout, MemoryBreakdown | None] = {}
