@@ -1392,7 +1392,7 @@ token</source>
         <translation>Шаг {0} из {1}</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_text.py" line="+211"/>
+        <location filename="../../desktop/plan_text.py" line="+213"/>
         <source>{0}: {1} billion parameters</source>
         <translation>{0}: {1} млрд параметров</translation>
     </message>
@@ -1427,7 +1427,7 @@ token</source>
         <translation>См. советы ниже.</translation>
     </message>
     <message>
-        <location line="-65"/>
+        <location line="-67"/>
         <source>{0} of {1} per GPU</source>
         <translation>{0} из {1} на GPU</translation>
     </message>
@@ -1452,7 +1452,12 @@ token</source>
         <translation>микробатч {0}, {1}</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+4"/>
+        <source>runtime {0}</source>
+        <translation>среда выполнения {0}</translation>
+    </message>
+    <message>
+        <location line="+40"/>
         <source>Planning…</source>
         <translation>Планирование…</translation>
     </message>
@@ -6108,7 +6113,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>StrategyPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_constraints.py" line="+69"/>
+        <location filename="../../desktop/pages/plan_constraints.py" line="+79"/>
         <source>Strategy (expert)</source>
         <translation>Стратегия (эксперт)</translation>
     </message>
@@ -6181,6 +6186,21 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+2"/>
         <source>ZeRO-{0}</source>
         <translation>ZeRO-{0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Runtime</source>
+        <translation>Среда выполнения</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Chosen per layout (DDP for plain data parallel, else DeepSpeed, else torchtitan), or one training runtime for every option: its memory layout is counted and its runner exported</source>
+        <translation>Выбирается для каждой раскладки (DDP для простого параллелизма данных, иначе DeepSpeed, иначе torchtitan) или одна среда обучения для всех вариантов: учитывается её размещение в памяти и экспортируется её запуск</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>chosen per layout</source>
+        <translation>выбирается для каждой раскладки</translation>
     </message>
 </context>
 <context>
