@@ -397,6 +397,11 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
         "PlannerMessages",
         "cannot start gpu-probe ({command}): {reason}",
     ),
+    "error.probe_stalled": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "gpu-probe printed nothing for {seconds} s and was stopped, with every process it started; nothing "
+        "was saved: run it again, or run gpu-probe --progress by hand to see where it stops",
+    ),
     "error.probe_failed": QT_TRANSLATE_NOOP(
         "PlannerMessages",
         "gpu-probe failed with exit code {exit_code}; nothing was saved",
@@ -491,6 +496,39 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "error.db_io": QT_TRANSLATE_NOOP(
         "PlannerMessages",
         "cannot use the database {path}: the system reported an error ({detail})",
+    ),
+    "error.db_bad_version": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path} says it has database version {version}, which no GPU Advisor writes; it was left unchanged: "
+        "restore it from a backup or choose another file with --db"
+    ),
+    "error.db_missing_table": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path} lacks the table {table} that database version {version} has (another tool changed it); it was "
+        "left unchanged: restore it from a backup or choose another file with --db"
+    ),
+    "error.db_missing_column": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path} lacks the column {column} of the table {table} that database version {version} has (another "
+        "tool changed it); it was left unchanged: restore it from a backup or choose another file with --db"
+    ),
+    "error.db_bad_cell": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path}: the column {column} of row {row} of the table {table} holds {found} where "
+        "{expected} belongs (another tool wrote it); the file was left unchanged: correct or delete that row with an SQLite "
+        'tool, e.g. sqlite3 {path} "DELETE FROM {table} WHERE rowid = {row}", or choose another file with '
+        "--db"
+    ),
+    "error.db_bad_setting": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path}: the setting {key} holds a value GPU Advisor cannot read (another tool wrote it); the file was "
+        "left unchanged: delete it with an SQLite tool, e.g. sqlite3 {path} \"DELETE FROM settings WHERE key = "
+        "'{key}'\", and set it again",
+    ),
+    "error.db_cannot_upgrade": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "cannot upgrade {path} from database version {version} ({detail}): it holds tables of another "
+        "version; it was left unchanged: restore it from a backup or choose another file with --db"
     ),
     # files a user names and files the app writes (planner/files.py), hostile input (issue 14)
     "error.value_too_large": QT_TRANSLATE_NOOP(
@@ -722,6 +760,11 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "error.config_mlp_only_layers": QT_TRANSLATE_NOOP("PlannerMessages", "{path}: key 'mlp_only_layers' must be a list of layer numbers"),
     "error.imported_size": QT_TRANSLATE_NOOP("PlannerMessages", "{where}: model size {billions}B parameters is outside {low}B..{high}B; check the sizes in the file"),
     "error.trace_needs_config": QT_TRANSLATE_NOOP("PlannerMessages", "{model}: a trace builds the model from its config.json; give a config.json or a model folder"),
+    "error.trace_too_deep": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "a trace of {layers} decoder layers would take too long (about 1 s per layer); it runs at most "
+        "{limit}, as deep as the deepest published model (Llama 3.1 405B: 126): use the analytic figures",
+    ),
     "error.trace_task": QT_TRANSLATE_NOOP("PlannerMessages", "a trace runs pretrain, finetune, lora or inference, not {task} (QLoRA's 4-bit kernels need CUDA)"),
     "error.trace_layout": QT_TRANSLATE_NOOP("PlannerMessages", "a LoRA trace covers data, pipeline and expert parallel; LoRA is not traced under tensor parallel"),
     "error.trace_failed": QT_TRANSLATE_NOOP("PlannerMessages", "the memory trace failed: {reason}"),

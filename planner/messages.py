@@ -493,6 +493,10 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.trace_needs_config": (
         "{model}: a trace builds the model from its config.json; give a config.json or a model folder"
     ),
+    "error.trace_too_deep": (
+        "a trace of {layers} decoder layers would take too long (about 1 s per layer); it runs at most "
+        "{limit}, as deep as the deepest published model (Llama 3.1 405B: 126): use the analytic figures"
+    ),
     "error.trace_task": "a trace runs pretrain, finetune, lora or inference, not {task} (QLoRA's 4-bit kernels need CUDA)",
     "error.trace_layout": "a LoRA trace covers data, pipeline and expert parallel; LoRA is not traced under tensor parallel",
     "error.trace_failed": "the memory trace failed: {reason}",
@@ -621,6 +625,10 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.probe_run_missing": "there is no probe run #{run_id}",
     "error.report_unusable": "not a usable probe report: {detail}",
     "error.probe_cannot_start": "cannot start gpu-probe ({command}): {reason}",
+    "error.probe_stalled": (
+        "gpu-probe printed nothing for {seconds} s and was stopped, with every process it started; nothing "
+        "was saved: run it again, or run gpu-probe --progress by hand to see where it stops"
+    ),
     "error.probe_failed": "gpu-probe failed with exit code {exit_code}; nothing was saved",
     "error.probe_no_report": "gpu-probe finished without writing a report; nothing was saved",
     "error.report_target_folder": "cannot write {path}: it is a folder",
@@ -674,6 +682,33 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
         "{waited_s:.0f} s; try again when it has finished"
     ),
     "error.db_io": "cannot use the database {path}: the system reported an error ({detail})",
+    "error.db_bad_version": (
+        "{path} says it has database version {version}, which no GPU Advisor writes; it was left unchanged: "
+        "restore it from a backup or choose another file with --db"
+    ),
+    "error.db_missing_table": (
+        "{path} lacks the table {table} that database version {version} has (another tool changed it); it was "
+        "left unchanged: restore it from a backup or choose another file with --db"
+    ),
+    "error.db_missing_column": (
+        "{path} lacks the column {column} of the table {table} that database version {version} has (another "
+        "tool changed it); it was left unchanged: restore it from a backup or choose another file with --db"
+    ),
+    "error.db_bad_cell": (
+        "{path}: the column {column} of row {row} of the table {table} holds {found} where "
+        "{expected} belongs (another tool wrote it); the file was left unchanged: correct or delete that row with an SQLite "
+        'tool, e.g. sqlite3 {path} "DELETE FROM {table} WHERE rowid = {row}", or choose another file with '
+        "--db"
+    ),
+    "error.db_bad_setting": (
+        "{path}: the setting {key} holds a value GPU Advisor cannot read (another tool wrote it); the file was "
+        "left unchanged: delete it with an SQLite tool, e.g. sqlite3 {path} \"DELETE FROM settings WHERE key = "
+        "'{key}'\", and set it again"
+    ),
+    "error.db_cannot_upgrade": (
+        "cannot upgrade {path} from database version {version} ({detail}): it holds tables of another "
+        "version; it was left unchanged: restore it from a backup or choose another file with --db"
+    ),
 })  # fmt: skip
 
 

@@ -2365,7 +2365,42 @@ token</source>
         <translation>запас памяти должен быть от 0 до {limit} памяти каждого GPU, а получено {headroom}</translation>
     </message>
     <message>
-        <location line="+277"/>
+        <location line="+177"/>
+        <source>gpu-probe printed nothing for {seconds} s and was stopped, with every process it started; nothing was saved: run it again, or run gpu-probe --progress by hand to see where it stops</source>
+        <translation>gpu-probe ничего не выводил {seconds} с и был остановлен вместе со всеми процессами, которые он запустил; ничего не сохранено: запустите его снова или запустите gpu-probe --progress вручную, чтобы увидеть, где он останавливается</translation>
+    </message>
+    <message>
+        <location line="+100"/>
+        <source>{path} says it has database version {version}, which no GPU Advisor writes; it was left unchanged: restore it from a backup or choose another file with --db</source>
+        <translation>В {path} указана версия базы данных {version}, которую GPU Advisor никогда не записывает; файл оставлен без изменений: восстановите его из резервной копии или выберите другой файл через --db</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{path} lacks the table {table} that database version {version} has (another tool changed it); it was left unchanged: restore it from a backup or choose another file with --db</source>
+        <translation>В {path} нет таблицы {table}, которая есть в версии базы данных {version} (её изменила другая программа); файл оставлен без изменений: восстановите его из резервной копии или выберите другой файл через --db</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{path} lacks the column {column} of the table {table} that database version {version} has (another tool changed it); it was left unchanged: restore it from a backup or choose another file with --db</source>
+        <translation>В {path} нет столбца {column} таблицы {table}, который есть в версии базы данных {version} (её изменила другая программа); файл оставлен без изменений: восстановите его из резервной копии или выберите другой файл через --db</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{path}: the column {column} of row {row} of the table {table} holds {found} where {expected} belongs (another tool wrote it); the file was left unchanged: correct or delete that row with an SQLite tool, e.g. sqlite3 {path} &quot;DELETE FROM {table} WHERE rowid = {row}&quot;, or choose another file with --db</source>
+        <translation>{path}: в столбце {column} строки {row} таблицы {table} записано {found} вместо {expected} (это записала другая программа); файл оставлен без изменений: исправьте или удалите эту строку инструментом SQLite, например sqlite3 {path} &quot;DELETE FROM {table} WHERE rowid = {row}&quot;, или выберите другой файл через --db</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>{path}: the setting {key} holds a value GPU Advisor cannot read (another tool wrote it); the file was left unchanged: delete it with an SQLite tool, e.g. sqlite3 {path} &quot;DELETE FROM settings WHERE key = &apos;{key}&apos;&quot;, and set it again</source>
+        <translation>{path}: в настройке {key} записано значение, которое GPU Advisor не может прочитать (это записала другая программа); файл оставлен без изменений: удалите её инструментом SQLite, например sqlite3 {path} &quot;DELETE FROM settings WHERE key = &apos;{key}&apos;&quot;, и задайте заново</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>cannot upgrade {path} from database version {version} ({detail}): it holds tables of another version; it was left unchanged: restore it from a backup or choose another file with --db</source>
+        <translation>не удаётся обновить {path} с версии базы данных {version} ({detail}): в ней есть таблицы другой версии; файл оставлен без изменений: восстановите его из резервной копии или выберите другой файл через --db</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>{field} {value} is ambiguous: the comma may separate thousands or mark decimals; write 1000 or 1.000 (or 1,000.00)</source>
         <translation>{field} {value} неоднозначно: запятая может отделять тысячи или дробную часть; напишите 1000 или 1.000 (или 1,000.00)</translation>
     </message>
@@ -3136,12 +3171,12 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-359"/>
+        <location line="-397"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+292"/>
+        <location line="+330"/>
         <source>the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
         <translation>общая раскладка пула и синхронизация градиентов в темпе более медленного типа стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
     </message>
@@ -3202,6 +3237,11 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>a trace of {layers} decoder layers would take too long (about 1 s per layer); it runs at most {limit}, as deep as the deepest published model (Llama 3.1 405B: 126): use the analytic figures</source>
+        <translation>трассировка {layers} слоёв декодера заняла бы слишком много времени (около 1 с на слой); трассируется не больше {limit}, столько же, сколько у самой глубокой опубликованной модели (Llama 3.1 405B: 126): используйте аналитические оценки</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>a trace runs pretrain, finetune, lora or inference, not {task} (QLoRA&apos;s 4-bit kernels need CUDA)</source>
         <translation>трассировка выполняет pretrain, finetune, lora или inference, но не {task} (4-битным ядрам QLoRA нужна CUDA)</translation>
     </message>
@@ -3306,7 +3346,7 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-537"/>
+        <location line="-580"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
@@ -3756,7 +3796,7 @@ token</source>
         <translation>не удаётся запустить gpu-probe ({command}): {reason}</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+9"/>
         <source>gpu-probe failed with exit code {exit_code}; nothing was saved</source>
         <translation>gpu-probe завершился с кодом {exit_code}; ничего не сохранено</translation>
     </message>

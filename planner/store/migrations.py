@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from collections.abc import Callable
 
 import sqlite_utils
 
+from planner.errors import UserError
+from planner.messages import msg
 from planner.store.database import Database
+from planner.store.errors import SQLITE_ERROR, primary_code
 
 
 def _v1_initial(db: sqlite_utils.Database) -> None:
@@ -262,7 +266,16 @@ def migrate(db: Database) -> None:
     def step() -> None:
         current = version()  # re-read under the write lock: another process may have upgraded
         if current < LATEST_VERSION:
-            MIGRATIONS[current](tables)
+            try:
+                MIGRATIONS[current](tables)
+            except sqlite3.OperationalError as exc:
+                # the file holds objects its version does not (a table or index of a later version): the
+                # transaction rolls back, so the file stays as it was
+                if primary_code(exc) != SQLITE_ERROR:
+                    raise
+                raise UserError.of(
+                    msg("error.db_cannot_upgrade", path=str(db.path), version=current, detail=str(exc))
+                ) from None
             db.conn.execute(f"PRAGMA user_version = {int(current) + 1}")
 
     with db.guard():

@@ -52,8 +52,14 @@ class Settings(Repository):
     def exchange_rate_entries(self) -> dict[str, ExchangeRate]:
         """currency -> the rate the user set, with its date (USD, the pivot, is never stored)."""
         stored = self.get(EXCHANGE_RATES, {}) or {}
-        return {code: ExchangeRate(float(entry["to_usd"]), str(entry.get("as_of") or ""))
-                for code, entry in stored.items()}  # fmt: skip
+        try:
+            return {str(code): ExchangeRate(float(entry["to_usd"]), str(entry.get("as_of") or ""))
+                    for code, entry in stored.items()}  # fmt: skip
+        # JSON of another shape (another tool wrote it)
+        except (AttributeError, KeyError, TypeError, ValueError):
+            raise UserError.of(
+                msg("error.db_bad_setting", path=str(self._db.path), key=EXCHANGE_RATES)
+            ) from None
 
     def exchange_rates(self) -> ExchangeRates:
         """planner.money.ExchangeRates from the stored rates (USD is always 1); as_of is the oldest rate's date."""

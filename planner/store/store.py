@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING
 
 from planner.store.connection import default_db_path, open_connection
 from planner.store.database import Database
-from planner.store.migrations import LATEST_VERSION, migrate
+from planner.store.errors import environment_errors_explained
+from planner.store.migrations import LATEST_VERSION, MIGRATIONS, migrate
 from planner.store.plans import Plans
 from planner.store.probe_runs import ProbeRuns
 from planner.store.quote_repository import PurchaseQuotes, RentalQuotes
+from planner.store.schema_check import check_database
 from planner.store.seed import seed_reference_prices
 from planner.store.settings import Settings
 from planner.store.user_gpus import UserGpus
@@ -43,11 +45,14 @@ class Store:
     def open(cls, path: str | Path | None = None) -> Store:
         """Open (creating, upgrading and seeding as needed) the database at `path`, GPU_ADVISOR_DB or the user data
         folder. A damaged SQLite file is moved aside (see .recovered_from); a file that is not SQLite, another
-        program's database and a newer schema are refused, untouched. A read-only file is opened read-only."""
+        program's database, a newer schema and a database whose tables, columns or cells are not what its version
+        says (planner/store/schema_check.py) are refused, untouched. A read-only file is opened read-only."""
         path = Path(path).expanduser() if path else default_db_path()
         conn, recovered = open_connection(path, LATEST_VERSION)
         db = Database(conn, path)
         try:
+            with environment_errors_explained(path):
+                check_database(conn, path, tuple(MIGRATIONS))
             migrate(db)
             seed_reference_prices(db)
         except BaseException:
