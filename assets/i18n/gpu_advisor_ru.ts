@@ -2084,7 +2084,7 @@ token</source>
 <context>
     <name>PlannerMessages</name>
     <message>
-        <location filename="../../desktop/message_templates.py" line="+23"/>
+        <location filename="../../desktop/message_templates.py" line="+26"/>
         <source>DDP</source>
         <translation>DDP</translation>
     </message>
@@ -2355,12 +2355,22 @@ token</source>
         <translation>DeepSeek-V3 посчитана без модуля предсказания нескольких токенов (14 млрд параметров; основная модель — 671 млрд)</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location filename="../../desktop/error_templates.py" line="+32"/>
         <source>the memory headroom must be between 0 and {limit} of each GPU&apos;s memory, got {headroom}</source>
         <translation>запас памяти должен быть от 0 до {limit} памяти каждого GPU, а получено {headroom}</translation>
     </message>
     <message>
-        <location line="+272"/>
+        <location line="+3"/>
+        <source>nothing to plan on: {reasons}; choose a GPU of the catalog (gpu-advisor gpus lists them) or add this GPU as your own GPU type</source>
+        <translation>не на чем планировать: {reasons}; выберите GPU из каталога (их перечисляет gpu-advisor gpus) или добавьте этот GPU как свой тип GPU</translation>
+    </message>
+    <message>
+        <location line="+179"/>
+        <source>gpu-probe printed nothing for {seconds} s and was stopped, with every process it started; nothing was saved: run it again, or run gpu-probe --progress by hand to see where it stops</source>
+        <translation>gpu-probe ничего не выводил {seconds} с и был остановлен вместе со всеми процессами, которые он запустил; ничего не сохранено: запустите его снова или запустите gpu-probe --progress вручную, чтобы увидеть, где он останавливается</translation>
+    </message>
+    <message>
+        <location line="+100"/>
         <source>{path} says it has database version {version}, which no GPU Advisor writes; it was left unchanged: restore it from a backup or choose another file with --db</source>
         <translation>В {path} указана версия базы данных {version}, которую GPU Advisor никогда не записывает; файл оставлен без изменений: восстановите его из резервной копии или выберите другой файл через --db</translation>
     </message>
@@ -2390,7 +2400,17 @@ token</source>
         <translation>не удаётся обновить {path} с версии базы данных {version} ({detail}): в ней есть таблицы другой версии; файл оставлен без изменений: восстановите его из резервной копии или выберите другой файл через --db</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+6"/>
+        <source>{path} exists; it was left unchanged: add --force to replace it, or choose another name</source>
+        <translation>{path} уже существует; файл оставлен без изменений: добавьте --force, чтобы заменить его, или выберите другое имя</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{folder} already holds {count} file(s) an export writes (such as {name}); they were left unchanged: add --force to replace them, or choose another folder</source>
+        <translation>в {folder} уже есть файлы, которые пишет экспорт ({count}, например {name}); они оставлены без изменений: добавьте --force, чтобы заменить их, или выберите другую папку</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>{field} {value} is ambiguous: the comma may separate thousands or mark decimals; write 1000 or 1.000 (or 1,000.00)</source>
         <translation>{field} {value} неоднозначно: запятая может отделять тысячи или дробную часть; напишите 1000 или 1.000 (или 1,000.00)</translation>
     </message>
@@ -2455,7 +2475,7 @@ token</source>
         <translation>{path} — не база данных GPU Advisor (это не файл SQLite); файл не изменён: проверьте путь --db или выберите другой файл</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location filename="../../desktop/message_templates.py" line="+4"/>
         <source>{parts}</source>
         <translation>{parts}</translation>
     </message>
@@ -2680,7 +2700,7 @@ token</source>
         <translation>цену электроэнергии по умолчанию</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location filename="../../desktop/error_templates.py" line="+5"/>
         <source>unknown {what} {text}; choose one of: {choices}</source>
         <translation>неизвестное значение «{text}» ({what}); допустимые: {choices}</translation>
     </message>
@@ -2705,8 +2725,8 @@ token</source>
         <translation>{what}: нужно конечное число, а получено {value}</translation>
     </message>
     <message>
-        <location line="-111"/>
-        <location line="+112"/>
+        <location line="-61"/>
+        <location line="+62"/>
         <source>{what} {value} is absurdly large (limit {limit})</source>
         <translation>{what}: {value} — нелепо большое значение (предел {limit})</translation>
     </message>
@@ -2821,7 +2841,7 @@ token</source>
         <translation>укажите либо --price-per-gpu-hour, либо --price-from-quotes, но не оба сразу</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location filename="../../desktop/message_templates.py" line="+2"/>
         <source>{gpu} alone</source>
         <translation>только {gpu}</translation>
     </message>
@@ -2896,7 +2916,7 @@ token</source>
         <translation>конвейера по типам нет: {refusal}</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../desktop/error_templates.py" line="+1"/>
         <source>nothing to export: no option fits</source>
         <translation>экспортировать нечего: ни один вариант не помещается</translation>
     </message>
@@ -2991,7 +3011,7 @@ token</source>
         <translation>выберите хотя бы один тип GPU, машину или котировку для планирования</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location filename="../../desktop/message_templates.py" line="+2"/>
         <source>{price}/GPU-h, set by you</source>
         <translation>{price}/GPU-ч, задано вами</translation>
     </message>
@@ -3046,7 +3066,7 @@ token</source>
         <translation>замер {run_id} не измерил ни одного GPU из каталога: по нему нельзя планировать</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../desktop/error_templates.py" line="+1"/>
         <source>optimizer offload needs ZeRO stage 1, 2 or 3 (DeepSpeed offload_optimizer)</source>
         <translation>для выгрузки оптимизатора нужна стадия ZeRO 1, 2 или 3 (offload_optimizer в DeepSpeed)</translation>
     </message>
@@ -3151,12 +3171,12 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-390"/>
+        <location line="-320"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+323"/>
+        <location filename="../../desktop/message_templates.py" line="-21"/>
         <source>the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
         <translation>общая раскладка пула и синхронизация градиентов в темпе более медленного типа стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
     </message>
@@ -3176,7 +3196,7 @@ token</source>
         <translation>{stages} × {gpu}, слоёв на ступень: {fewest}–{most}</translation>
     </message>
     <message>
-        <location line="+63"/>
+        <location filename="../../desktop/error_templates.py" line="+321"/>
         <source>{path}: cannot read ({kind}: {reason})</source>
         <translation>{path}: не удалось прочитать ({kind}: {reason})</translation>
     </message>
@@ -3217,6 +3237,11 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>a trace of {layers} decoder layers would take too long (about 1 s per layer); it runs at most {limit}, as deep as the deepest published model (Llama 3.1 405B: 126): use the analytic figures</source>
+        <translation>трассировка {layers} слоёв декодера заняла бы слишком много времени (около 1 с на слой); трассируется не больше {limit}, столько же, сколько у самой глубокой опубликованной модели (Llama 3.1 405B: 126): используйте аналитические оценки</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>a trace runs pretrain, finetune, lora or inference, not {task} (QLoRA&apos;s 4-bit kernels need CUDA)</source>
         <translation>трассировка выполняет pretrain, finetune, lora или inference, но не {task} (4-битным ядрам QLoRA нужна CUDA)</translation>
     </message>
@@ -3321,12 +3346,12 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-568"/>
+        <location line="-508"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
-        <location line="-129"/>
+        <location filename="../../desktop/message_templates.py" line="-195"/>
         <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
     </message>
@@ -3401,7 +3426,7 @@ token</source>
         <translation>Никакое число {gpu} не выполняет цели: ближайший вариант, TP {tp} x PP {pp}, даёт TTFT p90 {ttft_s} и TPOT {tpot_s}; нужен более быстрый GPU, меньшая или квантованная модель, более короткий промпт или менее строгие цели.</translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location filename="../../desktop/error_templates.py" line="+3"/>
         <source>the number of tokens must be positive</source>
         <translation>число токенов должно быть больше нуля</translation>
     </message>
@@ -3451,7 +3476,7 @@ token</source>
         <translation>--top должен быть не меньше 1</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+6"/>
         <source>choose at least one GPU type</source>
         <translation>выберите хотя бы один тип GPU</translation>
     </message>
@@ -3771,7 +3796,7 @@ token</source>
         <translation>не удаётся запустить gpu-probe ({command}): {reason}</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+9"/>
         <source>gpu-probe failed with exit code {exit_code}; nothing was saved</source>
         <translation>gpu-probe завершился с кодом {exit_code}; ничего не сохранено</translation>
     </message>
