@@ -397,6 +397,11 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
         "PlannerMessages",
         "cannot start gpu-probe ({command}): {reason}",
     ),
+    "error.probe_stalled": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "gpu-probe printed nothing for {seconds} s and was stopped, with every process it started; nothing "
+        "was saved: run it again, or run gpu-probe --progress by hand to see where it stops",
+    ),
     "error.probe_failed": QT_TRANSLATE_NOOP(
         "PlannerMessages",
         "gpu-probe failed with exit code {exit_code}; nothing was saved",
@@ -753,6 +758,11 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "error.config_mlp_only_layers": QT_TRANSLATE_NOOP("PlannerMessages", "{path}: key 'mlp_only_layers' must be a list of layer numbers"),
     "error.imported_size": QT_TRANSLATE_NOOP("PlannerMessages", "{where}: model size {billions}B parameters is outside {low}B..{high}B; check the sizes in the file"),
     "error.trace_needs_config": QT_TRANSLATE_NOOP("PlannerMessages", "{model}: a trace builds the model from its config.json; give a config.json or a model folder"),
+    "error.trace_too_deep": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "a trace of {layers} decoder layers would take too long (about 1 s per layer); it runs at most "
+        "{limit}, as deep as the deepest published model (Llama 3.1 405B: 126): use the analytic figures",
+    ),
     "error.trace_task": QT_TRANSLATE_NOOP("PlannerMessages", "a trace runs pretrain, finetune, lora or inference, not {task} (QLoRA's 4-bit kernels need CUDA)"),
     "error.trace_layout": QT_TRANSLATE_NOOP("PlannerMessages", "a LoRA trace covers data, pipeline and expert parallel; LoRA is not traced under tensor parallel"),
     "error.trace_failed": QT_TRANSLATE_NOOP("PlannerMessages", "the memory trace failed: {reason}"),

@@ -491,6 +491,10 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.trace_needs_config": (
         "{model}: a trace builds the model from its config.json; give a config.json or a model folder"
     ),
+    "error.trace_too_deep": (
+        "a trace of {layers} decoder layers would take too long (about 1 s per layer); it runs at most "
+        "{limit}, as deep as the deepest published model (Llama 3.1 405B: 126): use the analytic figures"
+    ),
     "error.trace_task": "a trace runs pretrain, finetune, lora or inference, not {task} (QLoRA's 4-bit kernels need CUDA)",
     "error.trace_layout": "a LoRA trace covers data, pipeline and expert parallel; LoRA is not traced under tensor parallel",
     "error.trace_failed": "the memory trace failed: {reason}",
@@ -619,6 +623,10 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.probe_run_missing": "there is no probe run #{run_id}",
     "error.report_unusable": "not a usable probe report: {detail}",
     "error.probe_cannot_start": "cannot start gpu-probe ({command}): {reason}",
+    "error.probe_stalled": (
+        "gpu-probe printed nothing for {seconds} s and was stopped, with every process it started; nothing "
+        "was saved: run it again, or run gpu-probe --progress by hand to see where it stops"
+    ),
     "error.probe_failed": "gpu-probe failed with exit code {exit_code}; nothing was saved",
     "error.probe_no_report": "gpu-probe finished without writing a report; nothing was saved",
     "error.report_target_folder": "cannot write {path}: it is a folder",

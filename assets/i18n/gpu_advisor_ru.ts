@@ -2360,7 +2360,12 @@ token</source>
         <translation>запас памяти должен быть от 0 до {limit} памяти каждого GPU, а получено {headroom}</translation>
     </message>
     <message>
-        <location line="+272"/>
+        <location line="+177"/>
+        <source>gpu-probe printed nothing for {seconds} s and was stopped, with every process it started; nothing was saved: run it again, or run gpu-probe --progress by hand to see where it stops</source>
+        <translation>gpu-probe ничего не выводил {seconds} с и был остановлен вместе со всеми процессами, которые он запустил; ничего не сохранено: запустите его снова или запустите gpu-probe --progress вручную, чтобы увидеть, где он останавливается</translation>
+    </message>
+    <message>
+        <location line="+100"/>
         <source>{path} says it has database version {version}, which no GPU Advisor writes; it was left unchanged: restore it from a backup or choose another file with --db</source>
         <translation>В {path} указана версия базы данных {version}, которую GPU Advisor никогда не записывает; файл оставлен без изменений: восстановите его из резервной копии или выберите другой файл через --db</translation>
     </message>
@@ -3151,12 +3156,12 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-390"/>
+        <location line="-395"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+323"/>
+        <location line="+328"/>
         <source>the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
         <translation>общая раскладка пула и синхронизация градиентов в темпе более медленного типа стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
     </message>
@@ -3217,6 +3222,11 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>a trace of {layers} decoder layers would take too long (about 1 s per layer); it runs at most {limit}, as deep as the deepest published model (Llama 3.1 405B: 126): use the analytic figures</source>
+        <translation>трассировка {layers} слоёв декодера заняла бы слишком много времени (около 1 с на слой); трассируется не больше {limit}, столько же, сколько у самой глубокой опубликованной модели (Llama 3.1 405B: 126): используйте аналитические оценки</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>a trace runs pretrain, finetune, lora or inference, not {task} (QLoRA&apos;s 4-bit kernels need CUDA)</source>
         <translation>трассировка выполняет pretrain, finetune, lora или inference, но не {task} (4-битным ядрам QLoRA нужна CUDA)</translation>
     </message>
@@ -3321,7 +3331,7 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-568"/>
+        <location line="-578"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
@@ -3771,7 +3781,7 @@ token</source>
         <translation>не удаётся запустить gpu-probe ({command}): {reason}</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+9"/>
         <source>gpu-probe failed with exit code {exit_code}; nothing was saved</source>
         <translation>gpu-probe завершился с кодом {exit_code}; ничего не сохранено</translation>
     </message>

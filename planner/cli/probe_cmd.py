@@ -1,7 +1,8 @@
 """`gpu-advisor probe [--quick|--full] [--json FILE] [--save|--no-save]` and `gpu-advisor probe import FILE`.
 
-The probe itself runs as a child process (gpu-probe: `python -I ... profiler`, profiler/child_command.py), so this process never imports
-torch and a driver fault in the probe cannot take it down. GPU_ADVISOR_PROBE_CMD (a shell-like command line)
+The probe itself runs as a child process (gpu-probe: `python -I ... profiler`, profiler/child_command.py), so this
+process never imports torch and a driver fault in the probe cannot take it down; probe_child.py holds its time
+limits (a stall kills its process group). GPU_ADVISOR_PROBE_CMD (a shell-like command line)
 replaces the child command, as it does for the GUI; tests use it to run a fake probe.
 """
 
@@ -11,13 +12,13 @@ import argparse
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planner.cli import print_json
+from planner.cli.probe_child import run_probe_child
 from planner.cli.store_access import open_store
 from planner.errors import UserError
 from planner.files import refuse_special_target
@@ -110,29 +111,24 @@ def run_probe(args: argparse.Namespace) -> int:
         # the child always writes into this run's own empty folder: a FILE left from an earlier run can never be
         # taken for this run's report when the child writes none; it is copied to --json FILE once it loaded
         report_path = Path(scratch) / "report.json"
-        command = [*probe_command(), f"--{args.mode}", "--json", str(report_path)]
+        command = [*probe_command(), f"--{args.mode}", "--json", str(report_path), "--progress"]
         try:
-            # stdout is the child's summary, printed at the end (progress goes to stderr, which passes through).
-            completed = subprocess.run(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                text=True,
-                errors="replace",
-                check=False,
-            )
+            outcome = run_probe_child(command)  # progress goes to stderr, which passes through
         except OSError as exc:
             reason = exc.strerror or str(exc)
             raise UserError.of(msg("error.probe_cannot_start", command=command[0], reason=reason)) from None
-        summary = completed.stdout or ""  # the temporary file is deleted below: never send the user looking for it
-        summary = _without_line(summary, f"report written to {report_path}")
-        sys.stdout.write(summary)
+        # the temporary file is deleted below: never send the user looking for it
+        sys.stdout.write(_without_line("".join(outcome.other_lines), f"report written to {report_path}"))
         sys.stdout.flush()
-        if completed.returncode != 0:
-            raise UserError.of(msg("error.probe_failed", exit_code=completed.returncode))
+        if outcome.returncode != 0:
+            raise UserError.of(msg("error.probe_failed", exit_code=outcome.returncode))
         if not report_path.exists():
             raise UserError.of(msg("error.probe_no_report"))
         report = _load(report_path)
+        if outcome.done:  # gpu-probe --progress prints no summary: the report it wrote is summarised here
+            from profiler.probe_summary import human_summary
+
+            print(human_summary(report))
         if args.report_file:
             shutil.copyfile(report_path, args.report_file)
             print(f"report written to {args.report_file}")

@@ -16,7 +16,12 @@ from planner.models import ModelSpec
 from planner.vocabulary import Recompute, Task
 
 TRACE_MODULE = "profiler.memory_trace"
-TRACE_TIMEOUT_S = 1800.0  # a 70B model at 4k tokens traces in about a minute on 2 cores
+# A trace costs about one second per decoder layer on 2 shared CPU cores whatever the layer's width (its
+# tensors are fake; measured: 8 layers 5.5 s, 64 layers 63 s, torch's import included), so the depth alone
+# bounds it. The deepest published decoder the catalog holds, Llama 3.1 405B, has 126 layers: a trace of up to
+# 128 takes about two minutes; deeper configs (issue 30: 100,000 layers, half a day) are refused up front.
+MAX_TRACE_LAYERS = 128
+TRACE_TIMEOUT_S = 600.0  # MAX_TRACE_LAYERS at about 1 s each, with room for a slower or busier machine
 MAX_TRACE_LINE_BYTES = 4 * 2**20  # the result line carries a 400-point timeline: well under this
 _TASKS = {
     Task.PRETRAIN: "pretrain",
@@ -41,6 +46,8 @@ def trace_config_path(model: ModelSpec) -> Path:
 def trace_arguments(model: ModelSpec, config: MemoryConfig) -> list[str]:
     """The child's arguments after ``python -m profiler.memory_trace``; UserError where no trace can run."""
     path = trace_config_path(model)
+    if model.layers > MAX_TRACE_LAYERS:
+        raise UserError.of(msg("error.trace_too_deep", layers=model.layers, limit=MAX_TRACE_LAYERS))
     config = normalised(config)
     if config.task not in _TASKS:
         raise UserError.of(msg("error.trace_task", task=str(config.task)))

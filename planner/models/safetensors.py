@@ -8,7 +8,7 @@ import math
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from planner.errors import UserError
 from planner.files import open_regular_file
@@ -19,6 +19,13 @@ from profiler.report import json_int
 # The safetensors format: 8 bytes little-endian header length N, then N bytes of JSON, then tensor data.
 # The reference implementation refuses headers over 100 MB; so do we.
 MAX_SAFETENSORS_HEADER_BYTES = 100_000_000
+
+
+# A tensor has a handful of dimensions; NumPy 2 allows at most 64 (NPY_MAXDIMS), and so do we. The cap, and
+# refusing a shape whose element count passes 2**63 as soon as the running product does, keep the header's
+# check linear in its size: math.prod of 300,000 huge dimensions multiplies ever longer integers (quadratic).
+MAX_TENSOR_DIMS = 64
+MAX_TENSOR_ELEMENTS = 2**63
 
 
 MAX_INDEX_BYTES = 64 * 2**20  # model.safetensors.index.json: about 100 KiB even for a 671B model
@@ -52,11 +59,25 @@ def safetensors_header(path: str | os.PathLike[str]) -> dict[str, tuple[str, tup
         if name == "__metadata__":
             continue
         shape = entry.get("shape") if isinstance(entry, dict) else None
-        if not isinstance(shape, list) or not all(isinstance(n, int) and 0 <= n < 2**63 for n in shape):
+        if not _sane_shape(shape):
             raise UserError.of(msg("error.safetensors_shape", path=str(path), tensor=name))
         dtype = entry.get("dtype") if isinstance(entry, dict) else None
         tensors[name] = (str(dtype), tuple(shape))
     return tensors
+
+
+def _sane_shape(shape: object) -> TypeGuard[list[int]]:
+    """A list of at most MAX_TENSOR_DIMS whole numbers whose product stays below MAX_TENSOR_ELEMENTS."""
+    if not isinstance(shape, list) or len(shape) > MAX_TENSOR_DIMS:
+        return False
+    elements = 1
+    for size in shape:
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            return False
+        elements *= size
+        if elements >= MAX_TENSOR_ELEMENTS:
+            return False
+    return True
 
 
 def count_safetensors_params(path: str | os.PathLike[str], quantization: dict[str, Any] | None = None) -> int:

@@ -200,6 +200,34 @@ def test_trace_of_a_preset_or_an_untraceable_layout_is_one_line_exit_2(capsys, t
     assert "QLoRA" in capsys.readouterr().err
 
 
+def test_a_config_deeper_than_the_trace_runs_is_refused_before_any_child_starts(
+    capsys, tmp_path, monkeypatch
+):
+    """Issue 30: a 100,000-layer config kept the trace busy for hours; the deepest published model (Llama 3.1
+    405B, 126 layers, https://huggingface.co/meta-llama/Llama-3.1-405B/blob/main/config.json) still traces."""
+    import subprocess
+
+    from planner.memory import MemoryConfig
+    from planner.memory.trace import MAX_TRACE_LAYERS, trace_arguments
+    from planner.models import get_preset
+
+    assert get_preset("llama-3.1-405b").layers == 126 <= MAX_TRACE_LAYERS
+
+    def no_child(*args, **kwargs):
+        raise AssertionError("a child was started")
+
+    monkeypatch.setattr(subprocess, "run", no_child)
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**TINY_LLAMA, "num_hidden_layers": 100_000}), encoding="utf-8")
+    assert main(["memory", "--model", str(path), "--trace"]) == 2
+    err = capsys.readouterr().err
+    assert "a trace of 100000 decoder layers would take too long" in err and err.count("\n") == 1
+    path.write_text(json.dumps({**TINY_LLAMA, "num_hidden_layers": 126}), encoding="utf-8")
+    from planner.models import load_hf_config
+
+    assert "--config" in trace_arguments(load_hf_config(path), MemoryConfig(task="train", seq_len=128))
+
+
 def test_trace_arguments_carry_the_model_parallel_layout(tmp_path):
     from planner.memory import MemoryConfig
     from planner.memory.trace import trace_arguments

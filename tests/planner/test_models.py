@@ -19,6 +19,7 @@ from planner.models import (
     load_model_folder,
     param_counts,
     resolve_model,
+    safetensors_header,
 )
 
 # (preset id, official total, official active or None, where the figure is published)
@@ -555,3 +556,35 @@ def test_a_fifo_in_place_of_config_json_is_refused_not_read(tmp_path):
     os.mkfifo(tmp_path / "config.json")
     with pytest.raises(UserError, match="not a regular file"):
         load_hf_config(tmp_path / "config.json")
+
+
+def raw_safetensors(path, header: dict) -> None:
+    """A safetensors file whose header is exactly `header` (no tensor data)."""
+    raw = json.dumps(header).encode()
+    path.write_bytes(struct.pack("<Q", len(raw)) + raw)
+
+
+def test_a_shape_of_more_dimensions_than_numpy_allows_is_refused(tmp_path):
+    # NumPy 2's NPY_MAXDIMS is 64: a shape of 64 ones is a tensor of one element, 65 is refused
+    raw_safetensors(
+        tmp_path / "ok.safetensors", {"w": {"dtype": "F32", "shape": [1] * 64, "data_offsets": [0, 4]}}
+    )
+    assert safetensors_header(tmp_path / "ok.safetensors")["w"] == ("F32", (1,) * 64)
+    raw_safetensors(tmp_path / "deep.safetensors", {"w": {"dtype": "F32", "shape": [1] * 65}})
+    with pytest.raises(UserError, match=r"tensor 'w' has no valid 'shape'"):
+        safetensors_header(tmp_path / "deep.safetensors")
+
+
+def test_the_issue_header_of_300000_huge_dimensions_is_refused(tmp_path):
+    """Issue 30: 300,000 dimensions of 2**62 made math.prod multiply ever longer integers (over 60 s)."""
+    raw_safetensors(tmp_path / "huge.safetensors", {"w": {"dtype": "F32", "shape": [2**62] * 300_000}})
+    with pytest.raises(UserError, match=r"tensor 'w' has no valid 'shape'"):
+        safetensors_header(tmp_path / "huge.safetensors")
+
+
+def test_a_shape_whose_element_count_reaches_2_to_the_63_is_refused(tmp_path):
+    raw_safetensors(tmp_path / "big.safetensors", {"w": {"dtype": "F32", "shape": [2**32, 2**31]}})
+    with pytest.raises(UserError, match=r"tensor 'w' has no valid 'shape'"):
+        safetensors_header(tmp_path / "big.safetensors")
+    raw_safetensors(tmp_path / "fits.safetensors", {"w": {"dtype": "F32", "shape": [2**32, 2**30, 0]}})
+    assert safetensors_header(tmp_path / "fits.safetensors")["w"][1] == (2**32, 2**30, 0)

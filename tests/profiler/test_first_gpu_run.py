@@ -174,7 +174,7 @@ def test_host_copies_of_each_gpu_are_pinned_to_its_own_socket(monkeypatch):
 
 
 def test_a_busy_gpu_is_flagged_before_it_is_measured(monkeypatch, capsys):
-    from profiler.__main__ import _human_summary
+    from profiler.probe_summary import human_summary as _human_summary
 
     monkeypatch.setenv("GPU_ADVISOR_FAKE_NVML", "busy")
     pretend_gpus(monkeypatch, [h100(0)])
