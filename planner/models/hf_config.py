@@ -55,7 +55,7 @@ def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
     readers = {"gpt2": _gpt2, "gpt_neox": _gpt_neox, "deepseek": _deepseek, "state_space": _state_space}
     spec = readers.get(traits.reader, _llama_like)(config, common)
     if traits.layer_rule == "hybrid":
-        spec = dataclasses.replace(spec, **hybrid_fields(config, spec.layers))
+        spec = dataclasses.replace(spec, **hybrid_fields(config))
     elif traits.reader not in ("deepseek", "state_space"):
         spec = dataclasses.replace(spec, **_layer_fields(config, traits, spec.layers))
     validate_spec(spec, where=str(path))

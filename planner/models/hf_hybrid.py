@@ -18,10 +18,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from planner.limits import Limit, check_range
 from planner.models.config_file import ConfigKeys
 from planner.models.kv_cache import FULL, STATE
 
-MAX_LISTED_LAYERS = 100_000  # beyond: an absurd count, left to the size check without a list of it built
+# Each layer's kind is listed (ModelSpec.layer_types); a deeper stack is no model, refused before the list is built.
+LAYERS = Limit(1, 100_000, True)
 
 
 def _mamba1(hidden: int, inner: int, state: int, conv: int, dt_rank: int, proj_bias: bool, conv_bias: bool,
@@ -54,6 +56,12 @@ def _mamba2(hidden: int, inner: int, heads: int, head_dim: int, groups: int, sta
     return params, conv_dim * conv + heads * head_dim * state
 
 
+def _layers(config: ConfigKeys) -> int:
+    layers = config.int("num_hidden_layers")
+    check_range(layers, f"{config.path}: num_hidden_layers", LAYERS)
+    return layers
+
+
 def _dt_rank(config: ConfigKeys, key: str, hidden: int) -> int:
     """The time-step rank: "auto" is ceil(hidden / 16), as every Mamba-1 configuration class derives it."""
     return math.ceil(hidden / 16) if config.data.get(key) == "auto" else config.int(key)
@@ -62,7 +70,7 @@ def _dt_rank(config: ConfigKeys, key: str, hidden: int) -> int:
 def pure_state_space(config: ConfigKeys, common: dict[str, Any]) -> dict[str, Any]:  # Any: ModelSpec fields
     """mamba, falcon_mamba, mamba2: every layer a norm and a mixer, no attention and no MLP."""
     hidden = config.int("hidden_size")
-    layers = config.int("num_hidden_layers")
+    layers = _layers(config)
     inner = config.int("expand") * hidden
     state, conv = config.int("state_size"), config.int("conv_kernel")
     proj_bias, conv_bias = config.bool("use_bias", False), config.bool("use_conv_bias", True)
@@ -89,13 +97,14 @@ def pure_state_space(config: ConfigKeys, common: dict[str, Any]) -> dict[str, An
         max_context=config.int("max_position_embeddings", 4096),
         norms_per_layer=1,
         rotary=False,
-        **_state_fields(mixer, (STATE,) * layers if layers <= MAX_LISTED_LAYERS else ()),
+        **_state_fields(mixer, (STATE,) * layers),
     )
 
 
-def hybrid_fields(config: ConfigKeys, layers: int) -> dict[str, Any]:  # Any: ModelSpec fields
+def hybrid_fields(config: ConfigKeys) -> dict[str, Any]:  # Any: ModelSpec fields
     """jamba and bamba: attention + MLP layers and state-space + MLP layers (Jamba's MLP an MoE on every
     expert_layer_period-th layer): the mixer, the layer kinds and the MoE layout."""
+    layers = _layers(config)
     hidden = config.int("hidden_size")
     inner = config.int("mamba_expand") * hidden
     state, conv = config.int("mamba_d_state"), config.int("mamba_d_conv")
@@ -105,7 +114,7 @@ def hybrid_fields(config: ConfigKeys, layers: int) -> dict[str, Any]:  # Any: Mo
         dt_rank = _dt_rank(config, "mamba_dt_rank", hidden)
         mixer = _mamba1(hidden, inner, state, conv, dt_rank, proj_bias, conv_bias, dt_norms=True)
         period, offset = config.int("attn_layer_period"), config.int("attn_layer_offset", allow_zero=True)
-        attends = [i % period == offset for i in range(min(layers, MAX_LISTED_LAYERS))]
+        attends = [i % period == offset for i in range(layers)]
         fields.update(_jamba_moe(config, layers))
     else:  # bamba
         heads = config.int("mamba_n_heads")
@@ -113,10 +122,9 @@ def hybrid_fields(config: ConfigKeys, layers: int) -> dict[str, Any]:  # Any: Mo
         mixer = _mamba2(hidden, inner, heads, head_dim, config.int("mamba_n_groups"), state, conv, proj_bias,
                         conv_bias)  # fmt: skip
         listed = config.data.get("attn_layer_indices") or []
-        indices = set(listed) if isinstance(listed, list) else set()
-        attends = [i in indices for i in range(min(layers, MAX_LISTED_LAYERS))]
-    kinds = tuple(FULL if attending else STATE for attending in attends) if layers <= MAX_LISTED_LAYERS else ()
-    return {**fields, **_state_fields(mixer, kinds)}
+        indices = {i for i in listed if isinstance(i, int)} if isinstance(listed, list) else set()
+        attends = [i in indices for i in range(layers)]
+    return {**fields, **_state_fields(mixer, tuple(FULL if attending else STATE for attending in attends))}
 
 
 def _jamba_moe(config: ConfigKeys, layers: int) -> dict[str, Any]:  # Any: ModelSpec fields
