@@ -23,6 +23,7 @@ from PySide6.QtCore import QCoreApplication
 
 from desktop import fmt
 from desktop.message_templates import CONTEXT, TEMPLATES
+from desktop.quote_kinds import kind_name
 
 
 def render(message: Any) -> str:
@@ -75,8 +76,6 @@ def _value(name: str, value: Any) -> str:
     if hasattr(value, "shown") and hasattr(value, "original"):  # a planner.resolver.QuotedPrice
         return fmt.money_with_original(value.shown, value.original)
     if name == "quote_kind":
-        from desktop.plan_request import kind_name
-
         return kind_name(value)
     if name.endswith("_date"):
         return fmt.date(str(value))

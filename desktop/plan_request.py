@@ -31,6 +31,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from desktop import fmt
 from desktop.messages import render
 from desktop.plan_state import PlanInputs
+from desktop.quote_kinds import kind_name
 from planner.errors import UserError
 from planner.gpus import GpuSpec
 from planner.layout_text import family_message
@@ -262,16 +263,6 @@ def _amount(value: object) -> float:
 
 # The offer rows of the Hardware list (translated through QCoreApplication.translate("PlanRequest")).
 _OFFER_TEXT = QT_TRANSLATE_NOOP("PlanRequest", "{0} · {1} · {2}/GPU-h · {3}")
-
-
-def kind_name(kind: object) -> str:
-    """The translated name of a quote kind ("on-demand" -> "по требованию"), as the quotes table shows it."""
-    from desktop.qmodels.quotes import KIND_NAMES
-
-    text = str(kind or "")
-    return (
-        QCoreApplication.translate("QuoteTableModel", str(KIND_NAMES[text])) if text in KIND_NAMES else text
-    )
 
 
 class PageInputError(UserError):

@@ -1646,7 +1646,7 @@ token</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_request.py" line="+147"/>
+        <location filename="../../desktop/plan_request.py" line="+148"/>
         <source>run</source>
         <translation>замер</translation>
     </message>
@@ -4664,7 +4664,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTableModel</name>
     <message>
-        <location filename="../../desktop/qmodels/quotes.py" line="+68"/>
+        <location filename="../../desktop/qmodels/quotes.py" line="+69"/>
         <location line="+33"/>
         <source>GPU</source>
         <translation>GPU</translation>
@@ -4856,7 +4856,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Мощность / GPU (Вт)</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location filename="../../desktop/quote_kinds.py" line="+17"/>
         <source>on-demand</source>
         <translation>по требованию</translation>
     </message>
@@ -4881,7 +4881,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>с обязательством</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location filename="../../desktop/qmodels/quotes.py" line="+5"/>
         <source>typical</source>
         <translation>типичная</translation>
     </message>
