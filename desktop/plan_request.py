@@ -19,7 +19,6 @@ re-renders the page without planning again.
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -137,10 +136,7 @@ def resolve_model_cached(text: str) -> ModelSpec:
 def _runs(store: StoreProtocol) -> list[ProbeRun]:
     try:
         return list(store.probe_runs.all())
-    except (
-        sqlite3.Error,
-        UserError,
-    ):  # a database that cannot answer lists no runs; the rest of the page still works
+    except UserError:  # a database that cannot answer lists no runs; the rest of the page still works
         return []
 
 
@@ -160,7 +156,7 @@ def _measured_a_gpu(store: StoreProtocol, run: ProbeRun) -> bool:
     GPU measurements all failed, or that measured the CPU only, is no measured machine to plan on."""
     try:
         measurements = store.probe_runs.measurements(run.id)
-    except (sqlite3.Error, UserError):  # cannot tell: trust the run's own key figures
+    except UserError:  # cannot tell: trust the run's own key figures
         return bool(run.best_bf16_flop_per_s) or bool(run.memory_bandwidth_bytes_per_s)
     return any(
         m.device.startswith("cuda") and m.ok and m.value and m.kind in ("matmul", "memory_bandwidth")
@@ -236,7 +232,7 @@ def offered_quotes(
     """The quotes the Hardware list offers (catalog GPUs only), sorted by GPU, kind, currency, price."""
     try:
         quotes = list(store.rental_quotes.cheapest_offers(OFFERS_PER_GROUP, gpus=tuple(catalog)))
-    except (sqlite3.Error, UserError):  # a store that cannot answer leaves the group empty, as it did before
+    except UserError:  # a store that cannot answer leaves the group empty, as it did before
         quotes = []
     listed = {str(q.get("id")) for q in quotes}
     missing = [key[6:] for key in keep if key.startswith("quote:") and key[6:] not in listed]
@@ -339,7 +335,7 @@ def stated_spot_of(inputs: PlanInputs, store: StoreProtocol) -> float | None:
         return None
     try:
         return stated_spot_rate(store, tuple(inputs.hardware))
-    except (sqlite3.Error, UserError):  # a store that cannot answer states no rate (resolve() says what is wrong)
+    except UserError:  # a store that cannot answer states no rate (resolve() says what is wrong)
         return None
 
 

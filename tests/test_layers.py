@@ -166,3 +166,25 @@ def test_a_planted_import_circle_is_found(tmp_path):
     with open(tmp_path / "planner/money.py", "a", encoding="utf-8") as source:
         source.write("\n\ndef _planted():\n    from planner.costs import run_cost\n    return run_cost\n")
     assert ["planner.costs", "planner.money"] in import_cycles(tmp_path)
+
+
+def test_sqlite_errors_are_caught_only_inside_the_store():
+    """planner/store turns SQLite's environment errors (disk full, read-only, damaged, locked) into
+    StoreEnvironmentError, a UserError; what still escapes as sqlite3.Error is a bug, which must surface rather
+    than read as "no price". So no module outside planner/store imports sqlite3 at all."""
+    import ast
+
+    found = []
+    for package in ("planner", "profiler", "desktop"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if path.is_relative_to(ROOT / "planner" / "store"):
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module:
+                    names = [node.module]
+                if any(name.split(".")[0] == "sqlite3" for name in names):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, f"sqlite3 imported outside planner/store: {found}"
