@@ -27,7 +27,9 @@ SMALL: dict[str, list[Any]] = {
     "qk_nope_head_dim": [8, 16], "v_head_dim": [8, 16],
 }  # fmt: skip
 FLAGS = ("attention_bias", "mlp_bias", "qkv_bias", "use_bias", "attention_out_bias", "tie_word_embeddings",
-         "use_sliding_window", "use_qk_norm", "add_cross_attention", "lm_head_bias")  # fmt: skip
+         "use_sliding_window", "use_qk_norm", "add_cross_attention", "lm_head_bias", "use_qkv_bias", "qk_layernorm",
+         "use_parallel_residual", "parallel_attn", "new_decoder_architecture", "multi_query", "alibi", "bias",
+         "enable_bias", "do_layer_norm_before", "layer_norm_elementwise_affine", "no_bias")  # fmt: skip
 KV_HEADS = ("num_key_value_heads",)
 
 
