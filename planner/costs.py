@@ -166,7 +166,7 @@ class SpotLine:
         return -(-self.gpus // self.gpus_per_node)
 
     def as_dict(self, currency: str) -> dict[str, object]:
-        """JSON for `gpu-advisor rentbuy --json` ("spot", README)."""
+        """JSON for `gpu-advisor rentbuy --json` ("spot", docs/cli.md)."""
         comparison = self.comparison
         return {
             "interruptions_per_node_hour": self.interruptions_per_node_hour,

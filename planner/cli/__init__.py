@@ -1,4 +1,4 @@
-"""The `gpu-advisor` subcommands (the command line contract: README.md, "Command line").
+"""The `gpu-advisor` subcommands (the command line contract: docs/cli.md).
 
 Each subcommand lives in its own module with a `register(subparsers)` function that adds its parser and sets
 `handler` to a function `(args) -> int`. Errors the user can cause raise planner.errors.UserError and come out

@@ -274,7 +274,7 @@ def print_table(
     verdict_on: tuple[bool | None, str | None, int | None],
     notes: list[str],
 ) -> None:
-    """The breakdown as README shows it; verdict_on: (fits, GPU name, bytes per GPU) when --gpu was given."""
+    """The breakdown as docs/cli.md shows it; verdict_on: (fits, GPU name, bytes per GPU) when --gpu was given."""
     fits, gpu_name, capacity = verdict_on
     layout = config.layout
     active = (

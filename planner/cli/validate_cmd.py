@@ -69,7 +69,7 @@ def _write(path: Path, data: dict[str, object]) -> None:
 
 
 def report_json(report: object, refit: dict[str, float]) -> dict[str, object]:
-    """The `--json` shape (README, "gpu-advisor validate")."""
+    """The `--json` shape (docs/validation.md)."""
     from planner.validation import FIGURES, ValidationReport
     from planner.validation_split import frozen_split
 

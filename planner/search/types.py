@@ -303,7 +303,7 @@ class PlanOption:
         }
 
     def as_dict(self) -> dict[str, object]:
-        """The JSON shape of `gpu-advisor plan --json` (README, "gpu-advisor gpus, plan, rentbuy")."""
+        """The JSON shape of `gpu-advisor plan --json` (docs/cli.md, "gpu-advisor gpus, plan, rentbuy")."""
         return {
             "gpu": self.gpu.id,
             "gpu_name": self.gpu.name,
