@@ -374,13 +374,6 @@ class QuoteTableModel(FlatTableModel):
         else:
             self.rearrange(reset=True)
 
-    @property
-    def all_rows(self) -> list[Row]:
-        return list(self._all.values())
-
-    def total_count(self) -> int:
-        return len(self._all)
-
     def stats(self) -> QuoteStats:
         if self._stats is None:
             self._stats = quote_stats(self._all.values())

@@ -125,10 +125,6 @@ def usd_default_in(amount_usd: float, currency: str, what: Message, flag: str) -
     return convert(Money(amount_usd, "USD"), currency, rates).amount
 
 
-def inputs_from_args(args: argparse.Namespace) -> RentBuyInputs:
-    return inputs_and_spot(args)[0]
-
-
 def inputs_and_spot(args: argparse.Namespace) -> tuple[RentBuyInputs, SpotLine | None]:
     """The rent vs buy inputs, and the spot line from the interruption rate when one is given."""
     gpu = get_gpu(args.gpu)
