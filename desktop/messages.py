@@ -127,12 +127,4 @@ def note_lines(option: Any) -> list[str]:
 
 def excluded_rows(excluded: Iterable[Any]) -> list[tuple[str, str]]:
     """(what, why) for each planner.search.Excluded, in the interface language."""
-    rows = []
-    for item in excluded:
-        family = getattr(item, "family_message", None)
-        reason = getattr(item, "reason_message", None)
-        rows.append((
-            render(family) if family is not None else str(getattr(item, "family", "")),
-            render(reason) if reason is not None else str(getattr(item, "reason", "")),
-        ))  # fmt: skip
-    return rows
+    return [(render(item.family_message), render(item.reason_message)) for item in excluded]
