@@ -68,6 +68,8 @@ class TrainingInputs:
     tokens: float | None = None
     flash_attention: bool = True
     tp_comm_overlap: bool = False
+    ep_per_node_dispatch: bool = False
+    ep_comm_overlap: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +223,8 @@ def _training(record: Mapping[str, Any], derived: list[str]) -> TrainingInputs:
     return TrainingInputs(
         flash_attention=flash,
         tp_comm_overlap="TP comm overlap" in str(record.get("framework") or ""),
+        ep_per_node_dispatch="DeepEP" in str(record.get("framework") or ""),
+        ep_comm_overlap="EP A2A overlap" in str(record.get("framework") or ""),
         seq_len=int(seq_len),
         global_batch=int(batch),
         pinned=MappingProxyType(pinned),

@@ -83,6 +83,8 @@ def _options(case: Case, inputs: CaseInputs) -> TrainingOptions:
         context_parallel=training.context_parallel,
         tp_comm_overlap=training.tp_comm_overlap,
         flash_attention=training.flash_attention,
+        ep_per_node_dispatch=training.ep_per_node_dispatch,
+        ep_comm_overlap=training.ep_comm_overlap,
     )
 
 

@@ -30,11 +30,11 @@ from planner.errors import UserError
 from planner.gpus import GpuSpec
 from planner.messages import msg
 from planner.models import ModelSpec
+from planner.perf import expert_parallel
 from planner.perf.communication import (
     Link,
     allgather_time_s,
     allreduce_time_s,
-    alltoall_time_s,
     exposed_s,
     group_link,
 )
@@ -96,7 +96,9 @@ class TrainingOptions:
     and residual region split over tp (None: on whenever tp > 1, as Megatron-Core and NeMo run it);
     tp_comm_overlap: tensor-parallel collectives overlapped with the GEMMs (Megatron-Core --tp-comm-overlap);
     optimizer: adamw | adamw8bit | sgd; lora_rank: adapter rank (LoRA / QLoRA); flash_attention: False for
-    frameworks without it (scores materialised, planner.perf.compute.unfused_attention_seconds).
+    frameworks without it (scores materialised, planner.perf.compute.unfused_attention_seconds);
+    ep_per_node_dispatch: MoE tokens sent once per node and forwarded over NVLink (DeepEP); ep_comm_overlap: the
+    expert all-to-all run behind another micro-batch's compute (planner.perf.expert_parallel).
     """
 
     virtual_stages: int = 1
@@ -106,6 +108,8 @@ class TrainingOptions:
     optimizer: str = "adamw"
     lora_rank: int = 16
     flash_attention: bool = True
+    ep_per_node_dispatch: bool = False
+    ep_comm_overlap: bool = False
 
 
 DEFAULT_OPTIONS = TrainingOptions()
@@ -624,7 +628,7 @@ class _Context:
         backward = gemm + attention + memory + loss + dequant - forward
         return _MicroBatch(
             gemm_s=gemm, attention_s=attention, memory_s=memory, loss_s=loss, dequant_s=dequant,
-            forward_s=forward, backward_s=max(0.0, backward), tp_s=self._tp(gemm), ep_s=self._ep(),
+            forward_s=forward, backward_s=max(0.0, backward), tp_s=self._tp(gemm), ep_s=self._ep(gemm + attention + memory),
             cp_s=self._cp(attention), fsdp_s=0.0,
         )  # fmt: skip
 
@@ -707,12 +711,21 @@ class _Context:
             return exposed_s(total, gemm_s, interference=self.constants.overlap_interference)
         return total
 
-    def _ep(self) -> float:
+    def _ep(self, compute_s: float) -> float:
+        """The expert dispatches and combines of the stage's MoE layers (planner.perf.expert_parallel)."""
         if self.ep <= 1 or not self.stage_moe:
             return 0.0
-        link = self.link(self.ep, self.ep * self.tp)
-        message = self.tokens * self.shape.hidden * ACTIVATION_BYTES * self.shape.experts_per_token
-        return self.stage_moe * 4 * alltoall_time_s(message, self.ep, link.bus_bytes_per_s, link.latency_s)
+        shape, per_node, sp = self.shape, self.owner.per_node, self.sequence_parallel
+        span = expert_parallel.group_span(self.ep, self.tp, sp)
+        copies = expert_parallel.traffic(shape.experts_total, shape.experts_per_token, self.ep, span, per_node,
+                                         self.options.ep_per_node_dispatch)  # fmt: skip
+        nvlink, network = self.link(self.ep, min(span, per_node)), self.link(self.ep, span)
+        tokens = expert_parallel.routed_tokens(self.tokens, self.tp, sp)
+        one = expert_parallel.alltoall_seconds(shape.hidden * ACTIVATION_BYTES, tokens, copies, nvlink, network)
+        total = self.stage_moe * expert_parallel.DISPATCH_AND_COMBINE * one
+        if self.options.ep_comm_overlap:
+            return exposed_s(total, compute_s, interference=self.constants.overlap_interference)
+        return total
 
     def _cp(self, attention_s: float) -> float:
         """Ring attention: each rank passes its K and V chunk round the context group (forward), and K, V and
