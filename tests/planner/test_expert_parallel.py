@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from planner.perf import FittedConstants
 from planner.perf.communication import Link
+from planner.perf.efficiencies import SHIPPED
 from planner.perf.expert_parallel import alltoall_seconds, group_span, routed_tokens, traffic
 from planner.validation import predicted_metric
 from planner.validation_cases import load_cases
@@ -64,13 +64,13 @@ def test_the_published_cross_node_qwen3_step_is_met_within_a_quarter():
     # Megatron-MoE-ModelZoo, 256 H100, TP2 EP32 PP8 VPP4, DeepEP, no A2A overlap: 19.7 s per step (the expert
     # all-to-all charged as a plain all-to-all of the whole micro-batch made it 56 s before).
     case = _qwen3("cross-node-ep32-pp8")
-    predicted = predicted_metric(case, predict(case, FittedConstants()))
+    predicted = predicted_metric(case, predict(case, SHIPPED))
     assert predicted == pytest.approx(19.7, rel=0.25)
 
 
 def test_overlapping_the_all_to_all_shortens_the_step_but_never_below_its_compute():
     plain, overlapped = _qwen3("cross-node-ep32-pp8"), _qwen3("cross-node-ep32-pp8-a2a-overlap")
-    constants = FittedConstants()
+    constants = SHIPPED
     plain_s = predict(plain, constants).step_time_s
     overlapped_s = predict(overlapped, constants).step_time_s
     assert plain_s is not None and overlapped_s is not None
