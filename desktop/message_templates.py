@@ -223,6 +223,11 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "error.headroom_range": QT_TRANSLATE_NOOP("PlannerMessages", "the memory headroom must be between 0 and {limit} of each GPU's memory, got {headroom}"),
     "error.cannot_pin": QT_TRANSLATE_NOOP("PlannerMessages", "cannot pin {fields}; pin one of: {choices}"),
     "error.top_positive": QT_TRANSLATE_NOOP("PlannerMessages", "--top must be at least 1"),
+    "error.chosen_hardware_unplannable": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "nothing to plan on: {reasons}; choose a GPU of the catalog (gpu-advisor gpus lists them) or "
+        "add this GPU as your own GPU type",
+    ),
     "error.no_gpu_type": QT_TRANSLATE_NOOP("PlannerMessages", "choose at least one GPU type"),
     "error.budget_currency": QT_TRANSLATE_NOOP(
         "PlannerMessages", "the budget is in {budget_currency} but prices are in {price_currency}; convert first"
@@ -531,6 +536,15 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
         "version; it was left unchanged: restore it from a backup or choose another file with --db"
     ),
     # files a user names and files the app writes (planner/files.py), hostile input (issue 14)
+    "error.would_overwrite": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{path} exists; it was left unchanged: add --force to replace it, or choose another name",
+    ),
+    "error.export_would_overwrite": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{folder} already holds {count} file(s) an export writes (such as {name}); they were left unchanged: add "
+        "--force to replace them, or choose another folder",
+    ),
     "error.value_too_large": QT_TRANSLATE_NOOP(
         "PlannerMessages",
         "{what} {value} is absurdly large (limit {limit})",

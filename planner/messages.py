@@ -411,6 +411,11 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.run_cost_negative": "GPU-hours and the price per GPU-hour must not be negative",
     "error.rentbuy_gpus_large": "{gpus:,} GPUs is absurdly large (limit {limit:,})",
     "error.purchase_large": "the purchase price {price:g} is absurdly large (limit {limit:g})",
+    "error.would_overwrite": "{path} exists; it was left unchanged: add --force to replace it, or choose another name",
+    "error.export_would_overwrite": (
+        "{folder} already holds {count} file(s) an export writes (such as {name}); they were left unchanged: add "
+        "--force to replace them, or choose another folder"
+    ),
     "error.value_too_large": "{what} {value:g} is absurdly large (limit {limit:g})",
     "error.power_range": (
         "the power per GPU must be between 0 and {limit:.0f} W (0 leaves electricity out), got {power:g} W"
@@ -444,6 +449,10 @@ TEMPLATES: Mapping[str, str] = MappingProxyType({
     "error.headroom_range": "the memory headroom must be between 0 and {limit:.0%} of each GPU's memory, got {headroom:g}",
     "error.cannot_pin": "cannot pin {fields}; pin one of: {choices}",
     "error.top_positive": "--top must be at least 1",
+    "error.chosen_hardware_unplannable": (
+        "nothing to plan on: {reasons:clauses}; choose a GPU of the catalog (gpu-advisor gpus lists them) or "
+        "add this GPU as your own GPU type"
+    ),
     "error.no_gpu_type": "choose at least one GPU type",
     "error.no_hardware_chosen": "choose at least one GPU type, machine or quote to plan on",
     "error.budget_currency": "the budget is in {budget_currency} but prices are in {price_currency}; convert first",

@@ -2360,7 +2360,12 @@ token</source>
         <translation>запас памяти должен быть от 0 до {limit} памяти каждого GPU, а получено {headroom}</translation>
     </message>
     <message>
-        <location line="+177"/>
+        <location line="+3"/>
+        <source>nothing to plan on: {reasons}; choose a GPU of the catalog (gpu-advisor gpus lists them) or add this GPU as your own GPU type</source>
+        <translation>не на чем планировать: {reasons}; выберите GPU из каталога (их перечисляет gpu-advisor gpus) или добавьте этот GPU как свой тип GPU</translation>
+    </message>
+    <message>
+        <location line="+179"/>
         <source>gpu-probe printed nothing for {seconds} s and was stopped, with every process it started; nothing was saved: run it again, or run gpu-probe --progress by hand to see where it stops</source>
         <translation>gpu-probe ничего не выводил {seconds} с и был остановлен вместе со всеми процессами, которые он запустил; ничего не сохранено: запустите его снова или запустите gpu-probe --progress вручную, чтобы увидеть, где он останавливается</translation>
     </message>
@@ -2395,7 +2400,17 @@ token</source>
         <translation>не удаётся обновить {path} с версии базы данных {version} ({detail}): в ней есть таблицы другой версии; файл оставлен без изменений: восстановите его из резервной копии или выберите другой файл через --db</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+6"/>
+        <source>{path} exists; it was left unchanged: add --force to replace it, or choose another name</source>
+        <translation>{path} уже существует; файл оставлен без изменений: добавьте --force, чтобы заменить его, или выберите другое имя</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{folder} already holds {count} file(s) an export writes (such as {name}); they were left unchanged: add --force to replace them, or choose another folder</source>
+        <translation>в {folder} уже есть файлы, которые пишет экспорт ({count}, например {name}); они оставлены без изменений: добавьте --force, чтобы заменить их, или выберите другую папку</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>{field} {value} is ambiguous: the comma may separate thousands or mark decimals; write 1000 or 1.000 (or 1,000.00)</source>
         <translation>{field} {value} неоднозначно: запятая может отделять тысячи или дробную часть; напишите 1000 или 1.000 (или 1,000.00)</translation>
     </message>
@@ -3156,12 +3171,12 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-395"/>
+        <location line="-404"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+328"/>
+        <location line="+337"/>
         <source>the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
         <translation>общая раскладка пула и синхронизация градиентов в темпе более медленного типа стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
     </message>
@@ -3331,7 +3346,7 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-578"/>
+        <location line="-592"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
@@ -3461,7 +3476,7 @@ token</source>
         <translation>--top должен быть не меньше 1</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+6"/>
         <source>choose at least one GPU type</source>
         <translation>выберите хотя бы один тип GPU</translation>
     </message>

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from planner.cli import print_json
 from planner.errors import UserError
 from planner.exports import ExportInputs, export_plan
-from planner.files import write_atomically
+from planner.files import refuse_overwrite, write_atomically
 from planner.gpus import GpuSpec, get_gpu
 from planner.layout_text import layout_label
 from planner.memory import MAX_DEGREE, MAX_LORA_RANK, MAX_SEQ_LEN, MemoryConfig, validate_layout
@@ -207,6 +207,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--probe-shapes", metavar="FILE", default=None,
         help="write the top option's GEMM and attention shapes for gpu-probe --model-shapes FILE",
     )  # fmt: skip
+    parser.add_argument("--force", action="store_true", help="let --export and --probe-shapes replace files")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run_plan)
 
@@ -656,6 +657,17 @@ def goodput_lines(option: PlanOption, term: Goodput) -> list[str]:
 # ------------------------------------------------------------------------------------------------ run
 
 
+def refuse_replacing_outputs(args: argparse.Namespace) -> None:
+    """--export DIR and --probe-shapes FILE replace no existing file without --force."""
+    from planner.exports.common import EXPORT_FILES
+
+    if args.export:
+        folder = Path(args.export).expanduser()
+        refuse_overwrite((folder / name for name in EXPORT_FILES), force=args.force, folder=folder)
+    if args.probe_shapes:
+        refuse_overwrite([Path(args.probe_shapes).expanduser()], force=args.force)
+
+
 def _export(result: PlanResult, directory: str, inputs: ExportInputs) -> list[Path]:
     if not result.options:
         raise UserError.of(msg("error.nothing_to_export"))
@@ -683,6 +695,7 @@ def _export_inputs(
 
 
 def run_plan(args: argparse.Namespace) -> int:
+    refuse_replacing_outputs(args)  # before the search: its minutes are not wasted on a refusal
     currency = normalise_currency(args.currency)
     workload = workload_from_args(args)
     constraints = constraints_from_args(args, currency)
