@@ -11,7 +11,7 @@ then renamed over the target (os.replace, atomic on POSIX and Windows). A full d
 killed process leaves the old file as it was, never a truncated one. An existing target that is not a
 regular file (a FIFO, a device, a folder) is refused rather than replaced.
 
-Both raise UserError (planner/messages.py codes error.not_regular_file, error.file_too_large,
+Both raise UserError (planner.messages codes error.not_regular_file, error.file_too_large,
 error.file_unreadable, error.cannot_write), so the CLI prints one line and the GUI shows one message.
 """
 

@@ -2084,7 +2084,7 @@ token</source>
 <context>
     <name>PlannerMessages</name>
     <message>
-        <location filename="../../desktop/message_templates.py" line="+23"/>
+        <location filename="../../desktop/message_templates.py" line="+26"/>
         <source>DDP</source>
         <translation>DDP</translation>
     </message>
@@ -2355,7 +2355,7 @@ token</source>
         <translation>DeepSeek-V3 посчитана без модуля предсказания нескольких токенов (14 млрд параметров; основная модель — 671 млрд)</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location filename="../../desktop/error_templates.py" line="+32"/>
         <source>the memory headroom must be between 0 and {limit} of each GPU&apos;s memory, got {headroom}</source>
         <translation>запас памяти должен быть от 0 до {limit} памяти каждого GPU, а получено {headroom}</translation>
     </message>
@@ -2475,7 +2475,7 @@ token</source>
         <translation>{path} — не база данных GPU Advisor (это не файл SQLite); файл не изменён: проверьте путь --db или выберите другой файл</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location filename="../../desktop/message_templates.py" line="+4"/>
         <source>{parts}</source>
         <translation>{parts}</translation>
     </message>
@@ -2700,7 +2700,7 @@ token</source>
         <translation>цену электроэнергии по умолчанию</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location filename="../../desktop/error_templates.py" line="+5"/>
         <source>unknown {what} {text}; choose one of: {choices}</source>
         <translation>неизвестное значение «{text}» ({what}); допустимые: {choices}</translation>
     </message>
@@ -2725,8 +2725,8 @@ token</source>
         <translation>{what}: нужно конечное число, а получено {value}</translation>
     </message>
     <message>
-        <location line="-111"/>
-        <location line="+112"/>
+        <location line="-61"/>
+        <location line="+62"/>
         <source>{what} {value} is absurdly large (limit {limit})</source>
         <translation>{what}: {value} — нелепо большое значение (предел {limit})</translation>
     </message>
@@ -2841,7 +2841,7 @@ token</source>
         <translation>укажите либо --price-per-gpu-hour, либо --price-from-quotes, но не оба сразу</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location filename="../../desktop/message_templates.py" line="+2"/>
         <source>{gpu} alone</source>
         <translation>только {gpu}</translation>
     </message>
@@ -2916,7 +2916,7 @@ token</source>
         <translation>конвейера по типам нет: {refusal}</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../desktop/error_templates.py" line="+1"/>
         <source>nothing to export: no option fits</source>
         <translation>экспортировать нечего: ни один вариант не помещается</translation>
     </message>
@@ -3011,7 +3011,7 @@ token</source>
         <translation>выберите хотя бы один тип GPU, машину или котировку для планирования</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location filename="../../desktop/message_templates.py" line="+2"/>
         <source>{price}/GPU-h, set by you</source>
         <translation>{price}/GPU-ч, задано вами</translation>
     </message>
@@ -3066,7 +3066,7 @@ token</source>
         <translation>замер {run_id} не измерил ни одного GPU из каталога: по нему нельзя планировать</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../desktop/error_templates.py" line="+1"/>
         <source>optimizer offload needs ZeRO stage 1, 2 or 3 (DeepSpeed offload_optimizer)</source>
         <translation>для выгрузки оптимизатора нужна стадия ZeRO 1, 2 или 3 (offload_optimizer в DeepSpeed)</translation>
     </message>
@@ -3171,12 +3171,12 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-404"/>
+        <location line="-320"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+337"/>
+        <location filename="../../desktop/message_templates.py" line="-21"/>
         <source>the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
         <translation>общая раскладка пула и синхронизация градиентов в темпе более медленного типа стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
     </message>
@@ -3196,7 +3196,7 @@ token</source>
         <translation>{stages} × {gpu}, слоёв на ступень: {fewest}–{most}</translation>
     </message>
     <message>
-        <location line="+63"/>
+        <location filename="../../desktop/error_templates.py" line="+321"/>
         <source>{path}: cannot read ({kind}: {reason})</source>
         <translation>{path}: не удалось прочитать ({kind}: {reason})</translation>
     </message>
@@ -3346,12 +3346,12 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-592"/>
+        <location line="-508"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
-        <location line="-129"/>
+        <location filename="../../desktop/message_templates.py" line="-195"/>
         <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
     </message>
@@ -3426,7 +3426,7 @@ token</source>
         <translation>Никакое число {gpu} не выполняет цели: ближайший вариант, TP {tp} x PP {pp}, даёт TTFT p90 {ttft_s} и TPOT {tpot_s}; нужен более быстрый GPU, меньшая или квантованная модель, более короткий промпт или менее строгие цели.</translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location filename="../../desktop/error_templates.py" line="+3"/>
         <source>the number of tokens must be positive</source>
         <translation>число токенов должно быть больше нуля</translation>
     </message>
