@@ -224,6 +224,7 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "choice.lora_target": QT_TRANSLATE_NOOP("PlannerMessages", "LoRA target"),
     "choice.recompute": QT_TRANSLATE_NOOP("PlannerMessages", "recompute mode"),
     "choice.offload": QT_TRANSLATE_NOOP("PlannerMessages", "offload mode"),
+    "choice.runtime": QT_TRANSLATE_NOOP("PlannerMessages", "runtime"),
     "choice.rank_by": QT_TRANSLATE_NOOP("PlannerMessages", "ranking"),
     "choice.confidence": QT_TRANSLATE_NOOP("PlannerMessages", "confidence"),
     "choice.calibration_source": QT_TRANSLATE_NOOP("PlannerMessages", "calibration source"),

@@ -32,6 +32,7 @@ TEXTS: Mapping[str, str] = MappingProxyType({
     "choice.lora_target": "LoRA target",
     "choice.recompute": "recompute mode",
     "choice.offload": "offload mode",
+    "choice.runtime": "runtime",
     "choice.rank_by": "ranking",
     "choice.confidence": "confidence",
     "choice.calibration_source": "calibration source",

@@ -1392,7 +1392,7 @@ token</source>
         <translation>Шаг {0} из {1}</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_text.py" line="+211"/>
+        <location filename="../../desktop/plan_text.py" line="+213"/>
         <source>{0}: {1} billion parameters</source>
         <translation>{0}: {1} млрд параметров</translation>
     </message>
@@ -1427,7 +1427,7 @@ token</source>
         <translation>См. советы ниже.</translation>
     </message>
     <message>
-        <location line="-65"/>
+        <location line="-67"/>
         <source>{0} of {1} per GPU</source>
         <translation>{0} из {1} на GPU</translation>
     </message>
@@ -1452,7 +1452,12 @@ token</source>
         <translation>микробатч {0}, {1}</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+4"/>
+        <source>runtime {0}</source>
+        <translation>среда выполнения {0}</translation>
+    </message>
+    <message>
+        <location line="+40"/>
         <source>Planning…</source>
         <translation>Планирование…</translation>
     </message>
@@ -2551,6 +2556,11 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>runtime</source>
+        <translation>среда выполнения</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>ranking</source>
         <translation>критерий ранжирования</translation>
     </message>
@@ -2710,7 +2720,7 @@ token</source>
         <translation>стадия ZeRO должна быть 0, 1, 2 или 3, а получено {value}</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>{what} must be a whole number, got {value}</source>
         <translation>{what}: нужно целое число, а получено {value}</translation>
     </message>
@@ -2725,13 +2735,18 @@ token</source>
         <translation>{what}: нужно конечное число, а получено {value}</translation>
     </message>
     <message>
-        <location line="-61"/>
-        <location line="+62"/>
+        <location line="-62"/>
+        <location line="+63"/>
         <source>{what} {value} is absurdly large (limit {limit})</source>
         <translation>{what}: {value} — нелепо большое значение (предел {limit})</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-4"/>
+        <source>the {runtime} runtime cannot run this layout: {reason}</source>
+        <translation>среда выполнения {runtime} не может выполнить эту раскладку: {reason}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>{what} must be a number, got {value}</source>
         <translation>{what}: нужно число, получено {value}</translation>
     </message>
@@ -3171,7 +3186,7 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-320"/>
+        <location line="-321"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
@@ -3196,7 +3211,7 @@ token</source>
         <translation>{stages} × {gpu}, слоёв на ступень: {fewest}–{most}</translation>
     </message>
     <message>
-        <location filename="../../desktop/error_templates.py" line="+321"/>
+        <location filename="../../desktop/error_templates.py" line="+322"/>
         <source>{path}: cannot read ({kind}: {reason})</source>
         <translation>{path}: не удалось прочитать ({kind}: {reason})</translation>
     </message>
@@ -3346,12 +3361,12 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-508"/>
+        <location line="-509"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
-        <location filename="../../desktop/message_templates.py" line="-195"/>
+        <location filename="../../desktop/message_templates.py" line="-196"/>
         <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
     </message>
@@ -6153,7 +6168,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>StrategyPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_constraints.py" line="+69"/>
+        <location filename="../../desktop/pages/plan_constraints.py" line="+79"/>
         <source>Strategy (expert)</source>
         <translation>Стратегия (эксперт)</translation>
     </message>
@@ -6226,6 +6241,21 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+2"/>
         <source>ZeRO-{0}</source>
         <translation>ZeRO-{0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Runtime</source>
+        <translation>Среда выполнения</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Chosen per layout (DDP for plain data parallel, else DeepSpeed, else torchtitan), or one training runtime for every option: its memory layout is counted and its runner exported</source>
+        <translation>Выбирается для каждой раскладки (DDP для простого параллелизма данных, иначе DeepSpeed, иначе torchtitan) или одна среда обучения для всех вариантов: учитывается её размещение в памяти и экспортируется её запуск</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>chosen per layout</source>
+        <translation>выбирается для каждой раскладки</translation>
     </message>
 </context>
 <context>

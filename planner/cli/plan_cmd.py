@@ -49,7 +49,7 @@ from planner.search import (
 )
 from planner.search.pools import EVERY_WAY, PoolPart, compare_pool
 from planner.search.types import MAX_MEMORY_HEADROOM
-from planner.vocabulary import Layout, Offload, Optimizer, Precision, RankBy, Recompute, Task
+from planner.vocabulary import Layout, Offload, Optimizer, Precision, RankBy, Recompute, Runtime, Task
 
 if TYPE_CHECKING:
     from planner.store import StoreProtocol
@@ -196,6 +196,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     pin.add_argument("--offload", default=None, choices=Offload.values())
     pin.add_argument("--micro-batch", type=int, default=None)
     pin.add_argument("--virtual-stages", type=int, default=None, help="interleaved 1F1B chunks per pipeline rank")
+    pin.add_argument(
+        "--runtime", default=None, choices=Runtime.values(),
+        help="training runtime to plan for (default: the planner chooses one per layout)",
+    )  # fmt: skip
     parser.add_argument("--rank-by", default="time", choices=RankBy.choices())
     parser.add_argument("--top", type=int, default=10)
     parser.add_argument(
@@ -321,6 +325,7 @@ def workload_from_args(args: argparse.Namespace) -> Workload:
         lora_rank=args.lora_rank,
         engine=args.engine,
         weight_format=args.weight_format,
+        runtime=args.runtime if not inference else None,
     )
 
 

@@ -4,6 +4,7 @@ note, and the --json payload."""
 
 from __future__ import annotations
 
+from planner.exports.runners import runtime_framework
 from planner.layout_text import layout_label
 from planner.messages import format_bytes, format_duration
 from planner.money import Money, format_money
@@ -81,6 +82,8 @@ def option_details(option: PlanOption) -> list[str]:
         parts_text = ", ".join(parts)
         lines.append(f"band: {parts_text} (time {band.low_fraction:+.0%} .. {band.high_fraction:+.0%}, "
                      f"from {band.cases} published {band.basis} runs, {band.confidence})")  # fmt: skip
+    if option.runtime is not None:
+        lines.append(f"runtime {option.runtime}: {runtime_framework(option.runtime)}")
     if option.mfu is not None:
         lines.append(f"MFU {option.mfu:.0%} of the dense peak")
     if option.goodput is not None:
