@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from planner.models.kv_cache import kv_cache_bytes_per_sequence
 from planner.perf.queueing import md1_wait
 from planner.perf.serving import Replica, step_seconds
 
@@ -49,7 +50,7 @@ def disaggregated(
     chunks = max(1, math.ceil(p / budget))
     prefill_s = chunks * step_seconds(prefill, 0.0, 0.0, p / chunks, p)
     wait = md1_wait(request_rate / prefill_replicas, prefill_s)
-    kv_bytes = p * prefill.model.kv_bytes_per_token(prefill.kv_bytes)
+    kv_bytes = kv_cache_bytes_per_sequence(prefill.model, prompt_len, prefill.kv_bytes)
     transfer_s = kv_bytes / (link_bytes_per_s * prefill.tp) + link_latency_s
     cap = float(min(decode.limits[0], decode_max_sequences or decode.limits[0]))
     rate = request_rate / decode_replicas

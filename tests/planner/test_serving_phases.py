@@ -199,3 +199,25 @@ def test_disaggregated_pools_time_the_kv_transfer_and_decode_without_prompt_chun
     # the same decodes with 5,000-token prompts chunked into their steps (aggregated, same decode replicas)
     mixed = perf.serve(decode, 1, 5000, 500, max_sequences=84, request_rate=6.4 / 4)
     assert load.tpot_s < mixed.tpot_s
+
+
+def test_decode_reads_each_layer_kind_as_the_reader_keeps_it():
+    """KV bytes of a decode step come from planner.models.kv_cache: sliding layers only their window, KV heads
+    split over tp, MLA's latent whole on every GPU. Hand figures: Llama 3.1 8B keeps 2 x 8 heads x 128 x 2 B =
+    4,096 B per token per layer."""
+    import dataclasses
+
+    base = _replica("llama-3.1-8b", "h100-sxm", "bf16", 1, "vllm")
+    sliding = dataclasses.replace(base.model, layer_types=("sliding", "full") * 16, sliding_window=1024)
+    half = dataclasses.replace(base, model=sliding)
+    context = 8000
+    assert perf.kv_bytes_read(base, 1, context) == 32 * context * 4096
+    assert perf.kv_bytes_read(half, 3, 3 * context) == 3 * (16 * context + 16 * 1023) * 4096
+    assert perf.kv_bytes_read(dataclasses.replace(base, tp=2), 1, context) == 32 * context * 2048
+    assert perf.kv_bytes_read(dataclasses.replace(base, tp=16), 1, context) == 32 * context * 512  # one head each
+    assert perf.step_seconds(half, 64, 64 * context) < perf.step_seconds(base, 64, 64 * context)
+    deepseek = _replica("deepseek-v3", "h200-sxm", "fp8", 8, "vllm")
+    spec = deepseek.model
+    latent = (spec.kv_lora_rank + spec.qk_rope_head_dim) * 1.0  # 512 + 64 values at 1 B (fp8 KV cache)
+    assert latent == 576
+    assert perf.kv_bytes_read(deepseek, 2, 2 * context) == 2 * spec.layers * context * latent
