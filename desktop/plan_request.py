@@ -55,7 +55,7 @@ from planner.resolver import (
 )
 from planner.search import PlanOption, PlanResult, Workload
 from planner.search.pools import EVERY_WAY, PoolComparison, PoolPart, compare_pool
-from planner.vocabulary import ZeroStage
+from planner.vocabulary import Runtime, ZeroStage
 
 if TYPE_CHECKING:
     from planner.store import ProbeRun, RentalQuoteRow, StoreProtocol
@@ -314,6 +314,7 @@ def question_of(inputs: PlanInputs, currency: str, stated_spot: float | None = N
         bandwidth_fraction=inputs.efficiency,
         dataset_tokens=float(inputs.dataset_tokens) if training and inputs.tokens_mode == "dataset" else None,
         lora_rank=int(inputs.lora_rank),
+        runtime=Runtime(inputs.runtime) if training and inputs.runtime else None,
     )
     return PlanQuestion(
         model=inputs.model_text,

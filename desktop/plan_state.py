@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from planner.errors import UserError
 from planner.resolver import MAX_INTERRUPTIONS_PER_NODE_HOUR
 from planner.search.types import DEFAULT_MEMORY_HEADROOM, MAX_MEMORY_HEADROOM
-from planner.vocabulary import Precision, RankBy, Task
+from planner.vocabulary import Precision, RankBy, Runtime, Task
 
 if TYPE_CHECKING:
     from planner.search import PlanOption, PlanResult
@@ -72,6 +72,7 @@ class PlanInputs:
     pin_pp: int | None = None
     pin_zero: int | None = None
     pin_micro_batch: int | None = None
+    runtime: str | None = None  # Expert mode: the training runtime every option runs in (None: chosen per layout)
     # Failures and checkpoints (training goodput), as the CLI's --failures-per-million-gpu-hours,
     # --checkpoint-storage, --checkpoint-gb-per-s and --checkpoint-interval-minutes take them (None: the default).
     failures_per_million_gpu_hours: float | None = None
@@ -174,6 +175,8 @@ class PlanInputs:
         if not self.checkpoint_interval_minutes:
             changes["checkpoint_interval_minutes"] = None
         changes["pool"] = _pool_rows(self.pool)
+        if self.runtime is not None and self.runtime not in Runtime.values():
+            changes["runtime"] = None  # a saved plan may hold any text here
         for name in PIN_FIELDS:
             value = getattr(self, f"pin_{name}")
             if value is not None and (

@@ -72,6 +72,8 @@ def option_summary(option: PlanOption, training: bool, users: int | None) -> str
         strategy += ", " + translate("PlanPage", "micro-batch {0}, {1}").format(
             option.layout.micro_batch, plurals().accumulation_steps(accumulation)
         )
+        if option.runtime is not None:
+            strategy += ", " + translate("PlanPage", "runtime {0}").format(option.runtime)
     else:
         replicas, per_replica = option.layout.dp, option.batch_per_replica or 1
         users_text = fmt.integer(users if users is not None else served_users(option))

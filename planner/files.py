@@ -11,7 +11,7 @@ then renamed over the target (os.replace, atomic on POSIX and Windows). A full d
 killed process leaves the old file as it was, never a truncated one. An existing target that is not a
 regular file (a FIFO, a device, a folder) is refused rather than replaced.
 
-Both raise UserError (planner/messages.py codes error.not_regular_file, error.file_too_large,
+Both raise UserError (planner.messages codes error.not_regular_file, error.file_too_large,
 error.file_unreadable, error.cannot_write), so the CLI prints one line and the GUI shows one message.
 """
 
@@ -21,7 +21,7 @@ import contextlib
 import os
 import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import BinaryIO
 
@@ -84,6 +84,21 @@ def refuse_special_target(path: Path) -> None:
         raise UserError.of(msg("error.cannot_write", path=str(path), reason=_reason(exc))) from None
     if not stat.S_ISREG(mode):
         raise UserError.of(msg("error.not_regular_file", path=str(path), kind=file_kind(mode)))
+
+
+def refuse_overwrite(paths: Iterable[Path], *, force: bool, folder: Path | None = None) -> None:
+    """UserError when one of `paths` exists and `force` is off: the user's files are never replaced without a
+    word (issue 30). `folder`: the paths are files an export writes into it (the message names the folder)."""
+    if force:
+        return
+    existing = [path for path in paths if path.exists() or path.is_symlink()]
+    if not existing:
+        return
+    if folder is None:
+        raise UserError.of(msg("error.would_overwrite", path=str(existing[0])))
+    raise UserError.of(
+        msg("error.export_would_overwrite", folder=str(folder), count=len(existing), name=existing[0].name)
+    )
 
 
 def write_atomically(path: str | os.PathLike[str], data: bytes | str, *, mode: int | None = None) -> Path:

@@ -477,6 +477,8 @@ def resolve(
     if not question.hardware:
         raise UserError.of(msg("error.no_hardware_chosen"))
     hardware = _resolve_hardware(question, store, catalog, rates)
+    if not hardware.gpus and hardware.notes:  # e.g. run:ID of a GPU outside the catalog: say which and why
+        raise UserError.of(msg("error.chosen_hardware_unplannable", reasons=tuple(hardware.notes)))
     if not hardware.gpus:
         raise UserError.of(msg("error.no_hardware_chosen"))
     notes, missing = list(hardware.notes), list(hardware.missing_rates)

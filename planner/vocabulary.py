@@ -134,6 +134,18 @@ class Offload(_Choice):
     ALL = "all"
 
 
+class Runtime(_Choice):
+    """The framework a training plan's memory is counted for and its export runs: DeepSpeed (ZeRO 0-3, offload,
+    AutoTP / AutoEP; its 16-bit weights and gradients beside fp32 master weights), PyTorch FSDP2 (fully_shard
+    with a MixedPrecisionPolicy: fp32 shards, 16-bit gathered units), PyTorch DDP with autocast, or torchtitan
+    (FSDP2 x TP x PP x EP)."""
+
+    DEEPSPEED = "deepspeed"
+    FSDP2 = "fsdp2"
+    DDP = "ddp"
+    TORCHTITAN = "torchtitan"
+
+
 class RankBy(_Choice):
     TIME = "time"
     COST = "cost"

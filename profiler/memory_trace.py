@@ -33,16 +33,36 @@ import argparse
 import contextlib
 import json
 import math
-import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from profiler.jsontypes import JSONObject, JSONValue
+from profiler.trace_accounting import (
+    Accounting,
+    dtensor_propagation_untracked,
+    no_hooks_on_frozen,
+    recording_tracker,
+    thin_timeline,
+)
 from profiler.trace_model import TraceError, _dtype, add_lora, build_causal_lm, decoder_layers, read_config
+from profiler.trace_request import TraceRequest, fsdp_sharded, group_size
+from profiler.trace_setup import (
+    autocast_for,
+    current_rank,
+    device_meshes,
+    fake_process_group,
+    new_optimizers,
+    random_tokens,
+    real_process_group,
+    shard_model,
+    trainable_parameters,
+    under_torchrun,
+    warm_optimizers,
+)
 
 if TYPE_CHECKING:
     import torch
@@ -53,174 +73,6 @@ VERSION = 1
 TASKS = ("pretrain", "finetune", "lora", "inference")
 PRECISIONS = ("fp32", "bf16", "fp16")
 TIMELINE_POINTS = 400  # samples kept of the step's timeline
-CATEGORIES = (
-    "parameters", "gathered_parameters", "buffers", "gradients", "gathered_gradients", "optimizer", "activations",
-    "temporaries", "communication", "other",
-)  # fmt: skip
-# MemTracker's and FSDPMemTracker's reference types -> our categories ("gathered": FSDP2's unsharded copies).
-_TRACKER_NAMES = {
-    "Parameter": "parameters",
-    "Sharded Param": "parameters",
-    "Unsharded Param": "gathered_parameters",
-    "Buffer": "buffers",
-    "Gradient": "gradients",
-    "Sharded Grad": "gradients",
-    "Unsharded Grad": "gathered_gradients",
-    "Optstate": "optimizer",
-    "OptState": "optimizer",
-    "Activation": "activations",
-    "Temp": "temporaries",
-    "All Gather": "communication",
-    "Reduce Scatter": "communication",
-    "Inputs": "other",
-    "Other": "other",
-}
-
-
-@dataclass(frozen=True)
-class TraceRequest:
-    config: str  # path to a config.json (or a folder holding one)
-    task: str = "pretrain"  # pretrain | finetune | lora | inference
-    precision: str = (
-        "bf16"  # training: autocast over fp32 weights; inference and LoRA's base: the weights' dtype
-    )
-    batch: int = 1
-    seq_len: int = 1024
-    recompute: bool = False  # activation checkpointing of every decoder layer
-    attention: str = "sdpa"  # sdpa (fused/flash) | eager (the explicit softmax that keeps the probabilities)
-    lora_rank: int = 16
-    lora_targets: tuple[str, ...] = ("q", "k", "v", "o")
-    dp: int = 1  # data-parallel ranks (a fake process group when > 1)
-    zero: int = 0  # 0/1: unsharded step (ZeRO-1's optimizer shard is divided out); 2/3: FSDP2 fully_shard
-    fake: bool = True  # False: real tensors (tests on small models on the CPU; the device check on a GPU)
-    new_tokens: int = 1  # inference: tokens decoded after the prefill
-    device: str = (
-        "cpu"  # "cuda": real tensors on the GPU, measured by torch.cuda's allocator too (device check)
-    )
-    tp: int = 1  # tensor-parallel ranks (TorchTitan's plan over a fake process group; with dp a 2-D mesh)
-    pp: int = 1  # pipeline stages: one stage's module is traced (see `stage`)
-    ep: int = 1  # expert-parallel ranks: each MoE layer keeps num_experts / ep experts
-    sequence_parallel: bool = False  # with tp: norms and the residual stream sharded on the sequence
-    inflight: int = 0  # pipeline: micro-batches a stage holds at once (0: 1F1B's pp - stage index)
-    stage: int = -1  # pipeline stage traced; -1: the first and the last, the fuller one reported
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Accounting
-# --------------------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Accounting:
-    """What the tracker saw: the peak snapshot, each category's maximum and a sampled timeline."""
-
-    peak_bytes: int = 0
-    peak_phase: str = ""
-    at_peak: dict[str, int] = field(default_factory=dict)
-    maxima: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CATEGORIES, 0))
-    samples: list[tuple[int, str, int]] = field(default_factory=list)  # (op index, phase, total bytes)
-    ops: int = 0
-    # the largest activations + temporaries held at once before the first parameter gradient exists: what the
-    # forward keeps plus the loss's backward transients (later temporaries belong to the gradients' moment)
-    working: int = 0
-
-
-def _categories(snapshot: dict[Any, int]) -> tuple[dict[str, int], int]:
-    """({category: bytes}, total) of one device's MemTracker snapshot."""
-    values = dict.fromkeys(CATEGORIES, 0)
-    total = 0
-    for key, amount in snapshot.items():
-        label = str(getattr(key, "value", key))
-        if label == "Total":
-            total = int(amount)
-        elif label in _TRACKER_NAMES:
-            values[_TRACKER_NAMES[label]] += int(amount)
-    return values, total
-
-
-def _tracker(fsdp_module: nn.Module | None, optimizer: Any, accounting: Accounting) -> Any:
-    """A MemTracker (FSDPMemTracker for a sharded model) that also keeps each category's maximum and a timeline."""
-    from torch.distributed._tools.fsdp2_mem_tracker import FSDPMemTracker
-    from torch.distributed._tools.mem_tracker import MemTracker
-
-    base: type = FSDPMemTracker if fsdp_module is not None else MemTracker
-
-    class RecordingTracker(base):  # type: ignore[misc]
-        phase = "forward"
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
-            if _PROPAGATING[0]:  # DTensor's shape propagation: global-shape fake tensors no rank allocates
-                return func(*args, **(kwargs or {}))
-            return super().__torch_dispatch__(func, types, args, kwargs)
-
-        def _update_peak_stats(self, peak_state: Any) -> None:
-            super()._update_peak_stats(peak_state)
-            phase = "optimizer" if self._in_opt else ("backward" if self._mod_tracker.is_bw else self.phase)
-            for snapshot in self._curr_mem_snap.values():
-                values, total = _categories(snapshot)
-                for name, amount in values.items():
-                    accounting.maxima[name] = max(accounting.maxima[name], amount)
-                if not values["gradients"] and not values["gathered_gradients"]:
-                    working = values["activations"] + values["temporaries"]
-                    accounting.working = max(accounting.working, working)
-                if total > accounting.peak_bytes:
-                    accounting.peak_bytes, accounting.peak_phase, accounting.at_peak = total, phase, values
-                accounting.samples.append((accounting.ops, phase, total))
-            accounting.ops += 1
-
-    if fsdp_module is not None:
-        return RecordingTracker(mod=fsdp_module, optm=optimizer)
-    return RecordingTracker()
-
-
-_PROPAGATING = [0]  # depth of DTensor sharding propagations running (see _dtensor_propagation_untracked)
-
-
-@contextlib.contextmanager
-def _dtensor_propagation_untracked() -> Iterator[None]:
-    """DTensor computes each operator's output shape by running it on global-shape fake tensors in the active fake
-    mode (torch/distributed/tensor/_sharding_prop.py, _propagate_tensor_meta_non_cached: detect_fake_mode() or
-    a new one). Under FakeTensorMode that is our mode, so MemTracker would count those tensors (4x the optimizer
-    state in a TP step); they are marked here and the tracker passes them by."""
-    from torch.distributed.tensor._sharding_prop import ShardingPropagator
-
-    original = ShardingPropagator._propagate_tensor_meta_non_cached
-
-    def propagate(self: Any, *args: Any, **kwargs: Any) -> Any:
-        _PROPAGATING[0] += 1
-        try:
-            return original(self, *args, **kwargs)
-        finally:
-            _PROPAGATING[0] -= 1
-
-    ShardingPropagator._propagate_tensor_meta_non_cached = propagate  # type: ignore[method-assign]
-    try:
-        yield
-    finally:
-        ShardingPropagator._propagate_tensor_meta_non_cached = original  # type: ignore[method-assign]
-
-
-class _NoHook:
-    def remove(self) -> None:
-        pass
-
-
-def _no_hooks_on_frozen(tracker: Any, model: nn.Module) -> None:
-    """MemTracker hooks every parameter's gradient; a frozen one (LoRA's base) cannot take a hook and has none."""
-    for param in model.parameters():
-        if not param.requires_grad:
-            tracker._param_to_grad_hook_handles[param] = (_NoHook(), _NoHook())
-
-
-def _thin(samples: list[tuple[int, str, int]], points: int) -> list[JSONValue]:
-    """At most `points` samples, every phase change and the peak kept."""
-    if not samples:
-        return []
-    peak_index = max(range(len(samples)), key=lambda i: samples[i][2])
-    stride = max(1, math.ceil(len(samples) / points))
-    keep = {0, len(samples) - 1, peak_index, *range(0, len(samples), stride)}
-    keep |= {i for i in range(1, len(samples)) if samples[i][1] != samples[i - 1][1]}
-    return [{"op": samples[i][0], "phase": samples[i][1], "total_bytes": samples[i][2]} for i in sorted(keep)]
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -228,115 +80,6 @@ def _thin(samples: list[tuple[int, str, int]], points: int) -> list[JSONValue]:
 # --------------------------------------------------------------------------------------------------------------
 
 Progress = Callable[[str], None]
-
-
-@contextlib.contextmanager
-def _fake_process_group(world_size: int) -> Iterator[None]:
-    """torch.distributed initialised over a fake backend: collectives return at once, shapes as N ranks see them."""
-    import torch.distributed as dist
-    from torch.testing._internal.distributed.fake_pg import FakeStore
-
-    dist.init_process_group("fake", rank=0, world_size=world_size, store=FakeStore())
-    try:
-        yield
-    finally:
-        dist.destroy_process_group()
-
-
-def _under_torchrun(request: TraceRequest) -> bool:
-    """Real tensors launched by torchrun with one rank per rank of the group: measure a real gloo step."""
-    return not request.fake and os.environ.get("WORLD_SIZE") == str(group_size(request))
-
-
-@contextlib.contextmanager
-def _real_process_group(world_size: int) -> Iterator[None]:
-    """torch.distributed over gloo, as torchrun set it up (this rank's figures come out)."""
-    import torch.distributed as dist
-
-    dist.init_process_group("gloo")
-    try:
-        yield
-    finally:
-        dist.destroy_process_group()
-
-
-def _rank() -> int:
-    return int(os.environ.get("RANK", "0"))
-
-
-def _shard(model: nn.Module, request: TraceRequest, mesh: Any) -> nn.Module:
-    """FSDP2: every decoder layer one unit, the root (embedding, final norm, LM head) the other. Mixed precision
-    is FSDP2's MixedPrecisionPolicy (bf16 compute copies of the gathered unit, fp32 gradients), not autocast."""
-    from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
-
-    policy = MixedPrecisionPolicy()
-    if request.precision != "fp32":
-        policy = MixedPrecisionPolicy(param_dtype=_dtype(request.precision), reduce_dtype=_dtype("fp32"))
-    reshard = request.zero == 3  # ZeRO-2 keeps the gathered parameters between forward and backward
-    for layer in decoder_layers(model):
-        fully_shard(layer, mesh=mesh, reshard_after_forward=reshard, mp_policy=policy)
-    fully_shard(model, mesh=mesh, reshard_after_forward=reshard, mp_policy=policy)
-    return model
-
-
-def _meshes(request: TraceRequest) -> tuple[Any, Any]:
-    """(FSDP2's data-parallel mesh, the tensor-parallel mesh), None where unused: one dimension each, or a 2-D
-    (dp, tp) mesh for FSDP2 + TP (built outside FakeTensorMode, as TorchTitan does)."""
-    from torch.distributed.device_mesh import init_device_mesh
-
-    sharded, tp = _sharded(request), request.tp
-    if sharded and tp > 1:
-        mesh = init_device_mesh("cpu", (request.dp, tp), mesh_dim_names=("dp", "tp"))
-        return mesh["dp"], mesh["tp"]
-    if sharded:
-        return init_device_mesh("cpu", (request.dp,)), None
-    if tp > 1:
-        return None, init_device_mesh("cpu", (tp,), mesh_dim_names=("tp",))
-    return None, None
-
-
-def _trainable(model: nn.Module) -> list[nn.Parameter]:
-    return [p for p in model.parameters() if p.requires_grad]
-
-
-def _optimizers(model: nn.Module) -> list[Any]:
-    """Fused AdamW (HF Trainer's default adamw_torch_fused): fp32 m and v, no full-size temporaries. One per kind
-    of parameter: a tensor-parallel rank's DTensors and the plain tensors beside them (an expert-parallel
-    rank's own experts) cannot share one fused call; the memory is the same."""
-    import torch
-    from torch.distributed.tensor import DTensor
-
-    trainable = _trainable(model)
-    distributed = [p for p in trainable if isinstance(p, DTensor)]
-    plain = [p for p in trainable if not isinstance(p, DTensor)]
-    return [torch.optim.AdamW(group, lr=1e-5, fused=True) for group in (distributed, plain) if group]
-
-
-def _warm_optimizer(optimizers: list[Any]) -> None:
-    """Create the AdamW state before the traced step (a second step holds it); the gradients are freed again."""
-    import torch
-
-    for optimizer in optimizers:
-        for group in optimizer.param_groups:
-            for param in group["params"]:
-                param.grad = torch.zeros_like(param)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-
-
-def _autocast(request: TraceRequest, sharded: bool = False) -> contextlib.AbstractContextManager[Any]:
-    import torch
-
-    if request.precision == "fp32" or sharded:
-        return contextlib.nullcontext()
-    return torch.autocast(request.device, dtype=_dtype(request.precision))
-
-
-def _tokens(vocab: int, batch: int, seq_len: int, device: str = "cpu") -> torch.Tensor:
-    import torch
-
-    generator = torch.Generator().manual_seed(0)
-    return torch.randint(0, vocab, (batch, seq_len), generator=generator).to(device)
 
 
 @dataclass(frozen=True)
@@ -415,16 +158,16 @@ def _run_training(model: nn.Module, request: TraceRequest, vocab: int, sharded: 
     """One step: the stage's in-flight micro-batches forward (1F1B's steady state holds them all), their
     backwards in order, the optimizer step."""
     model.train()
-    optimizers = _optimizers(model)
+    optimizers = new_optimizers(model)
     progress("creating optimizer state")
-    _warm_optimizer(optimizers)
-    tokens = _tokens(vocab, request.batch, request.seq_len, request.device)
+    warm_optimizers(optimizers)
+    tokens = random_tokens(vocab, request.batch, request.seq_len, request.device)
     inputs = [_stage_input(model, request, stage, tokens, tp_mesh, sharded) for _ in range(stage.inflight)]
     received = [value for batch in inputs for value in batch.values() if value is not tokens]
     accounting = Accounting()
-    tracker = _tracker(model if sharded else None, optimizers[0], accounting)
+    tracker = recording_tracker(model if sharded else None, optimizers[0], accounting)
     _reset_cuda_peak(request)
-    _no_hooks_on_frozen(tracker, model)
+    no_hooks_on_frozen(tracker, model)
     if sharded:
         tracker.track_inputs((tokens, *received))
     else:
@@ -435,7 +178,7 @@ def _run_training(model: nn.Module, request: TraceRequest, vocab: int, sharded: 
             progress("forward" if stage.inflight == 1 else f"forward, micro-batch {number + 1}")
             if number:
                 tracker.reset_mod_stats()  # per-module statistics only: MemTracker follows one call per module
-            with _autocast(request, sharded):
+            with autocast_for(request, sharded):
                 outputs.append(_stage_forward(model, stage, tokens, inputs[number]))
         tracker.phase = "backward"
         for number in range(stage.inflight):
@@ -495,10 +238,10 @@ def _run_inference(model: nn.Module, request: TraceRequest, vocab: int, progress
 
     model.eval()
     prompt_len = max(1, request.seq_len - request.new_tokens)
-    tokens = _tokens(vocab, request.batch, prompt_len, request.device)
+    tokens = random_tokens(vocab, request.batch, prompt_len, request.device)
     prompt = _stage_input(model, request, stage, tokens, tp_mesh, False)
     accounting = Accounting()
-    tracker = _tracker(None, None, accounting)
+    tracker = recording_tracker(None, None, accounting)
     _reset_cuda_peak(request)
     tracker.track_external(model, *prompt.values())
     cache_bytes = 0
@@ -548,17 +291,6 @@ def _check(request: TraceRequest) -> None:
         )
 
 
-def _sharded(request: TraceRequest) -> bool:
-    """FSDP2 fully_shard over the data-parallel ranks (training with ZeRO-2/3 on more than one rank)."""
-    return request.task != "inference" and request.dp > 1 and request.zero >= 2
-
-
-def group_size(request: TraceRequest) -> int:
-    """Ranks of the process group one traced rank belongs to: its FSDP2 ranks times its tensor-parallel ones
-    (pipeline stages and the data-parallel ranks of an unsharded step never meet inside the traced step)."""
-    return (request.dp if _sharded(request) else 1) * request.tp
-
-
 def trace(request: TraceRequest, progress: Progress = lambda stage: None) -> JSONObject:
     """Run the step `request` describes and return its memory accounting (see the module docstring); with pp > 1
     and stage -1 the first and the last stage are traced and the fuller one is returned, both under "stages"."""
@@ -568,10 +300,10 @@ def trace(request: TraceRequest, progress: Progress = lambda stage: None) -> JSO
     ranks = group_size(request)
     group: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
     if ranks > 1:
-        group = _real_process_group(ranks) if _under_torchrun(request) else _fake_process_group(ranks)
+        group = real_process_group(ranks) if under_torchrun(request) else fake_process_group(ranks)
     indices = [request.stage] if request.stage >= 0 else sorted({0, request.pp - 1})
-    with group, _dtensor_propagation_untracked():
-        dp_mesh, tp_mesh = _meshes(request)
+    with group, dtensor_propagation_untracked():
+        dp_mesh, tp_mesh = device_meshes(request)
         results = [
             _stage_trace(request, data, index, dp_mesh, tp_mesh, progress, started) for index in indices
         ]
@@ -622,8 +354,8 @@ def _traced(request: TraceRequest, data: dict[str, Any], index: int, meshes: tup
     if sharded:
         progress(f"sharding over {request.dp} fake ranks")
         with _outside_fake_mode():  # FSDP2 + TP builds a (dp, tp) DeviceMesh: rank arithmetic on real tensors
-            model = _shard(model, request, dp_mesh)
-    trainable = sum(_local_numel(p) for p in _trainable(model)) if training else 0
+            model = shard_model(model, request, dp_mesh)
+    trainable = sum(_local_numel(p) for p in trainable_parameters(model)) if training else 0
     kv_cache_bytes = 0
     if training:
         accounting = _run_training(model, request, vocab, sharded, progress, stage, tp_mesh)
@@ -699,9 +431,9 @@ def _result(request: TraceRequest, data: dict[str, Any], accounting: Accounting,
         "fake_tensors": request.fake,
         "parameter_count": parameter_count,
         "trainable_parameter_count": trainable,
-        "rank": _rank(),
+        "rank": current_rank(),
         "world_size": group_size(request),
-        "sharded": _sharded(request),
+        "sharded": fsdp_sharded(request),
         "peak_bytes": accounting.peak_bytes,
         "peak_phase": accounting.peak_phase,
         "at_peak": at_peak,
@@ -709,7 +441,7 @@ def _result(request: TraceRequest, data: dict[str, Any], accounting: Accounting,
         "activations_until_first_gradient_bytes": accounting.working,
         "kv_cache_bytes": kv_cache_bytes,
         "operators": accounting.ops,
-        "timeline": _thin(accounting.samples, TIMELINE_POINTS),
+        "timeline": thin_timeline(accounting.samples, TIMELINE_POINTS),
         "seconds": round(seconds, 2),
     }
     if request.task != "inference" and request.zero == 1 and request.dp > 1:
@@ -732,7 +464,7 @@ def generate_on_gpu(request: TraceRequest, progress: Progress = lambda stage: No
     data = read_config(request.config)
     progress("building the model on the GPU")
     model: Any = build_causal_lm(data, request.precision, request.attention, fake=False, device="cuda").eval()
-    prompt = _tokens(
+    prompt = random_tokens(
         int(model.config.vocab_size), request.batch, max(1, request.seq_len - request.new_tokens), "cuda"
     )
 
@@ -801,7 +533,7 @@ def _empty_cuda_cache() -> None:
 
 
 def _emit(event: JSONObject) -> None:
-    if _rank() != 0:  # under torchrun only rank 0 speaks
+    if current_rank() != 0:  # under torchrun only rank 0 speaks
         return
     sys.stdout.write(json.dumps(event) + "\n")
     sys.stdout.flush()

@@ -1392,7 +1392,7 @@ token</source>
         <translation>Шаг {0} из {1}</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_text.py" line="+211"/>
+        <location filename="../../desktop/plan_text.py" line="+213"/>
         <source>{0}: {1} billion parameters</source>
         <translation>{0}: {1} млрд параметров</translation>
     </message>
@@ -1427,7 +1427,7 @@ token</source>
         <translation>См. советы ниже.</translation>
     </message>
     <message>
-        <location line="-65"/>
+        <location line="-67"/>
         <source>{0} of {1} per GPU</source>
         <translation>{0} из {1} на GPU</translation>
     </message>
@@ -1452,7 +1452,12 @@ token</source>
         <translation>микробатч {0}, {1}</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+4"/>
+        <source>runtime {0}</source>
+        <translation>среда выполнения {0}</translation>
+    </message>
+    <message>
+        <location line="+40"/>
         <source>Planning…</source>
         <translation>Планирование…</translation>
     </message>
@@ -2084,7 +2089,7 @@ token</source>
 <context>
     <name>PlannerMessages</name>
     <message>
-        <location filename="../../desktop/message_templates.py" line="+23"/>
+        <location filename="../../desktop/message_templates.py" line="+26"/>
         <source>DDP</source>
         <translation>DDP</translation>
     </message>
@@ -2355,12 +2360,17 @@ token</source>
         <translation>DeepSeek-V3 посчитана без модуля предсказания нескольких токенов (14 млрд параметров; основная модель — 671 млрд)</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location filename="../../desktop/error_templates.py" line="+32"/>
         <source>the memory headroom must be between 0 and {limit} of each GPU&apos;s memory, got {headroom}</source>
         <translation>запас памяти должен быть от 0 до {limit} памяти каждого GPU, а получено {headroom}</translation>
     </message>
     <message>
-        <location line="+177"/>
+        <location line="+3"/>
+        <source>nothing to plan on: {reasons}; choose a GPU of the catalog (gpu-advisor gpus lists them) or add this GPU as your own GPU type</source>
+        <translation>не на чем планировать: {reasons}; выберите GPU из каталога (их перечисляет gpu-advisor gpus) или добавьте этот GPU как свой тип GPU</translation>
+    </message>
+    <message>
+        <location line="+179"/>
         <source>gpu-probe printed nothing for {seconds} s and was stopped, with every process it started; nothing was saved: run it again, or run gpu-probe --progress by hand to see where it stops</source>
         <translation>gpu-probe ничего не выводил {seconds} с и был остановлен вместе со всеми процессами, которые он запустил; ничего не сохранено: запустите его снова или запустите gpu-probe --progress вручную, чтобы увидеть, где он останавливается</translation>
     </message>
@@ -2395,7 +2405,17 @@ token</source>
         <translation>не удаётся обновить {path} с версии базы данных {version} ({detail}): в ней есть таблицы другой версии; файл оставлен без изменений: восстановите его из резервной копии или выберите другой файл через --db</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+6"/>
+        <source>{path} exists; it was left unchanged: add --force to replace it, or choose another name</source>
+        <translation>{path} уже существует; файл оставлен без изменений: добавьте --force, чтобы заменить его, или выберите другое имя</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{folder} already holds {count} file(s) an export writes (such as {name}); they were left unchanged: add --force to replace them, or choose another folder</source>
+        <translation>в {folder} уже есть файлы, которые пишет экспорт ({count}, например {name}); они оставлены без изменений: добавьте --force, чтобы заменить их, или выберите другую папку</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>{field} {value} is ambiguous: the comma may separate thousands or mark decimals; write 1000 or 1.000 (or 1,000.00)</source>
         <translation>{field} {value} неоднозначно: запятая может отделять тысячи или дробную часть; напишите 1000 или 1.000 (или 1,000.00)</translation>
     </message>
@@ -2460,7 +2480,7 @@ token</source>
         <translation>{path} — не база данных GPU Advisor (это не файл SQLite); файл не изменён: проверьте путь --db или выберите другой файл</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location filename="../../desktop/message_templates.py" line="+4"/>
         <source>{parts}</source>
         <translation>{parts}</translation>
     </message>
@@ -2533,6 +2553,11 @@ token</source>
         <location line="+1"/>
         <source>offload mode</source>
         <translation>режим выгрузки</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>runtime</source>
+        <translation>среда выполнения</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -2685,7 +2710,7 @@ token</source>
         <translation>цену электроэнергии по умолчанию</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location filename="../../desktop/error_templates.py" line="+5"/>
         <source>unknown {what} {text}; choose one of: {choices}</source>
         <translation>неизвестное значение «{text}» ({what}); допустимые: {choices}</translation>
     </message>
@@ -2695,7 +2720,7 @@ token</source>
         <translation>стадия ZeRO должна быть 0, 1, 2 или 3, а получено {value}</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>{what} must be a whole number, got {value}</source>
         <translation>{what}: нужно целое число, а получено {value}</translation>
     </message>
@@ -2710,13 +2735,18 @@ token</source>
         <translation>{what}: нужно конечное число, а получено {value}</translation>
     </message>
     <message>
-        <location line="-111"/>
-        <location line="+112"/>
+        <location line="-62"/>
+        <location line="+63"/>
         <source>{what} {value} is absurdly large (limit {limit})</source>
         <translation>{what}: {value} — нелепо большое значение (предел {limit})</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-4"/>
+        <source>the {runtime} runtime cannot run this layout: {reason}</source>
+        <translation>среда выполнения {runtime} не может выполнить эту раскладку: {reason}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>{what} must be a number, got {value}</source>
         <translation>{what}: нужно число, получено {value}</translation>
     </message>
@@ -2826,7 +2856,7 @@ token</source>
         <translation>укажите либо --price-per-gpu-hour, либо --price-from-quotes, но не оба сразу</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location filename="../../desktop/message_templates.py" line="+2"/>
         <source>{gpu} alone</source>
         <translation>только {gpu}</translation>
     </message>
@@ -2901,7 +2931,7 @@ token</source>
         <translation>конвейера по типам нет: {refusal}</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../desktop/error_templates.py" line="+1"/>
         <source>nothing to export: no option fits</source>
         <translation>экспортировать нечего: ни один вариант не помещается</translation>
     </message>
@@ -2996,7 +3026,7 @@ token</source>
         <translation>выберите хотя бы один тип GPU, машину или котировку для планирования</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location filename="../../desktop/message_templates.py" line="+2"/>
         <source>{price}/GPU-h, set by you</source>
         <translation>{price}/GPU-ч, задано вами</translation>
     </message>
@@ -3051,7 +3081,7 @@ token</source>
         <translation>замер {run_id} не измерил ни одного GPU из каталога: по нему нельзя планировать</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location filename="../../desktop/error_templates.py" line="+1"/>
         <source>optimizer offload needs ZeRO stage 1, 2 or 3 (DeepSpeed offload_optimizer)</source>
         <translation>для выгрузки оптимизатора нужна стадия ZeRO 1, 2 или 3 (offload_optimizer в DeepSpeed)</translation>
     </message>
@@ -3156,12 +3186,12 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-395"/>
+        <location line="-321"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
     <message>
-        <location line="+328"/>
+        <location filename="../../desktop/message_templates.py" line="-21"/>
         <source>the pool&apos;s common layout and gradient sync at the slower pace cost more than its extra GPUs bring; the other GPUs stay free for separate jobs</source>
         <translation>общая раскладка пула и синхронизация градиентов в темпе более медленного типа стоят больше, чем дают его дополнительные GPU; остальные GPU остаются свободными для отдельных задач</translation>
     </message>
@@ -3181,7 +3211,7 @@ token</source>
         <translation>{stages} × {gpu}, слоёв на ступень: {fewest}–{most}</translation>
     </message>
     <message>
-        <location line="+63"/>
+        <location filename="../../desktop/error_templates.py" line="+322"/>
         <source>{path}: cannot read ({kind}: {reason})</source>
         <translation>{path}: не удалось прочитать ({kind}: {reason})</translation>
     </message>
@@ -3331,12 +3361,12 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-578"/>
+        <location line="-509"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
-        <location line="-129"/>
+        <location filename="../../desktop/message_templates.py" line="-196"/>
         <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
     </message>
@@ -3411,7 +3441,7 @@ token</source>
         <translation>Никакое число {gpu} не выполняет цели: ближайший вариант, TP {tp} x PP {pp}, даёт TTFT p90 {ttft_s} и TPOT {tpot_s}; нужен более быстрый GPU, меньшая или квантованная модель, более короткий промпт или менее строгие цели.</translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location filename="../../desktop/error_templates.py" line="+3"/>
         <source>the number of tokens must be positive</source>
         <translation>число токенов должно быть больше нуля</translation>
     </message>
@@ -3461,7 +3491,7 @@ token</source>
         <translation>--top должен быть не меньше 1</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+6"/>
         <source>choose at least one GPU type</source>
         <translation>выберите хотя бы один тип GPU</translation>
     </message>
@@ -6138,7 +6168,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>StrategyPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_constraints.py" line="+69"/>
+        <location filename="../../desktop/pages/plan_constraints.py" line="+79"/>
         <source>Strategy (expert)</source>
         <translation>Стратегия (эксперт)</translation>
     </message>
@@ -6211,6 +6241,21 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+2"/>
         <source>ZeRO-{0}</source>
         <translation>ZeRO-{0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Runtime</source>
+        <translation>Среда выполнения</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Chosen per layout (DDP for plain data parallel, else DeepSpeed, else torchtitan), or one training runtime for every option: its memory layout is counted and its runner exported</source>
+        <translation>Выбирается для каждой раскладки (DDP для простого параллелизма данных, иначе DeepSpeed, иначе torchtitan) или одна среда обучения для всех вариантов: учитывается её размещение в памяти и экспортируется её запуск</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>chosen per layout</source>
+        <translation>выбирается для каждой раскладки</translation>
     </message>
 </context>
 <context>

@@ -224,6 +224,10 @@ class ConstraintsPanel(_Panel):
         self._mark_default(self.efficiency)
 
 
+# The training runtimes (planner.vocabulary.Runtime) by their product names (not translated).
+_RUNTIME_NAMES = {"deepspeed": "DeepSpeed", "fsdp2": "PyTorch FSDP2", "ddp": "PyTorch DDP", "torchtitan": "torchtitan"}
+
+
 class StrategyPanel(_Panel):
     """Expert mode: strategy fields pinned as the CLI's --dp --tp --pp --zero --micro-batch do, and the LoRA rank.
 
@@ -247,6 +251,12 @@ class StrategyPanel(_Panel):
         form.addRow(self.labels["zero"], self.zero_combo)
         self.zero_combo.currentIndexChanged.connect(
             lambda _: self.state.update(pin_zero=self.zero_combo.currentData())
+        )
+        self.runtime_combo = QComboBox()
+        self.labels["runtime"] = QLabel()
+        form.addRow(self.labels["runtime"], self.runtime_combo)
+        self.runtime_combo.currentIndexChanged.connect(
+            lambda _: self.state.update(runtime=self.runtime_combo.currentData())
         )
         self.lora_spin = QSpinBox()
         self.lora_spin.setRange(1, 4096)
@@ -285,6 +295,26 @@ class StrategyPanel(_Panel):
             for stage in range(4):
                 self.zero_combo.addItem(self.tr("ZeRO-{0}").format(stage), stage)
             self._show_zero(current)
+        self.labels["runtime"].setText(self.tr("Runtime"))
+        self.runtime_combo.setToolTip(self.tr(
+            "Chosen per layout (DDP for plain data parallel, else DeepSpeed, else torchtitan), or one training "
+            "runtime for every option: its memory layout is counted and its runner exported"
+        ))  # fmt: skip
+        with QSignalBlocker(self.runtime_combo):
+            chosen = (
+                self.runtime_combo.currentData() if self.runtime_combo.count() else self.state.inputs.runtime
+            )
+            self.runtime_combo.clear()
+            self.runtime_combo.addItem(self.tr("chosen per layout"), None)
+            for runtime, name in _RUNTIME_NAMES.items():
+                self.runtime_combo.addItem(name, runtime)
+            self._show_runtime(chosen)
+
+    def _show_runtime(self, runtime: str | None) -> None:
+        if runtime is None:
+            self.runtime_combo.setCurrentIndex(0)
+        else:
+            _set_combo_data(self.runtime_combo, runtime)
 
     def _show_zero(self, stage: int | None) -> None:
         if stage is None:
@@ -295,10 +325,12 @@ class StrategyPanel(_Panel):
     def sync_from(self, inputs: PlanInputs) -> None:
         for name, widget in self.pins.items():
             widget.set_value(getattr(inputs, f"pin_{name}"))
-        with QSignalBlocker(self.zero_combo), QSignalBlocker(self.lora_spin):
+        with QSignalBlocker(self.zero_combo), QSignalBlocker(self.lora_spin), QSignalBlocker(self.runtime_combo):
             self._show_zero(inputs.pin_zero)
+            self._show_runtime(inputs.runtime)
             self.lora_spin.setValue(int(inputs.lora_rank))
         self.labels["lora"].setEnabled(inputs.task in (Task.LORA, Task.QLORA))
+        self.runtime_combo.setEnabled(inputs.task != Task.INFERENCE)
         self.lora_spin.setEnabled(inputs.task in (Task.LORA, Task.QLORA))
 
 

@@ -9,7 +9,7 @@ from planner.cli import print_json
 from planner.memory import MemoryBreakdown, MemoryConfig, estimate_memory
 from planner.messages import format_bytes
 from planner.models import ModelSpec, resolve_model
-from planner.vocabulary import Layout, LoraTarget, Offload, Optimizer, Precision, Recompute, Task
+from planner.vocabulary import Layout, LoraTarget, Offload, Optimizer, Precision, Recompute, Runtime, Task
 
 if TYPE_CHECKING:  # profiler.nvml is imported only when --gpu local asks for it
     from profiler.nvml_inventory import GpuInfo
@@ -66,6 +66,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=Offload.values(),
         help="CPU offload of optimizer state or of everything",
     )
+    parser.add_argument(
+        "--runtime",
+        default=None,
+        choices=Runtime.values(),
+        help="training runtime whose memory layout is counted (default: the one the planner chooses)",
+    )
     parser.add_argument("--lora-rank", type=int, default=16)
     parser.add_argument(
         "--lora-targets",
@@ -116,6 +122,7 @@ def config_from_args(args: argparse.Namespace) -> MemoryConfig:
         lora_targets=targets,
         inflight_microbatches=args.inflight,
         sequence_parallel=args.sequence_parallel,
+        runtime=None if args.runtime is None else Runtime.parse(args.runtime),
     )
 
 
@@ -141,6 +148,7 @@ def config_json(config: MemoryConfig, task_text: str) -> dict[str, object]:
         "lora_targets": [str(target) for target in config.lora_targets],
         "inflight_microbatches": config.inflight_microbatches,
         "sequence_parallel": config.sequence_parallel,
+        "runtime": None if config.runtime is None else config.runtime.value,
     }
 
 
@@ -227,6 +235,7 @@ def result_json(
         "pipeline_stage": breakdown.pipeline_stage,
         "host_offload_bytes": breakdown.host_offload_bytes,
         "peak": {"phase": breakdown.peak_phase, "not_concurrent_bytes": breakdown.not_concurrent_bytes},
+        "runtime": breakdown.runtime or None,
     }
 
 
@@ -279,6 +288,7 @@ def print_table(
         f"{task_text}, {config.precision}, micro-batch {layout.micro_batch} x {config.seq_len:,} tokens, {degrees}"
         + (f", ZeRO-{int(layout.zero)}" if layout.zero else "")
         + (f", offload {layout.offload}" if layout.offload != Offload.NONE else "")
+        + (f", runtime {breakdown.runtime}" if breakdown.runtime else "")
     )
     print()
     width = max(len(format_bytes(breakdown.total_bytes, unit="GiB", decimals=2)), 10)

@@ -21,7 +21,7 @@ from planner.cli import print_json
 from planner.cli.probe_child import run_probe_child
 from planner.cli.store_access import open_store
 from planner.errors import UserError
-from planner.files import refuse_special_target
+from planner.files import refuse_overwrite, refuse_special_target
 from planner.messages import msg
 from profiler.child_command import isolated_module_command
 
@@ -50,6 +50,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     save.add_argument("--no-save", dest="save", action="store_false", help="do not store the run")
     parser.add_argument("--label", help="machine name to store the run under (default: 'this machine')")
+    parser.add_argument("--force", action="store_true", help="let --json replace FILE")
     parser.set_defaults(handler=run_probe, mode="quick")
     # `probe` has its own options and one optional sub-action; with required=False both forms parse.
     actions = parser.add_subparsers(dest="probe_action", metavar="import", parser_class=type(parser))
@@ -87,7 +88,7 @@ def _load(path: str | Path) -> ProbeReport:
         raise UserError.of(msg("error.report_unusable", detail=str(exc))) from None
 
 
-def check_report_file(path: str | None) -> None:
+def check_report_file(path: str | None, force: bool = False) -> None:
     """UserError now, not after the probe, when --json FILE cannot be written (gpu-probe checks it too, but its
     refusal would come back as a second line, "gpu-probe failed")."""
     if not path:
@@ -98,6 +99,7 @@ def check_report_file(path: str | None) -> None:
         raise UserError.of(msg("error.report_target_folder", path=path))
     if not target.parent.is_dir():
         raise UserError.of(msg("error.report_target_no_folder", path=path, folder=str(target.parent)))
+    refuse_overwrite([target], force=force)
 
 
 def _without_line(text: str, line: str) -> str:
@@ -106,7 +108,7 @@ def _without_line(text: str, line: str) -> str:
 
 
 def run_probe(args: argparse.Namespace) -> int:
-    check_report_file(args.report_file)
+    check_report_file(args.report_file, args.force)
     with tempfile.TemporaryDirectory(prefix="gpu-advisor-probe-") as scratch:
         # the child always writes into this run's own empty folder: a FILE left from an earlier run can never be
         # taken for this run's report when the child writes none; it is copied to --json FILE once it loaded

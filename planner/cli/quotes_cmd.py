@@ -11,11 +11,13 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from datetime import date
+from pathlib import Path
 from typing import Any, TypeAlias, TypeVar
 
 from planner.cli import print_json
 from planner.cli.store_access import money, open_store, row_id, table
 from planner.errors import UserError
+from planner.files import refuse_overwrite
 from planner.messages import msg
 from planner.store import (
     INTERCONNECTS,
@@ -135,6 +137,7 @@ def _register_export(actions: Actions) -> None:
     exporting.add_argument("file")
     exporting.add_argument("--all", action="store_true", help="include the reference prices")
     exporting.add_argument("--purchase", action="store_true")
+    exporting.add_argument("--force", action="store_true", help="replace FILE if it exists")
     exporting.set_defaults(handler=run_export)
 
 
@@ -348,6 +351,7 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    refuse_overwrite([Path(args.file).expanduser()], force=args.force)
     with open_store() as store:
         quotes = store.purchase_quotes if args.purchase else store.rental_quotes
         count = quotes.export_csv(args.file, mine_only=not args.all)

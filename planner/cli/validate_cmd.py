@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from planner.cli import print_json
-from planner.files import write_atomically
+from planner.files import refuse_overwrite, write_atomically
 
 TARGETS = {"median_abs_error": 0.10, "within_25_percent": 0.90, "max_abs_error": 0.40, "band_coverage": 0.80}
 # issue 27: on runs outside the fitting data
@@ -36,6 +36,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--write-bands", metavar="FILE", default=None,
         help="write the cross-validated error bands as JSON (planner/catalog/error_bands.json ships them)",
     )  # fmt: skip
+    parser.add_argument("--force", action="store_true", help="let --write-bands replace FILE")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=run_validate)
 
@@ -47,6 +48,8 @@ def run_validate(args: argparse.Namespace) -> int:
     from planner.validation_predict import PRIOR, fit_constants, predict
     from planner.validation_split import fitting
 
+    if args.write_bands:
+        refuse_overwrite([Path(args.write_bands).expanduser()], force=args.force)
     cases = load_cases()
     report = validate(predict, SHIPPED, fit_constants, by=args.by, prior=PRIOR,
                       constant_values=SHIPPED.as_dict())  # fmt: skip

@@ -16,8 +16,10 @@ from planner.exports.common import (
 )
 from planner.exports.learning_rate import peak_learning_rate
 from planner.exports.quoting import comment_text, to_yaml
-from planner.exports.runners import AUTOEP_PRESETS, VERSIONS
+from planner.exports.runners import VERSIONS
 from planner.memory.config import DEFAULT_LORA_TARGETS
+from planner.memory.runtimes import AUTOEP_PRESETS
+from planner.memory.stages import DEEPSPEED_SUB_GROUP_ELEMENTS, deepspeed_bucket_elements
 from planner.search.types import PlanOption
 from planner.vocabulary import Layout, LoraTarget, Offload, Precision, Task, ZeroStage
 
@@ -27,7 +29,11 @@ ConfigValue = object
 # accelerate's mixed_precision values ("no" | "fp16" | "bf16" | "fp8").
 _ACCELERATE_PRECISION = {Precision.BF16: "bf16", Precision.FP16: "fp16", Precision.FP8: "fp8"}
 # DeepSpeed's ZeRO defaults written out as integers (its pydantic model declares these fields as int).
-_BUCKET_BYTES = 500_000_000
+# DeepSpeed's bucket sizes in elements where the model is unknown: its defaults (reduce_bucket_size 5e8,
+# stage3_prefetch_bucket_size 5e7; deepspeed/runtime/zero/config.py). With the model, hidden x hidden and 0.9 of
+# it (planner.memory.stages.deepspeed_bucket_elements), as the memory model counts them.
+_DEFAULT_REDUCE_BUCKET = 500_000_000
+_DEFAULT_PREFETCH_BUCKET = 50_000_000
 # AdamW as DeepSpeed builds it from the config (FusedAdam on GPU, DeepSpeedCPUAdam when the optimizer is
 # offloaded); betas (0.9, 0.95), eps 1e-8 and weight decay 0.1 as in the Llama 2 paper (Touvron et al. 2023,
 # section 2.2); the peak learning rate is the task's (planner.exports.learning_rate; train.py's --lr wins).
@@ -62,7 +68,7 @@ def deepspeed_config(option: PlanOption, inputs: ExportInputs) -> dict[str, Conf
         "bf16": {"enabled": precision in (Precision.BF16, Precision.FP8)},
         "fp16": {"enabled": precision == Precision.FP16},
         "optimizer": {"type": "AdamW", "params": _adamw_params(layout, _peak_lr(option, inputs))},
-        "zero_optimization": _zero_section(layout),
+        "zero_optimization": _zero_section(layout, inputs.model_spec.hidden if inputs.model_spec else None),
         "steps_per_print": 100,
         "wall_clock_breakdown": False,
     })  # fmt: skip
@@ -88,12 +94,14 @@ def _adamw_params(layout: Layout, lr: float) -> dict[str, ConfigValue]:
     return params
 
 
-def _zero_section(layout: Layout) -> dict[str, ConfigValue]:
+def _zero_section(layout: Layout, hidden: int | None) -> dict[str, ConfigValue]:
     zero = int(layout.zero)
     section: dict[str, ConfigValue] = {"stage": zero}
+    reduce_bucket = _DEFAULT_REDUCE_BUCKET if hidden is None else deepspeed_bucket_elements(hidden)
+    prefetch_bucket = _DEFAULT_PREFETCH_BUCKET if hidden is None else int(0.9 * reduce_bucket)
     if zero >= ZeroStage.OPTIMIZER:
         section.update(
-            {"overlap_comm": True, "contiguous_gradients": True, "reduce_bucket_size": _BUCKET_BYTES}
+            {"overlap_comm": True, "contiguous_gradients": True, "reduce_bucket_size": reduce_bucket}
         )
     if layout.offload in (Offload.OPTIMIZER, Offload.ALL):
         section["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
@@ -101,7 +109,12 @@ def _zero_section(layout: Layout) -> dict[str, ConfigValue]:
         section["offload_param"] = {"device": "cpu", "pin_memory": True}
     if zero == ZeroStage.WEIGHTS:
         section.update(
-            {"stage3_gather_16bit_weights_on_model_save": True, "stage3_prefetch_bucket_size": _BUCKET_BYTES}
+            {
+                "stage3_gather_16bit_weights_on_model_save": True,
+                "stage3_prefetch_bucket_size": prefetch_bucket,
+                # the fp32 gradient is made one sub-group at a time in the optimizer step (the memory model's)
+                "sub_group_size": DEEPSPEED_SUB_GROUP_ELEMENTS,
+            }
         )
     return section
 

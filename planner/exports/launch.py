@@ -60,7 +60,7 @@ need() { [ -n "${!1:-}" ] || die "set $1: $2"; }
 def training_verdicts_for(option: PlanOption, inputs: ExportInputs) -> list[Verdict]:
     spec = inputs.model_spec
     return training_verdicts(option.layout, task_of(option, inputs), inputs.model_family,
-                             spec.id if spec else None)  # fmt: skip
+                             spec.id if spec else None, option.runtime)  # fmt: skip
 
 
 def serving_verdicts_for(option: PlanOption) -> list[Verdict]:

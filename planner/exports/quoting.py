@@ -10,6 +10,7 @@ reference are also validated.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from collections.abc import Mapping
@@ -44,11 +45,13 @@ def repo_id_from_url(url: str) -> str | None:
 
 
 def safe_local_path(text: str) -> str | None:
-    """A local path usable as a model reference (quoted when written), or None when it carries control
-    characters or is absurdly long: such a name is refused rather than written anywhere."""
+    """A local path usable as a model reference (quoted when written), made absolute against the folder the
+    export runs in (launch.sh is started from anywhere: a relative path typed here would point elsewhere there);
+    None when it carries control characters or is absurdly long: such a name is refused rather than written."""
     if not text or len(text) > MAX_PATH_CHARS or _UNPRINTABLE.search(text):
         return None
-    return text
+    absolute = os.path.abspath(os.path.expanduser(text))
+    return absolute if len(absolute) <= MAX_PATH_CHARS else None
 
 
 def yaml_scalar(value: object) -> str:

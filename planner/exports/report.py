@@ -20,6 +20,7 @@ from planner.exports.common import (
     task_of,
 )
 from planner.exports.manifest import ExportedFile, export_manifest
+from planner.exports.runners import runtime_framework
 from planner.messages import format_bytes, format_duration
 from planner.money import Money
 from planner.search.types import PlanOption, PlanResult
@@ -127,6 +128,8 @@ def _chosen_section(option: PlanOption, inputs: ExportInputs) -> Section:
     ]
     if task_of(option, inputs).is_training:
         rows.insert(4, ("Gradient accumulation", f"{gradient_accumulation_steps(option, inputs)} step(s)"))
+        if option.runtime is not None:  # whose memory layout the figures count, and what launch.sh runs first
+            rows.insert(3, ("Runtime", f"{option.runtime}: {runtime_framework(option.runtime)}"))
         rows += [
             ("Wall time", banded(format_duration(option.wall_time_s))),
             ("GPU-hours", banded(_number(option.gpu_hours, "GPU-h", 0))),

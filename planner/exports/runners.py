@@ -26,7 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from planner.vocabulary import Layout, Offload, Task, ZeroStage
+from planner.memory.runtimes import ddp_refusal, deepspeed_refusal, torchtitan_refusal
+from planner.vocabulary import Layout, Runtime, Task, ZeroStage
 
 # The versions the exported files target (PyPI, checked 2026-11): what the tests install and run where
 # they can (pyproject's exports-test extra) and what flags were checked against otherwise.
@@ -46,9 +47,6 @@ VERSIONS = {
     "llama.cpp": "llama-server (2026 builds)",
 }
 
-# DeepSpeed 0.19 AutoEP presets (deepspeed/module_inject/auto_ep_presets/registry.py), keyed by the
-# Hugging Face model_type that planner.models reads into ModelSpec.family.
-AUTOEP_PRESETS = ("mixtral", "qwen3_moe", "qwen3_5_moe", "deepseek_v2", "deepseek_v3", "minimax_m3")
 
 # torchtitan 0.3 configs (torchtitan/models/*/config_registry.py) for the shipped presets that have one;
 # other models run through torchtitan's transformers backend (experiments/transformers_modeling_backend).
@@ -82,6 +80,22 @@ FRAMEWORK_OF = {
 }
 
 
+# The runner that runs each training runtime's plans by default (FSDP2 alone: torchtitan with FSDP2 only).
+RUNNER_OF_RUNTIME = {
+    Runtime.DEEPSPEED: Runner.DEEPSPEED,
+    Runtime.DDP: Runner.DDP,
+    Runtime.TORCHTITAN: Runner.TORCHTITAN,
+    Runtime.FSDP2: Runner.TORCHTITAN,
+}
+
+
+def runtime_framework(runtime: str) -> str:
+    """What runs a plan of `runtime`, with versions (the CLI's and the report's runtime line)."""
+    if runtime == Runtime.FSDP2:
+        return f"torch {VERSIONS['torch']} FSDP2 (fully_shard, MixedPrecisionPolicy bf16 / fp32), run by torchtitan"
+    return FRAMEWORK_OF[RUNNER_OF_RUNTIME[Runtime(runtime)]]
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """Whether `runner` runs the plan as planned; `reason` says why not, `differs` what runs differently."""
@@ -92,15 +106,19 @@ class Verdict:
     differs: tuple[str, ...] = ()
 
 
-def training_verdicts(layout: Layout, task: Task, family: str | None, preset_id: str | None) -> list[Verdict]:
-    """Every training runner and whether it runs this layout, the default (first runnable) first."""
+def training_verdicts(
+    layout: Layout, task: Task, family: str | None, preset_id: str | None, runtime: str | None = None
+) -> list[Verdict]:
+    """Every training runner and whether it runs this layout, the default (first runnable) first: the runner
+    of the plan's runtime (RUNNER_OF_RUNTIME) where it runs the layout."""
     verdicts = [
         _deepspeed(layout, task, family),
         _accelerate(layout, task, family),
         _ddp(layout),
         _torchtitan(layout, task, preset_id),
     ]
-    return sorted(verdicts, key=lambda v: not v.runs)
+    planned = RUNNER_OF_RUNTIME.get(Runtime(runtime)) if runtime else None
+    return sorted(verdicts, key=lambda v: (not v.runs, v.runner != planned))
 
 
 # The serving engine profiles the planner times (planner.perf.ENGINES) and the runner that serves each.
@@ -154,22 +172,8 @@ def deepspeed_runs(layout: Layout, task: Task, family: str | None) -> bool:
 
 
 def _deepspeed(layout: Layout, task: Task, family: str | None) -> Verdict:
-    runner = Runner.DEEPSPEED
-    if layout.pp > 1:
-        return Verdict(runner, False, (
-            f"DeepSpeed's pipeline engine needs the model rebuilt as a PipelineModule and cannot be combined "
-            f"with AutoTP; PP {layout.pp} is run by torchtitan here"
-        ))  # fmt: skip
-    if layout.ep > 1:
-        if family is not None and family not in AUTOEP_PRESETS:
-            return Verdict(runner, False, (
-                f"DeepSpeed AutoEP has no preset for {family} models (presets: {', '.join(AUTOEP_PRESETS)})"
-            ))  # fmt: skip
-        if layout.tp > 1 and layout.offload != Offload.NONE:
-            return Verdict(runner, False, "DeepSpeed refuses ZeRO offload with AutoEP + AutoTP folding")
-    if task == Task.QLORA and layout.tp > 1:
-        return Verdict(runner, False, "AutoTP cannot split bitsandbytes 4-bit weights (QLoRA)")
-    return Verdict(runner, True)
+    reason = deepspeed_refusal(layout.tp, layout.pp, layout.ep, layout.offload, task, family)
+    return Verdict(Runner.DEEPSPEED, not reason, reason)
 
 
 def _accelerate(layout: Layout, task: Task, family: str | None) -> Verdict:
@@ -184,26 +188,15 @@ def _accelerate(layout: Layout, task: Task, family: str | None) -> Verdict:
 
 
 def _ddp(layout: Layout) -> Verdict:
-    runner = Runner.DDP
-    if layout.tp > 1 or layout.pp > 1 or layout.ep > 1:
-        return Verdict(runner, False, "DDP replicates the whole model on every GPU (no TP, PP or EP)")
-    if layout.zero != ZeroStage.NONE or layout.offload != Offload.NONE:
-        return Verdict(runner, False, (
-            f"DDP shards and offloads nothing; the plan is ZeRO-{int(layout.zero)}"
-            + (f" with {layout.offload} offload" if layout.offload != Offload.NONE else "")
-        ))  # fmt: skip
-    return Verdict(runner, True)
+    reason = ddp_refusal(layout.tp, layout.pp, layout.ep, layout.zero, layout.offload)
+    return Verdict(Runner.DDP, not reason, reason)
 
 
 def _torchtitan(layout: Layout, task: Task, preset_id: str | None) -> Verdict:
     runner = Runner.TORCHTITAN
-    if task.is_adapter:
-        return Verdict(runner, False, "torchtitan trains full models, not LoRA / QLoRA adapters")
-    if layout.offload == Offload.OPTIMIZER:
-        return Verdict(runner, False, (
-            "torchtitan's CPU offload moves parameters, gradients and optimizer state together; it has no "
-            "optimizer-only offload"
-        ))  # fmt: skip
+    reason = torchtitan_refusal(layout.offload, task)
+    if reason:
+        return Verdict(runner, False, reason)
     differs = []
     if layout.zero in (ZeroStage.OPTIMIZER, ZeroStage.GRADIENTS):
         differs.append(

@@ -14,9 +14,10 @@ from planner.memory.config import (
     MAX_SEQ_LEN,
     MemoryConfig,
 )
+from planner.memory.runtimes import runtime_refusal
 from planner.messages import Message, msg, render_all_en
 from planner.models import ModelSpec
-from planner.vocabulary import LoraTarget, Offload, Optimizer, Precision, Recompute, Task, ZeroStage
+from planner.vocabulary import LoraTarget, Offload, Optimizer, Precision, Recompute, Runtime, Task, ZeroStage
 
 
 def normalised(config: MemoryConfig) -> MemoryConfig:
@@ -30,6 +31,7 @@ def normalised(config: MemoryConfig) -> MemoryConfig:
     if kv_precision is not None:
         kv_precision = Precision.parse(kv_precision, msg("choice.kv_precision"))
     optimizer = Optimizer.parse(config.optimizer)
+    runtime = None if config.runtime is None else Runtime.parse(config.runtime)
     layout = config.layout
     recompute, offload = Recompute.parse(layout.recompute), Offload.parse(layout.offload)
     return dataclasses.replace(
@@ -38,6 +40,7 @@ def normalised(config: MemoryConfig) -> MemoryConfig:
         precision=precision,
         kv_precision=kv_precision,
         optimizer=optimizer,
+        runtime=runtime,
         layout=dataclasses.replace(layout, recompute=recompute, offload=offload),
     )
 
@@ -48,6 +51,7 @@ def _is_normal(config: MemoryConfig) -> bool:
     return (
         isinstance(config.task, Task) and isinstance(config.precision, Precision)
         and (kv is None or isinstance(kv, Precision)) and isinstance(config.optimizer, Optimizer)
+        and (config.runtime is None or isinstance(config.runtime, Runtime))
         and isinstance(layout.recompute, Recompute) and isinstance(layout.offload, Offload)
     )  # fmt: skip
 
@@ -87,6 +91,7 @@ def checked_notes(model: ModelSpec, config: MemoryConfig) -> list[Message]:
     _check_counts(config)
     _check_layout_fits_model(model, config)
     _check_task(config)
+    _check_runtime(model, config)
     return [*_layout_model_notes(model, config), *_task_notes(config)]
 
 
@@ -145,6 +150,18 @@ def _check_task(config: MemoryConfig) -> None:
             raise UserError.of(msg("error.optimizer_offload_zero"))
         if layout.offload == Offload.ALL and layout.zero != ZeroStage.WEIGHTS:
             raise UserError.of(msg("error.param_offload_zero3"))
+
+
+def _check_runtime(model: ModelSpec, config: MemoryConfig) -> None:
+    """UserError where a pinned runtime cannot run this training layout (planner.memory.runtimes)."""
+    if config.runtime is None or not config.task.is_training:
+        return
+    layout = config.layout
+    reason = runtime_refusal(
+        config.runtime, config.task, layout.tp, layout.pp, layout.ep, layout.zero, layout.offload, model.family
+    )
+    if reason:
+        raise UserError.of(msg("error.runtime_refused", runtime=str(config.runtime), reason=reason))
 
 
 def _layout_model_notes(model: ModelSpec, config: MemoryConfig) -> list[Message]:

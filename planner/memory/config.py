@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
 
 from planner.messages import Message
-from planner.vocabulary import Layout, LoraTarget, Optimizer, Precision, Task
+from planner.vocabulary import Layout, LoraTarget, Optimizer, Precision, Runtime, Task
 
 # CUDA context plus loaded kernels: Hugging Face "Model training anatomy" measured 1,343 MB (nvidia-smi MiB)
 # on a V100 right after initialising torch. Lazy module loading (CUDA >= 11.7) often brings it nearer 500 MiB;
@@ -71,6 +71,9 @@ class MemoryConfig:
     # serving: the stored weight format's bits per weight (planner.perf.formats: int4-g128 4.25, q4_k_m 4.85);
     # None: the precision's own (WEIGHT_BITS)
     weight_bits: float | None = None
+    # training: the runtime whose memory layout is counted (planner.memory.runtimes); None: the one the search
+    # chooses for each layout (chosen_runtime). A pinned runtime that cannot run the layout is a UserError.
+    runtime: Runtime | None = None
 
 
 # MemoryConfig's fields in their order: every one is an init field without a __post_init__, so passing each
@@ -121,6 +124,7 @@ class MemoryBreakdown:
     # gradients at the optimizer step): total_bytes is the sum of the terms less this, the step's peak.
     not_concurrent_bytes: int = 0
     peak_phase: str = ""  # "backward" or "optimizer step" for training, "forward" for inference
+    runtime: str = ""  # the runtime the figures are counted for (planner.memory.runtimes); "" for inference
 
     TERMS = TERMS
 

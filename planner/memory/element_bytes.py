@@ -55,6 +55,11 @@ def megatron_style(config: MemoryConfig) -> bool:
     )
 
 
+def deepspeed_layout(config: MemoryConfig) -> bool:
+    """16-bit full training: where DeepSpeed runs it, its own layout is counted (planner.memory.stages)."""
+    return config.task.is_full_training and config.precision in (Precision.BF16, Precision.FP16)
+
+
 def compute_bytes(config: MemoryConfig) -> float:
     """Bytes of one value the matmuls produce: 4 in fp32, 2 under 16-bit autocast or on 16-bit weights."""
     if config.task == Task.QLORA:

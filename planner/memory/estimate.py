@@ -21,6 +21,7 @@ from planner.memory.config import (
 )
 from planner.memory.divisors import Divisors, divisors_of
 from planner.memory.pipeline_stages import Stage, pipeline_stages
+from planner.memory.runtimes import runtime_refusal
 from planner.memory.stage_activations import (
     ActivationClassTerms,
     StageActivations,
@@ -34,6 +35,7 @@ from planner.memory.stage_activations import (
 from planner.memory.stages import (
     StageAmounts,
     StageShape,
+    sixteen_bit_compute,
     stage_amounts,
     stage_shape,
     stage_state,
@@ -78,6 +80,7 @@ def _breakdown(
         zero3_gathered_bytes=math.ceil(fullest.gathered_bytes),
         not_concurrent_bytes=fullest.not_concurrent,
         peak_phase=fullest.peak_phase,
+        runtime=fullest.runtime,
     )
 
 
@@ -185,6 +188,12 @@ _SHARED_FIELDS = tuple(
 )  # fmt: skip
 
 
+def _unpinned(config: MemoryConfig) -> MemoryConfig:
+    """`config` without a pinned runtime: the shape and config rules are checked without it, since what a
+    runtime can run depends on the sharding state too (MemoryTotals._runtime_allowed checks it per state)."""
+    return config if config.runtime is None else dataclasses.replace(config, runtime=None)
+
+
 class SharedShapes:
     """Shape-level validity and stage shapes per (tp, pp, ep), shared by the MemoryTotals of one model whose base
     configs differ only in sequence_parallel and inflight_microbatches (a search's configs: planner.search).
@@ -257,7 +266,7 @@ class MemoryTotals:
         allowed = self._shared.config_ok.get(inflight)
         if allowed is None:
             try:
-                checked_notes(self._model, normalised(self._at_one_gpu()))
+                checked_notes(self._model, _unpinned(normalised(self._at_one_gpu())))
                 allowed = True
             except UserError:
                 allowed = False
@@ -295,7 +304,7 @@ class MemoryTotals:
     def _shape_parts(self, probe: MemoryConfig) -> _ShapeParts | None:
         try:
             config = normalised(probe)
-            checked_notes(self._model, config)
+            checked_notes(self._model, _unpinned(config))
         except UserError:
             return None
         divisors = divisors_of(self._model, config.layout)  # dp-independent: tp and ep only
@@ -375,9 +384,25 @@ class MemoryTotals:
             variant is None
             or not _state_allowed(layout.zero, layout.offload, variant[0][0].training)
             or not _dp_allowed(layout.dp, layout.tp, layout.pp, layout.ep)
+            or not self._runtime_allowed(layout.tp, layout.pp, layout.ep, layout.zero, layout.offload)
         ):
             return None
         return variant
+
+    def _runtime_allowed(self, tp: int, pp: int, ep: int, zero: int, offload: str) -> bool:
+        """The pinned runtime (if any) can run this training state: validate_layout's one rule on the runtime
+        (planner.memory.checks._check_runtime), checked after the others."""
+        runtime = self._base.runtime
+        config = self._normal_base
+        if runtime is None or config is None or not config.task.is_training:
+            return True
+        return not runtime_refusal(runtime, config.task, tp, pp, ep, zero, offload, self._model.family)
+
+    def sixteen_bit_compute(self, tp: int, pp: int, ep: int, zero: int, offload: str) -> bool:
+        """planner.memory.stages.sixteen_bit_compute of this shape and sharding state (False where the shape is
+        refused): which class of activations its totals count."""
+        at = self._shape(tp, pp, ep)
+        return at is not None and sixteen_bit_compute(at.shapes[0], zero, offload)
 
     def breakdown(self, layout: Layout) -> MemoryBreakdown | None:
         """estimate_memory(model, replace(base, layout=layout)), or None where it raises UserError: the words
@@ -424,7 +449,11 @@ class MemoryTotals:
         a Layout per dp, and what dp does not change worked out once (stage_state_totals)."""
         variant = self._cached_variant(tp, pp, ep, recompute, micro_batch)
         training = variant is not None and variant[0][0].training
-        if variant is None or not _state_allowed(zero, offload, training):
+        if (
+            variant is None
+            or not _state_allowed(zero, offload, training)
+            or not self._runtime_allowed(tp, pp, ep, zero, offload)
+        ):
             return [None] * len(dps)
         accumulation = self._base.gradient_accumulation
         if len(dps) == 1:  # (a search's variant deltas ask one dp at a time): nothing to share between dps

@@ -29,16 +29,18 @@ from planner.memory.element_bytes import (
     MEGATRON_GRADIENT_BYTES,
     MEGATRON_WEIGHT_BYTES,
     compute_bytes,
+    deepspeed_layout,
     gradient_bytes,
     master_precision,
     optimizer_bytes,
     training_weight_bytes,
 )
 from planner.memory.pipeline_stages import Stage
+from planner.memory.runtimes import chosen_runtime
 from planner.memory.stage_activations import StageActivations, per_token_activations, stage_activations
 from planner.models import ModelSpec, ParamCounts
 from planner.models.spec import mixer_difference
-from planner.vocabulary import Offload, Task
+from planner.vocabulary import Offload, Runtime, Task
 
 
 @functools.lru_cache(maxsize=8192)
@@ -163,6 +165,7 @@ class StageAmounts(NamedTuple):
     not_concurrent: int  # bytes of gradients and activations that are never held at the same time
     autocast_copies: float  # part of activations: autocast's 16-bit weight copies
     peak_phase: str  # when the step peaks: "forward", "backward" or "optimizer step"
+    runtime: str  # the runtime counted (planner.memory.runtimes.chosen_runtime); "" for inference or none
 
     @property
     def total_bytes(self) -> int:
@@ -216,6 +219,30 @@ class StageShape(NamedTuple):
     trainable_expert: float
     grad_per: float
     opt_per: float
+    family: str  # the model's Hugging Face model_type: DeepSpeed's AutoEP presets depend on it
+    pinned_runtime: Runtime | None  # MemoryConfig.runtime
+    # 16-bit full training: DeepSpeed's own layout applies where it is the runtime (_deepspeed_figures)
+    deepspeed_layout: bool
+    largest_module: float  # parameters per GPU of the largest single module (what ZeRO-3 gathers at once)
+    bucket_elements: float  # DeepSpeed's reduce / prefetch bucket (planner.exports.configs writes the same)
+
+
+def deepspeed_bucket_elements(hidden: int) -> int:
+    """DeepSpeed's reduce_bucket_size in elements as the export writes it: hidden x hidden, Hugging Face
+    transformers' "auto" value (its DeepSpeed integration; stage3_prefetch_bucket_size is 0.9 of it)."""
+    return hidden * hidden
+
+
+def _largest_module(model: ModelSpec, counts: ParamCounts, divisors: Divisors) -> float:
+    """Parameters per GPU of the largest single module of the model (its own parameters, not its children's):
+    the embedding or LM head, an MLP projection, or a MoE layer's fused experts (transformers 5 keeps a layer's
+    routed experts in one module). DeepSpeed's ZeRO-3 estimator counts its 16-bit weights and gradients."""
+    h = model.hidden
+    candidates = [model.vocab * h / divisors.tp, h * max(model.ffn, model.moe_ffn) / divisors.tp]
+    candidates.append(h * model.heads * max(model.head_dim, model.v_head_dim) / divisors.tp)
+    if model.is_moe:
+        candidates.append(counts.routed_experts_per_layer / divisors.expert_divisor)
+    return max(candidates)
 
 
 def _stored_weights(
@@ -292,7 +319,10 @@ def stage_shape(
         tied_embedding_gradient=tied_gradient,
         qlora_workspace=qlora_workspace, adapter_dense=adapter_dense, adapter_expert=adapter_expert,
         adapter_bytes=adapter_bytes, trainable_dense=trainable_dense, trainable_expert=trainable_expert,
-        grad_per=grad_per, opt_per=opt_per,
+        grad_per=grad_per, opt_per=opt_per, family=model.family, pinned_runtime=config.runtime,
+        deepspeed_layout=deepspeed_layout(config),
+        largest_module=_largest_module(model, counts, divisors),
+        bucket_elements=float(deepspeed_bucket_elements(model.hidden)),
     )  # fmt: skip
 
 
@@ -315,7 +345,9 @@ def stage_state(
     ((weights, gradients, optimizer, activations, overhead, not_concurrent, host, gathered_total, gathered_weights,
       streamed_weights, communicators, phase, _),) = _state_figures(shape, acts, zero, offload, accumulation, (dp,))  # fmt: skip
     zero = zero if shape.training else 0  # as _state_figures counts it
+    runtime = _runtime_of(shape, zero, offload)
     megatron = shape.megatron_opt_per > 0 and zero <= 1
+    autocast = zero < 2 and not megatron and not (runtime == _DEEPSPEED and shape.deepspeed_layout)
     return StageAmounts(
         shape.stage,
         weights,
@@ -334,8 +366,9 @@ def stage_state(
         acts.inflight,
         communicators,
         math.floor(not_concurrent),
-        shape.autocast_copies if zero < 2 and not megatron else 0.0,
+        shape.autocast_copies if autocast else 0.0,
         phase,
+        runtime or "",
     )
 
 
@@ -362,6 +395,8 @@ def _state_figures(
     """
     training = shape.training
     zero = zero if training else 0
+    if shape.deepspeed_layout and _runtime_of(shape, zero, offload) == _DEEPSPEED:
+        return _deepspeed_figures(shape, acts, zero, offload, accumulation, dps)
     ep = shape.ep
     largest, bytes_per_param = shape.largest, shape.bytes_per_param
     megatron = shape.megatron_opt_per > 0 and zero <= 1
@@ -482,6 +517,106 @@ def _state_figures(
         )  # fmt: skip
         figures.append((dp_weights, gradients, optimizer, activations, overhead, not_concurrent, dp_host,
                         gathered_total, gathered_weights, streamed_weights, communicators, phase, total))  # fmt: skip
+    return figures
+
+
+_DEEPSPEED = Runtime.DEEPSPEED
+
+
+def _runtime_of(shape: StageShape, zero: int, offload: str) -> Runtime | None:
+    """The runtime counted for this stage's layout (None: inference, or no runtime can run it)."""
+    if not shape.training:
+        return None
+    return chosen_runtime(
+        shape.pinned_runtime, shape.task, shape.tp, shape.pp, shape.ep, zero, offload, shape.family
+    )
+
+
+def sixteen_bit_compute(shape: StageShape, zero: int, offload: str) -> bool:
+    """Whether the stage's activations are counted as 16-bit compute (activations_sharded: DeepSpeed's 16-bit
+    model, FSDP2's 16-bit units, Megatron's bf16 weights) rather than autocast's (its weight copies and fp32
+    parts): the two classes of activations a search keeps apart (planner.search.training)."""
+    zero = zero if shape.training else 0
+    if shape.deepspeed_layout and _runtime_of(shape, zero, offload) == _DEEPSPEED:
+        return True
+    return zero >= 2 or (shape.megatron_opt_per > 0 and zero <= 1)
+
+
+# DeepSpeed's 16-bit training (deepspeed/runtime/zero/stage_1_and_2.py, stage3.py, bf16_optimizer.py): the
+# model's weights and gradients are 16 bit; each rank keeps fp32 master weights, AdamW's m and v (12 bytes) and
+# an fp32 gradient partition (4 bytes) for its 1/dp share. ZeRO-0 (BF16_Optimizer) keeps all of them whole
+# and accumulates the gradients in fp32 (2 + 4 + 12 bytes). The figures are DeepSpeed's own estimators'
+# (estimate_zero2_model_states_mem_needs: 2 + 18/dp bytes per parameter; ZeRO-1 keeps the 16-bit gradients
+# whole: 4 + 16/dp; estimate_zero3_model_states_mem_needs: 4 x the largest module + 18/dp), plus the buckets
+# they leave out: ZeRO-1/2 two reduce buckets (overlap_comm), ZeRO-3 one reduce and one prefetch bucket, all
+# 16 bit. ZeRO-3 keeps a 16-bit gradient partition as well (grad_partitions_flat_buffer in the model's dtype)
+# and makes the fp32 gradient one optimizer sub-group at a time (sub_group_size, which the export sets to
+# DEEPSPEED_SUB_GROUP_ELEMENTS): 2 + 2 + 12 bytes/dp + 4 bytes x one sub-group. Offload moves the fp32 parts (and
+# ZeRO-3's 16-bit weight partition with parameter offload) to CPU RAM, and the 16-bit gradients of ZeRO-2/3
+# go to the CPU from the reduce bucket.
+_DS_WEIGHT = 2.0
+_DS_GRADIENT = 2.0
+_DS_FP32_GRADIENT = 4.0
+_DS_MASTER_AND_ADAM = 12.0
+# ZeRO-3's optimizer sub-group in elements as the export writes it (ds_config sub_group_size; DeepSpeed's
+# default is 1e9): the fp32 gradient exists for one sub-group at a time during the optimizer step.
+DEEPSPEED_SUB_GROUP_ELEMENTS = 100_000_000
+
+
+def _deepspeed_figures(
+    shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int]
+) -> list[tuple[float, float, float, float, float, float, float, float, float, float, int, str, int]]:
+    """_state_figures under DeepSpeed's 16-bit layout (see the constants above), the same tuple per dp."""
+    ceil = math.ceil
+    activations = acts.activations_sharded  # the model itself is 16 bit: no autocast copies
+    params = shape.params_gpu
+    offloaded = offload in (_OFFLOAD_OPTIMIZER, _OFFLOAD_ALL)
+    if zero == 3:
+        buffers = 1.9 * shape.bucket_elements * _DS_WEIGHT  # reduce bucket + prefetch bucket (0.9 of it)
+        live = shape.largest_module * (_DS_WEIGHT + _DS_GRADIENT)
+    else:
+        buffers = 2 * shape.bucket_elements * _DS_GRADIENT if zero >= 1 else 0.0
+        live = 0.0
+    communicators = (shape.tp > 1) + (shape.pp > 1) + (shape.ep > 1)
+    figures = []
+    for dp in dps:
+        expert_shard = dp * shape.tp // shape.ep if shape.ep > 1 else dp
+        shard = shape.dense_params_gpu / dp + shape.expert_params_gpu / expert_shard
+        host = 0.0
+        if zero == 0:
+            weights, gradients = params * _DS_WEIGHT, params * _DS_FP32_GRADIENT
+            optimizer = params * _DS_MASTER_AND_ADAM
+        else:
+            weights = (params if zero < 3 else shard) * _DS_WEIGHT
+            sixteen_bit_gradients = (params if zero == 1 else shard) * _DS_GRADIENT
+            fp32_gradients = shard if zero < 3 else min(shard, DEEPSPEED_SUB_GROUP_ELEMENTS)
+            gradients = sixteen_bit_gradients + fp32_gradients * _DS_FP32_GRADIENT
+            optimizer = shard * _DS_MASTER_AND_ADAM
+            if offloaded:
+                host += optimizer + fp32_gradients * _DS_FP32_GRADIENT
+                gradients = sixteen_bit_gradients if zero == 1 else 0.0
+                optimizer = 0.0
+            if offload == _OFFLOAD_ALL:
+                host += weights
+                weights = 0.0
+            weights += buffers + live
+        # gradients and activations are not held at once (one backward per step), as _state_figures counts
+        optimizer_moment = gradients + shape.tied_embedding_gradient
+        held = activations + gradients
+        if accumulation > 1:
+            optimizer_moment = held
+        peak = min(held, max(activations, optimizer_moment))
+        not_concurrent = held - peak
+        phase = "optimizer step" if optimizer_moment > activations else "backward"
+        margin = CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * (gradients + activations + acts.kv_cache)
+        step_communicators = (dp > 1) + communicators
+        overhead = margin + step_communicators * NCCL_BYTES_PER_COMMUNICATOR
+        total = (
+            ceil(weights) + ceil(gradients) + ceil(optimizer) + ceil(activations) + ceil(acts.kv_cache)
+            + ceil(overhead) - math.floor(not_concurrent)
+        )  # fmt: skip
+        figures.append((weights, gradients, optimizer, activations, overhead, not_concurrent, host, buffers,
+                        live, 0.0, step_communicators, phase, total))  # fmt: skip
     return figures
 
 

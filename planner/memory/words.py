@@ -15,6 +15,7 @@ from planner.memory.config import (
     MemoryTerm,
 )
 from planner.memory.element_bytes import (
+    deepspeed_layout,
     gradient_bytes,
     kv_element_bytes,
     master_precision,
@@ -27,7 +28,7 @@ from planner.memory.stages import StageAmounts
 from planner.messages import Message, format_bytes, msg
 from planner.models import ModelSpec
 from planner.models.kv_cache import CHUNKED, FULL, SLIDING, STATE, cached_tokens, layer_kinds
-from planner.vocabulary import Offload, Optimizer, Precision, Recompute, Task
+from planner.vocabulary import Offload, Optimizer, Precision, Recompute, Runtime, Task
 
 
 def _weights_text(model: ModelSpec, config: MemoryConfig, amounts: StageAmounts, megatron: bool) -> str:
@@ -175,9 +176,13 @@ def stage_terms(
 ) -> dict[str, MemoryTerm]:
     """Each term of one stage in bytes (rounded up) with the one-line assumption behind it."""
     megatron = megatron_style(config)  # what three of the texts ask
-    grad_text, opt_text = _state_texts(config, megatron)
+    if amounts.runtime == Runtime.DEEPSPEED and deepspeed_layout(config):
+        weights_text, grad_text, opt_text = _deepspeed_texts(config, amounts)
+    else:
+        grad_text, opt_text = _state_texts(config, megatron)
+        weights_text = _weights_text(model, config, amounts, megatron)
     return {
-        "weights": MemoryTerm(math.ceil(amounts.weights), _weights_text(model, config, amounts, megatron)),
+        "weights": MemoryTerm(math.ceil(amounts.weights), weights_text),
         "gradients": MemoryTerm(math.ceil(amounts.gradients), grad_text),
         "optimizer": MemoryTerm(math.ceil(amounts.optimizer), opt_text),
         "activations": MemoryTerm(
@@ -186,6 +191,45 @@ def stage_terms(
         "kv_cache": MemoryTerm(math.ceil(amounts.kv_cache), _kv_text(model, config, stage)),
         "overhead": MemoryTerm(math.ceil(amounts.overhead), _overhead_text(amounts)),
     }
+
+
+def _deepspeed_texts(config: MemoryConfig, amounts: StageAmounts) -> tuple[str, str, str]:
+    """(weights, gradients, optimizer) assumption lines under DeepSpeed's 16-bit layout."""
+    layout = config.layout
+    zero, dp = int(layout.zero), layout.dp
+    params = f"{amounts.params_gpu / 1e9:.3g}B params on this GPU"
+    buffers = format_bytes(amounts.gathered_bytes, unit="GiB")
+    if zero == 0:
+        return (
+            f"{params} x 2 bytes/param (DeepSpeed: the model in {config.precision})",
+            "4 bytes/trainable param (DeepSpeed BF16_Optimizer's fp32 gradient accumulation)",
+            "fp32 master weights + AdamW m, v: 12 bytes/trainable param (DeepSpeed ZeRO-0)",
+        )
+    if zero == 3:
+        weights = (
+            f"{params} x 2 bytes/param, DeepSpeed ZeRO-3 partitions over dp {dp}; + the largest module's 16-bit "
+            f"weights and gradients while it is gathered ({format_bytes(amounts.gathered_weights, unit='GiB')}) "
+            f"+ reduce and prefetch buckets ({buffers})"
+        )
+        grads = (
+            "2 bytes/trainable param (16-bit partition) + 4 bytes for one optimizer sub-group's fp32 gradient"
+        )
+    else:
+        weights = f"{params} x 2 bytes/param (DeepSpeed keeps the 16-bit model whole) + 2 reduce buckets ({buffers})"
+        grads = (
+            "2 bytes/trainable param, whole (ZeRO-1) + 4 bytes fp32 partition"
+            if zero == 1
+            else "2 bytes/trainable param + 4 bytes fp32, both partitioned (ZeRO-2)"
+        )
+    grads += f" over dp {dp}"
+    opt = f"fp32 master weights + AdamW m, v: 12 bytes/trainable param, ZeRO-{zero} partitioned over dp {dp}"
+    if layout.offload in (Offload.OPTIMIZER, Offload.ALL):
+        opt += "; offloaded to CPU RAM with the fp32 gradients"
+        if zero >= 2:
+            grads = "16-bit gradients go from the reduce bucket to CPU RAM (none kept on the GPU)"
+    if layout.offload == Offload.ALL:
+        weights = f"ZeRO-3 parameters offloaded to CPU RAM; {weights.split('; + ', 1)[-1]}"
+    return weights, grads, opt
 
 
 def _optimizer_text(optimizer: Optimizer, precision: Precision, per_param: float) -> str:

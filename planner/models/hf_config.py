@@ -11,6 +11,7 @@ from planner.errors import UserError
 from planner.messages import msg
 from planner.models.config_file import ConfigKeys, check_imported_size, read_config_json
 from planner.models.hf_defaults import DEEPSEEK_V2_EXPERTS_PER_TOKEN
+from planner.models.hf_hybrid import hybrid_fields, pure_state_space
 from planner.models.hf_types import READ_TYPES, TRAITS, WRAPPERS, Traits
 from planner.models.kv_cache import CHUNKED, FULL, SLIDING
 from planner.models.spec import ModelSpec, validate_spec
@@ -51,9 +52,11 @@ def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
         )
     config = ConfigKeys(data, str(path), model_type)
     traits = TRAITS[model_type]
-    readers = {"gpt2": _gpt2, "gpt_neox": _gpt_neox, "deepseek": _deepseek}
+    readers = {"gpt2": _gpt2, "gpt_neox": _gpt_neox, "deepseek": _deepseek, "state_space": _state_space}
     spec = readers.get(traits.reader, _llama_like)(config, common)
-    if traits.reader != "deepseek":
+    if traits.layer_rule == "hybrid":
+        spec = dataclasses.replace(spec, **hybrid_fields(config))
+    elif traits.reader not in ("deepseek", "state_space"):
         spec = dataclasses.replace(spec, **_layer_fields(config, traits, spec.layers))
     validate_spec(spec, where=str(path))
     check_imported_size(spec.total_params, str(path))
@@ -99,7 +102,7 @@ def _llama_like(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any
         kv_heads=kv_heads,
         head_dim=head_dim,
         # llama4: dense layers are intermediate_size_mlp wide, experts intermediate_size
-        ffn=config.int("intermediate_size_mlp" if traits.moe == "llama4" else "intermediate_size"),
+        ffn=_dense_ffn(config, traits),
         vocab=config.int("vocab_size"),
         tied_embeddings=config.bool("tie_word_embeddings", False),
         gated_mlp=traits.gated,
@@ -108,7 +111,7 @@ def _llama_like(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any
         attn_out_bias=_flag(config, traits.out_bias),
         mlp_bias=_flag(config, traits.mlp_bias),
         max_context=config.int("max_position_embeddings", 4096),
-        norms_per_layer=traits.norms_per_layer,
+        norms_per_layer=1 if traits.parallel_key and config.bool(traits.parallel_key, False) else traits.norms_per_layer,
         final_norm=traits.final_norm,
         activation=traits.activation,
         qk_norm=qk_norm,
@@ -121,10 +124,18 @@ def _llama_like(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any
     return ModelSpec(**fields)
 
 
+def _dense_ffn(config: ConfigKeys, traits: Traits) -> int:
+    """The dense MLP's width: llama4's intermediate_size_mlp (its experts take intermediate_size); 0 for a
+    DeepSeek-style type whose file has no dense MLP (solar_open: every layer MoE, no intermediate_size)."""
+    if traits.moe == "llama4":
+        return config.int("intermediate_size_mlp")
+    return config.int("intermediate_size", 0 if traits.moe == "deepseek" else None, allow_zero=traits.moe == "deepseek")
+
+
 def _moe_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, Any]:  # Any: ModelSpec fields
     """MoE fields. "all": every layer sparse. "qwen": layer i sparse when (i + 1) % decoder_sparse_step == 0 and
     it is not in mlp_only_layers. "llama4": the layers of moe_layers (default every interleave_moe_layer_step-th)."""
-    experts = config.int(config.first("num_local_experts", "num_experts"))
+    experts = config.int(config.first("n_routed_experts", "num_local_experts", "num_experts"))
     if traits.moe == "qwen":
         step = config.int("decoder_sparse_step", 1)
         dense_only = config.data.get("mlp_only_layers") or []
@@ -140,6 +151,8 @@ def _moe_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, An
             moe_layers = len({i for i in listed_moe if isinstance(i, int) and 0 <= i < layers})
         else:
             moe_layers = _count_multiples(step, step - 1 + 1, layers + 1) if step else 0
+    elif traits.moe == "deepseek":
+        moe_layers = _deepseek_moe_layers(config, layers)
     else:
         moe_layers = layers
     fields: dict[str, Any] = {}  # Any: ModelSpec fields
@@ -147,6 +160,12 @@ def _moe_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, An
         shared_ffn = config.int("shared_expert_intermediate_size", 0, allow_zero=True)
         # qwen2_moe builds the gate (hidden -> 1) even for a zero-width shared expert
         fields.update(shared_experts=1 if shared_ffn else 0, shared_expert_ffn=shared_ffn, shared_expert_gate=True)
+    elif traits.shared_expert == "granite":
+        shared_ffn = config.int("shared_intermediate_size", 0, allow_zero=True)
+        fields.update(shared_experts=1 if shared_ffn else 0, shared_expert_ffn=shared_ffn)
+    elif traits.moe == "deepseek":  # n_shared_experts experts of moe_intermediate_size, fused into one MLP
+        key = config.first("n_shared_experts", "num_shared_experts")
+        fields.update(shared_experts=config.int(key, 0, allow_zero=True))
     elif traits.shared_expert == "llama4":
         fields.update(shared_experts=1, shared_expert_ffn=config.int("intermediate_size"))
     if moe_layers <= 0:
@@ -161,6 +180,15 @@ def _moe_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, An
         router_bias=traits.router_bias,
         expert_bias=traits.expert_bias,
     )
+
+
+def _deepseek_moe_layers(config: ConfigKeys, layers: int) -> int:
+    """MoE layers of a DeepSeek-style stack: the file's mlp_layer_types ("sparse" / "dense") when it lists them,
+    else every layer from first_k_dense_replace on (the correction bias of its router is a buffer)."""
+    listed = config.data.get("mlp_layer_types")
+    if isinstance(listed, list) and listed:
+        return sum(1 for kind in listed[:layers] if kind == "sparse")
+    return layers - min(config.int("first_k_dense_replace", 0, allow_zero=True), layers)
 
 
 def _layer_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, Any]:  # Any: ModelSpec fields
@@ -203,6 +231,11 @@ def _rule_layer_types(config: ConfigKeys, rule: str, layers: int, window: int) -
     if rule == "qwen":
         first = config.int("max_window_layers", layers, allow_zero=True)
         return tuple(SLIDING if use_window and i >= first else FULL for i in range(layers))
+    if rule == "from_max":  # dots1: sliding from layer max_window_layers on, whenever a window is set
+        first = config.int("max_window_layers", layers, allow_zero=True)
+        return tuple(SLIDING if i >= first else FULL for i in range(layers))
+    if rule == "first_of:4":  # cwm: full attention on layers 0, 4, 8, ...
+        return tuple(FULL if i % 4 == 0 else SLIDING for i in range(layers))
     if rule == "qwen_moe":
         below = config.int("max_window_layers", layers, allow_zero=True)
         return tuple(SLIDING if use_window and (i + 1) % 2 and i < below else FULL for i in range(layers))
@@ -230,6 +263,10 @@ def _no_rope_layers(config: ConfigKeys, layers: int) -> list[int]:
         return [1 if value else 0 for value in listed]
     interval = config.int("no_rope_layer_interval", 4)
     return [int((i + 1) % interval != 0) for i in range(layers)]
+
+
+def _state_space(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: ModelSpec fields
+    return ModelSpec(**pure_state_space(config, common))
 
 
 def _gpt2(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:

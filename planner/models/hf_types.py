@@ -16,7 +16,7 @@ from dataclasses import dataclass
 class Traits:
     """How one model type's decoder layer is built. A str for a bias names the config key that turns it on."""
 
-    reader: str = "llama"  # llama | gpt2 | gpt_neox | deepseek
+    reader: str = "llama"  # llama | gpt2 | gpt_neox | deepseek | state_space (planner/models/hf_hybrid.py)
     qkv_bias: str | bool = False
     out_bias: str | bool = False
     mlp_bias: str | bool = False
@@ -27,13 +27,14 @@ class Traits:
     qk_norm: str = ""  # "" | "head" (over head_dim) | "full" (over all heads)
     qk_norm_key: str = ""  # the config key that turns the q/k norms on (empty: always on when qk_norm is set)
     activation: str = "silu"
-    moe: str = ""  # "" | "all" (every layer) | "qwen" (decoder_sparse_step) | "llama4" (interleave step)
+    moe: str = ""  # "" | "all" | "qwen" (decoder_sparse_step) | "llama4" (interleave step) | "deepseek" (see below)
     moe_ffn_key: str = "moe_intermediate_size"
     shared_expert: str = ""  # "" | "qwen" (gated, shared_expert_intermediate_size) | "llama4" (intermediate_size)
     router_bias: bool = False
     expert_bias: bool = False
     sinks: bool = False
     lm_head_bias: str | bool = False
+    parallel_key: str = ""  # the key that makes attention and MLP share one input norm (a parallel block)
     layer_rule: str = "window"  # how layer_types follow from the config when it does not list them (see below)
 
 
@@ -50,6 +51,11 @@ NO_BIAS = Traits()
 #   qwen_off      full unless the file lists layer_types (qwen3_moe)
 #   smollm3       sliding where no_rope_layers marks a NoPE layer... (see _layer_types)
 #   llama4        chunked except every no_rope_layer_interval-th layer
+#   from_max      sliding from layer max_window_layers on (dots1)
+#   first_of:4    full on layers 0, 4, 8, ..., else sliding (cwm)
+# MoE "deepseek": n_routed_experts from layer first_k_dense_replace on (or where mlp_layer_types says "sparse"),
+# plus n_shared_experts shared experts of moe_intermediate_size (dots1, glm4_moe, exaone_moe, solar_open).
+#   hybrid        attention or state-space layers, as planner/models/hf_hybrid.py reads them (jamba, bamba)
 TRAITS: dict[str, Traits] = {
     "llama": LLAMA,
     "mistral": NO_BIAS,
@@ -95,10 +101,47 @@ TRAITS: dict[str, Traits] = {
     "granitemoe": Traits(qkv_bias="attention_bias", out_bias="attention_bias", moe="all", moe_ffn_key="intermediate_size", layer_rule="full"),
     "llama4_text": Traits(qkv_bias="attention_bias", out_bias="attention_bias", moe="llama4",
                           moe_ffn_key="intermediate_size", shared_expert="llama4", layer_rule="llama4"),
+    "glm": Traits(qkv_bias="attention_bias", layer_rule="full"),
+    "glm4": Traits(qkv_bias="attention_bias", norms_per_layer=4, layer_rule="full"),
+    "stablelm": Traits(qkv_bias="use_qkv_bias", norm="layernorm", qk_norm="full", qk_norm_key="qk_layernorm",
+                       parallel_key="use_parallel_residual", layer_rule="full"),
+    "vaultgemma": Traits(qkv_bias="attention_bias", out_bias="attention_bias", activation="gelu",
+                         layer_rule="every:2"),
+    "granitemoeshared": Traits(qkv_bias="attention_bias", out_bias="attention_bias", moe="all",
+                               moe_ffn_key="intermediate_size", shared_expert="granite", layer_rule="full"),
+    "cwm": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias", layer_rule="first_of:4"),
+    "dots1": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="head", moe="deepseek",
+                    layer_rule="from_max"),
+    "glm4_moe": Traits(qkv_bias="attention_bias", qk_norm="head", qk_norm_key="use_qk_norm", moe="deepseek",
+                       layer_rule="full"),
+    "exaone_moe": Traits(qk_norm="head", moe="deepseek", layer_rule="pattern:4"),
+    "solar_open": Traits(qkv_bias="attention_bias", moe="deepseek", layer_rule="full"),
+    "phi": Traits(qkv_bias=True, out_bias=True, mlp_bias=True, gated=False, norm="layernorm", norms_per_layer=1,
+                  qk_norm="head", qk_norm_key="qk_layernorm", activation="gelu_new", lm_head_bias=True,
+                  layer_rule="full"),
+    "persimmon": Traits(qkv_bias=True, out_bias=True, mlp_bias=True, gated=False, norm="layernorm",
+                        qk_norm="head", qk_norm_key="qk_layernorm", activation="gelu", layer_rule="full"),
+    "nemotron": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias", gated=False,
+                       norm="layernorm", activation="relu2", layer_rule="full"),
+    "arcee": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias", gated=False,
+                    activation="gelu", layer_rule="full"),
+    "jais2": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias", gated=False,
+                    norm="layernorm", activation="gelu", layer_rule="full"),
+    "nanochat": Traits(qkv_bias="attention_bias", out_bias="attention_bias", gated=False, norm="nonparametric",
+                       activation="relu2", layer_rule="full"),
+    "hyperclovax": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias",
+                          norms_per_layer=4, layer_rule="full"),
+    "mellum": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="head", moe="qwen",
+                     layer_rule="full"),
     "gpt2": Traits(reader="gpt2", layer_rule="full"),
     "gpt_neox": Traits(reader="gpt_neox", layer_rule="full"),
     "deepseek_v2": Traits(reader="deepseek", layer_rule="full"),
     "deepseek_v3": Traits(reader="deepseek", layer_rule="full"),
+    "jamba": Traits(layer_rule="hybrid"),
+    "bamba": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias", layer_rule="hybrid"),
+    "mamba": Traits(reader="state_space"),
+    "falcon_mamba": Traits(reader="state_space"),
+    "mamba2": Traits(reader="state_space"),
 }  # fmt: skip
 
 # Configurations that wrap a text decoder with a vision (or audio) tower: the decoder is read from text_config

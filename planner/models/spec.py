@@ -210,7 +210,9 @@ def _attention_params(spec: ModelSpec) -> tuple[int, int]:
     biases = (q_width + 2 * kv_width if spec.attn_bias else 0) + (h if spec.attn_out_bias else 0)
     norms = 0
     if spec.qk_norm:
-        norms = 2 * spec.head_dim if not spec.qk_norm_full else q_width + kv_width
+        # per-head norms take the block's norm kind (phi, persimmon: LayerNorm with a bias); norms over all heads
+        # carry no bias (stablelm's per-head LayerNorms are bias-free, olmo2's and cohere's RMS or bias-free)
+        norms = 2 * spec.head_dim * NORM_KINDS[spec.norm] if not spec.qk_norm_full else q_width + kv_width
     sinks = spec.heads if spec.attention_sinks else 0
     if spec.cross_attention:  # gpt2: q_attn (h -> h), c_attn (h -> 2h), c_proj (h -> h), all biased, + its norm
         weights += 4 * h * h
@@ -301,7 +303,8 @@ def validate_spec(spec: ModelSpec, where: str = "model") -> ModelSpec:
             raise UserError.of(msg("error.spec_negative", where=where, field=field, value=value))
     if not spec.uses_mla and spec.head_dim <= 0:
         raise UserError.of(msg("error.spec_positive", where=where, field="head_dim", value=spec.head_dim))
-    if spec.ffn <= 0 and not (spec.is_moe and spec.dense_layers == 0):
+    no_mlp = bool(spec.layer_types) and set(spec.layer_types) == {"state"}  # mamba: norm + mixer per layer
+    if spec.ffn <= 0 and not (spec.is_moe and spec.dense_layers == 0) and not no_mlp:
         raise UserError.of(
             msg("error.spec_positive", where=where, field="ffn (intermediate_size)", value=spec.ffn)
         )

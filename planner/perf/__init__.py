@@ -69,18 +69,14 @@ from planner.perf.serving_load import (
     static_batching_loss,
     uniform_output_lengths,
 )
-from planner.perf.training import (
+from planner.perf.training import MicrobatchFloor, StageTime, StepModel, stage_floor_s, training_step_time
+from planner.perf.training_terms import (
     CPU_ADAM_PARAMS_PER_S,
-    MicrobatchFloor,
     SharedWork,
-    StageTime,
-    StepModel,
     StepTime,
     TrainingOptions,
     offload_assumption,
     offload_time_s,
-    stage_floor_s,
-    training_step_time,
 )
 
 # The GUI shows these as the placeholders of its "MFU" and "bandwidth fraction" overrides. The model computes

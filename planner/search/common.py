@@ -19,6 +19,7 @@ from planner.memory.element_bytes import (
     optimizer_bytes,
     training_weight_bytes,
 )
+from planner.memory.runtimes import master_weights_beside_16_bit
 from planner.messages import Message
 from planner.models import ModelSpec
 from planner.money import Money
@@ -55,6 +56,7 @@ class SearchMemory:
             # micro-batch's activations (planner.memory: gradient_accumulation > 1 holds both)
             gradient_accumulation=2,
             weight_bits=_serving_weight_bits(workload),
+            runtime=workload.runtime if workload.task.is_training else None,
         )
         self._sequence_parallel = workload.task.is_training
         self._breakdowns: dict[Layout, MemoryBreakdown | None] = {}
@@ -141,6 +143,13 @@ class SearchMemory:
             )
         return functools.partial(memory_totals.totals, tp, pp, ep)
 
+    def activation_class(self, shape: tuple[int, int, int, int]) -> Callable[[int, str], bool]:
+        """(zero, offload) -> whether the shape's totals at that sharding state count 16-bit compute activations
+        (MemoryTotals.sixteen_bit_compute): states of one class share variant deltas (planner.search.training)."""
+        tp, pp, ep, virtual = shape
+        memory_totals = self._memory_totals_of(self._config_of(tp, pp, virtual))
+        return functools.partial(memory_totals.sixteen_bit_compute, tp, pp, ep)
+
     def _memory_totals(self, layout: Layout) -> MemoryTotals:
         return self._memory_totals_of(self._config(layout))
 
@@ -216,7 +225,7 @@ class GpuSearch:
 
     def checkpoint_bytes(self, layout: Layout | None = None) -> int:
         """One checkpoint of this workload (job_checkpoint_bytes) as `layout`'s training holds it."""
-        megatron = layout is not None and megatron_style(self.memory.config(layout))
+        megatron = layout is not None and master_weights_beside_16_bit(self.model, self.memory.config(layout))
         found = self._checkpoints.get(megatron)  # all that the layout changes (job_checkpoint_bytes)
         if found is None:
             found = self._checkpoints[megatron] = _checkpoint_bytes(
@@ -240,7 +249,8 @@ def job_checkpoint_bytes(workload: Workload, numbers: ModelNumbers, config: Memo
 
 
 def _checkpoint_bytes(workload: Workload, numbers: ModelNumbers, megatron: bool) -> int:
-    """job_checkpoint_bytes of a layout that is megatron_style or not."""
+    """job_checkpoint_bytes of a layout that keeps 16-bit weights beside fp32 masters (Megatron-style or
+    DeepSpeed: master_weights_beside_16_bit) or not."""
     adapters = workload.task in (Task.LORA, Task.QLORA)
     trainable = numbers.lora_params if adapters else numbers.total_params
     precision = Precision.BF16 if workload.task == Task.QLORA else workload.precision

@@ -44,7 +44,6 @@ from planner.search.training_fits import (
     _PairTable,
     _search_order,
     _Searched,
-    _sharded,
     _StateFit,
     excluded_family_message,
     family_key,
@@ -395,17 +394,19 @@ class TrainingSearch(GpuSearch):
     ) -> _ClassedFits | None:
         """The state fits and variant deltas of a layout (None when nothing is possible there). They depend on
         the model, workload and layout only, so every GPU type of one search shares them (SearchMemory).
-        Activations differ between the states planner.memory models with autocast (ZeRO-0/1) and with FSDP2's
-        16-bit compute (ZeRO-2/3): each class gets its own variant deltas and _LayoutFits."""
+        Activations differ between the states planner.memory models with autocast (DDP) and with 16-bit compute
+        (DeepSpeed's 16-bit model, FSDP2's units, Megatron-style TP/PP; SearchMemory.activation_class): each
+        class gets its own variant deltas and _LayoutFits."""
         key = (shape, base, tuple(variants), tuple(states), with_dp_one)
         cache = self.memory.shared_by_gpu_types
         if key in cache:
             return cache[key]  # type: ignore[return-value]
         totals = self.memory.layout_totals(shape)  # looked up once for the layout's many totals
         fitted = self._fit_states(totals, base, variants[0], with_dp_one, states)
+        sixteen_bit = self.memory.activation_class(shape)
         parts: list[_LayoutFits] = []
         for sharded in (False, True):
-            group = [(fit, at_two_base) for fit, at_two_base in fitted if _sharded(fit.state) == sharded]
+            group = [(fit, at_two_base) for fit, at_two_base in fitted if sixteen_bit(*fit.state) == sharded]
             if group:
                 first, ref_total = group[0]
                 deltas = self._variant_deltas(totals, 2 * base, first.state, variants, ref_total)

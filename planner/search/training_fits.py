@@ -208,7 +208,7 @@ _NO_DEARER = {
 
 
 class _ClassedFits:
-    """A layout's _LayoutFits per activation class (autocast ZeRO-0/1; FSDP2's 16-bit compute ZeRO-2/3): their
+    """A layout's _LayoutFits per activation class (autocast; 16-bit compute, SearchMemory.activation_class): their
     needs together, and per dp their shortlists together (the clock decides between the classes)."""
 
     __slots__ = ("parts",)
@@ -321,11 +321,6 @@ class _Best:
 def _data_parallel_only(shape: Shape) -> bool:
     """No tensor or pipeline parallelism: its states are excluded families of their own (family_key)."""
     return shape[0] == 1 and shape[1] == 1
-
-
-def _sharded(state: State) -> bool:
-    """ZeRO-2/3: FSDP2's 16-bit compute copies instead of autocast (planner.memory's activations differ)."""
-    return state[0] >= ZeroStage.GRADIENTS
 
 
 def _layout(tp: int, pp: int, ep: int, dp: int, state: State, variant: Variant, virtual: int = 1) -> Layout:

@@ -14,7 +14,7 @@ from planner.messages import Message
 from planner.money import Money
 from planner.scale.goodput import Resilience
 from planner.uncertainty import ErrorBand
-from planner.vocabulary import Confidence, Layout, Optimizer, Precision, RankBy, Task
+from planner.vocabulary import Confidence, Layout, Optimizer, Precision, RankBy, Runtime, Task
 
 if TYPE_CHECKING:  # annotations only: planner.memory and planner.perf are imported where estimates are made
     from planner.memory import MemoryBreakdown
@@ -56,6 +56,8 @@ class Workload:
       users; optional).
     ttft_target_s: serving: the time to first token every option must keep at its 90th percentile (optional).
     tpot_target_s: serving: the mean time per output token every option must keep (optional).
+    runtime: training: the runtime every option must run in (deepspeed | fsdp2 | ddp | torchtitan; None: the
+      search chooses one per layout, planner.memory.runtimes).
     """
 
     task: Task = Task.PRETRAIN
@@ -78,6 +80,7 @@ class Workload:
     request_rate: float | None = None
     ttft_target_s: float | None = None
     tpot_target_s: float | None = None
+    runtime: Runtime | None = None
 
     def __post_init__(self) -> None:
         """Choices given as text ("train", "bf16") become their vocabulary members; UserError if unknown."""
@@ -86,6 +89,8 @@ class Workload:
         if self.kv_precision is not None:
             object.__setattr__(self, "kv_precision", Precision.parse(self.kv_precision))
         object.__setattr__(self, "optimizer", Optimizer.parse(self.optimizer))
+        if self.runtime is not None:
+            object.__setattr__(self, "runtime", Runtime.parse(self.runtime))
 
     @property
     def is_training(self) -> bool:
@@ -275,6 +280,12 @@ class PlanOption:
         return {**self.goodput.as_dict(), "cost": cost.as_dict() if cost is not None else None}
 
     @property
+    def runtime(self) -> str | None:
+        """The training runtime whose memory the option counts and its export runs by default (deepspeed, fsdp2,
+        ddp, torchtitan; planner.memory.runtimes); None for serving or a layout no runtime can run."""
+        return self.memory.runtime or None
+
+    @property
     def tokens_per_s_band(self) -> ErrorBand | None:
         """The band of the throughput figures (tokens/s scale like 1 / time)."""
         return self.time_band.inverse() if self.time_band else None
@@ -312,6 +323,7 @@ class PlanOption:
             else None,
             "confidence": self.confidence.value,
             "precision": self.precision.value,
+            "runtime": self.runtime,
             "gradient_accumulation_steps": self.gradient_accumulation_steps or 1,
             "time_breakdown_s": dict(self.time_breakdown),
             "ttft_s": self.ttft_s,

@@ -65,6 +65,18 @@ def test_the_memory_headroom_and_expert_pins_reach_the_planner(page, qtbot):
     assert page.call.constraints.memory_headroom == 0.0
 
 
+def test_a_runtime_chosen_in_expert_mode_reaches_the_planner(page, qtbot):
+    page.set_mode("expert", remember=False)
+    replanned(qtbot, page)
+    # chosen per layout; no runtime runs LoRA with pipeline parallel (DeepSpeed has no PP here, torchtitan no LoRA)
+    assert all((option.runtime is None) == (option.layout.pp > 1) for option in page.state.options)
+    choose(page.strategy.runtime_combo, "fsdp2")
+    replanned(qtbot, page)
+    assert page.state.inputs.runtime == "fsdp2" and page.call.workload.runtime == "fsdp2"
+    options = page.state.options
+    assert options and all(o.runtime == "fsdp2" and o.layout.zero >= 2 for o in options)
+
+
 def test_guided_or_expert_is_remembered(open_plan_page, qtbot):
     first = open_plan_page()
     first.set_mode("expert")

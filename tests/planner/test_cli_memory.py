@@ -12,7 +12,7 @@ import pytest
 from planner.cli import main
 
 SHOWS = ["memory", "--model", "llama-3.1-70b", "--task", "train", "--precision", "bf16", "--zero", "3", "--dp", "64",
-         "--seq-len", "4096", "--json"]  # fmt: skip
+         "--seq-len", "4096", "--runtime", "fsdp2", "--json"]  # fmt: skip
 P_70B = 70_553_706_496
 
 

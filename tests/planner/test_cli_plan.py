@@ -245,3 +245,18 @@ def test_an_output_longer_than_the_sequence_is_refused_not_shortened(capsys):
     argv = ["plan", "--model", "llama-3.1-8b", "--task", "inference", "--gpu", "h100-sxm", "--gpus", "1"]
     assert main([*argv, "--seq-len", "2176", "--output-len", "3000"]) == 2
     assert "the output length (3000) must be shorter than the sequence length (2176)" in capsys.readouterr().err
+
+
+def test_a_probe_run_of_a_gpu_outside_the_catalog_says_so_instead_of_choose_a_gpu(capsys, tmp_path):
+    """Issue 30: `--gpu run:ID` of a run that measured a GPU the catalog lacks said "choose at least one GPU
+    type"; it now names the run and why it cannot be planned on, in one line, exit 2."""
+    from planner.store import Store
+    from tests.fixtures.store_reports import report
+
+    db = tmp_path / "ledger.sqlite"
+    with Store.open(db) as store:
+        run_id = store.probe_runs.save(report(gpu_name="NVIDIA Imaginary X9000"))
+    assert main(["--db", str(db), "plan", "--model", "llama-3.1-8b", "--gpu", f"run:{run_id}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "choose at least one" not in err
+    assert f"probe run {run_id} measured no GPU the catalog knows" in err

@@ -49,6 +49,25 @@ def _run(script: Path, env: dict[str, str], **extra: str) -> subprocess.Complete
                           cwd=script.parent)  # fmt: skip
 
 
+def test_a_relative_model_folder_is_written_absolute_so_launch_sh_runs_from_any_folder(tmp_path, monkeypatch):
+    """Issue 30: a model path typed relative to the folder the plan ran in broke launch.sh started elsewhere."""
+    import dataclasses
+
+    work = tmp_path / "work"
+    (work / "models" / "my model").mkdir(parents=True)
+    monkeypatch.chdir(work)
+    option = option_for(Layout(dp=2, zero=2))
+    spec = dataclasses.replace(get_preset("llama-3.1-8b"), source="models/my model/config.json")
+    out = tmp_path / "out"
+    export_plan(result_of(option), option, out, ExportInputs(model="m", model_spec=spec, task="pretrain"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ran = subprocess.run(["bash", str(out / "launch.sh")], env={**_fake_tools(tmp_path / "bin"), "DATA": "synthetic",
+                         "STEPS": "1"}, capture_output=True, text=True, timeout=30, cwd=elsewhere)  # fmt: skip
+    argv = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert argv[argv.index("--model") + 1] == str(work / "models" / "my model")
+
+
 @pytest.mark.parametrize("template", HOSTILE, ids=range(len(HOSTILE)))
 def test_hostile_model_names_are_passed_literally_and_never_run(template, tmp_path):
     marker = tmp_path / "PWNED"
@@ -71,7 +90,8 @@ def test_hostile_model_names_are_passed_literally_and_never_run(template, tmp_pa
         assert ran.returncode == 2 and "set MODEL" in ran.stderr
     else:
         argv = json.loads(ran.stdout.strip().splitlines()[-1])
-        assert argv[argv.index("--model") + 1] == name  # the config.json's folder, exactly as named
+        # the config.json's folder, exactly as named, made absolute (launch.sh may start from any folder)
+        assert argv[argv.index("--model") + 1] == os.path.abspath(name)
     ran = _run(script, env, DATA="synthetic", STEPS="1", MODEL=name)  # and given as MODEL it is one word too
     argv = json.loads(ran.stdout.strip().splitlines()[-1])
     assert argv[argv.index("--model") + 1] == name and not marker.exists()

@@ -59,6 +59,7 @@ def _reference_breakdown(model, config: MemoryConfig):
     offload=st.sampled_from(["none", "optimizer", "all", "disk"]),
     recompute=st.sampled_from(["none", "selective", "full", "sometimes"]),
     micro_batch=st.sampled_from([1, 2, 8, 0]),
+    runtime=st.sampled_from([None, "deepspeed", "fsdp2", "ddp", "torchtitan"]),
 )
 @pytest.mark.slow
 def test_totals_equal_the_full_estimate(
@@ -75,10 +76,12 @@ def test_totals_equal_the_full_estimate(
     offload,
     recompute,
     micro_batch,
+    runtime,
 ):
     model = MODELS[model_name]
     base = MemoryConfig(task=task[0], precision=task[1], flash_attention=flash,
-                        sequence_parallel=sequence_parallel, optimizer=optimizer, seq_len=2048)  # fmt: skip
+                        sequence_parallel=sequence_parallel, optimizer=optimizer, seq_len=2048,
+                        runtime=runtime)  # fmt: skip
     totals = MemoryTotals(model, base)
     layout = Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=zero, recompute=recompute, offload=offload,
                     micro_batch=micro_batch)  # fmt: skip
@@ -182,6 +185,26 @@ def test_totals_at_several_dps_equal_the_full_estimate_at_each(
                         micro_batch=micro_batch)  # fmt: skip
         one_by_one.total(layout)
     assert one_by_one.totals(tp, pp, ep, zero, offload, recompute, micro_batch, dps) == expected
+
+
+@pytest.mark.parametrize("runtime", ["deepspeed", "fsdp2", "ddp", "torchtitan"])
+def test_a_pinned_runtime_refuses_what_it_cannot_run_as_estimate_memory_does(runtime):
+    """A pinned runtime refuses the states it cannot run (FSDP2: ZeRO-0/1 and optimizer-only offload; DDP: any
+    sharding), in the fast path exactly as estimate_memory refuses them, and counts the others in its layout."""
+    model = MODELS["dense"]
+    base = MemoryConfig(task="train", seq_len=4096, gradient_accumulation=2, runtime=runtime)
+    totals = MemoryTotals(model, base)
+    dps = (1, 2, 8)
+    allowed = 0
+    for zero, offload in ((0, "none"), (1, "none"), (2, "none"), (2, "optimizer"), (3, "none"), (3, "all")):
+        found = totals.totals(1, 1, 1, zero, offload, "full", 1, dps)
+        configs = [dataclasses.replace(base, layout=Layout(dp=dp, zero=zero, recompute="full", offload=offload))
+                   for dp in dps]  # fmt: skip
+        assert found == [_reference_total(model, config) for config in configs]
+        if found[-1] is not None:
+            allowed += 1
+            assert estimate_memory(model, configs[-1]).runtime == runtime
+    assert allowed == {"deepspeed": 6, "fsdp2": 3, "ddp": 1, "torchtitan": 5}[runtime]
 
 
 def test_totals_of_a_layout_at_every_state_and_several_dps():

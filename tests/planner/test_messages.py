@@ -190,3 +190,15 @@ def test_rendering_keeps_str_format_conversions_and_missing_values():
     assert text == "unknown task 'trian'; choose one of: pretrain, finetune"
     with pytest.raises(KeyError, match="gpus"):
         render_en(Message("error.too_many_gpus", {"limit": 3}))
+
+
+def test_the_two_text_tables_split_the_codes_between_them():
+    """TEMPLATES joins the error texts and the other texts: a code written into both would be shadowed silently,
+    so the two tables must not share one, and every error.* code lives with the errors (which also hold the
+    ledger's quote, CSV and file-kind codes)."""
+    from planner.error_texts import ERROR_TEXTS
+    from planner.message_texts import TEXTS
+
+    assert not TEXTS.keys() & ERROR_TEXTS.keys()
+    assert len(TEMPLATES) == len(TEXTS) + len(ERROR_TEXTS)
+    assert not [code for code in TEXTS if code.startswith("error.")]

@@ -143,7 +143,8 @@ def test_llama3_405b_on_16384_h100s_reproduces_the_published_snapshot():
     term = result.options[0].goodput
     assert term is not None
     layout = result.options[0].layout
-    assert layout.tp > 1 and layout.zero <= 1  # Megatron-style: bf16 weights + fp32 master + m, v
+    # bf16 weights + fp32 master + m, v: Megatron-style tensor parallel or DeepSpeed's 16-bit training
+    assert (layout.tp > 1 and layout.zero <= 1) or result.options[0].memory.runtime == "deepspeed"
     assert term.checkpoint.bytes == pytest.approx(14 * 405.85e9, rel=0.01)  # 5.7 TB, written in 2.8 s
     assert 0.87 <= term.effective_fraction <= 0.95  # "over 90 %", within a few points
     over_54_days = term.interruptions_per_hour * 54 * 24
