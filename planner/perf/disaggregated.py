@@ -31,6 +31,7 @@ class DisaggregatedLoad:
     ttft_p50_s: float
     ttft_p90_s: float
     prefill_s: float
+    queue_s: float
     transfer_s: float
     tpot_s: float
     decode_running: float
@@ -67,7 +68,7 @@ def disaggregated(
     served = request_rate if not overloaded else min(request_rate, decode_replicas * cap / (max(o - 1, 1.0) * tpot))
     return DisaggregatedLoad(
         ttft_p50_s=prefill_s + overhead + wait.p50_s, ttft_p90_s=prefill_s + overhead + wait.p90_s,
-        prefill_s=prefill_s, transfer_s=transfer_s, tpot_s=tpot, decode_running=running,
+        prefill_s=prefill_s, queue_s=wait.mean_s, transfer_s=transfer_s, tpot_s=tpot, decode_running=running,
         output_tokens_per_s=served * o,
         gpus=prefill_replicas * prefill.tp * prefill.pp + decode_replicas * decode.tp * decode.pp,
         overloaded=overloaded,
