@@ -54,6 +54,7 @@ from desktop.plan_request import (
     typical_price,
 )
 from desktop.qmodels.quotes import rate_text
+from desktop.shelf import take
 from desktop.spot_rates import chosen_spot_rate, quoted_spot_rate
 from planner.break_even import break_even_months_by_rent
 from planner.errors import UserError
@@ -232,7 +233,7 @@ class RentBuyPage(Page):
         self.headline = QLabel()
         self.headline.setWordWrap(True)
         self.headline.setTextFormat(Qt.TextFormat.RichText)
-        self.chart = RentBuyChart()
+        self.chart = take(RentBuyChart)  # built ahead in an idle moment if it could be
         self.figures = QLabel()
         self.figures.setWordWrap(True)
         self.figures.setTextFormat(Qt.TextFormat.RichText)

@@ -12,7 +12,12 @@ from dataclasses import dataclass
 
 from planner.gpus import GpuSpec
 from planner.models import ModelSpec
-from planner.models.kv_cache import cached_tokens, kv_cache_bytes_per_sequence, layer_kinds
+from planner.models.kv_cache import (
+    cached_tokens,
+    kv_cache_bytes_per_sequence,
+    layer_kinds,
+    state_bytes_per_sequence,
+)
 from planner.perf.communication import allreduce_time_s, group_link
 from planner.perf.compute import (
     LayerShape,
@@ -107,29 +112,32 @@ def step_seconds(
 
 
 def kv_bytes_read(replica: Replica, sequences: float, context_tokens: float) -> float:
-    """KV-cache bytes a decode step reads over all layers on one GPU of each stage (stages run in turn) of `sequences` sequences holding
-    `context_tokens` tokens in all, each layer as the reader's cache model keeps it (planner.models.kv_cache:
-    sliding and chunked layers only their window, state layers nothing), the KV heads split over tp (a head is
-    never split: at tp above the KV heads each GPU keeps one) and MLA's latent whole on every GPU (vLLM and
-    SGLang replicate it under tensor parallelism)."""
-    if sequences <= 0 or context_tokens <= 0:
+    """KV-cache bytes a decode step of `sequences` sequences holding `context_tokens` tokens in all reads over
+    all layers on one GPU of each stage (stages run in turn), each layer as the reader's cache model keeps it (planner.models.kv_cache:
+    sliding and chunked layers only their window), the KV heads split over tp (a head is never split: at tp
+    above the KV heads each GPU keeps one) and MLA's latent whole on every GPU (vLLM and SGLang replicate it
+    under tensor parallelism); a state-space layer's recurrent state (its share on this GPU) is read and written
+    back whatever the context."""
+    if sequences <= 0:
         return 0.0
     model = replica.model
     local_heads = max(1, model.kv_heads // replica.tp)
     per_sequence = kv_cache_bytes_per_sequence(model, round(context_tokens / sequences), replica.kv_bytes,
                                                kv_heads=local_heads)  # fmt: skip
-    return sequences * per_sequence
+    state = 2.0 * state_bytes_per_sequence(model, replica.kv_bytes) / replica.tp
+    return sequences * (per_sequence + state)
 
 
 def decode_attention_seconds(replica: Replica, sequences: float, context_tokens: float) -> float:
     """All layers' attention of a decode step over the KV caches (see kv_bytes_read): every cached key and
     value read once (at the fitted share kv_read of a streaming copy), 4 x cached tokens x width FLOPs."""
-    if sequences <= 0 or context_tokens <= 0:
+    if sequences <= 0:
         return 0.0
     model, rates, c = replica.model, replica.rates, replica.constants
     context = round(context_tokens / sequences)
     attended = sequences * sum(cached_tokens(model, kind, context) for kind in layer_kinds(model))
-    flops = 4.0 * attended * replica.shape.q_width
+    head_dim = (model.qk_nope_head_dim + model.qk_rope_head_dim) if model.uses_mla else model.head_dim
+    flops = 4.0 * attended * (model.heads * head_dim // replica.tp)  # the query width of a layer that attends
     memory_s = kv_bytes_read(replica, sequences, context_tokens) / (rates.copy_bytes_per_s * c.kv_read)
     return roofline(flops / rates.attention_fwd_flops_per_s, memory_s, c.ridge_overlap)
 
