@@ -29,7 +29,6 @@ VALIDATION_FILE = "validation.json"
 FLOP_CONVENTION_GROUPS = ("megatron-2021", "megatron-core-2024")
 
 TRAINING_KINDS = ("training_throughput", "training_run")
-SERVING_KINDS = ("decode_latency", "serving_throughput", "ttft")
 # "half" (fp16 or bf16, not stated): both have the same dense peak on every GPU of the set.
 PRECISION_ALIASES = {"half": "bf16"}
 # Weight formats of the decode cases (quantization.format in the file) -> planner.perf.formats names.
