@@ -116,10 +116,12 @@ device-check: $(VENV)/.app-installed
 	$(if $(DEVICE_CHECK_TORCH),$(PY) -m pip install --quiet "$(DEVICE_CHECK_TORCH)")
 	$(PY) -m profiler.device_check --out $(DEVICE_CHECK_OUT)
 
-# ruff (pyproject.toml [tool.ruff]) and the import-linter layer contracts (pyproject.toml [tool.importlinter]).
+# ruff (pyproject.toml [tool.ruff]), the import-linter layer contracts (pyproject.toml [tool.importlinter]) and
+# vulture's dead-code check (pyproject.toml [tool.vulture]).
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/vulture
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

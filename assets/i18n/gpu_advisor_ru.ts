@@ -4,7 +4,7 @@
 <context>
     <name>AppContext</name>
     <message>
-        <location filename="../../desktop/context.py" line="+269"/>
+        <location filename="../../desktop/context.py" line="+265"/>
         <location filename="../../desktop/quote_pricing.py" line="+91"/>
         <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
         <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
@@ -206,30 +206,30 @@
     </message>
     <message>
         <location line="+35"/>
-        <location line="+98"/>
+        <location line="+94"/>
         <location line="+73"/>
         <source>n/a</source>
         <translation>н/д</translation>
     </message>
     <message>
-        <location line="-120"/>
-        <location line="+59"/>
+        <location line="-116"/>
+        <location line="+55"/>
         <source>GPU {0}</source>
         <translation>GPU {0}</translation>
     </message>
     <message>
-        <location line="-56"/>
-        <location line="+60"/>
+        <location line="-52"/>
+        <location line="+56"/>
         <source>{0}: {1} (lost)</source>
         <translation>{0}: {1} (потерян)</translation>
     </message>
     <message>
-        <location line="-59"/>
+        <location line="-55"/>
         <source>The GPU stopped answering: {0}. Its last readings stay on the charts; restart the machine (or reset the GPU) to use it again.</source>
         <translation>GPU перестал отвечать: {0}. Последние показания остаются на графиках; чтобы снова им пользоваться, перезагрузите машину (или сбросьте GPU).</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+33"/>
         <source>CPU: {0}</source>
         <translation>CPU: {0}</translation>
     </message>
@@ -314,7 +314,7 @@
 <context>
     <name>HardwarePage</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="+236"/>
+        <location filename="../../desktop/pages/hardware.py" line="+235"/>
         <location line="+18"/>
         <source>Import probe report…</source>
         <translation>Импорт отчёта замера…</translation>
@@ -1217,7 +1217,7 @@ token</source>
 токен</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+10"/>
         <source>measured</source>
         <translation>измерено</translation>
     </message>
@@ -1264,27 +1264,16 @@ token</source>
     <message>
         <location line="+1"/>
         <location line="+15"/>
-        <location line="+23"/>
         <source>single GPU</source>
         <translation>один GPU</translation>
     </message>
     <message>
-        <location line="-28"/>
+        <location line="-5"/>
         <source>{0} replicas</source>
         <translation>реплик: {0}</translation>
     </message>
     <message>
-        <location line="+24"/>
-        <source>model parallel</source>
-        <translation>параллелизм модели</translation>
-    </message>
-    <message>
-        <location line="+10"/>
-        <source>offload</source>
-        <translation>выгрузка</translation>
-    </message>
-    <message>
-        <location line="+105"/>
+        <location line="+110"/>
         <source>{0} × {1}</source>
         <translation>{0} × {1}</translation>
     </message>
@@ -1322,7 +1311,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+262"/>
+        <location filename="../../desktop/pages/plan.py" line="+261"/>
         <source>Guided</source>
         <translation>Пошагово</translation>
     </message>
@@ -1651,7 +1640,7 @@ token</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_request.py" line="+147"/>
+        <location filename="../../desktop/plan_request.py" line="+144"/>
         <source>run</source>
         <translation>замер</translation>
     </message>
@@ -4679,7 +4668,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTableModel</name>
     <message>
-        <location filename="../../desktop/qmodels/quotes.py" line="+68"/>
+        <location filename="../../desktop/qmodels/quotes.py" line="+69"/>
         <location line="+33"/>
         <source>GPU</source>
         <translation>GPU</translation>
@@ -4871,7 +4860,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Мощность / GPU (Вт)</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location filename="../../desktop/quote_kinds.py" line="+17"/>
         <source>on-demand</source>
         <translation>по требованию</translation>
     </message>
@@ -4896,7 +4885,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>с обязательством</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location filename="../../desktop/qmodels/quotes.py" line="+5"/>
         <source>typical</source>
         <translation>типичная</translation>
     </message>
@@ -4911,7 +4900,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Не указано: берётся типичная частота провайдера, {0} прерываний на инстанс-час (верхний диапазон AWS Spot Instance Advisor: более 20% инстансов прерываются за месяц)</translation>
     </message>
     <message>
-        <location line="+498"/>
+        <location line="+491"/>
         <source>Reference price shipped with GPU Advisor (read-only; duplicate it to edit): {0}</source>
         <translation>Справочная цена из поставки GPU Advisor (только чтение; чтобы изменить, продублируйте её): {0}</translation>
     </message>
@@ -5138,7 +5127,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyPage</name>
     <message>
-        <location filename="../../desktop/pages/rent_buy.py" line="+83"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+82"/>
         <source>the spot reclaim rate must be a number of reclaims per node-hour (0.02), got &apos;{0}&apos;</source>
         <translation>частота прерываний спотовых узлов должна быть числом прерываний на узло-час (0,02), получено «{0}»</translation>
     </message>
@@ -6618,7 +6607,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>fmt</name>
     <message>
-        <location filename="../../desktop/fmt.py" line="+24"/>
+        <location filename="../../desktop/fmt.py" line="+22"/>
         <source>B</source>
         <translation>Б</translation>
     </message>
@@ -6685,14 +6674,13 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+9"/>
         <location line="+15"/>
         <location line="+6"/>
-        <location line="+6"/>
         <location line="+17"/>
         <location line="+24"/>
         <source>n/a</source>
         <translation>н/д</translation>
     </message>
     <message>
-        <location line="-131"/>
+        <location line="-125"/>
         <source>{0}%</source>
         <translation>{0}&#xa0;%</translation>
     </message>
@@ -6717,7 +6705,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>КиБ</translation>
     </message>
     <message>
-        <location line="+195"/>
+        <location line="+189"/>
         <source>{0}% .. +{1}%, {2}</source>
         <translation>{0} % .. +{1} %, {2}</translation>
     </message>
@@ -6726,7 +6714,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     <name>workers</name>
     <message>
         <location filename="../../desktop/workers.py" line="+134"/>
-        <location line="+488"/>
+        <location line="+483"/>
         <source>Cancelled</source>
         <translation>Отменено</translation>
     </message>

@@ -47,13 +47,3 @@ def style_plot(plot: pg.PlotItem) -> None:
     plot.hideButtons()
     plot.getViewBox().setMouseEnabled(x=False, y=False)
 
-
-def restyle(widget: pg.GraphicsView | pg.PlotWidget | pg.GraphicsLayoutWidget) -> None:
-    """Re-apply palette colours to an existing chart (after the system switched between light and dark)."""
-    background, foreground = palette_colors()
-    widget.setBackground(background)
-    items = widget.scene().items() if widget.scene() is not None else []
-    for item in items:
-        if isinstance(item, pg.AxisItem):
-            item.setPen(foreground)
-            item.setTextPen(foreground)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import html
 import math
-import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer
@@ -656,7 +655,7 @@ class HardwarePage(Page):
         """A run's measurements (which device measured what), or None when the store cannot say."""
         try:
             return self.context.store.probe_runs.measurements(run_id)
-        except (sqlite3.Error, UserError):
+        except UserError:
             return None
 
     def selected_run_ids(self) -> list[int]:

@@ -20,7 +20,6 @@ so a headline, an error or a limits line that appears never moves the table unde
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 import time
 from typing import TYPE_CHECKING
 
@@ -375,7 +374,7 @@ class PlanPage(PlanDocumentPage):
         groups = hardware_sources(self.context.gpu_catalog(), store, self.tr, keep=self.state.inputs.hardware)
         try:
             stored_quotes = store.rental_quotes.count()
-        except (sqlite3.Error, UserError):  # the count is only a caption: the listed offers stand in for it
+        except UserError:  # the count is only a caption: the listed offers stand in for it
             stored_quotes = len(groups["quote"])
         self.hardware.set_sources(
             {group: [(s.key, s.label, s.tooltip) for s in rows] for group, rows in groups.items()},

@@ -18,7 +18,6 @@ same numbers. The page says up to which job size spot pays (planner.scale.compar
 
 from __future__ import annotations
 
-import sqlite3
 from typing import TYPE_CHECKING, Any, cast
 
 from PySide6 import QtCore
@@ -603,7 +602,7 @@ class RentBuyPage(Page):
         """(price per GPU, server overhead fraction, power W, where from) in the display currency."""
         try:
             quotes = list(self.context.store.purchase_quotes.find(gpu=gpu.id))
-        except (sqlite3.Error, UserError):  # a database that cannot answer: the catalog price stands in
+        except UserError:  # a database that cannot answer: the catalog price stands in
             quotes = []
         mine = [q for q in quotes if q.get("origin") == "user"] or quotes
         per_gpu = []

@@ -105,23 +105,6 @@ def layer_shape(model: ModelSpec, tp: int, ep: int = 1) -> LayerShape:
     )
 
 
-def total_matmul_weights(model: ModelSpec) -> float:
-    """Matmul weights of the whole model (no tp), elements: what a decode step streams."""
-    counts = param_counts(model)
-    return float(counts.total - counts.embedding - counts.final_norm - model.layers * counts.layer_norms) + (
-        counts.embedding if model.tied_embeddings else 0.0
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class GemmCost:
-    """Accumulated forward GEMM seconds of a set of GEMMs, and how many kernels and FLOPs they are."""
-
-    seconds: float
-    kernels: int
-    flops: float
-
-
 def gemm_seconds(
     m: float,
     n: float,
@@ -330,16 +313,6 @@ def _gemm(
         m, n, k, rates, share, kernel_s, weight_bits=storage.bits, integer_weights=storage.integer,
         dequant_ops=storage.dequant_ops, ridge=ridge,
     )  # fmt: skip
-
-
-def layer_gemm_flops(shape: LayerShape, tokens: float, *, moe: bool) -> float:
-    """Forward GEMM FLOPs of one layer for `tokens` rows (2 x rows x weights of the GEMMs each row visits)."""
-    weights = shape.attn_in + shape.attn_out
-    if moe:
-        weights += shape.experts_per_token * (shape.expert_in + shape.expert_out) + shape.shared_in + shape.shared_out
-    else:
-        weights += shape.mlp_in + shape.mlp_out
-    return 2.0 * tokens * weights
 
 
 def unfused_attention_seconds(

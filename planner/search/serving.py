@@ -22,9 +22,6 @@ DEFAULT_SERVING_BATCH = 32
 _EMPTY_LOAD = perf.EMPTY_LOAD
 # Deepest serving pipeline tried (powers of two up to this many stages).
 MAX_SERVING_PIPELINE = 16
-MAX_REPLICAS = 10**9  # no stated users: replicas are bounded by the GPU limit and the target only
-
-
 def fitting_sequences(
     memory: SearchMemory, tp: int, pp: int, capacity: int, kv_share: float = 1.0
 ) -> tuple[int, int] | None:

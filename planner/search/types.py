@@ -303,7 +303,7 @@ class PlanOption:
         }
 
     def as_dict(self) -> dict[str, object]:
-        """The JSON shape of `gpu-advisor plan --json` (README, "gpu-advisor gpus, plan, rentbuy")."""
+        """The JSON shape of `gpu-advisor plan --json` (docs/cli.md, "gpu-advisor gpus, plan, rentbuy")."""
         return {
             "gpu": self.gpu.id,
             "gpu_name": self.gpu.name,
@@ -362,20 +362,24 @@ def _batching_dict(loss: BatchingLoss | None) -> dict[str, object] | None:
 
 @dataclass(frozen=True, slots=True)
 class Excluded:
-    """A strategy family (or GPU/precision) the search left out, and why, in plain words.
+    """A strategy family (or GPU/precision) the search left out, and why, in plain words: each said once, as a
+    planner.messages.Message (the GUI renders it in its language); `family` and `reason` are their English text
+    (the CLI, JSON)."""
 
-    family and reason are English; family_message and reason_message are the same as planner.messages.Message
-    objects (None where only the text is known). Build from messages with Excluded.of().
-    """
-
-    family: str
-    reason: str
-    family_message: Message | None = None
-    reason_message: Message | None = None
+    family_message: Message
+    reason_message: Message
 
     @classmethod
     def of(cls, family: Message, reason: Message) -> Excluded:
-        return cls(family.text, reason.text, family, reason)
+        return cls(family, reason)
+
+    @property
+    def family(self) -> str:
+        return self.family_message.text
+
+    @property
+    def reason(self) -> str:
+        return self.reason_message.text
 
     def as_dict(self) -> dict[str, str]:
         return {"family": self.family, "reason": self.reason}
