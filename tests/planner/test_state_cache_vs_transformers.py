@@ -18,9 +18,9 @@ torch = pytest.importorskip("torch")
 
 from tests.planner.hf_generated import built_model, generated_config  # noqa: E402
 
-STATE_TYPES = ("mamba", "falcon_mamba", "mamba2", "jamba", "bamba")
-# Where a generated config could leave one kind out, both kinds are set: Jamba attends on odd layers, Bamba on
-# layer 1 (transformers' Bamba cannot build a mask for a stack without attention).
+STATE_TYPES = ("mamba", "falcon_mamba", "mamba2", "jamba", "bamba", "granitemoehybrid")
+# Where a generated config could leave one kind out, both kinds are set: Jamba attends on odd layers, Bamba and
+# GraniteMoeHybrid on layer 1 (transformers' Bamba cannot build a mask for a stack without attention).
 BOTH_KINDS = {"jamba": {"attn_layer_period": 2, "attn_layer_offset": 1}, "bamba": {"attn_layer_indices": [1]}}
 
 
@@ -44,6 +44,8 @@ def test_state_and_kv_bytes_equal_transformers_cache(model_type, tmp_path):
     for index in range(3):
         data = {**generated_config(model_type, rng), **BOTH_KINDS.get(model_type, {})}
         data["num_hidden_layers"] = max(2, data["num_hidden_layers"])
+        if model_type == "granitemoehybrid":
+            data["layer_types"] = ["attention" if i == 1 else "mamba" for i in range(data["num_hidden_layers"])]
         path = tmp_path / f"{index}.json"
         path.write_text(json.dumps(data), encoding="utf-8")
         spec = load_hf_config(path)
