@@ -84,7 +84,7 @@ class MainWindow(QMainWindow):
     def _import_planning_core(self) -> None:
         from desktop.shelf import CHARTS, stock_ahead
 
-        stock_ahead(self, self._not_built(), CHARTS)  # meanwhile, on the GUI thread, one chart per turn
+        stock_ahead(self, CHARTS, self._not_built)  # meanwhile, on the GUI thread, one chart per turn
         if "planner.resolver" not in sys.modules:  # the first page may have imported it already
             self.context.jobs.run(
                 _import_planning_core, name="import the planner", on_done=lambda _: self._make_pages_ahead()
@@ -96,10 +96,10 @@ class MainWindow(QMainWindow):
         """The modules and results panel of the pages not shown yet, one per idle turn (desktop/shelf.py)."""
         from desktop.shelf import AFTER_PLANNER, stock_ahead
 
-        stock_ahead(self, self._not_built(), AFTER_PLANNER)
+        stock_ahead(self, AFTER_PLANNER, self._not_built)
 
-    def _not_built(self) -> list[str]:
-        return [page_id for page_id in PAGE_IDS if page_id not in self._built]
+    def _not_built(self, page_id: str) -> bool:
+        return page_id not in self._built
 
     # -- construction ------------------------------------------------------------------------------------------
     def page(self, page_id: str) -> Any:  # Any: each page has its own methods (pages share only Page's)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable
 from typing import TypeVar, cast
 
 from PySide6.QtCore import QTimer
@@ -46,32 +47,41 @@ _ready: dict[type[QWidget], QWidget] = {}
 def take(kind: type[WidgetT]) -> WidgetT:
     """The widget built ahead of this class if one is ready (taken off the shelf), else a new one."""
     widget = _ready.pop(kind, None)
-    if widget is None or not isValid(widget):  # none, or its window closed (Qt deleted it)
+    if widget is None:
         return kind()
     widget.setParent(None)  # the page's layout takes it
     return cast(WidgetT, widget)  # the shelf holds one widget per class, keyed by the class
 
 
-def stock_ahead(owner: QWidget, page_ids: list[str], table: dict[str, tuple[tuple[str, str], ...]]) -> None:
-    """Make the steps of `table` (CHARTS, or AFTER_PLANNER once the planner is imported) for the pages
-    `page_ids` (not built yet), one per event-loop turn; `owner` (the main window) holds the widgets until a
-    page takes them, so they go with it."""
-    _step(owner, tuple(step for page_id in table if page_id in page_ids for step in table[page_id]))
+def stock_ahead(
+    owner: QWidget, table: dict[str, tuple[tuple[str, str], ...]], not_built: Callable[[str], bool]
+) -> None:
+    """Make the steps of `table` (CHARTS, or AFTER_PLANNER once the planner is imported) for the pages that are
+    `not_built` yet, one per event-loop turn (a page built meanwhile is skipped: it built its own); `owner` (the
+    main window) holds the widgets until a page takes them, so they go with it."""
+    steps = tuple((page_id, module, name) for page_id, page_steps in table.items() for module, name in page_steps)
+    _step(owner, steps, not_built)
 
 
-def _step(owner: QWidget, steps: tuple[tuple[str, str], ...]) -> None:
-    """The first of `steps` (module, widget class or "" to import the module only) now, the next STOCK_PAUSE_MS
-    later. Only once pyqtgraph is loaded (a page with a chart was shown): importing it is a stall of its own,
-    which the first page with a chart pays anyway."""
+def _shelve(kind: type[QWidget], owner: QWidget) -> None:
+    """Build a `kind` held hidden by `owner`; the shelf forgets it when Qt deletes it (its window closed), so a
+    later window never takes or waits on a deleted widget."""
+    widget = kind()
+    widget.setParent(owner)  # a child of a shown window stays hidden until a layout shows it
+    _ready[kind] = widget
+    widget.destroyed.connect(lambda: _ready.pop(kind) if _ready.get(kind) is widget else None)
+
+
+def _step(owner: QWidget, steps: tuple[tuple[str, str, str], ...], not_built: Callable[[str], bool]) -> None:
+    """The first of `steps` (page, module, widget class or "" to import the module only) now, the next
+    STOCK_PAUSE_MS later. Only once pyqtgraph is loaded (a page with a chart was shown): importing it is a stall
+    of its own, which the first page with a chart pays anyway."""
     if not steps or not isValid(owner) or "pyqtgraph" not in sys.modules:
         return
-    module_name, class_name = steps[0]
-    module = importlib.import_module(module_name)
-    if class_name:
-        kind = getattr(module, class_name)
-        held = _ready.get(kind)
-        if held is None or not isValid(held):
-            widget = kind()
-            widget.setParent(owner)  # a child of a shown window stays hidden until a layout shows it
-            _ready[kind] = widget
-    QTimer.singleShot(STOCK_PAUSE_MS, owner, lambda: _step(owner, steps[1:]))
+    page_id, module_name, class_name = steps[0]
+    if not_built(page_id):
+        module = importlib.import_module(module_name)
+        kind = getattr(module, class_name) if class_name else None
+        if kind is not None and kind not in _ready:
+            _shelve(kind, owner)
+    QTimer.singleShot(STOCK_PAUSE_MS, owner, lambda: _step(owner, steps[1:], not_built))

@@ -64,7 +64,7 @@ def test_import_linter_contracts_hold():
 # (file to append to, the import line, the line import-linter must report)
 PLANTED = [
     ("planner/perf/training.py", "import torch", "planner.perf.training -> torch"),
-    ("planner/memory.py", "from planner.store import repository", "planner.memory -> planner.store"),
+    ("planner/memory/config.py", "from planner.store import store", "planner.memory.config -> planner.store"),
     ("planner/costs.py", "from planner.cli import main", "planner.costs -> planner.cli"),
     ("planner/money.py", "from profiler import nvml", "planner.money -> profiler.nvml"),
     ("desktop/fmt.py", "import transformers", "desktop.fmt -> transformers"),
@@ -107,13 +107,13 @@ def test_the_pure_core_may_read_the_probe_report_schema(tmp_path):
 
 # Import circles: a strongly connected group of modules (each imports the others, directly or through the group),
 # found by Tarjan's algorithm over grimp's graph of planner/, profiler/ and desktop/ in a fresh interpreter (so a
-# copied tree is read, not the one this process imported). Lazy imports inside functions count; imports under
-# `if TYPE_CHECKING:` do not (they never run: an annotation may name a module that imports this one).
+# copied tree is read, not the one this process imported). Lazy imports inside functions count, and so do imports
+# under `if TYPE_CHECKING:`: a module that must name its caller's type names it by a Protocol instead.
 CYCLES_SCRIPT = """
 import json, sys
 import grimp
 
-graph = grimp.build_graph("planner", "profiler", "desktop", cache_dir=None, exclude_type_checking_imports=True)
+graph = grimp.build_graph("planner", "profiler", "desktop", cache_dir=None)
 index, low, stack, on_stack, groups = {}, {}, [], set(), []
 sys.setrecursionlimit(10_000)
 

@@ -4,7 +4,7 @@
 <context>
     <name>HardwarePage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/hardware.py" line="+609"/>
+        <location filename="../../desktop/pages/hardware.py" line="+616"/>
         <source>Done: %n measurement(s) saved to the probe history.</source>
         <translation>
             <numerusform>Done: %n measurement saved to the probe history.</numerusform>
@@ -136,7 +136,7 @@
 <context>
     <name>RentBuyPage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/rent_buy.py" line="+559"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+560"/>
         <source>median of %n spot quote(s)</source>
         <translation>
             <numerusform>median of %n spot quote</numerusform>

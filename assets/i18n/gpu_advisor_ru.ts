@@ -446,7 +446,7 @@
         <translation>&lt;b&gt;Нет GPU NVIDIA&lt;/b&gt;: {0}.&lt;br&gt;В этой установке замер запустить нельзя (почему — сказано на вкладке «Замер»), поэтому импортируйте отчёт, снятый gpu-probe на другой машине (Импорт отчёта замера…), и планируйте по его цифрам.</translation>
     </message>
     <message>
-        <location line="+70"/>
+        <location line="+77"/>
         <source>Lost during sampling (the others continue): {0}</source>
         <translation>Потеряны при опросе (остальные опрашиваются дальше): {0}</translation>
     </message>
@@ -644,7 +644,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/main_window.py" line="+226"/>
+        <location filename="../../desktop/main_window.py" line="+243"/>
         <location filename="../../desktop/selftest.py" line="+177"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
@@ -1311,7 +1311,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+261"/>
+        <location filename="../../desktop/pages/plan.py" line="+262"/>
         <source>Guided</source>
         <translation>Пошагово</translation>
     </message>
@@ -1635,7 +1635,7 @@ token</source>
         <translation>Экспорт не удался</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+99"/>
+        <location filename="../../desktop/pages/plan.py" line="+100"/>
         <source>Example: Llama 3.1 70B full fine-tune</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
@@ -2264,7 +2264,12 @@ token</source>
         <translation>{queued} пользователей на реплику ждут одного из её {slots} мест для последовательностей</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+10"/>
+        <source>disaggregated: a prefill pool of {prefill_replicas} x TP {prefill_tp} sends each prompt&apos;s KV cache ({transfer_s}) to a decode pool of {decode_replicas} x TP {decode_tp} (the layout shown)</source>
+        <translation>раздельные пулы: пул предзаполнения из {prefill_replicas} x TP {prefill_tp} передаёт KV-кэш каждого запроса ({transfer_s}) пулу декодирования из {decode_replicas} x TP {decode_tp} (показанная схема)</translation>
+    </message>
+    <message>
+        <location line="+22"/>
         <source>tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks</source>
         <translation>tp {tp} больше числа голов KV ({kv_heads}): каждая голова KV повторяется на {replicas} рангах</translation>
     </message>
@@ -3355,7 +3360,7 @@ token</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
-        <location filename="../../desktop/message_templates.py" line="-196"/>
+        <location filename="../../desktop/message_templates.py" line="-201"/>
         <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
     </message>
@@ -3415,7 +3420,7 @@ token</source>
         <translation>TPOT {tpot_s} при цели {target_s}</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+6"/>
         <source>No option meets the targets within {limit} GPUs: the closest are shown, closest first, each marked with what it misses.</source>
         <translation>Ни один вариант в пределах {limit} GPU не выполняет цели: показаны ближайшие, сначала самые близкие, у каждого указано, что он не выполняет.</translation>
     </message>
@@ -4144,7 +4149,7 @@ with losses</source>
 <context>
     <name>PoolView</name>
     <message>
-        <location filename="../../desktop/pages/plan_results.py" line="+134"/>
+        <location filename="../../desktop/pages/plan_results.py" line="+135"/>
         <source>No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare each type alone with the whole pool as one job, a pipeline over the types and separate jobs.</source>
         <translation>Смешанного пула нет: в режиме «Эксперт» добавьте типы GPU и их число в разделе «Смешанный пул», чтобы сравнить каждый тип по отдельности со всем пулом как одним заданием, конвейером по типам и отдельными задачами.</translation>
     </message>
@@ -5127,7 +5132,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyPage</name>
     <message>
-        <location filename="../../desktop/pages/rent_buy.py" line="+82"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+83"/>
         <source>the spot reclaim rate must be a number of reclaims per node-hour (0.02), got &apos;{0}&apos;</source>
         <translation>частота прерываний спотовых узлов должна быть числом прерываний на узло-час (0,02), получено «{0}»</translation>
     </message>

@@ -39,7 +39,9 @@ def apply_global_chart_theme() -> None:
 
 
 def style_plot(plot: pg.PlotItem) -> None:
-    """A calm, static plot: light grid, no context menu, no auto-range button, no mouse zoom."""
+    """A calm, static plot: light grid, no context menu, no auto-range button, no mouse zoom. Build the plot
+    with enableMenu=False too: its view box then never builds the menu this would throw away (a third of a
+    plot's construction time on the GUI thread)."""
     plot.showGrid(x=True, y=True, alpha=0.15)
     plot.setMenuEnabled(False)
     plot.hideButtons()

@@ -244,21 +244,6 @@ def attention_backward_seconds(forward_flops: float, rates: DeviceRates, kernel_
     return 2.5 * forward_flops / rates.attention_bwd_flops_per_s + kernel_s if forward_flops > 0 else 0.0
 
 
-def decode_attention_seconds(
-    context_tokens: float, sequences: float, shape: LayerShape, kv_bytes: float, rates: DeviceRates, kv_read: float,
-    ridge: float = 0.0,
-) -> float:  # fmt: skip
-    """One layer's attention over the KV cache of `sequences` running sequences holding `context_tokens`
-    tokens in all: it reads every cached key and value once (at the fitted share `kv_read` of a streaming copy)
-    and computes 4 x context x width FLOPs; no kernel time here (counted per layer by the caller)."""
-    if context_tokens <= 0:
-        return 0.0
-    bytes_read = context_tokens * shape.kv_elements_per_token_layer * kv_bytes
-    bytes_read += 2.0 * sequences * shape.state_elements_per_sequence_layer * kv_bytes  # state read, written back
-    flops = 4.0 * context_tokens * shape.q_width
-    return roofline(flops / rates.attention_fwd_flops_per_s, bytes_read / (rates.copy_bytes_per_s * kv_read), ridge)
-
-
 @dataclass(frozen=True, slots=True)
 class WeightStorage:
     """How a layer's weights are read by its GEMMs: bits per weight, and whether the kernel dequantises them

@@ -68,7 +68,7 @@ def model_numbers(model: ModelSpec, lora_rank: int = 16) -> ModelNumbers:
         vocab=model.vocab,
         experts_per_token=max(1, model.experts_per_token),
         moe_layers=model.moe_layers,
-        lora_params=model.layers * lora_per_layer,
+        lora_params=attention_layers(model) * lora_per_layer,  # state-space layers have no q, k, v, o
         model=model,
     )
 

@@ -142,6 +142,27 @@ class Constraints:
 
 
 @dataclass(frozen=True, slots=True)
+class Pools:
+    """Prefill and decode pools: replicas x tp GPUs each (pp 1), and the KV transfer of one prompt."""
+
+    prefill_replicas: int
+    prefill_tp: int
+    decode_replicas: int
+    decode_tp: int
+    transfer_s: float
+
+    @property
+    def gpus(self) -> int:
+        return self.prefill_replicas * self.prefill_tp + self.decode_replicas * self.decode_tp
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "prefill_replicas": self.prefill_replicas, "prefill_tp": self.prefill_tp,
+            "decode_replicas": self.decode_replicas, "decode_tp": self.decode_tp, "kv_transfer_s": self.transfer_s,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
 class ServingLatency:
     """A serving option's latency figures and how it stands against the targets.
 
@@ -160,6 +181,7 @@ class ServingLatency:
     request_rate: float
     overloaded: bool = False
     miss: float | None = None
+    pools: Pools | None = None  # disaggregated prefill / decode pools; None: every replica does both
 
     @property
     def meets(self) -> bool:
@@ -170,7 +192,7 @@ class ServingLatency:
             "ttft_p50_s": _finite(self.ttft_p50_s), "ttft_p90_s": _finite(self.ttft_p90_s),
             "prefill_s": self.prefill_s, "queue_s": _finite(self.queue_s), "itl_p90_s": self.itl_p90_s,
             "request_rate": self.request_rate, "overloaded": self.overloaded, "miss": _finite(self.miss),
-            "meets_targets": self.meets,
+            "meets_targets": self.meets, "disaggregated": self.pools.as_dict() if self.pools is not None else None,
         }  # fmt: skip
 
 

@@ -51,7 +51,6 @@ UNREAD_TYPES = (
     'got_ocr2',
     'gpt-sw3',
     'gpt_neox_japanese',
-    'granitemoehybrid',
     'helium',
     'hrm_text',
     'hunyuan_v1_moe',

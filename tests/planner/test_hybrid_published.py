@@ -59,16 +59,20 @@ def test_jamba_time_model_sees_mamba_mixers_and_four_attending_layers(tmp_path):
 
 def test_a_state_space_decode_step_reads_the_same_bytes_at_any_context(tmp_path):
     from planner.gpus import get_gpu
-    from planner.perf import device_rates
-    from planner.perf.compute import decode_attention_seconds, layer_shape
+    from planner.perf import Replica, device_rates
+    from planner.perf.serving import decode_attention_seconds, kv_bytes_read
 
     # state-spaces/mamba-2.8b-hf: 64 layers of hidden 2560, state 16, conv 4, expand 2
     mamba = {"model_type": "mamba", "hidden_size": 2560, "num_hidden_layers": 64, "vocab_size": 50280,
              "state_size": 16, "conv_kernel": 4, "expand": 2}  # fmt: skip
-    shape = layer_shape(_read(tmp_path, mamba), 1)
-    rates = device_rates(get_gpu("h100-sxm"), "bf16")
-    short, long = (decode_attention_seconds(64 * context, 64, shape, 2, rates, 1.0) for context in (1024, 131072))
+    gpu = get_gpu("h100-sxm")
+    rates = device_rates(gpu, "bf16")
+    replica = Replica(model=_read(tmp_path, mamba), gpu=gpu, rates=rates)
+    short, long = (decode_attention_seconds(replica, 64, 64 * context) for context in (1024, 131072))
     assert short == long > 0  # 64 sequences' states, read and written back, whatever their length
-    attention = layer_shape(_read(tmp_path, {**JAMBA_V01, "attn_layer_period": 1, "attn_layer_offset": 0},
-                                  "all_attention.json"), 1)  # fmt: skip
-    assert decode_attention_seconds(64 * 131072, 64, attention, 2, rates, 1.0) > 100 * long
+    # conv (5120 x 4) + SSM (5120 x 16) states of 64 layers at 2 bytes, read and written back, 64 sequences
+    assert kv_bytes_read(replica, 64, 64 * 131072) == 2 * 64 * 64 * (5120 * 4 + 5120 * 16) * 2
+    all_attention = _read(tmp_path, {**JAMBA_V01, "attn_layer_period": 1, "attn_layer_offset": 0},
+                          "all_attention.json")  # fmt: skip
+    attention = Replica(model=all_attention, gpu=gpu, rates=rates)
+    assert decode_attention_seconds(attention, 64, 64 * 131072) > 100 * long
