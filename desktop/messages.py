@@ -106,23 +106,13 @@ def _value(name: str, value: Any) -> str:
 
 
 def advice_lines(result: Any) -> list[str]:
-    """A PlanResult's advice in the interface language (English strings where it has no messages)."""
-    messages = tuple(getattr(result, "advice_messages", ()) or ())
-    return (
-        [render(m) for m in messages]
-        if messages
-        else [str(line) for line in getattr(result, "advice", ()) or ()]
-    )
+    """A PlanResult's advice in the interface language."""
+    return [render(message) for message in result.advice_messages]
 
 
 def note_lines(option: Any) -> list[str]:
     """A PlanOption's notes in the interface language."""
-    messages = tuple(getattr(option, "note_messages", ()) or ())
-    return (
-        [render(m) for m in messages]
-        if messages
-        else [str(line) for line in getattr(option, "notes", ()) or ()]
-    )
+    return [render(message) for message in option.note_messages]
 
 
 def excluded_rows(excluded: Iterable[Any]) -> list[tuple[str, str]]:
