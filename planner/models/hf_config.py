@@ -11,6 +11,7 @@ from planner.errors import UserError
 from planner.messages import msg
 from planner.models.config_file import ConfigKeys, check_imported_size, read_config_json
 from planner.models.hf_defaults import DEEPSEEK_V2_EXPERTS_PER_TOKEN
+from planner.models.hf_hybrid import hybrid_fields, pure_state_space
 from planner.models.hf_types import READ_TYPES, TRAITS, WRAPPERS, Traits
 from planner.models.kv_cache import CHUNKED, FULL, SLIDING
 from planner.models.spec import ModelSpec, validate_spec
@@ -51,9 +52,11 @@ def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
         )
     config = ConfigKeys(data, str(path), model_type)
     traits = TRAITS[model_type]
-    readers = {"gpt2": _gpt2, "gpt_neox": _gpt_neox, "deepseek": _deepseek}
+    readers = {"gpt2": _gpt2, "gpt_neox": _gpt_neox, "deepseek": _deepseek, "state_space": _state_space}
     spec = readers.get(traits.reader, _llama_like)(config, common)
-    if traits.reader != "deepseek":
+    if traits.layer_rule == "hybrid":
+        spec = dataclasses.replace(spec, **hybrid_fields(config))
+    elif traits.reader not in ("deepseek", "state_space"):
         spec = dataclasses.replace(spec, **_layer_fields(config, traits, spec.layers))
     validate_spec(spec, where=str(path))
     check_imported_size(spec.total_params, str(path))
@@ -260,6 +263,10 @@ def _no_rope_layers(config: ConfigKeys, layers: int) -> list[int]:
         return [1 if value else 0 for value in listed]
     interval = config.int("no_rope_layer_interval", 4)
     return [int((i + 1) % interval != 0) for i in range(layers)]
+
+
+def _state_space(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: ModelSpec fields
+    return ModelSpec(**pure_state_space(config, common))
 
 
 def _gpt2(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:

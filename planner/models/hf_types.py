@@ -16,7 +16,7 @@ from dataclasses import dataclass
 class Traits:
     """How one model type's decoder layer is built. A str for a bias names the config key that turns it on."""
 
-    reader: str = "llama"  # llama | gpt2 | gpt_neox | deepseek
+    reader: str = "llama"  # llama | gpt2 | gpt_neox | deepseek | state_space (planner/models/hf_hybrid.py)
     qkv_bias: str | bool = False
     out_bias: str | bool = False
     mlp_bias: str | bool = False
@@ -55,6 +55,7 @@ NO_BIAS = Traits()
 #   first_of:4    full on layers 0, 4, 8, ..., else sliding (cwm)
 # MoE "deepseek": n_routed_experts from layer first_k_dense_replace on (or where mlp_layer_types says "sparse"),
 # plus n_shared_experts shared experts of moe_intermediate_size (dots1, glm4_moe, exaone_moe, solar_open).
+#   hybrid        attention or state-space layers, as planner/models/hf_hybrid.py reads them (jamba, bamba)
 TRAITS: dict[str, Traits] = {
     "llama": LLAMA,
     "mistral": NO_BIAS,
@@ -136,6 +137,11 @@ TRAITS: dict[str, Traits] = {
     "gpt_neox": Traits(reader="gpt_neox", layer_rule="full"),
     "deepseek_v2": Traits(reader="deepseek", layer_rule="full"),
     "deepseek_v3": Traits(reader="deepseek", layer_rule="full"),
+    "jamba": Traits(layer_rule="hybrid"),
+    "bamba": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias", layer_rule="hybrid"),
+    "mamba": Traits(reader="state_space"),
+    "falcon_mamba": Traits(reader="state_space"),
+    "mamba2": Traits(reader="state_space"),
 }  # fmt: skip
 
 # Configurations that wrap a text decoder with a vision (or audio) tower: the decoder is read from text_config

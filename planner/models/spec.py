@@ -303,7 +303,8 @@ def validate_spec(spec: ModelSpec, where: str = "model") -> ModelSpec:
             raise UserError.of(msg("error.spec_negative", where=where, field=field, value=value))
     if not spec.uses_mla and spec.head_dim <= 0:
         raise UserError.of(msg("error.spec_positive", where=where, field="head_dim", value=spec.head_dim))
-    if spec.ffn <= 0 and not (spec.is_moe and spec.dense_layers == 0):
+    no_mlp = bool(spec.layer_types) and set(spec.layer_types) == {"state"}  # mamba: norm + mixer per layer
+    if spec.ffn <= 0 and not (spec.is_moe and spec.dense_layers == 0) and not no_mlp:
         raise UserError.of(
             msg("error.spec_positive", where=where, field="ffn (intermediate_size)", value=spec.ffn)
         )

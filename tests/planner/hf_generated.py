@@ -25,11 +25,17 @@ SMALL: dict[str, list[Any]] = {
     "max_window_layers": [0, 1, 2], "no_rope_layer_interval": [2, 3],
     "kv_lora_rank": [8, 16], "q_lora_rank": [8, 16, None], "qk_rope_head_dim": [4, 8],
     "qk_nope_head_dim": [8, 16], "v_head_dim": [8, 16],
+    # state-space mixers (mamba, mamba2, jamba, bamba); the periods and head counts are made consistent below
+    "state_size": [4, 8], "mamba_d_state": [4, 8], "conv_kernel": [2, 4], "mamba_d_conv": [2, 4],
+    "expand": [1, 2], "mamba_expand": [1, 2], "time_step_rank": ["auto", 4], "mamba_dt_rank": ["auto", 4],
+    "n_groups": [1, 2], "mamba_n_groups": [1, 2], "num_heads": [2, 4], "mamba_n_heads": [2, 4],
+    "attn_layer_period": [1, 2, 3], "expert_layer_period": [1, 2], "attn_layer_indices": [None, [0], [1, 2]],
 }  # fmt: skip
 FLAGS = ("attention_bias", "mlp_bias", "qkv_bias", "use_bias", "attention_out_bias", "tie_word_embeddings",
          "use_sliding_window", "use_qk_norm", "add_cross_attention", "lm_head_bias", "use_qkv_bias", "qk_layernorm",
          "use_parallel_residual", "parallel_attn", "new_decoder_architecture", "multi_query", "alibi", "bias",
-         "enable_bias", "do_layer_norm_before", "layer_norm_elementwise_affine", "no_bias")  # fmt: skip
+         "enable_bias", "do_layer_norm_before", "layer_norm_elementwise_affine", "no_bias", "use_conv_bias",
+         "mamba_conv_bias", "mamba_proj_bias")  # fmt: skip
 KV_HEADS = ("num_key_value_heads",)
 
 
@@ -50,6 +56,7 @@ def generated_config(model_type: str, rng: random.Random, *, trimmed: bool = Fal
     heads = values.get("num_attention_heads", values.get("n_head", 4))
     if "num_key_value_heads" in fields:
         values["num_key_value_heads"] = rng.choice([h for h in (1, 2, heads) if heads % h == 0])
+    _make_consistent(values, fields, rng)
     if "pad_token_id" in fields:
         values["pad_token_id"] = 0
     for key in ("bos_token_id", "eos_token_id"):
@@ -59,6 +66,20 @@ def generated_config(model_type: str, rng: random.Random, *, trimmed: bool = Fal
     data = config.to_diff_dict() if trimmed else config.to_dict()
     data["model_type"] = model_type
     return data
+
+
+def _make_consistent(values: dict[str, Any], fields: dict[str, Any], rng: random.Random) -> None:
+    """What the configuration classes require of the state-space keys: each layer offset below its period, and
+    the Mamba-2 heads times head_dim equal to expand x hidden (mamba2 checks it; bamba derives it)."""
+    for kind in ("attn", "expert"):
+        if f"{kind}_layer_period" in values:
+            values[f"{kind}_layer_offset"] = rng.randrange(values[f"{kind}_layer_period"])
+    if "num_heads" in values and "expand" in values and "head_dim" in fields:
+        inner = values["expand"] * values.get("hidden_size", fields["hidden_size"])
+        values["head_dim"] = inner // values["num_heads"]
+    if "mamba_n_heads" in values and "mamba_d_head" in fields:
+        inner = values["mamba_expand"] * values.get("hidden_size", fields["hidden_size"])
+        values["mamba_d_head"] = inner // values["mamba_n_heads"]
 
 
 def built_model(data: dict[str, Any], device: str = "meta") -> Any:

@@ -57,8 +57,8 @@ def test_unread_type_is_refused_by_name(tmp_path):
     from planner.errors import UserError
 
     path = tmp_path / "config.json"
-    path.write_text(json.dumps({"model_type": "jamba", "hidden_size": 64}), encoding="utf-8")
-    with pytest.raises(UserError, match="jamba"):
+    path.write_text(json.dumps({"model_type": "rwkv", "hidden_size": 64}), encoding="utf-8")
+    with pytest.raises(UserError, match="rwkv"):
         load_hf_config(path)
 
 

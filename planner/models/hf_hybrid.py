@@ -1,0 +1,144 @@
+"""State-space (Mamba-style) layers of the hybrid and pure state-space model types, read from a config.json as
+transformers 5.22 builds them: the mixer a state-space layer holds instead of attention (its parameters), the
+recurrent state it keeps per sequence (transformers' LinearAttentionLayer: a convolution state and an SSM state,
+whatever the sequence length), and which layers attend, which keep a state and which are MoE.
+
+Mixers (transformers/models/<type>/modeling_<type>.py):
+- Mamba-1 (mamba, falcon_mamba, jamba): in_proj (hidden -> 2 inner), a depthwise conv1d over inner channels,
+  x_proj (inner -> dt_rank + 2 state), dt_proj (dt_rank -> inner, biased), A_log (inner x state), D (inner),
+  out_proj (inner -> hidden); Jamba adds RMSNorms over dt, B and C. State: conv (inner x conv_kernel) + SSM
+  (inner x state).
+- Mamba-2 (mamba2, bamba): in_proj (hidden -> inner + conv_dim + heads), conv1d over conv_dim = inner + 2 groups
+  x state channels, dt_bias, A_log and D per head, a gated RMSNorm over inner, out_proj (inner -> hidden).
+  State: conv (conv_dim x conv_kernel) + SSM (heads x head_dim x state).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from planner.limits import Limit, check_range
+from planner.models.config_file import ConfigKeys
+from planner.models.kv_cache import FULL, STATE
+
+# Each layer's kind is listed (ModelSpec.layer_types); a deeper stack is no model, refused before the list is built.
+LAYERS = Limit(1, 100_000, True)
+
+
+def _mamba1(hidden: int, inner: int, state: int, conv: int, dt_rank: int, proj_bias: bool, conv_bias: bool,
+            dt_norms: bool) -> tuple[int, int]:  # fmt: skip
+    """(parameters, state values per sequence) of one Mamba-1 mixer."""
+    params = (
+        hidden * 2 * inner + (2 * inner if proj_bias else 0)  # in_proj
+        + inner * conv + (inner if conv_bias else 0)  # depthwise conv1d
+        + inner * (dt_rank + 2 * state)  # x_proj
+        + dt_rank * inner + inner  # dt_proj
+        + inner * state + inner  # A_log, D
+        + inner * hidden + (hidden if proj_bias else 0)  # out_proj
+        + (dt_rank + 2 * state if dt_norms else 0)  # Jamba's dt / B / C RMSNorms
+    )
+    return params, inner * conv + inner * state
+
+
+def _mamba2(hidden: int, inner: int, heads: int, head_dim: int, groups: int, state: int, conv: int,
+            proj_bias: bool, conv_bias: bool) -> tuple[int, int]:  # fmt: skip
+    """(parameters, state values per sequence) of one Mamba-2 mixer."""
+    conv_dim = inner + 2 * groups * state
+    projection = inner + conv_dim + heads
+    params = (
+        hidden * projection + (projection if proj_bias else 0)  # in_proj
+        + conv_dim * conv + (conv_dim if conv_bias else 0)  # depthwise conv1d
+        + 3 * heads  # dt_bias, A_log, D
+        + inner  # gated RMSNorm
+        + inner * hidden + (hidden if proj_bias else 0)  # out_proj
+    )
+    return params, conv_dim * conv + heads * head_dim * state
+
+
+def _layers(config: ConfigKeys) -> int:
+    layers = config.int("num_hidden_layers")
+    check_range(layers, f"{config.path}: num_hidden_layers", LAYERS)
+    return layers
+
+
+def _dt_rank(config: ConfigKeys, key: str, hidden: int) -> int:
+    """The time-step rank: "auto" is ceil(hidden / 16), as every Mamba-1 configuration class derives it."""
+    return math.ceil(hidden / 16) if config.data.get(key) == "auto" else config.int(key)
+
+
+def pure_state_space(config: ConfigKeys, common: dict[str, Any]) -> dict[str, Any]:  # Any: ModelSpec fields
+    """mamba, falcon_mamba, mamba2: every layer a norm and a mixer, no attention and no MLP."""
+    hidden = config.int("hidden_size")
+    layers = _layers(config)
+    inner = config.int("expand") * hidden
+    state, conv = config.int("state_size"), config.int("conv_kernel")
+    proj_bias, conv_bias = config.bool("use_bias", False), config.bool("use_conv_bias", True)
+    if config.model_type == "mamba2":
+        mixer = _mamba2(hidden, inner, config.int("num_heads"), config.int("head_dim"), config.int("n_groups"),
+                        state, conv, proj_bias, conv_bias)  # fmt: skip
+    else:
+        dt_rank = _dt_rank(config, "time_step_rank", hidden)
+        mixer = _mamba1(hidden, inner, state, conv, dt_rank, proj_bias, conv_bias, dt_norms=False)
+    return dict(
+        common,
+        layers=layers,
+        hidden=hidden,
+        heads=1,  # no attention anywhere: the attention fields only have to be valid
+        kv_heads=1,
+        head_dim=hidden,
+        ffn=0,
+        vocab=config.int("vocab_size"),
+        tied_embeddings=config.bool("tie_word_embeddings", False),
+        gated_mlp=False,
+        norm="rmsnorm",
+        attn_bias=False,
+        mlp_bias=False,
+        max_context=config.int("max_position_embeddings", 4096),
+        norms_per_layer=1,
+        rotary=False,
+        **_state_fields(mixer, (STATE,) * layers),
+    )
+
+
+def hybrid_fields(config: ConfigKeys) -> dict[str, Any]:  # Any: ModelSpec fields
+    """jamba and bamba: attention + MLP layers and state-space + MLP layers (Jamba's MLP an MoE on every
+    expert_layer_period-th layer): the mixer, the layer kinds and the MoE layout."""
+    layers = _layers(config)
+    hidden = config.int("hidden_size")
+    inner = config.int("mamba_expand") * hidden
+    state, conv = config.int("mamba_d_state"), config.int("mamba_d_conv")
+    proj_bias, conv_bias = config.bool("mamba_proj_bias", False), config.bool("mamba_conv_bias", True)
+    fields: dict[str, Any] = {}  # Any: ModelSpec fields
+    if config.model_type == "jamba":
+        dt_rank = _dt_rank(config, "mamba_dt_rank", hidden)
+        mixer = _mamba1(hidden, inner, state, conv, dt_rank, proj_bias, conv_bias, dt_norms=True)
+        period, offset = config.int("attn_layer_period"), config.int("attn_layer_offset", allow_zero=True)
+        attends = [i % period == offset for i in range(layers)]
+        fields.update(_jamba_moe(config, layers))
+    else:  # bamba
+        heads = config.int("mamba_n_heads")
+        head_dim = inner // heads if config.data.get("mamba_d_head") == "auto" else config.int("mamba_d_head")
+        mixer = _mamba2(hidden, inner, heads, head_dim, config.int("mamba_n_groups"), state, conv, proj_bias,
+                        conv_bias)  # fmt: skip
+        listed = config.data.get("attn_layer_indices") or []
+        indices = {i for i in listed if isinstance(i, int)} if isinstance(listed, list) else set()
+        attends = [i in indices for i in range(layers)]
+    return {**fields, **_state_fields(mixer, tuple(FULL if attending else STATE for attending in attends))}
+
+
+def _jamba_moe(config: ConfigKeys, layers: int) -> dict[str, Any]:  # Any: ModelSpec fields
+    """Jamba: layer i is an MoE (num_experts experts of intermediate_size) when i % expert_layer_period equals
+    expert_layer_offset and num_experts > 1; every other layer a dense MLP of intermediate_size."""
+    experts = config.int("num_experts")
+    period, offset = config.int("expert_layer_period"), config.int("expert_layer_offset", allow_zero=True)
+    moe_layers = (layers - 1 - offset) // period + 1 if offset < layers else 0
+    if experts <= 1 or moe_layers <= 0:
+        return {}
+    return dict(experts=experts, experts_per_token=config.int("num_experts_per_tok"),
+                moe_ffn=config.int("intermediate_size"), dense_layers=layers - moe_layers)  # fmt: skip
+
+
+def _state_fields(mixer: tuple[int, int], kinds: tuple[str, ...]) -> dict[str, Any]:  # Any: ModelSpec fields
+    params, values = mixer
+    return {"layer_types": kinds, "state_mixer_params": params, "state_values_per_layer": values}

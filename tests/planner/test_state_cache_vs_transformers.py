@@ -1,0 +1,59 @@
+"""The recurrent state of the state-space layers (and the KV cache of the attention layers beside them) against
+what transformers' DynamicCache holds after a real forward of tiny models on CPU: each state-space layer keeps a
+convolution state and an SSM state of fixed size (LinearAttentionLayer's conv_states and recurrent_states), the
+same after 24 tokens as after 40, and each attention layer every token (planner/models/kv_cache.py)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from planner.models import load_hf_config
+from planner.models.kv_cache import kv_cache_bytes_per_sequence, state_bytes_per_sequence
+
+transformers = pytest.importorskip("transformers", reason="needs the trace extra (installed by `make test`)")
+torch = pytest.importorskip("torch")
+
+from tests.planner.hf_generated import built_model, generated_config  # noqa: E402
+
+STATE_TYPES = ("mamba", "falcon_mamba", "mamba2", "jamba", "bamba")
+# Where a generated config could leave one kind out, both kinds are set: Jamba attends on odd layers, Bamba on
+# layer 1 (transformers' Bamba cannot build a mask for a stack without attention).
+BOTH_KINDS = {"jamba": {"attn_layer_period": 2, "attn_layer_offset": 1}, "bamba": {"attn_layer_indices": [1]}}
+
+
+def _held_bytes(cache) -> tuple[int, int]:
+    """(KV bytes, state bytes) the cache's layers hold."""
+    kv = state = 0
+    for layer in cache.layers:
+        for name in ("keys", "values"):
+            tensor = getattr(layer, name, None)
+            kv += tensor.numel() * tensor.element_size() if isinstance(tensor, torch.Tensor) else 0
+        for name in ("conv_states", "recurrent_states"):
+            for tensor in (getattr(layer, name, None) or {}).values():
+                state += tensor.numel() * tensor.element_size() if isinstance(tensor, torch.Tensor) else 0
+    return kv, state
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model_type", STATE_TYPES)
+def test_state_and_kv_bytes_equal_transformers_cache(model_type, tmp_path):
+    rng = random.Random(f"state-{model_type}")
+    for index in range(3):
+        data = {**generated_config(model_type, rng), **BOTH_KINDS.get(model_type, {})}
+        data["num_hidden_layers"] = max(2, data["num_hidden_layers"])
+        path = tmp_path / f"{index}.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        spec = load_hf_config(path)
+        torch.manual_seed(0)
+        model = built_model(data, device="cpu").eval()
+        for seq_len in (24, 40):
+            cache = transformers.DynamicCache(config=model.config)
+            with torch.no_grad():
+                out = model(input_ids=torch.randint(2, spec.vocab, (1, seq_len)), past_key_values=cache)
+            kv, state = _held_bytes(getattr(out, "cache_params", None) or out.past_key_values)
+            assert state > 0, json.dumps(data)
+            assert state_bytes_per_sequence(spec, 4) == state, json.dumps(data)  # fp32 on CPU
+            assert kv_cache_bytes_per_sequence(spec, seq_len, 4) == kv, json.dumps(data)
