@@ -7,6 +7,9 @@ BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 # torch for tests and the probe: pinned so pip takes the CPU build (a bare "torch" pulls a multi-GB CUDA build).
 TORCH_PIN ?= torch==2.13.0
+# vLLM, for its `vllm serve` argument parser only (tests/exports/test_vllm_serve_parser.py): installed with
+# --no-deps (its torch==2.14.0 pin would replace the CPU torch); the parser's imports are the vllm-parser extra.
+VLLM_PIN ?= vllm==0.33.0
 # Interface translations: the .ts sources and the compiled .qm files the app loads (see `translations` below).
 TS_FILES := assets/i18n/gpu_advisor_ru.ts assets/i18n/gpu_advisor_en.ts
 QM_FILES := $(TS_FILES:.ts=.qm)
@@ -28,7 +31,8 @@ $(VENV)/.app-installed: $(BIN)/activate pyproject.toml
 # with (tests/exports: DeepSpeed, accelerate, transformers, peft; pure Python, about 40 s, ~150 MB). DeepSpeed
 # builds no ops at install (DS_BUILD_OPS=0) and takes the CPU torch pinned in the same command.
 $(VENV)/.test-installed: $(VENV)/.app-installed
-	DS_BUILD_OPS=0 $(PY) -m pip install --quiet "$(TORCH_PIN)" -e ".[dev,exports-test,trace]"
+	DS_BUILD_OPS=0 $(PY) -m pip install --quiet "$(TORCH_PIN)" -e ".[dev,exports-test,trace,vllm-parser]"
+	$(PY) -m pip install --quiet --no-deps "$(VLLM_PIN)"
 	touch $@
 
 run: $(VENV)/.app-installed $(QM_FILES)
@@ -116,10 +120,12 @@ device-check: $(VENV)/.app-installed
 	$(if $(DEVICE_CHECK_TORCH),$(PY) -m pip install --quiet "$(DEVICE_CHECK_TORCH)")
 	$(PY) -m profiler.device_check --out $(DEVICE_CHECK_OUT)
 
-# ruff (pyproject.toml [tool.ruff]) and the import-linter layer contracts (pyproject.toml [tool.importlinter]).
+# ruff (pyproject.toml [tool.ruff]), the import-linter layer contracts (pyproject.toml [tool.importlinter]) and
+# vulture's dead-code check (pyproject.toml [tool.vulture]).
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/vulture
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

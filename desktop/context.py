@@ -200,10 +200,6 @@ class AppContext(QObject):
         except ValueError:  # StoreEnvironmentError (a UserError) or a value that is no longer valid JSON
             return default
 
-    def set_setting(self, key: str, value: object) -> None:
-        self.store.settings.set(key, value)
-        self.settings_changed.emit()
-
     def display_currency(self) -> str:
         try:
             code = self.store.settings.display_currency()

@@ -11,12 +11,21 @@ by their own listeners and the pages reload what they show.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, QTimer
 
-if TYPE_CHECKING:
-    from desktop.context import AppContext
+
+class WatchedContext(Protocol):
+    """What the watcher reads of a window's desktop.context.AppContext (which starts it, so it is named here by
+    what it offers): the store it polls and the "changed" signals it fires."""
+
+    store: Any
+    settings_changed: Any
+    quotes_changed: Any
+    probe_runs_changed: Any
+    plans_changed: Any
+
 
 POLL_MS = 1000  # how soon another window's edit shows here; one pragma a second costs nothing measurable
 
@@ -24,8 +33,8 @@ POLL_MS = 1000  # how soon another window's edit shows here; one pragma a second
 class DatabaseWatcher(QObject):
     """Polls the context's store for commits of other connections and re-announces them as this window's own."""
 
-    def __init__(self, context: AppContext, interval_ms: int = POLL_MS) -> None:
-        super().__init__(context)
+    def __init__(self, context: WatchedContext, interval_ms: int = POLL_MS) -> None:
+        super().__init__(context if isinstance(context, QObject) else None)  # the context owns it
         self.context = context
         self.changes_seen = 0  # how many outside changes were announced (the tests read it)
         self._version = self._read()

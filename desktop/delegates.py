@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.qmodels.quotes import KIND_NAMES, Column, QuoteTableModel
+from desktop.qmodels.quotes import Column, QuoteTableModel
+from desktop.quote_kinds import KIND_NAMES
 
 NO_DATE = QDate(2000, 1, 1)  # the date edit's minimum, shown as "—" and stored as an empty date
 INTERCONNECT_CHOICES = ("", "nvlink", "pcie", "infiniband")

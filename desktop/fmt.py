@@ -15,8 +15,6 @@ from typing import Protocol
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QDate, QLocale
 
-NA = "n/a"  # shown where a value is unknown; the reason goes in a tooltip
-
 _CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "RUB": "₽"}
 
 # Units translated inside the f-strings below: pyside6-lupdate does not read f-strings, so they are marked here.
@@ -160,12 +158,6 @@ def celsius(value: float | None, locale: QLocale | None = None) -> str:
     if value is None or not math.isfinite(value):
         return QCoreApplication.translate("fmt", "n/a")
     return f"{number(value, 0, locale)} °C"
-
-
-def mhz(value: float | None, locale: QLocale | None = None) -> str:
-    if value is None or not math.isfinite(value):
-        return QCoreApplication.translate("fmt", "n/a")
-    return f"{number(value, 0, locale)} {QCoreApplication.translate('fmt', 'MHz')}"
 
 
 def currency_symbol(code: str) -> str:

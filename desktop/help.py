@@ -1,5 +1,5 @@
 """Help > User guide (F1): a short guide to the five pages and the questions they answer, in the interface
-language. The README holds the long form (installation, the command line, the exports)."""
+language. README.md and docs/ hold the long form (installation, the command line, the exports)."""
 
 from __future__ import annotations
 

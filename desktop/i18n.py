@@ -43,10 +43,6 @@ def resolve_language(choice: str | None, system: QLocale | None = None) -> str:
     return system_code if system_code in SUPPORTED_LANGUAGES else SOURCE_LANGUAGE
 
 
-def current_language() -> str:
-    return _current
-
-
 def translations_dir() -> Traversable:
     """The folder that holds the .qm files (a Traversable inside the gpu_advisor_assets package)."""
     return files("gpu_advisor_assets") / "i18n"

@@ -73,7 +73,8 @@ class MainWindow(QMainWindow):
         if self.context.store_problem:
             QTimer.singleShot(0, self._report_store_problem)
         # once the window is up and painted, the planning core the Plan and Rent-or-buy pages need is imported on a pool
-        # thread (pure Python, no Qt), so building those pages later waits only for their widgets
+        # thread (pure Python, no Qt), and their charts, modules and results panel made in idle turns (desktop/shelf.py),
+        # so building those pages later costs only their other widgets
         QTimer.singleShot(WARM_IMPORT_DELAY_MS, self._import_planning_core)
         if not self.context.inventory_ready:
             self.context.load_inventory()
@@ -81,8 +82,24 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, lambda: self.context.inventory_changed.emit(self.context.inventory))
 
     def _import_planning_core(self) -> None:
+        from desktop.shelf import CHARTS, stock_ahead
+
+        stock_ahead(self, CHARTS, self._not_built)  # meanwhile, on the GUI thread, one chart per turn
         if "planner.resolver" not in sys.modules:  # the first page may have imported it already
-            self.context.jobs.run(_import_planning_core, name="import the planner")
+            self.context.jobs.run(
+                _import_planning_core, name="import the planner", on_done=lambda _: self._make_pages_ahead()
+            )
+        else:
+            self._make_pages_ahead()
+
+    def _make_pages_ahead(self) -> None:
+        """The modules and results panel of the pages not shown yet, one per idle turn (desktop/shelf.py)."""
+        from desktop.shelf import AFTER_PLANNER, stock_ahead
+
+        stock_ahead(self, AFTER_PLANNER, self._not_built)
+
+    def _not_built(self, page_id: str) -> bool:
+        return page_id not in self._built
 
     # -- construction ------------------------------------------------------------------------------------------
     def page(self, page_id: str) -> Any:  # Any: each page has its own methods (pages share only Page's)

@@ -136,6 +136,11 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     ),
     "target.ttft": QT_TRANSLATE_NOOP("PlannerMessages", "TTFT p90 {ttft_s} against the {target_s} target"),
     "target.tpot": QT_TRANSLATE_NOOP("PlannerMessages", "TPOT {tpot_s} against the {target_s} target"),
+    "option.disaggregated": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "disaggregated: a prefill pool of {prefill_replicas} x TP {prefill_tp} sends each prompt's KV cache "
+        "({transfer_s}) to a decode pool of {decode_replicas} x TP {decode_tp} (the layout shown)",
+    ),
     "advice.serving_targets_closest": QT_TRANSLATE_NOOP(
         "PlannerMessages",
         "No option meets the targets within {limit} GPUs: the closest are shown, closest first, each marked with "

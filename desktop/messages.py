@@ -23,6 +23,7 @@ from PySide6.QtCore import QCoreApplication
 
 from desktop import fmt
 from desktop.message_templates import CONTEXT, TEMPLATES
+from desktop.quote_kinds import kind_name
 
 
 def render(message: Any) -> str:
@@ -75,8 +76,6 @@ def _value(name: str, value: Any) -> str:
     if hasattr(value, "shown") and hasattr(value, "original"):  # a planner.resolver.QuotedPrice
         return fmt.money_with_original(value.shown, value.original)
     if name == "quote_kind":
-        from desktop.plan_request import kind_name
-
         return kind_name(value)
     if name.endswith("_date"):
         return fmt.date(str(value))
@@ -128,12 +127,4 @@ def note_lines(option: Any) -> list[str]:
 
 def excluded_rows(excluded: Iterable[Any]) -> list[tuple[str, str]]:
     """(what, why) for each planner.search.Excluded, in the interface language."""
-    rows = []
-    for item in excluded:
-        family = getattr(item, "family_message", None)
-        reason = getattr(item, "reason_message", None)
-        rows.append((
-            render(family) if family is not None else str(getattr(item, "family", "")),
-            render(reason) if reason is not None else str(getattr(item, "reason", "")),
-        ))  # fmt: skip
-    return rows
+    return [(render(item.family_message), render(item.reason_message)) for item in excluded]

@@ -19,7 +19,6 @@ re-renders the page without planning again.
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -31,6 +30,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from desktop import fmt
 from desktop.messages import render
 from desktop.plan_state import PlanInputs
+from desktop.quote_kinds import kind_name
 from planner.errors import UserError
 from planner.gpus import GpuSpec
 from planner.layout_text import family_message
@@ -136,10 +136,7 @@ def resolve_model_cached(text: str) -> ModelSpec:
 def _runs(store: StoreProtocol) -> list[ProbeRun]:
     try:
         return list(store.probe_runs.all())
-    except (
-        sqlite3.Error,
-        UserError,
-    ):  # a database that cannot answer lists no runs; the rest of the page still works
+    except UserError:  # a database that cannot answer lists no runs; the rest of the page still works
         return []
 
 
@@ -159,7 +156,7 @@ def _measured_a_gpu(store: StoreProtocol, run: ProbeRun) -> bool:
     GPU measurements all failed, or that measured the CPU only, is no measured machine to plan on."""
     try:
         measurements = store.probe_runs.measurements(run.id)
-    except (sqlite3.Error, UserError):  # cannot tell: trust the run's own key figures
+    except UserError:  # cannot tell: trust the run's own key figures
         return bool(run.best_bf16_flop_per_s) or bool(run.memory_bandwidth_bytes_per_s)
     return any(
         m.device.startswith("cuda") and m.ok and m.value and m.kind in ("matmul", "memory_bandwidth")
@@ -235,7 +232,7 @@ def offered_quotes(
     """The quotes the Hardware list offers (catalog GPUs only), sorted by GPU, kind, currency, price."""
     try:
         quotes = list(store.rental_quotes.cheapest_offers(OFFERS_PER_GROUP, gpus=tuple(catalog)))
-    except (sqlite3.Error, UserError):  # a store that cannot answer leaves the group empty, as it did before
+    except UserError:  # a store that cannot answer leaves the group empty, as it did before
         quotes = []
     listed = {str(q.get("id")) for q in quotes}
     missing = [key[6:] for key in keep if key.startswith("quote:") and key[6:] not in listed]
@@ -262,16 +259,6 @@ def _amount(value: object) -> float:
 
 # The offer rows of the Hardware list (translated through QCoreApplication.translate("PlanRequest")).
 _OFFER_TEXT = QT_TRANSLATE_NOOP("PlanRequest", "{0} · {1} · {2}/GPU-h · {3}")
-
-
-def kind_name(kind: object) -> str:
-    """The translated name of a quote kind ("on-demand" -> "по требованию"), as the quotes table shows it."""
-    from desktop.qmodels.quotes import KIND_NAMES
-
-    text = str(kind or "")
-    return (
-        QCoreApplication.translate("QuoteTableModel", str(KIND_NAMES[text])) if text in KIND_NAMES else text
-    )
 
 
 class PageInputError(UserError):
@@ -349,7 +336,7 @@ def stated_spot_of(inputs: PlanInputs, store: StoreProtocol) -> float | None:
         return None
     try:
         return stated_spot_rate(store, tuple(inputs.hardware))
-    except (sqlite3.Error, UserError):  # a store that cannot answer states no rate (resolve() says what is wrong)
+    except UserError:  # a store that cannot answer states no rate (resolve() says what is wrong)
         return None
 
 

@@ -32,9 +32,6 @@ PIN_FIELDS = ("dp", "tp", "pp", "zero", "micro_batch")
 PAGE_RANKINGS = (RankBy.TIME, RankBy.COST)
 TOKENS_MODES = ("tokens", "dataset")
 
-# Hardware source keys: "catalog:<gpu id>", "run:<probe run id>" (this machine or an imported one, measured),
-# "quote:<rental quote id>" (a priced offer; its GPU type is planned with that price).
-HARDWARE_PREFIXES = ("catalog", "run", "quote")
 CHECKPOINT_STORAGES = ("pfs", "nvme")  # planner.scale.STORAGES, in the order the page offers them
 
 

@@ -134,7 +134,3 @@ def probe_availability() -> ProbeAvailability:
         return ProbeAvailability(False, str(NO_TORCH_MESSAGE))
     return ProbeAvailability(True, "python -m profiler")
 
-
-def probe_available() -> bool:
-    """Shorthand for `probe_availability().available`."""
-    return probe_availability().available

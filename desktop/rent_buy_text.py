@@ -4,19 +4,40 @@ and what spot reclaims cost, each worded (translated) from planner.costs.rent_vs
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QComboBox
 
 from desktop import fmt
-from desktop.plan_request import (
-    render_note,
-)
+from desktop.plan_request import Note, render_note
 from desktop.plurals import plurals
 from desktop.qmodels.quotes import rate_text
+from planner.costs import RentBuyResult, SpotLine
 
-if TYPE_CHECKING:
-    from desktop.pages.rent_buy import RentBuyPage
+
+class RentBuyView(Protocol):
+    """What these words read of desktop.pages.rent_buy.RentBuyPage (which imports this module, so it is named
+    here by what it offers): the result and its spot line, the chosen GPU, the currency, the price sources and
+    notes, the reclaim rate in use and the chart's series."""
+
+    @property
+    def result(self) -> RentBuyResult | None: ...
+    @property
+    def spot(self) -> SpotLine | None: ...
+    @property
+    def gpu_combo(self) -> QComboBox: ...
+    @property
+    def currency(self) -> str: ...
+    @property
+    def price_sources(self) -> Mapping[str, str]: ...
+    @property
+    def notes(self) -> Sequence[Note]: ...
+
+    def rate_in_use(self) -> tuple[float, str]: ...
+
+    def chart_series(self) -> tuple[dict[str, list[float]], dict[str, float | None]]: ...
 
 translate = QCoreApplication.translate  # with the context written at each call, so lupdate finds the texts
 
@@ -31,7 +52,7 @@ def plan_name(key: str) -> str:
     }[key]
 
 
-def recommendation(page: RentBuyPage) -> str:
+def recommendation(page: RentBuyView) -> str:
     result = page.result
     assert result is not None  # _draw shows the error instead
     inputs = result.inputs
@@ -76,7 +97,7 @@ def recommendation(page: RentBuyPage) -> str:
     return text
 
 
-def figures_html(page: RentBuyPage) -> str:
+def figures_html(page: RentBuyView) -> str:
     result = page.result
     assert result is not None  # _draw shows the error instead
     series, break_even = page.chart_series()
@@ -121,7 +142,7 @@ def figures_html(page: RentBuyPage) -> str:
     return f"<table cellspacing='6'>{header}{''.join(rows)}</table>{escape(owned)}{spot_html}{notes}"
 
 
-def spot_verdict(page: RentBuyPage) -> str:
+def spot_verdict(page: RentBuyView) -> str:
     """What reclaims cost the spot line and up to which job size spot pays (planner.costs.spot_line)."""
     spot = page.spot
     if spot is None or page.result is None or "spot" not in page.result.series:

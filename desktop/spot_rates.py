@@ -5,7 +5,6 @@ quote states a rate (the page then says which rate stands in).
 
 from __future__ import annotations
 
-import sqlite3
 import statistics
 from typing import TYPE_CHECKING
 
@@ -23,7 +22,7 @@ def quoted_spot_rate(store: StoreProtocol, gpu_id: str) -> tuple[float | None, i
     like the price rule, else the reference ones) and how many state one; one bounded query."""
     try:
         rows = store.rental_quotes.find(gpu=gpu_id, kind="spot", limit=SPOT_RATE_QUOTES)
-    except (sqlite3.Error, UserError):  # a database that cannot answer: the typical rate stands in
+    except UserError:  # a database that cannot answer: the typical rate stands in
         return None, 0
     chosen = [row for row in rows if row.get("origin") == "user"] or rows
     rates = (row["interruptions_per_hour"] for row in chosen)
@@ -41,7 +40,7 @@ def chosen_spot_rate(store: StoreProtocol, option: PlanOption | None) -> float |
     _, _, offer = str(option.gpu.id).partition(OFFER_SEPARATOR + "quote:")
     try:
         row = store.rental_quotes.get(int(offer)) if offer.isdigit() else None
-    except (sqlite3.Error, UserError, KeyError):  # gone meanwhile: the other sources stand in
+    except (UserError, KeyError):  # gone meanwhile: the other sources stand in
         return None
     rate = row["interruptions_per_hour"] if row is not None and row["kind"] == "spot" else None
     return float(rate) if rate is not None else None

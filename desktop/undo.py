@@ -8,15 +8,28 @@ stack); the stack's first redo() call is therefore skipped. Undo of a delete put
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QUndoCommand
 
 from desktop.plurals import plurals
+from desktop.quote_pricing import Row
 
-if TYPE_CHECKING:
-    from desktop.qmodels.quotes import QuoteTableModel, Row
+
+class QuoteRows(Protocol):
+    """What the commands do to the quotes table (desktop.qmodels.quotes.QuoteTableModel, which pushes them, so
+    it is named here by what it offers): write a quote's fields, put stored rows back or take them out, say it
+    changed. `kind` is its QuoteKind (the store's restore, get and delete for that kind of quote)."""
+
+    kind: Any
+    edited: Any  # a Qt signal
+
+    def write(self, quote_id: Any, changes: Mapping[str, object]) -> bool: ...
+
+    def insert_rows(self, rows: list[Row]) -> None: ...
+
+    def remove_ids(self, ids: list[Any]) -> None: ...
 
 
 def _tr(text: str) -> str:
@@ -44,7 +57,7 @@ class EditQuoteCommand(_AppliedOnce):
 
     def __init__(
         self,
-        model: QuoteTableModel,
+        model: QuoteRows,
         quote_id: Any,
         old: Mapping[str, object],
         new: Mapping[str, object],
@@ -67,7 +80,7 @@ class EditQuoteCommand(_AppliedOnce):
 class AddQuotesCommand(_AppliedOnce):
     """``rows`` are the stored rows (with ids) that were just added."""
 
-    def __init__(self, model: QuoteTableModel, rows: Sequence[Row], text: str | None = None) -> None:
+    def __init__(self, model: QuoteRows, rows: Sequence[Row], text: str | None = None) -> None:
         super().__init__(text or plurals().adding_quotes(len(rows)))
         self.model, self.rows = model, [dict(r) for r in rows]
 
@@ -81,7 +94,7 @@ class AddQuotesCommand(_AppliedOnce):
 class DeleteQuotesCommand(_AppliedOnce):
     """``rows`` are the rows the store returned when deleting them."""
 
-    def __init__(self, model: QuoteTableModel, rows: Sequence[Row]) -> None:
+    def __init__(self, model: QuoteRows, rows: Sequence[Row]) -> None:
         super().__init__(plurals().deleting_quotes(len(rows)))
         self.model, self.rows = model, [dict(r) for r in rows]
 
@@ -93,14 +106,14 @@ class DeleteQuotesCommand(_AppliedOnce):
 
 
 # The model is updated row by row (not reloaded from the store): with 100,000 quotes a reload takes a second.
-def _restore(model: QuoteTableModel, rows: list[dict[str, Any]]) -> None:
+def _restore(model: QuoteRows, rows: list[dict[str, Any]]) -> None:
     for row in rows:
         row["id"] = model.kind.restore(row)
     model.insert_rows([model.kind.get(row["id"]) for row in rows])
     model.edited.emit()
 
 
-def _delete(model: QuoteTableModel, rows: list[dict[str, Any]]) -> None:
+def _delete(model: QuoteRows, rows: list[dict[str, Any]]) -> None:
     for row in rows:
         model.kind.delete(row["id"])
     model.remove_ids([row["id"] for row in rows])

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 GUARDED = (QAbstractSpinBox, QComboBox, QAbstractSlider)
-_WHEEL, _POLISH = QEvent.Type.Wheel, QEvent.Type.Polish
+_POLISH = QEvent.Type.Polish
 
 
 def _guarded(watched: QObject) -> QWidget | None:
@@ -47,18 +47,18 @@ class WheelGuard(QObject):
     """The application-wide filter described in the module docstring."""
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
-        # every event of the application passes here: the common case (neither kind) returns at once
-        kind = event.type()
-        if kind != _WHEEL:
-            if kind == _POLISH and isinstance(watched, GUARDED) and not isinstance(watched, QScrollBar):
+        # Every event of the application passes here (thousands while a page is built): the common case returns
+        # after type checks only. isinstance is a C-level check; event.type() makes a Python enum object each
+        # call, so it is asked only of the guarded fields' own events.
+        if not isinstance(event, QWheelEvent):
+            if isinstance(watched, GUARDED) and not isinstance(watched, QScrollBar) and event.type() == _POLISH:
                 if watched.focusPolicy() == Qt.FocusPolicy.WheelFocus:
                     watched.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
             return False
         field = _guarded(watched)
         if field is None or _has_focus(field):
             return False
-        if isinstance(event, QWheelEvent):
-            _scroll_around(field, event)
+        _scroll_around(field, event)
         return True
 
 

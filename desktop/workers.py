@@ -217,11 +217,6 @@ class JobRunner(QObject):
         return self._pool.waitForDone(timeout_ms)
 
 
-def run_in_background(runner: JobRunner, fn: Callable[..., Any], *args: Any, **callbacks: Any) -> Job:
-    """Functional spelling of ``runner.run`` (contract name)."""
-    return runner.run(fn, *args, **callbacks)
-
-
 def _accepts_progress(fn: Callable[..., Any]) -> bool:
     try:
         return "progress" in inspect.signature(fn).parameters

@@ -8,14 +8,46 @@ horizon is left out, so the month says when owning has paid for itself through u
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from planner.costs import RentBuyInputs
-
+# A month is 365.25 / 12 days, in every cost figure of the planner (planner.costs reads these).
+DAYS_PER_MONTH = 365.25 / 12
+HOURS_PER_MONTH = 24 * DAYS_PER_MONTH  # 730.5
 # A break-even later than 20 years is "never": no GPU is kept in service that long.
 MAX_BREAK_EVEN_MONTHS = 240.0
 RENT_KINDS = ("on_demand", "spot", "reserved", "rent_mix")
+
+
+class BreakEvenInputs(Protocol):
+    """What the break-even reads of a planner.costs.RentBuyInputs (which builds on this module, so it is named
+    here by what it offers): the prices, the schedule, the owned side's costs and the horizon."""
+
+    @property
+    def buys(self) -> bool: ...
+    @property
+    def capex_per_gpu(self) -> float: ...
+    @property
+    def horizon_months(self) -> int: ...
+    @property
+    def used_hours_per_gpu_month(self) -> float: ...
+    @property
+    def power_cost_per_gpu_hour(self) -> float: ...
+    @property
+    def maintenance_per_gpu_month(self) -> float: ...
+    @property
+    def rent_on_demand_per_gpu_hour(self) -> float: ...
+    @property
+    def rent_spot_per_gpu_hour(self) -> float | None: ...
+    @property
+    def rent_reserved_per_gpu_hour(self) -> float | None: ...
+    @property
+    def spot_overhead_fraction(self) -> float: ...
+
+
+def running_cost_per_busy_hour(inputs: BreakEvenInputs) -> float:
+    """Owned cost that scales with use, per busy GPU-hour: power, plus maintenance spread over the busy hours."""
+    used = inputs.used_hours_per_gpu_month
+    return inputs.power_cost_per_gpu_hour + (inputs.maintenance_per_gpu_month / used if used else 0.0)
 
 
 def months_to_break_even(
@@ -30,12 +62,10 @@ def months_to_break_even(
     return months if months <= MAX_BREAK_EVEN_MONTHS else None
 
 
-def rent_per_gpu_month(inputs: RentBuyInputs, kind: str, spot_share: float = 0.0) -> float | None:
+def rent_per_gpu_month(inputs: BreakEvenInputs, kind: str, spot_share: float = 0.0) -> float | None:
     """One GPU's monthly rent at the inputs' schedule: on demand and spot for the busy hours (spot with its
     reclaim overhead), reserved around the clock, "rent_mix" a spot share of the busy hours and on demand for the
     rest; None for a kind without a price."""
-    from planner.costs import HOURS_PER_MONTH
-
     used = inputs.used_hours_per_gpu_month
     spot = inputs.rent_spot_per_gpu_hour
     spot_rate = spot * (1 + inputs.spot_overhead_fraction) if spot is not None else None
@@ -54,13 +84,11 @@ def rent_per_gpu_month(inputs: RentBuyInputs, kind: str, spot_share: float = 0.0
 
 
 def break_even_months_by_rent(
-    inputs: RentBuyInputs, spot_share: float = 0.0, within_horizon: bool = False
+    inputs: BreakEvenInputs, spot_share: float = 0.0, within_horizon: bool = False
 ) -> dict[str, float | None]:
     """The break-even month of buying against each way of renting that has a price ("rent_mix" only for a spot
     share strictly between 0 and 1); empty without a purchase price. within_horizon: None for a month after the
     inputs' horizon (the lines of a chart over the horizon do not cross)."""
-    from planner.costs import running_cost_per_busy_hour
-
     if not inputs.buys:
         return {}
     owned = inputs.used_hours_per_gpu_month * running_cost_per_busy_hour(inputs)

@@ -12,6 +12,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from planner.break_even import (
+    DAYS_PER_MONTH,
+    HOURS_PER_MONTH,
+    months_to_break_even,
+    rent_per_gpu_month,
+    running_cost_per_busy_hour,
+)
 from planner.errors import UserError
 from planner.gpus import GpuSpec
 from planner.messages import Message, msg
@@ -23,9 +30,6 @@ from planner.scale import (
     compare_spot,
     spot_overhead_of_job,
 )
-
-DAYS_PER_MONTH = 365.25 / 12
-HOURS_PER_MONTH = 24 * DAYS_PER_MONTH  # 730.5
 
 # Defaults for the owned side, each an assumption the user can change.
 # PUE: Uptime Institute's 2023 survey average is 1.58; new GPU halls run 1.2-1.4. 1.4 sits between.
@@ -162,7 +166,7 @@ class SpotLine:
         return -(-self.gpus // self.gpus_per_node)
 
     def as_dict(self, currency: str) -> dict[str, object]:
-        """JSON for `gpu-advisor rentbuy --json` ("spot", README)."""
+        """JSON for `gpu-advisor rentbuy --json` ("spot", docs/cli.md)."""
         comparison = self.comparison
         return {
             "interruptions_per_node_hour": self.interruptions_per_node_hour,
@@ -442,12 +446,6 @@ class RentBuyResult:
         }
 
 
-def running_cost_per_busy_hour(inputs: RentBuyInputs) -> float:
-    """Owned cost that scales with use, per busy GPU-hour: power, plus maintenance spread over the busy hours."""
-    used = inputs.used_hours_per_gpu_month
-    return inputs.power_cost_per_gpu_hour + (inputs.maintenance_per_gpu_month / used if used else 0.0)
-
-
 def break_even_gpu_hours(
     capex_per_gpu: float, rent_per_gpu_hour: float, running_per_gpu_hour: float
 ) -> float | None:
@@ -489,8 +487,6 @@ def _owned_series(
 
 def _months_to_break_even(inputs: RentBuyInputs, running_per_hour: float) -> float | None:
     """Fractional calendar months until cumulative owning <= cumulative renting on demand (planner.break_even)."""
-    from planner.break_even import months_to_break_even, rent_per_gpu_month
-
     rent = rent_per_gpu_month(inputs, "on_demand") or 0.0
     return months_to_break_even(inputs.capex_per_gpu, rent, inputs.used_hours_per_gpu_month * running_per_hour)
 
@@ -679,7 +675,9 @@ def hours_to_months(gpu_hours: float, hours_per_day: float, days_per_week: float
 
 
 __all__ = [
+    "DAYS_PER_MONTH",
     "HOURS_PER_MONTH",
+    "running_cost_per_busy_hour",
     "utilisation_from_runs",
     "RentBuyInputs",
     "RentBuyResult",

@@ -71,10 +71,6 @@ class GpuSpec:
     notes: tuple[str, ...] = ()
     source_dates: Mapping[str, str] = field(default_factory=dict)
 
-    @property
-    def memory_gib(self) -> float:
-        return self.memory_bytes / GIB
-
     def peak_tflops(self, dtype: str) -> float | None:
         """Dense peak TFLOPS for a tensor dtype, or None if this GPU has no such figure."""
         return self.tflops.get(dtype)

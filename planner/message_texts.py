@@ -153,6 +153,10 @@ TEXTS: Mapping[str, str] = MappingProxyType({
     ),
     "target.ttft": "TTFT p90 {ttft_s:ms} against the {target_s:ms} target",
     "target.tpot": "TPOT {tpot_s:ms} against the {target_s:ms} target",
+    "option.disaggregated": (
+        "disaggregated: a prefill pool of {prefill_replicas} x TP {prefill_tp} sends each prompt's KV cache "
+        "({transfer_s:ms}) to a decode pool of {decode_replicas} x TP {decode_tp} (the layout shown)"
+    ),
     "advice.serving_targets_closest": (
         "No option meets the targets within {limit} GPUs: the closest are shown, closest first, each marked with "
         "what it misses."

@@ -34,7 +34,7 @@ import string
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 from planner.error_texts import ERROR_TEXTS
 from planner.message_texts import TEXTS
@@ -148,9 +148,59 @@ class _EnglishFormatter(string.Formatter):
 
 
 def _layout_words(value: Any) -> str:
-    from planner.layout_text import layout_label  # the layout words build on this module
-
     return render_en(layout_label(value))
+
+
+class LayoutFields(Protocol):
+    """What the words of a layout read of a planner.vocabulary.Layout (which builds on this module, so it is
+    named here by its fields): the ZeRO stage (0-3), offload and recompute modes and the parallel degrees."""
+
+    @property
+    def zero(self) -> int: ...
+    @property
+    def offload(self) -> str: ...
+    @property
+    def recompute(self) -> str: ...
+    @property
+    def tp(self) -> int: ...
+    @property
+    def pp(self) -> int: ...
+    @property
+    def ep(self) -> int: ...
+    @property
+    def dp(self) -> int: ...
+    @property
+    def micro_batch(self) -> int: ...
+
+
+def family_message(layout: LayoutFields) -> Message:
+    """The sharding family: DDP, ZeRO-1/2, ZeRO-3/FSDP, with the offload if any (codes "family.*")."""
+    if layout.zero == 0:
+        name = msg("family.ddp")
+    elif layout.zero == 3:  # ZeroStage.WEIGHTS
+        name = msg("family.zero3")
+    else:
+        name = msg("family.zero", zero=int(layout.zero))
+    if layout.offload == "optimizer":
+        return msg("family.optimizer_offload", family=name)
+    if layout.offload == "all":
+        return msg("family.all_offload", family=name)
+    return name
+
+
+def layout_label(layout: LayoutFields) -> Message:
+    """A short description: "ZeRO-1, TP 8, PP 2, DP 32, selective recompute, micro-batch 1"."""
+    parts = [family_message(layout)]
+    for code, degree in (("layout.tp", layout.tp), ("layout.pp", layout.pp), ("layout.ep", layout.ep)):
+        if degree > 1:
+            parts.append(msg(code, degree=degree))
+    parts.append(msg("layout.dp", degree=layout.dp))
+    if layout.recompute == "selective":
+        parts.append(msg("layout.selective_recompute"))
+    elif layout.recompute == "full":
+        parts.append(msg("layout.full_recompute"))
+    parts.append(msg("layout.micro_batch", micro_batch=layout.micro_batch))
+    return msg("layout.label", parts=tuple(parts))
 
 
 # The planner's own format specs (the module docstring), by name.

@@ -57,7 +57,7 @@ class Money:
         return Money(self.amount / float(divisor), self.currency)
 
     def as_dict(self) -> dict[str, object]:
-        """The JSON shape {"amount", "currency"} (README.md, the command line's JSON contract)."""
+        """The JSON shape {"amount", "currency"} (docs/cli.md, the command line's JSON contract)."""
         return {"amount": self.amount, "currency": self.currency}
 
     def __str__(self) -> str:

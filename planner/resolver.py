@@ -30,7 +30,6 @@ type); catalog choices use the datasheet, so an unchosen run of some other machi
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -186,7 +185,7 @@ class PriceBook:
     ) -> tuple[dict[tuple[str, tuple[str, ...]], list[PriceSummary]], dict[tuple[object, ...], float | None]]:
         try:
             stamp: object = self.store.data_stamp()
-        except sqlite3.Error:
+        except UserError:  # an environment error the store explained (a bug is raised, not hidden)
             stamp = object()  # cannot tell: never trust the cache
         if stamp != self._stamp:
             self._summaries, self._medians, self._stamp = {}, {}, stamp
@@ -199,7 +198,7 @@ class PriceBook:
         if key not in cache:
             try:
                 cache[key] = list(self.store.rental_quotes.price_summary(gpu_id, kinds))
-            except (sqlite3.Error, UserError):
+            except UserError:
                 return []
         return cache[key]
 
@@ -322,7 +321,7 @@ def quotes_by_id(store: StoreProtocol | None, ids: Iterable[str]) -> dict[str, R
     for ident in dict.fromkeys(ids):
         try:
             found[ident] = store.rental_quotes.get(int(ident))
-        except (ValueError, sqlite3.Error):  # deleted meanwhile (UserError), not a number, or no database
+        except ValueError:  # deleted meanwhile or unreadable (UserError), not a number
             continue
     return found
 
@@ -402,10 +401,7 @@ def _add_run(
             raise UserError.of(msg("resolver.run_gone", run_id=ident))
         run = store.probe_runs.get(int(ident))
         report = store.probe_runs.report(int(ident))
-    except (
-        ValueError,
-        sqlite3.Error,
-    ):  # deleted (UserError), damaged (ReportError), unreadable, not a number
+    except ValueError:  # deleted or unreadable (UserError), damaged (ReportError), not a number
         found.notes.append(msg("resolver.run_gone", run_id=ident))
         return
     counts: dict[str, int] = {}

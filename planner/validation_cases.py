@@ -29,7 +29,6 @@ VALIDATION_FILE = "validation.json"
 FLOP_CONVENTION_GROUPS = ("megatron-2021", "megatron-core-2024")
 
 TRAINING_KINDS = ("training_throughput", "training_run")
-SERVING_KINDS = ("decode_latency", "serving_throughput", "ttft")
 # "half" (fp16 or bf16, not stated): both have the same dense peak on every GPU of the set.
 PRECISION_ALIASES = {"half": "bf16"}
 # Weight formats of the decode cases (quantization.format in the file) -> planner.perf.formats names.
@@ -68,6 +67,8 @@ class TrainingInputs:
     tokens: float | None = None
     flash_attention: bool = True
     tp_comm_overlap: bool = False
+    ep_per_node_dispatch: bool = False
+    ep_comm_overlap: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +222,8 @@ def _training(record: Mapping[str, Any], derived: list[str]) -> TrainingInputs:
     return TrainingInputs(
         flash_attention=flash,
         tp_comm_overlap="TP comm overlap" in str(record.get("framework") or ""),
+        ep_per_node_dispatch="DeepEP" in str(record.get("framework") or ""),
+        ep_comm_overlap="EP A2A overlap" in str(record.get("framework") or ""),
         seq_len=int(seq_len),
         global_batch=int(batch),
         pinned=MappingProxyType(pinned),
@@ -304,8 +307,10 @@ def model_for_case(entry: Mapping[str, Any], derived: list[str]) -> ModelSpec:
     Megatron-LM num_floating_point_operations with ffn_hidden_size = 4h), kept only when the parameter count
     it gives matches the stated params_b (within 3 % or its rounding); tied or untied output layer: whichever lands nearer
     params_b; kv_heads absent: multi-head attention (every source here that uses grouped-query attention states
-    it); heads absent: hidden / 128 (only heads x head_dim = hidden enters the FLOPs). A vocabulary or a layer
-    count that is not stated cannot be completed: the case is excluded.
+    it); heads absent: hidden / 128 (only heads x head_dim = hidden enters the FLOPs). A mixture of experts is
+    read from experts, experts_per_token and moe_ffn (every layer routed); head_dim, norm and qk_norm where the
+    source states them. A vocabulary or a layer count that is not stated cannot be completed: the case is
+    excluded.
     """
     if entry.get("preset"):
         return get_preset(entry["preset"])
@@ -316,8 +321,8 @@ def model_for_case(entry: Mapping[str, Any], derived: list[str]) -> ModelSpec:
     missing = [name for name in ("layers", "hidden", "vocab") if not shape.get(name)]
     if missing:
         raise _Exclude(f"model shape incomplete: {', '.join(missing)} not stated")
-    if shape.get("experts"):
-        raise _Exclude("MoE shape without a preset")
+    if shape.get("experts") and not (shape.get("experts_per_token") and shape.get("moe_ffn")):
+        raise _Exclude("MoE shape without its experts per token or expert width")
     return _completed_shape(str(entry.get("name") or "model"), shape, derived)
 
 
@@ -327,15 +332,18 @@ def _completed_shape(name: str, shape: Mapping[str, Any], derived: list[str]) ->
     if not shape.get("heads"):
         derived.append(f"heads not stated: {heads} of 128 (FLOPs depend only on heads x head_dim = hidden)")
     kv_heads = int(shape.get("kv_heads") or heads)
+    head_dim = int(shape.get("head_dim") or hidden // heads)
     gated = bool(shape.get("gated_mlp", False))
     ffn = int(shape.get("ffn") or 4 * hidden)
     if not shape.get("ffn"):
         derived.append("ffn not stated: 4 x hidden (the source's FLOP convention)")
     base = ModelSpec(
         name=name, family="validation", layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads,
-        head_dim=hidden // heads, ffn=ffn, vocab=int(shape["vocab"]), tied_embeddings=True, gated_mlp=gated,
-        norm="layernorm", attn_bias=False, mlp_bias=False, max_context=8192,
-        source="validation.json stated shape", id="",
+        head_dim=head_dim, ffn=ffn, vocab=int(shape["vocab"]), tied_embeddings=True, gated_mlp=gated,
+        norm=str(shape.get("norm") or "layernorm"), attn_bias=False, mlp_bias=False, max_context=8192,
+        source="validation.json stated shape", id="", qk_norm=bool(shape.get("qk_norm", False)),
+        experts=int(shape.get("experts") or 0), experts_per_token=int(shape.get("experts_per_token") or 0),
+        moe_ffn=int(shape.get("moe_ffn") or 0),
     )  # fmt: skip
     stated = float(shape.get("params_b") or 0) * 1e9
     if not stated:

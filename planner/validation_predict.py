@@ -31,7 +31,8 @@ from planner.perf import (
     weight_format,
 )
 from planner.perf.efficiencies import architecture
-from planner.search.common import SearchMemory
+from planner.scale import Resilience, job_goodput
+from planner.search.common import SearchMemory, job_checkpoint_bytes
 from planner.search.serving import fitting_sequences
 from planner.search.types import Workload
 from planner.validation import Figures, predicted_metric
@@ -72,7 +73,27 @@ def predict(case: Case, constants: FittedConstants) -> Figures:
 def _training(case: Case, inputs: CaseInputs, constants: FittedConstants) -> Figures:
     layout = completed_layout(case)
     step = _step(case, inputs, layout, constants)
-    return Figures(tokens_per_s=step.tokens_per_s, step_time_s=step.step_time_s, layout=_describe(layout))
+    tokens_per_s, described = step.tokens_per_s, _describe(layout)
+    if case.kind == "training_run":  # a whole run: the steady step and the time failures and checkpoints take
+        effective = whole_run_goodput(inputs, layout)
+        tokens_per_s *= effective
+        described += f", goodput {effective:.3f} (failures, checkpoints, restarts)"
+    return Figures(tokens_per_s=tokens_per_s, step_time_s=step.step_time_s, layout=described)
+
+
+def whole_run_goodput(inputs: CaseInputs, layout: Layout) -> float:
+    """The share of a whole run's wall time spent on steady steps: the goodput term a plan shows
+    (planner.scale.job_goodput at the default resilience: the GPU type's published failure rate, Daly's checkpoint
+    interval, the checkpoint that layout's training saves written to a parallel file system, the restart time)."""
+    training = inputs.training
+    assert training is not None
+    workload = Workload(task=Task.PRETRAIN, seq_len=training.seq_len, global_batch=training.global_batch,
+                        precision=inputs.precision)  # fmt: skip
+    memory = SearchMemory(inputs.model, workload, flash_attention=training.flash_attention)
+    state = job_checkpoint_bytes(workload, model_numbers(inputs.model), memory.config(layout))
+    nodes = math.ceil(inputs.gpus / inputs.gpus_per_node)
+    term = job_goodput(inputs.gpu, inputs.gpus, nodes, state, Resilience())
+    return term.effective_fraction if term is not None else 1.0
 
 
 def _options(case: Case, inputs: CaseInputs) -> TrainingOptions:
@@ -83,6 +104,8 @@ def _options(case: Case, inputs: CaseInputs) -> TrainingOptions:
         context_parallel=training.context_parallel,
         tp_comm_overlap=training.tp_comm_overlap,
         flash_attention=training.flash_attention,
+        ep_per_node_dispatch=training.ep_per_node_dispatch,
+        ep_comm_overlap=training.ep_comm_overlap,
     )
 
 

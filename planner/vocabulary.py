@@ -66,7 +66,7 @@ class Task(_Choice):
 
     @classmethod
     def aliases(cls) -> dict[str, str]:
-        # "train" is the memory subcommand's documented spelling (README, CLI reference).
+        # "train" is the memory subcommand's documented spelling (docs/cli.md).
         return {"train": "pretrain", "training": "pretrain", "fine-tune": "finetune", "full": "finetune"}
 
     @property

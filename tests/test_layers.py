@@ -64,7 +64,7 @@ def test_import_linter_contracts_hold():
 # (file to append to, the import line, the line import-linter must report)
 PLANTED = [
     ("planner/perf/training.py", "import torch", "planner.perf.training -> torch"),
-    ("planner/memory.py", "from planner.store import repository", "planner.memory -> planner.store"),
+    ("planner/memory/config.py", "from planner.store import store", "planner.memory.config -> planner.store"),
     ("planner/costs.py", "from planner.cli import main", "planner.costs -> planner.cli"),
     ("planner/money.py", "from profiler import nvml", "planner.money -> profiler.nvml"),
     ("desktop/fmt.py", "import transformers", "desktop.fmt -> transformers"),
@@ -103,3 +103,88 @@ def test_the_pure_core_may_read_the_probe_report_schema(tmp_path):
         source.write("\n\ndef _planted():\n    from profiler.report import ProbeReport\n    return ProbeReport\n")
     out = lint_imports(tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+# Import circles: a strongly connected group of modules (each imports the others, directly or through the group),
+# found by Tarjan's algorithm over grimp's graph of planner/, profiler/ and desktop/ in a fresh interpreter (so a
+# copied tree is read, not the one this process imported). Lazy imports inside functions count, and so do imports
+# under `if TYPE_CHECKING:`: a module that must name its caller's type names it by a Protocol instead.
+CYCLES_SCRIPT = """
+import json, sys
+import grimp
+
+graph = grimp.build_graph("planner", "profiler", "desktop", cache_dir=None)
+index, low, stack, on_stack, groups = {}, {}, [], set(), []
+sys.setrecursionlimit(10_000)
+
+
+def visit(module):
+    index[module] = low[module] = len(index)
+    stack.append(module)
+    on_stack.add(module)
+    for imported in sorted(graph.find_modules_directly_imported_by(module)):
+        if imported not in index:
+            visit(imported)
+            low[module] = min(low[module], low[imported])
+        elif imported in on_stack:
+            low[module] = min(low[module], index[imported])
+    if low[module] == index[module]:
+        group = []
+        while True:
+            member = stack.pop()
+            on_stack.discard(member)
+            group.append(member)
+            if member == module:
+                break
+        if len(group) > 1:
+            groups.append(sorted(group))
+
+
+for name in sorted(graph.modules):
+    if name not in index:
+        visit(name)
+print(json.dumps(sorted(groups)))
+"""
+
+
+def import_cycles(root: Path) -> list[list[str]]:
+    out = subprocess.run([sys.executable, "-c", CYCLES_SCRIPT], cwd=root, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_no_import_circles():
+    """No module imports itself back through others: split a shared piece into a lower module, or name the
+    other side by a Protocol, instead of a lazy import that hides the circle."""
+    cycles = import_cycles(ROOT)
+    assert not cycles, f"import circles: {cycles}"
+
+
+def test_a_planted_import_circle_is_found(tmp_path):
+    """planner.costs imports planner.money; a lazy import of planner.costs inside planner.money closes a circle."""
+    copy_tree(tmp_path)
+    with open(tmp_path / "planner/money.py", "a", encoding="utf-8") as source:
+        source.write("\n\ndef _planted():\n    from planner.costs import run_cost\n    return run_cost\n")
+    assert ["planner.costs", "planner.money"] in import_cycles(tmp_path)
+
+
+def test_sqlite_errors_are_caught_only_inside_the_store():
+    """planner/store turns SQLite's environment errors (disk full, read-only, damaged, locked) into
+    StoreEnvironmentError, a UserError; what still escapes as sqlite3.Error is a bug, which must surface rather
+    than read as "no price". So no module outside planner/store imports sqlite3 at all."""
+    import ast
+
+    found = []
+    for package in ("planner", "profiler", "desktop"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if path.is_relative_to(ROOT / "planner" / "store"):
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module:
+                    names = [node.module]
+                if any(name.split(".")[0] == "sqlite3" for name in names):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, f"sqlite3 imported outside planner/store: {found}"

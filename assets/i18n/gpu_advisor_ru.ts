@@ -4,7 +4,7 @@
 <context>
     <name>AppContext</name>
     <message>
-        <location filename="../../desktop/context.py" line="+269"/>
+        <location filename="../../desktop/context.py" line="+265"/>
         <location filename="../../desktop/quote_pricing.py" line="+91"/>
         <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
         <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
@@ -206,30 +206,30 @@
     </message>
     <message>
         <location line="+35"/>
-        <location line="+98"/>
+        <location line="+94"/>
         <location line="+73"/>
         <source>n/a</source>
         <translation>н/д</translation>
     </message>
     <message>
-        <location line="-120"/>
-        <location line="+59"/>
+        <location line="-116"/>
+        <location line="+55"/>
         <source>GPU {0}</source>
         <translation>GPU {0}</translation>
     </message>
     <message>
-        <location line="-56"/>
-        <location line="+60"/>
+        <location line="-52"/>
+        <location line="+56"/>
         <source>{0}: {1} (lost)</source>
         <translation>{0}: {1} (потерян)</translation>
     </message>
     <message>
-        <location line="-59"/>
+        <location line="-55"/>
         <source>The GPU stopped answering: {0}. Its last readings stay on the charts; restart the machine (or reset the GPU) to use it again.</source>
         <translation>GPU перестал отвечать: {0}. Последние показания остаются на графиках; чтобы снова им пользоваться, перезагрузите машину (или сбросьте GPU).</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+33"/>
         <source>CPU: {0}</source>
         <translation>CPU: {0}</translation>
     </message>
@@ -314,7 +314,7 @@
 <context>
     <name>HardwarePage</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="+236"/>
+        <location filename="../../desktop/pages/hardware.py" line="+235"/>
         <location line="+18"/>
         <source>Import probe report…</source>
         <translation>Импорт отчёта замера…</translation>
@@ -446,7 +446,7 @@
         <translation>&lt;b&gt;Нет GPU NVIDIA&lt;/b&gt;: {0}.&lt;br&gt;В этой установке замер запустить нельзя (почему — сказано на вкладке «Замер»), поэтому импортируйте отчёт, снятый gpu-probe на другой машине (Импорт отчёта замера…), и планируйте по его цифрам.</translation>
     </message>
     <message>
-        <location line="+70"/>
+        <location line="+77"/>
         <source>Lost during sampling (the others continue): {0}</source>
         <translation>Потеряны при опросе (остальные опрашиваются дальше): {0}</translation>
     </message>
@@ -644,7 +644,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/main_window.py" line="+226"/>
+        <location filename="../../desktop/main_window.py" line="+243"/>
         <location filename="../../desktop/selftest.py" line="+177"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
@@ -1217,7 +1217,7 @@ token</source>
 токен</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+10"/>
         <source>measured</source>
         <translation>измерено</translation>
     </message>
@@ -1264,27 +1264,16 @@ token</source>
     <message>
         <location line="+1"/>
         <location line="+15"/>
-        <location line="+23"/>
         <source>single GPU</source>
         <translation>один GPU</translation>
     </message>
     <message>
-        <location line="-28"/>
+        <location line="-5"/>
         <source>{0} replicas</source>
         <translation>реплик: {0}</translation>
     </message>
     <message>
-        <location line="+24"/>
-        <source>model parallel</source>
-        <translation>параллелизм модели</translation>
-    </message>
-    <message>
-        <location line="+10"/>
-        <source>offload</source>
-        <translation>выгрузка</translation>
-    </message>
-    <message>
-        <location line="+105"/>
+        <location line="+110"/>
         <source>{0} × {1}</source>
         <translation>{0} × {1}</translation>
     </message>
@@ -1646,12 +1635,12 @@ token</source>
         <translation>Экспорт не удался</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+99"/>
+        <location filename="../../desktop/pages/plan.py" line="+100"/>
         <source>Example: Llama 3.1 70B full fine-tune</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_request.py" line="+147"/>
+        <location filename="../../desktop/plan_request.py" line="+144"/>
         <source>run</source>
         <translation>замер</translation>
     </message>
@@ -2275,7 +2264,12 @@ token</source>
         <translation>{queued} пользователей на реплику ждут одного из её {slots} мест для последовательностей</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+10"/>
+        <source>disaggregated: a prefill pool of {prefill_replicas} x TP {prefill_tp} sends each prompt&apos;s KV cache ({transfer_s}) to a decode pool of {decode_replicas} x TP {decode_tp} (the layout shown)</source>
+        <translation>раздельные пулы: пул предзаполнения из {prefill_replicas} x TP {prefill_tp} передаёт KV-кэш каждого запроса ({transfer_s}) пулу декодирования из {decode_replicas} x TP {decode_tp} (показанная схема)</translation>
+    </message>
+    <message>
+        <location line="+22"/>
         <source>tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks</source>
         <translation>tp {tp} больше числа голов KV ({kv_heads}): каждая голова KV повторяется на {replicas} рангах</translation>
     </message>
@@ -3366,7 +3360,7 @@ token</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
-        <location filename="../../desktop/message_templates.py" line="-196"/>
+        <location filename="../../desktop/message_templates.py" line="-201"/>
         <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
     </message>
@@ -3426,7 +3420,7 @@ token</source>
         <translation>TPOT {tpot_s} при цели {target_s}</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+6"/>
         <source>No option meets the targets within {limit} GPUs: the closest are shown, closest first, each marked with what it misses.</source>
         <translation>Ни один вариант в пределах {limit} GPU не выполняет цели: показаны ближайшие, сначала самые близкие, у каждого указано, что он не выполняет.</translation>
     </message>
@@ -4155,7 +4149,7 @@ with losses</source>
 <context>
     <name>PoolView</name>
     <message>
-        <location filename="../../desktop/pages/plan_results.py" line="+134"/>
+        <location filename="../../desktop/pages/plan_results.py" line="+135"/>
         <source>No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare each type alone with the whole pool as one job, a pipeline over the types and separate jobs.</source>
         <translation>Смешанного пула нет: в режиме «Эксперт» добавьте типы GPU и их число в разделе «Смешанный пул», чтобы сравнить каждый тип по отдельности со всем пулом как одним заданием, конвейером по типам и отдельными задачами.</translation>
     </message>
@@ -4679,7 +4673,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTableModel</name>
     <message>
-        <location filename="../../desktop/qmodels/quotes.py" line="+68"/>
+        <location filename="../../desktop/qmodels/quotes.py" line="+69"/>
         <location line="+33"/>
         <source>GPU</source>
         <translation>GPU</translation>
@@ -4871,7 +4865,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Мощность / GPU (Вт)</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location filename="../../desktop/quote_kinds.py" line="+17"/>
         <source>on-demand</source>
         <translation>по требованию</translation>
     </message>
@@ -4896,7 +4890,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>с обязательством</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location filename="../../desktop/qmodels/quotes.py" line="+5"/>
         <source>typical</source>
         <translation>типичная</translation>
     </message>
@@ -4911,7 +4905,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Не указано: берётся типичная частота провайдера, {0} прерываний на инстанс-час (верхний диапазон AWS Spot Instance Advisor: более 20% инстансов прерываются за месяц)</translation>
     </message>
     <message>
-        <location line="+498"/>
+        <location line="+491"/>
         <source>Reference price shipped with GPU Advisor (read-only; duplicate it to edit): {0}</source>
         <translation>Справочная цена из поставки GPU Advisor (только чтение; чтобы изменить, продублируйте её): {0}</translation>
     </message>
@@ -6618,7 +6612,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>fmt</name>
     <message>
-        <location filename="../../desktop/fmt.py" line="+24"/>
+        <location filename="../../desktop/fmt.py" line="+22"/>
         <source>B</source>
         <translation>Б</translation>
     </message>
@@ -6685,14 +6679,13 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+9"/>
         <location line="+15"/>
         <location line="+6"/>
-        <location line="+6"/>
         <location line="+17"/>
         <location line="+24"/>
         <source>n/a</source>
         <translation>н/д</translation>
     </message>
     <message>
-        <location line="-131"/>
+        <location line="-125"/>
         <source>{0}%</source>
         <translation>{0}&#xa0;%</translation>
     </message>
@@ -6717,7 +6710,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>КиБ</translation>
     </message>
     <message>
-        <location line="+195"/>
+        <location line="+189"/>
         <source>{0}% .. +{1}%, {2}</source>
         <translation>{0} % .. +{1} %, {2}</translation>
     </message>
@@ -6726,7 +6719,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     <name>workers</name>
     <message>
         <location filename="../../desktop/workers.py" line="+134"/>
-        <location line="+488"/>
+        <location line="+483"/>
         <source>Cancelled</source>
         <translation>Отменено</translation>
     </message>

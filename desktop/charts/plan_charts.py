@@ -69,7 +69,7 @@ class MemoryBarChart(QWidget):
         self._terms: list[tuple[str, int]] = []
         self._capacity = 0
         self._usable = 0
-        self.plot_widget = pg.PlotWidget(background=None)
+        self.plot_widget = pg.PlotWidget(background=None, enableMenu=False)
         self.plot = self.plot_widget.getPlotItem()
         _style_plot(self.plot)
         self.plot.showGrid(x=True, y=False, alpha=0.2)
@@ -203,8 +203,8 @@ class ScalingChart(QWidget):
         self._time_kind = "wall"
         self.layout_widget = pg.GraphicsLayoutWidget()
         self.layout_widget.setBackground(None)
-        self.time_plot = self.layout_widget.addPlot(row=0, col=0)
-        self.cost_plot = self.layout_widget.addPlot(row=0, col=1)
+        self.time_plot = self.layout_widget.addPlot(row=0, col=0, enableMenu=False)
+        self.cost_plot = self.layout_widget.addPlot(row=0, col=1, enableMenu=False)
         for plot in (self.time_plot, self.cost_plot):
             _style_plot(plot)
             plot.getAxis("left").enableAutoSIPrefix(False)  # the unit is in the label, never "(x0.001)"

@@ -25,7 +25,7 @@ def _tr(text: str) -> str:
 class ProbeSpecChart(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.plot_widget = pg.PlotWidget(self)
+        self.plot_widget = pg.PlotWidget(self, enableMenu=False)
         self.plot = self.plot_widget.getPlotItem()
         style_plot(self.plot)
         self.plot.showGrid(x=True, y=False, alpha=0.15)

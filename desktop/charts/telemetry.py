@@ -54,7 +54,7 @@ class TelemetryChart(QWidget):
         self.graphics.ci.setSpacing(6)
         self.plots: dict[str, pg.PlotItem] = {}
         for position, (metric, _title, _unit, _scale) in enumerate(PANELS):
-            plot = self.graphics.addPlot(row=position // 2, col=position % 2)
+            plot = self.graphics.addPlot(row=position // 2, col=position % 2, enableMenu=False)
             style_plot(plot)
             plot.setXRange(-WINDOW_S, 0, padding=0)
             plot.getAxis("left").setWidth(44)

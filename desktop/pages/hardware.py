@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import html
 import math
-import sqlite3
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -438,11 +437,18 @@ class HardwarePage(Page):
             sampler.start, on_done=lambda _s: self._telemetry_timer.start(), name="start telemetry"
         )
 
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self._telemetry_timer.isActive():  # the curves of the seconds this page was hidden
+            self.refresh_telemetry()
+
     def refresh_telemetry(self) -> None:
         """Timer slot: copy the ring buffers (cheap, thread-safe) and redraw; mark GPUs that were lost."""
         if self.sampler is None:
             return
-        if not self._example:  # the screenshots' example curves stay; lost GPUs are still marked
+        # the screenshots' example curves stay; lost GPUs are still marked. Not drawn while another page is shown
+        # (32 curves redrawn each second on the GUI thread for no one): showEvent draws the window at once
+        if not self._example and self.isVisible():
             self.telemetry.update_from_snapshot(self.sampler.snapshot())
         status = self.sampler.status()
         lost = {gpu: str(info["lost_reason"]) for gpu, info in status.items() if info["lost"]}
@@ -649,7 +655,7 @@ class HardwarePage(Page):
         """A run's measurements (which device measured what), or None when the store cannot say."""
         try:
             return self.context.store.probe_runs.measurements(run_id)
-        except (sqlite3.Error, UserError):
+        except UserError:
             return None
 
     def selected_run_ids(self) -> list[int]:

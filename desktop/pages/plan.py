@@ -20,7 +20,6 @@ so a headline, an error or a limits line that appears never moves the table unde
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 import time
 from typing import TYPE_CHECKING
 
@@ -66,6 +65,7 @@ from desktop.plan_request import (
 from desktop.plan_scheduler import SERIES_DELAY_MS, THROTTLE_MS, ReplanScheduler, Series, SeriesSlot
 from desktop.plan_state import PlanInputs, PlanState
 from desktop.qmodels.plan_options import short_gpu_name
+from desktop.shelf import take
 from desktop.workers import Job
 from planner.errors import UserError
 from planner.vocabulary import Precision, Task
@@ -164,7 +164,7 @@ class PlanPage(PlanDocumentPage):
         self.pool_job.answered.connect(self._accept_pool)
         self.spot: SpotAnswer | None = None  # a spot plan's on-demand side (spot against on demand)
         self.panels = [self.workload, self.model_panel, self.shape, self.hardware, self.constraints]
-        self.results = ResultsPanel()
+        self.results = take(ResultsPanel)  # built ahead in an idle moment if it could be (desktop/shelf.py)
 
         self._build_layout()
         self.pool_panel.set_catalog(list(context.gpu_catalog().values()))
@@ -374,7 +374,7 @@ class PlanPage(PlanDocumentPage):
         groups = hardware_sources(self.context.gpu_catalog(), store, self.tr, keep=self.state.inputs.hardware)
         try:
             stored_quotes = store.rental_quotes.count()
-        except (sqlite3.Error, UserError):  # the count is only a caption: the listed offers stand in for it
+        except UserError:  # the count is only a caption: the listed offers stand in for it
             stored_quotes = len(groups["quote"])
         self.hardware.set_sources(
             {group: [(s.key, s.label, s.tooltip) for s in rows] for group, rows in groups.items()},
@@ -578,7 +578,9 @@ class PlanPage(PlanDocumentPage):
                 self._series_gpu = gpu_id
                 self._series_timer.start()  # after a short pause: a slider drag does not queue searches
         band = plan_text.time_band(option) if option.fits else None
-        self.results.scaling_chart.set_series(series, currency, selected, "wall" if training else "step", band)
+        self.results.scaling_chart.set_series(
+            series, currency, selected, "wall" if training else "step", band
+        )
 
     def _curves_kind(self, gpu_id: str) -> tuple[object, ...]:
         """What a set of scaling curves is about: curves of another model, task, precision or GPU type are not
@@ -619,7 +621,6 @@ class PlanPage(PlanDocumentPage):
             self.context.plan_option = option
             self.context.plan_option_changed.emit(option)
 
-
     def shutdown(self) -> None:
         """The window is closing: stop re-planning (the store closes after this)."""
         self.scheduler.close()  # results still on their way are dropped
@@ -657,10 +658,11 @@ class PlanPage(PlanDocumentPage):
 
         self.results.views.setCurrentWidget(goodput)
         self.planned.connect(scroll)
-        self.state.replace_inputs(dataclasses.replace(self.state.inputs, spot=True), dirty=False)  # still the example
+        self.state.replace_inputs(
+            dataclasses.replace(self.state.inputs, spot=True), dirty=False
+        )  # still the example
         self.sync_widgets()
         self.replan()
-
 
     def _show_pool_for_screenshot(self) -> None:
         """The Mixed pool tab with room for every way's row and the words under them (the user drags the same)."""

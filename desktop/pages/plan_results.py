@@ -30,6 +30,7 @@ from desktop.plan_request import (
 )
 from desktop.qmodels.plan_options import PlanOptionsModel
 from desktop.qmodels.pool_choices import PoolChoicesModel
+from desktop.shelf import take
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -181,10 +182,10 @@ class ResultsPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
-        self.memory_chart = MemoryBarChart()
+        self.memory_chart = take(MemoryBarChart)  # built ahead in an idle moment if it could be
         self.memory_chart.setMinimumHeight(90)
         self.memory_title = QLabel()
-        self.scaling_chart = ScalingChart()
+        self.scaling_chart = take(ScalingChart)
         self.scaling_chart.setMinimumHeight(180)
         self.scaling_title = QLabel()
         self.advice = QTextBrowser()

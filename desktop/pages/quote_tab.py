@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QUndoStack
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.charts.price_chart import PriceChart, PricePoint
+from desktop.context import AppContext
 from desktop.delegates import QuoteDelegate
 from desktop.pages.page_widgets import banner, show_banner
 from desktop.pages.quote_draft import QuoteDraftDialog
@@ -43,6 +44,7 @@ from desktop.quote_pricing import (
     SYNC_ROWS,
     ChartData,
     LoadProgress,
+    Pricing,
     chart_points,
     load_quotes,
     quote_count,
@@ -50,8 +52,26 @@ from desktop.quote_pricing import (
 from desktop.undo import AddQuotesCommand, DeleteQuotesCommand
 from planner.errors import UserError
 
-if TYPE_CHECKING:
-    from desktop.pages.quotes import QuotesPage
+
+class QuotesHost(Protocol):
+    """What a tab asks of the Quotes page that holds it (desktop.pages.quotes.QuotesPage, which imports this
+    module, so it is named here by what it offers): the app context, the prices every figure is computed from,
+    the GPU names and choices, the kinds' names, the CSV dialogs, and the loading and change announcements."""
+
+    @property
+    def context(self) -> AppContext: ...
+    def pricing(self) -> Pricing: ...
+    def derive(self, kind: str, row: Row) -> Derived: ...
+    def gpu_names(self) -> dict[str, str]: ...
+    def gpu_choices(self, used_only: bool = False) -> list[tuple[str, str]]: ...
+    def kind_name(self, kind: str) -> str: ...
+    def import_csv_dialog(self) -> None: ...
+    def export_csv_dialog(self) -> None: ...
+    def announce_change(self) -> None: ...
+    def update_summary(self) -> None: ...
+    def loading_started(self, tab: QuoteTab) -> None: ...
+    def loading_progress(self, fraction: float) -> None: ...
+    def loading_finished(self, tab: QuoteTab) -> None: ...
 
 
 def _with_shortcut(text: str, button: QPushButton) -> str:
@@ -63,8 +83,8 @@ def _with_shortcut(text: str, button: QPushButton) -> str:
 class QuoteTab(QWidget):
     """One quote table (rental or purchase) with its toolbar, filters, banner, table and chart."""
 
-    def __init__(self, page: QuotesPage, kind_name: str):
-        super().__init__(page)
+    def __init__(self, page: QuotesHost, kind_name: str):
+        super().__init__(page if isinstance(page, QWidget) else None)  # the page holds the tab
         self.page = page
         self.context = page.context
         self.kind = QuoteKind(kind_name, self.context.store)

@@ -18,7 +18,6 @@ same numbers. The page says up to which job size spot pays (planner.scale.compar
 
 from __future__ import annotations
 
-import sqlite3
 from typing import TYPE_CHECKING, Any, cast
 
 from PySide6 import QtCore
@@ -54,6 +53,7 @@ from desktop.plan_request import (
     typical_price,
 )
 from desktop.qmodels.quotes import rate_text
+from desktop.shelf import take
 from desktop.spot_rates import chosen_spot_rate, quoted_spot_rate
 from planner.break_even import break_even_months_by_rent
 from planner.errors import UserError
@@ -232,7 +232,7 @@ class RentBuyPage(Page):
         self.headline = QLabel()
         self.headline.setWordWrap(True)
         self.headline.setTextFormat(Qt.TextFormat.RichText)
-        self.chart = RentBuyChart()
+        self.chart = take(RentBuyChart)  # built ahead in an idle moment if it could be
         self.figures = QLabel()
         self.figures.setWordWrap(True)
         self.figures.setTextFormat(Qt.TextFormat.RichText)
@@ -602,7 +602,7 @@ class RentBuyPage(Page):
         """(price per GPU, server overhead fraction, power W, where from) in the display currency."""
         try:
             quotes = list(self.context.store.purchase_quotes.find(gpu=gpu.id))
-        except (sqlite3.Error, UserError):  # a database that cannot answer: the catalog price stands in
+        except UserError:  # a database that cannot answer: the catalog price stands in
             quotes = []
         mine = [q for q in quotes if q.get("origin") == "user"] or quotes
         per_gpu = []

@@ -149,10 +149,6 @@ class GpuInventoryModel(FlatTableModel):
     def inventory(self) -> Any:
         return self._inventory
 
-    @property
-    def shows_cpu_only(self) -> bool:
-        return not getattr(self._inventory, "gpus", None)
-
     def _build_rows(self, inventory: Any) -> list[dict[str, Cell]]:
         if inventory is None:
             return []

@@ -52,7 +52,6 @@ SERVING_COLUMNS = (
     ("confidence", QT_TRANSLATE_NOOP("PlanOptionsModel", "Basis")),
 )
 COLUMN_KEYS = tuple(key for key, _ in COLUMNS)
-SERVING_COLUMN_KEYS = tuple(key for key, _ in SERVING_COLUMNS)
 _HEADERS = tuple(header for _, header in COLUMNS)
 _SERVING_HEADERS = tuple(header for _, header in SERVING_COLUMNS)
 
@@ -117,29 +116,6 @@ def option_strategy_text(option: PlanOption) -> str:
     return strategy_text(option.layout)
 
 
-def strategy_family(strategy: Layout | None) -> str:
-    """The family a scaling curve groups by: "ZeRO-3", "ZeRO-3 + TP", "DDP", "single GPU", "+ offload" ..."""
-    if strategy is None:
-        return ""
-    zero = int(getattr(strategy, "zero", 0) or 0)
-    dp = int(getattr(strategy, "dp", 1) or 1)
-    base = (
-        f"ZeRO-{zero}"
-        if zero
-        else ("DDP" if dp > 1 else QCoreApplication.translate("PlanOptionsModel", "model parallel"))
-    )
-    extra = [name.upper() for name in ("tp", "pp", "ep") if int(getattr(strategy, name, 1) or 1) > 1]
-    if not zero and dp == 1 and not extra:
-        return QCoreApplication.translate("PlanOptionsModel", "single GPU")
-    if zero == 0 and dp == 1 and extra:
-        base = "+".join(extra)
-        extra = []
-    label = " + ".join([base, *extra])
-    if str(getattr(strategy, "offload", "none") or "none") != "none":
-        label += " + " + QCoreApplication.translate("PlanOptionsModel", "offload")
-    return label
-
-
 def short_gpu_name(name: str) -> str:
     """ "NVIDIA H100 SXM5 80GB" -> "H100 SXM5 80GB": the vendor prefix repeats on every row."""
     for prefix in ("NVIDIA ", "AMD "):
@@ -183,12 +159,6 @@ class PlanOptionsModel(FlatTableModel):
         self._options = tuple(options)
         self._training = training
         self.endResetModel()
-
-    def set_money_text(self, money_text: Callable[[Money | None], str]) -> None:
-        self._money_text = money_text
-        if self._options:
-            last = self.index(len(self._options) - 1, len(self.columns) - 1)
-            self.dataChanged.emit(self.index(0, 0), last)
 
     def option(self, row: int) -> PlanOption | None:
         return self._options[row] if 0 <= row < len(self._options) else None

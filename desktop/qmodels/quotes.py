@@ -31,6 +31,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop import fmt
 from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
+from desktop.quote_kinds import KIND_NAMES
 from desktop.quote_pricing import SYNC_ROWS, Row
 from planner.visible_text import pictured_controls
 
@@ -116,15 +117,6 @@ PURCHASE_COLUMNS = (
     Column("source", QT_TRANSLATE_NOOP("QuoteTableModel", "Source"), "text"),
     Column("note", QT_TRANSLATE_NOOP("QuoteTableModel", "Note"), "text"),
 )  # fmt: skip
-
-# Kinds of quotes and their translated names (data strings: marked here, translated when shown).
-KIND_NAMES = {
-    "on-demand": QT_TRANSLATE_NOOP("QuoteTableModel", "on-demand"),
-    "spot": QT_TRANSLATE_NOOP("QuoteTableModel", "spot"),
-    "reserved-1y": QT_TRANSLATE_NOOP("QuoteTableModel", "reserved 1 year"),
-    "reserved-3y": QT_TRANSLATE_NOOP("QuoteTableModel", "reserved 3 years"),
-    "committed": QT_TRANSLATE_NOOP("QuoteTableModel", "committed"),
-}
 
 TYPICAL_RATE = QT_TRANSLATE_NOOP("QuoteTableModel", "typical")
 
@@ -381,13 +373,6 @@ class QuoteTableModel(FlatTableModel):
             self._apply(arranged[1], self._generation, reset=True, mutations=self._mutations)
         else:
             self.rearrange(reset=True)
-
-    @property
-    def all_rows(self) -> list[Row]:
-        return list(self._all.values())
-
-    def total_count(self) -> int:
-        return len(self._all)
 
     def stats(self) -> QuoteStats:
         if self._stats is None:

@@ -1,4 +1,4 @@
-"""The `gpu-advisor` subcommands (the command line contract: README.md, "Command line").
+"""The `gpu-advisor` subcommands (the command line contract: docs/cli.md).
 
 Each subcommand lives in its own module with a `register(subparsers)` function that adds its parser and sets
 `handler` to a function `(args) -> int`. Errors the user can cause raise planner.errors.UserError and come out
@@ -12,6 +12,7 @@ import importlib
 import json
 import os
 import sys
+from collections.abc import Collection, Sequence
 
 from planner.cli.terminal import visible_stdout
 from planner.errors import UserError
@@ -29,6 +30,19 @@ SUBCOMMANDS = {
     "probe": "planner.cli.probe_cmd",
     "history": "planner.cli.history_cmd",
     "validate": "planner.cli.validate_cmd",
+}
+# name -> the line `gpu-advisor --help` shows for it. Each module's register() reads its own line here, so
+# `--help` and `--version` list the subcommands without importing them (build_parser's `commands`).
+SUMMARIES = {
+    "models": "model presets (architecture, exact parameter counts, sources)",
+    "gpus": "GPU catalog plus the GPUs detected here",
+    "memory": "per-GPU memory breakdown for one configuration",
+    "plan": "search strategies and GPU counts, rank, time, cost",
+    "rentbuy": "rent vs buy over a horizon",
+    "quotes": "your GPU rental and purchase quotes (add, list, import, export, delete)",
+    "probe": "measure this machine with gpu-probe and save the result; `probe import FILE` adds another machine's",
+    "history": "stored probe runs with their key figures",
+    "validate": "score the performance model on published runs (with cross-validation)",
 }
 
 
@@ -73,15 +87,38 @@ def add_global_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", choices=["en", "ru"], default=None, help="interface language")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with `commands`, only those subcommands' modules are imported and registered, the
+    others stand in by name and summary (what `--help` lists), so `--version` and `--help` load nothing else."""
     parser = _Parser(prog="gpu-advisor", description="Plan and price LLM work on NVIDIA GPUs.")
     parser.add_argument("--version", action="version", version=f"gpu-advisor {version()}")
     add_global_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for module_name in SUBCOMMANDS.values():
-        importlib.import_module(module_name).register(sub)
+    for name, module_name in SUBCOMMANDS.items():
+        if commands is None or name in commands:
+            importlib.import_module(module_name).register(sub)
+        else:
+            sub.add_parser(name, help=SUMMARIES[name], add_help=False)
     limit_numbers(parser)
     return parser
+
+
+def chosen_command(argv: Sequence[str]) -> tuple[str, ...]:
+    """The subcommand `argv` runs, as build_parser's `commands`: the first argument that is not a global option
+    or its value; () when that is no subcommand (--help, --version, a typo: the stand-ins are enough)."""
+    position = 0
+    while position < len(argv):
+        arg = argv[position]
+        if arg in ("--db", "--lang"):
+            position += 2
+            continue
+        if arg.startswith("-"):
+            if arg.split("=")[0] in ("--db", "--lang"):
+                position += 1
+                continue
+            return ()
+        return (arg,) if arg in SUBCOMMANDS else ()
+    return ()
 
 
 def limit_numbers(parser: argparse.ArgumentParser) -> None:
@@ -134,9 +171,13 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         sys.stderr.write(f"gpu-advisor: error: {one_line(str(exc))}\n")
         return 2
-    parser = build_parser()
+    commands = chosen_command(argv)
+    parser = build_parser(commands)
     try:
         args = parser.parse_args(argv)
+        if args.command is not None and args.command not in commands:  # chosen in a way chosen_command missed
+            parser = build_parser()  # (an abbreviated global option, say): parse again with every subcommand
+            args = parser.parse_args(argv)
     except SystemExit as exc:  # a refused argument (one line already written) or --help: its exit code
         return exc.code if isinstance(exc.code, int) else 2
     if args.db:

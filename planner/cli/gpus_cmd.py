@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from planner.cli import print_json
+from planner.cli import SUMMARIES, print_json
 from planner.gpus import GpuSpec, builtin_gpus, match_nvml_name
 from planner.messages import format_bytes
 
@@ -24,7 +24,7 @@ class DetectedGpu:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "gpus",
-        help="GPU catalog plus the GPUs detected here",
+        help=SUMMARIES["gpus"],
         description="The GPU catalog (each id works with --gpu), your own GPU types, and the GPUs NVML finds here.",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output")

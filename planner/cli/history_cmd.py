@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from planner.cli import print_json
+from planner.cli import SUMMARIES, print_json
 from planner.cli.store_access import open_store, row_id, table
 from planner.store import ProbeRun
 
@@ -15,7 +15,7 @@ BYTES_PER_GB = 1e9  # bandwidth is quoted in decimal GB/s, as vendors do
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("history", help="stored probe runs with their key figures")
+    parser = subparsers.add_parser("history", help=SUMMARIES["history"])
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(handler=run_history)
     actions = parser.add_subparsers(dest="history_command", metavar="ACTION")

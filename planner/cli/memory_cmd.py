@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from planner.cli import print_json
+from planner.cli import SUMMARIES, print_json
 from planner.memory import MemoryBreakdown, MemoryConfig, estimate_memory
 from planner.messages import format_bytes
 from planner.models import ModelSpec, resolve_model
@@ -21,7 +21,7 @@ TASK_CHOICES = Task.choices()
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "memory",
-        help="per-GPU memory breakdown for one configuration",
+        help=SUMMARIES["memory"],
         description="Per-GPU memory (weights, gradients, optimizer, activations, KV cache, overhead) in bytes.",
     )
     parser.add_argument(
@@ -274,7 +274,7 @@ def print_table(
     verdict_on: tuple[bool | None, str | None, int | None],
     notes: list[str],
 ) -> None:
-    """The breakdown as README shows it; verdict_on: (fits, GPU name, bytes per GPU) when --gpu was given."""
+    """The breakdown as docs/cli.md shows it; verdict_on: (fits, GPU name, bytes per GPU) when --gpu was given."""
     fits, gpu_name, capacity = verdict_on
     layout = config.layout
     active = (

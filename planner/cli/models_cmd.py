@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from planner.cli import print_json
+from planner.cli import SUMMARIES, print_json
 from planner.models import ModelSpec, list_presets
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "models",
-        help="model presets (architecture, exact parameter counts, sources)",
+        help=SUMMARIES["models"],
         description="Model presets. Any --model option also takes a size such as 7b, a config.json or a model folder.",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output (counts as integers)")

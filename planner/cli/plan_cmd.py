@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planner.cli import print_json
+from planner.cli import SUMMARIES, print_json
 from planner.cli.plan_output import print_pool, print_result, result_json, spot_note
 from planner.errors import UserError
 from planner.exports import ExportInputs, export_plan
@@ -76,7 +76,7 @@ MAX_MINUTES = 1e6
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "plan",
-        help="search strategies and GPU counts, rank, time, cost",
+        help=SUMMARIES["plan"],
         description="Search GPU counts and parallel strategies (dp x tp x pp x ep, ZeRO, recompute, offload), "
         "drop what does not fit, and rank what is left by time or cost.",
     )

@@ -31,11 +31,7 @@ def print_result(result: PlanResult, workload: Workload, notes: list[str]) -> No
           f"{'tokens/s':>11} {'wall':>10} {'GPU-h':>9} {'cost':>12}  confidence")  # fmt: skip
     for rank, option in enumerate(result.options, 1):
         layout = option.layout
-        label = (
-            layout_label(layout).text
-            if training
-            else f"TP {layout.tp}, PP {layout.pp}, {layout.dp} replica(s), batch {option.batch_per_replica}"
-        )
+        label = layout_label(layout).text if training else serving_label(option)
         cost = format_money(option.cost) if option.cost else "-"
         if option.cost is None and option.cost_per_million_tokens is not None:
             cost = f"{format_money(option.cost_per_million_tokens)}/1M tok"
@@ -121,6 +117,16 @@ def option_details(option: PlanOption) -> list[str]:
     return lines
 
 
+def serving_label(option: PlanOption) -> str:
+    """A serving option's layout: replicas of tp x pp, or the two pools of a disaggregated one."""
+    layout = option.layout
+    pools = option.latency.pools if option.latency is not None else None
+    if pools is not None:
+        return (f"prefill {pools.prefill_replicas} x TP {pools.prefill_tp} + decode {pools.decode_replicas} x TP "
+                f"{pools.decode_tp}, batch {option.batch_per_replica}")  # fmt: skip
+    return f"TP {layout.tp}, PP {layout.pp}, {layout.dp} replica(s), batch {option.batch_per_replica}"
+
+
 def latency_line(option: PlanOption) -> str:
     """TTFT p50 / p90 (prefill and queue), TPOT and the p90 inter-token latency, and the targets' verdict."""
     latency = option.latency
@@ -132,6 +138,8 @@ def latency_line(option: PlanOption) -> str:
         ttft = (f"TTFT p50 {_duration(latency.ttft_p50_s)}, p90 {_duration(latency.ttft_p90_s)} (prefill "
                 f"{_duration(latency.prefill_s)}, queue {_duration(latency.queue_s)})")  # fmt: skip
     text = f"{ttft}; TPOT {_duration(option.tpot_s)}, inter-token p90 {_duration(latency.itl_p90_s)}"
+    if latency.pools is not None:
+        text += f"; KV cache to the decode pool in {_duration(latency.pools.transfer_s)}"
     if latency.request_rate:
         text += f"; {latency.request_rate:,.3g} requests/s"
     if workload is not None and (workload.has_latency_targets or workload.tokens_per_second):

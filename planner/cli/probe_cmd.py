@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planner.cli import print_json
+from planner.cli import SUMMARIES, print_json
 from planner.cli.probe_child import run_probe_child
 from planner.cli.store_access import open_store
 from planner.errors import UserError
@@ -34,7 +34,7 @@ PROBE_CMD_ENV = "GPU_ADVISOR_PROBE_CMD"
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "probe",
-        help="measure this machine with gpu-probe and save the result; `probe import FILE` adds another machine's",
+        help=SUMMARIES["probe"],
         description="Run gpu-probe here and save the report (gpu-advisor probe --quick), or store a report made "
         "on another machine (gpu-advisor probe import FILE).",
     )

@@ -14,7 +14,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, TypeAlias, TypeVar
 
-from planner.cli import print_json
+from planner.cli import SUMMARIES, print_json
 from planner.cli.store_access import money, open_store, row_id, table
 from planner.errors import UserError
 from planner.files import refuse_overwrite
@@ -36,7 +36,7 @@ RowT = TypeVar("RowT", RentalQuoteRow, PurchaseQuoteRow)
 
 def register(subparsers: Actions) -> None:
     parser = subparsers.add_parser(
-        "quotes", help="your GPU rental and purchase quotes (add, list, import, export, delete)"
+        "quotes", help=SUMMARIES["quotes"]
     )
     actions = parser.add_subparsers(dest="quotes_action", metavar="ACTION", parser_class=type(parser))
     actions.required = True

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from planner.cli import print_json
+from planner.cli import SUMMARIES, print_json
 from planner.costs import (
     DEFAULT_ELECTRICITY_PER_KWH,
     DEFAULT_PUE,
@@ -28,7 +28,7 @@ from planner.scale import DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "rentbuy",
-        help="rent vs buy over a horizon",
+        help=SUMMARIES["rentbuy"],
         description="Cumulative cost of renting (on demand, spot, reserved), buying and a hybrid, month by month; "
         "when owning pays off in GPU-hours, months and utilisation.",
     )
@@ -123,10 +123,6 @@ def usd_default_in(amount_usd: float, currency: str, what: Message, flag: str) -
     if currency not in rates.to_usd:
         raise UserError.of(msg("error.no_rate_for_default", currency=currency, what=what, flag=flag))
     return convert(Money(amount_usd, "USD"), currency, rates).amount
-
-
-def inputs_from_args(args: argparse.Namespace) -> RentBuyInputs:
-    return inputs_and_spot(args)[0]
 
 
 def inputs_and_spot(args: argparse.Namespace) -> tuple[RentBuyInputs, SpotLine | None]:

@@ -11,7 +11,7 @@ import argparse
 import json
 from pathlib import Path
 
-from planner.cli import print_json
+from planner.cli import SUMMARIES, print_json
 from planner.files import refuse_overwrite, write_atomically
 
 TARGETS = {"median_abs_error": 0.10, "within_25_percent": 0.90, "max_abs_error": 0.40, "band_coverage": 0.80}
@@ -24,7 +24,7 @@ STAT_HEADER = "n  median  in 25%"
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "validate",
-        help="score the performance model on published runs (with cross-validation)",
+        help=SUMMARIES["validate"],
         description="Predict every published measurement of the shipped validation set with the performance "
         "model, compare, and cross-validate the fitted constants leaving one source out at a time.",
     )
@@ -69,7 +69,7 @@ def _write(path: Path, data: dict[str, object]) -> None:
 
 
 def report_json(report: object, refit: dict[str, float]) -> dict[str, object]:
-    """The `--json` shape (README, "gpu-advisor validate")."""
+    """The `--json` shape (docs/validation.md)."""
     from planner.validation import FIGURES, ValidationReport
     from planner.validation_split import frozen_split
 

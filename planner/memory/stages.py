@@ -39,6 +39,7 @@ from planner.memory.pipeline_stages import Stage
 from planner.memory.runtimes import chosen_runtime
 from planner.memory.stage_activations import StageActivations, per_token_activations, stage_activations
 from planner.models import ModelSpec, ParamCounts
+from planner.models.kv_cache import STATE, layer_kinds
 from planner.models.spec import mixer_difference
 from planner.vocabulary import Offload, Runtime, Task
 
@@ -288,6 +289,11 @@ def stage_shape(
     if adapter:
         per_dense, per_moe, per_routed = _lora_params_per_layer(model, config.lora_rank, config.lora_targets)
         adapter_dense = (stage.dense_layers * per_dense + stage.moe_layers * per_moe) / tp
+        # a state-space layer has no q/k/v/o projections to adapt (peft matches module names: its mixer's are
+        # in_proj, x_proj, dt_proj, out_proj)
+        attention_only = tuple(target for target in config.lora_targets if target in ("q", "k", "v", "o"))
+        mixerless = sum(1 for i in stage.layer_indices if layer_kinds(model)[i] == STATE)
+        adapter_dense -= mixerless * _lora_params_per_layer(model, config.lora_rank, attention_only)[0] / tp
         adapter_expert = stage.moe_layers * per_routed / divisors.expert_divisor
         adapter_bytes = training_weight_bytes(master_precision(config.precision))
         trainable_dense, trainable_expert = adapter_dense, adapter_expert

@@ -156,6 +156,8 @@ def _kv_text(model: ModelSpec, config: MemoryConfig, stage: Stage) -> str:
             f"{kinds[STATE]} state-space layers x {model.state_values_per_layer:,} values of fixed state "
             f"(no KV cache)"
         )
+    if not any(kinds[kind] for kind in (FULL, SLIDING, CHUNKED)):  # a state-space stack: no per-token cost at all
+        return f"{layout.micro_batch} sequences x " + " + ".join(parts or ["no attention layers"])
     return f"{per_token}; x {layout.micro_batch} sequences x " + " + ".join(parts or ["no attention layers"])
 
 

@@ -8,7 +8,7 @@ Mixers (transformers/models/<type>/modeling_<type>.py):
   x_proj (inner -> dt_rank + 2 state), dt_proj (dt_rank -> inner, biased), A_log (inner x state), D (inner),
   out_proj (inner -> hidden); Jamba adds RMSNorms over dt, B and C. State: conv (inner x conv_kernel) + SSM
   (inner x state).
-- Mamba-2 (mamba2, bamba): in_proj (hidden -> inner + conv_dim + heads), conv1d over conv_dim = inner + 2 groups
+- Mamba-2 (mamba2, bamba, granitemoehybrid): in_proj (hidden -> inner + conv_dim + heads), conv1d over conv_dim = inner + 2 groups
   x state channels, dt_bias, A_log and D per head, a gated RMSNorm over inner, out_proj (inner -> hidden).
   State: conv (conv_dim x conv_kernel) + SSM (heads x head_dim x state).
 """
@@ -18,7 +18,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from planner.errors import UserError
 from planner.limits import Limit, check_range
+from planner.messages import msg
 from planner.models.config_file import ConfigKeys
 from planner.models.kv_cache import FULL, STATE
 
@@ -102,8 +104,9 @@ def pure_state_space(config: ConfigKeys, common: dict[str, Any]) -> dict[str, An
 
 
 def hybrid_fields(config: ConfigKeys) -> dict[str, Any]:  # Any: ModelSpec fields
-    """jamba and bamba: attention + MLP layers and state-space + MLP layers (Jamba's MLP an MoE on every
-    expert_layer_period-th layer): the mixer, the layer kinds and the MoE layout."""
+    """jamba, bamba, granitemoehybrid: attention + MLP layers and state-space + MLP layers (Jamba's MLP an MoE
+    on every expert_layer_period-th layer, GraniteMoeHybrid's a shared MLP + MoE): the mixer, the layer kinds and
+    the MoE layout."""
     layers = _layers(config)
     hidden = config.int("hidden_size")
     inner = config.int("mamba_expand") * hidden
@@ -116,15 +119,41 @@ def hybrid_fields(config: ConfigKeys) -> dict[str, Any]:  # Any: ModelSpec field
         period, offset = config.int("attn_layer_period"), config.int("attn_layer_offset", allow_zero=True)
         attends = [i % period == offset for i in range(layers)]
         fields.update(_jamba_moe(config, layers))
-    else:  # bamba
+    else:  # bamba, granitemoehybrid: Mamba-2 mixers
         heads = config.int("mamba_n_heads")
         head_dim = inner // heads if config.data.get("mamba_d_head") == "auto" else config.int("mamba_d_head")
         mixer = _mamba2(hidden, inner, heads, head_dim, config.int("mamba_n_groups"), state, conv, proj_bias,
                         conv_bias)  # fmt: skip
+        attends = _mamba2_attending(config, layers)
+        if config.model_type == "granitemoehybrid":
+            fields.update(_granite_mlp(config))
+    return {**fields, **_state_fields(mixer, tuple(FULL if attending else STATE for attending in attends))}
+
+
+def _mamba2_attending(config: ConfigKeys, layers: int) -> list[bool]:
+    """Which layers attend: Bamba's attn_layer_indices, GraniteMoeHybrid's layer_types (default all Mamba)."""
+    if config.model_type == "bamba":
         listed = config.data.get("attn_layer_indices") or []
         indices = {i for i in listed if isinstance(i, int)} if isinstance(listed, list) else set()
-        attends = [i in indices for i in range(layers)]
-    return {**fields, **_state_fields(mixer, tuple(FULL if attending else STATE for attending in attends))}
+        return [i in indices for i in range(layers)]
+    kinds = config.data.get("layer_types") or ["mamba"] * layers
+    if not isinstance(kinds, list) or len(kinds) != layers:
+        listed = len(kinds) if isinstance(kinds, list) else 0
+        raise UserError.of(msg("error.spec_layer_types", where=config.path, kinds=listed, layers=layers))
+    # transformers reads "mamba" as linear_attention; every other kind builds attention
+    return [kind not in ("mamba", "linear_attention") for kind in kinds]
+
+
+def _granite_mlp(config: ConfigKeys) -> dict[str, Any]:  # Any: ModelSpec fields
+    """GraniteMoeHybrid: every layer a gated shared MLP of shared_intermediate_size, plus (when
+    num_local_experts > 0) num_local_experts routed experts of intermediate_size."""
+    shared = config.int("shared_intermediate_size")
+    experts = config.int("num_local_experts", allow_zero=True)
+    if not experts:
+        return {"ffn": shared}
+    return dict(experts=experts, experts_per_token=config.int("num_experts_per_tok"),
+                moe_ffn=config.int("intermediate_size"), shared_experts=1, shared_expert_ffn=shared,
+                dense_layers=0)  # fmt: skip
 
 
 def _jamba_moe(config: ConfigKeys, layers: int) -> dict[str, Any]:  # Any: ModelSpec fields

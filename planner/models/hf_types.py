@@ -55,7 +55,7 @@ NO_BIAS = Traits()
 #   first_of:4    full on layers 0, 4, 8, ..., else sliding (cwm)
 # MoE "deepseek": n_routed_experts from layer first_k_dense_replace on (or where mlp_layer_types says "sparse"),
 # plus n_shared_experts shared experts of moe_intermediate_size (dots1, glm4_moe, exaone_moe, solar_open).
-#   hybrid        attention or state-space layers, as planner/models/hf_hybrid.py reads them (jamba, bamba)
+#   hybrid        attention or state-space layers, as planner/models/hf_hybrid.py reads them (jamba, bamba, granitemoehybrid)
 TRAITS: dict[str, Traits] = {
     "llama": LLAMA,
     "mistral": NO_BIAS,
@@ -139,6 +139,7 @@ TRAITS: dict[str, Traits] = {
     "deepseek_v3": Traits(reader="deepseek", layer_rule="full"),
     "jamba": Traits(layer_rule="hybrid"),
     "bamba": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias", layer_rule="hybrid"),
+    "granitemoehybrid": Traits(qkv_bias="attention_bias", out_bias="attention_bias", layer_rule="hybrid"),
     "mamba": Traits(reader="state_space"),
     "falcon_mamba": Traits(reader="state_space"),
     "mamba2": Traits(reader="state_space"),

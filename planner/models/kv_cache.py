@@ -39,9 +39,10 @@ def kv_values_per_token_layer(
     """Values one token adds to the KV cache of one attention layer (of any attention kind).
 
     Standard attention: K and V, 2 x kv_heads x head_dim (kv_heads: the KV heads one GPU holds under tensor
-    parallelism; default all). MLA: with mla_latent (what vLLM and SGLang keep) the compressed latent plus the
-    shared rotary key, kv_lora_rank + qk_rope_head_dim (DeepSeek-V2 paper, section 2.1); without it the
-    decompressed K (heads x (qk_nope + qk_rope)) and V (heads x v_head_dim) that transformers' cache holds.
+    parallelism; default all). MLA: with mla_latent (what vLLM, SGLang and transformers 5.22's cache keep) the
+    compressed latent plus the shared rotary key, kv_lora_rank + qk_rope_head_dim (DeepSeek-V2 paper, section
+    2.1); without it the decompressed K (heads x (qk_nope + qk_rope)) and V (heads x v_head_dim) of engines that
+    cache them expanded (transformers before 5).
     """
     if spec.uses_mla:
         if mla_latent:

@@ -57,7 +57,7 @@ from planner.perf.flops import (
 from planner.perf.formats import FORMATS, WeightFormat, weight_format
 from planner.perf.queueing import Wait, md1_wait
 from planner.perf.schedules import Schedule, pipeline_bubble_fraction
-from planner.perf.serving import Replica, max_concurrent_sequences, step_seconds
+from planner.perf.serving import Replica, kv_bytes_read, max_concurrent_sequences, step_seconds
 from planner.perf.serving_load import (
     EMPTY_LOAD,
     BatchingLoss,
@@ -100,7 +100,7 @@ __all__ = [
     "SPECULATIVE_DECODING_NOTE", "Schedule", "ServingLoad", "SharedWork", "StageTime", "StepModel", "StepTime", "TrainingOptions", "WeightFormat", "allgather_time_s",
     "allreduce_time_s", "alltoall_time_s", "apply_calibration", "architecture", "calibration_from_report",
     "continuous_batching", "device_rates", "effective_rates", "engine_profile", "group_link",
-    "intra_node_bus_bytes_per_s", "probe_shapes", "max_concurrent_sequences", "model_numbers", "narayanan_flops_per_step",
+    "intra_node_bus_bytes_per_s", "kv_bytes_read", "probe_shapes", "max_concurrent_sequences", "model_numbers", "narayanan_flops_per_step",
     "offload_assumption", "offload_time_s", "pipeline_bubble_fraction", "reduce_scatter_time_s", "serve",
     "single_stream", "stage_floor_s", "static_batching", "static_batching_loss", "step_seconds",
     "training_flops_per_token",

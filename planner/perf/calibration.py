@@ -56,6 +56,10 @@ class Calibration:
         object.__setattr__(self, "gemms", MappingProxyType(dict(self.gemms)))
         object.__setattr__(self, "attention_tflops", MappingProxyType(dict(self.attention_tflops)))
 
+    def applied_to(self, rates: DeviceRates) -> DeviceRates:
+        """`rates` with every figure measured here in place of the sourced one (apply_calibration)."""
+        return apply_calibration(rates, self)
+
 
 def apply_calibration(rates: DeviceRates, calibration: Calibration) -> DeviceRates:
     """`rates` with every figure the calibration measured in place of the sourced one."""

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from planner.models import ModelSpec, param_counts
+from planner.models.kv_cache import attention_layers, state_bytes_per_sequence
+from planner.models.spec import mixer_difference
 from planner.perf.efficiencies import DeviceRates
 
 # A weight-only kernel dequantises a weight tile once per block of this many rows (the M tile of the GEMM);
@@ -31,7 +33,9 @@ class LayerShape:
     widths. An in-projection has k = hidden (n = elements / hidden); an out-projection has n = hidden."""
 
     hidden: int
-    q_width: int  # query heads x head_dim / tp: the attention FLOPs' width
+    # query heads x head_dim / tp x the share of layers that attend: the attention FLOPs' width of an average
+    # layer (a hybrid's state-space layers do no attention; their mixer weights are in attn_in / attn_out)
+    q_width: float
     heads_local: int  # query heads / tp
     attn_in: float  # q, k, v projections (MLA: the low-rank down and up projections)
     attn_out: float  # the output projection
@@ -47,6 +51,9 @@ class LayerShape:
     mlp_inner: int  # the activation's width per token (dense MLP, or top-k routed + shared for MoE)
     vocab_shard: int  # vocabulary / tp (the LM head)
     kv_elements_per_token_layer: float  # KV-cache elements one token adds to one layer on this rank
+    # recurrent-state elements one sequence keeps in an average layer on this rank (state-space layers), read
+    # and written back at every decode step whatever the context length
+    state_elements_per_sequence_layer: float = 0.0
 
     @property
     def dense_weights(self) -> float:
@@ -70,14 +77,17 @@ def layer_shape(model: ModelSpec, tp: int, ep: int = 1) -> LayerShape:
     h = model.hidden
     head_dim = (model.qk_nope_head_dim + model.qk_rope_head_dim) if model.uses_mla else model.head_dim
     out = model.heads * (model.v_head_dim or head_dim) * h
+    attending = attention_layers(model) / model.layers
+    # an average layer's mixer: attention on the attending layers, a state-space mixer on the others
+    mixer = counts.attention + mixer_difference(model, counts.attention, range(model.layers)) / model.layers
     gate_share = 2 / 3 if model.gated_mlp else 1 / 2  # the up (+ gate) share of an MLP's weights
     inner = model.ffn if not model.is_moe else model.moe_ffn * model.experts_per_token
     shared_ffn = model.shared_expert_ffn or model.shared_experts * model.moe_ffn
     return LayerShape(
         hidden=h,
-        q_width=model.heads * head_dim // tp,
+        q_width=model.heads * head_dim // tp * attending,
         heads_local=max(1, model.heads // tp),
-        attn_in=(counts.attention - out) / tp,
+        attn_in=(mixer - out) / tp,
         attn_out=out / tp,
         mlp_in=counts.dense_mlp * gate_share / tp,
         mlp_out=counts.dense_mlp * (1 - gate_share) / tp,
@@ -91,24 +101,8 @@ def layer_shape(model: ModelSpec, tp: int, ep: int = 1) -> LayerShape:
         mlp_inner=max(1, (inner + shared_ffn) // tp),
         vocab_shard=math.ceil(model.vocab / tp),
         kv_elements_per_token_layer=model.kv_bytes_per_token(1.0) / model.layers / tp,
+        state_elements_per_sequence_layer=state_bytes_per_sequence(model, 1.0) / model.layers / tp,
     )
-
-
-def total_matmul_weights(model: ModelSpec) -> float:
-    """Matmul weights of the whole model (no tp), elements: what a decode step streams."""
-    counts = param_counts(model)
-    return float(counts.total - counts.embedding - counts.final_norm - model.layers * counts.layer_norms) + (
-        counts.embedding if model.tied_embeddings else 0.0
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class GemmCost:
-    """Accumulated forward GEMM seconds of a set of GEMMs, and how many kernels and FLOPs they are."""
-
-    seconds: float
-    kernels: int
-    flops: float
 
 
 def gemm_seconds(
@@ -250,20 +244,6 @@ def attention_backward_seconds(forward_flops: float, rates: DeviceRates, kernel_
     return 2.5 * forward_flops / rates.attention_bwd_flops_per_s + kernel_s if forward_flops > 0 else 0.0
 
 
-def decode_attention_seconds(
-    context_tokens: float, sequences: float, shape: LayerShape, kv_bytes: float, rates: DeviceRates, kv_read: float,
-    ridge: float = 0.0,
-) -> float:  # fmt: skip
-    """One layer's attention over the KV cache of `sequences` running sequences holding `context_tokens`
-    tokens in all: it reads every cached key and value once (at the fitted share `kv_read` of a streaming copy)
-    and computes 4 x context x width FLOPs; no kernel time here (counted per layer by the caller)."""
-    if context_tokens <= 0:
-        return 0.0
-    bytes_read = context_tokens * shape.kv_elements_per_token_layer * kv_bytes
-    flops = 4.0 * context_tokens * shape.q_width
-    return roofline(flops / rates.attention_fwd_flops_per_s, bytes_read / (rates.copy_bytes_per_s * kv_read), ridge)
-
-
 @dataclass(frozen=True, slots=True)
 class WeightStorage:
     """How a layer's weights are read by its GEMMs: bits per weight, and whether the kernel dequantises them
@@ -318,16 +298,6 @@ def _gemm(
         m, n, k, rates, share, kernel_s, weight_bits=storage.bits, integer_weights=storage.integer,
         dequant_ops=storage.dequant_ops, ridge=ridge,
     )  # fmt: skip
-
-
-def layer_gemm_flops(shape: LayerShape, tokens: float, *, moe: bool) -> float:
-    """Forward GEMM FLOPs of one layer for `tokens` rows (2 x rows x weights of the GEMMs each row visits)."""
-    weights = shape.attn_in + shape.attn_out
-    if moe:
-        weights += shape.experts_per_token * (shape.expert_in + shape.expert_out) + shape.shared_in + shape.shared_out
-    else:
-        weights += shape.mlp_in + shape.mlp_out
-    return 2.0 * tokens * weights
 
 
 def unfused_attention_seconds(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from planner.models.kv_cache import kv_cache_bytes_per_sequence
 from planner.perf.queueing import md1_wait
 from planner.perf.serving import Replica, step_seconds
 
@@ -30,6 +31,7 @@ class DisaggregatedLoad:
     ttft_p50_s: float
     ttft_p90_s: float
     prefill_s: float
+    queue_s: float
     transfer_s: float
     tpot_s: float
     decode_running: float
@@ -49,7 +51,7 @@ def disaggregated(
     chunks = max(1, math.ceil(p / budget))
     prefill_s = chunks * step_seconds(prefill, 0.0, 0.0, p / chunks, p)
     wait = md1_wait(request_rate / prefill_replicas, prefill_s)
-    kv_bytes = p * prefill.model.kv_bytes_per_token(prefill.kv_bytes)
+    kv_bytes = kv_cache_bytes_per_sequence(prefill.model, prompt_len, prefill.kv_bytes)
     transfer_s = kv_bytes / (link_bytes_per_s * prefill.tp) + link_latency_s
     cap = float(min(decode.limits[0], decode_max_sequences or decode.limits[0]))
     rate = request_rate / decode_replicas
@@ -66,7 +68,7 @@ def disaggregated(
     served = request_rate if not overloaded else min(request_rate, decode_replicas * cap / (max(o - 1, 1.0) * tpot))
     return DisaggregatedLoad(
         ttft_p50_s=prefill_s + overhead + wait.p50_s, ttft_p90_s=prefill_s + overhead + wait.p90_s,
-        prefill_s=prefill_s, transfer_s=transfer_s, tpot_s=tpot, decode_running=running,
+        prefill_s=prefill_s, queue_s=wait.mean_s, transfer_s=transfer_s, tpot_s=tpot, decode_running=running,
         output_tokens_per_s=served * o,
         gpus=prefill_replicas * prefill.tp * prefill.pp + decode_replicas * decode.tp * decode.pp,
         overloaded=overloaded,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from planner.errors import UserError
 from planner.gpus import GpuSpec, compute_dtype
@@ -232,19 +233,24 @@ class DeviceRates:
     flat_mfu: float | None = None  # a user-set MFU: compute at peak x MFU instead of the operator model
 
 
+class RatesCalibration(Protocol):
+    """Measurements that replace sourced rates (planner.perf.calibration.Calibration, which builds on this
+    module: device_rates asks it to apply itself rather than importing it)."""
+
+    def applied_to(self, rates: DeviceRates) -> DeviceRates: ...
+
+
 def device_rates(
     gpu: GpuSpec,
     precision: str,
     *,
     mfu: float | None = None,
     bandwidth_fraction: float | None = None,
-    calibration: object | None = None,
+    calibration: RatesCalibration | None = None,
 ) -> DeviceRates:
     """The rates of `gpu` at `precision`: sourced fractions of the datasheet, replaced by a probe's
     measurements (planner.perf.calibration.Calibration) and by what the user set (a flat MFU, a bandwidth
     fraction)."""
-    from planner.perf.calibration import Calibration, apply_calibration
-
     dtype = compute_dtype(precision, gpu)
     peak_tflops = gpu.tflops.get(dtype)
     if peak_tflops is None:
@@ -282,8 +288,8 @@ def device_rates(
         int_ops_per_s=max(int_rate, 1e12), allreduce_latency_s=latency, confidence=confidence,
         assumptions=tuple(assumptions),
     )  # fmt: skip
-    if isinstance(calibration, Calibration):
-        rates = apply_calibration(rates, calibration)
+    if calibration is not None:
+        rates = calibration.applied_to(rates)
     if mfu is not None or bandwidth_fraction is not None:
         rates = _user_set(rates, gpu, mfu, bandwidth_fraction)
     return rates

@@ -20,7 +20,8 @@ class ModelNumbers:
     """Per-model figures the time model needs, computed once per search (counts, not bytes).
 
     matmul_params: active parameters that do a matmul per token (the input embedding is a lookup, not a matmul;
-    a tied embedding still works as the output head). attention_width: heads x query/key head dim.
+    a tied embedding still works as the output head). attention_width: heads x query/key head dim (x the
+    share of layers that attend).
     """
 
     total_params: int
@@ -42,6 +43,7 @@ class ModelNumbers:
 def model_numbers(model: ModelSpec, lora_rank: int = 16) -> ModelNumbers:
     """Figures from a planner.models.ModelSpec (param_counts for the exact split)."""
     from planner.models import param_counts
+    from planner.models.kv_cache import attention_layers
 
     counts = param_counts(model)
     active = model.active_params
@@ -61,11 +63,12 @@ def model_numbers(model: ModelSpec, lora_rank: int = 16) -> ModelNumbers:
         hidden=model.hidden,
         heads=model.heads,
         kv_heads=model.kv_heads,
-        attention_width=model.heads * head_dim,
+        # an average layer's: a hybrid's state-space layers do no attention
+        attention_width=round(model.heads * head_dim * attention_layers(model) / model.layers),
         vocab=model.vocab,
         experts_per_token=max(1, model.experts_per_token),
         moe_layers=model.moe_layers,
-        lora_params=model.layers * lora_per_layer,
+        lora_params=attention_layers(model) * lora_per_layer,  # state-space layers have no q, k, v, o
         model=model,
     )
 

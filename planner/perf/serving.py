@@ -12,16 +12,22 @@ from dataclasses import dataclass
 
 from planner.gpus import GpuSpec
 from planner.models import ModelSpec
+from planner.models.kv_cache import (
+    cached_tokens,
+    kv_cache_bytes_per_sequence,
+    layer_kinds,
+    state_bytes_per_sequence,
+)
 from planner.perf.communication import allreduce_time_s, group_link
 from planner.perf.compute import (
     LayerShape,
     WeightStorage,
     attention_forward_seconds,
     causal_attention_flops,
-    decode_attention_seconds,
     gemm_seconds,
     layer_gemms_seconds,
     layer_shape,
+    roofline,
 )
 from planner.perf.efficiencies import DEFAULT_INTER_NODE_BYTES_PER_S, SHIPPED, DeviceRates, FittedConstants
 from planner.perf.engines import DEFAULT_ENGINE, EAGER_OPERATORS_PER_LAYER, ENGINES, EngineProfile
@@ -95,18 +101,45 @@ def step_seconds(
     head = gemm_seconds(logits_rows, shape.vocab_shard, shape.hidden, rates, share, kernel,
                         weight_bits=fmt.bits_per_weight, integer_weights=fmt.integer,
                         dequant_ops=storage.dequant_ops, ridge=ridge)  # fmt: skip
-    attention = model.layers * (
-        decode_attention_seconds(
-            decode_context_tokens, decode_sequences, shape, replica.kv_bytes, rates, c.kv_read, ridge
-        )
-        + _prefill_attention(prefill_tokens, prefill_prompt_len, shape, rates)
-        + kernel
+    attention = decode_attention_seconds(replica, decode_sequences, decode_context_tokens) + model.layers * (
+        _prefill_attention(prefill_tokens, prefill_prompt_len, shape, rates) + kernel
     )
     memory_kernels = FUSED_MEMORY_KERNELS_PER_LAYER if replica.engine.fused else MEMORY_KERNELS_PER_LAYER
     per_token = layer_memory_bytes_per_token(shape, replica.tp, sequence_parallel=False)
     memory = model.layers * (tokens * per_token / rates.copy_bytes_per_s + memory_kernels * kernel)
     gpu = gemms + head + attention + memory + _tp_seconds(replica, tokens) + _pp_seconds(replica, tokens)
     return max(gpu, host_seconds(replica))
+
+
+def kv_bytes_read(replica: Replica, sequences: float, context_tokens: float) -> float:
+    """KV-cache bytes a decode step of `sequences` sequences holding `context_tokens` tokens in all reads over
+    all layers on one GPU of each stage (stages run in turn), each layer as the reader's cache model keeps it (planner.models.kv_cache:
+    sliding and chunked layers only their window), the KV heads split over tp (a head is never split: at tp
+    above the KV heads each GPU keeps one) and MLA's latent whole on every GPU (vLLM and SGLang replicate it
+    under tensor parallelism); a state-space layer's recurrent state (its share on this GPU) is read and written
+    back whatever the context."""
+    if sequences <= 0:
+        return 0.0
+    model = replica.model
+    local_heads = max(1, model.kv_heads // replica.tp)
+    per_sequence = kv_cache_bytes_per_sequence(model, round(context_tokens / sequences), replica.kv_bytes,
+                                               kv_heads=local_heads)  # fmt: skip
+    state = 2.0 * state_bytes_per_sequence(model, replica.kv_bytes) / replica.tp
+    return sequences * (per_sequence + state)
+
+
+def decode_attention_seconds(replica: Replica, sequences: float, context_tokens: float) -> float:
+    """All layers' attention of a decode step over the KV caches (see kv_bytes_read): every cached key and
+    value read once (at the fitted share kv_read of a streaming copy), 4 x cached tokens x width FLOPs."""
+    if sequences <= 0:
+        return 0.0
+    model, rates, c = replica.model, replica.rates, replica.constants
+    context = round(context_tokens / sequences)
+    attended = sequences * sum(cached_tokens(model, kind, context) for kind in layer_kinds(model))
+    head_dim = (model.qk_nope_head_dim + model.qk_rope_head_dim) if model.uses_mla else model.head_dim
+    flops = 4.0 * attended * (model.heads * head_dim // replica.tp)  # the query width of a layer that attends
+    memory_s = kv_bytes_read(replica, sequences, context_tokens) / (rates.copy_bytes_per_s * c.kv_read)
+    return roofline(flops / rates.attention_fwd_flops_per_s, memory_s, c.ridge_overlap)
 
 
 def host_seconds(replica: Replica) -> float:
@@ -168,7 +201,7 @@ def decode_bound(replica: Replica, batch: float, context: float) -> str:
     model, rates = replica.model, replica.rates
     shape = replica.shape
     weights = (model.layers * shape.dense_weights + shape.head_weights) * replica.format.bits_per_weight / 8
-    kv = batch * context * shape.kv_elements_per_token_layer * model.layers * replica.kv_bytes
+    kv = kv_bytes_read(replica, batch, batch * context)
     flops = 2 * batch * (model.layers * shape.dense_weights + shape.head_weights)
     memory_s = (weights + kv) / rates.copy_bytes_per_s
     compute_s = flops / (rates.matmul_flops_per_s * replica.constants.gemm_serving)

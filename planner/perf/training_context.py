@@ -11,11 +11,11 @@ from typing import Protocol
 
 from planner.gpus import GpuSpec
 from planner.models import ModelSpec
+from planner.perf import expert_parallel
 from planner.perf.communication import (
     Link,
     allgather_time_s,
     allreduce_time_s,
-    alltoall_time_s,
     exposed_s,
 )
 from planner.perf.compute import (
@@ -75,6 +75,7 @@ class StepOwner(Protocol):
     shared_work: SharedWork
     microbatch_cache: dict[tuple[object, ...], MicroBatch]
     layer_cache: dict[tuple[int, int, int, int], LayerTerms]
+    per_node: int
 
     def geometry(self, tp: int, pp: int, ep: int) -> tuple[LayerShape, int, float, float]: ...
 
@@ -194,7 +195,7 @@ class StepContext:
         backward = gemm + attention + memory + loss + dequant - forward
         return MicroBatch(
             gemm_s=gemm, attention_s=attention, memory_s=memory, loss_s=loss, dequant_s=dequant,
-            forward_s=forward, backward_s=max(0.0, backward), tp_s=self._tp(gemm), ep_s=self._ep(),
+            forward_s=forward, backward_s=max(0.0, backward), tp_s=self._tp(gemm), ep_s=self._ep(gemm + attention + memory),
             cp_s=self._cp(attention), fsdp_s=0.0,
         )  # fmt: skip
 
@@ -277,12 +278,21 @@ class StepContext:
             return exposed_s(total, gemm_s, interference=self.constants.overlap_interference)
         return total
 
-    def _ep(self) -> float:
+    def _ep(self, compute_s: float) -> float:
+        """The expert dispatches and combines of the stage's MoE layers (planner.perf.expert_parallel)."""
         if self.ep <= 1 or not self.stage_moe:
             return 0.0
-        link = self.link(self.ep, self.ep * self.tp)
-        message = self.tokens * self.shape.hidden * ACTIVATION_BYTES * self.shape.experts_per_token
-        return self.stage_moe * 4 * alltoall_time_s(message, self.ep, link.bus_bytes_per_s, link.latency_s)
+        shape, per_node, sp = self.shape, self.owner.per_node, self.sequence_parallel
+        span = expert_parallel.group_span(self.ep, self.tp, sp)
+        copies = expert_parallel.traffic(shape.experts_total, shape.experts_per_token, self.ep, span, per_node,
+                                         self.options.ep_per_node_dispatch)  # fmt: skip
+        nvlink, network = self.link(self.ep, min(span, per_node)), self.link(self.ep, span)
+        tokens = expert_parallel.routed_tokens(self.tokens, self.tp, sp)
+        one = expert_parallel.alltoall_seconds(shape.hidden * ACTIVATION_BYTES, tokens, copies, nvlink, network)
+        total = self.stage_moe * expert_parallel.DISPATCH_AND_COMBINE * one
+        if self.options.ep_comm_overlap:
+            return exposed_s(total, compute_s, interference=self.constants.overlap_interference)
+        return total
 
     def _cp(self, attention_s: float) -> float:
         """Ring attention: each rank passes its K and V chunk round the context group (forward), and K, V and

@@ -45,7 +45,9 @@ class TrainingOptions:
     and residual region split over tp (None: on whenever tp > 1, as Megatron-Core and NeMo run it);
     tp_comm_overlap: tensor-parallel collectives overlapped with the GEMMs (Megatron-Core --tp-comm-overlap);
     optimizer: adamw | adamw8bit | sgd; lora_rank: adapter rank (LoRA / QLoRA); flash_attention: False for
-    frameworks without it (scores materialised, planner.perf.compute.unfused_attention_seconds).
+    frameworks without it (scores materialised, planner.perf.compute.unfused_attention_seconds);
+    ep_per_node_dispatch: MoE tokens sent once per node and forwarded over NVLink (DeepEP); ep_comm_overlap: the
+    expert all-to-all run behind another micro-batch's compute (planner.perf.expert_parallel).
     """
 
     virtual_stages: int = 1
@@ -55,6 +57,8 @@ class TrainingOptions:
     optimizer: str = "adamw"
     lora_rank: int = 16
     flash_attention: bool = True
+    ep_per_node_dispatch: bool = False
+    ep_comm_overlap: bool = False
 
 
 DEFAULT_OPTIONS = TrainingOptions()

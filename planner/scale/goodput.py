@@ -113,7 +113,7 @@ class Goodput:
         return self.failures_per_hour + self.spot_interruptions_per_hour
 
     def as_dict(self) -> dict[str, object]:
-        """The JSON shape of an option's "goodput" (README, `gpu-advisor plan --json`)."""
+        """The JSON shape of an option's "goodput" (docs/cli.md, `gpu-advisor plan --json`)."""
         return {
             "effective_fraction": self.effective_fraction,
             "interruptions_per_hour": self.interruptions_per_hour,

@@ -13,9 +13,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from planner.break_even import HOURS_PER_MONTH
 from planner.scale.goodput import Goodput
 
-HOURS_PER_MONTH = 365.25 / 12 * 24
 # AWS publishes no rate per hour; its Spot Instance Advisor gives each instance type's "frequency of
 # interruption", the share of its capacity reclaimed over the trailing month, in bands <5 %, 5-10 %, 10-15 %,
 # 15-20 % and >20 % (aws.amazon.com/ec2/spot/instance-advisor, read December 2026). A quote without its own rate

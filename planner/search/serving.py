@@ -10,11 +10,13 @@ from dataclasses import dataclass
 from planner import perf
 from planner.memory import MemoryBreakdown, MemoryConfig, MemoryTerm, kv_element_bytes
 from planner.messages import Message, msg, render_all_en
+from planner.perf.disaggregated import DisaggregatedLoad
 from planner.scale import ReplicaFailure, replica_failure, storage
 from planner.search.common import Found, GpuSearch, NeededLayout, SearchInputs, SearchMemory, price_option
 from planner.search.enumeration import allowed, pinned_count, powers_of_two
+from planner.search.serving_pools import fewest_pools, pools_miss
 from planner.search.serving_targets import latency_of, miss_ratio, replicas_for_targets
-from planner.search.types import Excluded, PlanOption
+from planner.search.types import Excluded, PlanOption, Pools, ServingLatency
 from planner.vocabulary import Layout, Precision, Task
 
 # Serving without a stated number of users: decode this many sequences at once per replica (if they fit).
@@ -22,9 +24,6 @@ DEFAULT_SERVING_BATCH = 32
 _EMPTY_LOAD = perf.EMPTY_LOAD
 # Deepest serving pipeline tried (powers of two up to this many stages).
 MAX_SERVING_PIPELINE = 16
-MAX_REPLICAS = 10**9  # no stated users: replicas are bounded by the GPU limit and the target only
-
-
 def fitting_sequences(
     memory: SearchMemory, tp: int, pp: int, capacity: int, kv_share: float = 1.0
 ) -> tuple[int, int] | None:
@@ -79,6 +78,7 @@ class ServingSearch(GpuSearch):
         self.smallest: tuple[int, int, int] | None = None  # (bytes at batch 1, tp, pp)
         self.engine = perf.engine_profile(inputs.workload.engine)
         self._loads: dict[tuple[int, int, int, int | None], _Replica] = {}
+        self._fitting: dict[int, int] = {}  # tp -> sequences one pp-1 replica holds (for disaggregated pools)
         self.weights = perf.weight_format(inputs.workload.weight_format, str(inputs.workload.precision))
 
     def _layouts(self) -> list[tuple[int, int]]:
@@ -102,6 +102,8 @@ class ServingSearch(GpuSearch):
             self._add(replica)
         if not self.found.options:
             self._nothing_fits()
+        else:
+            self._add_pools_if_fewer(kv_bytes)
         return self.found
 
     def _gpu_limit(self) -> int:
@@ -130,6 +132,8 @@ class ServingSearch(GpuSearch):
         if one > self.capacity or max_seqs < 1:
             return None
         slots = min(max_seqs, self.engine.limits(self.gpu.memory_bytes, self.gpu.name)[0])
+        if pp == 1:
+            self._fitting[tp] = slots
         if self.pinned.get("micro_batch"):
             slots = pinned_count(self.pinned["micro_batch"])
             if slots > max_seqs:
@@ -246,6 +250,60 @@ class ServingSearch(GpuSearch):
             static_batching=static,
             replica_failure=self._replica_failure(replica, breakdown.weights.bytes, tokens_per_s),
             latency=latency,
+        ))  # fmt: skip
+
+    def _add_pools_if_fewer(self, kv_bytes: float) -> None:
+        """Disaggregated prefill / decode pools (planner.search.serving_pools) at a request rate with latency
+        targets, added when they meet the targets with fewer GPUs than every aggregated option that meets them
+        (or when none does). Not tried with a pinned layout or an exact GPU count."""
+        if self.pinned or self.constraints.gpus is not None or self.workload.request_rate is None:
+            return
+        meeting = [option.gpus for option in self.found.options if not option.misses_targets]
+        limit = min(meeting) - 1 if meeting else self._gpu_limit()
+        network = self.constraints.inter_node_bytes_per_s or perf.DEFAULT_INTER_NODE_BYTES_PER_S
+
+        def link(gpus: int) -> float:
+            return perf.intra_node_bus_bytes_per_s(self.gpu, gpus) if gpus <= self.per_node else network
+
+        found = fewest_pools(lambda tp: self._perf_replica(tp, 1, kv_bytes), self._fitting, self.workload, limit,
+                             link)  # fmt: skip
+        if found is not None:
+            self._add_pools(*found)
+
+    def _add_pools(self, pools: Pools, load: DisaggregatedLoad) -> None:
+        """The pools as an option: its layout is the decode pool's (replicas x tp, the running sequences per
+        replica), its GPUs both pools', its memory a decode replica's; the prefill pool is in its note and its
+        latency (JSON "latency" / "disaggregated")."""
+        workload = self.workload
+        running = max(1, math.ceil(load.decode_running))
+        breakdown = engine_breakdown(self.memory, pools.decode_tp, 1, running)
+        if breakdown is None:
+            return
+        tokens_per_s = load.output_tokens_per_s
+        wall = workload.tokens / tokens_per_s if workload.tokens else None
+        gpu_hours, cost, per_million = price_option(self.inputs.price, pools.gpus, tokens_per_s, wall)
+        latency = ServingLatency(
+            ttft_p50_s=load.ttft_p50_s, ttft_p90_s=load.ttft_p90_s, prefill_s=load.prefill_s, queue_s=load.queue_s,
+            itl_p90_s=load.tpot_s, request_rate=workload.request_rate or 0.0, overloaded=load.overloaded,
+            miss=pools_miss(load, workload), pools=pools,
+        )  # fmt: skip
+        added = [msg("option.disaggregated", prefill_replicas=pools.prefill_replicas, prefill_tp=pools.prefill_tp,
+                     decode_replicas=pools.decode_replicas, decode_tp=pools.decode_tp,
+                     transfer_s=pools.transfer_s)]  # fmt: skip
+        notes, texts = (*breakdown.note_messages, *added), (*breakdown.notes, *render_all_en(added))
+        ttft = load.ttft_p50_s
+        self.found.options.append(PlanOption(
+            gpu=self.gpu, gpus=pools.gpus,
+            layout=Layout(dp=pools.decode_replicas, tp=pools.decode_tp, micro_batch=running),
+            memory=breakdown, fits=True, step_time_s=load.tpot_s, tokens_per_s=tokens_per_s, wall_time_s=wall,
+            gpu_hours=gpu_hours, cost=cost, cost_per_million_tokens=per_million,
+            confidence=self.inputs.rates.confidence, workload=workload, precision=workload.precision,
+            nodes=self.nodes(pools.gpus),
+            time_breakdown={"ttft_s": ttft, "tpot_s": load.tpot_s,
+                            "request_s": ttft + load.transfer_s + (workload.output_len - 1) * load.tpot_s},
+            ttft_s=ttft, tpot_s=load.tpot_s, max_concurrent_sequences=self._fitting[pools.decode_tp],
+            batch_per_replica=running, assumptions=self.inputs.rates.assumptions, notes=texts, note_messages=notes,
+            per_user_tokens_per_s=1.0 / load.tpot_s, engine=self.engine.name, latency=latency,
         ))  # fmt: skip
 
     def _missed(self, load: perf.ServingLoad, tokens_per_s: float, overloaded: bool) -> Message:

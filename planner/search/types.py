@@ -142,6 +142,27 @@ class Constraints:
 
 
 @dataclass(frozen=True, slots=True)
+class Pools:
+    """Prefill and decode pools: replicas x tp GPUs each (pp 1), and the KV transfer of one prompt."""
+
+    prefill_replicas: int
+    prefill_tp: int
+    decode_replicas: int
+    decode_tp: int
+    transfer_s: float
+
+    @property
+    def gpus(self) -> int:
+        return self.prefill_replicas * self.prefill_tp + self.decode_replicas * self.decode_tp
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "prefill_replicas": self.prefill_replicas, "prefill_tp": self.prefill_tp,
+            "decode_replicas": self.decode_replicas, "decode_tp": self.decode_tp, "kv_transfer_s": self.transfer_s,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
 class ServingLatency:
     """A serving option's latency figures and how it stands against the targets.
 
@@ -160,6 +181,7 @@ class ServingLatency:
     request_rate: float
     overloaded: bool = False
     miss: float | None = None
+    pools: Pools | None = None  # disaggregated prefill / decode pools; None: every replica does both
 
     @property
     def meets(self) -> bool:
@@ -170,7 +192,7 @@ class ServingLatency:
             "ttft_p50_s": _finite(self.ttft_p50_s), "ttft_p90_s": _finite(self.ttft_p90_s),
             "prefill_s": self.prefill_s, "queue_s": _finite(self.queue_s), "itl_p90_s": self.itl_p90_s,
             "request_rate": self.request_rate, "overloaded": self.overloaded, "miss": _finite(self.miss),
-            "meets_targets": self.meets,
+            "meets_targets": self.meets, "disaggregated": self.pools.as_dict() if self.pools is not None else None,
         }  # fmt: skip
 
 
@@ -303,7 +325,7 @@ class PlanOption:
         }
 
     def as_dict(self) -> dict[str, object]:
-        """The JSON shape of `gpu-advisor plan --json` (README, "gpu-advisor gpus, plan, rentbuy")."""
+        """The JSON shape of `gpu-advisor plan --json` (docs/cli.md, "gpu-advisor gpus, plan, rentbuy")."""
         return {
             "gpu": self.gpu.id,
             "gpu_name": self.gpu.name,
@@ -362,20 +384,24 @@ def _batching_dict(loss: BatchingLoss | None) -> dict[str, object] | None:
 
 @dataclass(frozen=True, slots=True)
 class Excluded:
-    """A strategy family (or GPU/precision) the search left out, and why, in plain words.
+    """A strategy family (or GPU/precision) the search left out, and why, in plain words: each said once, as a
+    planner.messages.Message (the GUI renders it in its language); `family` and `reason` are their English text
+    (the CLI, JSON)."""
 
-    family and reason are English; family_message and reason_message are the same as planner.messages.Message
-    objects (None where only the text is known). Build from messages with Excluded.of().
-    """
-
-    family: str
-    reason: str
-    family_message: Message | None = None
-    reason_message: Message | None = None
+    family_message: Message
+    reason_message: Message
 
     @classmethod
     def of(cls, family: Message, reason: Message) -> Excluded:
-        return cls(family.text, reason.text, family, reason)
+        return cls(family, reason)
+
+    @property
+    def family(self) -> str:
+        return self.family_message.text
+
+    @property
+    def reason(self) -> str:
+        return self.reason_message.text
 
     def as_dict(self) -> dict[str, str]:
         return {"family": self.family, "reason": self.reason}

@@ -73,10 +73,6 @@ def primary_code(exc: sqlite3.Error) -> int | None:
     return None if code is None else int(code) & 0xFF
 
 
-def is_environment(exc: sqlite3.Error) -> bool:
-    return primary_code(exc) in _ENVIRONMENT_MESSAGES
-
-
 def is_busy(exc: sqlite3.Error) -> bool:
     """Another connection holds a lock this statement needs (worth retrying)."""
     return primary_code(exc) in (SQLITE_BUSY, SQLITE_LOCKED)

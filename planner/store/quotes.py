@@ -5,7 +5,7 @@ returns a normalised row (numbers as numbers, the GPU as its catalog id, empty t
 is refused, each a planner.messages.Message (English via .text, Russian in the GUI); an empty reason list means
 the row can be stored.
 
-CSV conventions (README section "Quotes and history" documents them for users):
+CSV conventions (docs/ledger.md documents them for users):
 - UTF-8 (a byte-order mark is fine), comma- or semicolon-separated, a header row naming the columns.
 - Row numbers are spreadsheet row numbers: the header is row 1, the first quote is row 2.
 - On export a text cell that starts with = + - @ (or a tab / carriage return) gets a leading apostrophe so a

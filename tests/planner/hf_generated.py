@@ -30,6 +30,7 @@ SMALL: dict[str, list[Any]] = {
     "expand": [1, 2], "mamba_expand": [1, 2], "time_step_rank": ["auto", 4], "mamba_dt_rank": ["auto", 4],
     "n_groups": [1, 2], "mamba_n_groups": [1, 2], "num_heads": [2, 4], "mamba_n_heads": [2, 4],
     "attn_layer_period": [1, 2, 3], "expert_layer_period": [1, 2], "attn_layer_indices": [None, [0], [1, 2]],
+    "shared_intermediate_size": [16, 32],
 }  # fmt: skip
 FLAGS = ("attention_bias", "mlp_bias", "qkv_bias", "use_bias", "attention_out_bias", "tie_word_embeddings",
          "use_sliding_window", "use_qk_norm", "add_cross_attention", "lm_head_bias", "use_qkv_bias", "qk_layernorm",
@@ -77,6 +78,11 @@ def _make_consistent(values: dict[str, Any], fields: dict[str, Any], rng: random
     if "num_heads" in values and "expand" in values and "head_dim" in fields:
         inner = values["expand"] * values.get("hidden_size", fields["hidden_size"])
         values["head_dim"] = inner // values["num_heads"]
+    if "shared_intermediate_size" in fields and "mamba_n_heads" in fields:  # granitemoehybrid
+        # no experts (a dense shared MLP) or some, and attention layers among the Mamba ones
+        values["num_local_experts"] = rng.choice([0, 2, 4])
+        values["layer_types"] = [rng.choice(["mamba", "attention", "linear_attention", "full_attention"])
+                                 for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))]
     if "mamba_n_heads" in values and "mamba_d_head" in fields:
         inner = values["mamba_expand"] * values.get("hidden_size", fields["hidden_size"])
         values["mamba_d_head"] = inner // values["mamba_n_heads"]

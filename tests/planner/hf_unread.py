@@ -61,7 +61,6 @@ UNREAD_TYPES = (
     'gptj',
     'granite_swa',
     'granitemoe_swa',
-    'granitemoehybrid',
     'helium',
     'hrm_text',
     'hunyuan_v1_moe',

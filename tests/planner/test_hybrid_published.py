@@ -34,3 +34,45 @@ def test_jamba_v01_counts_and_kv_cache_match_the_paper(tmp_path):
     assert kv / 2**30 == pytest.approx(4.0)  # the paper's "4GB": 4 layers x 262,144 tokens x 2 x 8 x 128 x 2 B
     # each Mamba layer: conv (8192 channels x 4) + SSM (8192 x 16) values, the same at any context
     assert state_bytes_per_sequence(spec, 2) == 28 * (8192 * 4 + 8192 * 16) * 2
+
+
+def _read(tmp_path, data, name="config.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return load_hf_config(path)
+
+
+def test_jamba_time_model_sees_mamba_mixers_and_four_attending_layers(tmp_path):
+    from planner.perf.compute import layer_shape
+    from planner.perf.flops import model_numbers
+
+    spec = _read(tmp_path, JAMBA_V01)
+    shape = layer_shape(spec, 1)
+    attention = 4096 * 4096 * 2 + 2 * 4096 * 1024  # q, o + k, v (8 KV heads x 128)
+    # one Mamba mixer by hand: in_proj, conv1d (+ bias), x_proj, dt_proj (+ bias), A_log, D, out_proj, dt/B/C norms
+    mamba = 4096 * 16384 + 8192 * 5 + 8192 * 288 + 256 * 8192 + 8192 + 8192 * 16 + 8192 + 8192 * 4096 + 288
+    assert 32 * (shape.attn_in + shape.attn_out) == pytest.approx(4 * attention + 28 * mamba)
+    assert shape.q_width == 4096 * 4 / 32  # attention FLOPs on 4 layers of 32
+    assert model_numbers(spec).attention_width == 4096 * 4 // 32
+    assert 32 * shape.state_elements_per_sequence_layer == 28 * (8192 * 4 + 8192 * 16)
+
+
+def test_a_state_space_decode_step_reads_the_same_bytes_at_any_context(tmp_path):
+    from planner.gpus import get_gpu
+    from planner.perf import Replica, device_rates
+    from planner.perf.serving import decode_attention_seconds, kv_bytes_read
+
+    # state-spaces/mamba-2.8b-hf: 64 layers of hidden 2560, state 16, conv 4, expand 2
+    mamba = {"model_type": "mamba", "hidden_size": 2560, "num_hidden_layers": 64, "vocab_size": 50280,
+             "state_size": 16, "conv_kernel": 4, "expand": 2}  # fmt: skip
+    gpu = get_gpu("h100-sxm")
+    rates = device_rates(gpu, "bf16")
+    replica = Replica(model=_read(tmp_path, mamba), gpu=gpu, rates=rates)
+    short, long = (decode_attention_seconds(replica, 64, 64 * context) for context in (1024, 131072))
+    assert short == long > 0  # 64 sequences' states, read and written back, whatever their length
+    # conv (5120 x 4) + SSM (5120 x 16) states of 64 layers at 2 bytes, read and written back, 64 sequences
+    assert kv_bytes_read(replica, 64, 64 * 131072) == 2 * 64 * 64 * (5120 * 4 + 5120 * 16) * 2
+    all_attention = _read(tmp_path, {**JAMBA_V01, "attn_layer_period": 1, "attn_layer_offset": 0},
+                          "all_attention.json")  # fmt: skip
+    attention = Replica(model=all_attention, gpu=gpu, rates=rates)
+    assert decode_attention_seconds(attention, 64, 64 * 131072) > 100 * long

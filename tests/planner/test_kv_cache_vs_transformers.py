@@ -1,5 +1,6 @@
 """KV cache per layer kind against what transformers' DynamicCache holds after a real forward of tiny models on
-CPU: full layers every token, sliding and chunked layers their window - 1 (planner/models/kv_cache.py)."""
+CPU: full layers every token, sliding and chunked layers their window - 1, MLA layers (deepseek_v2/v3) the
+compressed latent + the shared rotary key per token (planner/models/kv_cache.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ torch = pytest.importorskip("torch")
 from tests.planner.hf_generated import built_model, generated_config  # noqa: E402
 
 KV_TYPES = ("llama", "mistral", "ministral", "qwen2", "gemma2", "gemma3_text", "cohere2", "olmo3", "exaone4",
-            "gpt_oss", "llama4_text", "smollm3", "gpt2")  # fmt: skip
+            "gpt_oss", "llama4_text", "smollm3", "gpt2", "deepseek_v2", "deepseek_v3")  # fmt: skip
+# MLA as DeepSeek's configs have it: as many KV heads as query heads (transformers' MLA expands the latent to
+# them), and one routing group (the router's groups must divide the few experts of a tiny model; no cache effect)
+MLA = {"n_group": 1, "topk_group": 1}
 SEQ_LEN = 24  # longer than every generated window (4..16)
 
 
@@ -28,6 +32,8 @@ def test_kv_cache_bytes_equal_transformers_dynamic_cache(model_type, tmp_path):
     for index in range(3):
         data = generated_config(model_type, rng)
         data["max_position_embeddings" if "max_position_embeddings" in data else "n_positions"] = 128
+        if model_type.startswith("deepseek"):
+            data.update(MLA, num_key_value_heads=data["num_attention_heads"])
         path = tmp_path / f"{index}.json"
         path.write_text(json.dumps(data), encoding="utf-8")
         spec = load_hf_config(path)
@@ -43,5 +49,5 @@ def test_kv_cache_bytes_equal_transformers_dynamic_cache(model_type, tmp_path):
             for t in (getattr(layer, "keys", None), getattr(layer, "values", None))
             if isinstance(t, torch.Tensor)
         )
-        ours = kv_cache_bytes_per_sequence(spec, SEQ_LEN, 4, mla_latent=False)  # fp32 on CPU
+        ours = kv_cache_bytes_per_sequence(spec, SEQ_LEN, 4)  # fp32 on CPU
         assert ours == pytest.approx(held, rel=0.02), json.dumps(data)

@@ -199,3 +199,67 @@ def test_disaggregated_pools_time_the_kv_transfer_and_decode_without_prompt_chun
     # the same decodes with 5,000-token prompts chunked into their steps (aggregated, same decode replicas)
     mixed = perf.serve(decode, 1, 5000, 500, max_sequences=84, request_rate=6.4 / 4)
     assert load.tpot_s < mixed.tpot_s
+
+
+def test_decode_reads_each_layer_kind_as_the_reader_keeps_it():
+    """KV bytes of a decode step come from planner.models.kv_cache: sliding layers only their window, KV heads
+    split over tp, MLA's latent whole on every GPU. Hand figures: Llama 3.1 8B keeps 2 x 8 heads x 128 x 2 B =
+    4,096 B per token per layer."""
+    import dataclasses
+
+    base = _replica("llama-3.1-8b", "h100-sxm", "bf16", 1, "vllm")
+    sliding = dataclasses.replace(base.model, layer_types=("sliding", "full") * 16, sliding_window=1024)
+    half = dataclasses.replace(base, model=sliding)
+    context = 8000
+    assert perf.kv_bytes_read(base, 1, context) == 32 * context * 4096
+    assert perf.kv_bytes_read(half, 3, 3 * context) == 3 * (16 * context + 16 * 1023) * 4096
+    assert perf.kv_bytes_read(dataclasses.replace(base, tp=2), 1, context) == 32 * context * 2048
+    assert perf.kv_bytes_read(dataclasses.replace(base, tp=16), 1, context) == 32 * context * 512  # one head each
+    assert perf.step_seconds(half, 64, 64 * context) < perf.step_seconds(base, 64, 64 * context)
+    deepseek = _replica("deepseek-v3", "h200-sxm", "fp8", 8, "vllm")
+    spec = deepseek.model
+    latent = (spec.kv_lora_rank + spec.qk_rope_head_dim) * 1.0  # 512 + 64 values at 1 B (fp8 KV cache)
+    assert latent == 576
+    assert perf.kv_bytes_read(deepseek, 2, 2 * context) == 2 * spec.layers * context * latent
+
+
+def test_the_search_chooses_disaggregated_pools_when_they_need_fewer_gpus():
+    """70B fp8, 5,000-token prompts, 500 output tokens at 6.4 requests/s, TTFT p90 <= 1 s and TPOT <= 15 ms:
+    aggregated replicas carry prompt chunks in their decode steps and need many GPUs for the TPOT target; two
+    pools need fewer. Checked apart: the aggregated search alone (a pinned pp turns the pools off) meets
+    nothing within the pools' GPUs, the pools meet both targets in the perf model, and one replica fewer in
+    either pool misses."""
+    from planner.perf.disaggregated import disaggregated
+
+    workload = _targets(request_rate=6.4, ttft_target_s=1.0, tpot_target_s=0.015)
+    model, gpu = get_preset("llama-3.1-70b"), get_gpu("h100-sxm")
+    result = plan(model, workload, [gpu], Constraints(max_gpus=64))
+    first = result.options[0]
+    assert first.latency is not None and first.latency.pools is not None and first.latency.meets
+    pools = first.latency.pools
+    assert first.gpus == pools.gpus and first.tokens_per_s == pytest.approx(6.4 * 500)
+    assert all(option.latency.pools is None for option in result.options[1:])
+    assert first.gpus < min(option.gpus for option in result.options[1:])
+    aggregated = plan(model, workload, [gpu], Constraints(max_gpus=pools.gpus, pinned={"pp": 1}))
+    assert not any(option.latency.meets for option in aggregated.options)
+
+    def pools_load(prefill: int, decode: int):
+        return disaggregated(_replica("llama-3.1-70b", "h100-sxm", "fp8", pools.prefill_tp, "vllm"), prefill,
+                             _replica("llama-3.1-70b", "h100-sxm", "fp8", pools.decode_tp, "vllm"), decode, 6.4,
+                             5000, 500, link_bytes_per_s=100e9)  # fmt: skip
+
+    met = pools_load(pools.prefill_replicas, pools.decode_replicas)
+    assert met.ttft_p90_s <= 1.0 and met.tpot_s <= 0.015 and not met.overloaded
+    fewer_prefill = pools_load(pools.prefill_replicas - 1, pools.decode_replicas)
+    assert fewer_prefill.overloaded or fewer_prefill.ttft_p90_s > 1.0
+    if pools.decode_replicas > 1:
+        fewer_decode = pools_load(pools.prefill_replicas, pools.decode_replicas - 1)
+        assert fewer_decode.overloaded or fewer_decode.tpot_s > 0.015
+    assert json.loads(json.dumps(first.latency.as_dict()))["disaggregated"]["prefill_tp"] == pools.prefill_tp
+
+
+def test_no_pools_where_aggregated_replicas_need_fewer_gpus():
+    # the same load with a loose TPOT target: 3 replicas of TP 4 (12 GPUs) meet it, fewer than any two pools
+    workload = _targets(request_rate=6.4, ttft_target_s=1.0, tpot_target_s=0.03)
+    result = plan(get_preset("llama-3.1-70b"), workload, [get_gpu("h100-sxm")], Constraints(max_gpus=64))
+    assert result.options and all(option.latency.pools is None for option in result.options)

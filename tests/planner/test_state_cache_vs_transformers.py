@@ -18,9 +18,9 @@ torch = pytest.importorskip("torch")
 
 from tests.planner.hf_generated import built_model, generated_config  # noqa: E402
 
-STATE_TYPES = ("mamba", "falcon_mamba", "mamba2", "jamba", "bamba")
-# Where a generated config could leave one kind out, both kinds are set: Jamba attends on odd layers, Bamba on
-# layer 1 (transformers' Bamba cannot build a mask for a stack without attention).
+STATE_TYPES = ("mamba", "falcon_mamba", "mamba2", "jamba", "bamba", "granitemoehybrid")
+# Where a generated config could leave one kind out, both kinds are set: Jamba attends on odd layers, Bamba and
+# GraniteMoeHybrid on layer 1 (transformers' Bamba cannot build a mask for a stack without attention).
 BOTH_KINDS = {"jamba": {"attn_layer_period": 2, "attn_layer_offset": 1}, "bamba": {"attn_layer_indices": [1]}}
 
 
@@ -44,6 +44,8 @@ def test_state_and_kv_bytes_equal_transformers_cache(model_type, tmp_path):
     for index in range(3):
         data = {**generated_config(model_type, rng), **BOTH_KINDS.get(model_type, {})}
         data["num_hidden_layers"] = max(2, data["num_hidden_layers"])
+        if model_type == "granitemoehybrid":
+            data["layer_types"] = ["attention" if i == 1 else "mamba" for i in range(data["num_hidden_layers"])]
         path = tmp_path / f"{index}.json"
         path.write_text(json.dumps(data), encoding="utf-8")
         spec = load_hf_config(path)
@@ -57,3 +59,23 @@ def test_state_and_kv_bytes_equal_transformers_cache(model_type, tmp_path):
             assert state > 0, json.dumps(data)
             assert state_bytes_per_sequence(spec, 4) == state, json.dumps(data)  # fp32 on CPU
             assert kv_cache_bytes_per_sequence(spec, seq_len, 4) == kv, json.dumps(data)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model_type", ("jamba", "granitemoehybrid"))
+def test_lora_adapters_on_a_hybrid_equal_peft(model_type, tmp_path):
+    """LoRA on q, k, v, o adapts only the attending layers: a Mamba mixer has no such modules."""
+    peft = pytest.importorskip("peft")
+    from planner.memory import MemoryConfig, estimate_memory
+
+    data = {**generated_config(model_type, random.Random(f"lora-{model_type}")), **BOTH_KINDS.get(model_type, {})}
+    data["num_hidden_layers"] = 4
+    if model_type == "granitemoehybrid":
+        data["layer_types"] = ["mamba", "attention", "mamba", "mamba"]
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    spec = load_hf_config(path)
+    lora = peft.LoraConfig(r=8, target_modules=["q_proj", "k_proj", "v_proj", "o_proj"])
+    trainable = sum(p.numel() for p in peft.get_peft_model(built_model(data), lora).parameters() if p.requires_grad)
+    gradients = estimate_memory(spec, MemoryConfig(task="lora", lora_rank=8, precision="bf16")).gradients.bytes
+    assert gradients == 4 * trainable  # fp32 adapter gradients, 4 bytes per trainable parameter

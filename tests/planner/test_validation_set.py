@@ -36,6 +36,10 @@ SHAPE_FIELDS = {
     "gated_mlp",
     "experts",
     "experts_per_token",
+    "moe_ffn",
+    "head_dim",
+    "norm",
+    "qk_norm",
     "params_b",
 }
 # YYYY-MM-DD, or YYYY-MM / YYYY when the source gives no day (source.date_basis then says why)

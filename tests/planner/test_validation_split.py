@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from planner.models import param_counts
 from planner.validation import Figures, validate
 from planner.validation_cases import Case, included, load_cases
 from planner.validation_split import (
@@ -94,3 +95,18 @@ def test_every_training_case_has_one_class_per_dimension():
         assert len(dimensions) == len(set(dimensions)), case.id
         if case.is_training:
             assert {"task", "figure", "scale", "GPU", "model"} == set(dimensions)
+
+
+def test_the_moe_cases_of_the_test_split_read_their_stated_shape():
+    # Qwen3-235B-A22B as the Megatron-MoE-ModelZoo yaml states it. Hand count per layer: attention
+    # q 4096x8192 + k, v 2 x 4096x512 + o 8192x4096 = 71.30 M, q/k norms 256, two RMSNorms 8192, router
+    # 4096x128 = 0.52 M, 128 experts x 3 x 4096x1536 = 2415.92 M; x 94 layers = 233.85 B; untied embedding and
+    # head 2 x 151936 x 4096 = 1.245 B; final norm 4096: 235.09 B (the name says 235 B).
+    cases = [case for case in load_cases() if case.group == "megatron-moe-modelzoo"]
+    assert len(cases) == 5 and all(frozen_split().is_test(case) for case in cases)
+    for case in cases:
+        assert case.inputs is not None, case.excluded
+        model = case.inputs.model
+        assert (model.experts, model.experts_per_token, model.moe_ffn, model.kv_heads) == (128, 8, 1536, 4)
+        assert model.is_moe and model.head_dim == 128
+        assert param_counts(model).total == pytest.approx(235.09e9, rel=2e-4)

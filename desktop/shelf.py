@@ -1,0 +1,81 @@
+"""What a page not yet shown will need, made ahead in idle moments after the window is up: its modules imported
+and its heaviest widgets built, so the page's first show does neither.
+
+A pyqtgraph chart costs 20-40 ms of the GUI thread to construct (its plot item, axes, view box and their menus),
+and the Plan page has two in a results panel of 50 ms more, Rent or buy one chart: built with the page, they
+made its first show one stall of 100-190 ms; importing the Plan page's modules is another 15-30 ms.
+`stock_ahead` builds one widget per event-loop turn with a pause between (the user's input of that moment is
+answered first) and keeps it hidden here; the page `take`s it when it is built, or builds its own when none is
+ready. A widget on the shelf is the object the page would build (same class, no arguments), and the page words
+and fills it as its own (its retranslate and data calls run after the take).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable
+from typing import TypeVar, cast
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QWidget
+from shiboken6 import isValid
+
+STOCK_PAUSE_MS = 60  # between two steps: the user's events of that moment are answered first
+
+WidgetT = TypeVar("WidgetT", bound=QWidget)
+
+# per page: the (module, class) of each chart it takes from the shelf; they import no planner module, so they
+# are built while the planner is imported on a pool thread
+CHARTS = {
+    "plan": (
+        ("desktop.charts.plan_charts", "MemoryBarChart"),
+        ("desktop.charts.plan_charts", "ScalingChart"),
+    ),
+    "rent_buy": (("desktop.charts.rentbuy_chart", "RentBuyChart"),),
+}
+# per page: its module, and the widgets that import the planner (after its import: the GUI thread would wait
+# on its import lock); the results panel takes the two charts built before it
+AFTER_PLANNER = {
+    "plan": (("desktop.pages.plan", ""), ("desktop.pages.plan_results", "ResultsPanel")),
+    "rent_buy": (("desktop.pages.rent_buy", ""),),
+}
+
+_ready: dict[type[QWidget], QWidget] = {}
+
+
+def take(kind: type[WidgetT]) -> WidgetT:
+    """The widget built ahead of this class if one is ready (taken off the shelf), else a new one."""
+    widget = _ready.pop(kind, None)
+    if widget is None or not isValid(widget):  # none, or its window closed (Qt deleted it)
+        return kind()
+    widget.setParent(None)  # the page's layout takes it
+    return cast(WidgetT, widget)  # the shelf holds one widget per class, keyed by the class
+
+
+def stock_ahead(
+    owner: QWidget, table: dict[str, tuple[tuple[str, str], ...]], not_built: Callable[[str], bool]
+) -> None:
+    """Make the steps of `table` (CHARTS, or AFTER_PLANNER once the planner is imported) for the pages that are
+    `not_built` yet, one per event-loop turn (a page built meanwhile is skipped: it built its own); `owner` (the
+    main window) holds the widgets until a page takes them, so they go with it."""
+    steps = tuple((page_id, module, name) for page_id, page_steps in table.items() for module, name in page_steps)
+    _step(owner, steps, not_built)
+
+
+def _step(owner: QWidget, steps: tuple[tuple[str, str, str], ...], not_built: Callable[[str], bool]) -> None:
+    """The first of `steps` (page, module, widget class or "" to import the module only) now, the next
+    STOCK_PAUSE_MS later. Only once pyqtgraph is loaded (a page with a chart was shown): importing it is a stall
+    of its own, which the first page with a chart pays anyway."""
+    if not steps or not isValid(owner) or "pyqtgraph" not in sys.modules:
+        return
+    page_id, module_name, class_name = steps[0]
+    if not_built(page_id):
+        module = importlib.import_module(module_name)
+        kind = getattr(module, class_name) if class_name else None
+        held = _ready.get(kind) if kind is not None else None
+        if kind is not None and (held is None or not isValid(held)):
+            widget = kind()
+            widget.setParent(owner)  # a child of a shown window stays hidden until a layout shows it
+            _ready[kind] = widget
+    QTimer.singleShot(STOCK_PAUSE_MS, owner, lambda: _step(owner, steps[1:], not_built))

@@ -1,0 +1,83 @@
+"""The `vllm serve` lines of exported launch.sh files, parsed by vLLM 0.33's own argument parser.
+
+vLLM is installed without its dependencies (`make test` installs it with --no-deps beside the `vllm-parser`
+extra: what `vllm serve`'s parser imports; its torch pin would replace the CPU torch): the parser then runs on a
+CPU machine with VLLM_TARGET_DEVICE=cpu. The parse runs in a child process so that vLLM's import and its
+environment stay out of the test process. An option vLLM does not define makes argparse exit 2, which fails
+the test; every planned figure is read back from the parsed namespace.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from planner.exports.common import ExportInputs
+from planner.exports.launch import launch_script, memory_utilization
+from planner.models import get_preset
+from planner.vocabulary import Layout
+from tests.exports.conftest import option_for
+
+pytestmark = pytest.mark.slow
+
+# The parser `vllm serve` builds (vllm/entrypoints/cli/main.py: the serve subcommand on a FlexibleArgumentParser)
+# and the subcommand's own check of the parsed arguments.
+PARSE = """
+import json, sys
+import vllm.entrypoints.cli.serve as serve
+from vllm.utils.argparse_utils import FlexibleArgumentParser
+
+parser = FlexibleArgumentParser()
+subparsers = parser.add_subparsers(dest="subparser")
+(command,) = serve.cmd_init()
+command.subparser_init(subparsers)
+out = []
+for argv in json.loads(sys.stdin.read()):
+    args = parser.parse_args(argv)
+    command.validate(args)
+    out.append({key: vars(args).get(key) for key in json.loads(sys.argv[1])})
+print(json.dumps(out))
+"""
+READ_BACK = ["model_tag", "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_model_len",
+             "max_num_seqs", "gpu_memory_utilization", "dtype", "distributed_executor_backend"]  # fmt: skip
+
+
+def _vllm_argv(script: str) -> list[str]:
+    """The words after `vllm` on the vllm branch's exec line, with the model variable given a value."""
+    line = next(text for text in script.splitlines() if "exec vllm serve" in text)
+    words = shlex.split(line.replace('"$MODEL"', "meta-llama/Llama-3.1-70B"))
+    return words[words.index("vllm") + 1:]
+
+
+def _parse(argvs: list[list[str]]) -> list[dict[str, object]]:
+    env = {**os.environ, "VLLM_TARGET_DEVICE": "cpu", "VLLM_LOGGING_LEVEL": "ERROR"}
+    done = subprocess.run([sys.executable, "-c", PARSE, json.dumps(READ_BACK)], input=json.dumps(argvs),
+                          capture_output=True, text=True, env=env, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+LAYOUTS = [Layout(tp=8, micro_batch=32), Layout(dp=4, tp=2, micro_batch=16), Layout(tp=8, pp=2, micro_batch=8),
+           Layout(tp=1, micro_batch=256)]  # fmt: skip
+
+
+def test_vllm_parses_every_exported_serve_line_with_the_planned_figures():
+    options = [option_for(layout, task="inference", model="llama-3.1-70b") for layout in LAYOUTS]
+    inputs = ExportInputs(task="inference", model_spec=get_preset("llama-3.1-70b"), seq_len=8192)
+    argvs = [_vllm_argv(launch_script(option, inputs)) for option in options]
+    parsed = _parse(argvs)
+    for layout, option, args in zip(LAYOUTS, options, parsed, strict=True):
+        assert args["model_tag"] == "meta-llama/Llama-3.1-70B"
+        assert (args["tensor_parallel_size"], args["pipeline_parallel_size"]) == (layout.tp, layout.pp)
+        assert args["max_model_len"] == 8192 and args["max_num_seqs"] == layout.micro_batch
+        assert args["gpu_memory_utilization"] == pytest.approx(memory_utilization(option))
+        assert args["dtype"] == "bfloat16"
+        replicas_on_a_node = layout.dp if layout.tp * layout.pp <= 8 else 1
+        assert args["data_parallel_size"] == replicas_on_a_node
+        spans_nodes = layout.tp * layout.pp > 8
+        assert (args["distributed_executor_backend"] == "ray") == spans_nodes
