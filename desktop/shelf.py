@@ -47,7 +47,7 @@ _ready: dict[type[QWidget], QWidget] = {}
 def take(kind: type[WidgetT]) -> WidgetT:
     """The widget built ahead of this class if one is ready (taken off the shelf), else a new one."""
     widget = _ready.pop(kind, None)
-    if widget is None or not isValid(widget):  # none, or its window closed (Qt deleted it)
+    if widget is None:
         return kind()
     widget.setParent(None)  # the page's layout takes it
     return cast(WidgetT, widget)  # the shelf holds one widget per class, keyed by the class
@@ -63,6 +63,15 @@ def stock_ahead(
     _step(owner, steps, not_built)
 
 
+def _shelve(kind: type[QWidget], owner: QWidget) -> None:
+    """Build a `kind` held hidden by `owner`; the shelf forgets it when Qt deletes it (its window closed), so a
+    later window never takes or waits on a deleted widget."""
+    widget = kind()
+    widget.setParent(owner)  # a child of a shown window stays hidden until a layout shows it
+    _ready[kind] = widget
+    widget.destroyed.connect(lambda: _ready.pop(kind) if _ready.get(kind) is widget else None)
+
+
 def _step(owner: QWidget, steps: tuple[tuple[str, str, str], ...], not_built: Callable[[str], bool]) -> None:
     """The first of `steps` (page, module, widget class or "" to import the module only) now, the next
     STOCK_PAUSE_MS later. Only once pyqtgraph is loaded (a page with a chart was shown): importing it is a stall
@@ -73,9 +82,6 @@ def _step(owner: QWidget, steps: tuple[tuple[str, str, str], ...], not_built: Ca
     if not_built(page_id):
         module = importlib.import_module(module_name)
         kind = getattr(module, class_name) if class_name else None
-        held = _ready.get(kind) if kind is not None else None
-        if kind is not None and (held is None or not isValid(held)):
-            widget = kind()
-            widget.setParent(owner)  # a child of a shown window stays hidden until a layout shows it
-            _ready[kind] = widget
+        if kind is not None and kind not in _ready:
+            _shelve(kind, owner)
     QTimer.singleShot(STOCK_PAUSE_MS, owner, lambda: _step(owner, steps[1:], not_built))

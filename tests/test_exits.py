@@ -38,6 +38,10 @@ def test_ctrl_c_at_any_moment_is_exit_130_and_one_line(program, tmp_path):
         code, err = interrupted_after(COMMANDS[program], delay_s, tmp_path)
         if code == 0:  # finished before the signal came (a fast plan): nothing to check at this delay
             continue
+        if code == -signal.SIGINT and err == "":
+            # the signal came before CPython installed its own SIGINT handler (interpreter start-up, reached late
+            # on a loaded machine): the process dies of the signal itself, silently, and a shell reports 130 too
+            continue
         assert code == 130, (delay_s, code, err)
         assert err.count("\n") == 1 and "interrupted" in err and "Traceback" not in err, (delay_s, err)
 

@@ -213,14 +213,18 @@ def print_pool(comparison: PoolComparison, notes: list[str], serving: bool = Fal
         print(f"note: {line}")
 
 
+def spot_pays_limit(break_even_nodes: int | None, nodes: str) -> str:
+    """How large a job spot still pays for, in English: `nodes` names the unit ("nodes", "nodes of 8 GPUs")."""
+    if break_even_nodes is None:
+        return "at every job size"
+    if break_even_nodes == 0:
+        return "not even on one node"
+    return f"up to {break_even_nodes:,} {nodes} per job"
+
+
 def spot_note(spot: SpotComparison, currency: str) -> str:
     verdict = "spot pays" if spot.pays else "spot does not pay"
-    if spot.break_even_nodes is None:
-        limit = "at every job size"
-    elif spot.break_even_nodes == 0:
-        limit = "not even on one node"
-    else:
-        limit = f"up to {spot.break_even_nodes:,} nodes per job"
+    limit = spot_pays_limit(spot.break_even_nodes, "nodes")
     return (
         f"{verdict} for option 1: {format_money(Money(spot.spot_per_useful_gpu_hour, currency))} against "
         f"{format_money(Money(spot.on_demand_per_useful_gpu_hour, currency))} per useful GPU-hour on demand "

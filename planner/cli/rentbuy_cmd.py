@@ -6,6 +6,7 @@ import argparse
 import math
 
 from planner.cli import SUMMARIES, print_json
+from planner.cli.plan_output import spot_pays_limit
 from planner.costs import (
     DEFAULT_ELECTRICITY_PER_KWH,
     DEFAULT_PUE,
@@ -233,11 +234,6 @@ def spot_verdict(spot: SpotLine, currency: str) -> str:
     comparison = spot.comparison
     assert comparison is not None
     price = format_money(Money(comparison.spot_per_useful_gpu_hour, currency))
-    if comparison.break_even_nodes is None:
-        limit = "at every job size"
-    elif comparison.break_even_nodes == 0:
-        limit = "not even on one node"
-    else:
-        limit = f"up to {comparison.break_even_nodes:,} nodes of {spot.gpus_per_node} GPUs per job"
+    limit = spot_pays_limit(comparison.break_even_nodes, f"nodes of {spot.gpus_per_node} GPUs")
     return (f"spot: {price} per useful GPU-hour on {spot.nodes} node(s); spot pays {limit} "
             "(each reclaimed node stops the whole job)")  # fmt: skip

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import subprocess
 from pathlib import PurePosixPath
 
@@ -84,8 +85,10 @@ def test_a_hostile_config_json_folder_reaches_train_py_literally_or_is_refused(t
         assert "set MODEL" in ran.stderr and ran.stderr.count("\n") == 1
     else:
         argv = json.loads(ran.stdout.strip().splitlines()[-1])
-        # the folder of `{name}/config.json` as a path: a trailing "/" or a "/./" in the name names the same folder
-        assert PurePosixPath(argv[argv.index("--model") + 1]) == PurePosixPath(name)
+        # the folder of `{name}/config.json` as a path, made absolute against the folder the export was written
+        # from (so launch.sh runs from anywhere): a trailing "/" or a "/./" in the name names the same folder
+        expected = PurePosixPath(os.path.abspath(os.path.expanduser(name)))
+        assert PurePosixPath(argv[argv.index("--model") + 1]) == expected
     assert yaml.safe_load((out / "accelerate_config.yaml").read_text())["distributed_type"] == "DEEPSPEED"
 
 
