@@ -80,6 +80,8 @@ class ModelSpec:
     cross_attention: bool = False  # gpt2 with add_cross_attention: a cross-attention block in every layer
     position_offset: int = 0  # opt: its learned position table has max_context + 2 rows
     towers_not_counted: str = ""  # a multimodal wrapper's vision/audio configs, left out of every figure
+    # qwen3_next, qwen3_5: q_proj also yields a sigmoid gate on the attention output (twice the query width)
+    attn_output_gate: bool = False
 
     @property
     def is_moe(self) -> bool:
@@ -206,8 +208,9 @@ def _attention_params(spec: ModelSpec) -> tuple[int, int]:
         return q + kv_a + kv_b + out + bias, small + spec.kv_lora_rank + bias
     q_width = spec.heads * spec.head_dim
     kv_width = spec.kv_heads * spec.head_dim
-    weights = h * q_width + 2 * h * kv_width + q_width * h
-    biases = (q_width + 2 * kv_width if spec.attn_bias else 0) + (h if spec.attn_out_bias else 0)
+    q_out = q_width * (2 if spec.attn_output_gate else 1)
+    weights = h * q_out + 2 * h * kv_width + q_width * h
+    biases = (q_out + 2 * kv_width if spec.attn_bias else 0) + (h if spec.attn_out_bias else 0)
     norms = 0
     if spec.qk_norm:
         # per-head norms take the block's norm kind (phi, persimmon: LayerNorm with a bias); norms over all heads
