@@ -73,6 +73,8 @@ def _lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...]
         widths = {"q": model.heads * model.head_dim, "k": model.kv_heads * model.head_dim}
         widths["v"] = widths["k"]
         widths["o"] = widths["q"]
+        if model.attn_output_gate:
+            widths["q"] *= 2  # q_proj also yields the output gate
         separate: tuple[str, ...] = ("q", "k", "v", "o")
         if model.family in FUSED_QKV_FAMILIES and chosen & {"q", "k", "v"}:
             # gpt2's c_attn, gpt_neox's query_key_value: one projection, one adapter for q, k and v

@@ -127,11 +127,12 @@ def _llama_like(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any
 
 
 def _dense_ffn(config: ConfigKeys, traits: Traits) -> int:
-    """The dense MLP's width: llama4's intermediate_size_mlp (its experts take intermediate_size); 0 for a
-    DeepSeek-style type whose file has no dense MLP (solar_open: every layer MoE, no intermediate_size)."""
+    """The dense MLP's width: llama4's intermediate_size_mlp (its experts take intermediate_size); 0 for a type
+    whose file may have no dense MLP (solar_open, qwen3_5_moe_text: every layer MoE, no intermediate_size)."""
     if traits.moe == "llama4":
         return config.int("intermediate_size_mlp")
-    return config.int("intermediate_size", 0 if traits.moe == "deepseek" else None, allow_zero=traits.moe == "deepseek")
+    optional = traits.moe in ("deepseek", "all")
+    return config.int("intermediate_size", 0 if optional else None, allow_zero=optional)
 
 
 def _moe_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, Any]:  # Any: ModelSpec fields

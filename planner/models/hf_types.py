@@ -58,7 +58,8 @@ NO_BIAS = Traits()
 #   first_of:4    full on layers 0, 4, 8, ..., else sliding (cwm)
 # MoE "deepseek": n_routed_experts from layer first_k_dense_replace on (or where mlp_layer_types says "sparse"),
 # plus n_shared_experts shared experts of moe_intermediate_size (dots1, glm4_moe, exaone_moe, solar_open).
-#   hybrid        attention or state-space layers, as planner/models/hf_hybrid.py reads them (jamba, bamba, granitemoehybrid)
+#   hybrid        attention or state-space layers, as planner/models/hf_hybrid.py reads them (jamba, bamba,
+#                 granitemoehybrid; qwen3_next, qwen3_5: gated delta-net linear attention)
 TRAITS: dict[str, Traits] = {
     "llama": LLAMA,
     "mistral": NO_BIAS,
@@ -151,6 +152,11 @@ TRAITS: dict[str, Traits] = {
     "jamba": Traits(layer_rule="hybrid"),
     "bamba": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias", layer_rule="hybrid"),
     "granitemoehybrid": Traits(qkv_bias="attention_bias", out_bias="attention_bias", layer_rule="hybrid"),
+    "qwen3_next": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="head", moe="qwen",
+                         shared_expert="qwen", layer_rule="hybrid"),
+    "qwen3_5_text": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="head", layer_rule="hybrid"),
+    "qwen3_5_moe_text": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="head", moe="all",
+                               shared_expert="qwen", layer_rule="hybrid"),
     "mamba": Traits(reader="state_space"),
     "falcon_mamba": Traits(reader="state_space"),
     "mamba2": Traits(reader="state_space"),
@@ -158,6 +164,7 @@ TRAITS: dict[str, Traits] = {
 
 # Configurations that wrap a text decoder with a vision (or audio) tower: the decoder is read from text_config
 # (its model_type, or the one named here when the file leaves it out); the towers are not counted.
-WRAPPERS: dict[str, str] = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral"}
+WRAPPERS: dict[str, str] = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral",
+                            "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text"}
 
 READ_TYPES = tuple(sorted(TRAITS))

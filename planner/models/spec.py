@@ -82,6 +82,8 @@ class ModelSpec:
     embedding_norm: bool = False  # bloom: a LayerNorm right after the token embedding
     embed_width: int = 0  # opt-350m: embeddings this wide, projected in and out of the hidden size (0: hidden)
     towers_not_counted: str = ""  # a multimodal wrapper's vision/audio configs, left out of every figure
+    # qwen3_next, qwen3_5: q_proj also yields a sigmoid gate on the attention output (twice the query width)
+    attn_output_gate: bool = False
 
     @property
     def is_moe(self) -> bool:
@@ -208,8 +210,9 @@ def _attention_params(spec: ModelSpec) -> tuple[int, int]:
         return q + kv_a + kv_b + out + bias, small + spec.kv_lora_rank + bias
     q_width = spec.heads * spec.head_dim
     kv_width = spec.kv_heads * spec.head_dim
-    weights = h * q_width + 2 * h * kv_width + q_width * h
-    biases = (q_width + 2 * kv_width if spec.attn_bias else 0) + (h if spec.attn_out_bias else 0)
+    q_out = q_width * (2 if spec.attn_output_gate else 1)
+    weights = h * q_out + 2 * h * kv_width + q_width * h
+    biases = (q_out + 2 * kv_width if spec.attn_bias else 0) + (h if spec.attn_out_bias else 0)
     norms = 0
     if spec.qk_norm:
         # per-head norms take the block's norm kind (phi, persimmon: LayerNorm with a bias); norms over all heads

@@ -31,6 +31,9 @@ SMALL: dict[str, list[Any]] = {
     "n_groups": [1, 2], "mamba_n_groups": [1, 2], "num_heads": [2, 4], "mamba_n_heads": [2, 4],
     "attn_layer_period": [1, 2, 3], "expert_layer_period": [1, 2], "attn_layer_indices": [None, [0], [1, 2]],
     "shared_intermediate_size": [16, 32],
+    # gated delta-net linear attention (qwen3_next, qwen3_5); the value heads a multiple of the key heads below
+    "linear_num_key_heads": [1, 2], "linear_key_head_dim": [8, 16], "linear_value_head_dim": [8, 16],
+    "linear_conv_kernel_dim": [2, 4],
 }  # fmt: skip
 FLAGS = ("attention_bias", "mlp_bias", "qkv_bias", "use_bias", "attention_out_bias", "tie_word_embeddings",
          "use_sliding_window", "use_qk_norm", "add_cross_attention", "lm_head_bias", "use_qkv_bias", "qk_layernorm",
@@ -84,6 +87,10 @@ def _make_consistent(values: dict[str, Any], fields: dict[str, Any], rng: random
         # no experts (a dense shared MLP) or some, and attention layers among the Mamba ones
         values["num_local_experts"] = rng.choice([0, 2, 4])
         values["layer_types"] = [rng.choice(["mamba", "attention", "linear_attention", "full_attention"])
+                                 for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))]
+    if "linear_num_key_heads" in values:  # qwen3_next, qwen3_5: each layer linear or full attention
+        values["linear_num_value_heads"] = values["linear_num_key_heads"] * rng.choice([1, 2])
+        values["layer_types"] = [rng.choice(["linear_attention", "full_attention"])
                                  for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))]
     if "mamba_n_heads" in values and "mamba_d_head" in fields:
         inner = values["mamba_expand"] * values.get("hidden_size", fields["hidden_size"])
