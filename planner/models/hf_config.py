@@ -123,6 +123,10 @@ def _llama_like(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any
     )
     if traits.moe:
         fields.update(_moe_fields(config, traits, layers))
+    if traits.layer_extra == "sub_norms":  # bitnet: attn_sub_norm over hidden, ffn_sub_norm over intermediate
+        fields.update(layer_extra_params=hidden + fields["ffn"])
+    elif traits.layer_extra == "xielu" and config.data.get("hidden_act") == "xielu":  # its alpha_p and alpha_n
+        fields.update(layer_extra_params=2)
     return ModelSpec(**fields)
 
 
@@ -138,7 +142,7 @@ def _dense_ffn(config: ConfigKeys, traits: Traits) -> int:
 def _moe_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, Any]:  # Any: ModelSpec fields
     """MoE fields. "all": every layer sparse. "qwen": layer i sparse when (i + 1) % decoder_sparse_step == 0 and
     it is not in mlp_only_layers. "llama4": the layers of moe_layers (default every interleave_moe_layer_step-th)."""
-    experts = config.int(config.first("n_routed_experts", "num_local_experts", "num_experts"))
+    experts = config.int(traits.experts_key or config.first("n_routed_experts", "num_local_experts", "num_experts"))
     if traits.moe == "qwen":
         step = config.int("decoder_sparse_step", 1)
         dense_only = config.data.get("mlp_only_layers") or []
@@ -156,6 +160,8 @@ def _moe_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, An
             moe_layers = _count_multiples(step, step - 1 + 1, layers + 1) if step else 0
     elif traits.moe == "deepseek":
         moe_layers = _deepseek_moe_layers(config, layers)
+    elif traits.moe == "ernie":
+        moe_layers = _ernie_moe_layers(config, layers)
     else:
         moe_layers = layers
     fields: dict[str, Any] = {}  # Any: ModelSpec fields
@@ -166,8 +172,8 @@ def _moe_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, An
     elif traits.shared_expert == "granite":
         shared_ffn = config.int("shared_intermediate_size", 0, allow_zero=True)
         fields.update(shared_experts=1 if shared_ffn else 0, shared_expert_ffn=shared_ffn)
-    elif traits.moe == "deepseek":  # n_shared_experts experts of moe_intermediate_size, fused into one MLP
-        key = config.first("n_shared_experts", "num_shared_experts")
+    elif traits.moe == "deepseek" or traits.shared_expert == "count":  # shared experts of moe_ffn, one MLP
+        key = traits.shared_key or config.first("n_shared_experts", "num_shared_experts")
         fields.update(shared_experts=config.int(key, 0, allow_zero=True))
     elif traits.shared_expert == "llama4":
         fields.update(shared_experts=1, shared_expert_ffn=config.int("intermediate_size"))
@@ -177,7 +183,7 @@ def _moe_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, An
     return dict(
         fields,
         experts=experts,
-        experts_per_token=config.int("num_experts_per_tok"),
+        experts_per_token=config.int(traits.top_k_key),
         moe_ffn=moe_ffn,
         dense_layers=layers - moe_layers,
         router_bias=traits.router_bias,
@@ -192,6 +198,17 @@ def _deepseek_moe_layers(config: ConfigKeys, layers: int) -> int:
     if isinstance(listed, list) and listed:
         return sum(1 for kind in listed[:layers] if kind == "sparse")
     return layers - min(config.int("first_k_dense_replace", 0, allow_zero=True), layers)
+
+
+def _ernie_moe_layers(config: ConfigKeys, layers: int) -> int:
+    """ernie4_5_moe: layer i sparse when (i + 1) % moe_layer_interval == 0 and moe_layer_start_index <= i <=
+    moe_layer_end_index (-1: the last layer); counted, not looped over."""
+    interval = config.int("moe_layer_interval")
+    start = config.int("moe_layer_start_index", allow_zero=True)
+    end = config.data.get("moe_layer_end_index")
+    last = layers - 1 if end == -1 else min(config.int("moe_layer_end_index", allow_zero=True), layers - 1)
+    # i + 1 a multiple of interval with start + 1 <= i + 1 <= last + 1
+    return _count_multiples(interval, start + 1, last + 2) if start <= last else 0
 
 
 def _layer_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, Any]:  # Any: ModelSpec fields
@@ -330,9 +347,9 @@ def _gpt_neox(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:
 def _deepseek(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:
     layers = config.int("num_hidden_layers")
     experts = config.int("n_routed_experts", 0, allow_zero=True)
-    # transformers makes every layer from first_k_dense_replace on an MoE layer (moe_layer_freq is not read)
-    first_dense = min(config.int("first_k_dense_replace", 0, allow_zero=True), layers)
-    moe_layers = layers - first_dense if experts else 0
+    # transformers makes every layer from first_k_dense_replace on an MoE layer (moe_layer_freq is not read),
+    # or those mlp_layer_types calls "sparse" (glm4_moe_lite)
+    moe_layers = _deepseek_moe_layers(config, layers) if experts else 0
     experts = experts if moe_layers else 0
     # an explicit null means "no low-rank query" (DeepSeek-V2-Lite); a missing key takes transformers' default
     q_lora = config.data.get("q_lora_rank")
@@ -352,7 +369,7 @@ def _deepseek(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:
         gated_mlp=True,
         norm="rmsnorm",
         attn_bias=config.bool("attention_bias", False),
-        mlp_bias=config.bool("mlp_bias", False) if config.model_type == "deepseek_v2" else False,
+        mlp_bias=config.bool("mlp_bias", False) if config.model_type in ("deepseek_v2", "minicpm3") else False,
         experts=experts,
         experts_per_token=(
             config.int("num_experts_per_tok", DEEPSEEK_V2_EXPERTS_PER_TOKEN) if experts else 0

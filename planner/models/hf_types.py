@@ -29,13 +29,19 @@ class Traits:
     activation: str = "silu"
     moe: str = ""  # "" | "all" | "qwen" (decoder_sparse_step) | "llama4" (interleave step) | "deepseek" (see below)
     moe_ffn_key: str = "moe_intermediate_size"
-    shared_expert: str = ""  # "" | "qwen" (gated, shared_expert_intermediate_size) | "llama4" (intermediate_size)
+    experts_key: str = ""  # the routed-expert count's key (empty: n_routed_experts, num_local_experts, num_experts)
+    top_k_key: str = "num_experts_per_tok"
+    # "" | "qwen" (gated, shared_expert_intermediate_size) | "llama4" (one of intermediate_size) | "granite"
+    # (shared_intermediate_size) | "count" (shared_key experts of moe_ffn, fused into one MLP)
+    shared_expert: str = ""
+    shared_key: str = ""
     router_bias: bool = False
     expert_bias: bool = False
     sinks: bool = False
     lm_head_bias: str | bool = False
     parallel_key: str = ""  # the key that makes attention and MLP share one input norm (a parallel block)
     layer_rule: str = "window"  # how layer_types follow from the config when it does not list them (see below)
+    layer_extra: str = ""  # "" | "sub_norms" (bitnet: RMSNorms over hidden and intermediate) | "xielu" (apertus)
 
 
 # Older families read by planner/models/hf_classic.py, one reader each (their keys follow no common pattern).
@@ -58,6 +64,8 @@ NO_BIAS = Traits()
 #   first_of:4    full on layers 0, 4, 8, ..., else sliding (cwm)
 # MoE "deepseek": n_routed_experts from layer first_k_dense_replace on (or where mlp_layer_types says "sparse"),
 # plus n_shared_experts shared experts of moe_intermediate_size (dots1, glm4_moe, exaone_moe, solar_open).
+# MoE "ernie": layer i sparse when (i + 1) % moe_layer_interval == 0 and moe_layer_start_index <= i <=
+# moe_layer_end_index (-1: the last layer).
 #   hybrid        attention or state-space layers, as planner/models/hf_hybrid.py reads them (jamba, bamba,
 #                 granitemoehybrid; qwen3_next, qwen3_5: gated delta-net linear attention)
 TRAITS: dict[str, Traits] = {
@@ -144,11 +152,28 @@ TRAITS: dict[str, Traits] = {
                           norms_per_layer=4, layer_rule="full"),
     "mellum": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="head", moe="qwen",
                      layer_rule="full"),
+    "helium": Traits(qkv_bias="attention_bias", mlp_bias="mlp_bias", layer_rule="full"),
+    "bitnet": Traits(qkv_bias="attention_bias", out_bias="attention_bias", activation="relu2", layer_rule="full",
+                     layer_extra="sub_norms"),
+    "apertus": Traits(qkv_bias="attention_bias", out_bias="attention_bias", gated=False, qk_norm="head",
+                      activation="xielu", layer_rule="full", layer_extra="xielu"),
+    "hunyuan_v1_moe": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="head", moe="all",
+                             moe_ffn_key="intermediate_size", top_k_key="moe_topk", shared_expert="llama4",
+                             layer_rule="full"),
+    "ernie4_5_moe": Traits(qkv_bias="use_bias", out_bias="use_bias", mlp_bias="use_bias", moe="ernie",
+                           experts_key="moe_num_experts", top_k_key="moe_k", shared_expert="count",
+                           shared_key="moe_num_shared_experts", router_bias=True, lm_head_bias="use_bias",
+                           layer_rule="full"),
     **{name: Traits(reader=name, layer_rule="full") for name in CLASSIC_TYPES},
     "gpt2": Traits(reader="gpt2", layer_rule="full"),
     "gpt_neox": Traits(reader="gpt_neox", layer_rule="full"),
     "deepseek_v2": Traits(reader="deepseek", layer_rule="full"),
     "deepseek_v3": Traits(reader="deepseek", layer_rule="full"),
+    # MLA attention (q_proj or q_a_proj + q_b_proj, kv_a_proj_with_mqa, kv_b_proj) with a dense MLP, or with
+    # DeepSeek's MoE (glm4_moe_lite)
+    "minicpm3": Traits(reader="deepseek", layer_rule="full"),
+    "youtu": Traits(reader="deepseek", layer_rule="full"),
+    "glm4_moe_lite": Traits(reader="deepseek", layer_rule="full"),
     "jamba": Traits(layer_rule="hybrid"),
     "bamba": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias", layer_rule="hybrid"),
     "granitemoehybrid": Traits(qkv_bias="attention_bias", out_bias="attention_bias", layer_rule="hybrid"),

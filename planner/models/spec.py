@@ -84,6 +84,9 @@ class ModelSpec:
     towers_not_counted: str = ""  # a multimodal wrapper's vision/audio configs, left out of every figure
     # qwen3_next, qwen3_5: q_proj also yields a sigmoid gate on the attention output (twice the query width)
     attn_output_gate: bool = False
+    # small per-layer tensors no other field covers, counted with the layer's norms (kept in 16 bit):
+    # bitnet's sub-norms (hidden + intermediate), apertus' two xIELU scalars
+    layer_extra_params: int = 0
 
     @property
     def is_moe(self) -> bool:
@@ -246,7 +249,7 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
     lm_head = (0 if spec.tied_embeddings else spec.vocab * width) + (spec.vocab if spec.lm_head_bias else 0)
     final_norm = _norm_size(spec) if spec.final_norm else 0
     attention, attention_small = _attention_params(spec)
-    layer_norms = spec.norms_per_layer * _norm_size(spec)
+    layer_norms = spec.norms_per_layer * _norm_size(spec) + spec.layer_extra_params
     dense_mlp, dense_mlp_bias = _mlp_params(spec, spec.ffn, spec.mlp_bias)
     routed_expert = shared_expert = router = shared_bias = 0
     if spec.is_moe:

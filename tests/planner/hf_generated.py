@@ -34,6 +34,9 @@ SMALL: dict[str, list[Any]] = {
     # gated delta-net linear attention (qwen3_next, qwen3_5); the value heads a multiple of the key heads below
     "linear_num_key_heads": [1, 2], "linear_key_head_dim": [8, 16], "linear_value_head_dim": [8, 16],
     "linear_conv_kernel_dim": [2, 4],
+    # ernie4_5_moe's MoE layout and hunyuan_v1_moe's top-k
+    "moe_num_experts": [2, 4], "moe_k": [1, 2], "moe_num_shared_experts": [0, 1, 2], "moe_layer_start_index": [0, 1, 2],
+    "moe_layer_interval": [1, 2], "moe_layer_end_index": [-1, 1, 3], "moe_topk": [1, 2],
 }  # fmt: skip
 FLAGS = ("attention_bias", "mlp_bias", "qkv_bias", "use_bias", "attention_out_bias", "tie_word_embeddings",
          "use_sliding_window", "use_qk_norm", "add_cross_attention", "lm_head_bias", "use_qkv_bias", "qk_layernorm",
@@ -61,6 +64,8 @@ def generated_config(model_type: str, rng: random.Random, *, trimmed: bool = Fal
     if "num_key_value_heads" in fields:
         values["num_key_value_heads"] = rng.choice([h for h in (1, 2, heads) if heads % h == 0])
     _make_consistent(values, fields, rng)
+    if model_type == "helium":  # it builds o_proj hidden x hidden: only heads x head_dim == hidden runs forward
+        values["head_dim"] = values.get("hidden_size", fields["hidden_size"]) // heads
     if "pad_token_id" in fields:
         values["pad_token_id"] = 0
     for key in ("bos_token_id", "eos_token_id"):

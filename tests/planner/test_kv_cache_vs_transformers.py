@@ -1,6 +1,6 @@
 """KV cache per layer kind against what transformers' DynamicCache holds after a real forward of tiny models on
-CPU: full layers every token, sliding and chunked layers their window - 1, MLA layers (deepseek_v2/v3) the
-compressed latent + the shared rotary key per token (planner/models/kv_cache.py)."""
+CPU: full layers every token, sliding and chunked layers their window - 1, MLA layers (deepseek_v2/v3, minicpm3,
+youtu, glm4_moe_lite) the compressed latent + the shared rotary key per token (planner/models/kv_cache.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from tests.planner.hf_generated import buildable_case, built_model, generated_co
 KV_TYPES = ("llama", "mistral", "ministral", "qwen2", "gemma2", "gemma3_text", "cohere2", "olmo3", "exaone4",
             "gpt_oss", "llama4_text", "smollm3", "gpt2", "deepseek_v2", "deepseek_v3", "falcon", "gpt_bigcode",
             "bloom", "opt", "gpt_neo", "mpt", "gptj", "phi", "stablelm", "dots1", "cwm", "vaultgemma",
-            "glm4_moe")  # fmt: skip
+            "glm4_moe", "helium", "bitnet", "apertus", "hunyuan_v1_moe", "ernie4_5_moe", "minicpm3", "youtu",
+            "glm4_moe_lite")  # fmt: skip
 # MLA as DeepSeek's configs have it: as many KV heads as query heads (transformers' MLA expands the latent to
 # them), and one routing group (the router's groups must divide the few experts of a tiny model; no cache effect)
 MLA = {"n_group": 1, "topk_group": 1}
@@ -42,7 +43,7 @@ def _runnable(data):
 def test_kv_cache_bytes_equal_transformers_dynamic_cache(model_type, tmp_path):
     rng = random.Random(f"kv-{model_type}")
     for index in range(3):
-        if model_type.startswith("deepseek"):
+        if "kv_lora_rank" in generated_config(model_type, random.Random(0)):  # an MLA type
             data = generated_config(model_type, rng)
             data.update(MLA, num_key_value_heads=data["num_attention_heads"])
         else:
