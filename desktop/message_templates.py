@@ -164,6 +164,14 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "memory.seq_beyond_context": QT_TRANSLATE_NOOP(
         "PlannerMessages", "sequence length {seq_len} exceeds {model}'s context of {context} tokens"
     ),
+    "memory.towers_not_counted": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{model}'s vision tower and projector ({towers}: {params:number} parameters) are not in this plan; "
+        "it covers the text decoder only",
+    ),
+    "memory.towers_size_unknown": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "{model}'s {towers} (size not read) are not in this plan; it covers the text decoder only"
+    ),
     "memory.qlora_ignores_precision": QT_TRANSLATE_NOOP(
         "PlannerMessages", "QLoRA keeps the base in NF4 and computes in bf16; precision {precision} is not used"
     ),

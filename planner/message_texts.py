@@ -175,6 +175,13 @@ TEXTS: Mapping[str, str] = MappingProxyType({
         "tp {tp} exceeds the {kv_heads} KV heads: each KV head is replicated on {replicas} ranks"
     ),
     "memory.seq_beyond_context": "sequence length {seq_len} exceeds {model}'s context of {context} tokens",
+    "memory.towers_not_counted": (
+        "{model}'s vision tower and projector ({towers}: {params:number} parameters) are not in this plan; "
+        "it covers the text decoder only"
+    ),
+    "memory.towers_size_unknown": (
+        "{model}'s {towers} (size not read) are not in this plan; it covers the text decoder only"
+    ),
     "memory.qlora_ignores_precision": (
         "QLoRA keeps the base in NF4 and computes in bf16; precision {precision} is not used"
     ),

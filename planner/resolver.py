@@ -447,12 +447,19 @@ def _add_quote(
 # ---------------------------------------------------------------------------------------------- resolve
 
 
-def _context_warning(model: ModelSpec, seq_len: int) -> list[Message]:
-    """A sequence longer than the model's context (max_position_embeddings, or the length it was trained on):
-    planned as asked, with the warning first among the notes (the CLI's and the Plan page's)."""
-    if seq_len <= model.max_context:
-        return []
-    return [msg("memory.seq_beyond_context", seq_len=seq_len, model=model.name, context=model.max_context)]
+def _model_notes(model: ModelSpec, seq_len: int) -> list[Message]:
+    """First among the notes (the CLI's and the Plan page's): a sequence longer than the model's context
+    (max_position_embeddings, or the length it was trained on), planned as asked; then a multimodal model's
+    vision/audio towers, which the plan leaves out (their size where planner/models/hf_towers.py counts it)."""
+    notes = []
+    if seq_len > model.max_context:
+        notes.append(msg("memory.seq_beyond_context", seq_len=seq_len, model=model.name, context=model.max_context))
+    if model.tower_params:
+        notes.append(msg("memory.towers_not_counted", model=model.name, towers=model.towers_not_counted,
+                         params=model.tower_params))  # fmt: skip
+    elif model.towers_not_counted:
+        notes.append(msg("memory.towers_size_unknown", model=model.name, towers=model.towers_not_counted))
+    return notes
 
 
 def resolve(
@@ -485,7 +492,7 @@ def resolve(
         raise UserError.of(msg("error.chosen_hardware_unplannable", reasons=tuple(hardware.notes)))
     if not hardware.gpus:
         raise UserError.of(msg("error.no_hardware_chosen"))
-    notes, missing = [*_context_warning(model, question.workload.seq_len), *hardware.notes], list(hardware.missing_rates)
+    notes, missing = [*_model_notes(model, question.workload.seq_len), *hardware.notes], list(hardware.missing_rates)
     sources = _prices(question, hardware, store, price_book, rates, missing)
     return ResolvedPlan(
         model=model,

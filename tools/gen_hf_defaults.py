@@ -1,5 +1,5 @@
 """Write planner/catalog/hf_config_defaults.json from the installed transformers: for every model type the reader
-knows (planner.models.hf_types.READ_TYPES), its configuration class's field defaults (what transformers assumes
+knows (planner.models.hf_types.READ_TYPES, the WRAPPERS and hf_towers.TOWER_TYPES), its configuration class's field defaults (what transformers assumes
 for a key a config.json leaves out; None where the class derives the value itself) and its attribute_map (the
 other spellings of a key it accepts). planner never imports transformers, so these ship as data;
 tests/planner/test_hf_coverage.py fails when they drift from the installed transformers.
@@ -50,9 +50,10 @@ def generate() -> dict[str, object]:
     import transformers
 
     sys.path.insert(0, str(ROOT))
-    from planner.models.hf_types import READ_TYPES
+    from planner.models.hf_towers import TOWER_TYPES
+    from planner.models.hf_types import READ_TYPES, WRAPPERS
 
-    types = {t: class_defaults(t) for t in sorted(READ_TYPES)}
+    types = {t: class_defaults(t) for t in sorted({*READ_TYPES, *WRAPPERS, *TOWER_TYPES})}
     return {"transformers": transformers.__version__, "types": types}
 
 

@@ -13,6 +13,7 @@ from planner.models.config_file import ConfigKeys, check_imported_size, read_con
 from planner.models.hf_classic import CLASSIC_READERS
 from planner.models.hf_defaults import DEEPSEEK_V2_EXPERTS_PER_TOKEN
 from planner.models.hf_hybrid import hybrid_fields, pure_state_space
+from planner.models.hf_towers import tower_params
 from planner.models.hf_types import READ_TYPES, TRAITS, WRAPPERS, Traits
 from planner.models.kv_cache import CHUNKED, FULL, SLIDING
 from planner.models.spec import ModelSpec, validate_spec
@@ -37,13 +38,19 @@ def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
         raise UserError.of(msg("error.config_remote_code", path=str(path), model_type=model_type))
     name = str(data.get("_name_or_path") or path.parent.name or model_type)
     common: dict[str, Any] = {"name": name, "family": model_type, "source": str(path)}  # Any: ModelSpec fields
+    wrapper: dict[str, Any] = {}  # Any: JSON values
     if model_type in WRAPPERS:
+        wrapper = data
         text = data.get("text_config") or {}
         if not isinstance(text, dict):
             raise UserError.of(msg("error.config_not_object", path=str(path), kind="text_config"))
         model_type = text.get("model_type") or WRAPPERS[model_type]
         _check_type_name(model_type, path)
-        towers = sorted(key for key in data if key.endswith(("vision_config", "audio_config")))
+        # each tower named by its model_type (siglip_vision_model), or by its key when the file gives none
+        towers = sorted(
+            str(value.get("model_type") or key) if isinstance(value, dict) else key
+            for key, value in data.items() if key.endswith(("vision_config", "audio_config"))
+        )  # fmt: skip
         common.update(family=model_type, towers_not_counted=", ".join(towers))
         data = {**text, "model_type": model_type}
     if model_type not in TRAITS:
@@ -60,6 +67,8 @@ def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
         spec = dataclasses.replace(spec, **hybrid_fields(config))
     elif traits.reader not in ("deepseek", "state_space"):
         spec = dataclasses.replace(spec, **_layer_fields(config, traits, spec.layers))
+    if wrapper:
+        spec = dataclasses.replace(spec, tower_params=tower_params(wrapper, spec.hidden, str(path)))
     validate_spec(spec, where=str(path))
     check_imported_size(spec.total_params, str(path))
     return spec

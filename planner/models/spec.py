@@ -82,6 +82,7 @@ class ModelSpec:
     embedding_norm: bool = False  # bloom: a LayerNorm right after the token embedding
     embed_width: int = 0  # opt-350m: embeddings this wide, projected in and out of the hidden size (0: hidden)
     towers_not_counted: str = ""  # a multimodal wrapper's vision/audio configs, left out of every figure
+    tower_params: int = 0  # their parameters with the projector (planner/models/hf_towers.py; 0: not counted)
     # qwen3_next, qwen3_5: q_proj also yields a sigmoid gate on the attention output (twice the query width)
     attn_output_gate: bool = False
     # small per-layer tensors no other field covers, counted with the layer's norms (kept in 16 bit):

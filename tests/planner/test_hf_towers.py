@@ -1,0 +1,73 @@
+"""The vision tower size of multimodal wrappers (planner/models/hf_towers.py) against transformers itself: the
+whole wrapper model built on the meta device, less its text decoder and LM head, on small random configs of the
+tower and projector keys; and Gemma 3's published vision encoder size."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from planner.models import load_hf_config
+
+transformers = pytest.importorskip("transformers", reason="needs the trace extra (installed by `make test`)")
+torch = pytest.importorskip("torch")
+
+TEXT = {"hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 8, "vocab_size": 300}  # fmt: skip
+
+
+def _vision(rng: random.Random, wrapper: str) -> dict[str, object]:
+    vision = {"hidden_size": rng.choice([16, 32]), "intermediate_size": rng.choice([24, 40]),
+              "num_hidden_layers": rng.choice([1, 2]), "num_attention_heads": 2, "patch_size": rng.choice([2, 4]),
+              "image_size": rng.choice([16, 32]), "num_channels": rng.choice([1, 3])}  # fmt: skip
+    if wrapper == "gemma3" and rng.random() < 0.5:
+        vision["vision_use_head"] = rng.random() < 0.5
+    if wrapper == "mistral3":
+        vision["head_dim"] = vision["hidden_size"] // 2
+    return vision
+
+
+def _wrapper(rng: random.Random, wrapper: str) -> dict[str, object]:
+    data: dict[str, object] = {"model_type": wrapper, "text_config": dict(TEXT), "vision_config": _vision(rng, wrapper)}
+    if wrapper == "gemma3":
+        data["mm_tokens_per_image"] = 4
+    else:
+        data.update(spatial_merge_size=rng.choice([1, 2]), multimodal_projector_bias=rng.random() < 0.5,
+                    vision_feature_layer=rng.choice([-1, [-1, -2]]))  # fmt: skip
+    return data
+
+
+def _transformers_tower(data: dict[str, object]) -> int:
+    config = transformers.AutoConfig.for_model(**data)
+    with torch.device("meta"):
+        model = transformers.AutoModelForImageTextToText.from_config(config)
+    text = sum(p.numel() for name, p in model.named_parameters() if "language_model" in name or "lm_head" in name)
+    return sum(p.numel() for p in model.parameters()) - text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("wrapper", ["gemma3", "mistral3"])
+def test_tower_size_equals_transformers(wrapper, tmp_path):
+    rng = random.Random(f"towers-{wrapper}")
+    for index in range(6):
+        data = _wrapper(rng, wrapper)
+        path = tmp_path / f"{index}.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        assert load_hf_config(path).tower_params == _transformers_tower(data), json.dumps(data)
+
+
+def test_gemma3_vision_encoder_has_its_published_size(tmp_path):
+    # google/gemma-3-4b-it config.json: SigLIP vision tower of hidden 1152, intermediate 4304, 27 layers, patch 14,
+    # image 896, no pooling head; the Gemma 3 technical report (arXiv 2503.19786, Table 1) gives the vision
+    # encoder as 417M parameters (the projector adds hidden 1152 x text 2560 + 1152)
+    vision = {"model_type": "siglip_vision_model", "hidden_size": 1152, "intermediate_size": 4304,
+              "num_hidden_layers": 27, "num_attention_heads": 16, "patch_size": 14, "image_size": 896,
+              "vision_use_head": False}  # fmt: skip
+    text = {"model_type": "gemma3_text", "hidden_size": 2560, "intermediate_size": 10240, "num_hidden_layers": 34,
+            "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "vocab_size": 262208}  # fmt: skip
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "gemma3", "text_config": text, "vision_config": vision}), "utf-8")
+    encoder = load_hf_config(path).tower_params - (1152 * 2560 + 1152)
+    assert round(encoder / 1e6) == 417
