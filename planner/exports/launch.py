@@ -306,6 +306,33 @@ def kv_cache_fraction(option: PlanOption) -> float:
     return min(MAX_MEMORY_UTILIZATION, max(0.01, math.ceil(memory.kv_cache.bytes / free * 100) / 100))
 
 
+# vLLM's disaggregated prefill: both instances load the NIXL connector and send / receive KV caches (vLLM docs,
+# features/nixl_connector_usage.md); a proxy in front sends each request to a prefill then a decode instance
+# (vLLM's examples/online_serving/disaggregated_serving, toy_proxy_server.py).
+VLLM_KV_TRANSFER = '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'
+
+
+def _vllm_pool_lines(option: PlanOption, context: int, dtype: str) -> list[str]:
+    """A disaggregated plan's vllm branch: ROLE=prefill or ROLE=decode starts one instance of that pool."""
+    assert option.latency is not None and option.latency.pools is not None
+    pools = option.latency.pools
+    common = f"--pipeline-parallel-size 1 --max-model-len {context} --dtype {dtype} " \
+             f"--kv-transfer-config {sh(VLLM_KV_TRANSFER)}"  # fmt: skip
+    # the plan's memory is a decode replica's; a prefill instance keeps vLLM's default share of the GPU's memory
+    decode_memory = f"--gpu-memory-utilization {memory_utilization(option):.2f}"
+    return [
+        f"    # disaggregated: {pools.prefill_replicas} prefill instance(s) of TP {pools.prefill_tp} and "
+        f"{pools.decode_replicas} decode instance(s) of TP {pools.decode_tp}, a proxy in front (vLLM's "
+        "disaggregated_serving example)",
+        '    case "${ROLE:-}" in',
+        f'      prefill) exec vllm serve "$MODEL" --tensor-parallel-size {pools.prefill_tp} --max-num-seqs 1 {common};;',
+        f'      decode) exec vllm serve "$MODEL" --tensor-parallel-size {pools.decode_tp} '
+        f"--max-num-seqs {option.batch_per_replica or 1} {decode_memory} {common};;",
+        '      *) die "ROLE=prefill or ROLE=decode: this plan runs two pools";;',
+        "    esac",
+    ]
+
+
 def _serving_lines(option: PlanOption, inputs: ExportInputs, verdicts: list[Verdict]) -> list[str]:
     layout = option.layout
     context = inputs.seq_len or (option.workload.seq_len if option.workload else DEFAULT_SERVING_CONTEXT)
@@ -320,7 +347,9 @@ def _serving_lines(option: PlanOption, inputs: ExportInputs, verdicts: list[Verd
         f"--gpu-memory-utilization {memory_utilization(option):.2f} --dtype {dtype}"
     )
     lines = [f'ENGINE="${{ENGINE:-{default_runner(verdicts)}}}"', 'case "$ENGINE" in', "  vllm)"]
-    if replica_gpus > per_node:  # one replica spans nodes: vLLM runs them as one Ray cluster
+    if option.latency is not None and option.latency.pools is not None:  # each pool's instances on their nodes
+        lines += _vllm_pool_lines(option, context, dtype)
+    elif replica_gpus > per_node:  # one replica spans nodes: vLLM runs them as one Ray cluster
         lines += [
             '    if [ "$NODE_RANK" -ne 0 ]; then exec ray start --address="$MASTER_ADDR:6379" --block; fi',
             "    ray start --head --port=6379",

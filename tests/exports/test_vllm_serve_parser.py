@@ -40,17 +40,22 @@ out = []
 for argv in json.loads(sys.stdin.read()):
     args = parser.parse_args(argv)
     command.validate(args)
-    out.append({key: vars(args).get(key) for key in json.loads(sys.argv[1])})
+    values = {key: vars(args).get(key) for key in json.loads(sys.argv[1])}
+    transfer = values.get("kv_transfer_config")
+    if transfer is not None:  # a KVTransferConfig: its connector and role
+        values["kv_transfer_config"] = [transfer.kv_connector, transfer.kv_role]
+    out.append(values)
 print(json.dumps(out))
 """
 READ_BACK = ["model_tag", "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_model_len",
-             "max_num_seqs", "gpu_memory_utilization", "dtype", "distributed_executor_backend"]  # fmt: skip
+             "max_num_seqs", "gpu_memory_utilization", "dtype", "distributed_executor_backend",
+             "kv_transfer_config"]  # fmt: skip
 
 
-def _vllm_argv(script: str) -> list[str]:
-    """The words after `vllm` on the vllm branch's exec line, with the model variable given a value."""
-    line = next(text for text in script.splitlines() if "exec vllm serve" in text)
-    words = shlex.split(line.replace('"$MODEL"', "meta-llama/Llama-3.1-70B"))
+def _vllm_argv(script: str, marker: str = "exec vllm serve") -> list[str]:
+    """The words after `vllm` on the line with `marker`, with the model variable given a value."""
+    line = next(text for text in script.splitlines() if marker in text)
+    words = shlex.split(line.replace('"$MODEL"', "meta-llama/Llama-3.1-70B").rstrip(";"))
     return words[words.index("vllm") + 1:]
 
 
@@ -81,3 +86,27 @@ def test_vllm_parses_every_exported_serve_line_with_the_planned_figures():
         assert args["data_parallel_size"] == replicas_on_a_node
         spans_nodes = layout.tp * layout.pp > 8
         assert (args["distributed_executor_backend"] == "ray") == spans_nodes
+
+
+def test_vllm_parses_both_pools_of_a_disaggregated_plan():
+    """A plan that chose disaggregated pools (70B fp8, 5,000-token prompts at 6.4 requests/s, TPOT <= 15 ms):
+    launch.sh's ROLE=prefill and ROLE=decode lines start each pool's tp with vLLM's NIXL KV connector."""
+    from planner.gpus import get_gpu
+    from planner.search import plan
+    from planner.search.types import Constraints, Workload
+
+    workload = Workload(task="inference", precision="fp8", seq_len=5500, output_len=500, request_rate=6.4,
+                        ttft_target_s=1.0, tpot_target_s=0.015)  # type: ignore[arg-type]
+    spec = get_preset("llama-3.1-70b")
+    option = plan(spec, workload, [get_gpu("h100-sxm")], Constraints(max_gpus=64)).options[0]
+    pools = option.latency.pools
+    assert pools is not None
+    script = launch_script(option, ExportInputs(task="inference", model_spec=spec, seq_len=5500))
+    prefill, decode = _parse([_vllm_argv(script, "prefill) exec vllm"), _vllm_argv(script, "decode) exec vllm")])
+    assert prefill["tensor_parallel_size"] == pools.prefill_tp and decode["tensor_parallel_size"] == pools.decode_tp
+    assert decode["max_num_seqs"] == option.batch_per_replica and prefill["max_num_seqs"] == 1
+    assert decode["gpu_memory_utilization"] == pytest.approx(memory_utilization(option))
+    assert prefill["gpu_memory_utilization"] == 0.92  # vLLM 0.33's default: the plan's memory is a decode replica's
+    for args in (prefill, decode):
+        assert args["kv_transfer_config"] == ["NixlConnector", "kv_both"]
+        assert args["max_model_len"] == 5500 and args["pipeline_parallel_size"] == 1
