@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from planner.messages import msg, render_en
+from planner.messages import msg
 from planner.search.common import Found, SearchInputs
 from planner.search.training import TrainingSearch
 from planner.search.types import PlanOption
@@ -50,7 +50,4 @@ def mark_tight(option: PlanOption, headroom: float) -> PlanOption:
         "option.tight_headroom", need_bytes=need, memory_bytes=option.gpu.memory_bytes, margin_bytes=margin,
         headroom_percent=headroom * 100,
     )  # fmt: skip
-    return dataclasses.replace(
-        option, headroom_margin_bytes=margin, notes=(render_en(note), *option.notes),
-        note_messages=(note, *option.note_messages),
-    )  # fmt: skip
+    return dataclasses.replace(option, headroom_margin_bytes=margin, note_messages=(note, *option.note_messages))
