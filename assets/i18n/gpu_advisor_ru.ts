@@ -4,7 +4,7 @@
 <context>
     <name>AppContext</name>
     <message>
-        <location filename="../../desktop/context.py" line="+265"/>
+        <location filename="../../desktop/context.py" line="+255"/>
         <location filename="../../desktop/quote_pricing.py" line="+91"/>
         <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
         <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
@@ -145,6 +145,19 @@
         <location line="+2"/>
         <source>Training: fastest run or lowest cost. Serving: lowest latency per token, or the fewest GPU-hours (cost) per token that still meets the target speed and users.</source>
         <translation>Обучение: самый быстрый прогон или самая низкая стоимость. Инференс: наименьшая задержка на токен или наименьшее число GPU-часов (стоимость) на токен при заданной скорости и числе пользователей.</translation>
+    </message>
+</context>
+<context>
+    <name>ErrorLog</name>
+    <message>
+        <location filename="../../desktop/error_log.py" line="+49"/>
+        <source>This is a bug in GPU Advisor (details on stderr).</source>
+        <translation>Это ошибка в GPU Advisor (подробности в stderr).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>This is a bug in GPU Advisor; its report is in {0}.</source>
+        <translation>Это ошибка в GPU Advisor; отчёт о ней — в {0}.</translation>
     </message>
 </context>
 <context>
@@ -611,7 +624,7 @@
 <context>
     <name>ImportPreviewDialog</name>
     <message>
-        <location filename="../../desktop/pages/quote_import.py" line="+119"/>
+        <location filename="../../desktop/pages/quote_import.py" line="+121"/>
         <source>Import preview</source>
         <translation>Предпросмотр импорта</translation>
     </message>
@@ -644,7 +657,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/main_window.py" line="+243"/>
+        <location filename="../../desktop/main_window.py" line="+242"/>
         <location filename="../../desktop/selftest.py" line="+177"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
@@ -1029,7 +1042,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>PlanCharts</name>
     <message>
-        <location filename="../../desktop/charts/plan_charts.py" line="+28"/>
+        <location filename="../../desktop/charts/plan_charts.py" line="+29"/>
         <source>weights</source>
         <translation>веса</translation>
     </message>
@@ -1059,7 +1072,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>накладные расходы</translation>
     </message>
     <message>
-        <location line="+76"/>
+        <location line="+79"/>
         <source>memory per GPU (GiB)</source>
         <translation>память на GPU (ГиБ)</translation>
     </message>
@@ -1074,7 +1087,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>доступно {0} из {1}</translation>
     </message>
     <message>
-        <location line="+86"/>
+        <location line="+102"/>
         <source>hours</source>
         <translation>часы</translation>
     </message>
@@ -1273,7 +1286,7 @@ token</source>
         <translation>реплик: {0}</translation>
     </message>
     <message>
-        <location line="+110"/>
+        <location line="+115"/>
         <source>{0} × {1}</source>
         <translation>{0} × {1}</translation>
     </message>
@@ -1311,7 +1324,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+262"/>
+        <location filename="../../desktop/pages/plan.py" line="+263"/>
         <source>Guided</source>
         <translation>Пошагово</translation>
     </message>
@@ -1396,7 +1409,7 @@ token</source>
         <translation>слоёв: {0}, контекст: {1} ток.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+222"/>
+        <location filename="../../desktop/pages/plan.py" line="+244"/>
         <source>best layout</source>
         <translation>лучшая схема</translation>
     </message>
@@ -1476,7 +1489,7 @@ token</source>
         <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-293"/>
+        <location filename="../../desktop/pages/plan.py" line="-315"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; &amp;Назад</translation>
     </message>
@@ -1620,7 +1633,7 @@ token</source>
         <translation>Все входные данные на одной странице и поля стратегии, которые можно закрепить</translation>
     </message>
     <message>
-        <location line="+272"/>
+        <location line="+293"/>
         <source>Nothing fits: no times or costs to draw</source>
         <translation>Ничего не помещается: нечего показать по времени и стоимости</translation>
     </message>
@@ -1635,7 +1648,7 @@ token</source>
         <translation>Экспорт не удался</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+100"/>
+        <location filename="../../desktop/pages/plan.py" line="+102"/>
         <source>Example: Llama 3.1 70B full fine-tune</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
@@ -4149,7 +4162,7 @@ with losses</source>
 <context>
     <name>PoolView</name>
     <message>
-        <location filename="../../desktop/pages/plan_results.py" line="+135"/>
+        <location filename="../../desktop/pages/plan_results.py" line="+142"/>
         <source>No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare each type alone with the whole pool as one job, a pipeline over the types and separate jobs.</source>
         <translation>Смешанного пула нет: в режиме «Эксперт» добавьте типы GPU и их число в разделе «Смешанный пул», чтобы сравнить каждый тип по отдельности со всем пулом как одним заданием, конвейером по типам и отдельными задачами.</translation>
     </message>
@@ -4385,7 +4398,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteCommands</name>
     <message>
-        <location filename="../../desktop/undo.py" line="+53"/>
+        <location filename="../../desktop/undo.py" line="+66"/>
         <source>a quote</source>
         <translation>котировки</translation>
     </message>
@@ -4546,7 +4559,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTab</name>
     <message>
-        <location filename="../../desktop/pages/quote_tab.py" line="+183"/>
+        <location filename="../../desktop/pages/quote_tab.py" line="+203"/>
         <source>Add</source>
         <translation>Добавить</translation>
     </message>
@@ -5084,7 +5097,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyChart</name>
     <message>
-        <location filename="../../desktop/charts/rentbuy_chart.py" line="+24"/>
+        <location filename="../../desktop/charts/rentbuy_chart.py" line="+25"/>
         <source>rent on demand</source>
         <translation>аренда по требованию</translation>
     </message>
@@ -5124,7 +5137,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>накопленные затраты ({0})</translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="+53"/>
         <source>buying pays off after {0} months</source>
         <translation>покупка окупается через {0} мес.</translation>
     </message>
@@ -5482,7 +5495,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>нет цены по требованию для {0}: введите её для сравнения</translation>
     </message>
     <message>
-        <location filename="../../desktop/rent_buy_text.py" line="+52"/>
+        <location filename="../../desktop/rent_buy_text.py" line="+73"/>
         <source>No purchase price is known for {0}: type one to compare buying.</source>
         <translation>Цена покупки {0} неизвестна: введите её, чтобы сравнить с покупкой.</translation>
     </message>
@@ -6719,7 +6732,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     <name>workers</name>
     <message>
         <location filename="../../desktop/workers.py" line="+134"/>
-        <location line="+483"/>
+        <location line="+486"/>
         <source>Cancelled</source>
         <translation>Отменено</translation>
     </message>
