@@ -2212,7 +2212,12 @@ token</source>
         <translation>Обычный параллелизм по данным (DDP) на {gpu} не сработает: одни только состояния модели занимают {state_bytes} на GPU при {capacity_bytes} памяти; их нужно шардировать, например {hint} (самый быстрый вариант: {strategy}).</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+13"/>
+        <source>Nothing fits on {gpu} within the {headroom_percent}% memory headroom ({capacity_bytes} of {memory_bytes}): the options shown fit only inside it (tight). The headroom is for the CUDA context, the allocator&apos;s fragmentation and NCCL buffers; a tight option runs out of memory if they take more than its margin.</source>
+        <translation>На {gpu} ничего не помещается в пределах {headroom_percent}% резерва памяти ({capacity_bytes} из {memory_bytes}): показанные варианты помещаются только за счёт резерва (впритык). Резерв нужен для контекста CUDA, фрагментации аллокатора и буферов NCCL; вариант впритык упадёт с нехваткой памяти, если они займут больше его запаса.</translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <source>{model} in {precision} does not fit {where} ({need_bytes} needed per GPU, {capacity_bytes} available). What would: {ideas}.</source>
         <translation>{model} в {precision} не помещается на {where} (нужно {need_bytes} на GPU, доступно {capacity_bytes}). Что поможет: {ideas}.</translation>
     </message>
@@ -2255,6 +2260,11 @@ token</source>
         <location line="+2"/>
         <source>global batch {effective_batch} sequences (dp {dp} x micro-batch {micro_batch} x {accumulation_steps} accumulation steps), not {global_batch}</source>
         <translation>глобальный батч — {effective_batch} посл. (dp {dp} × микробатч {micro_batch} × {accumulation_steps} шагов накопления градиента), а не {global_batch}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>TIGHT: needs {need_bytes} of {memory_bytes}, inside the {headroom_percent}% headroom; {margin_bytes} left for the CUDA context, allocator and NCCL buffers</source>
+        <translation>ВПРИТЫК: нужно {need_bytes} из {memory_bytes}, за счёт {headroom_percent}% резерва; на контекст CUDA, аллокатор и буферы NCCL остаётся {margin_bytes}</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -3373,7 +3383,7 @@ token</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
-        <location filename="../../desktop/message_templates.py" line="-201"/>
+        <location filename="../../desktop/message_templates.py" line="-213"/>
         <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
     </message>
@@ -3383,7 +3393,7 @@ token</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом); даже самой лёгкой раскладке ({strategy}) нужно {need_bytes} на GPU. Попробуйте: {ideas}.</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+12"/>
         <source>more GPUs</source>
         <translation>больше GPU</translation>
     </message>
@@ -3413,7 +3423,7 @@ token</source>
         <translation>GPU с большим объёмом памяти</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+42"/>
         <source>MISSES THE TARGETS: {missed}</source>
         <translation>НЕ ВЫПОЛНЯЕТ ЦЕЛИ: {missed}</translation>
     </message>
