@@ -10,6 +10,7 @@ from typing import Any
 from planner.errors import UserError
 from planner.messages import msg
 from planner.models.config_file import ConfigKeys, check_imported_size, read_config_json
+from planner.models.hf_classic import CLASSIC_READERS
 from planner.models.hf_defaults import DEEPSEEK_V2_EXPERTS_PER_TOKEN
 from planner.models.hf_hybrid import hybrid_fields, pure_state_space
 from planner.models.hf_types import READ_TYPES, TRAITS, WRAPPERS, Traits
@@ -53,6 +54,7 @@ def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
     config = ConfigKeys(data, str(path), model_type)
     traits = TRAITS[model_type]
     readers = {"gpt2": _gpt2, "gpt_neox": _gpt_neox, "deepseek": _deepseek, "state_space": _state_space}
+    readers.update(CLASSIC_READERS)
     spec = readers.get(traits.reader, _llama_like)(config, common)
     if traits.layer_rule == "hybrid":
         spec = dataclasses.replace(spec, **hybrid_fields(config))

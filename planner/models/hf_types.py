@@ -16,7 +16,7 @@ from dataclasses import dataclass
 class Traits:
     """How one model type's decoder layer is built. A str for a bias names the config key that turns it on."""
 
-    reader: str = "llama"  # llama | gpt2 | gpt_neox | deepseek | state_space (planner/models/hf_hybrid.py)
+    reader: str = "llama"  # llama | gpt2 | gpt_neox | deepseek | state_space (hf_hybrid.py) | a CLASSIC_TYPES type
     qkv_bias: str | bool = False
     out_bias: str | bool = False
     mlp_bias: str | bool = False
@@ -37,6 +37,9 @@ class Traits:
     parallel_key: str = ""  # the key that makes attention and MLP share one input norm (a parallel block)
     layer_rule: str = "window"  # how layer_types follow from the config when it does not list them (see below)
 
+
+# Older families read by planner/models/hf_classic.py, one reader each (their keys follow no common pattern).
+CLASSIC_TYPES = ("opt", "bloom", "falcon", "mpt", "gptj", "codegen", "gpt_bigcode", "gpt_neo")
 
 LLAMA = Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias")
 NO_BIAS = Traits()
@@ -110,6 +113,13 @@ TRAITS: dict[str, Traits] = {
                          layer_rule="every:2"),
     "granitemoeshared": Traits(qkv_bias="attention_bias", out_bias="attention_bias", moe="all",
                                moe_ffn_key="intermediate_size", shared_expert="granite", layer_rule="full"),
+    "granite_swa": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias", sinks=True,
+                          layer_rule="first_of:4"),
+    "granitemoe_swa": Traits(qkv_bias="attention_bias", out_bias="attention_bias", moe="all",
+                             moe_ffn_key="intermediate_size", shared_expert="granite", sinks=True,
+                             layer_rule="first_of:4"),
+    "flex_olmo": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="full", moe="all",
+                        moe_ffn_key="intermediate_size", layer_rule="full"),
     "cwm": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias", layer_rule="first_of:4"),
     "dots1": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="head", moe="deepseek",
                     layer_rule="from_max"),
@@ -134,6 +144,7 @@ TRAITS: dict[str, Traits] = {
                           norms_per_layer=4, layer_rule="full"),
     "mellum": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="head", moe="qwen",
                      layer_rule="full"),
+    **{name: Traits(reader=name, layer_rule="full") for name in CLASSIC_TYPES},
     "gpt2": Traits(reader="gpt2", layer_rule="full"),
     "gpt_neox": Traits(reader="gpt_neox", layer_rule="full"),
     "deepseek_v2": Traits(reader="deepseek", layer_rule="full"),

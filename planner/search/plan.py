@@ -104,17 +104,14 @@ def plan(
         ranked = sorted(within, key=lambda o: rank_key(o, _serving_rank(ranking, workload)))
     else:
         ranked = within  # closest to the targets first (options_to_show)
-    by_text = dict(zip(render_all_en(advice), advice, strict=True))  # each text once
-    advice_messages = tuple(by_text.values())
     return PlanResult(
         options=tuple(ranked[:top]),
         excluded=tuple(found.excluded),
         search_ms=(perf_counter() - started) * 1000,
-        advice=tuple(by_text),  # render_all_en(advice_messages): each of them renders to its key
         frontier=frontier,
         assumptions=tuple(assumptions),
         rank_by=ranking,
-        advice_messages=advice_messages,
+        advice_messages=tuple(dict(zip(render_all_en(advice), advice, strict=True)).values()),  # each text once
     )
 
 

@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from planner.gpus import GpuSpec
-from planner.messages import Message
+from planner.messages import Message, render_all_en
 from planner.money import Money
 from planner.scale.goodput import Resilience
 from planner.uncertainty import ErrorBand
@@ -252,8 +252,7 @@ class PlanOption:
     max_concurrent_sequences: int | None = None
     batch_per_replica: int | None = None
     assumptions: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()  # English (CLI, JSON); note_messages says the same as planner.messages codes
-    note_messages: tuple[Message, ...] = ()
+    note_messages: tuple[Message, ...] = ()  # said once, as planner.messages codes; `notes` is their English
     time_band: ErrorBand | None = None
     per_user_tokens_per_s: float | None = None
     concurrent_users: int | None = None
@@ -268,6 +267,11 @@ class PlanOption:
     def __post_init__(self) -> None:
         object.__setattr__(self, "confidence", Confidence.parse(self.confidence))
         object.__setattr__(self, "precision", Precision.parse(self.precision))
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The notes in English (the CLI, JSON, reports)."""
+        return render_all_en(self.note_messages)
 
     @property
     def per_gpu_bytes(self) -> dict[str, int]:
@@ -418,14 +422,18 @@ class PlanResult:
     options: tuple[PlanOption, ...]
     excluded: tuple[Excluded, ...]
     search_ms: float
-    advice: tuple[str, ...] = ()  # English (CLI, JSON); advice_messages says the same as Message objects
     frontier: tuple[PlanOption, ...] = ()
     assumptions: tuple[str, ...] = ()
     rank_by: RankBy = RankBy.TIME
-    advice_messages: tuple[Message, ...] = ()
+    advice_messages: tuple[Message, ...] = ()  # said once, as planner.messages codes; `advice` is their English
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rank_by", RankBy.parse(self.rank_by))
+
+    @property
+    def advice(self) -> tuple[str, ...]:
+        """The advice in English (the CLI, JSON, reports)."""
+        return render_all_en(self.advice_messages)
 
     def as_dict(self) -> dict[str, object]:
         return {

@@ -69,6 +69,8 @@ def generated_config(model_type: str, rng: random.Random, *, trimmed: bool = Fal
     for key in ("bos_token_id", "eos_token_id"):
         if key in fields:
             values[key] = 1
+    if "attention_types" in fields:  # gpt_neo: the global/local pattern must cover every layer
+        values["attention_types"] = [[["global", "local"], values["num_layers"] // 2]]
     config = cls(**values)
     data = config.to_diff_dict() if trimmed else config.to_dict()
     data["model_type"] = model_type
@@ -110,6 +112,18 @@ def built_model(data: dict[str, Any], device: str = "meta") -> Any:
     )
     with torch.device(device):
         return transformers.AutoModelForCausalLM.from_config(config)
+
+
+def buildable_case(model_type: str, rng: random.Random, *, trimmed: bool = False) -> tuple[dict[str, Any], int]:
+    """A generated config transformers can build (it refuses some combinations itself, such as gpt_bigcode's
+    cross-attention with multi-query attention) and its parameter count."""
+    for _ in range(20):
+        data = generated_config(model_type, rng, trimmed=trimmed)
+        try:
+            return data, transformers_params(data)
+        except NotImplementedError:
+            continue
+    raise AssertionError(f"no buildable {model_type} config in 20 draws")
 
 
 def transformers_params(data: dict[str, Any]) -> int:
