@@ -213,7 +213,7 @@ class PlanOption:
     planned, as for serving; JSON then says 1).
     time_band: the cross-validated error band of this option's class (planner.perf.bands): the true step time,
       wall time, GPU-hours and cost lie within estimate x (1 + low_fraction) .. x (1 + high_fraction) for the
-      share `coverage` of published runs of the class; throughputs take `tokens_per_s_band` (its inverse).
+      share `coverage` of published runs of the class; throughputs take its inverse (tokens/s scale like 1 / time).
       None when no class has enough published cases. JSON: "time_band" with "low_fraction", "high_fraction",
       "cases", "basis", "coverage", "confidence", and the ranges "wall_time_s_range", "cost_range",
       "tokens_per_s_range".
@@ -278,10 +278,6 @@ class PlanOption:
         return self.memory.as_dict()
 
     @property
-    def memory_per_gpu_bytes(self) -> int:
-        return self.memory.total_bytes
-
-    @property
     def effective_fraction(self) -> float:
         """Useful share of the wall time (1 without a goodput term)."""
         return self.goodput.effective_fraction if self.goodput is not None else 1.0
@@ -310,11 +306,6 @@ class PlanOption:
         """The training runtime whose memory the option counts and its export runs by default (deepspeed, fsdp2,
         ddp, torchtitan; planner.memory.runtimes); None for serving or a layout no runtime can run."""
         return self.memory.runtime or None
-
-    @property
-    def tokens_per_s_band(self) -> ErrorBand | None:
-        """The band of the throughput figures (tokens/s scale like 1 / time)."""
-        return self.time_band.inverse() if self.time_band else None
 
     def ranges(self) -> dict[str, list[float] | None]:
         """[low, high] of the wall time, cost and tokens/s under the time band (None where no band or figure)."""

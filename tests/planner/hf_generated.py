@@ -43,7 +43,6 @@ FLAGS = ("attention_bias", "mlp_bias", "qkv_bias", "use_bias", "attention_out_bi
          "use_parallel_residual", "parallel_attn", "new_decoder_architecture", "multi_query", "alibi", "bias",
          "enable_bias", "do_layer_norm_before", "layer_norm_elementwise_affine", "no_bias", "use_conv_bias",
          "mamba_conv_bias", "mamba_proj_bias", "conv_bias", "block_auto_adjust_ff_dim")  # fmt: skip
-KV_HEADS = ("num_key_value_heads",)
 
 
 def class_fields(model_type: str) -> dict[str, Any]:
