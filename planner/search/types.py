@@ -228,6 +228,9 @@ class PlanOption:
       "static_tokens_per_s", "continuous_tokens_per_s", "output_lengths".
     latency: serving: TTFT percentiles, the queue, the 90th-percentile inter-token latency and the option
       against the latency and throughput targets (ServingLatency); JSON "latency".
+    headroom_margin_bytes: training: set on a tight option, one that fits only inside the memory headroom
+      (planner.search.tight): the GPU's memory less what the option needs; None when it fits within the
+      headroom. JSON "headroom_margin_bytes".
     """
 
     gpu: GpuSpec
@@ -263,6 +266,7 @@ class PlanOption:
     goodput: Goodput | None = None
     replica_failure: ReplicaFailure | None = None
     latency: ServingLatency | None = None
+    headroom_margin_bytes: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "confidence", Confidence.parse(self.confidence))
@@ -359,6 +363,7 @@ class PlanOption:
             "goodput": self.goodput_dict(),
             "replica_failure": self.replica_failure.as_dict() if self.replica_failure is not None else None,
             "latency": self.latency.as_dict() if self.latency is not None else None,
+            "headroom_margin_bytes": self.headroom_margin_bytes,
         }
 
     @property
