@@ -1324,7 +1324,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+263"/>
+        <location filename="../../desktop/pages/plan.py" line="+264"/>
         <source>Guided</source>
         <translation>Пошагово</translation>
     </message>
@@ -2214,7 +2214,7 @@ token</source>
     <message>
         <location line="+13"/>
         <source>Nothing fits on {gpu} within the {headroom_percent}% memory headroom ({capacity_bytes} of {memory_bytes}): the options shown fit only inside it (tight). The headroom is for the CUDA context, the allocator&apos;s fragmentation and NCCL buffers; a tight option runs out of memory if they take more than its margin.</source>
-        <translation>На {gpu} ничего не помещается в пределах {headroom_percent}% резерва памяти ({capacity_bytes} из {memory_bytes}): показанные варианты помещаются только за счёт резерва (впритык). Резерв нужен для контекста CUDA, фрагментации аллокатора и буферов NCCL; вариант впритык упадёт с нехваткой памяти, если они займут больше его запаса.</translation>
+        <translation>На {gpu} ничего не помещается в пределах {headroom_percent}% запаса памяти ({capacity_bytes} из {memory_bytes}): показанные варианты помещаются только за счёт запаса (впритык). Запас нужен для контекста CUDA, фрагментации аллокатора и буферов NCCL; вариант впритык упадёт с нехваткой памяти, если они займут больше оставшегося свободного объёма.</translation>
     </message>
     <message>
         <location line="+13"/>
@@ -2264,7 +2264,7 @@ token</source>
     <message>
         <location line="+5"/>
         <source>TIGHT: needs {need_bytes} of {memory_bytes}, inside the {headroom_percent}% headroom; {margin_bytes} left for the CUDA context, allocator and NCCL buffers</source>
-        <translation>ВПРИТЫК: нужно {need_bytes} из {memory_bytes}, за счёт {headroom_percent}% резерва; на контекст CUDA, аллокатор и буферы NCCL остаётся {margin_bytes}</translation>
+        <translation>ВПРИТЫК: нужно {need_bytes} из {memory_bytes}, за счёт {headroom_percent}% запаса; на контекст CUDA, аллокатор и буферы NCCL остаётся {margin_bytes}</translation>
     </message>
     <message>
         <location line="+5"/>
