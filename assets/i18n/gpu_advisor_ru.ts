@@ -148,6 +148,19 @@
     </message>
 </context>
 <context>
+    <name>ErrorLog</name>
+    <message>
+        <location filename="../../desktop/error_log.py" line="+49"/>
+        <source>This is a bug in GPU Advisor (details on stderr).</source>
+        <translation>Это ошибка в GPU Advisor (подробности в stderr).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>This is a bug in GPU Advisor; its report is in {0}.</source>
+        <translation>Это ошибка в GPU Advisor; отчёт о ней — в {0}.</translation>
+    </message>
+</context>
+<context>
     <name>GpuInventoryModel</name>
     <message>
         <location filename="../../desktop/qmodels/gpu_inventory.py" line="+32"/>
@@ -6739,7 +6752,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     <name>workers</name>
     <message>
         <location filename="../../desktop/workers.py" line="+134"/>
-        <location line="+483"/>
+        <location line="+486"/>
         <source>Cancelled</source>
         <translation>Отменено</translation>
     </message>
