@@ -121,6 +121,8 @@ class Constraints:
     fits when its per-GPU total is at most memory_bytes x (1 - memory_headroom); resilience: failures,
     checkpoints, restarts and spot reclaims for the goodput term of training options (planner.scale; default:
     the published failure rate of each GPU type, a parallel file system, Daly's optimum interval, on-demand).
+    host_ram_bytes: CPU RAM per node, which training states offloaded to the host share (None: twice the node's
+    GPU memory, planner.memory.host_ram).
     """
 
     max_gpus: int = DEFAULT_MAX_GPUS
@@ -132,6 +134,7 @@ class Constraints:
     inter_node_bytes_per_s: float | None = None
     memory_headroom: float = DEFAULT_MEMORY_HEADROOM
     resilience: Resilience = field(default_factory=Resilience)
+    host_ram_bytes: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pinned", MappingProxyType(dict(self.pinned)))
@@ -228,6 +231,9 @@ class PlanOption:
       "static_tokens_per_s", "continuous_tokens_per_s", "output_lengths".
     latency: serving: TTFT percentiles, the queue, the 90th-percentile inter-token latency and the option
       against the latency and throughput targets (ServingLatency); JSON "latency".
+    headroom_margin_bytes: training: set on a tight option, one that fits only inside the memory headroom
+      (planner.search.tight): the GPU's memory less what the option needs; None when it fits within the
+      headroom. JSON "headroom_margin_bytes".
     """
 
     gpu: GpuSpec
@@ -263,6 +269,7 @@ class PlanOption:
     goodput: Goodput | None = None
     replica_failure: ReplicaFailure | None = None
     latency: ServingLatency | None = None
+    headroom_margin_bytes: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "confidence", Confidence.parse(self.confidence))
@@ -359,6 +366,7 @@ class PlanOption:
             "goodput": self.goodput_dict(),
             "replica_failure": self.replica_failure.as_dict() if self.replica_failure is not None else None,
             "latency": self.latency.as_dict() if self.latency is not None else None,
+            "headroom_margin_bytes": self.headroom_margin_bytes,
         }
 
     @property
