@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import string
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication
 
 from desktop import fmt
 from desktop.message_templates import CONTEXT, TEMPLATES
 from desktop.quote_kinds import kind_name
+
+if TYPE_CHECKING:  # annotations only: this module is imported before any plan is made
+    from planner.search import PlanOption, PlanResult
 
 
 def render(message: Any) -> str:
@@ -105,24 +108,14 @@ def _value(name: str, value: Any) -> str:
 # -- what the Plan page shows ------------------------------------------------------------------------------
 
 
-def advice_lines(result: Any) -> list[str]:
-    """A PlanResult's advice in the interface language (English strings where it has no messages)."""
-    messages = tuple(getattr(result, "advice_messages", ()) or ())
-    return (
-        [render(m) for m in messages]
-        if messages
-        else [str(line) for line in getattr(result, "advice", ()) or ()]
-    )
+def advice_lines(result: PlanResult | None) -> list[str]:
+    """A PlanResult's advice in the interface language (none before the first plan)."""
+    return [] if result is None else [render(message) for message in result.advice_messages]
 
 
-def note_lines(option: Any) -> list[str]:
+def note_lines(option: PlanOption) -> list[str]:
     """A PlanOption's notes in the interface language."""
-    messages = tuple(getattr(option, "note_messages", ()) or ())
-    return (
-        [render(m) for m in messages]
-        if messages
-        else [str(line) for line in getattr(option, "notes", ()) or ()]
-    )
+    return [render(message) for message in option.note_messages]
 
 
 def excluded_rows(excluded: Iterable[Any]) -> list[tuple[str, str]]:

@@ -28,6 +28,8 @@ from typing import BinaryIO
 from planner.errors import UserError
 from planner.messages import Message, msg
 
+Payload = bytes | str | Iterable[bytes]  # what the atomic writers write: bytes, UTF-8 text or pieces of bytes
+
 
 def file_kind(mode: int) -> Message:
     """What a non-regular file is, in words (for the refusal)."""
@@ -101,15 +103,15 @@ def refuse_overwrite(paths: Iterable[Path], *, force: bool, folder: Path | None 
     )
 
 
-def write_atomically(path: str | os.PathLike[str], data: bytes | str, *, mode: int | None = None) -> Path:
-    """Write `data` (text is UTF-8) to `path` through a temporary file and a rename; the old file survives any
-    failure. `mode`: permission bits for the new file (default: those of the file it replaces, else 0o644)."""
+def write_atomically(path: str | os.PathLike[str], data: Payload, *, mode: int | None = None) -> Path:
+    """Write `data` (text is UTF-8; pieces of bytes are written as they come, e.g. a million-row export streamed
+    from the database) to `path` through a temporary file and a rename; the old file survives any failure. `mode`: permission bits for the new file (default: those of the file it replaces, else 0o644)."""
     target = Path(path)
     write_all_atomically({target: data}, modes={target: mode} if mode is not None else None)
     return target
 
 
-def write_all_atomically(files: Mapping[Path, bytes | str], *, modes: Mapping[Path, int] | None = None) -> None:
+def write_all_atomically(files: Mapping[Path, Payload], *, modes: Mapping[Path, int] | None = None) -> None:
     """Write several files as one: every file is written and flushed to a temporary file first, and only when
     all of them are complete are they renamed over their targets. A failure on the way (a full disk in the
     third file) leaves every old file as it was and removes the temporary files."""
@@ -132,9 +134,9 @@ def write_all_atomically(files: Mapping[Path, bytes | str], *, modes: Mapping[Pa
                     os.unlink(temporary)
 
 
-def _stage(target: Path, data: bytes | str, mode: int | None) -> str:
+def _stage(target: Path, data: Payload, mode: int | None) -> str:
     """A complete, flushed temporary copy of `data` next to `target` (same folder: the rename stays atomic)."""
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    pieces = [data.encode("utf-8")] if isinstance(data, str) else [data] if isinstance(data, bytes) else data
     try:
         keep = stat.S_IMODE(target.stat().st_mode)
     except OSError:
@@ -143,13 +145,15 @@ def _stage(target: Path, data: bytes | str, mode: int | None) -> str:
                                              dir=str(target.parent) or ".")  # fmt: skip
     try:
         with os.fdopen(descriptor, "wb") as handle:
-            handle.write(payload)
+            for piece in pieces:
+                handle.write(piece)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temporary, keep if mode is None else mode)
-    except OSError as exc:
+    except BaseException as exc:  # a streamed payload may fail on its own (a database error, Ctrl-C)
         with contextlib.suppress(OSError):
             os.unlink(temporary)
-        exc.filename = str(target)  # the file the user named, not the temporary one
+        if isinstance(exc, OSError):
+            exc.filename = str(target)  # the file the user named, not the temporary one
         raise
     return temporary

@@ -447,6 +447,14 @@ def _add_quote(
 # ---------------------------------------------------------------------------------------------- resolve
 
 
+def _context_warning(model: ModelSpec, seq_len: int) -> list[Message]:
+    """A sequence longer than the model's context (max_position_embeddings, or the length it was trained on):
+    planned as asked, with the warning first among the notes (the CLI's and the Plan page's)."""
+    if seq_len <= model.max_context:
+        return []
+    return [msg("memory.seq_beyond_context", seq_len=seq_len, model=model.name, context=model.max_context)]
+
+
 def resolve(
     question: PlanQuestion,
     store: StoreProtocol | None,
@@ -477,7 +485,7 @@ def resolve(
         raise UserError.of(msg("error.chosen_hardware_unplannable", reasons=tuple(hardware.notes)))
     if not hardware.gpus:
         raise UserError.of(msg("error.no_hardware_chosen"))
-    notes, missing = list(hardware.notes), list(hardware.missing_rates)
+    notes, missing = [*_context_warning(model, question.workload.seq_len), *hardware.notes], list(hardware.missing_rates)
     sources = _prices(question, hardware, store, price_book, rates, missing)
     return ResolvedPlan(
         model=model,

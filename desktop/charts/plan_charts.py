@@ -11,11 +11,12 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtGui import QImage, QImageWriter, QResizeEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from desktop import fmt
+from desktop.charts.redraw import set_points, set_ticks
 from desktop.message_templates import QT_TRANSLATE_NOOP  # typed: returns its text
 
 import pyqtgraph as pg  # isort: skip  (PySide6 first: pyqtgraph binds to the Qt already imported)
@@ -51,6 +52,9 @@ def render_png(widget: QWidget) -> bytes:
     """The widget as drawn now, as an 8-bit RGB PNG (no alpha: planner.exports embeds such PNGs in report.pdf)."""
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice
 
+    redraw_now = getattr(widget, "redraw_now", None)
+    if redraw_now is not None:
+        redraw_now()  # a chart whose plots wait for the next turn draws them first
     image = widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
     data = QByteArray()
     buffer = QBuffer(data)
@@ -193,6 +197,8 @@ class ScalingChart(QWidget):
     scales with time) and written in the legend.
     """
 
+    drawn = Signal()  # the plots show the data of the last set_series
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._series: dict[str, list[tuple[int, float, float | None]]] = {}
@@ -232,7 +238,21 @@ class ScalingChart(QWidget):
         layout.addWidget(self.key_label)
         layout.addWidget(self.layout_widget, 1)
         layout.addWidget(self.empty_label, 1)
+        # The plots are redrawn on the event loop's next turn, not within set_series: an input change on the Plan
+        # page draws the table and the headline in one turn and these lines (pyqtgraph's setData and the paint
+        # that follows: 15-40 ms of the GUI thread) in the next, so neither turn stalls the window past the budget.
+        # Several set_series in one turn redraw once. chart_data() and the legend are the new data at once.
+        self._plots_timer = QTimer(self)
+        self._plots_timer.setSingleShot(True)
+        self._plots_timer.setInterval(0)
+        self._plots_timer.timeout.connect(self._redraw)
         self.retranslate()
+
+    def redraw_now(self) -> None:
+        """Draw the plots now if a redraw is waiting for the next turn (before the chart is grabbed as a picture)."""
+        if self._plots_timer.isActive():
+            self._plots_timer.stop()
+            self._redraw()
 
     def clear(self, message: str = "") -> None:
         """No curves and no axes, only `message` where the plots were."""
@@ -268,8 +288,7 @@ class ScalingChart(QWidget):
         self.cost_plot.getAxis("left").setLabel(self._currency)
         for plot in (self.time_plot, self.cost_plot):
             plot.getAxis("bottom").setLabel(QCoreApplication.translate("PlanCharts", "GPUs"))
-        if all(family in self._time_curves for family in self._series):
-            self.key_label.setText(self._legend(sorted(self._series)))
+        self.key_label.setText(self._legend(sorted(self._series)))
 
     def set_series(
         self,
@@ -298,7 +317,8 @@ class ScalingChart(QWidget):
         self.empty_label.hide()
         self.empty_label.clear()  # no words of an earlier plan (or language) left in the hidden label
         self.layout_widget.show()
-        self._redraw()
+        self.key_label.setText(self._legend(sorted(self._series)))  # the band changes with the selection
+        self._plots_timer.start()
 
     def chart_data(self) -> dict[str, Any]:
         """family -> {"gpus": [...], "time_s": [...], "cost": [...]} as drawn, plus the currency."""
@@ -340,18 +360,18 @@ class ScalingChart(QWidget):
     def _draw_band(self, divisor: float) -> None:
         data = self._band_data()
         if data is None:
-            self.time_band_bar.setData([], [])
-            self.cost_band_bar.setData([], [])
+            set_points(self.time_band_bar, [], [])
+            set_points(self.cost_band_bar, [], [])
             return
         count = data["gpus"]
-        self.time_band_bar.setData([count, count], [t / divisor for t in data["time_s"]])
+        set_points(self.time_band_bar, [count, count], [t / divisor for t in data["time_s"]])
         costs = data["cost"]
-        self.cost_band_bar.setData([count, count] if costs else [], costs or [])
+        set_points(self.cost_band_bar, [count, count] if costs else [], costs or [])
 
     def _legend(self, families: list[str]) -> str:
-        key = [
-            f"<span style='color:{self._time_curves[family].color}'>&#9632;</span>&nbsp;{family}"
-            for family in families
+        key = [  # each family's colour as _redraw gives it: by its place among the families, sorted
+            f"<span style='color:{PALETTE[index % len(PALETTE)]}'>&#9632;</span>&nbsp;{family}"
+            for index, family in enumerate(families)
         ]
         selected = QCoreApplication.translate("PlanCharts", "selected option")
         if self._band is not None and self._selected_point() is not None:
@@ -384,7 +404,7 @@ class ScalingChart(QWidget):
             axis = self.cost_plot.getAxis("left")
             ticks = linear_ticks(top, min(5, int(down)))
             step = ticks[1] - ticks[0] if len(ticks) > 1 else top
-            axis.setTicks([[(v, _step_text(v, step)) for v in ticks], []])
+            set_ticks(axis, [[(v, _step_text(v, step)) for v in ticks], []])
 
     def _curve(
         self, store: dict[str, pg.PlotDataItem], plot: pg.PlotItem, family: str, color: str
@@ -405,7 +425,6 @@ class ScalingChart(QWidget):
 
     def _redraw(self) -> None:
         divisor = self._time_unit[0]
-        families = sorted(self._series)
         for family in list(self._time_curves):
             if family not in self._series:
                 self.time_plot.removeItem(self._time_curves.pop(family))
@@ -420,10 +439,9 @@ class ScalingChart(QWidget):
                     curve.setSymbolBrush(color)
                     curve.color = color
             gpus = [p[0] for p in points]
-            time_curve.setData(gpus, [p[1] / divisor for p in points])
+            set_points(time_curve, gpus, [p[1] / divisor for p in points])
             priced = [(p[0], p[2]) for p in points if p[2] is not None and p[2] > 0]
-            cost_curve.setData([g for g, _ in priced], [c for _, c in priced])
-        self.key_label.setText(self._legend(families))  # the band changes with the selection
+            set_points(cost_curve, [g for g, _ in priced], [c for _, c in priced])
         marker_time: tuple[list[float], list[float]] = ([], [])
         marker_cost: tuple[list[float], list[float]] = ([], [])
         if self._selected is not None:
@@ -434,8 +452,8 @@ class ScalingChart(QWidget):
                     if cost:
                         marker_cost[0].append(count)
                         marker_cost[1].append(cost)
-        self.time_marker.setData(*marker_time)
-        self.cost_marker.setData(*marker_cost)
+        set_points(self.time_marker, *marker_time)
+        set_points(self.cost_marker, *marker_cost)
         self._draw_band(divisor)
         self._set_ticks(divisor)
         labels = (self._time_unit, self._currency, self._time_kind)
@@ -443,6 +461,11 @@ class ScalingChart(QWidget):
             self.retranslate()
         self.time_plot.enableAutoRange()
         self.cost_plot.enableAutoRange(axis="x")
+        self.drawn.emit()
+
+    def redraw_pending(self) -> bool:
+        """New data waits for the next turn of the event loop to be drawn."""
+        return self._plots_timer.isActive()
 
 
 def _step_text(value: float, step: float) -> str:
@@ -520,7 +543,8 @@ def gpu_ticks(low: int, high: int) -> list[int]:
 
 
 def _set_log_ticks(axis: pg.AxisItem, values: list[float], text: Callable[[float], str]) -> None:
-    axis.setTicks([[(math.log10(v), text(v)) for v in values if v > 0], []])
+    set_ticks(axis, [[(math.log10(v), text(v)) for v in values if v > 0], []])
+
 
 
 def _time_unit(

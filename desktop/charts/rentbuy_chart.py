@@ -13,6 +13,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from desktop.charts.redraw import set_points
 from desktop.message_templates import QT_TRANSLATE_NOOP  # typed: returns its text
 
 import pyqtgraph as pg  # isort: skip  (PySide6 first)
@@ -129,8 +130,11 @@ class RentBuyChart(QWidget):
         """
         self._series = {key: [float(v) for v in values] for key, values in series.items()}
         self._break_even = dict(break_even_months)
-        self._currency = currency
-        self.retranslate()
+        if currency != self._currency:  # the axis title names it (a new title re-lays the plot out)
+            self._currency = currency
+            self.retranslate()
+        else:
+            self._redraw()
 
     def chart_data(self) -> dict[str, Any]:
         return {
@@ -144,12 +148,12 @@ class RentBuyChart(QWidget):
         for name, label, color, style in SERIES:
             curve, values = self._curves[name], self._series.get(name)
             if values:
-                curve.setData(list(range(len(values))), values)
+                set_points(curve, range(len(values)), values)
                 curve.setVisible(True)
                 swatch = "&#9472;&#9472;" if style == Qt.PenStyle.SolidLine else "&#9476;&#9476;"
                 key.append(f"<span style='color:{color}'><b>{swatch}</b></span>&nbsp;{_tr(label)}")
             else:
-                curve.setData([], [])
+                set_points(curve, [], [])
                 curve.setVisible(False)
         self.key_label.setText(" &nbsp; ".join(key))
         months = self._break_even.get("on_demand")
@@ -173,7 +177,7 @@ class RentBuyChart(QWidget):
                 continue
             points_x.append(at)
             points_y.append(_interpolate(buy, at))
-        self.break_even_points.setData(points_x, points_y)
+        set_points(self.break_even_points, points_x, points_y)
         self.plot.enableAutoRange()
 
 

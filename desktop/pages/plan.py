@@ -111,7 +111,7 @@ class PlanPage(PlanDocumentPage):
     """See the module docstring. Signals: planned() after a result (or error) is drawn."""
 
     page_id = "plan"
-    planned = Signal()  # a result (or an error) is drawn: table, headline, memory bar, first scaling curve
+    planned = Signal()  # a result (or an error) is drawn: table, headline, memory bar (the scaling chart next turn)
     scaling_ready = Signal()  # the per-strategy scaling curves for the selected GPU type are drawn
     pool_ready = Signal()  # the mixed pool's comparison of the shown plan is drawn (it follows the plan)
 
@@ -146,6 +146,7 @@ class PlanPage(PlanDocumentPage):
         self._throttle.setInterval(THROTTLE_MS)
         self._throttle.timeout.connect(self._after_cooldown)
         self._replan_pending = False
+        self._plan_job: tuple[Job | None, int] = (None, 0)  # the last background plan and its generation
         self._last_kind: tuple[object, ...] | None = None  # what the last plan was of (_plan_kind)
 
         self.step = 0  # the guided question shown
@@ -413,11 +414,24 @@ class PlanPage(PlanDocumentPage):
         if self._replan_pending:
             self.replan()
 
+    def _deferrable(self) -> bool:
+        """A background plan of the same model, task and hardware is on its way and still the newest request:
+        these inputs (numbers changed only) wait for it to be drawn rather than drop it."""
+        job, generation = self._plan_job
+        return (job is not None and job.running and self.scheduler.is_current(generation)
+                and not self.scheduler.runs_inline() and self.shape.seq_problem is None
+                and _plan_kind(self.state.inputs) == self._last_kind)  # fmt: skip
+
     def replan(self) -> None:
         """Plan the current inputs now (the re-plan timers call this; tests may too)."""
         self._soon.stop()
         self._replan_pending = False
         self._throttle.start()
+        if self._deferrable():
+            # one background plan at a time: the one on its way is drawn, then these inputs are planned (a newer
+            # request would drop it, and a drag whose plans each outlast a step would draw nothing until it rests)
+            self._replan_pending = True
+            return
         generation = self.scheduler.request()
         if generation is None:
             return
@@ -448,12 +462,20 @@ class PlanPage(PlanDocumentPage):
         # slow search or cold price summaries: all of it on a pool thread, the latest request wins
         def done(answer: tuple[PlanCall, PlanResult, float, SpotAnswer | None]) -> None:
             self._accept_built(generation, *answer)
+            self._plan_deferred()
 
         def failed(message: str) -> None:
             error = job.error
             self._fail(generation, message if error is None else error_note(error), is_model_error(error))
+            self._plan_deferred()
 
         job: Job = self.context.jobs.run(build_and_run, *request, on_done=done, on_error=failed, name="plan")
+        self._plan_job = (job, generation)
+
+    def _plan_deferred(self) -> None:
+        """A background plan came back: plan the inputs that changed while it was on its way."""
+        if self._replan_pending and not self._throttle.isActive():
+            self.replan()
 
     def _accept_built(
         self,
@@ -547,6 +569,7 @@ class PlanPage(PlanDocumentPage):
         names = {gpu_id: short_gpu_name(gpu.name) for gpu_id, gpu in self.context.gpu_catalog().items()}
         results.pool.show_answer(self.pool, names, training)
         self.last_redraw_ms = (time.perf_counter() - started) * 1000.0
+        self.scheduler.drawn(self.last_redraw_ms)
         self.planned.emit()
 
     def _draw_scaling(self, option: PlanOption) -> None:
@@ -613,6 +636,7 @@ class PlanPage(PlanDocumentPage):
         option = self.state.selected_option
         if option is not None and self.series.curves and self.state.best is not None:
             self._draw_scaling(option)
+            self.results.scaling_chart.redraw_now()  # this turn draws only the chart: no wait for the next
         self.scaling_ready.emit()
 
     def _publish_option(self, option: PlanOption | None) -> None:

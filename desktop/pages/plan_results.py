@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QLocale, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -87,6 +87,7 @@ class PoolView(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        self._shown: tuple[PoolAnswer | None, tuple[object, ...]] | None = None  # the answer drawn, and about what
         self.headline = QLabel()
         self.headline.setObjectName("poolHeadline")
         self.headline.setWordWrap(True)
@@ -127,6 +128,12 @@ class PoolView(QWidget):
         outer.addWidget(scroll)
 
     def show_answer(self, answer: PoolAnswer | None, names: dict[str, str], training: bool) -> None:
+        # every redraw of the plan passes the pool's answer again; it changes only when the next one follows (or
+        # with the GPU names, the kind of plan or the language)
+        about = (names, training, QLocale().name())
+        if self._shown is not None and answer is self._shown[0] and about == self._shown[1]:
+            return
+        self._shown = (answer, about)
         comparison = answer.comparison if answer is not None else None
         self.model.set_comparison(comparison, names)
         self.table.setVisible(comparison is not None and bool(comparison.choices))

@@ -5,6 +5,7 @@ import itself on a pool thread, and the dialog that shows the preview before any
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
@@ -26,9 +27,9 @@ from desktop.qmodels.quotes import (
 from desktop.quote_pricing import (
     LoadProgress,
 )
+from planner.messages import Message
 
 if TYPE_CHECKING:
-    from planner.messages import Message
     from planner.store import ImportResult, StoreProtocol
     from planner.store.protocols import PurchaseQuoteStore, RentalQuoteStore
 
@@ -45,11 +46,8 @@ class ImportPreview:
     kind: str
     total: int = 0
     good: int = 0
-    errors: list[tuple[int, Message]] = field(default_factory=list)  # (spreadsheet row, reason)
-
-    @property
-    def bad_rows(self) -> int:
-        return len({row for row, _ in self.errors})
+    bad_rows: int = 0
+    errors: list[tuple[int, Message]] = field(default_factory=list)  # (spreadsheet row, reason): the first ones
 
 
 def detect_quote_kind(path: str) -> str | None:
@@ -70,23 +68,27 @@ def detect_quote_kind(path: str) -> str | None:
 def preview_csv(
     store: StoreProtocol, path: str, kind: str, progress: LoadProgress | None = None
 ) -> ImportPreview:
-    """Read and validate every row exactly as the import will, without writing anything."""
-    from planner.store.quotes import PURCHASE, RENTAL, read_quote_csv
+    """Read and validate every row exactly as the import will, without writing anything. The file streams
+    through (a million rows in bounded memory); the preview keeps the first PREVIEW_ROWS_SHOWN reasons."""
+    from planner.store.quote_csv import open_quote_csv, stream_quote_csv
+    from planner.store.quotes import PURCHASE, RENTAL
 
     spec = RENTAL if kind == "rental" else PURCHASE
-    parsed = read_quote_csv(path, spec)  # UserError for a file-level problem
+    handle = open_quote_csv(Path(path))  # UserError for a file-level problem
+    size = max(Path(path).stat().st_size, 1)
     resolver = store.user_gpus.resolver()
-    preview = ImportPreview(path=path, kind=kind, total=len(parsed.rows) + len(parsed.errors))
-    preview.errors.extend(parsed.errors)
-    for done, (row_number, cells) in enumerate(parsed.rows):
-        _cleaned, reasons = spec.clean(cells, resolver)
+    preview = ImportPreview(path=path, kind=kind)
+    for row_number, row in stream_quote_csv(path, spec, handle):
+        preview.total += 1
+        reasons = [row] if isinstance(row, Message) else spec.clean(row, resolver)[1]
         if reasons:
-            preview.errors.extend((row_number, reason) for reason in reasons)
+            preview.bad_rows += 1
+            room = PREVIEW_ROWS_SHOWN + 1 - len(preview.errors)  # one more: the dialog says when there are more
+            preview.errors.extend((row_number, reason) for reason in reasons[:room])
         else:
             preview.good += 1
-        if progress is not None and done % 2000 == 0:
-            progress(done / max(len(parsed.rows), 1), "checking")
-    preview.errors.sort(key=lambda item: item[0])
+        if progress is not None and preview.total % 2000 == 0 and not handle.closed:
+            progress(handle.tell() / size, "checking")
     return preview
 
 

@@ -358,7 +358,7 @@ class QuotesPage(Page):
             )
         self.context.quotes_changed.emit()  # reloads our tables too
         text = self.tr("Imported {0} quotes; {1} duplicates skipped; {2} rows refused.").format(
-            result.added, len(result.duplicates), result.bad_rows
+            result.added, result.duplicate_rows, result.bad_rows
         )
         show_banner(tab.banner, text)
         self.context.show_status(text)

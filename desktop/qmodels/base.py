@@ -45,3 +45,26 @@ class FlatTableModel(QAbstractTableModel):
         ):
             return QCoreApplication.translate(self.CONTEXT, headers[section])
         return None
+
+
+class CellMemo:
+    """What a model that changes only by a reset answers for each (row, column, role), worked out once.
+
+    A table view asks for every cell's roles again and again: each resize to contents asks for the whole table
+    (twice with the rows' heights), each paint for the visible cells, and formatting a number in Python each time
+    made a redraw of the Plan page's table 2,000 calls of data(). The model clears the memo when it resets.
+    """
+
+    def __init__(self) -> None:
+        self._cells: dict[tuple[int, int, int], Any] = {}
+
+    def clear(self) -> None:
+        self._cells.clear()
+
+    def get(self, index: QModelIndex | QPersistentModelIndex, role: int, compute: Any) -> Any:
+        """The memoized `compute(index, role)`."""
+        key = (index.row(), index.column(), int(role))
+        if key in self._cells:
+            return self._cells[key]
+        value = self._cells[key] = compute(index, role)
+        return value

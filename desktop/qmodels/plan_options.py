@@ -13,7 +13,7 @@ from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex,
 
 from desktop import fmt
 from desktop.message_templates import QT_TRANSLATE_NOOP  # typed: returns its text
-from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
+from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, CellMemo, FlatTableModel
 from planner.vocabulary import Confidence
 
 if TYPE_CHECKING:
@@ -150,12 +150,14 @@ class PlanOptionsModel(FlatTableModel):
         self, parent: QObject | None = None, money_text: Callable[[Money | None], str] | None = None
     ):
         super().__init__(parent)
+        self._cells = CellMemo()  # every cell worked out once per reset (a redraw asks each many times)
         self._options: tuple[PlanOption, ...] = ()
         self._training = True
         self._money_text = money_text or (lambda money: fmt.money_obj(money))
 
     def set_options(self, options: Sequence[PlanOption], training: bool) -> None:
         self.beginResetModel()
+        self._cells.clear()
         self._options = tuple(options)
         self._training = training
         self.endResetModel()
@@ -190,6 +192,9 @@ class PlanOptionsModel(FlatTableModel):
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
+        return self._cells.get(index, role, self._data)
+
+    def _data(self, index: QModelIndex | QPersistentModelIndex, role: int) -> Any:
         if not index.isValid() or not (0 <= index.row() < len(self._options)):
             return None
         option = self._options[index.row()]

@@ -18,7 +18,7 @@ from PySide6.QtGui import QFont
 from desktop import fmt
 from desktop.message_templates import QT_TRANSLATE_NOOP  # typed: returns its text
 from desktop.plan_scale_text import choice_details, choice_name
-from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, FlatTableModel
+from desktop.qmodels.base import RIGHT_ALIGNED, SORT_ROLE, CellMemo, FlatTableModel
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QObject
@@ -44,11 +44,13 @@ class PoolChoicesModel(FlatTableModel):
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
+        self._cells = CellMemo()  # every cell worked out once per reset (a redraw asks each many times)
         self._choices: tuple[PoolChoice, ...] = ()
         self._names: Mapping[str, str] = {}
 
     def set_comparison(self, comparison: PoolComparison | None, names: Mapping[str, str]) -> None:
         self.beginResetModel()
+        self._cells.clear()
         self._choices = comparison.choices if comparison is not None else ()
         self._names = dict(names)
         self.endResetModel()
@@ -65,6 +67,9 @@ class PoolChoicesModel(FlatTableModel):
     def data(
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
+        return self._cells.get(index, role, self._data)
+
+    def _data(self, index: QModelIndex | QPersistentModelIndex, role: int) -> Any:
         choice = self.choice(index.row()) if index.isValid() else None
         if choice is None or not 0 <= index.column() < len(COLUMNS):
             return None

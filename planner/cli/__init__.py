@@ -12,7 +12,7 @@ import importlib
 import json
 import os
 import sys
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from planner.cli.terminal import visible_stdout
 from planner.errors import UserError
@@ -141,6 +141,26 @@ def print_json(payload: object) -> None:
 
     json.dump(finite_json(payload), sys.stdout, indent=2, ensure_ascii=False, allow_nan=False)
     sys.stdout.write("\n")
+
+
+def print_json_list(head: Mapping[str, object], key: str, items: Iterable[object]) -> None:
+    """print_json({**head, key: list(items)}), written item by item: the list is never held whole (a listing of
+    a million quotes streams in bounded memory and starts at once). The same text print_json would write."""
+    from planner.limits import finite_json
+
+    def dumped(value: object, indent: int) -> str:
+        text = json.dumps(finite_json(value), indent=2, ensure_ascii=False, allow_nan=False)
+        return text.replace("\n", "\n" + " " * indent)
+
+    opening = dumped({**head, key: []}, 0)
+    assert opening.endswith(f'"{key}": []\n}}'), opening  # the list is the last member
+    sys.stdout.write(opening[: -len("[]\n}")] + "[")
+    separator = "\n    "
+    wrote = False
+    for item in items:
+        sys.stdout.write(separator + dumped(item, 4))
+        separator, wrote = ",\n    ", True
+    sys.stdout.write("\n  ]\n}\n" if wrote else "]\n}\n")
 
 
 def _refuse_unusable_arguments(argv: list[str]) -> None:

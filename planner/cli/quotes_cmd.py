@@ -8,14 +8,15 @@ and delete from rental quotes to purchase quotes.
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date
 from pathlib import Path
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, TextIO, TypeAlias, TypeVar
 
-from planner.cli import SUMMARIES, print_json
-from planner.cli.store_access import money, open_store, row_id, table
+from planner.cli import SUMMARIES, print_json, print_json_list
+from planner.cli.store_access import money, open_store, row_id
 from planner.errors import UserError
 from planner.files import refuse_overwrite
 from planner.messages import msg
@@ -30,6 +31,7 @@ from planner.store import (
 )
 
 SECONDS_PER_HOUR = 3600
+WIDTH_SAMPLE_ROWS = 1000  # a streamed listing pads its columns to the widest cell of its first rows
 Actions: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 RowT = TypeVar("RowT", RentalQuoteRow, PurchaseQuoteRow)
 
@@ -202,6 +204,9 @@ def import_json(result: ImportResult) -> dict[str, Any]:
         "added": result.added,
         "refused": result.refused,
         "rows": result.total_rows,
+        "duplicate_rows": result.duplicate_rows,
+        "bad_rows": result.bad_rows,
+        # the first rows of each (planner.store.quote_import.REPORTED_ROWS_MAX); the counts above cover them all
         "duplicates": [{"row": row, "reason": reason.text} for row, reason in result.duplicates],
         "errors": [{"row": row, "reason": reason.text} for row, reason in result.errors],
     }
@@ -248,48 +253,55 @@ def run_add_purchase(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
+    """The matching quotes, streamed: a million rows start printing at once in bounded memory."""
     with open_store() as store:
         if args.gpu:
             _, unknown = store.user_gpus.resolver().resolve(args.gpu)
             if unknown:
                 raise UserError.of(unknown)
         filters = {"gpu": args.gpu, "mine_only": args.mine}
-        purchases = store.purchase_quotes.find(vendor=args.provider, **filters) if args.purchase else []
-        rentals = (
-            []
-            if args.purchase
-            else store.rental_quotes.find(provider=args.provider, kind=args.kind, **filters)
-        )
-    if args.purchase:
-        return _print_quotes(args, purchases, purchase_json, _PURCHASE_TABLE)
-    return _print_quotes(args, rentals, rental_json, _RENTAL_TABLE)
+        if args.purchase:
+            purchases = store.purchase_quotes.stream(vendor=args.provider, **filters)
+            return _print_quotes(args, purchases, purchase_json, _PURCHASE_TABLE)
+        rentals = store.rental_quotes.stream(provider=args.provider, kind=args.kind, **filters)
+        return _print_quotes(args, rentals, rental_json, _RENTAL_TABLE)
 
 
 def _print_quotes(
     args: argparse.Namespace,
-    rows: list[RowT],
+    rows: Iterator[RowT],
     shape: Callable[[RowT], dict[str, Any]],
     columns: tuple[tuple[str, Callable[[RowT], str]], ...],
 ) -> int:
     if args.json:
-        print_json(
-            {"kind": "purchase" if args.purchase else "rental", "quotes": [shape(row) for row in rows]}
-        )
+        print_json_list({"kind": "purchase" if args.purchase else "rental"}, "quotes", map(shape, rows))
         return 0
-    if not rows:
+    first = list(itertools.islice(rows, WIDTH_SAMPLE_ROWS))  # the column widths come from the first rows
+    if not first:
         if args.mine and not (args.gpu or args.provider or getattr(args, "kind", None)):
             print("you have no quotes of your own yet: add one with `gpu-advisor quotes add` or import a CSV")
         else:
             print("no quotes match these filters")
         return 0
-    print(table([header for header, _ in columns], [[cell(row) for _, cell in columns] for row in rows]))
-    references = sum(1 for row in rows if row["origin"] == "reference")
+    headers = [header for header, _ in columns]
+    sample = [[cell(row) for _, cell in columns] for row in first]
+    widths = [max(len(text) for text in column) for column in zip(headers, *sample, strict=True)]
+    print(_padded(headers, widths))
+    references = 0
+    for row in itertools.chain(first, rows):
+        references += row["origin"] == "reference"
+        print(_padded([cell(row) for _, cell in columns], widths))
     if references:
         print(
             f"\n{references} reference price(s) marked 'reference': dated public figures shipped with GPU Advisor "
             "(sources in the source column; --json shows them); --mine hides them"
         )
     return 0
+
+
+def _padded(cells: list[str], widths: list[int]) -> str:
+    """One line of a table (store_access.table's layout); a cell wider than its column pushes the rest right."""
+    return "  ".join(text.ljust(width) for text, width in zip(cells, widths, strict=True)).rstrip()
 
 
 def _origin(row: RentalQuoteRow | PurchaseQuoteRow) -> str:
@@ -331,6 +343,7 @@ def run_import(args: argparse.Namespace) -> int:
         result = quotes.import_csv(args.file, skip_invalid=args.skip_invalid)
     for row, reason in result.errors:
         sys.stderr.write(f"row {row}: {reason.text}\n")
+    _more_rows(result.bad_rows - len({row for row, _ in result.errors}), sys.stderr)
     if args.json:
         print_json(import_json(result))
     if result.refused:
@@ -340,14 +353,21 @@ def run_import(args: argparse.Namespace) -> int:
     if not args.json:
         for row, reason in result.duplicates:
             print(f"row {row}: not added, {reason.text}")
+        _more_rows(result.duplicate_rows - len(result.duplicates), sys.stdout)
         kind = "purchase" if args.purchase else "rental"
         summary = f"imported {result.added} {kind} quote(s) from {args.file}"
-        if result.duplicates:
-            summary += f"; {len(result.duplicates)} duplicate(s) not added"
-        if result.errors:
+        if result.duplicate_rows:
+            summary += f"; {result.duplicate_rows} duplicate(s) not added"
+        if result.bad_rows:
             summary += f"; {result.bad_rows} bad row(s) skipped (listed on stderr)"
         print(summary)
     return 0
+
+
+def _more_rows(count: int, stream: TextIO) -> None:
+    """The line that stands for the rows an import result does not list (it lists the first ones of each)."""
+    if count > 0:
+        stream.write(f"... and {count} more row(s) like these, not listed\n")
 
 
 def run_export(args: argparse.Namespace) -> int:

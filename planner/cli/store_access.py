@@ -7,13 +7,21 @@ from typing import Any
 
 from planner.errors import UserError
 from planner.messages import msg
-from planner.store import Store, StoreProtocol
+from planner.store import Store, StoreProtocol, default_db_path
 
 
 def open_store() -> StoreProtocol:
     """The Store at --db / GPU_ADVISOR_DB / the user data folder (the dispatcher has already applied --db)."""
+    path = default_db_path()
+
+    def waiting() -> None:
+        sys.stderr.write(
+            f"gpu-advisor: waiting: another GPU Advisor window or command is writing to {path} "
+            "(e.g. a long import); this command goes on when it has finished\n"
+        )
+
     try:
-        store = Store.open()
+        store = Store.open(path, on_wait=waiting)
     except OSError as exc:  # the file system refused something Store.open does not explain itself
         reason = exc.strerror or str(exc)
         raise UserError.of(msg("error.db_cannot_use", path=str(exc.filename or ""), reason=reason)) from None

@@ -243,6 +243,15 @@ def _runner_case(verdict: Verdict, option: PlanOption, inputs: ExportInputs, seq
             f'--precision {autocast} "${{TRAIN_ARGS[@]}}" "$@"'
         )
         return [f"  {name})", check, command, "    ;;"]
+    if verdict.runner == Runner.FSDP2:
+        compute = "fp16" if precision_of(option, inputs) == Precision.FP16 else "bf16"
+        command = (
+            '    exec "${TORCHRUN[@]}" "$TRAIN_SCRIPT" --runner fsdp2 '
+            f"--micro-batch {layout.micro_batch} --grad-accum {gradient_accumulation_steps(option, inputs)} "
+            f"--precision {compute}" + (" --reshard" if layout.zero == ZeroStage.WEIGHTS else "")
+            + (" --offload-all" if layout.offload == Offload.ALL else "") + ' "${TRAIN_ARGS[@]}" "$@"'
+        )
+        return [f"  {name})", check, command, "    ;;"]
     return [f"  {name})", *_torchtitan_lines(option, inputs, seq_len), "    ;;"]  # reads its config's dataset
 
 

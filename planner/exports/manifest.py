@@ -71,7 +71,7 @@ def _training_files(option: PlanOption, inputs: ExportInputs) -> tuple[ExportedF
             f"peft {VERSIONS['peft']}, transformers {VERSIONS['transformers']}"
             + (f", bitsandbytes {VERSIONS['bitsandbytes']}" if task == Task.QLORA else ""),
         ))  # fmt: skip
-    trains = any(verdicts[r].runs for r in (Runner.DEEPSPEED, Runner.ACCELERATE, Runner.DDP))
+    trains = any(verdicts[r].runs for r in (Runner.DEEPSPEED, Runner.ACCELERATE, Runner.DDP, Runner.FSDP2))
     files.append(ExportedFile(
         TRAIN_PY, trains, "the training loop launch.sh starts for deepspeed / accelerate / ddp" if trains
         else "not needed: no runner that uses it runs this plan",

@@ -13,6 +13,10 @@ libraries on the DeepSpeed, accelerate and torch DDP paths:
 - accelerate 1.15 with DEEPSPEED runs the same ds_config.json; its data loader splits batches over every
   process, which would feed the ranks of one tensor-parallel group different data, so TP plans are refused.
 - torch DDP (torchrun): plain data parallel only (ZeRO 0, no TP/PP/EP, no offload).
+- torch FSDP2 (train.py --runner fsdp2 under torchrun): fully_shard per decoder layer and the root with a
+  MixedPrecisionPolicy; ZeRO-3 reshards after forward, ZeRO-2 does not; CPUOffloadPolicy for offload "all"; no
+  TP/PP/EP, no optimizer-only offload, no QLoRA. Random init is built on the meta device; pretrained weights are
+  loaded whole on each rank's host before sharding.
 - torchtitan 0.3 (torchtitan/config/configs.py ParallelismConfig): FSDP2 x TP x PP x EP for its own model
   definitions and Hugging Face models through its transformers backend; configs are Python functions
   (`--module`, `--config`) with CLI overrides (0.3 reads no TOML file). FSDP2 shards parameters, gradients and
@@ -26,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from planner.memory.runtimes import ddp_refusal, deepspeed_refusal, torchtitan_refusal
+from planner.memory.runtimes import ddp_refusal, deepspeed_refusal, fsdp2_refusal, torchtitan_refusal
 from planner.vocabulary import Layout, Runtime, Task, ZeroStage
 
 # The versions the exported files target (PyPI, checked 2026-11): what the tests install and run where
@@ -63,6 +67,7 @@ class Runner(StrEnum):
     DEEPSPEED = "deepspeed"
     ACCELERATE = "accelerate"
     DDP = "ddp"
+    FSDP2 = "fsdp2"
     TORCHTITAN = "torchtitan"
     VLLM = "vllm"
     TRTLLM = "trtllm"
@@ -73,6 +78,10 @@ FRAMEWORK_OF = {
     Runner.DEEPSPEED: f"DeepSpeed {VERSIONS['deepspeed']} under torchrun (torch {VERSIONS['torch']})",
     Runner.ACCELERATE: f"accelerate {VERSIONS['accelerate']} (DeepSpeed {VERSIONS['deepspeed']} or torch DDP)",
     Runner.DDP: f"torch {VERSIONS['torch']} DistributedDataParallel under torchrun",
+    Runner.FSDP2: (
+        f"torch {VERSIONS['torch']} FSDP2 (fully_shard per decoder layer, MixedPrecisionPolicy: 16-bit compute, "
+        "fp32 shards and reductions) under torchrun"
+    ),
     Runner.TORCHTITAN: f"torchtitan {VERSIONS['torchtitan']} under torchrun",
     Runner.VLLM: f"vLLM {VERSIONS['vllm']} (vllm serve)",
     Runner.TRTLLM: f"TensorRT-LLM {VERSIONS['tensorrt_llm']} (trtllm-serve, PyTorch backend)",
@@ -80,19 +89,17 @@ FRAMEWORK_OF = {
 }
 
 
-# The runner that runs each training runtime's plans by default (FSDP2 alone: torchtitan with FSDP2 only).
+# The runner that runs each training runtime's plans by default.
 RUNNER_OF_RUNTIME = {
     Runtime.DEEPSPEED: Runner.DEEPSPEED,
     Runtime.DDP: Runner.DDP,
+    Runtime.FSDP2: Runner.FSDP2,
     Runtime.TORCHTITAN: Runner.TORCHTITAN,
-    Runtime.FSDP2: Runner.TORCHTITAN,
 }
 
 
 def runtime_framework(runtime: str) -> str:
     """What runs a plan of `runtime`, with versions (the CLI's and the report's runtime line)."""
-    if runtime == Runtime.FSDP2:
-        return f"torch {VERSIONS['torch']} FSDP2 (fully_shard, MixedPrecisionPolicy bf16 / fp32), run by torchtitan"
     return FRAMEWORK_OF[RUNNER_OF_RUNTIME[Runtime(runtime)]]
 
 
@@ -115,6 +122,7 @@ def training_verdicts(
         _deepspeed(layout, task, family),
         _accelerate(layout, task, family),
         _ddp(layout),
+        _fsdp2(layout, task),
         _torchtitan(layout, task, preset_id),
     ]
     planned = RUNNER_OF_RUNTIME.get(Runtime(runtime)) if runtime else None
@@ -167,10 +175,6 @@ def default_runner(verdicts: list[Verdict]) -> Runner | None:
     return runnable[0] if runnable else None
 
 
-def deepspeed_runs(layout: Layout, task: Task, family: str | None) -> bool:
-    return _deepspeed(layout, task, family).runs
-
-
 def _deepspeed(layout: Layout, task: Task, family: str | None) -> Verdict:
     reason = deepspeed_refusal(layout.tp, layout.pp, layout.ep, layout.offload, task, family)
     return Verdict(Runner.DEEPSPEED, not reason, reason)
@@ -190,6 +194,11 @@ def _accelerate(layout: Layout, task: Task, family: str | None) -> Verdict:
 def _ddp(layout: Layout) -> Verdict:
     reason = ddp_refusal(layout.tp, layout.pp, layout.ep, layout.zero, layout.offload)
     return Verdict(Runner.DDP, not reason, reason)
+
+
+def _fsdp2(layout: Layout, task: Task) -> Verdict:
+    reason = fsdp2_refusal(layout.tp, layout.pp, layout.ep, layout.zero, layout.offload, task)
+    return Verdict(Runner.FSDP2, not reason, reason)
 
 
 def _torchtitan(layout: Layout, task: Task, preset_id: str | None) -> Verdict:

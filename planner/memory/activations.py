@@ -14,8 +14,12 @@ from planner.memory.element_bytes import (
 from planner.models import ModelSpec
 from planner.vocabulary import Recompute
 
-# Model families whose q, k and v come from one fused projection (gpt2's c_attn, gpt_neox's query_key_value).
-FUSED_QKV_FAMILIES = ("gpt2", "gpt_neox")
+# Model types whose q, k and v come from one fused projection, so that a LoRA target among q, k, v is one adapter
+# on it (the module in each transformers modeling file): gpt2's and gpt_bigcode's c_attn, the query_key_value
+# of gpt_neox, persimmon, bloom and falcon, mpt's Wqkv, codegen's and phi3's qkv_proj.
+FUSED_QKV_FAMILIES = ("gpt2", "gpt_neox", "phi3", "persimmon", "bloom", "falcon", "mpt", "codegen", "gpt_bigcode")
+# Model types whose gate and up projections are one fused module (phi3's gate_up_proj): one adapter for both.
+FUSED_GATE_UP_FAMILIES = ("phi3",)
 
 
 # Tensor-parallel training (Megatron-Core with Transformer Engine, as Megatron-LM and NeMo run it) keeps less than
@@ -141,7 +145,9 @@ def _adapter_activations(model: ModelSpec, config: MemoryConfig, e: float, tp: i
     ]
     if model.family in FUSED_QKV_FAMILIES and set(attention) & {"q", "k", "v"}:
         attention = ["qkv"] + [t for t in attention if t == "o"]  # one adapter on the fused projection
-    widths = {"q": h, "k": h, "v": h, "qkv": h, "o": q_width, "gate": h, "up": h, "down": model.ffn}
+    if model.family in FUSED_GATE_UP_FAMILIES and set(mlp) & {"gate", "up"}:
+        mlp = ["gate_up"] + [t for t in mlp if t == "down"]
+    widths = {"q": h, "k": h, "v": h, "qkv": h, "o": q_width, "gate": h, "up": h, "gate_up": h, "down": model.ffn}
     experts = model.experts_per_token or 1
     inputs = sum(widths[t] for t in attention) + experts * sum(widths[t] for t in mlp)
     count = len(attention) + experts * len(mlp)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
 
-from planner.messages import Message
+from planner.messages import Message, render_all_en
 from planner.vocabulary import Layout, LoraTarget, Optimizer, Precision, Runtime, Task
 
 # CUDA context plus loaded kernels: Hugging Face "Model training anatomy" measured 1,343 MB (nvidia-smi MiB)
@@ -113,13 +113,13 @@ class MemoryBreakdown:
     activations: MemoryTerm
     kv_cache: MemoryTerm
     overhead: MemoryTerm
-    notes: tuple[str, ...]  # English, for the CLI and JSON; note_messages says the same for other languages
     pipeline_stage: int = 0  # which stage these figures describe (0-based)
     host_offload_bytes: int = 0  # bytes this GPU's rank keeps in CPU RAM because of --offload
     # Part of weights that is FSDP2's (ZeRO-2/3) gathered units and communication buffers (0 below ZeRO-2). The
     # ZeRO paper's 16P/N figures leave it out: compare them with model_state_bytes - zero3_gathered_bytes.
     zero3_gathered_bytes: int = 0
-    note_messages: tuple[Message, ...] = ()  # planner.messages codes "memory.*" (same order as notes)
+    # What the figures rest on, said once as planner.messages codes "memory.*"; `notes` is their English text.
+    note_messages: tuple[Message, ...] = ()
     # Gradients and activations never held at once (one backward per step: activations peak at its start,
     # gradients at the optimizer step): total_bytes is the sum of the terms less this, the step's peak.
     not_concurrent_bytes: int = 0
@@ -138,6 +138,11 @@ class MemoryBreakdown:
             ("kv_cache", self.kv_cache),
             ("overhead", self.overhead),
         )
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The notes in English (the CLI, JSON, reports)."""
+        return render_all_en(self.note_messages)
 
     @property
     def total_bytes(self) -> int:

@@ -42,7 +42,7 @@ from planner.memory.stages import (
     stage_state_totals,
 )
 from planner.memory.words import model_notes, stage_terms
-from planner.messages import Message, render_all_en
+from planner.messages import Message
 from planner.models import ModelSpec, param_counts
 from planner.vocabulary import Layout, Offload, Recompute
 
@@ -73,7 +73,6 @@ def _breakdown(
     notes += model_notes(model, config, fullest)
     return MemoryBreakdown(
         **terms,
-        notes=render_all_en(notes),
         note_messages=tuple(notes),
         pipeline_stage=fullest.stage,
         host_offload_bytes=math.ceil(fullest.host_bytes),

@@ -75,8 +75,10 @@ def torchtitan_refusal(offload: str, task: str) -> str:
     return ""
 
 
-def fsdp2_refusal(tp: int, pp: int, ep: int, zero: int, offload: str) -> str:
+def fsdp2_refusal(tp: int, pp: int, ep: int, zero: int, offload: str, task: str) -> str:
     """Why FSDP2 alone (fully_shard, no model parallelism) cannot run the layout ("" where it can)."""
+    if task == Task.QLORA:
+        return "train.py's FSDP2 runner does not shard bitsandbytes 4-bit weights (QLoRA)"
     if tp > 1 or pp > 1 or ep > 1:
         return "FSDP2 alone shards data parallel only; TP, PP and EP plans run in torchtitan"
     if zero < 2:
@@ -99,7 +101,7 @@ def runtime_refusal(
     if runtime == Runtime.DDP:
         return ddp_refusal(tp, pp, ep, zero, offload)
     if runtime == Runtime.FSDP2:
-        return fsdp2_refusal(tp, pp, ep, zero, offload)
+        return fsdp2_refusal(tp, pp, ep, zero, offload, task)
     return torchtitan_refusal(offload, task)
 
 

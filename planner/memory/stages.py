@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from planner.memory.activations import (
+    FUSED_GATE_UP_FAMILIES,
     FUSED_QKV_FAMILIES,
 )
 from planner.memory.config import (
@@ -52,10 +53,17 @@ def _lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...]
     chosen = set(targets)
     attention = 0
     if model.uses_mla:
+        # the modules peft wraps (transformers' DeepseekV2/V3 attention): q -> q_proj, or q_a_proj and q_b_proj
+        # with a low-rank query; k -> kv_a_proj_with_mqa (to the latent and the shared rotary key); v ->
+        # kv_b_proj (the latent decompressed to every head's K-nope and V); o -> o_proj
         qk_head = model.qk_nope_head_dim + model.qk_rope_head_dim
-        if "q" in chosen:
-            attention += rank * ((model.q_lora_rank or h) + model.heads * qk_head)
-        if chosen & {"k", "v"}:
+        if "q" in chosen and model.q_lora_rank:
+            attention += rank * (h + model.q_lora_rank) + rank * (model.q_lora_rank + model.heads * qk_head)
+        elif "q" in chosen:
+            attention += rank * (h + model.heads * qk_head)
+        if "k" in chosen:
+            attention += rank * (h + model.kv_lora_rank + model.qk_rope_head_dim)
+        if "v" in chosen:
             attention += rank * (
                 model.kv_lora_rank + model.heads * (model.qk_nope_head_dim + model.v_head_dim)
             )
@@ -65,6 +73,8 @@ def _lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...]
         widths = {"q": model.heads * model.head_dim, "k": model.kv_heads * model.head_dim}
         widths["v"] = widths["k"]
         widths["o"] = widths["q"]
+        if model.attn_output_gate:
+            widths["q"] *= 2  # q_proj also yields the output gate
         separate: tuple[str, ...] = ("q", "k", "v", "o")
         if model.family in FUSED_QKV_FAMILIES and chosen & {"q", "k", "v"}:
             # gpt2's c_attn, gpt_neox's query_key_value: one projection, one adapter for q, k and v
@@ -74,6 +84,9 @@ def _lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...]
 
     def mlp(ffn: int) -> int:
         matrices = [t for t in ("gate", "up", "down") if t in chosen and (model.gated_mlp or t != "gate")]
+        if model.family in FUSED_GATE_UP_FAMILIES and chosen & {"gate", "up"}:
+            # phi3's gate_up_proj: one adapter, hidden -> 2 x ffn
+            return (rank * (h + 2 * ffn) + ("down" in chosen) * rank * (ffn + h)) if ffn else 0
         return len(matrices) * rank * (h + ffn) if ffn else 0
 
     shared_ffn = model.shared_expert_ffn or model.shared_experts * model.moe_ffn

@@ -10,6 +10,7 @@ from typing import Any
 from planner.errors import UserError
 from planner.messages import msg
 from planner.models.config_file import ConfigKeys, check_imported_size, read_config_json
+from planner.models.hf_classic import CLASSIC_READERS
 from planner.models.hf_defaults import DEEPSEEK_V2_EXPERTS_PER_TOKEN
 from planner.models.hf_hybrid import hybrid_fields, pure_state_space
 from planner.models.hf_types import READ_TYPES, TRAITS, WRAPPERS, Traits
@@ -53,6 +54,7 @@ def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
     config = ConfigKeys(data, str(path), model_type)
     traits = TRAITS[model_type]
     readers = {"gpt2": _gpt2, "gpt_neox": _gpt_neox, "deepseek": _deepseek, "state_space": _state_space}
+    readers.update(CLASSIC_READERS)
     spec = readers.get(traits.reader, _llama_like)(config, common)
     if traits.layer_rule == "hybrid":
         spec = dataclasses.replace(spec, **hybrid_fields(config))
@@ -125,11 +127,12 @@ def _llama_like(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any
 
 
 def _dense_ffn(config: ConfigKeys, traits: Traits) -> int:
-    """The dense MLP's width: llama4's intermediate_size_mlp (its experts take intermediate_size); 0 for a
-    DeepSeek-style type whose file has no dense MLP (solar_open: every layer MoE, no intermediate_size)."""
+    """The dense MLP's width: llama4's intermediate_size_mlp (its experts take intermediate_size); 0 for a type
+    whose file may have no dense MLP (solar_open, qwen3_5_moe_text: every layer MoE, no intermediate_size)."""
     if traits.moe == "llama4":
         return config.int("intermediate_size_mlp")
-    return config.int("intermediate_size", 0 if traits.moe == "deepseek" else None, allow_zero=traits.moe == "deepseek")
+    optional = traits.moe in ("deepseek", "all")
+    return config.int("intermediate_size", 0 if optional else None, allow_zero=optional)
 
 
 def _moe_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, Any]:  # Any: ModelSpec fields

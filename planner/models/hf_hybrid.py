@@ -11,6 +11,8 @@ Mixers (transformers/models/<type>/modeling_<type>.py):
 - Mamba-2 (mamba2, bamba, granitemoehybrid): in_proj (hidden -> inner + conv_dim + heads), conv1d over conv_dim = inner + 2 groups
   x state channels, dt_bias, A_log and D per head, a gated RMSNorm over inner, out_proj (inner -> hidden).
   State: conv (conv_dim x conv_kernel) + SSM (heads x head_dim x state).
+- Gated delta-net (qwen3_next, qwen3_5_text, qwen3_5_moe_text): see _gated_delta_net. Their attention layers
+  are gated (q_proj twice as wide, ModelSpec.attn_output_gate).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from planner.limits import Limit, check_range
 from planner.messages import msg
 from planner.models.config_file import ConfigKeys
 from planner.models.kv_cache import FULL, STATE
+
+GATED_DELTA_NET_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")
 
 # Each layer's kind is listed (ModelSpec.layer_types); a deeper stack is no model, refused before the list is built.
 LAYERS = Limit(1, 100_000, True)
@@ -56,6 +60,33 @@ def _mamba2(hidden: int, inner: int, heads: int, head_dim: int, groups: int, sta
         + inner * hidden + (hidden if proj_bias else 0)  # out_proj
     )
     return params, conv_dim * conv + heads * head_dim * state
+
+
+def _gated_delta_net(config: ConfigKeys, hidden: int) -> tuple[int, int]:
+    """(parameters, state values per sequence) of one gated delta-net mixer (qwen3_next, qwen3_5): projections
+    of hidden to q, k (key heads x key dim each), v and the gate z (value heads x value dim each) and to one beta
+    and one alpha per value head; a depthwise conv over q, k and v (no bias); dt_bias and A_log per value head;
+    a gated RMSNorm over one value head; out_proj. State: conv (conv_dim x kernel) + one key dim x value dim
+    matrix per value head."""
+    v_heads, k_dim, v_dim = (config.int(key) for key in ("linear_num_value_heads", "linear_key_head_dim",
+                                                         "linear_value_head_dim"))  # fmt: skip
+    key, value, conv = config.int("linear_num_key_heads") * k_dim, v_heads * v_dim, config.int("linear_conv_kernel_dim")
+    conv_dim = 2 * key + value
+    params = hidden * (conv_dim + value + 2 * v_heads) + conv_dim * conv + 2 * v_heads + v_dim + value * hidden
+    return params, conv_dim * conv + v_heads * k_dim * v_dim
+
+
+def _listed_kinds(config: ConfigKeys, layers: int, interval_key: str) -> tuple[str, ...]:
+    """The file's layer_types ("full_attention" attends, "linear_attention" keeps a state), else every
+    interval-th layer full attention and the others linear (the configuration class's default)."""
+    kinds = config.data.get("layer_types")
+    if kinds is None:
+        interval = config.int(interval_key, 4)
+        return tuple(STATE if (i + 1) % interval else FULL for i in range(layers))
+    if not isinstance(kinds, list) or len(kinds) != layers:
+        listed = len(kinds) if isinstance(kinds, list) else 0
+        raise UserError.of(msg("error.spec_layer_types", where=config.path, kinds=listed, layers=layers))
+    return tuple(FULL if kind == "full_attention" else STATE for kind in kinds)
 
 
 def _layers(config: ConfigKeys) -> int:
@@ -109,6 +140,9 @@ def hybrid_fields(config: ConfigKeys) -> dict[str, Any]:  # Any: ModelSpec field
     the MoE layout."""
     layers = _layers(config)
     hidden = config.int("hidden_size")
+    if config.model_type in GATED_DELTA_NET_TYPES:
+        kinds = _listed_kinds(config, layers, "full_attention_interval")
+        return {"attn_output_gate": True, **_state_fields(_gated_delta_net(config, hidden), kinds)}
     inner = config.int("mamba_expand") * hidden
     state, conv = config.int("mamba_d_state"), config.int("mamba_d_conv")
     proj_bias, conv_bias = config.bool("mamba_proj_bias", False), config.bool("mamba_conv_bias", True)

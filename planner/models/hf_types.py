@@ -16,7 +16,7 @@ from dataclasses import dataclass
 class Traits:
     """How one model type's decoder layer is built. A str for a bias names the config key that turns it on."""
 
-    reader: str = "llama"  # llama | gpt2 | gpt_neox | deepseek | state_space (planner/models/hf_hybrid.py)
+    reader: str = "llama"  # llama | gpt2 | gpt_neox | deepseek | state_space (hf_hybrid.py) | a CLASSIC_TYPES type
     qkv_bias: str | bool = False
     out_bias: str | bool = False
     mlp_bias: str | bool = False
@@ -38,6 +38,9 @@ class Traits:
     layer_rule: str = "window"  # how layer_types follow from the config when it does not list them (see below)
 
 
+# Older families read by planner/models/hf_classic.py, one reader each (their keys follow no common pattern).
+CLASSIC_TYPES = ("opt", "bloom", "falcon", "mpt", "gptj", "codegen", "gpt_bigcode", "gpt_neo")
+
 LLAMA = Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias")
 NO_BIAS = Traits()
 
@@ -55,7 +58,8 @@ NO_BIAS = Traits()
 #   first_of:4    full on layers 0, 4, 8, ..., else sliding (cwm)
 # MoE "deepseek": n_routed_experts from layer first_k_dense_replace on (or where mlp_layer_types says "sparse"),
 # plus n_shared_experts shared experts of moe_intermediate_size (dots1, glm4_moe, exaone_moe, solar_open).
-#   hybrid        attention or state-space layers, as planner/models/hf_hybrid.py reads them (jamba, bamba, granitemoehybrid)
+#   hybrid        attention or state-space layers, as planner/models/hf_hybrid.py reads them (jamba, bamba,
+#                 granitemoehybrid; qwen3_next, qwen3_5: gated delta-net linear attention)
 TRAITS: dict[str, Traits] = {
     "llama": LLAMA,
     "mistral": NO_BIAS,
@@ -109,6 +113,13 @@ TRAITS: dict[str, Traits] = {
                          layer_rule="every:2"),
     "granitemoeshared": Traits(qkv_bias="attention_bias", out_bias="attention_bias", moe="all",
                                moe_ffn_key="intermediate_size", shared_expert="granite", layer_rule="full"),
+    "granite_swa": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias", sinks=True,
+                          layer_rule="first_of:4"),
+    "granitemoe_swa": Traits(qkv_bias="attention_bias", out_bias="attention_bias", moe="all",
+                             moe_ffn_key="intermediate_size", shared_expert="granite", sinks=True,
+                             layer_rule="first_of:4"),
+    "flex_olmo": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="full", moe="all",
+                        moe_ffn_key="intermediate_size", layer_rule="full"),
     "cwm": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias", layer_rule="first_of:4"),
     "dots1": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="head", moe="deepseek",
                     layer_rule="from_max"),
@@ -133,6 +144,7 @@ TRAITS: dict[str, Traits] = {
                           norms_per_layer=4, layer_rule="full"),
     "mellum": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="head", moe="qwen",
                      layer_rule="full"),
+    **{name: Traits(reader=name, layer_rule="full") for name in CLASSIC_TYPES},
     "gpt2": Traits(reader="gpt2", layer_rule="full"),
     "gpt_neox": Traits(reader="gpt_neox", layer_rule="full"),
     "deepseek_v2": Traits(reader="deepseek", layer_rule="full"),
@@ -140,6 +152,11 @@ TRAITS: dict[str, Traits] = {
     "jamba": Traits(layer_rule="hybrid"),
     "bamba": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias", layer_rule="hybrid"),
     "granitemoehybrid": Traits(qkv_bias="attention_bias", out_bias="attention_bias", layer_rule="hybrid"),
+    "qwen3_next": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="head", moe="qwen",
+                         shared_expert="qwen", layer_rule="hybrid"),
+    "qwen3_5_text": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="head", layer_rule="hybrid"),
+    "qwen3_5_moe_text": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="head", moe="all",
+                               shared_expert="qwen", layer_rule="hybrid"),
     "mamba": Traits(reader="state_space"),
     "falcon_mamba": Traits(reader="state_space"),
     "mamba2": Traits(reader="state_space"),
@@ -147,6 +164,7 @@ TRAITS: dict[str, Traits] = {
 
 # Configurations that wrap a text decoder with a vision (or audio) tower: the decoder is read from text_config
 # (its model_type, or the one named here when the file leaves it out); the towers are not counted.
-WRAPPERS: dict[str, str] = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral"}
+WRAPPERS: dict[str, str] = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral",
+                            "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text"}
 
 READ_TYPES = tuple(sorted(TRAITS))

@@ -79,7 +79,11 @@ class ModelSpec:
     final_norm: bool = True  # a norm after the last layer
     cross_attention: bool = False  # gpt2 with add_cross_attention: a cross-attention block in every layer
     position_offset: int = 0  # opt: its learned position table has max_context + 2 rows
+    embedding_norm: bool = False  # bloom: a LayerNorm right after the token embedding
+    embed_width: int = 0  # opt-350m: embeddings this wide, projected in and out of the hidden size (0: hidden)
     towers_not_counted: str = ""  # a multimodal wrapper's vision/audio configs, left out of every figure
+    # qwen3_next, qwen3_5: q_proj also yields a sigmoid gate on the attention output (twice the query width)
+    attn_output_gate: bool = False
 
     @property
     def is_moe(self) -> bool:
@@ -206,8 +210,9 @@ def _attention_params(spec: ModelSpec) -> tuple[int, int]:
         return q + kv_a + kv_b + out + bias, small + spec.kv_lora_rank + bias
     q_width = spec.heads * spec.head_dim
     kv_width = spec.kv_heads * spec.head_dim
-    weights = h * q_width + 2 * h * kv_width + q_width * h
-    biases = (q_width + 2 * kv_width if spec.attn_bias else 0) + (h if spec.attn_out_bias else 0)
+    q_out = q_width * (2 if spec.attn_output_gate else 1)
+    weights = h * q_out + 2 * h * kv_width + q_width * h
+    biases = (q_out + 2 * kv_width if spec.attn_bias else 0) + (h if spec.attn_out_bias else 0)
     norms = 0
     if spec.qk_norm:
         # per-head norms take the block's norm kind (phi, persimmon: LayerNorm with a bias); norms over all heads
@@ -235,8 +240,10 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
     """Count every tensor of the architecture (cached: specs are frozen, planners call this in loops)."""
     h = spec.hidden
     positions = (spec.max_context + spec.position_offset) * h if spec.learned_positions else 0
-    embedding = spec.vocab * h + positions
-    lm_head = (0 if spec.tied_embeddings else spec.vocab * h) + (spec.vocab if spec.lm_head_bias else 0)
+    width = spec.embed_width or h
+    projections = 2 * h * spec.embed_width  # project_in and project_out, no biases
+    embedding = spec.vocab * width + positions + projections + (_norm_size(spec) if spec.embedding_norm else 0)
+    lm_head = (0 if spec.tied_embeddings else spec.vocab * width) + (spec.vocab if spec.lm_head_bias else 0)
     final_norm = _norm_size(spec) if spec.final_norm else 0
     attention, attention_small = _attention_params(spec)
     layer_norms = spec.norms_per_layer * _norm_size(spec)

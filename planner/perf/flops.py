@@ -53,7 +53,8 @@ def model_numbers(model: ModelSpec, lora_rank: int = 16) -> ModelNumbers:
     q_width = model.heads * (model.head_dim or head_dim)
     kv_width = model.kv_heads * (model.head_dim or head_dim)
     # LoRA on q, k, v, o: r x (d_in + d_out) per adapted matrix (Hu et al. 2021, arXiv 2106.09685, section 4.1).
-    lora_per_layer = lora_rank * ((model.hidden + q_width) * 2 + (model.hidden + kv_width) * 2)
+    q_out = q_width * (2 if model.attn_output_gate else 1)  # a gated q_proj also yields the output gate
+    lora_per_layer = lora_rank * (2 * model.hidden + q_out + q_width + (model.hidden + kv_width) * 2)
     return ModelNumbers(
         total_params=model.total_params,
         active_params=active,

@@ -16,6 +16,7 @@ from planner.search.common import Found, NeededLayout, SearchInputs, SearchMemor
 from planner.search.ranking import constraint_advice, meets, rank_key
 from planner.search.serving import DEFAULT_SERVING_BATCH, ServingSearch
 from planner.search.serving_targets import options_to_show
+from planner.search.tight import with_tight_options
 from planner.search.training import TrainingSearch
 from planner.search.types import MAX_MEMORY_HEADROOM, Constraints, Excluded, PlanOption, PlanResult, Workload
 from planner.vocabulary import Layout, Precision, RankBy, Task
@@ -104,17 +105,14 @@ def plan(
         ranked = sorted(within, key=lambda o: rank_key(o, _serving_rank(ranking, workload)))
     else:
         ranked = within  # closest to the targets first (options_to_show)
-    by_text = dict(zip(render_all_en(advice), advice, strict=True))  # each text once
-    advice_messages = tuple(by_text.values())
     return PlanResult(
         options=tuple(ranked[:top]),
         excluded=tuple(found.excluded),
         search_ms=(perf_counter() - started) * 1000,
-        advice=tuple(by_text),  # render_all_en(advice_messages): each of them renders to its key
         frontier=frontier,
         assumptions=tuple(assumptions),
         rank_by=ranking,
-        advice_messages=advice_messages,
+        advice_messages=tuple(dict(zip(render_all_en(advice), advice, strict=True)).values()),  # each text once
     )
 
 
@@ -200,7 +198,10 @@ def _search_each_gpu(
         )
         assumptions.extend(line for line in rates.assumptions if line not in assumptions)
         inputs = SearchInputs(model, workload, gpu, constraints, memory, numbers, rates, prices.get(gpu.id))
-        found = (TrainingSearch if workload.is_training else ServingSearch)(inputs).run()
+        if workload.is_training:
+            found = with_tight_options(inputs, TrainingSearch(inputs).run())
+        else:
+            found = ServingSearch(inputs).run()
         merged.options.extend(found.options)
         merged.excluded.extend(found.excluded)
         merged.advice.extend(found.advice)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from planner import perf
 from planner.memory import MemoryBreakdown, MemoryConfig, MemoryTerm, kv_element_bytes
-from planner.messages import Message, msg, render_all_en
+from planner.messages import Message, msg
 from planner.perf.disaggregated import DisaggregatedLoad
 from planner.scale import ReplicaFailure, replica_failure, storage
 from planner.search.common import Found, GpuSearch, NeededLayout, SearchInputs, SearchMemory, price_option
@@ -61,7 +61,6 @@ class _Replica:
 
     tp: int
     pp: int
-    bytes_at_one: int  # per GPU at one sequence
     max_sequences: int  # sequences whose KV cache fits
     users: int  # users per replica at this load
     replicas: int
@@ -146,7 +145,7 @@ class ServingSearch(GpuSearch):
         fixed = self.constraints.gpus is not None or bool(self.pinned.get("dp"))
         if self.constraints.gpus is not None:
             replicas = limit
-        base = _Replica(tp, pp, one, max_seqs, 1, 1, _EMPTY_LOAD)
+        base = _Replica(tp, pp, max_seqs, 1, 1, _EMPTY_LOAD)
         targets = workload.has_latency_targets or bool(workload.tokens_per_second) or rate is not None
         if not users and rate is None and workload.has_latency_targets:
             slots = self._batch_for_targets(base, replicas, kv_bytes, slots)
@@ -227,8 +226,7 @@ class ServingSearch(GpuSearch):
         latency = latency_of(load, miss, replicas)
         if not latency.meets:
             added.append(self._missed(load, tokens_per_s, latency.overloaded))
-        # the memory notes' English texts are breakdown.notes already (render_all_en renders each on its own)
-        notes, texts = (*breakdown.note_messages, *added), (*breakdown.notes, *render_all_en(added))
+        notes = (*breakdown.note_messages, *added)
         band = perf.shipped_bands().band(
             perf.option_keys(False, self.gpu, tp * pp, self.per_node), self.inputs.rates.confidence
         )
@@ -244,7 +242,7 @@ class ServingSearch(GpuSearch):
             nodes=self.nodes(count),
             time_breakdown={"ttft_s": load.ttft_s, "tpot_s": load.tpot_s, "request_s": load.request_s},
             ttft_s=load.ttft_s, tpot_s=load.tpot_s, max_concurrent_sequences=replica.max_sequences,
-            batch_per_replica=batch, assumptions=self.inputs.rates.assumptions, notes=texts,
+            batch_per_replica=batch, assumptions=self.inputs.rates.assumptions,
             note_messages=notes, time_band=band, per_user_tokens_per_s=load.per_user_tokens_per_s,
             concurrent_users=replica.users, engine=self.engine.name, prefill_share=load.prefill_share,
             static_batching=static,
@@ -290,7 +288,7 @@ class ServingSearch(GpuSearch):
         added = [msg("option.disaggregated", prefill_replicas=pools.prefill_replicas, prefill_tp=pools.prefill_tp,
                      decode_replicas=pools.decode_replicas, decode_tp=pools.decode_tp,
                      transfer_s=pools.transfer_s)]  # fmt: skip
-        notes, texts = (*breakdown.note_messages, *added), (*breakdown.notes, *render_all_en(added))
+        notes = (*breakdown.note_messages, *added)
         ttft = load.ttft_p50_s
         self.found.options.append(PlanOption(
             gpu=self.gpu, gpus=pools.gpus,
@@ -302,7 +300,7 @@ class ServingSearch(GpuSearch):
             time_breakdown={"ttft_s": ttft, "tpot_s": load.tpot_s,
                             "request_s": ttft + load.transfer_s + (workload.output_len - 1) * load.tpot_s},
             ttft_s=ttft, tpot_s=load.tpot_s, max_concurrent_sequences=self._fitting[pools.decode_tp],
-            batch_per_replica=running, assumptions=self.inputs.rates.assumptions, notes=texts, note_messages=notes,
+            batch_per_replica=running, assumptions=self.inputs.rates.assumptions, note_messages=notes,
             per_user_tokens_per_s=1.0 / load.tpot_s, engine=self.engine.name, latency=latency,
         ))  # fmt: skip
 

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from planner import perf
 from planner.layout_text import sharding_hint
-from planner.messages import Message, msg, render_en
+from planner.messages import Message, msg
 from planner.perf.training import FLOOR_ROUNDING_MARGIN
 from planner.search.common import Found, GpuSearch, LayoutTotals, SearchInputs, price_option
 from planner.search.enumeration import (
@@ -486,8 +486,7 @@ class TrainingSearch(GpuSearch):
         tokens_per_s = step.tokens_per_s
         wall = workload.tokens / tokens_per_s if workload.tokens else None
         gpu_hours, cost, per_million = price_option(self.inputs.price, count, tokens_per_s, wall)
-        # the memory notes' English texts are breakdown.notes already (render_all_en renders each on its own)
-        notes, texts = breakdown.note_messages, breakdown.notes
+        notes = breakdown.note_messages
         effective_batch = layout.dp * layout.micro_batch * step.microbatches
         if effective_batch != workload.global_batch:
             batch_note = msg(
@@ -495,7 +494,7 @@ class TrainingSearch(GpuSearch):
                 micro_batch=layout.micro_batch, accumulation_steps=step.microbatches,
                 global_batch=workload.global_batch,
             )  # fmt: skip
-            notes, texts = (*notes, batch_note), (*texts, render_en(batch_note))
+            notes = (*notes, batch_note)
         confidence = Confidence.parse(step.confidence)
         band = self._band(perf.option_keys(True, self.gpu, count, self.per_node), confidence)
         return PlanOption(
@@ -505,7 +504,7 @@ class TrainingSearch(GpuSearch):
             workload=workload,
             precision=workload.precision, nodes=self.nodes(count),
             gradient_accumulation_steps=step.microbatches, time_breakdown=step.breakdown,
-            assumptions=step.assumptions, notes=texts, note_messages=notes,
+            assumptions=step.assumptions, note_messages=notes,
             time_band=band, mfu=step.mfu, goodput=self.goodput(count, wall, layout),
         )  # fmt: skip
 

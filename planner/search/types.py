@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from planner.gpus import GpuSpec
-from planner.messages import Message
+from planner.messages import Message, render_all_en
 from planner.money import Money
 from planner.scale.goodput import Resilience
 from planner.uncertainty import ErrorBand
@@ -213,7 +213,7 @@ class PlanOption:
     planned, as for serving; JSON then says 1).
     time_band: the cross-validated error band of this option's class (planner.perf.bands): the true step time,
       wall time, GPU-hours and cost lie within estimate x (1 + low_fraction) .. x (1 + high_fraction) for the
-      share `coverage` of published runs of the class; throughputs take `tokens_per_s_band` (its inverse).
+      share `coverage` of published runs of the class; throughputs take its inverse (tokens/s scale like 1 / time).
       None when no class has enough published cases. JSON: "time_band" with "low_fraction", "high_fraction",
       "cases", "basis", "coverage", "confidence", and the ranges "wall_time_s_range", "cost_range",
       "tokens_per_s_range".
@@ -228,6 +228,9 @@ class PlanOption:
       "static_tokens_per_s", "continuous_tokens_per_s", "output_lengths".
     latency: serving: TTFT percentiles, the queue, the 90th-percentile inter-token latency and the option
       against the latency and throughput targets (ServingLatency); JSON "latency".
+    headroom_margin_bytes: training: set on a tight option, one that fits only inside the memory headroom
+      (planner.search.tight): the GPU's memory less what the option needs; None when it fits within the
+      headroom. JSON "headroom_margin_bytes".
     """
 
     gpu: GpuSpec
@@ -252,8 +255,7 @@ class PlanOption:
     max_concurrent_sequences: int | None = None
     batch_per_replica: int | None = None
     assumptions: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()  # English (CLI, JSON); note_messages says the same as planner.messages codes
-    note_messages: tuple[Message, ...] = ()
+    note_messages: tuple[Message, ...] = ()  # said once, as planner.messages codes; `notes` is their English
     time_band: ErrorBand | None = None
     per_user_tokens_per_s: float | None = None
     concurrent_users: int | None = None
@@ -264,18 +266,20 @@ class PlanOption:
     goodput: Goodput | None = None
     replica_failure: ReplicaFailure | None = None
     latency: ServingLatency | None = None
+    headroom_margin_bytes: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "confidence", Confidence.parse(self.confidence))
         object.__setattr__(self, "precision", Precision.parse(self.precision))
 
     @property
-    def per_gpu_bytes(self) -> dict[str, int]:
-        return self.memory.as_dict()
+    def notes(self) -> tuple[str, ...]:
+        """The notes in English (the CLI, JSON, reports)."""
+        return render_all_en(self.note_messages)
 
     @property
-    def memory_per_gpu_bytes(self) -> int:
-        return self.memory.total_bytes
+    def per_gpu_bytes(self) -> dict[str, int]:
+        return self.memory.as_dict()
 
     @property
     def effective_fraction(self) -> float:
@@ -306,11 +310,6 @@ class PlanOption:
         """The training runtime whose memory the option counts and its export runs by default (deepspeed, fsdp2,
         ddp, torchtitan; planner.memory.runtimes); None for serving or a layout no runtime can run."""
         return self.memory.runtime or None
-
-    @property
-    def tokens_per_s_band(self) -> ErrorBand | None:
-        """The band of the throughput figures (tokens/s scale like 1 / time)."""
-        return self.time_band.inverse() if self.time_band else None
 
     def ranges(self) -> dict[str, list[float] | None]:
         """[low, high] of the wall time, cost and tokens/s under the time band (None where no band or figure)."""
@@ -364,6 +363,7 @@ class PlanOption:
             "goodput": self.goodput_dict(),
             "replica_failure": self.replica_failure.as_dict() if self.replica_failure is not None else None,
             "latency": self.latency.as_dict() if self.latency is not None else None,
+            "headroom_margin_bytes": self.headroom_margin_bytes,
         }
 
     @property
@@ -418,14 +418,18 @@ class PlanResult:
     options: tuple[PlanOption, ...]
     excluded: tuple[Excluded, ...]
     search_ms: float
-    advice: tuple[str, ...] = ()  # English (CLI, JSON); advice_messages says the same as Message objects
     frontier: tuple[PlanOption, ...] = ()
     assumptions: tuple[str, ...] = ()
     rank_by: RankBy = RankBy.TIME
-    advice_messages: tuple[Message, ...] = ()
+    advice_messages: tuple[Message, ...] = ()  # said once, as planner.messages codes; `advice` is their English
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rank_by", RankBy.parse(self.rank_by))
+
+    @property
+    def advice(self) -> tuple[str, ...]:
+        """The advice in English (the CLI, JSON, reports)."""
+        return render_all_en(self.advice_messages)
 
     def as_dict(self) -> dict[str, object]:
         return {

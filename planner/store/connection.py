@@ -32,8 +32,10 @@ from planner.store.errors import busy_error, environment_errors_explained, is_bu
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
-# A writer that still cannot get the lock after this long is shown a clear "busy" message instead.
-WRITE_RETRY_DEADLINE_S = 60.0
+# A writer that still cannot get the lock after this long is shown a clear "busy" message instead. A writer
+# behind a long import (a million quotes: minutes) waits, and says so once it has waited WAIT_NOTICE_AFTER_S.
+WRITE_RETRY_DEADLINE_S = 900.0
+WAIT_NOTICE_AFTER_S = 1.0
 
 T = TypeVar("T")
 
@@ -208,15 +210,19 @@ def configure(conn: sqlite3.Connection, *, read_only: bool = False) -> None:
     conn.execute("PRAGMA synchronous = FULL")
 
 
-def run_in_write_transaction(conn: sqlite3.Connection, path: Path, work: Callable[[], T]) -> T:
+def run_in_write_transaction(
+    conn: sqlite3.Connection, path: Path, work: Callable[[], T], on_wait: Callable[[], None] | None = None
+) -> T:
     """Run `work` inside BEGIN IMMEDIATE ... COMMIT, retrying the whole transaction while another process writes.
 
     `work` must only touch the database (it may run more than once). Any exception rolls everything back. A
     writer that waits past WRITE_RETRY_DEADLINE_S gets a StoreEnvironmentError ("busy"); any other SQLite error
-    is raised as it is, for the caller to classify.
+    is raised as it is, for the caller to classify. `on_wait` is called once, when the writer has waited
+    WAIT_NOTICE_AFTER_S (the CLI says on stderr that it waits, instead of a minute of silence).
     """
     delay_s = 0.02
     started = time.monotonic()
+    noticed = on_wait is None
     while True:
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -234,6 +240,9 @@ def run_in_write_transaction(conn: sqlite3.Connection, path: Path, work: Callabl
             waited_s = time.monotonic() - started
             if waited_s > WRITE_RETRY_DEADLINE_S:
                 raise busy_error(path, waited_s) from None
+            if not noticed and waited_s >= WAIT_NOTICE_AFTER_S and on_wait is not None:
+                noticed = True
+                on_wait()
             time.sleep(delay_s)
             delay_s = min(delay_s * 2, 0.25)
 

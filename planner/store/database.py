@@ -32,6 +32,7 @@ class Database:
         self.path = path
         self._lock = threading.RLock()
         self._in_write = False
+        self.on_wait: Callable[[], None] | None = None  # called once when a write waits for another process
 
     @contextmanager
     def guard(self) -> Iterator[sqlite3.Connection]:
@@ -46,7 +47,7 @@ class Database:
                 return work()
             self._in_write = True
             try:
-                return run_in_write_transaction(self.conn, self.path, work)
+                return run_in_write_transaction(self.conn, self.path, work, self.on_wait)
             finally:
                 self._in_write = False
 

@@ -244,6 +244,23 @@ def _v5_quote_interruption_rate(db: sqlite_utils.Database) -> None:
     db.table("rental_quotes").add_column("interruptions_per_hour", float)
 
 
+def _v6_full_dedupe_indexes(db: sqlite_utils.Database) -> None:
+    """Version 6: an index over each quote table's whole identity (its dedupe columns, text compared without
+    letter case as the duplicate check compares it), so that finding a duplicate is one index look-up whatever
+    the table holds. The version-3 rental index (gpu, quoted_on, price) left SQLite to pick the provider index,
+    and a quote file of one provider made a 1,000,000-row import quadratic (issue 30 item 7)."""
+    db.execute("DROP INDEX IF EXISTS idx_rental_quotes_dedupe")
+    db.execute(
+        "CREATE INDEX idx_rental_quotes_identity ON rental_quotes(provider COLLATE NOCASE, offer COLLATE NOCASE, "
+        "gpu COLLATE NOCASE, kind COLLATE NOCASE, region COLLATE NOCASE, price_per_gpu_hour, "
+        "currency COLLATE NOCASE, quoted_on COLLATE NOCASE)"
+    )
+    db.execute(
+        "CREATE INDEX idx_purchase_quotes_identity ON purchase_quotes(vendor COLLATE NOCASE, gpu COLLATE NOCASE, "
+        "gpus, price, currency COLLATE NOCASE, quoted_on COLLATE NOCASE)"
+    )
+
+
 Migration = Callable[[sqlite_utils.Database], None]
 MIGRATIONS: list[Migration] = [
     _v1_initial,
@@ -251,6 +268,7 @@ MIGRATIONS: list[Migration] = [
     _v3_plans_and_indexes,
     _v4_price_group_index,
     _v5_quote_interruption_rate,
+    _v6_full_dedupe_indexes,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

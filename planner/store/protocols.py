@@ -7,7 +7,7 @@ Rows are planner.store.rows' types; reasons and errors are planner.messages.Mess
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
@@ -15,7 +15,7 @@ from planner.gpus import GpuSpec
 from planner.messages import Message
 from planner.money import ExchangeRates, Money
 from planner.store.prices import PriceSummary
-from planner.store.quote_repository import Progress
+from planner.store.quote_import import Progress
 from planner.store.quotes import GpuResolver, QuoteTable
 from planner.store.rows import (
     ExchangeRate,
@@ -65,6 +65,13 @@ class RentalQuoteStore(QuoteStore[RentalQuoteRow], Protocol):
         limit: int | None = None,
         offset: int = 0,
     ) -> list[RentalQuoteRow]: ...
+    def stream(
+        self,
+        gpu: str | None = None,
+        provider: str | None = None,
+        kind: str | None = None,
+        mine_only: bool = False,
+    ) -> Iterator[RentalQuoteRow]: ...
     def price_summary(
         self, gpu: str | None = None, kinds: Sequence[str] | None = None
     ) -> list[PriceSummary]: ...
@@ -80,6 +87,9 @@ class PurchaseQuoteStore(QuoteStore[PurchaseQuoteRow], Protocol):
     def find(
         self, gpu: str | None = None, vendor: str | None = None, mine_only: bool = False
     ) -> list[PurchaseQuoteRow]: ...
+    def stream(
+        self, gpu: str | None = None, vendor: str | None = None, mine_only: bool = False
+    ) -> Iterator[PurchaseQuoteRow]: ...
 
 
 class ProbeRunStore(Protocol):

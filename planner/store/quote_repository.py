@@ -7,17 +7,19 @@ reference rows (shipped with the app, origin "reference") can be listed but neve
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from planner.errors import UserError
-from planner.messages import Message, msg
+from planner.messages import msg
 from planner.store import prices as price_queries
 from planner.store.connection import utc_now_iso
 from planner.store.database import Database, Repository, guarded
 from planner.store.prices import PriceSummary
+from planner.store.quote_csv import open_quote_csv, write_quote_csv
+from planner.store.quote_import import CsvImport, ImportRefused, Progress, find_duplicate, insert_quotes
 from planner.store.quotes import (
     PURCHASE,
     RENTAL,
@@ -25,10 +27,6 @@ from planner.store.quotes import (
     QuoteTable,
     QuoteValues,
     Reasons,
-    dedupe_key,
-    iter_chunks,
-    read_quote_csv,
-    write_quote_csv,
 )
 from planner.store.rows import (
     PURCHASE_ROW_COLUMNS,
@@ -40,31 +38,10 @@ from planner.store.rows import (
     rental_rows,
 )
 
-IMPORT_CHUNK_ROWS = 2000
-# progress(stage, done, total): stage is "checking" (validating rows) or "writing" (inside the transaction).
-Progress = Callable[[str, int, int], None]
+STREAM_CHUNK_ROWS = 2000  # rows a listing holds at once
+_RENTAL_ORDER = "gpu, price_per_gpu_hour, id"
+_PURCHASE_ORDER = "gpu, price / gpus, id"
 RowT = TypeVar("RowT", RentalQuoteRow, PurchaseQuoteRow)
-
-
-def insert_quotes(
-    conn: sqlite3.Connection,
-    spec: QuoteTable,
-    quotes: Sequence[Mapping[str, object]],
-    origin: str,
-    created_at: str,
-    seed_keys: Sequence[str | None] | None = None,
-) -> int | None:
-    """Insert cleaned quotes; the new id when there was one quote, else None."""
-    columns = (*spec.columns, "origin", "seed_key", "created_at")
-    sql = f"INSERT INTO {spec.table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
-    keys = seed_keys or [None] * len(quotes)
-    values = [
-        [q[c] for c in spec.columns] + [origin, key, created_at] for q, key in zip(quotes, keys, strict=True)
-    ]
-    if len(values) == 1:
-        return conn.execute(sql, values[0]).lastrowid
-    conn.executemany(sql, values)
-    return None
 
 
 class QuoteRepository(Repository, Generic[RowT]):
@@ -94,7 +71,7 @@ class QuoteRepository(Repository, Generic[RowT]):
         cleaned = self._clean_or_refuse(quote)
 
         def work() -> int:
-            existing = self._find_duplicate(cleaned)
+            existing = find_duplicate(self._conn, self.spec, cleaned)
             if existing is not None:
                 raise UserError.of(
                     msg("error.quote_duplicate", label=self.spec.label, quote_id=str(existing))
@@ -129,7 +106,7 @@ class QuoteRepository(Repository, Generic[RowT]):
             current = self.get(quote_id)
             self._refuse_reference(current, "error.quote_reference_edit")
             cleaned = self._clean_or_refuse(self._merged(current, changes))
-            existing = self._find_duplicate(cleaned, exclude_id=int(quote_id))
+            existing = find_duplicate(self._conn, self.spec, cleaned, exclude_id=int(quote_id))
             if existing is not None:
                 raise UserError.of(msg("error.quote_change_duplicate", label=self.spec.label,
                                        quote_id=str(quote_id), existing=str(existing)))  # fmt: skip
@@ -194,65 +171,27 @@ class QuoteRepository(Repository, Generic[RowT]):
     ) -> ImportResult:
         """Import a quote CSV in one transaction: all rows or (with errors and no skip_invalid) none.
 
-        The file is read and checked without holding the store's lock (other threads keep using the store);
-        only the duplicate check and the insert run inside the write transaction.
+        The file streams through (planner/store/quote_csv.py): rows are checked and written a chunk at a time
+        inside the write transaction, so memory stays bounded whatever the file's length (issue 30 item 7).
+        A duplicate of a row earlier in the same file is found in the table, where that row already is.
         """
-        parsed = read_quote_csv(path, self.spec)
-        resolver = self._resolver()
-        errors = list(parsed.errors)
-        good: list[tuple[int, QuoteValues]] = []
-        total = len(parsed.rows) + len(parsed.errors)
-        for done, (row_number, cells) in enumerate(parsed.rows):
-            cleaned, reasons = self.spec.clean(cells, resolver)
-            if reasons:
-                errors.extend((row_number, reason) for reason in reasons)
-            else:
-                good.append((row_number, cleaned))
-            if progress and done % 1000 == 0:
-                progress("checking", done, total)
-        errors.sort(key=lambda item: item[0])
-        if errors and not skip_invalid:
-            return ImportResult(added=0, errors=errors, refused=True, total_rows=total)
-        added, duplicates = self._db.write(lambda: self._insert_new(good, progress))
-        return ImportResult(added=added, duplicates=duplicates, errors=errors, total_rows=total)
-
-    def _insert_new(
-        self, good: list[tuple[int, QuoteValues]], progress: Progress | None
-    ) -> tuple[int, list[tuple[int, Message]]]:
-        """Insert the rows that are new (to the file and to the table); (rows written, duplicates)."""
-        duplicates: list[tuple[int, Message]] = []
-        first_row_for_key: dict[tuple[object, ...], int] = {}
-        fresh: list[QuoteValues] = []
-        for row_number, cleaned in good:
-            key = dedupe_key(cleaned, self.spec.dedupe_columns)
-            if key in first_row_for_key:
-                duplicates.append((row_number, msg("csv.duplicate_of_row", row=str(first_row_for_key[key]))))
-                continue
-            existing = self._find_duplicate(cleaned)
-            if existing is not None:
-                duplicates.append(
-                    (row_number, msg("csv.duplicate_of_quote", label=self.spec.label, quote_id=str(existing)))
-                )
-                continue
-            first_row_for_key[key] = row_number
-            fresh.append(cleaned)
-        now = utc_now_iso()
-        written = 0
-        for chunk in iter_chunks(fresh, IMPORT_CHUNK_ROWS):
-            insert_quotes(self._conn, self.spec, chunk, origin="user", created_at=now)
-            written += len(chunk)
-            if progress:
-                progress("writing", written, len(fresh))
-        return written, duplicates
+        path = Path(path)
+        open_quote_csv(path).close()  # a file-level problem is refused before the write lock is taken
+        try:
+            return self._db.write(
+                lambda: CsvImport(self._conn, self.spec, self._resolver(), path, skip_invalid, progress).run()
+            )
+        except ImportRefused as refused:  # rolled back: nothing was written
+            return refused.result
 
     def export_csv(self, path: str | Path, mine_only: bool = True) -> int:
         """Write quotes with the import columns; returns the number of rows written. Refuses (UserError) the
         database file itself as the target: the export would replace the quotes it is writing."""
         if _same_file(Path(path), self._db.path):
             raise UserError.of(msg("error.export_is_database", path=str(path)))
-        with self._db.guard():
-            rows = self._select(["origin = 'user'"] if mine_only else [], [], "id")
-        return write_quote_csv(path, self.spec, rows)
+        # streamed, never held whole; closing() frees the store's lock even when the write fails half way
+        with contextlib.closing(self._stream(["origin = 'user'"] if mine_only else [], [], "id")) as rows:
+            return write_quote_csv(path, self.spec, rows)
 
     # -- helpers (called with the lock held) ----------------------------------------------------------------------
     def _select(
@@ -267,6 +206,19 @@ class QuoteRepository(Repository, Generic[RowT]):
             sql += " LIMIT ? OFFSET ?"
             params = [*params, int(limit), int(offset)]
         return self._to_rows(self._conn.execute(sql, params))
+
+    def _stream(self, where: list[str], params: list[object], order: str) -> Generator[RowT, None, None]:
+        """The rows of _select one chunk at a time, in bounded memory, the store's lock held until the last
+        (a listing of a million quotes starts printing at once: issue 30 item 7)."""
+        spec = self.spec
+        sql = f"SELECT {', '.join(self._row_columns)} FROM {spec.table}"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += f" ORDER BY {order}"
+        with self._db.guard():
+            cursor = self._conn.execute(sql, params)
+            while chunk := cursor.fetchmany(STREAM_CHUNK_ROWS):
+                yield from self._to_rows(chunk)
 
     def _filters(
         self, gpu: str | None, provider_column: str, provider: str | None, mine_only: bool
@@ -283,20 +235,6 @@ class QuoteRepository(Repository, Generic[RowT]):
         if mine_only:
             where.append("origin = 'user'")
         return where, params
-
-    def _find_duplicate(self, quote: Mapping[str, object], exclude_id: int | None = None) -> int | None:
-        spec = self.spec
-        conditions = [
-            f"{c} = ? COLLATE NOCASE" if c in spec.text_columns else f"{c} = ?" for c in spec.dedupe_columns
-        ]
-        params = [quote[c] for c in spec.dedupe_columns]
-        if exclude_id is not None:
-            conditions.append("id != ?")
-            params.append(exclude_id)
-        row = self._conn.execute(
-            f"SELECT id FROM {spec.table} WHERE {' AND '.join(conditions)} LIMIT 1", params
-        ).fetchone()
-        return int(row[0]) if row else None
 
     def _clean_or_refuse(self, quote: Mapping[str, object]) -> QuoteValues:
         cleaned, reasons = self.spec.clean(quote, self._resolver())
@@ -328,11 +266,29 @@ class RentalQuotes(QuoteRepository[RentalQuoteRow]):
         offset: int = 0,
     ) -> list[RentalQuoteRow]:
         """Quotes sorted by GPU then price per GPU-hour (then id); filters combine, None/False: no filter."""
+        where, params = self._rental_filters(gpu, provider, kind, mine_only)
+        return self._select(where, params, _RENTAL_ORDER, limit, offset)
+
+    def stream(
+        self,
+        gpu: str | None = None,
+        provider: str | None = None,
+        kind: str | None = None,
+        mine_only: bool = False,
+    ) -> Iterator[RentalQuoteRow]:
+        """find()'s rows one by one, in bounded memory whatever the table holds."""
+        with self._db.guard():
+            where, params = self._rental_filters(gpu, provider, kind, mine_only)
+        return self._stream(where, params, _RENTAL_ORDER)
+
+    def _rental_filters(
+        self, gpu: str | None, provider: str | None, kind: str | None, mine_only: bool
+    ) -> tuple[list[str], list[object]]:
         where, params = self._filters(gpu, "provider", provider, mine_only)
         if kind:
             where.append("kind = ?")
             params.append(kind.strip().lower())
-        return self._select(where, params, "gpu, price_per_gpu_hour, id", limit, offset)
+        return where, params
 
     @guarded
     def price_summary(self, gpu: str | None = None, kinds: Sequence[str] | None = None) -> list[PriceSummary]:
@@ -369,7 +325,15 @@ class PurchaseQuotes(QuoteRepository[PurchaseQuoteRow]):
     ) -> list[PurchaseQuoteRow]:
         """Quotes sorted by GPU then price per GPU (then id)."""
         where, params = self._filters(gpu, "vendor", vendor, mine_only)
-        return self._select(where, params, "gpu, price / gpus, id")
+        return self._select(where, params, _PURCHASE_ORDER)
+
+    def stream(
+        self, gpu: str | None = None, vendor: str | None = None, mine_only: bool = False
+    ) -> Iterator[PurchaseQuoteRow]:
+        """find()'s rows one by one, in bounded memory whatever the table holds."""
+        with self._db.guard():
+            where, params = self._filters(gpu, "vendor", vendor, mine_only)
+        return self._stream(where, params, _PURCHASE_ORDER)
 
 
 def _same_file(first: Path, second: Path) -> bool:

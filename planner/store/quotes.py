@@ -14,20 +14,15 @@ CSV conventions (docs/ledger.md documents them for users):
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import re
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from planner import gpus as gpu_catalog
 from planner.errors import UserError
-from planner.files import read_user_file, write_atomically
 from planner.gpus import GpuSpec
 from planner.limits import MAX_NUMBER_CHARS
 from planner.messages import Message, msg
@@ -537,160 +532,11 @@ def _folded(value: object) -> object:
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# CSV files
+# CSV cells (the files themselves: planner/store/quote_csv.py)
 # ----------------------------------------------------------------------------------------------------------------
-
-RowProblem = tuple[int, Message]  # (spreadsheet row number, the reason)
-
-
-@dataclass
-class CsvRows:
-    header: list[str]
-    rows: list[tuple[int, dict[str, str]]]  # (spreadsheet row number, column -> cell)
-    errors: list[RowProblem] = field(default_factory=list)  # rows with the wrong number of cells
-
-
-def read_quote_csv(path: str | Path, spec: QuoteTable) -> CsvRows:
-    """Read a quote CSV; raises UserError for a file-level problem (missing, empty, not UTF-8, wrong columns)."""
-    path = Path(path)
-    name = path.name
-    text = _read_utf8(path)
-    if not text.strip():
-        raise UserError.of(msg("error.csv_empty", name=name, columns=", ".join(spec.columns)))
-    first_line = text.split("\n", 1)[0]
-    delimiter = ";" if first_line.count(";") > first_line.count(",") else ","
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    try:
-        header = [cell.strip().lower() for cell in next(reader)]
-        _check_header(header, spec, name)
-        result = CsvRows(header=header, rows=[])
-        width = len(header)
-        for row_number, cells in enumerate(reader, start=2):
-            if not any(cell.strip() for cell in cells):
-                continue  # blank line
-            if len(cells) > width and any(cell.strip() for cell in cells[width:]):
-                result.errors.append((row_number, msg("csv.row_width", cells=len(cells), columns=width)))
-                continue
-            cells = cells + [""] * (width - len(cells))
-            row = {column: unguard_formula(cell) if column in spec.text_columns else cell
-                   for column, cell in zip(header, cells, strict=True)}  # fmt: skip
-            ambiguous = _dot_grouped_numbers(row, spec) if delimiter == ";" else []
-            if ambiguous:
-                result.errors.append((row_number, ambiguous[0]))
-                continue
-            result.rows.append((row_number, row))
-    except csv.Error as exc:
-        raise UserError.of(
-            msg("error.csv_unreadable", name=name, line=reader.line_num, detail=str(exc))
-        ) from None
-    if not result.rows and not result.errors:
-        raise UserError.of(msg("error.csv_no_rows", name=name, quotes=spec.plural))
-    return result
-
-
-_DOT_THOUSANDS_RE = re.compile(r"^-?\d{1,3}\.\d{3}$")
-
-
-def _dot_grouped_numbers(row: Mapping[str, str], spec: QuoteTable) -> list[Message]:
-    """In a semicolon CSV (saved where the comma is the decimal mark), "1.000" is one thousand to the person who
-    typed it but 1.0 to float(): refused as ambiguous rather than read 1000x too small."""
-    return [msg("quote.ambiguous_number", field=column, value=repr(cell.strip()))
-            for column, cell in row.items()
-            if column not in spec.text_columns and _DOT_THOUSANDS_RE.match(cell.strip())]  # fmt: skip
-
-
-def _read_utf8(path: Path) -> str:
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise UserError.of(msg("error.file_missing", path=str(path))) from None
-    except OSError as exc:
-        raise UserError.of(
-            msg("error.file_unreadable", path=str(path), reason=exc.strerror or str(exc))
-        ) from None
-    if path.is_dir():
-        raise UserError.of(msg("error.csv_is_folder", path=str(path)))
-    if size > MAX_CSV_BYTES:
-        raise UserError.of(msg("error.csv_too_big", name=path.name, size=size, limit=MAX_CSV_BYTES))
-    raw = read_user_file(path, MAX_CSV_BYTES)  # a FIFO or a device is refused, not read forever
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise UserError.of(
-            msg("error.csv_not_utf8", name=path.name, byte=f"0x{raw[exc.start]:02x}", line=line)
-        ) from None
-
-
-def _check_header(header: list[str], spec: QuoteTable, name: str) -> None:
-    """UserError (one short line, whatever the header's width) naming missing, unknown and repeated columns."""
-    counts = Counter(header)  # linear: a 200,000-column header is checked in milliseconds
-    duplicated = sorted(column for column, seen in counts.items() if seen > 1 and column)
-    missing = sorted(spec.required_header - counts.keys())
-    known = set(spec.columns)
-    unknown = [column for column in counts if column not in known]
-    problems: list[Message] = []
-    if missing:
-        problems.append(msg("csv.missing_columns", columns=", ".join(missing)))
-    if unknown:
-        problems.append(msg("csv.unknown_columns", columns=_some(repr(c[:40]) for c in unknown)))
-    if duplicated:
-        shown = _some(c[:40] if c.isprintable() else repr(c[:40]) for c in duplicated)
-        problems.append(msg("csv.repeated_columns", columns=shown))
-    if (
-        spec is RENTAL
-        and not missing
-        and not {"price_per_gpu_hour", "price_per_instance_hour"} & counts.keys()
-    ):
-        problems.append(msg("csv.missing_price_column"))
-    if problems:
-        raise UserError.of(msg("error.csv_header", name=name, problems=tuple(problems),
-                               columns=", ".join(spec.columns)))  # fmt: skip
-
-
-def _some(names: Iterable[str]) -> str:
-    """The first MAX_NAMED_COLUMNS names, then "and N more", so that an error stays one readable line."""
-    names = list(names)
-    shown = ", ".join(names[:MAX_NAMED_COLUMNS])
-    rest = len(names) - MAX_NAMED_COLUMNS
-    return f"{shown} and {rest:,} more" if rest > 0 else shown
 
 
 def guard_formula(text: str) -> str:
     """Prefix ' to a cell a spreadsheet would run as a formula (OWASP "CSV injection"), and to one that starts
     with ' itself, so that unguard_formula gives back exactly the text stored."""
     return "'" + text if text.startswith((*FORMULA_PREFIXES, "'")) else text
-
-
-def _cell(value: object, is_text: bool) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer() and not is_text:
-        return str(int(value)) if abs(value) < 1e15 else repr(value)
-    if isinstance(value, float):
-        return repr(value)
-    text = str(value)
-    return guard_formula(text) if is_text else text
-
-
-def write_quote_csv(path: str | Path, spec: QuoteTable, rows: Iterable[Mapping[str, object]]) -> int:
-    """Write the rows with the table's columns in order (UTF-8 with a byte-order mark, for spreadsheets)."""
-    path = Path(path)
-    count = 0
-    buffer = io.StringIO(newline="")
-    writer = csv.writer(buffer)
-    writer.writerow(spec.columns)
-    for row in rows:
-        writer.writerow([_cell(row.get(c), c in spec.text_columns) for c in spec.columns])
-        count += 1
-    # All or nothing (issue 14 item 6): a full disk half way leaves last week's export as it was.
-    write_atomically(path, buffer.getvalue().encode("utf-8-sig"))
-    return count
-
-
-T = TypeVar("T")
-
-
-def iter_chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]

@@ -98,7 +98,8 @@ def purchase_rows(rows: Iterable[Any]) -> list[PurchaseQuoteRow]:
 
 @dataclass(frozen=True, slots=True)
 class ImportResult:
-    """What a CSV import did. Row numbers are spreadsheet rows (header = row 1, first quote = row 2)."""
+    """What a CSV import did. Row numbers are spreadsheet rows (header = row 1, first quote = row 2). The lists
+    hold the first rows of each kind (planner.store.quote_import.REPORTED_ROWS_MAX); the counts cover them all."""
 
     added: int
     duplicates: list[tuple[int, Message]] = field(
@@ -107,10 +108,8 @@ class ImportResult:
     errors: list[tuple[int, Message]] = field(default_factory=list)  # (row, reason)
     refused: bool = False  # True: there were errors and skip_invalid was off, so nothing was written
     total_rows: int = 0
-
-    @property
-    def bad_rows(self) -> int:
-        return len({row for row, _ in self.errors})
+    bad_rows: int = 0  # rows with an error, listed in `errors` or not
+    duplicate_rows: int = 0  # duplicates not added, listed in `duplicates` or not
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from importlib import resources
 from planner.messages import msg
 from planner.store.connection import utc_now_iso
 from planner.store.database import Database
-from planner.store.quote_repository import insert_quotes
+from planner.store.quote_import import insert_quotes
 from planner.store.quotes import PURCHASE, RENTAL, GpuResolver, QuoteTable, QuoteValues, Reasons
 
 REFERENCE_FILE = "reference_prices.csv"

@@ -9,6 +9,7 @@ repository per aggregate over it: ``store.rental_quotes``, ``store.purchase_quot
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,7 +43,7 @@ class Store:
         self.settings = Settings(db)
 
     @classmethod
-    def open(cls, path: str | Path | None = None) -> Store:
+    def open(cls, path: str | Path | None = None, on_wait: Callable[[], None] | None = None) -> Store:
         """Open (creating, upgrading and seeding as needed) the database at `path`, GPU_ADVISOR_DB or the user data
         folder. A damaged SQLite file is moved aside (see .recovered_from); a file that is not SQLite, another
         program's database, a newer schema and a database whose tables, columns or cells are not what its version
@@ -50,6 +51,7 @@ class Store:
         path = Path(path).expanduser() if path else default_db_path()
         conn, recovered = open_connection(path, LATEST_VERSION)
         db = Database(conn, path)
+        db.on_wait = on_wait  # before the seeding below, whose write may wait too
         try:
             with environment_errors_explained(path):
                 check_database(conn, path, tuple(MIGRATIONS))

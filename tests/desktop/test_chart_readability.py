@@ -22,6 +22,7 @@ def scaling(qtbot):
     chart.resize(420, 260)
     chart.show()
     chart.set_series(SERIES, "USD", ("ZeRO-1", 64), "wall")
+    qtbot.waitUntil(lambda: not chart.redraw_pending())  # the plots are drawn on the event loop's next turn
     return chart
 
 
@@ -84,7 +85,7 @@ def test_eight_gpus_keep_a_readable_key_with_current_values(qtbot):
     assert key.count("<tr>") == 9  # a header and one row per GPU
 
 
-def test_the_selected_options_band_is_a_bar_through_its_ring_and_in_the_key(scaling):
+def test_the_selected_options_band_is_a_bar_through_its_ring_and_in_the_key(scaling, qtbot):
     """Hand-built band -12% .. +15% over 23 runs at the ringed point (64 GPUs: 3600 x 100 / 64 s = 5625 s, cost
     2400 x (1 + 0.05 x 6 / 12) = 2460): the bar spans 5625 x 0.88 = 4950 s .. 5625 x 1.15 = 6468.75 s and
     2164.8 .. 2829 USD; without a band there is no bar."""
@@ -95,6 +96,7 @@ def test_the_selected_options_band_is_a_bar_through_its_ring_and_in_the_key(scal
         "en", strict=True
     )  # English with its plural forms ("23 published runs"), as the app installs it
     scaling.set_series(SERIES, "USD", ("ZeRO-1", 64), "wall", ErrorBand(-0.12, 0.15, 23, "training/hopper"))
+    qtbot.waitUntil(lambda: not scaling.redraw_pending())  # the plots are drawn on the event loop's next turn
     drawn = scaling.chart_data()["selected_band"]
     assert drawn["gpus"] == 64
     assert drawn["time_s"] == pytest.approx([4950.0, 6468.75])
@@ -103,6 +105,7 @@ def test_the_selected_options_band_is_a_bar_through_its_ring_and_in_the_key(scal
     x, y = scaling.time_band_bar.xData, scaling.time_band_bar.yData  # as given, before the log axes
     assert list(x) == [64, 64] and list(y) == pytest.approx([4950.0 / 3600, 6468.75 / 3600])  # hours
     scaling.set_series(SERIES, "USD", ("ZeRO-1", 64), "wall")
+    qtbot.waitUntil(lambda: not scaling.redraw_pending())
     assert scaling.chart_data()["selected_band"] is None
     assert scaling.time_band_bar.xData is None or len(scaling.time_band_bar.xData) == 0
     assert "published runs" not in scaling.key_label.text()
@@ -122,3 +125,19 @@ def test_the_band_in_the_key_follows_the_language(scaling):
         set_language("en", strict=True)
     scaling.retranslate()
     assert "selected option, time -12% .. +15%, 23 published runs" in scaling.key_label.text()
+
+
+def test_the_plots_follow_on_the_next_turn_once_for_several_changes(scaling, qtbot):
+    """An input change draws the table in one turn of the event loop and the scaling plots in the next: the data
+    and the legend are the new ones at once, the lines once the loop turns, and two changes in one turn draw once
+    (the second's points)."""
+    drawn: list[int] = []
+    scaling.drawn.connect(lambda: drawn.append(1))
+    halved = {"ZeRO-1": [(gpus, time_s / 2, cost) for gpus, time_s, cost in SERIES["ZeRO-1"]]}
+    scaling.set_series(SERIES, "USD", ("ZeRO-1", 32), "wall")
+    scaling.set_series(halved, "USD", ("ZeRO-1", 64), "wall")
+    assert scaling.chart_data()["selected"] == ("ZeRO-1", 64) and scaling.redraw_pending() and not drawn
+    qtbot.waitUntil(lambda: not scaling.redraw_pending())
+    assert len(drawn) == 1
+    x, y = scaling.time_marker.xData, scaling.time_marker.yData  # the ring, as given, before the log axes
+    assert list(x) == [64] and list(y) == pytest.approx([3600.0 * 100 / 64 / 2 / 3600])  # hours

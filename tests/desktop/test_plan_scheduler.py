@@ -17,6 +17,19 @@ def test_the_first_plan_runs_in_the_background_then_quick_ones_inline():
     assert not scheduler.runs_inline()
 
 
+def test_the_redraw_counts_in_the_inline_budget():
+    """Planning inline stalls the GUI thread for the build, the search and the redraw together: a quick search
+    whose answer takes long to draw goes to the background (SYNC_LIMIT_MS is the whole turn's budget)."""
+    scheduler = ReplanScheduler()
+    generation = scheduler.request()
+    scheduler.built(generation, 5.0)
+    scheduler.searched(generation, 20.0)
+    scheduler.drawn(10.0)
+    assert scheduler.runs_inline()  # 5 + 20 + 10 = 35 ms
+    scheduler.drawn(SYNC_LIMIT_MS - 20.0)  # 5 + 20 + 30 = 55 ms: over the budget
+    assert not scheduler.runs_inline()
+
+
 def test_the_latest_request_wins():
     scheduler = ReplanScheduler()
     older, newer = scheduler.request(), scheduler.request()

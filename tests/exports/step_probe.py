@@ -39,6 +39,7 @@ def _record_dropout(module: Any, _inputs: Any) -> None:
 def load_model(args: Any, peft_config: dict[str, Any]) -> Any:
     model = _load_model(args, peft_config)
     PROBE["elements_at_load"] = sum(int(p.data.numel()) for p in model.parameters())
+    PROBE["devices_at_load"] = sorted({p.device.type for p in model.parameters()})
     PROBE["training_at_load"] = bool(model.training)
     four_bit = []
     for name, module in model.named_modules():
@@ -92,9 +93,30 @@ def _probe_deepspeed() -> None:
     deepspeed.initialize = recorded
 
 
+def _probe_fully_shard() -> None:
+    """FSDP2's fully_shard as train.py calls it: per unit, its reshard and mixed-precision policy."""
+    import torch.distributed.fsdp as fsdp
+
+    shard = fsdp.fully_shard
+    PROBE["fully_shard"] = []
+
+    def recorded(module: Any, **kwargs: Any) -> Any:
+        policy = kwargs.get("mp_policy")
+        PROBE["fully_shard"].append({
+            "reshard_after_forward": kwargs.get("reshard_after_forward"),
+            "param_dtype": str(getattr(policy, "param_dtype", None)),
+            "reduce_dtype": str(getattr(policy, "reduce_dtype", None)),
+            "offload": type(kwargs.get("offload_policy")).__name__ == "CPUOffloadPolicy",
+        })  # fmt: skip
+        return shard(module, **kwargs)
+
+    fsdp.fully_shard = recorded
+
+
 def main() -> int:
     train.load_model, train.lr_schedule = load_model, lr_schedule
     _probe_deepspeed()
+    _probe_fully_shard()
     code = train.main()
     if SCHEDULERS:
         PROBE["lr_after"] = float(SCHEDULERS[-1].get_last_lr()[0])

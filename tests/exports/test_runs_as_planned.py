@@ -28,12 +28,14 @@ PROBE = Path(__file__).with_name("step_probe.py")
 SEQ_LEN = 16
 
 
-def planned_export(tmp_path: Path, task: str, gpus: int, pinned: dict[str, object], model: Path | None = None
-                   ) -> tuple[PlanOption, Path]:  # fmt: skip
-    """The planner's best option for the tiny Llama on `gpus` H100s with `pinned` layout fields, exported."""
+def planned_export(tmp_path: Path, task: str, gpus: int, pinned: dict[str, object], model: Path | None = None,
+                   runtime: str | None = None) -> tuple[PlanOption, Path]:  # fmt: skip
+    """The planner's best option for the tiny Llama on `gpus` H100s with `pinned` layout fields (and runtime),
+    exported."""
     config = tiny_model_folder(tmp_path) / "config.json"
     spec = load_hf_config(config)
-    workload = Workload(task=task, seq_len=SEQ_LEN, global_batch=4 * gpus, tokens=4 * gpus * SEQ_LEN)
+    workload = Workload(task=task, seq_len=SEQ_LEN, global_batch=4 * gpus, tokens=4 * gpus * SEQ_LEN,
+                        runtime=runtime)  # fmt: skip
     result = plan(spec, workload, get_gpu("h100-sxm"), Constraints(gpus=gpus, pinned=pinned))
     option = result.options[0]
     folder = tmp_path / "export"
@@ -88,6 +90,33 @@ def test_zero3_full_recompute_pretrain_runs_as_planned(tmp_path):
         assert probe["lr_after"] == pytest.approx(expected_lr(3e-4, 1, 1, 0.1, after=1))
 
 
+def test_fsdp2_zero3_pretrain_runs_as_planned(tmp_path):
+    """A plan pinned to FSDP2: launch.sh runs train.py's fsdp2 runner by default, which shards each decoder
+    layer and the root with the plan's reshard and precision, builds the model on the meta device (no rank holds
+    it whole), recomputes the planned layers and steps the schedule."""
+    option, folder = planned_export(tmp_path, "pretrain", 2, {"zero": 3, "recompute": "full"}, runtime="fsdp2")
+    layout = option.layout
+    assert option.runtime == "fsdp2" and (layout.dp, layout.zero) == (2, 3)
+    assert 'RUNNER="${RUNNER:-fsdp2}"' in (folder / "launch.sh").read_text(encoding="utf-8")
+    output, probes = run_probed(folder)
+    assert len(probes) == 2
+    accumulation = option.gradient_accumulation_steps or 1
+    layouts = [json.loads(line.split(" ", 1)[1]) for line in output.splitlines()
+               if line.startswith("GPU_ADVISOR_LAYOUT ")]  # fmt: skip
+    total = load_hf_config(tiny_model_folder(tmp_path) / "config.json").total_params
+    # each rank holds about half of the parameters (FSDP2 pads an odd dim-0 on the last rank)
+    assert len(layouts) == 2 and sum(item["local_param_elements"] for item in layouts) == total
+    for probe in probes:
+        assert probe["devices_at_load"] == ["meta"] and probe["training_at_load"]
+        units = probe["fully_shard"]
+        assert len(units) == TINY["num_hidden_layers"] + 1  # every decoder layer, then the root
+        assert all(unit == {"reshard_after_forward": True, "param_dtype": "torch.bfloat16",
+                            "reduce_dtype": "torch.float32", "offload": False} for unit in units)  # fmt: skip
+        assert probe["layer_calls"] == TINY["num_hidden_layers"] * accumulation * 2  # full recompute
+        assert probe["layer_calls_in_eval"] == 0
+        assert probe["lr_after"] == pytest.approx(expected_lr(3e-4, 1, 1, 0.1, after=1))
+
+
 def _saved_tiny(tmp_path: Path) -> Path:
     """The tiny Llama with weights on disk, for fine-tuning from pretrained weights."""
     from transformers import AutoConfig, AutoModelForCausalLM
@@ -109,6 +138,23 @@ def test_lora_trains_with_its_dropout_active_in_training_mode(tmp_path):
     assert all(call == {"type": "Dropout", "p": 0.05, "training": True} for call in calls)
     # QLoRA paper's peak for a model below 20B parameters
     assert probe["lr_after"] == pytest.approx(expected_lr(2e-4, 1, 1, 0.1, after=1))
+
+
+def test_fsdp2_zero2_lora_from_pretrained_weights_runs_as_planned(tmp_path):
+    """LoRA under FSDP2 ZeRO-2 (parameters kept gathered after forward): the pretrained base is loaded, sharded
+    with the adapter inside its layers, and the adapter's dropout runs in training mode on both ranks."""
+    option, folder = planned_export(tmp_path, "lora", 2, {"zero": 2, "recompute": "none"},
+                                    model=_saved_tiny(tmp_path), runtime="fsdp2")  # fmt: skip
+    assert option.runtime == "fsdp2" and option.layout.zero == 2
+    _, probes = run_probed(folder)
+    accumulation = option.gradient_accumulation_steps or 1
+    assert len(probes) == 2
+    for probe in probes:
+        assert [unit["reshard_after_forward"] for unit in probe["fully_shard"]] == [False] * 3
+        assert probe["layer_calls"] == TINY["num_hidden_layers"] * accumulation  # no recompute planned
+        calls = probe["lora_dropout_calls"]
+        assert calls and all(call == {"type": "Dropout", "p": 0.05, "training": True} for call in calls)
+        assert probe["lr_after"] == pytest.approx(expected_lr(2e-4, 1, 1, 0.1, after=1))
 
 
 def test_qlora_loads_the_base_in_4_bits_and_steps_on_cpu(tmp_path):

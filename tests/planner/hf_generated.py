@@ -31,13 +31,15 @@ SMALL: dict[str, list[Any]] = {
     "n_groups": [1, 2], "mamba_n_groups": [1, 2], "num_heads": [2, 4], "mamba_n_heads": [2, 4],
     "attn_layer_period": [1, 2, 3], "expert_layer_period": [1, 2], "attn_layer_indices": [None, [0], [1, 2]],
     "shared_intermediate_size": [16, 32],
+    # gated delta-net linear attention (qwen3_next, qwen3_5); the value heads a multiple of the key heads below
+    "linear_num_key_heads": [1, 2], "linear_key_head_dim": [8, 16], "linear_value_head_dim": [8, 16],
+    "linear_conv_kernel_dim": [2, 4],
 }  # fmt: skip
 FLAGS = ("attention_bias", "mlp_bias", "qkv_bias", "use_bias", "attention_out_bias", "tie_word_embeddings",
          "use_sliding_window", "use_qk_norm", "add_cross_attention", "lm_head_bias", "use_qkv_bias", "qk_layernorm",
          "use_parallel_residual", "parallel_attn", "new_decoder_architecture", "multi_query", "alibi", "bias",
          "enable_bias", "do_layer_norm_before", "layer_norm_elementwise_affine", "no_bias", "use_conv_bias",
          "mamba_conv_bias", "mamba_proj_bias")  # fmt: skip
-KV_HEADS = ("num_key_value_heads",)
 
 
 def class_fields(model_type: str) -> dict[str, Any]:
@@ -63,6 +65,8 @@ def generated_config(model_type: str, rng: random.Random, *, trimmed: bool = Fal
     for key in ("bos_token_id", "eos_token_id"):
         if key in fields:
             values[key] = 1
+    if "attention_types" in fields:  # gpt_neo: the global/local pattern must cover every layer
+        values["attention_types"] = [[["global", "local"], values["num_layers"] // 2]]
     config = cls(**values)
     data = config.to_diff_dict() if trimmed else config.to_dict()
     data["model_type"] = model_type
@@ -83,6 +87,10 @@ def _make_consistent(values: dict[str, Any], fields: dict[str, Any], rng: random
         values["num_local_experts"] = rng.choice([0, 2, 4])
         values["layer_types"] = [rng.choice(["mamba", "attention", "linear_attention", "full_attention"])
                                  for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))]
+    if "linear_num_key_heads" in values:  # qwen3_next, qwen3_5: each layer linear or full attention
+        values["linear_num_value_heads"] = values["linear_num_key_heads"] * rng.choice([1, 2])
+        values["layer_types"] = [rng.choice(["linear_attention", "full_attention"])
+                                 for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))]
     if "mamba_n_heads" in values and "mamba_d_head" in fields:
         inner = values["mamba_expand"] * values.get("hidden_size", fields["hidden_size"])
         values["mamba_d_head"] = inner // values["mamba_n_heads"]
@@ -97,6 +105,18 @@ def built_model(data: dict[str, Any], device: str = "meta") -> Any:
     )
     with torch.device(device):
         return transformers.AutoModelForCausalLM.from_config(config)
+
+
+def buildable_case(model_type: str, rng: random.Random, *, trimmed: bool = False) -> tuple[dict[str, Any], int]:
+    """A generated config transformers can build (it refuses some combinations itself, such as gpt_bigcode's
+    cross-attention with multi-query attention) and its parameter count."""
+    for _ in range(20):
+        data = generated_config(model_type, rng, trimmed=trimmed)
+        try:
+            return data, transformers_params(data)
+        except NotImplementedError:
+            continue
+    raise AssertionError(f"no buildable {model_type} config in 20 draws")
 
 
 def transformers_params(data: dict[str, Any]) -> int:

@@ -24,6 +24,7 @@ from planner.exports.launch import launch_script
 from planner.exports.report import report_pdf
 from planner.gpus import get_gpu
 from planner.memory import MemoryConfig, estimate_memory
+from planner.messages import msg
 from planner.models import get_preset
 from planner.money import Money
 from planner.search import PlanOption, PlanResult
@@ -61,7 +62,8 @@ def make_option(gpu_id: str, strategy: Layout, *, task="finetune", precision="bf
 
 
 def result_of(*options) -> PlanResult:
-    return PlanResult(options=tuple(options), excluded=(), search_ms=1.0, advice=("needs ZeRO-3",))
+    advice = (msg("advice.cheapest", cost=Money(1234.5, "USD"), gpus=64, gpu="H100 SXM"),)
+    return PlanResult(options=tuple(options), excluded=(), search_ms=1.0, advice_messages=advice)
 
 
 # ------------------------------------------------------------------------------------------ ds_config.json
@@ -196,7 +198,7 @@ def test_long_report_flows_onto_more_pages():
         options=tuple(options),
         excluded=(),
         search_ms=1.0,
-        advice=tuple(f"advice line {i}" for i in range(80)),
+        advice_messages=tuple(msg("advice.fastest", wall_time_s=86_400.0 * i, gpus=i + 1, gpu="H100") for i in range(80)),
     )
     parsed = parse_pdf(report_pdf(result, options[0], ExportInputs(task="finetune")))
     assert parsed["pages"] >= 2

@@ -17,7 +17,7 @@ from planner.models.hf_types import READ_TYPES, WRAPPERS
 transformers = pytest.importorskip("transformers", reason="needs the trace extra (installed by `make test`)")
 pytest.importorskip("torch")
 
-from tests.planner.hf_generated import generated_config, transformers_params  # noqa: E402
+from tests.planner.hf_generated import buildable_case  # noqa: E402
 
 CONFIGS_PER_TYPE = 8
 
@@ -27,10 +27,10 @@ CONFIGS_PER_TYPE = 8
 def test_parameter_count_equals_transformers(model_type, tmp_path):
     rng = random.Random(f"hf-coverage-{model_type}")
     for index in range(CONFIGS_PER_TYPE):
-        data = generated_config(model_type, rng, trimmed=index % 2 == 1)
+        data, params = buildable_case(model_type, rng, trimmed=index % 2 == 1)
         path = tmp_path / f"{index}.json"
         path.write_text(json.dumps(data), encoding="utf-8")
-        assert load_hf_config(path).total_params == transformers_params(data), json.dumps(data)
+        assert load_hf_config(path).total_params == params, json.dumps(data)
 
 
 def test_shipped_defaults_are_the_installed_transformers():
@@ -69,3 +69,14 @@ def test_remote_code_is_refused_with_the_reason(tmp_path):
     path.write_text(json.dumps({"model_type": "llama", "auto_map": {"AutoModelForCausalLM": "x.Y"}}), encoding="utf-8")
     with pytest.raises(UserError, match="auto_map"):
         load_hf_config(path)
+
+
+def test_bloom_560m_has_its_published_parameter_count(tmp_path):
+    # bigscience/bloom-560m config.json (hidden_size 1024, n_layer 24, n_head 16, vocab 250880); its model card
+    # (huggingface.co/bigscience/bloom-560m, "Model Architecture and Objective") states 559,214,592 parameters
+    path = tmp_path / "config.json"
+    config = {"model_type": "bloom", "hidden_size": 1024, "n_layer": 24, "n_head": 16, "vocab_size": 250880}
+    path.write_text(json.dumps(config), encoding="utf-8")
+    spec = load_hf_config(path)
+    assert spec.total_params == 559_214_592
+    assert not spec.rotary and spec.max_context == 2048  # ALiBi, held to its trained length

@@ -76,3 +76,29 @@ def test_a_state_space_decode_step_reads_the_same_bytes_at_any_context(tmp_path)
                           "all_attention.json")  # fmt: skip
     attention = Replica(model=all_attention, gpu=gpu, rates=rates)
     assert decode_attention_seconds(attention, 64, 64 * 131072) > 100 * long
+
+
+# Qwen/Qwen3-Next-80B-A3B-Instruct config.json (Hugging Face, 2025-09-11), the keys that size the model.
+QWEN3_NEXT_80B = {
+    "model_type": "qwen3_next", "hidden_size": 2048, "intermediate_size": 5120, "num_hidden_layers": 48,
+    "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256, "vocab_size": 151936,
+    "max_position_embeddings": 262144, "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128,
+    "linear_value_head_dim": 128, "linear_num_key_heads": 16, "linear_num_value_heads": 32, "num_experts": 512,
+    "num_experts_per_tok": 10, "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512,
+    "decoder_sparse_step": 1, "full_attention_interval": 4, "tie_word_embeddings": False, "mlp_only_layers": [],
+}  # fmt: skip
+
+
+def test_qwen3_next_80b_counts_and_state_match_its_model_card(tmp_path):
+    """The model card: "80B in total and 3B activated"; layout 12 x (3 x (Gated DeltaNet -> MoE) -> 1 x (Gated
+    Attention -> MoE)); gated delta-net 32 value heads and 16 query/key heads of 128; gated attention 16 query
+    and 2 KV heads of 256."""
+    spec = _read(tmp_path, QWEN3_NEXT_80B)
+    assert round(spec.total_params / 1e9) == 80
+    embeddings = 2 * 151936 * 2048  # untied embedding and LM head, left out of the card's activated figure
+    assert round((spec.active_params - embeddings) / 1e9) == 3
+    assert spec.layer_types == ("state", "state", "state", "full") * 12
+    # 12 attending layers x 262,144 tokens x K and V x 2 heads x 256 x 2 bytes = 6 GiB
+    assert kv_cache_bytes_per_sequence(spec, 256 * 1024, 2) / 2**30 == pytest.approx(6.0)
+    # each delta-net layer: conv over q, k, v (2 x 16 x 128 + 32 x 128 channels x 4) + 32 heads x 128 x 128
+    assert state_bytes_per_sequence(spec, 2) == 36 * ((2 * 16 * 128 + 32 * 128) * 4 + 32 * 128 * 128) * 2

@@ -15,14 +15,26 @@ from planner.models.kv_cache import kv_cache_bytes_per_sequence
 transformers = pytest.importorskip("transformers", reason="needs the trace extra (installed by `make test`)")
 torch = pytest.importorskip("torch")
 
-from tests.planner.hf_generated import built_model, generated_config  # noqa: E402
+from tests.planner.hf_generated import buildable_case, built_model, generated_config  # noqa: E402
 
 KV_TYPES = ("llama", "mistral", "ministral", "qwen2", "gemma2", "gemma3_text", "cohere2", "olmo3", "exaone4",
-            "gpt_oss", "llama4_text", "smollm3", "gpt2", "deepseek_v2", "deepseek_v3")  # fmt: skip
+            "gpt_oss", "llama4_text", "smollm3", "gpt2", "deepseek_v2", "deepseek_v3", "falcon", "gpt_bigcode",
+            "bloom", "opt", "gpt_neo", "mpt", "gptj", "phi", "stablelm", "dots1", "cwm", "vaultgemma",
+            "glm4_moe")  # fmt: skip
 # MLA as DeepSeek's configs have it: as many KV heads as query heads (transformers' MLA expands the latent to
 # them), and one routing group (the router's groups must divide the few experts of a tiny model; no cache effect)
 MLA = {"n_group": 1, "topk_group": 1}
 SEQ_LEN = 24  # longer than every generated window (4..16)
+
+
+def _runnable(data):
+    """Settings transformers builds but cannot run forward, made runnable as real checkpoints have them: falcon's
+    new decoder architecture with sequential blocks (its forward looks for ln_attn, built only for parallel
+    ones; every Falcon-40B/180B config has parallel_attn), gptj's rotary_dim wider than a head."""
+    if data["model_type"] == "falcon" and data.get("new_decoder_architecture"):
+        data["parallel_attn"] = True
+    if data["model_type"] == "gptj":
+        data["rotary_dim"] = min(data.get("rotary_dim") or 0, data["n_embd"] // data["n_head"]) or None
 
 
 @pytest.mark.slow
@@ -30,10 +42,15 @@ SEQ_LEN = 24  # longer than every generated window (4..16)
 def test_kv_cache_bytes_equal_transformers_dynamic_cache(model_type, tmp_path):
     rng = random.Random(f"kv-{model_type}")
     for index in range(3):
-        data = generated_config(model_type, rng)
-        data["max_position_embeddings" if "max_position_embeddings" in data else "n_positions"] = 128
         if model_type.startswith("deepseek"):
+            data = generated_config(model_type, rng)
             data.update(MLA, num_key_value_heads=data["num_attention_heads"])
+        else:
+            data = buildable_case(model_type, rng)[0]
+        for key in ("max_position_embeddings", "n_positions", "max_seq_len"):
+            if key in data:
+                data[key] = 128
+        _runnable(data)
         path = tmp_path / f"{index}.json"
         path.write_text(json.dumps(data), encoding="utf-8")
         spec = load_hf_config(path)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from planner.errors import UserError
+from planner.messages import render_en
 from planner.money import Money
 from planner.resolver import PlanQuestion, resolve
 from planner.search import Workload
@@ -107,3 +108,16 @@ def test_nothing_chosen_and_an_unknown_gpu_are_user_errors(store):
     assert none.value.message.code == "error.no_hardware_chosen"
     with pytest.raises(UserError, match="unknown GPU"):
         resolve(ask("h1000"), store)
+
+
+def test_a_sequence_longer_than_the_models_context_is_warned_about_first():
+    # Llama 3.1 8B's config.json: max_position_embeddings 131072 (meta-llama/Llama-3.1-8B)
+    import dataclasses
+
+    longer = dataclasses.replace(LORA, seq_len=131_073)
+    resolved = resolve(PlanQuestion(model="llama-3.1-8b", workload=longer, hardware=("h100-sxm",)), None)
+    assert resolved.notes[0].code == "memory.seq_beyond_context"
+    assert "131073" in render_en(resolved.notes[0]) and "131072" in render_en(resolved.notes[0])
+    within = dataclasses.replace(LORA, seq_len=131_072)
+    resolved = resolve(PlanQuestion(model="llama-3.1-8b", workload=within, hardware=("h100-sxm",)), None)
+    assert all(note.code != "memory.seq_beyond_context" for note in resolved.notes)

@@ -71,7 +71,9 @@ def test_the_runtime_changes_what_the_memory_counts():
 def test_the_export_runs_the_planned_runtime_first_and_the_report_names_it(capsys, tmp_path):
     """A plain data-parallel LoRA plan is planned for DDP: launch.sh's default runner is ddp and the report
     says so; a ZeRO plan's is deepspeed."""
-    for extra, runtime in ((("--task", "lora", "--zero", "0"), "ddp"), (("--zero", "2"), "deepspeed")):
+    cases = ((("--task", "lora", "--zero", "0"), "ddp"), (("--zero", "2"), "deepspeed"),
+             (("--zero", "3", "--runtime", "fsdp2"), "fsdp2"))  # fmt: skip
+    for extra, runtime in cases:
         folder = tmp_path / runtime
         assert main([*SHOWS, *extra, "--export", str(folder)]) == 0
         capsys.readouterr()
@@ -79,3 +81,5 @@ def test_the_export_runs_the_planned_runtime_first_and_the_report_names_it(capsy
         assert f'RUNNER="${{RUNNER:-{runtime}}}"' in launch
         report = (folder / "report.md").read_text(encoding="utf-8")
         assert f"| Runtime | {runtime}: " in report
+        if runtime == "fsdp2":  # ZeRO-3: reshard after forward
+            assert "--runner fsdp2" in launch and "--reshard" in launch

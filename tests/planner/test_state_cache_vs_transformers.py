@@ -18,7 +18,12 @@ torch = pytest.importorskip("torch")
 
 from tests.planner.hf_generated import built_model, generated_config  # noqa: E402
 
-STATE_TYPES = ("mamba", "falcon_mamba", "mamba2", "jamba", "bamba", "granitemoehybrid")
+STATE_TYPES = ("mamba", "falcon_mamba", "mamba2", "jamba", "bamba", "granitemoehybrid", "qwen3_next",
+               "qwen3_5_text", "qwen3_5_moe_text")
+# layer_types that mix both kinds, attention on layer 1 (GraniteMoeHybrid's and the gated delta-net types')
+LISTED_KINDS = {"granitemoehybrid": ("attention", "mamba"), "qwen3_next": ("full_attention", "linear_attention"),
+                "qwen3_5_text": ("full_attention", "linear_attention"),
+                "qwen3_5_moe_text": ("full_attention", "linear_attention")}
 # Where a generated config could leave one kind out, both kinds are set: Jamba attends on odd layers, Bamba and
 # GraniteMoeHybrid on layer 1 (transformers' Bamba cannot build a mask for a stack without attention).
 BOTH_KINDS = {"jamba": {"attn_layer_period": 2, "attn_layer_offset": 1}, "bamba": {"attn_layer_indices": [1]}}
@@ -44,8 +49,9 @@ def test_state_and_kv_bytes_equal_transformers_cache(model_type, tmp_path):
     for index in range(3):
         data = {**generated_config(model_type, rng), **BOTH_KINDS.get(model_type, {})}
         data["num_hidden_layers"] = max(2, data["num_hidden_layers"])
-        if model_type == "granitemoehybrid":
-            data["layer_types"] = ["attention" if i == 1 else "mamba" for i in range(data["num_hidden_layers"])]
+        if model_type in LISTED_KINDS:
+            attention, state = LISTED_KINDS[model_type]
+            data["layer_types"] = [attention if i == 1 else state for i in range(data["num_hidden_layers"])]
         path = tmp_path / f"{index}.json"
         path.write_text(json.dumps(data), encoding="utf-8")
         spec = load_hf_config(path)
@@ -62,16 +68,18 @@ def test_state_and_kv_bytes_equal_transformers_cache(model_type, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model_type", ("jamba", "granitemoehybrid"))
+@pytest.mark.parametrize("model_type", ("jamba", "granitemoehybrid", "qwen3_next"))
 def test_lora_adapters_on_a_hybrid_equal_peft(model_type, tmp_path):
-    """LoRA on q, k, v, o adapts only the attending layers: a Mamba mixer has no such modules."""
+    """LoRA on q, k, v, o adapts only the attending layers: a Mamba or delta-net mixer has no such modules
+    (qwen3_next's q_proj is twice as wide: it also yields the output gate)."""
     peft = pytest.importorskip("peft")
     from planner.memory import MemoryConfig, estimate_memory
 
     data = {**generated_config(model_type, random.Random(f"lora-{model_type}")), **BOTH_KINDS.get(model_type, {})}
     data["num_hidden_layers"] = 4
-    if model_type == "granitemoehybrid":
-        data["layer_types"] = ["mamba", "attention", "mamba", "mamba"]
+    if model_type in LISTED_KINDS:
+        attention, state = LISTED_KINDS[model_type]
+        data["layer_types"] = [state, attention, state, state]
     path = tmp_path / "config.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     spec = load_hf_config(path)

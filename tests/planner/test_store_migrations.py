@@ -139,9 +139,12 @@ def test_settings_and_new_features_work_after_upgrade(upgraded):
 
 
 def test_quotes_from_before_version_5_have_no_interruption_rate_and_take_one(upgraded):
-    _, _, store = upgraded
+    version, _, store = upgraded
     quotes = store.rental_quotes.find(mine_only=True)
-    assert quotes and all(quote["interruptions_per_hour"] is None for quote in quotes)  # not stated, not zero
+    # not stated before version 5 (None, not zero); the version-5 fixture's spot quote states 0.05
+    stated = 0.05 if version >= 5 else None
+    rates = {quote["provider"]: quote["interruptions_per_hour"] for quote in quotes}
+    assert rates == {"Lambda": None, "Selectel": None, "Vast.ai": stated}
     row_id = quotes[0]["id"]
     store.rental_quotes.update(row_id, {"kind": "spot", "interruptions_per_hour": 0.01})
     assert store.rental_quotes.get(row_id)["interruptions_per_hour"] == 0.01

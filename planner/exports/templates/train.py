@@ -9,6 +9,10 @@ Runners (--runner; launch.sh picks the one the plan needs):
               (tensor_parallel.autotp_size) and AutoEP (expert_parallel.autoep_size) all come from that file
   accelerate  accelerate's Accelerator (start it with `accelerate launch --config_file accelerate_config.yaml`)
   ddp         torch DistributedDataParallel under torchrun (plain data parallel, no sharding)
+  fsdp2       torch FSDP2 under torchrun: fully_shard on every decoder layer and the root, bf16/fp16 compute with
+              fp32 shards and reductions (MixedPrecisionPolicy), --reshard (ZeRO-3) or not (ZeRO-2), --offload-all
+              (CPUOffloadPolicy); with --init random the model is built on the meta device and each rank
+              materialises only its shards
 
 Data (--data, required, so nothing trains on noise by accident): a UTF-8 text file, tokenized with the model's
 tokenizer and cut into --seq-len blocks (each data-parallel rank reads every dp-th block), or `synthetic`:
@@ -39,7 +43,7 @@ from typing import Any
 
 import torch
 
-RUNNERS = ("deepspeed", "accelerate", "ddp")
+RUNNERS = ("deepspeed", "accelerate", "ddp", "fsdp2")
 RECOMPUTE = ("none", "selective", "full")
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
 
@@ -55,7 +59,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seq-len", type=int, required=True, help="tokens per sequence")
     parser.add_argument("--micro-batch", type=int, default=1, help="sequences per GPU per forward (ddp, accelerate)")
     parser.add_argument("--grad-accum", type=int, default=1, help="micro-batches per optimizer step (ddp, accelerate)")
-    parser.add_argument("--precision", choices=tuple(DTYPES), default="bf16", help="autocast dtype (ddp)")
+    parser.add_argument("--precision", choices=tuple(DTYPES), default="bf16",
+                        help="autocast dtype (ddp), compute dtype (fsdp2)")
+    parser.add_argument("--reshard", action="store_true", help="fsdp2: reshard after forward (ZeRO-3)")
+    parser.add_argument("--offload-all", action="store_true", help="fsdp2: parameters, gradients and optimizer "
+                        "state in CPU RAM (CPUOffloadPolicy)")
     parser.add_argument("--recompute", choices=RECOMPUTE, default="none", help="activation recompute")
     parser.add_argument("--init", choices=("pretrained", "random"), default="pretrained")
     parser.add_argument("--lr", type=float, required=True, help="peak learning rate (every runner)")
@@ -193,7 +201,9 @@ def report_layout(model: torch.nn.Module, extra: dict[str, int]) -> None:
     `GPU_ADVISOR_LAYOUT {"rank": 0, "local_param_elements": ..., "trainable_param_elements": ...}`."""
     local = trainable = 0
     for param in model.parameters():
-        shard = getattr(param, "ds_tensor", None)
+        shard = getattr(param, "ds_tensor", None)  # DeepSpeed ZeRO-3's partition
+        if shard is None and hasattr(param, "to_local"):  # FSDP2's DTensor: this rank's shard
+            shard = param.to_local()
         held = int(shard.numel()) if shard is not None else int(param.numel())
         local += held
         trainable += held if param.requires_grad else 0
@@ -357,6 +367,60 @@ def run_ddp(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
     return loss_value
 
 
+def run_fsdp2(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
+    import torch.distributed as dist
+    from torch.distributed.fsdp import CPUOffloadPolicy, MixedPrecisionPolicy, fully_shard
+
+    device = device_for_rank()
+    dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
+    on_meta = args.init == "random"  # built without storage; to_empty + init_weights fill this rank's shards
+    with torch.device("meta") if on_meta else _nothing():
+        model = load_model(args, peft_config)
+    dtype = DTYPES[args.precision]
+    policy: dict[str, Any] = {
+        "mp_policy": MixedPrecisionPolicy(param_dtype=dtype, reduce_dtype=torch.float32),
+        "reshard_after_forward": args.reshard,
+    }
+    if args.offload_all:
+        policy["offload_policy"] = CPUOffloadPolicy()
+    # transformers names the blocks FSDP should wrap one by one: _no_split_modules (the decoder layer class)
+    layer_classes = set(getattr(model, "_no_split_modules", None) or ())
+    units = [module for module in model.modules() if type(module).__name__ in layer_classes]
+    for unit in units:
+        fully_shard(unit, **policy)
+    fully_shard(model, **policy)
+    if on_meta:
+        model.to_empty(device="cpu" if args.offload_all else device)
+        model.init_weights()  # type: ignore[operator]  # also recomputes the rotary buffers
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr)
+    scheduler = lr_schedule(args)(optimizer)
+    rank, world = dist.get_rank(), dist.get_world_size()
+    report_layout(model, {"data_parallel_rank": rank, "data_parallel_size": world, "fsdp_units": len(units) + 1})
+    log(f"FSDP2: {world} process(es), {len(units)} layer units + the root, reshard after forward {args.reshard}, "
+        f"micro-batch {args.micro_batch}, accumulation {args.grad_accum}")
+    data = batches(token_blocks(args, vocab_of(model), rank, world), args.micro_batch, device)
+    loss_value = float("nan")
+    for step in range(args.steps):
+        for micro_step in range(args.grad_accum):
+            model.set_requires_gradient_sync(micro_step == args.grad_accum - 1)  # type: ignore[operator]
+            tokens = next(data)
+            loss = model(input_ids=tokens, labels=tokens).loss / args.grad_accum
+            loss.backward()
+            loss_value = float(loss.detach().float()) * args.grad_accum
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad()
+        log(f"step {step + 1}/{args.steps} loss {loss_value:.4f} lr {current_lr(optimizer):.3g}")
+    if args.output:
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+
+        full = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
+        if rank == 0:
+            model.save_pretrained(args.output, state_dict=full)  # type: ignore[operator]
+    _leave_together()
+    return loss_value
+
+
 class _nothing:
     def __enter__(self) -> None:
         return None
@@ -368,7 +432,8 @@ class _nothing:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     peft_config = read_json(args.peft)
-    runner = {"deepspeed": run_deepspeed, "accelerate": run_accelerate, "ddp": run_ddp}[args.runner]
+    runners = {"deepspeed": run_deepspeed, "accelerate": run_accelerate, "ddp": run_ddp, "fsdp2": run_fsdp2}
+    runner = runners[args.runner]
     loss = runner(args, peft_config)
     log(f"done: {args.steps} step(s), last loss {loss:.4f}")
     return 0
