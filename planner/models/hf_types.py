@@ -67,7 +67,8 @@ NO_BIAS = Traits()
 # MoE "ernie": layer i sparse when (i + 1) % moe_layer_interval == 0 and moe_layer_start_index <= i <=
 # moe_layer_end_index (-1: the last layer).
 #   hybrid        attention or state-space layers, as planner/models/hf_hybrid.py reads them (jamba, bamba,
-#                 granitemoehybrid; qwen3_next, qwen3_5: gated delta-net linear attention; lfm2: short conv)
+#                 granitemoehybrid; qwen3_next, qwen3_5: gated delta-net linear attention; lfm2: short conv;
+#                 minimax: lightning attention)
 TRAITS: dict[str, Traits] = {
     "llama": LLAMA,
     "mistral": NO_BIAS,
@@ -184,6 +185,7 @@ TRAITS: dict[str, Traits] = {
                                shared_expert="qwen", layer_rule="hybrid"),
     "lfm2": Traits(qk_norm="head", layer_rule="hybrid"),
     "lfm2_moe": Traits(qk_norm="head", layer_rule="hybrid"),
+    "minimax": Traits(moe="all", moe_ffn_key="intermediate_size", layer_rule="hybrid"),
     "mamba": Traits(reader="state_space"),
     "falcon_mamba": Traits(reader="state_space"),
     "mamba2": Traits(reader="state_space"),

@@ -60,7 +60,6 @@ UNREAD_TYPES = (
     'mbart',
     'megatron-bert',
     'mimo_v2_flash',
-    'minimax',
     'minimax_m2',
     'minimax_m3_vl_text',
     'mllama',
