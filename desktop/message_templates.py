@@ -42,6 +42,11 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "excluded.needs_memory": QT_TRANSLATE_NOOP(
         "PlannerMessages", "needs {need_bytes} per GPU, has {capacity_bytes} on {gpu}"
     ),
+    "excluded.needs_host_ram": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "fits the GPU, but its {gpus} GPU(s) per node offload {need_bytes} to CPU RAM, more than the node's "
+        "{host_bytes} (--host-ram-gib)",
+    ),
     "excluded.needs_memory_layout": QT_TRANSLATE_NOOP(
         "PlannerMessages", "needs {need_bytes} per GPU ({strategy}, {gpus} GPUs), has {capacity_bytes} on {gpu}"
     ),

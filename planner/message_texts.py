@@ -73,6 +73,10 @@ TEXTS: Mapping[str, str] = MappingProxyType({
     "excluded.family.precision_on_gpu": "{precision} on {gpu_id}",
     # -- why it was excluded ----------------------------------------------------------------------------------
     "excluded.needs_memory": "needs {need_bytes:bytes} per GPU, has {capacity_bytes:bytes} on {gpu}",
+    "excluded.needs_host_ram": (
+        "fits the GPU, but its {gpus} GPU(s) per node offload {need_bytes:bytes} to CPU RAM, more than the node's "
+        "{host_bytes:bytes} (--host-ram-gib)"
+    ),
     "excluded.needs_memory_layout": (
         "needs {need_bytes:bytes} per GPU ({strategy:label}, {gpus} GPUs), has {capacity_bytes:bytes} on {gpu}"
     ),

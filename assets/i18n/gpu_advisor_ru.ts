@@ -2137,12 +2137,12 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+36"/>
+        <location line="+41"/>
         <source>{gpus} GPUs</source>
         <translation>{gpus} GPU</translation>
     </message>
     <message>
-        <location line="-35"/>
+        <location line="-40"/>
         <source>{precision} inference</source>
         <translation>инференс в {precision}</translation>
     </message>
@@ -2158,6 +2158,11 @@ token</source>
     </message>
     <message>
         <location line="+3"/>
+        <source>fits the GPU, but its {gpus} GPU(s) per node offload {need_bytes} to CPU RAM, more than the node&apos;s {host_bytes} (--host-ram-gib)</source>
+        <translation>помещается в GPU, но {gpus} GPU узла выгружают в ОЗУ {need_bytes}, больше, чем есть у узла ({host_bytes}; --host-ram-gib)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>needs {need_bytes} per GPU ({strategy}, {gpus} GPUs), has {capacity_bytes} on {gpu}</source>
         <translation>нужно {need_bytes} на GPU ({strategy}, {gpus} GPU), а у {gpu} только {capacity_bytes}</translation>
     </message>
@@ -2737,7 +2742,7 @@ token</source>
         <translation>стадия ZeRO должна быть 0, 1, 2 или 3, а получено {value}</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>{what} must be a whole number, got {value}</source>
         <translation>{what}: нужно целое число, а получено {value}</translation>
     </message>
@@ -2752,15 +2757,20 @@ token</source>
         <translation>{what}: нужно конечное число, а получено {value}</translation>
     </message>
     <message>
-        <location line="-62"/>
-        <location line="+63"/>
+        <location line="-63"/>
+        <location line="+64"/>
         <source>{what} {value} is absurdly large (limit {limit})</source>
         <translation>{what}: {value} — нелепо большое значение (предел {limit})</translation>
     </message>
     <message>
-        <location line="-4"/>
+        <location line="-5"/>
         <source>the {runtime} runtime cannot run this layout: {reason}</source>
         <translation>среда выполнения {runtime} не может выполнить эту раскладку: {reason}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no runtime runs this training layout ({reasons})</source>
+        <translation>ни одна среда выполнения не запускает эту схему обучения ({reasons})</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -3203,7 +3213,7 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-321"/>
+        <location line="-322"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
@@ -3228,7 +3238,7 @@ token</source>
         <translation>{stages} × {gpu}, слоёв на ступень: {fewest}–{most}</translation>
     </message>
     <message>
-        <location filename="../../desktop/error_templates.py" line="+322"/>
+        <location filename="../../desktop/error_templates.py" line="+323"/>
         <source>{path}: cannot read ({kind}: {reason})</source>
         <translation>{path}: не удалось прочитать ({kind}: {reason})</translation>
     </message>
@@ -3378,7 +3388,7 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-509"/>
+        <location line="-510"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>

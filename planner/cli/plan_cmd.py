@@ -14,7 +14,7 @@ from planner.cli.plan_output import print_pool, print_result, result_json, spot_
 from planner.errors import UserError
 from planner.exports import ExportInputs, export_plan
 from planner.files import refuse_overwrite, write_atomically
-from planner.gpus import GpuSpec, get_gpu
+from planner.gpus import GIB, GpuSpec, get_gpu
 from planner.memory import MAX_DEGREE, MAX_LORA_RANK, MAX_SEQ_LEN, MemoryConfig, validate_layout
 from planner.messages import msg, render_all_en
 from planner.models import ModelSpec
@@ -69,6 +69,7 @@ MAX_PRICE_PER_GPU_HOUR = 1e9  # in any currency
 MAX_BUDGET = 1e15
 MAX_DEADLINE_DAYS = 365_000
 MAX_INTER_NODE_GBPS = 1e6
+MAX_HOST_RAM_GIB = 1e7  # a node's CPU RAM in GiB; 10 PiB is no machine
 MAX_FAILURES_PER_MILLION_GPU_HOURS = 1e6  # one failure per GPU-hour
 MAX_MINUTES = 1e6
 
@@ -172,6 +173,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--inter-node-gbps", type=float, default=None, help="network per GPU in Gbit/s (default 400)"
     )
+    parser.add_argument(
+        "--host-ram-gib", type=float, default=None,
+        help="CPU RAM per node in GiB, which offloaded training states share (default: 2x the node's GPU memory)",
+    )  # fmt: skip
     measured = parser.add_mutually_exclusive_group()
     measured.add_argument(
         "--spec-only", action="store_true", help="datasheet figures only (the default; kept for scripts)"
@@ -345,6 +350,7 @@ def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraint
                                (args.deadline_days, "--deadline-days", MAX_DEADLINE_DAYS),
                                (args.gpus_per_node, "--gpus-per-node", MAX_GPUS),
                                (args.inter_node_gbps, "--inter-node-gbps", MAX_INTER_NODE_GBPS),
+                               (args.host_ram_gib, "--host-ram-gib", MAX_HOST_RAM_GIB),
                                (args.top, "--top", math.inf)):  # fmt: skip
         _positive(value, what, limit)
     pinned = {name: getattr(args, name) for name in Layout.FIELDS if getattr(args, name) is not None}
@@ -360,6 +366,7 @@ def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraint
         gpus_per_node=args.gpus_per_node,
         inter_node_bytes_per_s=args.inter_node_gbps * 1e9 / 8 if args.inter_node_gbps else None,
         memory_headroom=_headroom(args.memory_headroom),
+        host_ram_bytes=math.floor(args.host_ram_gib * GIB) if args.host_ram_gib else None,
     )
 
 
@@ -453,6 +460,7 @@ def question_from_args(
         price_from_quotes=args.price_from_quotes, gpus_per_node=constraints.gpus_per_node,
         inter_node_bytes_per_s=constraints.inter_node_bytes_per_s, rank_by=args.rank_by,
         price_kinds=("spot",) if wants_spot(args) else ON_DEMAND, resilience=constraints.resilience,
+        host_ram_bytes=constraints.host_ram_bytes,
     )  # fmt: skip
 
 

@@ -121,6 +121,8 @@ class Constraints:
     fits when its per-GPU total is at most memory_bytes x (1 - memory_headroom); resilience: failures,
     checkpoints, restarts and spot reclaims for the goodput term of training options (planner.scale; default:
     the published failure rate of each GPU type, a parallel file system, Daly's optimum interval, on-demand).
+    host_ram_bytes: CPU RAM per node, which training states offloaded to the host share (None: twice the node's
+    GPU memory, planner.memory.host_ram).
     """
 
     max_gpus: int = DEFAULT_MAX_GPUS
@@ -132,6 +134,7 @@ class Constraints:
     inter_node_bytes_per_s: float | None = None
     memory_headroom: float = DEFAULT_MEMORY_HEADROOM
     resilience: Resilience = field(default_factory=Resilience)
+    host_ram_bytes: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pinned", MappingProxyType(dict(self.pinned)))
