@@ -123,9 +123,12 @@ def main(argv: list[str]) -> int:
     from desktop.context import AppContext, make_qsettings
 
     apply_language(app, args.lang or str(make_qsettings().value("ui/language", "") or ""))
+    from desktop.error_log import install_excepthook
     from desktop.main_window import MainWindow
 
-    window = MainWindow(AppContext())
+    context = AppContext()
+    install_excepthook(context.status_message.emit)  # a bug on the GUI thread: logged, and said in the status bar
+    window = MainWindow(context)
     window.show()
     return app.exec()
 

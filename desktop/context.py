@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QObject, QSettings, Signal
 
 from desktop.workers import JobRunner
 from planner.errors import UserError
-from planner.store import settings as store_settings
 
 if TYPE_CHECKING:
     from desktop.plan_request import PriceBook
@@ -29,10 +28,8 @@ if TYPE_CHECKING:
 ORGANIZATION = "GPU Advisor"
 APPLICATION = "gpu-advisor"
 
-# Setting keys shared by the pages (Settings page writes them; Quotes, Plan and Rent or buy read them). The first
-# two live in the store (planner/store/settings.py); the language in QSettings, as it is needed before the store.
-SETTING_DISPLAY_CURRENCY = store_settings.DISPLAY_CURRENCY  # "USD" | "EUR" | "RUB"
-SETTING_ELECTRICITY_PRICE = store_settings.ELECTRICITY_PRICE  # {"amount": float, "currency": str}
+# The interface language lives in QSettings, as it is needed before the store opens; the other settings (display
+# currency, electricity price) live in the store (planner/store/settings.py).
 SETTING_LANGUAGE = "ui/language"  # QSettings key: "en" | "ru" | "" (follow the system)
 
 CURRENCIES = ("USD", "EUR", "RUB")
@@ -192,13 +189,6 @@ class AppContext(QObject):
     # -- settings ----------------------------------------------------------------------------------------------
     def qsettings(self) -> QSettings:
         return make_qsettings()
-
-    def setting(self, key: str, default: Any = None) -> Any:
-        """A stored setting's JSON value, `default` when unset or when the database cannot be read."""
-        try:
-            return self.store.settings.get(key, default)
-        except ValueError:  # StoreEnvironmentError (a UserError) or a value that is no longer valid JSON
-            return default
 
     def display_currency(self) -> str:
         try:

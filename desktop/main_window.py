@@ -11,7 +11,6 @@ from typing import Any
 from PySide6.QtCore import QSize, Qt, QTimer, qVersion
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QUndoGroup
 from PySide6.QtWidgets import (
-    QApplication,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -450,7 +449,3 @@ def _elide_middle(text: str, limit: int) -> str:
         return text
     half = (limit - 1) // 2
     return f"{text[:half]}…{text[-half:]}"
-
-
-def application() -> QApplication:
-    return QApplication.instance()  # type: ignore[return-value]

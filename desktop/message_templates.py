@@ -42,6 +42,11 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "excluded.needs_memory": QT_TRANSLATE_NOOP(
         "PlannerMessages", "needs {need_bytes} per GPU, has {capacity_bytes} on {gpu}"
     ),
+    "excluded.needs_host_ram": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "fits the GPU, but its {gpus} GPU(s) per node offload {need_bytes} to CPU RAM, more than the node's "
+        "{host_bytes} (--host-ram-gib)",
+    ),
     "excluded.needs_memory_layout": QT_TRANSLATE_NOOP(
         "PlannerMessages", "needs {need_bytes} per GPU ({strategy}, {gpus} GPUs), has {capacity_bytes} on {gpu}"
     ),
@@ -87,6 +92,13 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
         "Nothing fits on {upto} x {gpu} ({capacity_bytes} each): the lightest layout ({strategy}) "
         "still needs {need_bytes} per GPU. Try: {ideas}.",
     ),
+    "advice.only_tight_options": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "Nothing fits on {gpu} within the {headroom_percent}% memory headroom ({capacity_bytes} of "
+        "{memory_bytes}): the options shown fit only inside it (tight). The headroom is for the CUDA "
+        "context, the allocator's fragmentation and NCCL buffers; a tight option runs out of memory if they "
+        "take more than its margin.",
+    ),
     "idea.more_gpus_training": QT_TRANSLATE_NOOP("PlannerMessages", "more GPUs"),
     "idea.zero3_offload": QT_TRANSLATE_NOOP("PlannerMessages", "ZeRO-3 with CPU offload"),
     "idea.lora_instead": QT_TRANSLATE_NOOP("PlannerMessages", "LoRA or QLoRA instead of full training"),
@@ -120,6 +132,11 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
         "PlannerMessages",
         "global batch {effective_batch} sequences (dp {dp} x micro-batch {micro_batch} x {accumulation_steps} "
         "accumulation steps), not {global_batch}",
+    ),
+    "option.tight_headroom": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "TIGHT: needs {need_bytes} of {memory_bytes}, inside the {headroom_percent}% headroom; "
+        "{margin_bytes} left for the CUDA context, allocator and NCCL buffers",
     ),
     "option.decode_memory_bound": QT_TRANSLATE_NOOP(
         "PlannerMessages", "decode is memory bandwidth-bound at batch {batch}"

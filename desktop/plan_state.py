@@ -57,7 +57,6 @@ class PlanInputs:
     exact_gpus: int | None = None  # plan exactly this many GPUs (None: search up to max_gpus)
     max_gpus: int = 64
     budget_amount: float | None = None
-    budget_currency: str = "USD"
     deadline_days: float | None = None
     mfu: float | None = None  # model FLOPs utilisation override, 0..1
     efficiency: float | None = None  # memory-bandwidth efficiency override for decode, 0..1

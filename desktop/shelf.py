@@ -8,6 +8,10 @@ made its first show one stall of 100-190 ms; importing the Plan page's modules i
 answered first) and keeps it hidden here; the page `take`s it when it is built, or builds its own when none is
 ready. A widget on the shelf is the object the page would build (same class, no arguments), and the page words
 and fills it as its own (its retranslate and data calls run after the take).
+
+The Plan page's eight input panels (5-10 ms each) are built ahead the same way, each bound to one PlanState the
+shelf makes for them: the page takes that state (`take_state`) and then the panels bound to it (`take_bound`);
+a panel not ready, or bound to another state, is built new.
 """
 
 from __future__ import annotations
@@ -15,15 +19,16 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QWidget
 from shiboken6 import isValid
 
-STOCK_PAUSE_MS = 60  # between two steps: the user's events of that moment are answered first
+STOCK_PAUSE_MS = 20  # between two steps (each 5-40 ms): the user's events of that moment are answered first
 
 WidgetT = TypeVar("WidgetT", bound=QWidget)
+StateT = TypeVar("StateT")
 
 # per page: the (module, class) of each chart it takes from the shelf; they import no planner module, so they
 # are built while the planner is imported on a pool thread
@@ -37,11 +42,22 @@ CHARTS = {
 # per page: its module, and the widgets that import the planner (after its import: the GUI thread would wait
 # on its import lock); the results panel takes the two charts built before it
 AFTER_PLANNER = {
-    "plan": (("desktop.pages.plan", ""), ("desktop.pages.plan_results", "ResultsPanel")),
+    "plan": (
+        ("desktop.pages.plan", ""),
+        ("desktop.pages.plan_results", "ResultsPanel"),
+        *((module, name) for module, names in (
+            ("desktop.pages.plan_inputs", ("WorkloadPanel", "ModelPanel", "ShapePanel", "HardwarePanel")),
+            ("desktop.pages.plan_constraints", ("ConstraintsPanel", "StrategyPanel")),
+            ("desktop.pages.plan_scale_inputs", ("ResiliencePanel", "PoolPanel")),
+        ) for name in names),
+    ),
     "rent_buy": (("desktop.pages.rent_buy", ""),),
 }
+BOUND = frozenset(("WorkloadPanel", "ModelPanel", "ShapePanel", "HardwarePanel", "ConstraintsPanel",
+                   "StrategyPanel", "ResiliencePanel", "PoolPanel"))  # built with the shelf's PlanState  # fmt: skip
 
 _ready: dict[type[QWidget], QWidget] = {}
+_states: list[Any] = []  # the PlanState the bound panels on the shelf were built with (at most one)
 
 
 def take(kind: type[WidgetT]) -> WidgetT:
@@ -51,6 +67,21 @@ def take(kind: type[WidgetT]) -> WidgetT:
         return kind()
     widget.setParent(None)  # the page's layout takes it
     return cast(WidgetT, widget)  # the shelf holds one widget per class, keyed by the class
+
+
+def take_state(make: Callable[[], StateT]) -> StateT:
+    """The state the panels on the shelf are bound to (taken: a later stock makes another), else `make()`."""
+    return cast(StateT, _states.pop()) if _states else make()
+
+
+def take_bound(kind: Callable[[StateT], WidgetT], state: StateT) -> WidgetT:
+    """The panel of this class built ahead for `state` if one is ready (taken off the shelf), else a new one."""
+    widget = _ready.get(cast(type[QWidget], kind))
+    if widget is None or getattr(widget, "state", None) is not state:
+        return kind(state)
+    del _ready[cast(type[QWidget], kind)]
+    widget.setParent(None)  # the page's layout takes it
+    return cast(WidgetT, widget)
 
 
 def stock_ahead(
@@ -63,10 +94,14 @@ def stock_ahead(
     _step(owner, steps, not_built)
 
 
-def _shelve(kind: type[QWidget], owner: QWidget) -> None:
-    """Build a `kind` held hidden by `owner`; the shelf forgets it when Qt deletes it (its window closed), so a
-    later window never takes or waits on a deleted widget."""
-    widget = kind()
+def _shelve(kind: type[QWidget], owner: QWidget, bound: bool) -> None:
+    """Build a `kind` held hidden by `owner` (`bound`: with the shelf's PlanState); the shelf forgets it when Qt
+    deletes it (its window closed), so a later window never takes or waits on a deleted widget."""
+    if bound and not _states:
+        from desktop.plan_state import PlanState
+
+        _states.append(PlanState())
+    widget = kind(_states[0]) if bound else kind()
     widget.setParent(owner)  # a child of a shown window stays hidden until a layout shows it
     _ready[kind] = widget
     widget.destroyed.connect(lambda: _ready.pop(kind) if _ready.get(kind) is widget else None)
@@ -83,5 +118,5 @@ def _step(owner: QWidget, steps: tuple[tuple[str, str, str], ...], not_built: Ca
         module = importlib.import_module(module_name)
         kind = getattr(module, class_name) if class_name else None
         if kind is not None and kind not in _ready:
-            _shelve(kind, owner)
+            _shelve(kind, owner, class_name in BOUND)
     QTimer.singleShot(STOCK_PAUSE_MS, owner, lambda: _step(owner, steps[1:], not_built))

@@ -134,9 +134,12 @@ class Job(QObject):
             self.failed.emit(QCoreApplication.translate("workers", "Cancelled"))
             return
         self.error = exc if isinstance(exc, BaseException) else None
+        message = describe_error(exc) if isinstance(exc, BaseException) else str(exc)
         if self.error is not None and not _is_expected(self.error):
-            sys.stderr.write(f"background job {self.name!r} failed:\n{trace}")
-        self.failed.emit(describe_error(exc) if isinstance(exc, BaseException) else str(exc))
+            from desktop.error_log import bug_sentence, record_error
+
+            message += ". " + bug_sentence(record_error(f"background job {self.name!r} failed", trace))
+        self.failed.emit(message)
 
     @Slot(float, str)
     def _on_progressed(self, fraction: float, message: str) -> None:

@@ -93,6 +93,7 @@ LIMITS: dict[str, Limit] = {
     # rates and links: 1 MB/s is the slowest disk that still writes a checkpoint in a lifetime
     "checkpoint_gb_per_s": Limit(1e-3, 1e6),
     "inter_node_gbps": Limit(1e-3, 1e6),
+    "host_ram_gib": Limit(1, 1e7),  # a node's CPU RAM; 10 PiB is no machine
     "failures_per_million_gpu_hours": Limit(0, 1e6),  # one failure per GPU-hour
     "spot_interruptions_per_node_hour": Limit(0, 3600),  # one reclaim a second
     # the machine

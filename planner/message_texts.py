@@ -73,6 +73,10 @@ TEXTS: Mapping[str, str] = MappingProxyType({
     "excluded.family.precision_on_gpu": "{precision} on {gpu_id}",
     # -- why it was excluded ----------------------------------------------------------------------------------
     "excluded.needs_memory": "needs {need_bytes:bytes} per GPU, has {capacity_bytes:bytes} on {gpu}",
+    "excluded.needs_host_ram": (
+        "fits the GPU, but its {gpus} GPU(s) per node offload {need_bytes:bytes} to CPU RAM, more than the node's "
+        "{host_bytes:bytes} (--host-ram-gib)"
+    ),
     "excluded.needs_memory_layout": (
         "needs {need_bytes:bytes} per GPU ({strategy:label}, {gpus} GPUs), has {capacity_bytes:bytes} on {gpu}"
     ),
@@ -112,6 +116,12 @@ TEXTS: Mapping[str, str] = MappingProxyType({
         "Nothing fits on {upto} x {gpu} ({capacity_bytes:bytes} each): the lightest layout ({strategy:label}) "
         "still needs {need_bytes:bytes} per GPU. Try: {ideas:clauses}."
     ),
+    "advice.only_tight_options": (
+        "Nothing fits on {gpu} within the {headroom_percent:.0f}% memory headroom ({capacity_bytes:bytes} of "
+        "{memory_bytes:bytes}): the options shown fit only inside it (tight). The headroom is for the CUDA "
+        "context, the allocator's fragmentation and NCCL buffers; a tight option runs out of memory if they "
+        "take more than its margin."
+    ),
     # what else to try when no training layout fits; only those the plan has not already tried
     "idea.more_gpus_training": "more GPUs",
     "idea.zero3_offload": "ZeRO-3 with CPU offload",
@@ -142,6 +152,10 @@ TEXTS: Mapping[str, str] = MappingProxyType({
     "option.global_batch_differs": (
         "global batch {effective_batch} sequences (dp {dp} x micro-batch {micro_batch} x {accumulation_steps} "
         "accumulation steps), not {global_batch}"
+    ),
+    "option.tight_headroom": (
+        "TIGHT: needs {need_bytes:bytes} of {memory_bytes:bytes}, inside the {headroom_percent:.0f}% headroom; "
+        "{margin_bytes:bytes} left for the CUDA context, allocator and NCCL buffers"
     ),
     "option.decode_memory_bound": "decode is memory bandwidth-bound at batch {batch}",
     "option.decode_compute_bound": "decode is compute-bound at batch {batch}",

@@ -99,6 +99,7 @@ class PlanQuestion:
     rank_by: RankBy = RankBy.TIME
     price_kinds: tuple[str, ...] = ON_DEMAND
     resilience: Resilience = field(default_factory=Resilience)
+    host_ram_bytes: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pinned", MappingProxyType(dict(self.pinned)))
@@ -650,6 +651,7 @@ def _constraints(question: PlanQuestion, hardware: _Hardware) -> Constraints:
         inter_node_bytes_per_s=question.inter_node_bytes_per_s,
         memory_headroom=question.memory_headroom,
         resilience=question.resilience,
+        host_ram_bytes=question.host_ram_bytes,
     )
 
 

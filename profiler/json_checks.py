@@ -98,10 +98,6 @@ def _storable(value: int, path: str) -> None:
         )
 
 
-def _int(value: object, path: str) -> None:
-    _as_int(value, path)
-
-
 def _nonneg_int(value: object, path: str) -> None:
     if _as_int(value, path) < 0:
         raise ReportError(f"{path}: expected a non-negative integer, got {_short(value)[1:-1]}")

@@ -11,7 +11,6 @@ from typing import TypeAlias
 JSONScalar: TypeAlias = None | bool | int | float | str
 JSONValue: TypeAlias = JSONScalar | list["JSONValue"] | dict[str, "JSONValue"]
 JSONObject: TypeAlias = dict[str, JSONValue]
-JSONArray: TypeAlias = list[JSONValue]
 
 
 def json_depth(value: JSONValue, limit: int) -> int:

@@ -55,7 +55,6 @@ PCIE_UTIL_TX_BYTES = 0
 PCIE_UTIL_RX_BYTES = 1
 P2P_CAPS_INDEX_READ = 0
 P2P_CAPS_INDEX_NVLINK = 2
-P2P_STATUS_OK = 0
 NVLINK_MAX_LINKS = (
     18  # NVML_NVLINK_MAX_LINKS was 18 up to Hopper; newer headers say 36 (probed until refused)
 )

@@ -686,14 +686,3 @@ def measurement_dict(
         "duration_s": float(max(0.0, duration_s)),
         "details": dict(details or {}),
     }
-
-
-def unavailable_nvml_section(reason: str) -> NvmlSection:
-    """The nvml section of a report made where NVML could not be used."""
-    return {
-        "available": False,
-        "reason": reason,
-        "driver_version": None,
-        "cuda_driver_version": None,
-        "gpus": [],
-    }

@@ -98,7 +98,7 @@
 <context>
     <name>QuoteTab</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/quote_tab.py" line="+457"/>
+        <location filename="../../desktop/pages/quote_tab.py" line="+477"/>
         <source>duplicating %n quote(s)</source>
         <translation>
             <numerusform>duplicating %n quote</numerusform>

@@ -4,7 +4,7 @@
 <context>
     <name>AppContext</name>
     <message>
-        <location filename="../../desktop/context.py" line="+265"/>
+        <location filename="../../desktop/context.py" line="+255"/>
         <location filename="../../desktop/quote_pricing.py" line="+91"/>
         <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
         <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
@@ -145,6 +145,19 @@
         <location line="+2"/>
         <source>Training: fastest run or lowest cost. Serving: lowest latency per token, or the fewest GPU-hours (cost) per token that still meets the target speed and users.</source>
         <translation>Обучение: самый быстрый прогон или самая низкая стоимость. Инференс: наименьшая задержка на токен или наименьшее число GPU-часов (стоимость) на токен при заданной скорости и числе пользователей.</translation>
+    </message>
+</context>
+<context>
+    <name>ErrorLog</name>
+    <message>
+        <location filename="../../desktop/error_log.py" line="+49"/>
+        <source>This is a bug in GPU Advisor (details on stderr).</source>
+        <translation>Это ошибка в GPU Advisor (подробности в stderr).</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>This is a bug in GPU Advisor; its report is in {0}.</source>
+        <translation>Это ошибка в GPU Advisor; отчёт о ней — в {0}.</translation>
     </message>
 </context>
 <context>
@@ -611,7 +624,7 @@
 <context>
     <name>ImportPreviewDialog</name>
     <message>
-        <location filename="../../desktop/pages/quote_import.py" line="+119"/>
+        <location filename="../../desktop/pages/quote_import.py" line="+121"/>
         <source>Import preview</source>
         <translation>Предпросмотр импорта</translation>
     </message>
@@ -644,7 +657,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/main_window.py" line="+243"/>
+        <location filename="../../desktop/main_window.py" line="+242"/>
         <location filename="../../desktop/selftest.py" line="+177"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
@@ -1029,7 +1042,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>PlanCharts</name>
     <message>
-        <location filename="../../desktop/charts/plan_charts.py" line="+28"/>
+        <location filename="../../desktop/charts/plan_charts.py" line="+29"/>
         <source>weights</source>
         <translation>веса</translation>
     </message>
@@ -1059,7 +1072,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>накладные расходы</translation>
     </message>
     <message>
-        <location line="+76"/>
+        <location line="+79"/>
         <source>memory per GPU (GiB)</source>
         <translation>память на GPU (ГиБ)</translation>
     </message>
@@ -1074,7 +1087,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>доступно {0} из {1}</translation>
     </message>
     <message>
-        <location line="+86"/>
+        <location line="+102"/>
         <source>hours</source>
         <translation>часы</translation>
     </message>
@@ -1273,7 +1286,7 @@ token</source>
         <translation>реплик: {0}</translation>
     </message>
     <message>
-        <location line="+110"/>
+        <location line="+115"/>
         <source>{0} × {1}</source>
         <translation>{0} × {1}</translation>
     </message>
@@ -1311,7 +1324,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+262"/>
+        <location filename="../../desktop/pages/plan.py" line="+264"/>
         <source>Guided</source>
         <translation>Пошагово</translation>
     </message>
@@ -1396,7 +1409,7 @@ token</source>
         <translation>слоёв: {0}, контекст: {1} ток.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+222"/>
+        <location filename="../../desktop/pages/plan.py" line="+244"/>
         <source>best layout</source>
         <translation>лучшая схема</translation>
     </message>
@@ -1476,7 +1489,7 @@ token</source>
         <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-293"/>
+        <location filename="../../desktop/pages/plan.py" line="-315"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; &amp;Назад</translation>
     </message>
@@ -1620,7 +1633,7 @@ token</source>
         <translation>Все входные данные на одной странице и поля стратегии, которые можно закрепить</translation>
     </message>
     <message>
-        <location line="+272"/>
+        <location line="+293"/>
         <source>Nothing fits: no times or costs to draw</source>
         <translation>Ничего не помещается: нечего показать по времени и стоимости</translation>
     </message>
@@ -1635,7 +1648,7 @@ token</source>
         <translation>Экспорт не удался</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+100"/>
+        <location filename="../../desktop/pages/plan.py" line="+102"/>
         <source>Example: Llama 3.1 70B full fine-tune</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
@@ -2124,12 +2137,12 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+36"/>
+        <location line="+41"/>
         <source>{gpus} GPUs</source>
         <translation>{gpus} GPU</translation>
     </message>
     <message>
-        <location line="-35"/>
+        <location line="-40"/>
         <source>{precision} inference</source>
         <translation>инференс в {precision}</translation>
     </message>
@@ -2145,6 +2158,11 @@ token</source>
     </message>
     <message>
         <location line="+3"/>
+        <source>fits the GPU, but its {gpus} GPU(s) per node offload {need_bytes} to CPU RAM, more than the node&apos;s {host_bytes} (--host-ram-gib)</source>
+        <translation>помещается в GPU, но {gpus} GPU узла выгружают в ОЗУ {need_bytes}, больше, чем есть у узла ({host_bytes}; --host-ram-gib)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>needs {need_bytes} per GPU ({strategy}, {gpus} GPUs), has {capacity_bytes} on {gpu}</source>
         <translation>нужно {need_bytes} на GPU ({strategy}, {gpus} GPU), а у {gpu} только {capacity_bytes}</translation>
     </message>
@@ -2199,7 +2217,12 @@ token</source>
         <translation>Обычный параллелизм по данным (DDP) на {gpu} не сработает: одни только состояния модели занимают {state_bytes} на GPU при {capacity_bytes} памяти; их нужно шардировать, например {hint} (самый быстрый вариант: {strategy}).</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+13"/>
+        <source>Nothing fits on {gpu} within the {headroom_percent}% memory headroom ({capacity_bytes} of {memory_bytes}): the options shown fit only inside it (tight). The headroom is for the CUDA context, the allocator&apos;s fragmentation and NCCL buffers; a tight option runs out of memory if they take more than its margin.</source>
+        <translation>На {gpu} ничего не помещается в пределах {headroom_percent}% запаса памяти ({capacity_bytes} из {memory_bytes}): показанные варианты помещаются только за счёт запаса (впритык). Запас нужен для контекста CUDA, фрагментации аллокатора и буферов NCCL; вариант впритык упадёт с нехваткой памяти, если они займут больше оставшегося свободного объёма.</translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <source>{model} in {precision} does not fit {where} ({need_bytes} needed per GPU, {capacity_bytes} available). What would: {ideas}.</source>
         <translation>{model} в {precision} не помещается на {where} (нужно {need_bytes} на GPU, доступно {capacity_bytes}). Что поможет: {ideas}.</translation>
     </message>
@@ -2242,6 +2265,11 @@ token</source>
         <location line="+2"/>
         <source>global batch {effective_batch} sequences (dp {dp} x micro-batch {micro_batch} x {accumulation_steps} accumulation steps), not {global_batch}</source>
         <translation>глобальный батч — {effective_batch} посл. (dp {dp} × микробатч {micro_batch} × {accumulation_steps} шагов накопления градиента), а не {global_batch}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>TIGHT: needs {need_bytes} of {memory_bytes}, inside the {headroom_percent}% headroom; {margin_bytes} left for the CUDA context, allocator and NCCL buffers</source>
+        <translation>ВПРИТЫК: нужно {need_bytes} из {memory_bytes}, за счёт {headroom_percent}% запаса; на контекст CUDA, аллокатор и буферы NCCL остаётся {margin_bytes}</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -2714,7 +2742,7 @@ token</source>
         <translation>стадия ZeRO должна быть 0, 1, 2 или 3, а получено {value}</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>{what} must be a whole number, got {value}</source>
         <translation>{what}: нужно целое число, а получено {value}</translation>
     </message>
@@ -2729,15 +2757,20 @@ token</source>
         <translation>{what}: нужно конечное число, а получено {value}</translation>
     </message>
     <message>
-        <location line="-62"/>
-        <location line="+63"/>
+        <location line="-63"/>
+        <location line="+64"/>
         <source>{what} {value} is absurdly large (limit {limit})</source>
         <translation>{what}: {value} — нелепо большое значение (предел {limit})</translation>
     </message>
     <message>
-        <location line="-4"/>
+        <location line="-5"/>
         <source>the {runtime} runtime cannot run this layout: {reason}</source>
         <translation>среда выполнения {runtime} не может выполнить эту раскладку: {reason}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no runtime runs this training layout ({reasons})</source>
+        <translation>ни одна среда выполнения не запускает эту схему обучения ({reasons})</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -3180,7 +3213,7 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-321"/>
+        <location line="-322"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
@@ -3205,7 +3238,7 @@ token</source>
         <translation>{stages} × {gpu}, слоёв на ступень: {fewest}–{most}</translation>
     </message>
     <message>
-        <location filename="../../desktop/error_templates.py" line="+322"/>
+        <location filename="../../desktop/error_templates.py" line="+323"/>
         <source>{path}: cannot read ({kind}: {reason})</source>
         <translation>{path}: не удалось прочитать ({kind}: {reason})</translation>
     </message>
@@ -3355,12 +3388,12 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-509"/>
+        <location line="-510"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
-        <location filename="../../desktop/message_templates.py" line="-201"/>
+        <location filename="../../desktop/message_templates.py" line="-213"/>
         <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
     </message>
@@ -3370,7 +3403,7 @@ token</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом); даже самой лёгкой раскладке ({strategy}) нужно {need_bytes} на GPU. Попробуйте: {ideas}.</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+12"/>
         <source>more GPUs</source>
         <translation>больше GPU</translation>
     </message>
@@ -3400,7 +3433,7 @@ token</source>
         <translation>GPU с большим объёмом памяти</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location line="+42"/>
         <source>MISSES THE TARGETS: {missed}</source>
         <translation>НЕ ВЫПОЛНЯЕТ ЦЕЛИ: {missed}</translation>
     </message>
@@ -4149,7 +4182,7 @@ with losses</source>
 <context>
     <name>PoolView</name>
     <message>
-        <location filename="../../desktop/pages/plan_results.py" line="+135"/>
+        <location filename="../../desktop/pages/plan_results.py" line="+142"/>
         <source>No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare each type alone with the whole pool as one job, a pipeline over the types and separate jobs.</source>
         <translation>Смешанного пула нет: в режиме «Эксперт» добавьте типы GPU и их число в разделе «Смешанный пул», чтобы сравнить каждый тип по отдельности со всем пулом как одним заданием, конвейером по типам и отдельными задачами.</translation>
     </message>
@@ -4385,7 +4418,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteCommands</name>
     <message>
-        <location filename="../../desktop/undo.py" line="+53"/>
+        <location filename="../../desktop/undo.py" line="+66"/>
         <source>a quote</source>
         <translation>котировки</translation>
     </message>
@@ -4546,7 +4579,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTab</name>
     <message>
-        <location filename="../../desktop/pages/quote_tab.py" line="+183"/>
+        <location filename="../../desktop/pages/quote_tab.py" line="+203"/>
         <source>Add</source>
         <translation>Добавить</translation>
     </message>
@@ -5084,7 +5117,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyChart</name>
     <message>
-        <location filename="../../desktop/charts/rentbuy_chart.py" line="+24"/>
+        <location filename="../../desktop/charts/rentbuy_chart.py" line="+25"/>
         <source>rent on demand</source>
         <translation>аренда по требованию</translation>
     </message>
@@ -5124,7 +5157,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>накопленные затраты ({0})</translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="+53"/>
         <source>buying pays off after {0} months</source>
         <translation>покупка окупается через {0} мес.</translation>
     </message>
@@ -5482,7 +5515,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>нет цены по требованию для {0}: введите её для сравнения</translation>
     </message>
     <message>
-        <location filename="../../desktop/rent_buy_text.py" line="+52"/>
+        <location filename="../../desktop/rent_buy_text.py" line="+73"/>
         <source>No purchase price is known for {0}: type one to compare buying.</source>
         <translation>Цена покупки {0} неизвестна: введите её, чтобы сравнить с покупкой.</translation>
     </message>
@@ -6719,7 +6752,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     <name>workers</name>
     <message>
         <location filename="../../desktop/workers.py" line="+134"/>
-        <location line="+483"/>
+        <location line="+486"/>
         <source>Cancelled</source>
         <translation>Отменено</translation>
     </message>

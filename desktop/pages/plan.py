@@ -65,7 +65,7 @@ from desktop.plan_request import (
 from desktop.plan_scheduler import SERIES_DELAY_MS, THROTTLE_MS, ReplanScheduler, Series, SeriesSlot
 from desktop.plan_state import PlanInputs, PlanState
 from desktop.qmodels.plan_options import short_gpu_name
-from desktop.shelf import take
+from desktop.shelf import take, take_bound, take_state
 from desktop.workers import Job
 from planner.errors import UserError
 from planner.vocabulary import Precision, Task
@@ -117,7 +117,7 @@ class PlanPage(PlanDocumentPage):
 
     def __init__(self, context: AppContext, parent: QWidget | None = None):
         super().__init__(context, parent)
-        self.state = PlanState()
+        self.state = take_state(PlanState)  # the one the input panels built ahead are bound to, if any
         self.adapter = PlanStateAdapter(self.state, self)
         self.call: PlanCall | None = None
         self.scheduler = ReplanScheduler()
@@ -151,14 +151,15 @@ class PlanPage(PlanDocumentPage):
 
         self.step = 0  # the guided question shown
         self.mode = "guided"
-        self.workload = WorkloadPanel(self.state)
-        self.model_panel = ModelPanel(self.state)
-        self.shape = ShapePanel(self.state)
-        self.hardware = HardwarePanel(self.state)
-        self.constraints = ConstraintsPanel(self.state)
-        self.strategy = StrategyPanel(self.state)  # Expert mode only: pinned strategy fields, LoRA rank
-        self.resilience = ResiliencePanel(self.state)  # Expert mode only: failures and checkpoints (goodput)
-        self.pool_panel = PoolPanel(self.state)  # Expert mode only: a mixed GPU pool (plan --pool)
+        # each panel built ahead in an idle moment if it could be (desktop/shelf.py)
+        self.workload = take_bound(WorkloadPanel, self.state)
+        self.model_panel = take_bound(ModelPanel, self.state)
+        self.shape = take_bound(ShapePanel, self.state)
+        self.hardware = take_bound(HardwarePanel, self.state)
+        self.constraints = take_bound(ConstraintsPanel, self.state)
+        self.strategy = take_bound(StrategyPanel, self.state)  # Expert mode only: pinned strategy fields, LoRA rank
+        self.resilience = take_bound(ResiliencePanel, self.state)  # Expert mode only: failures, checkpoints (goodput)
+        self.pool_panel = take_bound(PoolPanel, self.state)  # Expert mode only: a mixed GPU pool (plan --pool)
         self.expert_panels = [self.strategy, self.resilience, self.pool_panel]
         self.pool: PoolAnswer | None = None  # the pool comparison of the shown plan
         self.pool_job = PoolComparisonJob(context.jobs, self)

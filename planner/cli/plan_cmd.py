@@ -14,7 +14,7 @@ from planner.cli.plan_output import print_pool, print_result, result_json, spot_
 from planner.errors import UserError
 from planner.exports import ExportInputs, export_plan
 from planner.files import refuse_overwrite, write_atomically
-from planner.gpus import GpuSpec, get_gpu
+from planner.gpus import GIB, GpuSpec, get_gpu
 from planner.limits import LIMITS
 from planner.memory import MemoryConfig, validate_layout
 from planner.messages import msg, render_all_en
@@ -159,6 +159,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--inter-node-gbps", type=float, default=None, help="network per GPU in Gbit/s (default 400)"
     )
+    parser.add_argument(
+        "--host-ram-gib", type=float, default=None,
+        help="CPU RAM per node in GiB, which offloaded training states share (default: 2x the node's GPU memory)",
+    )  # fmt: skip
     measured = parser.add_mutually_exclusive_group()
     measured.add_argument(
         "--spec-only", action="store_true", help="datasheet figures only (the default; kept for scripts)"
@@ -323,7 +327,8 @@ def _output_len(args: argparse.Namespace) -> int:
 
 
 def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraints:
-    for row in ("gpus", "max_gpus", "budget", "deadline_days", "gpus_per_node", "inter_node_gbps", "top"):
+    for row in ("gpus", "max_gpus", "budget", "deadline_days", "gpus_per_node", "inter_node_gbps", "host_ram_gib",
+                "top"):
         _positive(getattr(args, row), f"--{row.replace('_', '-')}", row)
     pinned = {name: getattr(args, name) for name in Layout.FIELDS if getattr(args, name) is not None}
     for name in ("dp", "tp", "pp", "ep", "micro_batch", "virtual_stages"):
@@ -338,6 +343,7 @@ def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraint
         gpus_per_node=args.gpus_per_node,
         inter_node_bytes_per_s=args.inter_node_gbps * 1e9 / 8 if args.inter_node_gbps else None,
         memory_headroom=_headroom(args.memory_headroom),
+        host_ram_bytes=math.floor(args.host_ram_gib * GIB) if args.host_ram_gib else None,
     )
 
 
@@ -431,6 +437,7 @@ def question_from_args(
         price_from_quotes=args.price_from_quotes, gpus_per_node=constraints.gpus_per_node,
         inter_node_bytes_per_s=constraints.inter_node_bytes_per_s, rank_by=args.rank_by,
         price_kinds=("spot",) if wants_spot(args) else ON_DEMAND, resilience=constraints.resilience,
+        host_ram_bytes=constraints.host_ram_bytes,
     )  # fmt: skip
 
 

@@ -78,6 +78,7 @@ def option_details(option: PlanOption) -> list[str]:
         parts_text = ", ".join(parts)
         lines.append(f"band: {parts_text} (time {band.low_fraction:+.0%} .. {band.high_fraction:+.0%}, "
                      f"from {band.cases} published {band.basis} runs, {band.confidence})")  # fmt: skip
+    lines.extend(note.text for note in option.note_messages if note.code == "option.tight_headroom")
     if option.runtime is not None:
         lines.append(f"runtime {option.runtime}: {runtime_framework(option.runtime)}")
     if option.mfu is not None:

@@ -13,7 +13,6 @@ the schedule with torch's LambdaLR for every runner.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from planner.vocabulary import Task
 
@@ -25,16 +24,6 @@ ADAPTER_PEAK = (2e-4, 1e-4)  # QLoRA Table 9
 PRETRAIN_WARMUP_STEPS = 2000  # Llama 2 section 2.2
 WARMUP_RATIO = 0.03  # QLoRA / Alpaca; also the cap of pretraining's warmup on a short run
 MIN_LR_RATIO = 0.1  # Llama 2 section 2.2: cosine decay to 10% of the peak
-
-
-@dataclass(frozen=True, slots=True)
-class Schedule:
-    """Peak learning rate, warmup steps and the cosine's floor (a share of the peak) for `steps` steps."""
-
-    peak_lr: float
-    warmup_steps: int
-    min_lr_ratio: float
-    source: str
 
 
 def peak_learning_rate(task: Task, params: int) -> tuple[float, str]:
@@ -52,7 +41,3 @@ def warmup_steps(task: Task, steps: int) -> int:
     share = math.ceil(WARMUP_RATIO * max(1, steps))
     return min(PRETRAIN_WARMUP_STEPS, share) if task == Task.PRETRAIN else share
 
-
-def schedule_for(task: Task, params: int, steps: int) -> Schedule:
-    peak, source = peak_learning_rate(task, params)
-    return Schedule(peak, warmup_steps(task, steps), MIN_LR_RATIO, source)

@@ -175,10 +175,6 @@ def default_runner(verdicts: list[Verdict]) -> Runner | None:
     return runnable[0] if runnable else None
 
 
-def deepspeed_runs(layout: Layout, task: Task, family: str | None) -> bool:
-    return _deepspeed(layout, task, family).runs
-
-
 def _deepspeed(layout: Layout, task: Task, family: str | None) -> Verdict:
     reason = deepspeed_refusal(layout.tp, layout.pp, layout.ep, layout.offload, task, family)
     return Verdict(Runner.DEEPSPEED, not reason, reason)

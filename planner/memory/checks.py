@@ -14,7 +14,7 @@ from planner.memory.config import (
     MAX_SEQ_LEN,
     MemoryConfig,
 )
-from planner.memory.runtimes import runtime_refusal
+from planner.memory.runtimes import no_runtime_reason, runtime_refusal
 from planner.messages import Message, msg, render_all_en
 from planner.models import ModelSpec
 from planner.vocabulary import LoraTarget, Offload, Optimizer, Precision, Recompute, Runtime, Task, ZeroStage
@@ -153,10 +153,17 @@ def _check_task(config: MemoryConfig) -> None:
 
 
 def _check_runtime(model: ModelSpec, config: MemoryConfig) -> None:
-    """UserError where a pinned runtime cannot run this training layout (planner.memory.runtimes)."""
-    if config.runtime is None or not config.task.is_training:
+    """UserError where a pinned runtime cannot run this training layout, or none can (planner.memory.runtimes)."""
+    if not config.task.is_training:
         return
     layout = config.layout
+    if config.runtime is None:
+        reasons = no_runtime_reason(
+            config.task, layout.tp, layout.pp, layout.ep, layout.zero, layout.offload, model.family
+        )
+        if reasons:
+            raise UserError.of(msg("error.no_runtime", reasons=reasons))
+        return
     reason = runtime_refusal(
         config.runtime, config.task, layout.tp, layout.pp, layout.ep, layout.zero, layout.offload, model.family
     )

@@ -21,7 +21,7 @@ from planner.memory.config import (
 )
 from planner.memory.divisors import Divisors, divisors_of
 from planner.memory.pipeline_stages import Stage, pipeline_stages
-from planner.memory.runtimes import runtime_refusal
+from planner.memory.runtimes import chosen_runtime, runtime_refusal
 from planner.memory.stage_activations import (
     ActivationClassTerms,
     StageActivations,
@@ -37,6 +37,7 @@ from planner.memory.stages import (
     StageShape,
     sixteen_bit_compute,
     stage_amounts,
+    stage_host_totals,
     stage_shape,
     stage_state,
     stage_state_totals,
@@ -393,9 +394,12 @@ class MemoryTotals:
         (planner.memory.checks._check_runtime), checked after the others."""
         runtime = self._base.runtime
         config = self._normal_base
-        if runtime is None or config is None or not config.task.is_training:
+        if config is None or not config.task.is_training:
             return True
-        return not runtime_refusal(runtime, config.task, tp, pp, ep, zero, offload, self._model.family)
+        family = self._model.family
+        if runtime is None:
+            return chosen_runtime(None, config.task, tp, pp, ep, zero, offload, family) is not None
+        return not runtime_refusal(runtime, config.task, tp, pp, ep, zero, offload, family)
 
     def sixteen_bit_compute(self, tp: int, pp: int, ep: int, zero: int, offload: str) -> bool:
         """planner.memory.stages.sixteen_bit_compute of this shape and sharding state (False where the shape is
@@ -430,6 +434,24 @@ class MemoryTotals:
         return max(
             stage_state_totals(shape, acts, layout.zero, layout.offload, accumulation, dps)[0]
             for shape, acts in variant
+        )
+
+    def host_totals(
+        self, tp: int, pp: int, ep: int, zero: int, offload: str, recompute: str, micro_batch: int, dp: int
+    ) -> float | None:
+        """The host_offload_bytes of that layout (the fullest stage's CPU RAM per GPU; None where refused):
+        what stage_host_totals counts, on the same cached variant as totals()."""
+        variant = self._cached_variant(tp, pp, ep, recompute, micro_batch)
+        if (
+            variant is None
+            or not _state_allowed(zero, offload, variant[0][0].training)
+            or not _dp_allowed(dp, tp, pp, ep)
+            or not self._runtime_allowed(tp, pp, ep, zero, offload)
+        ):
+            return None
+        accumulation = self._base.gradient_accumulation
+        return max(
+            stage_host_totals(shape, acts, zero, offload, accumulation, (dp,))[0] for shape, acts in variant
         )
 
     def totals(

@@ -121,6 +121,19 @@ def chosen_runtime(
     return None
 
 
+def no_runtime_reason(
+    task: str, tp: int, pp: int, ep: int, zero: int, offload: str, family: str | None
+) -> str:
+    """Why no runtime the search chooses from can run this training layout, each one's reason ("" where one
+    can): LoRA / QLoRA with pipeline parallel, for one, which DeepSpeed runs without PP and torchtitan without
+    adapters."""
+    if chosen_runtime(None, task, tp, pp, ep, zero, offload, family) is not None:
+        return ""
+    return "; ".join(
+        f"{runtime}: {runtime_refusal(runtime, task, tp, pp, ep, zero, offload, family)}" for runtime in _PREFERENCE
+    )
+
+
 def layout_runtime(model: ModelSpec, config: MemoryConfig) -> Runtime | None:
     """The runtime of config's layout (chosen_runtime; None for inference or where none can run it)."""
     layout = config.layout

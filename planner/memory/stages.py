@@ -399,6 +399,14 @@ def stage_state_totals(
     return [figures[-1] for figures in _state_figures(shape, acts, zero, offload, accumulation, dps)]
 
 
+def stage_host_totals(
+    shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int]
+) -> list[float]:
+    """[stage_state(shape, acts, dp, zero, offload, accumulation).host_bytes for dp in dps]: the CPU RAM the
+    stage's offloaded states take per GPU (planner.memory.host_ram checks it against the node's)."""
+    return [figures[6] for figures in _state_figures(shape, acts, zero, offload, accumulation, dps)]
+
+
 def _state_figures(
     shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int]
 ) -> list[tuple[float, float, float, float, float, float, float, float, float, float, int, str, int]]:

@@ -55,6 +55,15 @@ class ConfigKeys:
             raise UserError.of(msg("error.config_key_int", path=self.path, key=key, value=value))
         return value
 
+    def number(self, key: str, default: float) -> float:
+        """A positive finite number (int or float); a null takes the default."""
+        value = self.data.get(key, default)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+            raise UserError.of(msg("error.not_a_number", what=f"{self.path}: key {key!r}", value=value))
+        return float(value)
+
     def bool(self, key: str, default: bool) -> bool:
         value = self.data.get(key, default)
         if value is None:

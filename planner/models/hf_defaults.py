@@ -33,9 +33,3 @@ def key_aliases(model_type: str) -> dict[str, str]:
     """{spelling a config.json may use: the class's own field name} (the class's attribute_map)."""
     entry = _table().get(model_type)
     return dict(entry["aliases"]) if entry else {}
-
-
-def transformers_version() -> str:
-    """The transformers release the table was read from."""
-    text = resources.files("planner.catalog").joinpath("hf_config_defaults.json").read_text(encoding="utf-8")
-    return str(json.loads(text)["transformers"])

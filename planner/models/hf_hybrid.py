@@ -13,6 +13,7 @@ Mixers (transformers/models/<type>/modeling_<type>.py):
   State: conv (conv_dim x conv_kernel) + SSM (heads x head_dim x state).
 - Gated delta-net (qwen3_next, qwen3_5_text, qwen3_5_moe_text): see _gated_delta_net. Their attention layers
   are gated (q_proj twice as wide, ModelSpec.attn_output_gate).
+- LFM2's short convolution (lfm2, lfm2_moe): see _short_conv.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ GATED_DELTA_NET_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")
 
 # Each layer's kind is listed (ModelSpec.layer_types); a deeper stack is no model, refused before the list is built.
 LAYERS = Limit(1, 100_000, True)
+# LFM2 scales its MLP by block_ffn_dim_multiplier (1.0 in every published config); past this it is a typo
+FFN_MULTIPLIER = Limit(0.0, 1000.0, False)
 
 
 def _mamba1(hidden: int, inner: int, state: int, conv: int, dt_rank: int, proj_bias: bool, conv_bias: bool,
@@ -76,13 +79,51 @@ def _gated_delta_net(config: ConfigKeys, hidden: int) -> tuple[int, int]:
     return params, conv_dim * conv + v_heads * k_dim * v_dim
 
 
-def _listed_kinds(config: ConfigKeys, layers: int, interval_key: str) -> tuple[str, ...]:
-    """The file's layer_types ("full_attention" attends, "linear_attention" keeps a state), else every
-    interval-th layer full attention and the others linear (the configuration class's default)."""
+def _short_conv(config: ConfigKeys, hidden: int) -> tuple[int, int]:
+    """(parameters, state values per sequence) of one LFM2 short-convolution mixer: in_proj (hidden -> 3 hidden:
+    the gates B and C and the input x), a depthwise conv1d of conv_L_cache taps over hidden channels, out_proj
+    (hidden -> hidden), biases on all three with conv_bias. State: the conv's last conv_L_cache inputs."""
+    conv = config.int("conv_L_cache")
+    bias = config.bool("conv_bias", False)
+    params = 3 * hidden * hidden + hidden * conv + hidden * hidden + (5 * hidden if bias else 0)
+    return params, hidden * conv
+
+
+def _lfm2_mlp(config: ConfigKeys, layers: int) -> dict[str, Any]:  # Any: ModelSpec fields
+    """LFM2's MLP and embeddings. lfm2: block_ff_dim (or intermediate_size) cut to 2/3, scaled by
+    block_ffn_dim_multiplier and rounded up to block_multiple_of when block_auto_adjust_ff_dim. lfm2_moe: dense
+    MLPs of intermediate_size on the first num_dense_layers layers, num_experts experts of
+    moe_intermediate_size on the others (the router's expert_bias is a buffer). tie_embedding is the older key
+    of tie_word_embeddings."""
+    fields: dict[str, Any] = {"tied_embeddings": config.bool(config.first("tie_embedding", "tie_word_embeddings"), True)}
+    ffn = config.int(config.first("block_ff_dim", "intermediate_size"))
+    if config.model_type == "lfm2":
+        if config.bool("block_auto_adjust_ff_dim", True):
+            ffn = int(2 * ffn / 3)
+            if config.data.get("block_ffn_dim_multiplier") is not None:
+                multiple, multiplier = config.int("block_multiple_of"), config.number("block_ffn_dim_multiplier", 1.0)
+                check_range(multiplier, f"{config.path}: block_ffn_dim_multiplier", FFN_MULTIPLIER)
+                ffn = -(-int(multiplier * ffn) // multiple) * multiple
+        return {**fields, "ffn": ffn}
+    dense = min(config.int("num_dense_layers", allow_zero=True), layers)
+    if dense == layers:
+        return {**fields, "ffn": ffn}
+    return dict(fields, ffn=ffn, experts=config.int("num_experts"), experts_per_token=config.int("num_experts_per_tok"),
+                moe_ffn=config.int("moe_intermediate_size"), dense_layers=dense)  # fmt: skip
+
+
+def _listed_kinds(config: ConfigKeys, layers: int, interval_key: str = "") -> tuple[str, ...]:
+    """The file's layer_types ("full_attention" attends; "linear_attention", lfm2's "conv" keep a state), else
+    every interval-th layer full attention and the others linear (qwen3_next's default) or lfm2's
+    full_attn_idxs (default: every layer attends)."""
     kinds = config.data.get("layer_types")
-    if kinds is None:
+    if kinds is None and interval_key:
         interval = config.int(interval_key, 4)
         return tuple(STATE if (i + 1) % interval else FULL for i in range(layers))
+    if kinds is None and config.model_type == "lfm2":
+        listed = config.data.get("full_attn_idxs")
+        attending = {i for i in listed if isinstance(i, int)} if isinstance(listed, list) else set(range(layers))
+        return tuple(FULL if i in attending else STATE for i in range(layers))
     if not isinstance(kinds, list) or len(kinds) != layers:
         listed = len(kinds) if isinstance(kinds, list) else 0
         raise UserError.of(msg("error.spec_layer_types", where=config.path, kinds=listed, layers=layers))
@@ -143,6 +184,8 @@ def hybrid_fields(config: ConfigKeys) -> dict[str, Any]:  # Any: ModelSpec field
     if config.model_type in GATED_DELTA_NET_TYPES:
         kinds = _listed_kinds(config, layers, "full_attention_interval")
         return {"attn_output_gate": True, **_state_fields(_gated_delta_net(config, hidden), kinds)}
+    if config.model_type in ("lfm2", "lfm2_moe"):
+        return {**_lfm2_mlp(config, layers), **_state_fields(_short_conv(config, hidden), _listed_kinds(config, layers))}
     inner = config.int("mamba_expand") * hidden
     state, conv = config.int("mamba_d_state"), config.int("mamba_d_conv")
     proj_bias, conv_bias = config.bool("mamba_proj_bias", False), config.bool("mamba_conv_bias", True)

@@ -24,7 +24,6 @@ SLIDING = "sliding"
 CHUNKED = "chunked"
 STATE = "state"
 NONE = "none"
-LAYER_KINDS = (FULL, SLIDING, CHUNKED, STATE, NONE)
 ATTENTION_KINDS = (FULL, SLIDING, CHUNKED)
 
 
@@ -62,15 +61,6 @@ def cached_tokens(spec: ModelSpec, kind: str, seq_len: int) -> int:
     if kind == CHUNKED:
         return min(seq_len, max(spec.attention_chunk - 1, 0))
     return 0
-
-
-def kv_bytes_per_token_by_kind(
-    spec: ModelSpec, bytes_per_value: float, kv_heads: int | None = None, *, mla_latent: bool = True
-) -> dict[str, float]:
-    """KV-cache bytes one token costs in one layer of each attention kind the model has (up to each kind's
-    window: see cached_tokens). The state-space kinds cost nothing per token (state_bytes_per_sequence)."""
-    per_layer = kv_values_per_token_layer(spec, kv_heads, mla_latent=mla_latent) * bytes_per_value
-    return {kind: per_layer for kind in sorted(set(layer_kinds(spec))) if kind in ATTENTION_KINDS}
 
 
 def kv_cache_bytes_per_sequence(

@@ -31,6 +31,8 @@ from planner.vocabulary import Layout, Precision, Task
 
 # (zero, offload, recompute, micro_batch, dps) -> each dp's total (SearchMemory.layout_totals)
 LayoutTotals = Callable[[int, str, str, int, Sequence[int]], list[int | None]]
+# (zero, offload, recompute, micro_batch, dp) -> the host RAM per GPU of offloaded states (SearchMemory.layout_host)
+LayoutHost = Callable[[int, str, str, int, int], float | None]
 
 
 class SearchMemory:
@@ -142,6 +144,13 @@ class SearchMemory:
                 self._config_of(tp, pp, virtual)
             )
         return functools.partial(memory_totals.totals, tp, pp, ep)
+
+    def layout_host(self, shape: tuple[int, int, int, int]) -> LayoutHost:
+        """(zero, offload, recompute, micro-batch, dp) -> the CPU RAM per GPU of that layout's offloaded states
+        (MemoryTotals.host_totals; None where refused)."""
+        tp, pp, ep, virtual = shape
+        memory_totals = self._memory_totals_of(self._config_of(tp, pp, virtual))
+        return functools.partial(memory_totals.host_totals, tp, pp, ep)
 
     def activation_class(self, shape: tuple[int, int, int, int]) -> Callable[[int, str], bool]:
         """(zero, offload) -> whether the shape's totals at that sharding state count 16-bit compute activations

@@ -16,6 +16,7 @@ from planner.search.common import Found, NeededLayout, SearchInputs, SearchMemor
 from planner.search.ranking import constraint_advice, meets, rank_key
 from planner.search.serving import DEFAULT_SERVING_BATCH, ServingSearch
 from planner.search.serving_targets import options_to_show
+from planner.search.tight import with_tight_options
 from planner.search.training import TrainingSearch
 from planner.search.types import MAX_MEMORY_HEADROOM, Constraints, Excluded, PlanOption, PlanResult, Workload
 from planner.vocabulary import Layout, Precision, RankBy, Task
@@ -197,7 +198,10 @@ def _search_each_gpu(
         )
         assumptions.extend(line for line in rates.assumptions if line not in assumptions)
         inputs = SearchInputs(model, workload, gpu, constraints, memory, numbers, rates, prices.get(gpu.id))
-        found = (TrainingSearch if workload.is_training else ServingSearch)(inputs).run()
+        if workload.is_training:
+            found = with_tight_options(inputs, TrainingSearch(inputs).run())
+        else:
+            found = ServingSearch(inputs).run()
         merged.options.extend(found.options)
         merged.excluded.extend(found.excluded)
         merged.advice.extend(found.advice)

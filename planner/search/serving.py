@@ -61,7 +61,6 @@ class _Replica:
 
     tp: int
     pp: int
-    bytes_at_one: int  # per GPU at one sequence
     max_sequences: int  # sequences whose KV cache fits
     users: int  # users per replica at this load
     replicas: int
@@ -146,7 +145,7 @@ class ServingSearch(GpuSearch):
         fixed = self.constraints.gpus is not None or bool(self.pinned.get("dp"))
         if self.constraints.gpus is not None:
             replicas = limit
-        base = _Replica(tp, pp, one, max_seqs, 1, 1, _EMPTY_LOAD)
+        base = _Replica(tp, pp, max_seqs, 1, 1, _EMPTY_LOAD)
         targets = workload.has_latency_targets or bool(workload.tokens_per_second) or rate is not None
         if not users and rate is None and workload.has_latency_targets:
             slots = self._batch_for_targets(base, replicas, kv_bytes, slots)

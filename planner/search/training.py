@@ -17,6 +17,8 @@ import numpy.typing as npt
 
 from planner import perf
 from planner.layout_text import sharding_hint
+from planner.memory import MemoryBreakdown
+from planner.memory.host_ram import gpus_sharing_a_node, host_room_per_gpu, node_host_ram_bytes
 from planner.messages import Message, msg
 from planner.perf.training import FLOOR_ROUNDING_MARGIN
 from planner.search.common import Found, GpuSearch, LayoutTotals, SearchInputs, price_option
@@ -59,6 +61,8 @@ class TrainingSearch(GpuSearch):
     def __init__(self, inputs: SearchInputs):
         super().__init__(inputs)
         self.counts = candidate_gpu_counts(self.max_gpus, self.per_node, self.constraints.gpus)
+        # the CPU RAM of one node, which offloaded states of the GPUs in it share (planner.memory.host_ram)
+        self.host_ram = node_host_ram_bytes(self.constraints.host_ram_bytes, self.gpu.memory_bytes, self.per_node)
         self.best: dict[int, _Best] = {}  # GPU count -> the fastest layout found
         # The smallest need per family and of all, with the enumeration index of its layout (ties: the first);
         # where enumeration order first records each family (the order of the excluded entries).
@@ -336,6 +340,7 @@ class TrainingSearch(GpuSearch):
         is above the best found (every pair after it has a floor at least as high, so none of its candidates
         can beat or tie the best); a visited pair's memory, shortlist and candidates are worked out then."""
         searched_layouts, layouts, dps, capacity = self.searched, table.layouts, table.dps, self.capacity
+        host_room = host_room_per_gpu(self.host_ram, count, self.per_node)
         best = self.best.get(count)  # only _consider changes it, and returns it
         for pair, floor in zip(pairs, floors, strict=True):
             if best is not None and floor > best.key[0]:
@@ -343,7 +348,7 @@ class TrainingSearch(GpuSearch):
             searched, dp = searched_layouts[layouts[pair]], dps[pair]
             fits = searched.fits if searched.sized else self._sized(searched)  # _sized, its test inlined
             if fits is not None:
-                shortlist = fits.shortlist(dp, capacity)
+                shortlist = fits.shortlist(dp, capacity, host_room)
                 if shortlist:
                     best = self._consider(searched, dp, shortlist, best)
 
@@ -403,6 +408,13 @@ class TrainingSearch(GpuSearch):
             return cache[key]  # type: ignore[return-value]
         totals = self.memory.layout_totals(shape)  # looked up once for the layout's many totals
         fitted = self._fit_states(totals, base, variants[0], with_dp_one, states)
+        host_of = self.memory.layout_host(shape)
+        recompute, micro_batch = variants[0]  # (the host RAM does not depend on the activations)
+
+        def host(state: State, dp: int) -> float:
+            found = host_of(state[0], state[1], recompute, micro_batch, dp)
+            return math.inf if found is None else found
+
         sixteen_bit = self.memory.activation_class(shape)
         parts: list[_LayoutFits] = []
         for sharded in (False, True):
@@ -411,7 +423,9 @@ class TrainingSearch(GpuSearch):
                 first, ref_total = group[0]
                 deltas = self._variant_deltas(totals, 2 * base, first.state, variants, ref_total)
                 if deltas:
-                    parts.append(_LayoutFits([fit for fit, _ in group], deltas, self.workload.global_batch))
+                    parts.append(
+                        _LayoutFits([fit for fit, _ in group], deltas, self.workload.global_batch, host)
+                    )
         found = _ClassedFits(parts) if parts else None
         cache[key] = found
         return found
@@ -481,7 +495,7 @@ class TrainingSearch(GpuSearch):
         workload, layout = self.workload, best.layout
         step = self._step_time(layout)
         breakdown = self.memory.breakdown(layout)
-        if breakdown is None or breakdown.total_bytes > self.capacity:
+        if breakdown is None or breakdown.total_bytes > self.capacity or self._host_short(breakdown, count):
             return None  # the a + b/dp fit was optimistic here; the exact estimate decides
         tokens_per_s = step.tokens_per_s
         wall = workload.tokens / tokens_per_s if workload.tokens else None
@@ -508,6 +522,10 @@ class TrainingSearch(GpuSearch):
             time_band=band, mfu=step.mfu, goodput=self.goodput(count, wall, layout),
         )  # fmt: skip
 
+    def _host_short(self, breakdown: MemoryBreakdown, count: int) -> bool:
+        """Whether the offloaded states of `count` GPUs sharing a node need more CPU RAM than the node has."""
+        return breakdown.host_offload_bytes > host_room_per_gpu(self.host_ram, count, self.per_node)
+
     def _band(self, keys: tuple[str, ...], confidence: Confidence) -> ErrorBand | None:
         """The shipped band of an option's class: a pure function of the keys and the confidence, and an
         ErrorBand is an immutable value, so the options of one class share one (a GPU type's options fall
@@ -525,7 +543,10 @@ class TrainingSearch(GpuSearch):
             self._complete_needs()
         for family in sorted(self.family_need, key=self.family_first.__getitem__):
             (need, _), layout = self.family_need[family]
-            if family in fitting or need <= capacity:
+            if family in fitting:
+                continue
+            if need <= capacity:  # it fits the GPU: an offloaded family may still want more CPU RAM
+                self._exclude_for_host(family, layout)
                 continue
             sizes = {"need_bytes": need, "capacity_bytes": capacity, "gpu": self.gpu.name}
             if family is None:
@@ -545,6 +566,20 @@ class TrainingSearch(GpuSearch):
                 "excluded.no_layout_divides", gpus=gpus, model=self.model.name, heads=self.model.heads
             )
             self.found.excluded.append(Excluded.of(msg("excluded.family.gpu_count", gpus=gpus), reason))
+
+    def _exclude_for_host(self, family: FamilyKey, layout: Layout) -> None:
+        """Excluded: an offloaded family whose lightest layout fits the GPU but not the node's CPU RAM."""
+        if layout.offload == Offload.NONE:
+            return
+        breakdown = self.memory.breakdown(layout)
+        if breakdown is None or not self._host_short(breakdown, layout.gpus):
+            return
+        sharing = gpus_sharing_a_node(layout.gpus, self.per_node)
+        reason = msg(
+            "excluded.needs_host_ram", need_bytes=breakdown.host_offload_bytes * sharing,
+            host_bytes=self.host_ram, gpus=sharing,
+        )  # fmt: skip
+        self.found.excluded.append(Excluded.of(excluded_family_message(family, layout), reason))
 
     def _untried_ideas(self) -> tuple[Message, ...]:
         """What else might fit, leaving out what this plan already is or already tried: no "ZeRO-3 with CPU
@@ -584,7 +619,8 @@ class TrainingSearch(GpuSearch):
                 "capacity_bytes": capacity,
                 "ideas": self._untried_ideas(),
             }
-            if self.smallest_need is None:
+            # (a lightest layout that fits the GPU was left out for the node's CPU RAM: excluded says so)
+            if self.smallest_need is None or self.smallest_need[0][0] <= capacity:
                 self.found.advice.append(msg("advice.nothing_fits_training", **where))
             else:
                 (need, _), layout = self.smallest_need

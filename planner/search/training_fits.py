@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,6 +29,10 @@ State = tuple[ZeroStage, Offload]
 
 # An activation variant: the recompute mode and the micro-batch.
 Variant = tuple[Recompute, int]
+
+
+# (state, dp) -> the CPU RAM per GPU of the state's offloaded parts (inf where refused).
+StateHost = Callable[[State, int], float]
 
 
 # A model-parallel shape: tp, pp, ep and the virtual pipeline stages per rank (interleaved 1F1B).
@@ -105,10 +110,22 @@ class _LayoutFits:
         "_ranked",
         "_chosen",
         "_at_dp",
+        "_host",
+        "_host_bytes",
+        "_host_limited",
+        "_offloaded",
     )
 
-    def __init__(self, fits: list[_StateFit], deltas: dict[Variant, float], global_batch: int):
+    def __init__(
+        self, fits: list[_StateFit], deltas: dict[Variant, float], global_batch: int, host: StateHost
+    ):
         self.fits, self.deltas, self.global_batch = fits, deltas, global_batch
+        # the CPU RAM per GPU of a state's offloaded parts at a dp (planner.memory.host_ram), asked only of
+        # offloaded states and kept: the room for it differs by GPU type and count, the bytes do not
+        self._host = host
+        self._host_bytes: dict[tuple[int, int], float] = {}
+        self._host_limited: dict[tuple[int, float], tuple[list[float], float]] = {}
+        self._offloaded = [fit.state[1] != Offload.NONE for fit in fits]
         self._ranked = [(rank, variant, delta) for rank, (variant, delta) in enumerate(deltas.items())]
         # (offloaded, ZeRO-3, ZeRO stage) of each state: with the variant's rank, what orders the candidates
         self._kinds = [(fit.state[1] != Offload.NONE, fit.state[0] == ZeroStage.WEIGHTS, int(fit.state[0]))
@@ -146,7 +163,7 @@ class _LayoutFits:
             )
         return found
 
-    def shortlist(self, dp: int, capacity: int) -> list[tuple[State, Variant]]:
+    def shortlist(self, dp: int, capacity: int, host_room: float = math.inf) -> list[tuple[State, Variant]]:
         """The (state, variant) pairs worth timing at `dp` in `capacity` bytes: per state the most preferred
         variant that fits (bisection over _FirstFit.negative_minima), less those another candidate dominates: no lighter in activations
         and no dearer in kind (ZeRO-0/1/2 share one communication volume; ZeRO-3 costs 1.5x; offload adds
@@ -157,6 +174,8 @@ class _LayoutFits:
         if at_dp is None:
             at_dp = self._at_dp[dp] = self._at(dp)
         first_fit, needs, lowest_need, negative_minima = at_dp
+        if host_room < math.inf and any(self._offloaded):
+            needs, lowest_need = self._within_host(dp, needs, host_room)
         # Nothing fits when even the lowest need with the lightest variant does not: every bisection below would
         # give len(ranked) (x - capacity is monotonic in x, and bisect_left gives the length exactly when the
         # value exceeds the last element), and the shortlist of no choice is empty.
@@ -171,6 +190,27 @@ class _LayoutFits:
         found = self._chosen.get(key)
         if found is None:
             found = self._chosen[key] = self._shortlist(first_fit, chosen)
+        return found
+
+    def _within_host(self, dp: int, needs: list[float], host_room: float) -> tuple[list[float], float]:
+        """The states' needs at `dp` with an infinite need for each offloaded state whose CPU RAM per GPU is
+        above `host_room` (it fits no GPU then), and the lowest of them."""
+        key = (dp, host_room)
+        found = self._host_limited.get(key)
+        if found is None:
+            limited = list(needs)
+            for index, offloaded in enumerate(self._offloaded):
+                if offloaded and self.host_bytes(index, dp) > host_room:
+                    limited[index] = math.inf
+            found = self._host_limited[key] = (limited, min(limited))
+        return found
+
+    def host_bytes(self, index: int, dp: int) -> float:
+        """The CPU RAM per GPU of state `index`'s offloaded parts at `dp` (inf where the layout is refused)."""
+        key = (index, dp)
+        found = self._host_bytes.get(key)
+        if found is None:
+            found = self._host_bytes[key] = self._host(self.fits[index].state, dp)
         return found
 
     def _at(self, dp: int) -> tuple[_FirstFit, list[float], float, list[float]]:
@@ -219,13 +259,13 @@ class _ClassedFits:
     def needs(self, shape: Shape, dp: int) -> list[tuple[float, Layout, FamilyKey]]:
         return [need for part in self.parts for need in part.needs(shape, dp)]
 
-    def shortlist(self, dp: int, capacity: int) -> list[tuple[State, Variant]]:
+    def shortlist(self, dp: int, capacity: int, host_room: float) -> list[tuple[State, Variant]]:
         """The shortlist of one dp (_LayoutFits.shortlist), the classes' together."""
         parts = self.parts
-        first = parts[0].shortlist(dp, capacity)
+        first = parts[0].shortlist(dp, capacity, host_room)
         if len(parts) == 1:
             return first
-        second = parts[1].shortlist(dp, capacity)
+        second = parts[1].shortlist(dp, capacity, host_room)
         if not (first and second):
             return first or second  # the memoised list itself: the search only reads it
         return first + second

@@ -121,6 +121,8 @@ class Constraints:
     fits when its per-GPU total is at most memory_bytes x (1 - memory_headroom); resilience: failures,
     checkpoints, restarts and spot reclaims for the goodput term of training options (planner.scale; default:
     the published failure rate of each GPU type, a parallel file system, Daly's optimum interval, on-demand).
+    host_ram_bytes: CPU RAM per node, which training states offloaded to the host share (None: twice the node's
+    GPU memory, planner.memory.host_ram).
     """
 
     max_gpus: int = DEFAULT_MAX_GPUS
@@ -132,6 +134,7 @@ class Constraints:
     inter_node_bytes_per_s: float | None = None
     memory_headroom: float = DEFAULT_MEMORY_HEADROOM
     resilience: Resilience = field(default_factory=Resilience)
+    host_ram_bytes: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pinned", MappingProxyType(dict(self.pinned)))
@@ -213,7 +216,7 @@ class PlanOption:
     planned, as for serving; JSON then says 1).
     time_band: the cross-validated error band of this option's class (planner.perf.bands): the true step time,
       wall time, GPU-hours and cost lie within estimate x (1 + low_fraction) .. x (1 + high_fraction) for the
-      share `coverage` of published runs of the class; throughputs take `tokens_per_s_band` (its inverse).
+      share `coverage` of published runs of the class; throughputs take its inverse (tokens/s scale like 1 / time).
       None when no class has enough published cases. JSON: "time_band" with "low_fraction", "high_fraction",
       "cases", "basis", "coverage", "confidence", and the ranges "wall_time_s_range", "cost_range",
       "tokens_per_s_range".
@@ -228,6 +231,9 @@ class PlanOption:
       "static_tokens_per_s", "continuous_tokens_per_s", "output_lengths".
     latency: serving: TTFT percentiles, the queue, the 90th-percentile inter-token latency and the option
       against the latency and throughput targets (ServingLatency); JSON "latency".
+    headroom_margin_bytes: training: set on a tight option, one that fits only inside the memory headroom
+      (planner.search.tight): the GPU's memory less what the option needs; None when it fits within the
+      headroom. JSON "headroom_margin_bytes".
     """
 
     gpu: GpuSpec
@@ -263,6 +269,7 @@ class PlanOption:
     goodput: Goodput | None = None
     replica_failure: ReplicaFailure | None = None
     latency: ServingLatency | None = None
+    headroom_margin_bytes: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "confidence", Confidence.parse(self.confidence))
@@ -276,10 +283,6 @@ class PlanOption:
     @property
     def per_gpu_bytes(self) -> dict[str, int]:
         return self.memory.as_dict()
-
-    @property
-    def memory_per_gpu_bytes(self) -> int:
-        return self.memory.total_bytes
 
     @property
     def effective_fraction(self) -> float:
@@ -310,11 +313,6 @@ class PlanOption:
         """The training runtime whose memory the option counts and its export runs by default (deepspeed, fsdp2,
         ddp, torchtitan; planner.memory.runtimes); None for serving or a layout no runtime can run."""
         return self.memory.runtime or None
-
-    @property
-    def tokens_per_s_band(self) -> ErrorBand | None:
-        """The band of the throughput figures (tokens/s scale like 1 / time)."""
-        return self.time_band.inverse() if self.time_band else None
 
     def ranges(self) -> dict[str, list[float] | None]:
         """[low, high] of the wall time, cost and tokens/s under the time band (None where no band or figure)."""
@@ -368,6 +366,7 @@ class PlanOption:
             "goodput": self.goodput_dict(),
             "replica_failure": self.replica_failure.as_dict() if self.replica_failure is not None else None,
             "latency": self.latency.as_dict() if self.latency is not None else None,
+            "headroom_margin_bytes": self.headroom_margin_bytes,
         }
 
     @property

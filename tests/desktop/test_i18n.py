@@ -36,7 +36,6 @@ from desktop.plan_request import render_note
 
 ROOT = Path(__file__).resolve().parents[2]
 TS_FILE = ROOT / "assets" / "i18n" / "gpu_advisor_ru.ts"
-QM_FILE = TS_FILE.with_suffix(".qm")
 EN_TS_FILE = TS_FILE.with_name("gpu_advisor_en.ts")  # the English plural forms only
 BIN = Path(sys.executable).parent
 NBSP_CHARS = (

@@ -9,15 +9,21 @@ import desktop.shelf as shelf
 def test_an_idle_window_builds_the_plan_and_rent_buy_widgets_ahead_and_the_pages_show_them(open_window, qtbot):
     window = open_window("h100x8")  # the Hardware page first: pyqtgraph is loaded by its telemetry chart
     from desktop.charts.rentbuy_chart import RentBuyChart
+    from desktop.pages.plan_inputs import WorkloadPanel
     from desktop.pages.plan_results import ResultsPanel
+    from desktop.pages.plan_scale_inputs import PoolPanel
 
-    qtbot.waitUntil(lambda: ResultsPanel in shelf._ready and RentBuyChart in shelf._ready, timeout=20_000)
+    qtbot.waitUntil(lambda: {ResultsPanel, RentBuyChart, WorkloadPanel, PoolPanel} <= set(shelf._ready), timeout=30_000)
     panel, chart = shelf._ready[ResultsPanel], shelf._ready[RentBuyChart]
+    workload, pool = shelf._ready[WorkloadPanel], shelf._ready[PoolPanel]
     assert not panel.isVisible() and not chart.isVisible()  # held hidden in the window until taken
+    assert workload.state is pool.state  # the input panels share the state the page will take
 
     window.show_page("plan")
     page = window.page("plan")
     assert page.results is panel and ResultsPanel not in shelf._ready  # taken, not built again
+    assert page.workload is workload and page.pool_panel is pool and page.state is workload.state
+    assert workload.isVisible() and not shelf._states  # shown in the page's input column; the state is the page's
     page.load_example()
     qtbot.waitUntil(lambda: page.state.result is not None and page.state.best is not None, timeout=60_000)
     qtbot.waitUntil(lambda: page.results.scaling_chart.isVisible(), timeout=5_000)

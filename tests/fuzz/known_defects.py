@@ -26,10 +26,6 @@ class KnownDefect:
     matches: Callable[[Run, Violation], bool]
 
 
-def _on(prefix: str, test: Callable[[Run, Violation], bool]) -> Callable[[Run, Violation], bool]:
-    return lambda run, v: run.entry.startswith(prefix) and test(run, v)
-
-
 # None left: the last two (issue 14 item 1) were fixed by the exports branch (issue 17).
 DEFECTS: tuple[KnownDefect, ...] = ()
 

@@ -34,8 +34,6 @@ from tests.fuzz.strategies import LLAMA, MARKER, base_report, commands, report_b
 from tests.fuzz.test_exports import BASH, fake_launchers
 from tests.fuzz.test_special_files import make_special
 
-ISSUE = "issue 14 item {}: {}"
-
 
 def assert_clean(run, *, accepted_ok: bool = True) -> str:
     """Exit 0 (when allowed) or exit 2 with one line on stderr; never a traceback, a hang or another exit."""

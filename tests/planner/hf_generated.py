@@ -34,13 +34,15 @@ SMALL: dict[str, list[Any]] = {
     # gated delta-net linear attention (qwen3_next, qwen3_5); the value heads a multiple of the key heads below
     "linear_num_key_heads": [1, 2], "linear_key_head_dim": [8, 16], "linear_value_head_dim": [8, 16],
     "linear_conv_kernel_dim": [2, 4],
+    # lfm2, lfm2_moe: short convolutions; the MLP width derived from a float multiplier
+    "conv_L_cache": [2, 3], "block_multiple_of": [8, 16], "block_ffn_dim_multiplier": [1, 1.0, 1.3, 0.7],
+    "num_dense_layers": [0, 1, 2],
 }  # fmt: skip
 FLAGS = ("attention_bias", "mlp_bias", "qkv_bias", "use_bias", "attention_out_bias", "tie_word_embeddings",
          "use_sliding_window", "use_qk_norm", "add_cross_attention", "lm_head_bias", "use_qkv_bias", "qk_layernorm",
          "use_parallel_residual", "parallel_attn", "new_decoder_architecture", "multi_query", "alibi", "bias",
          "enable_bias", "do_layer_norm_before", "layer_norm_elementwise_affine", "no_bias", "use_conv_bias",
-         "mamba_conv_bias", "mamba_proj_bias")  # fmt: skip
-KV_HEADS = ("num_key_value_heads",)
+         "mamba_conv_bias", "mamba_proj_bias", "conv_bias", "block_auto_adjust_ff_dim")  # fmt: skip
 
 
 def class_fields(model_type: str) -> dict[str, Any]:
@@ -91,6 +93,9 @@ def _make_consistent(values: dict[str, Any], fields: dict[str, Any], rng: random
     if "linear_num_key_heads" in values:  # qwen3_next, qwen3_5: each layer linear or full attention
         values["linear_num_value_heads"] = values["linear_num_key_heads"] * rng.choice([1, 2])
         values["layer_types"] = [rng.choice(["linear_attention", "full_attention"])
+                                 for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))]
+    if "conv_L_cache" in values:  # lfm2, lfm2_moe: each layer a short conv or full attention
+        values["layer_types"] = [rng.choice(["conv", "full_attention"])
                                  for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))]
     if "mamba_n_heads" in values and "mamba_d_head" in fields:
         inner = values["mamba_expand"] * values.get("hidden_size", fields["hidden_size"])

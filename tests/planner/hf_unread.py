@@ -61,8 +61,6 @@ UNREAD_TYPES = (
     'kimi_linear',
     'kolibri1',
     'laguna',
-    'lfm2',
-    'lfm2_moe',
     'longcat_flash',
     'marian',
     'mbart',

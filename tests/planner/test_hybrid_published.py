@@ -102,3 +102,35 @@ def test_qwen3_next_80b_counts_and_state_match_its_model_card(tmp_path):
     assert kv_cache_bytes_per_sequence(spec, 256 * 1024, 2) / 2**30 == pytest.approx(6.0)
     # each delta-net layer: conv over q, k, v (2 x 16 x 128 + 32 x 128 channels x 4) + 32 heads x 128 x 128
     assert state_bytes_per_sequence(spec, 2) == 36 * ((2 * 16 * 128 + 32 * 128) * 4 + 32 * 128 * 128) * 2
+
+
+def _lfm2(hidden: int, heads: int, block_ff_dim: int) -> dict[str, object]:
+    """LiquidAI/LFM2-350M and LFM2-1.2B config.json (Hugging Face, 2025-07-10): 16 layers, attention on layers
+    2, 5, 8, 10, 12 and 14 and short convolutions (3 taps) on the other 10, the MLP width derived from
+    block_ff_dim, the old key names tie_embedding and block_ff_dim."""
+    return {"model_type": "lfm2", "hidden_size": hidden, "num_hidden_layers": 16, "num_attention_heads": heads,
+            "num_key_value_heads": 8, "block_ff_dim": block_ff_dim, "block_ffn_dim_multiplier": 1.0,
+            "block_multiple_of": 256, "block_auto_adjust_ff_dim": True, "conv_L_cache": 3, "vocab_size": 65536,
+            "tie_embedding": True, "max_position_embeddings": 128000,
+            "layer_types": ["full_attention" if i in (2, 5, 8, 10, 12, 14) else "conv" for i in range(16)]}  # fmt: skip
+
+
+@pytest.mark.parametrize(("hidden", "heads", "block_ff_dim", "published"), [
+    (1024, 16, 6656, 354_483_968),  # LFM2-350M model card: "Parameters 354,483,968"
+    (2048, 32, 12288, 1_170_340_608),  # LFM2-1.2B model card: "Parameters 1,170,340,608"
+])  # fmt: skip
+def test_lfm2_counts_match_the_model_cards_exactly(tmp_path, hidden, heads, block_ff_dim, published):
+    spec = _read(tmp_path, _lfm2(hidden, heads, block_ff_dim))
+    assert spec.total_params == published
+    assert spec.ffn == 256 * -(-int(2 * block_ff_dim / 3) // 256)  # 2/3 of block_ff_dim, whole 256s
+    # a conv layer keeps its last 3 inputs (hidden channels); 6 attention layers keep K and V of every token
+    assert state_bytes_per_sequence(spec, 2) == 10 * hidden * 3 * 2
+    assert kv_cache_bytes_per_sequence(spec, 4096, 2) == 6 * 4096 * 2 * 8 * (hidden // heads) * 2
+
+
+def test_a_multiplier_that_is_no_number_is_one_clear_error(tmp_path):
+    from planner.errors import UserError
+
+    for bad in ("1.5", float("nan"), -1.0, True, 1e308):
+        with pytest.raises(UserError, match="block_ffn_dim_multiplier"):
+            _read(tmp_path, {**_lfm2(1024, 16, 6656), "block_ffn_dim_multiplier": bad})

@@ -209,7 +209,9 @@ def test_a_pinned_runtime_refuses_what_it_cannot_run_as_estimate_memory_does(run
 
 def test_totals_of_a_layout_at_every_state_and_several_dps():
     """The search's questions for one MoE layout (tp 2, pp 4, ep 4): each state at the dps it fits from, exactly
-    estimate_memory's totals; dp 1 is refused (ep must divide dp x tp), as estimate_memory refuses it."""
+    estimate_memory's totals; dp 1 is refused (ep must divide dp x tp), as estimate_memory refuses it, and
+    optimizer-only offload with a pipeline everywhere (no runtime runs it: DeepSpeed has no PP here, torchtitan
+    offloads everything or nothing)."""
     model = MODELS["moe"]
     base = MemoryConfig(task="train", seq_len=4096, gradient_accumulation=2, sequence_parallel=True)
     totals = MemoryTotals(model, base)
@@ -224,7 +226,10 @@ def test_totals_of_a_layout_at_every_state_and_several_dps():
                 for dp in dps
             ]  # fmt: skip
             assert found == expected
-            assert found[0] is None and None not in found[1:]
+            if offload == "optimizer":
+                assert found == [None] * len(dps)
+            else:
+                assert found[0] is None and None not in found[1:]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -83,3 +83,18 @@ def test_the_export_runs_the_planned_runtime_first_and_the_report_names_it(capsy
         assert f"| Runtime | {runtime}: " in report
         if runtime == "fsdp2":  # ZeRO-3: reshard after forward
             assert "--runner fsdp2" in launch and "--reshard" in launch
+
+
+def test_lora_with_pipeline_parallel_is_refused_in_one_line_and_never_offered(capsys):
+    """DeepSpeed runs no pipeline here and torchtitan no adapters: `memory` says so in one line (exit 2), and
+    the search offers only layouts some runtime runs, even where only a pipeline would have fitted."""
+    code = main(["memory", "--model", "llama-2-7b", "--task", "lora", "--pp", "2", "--dp", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "no runtime runs this training layout" in err and "torchtitan trains full models" in err
+    # 70B LoRA on 16 x 24 GB: a pipeline of 16 (no runtime) used to be chosen; DeepSpeed with AutoTP runs it
+    # instead. QLoRA there used a pipeline of 4; AutoTP cannot split 4-bit weights, so data parallel only.
+    lora = _plan(capsys, "--task", "lora", "--gpus", "16", "--gpu", "rtx-4090", "--model", "llama-3.1-70b")
+    assert [(o["runtime"], o["strategy"]["pp"]) for o in lora["options"]] == [("deepspeed", 1)]
+    qlora = _plan(capsys, "--task", "qlora", "--gpus", "16", "--gpu", "rtx-4090", "--model", "llama-3.1-70b")
+    assert all(o["runtime"] is not None and o["strategy"]["tp"] == o["strategy"]["pp"] == 1 for o in qlora["options"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -454,13 +456,18 @@ def test_the_search_order_does_not_change_the_answers(preset, max_gpus, monkeypa
     deltas=st.lists(st.integers(-20, 60), min_size=8, max_size=8),
     capacity=st.integers(10, 120),
     global_batch=st.sampled_from([8, 16, 64, 512]),
+    host=st.lists(st.integers(0, 400), min_size=7, max_size=7),
+    host_room=st.one_of(st.just(math.inf), st.integers(1, 100)),
 )
-def test_the_layout_shortlists_choose_what_a_scan_of_every_dp_chooses(needs, deltas, capacity, global_batch):
+def test_the_layout_shortlists_choose_what_a_scan_of_every_dp_chooses(
+    needs, deltas, capacity, global_batch, host, host_room
+):
     """The search works out a layout's shortlist at a dp by bisection (each state's first fitting variant over
     the running minimum of the variants' bytes). At every dp it must equal the definition, by a scan: per state
     the first activation variant in preference order whose micro-batch x dp fits the global batch and whose
     bytes fit beside the state's a + b / dp, less the candidates another one (no heavier activations, no offload
-    or ZeRO-3 where it has none) dominates."""
+    or ZeRO-3 where it has none) dominates. An offloaded state whose CPU RAM per GPU (here host / dp) is above
+    the host room takes part in nothing."""
     from planner.search.training_fits import _LayoutFits, _StateFit
     from planner.vocabulary import Offload, Recompute, ZeroStage
 
@@ -472,13 +479,15 @@ def test_the_layout_shortlists_choose_what_a_scan_of_every_dp_chooses(needs, del
     variants = [(r, mb) for r in (Recompute.NONE, Recompute.FULL) for mb in (8, 4, 2, 1)]
     variant_deltas = {v: float(d) for v, d in zip(variants, deltas, strict=True)}
     dps = (1, 2, 3, 4, 6, 8, 16, 32, 64, 96, 128, 512)
-    layout_fits = _LayoutFits(fits, variant_deltas, global_batch)
+    layout_fits = _LayoutFits(fits, variant_deltas, global_batch, lambda state, dp: host[states.index(state)] / dp)
 
     # two capacities through one _LayoutFits, as GPU types of one search ask it (they share its memos)
     for dp, bytes_per_gpu in [(dp, room) for room in (capacity, capacity // 2 + 5) for dp in dps]:
-        shortlist = layout_fits.shortlist(dp, bytes_per_gpu)
+        shortlist = layout_fits.shortlist(dp, bytes_per_gpu, host_room)
         chosen = []
-        for fit in fits:
+        for index, fit in enumerate(fits):
+            if fit.state[1] != Offload.NONE and host[index] / dp > host_room:
+                continue
             room = bytes_per_gpu - fit.need(dp, 0.0)
             for rank, variant in enumerate(variants):
                 if variant[1] * dp <= global_batch and variant_deltas[variant] <= room:

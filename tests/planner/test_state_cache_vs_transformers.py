@@ -19,11 +19,12 @@ torch = pytest.importorskip("torch")
 from tests.planner.hf_generated import built_model, generated_config  # noqa: E402
 
 STATE_TYPES = ("mamba", "falcon_mamba", "mamba2", "jamba", "bamba", "granitemoehybrid", "qwen3_next",
-               "qwen3_5_text", "qwen3_5_moe_text")
-# layer_types that mix both kinds, attention on layer 1 (GraniteMoeHybrid's and the gated delta-net types')
+               "qwen3_5_text", "qwen3_5_moe_text", "lfm2", "lfm2_moe")
+# layer_types that mix both kinds, attention on layer 1 (GraniteMoeHybrid's, the gated delta-net and LFM2 types')
 LISTED_KINDS = {"granitemoehybrid": ("attention", "mamba"), "qwen3_next": ("full_attention", "linear_attention"),
                 "qwen3_5_text": ("full_attention", "linear_attention"),
-                "qwen3_5_moe_text": ("full_attention", "linear_attention")}
+                "qwen3_5_moe_text": ("full_attention", "linear_attention"), "lfm2": ("full_attention", "conv"),
+                "lfm2_moe": ("full_attention", "conv")}
 # Where a generated config could leave one kind out, both kinds are set: Jamba attends on odd layers, Bamba and
 # GraniteMoeHybrid on layer 1 (transformers' Bamba cannot build a mask for a stack without attention).
 BOTH_KINDS = {"jamba": {"attn_layer_period": 2, "attn_layer_offset": 1}, "bamba": {"attn_layer_indices": [1]}}
