@@ -453,7 +453,7 @@ def _model_notes(model: ModelSpec, seq_len: int) -> list[Message]:
     (max_position_embeddings, or the length it was trained on), planned as asked; then a multimodal model's
     vision/audio towers, which the plan leaves out (their size where planner/models/hf_towers.py counts it)."""
     notes = []
-    if seq_len > model.max_context:
+    if model.exceeds_context(seq_len):
         notes.append(msg("memory.seq_beyond_context", seq_len=seq_len, model=model.name, context=model.max_context))
     if model.tower_params:
         notes.append(msg("memory.towers_not_counted", model=model.name, towers=model.towers_not_counted,

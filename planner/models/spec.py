@@ -88,6 +88,9 @@ class ModelSpec:
     # small per-layer tensors no other field covers, counted with the layer's norms (kept in 16 bit):
     # bitnet's sub-norms (hidden + intermediate), apertus' two xIELU scalars
     layer_extra_params: int = 0
+    # a pure state-space stack (mamba, falcon_mamba, mamba2): no positions, so no context limit; its max_context
+    # is only the default sequence length of a plan
+    unbounded_context: bool = False
 
     @property
     def is_moe(self) -> bool:
@@ -128,6 +131,10 @@ class ModelSpec:
         if self.uses_mla:
             return attending * (self.kv_lora_rank + self.qk_rope_head_dim) * kv_bytes_per_element
         return 2 * attending * self.kv_heads * self.head_dim * kv_bytes_per_element
+
+    def exceeds_context(self, seq_len: int) -> bool:
+        """Whether seq_len tokens are more than the model's context (never for an unbounded one)."""
+        return not self.unbounded_context and seq_len > self.max_context
 
     @property
     def display_name(self) -> str:
