@@ -14,6 +14,7 @@ Mixers (transformers/models/<type>/modeling_<type>.py):
 - Gated delta-net (qwen3_next, qwen3_5_text, qwen3_5_moe_text): see _gated_delta_net. Their attention layers
   are gated (q_proj twice as wide, ModelSpec.attn_output_gate).
 - LFM2's short convolution (lfm2, lfm2_moe): see _short_conv.
+- MiniMax's lightning attention (minimax): see _lightning_attention.
 """
 
 from __future__ import annotations
@@ -112,11 +113,23 @@ def _lfm2_mlp(config: ConfigKeys, layers: int) -> dict[str, Any]:  # Any: ModelS
                 moe_ffn=config.int("moe_intermediate_size"), dense_layers=dense)  # fmt: skip
 
 
-def _listed_kinds(config: ConfigKeys, layers: int, interval_key: str = "") -> tuple[str, ...]:
+def _lightning_attention(config: ConfigKeys, hidden: int) -> tuple[int, int]:
+    """(parameters, state values per sequence) of one MiniMax lightning-attention mixer: qkv_proj (hidden -> 3
+    heads x head_dim), output_gate (hidden -> heads x head_dim), an RMSNorm over heads x head_dim, out_proj; no
+    biases (its decay tables are buffers). State: one head_dim x head_dim matrix (K^T V) per head."""
+    heads = config.int("num_attention_heads")
+    head_dim = config.int("head_dim") if config.data.get("head_dim") is not None else hidden // heads
+    width = heads * head_dim
+    return 5 * hidden * width + width, heads * head_dim * head_dim
+
+
+def _listed_kinds(config: ConfigKeys, layers: int, interval_key: str = "", first_full: bool = False) -> tuple[str, ...]:
     """The file's layer_types ("full_attention" attends; "linear_attention", lfm2's "conv" keep a state), else
-    every interval-th layer full attention and the others linear (qwen3_next's default) or lfm2's
-    full_attn_idxs (default: every layer attends)."""
+    every interval-th layer full attention and the others linear (qwen3_next's default), MiniMax's alternation
+    from a full layer (first_full), or lfm2's full_attn_idxs (default: every layer attends)."""
     kinds = config.data.get("layer_types")
+    if kinds is None and first_full:
+        return tuple(STATE if i % 2 else FULL for i in range(layers))
     if kinds is None and interval_key:
         interval = config.int(interval_key, 4)
         return tuple(STATE if (i + 1) % interval else FULL for i in range(layers))
@@ -184,6 +197,9 @@ def hybrid_fields(config: ConfigKeys) -> dict[str, Any]:  # Any: ModelSpec field
     if config.model_type in GATED_DELTA_NET_TYPES:
         kinds = _listed_kinds(config, layers, "full_attention_interval")
         return {"attn_output_gate": True, **_state_fields(_gated_delta_net(config, hidden), kinds)}
+    if config.model_type == "minimax":  # lightning attention on odd layers unless the file lists the kinds
+        kinds = _listed_kinds(config, layers, first_full=True)
+        return _state_fields(_lightning_attention(config, hidden), kinds)
     if config.model_type in ("lfm2", "lfm2_moe"):
         return {**_lfm2_mlp(config, layers), **_state_fields(_short_conv(config, hidden), _listed_kinds(config, layers))}
     inner = config.int("mamba_expand") * hidden

@@ -59,7 +59,8 @@ NO_BIAS = Traits()
 # MoE "deepseek": n_routed_experts from layer first_k_dense_replace on (or where mlp_layer_types says "sparse"),
 # plus n_shared_experts shared experts of moe_intermediate_size (dots1, glm4_moe, exaone_moe, solar_open).
 #   hybrid        attention or state-space layers, as planner/models/hf_hybrid.py reads them (jamba, bamba,
-#                 granitemoehybrid; qwen3_next, qwen3_5: gated delta-net linear attention; lfm2: short conv)
+#                 granitemoehybrid; qwen3_next, qwen3_5: gated delta-net linear attention; lfm2: short conv;
+#                 minimax: lightning attention)
 TRAITS: dict[str, Traits] = {
     "llama": LLAMA,
     "mistral": NO_BIAS,
@@ -159,6 +160,7 @@ TRAITS: dict[str, Traits] = {
                                shared_expert="qwen", layer_rule="hybrid"),
     "lfm2": Traits(qk_norm="head", layer_rule="hybrid"),
     "lfm2_moe": Traits(qk_norm="head", layer_rule="hybrid"),
+    "minimax": Traits(moe="all", moe_ffn_key="intermediate_size", layer_rule="hybrid"),
     "mamba": Traits(reader="state_space"),
     "falcon_mamba": Traits(reader="state_space"),
     "mamba2": Traits(reader="state_space"),

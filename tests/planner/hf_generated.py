@@ -94,6 +94,9 @@ def _make_consistent(values: dict[str, Any], fields: dict[str, Any], rng: random
         values["linear_num_value_heads"] = values["linear_num_key_heads"] * rng.choice([1, 2])
         values["layer_types"] = [rng.choice(["linear_attention", "full_attention"])
                                  for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))]
+    if "block_size" in fields and "linear_attn_alpha_factor" in fields:  # minimax: lightning or full attention
+        values["layer_types"] = [rng.choice(["linear_attention", "full_attention"])
+                                 for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))]
     if "conv_L_cache" in values:  # lfm2, lfm2_moe: each layer a short conv or full attention
         values["layer_types"] = [rng.choice(["conv", "full_attention"])
                                  for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))]

@@ -67,7 +67,6 @@ UNREAD_TYPES = (
     'megatron-bert',
     'mimo_v2_flash',
     'minicpm3',
-    'minimax',
     'minimax_m2',
     'minimax_m3_vl_text',
     'mllama',

@@ -134,3 +134,20 @@ def test_a_multiplier_that_is_no_number_is_one_clear_error(tmp_path):
     for bad in ("1.5", float("nan"), -1.0, True, 1e308):
         with pytest.raises(UserError, match="block_ffn_dim_multiplier"):
             _read(tmp_path, {**_lfm2(1024, 16, 6656), "block_ffn_dim_multiplier": bad})
+
+
+def test_minimax_text_01_counts_match_its_model_card(tmp_path):
+    """MiniMaxAI/MiniMax-Text-01 model card (Hugging Face, 2025-01-15): 456B parameters, 45.9B activated per
+    token; 80 layers, a softmax attention after every 7 lightning attentions; 64 heads of 128; 32 experts of
+    9216, top 2; hidden 6144; vocabulary 200,064."""
+    data = {"model_type": "minimax", "hidden_size": 6144, "num_hidden_layers": 80, "num_attention_heads": 64,
+            "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 9216, "num_local_experts": 32,
+            "num_experts_per_tok": 2, "vocab_size": 200064, "max_position_embeddings": 10240000,
+            "layer_types": ["full_attention" if (i + 1) % 8 == 0 else "linear_attention" for i in range(80)]}  # fmt: skip
+    spec = _read(tmp_path, data)
+    assert round(spec.total_params / 1e9) == 456
+    embeddings = 2 * 200064 * 6144  # untied embedding and LM head, outside the card's activated figure
+    assert round((spec.active_params - embeddings) / 1e9, 1) == 45.9
+    # 70 lightning layers keep one 128 x 128 matrix per head, whatever the context; 10 layers a KV cache
+    assert state_bytes_per_sequence(spec, 2) == 70 * 64 * 128 * 128 * 2
+    assert kv_cache_bytes_per_sequence(spec, 1_000_000, 2) == 10 * 1_000_000 * 2 * 8 * 128 * 2

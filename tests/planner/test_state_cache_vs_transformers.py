@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 from tests.planner.hf_generated import built_model, generated_config  # noqa: E402
 
 STATE_TYPES = ("mamba", "falcon_mamba", "mamba2", "jamba", "bamba", "granitemoehybrid", "qwen3_next",
-               "qwen3_5_text", "qwen3_5_moe_text", "lfm2", "lfm2_moe")
+               "qwen3_5_text", "qwen3_5_moe_text", "lfm2", "lfm2_moe", "minimax")
 # layer_types that mix both kinds, attention on layer 1 (GraniteMoeHybrid's, the gated delta-net and LFM2 types')
 LISTED_KINDS = {"granitemoehybrid": ("attention", "mamba"), "qwen3_next": ("full_attention", "linear_attention"),
                 "qwen3_5_text": ("full_attention", "linear_attention"),
@@ -40,6 +40,8 @@ def _held_bytes(cache) -> tuple[int, int]:
         for name in ("conv_states", "recurrent_states"):
             for tensor in (getattr(layer, name, None) or {}).values():
                 state += tensor.numel() * tensor.element_size() if isinstance(tensor, torch.Tensor) else 0
+    for tensor in getattr(cache, "linear_cache", []):  # MiniMaxCache: one K^T V matrix per lightning layer
+        state += tensor.numel() * tensor.element_size() if isinstance(tensor, torch.Tensor) else 0
     return kv, state
 
 
@@ -53,13 +55,16 @@ def test_state_and_kv_bytes_equal_transformers_cache(model_type, tmp_path):
         if model_type in LISTED_KINDS:
             attention, state = LISTED_KINDS[model_type]
             data["layer_types"] = [attention if i == 1 else state for i in range(data["num_hidden_layers"])]
+        if model_type == "minimax":  # its default alternation (full, lightning, ...) read without the list
+            del data["layer_types"]
         path = tmp_path / f"{index}.json"
         path.write_text(json.dumps(data), encoding="utf-8")
         spec = load_hf_config(path)
         torch.manual_seed(0)
         model = built_model(data, device="cpu").eval()
+        assert spec.total_params == sum(p.numel() for p in model.parameters()), json.dumps(data)
         for seq_len in (24, 40):
-            cache = transformers.DynamicCache(config=model.config)
+            cache = None if model_type == "minimax" else transformers.DynamicCache(config=model.config)
             with torch.no_grad():
                 out = model(input_ids=torch.randint(2, spec.vocab, (1, seq_len)), past_key_values=cache)
             kv, state = _held_bytes(getattr(out, "cache_params", None) or out.past_key_values)
