@@ -34,7 +34,7 @@ $(VENV)/.app-installed: $(BIN)/activate pyproject.toml
 # with (tests/exports: DeepSpeed, accelerate, transformers, peft; pure Python, about 40 s, ~150 MB). DeepSpeed
 # builds no ops at install (DS_BUILD_OPS=0) and takes the CPU torch pinned in the same command.
 $(VENV)/.test-installed: $(VENV)/.app-installed
-	DS_BUILD_OPS=0 $(PY) -m pip install --quiet "$(TORCH_PIN)" -e ".[dev,exports-test,trace,vllm-parser,torchtitan-parser]"
+	DS_BUILD_OPS=0 $(PY) -m pip install --quiet "$(TORCH_PIN)" -e ".[dev,exports-test,trace,vllm-parser,peer,torchtitan-parser]"
 	$(PY) -m pip install --quiet --no-deps "$(VLLM_PIN)" "$(TORCHTITAN_PIN)"
 	touch $@
 
@@ -71,6 +71,7 @@ bench: $(VENV)/.test-installed
 # statistics, leave-one-source-out cross-validation and the error bands (docs/architecture.md, "Performance model").
 validate: $(VENV)/.app-installed
 	$(BIN)/gpu-advisor validate
+	$(PY) -m planner.cli.validate_peer  # NVIDIA's AIConfigurator beside ours where the peer extra is installed
 
 screenshots: $(VENV)/.app-installed
 	QT_QPA_PLATFORM=offscreen $(BIN)/gpu-advisor --screenshots docs/screenshots

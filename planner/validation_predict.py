@@ -22,6 +22,7 @@ from planner.perf import (
     ENGINES,
     FittedConstants,
     Replica,
+    ServingLoad,
     TrainingOptions,
     continuous_batching,
     device_rates,
@@ -195,16 +196,24 @@ def _describe(layout: Layout) -> str:
 # ------------------------------------------------------------------------------------------------ serving
 
 
-def _serving(case: Case, inputs: CaseInputs, constants: FittedConstants) -> Figures:
+def serving_load(case: Case, constants: FittedConstants) -> tuple[Replica, ServingLoad]:
+    """A serving case's replica and what it delivers at the case's load (the stated batch, or for in-flight
+    batching as many sequences as fit)."""
+    inputs = case.inputs
+    assert inputs is not None and inputs.serving is not None
     serving = inputs.serving
-    assert serving is not None
     replica = _replica(inputs, constants)
     p, o = serving.prompt_len, serving.output_len
     if serving.scheduling == "inflight":
         fit = _sequences_that_fit(case, inputs)
-        load = continuous_batching(replica, max(1, fit), p, o, max_sequences=fit)
-    else:
-        load = static_batching(replica, serving.batch or 1, p, o)
+        return replica, continuous_batching(replica, max(1, fit), p, o, max_sequences=fit)
+    return replica, static_batching(replica, serving.batch or 1, p, o)
+
+
+def _serving(case: Case, inputs: CaseInputs, constants: FittedConstants) -> Figures:
+    serving = inputs.serving
+    assert serving is not None
+    _, load = serving_load(case, constants)
     per_user = load.output_tokens_per_s if load.concurrency == 1 else load.per_user_tokens_per_s
     return Figures(
         output_tokens_per_s=load.output_tokens_per_s, per_user_tokens_per_s=per_user, tpot_s=load.tpot_s,
