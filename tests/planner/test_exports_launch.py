@@ -22,7 +22,7 @@ from planner.exports.launch import launch_script, memory_utilization
 from planner.exports.report import report_markdown
 from planner.models import get_preset
 from planner.money import Money
-from planner.vocabulary import Layout
+from planner.vocabulary import Layout, Task
 from tests.exports.conftest import option_for, result_of
 
 HOSTILE = [
@@ -320,3 +320,17 @@ def test_torchtitan_command_uses_only_options_and_configs_torchtitan_defines(lay
     shard = int(words[words.index("--parallelism.data_parallel_shard_degree") + 1])
     replicate = int(words[words.index("--parallelism.data_parallel_replicate_degree") + 1])
     assert shard * replicate == layout.dp  # torchtitan: dp_replicate x dp_shard x tp x pp = world size
+
+
+def test_a_torchtitan_export_of_an_interleaved_pipeline_says_it_runs_one_stage_per_rank():
+    """The command sets no interleaved schedule: the verdict (and so launch.sh's comment and the report) says
+    so instead of claiming the planned virtual stages."""
+    from planner.exports.runners import Runner, training_verdicts
+
+    def torchtitan(virtual: int) -> tuple[str, ...]:
+        layout = Layout(dp=2, tp=4, pp=4, zero=1, virtual_stages=virtual)
+        verdicts = training_verdicts(layout, Task.PRETRAIN, "llama", "llama-3.1-70b")
+        return next(v for v in verdicts if v.runner == Runner.TORCHTITAN).differs
+
+    assert any("4 virtual stages per pipeline rank" in text for text in torchtitan(4))
+    assert not any("virtual stages" in text for text in torchtitan(1))
