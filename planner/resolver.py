@@ -451,7 +451,7 @@ def _add_quote(
 def _context_warning(model: ModelSpec, seq_len: int) -> list[Message]:
     """A sequence longer than the model's context (max_position_embeddings, or the length it was trained on):
     planned as asked, with the warning first among the notes (the CLI's and the Plan page's)."""
-    if seq_len <= model.max_context:
+    if not model.exceeds_context(seq_len):
         return []
     return [msg("memory.seq_beyond_context", seq_len=seq_len, model=model.name, context=model.max_context)]
 

@@ -178,7 +178,7 @@ def _layout_model_notes(model: ModelSpec, config: MemoryConfig) -> list[Message]
         notes.append(
             msg("memory.kv_heads_replicated", tp=tp, kv_heads=model.kv_heads, replicas=tp // model.kv_heads)
         )
-    if config.seq_len > model.max_context:
+    if model.exceeds_context(config.seq_len):
         notes.append(
             msg(
                 "memory.seq_beyond_context",

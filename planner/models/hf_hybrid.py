@@ -181,7 +181,8 @@ def pure_state_space(config: ConfigKeys, common: dict[str, Any]) -> dict[str, An
         norm="rmsnorm",
         attn_bias=False,
         mlp_bias=False,
-        max_context=config.int("max_position_embeddings", 4096),
+        max_context=config.int("max_position_embeddings", 4096),  # none of the three has the key: a default
+        unbounded_context=True,  # no positions anywhere: any length is read (the state is the same size)
         norms_per_layer=1,
         rotary=False,
         **_state_fields(mixer, (STATE,) * layers),

@@ -84,6 +84,9 @@ class ModelSpec:
     towers_not_counted: str = ""  # a multimodal wrapper's vision/audio configs, left out of every figure
     # qwen3_next, qwen3_5: q_proj also yields a sigmoid gate on the attention output (twice the query width)
     attn_output_gate: bool = False
+    # a pure state-space stack (mamba, falcon_mamba, mamba2): no positions, so no context limit; its max_context
+    # is only the default sequence length of a plan
+    unbounded_context: bool = False
 
     @property
     def is_moe(self) -> bool:
@@ -124,6 +127,10 @@ class ModelSpec:
         if self.uses_mla:
             return attending * (self.kv_lora_rank + self.qk_rope_head_dim) * kv_bytes_per_element
         return 2 * attending * self.kv_heads * self.head_dim * kv_bytes_per_element
+
+    def exceeds_context(self, seq_len: int) -> bool:
+        """Whether seq_len tokens are more than the model's context (never for an unbounded one)."""
+        return not self.unbounded_context and seq_len > self.max_context
 
     @property
     def display_name(self) -> str:

@@ -151,3 +151,22 @@ def test_minimax_text_01_counts_match_its_model_card(tmp_path):
     # 70 lightning layers keep one 128 x 128 matrix per head, whatever the context; 10 layers a KV cache
     assert state_bytes_per_sequence(spec, 2) == 70 * 64 * 128 * 128 * 2
     assert kv_cache_bytes_per_sequence(spec, 1_000_000, 2) == 10 * 1_000_000 * 2 * 8 * 128 * 2
+
+
+MAMBA_2_8B = {"model_type": "mamba", "hidden_size": 2560, "num_hidden_layers": 64, "vocab_size": 50280,
+              "state_size": 16, "conv_kernel": 4, "expand": 2}  # state-spaces/mamba-2.8b-hf  # fmt: skip
+
+
+def test_a_pure_state_space_model_has_no_context_to_exceed(tmp_path):
+    """Mamba has no positions (its config has no max_position_embeddings): a long sequence is no warning, while
+    Jamba's file states a context of 262,144 tokens and a longer sequence is."""
+    from planner.memory import MemoryConfig, estimate_memory
+
+    def beyond_context(spec, seq_len):
+        notes = estimate_memory(spec, MemoryConfig(task="inference", seq_len=seq_len, precision="bf16")).note_messages
+        return any(note.code == "memory.seq_beyond_context" for note in notes)
+
+    mamba = _read(tmp_path, MAMBA_2_8B, "mamba.json")
+    assert not beyond_context(mamba, 1_000_000)
+    jamba = _read(tmp_path, JAMBA_V01)
+    assert beyond_context(jamba, 262_145) and not beyond_context(jamba, 262_144)
