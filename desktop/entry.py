@@ -78,6 +78,9 @@ def wants_gui(argv: list[str]) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the real entry point: Ctrl-C and closed pipes handled before anything else runs
+        from profiler.early_interrupt import exit_on_ctrl_c
+
+        exit_on_ctrl_c("gpu-advisor")  # while profiler.exits is imported
         from profiler.exits import run_entry
 
         return run_entry("gpu-advisor", lambda: _dispatch(sys.argv[1:]))

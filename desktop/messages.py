@@ -24,6 +24,7 @@ from PySide6.QtCore import QCoreApplication
 from desktop import fmt
 from desktop.message_templates import CONTEXT, TEMPLATES
 from desktop.quote_kinds import kind_name
+from planner.visible_text import pictured_controls
 
 if TYPE_CHECKING:  # annotations only: this module is imported before any plan is made
     from planner.search import PlanOption, PlanResult
@@ -33,8 +34,14 @@ def render(message: Any) -> str:
     """`message` (a planner.messages.Message) in the interface language; a plain string passes through.
 
     Falls back to the planner's English text when this table has no template for the code or its
-    placeholders do not match the message's values.
+    placeholders do not match the message's values. A control character in it (a file name, a provider or a
+    config's name from a file) is shown as its control picture (planner/visible_text.py): every label, banner
+    and tooltip made from a message shows ␛ where the text had ESC, instead of nothing (issue 30 item 1).
     """
+    return pictured_controls(_rendered(message))
+
+
+def _rendered(message: Any) -> str:
     from planner.messages import Message
 
     if not isinstance(message, Message):

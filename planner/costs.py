@@ -21,6 +21,7 @@ from planner.break_even import (
 )
 from planner.errors import UserError
 from planner.gpus import GpuSpec
+from planner.limits import LIMITS
 from planner.messages import Message, msg
 from planner.money import Money
 from planner.scale import (
@@ -45,20 +46,21 @@ DEFAULT_SPOT_OVERHEAD_FRACTION = 0.10
 # as `gpu-advisor rentbuy --checkpoint-write-minutes / --restart-minutes`.
 DEFAULT_SPOT_CHECKPOINT_WRITE_S = 60.0
 DEFAULT_SPOT_RESTART_S = DETECTION_S + RESCHEDULE_S
-MAX_SPOT_INTERRUPTIONS_PER_NODE_HOUR = 3600.0  # one reclaim a second (the quotes' own limit): above is a typo
-MAX_SPOT_CHECKPOINT_S = 7 * 24 * 3600.0  # a week to write or restart: a typo, not a plan
+# The bounds below are the input limits' (planner/limits.py, the one table), for the same quantities.
+MAX_SPOT_INTERRUPTIONS_PER_NODE_HOUR = LIMITS["spot_interruptions_per_node_hour"].high  # one reclaim a second
+MAX_SPOT_CHECKPOINT_S = LIMITS["checkpoint_write_minutes"].high * 60  # a week to write or restart: a typo
 
 SERIES = ("on_demand", "spot", "reserved", "buy", "hybrid")
 # Rent vs buy inputs past these are typos, not plans; they also keep every figure in the result finite.
-MAX_RENT_BUY_GPUS = 10_000_000
-MAX_PURCHASE_PER_GPU = 1e12  # in any currency
-MAX_PRICE = 1e12  # any rent per GPU-hour or electricity price per kWh, in any currency
-MAX_SHARE = 100.0  # overheads and maintenance as a share of the purchase price: 100x the price is a typo
+MAX_RENT_BUY_GPUS = int(LIMITS["gpus"].high)
+MAX_PURCHASE_PER_GPU = LIMITS["purchase_per_gpu"].high  # in any currency
+MAX_PRICE = LIMITS["rent_per_gpu_hour"].high  # any rent per GPU-hour or electricity price per kWh
+MAX_SHARE = LIMITS["overhead_fraction"].high  # overheads and maintenance as a share of the purchase price
 # Physical ranges. PUE (The Green Grid) is facility power / IT power: 1.0 is the floor, Uptime Institute's 2023
 # survey average is 1.58 and old server rooms reach about 2.5. The largest GPU modules draw about 1,200-1,400 W;
 # 0 W is allowed and leaves electricity out of the comparison.
-MIN_PUE, MAX_PUE = 1.0, 3.0
-MAX_POWER_W_PER_GPU = 5000.0
+MIN_PUE, MAX_PUE = LIMITS["pue"].low, LIMITS["pue"].high
+MAX_POWER_W_PER_GPU = LIMITS["power_w"].high
 
 
 # ---------------------------------------------------------------------------------------------- run cost

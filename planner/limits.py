@@ -39,7 +39,7 @@ class Limit:
 
 # Minutes and prices: a week of restart or a 1e12 price is a typo, not a plan; floors where a value divides.
 LIMITS: dict[str, Limit] = {
-    # counts and shapes (planner/memory/config.py states the same bounds for a layout)
+    # counts and shapes (planner/memory/config.py bounds a layout by these rows, planner/costs.py rent vs buy)
     "gpus": Limit(1, 10_000_000, True),
     "max_gpus": Limit(1, 10_000_000, True),
     "owned_gpus": Limit(0, 10_000_000, True),
@@ -98,7 +98,7 @@ LIMITS: dict[str, Limit] = {
     "spot_interruptions_per_node_hour": Limit(0, 3600),  # one reclaim a second
     # the machine
     "power_w": Limit(0, 5000),  # the largest GPU modules draw about 1,200-1,400 W
-    "pue": Limit(1, 10),
+    "pue": Limit(1, 3),  # facility / IT power (The Green Grid): 1.0 the floor, old server rooms about 2.5
 }
 # an option with no row: finite, within what a float carries exactly and an int fits in SQLite
 UNLISTED = Limit(-1e15, 1e15)

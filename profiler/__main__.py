@@ -162,6 +162,9 @@ def run_collectives_subprocess(
 
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # the real entry point: Ctrl-C and closed pipes handled before anything else runs
+        from profiler.early_interrupt import exit_on_ctrl_c
+
+        exit_on_ctrl_c("gpu-probe")  # while profiler.exits is imported
         from profiler.exits import run_entry
 
         return run_entry("gpu-probe", lambda: _dispatch(sys.argv[1:]))

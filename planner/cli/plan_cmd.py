@@ -15,13 +15,13 @@ from planner.errors import UserError
 from planner.exports import ExportInputs, export_plan
 from planner.files import refuse_overwrite, write_atomically
 from planner.gpus import GIB, GpuSpec, get_gpu
-from planner.memory import MAX_DEGREE, MAX_LORA_RANK, MAX_SEQ_LEN, MemoryConfig, validate_layout
+from planner.limits import LIMITS
+from planner.memory import MemoryConfig, validate_layout
 from planner.messages import msg, render_all_en
 from planner.models import ModelSpec
 from planner.money import Money, normalise_currency
 from planner.perf import ENGINES, FORMATS
 from planner.resolver import (
-    MAX_INTERRUPTIONS_PER_NODE_HOUR,
     ON_DEMAND,
     PlanQuestion,
     ResolvedPlan,
@@ -58,20 +58,6 @@ if TYPE_CHECKING:
 # (Llama 3 70B/405B started at 4M tokens per batch, arXiv 2407.21783 section 3.4); a small fine-tuning batch.
 DEFAULT_GLOBAL_BATCH = {Task.PRETRAIN: 1024, Task.FINETUNE: 64, Task.LORA: 64, Task.QLORA: 64}
 DEFAULT_OUTPUT_LEN = 256  # serving: tokens generated per request when --output-len is not given
-# Upper bounds past which a number is a typo, not a plan; they also keep every figure in the JSON finite.
-MAX_GPUS = 1_000_000  # the largest training clusters have a few hundred thousand GPUs
-MAX_SEQUENCES = 10_000_000  # sequences per optimizer step, or concurrent users
-MAX_TOKENS = 1e18  # about 60,000 x the 15.6T tokens Llama 3 was trained on
-MAX_TOKENS_PER_SECOND = 1e12
-MAX_REQUEST_RATE = 1e9  # requests per second
-MAX_LATENCY_MS = 1e9  # about eleven days
-MAX_PRICE_PER_GPU_HOUR = 1e9  # in any currency
-MAX_BUDGET = 1e15
-MAX_DEADLINE_DAYS = 365_000
-MAX_INTER_NODE_GBPS = 1e6
-MAX_HOST_RAM_GIB = 1e7  # a node's CPU RAM in GiB; 10 PiB is no machine
-MAX_FAILURES_PER_MILLION_GPU_HOURS = 1e6  # one failure per GPU-hour
-MAX_MINUTES = 1e6
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -258,15 +244,16 @@ def resilience_from_args(args: argparse.Namespace, quoted_spot_rate: float | Non
     """The goodput inputs from the flags (UserError for a negative, infinite or absurd figure)."""
     failures = args.failures_per_million_gpu_hours
     spot_rate = args.spot_interruptions_per_node_hour
-    for value, what, limit in ((failures, "--failures-per-million-gpu-hours", MAX_FAILURES_PER_MILLION_GPU_HOURS),
-                               (spot_rate, "--spot-interruptions-per-node-hour", MAX_INTERRUPTIONS_PER_NODE_HOUR),
-                               (args.restart_minutes, "--restart-minutes", MAX_MINUTES)):  # fmt: skip
+    for value, what, row in ((failures, "--failures-per-million-gpu-hours", "failures_per_million_gpu_hours"),
+                             (spot_rate, "--spot-interruptions-per-node-hour", "spot_interruptions_per_node_hour"),
+                             (args.restart_minutes, "--restart-minutes", "restart_minutes")):  # fmt: skip
         if value is not None and value == 0:
             continue  # 0 is allowed: no failures, no reclaims, an instant restart
-        _positive(value, what, limit)
-    for value, what, limit in ((args.checkpoint_gb_per_s, "--checkpoint-gb-per-s", MAX_INTER_NODE_GBPS),
-                               (args.checkpoint_interval_minutes, "--checkpoint-interval-minutes", MAX_MINUTES)):
-        _positive(value, what, limit)  # fmt: skip
+        _positive(value, what, row)
+    for value, what, row in ((args.checkpoint_gb_per_s, "--checkpoint-gb-per-s", "checkpoint_gb_per_s"),
+                             (args.checkpoint_interval_minutes, "--checkpoint-interval-minutes",
+                              "checkpoint_interval_minutes")):  # fmt: skip
+        _positive(value, what, row)
     if spot_rate is None and (args.spot or quoted_spot_rate is not None):
         spot_rate = quoted_spot_rate if quoted_spot_rate is not None else DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
     return resilience_of(
@@ -282,8 +269,10 @@ def wants_spot(args: argparse.Namespace) -> bool:
 # ------------------------------------------------------------------------------------------------ inputs
 
 
-def _positive(value: float | None, what: str, limit: float) -> None:
-    """UserError unless `value` (when given) is a finite number above 0 and at most `limit`."""
+def _positive(value: float | None, what: str, row: str) -> None:
+    """UserError unless `value` (when given) is a finite number above 0 and at most its `row` of the input
+    limits (planner/limits.py: the one table; argparse applied it already, this also guards other callers)."""
+    limit = LIMITS[row].high
     if value is None:
         return
     if not math.isfinite(value):
@@ -295,16 +284,9 @@ def _positive(value: float | None, what: str, limit: float) -> None:
 
 
 def workload_from_args(args: argparse.Namespace) -> Workload:
-    for value, what, limit in ((args.seq_len, "--seq-len", MAX_SEQ_LEN), (args.batch, "--batch", MAX_SEQUENCES),
-                               (args.tokens, "--tokens", MAX_TOKENS),
-                               (args.tokens_per_second, "--tokens-per-second", MAX_TOKENS_PER_SECOND),
-                               (args.output_len, "--output-len", MAX_SEQ_LEN),
-                               (args.prompt_tokens, "--prompt-tokens", MAX_SEQ_LEN),
-                               (args.users, "--users", MAX_SEQUENCES),
-                               (args.request_rate, "--request-rate", MAX_REQUEST_RATE),
-                               (args.ttft_ms, "--ttft-ms", MAX_LATENCY_MS), (args.tpot_ms, "--tpot-ms", MAX_LATENCY_MS),
-                               (args.lora_rank, "--lora-rank", MAX_LORA_RANK)):  # fmt: skip
-        _positive(value, what, limit)
+    for row in ("seq_len", "batch", "tokens", "tokens_per_second", "output_len", "prompt_tokens", "users",
+                "request_rate", "ttft_ms", "tpot_ms", "lora_rank"):
+        _positive(getattr(args, row), f"--{row.replace('_', '-')}", row)
     task = Task.parse(args.task)
     inference = task == Task.INFERENCE
     users = args.users if args.users is not None else args.batch
@@ -345,18 +327,13 @@ def _output_len(args: argparse.Namespace) -> int:
 
 
 def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraints:
-    for value, what, limit in ((args.gpus, "--gpus", MAX_GPUS), (args.max_gpus, "--max-gpus", MAX_GPUS),
-                               (args.budget, "--budget", MAX_BUDGET),
-                               (args.deadline_days, "--deadline-days", MAX_DEADLINE_DAYS),
-                               (args.gpus_per_node, "--gpus-per-node", MAX_GPUS),
-                               (args.inter_node_gbps, "--inter-node-gbps", MAX_INTER_NODE_GBPS),
-                               (args.host_ram_gib, "--host-ram-gib", MAX_HOST_RAM_GIB),
-                               (args.top, "--top", math.inf)):  # fmt: skip
-        _positive(value, what, limit)
+    for row in ("gpus", "max_gpus", "budget", "deadline_days", "gpus_per_node", "inter_node_gbps", "host_ram_gib",
+                "top"):
+        _positive(getattr(args, row), f"--{row.replace('_', '-')}", row)
     pinned = {name: getattr(args, name) for name in Layout.FIELDS if getattr(args, name) is not None}
     for name in ("dp", "tp", "pp", "ep", "micro_batch", "virtual_stages"):
         if name in pinned:
-            _positive(pinned[name], f"--{name.replace('_', '-')}", MAX_DEGREE)
+            _positive(pinned[name], f"--{name.replace('_', '-')}", name)
     return Constraints(
         max_gpus=args.max_gpus or DEFAULT_MAX_GPUS,
         gpus=args.gpus,
@@ -403,8 +380,8 @@ def resolve_pool(text: str, extra: list[GpuSpec]) -> list[PoolPart]:
         if not name or not count.strip().isdigit():
             raise UserError.of(msg("error.must_be_whole", what=f"--pool count of {item!r}", value=count))
         number = int(count)
-        if number > MAX_GPUS:
-            raise UserError.of(msg("error.absurdly_large", what="--pool count", value=number, limit=MAX_GPUS))
+        if number > (limit := LIMITS["gpus"].high):
+            raise UserError.of(msg("error.absurdly_large", what="--pool count", value=number, limit=limit))
         parts.append(PoolPart(get_gpu(name.strip(), extra), number))
     if not any(part.count for part in parts):
         raise UserError.of(msg("error.gpus_positive"))
@@ -443,8 +420,8 @@ def _price_per_gpu_hour(args: argparse.Namespace) -> float | None:
         raise UserError.of(msg("error.must_be_finite", what=what, value=price))
     if price < 0:
         raise UserError.of(msg("error.must_not_be_negative", what=what))
-    if price > MAX_PRICE_PER_GPU_HOUR:
-        raise UserError.of(msg("error.absurdly_large", what=what, value=price, limit=MAX_PRICE_PER_GPU_HOUR))
+    if price > (limit := LIMITS["price_per_gpu_hour"].high):
+        raise UserError.of(msg("error.absurdly_large", what=what, value=price, limit=limit))
     return price
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
 
+from planner.limits import LIMITS
 from planner.messages import Message, render_all_en
 from planner.vocabulary import Layout, LoraTarget, Optimizer, Precision, Runtime, Task
 
@@ -40,11 +41,12 @@ LSE_BYTES = 4
 # Router probabilities of an MoE layer are kept in fp32.
 ROUTER_BYTES_PER_VALUE = 4
 
-MAX_DEGREE = 1_000_000
-MAX_GPUS = 10_000_000
-MAX_MICRO_BATCH = 1_000_000
-MAX_SEQ_LEN = 100_000_000
-MAX_LORA_RANK = 65536
+# A layout's bounds are the input limits' (planner/limits.py, the one table), for the same quantities.
+MAX_DEGREE = int(LIMITS["dp"].high)
+MAX_GPUS = int(LIMITS["gpus"].high)
+MAX_MICRO_BATCH = int(LIMITS["micro_batch"].high)
+MAX_SEQ_LEN = int(LIMITS["seq_len"].high)
+MAX_LORA_RANK = int(LIMITS["lora_rank"].high)
 
 DEFAULT_LORA_TARGETS = (LoraTarget.Q, LoraTarget.K, LoraTarget.V, LoraTarget.O)
 

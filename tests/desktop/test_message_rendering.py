@@ -72,6 +72,24 @@ def test_errors_are_rendered_in_russian(qapp, russian):
     assert render_error(UserError("plain words")) == "plain words"
 
 
+def test_control_characters_from_a_file_show_as_control_pictures(qapp):
+    """A file name or provider from a file with ESC, BEL or CR (a window-title or screen-clear sequence) shows
+    each as its Unicode control picture in any label made from a message, in both languages (issue 30 item 1)."""
+    from desktop.i18n import set_language
+    from desktop.messages import render
+    from planner.messages import msg
+
+    hostile = "q\x1b]0;pwned\x07\r.csv"
+    try:
+        for language in ("en", "ru"):
+            set_language(language, strict=True)
+            shown = render(msg("error.file_missing", path=hostile))
+            assert "q\u241b]0;pwned\u2407\u240d.csv" in shown  # ␛ ␇ ␍ (U+241B, U+2407, U+240D)
+            assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", shown)
+    finally:
+        set_language("en")
+
+
 def _russian_texts(result) -> list[str]:
     from desktop.messages import advice_lines, excluded_rows, note_lines
 

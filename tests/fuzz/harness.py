@@ -45,6 +45,9 @@ CHILD_MEMORY_BYTES = 1024**3
 TRACEBACK = "Traceback (most recent call last)"
 UNRAISABLE = "Exception ignored"
 IMPORT_ERROR_ROW = re.compile(r"^row \d+: ")
+# Issue 30 item 1: no control character but newline and tab reaches the terminal (C0, DEL, C1: a name from a
+# file could retitle the window, recolour or clear the screen).
+TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # The budget (tests/fuzz/conftest.py registers both profiles): "fuzz-ci" in `make test`, "fuzz" in `make fuzz`.
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "fuzz-ci")
 if PROFILE not in ("fuzz-ci", "fuzz"):
@@ -280,7 +283,7 @@ def _clean_refusal(lines: list[str]) -> bool:
 
 @dataclass(frozen=True)
 class Violation:
-    kind: str  # crash, hang, messy-refusal, json, db-written, moved-aside, export-shell, export-yaml, wrong-value
+    kind: str  # crash, hang, messy-refusal, json, terminal-control, db-written, moved-aside, export-*, wrong-value, ...
     what: str
 
     def signature(self) -> str:
@@ -310,6 +313,10 @@ def judge(run: Run) -> tuple[str, list[Violation]]:
     else:
         verdict = "crash"
         violations.append(Violation("crash", f"exit code {run.code}: {(run.stderr_lines or [''])[-1][:200]}"))
+    if verdict != "crash":
+        for stream, text in (("stdout", run.stdout.decode("utf-8", "replace")), ("stderr", run.stderr)):
+            if found := TERMINAL_CONTROL.search(text):
+                violations.append(Violation("terminal-control", f"{stream} carries {found.group()!r}"))
     if run.wants_json and (verdict == "accepted" or (verdict != "crash" and run.stdout.strip())):
         problem = json_problem(run.stdout)
         if problem:

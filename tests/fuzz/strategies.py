@@ -28,6 +28,8 @@ HOSTILE_WORDS = (
     "x\ntouch FUZZ_MARKER\n", "a\nb", "a\rb", "\t", " ", "  padded  ", "\u00a0", "\u202eevil", "\ufeffbom",
     "é", "ü" * 3, "日本語", "🚀", "İ", "ß", "null", "None", "[]", "{}", "NaN", "Infinity", "0x10", "%s%n",
     "{0}", "${HOME}", "*", "?", "[a-z]", "a" * 201, "b" * 2001, "c" * 300, "d" * 5000, "\x1b[31mred", "\x7f",
+    # issue 30: a window title, a screen clear, the C1 CSI, a bell, a backspace over what was shown
+    "\x1b]0;pwned\x07", "x\x1b[2J\x1b[H", "\x9b31mred", "\x07", "ok\x08\x08no",
 )  # fmt: skip
 
 
