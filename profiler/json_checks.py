@@ -41,10 +41,10 @@ def _type_name(value: object) -> str:
 
 
 def _fail(path: str, expected: str, value: object) -> NoReturn:
-    raise ReportError(f"{path or '<root>'}: expected {expected}, got {_type_name(value)} {_short(value)}")
+    raise ReportError(f"{path or '<root>'}: expected {expected}, got {_type_name(value)} {short_repr(value)}")
 
 
-def _short(value: object) -> str:
+def short_repr(value: object) -> str:
     """A short sample of a scalar for a message (a 5,000-digit integer is not turned into text whole)."""
     if isinstance(value, (dict, list)):
         return ""
@@ -57,57 +57,57 @@ def _short(value: object) -> str:
 def _as_string(value: object, path: str) -> str:
     if not isinstance(value, str):
         _fail(path, "a string", value)
-    _short_enough(value, path)
+    check_short_enough(value, path)
     return value
 
 
-def _string(value: object, path: str) -> None:
+def check_string(value: object, path: str) -> None:
     _as_string(value, path)
 
 
-def _short_enough(text: str, path: str) -> None:
+def check_short_enough(text: str, path: str) -> None:
     if len(text) > MAX_TEXT_CHARS:
         raise ReportError(
             f"{path}: text of {len(text):,} characters; the limit is {MAX_TEXT_CHARS} characters"
         )
-    _valid_unicode(text, path)  # a lone surrogate ("\udcff" in the JSON): no file or database holds it
+    check_valid_unicode(text, path)  # a lone surrogate ("\udcff" in the JSON): no file or database holds it
 
 
-def _nonempty_string(value: object, path: str) -> None:
+def check_nonempty_string(value: object, path: str) -> None:
     if not isinstance(value, str) or not value.strip():
         _fail(path, "a non-empty string", value)
-    _short_enough(value, path)
+    check_short_enough(value, path)
 
 
-def _bool(value: object, path: str) -> None:
+def check_bool(value: object, path: str) -> None:
     if not isinstance(value, bool):
         _fail(path, "true or false", value)
 
 
-def _as_int(value: object, path: str) -> int:
+def as_int(value: object, path: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         _fail(path, "an integer", value)
-    _storable(value, path)
+    check_storable(value, path)
     return value
 
 
-def _storable(value: int, path: str) -> None:
+def check_storable(value: int, path: str) -> None:
     if abs(value) > MAX_STORED_INT:
         raise ReportError(
-            f"{path}: an integer {_short(value)[1:-1]} beyond the 64-bit range (at most 2**63 - 1)"
+            f"{path}: an integer {short_repr(value)[1:-1]} beyond the 64-bit range (at most 2**63 - 1)"
         )
 
 
-def _nonneg_int(value: object, path: str) -> None:
-    if _as_int(value, path) < 0:
-        raise ReportError(f"{path}: expected a non-negative integer, got {_short(value)[1:-1]}")
+def check_nonneg_int(value: object, path: str) -> None:
+    if as_int(value, path) < 0:
+        raise ReportError(f"{path}: expected a non-negative integer, got {short_repr(value)[1:-1]}")
 
 
 def _as_number(value: object, path: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         _fail(path, "a finite number", value)
     if isinstance(value, int):
-        _storable(value, path)
+        check_storable(value, path)
     try:
         number = float(value)
     except OverflowError:  # an integer beyond float range
@@ -121,12 +121,12 @@ def _number(value: object, path: str) -> None:
     _as_number(value, path)
 
 
-def _nonneg_number(value: object, path: str) -> None:
+def check_nonneg_number(value: object, path: str) -> None:
     if _as_number(value, path) < 0:
-        raise ReportError(f"{path}: expected a non-negative number, got {_short(value)[1:-1]}")
+        raise ReportError(f"{path}: expected a non-negative number, got {short_repr(value)[1:-1]}")
 
 
-def _fraction(value: object, path: str) -> None:
+def check_fraction(value: object, path: str) -> None:
     number = _as_number(value, path)
     if not 0 <= number <= 1:
         raise ReportError(f"{path}: expected a fraction between 0 and 1, got {number}")
@@ -135,7 +135,7 @@ def _fraction(value: object, path: str) -> None:
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?$")
 
 
-def _iso_timestamp(value: object, path: str) -> None:
+def check_iso_timestamp(value: object, path: str) -> None:
     """Date and time, ISO-8601 (the same pattern as the JSON Schema file), and a real calendar date."""
     text = _as_string(value, path)
     try:
@@ -146,7 +146,7 @@ def _iso_timestamp(value: object, path: str) -> None:
         raise ReportError(f"{path}: expected an ISO-8601 timestamp, got {text[:40]!r}") from None
 
 
-def _nullable(inner: Checker) -> Checker:
+def nullable(inner: Checker) -> Checker:
     def check(value: object, path: str) -> None:
         if value is not None:
             inner(value, path)  # the inner message names what a non-null value must be
@@ -154,18 +154,18 @@ def _nullable(inner: Checker) -> Checker:
     return check
 
 
-def _one_of(*choices: JSONValue) -> Checker:
+def one_of(*choices: JSONValue) -> Checker:
     def check(value: object, path: str) -> None:
         if value not in choices or isinstance(value, bool) != isinstance(choices[0], bool):
             shown = ", ".join(json.dumps(c) for c in choices)
             raise ReportError(
-                f"{path}: expected one of {shown}, got {_short(value)[1:-1] or _type_name(value)}"
+                f"{path}: expected one of {shown}, got {short_repr(value)[1:-1] or _type_name(value)}"
             )
 
     return check
 
 
-def _list_of(item: Checker) -> Checker:
+def list_of(item: Checker) -> Checker:
     def check(value: object, path: str) -> None:
         if not isinstance(value, list):
             _fail(path, "a list", value)
@@ -175,21 +175,21 @@ def _list_of(item: Checker) -> Checker:
     return check
 
 
-def _as_object(value: object, path: str) -> dict[str, object]:
+def as_object(value: object, path: str) -> dict[str, object]:
     if not isinstance(value, dict):
         _fail(path, "an object", value)
     return value
 
 
-def _object(value: object, path: str) -> None:
-    _as_object(value, path)
+def check_object(value: object, path: str) -> None:
+    as_object(value, path)
 
 
-def _record(required: Mapping[str, Checker], optional: Mapping[str, Checker] | None = None) -> Checker:
+def record_checker(required: Mapping[str, Checker], optional: Mapping[str, Checker] | None = None) -> Checker:
     """An object with these required keys (and optional ones); extra keys are allowed (additive changes)."""
 
     def check(value: object, path: str) -> None:
-        record = _as_object(value, path)
+        record = as_object(value, path)
         prefix = f"{path}." if path else ""
         for key, checker in required.items():
             if key not in record:
@@ -202,19 +202,19 @@ def _record(required: Mapping[str, Checker], optional: Mapping[str, Checker] | N
     return check
 
 
-_opt_str = _nullable(_string)
+optional_string = nullable(check_string)
 
 
-_opt_num = _nullable(_number)
+optional_number = nullable(_number)
 
 
-_opt_nonneg_int = _nullable(_nonneg_int)
+optional_nonneg_int = nullable(check_nonneg_int)
 
 
-_opt_nonneg_num = _nullable(_nonneg_number)
+optional_nonneg_number = nullable(check_nonneg_number)
 
 
-def _valid_unicode(text: str, path: str) -> None:
+def check_valid_unicode(text: str, path: str) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

@@ -19,7 +19,7 @@ def machine_info() -> Machine:
     return {
         "hostname": socket.gethostname()[:253],
         "os": platform.platform(),
-        "cpu": _cpu_model(),
+        "cpu": cpu_model_name(),
         "cpu_count": os.cpu_count(),
         "ram_bytes": _ram_bytes(),
         "python": platform.python_version(),
@@ -28,7 +28,7 @@ def machine_info() -> Machine:
     }
 
 
-def _cpu_model() -> str:
+def cpu_model_name() -> str:
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
             for line in handle:

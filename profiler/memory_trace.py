@@ -48,7 +48,14 @@ from profiler.trace_accounting import (
     recording_tracker,
     thin_timeline,
 )
-from profiler.trace_model import TraceError, _dtype, add_lora, build_causal_lm, decoder_layers, read_config
+from profiler.trace_model import (
+    TraceError,
+    add_lora,
+    build_causal_lm,
+    decoder_layers,
+    dtype_of,
+    read_config,
+)
 from profiler.trace_request import TraceRequest, fsdp_sharded, group_size
 from profiler.trace_setup import (
     autocast_for,
@@ -114,7 +121,7 @@ def _stage_input(model: nn.Module, request: TraceRequest, stage: StagePlan, toke
         return {"input_ids": tokens}
     hidden = int(getattr(model, "config").hidden_size)  # noqa: B009  (a transformers model's config)
     training = request.task != "inference"
-    dtype = _dtype(request.precision) if sharded or request.task in ("lora", "inference") else _dtype("fp32")
+    dtype = dtype_of(request.precision) if sharded or request.task in ("lora", "inference") else dtype_of("fp32")
     length = tokens.shape[1]
     received: torch.Tensor
     if request.sequence_parallel and mesh is not None:

@@ -63,7 +63,7 @@ NVLINK_DEVICE_TYPE_SWITCH = 2
 # this (mamf-finder's siblings_idle uses the same 10 % line between idle and computing).
 BUSY_UTILIZATION_PCT = 10.0
 
-_ERROR_WORDS = {
+ERROR_WORDS = {
     ERROR_UNINITIALIZED: "NVML not initialised",
     ERROR_INVALID_ARGUMENT: "invalid argument",
     ERROR_NOT_SUPPORTED: "not supported on this GPU or driver",
@@ -76,7 +76,7 @@ _ERROR_WORDS = {
     ERROR_LIB_RM_VERSION_MISMATCH: "NVML/driver version mismatch (reboot after a driver update)",
 }
 
-_P2P_STATUS_WORDS = {
+P2P_STATUS_WORDS = {
     0: "ok",
     1: "chipset not supported",
     2: "GPU not supported",
@@ -156,8 +156,8 @@ class NvLink(TypedDict):
 def describe_error(error: BaseException) -> str:
     """Words for an NVML error (by its code when it has one)."""
     code = getattr(error, "value", None)
-    if isinstance(code, int) and code in _ERROR_WORDS:
-        return _ERROR_WORDS[code]
+    if isinstance(code, int) and code in ERROR_WORDS:
+        return ERROR_WORDS[code]
     text = str(error) or type(error).__name__
     return f"NVML error {code}: {text}" if code is not None else text
 
@@ -166,13 +166,13 @@ def is_gpu_lost(error: BaseException) -> bool:
     return getattr(error, "value", None) == ERROR_GPU_IS_LOST
 
 
-def _text(value: object) -> str:
+def nvml_text(value: object) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
 def normalize_bus_id(bus_id: object) -> str:
     """'00000000:3B:00.0' and '0000:3b:00.0' both become '0000:3b:00.0' (domain:bus:device.function)."""
-    text = _text(bus_id).strip().lower()
+    text = nvml_text(bus_id).strip().lower()
     domain, _, rest = text.partition(":")
     if not rest:
         return text
@@ -181,41 +181,41 @@ def normalize_bus_id(bus_id: object) -> str:
 
 def cuda_driver_version_text(version: object) -> str:
     """NVML's integer CUDA driver version 12040 -> '12.4'."""
-    number = _as_int(version)
+    number = as_int(version)
     return f"{number // 1000}.{(number % 1000) // 10}"
 
 
-def _as_int(value: object) -> int:
+def as_int(value: object) -> int:
     """An integer NVML returned (ctypes c_uint values arrive as int); anything else is a defect in the binding."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"expected an integer from NVML, got {type(value).__name__}")
     return value
 
 
-def _as_number(value: object) -> float:
+def as_number(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"expected a number from NVML, got {type(value).__name__}")
     return float(value)
 
 
-def _member(struct: object, name: str) -> object:
+def struct_member(struct: object, name: str) -> object:
     """A field of an NVML ctypes structure (pynvml has no type information, so every read is checked)."""
     return getattr(struct, name)
 
 
-def _bus_id(pci: object) -> str:
-    return normalize_bus_id(_member(pci, "busId"))
+def bus_id_of(pci: object) -> str:
+    return normalize_bus_id(struct_member(pci, "busId"))
 
 
-def _attr_int(name: str) -> Callable[[object], int]:
+def attr_int(name: str) -> Callable[[object], int]:
     """Read an integer field of an NVML structure (memory.total, pci.busId's siblings, attributes...)."""
-    return lambda struct: _as_int(_member(struct, name))
+    return lambda struct: as_int(struct_member(struct, name))
 
 
-def _pair(value: object) -> tuple[int, int]:
+def int_pair(value: object) -> tuple[int, int]:
     if not isinstance(value, (list, tuple)) or len(value) != 2:
         raise TypeError("expected (major, minor)")
-    return _as_int(value[0]), _as_int(value[1])
+    return as_int(value[0]), as_int(value[1])
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -277,7 +277,7 @@ def read_field(nv: NvmlBackend, function_name: str, *args: object) -> object:
     return result
 
 
-def _then(value: object, convert: Callable[[object], T]) -> T | Unavailable:
+def then_convert(value: object, convert: Callable[[object], T]) -> T | Unavailable:
     """convert(value) unless NVML refused it; a value of an unexpected shape is refused with the reason."""
     if isinstance(value, Unavailable):
         return value
@@ -287,7 +287,7 @@ def _then(value: object, convert: Callable[[object], T]) -> T | Unavailable:
         return Unavailable(f"unexpected NVML value: {exc}")
 
 
-def _first_available(nv: NvmlBackend, names: tuple[str, ...], *args: object) -> object:
+def first_available(nv: NvmlBackend, names: tuple[str, ...], *args: object) -> object:
     """The first of several spellings of one NVML call that this driver has (newest first).
 
     A driver older than a function answers FunctionNotFound (pynvml) or the bindings lack it; the next, older
@@ -302,6 +302,6 @@ def _first_available(nv: NvmlBackend, names: tuple[str, ...], *args: object) -> 
 
 
 def _is_missing_function(value: Unavailable) -> bool:
-    return value.reason == _ERROR_WORDS[ERROR_FUNCTION_NOT_FOUND] or value.reason.endswith(
+    return value.reason == ERROR_WORDS[ERROR_FUNCTION_NOT_FOUND] or value.reason.endswith(
         "is not in this nvidia-ml-py version"
     )

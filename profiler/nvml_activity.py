@@ -12,14 +12,14 @@ from profiler.nvml import (
     NvmlBackend,
     NvmlUnavailable,
     Unavailable,
-    _as_int,
-    _as_number,
-    _attr_int,
-    _first_available,
-    _member,
-    _then,
+    as_int,
+    as_number,
+    attr_int,
+    first_available,
     nvml_session,
     read_field,
+    struct_member,
+    then_convert,
 )
 
 if TYPE_CHECKING:
@@ -101,13 +101,13 @@ def _read_activity(nv: NvmlBackend, nvml_index: int, own: set[int]) -> Activity:
     handle = read_field(nv, "nvmlDeviceGetHandleByIndex", nvml_index)
     if isinstance(handle, Unavailable):
         return Activity(None, None, None, {"handle": handle.reason})
-    utilization = _then(
-        read_field(nv, "nvmlDeviceGetUtilizationRates", handle), lambda u: _as_number(_member(u, "gpu"))
+    utilization = then_convert(
+        read_field(nv, "nvmlDeviceGetUtilizationRates", handle), lambda u: as_number(struct_member(u, "gpu"))
     )
-    memory = _then(read_field(nv, "nvmlDeviceGetMemoryInfo", handle), _attr_int("used"))
+    memory = then_convert(read_field(nv, "nvmlDeviceGetMemoryInfo", handle), attr_int("used"))
     # pynvml's nvmlDeviceGetComputeRunningProcesses calls the _v3 symbol, which drivers before R510 lack.
-    processes = _then(
-        _first_available(nv, ("nvmlDeviceGetComputeRunningProcesses", "nvmlDeviceGetComputeRunningProcesses_v2"),
+    processes = then_convert(
+        first_available(nv, ("nvmlDeviceGetComputeRunningProcesses", "nvmlDeviceGetComputeRunningProcesses_v2"),
                          handle),
         _process_list,
     )  # fmt: skip
@@ -135,7 +135,7 @@ def _process_list(value: object) -> list[ProcessUse]:
         used = getattr(entry, "usedGpuMemory", None)
         found.append(
             {
-                "pid": _as_int(_member(entry, "pid")),
+                "pid": as_int(struct_member(entry, "pid")),
                 "used_memory_bytes": used if isinstance(used, int) else None,
             }
         )

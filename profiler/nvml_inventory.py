@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING
 
 from profiler.jsontypes import JSONObject, JSONValue
 from profiler.nvml import (
-    _ERROR_WORDS,
-    _P2P_STATUS_WORDS,
     CLOCK_MEM,
     CLOCK_SM,
     ERROR_GPU_IS_LOST,
+    ERROR_WORDS,
     NVLINK_DEVICE_TYPE_SWITCH,
     NVLINK_MAX_LINKS,
     P2P_CAPS_INDEX_NVLINK,
     P2P_CAPS_INDEX_READ,
+    P2P_STATUS_WORDS,
     TEMPERATURE_GPU,
     TOPOLOGY_LEVELS,
     MaybeFloat,
@@ -28,18 +28,18 @@ from profiler.nvml import (
     NvmlBackend,
     NvmlUnavailable,
     Unavailable,
-    _as_int,
-    _as_number,
-    _attr_int,
-    _bus_id,
-    _first_available,
-    _pair,
-    _text,
-    _then,
+    as_int,
+    as_number,
+    attr_int,
+    bus_id_of,
     cuda_driver_version_text,
+    first_available,
+    int_pair,
     nvml_session,
+    nvml_text,
     open_backend,
     read_field,
+    then_convert,
 )
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ def _json_safe(value: object) -> JSONValue:
     if isinstance(value, (list, tuple)):
         return [_json_safe(v) for v in value]
     if isinstance(value, bytes):
-        return _text(value)
+        return nvml_text(value)
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return str(value)
@@ -133,10 +133,10 @@ def read_inventory(backend: NvmlBackend | None = None) -> Inventory:
 
 
 def _read_inventory(nv: NvmlBackend) -> Inventory:
-    driver = _then(read_field(nv, "nvmlSystemGetDriverVersion"), _text)
-    cuda_raw = _first_available(nv, ("nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"))
-    cuda_driver = _then(cuda_raw, cuda_driver_version_text)
-    count = _then(read_field(nv, "nvmlDeviceGetCount"), _as_int)
+    driver = then_convert(read_field(nv, "nvmlSystemGetDriverVersion"), nvml_text)
+    cuda_raw = first_available(nv, ("nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"))
+    cuda_driver = then_convert(cuda_raw, cuda_driver_version_text)
+    count = then_convert(read_field(nv, "nvmlDeviceGetCount"), as_int)
     if isinstance(count, Unavailable):
         return Inventory(False, f"no NVIDIA GPU: cannot count devices ({count.reason})", driver, cuda_driver)
     if count == 0:
@@ -191,34 +191,34 @@ def _read_gpu(nv: NvmlBackend, index: int, handle: object) -> GpuInfo:
     info = GpuInfo(
         index=index,
         cuda_index=index,
-        uuid=_then(read_field(nv, "nvmlDeviceGetUUID", handle), _text),
-        name=_then(read_field(nv, "nvmlDeviceGetName", handle), _text),
-        pci_bus_id=_then(pci, _bus_id),
-        memory_total_bytes=_then(memory, _attr_int("total")),
-        memory_used_bytes=_then(memory, _attr_int("used")),
-        memory_free_bytes=_then(memory, _attr_int("free")),
-        compute_capability=_then(read_field(nv, "nvmlDeviceGetCudaComputeCapability", handle), _pair),
-        pcie_gen_current=_then(read_field(nv, "nvmlDeviceGetCurrPcieLinkGeneration", handle), _as_int),
-        pcie_gen_max=_then(read_field(nv, "nvmlDeviceGetMaxPcieLinkGeneration", handle), _as_int),
-        pcie_width_current=_then(read_field(nv, "nvmlDeviceGetCurrPcieLinkWidth", handle), _as_int),
-        pcie_width_max=_then(read_field(nv, "nvmlDeviceGetMaxPcieLinkWidth", handle), _as_int),
-        power_limit_w=_then(
-            read_field(nv, "nvmlDeviceGetPowerManagementLimit", handle), lambda mw: _as_number(mw) / 1000.0
+        uuid=then_convert(read_field(nv, "nvmlDeviceGetUUID", handle), nvml_text),
+        name=then_convert(read_field(nv, "nvmlDeviceGetName", handle), nvml_text),
+        pci_bus_id=then_convert(pci, bus_id_of),
+        memory_total_bytes=then_convert(memory, attr_int("total")),
+        memory_used_bytes=then_convert(memory, attr_int("used")),
+        memory_free_bytes=then_convert(memory, attr_int("free")),
+        compute_capability=then_convert(read_field(nv, "nvmlDeviceGetCudaComputeCapability", handle), int_pair),
+        pcie_gen_current=then_convert(read_field(nv, "nvmlDeviceGetCurrPcieLinkGeneration", handle), as_int),
+        pcie_gen_max=then_convert(read_field(nv, "nvmlDeviceGetMaxPcieLinkGeneration", handle), as_int),
+        pcie_width_current=then_convert(read_field(nv, "nvmlDeviceGetCurrPcieLinkWidth", handle), as_int),
+        pcie_width_max=then_convert(read_field(nv, "nvmlDeviceGetMaxPcieLinkWidth", handle), as_int),
+        power_limit_w=then_convert(
+            read_field(nv, "nvmlDeviceGetPowerManagementLimit", handle), lambda mw: as_number(mw) / 1000.0
         ),
-        max_sm_clock_mhz=_then(read_field(nv, "nvmlDeviceGetMaxClockInfo", handle, CLOCK_SM), _as_int),
-        max_mem_clock_mhz=_then(read_field(nv, "nvmlDeviceGetMaxClockInfo", handle, CLOCK_MEM), _as_int),
-        temperature_c=_then(read_field(nv, "nvmlDeviceGetTemperature", handle, TEMPERATURE_GPU), _as_int),
-        ecc=_then(read_field(nv, "nvmlDeviceGetEccMode", handle), _enabled_word),
-        mig_mode=_then(read_field(nv, "nvmlDeviceGetMigMode", handle), _enabled_word),
+        max_sm_clock_mhz=then_convert(read_field(nv, "nvmlDeviceGetMaxClockInfo", handle, CLOCK_SM), as_int),
+        max_mem_clock_mhz=then_convert(read_field(nv, "nvmlDeviceGetMaxClockInfo", handle, CLOCK_MEM), as_int),
+        temperature_c=then_convert(read_field(nv, "nvmlDeviceGetTemperature", handle, TEMPERATURE_GPU), as_int),
+        ecc=then_convert(read_field(nv, "nvmlDeviceGetEccMode", handle), _enabled_word),
+        mig_mode=then_convert(read_field(nv, "nvmlDeviceGetMigMode", handle), _enabled_word),
     )
     if info.mig_mode == "enabled":
-        info.mig_slices_total = _then(read_field(nv, "nvmlDeviceGetMaxMigDeviceCount", handle), _as_int)
+        info.mig_slices_total = then_convert(read_field(nv, "nvmlDeviceGetMaxMigDeviceCount", handle), as_int)
         info.mig_devices = _read_mig_devices(nv, handle, info.mig_slices_total)
     info.nvlink = _read_nvlinks(nv, handle)
     info.cpu_affinity = _read_cpu_affinity(nv, handle)
-    info.numa_node = _then(read_field(nv, "nvmlDeviceGetNumaNodeId", handle), _as_int)
+    info.numa_node = then_convert(read_field(nv, "nvmlDeviceGetNumaNodeId", handle), as_int)
     info.lost = any(
-        isinstance(v, Unavailable) and v.reason == _ERROR_WORDS[ERROR_GPU_IS_LOST]
+        isinstance(v, Unavailable) and v.reason == ERROR_WORDS[ERROR_GPU_IS_LOST]
         for v in (info.uuid, info.name, memory, pci)
     )
     return info
@@ -238,19 +238,19 @@ def _read_mig_devices(nv: NvmlBackend, handle: object, slots: MaybeInt) -> list[
             continue
         memory = read_field(nv, "nvmlDeviceGetMemoryInfo", mig)
         attributes = read_field(nv, "nvmlDeviceGetAttributes", mig)
-        name = _then(read_field(nv, "nvmlDeviceGetName", mig), _text)
+        name = then_convert(read_field(nv, "nvmlDeviceGetName", mig), nvml_text)
         found = _MIG_PROFILE.search(name) if isinstance(name, str) else None
         instances.append(
             {
                 "index": slot,
-                "uuid": _then(read_field(nv, "nvmlDeviceGetUUID", mig), _text),
+                "uuid": then_convert(read_field(nv, "nvmlDeviceGetUUID", mig), nvml_text),
                 "name": name,
                 "profile": found.group(1).lower() if found else None,
-                "memory_total_bytes": _then(memory, _attr_int("total")),
-                "gpu_instance_id": _then(read_field(nv, "nvmlDeviceGetGpuInstanceId", mig), _as_int),
-                "compute_instance_id": _then(read_field(nv, "nvmlDeviceGetComputeInstanceId", mig), _as_int),
-                "multiprocessor_count": _then(attributes, _attr_int("multiprocessorCount")),
-                "compute_slices": _then(attributes, _attr_int("computeInstanceSliceCount")),
+                "memory_total_bytes": then_convert(memory, attr_int("total")),
+                "gpu_instance_id": then_convert(read_field(nv, "nvmlDeviceGetGpuInstanceId", mig), as_int),
+                "compute_instance_id": then_convert(read_field(nv, "nvmlDeviceGetComputeInstanceId", mig), as_int),
+                "multiprocessor_count": then_convert(attributes, attr_int("multiprocessorCount")),
+                "compute_slices": then_convert(attributes, attr_int("computeInstanceSliceCount")),
             }
         )
     return instances
@@ -261,7 +261,7 @@ def _read_cpu_affinity(nv: NvmlBackend, handle: object) -> list[int] | Unavailab
     # NVML fills as many 64-bit words as it is given: room for 1024 CPUs, or all of this machine's if more.
     words = max(16, -(-(os.cpu_count() or 1) // 64))
     masks = read_field(nv, "nvmlDeviceGetCpuAffinity", handle, words)
-    return _then(masks, _cpus_from_masks)
+    return then_convert(masks, _cpus_from_masks)
 
 
 def _cpus_from_masks(masks: object) -> list[int]:
@@ -290,8 +290,8 @@ def _read_nvlinks(nv: NvmlBackend, handle: object) -> list[NvLink] | Unavailable
         links.append(
             {
                 "link": link,
-                "peer_pci_bus_id": _then(remote, _bus_id),
-                "peer_type": _then(
+                "peer_pci_bus_id": then_convert(remote, bus_id_of),
+                "peer_type": then_convert(
                     peer_type, lambda t: "switch" if t == NVLINK_DEVICE_TYPE_SWITCH else "gpu"
                 ),
             }
@@ -304,7 +304,7 @@ def _p2p_word(nv: NvmlBackend, a: object, b: object, index: int) -> str:
     if isinstance(status, Unavailable):
         return f"unknown: {status.reason}"
     return (
-        _P2P_STATUS_WORDS.get(status, f"status {status}") if isinstance(status, int) else f"status {status}"
+        P2P_STATUS_WORDS.get(status, f"status {status}") if isinstance(status, int) else f"status {status}"
     )
 
 

@@ -8,7 +8,7 @@ import warnings
 from dataclasses import dataclass
 
 from profiler.jsontypes import JSONObject
-from profiler.machine_info import _cpu_model
+from profiler.machine_info import cpu_model_name
 from profiler.nvml import MigDevice
 from profiler.nvml_inventory import GpuInfo, Inventory
 from profiler.probe_settings import ProbeSettings, failure_reason
@@ -141,7 +141,7 @@ def plan_devices(
     """Which devices to probe for --device all|cpu|cuda:N, with their steps (or why they cannot be probed)."""
     count, cuda_reason = cuda_state() if torch_error is None else (0, torch_error)
     if device == "cpu" or (device == "all" and count == 0):
-        plan = DevicePlan("cpu", "cpu", _cpu_model(), None, cpu_steps(settings))
+        plan = DevicePlan("cpu", "cpu", cpu_model_name(), None, cpu_steps(settings))
         if torch_error:
             plan.failure = torch_error
         unusable = _unusable_nvml_gpus(inventory, cuda_reason) if device == "all" else []

@@ -40,28 +40,28 @@ from typing import NoReturn, NotRequired, TypedDict, TypeGuard, cast
 from profiler.json_checks import MAX_TEXT_CHARS as MAX_TEXT_CHARS
 from profiler.json_checks import ReportError as ReportError
 from profiler.json_checks import (
-    _as_int,
-    _as_object,
-    _bool,
-    _fraction,
-    _iso_timestamp,
-    _list_of,
-    _nonempty_string,
-    _nonneg_int,
-    _nonneg_number,
-    _nullable,
-    _object,
-    _one_of,
-    _opt_nonneg_int,
-    _opt_nonneg_num,
-    _opt_num,
-    _opt_str,
-    _record,
-    _short,
-    _short_enough,
-    _storable,
-    _string,
-    _valid_unicode,
+    as_int,
+    as_object,
+    check_bool,
+    check_fraction,
+    check_iso_timestamp,
+    check_nonempty_string,
+    check_nonneg_int,
+    check_nonneg_number,
+    check_object,
+    check_short_enough,
+    check_storable,
+    check_string,
+    check_valid_unicode,
+    list_of,
+    nullable,
+    one_of,
+    optional_nonneg_int,
+    optional_nonneg_number,
+    optional_number,
+    optional_string,
+    record_checker,
+    short_repr,
 )
 from profiler.jsontypes import JSONObject, JSONValue
 
@@ -195,16 +195,16 @@ def utc_now_iso() -> str:
 # --------------------------------------------------------------------------------------------------------------
 
 
-_check_machine = _record(
+_check_machine = record_checker(
     {
-        "hostname": _string,
-        "os": _string,
-        "cpu": _string,
-        "cpu_count": _opt_nonneg_int,
-        "ram_bytes": _opt_nonneg_int,
-        "python": _string,
-        "torch": _opt_str,
-        "cuda": _opt_str,
+        "hostname": check_string,
+        "os": check_string,
+        "cpu": check_string,
+        "cpu_count": optional_nonneg_int,
+        "ram_bytes": optional_nonneg_int,
+        "python": check_string,
+        "torch": optional_string,
+        "cuda": optional_string,
     }
 )
 
@@ -212,44 +212,44 @@ _check_machine = _record(
 def _string_or_unavailable(value: object, path: str) -> None:
     """NVML may refuse a field; the inventory then writes {"unavailable": "<reason>"} in its place."""
     if isinstance(value, dict):
-        _record({"unavailable": _string})(value, path)
+        record_checker({"unavailable": check_string})(value, path)
     elif value is not None:
-        _string(value, path)
+        check_string(value, path)
 
 
-_check_inventory_gpu = _record({"index": _nonneg_int, "name": _string_or_unavailable})
+_check_inventory_gpu = record_checker({"index": check_nonneg_int, "name": _string_or_unavailable})
 
-_check_nvml = _record(
+_check_nvml = record_checker(
     {
-        "available": _bool,
-        "reason": _opt_str,
+        "available": check_bool,
+        "reason": optional_string,
         "driver_version": _string_or_unavailable,
         "cuda_driver_version": _string_or_unavailable,
-        "gpus": _list_of(_check_inventory_gpu),
+        "gpus": list_of(_check_inventory_gpu),
     },
-    {"topology": _object},
+    {"topology": check_object},
 )
 
-_check_measurement_fields = _record(
+_check_measurement_fields = record_checker(
     {
-        "kind": _one_of(*MEASUREMENT_KINDS),
-        "dtype": _nullable(_one_of(*DTYPES)),
-        "peer": _opt_str,
-        "value": _opt_nonneg_num,
-        "unit": _one_of(*UNITS),
-        "ok": _bool,
-        "error": _opt_str,
-        "method": _string,
-        "started_at": _iso_timestamp,
-        "duration_s": _nonneg_number,
-        "details": _object,
+        "kind": one_of(*MEASUREMENT_KINDS),
+        "dtype": nullable(one_of(*DTYPES)),
+        "peer": optional_string,
+        "value": optional_nonneg_number,
+        "unit": one_of(*UNITS),
+        "ok": check_bool,
+        "error": optional_string,
+        "method": check_string,
+        "started_at": check_iso_timestamp,
+        "duration_s": check_nonneg_number,
+        "details": check_object,
     }
 )
 
 
 def _check_measurement(value: object, path: str) -> None:
     _check_measurement_fields(value, path)
-    record = _as_object(value, path)
+    record = as_object(value, path)
     kind = str(record["kind"])
     if record["unit"] != UNIT_FOR_KIND[kind]:
         raise ReportError(f"{path}.unit: {kind} is measured in {UNIT_FOR_KIND[kind]}")
@@ -265,87 +265,87 @@ def _check_measurement(value: object, path: str) -> None:
         raise ReportError(f"{path}.error: a failed measurement needs its reason")
 
 
-_check_telemetry_sample = _record({"t_s": _nonneg_number})
+_check_telemetry_sample = record_checker({"t_s": check_nonneg_number})
 
 
 def _check_telemetry(value: object, path: str) -> None:
-    _list_of(_check_telemetry_sample)(value, path)
+    list_of(_check_telemetry_sample)(value, path)
     assert isinstance(value, list)  # checked just above
     for i, sample in enumerate(value):
-        for key, reading in _as_object(sample, f"{path}[{i}]").items():
+        for key, reading in as_object(sample, f"{path}[{i}]").items():
             if key != "t_s":
-                _short_enough(key, f"{path}[{i}] reading name")
-                _opt_num(reading, f"{path}[{i}].{key}")
+                check_short_enough(key, f"{path}[{i}] reading name")
+                optional_number(reading, f"{path}[{i}].{key}")
 
 
-_check_activity = _record(
-    {"busy": _bool},
-    {"utilization_pct": _opt_nonneg_num, "memory_used_bytes": _opt_nonneg_int, "reason": _opt_str},
+_check_activity = record_checker(
+    {"busy": check_bool},
+    {"utilization_pct": optional_nonneg_number, "memory_used_bytes": optional_nonneg_int, "reason": optional_string},
 )
-_check_mig = _record(
-    {"uuid": _string},
+_check_mig = record_checker(
+    {"uuid": check_string},
     {
-        "profile": _opt_str,
-        "parent_uuid": _opt_str,
-        "compute_fraction": _nullable(_fraction),
-        "memory_fraction": _nullable(_fraction),
+        "profile": optional_string,
+        "parent_uuid": optional_string,
+        "compute_fraction": nullable(check_fraction),
+        "memory_fraction": nullable(check_fraction),
     },
 )
 
-_check_device = _record(
+_check_device = record_checker(
     {
-        "device": _nonempty_string,
-        "name": _string,
-        "uuid": _opt_str,
-        "kind": _one_of(*DEVICE_KINDS),
-        "measurements": _list_of(_check_measurement),
+        "device": check_nonempty_string,
+        "name": check_string,
+        "uuid": optional_string,
+        "kind": one_of(*DEVICE_KINDS),
+        "measurements": list_of(_check_measurement),
         "telemetry": _check_telemetry,
     },
     {"activity": _check_activity, "mig": _check_mig},
 )
 
-_check_collective_result = _record(
+_check_collective_result = record_checker(
     {
-        "size_bytes": _nonneg_int,
-        "time_s": _nonneg_number,
-        "algbw_bytes_per_s": _nonneg_number,
-        "busbw_bytes_per_s": _nonneg_number,
+        "size_bytes": check_nonneg_int,
+        "time_s": check_nonneg_number,
+        "algbw_bytes_per_s": check_nonneg_number,
+        "busbw_bytes_per_s": check_nonneg_number,
     }
 )
 
-_check_collective = _record(
+_check_collective = record_checker(
     {
-        "op": _one_of(*COLLECTIVE_OPS),
-        "backend": _string,
-        "world_size": _nonneg_int,
-        "nnodes": _nonneg_int,
-        "results": _list_of(_check_collective_result),
+        "op": one_of(*COLLECTIVE_OPS),
+        "backend": check_string,
+        "world_size": check_nonneg_int,
+        "nnodes": check_nonneg_int,
+        "results": list_of(_check_collective_result),
     },
-    {"ok": _bool, "error": _opt_str, "details": _object},
+    {"ok": check_bool, "error": optional_string, "details": check_object},
 )
 
 
 def _check_version(value: object, path: str) -> None:
-    version = _as_int(value, path)
+    version = as_int(value, path)
     if version not in SUPPORTED_VERSIONS:
         known = ", ".join(str(v) for v in SUPPORTED_VERSIONS)
         raise ReportError(
-            f"version: this is a version {_short(value)[1:-1]} probe report; this GPU Advisor reads version "
+            f"version: this is a version {short_repr(value)[1:-1]} probe report; this GPU Advisor reads version "
             f"{known} (update GPU Advisor, or re-run the probe with the same version)"
         )
 
 
-_check_report = _record(
+_check_report = record_checker(
     {
-        "schema": _one_of(SCHEMA_NAME),
+        "schema": one_of(SCHEMA_NAME),
         "version": _check_version,
-        "created_at": _iso_timestamp,
-        "mode": _one_of(*MODES),
+        "created_at": check_iso_timestamp,
+        "mode": one_of(*MODES),
         "machine": _check_machine,
         "nvml": _check_nvml,
-        "devices": _list_of(_check_device),
+        "devices": list_of(_check_device),
     },
-    {"collectives": _list_of(_check_collective)},
+    {"collectives": list_of(_check_collective)},
 )
 
 
@@ -362,7 +362,7 @@ def validate_report_dict(data: object) -> None:
     The schema and version are checked first so that a report from a newer GPU Advisor says so, instead of
     complaining about a field that the newer version renamed.
     """
-    record = _as_object(data, "")
+    record = as_object(data, "")
     if record.get("schema") != SCHEMA_NAME:
         raise ReportError(f"schema: not a GPU Advisor probe report (expected schema {SCHEMA_NAME!r})")
     if "version" not in record:
@@ -379,12 +379,12 @@ def _check_storable(value: object, path: str) -> None:
     checks and in the ones it leaves open (an NVML uuid, details): the store writes the whole report to SQLite,
     which can hold neither a lone surrogate nor a bigger integer (issue 14 item 3). The depth is bounded above."""
     if isinstance(value, str):
-        _valid_unicode(value, path or "report")
+        check_valid_unicode(value, path or "report")
     elif isinstance(value, int) and not isinstance(value, bool):
-        _storable(value, path or "report")
+        check_storable(value, path or "report")
     elif isinstance(value, dict):
         for key, item in value.items():
-            _valid_unicode(str(key), f"{path} (a key)" if path else "a key")
+            check_valid_unicode(str(key), f"{path} (a key)" if path else "a key")
             _check_storable(item, f"{path}.{key}" if path else str(key))
     elif isinstance(value, list):
         for index, item in enumerate(value):

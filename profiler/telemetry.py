@@ -9,9 +9,9 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, TypedDict
 
 from profiler.nvml import (
-    _ERROR_WORDS,
     CLOCK_SM,
     ERROR_FUNCTION_NOT_FOUND,
+    ERROR_WORDS,
     PCIE_UTIL_RX_BYTES,
     PCIE_UTIL_TX_BYTES,
     TEMPERATURE_GPU,
@@ -19,14 +19,14 @@ from profiler.nvml import (
     NvmlBackend,
     NvmlUnavailable,
     Unavailable,
-    _as_int,
-    _bus_id,
-    _text,
-    _then,
+    as_int,
+    bus_id_of,
     describe_error,
     is_gpu_lost,
+    nvml_text,
     open_backend,
     read_field,
+    then_convert,
 )
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ _OLD_REASONS = "nvmlDeviceGetCurrentClocksThrottleReasons"
 
 
 _MISSING_FUNCTION = (
-    _ERROR_WORDS[ERROR_FUNCTION_NOT_FOUND],
+    ERROR_WORDS[ERROR_FUNCTION_NOT_FOUND],
     "nvmlDeviceGetCurrentClocksEventReasons is not in this nvidia-ml-py version",
 )
 
@@ -148,7 +148,7 @@ class TelemetrySampler:
         return nv
 
     def _discover(self, nv: NvmlBackend) -> list[_Track]:
-        count = _then(read_field(nv, "nvmlDeviceGetCount"), _as_int)
+        count = then_convert(read_field(nv, "nvmlDeviceGetCount"), as_int)
         if isinstance(count, Unavailable):
             self.error = f"cannot count devices: {count.reason}"
             return []
@@ -156,8 +156,8 @@ class TelemetrySampler:
         for index in range(count):
             handle = read_field(nv, "nvmlDeviceGetHandleByIndex", index)
             pci = read_field(nv, "nvmlDeviceGetPciInfo", handle)
-            bus = _then(pci, _bus_id)
-            name = _then(read_field(nv, "nvmlDeviceGetName", handle), _text)
+            bus = then_convert(pci, bus_id_of)
+            name = then_convert(read_field(nv, "nvmlDeviceGetName", handle), nvml_text)
             found.append((bus if isinstance(bus, str) else f"~{index:04d}", index, handle, name))
         found.sort(key=lambda entry: (entry[0], entry[1]))
         tracks = []

@@ -56,7 +56,7 @@ def read_config(path: str) -> dict[str, Any]:  # Any: the JSON values of a confi
     return data
 
 
-def _dtype(name: str) -> torch.dtype:
+def dtype_of(name: str) -> torch.dtype:
     import torch
 
     return {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[name]
@@ -104,7 +104,7 @@ def build_causal_lm(
     config = hf_config(data, attention, fake)
     try:
         with torch.device(device):
-            model: Any = AutoModelForCausalLM.from_config(config, dtype=_dtype(dtype))  # type: ignore[no-untyped-call]
+            model: Any = AutoModelForCausalLM.from_config(config, dtype=dtype_of(dtype))  # type: ignore[no-untyped-call]
     except (
         ValueError
     ) as exc:  # transformers: "Unrecognized configuration class ..." for a model without a causal LM

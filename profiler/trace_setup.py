@@ -8,7 +8,7 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from profiler.trace_model import _dtype, decoder_layers
+from profiler.trace_model import decoder_layers, dtype_of
 from profiler.trace_request import TraceRequest, fsdp_sharded, group_size
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def shard_model(model: nn.Module, request: TraceRequest, mesh: Any) -> nn.Module
 
     policy = MixedPrecisionPolicy()
     if request.precision != "fp32":
-        policy = MixedPrecisionPolicy(param_dtype=_dtype(request.precision), reduce_dtype=_dtype("fp32"))
+        policy = MixedPrecisionPolicy(param_dtype=dtype_of(request.precision), reduce_dtype=dtype_of("fp32"))
     reshard = request.zero == 3  # ZeRO-2 keeps the gathered parameters between forward and backward
     for layer in decoder_layers(model):
         fully_shard(layer, mesh=mesh, reshard_after_forward=reshard, mp_policy=policy)
@@ -114,7 +114,7 @@ def autocast_for(request: TraceRequest, sharded: bool = False) -> contextlib.Abs
 
     if request.precision == "fp32" or sharded:
         return contextlib.nullcontext()
-    return torch.autocast(request.device, dtype=_dtype(request.precision))
+    return torch.autocast(request.device, dtype=dtype_of(request.precision))
 
 
 def random_tokens(vocab: int, batch: int, seq_len: int, device: str = "cpu") -> torch.Tensor:

@@ -281,15 +281,16 @@ def test_engines_that_start_one_replica_say_so_when_a_node_holds_several():
     assert "llama-server runs one replica over the node's GPUs, not 2" in script
 
 
-# torchtitan 0.3.0 needs a GPU stack (and wandb, tensorboard, datasets) to install, so its wheel (PyPI) was read
-# instead: the fields of Trainer.Config (torchtitan/trainer.py: hf_assets_path, training, parallelism, checkpoint),
+# The fast check (torchtitan's own ConfigManager parses the commands in tests/exports/test_torchtitan_parser.py,
+# a slow test): the fields of Trainer.Config (torchtitan/trainer.py: hf_assets_path, training, parallelism, checkpoint),
 # TrainingConfig and ParallelismConfig (torchtitan/config/configs.py), the checkpointer's Config
 # (torchtitan/components/checkpointer/base.py: enable, initial_load_path, initial_load_in_hf) and the transformers
 # backend's hf_model (torchtitan/experiments/transformers_modeling_backend/configs.py); --module / --config are
 # read by torchtitan/config/manager.py, the config names by each models/*/config_registry.py.
 TORCHTITAN_OPTIONS = {
     "--module", "--config", "--hf_assets_path", "--hf_model",
-    "--training.local_batch_size", "--training.seq_len", "--training.steps", "--training.enable_cpu_offload",
+    "--training.local_batch_size", "--training.global_batch_size", "--training.disable_cuda_graphs",
+    "--training.seq_len", "--training.steps", "--training.enable_cpu_offload",
     "--parallelism.data_parallel_replicate_degree", "--parallelism.data_parallel_shard_degree",
     "--parallelism.fsdp_reshard_after_forward", "--parallelism.tensor_parallel_degree",
     "--parallelism.pipeline_parallel_degree", "--parallelism.pipeline_parallel_microbatch_size",
