@@ -34,7 +34,6 @@ UNREAD_TYPES = (
     'emu3',
     'ernie',
     'ernie4_5_moe',
-    'falcon_h1',
     'flint',
     'fuyu',
     'gemma3n',
