@@ -10,6 +10,9 @@ TORCH_PIN ?= torch==2.13.0
 # vLLM, for its `vllm serve` argument parser only (tests/exports/test_vllm_serve_parser.py): installed with
 # --no-deps (its torch==2.14.0 pin would replace the CPU torch); the parser's imports are the vllm-parser extra.
 VLLM_PIN ?= vllm==0.33.0
+# torchtitan, for its ConfigManager only (tests/exports/test_torchtitan_parser.py): --no-deps like vLLM; what its
+# config registries import is the torchtitan-parser extra.
+TORCHTITAN_PIN ?= torchtitan==0.3.0
 # Interface translations: the .ts sources and the compiled .qm files the app loads (see `translations` below).
 TS_FILES := assets/i18n/gpu_advisor_ru.ts assets/i18n/gpu_advisor_en.ts
 QM_FILES := $(TS_FILES:.ts=.qm)
@@ -31,8 +34,8 @@ $(VENV)/.app-installed: $(BIN)/activate pyproject.toml
 # with (tests/exports: DeepSpeed, accelerate, transformers, peft; pure Python, about 40 s, ~150 MB). DeepSpeed
 # builds no ops at install (DS_BUILD_OPS=0) and takes the CPU torch pinned in the same command.
 $(VENV)/.test-installed: $(VENV)/.app-installed
-	DS_BUILD_OPS=0 $(PY) -m pip install --quiet "$(TORCH_PIN)" -e ".[dev,exports-test,trace,vllm-parser,peer]"
-	$(PY) -m pip install --quiet --no-deps "$(VLLM_PIN)"
+	DS_BUILD_OPS=0 $(PY) -m pip install --quiet "$(TORCH_PIN)" -e ".[dev,exports-test,trace,vllm-parser,peer,torchtitan-parser]"
+	$(PY) -m pip install --quiet --no-deps "$(VLLM_PIN)" "$(TORCHTITAN_PIN)"
 	touch $@
 
 run: $(VENV)/.app-installed $(QM_FILES)

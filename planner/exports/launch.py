@@ -262,6 +262,10 @@ def _torchtitan_lines(option: PlanOption, inputs: ExportInputs, seq_len: int) ->
     spec = inputs.model_spec
     module, config = TORCHTITAN_CONFIGS.get(spec.id if spec else "", TORCHTITAN_HF_BACKEND)
     sharded = layout.zero != ZeroStage.NONE
+    # torchtitan's step: local_batch_size sequences per rank in one forward without a pipeline (global_batch_size
+    # / (local x dp) accumulation steps), or split into pipeline micro-batches of pipeline_parallel_microbatch_size
+    accumulation = gradient_accumulation_steps(option, inputs)
+    local_batch = layout.micro_batch * accumulation if layout.pp > 1 else layout.micro_batch
     flags = [
         f"--module {module}", f"--config {config}",
         f"--parallelism.data_parallel_replicate_degree {1 if sharded else layout.dp}",
@@ -269,13 +273,16 @@ def _torchtitan_lines(option: PlanOption, inputs: ExportInputs, seq_len: int) ->
         f"--parallelism.tensor_parallel_degree {layout.tp}",
         f"--parallelism.pipeline_parallel_degree {layout.pp}",
         f"--parallelism.expert_parallel_degree {layout.ep}",
-        f"--training.local_batch_size {layout.micro_batch * gradient_accumulation_steps(option, inputs)}",
+        f"--training.local_batch_size {local_batch}",
+        f"--training.global_batch_size {layout.micro_batch * accumulation * layout.dp}",
         f"--training.seq_len {seq_len}",
         '--training.steps "$STEPS"',
         '--hf_assets_path "$HF_ASSETS_PATH"',
     ]  # fmt: skip
     if layout.pp > 1:
         flags.append(f"--parallelism.pipeline_parallel_microbatch_size {layout.micro_batch}")
+        # torchtitan 0.3 refuses CUDA graphs with a pipeline (Trainer.Config validation)
+        flags.append("--training.disable_cuda_graphs")
     if layout.zero in (ZeroStage.OPTIMIZER, ZeroStage.GRADIENTS):
         flags.append("--parallelism.fsdp_reshard_after_forward never")
     if layout.offload == Offload.ALL:

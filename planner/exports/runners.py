@@ -214,5 +214,11 @@ def _torchtitan(layout: Layout, task: Task, preset_id: str | None) -> Verdict:
         )
     if preset_id not in TORCHTITAN_CONFIGS:
         differs.append("the model runs through torchtitan's transformers backend (HF modeling code)")
+    if layout.virtual_stages > 1:
+        differs.append(
+            f"the plan interleaves {layout.virtual_stages} virtual stages per pipeline rank; the command runs "
+            "torchtitan's default schedule (one stage per rank, more of the pipeline bubble): set "
+            "--parallelism.pipeline_parallel_schedule Interleaved1F1B and pipeline_parallel_layers_per_stage"
+        )
     differs.append("recompute follows the torchtitan config's activation checkpointing (FullAC / SelectiveAC)")
     return Verdict(runner, True, differs=tuple(differs))

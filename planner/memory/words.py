@@ -27,7 +27,7 @@ from planner.memory.pipeline_stages import Stage
 from planner.memory.stages import StageAmounts
 from planner.messages import Message, format_bytes, msg
 from planner.models import ModelSpec
-from planner.models.kv_cache import CHUNKED, FULL, SLIDING, STATE, cached_tokens, layer_kinds
+from planner.models.kv_cache import CHUNKED, FULL, SLIDING, cached_tokens, layer_kinds, state_layers
 from planner.vocabulary import Offload, Optimizer, Precision, Recompute, Runtime, Task
 
 
@@ -151,10 +151,11 @@ def _kv_text(model: ModelSpec, config: MemoryConfig, stage: Stage) -> str:
             tokens = cached_tokens(model, kind, config.seq_len)
             window = f" (window {windows[kind]:,}: the last {tokens:,} kept)" if kind in windows else ""
             parts.append(f"{kinds[kind]} {kind} layers x {tokens:,} tokens{window}")
-    if kinds[STATE]:
+    stateful = state_layers(model, stage.layer_indices)
+    if stateful:
         parts.append(
-            f"{kinds[STATE]} state-space layers x {model.state_values_per_layer:,} values of fixed state "
-            f"(no KV cache)"
+            f"{stateful} state-space layers x {model.state_values_per_layer:,} values of fixed state "
+            f"(whatever the length)"
         )
     if not any(kinds[kind] for kind in (FULL, SLIDING, CHUNKED)):  # a state-space stack: no per-token cost at all
         return f"{layout.micro_batch} sequences x " + " + ".join(parts or ["no attention layers"])

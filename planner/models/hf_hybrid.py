@@ -15,6 +15,7 @@ Mixers (transformers/models/<type>/modeling_<type>.py):
   are gated (q_proj twice as wide, ModelSpec.attn_output_gate).
 - LFM2's short convolution (lfm2, lfm2_moe): see _short_conv.
 - MiniMax's lightning attention (minimax): see _lightning_attention.
+- Falcon-H1 (falcon_h1): a Mamba-2 mixer beside the attention of every layer; see _falcon_h1.
 """
 
 from __future__ import annotations
@@ -52,16 +53,18 @@ def _mamba1(hidden: int, inner: int, state: int, conv: int, dt_rank: int, proj_b
 
 
 def _mamba2(hidden: int, inner: int, heads: int, head_dim: int, groups: int, state: int, conv: int,
-            proj_bias: bool, conv_bias: bool) -> tuple[int, int]:  # fmt: skip
-    """(parameters, state values per sequence) of one Mamba-2 mixer."""
+            proj_bias: bool, conv_bias: bool, *, gated_norm: bool = True,
+            out_bias: bool | None = None) -> tuple[int, int]:  # fmt: skip
+    """(parameters, state values per sequence) of one Mamba-2 mixer (falcon_h1's: the gated norm optional,
+    out_proj's bias its own key)."""
     conv_dim = inner + 2 * groups * state
     projection = inner + conv_dim + heads
     params = (
         hidden * projection + (projection if proj_bias else 0)  # in_proj
         + conv_dim * conv + (conv_dim if conv_bias else 0)  # depthwise conv1d
         + 3 * heads  # dt_bias, A_log, D
-        + inner  # gated RMSNorm
-        + inner * hidden + (hidden if proj_bias else 0)  # out_proj
+        + (inner if gated_norm else 0)  # gated RMSNorm
+        + inner * hidden + (hidden if (proj_bias if out_bias is None else out_bias) else 0)  # out_proj
     )
     return params, conv_dim * conv + heads * head_dim * state
 
@@ -78,6 +81,21 @@ def _gated_delta_net(config: ConfigKeys, hidden: int) -> tuple[int, int]:
     conv_dim = 2 * key + value
     params = hidden * (conv_dim + value + 2 * v_heads) + conv_dim * conv + 2 * v_heads + v_dim + value * hidden
     return params, conv_dim * conv + v_heads * k_dim * v_dim
+
+
+def _falcon_h1(config: ConfigKeys, hidden: int, layers: int) -> dict[str, Any]:  # Any: ModelSpec fields
+    """falcon_h1: every layer attention and a Mamba-2 mixer side by side, then the MLP. The mixer's width is
+    mamba_d_ssm (or mamba_expand x hidden when null), its gated norm only with mamba_rms_norm, out_proj's bias
+    projectors_bias; its muP vector is a buffer."""
+    d_ssm = config.data.get("mamba_d_ssm")
+    inner = config.int("mamba_expand") * hidden if d_ssm is None else config.int("mamba_d_ssm")
+    heads = config.int("mamba_n_heads")
+    head_dim = inner // heads if config.data.get("mamba_d_head") == "auto" else config.int("mamba_d_head")
+    mixer = _mamba2(hidden, inner, heads, head_dim, config.int("mamba_n_groups"), config.int("mamba_d_state"),
+                    config.int("mamba_d_conv"), config.bool("mamba_proj_bias", False),
+                    config.bool("mamba_conv_bias", True), gated_norm=config.bool("mamba_rms_norm", False),
+                    out_bias=config.bool("projectors_bias", False))  # fmt: skip
+    return {"parallel_state_mixer": True, **_state_fields(mixer, (FULL,) * layers)}
 
 
 def _short_conv(config: ConfigKeys, hidden: int) -> tuple[int, int]:
@@ -201,6 +219,8 @@ def hybrid_fields(config: ConfigKeys) -> dict[str, Any]:  # Any: ModelSpec field
     if config.model_type == "minimax":  # lightning attention on odd layers unless the file lists the kinds
         kinds = _listed_kinds(config, layers, first_full=True)
         return _state_fields(_lightning_attention(config, hidden), kinds)
+    if config.model_type == "falcon_h1":
+        return _falcon_h1(config, hidden, layers)
     if config.model_type in ("lfm2", "lfm2_moe"):
         return {**_lfm2_mlp(config, layers), **_state_fields(_short_conv(config, hidden), _listed_kinds(config, layers))}
     inner = config.int("mamba_expand") * hidden

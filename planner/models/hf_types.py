@@ -68,7 +68,7 @@ NO_BIAS = Traits()
 # moe_layer_end_index (-1: the last layer).
 #   hybrid        attention or state-space layers, as planner/models/hf_hybrid.py reads them (jamba, bamba,
 #                 granitemoehybrid; qwen3_next, qwen3_5: gated delta-net linear attention; lfm2: short conv;
-#                 minimax: lightning attention)
+#                 minimax: lightning attention; falcon_h1: attention and Mamba-2 side by side)
 TRAITS: dict[str, Traits] = {
     "llama": LLAMA,
     "mistral": NO_BIAS,
@@ -186,6 +186,8 @@ TRAITS: dict[str, Traits] = {
     "lfm2": Traits(qk_norm="head", layer_rule="hybrid"),
     "lfm2_moe": Traits(qk_norm="head", layer_rule="hybrid"),
     "minimax": Traits(moe="all", moe_ffn_key="intermediate_size", layer_rule="hybrid"),
+    "falcon_h1": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias",
+                        layer_rule="hybrid"),
     "mamba": Traits(reader="state_space"),
     "falcon_mamba": Traits(reader="state_space"),
     "mamba2": Traits(reader="state_space"),

@@ -83,11 +83,16 @@ def kv_cache_bytes_per_sequence(
 def state_bytes_per_sequence(
     spec: ModelSpec, bytes_per_value: float, *, layers: Iterable[int] | None = None
 ) -> float:
-    """Recurrent-state bytes of one sequence over the given layers (default: all): a fixed size per STATE layer
-    (spec.state_values_per_layer), independent of the sequence length."""
+    """Recurrent-state bytes of one sequence over the given layers (default: all): a fixed size per layer that
+    keeps a state (spec.state_values_per_layer), independent of the sequence length."""
+    return state_layers(spec, range(spec.layers) if layers is None else layers) * spec.state_values_per_layer * bytes_per_value
+
+
+def state_layers(spec: ModelSpec, layers: Iterable[int]) -> int:
+    """How many of the given layers keep a recurrent state: the STATE layers, or every layer of a parallel
+    hybrid (falcon_h1: a Mamba-2 mixer beside the attention of each)."""
     kinds = layer_kinds(spec)
-    chosen = range(spec.layers) if layers is None else layers
-    return sum(1 for i in chosen if kinds[i] == STATE) * spec.state_values_per_layer * bytes_per_value
+    return sum(1 for i in layers if kinds[i] == STATE or spec.parallel_state_mixer)
 
 
 def attention_layers(spec: ModelSpec) -> int:

@@ -91,6 +91,9 @@ class ModelSpec:
     # a pure state-space stack (mamba, falcon_mamba, mamba2): no positions, so no context limit; its max_context
     # is only the default sequence length of a plan
     unbounded_context: bool = False
+    # falcon_h1: every attention layer also runs a state-space mixer beside its attention (state_mixer_params
+    # more parameters, state_values_per_layer more state)
+    parallel_state_mixer: bool = False
 
     @property
     def is_moe(self) -> bool:
@@ -302,7 +305,10 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
 
 def mixer_difference(spec: ModelSpec, attention: int, layers: range) -> int:
     """What the given layers' mixers add to `attention` x their number: a state-space layer holds its own mixer
-    (state_mixer_params) instead of attention, a NONE layer (an MLP-only layer of a hybrid stack) none."""
+    (state_mixer_params) instead of attention, a NONE layer (an MLP-only layer of a hybrid stack) none, a layer
+    of a parallel hybrid (falcon_h1: every layer attends) a mixer beside its attention."""
+    if spec.parallel_state_mixer:  # falcon_h1: attention and a mixer side by side in every layer
+        return len(layers) * spec.state_mixer_params
     if not spec.layer_types:
         return 0
     kinds = [spec.layer_types[i] for i in layers]

@@ -45,7 +45,8 @@ FLAGS = ("attention_bias", "mlp_bias", "qkv_bias", "use_bias", "attention_out_bi
          "use_sliding_window", "use_qk_norm", "add_cross_attention", "lm_head_bias", "use_qkv_bias", "qk_layernorm",
          "use_parallel_residual", "parallel_attn", "new_decoder_architecture", "multi_query", "alibi", "bias",
          "enable_bias", "do_layer_norm_before", "layer_norm_elementwise_affine", "no_bias", "use_conv_bias",
-         "mamba_conv_bias", "mamba_proj_bias", "conv_bias", "block_auto_adjust_ff_dim")  # fmt: skip
+         "mamba_conv_bias", "mamba_proj_bias", "conv_bias", "block_auto_adjust_ff_dim", "mamba_rms_norm",
+         "projectors_bias")  # fmt: skip
 
 
 def class_fields(model_type: str) -> dict[str, Any]:
@@ -107,7 +108,10 @@ def _make_consistent(values: dict[str, Any], fields: dict[str, Any], rng: random
                                  for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))]
     if "mamba_n_heads" in values and "mamba_d_head" in fields:
         inner = values["mamba_expand"] * values.get("hidden_size", fields["hidden_size"])
-        values["mamba_d_head"] = inner // values["mamba_n_heads"]
+        if "mamba_d_ssm" in fields:  # falcon_h1: the mixer's own width (null: expand x hidden), "auto" head dim
+            values["mamba_d_ssm"] = rng.choice([None, 8 * values["mamba_n_heads"]])
+            inner = values["mamba_d_ssm"] or inner
+        values["mamba_d_head"] = rng.choice(["auto", inner // values["mamba_n_heads"]])
 
 
 def built_model(data: dict[str, Any], device: str = "meta") -> Any:

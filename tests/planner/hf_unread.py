@@ -31,7 +31,6 @@ UNREAD_TYPES = (
     'electra',
     'emu3',
     'ernie',
-    'falcon_h1',
     'flint',
     'fuyu',
     'gemma3n',

@@ -22,7 +22,7 @@ from planner.exports.launch import launch_script, memory_utilization
 from planner.exports.report import report_markdown
 from planner.models import get_preset
 from planner.money import Money
-from planner.vocabulary import Layout
+from planner.vocabulary import Layout, Task
 from tests.exports.conftest import option_for, result_of
 
 HOSTILE = [
@@ -281,15 +281,16 @@ def test_engines_that_start_one_replica_say_so_when_a_node_holds_several():
     assert "llama-server runs one replica over the node's GPUs, not 2" in script
 
 
-# torchtitan 0.3.0 needs a GPU stack (and wandb, tensorboard, datasets) to install, so its wheel (PyPI) was read
-# instead: the fields of Trainer.Config (torchtitan/trainer.py: hf_assets_path, training, parallelism, checkpoint),
+# The fast check (torchtitan's own ConfigManager parses the commands in tests/exports/test_torchtitan_parser.py,
+# a slow test): the fields of Trainer.Config (torchtitan/trainer.py: hf_assets_path, training, parallelism, checkpoint),
 # TrainingConfig and ParallelismConfig (torchtitan/config/configs.py), the checkpointer's Config
 # (torchtitan/components/checkpointer/base.py: enable, initial_load_path, initial_load_in_hf) and the transformers
 # backend's hf_model (torchtitan/experiments/transformers_modeling_backend/configs.py); --module / --config are
 # read by torchtitan/config/manager.py, the config names by each models/*/config_registry.py.
 TORCHTITAN_OPTIONS = {
     "--module", "--config", "--hf_assets_path", "--hf_model",
-    "--training.local_batch_size", "--training.seq_len", "--training.steps", "--training.enable_cpu_offload",
+    "--training.local_batch_size", "--training.global_batch_size", "--training.disable_cuda_graphs",
+    "--training.seq_len", "--training.steps", "--training.enable_cpu_offload",
     "--parallelism.data_parallel_replicate_degree", "--parallelism.data_parallel_shard_degree",
     "--parallelism.fsdp_reshard_after_forward", "--parallelism.tensor_parallel_degree",
     "--parallelism.pipeline_parallel_degree", "--parallelism.pipeline_parallel_microbatch_size",
@@ -319,3 +320,17 @@ def test_torchtitan_command_uses_only_options_and_configs_torchtitan_defines(lay
     shard = int(words[words.index("--parallelism.data_parallel_shard_degree") + 1])
     replicate = int(words[words.index("--parallelism.data_parallel_replicate_degree") + 1])
     assert shard * replicate == layout.dp  # torchtitan: dp_replicate x dp_shard x tp x pp = world size
+
+
+def test_a_torchtitan_export_of_an_interleaved_pipeline_says_it_runs_one_stage_per_rank():
+    """The command sets no interleaved schedule: the verdict (and so launch.sh's comment and the report) says
+    so instead of claiming the planned virtual stages."""
+    from planner.exports.runners import Runner, training_verdicts
+
+    def torchtitan(virtual: int) -> tuple[str, ...]:
+        layout = Layout(dp=2, tp=4, pp=4, zero=1, virtual_stages=virtual)
+        verdicts = training_verdicts(layout, Task.PRETRAIN, "llama", "llama-3.1-70b")
+        return next(v for v in verdicts if v.runner == Runner.TORCHTITAN).differs
+
+    assert any("4 virtual stages per pipeline rank" in text for text in torchtitan(4))
+    assert not any("virtual stages" in text for text in torchtitan(1))

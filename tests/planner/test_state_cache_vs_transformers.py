@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 from tests.planner.hf_generated import built_model, generated_config  # noqa: E402
 
 STATE_TYPES = ("mamba", "falcon_mamba", "mamba2", "jamba", "bamba", "granitemoehybrid", "qwen3_next",
-               "qwen3_5_text", "qwen3_5_moe_text", "lfm2", "lfm2_moe", "minimax")
+               "qwen3_5_text", "qwen3_5_moe_text", "lfm2", "lfm2_moe", "minimax", "falcon_h1")
 # layer_types that mix both kinds, attention on layer 1 (GraniteMoeHybrid's, the gated delta-net and LFM2 types')
 LISTED_KINDS = {"granitemoehybrid": ("attention", "mamba"), "qwen3_next": ("full_attention", "linear_attention"),
                 "qwen3_5_text": ("full_attention", "linear_attention"),
@@ -74,7 +74,7 @@ def test_state_and_kv_bytes_equal_transformers_cache(model_type, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model_type", ("jamba", "granitemoehybrid", "qwen3_next"))
+@pytest.mark.parametrize("model_type", ("jamba", "granitemoehybrid", "qwen3_next", "falcon_h1"))
 def test_lora_adapters_on_a_hybrid_equal_peft(model_type, tmp_path):
     """LoRA on q, k, v, o adapts only the attending layers: a Mamba or delta-net mixer has no such modules
     (qwen3_next's q_proj is twice as wide: it also yields the output gate)."""
