@@ -145,7 +145,7 @@ def _dense_ffn(config: ConfigKeys, traits: Traits) -> int:
     if traits.moe == "llama4":
         return config.int("intermediate_size_mlp")
     optional = traits.moe in ("deepseek", "all")
-    return config.int("intermediate_size", 0 if optional else None, allow_zero=optional)
+    return config.int(traits.dense_ffn_key, 0 if optional else None, allow_zero=optional)
 
 
 def _moe_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, Any]:  # Any: ModelSpec fields

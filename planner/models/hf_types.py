@@ -29,6 +29,7 @@ class Traits:
     activation: str = "silu"
     moe: str = ""  # "" | "all" | "qwen" (decoder_sparse_step) | "llama4" (interleave step) | "deepseek" (see below)
     moe_ffn_key: str = "moe_intermediate_size"
+    dense_ffn_key: str = "intermediate_size"  # the dense layers' MLP width (cohere2_moe: its prefix layers')
     experts_key: str = ""  # the routed-expert count's key (empty: n_routed_experts, num_local_experts, num_experts)
     top_k_key: str = "num_experts_per_tok"
     # "" | "qwen" (gated, shared_expert_intermediate_size) | "llama4" (one of intermediate_size) | "granite"
@@ -132,6 +133,11 @@ TRAITS: dict[str, Traits] = {
     "cwm": Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias", layer_rule="first_of:4"),
     "dots1": Traits(qkv_bias="attention_bias", out_bias="attention_bias", qk_norm="head", moe="deepseek",
                     layer_rule="from_max"),
+    # experts and shared experts of intermediate_size; the dense layers mlp_layer_types names are
+    # prefix_dense_intermediate_size wide; one bias-free norm per layer (RMSNorm or LayerNorm: one vector)
+    "cohere2_moe": Traits(qkv_bias="attention_bias", out_bias="attention_bias", norm="layernorm_nobias",
+                          norms_per_layer=1, moe="deepseek", moe_ffn_key="intermediate_size",
+                          dense_ffn_key="prefix_dense_intermediate_size", layer_rule="pattern:4"),
     "glm4_moe": Traits(qkv_bias="attention_bias", qk_norm="head", qk_norm_key="use_qk_norm", moe="deepseek",
                        layer_rule="full"),
     "exaone_moe": Traits(qk_norm="head", moe="deepseek", layer_rule="pattern:4"),

@@ -67,6 +67,10 @@ def generated_config(model_type: str, rng: random.Random, *, trimmed: bool = Fal
     if "num_key_value_heads" in fields:
         values["num_key_value_heads"] = rng.choice([h for h in (1, 2, heads) if heads % h == 0])
     _make_consistent(values, fields, rng)
+    if model_type == "cohere2_moe":  # dense and sparse layers; the dense ones need their width
+        layers = values.get("num_hidden_layers", fields["num_hidden_layers"])
+        values["mlp_layer_types"] = [rng.choice(["dense", "sparse"]) for _ in range(layers)]
+        values.update(prefix_dense_intermediate_size=rng.choice([40, 56]), num_shared_experts=rng.choice([0, 1, 2]))
     if model_type == "helium":  # it builds o_proj hidden x hidden: only heads x head_dim == hidden runs forward
         values["head_dim"] = values.get("hidden_size", fields["hidden_size"]) // heads
     if "pad_token_id" in fields:

@@ -18,7 +18,6 @@ UNREAD_TYPES = (
     'blenderbot-small',
     'blt',
     'camembert',
-    'cohere2_moe',
     'cohere_compass_text',
     'cpmant',
     'ctrl',
