@@ -59,15 +59,7 @@ def test_tower_size_equals_transformers(wrapper, tmp_path):
 
 
 def test_gemma3_vision_encoder_has_its_published_size(tmp_path):
-    # google/gemma-3-4b-it config.json: SigLIP vision tower of hidden 1152, intermediate 4304, 27 layers, patch 14,
-    # image 896, no pooling head; the Gemma 3 technical report (arXiv 2503.19786, Table 1) gives the vision
-    # encoder as 417M parameters (the projector adds hidden 1152 x text 2560 + 1152)
-    vision = {"model_type": "siglip_vision_model", "hidden_size": 1152, "intermediate_size": 4304,
-              "num_hidden_layers": 27, "num_attention_heads": 16, "patch_size": 14, "image_size": 896,
-              "vision_use_head": False}  # fmt: skip
-    text = {"model_type": "gemma3_text", "hidden_size": 2560, "intermediate_size": 10240, "num_hidden_layers": 34,
-            "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "vocab_size": 262208}  # fmt: skip
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps({"model_type": "gemma3", "text_config": text, "vision_config": vision}), "utf-8")
-    encoder = load_hf_config(path).tower_params - (1152 * 2560 + 1152)
-    assert round(encoder / 1e6) == 417
+    from tests.planner.gemma3_config import GEMMA3_4B_PROJECTOR, write_gemma3_4b
+
+    encoder = load_hf_config(write_gemma3_4b(tmp_path)).tower_params - GEMMA3_4B_PROJECTOR
+    assert round(encoder / 1e6) == 417  # the Gemma 3 report's vision encoder (arXiv 2503.19786, Table 1)

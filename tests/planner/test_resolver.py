@@ -124,20 +124,12 @@ def test_a_sequence_longer_than_the_models_context_is_warned_about_first():
 
 
 def test_a_multimodal_models_vision_tower_is_named_with_its_size_and_left_out(tmp_path):
-    # google/gemma-3-4b-it's config.json shapes; its SigLIP tower and projector: 417M + 1152 x 2560 + 1152
-    import json
+    from tests.planner.gemma3_config import write_gemma3_4b
 
-    vision = {"model_type": "siglip_vision_model", "hidden_size": 1152, "intermediate_size": 4304,
-              "num_hidden_layers": 27, "num_attention_heads": 16, "patch_size": 14, "image_size": 896,
-              "vision_use_head": False}  # fmt: skip
-    text = {"model_type": "gemma3_text", "hidden_size": 2560, "intermediate_size": 10240, "num_hidden_layers": 34,
-            "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "vocab_size": 262208}  # fmt: skip
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps({"model_type": "gemma3", "text_config": text, "vision_config": vision}), "utf-8")
+    path = write_gemma3_4b(tmp_path)
     resolved = resolve(PlanQuestion(model=str(path), workload=LORA, hardware=("h100-sxm",)), None)
     note = next(note for note in resolved.notes if note.code == "memory.towers_not_counted")
     assert "siglip_vision_model" in render_en(note)
     # 417M (the Gemma 3 report's vision encoder, arXiv 2503.19786 Table 1) + 2.95M of projector
     assert round(resolved.model.tower_params / 1e6) == 420
     assert resolved.model.total_params < 4_000_000_000  # the text decoder only (Gemma 3 4B's is 3.9B)
-
