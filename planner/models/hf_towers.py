@@ -22,7 +22,7 @@ def tower_params(wrapper: dict[str, Any], text_hidden: int, path: str) -> int:  
     wrapper_type = str(wrapper.get("model_type"))
     vision_type = str(vision.get("model_type") or _DEFAULT_TOWER.get(wrapper_type, ""))
     counter = _COUNTERS.get((wrapper_type, vision_type))
-    if counter is None:
+    if counter is None or vision_type not in TOWER_TYPES:  # only these types' class defaults ship
         return 0
     return counter(ConfigKeys(vision, path, vision_type), ConfigKeys(wrapper, path, wrapper_type), text_hidden)
 
