@@ -87,7 +87,7 @@ class ServingSearch(GpuSearch):
         return [(tp, pp) for tp in tps for pp in pps if tp * pp <= self.max_gpus]
 
     def run(self) -> Found:
-        kv_bytes = self._kv_element_bytes()
+        kv_bytes = self.kv_bytes_per_element()
         for tp, pp in self._layouts():
             if self.constraints.gpus is not None and self.constraints.gpus % (tp * pp):
                 continue
@@ -108,7 +108,7 @@ class ServingSearch(GpuSearch):
     def _gpu_limit(self) -> int:
         return self.constraints.gpus if self.constraints.gpus is not None else self.max_gpus
 
-    def _perf_replica(self, tp: int, pp: int, kv_bytes: float) -> perf.Replica:
+    def perf_replica(self, tp: int, pp: int, kv_bytes: float) -> perf.Replica:
         return perf.Replica(
             model=self.model, gpu=self.gpu, rates=self.inputs.rates, tp=tp, pp=pp, weights=self.weights,
             kv_bytes=kv_bytes, engine=self.engine, gpus_per_node=self.per_node,
@@ -183,7 +183,7 @@ class ServingSearch(GpuSearch):
         limit = limit if slots is None else slots
         per_replica = math.ceil(users / replicas) if users else min(limit, DEFAULT_SERVING_BATCH)
         load = perf.serve(
-            self._perf_replica(replica.tp, replica.pp, kv_bytes), per_replica, workload.prompt_len,
+            self.perf_replica(replica.tp, replica.pp, kv_bytes), per_replica, workload.prompt_len,
             workload.output_len, max_sequences=limit,
             request_rate=rate / replicas if rate is not None else None,
         )  # fmt: skip
@@ -200,7 +200,7 @@ class ServingSearch(GpuSearch):
         served = min(users, slots) if users else slots
         return load.output_tokens_per_s * served / max(1, load.concurrency)
 
-    def _kv_element_bytes(self) -> float:
+    def kv_bytes_per_element(self) -> float:
         workload = self.workload
         config = MemoryConfig(
             task=Task.INFERENCE, precision=workload.precision, kv_precision=workload.kv_precision
@@ -232,7 +232,7 @@ class ServingSearch(GpuSearch):
         )
         spread = perf.uniform_output_lengths(workload.output_len)
         static = perf.static_batching_loss(
-            self._perf_replica(tp, pp, self._kv_element_bytes()), max(1, batch), workload.prompt_len, spread
+            self.perf_replica(tp, pp, self.kv_bytes_per_element()), max(1, batch), workload.prompt_len, spread
         )
         self.found.options.append(PlanOption(
             gpu=self.gpu, gpus=count, layout=Layout(dp=replicas, tp=tp, pp=pp, micro_batch=batch),
@@ -263,7 +263,7 @@ class ServingSearch(GpuSearch):
         def link(gpus: int) -> float:
             return perf.intra_node_bus_bytes_per_s(self.gpu, gpus) if gpus <= self.per_node else network
 
-        found = fewest_pools(lambda tp: self._perf_replica(tp, 1, kv_bytes), self._fitting, self.workload, limit,
+        found = fewest_pools(lambda tp: self.perf_replica(tp, 1, kv_bytes), self._fitting, self.workload, limit,
                              link)  # fmt: skip
         if found is not None:
             self._add_pools(*found)
