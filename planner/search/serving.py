@@ -317,6 +317,11 @@ class ServingSearch(GpuSearch):
                      transfer_s=pools.transfer_s)]  # fmt: skip
         notes = (*breakdown.note_messages, *added)
         ttft = load.ttft_p50_s
+        # the band of serving runs on this GPU at the decode replica's size: no published disaggregated run is in
+        # the validation set, so the pools carry the band of the aggregated engines they are built from
+        band = perf.shipped_bands().band(
+            perf.option_keys(False, self.gpu, pools.decode_tp, self.per_node), self.inputs.rates.confidence
+        )
         self.found.options.append(PlanOption(
             gpu=self.gpu, gpus=pools.gpus,
             layout=Layout(dp=pools.decode_replicas, tp=pools.decode_tp, micro_batch=running),
@@ -328,7 +333,7 @@ class ServingSearch(GpuSearch):
                             "request_s": ttft + load.transfer_s + (workload.output_len - 1) * load.tpot_s},
             ttft_s=ttft, tpot_s=load.tpot_s, max_concurrent_sequences=self._fitting[pools.decode_tp],
             batch_per_replica=running, assumptions=self.inputs.rates.assumptions, note_messages=notes,
-            per_user_tokens_per_s=1.0 / load.tpot_s, engine=self.engine.name, latency=latency,
+            per_user_tokens_per_s=1.0 / load.tpot_s, engine=self.engine.name, latency=latency, time_band=band,
         ))  # fmt: skip
 
     def _missed(self, load: perf.ServingLoad, tokens_per_s: float, overloaded: bool) -> Message:

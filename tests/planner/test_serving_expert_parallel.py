@@ -83,3 +83,5 @@ def test_pools_only_for_an_engine_that_disaggregates(engine, pools):
     result = plan(get_preset("llama-3.1-70b"), workload, [get_gpu("h100-sxm")], Constraints(max_gpus=64))
     has_pools = any(o.latency is not None and o.latency.pools is not None for o in result.options)
     assert has_pools == pools
+    for option in result.options:  # pools carry an error band like every other serving option
+        assert option.time_band is not None and option.time_band.low_fraction < 0 < option.time_band.high_fraction
