@@ -218,11 +218,14 @@ def model_summary(model: ModelSpec) -> str:
         parts.append(
             translate("PlanPage", "{0} billion active").format(fmt.number(model.active_params / 1e9, 1))
         )
-    parts.append(
-        translate("PlanPage", "{0} layers, context {1} tokens").format(
-            model.layers, fmt.integer(model.max_context)
+    if getattr(model, "unbounded_context", False):  # a pure state-space stack: no attention, no positions
+        parts.append(translate("PlanPage", "{0} layers, no context limit (no attention layers)").format(model.layers))
+    else:
+        parts.append(
+            translate("PlanPage", "{0} layers, context {1} tokens").format(
+                model.layers, fmt.integer(model.max_context)
+            )
         )
-    )
     return ", ".join(parts)
 
 

@@ -1463,6 +1463,11 @@ token</source>
     </message>
     <message>
         <location line="+3"/>
+        <source>{0} layers, no context limit (no attention layers)</source>
+        <translation>слоёв: {0}, без предела контекста (нет слоёв внимания)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>{0} layers, context {1} tokens</source>
         <translation>слоёв: {0}, контекст: {1} ток.</translation>
     </message>
@@ -1472,7 +1477,7 @@ token</source>
         <translation>лучшая схема</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_text.py" line="-108"/>
+        <location filename="../../desktop/plan_text.py" line="-111"/>
         <source>No plan yet.</source>
         <translation>Плана пока нет.</translation>
     </message>
@@ -1577,7 +1582,7 @@ token</source>
         <translation>Следующий вопрос (Alt+Д)</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_text.py" line="+53"/>
+        <location filename="../../desktop/plan_text.py" line="+56"/>
         <source>What will the model do: serve users, or train (from scratch, fully, or with adapters)?</source>
         <translation>Что будет делать модель: обслуживать пользователей или обучаться (с нуля, полностью или с адаптерами)?</translation>
     </message>
@@ -1602,7 +1607,7 @@ token</source>
         <translation>Есть ли ограничения: число GPU, бюджет, срок? Результаты справа обновляются после каждого ответа.</translation>
     </message>
     <message>
-        <location line="-155"/>
+        <location line="-158"/>
         <source>costs {0}</source>
         <translation>стоимость {0}</translation>
     </message>
@@ -1640,7 +1645,7 @@ token</source>
         <location filename="../../desktop/pages/plan_document.py" line="+61"/>
         <location line="+101"/>
         <location line="+3"/>
-        <location filename="../../desktop/plan_text.py" line="+51"/>
+        <location filename="../../desktop/plan_text.py" line="+54"/>
         <source>Unsaved plan</source>
         <translation>Несохранённый план</translation>
     </message>

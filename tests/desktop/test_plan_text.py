@@ -99,3 +99,18 @@ def test_without_a_band_the_figures_stand_alone(state):
     unbanded = dataclasses.replace(state.result.options[0], time_band=None)
     text = plain(plan_text.option_summary(unbanded, training=True, users=None))
     assert "published run" not in text
+
+
+def test_a_pure_state_space_model_is_not_given_a_context_limit(english, tmp_path):
+    """A Mamba config has no max_position_embeddings and no attention: the summary says there is no limit from
+    attention instead of the reader's 4,096-token default plan length."""
+    import json
+
+    from planner.models import load_hf_config
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "mamba", "hidden_size": 768, "num_hidden_layers": 24,
+                                "vocab_size": 50280}), encoding="utf-8")  # fmt: skip
+    summary = plan_text.model_summary(load_hf_config(path))
+    assert "24 layers, no context limit (no attention layers)" in summary and "4,096" not in summary
+    assert "context 131,072 tokens" in plan_text.model_summary(get_preset("llama-3.1-70b"))
