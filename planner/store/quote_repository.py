@@ -189,7 +189,7 @@ class QuoteRepository(Repository, Generic[RowT]):
         added since took one of them, all of them shifted to follow the table's last id (still one block, in
         their order); returns the batch as it now stands."""
         table, aside = self.spec.table, self._aside_table()
-        span = [batch.first_id, batch.last_id]
+        span: list[object] = [batch.first_id, batch.last_id]
 
         def work() -> ImportBatch:
             taken = self._conn.execute(f"SELECT 1 FROM main.{table} WHERE id BETWEEN ? AND ? LIMIT 1", span)
