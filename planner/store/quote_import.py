@@ -133,7 +133,8 @@ class CsvImport:
     def _result(self, added: int, refused: bool) -> ImportResult:
         batch = None
         if added:  # every id from first_id up is this transaction's (it appended them after the table's max)
-            last = int(self.conn.execute(f"SELECT max(id) FROM {self.spec.table}").fetchone()[0])
+            table = self.spec.table
+            last = int(self.conn.execute(f"SELECT max(id) FROM {table}").fetchone()[0])
             batch = ImportBatch(self.first_id, last, self.now)
         return ImportResult(
             added=added, duplicates=self.duplicates, errors=self.errors, refused=refused, total_rows=self.total,
