@@ -425,10 +425,9 @@ def _state_figures(
     runtime = _runtime_of(shape, zero, offload)
     if shape.deepspeed_layout and runtime == _DEEPSPEED:
         return _deepspeed_figures(shape, acts, zero, offload, accumulation, dps)
-    # torch DDP keeps its all-reduce buckets (as many bytes as the gradients) from the first backward on; the
-    # export makes the gradients views into them (gradient_as_bucket_view), so they are held beside every
-    # micro-batch's activations, and under no_sync (the micro-batches before the last) autograd accumulates
-    # the gradients apart from the buckets: twice the gradients (torch/nn/parallel/distributed.py)
+    # torch DDP keeps its all-reduce buckets (as many bytes as the gradients) for the whole run; the export
+    # makes the gradients views into them (gradient_as_bucket_view, zeroed in place rather than set to None),
+    # so they are held beside every micro-batch's activations (torch/nn/parallel/distributed.py)
     ddp = runtime == _DDP
     ep = shape.ep
     largest, bytes_per_param = shape.largest, shape.bytes_per_param
@@ -508,8 +507,6 @@ def _state_figures(
         if training:
             shards = shape.trainable_dense / dense_shard + shape.trainable_expert / expert_shard
             gradients = (shards if zero >= 2 else trainable) * grad_per
-            if ddp and accumulation > 1:
-                gradients *= 2
             optimizer = (shards if zero >= 1 else trainable) * opt_per
             if offload == _OFFLOAD_OPTIMIZER or offload == _OFFLOAD_ALL:
                 dp_host += optimizer
@@ -652,7 +649,10 @@ def _deepspeed_figures(
         optimizer_moment = gradients + shape.tied_embedding_gradient
         backward_moment = activations + gradients - step_only if zero else activations
         held = activations + gradients
-        if accumulation > 1 and not zero:
+        if accumulation > 1:
+            # counted whole: the search adds the activations of each micro-batch to a state's total, which the
+            # larger of two moments would not allow (planner.search.common: every layout counted as
+            # accumulating; each option is then shown at its own accumulation)
             optimizer_moment = held
         peak = min(held, max(backward_moment, optimizer_moment))
         not_concurrent = held - peak

@@ -95,9 +95,7 @@ def _state_texts(config: MemoryConfig, megatron: bool, runtime: str = "") -> tup
     if zero >= 2:
         grad_text += f", ZeRO-{zero} sharded over dp {layout.dp} (no unsharded unit left at the peak)"
     if runtime == "ddp":
-        grad_text += "; views into DDP's all-reduce buckets, held from the first backward on"
-        if config.gradient_accumulation > 1:
-            grad_text += ", x 2 while no_sync accumulates them apart from the buckets"
+        grad_text += "; views into DDP's all-reduce buckets, held for the whole run"
     elif config.gradient_accumulation <= 1:
         grad_text += "; all of them exist only at the optimizer step, after the activations are freed"
     opt_text = _optimizer_text(config.optimizer, precision, optimizer_bytes(config.optimizer, precision))

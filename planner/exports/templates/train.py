@@ -347,7 +347,9 @@ def run_ddp(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
     dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
     model = load_model(args, peft_config).to(device)
     # gradient_as_bucket_view: the gradients are views into DDP's all-reduce buckets instead of a second copy of
-    # them (torch's DDP docs: it saves memory the size of the gradients), as the plan counts them: once
+    # them (torch's DDP docs: it saves memory the size of the gradients), as the plan counts them: once; and
+    # zero_grad(set_to_none=False) below keeps them those views, so the micro-batches under no_sync accumulate
+    # into the buckets too instead of into new gradient tensors beside them
     wrapped = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None,
                                       gradient_as_bucket_view=True)
     optimizer = adamw([p for p in model.parameters() if p.requires_grad], args.lr)
@@ -369,7 +371,7 @@ def run_ddp(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
             loss_value = float(loss.detach().float()) * args.grad_accum
         optimizer.step()
         scheduler.step()
-        optimizer.zero_grad()
+        optimizer.zero_grad(set_to_none=False)
         log(f"step {step + 1}/{args.steps} loss {loss_value:.4f} lr {current_lr(optimizer):.3g}")
     if args.output and rank == 0:
         model.save_pretrained(args.output)  # type: ignore[operator]
