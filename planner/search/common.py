@@ -205,6 +205,7 @@ class NeededLayout:
     gpu: GpuSpec
     tp: int
     pp: int
+    ep: int = 1
 
 
 class GpuSearch:
