@@ -497,6 +497,10 @@ class TrainingSearch(GpuSearch):
         breakdown = self.memory.breakdown(layout)
         if breakdown is None or breakdown.total_bytes > self.capacity or self._host_short(breakdown, count):
             return None  # the a + b/dp fit was optimistic here; the exact estimate decides
+        # The search counts every layout as if its micro-batches accumulated (the gradients beside the next
+        # micro-batch's activations: one addable figure per state and variant); the option shows its own step,
+        # with its own accumulation, which is never more
+        breakdown = self.memory.breakdown(layout, step.microbatches) or breakdown
         tokens_per_s = step.tokens_per_s
         wall = workload.tokens / tokens_per_s if workload.tokens else None
         gpu_hours, cost, per_million = price_option(self.inputs.price, count, tokens_per_s, wall)
