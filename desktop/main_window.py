@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import platform
 import sys
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as dist_version
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, qVersion
@@ -45,6 +43,9 @@ _PAGE_ICONS = {
 
 def package_version(name: str) -> str | None:
     """Installed distribution version, read from metadata (never imports the package: torch stays out)."""
+    from importlib.metadata import PackageNotFoundError  # here: 40-70 ms of start-up for the About box
+    from importlib.metadata import version as dist_version
+
     try:
         return dist_version(name)
     except PackageNotFoundError:
@@ -83,7 +84,8 @@ class MainWindow(QMainWindow):
     def _import_planning_core(self) -> None:
         from desktop.shelf import CHARTS, stock_ahead
 
-        stock_ahead(self, CHARTS, self._not_built)  # meanwhile, on the GUI thread, one chart per turn
+        # meanwhile, on the GUI thread, one chart per turn once pyqtgraph is in (imported on a pool thread)
+        self.context.when_charts_loaded(lambda: stock_ahead(self, CHARTS, self._not_built))
         if "planner.resolver" not in sys.modules:  # the first page may have imported it already
             self.context.jobs.run(
                 _import_planning_core, name="import the planner", on_done=lambda _: self._make_pages_ahead()

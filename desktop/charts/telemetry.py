@@ -60,7 +60,7 @@ class TelemetryChart(QWidget):
             plot.getAxis("left").setWidth(44)
             self.plots[metric] = plot
         self.plots["utilization_pct"].setYRange(0, 100, padding=0.02)
-        self.curves: dict[tuple[str, int], pg.PlotDataItem] = {}
+        self.curves: dict[tuple[str, int], pg.PlotCurveItem] = {}
         self.names: dict[int, str] = {}
         self.lost: dict[int, str] = {}  # cuda index -> why the GPU stopped answering
         self.refused: dict[int, dict[str, str]] = {}  # cuda index -> {metric: NVML's reason}
@@ -91,9 +91,11 @@ class TelemetryChart(QWidget):
         for gpu in sorted(self.names):
             for metric, *_ in PANELS:
                 if (metric, gpu) not in self.curves:
-                    self.curves[(metric, gpu)] = self.plots[metric].plot(
-                        pen=series_pen(gpu), name=self.names[gpu]
-                    )
+                    # a bare curve item: a quarter of plot()'s data item (no symbols, no per-item options) on the
+                    # GUI thread, 32 of them for 8 GPUs
+                    curve = pg.PlotCurveItem(pen=series_pen(gpu), name=self.names[gpu])
+                    self.plots[metric].addItem(curve)
+                    self.curves[(metric, gpu)] = curve
         self._update_legend()
 
     def set_status(self, lost: Mapping[int, str], refused: Mapping[int, Mapping[str, str]]) -> None:
