@@ -37,7 +37,6 @@ SETTING_LANGUAGE = "ui/language"  # QSettings key: "en" | "ru" | "" (follow the 
 
 CURRENCIES = ("USD", "EUR", "RUB")
 CHART_IMPORT_DELAY_MS = 300  # after the window's first paints: a thread importing meanwhile would slow them
-CHART_STEP_MS = 20  # between two charts built for the callers of when_charts_loaded
 # A placeholder the user is told to set: the price of one kWh.
 DEFAULT_ELECTRICITY_PER_KWH = 0.15
 DEFAULT_ELECTRICITY_CURRENCY = "USD"
@@ -161,8 +160,8 @@ class AppContext(QObject):
     def when_charts_loaded(self, callback: Callable[[], None]) -> None:
         """Call `callback` on the GUI thread once pyqtgraph is imported: now if it is, else after it has been
         imported on a pool thread (on the GUI thread its import is a stall of 0.3-1.5 s; the window shows
-        without it and draws its charts after). Callbacks waiting together run one per event-loop turn, each
-        CHART_STEP_MS after the last (each builds a chart: 10-50 ms)."""
+        without it and draws its charts after). Callbacks that waited run one per idle turn (desktop.shelf.later:
+        each builds a chart, 10-50 ms)."""
         if self._charts_loaded or ("pyqtgraph" in sys.modules and self._chart_callbacks is None):
             self._charts_loaded = True  # imported by a page before (fully: no import of ours is under way)
             callback()
@@ -178,10 +177,12 @@ class AppContext(QObject):
 
     def _charts_imported(self) -> None:
         """pyqtgraph is in (or failed: the callers' own imports say why): the waiting callbacks, one per turn."""
+        from desktop.shelf import later
+
         self._charts_loaded = True
         callbacks, self._chart_callbacks = self._chart_callbacks or [], None
-        for index, callback in enumerate(callbacks):
-            QTimer.singleShot(index * CHART_STEP_MS, self, callback)
+        for callback in callbacks:
+            later(self, callback)
 
     # -- GPU catalog -------------------------------------------------------------------------------------------
     def gpu_catalog(self) -> dict[str, GpuSpec]:
