@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 EXAMPLE_LABEL = "example"
 
 # (nvml name, bf16 FLOP/s, memory B/s, host-to-device B/s, device-to-host B/s)
-_H100 = ("NVIDIA H100 80GB HBM3", 794e12, 0.87 * 3.35e12, 50e9, 48e9)
-_A100 = ("NVIDIA A100-SXM4-80GB", 271e12, 0.79 * 2.039e12, 25e9, 24e9)
+H100_FIGURES = ("NVIDIA H100 80GB HBM3", 794e12, 0.87 * 3.35e12, 50e9, 48e9)
+A100_FIGURES = ("NVIDIA A100-SXM4-80GB", 271e12, 0.79 * 2.039e12, 25e9, 24e9)
 
 
 def _device(index: int, figures: tuple[str, float, float, float, float], scale: float = 1.0) -> Device:
@@ -44,7 +44,7 @@ def _device(index: int, figures: tuple[str, float, float, float, float], scale: 
 
 
 def example_report(
-    figures: tuple[str, float, float, float, float] = _H100,
+    figures: tuple[str, float, float, float, float] = H100_FIGURES,
     hostname: str = "example-h100",
     created_at: str | None = None,
 ) -> ReportDocument:
@@ -81,12 +81,12 @@ def add_example_probe_runs(context: Any) -> None:
     if any((run.label or "").startswith(EXAMPLE_LABEL) for run in existing):
         return
     store.probe_runs.save(
-        ProbeReport.from_dict(example_report(_H100, "example-h100", "2026-09-14T09:30:00Z")),
+        ProbeReport.from_dict(example_report(H100_FIGURES, "example-h100", "2026-09-14T09:30:00Z")),
         source="local",
         label=f"{EXAMPLE_LABEL}: H100 node",
     )
     store.probe_runs.save(
-        ProbeReport.from_dict(example_report(_A100, "rented-a100", "2026-09-10T16:05:00Z")),
+        ProbeReport.from_dict(example_report(A100_FIGURES, "rented-a100", "2026-09-10T16:05:00Z")),
         source="imported",
         label=f"{EXAMPLE_LABEL}: rented A100",
     )

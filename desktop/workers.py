@@ -268,7 +268,7 @@ def probe_argv(mode: str, json_path: str) -> list[str]:
     return probe_command(["--progress", f"--{mode}", "--json", json_path])
 
 
-class _LineReader:
+class LineReader:
     """Splits a byte stream into lines without ever holding more than `limit` bytes of one line.
 
     A line over the limit is dropped as its bytes arrive (counted, not kept), so an endless line costs a
@@ -335,7 +335,7 @@ class ProbeProcess(QObject):
         self.timers = timers or ProbeTimers()
         self._process: QProcess | None = None
         self._abandoned: list[QProcess] = []  # children that did not exit when killed (kept until they do)
-        self._reader = _LineReader(MAX_LINE_BYTES)
+        self._reader = LineReader(MAX_LINE_BYTES)
         self._stderr_tail: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
         self._garbage: list[str] = []
         self._problems: list[str] = []
@@ -485,7 +485,7 @@ class ProbeProcess(QObject):
     def _reset(self) -> None:
         from profiler.protocol import MAX_LINE_BYTES
 
-        self._reader = _LineReader(MAX_LINE_BYTES)
+        self._reader = LineReader(MAX_LINE_BYTES)
         self._stderr_tail.clear()
         self._garbage = []
         self._problems = []

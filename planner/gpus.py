@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -254,51 +255,17 @@ def compute_dtype(precision: str, gpu: GpuSpec | None = None) -> str:
     return precision
 
 
-def user_gpu(
-    id: str,
-    name: str,
-    memory_bytes: int,
-    memory_bandwidth_bytes_per_s: float,
-    tflops: Mapping[str, float],
-    *,
-    vendor: str = "NVIDIA",
-    tdp_w: float = 0.0,
-    compute_capability: tuple[int, int] = (0, 0),
-    nvlink_bytes_per_s: float = 0.0,
-    pcie_bytes_per_s: float = 64e9,
-    gpus_per_node: int = 1,
-    purchase_usd: float | None = None,
-    nvml_names: Iterable[str] = (),
-    source: str = "user-entered",
-    source_date: str = "",
-) -> GpuSpec:
-    """A user-defined GPU type (the store keeps these; pass them as `extra`). Figures are labelled user-entered."""
-    if memory_bytes <= 0 or memory_bandwidth_bytes_per_s <= 0:
+def check_user_gpu(spec: GpuSpec) -> None:
+    """The checks a user-defined GPU type passes before the store keeps it: a positive, finite memory size and
+    bandwidth, and at least one TFLOPS figure, each for a dtype the catalog knows and positive and finite."""
+    sizes = (spec.memory_bytes, spec.memory_bandwidth_bytes_per_s)
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < math.inf for v in sizes):
         raise UserError.of(msg("error.gpu_type_sizes"))
-    unknown = set(tflops) - set(TFLOPS_DTYPES)
+    unknown = set(spec.tflops) - set(TFLOPS_DTYPES)
     if unknown:
         raise UserError.of(
             msg("error.gpu_type_dtypes", dtypes=sorted(unknown), choices=", ".join(TFLOPS_DTYPES))
         )
-    if not tflops:
+    figures = list(spec.tflops.values())
+    if not figures or not all(isinstance(v, (int, float)) and 0 < v < math.inf for v in figures):
         raise UserError.of(msg("error.gpu_type_tflops"))
-    return GpuSpec(
-        id=id,
-        name=name,
-        vendor=vendor,
-        memory_bytes=int(memory_bytes),
-        memory_bandwidth_bytes_per_s=float(memory_bandwidth_bytes_per_s),
-        tflops=MappingProxyType({k: float(v) for k, v in tflops.items()}),
-        tdp_w=float(tdp_w),
-        compute_capability=tuple(compute_capability),  # type: ignore[arg-type]
-        nvlink_bytes_per_s=float(nvlink_bytes_per_s),
-        pcie_bytes_per_s=float(pcie_bytes_per_s),
-        gpus_per_node=int(gpus_per_node),
-        purchase_usd=purchase_usd,
-        nvml_names=tuple(nvml_names),
-        sources=MappingProxyType({"all": source}),
-        source_date=source_date,
-        user_defined=True,
-        nvlink_domain=gpus_per_node if nvlink_bytes_per_s > 0 else 1,
-        scale_up_link="NVLink" if nvlink_bytes_per_s > 0 else "none",
-    )

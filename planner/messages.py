@@ -135,7 +135,7 @@ def _three_figures(value: float) -> str:
 TEMPLATES: Mapping[str, str] = MappingProxyType({**TEXTS, **ERROR_TEXTS})
 
 
-class _EnglishFormatter(string.Formatter):
+class EnglishFormatter(string.Formatter):
     """str.format with the planner's own format specs (see the module docstring)."""
 
     def format_field(self, value: Any, format_spec: str) -> str:
@@ -217,7 +217,7 @@ _SPECIAL_SPECS: dict[str, Callable[[Any], str]] = {
     "sentences": lambda value: "".join(" " + _english(item) for item in value),
 }
 
-_FORMATTER = _EnglishFormatter()
+_FORMATTER = EnglishFormatter()
 
 # A template parsed into (literal text, field name, format spec, conversion) parts: string.Formatter.parse's
 # output, which vformat would compute again for every message. None where a field is anything but a plain name
@@ -226,7 +226,7 @@ _Parts = tuple[tuple[str, str | None, str, str | None], ...]
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _parse(template: str) -> _Parts | None:
+def parse_template(template: str) -> _Parts | None:
     # a spec is None only beside no field (string.Formatter.parse): "" there changes nothing
     parts = tuple(
         (literal, name, spec or "", conversion) for literal, name, spec, conversion in _FORMATTER.parse(template)
@@ -241,7 +241,7 @@ def _parse(template: str) -> _Parts | None:
 
 # Every template parsed once, when the module loads (TEMPLATES is fixed): a table like TEMPLATES itself, not a
 # cache of anything a plan computes (about 1 ms at import for the few hundred templates).
-_PARTS: Mapping[str, _Parts | None] = MappingProxyType({code: _parse(text) for code, text in TEMPLATES.items()})
+_PARTS: Mapping[str, _Parts | None] = MappingProxyType({code: parse_template(text) for code, text in TEMPLATES.items()})
 
 
 def _english(value: object) -> str:

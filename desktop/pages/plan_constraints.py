@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import fmt
-from desktop.pages.plan_inputs import _Panel, _set_combo_data, _wrapping_form
+from desktop.pages.plan_inputs import Panel, set_combo_data, wrapping_form
 from desktop.plan_state import PlanInputs, PlanState
 from planner.search.types import MAX_MEMORY_HEADROOM
 from planner.vocabulary import Task
@@ -55,7 +55,7 @@ class _OptionalSpin(QWidget):
                     self.spin.setValue(value)
 
 
-class ConstraintsPanel(_Panel):
+class ConstraintsPanel(Panel):
     """Maximum or exact GPU count, budget, deadline, rank by; MFU and bandwidth-efficiency overrides."""
 
     def __init__(self, state: PlanState, parent: QWidget | None = None):
@@ -95,7 +95,7 @@ class ConstraintsPanel(_Panel):
             name: QLabel()
             for name in ("max", "exact", "budget", "deadline", "rank", "headroom", "mfu", "eff")
         }
-        form = _wrapping_form(self)
+        form = wrapping_form(self)
         form.addRow(self.labels["max"], self.max_spin)
         form.addRow(self.labels["exact"], self.exact)
         form.addRow(self.labels["budget"], self.budget)
@@ -194,7 +194,7 @@ class ConstraintsPanel(_Panel):
                 self.tr("Training: fastest run or lowest cost. Serving: lowest latency per token, or the fewest "
                         "GPU-hours (cost) per token that still meets the target speed and users.")
             )  # fmt: skip
-            _set_combo_data(self.rank_combo, current)
+            set_combo_data(self.rank_combo, current)
 
     def set_currency(self, currency: str) -> None:
         prefix, suffix = fmt.money_affixes(currency)  # as every amount on the page reads
@@ -204,7 +204,7 @@ class ConstraintsPanel(_Panel):
     def sync_rank(self, inputs: PlanInputs) -> None:
         """Show the ranking the state holds (the workload panel switches it with the task)."""
         with QSignalBlocker(self.rank_combo):
-            _set_combo_data(self.rank_combo, inputs.rank_by)
+            set_combo_data(self.rank_combo, inputs.rank_by)
 
     def sync_from(self, inputs: PlanInputs) -> None:
         with (
@@ -213,7 +213,7 @@ class ConstraintsPanel(_Panel):
             QSignalBlocker(self.headroom_spin),
         ):
             self.max_spin.setValue(inputs.max_gpus)
-            _set_combo_data(self.rank_combo, inputs.rank_by)
+            set_combo_data(self.rank_combo, inputs.rank_by)
             self.headroom_spin.setValue(round(inputs.memory_headroom * 100))
         self.exact.set_value(inputs.exact_gpus)
         self.budget.set_value(inputs.budget_amount)
@@ -228,7 +228,7 @@ class ConstraintsPanel(_Panel):
 _RUNTIME_NAMES = {"deepspeed": "DeepSpeed", "fsdp2": "PyTorch FSDP2", "ddp": "PyTorch DDP", "torchtitan": "torchtitan"}
 
 
-class StrategyPanel(_Panel):
+class StrategyPanel(Panel):
     """Expert mode: strategy fields pinned as the CLI's --dp --tp --pp --zero --micro-batch do, and the LoRA rank.
 
     An unticked field is searched; a ticked one is fixed for every option (an impossible pin leaves nothing
@@ -237,7 +237,7 @@ class StrategyPanel(_Panel):
     def __init__(self, state: PlanState, parent: QWidget | None = None):
         super().__init__(state, parent)
         self.pins: dict[str, _OptionalSpin] = {}
-        form = _wrapping_form(self)
+        form = wrapping_form(self)
         self.labels: dict[str, QLabel] = {}
         for name, maximum in (("dp", 65536), ("tp", 64), ("pp", 128), ("micro_batch", 4096)):
             spin = QSpinBox()
@@ -314,13 +314,13 @@ class StrategyPanel(_Panel):
         if runtime is None:
             self.runtime_combo.setCurrentIndex(0)
         else:
-            _set_combo_data(self.runtime_combo, runtime)
+            set_combo_data(self.runtime_combo, runtime)
 
     def _show_zero(self, stage: int | None) -> None:
         if stage is None:
             self.zero_combo.setCurrentIndex(0)
         else:
-            _set_combo_data(self.zero_combo, stage)
+            set_combo_data(self.zero_combo, stage)
 
     def sync_from(self, inputs: PlanInputs) -> None:
         for name, widget in self.pins.items():

@@ -69,13 +69,13 @@ def slider_to_size(position: int) -> float:
     return float(f"{value:.2g}") if value < 10 else round(value)
 
 
-def _set_combo_data(combo: QComboBox, value: Any) -> None:
+def set_combo_data(combo: QComboBox, value: Any) -> None:
     index = combo.findData(value)
     if index >= 0:
         combo.setCurrentIndex(index)
 
 
-def _wrapping_form(parent: QWidget) -> QFormLayout:
+def wrapping_form(parent: QWidget) -> QFormLayout:
     """A form whose too-long rows put the field under its label instead of being clipped.
 
     Russian labels run about 30% longer than English ones; in the narrow input column they would otherwise
@@ -85,7 +85,7 @@ def _wrapping_form(parent: QWidget) -> QFormLayout:
     return form
 
 
-class _Panel(QGroupBox):
+class Panel(QGroupBox):
     """A group box bound to the plan state."""
 
     def __init__(self, state: PlanState, parent: QWidget | None = None):
@@ -99,7 +99,7 @@ class _Panel(QGroupBox):
         raise NotImplementedError
 
 
-class WorkloadPanel(_Panel):
+class WorkloadPanel(Panel):
     TASKS = tuple(Task)
     # The precision combo's order: the common training/serving formats first, fp32 last.
     PRECISIONS = (
@@ -120,7 +120,7 @@ class WorkloadPanel(_Panel):
         self.task_hint = QLabel()
         self.task_hint.setWordWrap(True)
         self.task_hint.setObjectName("hint")
-        form = _wrapping_form(self)
+        form = wrapping_form(self)
         self.task_label, self.precision_label = QLabel(), QLabel()
         form.addRow(self.task_label, self.task_combo)
         form.addRow(self.precision_label, self.precision_combo)
@@ -153,7 +153,7 @@ class WorkloadPanel(_Panel):
             self.task_combo.clear()
             for task in self.TASKS:
                 self.task_combo.addItem(names[task], task.value)
-            _set_combo_data(self.task_combo, current)
+            set_combo_data(self.task_combo, current)
         self._update_hint()
 
     def _on_task(self, _index: int) -> None:
@@ -189,12 +189,12 @@ class WorkloadPanel(_Panel):
 
     def sync_from(self, inputs: PlanInputs) -> None:
         with QSignalBlocker(self.task_combo), QSignalBlocker(self.precision_combo):
-            _set_combo_data(self.task_combo, inputs.task)
-            _set_combo_data(self.precision_combo, inputs.precision)
+            set_combo_data(self.task_combo, inputs.task)
+            set_combo_data(self.precision_combo, inputs.precision)
         self._update_hint()
 
 
-class ModelPanel(_Panel):
+class ModelPanel(Panel):
     """A preset (searchable), a size in billions (slider + field) or a local config.json / model folder."""
 
     def __init__(self, state: PlanState, parent: QWidget | None = None):
@@ -228,7 +228,7 @@ class ModelPanel(_Panel):
         self.summary.setWordWrap(True)
         self.summary.setObjectName("hint")
 
-        layout = _wrapping_form(self)
+        layout = wrapping_form(self)
         layout.addRow(self.preset_radio, self.preset_combo)
         layout.addRow(self.size_radio, self.size_spin)
         layout.addRow("", self.size_slider)
@@ -374,14 +374,14 @@ class ModelPanel(_Panel):
         {"preset": self.preset_radio, "size": self.size_radio, "path": self.path_radio}[
             inputs.model_kind
         ].setChecked(True)
-        _set_combo_data(self.preset_combo, inputs.preset)
+        set_combo_data(self.preset_combo, inputs.preset)
         self.size_spin.setValue(inputs.size_billions)
         self.size_slider.setValue(size_to_slider(inputs.size_billions))
         self.path_edit.setText(inputs.model_path)
         del blockers
 
 
-class ShapePanel(_Panel):
+class ShapePanel(Panel):
     """Sequence length and batch; training tokens (or dataset x epochs); serving target and users.
     problem_changed(): a typed sequence length became refused or fine again (seq_problem says why)."""
 
@@ -420,12 +420,12 @@ class ShapePanel(_Panel):
         self.seq_error.setWordWrap(True)
         self.seq_error.setStyleSheet("color: #cf222e;")
         self.seq_error.hide()
-        form = _wrapping_form(self)
+        form = wrapping_form(self)
         form.addRow(self.labels["seq"], self.seq_combo)
         form.addRow(self.seq_error)
         form.addRow(self.labels["batch"], self.batch_spin)
         self.training_box = QWidget()
-        training = _wrapping_form(self.training_box)
+        training = wrapping_form(self.training_box)
         training.setContentsMargins(0, 0, 0, 0)
         training.addRow(self.tokens_radio, self.tokens_spin)
         training.addRow(self.dataset_radio, self.dataset_spin)
@@ -433,7 +433,7 @@ class ShapePanel(_Panel):
         training.addRow(self.times_label, self.epochs_spin)
         form.addRow(self.training_box)
         self.serving_box = QWidget()
-        serving = _wrapping_form(self.serving_box)
+        serving = wrapping_form(self.serving_box)
         serving.setContentsMargins(0, 0, 0, 0)
         serving.addRow(self.labels["tps"], self.tps_spin)
         serving.addRow(self.labels["users"], self.users_spin)
@@ -543,7 +543,7 @@ class ShapePanel(_Panel):
         self.retranslate()
 
 
-class HardwarePanel(_Panel):
+class HardwarePanel(Panel):
     """Checkable hardware sources: this machine (measured), imported machines, catalog GPUs, quoted offers."""
 
     GROUPS = ("local", "imported", "catalog", "quote")

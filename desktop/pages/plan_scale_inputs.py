@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import fmt
-from desktop.pages.plan_inputs import _Panel, _set_combo_data, _wrapping_form
+from desktop.pages.plan_inputs import Panel, set_combo_data, wrapping_form
 from desktop.plan_state import CHECKPOINT_STORAGES, PlanInputs, PlanState
 from desktop.qmodels.plan_options import short_gpu_name
 from planner.resolver import MAX_INTERRUPTIONS_PER_NODE_HOUR
@@ -101,7 +101,7 @@ class DefaultOrValue(QWidget):
             self.spin.setValue(value)
 
 
-class ResiliencePanel(_Panel):
+class ResiliencePanel(Panel):
     """Failures and checkpoints of a training run: the goodput term's inputs (planner.scale.Resilience)."""
 
     def __init__(self, state: PlanState, parent: QWidget | None = None):
@@ -120,7 +120,7 @@ class ResiliencePanel(_Panel):
         self.hint = QLabel()
         self.hint.setWordWrap(True)
         self.hint.setObjectName("hint")
-        form = _wrapping_form(self)
+        form = wrapping_form(self)
         form.addRow(self.labels["failures"], self.failures)
         form.addRow(self.labels["storage"], self.storage_combo)
         form.addRow(self.labels["rate"], self.rate)
@@ -194,7 +194,7 @@ class ResiliencePanel(_Panel):
             self.storage_combo.clear()
             for storage in CHECKPOINT_STORAGES:
                 self.storage_combo.addItem(names[storage], storage)
-            _set_combo_data(self.storage_combo, current)
+            set_combo_data(self.storage_combo, current)
 
     def _on_rate(self) -> None:
         """The user's write rate replaces the storage profile: the profile's choice is off while it is set."""
@@ -236,7 +236,7 @@ class ResiliencePanel(_Panel):
         self.rate.set_value(inputs.checkpoint_gb_per_s)
         self.interval.set_value(inputs.checkpoint_interval_minutes)
         with QSignalBlocker(self.storage_combo):
-            _set_combo_data(self.storage_combo, inputs.checkpoint_storage)
+            set_combo_data(self.storage_combo, inputs.checkpoint_storage)
         self.setEnabled(inputs.is_training)
         self.storage_combo.setEnabled(inputs.checkpoint_gb_per_s is None)
 
@@ -276,7 +276,7 @@ class _PoolRow:
         for gpu in gpus:
             self.combo.addItem(short_gpu_name(gpu.name), gpu.id)
             self.combo.setItemData(self.combo.count() - 1, gpu.name, Qt.ItemDataRole.ToolTipRole)
-        _set_combo_data(self.combo, gpu_id)
+        set_combo_data(self.combo, gpu_id)
         self.count = QLineEdit(count)
         self.count.setMaximumWidth(64)
         self.remove = QPushButton()
@@ -289,7 +289,7 @@ class _PoolRow:
         return self.combo, self.count, self.remove
 
 
-class PoolPanel(_Panel):
+class PoolPanel(Panel):
     """A mixed pool you have or can rent (64 × A100 80GB + 32 × H100): each type alone against the whole pool,
     the comparison `gpu-advisor plan --pool` makes. A type at 0 GPUs is absent."""
 

@@ -137,7 +137,7 @@ class QuotesPage(Page):
         return sorted(names.items(), key=lambda item: item[1].casefold())
 
     def kind_name(self, kind: str) -> str:
-        from desktop.qmodels.quotes import _tr as model_tr
+        from desktop.qmodels.quotes import model_tr
 
         return model_tr(KIND_NAMES[kind])
 

@@ -46,7 +46,7 @@ ROW_ROLE = Qt.ItemDataRole.UserRole + 2  # the whole row dict
 CONTEXT = "QuoteTableModel"
 
 
-def _tr(text: str) -> str:
+def model_tr(text: str) -> str:
     return QCoreApplication.translate(CONTEXT, text)
 
 
@@ -584,16 +584,16 @@ class QuoteTableModel(FlatTableModel):
             return None
         column = self.columns[section]
         if role == Qt.ItemDataRole.DisplayRole:
-            return _tr(column.header).format(self.display_currency)
+            return model_tr(column.header).format(self.display_currency)
         if role == Qt.ItemDataRole.ToolTipRole and column.tooltip:
-            return _tr(column.tooltip)
+            return model_tr(column.tooltip)
         return None
 
     def field_title(self, key: str) -> str:
         """A stored field as its column header reads ("Price / GPU-h"), for the Edit menu's Undo and Redo."""
         for column in self.columns:
             if column.key == key:
-                return " ".join(_tr(column.header).format(self.display_currency).split())
+                return " ".join(model_tr(column.header).format(self.display_currency).split())
         return key
 
     def is_reference(self, position: int) -> bool:
@@ -652,11 +652,11 @@ class QuoteTableModel(FlatTableModel):
 
     def _display(self, column: Column, value: Any, row: Row) -> str:
         if column.editor == "rate" and value in (None, "") and row.get("kind") == "spot":
-            return _tr(TYPICAL_RATE)  # not stated: planning assumes the provider's typical rate
+            return model_tr(TYPICAL_RATE)  # not stated: planning assumes the provider's typical rate
         if value is None or value == "":
             return ""
         if column.key == "kind":
-            return _tr(KIND_NAMES[value]) if value in KIND_NAMES else str(value)
+            return model_tr(KIND_NAMES[value]) if value in KIND_NAMES else str(value)
         if column.editor == "money":
             return fmt.money(float(value), str(row.get("currency") or ""))
         if column.key == "server_overhead_fraction":

@@ -135,7 +135,7 @@ def report_json(report: object, refit: dict[str, float]) -> dict[str, object]:
     }
 
 
-def _pct(value: object) -> str:
+def signed_percent(value: object) -> str:
     return f"{value:+.1%}" if isinstance(value, float) else "-"
 
 
@@ -146,8 +146,8 @@ def print_report(payload: dict[str, object]) -> None:
           f"{'error':>7} {'CV err':>7}  layout")  # fmt: skip
     for row in cases:
         print(f"{row['id']:<56.56} {row['gpu']:<14} {row['gpus']:>5} {row['metric']:<28.28} "
-              f"{row['published']:>11.4g} {row['predicted']:>11.4g} {_pct(row['error']):>7} "
-              f"{_pct(row['cv_error']):>7}  {row['layout']}")  # fmt: skip
+              f"{row['published']:>11.4g} {row['predicted']:>11.4g} {signed_percent(row['error']):>7} "
+              f"{signed_percent(row['cv_error']):>7}  {row['layout']}")  # fmt: skip
     excluded = payload["excluded"]
     assert isinstance(excluded, list)
     print(f"\nexcluded ({len(excluded)}):")

@@ -13,7 +13,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from planner import validation_peer
 from planner.cli import print_json
-from planner.cli.validate_cmd import _pct
+from planner.cli.validate_cmd import signed_percent
 from planner.validation import CaseResult, Statistics, ValidationReport
 from planner.validation_peer import PACKAGE, peer_results
 
@@ -66,8 +66,8 @@ def print_peer(peer: dict[str, object]) -> None:
     )
     for row in rows:
         note = row["peer_note"] or f"batch {row['peer_batch']}"
-        print(f"{row['id']:<56.56} {row['split']:<8} {row['published']:>11.4g} {_pct(row['error']):>8} "
-              f"{_pct(row['out_of_sample_error']):>8} {_pct(row['peer_error']):>8}  {note}")  # fmt: skip
+        print(f"{row['id']:<56.56} {row['split']:<8} {row['published']:>11.4g} {signed_percent(row['error']):>8} "
+              f"{signed_percent(row['out_of_sample_error']):>8} {signed_percent(row['peer_error']):>8}  {note}")  # fmt: skip
     for label, name in (("ours", "ours in-sample"), ("ours_out_of_sample", "ours out of sample"),
                         ("peer", "AIConfigurator")):  # fmt: skip
         stats = peer[label]

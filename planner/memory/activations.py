@@ -43,8 +43,8 @@ def _transformer_engine(config: MemoryConfig, tp: int, sharded: bool) -> bool:
     return sharded and tp > 1 and config.task.is_full_training
 
 
-def _norm_bytes(model: ModelSpec, frozen: bool, residual: float, autocast: bool) -> float:
-    """Bytes per token one norm keeps, per hidden feature (+ its per-token statistics, see _norm_stats), on a
+def norm_bytes(model: ModelSpec, frozen: bool, residual: float, autocast: bool) -> float:
+    """Bytes per token one norm keeps, per hidden feature (+ its per-token statistics, see norm_stats), on a
     residual stream of `residual` bytes per value: LayerNorm keeps its input (autocast runs it in fp32); HF's
     RMSNorm keeps its input in fp32 (a copy of a 16-bit one) and, with a trained weight, the normalised value in
     the residual's dtype."""
@@ -56,10 +56,10 @@ def _norm_bytes(model: ModelSpec, frozen: bool, residual: float, autocast: bool)
 def _residual_bytes(config: MemoryConfig, sharded: bool) -> tuple[float, bool]:
     """(bytes per value of the residual stream, whether autocast runs): autocast over fp32 weights keeps an fp32
     residual; FSDP2's 16-bit compute, LoRA on a 16-bit base and inference keep the compute dtype."""
-    return _residual_of(compute_bytes(config), config.task.is_full_training, sharded)
+    return residual_of(compute_bytes(config), config.task.is_full_training, sharded)
 
 
-def _residual_of(e: float, full_training: bool, sharded: bool) -> tuple[float, bool]:
+def residual_of(e: float, full_training: bool, sharded: bool) -> tuple[float, bool]:
     """_residual_bytes from the compute bytes per value `e` and whether every weight trains."""
     autocast = e < 4 and not sharded
     if full_training and not sharded:
@@ -67,7 +67,7 @@ def _residual_of(e: float, full_training: bool, sharded: bool) -> tuple[float, b
     return e, autocast
 
 
-def _norm_stats(model: ModelSpec) -> float:
+def norm_stats(model: ModelSpec) -> float:
     return 8.0 if model.norm == "layernorm" else 4.0  # mean + rstd, or rstd, in fp32
 
 
@@ -156,7 +156,7 @@ def _adapter_activations(model: ModelSpec, config: MemoryConfig, e: float, tp: i
     return (e * inputs + e * r * count) / tp
 
 
-def _per_token_layer_activations(
+def per_token_layer_activations(
     model: ModelSpec, config: MemoryConfig, divisors: Divisors, moe: bool, seq_len: int, sharded: bool = False
 ) -> float:
     """Bytes autograd keeps per token for one layer (one micro-batch), on one GPU: the norms' inputs (and
@@ -168,11 +168,11 @@ def _per_token_layer_activations(
     tp = divisors.tp
     residual, autocast = _residual_bytes(config, sharded)
     if _transformer_engine(config, tp, sharded):
-        replicated = model.norms_per_layer * (TE_NORM_LINEAR_VALUES * e * h + _norm_stats(model))
+        replicated = model.norms_per_layer * (TE_NORM_LINEAR_VALUES * e * h + norm_stats(model))
         per_mlp = TE_GATED_MLP_TENSORS if model.gated_mlp else TE_MLP_TENSORS
     else:
         norms = model.norms_per_layer * (
-            _norm_bytes(model, frozen, residual, autocast) * h + _norm_stats(model)
+            norm_bytes(model, frozen, residual, autocast) * h + norm_stats(model)
         )
         replicated = norms + _linear_input_bytes(model, config, e, sharded) * h
         per_mlp = _mlp_tensors(model, frozen)

@@ -23,7 +23,7 @@ def gradient_bytes(precision: str) -> float:
 
 # Optimizer state per trainable parameter: AdamW m + v in fp32; 8-bit AdamW m + v in int8 (Dettmers et al.
 # 2021, arXiv 2110.02861); SGD momentum in fp32.
-_OPTIMIZER_STATE_BYTES = {Optimizer.ADAMW: 8.0, Optimizer.ADAMW8BIT: 2.0, Optimizer.SGD: 4.0}
+OPTIMIZER_STATE_BYTES = {Optimizer.ADAMW: 8.0, Optimizer.ADAMW8BIT: 2.0, Optimizer.SGD: 4.0}
 
 
 # Megatron-LM mixed precision (tensor/pipeline parallel layouts): bf16 weights (2 bytes), fp32 main gradients
@@ -41,7 +41,7 @@ MASTER_BYTES = 4.0
 def optimizer_bytes(optimizer: Optimizer, precision: str) -> float:
     """Optimizer state per trainable parameter; an fp32 master copy (4 bytes) only beside fp8 weights."""
     master = 4.0 if precision == Precision.FP8 else 0.0
-    return master + _OPTIMIZER_STATE_BYTES[optimizer]
+    return master + OPTIMIZER_STATE_BYTES[optimizer]
 
 
 def megatron_style(config: MemoryConfig) -> bool:

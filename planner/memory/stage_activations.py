@@ -6,10 +6,10 @@ from typing import NamedTuple
 
 from planner.memory.activations import (
     TE_NORM_LINEAR_VALUES,
-    _norm_bytes,
-    _norm_stats,
-    _per_token_layer_activations,
-    _residual_of,
+    norm_bytes,
+    norm_stats,
+    per_token_layer_activations,
+    residual_of,
 )
 from planner.memory.config import (
     LOGITS_BYTES_PER_VALUE,
@@ -90,7 +90,7 @@ def per_token_activations(
     def per_layer(moe: bool, sharded: bool) -> float:
         if moe and not model.is_moe:
             return 0.0
-        return _per_token_layer_activations(model, config, divisors, moe, config.seq_len, sharded)
+        return per_token_layer_activations(model, config, divisors, moe, config.seq_len, sharded)
 
     return per_layer(False, False), per_layer(True, False), per_layer(False, True), per_layer(True, True)
 
@@ -195,7 +195,7 @@ def training_class_terms(
     hidden = model.hidden
     per_class = []
     for sharded, per_dense, per_moe in ((False, *per_token[:2]), (True, *per_token[2:])):
-        residual, autocast = _residual_of(e, full_training, sharded)
+        residual, autocast = residual_of(e, full_training, sharded)
         if full:  # each layer's input kept, one layer's activations at a time
             in_flight, once = stage.layers * residual * hidden / sp_divisor, max(per_dense, per_moe)
         else:
@@ -207,11 +207,11 @@ def training_class_terms(
             # vocabulary entry per token (the forward's logits, fp32 copy and log_softmax, 8-10 bytes, are gone
             # by then)
             if sharded and tp > 1 and full_training:  # _transformer_engine: the final norm's 16-bit input and
-                final = (TE_NORM_LINEAR_VALUES * e * hidden + _norm_stats(model)) / sp_divisor  # output
+                final = (TE_NORM_LINEAR_VALUES * e * hidden + norm_stats(model)) / sp_divisor  # output
             else:
                 head_input = (0.0 if frozen else e) * hidden
                 final = (
-                    _norm_bytes(model, frozen, residual, autocast) * hidden + _norm_stats(model) + head_input
+                    norm_bytes(model, frozen, residual, autocast) * hidden + norm_stats(model) + head_input
                 ) / sp_divisor
             logits_bytes = 12.0
             head = logits_bytes * model.vocab / tp + final

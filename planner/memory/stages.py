@@ -25,10 +25,10 @@ from planner.memory.config import (
 )
 from planner.memory.divisors import Divisors, divisors_of
 from planner.memory.element_bytes import (
-    _OPTIMIZER_STATE_BYTES,
     MASTER_BYTES,
     MEGATRON_GRADIENT_BYTES,
     MEGATRON_WEIGHT_BYTES,
+    OPTIMIZER_STATE_BYTES,
     compute_bytes,
     deepspeed_layout,
     gradient_bytes,
@@ -46,7 +46,7 @@ from planner.vocabulary import Offload, Runtime, Task
 
 
 @functools.lru_cache(maxsize=8192)
-def _lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...]) -> tuple[int, int, int]:
+def lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...]) -> tuple[int, int, int]:
     """(adapter params in a dense layer, in an MoE layer outside routed experts, in all routed experts of one
     MoE layer, plus the number of adapted matrices a token passes in a dense layer) -- r x (d_in + d_out) each."""
     h = model.hidden
@@ -300,13 +300,13 @@ def stage_shape(
     adapter_dense = adapter_expert = adapter_bytes = 0.0
     trainable_dense = trainable_expert = 0.0
     if adapter:
-        per_dense, per_moe, per_routed = _lora_params_per_layer(model, config.lora_rank, config.lora_targets)
+        per_dense, per_moe, per_routed = lora_params_per_layer(model, config.lora_rank, config.lora_targets)
         adapter_dense = (stage.dense_layers * per_dense + stage.moe_layers * per_moe) / tp
         # a state-space layer has no q/k/v/o projections to adapt (peft matches module names: its mixer's are
         # in_proj, x_proj, dt_proj, out_proj)
         attention_only = tuple(target for target in config.lora_targets if target in ("q", "k", "v", "o"))
         mixerless = sum(1 for i in stage.layer_indices if layer_kinds(model)[i] == STATE)
-        adapter_dense -= mixerless * _lora_params_per_layer(model, config.lora_rank, attention_only)[0] / tp
+        adapter_dense -= mixerless * lora_params_per_layer(model, config.lora_rank, attention_only)[0] / tp
         adapter_expert = stage.moe_layers * per_routed / divisors.expert_divisor
         adapter_bytes = training_weight_bytes(master_precision(config.precision))
         trainable_dense, trainable_expert = adapter_dense, adapter_expert
@@ -319,7 +319,7 @@ def stage_shape(
         opt_per = optimizer_bytes(config.optimizer, precision)
     megatron_opt_per = 0.0
     if full_training and e < 4 and (tp > 1 or pp > 1):
-        megatron_opt_per = MASTER_BYTES + _OPTIMIZER_STATE_BYTES[config.optimizer]
+        megatron_opt_per = MASTER_BYTES + OPTIMIZER_STATE_BYTES[config.optimizer]
     largest, root_unit = _fsdp_units(model, counts, divisors)
     tied_gradient = 0.0
     if full_training and model.tied_embeddings and stage.has_embedding:

@@ -96,3 +96,49 @@ def exposed_s(
     nothing left to hide behind), plus the `interference` share of the hidden part that slows the compute."""
     exposed = max(communication_s - hiding_compute_s, min(last_piece_s, communication_s), 0.0)
     return exposed + interference * (communication_s - exposed)
+
+
+# NCCL's own latency model of a collective across nodes (NVIDIA/nccl, src/graph/tuning.cc at commit 01afd20,
+# ncclTopoTuneModel: baseLat and hwLat in microseconds, Simple protocol, the one large buffers use). A ring takes
+# one step per rank, 2(n - 1) for an all-reduce and n - 1 for a reduce-scatter or all-gather, of which 2(nodes - 1)
+# (nodes - 1) cross the network; a large multi-node ring all-reduce takes 1.9x that ("plateau effect of ring",
+# ncclTopoGetAlgoTime). A tree (all-reduce only) climbs and descends log2(nodes) network hops and n / nodes - 1
+# links inside each node, at 0.9 of the bus bandwidth. NCCL runs whichever is faster for the size.
+NCCL_RING_BASE_S = 8.4e-6
+NCCL_RING_STEP_S = {"nvlink": 3.4e-6, "pcie": 5.7e-6, "network": 9.6e-6}
+NCCL_RING_PLATEAU = 1.9
+NCCL_TREE_STEP_S = {"nvlink": 28e-6, "pcie": 28e-6, "network": 50e-6}
+NCCL_TREE_BANDWIDTH = 0.9
+
+
+def _nodes_of(ranks: int, span_gpus: int, gpus_per_node: int) -> int:
+    """The nodes `ranks` ranks spread evenly over `span_gpus` consecutive GPUs sit on."""
+    return max(1, min(ranks, math.ceil(span_gpus / max(1, gpus_per_node))))
+
+
+def multi_node_allreduce_s(
+    size_bytes: float, ranks: int, span_gpus: int, gpus_per_node: int, bus_bytes_per_s: float, intra: str = "nvlink"
+) -> float:
+    """One all-reduce of `size_bytes` per rank over `ranks` ranks spread across nodes: NCCL's faster of ring and
+    tree, each its bandwidth time plus its latency (the constants above)."""
+    if ranks <= 1 or size_bytes <= 0:
+        return 0.0
+    nodes = _nodes_of(ranks, span_gpus, gpus_per_node)
+    network = 2 * (nodes - 1)
+    ring_latency = NCCL_RING_BASE_S + (2 * (ranks - 1) - network) * NCCL_RING_STEP_S[intra]
+    ring_latency += network * NCCL_RING_STEP_S["network"]
+    ring = allreduce_time_s(size_bytes, ranks, bus_bytes_per_s) + NCCL_RING_PLATEAU * ring_latency
+    per_node = max(1, ranks // nodes)
+    tree_latency = 2 * ((per_node - 1) * NCCL_TREE_STEP_S[intra] + math.log2(nodes) * NCCL_TREE_STEP_S["network"])
+    tree = 2 * size_bytes / (NCCL_TREE_BANDWIDTH * bus_bytes_per_s) + tree_latency
+    return min(ring, tree)
+
+
+def multi_node_gather_latency_s(ranks: int, span_gpus: int, gpus_per_node: int, intra: str = "nvlink") -> float:
+    """The latency of one reduce-scatter or all-gather over `ranks` ranks across nodes: a ring (NCCL has no tree
+    for them), n - 1 steps of which nodes - 1 cross the network."""
+    if ranks <= 1:
+        return 0.0
+    nodes = _nodes_of(ranks, span_gpus, gpus_per_node)
+    steps, network = ranks - 1, nodes - 1
+    return NCCL_RING_BASE_S + (steps - network) * NCCL_RING_STEP_S[intra] + network * NCCL_RING_STEP_S["network"]

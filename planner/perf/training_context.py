@@ -17,6 +17,8 @@ from planner.perf.communication import (
     allgather_time_s,
     allreduce_time_s,
     exposed_s,
+    multi_node_allreduce_s,
+    multi_node_gather_latency_s,
 )
 from planner.perf.compute import (
     LayerShape,
@@ -312,7 +314,10 @@ class StepContext:
             return 0.0
         link = self.link(dp, dp * self.tp)
         weights = self.stage_weight_params * ACTIVATION_BYTES
-        gather = allgather_time_s(weights, dp, link.bus_bytes_per_s, link.latency_s * self.stage_layers)
+        latency = link.latency_s
+        if link.kind == "network":  # a ring over every rank: its latency grows with the ranks (NCCL's model)
+            latency = multi_node_gather_latency_s(dp, dp * self.tp, self.owner.per_node)
+        gather = allgather_time_s(weights, dp, link.bus_bytes_per_s, latency * self.stage_layers)
         total = 3 * gather if not self.adapters else 2 * gather
         if self.comm_overlap is not None:
             return (1 - self.comm_overlap) * total
@@ -400,7 +405,15 @@ class StepContext:
         if dp <= 1 or zero == ZeroStage.WEIGHTS:
             return 0.0
         link = self.link(dp, dp * self.tp)
-        total = allreduce_time_s(gradient_bytes, dp, link.bus_bytes_per_s, link.latency_s)
+        # across nodes: one bucket per layer, each NCCL's faster of ring and tree (its latency grows with the ranks)
+        if link.kind == "network":
+            buckets = max(1, self.stage_layers)
+            per_bucket = multi_node_allreduce_s(
+                gradient_bytes / buckets, dp, dp * self.tp, self.owner.per_node, link.bus_bytes_per_s
+            )
+            total = buckets * per_bucket
+        else:
+            total = allreduce_time_s(gradient_bytes, dp, link.bus_bytes_per_s, link.latency_s)
         if self.comm_overlap is not None:
             return (1 - self.comm_overlap) * total
         window = mb.backward_s + (mb.forward_s if zero >= ZeroStage.OPTIMIZER else 0.0)

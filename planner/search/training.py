@@ -33,22 +33,22 @@ from planner.search.ranking import rank_key
 from planner.search.training_fits import (
     PIPELINE_MAX_ZERO,
     VIRTUAL_STAGES,
+    BestFound,
+    ClassedFits,
+    Enumerated,
     FamilyKey,
+    LayoutFits,
+    PairTable,
+    SearchedShape,
     Shape,
     State,
+    StateFit,
     Variant,
-    _Best,
-    _ClassedFits,
-    _data_parallel_only,
-    _Enumerated,
-    _layout,
-    _LayoutFits,
-    _PairTable,
-    _search_order,
-    _Searched,
-    _StateFit,
+    data_parallel_only,
     excluded_family_message,
     family_key,
+    make_layout,
+    search_order,
 )
 from planner.search.types import Excluded, PlanOption
 from planner.uncertainty import ErrorBand
@@ -63,7 +63,7 @@ class TrainingSearch(GpuSearch):
         self.counts = candidate_gpu_counts(self.max_gpus, self.per_node, self.constraints.gpus)
         # the CPU RAM of one node, which offloaded states of the GPUs in it share (planner.memory.host_ram)
         self.host_ram = node_host_ram_bytes(self.constraints.host_ram_bytes, self.gpu.memory_bytes, self.per_node)
-        self.best: dict[int, _Best] = {}  # GPU count -> the fastest layout found
+        self.best: dict[int, BestFound] = {}  # GPU count -> the fastest layout found
         # The smallest need per family and of all, with the enumeration index of its layout (ties: the first);
         # where enumeration order first records each family (the order of the excluded entries).
         self.family_need: dict[FamilyKey, tuple[tuple[float, int], Layout]] = {}
@@ -77,8 +77,8 @@ class TrainingSearch(GpuSearch):
         self._variants_of: dict[bool, list[Variant]] = {}  # without / with a pipeline (_variants)
         self._dps_of: dict[tuple[int, int], list[int]] = {}
         self._unpipelined: dict[tuple[int, int, bool], dict[int, tuple[float, float]] | None] = {}
-        # Every layout that reached the memory step, in enumeration order (_Searched).
-        self.searched: list[_Searched] = []
+        # Every layout that reached the memory step, in enumeration order (SearchedShape).
+        self.searched: list[SearchedShape] = []
         self.options = perf.TrainingOptions(
             optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank
         )
@@ -172,7 +172,7 @@ class TrainingSearch(GpuSearch):
         reference: Variant,
         with_dp_one: bool,
         states: list[State],
-    ) -> list[tuple[_StateFit, int]]:
+    ) -> list[tuple[StateFit, int]]:
         """The a + b / dp fit of each state that is possible at this layout, with its exact total at dp 2 x base
         (one of the two the fit comes from: the reference of the variant deltas); totals: the layout's
         (SearchMemory.layout_totals)."""
@@ -190,7 +190,7 @@ class TrainingSearch(GpuSearch):
                 exact = at_dp_one[0]
                 at_one = math.inf if exact is None else exact
             fits.append(
-                (_StateFit((zero, offload), t_low - b / low, b, at_one), t_low if low == 2 * base else t_high)
+                (StateFit((zero, offload), t_low - b / low, b, at_one), t_low if low == 2 * base else t_high)
             )
         return fits
 
@@ -228,14 +228,14 @@ class TrainingSearch(GpuSearch):
     def run(self) -> Found:
         enumerated = self._enumerated()
         self._variants_of, self.skipped_pipeline = enumerated.variants_of, enumerated.skipped_pipeline
-        self.searched = [_Searched(*layout) for layout in enumerated.layouts]
+        self.searched = [SearchedShape(*layout) for layout in enumerated.layouts]
         for searched in self.searched:
-            if _data_parallel_only(searched.shape):
+            if data_parallel_only(searched.shape):
                 self._sized(searched)  # its sharding families are reported one by one
         if self.searched:
             table = self._pair_table()
             floors = table.floors(self._stage_floor_rows(table))
-            order = _search_order(table.counts, floors, table.indices)
+            order = search_order(table.counts, floors, table.indices)
             counts, pairs, ordered_floors = (
                 table.counts[order].tolist(),
                 order.tolist(),
@@ -249,8 +249,8 @@ class TrainingSearch(GpuSearch):
         self._finish()
         return self.found
 
-    def _pair_table(self) -> _PairTable:
-        """This search's _PairTable, shared with the other GPU types of the plan() call whose searches try the
+    def _pair_table(self) -> PairTable:
+        """This search's PairTable, shared with the other GPU types of the plan() call whose searches try the
         same layouts at the same dps (the node size decides the counts and tensor-parallel sizes), kept beside
         the layouts' memory fits, which are shared the same way."""
         key = (
@@ -260,15 +260,15 @@ class TrainingSearch(GpuSearch):
             tuple(layout.index for layout in self.searched),
         )
         table = self.memory.shared_by_gpu_types.get(key)
-        if not isinstance(table, _PairTable):
+        if not isinstance(table, PairTable):
             bubbles = [self.step_model.bubble_microbatches(layout.shape[1], layout.shape[3])
                        for layout in self.searched]  # fmt: skip
-            table = self.memory.shared_by_gpu_types[key] = _PairTable(
+            table = self.memory.shared_by_gpu_types[key] = PairTable(
                 self.searched, bubbles, self.workload.global_batch
             )
         return table
 
-    def _stage_floor_rows(self, table: _PairTable) -> npt.NDArray[np.float64]:
+    def _stage_floor_rows(self, table: PairTable) -> npt.NDArray[np.float64]:
         """Per searched layout, the seconds of StepModel.stage_floor of each micro-batch of table.micro_batches,
         the lowest of its recompute modes (_unpipelined_floors): -inf with no floor (every candidate is timed),
         inf for a micro-batch the layout's variants do not have. Worked out per (tp, ep, pipelined) and per
@@ -293,17 +293,17 @@ class TrainingSearch(GpuSearch):
         rows[without[table.floor_key_of]] = -np.inf
         return rows
 
-    def _enumerated(self) -> _Enumerated:
+    def _enumerated(self) -> Enumerated:
         """The layouts this search tries (_prepare_layouts), shared with the other GPU types of the plan() call
         with the same node size: they depend on the model, workload, constraints, node size and GPU counts
-        only (the same inputs as _PairTable), never on the GPU's rates or memory."""
+        only (the same inputs as PairTable), never on the GPU's rates or memory."""
         key = ("layouts", self.per_node, tuple(self.counts))
         found = self.memory.shared_by_gpu_types.get(key)
-        if not isinstance(found, _Enumerated):
+        if not isinstance(found, Enumerated):
             found = self.memory.shared_by_gpu_types[key] = self._prepare_layouts()
         return found
 
-    def _prepare_layouts(self) -> _Enumerated:
+    def _prepare_layouts(self) -> Enumerated:
         """Every layout to search, in enumeration order: those where a dp fills a count and a state can run it."""
         layouts: list[tuple[int, Shape, int, list[Variant], list[State], list[int]]] = []
         variants_of: dict[bool, list[Variant]] = {}  # without / with a pipeline (_variants)
@@ -319,9 +319,9 @@ class TrainingSearch(GpuSearch):
                 continue
             variants = variants_of.get(pp > 1) or variants_of.setdefault(pp > 1, self._variants(pp))
             layouts.append((index, shape, ep // math.gcd(ep, tp), variants, states, dps))
-        return _Enumerated(layouts, variants_of, skipped_pipeline)
+        return Enumerated(layouts, variants_of, skipped_pipeline)
 
-    def _sized(self, searched: _Searched) -> _ClassedFits | None:
+    def _sized(self, searched: SearchedShape) -> ClassedFits | None:
         """The layout's memory fits, worked out the first time they are asked for, and its needs recorded then
         where they are asked for: a layout without tensor or pipeline parallelism always (its sharding
         families are reported one by one), the others' once the "tensor/pipeline parallel" family's need is
@@ -331,11 +331,11 @@ class TrainingSearch(GpuSearch):
             searched.fits = self._memory_fits(
                 searched.shape, searched.base, searched.variants, searched.states, 1 in searched.dps
             )
-            if searched.fits is not None and (self.needs_complete or _data_parallel_only(searched.shape)):
+            if searched.fits is not None and (self.needs_complete or data_parallel_only(searched.shape)):
                 self._record_needs(searched.index, searched.shape, searched.dps, searched.fits)
         return searched.fits
 
-    def _search_count(self, count: int, table: _PairTable, pairs: list[int], floors: list[float]) -> None:
+    def _search_count(self, count: int, table: PairTable, pairs: list[int], floors: list[float]) -> None:
         """Best-first at one GPU count: the pairs (positions in `table`) in ascending floor order, until a floor
         is above the best found (every pair after it has a floor at least as high, so none of its candidates
         can beat or tie the best); a visited pair's memory, shortlist and candidates are worked out then."""
@@ -387,7 +387,7 @@ class TrainingSearch(GpuSearch):
             return
         self.needs_complete = True
         for searched in self.searched:
-            if _data_parallel_only(searched.shape):
+            if data_parallel_only(searched.shape):
                 continue  # recorded when sized
             if not searched.sized:
                 self._sized(searched)  # records them
@@ -396,12 +396,12 @@ class TrainingSearch(GpuSearch):
 
     def _memory_fits(
         self, shape: Shape, base: int, variants: list[Variant], states: list[State], with_dp_one: bool
-    ) -> _ClassedFits | None:
+    ) -> ClassedFits | None:
         """The state fits and variant deltas of a layout (None when nothing is possible there). They depend on
         the model, workload and layout only, so every GPU type of one search shares them (SearchMemory).
         Activations differ between the states planner.memory models with autocast (DDP) and with 16-bit compute
         (DeepSpeed's 16-bit model, FSDP2's units, Megatron-style TP/PP; SearchMemory.activation_class): each
-        class gets its own variant deltas and _LayoutFits."""
+        class gets its own variant deltas and LayoutFits."""
         key = (shape, base, tuple(variants), tuple(states), with_dp_one)
         cache = self.memory.shared_by_gpu_types
         if key in cache:
@@ -416,7 +416,7 @@ class TrainingSearch(GpuSearch):
             return math.inf if found is None else found
 
         sixteen_bit = self.memory.activation_class(shape)
-        parts: list[_LayoutFits] = []
+        parts: list[LayoutFits] = []
         for sharded in (False, True):
             group = [(fit, at_two_base) for fit, at_two_base in fitted if sixteen_bit(*fit.state) == sharded]
             if group:
@@ -424,13 +424,13 @@ class TrainingSearch(GpuSearch):
                 deltas = self._variant_deltas(totals, 2 * base, first.state, variants, ref_total)
                 if deltas:
                     parts.append(
-                        _LayoutFits([fit for fit, _ in group], deltas, self.workload.global_batch, host)
+                        LayoutFits([fit for fit, _ in group], deltas, self.workload.global_batch, host)
                     )
-        found = _ClassedFits(parts) if parts else None
+        found = ClassedFits(parts) if parts else None
         cache[key] = found
         return found
 
-    def _record_needs(self, index: int, shape: Shape, dps: list[int], layout_fits: _ClassedFits) -> None:
+    def _record_needs(self, index: int, shape: Shape, dps: list[int], layout_fits: ClassedFits) -> None:
         """Smallest per-GPU need per family (at the largest dp and lightest activations), for excluded reasons.
         A tie goes to the layout first in enumeration order (`index`), whatever order the layouts are searched in;
         a family's place among the excluded is where enumeration order first records it."""
@@ -446,9 +446,9 @@ class TrainingSearch(GpuSearch):
                 self.smallest_need = (ranked, layout)
 
     def _consider(
-        self, searched: _Searched, dp: int, shortlist: list[tuple[State, Variant]], best: _Best | None
-    ) -> _Best | None:
-        """Time the fitting (state, variant) pairs worth timing at this layout and dp (_LayoutFits.shortlist),
+        self, searched: SearchedShape, dp: int, shortlist: list[tuple[State, Variant]], best: BestFound | None
+    ) -> BestFound | None:
+        """Time the fitting (state, variant) pairs worth timing at this layout and dp (LayoutFits.shortlist),
         unless their floor (StepModel.microbatch_floor, kept per variant in searched.floors once known; before
         that StepModel.stage_floor) is above the best at this GPU count (`best`, self.best's entry); keep the
         fastest there and return it."""
@@ -470,11 +470,11 @@ class TrainingSearch(GpuSearch):
                         )
                 if floor is not None and floor.at(dp) > best.key[0]:
                     continue  # cannot beat the best at this count: not worth timing
-            layout = _layout(tp, pp, ep, dp, state, variant, virtual)
+            layout = make_layout(tp, pp, ep, dp, state, variant, virtual)
             seconds = step_model.seconds(layout)
             key = (seconds, int(state[0]), state[1] != Offload.NONE, pp, tp, searched.index, position)
             if best is None or key < best.key:
-                best = self.best[count] = _Best(key, layout)
+                best = self.best[count] = BestFound(key, layout)
         return best
 
     def _step_time(self, layout: Layout) -> perf.StepTime:
@@ -490,7 +490,7 @@ class TrainingSearch(GpuSearch):
         self._exclusions()
         self._advice()
 
-    def _option(self, count: int, best: _Best) -> PlanOption | None:
+    def _option(self, count: int, best: BestFound) -> PlanOption | None:
         """The option for the fastest layout at `count` GPUs, re-estimated exactly (None if it does not fit)."""
         workload, layout = self.workload, best.layout
         step = self._step_time(layout)

@@ -50,7 +50,7 @@ VIRTUAL_STAGES = (1, 4)
 FamilyKey = State | None
 
 
-def _search_order(
+def search_order(
     counts: npt.NDArray[np.int64], floors: npt.NDArray[np.float64], indices: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.intp]:
     """The order the search visits the pairs in (positions into the arrays): by GPU count, each count's pairs in
@@ -61,7 +61,7 @@ def _search_order(
 
 
 @dataclass(frozen=True, slots=True)
-class _StateFit:
+class StateFit:
     """Per-GPU bytes of one sharding state at the reference activation variant: a + b / dp, from two exact
     estimates; at_one is the exact figure at dp 1 (one rank has no shards or communicator; inf where
     impossible, None when dp 1 is not searched)."""
@@ -94,7 +94,7 @@ class _FirstFit:
             self.negative_minima.append(-lowest)  # nondecreasing
 
 
-class _LayoutFits:
+class LayoutFits:
     """What one layout (tp, pp, ep, virtual stages) needs in memory, for every GPU type of one search: the
     state fits, the variant deltas, and per (dp, capacity) the shortlist of (state, variant) worth timing
     (GPU types with the same memory share them)."""
@@ -117,7 +117,7 @@ class _LayoutFits:
     )
 
     def __init__(
-        self, fits: list[_StateFit], deltas: dict[Variant, float], global_batch: int, host: StateHost
+        self, fits: list[StateFit], deltas: dict[Variant, float], global_batch: int, host: StateHost
     ):
         self.fits, self.deltas, self.global_batch = fits, deltas, global_batch
         # the CPU RAM per GPU of a state's offloaded parts at a dp (planner.memory.host_ram), asked only of
@@ -147,7 +147,7 @@ class _LayoutFits:
             tp, pp, ep, virtual = shape
             found = self._needs[dp] = []
             for fit in self.fits:
-                layout = _layout(tp, pp, ep, dp, fit.state, lightest, virtual)
+                layout = make_layout(tp, pp, ep, dp, fit.state, lightest, virtual)
                 found.append((fit.need(dp, deltas[lightest]), layout, family_key(layout)))
         return found
 
@@ -247,20 +247,20 @@ _NO_DEARER = {
 }
 
 
-class _ClassedFits:
-    """A layout's _LayoutFits per activation class (autocast; 16-bit compute, SearchMemory.activation_class): their
+class ClassedFits:
+    """A layout's LayoutFits per activation class (autocast; 16-bit compute, SearchMemory.activation_class): their
     needs together, and per dp their shortlists together (the clock decides between the classes)."""
 
     __slots__ = ("parts",)
 
-    def __init__(self, parts: list[_LayoutFits]):
+    def __init__(self, parts: list[LayoutFits]):
         self.parts = parts
 
     def needs(self, shape: Shape, dp: int) -> list[tuple[float, Layout, FamilyKey]]:
         return [need for part in self.parts for need in part.needs(shape, dp)]
 
     def shortlist(self, dp: int, capacity: int, host_room: float) -> list[tuple[State, Variant]]:
-        """The shortlist of one dp (_LayoutFits.shortlist), the classes' together."""
+        """The shortlist of one dp (LayoutFits.shortlist), the classes' together."""
         parts = self.parts
         first = parts[0].shortlist(dp, capacity, host_room)
         if len(parts) == 1:
@@ -272,8 +272,8 @@ class _ClassedFits:
 
 
 @dataclass(frozen=True, slots=True)
-class _Enumerated:
-    """The layouts a search tries, GPU-independent (TrainingSearch._enumerated): per layout the fields _Searched
+class Enumerated:
+    """The layouts a search tries, GPU-independent (TrainingSearch._enumerated): per layout the fields SearchedShape
     starts from (enumeration index, shape, smallest dp, variants, states, dps), the variants without / with a
     pipeline, and whether a pipelined layout was skipped for want of a ZeRO-0/1 state."""
 
@@ -283,7 +283,7 @@ class _Enumerated:
 
 
 @dataclass(slots=True, eq=False)
-class _Searched:
+class SearchedShape:
     """A layout the search tries (a dp of it fills a candidate count, and a state can run it): its enumeration
     index, shape, smallest dp, variants, states and dps; its memory once worked out (`sized`; fits None: nothing
     is possible there); the micro-batch floors of its variants once their micro-batch is timed (_consider)."""
@@ -295,13 +295,13 @@ class _Searched:
     states: list[State]
     dps: list[int]
     sized: bool = False
-    fits: _ClassedFits | None = None
+    fits: ClassedFits | None = None
     floors: dict[Variant, perf.MicrobatchFloor] = field(default_factory=dict)
     # before then, their StepModel.stage_floor (a pure function of the GPU's step model and the variant)
     stage_floors: dict[Variant, perf.MicrobatchFloor | None] = field(default_factory=dict)
 
 
-class _PairTable:
+class PairTable:
     """Every (layout, dp) pair of a search, by GPU count, with what their floors take besides the GPU: per pair
     and micro-batch, (micro-batches per step + the pipeline bubble) where the dp may use that micro-batch
     (MicrobatchFloor.at without its seconds). It depends on the model, workload, constraints and node size
@@ -315,7 +315,7 @@ class _PairTable:
     __slots__ = ("allowed", "counts", "depth_of", "depths", "dps", "floor_key_of", "floor_keys", "indices",
                  "layouts", "micro_batches", "microbatches")  # fmt: skip
 
-    def __init__(self, searched: list[_Searched], bubbles: list[float], global_batch: int):
+    def __init__(self, searched: list[SearchedShape], bubbles: list[float], global_batch: int):
         self.micro_batches = sorted(
             {micro_batch for _, micro_batch in searched[0].variants}
         )  # every layout's
@@ -349,7 +349,7 @@ class _PairTable:
 
 
 @dataclass(frozen=True, slots=True)
-class _Best:
+class BestFound:
     """The fastest candidate at a GPU count. key: (seconds, ZeRO stage, offloaded, pp, tp, enumeration index,
     shortlist position): the last two make ties go to the candidate first in enumeration order, whichever
     order the search visits the candidates in."""
@@ -358,12 +358,12 @@ class _Best:
     layout: Layout
 
 
-def _data_parallel_only(shape: Shape) -> bool:
+def data_parallel_only(shape: Shape) -> bool:
     """No tensor or pipeline parallelism: its states are excluded families of their own (family_key)."""
     return shape[0] == 1 and shape[1] == 1
 
 
-def _layout(tp: int, pp: int, ep: int, dp: int, state: State, variant: Variant, virtual: int = 1) -> Layout:
+def make_layout(tp: int, pp: int, ep: int, dp: int, state: State, variant: Variant, virtual: int = 1) -> Layout:
     return Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=state[0], recompute=variant[0], offload=state[1],
                   micro_batch=variant[1], virtual_stages=virtual)  # fmt: skip
 

@@ -28,7 +28,7 @@ class UserGpus(Repository):
         if not gpu_id:
             raise UserError.of(msg("error.user_gpu_needs_id"))
         data["id"] = gpu_id
-        spec_from_json(data)  # the catalog's own checks
+        gpus.check_user_gpu(spec_from_json(data))  # its fields, then sizes and TFLOPS a plan can divide by
         if gpu_id in gpus.load_catalog():
             raise UserError.of(msg("error.user_gpu_in_catalog", gpu_id=gpu_id))
         now = utc_now_iso()

@@ -75,17 +75,17 @@ def _fsdp_case(folder: Path, ranks: int) -> dict:
     import subprocess
     import sys
 
-    from tests.planner.test_memory_fsdp_vs_torch import BATCH, LLAMA, ROOT, SEQ, _args, _result
+    from tests.planner.test_memory_fsdp_vs_torch import BATCH, LLAMA, ROOT, SEQ, result_of, worker_args
 
     path = folder / "config.json"
     path.write_text(json.dumps(LLAMA), encoding="utf-8")
     torchrun = shutil.which("torchrun", path=str(Path(sys.executable).parent)) or "torchrun"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    args = _args(path, ranks, 3, "fp32")
+    args = worker_args(path, ranks, 3, "fp32")
     real = subprocess.run([torchrun, "--standalone", f"--nproc-per-node={ranks}", *args, "--real"],
                           capture_output=True, text=True, env=env, timeout=600, check=True)  # fmt: skip
     fake = subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env, timeout=600, check=True)
-    measured, traced = _result(real.stdout)["peak_bytes"], _result(fake.stdout)["peak_bytes"]
+    measured, traced = result_of(real.stdout)["peak_bytes"], result_of(fake.stdout)["peak_bytes"]
     analytic = estimate_memory(load_hf_config(path), MemoryConfig(task="train", precision="fp32", seq_len=SEQ,
                                                                   layout=Layout(dp=ranks, zero=3, micro_batch=BATCH)))  # fmt: skip
     peak = analytic.total_bytes - analytic.overhead.bytes

@@ -218,20 +218,20 @@ def test_russian_numbers_units_and_money(qapp, english_afterwards):
     assert set_language("ru", strict=True) == "ru"
     # QLocale("ru") groups thousands with a no-break space and uses a decimal comma
     text = fmt.number(1234.5, 1)
-    assert _plain(text) == "1 234,5"
+    assert plain_text(text) == "1 234,5"
     assert text != "1 234,5"  # the separator is a no-break space, so "1 234" never wraps
-    assert _plain(fmt.gib(80 * 2**30)) == "80,0 ГиБ"
-    assert _plain(fmt.tflops(989.4e12)) == "989,4 ТФЛОПС"
-    assert _plain(fmt.bandwidth(3.35e12)) == "3 350 ГБ/с"
-    assert _plain(fmt.watts(700)) == "700 Вт"
-    assert _plain(fmt.money(250, "RUB")) == "250,00 ₽"
-    assert _plain(fmt.money_with_original(Money(2.75, "USD"), Money(250, "RUB"))) == "≈ 2,75 USD (250,00 ₽)"
+    assert plain_text(fmt.gib(80 * 2**30)) == "80,0 ГиБ"
+    assert plain_text(fmt.tflops(989.4e12)) == "989,4 ТФЛОПС"
+    assert plain_text(fmt.bandwidth(3.35e12)) == "3 350 ГБ/с"
+    assert plain_text(fmt.watts(700)) == "700 Вт"
+    assert plain_text(fmt.money(250, "RUB")) == "250,00 ₽"
+    assert plain_text(fmt.money_with_original(Money(2.75, "USD"), Money(250, "RUB"))) == "≈ 2,75 USD (250,00 ₽)"
     set_language("en", strict=True)
     assert fmt.number(1234.5, 1) == "1,234.5"
     assert fmt.money_with_original(Money(2.75, "USD"), Money(250, "RUB")) == "≈\u00a0$2.75 (250.00\u00a0₽)"
 
 
-def _plain(text: str) -> str:
+def plain_text(text: str) -> str:
     return "".join(" " if ch in NBSP_CHARS else ch for ch in text)
 
 
@@ -323,7 +323,7 @@ ALLOWED_WORDS = {
 }
 
 
-def _latin_words(text: str) -> list[str]:
+def latin_words(text: str) -> list[str]:
     text = re.sub(r"<[^>]+>", " ", text)  # rich text: tags are not words
     text = re.sub(r"&\w+;", " ", text)
     text = re.sub(r"(?<![\w-])--?[A-Za-z][\w-]*", " ", text)  # command-line flags (--lang, -m) as typed
@@ -451,7 +451,7 @@ def _english_left(window) -> list[str]:
     allowed = ALLOWED_WORDS | _data_names(window)
     found = []
     for where, text in _widget_texts(window):
-        english = [word for word in _latin_words(text) if word.lower() not in allowed]
+        english = [word for word in latin_words(text) if word.lower() not in allowed]
         if english:
             found.append(f"{where}: {text!r} -> {english}")
     return found
@@ -530,9 +530,9 @@ def test_a_plan_priced_from_a_rub_quote_shows_both_currencies(open_window, qtbot
     plan.state.mark_saved(None, "RUB test")  # nothing unsaved: closing the window asks no question
     price = plan.call.prices["a100-sxm-80gb"]
     assert (price.currency, round(price.amount, 6)) == ("USD", 2.75)
-    source = _plain(render_note(plan.call.price_sources["a100-sxm-80gb"]))
+    source = plain_text(render_note(plan.call.price_sources["a100-sxm-80gb"]))
     assert "≈ 2,75 USD (250,00 ₽)" in source  # Russian number format, converted first, original beside it
-    shown = "\n".join(_plain(text) for _where, text in _widget_texts(window)) + _plain(
+    shown = "\n".join(plain_text(text) for _where, text in _widget_texts(window)) + plain_text(
         plan.results.advice.toPlainText()
     )
     assert "250,00 ₽" in shown and "2,75 USD" in shown

@@ -16,7 +16,7 @@ import string
 
 import pytest
 
-from tests.desktop.test_i18n import ALLOWED_WORDS, _latin_words, _plain
+from tests.desktop.test_i18n import ALLOWED_WORDS, latin_words, plain_text
 
 GIB = 2**30
 
@@ -107,7 +107,7 @@ def _english_left(texts, *names) -> list[str]:
     allowed = ALLOWED_WORDS | words
     found = []
     for text in texts:
-        english = [word for word in _latin_words(text) if word.lower() not in allowed]
+        english = [word for word in latin_words(text) if word.lower() not in allowed]
         if english:
             found.append(f"{text!r} -> {english}")
     return found
@@ -131,7 +131,7 @@ def test_70b_inference_on_one_24gb_card_advises_int4_offload_and_more_gpus_in_ru
 
     model = get_preset("llama-3.1-70b")
     result = _plan(model, "inference", "rtx-4090", 1, seq_len=4096)
-    texts = [_plain(text) for text in _russian_texts(result)]
+    texts = [plain_text(text) for text in _russian_texts(result)]
     assert not _english_left(texts, model.name, _gpu_name("rtx-4090"))
     (advice,) = [text for text in texts if "Что поможет" in text]
     assert "int4" in advice and "ОЗУ" in advice and "больше GPU" in advice
@@ -145,7 +145,7 @@ def test_70b_inference_on_one_24gb_card_advises_int4_offload_and_more_gpus_in_ru
 def _pairs(result):
     from desktop.messages import excluded_rows
 
-    return [(_plain(what), _plain(why)) for what, why in excluded_rows(result.excluded)]
+    return [(plain_text(what), plain_text(why)) for what, why in excluded_rows(result.excluded)]
 
 
 def test_70b_training_on_64_h100_explains_sharding_in_russian(qapp, russian):
@@ -154,7 +154,7 @@ def test_70b_training_on_64_h100_explains_sharding_in_russian(qapp, russian):
     model = get_preset("llama-3.1-70b")
     result = _plan(model, "finetune", "h100-sxm", 64, seq_len=4096, global_batch=256, tokens=1e9)
     assert result.options
-    texts = [_plain(text) for text in _russian_texts(result)]
+    texts = [plain_text(text) for text in _russian_texts(result)]
     assert not _english_left(texts, model.name, _gpu_name("h100-sxm"))
     (ddp,) = [text for text in texts if "DDP" in text and "шардировать" in text]
     assert "1,0 ТиБ" in ddp  # 16 B x 70.6e9, see the module docstring
@@ -167,5 +167,5 @@ def test_7b_qlora_on_one_24gb_card_fits_and_says_nothing_in_english(qapp, russia
 
     result = _plan(generic_model(7), "qlora", "rtx-4090", 1, seq_len=2048, global_batch=16, tokens=1e8)
     assert result.options and result.options[0].fits
-    texts = [_plain(text) for text in _russian_texts(result)]
+    texts = [plain_text(text) for text in _russian_texts(result)]
     assert not _english_left(texts, generic_model(7).name, _gpu_name("rtx-4090"))

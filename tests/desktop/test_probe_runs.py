@@ -107,10 +107,10 @@ def test_progress_and_results_signals_follow_the_contract(fake_probe, qtbot):
 
 
 def test_compare_two_runs(hardware, qtbot, tmp_path):
-    from desktop.examples import _A100, _H100, example_report
+    from desktop.examples import A100_FIGURES, H100_FIGURES, example_report
     from desktop.pages.probe_compare import CompareDialog
 
-    for name, figures in (("h100", _H100), ("a100", _A100)):
+    for name, figures in (("h100", H100_FIGURES), ("a100", A100_FIGURES)):
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps(example_report(figures, name)), encoding="utf-8")
         with qtbot.waitSignal(hardware.context.probe_runs_changed, timeout=5000):
@@ -252,9 +252,9 @@ def test_a_70_mb_line_is_refused_unread_and_the_run_goes_on(hardware, fake_probe
 
 
 def test_the_line_reader_never_holds_more_than_its_limit():
-    from desktop.workers import _LineReader
+    from desktop.workers import LineReader
 
-    reader = _LineReader(limit=1000)
+    reader = LineReader(limit=1000)
     assert reader.feed(b"x" * 600) == [] and reader._parts == [b"x" * 600]
     for _ in range(9):
         assert reader.feed(b"x" * 600) == []

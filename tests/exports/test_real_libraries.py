@@ -37,13 +37,13 @@ TINY_LLAMA = 2 * 128 * 32 + 32 + 2 * (TINY_LAYER_LINEAR + 2 * 32)  # 26,784
 # The tiny Mixtral: the same attention and norms, a 32 x 4 router and 4 experts of 3 x 32 x 64 per layer.
 TINY_EXPERTS_PER_LAYER = 4 * 3 * 32 * 64  # 24,576
 TINY_MIXTRAL = 2 * 128 * 32 + 32 + 2 * (2 * 32 * 32 + 2 * 32 * 16 + 2 * 32 + 32 * 4 + TINY_EXPERTS_PER_LAYER)
-_PORTS = itertools.count(29700 + os.getpid() % 200)
+PORTS = itertools.count(29700 + os.getpid() % 200)
 
 
 def run_launch(folder: Path, **env: str) -> tuple[str, list[dict[str, int]]]:
     """Run the exported launch.sh (1 step, synthetic data) and return its output and the per-rank layout lines."""
     environment = {**os.environ, "DS_ACCELERATOR": "cpu", "OMP_NUM_THREADS": "1", "DATA": "synthetic",
-                   "STEPS": "1", "MASTER_PORT": str(next(_PORTS)),
+                   "STEPS": "1", "MASTER_PORT": str(next(PORTS)),
                    # DeepSpeed's JIT-built CPU ops, kept per virtualenv: builds for another torch or another
                    # worktree's venv never share (or wait on) one cache directory
                    "TORCH_EXTENSIONS_DIR": str(Path(sys.prefix) / "torch_extensions"),
@@ -102,7 +102,7 @@ def one_process_group():
 
     saved = dict(os.environ)
     os.environ.update({"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1",
-                       "MASTER_PORT": str(next(_PORTS)), "DS_ACCELERATOR": "cpu",
+                       "MASTER_PORT": str(next(PORTS)), "DS_ACCELERATOR": "cpu",
                        "TORCH_EXTENSIONS_DIR": str(Path(sys.prefix) / "torch_extensions")})  # fmt: skip
     deepspeed.init_distributed(dist_backend="gloo")
     yield

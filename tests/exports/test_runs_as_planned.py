@@ -21,7 +21,7 @@ from planner.models import load_hf_config
 from planner.search import Constraints, plan
 from planner.search.types import PlanOption, Workload
 from tests.exports.conftest import TINY, tiny_model_folder
-from tests.exports.test_real_libraries import _PORTS
+from tests.exports.test_real_libraries import PORTS
 
 pytestmark = pytest.mark.slow
 PROBE = Path(__file__).with_name("step_probe.py")
@@ -46,7 +46,7 @@ def planned_export(tmp_path: Path, task: str, gpus: int, pinned: dict[str, objec
 
 def run_probed(folder: Path, **env: str) -> tuple[str, list[dict]]:
     environment = {**os.environ, "DS_ACCELERATOR": "cpu", "OMP_NUM_THREADS": "1", "DATA": "synthetic",
-                   "MASTER_PORT": str(next(_PORTS)), "TRAIN_SCRIPT": str(PROBE), "EXPORT_DIR": str(folder),
+                   "MASTER_PORT": str(next(PORTS)), "TRAIN_SCRIPT": str(PROBE), "EXPORT_DIR": str(folder),
                    "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
                    "TORCH_EXTENSIONS_DIR": str(Path(sys.prefix) / "torch_extensions"),
                    "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}", **env}  # fmt: skip

@@ -34,7 +34,7 @@ HOSTILE = [
 ]
 
 
-def _fake_tools(folder: Path) -> dict[str, str]:
+def fake_tools(folder: Path) -> dict[str, str]:
     """torchrun / accelerate / vllm / trtllm-serve stand-ins that print the argv they got as JSON."""
     folder.mkdir(exist_ok=True)
     for tool in ("torchrun", "accelerate", "vllm", "trtllm-serve", "llama-server"):
@@ -44,7 +44,7 @@ def _fake_tools(folder: Path) -> dict[str, str]:
     return {**os.environ, "PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}
 
 
-def _run(script: Path, env: dict[str, str], **extra: str) -> subprocess.CompletedProcess[str]:
+def run_script(script: Path, env: dict[str, str], **extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["bash", str(script)], env={**env, **extra}, capture_output=True, text=True, timeout=30,
                           cwd=script.parent)  # fmt: skip
 
@@ -62,7 +62,7 @@ def test_a_relative_model_folder_is_written_absolute_so_launch_sh_runs_from_any_
     export_plan(result_of(option), option, out, ExportInputs(model="m", model_spec=spec, task="pretrain"))
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    ran = subprocess.run(["bash", str(out / "launch.sh")], env={**_fake_tools(tmp_path / "bin"), "DATA": "synthetic",
+    ran = subprocess.run(["bash", str(out / "launch.sh")], env={**fake_tools(tmp_path / "bin"), "DATA": "synthetic",
                          "STEPS": "1"}, capture_output=True, text=True, timeout=30, cwd=elsewhere)  # fmt: skip
     argv = json.loads(ran.stdout.strip().splitlines()[-1])
     assert argv[argv.index("--model") + 1] == str(work / "models" / "my model")
@@ -82,8 +82,8 @@ def test_hostile_model_names_are_passed_literally_and_never_run(template, tmp_pa
     script = out / "launch.sh"
     assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
     yaml.safe_load((out / "accelerate_config.yaml").read_text())  # the name in its comment breaks nothing
-    env = _fake_tools(tmp_path / "bin")
-    ran = _run(script, env, DATA="synthetic", STEPS="1")
+    env = fake_tools(tmp_path / "bin")
+    ran = run_script(script, env, DATA="synthetic", STEPS="1")
     assert not marker.exists(), ran.stdout + ran.stderr
     if "\n" in name:
         # a name with control characters is refused as a model reference: launch.sh asks for MODEL
@@ -92,7 +92,7 @@ def test_hostile_model_names_are_passed_literally_and_never_run(template, tmp_pa
         argv = json.loads(ran.stdout.strip().splitlines()[-1])
         # the config.json's folder, exactly as named, made absolute (launch.sh may start from any folder)
         assert argv[argv.index("--model") + 1] == os.path.abspath(name)
-    ran = _run(script, env, DATA="synthetic", STEPS="1", MODEL=name)  # and given as MODEL it is one word too
+    ran = run_script(script, env, DATA="synthetic", STEPS="1", MODEL=name)  # and given as MODEL it is one word too
     argv = json.loads(ran.stdout.strip().splitlines()[-1])
     assert argv[argv.index("--model") + 1] == name and not marker.exists()
 
@@ -101,15 +101,15 @@ def test_launch_sh_checks_its_variables_with_one_line_each(tmp_path):
     option = option_for(Layout(dp=16, zero=3), gpus_per_node=8)  # two nodes
     export_plan(result_of(option), option, tmp_path / "out", ExportInputs(task="pretrain", model="meta-llama/x"))
     script = tmp_path / "out" / "launch.sh"
-    env = {k: v for k, v in _fake_tools(tmp_path / "bin").items() if k not in ("NODE_RANK", "MASTER_ADDR")}
+    env = {k: v for k, v in fake_tools(tmp_path / "bin").items() if k not in ("NODE_RANK", "MASTER_ADDR")}
     for extra, expected in (({}, "set NODE_RANK"), ({"NODE_RANK": "0"}, "set MASTER_ADDR"),
                             ({"NODE_RANK": "0", "MASTER_ADDR": "127.0.0.1"}, "other nodes cannot reach it"),
                             ({"NODE_RANK": "2", "MASTER_ADDR": "10.0.0.1"}, "NODE_RANK must be below 2"),
                             ({"NODE_RANK": "0", "MASTER_ADDR": "10.0.0.1"}, "set STEPS"),
                             ({"NODE_RANK": "0", "MASTER_ADDR": "10.0.0.1", "STEPS": "2"}, "set DATA")):  # fmt: skip
-        ran = _run(script, env, **extra)
+        ran = run_script(script, env, **extra)
         assert ran.returncode == 2 and ran.stderr.count("\n") == 1 and expected in ran.stderr, (extra, ran.stderr)
-    ran = _run(script, env, NODE_RANK="1", MASTER_ADDR="10.0.0.1", DATA="synthetic", STEPS="3")
+    ran = run_script(script, env, NODE_RANK="1", MASTER_ADDR="10.0.0.1", DATA="synthetic", STEPS="3")
     argv = json.loads(ran.stdout)
     assert argv[:5] == ["--nnodes=2", "--nproc-per-node=8", "--node-rank=1", "--master-addr=10.0.0.1",
                         "--master-port=29500"]  # fmt: skip

@@ -23,7 +23,7 @@ from planner.exports.quoting import comment_text, sh, yaml_scalar
 from planner.models import get_preset
 from planner.vocabulary import Layout
 from tests.exports.conftest import option_for, result_of
-from tests.planner.test_exports_launch import _fake_tools, _run
+from tests.planner.test_exports_launch import fake_tools, run_script
 
 # Any text bash can receive as an argument: no NUL (C strings end there) and no lone surrogates (they have no
 # UTF-8 bytes, so no process receives them; the model reader refuses them before an export is written).
@@ -79,7 +79,7 @@ def test_a_hostile_config_json_folder_reaches_train_py_literally_or_is_refused(t
     spec = dataclasses.replace(get_preset("llama-3.1-8b"), name=name, source=f"{name}/config.json")
     out = tmp_path / "out"
     export_plan(result_of(option), option, out, ExportInputs(model=name, model_spec=spec, task="pretrain"))
-    ran = _run(out / "launch.sh", _fake_tools(tmp_path / "bin"), DATA="synthetic", STEPS="1")
+    ran = run_script(out / "launch.sh", fake_tools(tmp_path / "bin"), DATA="synthetic", STEPS="1")
     assert not marker.exists(), ran.stdout + ran.stderr
     if ran.returncode == 2:  # control characters: refused as a model reference, launch.sh asks for MODEL
         assert "set MODEL" in ran.stderr and ran.stderr.count("\n") == 1

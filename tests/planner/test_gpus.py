@@ -8,13 +8,14 @@ from planner.errors import UserError
 from planner.gpus import (
     GIB,
     builtin_gpus,
+    check_user_gpu,
     get_gpu,
     load_catalog,
     match_nvml_name,
     precision_refusal,
     supports_precision,
-    user_gpu,
 )
+from tests.fixtures.user_gpus import user_gpu
 
 # The vendors' datasheets (NVIDIA, AMD; each entry's source is in planner/catalog/gpus.json), typed by hand:
 # id -> (bandwidth TB/s, bf16/fp16 dense TFLOPS, fp8 or None,
@@ -147,7 +148,18 @@ def test_user_defined_gpu_types_join_the_catalog():
     assert match_nvml_name("NVIDIA GeForce RTX 5090", extra=[mine]) is mine
     assert "my-rtx-5090" in load_catalog([mine]) and "my-rtx-5090" not in load_catalog()
     assert not supports_precision(mine, "fp8")  # no fp8 figure given
-    with pytest.raises(UserError):
-        user_gpu("bad", "bad", 0, 1e12, {"bf16": 1})
-    with pytest.raises(UserError):
-        user_gpu("bad", "bad", GIB, 1e12, {"bf17": 1})
+    check_user_gpu(mine)
+
+
+@pytest.mark.parametrize(("memory", "bandwidth", "tflops", "refusal"), [
+    (0, 1e12, {"bf16": 1.0}, "positive memory size"),
+    (GIB, float("inf"), {"bf16": 1.0}, "positive memory size"),
+    (GIB, float("nan"), {"bf16": 1.0}, "positive memory size"),
+    (GIB, 1e12, {"bf17": 1.0}, "unknown dtype"),
+    (GIB, 1e12, {}, "at least one TFLOPS"),
+    (GIB, 1e12, {"bf16": 0.0}, "at least one TFLOPS"),
+    (GIB, 1e12, {"bf16": float("inf")}, "at least one TFLOPS"),
+])  # fmt: skip
+def test_a_user_gpu_type_a_plan_cannot_divide_by_is_refused(memory, bandwidth, tflops, refusal):
+    with pytest.raises(UserError, match=refusal):
+        check_user_gpu(user_gpu("bad", "bad", memory, bandwidth, tflops))

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from planner.memory.stages import _lora_params_per_layer
+from planner.memory.stages import lora_params_per_layer
 from planner.models import load_hf_config
 
 transformers = pytest.importorskip("transformers", reason="needs the trace extra (installed by `make test`)")
@@ -73,5 +73,5 @@ def test_lora_trainable_parameters_equal_peft(model_type, tmp_path):
             names = {part for t in targets if t in MODULES[model_type] for part in MODULES[model_type][t].split("|")}
             if not names or not set(targets) <= set(MODULES[model_type]) | {"gate"}:
                 continue  # a target the type has no module for (an ungated MLP's gate is simply absent)
-            dense_layer = _lora_params_per_layer(spec, RANK, targets)[0]
+            dense_layer = lora_params_per_layer(spec, RANK, targets)[0]
             assert spec.layers * dense_layer == _peft_trainable(data, names), (targets, json.dumps(data))

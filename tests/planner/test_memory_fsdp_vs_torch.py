@@ -27,14 +27,14 @@ LLAMA = {"model_type": "llama", "hidden_size": 256, "intermediate_size": 688, "n
 BATCH, SEQ = 2, 128
 
 
-def _result(stdout: str) -> dict:
+def result_of(stdout: str) -> dict:
     for line in reversed(stdout.splitlines()):
         if line.startswith("{") and '"event": "result"' in line:
             return json.loads(line)["result"]
     raise AssertionError(f"no result line in: {stdout[-2000:]}")
 
 
-def _args(path: Path, ranks: int, zero: int, precision: str) -> list[str]:
+def worker_args(path: Path, ranks: int, zero: int, precision: str) -> list[str]:
     return ["-m", "profiler.memory_trace", "--config", str(path), "--task", "pretrain", "--precision", precision,
             "--batch", str(BATCH), "--seq-len", str(SEQ), "--dp", str(ranks), "--zero", str(zero)]  # fmt: skip
 
@@ -46,13 +46,13 @@ def test_fsdp2_rank_memory_under_torchrun_matches_trace_and_analytic(tmp_path, r
     path.write_text(json.dumps(LLAMA), encoding="utf-8")
     torchrun = shutil.which("torchrun", path=str(Path(sys.executable).parent)) or "torchrun"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    real = subprocess.run([torchrun, "--standalone", f"--nproc-per-node={ranks}", *_args(path, ranks, zero, precision),
+    real = subprocess.run([torchrun, "--standalone", f"--nproc-per-node={ranks}", *worker_args(path, ranks, zero, precision),
                            "--real"], capture_output=True, text=True, env=env, timeout=600, check=False)  # fmt: skip
     assert real.returncode == 0, real.stderr[-2000:]
-    measured = _result(real.stdout)
-    fake = subprocess.run([sys.executable, *_args(path, ranks, zero, precision)], capture_output=True, text=True,
+    measured = result_of(real.stdout)
+    fake = subprocess.run([sys.executable, *worker_args(path, ranks, zero, precision)], capture_output=True, text=True,
                           env=env, timeout=600, check=True)  # fmt: skip
-    traced = _result(fake.stdout)
+    traced = result_of(fake.stdout)
     assert measured["world_size"] == ranks and measured["sharded"] and measured["rank"] == 0
     assert abs(traced["peak_bytes"] - measured["peak_bytes"]) <= 0.03 * measured["peak_bytes"]
     spec = load_hf_config(path)

@@ -171,16 +171,16 @@ def test_format_duration_is_the_one_rule(seconds, text):
 def test_rendering_writes_what_string_formatter_writes_for_every_template():
     """render_en renders from each template's parts parsed once; str.format's own machinery (Formatter.vformat
     with the planner's format specs) must write the same text for every template, values of every kind."""
-    from planner.messages import _EnglishFormatter, _parse
+    from planner.messages import EnglishFormatter, parse_template
 
-    reference = _EnglishFormatter()
+    reference = EnglishFormatter()
     for code, template in TEMPLATES.items():
         fields = [(name, spec or "") for _, name, spec, _ in string.Formatter().parse(template) if name]
         params = {name: _sample(name, spec) for name, spec in fields}
         assert render_en(Message(code, params)) == reference.vformat(template, (), params), code
     # fields that are more than a plain name are left to vformat itself
-    assert _parse("{a.b} and {c[0]} and {d:{width}}") is None
-    assert _parse("{{literal}} {n:,} {t!r}") == (("{", None, "", None), ("literal}", None, "", None),
+    assert parse_template("{a.b} and {c[0]} and {d:{width}}") is None
+    assert parse_template("{{literal}} {n:,} {t!r}") == (("{", None, "", None), ("literal}", None, "", None),
                                                    (" ", "n", ",", None), (" ", "t", "", "r"))  # fmt: skip
 
 

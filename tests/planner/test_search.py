@@ -468,20 +468,20 @@ def test_the_layout_shortlists_choose_what_a_scan_of_every_dp_chooses(
     bytes fit beside the state's a + b / dp, less the candidates another one (no heavier activations, no offload
     or ZeRO-3 where it has none) dominates. An offloaded state whose CPU RAM per GPU (here host / dp) is above
     the host room takes part in nothing."""
-    from planner.search.training_fits import _LayoutFits, _StateFit
+    from planner.search.training_fits import LayoutFits, StateFit
     from planner.vocabulary import Offload, Recompute, ZeroStage
 
     states = [(ZeroStage(0), Offload.NONE), (ZeroStage(1), Offload.NONE), (ZeroStage(2), Offload.NONE),
               (ZeroStage(2), Offload.OPTIMIZER), (ZeroStage(3), Offload.NONE), (ZeroStage(3), Offload.OPTIMIZER),
               (ZeroStage(3), Offload.ALL)]  # fmt: skip
-    fits = [_StateFit(state, float(a), float(b), None if one is None else float(one))
+    fits = [StateFit(state, float(a), float(b), None if one is None else float(one))
             for state, (a, b, one) in zip(states, needs, strict=True)]  # fmt: skip
     variants = [(r, mb) for r in (Recompute.NONE, Recompute.FULL) for mb in (8, 4, 2, 1)]
     variant_deltas = {v: float(d) for v, d in zip(variants, deltas, strict=True)}
     dps = (1, 2, 3, 4, 6, 8, 16, 32, 64, 96, 128, 512)
-    layout_fits = _LayoutFits(fits, variant_deltas, global_batch, lambda state, dp: host[states.index(state)] / dp)
+    layout_fits = LayoutFits(fits, variant_deltas, global_batch, lambda state, dp: host[states.index(state)] / dp)
 
-    # two capacities through one _LayoutFits, as GPU types of one search ask it (they share its memos)
+    # two capacities through one LayoutFits, as GPU types of one search ask it (they share its memos)
     for dp, bytes_per_gpu in [(dp, room) for room in (capacity, capacity // 2 + 5) for dp in dps]:
         shortlist = layout_fits.shortlist(dp, bytes_per_gpu, host_room)
         chosen = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import sqlite3
 from pathlib import Path
 
@@ -11,11 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planner.errors import UserError
-from planner.gpus import get_gpu, user_gpu
+from planner.gpus import get_gpu
 from planner.store import LATEST_VERSION, RENTAL_COLUMNS, Store
 from planner.store import validate_rental_quote as rental_reasons
 from planner.store.seed import reference_quote, reference_rows
 from tests.fixtures.store_reports import report
+from tests.fixtures.user_gpus import user_gpu
 
 GOOD = {
     "provider": "Lambda",
@@ -656,6 +658,13 @@ def test_user_gpu_types(store):
         store.user_gpus.add(mine)
     with pytest.raises(UserError, match="already in the GPU catalog"):
         store.user_gpus.add(user_gpu("h100-sxm", "clash", 1, 1.0, {"bf16": 1.0}))
+    # a type a plan would divide by zero with is refused before it is kept, as fields or as a GpuSpec
+    with pytest.raises(UserError, match="positive memory size"):
+        fields = {f.name: getattr(mine, f.name) for f in dataclasses.fields(mine)}
+        store.user_gpus.add({**fields, "id": "zero", "memory_bytes": 0})
+    with pytest.raises(UserError, match="at least one TFLOPS"):
+        store.user_gpus.add(user_gpu("no-tflops", "none", 32 * 10**9, 1e12, {}))
+    assert [g.id for g in store.user_gpus.all()] == ["my-rtx-5090"]
     store.user_gpus.delete("my-rtx-5090")
     assert store.user_gpus.all() == []
 
