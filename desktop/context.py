@@ -171,6 +171,11 @@ class AppContext(QObject):
             QTimer.singleShot(CHART_IMPORT_DELAY_MS, self, self._import_charts)
         self._chart_callbacks.append(callback)
 
+    @property
+    def charts_loaded(self) -> bool:
+        """pyqtgraph is imported and the callbacks that waited for it are queued (when_charts_loaded)."""
+        return self._charts_loaded
+
     def _import_charts(self) -> None:
         self.jobs.run(_import_pyqtgraph, on_done=lambda _: self._charts_imported(),
                       on_error=lambda _: self._charts_imported(), name="import the charts")  # fmt: skip

@@ -132,7 +132,7 @@ last[0], last_cpu[0] = time.perf_counter(), time.thread_time()
 from desktop.shelf import stocking
 idle_started = time.perf_counter()
 settle(1.0)
-while (stocking() or context._chart_callbacks is not None) and time.perf_counter() - idle_started < 20:
+while (stocking() or not context.charts_loaded) and time.perf_counter() - idle_started < 20:
     settle(0.05)
 idle_after_shown_s = time.perf_counter() - idle_started
 phase[0] = "building the Plan page on its first show"
