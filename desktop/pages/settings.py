@@ -105,8 +105,11 @@ class SettingsPage(Page):
             QLabel(self),
         )
         self.money_form.addRow(self.currency_label, self.currency_combo)
-        self.money_form.addRow(self.rates_title, _wrap(rates))
-        self.money_form.addRow("", self.rates_label)
+        self.rates_grid = _wrap(rates)
+        self.money_form.addRow(self.rates_title, self.rates_grid)
+        # the note under the rates across the whole box: as a field (kept at its size hint by this form) the
+        # wrapping label was a narrow column of six lines beside empty space
+        self.money_form.addRow(self.rates_label)
         self.money_form.addRow(self.electricity_label, _wrap(electricity))
         self.money_message = banner(self)
         money_layout = QVBoxLayout(self.money_box)
