@@ -97,8 +97,8 @@ class HardwarePage(Page):
         self._result_timer.setInterval(RESULT_FLUSH_MS)
         self._result_timer.timeout.connect(self._flush_results)
         self._example = False
-        # the charts are built once pyqtgraph is in (AppContext.when_charts_loaded): the window shows first
-        self._telemetry: TelemetryChart | None = None
+        self._telemetry: TelemetryChart | None = None  # built once pyqtgraph is in (context.when_charts_loaded)
+        self._partial_telemetry: TelemetryChart | None = None  # its plots added one per idle turn
         self._probe_chart: ProbeSpecChart | None = None
         self._charts_asked = False
         self._telemetry_gpus: dict[int, str] = {}  # what the telemetry chart shows once built
@@ -428,32 +428,37 @@ class HardwarePage(Page):
     @property
     def telemetry(self) -> TelemetryChart:
         """The live telemetry chart (built now if it was not yet: tests, screenshots)."""
-        if self._telemetry is None:
-            self._build_telemetry_chart()
+        self._build_telemetry_chart()
         return cast("TelemetryChart", self._telemetry)
 
     @property
     def probe_chart(self) -> ProbeSpecChart:
         """The probe's chart against the datasheet (built now if it was not yet)."""
-        if self._probe_chart is None:
-            self._build_probe_chart()
+        self._build_probe_chart()
         return cast("ProbeSpecChart", self._probe_chart)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
         super().showEvent(event)
         if not self._charts_asked:  # the first show: the charts once pyqtgraph is in, one per turn
             self._charts_asked = True
-            self.context.when_charts_loaded(self._build_telemetry_chart)
+            self.context.when_charts_loaded(lambda: self._build_telemetry_chart(step=True))
             self.context.when_charts_loaded(self._build_probe_chart)
         if self._telemetry_timer.isActive():  # the curves of the seconds this page was hidden
             self.refresh_telemetry()
 
-    def _build_telemetry_chart(self) -> None:
+    def _build_telemetry_chart(self, step: bool = False) -> None:
+        """The chart now, or with `step` one plot per idle turn (desktop.shelf.later), shown with all four."""
         if self._telemetry is not None:
             return
         from desktop.charts.telemetry import TelemetryChart
+        from desktop.shelf import later
 
-        self._telemetry = TelemetryChart(self.telemetry_holder)
+        chart = self._partial_telemetry = self._partial_telemetry or TelemetryChart(self.telemetry_holder, False)
+        if step and not chart.add_plot():
+            return later(self, lambda: self._build_telemetry_chart(step=True))
+        while not chart.add_plot():
+            pass
+        self._telemetry = chart
         self.telemetry_holder.put(self._telemetry)
         self._telemetry.set_gpus(self._telemetry_gpus)
         if self.sampler is not None and not self._example:
@@ -612,12 +617,8 @@ class HardwarePage(Page):
             name = self._device_name(device)
             if device not in specs:
                 specs[device] = self._spec_for(name) if device != "cpu" else None
-            row = ResultRow(
-                device,
-                name,
-                measurement,
-                spec_value(specs[device], measurement, self._device_mig.get(device)),
-            )
+            row = ResultRow(device, name, measurement, spec_value(specs[device], measurement,
+                                                                  self._device_mig.get(device)))
             rows.append(row)
             fraction = row.fraction_of_spec
             if fraction is not None and math.isfinite(fraction):
