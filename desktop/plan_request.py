@@ -289,13 +289,17 @@ def question_of(inputs: PlanInputs, currency: str, stated_spot: float | None = N
     """The Plan page's inputs as planner.resolver's question (the CLI builds the same from its flags); on spot,
     `stated_spot` is the reclaim rate the spot quotes state (planner.resolver.stated_spot_rate)."""
     training = inputs.is_training
+    by_rate = not training and inputs.load_mode == "rate"
     workload = Workload(
         task=inputs.task,
-        seq_len=int(inputs.seq_len),
-        global_batch=int(inputs.global_batch),
+        seq_len=int(inputs.seq_len) if training else int(inputs.prompt_tokens) + int(inputs.output_tokens),
+        global_batch=int(inputs.global_batch) if training else 1,
         tokens=inputs.training_tokens if training else None,
         tokens_per_second=None if training else float(inputs.tokens_per_second),
-        concurrent_users=None if training else int(inputs.concurrent_users),
+        concurrent_users=None if training or by_rate else int(inputs.concurrent_users),
+        request_rate=float(inputs.request_rate) if by_rate else None,
+        ttft_target_s=_seconds(inputs.ttft_target_ms) if not training else None,
+        tpot_target_s=_seconds(inputs.tpot_target_ms) if not training else None,
         precision=inputs.precision,
         mfu=inputs.mfu,
         bandwidth_fraction=inputs.efficiency,
@@ -303,6 +307,8 @@ def question_of(inputs: PlanInputs, currency: str, stated_spot: float | None = N
         lora_rank=int(inputs.lora_rank),
         runtime=Runtime(inputs.runtime) if training and inputs.runtime else None,
     )
+    if not training:  # training keeps the planner's default output length (it reads none)
+        workload = dataclasses.replace(workload, output_len=int(inputs.output_tokens))
     return PlanQuestion(
         model=inputs.model_text,
         workload=workload,
@@ -323,6 +329,10 @@ def question_of(inputs: PlanInputs, currency: str, stated_spot: float | None = N
             spot_interruptions_per_node_hour=spot_rate_of(inputs, stated_spot)[0] if inputs.spot else 0.0,
         ),
     )
+
+
+def _seconds(milliseconds: float | None) -> float | None:
+    return None if milliseconds is None else float(milliseconds) / 1000.0
 
 
 def spot_rate_of(inputs: PlanInputs, stated_spot: float | None) -> tuple[float, str]:

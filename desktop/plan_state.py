@@ -31,6 +31,7 @@ PIN_FIELDS = ("dp", "tp", "pp", "zero", "micro_batch")
 # The rankings the Plan page offers (the command line also ranks by cost per token).
 PAGE_RANKINGS = (RankBy.TIME, RankBy.COST)
 TOKENS_MODES = ("tokens", "dataset")
+LOAD_MODES = ("users", "rate")  # serving load: concurrent users or a request rate
 
 CHECKPOINT_STORAGES = ("pfs", "nvme")  # planner.scale.STORAGES, in the order the page offers them
 
@@ -53,6 +54,15 @@ class PlanInputs:
     epochs: float = 3.0
     tokens_per_second: float = 1000.0  # serving target, all users together
     concurrent_users: int = 8
+    # Serving, as `plan --prompt-tokens --output-len --users | --request-rate --ttft-ms --tpot-ms` take them: the
+    # context is prompt + output; the load is concurrent users or a request rate (load_mode); a target of None is
+    # no target.
+    prompt_tokens: int = 3840
+    output_tokens: int = 256
+    load_mode: str = "users"  # "users" | "rate"
+    request_rate: float = 1.0  # requests per second over all replicas (load_mode "rate")
+    ttft_target_ms: float | None = None  # time to first token at p90
+    tpot_target_ms: float | None = None  # mean time per output token
     hardware: tuple[str, ...] = ("catalog:h100-sxm", "catalog:a100-sxm-80gb", "catalog:rtx-4090")
     exact_gpus: int | None = None  # plan exactly this many GPUs (None: search up to max_gpus)
     max_gpus: int = 64
@@ -150,9 +160,17 @@ class PlanInputs:
         if self.tokens_mode not in TOKENS_MODES:
             changes["tokens_mode"] = "tokens"
         for name, low in (("seq_len", 1), ("global_batch", 1), ("max_gpus", 1), ("concurrent_users", 1),
-                          ("lora_rank", 1)):  # fmt: skip
+                          ("lora_rank", 1), ("prompt_tokens", 1), ("output_tokens", 1)):  # fmt: skip
             if int(getattr(self, name)) < low:
                 changes[name] = low
+        if self.load_mode not in LOAD_MODES:
+            changes["load_mode"] = "users"
+        if not (_non_negative(self.request_rate) and self.request_rate > 0):
+            changes["request_rate"] = 1.0
+        for name in ("ttft_target_ms", "tpot_target_ms"):
+            value = getattr(self, name)
+            if value is not None and not (_non_negative(value) and value > 0):
+                changes[name] = None  # 0 or text: no target
         if not 0 <= float(self.memory_headroom) <= MAX_MEMORY_HEADROOM:
             changes["memory_headroom"] = DEFAULT_MEMORY_HEADROOM
         limits = {"failures_per_million_gpu_hours": math.inf, "checkpoint_gb_per_s": math.inf,

@@ -161,6 +161,49 @@
     </message>
 </context>
 <context>
+    <name>FrontierChart</name>
+    <message>
+        <location filename="../../desktop/charts/frontier_chart.py" line="+62"/>
+        <source>tokens/s per user (1 / time per output token)</source>
+        <translation>токенов/с на пользователя (1 / время на выходной токен)</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>output tokens/s per GPU</source>
+        <translation>выходных токенов/с на GPU</translation>
+    </message>
+    <message>
+        <location line="+43"/>
+        <source>Throughput against latency</source>
+        <translation>Пропускная способность против задержки</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Right of the red line: within the time-per-token target</source>
+        <translation>Правее красной линии: в пределах цели по времени на токен</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>TP {0}</source>
+        <translation>TP {0}</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/plan_frontier_job.py" line="+48"/>
+        <source>Serving plans only: throughput against latency of the selected GPU type</source>
+        <translation>Только для инференса: пропускная способность против задержки для выбранного типа GPU</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Timing the layouts…</source>
+        <translation>Расчёт раскладок…</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>No layout of this GPU type fits one replica</source>
+        <translation>Ни одна раскладка этого типа GPU не вмещает реплику</translation>
+    </message>
+</context>
+<context>
     <name>GpuInventoryModel</name>
     <message>
         <location filename="../../desktop/qmodels/gpu_inventory.py" line="+32"/>
@@ -566,7 +609,7 @@
 <context>
     <name>HardwarePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+574"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+564"/>
         <source>4. Hardware</source>
         <translation>4. Оборудование</translation>
     </message>
@@ -828,7 +871,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>ModelPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-321"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-310"/>
         <source>2. Model</source>
         <translation>2. Модель</translation>
     </message>
@@ -1150,7 +1193,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>PlanOptionsModel</name>
     <message>
-        <location filename="../../desktop/qmodels/plan_options.py" line="+31"/>
+        <location filename="../../desktop/qmodels/plan_options.py" line="+33"/>
         <location line="+13"/>
         <source>#</source>
         <translation>№</translation>
@@ -1245,7 +1288,22 @@ token</source>
         <translation>задано пользователем</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+30"/>
+        <source>✓ ≤ {0}</source>
+        <translation>✓ ≤ {0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>✗ &gt; {0}</source>
+        <translation>✗ &gt; {0}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>p90 {0}</source>
+        <translation>p90 {0}</translation>
+    </message>
+    <message>
+        <location line="+12"/>
         <source>ZeRO-{0} × {1}</source>
         <translation>ZeRO-{0} × {1}</translation>
     </message>
@@ -1286,12 +1344,12 @@ token</source>
         <translation>реплик: {0}</translation>
     </message>
     <message>
-        <location line="+115"/>
+        <location line="+117"/>
         <source>{0} × {1}</source>
         <translation>{0} × {1}</translation>
     </message>
     <message>
-        <location line="+69"/>
+        <location line="+67"/>
         <source>micro-batch {0}, {1}</source>
         <translation>микробатч {0}, {1}</translation>
     </message>
@@ -1324,7 +1382,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+264"/>
+        <location filename="../../desktop/pages/plan.py" line="+266"/>
         <source>Guided</source>
         <translation>Пошагово</translation>
     </message>
@@ -1409,7 +1467,7 @@ token</source>
         <translation>слоёв: {0}, контекст: {1} ток.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+244"/>
+        <location filename="../../desktop/pages/plan.py" line="+245"/>
         <source>best layout</source>
         <translation>лучшая схема</translation>
     </message>
@@ -1489,7 +1547,7 @@ token</source>
         <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-315"/>
+        <location filename="../../desktop/pages/plan.py" line="-316"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; &amp;Назад</translation>
     </message>
@@ -1648,7 +1706,7 @@ token</source>
         <translation>Экспорт не удался</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+102"/>
+        <location filename="../../desktop/pages/plan.py" line="+104"/>
         <source>Example: Llama 3.1 70B full fine-tune</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
@@ -4192,7 +4250,7 @@ with losses</source>
 <context>
     <name>PoolView</name>
     <message>
-        <location filename="../../desktop/pages/plan_results.py" line="+142"/>
+        <location filename="../../desktop/pages/plan_results.py" line="+143"/>
         <source>No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare each type alone with the whole pool as one job, a pipeline over the types and separate jobs.</source>
         <translation>Смешанного пула нет: в режиме «Эксперт» добавьте типы GPU и их число в разделе «Смешанный пул», чтобы сравнить каждый тип по отдельности со всем пулом как одним заданием, конвейером по типам и отдельными задачами.</translation>
     </message>
@@ -5811,7 +5869,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_results.py" line="+107"/>
+        <location filename="../../desktop/pages/plan_results.py" line="+109"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
@@ -5837,6 +5895,16 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
     </message>
     <message>
         <location line="+1"/>
+        <source>Throughput vs latency</source>
+        <translation>Пропускная способность и задержка</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Serving: output tokens/s per GPU against tokens/s per user for each layout of the selected GPU type, and the frontier</source>
+        <translation>Инференс: выходные токены/с на GPU против токенов/с на пользователя для каждой раскладки выбранного типа GPU и граница</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>The ranked options; time, GPU-hours and cost with losses</source>
         <translation>Упорядоченные варианты; время, GPU-часы и стоимость с потерями</translation>
     </message>
@@ -5907,6 +5975,115 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+0"/>
         <source>Delete the saved plan “{0}”?</source>
         <translation>Удалить сохранённый план «{0}»?</translation>
+    </message>
+</context>
+<context>
+    <name>ServingInputs</name>
+    <message>
+        <location filename="../../desktop/pages/plan_serving_inputs.py" line="+80"/>
+        <source>Prompt (tokens)</source>
+        <translation>Промпт (токены)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Output (tokens)</source>
+        <translation>Ответ (токены)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Concurrent users</source>
+        <translation>Одновременных пользователей</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Request rate</source>
+        <translation>Поток запросов</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Target speed (tokens/s)</source>
+        <translation>Целевая скорость (токенов/с)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>First token within (p90)</source>
+        <translation>Первый токен не позже (p90)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Per output token within</source>
+        <translation>На выходной токен не больше</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+1"/>
+        <source>tokens</source>
+        <translation>токенов</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>users</source>
+        <translation>польз.</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>requests/s</source>
+        <translation>запросов/с</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>ms</source>
+        <translation>мс</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no target</source>
+        <translation>без цели</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Tokens of each request&apos;s prompt: its prefill sets the time to first token</source>
+        <translation>Токены промпта каждого запроса: его предзаполнение (prefill) задаёт время до первого токена</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Tokens generated per request</source>
+        <translation>Токены, генерируемые на один запрос</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Load as users decoding at the same time, each sending its next request when the last one ends</source>
+        <translation>Нагрузка как пользователи, декодируемые одновременно; каждый шлёт следующий запрос, когда закончится предыдущий</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Users decoding at the same time; they are split across the replicas</source>
+        <translation>Пользователи, декодируемые одновременно; они делятся между репликами</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Load as requests arriving at random (Poisson) at this rate over all replicas</source>
+        <translation>Нагрузка как запросы, приходящие случайно (по Пуассону) с этой частотой на все реплики</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Requests per second over all replicas</source>
+        <translation>Запросов в секунду на все реплики</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Target speed: output tokens per second over all users together; replicas are added until it is met</source>
+        <translation>Целевая скорость: выходных токенов в секунду для всех пользователей вместе; реплики добавляются, пока она не достигнута</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Time to first token that 90% of requests must keep (queue, prefill and overhead); no target at 0</source>
+        <translation>Время до первого токена, которое должны выдержать 90% запросов (очередь, предзаполнение и накладные расходы); 0 — без цели</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Mean time per output token every option must keep; no target at 0</source>
+        <translation>Среднее время на выходной токен, которое должен выдержать каждый вариант; 0 — без цели</translation>
     </message>
 </context>
 <context>
@@ -6096,12 +6273,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Длина последовательности должна быть целым числом токенов от 1 до {1}, а не «{0}»: плана не будет, пока она не исправлена.</translation>
     </message>
     <message>
-        <location line="+412"/>
+        <location line="+404"/>
         <source>3. Shape</source>
         <translation>3. Размеры задачи</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source>Sequence length (tokens)</source>
         <translation>Длина последовательности (токенов)</translation>
     </message>
@@ -6114,16 +6291,6 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+2"/>
         <source>Global batch (sequences)</source>
         <translation>Глобальный батч (посл.)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Target speed (tokens/s)</source>
-        <translation>Целевая скорость (токенов/с)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Concurrent users</source>
-        <translation>Одновременных пользователей</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -6150,11 +6317,6 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+1"/>
         <source>seq</source>
         <translation>посл.</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>users</source>
-        <translation>польз.</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -6190,16 +6352,6 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <location line="+1"/>
         <source>Passes over the dataset</source>
         <translation>Проходов по датасету</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Target speed: output tokens per second over all users together; replicas are added until it is met</source>
-        <translation>Целевая скорость: выходных токенов в секунду по всем пользователям вместе; реплики добавляются, пока она не достигнута</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Users decoding at the same time; they are split across the replicas</source>
-        <translation>Пользователей, которым ответ генерируется одновременно; они делятся между репликами</translation>
     </message>
 </context>
 <context>
@@ -6581,7 +6733,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>WorkloadPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-352"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-339"/>
         <source>1. Workload</source>
         <translation>1. Задача</translation>
     </message>

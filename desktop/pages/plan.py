@@ -44,6 +44,7 @@ from desktop.pages.plan_inputs import HardwarePanel, ModelPanel, ShapePanel, Wor
 from desktop.pages.plan_results import ResultsPanel
 from desktop.pages.plan_scale_inputs import PoolPanel, ResiliencePanel
 from desktop.pages.trace_memory import install_trace_action
+from desktop.plan_frontier_job import FrontierJob
 from desktop.plan_pool_job import PoolComparisonJob
 from desktop.plan_request import (
     Note,
@@ -167,6 +168,7 @@ class PlanPage(PlanDocumentPage):
         self.spot: SpotAnswer | None = None  # a spot plan's on-demand side (spot against on demand)
         self.panels = [self.workload, self.model_panel, self.shape, self.hardware, self.constraints]
         self.results = take(ResultsPanel)  # built ahead in an idle moment if it could be (desktop/shelf.py)
+        self.frontier_job = FrontierJob(context.jobs, self.results.frontier, self)
 
         self._build_layout()
         self.pool_panel.set_catalog(list(context.gpu_catalog().values()))
@@ -392,7 +394,7 @@ class PlanPage(PlanDocumentPage):
 
     def _on_state_changed(self, what: str) -> None:
         if what == "inputs":
-            if self.shape.training_box.isVisible() != self.state.inputs.is_training:
+            if self.shape.training_box.isHidden() == self.state.inputs.is_training:  # the kind of plan changed
                 self.shape.sync_from(self.state.inputs)
             self.workload.sync_from(self.state.inputs)
             self.constraints.sync_rank(self.state.inputs)
@@ -559,6 +561,7 @@ class PlanPage(PlanDocumentPage):
         else:  # nothing fits: no axes left over from an earlier plan
             results.scaling_chart.clear(self.tr("Nothing fits: no times or costs to draw"))
         self._publish_option(option if option is not None and option.fits else None)
+        self.frontier_job.show(self.scheduler.generation, self.call, option)
         self.export_button.setEnabled(option is not None and option.fits)
         results.advice.setHtml(plan_text.advice_html(state, self.call))
         results.excluded.setHtml(plan_text.excluded_html(state.result))
@@ -650,6 +653,7 @@ class PlanPage(PlanDocumentPage):
         """The window is closing: stop re-planning (the store closes after this)."""
         self.scheduler.close()  # results still on their way are dropped
         self.pool_job.stop()
+        self.frontier_job.stop()
         self._soon.stop()
         self._throttle.stop()
         self._series_timer.stop()

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from desktop import dialogs, fmt
 from desktop.message_templates import QT_TRANSLATE_NOOP
+from desktop.pages.plan_serving_inputs import ServingInputs
 from desktop.plan_request import Text
 from desktop.plan_state import PlanInputs, PlanState
 from planner.memory import MAX_SEQ_LEN
@@ -408,19 +409,17 @@ class ShapePanel(Panel):
         self.epochs_spin = QDoubleSpinBox()
         self.epochs_spin.setRange(0.1, 1000)
         self.epochs_spin.setDecimals(1)
-        self.tps_spin = QDoubleSpinBox()
-        self.tps_spin.setRange(1, 1e9)
-        self.tps_spin.setDecimals(0)
-        self.users_spin = QSpinBox()
-        self.users_spin.setRange(1, 1_000_000)
+        self.serving = ServingInputs(state)  # prompt, output, users or rate, the targets
+        self.tps_spin, self.users_spin = self.serving.tps_spin, self.serving.users_spin
 
-        self.labels = {name: QLabel() for name in ("seq", "batch", "tps", "users")}
+        self.labels = {name: QLabel() for name in ("seq", "batch")}
         self.seq_problem: Text | None = None  # why the typed sequence length is refused; None when it is fine
         self.seq_error = QLabel()
         self.seq_error.setWordWrap(True)
         self.seq_error.setStyleSheet("color: #cf222e;")
         self.seq_error.hide()
         form = wrapping_form(self)
+        self.form = form
         form.addRow(self.labels["seq"], self.seq_combo)
         form.addRow(self.seq_error)
         form.addRow(self.labels["batch"], self.batch_spin)
@@ -432,11 +431,7 @@ class ShapePanel(Panel):
         self.times_label = QLabel("×")
         training.addRow(self.times_label, self.epochs_spin)
         form.addRow(self.training_box)
-        self.serving_box = QWidget()
-        serving = wrapping_form(self.serving_box)
-        serving.setContentsMargins(0, 0, 0, 0)
-        serving.addRow(self.labels["tps"], self.tps_spin)
-        serving.addRow(self.labels["users"], self.users_spin)
+        self.serving_box = self.serving
         form.addRow(self.serving_box)
 
         self.seq_combo.currentIndexChanged.connect(self._on_seq_index)
@@ -448,12 +443,11 @@ class ShapePanel(Panel):
         self.tokens_spin.valueChanged.connect(lambda v: self.state.update(train_tokens=v * 1e9))
         self.dataset_spin.valueChanged.connect(lambda v: self.state.update(dataset_tokens=v * 1e9))
         self.epochs_spin.valueChanged.connect(lambda v: self.state.update(epochs=float(v)))
-        self.tps_spin.valueChanged.connect(lambda v: self.state.update(tokens_per_second=float(v)))
-        self.users_spin.valueChanged.connect(lambda v: self.state.update(concurrent_users=int(v)))
         self.retranslate()
 
     def retranslate(self) -> None:
         self.setTitle(self.tr("3. Shape"))
+        self.serving.retranslate()
         problem = getattr(self, "seq_problem", None)  # None while __init__ builds the panel
         if problem is not None:
             self.seq_error.setText(problem.render())
@@ -462,8 +456,6 @@ class ShapePanel(Panel):
             self.tr("Sequence length (tokens)") if training else self.tr("Context (tokens)")
         )
         self.labels["batch"].setText(self.tr("Global batch (sequences)"))
-        self.labels["tps"].setText(self.tr("Target speed (tokens/s)"))
-        self.labels["users"].setText(self.tr("Concurrent users"))
         self.tokens_radio.setText(self.tr("Tokens to train"))
         self.dataset_radio.setText(self.tr("Dataset size"))
         self.times_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -471,7 +463,6 @@ class ShapePanel(Panel):
         self.dataset_spin.setSuffix(" " + self.tr("B tokens"))
         self.epochs_spin.setSuffix(" " + self.tr("epochs"))
         self.batch_spin.setSuffix(" " + self.tr("seq"))
-        self.users_spin.setSuffix(" " + self.tr("users"))
         tips = (
             (self.seq_combo, self.tr("Tokens per sequence (training) or the longest context a user reaches, "
                                      "prompt and answer together (serving)")),
@@ -482,9 +473,6 @@ class ShapePanel(Panel):
             (self.dataset_radio, self.tr("Give the dataset size and the number of epochs")),
             (self.dataset_spin, self.tr("Tokens in one pass over the dataset, in billions")),
             (self.epochs_spin, self.tr("Passes over the dataset")),
-            (self.tps_spin, self.tr("Target speed: output tokens per second over all users together; replicas "
-                                    "are added until it is met")),
-            (self.users_spin, self.tr("Users decoding at the same time; they are split across the replicas")),
         )  # fmt: skip
         for widget, tip in tips:
             widget.setToolTip(tip)
@@ -522,7 +510,7 @@ class ShapePanel(Panel):
 
     def sync_from(self, inputs: PlanInputs) -> None:
         widgets = (self.seq_combo, self.batch_spin, self.tokens_group, self.tokens_spin, self.dataset_spin,
-                   self.epochs_spin, self.tps_spin, self.users_spin)  # fmt: skip
+                   self.epochs_spin)  # fmt: skip
         blockers = [QSignalBlocker(w) for w in widgets]
         self._set_seq_problem(None)  # a saved plan, the example or New: the length shown is the state's
         index = self.seq_combo.findData(inputs.seq_len)
@@ -535,11 +523,13 @@ class ShapePanel(Panel):
         self.tokens_spin.setValue(inputs.train_tokens / 1e9)
         self.dataset_spin.setValue(inputs.dataset_tokens / 1e9)
         self.epochs_spin.setValue(inputs.epochs)
-        self.tps_spin.setValue(inputs.tokens_per_second)
-        self.users_spin.setValue(inputs.concurrent_users)
         del blockers
+        self.serving.sync_from(inputs)
         self.training_box.setVisible(inputs.is_training)
         self.serving_box.setVisible(not inputs.is_training)
+        # serving states its context as prompt + output, and has no global batch
+        self.form.setRowVisible(self.seq_combo, inputs.is_training)
+        self.form.setRowVisible(self.batch_spin, inputs.is_training)
         self.retranslate()
 
 

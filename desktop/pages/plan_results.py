@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import plan_scale_text, plan_text
+from desktop.charts.frontier_chart import FrontierChart
 from desktop.charts.plan_charts import MemoryBarChart, ScalingChart
 from desktop.plan_request import (
     PoolAnswer,
@@ -208,6 +209,8 @@ class ResultsPanel(QWidget):
         self.views.addTab(self.table, "")
         self.views.addTab(self.goodput, "")
         self.views.addTab(self.pool, "")
+        self.frontier = FrontierChart()  # serving: throughput against latency of the selected GPU type
+        self.views.addTab(self.frontier, "")
 
         memory_box = QWidget()
         memory_layout = QVBoxLayout(memory_box)
@@ -257,6 +260,10 @@ class ResultsPanel(QWidget):
         self.views.setTabText(0, self.tr("Options"))
         self.views.setTabText(1, self.tr("Goodput"))
         self.views.setTabText(2, self.tr("Mixed pool"))
+        self.views.setTabText(3, self.tr("Throughput vs latency"))
+        self.views.setTabToolTip(3, self.tr("Serving: output tokens/s per GPU against tokens/s per user for each "
+                                            "layout of the selected GPU type, and the frontier"))
+        self.frontier.retranslate()
         self.views.setTabToolTip(0, self.tr("The ranked options; time, GPU-hours and cost with losses"))
         self.views.setTabToolTip(1, self.tr("Failures, checkpoints and restarts of the selected option"))
         self.views.setTabToolTip(2, self.tr("Each GPU type of your pool alone, the whole pool as one job, a pipeline over the types and separate jobs"))

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor
 
 from desktop import fmt
 from desktop.message_templates import QT_TRANSLATE_NOOP  # typed: returns its text
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from planner.vocabulary import Layout
 
 CONTEXT = "PlanOptionsModel"
+MISSED_COLOR = QColor("#cf222e")  # the red of the page's refusals
 
 # (key, header) in column order. The option column reads "128 × H100 SXM5 80GB" (GPU × count in one cell, so
 # the cost columns fit beside it at a 1280-pixel window); two-line headers keep the figure columns narrow.
@@ -64,6 +66,36 @@ _CONFIDENCE = {
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate(CONTEXT, text)
+
+
+def misses_targets(option: PlanOption) -> bool:
+    """A serving option that misses its TTFT, TPOT or tokens/s target (planner.search.PlanOption)."""
+    return bool(getattr(option, "misses_targets", False))
+
+
+def latency_text(option: PlanOption, key: str) -> str:
+    """The TTFT ("ttft") or TPOT ("tpot") cell: the figure, and under it the figure the target is held against
+    beside the target, ✓ met or ✗ missed ("p90 412 ms ✓ ≤ 500 ms"; TPOT: "✓ ≤ 20 ms")."""
+    workload = getattr(option, "workload", None)
+    latency = getattr(option, "latency", None)
+    if key == "ttft":
+        shown = fmt.duration(getattr(option, "ttft_s", None))
+        target = getattr(workload, "ttft_target_s", None)
+        held = getattr(latency, "ttft_p90_s", None)
+    else:
+        shown = fmt.duration(getattr(option, "tpot_s", None) or getattr(option, "step_time_s", None))
+        target = getattr(workload, "tpot_target_s", None)
+        held = getattr(option, "tpot_s", None)
+    if target is None or held is None:
+        return shown
+    met = held <= target * (1 + 1e-9)
+    if met:
+        line = QCoreApplication.translate("PlanOptionsModel", "✓ ≤ {0}").format(fmt.duration(target))
+    else:
+        line = QCoreApplication.translate("PlanOptionsModel", "✗ > {0}").format(fmt.duration(target))
+    if key == "ttft":
+        line = QCoreApplication.translate("PlanOptionsModel", "p90 {0}").format(fmt.duration(held)) + " " + line
+    return shown + "\n" + line
 
 
 def strategy_text(strategy: Layout | None) -> str:
@@ -209,6 +241,8 @@ class PlanOptionsModel(FlatTableModel):
             return self._tooltip(option, key)
         if role == Qt.ItemDataRole.TextAlignmentRole and key not in ("option", "strategy", "confidence"):
             return RIGHT_ALIGNED
+        if role == Qt.ItemDataRole.ForegroundRole and misses_targets(option):
+            return MISSED_COLOR  # the whole row of an option that misses a serving target
         return None
 
     def _display(self, option: PlanOption, key: str, row: int) -> str:
@@ -219,10 +253,8 @@ class PlanOptionsModel(FlatTableModel):
             return QCoreApplication.translate("PlanOptionsModel", "{0} × {1}").format(
                 fmt.integer(getattr(option, "gpus", None)), short_gpu_name(str(getattr(gpu, "name", "")))
             )
-        if key == "ttft":
-            return fmt.duration(getattr(option, "ttft_s", None))
-        if key == "tpot":
-            return fmt.duration(getattr(option, "tpot_s", None) or getattr(option, "step_time_s", None))
+        if key in ("ttft", "tpot"):
+            return latency_text(option, key)
         band = getattr(option, "time_band", None)  # planner.uncertainty.ErrorBand, when the planner gives one
         if key == "tokens_per_s":  # the header names the unit; throughput scales with 1 / time
             inverse = band.inverse() if band is not None else None

@@ -71,8 +71,9 @@ def serving_verdicts_for(option: PlanOption) -> list[Verdict]:
 
 
 def replicas_per_node(option: PlanOption) -> int:
-    """Serving replicas (tp x pp GPUs each) on one node; 1 when one replica spans nodes."""
-    replica_gpus = option.layout.tp * option.layout.pp
+    """Serving replicas (tp x pp GPUs each, or an expert-parallel group's tp x ep) on one node; 1 when one
+    replica spans nodes."""
+    replica_gpus = option.layout.tp * option.layout.pp * option.layout.ep
     per_node = nodes_layout(option)[1]
     return max(1, per_node // replica_gpus) if replica_gpus <= per_node else 1
 
@@ -349,13 +350,39 @@ def _vllm_pool_lines(option: PlanOption, context: int, dtype: str) -> list[str]:
     ]
 
 
+def _vllm_expert_parallel_lines(option: PlanOption, context: int, dtype: str, groups: int) -> list[str]:
+    """An expert-parallel plan: each group of ep GPUs is one vLLM engine with data-parallel attention over its
+    ep ranks and the experts split over them (--data-parallel-size ep --enable-expert-parallel; docs.vllm.ai,
+    Expert Parallel Deployment); max-num-seqs is per rank. Several groups on a node run side by side, each on its
+    own GPUs and port."""
+    layout = option.layout
+    per_rank = -(-(option.batch_per_replica or layout.micro_batch) // layout.ep)
+    serve = (
+        f'vllm serve "$MODEL" --tensor-parallel-size {layout.tp} --data-parallel-size {layout.ep} '
+        f"--enable-expert-parallel --max-model-len {context} --max-num-seqs {per_rank} "
+        f"--gpu-memory-utilization {memory_utilization(option):.2f} --dtype {dtype}"
+    )
+    if groups <= 1:
+        return [f"    exec {serve}"]
+    width = layout.tp * layout.ep
+    return [
+        f"    # {groups} expert-parallel groups of {width} GPUs on this node: one engine each, on its own GPUs and "
+        "port; put a load balancer in front",
+        f"    for g in $(seq 0 {groups - 1}); do",
+        f"      CUDA_VISIBLE_DEVICES=$(seq -s, $((g * {width})) $((g * {width} + {width - 1}))) \\",
+        f"        {serve} --port $((8000 + g)) &",
+        "    done",
+        "    wait",
+    ]
+
+
 def _serving_lines(option: PlanOption, inputs: ExportInputs, verdicts: list[Verdict]) -> list[str]:
     layout = option.layout
     context = inputs.seq_len or (option.workload.seq_len if option.workload else DEFAULT_SERVING_CONTEXT)
     nodes, per_node = nodes_layout(option)
     sequences = option.batch_per_replica or layout.micro_batch
     dtype = "float16" if precision_of(option, inputs) == Precision.FP16 else "bfloat16"
-    replica_gpus = layout.tp * layout.pp
+    replica_gpus = layout.tp * layout.pp * layout.ep
     replicas_here = replicas_per_node(option)
     vllm = (
         f'vllm serve "$MODEL" --tensor-parallel-size {layout.tp} --pipeline-parallel-size {layout.pp} '
@@ -365,6 +392,8 @@ def _serving_lines(option: PlanOption, inputs: ExportInputs, verdicts: list[Verd
     lines = [f'ENGINE="${{ENGINE:-{default_runner(verdicts)}}}"', 'case "$ENGINE" in', "  vllm)"]
     if option.latency is not None and option.latency.pools is not None:  # each pool's instances on their nodes
         lines += _vllm_pool_lines(option, context, dtype)
+    elif layout.ep > 1:
+        lines += _vllm_expert_parallel_lines(option, context, dtype, replicas_here)
     elif replica_gpus > per_node:  # one replica spans nodes: vLLM runs them as one Ray cluster
         lines += [
             '    if [ "$NODE_RANK" -ne 0 ]; then exec ray start --address="$MASTER_ADDR:6379" --block; fi',

@@ -160,6 +160,10 @@ def serving_verdicts(layout: Layout, nodes: int, engine: str | None = None, weig
                 Verdict(Runner.LLAMACPP, True, differs=tuple(llamacpp_differs))]  # fmt: skip
     if nodes > 1:
         verdicts[2] = Verdict(Runner.LLAMACPP, False, "llama.cpp serves from one machine; this plan spans nodes")
+    if layout.ep > 1:  # expert parallel with data-parallel attention: vLLM's --enable-expert-parallel
+        verdicts[1] = Verdict(Runner.TRTLLM, False, "the plan splits the experts over data-parallel attention "
+                              "ranks (expert parallel); launch.sh writes that for vLLM only")  # fmt: skip
+        verdicts[2] = Verdict(Runner.LLAMACPP, False, "llama.cpp has no expert parallelism")
     planned = ENGINE_RUNNERS.get(engine or "vllm")
     if planned is None or not next(v for v in verdicts if v.runner == planned).runs:
         note = (f"the plan's figures assume {engine}, which "

@@ -13,6 +13,7 @@ from planner.models.config_file import ConfigKeys, check_imported_size, read_con
 from planner.models.hf_classic import CLASSIC_READERS
 from planner.models.hf_defaults import DEEPSEEK_V2_EXPERTS_PER_TOKEN
 from planner.models.hf_hybrid import hybrid_fields, pure_state_space
+from planner.models.hf_special import SPECIAL_READERS
 from planner.models.hf_towers import tower_params
 from planner.models.hf_types import READ_TYPES, TRAITS, WRAPPERS, Traits
 from planner.models.kv_cache import CHUNKED, FULL, SLIDING
@@ -62,6 +63,7 @@ def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
     traits = TRAITS[model_type]
     readers = {"gpt2": _gpt2, "gpt_neox": _gpt_neox, "deepseek": _deepseek, "state_space": _state_space}
     readers.update(CLASSIC_READERS)
+    readers.update(SPECIAL_READERS)
     spec = readers.get(traits.reader, _llama_like)(config, common)
     if traits.layer_rule == "hybrid":
         spec = dataclasses.replace(spec, **hybrid_fields(config))
@@ -136,6 +138,8 @@ def _llama_like(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any
         fields.update(layer_extra_params=hidden + fields["ffn"])
     elif traits.layer_extra == "xielu" and config.data.get("hidden_act") == "xielu":  # its alpha_p and alpha_n
         fields.update(layer_extra_params=2)
+    elif traits.layer_extra == "lambdas":
+        fields.update(layer_extra_params=4 * head_dim)
     return ModelSpec(**fields)
 
 

@@ -42,11 +42,15 @@ class Traits:
     lm_head_bias: str | bool = False
     parallel_key: str = ""  # the key that makes attention and MLP share one input norm (a parallel block)
     layer_rule: str = "window"  # how layer_types follow from the config when it does not list them (see below)
-    layer_extra: str = ""  # "" | "sub_norms" (bitnet: RMSNorms over hidden and intermediate) | "xielu" (apertus)
+    # "" | "sub_norms" (bitnet: RMSNorms over hidden and intermediate) | "xielu" (apertus) | "lambdas" (diffllama:
+    # lambda_q1, lambda_k1, lambda_q2, lambda_k2 of head_dim each)
+    layer_extra: str = ""
 
 
 # Older families read by planner/models/hf_classic.py, one reader each (their keys follow no common pattern).
 CLASSIC_TYPES = ("opt", "bloom", "falcon", "mpt", "gptj", "codegen", "gpt_bigcode", "gpt_neo")
+# Types with a reader of their own in planner/models/hf_special.py (nested or renamed keys).
+SPECIAL_TYPES = ("dbrx",)
 
 LLAMA = Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias")
 NO_BIAS = Traits()
@@ -171,7 +175,11 @@ TRAITS: dict[str, Traits] = {
                            experts_key="moe_num_experts", top_k_key="moe_k", shared_expert="count",
                            shared_key="moe_num_shared_experts", router_bias=True, lm_head_bias="use_bias",
                            layer_rule="full"),
-    **{name: Traits(reader=name, layer_rule="full") for name in CLASSIC_TYPES},
+    # q/k RMSNorms over all heads (heads x head_dim), every layer an MoE (the router's correction bias a buffer)
+    "minimax_m2": Traits(qk_norm="full", moe="all", moe_ffn_key="intermediate_size", layer_rule="full"),
+    # llama attention with four lambda vectors of head_dim per layer (its group norm has no weight)
+    "diffllama": Traits(qkv_bias="attention_bias", out_bias="attention_bias", layer_rule="full", layer_extra="lambdas"),
+    **{name: Traits(reader=name, layer_rule="full") for name in (*CLASSIC_TYPES, *SPECIAL_TYPES)},
     "gpt2": Traits(reader="gpt2", layer_rule="full"),
     "gpt_neox": Traits(reader="gpt_neox", layer_rule="full"),
     "deepseek_v2": Traits(reader="deepseek", layer_rule="full"),

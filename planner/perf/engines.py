@@ -38,7 +38,9 @@ class EngineProfile:
     and the decodes wait); fused: norms, residual adds and rotary fused (fewer kernels per layer); eager: runs
     PyTorch operators one by one from Python (host time per operator, no CUDA graphs); large_gpu: (max_batch,
     step_tokens) on GPUs of at least `large_gpu_gib` GiB (vLLM's and SGLang's defaults grow with memory);
-    disaggregation: the engine can run prefill and decode on separate pools; source: where the figures come from.
+    disaggregation: the engine can run prefill and decode on separate pools (the serving search tries pools only
+    then); expert_parallel: the engine can split an MoE model's experts over data-parallel attention ranks;
+    source: where the figures come from.
     """
 
     name: str
@@ -52,6 +54,7 @@ class EngineProfile:
     large_gpu: tuple[int, int] | None = None
     large_gpu_gib: float = 70.0
     disaggregation: bool = False
+    expert_parallel: bool = False
 
     def limits(self, memory_bytes: int, gpu_name: str = "") -> tuple[int, int]:
         """(max sequences per step, token budget per step) on a GPU of `memory_bytes` (vLLM keeps the small
@@ -74,15 +77,17 @@ ENGINES: dict[str, EngineProfile] = {
             "vLLM V1 EngineArgs.get_batch_defaults (vllm/engine/arg_utils.py): for the API server max_num_seqs "
             "256 and max_num_batched_tokens 2048, on GPUs of 70 GiB or more (not A100) 1024 and 8192; chunked "
             "prefill always on in V1; PagedAttention, CUDA graphs for decode; disaggregated prefill through its "
-            "KV connectors (docs.vllm.ai, Disaggregated Prefilling)",
-            large_gpu=(1024, 8192), disaggregation=True,
+            "KV connectors (docs.vllm.ai, Disaggregated Prefilling); expert parallelism with data-parallel attention "
+            "(--data-parallel-size N --enable-expert-parallel; docs.vllm.ai, Expert Parallel Deployment)",
+            large_gpu=(1024, 8192), disaggregation=True, expert_parallel=True,
         ),
         EngineProfile(
             "sglang", True, 1024, 2048, True,
             "SGLang server_args.py: chunked_prefill_size 2048 below 35 GB of GPU memory, 8192 below 160 GB, 16384 "
             "above; max_running_requests bounded by the KV pool; FlashInfer kernels with fused norm and rotary, "
-            "CUDA graphs; prefill/decode disaggregation (docs.sglang.ai, PD Disaggregation)",
-            large_gpu=(1024, 8192), large_gpu_gib=35.0, disaggregation=True,
+            "CUDA graphs; prefill/decode disaggregation (docs.sglang.ai, PD Disaggregation); expert parallelism with "
+            "DP attention (--enable-dp-attention --dp-size N --ep-size N; docs.sglang.ai, Expert Parallelism)",
+            large_gpu=(1024, 8192), large_gpu_gib=35.0, disaggregation=True, expert_parallel=True,
         ),
         EngineProfile(
             "tensorrt-llm", True, 2048, 8192, True,

@@ -31,6 +31,7 @@ from planner.perf.compute import (
 )
 from planner.perf.efficiencies import DEFAULT_INTER_NODE_BYTES_PER_S, SHIPPED, DeviceRates, FittedConstants
 from planner.perf.engines import DEFAULT_ENGINE, EAGER_OPERATORS_PER_LAYER, ENGINES, EngineProfile
+from planner.perf.expert_parallel import alltoall_seconds, traffic
 from planner.perf.formats import WeightFormat, weight_format
 from planner.perf.memory_ops import (
     FUSED_MEMORY_KERNELS_PER_LAYER,
@@ -41,7 +42,13 @@ from planner.perf.memory_ops import (
 
 @dataclass(frozen=True, slots=True)
 class Replica:
-    """One serving replica: the model over tp x pp GPUs, its weight format, KV element size and engine."""
+    """One serving replica: the model over tp x pp GPUs, its weight format, KV element size and engine.
+
+    ep > 1 (MoE models, tp 1): one rank of an expert-parallel group of ep GPUs with data-parallel attention (vLLM
+    --data-parallel-size ep --enable-expert-parallel, SGLang --enable-dp-attention --ep-size): the rank keeps the
+    attention and dense weights whole and its own sequences' KV cache, and E / ep routed experts, which the
+    group's tokens reach through an all-to-all dispatch and combine per MoE layer. A step's figures are one
+    rank's (its own sequences); the group runs ep of them side by side."""
 
     model: ModelSpec
     gpu: GpuSpec
@@ -54,6 +61,7 @@ class Replica:
     gpus_per_node: int | None = None
     inter_node_bytes_per_s: float | None = None
     constants: FittedConstants = SHIPPED
+    ep: int = 1
 
     @property
     def format(self) -> WeightFormat:
@@ -61,7 +69,7 @@ class Replica:
 
     @property
     def shape(self) -> LayerShape:
-        return layer_shape(self.model, self.tp, 1)
+        return layer_shape(self.model, self.tp, self.ep)
 
     @property
     def limits(self) -> tuple[int, int]:
@@ -108,6 +116,7 @@ def step_seconds(
     per_token = layer_memory_bytes_per_token(shape, replica.tp, sequence_parallel=False)
     memory = model.layers * (tokens * per_token / rates.copy_bytes_per_s + memory_kernels * kernel)
     gpu = gemms + head + attention + memory + _tp_seconds(replica, tokens) + _pp_seconds(replica, tokens)
+    gpu += _ep_seconds(replica, tokens)
     return max(gpu, host_seconds(replica))
 
 
@@ -160,6 +169,25 @@ def _pp_seconds(replica: Replica, tokens: float) -> float:
                       replica.constants.latency_scale)  # fmt: skip
     message = tokens * replica.model.hidden * 2.0
     return (replica.pp - 1) * (message / link.bus_bytes_per_s + link.latency_s)
+
+
+def _ep_seconds(replica: Replica, tokens: float) -> float:
+    """An expert-parallel rank's all-to-alls: per MoE layer one dispatch of its tokens' hidden vectors (16-bit) to
+    the ranks holding their top-k experts and one combine back (planner.perf.expert_parallel: routing balanced,
+    copies to other GPUs of the node over NVLink, to other nodes over the network). At decode sizes each is
+    latency-bound, like the tensor-parallel all-reduces it replaces."""
+    model = replica.model
+    if replica.ep <= 1 or not model.moe_layers:
+        return 0.0
+    network = replica.inter_node_bytes_per_s or DEFAULT_INTER_NODE_BYTES_PER_S
+    per_node = replica.gpus_per_node or replica.gpu.gpus_per_node
+    scale = replica.constants.latency_scale
+    nvlink = group_link(replica.gpu, replica.rates, min(replica.ep, per_node), min(replica.ep, per_node), per_node,
+                        network, scale)  # fmt: skip
+    across = group_link(replica.gpu, replica.rates, replica.ep, replica.ep, per_node, network, scale)
+    copies = traffic(model.experts, model.experts_per_token, replica.ep, replica.ep, per_node, False)
+    one = alltoall_seconds(model.hidden * 2.0, tokens, copies, nvlink, across)
+    return 2 * model.moe_layers * one
 
 
 def _prefill_attention(tokens: float, prompt_len: float, shape: LayerShape, rates: DeviceRates) -> float:

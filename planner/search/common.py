@@ -203,6 +203,7 @@ class NeededLayout:
     gpu: GpuSpec
     tp: int
     pp: int
+    ep: int = 1
 
 
 class GpuSearch:

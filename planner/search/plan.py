@@ -154,7 +154,7 @@ def _plan_needed(
 ) -> PlanOption | None:  # fmt: skip
     """The layout searched again with its GPU count as the limit and its tp x pp pinned: its option if it
     meets the targets there."""
-    pinned = {**constraints.pinned, "tp": needed.tp, "pp": needed.pp}
+    pinned = {**constraints.pinned, "tp": needed.tp, "pp": needed.pp, "ep": needed.ep}
     pinned.pop("dp", None)
     wider = dataclasses.replace(constraints, gpus=None, max_gpus=needed.gpus, pinned=pinned)
     found, _ = _search_each_gpu(model, workload, [needed.gpu], wider, prices, calibration)

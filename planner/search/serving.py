@@ -25,15 +25,16 @@ _EMPTY_LOAD = perf.EMPTY_LOAD
 # Deepest serving pipeline tried (powers of two up to this many stages).
 MAX_SERVING_PIPELINE = 16
 def fitting_sequences(
-    memory: SearchMemory, tp: int, pp: int, capacity: int, kv_share: float = 1.0
+    memory: SearchMemory, tp: int, pp: int, capacity: int, kv_share: float = 1.0, ep: int = 1
 ) -> tuple[int, int] | None:
     """(bytes per GPU at one sequence, sequences that fit) of a tp x pp replica of a serving engine: the memory
     model's total at one sequence (weights, a forward's activations, overhead, one KV cache), then each further
     sequence adds only its KV cache, for its whole prompt + output. An engine's activations are a workspace sized
     by one step's tokens (chunked prefill bounds them), not by the sequences running, and TensorRT-LLM's
     guaranteed-no-evict scheduler admits a request only when its full length fits. kv_share: the part of the
-    free memory the engine gives its KV cache (planner.perf.max_concurrent_sequences)."""
-    layout = Layout(tp=tp, pp=pp)
+    free memory the engine gives its KV cache (planner.perf.max_concurrent_sequences). ep > 1: one rank of an
+    expert-parallel group with data-parallel attention (its own sequences, E / ep experts)."""
+    layout = _memory_layout(tp, pp, ep)
     one = memory.total(layout)
     if one is None or one > capacity:
         return None if one is None else (one, 0)
@@ -43,12 +44,19 @@ def fitting_sequences(
     return one, perf.max_concurrent_sequences(capacity, one, breakdown.kv_cache.bytes, kv_share)
 
 
-def engine_breakdown(memory: SearchMemory, tp: int, pp: int, sequences: int) -> MemoryBreakdown | None:
+def _memory_layout(tp: int, pp: int, ep: int, sequences: int = 1) -> Layout:
+    """The memory model's layout of one serving rank: ep > 1 is data-parallel attention over the ep ranks."""
+    return Layout(dp=ep, tp=tp, pp=pp, ep=ep, micro_batch=sequences)
+
+
+def engine_breakdown(
+    memory: SearchMemory, tp: int, pp: int, sequences: int, ep: int = 1
+) -> MemoryBreakdown | None:
     """Per-GPU memory of a replica running `sequences` at once, by the rule of fitting_sequences: the breakdown
     at one sequence with the KV cache of all of them (the memory model's own breakdown at that batch would
     prefill every sequence at once)."""
-    one = memory.breakdown(Layout(tp=tp, pp=pp))
-    many = memory.breakdown(Layout(tp=tp, pp=pp, micro_batch=sequences))
+    one = memory.breakdown(_memory_layout(tp, pp, ep))
+    many = memory.breakdown(_memory_layout(tp, pp, ep, sequences))
     if one is None or many is None:
         return None
     kv_cache = MemoryTerm(one.kv_cache.bytes * sequences, many.kv_cache.assumption)
@@ -64,7 +72,12 @@ class _Replica:
     max_sequences: int  # sequences whose KV cache fits
     users: int  # users per replica at this load
     replicas: int
-    load: perf.ServingLoad
+    load: perf.ServingLoad  # the whole replica's (an expert-parallel group's ranks together)
+    ep: int = 1  # expert-parallel ranks (data-parallel attention); max_sequences is one rank's
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.pp * self.ep
 
 
 class ServingSearch(GpuSearch):
@@ -76,28 +89,38 @@ class ServingSearch(GpuSearch):
         super().__init__(inputs)
         self.smallest: tuple[int, int, int] | None = None  # (bytes at batch 1, tp, pp)
         self.engine = perf.engine_profile(inputs.workload.engine)
-        self._loads: dict[tuple[int, int, int, int | None], _Replica] = {}
+        self._loads: dict[tuple[int, int, int, int, int | None], _Replica] = {}
         self._fitting: dict[int, int] = {}  # tp -> sequences one pp-1 replica holds (for disaggregated pools)
         self.weights = perf.weight_format(inputs.workload.weight_format, str(inputs.workload.precision))
 
-    def _layouts(self) -> list[tuple[int, int]]:
-        tps = self.tensor_parallel_sizes()
+    def _layouts(self) -> list[tuple[int, int, int]]:
+        """(tp, pp, ep): tensor x pipeline replicas, and for an MoE model on an engine with expert parallelism,
+        expert-parallel groups of ep GPUs within a node (tp 1, pp 1, ep dividing the experts)."""
+        tps = self.tensor_parallel_sizes() if self._pin("ep") in (None, 1) else []
         depths = powers_of_two(min(MAX_SERVING_PIPELINE, self.model.layers))
         pps = allowed("pp", depths, self.pinned, pinned_count)
-        return [(tp, pp) for tp in tps for pp in pps if tp * pp <= self.max_gpus]
+        found = [(tp, pp, 1) for tp in tps for pp in pps if tp * pp <= self.max_gpus]
+        if self.model.is_moe and self.engine.expert_parallel and self._pin("tp") in (None, 1) \
+                and self._pin("pp") in (None, 1):  # fmt: skip
+            sizes = [e for e in powers_of_two(self.per_node) if e > 1 and self.model.experts % e == 0]
+            found += [(1, 1, ep) for ep in allowed("ep", sizes, self.pinned, pinned_count) if ep <= self.max_gpus]
+        return found
+
+    def _pin(self, name: str) -> int | None:
+        return pinned_count(self.pinned[name]) if name in self.pinned else None
 
     def run(self) -> Found:
-        kv_bytes = self._kv_element_bytes()
-        for tp, pp in self._layouts():
-            if self.constraints.gpus is not None and self.constraints.gpus % (tp * pp):
+        kv_bytes = self.kv_bytes_per_element()
+        for tp, pp, ep in self._layouts():
+            if self.constraints.gpus is not None and self.constraints.gpus % (tp * pp * ep):
                 continue
-            found = self._replica(tp, pp, kv_bytes)
+            found = self._replica(tp, pp, kv_bytes, ep)
             if found is None:
                 continue
             replica, needed = found
             if needed is not None and needed > replica.replicas:
                 # it fits, but the targets need more replicas than the GPUs allowed: shown as the closest
-                self.found.needed.append(NeededLayout(needed * tp * pp, self.gpu, tp, pp))
+                self.found.needed.append(NeededLayout(needed * replica.gpus, self.gpu, tp, pp, ep))
             self._add(replica)
         if not self.found.options:
             self._nothing_fits()
@@ -108,44 +131,44 @@ class ServingSearch(GpuSearch):
     def _gpu_limit(self) -> int:
         return self.constraints.gpus if self.constraints.gpus is not None else self.max_gpus
 
-    def _perf_replica(self, tp: int, pp: int, kv_bytes: float) -> perf.Replica:
+    def perf_replica(self, tp: int, pp: int, kv_bytes: float, ep: int = 1) -> perf.Replica:
         return perf.Replica(
             model=self.model, gpu=self.gpu, rates=self.inputs.rates, tp=tp, pp=pp, weights=self.weights,
             kv_bytes=kv_bytes, engine=self.engine, gpus_per_node=self.per_node,
-            inter_node_bytes_per_s=self.constraints.inter_node_bytes_per_s,
+            inter_node_bytes_per_s=self.constraints.inter_node_bytes_per_s, ep=ep,
         )  # fmt: skip
 
-    def _replica(self, tp: int, pp: int, kv_bytes: float) -> tuple[_Replica, int | None] | None:
+    def _replica(self, tp: int, pp: int, kv_bytes: float, ep: int = 1) -> tuple[_Replica, int | None] | None:
         """The replica at (tp, pp) at the load it carries, and the replicas the targets need at any count (None
         where no count meets them); None where it does not fit.
 
         Replicas: enough for every user to hold a sequence slot (users beyond the GPU limit queue), at least the
         pinned dp, all the GPUs of an exact count; with targets (TTFT, TPOT, tokens/s) or a request rate, the
         fewest within the GPU limit that meet them (planner.search.serving_targets), else the limit's most."""
-        fit = fitting_sequences(self.memory, tp, pp, self.capacity)
+        fit = fitting_sequences(self.memory, tp, pp, self.capacity, ep=ep)
         if fit is None:
             return None
         one, max_seqs = fit
-        if self.smallest is None or one < self.smallest[0]:
+        if ep == 1 and (self.smallest is None or one < self.smallest[0]):
             self.smallest = (one, tp, pp)
         if one > self.capacity or max_seqs < 1:
             return None
         slots = min(max_seqs, self.engine.limits(self.gpu.memory_bytes, self.gpu.name)[0])
-        if pp == 1:
+        if pp == 1 and ep == 1:
             self._fitting[tp] = slots
         if self.pinned.get("micro_batch"):
             slots = pinned_count(self.pinned["micro_batch"])
             if slots > max_seqs:
                 return None
-        limit = max(1, self._gpu_limit() // (tp * pp))
+        limit = max(1, self._gpu_limit() // (tp * pp * ep))
         workload = self.workload
         users, rate = workload.concurrent_users, workload.request_rate
-        replicas = min(limit, max(1, math.ceil(users / slots))) if users else 1
+        replicas = min(limit, max(1, math.ceil(users / (slots * ep)))) if users else 1
         replicas = max(replicas, pinned_count(self.pinned["dp"]) if self.pinned.get("dp") else 1)
         fixed = self.constraints.gpus is not None or bool(self.pinned.get("dp"))
         if self.constraints.gpus is not None:
             replicas = limit
-        base = _Replica(tp, pp, max_seqs, 1, 1, _EMPTY_LOAD)
+        base = _Replica(tp, pp, max_seqs, 1, 1, _EMPTY_LOAD, ep)
         targets = workload.has_latency_targets or bool(workload.tokens_per_second) or rate is not None
         if not users and rate is None and workload.has_latency_targets:
             slots = self._batch_for_targets(base, replicas, kv_bytes, slots)
@@ -173,7 +196,7 @@ class ServingSearch(GpuSearch):
     def _at(self, replica: _Replica, replicas: int, kv_bytes: float, slots: int | None = None) -> _Replica:
         """The replica's load with `replicas` replicas sharing the users or the request rate (or, without either,
         a batch of up to DEFAULT_SERVING_BATCH sequences each)."""
-        key = (replica.tp, replica.pp, replicas, slots)
+        key = (replica.tp, replica.pp, replica.ep, replicas, slots)
         known = self._loads.get(key)
         if known is not None:
             return known
@@ -181,13 +204,14 @@ class ServingSearch(GpuSearch):
         users, rate = workload.concurrent_users, workload.request_rate
         limit = min(replica.max_sequences, self.engine.limits(self.gpu.memory_bytes, self.gpu.name)[0])
         limit = limit if slots is None else slots
-        per_replica = math.ceil(users / replicas) if users else min(limit, DEFAULT_SERVING_BATCH)
+        ep = replica.ep
+        per_replica = math.ceil(users / replicas) if users else min(limit, DEFAULT_SERVING_BATCH) * ep
         load = perf.serve(
-            self._perf_replica(replica.tp, replica.pp, kv_bytes), per_replica, workload.prompt_len,
-            workload.output_len, max_sequences=limit,
-            request_rate=rate / replicas if rate is not None else None,
+            self.perf_replica(replica.tp, replica.pp, kv_bytes, ep), math.ceil(per_replica / ep),
+            workload.prompt_len, workload.output_len, max_sequences=limit,
+            request_rate=rate / (replicas * ep) if rate is not None else None,
         )  # fmt: skip
-        found = dataclasses.replace(replica, users=per_replica, replicas=replicas, load=load)
+        found = dataclasses.replace(replica, users=per_replica, replicas=replicas, load=_grouped(load, ep))
         self._loads[key] = found
         return found
 
@@ -200,7 +224,7 @@ class ServingSearch(GpuSearch):
         served = min(users, slots) if users else slots
         return load.output_tokens_per_s * served / max(1, load.concurrency)
 
-    def _kv_element_bytes(self) -> float:
+    def kv_bytes_per_element(self) -> float:
         workload = self.workload
         config = MemoryConfig(
             task=Task.INFERENCE, precision=workload.precision, kv_precision=workload.kv_precision
@@ -209,10 +233,10 @@ class ServingSearch(GpuSearch):
 
     def _add(self, replica: _Replica) -> None:
         workload, load = self.workload, replica.load
-        tp, pp, replicas = replica.tp, replica.pp, replica.replicas
-        count = replicas * tp * pp
+        tp, pp, replicas, ep = replica.tp, replica.pp, replica.replicas, replica.ep
+        count = replicas * replica.gpus
         batch = load.concurrency
-        breakdown = engine_breakdown(self.memory, tp, pp, batch)
+        breakdown = engine_breakdown(self.memory, tp, pp, math.ceil(batch / ep), ep)
         if breakdown is None:
             return
         tokens_per_s = self._aggregate_tokens_per_s(replica)
@@ -228,20 +252,21 @@ class ServingSearch(GpuSearch):
             added.append(self._missed(load, tokens_per_s, latency.overloaded))
         notes = (*breakdown.note_messages, *added)
         band = perf.shipped_bands().band(
-            perf.option_keys(False, self.gpu, tp * pp, self.per_node), self.inputs.rates.confidence
+            perf.option_keys(False, self.gpu, replica.gpus, self.per_node), self.inputs.rates.confidence
         )
         spread = perf.uniform_output_lengths(workload.output_len)
         static = perf.static_batching_loss(
-            self._perf_replica(tp, pp, self._kv_element_bytes()), max(1, batch), workload.prompt_len, spread
+            self.perf_replica(tp, pp, self.kv_bytes_per_element(), ep), max(1, math.ceil(batch / ep)),
+            workload.prompt_len, spread
         )
         self.found.options.append(PlanOption(
-            gpu=self.gpu, gpus=count, layout=Layout(dp=replicas, tp=tp, pp=pp, micro_batch=batch),
+            gpu=self.gpu, gpus=count, layout=Layout(dp=replicas, tp=tp, pp=pp, ep=ep, micro_batch=batch),
             memory=breakdown, fits=True, step_time_s=load.tpot_s, tokens_per_s=tokens_per_s, wall_time_s=wall,
             gpu_hours=gpu_hours, cost=cost, cost_per_million_tokens=per_million,
             confidence=self.inputs.rates.confidence, workload=workload, precision=workload.precision,
             nodes=self.nodes(count),
             time_breakdown={"ttft_s": load.ttft_s, "tpot_s": load.tpot_s, "request_s": load.request_s},
-            ttft_s=load.ttft_s, tpot_s=load.tpot_s, max_concurrent_sequences=replica.max_sequences,
+            ttft_s=load.ttft_s, tpot_s=load.tpot_s, max_concurrent_sequences=replica.max_sequences * ep,
             batch_per_replica=batch, assumptions=self.inputs.rates.assumptions,
             note_messages=notes, time_band=band, per_user_tokens_per_s=load.per_user_tokens_per_s,
             concurrent_users=replica.users, engine=self.engine.name, prefill_share=load.prefill_share,
@@ -256,6 +281,8 @@ class ServingSearch(GpuSearch):
         (or when none does). Not tried with a pinned layout or an exact GPU count."""
         if self.pinned or self.constraints.gpus is not None or self.workload.request_rate is None:
             return
+        if not self.engine.disaggregation:  # llama.cpp, ExLlamaV2, transformers, gpt-fast: no separate pools
+            return
         meeting = [option.gpus for option in self.found.options if not option.misses_targets]
         limit = min(meeting) - 1 if meeting else self._gpu_limit()
         network = self.constraints.inter_node_bytes_per_s or perf.DEFAULT_INTER_NODE_BYTES_PER_S
@@ -263,7 +290,7 @@ class ServingSearch(GpuSearch):
         def link(gpus: int) -> float:
             return perf.intra_node_bus_bytes_per_s(self.gpu, gpus) if gpus <= self.per_node else network
 
-        found = fewest_pools(lambda tp: self._perf_replica(tp, 1, kv_bytes), self._fitting, self.workload, limit,
+        found = fewest_pools(lambda tp: self.perf_replica(tp, 1, kv_bytes), self._fitting, self.workload, limit,
                              link)  # fmt: skip
         if found is not None:
             self._add_pools(*found)
@@ -290,6 +317,11 @@ class ServingSearch(GpuSearch):
                      transfer_s=pools.transfer_s)]  # fmt: skip
         notes = (*breakdown.note_messages, *added)
         ttft = load.ttft_p50_s
+        # the band of serving runs on this GPU at the decode replica's size: no published disaggregated run is in
+        # the validation set, so the pools carry the band of the aggregated engines they are built from
+        band = perf.shipped_bands().band(
+            perf.option_keys(False, self.gpu, pools.decode_tp, self.per_node), self.inputs.rates.confidence
+        )
         self.found.options.append(PlanOption(
             gpu=self.gpu, gpus=pools.gpus,
             layout=Layout(dp=pools.decode_replicas, tp=pools.decode_tp, micro_batch=running),
@@ -301,7 +333,7 @@ class ServingSearch(GpuSearch):
                             "request_s": ttft + load.transfer_s + (workload.output_len - 1) * load.tpot_s},
             ttft_s=ttft, tpot_s=load.tpot_s, max_concurrent_sequences=self._fitting[pools.decode_tp],
             batch_per_replica=running, assumptions=self.inputs.rates.assumptions, note_messages=notes,
-            per_user_tokens_per_s=1.0 / load.tpot_s, engine=self.engine.name, latency=latency,
+            per_user_tokens_per_s=1.0 / load.tpot_s, engine=self.engine.name, latency=latency, time_band=band,
         ))  # fmt: skip
 
     def _missed(self, load: perf.ServingLoad, tokens_per_s: float, overloaded: bool) -> Message:
@@ -324,7 +356,7 @@ class ServingSearch(GpuSearch):
         """What one replica failing does to this deployment (planner.scale.serving)."""
         resilience = self.constraints.resilience
         where = storage(resilience.storage, resilience.checkpoint_bytes_per_s_per_gpu)
-        gpus = replica.tp * replica.pp
+        gpus = replica.gpus
         return replica_failure(self.gpu, replica.replicas, gpus, weights_bytes_per_gpu * gpus, tokens_per_s, where,
                                resilience, self.workload.tokens_per_second)  # fmt: skip
 
@@ -371,6 +403,16 @@ class ServingSearch(GpuSearch):
             ))  # fmt: skip
             ideas.append(msg("idea.more_gpus", gpus=_gpus_to_fit(one, capacity), gpu=gpu.name))
         return tuple(ideas)
+
+
+def _grouped(load: perf.ServingLoad, ep: int) -> perf.ServingLoad:
+    """An expert-parallel group's load from one rank's: ep ranks side by side, each with its own sequences."""
+    if ep == 1:
+        return load
+    return dataclasses.replace(
+        load, concurrency=load.concurrency * ep, queued=load.queued * ep,
+        output_tokens_per_s=load.output_tokens_per_s * ep, request_rate=load.request_rate * ep,
+    )  # fmt: skip
 
 
 def _gpus_to_fit(total_bytes: float, capacity: int) -> int:

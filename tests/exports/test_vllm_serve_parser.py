@@ -48,6 +48,7 @@ for argv in json.loads(sys.stdin.read()):
 print(json.dumps(out))
 """
 READ_BACK = ["model_tag", "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_model_len",
+             "enable_expert_parallel",
              "max_num_seqs", "gpu_memory_utilization", "dtype", "distributed_executor_backend",
              "kv_transfer_config"]  # fmt: skip
 
@@ -110,3 +111,47 @@ def test_vllm_parses_both_pools_of_a_disaggregated_plan():
     for args in (prefill, decode):
         assert args["kv_transfer_config"] == ["NixlConnector", "kv_both"]
         assert args["max_model_len"] == 5500 and args["pipeline_parallel_size"] == 1
+
+
+def test_vllm_parses_an_expert_parallel_plan_with_data_parallel_attention():
+    """DeepSeek-V3 in fp8 for 512 users on up to 8 H200: the search chooses one expert-parallel group of 8 GPUs
+    (MLA's latent KV is whole on every GPU under tensor parallelism, so TP 8 holds an eighth of the sequences
+    data-parallel attention does; vLLM's and SGLang's DeepSeek recipes serve it so). launch.sh starts one vLLM
+    engine with --data-parallel-size 8 --enable-expert-parallel, max-num-seqs per rank."""
+    import math
+
+    from planner.gpus import get_gpu
+    from planner.search import plan
+    from planner.search.types import Constraints, Workload
+
+    spec = get_preset("deepseek-v3")
+    workload = Workload(task="inference", precision="fp8", seq_len=4000, output_len=1000,
+                        concurrent_users=512)  # type: ignore[arg-type]
+    option = plan(spec, workload, [get_gpu("h200")], Constraints(max_gpus=8), rank_by="cost").options[0]
+    layout = option.layout
+    assert (layout.tp, layout.ep, option.gpus) == (1, 8, 8)
+    script = launch_script(option, ExportInputs(task="inference", model_spec=spec, seq_len=4000))
+    assert "ENGINE=\"${ENGINE:-vllm}\"" in script
+    (args,) = _parse([_vllm_argv(script)])
+    assert args["tensor_parallel_size"] == 1 and args["data_parallel_size"] == 8
+    assert args["enable_expert_parallel"] is True
+    assert args["max_num_seqs"] == math.ceil(option.batch_per_replica / 8)
+
+
+def test_vllm_parses_two_expert_parallel_groups_on_one_node():
+    """Mixtral 8x7B pinned to EP 4 on 8 H100: two groups of 4 GPUs on the node, each its own engine and port."""
+    from planner.gpus import get_gpu
+    from planner.search import plan
+    from planner.search.types import Constraints, Workload
+
+    spec = get_preset("mixtral-8x7b")
+    workload = Workload(task="inference", seq_len=3000, output_len=1000, concurrent_users=256)  # type: ignore[arg-type]
+    option = plan(spec, workload, [get_gpu("h100-sxm")], Constraints(gpus=8, pinned={"ep": 4})).options[0]
+    assert (option.layout.ep, option.layout.dp, option.gpus) == (4, 2, 8)
+    script = launch_script(option, ExportInputs(task="inference", model_spec=spec, seq_len=3000))
+    line = next(text for text in script.splitlines() if 'vllm serve "$MODEL"' in text)
+    assert line.strip().endswith("--port $((8000 + g)) &") and "for g in $(seq 0 1)" in script
+    argv = shlex.split(line.replace('"$MODEL"', "mistralai/Mixtral-8x7B-v0.1").replace("--port $((8000 + g)) &", ""))
+    (args,) = _parse([argv[argv.index("vllm") + 1:]])
+    assert args["data_parallel_size"] == 4 and args["enable_expert_parallel"] is True
+    assert "CUDA_VISIBLE_DEVICES=$(seq -s, $((g * 4)) $((g * 4 + 3)))" in script

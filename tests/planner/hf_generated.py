@@ -14,7 +14,7 @@ import transformers
 SMALL: dict[str, list[Any]] = {
     "hidden_size": [32, 64], "n_embd": [32, 64], "d_model": [32, 64],
     "num_hidden_layers": [1, 2, 4, 6], "n_layer": [1, 2, 3], "num_layers": [2, 4],
-    "num_attention_heads": [2, 4], "n_head": [2, 4],
+    "num_attention_heads": [2, 4], "n_head": [2, 4], "n_heads": [2, 4], "n_layers": [1, 2, 3],
     "head_dim": [8, 16], "intermediate_size": [48, 64], "intermediate_size_mlp": [40, 56], "n_inner": [48, 64],
     "moe_intermediate_size": [16, 24], "shared_expert_intermediate_size": [0, 16, 32],
     "num_local_experts": [2, 4], "num_experts": [2, 4], "n_routed_experts": [2, 4], "n_shared_experts": [1, 2],
@@ -63,7 +63,7 @@ def generated_config(model_type: str, rng: random.Random, *, trimmed: bool = Fal
     for key in FLAGS:
         if key in fields and rng.random() < 0.5:
             values[key] = rng.random() < 0.5
-    heads = values.get("num_attention_heads", values.get("n_head", 4))
+    heads = values.get("num_attention_heads", values.get("n_head", values.get("n_heads", 4)))
     if "num_key_value_heads" in fields:
         values["num_key_value_heads"] = rng.choice([h for h in (1, 2, heads) if heads % h == 0])
     _make_consistent(values, fields, rng)
@@ -71,6 +71,14 @@ def generated_config(model_type: str, rng: random.Random, *, trimmed: bool = Fal
         layers = values.get("num_hidden_layers", fields["num_hidden_layers"])
         values["mlp_layer_types"] = [rng.choice(["dense", "sparse"]) for _ in range(layers)]
         values.update(prefix_dense_intermediate_size=rng.choice([40, 56]), num_shared_experts=rng.choice([0, 1, 2]))
+    if model_type == "dbrx":  # the attention and MoE keys nest in attn_config and ffn_config
+        # rope_theta as the published config.json has it (transformers 5.22 reads it from attn_config)
+        values["attn_config"] = {"kv_n_heads": rng.choice([h for h in (1, 2, heads) if heads % h == 0]),
+                                 "rope_theta": 500000}
+        values["ffn_config"] = {"ffn_hidden_size": rng.choice([16, 24]), "moe_num_experts": rng.choice([2, 4]),
+                                "moe_top_k": rng.choice([1, 2])}
+    if model_type == "diffllama":  # its differential attention splits the KV heads in two halves
+        values["num_key_value_heads"] = rng.choice([h for h in (2, heads) if heads % h == 0])
     if model_type == "helium":  # it builds o_proj hidden x hidden: only heads x head_dim == hidden runs forward
         values["head_dim"] = values.get("hidden_size", fields["hidden_size"]) // heads
     if "pad_token_id" in fields:

@@ -80,3 +80,25 @@ def test_bloom_560m_has_its_published_parameter_count(tmp_path):
     spec = load_hf_config(path)
     assert spec.total_params == 559_214_592
     assert not spec.rotary and spec.max_context == 2048  # ALiBi, held to its trained length
+
+
+def test_dbrx_has_its_published_parameter_counts(tmp_path):
+    # databricks/dbrx-base config.json (d_model 6144, 48 heads, 40 layers, 8 KV heads, 16 experts of 10752, top 4,
+    # vocab 100352); Databricks' announcement ("Introducing DBRX", 2024-03-27) states 132B total and 36B active
+    path = tmp_path / "config.json"
+    config = {"model_type": "dbrx", "d_model": 6144, "n_heads": 48, "n_layers": 40, "max_seq_len": 32768,
+              "vocab_size": 100352, "attn_config": {"kv_n_heads": 8, "clip_qkv": 8, "rope_theta": 500000},
+              "ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 4}}  # fmt: skip
+    path.write_text(json.dumps(config), encoding="utf-8")
+    spec = load_hf_config(path)
+    assert round(spec.total_params / 1e9) == 132 and round(spec.active_params / 1e9) == 36
+    assert spec.kv_heads == 8 and spec.max_context == 32768
+
+
+def test_nested_config_that_is_not_an_object_is_refused(tmp_path):
+    from planner.errors import UserError
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "dbrx", "ffn_config": [1, 2]}), encoding="utf-8")
+    with pytest.raises(UserError, match="ffn_config"):
+        load_hf_config(path)
