@@ -264,7 +264,7 @@ class HardwarePage(Page):
                 "none that NVML can see.</p>"
             )
         )
-        for chart in (self._telemetry, self._probe_chart):
+        for chart in (self._telemetry or self._partial_telemetry, self._probe_chart):  # half-built too
             chart.retranslate() if chart is not None else None
         self._redraw_probe_chart()
         if self.context.inventory is not None:
