@@ -286,7 +286,11 @@ class SettingsPage(Page):
         elif inventory.available:
             values["nvml"] = self.tr("available")
         else:
-            values["nvml"] = str(inventory.reason or self.tr("unavailable"))
+            # NVML's reason in the interface language, as the Hardware page words it
+            from desktop.nvml_words import translated
+
+            reason = str(inventory.reason or "").removeprefix("no NVIDIA GPU: ").rstrip(".")
+            values["nvml"] = f"{self.tr('unavailable')}: {translated(reason)}" if reason else self.tr("unavailable")
         driver = getattr(inventory, "driver_version", None)
         cuda = getattr(inventory, "cuda_driver_version", None)
         values["driver"] = driver if isinstance(driver, str) else self.tr("n/a")

@@ -529,3 +529,17 @@ def test_the_exchange_rate_note_is_as_wide_as_the_rates_above_it(open_window, qt
     assert note.width() >= grid.width() - 1
     lines = note.heightForWidth(note.width()) / note.fontMetrics().lineSpacing()
     assert lines <= 3.2, f"{lines:.1f} lines"
+
+
+def test_settings_says_why_nvml_is_unavailable_in_russian(open_window, qtbot, english_afterwards):
+    """Walk in Russian (make screenshots, no NVML library): Settings showed NVML's English refusal, "no NVIDIA GPU:
+    NVML library not found (...)", in the Russian interface. It now reads as the Hardware page words it: the
+    Russian of "unavailable", then the Russian of NVML's reason (assets/i18n/gpu_advisor_ru.ts)."""
+    from desktop.i18n import switch_language
+
+    window = open_window("nolib")
+    switch_language("ru")
+    window.show_page("settings")
+    value = window.page("settings").system_labels["nvml"][1]
+    qtbot.waitUntil(lambda: value.text() not in ("", "reading…", "чтение…"), timeout=5_000)
+    assert value.text() == "недоступен: библиотека NVML не найдена (libnvidia-ml.so.1 / nvml.dll)"
