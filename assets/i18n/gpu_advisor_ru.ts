@@ -173,7 +173,7 @@
         <translation>выходных токенов/с на GPU</translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location line="+44"/>
         <source>Throughput against latency</source>
         <translation>Пропускная способность против задержки</translation>
     </message>
@@ -181,11 +181,6 @@
         <location line="+4"/>
         <source>Right of the red line: within the time-per-token target</source>
         <translation>Правее красной линии: в пределах цели по времени на токен</translation>
-    </message>
-    <message>
-        <location line="+16"/>
-        <source>TP {0}</source>
-        <translation>TP {0}</translation>
     </message>
     <message>
         <location filename="../../desktop/plan_frontier_job.py" line="+48"/>
