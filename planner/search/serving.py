@@ -269,7 +269,8 @@ class ServingSearch(GpuSearch):
             ttft_s=load.ttft_s, tpot_s=load.tpot_s, max_concurrent_sequences=replica.max_sequences * ep,
             batch_per_replica=batch, assumptions=self.inputs.rates.assumptions,
             note_messages=notes, time_band=band, per_user_tokens_per_s=load.per_user_tokens_per_s,
-            concurrent_users=replica.users, engine=self.engine.name, prefill_share=load.prefill_share,
+            concurrent_users=replica.users if workload.request_rate is None else batch,  # a rate: those running
+            engine=self.engine.name, prefill_share=load.prefill_share,
             static_batching=static,
             replica_failure=self._replica_failure(replica, breakdown.weights.bytes, tokens_per_s),
             latency=latency,
