@@ -15,8 +15,9 @@ float -> fmt.significant, anything else -> str.
 
 from __future__ import annotations
 
+import re
 import string
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication
@@ -50,11 +51,27 @@ def _rendered(message: Any) -> str:
     if template is None:
         return message.text
     translated = QCoreApplication.translate(CONTEXT, str(template))
+    if translated == str(template):  # English: the source text, whose GPU counts need their noun's number
+        translated = _english_gpu_nouns(translated, message.params)
     try:
         values = {name: _value(name, value) for name, value in message.params.items()}
         return string.Formatter().vformat(translated, (), values)
     except (KeyError, IndexError, ValueError, AttributeError):
         return message.text
+
+
+_GPU_COUNT = re.compile(r"\{(\w+)\} GPU(?:s|\(s\))")
+
+
+def _english_gpu_nouns(template: str, params: Mapping[str, Any]) -> str:
+    """An English template's "{gpus} GPUs" (or "GPU(s)") as "{gpus} GPU" where that count is 1: "1 GPU", never
+    "1 GPUs" (a translation says its own plural)."""
+
+    def noun(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return f"{{{name}}} GPU" if params.get(name) == 1 else f"{{{name}}} GPUs"
+
+    return _GPU_COUNT.sub(noun, template)
 
 
 def render_error(exc: BaseException) -> str:

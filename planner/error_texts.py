@@ -73,9 +73,9 @@ ERROR_TEXTS: Mapping[str, str] = MappingProxyType({
     "error.resale_range": "the resale fraction must be between 0 and 1",
     "error.hybrid_range": "hybrid owned GPUs must be between 0 and the number of GPUs",
     "error.hybrid_whole_groups": "hybrid owned GPUs must be whole groups of {job_gpus} (the GPUs one job needs at once)",
-    "error.job_gpus_range": "a job of {job_gpus} GPUs must need between 1 and the {gpus} GPUs compared",
+    "error.job_gpus_range": "a job of {job_gpus:gpus} must need between 1 and the {gpus:gpus} compared",
     "error.runs_positive": "the job's GPU-hours and its runs per month must be positive",
-    "error.runs_do_not_fit": "{runs:g} runs a month do not fit the schedule of {gpus} GPUs: at most {fit} do",
+    "error.runs_do_not_fit": "{runs:g} runs a month do not fit the schedule of {gpus:gpus}: at most {fit} do",
     "error.optimizer_offload_zero": "optimizer offload needs ZeRO stage 1, 2 or 3 (DeepSpeed offload_optimizer)",
     "error.param_offload_zero3": (
         "offloading parameters needs ZeRO stage 3 / FSDP full shard (DeepSpeed offload_param)"
@@ -204,7 +204,7 @@ ERROR_TEXTS: Mapping[str, str] = MappingProxyType({
     "quote.required": "{field} is required",
     "quote.price_required": "price_per_gpu_hour or price_per_instance_hour is required",
     "quote.prices_disagree": (
-        "price_per_instance_hour {per_instance:g} does not match price_per_gpu_hour {per_gpu:g} x {gpus} GPUs = "
+        "price_per_instance_hour {per_instance:g} does not match price_per_gpu_hour {per_gpu:g} x {gpus:gpus} = "
         "{expected:g} (they must agree within 1%)"
     ),
     "quote.unusable_price": "{field} works out to {price}, which is not a usable price",

@@ -68,17 +68,17 @@ TEXTS: Mapping[str, str] = MappingProxyType({
     "excluded.family.tensor_pipeline": "tensor/pipeline parallel",
     "excluded.family.zero_with_pipeline": "ZeRO-{zero} + pipeline parallel",
     "excluded.family.pipeline": "pipeline parallel",
-    "excluded.family.gpu_count": "{gpus} GPUs",
+    "excluded.family.gpu_count": "{gpus:gpus}",
     "excluded.family.inference": "{precision} inference",
     "excluded.family.precision_on_gpu": "{precision} on {gpu_id}",
     # -- why it was excluded ----------------------------------------------------------------------------------
     "excluded.needs_memory": "needs {need_bytes:bytes} per GPU, has {capacity_bytes:bytes} on {gpu}",
     "excluded.needs_host_ram": (
-        "fits the GPU, but its {gpus} GPU(s) per node offload {need_bytes:bytes} to CPU RAM, more than the node's "
+        "fits the GPU, but its {gpus:gpus} per node offload {need_bytes:bytes} to CPU RAM, more than the node's "
         "{host_bytes:bytes} (--host-ram-gib)"
     ),
     "excluded.needs_memory_layout": (
-        "needs {need_bytes:bytes} per GPU ({strategy:label}, {gpus} GPUs), has {capacity_bytes:bytes} on {gpu}"
+        "needs {need_bytes:bytes} per GPU ({strategy:label}, {gpus:gpus}), has {capacity_bytes:bytes} on {gpu}"
     ),
     "excluded.pipeline_needs_zero01": (
         "not searched: pipeline parallel runs with ZeRO stage 0 or 1 only (DeepSpeed's pipeline engine: \"ZeRO-2 "
@@ -86,7 +86,7 @@ TEXTS: Mapping[str, str] = MappingProxyType({
         "pin ZeRO 0/1 to use a pipeline, or PP 1 to keep ZeRO-2/3"
     ),
     "excluded.no_layout_divides": (
-        "no tp x pp x dp layout divides {gpus} GPUs for {model} (tp must divide {heads} heads, dp at most the "
+        "no tp x pp x dp layout divides {gpus:gpus} for {model} (tp must divide {heads} heads, dp at most the "
         "global batch)"
     ),
     "excluded.no_serving_layout": "no tensor/pipeline layout is possible on {where}",
@@ -101,8 +101,8 @@ TEXTS: Mapping[str, str] = MappingProxyType({
     # -- where: a GPU count and type ----------------------------------------------------------------------
     "where.gpus": "{gpus} x {gpu}",
     "where.one_gpu": "one {gpu}",
-    "where.exact_gpus": "{gpus} GPUs",
-    "where.up_to_gpus": "up to {gpus} GPUs",
+    "where.exact_gpus": "{gpus:gpus}",
+    "where.up_to_gpus": "up to {gpus:gpus}",
     # -- advice -------------------------------------------------------------------------------------------
     "advice.ddp_cannot_work": (
         "Plain data parallel (DDP) cannot work on {gpu}: the model states alone are {state_bytes:bytes} per GPU "
@@ -137,7 +137,7 @@ TEXTS: Mapping[str, str] = MappingProxyType({
         "int4 weights (GPTQ/AWQ, about 4.25 bits): {int4_bytes:bytes} on one GPU, fits one GPU"
     ),
     "idea.int4_needs_gpus": (
-        "int4 weights (GPTQ/AWQ, about 4.25 bits): {int4_bytes:bytes} on one GPU, needs about {gpus} GPUs with "
+        "int4 weights (GPTQ/AWQ, about 4.25 bits): {int4_bytes:bytes} on one GPU, needs about {gpus:gpus} with "
         "tensor parallel"
     ),
     "idea.offload_weights": (

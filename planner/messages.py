@@ -20,6 +20,7 @@ spec written in the English template:
     {parts:list}         a tuple of Messages joined with ", "
     {sentences:sentences} a tuple of Messages, each after a space
     {value:number}       a number as the user typed it: 100,000,000 (whole) or 1e+40
+    {gpus:gpus}          a GPU count with its noun: "1 GPU", "8 GPUs", "1,024 GPUs" (gpu_count)
     anything else        Python's format spec (":g", ":.1f", ":,"); Messages render as their English text
 
 Two formatters write figures for people in the planner (the CLI, reports, assumption texts): format_bytes and
@@ -96,6 +97,12 @@ def format_bytes(value: float, *, unit: str | None = None, decimals: int = 2) ->
         return f"{int(amount)} B"
     text = f"{amount:.1f}" if abs(amount) < 10 else f"{amount:.0f}"
     return f"{text} {_BINARY_UNITS[index]}"
+
+
+def gpu_count(value: Any) -> str:
+    """A count of GPUs with the English noun in its number: "1 GPU", "1,024 GPUs"."""
+    number = f"{value:,}" if isinstance(value, int) else f"{value:g}"
+    return f"{number} GPU" if value == 1 else f"{number} GPUs"
 
 
 def format_duration(seconds: float | None, missing: str = "n/a") -> str:
@@ -211,6 +218,7 @@ _SPECIAL_SPECS: dict[str, Callable[[Any], str]] = {
     # what the user typed: 100,000,000 for whole numbers, 1e+40 for others
     "number": lambda value: f"{value:,}" if isinstance(value, int) else f"{value:g}",
     "days": lambda value: f"{value / 86400:.1f}",
+    "gpus": lambda value: gpu_count(value),
     "ms": lambda value: f"{value * 1000:,.0f} ms" if value >= 0.1 else f"{value * 1000:.3g} ms",
     "clauses": lambda value: "; ".join(_english(item) for item in value),
     "list": lambda value: ", ".join(_english(item) for item in value),

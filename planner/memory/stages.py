@@ -40,8 +40,8 @@ from planner.memory.pipeline_stages import Stage
 from planner.memory.runtimes import chosen_runtime
 from planner.memory.stage_activations import StageActivations, per_token_activations, stage_activations
 from planner.models import ModelSpec, ParamCounts
-from planner.models.kv_cache import STATE, layer_kinds
-from planner.models.spec import mixer_difference
+from planner.models.kv_cache import NONE, STATE, layer_kinds
+from planner.models.spec import mixer_difference, mlpless_layers
 from planner.vocabulary import Offload, Runtime, Task
 
 
@@ -109,6 +109,7 @@ def _stage_params(model: ModelSpec, counts: ParamCounts, stage: Stage, pp: int) 
     """(non-expert block params, routed-expert params, embedding/head/final-norm params) of one stage."""
     blocks = stage.dense_layers * counts.dense_layer + stage.moe_layers * counts.moe_layer_non_expert
     blocks += mixer_difference(model, counts.attention, stage.layer_indices)  # state-space layers' own mixers
+    blocks -= mlpless_layers(model, stage.layer_indices) * counts.dense_mlp  # nemotron_h: mixing layers' absent MLP
     experts = stage.moe_layers * counts.routed_experts_per_layer
     ends = 0
     if stage.has_embedding:
@@ -303,10 +304,14 @@ def stage_shape(
         per_dense, per_moe, per_routed = lora_params_per_layer(model, config.lora_rank, config.lora_targets)
         adapter_dense = (stage.dense_layers * per_dense + stage.moe_layers * per_moe) / tp
         # a state-space layer has no q/k/v/o projections to adapt (peft matches module names: its mixer's are
-        # in_proj, x_proj, dt_proj, out_proj)
+        # in_proj, x_proj, dt_proj, out_proj), nor has an MLP-only or MoE-only layer (nemotron_h); a layer that
+        # mixes has no MLP to adapt where layers either mix or run an MLP (nemotron_h)
         attention_only = tuple(target for target in config.lora_targets if target in ("q", "k", "v", "o"))
-        mixerless = sum(1 for i in stage.layer_indices if layer_kinds(model)[i] == STATE)
+        mlp_only = tuple(target for target in config.lora_targets if target in ("gate", "up", "down"))
+        mixerless = sum(1 for i in stage.layer_indices if layer_kinds(model)[i] in (STATE, NONE))
         adapter_dense -= mixerless * lora_params_per_layer(model, config.lora_rank, attention_only)[0] / tp
+        adapter_dense -= mlpless_layers(model, stage.layer_indices) * lora_params_per_layer(
+            model, config.lora_rank, mlp_only)[0] / tp
         adapter_expert = stage.moe_layers * per_routed / divisors.expert_divisor
         adapter_bytes = training_weight_bytes(master_precision(config.precision))
         trainable_dense, trainable_expert = adapter_dense, adapter_expert

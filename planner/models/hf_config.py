@@ -67,7 +67,7 @@ def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
     spec = readers.get(traits.reader, _llama_like)(config, common)
     if traits.layer_rule == "hybrid":
         spec = dataclasses.replace(spec, **hybrid_fields(config))
-    elif traits.reader not in ("deepseek", "state_space"):
+    elif traits.reader not in ("deepseek", "state_space") and traits.layer_rule != "reader":
         spec = dataclasses.replace(spec, **_layer_fields(config, traits, spec.layers))
     if wrapper:
         spec = dataclasses.replace(spec, tower_params=tower_params(wrapper, spec.hidden, str(path)))

@@ -27,7 +27,7 @@ from planner.errors import UserError
 from planner.limits import Limit, check_range
 from planner.messages import msg
 from planner.models.config_file import ConfigKeys
-from planner.models.kv_cache import FULL, STATE
+from planner.models.kv_cache import FULL, NONE, STATE
 
 GATED_DELTA_NET_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text")
 
@@ -285,3 +285,68 @@ def _jamba_moe(config: ConfigKeys, layers: int) -> dict[str, Any]:  # Any: Model
 def _state_fields(mixer: tuple[int, int], kinds: tuple[str, ...]) -> dict[str, Any]:  # Any: ModelSpec fields
     params, values = mixer
     return {"layer_types": kinds, "state_mixer_params": params, "state_values_per_layer": values}
+
+
+# nemotron_h's older spelling of its layer list (hybrid_override_pattern), one letter a layer
+NEMOTRON_H_PATTERN = {"M": "linear_attention", "E": "moe", "*": "full_attention", "-": "mlp"}
+
+
+def _nemotron_h_kinds(config: ConfigKeys) -> list[str]:
+    """nemotron_h's layers: layers_block_type (or layer_types), else the older hybrid_override_pattern string,
+    else the class's default (a Mamba, an MoE, an attention and an MLP layer)."""
+    listed = config.raw.get("layers_block_type")
+    pattern = config.raw.get("hybrid_override_pattern")
+    if listed is None and isinstance(pattern, str):
+        listed = [NEMOTRON_H_PATTERN.get(letter, letter) for letter in pattern]
+    if listed is None:
+        listed = ["linear_attention", "moe", "full_attention", "mlp"]
+    if not isinstance(listed, list) or not listed or any(kind not in NEMOTRON_H_PATTERN.values() for kind in listed):
+        count = len(listed) if isinstance(listed, list) else 0
+        raise UserError.of(msg("error.spec_layer_types", where=config.path, kinds=count, layers=count))
+    check_range(len(listed), f"{config.path}: layers_block_type", LAYERS)
+    return listed
+
+
+def nemotron_h(config: ConfigKeys, common: dict[str, Any]) -> dict[str, Any]:  # Any: ModelSpec fields
+    """nemotron_h: one norm and one block per layer, the block a Mamba-2 mixer, attention (no biases), a ReLU^2
+    MLP, or an MoE of ReLU^2 experts (in a latent when moe_latent_size is set) with one shared MLP; its router's
+    correction bias is a buffer and its multi-token-prediction layers are not built by the causal LM."""
+    kinds = _nemotron_h_kinds(config)
+    hidden = config.int("hidden_size")
+    heads = config.int("mamba_num_heads")
+    head_dim = config.int("mamba_head_dim")
+    mixer = _mamba2(hidden, heads * head_dim, heads, head_dim, config.int(config.first("mamba_n_groups", "n_groups")),
+                    config.int("ssm_state_size"), config.int(config.first("mamba_d_conv", "conv_kernel")),
+                    config.bool("use_bias", False),
+                    config.bool(config.first("mamba_conv_bias", "use_conv_bias"), True))  # fmt: skip
+    attention_heads = config.int("num_attention_heads")
+    fields: dict[str, Any] = dict(  # Any: ModelSpec fields
+        common,
+        layers=len(kinds),
+        hidden=hidden,
+        heads=attention_heads,
+        kv_heads=config.int("num_key_value_heads", attention_heads),
+        head_dim=config.int("head_dim", hidden // attention_heads),
+        ffn=config.int("intermediate_size"),
+        vocab=config.int("vocab_size"),
+        tied_embeddings=False,  # NemotronHForCausalLM ties nothing (_tied_weights_keys is empty), whatever the key
+        gated_mlp=False,
+        norm="rmsnorm",
+        attn_bias=False,
+        mlp_bias=config.bool("mlp_bias", False),
+        activation="relu2",
+        max_context=config.int("max_position_embeddings", 4096),
+        norms_per_layer=1,
+        mixer_or_mlp=True,
+    )
+    moe_layers = kinds.count("moe")
+    if moe_layers:
+        latent = config.data.get("moe_latent_size")
+        fields.update(
+            experts=config.int("n_routed_experts"), experts_per_token=config.int("num_experts_per_tok"),
+            moe_ffn=config.int("moe_intermediate_size"), shared_experts=1,
+            shared_expert_ffn=config.int("moe_shared_expert_intermediate_size"), dense_layers=len(kinds) - moe_layers,
+            moe_latent=0 if latent is None else config.int("moe_latent_size"),
+        )  # fmt: skip
+    by_kind = {"linear_attention": STATE, "full_attention": FULL, "mlp": NONE, "moe": NONE}
+    return {**fields, **_state_fields(mixer, tuple(by_kind[kind] for kind in kinds))}

@@ -3,6 +3,8 @@ transformers 5.22 builds it (transformers/models/<type>/modeling_<type>.py):
 
 - dbrx: the attention and MoE keys sit in nested attn_config and ffn_config objects; fused Wqkv without bias,
   bias-free LayerNorms, every layer an MoE of gated experts (w1, v1, w2) with a bias-free router.
+- nemotron_h: each layer one block (Mamba-2, attention, MLP or MoE) behind one norm; read in
+  planner/models/hf_hybrid.py (nemotron_h), its layer kinds included.
 
 Each is checked against transformers itself in tests/planner/test_hf_coverage.py (exact parameter counts on
 generated configs).
@@ -16,6 +18,7 @@ from typing import Any
 from planner.errors import UserError
 from planner.messages import msg
 from planner.models.config_file import ConfigKeys
+from planner.models.hf_hybrid import nemotron_h
 from planner.models.spec import ModelSpec
 
 # The defaults of DBRX's nested configuration classes (transformers/models/dbrx/configuration_dbrx.py:
@@ -58,4 +61,8 @@ def _dbrx(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: Mode
     )
 
 
-SPECIAL_READERS: dict[str, Callable[[ConfigKeys, dict[str, Any]], ModelSpec]] = {"dbrx": _dbrx}
+def _nemotron_h(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: ModelSpec fields
+    return ModelSpec(**nemotron_h(config, common))
+
+
+SPECIAL_READERS: dict[str, Callable[[ConfigKeys, dict[str, Any]], ModelSpec]] = {"dbrx": _dbrx, "nemotron_h": _nemotron_h}

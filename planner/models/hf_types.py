@@ -50,7 +50,7 @@ class Traits:
 # Older families read by planner/models/hf_classic.py, one reader each (their keys follow no common pattern).
 CLASSIC_TYPES = ("opt", "bloom", "falcon", "mpt", "gptj", "codegen", "gpt_bigcode", "gpt_neo")
 # Types with a reader of their own in planner/models/hf_special.py (nested or renamed keys).
-SPECIAL_TYPES = ("dbrx",)
+SPECIAL_TYPES = ("dbrx", "nemotron_h")
 
 LLAMA = Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias")
 NO_BIAS = Traits()
@@ -71,6 +71,7 @@ NO_BIAS = Traits()
 # plus n_shared_experts shared experts of moe_intermediate_size (dots1, glm4_moe, exaone_moe, solar_open).
 # MoE "ernie": layer i sparse when (i + 1) % moe_layer_interval == 0 and moe_layer_start_index <= i <=
 # moe_layer_end_index (-1: the last layer).
+#   reader        the type's own reader sets every layer's kind (nemotron_h)
 #   hybrid        attention or state-space layers, as planner/models/hf_hybrid.py reads them (jamba, bamba,
 #                 granitemoehybrid; qwen3_next, qwen3_5: gated delta-net linear attention; lfm2: short conv;
 #                 minimax: lightning attention; falcon_h1: attention and Mamba-2 side by side)
@@ -180,6 +181,7 @@ TRAITS: dict[str, Traits] = {
     # llama attention with four lambda vectors of head_dim per layer (its group norm has no weight)
     "diffllama": Traits(qkv_bias="attention_bias", out_bias="attention_bias", layer_rule="full", layer_extra="lambdas"),
     **{name: Traits(reader=name, layer_rule="full") for name in (*CLASSIC_TYPES, *SPECIAL_TYPES)},
+    "nemotron_h": Traits(reader="nemotron_h", layer_rule="reader"),  # its reader lays out its layer kinds
     "gpt2": Traits(reader="gpt2", layer_rule="full"),
     "gpt_neox": Traits(reader="gpt_neox", layer_rule="full"),
     "deepseek_v2": Traits(reader="deepseek", layer_rule="full"),

@@ -94,6 +94,12 @@ class ModelSpec:
     # falcon_h1: every attention layer also runs a state-space mixer beside its attention (state_mixer_params
     # more parameters, state_values_per_layer more state)
     parallel_state_mixer: bool = False
+    # nemotron_h: each layer either mixes (attention or state space) or runs an MLP / MoE, never both, so a layer
+    # that attends or keeps a state has no MLP (its MLP-only and MoE-only layers are of kind "none")
+    mixer_or_mlp: bool = False
+    # nemotron_h: routed experts work in a latent of this width, projected from and back to the hidden size by two
+    # Linears per MoE layer (fc1_latent_proj, fc2_latent_proj; biased with mlp_bias); 0: experts on the hidden size
+    moe_latent: int = 0
 
     @property
     def is_moe(self) -> bool:
@@ -240,13 +246,14 @@ def _attention_params(spec: ModelSpec) -> tuple[int, int]:
     return weights + biases + norms + sinks, biases + norms + sinks
 
 
-def _mlp_params(spec: ModelSpec, ffn: int, bias: bool) -> tuple[int, int]:
-    """(parameters, of which biases) of one MLP with intermediate size ffn."""
+def _mlp_params(spec: ModelSpec, ffn: int, bias: bool, width: int = 0) -> tuple[int, int]:
+    """(parameters, of which biases) of one MLP with intermediate size ffn over `width` features (0: hidden)."""
     if ffn == 0:
         return 0, 0
+    width = width or spec.hidden
     matrices = 3 if spec.gated_mlp else 2
-    biases = ((2 * ffn if spec.gated_mlp else ffn) + spec.hidden) if bias else 0
-    return matrices * spec.hidden * ffn + biases, biases
+    biases = ((2 * ffn if spec.gated_mlp else ffn) + width) if bias else 0
+    return matrices * width * ffn + biases, biases
 
 
 @functools.lru_cache(maxsize=4096)
@@ -264,7 +271,7 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
     dense_mlp, dense_mlp_bias = _mlp_params(spec, spec.ffn, spec.mlp_bias)
     routed_expert = shared_expert = router = shared_bias = 0
     if spec.is_moe:
-        routed_expert = _mlp_params(spec, spec.moe_ffn, spec.expert_bias)[0]
+        routed_expert = _mlp_params(spec, spec.moe_ffn, spec.expert_bias, spec.moe_latent)[0]
         shared_ffn = spec.shared_expert_ffn or spec.shared_experts * spec.moe_ffn
         # deepseek_v2's mlp_bias reaches the shared experts
         shared_expert, shared_bias = _mlp_params(spec, shared_ffn, spec.mlp_bias)
@@ -272,6 +279,7 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
             h * spec.experts
             + (spec.experts if spec.router_bias else 0)
             + (h if spec.shared_expert_gate else 0)
+            + (2 * h * spec.moe_latent + (spec.moe_latent + h if spec.mlp_bias else 0) if spec.moe_latent else 0)
         )
     dense_layer = attention + layer_norms + dense_mlp
     moe_non_expert = attention + layer_norms + shared_expert + router
@@ -279,7 +287,7 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
     moe_layer_active = moe_non_expert + spec.experts_per_token * routed_expert
     n_dense = spec.layers - spec.moe_layers
     ends = embedding + lm_head + final_norm
-    mixers = mixer_difference(spec, attention, range(spec.layers))
+    mixers = mixer_difference(spec, attention, range(spec.layers)) - mlpless_layers(spec, range(spec.layers)) * dense_mlp
     total = ends + n_dense * dense_layer + spec.moe_layers * moe_layer + mixers
     active = ends + n_dense * dense_layer + spec.moe_layers * moe_layer_active + mixers
     return ParamCounts(
@@ -313,6 +321,14 @@ def mixer_difference(spec: ModelSpec, attention: int, layers: range) -> int:
         return 0
     kinds = [spec.layer_types[i] for i in layers]
     return kinds.count("state") * (spec.state_mixer_params - attention) - kinds.count("none") * attention
+
+
+def mlpless_layers(spec: ModelSpec, layers: range) -> int:
+    """How many of the given layers are counted as dense layers but hold no MLP: the attention and state-space
+    layers of a stack whose layers either mix or run an MLP (nemotron_h)."""
+    if not spec.mixer_or_mlp or not spec.layer_types:
+        return 0
+    return sum(1 for i in layers if spec.layer_types[i] != "none")
 
 
 def validate_spec(spec: ModelSpec, where: str = "model") -> ModelSpec:

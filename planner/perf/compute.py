@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from planner.models import ModelSpec, param_counts
 from planner.models.kv_cache import attention_layers, state_bytes_per_sequence
-from planner.models.spec import mixer_difference
+from planner.models.spec import mixer_difference, mlpless_layers
 from planner.perf.efficiencies import DeviceRates
 
 # A weight-only kernel dequantises a weight tile once per block of this many rows (the M tile of the GEMM);
@@ -81,6 +81,8 @@ def layer_shape(model: ModelSpec, tp: int, ep: int = 1) -> LayerShape:
     # an average layer's mixer: attention on the attending layers, a state-space mixer on the others
     mixer = counts.attention + mixer_difference(model, counts.attention, range(model.layers)) / model.layers
     gate_share = 2 / 3 if model.gated_mlp else 1 / 2  # the up (+ gate) share of an MLP's weights
+    # an average dense layer's MLP: none on the layers that mix instead (nemotron_h)
+    dense_mlp = counts.dense_mlp * (1 - mlpless_layers(model, range(model.layers)) / max(1, model.layers - model.moe_layers))
     inner = model.ffn if not model.is_moe else model.moe_ffn * model.experts_per_token
     shared_ffn = model.shared_expert_ffn or model.shared_experts * model.moe_ffn
     return LayerShape(
@@ -89,8 +91,8 @@ def layer_shape(model: ModelSpec, tp: int, ep: int = 1) -> LayerShape:
         heads_local=max(1, model.heads // tp),
         attn_in=(mixer - out) / tp,
         attn_out=out / tp,
-        mlp_in=counts.dense_mlp * gate_share / tp,
-        mlp_out=counts.dense_mlp * (1 - gate_share) / tp,
+        mlp_in=dense_mlp * gate_share / tp,
+        mlp_out=dense_mlp * (1 - gate_share) / tp,
         expert_in=counts.routed_expert * gate_share / tp,
         expert_out=counts.routed_expert * (1 - gate_share) / tp,
         experts_local=max(1, model.experts // ep) if model.is_moe else 0,

@@ -169,3 +169,20 @@ def test_7b_qlora_on_one_24gb_card_fits_and_says_nothing_in_english(qapp, russia
     assert result.options and result.options[0].fits
     texts = [plain_text(text) for text in _russian_texts(result)]
     assert not _english_left(texts, generic_model(7).name, _gpu_name("rtx-4090"))
+
+
+def test_english_gpu_counts_say_their_noun_in_its_number(qapp):
+    """The desktop's English (its templates untranslated) says "1 GPU", never "1 GPUs"; Russian has its own."""
+    from desktop import messages
+    from planner.messages import msg
+
+    assert messages.render(msg("where.exact_gpus", gpus=1)) == "1 GPU"
+    assert messages.render(msg("where.exact_gpus", gpus=8)) == "8 GPUs"
+    assert messages.render(msg("excluded.family.gpu_count", gpus=1)) == "1 GPU"
+
+
+def test_russian_gpu_counts_keep_their_translation(qapp, russian):
+    from desktop import messages
+    from planner.messages import msg
+
+    assert messages.render(msg("where.up_to_gpus", gpus=1)) == "не более 1 GPU"

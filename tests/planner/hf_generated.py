@@ -79,6 +79,12 @@ def generated_config(model_type: str, rng: random.Random, *, trimmed: bool = Fal
                                 "moe_top_k": rng.choice([1, 2])}
     if model_type == "diffllama":  # its differential attention splits the KV heads in two halves
         values["num_key_value_heads"] = rng.choice([h for h in (2, heads) if heads % h == 0])
+    if model_type == "nemotron_h":  # a layer of each kind in a random order; experts on the hidden size or a latent
+        kinds = ["linear_attention", "moe", "full_attention", "mlp"]
+        values["layers_block_type"] = [rng.choice(kinds) for _ in range(rng.choice([2, 4, 6]))]
+        values.update(mamba_num_heads=rng.choice([2, 4]), mamba_head_dim=rng.choice([8, 16]),
+                      ssm_state_size=rng.choice([4, 8]), moe_shared_expert_intermediate_size=rng.choice([16, 24]),
+                      moe_latent_size=rng.choice([None, 8, 16]))
     if model_type == "helium":  # it builds o_proj hidden x hidden: only heads x head_dim == hidden runs forward
         values["head_dim"] = values.get("hidden_size", fields["hidden_size"]) // heads
     if "pad_token_id" in fields:

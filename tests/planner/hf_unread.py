@@ -64,7 +64,6 @@ UNREAD_TYPES = (
     'musicgen',
     'musicgen_melody',
     'mvp',
-    'nemotron_h',
     'olmo_hybrid',
     'openai-gpt',
     'pegasus',

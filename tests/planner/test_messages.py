@@ -202,3 +202,14 @@ def test_the_two_text_tables_split_the_codes_between_them():
     assert not TEXTS.keys() & ERROR_TEXTS.keys()
     assert len(TEMPLATES) == len(TEXTS) + len(ERROR_TEXTS)
     assert not [code for code in TEXTS if code.startswith("error.")]
+
+
+def test_a_gpu_count_says_its_noun_in_its_number():
+    """English: "1 GPU", never "1 GPUs" (the plan of a model that fits no layout on one GPU said it twice)."""
+    assert msg("where.exact_gpus", gpus=1).text == "1 GPU"
+    assert msg("where.exact_gpus", gpus=1024).text == "1,024 GPUs"
+    assert msg("where.up_to_gpus", gpus=1).text == "up to 1 GPU"
+    divides = msg("excluded.no_layout_divides", gpus=1, model="Llama 2 70B", heads=64).text
+    assert divides.startswith("no tp x pp x dp layout divides 1 GPU for Llama 2 70B")
+    for code, template in TEMPLATES.items():
+        assert "GPU(s)" not in template, code  # a count with its noun: {n:gpus}

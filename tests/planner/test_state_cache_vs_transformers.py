@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 from tests.planner.hf_generated import built_model, generated_config  # noqa: E402
 
 STATE_TYPES = ("mamba", "falcon_mamba", "mamba2", "jamba", "bamba", "granitemoehybrid", "qwen3_next",
-               "qwen3_5_text", "qwen3_5_moe_text", "lfm2", "lfm2_moe", "minimax", "falcon_h1")
+               "qwen3_5_text", "qwen3_5_moe_text", "lfm2", "lfm2_moe", "minimax", "falcon_h1", "nemotron_h")
 # layer_types that mix both kinds, attention on layer 1 (GraniteMoeHybrid's, the gated delta-net and LFM2 types')
 LISTED_KINDS = {"granitemoehybrid": ("attention", "mamba"), "qwen3_next": ("full_attention", "linear_attention"),
                 "qwen3_5_text": ("full_attention", "linear_attention"),
@@ -27,7 +27,9 @@ LISTED_KINDS = {"granitemoehybrid": ("attention", "mamba"), "qwen3_next": ("full
                 "lfm2_moe": ("full_attention", "conv")}
 # Where a generated config could leave one kind out, both kinds are set: Jamba attends on odd layers, Bamba and
 # GraniteMoeHybrid on layer 1 (transformers' Bamba cannot build a mask for a stack without attention).
-BOTH_KINDS = {"jamba": {"attn_layer_period": 2, "attn_layer_offset": 1}, "bamba": {"attn_layer_indices": [1]}}
+BOTH_KINDS = {"jamba": {"attn_layer_period": 2, "attn_layer_offset": 1}, "bamba": {"attn_layer_indices": [1]},
+              # Nemotron-H: a Mamba, an attention, an MoE-only and an MLP-only layer
+              "nemotron_h": {"layers_block_type": ["linear_attention", "full_attention", "moe", "mlp"]}}
 
 
 def _held_bytes(cache) -> tuple[int, int]:
@@ -51,7 +53,7 @@ def test_state_and_kv_bytes_equal_transformers_cache(model_type, tmp_path):
     rng = random.Random(f"state-{model_type}")
     for index in range(3):
         data = {**generated_config(model_type, rng), **BOTH_KINDS.get(model_type, {})}
-        data["num_hidden_layers"] = max(2, data["num_hidden_layers"])
+        data["num_hidden_layers"] = max(2, data.get("num_hidden_layers", 2))
         if model_type in LISTED_KINDS:
             attention, state = LISTED_KINDS[model_type]
             data["layer_types"] = [attention if i == 1 else state for i in range(data["num_hidden_layers"])]
@@ -74,10 +76,11 @@ def test_state_and_kv_bytes_equal_transformers_cache(model_type, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("model_type", ("jamba", "granitemoehybrid", "qwen3_next", "falcon_h1"))
+@pytest.mark.parametrize("model_type", ("jamba", "granitemoehybrid", "qwen3_next", "falcon_h1", "nemotron_h"))
 def test_lora_adapters_on_a_hybrid_equal_peft(model_type, tmp_path):
     """LoRA on q, k, v, o adapts only the attending layers: a Mamba or delta-net mixer has no such modules
-    (qwen3_next's q_proj is twice as wide: it also yields the output gate)."""
+    (qwen3_next's q_proj is twice as wide: it also yields the output gate), nor an MLP-only or MoE-only layer
+    (nemotron_h)."""
     peft = pytest.importorskip("peft")
     from planner.memory import MemoryConfig, estimate_memory
 
