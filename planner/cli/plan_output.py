@@ -176,13 +176,26 @@ def goodput_lines(option: PlanOption, term: Goodput) -> list[str]:
         head += ": with losses " + ", ".join(run)
     checkpoint = term.checkpoint
     interval = _duration(term.interval_s) if term.interval_s is not None else "never"
-    return [
+    lines = [
         head,
         f"checkpoint {format_bytes(checkpoint.bytes)} written in {_duration(checkpoint.write_s)} "
         f"({checkpoint.storage.name}) every {interval} of work ({term.interval_basis}), restart "
         f"{_duration(checkpoint.restart_s)}; lost: restarts {term.restart_share:.1%}, checkpoints "
         f"{term.checkpoint_share:.1%}, rework {term.rework_share:.1%}",
     ]
+    if run:
+        lines.append(WHOLE_RUN_INCLUDES)
+    return lines
+
+
+# What a whole run's wall time and GPU-hours with losses count, and what no term of the model counts (issue 27):
+# a published figure that includes these (a model card's "total GPU time") is longer than the plan by them.
+WHOLE_RUN_INCLUDES = (
+    "the run with losses counts: the steady steps at this layout (compute, the tensor/pipeline/data-parallel "
+    "communication the step exposes, the optimizer) and the losses above (failures, checkpoint writes, restarts, "
+    "rework); not counted: evaluation, data-loading stalls, other stages (long-context, post-training), ablations "
+    "and queueing"
+)
 
 
 def print_pool(comparison: PoolComparison, notes: list[str], serving: bool = False) -> None:

@@ -46,6 +46,8 @@ def test_plan_text_shows_the_goodput_lines(capsys):
     code, out, _ = run(capsys, *LLAMA3)
     assert code == 0
     assert "goodput 9" in out and "effective time" in out and "interruptions expected" in out
+    # what the whole-run figure counts and what it does not (a model card's total GPU time counts more)
+    assert "the run with losses counts: the steady steps" in out and "not counted: evaluation" in out
     assert "(Daly optimum)" in out and "restart 15.0 min" in out
 
 
