@@ -87,10 +87,13 @@ def _peak_lr(option: PlanOption, inputs: ExportInputs) -> float:
 def _adamw_params(layout: Layout, lr: float) -> dict[str, ConfigValue]:
     """AdamW's settings. Without offload, "torch_adam" makes DeepSpeed use torch.optim.AdamW (foreach kernels)
     instead of its FusedAdam, which it would otherwise JIT-compile with nvcc on the first run (DeepSpeed's
-    config docs, optimizer parameters); with offload DeepSpeed's DeepSpeedCPUAdam runs the step on the CPU."""
+    config docs, optimizer parameters), with "fused" passed on to it: its fused kernel makes no temporaries the
+    size of the rank's fp32 partition in the step (the single-tensor and foreach paths hold one or two), as
+    the memory model counts the step; with offload DeepSpeed's DeepSpeedCPUAdam runs the step on the CPU."""
     params: dict[str, ConfigValue] = {"lr": lr, **_ADAMW}
     if layout.offload == Offload.NONE:
         params["torch_adam"] = True
+        params["fused"] = True
     return params
 
 

@@ -407,14 +407,18 @@ class MemoryTotals:
         at = self._shape(tp, pp, ep)
         return at is not None and sixteen_bit_compute(at.shapes[0], zero, offload)
 
-    def breakdown(self, layout: Layout) -> MemoryBreakdown | None:
-        """estimate_memory(model, replace(base, layout=layout)), or None where it raises UserError: the words
-        and notes of the layout on the cached stage shapes and activations."""
+    def breakdown(self, layout: Layout, accumulation: int | None = None) -> MemoryBreakdown | None:
+        """estimate_memory(model, replace(base, layout=layout)) (with gradient_accumulation `accumulation` where
+        given), or None where it raises UserError: the words and notes of the layout on the cached stage shapes
+        and activations."""
         variant = self._allowed_variant(layout)
         if variant is None:
             return None
+        base = self._base
+        if accumulation is not None:
+            base = dataclasses.replace(base, gradient_accumulation=accumulation)
         try:  # refuses nothing _allowed_variant allows (test_memory_totals); kept for the contract's sake
-            config = normalised(with_layout(self._base, layout))
+            config = normalised(with_layout(base, layout))
             notes = checked_notes(self._model, config)
         except UserError:
             return None

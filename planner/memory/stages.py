@@ -427,8 +427,13 @@ def _state_figures(
     """
     training = shape.training
     zero = zero if training else 0
-    if shape.deepspeed_layout and _runtime_of(shape, zero, offload) == _DEEPSPEED:
+    runtime = _runtime_of(shape, zero, offload)
+    if shape.deepspeed_layout and runtime == _DEEPSPEED:
         return _deepspeed_figures(shape, acts, zero, offload, accumulation, dps)
+    # torch DDP keeps its all-reduce buckets (as many bytes as the gradients) for the whole run; the export
+    # makes the gradients views into them (gradient_as_bucket_view, zeroed in place rather than set to None),
+    # so they are held beside every micro-batch's activations (torch/nn/parallel/distributed.py)
+    ddp = runtime == _DDP
     ep = shape.ep
     largest, bytes_per_param = shape.largest, shape.bytes_per_param
     megatron = shape.megatron_opt_per > 0 and zero <= 1
@@ -525,7 +530,7 @@ def _state_figures(
                 # sum).
                 optimizer_moment = gradients + shape.tied_embedding_gradient * (zero < 2)
                 held = held_but_gradients + gradients
-                if accumulation > 1:
+                if accumulation > 1 or ddp:
                     optimizer_moment = held - (gathered_total - gathered_at_loss)
                 # (the terms hold every byte counted: a moment never exceeds their sum)
                 peak = min(held, max(loss_moment, layer_moment, optimizer_moment))
@@ -553,6 +558,7 @@ def _state_figures(
 
 
 _DEEPSPEED = Runtime.DEEPSPEED
+_DDP = Runtime.DDP
 
 
 def _runtime_of(shape: StageShape, zero: int, offload: str) -> Runtime | None:
@@ -593,6 +599,9 @@ _DS_MASTER_AND_ADAM = 12.0
 # ZeRO-3's optimizer sub-group in elements as the export writes it (ds_config sub_group_size; DeepSpeed's
 # default is 1e9): the fp32 gradient exists for one sub-group at a time during the optimizer step.
 DEEPSPEED_SUB_GROUP_ELEMENTS = 100_000_000
+# DeepSpeed 0.19's gradient norm (stage_1_and_2.py and stage3.py get_grad_norm_direct) converts each gradient
+# partition to get_norm_dtype(): fp64 wherever the device has it (deepspeed/runtime/zero/utils.py)
+_DS_NORM = 8.0
 
 
 def _deepspeed_figures(
@@ -615,6 +624,7 @@ def _deepspeed_figures(
         expert_shard = dp * shape.tp // shape.ep if shape.ep > 1 else dp
         shard = shape.dense_params_gpu / dp + shape.expert_params_gpu / expert_shard
         host = 0.0
+        step_only = 0.0  # gradient bytes made in the optimizer step, never beside the activations
         if zero == 0:
             weights, gradients = params * _DS_WEIGHT, params * _DS_FP32_GRADIENT
             optimizer = params * _DS_MASTER_AND_ADAM
@@ -622,24 +632,36 @@ def _deepspeed_figures(
             weights = (params if zero < 3 else shard) * _DS_WEIGHT
             sixteen_bit_gradients = (params if zero == 1 else shard) * _DS_GRADIENT
             fp32_gradients = shard if zero < 3 else min(shard, DEEPSPEED_SUB_GROUP_ELEMENTS)
-            gradients = sixteen_bit_gradients + fp32_gradients * _DS_FP32_GRADIENT
+            # the gradient norm, before the fp32 gradients are made: an fp64 copy of one parameter's gradient
+            # partition at a time (ZeRO-1/2: a parameter lies whole in one rank's flat partition where it fits;
+            # ZeRO-3 partitions every parameter over dp)
+            norm_copy = (min(shape.largest_module, shard) if zero < 3 else shape.largest_module / dp) * _DS_NORM
+            step_only = max(fp32_gradients * _DS_FP32_GRADIENT, norm_copy)
+            gradients = sixteen_bit_gradients + step_only
             optimizer = shard * _DS_MASTER_AND_ADAM
             if offloaded:
                 host += optimizer + fp32_gradients * _DS_FP32_GRADIENT
                 gradients = sixteen_bit_gradients if zero == 1 else 0.0
+                step_only = 0.0
                 optimizer = 0.0
             if offload == _OFFLOAD_ALL:
                 host += weights
                 weights = 0.0
             weights += buffers + live
-        # gradients and activations are not held at once (one backward per step), as _state_figures counts
+        # gradients and activations are not held at once (one backward per step), as _state_figures counts;
+        # ZeRO-1/2/3 hold their 16-bit gradient partition (where micro-batches accumulate) beside the activations
+        # and make the fp32 gradients only in the optimizer step
         optimizer_moment = gradients + shape.tied_embedding_gradient
+        backward_moment = activations + gradients - step_only if zero else activations
         held = activations + gradients
         if accumulation > 1:
+            # counted whole: the search adds the activations of each micro-batch to a state's total, which the
+            # larger of two moments would not allow (planner.search.common: every layout counted as
+            # accumulating; each option is then shown at its own accumulation)
             optimizer_moment = held
-        peak = min(held, max(activations, optimizer_moment))
+        peak = min(held, max(backward_moment, optimizer_moment))
         not_concurrent = held - peak
-        phase = "optimizer step" if optimizer_moment > activations else "backward"
+        phase = "optimizer step" if optimizer_moment > backward_moment else "backward"
         margin = CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * (gradients + activations + acts.kv_cache)
         step_communicators = (dp > 1) + communicators
         overhead = margin + step_communicators * NCCL_BYTES_PER_COMMUNICATOR

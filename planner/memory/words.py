@@ -76,7 +76,7 @@ def _weights_text(model: ModelSpec, config: MemoryConfig, amounts: StageAmounts,
     return text
 
 
-def _state_texts(config: MemoryConfig, megatron: bool) -> tuple[str, str]:
+def _state_texts(config: MemoryConfig, megatron: bool, runtime: str = "") -> tuple[str, str]:
     """(gradients, optimizer) assumption lines (megatron: megatron_style(config))."""
     task, layout = config.task, config.layout
     if not task.is_training:
@@ -94,7 +94,9 @@ def _state_texts(config: MemoryConfig, megatron: bool) -> tuple[str, str]:
     grad_text = f"{gradient_bytes(precision):g} bytes/trainable param (the weights' dtype)"
     if zero >= 2:
         grad_text += f", ZeRO-{zero} sharded over dp {layout.dp} (no unsharded unit left at the peak)"
-    if config.gradient_accumulation <= 1:
+    if runtime == "ddp":
+        grad_text += "; views into DDP's all-reduce buckets, held for the whole run"
+    elif config.gradient_accumulation <= 1:
         grad_text += "; all of them exist only at the optimizer step, after the activations are freed"
     opt_text = _optimizer_text(config.optimizer, precision, optimizer_bytes(config.optimizer, precision))
     if zero >= 1:
@@ -182,7 +184,7 @@ def stage_terms(
     if amounts.runtime == Runtime.DEEPSPEED and deepspeed_layout(config):
         weights_text, grad_text, opt_text = _deepspeed_texts(config, amounts)
     else:
-        grad_text, opt_text = _state_texts(config, megatron)
+        grad_text, opt_text = _state_texts(config, megatron, amounts.runtime)
         weights_text = _weights_text(model, config, amounts, megatron)
     return {
         "weights": MemoryTerm(math.ceil(amounts.weights), weights_text),
@@ -224,7 +226,10 @@ def _deepspeed_texts(config: MemoryConfig, amounts: StageAmounts) -> tuple[str, 
             if zero == 1
             else "2 bytes/trainable param + 4 bytes fp32, both partitioned (ZeRO-2)"
         )
-    grads += f" over dp {dp}"
+    grads += (
+        f" over dp {dp}; the fp32 gradients, or the gradient norm's fp64 copy of one parameter's partition where "
+        "larger, exist only in the optimizer step"
+    )
     opt = f"fp32 master weights + AdamW m, v: 12 bytes/trainable param, ZeRO-{zero} partitioned over dp {dp}"
     if layout.offload in (Offload.OPTIMIZER, Offload.ALL):
         opt += "; offloaded to CPU RAM with the fp32 gradients"

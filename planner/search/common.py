@@ -61,7 +61,7 @@ class SearchMemory:
             runtime=workload.runtime if workload.task.is_training else None,
         )
         self._sequence_parallel = workload.task.is_training
-        self._breakdowns: dict[Layout, MemoryBreakdown | None] = {}
+        self._breakdowns: dict[tuple[Layout, int | None], MemoryBreakdown | None] = {}
         self._totals: dict[tuple[bool, int | None], MemoryTotals] = {}
         self._shared_shapes = (
             SharedShapes()
@@ -103,11 +103,13 @@ class SearchMemory:
             self._configs[key] = config
         return config
 
-    def breakdown(self, layout: Layout) -> MemoryBreakdown | None:
-        """The MemoryBreakdown of `layout`, or None for an impossible layout."""
-        if layout not in self._breakdowns:
-            self._breakdowns[layout] = self._memory_totals(layout).breakdown(layout)
-        return self._breakdowns[layout]
+    def breakdown(self, layout: Layout, accumulation: int | None = None) -> MemoryBreakdown | None:
+        """The MemoryBreakdown of `layout` (with `accumulation` micro-batches per step where given, else counted
+        as accumulating), or None for an impossible layout."""
+        key = (layout, accumulation)
+        if key not in self._breakdowns:
+            self._breakdowns[key] = self._memory_totals(layout).breakdown(layout, accumulation)
+        return self._breakdowns[key]
 
     def total(self, layout: Layout) -> int | None:
         """Per-GPU bytes of a layout, or None if impossible."""

@@ -497,6 +497,10 @@ class TrainingSearch(GpuSearch):
         breakdown = self.memory.breakdown(layout)
         if breakdown is None or breakdown.total_bytes > self.capacity or self._host_short(breakdown, count):
             return None  # the a + b/dp fit was optimistic here; the exact estimate decides
+        # The search counts every layout as if its micro-batches accumulated (the gradients beside the next
+        # micro-batch's activations: one addable figure per state and variant); the option shows its own step,
+        # with its own accumulation, which is never more
+        breakdown = self.memory.breakdown(layout, step.microbatches) or breakdown
         tokens_per_s = step.tokens_per_s
         wall = workload.tokens / tokens_per_s if workload.tokens else None
         gpu_hours, cost, per_million = price_option(self.inputs.price, count, tokens_per_s, wall)
@@ -599,10 +603,11 @@ class TrainingSearch(GpuSearch):
         """Why plain data parallel cannot work, or, when nothing fits, what would."""
         gpu, capacity, options = self.gpu, self.capacity, self.found.options
         if options and (ZeroStage.NONE, Offload.NONE) not in {family_key(o.layout) for o in options}:
-            states = self.memory.breakdown(Layout())
+            best = min(options, key=lambda o: rank_key(o, RankBy.TIME))  # the advice's example
+            # plain data parallel with the example's expert parallelism: the states the excluded DDP row counts
+            states = self.memory.breakdown(Layout(dp=best.layout.ep, ep=best.layout.ep))
             state_bytes = states.model_state_bytes if states is not None else None
             if state_bytes is not None and state_bytes > capacity:
-                best = min(options, key=lambda o: rank_key(o, RankBy.TIME))  # the advice's example
                 self.found.advice.append(msg(
                     "advice.ddp_cannot_work", gpu=gpu.name, state_bytes=state_bytes, capacity_bytes=capacity,
                     hint=sharding_hint(best.layout), strategy=best.layout,

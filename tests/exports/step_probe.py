@@ -7,7 +7,9 @@ export folder); it wraps train.py's own functions, so the run is the exported on
   calls and the calls made in eval mode (non-reentrant checkpointing runs each checkpointed layer's forward
   again in the backward pass), LoRA's dropout modules as they run, and the bitsandbytes 4-bit layers;
 - deepspeed.initialize: the engine's own view of its configuration;
-- lr_schedule: the scheduler built on the real optimizer, read after the run.
+- lr_schedule: the scheduler built on the real optimizer, read after the run;
+- with GPU_ADVISOR_PEAK=1, the peak of the bytes the run's tensors hold from the model's build to the end of the
+  step, counted at torch's dispatcher (tests/exports/storage_peak.py): `peak_bytes`.
 """
 
 from __future__ import annotations
@@ -117,7 +119,14 @@ def main() -> int:
     train.load_model, train.lr_schedule = load_model, lr_schedule
     _probe_deepspeed()
     _probe_fully_shard()
-    code = train.main()
+    if os.environ.get("GPU_ADVISOR_PEAK") == "1":
+        from tests.exports.storage_peak import StoragePeak
+
+        with StoragePeak() as peak:
+            code = train.main()
+        PROBE["peak_bytes"] = peak.peak_bytes
+    else:
+        code = train.main()
     if SCHEDULERS:
         PROBE["lr_after"] = float(SCHEDULERS[-1].get_last_lr()[0])
         PROBE["optimizer_lr_after"] = float(SCHEDULERS[-1].optimizer.param_groups[0]["lr"])

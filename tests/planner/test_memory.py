@@ -348,21 +348,36 @@ def test_breakdown_dict_shape_and_total():
 
 
 def test_the_peak_is_the_larger_of_backward_start_and_optimizer_step():
+    # DeepSpeed ZeRO-1 in fp32 (gradients made in the backward, freed by zero_grad after the step)
+    def fp32(**changes):
+        return train(zero=1, precision="fp32", runtime="deepspeed", **changes)
+
     # tiny activations (1 token): the optimizer step, with every gradient, is the peak
-    short = estimate_memory(LLAMA2_7B, train(seq_len=1))
+    short = estimate_memory(LLAMA2_7B, fp32(seq_len=1))
     assert short.peak_phase == "optimizer step"
     # at the optimizer step no activation is left: the total is weights + gradients + optimizer + overhead
     states = short.weights.bytes + short.gradients.bytes + short.optimizer.bytes + short.overhead.bytes
     assert short.total_bytes == states
     # a long sequence: the peak is the loss's backward, before the first parameter gradient exists
-    long = estimate_memory(LLAMA2_7B, train(seq_len=4096))
+    long = estimate_memory(LLAMA2_7B, fp32(seq_len=4096))
     assert long.peak_phase == "backward"
     expected = long.weights.bytes + long.optimizer.bytes + long.activations.bytes + long.overhead.bytes
     assert long.total_bytes == expected
     # with gradient accumulation the gradients stay beside the next micro-batch's activations: no credit
-    accumulated = estimate_memory(LLAMA2_7B, train(gradient_accumulation=4))
+    accumulated = estimate_memory(LLAMA2_7B, fp32(gradient_accumulation=4))
     assert accumulated.not_concurrent_bytes == 0
     assert accumulated.total_bytes == sum(term.bytes for _, term in accumulated.terms())
+
+
+def test_ddp_holds_its_gradient_buckets_beside_the_activations():
+    """torch DDP's all-reduce buckets (the gradients' bytes) live for the whole run, and the export makes the
+    gradients views into them: no credit for gradients and activations apart, with or without accumulation
+    (fp32 gradients under autocast: 4 bytes per parameter)."""
+    for accumulation in (1, 4):
+        memory = estimate_memory(LLAMA2_7B, train(seq_len=4096, gradient_accumulation=accumulation))
+        assert memory.runtime == "ddp" and memory.not_concurrent_bytes == 0
+        assert memory.gradients.bytes == 4 * LLAMA2_7B.total_params
+        assert memory.total_bytes == sum(term.bytes for _, term in memory.terms())
 
 
 @pytest.mark.parametrize(

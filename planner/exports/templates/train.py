@@ -159,6 +159,13 @@ def lr_schedule(args: argparse.Namespace) -> Any:
     return build
 
 
+def adamw(params: list[torch.nn.Parameter], lr: float) -> torch.optim.Optimizer:
+    """AdamW with its fused kernel (torch.optim.AdamW(fused=True), CPU and CUDA): the step updates the weights
+    and both moments in one pass and makes no temporaries the size of the parameters, as the plan counts it
+    (the foreach and single-tensor paths hold one or two fp32 copies of the parameters during the step)."""
+    return torch.optim.AdamW(params, lr=lr, fused=True)
+
+
 def current_lr(optimizer: Any) -> float:
     return float(optimizer.param_groups[0]["lr"])
 
@@ -242,7 +249,7 @@ def run_deepspeed(args: argparse.Namespace, peft_config: dict[str, Any]) -> floa
         keep = HfDeepSpeedConfig(ds_config)
     model = load_model(args, peft_config)
     trainable = [p for p in model.parameters() if p.requires_grad]
-    optimizer = None if "optimizer" in ds_config else torch.optim.AdamW(trainable, lr=args.lr)
+    optimizer = None if "optimizer" in ds_config else adamw(trainable, args.lr)
     engine, _, _, scheduler = deepspeed.initialize(
         model=model, model_parameters=trainable, optimizer=optimizer, config=ds_config,
         lr_scheduler=lr_schedule(args),
@@ -302,7 +309,7 @@ def run_accelerate(args: argparse.Namespace, peft_config: dict[str, Any]) -> flo
         optimizer: Any = DummyOptim(params)
         scheduler: Any = DummyScheduler(optimizer, lr_scheduler_callable=lr_schedule(args))
     else:
-        optimizer = torch.optim.AdamW(params, lr=args.lr)
+        optimizer = adamw(params, args.lr)
         scheduler = lr_schedule(args)(optimizer)
     model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
     report_layout(accelerator.unwrap_model(model), {"data_parallel_rank": accelerator.process_index,
@@ -339,8 +346,13 @@ def run_ddp(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
     device = device_for_rank()
     dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
     model = load_model(args, peft_config).to(device)
-    wrapped = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
-    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr)
+    # gradient_as_bucket_view: the gradients are views into DDP's all-reduce buckets instead of a second copy of
+    # them (torch's DDP docs: it saves memory the size of the gradients), as the plan counts them: once; and
+    # zero_grad(set_to_none=False) below keeps them those views, so the micro-batches under no_sync accumulate
+    # into the buckets too instead of into new gradient tensors beside them
+    wrapped = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None,
+                                      gradient_as_bucket_view=True)
+    optimizer = adamw([p for p in model.parameters() if p.requires_grad], args.lr)
     scheduler = lr_schedule(args)(optimizer)
     rank, world = dist.get_rank(), dist.get_world_size()
     report_layout(model, {"data_parallel_rank": rank, "data_parallel_size": world})
@@ -359,7 +371,7 @@ def run_ddp(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
             loss_value = float(loss.detach().float()) * args.grad_accum
         optimizer.step()
         scheduler.step()
-        optimizer.zero_grad()
+        optimizer.zero_grad(set_to_none=False)
         log(f"step {step + 1}/{args.steps} loss {loss_value:.4f} lr {current_lr(optimizer):.3g}")
     if args.output and rank == 0:
         model.save_pretrained(args.output)  # type: ignore[operator]
@@ -392,7 +404,7 @@ def run_fsdp2(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
     if on_meta:
         model.to_empty(device="cpu" if args.offload_all else device)
         model.init_weights()  # type: ignore[operator]  # also recomputes the rotary buffers
-    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr)
+    optimizer = adamw([p for p in model.parameters() if p.requires_grad], args.lr)
     scheduler = lr_schedule(args)(optimizer)
     rank, world = dist.get_rank(), dist.get_world_size()
     report_layout(model, {"data_parallel_rank": rank, "data_parallel_size": world, "fsdp_units": len(units) + 1})
@@ -401,8 +413,9 @@ def run_fsdp2(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
     data = batches(token_blocks(args, vocab_of(model), rank, world), args.micro_batch, device)
     loss_value = float("nan")
     for step in range(args.steps):
-        for micro_step in range(args.grad_accum):
-            model.set_requires_gradient_sync(micro_step == args.grad_accum - 1)  # type: ignore[operator]
+        for _ in range(args.grad_accum):
+            # every micro-batch's gradients are reduce-scattered into the sharded ones (ZeRO-2/3, as planned);
+            # set_requires_gradient_sync(False) would keep the whole model's unsharded gradients between them
             tokens = next(data)
             loss = model(input_ids=tokens, labels=tokens).loss / args.grad_accum
             loss.backward()
