@@ -4,7 +4,7 @@
 <context>
     <name>AppContext</name>
     <message>
-        <location filename="../../desktop/context.py" line="+255"/>
+        <location filename="../../desktop/context.py" line="+294"/>
         <location filename="../../desktop/quote_pricing.py" line="+91"/>
         <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
         <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
@@ -365,7 +365,7 @@
 <context>
     <name>HardwarePage</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="+235"/>
+        <location filename="../../desktop/pages/hardware.py" line="+239"/>
         <location line="+18"/>
         <source>Import probe report…</source>
         <translation>Импорт отчёта замера…</translation>
@@ -457,7 +457,7 @@
         <translation>Только CPU: {0}</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+33"/>
         <source>Live telemetry needs an NVIDIA GPU; there is none to sample here.</source>
         <translation>Для телеметрии нужен GPU NVIDIA; здесь опрашивать нечего.</translation>
     </message>
@@ -467,7 +467,7 @@
         <translation>Опрос раз в секунду; показаны последние пять минут.</translation>
     </message>
     <message>
-        <location line="-148"/>
+        <location line="-150"/>
         <source>Measure the CPU</source>
         <translation>Измерить CPU</translation>
     </message>
@@ -487,7 +487,7 @@
         <translation>{0} (потеряно: {1})</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+18"/>
         <source>&lt;b&gt;No NVIDIA GPU&lt;/b&gt;: {0}.&lt;br&gt;The probe can still measure this machine&apos;s CPU (Measure the CPU), and you can import a report made by gpu-probe on another machine (Import probe report…) to plan with its numbers.</source>
         <translation>&lt;b&gt;Нет GPU NVIDIA&lt;/b&gt;: {0}.&lt;br&gt;Замер всё равно может измерить CPU этой машины (Измерить CPU), а отчёт, снятый gpu-probe на другой машине, можно импортировать (Импорт отчёта замера…) и планировать по его цифрам.</translation>
     </message>
@@ -497,12 +497,12 @@
         <translation>&lt;b&gt;Нет GPU NVIDIA&lt;/b&gt;: {0}.&lt;br&gt;В этой установке замер запустить нельзя (почему — сказано на вкладке «Замер»), поэтому импортируйте отчёт, снятый gpu-probe на другой машине (Импорт отчёта замера…), и планируйте по его цифрам.</translation>
     </message>
     <message>
-        <location line="+77"/>
+        <location line="+127"/>
         <source>Lost during sampling (the others continue): {0}</source>
         <translation>Потеряны при опросе (остальные опрашиваются дальше): {0}</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+36"/>
         <source>Starting the probe…</source>
         <translation>Запуск замера…</translation>
     </message>
@@ -527,7 +527,7 @@
         <translation>{0} — {1}</translation>
     </message>
     <message>
-        <location line="+66"/>
+        <location line="+63"/>
         <source>{0} was busy when it was measured ({1}); its figures are lower than the hardware can do.</source>
         <translation>{0} был занят во время измерения ({1}); его показатели ниже возможностей оборудования.</translation>
     </message>
@@ -695,7 +695,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/main_window.py" line="+242"/>
+        <location filename="../../desktop/main_window.py" line="+243"/>
         <location filename="../../desktop/selftest.py" line="+177"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
@@ -6099,7 +6099,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>SettingsPage</name>
     <message>
-        <location filename="../../desktop/pages/settings.py" line="+156"/>
+        <location filename="../../desktop/pages/settings.py" line="+159"/>
         <source>Money</source>
         <translation>Деньги</translation>
     </message>
@@ -6244,7 +6244,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>доступен</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+6"/>
         <source>unavailable</source>
         <translation>недоступен</translation>
     </message>
@@ -6480,12 +6480,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Мощность</translation>
     </message>
     <message>
-        <location line="+49"/>
+        <location line="+61"/>
         <source>seconds ago</source>
         <translation>секунд назад</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+46"/>
         <source>No GPU to watch.</source>
         <translation>Нет GPU для наблюдения.</translation>
     </message>
