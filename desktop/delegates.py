@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.limit_spins import set_limit
 from desktop.qmodels.quotes import Column, QuoteTableModel
 from desktop.quote_kinds import KIND_NAMES
 
@@ -28,6 +29,18 @@ NO_DATE = QDate(2000, 1, 1)  # the date edit's minimum, shown as "—" and store
 INTERCONNECT_CHOICES = ("", "nvlink", "pcie", "infiniband")
 CURRENCY_CHOICES = ("USD", "EUR", "RUB")
 
+
+# The row of planner/limits.py each numeric quote column's editor takes its range from (the store checks the same).
+COLUMN_LIMITS = {
+    "price_per_gpu_hour": "price_per_gpu_hour",
+    "price_per_instance_hour": "price_per_instance_hour",
+    "gpus_per_instance": "gpus_per_quote",
+    "gpus": "gpus_per_quote",
+    "min_term_hours": "min_term_hours",
+    "price": "purchase_price",
+    "server_overhead_fraction": "server_overhead_fraction",
+    "power_w": "power_w",
+}
 
 class QuoteDelegate(QStyledItemDelegate):
     def __init__(
@@ -47,7 +60,8 @@ class QuoteDelegate(QStyledItemDelegate):
     def createEditor(
         self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> QWidget:  # noqa: N802
-        editor = self._column(index).editor
+        column = self._column(index)
+        editor = column.editor
         if editor == "gpu":
             combo = QComboBox(parent)
             for gpu_id, name in self.gpu_choices():
@@ -67,12 +81,12 @@ class QuoteDelegate(QStyledItemDelegate):
         if editor in ("money", "float"):
             spin = QDoubleSpinBox(parent)
             spin.setDecimals(4 if editor == "money" else 3)
-            spin.setRange(0.0, 1e12)
+            set_limit(spin, COLUMN_LIMITS[column.key])
             spin.setButtonSymbols(QAbstractSpinBox.ButtonSymbols.NoButtons)
             return spin
         if editor == "int":
             whole = QSpinBox(parent)
-            whole.setRange(1, 1_000_000)
+            set_limit(whole, COLUMN_LIMITS[column.key])
             return whole
         if editor == "date":
             edit = QDateEdit(parent)

@@ -294,6 +294,12 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     "pool.name.pipeline": QT_TRANSLATE_NOOP("PlannerMessages", "the pipeline over the types"),
     "pool.name.separate": QT_TRANSLATE_NOOP("PlannerMessages", "separate jobs"),
     "pool.reason.only": QT_TRANSLATE_NOOP("PlannerMessages", "{way} is the only way that fits"),
+    "pool.reason.none_fits": QT_TRANSLATE_NOOP("PlannerMessages", "nothing fits on any type of the pool"),
+    "pool.reason.serving_only": QT_TRANSLATE_NOOP("PlannerMessages", "{way} is the only way that fits; {kept}"),
+    "pool.reason.serving_more": QT_TRANSLATE_NOOP("PlannerMessages", "{way} serves {ratio}x what {runner} does; {kept}"),
+    "pool.kept": QT_TRANSLATE_NOOP("PlannerMessages", "with its largest replica down it serves {tokens_per_s} tokens/s"),
+    "pool.kept.enough": QT_TRANSLATE_NOOP("PlannerMessages", "with its largest replica down it serves {tokens_per_s} tokens/s, enough for the target"),
+    "pool.kept.short": QT_TRANSLATE_NOOP("PlannerMessages", "with its largest replica down it serves {tokens_per_s} tokens/s, short of the target"),
     "pool.reason.faster": QT_TRANSLATE_NOOP("PlannerMessages", "{way} is {speedup}x faster than {runner}: {why}"),
     "pool.reason.faster_by_percent": QT_TRANSLATE_NOOP(
         "PlannerMessages", "{way} is {faster_percent}% faster than {runner}: {why}"

@@ -5,13 +5,12 @@ the planner's goodput term (planner.scale.Goodput, the same term `gpu-advisor pl
 "goodput") becomes a row with its unit and the assumption it rests on, worded in the interface language from
 the planner's constants (the failure rate's published run, the storage profile, the restart's parts) rather than
 from the planner's English source sentences. The mixed pool's ways, reason and explanations are the planner's
-Messages (PoolChoice.label, PoolComparison.reason_message, PoolChoice.explanation) rendered in the interface
+Messages (PoolChoice.label, PoolComparison.reason, PoolChoice.explanation) rendered in the interface
 language by desktop.messages.render, GPU ids shown by their names.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -352,22 +351,9 @@ def choice_gpus(choice: PoolChoice, names: Mapping[str, str]) -> str:
     return " + ".join(f"{count} × {names.get(gpu_id, gpu_id)}" for gpu_id, count in choice.gpus.items())
 
 
-def pool_reason(comparison: PoolComparison, names: Mapping[str, str], training: bool) -> str:
-    """Why the best way wins, with the figure it wins by: the planner's reason (training) in the interface
-    language; serving's, which the planner gives in English only, worded here from its figures."""
-    choices = comparison.choices
-    if not choices:
-        return translate("PlanPage", "Nothing fits on any type of the pool.")
-    if training and comparison.reason_message is not None:
-        return _sentence(named(comparison.reason_message, names))
-    best = choices[0]
-    if len(choices) == 1:
-        return translate("PlanPage", "{0} is the only way that fits.").format(_capital(choice_name(best, names)))
-    runner = choices[1]
-    ratio = fmt.number(_ratio(best.tokens_per_s, runner.tokens_per_s), 2)
-    return translate("PlanPage", "{0} serves {1}× what {2} does.").format(
-        _capital(choice_name(best, names)), ratio, choice_name(runner, names)
-    )
+def pool_reason(comparison: PoolComparison, names: Mapping[str, str]) -> str:
+    """Why the best way wins, with the figure it wins by: the planner's reason in the interface language."""
+    return _sentence(named(comparison.reason, names))
 
 
 def pool_details_html(comparison: PoolComparison, names: Mapping[str, str]) -> str:
@@ -386,15 +372,10 @@ def pool_details_html(comparison: PoolComparison, names: Mapping[str, str]) -> s
     return "<br>".join(items)
 
 
-def _ratio(faster: float, slower: float) -> float:
-    """faster / slower; infinite (shown "n/a") when the slower serves nothing, never a ZeroDivisionError."""
-    return faster / slower if slower > 0 else math.inf
-
-
 def pool_headline_html(comparison: PoolComparison, names: Mapping[str, str], training: bool) -> str:
     """The pool's answer: the best way with its time and cost, and why it wins."""
     if not comparison.choices:
-        return "<b>" + _escape(pool_reason(comparison, names, training)) + "</b>"
+        return "<b>" + _escape(pool_reason(comparison, names)) + "</b>"
     best = comparison.choices[0]
     figures = [fmt.duration(best.wall_time_s)] if best.wall_time_s is not None else []
     if best.cost is not None:
@@ -402,7 +383,7 @@ def pool_headline_html(comparison: PoolComparison, names: Mapping[str, str], tra
     head = translate("PlanPage", "Best on the pool: {0} ({1})").format(choice_name(best, names), choice_gpus(best, names))
     if figures:
         head += ", " + ", ".join(figures)
-    return f"<b>{_escape(head)}.</b> {_escape(pool_reason(comparison, names, training))}"
+    return f"<b>{_escape(head)}.</b> {_escape(pool_reason(comparison, names))}"
 
 
 def pool_ceiling_text(comparison: PoolComparison, training: bool) -> str:

@@ -7,14 +7,17 @@ stack); the stack's first redo() call is therefore skipped. Undo of a delete put
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QUndoCommand
 
 from desktop.plurals import plurals
 from desktop.quote_pricing import Row
+
+if TYPE_CHECKING:
+    from planner.store.rows import ImportBatch
 
 
 class QuoteRows(Protocol):
@@ -30,6 +33,14 @@ class QuoteRows(Protocol):
     def insert_rows(self, rows: list[Row]) -> None: ...
 
     def remove_ids(self, ids: list[Any]) -> None: ...
+
+
+class BatchQuotes(Protocol):
+    """The store's side of an import's undo (planner.store.quote_repository.QuoteRepository)."""
+
+    def set_aside(self, batch: ImportBatch) -> int: ...
+
+    def bring_back(self, batch: ImportBatch) -> ImportBatch: ...
 
 
 def _tr(text: str) -> str:
@@ -89,6 +100,24 @@ class AddQuotesCommand(_AppliedOnce):
 
     def undo(self) -> None:
         _delete(self.model, self.rows)
+
+
+class ImportBatchCommand(_AppliedOnce):
+    """A CSV import, undone and redone by its batch (planner.store.ImportBatch): the store sets the rows aside and
+    brings them back in SQL, so the stack holds three values, never the rows (a million-row import stays in
+    bounded memory). `changed` reloads the tables."""
+
+    def __init__(self, quotes: BatchQuotes, batch: ImportBatch, changed: Callable[[], object], text: str) -> None:
+        super().__init__(text)
+        self.quotes, self.batch, self.changed = quotes, batch, changed
+
+    def do(self) -> None:
+        self.batch = self.quotes.bring_back(self.batch)
+        self.changed()
+
+    def undo(self) -> None:
+        self.quotes.set_aside(self.batch)
+        self.changed()
 
 
 class DeleteQuotesCommand(_AppliedOnce):

@@ -57,6 +57,7 @@ LIMITS: dict[str, Limit] = {
     "virtual_stages": Limit(1, 1_000_000, True),
     "inflight": Limit(1, 1_000_000, True),
     "top": Limit(1, 1_000_000, True),
+    "gpus_per_quote": Limit(1, 100_000, True),  # a quote for a whole cluster is never refused for its size alone
     # serving load and targets
     "prompt_tokens": Limit(1, 100_000_000, True),
     "users": Limit(1, 10_000_000, True),
@@ -74,8 +75,11 @@ LIMITS: dict[str, Limit] = {
     "overhead_fraction": Limit(0, 100),  # a share of the purchase price; 100x the price is a typo
     "maintenance_fraction": Limit(0, 100),
     "memory_headroom": Limit(0, 90),  # percent of GPU memory kept free
+    "server_overhead_fraction": Limit(0, 10),  # a purchase quote's server share of its GPUs' price
     # money, in any currency
-    "price_per_gpu_hour": Limit(0, 1e9),
+    "price_per_gpu_hour": Limit(0, 1e6),  # a quote's (planner/store/quotes.py) and plan --price-per-gpu-hour
+    "price_per_instance_hour": Limit(0, 1e6 * 100_000),  # per GPU-hour x gpus_per_quote
+    "purchase_price": Limit(0, 1e12 * 100_000),  # a purchase quote's whole price: purchase_per_gpu x gpus_per_quote
     "rent_per_gpu_hour": Limit(0, 1e12),
     "spot_per_gpu_hour": Limit(0, 1e12),
     "reserved_per_gpu_hour": Limit(0, 1e12),
@@ -88,6 +92,7 @@ LIMITS: dict[str, Limit] = {
     "hours_per_day": Limit(0.01, 24),
     "days_per_week": Limit(0.01, 7),
     "restart_minutes": Limit(0, 1e6),
+    "min_term_hours": Limit(0, 1e6),  # a rental quote's minimum term: a century of hours is a typo
     "checkpoint_write_minutes": Limit(0, 7 * 24 * 60),
     "checkpoint_interval_minutes": Limit(0.01, 1e6),
     # rates and links: 1 MB/s is the slowest disk that still writes a checkpoint in a lifetime
@@ -99,6 +104,12 @@ LIMITS: dict[str, Limit] = {
     # the machine
     "power_w": Limit(0, 5000),  # the largest GPU modules draw about 1,200-1,400 W
     "pue": Limit(1, 3),  # facility / IT power (The Green Grid): 1.0 the floor, old server rooms about 2.5
+    # inputs only the GUI has (the CLI takes --model 7b and --tokens): the generic model's size in billions
+    # (planner/models/generic.py), a dataset's passes, the plan's job repeated a month, a currency's rate to USD
+    "model_billions": Limit(0.05, 10_000),
+    "epochs": Limit(0.1, 1000),
+    "runs_per_month": Limit(0, 100_000),
+    "exchange_rate": Limit(1e-6, 1e6),
 }
 # an option with no row: finite, within what a float carries exactly and an int fits in SQLite
 UNLISTED = Limit(-1e15, 1e15)

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from planner.errors import UserError
 from planner.gpus import GpuSpec, match_nvml_name
+from planner.limits import LIMITS
 from planner.messages import Message, msg
 from planner.models import ModelSpec
 from planner.money import ExchangeRates, Money, convert, format_money, normalise_currency
@@ -65,7 +66,7 @@ ON_DEMAND = ("on-demand",)
 RESERVED = ("reserved-1y", "reserved-3y", "committed")
 OFFER_SEPARATOR = "@"  # "h100-sxm@quote:12": one chosen offer of a GPU type planned as a choice of its own
 HARDWARE_KINDS = ("catalog", "run", "quote")
-MAX_INTERRUPTIONS_PER_NODE_HOUR = 3600.0  # one a second: beyond it a reclaim rate is a typo
+MAX_INTERRUPTIONS_PER_NODE_HOUR = LIMITS["spot_interruptions_per_node_hour"].high  # one a second (planner/limits.py)
 
 
 # ---------------------------------------------------------------------------------------------- the question

@@ -624,7 +624,7 @@
 <context>
     <name>HardwarePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+564"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+565"/>
         <source>4. Hardware</source>
         <translation>4. Оборудование</translation>
     </message>
@@ -682,7 +682,7 @@
 <context>
     <name>ImportPreviewDialog</name>
     <message>
-        <location filename="../../desktop/pages/quote_import.py" line="+121"/>
+        <location filename="../../desktop/pages/quote_import.py" line="+114"/>
         <source>Import preview</source>
         <translation>Предпросмотр импорта</translation>
     </message>
@@ -1736,7 +1736,7 @@ token</source>
         <translation>Измерено замером; план использует его цифры умножения матриц и пропускной способности.</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_scale_text.py" line="+79"/>
+        <location filename="../../desktop/plan_scale_text.py" line="+78"/>
         <source>{0} interruptions per million GPU-hours, set by you</source>
         <translation>{0} прерываний на миллион GPU-часов, задано вами</translation>
     </message>
@@ -2118,7 +2118,7 @@ token</source>
         <translation>Ступень {0}: {1} × {2}, {3}, {4} на GPU из {5} (TP {6} × PP {7})</translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+50"/>
         <source>Run perfectly (every GPU doing only its layers at its type&apos;s fastest pace: no bubble, communication, LM head or optimizer), the types would do {0} tokens/s: no way beats it.</source>
         <translation>В идеале (каждый GPU считает только свои слои в самом быстром темпе своего типа: без пузыря, обменов, головы языковой модели и оптимизатора) типы дали бы {0} токенов/с: ни один способ этого не превосходит.</translation>
     </message>
@@ -2128,27 +2128,12 @@ token</source>
         <translation>Их собственные планы в сумме дают {0} токенов/с (отдельные задачи вместе): весь пул как одна задача с параллелизмом по данным этого никогда не превосходит.</translation>
     </message>
     <message>
-        <location line="-55"/>
-        <source>Nothing fits on any type of the pool.</source>
-        <translation>Ни на одном типе пула ничего не помещается.</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>{0} is the only way that fits.</source>
-        <translation>{0} — единственный подходящий способ.</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>{0} serves {1}× what {2} does.</source>
-        <translation>{0} обслуживает в {1}× больше, чем {2}.</translation>
-    </message>
-    <message>
-        <location line="+16"/>
+        <location line="-26"/>
         <source>{0}: does not fit.</source>
         <translation>{0}: не помещается.</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+13"/>
         <source>Best on the pool: {0} ({1})</source>
         <translation>Лучшее на пуле: {0} ({1})</translation>
     </message>
@@ -2992,6 +2977,36 @@ token</source>
     </message>
     <message>
         <location line="+1"/>
+        <source>nothing fits on any type of the pool</source>
+        <translation>ни на одном типе из пула ничего не помещается</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{way} is the only way that fits; {kept}</source>
+        <translation>{way} — единственный способ, который помещается; {kept}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{way} serves {ratio}x what {runner} does; {kept}</source>
+        <translation>{way} обслуживает в {ratio} раза больше, чем {runner}; {kept}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>with its largest replica down it serves {tokens_per_s} tokens/s</source>
+        <translation>без самой большой реплики обслуживает {tokens_per_s} токенов/с</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>with its largest replica down it serves {tokens_per_s} tokens/s, enough for the target</source>
+        <translation>без самой большой реплики обслуживает {tokens_per_s} токенов/с, цель достигается</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>with its largest replica down it serves {tokens_per_s} tokens/s, short of the target</source>
+        <translation>без самой большой реплики обслуживает {tokens_per_s} токенов/с, цель не достигается</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>{way} is {speedup}x faster than {runner}: {why}</source>
         <translation>{way} в {speedup} раза быстрее, чем {runner}: {why}</translation>
     </message>
@@ -3476,7 +3491,7 @@ token</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
-        <location filename="../../desktop/message_templates.py" line="-221"/>
+        <location filename="../../desktop/message_templates.py" line="-227"/>
         <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
     </message>
@@ -4201,7 +4216,7 @@ with losses</source>
 <context>
     <name>PoolPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_scale_inputs.py" line="+327"/>
+        <location filename="../../desktop/pages/plan_scale_inputs.py" line="+330"/>
         <source>Mixed pool</source>
         <translation>Смешанный пул</translation>
     </message>
@@ -4501,7 +4516,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteCommands</name>
     <message>
-        <location filename="../../desktop/undo.py" line="+66"/>
+        <location filename="../../desktop/undo.py" line="+77"/>
         <source>a quote</source>
         <translation>котировки</translation>
     </message>
@@ -4514,7 +4529,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteDraftDialog</name>
     <message>
-        <location filename="../../desktop/pages/quote_draft.py" line="+53"/>
+        <location filename="../../desktop/pages/quote_draft.py" line="+54"/>
         <source>New rental quote</source>
         <translation>Новая котировка аренды</translation>
     </message>
@@ -5248,12 +5263,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>RentBuyPage</name>
     <message>
-        <location filename="../../desktop/pages/rent_buy.py" line="+83"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+80"/>
         <source>the spot reclaim rate must be a number of reclaims per node-hour (0.02), got &apos;{0}&apos;</source>
         <translation>частота прерываний спотовых узлов должна быть числом прерываний на узло-час (0,02), получено «{0}»</translation>
     </message>
     <message>
-        <location line="+215"/>
+        <location line="+216"/>
         <source>Use</source>
         <translation>Использование</translation>
     </message>
@@ -6104,7 +6119,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>SettingsPage</name>
     <message>
-        <location filename="../../desktop/pages/settings.py" line="+155"/>
+        <location filename="../../desktop/pages/settings.py" line="+156"/>
         <source>Money</source>
         <translation>Деньги</translation>
     </message>

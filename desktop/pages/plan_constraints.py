@@ -17,10 +17,9 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import fmt
+from desktop.limit_spins import set_limit
 from desktop.pages.plan_inputs import Panel, set_combo_data, wrapping_form
 from desktop.plan_state import PlanInputs, PlanState
-from planner.limits import LIMITS
-from planner.search.types import MAX_MEMORY_HEADROOM
 from planner.vocabulary import Task
 
 
@@ -61,39 +60,40 @@ class ConstraintsPanel(Panel):
 
     def __init__(self, state: PlanState, parent: QWidget | None = None):
         super().__init__(state, parent)
+        # ranges: the CLI's rows of planner/limits.py (desktop/limit_spins.py), in this panel's units
         self.max_spin = QSpinBox()
-        self.max_spin.setRange(1, 65536)
+        set_limit(self.max_spin, "max_gpus")
         exact = QSpinBox()
-        exact.setRange(1, 65536)
+        set_limit(exact, "gpus")
         self.exact = _OptionalSpin(exact)
         budget = QDoubleSpinBox()
-        budget.setRange(1, 1e12)
         budget.setDecimals(0)
+        set_limit(budget, "budget")
         budget.setSingleStep(1000)
         budget.setMinimumWidth(90)  # its size hint allows for 1e12 and would push the row onto two lines
         self.budget = _OptionalSpin(budget)
         deadline = QDoubleSpinBox()
-        deadline.setRange(0.01, 10000)
         deadline.setDecimals(1)
+        set_limit(deadline, "deadline_days")
         self.deadline = _OptionalSpin(deadline)
         mfu = QDoubleSpinBox()
-        mfu.setRange(1, 100)
         mfu.setDecimals(0)
+        set_limit(mfu, "mfu", 100)  # percent
         mfu.setValue(40)
         self.mfu = _OptionalSpin(mfu)
         efficiency = QDoubleSpinBox()
-        efficiency.setRange(1, 100)
         efficiency.setDecimals(0)
+        set_limit(efficiency, "bandwidth_fraction", 100)
         efficiency.setValue(80)
         self.efficiency = _OptionalSpin(efficiency)
         for widget in (self.mfu, self.efficiency):  # unticked, the field reads "default 40 %"
             widget.check.toggled.connect(lambda _on, w=widget: self._mark_default(w))
         self.headroom_spin = QSpinBox()
-        self.headroom_spin.setRange(0, round(MAX_MEMORY_HEADROOM * 100))
+        set_limit(self.headroom_spin, "memory_headroom")  # percent, as --memory-headroom
         self.headroom_spin.setSuffix(" %")
         host_ram = QDoubleSpinBox()
-        host_ram.setRange(LIMITS["host_ram_gib"].low, LIMITS["host_ram_gib"].high)
         host_ram.setDecimals(0)
+        set_limit(host_ram, "host_ram_gib")  # GiB, as --host-ram-gib
         host_ram.setSingleStep(64)
         host_ram.setValue(2048)
         host_ram.setMinimumWidth(90)
@@ -258,9 +258,9 @@ class StrategyPanel(Panel):
         self.pins: dict[str, _OptionalSpin] = {}
         form = wrapping_form(self)
         self.labels: dict[str, QLabel] = {}
-        for name, maximum in (("dp", 65536), ("tp", 64), ("pp", 128), ("micro_batch", 4096)):
+        for name in ("dp", "tp", "pp", "micro_batch"):  # the CLI's --dp --tp --pp --micro-batch rows
             spin = QSpinBox()
-            spin.setRange(1, maximum)
+            set_limit(spin, name)
             self.pins[name] = _OptionalSpin(spin)
             self.labels[name] = QLabel()
             form.addRow(self.labels[name], self.pins[name])
@@ -278,7 +278,7 @@ class StrategyPanel(Panel):
             lambda _: self.state.update(runtime=self.runtime_combo.currentData())
         )
         self.lora_spin = QSpinBox()
-        self.lora_spin.setRange(1, 4096)
+        set_limit(self.lora_spin, "lora_rank")
         self.labels["lora"] = QLabel()
         form.addRow(self.labels["lora"], self.lora_spin)
         self.lora_spin.valueChanged.connect(lambda v: self.state.update(lora_rank=int(v)))

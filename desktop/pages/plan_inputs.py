@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import dialogs, fmt
+from desktop.limit_spins import set_limit
 from desktop.message_templates import QT_TRANSLATE_NOOP
 from desktop.pages.plan_serving_inputs import ServingInputs
 from desktop.plan_request import Text
@@ -221,8 +222,8 @@ class ModelPanel(Panel):
         self.size_slider = QSlider(Qt.Orientation.Horizontal)
         self.size_slider.setRange(0, SIZE_STEPS)
         self.size_spin = QDoubleSpinBox()
-        self.size_spin.setRange(SIZE_MIN_B, SIZE_MAX_B)
         self.size_spin.setDecimals(1)
+        set_limit(self.size_spin, "model_billions")  # the slider covers SIZE_MIN_B..SIZE_MAX_B of it
         self.path_edit = QLineEdit()
         self.file_button, self.folder_button = QPushButton(), QPushButton()
         self.summary = QLabel()
@@ -395,20 +396,20 @@ class ShapePanel(Panel):
         for length in SEQ_LENS:
             self.seq_combo.addItem(fmt.integer(length), length)
         self.batch_spin = QSpinBox()
-        self.batch_spin.setRange(1, 1_000_000)
+        set_limit(self.batch_spin, "batch")  # ranges: the CLI's rows of planner/limits.py
         self.tokens_radio, self.dataset_radio = QRadioButton(), QRadioButton()
         self.tokens_group = QButtonGroup(self)
         self.tokens_group.addButton(self.tokens_radio)
         self.tokens_group.addButton(self.dataset_radio)
         self.tokens_spin = QDoubleSpinBox()
-        self.tokens_spin.setRange(0.001, 1_000_000)
         self.tokens_spin.setDecimals(3)
+        set_limit(self.tokens_spin, "tokens", 1e-9)  # billions of tokens
         self.dataset_spin = QDoubleSpinBox()
-        self.dataset_spin.setRange(0.001, 1_000_000)
         self.dataset_spin.setDecimals(3)
+        set_limit(self.dataset_spin, "tokens", 1e-9)
         self.epochs_spin = QDoubleSpinBox()
-        self.epochs_spin.setRange(0.1, 1000)
         self.epochs_spin.setDecimals(1)
+        set_limit(self.epochs_spin, "epochs")
         self.serving = ServingInputs(state)  # prompt, output, users or rate, the targets
         self.tps_spin, self.users_spin = self.serving.tps_spin, self.serving.users_spin
 

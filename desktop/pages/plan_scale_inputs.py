@@ -30,17 +30,19 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import fmt
+from desktop.limit_spins import set_limit
 from desktop.pages.plan_inputs import Panel, set_combo_data, wrapping_form
 from desktop.plan_state import CHECKPOINT_STORAGES, PlanInputs, PlanState
 from desktop.qmodels.plan_options import short_gpu_name
+from planner.limits import LIMITS
 from planner.resolver import MAX_INTERRUPTIONS_PER_NODE_HOUR
 from planner.scale import DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
 
 if TYPE_CHECKING:
     from planner.gpus import GpuSpec
 
-# The most GPUs of one type a pool row takes: the CLI's --pool limit (planner/cli/plan_cmd.py MAX_GPUS).
-MAX_POOL_GPUS = 1_000_000
+# The most GPUs of one type a pool row takes: the CLI's --pool limit (the "gpus" row of planner/limits.py).
+MAX_POOL_GPUS = int(LIMITS["gpus"].high)
 
 
 class DefaultOrValue(QWidget):
@@ -49,14 +51,15 @@ class DefaultOrValue(QWidget):
 
     changed = Signal()
 
-    def __init__(self, minimum: float, maximum: float, decimals: int, start: float, parent: QWidget | None = None):
+    def __init__(self, limit: str, decimals: int, start: float, parent: QWidget | None = None):
         super().__init__(parent)
         self.check = QCheckBox()
         self.spin = QDoubleSpinBox()
         self.spin.setDecimals(decimals)
+        set_limit(self.spin, limit)  # the CLI's row of planner/limits.py; unticked, one below it is the default
         self.spin.setMinimumWidth(60)  # its size hint allows for the range's widest figure and the suffix
         self.spin.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-        self._range = (minimum, maximum)
+        self._range = (self.spin.minimum(), self.spin.maximum())
         self._start = start
         self._default_text = ""
         layout = QHBoxLayout(self)
@@ -106,10 +109,10 @@ class ResiliencePanel(Panel):
 
     def __init__(self, state: PlanState, parent: QWidget | None = None):
         super().__init__(state, parent)
-        self.failures = DefaultOrValue(0, 1e6, 2, 19.7)  # ticked, it starts at the H100 figure (Llama 3)
+        self.failures = DefaultOrValue("failures_per_million_gpu_hours", 2, 19.7)  # ticked, it starts at the H100 figure (Llama 3)
         self.storage_combo = QComboBox()
-        self.rate = DefaultOrValue(0.01, 1e4, 2, 5.0)
-        self.interval = DefaultOrValue(1, 1e6, 0, 60)
+        self.rate = DefaultOrValue("checkpoint_gb_per_s", 2, 5.0)
+        self.interval = DefaultOrValue("checkpoint_interval_minutes", 0, 60)
         self.spot = QCheckBox()
         self.spot_rate = QLineEdit()
         self.labels = {name: QLabel() for name in ("failures", "storage", "rate", "interval", "spot_rate")}

@@ -17,15 +17,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.limit_spins import set_limit
 from desktop.plan_state import PlanInputs, PlanState
-from planner.limits import LIMITS
 
 
 def _target_spin(limit: str) -> QDoubleSpinBox:
     """A latency target in milliseconds; its lowest value, 0, reads "none" (no target)."""
     spin = QDoubleSpinBox()
-    spin.setRange(0, float(LIMITS[limit].high))
     spin.setDecimals(1)
+    set_limit(spin, limit, unset=True)  # the CLI's row (desktop/limit_spins.py); one step below it: none
     spin.setSingleStep(10)
     return spin
 
@@ -37,21 +37,21 @@ class ServingInputs(QWidget):
         super().__init__(parent)
         self.state = state
         self.prompt_spin = QSpinBox()
-        self.prompt_spin.setRange(1, int(LIMITS["prompt_tokens"].high))
+        set_limit(self.prompt_spin, "prompt_tokens")  # ranges: the CLI's rows of planner/limits.py
         self.output_spin = QSpinBox()
-        self.output_spin.setRange(1, int(LIMITS["output_len"].high))
+        set_limit(self.output_spin, "output_len")
         self.users_radio, self.rate_radio = QRadioButton(), QRadioButton()
         self.load_group = QButtonGroup(self)
         self.load_group.addButton(self.users_radio)
         self.load_group.addButton(self.rate_radio)
         self.users_spin = QSpinBox()
-        self.users_spin.setRange(1, 1_000_000)
+        set_limit(self.users_spin, "users")
         self.rate_spin = QDoubleSpinBox()
-        self.rate_spin.setRange(0.01, float(LIMITS["request_rate"].high))
         self.rate_spin.setDecimals(2)
+        set_limit(self.rate_spin, "request_rate")
         self.tps_spin = QDoubleSpinBox()
-        self.tps_spin.setRange(1, 1e9)
         self.tps_spin.setDecimals(0)
+        set_limit(self.tps_spin, "tokens_per_second")
         self.ttft_spin = _target_spin("ttft_ms")
         self.tpot_spin = _target_spin("tpot_ms")
         self.labels = {name: QLabel() for name in ("prompt", "output", "tps", "ttft", "tpot")}

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.limit_spins import set_limit
 from desktop.messages import render
 from planner.messages import Message
 
@@ -60,10 +61,10 @@ class QuoteDraftDialog(QDialog):
         for gpu_id, name in gpus:
             self.gpu_combo.addItem(name, gpu_id)
         self.count_spin = QSpinBox()
-        self.count_spin.setRange(1, 1024)
+        set_limit(self.count_spin, "gpus_per_quote")  # the store's rows of planner/limits.py
         self.price_spin = QDoubleSpinBox()
-        self.price_spin.setRange(0, 1e9)
         self.price_spin.setDecimals(2 if rental else 0)
+        set_limit(self.price_spin, "price_per_gpu_hour" if rental else "purchase_price")
         self.price_spin.setGroupSeparatorShown(True)
         self.currency_combo = QComboBox()
         for code in currencies:

@@ -21,9 +21,6 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.messages import render
-from desktop.qmodels.quotes import (
-    Row,
-)
 from desktop.quote_pricing import (
     LoadProgress,
 )
@@ -94,8 +91,9 @@ def preview_csv(
 
 def import_csv(
     store: StoreProtocol, path: str, kind: str, progress: LoadProgress | None = None
-) -> tuple[ImportResult, list[Row]]:
-    """Import a quote CSV (on a pool thread); (what the import did, the stored rows it added, for undo)."""
+) -> ImportResult:
+    """Import a quote CSV (on a pool thread); what it did, with the batch of rows it added (undo takes the
+    batch back by its ids in the store: no row of it is held here)."""
     quotes: RentalQuoteStore | PurchaseQuoteStore = (
         store.rental_quotes if kind == "rental" else store.purchase_quotes
     )
@@ -104,12 +102,7 @@ def import_csv(
         if progress is not None:
             progress(done / total if total else 0.0, stage)
 
-    before = {row["id"] for row in quotes.find(mine_only=True)}
-    result = quotes.import_csv(path, skip_invalid=True, progress=report)
-    added: list[Row] = []
-    if result.added:
-        added = [dict(row) for row in quotes.find(mine_only=True) if row["id"] not in before]
-    return result, added
+    return quotes.import_csv(path, skip_invalid=True, progress=report)
 
 
 class ImportPreviewDialog(QDialog):

@@ -45,7 +45,7 @@ from desktop.quote_pricing import (
     basis_for,
     measured_figures,
 )
-from desktop.undo import AddQuotesCommand
+from desktop.undo import ImportBatchCommand
 from planner.errors import UserError
 
 if TYPE_CHECKING:
@@ -349,13 +349,13 @@ class QuotesPage(Page):
             name="import quotes CSV",
         )  # fmt: skip
 
-    def _imported(self, tab: QuoteTab, answer: tuple[ImportResult, list[Row]]) -> None:
-        result, added = answer
+    def _imported(self, tab: QuoteTab, result: ImportResult) -> None:
         self._end_import()
-        if added:  # one undoable step: Ctrl+Z takes the whole import back, Ctrl+Shift+Z brings it again
-            tab.undo_stack.push(
-                AddQuotesCommand(tab.model, added, self.tr("importing %n quote(s)", "", len(added)))
-            )
+        if result.batch is not None:  # one undoable step: Ctrl+Z takes the whole import back, Ctrl+Shift+Z
+            tab.undo_stack.push(ImportBatchCommand(  # brings it again, by its batch of ids in the store
+                tab.model.kind.quotes, result.batch, self.context.quotes_changed.emit,
+                self.tr("importing %n quote(s)", "", result.added),
+            ))  # fmt: skip
         self.context.quotes_changed.emit()  # reloads our tables too
         text = self.tr("Imported {0} quotes; {1} duplicates skipped; {2} rows refused.").format(
             result.added, result.duplicate_rows, result.bad_rows

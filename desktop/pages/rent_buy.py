@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 
 from desktop import fmt, rent_buy_text
 from desktop.charts.rentbuy_chart import RentBuyChart
+from desktop.limit_spins import set_limit
 from desktop.messages import render_error
 from desktop.pages.base import Page
 from desktop.pages.page_widgets import fit_to_contents_width
@@ -58,7 +59,6 @@ from desktop.spot_rates import chosen_spot_rate, quoted_spot_rate
 from planner.break_even import break_even_months_by_rent
 from planner.errors import UserError
 from planner.resolver import ON_DEMAND, RESERVED
-from planner.store.quotes import MAX_PRICE_PER_GPU_HOUR
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -73,9 +73,6 @@ if TYPE_CHECKING:
 DEFAULT_SERVER_OVERHEAD = 0.25  # server, network and rack as a share of the GPU price when no quote says
 DEFAULT_UTILIZATION = 0.6
 DEFAULT_HORIZON_MONTHS = 36
-# A kWh costs about 0.1-0.4 in dollars or euros but thousands in some currencies (1,500 IDR): the field stops far
-# above any of them rather than clip a price in a small unit.
-MAX_ELECTRICITY_PER_KWH = 1e6
 INPUTS_WIDTH = 340  # the input column at least; wider where its words need it (fit_to_contents_width)
 DEFAULT_RUNS_PER_MONTH = 4  # a plan's job, run once a week, until the user says how often
 # Qt's marker for pyside6-lupdate (it finds the calls by this name), typed: it returns its text unchanged.
@@ -128,51 +125,52 @@ class RentBuyPage(Page):
         self.gpu_combo.setMinimumContentsLength(18)
         for gpu in sorted(catalog.values(), key=lambda g: (-g.memory_bytes, g.name)):
             self.gpu_combo.addItem(gpu.name, gpu.id)
+        # ranges: `gpu-advisor rentbuy`'s rows of planner/limits.py (desktop/limit_spins.py), in these units
         self.gpus_spin = QSpinBox()
-        self.gpus_spin.setRange(1, 100000)
+        set_limit(self.gpus_spin, "gpus")
         self.runs_spin = QDoubleSpinBox()  # the plan's job, this many times a month: sets the utilisation
-        self.runs_spin.setRange(0, 100000)
         self.runs_spin.setDecimals(1)
+        set_limit(self.runs_spin, "runs_per_month")
         self.runs_spin.setValue(DEFAULT_RUNS_PER_MONTH)
         self.job_label = QLabel()
         self.job_label.setWordWrap(True)
-        self.purchase_spin = money_spin(1e9, 0)
+        self.purchase_spin = money_spin("purchase_per_gpu", 0)
         self.purchase_spin.setSingleStep(500)
         self.overhead_spin = QDoubleSpinBox()
-        self.overhead_spin.setRange(0, 300)
         self.overhead_spin.setDecimals(0)
+        set_limit(self.overhead_spin, "overhead_fraction", 100)  # percent
         self.power_spin = QDoubleSpinBox()
-        self.power_spin.setRange(0, 5000)
         self.power_spin.setDecimals(0)
+        set_limit(self.power_spin, "power_w")
         self.pue_spin = QDoubleSpinBox()
-        self.pue_spin.setRange(1.0, 3.0)
         self.pue_spin.setSingleStep(0.05)
         self.pue_spin.setDecimals(2)
-        self.electricity_spin = money_spin(MAX_ELECTRICITY_PER_KWH, 3)
+        set_limit(self.pue_spin, "pue")
+        self.electricity_spin = money_spin("electricity_per_kwh", 3)
         self.electricity_spin.setSingleStep(0.01)
         self.maintenance_spin = QDoubleSpinBox()
-        self.maintenance_spin.setRange(0, 100)
         self.maintenance_spin.setDecimals(0)
+        set_limit(self.maintenance_spin, "maintenance_fraction", 100)
         self.resale_spin = QDoubleSpinBox()
-        self.resale_spin.setRange(0, 100)
         self.resale_spin.setDecimals(0)
+        set_limit(self.resale_spin, "resale_fraction", 100)
         # Rental prices up to the store's own limit per GPU-hour: 1,400 RUB (about $15) is an ordinary quote, so
         # a field that stopped at 1,000 silently priced it at 1,000 and turned a typed 1400 into 140.
-        self.on_demand_spin = money_spin(MAX_PRICE_PER_GPU_HOUR, 2)
-        self.spot_spin = money_spin(MAX_PRICE_PER_GPU_HOUR, 2)
-        self.reserved_spin = money_spin(MAX_PRICE_PER_GPU_HOUR, 2)
+        self.on_demand_spin = money_spin("rent_per_gpu_hour", 2)
+        self.spot_spin = money_spin("spot_per_gpu_hour", 2)
+        self.reserved_spin = money_spin("reserved_per_gpu_hour", 2)
         # Spot reclaims: the CLI's `rentbuy --spot-interruptions-per-node-hour`, `--checkpoint-write-minutes` and
         # `--restart-minutes`; an empty rate takes the spot quotes' stated one, else the provider's typical one.
         self.spot_rate_edit = QLineEdit()
         self.spot_rate_edit.setClearButtonEnabled(True)
         self.checkpoint_spin = QDoubleSpinBox()
-        self.checkpoint_spin.setRange(0, 10_080)
         self.checkpoint_spin.setDecimals(1)
+        set_limit(self.checkpoint_spin, "checkpoint_write_minutes")
         self.restart_spin = QDoubleSpinBox()
-        self.restart_spin.setRange(0, 10_080)
         self.restart_spin.setDecimals(1)
+        set_limit(self.restart_spin, "restart_minutes")
         self.hybrid_spin = QSpinBox()
-        self.hybrid_spin.setRange(0, 100000)
+        set_limit(self.hybrid_spin, "owned_gpus")  # then at most the GPUs compared (_on_count_changed)
         self.hours_slider = LabelledSlider(1, 24)
         self.utilization_slider = LabelledSlider(1, 100, 0.01)
         self.utilization_slider.formatter = lambda value: fmt.percent(value)

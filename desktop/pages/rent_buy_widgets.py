@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import fmt
+from desktop.limit_spins import set_limit
 
 
 class LabelledSlider(QWidget):
@@ -47,9 +48,10 @@ class LabelledSlider(QWidget):
         self.value_changed.emit(self.value())
 
 
-def money_spin(maximum: float = 1e9, decimals: int = 2) -> QDoubleSpinBox:
+def money_spin(limit: str, decimals: int = 2) -> QDoubleSpinBox:
+    """A price field with the range of `limit`'s row of planner/limits.py (the CLI's)."""
     spin = QDoubleSpinBox()
-    spin.setRange(0, maximum)
     spin.setDecimals(decimals)
+    set_limit(spin, limit)
     spin.setGroupSeparatorShown(True)
     return spin

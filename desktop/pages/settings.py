@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.context import CURRENCIES
+from desktop.limit_spins import set_limit
 from desktop.pages.base import Page
 from desktop.pages.page_widgets import banner, show_banner
 from desktop.qmodels.probe_history import summarise_devices
@@ -69,7 +70,7 @@ class SettingsPage(Page):
             rates.addWidget(QLabel(f"1 {code} =", self), row, 0)
             spin = QDoubleSpinBox(self)
             spin.setDecimals(6)
-            spin.setRange(0.0, 1e6)
+            set_limit(spin, "exchange_rate", unset=True)  # 0: not set ("—")
             spin.setSuffix(" USD")
             spin.setSpecialValueText("—")
             date = QDateEdit(self)
@@ -85,7 +86,7 @@ class SettingsPage(Page):
         rates.setColumnStretch(3, 1)
         self.electricity_spin = QDoubleSpinBox(self)
         self.electricity_spin.setDecimals(4)
-        self.electricity_spin.setRange(0.0, 1000.0)
+        set_limit(self.electricity_spin, "electricity_per_kwh")
         self.electricity_currency = QComboBox(self)
         for code in CURRENCIES:
             self.electricity_currency.addItem(code, code)

@@ -217,7 +217,7 @@ def print_pool(comparison: PoolComparison, notes: list[str], serving: bool = Fal
             print(f"{choice.name}: {choice.explanation.text}")
     for miss in comparison.not_fitting:
         print(f"{miss.name}: {miss.reason.text}")
-    print(f"best: {comparison.best or '-'}: {comparison.reason}")
+    print(f"best: {comparison.best or '-'}: {comparison.reason.text}")
     if not serving and comparison.choices:
         print(f"the types' own plans add up to {comparison.perfect_sum_tokens_per_s:,.0f} tokens/s: no pooled "
               "data-parallel job beats it; run perfectly (every GPU on its layers alone: no bubble, communication "

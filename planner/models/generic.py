@@ -6,12 +6,13 @@ import functools
 import math
 
 from planner.errors import UserError
+from planner.limits import LIMITS
 from planner.messages import msg
 from planner.models.spec import ModelSpec, validate_spec
 
 GENERIC_VOCAB = 32000  # Llama-2's vocabulary
-GENERIC_MIN_BILLIONS = 0.05
-GENERIC_MAX_BILLIONS = 10000.0
+GENERIC_MIN_BILLIONS = LIMITS["model_billions"].low  # planner/limits.py, the GUI's model size field too
+GENERIC_MAX_BILLIONS = LIMITS["model_billions"].high
 
 
 def _generic_shape(hidden: int) -> tuple[int, int, int]:

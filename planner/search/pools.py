@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from planner import perf
 from planner.errors import UserError
 from planner.gpus import GpuSpec
-from planner.messages import Message, msg, render_en
+from planner.messages import Message, msg
 from planner.models import ModelSpec
 from planner.money import Money
 from planner.scale import checkpoint_cost, failure_rate, goodput, storage
@@ -128,9 +128,8 @@ class PoolComparison:
 
     choices: tuple[PoolChoice, ...]
     best: str
-    reason: str
+    reason: Message  # "pool.reason.*": said once, as the Message (the CLI prints its English, the GUI renders it)
     perfect_sum_tokens_per_s: float  # the types' own plans' throughputs added: no pooled data-parallel job beats it
-    reason_message: Message | None = None  # `reason` as a planner.messages Message ("pool.reason.*"; training)
     # every type run perfectly (planner.search.pool_pipeline.ideal_tokens_per_s), added up: no mixed way beats it
     ideal_sum_tokens_per_s: float = 0.0
     not_fitting: tuple[PoolMiss, ...] = ()  # mixed ways that do not fit, with why
@@ -139,7 +138,8 @@ class PoolComparison:
         return {
             "choices": [choice.as_dict() for choice in self.choices],
             "best": self.best,
-            "reason": self.reason,
+            "reason": self.reason.text,
+            "reason_code": self.reason.code,
             "perfect_sum_tokens_per_s": self.perfect_sum_tokens_per_s,
             "not_fitting": [miss.as_dict() for miss in self.not_fitting],
             "ideal_sum_tokens_per_s": self.ideal_sum_tokens_per_s,
@@ -190,14 +190,14 @@ def compare_pool(
         if "separate" in ways and len(own) > 1:
             choices.append(_separate(list(own.values())))
     if not choices:
-        return PoolComparison((), "", "nothing fits on any type of the pool", 0.0, not_fitting=tuple(missing))
+        return PoolComparison((), "", msg("pool.reason.none_fits"), 0.0, not_fitting=tuple(missing))
     # a stable sort: separate jobs rank as their fastest job, right after that type alone
     choices.sort(key=lambda choice: -choice.useful_tokens_per_s)
     perfect = sum(option.tokens_per_s for option in own.values())
     ideal = sum(ideal_tokens_per_s(model, workload, part.gpu, part.count, base, calibration) for part in parts)
     reason = _reason(choices)
-    return PoolComparison(tuple(choices), choices[0].name, render_en(reason), perfect, reason_message=reason,
-                          ideal_sum_tokens_per_s=ideal, not_fitting=tuple(missing))  # fmt: skip
+    return PoolComparison(tuple(choices), choices[0].name, reason, perfect, ideal_sum_tokens_per_s=ideal,
+                          not_fitting=tuple(missing))  # fmt: skip
 
 
 def _alone(option: PlanOption) -> PoolChoice:
@@ -290,7 +290,7 @@ def _serving_pool(
         if pooled is not None:
             choices.append(_served(workload, pooled, "pool"))
     if not choices:
-        return PoolComparison((), "", "nothing fits on any type of the pool", 0.0)
+        return PoolComparison((), "", msg("pool.reason.none_fits"), 0.0)
     choices.sort(key=lambda choice: -choice.tokens_per_s)
     # replicas are independent: the pool serves exactly the sum of its replicas
     perfect = max(choice.tokens_per_s for choice in choices)
@@ -472,13 +472,13 @@ def _reason(choices: Sequence[PoolChoice]) -> Message:
     return msg("pool.reason.faster", way=best.label, speedup=speedup, runner=runner.label, why=why)
 
 
-def _serving_reason(choices: Sequence[PoolChoice]) -> str:
+def _serving_reason(choices: Sequence[PoolChoice]) -> Message:
     """Why the first serving way wins: it serves the most, and what it keeps with its largest replica down."""
     best = choices[0]
-    kept = f"; with its largest replica down it serves {best.tokens_per_s_one_down:,.0f} tokens/s"
-    if best.meets_target_one_down is not None:
-        kept += ", enough for the target" if best.meets_target_one_down else ", short of the target"
+    code = {None: "pool.kept", True: "pool.kept.enough", False: "pool.kept.short"}[best.meets_target_one_down]
+    kept = msg(code, tokens_per_s=best.tokens_per_s_one_down or 0.0)
     if len(choices) == 1:
-        return f"{best.name} is the only way that fits{kept}"
+        return msg("pool.reason.serving_only", way=best.label, kept=kept)
     runner = choices[1]
-    return f"{best.name} serves {best.tokens_per_s / runner.tokens_per_s:.2f}x what {runner.name} does{kept}"
+    ratio = best.tokens_per_s / runner.tokens_per_s if runner.tokens_per_s > 0 else math.inf
+    return msg("pool.reason.serving_more", way=best.label, ratio=ratio, runner=runner.label, kept=kept)

@@ -603,10 +603,11 @@ class TrainingSearch(GpuSearch):
         """Why plain data parallel cannot work, or, when nothing fits, what would."""
         gpu, capacity, options = self.gpu, self.capacity, self.found.options
         if options and (ZeroStage.NONE, Offload.NONE) not in {family_key(o.layout) for o in options}:
-            states = self.memory.breakdown(Layout())
+            best = min(options, key=lambda o: rank_key(o, RankBy.TIME))  # the advice's example
+            # plain data parallel with the example's expert parallelism: the states the excluded DDP row counts
+            states = self.memory.breakdown(Layout(dp=best.layout.ep, ep=best.layout.ep))
             state_bytes = states.model_state_bytes if states is not None else None
             if state_bytes is not None and state_bytes > capacity:
-                best = min(options, key=lambda o: rank_key(o, RankBy.TIME))  # the advice's example
                 self.found.advice.append(msg(
                     "advice.ddp_cannot_work", gpu=gpu.name, state_bytes=state_bytes, capacity_bytes=capacity,
                     hint=sharding_hint(best.layout), strategy=best.layout,

@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from planner.gpus import GpuSpec
+from planner.limits import LIMITS
 from planner.messages import Message, render_all_en
 from planner.money import Money
 from planner.scale.goodput import Resilience
@@ -26,7 +27,7 @@ DEFAULT_MAX_GPUS = 4096
 # NCCL's buffers live there. vLLM reserves the same by default (gpu_memory_utilization=0.9, vLLM engine
 # arguments, docs.vllm.ai, 2025); docs/sources.md, "Memory headroom".
 DEFAULT_MEMORY_HEADROOM = 0.10
-MAX_MEMORY_HEADROOM = 0.9
+MAX_MEMORY_HEADROOM = LIMITS["memory_headroom"].high / 100  # planner/limits.py's row is in percent
 
 # A strategy field a user may pin (Constraints.pinned): the Layout fields, with plain values or members.
 PinValue = int | str

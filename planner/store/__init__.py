@@ -36,6 +36,7 @@ from planner.store.quotes import (
 from planner.store.rows import (
     ExchangeRate,
     GpuSeen,
+    ImportBatch,
     ImportResult,
     Machine,
     Measurement,
@@ -56,6 +57,7 @@ __all__ = [
     "ExchangeRate",
     "GpuResolver",
     "GpuSeen",
+    "ImportBatch",
     "ImportResult",
     "Machine",
     "Measurement",

@@ -20,6 +20,7 @@ from planner.store.quotes import GpuResolver, QuoteTable
 from planner.store.rows import (
     ExchangeRate,
     GpuSeen,
+    ImportBatch,
     ImportResult,
     JsonValue,
     Machine,
@@ -52,6 +53,8 @@ class QuoteStore(Protocol[RowT_co]):
     def import_csv(
         self, path: str | Path, skip_invalid: bool = False, progress: Progress | None = None
     ) -> ImportResult: ...
+    def set_aside(self, batch: ImportBatch) -> int: ...
+    def bring_back(self, batch: ImportBatch) -> ImportBatch: ...
     def export_csv(self, path: str | Path, mine_only: bool = True) -> int: ...
 
 

@@ -18,7 +18,7 @@ from planner.messages import Message, msg
 from planner.store.connection import utc_now_iso
 from planner.store.quote_csv import open_quote_csv, stream_quote_csv
 from planner.store.quotes import GpuResolver, QuoteTable, QuoteValues, dedupe_key
-from planner.store.rows import ImportResult
+from planner.store.rows import ImportBatch, ImportResult
 
 IMPORT_CHUNK_ROWS = 2000  # rows checked before they are written together
 REPORTED_ROWS_MAX = 1000  # reasons an import result lists, of each kind (the counts cover every row)
@@ -131,9 +131,14 @@ class CsvImport:
         return self._result(added=len(self.written_rows), refused=False)
 
     def _result(self, added: int, refused: bool) -> ImportResult:
+        batch = None
+        if added:  # every id from first_id up is this transaction's (it appended them after the table's max)
+            table = self.spec.table
+            last = int(self.conn.execute(f"SELECT max(id) FROM {table}").fetchone()[0])
+            batch = ImportBatch(self.first_id, last, self.now)
         return ImportResult(
             added=added, duplicates=self.duplicates, errors=self.errors, refused=refused, total_rows=self.total,
-            bad_rows=self.bad_rows, duplicate_rows=self.duplicate_rows,
+            bad_rows=self.bad_rows, duplicate_rows=self.duplicate_rows, batch=batch,
         )  # fmt: skip
 
     def _refused(self) -> bool:

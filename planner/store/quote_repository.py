@@ -31,6 +31,7 @@ from planner.store.quotes import (
 from planner.store.rows import (
     PURCHASE_ROW_COLUMNS,
     RENTAL_ROW_COLUMNS,
+    ImportBatch,
     ImportResult,
     PurchaseQuoteRow,
     RentalQuoteRow,
@@ -164,6 +165,54 @@ class QuoteRepository(Repository, Generic[RowT]):
             return int(self._conn.execute(sql, values).lastrowid or 0)
 
         return self._db.write(work)
+
+    # -- undo of an import, by its batch ----------------------------------------------------------------------------
+    def set_aside(self, batch: ImportBatch) -> int:
+        """Undo of an import: its rows leave the table for this connection's TEMP table (SQL only, so a million
+        rows take no memory here; the undo stack lives as long as the connection); returns how many left."""
+        table, aside = self.spec.table, self._aside_table()
+        params = [batch.first_id, batch.last_id, batch.created_at]
+
+        def work() -> int:
+            self._conn.execute(
+                f"INSERT INTO temp.{aside} SELECT * FROM main.{table} "
+                "WHERE id BETWEEN ? AND ? AND origin = 'user' AND created_at = ?", params,
+            )  # fmt: skip
+            return int(self._conn.execute(
+                f"DELETE FROM main.{table} WHERE id BETWEEN ? AND ? AND origin = 'user' AND created_at = ?", params
+            ).rowcount)  # fmt: skip
+
+        return self._db.write(work)
+
+    def bring_back(self, batch: ImportBatch) -> ImportBatch:
+        """Redo of an undone import: its rows return from the TEMP table with their ids, or, where a quote
+        added since took one of them, all of them shifted to follow the table's last id (still one block, in
+        their order); returns the batch as it now stands."""
+        table, aside = self.spec.table, self._aside_table()
+        span: list[object] = [batch.first_id, batch.last_id]
+
+        def work() -> ImportBatch:
+            taken = self._conn.execute(f"SELECT 1 FROM main.{table} WHERE id BETWEEN ? AND ? LIMIT 1", span)
+            first = batch.first_id
+            if taken.fetchone() is not None:
+                first = int(self._conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM main.{table}").fetchone()[0])
+            others = [row[1] for row in self._conn.execute(f"PRAGMA main.table_info({table})") if row[1] != "id"]
+            self._conn.execute(
+                f"INSERT INTO main.{table} (id, {', '.join(others)}) SELECT id - ? + ?, {', '.join(others)} "
+                f"FROM temp.{aside} WHERE id BETWEEN ? AND ? ORDER BY id", [batch.first_id, first, *span],
+            )  # fmt: skip
+            self._conn.execute(f"DELETE FROM temp.{aside} WHERE id BETWEEN ? AND ?", span)
+            return ImportBatch(first, first + batch.last_id - batch.first_id, batch.created_at)
+
+        return self._db.write(work)
+
+    def _aside_table(self) -> str:
+        """The TEMP table undone imports wait in (set_aside_<table>), made on first use with the table's columns."""
+        table = self.spec.table
+        aside = f"set_aside_{table}"
+        with self._db.guard():
+            self._conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {aside} AS SELECT * FROM main.{table} WHERE 0")
+        return aside
 
     # -- CSV files ------------------------------------------------------------------------------------------------
     def import_csv(

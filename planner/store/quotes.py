@@ -24,7 +24,7 @@ from typing import Any
 from planner import gpus as gpu_catalog
 from planner.errors import UserError
 from planner.gpus import GpuSpec
-from planner.limits import MAX_NUMBER_CHARS
+from planner.limits import LIMITS, MAX_NUMBER_CHARS
 from planner.messages import Message, msg
 
 RENTAL_COLUMNS = (
@@ -82,11 +82,14 @@ MAX_CSV_BYTES = 256 * 1024 * 1024  # far above any real quote sheet; refuses a m
 # for about 30,000 USD or 8e8 VND): anything above is a typo, and an unbounded number would overflow to
 # infinity in derived prices (1e308 x 8 GPUs), which JSON cannot carry and a CSV round trip cannot restore.
 # Limits are per GPU so that a quote for a whole cluster is never refused for its size alone.
-MAX_GPUS_PER_QUOTE = 100_000
-MAX_PRICE_PER_GPU_HOUR = 1e6
-MAX_PURCHASE_PRICE_PER_GPU = 1e12  # the rent-vs-buy limit (planner.costs.MAX_PURCHASE_PER_GPU)
-MAX_POWER_W_PER_GPU = 5000.0  # the rent-vs-buy limit; the largest GPU modules draw about 1,200-1,400 W
-MAX_INTERRUPTIONS_PER_HOUR = 3600.0  # one reclaim a second: anything above is a typo
+# Each is a row of planner/limits.py, the one table the CLI and the GUI's spin boxes take their ranges from.
+MAX_GPUS_PER_QUOTE = int(LIMITS["gpus_per_quote"].high)
+MAX_PRICE_PER_GPU_HOUR = LIMITS["price_per_gpu_hour"].high
+MAX_PURCHASE_PRICE_PER_GPU = LIMITS["purchase_per_gpu"].high  # the rent-vs-buy limit
+MAX_POWER_W_PER_GPU = LIMITS["power_w"].high  # the largest GPU modules draw about 1,200-1,400 W
+MAX_INTERRUPTIONS_PER_HOUR = LIMITS["spot_interruptions_per_node_hour"].high  # one reclaim a second
+MAX_SERVER_OVERHEAD_FRACTION = LIMITS["server_overhead_fraction"].high
+MAX_MIN_TERM_HOURS = LIMITS["min_term_hours"].high
 MAX_NAMED_COLUMNS = 10  # a header error names at most this many columns, then "and N more"
 
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -358,7 +361,7 @@ def clean_rental_quote(
     hours = _optional_number(cell("min_term_hours"), "min_term_hours", reasons)
     if hours is not None and hours < 0:
         reasons.append(msg("quote.negative", field="min_term_hours"))
-    row["min_term_hours"] = hours
+    row["min_term_hours"] = _at_most(hours, MAX_MIN_TERM_HOURS, "min_term_hours", reasons)
     row["interruptions_per_hour"] = _interruption_rate(cell("interruptions_per_hour"), reasons)
     row["quoted_on"], row["valid_until"] = _quote_dates(quote, reasons)
     row["source"] = _bounded_text(cell("source"), "source", LONG_TEXT_MAX, reasons)
@@ -445,7 +448,7 @@ def clean_purchase_quote(
     row["currency"] = _required_currency(cell("currency"), reasons)
     row["quoted_on"] = _required_date(cell("quoted_on"), "quoted_on", reasons)
     fraction = _optional_number(cell("server_overhead_fraction"), "server_overhead_fraction", reasons)
-    if fraction is not None and not 0 <= fraction <= 10:
+    if fraction is not None and not 0 <= fraction <= MAX_SERVER_OVERHEAD_FRACTION:
         reasons.append(msg("quote.overhead_range"))
     row["server_overhead_fraction"] = fraction
     power = cell("power_w")

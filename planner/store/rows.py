@@ -110,6 +110,18 @@ class ImportResult:
     total_rows: int = 0
     bad_rows: int = 0  # rows with an error, listed in `errors` or not
     duplicate_rows: int = 0  # duplicates not added, listed in `duplicates` or not
+    batch: ImportBatch | None = None  # the rows added, for undo (None: nothing added)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportBatch:
+    """The rows one import added: ids first_id..last_id (one write transaction appends them after every stored
+    id), all with the import's created_at. Undo sets the batch aside and redo brings it back by these three
+    values alone, in SQL: nothing of a million rows is held in memory (issue 30 item 7)."""
+
+    first_id: int
+    last_id: int
+    created_at: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -302,6 +302,11 @@ def test_defect6_an_import_is_one_undoable_step(open_window, qtbot, tmp_path):
         page.run_import(str(path), "rental")
     assert store.rental_quotes.count(mine_only=True) == mine + 2
     assert "import" in tab.undo_stack.undoText()
+    from desktop.undo import ImportBatchCommand
+
+    command = tab.undo_stack.command(tab.undo_stack.count() - 1)
+    assert isinstance(command, ImportBatchCommand)  # the batch's ids in the store, never the rows (issue 30)
+    assert command.batch.last_id - command.batch.first_id == 1
     tab.undo_stack.undo()  # the whole import goes back, in one step
     assert store.rental_quotes.count(mine_only=True) == mine
     tab.undo_stack.redo()

@@ -7,6 +7,7 @@ count is said and kept, a language switch words it all in Russian without planni
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from PySide6.QtCore import Qt
@@ -309,14 +310,19 @@ def test_pool_and_goodput_texts_never_raise_on_odd_figures(qapp):
     from planner.search.pools import PoolComparison
 
     model = PoolChoicesModel()
-    empty = PoolComparison((), "", "nothing fits on any type of the pool", 0.0)
+    from planner.messages import msg
+
+    empty = PoolComparison((), "", msg("pool.reason.none_fits"), 0.0)
     model.set_comparison(empty, {})
     assert model.rowCount() == 0 and model.data(model.index(5, 9)) is None
     assert "Nothing fits" in pool_headline_html(empty, {}, True)
     from planner.search.pools import PoolChoice
 
     serving = PoolComparison((PoolChoice("pool", {"h100-sxm": 2}, 500.0, 1.0, None, None, (), 1, 1),
-                              PoolChoice("alone:a10", {"a10": 1}, 0.0, 1.0, None, None, (), 1, 1)), "pool", "", 0.0)
+                              PoolChoice("alone:a10", {"a10": 1}, 0.0, 1.0, None, None, (), 1, 1)), "pool",
+                             msg("pool.reason.serving_more", way=msg("pool.name.pool"), ratio=math.inf,
+                                 runner=msg("pool.name.alone", gpu="a10"), kept=msg("pool.kept", tokens_per_s=0.0)),
+                             0.0)  # fmt: skip
     model.set_comparison(serving, {"h100-sxm": "H100 SXM5 80GB"})
     assert model.data(model.index(0, 5)) == "–" and model.data(model.index(1, 1)) == "1 × a10"
     assert "whole pool" in pool_headline_html(serving, {}, False)  # a way serving nothing: no division by zero
@@ -519,7 +525,8 @@ def test_a_mixed_way_that_does_not_fit_is_said_with_the_planners_reason(qapp):
 
     alone = PoolChoice("alone:h100-sxm", {"h100-sxm": 8}, 1000.0, 1.0, None, None, (), 8, 1)
     miss = PoolMiss("pipeline", msg("pool.pipeline.no_shape", limit=64))
-    comparison = PoolComparison((alone,), alone.name, "", 1000.0, not_fitting=(miss,))
+    comparison = PoolComparison((alone,), alone.name, msg("pool.reason.only", way=alone.label), 1000.0,
+                                not_fitting=(miss,))
     details = pool_details_html(comparison, {"h100-sxm": "H100 SXM5 80GB"})
     assert details == ("<b>The pipeline over the types: does not fit.</b> No pipeline over the types: no "
                        "tensor-parallel size and pipeline copies give every type a stage within 64 stages.")  # fmt: skip

@@ -197,14 +197,13 @@ def test_separate_jobs_add_up_but_one_run_goes_at_its_own_pace(mixed):
     # it ranks as that run, right after it, and the reason compares the winner with another run
     names = [choice.name for choice in mixed.choices]
     assert names.index("separate") == names.index(fastest.name) + 1
-    assert mixed.reason_message is not None and mixed.reason == mixed.reason_message.text
-    assert "separate" not in mixed.reason
+    assert "separate" not in mixed.reason.text
 
 
 def test_the_fastest_way_wins(mixed):
     useful = [choice.useful_tokens_per_s for choice in mixed.choices]
     assert useful == sorted(useful, reverse=True) and mixed.best == mixed.choices[0].name
-    assert mixed.reason_message.code in ("pool.reason.faster", "pool.reason.faster_by_percent", "pool.reason.only")
+    assert mixed.reason.code in ("pool.reason.faster", "pool.reason.faster_by_percent", "pool.reason.only")
 
 
 def test_a_zero_count_reduces_every_way_to_the_single_type_answer():
@@ -214,7 +213,7 @@ def test_a_zero_count_reduces_every_way_to_the_single_type_answer():
     assert choice.name == "alone:h100-sxm" and choice.tokens_per_s == alone.tokens_per_s
     assert comparison.not_fitting == () and comparison.perfect_sum_tokens_per_s == alone.tokens_per_s
     assert comparison.ideal_sum_tokens_per_s == ideal_tokens_per_s(MODEL, WORK, H100, 32, Constraints(), {})
-    assert comparison.reason_message.code == "pool.reason.only"
+    assert comparison.reason.code == "pool.reason.only"
 
 
 @pytest.mark.slow
@@ -238,7 +237,7 @@ def test_the_default_ways_are_the_first_versions_rows():
     # callers that name rows "pool" / "alone:<gpu id>" (the desktop) keep those rows unless they ask for more
     comparison = compare_pool(MODEL, WORK, [PoolPart(A100, 64), PoolPart(H100, 32)])
     assert {choice.name for choice in comparison.choices} == {"pool", "alone:a100-sxm-80gb", "alone:h100-sxm"}
-    assert comparison.reason == comparison.reason_message.text
+    assert comparison.reason.code in ("pool.reason.faster", "pool.reason.faster_by_percent", "pool.reason.only")
     with pytest.raises(ValueError):
         compare_pool(MODEL, WORK, [PoolPart(A100, 64)], ways=("pipline",))
 
@@ -305,5 +304,5 @@ def test_a_close_race_is_told_in_percent_from_the_two_rows(mixed):
     best, runner = mixed.choices[0], next(c for c in mixed.choices[1:] if c.name != "separate")
     ratio = best.useful_tokens_per_s / runner.useful_tokens_per_s
     assert 1 < ratio < 1.1, "the fixture is a close race: the pipeline and the whole pool"
-    assert mixed.reason_message.code == "pool.reason.faster_by_percent"
-    assert f"{100 * (ratio - 1):.1f}% faster than" in mixed.reason
+    assert mixed.reason.code == "pool.reason.faster_by_percent"
+    assert f"{100 * (ratio - 1):.1f}% faster than" in mixed.reason.text

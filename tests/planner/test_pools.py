@@ -75,6 +75,17 @@ def test_serving_replicas_over_a_pool_add_up_and_lose_the_largest_replica():
     assert sum(option.concurrent_users * option.layout.dp for option in pool.plans) >= 256
     single = compare_pool(MODEL, workload, [PoolPart(A100, 0), PoolPart(H100, 16)])
     assert [choice.name for choice in single.choices] == ["alone:h100-sxm"]
+    # why the winner wins, said once as a Message (the CLI prints its English, the GUI renders it), by hand
+    best, runner = comparison.choices[:2]
+    down = best.tokens_per_s_one_down
+    target = ", enough for the target" if down >= 5000 else ", short of the target"
+    assert comparison.reason.code == "pool.reason.serving_more"
+    assert comparison.reason.text == (f"{'the whole pool' if best.name == 'pool' else best.name.split(':')[1] + ' alone'}"
+                                      f" serves {best.tokens_per_s / runner.tokens_per_s:.2f}x what "
+                                      f"{'the whole pool' if runner.name == 'pool' else runner.name.split(':')[1] + ' alone'}"
+                                      f" does; with its largest replica down it serves {down:,.0f} tokens/s{target}")
+    assert single.reason.code == "pool.reason.serving_only" and single.reason.text.startswith(
+        "h100-sxm alone is the only way that fits; with its largest replica down it serves")
 
 
 def test_no_count_is_refused():
