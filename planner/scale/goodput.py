@@ -82,6 +82,13 @@ def wall_time_ratio(interval_s: float, write_s: float, restart_s: float, mtbf_s:
         return math.inf
 
 
+# What a run's wall time and GPU-hours with losses count, and what no term of the model counts (a published
+# figure that includes the second list, a model card's "total GPU time", is longer than a plan by them): the JSON's
+# "whole_run" (docs/cli.md), as the CLI's line under the goodput term says it.
+WHOLE_RUN_COUNTS = ("steady_steps", "failures", "checkpoint_writes", "restarts", "rework")
+WHOLE_RUN_NOT_COUNTED = ("evaluation", "data_loading_stalls", "other_stages", "ablations", "queueing")
+
+
 @dataclass(frozen=True, slots=True)
 class Goodput:
     """The goodput term of one training option.
@@ -135,6 +142,7 @@ class Goodput:
             "failure_source": self.failure_source,
             "restart_source": self.checkpoint.restart_source,
             "storage_source": self.checkpoint.storage.source,
+            "whole_run": {"counts": list(WHOLE_RUN_COUNTS), "not_counted": list(WHOLE_RUN_NOT_COUNTED)},
         }  # fmt: skip
 
 

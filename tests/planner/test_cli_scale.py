@@ -38,6 +38,8 @@ def test_plan_json_has_the_goodput_term_of_the_llama3_run(capsys):
     assert term["gpu_hours"] == pytest.approx(option["gpu_hours"] / term["effective_fraction"])
     assert term["cost"]["amount"] == pytest.approx(term["gpu_hours"] * 2)  # every lost hour is billed
     assert sum(term["lost_shares"].values()) == pytest.approx(1 - term["effective_fraction"])
+    # what the whole-run figures count, and what they do not (the CLI's line under the goodput term)
+    assert "failures" in term["whole_run"]["counts"] and "evaluation" in term["whole_run"]["not_counted"]
     # the failure-free figures keep their meaning: training tokens / throughput
     assert option["wall_time_s"] == pytest.approx(15.6e12 / option["tokens_per_s"])
 
