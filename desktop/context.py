@@ -8,16 +8,19 @@ that shows prices refreshes. Nothing here is slow on the GUI thread: NVML is rea
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QObject, QSettings, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QSettings, QTimer, Signal
 
 from desktop.workers import JobRunner
 from planner.errors import UserError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from desktop.plan_request import PriceBook
     from planner.gpus import GpuSpec
     from planner.money import ExchangeRates, Money
@@ -33,6 +36,7 @@ APPLICATION = "gpu-advisor"
 SETTING_LANGUAGE = "ui/language"  # QSettings key: "en" | "ru" | "" (follow the system)
 
 CURRENCIES = ("USD", "EUR", "RUB")
+CHART_IMPORT_DELAY_MS = 300  # after the window's first paints: a thread importing meanwhile would slow them
 # A placeholder the user is told to set: the price of one kWh.
 DEFAULT_ELECTRICITY_PER_KWH = 0.15
 DEFAULT_ELECTRICITY_CURRENCY = "USD"
@@ -123,6 +127,8 @@ class AppContext(QObject):
         self._price_book: PriceBook | None = None
         self.quotes_changed.connect(self._forget_catalog)
         self.settings_changed.connect(self._forget_catalog)
+        self._charts_loaded = False
+        self._chart_callbacks: list[Callable[[], None]] | None = None  # while pyqtgraph is imported
         from desktop.db_watch import DatabaseWatcher
 
         self.db_watcher = DatabaseWatcher(self)  # another window's or process's edits show here too
@@ -149,6 +155,39 @@ class AppContext(QObject):
 
     def gpu_count(self) -> int:
         return len(getattr(self.inventory, "gpus", None) or [])
+
+    # -- charts ------------------------------------------------------------------------------------------------
+    def when_charts_loaded(self, callback: Callable[[], None]) -> None:
+        """Call `callback` on the GUI thread once pyqtgraph is imported: now if it is, else after it has been
+        imported on a pool thread (on the GUI thread its import is a stall of 0.3-1.5 s; the window shows
+        without it and draws its charts after). Callbacks that waited run one per idle turn (desktop.shelf.later:
+        each builds a chart, 10-50 ms)."""
+        if self._charts_loaded or ("pyqtgraph" in sys.modules and self._chart_callbacks is None):
+            self._charts_loaded = True  # imported by a page before (fully: no import of ours is under way)
+            callback()
+            return
+        if self._chart_callbacks is None:
+            self._chart_callbacks = []
+            QTimer.singleShot(CHART_IMPORT_DELAY_MS, self, self._import_charts)
+        self._chart_callbacks.append(callback)
+
+    @property
+    def charts_loaded(self) -> bool:
+        """pyqtgraph is imported and the callbacks that waited for it are queued (when_charts_loaded)."""
+        return self._charts_loaded
+
+    def _import_charts(self) -> None:
+        self.jobs.run(_import_pyqtgraph, on_done=lambda _: self._charts_imported(),
+                      on_error=lambda _: self._charts_imported(), name="import the charts")  # fmt: skip
+
+    def _charts_imported(self) -> None:
+        """pyqtgraph is in (or failed: the callers' own imports say why): the waiting callbacks, one per turn."""
+        from desktop.shelf import later
+
+        self._charts_loaded = True
+        callbacks, self._chart_callbacks = self._chart_callbacks or [], None
+        for callback in callbacks:
+            later(self, callback)
 
     # -- GPU catalog -------------------------------------------------------------------------------------------
     def gpu_catalog(self) -> dict[str, GpuSpec]:
@@ -270,6 +309,12 @@ class AppContext(QObject):
         self.db_watcher.stop()
         self.jobs.cancel_all()
         self.jobs.wait_for_done(5000)
+
+
+def _import_pyqtgraph() -> None:
+    """Pool thread: pyqtgraph's modules (no widget is made; desktop.charts applies the palette on the GUI
+    thread when a chart module is imported there)."""
+    import pyqtgraph  # noqa: F401
 
 
 def _read_inventory() -> Inventory:

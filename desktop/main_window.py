@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import platform
 import sys
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as dist_version
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, qVersion
@@ -45,6 +43,9 @@ _PAGE_ICONS = {
 
 def package_version(name: str) -> str | None:
     """Installed distribution version, read from metadata (never imports the package: torch stays out)."""
+    from importlib.metadata import PackageNotFoundError  # here: 40-70 ms of start-up for the About box
+    from importlib.metadata import version as dist_version
+
     try:
         return dist_version(name)
     except PackageNotFoundError:
@@ -81,21 +82,21 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, lambda: self.context.inventory_changed.emit(self.context.inventory))
 
     def _import_planning_core(self) -> None:
-        from desktop.shelf import CHARTS, stock_ahead
+        """pyqtgraph and the planning core imported on pool threads, then the charts, modules and panels of the
+        pages not shown yet made one per idle turn (desktop/shelf.py), charts first."""
+        waiting = {"charts": True, "planner": "planner.resolver" not in sys.modules}  # the first page may have it
 
-        stock_ahead(self, CHARTS, self._not_built)  # meanwhile, on the GUI thread, one chart per turn
-        if "planner.resolver" not in sys.modules:  # the first page may have imported it already
-            self.context.jobs.run(
-                _import_planning_core, name="import the planner", on_done=lambda _: self._make_pages_ahead()
-            )
-        else:
-            self._make_pages_ahead()
+        def ready(what: str) -> None:
+            waiting[what] = False
+            if not any(waiting.values()):
+                from desktop.shelf import AFTER_PLANNER, CHARTS, stock_ahead
 
-    def _make_pages_ahead(self) -> None:
-        """The modules and results panel of the pages not shown yet, one per idle turn (desktop/shelf.py)."""
-        from desktop.shelf import AFTER_PLANNER, stock_ahead
+                stock_ahead(self, CHARTS, self._not_built)
+                stock_ahead(self, AFTER_PLANNER, self._not_built)
 
-        stock_ahead(self, AFTER_PLANNER, self._not_built)
+        if waiting["planner"]:
+            self.context.jobs.run(_import_planning_core, name="import the planner", on_done=lambda _: ready("planner"))
+        self.context.when_charts_loaded(lambda: ready("charts"))
 
     def _not_built(self, page_id: str) -> bool:
         return page_id not in self._built

@@ -9,6 +9,10 @@ answered first) and keeps it hidden here; the page `take`s it when it is built, 
 ready. A widget on the shelf is the object the page would build (same class, no arguments), and the page words
 and fills it as its own (its retranslate and data calls run after the take).
 
+Every step goes through one queue (`later`) run by one timer, a step per firing: steps of several callers never
+pile up into one turn (separate timers that fell due together, on a busy machine, all fired in one turn: a
+stall of 100-300 ms).
+
 The Plan page's eight input panels (5-10 ms each) are built ahead the same way, each bound to one PlanState the
 shelf makes for them: the page takes that state (`take_state`) and then the panels bound to it (`take_bound`);
 a panel not ready, or bound to another state, is built new.
@@ -16,12 +20,14 @@ a panel not ready, or bound to another state, is built new.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
+from collections import deque
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QWidget
 from shiboken6 import isValid
 
@@ -43,7 +49,10 @@ CHARTS = {
 # on its import lock); the results panel takes the two charts built before it
 AFTER_PLANNER = {
     "plan": (
-        ("desktop.pages.plan", ""),
+        # the page's module, its imports one per step first (together 30-50 ms of the GUI thread)
+        *((module, "") for module in ("desktop.plan_state", "desktop.plan_text", "desktop.plan_request",
+                                      "desktop.plan_scale_text", "desktop.pages.trace_memory",
+                                      "desktop.pages.plan_document", "desktop.pages.plan")),
         ("desktop.pages.plan_results", "ResultsPanel"),
         *((module, name) for module, names in (
             ("desktop.pages.plan_inputs", ("WorkloadPanel", "ModelPanel", "ShapePanel", "HardwarePanel")),
@@ -57,6 +66,8 @@ BOUND = frozenset(("WorkloadPanel", "ModelPanel", "ShapePanel", "HardwarePanel",
                    "StrategyPanel", "ResiliencePanel", "PoolPanel"))  # built with the shelf's PlanState  # fmt: skip
 
 _ready: dict[type[QWidget], QWidget] = {}
+_queue: deque[tuple[QObject, Callable[[], None]]] = deque()  # (owner, step) waiting for an idle turn
+_timer: list[QTimer] = []  # the one timer that runs them (made with the first step)
 _states: list[Any] = []  # the PlanState the bound panels on the shelf were built with (at most one)
 
 
@@ -90,8 +101,40 @@ def stock_ahead(
     """Make the steps of `table` (CHARTS, or AFTER_PLANNER once the planner is imported) for the pages that are
     `not_built` yet, one per event-loop turn (a page built meanwhile is skipped: it built its own); `owner` (the
     main window) holds the widgets until a page takes them, so they go with it."""
-    steps = tuple((page_id, module, name) for page_id, page_steps in table.items() for module, name in page_steps)
-    _step(owner, steps, not_built)
+    for page_id, page_steps in table.items():
+        for module, name in page_steps:
+            later(owner, functools.partial(_step, owner, page_id, module, name, not_built))
+
+
+def later(owner: QObject, step: Callable[[], None]) -> None:
+    """Run `step` in an idle turn, after the steps queued before it, STOCK_PAUSE_MS after the last (dropped if
+    `owner` is deleted first)."""
+    _queue.append((owner, step))
+    if not _timer:
+        timer = QTimer()
+        timer.setSingleShot(True)
+        timer.setInterval(STOCK_PAUSE_MS)
+        timer.timeout.connect(_run_one)
+        _timer.append(timer)
+    if not _timer[0].isActive():
+        _timer[0].start()
+
+
+def _run_one() -> None:
+    try:
+        while _queue:
+            owner, step = _queue.popleft()
+            if isValid(owner):
+                step()
+                break
+    finally:  # a step that raised (logged by the excepthook) does not stop the others
+        if _queue:
+            _timer[0].start()
+
+
+def stocking() -> bool:
+    """Some steps are still waiting (the bench waits for the idle work after the window shows)."""
+    return bool(_queue)
 
 
 def _shelve(kind: type[QWidget], owner: QWidget, bound: bool) -> None:
@@ -107,16 +150,13 @@ def _shelve(kind: type[QWidget], owner: QWidget, bound: bool) -> None:
     widget.destroyed.connect(lambda: _ready.pop(kind) if _ready.get(kind) is widget else None)
 
 
-def _step(owner: QWidget, steps: tuple[tuple[str, str, str], ...], not_built: Callable[[str], bool]) -> None:
-    """The first of `steps` (page, module, widget class or "" to import the module only) now, the next
-    STOCK_PAUSE_MS later. Only once pyqtgraph is loaded (a page with a chart was shown): importing it is a stall
-    of its own, which the first page with a chart pays anyway."""
-    if not steps or not isValid(owner) or "pyqtgraph" not in sys.modules:
+def _step(owner: QWidget, page_id: str, module_name: str, class_name: str, not_built: Callable[[str], bool]) -> None:
+    """One step: import `module_name` and, unless `class_name` is "", build that widget for the shelf; nothing
+    for a page built meanwhile (it built its own). Only once pyqtgraph is loaded (AppContext.when_charts_loaded
+    starts the steps): importing it on the GUI thread is a stall of its own."""
+    if "pyqtgraph" not in sys.modules or not not_built(page_id):
         return
-    page_id, module_name, class_name = steps[0]
-    if not_built(page_id):
-        module = importlib.import_module(module_name)
-        kind = getattr(module, class_name) if class_name else None
-        if kind is not None and kind not in _ready:
-            _shelve(kind, owner, class_name in BOUND)
-    QTimer.singleShot(STOCK_PAUSE_MS, owner, lambda: _step(owner, steps[1:], not_built))
+    module = importlib.import_module(module_name)
+    kind = getattr(module, class_name) if class_name else None
+    if kind is not None and kind not in _ready:
+        _shelve(kind, owner, class_name in BOUND)

@@ -46,21 +46,19 @@ def _current(value: float | None, unit: str) -> str:
 
 
 class TelemetryChart(QWidget):
-    def __init__(self, parent: QWidget | None = None):
+    """Four panels. Built with `plots=False`, it has none until `add_plot` adds them one per call (each is 10-15
+    ms of the GUI thread: the Hardware page adds one per idle turn); set_gpus needs all four."""
+
+    def __init__(self, parent: QWidget | None = None, plots: bool = True):
         super().__init__(parent)
         self.legend = QLabel(self)
         self.legend.setWordWrap(True)
         self.graphics = pg.GraphicsLayoutWidget(self)
         self.graphics.ci.setSpacing(6)
         self.plots: dict[str, pg.PlotItem] = {}
-        for position, (metric, _title, _unit, _scale) in enumerate(PANELS):
-            plot = self.graphics.addPlot(row=position // 2, col=position % 2, enableMenu=False)
-            style_plot(plot)
-            plot.setXRange(-WINDOW_S, 0, padding=0)
-            plot.getAxis("left").setWidth(44)
-            self.plots[metric] = plot
-        self.plots["utilization_pct"].setYRange(0, 100, padding=0.02)
-        self.curves: dict[tuple[str, int], pg.PlotDataItem] = {}
+        while plots and not self.add_plot():
+            pass
+        self.curves: dict[tuple[str, int], pg.PlotCurveItem] = {}
         self.names: dict[int, str] = {}
         self.lost: dict[int, str] = {}  # cuda index -> why the GPU stopped answering
         self.refused: dict[int, dict[str, str]] = {}  # cuda index -> {metric: NVML's reason}
@@ -69,14 +67,33 @@ class TelemetryChart(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.legend)
         layout.addWidget(self.graphics, 1)
-        self.retranslate()
+        self._update_legend()  # the plots' titles are worded as they are added
+
+    def add_plot(self) -> bool:
+        """Add the next panel's plot; True once all are there."""
+        if len(self.plots) < len(PANELS):
+            position = len(self.plots)
+            metric, title, unit, _scale = PANELS[position]
+            plot = self.graphics.addPlot(row=position // 2, col=position % 2, enableMenu=False)
+            style_plot(plot)
+            plot.setXRange(-WINDOW_S, 0, padding=0)
+            plot.getAxis("left").setWidth(44)
+            if metric == "utilization_pct":
+                plot.setYRange(0, 100, padding=0.02)
+            self.plots[metric] = plot
+            self._title(metric, str(title), unit)
+        return len(self.plots) == len(PANELS)
+
+    def _title(self, metric: str, title: str, unit: str) -> None:
+        plot = self.plots[metric]
+        unit_text = QCoreApplication.translate("fmt", unit)  # "GiB" and "W" are marked in desktop/fmt.py
+        plot.setTitle(f"{_tr(title)} ({unit_text})", size="10pt")
+        plot.setLabel("bottom", QCoreApplication.translate("TelemetryChart", "seconds ago"))
 
     def retranslate(self) -> None:
         for metric, title, unit, _scale in PANELS:
-            plot = self.plots[metric]
-            unit_text = QCoreApplication.translate("fmt", unit)  # "GiB" and "W" are marked in desktop/fmt.py
-            plot.setTitle(f"{_tr(str(title))} ({unit_text})", size="10pt")
-            plot.setLabel("bottom", QCoreApplication.translate("TelemetryChart", "seconds ago"))
+            if metric in self.plots:
+                self._title(metric, str(title), unit)
         self._update_legend()
 
     def set_gpus(self, names: Mapping[int, str]) -> None:
@@ -91,9 +108,11 @@ class TelemetryChart(QWidget):
         for gpu in sorted(self.names):
             for metric, *_ in PANELS:
                 if (metric, gpu) not in self.curves:
-                    self.curves[(metric, gpu)] = self.plots[metric].plot(
-                        pen=series_pen(gpu), name=self.names[gpu]
-                    )
+                    # a bare curve item: a quarter of plot()'s data item (no symbols, no per-item options) on the
+                    # GUI thread, 32 of them for 8 GPUs
+                    curve = pg.PlotCurveItem(pen=series_pen(gpu), name=self.names[gpu])
+                    self.plots[metric].addItem(curve)
+                    self.curves[(metric, gpu)] = curve
         self._update_legend()
 
     def set_status(self, lost: Mapping[int, str], refused: Mapping[int, Mapping[str, str]]) -> None:

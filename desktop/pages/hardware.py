@@ -9,9 +9,8 @@ column fit per batch, coalesced over RESULT_FLUSH_MS), so a burst of results nev
 
 from __future__ import annotations
 
-import html
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer
 from PySide6.QtGui import QResizeEvent, QShowEvent
@@ -30,11 +29,9 @@ from PySide6.QtWidgets import (
 )
 
 from desktop import dialogs, fmt
-from desktop.charts.probe_chart import ProbeSpecChart
-from desktop.charts.telemetry import TelemetryChart
 from desktop.nvml_words import translated
 from desktop.pages.base import Page
-from desktop.pages.page_widgets import banner, make_table, show_banner
+from desktop.pages.page_widgets import ChartHolder, banner, make_table, show_banner
 from desktop.pages.probe_compare import CompareDialog, load_two_reports
 from desktop.qmodels.gpu_inventory import GpuInventoryModel, cpu_info
 from desktop.qmodels.probe_history import ProbeHistoryModel, history_row
@@ -48,6 +45,8 @@ from desktop.workers import ProbeProcess
 from planner.errors import UserError
 
 if TYPE_CHECKING:
+    from desktop.charts.probe_chart import ProbeSpecChart
+    from desktop.charts.telemetry import TelemetryChart
     from planner.store import Measurement, StoreProtocol
     from profiler.report import ProbeReport
 
@@ -98,6 +97,11 @@ class HardwarePage(Page):
         self._result_timer.setInterval(RESULT_FLUSH_MS)
         self._result_timer.timeout.connect(self._flush_results)
         self._example = False
+        self._telemetry: TelemetryChart | None = None  # built once pyqtgraph is in (context.when_charts_loaded)
+        self._partial_telemetry: TelemetryChart | None = None  # its plots added one per idle turn
+        self._probe_chart: ProbeSpecChart | None = None
+        self._charts_asked = False
+        self._telemetry_gpus: dict[int, str] = {}  # what the telemetry chart shows once built
         self._build()
         self._connect()
         self.retranslate()
@@ -128,7 +132,7 @@ class HardwarePage(Page):
         self.gpu_table.setObjectName("gpuTable")
 
         self.tabs = QTabWidget(self)
-        self.telemetry = TelemetryChart(self)
+        self.telemetry_holder = ChartHolder()  # the telemetry chart goes in here (_build_telemetry_chart)
         self.telemetry_note = QLabel(self)
         self.telemetry_note.setWordWrap(True)
         # Without a GPU the tab explains itself instead of showing four empty plots.
@@ -138,7 +142,7 @@ class HardwarePage(Page):
         self.telemetry_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.telemetry_placeholder.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.telemetry_stack = QStackedWidget(self)
-        self.telemetry_stack.addWidget(self.telemetry)
+        self.telemetry_stack.addWidget(self.telemetry_holder)
         self.telemetry_stack.addWidget(self.telemetry_placeholder)
         telemetry_tab = QWidget()
         telemetry_layout = QVBoxLayout(telemetry_tab)
@@ -185,11 +189,11 @@ class HardwarePage(Page):
         self.results_model = ProbeResultsModel(self)
         self.results_table = make_table(self.results_model, tab)
         self.results_table.setObjectName("probeResults")
-        self.probe_chart = ProbeSpecChart(tab)
+        self.probe_chart_holder = ChartHolder()  # the probe chart goes in here (_build_probe_chart)
         split = QSplitter(Qt.Orientation.Horizontal, tab)
         self.probe_split = split
         split.addWidget(self.results_table)
-        split.addWidget(self.probe_chart)
+        split.addWidget(self.probe_chart_holder)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
         split.setSizes([520, 560])
@@ -260,8 +264,8 @@ class HardwarePage(Page):
                 "none that NVML can see.</p>"
             )
         )
-        self.telemetry.retranslate()
-        self.probe_chart.retranslate()
+        for chart in (self._telemetry or self._partial_telemetry, self._probe_chart):  # half-built too
+            chart.retranslate() if chart is not None else None
         self._redraw_probe_chart()
         if self.context.inventory is not None:
             self._set_telemetry_note(bool(getattr(self, "_telemetry_live", False)))
@@ -289,7 +293,7 @@ class HardwarePage(Page):
         self.stage_label.setText(self.tr("Example run (not a measurement of this machine)"))
         gpus = getattr(self.context.inventory, "gpus", None) or []
         if gpus:
-            self.telemetry.set_gpus({gpu.cuda_index: f"GPU {gpu.cuda_index}" for gpu in gpus})
+            self._set_telemetry_gpus({gpu.cuda_index: f"GPU {gpu.cuda_index}" for gpu in gpus})
             self._show_example_telemetry(set(self.telemetry.lost))
         self.tabs.setCurrentIndex(0 if gpus else 1)
 
@@ -373,6 +377,8 @@ class HardwarePage(Page):
         cpu = cpu_info()
         self.summary.setText(self.tr("CPU only: {0}").format(cpu["name"]))
         reason = str(getattr(inventory, "reason", "") or context.inventory_error or "")
+        import html  # here: its entity table is 10-15 ms of start-up
+
         reason = html.escape(translated(reason.removeprefix("no NVIDIA GPU: ").rstrip(".")))
         from desktop.probe_command import probe_availability
 
@@ -407,6 +413,8 @@ class HardwarePage(Page):
 
     def _redraw_probe_chart(self) -> None:
         """The chart's figures formatted again (after a language switch they follow the new locale)."""
+        if self._probe_chart is None:
+            return  # drawn from the table's rows when it is built
         items = []
         for row in self.results_model.rows:
             fraction = row.fraction_of_spec
@@ -414,20 +422,73 @@ class HardwarePage(Page):
                 label = short_label(row.device, row.measurement)
                 measured = fmt.measurement(row.value, str(row.measurement.get("unit", "")))
                 items.append((label, fraction * 100, measured))
-        self.probe_chart.set_items(items)
+        self._probe_chart.set_items(items)
+
+    # -- charts: built after the window shows --------------------------------------------------------------------
+    @property
+    def telemetry(self) -> TelemetryChart:
+        """The live telemetry chart (built now if it was not yet: tests, screenshots)."""
+        self._build_telemetry_chart()
+        return cast("TelemetryChart", self._telemetry)
+
+    @property
+    def probe_chart(self) -> ProbeSpecChart:
+        """The probe's chart against the datasheet (built now if it was not yet)."""
+        self._build_probe_chart()
+        return cast("ProbeSpecChart", self._probe_chart)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if not self._charts_asked:  # the first show: the charts once pyqtgraph is in, one per turn
+            self._charts_asked = True
+            self.context.when_charts_loaded(lambda: self._build_telemetry_chart(step=True))
+            self.context.when_charts_loaded(self._build_probe_chart)
+        if self._telemetry_timer.isActive():  # the curves of the seconds this page was hidden
+            self.refresh_telemetry()
+
+    def _build_telemetry_chart(self, step: bool = False) -> None:
+        """The chart now, or with `step` one plot per idle turn (desktop.shelf.later), shown with all four."""
+        if self._telemetry is not None:
+            return
+        from desktop.charts.telemetry import TelemetryChart
+        from desktop.shelf import later
+
+        chart = self._partial_telemetry = self._partial_telemetry or TelemetryChart(self.telemetry_holder, False)
+        if step and not chart.add_plot():
+            return later(self, lambda: self._build_telemetry_chart(step=True))
+        while not chart.add_plot():
+            pass
+        self._telemetry = chart
+        self.telemetry_holder.put(self._telemetry)
+        self._telemetry.set_gpus(self._telemetry_gpus)
+        if self.sampler is not None and not self._example:
+            self.refresh_telemetry()
+
+    def _build_probe_chart(self) -> None:
+        if self._probe_chart is not None:
+            return
+        from desktop.charts.probe_chart import ProbeSpecChart
+
+        self._probe_chart = ProbeSpecChart(self.probe_chart_holder)
+        self.probe_chart_holder.put(self._probe_chart)
+        self._redraw_probe_chart()
+
+    def _set_telemetry_gpus(self, names: dict[int, str]) -> None:
+        self._telemetry_gpus = names
+        self._telemetry.set_gpus(names) if self._telemetry is not None else None
 
     def _start_sampler(self, inventory: Any) -> None:
         self.stop_sampler()
         gpus = list(getattr(inventory, "gpus", None) or [])
         live = [gpu for gpu in gpus if not getattr(gpu, "lost", False)]
-        self.telemetry_stack.setCurrentWidget(self.telemetry if live else self.telemetry_placeholder)
+        self.telemetry_stack.setCurrentWidget(self.telemetry_holder if live else self.telemetry_placeholder)
         self._set_telemetry_note(bool(live))
         if not live:
-            self.telemetry.set_gpus({})
+            self._set_telemetry_gpus({})
             if self.tabs.currentIndex() == 0:
                 self.tabs.setCurrentIndex(1)  # the probe still measures the CPU
             return
-        self.telemetry.set_gpus({gpu.cuda_index: f"GPU {gpu.cuda_index}" for gpu in gpus})
+        self._set_telemetry_gpus({gpu.cuda_index: f"GPU {gpu.cuda_index}" for gpu in gpus})
         from profiler.telemetry import TelemetrySampler
 
         sampler = TelemetrySampler(interval_s=TELEMETRY_INTERVAL_MS / 1000, capacity=600, include_pcie=False)
@@ -437,15 +498,10 @@ class HardwarePage(Page):
             sampler.start, on_done=lambda _s: self._telemetry_timer.start(), name="start telemetry"
         )
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
-        super().showEvent(event)
-        if self._telemetry_timer.isActive():  # the curves of the seconds this page was hidden
-            self.refresh_telemetry()
-
     def refresh_telemetry(self) -> None:
         """Timer slot: copy the ring buffers (cheap, thread-safe) and redraw; mark GPUs that were lost."""
-        if self.sampler is None:
-            return
+        if self.sampler is None or self._telemetry is None:
+            return  # the chart, once built, asks again
         # the screenshots' example curves stay; lost GPUs are still marked. Not drawn while another page is shown
         # (32 curves redrawn each second on the GUI thread for no one): showEvent draws the window at once
         if not self._example and self.isVisible():
@@ -489,7 +545,8 @@ class HardwarePage(Page):
 
     def start_probe(self, mode: str) -> None:
         self.results_model.clear()
-        self.probe_chart.clear()
+        if self._probe_chart is not None:
+            self._probe_chart.clear()
         show_banner(self.probe_message, "")
         self._device_names = {}
         self._device_mig = {}
@@ -560,12 +617,8 @@ class HardwarePage(Page):
             name = self._device_name(device)
             if device not in specs:
                 specs[device] = self._spec_for(name) if device != "cpu" else None
-            row = ResultRow(
-                device,
-                name,
-                measurement,
-                spec_value(specs[device], measurement, self._device_mig.get(device)),
-            )
+            row = ResultRow(device, name, measurement, spec_value(specs[device], measurement,
+                                                                  self._device_mig.get(device)))
             rows.append(row)
             fraction = row.fraction_of_spec
             if fraction is not None and math.isfinite(fraction):
@@ -574,7 +627,8 @@ class HardwarePage(Page):
                     (short_label(device, measurement), fraction * 100, fmt.measurement(row.value, unit))
                 )
         self.results_model.add_rows(rows)
-        self.probe_chart.add_many(bars)
+        if self._probe_chart is not None:  # else it draws the table's rows when it is built
+            self._probe_chart.add_many(bars)
         self.fit_results_table()
 
     def fit_results_table(self) -> None:
@@ -742,5 +796,3 @@ def _import_report(store: StoreProtocol, path: str) -> int:
     from profiler.report import load_report
 
     return store.probe_runs.save(load_report(path), source="imported")
-
-

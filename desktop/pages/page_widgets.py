@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QScrollArea,
     QTableView,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -67,3 +68,16 @@ def fit_to_contents_width(scroll: QScrollArea, minimum: int) -> None:
         return
     bar = scroll.verticalScrollBar().sizeHint().width()
     scroll.setMinimumWidth(max(minimum, inner.minimumSizeHint().width() + bar + 2 * scroll.frameWidth()))
+
+
+class ChartHolder(QWidget):
+    """An empty widget a chart is put in later (no margins: the chart fills it as it would its place)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+
+    def put(self, chart: QWidget) -> None:
+        self._layout.addWidget(chart)
+        chart.show()  # a child added to a shown window stays hidden until shown

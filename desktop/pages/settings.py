@@ -106,8 +106,11 @@ class SettingsPage(Page):
             QLabel(self),
         )
         self.money_form.addRow(self.currency_label, self.currency_combo)
-        self.money_form.addRow(self.rates_title, _wrap(rates))
-        self.money_form.addRow("", self.rates_label)
+        self.rates_grid = _wrap(rates)
+        self.money_form.addRow(self.rates_title, self.rates_grid)
+        # the note under the rates across the whole box: as a field (kept at its size hint by this form) the
+        # wrapping label was a narrow column of six lines beside empty space
+        self.money_form.addRow(self.rates_label)
         self.money_form.addRow(self.electricity_label, _wrap(electricity))
         self.money_message = banner(self)
         money_layout = QVBoxLayout(self.money_box)
@@ -284,7 +287,11 @@ class SettingsPage(Page):
         elif inventory.available:
             values["nvml"] = self.tr("available")
         else:
-            values["nvml"] = str(inventory.reason or self.tr("unavailable"))
+            # NVML's reason in the interface language, as the Hardware page words it
+            from desktop.nvml_words import translated
+
+            reason = str(inventory.reason or "").removeprefix("no NVIDIA GPU: ").rstrip(".")
+            values["nvml"] = f"{self.tr('unavailable')}: {translated(reason)}" if reason else self.tr("unavailable")
         driver = getattr(inventory, "driver_version", None)
         cuda = getattr(inventory, "cuda_driver_version", None)
         values["driver"] = driver if isinstance(driver, str) else self.tr("n/a")

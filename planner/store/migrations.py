@@ -14,13 +14,15 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Callable
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from planner.errors import UserError
 from planner.messages import msg
 from planner.store.database import Database
 from planner.store.errors import SQLITE_ERROR, primary_code
+
+if TYPE_CHECKING:  # imported where a migration runs: opening an up-to-date database needs none (schema_check.py)
+    import sqlite_utils
 
 
 def _v1_initial(db: sqlite_utils.Database) -> None:
@@ -261,7 +263,7 @@ def _v6_full_dedupe_indexes(db: sqlite_utils.Database) -> None:
     )
 
 
-Migration = Callable[[sqlite_utils.Database], None]
+Migration = Callable[["sqlite_utils.Database"], None]
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_quote_details_user_gpus,
@@ -276,7 +278,6 @@ LATEST_VERSION = len(MIGRATIONS)
 def migrate(db: Database) -> None:
     """Upgrade the database to LATEST_VERSION, one migration per write transaction (a crash keeps the last
     finished version; another process upgrading at the same time is seen under the write lock)."""
-    tables = sqlite_utils.Database(db.conn, execute_plugins=False)
 
     def version() -> int:
         return int(db.conn.execute("PRAGMA user_version").fetchone()[0])
@@ -284,8 +285,10 @@ def migrate(db: Database) -> None:
     def step() -> None:
         current = version()  # re-read under the write lock: another process may have upgraded
         if current < LATEST_VERSION:
+            import sqlite_utils
+
             try:
-                MIGRATIONS[current](tables)
+                MIGRATIONS[current](sqlite_utils.Database(db.conn, execute_plugins=False))
             except sqlite3.OperationalError as exc:
                 # the file holds objects its version does not (a table or index of a later version): the
                 # transaction rolls back, so the file stays as it was

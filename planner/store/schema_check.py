@@ -9,8 +9,10 @@ unchanged (nothing is written before the check passes):
   belongs): SQLite stores any value in any column, so the declared type proves nothing;
 - a JSON column (a setting, a saved plan, a user GPU type, a probe report) that is not JSON.
 
-What the version promises is not written down twice: the expected tables and columns come from running the same
-migrations (migrations.py) on an empty in-memory database. The type check is one scan per table inside SQLite
+What the version promises comes from running the same migrations (migrations.py) on an empty in-memory database.
+For the latest version its result is kept below (LATEST_SCHEMA), so opening an up-to-date database imports no
+sqlite_utils (0.4 s of start-up, 1-2 s more where pandas is installed: sqlite_utils imports it);
+tests/planner/test_store_damaged.py runs the migrations and checks LATEST_SCHEMA against them. The type check is one scan per table inside SQLite
 (about 40 ms per 100,000 quotes); it names the first bad row, so the user can fix or delete that one row.
 """
 
@@ -22,11 +24,13 @@ import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from planner.errors import UserError
 from planner.messages import msg
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 # Columns that hold JSON text (read back with json.loads).
 JSON_COLUMNS = {
@@ -46,10 +50,45 @@ class Column:
 
 Schema = Mapping[str, tuple[Column, ...]]  # table -> its columns
 
+# What every migration in migrations.py creates, as `expected_schema` reads it back: "column:TYPE", "!" for NOT
+# NULL. A new migration changes it (the test named in the module docstring prints the new value).
+LATEST_SCHEMA = {
+    "settings": "key:TEXT value:TEXT! updated_at:TEXT",
+    "machines": "id:INTEGER name:TEXT! hostname:TEXT kind:TEXT! created_at:TEXT!",
+    "probe_runs": "id:INTEGER machine_id:INTEGER! created_at:TEXT! saved_at:TEXT! mode:TEXT! source:TEXT! label:TEXT "
+    "report_json:TEXT! best_bf16_flop_per_s:REAL memory_bandwidth_bytes_per_s:REAL device_names:TEXT! "
+    "report_sha256:TEXT",
+    "measurements": "id:INTEGER run_id:INTEGER! device:TEXT! kind:TEXT! dtype:TEXT value:REAL unit:TEXT! ok:INTEGER! "
+    "peer:TEXT",
+    "gpus_seen": "id:INTEGER machine_id:INTEGER! gpu_key:TEXT! name:TEXT! catalog_id:TEXT memory_total_bytes:INTEGER "
+    "first_seen:TEXT! last_seen:TEXT!",
+    "rental_quotes": "id:INTEGER provider:TEXT! offer:TEXT! gpu:TEXT! gpus_per_instance:INTEGER! "
+    "price_per_gpu_hour:REAL! price_per_instance_hour:REAL! currency:TEXT! kind:TEXT! region:TEXT! quoted_on:TEXT! "
+    "source:TEXT! note:TEXT! origin:TEXT! seed_key:TEXT created_at:TEXT! interconnect:TEXT! min_term_hours:REAL "
+    "valid_until:TEXT! interruptions_per_hour:REAL",
+    "purchase_quotes": "id:INTEGER vendor:TEXT! gpu:TEXT! gpus:INTEGER! price:REAL! currency:TEXT! quoted_on:TEXT! "
+    "source:TEXT! note:TEXT! origin:TEXT! seed_key:TEXT created_at:TEXT! server_overhead_fraction:REAL power_w:REAL",
+    "user_gpus": "id:TEXT spec_json:TEXT! created_at:TEXT! updated_at:TEXT!",
+    "plans": "id:INTEGER name:TEXT! inputs_json:TEXT! results_json:TEXT! created_at:TEXT! updated_at:TEXT!",
+}
+
+
+def latest_schema() -> Schema:
+    """LATEST_SCHEMA as the Columns `expected_schema` gives."""
+    return {
+        table: tuple(
+            Column(name, declared.rstrip("!"), declared.endswith("!"))
+            for name, declared in (column.split(":") for column in spec.split())
+        )
+        for table, spec in LATEST_SCHEMA.items()
+    }
+
 
 @functools.cache
 def expected_schema(version: int, migrations: tuple[Callable[[sqlite_utils.Database], None], ...]) -> Schema:
     """The tables and columns that migrations[:version] create, read from an in-memory database."""
+    import sqlite_utils  # only here: see the module docstring
+
     conn = sqlite3.connect(":memory:")
     try:
         tables = sqlite_utils.Database(conn, execute_plugins=False)
@@ -84,7 +123,8 @@ def check_database(
         raise UserError.of(msg("error.db_bad_version", path=str(path), version=version))
     if version == 0:
         return
-    expected = expected_schema(min(version, len(migrations)), migrations)
+    version = min(version, len(migrations))
+    expected = latest_schema() if version == len(migrations) else expected_schema(version, migrations)
     present = read_schema(conn)
     for table, columns in expected.items():
         if table not in present:

@@ -509,3 +509,37 @@ def test_an_on_demand_quote_says_its_useful_price_is_its_price(open_window, qtbo
     index = model.index(on_demand, column)
     assert model.data(index, Qt.ItemDataRole.DisplayRole) == "—"  # not an empty cell that reads "unknown"
     assert "nothing is reclaimed" in model.data(index, Qt.ItemDataRole.ToolTipRole)
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_the_exchange_rate_note_is_as_wide_as_the_rates_above_it(open_window, qtbot, language, english_afterwards):
+    """Walk at 1366x768: the note under the exchange rates ("Each rate keeps the date...") was a column of six
+    lines a third as wide as the rates above it, beside empty space. It is now at least as wide as the rates and
+    reads in at most three lines, in English and in Russian."""
+    from desktop.i18n import switch_language
+
+    window = open_window("none")
+    window.resize(*SMALL_SCREEN)
+    switch_language(language)
+    window.show_page("settings")
+    page = window.page("settings")
+    qtbot.waitUntil(lambda: page.rates_label.isVisible() and bool(page.rates_label.text()), timeout=5_000)
+    qtbot.wait(50)  # the layout settles on the next turns
+    note, grid = page.rates_label, page.rates_grid
+    assert note.width() >= grid.width() - 1
+    lines = note.heightForWidth(note.width()) / note.fontMetrics().lineSpacing()
+    assert lines <= 3.2, f"{lines:.1f} lines"
+
+
+def test_settings_says_why_nvml_is_unavailable_in_russian(open_window, qtbot, english_afterwards):
+    """Walk in Russian (make screenshots, no NVML library): Settings showed NVML's English refusal, "no NVIDIA GPU:
+    NVML library not found (...)", in the Russian interface. It now reads as the Hardware page words it: the
+    Russian of "unavailable", then the Russian of NVML's reason (assets/i18n/gpu_advisor_ru.ts)."""
+    from desktop.i18n import switch_language
+
+    window = open_window("nolib")
+    switch_language("ru")
+    window.show_page("settings")
+    value = window.page("settings").system_labels["nvml"][1]
+    qtbot.waitUntil(lambda: value.text() not in ("", "reading…", "чтение…"), timeout=5_000)
+    assert value.text() == "недоступен: библиотека NVML не найдена (libnvidia-ml.so.1 / nvml.dll)"

@@ -107,3 +107,34 @@ def test_the_cli_prints_one_line_and_exits_2_for_a_damaged_database(tmp_path, ca
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.count("\n") == 1 and "lacks the column note" in captured.err
+
+
+def test_the_kept_latest_schema_is_what_the_migrations_create() -> None:
+    """schema_check.LATEST_SCHEMA (what an up-to-date file is checked against without importing sqlite_utils) is
+    what running every migration on an empty database creates; on a new migration this prints the new value."""
+    from planner.store.migrations import MIGRATIONS
+    from planner.store.schema_check import LATEST_SCHEMA, expected_schema, latest_schema
+
+    migrated = expected_schema(len(MIGRATIONS), tuple(MIGRATIONS))
+    written = {
+        table: " ".join(f"{c.name}:{c.declared}{'!' if c.not_null else ''}" for c in columns)
+        for table, columns in migrated.items()
+    }
+    assert written == LATEST_SCHEMA, f"LATEST_SCHEMA = {written!r}"
+    assert dict(latest_schema()) == dict(migrated)
+
+
+def test_opening_an_up_to_date_database_imports_no_sqlite_utils(tmp_path: Path) -> None:
+    """The desktop opens its database before the window shows: sqlite_utils (and pandas, which it imports where
+    installed) stays out of that path once the file is at the latest version (the damaged files above are refused
+through the same path)."""
+    import subprocess
+    import sys
+
+    path = database_changed_by(tmp_path)
+    code = (
+        "import sys; from planner.store import Store; Store.open(sys.argv[1]).close(); "
+        "print(sorted(m for m in ('sqlite_utils', 'pandas', 'numpy') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
