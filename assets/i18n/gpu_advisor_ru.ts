@@ -31,7 +31,7 @@
 <context>
     <name>ConstraintsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_constraints.py" line="+133"/>
+        <location filename="../../desktop/pages/plan_constraints.py" line="+142"/>
         <source>Unchecked: the planner&apos;s default ({0})</source>
         <translation>Флажок снят: значение планировщика по умолчанию ({0})</translation>
     </message>
@@ -77,6 +77,11 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Host RAM per node</source>
+        <translation>ОЗУ хоста на узел</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>MFU override</source>
         <translation>Своя MFU</translation>
     </message>
@@ -111,7 +116,17 @@
         <translation>Доля памяти каждого GPU, оставляемая свободной для контекста CUDA, аллокатора и буферов NCCL; вариант помещается, если ему хватает остального (vLLM по умолчанию оставляет 10 %)</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
+        <source>Tick to set each node&apos;s CPU RAM: offloaded optimizer states and weights must fit in it (unticked: twice the node&apos;s GPU memory)</source>
+        <translation>Отметьте, чтобы задать ОЗУ каждого узла: выгруженные состояния оптимизатора и веса должны в неё поместиться (без отметки: вдвое больше памяти GPU узла)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>GiB</source>
+        <translation>ГиБ</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <location line="+1"/>
         <source>GPUs</source>
         <translation>GPU</translation>
@@ -1706,7 +1721,7 @@ token</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_request.py" line="+144"/>
+        <location filename="../../desktop/plan_request.py" line="+145"/>
         <source>run</source>
         <translation>замер</translation>
     </message>
@@ -6367,7 +6382,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>StrategyPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_constraints.py" line="+79"/>
+        <location filename="../../desktop/pages/plan_constraints.py" line="+80"/>
         <source>Strategy (expert)</source>
         <translation>Стратегия (эксперт)</translation>
     </message>
