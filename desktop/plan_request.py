@@ -19,6 +19,7 @@ re-renders the page without planning again.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -319,6 +320,7 @@ def question_of(inputs: PlanInputs, currency: str, stated_spot: float | None = N
         deadline_s=inputs.deadline_days * 86400.0 if inputs.deadline_days else None,
         pinned=inputs.pinned,
         memory_headroom=float(inputs.memory_headroom),
+        host_ram_bytes=math.floor(inputs.host_ram_gib * 2**30) if training and inputs.host_ram_gib else None,
         currency=currency,
         price_from_quotes=True,
         rank_by=inputs.rank_by,

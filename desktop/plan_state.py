@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import UserError
+from planner.limits import LIMITS
 from planner.resolver import MAX_INTERRUPTIONS_PER_NODE_HOUR
 from planner.search.types import DEFAULT_MEMORY_HEADROOM, MAX_MEMORY_HEADROOM
 from planner.vocabulary import Precision, RankBy, Runtime, Task
@@ -72,6 +73,7 @@ class PlanInputs:
     efficiency: float | None = None  # memory-bandwidth efficiency override for decode, 0..1
     rank_by: RankBy = RankBy.TIME
     memory_headroom: float = DEFAULT_MEMORY_HEADROOM  # share of each GPU's memory left free, 0..0.9
+    host_ram_gib: float | None = None  # CPU RAM per node for offloaded states (None: twice the node's GPU memory)
     lora_rank: int = 16  # LoRA / QLoRA adapter rank
     pin_dp: int | None = None  # Expert mode: strategy fields fixed by the user (None: searched)
     pin_tp: int | None = None
@@ -173,6 +175,9 @@ class PlanInputs:
                 changes[name] = None  # 0 or text: no target
         if not 0 <= float(self.memory_headroom) <= MAX_MEMORY_HEADROOM:
             changes["memory_headroom"] = DEFAULT_MEMORY_HEADROOM
+        host, host_limit = self.host_ram_gib, LIMITS["host_ram_gib"]
+        if host is not None and not (_non_negative(host) and host_limit.low <= host <= host_limit.high):
+            changes["host_ram_gib"] = None  # not a size of CPU RAM: the planner's default
         limits = {"failures_per_million_gpu_hours": math.inf, "checkpoint_gb_per_s": math.inf,
                   "checkpoint_interval_minutes": math.inf,
                   "spot_interruptions_per_node_hour": MAX_INTERRUPTIONS_PER_NODE_HOUR}  # fmt: skip

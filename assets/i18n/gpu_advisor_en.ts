@@ -4,7 +4,7 @@
 <context>
     <name>HardwarePage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/hardware.py" line="+616"/>
+        <location filename="../../desktop/pages/hardware.py" line="+670"/>
         <source>Done: %n measurement(s) saved to the probe history.</source>
         <translation>
             <numerusform>Done: %n measurement saved to the probe history.</numerusform>

@@ -4,7 +4,7 @@
 <context>
     <name>AppContext</name>
     <message>
-        <location filename="../../desktop/context.py" line="+255"/>
+        <location filename="../../desktop/context.py" line="+294"/>
         <location filename="../../desktop/quote_pricing.py" line="+91"/>
         <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
         <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
@@ -31,7 +31,7 @@
 <context>
     <name>ConstraintsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_constraints.py" line="+133"/>
+        <location filename="../../desktop/pages/plan_constraints.py" line="+142"/>
         <source>Unchecked: the planner&apos;s default ({0})</source>
         <translation>Флажок снят: значение планировщика по умолчанию ({0})</translation>
     </message>
@@ -77,6 +77,11 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Host RAM per node</source>
+        <translation>ОЗУ хоста на узел</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>MFU override</source>
         <translation>Своя MFU</translation>
     </message>
@@ -111,7 +116,17 @@
         <translation>Доля памяти каждого GPU, оставляемая свободной для контекста CUDA, аллокатора и буферов NCCL; вариант помещается, если ему хватает остального (vLLM по умолчанию оставляет 10 %)</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
+        <source>Tick to set each node&apos;s CPU RAM: offloaded optimizer states and weights must fit in it (unticked: twice the node&apos;s GPU memory)</source>
+        <translation>Отметьте, чтобы задать ОЗУ каждого узла: выгруженные состояния оптимизатора и веса должны в неё поместиться (без отметки: вдвое больше памяти GPU узла)</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>GiB</source>
+        <translation>ГиБ</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <location line="+1"/>
         <source>GPUs</source>
         <translation>GPU</translation>
@@ -173,7 +188,7 @@
         <translation>выходных токенов/с на GPU</translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location line="+44"/>
         <source>Throughput against latency</source>
         <translation>Пропускная способность против задержки</translation>
     </message>
@@ -181,11 +196,6 @@
         <location line="+4"/>
         <source>Right of the red line: within the time-per-token target</source>
         <translation>Правее красной линии: в пределах цели по времени на токен</translation>
-    </message>
-    <message>
-        <location line="+16"/>
-        <source>TP {0}</source>
-        <translation>TP {0}</translation>
     </message>
     <message>
         <location filename="../../desktop/plan_frontier_job.py" line="+48"/>
@@ -370,7 +380,7 @@
 <context>
     <name>HardwarePage</name>
     <message>
-        <location filename="../../desktop/pages/hardware.py" line="+235"/>
+        <location filename="../../desktop/pages/hardware.py" line="+239"/>
         <location line="+18"/>
         <source>Import probe report…</source>
         <translation>Импорт отчёта замера…</translation>
@@ -462,7 +472,7 @@
         <translation>Только CPU: {0}</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+33"/>
         <source>Live telemetry needs an NVIDIA GPU; there is none to sample here.</source>
         <translation>Для телеметрии нужен GPU NVIDIA; здесь опрашивать нечего.</translation>
     </message>
@@ -472,7 +482,7 @@
         <translation>Опрос раз в секунду; показаны последние пять минут.</translation>
     </message>
     <message>
-        <location line="-148"/>
+        <location line="-150"/>
         <source>Measure the CPU</source>
         <translation>Измерить CPU</translation>
     </message>
@@ -492,7 +502,7 @@
         <translation>{0} (потеряно: {1})</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+18"/>
         <source>&lt;b&gt;No NVIDIA GPU&lt;/b&gt;: {0}.&lt;br&gt;The probe can still measure this machine&apos;s CPU (Measure the CPU), and you can import a report made by gpu-probe on another machine (Import probe report…) to plan with its numbers.</source>
         <translation>&lt;b&gt;Нет GPU NVIDIA&lt;/b&gt;: {0}.&lt;br&gt;Замер всё равно может измерить CPU этой машины (Измерить CPU), а отчёт, снятый gpu-probe на другой машине, можно импортировать (Импорт отчёта замера…) и планировать по его цифрам.</translation>
     </message>
@@ -502,12 +512,12 @@
         <translation>&lt;b&gt;Нет GPU NVIDIA&lt;/b&gt;: {0}.&lt;br&gt;В этой установке замер запустить нельзя (почему — сказано на вкладке «Замер»), поэтому импортируйте отчёт, снятый gpu-probe на другой машине (Импорт отчёта замера…), и планируйте по его цифрам.</translation>
     </message>
     <message>
-        <location line="+77"/>
+        <location line="+127"/>
         <source>Lost during sampling (the others continue): {0}</source>
         <translation>Потеряны при опросе (остальные опрашиваются дальше): {0}</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+36"/>
         <source>Starting the probe…</source>
         <translation>Запуск замера…</translation>
     </message>
@@ -532,7 +542,7 @@
         <translation>{0} — {1}</translation>
     </message>
     <message>
-        <location line="+66"/>
+        <location line="+63"/>
         <source>{0} was busy when it was measured ({1}); its figures are lower than the hardware can do.</source>
         <translation>{0} был занят во время измерения ({1}); его показатели ниже возможностей оборудования.</translation>
     </message>
@@ -700,7 +710,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/main_window.py" line="+242"/>
+        <location filename="../../desktop/main_window.py" line="+243"/>
         <location filename="../../desktop/selftest.py" line="+177"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
@@ -1716,7 +1726,7 @@ token</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
     <message>
-        <location filename="../../desktop/plan_request.py" line="+144"/>
+        <location filename="../../desktop/plan_request.py" line="+145"/>
         <source>run</source>
         <translation>замер</translation>
     </message>
@@ -6109,7 +6119,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>SettingsPage</name>
     <message>
-        <location filename="../../desktop/pages/settings.py" line="+156"/>
+        <location filename="../../desktop/pages/settings.py" line="+159"/>
         <source>Money</source>
         <translation>Деньги</translation>
     </message>
@@ -6254,7 +6264,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>доступен</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+6"/>
         <source>unavailable</source>
         <translation>недоступен</translation>
     </message>
@@ -6377,7 +6387,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>StrategyPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_constraints.py" line="+79"/>
+        <location filename="../../desktop/pages/plan_constraints.py" line="+80"/>
         <source>Strategy (expert)</source>
         <translation>Стратегия (эксперт)</translation>
     </message>
@@ -6490,12 +6500,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Мощность</translation>
     </message>
     <message>
-        <location line="+49"/>
+        <location line="+61"/>
         <source>seconds ago</source>
         <translation>секунд назад</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+46"/>
         <source>No GPU to watch.</source>
         <translation>Нет GPU для наблюдения.</translation>
     </message>

@@ -40,7 +40,7 @@ class FrontierChart(QWidget):
         self.plot.hideButtons()
         self.plot.getViewBox().setMouseEnabled(x=False, y=False)
         self.plot.setLogMode(x=True, y=True)
-        self._curves: dict[int, pg.PlotDataItem] = {}
+        self._curves: dict[str, pg.PlotDataItem] = {}
         self.frontier_curve = self.plot.plot([], [], pen=pg.mkPen("#000000", width=3))
         self.target_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#cf222e", width=2, style=Qt.PenStyle.DashLine))
         self.plot.addItem(self.target_line)
@@ -90,14 +90,15 @@ class FrontierChart(QWidget):
         self._redraw()
 
     def chart_data(self) -> dict[str, Any]:
-        """What is drawn: the points by tp, the frontier, the target line's x (tokens/s per user) and the ring."""
-        by_tp: dict[int, list[tuple[float, float, int]]] = {}
+        """What is drawn: the points by layout ("TP 2", "EP 8"), the frontier, the target line's x (tokens/s per
+        user) and the ring."""
+        by_tp: dict[str, list[tuple[float, float, int]]] = {}
         for p in self._points:
-            by_tp.setdefault(p.tp, []).append((p.per_user_tokens_per_s, p.tokens_per_s_per_gpu, p.users))
+            by_tp.setdefault(p.label, []).append((p.per_user_tokens_per_s, p.tokens_per_s_per_gpu, p.users))
         return {
             "gpu": self._gpu_name,
             "series": by_tp,
-            "frontier": [(p.per_user_tokens_per_s, p.tokens_per_s_per_gpu, p.tp, p.users, p.meets)
+            "frontier": [(p.per_user_tokens_per_s, p.tokens_per_s_per_gpu, p.label, p.users, p.meets)
                          for p in self._frontier],  # fmt: skip
             "target_per_user_tokens_per_s": self._target_per_user,
             "selected": self._selected,
@@ -118,13 +119,13 @@ class FrontierChart(QWidget):
         for tp in list(self._curves):
             if tp not in data["series"]:
                 self.plot.removeItem(self._curves.pop(tp))
-        for index, (tp, points) in enumerate(sorted(data["series"].items())):
-            curve = self._curves.get(tp)
+        for index, (label, points) in enumerate(sorted(data["series"].items())):
+            curve = self._curves.get(label)
             if curve is None:
                 color = PALETTE[index % len(PALETTE)]
-                curve = self._curves[tp] = self.plot.plot(
+                curve = self._curves[label] = self.plot.plot(
                     [], [], pen=pg.mkPen(color, width=1), symbol="o", symbolSize=5, symbolBrush=color,
-                    symbolPen=None, name=QCoreApplication.translate("FrontierChart", "TP {0}").format(tp),
+                    symbolPen=None, name=label,
                 )  # fmt: skip
             set_points(curve, [x for x, _, _ in points], [y for _, y, _ in points])
         set_points(self.frontier_curve, [p[0] for p in data["frontier"]], [p[1] for p in data["frontier"]])

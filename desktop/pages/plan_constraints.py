@@ -91,10 +91,17 @@ class ConstraintsPanel(Panel):
         self.headroom_spin = QSpinBox()
         set_limit(self.headroom_spin, "memory_headroom")  # percent, as --memory-headroom
         self.headroom_spin.setSuffix(" %")
+        host_ram = QDoubleSpinBox()
+        host_ram.setDecimals(0)
+        set_limit(host_ram, "host_ram_gib")  # GiB, as --host-ram-gib
+        host_ram.setSingleStep(64)
+        host_ram.setValue(2048)
+        host_ram.setMinimumWidth(90)
+        self.host_ram = _OptionalSpin(host_ram)
         self.rank_combo = QComboBox()
         self.labels = {
             name: QLabel()
-            for name in ("max", "exact", "budget", "deadline", "rank", "headroom", "mfu", "eff")
+            for name in ("max", "exact", "budget", "deadline", "rank", "headroom", "host_ram", "mfu", "eff")
         }
         form = wrapping_form(self)
         form.addRow(self.labels["max"], self.max_spin)
@@ -103,6 +110,7 @@ class ConstraintsPanel(Panel):
         form.addRow(self.labels["deadline"], self.deadline)
         form.addRow(self.labels["rank"], self.rank_combo)
         form.addRow(self.labels["headroom"], self.headroom_spin)
+        form.addRow(self.labels["host_ram"], self.host_ram)
         form.addRow(self.labels["mfu"], self.mfu)
         form.addRow(self.labels["eff"], self.efficiency)
         self.max_spin.valueChanged.connect(lambda v: self.state.update(max_gpus=int(v)))
@@ -117,6 +125,7 @@ class ConstraintsPanel(Panel):
             lambda _: self.state.update(rank_by=self.rank_combo.currentData())
         )
         self.headroom_spin.valueChanged.connect(lambda v: self.state.update(memory_headroom=v / 100))
+        self.host_ram.toggled_value.connect(lambda: self.state.update(host_ram_gib=self.host_ram.value()))
         self.retranslate()
 
     def _on_exact(self) -> None:
@@ -153,6 +162,7 @@ class ConstraintsPanel(Panel):
         self.labels["deadline"].setText(self.tr("Deadline"))
         self.labels["rank"].setText(self.tr("Rank by"))
         self.labels["headroom"].setText(self.tr("Memory headroom"))
+        self.labels["host_ram"].setText(self.tr("Host RAM per node"))
         self.labels["mfu"].setText(self.tr("MFU override"))
         self.labels["eff"].setText(self.tr("Bandwidth efficiency"))
         self.max_spin.setToolTip(
@@ -173,6 +183,13 @@ class ConstraintsPanel(Panel):
             self.tr("Share of each GPU's memory left free for the CUDA context, the allocator and NCCL buffers; "
                     "an option fits when it needs at most the rest (vLLM leaves 10% by default)")
         )  # fmt: skip
+        self.host_ram.setToolTip(
+            self.tr("Tick to set each node's CPU RAM: offloaded optimizer states and weights must fit in it "
+                    "(unticked: twice the node's GPU memory)")
+        )  # fmt: skip
+        self.host_ram.spin.setToolTip(self.host_ram.toolTip())
+        self.host_ram.check.setToolTip(self.host_ram.toolTip())
+        self.host_ram.spin.setSuffix(" " + self.tr("GiB"))
         self.max_spin.setSuffix(" " + self.tr("GPUs"))
         self.exact.spin.setSuffix(" " + self.tr("GPUs"))
         self.deadline.spin.setSuffix(" " + self.tr("days"))
@@ -219,6 +236,7 @@ class ConstraintsPanel(Panel):
         self.exact.set_value(inputs.exact_gpus)
         self.budget.set_value(inputs.budget_amount)
         self.deadline.set_value(inputs.deadline_days)
+        self.host_ram.set_value(inputs.host_ram_gib)
         self.mfu.set_value(None if inputs.mfu is None else inputs.mfu * 100)
         self.efficiency.set_value(None if inputs.efficiency is None else inputs.efficiency * 100)
         self._mark_default(self.mfu)

@@ -432,7 +432,8 @@ def _state_figures(
         return _deepspeed_figures(shape, acts, zero, offload, accumulation, dps)
     # torch DDP keeps its all-reduce buckets (as many bytes as the gradients) for the whole run; the export
     # makes the gradients views into them (gradient_as_bucket_view, zeroed in place rather than set to None),
-    # so they are held beside every micro-batch's activations (torch/nn/parallel/distributed.py)
+    # so they are held beside every micro-batch's activations (torch/nn/parallel/distributed.py); one rank runs
+    # without DDP (train.py wraps nothing at world size 1: no buckets)
     ddp = runtime == _DDP
     ep = shape.ep
     largest, bytes_per_param = shape.largest, shape.bytes_per_param
@@ -477,7 +478,8 @@ def _state_figures(
     held_but_gradients = activations + gathered_total
     trainable = shape.trainable_dense + shape.trainable_expert
     model_parallel_communicators = (shape.tp > 1) + (shape.pp > 1) + (ep > 1)
-    unsharded_step: tuple[float, float, str, float] | None = None  # below ZeRO-2: the same at every dp
+    # below ZeRO-2: the same at every dp (DDP's buckets: at every dp above 1)
+    unsharded_steps: dict[bool, tuple[float, float, str, float]] = {}
     ceil = math.ceil
     ceiled_activations = ceil(activations) + ceil(acts.kv_cache)
 
@@ -516,6 +518,8 @@ def _state_figures(
             if offload == _OFFLOAD_OPTIMIZER or offload == _OFFLOAD_ALL:
                 dp_host += optimizer
                 optimizer = 0.0
+        buckets = ddp and dp > 1
+        unsharded_step = unsharded_steps.get(buckets)
         if unsharded_step is None:
             not_concurrent = 0.0
             phase = "backward" if training else "forward"
@@ -530,7 +534,7 @@ def _state_figures(
                 # sum).
                 optimizer_moment = gradients + shape.tied_embedding_gradient * (zero < 2)
                 held = held_but_gradients + gradients
-                if accumulation > 1 or ddp:
+                if accumulation > 1 or buckets:
                     optimizer_moment = held - (gathered_total - gathered_at_loss)
                 # (the terms hold every byte counted: a moment never exceeds their sum)
                 peak = min(held, max(loss_moment, layer_moment, optimizer_moment))
@@ -541,7 +545,7 @@ def _state_figures(
             )  # allocated and freed step by step: fragmentation
             margin = CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * dynamic
             if zero < 2:
-                unsharded_step = gradients, not_concurrent, phase, margin
+                unsharded_steps[buckets] = gradients, not_concurrent, phase, margin
         else:
             gradients, not_concurrent, phase, margin = unsharded_step
 

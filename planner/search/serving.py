@@ -93,7 +93,7 @@ class ServingSearch(GpuSearch):
         self._fitting: dict[int, int] = {}  # tp -> sequences one pp-1 replica holds (for disaggregated pools)
         self.weights = perf.weight_format(inputs.workload.weight_format, str(inputs.workload.precision))
 
-    def _layouts(self) -> list[tuple[int, int, int]]:
+    def layouts(self) -> list[tuple[int, int, int]]:
         """(tp, pp, ep): tensor x pipeline replicas, and for an MoE model on an engine with expert parallelism,
         expert-parallel groups of ep GPUs within a node (tp 1, pp 1, ep dividing the experts)."""
         tps = self.tensor_parallel_sizes() if self._pin("ep") in (None, 1) else []
@@ -111,7 +111,7 @@ class ServingSearch(GpuSearch):
 
     def run(self) -> Found:
         kv_bytes = self.kv_bytes_per_element()
-        for tp, pp, ep in self._layouts():
+        for tp, pp, ep in self.layouts():
             if self.constraints.gpus is not None and self.constraints.gpus % (tp * pp * ep):
                 continue
             found = self._replica(tp, pp, kv_bytes, ep)
@@ -269,7 +269,8 @@ class ServingSearch(GpuSearch):
             ttft_s=load.ttft_s, tpot_s=load.tpot_s, max_concurrent_sequences=replica.max_sequences * ep,
             batch_per_replica=batch, assumptions=self.inputs.rates.assumptions,
             note_messages=notes, time_band=band, per_user_tokens_per_s=load.per_user_tokens_per_s,
-            concurrent_users=replica.users, engine=self.engine.name, prefill_share=load.prefill_share,
+            concurrent_users=replica.users if workload.request_rate is None else batch,  # a rate: those running
+            engine=self.engine.name, prefill_share=load.prefill_share,
             static_batching=static,
             replica_failure=self._replica_failure(replica, breakdown.weights.bytes, tokens_per_s),
             latency=latency,

@@ -1,6 +1,7 @@
 """Throughput against latency for one model on one GPU type (the serving frontier the GUI charts): every replica
-layout tp x 1 that fits, at 1, 2, 4, ... concurrent users up to the sequences it holds, timed by the serving
-engine model at the workload's prompt and output lengths; each point is the output tokens per second one GPU
+layout tp x 1 that fits (and, for an MoE model on an engine with expert parallelism, every expert-parallel group
+of ep GPUs), at 1, 2, 4, ... concurrent users per rank up to the sequences it holds, timed by the serving engine
+model at the workload's prompt and output lengths; each point is the output tokens per second one GPU
 gives against the tokens per second one user reads (1 / TPOT), with its TTFT. The Pareto frontier keeps the
 points no other beats on both."""
 
@@ -20,7 +21,8 @@ from planner.search.types import Constraints, Workload
 
 @dataclass(frozen=True, slots=True)
 class FrontierPoint:
-    """One replica layout at one load: tp GPUs decoding `users` sequences at once (closed loop).
+    """One replica layout at one load: tp GPUs (or an expert-parallel group of ep) decoding `users` sequences at
+    once (closed loop).
 
     tokens_per_s_per_gpu: output tokens per second of the replica over its tp GPUs; per_user_tokens_per_s:
     1 / TPOT; ttft_p90_s: the 90th-percentile time to first token at that load; meets: against the workload's
@@ -33,6 +35,12 @@ class FrontierPoint:
     tokens_per_s_per_gpu: float
     per_user_tokens_per_s: float
     meets: bool
+    ep: int = 1
+
+    @property
+    def label(self) -> str:
+        """The layout's line: "TP 2" or "EP 8"."""
+        return f"EP {self.ep}" if self.ep > 1 else f"TP {self.tp}"
 
 
 def serving_frontier(
@@ -48,18 +56,18 @@ def serving_frontier(
     search = ServingSearch(inputs)
     kv_bytes = search.kv_bytes_per_element()
     points: list[FrontierPoint] = []
-    for tp in search.tensor_parallel_sizes():
-        fit = fitting_sequences(search.memory, tp, 1, search.capacity)
+    for tp, pp, ep in search.layouts():
+        fit = fitting_sequences(search.memory, tp, 1, search.capacity, ep=ep) if pp == 1 else None
         if fit is None or fit[1] < 1:
             continue
-        replica = search.perf_replica(tp, 1, kv_bytes)
+        replica = search.perf_replica(tp, 1, kv_bytes, ep)
         most = min(fit[1], search.engine.limits(gpu.memory_bytes, gpu.name)[0])
-        for users in powers_of_two(most):
+        for users in powers_of_two(most):  # per rank; an expert-parallel group runs ep ranks side by side
             load = perf.serve(replica, users, workload.prompt_len, workload.output_len, max_sequences=most)
             points.append(FrontierPoint(
-                tp=tp, users=users, tpot_s=load.tpot_s, ttft_p90_s=load.ttft_p90_s,
+                tp=tp, users=users * ep, tpot_s=load.tpot_s, ttft_p90_s=load.ttft_p90_s,
                 tokens_per_s_per_gpu=load.output_tokens_per_s / tp, per_user_tokens_per_s=1.0 / load.tpot_s,
-                meets=_meets(load.ttft_p90_s, load.tpot_s, workload),
+                meets=_meets(load.ttft_p90_s, load.tpot_s, workload), ep=ep,
             ))  # fmt: skip
     return tuple(points)
 

@@ -65,6 +65,25 @@ def test_the_memory_headroom_and_expert_pins_reach_the_planner(page, qtbot):
     assert page.call.constraints.memory_headroom == 0.0
 
 
+def test_host_ram_per_node_reaches_the_planner(page, qtbot):
+    """Unticked, the planner assumes twice the node's GPU memory; ticked, the node's CPU RAM in GiB bounds what
+    the options offload (plan --host-ram-gib)."""
+    from planner.memory.host_ram import gpus_sharing_a_node
+
+    page.set_mode("expert", remember=False)
+    assert not page.constraints.host_ram.check.isChecked()
+    replanned(qtbot, page)
+    assert page.call.constraints.host_ram_bytes is None
+    page.constraints.host_ram.check.setChecked(True)
+    page.constraints.host_ram.spin.setValue(16)
+    replanned(qtbot, page)
+    assert page.state.inputs.host_ram_gib == 16
+    assert page.call.constraints.host_ram_bytes == 16 * 2**30
+    for option in page.state.options:
+        sharing = gpus_sharing_a_node(option.gpus, option.gpu.gpus_per_node)
+        assert option.memory.host_offload_bytes * sharing <= 16 * 2**30
+
+
 def test_a_runtime_chosen_in_expert_mode_reaches_the_planner(page, qtbot):
     page.set_mode("expert", remember=False)
     replanned(qtbot, page)

@@ -127,5 +127,5 @@ def test_the_frontier_chart_shows_the_selected_gpu_and_the_target(page, qtbot):
     assert per_user == pytest.approx(1 / option.tpot_s)
     assert per_gpu == pytest.approx(option.tokens_per_s / option.gpus)
     # one GPU at the batch-1 floor: 4.8 ms per token at least (16.06 GB / 3.35 TB/s), so at most 208 tokens/s
-    single = [x for x, _y, users in data["series"][1] if users == 1]
+    single = [x for x, _y, users in data["series"]["TP 1"] if users == 1]
     assert single and single[0] <= 3.35e12 / 16.06e9

@@ -372,12 +372,14 @@ def test_the_peak_is_the_larger_of_backward_start_and_optimizer_step():
 def test_ddp_holds_its_gradient_buckets_beside_the_activations():
     """torch DDP's all-reduce buckets (the gradients' bytes) live for the whole run, and the export makes the
     gradients views into them: no credit for gradients and activations apart, with or without accumulation
-    (fp32 gradients under autocast: 4 bytes per parameter)."""
+    (fp32 gradients under autocast: 4 bytes per parameter). One rank runs without DDP: no buckets."""
     for accumulation in (1, 4):
-        memory = estimate_memory(LLAMA2_7B, train(seq_len=4096, gradient_accumulation=accumulation))
+        memory = estimate_memory(LLAMA2_7B, train(dp=2, seq_len=4096, gradient_accumulation=accumulation))
         assert memory.runtime == "ddp" and memory.not_concurrent_bytes == 0
         assert memory.gradients.bytes == 4 * LLAMA2_7B.total_params
         assert memory.total_bytes == sum(term.bytes for _, term in memory.terms())
+    one = estimate_memory(LLAMA2_7B, train(seq_len=4096))
+    assert one.runtime == "ddp" and one.not_concurrent_bytes > 0
 
 
 @pytest.mark.parametrize(

@@ -85,3 +85,13 @@ def test_pools_only_for_an_engine_that_disaggregates(engine, pools):
     assert has_pools == pools
     for option in result.options:  # pools carry an error band like every other serving option
         assert option.time_band is not None and option.time_band.low_fraction < 0 < option.time_band.high_fraction
+
+
+def test_a_request_rate_plan_counts_the_running_sequences_as_its_users():
+    """With a request rate there are no stated users: a replica's users are the sequences running at once
+    (Little's law), not the default batch a users-plan would start from; nobody is shown queued for a slot."""
+    workload = Workload(task="inference", precision="fp8", seq_len=5500, output_len=500, request_rate=6.4)
+    result = plan(get_preset("llama-3.1-70b"), workload, [get_gpu("h100-sxm")],
+                  Constraints(max_gpus=64, pinned={"tp": 8}))  # fmt: skip
+    for option in result.options:
+        assert option.concurrent_users == option.batch_per_replica

@@ -71,3 +71,24 @@ def test_targets_mark_the_points_and_the_search_agrees():
     assert option.batch_per_replica == 16
     assert users16.tpot_s == pytest.approx(option.tpot_s, rel=1e-9)
     assert users16.tokens_per_s_per_gpu == pytest.approx(option.tokens_per_s, rel=1e-9)
+
+
+def test_an_moe_model_has_expert_parallel_lines_within_littles_law():
+    # Mixtral 8x7B (8 experts) on H100 with vLLM: EP 2, 4 and 8 groups beside TP 1..8; a group of ep GPUs
+    # decoding N users (N / ep per rank) gives at most N / TPOT tokens/s over its ep GPUs.
+    workload = Workload(task="inference", seq_len=1200, output_len=200)
+    points = serving_frontier(get_preset("mixtral-8x7b"), workload, get_gpu("h100-sxm"))
+    labels = {p.label for p in points}
+    assert {"EP 2", "EP 4", "EP 8"} <= labels and "TP 8" in labels
+    for p in points:
+        gpus = p.tp * p.ep
+        assert p.tokens_per_s_per_gpu * gpus <= p.users / p.tpot_s * (1 + 1e-9)
+    # the EP 8 group at 64 users (8 per rank): the same figures as the serving search's option for that layout
+    point = next(p for p in points if p.ep == 8 and p.users == 64)
+    found = plan(get_preset("mixtral-8x7b"), Workload(task="inference", seq_len=1200, output_len=200,
+                                                      concurrent_users=64), [get_gpu("h100-sxm")],
+                 Constraints(gpus=8, pinned={"ep": 8}))  # fmt: skip
+    option = found.options[0]
+    assert option.layout.ep == 8 and option.gpus == 8
+    assert point.tpot_s == pytest.approx(option.tpot_s, rel=1e-9)
+    assert point.tokens_per_s_per_gpu == pytest.approx(option.tokens_per_s / 8, rel=1e-9)

@@ -350,8 +350,10 @@ def run_ddp(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
     # them (torch's DDP docs: it saves memory the size of the gradients), as the plan counts them: once; and
     # zero_grad(set_to_none=False) below keeps them those views, so the micro-batches under no_sync accumulate
     # into the buckets too instead of into new gradient tensors beside them
-    wrapped = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None,
-                                      gradient_as_bucket_view=True)
+    wrapped: Any = model  # one rank has nothing to all-reduce: no DDP, no buckets (as the plan counts it)
+    if dist.get_world_size() > 1:
+        wrapped = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None,
+                                          gradient_as_bucket_view=True)
     optimizer = adamw([p for p in model.parameters() if p.requires_grad], args.lr)
     scheduler = lr_schedule(args)(optimizer)
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -363,9 +365,9 @@ def run_ddp(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
     for step in range(args.steps):
         for micro_step in range(args.grad_accum):
             tokens = next(data)
-            sync = micro_step == args.grad_accum - 1
-            with wrapped.no_sync() if not sync else _nothing(), torch.autocast(device.type, dtype=dtype,
-                                                                                enabled=dtype != torch.float32):
+            deferred = micro_step < args.grad_accum - 1 and wrapped is not model  # all-reduce at the last only
+            with wrapped.no_sync() if deferred else _nothing(), torch.autocast(device.type, dtype=dtype,
+                                                                              enabled=dtype != torch.float32):
                 loss = wrapped(input_ids=tokens, labels=tokens).loss / args.grad_accum
             loss.backward()
             loss_value = float(loss.detach().float()) * args.grad_accum
