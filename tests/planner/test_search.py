@@ -413,7 +413,7 @@ def test_best_first_finds_what_timing_every_candidate_finds(
 )
 def test_the_search_order_does_not_change_the_answers(preset, max_gpus, monkeypatch):
     """The search visits each GPU count's (layout, dp) pairs best-first, in ascending floor order, ties in
-    enumeration order (planner.search.training._search_order), and stops at the first floor above the best.
+    enumeration order (planner.search.training_fits.search_order), and stops at the first floor above the best.
     Visiting the pairs of equal floor in reverse enumeration order instead, or shuffled (also with no stage
     floors, where all of a count's pairs tie at -inf and are visited in a random order), must give the same
     frontier, excluded families (their smallest needs and order) and advice, option for option: a candidate's
@@ -441,7 +441,7 @@ def test_the_search_order_does_not_change_the_answers(preset, max_gpus, monkeypa
         return np.lexsort((random.permutation(len(floors)), floors, counts))
 
     for order in (ties_reversed, ties_shuffled):
-        monkeypatch.setattr(training, "_search_order", order)
+        monkeypatch.setattr(training, "search_order", order)  # the name training.py calls
         assert answers() == searched, order.__name__
     # without stage floors every pair's floor is -inf: all tie, so each count's pairs are visited shuffled
     monkeypatch.setattr(perf.StepModel, "unpipelined_microbatch_s", lambda *args, **kwargs: None)
