@@ -17,7 +17,8 @@ def test_an_idle_window_builds_the_plan_and_rent_buy_widgets_ahead_and_the_pages
     # stages of that work (where pyqtgraph and the planner were imported by an earlier window, the steps are
     # queued only once the first turns ran), so the wait is for the widgets themselves
     wanted = {ResultsPanel, RentBuyChart, WorkloadPanel, PoolPanel}
-    qtbot.waitUntil(lambda: window.context.charts_loaded and wanted <= set(shelf._ready), timeout=30_000)
+    qtbot.waitUntil(lambda: window.context.charts_loaded and wanted <= set(shelf._ready) and not shelf.stocking(),
+                    timeout=30_000)  # fmt: skip
     panel, chart = shelf._ready[ResultsPanel], shelf._ready[RentBuyChart]
     workload, pool = shelf._ready[WorkloadPanel], shelf._ready[PoolPanel]
     assert not panel.isVisible() and not chart.isVisible()  # held hidden in the window until taken
