@@ -30,7 +30,7 @@ from planner.memory.element_bytes import (
     MEGATRON_WEIGHT_BYTES,
     OPTIMIZER_STATE_BYTES,
     compute_bytes,
-    deepspeed_layout,
+    deepspeed_counted,
     gradient_bytes,
     master_precision,
     optimizer_bytes,
@@ -96,12 +96,9 @@ def lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...])
     return dense_layer, moe_non_expert, routed
 
 
-# --- Bytes per value ----------------------------------------------------------------------------------------
-# Mixed precision as PyTorch runs it (torch.amp autocast under HF Trainer / accelerate, FSDP2's
+# --- Bytes per value: mixed precision as PyTorch runs it (torch.amp autocast under HF Trainer / accelerate, FSDP2's
 # MixedPrecisionPolicy): the weights, their gradients and AdamW's m and v stay fp32 (4 + 4 + 8 bytes/param) and
 # the matmuls run on 16-bit copies. DeepSpeed's bf16 optimizer splits the same 16 bytes as 2 + 2 + 12.
-
-
 # --- The estimate -------------------------------------------------------------------------------------------
 
 
@@ -236,9 +233,10 @@ class StageShape(NamedTuple):
     opt_per: float
     family: str  # the model's Hugging Face model_type: DeepSpeed's AutoEP presets depend on it
     pinned_runtime: Runtime | None  # MemoryConfig.runtime
-    # 16-bit full training: DeepSpeed's own layout applies where it is the runtime (_deepspeed_figures)
+    # training in bf16 / fp16 / fp32: DeepSpeed's own layout applies where it is the runtime (_deepspeed_figures)
     deepspeed_layout: bool
     largest_module: float  # parameters per GPU of the largest single module (what ZeRO-3 gathers at once)
+    largest_trainable: float  # of the largest trained one (an adapter's widest matrix)
     bucket_elements: float  # DeepSpeed's reduce / prefetch bucket (planner.exports.configs writes the same)
 
 
@@ -258,6 +256,12 @@ def _largest_module(model: ModelSpec, counts: ParamCounts, divisors: Divisors) -
     if model.is_moe:
         candidates.append(counts.routed_experts_per_layer / divisors.expert_divisor)
     return max(candidates)
+
+
+def _largest_adapter(model: ModelSpec, config: MemoryConfig) -> float:
+    """Parameters of a LoRA adapter's widest matrix (r x its input or output width), at most."""
+    mlp = model.ffn if {"gate", "up", "down"} & set(config.lora_targets) else 0
+    return config.lora_rank * max(model.hidden, model.heads * max(model.head_dim, model.v_head_dim), mlp)
 
 
 def _stored_weights(
@@ -331,6 +335,7 @@ def stage_shape(
         tied_gradient = (
             2 * model.vocab * model.hidden / tp * (MEGATRON_GRADIENT_BYTES if megatron_opt_per else grad_per)
         )
+    largest_module = _largest_module(model, counts, divisors)
     autocast_copies = 0.0
     if full_training and e < 4:
         autocast_copies = autocast_weight_copies(model, counts, stage, tp)
@@ -344,8 +349,8 @@ def stage_shape(
         qlora_workspace=qlora_workspace, adapter_dense=adapter_dense, adapter_expert=adapter_expert,
         adapter_bytes=adapter_bytes, trainable_dense=trainable_dense, trainable_expert=trainable_expert,
         grad_per=grad_per, opt_per=opt_per, family=model.family, pinned_runtime=config.runtime,
-        deepspeed_layout=deepspeed_layout(config),
-        largest_module=_largest_module(model, counts, divisors),
+        deepspeed_layout=deepspeed_counted(config), largest_module=largest_module,
+        largest_trainable=_largest_adapter(model, config) / tp if adapter else largest_module,
         bucket_elements=float(deepspeed_bucket_elements(model.hidden)),
     )  # fmt: skip
 
@@ -584,20 +589,19 @@ def sixteen_bit_compute(shape: StageShape, zero: int, offload: str) -> bool:
     return zero >= 2 or (shape.megatron_opt_per > 0 and zero <= 1)
 
 
-# DeepSpeed's 16-bit training (deepspeed/runtime/zero/stage_1_and_2.py, stage3.py, bf16_optimizer.py): the
-# model's weights and gradients are 16 bit; each rank keeps fp32 master weights, AdamW's m and v (12 bytes) and
-# an fp32 gradient partition (4 bytes) for its 1/dp share. ZeRO-0 (BF16_Optimizer) keeps all of them whole
-# and accumulates the gradients in fp32 (2 + 4 + 12 bytes). The figures are DeepSpeed's own estimators'
+# DeepSpeed's training (deepspeed/runtime/engine.py, zero/stage_1_and_2.py, stage3.py, bf16_optimizer.py): the
+# engine casts the whole model to bf16 / fp16 (fp32 stays fp32: e bytes per value); ZeRO keeps, for the trainable
+# parameters only (a LoRA adapter's; a frozen base has no gradient or optimizer state), e-byte gradients and, per
+# rank, fp32 master weights + AdamW's m and v (12 bytes, a clone even of fp32 weights) and an fp32 gradient
+# partition (4 bytes) for its 1/dp share. ZeRO-0 (BF16_Optimizer) keeps them whole and accumulates the gradients in
+# fp32 (2 + 4 + 12; in fp32 torch's AdamW alone: 4 + 4 + 8). The 16-bit figures are DeepSpeed's own estimators'
 # (estimate_zero2_model_states_mem_needs: 2 + 18/dp bytes per parameter; ZeRO-1 keeps the 16-bit gradients
 # whole: 4 + 16/dp; estimate_zero3_model_states_mem_needs: 4 x the largest module + 18/dp), plus the buckets
-# they leave out: ZeRO-1/2 two reduce buckets (overlap_comm), ZeRO-3 one reduce and one prefetch bucket, all
-# 16 bit. ZeRO-3 keeps a 16-bit gradient partition as well (grad_partitions_flat_buffer in the model's dtype)
-# and makes the fp32 gradient one optimizer sub-group at a time (sub_group_size, which the export sets to
-# DEEPSPEED_SUB_GROUP_ELEMENTS): 2 + 2 + 12 bytes/dp + 4 bytes x one sub-group. Offload moves the fp32 parts (and
-# ZeRO-3's 16-bit weight partition with parameter offload) to CPU RAM, and the 16-bit gradients of ZeRO-2/3
-# go to the CPU from the reduce bucket.
-_DS_WEIGHT = 2.0
-_DS_GRADIENT = 2.0
+# they leave out: ZeRO-1/2 two reduce buckets (overlap_comm), ZeRO-3 one reduce and one prefetch bucket. ZeRO-3
+# partitions the frozen base too, keeps an e-byte gradient partition (grad_partitions_flat_buffer) and makes the
+# fp32 gradient one optimizer sub-group at a time (sub_group_size, which the export sets to
+# DEEPSPEED_SUB_GROUP_ELEMENTS). Offload moves the fp32 parts (and ZeRO-3's weight partition with parameter
+# offload) to CPU RAM, and the gradients of ZeRO-2/3 go to the CPU from the reduce bucket.
 _DS_FP32_GRADIENT = 4.0
 _DS_MASTER_AND_ADAM = 12.0
 # ZeRO-3's optimizer sub-group in elements as the export writes it (ds_config sub_group_size; DeepSpeed's
@@ -611,35 +615,42 @@ _DS_NORM = 8.0
 def _deepspeed_figures(
     shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int]
 ) -> list[tuple[float, float, float, float, float, float, float, float, float, float, int, str, int]]:
-    """_state_figures under DeepSpeed's 16-bit layout (see the constants above), the same tuple per dp."""
+    """_state_figures under DeepSpeed's layout (see the constants above), the same tuple per dp."""
     ceil = math.ceil
-    activations = acts.activations_sharded  # the model itself is 16 bit: no autocast copies
-    params = shape.params_gpu
+    activations = acts.activations_sharded  # the model itself is 16 bit (or fp32): no autocast copies
+    e = shape.compute_bytes  # bytes of one weight or gradient value of the model as DeepSpeed runs it
+    trainable = shape.trainable_dense + shape.trainable_expert
+    adapter = trainable * e if shape.adapter else 0.0  # a LoRA adapter's weights beside the frozen base
+    model_bytes = shape.stored_weights if shape.adapter else shape.params_gpu * e  # QLoRA: the 4-bit base
     offloaded = offload in (_OFFLOAD_OPTIMIZER, _OFFLOAD_ALL)
     if zero == 3:
-        buffers = 1.9 * shape.bucket_elements * _DS_WEIGHT  # reduce bucket + prefetch bucket (0.9 of it)
-        live = shape.largest_module * (_DS_WEIGHT + _DS_GRADIENT)
+        buffers = 1.9 * shape.bucket_elements * e  # reduce bucket + prefetch bucket (0.9 of it)
+        live = shape.largest_module * (e + (0.0 if shape.adapter else e))  # gathered; frozen: no gradient
     else:
-        buffers = 2 * shape.bucket_elements * _DS_GRADIENT if zero >= 1 else 0.0
+        buffers = 2 * shape.bucket_elements * e if zero >= 1 else 0.0
         live = 0.0
     communicators = (shape.tp > 1) + (shape.pp > 1) + (shape.ep > 1)
     figures = []
     for dp in dps:
         expert_shard = dp * shape.tp // shape.ep if shape.ep > 1 else dp
-        shard = shape.dense_params_gpu / dp + shape.expert_params_gpu / expert_shard
+        shard = shape.trainable_dense / dp + shape.trainable_expert / expert_shard
         host = 0.0
         step_only = 0.0  # gradient bytes made in the optimizer step, never beside the activations
         if zero == 0:
-            weights, gradients = params * _DS_WEIGHT, params * _DS_FP32_GRADIENT
-            optimizer = params * _DS_MASTER_AND_ADAM
+            weights, gradients = model_bytes + adapter + shape.qlora_workspace, trainable * _DS_FP32_GRADIENT
+            optimizer = trainable * (_DS_MASTER_AND_ADAM if e < 4 else _DS_MASTER_AND_ADAM - MASTER_BYTES)
         else:
-            weights = (params if zero < 3 else shard) * _DS_WEIGHT
-            sixteen_bit_gradients = (params if zero == 1 else shard) * _DS_GRADIENT
+            weights = model_bytes + adapter
+            if zero == 3:  # the base's and the adapter's partitions
+                kept = shape.dense_params_gpu / dp + shape.expert_params_gpu / expert_shard
+                weights = model_bytes * kept / (shape.params_gpu or 1) + (shard * e if shape.adapter else 0.0)
+            sixteen_bit_gradients = (trainable if zero == 1 else shard) * e
             fp32_gradients = shard if zero < 3 else min(shard, DEEPSPEED_SUB_GROUP_ELEMENTS)
             # the gradient norm, before the fp32 gradients are made: an fp64 copy of one parameter's gradient
             # partition at a time (ZeRO-1/2: a parameter lies whole in one rank's flat partition where it fits;
             # ZeRO-3 partitions every parameter over dp)
-            norm_copy = (min(shape.largest_module, shard) if zero < 3 else shape.largest_module / dp) * _DS_NORM
+            largest = shape.largest_trainable
+            norm_copy = (min(largest, shard) if zero < 3 else largest / dp) * _DS_NORM
             step_only = max(fp32_gradients * _DS_FP32_GRADIENT, norm_copy)
             gradients = sixteen_bit_gradients + step_only
             optimizer = shard * _DS_MASTER_AND_ADAM
@@ -651,7 +662,7 @@ def _deepspeed_figures(
             if offload == _OFFLOAD_ALL:
                 host += weights
                 weights = 0.0
-            weights += buffers + live
+            weights += buffers + live + shape.qlora_workspace
         # gradients and activations are not held at once (one backward per step), as _state_figures counts;
         # ZeRO-1/2/3 hold their 16-bit gradient partition (where micro-batches accumulate) beside the activations
         # and make the fp32 gradients only in the optimizer step

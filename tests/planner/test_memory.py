@@ -191,6 +191,41 @@ def test_lora_adapters_carry_full_optimizer_state_and_the_base_is_frozen():
     assert estimate_memory(LLAMA2_7B, all_targets).gradients.bytes == 4 * 32 * per_layer
 
 
+def test_deepspeed_lora_keeps_the_frozen_base_16_bit_and_states_for_the_adapter_only():
+    # DeepSpeed's engine casts the whole model, adapter included, to bf16 (engine.py _configure_distributed_model);
+    # ZeRO-2 over 8 GPUs keeps the base whole and, for the adapter's 1/8: 2-byte gradients, fp32 master + AdamW
+    # (12 bytes) and, in the optimizer step only, an fp32 gradient partition (4 bytes)
+    adapters, shard = 16_777_216, 16_777_216 // 8
+    config = MemoryConfig(task="lora", lora_rank=16, runtime="deepspeed", layout=Layout(dp=8, zero=2))
+    b = estimate_memory(LLAMA2_7B, config)
+    buckets = 2 * 4096 * 4096 * 2  # two reduce buckets of hidden x hidden 16-bit elements
+    assert b.runtime == "deepspeed"
+    assert b.weights.bytes == 2 * P_7B + 2 * adapters + buckets
+    # the gradient norm's fp64 copy of the widest adapter matrix (16 x 4096) is below the fp32 partition
+    assert b.gradients.bytes == 2 * shard + 4 * shard
+    assert b.optimizer.bytes == 12 * shard
+    # ZeRO-3 partitions the frozen base as well, and gathers the largest module (the 32000 x 4096 head) without
+    # a gradient
+    zero3 = estimate_memory(LLAMA2_7B, dataclasses.replace(config, layout=Layout(dp=8, zero=3)))
+    live, prefetch = 2 * 32000 * 4096, 1.9 * 4096 * 4096 * 2
+    assert zero3.weights.bytes == pytest.approx(2 * P_7B / 8 + 2 * shard + live + prefetch, abs=2)
+
+
+def test_deepspeed_fp32_keeps_an_fp32_master_clone_and_fp32_gradients():
+    # no bf16 / fp16 section: the model stays fp32; ZeRO-2 still clones the rank's partition as its master
+    # (stage_1_and_2.py: detach().clone() to master_weights_and_grads_dtype)
+    config = train(zero=2, dp=8, precision="fp32", runtime="deepspeed", seq_len=1)
+    b = estimate_memory(LLAMA2_7B, config)
+    shard = P_7B / 8
+    assert b.weights.bytes == 4 * P_7B + 2 * 4096 * 4096 * 4
+    # 4-byte gradient partition + the step's fp32 partition, or the norm's fp64 copy of the 32000 x 4096 head
+    assert b.gradients.bytes == pytest.approx(4 * shard + max(4 * shard, 8 * 32000 * 4096), abs=1)
+    assert b.optimizer.bytes == pytest.approx(12 * shard, abs=1)
+    # ZeRO-0 in fp32 is torch's AdamW on the fp32 model: 4 + 4 + 8 bytes per parameter
+    zero0 = estimate_memory(LLAMA2_7B, train(zero=0, dp=8, precision="fp32", runtime="deepspeed"))
+    assert (zero0.weights.bytes, zero0.gradients.bytes, zero0.optimizer.bytes) == (4 * P_7B, 4 * P_7B, 8 * P_7B)
+
+
 def test_qlora_base_is_nf4_with_double_quantisation():
     # Embedding, head, norms stay 16-bit: 2 x 32000 x 4096 + 4096 (final norm) + 32 x 2 x 4096 (layer norms)
     high_precision = 2 * 32000 * 4096 + 4096 + 32 * 2 * 4096
@@ -348,9 +383,9 @@ def test_breakdown_dict_shape_and_total():
 
 
 def test_the_peak_is_the_larger_of_backward_start_and_optimizer_step():
-    # DeepSpeed ZeRO-1 in fp32 (gradients made in the backward, freed by zero_grad after the step)
+    # one process in fp32 (no DDP, so no buckets: gradients made in the backward, freed by zero_grad after the step)
     def fp32(**changes):
-        return train(zero=1, precision="fp32", runtime="deepspeed", **changes)
+        return train(zero=0, precision="fp32", runtime="ddp", **changes)
 
     # tiny activations (1 token): the optimizer step, with every gradient, is the peak
     short = estimate_memory(LLAMA2_7B, fp32(seq_len=1))
