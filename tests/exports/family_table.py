@@ -182,14 +182,14 @@ def _parsed(family: Family, export: Path) -> str:
     import os
     import shlex
 
-    from tests.exports.test_torchtitan_parser import _torchtitan_argv
-    from tests.exports.test_vllm_serve_parser import _vllm_argv
+    from tests.exports.test_torchtitan_parser import torchtitan_argv
+    from tests.exports.test_vllm_serve_parser import vllm_argv
 
     script = (export / "launch.sh").read_text(encoding="utf-8")
     if family.parse == "torchtitan":
-        argv, code, env = _torchtitan_argv(script), _TORCHTITAN, dict(os.environ)
+        argv, code, env = torchtitan_argv(script), _TORCHTITAN, dict(os.environ)
     else:
-        argv, code = _vllm_argv(script), _VLLM
+        argv, code = vllm_argv(script), _VLLM
         env = {**os.environ, "VLLM_TARGET_DEVICE": "cpu", "VLLM_LOGGING_LEVEL": "ERROR"}
     done = subprocess.run([sys.executable, "-c", code], input=json.dumps(argv), capture_output=True, text=True,
                           env=env, timeout=600)  # fmt: skip

@@ -51,7 +51,7 @@ VALUES = {'"$STEPS"': "100", '"$HF_ASSETS_PATH"': "/assets", '"$HF_CHECKPOINT"':
           '"$MODEL"': "/model", '"$@"': ""}  # fmt: skip
 
 
-def _torchtitan_argv(script: str) -> list[str]:
+def torchtitan_argv(script: str) -> list[str]:
     """The words after `-m torchtitan.train` on the exported line, with the variables given values."""
     line = next(text for text in script.splitlines() if "-m torchtitan.train" in text)
     for variable, value in VALUES.items():
@@ -90,7 +90,7 @@ def test_torchtitan_parses_every_exported_command_with_the_planned_figures():
               for option, model in zip(options, models, strict=True)]  # fmt: skip
     for option in options:
         assert option.runtime == "torchtitan"
-    parsed = _parse([_torchtitan_argv(launch_script(o, i)) for o, i in zip(options, inputs, strict=True)])
+    parsed = _parse([torchtitan_argv(launch_script(o, i)) for o, i in zip(options, inputs, strict=True)])
     for option, export, config in zip(options, inputs, parsed, strict=True):
         layout = option.layout
         accumulation = gradient_accumulation_steps(option, export)
