@@ -203,26 +203,28 @@ def _deepspeed_texts(config: MemoryConfig, amounts: StageAmounts) -> tuple[str, 
     layout = config.layout
     zero, dp = int(layout.zero), layout.dp
     e = 4 if config.precision == Precision.FP32 else 2  # DeepSpeed's model dtype: bf16 / fp16, or fp32
+    bits = "16-bit" if e == 2 else "fp32"
     base = "4-bit base" if config.task == Task.QLORA else f"{e}-byte frozen base"
-    model = f"{base} + {e}-byte adapter" if config.task.is_adapter else f"{e} bytes/param"
+    model = f", {base} + {e}-byte adapter" if config.task.is_adapter else f" x {e} bytes/param"
+    live = f"{bits} weights" if config.task.is_adapter else f"{bits} weights and gradients"
     params = f"{amounts.params_gpu / 1e9:.3g}B params on this GPU"
     buffers = format_bytes(amounts.gathered_bytes, unit="GiB")
     if zero == 0:
         master = "fp32 master weights + AdamW m, v: 12" if e == 2 else "AdamW m, v: 8"
         return (
-            f"{params}, {model} (DeepSpeed: the model in {config.precision})",
+            f"{params}{model} (DeepSpeed: the model in {config.precision})",
             "4 bytes/trainable param (fp32 gradients, accumulated whole: DeepSpeed ZeRO-0)",
             f"{master} bytes/trainable param (DeepSpeed ZeRO-0)",
         )
     if zero == 3:
         weights = (
-            f"{params}, {model}, DeepSpeed ZeRO-3 partitions over dp {dp}; + the largest module's weights "
-            f"(and gradients) while it is gathered ({format_bytes(amounts.gathered_weights, unit='GiB')}) "
-            f"+ reduce and prefetch buckets ({buffers})"
+            f"{params}{model}, DeepSpeed ZeRO-3 partitions over dp {dp}; + the largest module's {live} while "
+            f"it is gathered ({format_bytes(amounts.gathered_weights, unit='GiB')}) + reduce and prefetch buckets "
+            f"({buffers})"
         )
-        grads = f"{e} bytes/trainable param (partition) + 4 bytes for one optimizer sub-group's fp32 gradient"
+        grads = f"{e} bytes/trainable param ({bits} partition) + 4 bytes for one optimizer sub-group's fp32 gradient"
     else:
-        weights = f"{params}, {model} (DeepSpeed keeps the model whole) + 2 reduce buckets ({buffers})"
+        weights = f"{params}{model} (DeepSpeed keeps the {bits} model whole) + 2 reduce buckets ({buffers})"
         grads = (
             f"{e} bytes/trainable param, whole (ZeRO-1) + 4 bytes fp32 partition"
             if zero == 1
