@@ -214,8 +214,8 @@ def _describe(layout: Layout) -> str:
 
 
 def serving_load(case: Case, constants: FittedConstants) -> tuple[Replica, ServingLoad]:
-    """A serving case's replica and what it delivers at the case's load (the stated batch, or for in-flight
-    batching as many sequences as fit)."""
+    """A serving case's replica and what it delivers at the case's load (the stated batch; for in-flight
+    batching the stated concurrency of users in a closed loop, or as many sequences as fit)."""
     inputs = case.inputs
     assert inputs is not None and inputs.serving is not None
     serving = inputs.serving
@@ -223,7 +223,8 @@ def serving_load(case: Case, constants: FittedConstants) -> tuple[Replica, Servi
     p, o = serving.prompt_len, serving.output_len
     if serving.scheduling == "inflight":
         fit = _sequences_that_fit(case, inputs)
-        return replica, continuous_batching(replica, max(1, fit), p, o, max_sequences=fit)
+        users = serving.batch or max(1, fit)  # the stated concurrency (closed loop), else as many as fit
+        return replica, continuous_batching(replica, users, p, o, max_sequences=fit)
     return replica, static_batching(replica, serving.batch or 1, p, o)
 
 
@@ -341,7 +342,7 @@ def _single_stream(tensor_parallel: bool) -> Callable[[Case], bool]:
 
 
 def _batched_serving(case: Case) -> bool:
-    return case.kind in ("serving_throughput", "ttft")
+    return case.kind in ("serving_throughput", "ttft", "tpot")
 
 
 def _first_token(case: Case) -> bool:
