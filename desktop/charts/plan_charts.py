@@ -74,6 +74,7 @@ class MemoryBarChart(QWidget):
         self._capacity = 0
         self._usable = 0
         self.plot_widget = pg.PlotWidget(background=None, enableMenu=False)
+        self.plot_widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no Tab stop: a chart takes no keys
         self.plot = self.plot_widget.getPlotItem()
         _style_plot(self.plot)
         self.plot.showGrid(x=True, y=False, alpha=0.2)
@@ -208,6 +209,7 @@ class ScalingChart(QWidget):
         self._time_unit = (3600.0, "h")
         self._time_kind = "wall"
         self.layout_widget = pg.GraphicsLayoutWidget()
+        self.layout_widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no Tab stop: a chart takes no keys
         self.layout_widget.setBackground(None)
         self.time_plot = self.layout_widget.addPlot(row=0, col=0, enableMenu=False)
         self.cost_plot = self.layout_widget.addPlot(row=0, col=1, enableMenu=False)

@@ -6,7 +6,7 @@ labelled with the measured figure. Measurements without a spec figure are listed
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -26,6 +26,7 @@ class ProbeSpecChart(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.plot_widget = pg.PlotWidget(self, enableMenu=False)
+        self.plot_widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no Tab stop: a chart takes no keys
         self.plot = self.plot_widget.getPlotItem()
         style_plot(self.plot)
         self.plot.showGrid(x=True, y=False, alpha=0.15)

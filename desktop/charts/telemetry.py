@@ -54,6 +54,7 @@ class TelemetryChart(QWidget):
         self.legend = QLabel(self)
         self.legend.setWordWrap(True)
         self.graphics = pg.GraphicsLayoutWidget(self)
+        self.graphics.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no Tab stop: a chart takes no keys
         self.graphics.ci.setSpacing(6)
         self.plots: dict[str, pg.PlotItem] = {}
         while plots and not self.add_plot():

@@ -71,6 +71,7 @@ class MessageStrip(QScrollArea):
         layout.addStretch(1)
         self.setWidget(inner)
         self.setWidgetResizable(True)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # text to read, not a Tab stop
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setFixedHeight(self.fontMetrics().lineSpacing() * MESSAGE_LINES + 8)
@@ -97,6 +98,7 @@ class PoolView(QWidget):
         self.model = PoolChoicesModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table; arrows move between rows
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
@@ -122,6 +124,7 @@ class PoolView(QWidget):
         layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the table and the fields
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(body)
         outer = QVBoxLayout(self)
@@ -181,6 +184,7 @@ class ResultsPanel(QWidget):
         self.model = PlanOptionsModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table; arrows move between rows
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
