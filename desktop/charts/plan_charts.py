@@ -377,9 +377,9 @@ class ScalingChart(QWidget):
         ]
         selected = QCoreApplication.translate("PlanCharts", "selected option")
         if self._band is not None and self._selected_point() is not None:
-            selected = QCoreApplication.translate("PlanCharts", "selected option, time {0}").format(
-                fmt.band(self._band)
-            )
+            span, _, runs = fmt.band(self._band).partition(", ")  # the range never wraps: "−33% .. +34%"
+            kept = span.replace(" ", "&nbsp;") + (", " + runs if runs else "")
+            selected = QCoreApplication.translate("PlanCharts", "selected option, time {0}").format(kept)
         ring = "<span style='color:#D00000'>&#9675;</span>&nbsp;" + selected
         return " &nbsp; ".join([*key, ring]) if key else ""
 
