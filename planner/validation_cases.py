@@ -38,6 +38,7 @@ FORMAT_ALIASES = {
     "gguf-f16": "fp16",
     "gguf-q8_0": "q8_0",
     "gguf-q4_0": "q4_0",
+    "gptq-g128": "int4-g128",
 }
 
 
@@ -55,7 +56,9 @@ class TrainingInputs:
     """A training case: the stated layout fields (`pinned`, Layout field names), what the search may not change.
 
     model_parallel: tp x pp where a source states only the product; virtual_stages: interleaved 1F1B chunks per
-    rank; context_parallel: ranks a sequence is split over; tokens: a whole run's tokens (training_run).
+    rank; interleaved: the source states an interleaved schedule but not its chunk count (the completion tries the
+    plan search's interleaved options); context_parallel: ranks a sequence is split over; tokens: a whole run's
+    tokens (training_run).
     """
 
     seq_len: int
@@ -63,6 +66,7 @@ class TrainingInputs:
     pinned: Mapping[str, int | str]
     model_parallel: int | None = None
     virtual_stages: int = 1
+    interleaved: bool = False
     context_parallel: int = 1
     tokens: float | None = None
     flash_attention: bool = True
@@ -229,6 +233,7 @@ def _training(record: Mapping[str, Any], derived: list[str]) -> TrainingInputs:
         pinned=MappingProxyType(pinned),
         model_parallel=int(layout["model_parallel"]) if layout.get("model_parallel") else None,
         virtual_stages=int(layout.get("virtual_stages") or 1),
+        interleaved=layout.get("schedule") == "interleaved" and not layout.get("virtual_stages"),
         context_parallel=cp,
         tokens=float(tokens) if tokens else None,
     )
@@ -262,7 +267,8 @@ def _serving(record: Mapping[str, Any], derived: list[str]) -> ServingInputs:
     kind = record["kind"]
     tp = int(layout.get("tp") or record.get("gpus") or 1)
     quantization = record.get("quantization") or {}
-    fmt = FORMAT_ALIASES.get(quantization.get("format", ""), "")
+    stated = str(quantization.get("format", ""))
+    fmt = FORMAT_ALIASES.get(stated, stated if stated.startswith("exl2-") else "")
     if not fmt:
         fmt = PRECISION_ALIASES.get(record["precision"], record["precision"])
     prompt = serving.get("prompt_len")

@@ -104,6 +104,15 @@ def test_int4_g128_weights_hold_their_bits_in_memory():
     assert bf16.breakdown(Layout()).weights.bytes == pytest.approx(13.5e9, rel=0.02)
 
 
+def test_exl2_weights_hold_their_bitrate_in_memory():
+    # ExLlamaV2's README: EXL2 "allows Llama2 70B to run on a single 24 GB GPU" at about 2.5 bits per weight. Llama 2
+    # 70B: 68.45e9 linear weights x 2.5 / 8 = 21.4 GB + 2 x 32,000 x 8,192 embedding/head weights x 2 bytes = 1.05 GB.
+    model = get_preset("llama-2-70b")
+    exl2 = SearchMemory(model, Workload(task="inference", seq_len=2048, weight_format="exl2-2.5"))
+    assert exl2.breakdown(Layout()).weights.bytes == pytest.approx(22.4e9, rel=0.03)
+    assert exl2.breakdown(Layout()).weights.bytes < 24e9
+
+
 MODELS = ("llama-2-7b", "llama-3.1-8b", "llama-3.1-70b", "qwen2.5-14b", "mistral-7b-v0.1", "mixtral-8x7b-v0.1")
 GPUS = ("h100-sxm", "a100-sxm-80gb", "h200-sxm", "l40s", "rtx-4090")
 FORMATS = (None, "int4-g128", "int8", "q4_k_m")
