@@ -24,9 +24,9 @@ from desktop.plurals import plurals
 from planner.vocabulary import Task
 
 
-def _count_gpus(spin: QSpinBox) -> None:
+def _count_gpus(spin: QSpinBox | QDoubleSpinBox) -> None:
     """The GPU count's unit in the number's plural form: "1 GPU", "128 GPUs" (desktop/plurals.py)."""
-    spin.setSuffix(" " + plurals().gpus(spin.value()).split(" ", 1)[-1])
+    spin.setSuffix(" " + plurals().gpus(int(spin.value())).split(" ", 1)[-1])
 
 
 class _OptionalSpin(QWidget):
