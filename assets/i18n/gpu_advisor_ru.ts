@@ -613,7 +613,7 @@
 <context>
     <name>HardwarePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+565"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+575"/>
         <source>4. Hardware</source>
         <translation>4. Оборудование</translation>
     </message>
@@ -704,7 +704,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/main_window.py" line="+243"/>
+        <location filename="../../desktop/main_window.py" line="+250"/>
         <location filename="../../desktop/selftest.py" line="+177"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
@@ -771,12 +771,12 @@
     </message>
     <message>
         <location line="+3"/>
-        <location line="+90"/>
+        <location line="+98"/>
         <source>GPU Advisor</source>
         <translation>GPU Advisor</translation>
     </message>
     <message>
-        <location line="-80"/>
+        <location line="-88"/>
         <source>Reading GPUs…</source>
         <translation>Чтение GPU…</translation>
     </message>
@@ -801,7 +801,7 @@
         <translation>База данных: {0}</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+47"/>
         <source>unknown</source>
         <translation>неизвестно</translation>
     </message>
@@ -870,6 +870,11 @@ GPU Advisor is running with a temporary database; nothing you enter now will be 
 {0}
 
 GPU Advisor работает с временной базой; всё, что вы сейчас введёте, не сохранится.</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>Opening {0}…</source>
+        <translation>Открывается страница «{0}»…</translation>
     </message>
 </context>
 <context>
@@ -6301,12 +6306,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ShapePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-306"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-316"/>
         <source>The sequence length must be a whole number of tokens from 1 to {1}, not “{0}”: no plan until it is.</source>
         <translation>Длина последовательности должна быть целым числом токенов от 1 до {1}, а не «{0}»: плана не будет, пока она не исправлена.</translation>
     </message>
     <message>
-        <location line="+404"/>
+        <location line="+414"/>
         <source>3. Shape</source>
         <translation>3. Размеры задачи</translation>
     </message>

@@ -96,13 +96,15 @@ class ProbeSpecChart(QWidget):
         for label in self.labels:
             self.plot.removeItem(label)
         self.labels = []
-        foreground = palette_colors()[1]
+        background, foreground = palette_colors()
         # the x range leaves room right of each bar for its whole label, at the plot's width now
         width = max(self.plot.getViewBox().width(), 120.0)
         right = 130.0
         for row, (_, percent, text) in enumerate(self.items):
             words = f"{text}  ({fmt.percent(percent / 100)})"
-            label = pg.TextItem(words, color=foreground, anchor=(0, 0.5))
+            # on the chart's background, over the dashed 100 % line: a label past 100 % is not struck through
+            label = pg.TextItem(words, color=foreground, anchor=(0, 0.5), fill=pg.mkBrush(background))
+            label.setZValue(self.reference.zValue() + 1)
             label.setPos(percent + 2, row)
             self.plot.addItem(label)
             self.labels.append(label)
