@@ -192,6 +192,17 @@ def test_cli_takes_prompt_tokens_users_and_latency_targets(capsys):
     assert code == 2 and "--request-rate" in capsys.readouterr().err
 
 
+def test_a_serving_plan_says_speculative_decoding_is_not_modelled(capsys):
+    # Every engine profiled here offers speculative decoding (draft models, EAGLE, n-gram); the model decodes one
+    # token per sequence per step (Leviathan et al., arXiv 2211.17192: the speed-up depends on an acceptance rate the
+    # plan does not know), so a plan must say so beside its TPOT rather than leave it to be guessed.
+    code = main(["plan", "--model", "llama-3.1-8b", "--task", "inference", "--gpu", "h100-sxm", "--prompt-tokens",
+                 "1000", "--output-tokens", "200", "--users", "8", "--max-gpus", "1"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0 and "TPOT" in out
+    assert "speculative decoding is not modelled" in out
+
+
 def test_disaggregated_pools_time_the_kv_transfer_and_decode_without_prompt_chunks():
     from planner.perf.disaggregated import disaggregated
 
