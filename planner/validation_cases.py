@@ -55,7 +55,9 @@ class TrainingInputs:
     """A training case: the stated layout fields (`pinned`, Layout field names), what the search may not change.
 
     model_parallel: tp x pp where a source states only the product; virtual_stages: interleaved 1F1B chunks per
-    rank; context_parallel: ranks a sequence is split over; tokens: a whole run's tokens (training_run).
+    rank; interleaved: the source states an interleaved schedule but not its chunk count (the completion tries the
+    plan search's interleaved options); context_parallel: ranks a sequence is split over; tokens: a whole run's
+    tokens (training_run).
     """
 
     seq_len: int
@@ -63,6 +65,7 @@ class TrainingInputs:
     pinned: Mapping[str, int | str]
     model_parallel: int | None = None
     virtual_stages: int = 1
+    interleaved: bool = False
     context_parallel: int = 1
     tokens: float | None = None
     flash_attention: bool = True
@@ -229,6 +232,7 @@ def _training(record: Mapping[str, Any], derived: list[str]) -> TrainingInputs:
         pinned=MappingProxyType(pinned),
         model_parallel=int(layout["model_parallel"]) if layout.get("model_parallel") else None,
         virtual_stages=int(layout.get("virtual_stages") or 1),
+        interleaved=layout.get("schedule") == "interleaved" and not layout.get("virtual_stages"),
         context_parallel=cp,
         tokens=float(tokens) if tokens else None,
     )

@@ -17,7 +17,7 @@ from planner.files import refuse_overwrite, write_atomically
 TARGETS = {"median_abs_error": 0.10, "within_25_percent": 0.90, "max_abs_error": 0.40, "band_coverage": 0.80}
 # issue 27: on runs outside the fitting data
 TEST_TARGETS = {"median_abs_error": 0.10, "within_25_percent": 0.80, "band_coverage": 0.80}
-KINDS = ("training_throughput", "training_run", "decode_latency", "serving_throughput", "ttft")
+KINDS = ("training_throughput", "training_run", "decode_latency", "serving_throughput", "ttft", "tpot")
 STAT_HEADER = "n  median  in 25%"
 
 

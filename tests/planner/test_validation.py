@@ -78,6 +78,21 @@ def test_the_v07a_miss_is_the_engine_release_not_the_regime():
         assert new.published.value / old.published.value == pytest.approx(1.47, abs=0.01)
 
 
+def test_a_long_prompt_under_load_keeps_its_prefill_and_matches_the_published_nim_figures():
+    # NVIDIA NIM 1.8.0 (docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance): Llama 3.3 70B, 2 x H100, fp8 TP2,
+    # 5,000-token prompts, 500 out, one user: TTFT 406.77 ms, ITL 18.58 ms, 51.67 tokens/s. Floors by hand: the
+    # prefill's 2 x 70.6e9 x 5,000 = 7.06e14 FLOPs at the two GPUs' fp8 dense peak (2 x 1,979e12 FLOP/s) take
+    # 178 ms; a decode step reads the 70.6e9 fp8 weights, half on each GPU, at 3.35e12 B/s: 10.5 ms.
+    cases = {case.id: case for case in load_cases()}
+    stem = "llama33-70b-h100-fp8-tp2-5000-500-c1"
+    ttft = predicted_metric(cases[f"nim18-ttft-{stem}"], predict(cases[f"nim18-ttft-{stem}"], perf.SHIPPED))
+    itl = predicted_metric(cases[f"nim18-itl-{stem}"], predict(cases[f"nim18-itl-{stem}"], perf.SHIPPED))
+    assert 0.178 < ttft == pytest.approx(0.40677, rel=0.25)
+    assert 0.0105 < itl == pytest.approx(0.01858, rel=0.25)
+    # and the three figures agree with one another as the page's do: 500 / (TTFT + 499 x ITL) = 51.7 tokens/s
+    assert 500 / (0.40677 + 499 * 0.01858) == pytest.approx(51.67, rel=0.002)
+
+
 @pytest.fixture(scope="module")
 def report():
     return validate(predict, perf.SHIPPED, fit_constants, prior=PRIOR)

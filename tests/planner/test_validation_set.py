@@ -16,13 +16,14 @@ from typing import Any
 
 import pytest
 
-KINDS = {"training_throughput", "training_run", "decode_latency", "serving_throughput", "ttft"}
+KINDS = {"training_throughput", "training_run", "decode_latency", "serving_throughput", "ttft", "tpot"}
 METRICS_BY_KIND = {
     "training_throughput": {"tflops_per_gpu", "mfu", "tokens_per_s_per_gpu", "tokens_per_s", "step_time_s"},
     "training_run": {"gpu_hours", "wall_time_days"},
     "decode_latency": {"output_tokens_per_s_per_user", "tpot_s"},
     "serving_throughput": {"output_tokens_per_s", "output_tokens_per_s_per_gpu"},
     "ttft": {"ttft_s"},
+    "tpot": {"tpot_s"},
 }
 PRECISIONS = {"bf16", "fp16", "fp8", "int8", "int4", "half"}
 RECOMPUTE = {"none", "selective", "full"}
