@@ -26,12 +26,6 @@ STORAGES = ("nvme", "pfs")  # planner.scale.STORAGES
 DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR = 3.0547e-4  # planner.scale's, to the 2 digits the help shows
 
 
-def run_plan(args: argparse.Namespace) -> int:
-    """The plan itself (planner/cli/plan_cmd.py), imported only now."""
-    from planner.cli import plan_cmd
-
-    return plan_cmd.run_plan(args)
-
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -175,7 +169,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )  # fmt: skip
     parser.add_argument("--force", action="store_true", help="let --export and --probe-shapes replace files")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
-    parser.set_defaults(handler=run_plan)
+    parser.set_defaults(handler="planner.cli.plan_cmd:run_plan")  # imported when it runs
 
 
 def add_resilience_arguments(parser: argparse.ArgumentParser) -> None:

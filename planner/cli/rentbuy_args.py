@@ -14,12 +14,6 @@ DEFAULT_ELECTRICITY_PER_KWH = 0.12  # planner.costs.DEFAULT_ELECTRICITY_PER_KWH 
 DEFAULT_PUE = 1.4  # planner.costs.DEFAULT_PUE
 
 
-def run_rentbuy(args: argparse.Namespace) -> int:
-    """The comparison itself (planner/cli/rentbuy_cmd.py), imported only now."""
-    from planner.cli import rentbuy_cmd
-
-    return rentbuy_cmd.run_rentbuy(args)
-
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -97,4 +91,4 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "is converted at the rate stored in Settings",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
-    parser.set_defaults(handler=run_rentbuy)
+    parser.set_defaults(handler="planner.cli.rentbuy_cmd:run_rentbuy")  # imported when it runs

@@ -66,3 +66,13 @@ def test_a_plan_and_a_rent_or_buy_still_run_through_the_parsers(capsys: pytest.C
     assert "700 W per busy GPU x PUE 1.4 x 0.12 USD/kWh = 0.118 USD" in capsys.readouterr().out
     assert main(["plan", "--model", "7b", "--gpu", "h100-sxm", "--top", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["options"]
+
+
+def test_the_handlers_named_by_the_parsers_are_the_runs() -> None:
+    from planner.cli import build_parser, handler_of
+    from planner.cli.plan_cmd import run_plan
+    from planner.cli.rentbuy_cmd import run_rentbuy
+
+    parser = build_parser()
+    assert handler_of(parser.parse_args(["plan", "--model", "7b"])) is run_plan
+    assert handler_of(parser.parse_args(["rentbuy", "--gpu", "h100-sxm", "--rent-per-gpu-hour", "2"])) is run_rentbuy
