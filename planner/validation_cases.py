@@ -38,6 +38,7 @@ FORMAT_ALIASES = {
     "gguf-f16": "fp16",
     "gguf-q8_0": "q8_0",
     "gguf-q4_0": "q4_0",
+    "gptq-g128": "int4-g128",
 }
 
 
@@ -266,7 +267,8 @@ def _serving(record: Mapping[str, Any], derived: list[str]) -> ServingInputs:
     kind = record["kind"]
     tp = int(layout.get("tp") or record.get("gpus") or 1)
     quantization = record.get("quantization") or {}
-    fmt = FORMAT_ALIASES.get(quantization.get("format", ""), "")
+    stated = str(quantization.get("format", ""))
+    fmt = FORMAT_ALIASES.get(stated, stated if stated.startswith("exl2-") else "")
     if not fmt:
         fmt = PRECISION_ALIASES.get(record["precision"], record["precision"])
     prompt = serving.get("prompt_len")

@@ -104,7 +104,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--weight-format", default=None, choices=FORMATS,
-        help="serving weight format with its real bits (e.g. int4-g128 = AWQ/GPTQ, q4_k_m); default: the precision",
+        help="serving weight format with its real bits (e.g. int4-g128 = AWQ/GPTQ, q4_k_m, exl2-4.0); default: the precision",
     )  # fmt: skip
     parser.add_argument(
         "--mfu", type=float, default=None, help="model-FLOPs utilisation to assume (default 0.40)"

@@ -8,6 +8,7 @@ from planner.exports.runners import runtime_framework
 from planner.layout_text import layout_label
 from planner.messages import format_bytes, format_duration
 from planner.money import Money, format_money
+from planner.perf.engines import SPECULATIVE_DECODING_NOTE
 from planner.scale import Goodput, SpotComparison
 from planner.search import PlanOption, PlanResult, Workload
 from planner.search.pools import PoolComparison
@@ -93,7 +94,7 @@ def option_details(option: PlanOption) -> list[str]:
             f"per user {option.per_user_tokens_per_s:,.1f} tokens/s (TPOT {_duration(option.tpot_s)}); aggregate "
             f"{option.tokens_per_s:,.0f} tokens/s over {option.layout.dp} replica(s) x {users} users "
             f"({option.batch_per_replica} decoding at once{wait}); prefill "
-            f"{(option.prefill_share or 0.0):.0%} of step time; engine {option.engine}"
+            f"{(option.prefill_share or 0.0):.0%} of step time; engine {option.engine}; {SPECULATIVE_DECODING_NOTE}"
         )
     if option.latency is not None:
         lines.append(latency_line(option))

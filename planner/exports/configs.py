@@ -20,8 +20,9 @@ from planner.exports.runners import VERSIONS
 from planner.memory.config import DEFAULT_LORA_TARGETS
 from planner.memory.runtimes import AUTOEP_PRESETS
 from planner.memory.stages import DEEPSPEED_SUB_GROUP_ELEMENTS, deepspeed_bucket_elements
+from planner.models import lora_target_modules
 from planner.search.types import PlanOption
-from planner.vocabulary import Layout, LoraTarget, Offload, Precision, Task, ZeroStage
+from planner.vocabulary import Layout, Offload, Precision, Task, ZeroStage
 
 # A JSON/YAML value of a config file.
 ConfigValue = object
@@ -194,28 +195,6 @@ def accelerate_yaml(option: PlanOption, inputs: ExportInputs) -> str:
 
 # ---------------------------------------------------------------------------------------- peft_config.json
 
-# The attention projections a LoRA adapter wraps, by Hugging Face model_type (the module names in each
-# family's transformers modeling file); the planner's memory model counts q, k, v, o
-# (planner.memory.config.DEFAULT_LORA_TARGETS).
-_ATTENTION_MODULES: dict[str, dict[LoraTarget, tuple[str, ...]]] = {
-    "gpt2": {LoraTarget.Q: ("c_attn",), LoraTarget.O: ("c_proj",)},
-    "gpt_neox": {LoraTarget.Q: ("query_key_value",), LoraTarget.O: ("dense",)},
-    "phi3": {LoraTarget.Q: ("qkv_proj",), LoraTarget.O: ("o_proj",)},
-    "deepseek_v2": {LoraTarget.Q: ("q_proj", "q_a_proj", "q_b_proj"), LoraTarget.K: ("kv_a_proj_with_mqa",),
-                    LoraTarget.V: ("kv_b_proj",), LoraTarget.O: ("o_proj",)},  # fmt: skip
-}
-_ATTENTION_MODULES["deepseek_v3"] = _ATTENTION_MODULES["deepseek_v2"]
-_LLAMA_NAMES = {LoraTarget.Q: ("q_proj",), LoraTarget.K: ("k_proj",), LoraTarget.V: ("v_proj",),
-                LoraTarget.O: ("o_proj",)}  # fmt: skip
-
-
-def lora_target_modules(family: str | None) -> list[str]:
-    names = _ATTENTION_MODULES.get(family or "", _LLAMA_NAMES)
-    modules: list[str] = []
-    for target in DEFAULT_LORA_TARGETS:
-        modules += [name for name in names.get(target, ()) if name not in modules]
-    return modules
-
 
 def peft_config(option: PlanOption, inputs: ExportInputs) -> dict[str, ConfigValue]:
     """peft_config.json for LoRA / QLoRA: LoraConfig's keyword arguments (peft 0.21) and, for QLoRA,
@@ -231,7 +210,7 @@ def peft_config(option: PlanOption, inputs: ExportInputs) -> dict[str, ConfigVal
             "r": rank,
             "lora_alpha": 2 * rank,
             "lora_dropout": 0.05,
-            "target_modules": lora_target_modules(inputs.model_family),
+            "target_modules": lora_target_modules(inputs.model_family, DEFAULT_LORA_TARGETS),
             "bias": "none",
             "task_type": "CAUSAL_LM",
         },

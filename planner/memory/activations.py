@@ -11,16 +11,8 @@ from planner.memory.divisors import Divisors
 from planner.memory.element_bytes import (
     compute_bytes,
 )
-from planner.models import ModelSpec
+from planner.models import ModelSpec, fused_gate_up, fused_qkv
 from planner.vocabulary import Recompute
-
-# Model types whose q, k and v come from one fused projection, so that a LoRA target among q, k, v is one adapter
-# on it (the module in each transformers modeling file): gpt2's and gpt_bigcode's c_attn, the query_key_value
-# of gpt_neox, persimmon, bloom and falcon, mpt's Wqkv, codegen's and phi3's qkv_proj.
-FUSED_QKV_FAMILIES = ("gpt2", "gpt_neox", "phi3", "persimmon", "bloom", "falcon", "mpt", "codegen", "gpt_bigcode")
-# Model types whose gate and up projections are one fused module (phi3's gate_up_proj): one adapter for both.
-FUSED_GATE_UP_FAMILIES = ("phi3",)
-
 
 # Tensor-parallel training (Megatron-Core with Transformer Engine, as Megatron-LM and NeMo run it) keeps less than
 # Hugging Face's layers: TE's fused LayerNormLinear saves the norm's 16-bit input, its 16-bit output (the input
@@ -126,7 +118,7 @@ def _linear_input_bytes(model: ModelSpec, config: MemoryConfig, e: float, sharde
         return 0.0
     if e >= 4 or sharded:
         return 2 * e  # the attention input and the MLP input, each shared by its projections
-    fused = model.family in FUSED_QKV_FAMILIES
+    fused = fused_qkv(model.family)
     attention_inputs = 1 if fused else (1 if model.uses_mla else 3)
     mlp_inputs = 2 if model.gated_mlp else 1
     return e * (attention_inputs + mlp_inputs)  # autocast: each projection its own 16-bit copy
@@ -143,11 +135,21 @@ def _adapter_activations(model: ModelSpec, config: MemoryConfig, e: float, tp: i
         for t in config.lora_targets
         if t in ("gate", "up", "down") and (model.gated_mlp or t != "gate")
     ]
-    if model.family in FUSED_QKV_FAMILIES and set(attention) & {"q", "k", "v"}:
+    if fused_qkv(model.family) and set(attention) & {"q", "k", "v"}:
         attention = ["qkv"] + [t for t in attention if t == "o"]  # one adapter on the fused projection
-    if model.family in FUSED_GATE_UP_FAMILIES and set(mlp) & {"gate", "up"}:
+    if fused_gate_up(model.family) and set(mlp) & {"gate", "up"}:
         mlp = ["gate_up"] + [t for t in mlp if t == "down"]
-    widths = {"q": h, "k": h, "v": h, "qkv": h, "o": q_width, "gate": h, "up": h, "gate_up": h, "down": model.ffn}
+    widths = {
+        "q": h,
+        "k": h,
+        "v": h,
+        "qkv": h,
+        "o": q_width,
+        "gate": h,
+        "up": h,
+        "gate_up": h,
+        "down": model.ffn,
+    }
     experts = model.experts_per_token or 1
     inputs = sum(widths[t] for t in attention) + experts * sum(widths[t] for t in mlp)
     count = len(attention) + experts * len(mlp)

@@ -11,10 +11,6 @@ import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from planner.memory.activations import (
-    FUSED_GATE_UP_FAMILIES,
-    FUSED_QKV_FAMILIES,
-)
 from planner.memory.config import (
     ALLOCATOR_MARGIN_FRACTION,
     CUDA_CONTEXT_BYTES,
@@ -39,7 +35,7 @@ from planner.memory.element_bytes import (
 from planner.memory.pipeline_stages import Stage
 from planner.memory.runtimes import chosen_runtime
 from planner.memory.stage_activations import StageActivations, per_token_activations, stage_activations
-from planner.models import ModelSpec, ParamCounts
+from planner.models import ModelSpec, ParamCounts, fused_gate_up, fused_qkv
 from planner.models.kv_cache import NONE, STATE, layer_kinds
 from planner.models.spec import mixer_difference, mlpless_layers
 from planner.vocabulary import Offload, Runtime, Task
@@ -76,7 +72,7 @@ def lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...])
         if model.attn_output_gate:
             widths["q"] *= 2  # q_proj also yields the output gate
         separate: tuple[str, ...] = ("q", "k", "v", "o")
-        if model.family in FUSED_QKV_FAMILIES and chosen & {"q", "k", "v"}:
+        if fused_qkv(model.family) and chosen & {"q", "k", "v"}:
             # gpt2's c_attn, gpt_neox's query_key_value: one projection, one adapter for q, k and v
             attention += rank * (h + widths["q"] + 2 * widths["k"])
             separate = ("o",)
@@ -84,7 +80,7 @@ def lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...])
 
     def mlp(ffn: int) -> int:
         matrices = [t for t in ("gate", "up", "down") if t in chosen and (model.gated_mlp or t != "gate")]
-        if model.family in FUSED_GATE_UP_FAMILIES and chosen & {"gate", "up"}:
+        if fused_gate_up(model.family) and chosen & {"gate", "up"}:
             # phi3's gate_up_proj: one adapter, hidden -> 2 x ffn
             return (rank * (h + 2 * ffn) + ("down" in chosen) * rank * (ffn + h)) if ffn else 0
         return len(matrices) * rank * (h + ffn) if ffn else 0
@@ -109,7 +105,9 @@ def _stage_params(model: ModelSpec, counts: ParamCounts, stage: Stage, pp: int) 
     """(non-expert block params, routed-expert params, embedding/head/final-norm params) of one stage."""
     blocks = stage.dense_layers * counts.dense_layer + stage.moe_layers * counts.moe_layer_non_expert
     blocks += mixer_difference(model, counts.attention, stage.layer_indices)  # state-space layers' own mixers
-    blocks -= mlpless_layers(model, stage.layer_indices) * counts.dense_mlp  # nemotron_h: mixing layers' absent MLP
+    blocks -= (
+        mlpless_layers(model, stage.layer_indices) * counts.dense_mlp
+    )  # nemotron_h: mixing layers' absent MLP
     experts = stage.moe_layers * counts.routed_experts_per_layer
     ends = 0
     if stage.has_embedding:
@@ -310,8 +308,11 @@ def stage_shape(
         mlp_only = tuple(target for target in config.lora_targets if target in ("gate", "up", "down"))
         mixerless = sum(1 for i in stage.layer_indices if layer_kinds(model)[i] in (STATE, NONE))
         adapter_dense -= mixerless * lora_params_per_layer(model, config.lora_rank, attention_only)[0] / tp
-        adapter_dense -= mlpless_layers(model, stage.layer_indices) * lora_params_per_layer(
-            model, config.lora_rank, mlp_only)[0] / tp
+        adapter_dense -= (
+            mlpless_layers(model, stage.layer_indices)
+            * lora_params_per_layer(model, config.lora_rank, mlp_only)[0]
+            / tp
+        )
         adapter_expert = stage.moe_layers * per_routed / divisors.expert_divisor
         adapter_bytes = training_weight_bytes(master_precision(config.precision))
         trainable_dense, trainable_expert = adapter_dense, adapter_expert
@@ -639,7 +640,9 @@ def _deepspeed_figures(
             # the gradient norm, before the fp32 gradients are made: an fp64 copy of one parameter's gradient
             # partition at a time (ZeRO-1/2: a parameter lies whole in one rank's flat partition where it fits;
             # ZeRO-3 partitions every parameter over dp)
-            norm_copy = (min(shape.largest_module, shard) if zero < 3 else shape.largest_module / dp) * _DS_NORM
+            norm_copy = (
+                min(shape.largest_module, shard) if zero < 3 else shape.largest_module / dp
+            ) * _DS_NORM
             step_only = max(fp32_gradients * _DS_FP32_GRADIENT, norm_copy)
             gradients = sixteen_bit_gradients + step_only
             optimizer = shard * _DS_MASTER_AND_ADAM

@@ -10,7 +10,10 @@ Bits per weight are the formats' own layouts:
 - GGUF (ggml-org/llama.cpp, ggml/src/ggml-common.h block layouts): Q8_0 = blocks of 32 int8 + one fp16 scale,
   34 bytes / 32 = 8.5 bits; Q4_0 = 32 nibbles + an fp16 scale, 18 / 32 = 4.5 bits; Q4_K_M = Q4_K super-blocks
   (4.5 bits) with the attention V and FFN down tensors in Q6_K (6.5625 bits), 4.85 bits on Llama-2-7B (llama.cpp
-  README, quantization table: 3.80 GiB for 6.74 B parameters = 4.84 bits).
+  README, quantization table: 3.80 GiB for 6.74 B parameters = 4.84 bits);
+- EXL2 (turboderp/exllamav2, README "EXL2 quantization"): a mix of 2- to 8-bit GPTQ-style layers reaching a
+  stated average bitrate between 2 and 8 bits per weight: `exl2-<bpw>` (e.g. exl2-4.0) takes that average as
+  stored, scales included.
 """
 
 from __future__ import annotations
@@ -49,12 +52,31 @@ FORMATS: dict[str, WeightFormat] = {
 ALIASES = {"awq": "int4-g128", "gptq": "int4-g128", "awq-g128": "int4-g128", "gptq-g128": "int4-g128"}
 
 
+EXL2_BITS = (2.0, 8.0)  # the bitrates EXL2's converter reaches (README: "any average bitrate between 2 and 8")
+
+
 def weight_format(name: str | None, precision: str) -> WeightFormat:
-    """The format named (or the precision's own: bf16, fp8, int8, int4 = group 128); UserError if unknown."""
+    """The format named (or the precision's own: bf16, fp8, int8, int4 = group 128; exl2-<bits>); UserError if
+    unknown."""
     key = (name or precision).strip().lower()
     key = ALIASES.get(key, key)
-    found = FORMATS.get(key)
+    found = FORMATS.get(key) or _exl2(key)
     if found is None:
-        choices = ", ".join([*FORMATS, *ALIASES])
+        choices = ", ".join([*FORMATS, *ALIASES, "exl2-<2..8>"])
         raise UserError.of(msg("error.unknown_choice", what=msg("choice.weight_format"), text=name, choices=choices))
     return found
+
+
+def _exl2(key: str) -> WeightFormat | None:
+    """exl2-<bits>: EXL2 at that average bitrate (2 to 8 bits per weight), dequantised by its kernels."""
+    prefix, _, bits = key.partition("-")
+    if prefix != "exl2":
+        return None
+    try:
+        value = float(bits)
+    except ValueError:
+        return None
+    low, high = EXL2_BITS
+    if not low <= value <= high:
+        return None
+    return WeightFormat(key, value, True, f"EXL2 at {value:g} bits per weight (average, scales included)")

@@ -77,6 +77,7 @@ def generated_config(model_type: str, rng: random.Random, *, trimmed: bool = Fal
                                  "rope_theta": 500000}
         values["ffn_config"] = {"ffn_hidden_size": rng.choice([16, 24]), "moe_num_experts": rng.choice([2, 4]),
                                 "moe_top_k": rng.choice([1, 2])}
+        values["tie_word_embeddings"] = False  # DbrxConfig refuses tied embeddings
     if model_type == "diffllama":  # its differential attention splits the KV heads in two halves
         values["num_key_value_heads"] = rng.choice([h for h in (2, heads) if heads % h == 0])
     if model_type == "nemotron_h":  # a layer of each kind in a random order; experts on the hidden size or a latent

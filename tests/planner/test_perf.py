@@ -166,6 +166,12 @@ def test_weight_formats_carry_their_real_bits():
     assert perf.weight_format(None, "fp8").bits_per_weight == 8 and not perf.weight_format(None, "fp8").integer
     with pytest.raises(UserError):
         perf.weight_format("q3_fancy", "int4")
+    # EXL2 (turboderp/exllamav2 README): any average bitrate from 2 to 8 bits per weight, dequantised by its kernels
+    exl2 = perf.weight_format("exl2-2.5", "int4")
+    assert exl2.bits_per_weight == 2.5 and exl2.integer
+    for outside in ("exl2-1.5", "exl2-9", "exl2-fast", "exl2"):
+        with pytest.raises(UserError, match="exl2"):
+            perf.weight_format(outside, "int4")
 
 
 def _batch1_tokens_per_s(preset: str, fmt: str, tp: int = 1) -> float:

@@ -104,6 +104,15 @@ def test_int4_g128_weights_hold_their_bits_in_memory():
     assert bf16.breakdown(Layout()).weights.bytes == pytest.approx(13.5e9, rel=0.02)
 
 
+def test_exl2_weights_hold_their_bitrate_in_memory():
+    # ExLlamaV2's README: EXL2 "allows Llama2 70B to run on a single 24 GB GPU" at about 2.5 bits per weight. Llama 2
+    # 70B: 68.45e9 linear weights x 2.5 / 8 = 21.4 GB + 2 x 32,000 x 8,192 embedding/head weights x 2 bytes = 1.05 GB.
+    model = get_preset("llama-2-70b")
+    exl2 = SearchMemory(model, Workload(task="inference", seq_len=2048, weight_format="exl2-2.5"))
+    assert exl2.breakdown(Layout()).weights.bytes == pytest.approx(22.4e9, rel=0.03)
+    assert exl2.breakdown(Layout()).weights.bytes < 24e9
+
+
 MODELS = ("llama-2-7b", "llama-3.1-8b", "llama-3.1-70b", "qwen2.5-14b", "mistral-7b-v0.1", "mixtral-8x7b-v0.1")
 GPUS = ("h100-sxm", "a100-sxm-80gb", "h200-sxm", "l40s", "rtx-4090")
 FORMATS = (None, "int4-g128", "int8", "q4_k_m")
@@ -181,6 +190,17 @@ def test_cli_takes_prompt_tokens_users_and_latency_targets(capsys):
     code = main(["plan", "--model", "llama-3.1-8b", "--task", "inference", "--gpu", "h100-sxm", "--request-rate",
                  "-2"])  # fmt: skip
     assert code == 2 and "--request-rate" in capsys.readouterr().err
+
+
+def test_a_serving_plan_says_speculative_decoding_is_not_modelled(capsys):
+    # Every engine profiled here offers speculative decoding (draft models, EAGLE, n-gram); the model decodes one
+    # token per sequence per step (Leviathan et al., arXiv 2211.17192: the speed-up depends on an acceptance rate the
+    # plan does not know), so a plan must say so beside its TPOT rather than leave it to be guessed.
+    code = main(["plan", "--model", "llama-3.1-8b", "--task", "inference", "--gpu", "h100-sxm", "--prompt-tokens",
+                 "1000", "--output-tokens", "200", "--users", "8", "--max-gpus", "1"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0 and "TPOT" in out
+    assert "speculative decoding is not modelled" in out
 
 
 def test_disaggregated_pools_time_the_kv_transfer_and_decode_without_prompt_chunks():
