@@ -1,10 +1,10 @@
-"""The training search: for every layout (tp, pp, ep) fit per-GPU memory as a + b/dp per sharding state from
-two exact estimates, add the activation variant's delta, and time only the layouts that fit; the chosen
-options are re-estimated exactly. The search is best-first per GPU count: every (layout, dp) that fills the
-count gets a floor (StepModel.stage_floor, whatever fits in memory), and the pairs are visited in ascending
-floor order until the next floor is above the best found; a pair's memory, shortlist and timing are worked
-out only when it is visited, and its candidates' own floors (StepModel.microbatch_floor once known) skip the
-ones that cannot beat the best."""
+"""The training search: for every layout (tp, pp, ep) take each sharding state's exact per-GPU memory at the
+layout's dps, add the activation variant's delta, and time only the layouts that fit; the chosen options are
+re-estimated exactly (the deltas assume activations add, which the exact estimate checks). The search is
+best-first per GPU count: every (layout, dp) that fills the count gets a floor (StepModel.stage_floor, whatever
+fits in memory), and the pairs are visited in ascending floor order until the next floor is above the best
+found; a pair's memory, shortlist and timing are worked out only when it is visited, and its candidates' own
+floors (StepModel.microbatch_floor once known) skip the ones that cannot beat the best."""
 
 from __future__ import annotations
 
@@ -167,31 +167,24 @@ class TrainingSearch(GpuSearch):
     # -- memory fit ------------------------------------------------------------------------------------------
     @staticmethod
     def _fit_states(
-        totals: LayoutTotals,
-        base: int,
-        reference: Variant,
-        with_dp_one: bool,
-        states: list[State],
+        totals: LayoutTotals, base: int, reference: Variant, dps: list[int], states: list[State]
     ) -> list[tuple[StateFit, int]]:
-        """The a + b / dp fit of each state that is possible at this layout, with its exact total at dp 2 x base
-        (one of the two the fit comes from: the reference of the variant deltas); totals: the layout's
-        (SearchMemory.layout_totals)."""
+        """Each state possible at this layout, with its exact totals at the layout's dps and at dp 2 x base (the
+        reference of the variant deltas, returned beside it); totals: the layout's (SearchMemory.layout_totals)."""
         fits = []
-        low, high = (2 * base, 4 * base) if base == 1 else (base, 2 * base)
-        dps = (low, high, 1) if with_dp_one else (low, high)
+        asked = sorted({*dps, 2 * base})
+        reference_at = asked.index(2 * base)
         recompute, micro_batch = reference
         for zero, offload in states:
-            t_low, t_high, *at_dp_one = totals(zero, offload, recompute, micro_batch, dps)
-            if t_low is None or t_high is None:
+            exact = totals(zero, offload, recompute, micro_batch, asked)
+            reference_total = exact[reference_at]
+            if reference_total is None:
                 continue
-            b = (t_low - t_high) / (1 / low - 1 / high)
-            at_one: float | None = None
-            if with_dp_one:
-                exact = at_dp_one[0]
-                at_one = math.inf if exact is None else exact
-            fits.append(
-                (StateFit((zero, offload), t_low - b / low, b, at_one), t_low if low == 2 * base else t_high)
-            )
+            at_dp = {
+                dp: math.inf if total is None else float(total)
+                for dp, total in zip(asked, exact, strict=True)
+            }
+            fits.append((StateFit((zero, offload), at_dp), reference_total))
         return fits
 
     @staticmethod
@@ -329,7 +322,7 @@ class TrainingSearch(GpuSearch):
         if not searched.sized:
             searched.sized = True
             searched.fits = self._memory_fits(
-                searched.shape, searched.base, searched.variants, searched.states, 1 in searched.dps
+                searched.shape, searched.base, searched.variants, searched.states, searched.dps
             )
             if searched.fits is not None and (self.needs_complete or data_parallel_only(searched.shape)):
                 self._record_needs(searched.index, searched.shape, searched.dps, searched.fits)
@@ -395,19 +388,19 @@ class TrainingSearch(GpuSearch):
                 self._record_needs(searched.index, searched.shape, searched.dps, searched.fits)
 
     def _memory_fits(
-        self, shape: Shape, base: int, variants: list[Variant], states: list[State], with_dp_one: bool
+        self, shape: Shape, base: int, variants: list[Variant], states: list[State], dps: list[int]
     ) -> ClassedFits | None:
         """The state fits and variant deltas of a layout (None when nothing is possible there). They depend on
         the model, workload and layout only, so every GPU type of one search shares them (SearchMemory).
         Activations differ between the states planner.memory models with autocast (DDP) and with 16-bit compute
         (DeepSpeed's 16-bit model, FSDP2's units, Megatron-style TP/PP; SearchMemory.activation_class): each
         class gets its own variant deltas and LayoutFits."""
-        key = (shape, base, tuple(variants), tuple(states), with_dp_one)
+        key = (shape, base, tuple(variants), tuple(states), tuple(dps))
         cache = self.memory.shared_by_gpu_types
         if key in cache:
             return cache[key]  # type: ignore[return-value]
         totals = self.memory.layout_totals(shape)  # looked up once for the layout's many totals
-        fitted = self._fit_states(totals, base, variants[0], with_dp_one, states)
+        fitted = self._fit_states(totals, base, variants[0], dps, states)
         host_of = self.memory.layout_host(shape)
         recompute, micro_batch = variants[0]  # (the host RAM does not depend on the activations)
 
@@ -496,7 +489,7 @@ class TrainingSearch(GpuSearch):
         step = self._step_time(layout)
         breakdown = self.memory.breakdown(layout)
         if breakdown is None or breakdown.total_bytes > self.capacity or self._host_short(breakdown, count):
-            return None  # the a + b/dp fit was optimistic here; the exact estimate decides
+            return None  # the variant's delta was optimistic here; the exact estimate decides
         # The search counts every layout as if its micro-batches accumulated (the gradients beside the next
         # micro-batch's activations: one addable figure per state and variant); the option shows its own step,
         # with its own accumulation, which is never more

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -62,20 +62,19 @@ def search_order(
 
 @dataclass(frozen=True, slots=True)
 class StateFit:
-    """Per-GPU bytes of one sharding state at the reference activation variant: a + b / dp, from two exact
-    estimates; at_one is the exact figure at dp 1 (one rank has no shards or communicator; inf where
-    impossible, None when dp 1 is not searched)."""
+    """Per-GPU bytes of one sharding state at the reference activation variant, exact at each dp its layout is
+    searched at (inf where the state is refused there). Not a fit in 1/dp: DeepSpeed's step-only gradient term
+    (the larger of the fp32 gradient partition and the fp64 norm copy of one parameter's partition,
+    planner.memory.stages) bends away from a + b/dp at large dp, and a line through two small dps passed
+    ZeRO-1 at dp 16 that the exact estimate refused, which lost the count its fitting ZeRO-2 layout. The
+    exact figures share everything dp does not change (MemoryTotals.totals), so asking every dp costs little."""
 
     state: State
-    a: float
-    b: float
-    at_one: float | None
+    at_dp: Mapping[int, float]
 
     def need(self, dp: int, delta: float) -> float:
-        """Per-GPU bytes at `dp` plus an activation variant's delta (dp 1: the exact figure)."""
-        if dp == 1 and self.at_one is not None:
-            return self.at_one + delta
-        return self.a + self.b / dp + delta
+        """Per-GPU bytes at `dp` plus an activation variant's delta."""
+        return self.at_dp[dp] + delta
 
 
 class _FirstFit:
@@ -363,7 +362,9 @@ def data_parallel_only(shape: Shape) -> bool:
     return shape[0] == 1 and shape[1] == 1
 
 
-def make_layout(tp: int, pp: int, ep: int, dp: int, state: State, variant: Variant, virtual: int = 1) -> Layout:
+def make_layout(
+    tp: int, pp: int, ep: int, dp: int, state: State, variant: Variant, virtual: int = 1
+) -> Layout:
     return Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=state[0], recompute=variant[0], offload=state[1],
                   micro_batch=variant[1], virtual_stages=virtual)  # fmt: skip
 
