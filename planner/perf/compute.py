@@ -190,8 +190,9 @@ def work_seconds(work: GemmWork, rate: float, copy_bytes_per_s: float, kernel_s:
     return roofline(work[0] / rate, work[1] / copy_bytes_per_s, ridge) + kernel_s
 
 
-def layer_gemm_work(shape: LayerShape, tokens: float, *, moe: bool) -> LayerGemmWork:
-    """The GEMMs layer_gemms_seconds times for `tokens` rows (its in_proj / out_proj shapes), as gemm_work."""
+def layer_gemm_work(shape: LayerShape, tokens: float, *, moe: bool, expert_load: float = 1.0) -> LayerGemmWork:
+    """The GEMMs layer_gemms_seconds times for `tokens` rows (its in_proj / out_proj shapes), as gemm_work;
+    expert_load: the routed experts' rows on this rank over the mean (planner.perf.expert_parallel)."""
     h = float(shape.hidden)
 
     def in_proj(elements: float, rows: float) -> GemmWork:
@@ -202,7 +203,7 @@ def layer_gemm_work(shape: LayerShape, tokens: float, *, moe: bool) -> LayerGemm
 
     attention = (in_proj(shape.attn_in, tokens), out_proj(shape.attn_out, tokens))
     if moe:
-        rows = tokens * shape.experts_per_token / shape.experts_local
+        rows = tokens * shape.experts_per_token / shape.experts_local * expert_load
         mlp = (in_proj(shape.expert_in, rows), out_proj(shape.expert_out, rows))
         shared = (in_proj(shape.shared_in, tokens), out_proj(shape.shared_out, tokens))
         return LayerGemmWork(attention, mlp, shared, True, shape.experts_local)
@@ -266,9 +267,11 @@ def layer_gemms_seconds(
     moe: bool,
     storage: WeightStorage = WeightStorage(),  # noqa: B008 (frozen)
     ridge: float = 0.0,
+    expert_load: float = 1.0,
 ) -> float:
     """Forward seconds of one layer's GEMMs for `tokens` rows on one rank: q/k/v, the attention output, and
-    the MLP (dense, or the local routed experts with tokens x top-k / experts rows each, plus shared experts).
+    the MLP (dense, or the local routed experts with tokens x top-k / experts rows each, times expert_load, plus
+    shared experts).
     """
     h = float(shape.hidden)
 
@@ -280,7 +283,7 @@ def layer_gemms_seconds(
 
     seconds = in_proj(shape.attn_in, tokens) + out_proj(shape.attn_out, tokens)
     if moe:
-        rows = tokens * shape.experts_per_token / shape.experts_local  # the EP group's tokens meet here
+        rows = tokens * shape.experts_per_token / shape.experts_local * expert_load  # the EP group's tokens
         # a grouped GEMM: one kernel for all local experts, each expert's weights read once
         experts = shape.experts_local
         seconds += experts * (

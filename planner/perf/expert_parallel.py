@@ -16,6 +16,9 @@ forwards it inside that node over NVLink (DeepEP's internode kernels; DeepSeek-V
 (N - 1) x (1 - C(E - E/N, k) / C(E, k)) for E experts spread evenly over N nodes. The combine returns the same
 volume. The NVLink and network parts run at once: the slower one sets the time.
 
+Load. Routing balanced in expectation still leaves one rank of the group busier than the mean in each micro-batch:
+the slowest rank's share (slowest_rank_load) scales the routed experts' GEMMs and the all-to-all.
+
 Overlap. With the all-to-all of one micro-batch run behind another micro-batch's compute (Megatron-Core
 --overlap-moe-expert-parallel-comm, the 1F1B A2A overlap; DualPipe in the DeepSeek-V3 report, section 3.2.1),
 what the compute cannot hide stays exposed (communication.exposed_s).
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from planner.perf.communication import Link
 
@@ -48,6 +52,39 @@ def group_span(ep: int, tp: int, sequence_parallel: bool) -> int:
 def routed_tokens(tokens: float, tp: int, sequence_parallel: bool) -> float:
     """Tokens one rank dispatches per micro-batch: its sequence-parallel shard, or the whole micro-batch."""
     return tokens / tp if sequence_parallel else tokens
+
+
+def slowest_rank_load(routed_per_rank: float, ep: int, top_k: int) -> float:
+    """How much more routed work the busiest rank of an EP group gets than the mean, in one micro-batch, with routing
+    balanced in expectation (each token-expert pair lands on a rank uniformly at random; module docstring).
+
+    A = routed_per_rank x ep x top_k pairs fall on ep ranks: each rank's count is Binomial(A, 1/ep), mean A/ep and
+    standard deviation sqrt(A (1/ep)(1 - 1/ep)), close to Gaussian at these counts. The busiest of the ep ranks
+    sits expected_max_normal(ep) standard deviations above the mean, so the load is
+    1 + expected_max_normal(ep) sqrt((ep - 1) / A). Dropless MoE (Megatron-Core's default, torchtitan, MegaBlocks:
+    Gale et al., arXiv 2211.15841) computes every routed token, so the busiest rank sets the layer's time, both its
+    expert GEMMs and the all-to-all it receives. A learned router is less even than random: this is a floor."""
+    pairs = routed_per_rank * ep * top_k
+    if ep <= 1 or pairs <= 0:
+        return 1.0
+    return 1.0 + expected_max_normal(ep) * math.sqrt((ep - 1) / pairs)
+
+
+@lru_cache(maxsize=64)
+def expected_max_normal(n: int) -> float:
+    """E[max of n independent standard normal variables] = integral of x n phi(x) Phi(x)^(n-1) dx (the density of
+    the maximum of n draws), by the midpoint rule over [-10, 10]: 0.564 for 2 (1 / sqrt(pi)), 1.424 for 8, 2.070 for 32."""
+    if n <= 1:
+        return 0.0
+    steps, low, high = 4000, -10.0, 10.0
+    width = (high - low) / steps
+    total = 0.0
+    for i in range(steps):
+        x = low + (i + 0.5) * width
+        density = math.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+        below = 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+        total += x * n * density * below ** (n - 1) * width
+    return total
 
 
 def traffic(

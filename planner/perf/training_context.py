@@ -222,10 +222,11 @@ class StepContext:
             moe = 0.0
             if self.model.moe_layers:
                 moe = layer_gemms_seconds(shape, tokens, rates, self.share, kernel, moe=True, storage=storage,
-                                          ridge=ridge)  # fmt: skip
+                                          ridge=ridge, expert_load=self._expert_load())  # fmt: skip
             head = gemm_seconds(tokens, shape.vocab_shard, shape.hidden, rates, self.share, kernel, ridge=ridge)
             return dense, moe, head
-        work = self.owner.shared_work.layer(self.tp, self.ep, self.micro_batch, self.cp, shape, tokens)
+        work = self.owner.shared_work.layer(self.tp, self.ep, self.micro_batch, self.cp, shape, tokens,
+                                            self._expert_load())  # fmt: skip
         rate, copy = rates.matmul_flops_per_s * self.share, rates.copy_bytes_per_s  # gemm_seconds' rate
         moe = 0.0 if work.moe is None else work.moe.seconds(rate, copy, kernel, ridge)
         return work.dense.seconds(rate, copy, kernel, ridge), moe, work_seconds(work.head, rate, copy, kernel, ridge)
@@ -291,10 +292,18 @@ class StepContext:
         nvlink, network = self.link(self.ep, min(span, per_node)), self.link(self.ep, span)
         tokens = expert_parallel.routed_tokens(self.tokens, self.tp, sp)
         one = expert_parallel.alltoall_seconds(shape.hidden * ACTIVATION_BYTES, tokens, copies, nvlink, network)
+        one *= self._expert_load()  # the busiest rank receives (and returns) the most
         total = self.stage_moe * expert_parallel.DISPATCH_AND_COMBINE * one
         if self.options.ep_comm_overlap:
             return exposed_s(total, compute_s, interference=self.constants.overlap_interference)
         return total
+
+    def _expert_load(self) -> float:
+        """The busiest expert-parallel rank's routed work over the mean (expert_parallel.slowest_rank_load)."""
+        if self.ep <= 1 or not self.model.moe_layers:
+            return 1.0
+        routed = expert_parallel.routed_tokens(self.tokens, self.tp, self.sequence_parallel)
+        return expert_parallel.slowest_rank_load(routed, self.ep, self.shape.experts_per_token)
 
     def _cp(self, attention_s: float) -> float:
         """Ring attention: each rank passes its K and V chunk round the context group (forward), and K, V and
