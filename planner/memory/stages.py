@@ -357,15 +357,8 @@ _OFFLOAD_ALL = Offload.ALL
 _OFFLOAD_OPTIMIZER = Offload.OPTIMIZER
 
 
-def stage_state(
-    shape: StageShape,
-    acts: StageActivations,
-    dp: int,
-    zero: int,
-    offload: str,
-    accumulation: int = 1,
-    addable: bool = False,
-) -> StageAmounts:
+def stage_state(shape: StageShape, acts: StageActivations, dp: int, zero: int, offload: str,
+                accumulation: int = 1, addable: bool = False) -> StageAmounts:  # fmt: skip
     """A stage's numbers once dp, the ZeRO stage and offload are known: sharded model states and overhead.
 
     ZeRO-2/3 are FSDP2's fully_shard with reshard_after_forward False/True (each layer a unit, the root the rest,
@@ -404,15 +397,8 @@ def stage_state(
     )
 
 
-def stage_state_totals(
-    shape: StageShape,
-    acts: StageActivations,
-    zero: int,
-    offload: str,
-    accumulation: int,
-    dps: Sequence[int],
-    addable: bool = False,
-) -> list[int]:
+def stage_state_totals(shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int,
+                       dps: Sequence[int], addable: bool = False) -> list[int]:  # fmt: skip
     """[stage_state(shape, acts, dp, zero, offload, accumulation, addable).total_bytes for dp in dps], worked
     out together (_state_figures) and without building the amounts: a search asks for several dps of each."""
     return [figures[-1] for figures in _state_figures(shape, acts, zero, offload, accumulation, dps, addable)]
@@ -427,14 +413,9 @@ def stage_host_totals(
 
 
 def _state_figures(
-    shape: StageShape,
-    acts: StageActivations,
-    zero: int,
-    offload: str,
-    accumulation: int,
-    dps: Sequence[int],
+    shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int],
     addable: bool = False,
-) -> list[tuple[float, float, float, float, float, float, float, float, float, float, int, str, int]]:
+) -> list[tuple[float, float, float, float, float, float, float, float, float, float, int, str, int]]:  # fmt: skip
     """stage_state's figures at each dp of `dps`: (weights, gradients, optimizer, activations, overhead, not
     concurrent, host, gathered total, gathered weights, streamed weights, communicators, peak phase, and the
     total bytes as StageAmounts.total_bytes counts them: each term rounded up, less what is never held at once).
