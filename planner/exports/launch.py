@@ -44,6 +44,9 @@ from planner.exports.runners import (
 from planner.search.types import PlanOption
 from planner.vocabulary import Offload, Precision, Recompute, Task, ZeroStage
 
+# vLLM's multi-node data-parallel RPC port (docs.vllm.ai, Data Parallel Deployment: its examples use 13345)
+DATA_PARALLEL_RPC_PORT = 13345
+
 DEFAULT_SERVING_CONTEXT = 4096  # --max-model-len when the inputs give no seq_len
 # vLLM reserves gpu_memory_utilization x the GPU's memory for weights, activations and the KV cache; the plan's
 # per-GPU total plus this headroom (CUDA graphs, sampler buffers) is what it is given, at most 0.95.
@@ -362,9 +365,12 @@ def _vllm_expert_parallel_lines(option: PlanOption, context: int, dtype: str, gr
         f"--enable-expert-parallel --max-model-len {context} --max-num-seqs {per_rank} "
         f"--gpu-memory-utilization {memory_utilization(option):.2f} --dtype {dtype}"
     )
+    width = layout.tp * layout.ep
+    per_node = nodes_layout(option)[1]
+    if width > per_node:
+        return _vllm_expert_parallel_across_nodes(serve, width // per_node, per_node, option.layout.dp)
     if groups <= 1:
         return [f"    exec {serve}"]
-    width = layout.tp * layout.ep
     return [
         f"    # {groups} expert-parallel groups of {width} GPUs on this node: one engine each, on its own GPUs and "
         "port; put a load balancer in front",
@@ -373,6 +379,23 @@ def _vllm_expert_parallel_lines(option: PlanOption, context: int, dtype: str, gr
         f"        {serve} --port $((8000 + g)) &",
         "    done",
         "    wait",
+    ]
+
+
+def _vllm_expert_parallel_across_nodes(serve: str, nodes: int, per_node: int, groups: int) -> list[str]:
+    """An expert-parallel group wider than a node: one vLLM engine over `nodes` nodes (docs.vllm.ai, Data Parallel
+    Deployment, multi-node): the first node of the group serves the API with its local ranks, the others run
+    headless from their start rank, all reaching the first over MASTER_ADDR's RPC port."""
+    lines = []
+    if groups > 1:
+        lines.append(f"    # {groups} expert-parallel groups of {nodes} nodes each: NODE_RANK {nodes} .. {2 * nodes - 1} "
+                     "form the second group (its first node its own API server and MASTER_ADDR), and so on")
+    rank = f"$((NODE_RANK % {nodes}))"
+    common = (f'--data-parallel-size-local {per_node} --data-parallel-address "$MASTER_ADDR" '
+              f"--data-parallel-rpc-port {DATA_PARALLEL_RPC_PORT}")
+    return lines + [
+        f"    if [ {rank} -eq 0 ]; then exec {serve} {common}; fi",
+        f"    exec {serve} --headless --data-parallel-start-rank $(({rank} * {per_node})) {common}",
     ]
 
 

@@ -95,14 +95,17 @@ class ServingSearch(GpuSearch):
 
     def layouts(self) -> list[tuple[int, int, int]]:
         """(tp, pp, ep): tensor x pipeline replicas, and for an MoE model on an engine with expert parallelism,
-        expert-parallel groups of ep GPUs within a node (tp 1, pp 1, ep dividing the experts)."""
+        expert-parallel groups of ep GPUs (tp 1, pp 1, ep dividing the experts), inside a node or across nodes
+        (whole nodes: the all-to-all's copies to other nodes go over the network, planner.perf.expert_parallel)."""
         tps = self.tensor_parallel_sizes() if self._pin("ep") in (None, 1) else []
         depths = powers_of_two(min(MAX_SERVING_PIPELINE, self.model.layers))
         pps = allowed("pp", depths, self.pinned, pinned_count)
         found = [(tp, pp, 1) for tp in tps for pp in pps if tp * pp <= self.max_gpus]
         if self.model.is_moe and self.engine.expert_parallel and self._pin("tp") in (None, 1) \
                 and self._pin("pp") in (None, 1):  # fmt: skip
-            sizes = [e for e in powers_of_two(self.per_node) if e > 1 and self.model.experts % e == 0]
+            widest = min(self.model.experts, self.max_gpus)
+            sizes = [e for e in powers_of_two(widest)
+                     if e > 1 and self.model.experts % e == 0 and (e <= self.per_node or e % self.per_node == 0)]
             found += [(1, 1, ep) for ep in allowed("ep", sizes, self.pinned, pinned_count) if ep <= self.max_gpus]
         return found
 

@@ -216,6 +216,10 @@ def test_report_has_date_version_files_and_reference_costs(tmp_path):
 VLLM_SERVE_OPTIONS = {"--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size",
                       "--max-model-len", "--max-num-seqs", "--gpu-memory-utilization", "--dtype",
                       "--distributed-executor-backend"}  # fmt: skip
+# multi-node data parallel and expert parallel: vllm/engine/arg_utils.py of the same wheel (--data-parallel-start-rank,
+# -size-local, -address, -rpc-port, --enable-expert-parallel) and vllm/entrypoints/common/cli_args.py (--headless)
+VLLM_MULTI_NODE_OPTIONS = {"--enable-expert-parallel", "--data-parallel-size-local", "--data-parallel-address",
+                           "--data-parallel-rpc-port", "--data-parallel-start-rank", "--headless", "--port"}  # fmt: skip
 VLLM_DTYPES = {"auto", "half", "float16", "bfloat16", "float", "float32"}
 TRTLLM_SERVE_OPTIONS = {"--backend", "--tp_size", "--pp_size", "--max_batch_size", "--max_seq_len",
                         "--kv_cache_free_gpu_memory_fraction"}  # fmt: skip
@@ -261,6 +265,33 @@ def test_launch_sh_serves_with_the_engine_the_plan_was_timed_with(engine, nodes_
     assert f"ENGINE={expected} by default" in row
     if expected != {"tensorrt-llm": "trtllm", "llama.cpp": "llamacpp"}.get(engine or "vllm", "vllm"):
         assert f"the plan's figures assume {engine}" in row  # the report says the engine differs
+
+
+def test_an_expert_group_across_two_nodes_starts_one_vllm_engine_over_both(tmp_path):
+    # vLLM's multi-node data parallel (docs.vllm.ai, Data Parallel Deployment): the first node serves the API with
+    # its 8 local ranks, the second runs headless from rank 8, both pointed at the first node's address.
+    from planner.gpus import get_gpu
+    from planner.search import plan
+    from planner.search.types import Constraints, Workload
+
+    workload = Workload(task="inference", precision="fp8", seq_len=5000, output_len=1000, concurrent_users=256)
+    result = plan(get_preset("deepseek-v3"), workload, [get_gpu("h100-sxm")], Constraints(max_gpus=32),
+                  rank_by="cost", top=50)  # fmt: skip
+    option = next(o for o in result.options if o.layout.ep == 16)
+    inputs = ExportInputs(task="inference", model_spec=get_preset("deepseek-v3"), seq_len=6000)
+    export_plan(result, option, tmp_path / "out", inputs)
+    script = tmp_path / "out" / "launch.sh"
+    env = fake_tools(tmp_path / "bin")
+    runs = [json.loads(run_script(script, env, NODE_RANK=rank, MASTER_ADDR="10.0.0.1", MODEL="deepseek-ai/DeepSeek-V3")
+                       .stdout) for rank in ("0", "1")]  # fmt: skip
+    for argv in runs:
+        assert argv[:2] == ["serve", "deepseek-ai/DeepSeek-V3"] and "--enable-expert-parallel" in argv
+        assert argv[argv.index("--data-parallel-size") + 1] == "16"
+        assert argv[argv.index("--data-parallel-size-local") + 1] == "8"
+        assert argv[argv.index("--data-parallel-address") + 1] == "10.0.0.1"
+        assert {word for word in argv if word.startswith("-")} <= VLLM_SERVE_OPTIONS | VLLM_MULTI_NODE_OPTIONS
+    assert "--headless" not in runs[0] and "--data-parallel-start-rank" not in runs[0]
+    assert "--headless" in runs[1] and runs[1][runs[1].index("--data-parallel-start-rank") + 1] == "8"
 
 
 def test_a_quantized_serving_plan_says_which_checkpoint_it_needs():

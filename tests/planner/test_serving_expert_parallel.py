@@ -73,6 +73,23 @@ def test_the_all_to_all_is_counted_per_moe_layer():
     assert difference < 0
 
 
+def deepseek_on_h100(users: int = 256, max_gpus: int = 32):
+    workload = Workload(task="inference", precision="fp8", seq_len=5000, output_len=1000, concurrent_users=users)
+    return plan(get_preset("deepseek-v3"), workload, [get_gpu("h100-sxm")], Constraints(max_gpus=max_gpus),
+                rank_by="cost", top=50)  # fmt: skip
+
+
+def test_an_expert_group_wider_than_a_node_holds_what_one_node_cannot():
+    # DeepSeek-V3 in fp8 on 80 GB H100s (8 per node): at EP 8 a rank holds 17.1 GB of shared weights and 654 / 8 =
+    # 81.7 GB of routed experts, 98.9 GB, more than the GPU; at EP 16 over two nodes 17.1 + 40.9 = 58.0 GB.
+    assert (TOTAL - ROUTED) + ROUTED / 8 > get_gpu("h100-sxm").memory_bytes
+    options = deepseek_on_h100().options
+    assert not any(o.layout.ep == 8 for o in options)
+    ep16 = next(o for o in options if o.layout.ep == 16)
+    assert ep16.gpus == 16 and ep16.nodes == 2 and ep16.layout.tp == 1
+    assert ep16.memory.weights.bytes == pytest.approx((TOTAL - ROUTED) + ROUTED / 16, rel=0.04)
+
+
 @pytest.mark.parametrize(("engine", "pools"), [("vllm", True), ("llama.cpp", False)])
 def test_pools_only_for_an_engine_that_disaggregates(engine, pools):
     """EngineProfile.disaggregation is read: vLLM runs prefill and decode pools (its KV connectors), llama.cpp's
