@@ -6,7 +6,7 @@ import platform
 import sys
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QTimer, qVersion
+from PySide6.QtCore import QSignalBlocker, QSize, Qt, QTimer, qVersion
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QUndoGroup
 from PySide6.QtWidgets import (
     QLabel,
@@ -30,6 +30,9 @@ STATE_KEY = "window/state"
 PAGE_KEY = "window/page"
 DEFAULT_SIZE = QSize(1280, 820)
 WARM_IMPORT_DELAY_MS = 300  # after the window's first paints: a thread importing meanwhile would slow them
+# pages that need pyqtgraph and the planner: remembered as the last page shown, the window shows first and the page
+# is built once both are imported on pool threads (built before the window, it held it back 4-5 s)
+OPENED_AFTER_IMPORTS = ("plan", "rent_buy")
 
 # Standard icons per page (no image files needed; they follow the platform style).
 _PAGE_ICONS = {
@@ -61,6 +64,7 @@ class MainWindow(QMainWindow):
             self.context.setParent(self)
         self._document_title = ""
         self._built: dict[str, Any] = {}  # page_id -> page, for the pages shown so far
+        self._opening: str | None = None  # the remembered page, shown once the planner and charts are imported
         self.undo_group = QUndoGroup(self)
         self._build_central()
         self._build_actions()
@@ -90,6 +94,9 @@ class MainWindow(QMainWindow):
             waiting[what] = False
             if not any(waiting.values()):
                 from desktop.shelf import AFTER_PLANNER, CHARTS, stock_ahead
+
+                if self._opening is not None:
+                    QTimer.singleShot(0, self, self._open_remembered)  # its own turn, before the idle steps
 
                 stock_ahead(self, CHARTS, self._not_built)
                 stock_ahead(self, AFTER_PLANNER, self._not_built)
@@ -303,8 +310,16 @@ class MainWindow(QMainWindow):
 
     # -- navigation --------------------------------------------------------------------------------------------
     def current_page(self) -> Any:
+        if self._opening is not None:
+            self._open_remembered()
         row = self.navigation.currentRow()
         return self.page(PAGE_IDS[row] if 0 <= row < len(PAGE_IDS) else PAGE_IDS[0])
+
+    def _open_remembered(self) -> None:
+        """Build and show the remembered page the window opened on (still selected in the navigation)."""
+        page_id, self._opening = self._opening, None
+        if page_id is not None and self.navigation.currentRow() == PAGE_IDS.index(page_id):
+            self._on_navigation(PAGE_IDS.index(page_id))
 
     def show_page(self, page_id: str) -> None:
         if page_id not in PAGE_IDS:
@@ -397,7 +412,20 @@ class MainWindow(QMainWindow):
         if state is not None:
             self.restoreState(state)
         page_id = str(settings.value(PAGE_KEY) or "")
-        self.show_page(page_id if page_id in PAGE_IDS else PAGE_IDS[0])  # builds that page, and only it
+        page_id = page_id if page_id in PAGE_IDS else PAGE_IDS[0]
+        if page_id not in OPENED_AFTER_IMPORTS or "planner.resolver" in sys.modules:
+            self.show_page(page_id)  # builds that page, and only it
+            return
+        self._opening = page_id  # selected, and said to be opening, until _import_planning_core has run
+        row = PAGE_IDS.index(page_id)
+        with QSignalBlocker(self.navigation):
+            self.navigation.setCurrentRow(row)
+        placeholder = self.stack.widget(row)
+        self.opening_label = QLabel(self.tr("Opening {0}…").format(page_title(page_id)), placeholder)
+        self.opening_label.setObjectName("hint")
+        self.opening_label.move(12, 12)
+        self.opening_label.adjustSize()
+        self.stack.setCurrentIndex(row)
 
     def save_state(self) -> None:
         settings = self.context.qsettings()

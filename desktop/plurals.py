@@ -36,6 +36,9 @@ class Plurals(QObject):
     def deleting_quotes(self, count: int) -> str:
         return english_plural(self.tr("deleting %n quote(s)", "", count), count)
 
+    def gpus(self, count: int) -> str:
+        return english_plural(self.tr("%n GPU(s)", "", count), count)  # "1 GPU", "8 GPUs"
+
     def nodes(self, count: int) -> str:
         return english_plural(self.tr("%Ln node(s)", "", count), count)  # %Ln: "6,490 nodes"
 

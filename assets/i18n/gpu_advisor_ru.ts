@@ -18,7 +18,7 @@
         <translation>Сравнение замеров</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Measurement</source>
         <translation>Измерение</translation>
     </message>
@@ -31,7 +31,7 @@
 <context>
     <name>ConstraintsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_constraints.py" line="+142"/>
+        <location filename="../../desktop/pages/plan_constraints.py" line="+150"/>
         <source>Unchecked: the planner&apos;s default ({0})</source>
         <translation>Флажок снят: значение планировщика по умолчанию ({0})</translation>
     </message>
@@ -126,13 +126,7 @@
         <translation>ГиБ</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <location line="+1"/>
-        <source>GPUs</source>
-        <translation>GPU</translation>
-    </message>
-    <message>
-        <location line="+1"/>
+        <location line="+3"/>
         <source>days</source>
         <translation>дн.</translation>
     </message>
@@ -178,7 +172,7 @@
 <context>
     <name>FrontierChart</name>
     <message>
-        <location filename="../../desktop/charts/frontier_chart.py" line="+62"/>
+        <location filename="../../desktop/charts/frontier_chart.py" line="+63"/>
         <source>tokens/s per user (1 / time per output token)</source>
         <translation>токенов/с на пользователя (1 / время на выходной токен)</translation>
     </message>
@@ -451,7 +445,7 @@
         <translation>Пример замера (не измерение этой машины)</translation>
     </message>
     <message>
-        <location line="+63"/>
+        <location line="+65"/>
         <source>Reading the GPUs through NVML…</source>
         <translation>Чтение GPU через NVML…</translation>
     </message>
@@ -482,7 +476,7 @@
         <translation>Опрос раз в секунду; показаны последние пять минут.</translation>
     </message>
     <message>
-        <location line="-150"/>
+        <location line="-152"/>
         <source>Measure the CPU</source>
         <translation>Измерить CPU</translation>
     </message>
@@ -497,7 +491,7 @@
         <translation>&lt;p style=&apos;font-size:large&apos;&gt;&lt;b&gt;Нет GPU для наблюдения&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Загрузка, память, температура и мощность считываются с GPU NVIDIA через драйвер (NVML) раз в секунду. На этой машине NVML не видит ни одного GPU.&lt;/p&gt;</translation>
     </message>
     <message>
-        <location line="+108"/>
+        <location line="+110"/>
         <source>{0} ({1} lost)</source>
         <translation>{0} (потеряно: {1})</translation>
     </message>
@@ -619,7 +613,7 @@
 <context>
     <name>HardwarePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+565"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+575"/>
         <source>4. Hardware</source>
         <translation>4. Оборудование</translation>
     </message>
@@ -687,7 +681,7 @@
         <translation>{0}: строк — {1}, &lt;b&gt;готовы к импорту — {2}&lt;/b&gt;, отклонены — {3} (перечислены ниже; они будут пропущены).</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Row</source>
         <translation>Строка</translation>
     </message>
@@ -710,7 +704,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/main_window.py" line="+243"/>
+        <location filename="../../desktop/main_window.py" line="+250"/>
         <location filename="../../desktop/selftest.py" line="+177"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
@@ -777,12 +771,12 @@
     </message>
     <message>
         <location line="+3"/>
-        <location line="+90"/>
+        <location line="+98"/>
         <source>GPU Advisor</source>
         <translation>GPU Advisor</translation>
     </message>
     <message>
-        <location line="-80"/>
+        <location line="-88"/>
         <source>Reading GPUs…</source>
         <translation>Чтение GPU…</translation>
     </message>
@@ -807,7 +801,7 @@
         <translation>База данных: {0}</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+47"/>
         <source>unknown</source>
         <translation>неизвестно</translation>
     </message>
@@ -876,6 +870,11 @@ GPU Advisor is running with a temporary database; nothing you enter now will be 
 {0}
 
 GPU Advisor работает с временной базой; всё, что вы сейчас введёте, не сохранится.</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>Opening {0}…</source>
+        <translation>Открывается страница «{0}»…</translation>
     </message>
 </context>
 <context>
@@ -1125,7 +1124,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>накладные расходы</translation>
     </message>
     <message>
-        <location line="+79"/>
+        <location line="+80"/>
         <source>memory per GPU (GiB)</source>
         <translation>память на GPU (ГиБ)</translation>
     </message>
@@ -1140,7 +1139,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>доступно {0} из {1}</translation>
     </message>
     <message>
-        <location line="+102"/>
+        <location line="+103"/>
         <source>hours</source>
         <translation>часы</translation>
     </message>
@@ -1195,7 +1194,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>выбранный вариант</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>selected option, time {0}</source>
         <translation>выбранный вариант, время {0}</translation>
     </message>
@@ -1392,7 +1391,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+266"/>
+        <location filename="../../desktop/pages/plan.py" line="+268"/>
         <source>Guided</source>
         <translation>Пошагово</translation>
     </message>
@@ -4125,6 +4124,15 @@ token</source>
     </message>
     <message numerus="yes">
         <location line="+3"/>
+        <source>%n GPU(s)</source>
+        <translation>
+            <numerusform>%n GPU</numerusform>
+            <numerusform>%n GPU</numerusform>
+            <numerusform>%n GPU</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location line="+3"/>
         <source>%Ln node(s)</source>
         <translation>
             <numerusform>%Ln узел</numerusform>
@@ -4216,7 +4224,7 @@ with losses</source>
 <context>
     <name>PoolPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_scale_inputs.py" line="+330"/>
+        <location filename="../../desktop/pages/plan_scale_inputs.py" line="+342"/>
         <source>Mixed pool</source>
         <translation>Смешанный пул</translation>
     </message>
@@ -4267,7 +4275,7 @@ with losses</source>
         <translation>Тип GPU этой строки</translation>
     </message>
     <message>
-        <location line="+55"/>
+        <location line="+57"/>
         <source>{0}: “{1}”</source>
         <translation>{0}: «{1}»</translation>
     </message>
@@ -4280,7 +4288,7 @@ with losses</source>
 <context>
     <name>PoolView</name>
     <message>
-        <location filename="../../desktop/pages/plan_results.py" line="+143"/>
+        <location filename="../../desktop/pages/plan_results.py" line="+147"/>
         <source>No mixed pool: in Expert mode, add GPU types and their counts under Mixed pool to compare each type alone with the whole pool as one job, a pipeline over the types and separate jobs.</source>
         <translation>Смешанного пула нет: в режиме «Эксперт» добавьте типы GPU и их число в разделе «Смешанный пул», чтобы сравнить каждый тип по отдельности со всем пулом как одним заданием, конвейером по типам и отдельными задачами.</translation>
     </message>
@@ -4293,7 +4301,7 @@ with losses</source>
 <context>
     <name>PriceChart</name>
     <message>
-        <location filename="../../desktop/charts/price_chart.py" line="+70"/>
+        <location filename="../../desktop/charts/price_chart.py" line="+71"/>
         <source>your quotes</source>
         <translation>ваши котировки</translation>
     </message>
@@ -4498,7 +4506,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ProbeSpecChart</name>
     <message>
-        <location filename="../../desktop/charts/probe_chart.py" line="+57"/>
+        <location filename="../../desktop/charts/probe_chart.py" line="+58"/>
         <source>Measured as % of the catalog spec</source>
         <translation>Измерено, в % от паспортных данных</translation>
     </message>
@@ -4677,7 +4685,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTab</name>
     <message>
-        <location filename="../../desktop/pages/quote_tab.py" line="+203"/>
+        <location filename="../../desktop/pages/quote_tab.py" line="+205"/>
         <source>Add</source>
         <translation>Добавить</translation>
     </message>
@@ -5245,7 +5253,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>гибрид (своя база, аренда пиков)</translation>
     </message>
     <message>
-        <location line="+73"/>
+        <location line="+74"/>
         <source>months</source>
         <translation>месяцы</translation>
     </message>
@@ -5268,7 +5276,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>частота прерываний спотовых узлов должна быть числом прерываний на узло-час (0,02), получено «{0}»</translation>
     </message>
     <message>
-        <location line="+216"/>
+        <location line="+218"/>
         <source>Use</source>
         <translation>Использование</translation>
     </message>
@@ -5393,7 +5401,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Гибрид: своих GPU</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+8"/>
         <source>{0} h</source>
         <translation>{0} ч</translation>
     </message>
@@ -5776,7 +5784,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResiliencePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_scale_inputs.py" line="-257"/>
+        <location filename="../../desktop/pages/plan_scale_inputs.py" line="-271"/>
         <source>Failures and checkpoints (training)</source>
         <translation>Сбои и контрольные точки (обучение)</translation>
     </message>
@@ -5899,7 +5907,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_results.py" line="+109"/>
+        <location filename="../../desktop/pages/plan_results.py" line="+134"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
@@ -6119,7 +6127,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>SettingsPage</name>
     <message>
-        <location filename="../../desktop/pages/settings.py" line="+159"/>
+        <location filename="../../desktop/pages/settings.py" line="+160"/>
         <source>Money</source>
         <translation>Деньги</translation>
     </message>
@@ -6298,12 +6306,12 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ShapePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-306"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-316"/>
         <source>The sequence length must be a whole number of tokens from 1 to {1}, not “{0}”: no plan until it is.</source>
         <translation>Длина последовательности должна быть целым числом токенов от 1 до {1}, а не «{0}»: плана не будет, пока она не исправлена.</translation>
     </message>
     <message>
-        <location line="+404"/>
+        <location line="+414"/>
         <source>3. Shape</source>
         <translation>3. Размеры задачи</translation>
     </message>
@@ -6500,7 +6508,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Мощность</translation>
     </message>
     <message>
-        <location line="+61"/>
+        <location line="+68"/>
         <source>seconds ago</source>
         <translation>секунд назад</translation>
     </message>
@@ -6523,7 +6531,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>TraceButton</name>
     <message>
-        <location filename="../../desktop/pages/trace_memory.py" line="+331"/>
+        <location filename="../../desktop/pages/trace_memory.py" line="+332"/>
         <source>Trace exactly…</source>
         <translation>Трассировать точно…</translation>
     </message>
@@ -6541,7 +6549,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>TraceMemory</name>
     <message>
-        <location line="-285"/>
+        <location line="-286"/>
         <source>The packaged app does not include transformers. Trace from a source install: pip install &apos;gpu-advisor[trace]&apos;, then gpu-advisor memory --trace.</source>
         <translation>Собранное приложение не содержит transformers. Трассируйте из установки из исходников: pip install &apos;gpu-advisor[trace]&apos;, затем gpu-advisor memory --trace.</translation>
     </message>
@@ -6559,7 +6567,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Точная трассировка памяти</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source>Term</source>
         <translation>Статья</translation>
     </message>
@@ -6667,7 +6675,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>TraceProcess</name>
     <message>
-        <location line="-155"/>
+        <location line="-156"/>
         <source>the trace printed a line longer than 4 MiB</source>
         <translation>трассировка вывела строку длиннее 4 МиБ</translation>
     </message>

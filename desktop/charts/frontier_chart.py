@@ -34,6 +34,7 @@ class FrontierChart(QWidget):
         self.title.setWordWrap(True)
         self.title.setTextFormat(Qt.TextFormat.RichText)
         self.layout_widget = pg.GraphicsLayoutWidget()
+        self.layout_widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no Tab stop: a chart takes no keys
         self.layout_widget.setBackground(None)
         self.plot = self.layout_widget.addPlot(row=0, col=0, enableMenu=False)
         self.plot.showGrid(x=True, y=True, alpha=0.2)

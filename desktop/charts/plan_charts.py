@@ -74,6 +74,7 @@ class MemoryBarChart(QWidget):
         self._capacity = 0
         self._usable = 0
         self.plot_widget = pg.PlotWidget(background=None, enableMenu=False)
+        self.plot_widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no Tab stop: a chart takes no keys
         self.plot = self.plot_widget.getPlotItem()
         _style_plot(self.plot)
         self.plot.showGrid(x=True, y=False, alpha=0.2)
@@ -208,6 +209,7 @@ class ScalingChart(QWidget):
         self._time_unit = (3600.0, "h")
         self._time_kind = "wall"
         self.layout_widget = pg.GraphicsLayoutWidget()
+        self.layout_widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no Tab stop: a chart takes no keys
         self.layout_widget.setBackground(None)
         self.time_plot = self.layout_widget.addPlot(row=0, col=0, enableMenu=False)
         self.cost_plot = self.layout_widget.addPlot(row=0, col=1, enableMenu=False)
@@ -375,9 +377,9 @@ class ScalingChart(QWidget):
         ]
         selected = QCoreApplication.translate("PlanCharts", "selected option")
         if self._band is not None and self._selected_point() is not None:
-            selected = QCoreApplication.translate("PlanCharts", "selected option, time {0}").format(
-                fmt.band(self._band)
-            )
+            span, _, runs = fmt.band(self._band).partition(", ")  # the range never wraps: "−33% .. +34%"
+            kept = span.replace(" ", "&nbsp;") + (", " + runs if runs else "")
+            selected = QCoreApplication.translate("PlanCharts", "selected option, time {0}").format(kept)
         ring = "<span style='color:#D00000'>&#9675;</span>&nbsp;" + selected
         return " &nbsp; ".join([*key, ring]) if key else ""
 

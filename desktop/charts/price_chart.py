@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from desktop.charts.theme import palette_colors, series_color, style_plot
@@ -36,6 +36,7 @@ class PriceChart(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.plot_widget = pg.PlotWidget(self, enableMenu=False)
+        self.plot_widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no Tab stop: a chart takes no keys
         self.plot = self.plot_widget.getPlotItem()
         style_plot(self.plot)
         self.plot.showGrid(x=True, y=True, alpha=0.15)

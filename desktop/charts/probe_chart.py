@@ -6,7 +6,7 @@ labelled with the measured figure. Measurements without a spec figure are listed
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -26,6 +26,7 @@ class ProbeSpecChart(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.plot_widget = pg.PlotWidget(self, enableMenu=False)
+        self.plot_widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no Tab stop: a chart takes no keys
         self.plot = self.plot_widget.getPlotItem()
         style_plot(self.plot)
         self.plot.showGrid(x=True, y=False, alpha=0.15)
@@ -95,13 +96,15 @@ class ProbeSpecChart(QWidget):
         for label in self.labels:
             self.plot.removeItem(label)
         self.labels = []
-        foreground = palette_colors()[1]
+        background, foreground = palette_colors()
         # the x range leaves room right of each bar for its whole label, at the plot's width now
         width = max(self.plot.getViewBox().width(), 120.0)
         right = 130.0
         for row, (_, percent, text) in enumerate(self.items):
             words = f"{text}  ({fmt.percent(percent / 100)})"
-            label = pg.TextItem(words, color=foreground, anchor=(0, 0.5))
+            # on the chart's background, over the dashed 100 % line: a label past 100 % is not struck through
+            label = pg.TextItem(words, color=foreground, anchor=(0, 0.5), fill=pg.mkBrush(background))
+            label.setZValue(self.reference.zValue() + 1)
             label.setPos(percent + 2, row)
             self.plot.addItem(label)
             self.labels.append(label)

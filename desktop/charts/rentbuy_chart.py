@@ -74,6 +74,7 @@ class RentBuyChart(QWidget):
         self._break_even: dict[str, float | None] = {}
         self._currency = "USD"
         self.plot_widget = pg.PlotWidget(axisItems={"left": AmountAxis(orientation="left")}, enableMenu=False)
+        self.plot_widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no Tab stop: a chart takes no keys
         self.plot = self.plot_widget.getPlotItem()
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.plot.setMenuEnabled(False)

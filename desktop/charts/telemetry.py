@@ -45,6 +45,9 @@ def _current(value: float | None, unit: str) -> str:
     return f"{fmt.number(value, decimals)} {QCoreApplication.translate('fmt', unit)}"
 
 
+PANEL_MIN_HEIGHT = 160  # pixels: title 20, plot 90 (five tick labels a line apart), axis and its label 50
+
+
 class TelemetryChart(QWidget):
     """Four panels. Built with `plots=False`, it has none until `add_plot` adds them one per call (each is 10-15
     ms of the GUI thread: the Hardware page adds one per idle turn); set_gpus needs all four."""
@@ -54,7 +57,11 @@ class TelemetryChart(QWidget):
         self.legend = QLabel(self)
         self.legend.setWordWrap(True)
         self.graphics = pg.GraphicsLayoutWidget(self)
+        self.graphics.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no Tab stop: a chart takes no keys
         self.graphics.ci.setSpacing(6)
+        # two rows of panels, each a title, a plot several lines tall and its time axis: below this the y labels
+        # of a panel overlap (1280 x 720, a 1920 x 1080 screen at 150 %); the GPU table above gives up rows first
+        self.graphics.setMinimumHeight(PANEL_MIN_HEIGHT * 2)
         self.plots: dict[str, pg.PlotItem] = {}
         while plots and not self.add_plot():
             pass

@@ -328,10 +328,12 @@ class HardwarePage(Page):
             self._fit_gpu_table()
 
     def _fit_gpu_table(self) -> None:
-        """Give the GPU table room for up to 8 rows; the tabs below take the rest. When the columns are a few
-        pixels wider than the view, the widest one (the GPU's name, whole in its tooltip) gives them up, so
-        every column is in view without scrolling sideways."""
-        rows = min(max(self.inventory_model.rowCount(), 1), 8)
+        """Room for up to 8 rows, fewer (at least 2) where the tabs below would get less than they need; the tabs
+        take the rest. When the columns are a few pixels wider than the view, the widest one (the GPU's name,
+        whole in its tooltip) gives them up, so every column is in view without scrolling sideways."""
+        room, row = sum(self.splitter.sizes()) - self.tabs.minimumSizeHint().height(), self.gpu_table.rowHeight(0)
+        fit = max(2, (room - 2 * row) // row) if row > 0 and sum(self.splitter.sizes()) > 0 else 8
+        rows = min(max(self.inventory_model.rowCount(), 1), 8, fit)
         table = self.gpu_table
         header = table.horizontalHeader()
         overflow = header.length() - table.viewport().width()

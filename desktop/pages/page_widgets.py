@@ -28,6 +28,7 @@ def make_table(
     proxy.setSortRole(sort_role)
     view = QTableView(parent)
     view.setModel(proxy)
+    view.setTabKeyNavigation(False)  # Tab leaves the table (arrows move between cells), as on every page
     view.setSortingEnabled(True)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

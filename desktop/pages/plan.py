@@ -221,6 +221,7 @@ class PlanPage(PlanDocumentPage):
             top.addWidget(push)
         # beside the memory bar it checks (desktop/pages/trace_memory.py); the top bar has no room left
         self.trace_button = install_trace_action(self, self.results.memory_header)
+        QWidget.setTabOrder(self.results.table, self.trace_button)  # Tab goes as the eye does: table, then Trace
 
         inputs = QWidget()
         inputs_layout = QVBoxLayout(inputs)
@@ -230,6 +231,7 @@ class PlanPage(PlanDocumentPage):
         inputs_layout.addStretch(1)
         self.inputs_scroll = QScrollArea()
         self.inputs_scroll.setWidgetResizable(True)
+        self.inputs_scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the fields (each scrolled into view)
         self.inputs_scroll.setWidget(inputs)
         self.inputs_scroll.setMinimumWidth(INPUTS_WIDTH)
         self.inputs_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)

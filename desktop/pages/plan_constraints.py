@@ -20,7 +20,13 @@ from desktop import fmt
 from desktop.limit_spins import set_limit
 from desktop.pages.plan_inputs import Panel, set_combo_data, wrapping_form
 from desktop.plan_state import PlanInputs, PlanState
+from desktop.plurals import plurals
 from planner.vocabulary import Task
+
+
+def _count_gpus(spin: QSpinBox | QDoubleSpinBox) -> None:
+    """The GPU count's unit in the number's plural form: "1 GPU", "128 GPUs" (desktop/plurals.py)."""
+    spin.setSuffix(" " + plurals().gpus(int(spin.value())).split(" ", 1)[-1])
 
 
 class _OptionalSpin(QWidget):
@@ -114,6 +120,8 @@ class ConstraintsPanel(Panel):
         form.addRow(self.labels["mfu"], self.mfu)
         form.addRow(self.labels["eff"], self.efficiency)
         self.max_spin.valueChanged.connect(lambda v: self.state.update(max_gpus=int(v)))
+        for spin in (self.max_spin, exact):  # "1 GPU", "128 GPUs"
+            spin.valueChanged.connect(lambda _v, s=spin: _count_gpus(s))
         self.exact.toggled_value.connect(self._on_exact)
         self.budget.toggled_value.connect(lambda: self.state.update(budget_amount=self.budget.value()))
         self.deadline.toggled_value.connect(lambda: self.state.update(deadline_days=self.deadline.value()))
@@ -190,8 +198,8 @@ class ConstraintsPanel(Panel):
         self.host_ram.spin.setToolTip(self.host_ram.toolTip())
         self.host_ram.check.setToolTip(self.host_ram.toolTip())
         self.host_ram.spin.setSuffix(" " + self.tr("GiB"))
-        self.max_spin.setSuffix(" " + self.tr("GPUs"))
-        self.exact.spin.setSuffix(" " + self.tr("GPUs"))
+        for spin in (self.max_spin, self.exact.spin):
+            _count_gpus(spin)
         self.deadline.spin.setSuffix(" " + self.tr("days"))
         self.mfu.spin.setSuffix(" %")
         self.efficiency.spin.setSuffix(" %")

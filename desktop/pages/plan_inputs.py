@@ -87,6 +87,16 @@ def wrapping_form(parent: QWidget) -> QFormLayout:
     return form
 
 
+
+class TrimmedSpin(QDoubleSpinBox):
+    """A figure without trailing zeros after its decimal separator: "2 B tokens", "0.125 B tokens" ("2,000 млрд
+    токенов" read as two thousand)."""
+
+    def textFromValue(self, value: float) -> str:  # noqa: N802 (Qt override)
+        text = super().textFromValue(value)
+        point = self.locale().decimalPoint()
+        return text.rstrip("0").rstrip(point) if point in text else text
+
 class Panel(QGroupBox):
     """A group box bound to the plan state."""
 
@@ -401,10 +411,10 @@ class ShapePanel(Panel):
         self.tokens_group = QButtonGroup(self)
         self.tokens_group.addButton(self.tokens_radio)
         self.tokens_group.addButton(self.dataset_radio)
-        self.tokens_spin = QDoubleSpinBox()
+        self.tokens_spin = TrimmedSpin()
         self.tokens_spin.setDecimals(3)
         set_limit(self.tokens_spin, "tokens", 1e-9)  # billions of tokens
-        self.dataset_spin = QDoubleSpinBox()
+        self.dataset_spin = TrimmedSpin()
         self.dataset_spin.setDecimals(3)
         set_limit(self.dataset_spin, "tokens", 1e-9)
         self.epochs_spin = QDoubleSpinBox()

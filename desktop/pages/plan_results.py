@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLocale, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -71,6 +72,7 @@ class MessageStrip(QScrollArea):
         layout.addStretch(1)
         self.setWidget(inner)
         self.setWidgetResizable(True)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # text to read, not a Tab stop
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setFixedHeight(self.fontMetrics().lineSpacing() * MESSAGE_LINES + 8)
@@ -97,6 +99,7 @@ class PoolView(QWidget):
         self.model = PoolChoicesModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table; arrows move between rows
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
@@ -122,6 +125,7 @@ class PoolView(QWidget):
         layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the table and the fields
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(body)
         outer = QVBoxLayout(self)
@@ -167,6 +171,35 @@ class PoolView(QWidget):
         table.setFixedHeight(table.horizontalHeader().height() + rows + 2 * table.frameWidth() + scrollbar)
 
 
+class OptionsTable(QTableView):
+    """The options table. Its columns fit their contents; the strategy takes the room the others leave, on one
+    line where it fits and wrapped at no less than STRATEGY_SAMPLE where not, again when the table is resized."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._others = 0  # the other columns' width at the last fit
+        self._natural = 0  # the strategy column's width on one line
+
+    def fit_columns(self, strategy: int) -> None:
+        self.resizeColumnsToContents()
+        self._natural = self.columnWidth(strategy) if strategy >= 0 else 0
+        self._others = self.horizontalHeader().length() - self._natural
+        self._fit_strategy(strategy)
+
+    def _fit_strategy(self, strategy: int) -> None:
+        if strategy >= 0:
+            room = self.viewport().width() - self._others
+            least = self.fontMetrics().horizontalAdvance(STRATEGY_SAMPLE) + 12  # + cell padding
+            self.setColumnWidth(strategy, min(self._natural, max(room, least)))
+        self.resizeRowsToContents()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        model = self.model()
+        if isinstance(model, PlanOptionsModel) and model.rowCount() and self._natural:
+            self._fit_strategy(model.column_of("strategy"))
+
+
 class ResultsPanel(QWidget):
     """Message strip, options table, memory bar, scaling chart, advice and excluded strategies."""
 
@@ -179,8 +212,9 @@ class ResultsPanel(QWidget):
             self.messages.limits,
         )
         self.model = PlanOptionsModel(self)
-        self.table = QTableView()
+        self.table = OptionsTable()
         self.table.setModel(self.model)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table; arrows move between rows
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -245,14 +279,9 @@ class ResultsPanel(QWidget):
         self.retranslate()
 
     def show_options(self, options: Sequence[PlanOption], training: bool) -> None:
-        """Fill the table; columns fit their contents except the strategy, which wraps beyond STRATEGY_SAMPLE."""
+        """Fill the table; columns fit their contents, the strategy the room left (OptionsTable)."""
         self.model.set_options(options, training)
-        self.table.resizeColumnsToContents()
-        strategy = self.model.column_of("strategy")
-        width = self.table.fontMetrics().horizontalAdvance(STRATEGY_SAMPLE) + 12  # + cell padding
-        if strategy >= 0 and self.table.columnWidth(strategy) > width:
-            self.table.setColumnWidth(strategy, width)
-        self.table.resizeRowsToContents()
+        self.table.fit_columns(self.model.column_of("strategy"))
 
     def retranslate(self) -> None:
         self.tabs.setTabText(0, self.tr("Advice"))

@@ -292,6 +292,18 @@ class _PoolRow:
         return self.combo, self.count, self.remove
 
 
+def _tab_stop_before(widget: QWidget) -> QWidget | None:
+    """The last widget Tab stops at before ``widget`` and its children (None while it is not in a window)."""
+    candidate = widget.previousInFocusChain()
+    for _ in range(10_000):
+        if candidate is None or candidate is widget:
+            return None
+        if candidate.focusPolicy() & Qt.FocusPolicy.TabFocus and not widget.isAncestorOf(candidate):
+            return candidate
+        candidate = candidate.previousInFocusChain()
+    return None
+
+
 class PoolPanel(Panel):
     """A mixed pool you have or can rent (64 × A100 80GB + 32 × H100): each type alone against the whole pool,
     the comparison `gpu-advisor plan --pool` makes. A type at 0 GPUs is absent."""
@@ -385,9 +397,11 @@ class PoolPanel(Panel):
         self._order_tabs()
 
     def _order_tabs(self) -> None:
-        """Tab goes row by row (type, count, Remove), then to Add."""
+        """Tab goes row by row (type, count, Remove), then to Add, where the panel stands in the column (rows made
+        after the page are put after the panel itself, not at the end of the window's chain)."""
         chain: list[QWidget] = [w for row in self.rows for w in row.widgets()] + [self.add_button]
-        for first, second in zip(chain, chain[1:], strict=False):
+        before = _tab_stop_before(self)
+        for first, second in zip([before, *chain] if before is not None else chain, chain, strict=False):
             QWidget.setTabOrder(first, second)
 
     def _on_type(self, row: _PoolRow) -> None:

@@ -35,6 +35,7 @@ class CompareDialog(QDialog):
         self.setWindowTitle(self.tr("Compare probe runs"))
         rows = comparison_rows(first, second)
         self.table = QTableWidget(len(rows), 4, self)
+        self.table.setTabKeyNavigation(False)  # Tab goes on to the dialog's buttons
         self.table.setHorizontalHeaderLabels(
             [self.tr("Measurement"), _run_title(first), _run_title(second), self.tr("Second / first")]
         )

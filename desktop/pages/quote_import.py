@@ -121,6 +121,7 @@ class ImportPreviewDialog(QDialog):
         )
         shown = preview.errors[:PREVIEW_ROWS_SHOWN]
         self.table = QTableWidget(len(shown), 2, self)
+        self.table.setTabKeyNavigation(False)  # Tab goes on to the dialog's buttons
         self.table.setHorizontalHeaderLabels([self.tr("Row"), self.tr("Reason")])
         for position, (row_number, reason) in enumerate(shown):
             number = QTableWidgetItem(str(row_number))

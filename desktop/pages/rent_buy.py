@@ -182,6 +182,7 @@ class RentBuyPage(Page):
 
         def row(form: QFormLayout, key: str, widget: QWidget) -> None:
             self.labels[key] = QLabel()
+            self.labels[key].setBuddy(widget)
             form.addRow(self.labels[key], widget)
 
         self.use_box = QGroupBox()
@@ -223,6 +224,7 @@ class RentBuyPage(Page):
         inputs_layout.addStretch(1)
         scroll = self.inputs_scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the fields (each scrolled into view)
         scroll.setWidget(inputs)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setMinimumWidth(INPUTS_WIDTH)
@@ -322,6 +324,10 @@ class RentBuyPage(Page):
         }
         for key, label in self.labels.items():
             label.setText(texts[key])
+            field = label.buddy()  # the form's field (a labelled slider's focus is its slider)
+            target = field.focusProxy() if field is not None and field.focusProxy() is not None else field
+            if target is not None:
+                target.setAccessibleName(texts[key])  # what a screen reader says on Tab
         self.hours_slider.formatter = lambda value: self.tr("{0} h").format(fmt.number(value, 0))
         self.horizon_slider.formatter = lambda value: self.tr("{0} mo").format(fmt.number(value, 0))
         for slider in (

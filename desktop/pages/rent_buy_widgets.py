@@ -34,6 +34,7 @@ class LabelledSlider(QWidget):
         layout.addWidget(self.slider, 1)
         layout.addWidget(self.label)
         self.slider.valueChanged.connect(self._changed)
+        self.setFocusProxy(self.slider)  # the form's label (its buddy) and Tab reach the slider
 
     def value(self) -> float:
         return self.slider.value() * self.scale

@@ -148,6 +148,7 @@ class SettingsPage(Page):
         content.setMaximumWidth(900)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the fields (each scrolled into view)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         scroll.setWidget(content)
         layout = QVBoxLayout(self)

@@ -197,6 +197,7 @@ class TraceMemoryDialog(QDialog):
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.table = QTableWidget(len(ROWS), 5)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table; arrows move between cells
         self.table.setHorizontalHeaderLabels(
             [
                 self.tr("Term"),

@@ -52,7 +52,8 @@ def _opt(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: Model
         rotary=False,
         activation="relu",
         # a final norm only for pre-norm stacks whose checkpoint has one (opt-350m has neither)
-        final_norm=config.bool("do_layer_norm_before", True) and not config.bool("_remove_final_layer_norm", False),
+        final_norm=config.bool("do_layer_norm_before", True)
+        and not config.bool("_remove_final_layer_norm", False),
         embed_width=embed_width if embed_width != hidden else 0,
     )
 

@@ -38,7 +38,11 @@ def load_hf_config(path: str | os.PathLike[str]) -> ModelSpec:
         # code shipped with the checkpoint (trust_remote_code): never run, and its layout is unknown
         raise UserError.of(msg("error.config_remote_code", path=str(path), model_type=model_type))
     name = str(data.get("_name_or_path") or path.parent.name or model_type)
-    common: dict[str, Any] = {"name": name, "family": model_type, "source": str(path)}  # Any: ModelSpec fields
+    common: dict[str, Any] = {
+        "name": name,
+        "family": model_type,
+        "source": str(path),
+    }  # Any: ModelSpec fields
     wrapper: dict[str, Any] = {}  # Any: JSON values
     if model_type in WRAPPERS:
         wrapper = data
@@ -124,7 +128,9 @@ def _llama_like(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any
         attn_out_bias=_flag(config, traits.out_bias),
         mlp_bias=_flag(config, traits.mlp_bias),
         max_context=config.int("max_position_embeddings", 4096),
-        norms_per_layer=1 if traits.parallel_key and config.bool(traits.parallel_key, False) else traits.norms_per_layer,
+        norms_per_layer=1
+        if traits.parallel_key and config.bool(traits.parallel_key, False)
+        else traits.norms_per_layer,
         final_norm=traits.final_norm,
         activation=traits.activation,
         qk_norm=qk_norm,
@@ -136,7 +142,9 @@ def _llama_like(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any
         fields.update(_moe_fields(config, traits, layers))
     if traits.layer_extra == "sub_norms":  # bitnet: attn_sub_norm over hidden, ffn_sub_norm over intermediate
         fields.update(layer_extra_params=hidden + fields["ffn"])
-    elif traits.layer_extra == "xielu" and config.data.get("hidden_act") == "xielu":  # its alpha_p and alpha_n
+    elif (
+        traits.layer_extra == "xielu" and config.data.get("hidden_act") == "xielu"
+    ):  # its alpha_p and alpha_n
         fields.update(layer_extra_params=2)
     elif traits.layer_extra == "lambdas":
         fields.update(layer_extra_params=4 * head_dim)
@@ -155,7 +163,9 @@ def _dense_ffn(config: ConfigKeys, traits: Traits) -> int:
 def _moe_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, Any]:  # Any: ModelSpec fields
     """MoE fields. "all": every layer sparse. "qwen": layer i sparse when (i + 1) % decoder_sparse_step == 0 and
     it is not in mlp_only_layers. "llama4": the layers of moe_layers (default every interleave_moe_layer_step-th)."""
-    experts = config.int(traits.experts_key or config.first("n_routed_experts", "num_local_experts", "num_experts"))
+    experts = config.int(
+        traits.experts_key or config.first("n_routed_experts", "num_local_experts", "num_experts")
+    )
     if traits.moe == "qwen":
         step = config.int("decoder_sparse_step", 1)
         dense_only = config.data.get("mlp_only_layers") or []
@@ -181,7 +191,9 @@ def _moe_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, An
     if traits.shared_expert == "qwen":
         shared_ffn = config.int("shared_expert_intermediate_size", 0, allow_zero=True)
         # qwen2_moe builds the gate (hidden -> 1) even for a zero-width shared expert
-        fields.update(shared_experts=1 if shared_ffn else 0, shared_expert_ffn=shared_ffn, shared_expert_gate=True)
+        fields.update(
+            shared_experts=1 if shared_ffn else 0, shared_expert_ffn=shared_ffn, shared_expert_gate=True
+        )
     elif traits.shared_expert == "granite":
         shared_ffn = config.int("shared_intermediate_size", 0, allow_zero=True)
         fields.update(shared_experts=1 if shared_ffn else 0, shared_expert_ffn=shared_ffn)
@@ -243,7 +255,11 @@ def _layer_fields(config: ConfigKeys, traits: Traits, layers: int) -> dict[str, 
         kinds = tuple(FULL if kind == SLIDING else kind for kind in kinds)  # no window: every token attended
     if kinds == (FULL,) * layers:
         kinds = ()
-    return {"layer_types": kinds, "sliding_window": window, "attention_chunk": chunk if CHUNKED in kinds else 0}
+    return {
+        "layer_types": kinds,
+        "sliding_window": window,
+        "attention_chunk": chunk if CHUNKED in kinds else 0,
+    }
 
 
 _KIND_OF = {"full_attention": FULL, "sliding_attention": SLIDING, "chunked_attention": CHUNKED}
@@ -259,7 +275,11 @@ def _rule_layer_types(config: ConfigKeys, rule: str, layers: int, window: int) -
         period = int(rule.split(":")[1])
         if rule.startswith("pattern:"):
             period = _pattern(config, period)
-        return tuple(SLIDING if (i + 1) % period else FULL for i in range(layers)) if period else (FULL,) * layers
+        return (
+            tuple(SLIDING if (i + 1) % period else FULL for i in range(layers))
+            if period
+            else (FULL,) * layers
+        )
     use_window = config.bool("use_sliding_window", False)
     if rule == "qwen":
         first = config.int("max_window_layers", layers, allow_zero=True)
@@ -382,7 +402,9 @@ def _deepseek(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:
         gated_mlp=True,
         norm="rmsnorm",
         attn_bias=config.bool("attention_bias", False),
-        mlp_bias=config.bool("mlp_bias", False) if config.model_type in ("deepseek_v2", "minicpm3") else False,
+        mlp_bias=config.bool("mlp_bias", False)
+        if config.model_type in ("deepseek_v2", "minicpm3")
+        else False,
         experts=experts,
         experts_per_token=(
             config.int("num_experts_per_tok", DEEPSEEK_V2_EXPERTS_PER_TOKEN) if experts else 0
@@ -398,4 +420,28 @@ def _deepseek(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:
         max_context=config.int("max_position_embeddings", 4096),
         # e_score_correction_bias (noaux_tc routing) is a buffer in transformers 5, not a parameter
         router_bias=False,
+        **_sparse_attention_indexer(config, layers),
     )
+
+
+def _sparse_attention_indexer(config: ConfigKeys, layers: int) -> dict[str, Any]:
+    """DeepSeek Sparse Attention (deepseek_v32, glm_moe_dsa): index_n_heads x index_head_dim, and the layers whose
+    indexer_types entry is "shared" (glm_moe_dsa; when the file does not list them, GlmMoeDsaConfig's rule:
+    index_topk_pattern's "S" positions, else layer i shared unless max(i - offset + 1, 0) % freq == 0 with
+    index_topk_freq (1) and index_skip_topk_offset (2)); every deepseek_v32 layer has its own indexer."""
+    if config.model_type not in ("deepseek_v32", "glm_moe_dsa"):
+        return {}
+    shared: tuple[int, ...] = ()
+    if config.model_type == "glm_moe_dsa":
+        listed = config.data.get("indexer_types")
+        pattern = config.data.get("index_topk_pattern")
+        if isinstance(listed, list) and listed:
+            shared = tuple(i for i, kind in enumerate(listed[:layers]) if kind == "shared")
+        elif isinstance(pattern, (str, list)) and pattern:
+            shared = tuple(i for i, kind in enumerate(list(pattern)[:layers]) if kind in ("S", "shared"))
+        else:
+            freq = max(config.int("index_topk_freq", 1), 1)
+            offset = config.int("index_skip_topk_offset", 2, allow_zero=True)
+            shared = tuple(i for i in range(layers) if max(i - offset + 1, 0) % freq)
+    return {"index_heads": config.int("index_n_heads"), "index_head_dim": config.int("index_head_dim"),
+            "shared_index_layers": shared}  # fmt: skip

@@ -41,12 +41,17 @@ def _mamba1(hidden: int, inner: int, state: int, conv: int, dt_rank: int, proj_b
             dt_norms: bool) -> tuple[int, int]:  # fmt: skip
     """(parameters, state values per sequence) of one Mamba-1 mixer."""
     params = (
-        hidden * 2 * inner + (2 * inner if proj_bias else 0)  # in_proj
-        + inner * conv + (inner if conv_bias else 0)  # depthwise conv1d
+        hidden * 2 * inner
+        + (2 * inner if proj_bias else 0)  # in_proj
+        + inner * conv
+        + (inner if conv_bias else 0)  # depthwise conv1d
         + inner * (dt_rank + 2 * state)  # x_proj
-        + dt_rank * inner + inner  # dt_proj
-        + inner * state + inner  # A_log, D
-        + inner * hidden + (hidden if proj_bias else 0)  # out_proj
+        + dt_rank * inner
+        + inner  # dt_proj
+        + inner * state
+        + inner  # A_log, D
+        + inner * hidden
+        + (hidden if proj_bias else 0)  # out_proj
         + (dt_rank + 2 * state if dt_norms else 0)  # Jamba's dt / B / C RMSNorms
     )
     return params, inner * conv + inner * state
@@ -60,11 +65,14 @@ def _mamba2(hidden: int, inner: int, heads: int, head_dim: int, groups: int, sta
     conv_dim = inner + 2 * groups * state
     projection = inner + conv_dim + heads
     params = (
-        hidden * projection + (projection if proj_bias else 0)  # in_proj
-        + conv_dim * conv + (conv_dim if conv_bias else 0)  # depthwise conv1d
+        hidden * projection
+        + (projection if proj_bias else 0)  # in_proj
+        + conv_dim * conv
+        + (conv_dim if conv_bias else 0)  # depthwise conv1d
         + 3 * heads  # dt_bias, A_log, D
         + (inner if gated_norm else 0)  # gated RMSNorm
-        + inner * hidden + (hidden if (proj_bias if out_bias is None else out_bias) else 0)  # out_proj
+        + inner * hidden
+        + (hidden if (proj_bias if out_bias is None else out_bias) else 0)  # out_proj
     )
     return params, conv_dim * conv + heads * head_dim * state
 
@@ -77,9 +85,15 @@ def _gated_delta_net(config: ConfigKeys, hidden: int) -> tuple[int, int]:
     matrix per value head."""
     v_heads, k_dim, v_dim = (config.int(key) for key in ("linear_num_value_heads", "linear_key_head_dim",
                                                          "linear_value_head_dim"))  # fmt: skip
-    key, value, conv = config.int("linear_num_key_heads") * k_dim, v_heads * v_dim, config.int("linear_conv_kernel_dim")
+    key, value, conv = (
+        config.int("linear_num_key_heads") * k_dim,
+        v_heads * v_dim,
+        config.int("linear_conv_kernel_dim"),
+    )
     conv_dim = 2 * key + value
-    params = hidden * (conv_dim + value + 2 * v_heads) + conv_dim * conv + 2 * v_heads + v_dim + value * hidden
+    params = (
+        hidden * (conv_dim + value + 2 * v_heads) + conv_dim * conv + 2 * v_heads + v_dim + value * hidden
+    )
     return params, conv_dim * conv + v_heads * k_dim * v_dim
 
 
@@ -114,13 +128,18 @@ def _lfm2_mlp(config: ConfigKeys, layers: int) -> dict[str, Any]:  # Any: ModelS
     MLPs of intermediate_size on the first num_dense_layers layers, num_experts experts of
     moe_intermediate_size on the others (the router's expert_bias is a buffer). tie_embedding is the older key
     of tie_word_embeddings."""
-    fields: dict[str, Any] = {"tied_embeddings": config.bool(config.first("tie_embedding", "tie_word_embeddings"), True)}
+    fields: dict[str, Any] = {
+        "tied_embeddings": config.bool(config.first("tie_embedding", "tie_word_embeddings"), True)
+    }
     ffn = config.int(config.first("block_ff_dim", "intermediate_size"))
     if config.model_type == "lfm2":
         if config.bool("block_auto_adjust_ff_dim", True):
             ffn = int(2 * ffn / 3)
             if config.data.get("block_ffn_dim_multiplier") is not None:
-                multiple, multiplier = config.int("block_multiple_of"), config.number("block_ffn_dim_multiplier", 1.0)
+                multiple, multiplier = (
+                    config.int("block_multiple_of"),
+                    config.number("block_ffn_dim_multiplier", 1.0),
+                )
                 check_range(multiplier, f"{config.path}: block_ffn_dim_multiplier", FFN_MULTIPLIER)
                 ffn = -(-int(multiplier * ffn) // multiple) * multiple
         return {**fields, "ffn": ffn}
@@ -141,7 +160,9 @@ def _lightning_attention(config: ConfigKeys, hidden: int) -> tuple[int, int]:
     return 5 * hidden * width + width, heads * head_dim * head_dim
 
 
-def _listed_kinds(config: ConfigKeys, layers: int, interval_key: str = "", first_full: bool = False) -> tuple[str, ...]:
+def _listed_kinds(
+    config: ConfigKeys, layers: int, interval_key: str = "", first_full: bool = False
+) -> tuple[str, ...]:
     """The file's layer_types ("full_attention" attends; "linear_attention", lfm2's "conv" keep a state), else
     every interval-th layer full attention and the others linear (qwen3_next's default), MiniMax's alternation
     from a full layer (first_full), or lfm2's full_attn_idxs (default: every layer attends)."""
@@ -153,7 +174,9 @@ def _listed_kinds(config: ConfigKeys, layers: int, interval_key: str = "", first
         return tuple(STATE if (i + 1) % interval else FULL for i in range(layers))
     if kinds is None and config.model_type == "lfm2":
         listed = config.data.get("full_attn_idxs")
-        attending = {i for i in listed if isinstance(i, int)} if isinstance(listed, list) else set(range(layers))
+        attending = (
+            {i for i in listed if isinstance(i, int)} if isinstance(listed, list) else set(range(layers))
+        )
         return tuple(FULL if i in attending else STATE for i in range(layers))
     if not isinstance(kinds, list) or len(kinds) != layers:
         listed = len(kinds) if isinstance(kinds, list) else 0
@@ -222,7 +245,10 @@ def hybrid_fields(config: ConfigKeys) -> dict[str, Any]:  # Any: ModelSpec field
     if config.model_type == "falcon_h1":
         return _falcon_h1(config, hidden, layers)
     if config.model_type in ("lfm2", "lfm2_moe"):
-        return {**_lfm2_mlp(config, layers), **_state_fields(_short_conv(config, hidden), _listed_kinds(config, layers))}
+        return {
+            **_lfm2_mlp(config, layers),
+            **_state_fields(_short_conv(config, hidden), _listed_kinds(config, layers)),
+        }
     inner = config.int("mamba_expand") * hidden
     state, conv = config.int("mamba_d_state"), config.int("mamba_d_conv")
     proj_bias, conv_bias = config.bool("mamba_proj_bias", False), config.bool("mamba_conv_bias", True)
@@ -300,7 +326,11 @@ def _nemotron_h_kinds(config: ConfigKeys) -> list[str]:
         listed = [NEMOTRON_H_PATTERN.get(letter, letter) for letter in pattern]
     if listed is None:
         listed = ["linear_attention", "moe", "full_attention", "mlp"]
-    if not isinstance(listed, list) or not listed or any(kind not in NEMOTRON_H_PATTERN.values() for kind in listed):
+    if (
+        not isinstance(listed, list)
+        or not listed
+        or any(kind not in NEMOTRON_H_PATTERN.values() for kind in listed)
+    ):
         count = len(listed) if isinstance(listed, list) else 0
         raise UserError.of(msg("error.spec_layer_types", where=config.path, kinds=count, layers=count))
     check_range(len(listed), f"{config.path}: layers_block_type", LAYERS)

@@ -34,12 +34,17 @@ def _nested(config: ConfigKeys, key: str, defaults: dict[str, Any]) -> ConfigKey
         value = {}
     if not isinstance(value, dict):
         raise UserError.of(msg("error.config_not_object", path=config.path, kind=key))
-    return ConfigKeys({**defaults, **value, "model_type": config.model_type}, f"{config.path}: {key}", config.model_type)
+    return ConfigKeys(
+        {**defaults, **value, "model_type": config.model_type}, f"{config.path}: {key}", config.model_type
+    )
 
 
 def _dbrx(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: ModelSpec fields
     hidden, heads = config.int("d_model"), config.int("n_heads")
-    attn, ffn = _nested(config, "attn_config", DBRX_ATTN_DEFAULTS), _nested(config, "ffn_config", DBRX_FFN_DEFAULTS)
+    attn, ffn = (
+        _nested(config, "attn_config", DBRX_ATTN_DEFAULTS),
+        _nested(config, "ffn_config", DBRX_FFN_DEFAULTS),
+    )
     return ModelSpec(
         **common,
         layers=config.int("n_layers"),
@@ -65,4 +70,7 @@ def _nemotron_h(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any
     return ModelSpec(**nemotron_h(config, common))
 
 
-SPECIAL_READERS: dict[str, Callable[[ConfigKeys, dict[str, Any]], ModelSpec]] = {"dbrx": _dbrx, "nemotron_h": _nemotron_h}
+SPECIAL_READERS: dict[str, Callable[[ConfigKeys, dict[str, Any]], ModelSpec]] = {
+    "dbrx": _dbrx,
+    "nemotron_h": _nemotron_h,
+}

@@ -24,7 +24,9 @@ def tower_params(wrapper: dict[str, Any], text_hidden: int, path: str) -> int:  
     counter = _COUNTERS.get((wrapper_type, vision_type))
     if counter is None or vision_type not in TOWER_TYPES:  # only these types' class defaults ship
         return 0
-    return counter(ConfigKeys(vision, path, vision_type), ConfigKeys(wrapper, path, wrapper_type), text_hidden)
+    return counter(
+        ConfigKeys(vision, path, vision_type), ConfigKeys(wrapper, path, wrapper_type), text_hidden
+    )
 
 
 def _siglip_gemma3(vision: ConfigKeys, wrapper: ConfigKeys, text_hidden: int) -> int:
@@ -32,13 +34,17 @@ def _siglip_gemma3(vision: ConfigKeys, wrapper: ConfigKeys, text_hidden: int) ->
     inner = vision.int("intermediate_size")
     patch = vision.int("patch_size")
     positions = (vision.int("image_size") // patch) ** 2
-    embeddings = vision.int("num_channels") * patch * patch * h + h + positions * h  # conv with bias, positions
+    embeddings = (
+        vision.int("num_channels") * patch * patch * h + h + positions * h
+    )  # conv with bias, positions
     mlp = 2 * h * inner + inner + h  # fc1, fc2 with biases
     layer = 2 * 2 * h + 4 * (h * h + h) + mlp  # two LayerNorms, q/k/v/out with biases, the MLP
     tower = embeddings + vision.int("num_hidden_layers") * layer + 2 * h  # + post_layernorm
     # SiglipVisionTransformer builds its pooling head unless the config says vision_use_head false
     if vision.raw.get("vision_use_head", True):
-        tower += h + (3 * h * h + 3 * h) + (h * h + h) + 2 * h + mlp  # probe, attention in/out, LayerNorm, MLP
+        tower += (
+            h + (3 * h * h + 3 * h) + (h * h + h) + 2 * h + mlp
+        )  # probe, attention in/out, LayerNorm, MLP
     return tower + h * text_hidden + h  # mm_input_projection_weight, mm_soft_emb_norm
 
 

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 class Traits:
     """How one model type's decoder layer is built. A str for a bias names the config key that turns it on."""
 
-    reader: str = "llama"  # llama | gpt2 | gpt_neox | deepseek | state_space (hf_hybrid.py) | a CLASSIC_TYPES type
+    reader: str = (
+        "llama"  # llama | gpt2 | gpt_neox | deepseek | state_space (hf_hybrid.py) | a CLASSIC_TYPES type
+    )
     qkv_bias: str | bool = False
     out_bias: str | bool = False
     mlp_bias: str | bool = False
@@ -27,10 +29,14 @@ class Traits:
     qk_norm: str = ""  # "" | "head" (over head_dim) | "full" (over all heads)
     qk_norm_key: str = ""  # the config key that turns the q/k norms on (empty: always on when qk_norm is set)
     activation: str = "silu"
-    moe: str = ""  # "" | "all" | "qwen" (decoder_sparse_step) | "llama4" (interleave step) | "deepseek" (see below)
+    moe: str = (
+        ""  # "" | "all" | "qwen" (decoder_sparse_step) | "llama4" (interleave step) | "deepseek" (see below)
+    )
     moe_ffn_key: str = "moe_intermediate_size"
     dense_ffn_key: str = "intermediate_size"  # the dense layers' MLP width (cohere2_moe: its prefix layers')
-    experts_key: str = ""  # the routed-expert count's key (empty: n_routed_experts, num_local_experts, num_experts)
+    experts_key: str = (
+        ""  # the routed-expert count's key (empty: n_routed_experts, num_local_experts, num_experts)
+    )
     top_k_key: str = "num_experts_per_tok"
     # "" | "qwen" (gated, shared_expert_intermediate_size) | "llama4" (one of intermediate_size) | "granite"
     # (shared_intermediate_size) | "count" (shared_key experts of moe_ffn, fused into one MLP)
@@ -41,7 +47,9 @@ class Traits:
     sinks: bool = False
     lm_head_bias: str | bool = False
     parallel_key: str = ""  # the key that makes attention and MLP share one input norm (a parallel block)
-    layer_rule: str = "window"  # how layer_types follow from the config when it does not list them (see below)
+    layer_rule: str = (
+        "window"  # how layer_types follow from the config when it does not list them (see below)
+    )
     # "" | "sub_norms" (bitnet: RMSNorms over hidden and intermediate) | "xielu" (apertus) | "lambdas" (diffllama:
     # lambda_q1, lambda_k1, lambda_q2, lambda_k2 of head_dim each)
     layer_extra: str = ""
@@ -186,6 +194,9 @@ TRAITS: dict[str, Traits] = {
     "gpt_neox": Traits(reader="gpt_neox", layer_rule="full"),
     "deepseek_v2": Traits(reader="deepseek", layer_rule="full"),
     "deepseek_v3": Traits(reader="deepseek", layer_rule="full"),
+    # DeepSeek Sparse Attention: MLA plus a lightning indexer per layer (hf_config._sparse_attention_indexer)
+    "deepseek_v32": Traits(reader="deepseek", layer_rule="full"),
+    "glm_moe_dsa": Traits(reader="deepseek", layer_rule="full"),
     # MLA attention (q_proj or q_a_proj + q_b_proj, kv_a_proj_with_mqa, kv_b_proj) with a dense MLP, or with
     # DeepSeek's MoE (glm4_moe_lite)
     "minicpm3": Traits(reader="deepseek", layer_rule="full"),
@@ -211,7 +222,12 @@ TRAITS: dict[str, Traits] = {
 
 # Configurations that wrap a text decoder with a vision (or audio) tower: the decoder is read from text_config
 # (its model_type, or the one named here when the file leaves it out); the towers are not counted.
-WRAPPERS: dict[str, str] = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral",
-                            "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text"}
+WRAPPERS: dict[str, str] = {
+    "gemma3": "gemma3_text",
+    "llama4": "llama4_text",
+    "mistral3": "mistral",
+    "qwen3_5": "qwen3_5_text",
+    "qwen3_5_moe": "qwen3_5_moe_text",
+}
 
 READ_TYPES = tuple(sorted(TRAITS))

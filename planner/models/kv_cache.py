@@ -77,7 +77,14 @@ def kv_cache_bytes_per_sequence(
     kinds = layer_kinds(spec)
     chosen = range(spec.layers) if layers is None else layers
     per_token = kv_values_per_token_layer(spec, kv_heads, mla_latent=mla_latent) * bytes_per_value
-    return sum(cached_tokens(spec, kinds[i], seq_len) for i in chosen) * per_token
+    chosen = list(chosen)
+    indexer_keys = 0.0
+    if (
+        spec.index_head_dim
+    ):  # DSA: each indexer's one key per token (transformers' DynamicIndexedLayer.indexer_keys)
+        indexed = sum(1 for i in chosen if i not in spec.shared_index_layers)
+        indexer_keys = indexed * seq_len * spec.index_head_dim * bytes_per_value
+    return sum(cached_tokens(spec, kinds[i], seq_len) for i in chosen) * per_token + indexer_keys
 
 
 def state_bytes_per_sequence(
@@ -85,7 +92,11 @@ def state_bytes_per_sequence(
 ) -> float:
     """Recurrent-state bytes of one sequence over the given layers (default: all): a fixed size per layer that
     keeps a state (spec.state_values_per_layer), independent of the sequence length."""
-    return state_layers(spec, range(spec.layers) if layers is None else layers) * spec.state_values_per_layer * bytes_per_value
+    return (
+        state_layers(spec, range(spec.layers) if layers is None else layers)
+        * spec.state_values_per_layer
+        * bytes_per_value
+    )
 
 
 def state_layers(spec: ModelSpec, layers: Iterable[int]) -> int:

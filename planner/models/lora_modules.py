@@ -94,6 +94,9 @@ _TABLE: dict[str, Names] = {
     "minicpm3": _MLA,
     "youtu": _MLA,
     "glm4_moe_lite": _MLA,
+    # DeepSeek Sparse Attention: always a low-rank query; the indexer's wq_b, wk and weights_proj are not adapted
+    "deepseek_v32": {**_MLA, "q": ("q_a_proj", "q_b_proj")},
+    "glm_moe_dsa": {**_MLA, "q": ("q_a_proj", "q_b_proj")},
     # pure state-space models: no attention, and no MLP (the mixer is the whole layer)
     "mamba": {},
     "falcon_mamba": {},

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from planner.errors import UserError
@@ -80,7 +81,9 @@ class ModelSpec:
     cross_attention: bool = False  # gpt2 with add_cross_attention: a cross-attention block in every layer
     position_offset: int = 0  # opt: its learned position table has max_context + 2 rows
     embedding_norm: bool = False  # bloom: a LayerNorm right after the token embedding
-    embed_width: int = 0  # opt-350m: embeddings this wide, projected in and out of the hidden size (0: hidden)
+    embed_width: int = (
+        0  # opt-350m: embeddings this wide, projected in and out of the hidden size (0: hidden)
+    )
     towers_not_counted: str = ""  # a multimodal wrapper's vision/audio configs, left out of every figure
     tower_params: int = 0  # their parameters with the projector (planner/models/hf_towers.py; 0: not counted)
     # qwen3_next, qwen3_5: q_proj also yields a sigmoid gate on the attention output (twice the query width)
@@ -100,6 +103,12 @@ class ModelSpec:
     # nemotron_h: routed experts work in a latent of this width, projected from and back to the hidden size by two
     # Linears per MoE layer (fc1_latent_proj, fc2_latent_proj; biased with mlp_bias); 0: experts on the hidden size
     moe_latent: int = 0
+    # DeepSeek Sparse Attention (deepseek_v32, glm_moe_dsa): a lightning indexer beside MLA in each layer, with
+    # index_heads query heads of index_head_dim from the query latent and one key of index_head_dim per token,
+    # which the cache keeps; the layers listed here reuse the previous layer's top-k and hold no indexer
+    index_heads: int = 0
+    index_head_dim: int = 0
+    shared_index_layers: tuple[int, ...] = ()
 
     @property
     def is_moe(self) -> bool:
@@ -138,7 +147,12 @@ class ModelSpec:
         """
         attending = self.layers - sum(1 for kind in self.layer_types if kind in ("state", "none"))
         if self.uses_mla:
-            return attending * (self.kv_lora_rank + self.qk_rope_head_dim) * kv_bytes_per_element
+            indexed = (
+                (self.layers - len(self.shared_index_layers)) * self.index_head_dim
+                if self.index_head_dim
+                else 0
+            )
+            return (attending * (self.kv_lora_rank + self.qk_rope_head_dim) + indexed) * kv_bytes_per_element
         return 2 * attending * self.kv_heads * self.head_dim * kv_bytes_per_element
 
     def exceeds_context(self, seq_len: int) -> bool:
@@ -227,7 +241,8 @@ def _attention_params(spec: ModelSpec) -> tuple[int, int]:
         kv_a = h * (spec.kv_lora_rank + spec.qk_rope_head_dim) + spec.kv_lora_rank  # + kv_a_layernorm
         kv_b = spec.kv_lora_rank * spec.heads * (spec.qk_nope_head_dim + spec.v_head_dim)
         out = spec.heads * spec.v_head_dim * h
-        return q + kv_a + kv_b + out + bias, small + spec.kv_lora_rank + bias
+        indexer, indexer_norm = indexer_params(spec)
+        return q + kv_a + kv_b + out + bias + indexer, small + spec.kv_lora_rank + bias + indexer_norm
     q_width = spec.heads * spec.head_dim
     kv_width = spec.kv_heads * spec.head_dim
     q_out = q_width * (2 if spec.attn_output_gate else 1)
@@ -239,7 +254,9 @@ def _attention_params(spec: ModelSpec) -> tuple[int, int]:
         # carry no bias (stablelm's per-head LayerNorms are bias-free, olmo2's and cohere's RMS or bias-free)
         norms = 2 * spec.head_dim * NORM_KINDS[spec.norm] if not spec.qk_norm_full else q_width + kv_width
     sinks = spec.heads if spec.attention_sinks else 0
-    if spec.cross_attention:  # gpt2: q_attn (h -> h), c_attn (h -> 2h), c_proj (h -> h), all biased, + its norm
+    if (
+        spec.cross_attention
+    ):  # gpt2: q_attn (h -> h), c_attn (h -> 2h), c_proj (h -> h), all biased, + its norm
         weights += 4 * h * h
         biases += 4 * h
         norms += _norm_size(spec)
@@ -263,7 +280,9 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
     positions = (spec.max_context + spec.position_offset) * h if spec.learned_positions else 0
     width = spec.embed_width or h
     projections = 2 * h * spec.embed_width  # project_in and project_out, no biases
-    embedding = spec.vocab * width + positions + projections + (_norm_size(spec) if spec.embedding_norm else 0)
+    embedding = (
+        spec.vocab * width + positions + projections + (_norm_size(spec) if spec.embedding_norm else 0)
+    )
     lm_head = (0 if spec.tied_embeddings else spec.vocab * width) + (spec.vocab if spec.lm_head_bias else 0)
     final_norm = _norm_size(spec) if spec.final_norm else 0
     attention, attention_small = _attention_params(spec)
@@ -279,7 +298,11 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
             h * spec.experts
             + (spec.experts if spec.router_bias else 0)
             + (h if spec.shared_expert_gate else 0)
-            + (2 * h * spec.moe_latent + (spec.moe_latent + h if spec.mlp_bias else 0) if spec.moe_latent else 0)
+            + (
+                2 * h * spec.moe_latent + (spec.moe_latent + h if spec.mlp_bias else 0)
+                if spec.moe_latent
+                else 0
+            )
         )
     dense_layer = attention + layer_norms + dense_mlp
     moe_non_expert = attention + layer_norms + shared_expert + router
@@ -287,7 +310,10 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
     moe_layer_active = moe_non_expert + spec.experts_per_token * routed_expert
     n_dense = spec.layers - spec.moe_layers
     ends = embedding + lm_head + final_norm
-    mixers = mixer_difference(spec, attention, range(spec.layers)) - mlpless_layers(spec, range(spec.layers)) * dense_mlp
+    mixers = (
+        mixer_difference(spec, attention, range(spec.layers))
+        - mlpless_layers(spec, range(spec.layers)) * dense_mlp
+    )
     total = ends + n_dense * dense_layer + spec.moe_layers * moe_layer + mixers
     active = ends + n_dense * dense_layer + spec.moe_layers * moe_layer_active + mixers
     return ParamCounts(
@@ -311,10 +337,28 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
     )
 
 
-def mixer_difference(spec: ModelSpec, attention: int, layers: range) -> int:
+def indexer_params(spec: ModelSpec) -> tuple[int, int]:
+    """(parameters, of which its LayerNorm) of one DeepSeek Sparse Attention indexer (transformers'
+    DeepseekV32Indexer): wq_b (query latent -> index_heads x index_head_dim), wk (hidden -> index_head_dim), a
+    LayerNorm with a bias over the key, weights_proj (hidden -> index_heads); no biases."""
+    if not spec.index_head_dim:
+        return 0, 0
+    d = spec.index_head_dim
+    norm = 2 * d
+    return (
+        spec.q_lora_rank * spec.index_heads * d + spec.hidden * d + norm + spec.hidden * spec.index_heads,
+        norm,
+    )
+
+
+def mixer_difference(spec: ModelSpec, attention: int, layers: range | Sequence[int]) -> int:
     """What the given layers' mixers add to `attention` x their number: a state-space layer holds its own mixer
     (state_mixer_params) instead of attention, a NONE layer (an MLP-only layer of a hybrid stack) none, a layer
-    of a parallel hybrid (falcon_h1: every layer attends) a mixer beside its attention."""
+    of a parallel hybrid (falcon_h1: every layer attends) a mixer beside its attention, a DSA layer that reuses the
+    previous layer's top-k (glm_moe_dsa "shared") no indexer."""
+    if spec.shared_index_layers:
+        shared = sum(1 for i in layers if i in spec.shared_index_layers)
+        return -shared * indexer_params(spec)[0]
     if spec.parallel_state_mixer:  # falcon_h1: attention and a mixer side by side in every layer
         return len(layers) * spec.state_mixer_params
     if not spec.layer_types:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6.QtGui import QTextDocument
 
 from desktop.charts.plan_charts import MemoryBarChart, ScalingChart, render_png
 from desktop.charts.telemetry import TelemetryChart
@@ -13,6 +14,13 @@ from desktop.charts.telemetry import TelemetryChart
 GIB = 2**30
 # Costs that differ by 5% across GPU counts: on a log axis from 2,400 to 2,520 they looked like a cliff.
 SERIES = {"ZeRO-1": [(2**k, 3600.0 * 100 / 2**k, 2400.0 * (1 + 0.05 * k / 12)) for k in range(13)]}
+
+
+def shown_text(label) -> str:
+    """A rich-text label's words as shown (non-breaking spaces read as spaces)."""
+    document = QTextDocument()
+    document.setHtml(label.text())
+    return document.toPlainText().replace("\u00a0", " ")
 
 
 @pytest.fixture
@@ -101,14 +109,14 @@ def test_the_selected_options_band_is_a_bar_through_its_ring_and_in_the_key(scal
     assert drawn["gpus"] == 64
     assert drawn["time_s"] == pytest.approx([4950.0, 6468.75])
     assert drawn["cost"] == pytest.approx([2164.8, 2829.0])
-    assert "-12% .. +15%, 23 published runs" in scaling.key_label.text()
+    assert "-12% .. +15%, 23 published runs" in shown_text(scaling.key_label)
     x, y = scaling.time_band_bar.xData, scaling.time_band_bar.yData  # as given, before the log axes
     assert list(x) == [64, 64] and list(y) == pytest.approx([4950.0 / 3600, 6468.75 / 3600])  # hours
     scaling.set_series(SERIES, "USD", ("ZeRO-1", 64), "wall")
     qtbot.waitUntil(lambda: not scaling.redraw_pending())
     assert scaling.chart_data()["selected_band"] is None
     assert scaling.time_band_bar.xData is None or len(scaling.time_band_bar.xData) == 0
-    assert "published runs" not in scaling.key_label.text()
+    assert "published runs" not in shown_text(scaling.key_label)
 
 
 def test_the_band_in_the_key_follows_the_language(scaling):
@@ -120,11 +128,11 @@ def test_the_band_in_the_key_follows_the_language(scaling):
         scaling.set_series(
             SERIES, "USD", ("ZeRO-1", 64), "wall", ErrorBand(-0.12, 0.15, 23, "training/hopper")
         )
-        assert "выбранный вариант, время -12 % .. +15 %, 23 опубликованных замера" in scaling.key_label.text()
+        assert "выбранный вариант, время -12 % .. +15 %, 23 опубликованных замера" in shown_text(scaling.key_label)
     finally:
         set_language("en", strict=True)
     scaling.retranslate()
-    assert "selected option, time -12% .. +15%, 23 published runs" in scaling.key_label.text()
+    assert "selected option, time -12% .. +15%, 23 published runs" in shown_text(scaling.key_label)
 
 
 def test_the_plots_follow_on_the_next_turn_once_for_several_changes(scaling, qtbot):
@@ -141,3 +149,30 @@ def test_the_plots_follow_on_the_next_turn_once_for_several_changes(scaling, qtb
     assert len(drawn) == 1
     x, y = scaling.time_marker.xData, scaling.time_marker.yData  # the ring, as given, before the log axes
     assert list(x) == [64] and list(y) == pytest.approx([3600.0 * 100 / 64 / 2 / 3600])  # hours
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_the_band_in_the_key_never_wraps_inside_its_range(scaling, language):
+    """Walk at 1366 x 768: the key read "time -33 % .." on one line and "+34 %" on the next. Laid out at every
+    width from 200 to 800 px, the range "-12% .. +15%" is on one line."""
+    from desktop.i18n import set_language
+    from planner.uncertainty import ErrorBand
+
+    try:
+        set_language(language, strict=True)
+        scaling.set_series(SERIES, "USD", ("ZeRO-1", 64), "wall", ErrorBand(-0.12, 0.15, 23, "training/hopper"))
+        span = "-12% .. +15%" if language == "en" else "-12 % .. +15 %"
+        assert span in shown_text(scaling.key_label)
+        for width in range(200, 801, 10):
+            document = QTextDocument()
+            document.setDefaultFont(scaling.key_label.font())
+            document.setHtml(scaling.key_label.text())
+            document.setTextWidth(width)
+            document.size()  # lays the text out
+            block = document.begin()
+            layout = block.layout()
+            starts = [layout.lineAt(i).textStart() for i in range(layout.lineCount())] + [len(block.text())]
+            lines = [block.text()[start:end] for start, end in zip(starts, starts[1:], strict=False)]
+            assert any(span in line.replace("\u00a0", " ") for line in lines), (width, lines)
+    finally:
+        set_language("en", strict=True)

@@ -168,7 +168,8 @@ def test_a_count_reads_in_english_even_where_no_english_catalog_is_installed(qap
         "1 published run", "adding 2 quotes", "deleting 1 quote"]  # fmt: skip
     assert words.users_per_replica(1) == "up to 1 user decoded together on each replica"
     texts = [name for name, value in vars(Plurals).items() if callable(value) and not name.startswith("_")]
-    assert len(texts) == 10
+    assert len(texts) == 11
+    assert [words.gpus(n) for n in (1, 128)] == ["1 GPU", "128 GPUs"]
     assert words.exported_files(1) == "Exported 1 file to {0}"
     assert words.cheapest_for_gpus(8).startswith("<b>{0} is cheapest</b> over {1} years for 8 {2} GPUs at")
     for name in texts:  # every count text, at 1 and at 2: no "(s)" left in English

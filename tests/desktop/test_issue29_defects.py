@@ -426,6 +426,37 @@ def test_the_probe_chart_says_how_to_fill_it_until_a_result_arrives(qtbot, qapp)
     assert chart.empty_label.isVisible()
 
 
+def test_a_probe_label_past_the_100_percent_line_is_not_struck_through(qtbot, qapp):
+    """Walk (Hardware, Probe tab): the dashed 100 % line ran through "794.0 TFLOPS (80%)" and every label that
+    reaches past 100 %. Rendered with and without the line, a label's box looks the same: the line is behind it."""
+    from desktop.charts.probe_chart import ProbeSpecChart
+
+    chart = ProbeSpecChart()
+    qtbot.addWidget(chart)
+    chart.resize(700, 300)
+    chart.show()
+    chart.set_items([("GPU 0 bf16", 80.0, "794.0 TFLOPS"), ("GPU 0 memory", 87.0, "2,914.5 GB/s")])
+    qtbot.wait(50)
+    label = chart.labels[0]
+    view = chart.plot_widget
+    box = view.mapFromScene(label.mapRectToScene(label.boundingRect())).boundingRect()
+    line_x = round(view.mapFromScene(chart.plot.vb.mapViewToScene(pg_point(100, 0))).x())
+    assert box.left() < line_x < box.right()  # the label reaches past the line
+    with_line = view.grab().toImage()
+    chart.reference.setVisible(False)
+    without_line = view.grab().toImage()
+    band = [(x, y) for x in range(line_x - 2, line_x + 3) for y in range(box.top() + 2, box.bottom() - 2)]  # the pen
+    assert all(with_line.pixel(x, y) == without_line.pixel(x, y) for x, y in band), "the line shows through"
+    above = [(x, y) for x in range(line_x - 2, line_x + 3) for y in range(box.top() - 12, box.top() - 2)]
+    assert any(with_line.pixel(x, y) != without_line.pixel(x, y) for x, y in above)  # drawn outside the label
+
+
+def pg_point(x: float, y: float):
+    from PySide6.QtCore import QPointF
+
+    return QPointF(x, y)
+
+
 # -- a slider drag updates the plan while the slider is held --------------------------------------------------------
 
 

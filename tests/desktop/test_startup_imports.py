@@ -65,3 +65,59 @@ def test_the_window_shows_before_the_chart_library_and_the_charts_follow(tmp_pat
     assert result["curves"] == 8 * 4  # eight GPUs, four panels
     assert result["legend_gpus"] == 8
     assert result["probe_chart_in_its_tab"]
+
+
+PLAN_FIRST_CHILD = """
+import json, sys, time
+from desktop.app import create_application
+app = create_application([])
+from desktop.context import AppContext, make_qsettings
+from desktop.main_window import MainWindow
+from desktop.pages.registry import PAGE_IDS
+settings = make_qsettings()
+settings.setValue("window/page", "plan")  # the page the last session ended on
+settings.sync()
+window = MainWindow(AppContext())
+window.show()
+app.processEvents()
+shown = window.stack.currentWidget()
+at_shown = {
+    "modules": sorted(m for m in ("pyqtgraph", "numpy", "planner.search", "torch") if m in sys.modules),
+    "row": window.navigation.currentRow(), "built": "plan" in window._built,
+}
+from PySide6.QtWidgets import QLabel
+at_shown["says"] = [label.text() for label in shown.findChildren(QLabel) if label.isVisible()]
+deadline = time.monotonic() + 90
+while "plan" not in window._built and time.monotonic() < deadline:
+    app.processEvents()
+    time.sleep(0.005)
+page = window._built.get("plan")
+print("RESULT " + json.dumps({
+    "at_shown": at_shown, "plan_row": PAGE_IDS.index("plan"), "current": window.navigation.currentRow(),
+    "plan_shown": page is not None and window.stack.currentWidget() is page and page.isVisible(),
+}))
+if page is not None:
+    page.state.dirty = False
+window.close()
+"""
+
+
+@pytest.mark.slow
+def test_a_remembered_plan_page_opens_after_the_window_shows(tmp_path: Path) -> None:
+    """Start-up with the Plan page remembered as the last page: it was built before the window showed (planner,
+    pyqtgraph and the page: 4-5 s more than the Hardware page's first start). The window now shows first, Plan
+    selected and "Opening Plan…" in its place, and the page follows by itself."""
+    env = dict(
+        os.environ, QT_QPA_PLATFORM="offscreen", GPU_ADVISOR_FAKE_NVML="h100x8",
+        GPU_ADVISOR_DB=str(tmp_path / "db.sqlite"), XDG_CONFIG_HOME=str(tmp_path / "config"),
+    )  # fmt: skip
+    for _run in range(2):  # the first run creates the database
+        out = subprocess.run([sys.executable, "-c", PLAN_FIRST_CHILD], cwd=ROOT, env=env, capture_output=True,
+                             text=True, timeout=180)  # fmt: skip
+        assert out.returncode == 0, out.stderr[-3000:]
+    result = json.loads(next(line for line in out.stdout.splitlines() if line.startswith("RESULT "))[7:])
+    shown = result["at_shown"]
+    assert shown["modules"] == [] and not shown["built"]
+    assert shown["row"] == result["plan_row"]  # Plan is selected in the navigation from the start
+    assert shown["says"] == ["Opening Plan…"]
+    assert result["current"] == result["plan_row"] and result["plan_shown"]

@@ -40,6 +40,8 @@ SMALL: dict[str, list[Any]] = {
     # lfm2, lfm2_moe: short convolutions; the MLP width derived from a float multiplier
     "conv_L_cache": [2, 3], "block_multiple_of": [8, 16], "block_ffn_dim_multiplier": [1, 1.0, 1.3, 0.7],
     "num_dense_layers": [0, 1, 2],
+    # DeepSeek Sparse Attention's indexer (deepseek_v32, glm_moe_dsa); its head at least the rotary part
+    "index_n_heads": [2, 4], "index_head_dim": [8, 16],
 }  # fmt: skip
 FLAGS = ("attention_bias", "mlp_bias", "qkv_bias", "use_bias", "attention_out_bias", "tie_word_embeddings",
          "use_sliding_window", "use_qk_norm", "add_cross_attention", "lm_head_bias", "use_qkv_bias", "qk_layernorm",
@@ -70,23 +72,43 @@ def generated_config(model_type: str, rng: random.Random, *, trimmed: bool = Fal
     if model_type == "cohere2_moe":  # dense and sparse layers; the dense ones need their width
         layers = values.get("num_hidden_layers", fields["num_hidden_layers"])
         values["mlp_layer_types"] = [rng.choice(["dense", "sparse"]) for _ in range(layers)]
-        values.update(prefix_dense_intermediate_size=rng.choice([40, 56]), num_shared_experts=rng.choice([0, 1, 2]))
+        values.update(
+            prefix_dense_intermediate_size=rng.choice([40, 56]), num_shared_experts=rng.choice([0, 1, 2])
+        )
     if model_type == "dbrx":  # the attention and MoE keys nest in attn_config and ffn_config
         # rope_theta as the published config.json has it (transformers 5.22 reads it from attn_config)
-        values["attn_config"] = {"kv_n_heads": rng.choice([h for h in (1, 2, heads) if heads % h == 0]),
-                                 "rope_theta": 500000}
-        values["ffn_config"] = {"ffn_hidden_size": rng.choice([16, 24]), "moe_num_experts": rng.choice([2, 4]),
-                                "moe_top_k": rng.choice([1, 2])}
+        values["attn_config"] = {
+            "kv_n_heads": rng.choice([h for h in (1, 2, heads) if heads % h == 0]),
+            "rope_theta": 500000,
+        }
+        values["ffn_config"] = {
+            "ffn_hidden_size": rng.choice([16, 24]),
+            "moe_num_experts": rng.choice([2, 4]),
+            "moe_top_k": rng.choice([1, 2]),
+        }
         values["tie_word_embeddings"] = False  # DbrxConfig refuses tied embeddings
     if model_type == "diffllama":  # its differential attention splits the KV heads in two halves
         values["num_key_value_heads"] = rng.choice([h for h in (2, heads) if heads % h == 0])
-    if model_type == "nemotron_h":  # a layer of each kind in a random order; experts on the hidden size or a latent
+    if (
+        model_type == "nemotron_h"
+    ):  # a layer of each kind in a random order; experts on the hidden size or a latent
         kinds = ["linear_attention", "moe", "full_attention", "mlp"]
         values["layers_block_type"] = [rng.choice(kinds) for _ in range(rng.choice([2, 4, 6]))]
-        values.update(mamba_num_heads=rng.choice([2, 4]), mamba_head_dim=rng.choice([8, 16]),
-                      ssm_state_size=rng.choice([4, 8]), moe_shared_expert_intermediate_size=rng.choice([16, 24]),
-                      moe_latent_size=rng.choice([None, 8, 16]))
-    if model_type == "helium":  # it builds o_proj hidden x hidden: only heads x head_dim == hidden runs forward
+        values.update(
+            mamba_num_heads=rng.choice([2, 4]),
+            mamba_head_dim=rng.choice([8, 16]),
+            ssm_state_size=rng.choice([4, 8]),
+            moe_shared_expert_intermediate_size=rng.choice([16, 24]),
+            moe_latent_size=rng.choice([None, 8, 16]),
+        )
+    if model_type in ("deepseek_v32", "glm_moe_dsa"):  # the indexer reads the query latent: always low-rank
+        values["q_lora_rank"] = rng.choice([8, 16])
+    if model_type == "glm_moe_dsa":  # indexer layers and layers reusing the previous one's top-k
+        layers = values.get("num_hidden_layers", fields["num_hidden_layers"])
+        values["indexer_types"] = ["full"] + [rng.choice(["full", "shared"]) for _ in range(layers - 1)]
+    if (
+        model_type == "helium"
+    ):  # it builds o_proj hidden x hidden: only heads x head_dim == hidden runs forward
         values["head_dim"] = values.get("hidden_size", fields["hidden_size"]) // heads
     if "pad_token_id" in fields:
         values["pad_token_id"] = 0
@@ -113,21 +135,33 @@ def _make_consistent(values: dict[str, Any], fields: dict[str, Any], rng: random
     if "shared_intermediate_size" in fields and "mamba_n_heads" in fields:  # granitemoehybrid
         # no experts (a dense shared MLP) or some, and attention layers among the Mamba ones
         values["num_local_experts"] = rng.choice([0, 2, 4])
-        values["layer_types"] = [rng.choice(["mamba", "attention", "linear_attention", "full_attention"])
-                                 for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))]
+        values["layer_types"] = [
+            rng.choice(["mamba", "attention", "linear_attention", "full_attention"])
+            for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))
+        ]
     if "linear_num_key_heads" in values:  # qwen3_next, qwen3_5: each layer linear or full attention
         values["linear_num_value_heads"] = values["linear_num_key_heads"] * rng.choice([1, 2])
-        values["layer_types"] = [rng.choice(["linear_attention", "full_attention"])
-                                 for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))]
-    if "block_size" in fields and "linear_attn_alpha_factor" in fields:  # minimax: lightning or full attention
-        values["layer_types"] = [rng.choice(["linear_attention", "full_attention"])
-                                 for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))]
+        values["layer_types"] = [
+            rng.choice(["linear_attention", "full_attention"])
+            for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))
+        ]
+    if (
+        "block_size" in fields and "linear_attn_alpha_factor" in fields
+    ):  # minimax: lightning or full attention
+        values["layer_types"] = [
+            rng.choice(["linear_attention", "full_attention"])
+            for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))
+        ]
     if "conv_L_cache" in values:  # lfm2, lfm2_moe: each layer a short conv or full attention
-        values["layer_types"] = [rng.choice(["conv", "full_attention"])
-                                 for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))]
+        values["layer_types"] = [
+            rng.choice(["conv", "full_attention"])
+            for _ in range(values.get("num_hidden_layers", fields["num_hidden_layers"]))
+        ]
     if "mamba_n_heads" in values and "mamba_d_head" in fields:
         inner = values["mamba_expand"] * values.get("hidden_size", fields["hidden_size"])
-        if "mamba_d_ssm" in fields:  # falcon_h1: the mixer's own width (null: expand x hidden), "auto" head dim
+        if (
+            "mamba_d_ssm" in fields
+        ):  # falcon_h1: the mixer's own width (null: expand x hidden), "auto" head dim
             values["mamba_d_ssm"] = rng.choice([None, 8 * values["mamba_n_heads"]])
             inner = values["mamba_d_ssm"] or inner
         values["mamba_d_head"] = rng.choice(["auto", inner // values["mamba_n_heads"]])
@@ -144,7 +178,9 @@ def built_model(data: dict[str, Any], device: str = "meta") -> Any:
         return transformers.AutoModelForCausalLM.from_config(config)
 
 
-def buildable_case(model_type: str, rng: random.Random, *, trimmed: bool = False) -> tuple[dict[str, Any], int]:
+def buildable_case(
+    model_type: str, rng: random.Random, *, trimmed: bool = False
+) -> tuple[dict[str, Any], int]:
     """A generated config transformers can build (it refuses some combinations itself, such as gpt_bigcode's
     cross-attention with multi-query attention) and its parameter count."""
     for _ in range(20):

@@ -66,7 +66,8 @@ def _cases(model_type: str, count: int):
     rng = random.Random(f"lora-names-{model_type}")
     for index in range(count):
         data = buildable_case(model_type, rng)[0]
-        if data.get("q_lora_rank") and index % 2:  # MLA: every other config projects q directly (q_proj)
+        direct = "q_proj" in lora_module_names(model_type).get("q", ())
+        if data.get("q_lora_rank") and index % 2 and direct:  # MLA: every other config projects q directly
             data["q_lora_rank"] = None
         yield data
 
