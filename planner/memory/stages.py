@@ -35,7 +35,7 @@ from planner.memory.element_bytes import (
 from planner.memory.pipeline_stages import Stage
 from planner.memory.runtimes import chosen_runtime
 from planner.memory.stage_activations import StageActivations, per_token_activations, stage_activations
-from planner.models import ModelSpec, ParamCounts, fused_gate_up, fused_qkv
+from planner.models import ModelSpec, ParamCounts, fused_gate_up, fused_qkv, gate_in_q_proj
 from planner.models.kv_cache import NONE, STATE, layer_kinds
 from planner.models.spec import mixer_difference, mlpless_layers
 from planner.vocabulary import Offload, Runtime, Task
@@ -69,7 +69,7 @@ def lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...])
         widths = {"q": model.heads * model.head_dim, "k": model.kv_heads * model.head_dim}
         widths["v"] = widths["k"]
         widths["o"] = widths["q"]
-        if model.attn_output_gate:
+        if model.attn_output_gate and gate_in_q_proj(model.family):
             widths["q"] *= 2  # q_proj also yields the output gate
         separate: tuple[str, ...] = ("q", "k", "v", "o")
         if fused_qkv(model.family) and chosen & {"q", "k", "v"}:
