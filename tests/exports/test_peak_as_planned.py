@@ -9,9 +9,10 @@ the largest rank's peak, in the runtime the plan names.
 What it found, now in the memory model (planner/memory/stages.py) or the export: DDP holds its all-reduce
 buckets beside the gradients for the whole run (the export makes the gradients bucket views, zeroed in place, so
 no_sync accumulation adds nothing); DeepSpeed ZeRO-1/2/3 make the fp32 gradients only in the optimizer step, after
-a gradient norm that copies each parameter's gradient partition to fp64; torch's unfused AdamW holds fp32
-temporaries of a parameter (the export uses fused=True, which the plan counts). The option's figure is its own
-step's (planner.search counts every layout as accumulating, then shows each option at its accumulation).
+a gradient norm that copies each parameter's gradient partition to fp64, so accumulating micro-batches adds
+nothing to their peak; torch's unfused AdamW holds fp32 temporaries of a parameter (the export uses fused=True,
+which the plan counts). The option's figure is its own step's (planner.search counts every layout as
+accumulating, an upper bound, then shows each option exactly at its accumulation).
 
 DeepSpeed casts the whole model, a LoRA adapter too, to bf16 (or leaves it fp32) and keeps gradients, masters and
 AdamW state for the trainable parameters only; with its default stage3_max_live_parameters / max_reuse_distance
@@ -19,9 +20,10 @@ AdamW state for the trainable parameters only; with its default stage3_max_live_
 bucket's worth, so each module is released after use, as planned).
 
 Planned / measured (CPU, 2 ranks, bf16 unless said): DDP 264.4 / 264.5 MB (with accumulation 2: the same); ZeRO-2
-159.5 / 159.4; ZeRO-3 162.6 / 153.8; ZeRO-3 with full recompute and micro-batch 2 191.2 / 179.6; LoRA ZeRO-2 63.5 /
-63.9, ZeRO-3 60.5 / 66.5; QLoRA ZeRO-2 59.6 / 59.6, ZeRO-3 58.7 / 60.8; fp32 ZeRO-2 199.7 / 198.9, ZeRO-3
-214.4 / 197.0."""
+159.5 / 159.4 (with accumulation 2: the same; it was planned 14% high when the search's bound was shown); ZeRO-1
+with accumulation 4 172.6 / 168.4; ZeRO-3 162.6 / 153.8; ZeRO-3 with full recompute and micro-batch 2 191.2 /
+179.6; LoRA ZeRO-2 63.5 / 63.9, ZeRO-3 60.5 / 66.5; QLoRA ZeRO-2 59.6 / 59.6, ZeRO-3 58.7 / 60.8; fp32 ZeRO-2
+199.7 / 198.9, ZeRO-3 214.4 / 197.0."""
 
 from __future__ import annotations
 
@@ -99,6 +101,10 @@ CASES = [  # (id, task, gpus, pinned, runtime, accumulation, runner)
     ("ddp-autocast-accumulation", "pretrain", 2, {"zero": 0, "recompute": "none", "micro_batch": 1}, "ddp", 2,
      "ddp"),
     ("deepspeed-zero2", "pretrain", 2, {"zero": 2, "recompute": "none", "micro_batch": 1}, "deepspeed", 1, None),
+    ("deepspeed-zero2-accumulation", "pretrain", 2, {"zero": 2, "recompute": "none", "micro_batch": 1},
+     "deepspeed", 2, None),
+    ("deepspeed-zero1-accumulation", "pretrain", 2, {"zero": 1, "recompute": "none", "micro_batch": 1},
+     "deepspeed", 4, None),
     ("deepspeed-zero3", "pretrain", 2, {"zero": 3, "recompute": "none", "micro_batch": 1}, "deepspeed", 1, None),
     ("deepspeed-zero3-recompute", "pretrain", 2, {"zero": 3, "recompute": "full", "micro_batch": 2}, "deepspeed",
      1, None),
