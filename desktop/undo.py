@@ -102,22 +102,46 @@ class AddQuotesCommand(_AppliedOnce):
         _delete(self.model, self.rows)
 
 
+# background(work, then): run work() off the GUI thread, one at a time in the order asked, then then() on it
+Background = Callable[[Callable[[], object], Callable[[], object]], None]
+
+
 class ImportBatchCommand(_AppliedOnce):
     """A CSV import, undone and redone by its batch (planner.store.ImportBatch): the store sets the rows aside and
     brings them back in SQL, so the stack holds three values, never the rows (a million-row import stays in
-    bounded memory). `changed` reloads the tables."""
+    bounded memory). `changed` reloads the tables.
 
-    def __init__(self, quotes: BatchQuotes, batch: ImportBatch, changed: Callable[[], object], text: str) -> None:
+    With `background` the SQL runs off the GUI thread (a million rows: seconds): undo and redo return at once, and
+    `changed` is called when the store is done. `background` must run its works one at a time in the order they
+    were asked for (an undo then a redo), so each work reads the batch the previous one left."""
+
+    def __init__(
+        self,
+        quotes: BatchQuotes,
+        batch: ImportBatch,
+        changed: Callable[[], object],
+        text: str,
+        background: Background | None = None,
+    ) -> None:
         super().__init__(text)
         self.quotes, self.batch, self.changed = quotes, batch, changed
+        self.background = background
 
     def do(self) -> None:
-        self.batch = self.quotes.bring_back(self.batch)
-        self.changed()
+        self._run(self._bring_back)
 
     def undo(self) -> None:
-        self.quotes.set_aside(self.batch)
-        self.changed()
+        self._run(lambda: self.quotes.set_aside(self.batch))
+
+    def _bring_back(self) -> None:
+        self.batch = self.quotes.bring_back(self.batch)  # on the worker: the next work in line reads it
+
+    def _run(self, work: Callable[[], object]) -> None:
+        if self.background is None:
+            work()
+            self.changed()
+        else:
+            self.background(work, self.changed)
 
 
 class DeleteQuotesCommand(_AppliedOnce):

@@ -46,9 +46,12 @@ from desktop.quote_pricing import (
     measured_figures,
 )
 from desktop.undo import ImportBatchCommand
+from desktop.workers import JobRunner
 from planner.errors import UserError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from desktop.context import AppContext
     from planner.store import ImportResult
 
@@ -69,6 +72,8 @@ class QuotesPage(Page):
         self._measured: dict[str, dict[str, float]] | None = None
         self._pricing: Pricing | None = None  # snapshot for derived columns, sorting and the chart
         self._loading: set[QuoteTab] = set()  # tabs loading in the background
+        self.undo_jobs = JobRunner(self, max_threads=1)  # an import's undo and redo, in the order asked
+        self.undo_in_flight = 0
         self.tabs = QTabWidget(self)
         self.rental = QuoteTab(self, "rental")
         self.purchase = QuoteTab(self, "purchase")
@@ -354,7 +359,7 @@ class QuotesPage(Page):
         if result.batch is not None:  # one undoable step: Ctrl+Z takes the whole import back, Ctrl+Shift+Z
             tab.undo_stack.push(ImportBatchCommand(  # brings it again, by its batch of ids in the store
                 tab.model.kind.quotes, result.batch, self.context.quotes_changed.emit,
-                self.tr("importing %n quote(s)", "", result.added),
+                self.tr("importing %n quote(s)", "", result.added), self.in_background,
             ))  # fmt: skip
         self.context.quotes_changed.emit()  # reloads our tables too
         text = self.tr("Imported {0} quotes; {1} duplicates skipped; {2} rows refused.").format(
@@ -362,6 +367,24 @@ class QuotesPage(Page):
         )
         show_banner(tab.banner, text)
         self.context.show_status(text)
+
+    def in_background(self, work: Callable[[], object], then: Callable[[], object]) -> None:
+        """Undo or redo of an import: the store's SQL on undo_jobs' one thread (in the order asked), both tables
+        read-only until the last is done, then `then` on the GUI thread."""
+        self.undo_in_flight += 1
+        for each in (self.rental, self.purchase):
+            each.set_busy(True)
+
+        def finished(failure: str | None = None) -> None:
+            self.undo_in_flight -= 1
+            if self.undo_in_flight == 0:
+                for each in (self.rental, self.purchase):
+                    each.set_busy(False)
+            if failure is not None:
+                show_banner(self.current_tab().banner, failure, error=True)
+            then()
+
+        self.undo_jobs.run(work, on_done=lambda _result: finished(), on_error=finished, name="undo import")
 
     def _import_failed(self, message: str) -> None:
         self._end_import()

@@ -12,7 +12,7 @@ import importlib
 import json
 import os
 import sys
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from planner.cli.terminal import visible_stdout
 from planner.errors import UserError
@@ -24,8 +24,8 @@ SUBCOMMANDS = {
     "models": "planner.cli.models_cmd",
     "gpus": "planner.cli.gpus_cmd",
     "memory": "planner.cli.memory_cmd",
-    "plan": "planner.cli.plan_cmd",
-    "rentbuy": "planner.cli.rentbuy_cmd",
+    "plan": "planner.cli.plan_args",
+    "rentbuy": "planner.cli.rentbuy_args",
     "quotes": "planner.cli.quotes_cmd",
     "probe": "planner.cli.probe_cmd",
     "history": "planner.cli.history_cmd",
@@ -163,6 +163,16 @@ def print_json_list(head: Mapping[str, object], key: str, items: Iterable[object
     sys.stdout.write("\n  ]\n}\n" if wrote else "]\n}\n")
 
 
+def handler_of(args: argparse.Namespace) -> Callable[[argparse.Namespace], int | None]:
+    """The parsed command's handler: a function, or "module:function" for one imported only now (plan_args.py and
+    rentbuy_args.py name their runs so, and the parser never imports what only the run needs)."""
+    handler = args.handler
+    if isinstance(handler, str):
+        module, _, name = handler.partition(":")
+        handler = getattr(importlib.import_module(module), name)
+    return handler  # type: ignore[no-any-return]
+
+
 def _refuse_unusable_arguments(argv: list[str]) -> None:
     """UserError for arguments argparse or the terminal would mishandle (issue 14 item 4):
     - bytes that are not UTF-8 (Python hands them over as lone surrogates, which no file, database or terminal
@@ -207,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         with visible_stdout():  # text from files reaches the terminal with its control characters escaped
-            return int(args.handler(args) or 0)
+            return int(handler_of(args)(args) or 0)
     except UserError as exc:
         sys.stderr.write(f"gpu-advisor: {one_line(str(exc))}\n")
         return 2

@@ -1,4 +1,7 @@
-"""`gpu-advisor plan ...`: search GPU counts and parallel strategies, rank them, time and price them."""
+"""`gpu-advisor plan ...`: search GPU counts and parallel strategies, rank them, time and price them.
+
+Its arguments are planner/cli/plan_args.py's (which imports none of this: `plan --help` and a refused argument
+load only the parser); this module runs once they are parsed."""
 
 from __future__ import annotations
 
@@ -9,7 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planner.cli import SUMMARIES, print_json
+from planner.cli import print_json
+from planner.cli.plan_args import DEFAULT_OUTPUT_LEN
 from planner.cli.plan_output import print_pool, print_result, result_json, spot_note
 from planner.errors import UserError
 from planner.exports import ExportInputs, export_plan
@@ -20,7 +24,6 @@ from planner.memory import MemoryConfig, validate_layout
 from planner.messages import msg, render_all_en
 from planner.models import ModelSpec
 from planner.money import Money, normalise_currency
-from planner.perf import ENGINES, FORMATS
 from planner.resolver import (
     ON_DEMAND,
     PlanQuestion,
@@ -36,20 +39,18 @@ from planner.resolver import (
 )
 from planner.scale import (
     DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR,
-    STORAGES,
     Resilience,
     SpotComparison,
 )
 from planner.search import (
     DEFAULT_MAX_GPUS,
-    DEFAULT_MEMORY_HEADROOM,
     Constraints,
     PlanResult,
     Workload,
 )
 from planner.search.pools import EVERY_WAY, PoolPart, compare_pool
 from planner.search.types import MAX_MEMORY_HEADROOM
-from planner.vocabulary import Layout, Offload, Optimizer, Precision, RankBy, Recompute, Runtime, Task
+from planner.vocabulary import Layout, Task
 
 if TYPE_CHECKING:
     from planner.store import StoreProtocol
@@ -57,187 +58,6 @@ if TYPE_CHECKING:
 # Sequences per optimizer step when --batch is not given: about 4M tokens at 4K context for pre-training
 # (Llama 3 70B/405B started at 4M tokens per batch, arXiv 2407.21783 section 3.4); a small fine-tuning batch.
 DEFAULT_GLOBAL_BATCH = {Task.PRETRAIN: 1024, Task.FINETUNE: 64, Task.LORA: 64, Task.QLORA: 64}
-DEFAULT_OUTPUT_LEN = 256  # serving: tokens generated per request when --output-len is not given
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "plan",
-        help=SUMMARIES["plan"],
-        description="Search GPU counts and parallel strategies (dp x tp x pp x ep, ZeRO, recompute, offload), "
-        "drop what does not fit, and rank what is left by time or cost.",
-    )
-    parser.add_argument(
-        "--model",
-        required=True,
-        help="preset id (see `models`), a size such as 7b, a config.json or a model folder",
-    )
-    parser.add_argument(
-        "--task", default="pretrain", choices=Task.choices(), help="train = pretrain (full training)"
-    )
-    parser.add_argument(
-        "--gpu", default=None,
-        help="GPU id from `gpus`, run:ID (a stored probe run) or quote:ID (a stored quote); comma-separated",
-    )  # fmt: skip
-    parser.add_argument(
-        "--pool", default=None, metavar="ID:COUNT,...",
-        help="training on a mixed pool you have, e.g. a100-sxm-80gb:64,h100-sxm:32: each type alone against the "
-        "whole pool as one data-parallel job (instead of --gpu)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--pool-ways", default="all", metavar="WAY,...|all",
-        help="with --pool: the ways to compare, of alone, pool, pipeline (stages sized to each type's speed) and "
-        "separate (jobs); all for every one (default: all, the Plan page's rows)",
-    )  # fmt: skip
-    count = parser.add_mutually_exclusive_group()
-    count.add_argument("--gpus", type=int, default=None, help="exactly this many GPUs")
-    count.add_argument(
-        "--max-gpus", type=int, default=None, help=f"at most this many GPUs (default {DEFAULT_MAX_GPUS})"
-    )
-    parser.add_argument(
-        "--seq-len", type=int, default=4096, help="tokens per sequence (serving: prompt + output)"
-    )
-    parser.add_argument(
-        "--batch", type=int, default=None,
-        help="training: sequences per optimizer step (default 1024 pretrain, 64 fine-tune); serving: concurrent users",
-    )  # fmt: skip
-    parser.add_argument("--precision", default="bf16", choices=Precision.values())
-    parser.add_argument(
-        "--kv-precision", default=None, choices=Precision.values(), help="KV-cache precision (serving)"
-    )
-    parser.add_argument("--optimizer", default="adamw", choices=Optimizer.values())
-    parser.add_argument("--lora-rank", type=int, default=16)
-    parser.add_argument(
-        "--tokens", type=float, default=None, help="training tokens (serving: output tokens to serve)"
-    )
-    parser.add_argument(
-        "--tokens-per-second", type=float, default=None, help="serving target, output tokens/s"
-    )
-    parser.add_argument(
-        "--output-len", "--output-tokens", dest="output_len", type=int, default=None,
-        help=f"serving: tokens generated per request (default {DEFAULT_OUTPUT_LEN}, at most half of --seq-len)",
-    )
-    parser.add_argument(
-        "--prompt-tokens", type=int, default=None,
-        help="serving: tokens per prompt (then --seq-len is prompt + output)",
-    )
-    load = parser.add_mutually_exclusive_group()
-    load.add_argument("--users", type=int, default=None, help="serving: concurrent users (as --batch)")
-    load.add_argument(
-        "--request-rate", type=float, default=None, help="serving: requests per second, Poisson arrivals"
-    )
-    parser.add_argument(
-        "--ttft-ms", type=float, default=None, help="serving target: time to first token at p90, milliseconds"
-    )
-    parser.add_argument(
-        "--tpot-ms", type=float, default=None, help="serving target: mean time per output token, milliseconds"
-    )
-    parser.add_argument(
-        "--engine", default=None, choices=sorted(ENGINES), help="serving engine profile (default vllm)"
-    )
-    parser.add_argument(
-        "--weight-format", default=None, choices=sorted(FORMATS),
-        help="serving weight format with its real bits (e.g. int4-g128 = AWQ/GPTQ, q4_k_m, exl2-4.0); default: the precision",
-    )  # fmt: skip
-    parser.add_argument(
-        "--mfu", type=float, default=None, help="model-FLOPs utilisation to assume (default 0.40)"
-    )
-    parser.add_argument(
-        "--bandwidth-fraction", type=float, default=None, help="decode share of peak bandwidth (default 0.8)"
-    )
-    parser.add_argument(
-        "--price-per-gpu-hour", type=float, default=None, help="price per GPU-hour in --currency"
-    )
-    parser.add_argument(
-        "--price-from-quotes", action="store_true",
-        help="price each GPU type at the median of your on-demand quotes (else the reference quotes)",
-    )  # fmt: skip
-    parser.add_argument("--currency", default="USD", help="currency of prices and costs (USD, EUR, RUB)")
-    parser.add_argument("--budget", type=float, default=None, help="most the run may cost, in --currency")
-    parser.add_argument("--deadline-days", type=float, default=None, help="longest acceptable wall time")
-    parser.add_argument("--gpus-per-node", type=int, default=None, help="override the GPU type's node size")
-    parser.add_argument(
-        "--inter-node-gbps", type=float, default=None, help="network per GPU in Gbit/s (default 400)"
-    )
-    parser.add_argument(
-        "--host-ram-gib", type=float, default=None,
-        help="CPU RAM per node in GiB, which offloaded training states share (default: 2x the node's GPU memory)",
-    )  # fmt: skip
-    measured = parser.add_mutually_exclusive_group()
-    measured.add_argument(
-        "--spec-only", action="store_true", help="datasheet figures only (the default; kept for scripts)"
-    )
-    measured.add_argument(
-        "--measured", action="store_true",
-        help="use the newest stored probe run of each GPU type (or give --gpu run:ID for one run)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--memory-headroom", type=float, default=DEFAULT_MEMORY_HEADROOM * 100,
-        # %% : argparse %-formats help texts, and a bare "%)" made every `plan --help` crash (found by tests/fuzz)
-        help=f"percent of each GPU's memory left free (default {DEFAULT_MEMORY_HEADROOM * 100:.0f}%%)",
-    )  # fmt: skip
-    add_resilience_arguments(parser)
-    pin = parser.add_argument_group("pin part of the strategy")
-    pin.add_argument("--dp", type=int, default=None)
-    pin.add_argument("--tp", type=int, default=None)
-    pin.add_argument("--pp", type=int, default=None)
-    pin.add_argument("--ep", type=int, default=None)
-    pin.add_argument("--zero", type=int, default=None, choices=[0, 1, 2, 3])
-    pin.add_argument("--recompute", default=None, choices=Recompute.values())
-    pin.add_argument("--offload", default=None, choices=Offload.values())
-    pin.add_argument("--micro-batch", type=int, default=None)
-    pin.add_argument("--virtual-stages", type=int, default=None, help="interleaved 1F1B chunks per pipeline rank")
-    pin.add_argument(
-        "--runtime", default=None, choices=Runtime.values(),
-        help="training runtime to plan for (default: the planner chooses one per layout)",
-    )  # fmt: skip
-    parser.add_argument("--rank-by", default="time", choices=RankBy.choices())
-    parser.add_argument("--top", type=int, default=10)
-    parser.add_argument(
-        "--export", metavar="DIR", default=None, help="write launch configs and a report for the top option"
-    )
-    parser.add_argument(
-        "--probe-shapes", metavar="FILE", default=None,
-        help="write the top option's GEMM and attention shapes for gpu-probe --model-shapes FILE",
-    )  # fmt: skip
-    parser.add_argument("--force", action="store_true", help="let --export and --probe-shapes replace files")
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
-    parser.set_defaults(handler=run_plan)
-
-
-def add_resilience_arguments(parser: argparse.ArgumentParser) -> None:
-    """Failures, checkpoints, restarts and spot: the goodput term of training options (planner.scale)."""
-    group = parser.add_argument_group("failures, checkpoints and spot (training goodput)")
-    group.add_argument(
-        "--failures-per-million-gpu-hours", type=float, default=None,
-        help="job interruptions per million GPU-hours (default: published per GPU type, e.g. 19.7 for H100 "
-        "from Llama 3; 0 turns the goodput term off)",
-    )  # fmt: skip
-    group.add_argument(
-        "--checkpoint-storage", default="pfs", choices=STORAGES,
-        help="where checkpoints go: pfs (parallel file system, 2 TB/s in all) or nvme (local, 3.5 GB/s per GPU)",
-    )  # fmt: skip
-    group.add_argument(
-        "--checkpoint-gb-per-s", type=float, default=None,
-        help="checkpoint write rate per GPU in GB/s (overrides --checkpoint-storage)",
-    )  # fmt: skip
-    group.add_argument(
-        "--restart-minutes", type=float, default=None,
-        help="detection + rescheduling + reload per interruption (default: 10 min NCCL timeout + 5 min + reload)",
-    )  # fmt: skip
-    group.add_argument(
-        "--checkpoint-interval-minutes", type=float, default=None,
-        help="fixed checkpoint interval (default: Daly's optimum)",
-    )  # fmt: skip
-    group.add_argument(
-        "--spot", action="store_true",
-        help="spot capacity: nodes are reclaimed (rate from the quote, --spot-interruptions-per-node-hour, or "
-        f"AWS's top band, {DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR:.2g}/h); with --price-from-quotes: spot quotes",
-    )  # fmt: skip
-    group.add_argument(
-        "--spot-interruptions-per-node-hour", type=float, default=None,
-        help="spot reclaims per instance-hour (implies --spot)",
-    )  # fmt: skip
 
 
 def resilience_from_args(args: argparse.Namespace, quoted_spot_rate: float | None = None) -> Resilience:

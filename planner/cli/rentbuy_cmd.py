@@ -1,11 +1,13 @@
-"""`gpu-advisor rentbuy ...`: rent vs buy over a horizon, with break-even hours, months and utilisation."""
+"""`gpu-advisor rentbuy ...`: rent vs buy over a horizon, with break-even hours, months and utilisation.
+
+Its arguments are planner/cli/rentbuy_args.py's (`rentbuy --help` and a refused argument load only the parser)."""
 
 from __future__ import annotations
 
 import argparse
 import math
 
-from planner.cli import SUMMARIES, print_json
+from planner.cli import print_json
 from planner.cli.plan_output import spot_pays_limit
 from planner.costs import (
     DEFAULT_ELECTRICITY_PER_KWH,
@@ -24,85 +26,6 @@ from planner.gpus import GpuSpec, get_gpu
 from planner.messages import Message, msg
 from planner.money import Money, format_money, normalise_currency
 from planner.scale import DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
-
-
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "rentbuy",
-        help=SUMMARIES["rentbuy"],
-        description="Cumulative cost of renting (on demand, spot, reserved), buying and a hybrid, month by month; "
-        "when owning pays off in GPU-hours, months and utilisation.",
-    )
-    parser.add_argument(
-        "--gpu", required=True, help="GPU id from `gpus` (gives the default power and purchase price)"
-    )
-    parser.add_argument("--gpus", type=int, default=8, help="GPUs needed at peak (default 8)")
-    parser.add_argument("--rent-per-gpu-hour", type=float, required=True, help="on-demand rent per GPU-hour")
-    parser.add_argument(
-        "--purchase-per-gpu",
-        type=float,
-        default=None,
-        help="purchase price per GPU (default: catalog reference)",
-    )
-    parser.add_argument("--spot-per-gpu-hour", type=float, default=None)
-    parser.add_argument(
-        "--spot-interruptions-per-node-hour", type=float, default=None,
-        help="spot reclaims per instance-hour: the spot line counts the lost work and restarts of a job on all "
-        "--gpus (default: AWS Spot Instance Advisor's top band, as the Rent or buy page and plan --spot use)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--checkpoint-write-minutes", type=float, default=DEFAULT_SPOT_CHECKPOINT_WRITE_S / 60,
-        help="with --spot-interruptions-per-node-hour: minutes to write one checkpoint (1)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--restart-minutes", type=float, default=None,
-        help="with --spot-interruptions-per-node-hour: minutes per restart (default 15: 10 min NCCL timeout + 5 min)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--reserved-per-gpu-hour",
-        type=float,
-        default=None,
-        help="reserved/committed rent (paid around the clock)",
-    )
-    parser.add_argument(
-        "--overhead-fraction",
-        type=float,
-        default=0.0,
-        help="server/network/infra as a share of the GPU price",
-    )
-    parser.add_argument(
-        "--power-w", type=float, default=None, help="watts per busy GPU (default: the GPU's TDP)"
-    )
-    parser.add_argument(
-        "--electricity-per-kwh",
-        type=float,
-        default=None,
-        help=f"in --currency (default: ${DEFAULT_ELECTRICITY_PER_KWH}/kWh, converted at the stored rate)",
-    )
-    parser.add_argument("--pue", type=float, default=DEFAULT_PUE)
-    parser.add_argument("--hours-per-day", type=float, default=24.0)
-    parser.add_argument("--days-per-week", type=float, default=7.0)
-    parser.add_argument(
-        "--utilization", type=float, default=1.0, help="busy share of the scheduled hours, 0-1"
-    )
-    parser.add_argument("--years", type=float, default=3.0, help="horizon")
-    parser.add_argument(
-        "--resale-fraction", type=float, default=0.0, help="share of the purchase recovered at the end"
-    )
-    parser.add_argument(
-        "--maintenance-fraction", type=float, default=0.0, help="maintenance per year, share of purchase"
-    )
-    parser.add_argument(
-        "--owned-gpus", type=int, default=None, help="hybrid: GPUs owned for the base load (default half)"
-    )
-    parser.add_argument(
-        "--currency",
-        default="USD",
-        help="currency of every price given and of the result (USD, EUR, RUB); the catalog's USD purchase price "
-        "is converted at the rate stored in Settings",
-    )
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
-    parser.set_defaults(handler=run_rentbuy)
 
 
 def usd_default_in(amount_usd: float, currency: str, what: Message, flag: str) -> float:
@@ -162,7 +85,7 @@ def inputs_and_spot(args: argparse.Namespace) -> tuple[RentBuyInputs, SpotLine |
         currency=currency,
         infra_overhead_fraction=args.overhead_fraction,
         power_w_per_gpu=gpu.tdp_w if args.power_w is None else args.power_w,
-        pue=args.pue,
+        pue=DEFAULT_PUE if args.pue is None else args.pue,
         electricity_per_kwh=electricity,
         hours_per_day=args.hours_per_day,
         days_per_week=args.days_per_week,
@@ -185,13 +108,15 @@ def spot_line_from_args(args: argparse.Namespace, gpu: GpuSpec) -> SpotLine | No
     if rate is None:
         rate = DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
     restart = args.restart_minutes if args.restart_minutes is not None else DEFAULT_SPOT_RESTART_S / 60
-    for value, flag in ((rate, "--spot-interruptions-per-node-hour"), (args.checkpoint_write_minutes,
+    write = args.checkpoint_write_minutes
+    write = DEFAULT_SPOT_CHECKPOINT_WRITE_S / 60 if write is None else write
+    for value, flag in ((rate, "--spot-interruptions-per-node-hour"), (write,
                         "--checkpoint-write-minutes"), (restart, "--restart-minutes")):  # fmt: skip
         if not (math.isfinite(value) and value >= 0):
             raise UserError.of(msg("error.must_not_be_negative", what=flag))
     if args.gpus < 1:
         raise UserError.of(msg("error.gpus_positive"))
-    return spot_line(gpu, args.gpus, rate, args.checkpoint_write_minutes * 60, restart * 60,
+    return spot_line(gpu, args.gpus, rate, write * 60, restart * 60,
                      spot_price=args.spot_per_gpu_hour, on_demand_price=args.rent_per_gpu_hour)  # fmt: skip
 
 

@@ -4,7 +4,8 @@
 repository per aggregate over it (``store.rental_quotes``, ``store.purchase_quotes``, ``store.probe_runs``,
 ``store.plans``, ``store.settings``, ``store.user_gpus``). Code outside the package annotates with
 ``StoreProtocol`` (protocols.py). The package is split by concern: connection (opening, recovery, retried writes),
-errors (SQLite environment errors vs bugs), database (the connection, its lock and transactions), migrations
+errors (SQLite environment errors vs bugs), checked_stamp (skipping the whole-file checks on open for a file
+GPU Advisor last checked and closed), database (the connection, its lock and transactions), migrations
 (schema history), quotes (columns, validation, CSV), rows (the row types), one module per repository
 (quote_repository, probe_runs, plans, settings, user_gpus), seed (shipped reference prices), prices (SQL price
 summaries).

@@ -28,6 +28,7 @@ from typing import TypeVar
 from planner.errors import UserError
 from planner.files import open_regular_file
 from planner.messages import msg
+from planner.store.checked_stamp import unchanged_since_check
 from planner.store.errors import busy_error, environment_errors_explained, is_busy, is_corruption
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -89,8 +90,9 @@ def move_aside(path: Path) -> Path:
     return target
 
 
-def open_connection(path: Path, latest_version: int) -> tuple[sqlite3.Connection, Path | None]:
-    """A configured connection to the database at `path`, and where a damaged file was moved (or None).
+def open_connection(path: Path, latest_version: int) -> tuple[sqlite3.Connection, Path | None, bool]:
+    """A configured connection to the database at `path`, where a damaged file was moved (or None), and whether
+    the file is the one GPU Advisor last checked and closed (checked_stamp.py: its pages were not read again).
 
     Refuses (UserError, file untouched) a folder, a database written by a newer GPU Advisor (user_version
     above `latest_version`) and another program's database.
@@ -100,12 +102,14 @@ def open_connection(path: Path, latest_version: int) -> tuple[sqlite3.Connection
         raise UserError.of(msg("error.db_not_sqlite", path=str(path)))
     read_only = is_read_only(path)
     recovered = None
+    trusted = unchanged_since_check(path)
     with environment_errors_explained(path):
         conn = connect(path, read_only=read_only)
-        if is_damaged(conn):
+        if is_damaged(conn, every_page=not trusted):
             conn.close()
             recovered = _move_damaged_aside(path)
             read_only = False
+            trusted = False
             conn = connect(path)
         try:
             retry_while_busy(lambda: refuse_foreign(conn, path, latest_version))
@@ -113,7 +117,7 @@ def open_connection(path: Path, latest_version: int) -> tuple[sqlite3.Connection
         except BaseException:
             conn.close()
             raise
-    return conn, recovered
+    return conn, recovered, trusted
 
 
 def _prepare_location(path: Path) -> None:
@@ -166,13 +170,13 @@ def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
     return conn
 
 
-def is_damaged(conn: sqlite3.Connection) -> bool:
-    """Whether the file is damaged or not a database: reads the schema and checks the pages. Other errors
-    (locked, unreadable) are raised, to be reported as what they are."""
+def is_damaged(conn: sqlite3.Connection, every_page: bool = True) -> bool:
+    """Whether the file is damaged or not a database: reads the schema and (every_page) checks every page. Other
+    errors (locked, unreadable) are raised, to be reported as what they are."""
     try:
         conn.execute("PRAGMA user_version").fetchone()
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        verdict = conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+        verdict = conn.execute("PRAGMA quick_check(1)").fetchone()[0] if every_page else "ok"
     except sqlite3.DatabaseError as exc:
         if is_corruption(exc):
             return True

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Concatenate, ParamSpec, TypeVar
 
+from planner.store.checked_stamp import record_clean_close
 from planner.store.connection import run_in_write_transaction
 from planner.store.errors import environment_errors_explained
 
@@ -33,6 +34,9 @@ class Database:
         self._lock = threading.RLock()
         self._in_write = False
         self.on_wait: Callable[[], None] | None = None  # called once when a write waits for another process
+        # PRAGMA data_version right after the open's checks (None: read-only or not yet checked); close() records
+        # the file as checked when no other connection has committed since (checked_stamp.py)
+        self.checked_data_version: int | None = None
 
     @contextmanager
     def guard(self) -> Iterator[sqlite3.Connection]:
@@ -62,8 +66,15 @@ class Database:
         finally:
             self._lock.release()
 
+    def data_version(self) -> int:
+        """SQLite's data_version: it changes when another connection commits, never for this one's writes."""
+        with self._lock:
+            return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
     def close(self) -> None:
         with self._lock:
+            record_clean_close(self.conn, self.path, self.checked_data_version)
+            self.checked_data_version = None
             self.conn.close()
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planner.store.connection import default_db_path, open_connection
+from planner.store.connection import default_db_path, is_read_only, open_connection
 from planner.store.database import Database
 from planner.store.errors import environment_errors_explained
 from planner.store.migrations import LATEST_VERSION, MIGRATIONS, migrate
@@ -35,6 +35,9 @@ class Store:
     def __init__(self, db: Database, recovered_from: Path | None = None) -> None:
         self._db = db
         self.recovered_from = recovered_from  # where a damaged database was moved, or None
+        # True when the file was the one GPU Advisor last checked and closed, so that its every page and cell
+        # were not read again on open (planner/store/checked_stamp.py)
+        self.opened_unchanged = False
         self.user_gpus = UserGpus(db)
         self.rental_quotes = RentalQuotes(db, self.user_gpus.resolver)
         self.purchase_quotes = PurchaseQuotes(db, self.user_gpus.resolver)
@@ -49,18 +52,22 @@ class Store:
         program's database, a newer schema and a database whose tables, columns or cells are not what its version
         says (planner/store/schema_check.py) are refused, untouched. A read-only file is opened read-only."""
         path = Path(path).expanduser() if path else default_db_path()
-        conn, recovered = open_connection(path, LATEST_VERSION)
+        conn, recovered, unchanged = open_connection(path, LATEST_VERSION)
         db = Database(conn, path)
         db.on_wait = on_wait  # before the seeding below, whose write may wait too
         try:
             with environment_errors_explained(path):
-                check_database(conn, path, tuple(MIGRATIONS))
+                check_database(conn, path, tuple(MIGRATIONS), every_cell=not unchanged)
             migrate(db)
             seed_reference_prices(db)
+            if not is_read_only(path):  # from here on, a commit of another connection is unchecked
+                db.checked_data_version = db.data_version()
         except BaseException:
             db.close()
             raise
-        return cls(db, recovered)
+        store = cls(db, recovered)
+        store.opened_unchanged = unchanged
+        return store
 
     @property
     def path(self) -> Path:
@@ -82,13 +89,15 @@ class Store:
         data_version (bumped by every commit of another connection, e.g. a CLI import). Caches of query
         results compare it to know they are still current; it costs one pragma, no table read."""
         with self._db.guard() as conn:
-            return conn.total_changes, int(conn.execute("PRAGMA data_version").fetchone()[0])
+            return conn.total_changes, self._db.data_version()
 
     def others_version(self) -> int | None:
         """SQLite's data_version: it changes when another connection (another window, another process, the CLI)
         commits, never for this connection's own writes; None when another thread is using the connection right
         now (the caller asks again later instead of waiting)."""
-        _free, version = self._db.try_read(lambda conn: int(conn.execute("PRAGMA data_version").fetchone()[0]))
+        _free, version = self._db.try_read(
+            lambda conn: int(conn.execute("PRAGMA data_version").fetchone()[0])
+        )
         return version
 
     def close(self) -> None:

@@ -307,7 +307,14 @@ def test_defect6_an_import_is_one_undoable_step(open_window, qtbot, tmp_path):
     command = tab.undo_stack.command(tab.undo_stack.count() - 1)
     assert isinstance(command, ImportBatchCommand)  # the batch's ids in the store, never the rows (issue 30)
     assert command.batch.last_id - command.batch.first_id == 1
-    tab.undo_stack.undo()  # the whole import goes back, in one step
-    assert store.rental_quotes.count(mine_only=True) == mine
+    with qtbot.waitSignal(window.context.quotes_changed, timeout=10_000):
+        tab.undo_stack.undo()  # the whole import goes back, in one step, off the GUI thread (issue 30)
+        assert tab.model.read_only  # nothing can be edited while the store moves the rows
+    assert store.rental_quotes.count(mine_only=True) == mine and not tab.model.read_only
     tab.undo_stack.redo()
+    tab.undo_stack.undo()
+    with qtbot.waitSignal(window.context.quotes_changed, timeout=10_000):
+        tab.undo_stack.redo()  # asked three times at once: done in that order
+    qtbot.waitUntil(lambda: page.undo_in_flight == 0, timeout=10_000)
     assert {q["provider"] for q in store.rental_quotes.find(mine_only=True)} >= {"Imported A", "Imported B"}
+    assert store.rental_quotes.count(mine_only=True) == mine + 2
