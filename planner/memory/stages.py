@@ -35,7 +35,7 @@ from planner.memory.element_bytes import (
 from planner.memory.pipeline_stages import Stage
 from planner.memory.runtimes import chosen_runtime
 from planner.memory.stage_activations import StageActivations, per_token_activations, stage_activations
-from planner.models import ModelSpec, ParamCounts, fused_gate_up, fused_qkv
+from planner.models import ModelSpec, ParamCounts, fused_gate_up, fused_qkv, gate_in_q_proj
 from planner.models.kv_cache import NONE, STATE, layer_kinds
 from planner.models.spec import mixer_difference, mlpless_layers
 from planner.vocabulary import Offload, Runtime, Task
@@ -69,7 +69,7 @@ def lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...])
         widths = {"q": model.heads * model.head_dim, "k": model.kv_heads * model.head_dim}
         widths["v"] = widths["k"]
         widths["o"] = widths["q"]
-        if model.attn_output_gate:
+        if model.attn_output_gate and gate_in_q_proj(model.family):
             widths["q"] *= 2  # q_proj also yields the output gate
         separate: tuple[str, ...] = ("q", "k", "v", "o")
         if fused_qkv(model.family) and chosen & {"q", "k", "v"}:
@@ -357,9 +357,8 @@ _OFFLOAD_ALL = Offload.ALL
 _OFFLOAD_OPTIMIZER = Offload.OPTIMIZER
 
 
-def stage_state(
-    shape: StageShape, acts: StageActivations, dp: int, zero: int, offload: str, accumulation: int = 1
-) -> StageAmounts:
+def stage_state(shape: StageShape, acts: StageActivations, dp: int, zero: int, offload: str,
+                accumulation: int = 1, addable: bool = False) -> StageAmounts:  # fmt: skip
     """A stage's numbers once dp, the ZeRO stage and offload are known: sharded model states and overhead.
 
     ZeRO-2/3 are FSDP2's fully_shard with reshard_after_forward False/True (each layer a unit, the root the rest,
@@ -368,7 +367,8 @@ def stage_state(
     between forward and backward) and about three layer-sized communication buffers (the prefetched all-gather,
     the reduce-scatter input and output), as FSDP2's memory tracker shows under a fake process group."""
     ((weights, gradients, optimizer, activations, overhead, not_concurrent, host, gathered_total, gathered_weights,
-      streamed_weights, communicators, phase, _),) = _state_figures(shape, acts, zero, offload, accumulation, (dp,))  # fmt: skip
+      streamed_weights, communicators, phase, _),) = _state_figures(shape, acts, zero, offload, accumulation, (dp,),
+                                                                    addable)  # fmt: skip
     zero = zero if shape.training else 0  # as _state_figures counts it
     runtime = _runtime_of(shape, zero, offload)
     megatron = shape.megatron_opt_per > 0 and zero <= 1
@@ -397,12 +397,11 @@ def stage_state(
     )
 
 
-def stage_state_totals(
-    shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int]
-) -> list[int]:
-    """[stage_state(shape, acts, dp, zero, offload, accumulation).total_bytes for dp in dps], worked out
-    together (_state_figures) and without building the amounts: a search asks for a few dps of each."""
-    return [figures[-1] for figures in _state_figures(shape, acts, zero, offload, accumulation, dps)]
+def stage_state_totals(shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int,
+                       dps: Sequence[int], addable: bool = False) -> list[int]:  # fmt: skip
+    """[stage_state(shape, acts, dp, zero, offload, accumulation, addable).total_bytes for dp in dps], worked
+    out together (_state_figures) and without building the amounts: a search asks for several dps of each."""
+    return [figures[-1] for figures in _state_figures(shape, acts, zero, offload, accumulation, dps, addable)]
 
 
 def stage_host_totals(
@@ -414,8 +413,9 @@ def stage_host_totals(
 
 
 def _state_figures(
-    shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int]
-) -> list[tuple[float, float, float, float, float, float, float, float, float, float, int, str, int]]:
+    shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int],
+    addable: bool = False,
+) -> list[tuple[float, float, float, float, float, float, float, float, float, float, int, str, int]]:  # fmt: skip
     """stage_state's figures at each dp of `dps`: (weights, gradients, optimizer, activations, overhead, not
     concurrent, host, gathered total, gathered weights, streamed weights, communicators, peak phase, and the
     total bytes as StageAmounts.total_bytes counts them: each term rounded up, less what is never held at once).
@@ -425,12 +425,14 @@ def _state_figures(
     operations, in the same order, as working it all out at one dp (a part worked out once is a whole
     subexpression of it), so the bytes are the same whichever dps are asked for together. Below ZeRO-2 the
     gradients are not sharded: the step's moments and the allocator margin are worked out at the first dp only.
+    addable: the training search's count (MemoryConfig.addable_peak), where a runtime whose peak is the larger
+    of two moments counts both at once, so that an activation variant's bytes add to a state's.
     """
     training = shape.training
     zero = zero if training else 0
     runtime = _runtime_of(shape, zero, offload)
     if shape.deepspeed_layout and runtime == _DEEPSPEED:
-        return _deepspeed_figures(shape, acts, zero, offload, accumulation, dps)
+        return _deepspeed_figures(shape, acts, zero, offload, addable, dps)
     # torch DDP keeps its all-reduce buckets (as many bytes as the gradients) for the whole run; the export
     # makes the gradients views into them (gradient_as_bucket_view, zeroed in place rather than set to None),
     # so they are held beside every micro-batch's activations (torch/nn/parallel/distributed.py); one rank runs
@@ -610,9 +612,11 @@ _DS_NORM = 8.0
 
 
 def _deepspeed_figures(
-    shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int]
+    shape: StageShape, acts: StageActivations, zero: int, offload: str, addable: bool, dps: Sequence[int]
 ) -> list[tuple[float, float, float, float, float, float, float, float, float, float, int, str, int]]:
-    """_state_figures under DeepSpeed's 16-bit layout (see the constants above), the same tuple per dp."""
+    """_state_figures under DeepSpeed's 16-bit layout (see the constants above), the same tuple per dp. The
+    accumulation does not change the peak: the 16-bit gradients (ZeRO-1 whole, ZeRO-2/3 the rank's partition)
+    stay beside every micro-batch's activations, and the fp32 gradients exist only in the optimizer step."""
     ceil = math.ceil
     activations = acts.activations_sharded  # the model itself is 16 bit: no autocast copies
     params = shape.params_gpu
@@ -661,10 +665,9 @@ def _deepspeed_figures(
         optimizer_moment = gradients + shape.tied_embedding_gradient
         backward_moment = activations + gradients - step_only if zero else activations
         held = activations + gradients
-        if accumulation > 1:
-            # counted whole: the search adds the activations of each micro-batch to a state's total, which the
-            # larger of two moments would not allow (planner.search.common: every layout counted as
-            # accumulating; each option is then shown at its own accumulation)
+        if addable:
+            # counted whole, an upper bound: the search adds the activations of each micro-batch to a state's
+            # total, which the larger of two moments would not allow; each option is then shown exactly
             optimizer_moment = held
         peak = min(held, max(backward_moment, optimizer_moment))
         not_concurrent = held - peak
@@ -688,4 +691,5 @@ def stage_amounts(model: ModelSpec, config: MemoryConfig, stage: Stage, counts: 
     shape = stage_shape(model, config, stage, counts, divisors)
     per_token = per_token_activations(model, config, divisors) if config.task.is_training else None
     acts = stage_activations(model, config, stage, divisors, per_token, layout.recompute, layout.micro_batch)
-    return stage_state(shape, acts, layout.dp, layout.zero, layout.offload, config.gradient_accumulation)
+    return stage_state(shape, acts, layout.dp, layout.zero, layout.offload, config.gradient_accumulation,
+                       config.addable_peak)  # fmt: skip

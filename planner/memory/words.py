@@ -159,7 +159,9 @@ def _kv_text(model: ModelSpec, config: MemoryConfig, stage: Stage) -> str:
             f"{stateful} state-space layers x {model.state_values_per_layer:,} values of fixed state "
             f"(whatever the length)"
         )
-    if not any(kinds[kind] for kind in (FULL, SLIDING, CHUNKED)):  # a state-space stack: no per-token cost at all
+    if not any(
+        kinds[kind] for kind in (FULL, SLIDING, CHUNKED)
+    ):  # a state-space stack: no per-token cost at all
         return f"{layout.micro_batch} sequences x " + " + ".join(parts or ["no attention layers"])
     return f"{per_token}; x {layout.micro_batch} sequences x " + " + ".join(parts or ["no attention layers"])
 

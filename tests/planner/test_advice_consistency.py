@@ -39,7 +39,9 @@ def test_a_lora_plan_is_not_told_to_try_lora(capsys, task):
 def test_a_zero3_offload_plan_is_not_told_to_try_zero3_offload(capsys):
     # DeepSpeed ZeRO-3 with everything offloaded keeps only the largest module and the activations on the GPU:
     # 70B fits one 4090 that way (ZeRO-Infinity), 405B (its 126 layers' inputs and fp32 logits) does not
-    text = advice(capsys, "--task", "finetune", "--zero", "3", "--offload", "all", "--model", "llama-3.1-405b")
+    text = advice(
+        capsys, "--task", "finetune", "--zero", "3", "--offload", "all", "--model", "llama-3.1-405b"
+    )
     assert "ZeRO-3 with CPU offload" not in text
     unpinned = advice(capsys, "--task", "finetune", "--model", "llama-3.1-405b")  # it tried ZeRO-3 + offload
     assert "ZeRO-3 with CPU offload" not in unpinned

@@ -123,7 +123,6 @@ def test_zero_stages_shard_what_pytorch_mixed_precision_holds():
     assert z2.weights.bytes == pytest.approx(4 * P_70B / n + 2 * P_70B + 3 * 2 * layer, abs=1)
 
 
-
 def test_other_optimizers_and_fp32():
     sgd = estimate_memory(LLAMA2_7B, train(optimizer="sgd"))
     assert sgd.optimizer.bytes == 4 * P_7B  # fp32 momentum beside the fp32 weights
@@ -236,7 +235,9 @@ def _gpt_layer_bytes_per_token(h: int, ffn: int, a: int, s: int, flash: bool, au
     if flash:
         attention = 2 * (h + h + h + h) + 4 * a  # bf16 Q, K, V, output; fp32 log-sum-exp per head
     else:
-        attention = 2 * (h + h + h + h) + 2 * a * s + 4 * a * s  # Q, K, V, output; bf16 probabilities + fp32 softmax
+        attention = (
+            2 * (h + h + h + h) + 2 * a * s + 4 * a * s
+        )  # Q, K, V, output; bf16 probabilities + fp32 softmax
     mlp = 2 * (2 * ffn)  # native gelu: the up projection's output and the activation (down's input), bf16
     return norms + inputs + attention + mlp
 
@@ -245,9 +246,14 @@ def test_activations_follow_what_hf_layers_save():
     s, b, h, a, L, V, ffn = 2048, 2, 2048, 16, 24, 50304, 8192
     tokens = s * b
     copies = 2 * (4 * h * h + 2 * h * ffn)  # autocast's bf16 copy of each Linear weight, kept for backward
-    head = tokens * ((4 * h + 8) + 2 * h + 12 * V) + 2 * V * h  # final norm, head input, loss; the head's copy
+    head = (
+        tokens * ((4 * h + 8) + 2 * h + 12 * V) + 2 * V * h
+    )  # final norm, head input, loss; the head's copy
     result = estimate_memory(GPT, MemoryConfig(task="train", seq_len=s, layout=Layout(micro_batch=b)))
-    assert result.activations.bytes == L * (tokens * _gpt_layer_bytes_per_token(h, ffn, a, s, True) + copies) + head
+    assert (
+        result.activations.bytes
+        == L * (tokens * _gpt_layer_bytes_per_token(h, ffn, a, s, True) + copies) + head
+    )
     unfused = estimate_memory(
         GPT, MemoryConfig(task="train", seq_len=s, flash_attention=False, layout=Layout(micro_batch=b))
     )
@@ -283,7 +289,9 @@ def test_tensor_parallel_llama_layers_keep_what_megatron_with_transformer_engine
     norms = 2 * (2 * 2 * h + 4)
     attention = 2 * (h + h + h + h) + 4 * a
     mlp = 3 * 2 * ffn
-    head = s * ((2 * 2 * h + 4) / t + 12 * V / t)  # final norm's input and output (the head's input), the loss
+    head = s * (
+        (2 * 2 * h + 4) / t + 12 * V / t
+    )  # final norm's input and output (the head's input), the loss
     b = estimate_memory(LLAMA2_7B, MemoryConfig(task="train", seq_len=s, sequence_parallel=True,
                                                 layout=Layout(tp=t, zero=1)))  # fmt: skip
     assert b.activations.bytes == pytest.approx(L * s * (norms + attention + mlp) / t + head, abs=1)
@@ -336,7 +344,9 @@ def test_breakdown_dict_shape_and_total():
     d = b.as_dict()
     assert list(d) == ["weights", "gradients", "optimizer", "activations", "kv_cache", "overhead", "total"]
     # the total is the step's peak: one backward per step frees the activations before all the gradients exist
-    assert d["total"] == sum(v for k, v in d.items() if k != "total") - b.not_concurrent_bytes == b.total_bytes
+    assert (
+        d["total"] == sum(v for k, v in d.items() if k != "total") - b.not_concurrent_bytes == b.total_bytes
+    )
     # it peaks in a layer's backward: the loss's tensors (log_softmax and two fp32 gradients, 12 bytes per
     # vocabulary entry and token, and the final norm's and head's bf16 inputs) and the sharded gradients are gone
     tokens, h = 4096, 8192
