@@ -389,7 +389,9 @@ def test_an_input_change_moves_the_scaling_curves_instead_of_rebuilding_them(ope
     chart = page.results.scaling_chart
     families = set(chart.chart_data()["series"])
     assert {"DDP", "ZeRO-1"} <= families
+    qtbot.waitUntil(lambda: not chart.redraw_pending())  # every family's lines made (one family per turn)
     curves = dict(chart._time_curves)
+    assert set(curves) == families
     drawn: list[set[str]] = []
     chart_set_series = chart.set_series
 
