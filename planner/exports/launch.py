@@ -275,6 +275,16 @@ def _runner_case(verdict: Verdict, option: PlanOption, inputs: ExportInputs, seq
     return [f"  {name})", *_torchtitan_lines(option, inputs, seq_len), "    ;;"]  # reads its config's dataset
 
 
+# torchtitan 0.3's activation checkpointing (torchtitan/distributed/activation_checkpoint.py
+# ActivationCheckpointingConfig, tyro subcommands of the trainer's config): its configs default to selective
+# (per-op: matmul outputs saved), which the plan's "none" and "full" are not
+_TORCHTITAN_RECOMPUTE = {
+    Recompute.NONE: "activation-checkpoint:none",
+    Recompute.SELECTIVE: "activation-checkpoint:selective",
+    Recompute.FULL: "activation-checkpoint:full",
+}
+
+
 def _torchtitan_lines(option: PlanOption, inputs: ExportInputs, seq_len: int) -> list[str]:
     """torchtitan 0.3: `-m torchtitan.train --module M --config C` plus overrides (torchtitan/config/manager.py;
     flag names are the ParallelismConfig / TrainingConfig fields of torchtitan/config/configs.py)."""
@@ -322,7 +332,9 @@ def _torchtitan_lines(option: PlanOption, inputs: ExportInputs, seq_len: int) ->
         "    # torchtitan trains on the dataset its config names (override with --dataloader.* flags); DATA is unused",
         *needs,
         '    python -c "import torchtitan" 2>/dev/null || die "torchtitan is not installed (pip install torchtitan==0.3.0)"',
-        '    exec "${TORCHRUN[@]}" -m torchtitan.train ' + " ".join(flags) + ' "$@"',
+        # the planned recompute, last: a tyro subcommand ends the flags of the config it sits in
+        '    exec "${TORCHRUN[@]}" -m torchtitan.train ' + " ".join(flags) + ' "$@" '
+        + _TORCHTITAN_RECOMPUTE[Recompute(layout.recompute)],
     ]
 
 
