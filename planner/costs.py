@@ -490,7 +490,9 @@ def _owned_series(
 def _months_to_break_even(inputs: RentBuyInputs, running_per_hour: float) -> float | None:
     """Fractional calendar months until cumulative owning <= cumulative renting on demand (planner.break_even)."""
     rent = rent_per_gpu_month(inputs, "on_demand") or 0.0
-    return months_to_break_even(inputs.capex_per_gpu, rent, inputs.used_hours_per_gpu_month * running_per_hour)
+    return months_to_break_even(
+        inputs.capex_per_gpu, rent, inputs.used_hours_per_gpu_month * running_per_hour
+    )
 
 
 def _hybrid_owned(inputs: RentBuyInputs) -> int | None:

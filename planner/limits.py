@@ -57,7 +57,9 @@ LIMITS: dict[str, Limit] = {
     "virtual_stages": Limit(1, 1_000_000, True),
     "inflight": Limit(1, 1_000_000, True),
     "top": Limit(1, 1_000_000, True),
-    "gpus_per_quote": Limit(1, 100_000, True),  # a quote for a whole cluster is never refused for its size alone
+    "gpus_per_quote": Limit(
+        1, 100_000, True
+    ),  # a quote for a whole cluster is never refused for its size alone
     # serving load and targets
     "prompt_tokens": Limit(1, 100_000_000, True),
     "users": Limit(1, 10_000_000, True),
@@ -79,7 +81,9 @@ LIMITS: dict[str, Limit] = {
     # money, in any currency
     "price_per_gpu_hour": Limit(0, 1e6),  # a quote's (planner/store/quotes.py) and plan --price-per-gpu-hour
     "price_per_instance_hour": Limit(0, 1e6 * 100_000),  # per GPU-hour x gpus_per_quote
-    "purchase_price": Limit(0, 1e12 * 100_000),  # a purchase quote's whole price: purchase_per_gpu x gpus_per_quote
+    "purchase_price": Limit(
+        0, 1e12 * 100_000
+    ),  # a purchase quote's whole price: purchase_per_gpu x gpus_per_quote
     "rent_per_gpu_hour": Limit(0, 1e12),
     "spot_per_gpu_hour": Limit(0, 1e12),
     "reserved_per_gpu_hour": Limit(0, 1e12),
@@ -178,5 +182,15 @@ def finite_json(payload: Any) -> Any:
     return payload
 
 
-__all__ = ["LIMITS", "MAX_INTEGER_DIGITS", "UNLISTED", "Limit", "argparse_type", "check_digits", "check_range",
-           "finite_json", "json_int", "parse_number"]
+__all__ = [
+    "LIMITS",
+    "MAX_INTEGER_DIGITS",
+    "UNLISTED",
+    "Limit",
+    "argparse_type",
+    "check_digits",
+    "check_range",
+    "finite_json",
+    "json_int",
+    "parse_number",
+]

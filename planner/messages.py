@@ -237,7 +237,8 @@ _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def parse_template(template: str) -> _Parts | None:
     # a spec is None only beside no field (string.Formatter.parse): "" there changes nothing
     parts = tuple(
-        (literal, name, spec or "", conversion) for literal, name, spec, conversion in _FORMATTER.parse(template)
+        (literal, name, spec or "", conversion)
+        for literal, name, spec, conversion in _FORMATTER.parse(template)
     )
     plain = all(
         name is None
@@ -249,7 +250,9 @@ def parse_template(template: str) -> _Parts | None:
 
 # Every template parsed once, when the module loads (TEMPLATES is fixed): a table like TEMPLATES itself, not a
 # cache of anything a plan computes (about 1 ms at import for the few hundred templates).
-_PARTS: Mapping[str, _Parts | None] = MappingProxyType({code: parse_template(text) for code, text in TEMPLATES.items()})
+_PARTS: Mapping[str, _Parts | None] = MappingProxyType(
+    {code: parse_template(text) for code, text in TEMPLATES.items()}
+)
 
 
 def _english(value: object) -> str:

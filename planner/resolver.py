@@ -66,7 +66,9 @@ ON_DEMAND = ("on-demand",)
 RESERVED = ("reserved-1y", "reserved-3y", "committed")
 OFFER_SEPARATOR = "@"  # "h100-sxm@quote:12": one chosen offer of a GPU type planned as a choice of its own
 HARDWARE_KINDS = ("catalog", "run", "quote")
-MAX_INTERRUPTIONS_PER_NODE_HOUR = LIMITS["spot_interruptions_per_node_hour"].high  # one a second (planner/limits.py)
+MAX_INTERRUPTIONS_PER_NODE_HOUR = LIMITS[
+    "spot_interruptions_per_node_hour"
+].high  # one a second (planner/limits.py)
 
 
 # ---------------------------------------------------------------------------------------------- the question
@@ -455,7 +457,9 @@ def _model_notes(model: ModelSpec, seq_len: int) -> list[Message]:
     vision/audio towers, which the plan leaves out (their size where planner/models/hf_towers.py counts it)."""
     notes = []
     if model.exceeds_context(seq_len):
-        notes.append(msg("memory.seq_beyond_context", seq_len=seq_len, model=model.name, context=model.max_context))
+        notes.append(
+            msg("memory.seq_beyond_context", seq_len=seq_len, model=model.name, context=model.max_context)
+        )
     if model.tower_params:
         notes.append(msg("memory.towers_not_counted", model=model.name, towers=model.towers_not_counted,
                          params=model.tower_params))  # fmt: skip
@@ -494,7 +498,10 @@ def resolve(
         raise UserError.of(msg("error.chosen_hardware_unplannable", reasons=tuple(hardware.notes)))
     if not hardware.gpus:
         raise UserError.of(msg("error.no_hardware_chosen"))
-    notes, missing = [*_model_notes(model, question.workload.seq_len), *hardware.notes], list(hardware.missing_rates)
+    notes, missing = (
+        [*_model_notes(model, question.workload.seq_len), *hardware.notes],
+        list(hardware.missing_rates),
+    )
     sources = _prices(question, hardware, store, price_book, rates, missing)
     return ResolvedPlan(
         model=model,
@@ -623,7 +630,9 @@ def on_demand_prices_of(
     compare spot with (the options as resolve() takes them)."""
     base = tuple(dict.fromkeys(base_gpu_id(gpu.id) for gpu in resolved.gpus))
     on_demand = dataclasses.replace(question, price_kinds=ON_DEMAND, hardware=base, price_from_quotes=True)
-    found = resolve(on_demand, store, catalog=catalog, rates=rates, price_book=price_book, read_model=read_model)
+    found = resolve(
+        on_demand, store, catalog=catalog, rates=rates, price_book=price_book, read_model=read_model
+    )
     return dict(found.prices)
 
 

@@ -39,7 +39,9 @@ class ErrorBand:
 
     def __post_init__(self) -> None:
         if not (-1.0 < self.low_fraction <= 0.0 <= self.high_fraction):
-            raise ValueError(f"band must satisfy -1 < low <= 0 <= high, got {self.low_fraction}, {self.high_fraction}")
+            raise ValueError(
+                f"band must satisfy -1 < low <= 0 <= high, got {self.low_fraction}, {self.high_fraction}"
+            )
 
     def bounds(self, estimate: float) -> tuple[float, float]:
         """(low, high) of a figure that scales like time (seconds, GPU-hours, money)."""

@@ -222,7 +222,9 @@ def _training(record: Mapping[str, Any], derived: list[str]) -> TrainingInputs:
         derived.append(f"context parallel {cp}: the ranks of dp {int(pinned['dp']) // cp} x cp {cp}")
     flash = _has_flash_attention(record)
     if not flash:
-        derived.append("no flash attention: the framework predates it (FlashAttention, arXiv 2205.14135, 2022-05)")
+        derived.append(
+            "no flash attention: the framework predates it (FlashAttention, arXiv 2205.14135, 2022-05)"
+        )
     return TrainingInputs(
         flash_attention=flash,
         tp_comm_overlap="TP comm overlap" in str(record.get("framework") or ""),

@@ -44,10 +44,18 @@ from planner.vocabulary import Layout, Precision, Recompute, Task, ZeroStage
 
 # The constants fitted on training cases and on serving cases (each touches only its own kind).
 TRAINING_CONSTANTS = (
-    "gemm_training_ampere", "gemm_training_hopper", "gemm_training_blackwell", "overlap_interference"
+    "gemm_training_ampere",
+    "gemm_training_hopper",
+    "gemm_training_blackwell",
+    "overlap_interference",
 )
 SERVING_CONSTANTS = (
-    "gemm_serving", "kv_read", "kernel_s", "dequant_ops_per_weight", "latency_scale", "request_overhead_s",
+    "gemm_serving",
+    "kv_read",
+    "kernel_s",
+    "dequant_ops_per_weight",
+    "latency_scale",
+    "request_overhead_s",
     "ridge_overlap",
 )
 FIT_SWEEPS = 2
@@ -234,8 +242,11 @@ def _serving(case: Case, inputs: CaseInputs, constants: FittedConstants) -> Figu
     _, load = serving_load(case, constants)
     per_user = load.output_tokens_per_s if load.concurrency == 1 else load.per_user_tokens_per_s
     return Figures(
-        output_tokens_per_s=load.output_tokens_per_s, per_user_tokens_per_s=per_user, tpot_s=load.tpot_s,
-        ttft_s=load.ttft_s, layout=f"tp {serving.tp}, {load.scheduling} batch {load.concurrency}",
+        output_tokens_per_s=load.output_tokens_per_s,
+        per_user_tokens_per_s=per_user,
+        tpot_s=load.tpot_s,
+        ttft_s=load.ttft_s,
+        layout=f"tp {serving.tp}, {load.scheduling} batch {load.concurrency}",
     )
 
 
@@ -276,7 +287,10 @@ def _fit_cache(inputs: CaseInputs) -> int:
     kv = Precision.FP8 if inputs.precision == Precision.FP8 else None
     share = BENCHMARK_KV_SHARE.get(serving.engine, 1.0)
     tokens = serving.prompt_len + serving.output_len
-    return max(1, engine_sequences_that_fit(inputs.model, inputs.gpu, serving.tp, tokens, inputs.precision, kv, share))
+    return max(
+        1,
+        engine_sequences_that_fit(inputs.model, inputs.gpu, serving.tp, tokens, inputs.precision, kv, share),
+    )
 
 
 def _sequences_that_fit(case: Case, inputs: CaseInputs) -> int:

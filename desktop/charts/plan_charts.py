@@ -186,6 +186,9 @@ def _gib_text(gib: float) -> str:
     return fmt.gib(gib * GIB, 1)
 
 
+NEW_FAMILIES_PER_TURN = 1  # strategy families whose lines are made in one turn of the event loop
+
+
 class ScalingChart(QWidget):
     """Time (left plot) and cost (right plot) against GPU count, one line per strategy family.
 
@@ -250,9 +253,14 @@ class ScalingChart(QWidget):
         self._plots_timer.timeout.connect(self._redraw)
         self.retranslate()
 
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        if self._series:  # the labels that fit depend on the plots' size: once the plots are laid out again
+            self._plots_timer.start()
+
     def redraw_now(self) -> None:
-        """Draw the plots now if a redraw is waiting for the next turn (before the chart is grabbed as a picture)."""
-        if self._plots_timer.isActive():
+        """Draw the plots now, whole, if a redraw is waiting (before the chart is grabbed as a picture)."""
+        while self._plots_timer.isActive():
             self._plots_timer.stop()
             self._redraw()
 
@@ -396,9 +404,13 @@ class ScalingChart(QWidget):
         for plot in (self.time_plot, self.cost_plot):
             _set_log_ticks(plot.getAxis("bottom"), ticks, fmt_integer)
         times = [p[1] / divisor for p in points]
-        _set_log_ticks(
-            self.time_plot.getAxis("left"), _thin(log_ticks(min(times), max(times)), int(down)), _significant
-        )
+        # the time axis: labels at least a line and a half apart on the plot's log scale, as tall as it is now
+        # (1-2-5 steps are 0.3 of a decade apart at the closest: in a short plot, decades only)
+        height = self.time_plot.getViewBox().height() or self.time_plot.height()
+        decades = max(math.log10(max(times)) - math.log10(min(times)), 0.3) * 1.1  # with the auto-range padding
+        gap = 1.5 * self.fontMetrics().height() * decades / max(height, 1.0)
+        _set_log_ticks(self.time_plot.getAxis("left"), spaced_log_ticks(log_ticks(min(times), max(times)), gap),
+                       _significant)  # fmt: skip
         costs = [p[2] for p in points if p[2]]
         if costs:
             top = max(costs) * 1.1
@@ -426,13 +438,22 @@ class ScalingChart(QWidget):
         return curve
 
     def _redraw(self) -> None:
+        """Draw the plots; a strategy family without lines yet gets them here, NEW_FAMILIES_PER_TURN per turn (a
+        line with its symbols is 5-15 ms of the GUI thread to make: the first curves of four families in one turn
+        were a stall of 60-120 ms), the others on the next turns; `drawn` once every family is drawn."""
         divisor = self._time_unit[0]
         for family in list(self._time_curves):
             if family not in self._series:
                 self.time_plot.removeItem(self._time_curves.pop(family))
                 self.cost_plot.removeItem(self._cost_curves.pop(family))
+        made, later = 0, False
         for index, (family, points) in enumerate(sorted(self._series.items())):
             color = PALETTE[index % len(PALETTE)]
+            if family not in self._time_curves:
+                if made >= NEW_FAMILIES_PER_TURN:
+                    later = True
+                    continue
+                made += 1
             time_curve = self._curve(self._time_curves, self.time_plot, family, color)
             cost_curve = self._curve(self._cost_curves, self.cost_plot, family, color)
             if getattr(time_curve, "color", None) != color:
@@ -463,7 +484,10 @@ class ScalingChart(QWidget):
             self.retranslate()
         self.time_plot.enableAutoRange()
         self.cost_plot.enableAutoRange(axis="x")
-        self.drawn.emit()
+        if later:
+            self._plots_timer.start()  # the families still without lines: next turn
+        else:
+            self.drawn.emit()
 
     def redraw_pending(self) -> bool:
         """New data waits for the next turn of the event loop to be drawn."""
@@ -524,6 +548,21 @@ def log_ticks(low: float, high: float, steps: tuple[float, ...] = (1, 2, 5)) -> 
             return ticks
     # A very narrow range: its two ends, rounded to two significant digits.
     return sorted({float(f"{low:.2g}"), float(f"{high:.2g}")})
+
+
+def spaced_log_ticks(values: Sequence[float], gap_decades: float) -> list[float]:
+    """Of round values (1-2-5 steps), those at least `gap_decades` apart on a log axis: all of them, else the
+    decades, else every 2nd, 3rd... decade (at least one value)."""
+    if not values:
+        return []
+    logs = [math.log10(v) for v in values]
+    if all(b - a >= gap_decades - 1e-9 for a, b in zip(logs, logs[1:], strict=False)):
+        return list(values)
+    decades = [v for v, x in zip(values, logs, strict=True) if abs(x - round(x)) < 1e-9]
+    if not decades:  # less than a decade: its ends, or one value
+        return [values[0], values[-1]] if logs[-1] - logs[0] >= gap_decades else [values[0]]
+    every = max(1, math.ceil(gap_decades - 1e-9))
+    return decades[::every]
 
 
 def _thin(values: Sequence[float], most: int = 7) -> list[float]:

@@ -641,8 +641,7 @@ class PlanPage(PlanDocumentPage):
             return  # a newer plan or another GPU type was selected meanwhile
         option = self.state.selected_option
         if option is not None and self.series.curves and self.state.best is not None:
-            self._draw_scaling(option)
-            self.results.scaling_chart.redraw_now()  # this turn draws only the chart: no wait for the next
+            self._draw_scaling(option)  # drawn on the next turns (ScalingChart._redraw: new lines a family a turn)
         self.scaling_ready.emit()
 
     def _publish_option(self, option: PlanOption | None) -> None:

@@ -19,7 +19,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(handler=run_history)
     actions = parser.add_subparsers(dest="history_command", metavar="ACTION")
-    deleting = actions.add_parser("delete", help="delete one stored probe run (its measurements with it) by id")
+    deleting = actions.add_parser(
+        "delete", help="delete one stored probe run (its measurements with it) by id"
+    )
     deleting.add_argument("id", type=row_id, help="the run's id, as `gpu-advisor history` lists it")
     deleting.add_argument("--json", action="store_true")
     deleting.set_defaults(handler=run_delete)

@@ -17,9 +17,7 @@ def run_trace(arguments: list[str], timeout_s: float = TRACE_TIMEOUT_S) -> tuple
     command = isolated_module_command(TRACE_MODULE, arguments)
     started = time.monotonic()
     try:
-        completed = subprocess.run(
-            command, capture_output=True, text=True, timeout=timeout_s, check=False
-        )
+        completed = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, check=False)
     except subprocess.TimeoutExpired:
         raise UserError.of(msg("error.trace_failed", reason=f"no result after {timeout_s:.0f} s")) from None
     wall_s = time.monotonic() - started

@@ -18,13 +18,20 @@ DEFAULT_OUTPUT_LEN = 256  # serving: tokens generated per request when --output-
 # Stand-ins for the heavy modules' values (checked equal by the test named above):
 DEFAULT_MAX_GPUS = 4096  # planner.search.DEFAULT_MAX_GPUS
 DEFAULT_MEMORY_HEADROOM = 0.10  # planner.search.DEFAULT_MEMORY_HEADROOM
-ENGINES = ("exllamav2", "gpt-fast", "llama.cpp", "sglang", "tensorrt-llm", "transformers", "vllm")  # perf.ENGINES
+ENGINES = (
+    "exllamav2",
+    "gpt-fast",
+    "llama.cpp",
+    "sglang",
+    "tensorrt-llm",
+    "transformers",
+    "vllm",
+)  # perf.ENGINES
 FORMATS = (  # sorted(planner.perf.FORMATS)
     "bf16", "fp16", "fp32", "fp8", "int4", "int4-g128", "int4-g32", "int4-g64", "int8", "q4_0", "q4_k_m", "q8_0",
 )  # fmt: skip
 STORAGES = ("nvme", "pfs")  # planner.scale.STORAGES
 DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR = 3.0547e-4  # planner.scale's, to the 2 digits the help shows
-
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -81,11 +88,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--tokens-per-second", type=float, default=None, help="serving target, output tokens/s"
     )
     parser.add_argument(
-        "--output-len", "--output-tokens", dest="output_len", type=int, default=None,
+        "--output-len",
+        "--output-tokens",
+        dest="output_len",
+        type=int,
+        default=None,
         help=f"serving: tokens generated per request (default {DEFAULT_OUTPUT_LEN}, at most half of --seq-len)",
     )
     parser.add_argument(
-        "--prompt-tokens", type=int, default=None,
+        "--prompt-tokens",
+        type=int,
+        default=None,
         help="serving: tokens per prompt (then --seq-len is prompt + output)",
     )
     load = parser.add_mutually_exclusive_group()
@@ -153,7 +166,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     pin.add_argument("--recompute", default=None, choices=Recompute.values())
     pin.add_argument("--offload", default=None, choices=Offload.values())
     pin.add_argument("--micro-batch", type=int, default=None)
-    pin.add_argument("--virtual-stages", type=int, default=None, help="interleaved 1F1B chunks per pipeline rank")
+    pin.add_argument(
+        "--virtual-stages", type=int, default=None, help="interleaved 1F1B chunks per pipeline rank"
+    )
     pin.add_argument(
         "--runtime", default=None, choices=Runtime.values(),
         help="training runtime to plan for (default: the planner chooses one per layout)",
@@ -205,4 +220,3 @@ def add_resilience_arguments(parser: argparse.ArgumentParser) -> None:
         "--spot-interruptions-per-node-hour", type=float, default=None,
         help="spot reclaims per instance-hour (implies --spot)",
     )  # fmt: skip
-

@@ -75,7 +75,9 @@ def resilience_from_args(args: argparse.Namespace, quoted_spot_rate: float | Non
                               "checkpoint_interval_minutes")):  # fmt: skip
         _positive(value, what, row)
     if spot_rate is None and (args.spot or quoted_spot_rate is not None):
-        spot_rate = quoted_spot_rate if quoted_spot_rate is not None else DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
+        spot_rate = (
+            quoted_spot_rate if quoted_spot_rate is not None else DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR
+        )
     return resilience_of(
         failures, args.checkpoint_storage, args.checkpoint_gb_per_s, args.restart_minutes,
         args.checkpoint_interval_minutes, spot_rate or 0.0,
@@ -104,8 +106,19 @@ def _positive(value: float | None, what: str, row: str) -> None:
 
 
 def workload_from_args(args: argparse.Namespace) -> Workload:
-    for row in ("seq_len", "batch", "tokens", "tokens_per_second", "output_len", "prompt_tokens", "users",
-                "request_rate", "ttft_ms", "tpot_ms", "lora_rank"):
+    for row in (
+        "seq_len",
+        "batch",
+        "tokens",
+        "tokens_per_second",
+        "output_len",
+        "prompt_tokens",
+        "users",
+        "request_rate",
+        "ttft_ms",
+        "tpot_ms",
+        "lora_rank",
+    ):
         _positive(getattr(args, row), f"--{row.replace('_', '-')}", row)
     task = Task.parse(args.task)
     inference = task == Task.INFERENCE
@@ -147,8 +160,16 @@ def _output_len(args: argparse.Namespace) -> int:
 
 
 def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraints:
-    for row in ("gpus", "max_gpus", "budget", "deadline_days", "gpus_per_node", "inter_node_gbps", "host_ram_gib",
-                "top"):
+    for row in (
+        "gpus",
+        "max_gpus",
+        "budget",
+        "deadline_days",
+        "gpus_per_node",
+        "inter_node_gbps",
+        "host_ram_gib",
+        "top",
+    ):
         _positive(getattr(args, row), f"--{row.replace('_', '-')}", row)
     pinned = {name: getattr(args, name) for name in Layout.FIELDS if getattr(args, name) is not None}
     for name in ("dp", "tp", "pp", "ep", "micro_batch", "virtual_stages"):
@@ -369,13 +390,17 @@ def run_pool(args: argparse.Namespace, resolved: ResolvedPlan, notes: list[str])
     """--pool: each type alone against the whole pool as one job (--pool-ways: a pipeline over the types and
     separate jobs too)."""
     catalog = {gpu.id: gpu for gpu in resolved.gpus}
-    parts = [PoolPart(catalog[part.gpu.id], part.count) for part in resolve_pool(args.pool, list(resolved.gpus))]
+    parts = [
+        PoolPart(catalog[part.gpu.id], part.count) for part in resolve_pool(args.pool, list(resolved.gpus))
+    ]
     ways = pool_ways(args.pool_ways)
     comparison = compare_pool(resolved.model, resolved.workload, parts, resolved.constraints,
                               prices=resolved.prices, calibration=resolved.calibration, ways=ways)  # fmt: skip
     left_out = [way for way in EVERY_WAY if way not in ways]
     if resolved.workload.is_training and left_out:
-        notes.append(f"--pool-ways leaves out {', '.join(left_out)}; --pool-ways all (the default) weighs every way")
+        notes.append(
+            f"--pool-ways leaves out {', '.join(left_out)}; --pool-ways all (the default) weighs every way"
+        )
     if args.json:
         print_json({"pool": comparison.as_dict(), "notes": notes})
     else:

@@ -14,7 +14,9 @@ from planner.search import PlanOption, PlanResult, Workload
 from planner.search.pools import PoolComparison
 
 
-def result_json(result: PlanResult, notes: list[str], spot: SpotComparison | None = None) -> dict[str, object]:
+def result_json(
+    result: PlanResult, notes: list[str], spot: SpotComparison | None = None
+) -> dict[str, object]:
     payload = result.as_dict()
     payload["notes"] = notes
     payload["spot"] = spot.as_dict() if spot is not None else None
@@ -203,7 +205,9 @@ def print_pool(comparison: PoolComparison, notes: list[str], serving: bool = Fal
     """The pool comparison: one line per way to run the job, fastest first, and why the first wins."""
     share = "uptime" if serving else "goodput"
     extra = f" {'one down':>10} {'target':>7}" if serving else ""
-    print(f"{'way':<24} {'GPUs':<34} {'TP x PP':>7} {'tokens/s':>11} {share:>8} {'wall':>10} {'cost':>14}{extra}")
+    print(
+        f"{'way':<24} {'GPUs':<34} {'TP x PP':>7} {'tokens/s':>11} {share:>8} {'wall':>10} {'cost':>14}{extra}"
+    )
     for choice in comparison.choices:
         gpus = " + ".join(f"{count} x {gpu}" for gpu, count in choice.gpus.items())
         cost = format_money(choice.cost) if choice.cost else "-"

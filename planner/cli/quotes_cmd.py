@@ -37,9 +37,7 @@ RowT = TypeVar("RowT", RentalQuoteRow, PurchaseQuoteRow)
 
 
 def register(subparsers: Actions) -> None:
-    parser = subparsers.add_parser(
-        "quotes", help=SUMMARIES["quotes"]
-    )
+    parser = subparsers.add_parser("quotes", help=SUMMARIES["quotes"])
     actions = parser.add_subparsers(dest="quotes_action", metavar="ACTION", parser_class=type(parser))
     actions.required = True
     _register_add(actions)

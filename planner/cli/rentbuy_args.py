@@ -14,7 +14,6 @@ DEFAULT_ELECTRICITY_PER_KWH = 0.12  # planner.costs.DEFAULT_ELECTRICITY_PER_KWH 
 DEFAULT_PUE = 1.4  # planner.costs.DEFAULT_PUE
 
 
-
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "rentbuy",
@@ -68,7 +67,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help=f"in --currency (default: ${DEFAULT_ELECTRICITY_PER_KWH}/kWh, converted at the stored rate)",
     )
-    parser.add_argument("--pue", type=float, default=None, help=f"power usage effectiveness (default {DEFAULT_PUE:g})")
+    parser.add_argument(
+        "--pue", type=float, default=None, help=f"power usage effectiveness (default {DEFAULT_PUE:g})"
+    )
     parser.add_argument("--hours-per-day", type=float, default=24.0)
     parser.add_argument("--days-per-week", type=float, default=7.0)
     parser.add_argument(

@@ -113,7 +113,9 @@ def export_plan(
         LAUNCH_SH: lambda: launch_script(option, given).encode(),
         OPTIONS_CSV: lambda: options_csv(result, given).encode(),
     }
-    contents: dict[Path, bytes | str] = {folder / name: makers[name]() for name in written_names(option, given)}
+    contents: dict[Path, bytes | str] = {
+        folder / name: makers[name]() for name in written_names(option, given)
+    }
     executable = {folder / name: 0o755 for name in (LAUNCH_SH, TRAIN_PY) if folder / name in contents}
     # All files or none (issue 14 item 6): a full disk half way leaves the previous export as it was.
     write_all_atomically(contents, modes=executable)

@@ -25,7 +25,16 @@ PEFT_CONFIG = "peft_config.json"
 TRAIN_PY = "train.py"
 LAUNCH_SH = "launch.sh"
 OPTIONS_CSV = "options.csv"
-EXPORT_FILES = (REPORT_MD, REPORT_PDF, DS_CONFIG, ACCELERATE_CONFIG, PEFT_CONFIG, TRAIN_PY, LAUNCH_SH, OPTIONS_CSV)
+EXPORT_FILES = (
+    REPORT_MD,
+    REPORT_PDF,
+    DS_CONFIG,
+    ACCELERATE_CONFIG,
+    PEFT_CONFIG,
+    TRAIN_PY,
+    LAUNCH_SH,
+    OPTIONS_CSV,
+)
 # Fields of ExportInputs that feed the exports but are not user inputs shown in the report's Inputs table.
 _NOT_SHOWN = frozenset({"model_spec", "reference_prices", "tool_version", "exported_on"})
 
@@ -40,6 +49,7 @@ class ReferencePrice:
     provider: str
     quoted_on: str
     source: str
+
 
 # A value the report's Inputs table shows.
 InputValue = str | int | float | tuple[str, ...]
@@ -94,7 +104,9 @@ class ExportInputs:
 
     def given(self) -> list[tuple[str, InputValue]]:
         """(field name, value) of every input that was given, in field order."""
-        values = ((f.name, getattr(self, f.name)) for f in dataclasses.fields(self) if f.name not in _NOT_SHOWN)
+        values = (
+            (f.name, getattr(self, f.name)) for f in dataclasses.fields(self) if f.name not in _NOT_SHOWN
+        )
         return [(name, value) for name, value in values if value is not None]
 
     def model_reference(self) -> str | None:

@@ -120,6 +120,13 @@ def _zero_section(layout: Layout, hidden: int | None) -> dict[str, ConfigValue]:
                 "sub_group_size": DEEPSPEED_SUB_GROUP_ELEMENTS,
             }
         )
+        if hidden is not None:
+            # DeepSpeed keeps up to 1e9 gathered parameters resident by default (stage3_max_live_parameters), and
+            # keeps those reused within 1e9 (stage3_max_reuse_distance): a model below that stays gathered from
+            # its forward to its backward. One bucket's worth releases each module after use, so only the
+            # module in use and the prefetched bucket are gathered, as the memory model counts them
+            section["stage3_max_live_parameters"] = reduce_bucket
+            section["stage3_max_reuse_distance"] = reduce_bucket
     return section
 
 

@@ -87,14 +87,18 @@ def launch_script(option: PlanOption, inputs: ExportInputs) -> str:
     nodes, per_node = nodes_layout(option)
     header = [
         "#!/usr/bin/env bash",
-        "# Written by GPU Advisor" + (f" {inputs.tool_version}" if inputs.tool_version else "")
-        + (f" on {inputs.exported_on}" if inputs.exported_on else "") + " for:",
+        "# Written by GPU Advisor"
+        + (f" {inputs.tool_version}" if inputs.tool_version else "")
+        + (f" on {inputs.exported_on}" if inputs.exported_on else "")
+        + " for:",
         "#   " + comment_text(one_line_summary(option, inputs)),
         f"# {nodes} node(s) x {per_node} GPU(s). Run it on every node; each runner below says what it runs:",
     ]
     header += [_verdict_comment(v) for v in verdicts]
     body = [_PRELUDE, *_node_lines(nodes, per_node), *_model_lines(inputs)]
-    body += _training_lines(option, inputs, verdicts) if training else _serving_lines(option, inputs, verdicts)
+    body += (
+        _training_lines(option, inputs, verdicts) if training else _serving_lines(option, inputs, verdicts)
+    )
     return "\n".join(header + body) + "\n"
 
 
@@ -124,8 +128,10 @@ def _node_lines(nodes: int, per_node: int) -> list[str]:
 def _model_lines(inputs: ExportInputs) -> list[str]:
     reference = inputs.model_reference()
     if reference is None:  # two lines, like a written reference: a name never changes the script's structure
-        return ["# the plan names no model reference that is safe to write here",
-                'need MODEL "a Hugging Face repo id or a local model folder (the plan names none that is safe)"']
+        return [
+            "# the plan names no model reference that is safe to write here",
+            'need MODEL "a Hugging Face repo id or a local model folder (the plan names none that is safe)"',
+        ]
     # shlex-quoted into a plain assignment: bash expands nothing inside the single quotes
     return [f"DEFAULT_MODEL={sh(reference)}", 'MODEL="${MODEL:-$DEFAULT_MODEL}"']
 
@@ -153,8 +159,8 @@ def _training_lines(option: PlanOption, inputs: ExportInputs, verdicts: list[Ver
         f"--seq-len {seq_len} --recompute {_recompute(layout.recompute)} "
         f"--init {'random' if task == Task.PRETRAIN else 'pretrained'} "
         '--lr "$LR" --warmup-steps "$WARMUP_STEPS" --min-lr-ratio "$MIN_LR_RATIO"'
-
-        + (f' --peft "$HERE/{PEFT_CONFIG}"' if task.is_adapter else "") + ")",
+        + (f' --peft "$HERE/{PEFT_CONFIG}"' if task.is_adapter else "")
+        + ")",
         'case "$RUNNER" in',
     ]
     for verdict in verdicts:
@@ -218,10 +224,12 @@ def _recompute(recompute: Recompute) -> str:
 def _runner_case(verdict: Verdict, option: PlanOption, inputs: ExportInputs, seq_len: int) -> list[str]:
     name = verdict.runner.value
     if not verdict.runs:
-        return [f"  {name}) die {sh(f'RUNNER={name} does not run this plan: {comment_text(verdict.reason)}')};;"]
+        return [
+            f"  {name}) die {sh(f'RUNNER={name} does not run this plan: {comment_text(verdict.reason)}')};;"
+        ]
     layout = option.layout
     check = (
-        '    need DATA "a UTF-8 text file to train on, or \'synthetic\' for a dry run of the layout"\n'
+        "    need DATA \"a UTF-8 text file to train on, or 'synthetic' for a dry run of the layout\"\n"
         '    [ -f "$TRAIN_SCRIPT" ] || die "TRAIN_SCRIPT=$TRAIN_SCRIPT is not a file (train.py ships beside this script)"'
     )
     if verdict.runner == Runner.DEEPSPEED:
@@ -230,17 +238,23 @@ def _runner_case(verdict: Verdict, option: PlanOption, inputs: ExportInputs, seq
         return [f"  {name})", check, command, "    ;;"]
     if verdict.runner == Runner.ACCELERATE:
         # accelerate reads deepspeed_config_file relative to the working directory, not to the YAML file
-        ds_file = f'--deepspeed_config_file "$HERE/{DS_CONFIG}" ' if accelerate_backend(option) == "DEEPSPEED" else ""
+        ds_file = (
+            f'--deepspeed_config_file "$HERE/{DS_CONFIG}" '
+            if accelerate_backend(option) == "DEEPSPEED"
+            else ""
+        )
         command = (
             f'    exec accelerate launch --config_file "$HERE/{ACCELERATE_CONFIG}" {ds_file}--machine_rank "$NODE_RANK" '
             '--main_process_ip "$MASTER_ADDR" --main_process_port "$MASTER_PORT" "$TRAIN_SCRIPT" '
-            f'--runner accelerate --grad-accum {gradient_accumulation_steps(option, inputs)} '
+            f"--runner accelerate --grad-accum {gradient_accumulation_steps(option, inputs)} "
             f'--micro-batch {layout.micro_batch} "${{TRAIN_ARGS[@]}}" "$@"'
         )
         return [f"  {name})", check, command, "    ;;"]
     if verdict.runner == Runner.DDP:
         precision = precision_of(option, inputs)
-        autocast = "fp16" if precision == Precision.FP16 else ("fp32" if precision == Precision.FP32 else "bf16")
+        autocast = (
+            "fp16" if precision == Precision.FP16 else ("fp32" if precision == Precision.FP32 else "bf16")
+        )
         command = (
             '    exec "${TORCHRUN[@]}" "$TRAIN_SCRIPT" --runner ddp '
             f"--micro-batch {layout.micro_batch} --grad-accum {gradient_accumulation_steps(option, inputs)} "
@@ -252,11 +266,23 @@ def _runner_case(verdict: Verdict, option: PlanOption, inputs: ExportInputs, seq
         command = (
             '    exec "${TORCHRUN[@]}" "$TRAIN_SCRIPT" --runner fsdp2 '
             f"--micro-batch {layout.micro_batch} --grad-accum {gradient_accumulation_steps(option, inputs)} "
-            f"--precision {compute}" + (" --reshard" if layout.zero == ZeroStage.WEIGHTS else "")
-            + (" --offload-all" if layout.offload == Offload.ALL else "") + ' "${TRAIN_ARGS[@]}" "$@"'
+            f"--precision {compute}"
+            + (" --reshard" if layout.zero == ZeroStage.WEIGHTS else "")
+            + (" --offload-all" if layout.offload == Offload.ALL else "")
+            + ' "${TRAIN_ARGS[@]}" "$@"'
         )
         return [f"  {name})", check, command, "    ;;"]
     return [f"  {name})", *_torchtitan_lines(option, inputs, seq_len), "    ;;"]  # reads its config's dataset
+
+
+# torchtitan 0.3's activation checkpointing (torchtitan/distributed/activation_checkpoint.py
+# ActivationCheckpointingConfig, tyro subcommands of the trainer's config): its configs default to selective
+# (per-op: matmul outputs saved), which the plan's "none" and "full" are not
+_TORCHTITAN_RECOMPUTE = {
+    Recompute.NONE: "activation-checkpoint:none",
+    Recompute.SELECTIVE: "activation-checkpoint:selective",
+    Recompute.FULL: "activation-checkpoint:full",
+}
 
 
 def _torchtitan_lines(option: PlanOption, inputs: ExportInputs, seq_len: int) -> list[str]:
@@ -293,16 +319,22 @@ def _torchtitan_lines(option: PlanOption, inputs: ExportInputs, seq_len: int) ->
         flags.append("--training.enable_cpu_offload")
     if module == TORCHTITAN_HF_BACKEND[0]:
         flags.append('--hf_model "$MODEL"')
-    needs = ['    need HF_ASSETS_PATH "a folder with the model\'s tokenizer files (torchtitan --hf_assets_path)"']
+    needs = [
+        '    need HF_ASSETS_PATH "a folder with the model\'s tokenizer files (torchtitan --hf_assets_path)"'
+    ]
     if task_of(option, inputs) != Task.PRETRAIN:  # fine-tuning starts from the model's Hugging Face weights
         flags += ["--checkpoint.enable", '--checkpoint.initial_load_path "$HF_CHECKPOINT"',
                   "--checkpoint.initial_load_in_hf"]  # fmt: skip
-        needs.append('    need HF_CHECKPOINT "the folder with the model\'s safetensors weights to fine-tune from"')
+        needs.append(
+            '    need HF_CHECKPOINT "the folder with the model\'s safetensors weights to fine-tune from"'
+        )
     return [
         "    # torchtitan trains on the dataset its config names (override with --dataloader.* flags); DATA is unused",
         *needs,
         '    python -c "import torchtitan" 2>/dev/null || die "torchtitan is not installed (pip install torchtitan==0.3.0)"',
-        '    exec "${TORCHRUN[@]}" -m torchtitan.train ' + " ".join(flags) + ' "$@"',
+        # the planned recompute, last: a tyro subcommand ends the flags of the config it sits in
+        '    exec "${TORCHRUN[@]}" -m torchtitan.train ' + " ".join(flags) + ' "$@" '
+        + _TORCHTITAN_RECOMPUTE[Recompute(layout.recompute)],
     ]
 
 
@@ -388,11 +420,15 @@ def _vllm_expert_parallel_across_nodes(serve: str, nodes: int, per_node: int, gr
     headless from their start rank, all reaching the first over MASTER_ADDR's RPC port."""
     lines = []
     if groups > 1:
-        lines.append(f"    # {groups} expert-parallel groups of {nodes} nodes each: NODE_RANK {nodes} .. {2 * nodes - 1} "
-                     "form the second group (its first node its own API server and MASTER_ADDR), and so on")
+        lines.append(
+            f"    # {groups} expert-parallel groups of {nodes} nodes each: NODE_RANK {nodes} .. {2 * nodes - 1} "
+            "form the second group (its first node its own API server and MASTER_ADDR), and so on"
+        )
     rank = f"$((NODE_RANK % {nodes}))"
-    common = (f'--data-parallel-size-local {per_node} --data-parallel-address "$MASTER_ADDR" '
-              f"--data-parallel-rpc-port {DATA_PARALLEL_RPC_PORT}")
+    common = (
+        f'--data-parallel-size-local {per_node} --data-parallel-address "$MASTER_ADDR" '
+        f"--data-parallel-rpc-port {DATA_PARALLEL_RPC_PORT}"
+    )
     return lines + [
         f"    if [ {rank} -eq 0 ]; then exec {serve} {common}; fi",
         f"    exec {serve} --headless --data-parallel-start-rank $(({rank} * {per_node})) {common}",
@@ -413,7 +449,9 @@ def _serving_lines(option: PlanOption, inputs: ExportInputs, verdicts: list[Verd
         f"--gpu-memory-utilization {memory_utilization(option):.2f} --dtype {dtype}"
     )
     lines = [f'ENGINE="${{ENGINE:-{default_runner(verdicts)}}}"', 'case "$ENGINE" in', "  vllm)"]
-    if option.latency is not None and option.latency.pools is not None:  # each pool's instances on their nodes
+    if (
+        option.latency is not None and option.latency.pools is not None
+    ):  # each pool's instances on their nodes
         lines += _vllm_pool_lines(option, context, dtype)
     elif layout.ep > 1:
         lines += _vllm_expert_parallel_lines(option, context, dtype, replicas_here)
@@ -424,7 +462,9 @@ def _serving_lines(option: PlanOption, inputs: ExportInputs, verdicts: list[Verd
             f"    exec {vllm} --distributed-executor-backend ray",
         ]
     else:
-        lines.append(f"    exec {vllm}" + (f" --data-parallel-size {replicas_here}" if replicas_here > 1 else ""))
+        lines.append(
+            f"    exec {vllm}" + (f" --data-parallel-size {replicas_here}" if replicas_here > 1 else "")
+        )
     lines += [
         "    ;;",
         "  trtllm)",
@@ -448,5 +488,7 @@ def _serving_lines(option: PlanOption, inputs: ExportInputs, verdicts: list[Verd
         lines.append(f"  llamacpp) die {sh('ENGINE=llamacpp does not run this plan: ' + llamacpp.reason)};;")
     lines += ['  *) die "ENGINE=$ENGINE is not one of: vllm trtllm llamacpp";;', "esac"]
     if replicas_here > 1 and nodes > 1:
-        lines.insert(0, f"# each node serves {replicas_here} replica(s); put a load balancer in front of the nodes")
+        lines.insert(
+            0, f"# each node serves {replicas_here} replica(s); put a load balancer in front of the nodes"
+        )
     return lines

@@ -40,4 +40,3 @@ def warmup_steps(task: Task, steps: int) -> int:
     """Warmup optimizer steps: 3% of the run, and for pretraining at most Llama 2's 2,000."""
     share = math.ceil(WARMUP_RATIO * max(1, steps))
     return min(PRETRAIN_WARMUP_STEPS, share) if task == Task.PRETRAIN else share
-

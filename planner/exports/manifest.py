@@ -93,7 +93,9 @@ def _training_files(option: PlanOption, inputs: ExportInputs) -> tuple[ExportedF
 def _serving_files(option: PlanOption) -> tuple[ExportedFile, ...]:
     verdicts = serving_verdicts_for(option)
     runnable = [v for v in verdicts if v.runs]
-    engines = f"ENGINE={runnable[0].runner} by default; also " + ", ".join(f"ENGINE={v.runner}" for v in runnable[1:])
+    engines = f"ENGINE={runnable[0].runner} by default; also " + ", ".join(
+        f"ENGINE={v.runner}" for v in runnable[1:]
+    )
     files = [_report(REPORT_MD), _report(REPORT_PDF)]
     for name, why in ((DS_CONFIG, "serving runs in vLLM / TensorRT-LLM / llama.cpp, not DeepSpeed"),
                       (ACCELERATE_CONFIG, "accelerate does not serve models"),

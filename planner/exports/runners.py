@@ -154,12 +154,16 @@ def serving_verdicts(layout: Layout, nodes: int, engine: str | None = None, weig
         trtllm_differs.append(f"trtllm-serve starts one replica of {layout.tp * layout.pp} GPU(s); the plan's "
                               f"{replicas_per_node} per node need one trtllm-serve each (CUDA_VISIBLE_DEVICES, "
                               "--port) behind a load balancer")  # fmt: skip
-        llamacpp_differs.append(f"llama-server runs one replica over the node's GPUs, not {replicas_per_node}")
+        llamacpp_differs.append(
+            f"llama-server runs one replica over the node's GPUs, not {replicas_per_node}"
+        )
     verdicts = [Verdict(Runner.VLLM, True, differs=tuple(engine_differs)),
                 Verdict(Runner.TRTLLM, True, differs=tuple(trtllm_differs)),
                 Verdict(Runner.LLAMACPP, True, differs=tuple(llamacpp_differs))]  # fmt: skip
     if nodes > 1:
-        verdicts[2] = Verdict(Runner.LLAMACPP, False, "llama.cpp serves from one machine; this plan spans nodes")
+        verdicts[2] = Verdict(
+            Runner.LLAMACPP, False, "llama.cpp serves from one machine; this plan spans nodes"
+        )
     if layout.ep > 1:  # expert parallel with data-parallel attention: vLLM's --enable-expert-parallel
         verdicts[1] = Verdict(Runner.TRTLLM, False, "the plan splits the experts over data-parallel attention "
                               "ranks (expert parallel); launch.sh writes that for vLLM only")  # fmt: skip
@@ -224,5 +228,7 @@ def _torchtitan(layout: Layout, task: Task, preset_id: str | None) -> Verdict:
             "torchtitan's default schedule (one stage per rank, more of the pipeline bubble): set "
             "--parallelism.pipeline_parallel_schedule Interleaved1F1B and pipeline_parallel_layers_per_stage"
         )
-    differs.append("recompute follows the torchtitan config's activation checkpointing (FullAC / SelectiveAC)")
+    differs.append(
+        "recompute follows the torchtitan config's activation checkpointing (FullAC / SelectiveAC)"
+    )
     return Verdict(runner, True, differs=tuple(differs))

@@ -165,7 +165,14 @@ def _check_runtime(model: ModelSpec, config: MemoryConfig) -> None:
             raise UserError.of(msg("error.no_runtime", reasons=reasons))
         return
     reason = runtime_refusal(
-        config.runtime, config.task, layout.tp, layout.pp, layout.ep, layout.zero, layout.offload, model.family
+        config.runtime,
+        config.task,
+        layout.tp,
+        layout.pp,
+        layout.ep,
+        layout.zero,
+        layout.offload,
+        model.family,
     )
     if reason:
         raise UserError.of(msg("error.runtime_refused", runtime=str(config.runtime), reason=reason))

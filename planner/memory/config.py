@@ -70,6 +70,10 @@ class MemoryConfig:
     sequence_parallel: bool = False
     # micro-batches per optimizer step: with more than one the gradients stay beside the next one's activations
     gradient_accumulation: int = 1
+    # the training search's count (planner.search.common): where a runtime's peak is the larger of two moments
+    # (DeepSpeed: the backward, or the optimizer step with its fp32 gradients) both are counted at once, an upper
+    # bound to which an activation variant's bytes add; options are shown with it False, exactly
+    addable_peak: bool = False
     # serving: the stored weight format's bits per weight (planner.perf.formats: int4-g128 4.25, q4_k_m 4.85);
     # None: the precision's own (WEIGHT_BITS)
     weight_bits: float | None = None

@@ -60,6 +60,13 @@ def deepspeed_layout(config: MemoryConfig) -> bool:
     return config.task.is_full_training and config.precision in (Precision.BF16, Precision.FP16)
 
 
+def deepspeed_counted(config: MemoryConfig) -> bool:
+    """Training whose layout planner.memory.stages counts as DeepSpeed holds it where DeepSpeed runs it: its
+    engine casts the whole model to bf16 / fp16 (or leaves it fp32) and ZeRO keeps fp32 masters, optimizer state
+    and gradients for the trainable parameters only -- full training, LoRA and QLoRA adapters (fp8: not run)."""
+    return config.task.is_training and config.precision in (Precision.BF16, Precision.FP16, Precision.FP32)
+
+
 def compute_bytes(config: MemoryConfig) -> float:
     """Bytes of one value the matmuls produce: 4 in fp32, 2 under 16-bit autocast or on 16-bit weights."""
     if config.task == Task.QLORA:

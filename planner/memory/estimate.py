@@ -125,8 +125,9 @@ class StageTotals:
             acts = stage_activations(model, config, stage, self._divisors, self._per_token, layout.recompute,
                                      layout.micro_batch)  # fmt: skip
             state = stage_state(
-                shape, acts, layout.dp, layout.zero, layout.offload, config.gradient_accumulation
-            )
+                shape, acts, layout.dp, layout.zero, layout.offload, config.gradient_accumulation,
+                config.addable_peak,
+            )  # fmt: skip
             found = self._known[stage] = state.total_bytes
         return found
 
@@ -416,7 +417,7 @@ class MemoryTotals:
             return None
         base = self._base
         if accumulation is not None:
-            base = dataclasses.replace(base, gradient_accumulation=accumulation)
+            base = dataclasses.replace(base, gradient_accumulation=accumulation, addable_peak=False)
         try:  # refuses nothing _allowed_variant allows (test_memory_totals); kept for the contract's sake
             config = normalised(with_layout(base, layout))
             notes = checked_notes(self._model, config)
@@ -424,7 +425,7 @@ class MemoryTotals:
             return None
         accumulation = config.gradient_accumulation
         amounts = [
-            stage_state(shape, acts, layout.dp, layout.zero, layout.offload, accumulation)
+            stage_state(shape, acts, layout.dp, layout.zero, layout.offload, accumulation, config.addable_peak)
             for shape, acts in variant
         ]
         return _breakdown(self._model, config, notes, pipeline_stages(self._model, layout.pp), amounts)
@@ -436,7 +437,7 @@ class MemoryTotals:
             return None
         accumulation, dps = self._base.gradient_accumulation, (layout.dp,)
         return max(
-            stage_state_totals(shape, acts, layout.zero, layout.offload, accumulation, dps)[0]
+            stage_state_totals(shape, acts, layout.zero, layout.offload, accumulation, dps, self._base.addable_peak)[0]
             for shape, acts in variant
         )
 
@@ -487,7 +488,7 @@ class MemoryTotals:
             return [
                 max(
                     [
-                        stage_state_totals(shape, acts, zero, offload, accumulation, dps)[0]
+                        stage_state_totals(shape, acts, zero, offload, accumulation, dps, self._base.addable_peak)[0]
                         for shape, acts in variant
                     ]
                 )
@@ -508,7 +509,8 @@ class MemoryTotals:
                     asked.append(dp)
             positions.append(position)
         per_stage = [
-            stage_state_totals(shape, acts, zero, offload, accumulation, asked) for shape, acts in variant
+            stage_state_totals(shape, acts, zero, offload, accumulation, asked, self._base.addable_peak)
+            for shape, acts in variant
         ]
         fullest = per_stage[0] if len(per_stage) == 1 else list(map(max, *per_stage))  # the fullest stage's
         return [None if position is None else fullest[position] for position in positions]

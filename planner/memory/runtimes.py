@@ -130,7 +130,8 @@ def no_runtime_reason(
     if chosen_runtime(None, task, tp, pp, ep, zero, offload, family) is not None:
         return ""
     return "; ".join(
-        f"{runtime}: {runtime_refusal(runtime, task, tp, pp, ep, zero, offload, family)}" for runtime in _PREFERENCE
+        f"{runtime}: {runtime_refusal(runtime, task, tp, pp, ep, zero, offload, family)}"
+        for runtime in _PREFERENCE
     )
 
 
@@ -138,7 +139,14 @@ def layout_runtime(model: ModelSpec, config: MemoryConfig) -> Runtime | None:
     """The runtime of config's layout (chosen_runtime; None for inference or where none can run it)."""
     layout = config.layout
     return chosen_runtime(
-        config.runtime, config.task, layout.tp, layout.pp, layout.ep, layout.zero, layout.offload, model.family
+        config.runtime,
+        config.task,
+        layout.tp,
+        layout.pp,
+        layout.ep,
+        layout.zero,
+        layout.offload,
+        model.family,
     )
 
 

@@ -26,7 +26,7 @@ from planner.memory.element_bytes import (
     MEGATRON_WEIGHT_BYTES,
     OPTIMIZER_STATE_BYTES,
     compute_bytes,
-    deepspeed_layout,
+    deepspeed_counted,
     gradient_bytes,
     master_precision,
     optimizer_bytes,
@@ -35,7 +35,7 @@ from planner.memory.element_bytes import (
 from planner.memory.pipeline_stages import Stage
 from planner.memory.runtimes import chosen_runtime
 from planner.memory.stage_activations import StageActivations, per_token_activations, stage_activations
-from planner.models import ModelSpec, ParamCounts, fused_gate_up, fused_qkv
+from planner.models import ModelSpec, ParamCounts, fused_gate_up, fused_qkv, gate_in_q_proj
 from planner.models.kv_cache import NONE, STATE, layer_kinds
 from planner.models.spec import mixer_difference, mlpless_layers
 from planner.vocabulary import Offload, Runtime, Task
@@ -69,7 +69,7 @@ def lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...])
         widths = {"q": model.heads * model.head_dim, "k": model.kv_heads * model.head_dim}
         widths["v"] = widths["k"]
         widths["o"] = widths["q"]
-        if model.attn_output_gate:
+        if model.attn_output_gate and gate_in_q_proj(model.family):
             widths["q"] *= 2  # q_proj also yields the output gate
         separate: tuple[str, ...] = ("q", "k", "v", "o")
         if fused_qkv(model.family) and chosen & {"q", "k", "v"}:
@@ -92,12 +92,9 @@ def lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...])
     return dense_layer, moe_non_expert, routed
 
 
-# --- Bytes per value ----------------------------------------------------------------------------------------
-# Mixed precision as PyTorch runs it (torch.amp autocast under HF Trainer / accelerate, FSDP2's
+# --- Bytes per value: mixed precision as PyTorch runs it (torch.amp autocast under HF Trainer / accelerate, FSDP2's
 # MixedPrecisionPolicy): the weights, their gradients and AdamW's m and v stay fp32 (4 + 4 + 8 bytes/param) and
 # the matmuls run on 16-bit copies. DeepSpeed's bf16 optimizer splits the same 16 bytes as 2 + 2 + 12.
-
-
 # --- The estimate -------------------------------------------------------------------------------------------
 
 
@@ -234,9 +231,10 @@ class StageShape(NamedTuple):
     opt_per: float
     family: str  # the model's Hugging Face model_type: DeepSpeed's AutoEP presets depend on it
     pinned_runtime: Runtime | None  # MemoryConfig.runtime
-    # 16-bit full training: DeepSpeed's own layout applies where it is the runtime (_deepspeed_figures)
+    # training in bf16 / fp16 / fp32: DeepSpeed's own layout applies where it is the runtime (_deepspeed_figures)
     deepspeed_layout: bool
     largest_module: float  # parameters per GPU of the largest single module (what ZeRO-3 gathers at once)
+    largest_trainable: float  # of the largest trained one (an adapter's widest matrix)
     bucket_elements: float  # DeepSpeed's reduce / prefetch bucket (planner.exports.configs writes the same)
 
 
@@ -256,6 +254,12 @@ def _largest_module(model: ModelSpec, counts: ParamCounts, divisors: Divisors) -
     if model.is_moe:
         candidates.append(counts.routed_experts_per_layer / divisors.expert_divisor)
     return max(candidates)
+
+
+def _largest_adapter(model: ModelSpec, config: MemoryConfig) -> float:
+    """Parameters of a LoRA adapter's widest matrix (r x its input or output width), at most."""
+    mlp = model.ffn if {"gate", "up", "down"} & set(config.lora_targets) else 0
+    return config.lora_rank * max(model.hidden, model.heads * max(model.head_dim, model.v_head_dim), mlp)
 
 
 def _stored_weights(
@@ -332,6 +336,7 @@ def stage_shape(
         tied_gradient = (
             2 * model.vocab * model.hidden / tp * (MEGATRON_GRADIENT_BYTES if megatron_opt_per else grad_per)
         )
+    largest_module = _largest_module(model, counts, divisors)
     autocast_copies = 0.0
     if full_training and e < 4:
         autocast_copies = autocast_weight_copies(model, counts, stage, tp)
@@ -345,8 +350,8 @@ def stage_shape(
         qlora_workspace=qlora_workspace, adapter_dense=adapter_dense, adapter_expert=adapter_expert,
         adapter_bytes=adapter_bytes, trainable_dense=trainable_dense, trainable_expert=trainable_expert,
         grad_per=grad_per, opt_per=opt_per, family=model.family, pinned_runtime=config.runtime,
-        deepspeed_layout=deepspeed_layout(config),
-        largest_module=_largest_module(model, counts, divisors),
+        deepspeed_layout=deepspeed_counted(config), largest_module=largest_module,
+        largest_trainable=_largest_adapter(model, config) / tp if adapter else largest_module,
         bucket_elements=float(deepspeed_bucket_elements(model.hidden)),
     )  # fmt: skip
 
@@ -357,9 +362,8 @@ _OFFLOAD_ALL = Offload.ALL
 _OFFLOAD_OPTIMIZER = Offload.OPTIMIZER
 
 
-def stage_state(
-    shape: StageShape, acts: StageActivations, dp: int, zero: int, offload: str, accumulation: int = 1
-) -> StageAmounts:
+def stage_state(shape: StageShape, acts: StageActivations, dp: int, zero: int, offload: str,
+                accumulation: int = 1, addable: bool = False) -> StageAmounts:  # fmt: skip
     """A stage's numbers once dp, the ZeRO stage and offload are known: sharded model states and overhead.
 
     ZeRO-2/3 are FSDP2's fully_shard with reshard_after_forward False/True (each layer a unit, the root the rest,
@@ -368,7 +372,8 @@ def stage_state(
     between forward and backward) and about three layer-sized communication buffers (the prefetched all-gather,
     the reduce-scatter input and output), as FSDP2's memory tracker shows under a fake process group."""
     ((weights, gradients, optimizer, activations, overhead, not_concurrent, host, gathered_total, gathered_weights,
-      streamed_weights, communicators, phase, _),) = _state_figures(shape, acts, zero, offload, accumulation, (dp,))  # fmt: skip
+      streamed_weights, communicators, phase, _),) = _state_figures(shape, acts, zero, offload, accumulation, (dp,),
+                                                                    addable)  # fmt: skip
     zero = zero if shape.training else 0  # as _state_figures counts it
     runtime = _runtime_of(shape, zero, offload)
     megatron = shape.megatron_opt_per > 0 and zero <= 1
@@ -397,12 +402,11 @@ def stage_state(
     )
 
 
-def stage_state_totals(
-    shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int]
-) -> list[int]:
-    """[stage_state(shape, acts, dp, zero, offload, accumulation).total_bytes for dp in dps], worked out
-    together (_state_figures) and without building the amounts: a search asks for a few dps of each."""
-    return [figures[-1] for figures in _state_figures(shape, acts, zero, offload, accumulation, dps)]
+def stage_state_totals(shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int,
+                       dps: Sequence[int], addable: bool = False) -> list[int]:  # fmt: skip
+    """[stage_state(shape, acts, dp, zero, offload, accumulation, addable).total_bytes for dp in dps], worked
+    out together (_state_figures) and without building the amounts: a search asks for several dps of each."""
+    return [figures[-1] for figures in _state_figures(shape, acts, zero, offload, accumulation, dps, addable)]
 
 
 def stage_host_totals(
@@ -414,8 +418,9 @@ def stage_host_totals(
 
 
 def _state_figures(
-    shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int]
-) -> list[tuple[float, float, float, float, float, float, float, float, float, float, int, str, int]]:
+    shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int],
+    addable: bool = False,
+) -> list[tuple[float, float, float, float, float, float, float, float, float, float, int, str, int]]:  # fmt: skip
     """stage_state's figures at each dp of `dps`: (weights, gradients, optimizer, activations, overhead, not
     concurrent, host, gathered total, gathered weights, streamed weights, communicators, peak phase, and the
     total bytes as StageAmounts.total_bytes counts them: each term rounded up, less what is never held at once).
@@ -425,12 +430,14 @@ def _state_figures(
     operations, in the same order, as working it all out at one dp (a part worked out once is a whole
     subexpression of it), so the bytes are the same whichever dps are asked for together. Below ZeRO-2 the
     gradients are not sharded: the step's moments and the allocator margin are worked out at the first dp only.
+    addable: the training search's count (MemoryConfig.addable_peak), where a runtime whose peak is the larger
+    of two moments counts both at once, so that an activation variant's bytes add to a state's.
     """
     training = shape.training
     zero = zero if training else 0
     runtime = _runtime_of(shape, zero, offload)
     if shape.deepspeed_layout and runtime == _DEEPSPEED:
-        return _deepspeed_figures(shape, acts, zero, offload, accumulation, dps)
+        return _deepspeed_figures(shape, acts, zero, offload, addable, dps)
     # torch DDP keeps its all-reduce buckets (as many bytes as the gradients) for the whole run; the export
     # makes the gradients views into them (gradient_as_bucket_view, zeroed in place rather than set to None),
     # so they are held beside every micro-batch's activations (torch/nn/parallel/distributed.py); one rank runs
@@ -585,20 +592,19 @@ def sixteen_bit_compute(shape: StageShape, zero: int, offload: str) -> bool:
     return zero >= 2 or (shape.megatron_opt_per > 0 and zero <= 1)
 
 
-# DeepSpeed's 16-bit training (deepspeed/runtime/zero/stage_1_and_2.py, stage3.py, bf16_optimizer.py): the
-# model's weights and gradients are 16 bit; each rank keeps fp32 master weights, AdamW's m and v (12 bytes) and
-# an fp32 gradient partition (4 bytes) for its 1/dp share. ZeRO-0 (BF16_Optimizer) keeps all of them whole
-# and accumulates the gradients in fp32 (2 + 4 + 12 bytes). The figures are DeepSpeed's own estimators'
+# DeepSpeed's training (deepspeed/runtime/engine.py, zero/stage_1_and_2.py, stage3.py, bf16_optimizer.py): the
+# engine casts the whole model to bf16 / fp16 (fp32 stays fp32: e bytes per value); ZeRO keeps, for the trainable
+# parameters only (a LoRA adapter's; a frozen base has no gradient or optimizer state), e-byte gradients and, per
+# rank, fp32 master weights + AdamW's m and v (12 bytes, a clone even of fp32 weights) and an fp32 gradient
+# partition (4 bytes) for its 1/dp share. ZeRO-0 (BF16_Optimizer) keeps them whole and accumulates the gradients in
+# fp32 (2 + 4 + 12; in fp32 torch's AdamW alone: 4 + 4 + 8). The 16-bit figures are DeepSpeed's own estimators'
 # (estimate_zero2_model_states_mem_needs: 2 + 18/dp bytes per parameter; ZeRO-1 keeps the 16-bit gradients
 # whole: 4 + 16/dp; estimate_zero3_model_states_mem_needs: 4 x the largest module + 18/dp), plus the buckets
-# they leave out: ZeRO-1/2 two reduce buckets (overlap_comm), ZeRO-3 one reduce and one prefetch bucket, all
-# 16 bit. ZeRO-3 keeps a 16-bit gradient partition as well (grad_partitions_flat_buffer in the model's dtype)
-# and makes the fp32 gradient one optimizer sub-group at a time (sub_group_size, which the export sets to
-# DEEPSPEED_SUB_GROUP_ELEMENTS): 2 + 2 + 12 bytes/dp + 4 bytes x one sub-group. Offload moves the fp32 parts (and
-# ZeRO-3's 16-bit weight partition with parameter offload) to CPU RAM, and the 16-bit gradients of ZeRO-2/3
-# go to the CPU from the reduce bucket.
-_DS_WEIGHT = 2.0
-_DS_GRADIENT = 2.0
+# they leave out: ZeRO-1/2 two reduce buckets (overlap_comm), ZeRO-3 one reduce and one prefetch bucket. ZeRO-3
+# partitions the frozen base too, keeps an e-byte gradient partition (grad_partitions_flat_buffer) and makes the
+# fp32 gradient one optimizer sub-group at a time (sub_group_size, which the export sets to
+# DEEPSPEED_SUB_GROUP_ELEMENTS). Offload moves the fp32 parts (and ZeRO-3's weight partition with parameter
+# offload) to CPU RAM, and the gradients of ZeRO-2/3 go to the CPU from the reduce bucket.
 _DS_FP32_GRADIENT = 4.0
 _DS_MASTER_AND_ADAM = 12.0
 # ZeRO-3's optimizer sub-group in elements as the export writes it (ds_config sub_group_size; DeepSpeed's
@@ -610,61 +616,63 @@ _DS_NORM = 8.0
 
 
 def _deepspeed_figures(
-    shape: StageShape, acts: StageActivations, zero: int, offload: str, accumulation: int, dps: Sequence[int]
+    shape: StageShape, acts: StageActivations, zero: int, offload: str, addable: bool, dps: Sequence[int]
 ) -> list[tuple[float, float, float, float, float, float, float, float, float, float, int, str, int]]:
-    """_state_figures under DeepSpeed's 16-bit layout (see the constants above), the same tuple per dp."""
+    """_state_figures under DeepSpeed's layout (see the constants above), the same tuple per dp. The
+    accumulation does not change the peak: the gradients (ZeRO-1 whole, ZeRO-2/3 the rank's partition) stay
+    beside every micro-batch's activations, and the fp32 gradients exist only in the optimizer step."""
     ceil = math.ceil
-    activations = acts.activations_sharded  # the model itself is 16 bit: no autocast copies
-    params = shape.params_gpu
+    activations = acts.activations_sharded  # the model itself is 16 bit (or fp32): no autocast copies
+    e = shape.compute_bytes  # bytes of one weight or gradient value of the model as DeepSpeed runs it
+    trainable = shape.trainable_dense + shape.trainable_expert
+    adapter = trainable * e if shape.adapter else 0.0  # a LoRA adapter's weights beside the frozen base
+    model_bytes = shape.stored_weights if shape.adapter else shape.params_gpu * e  # QLoRA: the 4-bit base
     offloaded = offload in (_OFFLOAD_OPTIMIZER, _OFFLOAD_ALL)
     if zero == 3:
-        buffers = 1.9 * shape.bucket_elements * _DS_WEIGHT  # reduce bucket + prefetch bucket (0.9 of it)
-        live = shape.largest_module * (_DS_WEIGHT + _DS_GRADIENT)
+        buffers = 1.9 * shape.bucket_elements * e  # reduce bucket + prefetch bucket (0.9 of it)
+        live = shape.largest_module * (e + (0.0 if shape.adapter else e))  # gathered; frozen: no gradient
     else:
-        buffers = 2 * shape.bucket_elements * _DS_GRADIENT if zero >= 1 else 0.0
+        buffers = 2 * shape.bucket_elements * e if zero >= 1 else 0.0
         live = 0.0
     communicators = (shape.tp > 1) + (shape.pp > 1) + (shape.ep > 1)
     figures = []
     for dp in dps:
         expert_shard = dp * shape.tp // shape.ep if shape.ep > 1 else dp
-        shard = shape.dense_params_gpu / dp + shape.expert_params_gpu / expert_shard
-        host = 0.0
-        step_only = 0.0  # gradient bytes made in the optimizer step, never beside the activations
+        shard = shape.trainable_dense / dp + shape.trainable_expert / expert_shard
+        host, step_only = 0.0, 0.0  # step_only: gradient bytes made in the optimizer step, never beside activations
         if zero == 0:
-            weights, gradients = params * _DS_WEIGHT, params * _DS_FP32_GRADIENT
-            optimizer = params * _DS_MASTER_AND_ADAM
+            weights, gradients = model_bytes + adapter + shape.qlora_workspace, trainable * _DS_FP32_GRADIENT
+            optimizer = trainable * (_DS_MASTER_AND_ADAM if e < 4 else _DS_MASTER_AND_ADAM - MASTER_BYTES)
         else:
-            weights = (params if zero < 3 else shard) * _DS_WEIGHT
-            sixteen_bit_gradients = (params if zero == 1 else shard) * _DS_GRADIENT
+            weights = model_bytes + adapter
+            if zero == 3:  # the base's and the adapter's partitions
+                kept = shape.dense_params_gpu / dp + shape.expert_params_gpu / expert_shard
+                weights = model_bytes * kept / (shape.params_gpu or 1) + (shard * e if shape.adapter else 0.0)
+            sixteen_bit_gradients = (trainable if zero == 1 else shard) * e
             fp32_gradients = shard if zero < 3 else min(shard, DEEPSPEED_SUB_GROUP_ELEMENTS)
             # the gradient norm, before the fp32 gradients are made: an fp64 copy of one parameter's gradient
             # partition at a time (ZeRO-1/2: a parameter lies whole in one rank's flat partition where it fits;
             # ZeRO-3 partitions every parameter over dp)
-            norm_copy = (
-                min(shape.largest_module, shard) if zero < 3 else shape.largest_module / dp
-            ) * _DS_NORM
+            largest = shape.largest_trainable
+            norm_copy = (min(largest, shard) if zero < 3 else largest / dp) * _DS_NORM
             step_only = max(fp32_gradients * _DS_FP32_GRADIENT, norm_copy)
             gradients = sixteen_bit_gradients + step_only
             optimizer = shard * _DS_MASTER_AND_ADAM
             if offloaded:
                 host += optimizer + fp32_gradients * _DS_FP32_GRADIENT
-                gradients = sixteen_bit_gradients if zero == 1 else 0.0
-                step_only = 0.0
-                optimizer = 0.0
+                gradients, step_only, optimizer = (sixteen_bit_gradients if zero == 1 else 0.0), 0.0, 0.0
             if offload == _OFFLOAD_ALL:
-                host += weights
-                weights = 0.0
-            weights += buffers + live
+                host, weights = host + weights, 0.0
+            weights += buffers + live + shape.qlora_workspace
         # gradients and activations are not held at once (one backward per step), as _state_figures counts;
         # ZeRO-1/2/3 hold their 16-bit gradient partition (where micro-batches accumulate) beside the activations
         # and make the fp32 gradients only in the optimizer step
         optimizer_moment = gradients + shape.tied_embedding_gradient
         backward_moment = activations + gradients - step_only if zero else activations
         held = activations + gradients
-        if accumulation > 1:
-            # counted whole: the search adds the activations of each micro-batch to a state's total, which the
-            # larger of two moments would not allow (planner.search.common: every layout counted as
-            # accumulating; each option is then shown at its own accumulation)
+        if addable:
+            # counted whole, an upper bound: the search adds the activations of each micro-batch to a state's
+            # total, which the larger of two moments would not allow; each option is then shown exactly
             optimizer_moment = held
         peak = min(held, max(backward_moment, optimizer_moment))
         not_concurrent = held - peak
@@ -688,4 +696,5 @@ def stage_amounts(model: ModelSpec, config: MemoryConfig, stage: Stage, counts: 
     shape = stage_shape(model, config, stage, counts, divisors)
     per_token = per_token_activations(model, config, divisors) if config.task.is_training else None
     acts = stage_activations(model, config, stage, divisors, per_token, layout.recompute, layout.micro_batch)
-    return stage_state(shape, acts, layout.dp, layout.zero, layout.offload, config.gradient_accumulation)
+    return stage_state(shape, acts, layout.dp, layout.zero, layout.offload, config.gradient_accumulation,
+                       config.addable_peak)  # fmt: skip

@@ -15,7 +15,7 @@ from planner.memory.config import (
     MemoryTerm,
 )
 from planner.memory.element_bytes import (
-    deepspeed_layout,
+    deepspeed_counted,
     gradient_bytes,
     kv_element_bytes,
     master_precision,
@@ -159,7 +159,9 @@ def _kv_text(model: ModelSpec, config: MemoryConfig, stage: Stage) -> str:
             f"{stateful} state-space layers x {model.state_values_per_layer:,} values of fixed state "
             f"(whatever the length)"
         )
-    if not any(kinds[kind] for kind in (FULL, SLIDING, CHUNKED)):  # a state-space stack: no per-token cost at all
+    if not any(
+        kinds[kind] for kind in (FULL, SLIDING, CHUNKED)
+    ):  # a state-space stack: no per-token cost at all
         return f"{layout.micro_batch} sequences x " + " + ".join(parts or ["no attention layers"])
     return f"{per_token}; x {layout.micro_batch} sequences x " + " + ".join(parts or ["no attention layers"])
 
@@ -181,7 +183,7 @@ def stage_terms(
 ) -> dict[str, MemoryTerm]:
     """Each term of one stage in bytes (rounded up) with the one-line assumption behind it."""
     megatron = megatron_style(config)  # what three of the texts ask
-    if amounts.runtime == Runtime.DEEPSPEED and deepspeed_layout(config):
+    if amounts.runtime == Runtime.DEEPSPEED and deepspeed_counted(config):
         weights_text, grad_text, opt_text = _deepspeed_texts(config, amounts)
     else:
         grad_text, opt_text = _state_texts(config, megatron, amounts.runtime)
@@ -199,32 +201,36 @@ def stage_terms(
 
 
 def _deepspeed_texts(config: MemoryConfig, amounts: StageAmounts) -> tuple[str, str, str]:
-    """(weights, gradients, optimizer) assumption lines under DeepSpeed's 16-bit layout."""
+    """(weights, gradients, optimizer) assumption lines under DeepSpeed's layout (planner.memory.stages)."""
     layout = config.layout
     zero, dp = int(layout.zero), layout.dp
+    e = 4 if config.precision == Precision.FP32 else 2  # DeepSpeed's model dtype: bf16 / fp16, or fp32
+    bits = "16-bit" if e == 2 else "fp32"
+    base = "4-bit base" if config.task == Task.QLORA else f"{e}-byte frozen base"
+    model = f", {base} + {e}-byte adapter" if config.task.is_adapter else f" x {e} bytes/param"
+    live = f"{bits} weights" if config.task.is_adapter else f"{bits} weights and gradients"
     params = f"{amounts.params_gpu / 1e9:.3g}B params on this GPU"
     buffers = format_bytes(amounts.gathered_bytes, unit="GiB")
     if zero == 0:
+        master = "fp32 master weights + AdamW m, v: 12" if e == 2 else "AdamW m, v: 8"
         return (
-            f"{params} x 2 bytes/param (DeepSpeed: the model in {config.precision})",
-            "4 bytes/trainable param (DeepSpeed BF16_Optimizer's fp32 gradient accumulation)",
-            "fp32 master weights + AdamW m, v: 12 bytes/trainable param (DeepSpeed ZeRO-0)",
+            f"{params}{model} (DeepSpeed: the model in {config.precision})",
+            "4 bytes/trainable param (fp32 gradients, accumulated whole: DeepSpeed ZeRO-0)",
+            f"{master} bytes/trainable param (DeepSpeed ZeRO-0)",
         )
     if zero == 3:
         weights = (
-            f"{params} x 2 bytes/param, DeepSpeed ZeRO-3 partitions over dp {dp}; + the largest module's 16-bit "
-            f"weights and gradients while it is gathered ({format_bytes(amounts.gathered_weights, unit='GiB')}) "
-            f"+ reduce and prefetch buckets ({buffers})"
+            f"{params}{model}, DeepSpeed ZeRO-3 partitions over dp {dp}; + the largest module's {live} while "
+            f"it is gathered ({format_bytes(amounts.gathered_weights, unit='GiB')}) + reduce and prefetch buckets "
+            f"({buffers})"
         )
-        grads = (
-            "2 bytes/trainable param (16-bit partition) + 4 bytes for one optimizer sub-group's fp32 gradient"
-        )
+        grads = f"{e} bytes/trainable param ({bits} partition) + 4 bytes for one optimizer sub-group's fp32 gradient"
     else:
-        weights = f"{params} x 2 bytes/param (DeepSpeed keeps the 16-bit model whole) + 2 reduce buckets ({buffers})"
+        weights = f"{params}{model} (DeepSpeed keeps the {bits} model whole) + 2 reduce buckets ({buffers})"
         grads = (
-            "2 bytes/trainable param, whole (ZeRO-1) + 4 bytes fp32 partition"
+            f"{e} bytes/trainable param, whole (ZeRO-1) + 4 bytes fp32 partition"
             if zero == 1
-            else "2 bytes/trainable param + 4 bytes fp32, both partitioned (ZeRO-2)"
+            else f"{e} bytes/trainable param + 4 bytes fp32, both partitioned (ZeRO-2)"
         )
     grads += (
         f" over dp {dp}; the fp32 gradients, or the gradient norm's fp64 copy of one parameter's partition where "
@@ -234,7 +240,7 @@ def _deepspeed_texts(config: MemoryConfig, amounts: StageAmounts) -> tuple[str, 
     if layout.offload in (Offload.OPTIMIZER, Offload.ALL):
         opt += "; offloaded to CPU RAM with the fp32 gradients"
         if zero >= 2:
-            grads = "16-bit gradients go from the reduce bucket to CPU RAM (none kept on the GPU)"
+            grads = "gradients go from the reduce bucket to CPU RAM (none kept on the GPU)"
     if layout.offload == Offload.ALL:
         weights = f"ZeRO-3 parameters offloaded to CPU RAM; {weights.split('; + ', 1)[-1]}"
     return weights, grads, opt

@@ -14,7 +14,13 @@ from planner.models.config_file import (
 from planner.models.folder import load_model_folder, model_folder_shards
 from planner.models.generic import GENERIC_MAX_BILLIONS, GENERIC_MIN_BILLIONS, GENERIC_VOCAB, generic_model
 from planner.models.hf_config import SUPPORTED_MODEL_TYPES, load_hf_config
-from planner.models.lora_modules import fused_gate_up, fused_qkv, lora_module_names, lora_target_modules
+from planner.models.lora_modules import (
+    fused_gate_up,
+    fused_qkv,
+    gate_in_q_proj,
+    lora_module_names,
+    lora_target_modules,
+)
 from planner.models.presets import get_preset, list_presets
 from planner.models.resolve import resolve_model
 from planner.models.safetensors import (
@@ -30,7 +36,7 @@ __all__ = [
     "GENERIC_MAX_BILLIONS", "GENERIC_MIN_BILLIONS", "GENERIC_VOCAB", "IMPORTED_MAX_PARAMS",
     "IMPORTED_MIN_PARAMS", "MAX_CONFIG_BYTES", "MAX_INDEX_BYTES", "MAX_SAFETENSORS_HEADER_BYTES",
     "SUPPORTED_MODEL_TYPES", "ModelSpec", "ParamCounts", "check_imported_size", "count_safetensors_params",
-    "fused_gate_up", "fused_qkv", "generic_model", "get_preset", "list_presets", "load_hf_config", "load_model_folder",
+    "fused_gate_up", "fused_qkv", "gate_in_q_proj", "generic_model", "get_preset", "list_presets", "load_hf_config", "load_model_folder",
     "lora_module_names", "lora_target_modules", "model_folder_shards",
     "param_counts", "quantised_param_count", "resolve_model", "safetensors_header", "validate_spec",
 ]  # fmt: skip

@@ -140,6 +140,8 @@ def _llama_like(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any
     )
     if traits.moe:
         fields.update(_moe_fields(config, traits, layers))
+    if traits.layer_extra == "attention_gate":  # afmoe: gate_proj (hidden -> heads x head_dim) beside q_proj
+        fields.update(attn_output_gate=True)
     if traits.layer_extra == "sub_norms":  # bitnet: attn_sub_norm over hidden, ffn_sub_norm over intermediate
         fields.update(layer_extra_params=hidden + fields["ffn"])
     elif (
@@ -222,7 +224,8 @@ def _deepseek_moe_layers(config: ConfigKeys, layers: int) -> int:
     listed = config.data.get("mlp_layer_types")
     if isinstance(listed, list) and listed:
         return sum(1 for kind in listed[:layers] if kind == "sparse")
-    return layers - min(config.int("first_k_dense_replace", 0, allow_zero=True), layers)
+    first_dense = config.first("first_k_dense_replace", "num_dense_layers")  # afmoe: num_dense_layers
+    return layers - min(config.int(first_dense, 0, allow_zero=True), layers)
 
 
 def _ernie_moe_layers(config: ConfigKeys, layers: int) -> int:
@@ -271,10 +274,14 @@ def _rule_layer_types(config: ConfigKeys, rule: str, layers: int, window: int) -
         return (FULL,) * layers
     if rule in ("window", "ministral"):
         return (SLIDING,) * layers
-    if rule.startswith(("every:", "pattern:")):
+    if rule.startswith(("every:", "pattern:", "global_every:")):
         period = int(rule.split(":")[1])
         if rule.startswith("pattern:"):
             period = _pattern(config, period)
+        elif rule.startswith(
+            "global_every:"
+        ):  # afmoe: full attention every global_attn_every_n_layers-th layer
+            period = config.int("global_attn_every_n_layers", period)
         return (
             tuple(SLIDING if (i + 1) % period else FULL for i in range(layers))
             if period

@@ -2,7 +2,8 @@
 the tower's output into the decoder, counted as transformers 5.22 builds them: gemma3's SigLIP tower
 (siglip/modeling_siglip.py) and Gemma3MultiModalProjector, mistral3's Pixtral tower (pixtral/modeling_pixtral.py)
 and Mistral3MultiModalProjector, llama4's vision model (llama4/modeling_llama4.py: Llama4VisionModel with its
-pixel-shuffle adapter) and Llama4MultiModalProjector. Plans count only the text decoder; this figure is said beside them. A wrapper
+pixel-shuffle adapter) and Llama4MultiModalProjector, qwen3_5's and qwen3_5_moe's vision model (Qwen3_5VisionModel,
+whose patch merger is the projector). Plans count only the text decoder; this figure is said beside them. A wrapper
 whose tower is not here gives 0 (its tower is then named without a size)."""
 
 from __future__ import annotations
@@ -12,7 +13,13 @@ from typing import Any
 from planner.models.config_file import ConfigKeys
 
 # the vision configuration types counted here (their class defaults ship with the decoder types')
-TOWER_TYPES = ("siglip_vision_model", "pixtral", "llama4_vision_model")
+TOWER_TYPES = (
+    "siglip_vision_model",
+    "pixtral",
+    "llama4_vision_model",
+    "qwen3_5_vision",
+    "qwen3_5_moe_vision",
+)
 
 
 def tower_params(wrapper: dict[str, Any], text_hidden: int, path: str) -> int:  # Any: JSON values
@@ -78,6 +85,24 @@ def _llama4_vision(vision: ConfigKeys, wrapper: ConfigKeys, text_hidden: int) ->
     return embeddings + vision.int("num_hidden_layers") * layer + adapter + projector
 
 
+def _qwen3_5_vision(vision: ConfigKeys, wrapper: ConfigKeys, text_hidden: int) -> int:
+    h = vision.int("hidden_size")
+    inner = vision.int("intermediate_size")
+    patch = vision.int("patch_size")
+    # Conv3d over (temporal_patch_size x patch x patch) with a bias, the learned position grid
+    embeddings = vision.int("in_channels") * vision.int("temporal_patch_size") * patch * patch * h + h
+    embeddings += vision.int("num_position_embeddings") * h
+    block = 2 * 2 * h + (3 * h * h + 3 * h) + (h * h + h) + 2 * h * inner + inner + h  # norms, qkv, proj, MLP
+    merged = h * vision.int("spatial_merge_size") ** 2
+    out = vision.int("out_hidden_size")
+    merger = (
+        2 * h + merged * merged + merged + merged * out + out
+    )  # LayerNorm, linear_fc1, linear_fc2 (biased)
+    return embeddings + vision.int("depth") * block + merger
+
+
 _COUNTERS = {("gemma3", "siglip_vision_model"): _siglip_gemma3, ("mistral3", "pixtral"): _pixtral_mistral3,
-             ("llama4", "llama4_vision_model"): _llama4_vision}  # fmt: skip
-_DEFAULT_TOWER = {"gemma3": "siglip_vision_model", "mistral3": "pixtral", "llama4": "llama4_vision_model"}
+             ("llama4", "llama4_vision_model"): _llama4_vision, ("qwen3_5", "qwen3_5_vision"): _qwen3_5_vision,
+             ("qwen3_5_moe", "qwen3_5_moe_vision"): _qwen3_5_vision}  # fmt: skip
+_DEFAULT_TOWER = {"gemma3": "siglip_vision_model", "mistral3": "pixtral", "llama4": "llama4_vision_model",
+                  "qwen3_5": "qwen3_5_vision", "qwen3_5_moe": "qwen3_5_moe_vision"}  # fmt: skip

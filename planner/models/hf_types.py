@@ -51,7 +51,8 @@ class Traits:
         "window"  # how layer_types follow from the config when it does not list them (see below)
     )
     # "" | "sub_norms" (bitnet: RMSNorms over hidden and intermediate) | "xielu" (apertus) | "lambdas" (diffllama:
-    # lambda_q1, lambda_k1, lambda_q2, lambda_k2 of head_dim each)
+    # lambda_q1, lambda_k1, lambda_q2, lambda_k2 of head_dim each) | "attention_gate" (afmoe: an output gate of
+    # its own, gate_proj, as wide as q_proj)
     layer_extra: str = ""
 
 
@@ -75,6 +76,7 @@ NO_BIAS = Traits()
 #   llama4        chunked except every no_rope_layer_interval-th layer
 #   from_max      sliding from layer max_window_layers on (dots1)
 #   first_of:4    full on layers 0, 4, 8, ..., else sliding (cwm)
+#   global_every:N  sliding except every k-th layer, k = global_attn_every_n_layers (default N) (afmoe)
 # MoE "deepseek": n_routed_experts from layer first_k_dense_replace on (or where mlp_layer_types says "sparse"),
 # plus n_shared_experts shared experts of moe_intermediate_size (dots1, glm4_moe, exaone_moe, solar_open).
 # MoE "ernie": layer i sparse when (i + 1) % moe_layer_interval == 0 and moe_layer_start_index <= i <=
@@ -196,6 +198,11 @@ TRAITS: dict[str, Traits] = {
     "deepseek_v3": Traits(reader="deepseek", layer_rule="full"),
     # DeepSeek Sparse Attention: MLA plus a lightning indexer per layer (hf_config._sparse_attention_indexer)
     "deepseek_v32": Traits(reader="deepseek", layer_rule="full"),
+    # afmoe: four norms a layer, q/k norms, a sigmoid gate on the attention output from its own gate_proj, the
+    # first num_dense_layers dense, shared experts of moe_intermediate_size, the router's expert_bias a parameter
+    "afmoe": Traits(qkv_bias="attention_bias", out_bias="attention_bias", norms_per_layer=4, qk_norm="head",
+                    moe="deepseek", shared_key="num_shared_experts", router_bias=True,
+                    layer_rule="global_every:4", layer_extra="attention_gate"),
     "glm_moe_dsa": Traits(reader="deepseek", layer_rule="full"),
     # MLA attention (q_proj or q_a_proj + q_b_proj, kv_a_proj_with_mqa, kv_b_proj) with a dense MLP, or with
     # DeepSeek's MoE (glm4_moe_lite)

@@ -95,6 +95,8 @@ _TABLE: dict[str, Names] = {
     "youtu": _MLA,
     "glm4_moe_lite": _MLA,
     # DeepSeek Sparse Attention: always a low-rank query; the indexer's wq_b, wk and weights_proj are not adapted
+    # afmoe: its attention has a gate_proj too; the MLP names are qualified (a dense layer's mlp, the shared experts)
+    "afmoe": {**LLAMA_NAMES, "gate": ("mlp.gate_proj", "shared_experts.gate_proj")},
     "deepseek_v32": {**_MLA, "q": ("q_a_proj", "q_b_proj")},
     "glm_moe_dsa": {**_MLA, "q": ("q_a_proj", "q_b_proj")},
     # pure state-space models: no attention, and no MLP (the mixer is the whole layer)
@@ -102,6 +104,15 @@ _TABLE: dict[str, Names] = {
     "falcon_mamba": {},
     "mamba2": {},
 }
+
+
+# Types whose attention output gate is a module of its own (afmoe's self_attn.gate_proj), not half of q_proj
+_SEPARATE_ATTENTION_GATE = ("afmoe",)
+
+
+def gate_in_q_proj(family: str | None) -> bool:
+    """Whether a gated attention's output gate comes out of q_proj (twice as wide: qwen3_next, qwen3_5)."""
+    return family not in _SEPARATE_ATTENTION_GATE
 
 
 def lora_module_names(family: str | None) -> Names:

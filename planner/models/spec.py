@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from planner.errors import UserError
 from planner.messages import msg
+from planner.models.lora_modules import gate_in_q_proj
 
 
 @dataclass(frozen=True)
@@ -247,7 +248,9 @@ def _attention_params(spec: ModelSpec) -> tuple[int, int]:
     kv_width = spec.kv_heads * spec.head_dim
     q_out = q_width * (2 if spec.attn_output_gate else 1)
     weights = h * q_out + 2 * h * kv_width + q_width * h
-    biases = (q_out + 2 * kv_width if spec.attn_bias else 0) + (h if spec.attn_out_bias else 0)
+    # a gate of its own (afmoe's gate_proj) has no bias; one out of q_proj (qwen3_next) shares q_proj's
+    q_bias = q_out if gate_in_q_proj(spec.family) else q_width
+    biases = (q_bias + 2 * kv_width if spec.attn_bias else 0) + (h if spec.attn_out_bias else 0)
     norms = 0
     if spec.qk_norm:
         # per-head norms take the block's norm kind (phi, persimmon: LayerNorm with a bias); norms over all heads

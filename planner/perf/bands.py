@@ -51,7 +51,9 @@ class BandTable:
             found = self.bands.get(key)
             if found is not None:
                 low, high, count = found
-                return ErrorBand(min(0.0, low), max(0.0, high), count, key, self.coverage, Confidence(confidence))
+                return ErrorBand(
+                    min(0.0, low), max(0.0, high), count, key, self.coverage, Confidence(confidence)
+                )
         return None
 
     def as_dict(self) -> dict[str, object]:

@@ -71,24 +71,32 @@ def apply_calibration(rates: DeviceRates, calibration: Calibration) -> DeviceRat
         lines.append(f"{rates.dtype} matmul {measured:.0f} TFLOPS ({calibration.source})")
     if calibration.memory_bandwidth_bytes_per_s > 0:
         changes["copy_bytes_per_s"] = calibration.memory_bandwidth_bytes_per_s
-        lines.append(f"memory bandwidth {calibration.memory_bandwidth_bytes_per_s / 1e9:.0f} GB/s ({calibration.source})")
+        lines.append(
+            f"memory bandwidth {calibration.memory_bandwidth_bytes_per_s / 1e9:.0f} GB/s ({calibration.source})"
+        )
     attention = calibration.attention_tflops.get(rates.dtype) or calibration.attention_tflops.get("bf16")
     if attention:
         fwd, bwd = ATTENTION_FRACTION[rates.generation]
         changes["attention_fwd_flops_per_s"] = attention * 1e12
         changes["attention_bwd_flops_per_s"] = attention * 1e12 * bwd / fwd
         lines.append(f"flash attention {attention:.0f} TFLOPS forward ({calibration.source})")
-    shapes = {(m, n, k): value for (dtype, m, n, k), value in calibration.gemms.items() if dtype == rates.dtype}
+    shapes = {
+        (m, n, k): value for (dtype, m, n, k), value in calibration.gemms.items() if dtype == rates.dtype
+    }
     if shapes:
         changes["measured_gemms"] = MappingProxyType(shapes)
         lines.append(f"{len(shapes)} GEMMs at the model's shapes ({calibration.source})")
     if calibration.allreduce_latency_s:
         # the measured latency is used as the 8-GPU figure; FittedConstants.latency_scale still applies to it
         changes["allreduce_latency_s"] = calibration.allreduce_latency_s
-        lines.append(f"all-reduce latency {calibration.allreduce_latency_s * 1e6:.0f} us ({calibration.source})")
+        lines.append(
+            f"all-reduce latency {calibration.allreduce_latency_s * 1e6:.0f} us ({calibration.source})"
+        )
     if calibration.allreduce_busbw_bytes_per_s:
         changes["bus_bytes_per_s"] = calibration.allreduce_busbw_bytes_per_s
-        lines.append(f"all-reduce bus bandwidth {calibration.allreduce_busbw_bytes_per_s / 1e9:.0f} GB/s ({calibration.source})")
+        lines.append(
+            f"all-reduce bus bandwidth {calibration.allreduce_busbw_bytes_per_s / 1e9:.0f} GB/s ({calibration.source})"
+        )
     if not changes:
         return rates
     return dataclasses.replace(rates, confidence=calibration.source, assumptions=tuple(lines), **changes)  # type: ignore[arg-type]
@@ -136,7 +144,12 @@ def _mig_scale(mig: object) -> tuple[float, float] | None:
     if not isinstance(mig, Mapping):
         return (1.0, 1.0)
     compute, memory = mig.get("compute_fraction"), mig.get("memory_fraction")
-    if not isinstance(compute, int | float) or not isinstance(memory, int | float) or compute <= 0 or memory <= 0:
+    if (
+        not isinstance(compute, int | float)
+        or not isinstance(memory, int | float)
+        or compute <= 0
+        or memory <= 0
+    ):
         return None
     return (1.0 / float(compute), 1.0 / float(memory))
 
@@ -160,7 +173,11 @@ def _device_calibration(
     gemms: dict[tuple[str, int, int, int], float] = {}
     attention: dict[str, float] = {}
     for measurement in _measurements(device):
-        details, raw, kind_dtype = measurement.get("details"), measurement.get("value"), measurement.get("dtype")
+        details, raw, kind_dtype = (
+            measurement.get("details"),
+            measurement.get("value"),
+            measurement.get("dtype"),
+        )
         if not measurement.get("ok") or not isinstance(raw, int | float) or not isinstance(details, Mapping):
             continue
         if not isinstance(kind_dtype, str):
@@ -216,7 +233,11 @@ def _collective_figures(report: ProbeMeasurements) -> tuple[float | None, float 
             if not isinstance(row, Mapping):
                 continue
             size, time_s, bus = row.get("size_bytes"), row.get("time_s"), row.get("busbw_bytes_per_s")
-            if not isinstance(size, int) or not isinstance(time_s, int | float) or not isinstance(bus, int | float):
+            if (
+                not isinstance(size, int)
+                or not isinstance(time_s, int | float)
+                or not isinstance(bus, int | float)
+            ):
                 continue
             if size <= LATENCY_MESSAGE_BYTES and time_s > 0:
                 latency = float(time_s) if latency is None else min(latency, float(time_s))
@@ -283,7 +304,13 @@ def probe_shapes(
         "model": model.display_name,
         "dtypes": [dtype],
         "gemms": gemms,
-        "attention": {"batch": max(1, sequences), "heads": max(1, model.heads // tp), "kv_heads": kv_heads,
-                      "seq_len": seq_len, "head_dim": head_dim, "causal": True},  # fmt: skip
+        "attention": {
+            "batch": max(1, sequences),
+            "heads": max(1, model.heads // tp),
+            "kv_heads": kv_heads,
+            "seq_len": seq_len,
+            "head_dim": head_dim,
+            "causal": True,
+        },  # fmt: skip
         "collective_sizes": list(LATENCY_SIZES_BYTES),
     }

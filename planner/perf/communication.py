@@ -117,7 +117,12 @@ def _nodes_of(ranks: int, span_gpus: int, gpus_per_node: int) -> int:
 
 
 def multi_node_allreduce_s(
-    size_bytes: float, ranks: int, span_gpus: int, gpus_per_node: int, bus_bytes_per_s: float, intra: str = "nvlink"
+    size_bytes: float,
+    ranks: int,
+    span_gpus: int,
+    gpus_per_node: int,
+    bus_bytes_per_s: float,
+    intra: str = "nvlink",
 ) -> float:
     """One all-reduce of `size_bytes` per rank over `ranks` ranks spread across nodes: NCCL's faster of ring and
     tree, each its bandwidth time plus its latency (the constants above)."""
@@ -129,16 +134,22 @@ def multi_node_allreduce_s(
     ring_latency += network * NCCL_RING_STEP_S["network"]
     ring = allreduce_time_s(size_bytes, ranks, bus_bytes_per_s) + NCCL_RING_PLATEAU * ring_latency
     per_node = max(1, ranks // nodes)
-    tree_latency = 2 * ((per_node - 1) * NCCL_TREE_STEP_S[intra] + math.log2(nodes) * NCCL_TREE_STEP_S["network"])
+    tree_latency = 2 * (
+        (per_node - 1) * NCCL_TREE_STEP_S[intra] + math.log2(nodes) * NCCL_TREE_STEP_S["network"]
+    )
     tree = 2 * size_bytes / (NCCL_TREE_BANDWIDTH * bus_bytes_per_s) + tree_latency
     return min(ring, tree)
 
 
-def multi_node_gather_latency_s(ranks: int, span_gpus: int, gpus_per_node: int, intra: str = "nvlink") -> float:
+def multi_node_gather_latency_s(
+    ranks: int, span_gpus: int, gpus_per_node: int, intra: str = "nvlink"
+) -> float:
     """The latency of one reduce-scatter or all-gather over `ranks` ranks across nodes: a ring (NCCL has no tree
     for them), n - 1 steps of which nodes - 1 cross the network."""
     if ranks <= 1:
         return 0.0
     nodes = _nodes_of(ranks, span_gpus, gpus_per_node)
     steps, network = ranks - 1, nodes - 1
-    return NCCL_RING_BASE_S + (steps - network) * NCCL_RING_STEP_S[intra] + network * NCCL_RING_STEP_S["network"]
+    return (
+        NCCL_RING_BASE_S + (steps - network) * NCCL_RING_STEP_S[intra] + network * NCCL_RING_STEP_S["network"]
+    )

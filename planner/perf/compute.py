@@ -82,7 +82,9 @@ def layer_shape(model: ModelSpec, tp: int, ep: int = 1) -> LayerShape:
     mixer = counts.attention + mixer_difference(model, counts.attention, range(model.layers)) / model.layers
     gate_share = 2 / 3 if model.gated_mlp else 1 / 2  # the up (+ gate) share of an MLP's weights
     # an average dense layer's MLP: none on the layers that mix instead (nemotron_h)
-    dense_mlp = counts.dense_mlp * (1 - mlpless_layers(model, range(model.layers)) / max(1, model.layers - model.moe_layers))
+    dense_mlp = counts.dense_mlp * (
+        1 - mlpless_layers(model, range(model.layers)) / max(1, model.layers - model.moe_layers)
+    )
     inner = model.ffn if not model.is_moe else model.moe_ffn * model.experts_per_token
     shared_ffn = model.shared_expert_ffn or model.shared_experts * model.moe_ffn
     return LayerShape(
@@ -183,14 +185,18 @@ class LayerGemmWork:
         return seconds
 
 
-def work_seconds(work: GemmWork, rate: float, copy_bytes_per_s: float, kernel_s: float, ridge: float) -> float:
+def work_seconds(
+    work: GemmWork, rate: float, copy_bytes_per_s: float, kernel_s: float, ridge: float
+) -> float:
     """gemm_seconds of a 16-bit GEMM from its gemm_work, at `rate` FLOP/s (no probe table, no user-set MFU)."""
     if work is None:
         return 0.0
     return roofline(work[0] / rate, work[1] / copy_bytes_per_s, ridge) + kernel_s
 
 
-def layer_gemm_work(shape: LayerShape, tokens: float, *, moe: bool, expert_load: float = 1.0) -> LayerGemmWork:
+def layer_gemm_work(
+    shape: LayerShape, tokens: float, *, moe: bool, expert_load: float = 1.0
+) -> LayerGemmWork:
     """The GEMMs layer_gemms_seconds times for `tokens` rows (its in_proj / out_proj shapes), as gemm_work;
     expert_load: the routed experts' rows on this rank over the mean (planner.perf.expert_parallel)."""
     h = float(shape.hidden)
@@ -286,9 +292,10 @@ def layer_gemms_seconds(
         rows = tokens * shape.experts_per_token / shape.experts_local * expert_load  # the EP group's tokens
         # a grouped GEMM: one kernel for all local experts, each expert's weights read once
         experts = shape.experts_local
-        seconds += experts * (
-            in_proj(shape.expert_in, rows) + out_proj(shape.expert_out, rows) - 2 * kernel_s
-        ) + 2 * kernel_s
+        seconds += (
+            experts * (in_proj(shape.expert_in, rows) + out_proj(shape.expert_out, rows) - 2 * kernel_s)
+            + 2 * kernel_s
+        )
         seconds += in_proj(shape.shared_in, tokens) + out_proj(shape.shared_out, tokens)
     else:
         seconds += in_proj(shape.mlp_in, tokens) + out_proj(shape.mlp_out, tokens)
@@ -314,6 +321,10 @@ def unfused_attention_seconds(
     (Korthikanti et al. 2022, arXiv 2205.05198, section 4.1: the attention core's memory-bound tensors)."""
     flops = sequences * 4.0 * seq_len * seq_len * shape.q_width
     scores = sequences * shape.heads_local * seq_len * seq_len
-    forward = flops / (rates.matmul_flops_per_s * share) + 8.0 * scores / rates.copy_bytes_per_s + 3 * kernel_s
-    backward = 2 * flops / (rates.matmul_flops_per_s * share) + 16.0 * scores / rates.copy_bytes_per_s + 4 * kernel_s
+    forward = (
+        flops / (rates.matmul_flops_per_s * share) + 8.0 * scores / rates.copy_bytes_per_s + 3 * kernel_s
+    )
+    backward = (
+        2 * flops / (rates.matmul_flops_per_s * share) + 16.0 * scores / rates.copy_bytes_per_s + 4 * kernel_s
+    )
     return forward, backward

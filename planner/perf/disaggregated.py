@@ -65,7 +65,11 @@ def disaggregated(
         tpot = _decode_step(decode, running, p, o)
     overloaded = wait.unbounded or rate * max(o - 1, 1.0) * tpot > cap * (1 + 1e-6)
     overhead = prefill.constants.request_overhead_s
-    served = request_rate if not overloaded else min(request_rate, decode_replicas * cap / (max(o - 1, 1.0) * tpot))
+    served = (
+        request_rate
+        if not overloaded
+        else min(request_rate, decode_replicas * cap / (max(o - 1, 1.0) * tpot))
+    )
     return DisaggregatedLoad(
         ttft_p50_s=prefill_s + overhead + wait.p50_s, ttft_p90_s=prefill_s + overhead + wait.p90_s,
         prefill_s=prefill_s, queue_s=wait.mean_s, transfer_s=transfer_s, tpot_s=tpot, decode_running=running,

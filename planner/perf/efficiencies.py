@@ -266,7 +266,9 @@ def device_rates(
     assumptions = []
     if mamf is None:
         mamf = DEFAULT_MAMF_FRACTION[dtype_class(dtype)]
-        assumptions.append(f"{dtype} matmul at {mamf:.0%} of spec (median of published MAMF rows; assumption)")
+        assumptions.append(
+            f"{dtype} matmul at {mamf:.0%} of spec (median of published MAMF rows; assumption)"
+        )
     else:
         assumptions.append(f"{dtype} matmul at {mamf:.1%} of spec (MAMF, stas00/ml-engineering)")
     copy = COPY_FRACTION.get(gpu.id)

@@ -73,48 +73,82 @@ ENGINES: dict[str, EngineProfile] = {
     e.name: e
     for e in (
         EngineProfile(
-            "vllm", True, 256, 2048, False,
+            "vllm",
+            True,
+            256,
+            2048,
+            False,
             "vLLM V1 EngineArgs.get_batch_defaults (vllm/engine/arg_utils.py): for the API server max_num_seqs "
             "256 and max_num_batched_tokens 2048, on GPUs of 70 GiB or more (not A100) 1024 and 8192; chunked "
             "prefill always on in V1; PagedAttention, CUDA graphs for decode; disaggregated prefill through its "
             "KV connectors (docs.vllm.ai, Disaggregated Prefilling); expert parallelism with data-parallel attention "
             "(--data-parallel-size N --enable-expert-parallel; docs.vllm.ai, Expert Parallel Deployment)",
-            large_gpu=(1024, 8192), disaggregation=True, expert_parallel=True,
+            large_gpu=(1024, 8192),
+            disaggregation=True,
+            expert_parallel=True,
         ),
         EngineProfile(
-            "sglang", True, 1024, 2048, True,
+            "sglang",
+            True,
+            1024,
+            2048,
+            True,
             "SGLang server_args.py: chunked_prefill_size 2048 below 35 GB of GPU memory, 8192 below 160 GB, 16384 "
             "above; max_running_requests bounded by the KV pool; FlashInfer kernels with fused norm and rotary, "
             "CUDA graphs; prefill/decode disaggregation (docs.sglang.ai, PD Disaggregation); expert parallelism with "
             "DP attention (--enable-dp-attention --dp-size N --ep-size N; docs.sglang.ai, Expert Parallelism)",
-            large_gpu=(1024, 8192), large_gpu_gib=35.0, disaggregation=True, expert_parallel=True,
+            large_gpu=(1024, 8192),
+            large_gpu_gib=35.0,
+            disaggregation=True,
+            expert_parallel=True,
         ),
         EngineProfile(
-            "tensorrt-llm", True, 2048, 8192, True,
+            "tensorrt-llm",
+            True,
+            2048,
+            8192,
+            True,
             "TensorRT-LLM trtllm-build defaults max_batch_size 2048, max_num_tokens 8192 (TensorRT-LLM docs, "
             "trtllm-build); in-flight batching with chunked context; fused residual + norm and rotary-in-attention "
             "kernels; disaggregated serving (NVIDIA Dynamo)",
             disaggregation=True,
         ),
         EngineProfile(
-            "llama.cpp", True, 1, 2048, False,
+            "llama.cpp",
+            True,
+            1,
+            2048,
+            False,
             "llama.cpp server: one parallel sequence by default (-np 1), logical batch 2048 (-b); ggml runs "
             "each op as its own kernel, replayed as a CUDA graph for single-sequence decode (ggml-cuda, PR 6766, 2024)",
         ),
         EngineProfile(
-            "exllamav2", True, 1, 2048, True,
+            "exllamav2",
+            True,
+            1,
+            2048,
+            True,
             "ExLlamaV2 dynamic generator: batches jobs with paged flash attention, max_chunk_size 2048 per "
             "prefill chunk; its own fused kernels (quantized matmul, fused MLP and attention projections); "
             "one sequence by default in TabbyAPI",
         ),
         EngineProfile(
-            "transformers", False, 1024, 1_000_000, False,
+            "transformers",
+            False,
+            1024,
+            1_000_000,
+            False,
             "Hugging Face transformers generate(): a static batch padded to its longest prompt, decoded until its "
             "longest output ends (no batch limit of its own: 1024 here); eager PyTorch (one kernel launch per operator, no CUDA graphs by default)",
-            chunked_prefill=False, eager=True,
+            chunked_prefill=False,
+            eager=True,
         ),
         EngineProfile(
-            "gpt-fast", False, 1, 1, True,
+            "gpt-fast",
+            False,
+            1,
+            1,
+            True,
             "pytorch-labs/gpt-fast: batch 1, torch.compile (pointwise fusion, CUDA graphs)",
             chunked_prefill=False,
         ),

@@ -52,7 +52,10 @@ FORMATS: dict[str, WeightFormat] = {
 ALIASES = {"awq": "int4-g128", "gptq": "int4-g128", "awq-g128": "int4-g128", "gptq-g128": "int4-g128"}
 
 
-EXL2_BITS = (2.0, 8.0)  # the bitrates EXL2's converter reaches (README: "any average bitrate between 2 and 8")
+EXL2_BITS = (
+    2.0,
+    8.0,
+)  # the bitrates EXL2's converter reaches (README: "any average bitrate between 2 and 8")
 
 
 def weight_format(name: str | None, precision: str) -> WeightFormat:
@@ -63,7 +66,9 @@ def weight_format(name: str | None, precision: str) -> WeightFormat:
     found = FORMATS.get(key) or _exl2(key)
     if found is None:
         choices = ", ".join([*FORMATS, *ALIASES, "exl2-<2..8>"])
-        raise UserError.of(msg("error.unknown_choice", what=msg("choice.weight_format"), text=name, choices=choices))
+        raise UserError.of(
+            msg("error.unknown_choice", what=msg("choice.weight_format"), text=name, choices=choices)
+        )
     return found
 
 

@@ -74,7 +74,9 @@ def fp8_cast_bytes_per_token(shape: LayerShape) -> float:
     read the hidden vector; the output and down projections their own inputs), forward, and the gradients of
     their outputs, backward."""
     inputs = 2.0 * shape.hidden + shape.q_width + shape.mlp_inner
-    outputs = shape.attn_in / shape.hidden + 2.0 * shape.hidden + (shape.mlp_in or shape.expert_in) / shape.hidden
+    outputs = (
+        shape.attn_in / shape.hidden + 2.0 * shape.hidden + (shape.mlp_in or shape.expert_in) / shape.hidden
+    )
     return FP8_CAST_BYTES * (inputs + outputs)
 
 

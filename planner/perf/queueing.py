@@ -54,9 +54,7 @@ def md1_wait(arrivals_per_s: float, service_s: float, population: int | None = N
     if rho >= SATURATED:
         return Wait(cap, cap, cap, rho)
     mean = rho * service_s / (2 * (1 - rho))
-    return Wait(
-        min(mean, cap), min(_quantile(mean, rho, 0.5), cap), min(_quantile(mean, rho, 0.9), cap), rho
-    )
+    return Wait(min(mean, cap), min(_quantile(mean, rho, 0.5), cap), min(_quantile(mean, rho, 0.9), cap), rho)
 
 
 def _quantile(mean: float, rho: float, q: float) -> float:

@@ -209,7 +209,9 @@ def _tp_seconds(replica: Replica, tokens: float) -> float:
     link = group_link(replica.gpu, replica.rates, replica.tp, replica.tp, per_node, network,
                       replica.constants.latency_scale)  # fmt: skip
     message = tokens * replica.model.hidden * 2.0
-    return 2 * replica.model.layers * allreduce_time_s(message, replica.tp, link.bus_bytes_per_s, link.latency_s)
+    return (
+        2 * replica.model.layers * allreduce_time_s(message, replica.tp, link.bus_bytes_per_s, link.latency_s)
+    )
 
 
 def max_concurrent_sequences(

@@ -153,7 +153,12 @@ class StepModel:
         elif shared_work.model is not numbers.model or shared_work.seq_len != seq_len:
             raise ValueError("a SharedWork serves StepModels of one model and sequence length")
         self.shared_work = shared_work
-        self.seq_len, self.global_batch, self.rates, self.task = seq_len, global_batch, rates, Task.parse(task)
+        self.seq_len, self.global_batch, self.rates, self.task = (
+            seq_len,
+            global_batch,
+            rates,
+            Task.parse(task),
+        )
         self.precision, self.comm_overlap = precision, comm_overlap
         self.per_node = gpus_per_node or gpu.gpus_per_node
         self.network = inter_node_bytes_per_s or DEFAULT_INTER_NODE_BYTES_PER_S
@@ -174,7 +179,9 @@ class StepModel:
         """step(layout).step_time_s, without the breakdown (what the search compares). The search asks it of
         every layout it times: the kept context is looked up here (_context's key) without further calls."""
         cp = max(1, min(self.options.context_parallel, layout.dp))
-        context = self.contexts.get((layout.tp, layout.pp, layout.ep, layout.micro_batch, layout.recompute, cp))
+        context = self.contexts.get(
+            (layout.tp, layout.pp, layout.ep, layout.micro_batch, layout.recompute, cp)
+        )
         return (context or self._context_of(layout)).seconds(layout)
 
     def _context_of(self, layout: Layout) -> StepContext:
@@ -196,7 +203,13 @@ class StepModel:
         cached yet): its compute and tensor-parallel time over the micro-batches and the pipeline bubble, nothing
         else (no data-parallel, optimizer, offload or point-to-point time)."""
         return self.floor(
-            layout.tp, layout.pp, layout.ep, layout.dp, layout.micro_batch, layout.recompute, layout.virtual_stages
+            layout.tp,
+            layout.pp,
+            layout.ep,
+            layout.dp,
+            layout.micro_batch,
+            layout.recompute,
+            layout.virtual_stages,
         )
 
     def floor(
@@ -320,7 +333,9 @@ class StepModel:
         mb = context.compute()
         dp_s = context.gradient_sync(mb, trainable_params / layout.tp * GRADIENT_BYTES, layout)
         shards = layout.tp * (layout.dp if layout.zero >= ZeroStage.OPTIMIZER else 1)
-        optimizer_s = optimizer_bytes(trainable_params / shards, self.options.optimizer) / self.rates.copy_bytes_per_s
+        optimizer_s = (
+            optimizer_bytes(trainable_params / shards, self.options.optimizer) / self.rates.copy_bytes_per_s
+        )
         return StageTime(mb.total_s, mb.forward_s, mb.backward_s, dp_s, optimizer_s)
 
     def p2p_send_s(self, layout: Layout, across_nodes: bool = False) -> float:
@@ -334,4 +349,3 @@ class StepModel:
             self.links[key] = group_link(self.gpu, self.rates, group, span, self.per_node, self.network,
                                          self.constants.latency_scale)  # fmt: skip
         return self.links[key]
-

@@ -97,11 +97,16 @@ class StepContext:
         "adapters", "sequence_parallel", "stage_weight_params", "trainable", "gradient_bytes",
     )  # fmt: skip
 
-    def __init__(self, owner: StepOwner, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, cp: int):
+    def __init__(
+        self, owner: StepOwner, tp: int, pp: int, ep: int, micro_batch: int, recompute: str, cp: int
+    ):
         self.owner, self.link = owner, owner.link
         self.numbers, self.model, self.gpu = owner.numbers, owner.model, owner.gpu
         self.seq_len, self.global_batch, self.rates, self.task = (
-            owner.seq_len, owner.global_batch, owner.rates, owner.task
+            owner.seq_len,
+            owner.global_batch,
+            owner.rates,
+            owner.task,
         )
         self.comm_overlap, self.options, self.constants = owner.comm_overlap, owner.options, owner.constants
         self.tp, self.pp, self.ep, self.cp = tp, pp, ep, cp
@@ -110,7 +115,9 @@ class StepContext:
         self.shared: MicroBatch | None = None  # _shared_microbatch, once worked out
         self.tokens = micro_batch * self.seq_len / cp  # rows per rank per micro-batch
         self.shape, self.stage_layers, self.stage_moe, self.stage_dense = owner.geometry(tp, pp, ep)
-        self.layer_share: float | None = None  # of the model's FLOPs on this stage (a user-set MFU); None: 1 / pp
+        self.layer_share: float | None = (
+            None  # of the model's FLOPs on this stage (a user-set MFU); None: 1 / pp
+        )
         self.with_head = True  # the fullest stage of an even split: its layers and the LM head and loss
         self.share = owner.share
         self.kernel_s = self.constants.kernel_s
@@ -177,7 +184,10 @@ class StepContext:
         if self.stage_moe:
             gemm_f += self.stage_moe * terms.moe_gemm_s
         head_f = terms.head_s if self.with_head else 0.0
-        attn_f, attn_b = self.stage_layers * terms.attention_forward_s, self.stage_layers * terms.attention_backward_s
+        attn_f, attn_b = (
+            self.stage_layers * terms.attention_forward_s,
+            self.stage_layers * terms.attention_backward_s,
+        )
         mem_f = self.stage_layers * terms.memory_s
         casts = self._fp8_casts()
         loss = terms.loss_s if self.with_head else 0.0
@@ -208,7 +218,9 @@ class StepContext:
             sequences = self.micro_batch / self.cp
             return unfused_attention_seconds(sequences, self.seq_len, shape, rates, self.share, kernel)
         flops = causal_attention_flops(self.micro_batch, self.seq_len, shape.q_width) / self.cp
-        return attention_forward_seconds(flops, rates, kernel), attention_backward_seconds(flops, rates, kernel)
+        return attention_forward_seconds(flops, rates, kernel), attention_backward_seconds(
+            flops, rates, kernel
+        )
 
     def _layer_gemms(self) -> tuple[float, float, float]:
         """Forward seconds of one layer's dense and MoE GEMMs and the LM head's: from the shared work (SharedWork)
@@ -223,20 +235,28 @@ class StepContext:
             if self.model.moe_layers:
                 moe = layer_gemms_seconds(shape, tokens, rates, self.share, kernel, moe=True, storage=storage,
                                           ridge=ridge, expert_load=self._expert_load())  # fmt: skip
-            head = gemm_seconds(tokens, shape.vocab_shard, shape.hidden, rates, self.share, kernel, ridge=ridge)
+            head = gemm_seconds(
+                tokens, shape.vocab_shard, shape.hidden, rates, self.share, kernel, ridge=ridge
+            )
             return dense, moe, head
         work = self.owner.shared_work.layer(self.tp, self.ep, self.micro_batch, self.cp, shape, tokens,
                                             self._expert_load())  # fmt: skip
         rate, copy = rates.matmul_flops_per_s * self.share, rates.copy_bytes_per_s  # gemm_seconds' rate
         moe = 0.0 if work.moe is None else work.moe.seconds(rate, copy, kernel, ridge)
-        return work.dense.seconds(rate, copy, kernel, ridge), moe, work_seconds(work.head, rate, copy, kernel, ridge)
+        return (
+            work.dense.seconds(rate, copy, kernel, ridge),
+            moe,
+            work_seconds(work.head, rate, copy, kernel, ridge),
+        )
 
     def _fp8_casts(self) -> float:
         """fp8 training: the casts of every GEMM's inputs and output gradients, and of the weights."""
         if self.rates.dtype != "fp8":
             return 0.0
         weights = self.stage_dense * self.shape.dense_weights + self.stage_moe * self.shape.moe_weights
-        moved = self.tokens * self.stage_layers * fp8_cast_bytes_per_token(self.shape) + fp8_weight_cast_bytes(weights)
+        moved = self.tokens * self.stage_layers * fp8_cast_bytes_per_token(
+            self.shape
+        ) + fp8_weight_cast_bytes(weights)
         return moved / self.rates.copy_bytes_per_s + 8 * self.stage_layers * self.kernel_s
 
     def _model_flops_per_microbatch(self) -> float:
@@ -276,7 +296,11 @@ class StepContext:
         link = self.link(self.tp, self.tp)
         message = self.tokens * self.shape.hidden * ACTIVATION_BYTES
         calls = 4 + (2 if self.recompute == Recompute.FULL else 0)
-        total = self.stage_layers * calls * allreduce_time_s(message, self.tp, link.bus_bytes_per_s, link.latency_s)
+        total = (
+            self.stage_layers
+            * calls
+            * allreduce_time_s(message, self.tp, link.bus_bytes_per_s, link.latency_s)
+        )
         if self.options.tp_comm_overlap:
             return exposed_s(total, gemm_s, interference=self.constants.overlap_interference)
         return total
@@ -291,7 +315,9 @@ class StepContext:
                                          self.options.ep_per_node_dispatch)  # fmt: skip
         nvlink, network = self.link(self.ep, min(span, per_node)), self.link(self.ep, span)
         tokens = expert_parallel.routed_tokens(self.tokens, self.tp, sp)
-        one = expert_parallel.alltoall_seconds(shape.hidden * ACTIVATION_BYTES, tokens, copies, nvlink, network)
+        one = expert_parallel.alltoall_seconds(
+            shape.hidden * ACTIVATION_BYTES, tokens, copies, nvlink, network
+        )
         one *= self._expert_load()  # the busiest rank receives (and returns) the most
         total = self.stage_moe * expert_parallel.DISPATCH_AND_COMBINE * one
         if self.options.ep_comm_overlap:
@@ -313,7 +339,9 @@ class StepContext:
         link = self.link(self.cp, self.cp * self.tp)
         chunk = self.tokens * self.shape.kv_elements_per_token_layer * ACTIVATION_BYTES
         per_layer = 3 * (self.cp - 1) * (chunk / link.bus_bytes_per_s + link.latency_s)
-        return exposed_s(self.stage_layers * per_layer, attention_s, interference=self.constants.overlap_interference)
+        return exposed_s(
+            self.stage_layers * per_layer, attention_s, interference=self.constants.overlap_interference
+        )
 
     def _fsdp(self, compute_s: float, dp: int) -> float:
         """ZeRO-3 / FSDP: every micro-batch all-gathers the stage's weights for the forward and again for the
@@ -336,7 +364,9 @@ class StepContext:
 
     def _stage_weight_params(self) -> float:
         n = self.numbers
-        return n.total_params / (self.tp * self.pp) - n.expert_params * (1 - 1 / self.ep) / (self.tp * self.pp)
+        return n.total_params / (self.tp * self.pp) - n.expert_params * (1 - 1 / self.ep) / (
+            self.tp * self.pp
+        )
 
     # -- the step ----------------------------------------------------------------------------------------------
     def _bubble(self, microbatch_s: float, layout: Layout, microbatches: int) -> float:
@@ -377,7 +407,13 @@ class StepContext:
         model_flops = tokens_per_step * training_flops_per_token(
             n.matmul_params, n.layers, self.seq_len, n.attention_width, Recompute.NONE, self.adapters
         )
-        compute, tp, dp_comm, ep, cp = m * mb.compute_s, m * mb.tp_s, dp + m * mb.fsdp_s, m * mb.ep_s, m * mb.cp_s
+        compute, tp, dp_comm, ep, cp = (
+            m * mb.compute_s,
+            m * mb.tp_s,
+            dp + m * mb.fsdp_s,
+            m * mb.ep_s,
+            m * mb.cp_s,
+        )
         breakdown = {
             "compute_s": compute, "pipeline_bubble_s": bubble, "tp_comm_s": tp, "dp_comm_s": dp_comm,
             "ep_comm_s": ep, "cp_comm_s": cp, "optimizer_s": optimizer, "offload_s": offload,
@@ -396,7 +432,9 @@ class StepContext:
         """One point-to-point send of a micro-batch's boundary activations between neighbouring stages (ranks
         tp x dp apart, or `span` GPUs)."""
         link = self.link(2, span or self.tp * dp * 2)
-        message = self.tokens * self.shape.hidden * ACTIVATION_BYTES / (self.tp if self.sequence_parallel else 1)
+        message = (
+            self.tokens * self.shape.hidden * ACTIVATION_BYTES / (self.tp if self.sequence_parallel else 1)
+        )
         return message / link.bus_bytes_per_s + link.latency_s
 
     def _gradient_bytes(self) -> float:
@@ -434,4 +472,3 @@ class StepContext:
             return 0.0  # the CPU steps (offload_time_s)
         shards = self.tp * self.pp * (layout.dp if layout.zero >= ZeroStage.OPTIMIZER else 1)
         return optimizer_bytes(self.trainable / shards, self.options.optimizer) / self.rates.copy_bytes_per_s
-

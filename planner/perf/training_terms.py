@@ -173,14 +173,25 @@ class SharedWork:
         self.layers: dict[tuple[int, int, int, int, float], LayerWork] = {}
 
     def layer(
-        self, tp: int, ep: int, micro_batch: int, cp: int, shape: LayerShape, tokens: float, expert_load: float = 1.0
+        self,
+        tp: int,
+        ep: int,
+        micro_batch: int,
+        cp: int,
+        shape: LayerShape,
+        tokens: float,
+        expert_load: float = 1.0,
     ) -> LayerWork:
         """The work at (tp, ep, micro-batch, cp), of `shape` (layer_shape at tp, ep) and `tokens` rows; the routed
         experts' rows times expert_load (the busiest rank's share, planner.perf.expert_parallel)."""
         key = (tp, ep, micro_batch, cp, expert_load)
         found = self.layers.get(key)
         if found is None:
-            moe = layer_gemm_work(shape, tokens, moe=True, expert_load=expert_load) if self.model.moe_layers else None
+            moe = (
+                layer_gemm_work(shape, tokens, moe=True, expert_load=expert_load)
+                if self.model.moe_layers
+                else None
+            )
             head = sized_gemm_work(tokens, shape.vocab_shard, shape.hidden)
             found = self.layers[key] = LayerWork(layer_gemm_work(shape, tokens, moe=False), moe, head)
         return found

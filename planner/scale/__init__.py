@@ -70,7 +70,9 @@ class JobFailures:
         spot = resilience.spot_interruptions_per_node_hour
         # a job has at least one node, so nodes x spot is 0 exactly when spot is (both rates are finite, >= 0)
         interrupted = rate.per_gpu_hour != 0 or spot != 0
-        where = storage(resilience.storage, resilience.checkpoint_bytes_per_s_per_gpu) if interrupted else None
+        where = (
+            storage(resilience.storage, resilience.checkpoint_bytes_per_s_per_gpu) if interrupted else None
+        )
         return cls(rate.per_gpu_hour, rate.describe(), spot, where, resilience)
 
     def goodput(self, gpus: int, nodes: int, state_bytes: int, work_s: float | None = None) -> Goodput | None:
@@ -137,8 +139,31 @@ def spot_overhead_of_job(
 
 
 __all__ = [
-    "DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR", "DETECTION_S", "RESCHEDULE_S", "SPOT_RATE_SOURCE", "STORAGES",
-    "CheckpointCost", "FailureRate", "Goodput", "JobFailures", "ReplicaFailure", "Resilience", "SpotComparison", "Storage", "checkpoint_bytes",
-    "checkpoint_cost", "compare_spot", "spot_against_on_demand", "spot_overhead_of_job", "daly_interval_s", "failure_rate", "goodput", "job_goodput", "replica_failure", "spot_overhead",
-    "storage", "wall_time_ratio", "young_interval_s",
+    "DEFAULT_SPOT_INTERRUPTIONS_PER_NODE_HOUR",
+    "DETECTION_S",
+    "RESCHEDULE_S",
+    "SPOT_RATE_SOURCE",
+    "STORAGES",
+    "CheckpointCost",
+    "FailureRate",
+    "Goodput",
+    "JobFailures",
+    "ReplicaFailure",
+    "Resilience",
+    "SpotComparison",
+    "Storage",
+    "checkpoint_bytes",
+    "checkpoint_cost",
+    "compare_spot",
+    "spot_against_on_demand",
+    "spot_overhead_of_job",
+    "daly_interval_s",
+    "failure_rate",
+    "goodput",
+    "job_goodput",
+    "replica_failure",
+    "spot_overhead",
+    "storage",
+    "wall_time_ratio",
+    "young_interval_s",
 ]

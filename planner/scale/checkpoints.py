@@ -71,7 +71,9 @@ def storage(name: str = "pfs", user_bytes_per_s_per_gpu: float | None = None) ->
             "parallel file system, 2 TB/s sustained in all (Llama 3's Tectonic, arXiv 2407.21783 section 3.3.1), "
             "at most 50 GB/s per GPU",
         )  # fmt: skip
-    raise UserError.of(msg("error.unknown_choice", what="checkpoint storage", text=name, choices=", ".join(STORAGES)))
+    raise UserError.of(
+        msg("error.unknown_choice", what="checkpoint storage", text=name, choices=", ".join(STORAGES))
+    )
 
 
 def checkpoint_bytes(trainable_params: int, weight_bytes: float, optimizer_bytes: float) -> int:

@@ -82,5 +82,7 @@ def failure_rate(gpu: GpuSpec, user_per_gpu_hour: float | None = None) -> Failur
     if (major, minor) == (8, 0):
         return FailureRate(RSC_A100_FAILURES_PER_GPU_HOUR, _RSC_SOURCE, "published")
     return FailureRate(
-        LLAMA3_FAILURES_PER_GPU_HOUR, f"no published rate for {gpu.name}; the H100 figure: {_LLAMA3_SOURCE}", "borrowed"
+        LLAMA3_FAILURES_PER_GPU_HOUR,
+        f"no published rate for {gpu.name}; the H100 figure: {_LLAMA3_SOURCE}",
+        "borrowed",
     )

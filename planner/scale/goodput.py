@@ -77,7 +77,9 @@ def wall_time_ratio(interval_s: float, write_s: float, restart_s: float, mtbf_s:
     try:
         if interval_s <= 0:  # continuous checkpoints: free ones lose only restarts
             return math.exp(restart_s / mtbf_s) if write_s <= 0 else math.inf
-        return mtbf_s * math.exp(restart_s / mtbf_s) * math.expm1((interval_s + write_s) / mtbf_s) / interval_s
+        return (
+            mtbf_s * math.exp(restart_s / mtbf_s) * math.expm1((interval_s + write_s) / mtbf_s) / interval_s
+        )
     except OverflowError:  # restarts or intervals of many MTBFs: the job never finishes (time fraction 0)
         return math.inf
 

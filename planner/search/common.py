@@ -55,8 +55,10 @@ class SearchMemory:
             lora_rank=workload.lora_rank,
             flash_attention=flash_attention,
             # the global batch is reached by accumulating micro-batches: the gradients stay beside the next
-            # micro-batch's activations (planner.memory: gradient_accumulation > 1 holds both)
+            # micro-batch's activations (planner.memory: gradient_accumulation > 1 holds both), and every state's
+            # figure is one to which an activation variant's bytes add (addable_peak)
             gradient_accumulation=2,
+            addable_peak=True,
             weight_bits=_serving_weight_bits(workload),
             runtime=workload.runtime if workload.task.is_training else None,
         )

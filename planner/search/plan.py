@@ -112,7 +112,9 @@ def plan(
         frontier=frontier,
         assumptions=tuple(assumptions),
         rank_by=ranking,
-        advice_messages=tuple(dict(zip(render_all_en(advice), advice, strict=True)).values()),  # each text once
+        advice_messages=tuple(
+            dict(zip(render_all_en(advice), advice, strict=True)).values()
+        ),  # each text once
     )
 
 
@@ -227,7 +229,9 @@ def _shared_assumptions(workload: Workload, constraints: Constraints) -> list[st
                 f"compute by {perf.SHIPPED.overlap_interference:.0%} of its time (fitted)"
             )
         else:
-            lines.append(f"data-parallel communication {workload.comm_overlap:.0%} hidden behind compute (user-set)")
+            lines.append(
+                f"data-parallel communication {workload.comm_overlap:.0%} hidden behind compute (user-set)"
+            )
         lines.append(
             "step time from operators: GEMMs at their shapes at MAMF x a fitted framework share, flash attention, "
             "memory-bound ops at the copy bandwidth, recompute, the loss and the optimizer step (planner.perf)"

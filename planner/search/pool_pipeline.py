@@ -86,7 +86,9 @@ class PipelinePlan:
 
     @property
     def step_time_s(self) -> float:
-        return self.microbatches * self.pace_s + self.bubble_s + self.p2p_s + self.dp_comm_s + self.optimizer_s
+        return (
+            self.microbatches * self.pace_s + self.bubble_s + self.p2p_s + self.dp_comm_s + self.optimizer_s
+        )
 
     @property
     def tokens_per_s(self) -> float:
@@ -270,7 +272,11 @@ class _StageMemory:
 
 
 def _within_memory(
-    model: ModelSpec, workload: Workload, numbers: perf.ModelNumbers, memory: _StageMemory, candidate: _Candidate
+    model: ModelSpec,
+    workload: Workload,
+    numbers: perf.ModelNumbers,
+    memory: _StageMemory,
+    candidate: _Candidate,
 ) -> _Candidate | None:
     """The candidate split again with each stage at most the layers its GPU's memory holds there (None when
     the stages cannot hold the model)."""
@@ -281,7 +287,9 @@ def _within_memory(
     last = len(placed) - 1
 
     def need(index: int, layers: int) -> int:
-        moe = layers if model.moe_layers else 0  # an MoE model's stage counted as MoE layers: the heavier kind
+        moe = (
+            layers if model.moe_layers else 0
+        )  # an MoE model's stage counted as MoE layers: the heavier kind
         return totals.total(Stage(index, layers - moe, moe, index == 0, index == last))
 
     most = []
@@ -296,7 +304,9 @@ def _within_memory(
 
 def _room_left(found: PipelinePlan) -> bool:
     """Whether the stages' memory together holds what they need together (a split within memory may fit)."""
-    return sum(stage.need_bytes for stage in found.stages) <= sum(stage.capacity_bytes for stage in found.stages)
+    return sum(stage.need_bytes for stage in found.stages) <= sum(
+        stage.capacity_bytes for stage in found.stages
+    )
 
 
 def _overflow(found: PipelinePlan) -> float:
@@ -325,7 +335,11 @@ def _type(
 
 
 def _candidates(
-    model: ModelSpec, workload: Workload, numbers: perf.ModelNumbers, types: Sequence[_Type], base: Constraints
+    model: ModelSpec,
+    workload: Workload,
+    numbers: perf.ModelNumbers,
+    types: Sequence[_Type],
+    base: Constraints,
 ) -> list[_Candidate]:
     """Every shape (tp, dp, micro-batch, recompute mode, order of the types) that gives each type a stage, timed
     with its layers sized to speed. Pipeline parallel runs with ZeRO stage 0 or 1 (planner.search.training): ZeRO-1
@@ -383,7 +397,9 @@ def _timed(
         key = (kind.gpu.id, stage.dense_layers, stage.moe_layers, stage.has_head, stage.has_embedding)
         if key not in timed:
             trainable = _trainable_params(model, workload, numbers, stage)
-            timed[key] = kind.steps.stage_time(layout, stage.dense_layers, stage.moe_layers, stage.has_head, trainable)
+            timed[key] = kind.steps.stage_time(
+                layout, stage.dense_layers, stage.moe_layers, stage.has_head, trainable
+            )
     times = tuple(timed[(kind.gpu.id, stage.dense_layers, stage.moe_layers, stage.has_head, stage.has_embedding)]
                   for kind, stage in zip(placed, stages, strict=True))  # fmt: skip
     sent: dict[tuple[str, str], float] = {}
@@ -410,10 +426,14 @@ def _send_s(layout: Layout, before: _Type, after: _Type) -> float:
     """One boundary send: inside one type at its own link; between two types over the network, at the slower."""
     if before.gpu.id == after.gpu.id:
         return before.steps.p2p_send_s(layout)
-    return max(before.steps.p2p_send_s(layout, across_nodes=True), after.steps.p2p_send_s(layout, across_nodes=True))
+    return max(
+        before.steps.p2p_send_s(layout, across_nodes=True), after.steps.p2p_send_s(layout, across_nodes=True)
+    )
 
 
-def _trainable_params(model: ModelSpec, workload: Workload, numbers: perf.ModelNumbers, stage: Stage) -> float:
+def _trainable_params(
+    model: ModelSpec, workload: Workload, numbers: perf.ModelNumbers, stage: Stage
+) -> float:
     """The parameters whose gradients the stage reduces over dp (all its tp ranks together)."""
     if workload.task.is_adapter:
         return numbers.lora_params * stage.layers / model.layers
@@ -427,7 +447,11 @@ def _trainable_params(model: ModelSpec, workload: Workload, numbers: perf.ModelN
 
 
 def _checked(
-    model: ModelSpec, workload: Workload, numbers: perf.ModelNumbers, memory: _StageMemory, candidate: _Candidate
+    model: ModelSpec,
+    workload: Workload,
+    numbers: perf.ModelNumbers,
+    memory: _StageMemory,
+    candidate: _Candidate,
 ) -> PipelinePlan:
     """The candidate with each stage's bytes per GPU on its own type (the micro-batches 1F1B keeps in flight:
     min(p, m) on the first stage, p - i on stage i)."""
@@ -450,4 +474,3 @@ def _checked(
         dp_comm_s=max(t.dp_comm_s for t in candidate.times), optimizer_s=max(t.optimizer_s for t in candidate.times),
         checkpoint_bytes=job_checkpoint_bytes(workload, numbers, memory.config(layout)),
     )  # fmt: skip
-

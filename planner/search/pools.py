@@ -81,7 +81,9 @@ class PoolChoice:
     meets_target: bool | None = None  # serving, with a tokens/s target
     explanation: Message | None = None  # what this way does (pipeline, separate jobs)
     pipeline: PipelinePlan | None = None  # "pipeline": its layout, stages and step by cause
-    aggregate_tokens_per_s: float | None = None  # "separate": every type's job together (tokens_per_s: one run's)
+    aggregate_tokens_per_s: float | None = (
+        None  # "separate": every type's job together (tokens_per_s: one run's)
+    )
 
     @property
     def useful_tokens_per_s(self) -> float:
@@ -128,8 +130,12 @@ class PoolComparison:
 
     choices: tuple[PoolChoice, ...]
     best: str
-    reason: Message  # "pool.reason.*": said once, as the Message (the CLI prints its English, the GUI renders it)
-    perfect_sum_tokens_per_s: float  # the types' own plans' throughputs added: no pooled data-parallel job beats it
+    reason: (
+        Message  # "pool.reason.*": said once, as the Message (the CLI prints its English, the GUI renders it)
+    )
+    perfect_sum_tokens_per_s: (
+        float  # the types' own plans' throughputs added: no pooled data-parallel job beats it
+    )
     # every type run perfectly (planner.search.pool_pipeline.ideal_tokens_per_s), added up: no mixed way beats it
     ideal_sum_tokens_per_s: float = 0.0
     not_fitting: tuple[PoolMiss, ...] = ()  # mixed ways that do not fit, with why
@@ -178,7 +184,9 @@ def compare_pool(
             choices.append(_alone(option))
     missing: list[PoolMiss] = []
     if len(parts) > 1:
-        pooled = _best_pooled(model, workload, parts, base, prices, calibration, own) if "pool" in ways else None
+        pooled = (
+            _best_pooled(model, workload, parts, base, prices, calibration, own) if "pool" in ways else None
+        )
         if pooled is not None:
             choices.append(pooled)
         if "pipeline" in ways:
@@ -194,7 +202,9 @@ def compare_pool(
     # a stable sort: separate jobs rank as their fastest job, right after that type alone
     choices.sort(key=lambda choice: -choice.useful_tokens_per_s)
     perfect = sum(option.tokens_per_s for option in own.values())
-    ideal = sum(ideal_tokens_per_s(model, workload, part.gpu, part.count, base, calibration) for part in parts)
+    ideal = sum(
+        ideal_tokens_per_s(model, workload, part.gpu, part.count, base, calibration) for part in parts
+    )
     reason = _reason(choices)
     return PoolComparison(tuple(choices), choices[0].name, reason, perfect, ideal_sum_tokens_per_s=ideal,
                           not_fitting=tuple(missing))  # fmt: skip
@@ -220,7 +230,9 @@ def _pipeline(
         refusal = precision_refusal(part.gpu, workload)
         if refusal is not None:
             return None, msg("pool.pipeline.precision", refusal=refusal)
-    found, why_not = best_pipeline(model, workload, [(part.gpu, part.count) for part in parts], base, calibration)
+    found, why_not = best_pipeline(
+        model, workload, [(part.gpu, part.count) for part in parts], base, calibration
+    )
     if found is None:
         return None, why_not
     catalog = {part.gpu.id: part.gpu for part in parts}
@@ -343,7 +355,9 @@ def _served(workload: Workload, plans: Sequence[PlanOption], name: str) -> PoolC
     tokens_per_s = sum(option.tokens_per_s for option in plans)
     largest = max(option.tokens_per_s / max(1, option.layout.dp) for option in plans)
     one_down = tokens_per_s - largest
-    expected = sum(o.replica_failure.expected_tokens_per_s if o.replica_failure else o.tokens_per_s for o in plans)
+    expected = sum(
+        o.replica_failure.expected_tokens_per_s if o.replica_failure else o.tokens_per_s for o in plans
+    )
     target = workload.tokens_per_second
     wall = workload.tokens / tokens_per_s if workload.tokens else None
     return PoolChoice(
@@ -366,7 +380,9 @@ def _best_pooled(
     """The fastest pooled job over the shapes and shardings (tp, pp, ZeRO stage, offload) the types' own plans
     chose. Each type's memory is checked at its own dp, which shards ZeRO states over fewer ranks than the whole
     pool does: conservative."""
-    shapes = sorted({(o.layout.tp, o.layout.pp, int(o.layout.zero), str(o.layout.offload)) for o in own.values()})
+    shapes = sorted(
+        {(o.layout.tp, o.layout.pp, int(o.layout.zero), str(o.layout.offload)) for o in own.values()}
+    )
     best: PoolChoice | None = None
     for tp, pp, zero, offload in shapes:
         plans = []
@@ -411,7 +427,9 @@ def _pool_fraction(used: Sequence[tuple[GpuSpec, int]], state_bytes: int, base: 
     """Effective time of one job over the pool (`used`: GPUs per type): every GPU's failures and, on spot,
     every node's reclaims stop it; all ranks write the `state_bytes` checkpoint (1.0 with failures off)."""
     resilience = base.resilience
-    failures = sum(failure_rate(gpu, resilience.failures_per_gpu_hour).per_gpu_hour * count for gpu, count in used)
+    failures = sum(
+        failure_rate(gpu, resilience.failures_per_gpu_hour).per_gpu_hour * count for gpu, count in used
+    )
     nodes = sum(-(-count // (base.gpus_per_node or gpu.gpus_per_node)) for gpu, count in used)
     spot = resilience.spot_interruptions_per_node_hour * nodes
     if failures == 0 and spot == 0:
@@ -419,7 +437,9 @@ def _pool_fraction(used: Sequence[tuple[GpuSpec, int]], state_bytes: int, base: 
     where = storage(resilience.storage, resilience.checkpoint_bytes_per_s_per_gpu)
     cost = checkpoint_cost(state_bytes, sum(count for _, count in used), where, resilience.restart_s)
     interval = resilience.checkpoint_interval_s
-    return goodput(cost, failures, "pool", spot_interruptions_per_hour=spot, interval_s=interval).effective_fraction
+    return goodput(
+        cost, failures, "pool", spot_interruptions_per_hour=spot, interval_s=interval
+    ).effective_fraction
 
 
 def _pool_cost(plans: Sequence[PlanOption], wall_s: float | None) -> Money | None:
@@ -437,7 +457,9 @@ def _pool_cost(plans: Sequence[PlanOption], wall_s: float | None) -> Money | Non
     return total
 
 
-def _billed(used: Sequence[tuple[GpuSpec, int]], prices: Mapping[str, Money], wall_s: float | None) -> Money | None:
+def _billed(
+    used: Sequence[tuple[GpuSpec, int]], prices: Mapping[str, Money], wall_s: float | None
+) -> Money | None:
     """Every GPU used billed for the whole wall time at its type's price (None without one for every type)."""
     if wall_s is None or any(gpu.id not in prices for gpu, _ in used):
         return None
@@ -452,7 +474,11 @@ def _reason(choices: Sequence[PoolChoice]) -> Message:
     """Why the first choice wins, in one sentence with the figures: against the next way that is another run
     (separate jobs rank as their fastest type alone, the same run)."""
     best = choices[0]
-    others = [c for c in choices[1:] if c.name != "separate" and not (best.name == "separate" and c.name.startswith("alone:"))]
+    others = [
+        c
+        for c in choices[1:]
+        if c.name != "separate" and not (best.name == "separate" and c.name.startswith("alone:"))
+    ]
     if not others:
         return msg("pool.reason.only", way=best.label)
     runner = others[0]

@@ -54,7 +54,12 @@ def constraint_advice(options: list[PlanOption]) -> Message:
     sentences = []
     if fastest.effective_wall_time_s is not None:
         sentences.append(
-            msg("advice.fastest", wall_time_s=fastest.effective_wall_time_s, gpus=fastest.gpus, gpu=fastest.gpu.name)
+            msg(
+                "advice.fastest",
+                wall_time_s=fastest.effective_wall_time_s,
+                gpus=fastest.gpus,
+                gpu=fastest.gpu.name,
+            )
         )
     if cheapest.effective_cost is not None:
         sentences.append(

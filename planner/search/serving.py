@@ -24,6 +24,8 @@ DEFAULT_SERVING_BATCH = 32
 _EMPTY_LOAD = perf.EMPTY_LOAD
 # Deepest serving pipeline tried (powers of two up to this many stages).
 MAX_SERVING_PIPELINE = 16
+
+
 def fitting_sequences(
     memory: SearchMemory, tp: int, pp: int, capacity: int, kv_share: float = 1.0, ep: int = 1
 ) -> tuple[int, int] | None:
@@ -104,9 +106,14 @@ class ServingSearch(GpuSearch):
         if self.model.is_moe and self.engine.expert_parallel and self._pin("tp") in (None, 1) \
                 and self._pin("pp") in (None, 1):  # fmt: skip
             widest = min(self.model.experts, self.max_gpus)
-            sizes = [e for e in powers_of_two(widest)
-                     if e > 1 and self.model.experts % e == 0 and (e <= self.per_node or e % self.per_node == 0)]
-            found += [(1, 1, ep) for ep in allowed("ep", sizes, self.pinned, pinned_count) if ep <= self.max_gpus]
+            sizes = [
+                e
+                for e in powers_of_two(widest)
+                if e > 1 and self.model.experts % e == 0 and (e <= self.per_node or e % self.per_node == 0)
+            ]
+            found += [
+                (1, 1, ep) for ep in allowed("ep", sizes, self.pinned, pinned_count) if ep <= self.max_gpus
+            ]
         return found
 
     def _pin(self, name: str) -> int | None:
@@ -245,7 +252,9 @@ class ServingSearch(GpuSearch):
         tokens_per_s = self._aggregate_tokens_per_s(replica)
         wall = workload.tokens / tokens_per_s if workload.tokens else None
         gpu_hours, cost, per_million = price_option(self.inputs.price, count, tokens_per_s, wall)
-        bound = "option.decode_compute_bound" if load.decode_bound == "compute" else "option.decode_memory_bound"
+        bound = (
+            "option.decode_compute_bound" if load.decode_bound == "compute" else "option.decode_memory_bound"
+        )
         added = [msg(bound, batch=batch)]
         if load.queued:
             added.append(msg("option.users_queued", queued=load.queued, slots=load.concurrency))
@@ -259,8 +268,10 @@ class ServingSearch(GpuSearch):
         )
         spread = perf.uniform_output_lengths(workload.output_len)
         static = perf.static_batching_loss(
-            self.perf_replica(tp, pp, self.kv_bytes_per_element(), ep), max(1, math.ceil(batch / ep)),
-            workload.prompt_len, spread
+            self.perf_replica(tp, pp, self.kv_bytes_per_element(), ep),
+            max(1, math.ceil(batch / ep)),
+            workload.prompt_len,
+            spread,
         )
         self.found.options.append(PlanOption(
             gpu=self.gpu, gpus=count, layout=Layout(dp=replicas, tp=tp, pp=pp, ep=ep, micro_batch=batch),

@@ -52,7 +52,9 @@ def serving_frontier(
     rates = perf.device_rates(gpu, workload.precision, mfu=workload.mfu,
                               bandwidth_fraction=workload.bandwidth_fraction, calibration=calibration)  # fmt: skip
     numbers = perf.model_numbers(model, workload.lora_rank)
-    inputs = SearchInputs(model, workload, gpu, constraints, SearchMemory(model, workload), numbers, rates, None)
+    inputs = SearchInputs(
+        model, workload, gpu, constraints, SearchMemory(model, workload), numbers, rates, None
+    )
     search = ServingSearch(inputs)
     kv_bytes = search.kv_bytes_per_element()
     points: list[FrontierPoint] = []
@@ -87,4 +89,3 @@ def pareto(points: tuple[FrontierPoint, ...]) -> tuple[FrontierPoint, ...]:
             kept.append(point)
             best = point.tokens_per_s_per_gpu
     return tuple(kept)
-

@@ -85,7 +85,9 @@ def fewest_pools(
     return best
 
 
-def _fewest_by_tp(miss_at: Callable[[int, int], float], fitting: dict[int, int], gpu_limit: int) -> dict[int, int]:
+def _fewest_by_tp(
+    miss_at: Callable[[int, int], float], fitting: dict[int, int], gpu_limit: int
+) -> dict[int, int]:
     """tp -> the fewest replicas of that tp meeting the pool's target within the GPU limit."""
     fewest = {}
     for tp in fitting:

@@ -56,11 +56,10 @@ class Reach:
     miss: float
 
 
-def replicas_for_targets(
-    miss_at: Callable[[int], float], start: int, limit: int, most: int | None
-) -> Reach:
+def replicas_for_targets(miss_at: Callable[[int], float], start: int, limit: int, most: int | None) -> Reach:
     """The fewest replicas from `start` whose miss is at most 1 (miss_at(replicas)); `limit`: the GPU limit's
     replicas; `most`: replicas beyond which nothing changes (one per user), None for no such bound."""
+
     def bounded(r: int) -> int:
         return min(r, most) if most else r
 

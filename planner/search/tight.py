@@ -25,7 +25,9 @@ def with_tight_options(inputs: SearchInputs, found: Found) -> Found:
     headroom = inputs.constraints.memory_headroom
     if found.options or headroom <= 0:
         return found
-    whole = dataclasses.replace(inputs, constraints=dataclasses.replace(inputs.constraints, memory_headroom=0.0))
+    whole = dataclasses.replace(
+        inputs, constraints=dataclasses.replace(inputs.constraints, memory_headroom=0.0)
+    )
     tight = TrainingSearch(whole).run()
     if not tight.options:
         return found
@@ -50,4 +52,6 @@ def mark_tight(option: PlanOption, headroom: float) -> PlanOption:
         "option.tight_headroom", need_bytes=need, memory_bytes=option.gpu.memory_bytes, margin_bytes=margin,
         headroom_percent=headroom * 100,
     )  # fmt: skip
-    return dataclasses.replace(option, headroom_margin_bytes=margin, note_messages=(note, *option.note_messages))
+    return dataclasses.replace(
+        option, headroom_margin_bytes=margin, note_messages=(note, *option.note_messages)
+    )

@@ -62,7 +62,9 @@ class TrainingSearch(GpuSearch):
         super().__init__(inputs)
         self.counts = candidate_gpu_counts(self.max_gpus, self.per_node, self.constraints.gpus)
         # the CPU RAM of one node, which offloaded states of the GPUs in it share (planner.memory.host_ram)
-        self.host_ram = node_host_ram_bytes(self.constraints.host_ram_bytes, self.gpu.memory_bytes, self.per_node)
+        self.host_ram = node_host_ram_bytes(
+            self.constraints.host_ram_bytes, self.gpu.memory_bytes, self.per_node
+        )
         self.best: dict[int, BestFound] = {}  # GPU count -> the fastest layout found
         # The smallest need per family and of all, with the enumeration index of its layout (ties: the first);
         # where enumeration order first records each family (the order of the excluded entries).

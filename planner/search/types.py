@@ -322,7 +322,9 @@ class PlanOption:
             return {"wall_time_s_range": None, "cost_range": None, "tokens_per_s_range": None}
         inverse = band.inverse()
         return {
-            "wall_time_s_range": list(band.bounds(self.wall_time_s)) if self.wall_time_s is not None else None,
+            "wall_time_s_range": list(band.bounds(self.wall_time_s))
+            if self.wall_time_s is not None
+            else None,
             "cost_range": list(band.bounds(self.cost.amount)) if self.cost is not None else None,
             "tokens_per_s_range": list(inverse.bounds(self.tokens_per_s)),
         }
@@ -382,7 +384,11 @@ def _batching_dict(loss: BatchingLoss | None) -> dict[str, object] | None:
         "lost_fraction": loss.lost_fraction,
         "static_tokens_per_s": loss.static_tokens_per_s,
         "continuous_tokens_per_s": loss.continuous_tokens_per_s,
-        "output_lengths": {"mean": loss.mean_output_len, "max": loss.max_output_len, "spread": "uniform 1 .. 2 x mean"},
+        "output_lengths": {
+            "mean": loss.mean_output_len,
+            "max": loss.max_output_len,
+            "spread": "uniform 1 .. 2 x mean",
+        },
     }
 
 
@@ -425,7 +431,9 @@ class PlanResult:
     frontier: tuple[PlanOption, ...] = ()
     assumptions: tuple[str, ...] = ()
     rank_by: RankBy = RankBy.TIME
-    advice_messages: tuple[Message, ...] = ()  # said once, as planner.messages codes; `advice` is their English
+    advice_messages: tuple[
+        Message, ...
+    ] = ()  # said once, as planner.messages codes; `advice` is their English
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rank_by", RankBy.parse(self.rank_by))

@@ -21,7 +21,9 @@ from planner.messages import msg
 from planner.store.database import Database
 from planner.store.errors import SQLITE_ERROR, primary_code
 
-if TYPE_CHECKING:  # imported where a migration runs: opening an up-to-date database needs none (schema_check.py)
+if (
+    TYPE_CHECKING
+):  # imported where a migration runs: opening an up-to-date database needs none (schema_check.py)
     import sqlite_utils
 
 

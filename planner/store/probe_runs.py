@@ -227,7 +227,11 @@ def _gpus_in(report: ProbeReport) -> dict[str, tuple[str, int | None]]:
         # NVML may refuse the name ({"unavailable": reason}, or null in a report from elsewhere): the GPU is
         # still recorded, under its index, and matches no catalog entry.
         raw_name = gpu.get("name")
-        name = raw_name if isinstance(raw_name, str) and raw_name.strip() else f"GPU {gpu['index']} (name unavailable)"
+        name = (
+            raw_name
+            if isinstance(raw_name, str) and raw_name.strip()
+            else f"GPU {gpu['index']} (name unavailable)"
+        )
         uuid = gpu.get("uuid")
         key = uuid if isinstance(uuid, str) and uuid else f"{gpu['index']}:{name}"
         memory = gpu.get("memory_total_bytes")

@@ -196,7 +196,9 @@ def write_quote_csv(path: str | Path, spec: QuoteTable, rows: Iterable[Mapping[s
         while chunk := list(itertools.islice(remaining, WRITE_CHUNK_ROWS)):
             buffer.seek(0)
             buffer.truncate()
-            writer.writerows([_cell(row.get(c), c in spec.text_columns) for c in spec.columns] for row in chunk)
+            writer.writerows(
+                [_cell(row.get(c), c in spec.text_columns) for c in spec.columns] for row in chunk
+            )
             count += len(chunk)
             yield buffer.getvalue().encode("utf-8")
 

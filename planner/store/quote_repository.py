@@ -195,8 +195,12 @@ class QuoteRepository(Repository, Generic[RowT]):
             taken = self._conn.execute(f"SELECT 1 FROM main.{table} WHERE id BETWEEN ? AND ? LIMIT 1", span)
             first = batch.first_id
             if taken.fetchone() is not None:
-                first = int(self._conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM main.{table}").fetchone()[0])
-            others = [row[1] for row in self._conn.execute(f"PRAGMA main.table_info({table})") if row[1] != "id"]
+                first = int(
+                    self._conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM main.{table}").fetchone()[0]
+                )
+            others = [
+                row[1] for row in self._conn.execute(f"PRAGMA main.table_info({table})") if row[1] != "id"
+            ]
             self._conn.execute(
                 f"INSERT INTO main.{table} (id, {', '.join(others)}) SELECT id - ? + ?, {', '.join(others)} "
                 f"FROM temp.{aside} WHERE id BETWEEN ? AND ? ORDER BY id", [batch.first_id, first, *span],
@@ -211,7 +215,9 @@ class QuoteRepository(Repository, Generic[RowT]):
         table = self.spec.table
         aside = f"set_aside_{table}"
         with self._db.guard():
-            self._conn.execute(f"CREATE TEMP TABLE IF NOT EXISTS {aside} AS SELECT * FROM main.{table} WHERE 0")
+            self._conn.execute(
+                f"CREATE TEMP TABLE IF NOT EXISTS {aside} AS SELECT * FROM main.{table} WHERE 0"
+            )
         return aside
 
     # -- CSV files ------------------------------------------------------------------------------------------------

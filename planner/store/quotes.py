@@ -216,7 +216,7 @@ def _number(value: object, name: str, reasons: Reasons) -> float | None:
 
 
 def _without_grouping(text: str) -> str:
-    """"1,234.50" -> "1234.50", "1.234,50" -> "1234,50", "1.000.000" -> "1000000"; other text unchanged."""
+    """ "1,234.50" -> "1234.50", "1.234,50" -> "1234,50", "1.000.000" -> "1000000"; other text unchanged."""
     for (group, decimal), pattern in ((tuple(k), p) for k, p in _GROUPED_RE.items()):
         if pattern.match(text) and (text.count(group) > 1 or decimal in text):
             return text.replace(group, "")

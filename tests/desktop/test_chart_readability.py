@@ -53,6 +53,24 @@ def test_tick_labels_fit_the_axis_without_overlapping(scaling):
     assert render_png(scaling)[:8] == b"\x89PNG\r\n\x1a\n"  # what report.pdf embeds is this drawing
 
 
+@pytest.mark.parametrize("height", [160, 220, 400])
+def test_time_labels_are_a_line_apart_however_short_the_chart(scaling, qtbot, height):
+    """Plan page, Mixed pool tab (docs/screenshots/plan-pool.png): the scaling chart was 150 px tall and its time
+    axis printed "20 5.0 2.0 1.0 0.50 0.20" over one another (1-2-5 steps are 0.3 of a decade apart). Drawn at
+    any height, each time label is at least a line of text from the next, measured on the plot's own scale."""
+    from PySide6.QtCore import QPointF
+
+    scaling.resize(420, height)
+    qtbot.wait(50)
+    qtbot.waitUntil(lambda: not scaling.redraw_pending())
+    view = scaling.time_plot.getViewBox()
+    ticks = scaling.time_plot.getAxis("left")._tickLevels[0]
+    assert len(ticks) >= 2  # something to read
+    ys = sorted(view.mapViewToScene(QPointF(0, value)).y() for value, _text in ticks)
+    line = scaling.fontMetrics().height()
+    assert min(b - a for a, b in zip(ys, ys[1:], strict=False)) >= line, [text for _v, text in ticks]
+
+
 def test_the_capacity_label_sits_beside_the_bar(qtbot):
     chart = MemoryBarChart()
     qtbot.addWidget(chart)
@@ -149,6 +167,25 @@ def test_the_plots_follow_on_the_next_turn_once_for_several_changes(scaling, qtb
     assert len(drawn) == 1
     x, y = scaling.time_marker.xData, scaling.time_marker.yData  # the ring, as given, before the log axes
     assert list(x) == [64] and list(y) == pytest.approx([3600.0 * 100 / 64 / 2 / 3600])  # hours
+
+
+def test_the_first_lines_of_several_strategies_are_made_a_strategy_per_turn(scaling, qtbot):
+    """The per-strategy curves of a 70B plan arrive together (four families): making their eight lines in one turn
+    was one GUI stall of 60-120 ms (bench, "first plan"). Each turn of the event loop now makes one family's two
+    lines, the window answering between; `drawn` comes once, when every family is drawn."""
+    families = {name: [(g, t * (1 + k / 10), c) for g, t, c in SERIES["ZeRO-1"]]
+                for k, name in enumerate(("DDP", "ZeRO-1", "ZeRO-2", "ZeRO-3/FSDP"))}  # fmt: skip
+    drawn: list[int] = []
+    scaling.drawn.connect(lambda: drawn.append(1))
+    scaling.set_series(families, "USD", ("ZeRO-1", 64), "wall")
+    shown = []
+    while scaling.redraw_pending():
+        qtbot.wait(1)  # one turn at a time
+        shown.append(len(scaling._time_curves))
+    assert shown[-1] == 4 and drawn == [1]
+    assert max(b - a for a, b in zip([1, *shown], shown, strict=False)) <= 1  # ZeRO-1's lines were there already
+    for family, curve in scaling._time_curves.items():  # every line has its family's points
+        assert list(curve.xData) == [g for g, _t, _c in families[family]]
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])

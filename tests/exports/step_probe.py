@@ -9,7 +9,8 @@ export folder); it wraps train.py's own functions, so the run is the exported on
 - deepspeed.initialize: the engine's own view of its configuration;
 - lr_schedule: the scheduler built on the real optimizer, read after the run;
 - with GPU_ADVISOR_PEAK=1, the peak of the bytes the run's tensors hold from the model's build to the end of the
-  step, counted at torch's dispatcher (tests/exports/storage_peak.py): `peak_bytes`.
+  step, counted at torch's dispatcher (tests/exports/storage_peak.py): `peak_bytes`, and each phase's own
+  (`phase_peaks`: "build" the model, "setup" the runtime, "step" the training loop).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import train  # noqa: E402  (the exported train.py)
 PROBE: dict[str, Any] = {"rank": int(os.environ.get("RANK", "0")), "layer_calls": 0, "layer_calls_in_eval": 0,
                          "lora_dropout_calls": []}  # fmt: skip
 SCHEDULERS: list[Any] = []
+PEAK: list[Any] = []  # the StoragePeak of a GPU_ADVISOR_PEAK=1 run, whose phase the wrappers below set
 _load_model, _lr_schedule = train.load_model, train.lr_schedule
 
 
@@ -38,8 +40,15 @@ def _record_dropout(module: Any, _inputs: Any) -> None:
                                         "training": module.training})  # fmt: skip
 
 
+def _phase(name: str) -> None:
+    for peak in PEAK:
+        peak.phase = name
+
+
 def load_model(args: Any, peft_config: dict[str, Any]) -> Any:
+    _phase("build")
     model = _load_model(args, peft_config)
+    _phase("setup")
     PROBE["elements_at_load"] = sum(int(p.data.numel()) for p in model.parameters())
     PROBE["devices_at_load"] = sorted({p.device.type for p in model.parameters()})
     PROBE["training_at_load"] = bool(model.training)
@@ -62,6 +71,7 @@ def lr_schedule(args: Any) -> Any:
     def recorded(optimizer: Any) -> Any:
         scheduler = build(optimizer)
         SCHEDULERS.append(scheduler)
+        _phase("step")  # every runner builds the schedule last (DeepSpeed inside deepspeed.initialize)
         return scheduler
 
     return recorded
@@ -80,6 +90,7 @@ def _probe_deepspeed() -> None:
 
     def recorded(*args: Any, **kwargs: Any) -> Any:
         engine, *rest = initialize(*args, **kwargs)
+        _phase("step")
         basic = getattr(engine.optimizer, "optimizer", engine.optimizer)
         PROBE["engine"] = {
             "zero_stage": engine.zero_optimization_stage(),
@@ -123,8 +134,9 @@ def main() -> int:
         from tests.exports.storage_peak import StoragePeak
 
         with StoragePeak() as peak:
+            PEAK.append(peak)
             code = train.main()
-        PROBE["peak_bytes"] = peak.peak_bytes
+        PROBE["peak_bytes"], PROBE["phase_peaks"] = peak.peak_bytes, peak.phase_peaks
     else:
         code = train.main()
     if SCHEDULERS:

@@ -15,12 +15,15 @@ from typing import Any
 
 class StoragePeak:
     """`with StoragePeak() as peak: ...`, then peak.peak_bytes (the largest total of live CPU/GPU storages) and
-    peak.live_bytes (what is still held)."""
+    peak.live_bytes (what is still held); with `phase` set as the run goes (step_probe: "build", "setup", "step"),
+    phase_peaks holds each phase's own peak."""
 
     def __init__(self) -> None:
         self.live: dict[int, int] = {}
         self.live_bytes = 0
         self.peak_bytes = 0
+        self.phase = "build"
+        self.phase_peaks: dict[str, int] = {}
         self._mode: Any = None
         self._resize: Any = None
 
@@ -28,6 +31,8 @@ class StoragePeak:
         self.live_bytes += nbytes - self.live.get(key, 0)
         self.live[key] = nbytes
         self.peak_bytes = max(self.peak_bytes, self.live_bytes)
+        if self.live_bytes > self.phase_peaks.get(self.phase, 0):
+            self.phase_peaks[self.phase] = self.live_bytes
 
     def _forget(self, key: int) -> None:
         self.live_bytes -= self.live.pop(key, 0)

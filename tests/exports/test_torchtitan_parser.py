@@ -41,6 +41,7 @@ for argv in json.loads(sys.stdin.read()):
         "pp_microbatch": p.pipeline_parallel_microbatch_size, "reshard": p.fsdp_reshard_after_forward,
         "local_batch": t.local_batch_size, "global_batch": t.global_batch_size, "seq_len": t.seq_len,
         "steps": t.steps, "cpu_offload": t.enable_cpu_offload, "hf_assets": config.hf_assets_path,
+        "recompute": type(config.activation_checkpoint).__qualname__,
         "hf_model": getattr(config, "hf_model", None),
         "checkpoint": [config.checkpoint.enable, config.checkpoint.initial_load_path,
                        config.checkpoint.initial_load_in_hf],
@@ -51,7 +52,11 @@ VALUES = {'"$STEPS"': "100", '"$HF_ASSETS_PATH"': "/assets", '"$HF_CHECKPOINT"':
           '"$MODEL"': "/model", '"$@"': ""}  # fmt: skip
 
 
-def _torchtitan_argv(script: str) -> list[str]:
+# what torchtitan's ConfigManager builds for each planned recompute (torchtitan/distributed/activation_checkpoint.py)
+RECOMPUTE_POLICY = {"none": "NoneType", "selective": "SelectiveAC.Config", "full": "FullAC.Config"}
+
+
+def torchtitan_argv(script: str) -> list[str]:
     """The words after `-m torchtitan.train` on the exported line, with the variables given values."""
     line = next(text for text in script.splitlines() if "-m torchtitan.train" in text)
     for variable, value in VALUES.items():
@@ -78,10 +83,10 @@ def _planned(
 
 def test_torchtitan_parses_every_exported_command_with_the_planned_figures():
     options = [
-        _planned("pretrain", 16, {"tp": 2, "pp": 2, "zero": 1}),  # a pipeline: torchtitan is the runtime
+        _planned("pretrain", 16, {"tp": 2, "pp": 2, "zero": 1, "recompute": "none"}),  # a pipeline: torchtitan
         _planned("pretrain", 8, {"tp": 2, "pp": 1, "zero": 2}, runtime="torchtitan"),
         _planned("finetune", 8, {"tp": 1, "pp": 1, "zero": 3, "offload": "all"}, runtime="torchtitan"),
-        _planned("pretrain", 32, {"tp": 1, "pp": 4, "zero": 0}),
+        _planned("pretrain", 32, {"tp": 1, "pp": 4, "zero": 0, "recompute": "full"}),
         # no torchtitan config of its own: the transformers backend (experiments/transformers_modeling_backend)
         _planned("pretrain", 32, {"tp": 2, "pp": 2, "ep": 4, "zero": 1}, model="mixtral-8x7b"),
     ]
@@ -90,7 +95,7 @@ def test_torchtitan_parses_every_exported_command_with_the_planned_figures():
               for option, model in zip(options, models, strict=True)]  # fmt: skip
     for option in options:
         assert option.runtime == "torchtitan"
-    parsed = _parse([_torchtitan_argv(launch_script(o, i)) for o, i in zip(options, inputs, strict=True)])
+    parsed = _parse([torchtitan_argv(launch_script(o, i)) for o, i in zip(options, inputs, strict=True)])
     for option, export, config in zip(options, inputs, parsed, strict=True):
         layout = option.layout
         accumulation = gradient_accumulation_steps(option, export)
@@ -110,6 +115,8 @@ def test_torchtitan_parses_every_exported_command_with_the_planned_figures():
             assert config["local_batch"] == layout.micro_batch
         assert config["reshard"] == ("never" if layout.zero in (1, 2) else "default")
         assert config["cpu_offload"] == (layout.offload == "all")
+        # the planned recompute, not the config's default (selective): torchtitan's own policy classes
+        assert config["recompute"] == RECOMPUTE_POLICY[layout.recompute]
         assert config["hf_model"] == ("/model" if export.model_spec.id == "mixtral-8x7b" else None)
         assert config["checkpoint"] == ([True, "/weights", True] if option.workload.task == "finetune"
                                         else [False, None, False])  # fmt: skip

@@ -53,7 +53,7 @@ READ_BACK = ["model_tag", "tensor_parallel_size", "pipeline_parallel_size", "dat
              "kv_transfer_config"]  # fmt: skip
 
 
-def _vllm_argv(script: str, marker: str = "exec vllm serve") -> list[str]:
+def vllm_argv(script: str, marker: str = "exec vllm serve") -> list[str]:
     """The words after `vllm` on the line with `marker`, with the model variable given a value."""
     line = next(text for text in script.splitlines() if marker in text)
     words = shlex.split(line.replace('"$MODEL"', "meta-llama/Llama-3.1-70B").rstrip(";"))
@@ -75,7 +75,7 @@ LAYOUTS = [Layout(tp=8, micro_batch=32), Layout(dp=4, tp=2, micro_batch=16), Lay
 def test_vllm_parses_every_exported_serve_line_with_the_planned_figures():
     options = [option_for(layout, task="inference", model="llama-3.1-70b") for layout in LAYOUTS]
     inputs = ExportInputs(task="inference", model_spec=get_preset("llama-3.1-70b"), seq_len=8192)
-    argvs = [_vllm_argv(launch_script(option, inputs)) for option in options]
+    argvs = [vllm_argv(launch_script(option, inputs)) for option in options]
     parsed = _parse(argvs)
     for layout, option, args in zip(LAYOUTS, options, parsed, strict=True):
         assert args["model_tag"] == "meta-llama/Llama-3.1-70B"
@@ -103,7 +103,7 @@ def test_vllm_parses_both_pools_of_a_disaggregated_plan():
     pools = option.latency.pools
     assert pools is not None
     script = launch_script(option, ExportInputs(task="inference", model_spec=spec, seq_len=5500))
-    prefill, decode = _parse([_vllm_argv(script, "prefill) exec vllm"), _vllm_argv(script, "decode) exec vllm")])
+    prefill, decode = _parse([vllm_argv(script, "prefill) exec vllm"), vllm_argv(script, "decode) exec vllm")])
     assert prefill["tensor_parallel_size"] == pools.prefill_tp and decode["tensor_parallel_size"] == pools.decode_tp
     assert decode["max_num_seqs"] == option.batch_per_replica and prefill["max_num_seqs"] == 1
     assert decode["gpu_memory_utilization"] == pytest.approx(memory_utilization(option))
@@ -132,7 +132,7 @@ def test_vllm_parses_an_expert_parallel_plan_with_data_parallel_attention():
     assert (layout.tp, layout.ep, option.gpus) == (1, 8, 8)
     script = launch_script(option, ExportInputs(task="inference", model_spec=spec, seq_len=4000))
     assert "ENGINE=\"${ENGINE:-vllm}\"" in script
-    (args,) = _parse([_vllm_argv(script)])
+    (args,) = _parse([vllm_argv(script)])
     assert args["tensor_parallel_size"] == 1 and args["data_parallel_size"] == 8
     assert args["enable_expert_parallel"] is True
     assert args["max_num_seqs"] == math.ceil(option.batch_per_replica / 8)

@@ -34,7 +34,9 @@ def test_each_way_of_renting_by_hand():
     months = break_even_months_by_rent(inputs, spot_share=0.5)
     assert months["on_demand"] == pytest.approx(25_000 / (used * 3.0 - owned))  # 23.3 months
     assert months["spot"] == pytest.approx(25_000 / (used * 1.1 - owned))  # spot with its 10% overhead
-    assert months["reserved"] == pytest.approx(25_000 / (HOURS_PER_MONTH * 2.0 - owned))  # billed around the clock
+    assert months["reserved"] == pytest.approx(
+        25_000 / (HOURS_PER_MONTH * 2.0 - owned)
+    )  # billed around the clock
     assert months["rent_mix"] == pytest.approx(25_000 / (used * (1.5 + 0.55) - owned))
     assert rent_per_gpu_month(inputs, "rent_mix", 0.5) == pytest.approx(used * 2.05)
     # rent_vs_buy's own on-demand break-even is the same arithmetic
@@ -56,7 +58,9 @@ def test_the_break_even_is_where_the_cumulative_lines_cross():
 def test_within_the_horizon_a_later_crossing_is_none():
     months = break_even_months_by_rent(_inputs(), within_horizon=True)
     assert months["spot"] is None  # 69.7 months, after the 36-month horizon
-    assert months["reserved"] == pytest.approx(break_even_months_by_rent(_inputs())["reserved"])  # 17.6: inside
+    assert months["reserved"] == pytest.approx(
+        break_even_months_by_rent(_inputs())["reserved"]
+    )  # 17.6: inside
 
 
 def test_no_purchase_price_no_break_even_and_no_mix_without_a_share():

@@ -59,7 +59,9 @@ def test_shows_training_command_follows_the_zero_paper(capsys):
     assert per_gpu["kv_cache"] == 0
     # the total is the step's peak: the sum less what is never held at once (gradients vs activations)
     peak = payload["peak"]
-    assert per_gpu["total"] == sum(v for k, v in per_gpu.items() if k != "total") - peak["not_concurrent_bytes"]
+    assert (
+        per_gpu["total"] == sum(v for k, v in per_gpu.items() if k != "total") - peak["not_concurrent_bytes"]
+    )
     assert peak["phase"] == "backward"
     assert payload["fits"] is None and payload["gpu"] is None
 
@@ -120,7 +122,10 @@ def test_config_json_path_and_lora_options(tmp_path, capsys):
     ("argv", "message"),
     [
         (["memory", "--model", "llama-99b-turbo"], "unknown model 'llama-99b-turbo'"),
-        (["memory", "--model", "llama-3.1-70b", "--batch", "0"], "--batch must be from 1 to 10,000,000, got 0"),
+        (
+            ["memory", "--model", "llama-3.1-70b", "--batch", "0"],
+            "--batch must be from 1 to 10,000,000, got 0",
+        ),
         (["memory", "--model", "llama-3.1-70b", "--seq-len", "-5"], "--seq-len must be from 1 to"),
         (["memory", "--model", "llama-3.1-70b", "--tp", "3"], "does not divide the 64 attention heads"),
         (["memory", "--model", "llama-3.1-70b", "--pp", "100"], "larger than the 80 layers"),
@@ -237,7 +242,9 @@ def test_trace_arguments_carry_the_model_parallel_layout(tmp_path):
     path = tmp_path / "config.json"
     path.write_text(json.dumps(TINY_LLAMA), encoding="utf-8")
     layout = Layout(dp=2, tp=2, pp=2, zero=3, micro_batch=2)
-    config = MemoryConfig(task="train", seq_len=128, layout=layout, sequence_parallel=True, inflight_microbatches=1)
+    config = MemoryConfig(
+        task="train", seq_len=128, layout=layout, sequence_parallel=True, inflight_microbatches=1
+    )
     arguments = trace_arguments(load_hf_config(path), config)
     assert "--sequence-parallel" in arguments
     options = {a: arguments[i + 1] for i, a in enumerate(arguments) if a in ("--tp", "--pp", "--ep", "--dp", "--zero",
@@ -248,7 +255,9 @@ def test_trace_arguments_carry_the_model_parallel_layout(tmp_path):
 
 @pytest.mark.slow
 def test_trace_runs_the_transformers_model_beside_the_analytic_figures(capsys, tmp_path):
-    transformers = pytest.importorskip("transformers", reason="needs the trace extra (installed by `make test`)")
+    transformers = pytest.importorskip(
+        "transformers", reason="needs the trace extra (installed by `make test`)"
+    )
     torch = pytest.importorskip("torch")
     path = tmp_path / "config.json"
     path.write_text(json.dumps(TINY_LLAMA), encoding="utf-8")
@@ -256,13 +265,17 @@ def test_trace_runs_the_transformers_model_beside_the_analytic_figures(capsys, t
     payload = run_json(capsys, [*argv, "--gpu", "h100-sxm", "--json"])
     trace = payload["trace"]
     # independent count: transformers' own model on the meta device
-    hf = transformers.AutoConfig.for_model("llama", **{k: v for k, v in TINY_LLAMA.items() if k != "model_type"})
+    hf = transformers.AutoConfig.for_model(
+        "llama", **{k: v for k, v in TINY_LLAMA.items() if k != "model_type"}
+    )
     with torch.device("meta"):
         expected = sum(p.numel() for p in transformers.AutoModelForCausalLM.from_config(hf).parameters())
     assert trace["traced"]["parameter_count"] == expected == payload["model"]["params"]
     assert trace["traced"]["fake_tensors"] is True and trace["wall_s"] > 0 and trace["timeline"]
     peak = trace["comparison"]["peak"]
-    assert peak["traced_bytes"] == trace["traced"]["peak_bytes"] and 0.9 < peak["ratio"] < 1.1  # issue 16: 10%
+    assert (
+        peak["traced_bytes"] == trace["traced"]["peak_bytes"] and 0.9 < peak["ratio"] < 1.1
+    )  # issue 16: 10%
     assert payload["fits"] is True and "H100" in payload["gpu"]  # --gpu still answers beside the trace
     assert main(argv) == 0
     out = capsys.readouterr().out

@@ -75,4 +75,7 @@ def test_the_handlers_named_by_the_parsers_are_the_runs() -> None:
 
     parser = build_parser()
     assert handler_of(parser.parse_args(["plan", "--model", "7b"])) is run_plan
-    assert handler_of(parser.parse_args(["rentbuy", "--gpu", "h100-sxm", "--rent-per-gpu-hour", "2"])) is run_rentbuy
+    assert (
+        handler_of(parser.parse_args(["rentbuy", "--gpu", "h100-sxm", "--rent-per-gpu-hour", "2"]))
+        is run_rentbuy
+    )

@@ -76,7 +76,9 @@ def test_rentbuy_json_shape_and_figures(capsys):
     assert set(payload["totals"]) >= {"rent", "buy", "hybrid"}
     assert set(payload["monthly"]) >= {"month", "rent", "buy", "hybrid"}
     assert len(payload["monthly"]["month"]) == 37
-    assert payload["break_even_months"] == pytest.approx(14.0, abs=0.5)  # 27,500 / (2.80 - 0.109) / 730.5 h, see test_costs
+    assert payload["break_even_months"] == pytest.approx(
+        14.0, abs=0.5
+    )  # 27,500 / (2.80 - 0.109) / 730.5 h, see test_costs
     assert payload["totals"]["rent"]["currency"] == "USD"
 
 
@@ -244,7 +246,9 @@ def test_serving_plans_the_output_length_the_user_gave(extra, expected_output_le
 def test_an_output_longer_than_the_sequence_is_refused_not_shortened(capsys):
     argv = ["plan", "--model", "llama-3.1-8b", "--task", "inference", "--gpu", "h100-sxm", "--gpus", "1"]
     assert main([*argv, "--seq-len", "2176", "--output-len", "3000"]) == 2
-    assert "the output length (3000) must be shorter than the sequence length (2176)" in capsys.readouterr().err
+    assert (
+        "the output length (3000) must be shorter than the sequence length (2176)" in capsys.readouterr().err
+    )
 
 
 def test_a_probe_run_of_a_gpu_outside_the_catalog_says_so_instead_of_choose_a_gpu(capsys, tmp_path):

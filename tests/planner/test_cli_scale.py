@@ -109,7 +109,9 @@ RENT = ("rentbuy", "--gpu", "h100-sxm", "--gpus", "64", "--rent-per-gpu-hour", "
 def test_rentbuy_spot_line_follows_the_interruption_rate(capsys):
     totals = [run_json(capsys, *RENT, "--spot-interruptions-per-node-hour", rate)["totals"]["spot"]["amount"]
               for rate in ("0", "0.005", "0.05")]  # fmt: skip
-    assert totals[0] == pytest.approx(64 * 730.5 * 12 * 1.5)  # no reclaims: spot loses nothing more than on demand
+    assert totals[0] == pytest.approx(
+        64 * 730.5 * 12 * 1.5
+    )  # no reclaims: spot loses nothing more than on demand
     assert totals[0] < totals[1] < totals[2]
     # without a rate: AWS Spot Instance Advisor's top band, 20 % of instances reclaimed a month (as the Rent or
     # buy page and plan --spot assume), -ln(0.8) / 730.5 h = 3.05e-4 per instance-hour; the flat 10 % is gone

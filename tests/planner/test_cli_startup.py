@@ -11,7 +11,14 @@ import pytest
 
 from planner.cli import SUBCOMMANDS, build_parser, chosen_command
 
-HEAVY = ("planner.search", "planner.exports", "planner.perf", "planner.memory", "planner.store", "planner.resolver")
+HEAVY = (
+    "planner.search",
+    "planner.exports",
+    "planner.perf",
+    "planner.memory",
+    "planner.store",
+    "planner.resolver",
+)
 
 
 def loaded_after(argv: list[str]) -> tuple[int, list[str]]:

@@ -20,8 +20,12 @@ def test_expected_maximum_of_normals_matches_the_tables(n: int, tabulated: float
     assert expected_max_normal(n) == pytest.approx(tabulated, abs=2e-4)
 
 
-@pytest.mark.parametrize(("experts", "top_k", "ep", "routed"), [(8, 2, 8, 512), (64, 8, 8, 256), (128, 8, 32, 64)])
-def test_the_load_is_what_random_routing_gives_the_busiest_rank(experts: int, top_k: int, ep: int, routed: int) -> None:
+@pytest.mark.parametrize(
+    ("experts", "top_k", "ep", "routed"), [(8, 2, 8, 512), (64, 8, 8, 256), (128, 8, 32, 64)]
+)
+def test_the_load_is_what_random_routing_gives_the_busiest_rank(
+    experts: int, top_k: int, ep: int, routed: int
+) -> None:
     # Each of the group's ep x routed tokens picks top_k distinct experts at random; experts sit experts / ep to
     # a rank. The busiest rank's pairs over the mean, averaged over many micro-batches:
     rng = np.random.default_rng(7)

@@ -198,7 +198,9 @@ def test_long_report_flows_onto_more_pages():
         options=tuple(options),
         excluded=(),
         search_ms=1.0,
-        advice_messages=tuple(msg("advice.fastest", wall_time_s=86_400.0 * i, gpus=i + 1, gpu="H100") for i in range(80)),
+        advice_messages=tuple(
+            msg("advice.fastest", wall_time_s=86_400.0 * i, gpus=i + 1, gpu="H100") for i in range(80)
+        ),
     )
     parsed = parse_pdf(report_pdf(result, options[0], ExportInputs(task="finetune")))
     assert parsed["pages"] >= 2

@@ -78,7 +78,9 @@ def test_hostile_model_names_are_passed_literally_and_never_run(template, tmp_pa
 
     hostile_spec = dataclasses.replace(spec, name=name, source=name + "/config.json")
     out = tmp_path / "out"
-    export_plan(result_of(option), option, out, ExportInputs(model=name, model_spec=hostile_spec, task="pretrain"))
+    export_plan(
+        result_of(option), option, out, ExportInputs(model=name, model_spec=hostile_spec, task="pretrain")
+    )
     script = out / "launch.sh"
     assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
     yaml.safe_load((out / "accelerate_config.yaml").read_text())  # the name in its comment breaks nothing
@@ -92,14 +94,18 @@ def test_hostile_model_names_are_passed_literally_and_never_run(template, tmp_pa
         argv = json.loads(ran.stdout.strip().splitlines()[-1])
         # the config.json's folder, exactly as named, made absolute (launch.sh may start from any folder)
         assert argv[argv.index("--model") + 1] == os.path.abspath(name)
-    ran = run_script(script, env, DATA="synthetic", STEPS="1", MODEL=name)  # and given as MODEL it is one word too
+    ran = run_script(
+        script, env, DATA="synthetic", STEPS="1", MODEL=name
+    )  # and given as MODEL it is one word too
     argv = json.loads(ran.stdout.strip().splitlines()[-1])
     assert argv[argv.index("--model") + 1] == name and not marker.exists()
 
 
 def test_launch_sh_checks_its_variables_with_one_line_each(tmp_path):
     option = option_for(Layout(dp=16, zero=3), gpus_per_node=8)  # two nodes
-    export_plan(result_of(option), option, tmp_path / "out", ExportInputs(task="pretrain", model="meta-llama/x"))
+    export_plan(
+        result_of(option), option, tmp_path / "out", ExportInputs(task="pretrain", model="meta-llama/x")
+    )
     script = tmp_path / "out" / "launch.sh"
     env = {k: v for k, v in fake_tools(tmp_path / "bin").items() if k not in ("NODE_RANK", "MASTER_ADDR")}
     for extra, expected in (({}, "set NODE_RANK"), ({"NODE_RANK": "0"}, "set MASTER_ADDR"),
@@ -108,7 +114,10 @@ def test_launch_sh_checks_its_variables_with_one_line_each(tmp_path):
                             ({"NODE_RANK": "0", "MASTER_ADDR": "10.0.0.1"}, "set STEPS"),
                             ({"NODE_RANK": "0", "MASTER_ADDR": "10.0.0.1", "STEPS": "2"}, "set DATA")):  # fmt: skip
         ran = run_script(script, env, **extra)
-        assert ran.returncode == 2 and ran.stderr.count("\n") == 1 and expected in ran.stderr, (extra, ran.stderr)
+        assert ran.returncode == 2 and ran.stderr.count("\n") == 1 and expected in ran.stderr, (
+            extra,
+            ran.stderr,
+        )
     ran = run_script(script, env, NODE_RANK="1", MASTER_ADDR="10.0.0.1", DATA="synthetic", STEPS="3")
     argv = json.loads(ran.stdout)
     assert argv[:5] == ["--nnodes=2", "--nproc-per-node=8", "--node-rank=1", "--master-addr=10.0.0.1",
@@ -140,7 +149,10 @@ def test_tensor_parallel_leaves_train_batch_size_to_deepspeed_and_writes_autotp(
 
 
 def test_offload_configs_carry_an_optimizer_section():
-    for offload, keys in (("optimizer", {"offload_optimizer"}), ("all", {"offload_optimizer", "offload_param"})):
+    for offload, keys in (
+        ("optimizer", {"offload_optimizer"}),
+        ("all", {"offload_optimizer", "offload_param"}),
+    ):
         config = deepspeed_config(option_for(Layout(dp=8, zero=3, offload=offload)), ExportInputs())
         assert config["optimizer"]["type"] == "AdamW"
         assert keys <= set(config["zero_optimization"])
@@ -261,7 +273,9 @@ def test_launch_sh_serves_with_the_engine_the_plan_was_timed_with(engine, nodes_
     script = launch_script(option, inputs)
     assert f'ENGINE="${{ENGINE:-{expected}}}"' in script
     export_plan(result_of(option), option, tmp_path, inputs)
-    row = next(line for line in (tmp_path / "report.md").read_text().splitlines() if line.startswith("| launch.sh"))
+    row = next(
+        line for line in (tmp_path / "report.md").read_text().splitlines() if line.startswith("| launch.sh")
+    )
     assert f"ENGINE={expected} by default" in row
     if expected != {"tensorrt-llm": "trtllm", "llama.cpp": "llamacpp"}.get(engine or "vllm", "vllm"):
         assert f"the plan's figures assume {engine}" in row  # the report says the engine differs
@@ -274,7 +288,9 @@ def test_an_expert_group_across_two_nodes_starts_one_vllm_engine_over_both(tmp_p
     from planner.search import plan
     from planner.search.types import Constraints, Workload
 
-    workload = Workload(task="inference", precision="fp8", seq_len=5000, output_len=1000, concurrent_users=256)
+    workload = Workload(
+        task="inference", precision="fp8", seq_len=5000, output_len=1000, concurrent_users=256
+    )
     result = plan(get_preset("deepseek-v3"), workload, [get_gpu("h100-sxm")], Constraints(max_gpus=32),
                   rank_by="cost", top=50)  # fmt: skip
     option = next(o for o in result.options if o.layout.ep == 16)
@@ -308,7 +324,10 @@ def test_engines_that_start_one_replica_say_so_when_a_node_holds_several():
     option = option_for(Layout(dp=2, tp=4, micro_batch=16), task="inference", model="llama-3.1-70b")
     script = launch_script(option, ExportInputs(task="inference", model_spec=get_preset("llama-3.1-70b")))
     assert "--data-parallel-size 2" in script  # vLLM starts both replicas
-    assert "trtllm-serve starts one replica of 4 GPU(s); the plan's 2 per node need one trtllm-serve each" in script
+    assert (
+        "trtllm-serve starts one replica of 4 GPU(s); the plan's 2 per node need one trtllm-serve each"
+        in script
+    )
     assert "llama-server runs one replica over the node's GPUs, not 2" in script
 
 

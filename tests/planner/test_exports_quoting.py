@@ -63,7 +63,9 @@ def test_a_character_outside_the_bmp_is_one_yaml_escape():
 INJECTIONS = ("$(touch {marker})", "`touch {marker}`", "\ntouch {marker}\n", "'; touch {marker}; echo '",
               '"; touch {marker}; echo "', "${{IFS}}$(touch {marker})", ";touch {marker}", "|touch {marker}",
               "&& touch {marker} #", "\\'$(touch {marker})")  # fmt: skip
-NAME_TEXT = st.text(alphabet=st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), max_size=20)
+NAME_TEXT = st.text(
+    alphabet=st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), max_size=20
+)
 
 
 @settings(max_examples=30, deadline=None)

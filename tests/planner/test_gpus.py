@@ -65,7 +65,9 @@ def test_catalog_matches_domain_table(gpu_id):
 def test_t4_and_mi300x_follow_their_datasheets():
     t4 = get_gpu("t4")
     assert t4.tflops["fp16"] == 65 and t4.tflops["fp32"] == 8.1 and t4.tdp_w == 70
-    assert "bf16" not in t4.tflops  # Turing has no bf16 (the T4 datasheet gives 65 TFLOPS for fp16 mixed precision only)
+    assert (
+        "bf16" not in t4.tflops
+    )  # Turing has no bf16 (the T4 datasheet gives 65 TFLOPS for fp16 mixed precision only)
     # ECC on GDDR6 reserves 1/16: 16 GB on the box, 15 GiB usable.
     assert t4.memory_bytes == 15 * GIB
     mi300x = get_gpu("mi300x")

@@ -37,8 +37,10 @@ def test_shipped_defaults_are_the_installed_transformers():
     from tools.gen_hf_defaults import generate
 
     shipped = json.loads(
-        __import__("importlib.resources").resources.files("planner.catalog")
-        .joinpath("hf_config_defaults.json").read_text(encoding="utf-8")
+        __import__("importlib.resources")
+        .resources.files("planner.catalog")
+        .joinpath("hf_config_defaults.json")
+        .read_text(encoding="utf-8")
     )
     assert shipped == json.loads(json.dumps(generate())), "run: .venv/bin/python tools/gen_hf_defaults.py"
 
@@ -50,7 +52,9 @@ def test_every_causal_lm_type_is_read_or_known_unread():
 
     shipped = set(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
     known = set(READ_TYPES) | set(WRAPPERS) | set(UNREAD_TYPES)
-    assert not shipped - known, f"causal-LM types transformers added that the reader does not know: {sorted(shipped - known)}"
+    assert not shipped - known, (
+        f"causal-LM types transformers added that the reader does not know: {sorted(shipped - known)}"
+    )
 
 
 def test_unread_type_is_refused_by_name(tmp_path):
@@ -66,7 +70,9 @@ def test_remote_code_is_refused_with_the_reason(tmp_path):
     from planner.errors import UserError
 
     path = tmp_path / "config.json"
-    path.write_text(json.dumps({"model_type": "llama", "auto_map": {"AutoModelForCausalLM": "x.Y"}}), encoding="utf-8")
+    path.write_text(
+        json.dumps({"model_type": "llama", "auto_map": {"AutoModelForCausalLM": "x.Y"}}), encoding="utf-8"
+    )
     with pytest.raises(UserError, match="auto_map"):
         load_hf_config(path)
 

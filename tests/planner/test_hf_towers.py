@@ -29,6 +29,10 @@ def _vision(rng: random.Random, wrapper: str) -> dict[str, object]:
     if wrapper == "llama4":
         vision.update(vision_output_dim=rng.choice([24, 40]), projector_input_dim=rng.choice([16, 32]),
                       projector_output_dim=rng.choice([8, 24]), pixel_shuffle_ratio=0.5)  # fmt: skip
+    if wrapper.startswith("qwen3_5"):
+        vision.update(depth=rng.choice([1, 2]), num_heads=2, in_channels=rng.choice([1, 3]),
+                      temporal_patch_size=rng.choice([1, 2]), spatial_merge_size=rng.choice([1, 2]),
+                      out_hidden_size=rng.choice([24, 40]), num_position_embeddings=rng.choice([16, 64]))  # fmt: skip
     return vision
 
 
@@ -42,6 +46,11 @@ def _wrapper(rng: random.Random, wrapper: str) -> dict[str, object]:
         data["mm_tokens_per_image"] = 4
     elif wrapper == "llama4":
         data["text_config"] = {**TEXT, "num_local_experts": 2, "intermediate_size_mlp": 40}
+    elif wrapper.startswith("qwen3_5"):  # a gated delta-net layer and an attention layer
+        data["text_config"] = {**TEXT, "layer_types": ["linear_attention", "full_attention"], "num_experts": 2, "num_experts_per_tok": 1,
+                               "moe_intermediate_size": 16, "shared_expert_intermediate_size": 16,
+                               "linear_num_key_heads": 2, "linear_num_value_heads": 2, "linear_key_head_dim": 8,
+                               "linear_value_head_dim": 8}  # fmt: skip
     else:
         data.update(spatial_merge_size=rng.choice([1, 2]), multimodal_projector_bias=rng.random() < 0.5,
                     vision_feature_layer=rng.choice([-1, [-1, -2]]))  # fmt: skip
@@ -59,7 +68,7 @@ def _transformers_tower(data: dict[str, object]) -> int:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("wrapper", ["gemma3", "mistral3", "llama4"])
+@pytest.mark.parametrize("wrapper", ["gemma3", "mistral3", "llama4", "qwen3_5", "qwen3_5_moe"])
 def test_tower_size_equals_transformers(wrapper, tmp_path):
     rng = random.Random(f"towers-{wrapper}")
     for index in range(6):

@@ -42,7 +42,9 @@ def test_one_comma_before_three_digits_is_refused_as_ambiguous(text):
     assert price is None and len(reasons) == 1 and "ambiguous" in reasons[0]
 
 
-@pytest.mark.parametrize("typed", ["=SUM(A1)", "+7", "-5% promo", "@x", "'=not a formula", "''", "plain", "'quoted"])
+@pytest.mark.parametrize(
+    "typed", ["=SUM(A1)", "+7", "-5% promo", "@x", "'=not a formula", "''", "plain", "'quoted"]
+)
 def test_the_export_guard_round_trips_every_text(typed):
     assert unguard_formula(guard_formula(typed)) == typed
 

@@ -31,7 +31,9 @@ def test_jamba_v01_counts_and_kv_cache_match_the_paper(tmp_path):
     assert round(spec.active_params / 1e9) == 12
     assert spec.layer_types.count("full") == 4 and spec.layer_types.count("state") == 28
     kv = kv_cache_bytes_per_sequence(spec, 256 * 1024, 2)
-    assert kv / 2**30 == pytest.approx(4.0)  # the paper's "4GB": 4 layers x 262,144 tokens x 2 x 8 x 128 x 2 B
+    assert kv / 2**30 == pytest.approx(
+        4.0
+    )  # the paper's "4GB": 4 layers x 262,144 tokens x 2 x 8 x 128 x 2 B
     # each Mamba layer: conv (8192 channels x 4) + SSM (8192 x 16) values, the same at any context
     assert state_bytes_per_sequence(spec, 2) == 28 * (8192 * 4 + 8192 * 16) * 2
 
@@ -163,7 +165,9 @@ def test_a_pure_state_space_model_has_no_context_to_exceed(tmp_path):
     from planner.memory import MemoryConfig, estimate_memory
 
     def beyond_context(spec, seq_len):
-        notes = estimate_memory(spec, MemoryConfig(task="inference", seq_len=seq_len, precision="bf16")).note_messages
+        notes = estimate_memory(
+            spec, MemoryConfig(task="inference", seq_len=seq_len, precision="bf16")
+        ).note_messages
         return any(note.code == "memory.seq_beyond_context" for note in notes)
 
     mamba = _read(tmp_path, MAMBA_2_8B, "mamba.json")

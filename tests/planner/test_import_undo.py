@@ -44,7 +44,9 @@ def test_an_import_is_set_aside_and_brought_back_exactly(store, tmp_path):
     assert len(imported) == len(before) + 50
 
     assert store.rental_quotes.set_aside(batch) == 50
-    assert snapshot(store) == before  # exactly the import went: the user's earlier quote and the references stay
+    assert (
+        snapshot(store) == before
+    )  # exactly the import went: the user's earlier quote and the references stay
     assert store.rental_quotes.bring_back(batch) == batch  # ids free: the same ids
     assert snapshot(store) == imported  # every field back, created_at included
 
@@ -87,6 +89,8 @@ def test_undo_of_a_big_import_holds_no_rows_in_python(store, tmp_path):
 
 
 def test_a_refused_import_has_no_batch(store, tmp_path):
-    (tmp_path / "bad.csv").write_text(HEADER + "X,h100-sxm,not a price,USD,on-demand,2026-09-01\n", encoding="utf-8")
+    (tmp_path / "bad.csv").write_text(
+        HEADER + "X,h100-sxm,not a price,USD,on-demand,2026-09-01\n", encoding="utf-8"
+    )
     result = store.rental_quotes.import_csv(tmp_path / "bad.csv")
     assert result.refused and result.added == 0 and result.batch is None

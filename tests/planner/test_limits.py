@@ -49,7 +49,9 @@ def test_every_numeric_option_has_a_row_and_whole_options_whole_rows():
         assert LIMITS[dest].integer == whole, (command, option)
 
 
-@pytest.mark.parametrize("option", sorted({o for c, _, o, whole in numeric_options() if c == "plan" and whole}))
+@pytest.mark.parametrize(
+    "option", sorted({o for c, _, o, whole in numeric_options() if c == "plan" and whole})
+)
 def test_a_309_digit_integer_is_one_line_exit_2(capsys, option):
     assert main([*PLAN, option, HUGE]) == 2
     err = capsys.readouterr().err
@@ -60,7 +62,10 @@ def test_a_309_digit_integer_is_one_line_exit_2(capsys, option):
     ("argv", "refusal"),
     [  # each was a ZeroDivisionError / OverflowError traceback, or Infinity in --json (issue 30)
         ([*PLAN, "--checkpoint-gb-per-s", "1e-9"], "--checkpoint-gb-per-s must be from 0.001"),
-        ([*PLAN, "--checkpoint-interval-minutes", "5e-324"], "--checkpoint-interval-minutes must be from 0.01"),
+        (
+            [*PLAN, "--checkpoint-interval-minutes", "5e-324"],
+            "--checkpoint-interval-minutes must be from 0.01",
+        ),
         ([*PLAN, "--mfu", "5e-324", "--json"], "--mfu must be from 0.001 to 1"),
         ([*PLAN, "--bandwidth-fraction", "5e-324", "--json"], "--bandwidth-fraction must be from 0.001 to 1"),
         ([*RENTBUY, "--years", "1.7e308"], "--years 1.7e+308 is absurdly large"),
@@ -106,4 +111,6 @@ def test_a_report_integer_of_41_digits_is_refused_while_parsing():
 
 def test_finite_json_turns_non_finite_figures_into_null():
     assert finite_json({"a": [1.0, math.inf, {"b": -math.inf, "c": math.nan}], "d": "inf"}) == {
-        "a": [1.0, None, {"b": None, "c": None}], "d": "inf"}
+        "a": [1.0, None, {"b": None, "c": None}],
+        "d": "inf",
+    }

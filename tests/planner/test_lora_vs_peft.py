@@ -132,7 +132,9 @@ def test_exported_peft_config_adapts_what_the_plan_counts(model_type, tmp_path):
     path = tmp_path / "config.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     spec = load_hf_config(path)
-    exported = peft_config(option_for(Layout(), task="lora"), ExportInputs(task="lora", model_spec=spec))["lora"]
+    exported = peft_config(option_for(Layout(), task="lora"), ExportInputs(task="lora", model_spec=spec))[
+        "lora"
+    ]
     names = exported["target_modules"]
     config = MemoryConfig(task="lora", lora_rank=RANK, precision="bf16", seq_len=16)  # q, k, v, o
     assert 4 * _peft_trainable(built_model(data), names) == estimate_memory(spec, config).gradients.bytes > 0

@@ -123,7 +123,6 @@ def test_zero_stages_shard_what_pytorch_mixed_precision_holds():
     assert z2.weights.bytes == pytest.approx(4 * P_70B / n + 2 * P_70B + 3 * 2 * layer, abs=1)
 
 
-
 def test_other_optimizers_and_fp32():
     sgd = estimate_memory(LLAMA2_7B, train(optimizer="sgd"))
     assert sgd.optimizer.bytes == 4 * P_7B  # fp32 momentum beside the fp32 weights
@@ -191,6 +190,41 @@ def test_lora_adapters_carry_full_optimizer_state_and_the_base_is_frozen():
     assert estimate_memory(LLAMA2_7B, all_targets).gradients.bytes == 4 * 32 * per_layer
 
 
+def test_deepspeed_lora_keeps_the_frozen_base_16_bit_and_states_for_the_adapter_only():
+    # DeepSpeed's engine casts the whole model, adapter included, to bf16 (engine.py _configure_distributed_model);
+    # ZeRO-2 over 8 GPUs keeps the base whole and, for the adapter's 1/8: 2-byte gradients, fp32 master + AdamW
+    # (12 bytes) and, in the optimizer step only, an fp32 gradient partition (4 bytes)
+    adapters, shard = 16_777_216, 16_777_216 // 8
+    config = MemoryConfig(task="lora", lora_rank=16, runtime="deepspeed", layout=Layout(dp=8, zero=2))
+    b = estimate_memory(LLAMA2_7B, config)
+    buckets = 2 * 4096 * 4096 * 2  # two reduce buckets of hidden x hidden 16-bit elements
+    assert b.runtime == "deepspeed"
+    assert b.weights.bytes == 2 * P_7B + 2 * adapters + buckets
+    # the gradient norm's fp64 copy of the widest adapter matrix (16 x 4096) is below the fp32 partition
+    assert b.gradients.bytes == 2 * shard + 4 * shard
+    assert b.optimizer.bytes == 12 * shard
+    # ZeRO-3 partitions the frozen base as well, and gathers the largest module (the 32000 x 4096 head) without
+    # a gradient
+    zero3 = estimate_memory(LLAMA2_7B, dataclasses.replace(config, layout=Layout(dp=8, zero=3)))
+    live, prefetch = 2 * 32000 * 4096, 1.9 * 4096 * 4096 * 2
+    assert zero3.weights.bytes == pytest.approx(2 * P_7B / 8 + 2 * shard + live + prefetch, abs=2)
+
+
+def test_deepspeed_fp32_keeps_an_fp32_master_clone_and_fp32_gradients():
+    # no bf16 / fp16 section: the model stays fp32; ZeRO-2 still clones the rank's partition as its master
+    # (stage_1_and_2.py: detach().clone() to master_weights_and_grads_dtype)
+    config = train(zero=2, dp=8, precision="fp32", runtime="deepspeed", seq_len=1)
+    b = estimate_memory(LLAMA2_7B, config)
+    shard = P_7B / 8
+    assert b.weights.bytes == 4 * P_7B + 2 * 4096 * 4096 * 4
+    # 4-byte gradient partition + the step's fp32 partition, or the norm's fp64 copy of the 32000 x 4096 head
+    assert b.gradients.bytes == pytest.approx(4 * shard + max(4 * shard, 8 * 32000 * 4096), abs=1)
+    assert b.optimizer.bytes == pytest.approx(12 * shard, abs=1)
+    # ZeRO-0 in fp32 is torch's AdamW on the fp32 model: 4 + 4 + 8 bytes per parameter
+    zero0 = estimate_memory(LLAMA2_7B, train(zero=0, dp=8, precision="fp32", runtime="deepspeed"))
+    assert (zero0.weights.bytes, zero0.gradients.bytes, zero0.optimizer.bytes) == (4 * P_7B, 4 * P_7B, 8 * P_7B)
+
+
 def test_qlora_base_is_nf4_with_double_quantisation():
     # Embedding, head, norms stay 16-bit: 2 x 32000 x 4096 + 4096 (final norm) + 32 x 2 x 4096 (layer norms)
     high_precision = 2 * 32000 * 4096 + 4096 + 32 * 2 * 4096
@@ -236,7 +270,9 @@ def _gpt_layer_bytes_per_token(h: int, ffn: int, a: int, s: int, flash: bool, au
     if flash:
         attention = 2 * (h + h + h + h) + 4 * a  # bf16 Q, K, V, output; fp32 log-sum-exp per head
     else:
-        attention = 2 * (h + h + h + h) + 2 * a * s + 4 * a * s  # Q, K, V, output; bf16 probabilities + fp32 softmax
+        attention = (
+            2 * (h + h + h + h) + 2 * a * s + 4 * a * s
+        )  # Q, K, V, output; bf16 probabilities + fp32 softmax
     mlp = 2 * (2 * ffn)  # native gelu: the up projection's output and the activation (down's input), bf16
     return norms + inputs + attention + mlp
 
@@ -245,9 +281,14 @@ def test_activations_follow_what_hf_layers_save():
     s, b, h, a, L, V, ffn = 2048, 2, 2048, 16, 24, 50304, 8192
     tokens = s * b
     copies = 2 * (4 * h * h + 2 * h * ffn)  # autocast's bf16 copy of each Linear weight, kept for backward
-    head = tokens * ((4 * h + 8) + 2 * h + 12 * V) + 2 * V * h  # final norm, head input, loss; the head's copy
+    head = (
+        tokens * ((4 * h + 8) + 2 * h + 12 * V) + 2 * V * h
+    )  # final norm, head input, loss; the head's copy
     result = estimate_memory(GPT, MemoryConfig(task="train", seq_len=s, layout=Layout(micro_batch=b)))
-    assert result.activations.bytes == L * (tokens * _gpt_layer_bytes_per_token(h, ffn, a, s, True) + copies) + head
+    assert (
+        result.activations.bytes
+        == L * (tokens * _gpt_layer_bytes_per_token(h, ffn, a, s, True) + copies) + head
+    )
     unfused = estimate_memory(
         GPT, MemoryConfig(task="train", seq_len=s, flash_attention=False, layout=Layout(micro_batch=b))
     )
@@ -283,7 +324,9 @@ def test_tensor_parallel_llama_layers_keep_what_megatron_with_transformer_engine
     norms = 2 * (2 * 2 * h + 4)
     attention = 2 * (h + h + h + h) + 4 * a
     mlp = 3 * 2 * ffn
-    head = s * ((2 * 2 * h + 4) / t + 12 * V / t)  # final norm's input and output (the head's input), the loss
+    head = s * (
+        (2 * 2 * h + 4) / t + 12 * V / t
+    )  # final norm's input and output (the head's input), the loss
     b = estimate_memory(LLAMA2_7B, MemoryConfig(task="train", seq_len=s, sequence_parallel=True,
                                                 layout=Layout(tp=t, zero=1)))  # fmt: skip
     assert b.activations.bytes == pytest.approx(L * s * (norms + attention + mlp) / t + head, abs=1)
@@ -336,7 +379,9 @@ def test_breakdown_dict_shape_and_total():
     d = b.as_dict()
     assert list(d) == ["weights", "gradients", "optimizer", "activations", "kv_cache", "overhead", "total"]
     # the total is the step's peak: one backward per step frees the activations before all the gradients exist
-    assert d["total"] == sum(v for k, v in d.items() if k != "total") - b.not_concurrent_bytes == b.total_bytes
+    assert (
+        d["total"] == sum(v for k, v in d.items() if k != "total") - b.not_concurrent_bytes == b.total_bytes
+    )
     # it peaks in a layer's backward: the loss's tensors (log_softmax and two fp32 gradients, 12 bytes per
     # vocabulary entry and token, and the final norm's and head's bf16 inputs) and the sharded gradients are gone
     tokens, h = 4096, 8192
@@ -348,9 +393,9 @@ def test_breakdown_dict_shape_and_total():
 
 
 def test_the_peak_is_the_larger_of_backward_start_and_optimizer_step():
-    # DeepSpeed ZeRO-1 in fp32 (gradients made in the backward, freed by zero_grad after the step)
+    # one process in fp32 (no DDP, so no buckets: gradients made in the backward, freed by zero_grad after the step)
     def fp32(**changes):
-        return train(zero=1, precision="fp32", runtime="deepspeed", **changes)
+        return train(zero=0, precision="fp32", runtime="ddp", **changes)
 
     # tiny activations (1 token): the optimizer step, with every gradient, is the peak
     short = estimate_memory(LLAMA2_7B, fp32(seq_len=1))

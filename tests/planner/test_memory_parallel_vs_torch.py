@@ -140,4 +140,6 @@ def test_expert_parallel_rank_matches_real_tensors_and_analytic(tmp_path, ep):
     assert traced["local_parameter_count"] == layers * per_layer + h + 2 * vocab * h
     assert traced["experts_per_rank"] == experts // ep
     assert _within(traced["peak_bytes"], measured["peak_bytes"], 0.03)
-    assert _within(_analytic_peak(path, Layout(dp=ep, ep=ep, micro_batch=BATCH)), measured["peak_bytes"], 0.10)
+    assert _within(
+        _analytic_peak(path, Layout(dp=ep, ep=ep, micro_batch=BATCH)), measured["peak_bytes"], 0.10
+    )

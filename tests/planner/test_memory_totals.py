@@ -105,7 +105,9 @@ def test_one_shape_serves_every_state_exactly():
         for zero, offload in ((0, "none"), (1, "none"), (2, "optimizer"), (3, "none"), (3, "all")):
             layout = Layout(dp=dp, tp=2, pp=4, ep=4, zero=zero, offload=offload)
             assert totals.total(layout) == _reference_total(model, dataclasses.replace(base, layout=layout))
-            assert totals.breakdown(layout) == _reference_breakdown(model, dataclasses.replace(base, layout=layout))
+            assert totals.breakdown(layout) == _reference_breakdown(
+                model, dataclasses.replace(base, layout=layout)
+            )
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -117,7 +119,8 @@ def test_one_shape_serves_every_state_exactly():
     sequence_parallel=st.lists(st.booleans(), min_size=2, max_size=2),
     shapes=st.lists(
         st.tuples(st.sampled_from([1, 2, 3, 8]), st.sampled_from([1, 2, 7, 200]), st.sampled_from([1, 4, 8])),
-        min_size=1, max_size=6,
+        min_size=1,
+        max_size=6,
     ),
     dp=st.sampled_from([1, 2, 16]),
     zero=st.sampled_from([0, 1, 3]),
@@ -163,7 +166,19 @@ def test_totals_sharing_shapes_equal_the_full_estimate(
 )
 @pytest.mark.slow
 def test_totals_at_several_dps_equal_the_full_estimate_at_each(
-    model_name, task, flash, sequence_parallel, accumulation, inflight, tp, pp, ep, dps, zero, offload, recompute,
+    model_name,
+    task,
+    flash,
+    sequence_parallel,
+    accumulation,
+    inflight,
+    tp,
+    pp,
+    ep,
+    dps,
+    zero,
+    offload,
+    recompute,
     micro_batch,
 ):
     """MemoryTotals.totals (one layout at several dps, without a Layout per dp) gives estimate_memory's total at
@@ -178,7 +193,9 @@ def test_totals_at_several_dps_equal_the_full_estimate_at_each(
         )))
         for dp in dps
     ]  # fmt: skip
-    assert MemoryTotals(model, base).totals(tp, pp, ep, zero, offload, recompute, micro_batch, dps) == expected
+    assert (
+        MemoryTotals(model, base).totals(tp, pp, ep, zero, offload, recompute, micro_batch, dps) == expected
+    )
     one_by_one = MemoryTotals(model, base)
     for dp in dps:
         layout = Layout(dp=dp, tp=tp, pp=pp, ep=ep, zero=zero, recompute=recompute, offload=offload,
@@ -236,14 +253,20 @@ def test_totals_of_a_layout_at_every_state_and_several_dps():
 @given(
     model_name=st.sampled_from(["dense", "moe"]),
     task=st.sampled_from(["pretrain", "lora", "inference"]),
-    shape=st.tuples(st.sampled_from([1, 2, 8]), st.sampled_from([1, 4, 7]), st.sampled_from([1, 4]),
-                    st.sampled_from([1, 2])),  # fmt: skip
+    shape=st.tuples(
+        st.sampled_from([1, 2, 8]),
+        st.sampled_from([1, 4, 7]),
+        st.sampled_from([1, 4]),
+        st.sampled_from([1, 2]),
+    ),  # fmt: skip
     state=st.sampled_from([(0, "none"), (1, "none"), (2, "optimizer"), (3, "all")]),
     variant=st.sampled_from([("none", 1), ("full", 2)]),
     dps=st.lists(st.sampled_from([1, 2, 4, 16, 64]), min_size=1, max_size=4),
 )
 @pytest.mark.slow
-def test_search_memory_totals_equal_its_totals_one_layout_at_a_time(model_name, task, shape, state, variant, dps):
+def test_search_memory_totals_equal_its_totals_one_layout_at_a_time(
+    model_name, task, shape, state, variant, dps
+):
     """SearchMemory.totals (the training search's memory sizing, without a Layout per dp) gives what
     SearchMemory.total gives each layout: its config (sequence parallel with tp, interleaved stages in flight)
     and estimate_memory's total or None."""

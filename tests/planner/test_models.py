@@ -317,8 +317,10 @@ def test_unknown_model_type_names_it_and_the_supported_ones(tmp_path):
 @pytest.mark.parametrize("model_type", [["llama"], {"a": 1}, 7])
 def test_model_type_that_is_not_text_is_refused_by_name(tmp_path, model_type):
     # found by the fuzz harness: a list as model_type reached a dict lookup and crashed with TypeError
-    for data in ({**LLAMA_2_7B_CONFIG, "model_type": model_type},
-                 {"model_type": "gemma3", "text_config": {**LLAMA_2_7B_CONFIG, "model_type": model_type}}):
+    for data in (
+        {**LLAMA_2_7B_CONFIG, "model_type": model_type},
+        {"model_type": "gemma3", "text_config": {**LLAMA_2_7B_CONFIG, "model_type": model_type}},
+    ):
         with pytest.raises(UserError, match="is not supported"):
             load_hf_config(write_config(tmp_path, data))
 
@@ -335,7 +337,11 @@ def test_malformed_json_and_missing_keys_name_the_file_and_key(tmp_path):
     del config["intermediate_size"]
     assert load_hf_config(write_config(tmp_path, config)).ffn == 11008
     with pytest.raises(UserError, match=r"'num_experts_per_tok'") as caught:
-        load_hf_config(write_config(tmp_path, {**LLAMA_2_7B_CONFIG, "model_type": "mixtral", "num_experts_per_tok": "two"}))
+        load_hf_config(
+            write_config(
+                tmp_path, {**LLAMA_2_7B_CONFIG, "model_type": "mixtral", "num_experts_per_tok": "two"}
+            )
+        )
     assert str(tmp_path) in str(caught.value)
     with pytest.raises(UserError, match=r"'hidden_size' must be a positive integer"):
         load_hf_config(write_config(tmp_path, dict(LLAMA_2_7B_CONFIG, hidden_size=-5)))

@@ -45,6 +45,8 @@ def test_fsdp_step_pays_the_ring_latency_of_many_nodes():
 
     def step(gpus: int) -> float:
         layout = Layout(dp=gpus, zero=ZeroStage.WEIGHTS, micro_batch=1)
-        return perf.training_step_time(numbers, gpu, layout, seq_len=2048, global_batch=gpus, rates=rates).step_time_s
+        return perf.training_step_time(
+            numbers, gpu, layout, seq_len=2048, global_batch=gpus, rates=rates
+        ).step_time_s
 
     assert step(1024) > step(16)

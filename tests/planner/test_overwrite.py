@@ -30,7 +30,9 @@ def test_plan_export_into_a_folder_holding_an_exported_file_needs_force(capsys, 
     err = refused_and_kept(capsys, [*PLAN, "--export", str(folder)], launch)
     assert "file(s) an export writes" in err
     assert main([*PLAN, "--export", str(folder), "--force"]) == 0
-    assert launch.read_text() != "# my edited launch script\n" and (folder / "notes.txt").read_text() == "mine"
+    assert (
+        launch.read_text() != "# my edited launch script\n" and (folder / "notes.txt").read_text() == "mine"
+    )
 
 
 @pytest.mark.parametrize(

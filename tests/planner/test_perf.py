@@ -95,7 +95,10 @@ def test_gemm_roofline_by_hand():
     assert gemv == pytest.approx((8192 * 8192 * 2 + 2 * 8192 * 2) / (0.87 * 3.35e12))
     # near the ridge the shorter roof is partly exposed: max + ridge x min
     mid = gemm_seconds(256, 8192, 8192, rates, 1.0, 5e-6, ridge=0.5)
-    compute, memory = 2 * 256 * 8192**2 / (0.803 * 989.4e12), (8192**2 * 2 + 2 * 256 * 8192 * 2) / (0.87 * 3.35e12)
+    compute, memory = (
+        2 * 256 * 8192**2 / (0.803 * 989.4e12),
+        (8192**2 * 2 + 2 * 256 * 8192 * 2) / (0.87 * 3.35e12),
+    )
     assert mid == pytest.approx(max(compute, memory) + 0.5 * min(compute, memory) + 5e-6)
     # int4 weights at batch 1: 4.25 bits read, or the integer ALU's dequantisation, whichever is longer
     a100 = perf.device_rates(get_gpu("a100-sxm-80gb"), "int4")
@@ -163,7 +166,9 @@ def test_weight_formats_carry_their_real_bits():
     assert perf.weight_format("q8_0", "int8").bits_per_weight == 34 * 8 / 32
     assert perf.weight_format("q4_0", "int4").bits_per_weight == 18 * 8 / 32
     assert perf.weight_format("awq", "int4").bits_per_weight == 4 + 32 / 128
-    assert perf.weight_format(None, "fp8").bits_per_weight == 8 and not perf.weight_format(None, "fp8").integer
+    assert (
+        perf.weight_format(None, "fp8").bits_per_weight == 8 and not perf.weight_format(None, "fp8").integer
+    )
     with pytest.raises(UserError):
         perf.weight_format("q3_fancy", "int4")
     # EXL2 (turboderp/exllamav2 README): any average bitrate from 2 to 8 bits per weight, dequantised by its kernels
@@ -214,6 +219,7 @@ def test_a100_and_h100_mfu_differ_for_physical_reasons():
     a100, h100 = _mpt7b_step("a100-sxm-80gb"), _mpt7b_step("h100-sxm")
     assert a100.mfu == pytest.approx(0.642, rel=0.15) and h100.mfu == pytest.approx(0.464, rel=0.2)
     assert a100.mfu > h100.mfu + 0.05
+
     # Why: the H100's matmul ceiling is a smaller share of its spec (MAMF 80.3 % vs 86.9 %), its flash attention
     # kernels reach less of it, and its memory bandwidth grew 1.6 x while its tensor rate grew 3.2 x: attention
     # and memory-bound ops take a larger share of the step.
@@ -371,7 +377,9 @@ def test_shared_work_serves_one_model_and_sequence_length():
     h100 = get_gpu("h100-sxm")
     rates = perf.device_rates(h100, "bf16")
     with pytest.raises(ValueError):
-        perf.StepModel(perf.model_numbers(model), h100, seq_len=2048, global_batch=8, rates=rates, shared_work=shared)
+        perf.StepModel(
+            perf.model_numbers(model), h100, seq_len=2048, global_batch=8, rates=rates, shared_work=shared
+        )
     with pytest.raises(ValueError):
         other = perf.model_numbers(get_preset("mixtral-8x7b"))
         perf.StepModel(other, h100, seq_len=4096, global_batch=8, rates=rates, shared_work=shared)
@@ -392,4 +400,7 @@ def test_layer_gemm_work_times_as_gemm_seconds(preset):
             for moe in (False, True) if model.is_moe else (False,):
                 expected = layer_gemms_seconds(shape, tokens, rates, 0.7, 5e-6, moe=moe, ridge=0.3)
                 work = layer_gemm_work(shape, tokens, moe=moe)
-                assert work.seconds(rates.matmul_flops_per_s * 0.7, rates.copy_bytes_per_s, 5e-6, 0.3) == expected
+                assert (
+                    work.seconds(rates.matmul_flops_per_s * 0.7, rates.copy_bytes_per_s, 5e-6, 0.3)
+                    == expected
+                )

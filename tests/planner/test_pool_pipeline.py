@@ -41,8 +41,13 @@ def test_layers_split_by_hand():
     # per-layer seconds 1, 1 and 0.5 (the third stage twice as fast), 8 layers: 2 + 2 + 4 keeps every stage at 2 s
     assert assign_layers(8, lambda stage, n: n * (1.0, 1.0, 0.5)[stage], 3) == (2, 2, 4)
     # an LM head of 1 s on the last stage moves layers off it: the slowest stage can be no faster than 3 s
-    with_head = assign_layers(8, lambda stage, n: n * (1.0, 1.0, 0.5)[stage] + (1.0 if stage == 2 else 0.0), 3)
-    assert sum(with_head) == 8 and max(n * c + h for n, c, h in zip(with_head, (1, 1, 0.5), (0, 0, 1), strict=True)) == 3
+    with_head = assign_layers(
+        8, lambda stage, n: n * (1.0, 1.0, 0.5)[stage] + (1.0 if stage == 2 else 0.0), 3
+    )
+    assert (
+        sum(with_head) == 8
+        and max(n * c + h for n, c, h in zip(with_head, (1, 1, 0.5), (0, 0, 1), strict=True)) == 3
+    )
     # the fast stage's memory holds 2 layers: the slow ones take 3 each (3 s), and caps short of 8 hold no split
     assert assign_layers(8, lambda stage, n: n * (1.0, 1.0, 0.5)[stage], 3, most=(3, 3, 2)) == (3, 3, 2)
     assert assign_layers(8, lambda stage, n: n * (1.0, 1.0, 0.5)[stage], 3, most=(3, 3, 1)) is None
@@ -108,10 +113,14 @@ def test_pipeline_step_by_hand(mixed):
 def test_a_stage_of_the_whole_model_is_the_planned_step():
     # one stage holding every layer and the LM head is the even split's step of pp 1, exactly
     numbers = perf.model_numbers(MODEL)
-    model = perf.StepModel(numbers, H100, seq_len=4096, global_batch=1024, rates=perf.device_rates(H100, "bf16"))
+    model = perf.StepModel(
+        numbers, H100, seq_len=4096, global_batch=1024, rates=perf.device_rates(H100, "bf16")
+    )
     layout = Layout(dp=1, tp=8, micro_batch=1)
     stage = model.stage_time(layout, MODEL.layers, 0, True, numbers.total_params)
-    assert stage.microbatch_s * 1024 + stage.dp_comm_s + stage.optimizer_s == pytest.approx(model.seconds(layout))
+    assert stage.microbatch_s * 1024 + stage.dp_comm_s + stage.optimizer_s == pytest.approx(
+        model.seconds(layout)
+    )
     # and a stage is linear in its layers: the LM head and the loss on top
     one, two = (model.stage_time(layout, n, 0, False, 0).microbatch_s for n in (1, 2))
     assert two == pytest.approx(2 * one)
@@ -164,7 +173,9 @@ def test_a_split_by_speed_that_overflows_is_split_again_within_memory():
     # 405B on 128 L40S (48 GB) + 64 H100: by speed alone an H100 stage overflows its 80 GB; split within each
     # stage's memory the pipeline fits, every stage under its own GPU's memory
     model = resolve_model("llama-3.1-405b")
-    comparison = compare_pool(model, WORK, [PoolPart(get_gpu("l40s"), 128), PoolPart(H100, 64)], ways=EVERY_WAY)
+    comparison = compare_pool(
+        model, WORK, [PoolPart(get_gpu("l40s"), 128), PoolPart(H100, 64)], ways=EVERY_WAY
+    )
     pipeline = _choice(comparison, "pipeline").pipeline
     assert comparison.not_fitting == () and all(stage.fits for stage in pipeline.stages)
     assert sum(stage.layers for stage in pipeline.stages) == model.layers
@@ -175,7 +186,9 @@ def test_a_split_by_speed_that_overflows_is_split_again_within_memory():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("parts", [((A100, 64), (H100, 32)), ((A100, 16), (H100, 128)), ((A100_40, 32), (H100, 16))])
+@pytest.mark.parametrize(
+    "parts", [((A100, 64), (H100, 32)), ((A100, 16), (H100, 128)), ((A100_40, 32), (H100, 16))]
+)
 def test_no_mixed_way_beats_its_parts_run_perfectly(parts):
     comparison = compare_pool(MODEL, WORK, [PoolPart(gpu, count) for gpu, count in parts], ways=EVERY_WAY)
     ideal = {gpu.id: ideal_tokens_per_s(MODEL, WORK, gpu, count, Constraints(), {}) for gpu, count in parts}
@@ -237,7 +250,11 @@ def test_the_default_ways_are_the_first_versions_rows():
     # callers that name rows "pool" / "alone:<gpu id>" (the desktop) keep those rows unless they ask for more
     comparison = compare_pool(MODEL, WORK, [PoolPart(A100, 64), PoolPart(H100, 32)])
     assert {choice.name for choice in comparison.choices} == {"pool", "alone:a100-sxm-80gb", "alone:h100-sxm"}
-    assert comparison.reason.code in ("pool.reason.faster", "pool.reason.faster_by_percent", "pool.reason.only")
+    assert comparison.reason.code in (
+        "pool.reason.faster",
+        "pool.reason.faster_by_percent",
+        "pool.reason.only",
+    )
     with pytest.raises(ValueError):
         compare_pool(MODEL, WORK, [PoolPart(A100, 64)], ways=("pipline",))
 

@@ -19,7 +19,9 @@ MODEL = resolve_model("llama-3.1-70b")
 WORK = Workload(task="pretrain", tokens=1e12)
 
 
-@pytest.mark.parametrize("parts", [((A100, 64), (H100, 32)), ((A100, 16), (H100, 128)), ((H100, 64), (L40S, 64))])
+@pytest.mark.parametrize(
+    "parts", [((A100, 64), (H100, 32)), ((A100, 16), (H100, 128)), ((H100, 64), (L40S, 64))]
+)
 def test_a_pooled_job_never_beats_the_sum_of_its_parts(parts):
     comparison = compare_pool(MODEL, WORK, [PoolPart(gpu, count) for gpu, count in parts])
     pooled = [choice for choice in comparison.choices if choice.name == "pool"]
@@ -80,12 +82,15 @@ def test_serving_replicas_over_a_pool_add_up_and_lose_the_largest_replica():
     down = best.tokens_per_s_one_down
     target = ", enough for the target" if down >= 5000 else ", short of the target"
     assert comparison.reason.code == "pool.reason.serving_more"
-    assert comparison.reason.text == (f"{'the whole pool' if best.name == 'pool' else best.name.split(':')[1] + ' alone'}"
-                                      f" serves {best.tokens_per_s / runner.tokens_per_s:.2f}x what "
-                                      f"{'the whole pool' if runner.name == 'pool' else runner.name.split(':')[1] + ' alone'}"
-                                      f" does; with its largest replica down it serves {down:,.0f} tokens/s{target}")
+    assert comparison.reason.text == (
+        f"{'the whole pool' if best.name == 'pool' else best.name.split(':')[1] + ' alone'}"
+        f" serves {best.tokens_per_s / runner.tokens_per_s:.2f}x what "
+        f"{'the whole pool' if runner.name == 'pool' else runner.name.split(':')[1] + ' alone'}"
+        f" does; with its largest replica down it serves {down:,.0f} tokens/s{target}"
+    )
     assert single.reason.code == "pool.reason.serving_only" and single.reason.text.startswith(
-        "h100-sxm alone is the only way that fits; with its largest replica down it serves")
+        "h100-sxm alone is the only way that fits; with its largest replica down it serves"
+    )
 
 
 def test_no_count_is_refused():
@@ -108,8 +113,13 @@ def test_cli_pool_json(capsys):
 
 
 def test_cli_pool_errors(capsys):
-    for argv in (["--pool", "h100-sxm:x"], ["--pool", "h100-sxm:0"], ["--pool", "nosuchgpu:8"], [],
-                 ["--gpu", "h100-sxm", "--pool", "h100-sxm:8"]):
+    for argv in (
+        ["--pool", "h100-sxm:x"],
+        ["--pool", "h100-sxm:0"],
+        ["--pool", "nosuchgpu:8"],
+        [],
+        ["--gpu", "h100-sxm", "--pool", "h100-sxm:8"],
+    ):
         assert main(["plan", "--model", "llama-3.1-70b", "--tokens", "1e12", *argv]) == 2
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err

@@ -63,7 +63,9 @@ def gone(pid: int, within_s: float = 5.0) -> bool:
     return False
 
 
-def test_the_parent_stops_reading_when_the_report_is_in_and_ends_the_grandchild(tmp_path, monkeypatch, capsys):
+def test_the_parent_stops_reading_when_the_report_is_in_and_ends_the_grandchild(
+    tmp_path, monkeypatch, capsys
+):
     command, pidfile = child_command(tmp_path, hang=False)
     monkeypatch.setenv("GPU_ADVISOR_PROBE_CMD", " ".join(command))
     started = time.monotonic()

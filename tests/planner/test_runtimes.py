@@ -97,4 +97,6 @@ def test_lora_with_pipeline_parallel_is_refused_in_one_line_and_never_offered(ca
     lora = _plan(capsys, "--task", "lora", "--gpus", "16", "--gpu", "rtx-4090", "--model", "llama-3.1-70b")
     assert [(o["runtime"], o["strategy"]["pp"]) for o in lora["options"]] == [("deepspeed", 1)]
     qlora = _plan(capsys, "--task", "qlora", "--gpus", "16", "--gpu", "rtx-4090", "--model", "llama-3.1-70b")
-    assert all(o["runtime"] is not None and o["strategy"]["tp"] == o["strategy"]["pp"] == 1 for o in qlora["options"])
+    assert all(
+        o["runtime"] is not None and o["strategy"]["tp"] == o["strategy"]["pp"] == 1 for o in qlora["options"]
+    )

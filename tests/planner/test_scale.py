@@ -111,7 +111,9 @@ def test_daly_wall_time_by_hand_and_its_interval_is_the_minimum():
 
 
 def test_goodput_terms_add_up_and_expected_interruptions_follow_the_wall_time():
-    term = goodput(fixed_cost(60, 300), failures_per_hour=1.0, failure_source="test", work_s=100 * HOUR, gpus=8)
+    term = goodput(
+        fixed_cost(60, 300), failures_per_hour=1.0, failure_source="test", work_s=100 * HOUR, gpus=8
+    )
     lost = term.checkpoint_share + term.restart_share + term.rework_share
     assert lost == pytest.approx(1 - term.effective_fraction)
     assert term.wall_time_s == pytest.approx(100 * HOUR / term.effective_fraction)
@@ -199,7 +201,9 @@ def test_spot_stops_paying_for_large_jobs_that_lose_every_node():
     resilience = Resilience(spot_interruptions_per_node_hour=0.05)
     small = spot_against_on_demand(H100, 8, 1, 10**12, resilience, spot_price=2.0, on_demand_price=3.0)
     assert small.pays and small.break_even_nodes is not None and small.break_even_nodes > 1
-    large = spot_against_on_demand(H100, 8 * 4096, 4096, 10**12, resilience, spot_price=2.0, on_demand_price=3.0)
+    large = spot_against_on_demand(
+        H100, 8 * 4096, 4096, 10**12, resilience, spot_price=2.0, on_demand_price=3.0
+    )
     assert not large.pays and large.break_even_nodes == small.break_even_nodes
     assert large.spot_fraction < small.spot_fraction
 
@@ -230,7 +234,10 @@ def test_replica_failure_by_hand():
     default = replica_failure(H100, 4, 8, 10**11, 1000.0, storage("pfs"), Resilience())
     assert default is not None and default.restart_s == pytest.approx(900 + 10**11 / 400e9)
     assert default.meets_target_one_down is None
-    assert replica_failure(H100, 4, 8, 10**11, 1000.0, storage("pfs"), Resilience(failures_per_gpu_hour=0)) is None
+    assert (
+        replica_failure(H100, 4, 8, 10**11, 1000.0, storage("pfs"), Resilience(failures_per_gpu_hour=0))
+        is None
+    )
 
 
 def test_serving_options_carry_the_replica_failure_term():
@@ -239,8 +246,12 @@ def test_serving_options_carry_the_replica_failure_term():
     failure = option.replica_failure
     assert failure is not None and failure.replicas == option.layout.dp
     assert failure.replica_gpus == option.layout.tp * option.layout.pp
-    assert failure.tokens_per_s_one_down == pytest.approx(option.tokens_per_s * (failure.replicas - 1) / failure.replicas)
-    assert option.as_dict()["replica_failure"]["meets_target_one_down"] == (failure.tokens_per_s_one_down >= 5000)
+    assert failure.tokens_per_s_one_down == pytest.approx(
+        option.tokens_per_s * (failure.replicas - 1) / failure.replicas
+    )
+    assert option.as_dict()["replica_failure"]["meets_target_one_down"] == (
+        failure.tokens_per_s_one_down >= 5000
+    )
 
 
 def test_failures_off_ask_no_storage_and_spot_alone_interrupts():
@@ -252,7 +263,9 @@ def test_failures_off_ask_no_storage_and_spot_alone_interrupts():
     spot = Resilience(failures_per_gpu_hour=0, spot_interruptions_per_node_hour=0.5)
     term = job_goodput(H100, 16, 2, 10**9, spot)
     assert term is not None
-    assert term.failures_per_hour == 0 and term.spot_interruptions_per_hour == pytest.approx(1.0)  # 2 nodes x 0.5
+    assert term.failures_per_hour == 0 and term.spot_interruptions_per_hour == pytest.approx(
+        1.0
+    )  # 2 nodes x 0.5
     assert term.job_mtbf_s == pytest.approx(3600.0)
     with pytest.raises(UserError):
         job_goodput(H100, 16, 2, 10**9, Resilience(failures_per_gpu_hour=0, spot_interruptions_per_node_hour=0.5,

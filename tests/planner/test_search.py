@@ -490,7 +490,9 @@ def test_the_layout_shortlists_choose_what_a_scan_of_every_dp_chooses(
             for state, (a, b, one) in zip(states, needs, strict=True)]  # fmt: skip
     variants = [(r, mb) for r in (Recompute.NONE, Recompute.FULL) for mb in (8, 4, 2, 1)]
     variant_deltas = {v: float(d) for v, d in zip(variants, deltas, strict=True)}
-    layout_fits = LayoutFits(fits, variant_deltas, global_batch, lambda state, dp: host[states.index(state)] / dp)
+    layout_fits = LayoutFits(
+        fits, variant_deltas, global_batch, lambda state, dp: host[states.index(state)] / dp
+    )
 
     # two capacities through one LayoutFits, as GPU types of one search ask it (they share its memos)
     for dp, bytes_per_gpu in [(dp, room) for room in (capacity, capacity // 2 + 5) for dp in dps]:

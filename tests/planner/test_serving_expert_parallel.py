@@ -22,7 +22,9 @@ KV_PER_TOKEN_FP8 = (512 + 64) * 61 * 1.0  # bytes: MLA's latent and rope key, ev
 
 
 def _deepseek(users: int, max_gpus: int, **pins):
-    workload = Workload(task="inference", precision="fp8", seq_len=5000, output_len=1000, concurrent_users=users)
+    workload = Workload(
+        task="inference", precision="fp8", seq_len=5000, output_len=1000, concurrent_users=users
+    )
     constraints = Constraints(max_gpus=max_gpus, pinned=pins) if pins else Constraints(max_gpus=max_gpus)
     return plan(get_preset("deepseek-v3"), workload, [get_gpu("h200")], constraints, rank_by="cost", top=50)
 
@@ -65,7 +67,9 @@ def test_the_all_to_all_is_counted_per_moe_layer():
     with_ep = perf.Replica(model=model, gpu=gpu, rates=rates, tp=1, ep=8, weights=fmt, kv_bytes=1.0)
     without = perf.Replica(model=model, gpu=gpu, rates=rates, tp=1, ep=1, weights=fmt, kv_bytes=1.0)
     tokens = 64
-    difference = perf.step_seconds(with_ep, tokens, tokens * 2000) - perf.step_seconds(without, tokens, tokens * 2000)
+    difference = perf.step_seconds(with_ep, tokens, tokens * 2000) - perf.step_seconds(
+        without, tokens, tokens * 2000
+    )
     bytes_out = tokens * 8 * 7 / 8 * 7168 * 2
     calls = 2 * 58
     assert difference < calls * (bytes_out / (0.1 * 450 * GB) + 50e-6)
@@ -74,7 +78,9 @@ def test_the_all_to_all_is_counted_per_moe_layer():
 
 
 def deepseek_on_h100(users: int = 256, max_gpus: int = 32):
-    workload = Workload(task="inference", precision="fp8", seq_len=5000, output_len=1000, concurrent_users=users)
+    workload = Workload(
+        task="inference", precision="fp8", seq_len=5000, output_len=1000, concurrent_users=users
+    )
     return plan(get_preset("deepseek-v3"), workload, [get_gpu("h100-sxm")], Constraints(max_gpus=max_gpus),
                 rank_by="cost", top=50)  # fmt: skip
 
@@ -95,13 +101,24 @@ def test_pools_only_for_an_engine_that_disaggregates(engine, pools):
     """EngineProfile.disaggregation is read: vLLM runs prefill and decode pools (its KV connectors), llama.cpp's
     server has no such mode, so a plan for it never answers with pools (70B fp8, 5,000-token prompts, 6.4
     requests/s, TPOT <= 15 ms: vLLM's best answer is pools, issue 28's example)."""
-    workload = Workload(task="inference", precision="fp8", seq_len=5500, output_len=500, request_rate=6.4,
-                        ttft_target_s=1.0, tpot_target_s=0.015, engine=engine)  # type: ignore[arg-type]
+    workload = Workload(
+        task="inference",
+        precision="fp8",
+        seq_len=5500,
+        output_len=500,
+        request_rate=6.4,
+        ttft_target_s=1.0,
+        tpot_target_s=0.015,
+        engine=engine,
+    )  # type: ignore[arg-type]
     result = plan(get_preset("llama-3.1-70b"), workload, [get_gpu("h100-sxm")], Constraints(max_gpus=64))
     has_pools = any(o.latency is not None and o.latency.pools is not None for o in result.options)
     assert has_pools == pools
     for option in result.options:  # pools carry an error band like every other serving option
-        assert option.time_band is not None and option.time_band.low_fraction < 0 < option.time_band.high_fraction
+        assert (
+            option.time_band is not None
+            and option.time_band.low_fraction < 0 < option.time_band.high_fraction
+        )
 
 
 def test_a_request_rate_plan_counts_the_running_sequences_as_its_users():

@@ -46,15 +46,23 @@ def test_more_users_trade_each_users_speed_for_each_gpus_throughput():
     points, _ = _points()
     for tp in (1, 2, 4, 8):
         line = sorted((p for p in points if p.tp == tp), key=lambda p: p.users)
-        assert all(a.tokens_per_s_per_gpu < b.tokens_per_s_per_gpu for a, b in zip(line, line[1:], strict=False))
-        assert all(a.per_user_tokens_per_s >= b.per_user_tokens_per_s for a, b in zip(line, line[1:], strict=False))
+        assert all(
+            a.tokens_per_s_per_gpu < b.tokens_per_s_per_gpu for a, b in zip(line, line[1:], strict=False)
+        )
+        assert all(
+            a.per_user_tokens_per_s >= b.per_user_tokens_per_s for a, b in zip(line, line[1:], strict=False)
+        )
     frontier = pareto(points)
     assert frontier[0].tp == 8 and frontier[-1].tp == 1  # fastest per user: TP 8; most per GPU: one GPU
     for point in points:  # nothing beats a frontier point on both axes
-        assert not any(
-            f.per_user_tokens_per_s < point.per_user_tokens_per_s and f.tokens_per_s_per_gpu < point.tokens_per_s_per_gpu
-            for f in frontier
-        ) or point in frontier
+        assert (
+            not any(
+                f.per_user_tokens_per_s < point.per_user_tokens_per_s
+                and f.tokens_per_s_per_gpu < point.tokens_per_s_per_gpu
+                for f in frontier
+            )
+            or point in frontier
+        )
 
 
 def test_targets_mark_the_points_and_the_search_agrees():

@@ -113,7 +113,14 @@ def test_exl2_weights_hold_their_bitrate_in_memory():
     assert exl2.breakdown(Layout()).weights.bytes < 24e9
 
 
-MODELS = ("llama-2-7b", "llama-3.1-8b", "llama-3.1-70b", "qwen2.5-14b", "mistral-7b-v0.1", "mixtral-8x7b-v0.1")
+MODELS = (
+    "llama-2-7b",
+    "llama-3.1-8b",
+    "llama-3.1-70b",
+    "qwen2.5-14b",
+    "mistral-7b-v0.1",
+    "mixtral-8x7b-v0.1",
+)
 GPUS = ("h100-sxm", "a100-sxm-80gb", "h200-sxm", "l40s", "rtx-4090")
 FORMATS = (None, "int4-g128", "int8", "q4_k_m")
 
@@ -234,7 +241,9 @@ def test_decode_reads_each_layer_kind_as_the_reader_keeps_it():
     assert perf.kv_bytes_read(base, 1, context) == 32 * context * 4096
     assert perf.kv_bytes_read(half, 3, 3 * context) == 3 * (16 * context + 16 * 1023) * 4096
     assert perf.kv_bytes_read(dataclasses.replace(base, tp=2), 1, context) == 32 * context * 2048
-    assert perf.kv_bytes_read(dataclasses.replace(base, tp=16), 1, context) == 32 * context * 512  # one head each
+    assert (
+        perf.kv_bytes_read(dataclasses.replace(base, tp=16), 1, context) == 32 * context * 512
+    )  # one head each
     assert perf.step_seconds(half, 64, 64 * context) < perf.step_seconds(base, 64, 64 * context)
     deepseek = _replica("deepseek-v3", "h200-sxm", "fp8", 8, "vllm")
     spec = deepseek.model

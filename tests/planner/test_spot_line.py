@@ -36,7 +36,9 @@ def test_the_overhead_and_the_break_even_job_size_match_the_hand_calculation():
     assert line.nodes == 2 and line.gpus_per_node == 8
     assert line.overhead_fraction == pytest.approx(hand_overhead(2, 0.05), rel=1e-3)
     assert line.comparison is not None and line.comparison.pays
-    assert line.comparison.spot_per_useful_gpu_hour == pytest.approx(2.00 * (1 + hand_overhead(2, 0.05)), rel=1e-3)
+    assert line.comparison.spot_per_useful_gpu_hour == pytest.approx(
+        2.00 * (1 + hand_overhead(2, 0.05)), rel=1e-3
+    )
     hand = max(n for n in range(1, 1000) if 2.00 * (1 + hand_overhead(n, 0.05)) < 3.00)
     assert abs(line.comparison.break_even_nodes - hand) <= 1
     # dearer spot pays on fewer nodes; spot above on demand never pays
@@ -71,7 +73,9 @@ RENT = ("rentbuy", "--gpu", "h100-sxm", "--gpus", "16", "--rent-per-gpu-hour", "
 
 
 def test_rentbuy_json_says_when_spot_stops_paying(capsys):
-    assert main(list(RENT)) == 0  # no rate: the provider's typical one (3.05e-4 per instance-hour), with a verdict
+    assert (
+        main(list(RENT)) == 0
+    )  # no rate: the provider's typical one (3.05e-4 per instance-hour), with a verdict
     typical = json.loads(capsys.readouterr().out)["spot"]
     assert typical["overhead_fraction"] == pytest.approx(hand_overhead(2, -math.log(0.8) / 730.5), rel=1e-3)
     assert main([*RENT, "--spot-interruptions-per-node-hour", "0.05"]) == 0

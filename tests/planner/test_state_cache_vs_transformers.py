@@ -18,18 +18,39 @@ torch = pytest.importorskip("torch")
 
 from tests.planner.hf_generated import built_model, generated_config  # noqa: E402
 
-STATE_TYPES = ("mamba", "falcon_mamba", "mamba2", "jamba", "bamba", "granitemoehybrid", "qwen3_next",
-               "qwen3_5_text", "qwen3_5_moe_text", "lfm2", "lfm2_moe", "minimax", "falcon_h1", "nemotron_h")
+STATE_TYPES = (
+    "mamba",
+    "falcon_mamba",
+    "mamba2",
+    "jamba",
+    "bamba",
+    "granitemoehybrid",
+    "qwen3_next",
+    "qwen3_5_text",
+    "qwen3_5_moe_text",
+    "lfm2",
+    "lfm2_moe",
+    "minimax",
+    "falcon_h1",
+    "nemotron_h",
+)
 # layer_types that mix both kinds, attention on layer 1 (GraniteMoeHybrid's, the gated delta-net and LFM2 types')
-LISTED_KINDS = {"granitemoehybrid": ("attention", "mamba"), "qwen3_next": ("full_attention", "linear_attention"),
-                "qwen3_5_text": ("full_attention", "linear_attention"),
-                "qwen3_5_moe_text": ("full_attention", "linear_attention"), "lfm2": ("full_attention", "conv"),
-                "lfm2_moe": ("full_attention", "conv")}
+LISTED_KINDS = {
+    "granitemoehybrid": ("attention", "mamba"),
+    "qwen3_next": ("full_attention", "linear_attention"),
+    "qwen3_5_text": ("full_attention", "linear_attention"),
+    "qwen3_5_moe_text": ("full_attention", "linear_attention"),
+    "lfm2": ("full_attention", "conv"),
+    "lfm2_moe": ("full_attention", "conv"),
+}
 # Where a generated config could leave one kind out, both kinds are set: Jamba attends on odd layers, Bamba and
 # GraniteMoeHybrid on layer 1 (transformers' Bamba cannot build a mask for a stack without attention).
-BOTH_KINDS = {"jamba": {"attn_layer_period": 2, "attn_layer_offset": 1}, "bamba": {"attn_layer_indices": [1]},
-              # Nemotron-H: a Mamba, an attention, an MoE-only and an MLP-only layer
-              "nemotron_h": {"layers_block_type": ["linear_attention", "full_attention", "moe", "mlp"]}}
+BOTH_KINDS = {
+    "jamba": {"attn_layer_period": 2, "attn_layer_offset": 1},
+    "bamba": {"attn_layer_indices": [1]},
+    # Nemotron-H: a Mamba, an attention, an MoE-only and an MLP-only layer
+    "nemotron_h": {"layers_block_type": ["linear_attention", "full_attention", "moe", "mlp"]},
+}
 
 
 def _held_bytes(cache) -> tuple[int, int]:
@@ -84,7 +105,10 @@ def test_lora_adapters_on_a_hybrid_equal_peft(model_type, tmp_path):
     peft = pytest.importorskip("peft")
     from planner.memory import MemoryConfig, estimate_memory
 
-    data = {**generated_config(model_type, random.Random(f"lora-{model_type}")), **BOTH_KINDS.get(model_type, {})}
+    data = {
+        **generated_config(model_type, random.Random(f"lora-{model_type}")),
+        **BOTH_KINDS.get(model_type, {}),
+    }
     data["num_hidden_layers"] = 4
     if model_type in LISTED_KINDS:
         attention, state = LISTED_KINDS[model_type]
@@ -93,6 +117,10 @@ def test_lora_adapters_on_a_hybrid_equal_peft(model_type, tmp_path):
     path.write_text(json.dumps(data), encoding="utf-8")
     spec = load_hf_config(path)
     lora = peft.LoraConfig(r=8, target_modules=["q_proj", "k_proj", "v_proj", "o_proj"])
-    trainable = sum(p.numel() for p in peft.get_peft_model(built_model(data), lora).parameters() if p.requires_grad)
-    gradients = estimate_memory(spec, MemoryConfig(task="lora", lora_rank=8, precision="bf16")).gradients.bytes
+    trainable = sum(
+        p.numel() for p in peft.get_peft_model(built_model(data), lora).parameters() if p.requires_grad
+    )
+    gradients = estimate_memory(
+        spec, MemoryConfig(task="lora", lora_rank=8, precision="bf16")
+    ).gradients.bytes
     assert gradients == 4 * trainable  # fp32 adapter gradients, 4 bytes per trainable parameter

@@ -681,7 +681,8 @@ def test_sql_is_parameterised_everywhere():
     for match in re.finditer(r'f"(?:SELECT|INSERT|UPDATE|DELETE)[^"]*"', source):
         for name in re.findall(r"\{([^}]*)\}", match.group(0)):
             assert re.match(
-                r"^(spec\.table|table|aside|quoted_table|', '\.join\(.*\)|' AND '\.join\(.*\)|assignments)$", name
+                r"^(spec\.table|table|aside|quoted_table|', '\.join\(.*\)|' AND '\.join\(.*\)|assignments)$",
+                name,
             ), (
                 match.group(0),
                 name,

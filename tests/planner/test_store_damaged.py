@@ -126,8 +126,8 @@ def test_the_kept_latest_schema_is_what_the_migrations_create() -> None:
 
 def test_opening_an_up_to_date_database_imports_no_sqlite_utils(tmp_path: Path) -> None:
     """The desktop opens its database before the window shows: sqlite_utils (and pandas, which it imports where
-    installed) stays out of that path once the file is at the latest version (the damaged files above are refused
-through the same path)."""
+        installed) stays out of that path once the file is at the latest version (the damaged files above are refused
+    through the same path)."""
     import subprocess
     import sys
 

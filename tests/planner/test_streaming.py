@@ -115,7 +115,11 @@ def test_an_import_lists_the_first_reasons_and_counts_every_row(tmp_path, monkey
     assert [row for row, _ in result.errors] == [10, 11, 12]
     assert main(["--db", db, "quotes", "import", str(path), "--skip-invalid"]) == 0
     out, err = capsys.readouterr()
-    assert "row 12: " in err and "row 13" not in err and err.endswith("... and 2 more row(s) like these, not listed\n")
+    assert (
+        "row 12: " in err
+        and "row 13" not in err
+        and err.endswith("... and 2 more row(s) like these, not listed\n")
+    )
     assert "... and 5 more row(s) like these, not listed" in out  # all 8 rows are duplicates now: 3 listed
     assert out.endswith("imported 0 rental quote(s) from " + str(path) + "; 8 duplicate(s) not added; "
                         "5 bad row(s) skipped (listed on stderr)\n")  # fmt: skip
@@ -124,6 +128,7 @@ def test_an_import_lists_the_first_reasons_and_counts_every_row(tmp_path, monkey
 def test_an_export_writes_rows_as_they_come_and_a_failure_half_way_keeps_the_old_file(tmp_path):
     target = tmp_path / "quotes.csv"
     target.write_text("last week's export\n", encoding="utf-8")
+
     def rows() -> Iterator[dict[str, object]]:
         for i in range(5000):
             if i == 4500:
@@ -134,7 +139,9 @@ def test_an_export_writes_rows_as_they_come_and_a_failure_half_way_keeps_the_old
         write_quote_csv(target, RENTAL, rows())
     assert target.read_text(encoding="utf-8") == "last week's export\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["quotes.csv"]  # no temporary file left behind
-    assert write_quote_csv(target, RENTAL, ({**LAMBDA_H100, "offer": f"node-{i}"} for i in range(4500))) == 4500
+    assert (
+        write_quote_csv(target, RENTAL, ({**LAMBDA_H100, "offer": f"node-{i}"} for i in range(4500))) == 4500
+    )
     with Store.open(tmp_path / "ledger.sqlite") as store:
         result = store.rental_quotes.import_csv(target)
         assert (result.added, result.bad_rows) == (4500, 0)

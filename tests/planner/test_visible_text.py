@@ -7,7 +7,9 @@ import json
 from planner.cli import main
 from planner.visible_text import escaped_controls, pictured_controls
 
-HOSTILE = "evil\x1b]0;PWNED\x07\x1b[2J\x9b31m\rover\x7f"  # retitle, clear, C1 CSI colour, carriage return, DEL
+HOSTILE = (
+    "evil\x1b]0;PWNED\x07\x1b[2J\x9b31m\rover\x7f"  # retitle, clear, C1 CSI colour, carriage return, DEL
+)
 TINY = {"model_type": "llama", "hidden_size": 128, "intermediate_size": 344, "num_hidden_layers": 2,
         "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1000}  # fmt: skip
 
@@ -31,7 +33,9 @@ def test_a_model_name_from_config_json_reaches_stdout_escaped(capsys, tmp_path):
     assert no_controls(out) and "evil\\u001b]0;PWNED" in out
     assert main(["memory", "--model", str(path), "--json"]) == 0
     out = capsys.readouterr().out
-    assert no_controls(out) and json.loads(out)["model"]["name"] == HOSTILE  # the JSON still says what was read
+    assert (
+        no_controls(out) and json.loads(out)["model"]["name"] == HOSTILE
+    )  # the JSON still says what was read
 
 
 def test_a_provider_from_the_database_is_listed_escaped(capsys, tmp_path):
@@ -43,4 +47,3 @@ def test_a_provider_from_the_database_is_listed_escaped(capsys, tmp_path):
         assert main(["--db", db, *listing]) == 0
         out = capsys.readouterr().out
         assert no_controls(out) and "Evil\\u001b[2J\\u009b31m" in out
-

@@ -49,7 +49,9 @@ DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--model", required=True, help="Hugging Face repo id or local model folder")
     parser.add_argument("--runner", choices=RUNNERS, required=True)
     parser.add_argument("--deepspeed", help="ds_config.json (runner deepspeed)")
@@ -57,18 +59,31 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--data", required=True, help="a UTF-8 text file, or 'synthetic' for a dry run")
     parser.add_argument("--steps", type=int, required=True, help="optimizer steps to run")
     parser.add_argument("--seq-len", type=int, required=True, help="tokens per sequence")
-    parser.add_argument("--micro-batch", type=int, default=1, help="sequences per GPU per forward (ddp, accelerate)")
-    parser.add_argument("--grad-accum", type=int, default=1, help="micro-batches per optimizer step (ddp, accelerate)")
-    parser.add_argument("--precision", choices=tuple(DTYPES), default="bf16",
-                        help="autocast dtype (ddp), compute dtype (fsdp2)")
+    parser.add_argument(
+        "--micro-batch", type=int, default=1, help="sequences per GPU per forward (ddp, accelerate)"
+    )
+    parser.add_argument(
+        "--grad-accum", type=int, default=1, help="micro-batches per optimizer step (ddp, accelerate)"
+    )
+    parser.add_argument(
+        "--precision",
+        choices=tuple(DTYPES),
+        default="bf16",
+        help="autocast dtype (ddp), compute dtype (fsdp2)",
+    )
     parser.add_argument("--reshard", action="store_true", help="fsdp2: reshard after forward (ZeRO-3)")
-    parser.add_argument("--offload-all", action="store_true", help="fsdp2: parameters, gradients and optimizer "
-                        "state in CPU RAM (CPUOffloadPolicy)")
+    parser.add_argument(
+        "--offload-all",
+        action="store_true",
+        help="fsdp2: parameters, gradients and optimizer state in CPU RAM (CPUOffloadPolicy)",
+    )
     parser.add_argument("--recompute", choices=RECOMPUTE, default="none", help="activation recompute")
     parser.add_argument("--init", choices=("pretrained", "random"), default="pretrained")
     parser.add_argument("--lr", type=float, required=True, help="peak learning rate (every runner)")
     parser.add_argument("--warmup-steps", type=int, default=0, help="optimizer steps of linear warmup")
-    parser.add_argument("--min-lr-ratio", type=float, default=0.1, help="the cosine's floor, a share of the peak")
+    parser.add_argument(
+        "--min-lr-ratio", type=float, default=0.1, help="the cosine's floor, a share of the peak"
+    )
     parser.add_argument("--output", help="folder to save the trained model (or adapter) into")
     args = parser.parse_args(argv)
     if args.runner == "deepspeed" and not args.deepspeed:
@@ -126,7 +141,9 @@ def load_model(args: argparse.Namespace, peft_config: dict[str, Any]) -> torch.n
         from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
 
         if quantization and args.init == "pretrained":
-            model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=args.recompute == "full")
+            model = prepare_model_for_kbit_training(
+                model, use_gradient_checkpointing=args.recompute == "full"
+            )
         model = get_peft_model(model, LoraConfig(**peft_config["lora"]))
     # from_pretrained returns the model in eval mode, where gradient checkpointing recomputes nothing and
     # dropout is off: train as planned
@@ -173,7 +190,9 @@ def current_lr(optimizer: Any) -> float:
 # ---------------------------------------------------------------------------------------------------- data
 
 
-def token_blocks(args: argparse.Namespace, vocab_size: int, dp_rank: int, dp_size: int) -> Iterator[torch.Tensor]:
+def token_blocks(
+    args: argparse.Namespace, vocab_size: int, dp_rank: int, dp_size: int
+) -> Iterator[torch.Tensor]:
     """Endless [seq_len] token blocks for one data-parallel rank (ranks of one TP group read the same)."""
     if args.data == "synthetic":
         generator = torch.Generator().manual_seed(1234 + dp_rank)
@@ -214,9 +233,14 @@ def report_layout(model: torch.nn.Module, extra: dict[str, int]) -> None:
         held = int(shard.numel()) if shard is not None else int(param.numel())
         local += held
         trainable += held if param.requires_grad else 0
-    line = {"rank": int(os.environ.get("RANK", "0")), "local_param_elements": local,
-            "trainable_param_elements": trainable, "world_size": int(os.environ.get("WORLD_SIZE", "1")),
-            "gradient_checkpointing": bool(getattr(model, "is_gradient_checkpointing", False)), **extra}
+    line = {
+        "rank": int(os.environ.get("RANK", "0")),
+        "local_param_elements": local,
+        "trainable_param_elements": trainable,
+        "world_size": int(os.environ.get("WORLD_SIZE", "1")),
+        "gradient_checkpointing": bool(getattr(model, "is_gradient_checkpointing", False)),
+        **extra,
+    }
     # one write per line: print() writes the text and its newline apart, and the ranks share one stdout
     sys.stdout.write("GPU_ADVISOR_LAYOUT " + json.dumps(line, sort_keys=True) + "\n")
     sys.stdout.flush()
@@ -251,7 +275,10 @@ def run_deepspeed(args: argparse.Namespace, peft_config: dict[str, Any]) -> floa
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimizer = None if "optimizer" in ds_config else adamw(trainable, args.lr)
     engine, _, _, scheduler = deepspeed.initialize(
-        model=model, model_parameters=trainable, optimizer=optimizer, config=ds_config,
+        model=model,
+        model_parameters=trainable,
+        optimizer=optimizer,
+        config=ds_config,
         lr_scheduler=lr_schedule(args),
     )
     # DeepSpeed lays AutoTP out as a (data parallel, tensor parallel) mesh, TP innermost: the ranks of one TP
@@ -312,8 +339,10 @@ def run_accelerate(args: argparse.Namespace, peft_config: dict[str, Any]) -> flo
         optimizer = adamw(params, args.lr)
         scheduler = lr_schedule(args)(optimizer)
     model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
-    report_layout(accelerator.unwrap_model(model), {"data_parallel_rank": accelerator.process_index,
-                                                    "data_parallel_size": accelerator.num_processes})
+    report_layout(
+        accelerator.unwrap_model(model),
+        {"data_parallel_rank": accelerator.process_index, "data_parallel_size": accelerator.num_processes},
+    )
     zero = f", ZeRO {plugin.zero_stage} from the DeepSpeed config" if plugin is not None else ""
     log(f"accelerate: {accelerator.distributed_type.value}, {accelerator.num_processes} process(es), "
         f"mixed precision {accelerator.mixed_precision}{zero}")  # fmt: skip
@@ -335,7 +364,9 @@ def run_accelerate(args: argparse.Namespace, peft_config: dict[str, Any]) -> flo
         log(f"step {step + 1}/{args.steps} loss {loss_value:.4f} lr {current_lr(optimizer):.3g}")
     if args.output:
         accelerator.wait_for_everyone()
-        accelerator.unwrap_model(model).save_pretrained(args.output, is_main_process=accelerator.is_main_process)
+        accelerator.unwrap_model(model).save_pretrained(
+            args.output, is_main_process=accelerator.is_main_process
+        )
     return loss_value
 
 
@@ -352,8 +383,9 @@ def run_ddp(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
     # into the buckets too instead of into new gradient tensors beside them
     wrapped: Any = model  # one rank has nothing to all-reduce: no DDP, no buckets (as the plan counts it)
     if dist.get_world_size() > 1:
-        wrapped = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None,
-                                          gradient_as_bucket_view=True)
+        wrapped = DistributedDataParallel(
+            model, device_ids=[device.index] if device.type == "cuda" else None, gradient_as_bucket_view=True
+        )
     optimizer = adamw([p for p in model.parameters() if p.requires_grad], args.lr)
     scheduler = lr_schedule(args)(optimizer)
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -365,9 +397,13 @@ def run_ddp(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
     for step in range(args.steps):
         for micro_step in range(args.grad_accum):
             tokens = next(data)
-            deferred = micro_step < args.grad_accum - 1 and wrapped is not model  # all-reduce at the last only
-            with wrapped.no_sync() if deferred else _nothing(), torch.autocast(device.type, dtype=dtype,
-                                                                              enabled=dtype != torch.float32):
+            deferred = (
+                micro_step < args.grad_accum - 1 and wrapped is not model
+            )  # all-reduce at the last only
+            with (
+                wrapped.no_sync() if deferred else _nothing(),
+                torch.autocast(device.type, dtype=dtype, enabled=dtype != torch.float32),
+            ):
                 loss = wrapped(input_ids=tokens, labels=tokens).loss / args.grad_accum
             loss.backward()
             loss_value = float(loss.detach().float()) * args.grad_accum
@@ -409,9 +445,13 @@ def run_fsdp2(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
     optimizer = adamw([p for p in model.parameters() if p.requires_grad], args.lr)
     scheduler = lr_schedule(args)(optimizer)
     rank, world = dist.get_rank(), dist.get_world_size()
-    report_layout(model, {"data_parallel_rank": rank, "data_parallel_size": world, "fsdp_units": len(units) + 1})
-    log(f"FSDP2: {world} process(es), {len(units)} layer units + the root, reshard after forward {args.reshard}, "
-        f"micro-batch {args.micro_batch}, accumulation {args.grad_accum}")
+    report_layout(
+        model, {"data_parallel_rank": rank, "data_parallel_size": world, "fsdp_units": len(units) + 1}
+    )
+    log(
+        f"FSDP2: {world} process(es), {len(units)} layer units + the root, reshard after forward {args.reshard}, "
+        f"micro-batch {args.micro_batch}, accumulation {args.grad_accum}"
+    )
     data = batches(token_blocks(args, vocab_of(model), rank, world), args.micro_batch, device)
     loss_value = float("nan")
     for step in range(args.steps):
