@@ -214,6 +214,17 @@ optional_nonneg_int = nullable(check_nonneg_int)
 optional_nonneg_number = nullable(check_nonneg_number)
 
 
+MAX_SHOWN_KEY_CHARS = 60
+
+
+def shown_key(key: object) -> str:
+    """A key read from the file as a refusal names it in a field path: control characters and lone surrogates
+    escaped (a\\rb, \\x1b, \\udcff) and at most MAX_SHOWN_KEY_CHARS, so that the message stays one line and sends
+    nothing to the terminal (a "details" key "a\\rb" once returned the cursor mid-message; found by make fuzz)."""
+    text = "".join(char if char.isprintable() else repr(char)[1:-1] for char in str(key))
+    return text if len(text) <= MAX_SHOWN_KEY_CHARS else text[: MAX_SHOWN_KEY_CHARS - 1] + "…"
+
+
 def check_valid_unicode(text: str, path: str) -> None:
     try:
         text.encode("utf-8")

@@ -62,6 +62,7 @@ from profiler.json_checks import (
     optional_string,
     record_checker,
     short_repr,
+    shown_key,
 )
 from profiler.jsontypes import JSONObject, JSONValue
 
@@ -275,7 +276,7 @@ def _check_telemetry(value: object, path: str) -> None:
         for key, reading in as_object(sample, f"{path}[{i}]").items():
             if key != "t_s":
                 check_short_enough(key, f"{path}[{i}] reading name")
-                optional_number(reading, f"{path}[{i}].{key}")
+                optional_number(reading, f"{path}[{i}].{shown_key(key)}")
 
 
 _check_activity = record_checker(
@@ -385,7 +386,7 @@ def _check_storable(value: object, path: str) -> None:
     elif isinstance(value, dict):
         for key, item in value.items():
             check_valid_unicode(str(key), f"{path} (a key)" if path else "a key")
-            _check_storable(item, f"{path}.{key}" if path else str(key))
+            _check_storable(item, f"{path}.{shown_key(key)}" if path else shown_key(key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
             _check_storable(item, f"{path}[{index}]")

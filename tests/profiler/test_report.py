@@ -327,3 +327,21 @@ def test_loader_and_schema_refuse_a_telemetry_reading_with_a_huge_name():
     data["devices"][0]["telemetry"] = [{"t_s": 0.0, "x" * 100_000: 1.0}]
     assert "devices[0].telemetry[0]" in refusal(data)
     assert not jsonschema.Draft202012Validator(schema()).is_valid(data)
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [("a\rb", "a\\rb"), ("\x1b]0;owned\x07", "\\x1b]0;owned\\x07"), ("k" * 100, "k" * 59 + "…")],
+)
+def test_a_key_from_the_file_is_named_escaped_in_a_one_line_refusal(report_dict, key, shown):
+    """A free-form key (details, telemetry readings) enters the field path of a refusal: its control characters
+    are shown escaped, so the message is one line and moves no cursor (make fuzz found "a\\rb" in details)."""
+    details = copy.deepcopy(report_dict)
+    details["devices"][0]["measurements"][0]["details"] = {key: "\udcff"}  # a lone surrogate: refused
+    text = refusal(details)
+    assert f"devices[0].measurements[0].details.{shown}: text that is not valid Unicode" in text
+    assert text.isprintable()
+    telemetry = copy.deepcopy(report_dict)
+    telemetry["devices"][0]["telemetry"][0][key] = "fast"  # a reading that is no number
+    text = refusal(telemetry)
+    assert f"devices[0].telemetry[0].{shown}" in text and text.isprintable()
