@@ -107,11 +107,13 @@ def _plan(family: Family, folder: Path) -> tuple[PlanOption, Path]:
 
 
 def _weights(config: dict[str, object], folder: Path) -> Path:
+    import torch
     from transformers import AutoConfig, AutoModelForCausalLM
 
     settings = {key: value for key, value in config.items() if key != "architectures"}
     built = AutoConfig.for_model(str(settings.pop("model_type")), **settings)
-    AutoModelForCausalLM.from_config(built).save_pretrained(folder)
+    # saved in bf16, as published checkpoints are: from_pretrained keeps the checkpoint's dtype (transformers 5)
+    AutoModelForCausalLM.from_config(built).to(torch.bfloat16).save_pretrained(folder)
     return folder
 
 
