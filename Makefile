@@ -19,7 +19,7 @@ QM_FILES := $(TS_FILES:.ts=.qm)
 export QT_API := pyside6
 export PYQTGRAPH_QT_LIB := PySide6
 
-.PHONY: run test test-fast typecheck bench validate screenshots translations package package-lite package-check lint clean device-check fuzz
+.PHONY: run test test-fast typecheck bench validate screenshots translations package package-lite package-check lint clean device-check fuzz family-table
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -66,6 +66,11 @@ typecheck: $(VENV)/.test-installed
 
 bench: $(VENV)/.test-installed
 	QT_QPA_PLATFORM=offscreen $(PY) -m tests.bench
+
+# Issue 26's per-family table: every plan family planned, exported and run one CPU step (or parsed by torchtitan's /
+# vLLM's own parser); planned vs measured peak per family (tests/exports/family_table.py; about 15 minutes).
+family-table: $(VENV)/.test-installed
+	$(PY) -m tests.exports.family_table
 
 # The performance model against the shipped published runs (planner/catalog/validation.json): every case, the
 # statistics, leave-one-source-out cross-validation and the error bands (docs/architecture.md, "Performance model").

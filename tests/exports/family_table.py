@@ -6,7 +6,7 @@ cannot run on a CPU (torchtitan's pipelines, vLLM), the exported command is pars
 was planned, what the library reports it set up, the plan's peak per GPU without the overhead term (CUDA
 context, allocator margin, NCCL), the measured peak of the largest rank and their ratio.
 
-    make family-table                       # every family (about 15 minutes on two cores)
+    make family-table                       # every family (about 15-20 minutes on two cores)
     .venv/bin/python -m tests.exports.family_table zero3 lora-deepspeed   # some of them
 
 Nothing here is asserted: tests/exports/test_peak_as_planned.py, test_runs_as_planned.py,
