@@ -116,8 +116,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--engine", default=None, choices=ENGINES, help="serving engine profile (default vllm)"
     )
     parser.add_argument(
-        "--weight-format", default=None, choices=FORMATS,
-        help="serving weight format with its real bits (e.g. int4-g128 = AWQ/GPTQ, q4_k_m, exl2-4.0); default: the precision",
+        "--weight-format", default=None, metavar="FORMAT",
+        help=f"serving weight format with its real bits: {', '.join(FORMATS)}, or exl2-<2..8> for an EXL2 average "
+        "bitrate (int4-g128 = AWQ/GPTQ, awq and gptq say so); default: the precision",
     )  # fmt: skip
     parser.add_argument(
         "--mfu", type=float, default=None, help="model-FLOPs utilisation to assume (default 0.40)"

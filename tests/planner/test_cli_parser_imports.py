@@ -79,3 +79,19 @@ def test_the_handlers_named_by_the_parsers_are_the_runs() -> None:
         handler_of(parser.parse_args(["rentbuy", "--gpu", "h100-sxm", "--rent-per-gpu-hour", "2"]))
         is run_rentbuy
     )
+
+
+def test_every_weight_format_the_help_names_is_taken(capsys: pytest.CaptureFixture[str]) -> None:
+    """The help names exl2-<2..8> and the awq / gptq aliases beside the listed formats; each must plan (the
+    parser once refused them by its fixed list), and fewer bits leave more room for sequences on a 24 GB card:
+    Llama 2 7B holds 13.5 GB of weights in bf16 and about 3.4 GB at 4.0 bits per weight."""
+    from planner.cli import main
+
+    base = ["plan", "--model", "llama-2-7b", "--task", "inference", "--gpu", "rtx-4090", "--gpus", "1", "--json"]
+    fit = {}
+    for name in ("bf16", "exl2-4.0", "awq", "gptq"):
+        assert main([*base, "--weight-format", name]) == 0, name
+        fit[name] = json.loads(capsys.readouterr().out)["options"][0]["max_concurrent_sequences"]
+    assert fit["exl2-4.0"] > fit["bf16"] and fit["awq"] > fit["bf16"]
+    assert main([*base, "--weight-format", "exl2-9"]) == 2  # beyond EXL2's 2..8 bits: one line, no traceback
+    assert "exl2-<2..8>" in capsys.readouterr().err
