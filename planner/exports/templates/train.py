@@ -121,6 +121,9 @@ def load_model(args: argparse.Namespace, peft_config: dict[str, Any]) -> torch.n
         model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(args.model))
     else:
         kwargs: dict[str, Any] = {}
+        if peft_config.get("lora"):
+            # the frozen base in the compute dtype the plan counts, whatever dtype the checkpoint was saved in
+            kwargs["dtype"] = DTYPES[args.precision]
         if quantization:
             from transformers import BitsAndBytesConfig
 
@@ -144,6 +147,13 @@ def load_model(args: argparse.Namespace, peft_config: dict[str, Any]) -> torch.n
             model = prepare_model_for_kbit_training(
                 model, use_gradient_checkpointing=args.recompute == "full"
             )
+            # peft upcasts every parameter that is not 4 bit to fp32; the QLoRA authors' script keeps the
+            # norms there and puts the embedding and the LM head back in the compute dtype (Dettmers et al.
+            # 2023, github.com/artidoro/qlora qlora.py): the plan counts them at 16 bit
+            compute = DTYPES[quantization.get("bnb_4bit_compute_dtype", "bf16")]
+            for module in (model.get_input_embeddings(), model.get_output_embeddings()):
+                if module is not None:
+                    module.to(compute)
         model = get_peft_model(model, LoraConfig(**peft_config["lora"]))
     # from_pretrained returns the model in eval mode, where gradient checkpointing recomputes nothing and
     # dropout is off: train as planned
