@@ -95,7 +95,10 @@ def test_tensor_parallel_rank_under_torchrun_matches_trace_and_analytic(tmp_path
     per_layer = (2 * h * h + 2 * h * kv + 3 * h * ffn) // 2 + 2 * h
     assert traced["local_parameter_count"] == layers * per_layer + h + vocab * h
     assert _within(traced["peak_bytes"], measured["peak_bytes"], 0.03)
-    peak = _analytic_peak(path, Layout(tp=2, micro_batch=BATCH), sequence_parallel=sequence_parallel)
+    # the trace runs Megatron-style TP on torch DTensors with torch's AdamW, as torchtitan does: that runtime's
+    # figure (the search would choose DeepSpeed's AutoTP for tp 2 at ZeRO-0, a layout this step does not run)
+    peak = _analytic_peak(path, Layout(tp=2, micro_batch=BATCH), sequence_parallel=sequence_parallel,
+                          runtime="torchtitan")  # fmt: skip
     assert _within(peak, measured["peak_bytes"], 0.10)
 
 
