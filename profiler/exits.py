@@ -97,10 +97,27 @@ def _flush_quietly() -> None:
                 pass
 
 
+def _ending_unraisable_interrupts(
+    previous: Callable[[sys.UnraisableHookArgs], object],
+) -> Callable[[sys.UnraisableHookArgs], None]:
+    """An unraisable hook that ends the process as Ctrl-C does when the exception Python could not raise is
+    _on_sigint's KeyboardInterrupt: a signal handled inside a weakref callback (the import system's module locks
+    run one at every import) or a destructor is printed as "Exception ignored in ..." and the command goes on.
+    Every other unraisable goes to `previous`."""
+
+    def hook(unraisable: sys.UnraisableHookArgs) -> None:
+        if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
+            exit_interrupted()
+        previous(unraisable)
+
+    return hook
+
+
 def run_entry(prog: str, body: Callable[[], int]) -> int:
     """An entry point's whole run: handlers first, `body` interruptible, a flush that cannot traceback."""
     _State.prog = prog
     streams_present()
+    sys.unraisablehook = _ending_unraisable_interrupts(sys.unraisablehook)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, _on_sigint)
     try:

@@ -74,3 +74,29 @@ def test_gpu_probe_refuses_a_device_with_a_newline_in_one_line():
                                timeout=120, check=False)  # fmt: skip
     assert completed.returncode == 2
     assert completed.stderr.count("\n") == 1 and "--device" in completed.stderr
+
+
+def test_ctrl_c_that_python_cannot_raise_still_ends_the_run_in_one_line():
+    """Ctrl-C handled inside a weakref callback (the import system's module locks run one at every import) is an
+    "Exception ignored" that Python prints and goes past; the fuzzing harness caught `plan` interrupted 50 ms in
+    that way, running on with a traceback. A callback that raises KeyboardInterrupt stands in for the signal's
+    timing: the run ends with exit 130 and the one line, nothing after it runs."""
+    script = (
+        "import sys, weakref\n"
+        "from profiler.exits import run_entry\n"
+        "class Held: pass\n"
+        "def interrupt(_):\n"
+        "    raise KeyboardInterrupt\n"
+        "def body():\n"
+        "    held = Held()\n"
+        "    ref = weakref.ref(held, interrupt)\n"
+        "    del held\n"
+        "    print('went on', file=sys.stderr)\n"
+        "    return 0\n"
+        "sys.exit(run_entry('gpu-advisor', body))\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=root,
+                          env=dict(os.environ, PYTHONPATH=str(root)))  # fmt: skip
+    assert done.returncode == 130
+    assert done.stderr == "gpu-advisor: interrupted\n"
