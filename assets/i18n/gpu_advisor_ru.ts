@@ -2350,6 +2350,11 @@ token</source>
     </message>
     <message>
         <location line="+10"/>
+        <source>speculative decoding is not modelled (one token per sequence per decode step)</source>
+        <translation>спекулятивное декодирование не моделируется (один токен на последовательность за шаг декодирования)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>disaggregated: a prefill pool of {prefill_replicas} x TP {prefill_tp} sends each prompt&apos;s KV cache ({transfer_s}) to a decode pool of {decode_replicas} x TP {decode_tp} (the layout shown)</source>
         <translation>раздельные пулы: пул предзаполнения из {prefill_replicas} x TP {prefill_tp} передаёт KV-кэш каждого запроса ({transfer_s}) пулу декодирования из {decode_replicas} x TP {decode_tp} (показанная схема)</translation>
     </message>
@@ -3490,7 +3495,7 @@ token</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
-        <location filename="../../desktop/message_templates.py" line="-227"/>
+        <location filename="../../desktop/message_templates.py" line="-230"/>
         <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
     </message>
@@ -3550,7 +3555,7 @@ token</source>
         <translation>TPOT {tpot_s} при цели {target_s}</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+9"/>
         <source>No option meets the targets within {limit} GPUs: the closest are shown, closest first, each marked with what it misses.</source>
         <translation>Ни один вариант в пределах {limit} GPU не выполняет цели: показаны ближайшие, сначала самые близкие, у каждого указано, что он не выполняет.</translation>
     </message>
@@ -6018,7 +6023,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ServingInputs</name>
     <message>
-        <location filename="../../desktop/pages/plan_serving_inputs.py" line="+80"/>
+        <location filename="../../desktop/pages/plan_serving_inputs.py" line="+86"/>
         <source>Prompt (tokens)</source>
         <translation>Промпт (токены)</translation>
     </message>
@@ -6053,7 +6058,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>На выходной токен не больше</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+5"/>
         <location line="+1"/>
         <source>tokens</source>
         <translation>токенов</translation>
