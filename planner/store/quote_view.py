@@ -247,7 +247,8 @@ class QuoteView:
         sql = f"{with_sql} SELECT q.id, {key or 'NULL'} AS sort_key {from_sql} ORDER BY {order}"
         ids: array[int] = array("q")
         with self._reader(query.pricing) as conn:
-            total = max(int(conn.execute(f"SELECT count(*) FROM {self.spec.table}").fetchone()[0]), 1)
+            table = self.spec.table
+            total = max(int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]), 1)
             cursor = conn.execute(sql, params)
             while chunk := cursor.fetchmany(ORDER_CHUNK_ROWS):
                 ids.extend(row[0] for row in chunk)
@@ -273,10 +274,8 @@ class QuoteView:
         """The rows of these ids as find() gives them, in the order asked (an id gone since is left out)."""
         if not ids:
             return []
-        sql = (
-            f"SELECT {', '.join(self._row_columns)} FROM {self.spec.table} "
-            "WHERE id IN (SELECT value FROM json_each(?))"
-        )
+        table = self.spec.table
+        sql = f"SELECT {', '.join(self._row_columns)} FROM {table} WHERE id IN (SELECT value FROM json_each(?))"
         with self._db.guard() as conn:
             found = list(conn.execute(sql, [json.dumps([int(i) for i in ids])]))
         by_id = {row[0]: row for row in found}
