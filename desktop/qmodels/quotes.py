@@ -108,6 +108,7 @@ class QuoteTableModel(FlatTableModel):
         # background(work, apply): run work() off the GUI thread, then apply(result) on it; None: synchronous
         self.background: Callable[[Callable[[], Any], Callable[[Any], None]], None] | None = None
         self.pending = False  # a background arrangement is under way
+        self._loaded = False  # set_view came once: before it a sort or filter only records itself
         self._generation = 0
         self._mutations = 0  # bumped by every change of the rows; an arrangement made before one is re-checked
         self._inserted_while_pending: list[int] = []
@@ -128,6 +129,7 @@ class QuoteTableModel(FlatTableModel):
         older one is arranged again)."""
         if arranged.stats is not None:
             self._stats = arranged.stats
+        self._loaded = True
         self._derived.clear()
         self._mutations += 1
         if version is not None and version == self.spec_version:
@@ -137,8 +139,10 @@ class QuoteTableModel(FlatTableModel):
             self.rearrange(reset=True)
 
     def stats(self) -> ViewStats:
+        """Counts over every quote of the table; before the first load none (a load brings them: a count of a
+        million quotes is never made on the GUI thread)."""
         if self._stats is None:
-            self._stats = self.kind.quotes.view_stats()
+            return ViewStats(0, 0, frozenset(), frozenset())
         return self._stats
 
     def _count_in(self, rows: Sequence[Row], sign: int) -> None:
@@ -221,12 +225,15 @@ class QuoteTableModel(FlatTableModel):
         return work
 
     def rearrange(self, reset: bool = True) -> None:
-        """Filter and sort again: now for small tables, in ``background`` for big ones."""
+        """Filter and sort again: now for small tables, in ``background`` for big ones (before the first load
+        nothing: the load arranges by the spec as it then is)."""
+        if not self._loaded:
+            return
         self._generation += 1
         generation, mutations = self._generation, self._mutations
         work = self.arranger()
         stats = self._stats
-        total = len(self.window) if stats is None else max(stats.mine + stats.reference, len(self.window))
+        total = self.kind.quotes.count() if stats is None else max(stats.mine + stats.reference, len(self.window))
         if self.background is not None and total > SYNC_ROWS:
             self.pending = True
             self._inserted_while_pending, self._removed_while_pending = [], set()
