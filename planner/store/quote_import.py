@@ -87,9 +87,9 @@ def duplicates_query(spec: QuoteTable) -> str:
         f"t.{c} = json_extract(q.value, '$[{i}]')" + (" COLLATE NOCASE" if c in spec.text_columns else "")
         for i, c in enumerate(spec.dedupe_columns)
     ]
-    where = " AND ".join(conditions)
     return (
-        f"SELECT q.key, (SELECT t.id FROM {spec.table} t WHERE {where} LIMIT 1) FROM json_each(?) q ORDER BY q.key"
+        f"SELECT q.key, (SELECT t.id FROM {spec.table} t WHERE {' AND '.join(conditions)} LIMIT 1) "
+        "FROM json_each(?) q ORDER BY q.key"
     )
 
 
