@@ -6,11 +6,11 @@ separately so that planner.memory.estimate.MemoryTotals can reuse them across a 
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from planner.memory.adapters import lora_params_per_layer, per_layer_adapters
 from planner.memory.config import (
     ALLOCATOR_MARGIN_FRACTION,
     CUDA_CONTEXT_BYTES,
@@ -35,62 +35,10 @@ from planner.memory.element_bytes import (
 from planner.memory.pipeline_stages import Stage
 from planner.memory.runtimes import chosen_runtime
 from planner.memory.stage_activations import StageActivations, per_token_activations, stage_activations
-from planner.models import ModelSpec, ParamCounts, fused_gate_up, fused_qkv, gate_in_q_proj
+from planner.models import ModelSpec, ParamCounts
 from planner.models.kv_cache import NONE, STATE, layer_kinds
 from planner.models.spec import mixer_difference, mlpless_layers
 from planner.vocabulary import Offload, Runtime, Task
-
-
-@functools.lru_cache(maxsize=8192)
-def lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...]) -> tuple[int, int, int]:
-    """(adapter params in a dense layer, in an MoE layer outside routed experts, in all routed experts of one
-    MoE layer, plus the number of adapted matrices a token passes in a dense layer) -- r x (d_in + d_out) each."""
-    h = model.hidden
-    chosen = set(targets)
-    attention = 0
-    if model.uses_mla:
-        # the modules peft wraps (transformers' DeepseekV2/V3 attention): q -> q_proj, or q_a_proj and q_b_proj
-        # with a low-rank query; k -> kv_a_proj_with_mqa (to the latent and the shared rotary key); v ->
-        # kv_b_proj (the latent decompressed to every head's K-nope and V); o -> o_proj
-        qk_head = model.qk_nope_head_dim + model.qk_rope_head_dim
-        if "q" in chosen and model.q_lora_rank:
-            attention += rank * (h + model.q_lora_rank) + rank * (model.q_lora_rank + model.heads * qk_head)
-        elif "q" in chosen:
-            attention += rank * (h + model.heads * qk_head)
-        if "k" in chosen:
-            attention += rank * (h + model.kv_lora_rank + model.qk_rope_head_dim)
-        if "v" in chosen:
-            attention += rank * (
-                model.kv_lora_rank + model.heads * (model.qk_nope_head_dim + model.v_head_dim)
-            )
-        if "o" in chosen:
-            attention += rank * (model.heads * model.v_head_dim + h)
-    else:
-        widths = {"q": model.heads * model.head_dim, "k": model.kv_heads * model.head_dim}
-        widths["v"] = widths["k"]
-        widths["o"] = widths["q"]
-        if model.attn_output_gate and gate_in_q_proj(model.family):
-            widths["q"] *= 2  # q_proj also yields the output gate
-        separate: tuple[str, ...] = ("q", "k", "v", "o")
-        if fused_qkv(model.family) and chosen & {"q", "k", "v"}:
-            # gpt2's c_attn, gpt_neox's query_key_value: one projection, one adapter for q, k and v
-            attention += rank * (h + widths["q"] + 2 * widths["k"])
-            separate = ("o",)
-        attention += sum(rank * (h + widths[t]) for t in separate if t in chosen)
-
-    def mlp(ffn: int) -> int:
-        matrices = [t for t in ("gate", "up", "down") if t in chosen and (model.gated_mlp or t != "gate")]
-        if fused_gate_up(model.family) and chosen & {"gate", "up"}:
-            # phi3's gate_up_proj: one adapter, hidden -> 2 x ffn
-            return (rank * (h + 2 * ffn) + ("down" in chosen) * rank * (ffn + h)) if ffn else 0
-        return len(matrices) * rank * (h + ffn) if ffn else 0
-
-    shared_ffn = model.shared_expert_ffn or model.shared_experts * model.moe_ffn
-    dense_layer = attention + mlp(model.ffn)
-    moe_non_expert = attention + mlp(shared_ffn)
-    routed = model.experts * mlp(model.moe_ffn) if model.is_moe else 0
-    return dense_layer, moe_non_expert, routed
-
 
 # --- Bytes per value: mixed precision as PyTorch runs it (torch.amp autocast under HF Trainer / accelerate, FSDP2's
 # MixedPrecisionPolicy): the weights, their gradients and AdamW's m and v stay fp32 (4 + 4 + 8 bytes/param) and
@@ -317,6 +265,7 @@ def stage_shape(
             * lora_params_per_layer(model, config.lora_rank, mlp_only)[0]
             / tp
         )
+        adapter_dense += per_layer_adapters(model, config, stage.layer_indices) / tp
         adapter_expert = stage.moe_layers * per_routed / divisors.expert_divisor
         adapter_bytes = training_weight_bytes(master_precision(config.precision))
         trainable_dense, trainable_expert = adapter_dense, adapter_expert
@@ -639,7 +588,10 @@ def _deepspeed_figures(
     for dp in dps:
         expert_shard = dp * shape.tp // shape.ep if shape.ep > 1 else dp
         shard = shape.trainable_dense / dp + shape.trainable_expert / expert_shard
-        host, step_only = 0.0, 0.0  # step_only: gradient bytes made in the optimizer step, never beside activations
+        host, step_only = (
+            0.0,
+            0.0,
+        )  # step_only: gradient bytes made in the optimizer step, never beside activations
         if zero == 0:
             weights, gradients = model_bytes + adapter + shape.qlora_workspace, trainable * _DS_FP32_GRADIENT
             optimizer = trainable * (_DS_MASTER_AND_ADAM if e < 4 else _DS_MASTER_AND_ADAM - MASTER_BYTES)

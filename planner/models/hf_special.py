@@ -3,6 +3,14 @@ transformers 5.22 builds it (transformers/models/<type>/modeling_<type>.py):
 
 - dbrx: the attention and MoE keys sit in nested attn_config and ffn_config objects; fused Wqkv without bias,
   bias-free LayerNorms, every layer an MoE of gated experts (w1, v1, w2) with a bias-free router.
+- gemma3n_text (Gemma 3n's decoder): Gemma 3 attention (q/k norms over a head) with four norms a layer, plus in
+  every layer AltUp (correct_output_scale, correction and prediction coefficients over altup_num_inputs streams,
+  a modality router and its norm), a LAuReL block (hidden -> laurel_rank -> hidden and a norm) and the per-layer
+  input gate and projection (hidden <-> hidden_size_per_layer_input, and a norm); beside the token embedding a
+  per-layer embedding (vocab_size_per_layer_input x layers x hidden_size_per_layer_input) with its projection
+  from the hidden state and its norm, and AltUp's altup_num_inputs - 1 projections in and out. The last
+  num_kv_shared_layers layers reuse an earlier layer's keys and values: no k_proj, v_proj, k_norm, no cache.
+  intermediate_size is one width or one per layer.
 - nemotron_h: each layer one block (Mamba-2, attention, MLP or MoE) behind one norm; read in
   planner/models/hf_hybrid.py (nemotron_h), its layer kinds included.
 
@@ -66,11 +74,61 @@ def _dbrx(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: Mode
     )
 
 
+def _gemma3n(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: ModelSpec fields
+    hidden, layers, heads = (
+        config.int("hidden_size"),
+        config.int("num_hidden_layers"),
+        config.int("num_attention_heads"),
+    )
+    streams, per_layer = config.int("altup_num_inputs"), config.int("hidden_size_per_layer_input")
+    widths = config.data.get("intermediate_size")
+    if isinstance(widths, list) and len(widths) == layers:
+        per_layer_widths = tuple(ConfigKeys({"w": w}, config.path).int("w") for w in widths)
+    else:
+        per_layer_widths = (config.int("intermediate_size"),) * layers
+    ffn = max(per_layer_widths)
+    altup = hidden + streams * streams + streams**3 + streams * hidden + hidden
+    laurel = 2 * hidden * config.int("laurel_rank") + hidden
+    per_layer_input = 2 * hidden * per_layer + hidden
+    embedding_extra = (
+        config.int("vocab_size_per_layer_input") * layers * per_layer  # embed_tokens_per_layer
+        + layers * per_layer * hidden  # per_layer_model_projection
+        + per_layer  # per_layer_projection_norm
+        + 2 * (streams - 1) * hidden * hidden  # altup_projections, altup_unembed_projections
+    )
+    bias = config.bool("attention_bias", False)
+    return ModelSpec(
+        **common,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=config.int("num_key_value_heads", heads),
+        head_dim=config.int("head_dim", hidden // heads),
+        ffn=ffn,
+        ffn_widths=per_layer_widths if len(set(per_layer_widths)) > 1 else (),
+        vocab=config.int("vocab_size"),
+        tied_embeddings=config.bool("tie_word_embeddings", True),
+        gated_mlp=True,
+        norm="rmsnorm",
+        norms_per_layer=4,
+        qk_norm=True,
+        attn_bias=bias,
+        attn_out_bias=bias,
+        mlp_bias=False,
+        activation="gelu",
+        max_context=config.int("max_position_embeddings", 32768),
+        layer_extra_params=altup + laurel + per_layer_input,
+        embedding_extra=embedding_extra,
+        kv_shared_layers=config.int("num_kv_shared_layers", 0, allow_zero=True),
+    )
+
+
 def _nemotron_h(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: ModelSpec fields
     return ModelSpec(**nemotron_h(config, common))
 
 
 SPECIAL_READERS: dict[str, Callable[[ConfigKeys, dict[str, Any]], ModelSpec]] = {
     "dbrx": _dbrx,
+    "gemma3n_text": _gemma3n,
     "nemotron_h": _nemotron_h,
 }

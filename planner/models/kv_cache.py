@@ -10,6 +10,10 @@ Kinds (ModelSpec.layer_types; empty means every layer is FULL):
   a gated-delta-net's recurrent matrix), whatever the sequence length.
 - NONE: a layer that keeps nothing (an MLP-only or MoE-only layer of a hybrid stack).
 
+A layer of gemma3n's last num_kv_shared_layers (ModelSpec.kv_shared_layers) attends as its kind says but reads
+the cache of the last earlier layer of its kind, keeping none of its own (transformers' DynamicCache builds no
+layer for it).
+
 The serving model (planner/perf/serving.py) and the memory model both read these figures from here.
 """
 
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from planner.models.spec import ModelSpec
+from planner.models.spec import ModelSpec, kv_shared
 
 FULL = "full"
 SLIDING = "sliding"
@@ -84,7 +88,9 @@ def kv_cache_bytes_per_sequence(
     ):  # DSA: each indexer's one key per token (transformers' DynamicIndexedLayer.indexer_keys)
         indexed = sum(1 for i in chosen if i not in spec.shared_index_layers)
         indexer_keys = indexed * seq_len * spec.index_head_dim * bytes_per_value
-    return sum(cached_tokens(spec, kinds[i], seq_len) for i in chosen) * per_token + indexer_keys
+    shared = set(kv_shared(spec, chosen))  # gemma3n: layers that read an earlier layer's cache keep none
+    kept = sum(cached_tokens(spec, kinds[i], seq_len) for i in chosen if i not in shared)
+    return kept * per_token + indexer_keys
 
 
 def state_bytes_per_sequence(

@@ -106,6 +106,18 @@ def generated_config(model_type: str, rng: random.Random, *, trimmed: bool = Fal
     if model_type == "glm_moe_dsa":  # indexer layers and layers reusing the previous one's top-k
         layers = values.get("num_hidden_layers", fields["num_hidden_layers"])
         values["indexer_types"] = ["full"] + [rng.choice(["full", "shared"]) for _ in range(layers - 1)]
+    if model_type == "gemma3n_text":  # its per-layer inputs, AltUp and LAuReL small; some layers sharing KV
+        layers = rng.choice([6, 7, 8])  # sliding except every fifth: the shared layers' kinds occur earlier
+        values.update(
+            num_hidden_layers=layers,
+            num_kv_shared_layers=rng.choice([0, 1, layers - 5]),
+            vocab_size_per_layer_input=rng.choice([32, 64]),
+            hidden_size_per_layer_input=rng.choice([4, 8]),
+            laurel_rank=rng.choice([4, 8]),
+            altup_num_inputs=rng.choice([2, 3, 4]),
+        )
+        if rng.random() < 0.5:  # MatFormer's mix-n-match: a width per layer
+            values["intermediate_size"] = [rng.choice([32, 48, 64]) for _ in range(layers)]
     if (
         model_type == "helium"
     ):  # it builds o_proj hidden x hidden: only heads x head_dim == hidden runs forward

@@ -28,8 +28,6 @@ UNREAD_TYPES = (
     "ernie",
     "flint",
     "fuyu",
-    "gemma3n",
-    "gemma3n_text",
     "gemma4",
     "gemma4_assistant",
     "gemma4_text",
