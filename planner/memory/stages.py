@@ -38,9 +38,9 @@ from planner.memory.pipeline_stages import Stage
 from planner.memory.runtimes import chosen_runtime
 from planner.memory.shapes import StageShape
 from planner.memory.stage_activations import StageActivations, per_token_activations, stage_activations
-from planner.models import ModelSpec, ParamCounts, fused_gate_up, fused_qkv, gate_in_q_proj
+from planner.models import ModelSpec, ParamCounts, fused_gate_up, gate_in_q_proj, lora_module_names
 from planner.models.kv_cache import NONE, STATE, layer_kinds
-from planner.models.spec import kv_shared, mixer_difference, mlpless_layers
+from planner.models.spec import idle_attention_params, kv_shared, mixer_difference, mlpless_layers
 from planner.vocabulary import Offload, Runtime, Task
 
 
@@ -74,12 +74,16 @@ def lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...])
         widths["o"] = widths["q"]
         if model.attn_output_gate and gate_in_q_proj(model.family):
             widths["q"] *= 2  # q_proj also yields the output gate
-        separate: tuple[str, ...] = ("q", "k", "v", "o")
-        if fused_qkv(model.family) and chosen & {"q", "k", "v"}:
-            # gpt2's c_attn, gpt_neox's query_key_value: one projection, one adapter for q, k and v
-            attention += rank * (h + widths["q"] + 2 * widths["k"])
-            separate = ("o",)
-        attention += sum(rank * (h + widths[t]) for t in separate if t in chosen)
+        # one adapter per module: targets that share one (gpt2's c_attn, gpt_neox's query_key_value, jetmoe's
+        # kv_proj) are one adapter as wide as all of them; a target the type has no Linear for (jetmoe's
+        # per-expert q and o) none
+        names = lora_module_names(model.family)
+        modules: dict[tuple[str, ...], int] = {}  # a module's output: all the targets it yields
+        for target in ("q", "k", "v", "o"):
+            if names.get(target):
+                modules[names[target]] = modules.get(names[target], 0) + widths[target]
+        adapted = {names[target] for target in chosen & {"q", "k", "v", "o"} if names.get(target)}
+        attention += sum(rank * (h + modules[module]) for module in adapted)
 
     def mlp(ffn: int) -> int:
         matrices = [t for t in ("gate", "up", "down") if t in chosen and (model.gated_mlp or t != "gate")]
@@ -122,6 +126,7 @@ def _stage_params(model: ModelSpec, counts: ParamCounts, stage: Stage, pp: int) 
     """(non-expert block params, routed-expert params, embedding/head/final-norm params) of one stage."""
     blocks = stage.dense_layers * counts.dense_layer + stage.moe_layers * counts.moe_layer_non_expert
     blocks += mixer_difference(model, counts.attention, stage.layer_indices)  # state-space layers' own mixers
+    blocks += len(stage.layer_indices) * idle_attention_params(model)  # jetmoe's attention experts
     blocks -= (
         mlpless_layers(model, stage.layer_indices) * counts.dense_mlp
     )  # nemotron_h: mixing layers' absent MLP

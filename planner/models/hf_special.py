@@ -11,6 +11,11 @@ transformers 5.22 builds it (transformers/models/<type>/modeling_<type>.py):
   from the hidden state and its norm, and AltUp's altup_num_inputs - 1 projections in and out. The last
   num_kv_shared_layers layers reuse an earlier layer's keys and values: no k_proj, v_proj, k_norm, no cache.
   intermediate_size is one width or one per layer.
+- jetmoe: a mixture of attention heads (JetMoeMoA: num_local_experts experts, each a q projection hidden ->
+  kv_heads x kv_channels and an o projection back, num_experts_per_tok of them per token, a router and an
+  output bias; one kv_proj shared) and an MoE MLP (num_local_experts gated experts of intermediate_size, a router,
+  an output bias), two RMSNorms a layer. Read as attention of num_experts_per_tok x kv_heads query heads (what a
+  token computes) with the other attention experts counted beside it (ModelSpec.attention_experts).
 - nemotron_h: each layer one block (Mamba-2, attention, MLP or MoE) behind one norm; read in
   planner/models/hf_hybrid.py (nemotron_h), its layer kinds included.
 
@@ -123,6 +128,38 @@ def _gemma3n(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: M
     )
 
 
+def _jetmoe(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: ModelSpec fields
+    hidden, kv_heads, experts = (
+        config.int("hidden_size"),
+        config.int("num_key_value_heads"),
+        config.int("num_local_experts"),
+    )
+    top_k = config.int("num_experts_per_tok")
+    ffn = config.int("intermediate_size")
+    return ModelSpec(
+        **common,
+        layers=config.int("num_hidden_layers"),
+        hidden=hidden,
+        heads=top_k * kv_heads,
+        kv_heads=kv_heads,
+        head_dim=config.int("kv_channels"),
+        ffn=ffn,
+        vocab=config.int("vocab_size"),
+        tied_embeddings=config.bool("tie_word_embeddings", True),
+        gated_mlp=True,
+        norm="rmsnorm",
+        attn_bias=False,
+        mlp_bias=False,
+        experts=experts,
+        experts_per_token=top_k,
+        moe_ffn=ffn,
+        attention_experts=experts,
+        # the attention router (hidden -> experts) and the two output biases (MoA's, the MoE's)
+        layer_extra_params=hidden * experts + 2 * hidden,
+        max_context=config.int("max_position_embeddings", 4096),
+    )
+
+
 def _nemotron_h(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: ModelSpec fields
     return ModelSpec(**nemotron_h(config, common))
 
@@ -130,5 +167,6 @@ def _nemotron_h(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any
 SPECIAL_READERS: dict[str, Callable[[ConfigKeys, dict[str, Any]], ModelSpec]] = {
     "dbrx": _dbrx,
     "gemma3n_text": _gemma3n,
+    "jetmoe": _jetmoe,
     "nemotron_h": _nemotron_h,
 }

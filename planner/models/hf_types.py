@@ -194,6 +194,7 @@ TRAITS: dict[str, Traits] = {
     "nemotron_h": Traits(reader="nemotron_h", layer_rule="reader"),  # its reader lays out its layer kinds
     # Gemma 3n's decoder: sliding except every fifth layer (Gemma3nTextConfig), read by hf_special._gemma3n
     "gemma3n_text": Traits(reader="gemma3n_text", layer_rule="every:5"),
+    "jetmoe": Traits(reader="jetmoe", layer_rule="full"),
     "gpt2": Traits(reader="gpt2", layer_rule="full"),
     "gpt_neox": Traits(reader="gpt_neox", layer_rule="full"),
     "deepseek_v2": Traits(reader="deepseek", layer_rule="full"),

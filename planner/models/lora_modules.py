@@ -99,6 +99,9 @@ _TABLE: dict[str, Names] = {
     "afmoe": {**LLAMA_NAMES, "gate": ("mlp.gate_proj", "shared_experts.gate_proj")},
     "deepseek_v32": {**_MLA, "q": ("q_a_proj", "q_b_proj")},
     "glm_moe_dsa": {**_MLA, "q": ("q_a_proj", "q_b_proj")},
+    # jetmoe: the keys and values come from one kv_proj; its attention experts' q and o and its MLP experts are
+    # parameters of JetMoeParallelExperts, no Linear
+    "jetmoe": {"k": ("kv_proj",), "v": ("kv_proj",)},
     # pure state-space models: no attention, and no MLP (the mixer is the whole layer)
     "mamba": {},
     "falcon_mamba": {},

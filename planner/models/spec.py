@@ -110,6 +110,11 @@ class ModelSpec:
     index_heads: int = 0
     index_head_dim: int = 0
     shared_index_layers: tuple[int, ...] = ()
+    # jetmoe: a mixture of attention heads: attention_experts experts per layer, each with its own q and o
+    # projections of kv_heads x head_dim, experts_per_token of them per token (heads = experts_per_token x kv_heads,
+    # what a token's attention computes); the keys and values shared. The experts a token does not visit are
+    # counted in the total only (idle_attention_params)
+    attention_experts: int = 0
     # gemma3n: the last kv_shared_layers layers reuse the keys and values of the last earlier layer of their kind,
     # so they hold no k_proj, v_proj, k_norm and keep no cache of their own
     kv_shared_layers: int = 0
@@ -330,7 +335,13 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
         mixer_difference(spec, attention, range(spec.layers))
         - mlpless_layers(spec, range(spec.layers)) * dense_mlp
     )
-    total = ends + n_dense * dense_layer + spec.moe_layers * moe_layer + mixers
+    total = (
+        ends
+        + n_dense * dense_layer
+        + spec.moe_layers * moe_layer
+        + mixers
+        + spec.layers * idle_attention_params(spec)
+    )
     active = ends + n_dense * dense_layer + spec.moe_layers * moe_layer_active + mixers
     return ParamCounts(
         embedding=embedding,
@@ -351,6 +362,13 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
         total=total,
         active=active,
     )
+
+
+def idle_attention_params(spec: ModelSpec) -> int:
+    """jetmoe: the q and o projections of the attention experts one token does not visit, in one layer."""
+    if not spec.attention_experts:
+        return 0
+    return (spec.attention_experts - spec.experts_per_token) * 2 * spec.hidden * spec.kv_heads * spec.head_dim
 
 
 def indexer_params(spec: ModelSpec) -> tuple[int, int]:

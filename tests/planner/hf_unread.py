@@ -42,7 +42,6 @@ UNREAD_TYPES = (
     "hy_v3",
     "hy_v4",
     "inkling_text",
-    "jetmoe",
     "kimi_linear",
     "kolibri1",
     "laguna",

@@ -22,7 +22,7 @@ KV_TYPES = ("llama", "mistral", "ministral", "qwen2", "gemma2", "gemma3_text", "
             "gpt_oss", "llama4_text", "smollm3", "gpt2", "deepseek_v2", "deepseek_v3", "falcon", "gpt_bigcode",
             "bloom", "opt", "gpt_neo", "mpt", "gptj", "phi", "stablelm", "dots1", "cwm", "vaultgemma",
             "glm4_moe", "helium", "bitnet", "apertus", "hunyuan_v1_moe", "ernie4_5_moe", "minicpm3", "youtu",
-            "glm4_moe_lite", "cohere2_moe", "dbrx", "diffllama", "minimax_m2", "deepseek_v32", "glm_moe_dsa", "afmoe", "gemma3n_text")  # fmt: skip
+            "glm4_moe_lite", "cohere2_moe", "dbrx", "diffllama", "minimax_m2", "deepseek_v32", "glm_moe_dsa", "afmoe", "gemma3n_text", "jetmoe")  # fmt: skip
 # MLA as DeepSeek's configs have it: as many KV heads as query heads (transformers' MLA expands the latent to
 # them), and one routing group (the router's groups must divide the few experts of a tiny model; no cache effect)
 MLA = {"n_group": 1, "topk_group": 1}
