@@ -16,6 +16,13 @@ transformers 5.22 builds it (transformers/models/<type>/modeling_<type>.py):
   output bias; one kv_proj shared) and an MoE MLP (num_local_experts gated experts of intermediate_size, a router,
   an output bias), two RMSNorms a layer. Read as attention of num_experts_per_tok x kv_heads query heads (what a
   token computes) with the other attention experts counted beside it (ModelSpec.attention_experts).
+- recurrent_gemma (Griffin): layers cycle through block_types; a "recurrent" layer's temporal block is linear_y and
+  linear_x (hidden -> lru_width, biased), a depthwise conv1d (conv1d_width taps, biased), the RG-LRU (a recurrent
+  parameter, input and recurrent gates block-diagonal over num_attention_heads blocks, biased) and linear_out
+  (biased); an "attention" layer's is local attention over attention_window_size tokens, o_proj always biased;
+  every layer then a gated MLP of intermediate_size / 2 with biases. State of a recurrent layer: the conv's last
+  conv1d_width - 1 inputs and the RG-LRU state, lru_width each (the RG-LRU state is fp32 whatever the
+  precision: counted here in the plan's bytes per value).
 - nemotron_h: each layer one block (Mamba-2, attention, MLP or MoE) behind one norm; read in
   planner/models/hf_hybrid.py (nemotron_h), its layer kinds included.
 
@@ -31,12 +38,18 @@ from typing import Any
 from planner.errors import UserError
 from planner.messages import msg
 from planner.models.config_file import ConfigKeys
-from planner.models.hf_hybrid import nemotron_h
+from planner.models.hf_hybrid import LAYERS, nemotron_h
+from planner.models.kv_cache import SLIDING, STATE
 from planner.models.spec import ModelSpec
 
 # The defaults of DBRX's nested configuration classes (transformers/models/dbrx/configuration_dbrx.py:
 # DbrxAttentionConfig, DbrxFFNConfig), for a key the nested object leaves out.
 DBRX_ATTN_DEFAULTS = {"kv_n_heads": 1}
+# RecurrentGemma's training sequence length (Botev et al., "RecurrentGemma: Moving Past Transformers for Efficient
+# Open Language Models", arXiv 2404.07839, 2024): the default sequence length of its plans
+RECURRENT_GEMMA_TRAINED_TOKENS = 8192
+# RecurrentGemmaConfig's default block cycle (and the two kinds it knows)
+RECURRENT_GEMMA_BLOCKS = ("recurrent", "recurrent", "attention")
 DBRX_FFN_DEFAULTS = {"ffn_hidden_size": 3584, "moe_num_experts": 4, "moe_top_k": 1}
 
 
@@ -160,6 +173,55 @@ def _jetmoe(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: Mo
     )
 
 
+def _recurrent_gemma(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: ModelSpec fields
+    hidden, heads, layers = (
+        config.int("hidden_size"),
+        config.int("num_attention_heads"),
+        config.int("num_hidden_layers"),
+    )
+    lru = config.int("lru_width", hidden)
+    conv = config.int("conv1d_width")
+    block = lru // heads
+    mixer = (
+        2 * (hidden * lru + lru)  # linear_y, linear_x
+        + lru * hidden + hidden  # linear_out
+        + lru * conv + lru  # conv_1d
+        + lru + 2 * heads * block * (block + 1)  # recurrent_param, input and recurrent gates
+    )  # fmt: skip
+    cycle = config.data.get("block_types")
+    cycle = list(RECURRENT_GEMMA_BLOCKS) if cycle is None else cycle  # the class's default (a tuple)
+    if not isinstance(cycle, list) or not cycle or layers > LAYERS.high:
+        raise UserError.of(msg("error.spec_layer_kind", where=f"{config.path}: block_types", kind=cycle))
+    for kind in cycle:
+        if kind not in RECURRENT_GEMMA_BLOCKS:
+            raise UserError.of(msg("error.spec_layer_kind", where=f"{config.path}: block_types", kind=kind))
+    kinds = tuple(STATE if cycle[i % len(cycle)] == "recurrent" else SLIDING for i in range(layers))
+    return ModelSpec(
+        **common,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=config.int("num_key_value_heads", heads),
+        head_dim=hidden // heads,
+        ffn=config.int("intermediate_size") // 2,
+        vocab=config.int("vocab_size"),
+        tied_embeddings=config.bool("tie_word_embeddings", True),
+        gated_mlp=True,
+        norm="rmsnorm",
+        attn_bias=config.bool("attention_bias", False),
+        attn_out_bias=True,
+        mlp_bias=True,
+        activation="gelu",
+        layer_types=kinds,
+        sliding_window=config.int("attention_window_size"),
+        state_mixer_params=mixer,
+        state_values_per_layer=lru * (conv - 1) + lru,
+        # local attention and a recurrence: any length runs (the RecurrentGemma report trains on 8,192 tokens)
+        max_context=RECURRENT_GEMMA_TRAINED_TOKENS,
+        unbounded_context=True,
+    )
+
+
 def _nemotron_h(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: ModelSpec fields
     return ModelSpec(**nemotron_h(config, common))
 
@@ -168,5 +230,6 @@ SPECIAL_READERS: dict[str, Callable[[ConfigKeys, dict[str, Any]], ModelSpec]] = 
     "dbrx": _dbrx,
     "gemma3n_text": _gemma3n,
     "jetmoe": _jetmoe,
+    "recurrent_gemma": _recurrent_gemma,
     "nemotron_h": _nemotron_h,
 }

@@ -118,6 +118,11 @@ def generated_config(model_type: str, rng: random.Random, *, trimmed: bool = Fal
         )
         if rng.random() < 0.5:  # MatFormer's mix-n-match: a width per layer
             values["intermediate_size"] = [rng.choice([32, 48, 64]) for _ in range(layers)]
+    if model_type == "recurrent_gemma":  # Griffin: a block cycle, a window, the RG-LRU's width and conv
+        values.update(block_types=rng.choice([["recurrent", "recurrent", "attention"], ["attention", "recurrent"],
+                                               ["recurrent"], ["attention"]]),
+                      attention_window_size=rng.choice([4, 8, 16]), lru_width=rng.choice([None, 32, 48]),
+                      conv1d_width=rng.choice([2, 4]))  # fmt: skip
     if (
         model_type == "helium"
     ):  # it builds o_proj hidden x hidden: only heads x head_dim == hidden runs forward

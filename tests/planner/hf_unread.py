@@ -66,7 +66,6 @@ UNREAD_TYPES = (
     "prophetnet",
     "qwen4_exp",
     "qwen4_exp_text",
-    "recurrent_gemma",
     "reformer",
     "rembert",
     "roberta",
