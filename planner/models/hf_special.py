@@ -23,6 +23,15 @@ transformers 5.22 builds it (transformers/models/<type>/modeling_<type>.py):
   every layer then a gated MLP of intermediate_size / 2 with biases. State of a recurrent layer: the conv's last
   conv1d_width - 1 inputs and the RG-LRU state, lru_width each (the RG-LRU state is fp32 whatever the
   precision: counted here in the plan's bytes per value).
+- longcat_flash: each of num_layers layers holds two MLA sublayers (DeepSeek's, q always low-rank) each followed
+  by a dense MLP of ffn_hidden_size, and one MoE beside them (shortcut-connected) of n_routed_experts gated experts
+  of expert_ffn_hidden_size and zero_expert_num zero-compute experts, top moe_topk, a router over both; two
+  RMSNorms a sublayer. Read as 2 x num_layers sublayers (what transformers' cache counts), num_layers of them
+  carrying the MoE (placed after the others in pipeline stages, as for jamba: totals exact, the per-stage split
+  approximate). transformers 5.22 allocates gate_up_proj rows for the zero-compute experts too
+  (LongcatFlashExperts: total_experts x 2 x ffn x hidden), which no checkpoint holds and no token uses: not
+  counted (the class defaults give 560.66B, Meituan's LongCat-Flash report states 560B). The active count takes
+  moe_topk real experts, its most (the report: 18.6B to 31.3B by token).
 - nemotron_h: each layer one block (Mamba-2, attention, MLP or MoE) behind one norm; read in
   planner/models/hf_hybrid.py (nemotron_h), its layer kinds included.
 
@@ -222,6 +231,40 @@ def _recurrent_gemma(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  
     )
 
 
+def _longcat_flash(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: ModelSpec fields
+    layers, heads = config.int("num_layers"), config.int("num_attention_heads")
+    ffn = config.int("ffn_hidden_size")
+    return ModelSpec(
+        **common,
+        layers=2 * layers,
+        hidden=config.int("hidden_size"),
+        heads=heads,
+        kv_heads=heads,  # MLA: every head's K and V decompressed from the shared latent
+        head_dim=config.int("v_head_dim"),
+        ffn=ffn,
+        vocab=config.int("vocab_size"),
+        tied_embeddings=config.bool("tie_word_embeddings", False),
+        gated_mlp=True,
+        norm="rmsnorm",
+        attn_bias=config.bool("attention_bias", False),
+        mlp_bias=False,
+        experts=config.int("n_routed_experts"),
+        experts_per_token=config.int("moe_topk"),
+        zero_experts=config.int("zero_expert_num", 0, allow_zero=True),
+        shared_experts=1,  # an MoE sublayer's own dense MLP, counted as its shared expert
+        shared_expert_ffn=ffn,
+        moe_ffn=config.int("expert_ffn_hidden_size"),
+        dense_layers=layers,
+        router_bias=config.bool("router_bias", False),
+        q_lora_rank=config.int("q_lora_rank"),
+        kv_lora_rank=config.int("kv_lora_rank"),
+        qk_rope_head_dim=config.int("qk_rope_head_dim"),
+        qk_nope_head_dim=config.int("qk_nope_head_dim"),
+        v_head_dim=config.int("v_head_dim"),
+        max_context=config.int("max_position_embeddings", 131072),
+    )
+
+
 def _nemotron_h(config: ConfigKeys, common: dict[str, Any]) -> ModelSpec:  # Any: ModelSpec fields
     return ModelSpec(**nemotron_h(config, common))
 
@@ -231,5 +274,6 @@ SPECIAL_READERS: dict[str, Callable[[ConfigKeys, dict[str, Any]], ModelSpec]] = 
     "gemma3n_text": _gemma3n,
     "jetmoe": _jetmoe,
     "recurrent_gemma": _recurrent_gemma,
+    "longcat_flash": _longcat_flash,
     "nemotron_h": _nemotron_h,
 }

@@ -195,6 +195,7 @@ TRAITS: dict[str, Traits] = {
     # Gemma 3n's decoder: sliding except every fifth layer (Gemma3nTextConfig), read by hf_special._gemma3n
     "gemma3n_text": Traits(reader="gemma3n_text", layer_rule="every:5"),
     "jetmoe": Traits(reader="jetmoe", layer_rule="full"),
+    "longcat_flash": Traits(reader="longcat_flash", layer_rule="full"),
     "recurrent_gemma": Traits(reader="recurrent_gemma", layer_rule="reader"),  # its reader lays out its layers
     "gpt2": Traits(reader="gpt2", layer_rule="full"),
     "gpt_neox": Traits(reader="gpt_neox", layer_rule="full"),

@@ -92,6 +92,7 @@ _TABLE: dict[str, Names] = {
     "deepseek_v2": _MLA,
     "deepseek_v3": _MLA,
     "minicpm3": _MLA,
+    "longcat_flash": {**_MLA, "q": ("q_a_proj", "q_b_proj")},
     "youtu": _MLA,
     "glm4_moe_lite": _MLA,
     # DeepSeek Sparse Attention: always a low-rank query; the indexer's wq_b, wk and weights_proj are not adapted

@@ -110,6 +110,9 @@ class ModelSpec:
     index_heads: int = 0
     index_head_dim: int = 0
     shared_index_layers: tuple[int, ...] = ()
+    # longcat_flash: experts that return their input and compute nothing; its router scores them beside the routed
+    # experts (one more row of its classifier each)
+    zero_experts: int = 0
     # jetmoe: a mixture of attention heads: attention_experts experts per layer, each with its own q and o
     # projections of kv_heads x head_dim, experts_per_token of them per token (heads = experts_per_token x kv_heads,
     # what a token's attention computes); the keys and values shared. The experts a token does not visit are
@@ -316,8 +319,7 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
         # deepseek_v2's mlp_bias reaches the shared experts
         shared_expert, shared_bias = _mlp_params(spec, shared_ffn, spec.mlp_bias)
         router = (
-            h * spec.experts
-            + (spec.experts if spec.router_bias else 0)
+            (h + (1 if spec.router_bias else 0)) * (spec.experts + spec.zero_experts)
             + (h if spec.shared_expert_gate else 0)
             + (
                 2 * h * spec.moe_latent + (spec.moe_latent + h if spec.mlp_bias else 0)

@@ -45,7 +45,6 @@ UNREAD_TYPES = (
     "kimi_linear",
     "kolibri1",
     "laguna",
-    "longcat_flash",
     "marian",
     "mbart",
     "megatron-bert",
