@@ -110,6 +110,8 @@ class ModelSpec:
     index_heads: int = 0
     index_head_dim: int = 0
     shared_index_layers: tuple[int, ...] = ()
+    # DeepSeek Sparse Attention: the keys each query attends (index_topk), chosen by the indexer (0: dense)
+    index_topk: int = 0
     # longcat_flash: experts that return their input and compute nothing; its router scores them beside the routed
     # experts (one more row of its classifier each)
     zero_experts: int = 0
