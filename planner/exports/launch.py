@@ -313,6 +313,12 @@ def _torchtitan_lines(option: PlanOption, inputs: ExportInputs, seq_len: int) ->
     ]  # fmt: skip
     if layout.pp > 1:
         flags.append(f"--parallelism.pipeline_parallel_microbatch_size {layout.micro_batch}")
+        # the planned schedule: 1F1B, or interleaved 1F1B over pp x virtual stages (torch.distributed.pipelining
+        # Interleaved1F1B; torchtitan splits the layers by pipeline_parallel_layers_per_stage)
+        virtual = layout.virtual_stages
+        flags.append(f"--parallelism.pipeline_parallel_schedule {'Interleaved1F1B' if virtual > 1 else '1F1B'}")
+        if virtual > 1 and spec is not None and spec.layers % (layout.pp * virtual) == 0:
+            flags.append(f"--parallelism.pipeline_parallel_layers_per_stage {spec.layers // (layout.pp * virtual)}")
         # torchtitan 0.3 refuses CUDA graphs with a pipeline (Trainer.Config validation)
         flags.append("--training.disable_cuda_graphs")
     if layout.zero in (ZeroStage.OPTIMIZER, ZeroStage.GRADIENTS):

@@ -39,6 +39,7 @@ for argv in json.loads(sys.stdin.read()):
         "replicate": p.data_parallel_replicate_degree, "shard": p.data_parallel_shard_degree,
         "tp": p.tensor_parallel_degree, "pp": p.pipeline_parallel_degree, "ep": p.expert_parallel_degree,
         "pp_microbatch": p.pipeline_parallel_microbatch_size, "reshard": p.fsdp_reshard_after_forward,
+        "schedule": p.pipeline_parallel_schedule, "layers_per_stage": p.pipeline_parallel_layers_per_stage,
         "local_batch": t.local_batch_size, "global_batch": t.global_batch_size, "seq_len": t.seq_len,
         "steps": t.steps, "cpu_offload": t.enable_cpu_offload, "hf_assets": config.hf_assets_path,
         "recompute": type(config.activation_checkpoint).__qualname__,
@@ -87,14 +88,17 @@ def test_torchtitan_parses_every_exported_command_with_the_planned_figures():
         _planned("pretrain", 8, {"tp": 2, "pp": 1, "zero": 2}, runtime="torchtitan"),
         _planned("finetune", 8, {"tp": 1, "pp": 1, "zero": 3, "offload": "all"}, runtime="torchtitan"),
         _planned("pretrain", 32, {"tp": 1, "pp": 4, "zero": 0, "recompute": "full"}),
+        # interleaved 1F1B: 4 x 2 virtual stages of 32 / 8 = 4 layers each
+        _planned("pretrain", 32, {"tp": 1, "pp": 4, "virtual_stages": 2, "zero": 0, "recompute": "none"}),
         # no torchtitan config of its own: the transformers backend (experiments/transformers_modeling_backend)
         _planned("pretrain", 32, {"tp": 2, "pp": 2, "ep": 4, "zero": 1}, model="mixtral-8x7b"),
     ]
-    models = ["llama-3.1-8b"] * 4 + ["mixtral-8x7b"]
+    models = ["llama-3.1-8b"] * 5 + ["mixtral-8x7b"]
     inputs = [ExportInputs(task=option.workload.task, model_spec=get_preset(model), seq_len=4096)
               for option, model in zip(options, models, strict=True)]  # fmt: skip
     for option in options:
         assert option.runtime == "torchtitan"
+    assert options[4].layout.virtual_stages == 2
     parsed = _parse([torchtitan_argv(launch_script(o, i)) for o, i in zip(options, inputs, strict=True)])
     for option, export, config in zip(options, inputs, parsed, strict=True):
         layout = option.layout
@@ -111,6 +115,9 @@ def test_torchtitan_parses_every_exported_command_with_the_planned_figures():
         assert global_batch == sequences * layout.dp
         if layout.pp > 1:
             assert config["pp_microbatch"] == layout.micro_batch
+            virtual = layout.virtual_stages
+            assert config["schedule"] == ("Interleaved1F1B" if virtual > 1 else "1F1B")
+            assert config["layers_per_stage"] == (32 // (layout.pp * virtual) if virtual > 1 else None)
         else:
             assert config["local_batch"] == layout.micro_batch
         assert config["reshard"] == ("never" if layout.zero in (1, 2) else "default")
