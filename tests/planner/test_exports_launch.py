@@ -344,7 +344,8 @@ TORCHTITAN_OPTIONS = {
     "--parallelism.data_parallel_replicate_degree", "--parallelism.data_parallel_shard_degree",
     "--parallelism.fsdp_reshard_after_forward", "--parallelism.tensor_parallel_degree",
     "--parallelism.pipeline_parallel_degree", "--parallelism.pipeline_parallel_microbatch_size",
-    "--parallelism.expert_parallel_degree",
+    "--parallelism.expert_parallel_degree", "--parallelism.pipeline_parallel_schedule",
+    "--parallelism.pipeline_parallel_layers_per_stage",
     "--checkpoint.enable", "--checkpoint.initial_load_path", "--checkpoint.initial_load_in_hf",
 }  # fmt: skip
 TORCHTITAN_CONFIGS = {"llama3": {"llama3_8b", "llama3_70b", "llama3_405b"}, "deepseek_v3": {"deepseek_v3_671b"},
