@@ -374,7 +374,8 @@ def build_plan_call(
 
 
 class _HasStore(Protocol):
-    store: StoreProtocol
+    @property
+    def store(self) -> StoreProtocol: ...
 
 
 def price_book_of(context: _HasStore) -> PriceBook:

@@ -186,18 +186,25 @@ class OptionsTable(QTableView):
         self._others = self.horizontalHeader().length() - self._natural
         self._fit_strategy(strategy)
 
-    def _fit_strategy(self, strategy: int) -> None:
+    def _fit_strategy(self, strategy: int, rows: bool = True) -> None:
+        """The strategy column's width for the table's width; the rows' heights follow it (`rows`: always; else
+        only when the column's width changed: the wrapping of the other cells does not depend on the table's
+        width, and fitting the rows is the costly part)."""
         if strategy >= 0:
             room = self.viewport().width() - self._others
             least = self.fontMetrics().horizontalAdvance(STRATEGY_SAMPLE) + 12  # + cell padding
-            self.setColumnWidth(strategy, min(self._natural, max(room, least)))
-        self.resizeRowsToContents()
+            width = min(self._natural, max(room, least))
+            if width != self.columnWidth(strategy):
+                self.setColumnWidth(strategy, width)
+                rows = True
+        if rows:
+            self.resizeRowsToContents()
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)
         model = self.model()
         if isinstance(model, PlanOptionsModel) and model.rowCount() and self._natural:
-            self._fit_strategy(model.column_of("strategy"))
+            self._fit_strategy(model.column_of("strategy"), rows=False)
 
 
 class ResultsPanel(QWidget):
