@@ -182,6 +182,12 @@ class OptionsTable(QTableView):
 
     def fit_columns(self, strategy: int) -> None:
         self.resizeColumnsToContents()
+        model = self.model()
+        if isinstance(model, PlanOptionsModel):  # a figure over its band ("4.4 h" / "-33..+34%"): the band, right-
+            pad = self.fontMetrics().horizontalAdvance("0")  # aligned, kept a digit clear of the left border
+            for column in (model.column_of("time"), model.column_of("tokens_per_s")):
+                if column >= 0:
+                    self.setColumnWidth(column, self.columnWidth(column) + pad)
         self._natural = self.columnWidth(strategy) if strategy >= 0 else 0
         self._others = self.horizontalHeader().length() - self._natural
         self._fit_strategy(strategy)
