@@ -153,6 +153,9 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
     ),
     "target.ttft": QT_TRANSLATE_NOOP("PlannerMessages", "TTFT p90 {ttft_s} against the {target_s} target"),
     "target.tpot": QT_TRANSLATE_NOOP("PlannerMessages", "TPOT {tpot_s} against the {target_s} target"),
+    "serving.speculative_decoding": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "speculative decoding is not modelled (one token per sequence per decode step)"
+    ),
     "option.disaggregated": QT_TRANSLATE_NOOP(
         "PlannerMessages",
         "disaggregated: a prefill pool of {prefill_replicas} x TP {prefill_tp} sends each prompt's KV cache "

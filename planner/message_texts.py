@@ -167,6 +167,7 @@ TEXTS: Mapping[str, str] = MappingProxyType({
     ),
     "target.ttft": "TTFT p90 {ttft_s:ms} against the {target_s:ms} target",
     "target.tpot": "TPOT {tpot_s:ms} against the {target_s:ms} target",
+    "serving.speculative_decoding": "speculative decoding is not modelled (one token per sequence per decode step)",
     "option.disaggregated": (
         "disaggregated: a prefill pool of {prefill_replicas} x TP {prefill_tp} sends each prompt's KV cache "
         "({transfer_s:ms}) to a decode pool of {decode_replicas} x TP {decode_tp} (the layout shown)"

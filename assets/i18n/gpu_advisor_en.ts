@@ -117,7 +117,7 @@
 <context>
     <name>QuotesPage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/quotes.py" line="+220"/>
+        <location filename="../../desktop/pages/quotes.py" line="+225"/>
         <source>A job on one instance of %n GPU(s), reclaimed {0} times per instance-hour ({1}); each reclaim loses the work since the last checkpoint (one takes {2} to write, at Daly&apos;s optimal interval) and a {3} restart. Hardware failures count alike on demand, so it compares with on-demand prices as they are.</source>
         <translation>
             <numerusform>A job on one instance of %n GPU, reclaimed {0} times per instance-hour ({1}); each reclaim loses the work since the last checkpoint (one takes {2} to write, at Daly&apos;s optimal interval) and a {3} restart. Hardware failures count alike on demand, so it compares with on-demand prices as they are.</numerusform>
@@ -133,7 +133,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location line="+32"/>
+        <location line="+50"/>
         <source>Exported %n quote(s) to {0}</source>
         <translation>
             <numerusform>Exported %n quote to {0}</numerusform>

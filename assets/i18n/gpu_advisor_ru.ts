@@ -1139,7 +1139,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>доступно {0} из {1}</translation>
     </message>
     <message>
-        <location line="+103"/>
+        <location line="+111"/>
         <source>hours</source>
         <translation>часы</translation>
     </message>
@@ -1720,7 +1720,7 @@ token</source>
         <translation>Экспорт не удался</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+104"/>
+        <location filename="../../desktop/pages/plan.py" line="+103"/>
         <source>Example: Llama 3.1 70B full fine-tune</source>
         <translation>Пример: полное дообучение Llama 3.1 70B</translation>
     </message>
@@ -2350,6 +2350,11 @@ token</source>
     </message>
     <message>
         <location line="+10"/>
+        <source>speculative decoding is not modelled (one token per sequence per decode step)</source>
+        <translation>спекулятивное декодирование не моделируется (один токен на последовательность за шаг декодирования)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>disaggregated: a prefill pool of {prefill_replicas} x TP {prefill_tp} sends each prompt&apos;s KV cache ({transfer_s}) to a decode pool of {decode_replicas} x TP {decode_tp} (the layout shown)</source>
         <translation>раздельные пулы: пул предзаполнения из {prefill_replicas} x TP {prefill_tp} передаёт KV-кэш каждого запроса ({transfer_s}) пулу декодирования из {decode_replicas} x TP {decode_tp} (показанная схема)</translation>
     </message>
@@ -3490,7 +3495,7 @@ token</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
-        <location filename="../../desktop/message_templates.py" line="-227"/>
+        <location filename="../../desktop/message_templates.py" line="-230"/>
         <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
     </message>
@@ -3550,7 +3555,7 @@ token</source>
         <translation>TPOT {tpot_s} при цели {target_s}</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+9"/>
         <source>No option meets the targets within {limit} GPUs: the closest are shown, closest first, each marked with what it misses.</source>
         <translation>Ни один вариант в пределах {limit} GPU не выполняет цели: показаны ближайшие, сначала самые близкие, у каждого указано, что он не выполняет.</translation>
     </message>
@@ -5052,7 +5057,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuotesPage</name>
     <message>
-        <location filename="../../desktop/pages/quotes.py" line="+98"/>
+        <location filename="../../desktop/pages/quotes.py" line="+103"/>
         <source>Rental (per GPU-hour)</source>
         <translation>Аренда (за GPU-час)</translation>
     </message>
@@ -5191,7 +5196,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Импортировано котировок: {0}; пропущено дубликатов: {1}; отклонено строк: {2}.</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+26"/>
         <source>Nothing imported: {0}</source>
         <translation>Ничего не импортировано: {0}</translation>
     </message>
@@ -6018,7 +6023,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ServingInputs</name>
     <message>
-        <location filename="../../desktop/pages/plan_serving_inputs.py" line="+80"/>
+        <location filename="../../desktop/pages/plan_serving_inputs.py" line="+86"/>
         <source>Prompt (tokens)</source>
         <translation>Промпт (токены)</translation>
     </message>
@@ -6053,7 +6058,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>На выходной токен не больше</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+5"/>
         <location line="+1"/>
         <source>tokens</source>
         <translation>токенов</translation>

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.limit_spins import set_limit
+from desktop.messages import render
 from desktop.plan_state import PlanInputs, PlanState
 
 
@@ -65,6 +66,11 @@ class ServingInputs(QWidget):
         form.addRow(self.labels["tps"], self.tps_spin)
         form.addRow(self.labels["ttft"], self.ttft_spin)
         form.addRow(self.labels["tpot"], self.tpot_spin)
+        # What the serving figures leave out, as the CLI's serving line says it (planner.perf.engines).
+        self.speculative_note = QLabel()
+        self.speculative_note.setWordWrap(True)
+        self.speculative_note.setEnabled(False)  # greyed: a note, not an input
+        form.addRow(self.speculative_note)
 
         self.prompt_spin.valueChanged.connect(lambda v: self.state.update(prompt_tokens=int(v)))
         self.output_spin.valueChanged.connect(lambda v: self.state.update(output_tokens=int(v)))
@@ -84,6 +90,10 @@ class ServingInputs(QWidget):
         self.labels["tps"].setText(self.tr("Target speed (tokens/s)"))
         self.labels["ttft"].setText(self.tr("First token within (p90)"))
         self.labels["tpot"].setText(self.tr("Per output token within"))
+        from planner.messages import msg  # the planner's message table, loaded with the first text
+
+        note = render(msg("serving.speculative_decoding"))
+        self.speculative_note.setText(note[:1].upper() + note[1:] + ".")
         self.prompt_spin.setSuffix(" " + self.tr("tokens"))
         self.output_spin.setSuffix(" " + self.tr("tokens"))
         self.users_spin.setSuffix(" " + self.tr("users"))

@@ -18,8 +18,8 @@ from planner.exports.learning_rate import peak_learning_rate
 from planner.exports.quoting import comment_text, to_yaml
 from planner.exports.runners import VERSIONS
 from planner.memory.config import DEFAULT_LORA_TARGETS
+from planner.memory.deepspeed_states import DEEPSPEED_SUB_GROUP_ELEMENTS, deepspeed_bucket_elements
 from planner.memory.runtimes import AUTOEP_PRESETS
-from planner.memory.stages import DEEPSPEED_SUB_GROUP_ELEMENTS, deepspeed_bucket_elements
 from planner.models import lora_target_modules
 from planner.search.types import PlanOption
 from planner.vocabulary import Layout, Offload, Precision, Task, ZeroStage
@@ -32,7 +32,7 @@ _ACCELERATE_PRECISION = {Precision.BF16: "bf16", Precision.FP16: "fp16", Precisi
 # DeepSpeed's ZeRO defaults written out as integers (its pydantic model declares these fields as int).
 # DeepSpeed's bucket sizes in elements where the model is unknown: its defaults (reduce_bucket_size 5e8,
 # stage3_prefetch_bucket_size 5e7; deepspeed/runtime/zero/config.py). With the model, hidden x hidden and 0.9 of
-# it (planner.memory.stages.deepspeed_bucket_elements), as the memory model counts them.
+# it (planner.memory.deepspeed_states.deepspeed_bucket_elements), as the memory model counts them.
 _DEFAULT_REDUCE_BUCKET = 500_000_000
 _DEFAULT_PREFETCH_BUCKET = 50_000_000
 # AdamW as DeepSpeed builds it from the config (FusedAdam on GPU, DeepSpeedCPUAdam when the optimizer is

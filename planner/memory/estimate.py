@@ -22,6 +22,7 @@ from planner.memory.config import (
 from planner.memory.divisors import Divisors, divisors_of
 from planner.memory.pipeline_stages import Stage, pipeline_stages
 from planner.memory.runtimes import chosen_runtime, runtime_refusal
+from planner.memory.shapes import StageShape
 from planner.memory.stage_activations import (
     ActivationClassTerms,
     StageActivations,
@@ -34,7 +35,6 @@ from planner.memory.stage_activations import (
 )
 from planner.memory.stages import (
     StageAmounts,
-    StageShape,
     sixteen_bit_compute,
     stage_amounts,
     stage_host_totals,

@@ -19,6 +19,7 @@ from planner.memory.config import (
     WEIGHT_BITS,
     MemoryConfig,
 )
+from planner.memory.deepspeed_states import deepspeed_bucket_elements, deepspeed_figures
 from planner.memory.divisors import Divisors, divisors_of
 from planner.memory.element_bytes import (
     MASTER_BYTES,
@@ -34,6 +35,7 @@ from planner.memory.element_bytes import (
 )
 from planner.memory.pipeline_stages import Stage
 from planner.memory.runtimes import chosen_runtime
+from planner.memory.shapes import StageShape
 from planner.memory.stage_activations import StageActivations, per_token_activations, stage_activations
 from planner.models import ModelSpec, ParamCounts, fused_gate_up, fused_qkv, gate_in_q_proj
 from planner.models.kv_cache import NONE, STATE, layer_kinds
@@ -191,57 +193,6 @@ class StageAmounts(NamedTuple):
             + ceil(self.overhead)
             - self.not_concurrent
         )
-
-
-class StageShape(NamedTuple):
-    """What one stage's GPU holds given tp, pp and ep only: parameter counts per GPU and bytes per parameter.
-    stage_activations adds what the micro-batch and recompute mode hold, stage_state the sharded model states
-    (dp, ZeRO stage, offload) and the overhead. A NamedTuple for the same reason as StageAmounts: a search
-    builds one per stage of every model-parallel shape it sizes, and 28 fields make a frozen dataclass's
-    construction several times a tuple's."""
-
-    stage: int
-    task: Task
-    training: bool  # task.is_training, kept as a field: the state arithmetic reads it in search loops
-    full_training: bool
-    adapter: bool
-    tp: int
-    pp: int
-    ep: int
-    params_gpu: float
-    dense_params_gpu: float
-    expert_params_gpu: float
-    stored_weights: float
-    bytes_per_param: float
-    largest: float  # parameters per GPU of the largest decoder layer (an FSDP2 unit)
-    root_unit: float  # parameters per GPU of FSDP2's root unit (embedding, final norm, LM head)
-    compute_bytes: float  # bytes per value of the matmuls' copies (2 under 16-bit mixed precision)
-    autocast_copies: float  # bytes of autocast's 16-bit weight copies kept for backward (unsharded training)
-    # Megatron-style ZeRO-0/1 (tensor or pipeline parallel, 16-bit full training): bf16 weights, fp32 main
-    # gradients, fp32 master + AdamW state; 0 where PyTorch's autocast / FSDP2 accounting applies
-    megatron_opt_per: float
-    tied_embedding_gradient: float  # bytes: 2 x the tied embedding's gradient at the end of backward (else 0)
-    qlora_workspace: float
-    adapter_dense: float
-    adapter_expert: float
-    adapter_bytes: float
-    trainable_dense: float
-    trainable_expert: float
-    grad_per: float
-    opt_per: float
-    family: str  # the model's Hugging Face model_type: DeepSpeed's AutoEP presets depend on it
-    pinned_runtime: Runtime | None  # MemoryConfig.runtime
-    # training in bf16 / fp16 / fp32: DeepSpeed's own layout applies where it is the runtime (_deepspeed_figures)
-    deepspeed_layout: bool
-    largest_module: float  # parameters per GPU of the largest single module (what ZeRO-3 gathers at once)
-    largest_trainable: float  # of the largest trained one (an adapter's widest matrix)
-    bucket_elements: float  # DeepSpeed's reduce / prefetch bucket (planner.exports.configs writes the same)
-
-
-def deepspeed_bucket_elements(hidden: int) -> int:
-    """DeepSpeed's reduce_bucket_size in elements as the export writes it: hidden x hidden, Hugging Face
-    transformers' "auto" value (its DeepSpeed integration; stage3_prefetch_bucket_size is 0.9 of it)."""
-    return hidden * hidden
 
 
 def _largest_module(model: ModelSpec, counts: ParamCounts, divisors: Divisors) -> float:
@@ -437,7 +388,7 @@ def _state_figures(
     zero = zero if training else 0
     runtime = _runtime_of(shape, zero, offload)
     if shape.deepspeed_layout and runtime == _DEEPSPEED:
-        return _deepspeed_figures(shape, acts, zero, offload, addable, dps)
+        return deepspeed_figures(shape, acts, zero, offload, addable, dps)
     # torch DDP keeps its all-reduce buckets (as many bytes as the gradients) for the whole run; the export
     # makes the gradients views into them (gradient_as_bucket_view, zeroed in place rather than set to None),
     # so they are held beside every micro-batch's activations (torch/nn/parallel/distributed.py); one rank runs
@@ -590,103 +541,6 @@ def sixteen_bit_compute(shape: StageShape, zero: int, offload: str) -> bool:
     if shape.deepspeed_layout and _runtime_of(shape, zero, offload) == _DEEPSPEED:
         return True
     return zero >= 2 or (shape.megatron_opt_per > 0 and zero <= 1)
-
-
-# DeepSpeed's training (deepspeed/runtime/engine.py, zero/stage_1_and_2.py, stage3.py, bf16_optimizer.py): the
-# engine casts the whole model to bf16 / fp16 (fp32 stays fp32: e bytes per value); ZeRO keeps, for the trainable
-# parameters only (a LoRA adapter's; a frozen base has no gradient or optimizer state), e-byte gradients and, per
-# rank, fp32 master weights + AdamW's m and v (12 bytes, a clone even of fp32 weights) and an fp32 gradient
-# partition (4 bytes) for its 1/dp share. ZeRO-0 (BF16_Optimizer) keeps them whole and accumulates the gradients in
-# fp32 (2 + 4 + 12; in fp32 torch's AdamW alone: 4 + 4 + 8). The 16-bit figures are DeepSpeed's own estimators'
-# (estimate_zero2_model_states_mem_needs: 2 + 18/dp bytes per parameter; ZeRO-1 keeps the 16-bit gradients
-# whole: 4 + 16/dp; estimate_zero3_model_states_mem_needs: 4 x the largest module + 18/dp), plus the buckets
-# they leave out: ZeRO-1/2 two reduce buckets (overlap_comm), ZeRO-3 one reduce and one prefetch bucket. ZeRO-3
-# partitions the frozen base too, keeps an e-byte gradient partition (grad_partitions_flat_buffer) and makes the
-# fp32 gradient one optimizer sub-group at a time (sub_group_size, which the export sets to
-# DEEPSPEED_SUB_GROUP_ELEMENTS). Offload moves the fp32 parts (and ZeRO-3's weight partition with parameter
-# offload) to CPU RAM, and the gradients of ZeRO-2/3 go to the CPU from the reduce bucket.
-_DS_FP32_GRADIENT = 4.0
-_DS_MASTER_AND_ADAM = 12.0
-# ZeRO-3's optimizer sub-group in elements as the export writes it (ds_config sub_group_size; DeepSpeed's
-# default is 1e9): the fp32 gradient exists for one sub-group at a time during the optimizer step.
-DEEPSPEED_SUB_GROUP_ELEMENTS = 100_000_000
-# DeepSpeed 0.19's gradient norm (stage_1_and_2.py and stage3.py get_grad_norm_direct) converts each gradient
-# partition to get_norm_dtype(): fp64 wherever the device has it (deepspeed/runtime/zero/utils.py)
-_DS_NORM = 8.0
-
-
-def _deepspeed_figures(
-    shape: StageShape, acts: StageActivations, zero: int, offload: str, addable: bool, dps: Sequence[int]
-) -> list[tuple[float, float, float, float, float, float, float, float, float, float, int, str, int]]:
-    """_state_figures under DeepSpeed's layout (see the constants above), the same tuple per dp. The
-    accumulation does not change the peak: the gradients (ZeRO-1 whole, ZeRO-2/3 the rank's partition) stay
-    beside every micro-batch's activations, and the fp32 gradients exist only in the optimizer step."""
-    ceil = math.ceil
-    activations = acts.activations_sharded  # the model itself is 16 bit (or fp32): no autocast copies
-    e = shape.compute_bytes  # bytes of one weight or gradient value of the model as DeepSpeed runs it
-    trainable = shape.trainable_dense + shape.trainable_expert
-    adapter = trainable * e if shape.adapter else 0.0  # a LoRA adapter's weights beside the frozen base
-    model_bytes = shape.stored_weights if shape.adapter else shape.params_gpu * e  # QLoRA: the 4-bit base
-    offloaded = offload in (_OFFLOAD_OPTIMIZER, _OFFLOAD_ALL)
-    if zero == 3:
-        buffers = 1.9 * shape.bucket_elements * e  # reduce bucket + prefetch bucket (0.9 of it)
-        live = shape.largest_module * (e + (0.0 if shape.adapter else e))  # gathered; frozen: no gradient
-    else:
-        buffers = 2 * shape.bucket_elements * e if zero >= 1 else 0.0
-        live = 0.0
-    communicators = (shape.tp > 1) + (shape.pp > 1) + (shape.ep > 1)
-    figures = []
-    for dp in dps:
-        expert_shard = dp * shape.tp // shape.ep if shape.ep > 1 else dp
-        shard = shape.trainable_dense / dp + shape.trainable_expert / expert_shard
-        host, step_only = 0.0, 0.0  # step_only: gradient bytes made in the optimizer step, never beside activations
-        if zero == 0:
-            weights, gradients = model_bytes + adapter + shape.qlora_workspace, trainable * _DS_FP32_GRADIENT
-            optimizer = trainable * (_DS_MASTER_AND_ADAM if e < 4 else _DS_MASTER_AND_ADAM - MASTER_BYTES)
-        else:
-            weights = model_bytes + adapter
-            if zero == 3:  # the base's and the adapter's partitions
-                kept = shape.dense_params_gpu / dp + shape.expert_params_gpu / expert_shard
-                weights = model_bytes * kept / (shape.params_gpu or 1) + (shard * e if shape.adapter else 0.0)
-            sixteen_bit_gradients = (trainable if zero == 1 else shard) * e
-            fp32_gradients = shard if zero < 3 else min(shard, DEEPSPEED_SUB_GROUP_ELEMENTS)
-            # the gradient norm, before the fp32 gradients are made: an fp64 copy of one parameter's gradient
-            # partition at a time (ZeRO-1/2: a parameter lies whole in one rank's flat partition where it fits;
-            # ZeRO-3 partitions every parameter over dp)
-            largest = shape.largest_trainable
-            norm_copy = (min(largest, shard) if zero < 3 else largest / dp) * _DS_NORM
-            step_only = max(fp32_gradients * _DS_FP32_GRADIENT, norm_copy)
-            gradients = sixteen_bit_gradients + step_only
-            optimizer = shard * _DS_MASTER_AND_ADAM
-            if offloaded:
-                host += optimizer + fp32_gradients * _DS_FP32_GRADIENT
-                gradients, step_only, optimizer = (sixteen_bit_gradients if zero == 1 else 0.0), 0.0, 0.0
-            if offload == _OFFLOAD_ALL:
-                host, weights = host + weights, 0.0
-            weights += buffers + live + shape.qlora_workspace
-        # gradients and activations are not held at once (one backward per step), as _state_figures counts;
-        # ZeRO-1/2/3 hold their 16-bit gradient partition (where micro-batches accumulate) beside the activations
-        # and make the fp32 gradients only in the optimizer step
-        optimizer_moment = gradients + shape.tied_embedding_gradient
-        backward_moment = activations + gradients - step_only if zero else activations
-        held = activations + gradients
-        if addable:
-            # counted whole, an upper bound: the search adds the activations of each micro-batch to a state's
-            # total, which the larger of two moments would not allow; each option is then shown exactly
-            optimizer_moment = held
-        peak = min(held, max(backward_moment, optimizer_moment))
-        not_concurrent = held - peak
-        phase = "optimizer step" if optimizer_moment > backward_moment else "backward"
-        margin = CUDA_CONTEXT_BYTES + ALLOCATOR_MARGIN_FRACTION * (gradients + activations + acts.kv_cache)
-        step_communicators = (dp > 1) + communicators
-        overhead = margin + step_communicators * NCCL_BYTES_PER_COMMUNICATOR
-        total = (
-            ceil(weights) + ceil(gradients) + ceil(optimizer) + ceil(activations) + ceil(acts.kv_cache)
-            + ceil(overhead) - math.floor(not_concurrent)
-        )  # fmt: skip
-        figures.append((weights, gradients, optimizer, activations, overhead, not_concurrent, host, buffers,
-                        live, 0.0, step_communicators, phase, total))  # fmt: skip
-    return figures
 
 
 def stage_amounts(model: ModelSpec, config: MemoryConfig, stage: Stage, counts: ParamCounts) -> StageAmounts:

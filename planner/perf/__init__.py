@@ -55,7 +55,7 @@ from planner.perf.flops import (
     training_flops_per_token,
 )
 from planner.perf.formats import FORMATS, WeightFormat, weight_format
-from planner.perf.queueing import Wait, md1_wait
+from planner.perf.queueing import Wait, md1_wait, stepped_wait
 from planner.perf.schedules import Schedule, pipeline_bubble_fraction
 from planner.perf.serving import Replica, kv_bytes_read, max_concurrent_sequences, step_seconds
 from planner.perf.serving_load import (
@@ -163,5 +163,6 @@ __all__ = [
     "uniform_output_lengths",
     "Wait",
     "md1_wait",
+    "stepped_wait",
     "weight_format",
 ]

@@ -159,7 +159,8 @@ ENGINE_ALIASES = {
     "trtllm": "tensorrt-llm", "trt-llm": "tensorrt-llm", "llamacpp": "llama.cpp", "hf": "transformers",
     "huggingface": "transformers", "exllama": "exllamav2", "tabbyapi": "exllamav2",
 }  # fmt: skip
-SPECULATIVE_DECODING_NOTE = "speculative decoding is not modelled (one token per sequence per decode step)"
+# What a serving plan says about speculative decoding (the CLI's serving line, the GUI's serving panel).
+SPECULATIVE_DECODING_NOTE = msg("serving.speculative_decoding")
 
 
 def engine_profile(name: str | None) -> EngineProfile:

@@ -12,8 +12,10 @@ apart:
 - decode (TPOT): a step of the decodes with the other requests' prompt chunks mixed in (chunked prefill: the
   mean over steps); the 90th-percentile inter-token latency is the step that carries a chunk whenever more than a
   tenth of the steps do;
-- the queue: prompts wait for the prefill in an M/D/1 queue (planner.perf.queueing), plus on average half a step
-  until the next step starts; N users beyond the sequences that fit wait for a slot.
+- the queue: a step is scheduled whole, so an arriving prompt waits for the step in progress (half a step on
+  average: a prompt-carrying step for the share of time those run, a decode step otherwise), and behind the
+  prompt tokens queued ahead of it (planner.perf.queueing.stepped_wait); N users beyond the sequences that fit
+  wait for a slot.
 
 Aggregate output tokens/s = N o / (the request's life), per-user tokens/s = 1 / TPOT. With a request rate the
 running sequences N come from Little's law (N = rate x life, at most what fits); a rate beyond what the most
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 
 from planner.errors import UserError
 from planner.messages import msg
-from planner.perf.queueing import Wait, md1_wait
+from planner.perf.queueing import Wait, stepped_wait
 from planner.perf.serving import Replica, decode_bound, step_seconds
 
 FIXED_POINT_ITERATIONS = 4
@@ -113,7 +115,7 @@ class _Phases:
     decode_step_s: float  # a step without prompt tokens
     tpot_s: float  # a decode step with the others' prompt chunks mixed in (mean)
     life_s: float  # prefill + o - 1 decode steps
-    server_s: float  # the prefill server's busy time per prompt (its share of the budget of its steps)
+    server_s: float  # the prefill server's busy time per prompt (its tokens' work, its share of its steps' fixed cost)
 
 
 def _phases(replica: Replica, f: _Fluid, p: float, o: float) -> _Phases:
@@ -126,7 +128,10 @@ def _phases(replica: Replica, f: _Fluid, p: float, o: float) -> _Phases:
     decode_only = step_seconds(replica, f.decode, context) if f.decode > 0 else 0.0
     tpot = step_seconds(replica, max(f.decode, 1.0), max(f.decode, 1.0) * (p + o / 2), f.prefill * others, p)
     life = max(n * chunk + max(o - 1, 0.0) * tpot, f.steps * f.step_s)
-    server = n * chunk * min(1.0, p / (n * f.budget))
+    # The prefill server's time per prompt: its own tokens' work, and its share of what the step costs anyway (the
+    # weights read, the decodes), which prompts sharing a step split by their tokens.
+    fixed = min(chunk, step_seconds(replica, max(f.decode * others, 1.0), max(context * others, p + o / 2)))
+    server = n * (chunk - fixed) + n * fixed * min(1.0, p / (n * f.budget))
     return _Phases(n * chunk, chunk, decode_only or tpot, tpot, life, server)
 
 
@@ -147,9 +152,9 @@ def continuous_batching(
     f = _fluid(replica, slots, p, o)
     phases = _phases(replica, f, p, o)
     rate = slots / phases.life_s
-    wait = md1_wait(rate, phases.server_s, population=slots)
+    wait = stepped_wait(rate, phases.server_s, phases.chunk_step_s, f.prefill_steps, population=slots)
     slot_wait = max(0.0, users / slots - 1.0) * phases.life_s
-    return _load(replica, f, phases, wait, slot_wait, p, o, users - slots, rate, overloaded=False)
+    return _load(replica, f, phases, wait, slot_wait, p, o, users - slots, rate, overloaded=False, alone=slots == 1)
 
 
 def _open_loop(replica: Replica, rate: float, cap: int, p: float, o: float) -> ServingLoad:
@@ -165,7 +170,7 @@ def _open_loop(replica: Replica, rate: float, cap: int, p: float, o: float) -> S
         f = _fluid(replica, running, p, o)
         phases = _phases(replica, f, p, o)
     overloaded = rate * phases.life_s > cap * (1 + 1e-6)
-    wait = md1_wait(rate, phases.server_s)
+    wait = stepped_wait(rate, phases.server_s, phases.chunk_step_s, f.prefill_steps)
     if overloaded:
         wait = Wait(math.inf, math.inf, math.inf, wait.utilisation)
     served = running / phases.life_s if overloaded else rate
@@ -174,21 +179,24 @@ def _open_loop(replica: Replica, rate: float, cap: int, p: float, o: float) -> S
 
 def _load(
     replica: Replica, f: _Fluid, phases: _Phases, wait: Wait, slot_wait: float, p: float, o: float, queued: int,
-    rate: float, overloaded: bool,
+    rate: float, overloaded: bool, alone: bool = False,
 ) -> ServingLoad:  # fmt: skip
     overhead = replica.constants.request_overhead_s
     step = phases.tpot_s
     base = phases.prefill_s + overhead + slot_wait
+    # The decode step in progress when no prompt-carrying one is (wait.utilisation: the share of time those take);
+    # a lone user's prompt finds the engine idle.
+    decode_step = 0.0 if alone else (1.0 - min(1.0, wait.utilisation)) * phases.decode_step_s
     chunk_share = rate * f.prefill_steps * step
     itl_p90 = phases.chunk_step_s if chunk_share > CHUNK_STEP_SHARE_FOR_P90 else phases.decode_step_s
     decode_only = step_seconds(replica, max(f.decode, 1.0), max(f.decode, 1.0) * (p + o / 2))
     running = max(1, round(f.running))
     return ServingLoad(
         concurrency=running, queued=max(0, queued), output_tokens_per_s=rate * o, per_user_tokens_per_s=1.0 / step if o > 1 else o / phases.life_s,
-        tpot_s=step, ttft_s=base + 0.5 * step + wait.mean_s, request_s=phases.life_s + wait.mean_s + slot_wait,
+        tpot_s=step, ttft_s=base + 0.5 * decode_step + wait.mean_s, request_s=phases.life_s + wait.mean_s + slot_wait,
         prefill_share=max(0.0, 1.0 - decode_only / f.step_s) if f.step_s else 0.0,
         decode_bound=decode_bound(replica, max(f.decode, 1.0), p + o / 2), scheduling="continuous",
-        ttft_p50_s=base + 0.5 * step + wait.p50_s, ttft_p90_s=base + 0.9 * step + wait.p90_s, itl_p90_s=itl_p90,
+        ttft_p50_s=base + 0.5 * decode_step + wait.p50_s, ttft_p90_s=base + 0.9 * decode_step + wait.p90_s, itl_p90_s=itl_p90,
         prefill_s=phases.prefill_s, queue_s=wait.mean_s, request_rate=rate, overloaded=overloaded,
     )  # fmt: skip
 

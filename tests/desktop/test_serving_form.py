@@ -129,3 +129,27 @@ def test_the_frontier_chart_shows_the_selected_gpu_and_the_target(page, qtbot):
     # one GPU at the batch-1 floor: 4.8 ms per token at least (16.06 GB / 3.35 TB/s), so at most 208 tokens/s
     single = [x for x, _y, users in data["series"]["TP 1"] if users == 1]
     assert single and single[0] <= 3.35e12 / 16.06e9
+
+
+def test_the_serving_form_says_speculative_decoding_is_not_modelled_in_both_languages(page, qtbot):
+    # The CLI's serving line says it (planner.perf.SPECULATIVE_DECODING_NOTE); the GUI's serving form says the same
+    # through the Message catalog, and in Russian when the interface is Russian (assets/i18n/gpu_advisor_ru.ts).
+    from desktop.i18n import set_language
+
+    choose(page.workload.task_combo, "inference")
+    note = page.shape.serving.speculative_note
+    assert note.text() == (
+        "Speculative decoding is not modelled (one token per sequence per decode step)."
+    )
+    assert note.isVisibleTo(page.shape.serving)  # on the serving form, below the targets
+    qtbot.waitUntil(lambda: not page.shape.serving.isHidden(), timeout=5000)  # which a serving plan shows
+    try:
+        set_language("ru")
+        page.shape.serving.retranslate()
+        assert note.text() == (
+            "Спекулятивное декодирование не моделируется (один токен на последовательность за шаг декодирования)."
+        )
+    finally:
+        set_language("en")
+        page.shape.serving.retranslate()
+    assert note.text().startswith("Speculative decoding is not modelled")

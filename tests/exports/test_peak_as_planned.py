@@ -139,7 +139,7 @@ LAYOUT_CASES = [  # (id, task, pinned, precision): DeepSpeed's layout beyond 16-
                          ids=[case[0] for case in LAYOUT_CASES])  # fmt: skip
 def test_deepspeed_adapter_and_fp32_layouts_peak_as_planned(tmp_path, task, pinned, precision):
     """DeepSpeed casts the whole model (a LoRA adapter too) to bf16, or leaves it fp32, and keeps gradients,
-    masters and AdamW state for the trainable parameters only (planner.memory.stages._deepspeed_figures): the
+    masters and AdamW state for the trainable parameters only (planner.memory.deepspeed_states.deepspeed_figures): the
     exported step on 2 ranks peaks where the plan says, within 10%."""
     model = pretrained(tmp_path) if Task(task).is_adapter else None
     option, folder = planned(tmp_path, task, 2, pinned, "deepspeed", model=model, precision=precision)

@@ -7,7 +7,7 @@ import pytest
 
 from planner.cli import main
 from planner.gpus import GIB, get_gpu
-from planner.memory.stages import DEEPSPEED_SUB_GROUP_ELEMENTS
+from planner.memory.deepspeed_states import DEEPSPEED_SUB_GROUP_ELEMENTS
 from planner.models import get_preset
 from planner.search import plan
 from planner.search.types import Constraints, Workload
