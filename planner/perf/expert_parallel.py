@@ -70,6 +70,15 @@ def slowest_rank_load(routed_per_rank: float, ep: int, top_k: int) -> float:
     return 1.0 + expected_max_normal(ep) * math.sqrt((ep - 1) / pairs)
 
 
+def padded_expert_load(capacity_factor: float) -> float:
+    """The expert work of a token-dropping MoE over the mean routed load: GShard's dispatch (Lepikhin et al. 2020,
+    arXiv 2006.16668, section 2.2) and DeepSpeed-MoE's (deepspeed/moe/sharded_moe.py: capacity =
+    ceil(tokens / experts x capacity_factor), x 2 for top-2; tokens dispatched by einsum into an
+    [experts, capacity, hidden] tensor) give every expert a buffer of C x its mean load, filled or padded, and the
+    all-to-all moves that fixed-size tensor: every rank computes and sends C x the mean, whatever the routing."""
+    return capacity_factor
+
+
 @lru_cache(maxsize=64)
 def expected_max_normal(n: int) -> float:
     """E[max of n independent standard normal variables] = integral of x n phi(x) Phi(x)^(n-1) dx (the density of

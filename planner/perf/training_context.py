@@ -10,8 +10,9 @@ from types import MappingProxyType
 from typing import Protocol
 
 from planner.gpus import GpuSpec
+from planner.memory.runtimes import chosen_runtime
 from planner.models import ModelSpec
-from planner.perf import expert_parallel
+from planner.perf import expert_parallel, gradient_reduction
 from planner.perf.communication import (
     Link,
     allgather_time_s,
@@ -142,7 +143,7 @@ class StepContext:
         cached = self.shared_microbatch()
         if layout.zero != ZeroStage.WEIGHTS or layout.dp <= 1:
             return cached
-        return dataclasses.replace(cached, fsdp_s=self._fsdp_of(cached, layout.dp))
+        return dataclasses.replace(cached, fsdp_s=self._fsdp_of(cached, layout))
 
     def shared_microbatch(self) -> MicroBatch:
         """The dp-independent part of the micro-batch, kept here and in the owner's cache (the floors)."""
@@ -156,8 +157,9 @@ class StepContext:
             self.shared = cached
         return cached
 
-    def _fsdp_of(self, mb: MicroBatch, dp: int) -> float:
-        return self._fsdp(mb.gemm_s + mb.attention_s + mb.memory_s, dp)
+    def _fsdp_of(self, mb: MicroBatch, layout: Layout) -> float:
+        wire = self.reduction(layout).wire_bytes
+        return self._fsdp(mb.gemm_s + mb.attention_s + mb.memory_s, layout.dp, wire)
 
     def layer_terms(self) -> LayerTerms:
         """The per-layer seconds of this micro-batch, from the owner's cache (LayerTerms)."""
@@ -325,8 +327,13 @@ class StepContext:
         return total
 
     def _expert_load(self) -> float:
-        """The busiest expert-parallel rank's routed work over the mean (expert_parallel.slowest_rank_load)."""
-        if self.ep <= 1 or not self.model.moe_layers:
+        """The busiest expert-parallel rank's routed work over the mean (expert_parallel.slowest_rank_load); with a
+        token-dropping runtime's capacity factor, the padded capacity (expert_parallel.padded_expert_load)."""
+        if not self.model.moe_layers:
+            return 1.0
+        if self.options.moe_capacity_factor is not None:  # token dropping: padded to the capacity
+            return expert_parallel.padded_expert_load(self.options.moe_capacity_factor)
+        if self.ep <= 1:
             return 1.0
         routed = expert_parallel.routed_tokens(self.tokens, self.tp, self.sequence_parallel)
         return expert_parallel.slowest_rank_load(routed, self.ep, self.shape.experts_per_token)
@@ -343,10 +350,11 @@ class StepContext:
             self.stage_layers * per_layer, attention_s, interference=self.constants.overlap_interference
         )
 
-    def _fsdp(self, compute_s: float, dp: int) -> float:
-        """ZeRO-3 / FSDP: every micro-batch all-gathers the stage's weights for the forward and again for the
-        backward and reduce-scatters the gradients, layer by layer, prefetched behind the neighbouring layer's
-        compute; the first layer's gather and the last layer's reduction are left exposed."""
+    def _fsdp(self, compute_s: float, dp: int, wire_bytes: float = GRADIENT_BYTES) -> float:
+        """ZeRO-3 / FSDP: every micro-batch all-gathers the stage's 16-bit weights for the forward and again for
+        the backward and reduce-scatters the gradients (`wire_bytes` per element: fp32 under FSDP2's and
+        torchtitan's reduce dtype, planner.perf.gradient_reduction), layer by layer, prefetched behind the
+        neighbouring layer's compute; the first layer's gather and the last layer's reduction are left exposed."""
         if dp <= 1:  # the callers ask for ZeRO-3 layouts only
             return 0.0
         link = self.link(dp, dp * self.tp)
@@ -355,7 +363,9 @@ class StepContext:
         if link.kind == "network":  # a ring over every rank: its latency grows with the ranks (NCCL's model)
             latency = multi_node_gather_latency_s(dp, dp * self.tp, self.owner.per_node)
         gather = allgather_time_s(weights, dp, link.bus_bytes_per_s, latency * self.stage_layers)
-        total = 3 * gather if not self.adapters else 2 * gather
+        # the reduce-scatter moves what an all-gather of the same elements does, at the gradients' width
+        reduce = 0.0 if self.adapters else gather * wire_bytes / ACTIVATION_BYTES
+        total = 2 * gather + reduce
         if self.comm_overlap is not None:
             return (1 - self.comm_overlap) * total
         return exposed_s(
@@ -381,7 +391,7 @@ class StepContext:
         """step(layout).step_time_s: the same sum, without building the breakdown or a copy of the micro-batch."""
         mb = self.shared or self.shared_microbatch()
         microbatches = self.microbatches(layout)
-        fsdp = self._fsdp_of(mb, layout.dp) if layout.zero == ZeroStage.WEIGHTS and layout.dp > 1 else 0.0
+        fsdp = self._fsdp_of(mb, layout) if layout.zero == ZeroStage.WEIGHTS and layout.dp > 1 else 0.0
         microbatch_s = mb.total_s + fsdp
         # the terms most layouts do not have: not worked out then (the 0.0 their functions return)
         offload = 0.0
@@ -443,16 +453,46 @@ class StepContext:
         expert_share = 0 if self.adapters else self.numbers.expert_params * (1 - 1 / self.ep)
         return (trainable - expert_share) / (self.tp * self.pp) * GRADIENT_BYTES
 
+    def reduction(self, layout: Layout) -> gradient_reduction.Reduction:
+        """How the runtime of `layout` reduces its gradients (TrainingOptions.runtime: none named, the one the
+        search chooses for the layout, or a pinned one; planner.perf.gradient_reduction)."""
+        named = self.options.runtime
+        if not named:
+            return gradient_reduction.NEUTRAL
+        runtime = chosen_runtime(None if named == "auto" else named, str(self.task), self.tp, self.pp, self.ep,
+                                 int(layout.zero), str(layout.offload), self.model.family)  # fmt: skip
+        return gradient_reduction.reduction(runtime, layout.zero, self.model.hidden)
+
     def gradient_sync(self, mb: MicroBatch, gradient_bytes: float, layout: Layout) -> float:
         """Exposed seconds of reducing `gradient_bytes` per rank over layout.dp with ZeRO-0/1/2 (ZeRO-3 reduces
         per micro-batch, in _fsdp): an all-reduce, or a reduce-scatter plus the all-gather of the updated weights
         (the same volume), bucketed behind the last micro-batch's backward; the all-gather behind the next
-        step's first forward. A layout's gradients: self.gradient_bytes."""
+        step's first forward. A layout's gradients: self.gradient_bytes (16-bit); the runtime's reduction
+        (self.reduction) sets their width on the wire, the buckets and the tail that waits for the backward's end."""
         dp, zero = layout.dp, layout.zero
         if dp <= 1 or zero == ZeroStage.WEIGHTS:
             return 0.0
+        plan = self.reduction(layout)
         link = self.link(dp, dp * self.tp)
-        # across nodes: one bucket per layer, each NCCL's faster of ring and tree (its latency grows with the ranks)
+        if plan is gradient_reduction.NEUTRAL:
+            total, last_bucket = self._neutral_reduction(gradient_bytes, dp, link)
+        else:
+            wire = gradient_bytes * plan.wire_bytes / GRADIENT_BYTES
+            count = gradient_reduction.buckets(wire, plan, self.stage_layers)
+            embedding = 0.0 if self.adapters else self.shape.vocab_shard * self.shape.hidden * plan.wire_bytes
+            tail = gradient_reduction.tail_bytes(wire, plan, self.stage_layers, embedding)
+            total = count * self._allreduce_s(wire / count, dp, link)
+            last_bucket = self._allreduce_s(tail, dp, link)
+        if self.comm_overlap is not None:
+            return (1 - self.comm_overlap) * total
+        if not plan.overlapped:
+            return total
+        window = mb.backward_s + (mb.forward_s if zero >= ZeroStage.OPTIMIZER else 0.0)
+        return exposed_s(total, window, last_bucket, self.constants.overlap_interference)
+
+    def _neutral_reduction(self, gradient_bytes: float, dp: int, link: Link) -> tuple[float, float]:
+        """(all the reduction's seconds, its last bucket's) with no runtime named: one bucket per layer across
+        nodes, one all-reduce inside a node, the last layer's share the tail."""
         if link.kind == "network":
             buckets = max(1, self.stage_layers)
             per_bucket = multi_node_allreduce_s(
@@ -461,11 +501,15 @@ class StepContext:
             total = buckets * per_bucket
         else:
             total = allreduce_time_s(gradient_bytes, dp, link.bus_bytes_per_s, link.latency_s)
-        if self.comm_overlap is not None:
-            return (1 - self.comm_overlap) * total
-        window = mb.backward_s + (mb.forward_s if zero >= ZeroStage.OPTIMIZER else 0.0)
-        last_bucket = total / max(1, self.stage_layers)
-        return exposed_s(total, window, last_bucket, self.constants.overlap_interference)
+        return total, total / max(1, self.stage_layers)
+
+    def _allreduce_s(self, size_bytes: float, dp: int, link: Link) -> float:
+        """One all-reduce of `size_bytes` per rank over dp ranks (NCCL's ring or tree across nodes)."""
+        if link.kind == "network":
+            return multi_node_allreduce_s(
+                size_bytes, dp, dp * self.tp, self.owner.per_node, link.bus_bytes_per_s
+            )
+        return allreduce_time_s(size_bytes, dp, link.bus_bytes_per_s, link.latency_s)
 
     def _optimizer_s(self, layout: Layout) -> float:
         if layout.offload != Offload.NONE:

@@ -47,7 +47,12 @@ class TrainingOptions:
     optimizer: adamw | adamw8bit | sgd; lora_rank: adapter rank (LoRA / QLoRA); flash_attention: False for
     frameworks without it (scores materialised, planner.perf.compute.unfused_attention_seconds);
     ep_per_node_dispatch: MoE tokens sent once per node and forwarded over NVLink (DeepEP); ep_comm_overlap: the
-    expert all-to-all run behind another micro-batch's compute (planner.perf.expert_parallel).
+    expert all-to-all run behind another micro-batch's compute (planner.perf.expert_parallel); runtime: the
+    runtime whose data-parallel gradient reduction is timed (planner.perf.gradient_reduction): "" none named (the
+    runtime-neutral reduction the validation cases are timed with), "auto" the one the plan search chooses for each
+    layout (planner.memory.runtimes.chosen_runtime), or a pinned Runtime value; moe_capacity_factor: None for
+    dropless routing (every runtime the plans export: DeepSpeed AutoEP, torchtitan), else the capacity factor C of
+    a token-dropping runtime, whose experts run padded to C x their mean load (planner.perf.expert_parallel).
     """
 
     virtual_stages: int = 1
@@ -59,6 +64,8 @@ class TrainingOptions:
     flash_attention: bool = True
     ep_per_node_dispatch: bool = False
     ep_comm_overlap: bool = False
+    runtime: str = ""
+    moe_capacity_factor: float | None = None
 
 
 DEFAULT_OPTIONS = TrainingOptions()

@@ -324,7 +324,11 @@ def _type(
 ) -> _Type:
     rates = perf.device_rates(gpu, workload.precision, mfu=workload.mfu, bandwidth_fraction=workload.bandwidth_fraction,
                               calibration=calibration.get(gpu.id))  # fmt: skip
-    options = perf.TrainingOptions(optimizer=str(workload.optimizer), lora_rank=workload.lora_rank)
+    options = perf.TrainingOptions(
+        optimizer=str(workload.optimizer),
+        lora_rank=workload.lora_rank,
+        runtime=str(workload.runtime or "auto"),
+    )
     steps = perf.StepModel(
         numbers, gpu, seq_len=workload.seq_len,
         global_batch=workload.global_batch, rates=rates, task=workload.task, precision=workload.precision,

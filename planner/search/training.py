@@ -81,8 +81,12 @@ class TrainingSearch(GpuSearch):
         self._unpipelined: dict[tuple[int, int, bool], dict[int, tuple[float, float]] | None] = {}
         # Every layout that reached the memory step, in enumeration order (SearchedShape).
         self.searched: list[SearchedShape] = []
+        # the runtime each layout runs in (the pinned one, or the search's choice per layout) times its gradient
+        # reduction (perf.TrainingOptions.runtime)
         self.options = perf.TrainingOptions(
-            optimizer=str(self.workload.optimizer), lora_rank=self.workload.lora_rank
+            optimizer=str(self.workload.optimizer),
+            lora_rank=self.workload.lora_rank,
+            runtime=str(self.workload.runtime or "auto"),
         )
         workload = self.workload
         # the GPU types of one plan() call share the GEMM work of the layouts they time (perf.SharedWork), kept
