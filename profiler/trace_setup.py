@@ -60,7 +60,9 @@ def shard_model(model: nn.Module, request: TraceRequest, mesh: Any) -> nn.Module
     reshard = request.zero == 3  # ZeRO-2 keeps the gathered parameters between forward and backward
     for layer in decoder_layers(model):
         fully_shard(layer, mesh=mesh, reshard_after_forward=reshard, mp_policy=policy)
-    fully_shard(model, mesh=mesh, reshard_after_forward=reshard, mp_policy=policy)
+    # the root stays gathered from its forward to its backward, which begins at once (fully_shard's docs: False
+    # for the root), as the exported train.py shards it
+    fully_shard(model, mesh=mesh, reshard_after_forward=False, mp_policy=policy)
     return model
 
 

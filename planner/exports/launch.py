@@ -262,7 +262,9 @@ def _runner_case(verdict: Verdict, option: PlanOption, inputs: ExportInputs, seq
         )
         return [f"  {name})", check, command, "    ;;"]
     if verdict.runner == Runner.FSDP2:
-        compute = "fp16" if precision_of(option, inputs) == Precision.FP16 else "bf16"
+        # MixedPrecisionPolicy's param_dtype: the plan's 16-bit compute, or fp32 throughout for an fp32 plan
+        precision = precision_of(option, inputs)
+        compute = "fp16" if precision == Precision.FP16 else ("fp32" if precision == Precision.FP32 else "bf16")
         command = (
             '    exec "${TORCHRUN[@]}" "$TRAIN_SCRIPT" --runner fsdp2 '
             f"--micro-batch {layout.micro_batch} --grad-accum {gradient_accumulation_steps(option, inputs)} "

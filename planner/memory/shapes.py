@@ -52,3 +52,7 @@ class StageShape(NamedTuple):
     largest_module: float  # parameters per GPU of the largest single module (what ZeRO-3 gathers at once)
     largest_trainable: float  # of the largest trained one (an adapter's widest matrix)
     bucket_elements: float  # DeepSpeed's reduce / prefetch bucket (planner.exports.configs writes the same)
+    # FSDP2 (train.py's runner), full training: the root unit's end-of-backward reduce-scatter (bytes of its fp32
+    # input, the unit's gradients unsharded) and the LM head's unsharded 16-bit gradient held meanwhile
+    root_reduce: float
+    head_gradient: float

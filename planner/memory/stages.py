@@ -228,6 +228,11 @@ def _stored_weights(
     return stored, stored / params_gpu if params_gpu else 0.0
 
 
+# FSDP2's reduce-scatter dtype as the export and the memory trace set it (MixedPrecisionPolicy reduce_dtype
+# torch.float32): bytes per value of the fp32 copy of a unit's unsharded gradients that it reduce-scatters
+FSDP2_REDUCE_BYTES = 4.0
+
+
 def stage_shape(
     model: ModelSpec, config: MemoryConfig, stage: Stage, counts: ParamCounts, divisors: Divisors
 ) -> StageShape:
@@ -288,6 +293,11 @@ def stage_shape(
             2 * model.vocab * model.hidden / tp * (MEGATRON_GRADIENT_BYTES if megatron_opt_per else grad_per)
         )
     largest_module = _largest_module(model, counts, divisors)
+    root_reduce = head_gradient = 0.0
+    if full_training:
+        root_reduce = ends / tp * FSDP2_REDUCE_BYTES
+        if stage.has_head and not (model.tied_embeddings and pp == 1):
+            head_gradient = model.vocab * model.hidden / tp * e
     autocast_copies = 0.0
     if full_training and e < 4:
         autocast_copies = autocast_weight_copies(model, counts, stage, tp)
@@ -304,6 +314,7 @@ def stage_shape(
         deepspeed_layout=deepspeed_counted(config), largest_module=largest_module,
         largest_trainable=_largest_adapter(model, config) / tp if adapter else largest_module,
         bucket_elements=float(deepspeed_bucket_elements(model.hidden)),
+        root_reduce=root_reduce, head_gradient=head_gradient,
     )  # fmt: skip
 
 
@@ -394,6 +405,16 @@ def _state_figures(
     # so they are held beside every micro-batch's activations (torch/nn/parallel/distributed.py); one rank runs
     # without DDP (train.py wraps nothing at world size 1: no buckets)
     ddp = runtime == _DDP
+    # FSDP2 (train.py's runner: each layer a unit, the root the rest), full training: the root unit's backward
+    # ends the step's backward. Its post-backward (torch 2.13 _fsdp_collectives.py foreach_reduce) copies the
+    # root's unsharded 16-bit gradients into one fp32 reduce-scatter input (reduce_dtype) and frees them, but
+    # the last one (the LM head's, last in the root's parameter order) is still referenced by the function's
+    # loop variable while the output, the root's fp32 gradient shard, is allocated and filled; the input is
+    # held until the backward's final callback. So at that moment: every gradient shard, the fp32 input and
+    # the head's 16-bit gradient, no activation.
+    end_buffers = 0.0
+    if zero >= 2 and runtime == _FSDP2:
+        end_buffers = shape.root_reduce + shape.head_gradient
     ep = shape.ep
     largest, bytes_per_param = shape.largest, shape.bytes_per_param
     megatron = shape.megatron_opt_per > 0 and zero <= 1
@@ -411,6 +432,7 @@ def _state_figures(
         grad_per, opt_per = MEGATRON_GRADIENT_BYTES, shape.megatron_opt_per
     gathered_at_loss = 0.0  # FSDP2's gathered units and buffers at the loss's backward (ZeRO-2/3)
     layer_gradients = 0.0  # FSDP2: a layer's unsharded 16-bit gradients, a temporary of its backward
+    layer_buffers = 0.0  # FSDP2's buffers inside a layer's backward
     if zero >= 2:
         e = shape.compute_bytes
         # Gathered between forward and backward: ZeRO-3 the root unit (embedding, final norm, LM head), ZeRO-2
@@ -420,7 +442,8 @@ def _state_figures(
         units = shape.root_unit if zero == 3 else shape.params_gpu
         gathered_weights = (units + (largest if zero == 3 else 0.0)) * e
         gathered_at_loss = (units + (largest if zero == 3 else 0.0)) * e
-        gathered_total = (units + (4 if zero == 3 else 3) * largest) * e
+        layer_buffers = (units + (4 if zero == 3 else 3) * largest) * e
+        gathered_total = max(layer_buffers, end_buffers)  # the buffers of whichever moment holds more
         layer_gradients = largest * e
         activations += layer_gradients
     else:
@@ -433,7 +456,7 @@ def _state_figures(
             weights += (shape.adapter_dense + shape.adapter_expert) * shape.adapter_bytes
     # the step's moments but the gradients' part
     loss_moment = activations - layer_gradients + gathered_at_loss
-    layer_moment = activations - acts.logits_sharded + gathered_total if zero >= 2 else 0.0
+    layer_moment = activations - acts.logits_sharded + layer_buffers if zero >= 2 else 0.0
     held_but_gradients = activations + gathered_total
     trainable = shape.trainable_dense + shape.trainable_expert
     model_parallel_communicators = (shape.tp > 1) + (shape.pp > 1) + (ep > 1)
@@ -491,10 +514,10 @@ def _state_figures(
                 # The end of backward: every gradient, and for a trained tied embedding its dense gradient twice
                 # over while the embedding's backward adds it to the LM head's (embedding_dense_backward, then the
                 # sum).
-                optimizer_moment = gradients + shape.tied_embedding_gradient * (zero < 2)
+                optimizer_moment = gradients + shape.tied_embedding_gradient * (zero < 2) + end_buffers
                 held = held_but_gradients + gradients
                 if accumulation > 1 or buckets:
-                    optimizer_moment = held - (gathered_total - gathered_at_loss)
+                    optimizer_moment = max(held - (gathered_total - gathered_at_loss), optimizer_moment)
                 # (the terms hold every byte counted: a moment never exceeds their sum)
                 peak = min(held, max(loss_moment, layer_moment, optimizer_moment))
                 not_concurrent = held - peak
@@ -522,6 +545,7 @@ def _state_figures(
 
 _DEEPSPEED = Runtime.DEEPSPEED
 _DDP = Runtime.DDP
+_FSDP2 = Runtime.FSDP2
 
 
 def _runtime_of(shape: StageShape, zero: int, offload: str) -> Runtime | None:

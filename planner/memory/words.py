@@ -62,7 +62,10 @@ def _weights_text(model: ModelSpec, config: MemoryConfig, amounts: StageAmounts,
     if zero >= 2:
         gathered = format_bytes(amounts.gathered_bytes, unit="GiB")
         units = "the root unit (embedding + LM head) and one layer" if zero == 3 else "every unit"
-        what = f"FSDP2 gathers {units} in 16 bit + 3 layer-sized communication buffers ({gathered})"
+        buffers = "3 layer-sized communication buffers"
+        if amounts.runtime == "fsdp2" and task.is_full_training:
+            buffers += " or, at the end of backward, the root unit's fp32 reduce-scatter (the larger)"
+        what = f"FSDP2 gathers {units} in 16 bit + {buffers} ({gathered})"
         if layout.offload == Offload.ALL:
             text = f"ZeRO-3 params offloaded to CPU; {what}"
         else:

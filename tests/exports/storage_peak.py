@@ -26,6 +26,7 @@ class StoragePeak:
         self.phase_peaks: dict[str, int] = {}
         self._mode: Any = None
         self._resize: Any = None
+        self.ignoring = False  # set by ignored(): storages first seen meanwhile are not counted
 
     def _add(self, key: int, nbytes: int) -> None:
         self.live_bytes += nbytes - self.live.get(key, 0)
@@ -53,8 +54,24 @@ class StoragePeak:
             if storage.nbytes() != self.live[key]:
                 self._add(key, storage.nbytes())
             return
+        if self.ignoring:
+            return
         self._add(key, storage.nbytes())
         weakref.finalize(storage, self._forget, key)
+
+    def ignored(self, function: Any) -> Any:
+        """`function` wrapped so that storages first seen during its call (a collective's own buffers: its
+        output is allocated by the caller beforehand) are not counted; what was counted before the call still
+        is, resized or freed."""
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            self.ignoring = True
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.ignoring = False
+
+        return wrapper
 
     def __enter__(self) -> StoragePeak:
         import torch

@@ -448,7 +448,9 @@ def run_fsdp2(args: argparse.Namespace, peft_config: dict[str, Any]) -> float:
     units = [module for module in model.modules() if type(module).__name__ in layer_classes]
     for unit in units:
         fully_shard(unit, **policy)
-    fully_shard(model, **policy)
+    # the root (embedding, final norm, LM head) stays gathered from its forward to its backward, which begins at
+    # once: resharding it would gather it again at the loss (torch's fully_shard docs: False for the root)
+    fully_shard(model, **{**policy, "reshard_after_forward": False})
     if on_meta:
         model.to_empty(device="cpu" if args.offload_all else device)
         model.init_weights()  # type: ignore[operator]  # also recomputes the rotary buffers
