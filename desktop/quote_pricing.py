@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from planner.gpus import GpuSpec
     from planner.messages import Message
     from planner.money import ExchangeRates
-    from planner.store import ProbeRun, StoreProtocol
+    from planner.store import ProbeRun, StoreProtocol, ViewChart
 
 # A stored quote as the Quotes page holds it: planner.store.RentalQuoteRow or PurchaseQuoteRow, read by column.
 Row = Mapping[str, Any]
@@ -30,10 +30,6 @@ LoadProgress = Callable[[float, str], None]
 # Above this many quotes the table loads, sorts, filters and charts in the JobRunner instead of on the GUI
 # thread (below it every step takes a few milliseconds and stays synchronous, simpler to reason about).
 SYNC_ROWS = 5_000
-# One store call per chunk: the store's lock is never held for long. 1,000 rows hold it about 4 ms, so the GUI
-# thread's own store calls (a page refilling its prices makes a dozen) wait at most that long each; at 5,000 the
-# window with 100k quotes took 0.25 s longer to appear (tests/bench/bench_gui.py) for a 10% faster load.
-LOAD_CHUNK_ROWS = 1_000
 CHART_POINTS_PER_GROUP = 120  # per GPU model and origin; more quotes than this are drawn as price quantiles
 
 
@@ -217,12 +213,6 @@ class Pricing:
             return 3
         return {2: 0, 1: 1}.get(len(basis.measured), 2)
 
-    def sort_value(self, kind: str, name: str) -> Callable[[Mapping[str, Any]], float | None]:
-        """A key function for sorting by the derived column ``name`` (None: the quote has no such figure)."""
-        if name == "basis":
-            return lambda row: float(self.basis_rank(row))
-        return lambda row: self.derived_values(kind, row).get(name)
-
 
 # --------------------------------------------------------------------------------------------------------------
 # Chart points
@@ -265,6 +255,13 @@ def chart_points(
     return ChartData(points, left_out, total)
 
 
+def chart_of_view(chart: ViewChart, make_point: Callable[[str, float, bool, str], Any]) -> ChartData:
+    """chart_points' figure from the store's SQL (planner.store.ViewChart: the same groups and quantiles, picked
+    without reading every quote)."""
+    points = [make_point(p.group, p.price, p.reference, f"{p.who} {p.quoted_on}") for p in chart.picks]
+    return ChartData(points, chart.left_out, chart.total)
+
+
 def _quantiles(entries: list[tuple[float, str]], limit: int) -> list[tuple[float, str]]:
     if len(entries) <= limit:
         return entries
@@ -274,29 +271,7 @@ def _quantiles(entries: list[tuple[float, str]], limit: int) -> list[tuple[float
 
 
 # --------------------------------------------------------------------------------------------------------------
-# Loading (pool thread)
-
-
-def load_quotes(store: StoreProtocol, kind: str, progress: LoadProgress | None = None) -> list[Row]:
-    """Every quote of ``kind`` ("rental" | "purchase") in the store's order, read in chunks so the GUI thread's
-    own short store calls (settings, one row) wait at most one chunk for the store's lock."""
-    if kind != "rental":
-        return list(store.purchase_quotes.find())
-    total = max(store.rental_quotes.count(), 1)
-    rows: list[Row] = []
-    seen: set[int] = set()
-    offset = 0
-    while True:
-        chunk = store.rental_quotes.find(limit=LOAD_CHUNK_ROWS, offset=offset)
-        for row in chunk:  # a quote added by another process between chunks may shift one: never twice
-            if row["id"] not in seen:
-                seen.add(row["id"])
-                rows.append(row)
-        offset += LOAD_CHUNK_ROWS
-        if progress is not None:
-            progress(min(offset / total, 1.0), "loading")
-        if len(chunk) < LOAD_CHUNK_ROWS:
-            return rows
+# Counting
 
 
 def quote_count(store: StoreProtocol, kind: str) -> int:

@@ -106,7 +106,7 @@
 <context>
     <name>QuoteTab</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/quote_tab.py" line="+479"/>
+        <location filename="../../desktop/pages/quote_tab.py" line="+476"/>
         <source>duplicating %n quote(s)</source>
         <translation>
             <numerusform>duplicating %n quote</numerusform>

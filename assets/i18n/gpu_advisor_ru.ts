@@ -5,7 +5,7 @@
     <name>AppContext</name>
     <message>
         <location filename="../../desktop/context.py" line="+294"/>
-        <location filename="../../desktop/quote_pricing.py" line="+91"/>
+        <location filename="../../desktop/quote_pricing.py" line="+87"/>
         <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
         <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
     </message>
@@ -4690,7 +4690,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTab</name>
     <message>
-        <location filename="../../desktop/pages/quote_tab.py" line="+205"/>
+        <location filename="../../desktop/pages/quote_tab.py" line="+204"/>
         <source>Add</source>
         <translation>Добавить</translation>
     </message>
@@ -4770,7 +4770,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>все валюты</translation>
     </message>
     <message>
-        <location line="+69"/>
+        <location line="+67"/>
         <source>The quotes could not be read: {0}</source>
         <translation>Не удалось прочитать котировки: {0}</translation>
     </message>
@@ -4817,7 +4817,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>QuoteTableModel</name>
     <message>
-        <location filename="../../desktop/qmodels/quotes.py" line="+69"/>
+        <location filename="../../desktop/qmodels/quote_columns.py" line="+45"/>
         <location line="+33"/>
         <source>GPU</source>
         <translation>GPU</translation>
@@ -5034,7 +5034,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>с обязательством</translation>
     </message>
     <message>
-        <location filename="../../desktop/qmodels/quotes.py" line="+5"/>
+        <location filename="../../desktop/qmodels/quote_columns.py" line="+5"/>
         <source>typical</source>
         <translation>типичная</translation>
     </message>
@@ -5049,7 +5049,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Не указано: берётся типичная частота провайдера, {0} прерываний на инстанс-час (верхний диапазон AWS Spot Instance Advisor: более 20% инстансов прерываются за месяц)</translation>
     </message>
     <message>
-        <location line="+491"/>
+        <location filename="../../desktop/qmodels/quotes.py" line="+416"/>
         <source>Reference price shipped with GPU Advisor (read-only; duplicate it to edit): {0}</source>
         <translation>Справочная цена из поставки GPU Advisor (только чтение; чтобы изменить, продублируйте её): {0}</translation>
     </message>

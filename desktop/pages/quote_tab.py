@@ -33,20 +33,19 @@ from desktop.pages.page_widgets import banner, show_banner
 from desktop.pages.quote_draft import QuoteDraftDialog
 from desktop.qmodels.quotes import (
     KIND_NAMES,
-    Arrangement,
+    Arranged,
     Derived,
-    LoadedQuotes,
     QuoteKind,
     QuoteTableModel,
     Row,
 )
 from desktop.quote_pricing import (
+    CHART_POINTS_PER_GROUP,
     SYNC_ROWS,
     ChartData,
     LoadProgress,
     Pricing,
-    chart_points,
-    load_quotes,
+    chart_of_view,
     quote_count,
 )
 from desktop.undo import AddQuotesCommand, DeleteQuotesCommand
@@ -89,7 +88,7 @@ class QuoteTab(QWidget):
         self.context = page.context
         self.kind = QuoteKind(kind_name, self.context.store)
         self.model = QuoteTableModel(self.kind, self.derive, self)
-        self.model.derived_sort_key = lambda name: self.page.pricing().sort_value(self.kind.name, name)
+        self.model.pricing = self.page.pricing  # derived columns sort in SQL by the page's figures
         self.model.background = self._arrange_in_background
         self.undo_stack = QUndoStack(self)
         self.model.undo_stack = self.undo_stack
@@ -274,17 +273,15 @@ class QuoteTab(QWidget):
         generation = self._load_generation
         self.loading = True
         self.set_busy(True)
-        version, arranger = self.model.spec_version, self.model.arranger()
-        store, kind = self.context.store, self.kind.name
+        version, arranger = self.model.spec_version, self.model.arranger(with_stats=True)
+        kind = self.kind.name
 
-        def load(progress: LoadProgress) -> tuple[LoadedQuotes, tuple[int, Arrangement]]:
-            rows = load_quotes(store, kind, progress)
-            return LoadedQuotes.of(rows), (version, arranger(rows))
+        def load(progress: LoadProgress) -> tuple[Arranged, int]:
+            return arranger(progress), version  # the store sorts and counts in SQL: ids, never rows
 
         self.page.loading_started(self)
         # The job starts on the next event-loop turn: at start-up the rest of the window is still being built,
-        # and a pool thread turning 100,000 rows into Python objects would share the interpreter with it (the
-        # window appeared about 0.4 s later; tests/bench/bench_gui.py, main window with 100k quotes).
+        # and a pool thread reading 100,000 ids would share the interpreter with it.
         QTimer.singleShot(0, self, lambda: self._start_load(generation, load, kind))
 
     def _start_load(self, generation: int, load: Callable[..., Any], kind: str) -> None:
@@ -301,10 +298,10 @@ class QuoteTab(QWidget):
     def _loaded_in_background(self, generation: int, result: tuple[Any, ...]) -> None:
         if generation != self._load_generation:
             return
-        rows, arranged = result
+        arranged, version = result
         self.loading = False
         self.set_busy(False)
-        self.model.set_rows(rows, arranged)
+        self.model.set_view(arranged, version)
         self._loaded()
         self.page.loading_finished(self)
 
@@ -360,9 +357,9 @@ class QuoteTab(QWidget):
         self._show_chart(self._chart_work()())
 
     def _chart_work(self) -> Callable[[], ChartData]:
-        rows, kind = list(self.model.rows), self.kind.name
-        pricing, names = self.page.pricing(), self.page.gpu_names()
-        return lambda: chart_points(rows, kind, pricing, names, PricePoint)
+        """The chart of the visible quotes, computed by the store in SQL (quantiles per GPU model and origin)."""
+        query, quotes = self.model.view_query(), self.kind.quotes
+        return lambda: chart_of_view(quotes.view_chart(query, CHART_POINTS_PER_GROUP), PricePoint)
 
     def _chart_in_background(self) -> None:
         self._chart_generation += 1

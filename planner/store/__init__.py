@@ -8,7 +8,7 @@ errors (SQLite environment errors vs bugs), checked_stamp (skipping the whole-fi
 GPU Advisor last checked and closed), database (the connection, its lock and transactions), migrations
 (schema history), quotes (columns, validation, CSV), rows (the row types), one module per repository
 (quote_repository, probe_runs, plans, settings, user_gpus), seed (shipped reference prices), prices (SQL price
-summaries).
+summaries), quote_view (the GUI quote table's window: filter, sort, counts and chart in SQL).
 """
 
 from planner.store.connection import default_db_path
@@ -24,6 +24,15 @@ from planner.store.protocols import (
     SettingStore,
     StoreProtocol,
     UserGpuStore,
+)
+from planner.store.quote_view import (
+    ChartPick,
+    ViewChart,
+    ViewFilter,
+    ViewPricing,
+    ViewQuery,
+    ViewSort,
+    ViewStats,
 )
 from planner.store.quotes import (
     INTERCONNECTS,
@@ -55,6 +64,7 @@ __all__ = [
     "LATEST_VERSION",
     "PURCHASE_COLUMNS",
     "RENTAL_COLUMNS",
+    "ChartPick",
     "ExchangeRate",
     "GpuResolver",
     "GpuSeen",
@@ -78,6 +88,12 @@ __all__ = [
     "StoreEnvironmentError",
     "StoreProtocol",
     "UserGpuStore",
+    "ViewChart",
+    "ViewFilter",
+    "ViewPricing",
+    "ViewQuery",
+    "ViewSort",
+    "ViewStats",
     "default_db_path",
     "validate_purchase_quote",
     "validate_rental_quote",

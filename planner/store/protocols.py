@@ -7,7 +7,7 @@ Rows are planner.store.rows' types; reasons and errors are planner.messages.Mess
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
@@ -16,6 +16,7 @@ from planner.messages import Message
 from planner.money import ExchangeRates, Money
 from planner.store.prices import PriceSummary
 from planner.store.quote_import import Progress
+from planner.store.quote_view import ViewChart, ViewQuery, ViewStats
 from planner.store.quotes import GpuResolver, QuoteTable
 from planner.store.rows import (
     ExchangeRate,
@@ -56,6 +57,10 @@ class QuoteStore(Protocol[RowT_co]):
     def set_aside(self, batch: ImportBatch) -> int: ...
     def bring_back(self, batch: ImportBatch) -> ImportBatch: ...
     def export_csv(self, path: str | Path, mine_only: bool = True) -> int: ...
+    def view_ids(self, query: ViewQuery, progress: Callable[[float], None] | None = None) -> Sequence[int]: ...
+    def view_stats(self) -> ViewStats: ...
+    def view_chart(self, query: ViewQuery, per_group: int) -> ViewChart: ...
+    def rows_by_ids(self, ids: Sequence[int]) -> Sequence[RowT_co]: ...
 
 
 class RentalQuoteStore(QuoteStore[RentalQuoteRow], Protocol):

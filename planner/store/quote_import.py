@@ -10,6 +10,7 @@ listed are the first REPORTED_ROWS_MAX of each kind; the counts cover every row.
 from __future__ import annotations
 
 import functools
+import json
 import sqlite3
 from array import array
 from collections.abc import Callable, Mapping, Sequence
@@ -64,6 +65,34 @@ def find_duplicate(
     return int(row[0]) if row else None
 
 
+def find_duplicates(
+    conn: sqlite3.Connection, spec: QuoteTable, quotes: Sequence[Mapping[str, object]]
+) -> list[int | None]:
+    """find_duplicate for many quotes in one statement: for each, the id of a stored quote with the same identity
+    (text without letter case), else None. The quotes travel as one JSON parameter (json_each), each looked up
+    through the identity index by a correlated sub-query, as find_duplicate's own query does."""
+    if not quotes:
+        return []
+    values = json.dumps([[quote[c] for c in spec.dedupe_columns] for quote in quotes])
+    found: list[int | None] = [None] * len(quotes)
+    for position, quote_id in conn.execute(duplicates_query(spec), [values]):
+        found[int(position)] = None if quote_id is None else int(quote_id)
+    return found
+
+
+@functools.cache
+def duplicates_query(spec: QuoteTable) -> str:
+    """find_duplicates' SQL, built once per table."""
+    conditions = [
+        f"t.{c} = json_extract(q.value, '$[{i}]')" + (" COLLATE NOCASE" if c in spec.text_columns else "")
+        for i, c in enumerate(spec.dedupe_columns)
+    ]
+    return (
+        f"SELECT q.key, (SELECT t.id FROM {spec.table} t WHERE {' AND '.join(conditions)} LIMIT 1) "
+        "FROM json_each(?) q ORDER BY q.key"
+    )
+
+
 @functools.cache
 def duplicate_query(spec: QuoteTable, excluding_an_id: bool) -> str:
     """find_duplicate's SQL, built once per table (an import asks it for every row)."""
@@ -103,6 +132,7 @@ class CsvImport:
         self.bad_rows = 0
         self.last_bad_row = 0
         self.duplicate_rows = 0
+        self.checked: list[tuple[int, QuoteValues]] = []  # clean rows of this chunk, duplicates not looked up yet
         self.pending: list[QuoteValues] = []  # checked rows not yet written
         self.pending_keys: dict[tuple[object, ...], int] = {}  # their dedupe keys -> row number
         # the row number of each row written, in id order: the ids of one transaction are consecutive
@@ -135,7 +165,7 @@ class CsvImport:
                 self._refuse_row(row_number, [row])
             else:
                 self._check(row_number, row)
-            if len(self.pending) >= IMPORT_CHUNK_ROWS:
+            if len(self.checked) >= IMPORT_CHUNK_ROWS:
                 self._flush()
                 if self.progress and not self._refused():  # a chunk is in the open transaction
                     self.progress("writing", bytes_read(), size)
@@ -164,6 +194,8 @@ class CsvImport:
         return self.bad_rows > 0 and not self.skip_invalid
 
     def _refuse_row(self, row_number: int, reasons: Sequence[Message]) -> None:
+        if self.bad_rows == 0 and not self.skip_invalid:
+            self._settle()  # the import is refused from here: the rows before are still looked up, never written
         if row_number != self.last_bad_row:
             self.bad_rows += 1
             self.last_bad_row = row_number
@@ -176,30 +208,45 @@ class CsvImport:
             self.duplicates.append((row_number, reason))
 
     def _check(self, row_number: int, cells: Mapping[str, str]) -> None:
+        """Clean one row; a clean one waits in the chunk, whose duplicates are looked up together (_settle)."""
         cleaned, reasons = self.spec.clean(cells, self.resolver)
         if reasons:
             self._refuse_row(row_number, reasons)
             return
         if self._refused():
             return
-        key = dedupe_key(cleaned, self.spec.dedupe_columns)
-        earlier = self.pending_keys.get(key)
-        if earlier is None:
-            existing = find_duplicate(self.conn, self.spec, cleaned)
-            if existing is not None and existing >= self.first_id and self.ids_follow_rows:
-                earlier = self.written_rows[existing - self.first_id]  # a row of this file, already written
-            elif existing is not None:
-                self._duplicate(row_number, msg("csv.duplicate_of_quote", label=self.spec.label,
-                                                quote_id=str(existing)))  # fmt: skip
-                return
-        if earlier is not None:
-            self._duplicate(row_number, msg("csv.duplicate_of_row", row=str(earlier)))
+        self.checked.append((row_number, cleaned))
+
+    def _settle(self) -> None:
+        """The chunk's rows against the table in one statement (one identity-index look-up each, no Python round
+        trip per row), then against each other in file order: each duplicate is named as it was when every row
+        was looked up alone, and the rest wait to be written."""
+        if not self.checked:
             return
-        self.pending_keys[key] = row_number
-        self.pending.append(cleaned)
+        rows = [cleaned for _row_number, cleaned in self.checked]
+        found = find_duplicates(self.conn, self.spec, rows)
+        for (row_number, cleaned), existing in zip(self.checked, found, strict=True):
+            key = dedupe_key(cleaned, self.spec.dedupe_columns)
+            earlier = self.pending_keys.get(key)
+            if earlier is None and existing is not None:
+                if existing >= self.first_id and self.ids_follow_rows:
+                    earlier = self.written_rows[existing - self.first_id]  # a row of this file, already written
+                else:
+                    self._duplicate(row_number, msg("csv.duplicate_of_quote", label=self.spec.label,
+                                                    quote_id=str(existing)))  # fmt: skip
+                    continue
+            if earlier is not None:
+                self._duplicate(row_number, msg("csv.duplicate_of_row", row=str(earlier)))
+                continue
+            self.pending_keys[key] = row_number
+            self.pending.append(cleaned)
+        self.checked = []
 
     def _flush(self) -> None:
-        if not self.pending or self._refused():
+        if self._refused():
+            return
+        self._settle()
+        if not self.pending:
             return
         insert_quotes(self.conn, self.spec, self.pending, origin="user", created_at=self.now)
         self.written_rows.extend(self.pending_keys.values())  # dicts keep insertion order: the rows' order

@@ -20,6 +20,7 @@ from planner.store.database import Database, Repository, guarded
 from planner.store.prices import PriceSummary
 from planner.store.quote_csv import open_quote_csv, write_quote_csv
 from planner.store.quote_import import CsvImport, ImportRefused, Progress, find_duplicate, insert_quotes
+from planner.store.quote_view import QuoteView, ViewChart, ViewQuery, ViewStats
 from planner.store.quotes import (
     PURCHASE,
     RENTAL,
@@ -61,6 +62,7 @@ class QuoteRepository(Repository, Generic[RowT]):
         self._to_rows: Callable[[Iterable[Any]], list[RowT]] = to_rows
         self._row_columns = row_columns
         self._resolver = resolver
+        self._view = QuoteView(db, spec, row_columns)
 
     # -- one quote ------------------------------------------------------------------------------------------------
     def validate(self, quote: Mapping[str, object]) -> Reasons:
@@ -165,6 +167,23 @@ class QuoteRepository(Repository, Generic[RowT]):
             return int(self._conn.execute(sql, values).lastrowid or 0)
 
         return self._db.write(work)
+
+    # -- the GUI's window onto the table (planner/store/quote_view.py) ------------------------------------------
+    def view_ids(self, query: ViewQuery, progress: Callable[[float], None] | None = None) -> Sequence[int]:
+        """Ids of the quotes `query` shows, in its order, 8 bytes each (off the store's lock where it can)."""
+        return self._view.ordered_ids(query, progress)
+
+    def view_stats(self) -> ViewStats:
+        """Yours, reference, GPU ids and currencies over the whole table, by SQL aggregates."""
+        return self._view.stats()
+
+    def view_chart(self, query: ViewQuery, per_group: int) -> ViewChart:
+        """The price chart's quantile picks of the quotes `query` shows."""
+        return self._view.chart(query, per_group)
+
+    def rows_by_ids(self, ids: Sequence[int]) -> list[RowT]:
+        """find()'s rows of these ids, in the order asked; ids gone since are left out."""
+        return self._to_rows(self._view.rows(ids))
 
     # -- undo of an import, by its batch ----------------------------------------------------------------------------
     def set_aside(self, batch: ImportBatch) -> int:

@@ -100,6 +100,49 @@ def test_a_duplicate_is_found_through_the_identity_index_not_a_scan(tmp_path, sp
     assert plan == f"SEARCH {spec.table} USING COVERING INDEX idx_{spec.table}_identity ({searched})"
 
 
+@pytest.mark.parametrize("skip_invalid", [True, False])
+def test_duplicates_looked_up_a_chunk_at_a_time_are_named_as_row_by_row(tmp_path, monkeypatch, skip_invalid):
+    """issue 30 item 3: the table look-up runs once per chunk (3 rows here); each duplicate is still named as
+    when rows were looked up one by one: a stored quote (any letter case), a row of the same chunk, a row of an
+    earlier chunk, and before a bad row that refuses the import, the duplicates of the rows above it."""
+    import planner.store.quote_import as quote_import
+
+    monkeypatch.setattr(quote_import, "IMPORT_CHUNK_ROWS", 3)
+    node = [{**LAMBDA_H100, "offer": f"node-{i}"} for i in range(4)]
+    rows = [
+        node[0],                                   # row 2: new
+        {**LAMBDA_H100, "provider": "LAMBDA", "offer": "stored"},  # row 3: the stored quote, other case
+        node[0],                                   # row 4: row 2, same chunk
+        node[1],                                   # row 5: new (second chunk)
+        node[0],                                   # row 6: row 2, an earlier chunk
+        {**LAMBDA_H100, "offer": "Stored"},        # row 7: the stored quote again
+        node[1],                                   # row 8: row 5 (third chunk)
+        {**LAMBDA_H100, "offer": "bad", "price_per_gpu_hour": "-1"},  # row 9: bad
+        node[2],                                   # row 10: new
+    ]  # fmt: skip
+    with Store.open(tmp_path / "ledger.sqlite") as store:
+        stored = store.rental_quotes.add({**LAMBDA_H100, "offer": "stored"})
+        result = store.rental_quotes.import_csv(rental_csv(tmp_path / "q.csv", rows), skip_invalid=skip_invalid)
+        named = [(row, reason.text) for row, reason in result.duplicates]
+        assert named == [
+            (3, f"duplicate of rental quote #{stored}"), (4, "duplicate of row 2"), (6, "duplicate of row 2"),
+            (7, f"duplicate of rental quote #{stored}"), (8, "duplicate of row 5"),
+        ]  # fmt: skip
+        assert (result.added, result.refused) == ((3, False) if skip_invalid else (0, True))
+        assert store.rental_quotes.count(mine_only=True) == (4 if skip_invalid else 1)
+
+
+@pytest.mark.parametrize("spec", [RENTAL, PURCHASE], ids=lambda spec: spec.table)
+def test_a_chunks_duplicates_are_found_through_the_identity_index(tmp_path, spec):
+    """The per-chunk look-up searches the identity index once per row of the chunk, never scans the table."""
+    from planner.store.quote_import import duplicates_query
+
+    with Store.open(tmp_path / "ledger.sqlite") as store:
+        plan = [row[3] for row in store.conn.execute("EXPLAIN QUERY PLAN " + duplicates_query(spec), ["[]"])]
+    assert any(f"SEARCH t USING COVERING INDEX idx_{spec.table}_identity" in step for step in plan), plan
+    assert not any(step.startswith("SCAN t") for step in plan), plan
+
+
 def test_an_import_lists_the_first_reasons_and_counts_every_row(tmp_path, monkeypatch, capsys):
     import planner.store.quote_import as quote_import
 
