@@ -121,7 +121,9 @@ def _stage_input(model: nn.Module, request: TraceRequest, stage: StagePlan, toke
         return {"input_ids": tokens}
     hidden = int(getattr(model, "config").hidden_size)  # noqa: B009  (a transformers model's config)
     training = request.task != "inference"
-    dtype = dtype_of(request.precision) if sharded or request.task in ("lora", "inference") else dtype_of("fp32")
+    dtype = (
+        dtype_of(request.precision) if sharded or request.task in ("lora", "inference") else dtype_of("fp32")
+    )
     length = tokens.shape[1]
     received: torch.Tensor
     if request.sequence_parallel and mesh is not None:
@@ -355,7 +357,9 @@ def _traced(request: TraceRequest, data: dict[str, Any], index: int, meshes: tup
     parameter_count = sum(p.numel() for p in model.parameters())
     stage = _split(model, request, index, tp_mesh)
     if request.task == "lora":
-        model = add_lora(model, data["model_type"], request.lora_rank, request.lora_targets)
+        model = add_lora(
+            model, data["model_type"], request.lora_rank, request.lora_targets, request.lora_modules
+        )
     if training and request.recompute:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     if sharded:
@@ -517,7 +521,8 @@ def run_cases(path: str, generate: bool, progress: Progress = lambda stage: None
     for index, entry in enumerate(entries):
         progress(f"case {index + 1} of {len(entries)}")
         try:
-            fields = {**entry, "lora_targets": tuple(entry.get("lora_targets", ("q", "k", "v", "o")))}
+            fields = {**entry, "lora_targets": tuple(entry.get("lora_targets", ("q", "k", "v", "o"))),
+                      "lora_modules": tuple(entry.get("lora_modules", ()))}  # fmt: skip
             request = TraceRequest(**fields)
             results.append(generate_on_gpu(request, progress) if generate else trace(request, progress))
         except (TraceError, TypeError, RuntimeError, ValueError) as exc:  # one case's failure (an OOM too)
@@ -546,7 +551,7 @@ def _emit(event: JSONObject) -> None:
     sys.stdout.flush()
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m profiler.memory_trace", description=__doc__.splitlines()[0]
     )
@@ -559,6 +564,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--attention", default="sdpa", choices=("sdpa", "eager"))
     parser.add_argument("--lora-rank", type=int, default=16)
     parser.add_argument("--lora-targets", default="q,k,v,o")
+    parser.add_argument(
+        "--lora-modules", default="", help="peft's target_modules, comma-separated (the planner's)"
+    )
     parser.add_argument("--dp", type=int, default=1)
     parser.add_argument("--zero", type=int, default=0, choices=(0, 1, 2, 3))
     parser.add_argument("--tp", type=int, default=1, help="tensor-parallel ranks (TorchTitan's plan)")
@@ -587,9 +595,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def request_from_args(args: argparse.Namespace) -> TraceRequest:
     targets = tuple(t.strip() for t in args.lora_targets.split(",") if t.strip())
+    modules = tuple(m.strip() for m in args.lora_modules.split(",") if m.strip())
     return TraceRequest(
         config=args.config, task=args.task, precision=args.precision, batch=args.batch, seq_len=args.seq_len,
         recompute=args.recompute, attention=args.attention, lora_rank=args.lora_rank, lora_targets=targets,
+        lora_modules=modules,
         dp=args.dp, zero=args.zero, fake=not args.real, new_tokens=args.new_tokens, device=args.device,
         tp=args.tp, pp=args.pp, ep=args.ep, sequence_parallel=args.sequence_parallel, inflight=args.inflight,
         stage=args.stage,
@@ -597,7 +607,7 @@ def request_from_args(args: argparse.Namespace) -> TraceRequest:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     started = time.monotonic()
 
     def progress(stage: str) -> None:

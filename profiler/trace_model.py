@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 MAX_CONFIG_BYTES = 4 * 2**20  # a config.json is a few KiB
 
 
-# peft's names for the modules each LoRA target adapts, by model family (gpt2 fuses q, k, v into one c_attn).
+# peft's names for the modules each LoRA target adapts, by model family (gpt2 fuses q, k, v into one c_attn), for
+# a trace run by hand; the planner passes its own names (planner/models/lora_modules.py) with --lora-modules.
 _LORA_MODULES = {
     "gpt2": {"q": "c_attn", "k": "c_attn", "v": "c_attn", "o": "attn.c_proj", "up": "c_fc", "down": "mlp.c_proj"},
     "gpt_neox": {"q": "query_key_value", "k": "query_key_value", "v": "query_key_value", "o": "attention.dense",
@@ -114,8 +115,12 @@ def build_causal_lm(
     return model
 
 
-def add_lora(model: nn.Module, family: str, rank: int, targets: Sequence[str]) -> nn.Module:
-    """peft LoRA adapters (fp32, peft's autocast_adapter_dtype default) on the chosen projections; base frozen."""
+def add_lora(
+    model: nn.Module, family: str, rank: int, targets: Sequence[str], modules: Sequence[str] = ()
+) -> nn.Module:
+    """peft LoRA adapters (fp32, peft's autocast_adapter_dtype default) on the chosen projections; base frozen.
+    modules: peft's target_modules as the planner names them for this family and these targets (what the plan
+    counts and the exports write); empty (the tracer run by hand): this module's own names."""
     from peft import LoraConfig, get_peft_model
     from peft.tuners import tuners_utils
 
@@ -125,7 +130,7 @@ def add_lora(model: nn.Module, family: str, rank: int, targets: Sequence[str]) -
     # of the replaced layer (everything is on the CPU already).
     setattr(tuners_utils.BaseTunerLayer, "_move_adapter_to_device_of_base_layer", lambda self, *a, **k: None)  # noqa: B010
     names = _LORA_MODULES.get(family, _LORA_DEFAULT)
-    modules = sorted({names[t] for t in targets if t in names})
+    modules = sorted(modules) or sorted({names[t] for t in targets if t in names})
     if not modules:
         raise TraceError(f"no LoRA target of {list(targets)} exists in a {family} model")
     config = LoraConfig(r=rank, lora_alpha=2 * rank, target_modules=modules, lora_dropout=0.0, bias="none")

@@ -19,6 +19,9 @@ class TraceRequest:
     attention: str = "sdpa"  # sdpa (fused/flash) | eager (the explicit softmax that keeps the probabilities)
     lora_rank: int = 16
     lora_targets: tuple[str, ...] = ("q", "k", "v", "o")
+    # peft's target_modules for those targets as the planner names them (planner/models/lora_modules.py, passed
+    # on the command line); empty: profiler.trace_model's own names (the llama names, gpt2's, gpt_neox's)
+    lora_modules: tuple[str, ...] = ()
     dp: int = 1  # data-parallel ranks (a fake process group when > 1)
     zero: int = 0  # 0/1: unsharded step (ZeRO-1's optimizer shard is divided out); 2/3: FSDP2 fully_shard
     fake: bool = True  # False: real tensors (tests on small models on the CPU; the device check on a GPU)

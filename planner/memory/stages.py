@@ -6,6 +6,7 @@ separately so that planner.memory.estimate.MemoryTotals can reuse them across a 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Sequence
@@ -37,9 +38,9 @@ from planner.memory.pipeline_stages import Stage
 from planner.memory.runtimes import chosen_runtime
 from planner.memory.shapes import StageShape
 from planner.memory.stage_activations import StageActivations, per_token_activations, stage_activations
-from planner.models import ModelSpec, ParamCounts, fused_gate_up, fused_qkv, gate_in_q_proj
+from planner.models import ModelSpec, ParamCounts, fused_gate_up, gate_in_q_proj, lora_module_names
 from planner.models.kv_cache import NONE, STATE, layer_kinds
-from planner.models.spec import mixer_difference, mlpless_layers
+from planner.models.spec import idle_attention_params, kv_shared, mixer_difference, mlpless_layers
 from planner.vocabulary import Offload, Runtime, Task
 
 
@@ -73,12 +74,16 @@ def lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...])
         widths["o"] = widths["q"]
         if model.attn_output_gate and gate_in_q_proj(model.family):
             widths["q"] *= 2  # q_proj also yields the output gate
-        separate: tuple[str, ...] = ("q", "k", "v", "o")
-        if fused_qkv(model.family) and chosen & {"q", "k", "v"}:
-            # gpt2's c_attn, gpt_neox's query_key_value: one projection, one adapter for q, k and v
-            attention += rank * (h + widths["q"] + 2 * widths["k"])
-            separate = ("o",)
-        attention += sum(rank * (h + widths[t]) for t in separate if t in chosen)
+        # one adapter per module: targets that share one (gpt2's c_attn, gpt_neox's query_key_value, jetmoe's
+        # kv_proj) are one adapter as wide as all of them; a target the type has no Linear for (jetmoe's
+        # per-expert q and o) none
+        names = lora_module_names(model.family)
+        modules: dict[tuple[str, ...], int] = {}  # a module's output: all the targets it yields
+        for target in ("q", "k", "v", "o"):
+            if names.get(target):
+                modules[names[target]] = modules.get(names[target], 0) + widths[target]
+        adapted = {names[target] for target in chosen & {"q", "k", "v", "o"} if names.get(target)}
+        attention += sum(rank * (h + modules[module]) for module in adapted)
 
     def mlp(ffn: int) -> int:
         matrices = [t for t in ("gate", "up", "down") if t in chosen and (model.gated_mlp or t != "gate")]
@@ -94,6 +99,23 @@ def lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...])
     return dense_layer, moe_non_expert, routed
 
 
+def _per_layer_adapters(model: ModelSpec, config: MemoryConfig, layers: Sequence[int]) -> int:
+    """gemma3n: what its layers' own shapes change in the adapters: a layer reading an earlier layer's keys and
+    values has no k_proj / v_proj to adapt, a layer of its own MLP width adapts that width."""
+    rank, targets = config.lora_rank, config.lora_targets
+    key_value = tuple(target for target in targets if target in ("k", "v"))
+    change = (
+        -len(kv_shared(model, layers)) * lora_params_per_layer(model, rank, key_value)[0] if key_value else 0
+    )
+    mlp = tuple(target for target in targets if target in ("gate", "up", "down"))
+    if model.ffn_widths and mlp:
+        uniform = lora_params_per_layer(model, rank, mlp)[0]
+        for i in layers:
+            own = dataclasses.replace(model, ffn=model.ffn_widths[i], ffn_widths=())
+            change += lora_params_per_layer(own, rank, mlp)[0] - uniform
+    return change
+
+
 # --- Bytes per value: mixed precision as PyTorch runs it (torch.amp autocast under HF Trainer / accelerate, FSDP2's
 # MixedPrecisionPolicy): the weights, their gradients and AdamW's m and v stay fp32 (4 + 4 + 8 bytes/param) and
 # the matmuls run on 16-bit copies. DeepSpeed's bf16 optimizer splits the same 16 bytes as 2 + 2 + 12.
@@ -104,6 +126,7 @@ def _stage_params(model: ModelSpec, counts: ParamCounts, stage: Stage, pp: int) 
     """(non-expert block params, routed-expert params, embedding/head/final-norm params) of one stage."""
     blocks = stage.dense_layers * counts.dense_layer + stage.moe_layers * counts.moe_layer_non_expert
     blocks += mixer_difference(model, counts.attention, stage.layer_indices)  # state-space layers' own mixers
+    blocks += len(stage.layer_indices) * idle_attention_params(model)  # jetmoe's attention experts
     blocks -= (
         mlpless_layers(model, stage.layer_indices) * counts.dense_mlp
     )  # nemotron_h: mixing layers' absent MLP
@@ -273,6 +296,7 @@ def stage_shape(
             * lora_params_per_layer(model, config.lora_rank, mlp_only)[0]
             / tp
         )
+        adapter_dense += _per_layer_adapters(model, config, stage.layer_indices) / tp
         adapter_expert = stage.moe_layers * per_routed / divisors.expert_divisor
         adapter_bytes = training_weight_bytes(master_precision(config.precision))
         trainable_dense, trainable_expert = adapter_dense, adapter_expert

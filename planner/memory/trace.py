@@ -12,7 +12,7 @@ from planner.errors import UserError
 from planner.memory.checks import normalised
 from planner.memory.config import MemoryBreakdown, MemoryConfig
 from planner.messages import msg
-from planner.models import ModelSpec
+from planner.models import ModelSpec, lora_target_modules
 from planner.vocabulary import Recompute, Task
 
 TRACE_MODULE = "profiler.memory_trace"
@@ -64,7 +64,9 @@ def trace_arguments(model: ModelSpec, config: MemoryConfig) -> list[str]:
         "--config", str(path), "--task", _TASKS[config.task], "--precision", precision,
         "--batch", str(layout.micro_batch), "--seq-len", str(config.seq_len),
         "--attention", "sdpa" if config.flash_attention else "eager", "--lora-rank", str(config.lora_rank),
-        "--lora-targets", ",".join(str(t) for t in config.lora_targets), "--dp", str(layout.dp),
+        "--lora-targets", ",".join(str(t) for t in config.lora_targets),
+        # the module names the plan counts adapters on and the exports write (one table, the planner's)
+        "--lora-modules", ",".join(lora_target_modules(model.family, config.lora_targets)), "--dp", str(layout.dp),
         "--zero", str(int(layout.zero)), *(["--recompute"] if layout.recompute == Recompute.FULL else []),
         *parallel,
     ]  # fmt: skip

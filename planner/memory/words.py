@@ -28,6 +28,7 @@ from planner.memory.stages import StageAmounts
 from planner.messages import Message, format_bytes, msg
 from planner.models import ModelSpec
 from planner.models.kv_cache import CHUNKED, FULL, SLIDING, cached_tokens, layer_kinds, state_layers
+from planner.models.spec import kv_shared
 from planner.vocabulary import Offload, Optimizer, Precision, Recompute, Runtime, Task
 
 
@@ -148,7 +149,8 @@ def _kv_text(model: ModelSpec, config: MemoryConfig, stage: Stage) -> str:
             f"2 x {max(1, model.kv_heads // layout.tp)} KV heads x {model.head_dim} x {kv_bytes:g} bytes per token "
             f"per layer"
         )
-    kinds = Counter(layer_kinds(model)[i] for i in stage.layer_indices)
+    shared = set(kv_shared(model, stage.layer_indices))  # gemma3n: layers reading an earlier layer's cache
+    kinds = Counter(layer_kinds(model)[i] for i in stage.layer_indices if i not in shared)
     windows = {SLIDING: model.sliding_window, CHUNKED: model.attention_chunk}
     parts = []
     for kind in (FULL, SLIDING, CHUNKED):

@@ -451,4 +451,4 @@ def _sparse_attention_indexer(config: ConfigKeys, layers: int) -> dict[str, Any]
             offset = config.int("index_skip_topk_offset", 2, allow_zero=True)
             shared = tuple(i for i in range(layers) if max(i - offset + 1, 0) % freq)
     return {"index_heads": config.int("index_n_heads"), "index_head_dim": config.int("index_head_dim"),
-            "shared_index_layers": shared}  # fmt: skip
+            "shared_index_layers": shared, "index_topk": config.int("index_topk")}  # fmt: skip

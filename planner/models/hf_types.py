@@ -59,7 +59,7 @@ class Traits:
 # Older families read by planner/models/hf_classic.py, one reader each (their keys follow no common pattern).
 CLASSIC_TYPES = ("opt", "bloom", "falcon", "mpt", "gptj", "codegen", "gpt_bigcode", "gpt_neo")
 # Types with a reader of their own in planner/models/hf_special.py (nested or renamed keys).
-SPECIAL_TYPES = ("dbrx", "nemotron_h")
+SPECIAL_TYPES = ("dbrx", "nemotron_h")  # gemma3n_text too, with its own layer rule
 
 LLAMA = Traits(qkv_bias="attention_bias", out_bias="attention_bias", mlp_bias="mlp_bias")
 NO_BIAS = Traits()
@@ -192,6 +192,11 @@ TRAITS: dict[str, Traits] = {
     "diffllama": Traits(qkv_bias="attention_bias", out_bias="attention_bias", layer_rule="full", layer_extra="lambdas"),
     **{name: Traits(reader=name, layer_rule="full") for name in (*CLASSIC_TYPES, *SPECIAL_TYPES)},
     "nemotron_h": Traits(reader="nemotron_h", layer_rule="reader"),  # its reader lays out its layer kinds
+    # Gemma 3n's decoder: sliding except every fifth layer (Gemma3nTextConfig), read by hf_special._gemma3n
+    "gemma3n_text": Traits(reader="gemma3n_text", layer_rule="every:5"),
+    "jetmoe": Traits(reader="jetmoe", layer_rule="full"),
+    "longcat_flash": Traits(reader="longcat_flash", layer_rule="full"),
+    "recurrent_gemma": Traits(reader="recurrent_gemma", layer_rule="reader"),  # its reader lays out its layers
     "gpt2": Traits(reader="gpt2", layer_rule="full"),
     "gpt_neox": Traits(reader="gpt_neox", layer_rule="full"),
     "deepseek_v2": Traits(reader="deepseek", layer_rule="full"),
@@ -231,6 +236,7 @@ TRAITS: dict[str, Traits] = {
 # (its model_type, or the one named here when the file leaves it out); the towers are not counted.
 WRAPPERS: dict[str, str] = {
     "gemma3": "gemma3_text",
+    "gemma3n": "gemma3n_text",
     "llama4": "llama4_text",
     "mistral3": "mistral",
     "qwen3_5": "qwen3_5_text",

@@ -10,6 +10,14 @@ Kinds (ModelSpec.layer_types; empty means every layer is FULL):
   a gated-delta-net's recurrent matrix), whatever the sequence length.
 - NONE: a layer that keeps nothing (an MLP-only or MoE-only layer of a hybrid stack).
 
+A layer of gemma3n's last num_kv_shared_layers (ModelSpec.kv_shared_layers) attends as its kind says but reads
+the cache of the last earlier layer of its kind, keeping none of its own (transformers' DynamicCache builds no
+layer for it).
+
+DeepSeek Sparse Attention (deepseek_v32, glm_moe_dsa; DeepSeek-V3.2-Exp report, DeepSeek-AI 2025): a query
+attends only the index_topk keys (2048) its lightning indexer picks, and the indexer scores every cached key
+with index_heads x index_head_dim per key (attended_tokens, indexer_flops, sparse_attention_share).
+
 The serving model (planner/perf/serving.py) and the memory model both read these figures from here.
 """
 
@@ -17,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from planner.models.spec import ModelSpec
+from planner.models.spec import ModelSpec, kv_shared
 
 FULL = "full"
 SLIDING = "sliding"
@@ -63,6 +71,37 @@ def cached_tokens(spec: ModelSpec, kind: str, seq_len: int) -> int:
     return 0
 
 
+def attended_tokens(spec: ModelSpec, kind: str, seq_len: int) -> int:
+    """Keys one query of a layer of this kind attends at position seq_len: the cached ones, at most index_topk
+    under DeepSeek Sparse Attention."""
+    cached = cached_tokens(spec, kind, seq_len)
+    return min(cached, spec.index_topk) if spec.index_topk else cached
+
+
+def indexer_flops(spec: ModelSpec, keys: float) -> float:
+    """Forward FLOPs of the lightning indexers scoring `keys` keys for one query over all indexed layers:
+    index_heads dot products of index_head_dim per key (2 FLOPs a multiply-add) and the heads' weighted sum;
+    0 without DSA. The query and key projections are in the layer's parameters (counted as GEMMs)."""
+    if not spec.index_head_dim:
+        return 0.0
+    indexed = spec.layers - len(spec.shared_index_layers)
+    return indexed * keys * (2.0 * spec.index_heads * spec.index_head_dim + 2.0 * spec.index_heads)
+
+
+def sparse_attention_share(spec: ModelSpec, seq_len: float) -> float:
+    """What a prompt of seq_len tokens costs in attention FLOPs against dense causal attention (s^2 / 2 query-key
+    pairs a layer): under DSA each query attends min(position, index_topk) keys (k s - k^2 / 2 pairs once
+    s > k) and the indexer scores all earlier keys (its FLOPs per pair against the attention's 4 x heads x
+    query-key head dim). 1 for every other model."""
+    if not spec.index_topk or seq_len <= 0:
+        return 1.0
+    k = spec.index_topk
+    dense_pairs = seq_len * seq_len / 2.0
+    pairs = dense_pairs if seq_len <= k else k * seq_len - k * k / 2.0
+    per_pair = 4.0 * spec.heads * (spec.qk_nope_head_dim + spec.qk_rope_head_dim) * spec.layers
+    return (pairs * per_pair + dense_pairs * indexer_flops(spec, 1.0)) / (dense_pairs * per_pair)
+
+
 def kv_cache_bytes_per_sequence(
     spec: ModelSpec,
     seq_len: int,
@@ -71,9 +110,12 @@ def kv_cache_bytes_per_sequence(
     layers: Iterable[int] | None = None,
     kv_heads: int | None = None,
     mla_latent: bool = True,
+    read: bool = False,
 ) -> float:
     """KV-cache bytes of one sequence of seq_len tokens over the given layers (default: all), each layer kept
-    as transformers' caches keep it: full layers the whole sequence, sliding and chunked layers their window."""
+    as transformers' caches keep it: full layers the whole sequence, sliding and chunked layers their window.
+    read: the bytes one decode step reads instead (under DSA the index_topk attended entries and every
+    indexer key; otherwise the whole cache)."""
     kinds = layer_kinds(spec)
     chosen = range(spec.layers) if layers is None else layers
     per_token = kv_values_per_token_layer(spec, kv_heads, mla_latent=mla_latent) * bytes_per_value
@@ -84,7 +126,10 @@ def kv_cache_bytes_per_sequence(
     ):  # DSA: each indexer's one key per token (transformers' DynamicIndexedLayer.indexer_keys)
         indexed = sum(1 for i in chosen if i not in spec.shared_index_layers)
         indexer_keys = indexed * seq_len * spec.index_head_dim * bytes_per_value
-    return sum(cached_tokens(spec, kinds[i], seq_len) for i in chosen) * per_token + indexer_keys
+    shared = set(kv_shared(spec, chosen))  # gemma3n: layers that read an earlier layer's cache keep none
+    tokens = attended_tokens if read else cached_tokens
+    kept = sum(tokens(spec, kinds[i], seq_len) for i in chosen if i not in shared)
+    return kept * per_token + indexer_keys
 
 
 def state_bytes_per_sequence(

@@ -92,6 +92,7 @@ _TABLE: dict[str, Names] = {
     "deepseek_v2": _MLA,
     "deepseek_v3": _MLA,
     "minicpm3": _MLA,
+    "longcat_flash": {**_MLA, "q": ("q_a_proj", "q_b_proj")},
     "youtu": _MLA,
     "glm4_moe_lite": _MLA,
     # DeepSeek Sparse Attention: always a low-rank query; the indexer's wq_b, wk and weights_proj are not adapted
@@ -99,6 +100,9 @@ _TABLE: dict[str, Names] = {
     "afmoe": {**LLAMA_NAMES, "gate": ("mlp.gate_proj", "shared_experts.gate_proj")},
     "deepseek_v32": {**_MLA, "q": ("q_a_proj", "q_b_proj")},
     "glm_moe_dsa": {**_MLA, "q": ("q_a_proj", "q_b_proj")},
+    # jetmoe: the keys and values come from one kv_proj; its attention experts' q and o and its MLP experts are
+    # parameters of JetMoeParallelExperts, no Linear
+    "jetmoe": {"k": ("kv_proj",), "v": ("kv_proj",)},
     # pure state-space models: no attention, and no MLP (the mixer is the whole layer)
     "mamba": {},
     "falcon_mamba": {},

@@ -110,6 +110,24 @@ class ModelSpec:
     index_heads: int = 0
     index_head_dim: int = 0
     shared_index_layers: tuple[int, ...] = ()
+    # DeepSeek Sparse Attention: the keys each query attends (index_topk), chosen by the indexer (0: dense)
+    index_topk: int = 0
+    # longcat_flash: experts that return their input and compute nothing; its router scores them beside the routed
+    # experts (one more row of its classifier each)
+    zero_experts: int = 0
+    # jetmoe: a mixture of attention heads: attention_experts experts per layer, each with its own q and o
+    # projections of kv_heads x head_dim, experts_per_token of them per token (heads = experts_per_token x kv_heads,
+    # what a token's attention computes); the keys and values shared. The experts a token does not visit are
+    # counted in the total only (idle_attention_params)
+    attention_experts: int = 0
+    # gemma3n: the last kv_shared_layers layers reuse the keys and values of the last earlier layer of their kind,
+    # so they hold no k_proj, v_proj, k_norm and keep no cache of their own
+    kv_shared_layers: int = 0
+    # gemma3n: parameters used once per token beside the token embedding (its per-layer embeddings, their
+    # projection and norm, AltUp's projections in and out), counted with the embedding
+    embedding_extra: int = 0
+    # gemma3n: each layer's MLP width when they differ (MatFormer's mix-n-match); empty: every layer ffn wide
+    ffn_widths: tuple[int, ...] = ()
 
     @property
     def is_moe(self) -> bool:
@@ -147,6 +165,7 @@ class ModelSpec:
         latent plus the shared rotary key: kv_lora_rank + qk_rope_head_dim values per layer (DeepSeek-V2 paper).
         """
         attending = self.layers - sum(1 for kind in self.layer_types if kind in ("state", "none"))
+        attending -= len(kv_shared(self, range(self.layers)))
         if self.uses_mla:
             indexed = (
                 (self.layers - len(self.shared_index_layers)) * self.index_head_dim
@@ -284,7 +303,11 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
     width = spec.embed_width or h
     projections = 2 * h * spec.embed_width  # project_in and project_out, no biases
     embedding = (
-        spec.vocab * width + positions + projections + (_norm_size(spec) if spec.embedding_norm else 0)
+        spec.vocab * width
+        + positions
+        + projections
+        + (_norm_size(spec) if spec.embedding_norm else 0)
+        + spec.embedding_extra
     )
     lm_head = (0 if spec.tied_embeddings else spec.vocab * width) + (spec.vocab if spec.lm_head_bias else 0)
     final_norm = _norm_size(spec) if spec.final_norm else 0
@@ -298,8 +321,7 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
         # deepseek_v2's mlp_bias reaches the shared experts
         shared_expert, shared_bias = _mlp_params(spec, shared_ffn, spec.mlp_bias)
         router = (
-            h * spec.experts
-            + (spec.experts if spec.router_bias else 0)
+            (h + (1 if spec.router_bias else 0)) * (spec.experts + spec.zero_experts)
             + (h if spec.shared_expert_gate else 0)
             + (
                 2 * h * spec.moe_latent + (spec.moe_latent + h if spec.mlp_bias else 0)
@@ -317,7 +339,13 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
         mixer_difference(spec, attention, range(spec.layers))
         - mlpless_layers(spec, range(spec.layers)) * dense_mlp
     )
-    total = ends + n_dense * dense_layer + spec.moe_layers * moe_layer + mixers
+    total = (
+        ends
+        + n_dense * dense_layer
+        + spec.moe_layers * moe_layer
+        + mixers
+        + spec.layers * idle_attention_params(spec)
+    )
     active = ends + n_dense * dense_layer + spec.moe_layers * moe_layer_active + mixers
     return ParamCounts(
         embedding=embedding,
@@ -340,6 +368,13 @@ def param_counts(spec: ModelSpec) -> ParamCounts:
     )
 
 
+def idle_attention_params(spec: ModelSpec) -> int:
+    """jetmoe: the q and o projections of the attention experts one token does not visit, in one layer."""
+    if not spec.attention_experts:
+        return 0
+    return (spec.attention_experts - spec.experts_per_token) * 2 * spec.hidden * spec.kv_heads * spec.head_dim
+
+
 def indexer_params(spec: ModelSpec) -> tuple[int, int]:
     """(parameters, of which its LayerNorm) of one DeepSeek Sparse Attention indexer (transformers'
     DeepseekV32Indexer): wq_b (query latent -> index_heads x index_head_dim), wk (hidden -> index_head_dim), a
@@ -358,7 +393,13 @@ def mixer_difference(spec: ModelSpec, attention: int, layers: range | Sequence[i
     """What the given layers' mixers add to `attention` x their number: a state-space layer holds its own mixer
     (state_mixer_params) instead of attention, a NONE layer (an MLP-only layer of a hybrid stack) none, a layer
     of a parallel hybrid (falcon_h1: every layer attends) a mixer beside its attention, a DSA layer that reuses the
-    previous layer's top-k (glm_moe_dsa "shared") no indexer."""
+    previous layer's top-k (glm_moe_dsa "shared") no indexer, a layer that reuses an earlier layer's keys and
+    values (gemma3n) no key and value projections; and what a layer's own MLP width (gemma3n's per-layer widths)
+    adds to a dense MLP of ffn."""
+    return _mixers(spec, attention, layers) + _per_layer_shapes(spec, layers)
+
+
+def _mixers(spec: ModelSpec, attention: int, layers: range | Sequence[int]) -> int:
     if spec.shared_index_layers:
         shared = sum(1 for i in layers if i in spec.shared_index_layers)
         return -shared * indexer_params(spec)[0]
@@ -368,6 +409,29 @@ def mixer_difference(spec: ModelSpec, attention: int, layers: range | Sequence[i
         return 0
     kinds = [spec.layer_types[i] for i in layers]
     return kinds.count("state") * (spec.state_mixer_params - attention) - kinds.count("none") * attention
+
+
+def _per_layer_shapes(spec: ModelSpec, layers: range | Sequence[int]) -> int:
+    """gemma3n: the key/value projections (and key norm) KV-sharing layers lack, and each layer's MLP width."""
+    if not spec.kv_shared_layers and not spec.ffn_widths:
+        return 0
+    kv_width = spec.kv_heads * spec.head_dim
+    key_value = 2 * spec.hidden * kv_width + (2 * kv_width if spec.attn_bias else 0)
+    key_value += spec.head_dim * NORM_KINDS[spec.norm] if spec.qk_norm and not spec.qk_norm_full else 0
+    dense = _mlp_params(spec, spec.ffn, spec.mlp_bias)[0]
+    widths = 0
+    if spec.ffn_widths:
+        widths = sum(_mlp_params(spec, spec.ffn_widths[i], spec.mlp_bias)[0] - dense for i in layers)
+    return widths - len(kv_shared(spec, layers)) * key_value
+
+
+def kv_shared(spec: ModelSpec, layers: range | Sequence[int]) -> list[int]:
+    """Those of the given layers that reuse an earlier layer's keys and values (gemma3n's last kv_shared_layers;
+    transformers shares only when at least one layer keeps its own: layer_idx >= first_shared > 0)."""
+    first = spec.layers - spec.kv_shared_layers
+    if not spec.kv_shared_layers or first <= 0:
+        return []
+    return [i for i in layers if i >= first]
 
 
 def mlpless_layers(spec: ModelSpec, layers: range) -> int:

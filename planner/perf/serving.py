@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from planner.gpus import GpuSpec
 from planner.models import ModelSpec
 from planner.models.kv_cache import (
-    cached_tokens,
+    attended_tokens,
+    indexer_flops,
     kv_cache_bytes_per_sequence,
     layer_kinds,
+    sparse_attention_share,
     state_bytes_per_sequence,
 )
 from planner.perf.communication import allreduce_time_s, group_link
@@ -110,7 +112,7 @@ def step_seconds(
                         weight_bits=fmt.bits_per_weight, integer_weights=fmt.integer,
                         dequant_ops=storage.dequant_ops, ridge=ridge)  # fmt: skip
     attention = decode_attention_seconds(replica, decode_sequences, decode_context_tokens) + model.layers * (
-        _prefill_attention(prefill_tokens, prefill_prompt_len, shape, rates) + kernel
+        _prefill_attention(prefill_tokens, prefill_prompt_len, shape, rates, model) + kernel
     )
     memory_kernels = FUSED_MEMORY_KERNELS_PER_LAYER if replica.engine.fused else MEMORY_KERNELS_PER_LAYER
     per_token = layer_memory_bytes_per_token(shape, replica.tp, sequence_parallel=False)
@@ -123,7 +125,8 @@ def step_seconds(
 def kv_bytes_read(replica: Replica, sequences: float, context_tokens: float) -> float:
     """KV-cache bytes a decode step of `sequences` sequences holding `context_tokens` tokens in all reads over
     all layers on one GPU of each stage (stages run in turn), each layer as the reader's cache model keeps it (planner.models.kv_cache:
-    sliding and chunked layers only their window), the KV heads split over tp (a head is never split: at tp
+    sliding and chunked layers only their window; under DeepSeek Sparse Attention the index_topk entries a
+    query attends and every indexer key), the KV heads split over tp (a head is never split: at tp
     above the KV heads each GPU keeps one) and MLA's latent whole on every GPU (vLLM and SGLang replicate it
     under tensor parallelism); a state-space layer's recurrent state (its share on this GPU) is read and written
     back whatever the context."""
@@ -132,21 +135,24 @@ def kv_bytes_read(replica: Replica, sequences: float, context_tokens: float) -> 
     model = replica.model
     local_heads = max(1, model.kv_heads // replica.tp)
     per_sequence = kv_cache_bytes_per_sequence(model, round(context_tokens / sequences), replica.kv_bytes,
-                                               kv_heads=local_heads)  # fmt: skip
+                                               kv_heads=local_heads, read=True)  # fmt: skip
     state = 2.0 * state_bytes_per_sequence(model, replica.kv_bytes) / replica.tp
     return sequences * (per_sequence + state)
 
 
 def decode_attention_seconds(replica: Replica, sequences: float, context_tokens: float) -> float:
     """All layers' attention of a decode step over the KV caches (see kv_bytes_read): every cached key and
-    value read once (at the fitted share kv_read of a streaming copy), 4 x cached tokens x width FLOPs."""
+    value read once (at the fitted share kv_read of a streaming copy), 4 x cached tokens x width FLOPs; under
+    DeepSeek Sparse Attention the index_topk attended tokens, plus the indexer scoring every cached token (its
+    few heads whole on every GPU)."""
     if sequences <= 0:
         return 0.0
     model, rates, c = replica.model, replica.rates, replica.constants
     context = round(context_tokens / sequences)
-    attended = sequences * sum(cached_tokens(model, kind, context) for kind in layer_kinds(model))
+    attended = sequences * sum(attended_tokens(model, kind, context) for kind in layer_kinds(model))
     head_dim = (model.qk_nope_head_dim + model.qk_rope_head_dim) if model.uses_mla else model.head_dim
     flops = 4.0 * attended * (model.heads * head_dim // replica.tp)  # the query width of a layer that attends
+    flops += sequences * indexer_flops(model, context)
     memory_s = kv_bytes_read(replica, sequences, context_tokens) / (rates.copy_bytes_per_s * c.kv_read)
     return roofline(flops / rates.attention_fwd_flops_per_s, memory_s, c.ridge_overlap)
 
@@ -190,12 +196,15 @@ def _ep_seconds(replica: Replica, tokens: float) -> float:
     return 2 * model.moe_layers * one
 
 
-def _prefill_attention(tokens: float, prompt_len: float, shape: LayerShape, rates: DeviceRates) -> float:
+def _prefill_attention(tokens: float, prompt_len: float, shape: LayerShape, rates: DeviceRates,
+                       model: ModelSpec) -> float:  # fmt: skip
     """Causal attention of `tokens` prompt tokens belonging to prompts of `prompt_len` tokens (a chunk of a
-    prompt attends to the prompt's earlier chunks too: the whole prompt's causal work, pro rata)."""
+    prompt attends to the prompt's earlier chunks too: the whole prompt's causal work, pro rata); under
+    DeepSeek Sparse Attention its top-k work and indexer (planner.models.kv_cache.sparse_attention_share)."""
     if tokens <= 0 or prompt_len <= 0:
         return 0.0
     flops = causal_attention_flops(tokens / prompt_len, prompt_len, shape.q_width)
+    flops *= sparse_attention_share(model, prompt_len)
     return attention_forward_seconds(flops, rates, 0.0)
 
 

@@ -101,11 +101,35 @@ def generated_config(model_type: str, rng: random.Random, *, trimmed: bool = Fal
             moe_shared_expert_intermediate_size=rng.choice([16, 24]),
             moe_latent_size=rng.choice([None, 8, 16]),
         )
-    if model_type in ("deepseek_v32", "glm_moe_dsa"):  # the indexer reads the query latent: always low-rank
+    if model_type in ("deepseek_v32", "glm_moe_dsa", "longcat_flash"):  # always a low-rank query
         values["q_lora_rank"] = rng.choice([8, 16])
     if model_type == "glm_moe_dsa":  # indexer layers and layers reusing the previous one's top-k
         layers = values.get("num_hidden_layers", fields["num_hidden_layers"])
         values["indexer_types"] = ["full"] + [rng.choice(["full", "shared"]) for _ in range(layers - 1)]
+    if model_type == "gemma3n_text":  # its per-layer inputs, AltUp and LAuReL small; some layers sharing KV
+        layers = rng.choice([6, 7, 8])  # sliding except every fifth: the shared layers' kinds occur earlier
+        values.update(
+            num_hidden_layers=layers,
+            num_kv_shared_layers=rng.choice([0, 1, layers - 5]),
+            vocab_size_per_layer_input=rng.choice([32, 64]),
+            hidden_size_per_layer_input=rng.choice([4, 8]),
+            laurel_rank=rng.choice([4, 8]),
+            altup_num_inputs=rng.choice([2, 3, 4]),
+        )
+        if rng.random() < 0.5:  # MatFormer's mix-n-match: a width per layer
+            values["intermediate_size"] = [rng.choice([32, 48, 64]) for _ in range(layers)]
+    if (
+        model_type == "longcat_flash"
+    ):  # zero-compute experts beside the routed ones; layers hold two sublayers
+        values.update(num_layers=rng.choice([1, 2, 3]), zero_expert_num=rng.choice([0, 1, 2]),
+                      ffn_hidden_size=rng.choice([48, 64]), expert_ffn_hidden_size=rng.choice([16, 24]),
+                      moe_topk=rng.choice([1, 2]))  # fmt: skip
+        values["head_dim"] = values["qk_rope_head_dim"]  # its rotary embedding's width (64 and 64 as published)
+    if model_type == "recurrent_gemma":  # Griffin: a block cycle, a window, the RG-LRU's width and conv
+        values.update(block_types=rng.choice([["recurrent", "recurrent", "attention"], ["attention", "recurrent"],
+                                               ["recurrent"], ["attention"]]),
+                      attention_window_size=rng.choice([4, 8, 16]), lru_width=rng.choice([None, 32, 48]),
+                      conv1d_width=rng.choice([2, 4]))  # fmt: skip
     if (
         model_type == "helium"
     ):  # it builds o_proj hidden x hidden: only heads x head_dim == hidden runs forward
@@ -193,4 +217,13 @@ def buildable_case(
 
 
 def transformers_params(data: dict[str, Any]) -> int:
-    return sum(p.numel() for p in built_model(data).parameters())
+    """Parameters of transformers' model, less what it allocates that no checkpoint holds and no token uses:
+    longcat_flash's gate_up_proj rows for its zero-compute experts (LongcatFlashExperts sizes gate_up_proj by
+    n_routed_experts + zero_expert_num; its forward sends those experts' tokens through an identity)."""
+    model = built_model(data)
+    unused = 0
+    if data["model_type"] == "longcat_flash":
+        for layer in model.model.layers:
+            experts = layer.mlp.experts
+            unused += experts.gate_up_proj[experts.num_routed_experts :].numel()
+    return sum(p.numel() for p in model.parameters()) - unused

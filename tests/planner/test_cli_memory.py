@@ -304,3 +304,37 @@ def test_trace_under_tensor_and_pipeline_parallel_shows_one_ranks_figures(capsys
     assert counts[0]["stage"]["inflight"] == 2 and counts[1]["stage"]["inflight"] == 1  # 1F1B
     why = trace["comparison"]["peak"]["why"]
     assert "tensor parallel 2" in why and "pipeline stage" in why
+
+
+def test_traced_lora_adapts_the_modules_the_plan_counts(tmp_path):
+    """The trace child adapts the module names the planner counts and exports (planner/models/lora_modules.py,
+    passed with --lora-modules), not a table of its own: OPT's attention output is self_attn.out_proj, which
+    the llama names (o_proj) miss."""
+    pytest.importorskip("peft")
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from planner.memory import MemoryConfig, estimate_memory
+    from planner.memory.trace import trace_arguments
+    from planner.models import load_hf_config
+    from profiler import memory_trace
+    from profiler.trace_model import add_lora
+
+    opt = {"model_type": "opt", "hidden_size": 32, "ffn_dim": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+           "vocab_size": 96, "max_position_embeddings": 64, "word_embed_proj_dim": 32}  # fmt: skip
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(opt), encoding="utf-8")
+    spec = load_hf_config(path)
+    config = MemoryConfig(
+        task="lora", seq_len=16, lora_rank=8, lora_targets=("q", "k", "v", "o"), precision="bf16"
+    )
+    arguments = trace_arguments(spec, config)
+    request = memory_trace.request_from_args(memory_trace.build_parser().parse_args(arguments))
+    assert "self_attn.out_proj" in request.lora_modules
+    hf = transformers.AutoConfig.for_model("opt", **{k: v for k, v in opt.items() if k != "model_type"})
+    with torch.device("meta"):
+        model = transformers.AutoModelForCausalLM.from_config(hf)
+    model = add_lora(model, "opt", 8, request.lora_targets, request.lora_modules)
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    assert trainable == 2 * 4 * 8 * (32 + 32)  # 2 layers x q, k, v, out_proj x r (d_in + d_out)
+    # the plan counts the same adapters (fp32 gradients)
+    assert estimate_memory(spec, config).gradients.bytes == 4 * trainable

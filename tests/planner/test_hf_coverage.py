@@ -108,3 +108,19 @@ def test_nested_config_that_is_not_an_object_is_refused(tmp_path):
     path.write_text(json.dumps({"model_type": "dbrx", "ffn_config": [1, 2]}), encoding="utf-8")
     with pytest.raises(UserError, match="ffn_config"):
         load_hf_config(path)
+
+
+def test_longcat_flash_has_its_published_parameter_count(tmp_path):
+    # LongCat-Flash's shape (LongcatFlashConfig's defaults: 28 layers of two MLA sublayers, hidden 6144, 512 experts
+    # of 2048 and 256 zero-compute experts, top 12, vocab 131072); the LongCat-Flash Technical Report (Meituan,
+    # arXiv 2509.01322) states 560B total parameters. transformers 5.22 also allocates gate_up_proj rows for the
+    # zero-compute experts (741B as built), which the checkpoint does not hold.
+    path = tmp_path / "config.json"
+    config = {"model_type": "longcat_flash", "hidden_size": 6144, "num_layers": 28, "num_attention_heads": 64,
+              "ffn_hidden_size": 12288, "expert_ffn_hidden_size": 2048, "n_routed_experts": 512,
+              "zero_expert_num": 256, "moe_topk": 12, "q_lora_rank": 1536, "kv_lora_rank": 512,
+              "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 131072}  # fmt: skip
+    path.write_text(json.dumps(config), encoding="utf-8")
+    spec = load_hf_config(path)
+    assert abs(spec.total_params / 1e9 - 560) < 1  # 560.66B
+    assert spec.layers == 56 and spec.kv_bytes_per_token(2) == 56 * (512 + 64) * 2  # two MLA caches a layer

@@ -22,7 +22,7 @@ KV_TYPES = ("llama", "mistral", "ministral", "qwen2", "gemma2", "gemma3_text", "
             "gpt_oss", "llama4_text", "smollm3", "gpt2", "deepseek_v2", "deepseek_v3", "falcon", "gpt_bigcode",
             "bloom", "opt", "gpt_neo", "mpt", "gptj", "phi", "stablelm", "dots1", "cwm", "vaultgemma",
             "glm4_moe", "helium", "bitnet", "apertus", "hunyuan_v1_moe", "ernie4_5_moe", "minicpm3", "youtu",
-            "glm4_moe_lite", "cohere2_moe", "dbrx", "diffllama", "minimax_m2", "deepseek_v32", "glm_moe_dsa", "afmoe")  # fmt: skip
+            "glm4_moe_lite", "cohere2_moe", "dbrx", "diffllama", "minimax_m2", "deepseek_v32", "glm_moe_dsa", "afmoe", "gemma3n_text", "jetmoe", "longcat_flash")  # fmt: skip
 # MLA as DeepSeek's configs have it: as many KV heads as query heads (transformers' MLA expands the latent to
 # them), and one routing group (the router's groups must divide the few experts of a tiny model; no cache effect)
 MLA = {"n_group": 1, "topk_group": 1}
@@ -33,11 +33,14 @@ def _runnable(data):
     """Settings transformers builds but cannot run forward, made runnable as real checkpoints have them: falcon's
     new decoder architecture with sequential blocks (its forward looks for ln_attn, built only for parallel
     ones; every Falcon-40B/180B config has parallel_attn), gptj's rotary_dim wider than a head, dbrx without
-    clip_qkv (its forward clamps to None; the published DBRX config has clip_qkv 8)."""
+    clip_qkv (its forward clamps to None; the published DBRX config has clip_qkv 8), longcat_flash routing
+    each token to one expert (LongCat-Flash routes to 12)."""
     if data["model_type"] == "falcon" and data.get("new_decoder_architecture"):
         data["parallel_attn"] = True
     if data["model_type"] == "dbrx":
         data["attn_config"]["clip_qkv"] = 8
+    if data["model_type"] == "longcat_flash":  # its experts' forward squeezes away a top-1 routing (it routes to 12)
+        data["moe_topk"] = 2
     if data["model_type"] == "gptj":
         data["rotary_dim"] = min(data.get("rotary_dim") or 0, data["n_embd"] // data["n_head"]) or None
 

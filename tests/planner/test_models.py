@@ -594,3 +594,53 @@ def test_a_shape_whose_element_count_reaches_2_to_the_63_is_refused(tmp_path):
         safetensors_header(tmp_path / "big.safetensors")
     raw_safetensors(tmp_path / "fits.safetensors", {"w": {"dtype": "F32", "shape": [2**32, 2**30, 0]}})
     assert safetensors_header(tmp_path / "fits.safetensors")["w"][1] == (2**32, 2**30, 0)
+
+
+def test_deepseek_sparse_attention_attends_its_top_k_keys(tmp_path):
+    """DeepSeek-V3.2's shape (DeepseekV32Config's defaults: 61 layers, 128 heads of 128 + 64 query-key dims,
+    latent 512 + 64, an indexer of 64 heads x 128 per layer, index_topk 2048): past 2,048 tokens a query attends
+    only the 2,048 keys its indexer picks (DeepSeek-V3.2-Exp report: core attention O(L k) instead of O(L^2)),
+    and the indexer scores every earlier key. Figures by hand."""
+    import dataclasses
+
+    from planner.gpus import get_gpu
+    from planner.models import load_hf_config
+    from planner.models.kv_cache import (
+        FULL,
+        attended_tokens,
+        kv_cache_bytes_per_sequence,
+        sparse_attention_share,
+    )
+    from planner.perf import Replica, device_rates
+    from planner.perf.serving import decode_attention_seconds
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "deepseek_v32"}), encoding="utf-8")
+    spec = load_hf_config(path)
+    assert spec.index_topk == 2048
+    assert attended_tokens(spec, FULL, 32768) == 2048 and attended_tokens(spec, FULL, 1000) == 1000
+    # indexer per query-key pair: 61 x (2 x 64 x 128 + 2 x 64) = 61 x 16,512; attention: 61 x 4 x 128 x 192
+    indexer = 16512 / 98304
+    assert sparse_attention_share(spec, 1000) == pytest.approx(1 + indexer)
+    # 128K prompt: k s - k^2 / 2 of s^2 / 2 pairs attended
+    assert sparse_attention_share(spec, 131072) == pytest.approx(
+        2 * 2048 / 131072 - (2048 / 131072) ** 2 + indexer
+    )
+    # a decode step reads the 2,048 attended latents of each layer and every indexer key (bf16)
+    assert kv_cache_bytes_per_sequence(spec, 32768, 2, read=True) == 61 * (2048 * 576 + 32768 * 128) * 2
+    assert kv_cache_bytes_per_sequence(spec, 32768, 2) == 61 * 32768 * (576 + 128) * 2  # what it keeps
+    gpu = get_gpu("h200")
+    rates = device_rates(gpu, "bf16")
+    sparse = Replica(model=spec, gpu=gpu, rates=rates, tp=8)
+    dense = Replica(model=dataclasses.replace(spec, index_topk=0), gpu=gpu, rates=rates, tp=8)
+    plain = dataclasses.replace(spec, index_topk=0, index_heads=0, index_head_dim=0)  # MLA without an indexer
+    plain_replica = Replica(model=plain, gpu=gpu, rates=rates, tp=8)
+    # below 2,048 tokens every key is attended: the indexer's keys and scores come on top
+    assert decode_attention_seconds(sparse, 64, 64 * 1024) == decode_attention_seconds(dense, 64, 64 * 1024)
+    assert decode_attention_seconds(sparse, 64, 64 * 1024) > decode_attention_seconds(
+        plain_replica, 64, 64 * 1024
+    )
+    assert (
+        decode_attention_seconds(sparse, 64, 64 * 131072)
+        < decode_attention_seconds(dense, 64, 64 * 131072) / 2
+    )

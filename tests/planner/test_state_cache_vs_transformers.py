@@ -97,6 +97,37 @@ def test_state_and_kv_bytes_equal_transformers_cache(model_type, tmp_path):
 
 
 @pytest.mark.slow
+def test_recurrent_gemma_state_and_window_equal_transformers(tmp_path):
+    """RecurrentGemma (Griffin): each recurrent layer keeps its conv's last conv1d_width - 1 inputs and the RG-LRU
+    state on the module (conv1d_state, rg_lru.recurrent_states), lru_width values each, the same after 24 tokens
+    as after 40; each local-attention layer its window - 1 tokens in the DynamicCache."""
+    rng = random.Random("state-recurrent_gemma")
+    for index in range(3):
+        data = generated_config("recurrent_gemma", rng)
+        data.update(num_hidden_layers=4, block_types=["recurrent", "attention"])
+        path = tmp_path / f"{index}.json"
+        path.write_text(json.dumps(data), encoding="utf-8")
+        spec = load_hf_config(path)
+        torch.manual_seed(0)
+        model = built_model(data, device="cpu").eval()
+        assert spec.total_params == sum(p.numel() for p in model.parameters()), json.dumps(data)
+        for seq_len in (24, 40):
+            cache = transformers.DynamicCache(config=model.config)
+            with torch.no_grad():
+                model(
+                    input_ids=torch.randint(2, spec.vocab, (1, seq_len)),
+                    past_key_values=cache,
+                    use_cache=True,
+                )
+            kv = _held_bytes(cache)[0]
+            blocks = [layer.temporal_block for layer in model.model.layers]
+            state = sum(t.numel() * t.element_size() for b in blocks if hasattr(b, "rg_lru")
+                        for t in (b.conv1d_state, b.rg_lru.recurrent_states))  # fmt: skip
+            assert state > 0 and state_bytes_per_sequence(spec, 4) == state, json.dumps(data)  # fp32 on CPU
+            assert kv_cache_bytes_per_sequence(spec, seq_len, 4) == kv, json.dumps(data)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("model_type", ("jamba", "granitemoehybrid", "qwen3_next", "falcon_h1", "nemotron_h"))
 def test_lora_adapters_on_a_hybrid_equal_peft(model_type, tmp_path):
     """LoRA on q, k, v, o adapts only the attending layers: a Mamba or delta-net mixer has no such modules
