@@ -55,9 +55,15 @@ def deepspeed_figures(
     ceil = math.ceil
     activations = acts.activations_sharded  # the model itself is 16 bit (or fp32): no autocast copies
     e = shape.compute_bytes  # bytes of one weight or gradient value of the model as DeepSpeed runs it
-    trainable = shape.trainable_dense + shape.trainable_expert
+    # AutoTP (tp > 1) leaves the input embedding whole on every rank: the part the shape divided by tp comes back,
+    # trained (with its states) in full training, frozen beside an adapter
+    whole = shape.autotp_whole
+    trainable_dense = shape.trainable_dense + (whole if shape.full_training else 0.0)
+    trainable = trainable_dense + shape.trainable_expert
     adapter = trainable * e if shape.adapter else 0.0  # a LoRA adapter's weights beside the frozen base
-    model_bytes = shape.stored_weights if shape.adapter else shape.params_gpu * e  # QLoRA: the 4-bit base
+    # QLoRA: the 4-bit base (AutoTP splits no 4-bit weight: no QLoRA with tp > 1)
+    model_bytes = shape.stored_weights + whole * e if shape.adapter else (shape.params_gpu + whole) * e
+    dense_params_gpu = shape.dense_params_gpu + whole
     offloaded = offload in (_OFFLOAD_OPTIMIZER, _OFFLOAD_ALL)
     if zero == 3:
         buffers = 1.9 * shape.bucket_elements * e  # reduce bucket + prefetch bucket (0.9 of it)
@@ -69,19 +75,17 @@ def deepspeed_figures(
     figures = []
     for dp in dps:
         expert_shard = dp * shape.tp // shape.ep if shape.ep > 1 else dp
-        shard = shape.trainable_dense / dp + shape.trainable_expert / expert_shard
-        host, step_only = (
-            0.0,
-            0.0,
-        )  # step_only: gradient bytes made in the optimizer step, never beside activations
+        shard = trainable_dense / dp + shape.trainable_expert / expert_shard
+        # step_only: gradient bytes made in the optimizer step, never beside activations
+        host, step_only = 0.0, 0.0
         if zero == 0:
             weights, gradients = model_bytes + adapter + shape.qlora_workspace, trainable * _DS_FP32_GRADIENT
             optimizer = trainable * (_DS_MASTER_AND_ADAM if e < 4 else _DS_MASTER_AND_ADAM - MASTER_BYTES)
         else:
             weights = model_bytes + adapter
             if zero == 3:  # the base's and the adapter's partitions
-                kept = shape.dense_params_gpu / dp + shape.expert_params_gpu / expert_shard
-                weights = model_bytes * kept / (shape.params_gpu or 1) + (shard * e if shape.adapter else 0.0)
+                kept = dense_params_gpu / dp + shape.expert_params_gpu / expert_shard
+                weights = model_bytes * kept / (shape.params_gpu + whole or 1) + (shard * e if shape.adapter else 0.0)
             sixteen_bit_gradients = (trainable if zero == 1 else shard) * e
             fp32_gradients = shard if zero < 3 else min(shard, DEEPSPEED_SUB_GROUP_ELEMENTS)
             # the gradient norm, before the fp32 gradients are made: an fp64 copy of one parameter's gradient

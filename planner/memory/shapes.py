@@ -56,3 +56,6 @@ class StageShape(NamedTuple):
     # input, the unit's gradients unsharded) and the LM head's unsharded 16-bit gradient held meanwhile
     root_reduce: float
     head_gradient: float
+    # DeepSpeed AutoTP (tp > 1): the input embedding's parameters per GPU beyond its 1/tp share (AutoTP leaves it
+    # whole on every rank); planner.memory.deepspeed_states adds them back
+    autotp_whole: float

@@ -354,6 +354,7 @@ def stage_shape(
         largest_trainable=_largest_adapter(model, config) / tp if adapter else largest_module,
         bucket_elements=float(deepspeed_bucket_elements(model.hidden)),
         root_reduce=root_reduce, head_gradient=head_gradient,
+        autotp_whole=counts.embedding * (1 - 1 / tp) if stage.has_embedding else 0.0,
     )  # fmt: skip
 
 
@@ -378,7 +379,8 @@ def stage_state(shape: StageShape, acts: StageActivations, dp: int, zero: int, o
     zero = zero if shape.training else 0  # as _state_figures counts it
     runtime = _runtime_of(shape, zero, offload)
     megatron = shape.megatron_opt_per > 0 and zero <= 1
-    autocast = zero < 2 and not megatron and not (runtime == _DEEPSPEED and shape.deepspeed_layout)
+    deepspeed = runtime == _DEEPSPEED and shape.deepspeed_layout
+    autocast = zero < 2 and not megatron and not deepspeed
     return StageAmounts(
         shape.stage,
         weights,
@@ -389,7 +391,7 @@ def stage_state(shape: StageShape, acts: StageActivations, dp: int, zero: int, o
         overhead,
         host,
         gathered_total,
-        shape.params_gpu,
+        shape.params_gpu + (shape.autotp_whole if deepspeed else 0.0),  # AutoTP: the embedding whole
         gathered_weights,
         streamed_weights,
         shape.adapter_dense + shape.adapter_expert,

@@ -176,6 +176,25 @@ def test_fsdp2_fp32_runs_in_fp32_and_peaks_as_planned(tmp_path):
     assert abs(expected - measured) <= 0.10 * measured
 
 
+def test_deepspeed_autotp_keeps_the_embedding_whole_and_peaks_as_planned(tmp_path):
+    """DeepSpeed AutoTP (tp 2) splits the decoder layers' linear layers and the LM head, not the input embedding
+    nor the norms (deepspeed/module_inject/auto_tp.py: training replaces nn.Linear only): rank 0 holds by hand
+    20000 x 256 (the embedding) + 20000 x 256 / 2 (the head) + 4 x (725,504 - 512) / 2 (the layers' linear
+    layers) + 4 x 512 + 256 (the norms) = 9,132,288 parameters. Planned with the embedding split too, the step
+    was 131.7 MB planned against 200.9 measured (0.655)."""
+    option, folder = planned(tmp_path, "pretrain", 2, {"tp": 2, "zero": 1, "recompute": "none", "micro_batch": 1},
+                             "deepspeed")  # fmt: skip
+    assert option.runtime == "deepspeed" and option.layout.tp == 2
+    output, probes = run_probed(folder, GPU_ADVISOR_PEAK="1", STEPS="2")
+    layouts = [json.loads(line.split(" ", 1)[1]) for line in output.splitlines()
+               if line.startswith("GPU_ADVISOR_LAYOUT ")]  # fmt: skip
+    assert layouts[0]["local_param_elements"] == 20000 * 256 + 20000 * 256 // 2 + 4 * (725_504 - 512) // 2 \
+        + 4 * 512 + 256  # fmt: skip
+    measured, expected = max(probe["peak_bytes"] for probe in probes), planned_peak(option)
+    print(f"deepspeed autotp: planned {expected:,} B, measured {measured:,} B, ratio {expected / measured:.3f}")
+    assert abs(expected - measured) <= 0.10 * measured
+
+
 @pytest.mark.parametrize("task", ["lora", "qlora"])
 def test_adapters_under_ddp_peak_as_planned_from_an_fp32_checkpoint(tmp_path, task):
     """The plan counts the frozen base at 16 bit (QLoRA: 4-bit linear layers, 16-bit embedding and head). The
