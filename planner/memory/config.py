@@ -67,6 +67,9 @@ class MemoryConfig:
     lora_rank: int = 16
     lora_targets: tuple[LoraTarget, ...] = DEFAULT_LORA_TARGETS
     inflight_microbatches: int | None = None  # None: pp (1F1B first stage)
+    # interleaved 1F1B: model chunks per pipeline rank; the first stage holds pp (1 + (pp - 1) / (pp v))
+    # micro-batches of its layers (planner.memory.stage_activations.inflight_at)
+    virtual_stages: int = 1
     sequence_parallel: bool = False
     # micro-batches per optimizer step: with more than one the gradients stay beside the next one's activations
     gradient_accumulation: int = 1

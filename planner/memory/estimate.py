@@ -185,7 +185,7 @@ _MISSING = object()
 # The fields of the configs whose totals share a store (SharedShapes): all but these three.
 _SHARED_FIELDS = tuple(
     field.name for field in dataclasses.fields(MemoryConfig)
-    if field.name not in ("sequence_parallel", "inflight_microbatches", "layout")
+    if field.name not in ("sequence_parallel", "inflight_microbatches", "virtual_stages", "layout")
 )  # fmt: skip
 
 
@@ -334,9 +334,9 @@ class MemoryTotals:
         terms = self._terms.get((tp, pp, ep, recompute))
         if terms is None:
             mode = _RECOMPUTE_OF[recompute]
-            inflight = config.inflight_microbatches
+            inflight, virtual = config.inflight_microbatches, config.virtual_stages
             terms = self._terms[(tp, pp, ep, mode)] = tuple(
-                TrainingActivationTerms(inflight_at(pp, inflight, stage.index), *stage_classes)
+                TrainingActivationTerms(inflight_at(pp, inflight, stage.index, virtual), *stage_classes)
                 for stage, stage_classes in zip(
                     at.stages, self._class_terms(at, (tp, pp, ep), mode), strict=True
                 )

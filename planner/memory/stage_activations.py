@@ -75,7 +75,7 @@ class StageActivations(NamedTuple):
 
     activations: float
     logits: float
-    inflight: int
+    inflight: float
     kv_cache: float
     activations_sharded: float
     logits_sharded: float
@@ -95,16 +95,26 @@ def per_token_activations(
     return per_layer(False, False), per_layer(True, False), per_layer(False, True), per_layer(True, True)
 
 
-def inflight_microbatches(config: MemoryConfig, stage: Stage) -> int:
+def inflight_microbatches(config: MemoryConfig, stage: Stage) -> float:
     """Micro-batches whose activations a stage holds at once: 1F1B keeps pp on the first stage."""
-    return inflight_at(config.layout.pp, config.inflight_microbatches, stage.index)
+    return inflight_at(config.layout.pp, config.inflight_microbatches, stage.index, config.virtual_stages)
 
 
-def inflight_at(pp: int, inflight: int | None, stage_index: int) -> int:
-    """inflight_microbatches of stage `stage_index` of `pp`, the first holding `inflight` (None: pp)."""
-    if stage_index == 0 and pp > 1:
+def inflight_at(pp: int, inflight: int | None, stage_index: int, virtual_stages: int = 1) -> float:
+    """inflight_microbatches of stage `stage_index` of `pp`, the first holding `inflight` (None: pp). With v > 1
+    model chunks per rank (interleaved 1F1B), rank k runs 2 (pp - k - 1) + (v - 1) pp warm-up forwards of a chunk
+    before its first backward (Megatron-Core's interleaved schedule), so it holds v pp + pp - 2k - 1 chunks of
+    its layers / v at the peak: pp (1 + (pp - 1) / (pp v)) micro-batches of its layers on the first stage
+    (Narayanan et al. 2021, section 2.2.2; Korthikanti et al. 2022, section 4.2.3), counted exactly, not rounded
+    up to whole micro-batches."""
+    if pp <= 1:
+        return 1
+    if virtual_stages > 1 and not inflight:
+        chunks = virtual_stages * pp + pp - 2 * stage_index - 1
+        return max(1.0, chunks / virtual_stages)
+    if stage_index == 0:
         return inflight or pp
-    if inflight and pp > 1:
+    if inflight:
         return max(1, min(inflight, pp - stage_index))
     return 1
 
@@ -156,7 +166,7 @@ class TrainingActivationTerms(NamedTuple):
     """A stage's training activations per token, under autocast and under FSDP2's 16-bit compute: everything
     stage_activations needs but the micro-batch, so a search reuses them for every micro-batch."""
 
-    inflight: int
+    inflight: float
     autocast: ActivationClassTerms
     sharded: ActivationClassTerms
 
@@ -226,7 +236,7 @@ def training_activations_at(terms: TrainingActivationTerms, tokens: int) -> Stag
     return StageActivations(activations, logits, terms.inflight, 0.0, sharded, logits_sharded)
 
 
-def _class_activations(terms: ActivationClassTerms, tokens: int, inflight: int) -> tuple[float, float]:
+def _class_activations(terms: ActivationClassTerms, tokens: int, inflight: float) -> tuple[float, float]:
     """(activations, of which the head's and the loss's) of one stage in training, in the order of operations
     that computing them at once would take (the same floating-point figures)."""
     if terms.full:

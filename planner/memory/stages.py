@@ -210,7 +210,7 @@ class StageAmounts(NamedTuple):
     streamed_weights: float
     adapter_params: float
     logits: float
-    inflight: int
+    inflight: float
     communicators: int
     not_concurrent: int  # bytes of gradients and activations that are never held at the same time
     autocast_copies: float  # part of activations: autocast's 16-bit weight copies

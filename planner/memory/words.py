@@ -126,7 +126,12 @@ def _activations_text(config: MemoryConfig, stage: Stage, amounts: StageAmounts,
         where = "Megatron-Core layers with Transformer Engine" if te else "Hugging Face decoder layers"
         text = f"what autograd saves in {where} ({kind}, no dropout)"
     if amounts.inflight > 1:
-        text += f", {amounts.inflight} micro-batches in flight (1F1B)"
+        schedule = (
+            "1F1B"
+            if config.virtual_stages <= 1
+            else f"interleaved 1F1B, {config.virtual_stages} chunks a rank"
+        )
+        text += f", {amounts.inflight:.4g} micro-batches in flight ({schedule})"
     if amounts.autocast_copies:
         text += f"; autocast's 16-bit weight copies kept for backward ({format_bytes(amounts.autocast_copies, unit='GiB')})"
     if stage.has_head:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -23,7 +22,7 @@ from planner.memory.runtimes import master_weights_beside_16_bit
 from planner.messages import Message
 from planner.models import ModelSpec
 from planner.money import Money
-from planner.perf import ModelNumbers, Rates, Schedule, weight_format
+from planner.perf import ModelNumbers, Rates, weight_format
 from planner.scale import Goodput, JobFailures, checkpoint_bytes
 from planner.search.enumeration import allowed, pinned_count, powers_of_two
 from planner.search.types import Constraints, Excluded, PlanOption, Workload
@@ -64,7 +63,7 @@ class SearchMemory:
         )
         self._sequence_parallel = workload.task.is_training
         self._breakdowns: dict[tuple[Layout, int | None], MemoryBreakdown | None] = {}
-        self._totals: dict[tuple[bool, int | None], MemoryTotals] = {}
+        self._totals: dict[tuple[bool, int | None, int], MemoryTotals] = {}
         self._shared_shapes = (
             SharedShapes()
         )  # the configs differ only in sequence parallel and in-flight batches
@@ -89,18 +88,16 @@ class SearchMemory:
 
     def _config_of(self, tp: int, pp: int, virtual_stages: int) -> MemoryConfig:
         """Sequence parallel with tensor parallel; interleaved 1F1B holds more micro-batches in flight on the
-        first stage: pp (1 + (pp - 1) / (pp v)) (Narayanan et al. 2021, section 2.2.2; planner.perf.Schedule)."""
+        first stage: pp (1 + (pp - 1) / (pp v)) (Narayanan et al. 2021, section 2.2.2; MemoryConfig.virtual_stages)."""
         key = (tp > 1, pp, virtual_stages)
         config = self._configs.get(key)
         if config is None:
-            inflight = None
-            if pp > 1 and virtual_stages > 1:
-                inflight = math.ceil(Schedule(pp, pp, virtual_stages).in_flight_microbatches)
-            choices = (self._sequence_parallel and tp > 1, inflight)  # what the configs differ in
+            virtual = virtual_stages if pp > 1 else 1
+            choices = (self._sequence_parallel and tp > 1, virtual)  # what the configs differ in
             config = self._configs_of_choices.get(choices)
             if config is None:
                 config = self._configs_of_choices[choices] = dataclasses.replace(
-                    self._base, sequence_parallel=choices[0], inflight_microbatches=inflight
+                    self._base, sequence_parallel=choices[0], virtual_stages=virtual
                 )
             self._configs[key] = config
         return config
@@ -167,7 +164,7 @@ class SearchMemory:
         return self._memory_totals_of(self._config(layout))
 
     def _memory_totals_of(self, config: MemoryConfig) -> MemoryTotals:
-        key = (config.sequence_parallel, config.inflight_microbatches)
+        key = (config.sequence_parallel, config.inflight_microbatches, config.virtual_stages)
         if key not in self._totals:
             self._totals[key] = MemoryTotals(self._model, config, self._shared_shapes)
         return self._totals[key]

@@ -360,6 +360,20 @@ def test_pipeline_first_stage_holds_pp_micro_batches():
     assert three.pipeline_stage == 0 and three.activations.bytes == 6 * per_layer * 3
 
 
+
+def test_interleaved_first_stage_holds_the_warm_up_chunks_exactly():
+    # Megatron-Core's interleaved 1F1B: rank 0 runs 2 (pp - 1) + (v - 1) pp warm-up forwards of a model chunk
+    # before its first backward, so it holds v pp + pp - 1 chunks of 24 / (pp v) layers: at pp 4, v 3 that is 15
+    # chunks of 2 layers, 30 layer-micro-batches against 1F1B's 4 x 6 = 24 (x 5/4 = 1 + 3/12, Narayanan et al.
+    # 2021), not rounded up to 5 whole micro-batches of 6 layers.
+    s, b, h, a, ffn = 2048, 8, 2048, 16, 8192
+    per_layer = s * b * _gpt_layer_bytes_per_token(h, ffn, a, s, True, autocast=False)
+    interleaved = estimate_memory(
+        GPT, MemoryConfig(task="train", seq_len=s, virtual_stages=3, layout=Layout(micro_batch=b, pp=4))
+    )
+    assert interleaved.pipeline_stage == 0
+    assert interleaved.activations.bytes == pytest.approx(2 * per_layer * 15, rel=1e-12)
+
 # --- overhead, shape, refusals, notes ----------------------------------------------------------------------------
 
 
