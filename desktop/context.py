@@ -3,7 +3,8 @@
 One AppContext per window. Pages receive it in their constructor (``SomePage(context, parent=None)``) and talk
 to each other only through its signals: a page that changes quotes emits ``quotes_changed``, and every page
 that shows prices refreshes. Nothing here is slow on the GUI thread: NVML is read by a background job
-(``inventory_changed`` fires when it arrives), the store is a local SQLite file opened once.
+(``inventory_changed`` fires when it arrives), the store is a local SQLite file opened once, after the window
+shows (open_store_soon) or when first asked for.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from planner.errors import UserError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from desktop.db_watch import DatabaseWatcher
     from desktop.plan_request import PriceBook
     from planner.gpus import GpuSpec
     from planner.money import ExchangeRates, Money
@@ -114,12 +116,13 @@ class AppContext(QObject):
         super().__init__(parent)
         self.jobs = JobRunner(self)
         self.jobs.jobs_changed.connect(lambda count: self.busy_changed.emit(count > 0))
-        if store is None:
-            store, problem = open_store()
-        else:
-            problem = None
-        self.store: StoreProtocol = store
-        self.store_problem: str | None = problem
+        # The database opens when first asked for: the window shows without planner.store's imports (40-70 ms of
+        # start-up); once it is up, open_store_soon imports them on a pool thread and opens it.
+        self._store: StoreProtocol | None = store
+        self._store_problem: str | None = None
+        self._store_callbacks: list[Callable[[], None]] = []
+        self._store_import: bool = False  # planner.store is being imported on a pool thread
+        self.db_watcher: DatabaseWatcher | None = None  # another window's or process's edits show here too
         self.inventory = inventory
         self.inventory_error: str | None = None
         self.plan_option: PlanOption | None = None  # last value of plan_option_changed
@@ -129,9 +132,54 @@ class AppContext(QObject):
         self.settings_changed.connect(self._forget_catalog)
         self._charts_loaded = False
         self._chart_callbacks: list[Callable[[], None]] | None = None  # while pyqtgraph is imported
+        if store is not None:
+            self._store_opened()
+
+    # -- store -------------------------------------------------------------------------------------------------
+    @property
+    def store(self) -> StoreProtocol:
+        """The database (planner.store.Store), opened on first use; a temporary one where the real one cannot
+        be opened (store_problem says why)."""
+        if self._store is None:
+            self._store, self._store_problem = open_store()
+            self._store_opened()
+        return self._store
+
+    @property
+    def store_problem(self) -> str | None:
+        """Why the real database could not be opened (a temporary one is used), or None."""
+        self.store  # noqa: B018 (opens it)
+        return self._store_problem
+
+    @property
+    def store_open(self) -> bool:
+        return self._store is not None
+
+    def when_store_open(self, callback: Callable[[], None]) -> None:
+        """Call `callback` on the GUI thread once the database is open: now if it is, else when it opens."""
+        if self._store is not None:
+            callback()
+        else:
+            self._store_callbacks.append(callback)
+
+    def open_store_soon(self) -> None:
+        """Open the database without holding up the GUI thread on its imports: planner.store is imported on a
+        pool thread, then the store is opened here (a few milliseconds)."""
+        if self._store is not None or self._store_import:
+            return
+        self._store_import = True
+        self.jobs.run(_import_store, on_done=self._open_now, on_error=self._open_now, name="open the database")
+
+    def _open_now(self, _answer: object = None) -> None:
+        self.store  # noqa: B018 (opens it; an import error shows as the store's problem)
+
+    def _store_opened(self) -> None:
         from desktop.db_watch import DatabaseWatcher
 
-        self.db_watcher = DatabaseWatcher(self)  # another window's or process's edits show here too
+        self.db_watcher = DatabaseWatcher(self)
+        callbacks, self._store_callbacks = self._store_callbacks, []
+        for callback in callbacks:
+            callback()
 
     # -- inventory ---------------------------------------------------------------------------------------------
     @property
@@ -306,7 +354,8 @@ class AppContext(QObject):
 
     def shutdown(self) -> None:
         """Stop background work and close the store (called when the window closes)."""
-        self.db_watcher.stop()
+        if self.db_watcher is not None:
+            self.db_watcher.stop()
         self.jobs.cancel_all()
         self.jobs.wait_for_done(5000)
 
@@ -315,6 +364,11 @@ def _import_pyqtgraph() -> None:
     """Pool thread: pyqtgraph's modules (no widget is made; desktop.charts applies the palette on the GUI
     thread when a chart module is imported there)."""
     import pyqtgraph  # noqa: F401
+
+
+def _import_store() -> None:
+    """Pool thread: planner.store's modules (the connection is opened on the GUI thread, which uses it)."""
+    import planner.store  # noqa: F401
 
 
 def _read_inventory() -> Inventory:

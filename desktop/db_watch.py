@@ -20,7 +20,9 @@ class WatchedContext(Protocol):
     """What the watcher reads of a window's desktop.context.AppContext (which starts it, so it is named here by
     what it offers): the store it polls and the "changed" signals it fires."""
 
-    store: Any
+    @property
+    def store(self) -> Any: ...
+
     settings_changed: Any
     quotes_changed: Any
     probe_runs_changed: Any

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from PySide6.QtCore import QSignalBlocker, QSize, Qt, QTimer, qVersion
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QUndoGroup
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPaintEvent, QUndoGroup
 from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
@@ -65,6 +65,7 @@ class MainWindow(QMainWindow):
         self._document_title = ""
         self._built: dict[str, Any] = {}  # page_id -> page, for the pages shown so far
         self._opening: str | None = None  # the remembered page, shown once the planner and charts are imported
+        self._switch_now = False  # show_page: the page current on return, not on the next turn
         self.undo_group = QUndoGroup(self)
         self._build_central()
         self._build_actions()
@@ -74,16 +75,31 @@ class MainWindow(QMainWindow):
         self.retranslate()
         self.resize(DEFAULT_SIZE)
         self._restore_state()
-        if self.context.store_problem:
-            QTimer.singleShot(0, self._report_store_problem)
+        self.context.when_store_open(self._store_opened)  # the database opens once the window is up (_window_up)
         # once the window is up and painted, the planning core the Plan and Rent-or-buy pages need is imported on a pool
         # thread (pure Python, no Qt), and their charts, modules and results panel made in idle turns (desktop/shelf.py),
         # so building those pages later costs only their other widgets
         QTimer.singleShot(WARM_IMPORT_DELAY_MS, self._import_planning_core)
+        # NVML and the database once the window has painted: the pool threads reading NVML (pynvml's import) and
+        # importing planner.store hold the interpreter lock the window's construction and first paint need
+        self._up = False
+        QTimer.singleShot(WARM_IMPORT_DELAY_MS, self._window_up)  # if no paint comes (never shown, minimised)
+        if self.context.inventory_ready:
+            QTimer.singleShot(0, lambda: self.context.inventory_changed.emit(self.context.inventory))
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
+        super().paintEvent(event)
+        if not self._up:
+            QTimer.singleShot(0, self, self._window_up)  # the turn after the first paint
+
+    def _window_up(self) -> None:
+        """The window is up: read NVML and open the database, both off the GUI thread."""
+        if self._up:
+            return
+        self._up = True
         if not self.context.inventory_ready:
             self.context.load_inventory()
-        else:
-            QTimer.singleShot(0, lambda: self.context.inventory_changed.emit(self.context.inventory))
+        self.context.open_store_soon()
 
     def _import_planning_core(self) -> None:
         """pyqtgraph and the planning core imported on pool threads, then the charts, modules and panels of the
@@ -300,7 +316,13 @@ class MainWindow(QMainWindow):
                 str(getattr(context.inventory, "reason", "") or context.inventory_error or "")
             )
 
+    def _store_opened(self) -> None:
+        self._update_db_label()
+        QTimer.singleShot(0, self, self._report_store_problem)
+
     def _update_db_label(self) -> None:
+        if not self.context.store_open:
+            return  # said once it opens (_store_opened)
         path = str(self.context.store.path)
         if self.context.store_problem:
             self.db_label.setText(self.tr("Temporary database (nothing is kept)"))
@@ -319,14 +341,35 @@ class MainWindow(QMainWindow):
         """Build and show the remembered page the window opened on (still selected in the navigation)."""
         page_id, self._opening = self._opening, None
         if page_id is not None and self.navigation.currentRow() == PAGE_IDS.index(page_id):
-            self._on_navigation(PAGE_IDS.index(page_id))
+            self._switch_to(PAGE_IDS.index(page_id))
 
     def show_page(self, page_id: str) -> None:
+        """Show the page now, built first if it never was (the caller gets it current on return)."""
         if page_id not in PAGE_IDS:
             raise KeyError(page_id)
-        self.navigation.setCurrentRow(PAGE_IDS.index(page_id))
+        row = PAGE_IDS.index(page_id)
+        self._switch_now = True
+        try:
+            self.navigation.setCurrentRow(row)
+        finally:
+            self._switch_now = False
+        if self.stack.currentIndex() != row:  # selected already, its switch waiting for the next turn
+            self._switch_to(row)
 
     def _on_navigation(self, row: int) -> None:
+        """The user picked a page in the list. A page never shown is built in this turn and shown in the next:
+        building it and its first layout and paint together were one stall of 70-120 ms, each alone is under
+        50 ms (make bench), and the list shows the choice meanwhile."""
+        if not 0 <= row < len(PAGE_IDS):
+            return
+        built = PAGE_IDS[row] in self._built
+        self.page(PAGE_IDS[row])
+        if built or self._switch_now or not self.isVisible():
+            self._switch_to(row)
+        else:
+            QTimer.singleShot(0, self, lambda: self._switch_to(row) if self.navigation.currentRow() == row else None)
+
+    def _switch_to(self, row: int) -> None:
         if 0 <= row < len(PAGE_IDS):
             page = self.page(PAGE_IDS[row])
             self.stack.setCurrentIndex(row)
@@ -389,6 +432,8 @@ class MainWindow(QMainWindow):
         QMessageBox.about(self, self.tr("About GPU Advisor"), self.about_text())
 
     def _report_store_problem(self) -> None:
+        if not self.context.store_problem:
+            return
         box = QMessageBox(
             QMessageBox.Icon.Warning,
             self.tr("Database not opened"),

@@ -193,8 +193,11 @@ def hardware_sources(
         group = "local" if run.source == "local" else "imported"
         where = run.label or run.machine or run.hostname or tr(str(_RUN_LABEL))
         gpu_id, count = next(iter(counts.items()))
-        label = f"{count} × {catalog[gpu_id].name} — {where} ({fmt.date(run.created_at)})"
-        tooltip = tr(str(_MEASURED_TOOLTIP))
+        name, when = catalog[gpu_id].name, f"{where} ({fmt.date(run.created_at)})"
+        # the GPUs over the machine and the date: on one line the inputs column cut the machine and the date off
+        # (the vendor word, on every row, is left out; the tooltip has it whole)
+        label = f"{count} × {name.removeprefix('NVIDIA ')}\n{when}"
+        tooltip = f"{count} × {name} — {when}\n{tr(str(_MEASURED_TOOLTIP))}"
         groups[group].append(HardwareSource(f"run:{run.id}", group, label, tooltip, gpu_id))
     for gpu in sorted(catalog.values(), key=lambda g: (-g.memory_bytes, g.name)):
         tooltip = ", ".join(f"{k}: {v}" for k, v in list((gpu.sources or {}).items())[:2])
@@ -374,7 +377,8 @@ def build_plan_call(
 
 
 class _HasStore(Protocol):
-    store: StoreProtocol
+    @property
+    def store(self) -> StoreProtocol: ...
 
 
 def price_book_of(context: _HasStore) -> PriceBook:

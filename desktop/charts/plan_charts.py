@@ -169,15 +169,20 @@ class MemoryBarChart(QWidget):
             )
         self.capacity_text.setText(text if capacity > 0 else "")
         self.capacity_text.setPos(data["label_gib"], 0.0)
-        # room on the right for the label: its width in pixels as a share of the plot's width
+        self._fit_range(data["label_gib"])
+
+    def _fit_range(self, label_gib: float | None = None) -> None:
+        """Room on the right for the capacity label: its width in pixels as a share of the plot's width."""
+        label_gib = self.chart_data()["label_gib"] if label_gib is None else label_gib
         width = max(self.plot_widget.width(), 200)
-        share = min(0.6, (self.fontMetrics().horizontalAdvance(text) + 16) / width)
-        right = max(data["label_gib"], 1.0) / (1.0 - share)
+        share = min(0.6, (self.fontMetrics().horizontalAdvance(self.capacity_text.toPlainText()) + 16) / width)
+        right = max(label_gib, 1.0) / (1.0 - share)
         self.plot.setXRange(0, right, padding=0)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)
-        self._redraw()  # the label's room depends on the width
+        if event.size().width() != event.oldSize().width():
+            self._fit_range()  # the label's room depends on the width (the bars and the key do not)
 
 
 def _gib_text(gib: float) -> str:

@@ -108,7 +108,7 @@ class HardwarePage(Page):
         self._telemetry_timer = QTimer(self)
         self._telemetry_timer.setInterval(TELEMETRY_INTERVAL_MS)
         self._telemetry_timer.timeout.connect(self.refresh_telemetry)
-        self.refresh_history()
+        context.when_store_open(self.refresh_history)  # at once, or once the window is up and the database opened
         if context.inventory_ready:
             self.set_inventory(context.inventory)
 

@@ -194,6 +194,7 @@ class PlanPage(PlanDocumentPage):
         for button in (self.guided_button, self.expert_button):
             button.setCheckable(True)
             button.setAutoRaise(False)
+            button.setAutoExclusive(True)  # the arrows reach the other mode (set_mode takes it out of the Tab chain)
             self.mode_group.addButton(button)
         self.guided_button.clicked.connect(lambda: self.set_mode("guided"))
         self.expert_button.clicked.connect(lambda: self.set_mode("expert"))
@@ -309,6 +310,8 @@ class PlanPage(PlanDocumentPage):
         self.mode = mode
         with QSignalBlocker(self.mode_group):
             (self.guided_button if mode == "guided" else self.expert_button).setChecked(True)
+        for button in (self.guided_button, self.expert_button):  # one Tab stop, the checked mode, as radio buttons
+            button.setFocusPolicy(Qt.FocusPolicy.StrongFocus if button.isChecked() else Qt.FocusPolicy.ClickFocus)
         self.nav.setVisible(mode == "guided")
         self.step_prompt.setVisible(mode == "guided")
         for panel in self.expert_panels:

@@ -557,6 +557,7 @@ class HardwarePanel(Panel):
         self.tree.setHeaderHidden(True)
         self.tree.setRootIsDecorated(True)
         self.tree.setMinimumHeight(150)
+        self.tree.setWordWrap(True)  # a measured machine's row: its GPUs over the machine and the date (two lines)
         self.groups: dict[str, QTreeWidgetItem] = {}
         self._totals: dict[str, int] = {}
         for group in self.GROUPS:

@@ -179,25 +179,44 @@ class OptionsTable(QTableView):
         super().__init__(parent)
         self._others = 0  # the other columns' width at the last fit
         self._natural = 0  # the strategy column's width on one line
+        self._banded: dict[int, int] = {}  # the columns of a figure over its band: their width to contents
 
     def fit_columns(self, strategy: int) -> None:
         self.resizeColumnsToContents()
         self._natural = self.columnWidth(strategy) if strategy >= 0 else 0
         self._others = self.horizontalHeader().length() - self._natural
+        model = self.model()
+        # a figure over its band ("4.4 h" / "-33..+34%"): the band is right-aligned, and as wide as the column
+        banded = [model.column_of(k) for k in ("time", "tokens_per_s")] if isinstance(model, PlanOptionsModel) else []
+        self._banded = {column: self.columnWidth(column) for column in banded if column >= 0}
         self._fit_strategy(strategy)
 
-    def _fit_strategy(self, strategy: int) -> None:
+    def _fit_strategy(self, strategy: int, rows: bool = True) -> None:
+        """The strategy column's width for the table's width; the rows' heights follow it (`rows`: always; else
+        only when the column's width changed: the wrapping of the other cells does not depend on the table's
+        width, and fitting the rows is the costly part). Where the table has room, the banded columns are a
+        digit wider, their band clear of the cell's left border."""
+        least = self.fontMetrics().horizontalAdvance(STRATEGY_SAMPLE) + 12  # + cell padding
+        pad = self.fontMetrics().horizontalAdvance("0")
+        room = self.viewport().width() - self._others
+        if room - pad * len(self._banded) < least:
+            pad = 0
+        for column, width in self._banded.items():
+            if self.columnWidth(column) != width + pad:
+                self.setColumnWidth(column, width + pad)
         if strategy >= 0:
-            room = self.viewport().width() - self._others
-            least = self.fontMetrics().horizontalAdvance(STRATEGY_SAMPLE) + 12  # + cell padding
-            self.setColumnWidth(strategy, min(self._natural, max(room, least)))
-        self.resizeRowsToContents()
+            width = min(self._natural, max(room - pad * len(self._banded), least))
+            if width != self.columnWidth(strategy):
+                self.setColumnWidth(strategy, width)
+                rows = True
+        if rows:
+            self.resizeRowsToContents()
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt override)
         super().resizeEvent(event)
         model = self.model()
         if isinstance(model, PlanOptionsModel) and model.rowCount() and self._natural:
-            self._fit_strategy(model.column_of("strategy"))
+            self._fit_strategy(model.column_of("strategy"), rows=False)
 
 
 class ResultsPanel(QWidget):

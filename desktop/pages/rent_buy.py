@@ -104,8 +104,10 @@ class RentBuyPage(Page):
         self._redraw_timer.setSingleShot(True)
         self._redraw_timer.setInterval(0)  # coalesce a burst of slider events into one recompute
         self._redraw_timer.timeout.connect(self.recompute)
+        self._built = False
         self._build()
         self.retranslate()
+        self._built = True
         self.fill_from_plan(context.plan_option, force=True)
         context.plan_option_changed.connect(lambda option: self.fill_from_plan(option))
         context.quotes_changed.connect(self.refill_prices)
@@ -387,7 +389,8 @@ class RentBuyPage(Page):
         self._update_hybrid_range()  # the job line, in the new language
         self._reword_price_sources()
         self.chart.retranslate()
-        self._draw()
+        if self._built:  # while the page is built its first recompute draws it (once: each draw is 10-20 ms)
+            self._draw()
         fit_to_contents_width(self.inputs_scroll, INPUTS_WIDTH)  # the words of the new language
 
     def _reword_price_sources(self) -> None:

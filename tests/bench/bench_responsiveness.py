@@ -18,8 +18,9 @@ Figures (issue 29), each measured in fresh interpreters, offscreen, and reported
   charts, the Plan and Rent-or-buy pages' charts and panels made ahead one per turn): how long until it is done
   (at least 1 s is waited; the pages are then opened, as a user would a moment later).
 - the longest GUI-thread stall: a 5 ms watchdog QTimer records every gap between its ticks from the window shown
-  to the end (the first plan, the input changes and the drags included), per phase. Target: <= 50 ms. Building
-  a page on its first show is one such stall; its time is given on its own too. Beside each, the GUI thread's
+  to the end (the first plan, the input changes and the drags included), per phase. Target: <= 50 ms. A page
+  opened for the first time (a click in the page list) is built in one turn and laid out and painted in the
+  next; the time from the click to the page painted is given on its own too. Beside each, the GUI thread's
   own CPU time in its longest gap (time.thread_time): the work it did, without the time other processes or the
   pool's threads held the CPU or the GIL, so figures from a busy shared machine can be compared.
 - the child runs with Python's bytecode cache (as an installed app has: pip compiles it), whatever
@@ -135,10 +136,18 @@ settle(1.0)
 while (stocking() or not context.charts_loaded) and time.perf_counter() - idle_started < 20:
     settle(0.05)
 idle_after_shown_s = time.perf_counter() - idle_started
+from desktop.pages.registry import PAGE_IDS
+def open_page(page_id):
+    # as a click in the page list: the page is built in that turn, made current in the next, then laid out and
+    # painted; the time from the click to the page painted
+    started = time.perf_counter()
+    window.navigation.setCurrentRow(PAGE_IDS.index(page_id))
+    spin_until(lambda: page_id in window._built and window.stack.currentWidget() is window._built[page_id])
+    app.processEvents()
+    return (time.perf_counter() - started) * 1000
+
 phase[0] = "building the Plan page on its first show"
-build_started = time.perf_counter()
-window.show_page("plan")
-plan_build_ms = (time.perf_counter() - build_started) * 1000
+plan_build_ms = open_page("plan")
 page = window.page("plan")
 app.processEvents()
 counts = {"planned": 0, "scaling": 0, "chart": 0}
@@ -191,9 +200,7 @@ settle(1.0)
 
 phase[0] = "rent-or-buy drag"
 phase[0] = "building the Rent-or-buy page on its first show"
-build_started = time.perf_counter()
-window.show_page("rent_buy")
-rent_build_ms = (time.perf_counter() - build_started) * 1000
+rent_build_ms = open_page("rent_buy")
 rent_buy = window.page("rent_buy")
 app.processEvents()
 phase[0] = "rent-or-buy drag"
@@ -263,8 +270,8 @@ def session_figures(env: dict) -> dict:
         "plan_size_slider_drag": f"{result['plan_drag_redraws']} redraws during {result['plan_drag_steps']} steps",
         "rent_buy_slider_drag": f"{result['rent_drag_redraws']} redraws during {result['rent_drag_steps']} steps",
         "idle_work_after_window_shown_s": round(result["idle_after_shown_s"], 2),
-        "plan_page_first_show_build_ms": round(result["plan_build_ms"], 1),
-        "rent_buy_page_first_show_build_ms": round(result["rent_build_ms"], 1),
+        "plan_page_first_show_click_to_painted_ms": round(result["plan_build_ms"], 1),
+        "rent_buy_page_first_show_click_to_painted_ms": round(result["rent_build_ms"], 1),
         "max_gui_stall_ms": round(result["max_stall_ms"], 1),
         "max_gui_stall_during": result["stall_where"],
         "max_gui_stall_by_phase_ms": {name: round(ms, 1) for name, ms in result["by_phase"].items()},

@@ -104,6 +104,11 @@ def test_no_label_is_cut_off_at_the_default_window_size(open_window, qtbot, lang
             page.load_example()
             if page_id == "plan":
                 qtbot.waitUntil(lambda p=page: p.state.result is not None, timeout=20_000)
+                # and its per-strategy curves (a pool job started 250 ms after the plan): the scaling key's words
+                # change when they arrive, and its layout with them; under load they came within the 50 ms below
+                qtbot.waitUntil(lambda p=page: not p._series_timer.isActive() and not (
+                    p._series_job is not None and p._series_job.running)
+                    and not p.results.scaling_chart.redraw_pending(), timeout=20_000)  # fmt: skip
             for mode in ("guided", "expert") if page_id == "plan" else ("",):
                 if mode:
                     page.set_mode(mode, remember=False)

@@ -61,7 +61,7 @@ def test_an_unmeasured_gpu_is_not_listed_as_measured(store, qapp):
     store.probe_runs.save(report(), source="imported")  # an H100 that measured its matmul and bandwidth
     listed = hardware_sources(load_catalog(), store)["imported"]
     assert (
-        len(listed) == 1 and listed[0].gpu_id == "h100-sxm" and listed[0].label.startswith("1 × NVIDIA H100")
+        len(listed) == 1 and listed[0].gpu_id == "h100-sxm" and listed[0].label.startswith("1 × H100")
     )
 
 

@@ -2,7 +2,8 @@
 
 A fresh interpreter starts the app as `gpu-advisor` does on a first start (the Hardware page) with eight fake
 GPUs. When the window has been shown, neither pyqtgraph (a 0.3-1.5 s import) nor numpy, sqlite_utils or pandas
-(what sqlite_utils imports where installed) is loaded: the charts' library is imported on a pool thread after the
+(what sqlite_utils imports where installed) is loaded, nor the database's modules or NVML's (both are read on pool
+threads once the window has painted): the charts' library is imported on a pool thread after the
 window's first paints, and the telemetry chart then appears in its tab with one curve per GPU and panel and a
 legend row per GPU, without the user doing anything.
 """
@@ -28,11 +29,12 @@ from desktop.main_window import MainWindow
 window = MainWindow(AppContext())
 window.show()
 app.processEvents()
-at_shown = sorted(m for m in ("pyqtgraph", "numpy", "sqlite_utils", "pandas", "torch") if m in sys.modules)
+at_shown = sorted(m for m in ("pyqtgraph", "numpy", "sqlite_utils", "pandas", "torch", "planner.store", "pynvml",
+                              "profiler.nvml_inventory") if m in sys.modules)
 page = window.page("hardware")
 deadline = time.monotonic() + 60
-while (page._telemetry is None or page._probe_chart is None or not page._telemetry.curves) \\
-        and time.monotonic() < deadline:
+while (page._telemetry is None or page._probe_chart is None or not page._telemetry.curves
+       or not window.db_label.text()) and time.monotonic() < deadline:
     app.processEvents()
     time.sleep(0.005)
 chart = page._telemetry
@@ -42,6 +44,7 @@ print("RESULT " + json.dumps({
     "curves": len(chart.curves) if chart is not None else 0,
     "legend_gpus": chart.legend.text().count("GPU ") if chart is not None else 0,
     "probe_chart_in_its_tab": page._probe_chart is not None and page.probe_chart_holder.isAncestorOf(page._probe_chart),
+    "status_bar": window.db_label.text(), "status_tip": window.db_label.toolTip(), "history_rows": page.history_model.rowCount(),
 }))
 window.close()
 """
@@ -65,6 +68,9 @@ def test_the_window_shows_before_the_chart_library_and_the_charts_follow(tmp_pat
     assert result["curves"] == 8 * 4  # eight GPUs, four panels
     assert result["legend_gpus"] == 8
     assert result["probe_chart_in_its_tab"]
+    # the database is opened after the window is up and then named in the status bar; the probe history read
+    assert result["status_bar"].startswith("Database: ") and result["status_tip"] == str(tmp_path / "db.sqlite")
+    assert result["history_rows"] == 0
 
 
 PLAN_FIRST_CHILD = """
