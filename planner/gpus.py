@@ -71,6 +71,8 @@ class GpuSpec:
     detectable: bool = True
     notes: tuple[str, ...] = ()
     source_dates: Mapping[str, str] = field(default_factory=dict)
+    # the GPU's boost clock (MHz) as its architecture whitepaper states it; None where none is sourced
+    boost_clock_mhz: float | None = None
 
     def peak_tflops(self, dtype: str) -> float | None:
         """Dense peak TFLOPS for a tensor dtype, or None if this GPU has no such figure."""
@@ -87,6 +89,7 @@ class GpuSpec:
             "memory_bandwidth_bytes_per_s": self.memory_bandwidth_bytes_per_s,
             "tflops": dict(self.tflops),
             "tdp_w": self.tdp_w,
+            "boost_clock_mhz": self.boost_clock_mhz,
             "compute_capability": list(self.compute_capability) if self.vendor == "NVIDIA" else None,
             "nvlink_bytes_per_s": self.nvlink_bytes_per_s,
             "nvlink_domain": self.nvlink_domain,
@@ -134,6 +137,7 @@ def _spec_from_entry(entry: Mapping[str, Any]) -> GpuSpec:  # Any: one record of
         detectable=bool(entry.get("detectable", True)),
         notes=notes,
         source_dates=MappingProxyType(dict(dates)),
+        boost_clock_mhz=float(entry["boost_clock_mhz"]) if entry.get("boost_clock_mhz") else None,
     )
 
 

@@ -122,7 +122,8 @@ class FittedConstants:
       blackwell (a generation without training data takes the mean of the others);
     gemm_serving: the same share in serving engines' prefill and batched decode GEMMs;
     kv_read: decode attention's KV-cache read rate relative to a streaming copy (paged, per-sequence reads);
-    kernel_s: fixed GPU time per kernel (launch, ramp-up and tail), seconds;
+    kernel_s: fixed GPU time per kernel (launch, ramp-up and tail), seconds, on a GPU at REFERENCE_CLOCK_MHZ; a GPU
+      with a sourced boost clock spends the same cycles (DeviceRates.kernel_scale);
     dequant_ops_per_weight: integer ALU operations a weight-only kernel spends per stored weight (unpack,
       convert, scale, multiply-add), run at the GPU's integer rate and overlapped with the weight reads;
     latency_scale: small-message collective latency relative to nccl-tests' 1 KB all-reduce figures;
@@ -185,26 +186,33 @@ class FittedConstants:
 # (2026-09-16 set; refit 2026-12-01 with issue 16's memory model, which changes the layouts that fit, and again
 # with the serving capacity rule of planner.search.serving.fitting_sequences, which adds only a sequence's KV cache
 # per running sequence, and four more TensorRT-LLM rows; the training ones again 2026-12-06, when NCCL's latency model entered
-# the data-parallel collectives across nodes), rounded to three figures; `gpu-advisor validate --json`
+# the data-parallel collectives across nodes; all again 2026-12-07, when a kernel's fixed time became cycles at each GPU's
+# boost clock), rounded to three figures; `gpu-advisor validate --json`
 # prints the refit ("fitted") beside these and tests/planner/test_validation.py checks they agree.
 # gemm_training_blackwell has two cases, from one source (Megatron-Bridge B200): in cross-validation it falls back
 # to the mean of the other generations.
 SHIPPED = FittedConstants(
-    gemm_training_ampere=0.76,
-    gemm_training_hopper=0.719,
+    gemm_training_ampere=0.762,
+    gemm_training_hopper=0.717,
     gemm_training_blackwell=1.0,
-    gemm_serving=0.81,
-    kv_read=0.881,
-    kernel_s=8.19e-06,
-    dequant_ops_per_weight=7.26,
+    gemm_serving=0.809,
+    kv_read=0.868,
+    kernel_s=9.09e-06,
+    dequant_ops_per_weight=6.33,
     latency_scale=0.2,
-    request_overhead_s=0.00267,
-    ridge_overlap=0.359,
-    overlap_interference=0.114,
+    request_overhead_s=0.00288,
+    ridge_overlap=0.378,
+    overlap_interference=0.113,
 )
 
 
 # ------------------------------------------------------------------------------------------------ rates
+
+
+# The clock kernel_s is stated at: the A100's boost clock (NVIDIA A100 whitepaper, Table 1), the GPU of the
+# batch-1 decode cases that identify it (gpt-fast). A kernel's fixed time (its launch's front end, the ramp-up of
+# its first wave, its tail and the grid's completion) is counted in GPU cycles, so it scales with the clock.
+REFERENCE_CLOCK_MHZ = 1410.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +240,7 @@ class DeviceRates:
     measured_gemms: Mapping[tuple[int, int, int], float] | None = None
     bus_bytes_per_s: float | None = None  # a probe's measured all-reduce bus bandwidth inside the node
     flat_mfu: float | None = None  # a user-set MFU: compute at peak x MFU instead of the operator model
+    kernel_scale: float = 1.0  # REFERENCE_CLOCK_MHZ / the GPU's boost clock: kernel_s x this is its time per kernel
 
 
 class RatesCalibration(Protocol):
@@ -289,13 +298,19 @@ def device_rates(
         matmul_flops_per_s=peak * mamf, attention_fwd_flops_per_s=attention_peak * fwd,
         attention_bwd_flops_per_s=attention_peak * bwd, copy_bytes_per_s=gpu.memory_bandwidth_bytes_per_s * copy,
         int_ops_per_s=max(int_rate, 1e12), allreduce_latency_s=latency, confidence=confidence,
-        assumptions=tuple(assumptions),
+        assumptions=tuple(assumptions), kernel_scale=kernel_scale(gpu),
     )  # fmt: skip
     if calibration is not None:
         rates = calibration.applied_to(rates)
     if mfu is not None or bandwidth_fraction is not None:
         rates = _user_set(rates, gpu, mfu, bandwidth_fraction)
     return rates
+
+
+def kernel_scale(gpu: GpuSpec) -> float:
+    """How much longer than at REFERENCE_CLOCK_MHZ a kernel's fixed time takes on `gpu` (1 without a sourced
+    boost clock)."""
+    return REFERENCE_CLOCK_MHZ / gpu.boost_clock_mhz if gpu.boost_clock_mhz else 1.0
 
 
 def _int_share(gpu: GpuSpec, generation: str) -> float:

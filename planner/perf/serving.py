@@ -96,7 +96,7 @@ def step_seconds(
     tokens = decode_sequences + prefill_tokens
     if tokens <= 0:
         return 0.0
-    share, kernel, ridge = c.gemm_serving, c.kernel_s, c.ridge_overlap
+    share, kernel, ridge = c.gemm_serving, c.kernel_s * rates.kernel_scale, c.ridge_overlap
     moe_layers = model.moe_layers
     dense_layers = model.layers - moe_layers
     gemms = dense_layers * layer_gemms_seconds(

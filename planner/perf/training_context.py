@@ -121,7 +121,7 @@ class StepContext:
         )
         self.with_head = True  # the fullest stage of an even split: its layers and the LM head and loss
         self.share = owner.share
-        self.kernel_s = self.constants.kernel_s
+        self.kernel_s = self.constants.kernel_s * self.rates.kernel_scale  # at this GPU's clock
         self.adapters = owner.adapters
         sp = self.options.sequence_parallel
         self.sequence_parallel = sp if sp is not None else self.tp > 1

@@ -404,3 +404,20 @@ def test_layer_gemm_work_times_as_gemm_seconds(preset):
                     work.seconds(rates.matmul_flops_per_s * 0.7, rates.copy_bytes_per_s, 5e-6, 0.3)
                     == expected
                 )
+
+
+def test_a_kernels_fixed_time_is_the_same_cycles_at_each_gpus_boost_clock():
+    # NVIDIA's architecture whitepapers: A100 1,410 MHz (A100 whitepaper, Table 1), RTX 4090 2,520 MHz (Ada
+    # whitepaper), H100 SXM5 1,980 MHz. kernel_s is stated at the A100's clock, so the same cycles take
+    # 1410 / 2520 = 0.560 of it on the 4090 and 1410 / 1980 = 0.712 on the H100; a GPU whose clock is not sourced
+    # keeps the A100 figure.
+    from planner.gpus import builtin_gpus
+
+    assert perf.device_rates(get_gpu("a100-sxm-80gb"), "bf16").kernel_scale == 1.0
+    assert perf.device_rates(get_gpu("rtx-4090"), "bf16").kernel_scale == pytest.approx(0.5595, abs=1e-4)
+    assert perf.device_rates(get_gpu("h100-sxm"), "fp8").kernel_scale == pytest.approx(0.7121, abs=1e-4)
+    assert perf.device_rates(get_gpu("l40s"), "bf16").kernel_scale == 1.0
+    clocked = [gpu for gpu in builtin_gpus() if gpu.boost_clock_mhz]
+    assert len(clocked) >= 7
+    for gpu in clocked:  # each stated clock has its source and the source's date
+        assert "whitepaper" in gpu.sources["boost_clock"] and gpu.source_dates["boost_clock"], gpu.id
