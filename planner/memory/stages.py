@@ -40,6 +40,7 @@ from planner.memory.shapes import StageShape
 from planner.memory.stage_activations import StageActivations, per_token_activations, stage_activations
 from planner.models import ModelSpec, ParamCounts, fused_gate_up, gate_in_q_proj, lora_module_names
 from planner.models.kv_cache import NONE, STATE, layer_kinds
+from planner.models.lora_modules import peft_fused_experts
 from planner.models.spec import idle_attention_params, kv_shared, mixer_difference, mlpless_layers
 from planner.vocabulary import Offload, Runtime, Task
 
@@ -85,7 +86,11 @@ def lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...])
         adapted = {names[target] for target in chosen & {"q", "k", "v", "o"} if names.get(target)}
         attention += sum(rank * (h + modules[module]) for module in adapted)
 
+    experts_fused = peft_fused_experts(model.family)
+
     def mlp(ffn: int) -> int:
+        if experts_fused:  # peft adapts the experts' fused parameters only, no dense MLP or shared expert
+            return 0
         matrices = [t for t in ("gate", "up", "down") if t in chosen and (model.gated_mlp or t != "gate")]
         if fused_gate_up(model.family) and chosen & {"gate", "up"}:
             # phi3's gate_up_proj: one adapter, hidden -> 2 x ffn
@@ -95,7 +100,17 @@ def lora_params_per_layer(model: ModelSpec, rank: int, targets: tuple[str, ...])
     shared_ffn = model.shared_expert_ffn or model.shared_experts * model.moe_ffn
     dense_layer = attention + mlp(model.ffn)
     moe_non_expert = attention + mlp(shared_ffn)
-    routed = model.experts * mlp(model.moe_ffn) if model.is_moe else 0
+    if model.is_moe and model.shared_expert_gate and not shared_ffn and not experts_fused:
+        # qwen2_moe and kin build their shared expert even 0 wide: peft still adds r x hidden to each matrix
+        moe_non_expert += sum(rank * h for t in ("gate", "up", "down") if t in chosen)
+    # transformers 5 fuses the experts into parameters: peft adapts them only for PEFT_FUSED_EXPERTS types, each
+    # expert a rank-2r adapter on gate_up_proj (gate and up together) and a rank-r one on down_proj
+    routed = 0
+    if model.is_moe and experts_fused:
+        gate_up = 2 * rank * (h + 2 * model.moe_ffn) if chosen & {"gate", "up"} else 0
+        down = rank * (model.moe_ffn + h) if "down" in chosen else 0
+        # longcat_flash: transformers' gate_up_proj also has rows for the zero-compute experts, adapted too
+        routed = (model.experts + model.zero_experts) * gate_up + model.experts * down
     return dense_layer, moe_non_expert, routed
 
 

@@ -110,6 +110,31 @@ _TABLE: dict[str, Names] = {
 }
 
 
+# MoE types whose routed experts peft 0.21 adapts (peft/utils/transformers_weight_conversion.py: the types of
+# _MODEL_TO_CONVERSION_PATTERN with _MOE_FUSED_TARGETS): transformers 5 fuses each layer's experts into two
+# parameters (gate_up_proj, down_proj) that no Linear holds, and peft rewrites the v4 names of the experts'
+# projections (gate_proj / up_proj / down_proj; mixtral's pattern w1 / w3 / w2) to them: one adapter per expert on
+# gate_up_proj of rank 2r (gate and up only together), one on down_proj of rank r. Those names then adapt no dense
+# MLP or shared expert. Every other MoE type's experts take no adapter (their MLP names reach only Linear
+# modules: dense layers, shared experts). tests/planner/test_lora_vs_peft.py checks this list against peft's.
+PEFT_FUSED_EXPERTS = {
+    **{name: "qwen2_moe" for name in (
+        "afmoe", "cohere2_moe", "deepseek_v2", "deepseek_v3", "deepseek_v32", "dots1", "ernie4_5_moe", "exaone_moe",
+        "flex_olmo", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "hunyuan_v1_moe", "longcat_flash", "mellum",
+        "olmoe", "qwen3_moe", "qwen3_next", "solar_open")},
+    **{name: "mixtral" for name in ("minimax", "minimax_m2", "mixtral")},
+}  # fmt: skip
+_FUSED_EXPERT_NAMES = {
+    "qwen2_moe": {"gate": ("gate_proj", "up_proj"), "up": ("gate_proj", "up_proj"), "down": ("down_proj",)},
+    "mixtral": {"gate": ("w1", "w3"), "up": ("w1", "w3"), "down": ("w2",)},
+}
+
+
+def peft_fused_experts(family: str | None) -> bool:
+    """Whether peft adapts this MoE type's routed experts (as fused parameters) and no dense MLP of it."""
+    return (family or "") in PEFT_FUSED_EXPERTS
+
+
 # Types whose attention output gate is a module of its own (afmoe's self_attn.gate_proj), not half of q_proj
 _SEPARATE_ATTENTION_GATE = ("afmoe",)
 
@@ -121,8 +146,11 @@ def gate_in_q_proj(family: str | None) -> bool:
 
 def lora_module_names(family: str | None) -> Names:
     """Target -> the module names peft adapts for it in this model type (the llama names where the type
-    uses them; a target the type has no module for is absent)."""
-    return _TABLE.get(family or "", LLAMA_NAMES)
+    uses them; a target the type has no module for is absent). For a type of PEFT_FUSED_EXPERTS the MLP targets
+    name the experts' v4 projections, gate and up both (one fused parameter)."""
+    names = _TABLE.get(family or "", LLAMA_NAMES)
+    pattern = PEFT_FUSED_EXPERTS.get(family or "")
+    return {**names, **_FUSED_EXPERT_NAMES[pattern]} if pattern else names
 
 
 def lora_target_modules(family: str | None, targets: Iterable[str]) -> list[str]:
