@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 
@@ -68,6 +69,17 @@ def _held_bytes(cache) -> tuple[int, int]:
     return kv, state
 
 
+def _read_and_built(data: dict, path: Path):
+    """The reader's spec of config `data` (written to `path`) and transformers' model built from it on the CPU,
+    after checking that they count the same parameters."""
+    path.write_text(json.dumps(data), encoding="utf-8")
+    spec = load_hf_config(path)
+    torch.manual_seed(0)
+    model = built_model(data, device="cpu").eval()
+    assert spec.total_params == sum(p.numel() for p in model.parameters()), json.dumps(data)
+    return spec, model
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("model_type", STATE_TYPES)
 def test_state_and_kv_bytes_equal_transformers_cache(model_type, tmp_path):
@@ -80,12 +92,7 @@ def test_state_and_kv_bytes_equal_transformers_cache(model_type, tmp_path):
             data["layer_types"] = [attention if i == 1 else state for i in range(data["num_hidden_layers"])]
         if model_type == "minimax":  # its default alternation (full, lightning, ...) read without the list
             del data["layer_types"]
-        path = tmp_path / f"{index}.json"
-        path.write_text(json.dumps(data), encoding="utf-8")
-        spec = load_hf_config(path)
-        torch.manual_seed(0)
-        model = built_model(data, device="cpu").eval()
-        assert spec.total_params == sum(p.numel() for p in model.parameters()), json.dumps(data)
+        spec, model = _read_and_built(data, tmp_path / f"{index}.json")
         for seq_len in (24, 40):
             cache = None if model_type == "minimax" else transformers.DynamicCache(config=model.config)
             with torch.no_grad():
@@ -105,12 +112,7 @@ def test_recurrent_gemma_state_and_window_equal_transformers(tmp_path):
     for index in range(3):
         data = generated_config("recurrent_gemma", rng)
         data.update(num_hidden_layers=4, block_types=["recurrent", "attention"])
-        path = tmp_path / f"{index}.json"
-        path.write_text(json.dumps(data), encoding="utf-8")
-        spec = load_hf_config(path)
-        torch.manual_seed(0)
-        model = built_model(data, device="cpu").eval()
-        assert spec.total_params == sum(p.numel() for p in model.parameters()), json.dumps(data)
+        spec, model = _read_and_built(data, tmp_path / f"{index}.json")
         for seq_len in (24, 40):
             cache = transformers.DynamicCache(config=model.config)
             with torch.no_grad():
