@@ -10,10 +10,9 @@ or the case is excluded with the reason. The rules for shapes a source only part
 
 from __future__ import annotations
 
-import re
-
 import dataclasses
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
