@@ -157,6 +157,18 @@ TEXTS: Mapping[str, str] = MappingProxyType({
         "TIGHT: needs {need_bytes:bytes} of {memory_bytes:bytes}, inside the {headroom_percent:.0f}% headroom; "
         "{margin_bytes:bytes} left for the CUDA context, allocator and NCCL buffers"
     ),
+    "option.gradient_reduction.bucketed": (
+        "gradients: {runtime} reduces them over the data-parallel ranks in {wire_bits}-bit buckets of "
+        "{bucket_bytes:bytes} beside the backward; the embedding's, produced last, is the exposed tail"
+    ),
+    "option.gradient_reduction.per_layer": (
+        "gradients: {runtime} reduce-scatters them over the data-parallel ranks in {wire_bits} bits, one "
+        "collective per layer beside the backward; the embedding's, produced last, is the exposed tail"
+    ),
+    "option.gradient_reduction.after_backward": (
+        "gradients: {runtime} all-reduces them over the data-parallel ranks in {wire_bits}-bit buffers of "
+        "{bucket_bytes:bytes} after the backward, nothing hidden"
+    ),
     "option.decode_memory_bound": "decode is memory bandwidth-bound at batch {batch}",
     "option.decode_compute_bound": "decode is compute-bound at batch {batch}",
     "option.misses_target": "misses the {target_tokens_per_second:g} tokens/s target",

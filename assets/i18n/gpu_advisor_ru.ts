@@ -4,7 +4,7 @@
 <context>
     <name>AppContext</name>
     <message>
-        <location filename="../../desktop/context.py" line="+294"/>
+        <location filename="../../desktop/context.py" line="+342"/>
         <location filename="../../desktop/quote_pricing.py" line="+87"/>
         <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
         <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
@@ -613,7 +613,7 @@
 <context>
     <name>HardwarePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+575"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+576"/>
         <source>4. Hardware</source>
         <translation>4. Оборудование</translation>
     </message>
@@ -704,7 +704,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/main_window.py" line="+250"/>
+        <location filename="../../desktop/main_window.py" line="+266"/>
         <location filename="../../desktop/selftest.py" line="+177"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
@@ -771,12 +771,12 @@
     </message>
     <message>
         <location line="+3"/>
-        <location line="+98"/>
+        <location line="+125"/>
         <source>GPU Advisor</source>
         <translation>GPU Advisor</translation>
     </message>
     <message>
-        <location line="-88"/>
+        <location line="-115"/>
         <source>Reading GPUs…</source>
         <translation>Чтение GPU…</translation>
     </message>
@@ -791,7 +791,7 @@
         <translation>Нет GPU NVIDIA</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+14"/>
         <source>Temporary database (nothing is kept)</source>
         <translation>Временная база данных (ничего не сохраняется)</translation>
     </message>
@@ -801,7 +801,7 @@
         <translation>База данных: {0}</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+68"/>
         <source>unknown</source>
         <translation>неизвестно</translation>
     </message>
@@ -856,7 +856,7 @@
         <translation>О программе GPU Advisor</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+7"/>
         <source>Database not opened</source>
         <translation>База данных не открыта</translation>
     </message>
@@ -880,7 +880,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>ModelPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-310"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-311"/>
         <source>2. Model</source>
         <translation>2. Модель</translation>
     </message>
@@ -1139,7 +1139,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>доступно {0} из {1}</translation>
     </message>
     <message>
-        <location line="+111"/>
+        <location line="+116"/>
         <source>hours</source>
         <translation>часы</translation>
     </message>
@@ -1391,7 +1391,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+268"/>
+        <location filename="../../desktop/pages/plan.py" line="+269"/>
         <source>Guided</source>
         <translation>Пошагово</translation>
     </message>
@@ -1456,7 +1456,7 @@ token</source>
         <translation>Записать report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh и options.csv</translation>
     </message>
     <message>
-        <location line="+74"/>
+        <location line="+76"/>
         <source>Step {0} of {1}</source>
         <translation>Шаг {0} из {1}</translation>
     </message>
@@ -1561,7 +1561,7 @@ token</source>
         <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-316"/>
+        <location filename="../../desktop/pages/plan.py" line="-318"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; &amp;Назад</translation>
     </message>
@@ -1571,7 +1571,7 @@ token</source>
         <translation>Предыдущий вопрос (Alt+Н)</translation>
     </message>
     <message>
-        <location line="+64"/>
+        <location line="+66"/>
         <source>See the &amp;advice</source>
         <translation>&amp;К советам</translation>
     </message>
@@ -1700,12 +1700,12 @@ token</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-85"/>
+        <location filename="../../desktop/pages/plan.py" line="-87"/>
         <source>Every input on one page, and the strategy fields you may pin</source>
         <translation>Все входные данные на одной странице и поля стратегии, которые можно закрепить</translation>
     </message>
     <message>
-        <location line="+293"/>
+        <location line="+295"/>
         <source>Nothing fits: no times or costs to draw</source>
         <translation>Ничего не помещается: нечего показать по времени и стоимости</translation>
     </message>
@@ -1777,12 +1777,12 @@ token</source>
     <message>
         <location line="+5"/>
         <location line="+9"/>
-        <location line="+89"/>
+        <location line="+104"/>
         <source>set by you</source>
         <translation>задано вами</translation>
     </message>
     <message>
-        <location line="-97"/>
+        <location line="-112"/>
         <source>{0} NCCL timeout (PyTorch default) + {1} rescheduling and start-up (TrainMover, arXiv 2412.12636) + reading the checkpoint back</source>
         <translation>{0} тайм-аут NCCL (по умолчанию в PyTorch) + {1} на перепланирование и запуск (TrainMover, arXiv 2412.12636) + чтение контрольной точки</translation>
     </message>
@@ -1821,12 +1821,12 @@ token</source>
         <location line="+16"/>
         <location line="+3"/>
         <location line="+3"/>
-        <location line="+60"/>
+        <location line="+75"/>
         <source>{0} of the wall time</source>
         <translation>{0} общего времени</translation>
     </message>
     <message>
-        <location line="-81"/>
+        <location line="-96"/>
         <source>Daly&apos;s model of failures, checkpoints and restarts</source>
         <translation>модель Дейли: сбои, контрольные точки и перезапуски</translation>
     </message>
@@ -1955,6 +1955,11 @@ token</source>
         <location line="+1"/>
         <source>Goodput of {0} × {1}</source>
         <translation>Полезное время: {0} × {1}</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>The wall time and GPU-hours with losses count the steady steps at this layout (compute, the tensor/pipeline/data-parallel communication the step exposes, the optimizer) and the losses above (failures, checkpoint writes, restarts, rework). Not counted: evaluation, data-loading stalls, other stages (long-context, post-training), ablations and queueing.</source>
+        <translation>Время работы и GPU-часы с потерями учитывают установившиеся шаги при этой раскладке (вычисления, обмены тензорного, конвейерного параллелизма и параллелизма данных, которые шаг не скрывает, оптимизатор) и потери выше (сбои, запись контрольных точек, перезапуски, повторную работу). Не учтены: оценка модели, простои загрузки данных, другие этапы (длинный контекст, дообучение), пробные запуски и ожидание в очереди.</translation>
     </message>
     <message>
         <location line="+13"/>
@@ -2140,7 +2145,7 @@ token</source>
 <context>
     <name>PlanRequest</name>
     <message>
-        <location filename="../../desktop/plan_request.py" line="+116"/>
+        <location filename="../../desktop/plan_request.py" line="+119"/>
         <source>{0} · {1} · {2}/GPU-h · {3}</source>
         <translation>{0} · {1} · {2}/GPU-ч · {3}</translation>
     </message>
@@ -2327,6 +2332,21 @@ token</source>
         <location line="+5"/>
         <source>TIGHT: needs {need_bytes} of {memory_bytes}, inside the {headroom_percent}% headroom; {margin_bytes} left for the CUDA context, allocator and NCCL buffers</source>
         <translation>ВПРИТЫК: нужно {need_bytes} из {memory_bytes}, за счёт {headroom_percent}% запаса; на контекст CUDA, аллокатор и буферы NCCL остаётся {margin_bytes}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>gradients: {runtime} reduces them over the data-parallel ranks in {wire_bits}-bit buckets of {bucket_bytes} beside the backward; the embedding&apos;s, produced last, is the exposed tail</source>
+        <translation>градиенты: {runtime} сводит их по рангам параллелизма данных {wire_bits}-битными корзинами по {bucket_bytes} параллельно с обратным проходом; градиент эмбеддинга, получаемый последним, остаётся открытым хвостом</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>gradients: {runtime} reduce-scatters them over the data-parallel ranks in {wire_bits} bits, one collective per layer beside the backward; the embedding&apos;s, produced last, is the exposed tail</source>
+        <translation>градиенты: {runtime} сводит их с разбиением по рангам параллелизма данных в {wire_bits} битах, одна коллективная операция на слой параллельно с обратным проходом; градиент эмбеддинга, получаемый последним, остаётся открытым хвостом</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>gradients: {runtime} all-reduces them over the data-parallel ranks in {wire_bits}-bit buffers of {bucket_bytes} after the backward, nothing hidden</source>
+        <translation>градиенты: {runtime} сводит их целиком на каждом ранге параллелизма данных {wire_bits}-битными буферами по {bucket_bytes} после обратного прохода, ничего не скрыто</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -3495,7 +3515,7 @@ token</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
-        <location filename="../../desktop/message_templates.py" line="-230"/>
+        <location filename="../../desktop/message_templates.py" line="-245"/>
         <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
     </message>
@@ -3535,7 +3555,7 @@ token</source>
         <translation>GPU с большим объёмом памяти</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+57"/>
         <source>MISSES THE TARGETS: {missed}</source>
         <translation>НЕ ВЫПОЛНЯЕТ ЦЕЛИ: {missed}</translation>
     </message>
@@ -5049,7 +5069,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Не указано: берётся типичная частота провайдера, {0} прерываний на инстанс-час (верхний диапазон AWS Spot Instance Advisor: более 20% инстансов прерываются за месяц)</translation>
     </message>
     <message>
-        <location filename="../../desktop/qmodels/quotes.py" line="+416"/>
+        <location filename="../../desktop/qmodels/quotes.py" line="+423"/>
         <source>Reference price shipped with GPU Advisor (read-only; duplicate it to edit): {0}</source>
         <translation>Справочная цена из поставки GPU Advisor (только чтение; чтобы изменить, продублируйте её): {0}</translation>
     </message>
@@ -5281,7 +5301,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>частота прерываний спотовых узлов должна быть числом прерываний на узло-час (0,02), получено «{0}»</translation>
     </message>
     <message>
-        <location line="+218"/>
+        <location line="+220"/>
         <source>Use</source>
         <translation>Использование</translation>
     </message>
@@ -5551,7 +5571,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>мин</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+28"/>
         <location line="+1"/>
         <location line="+1"/>
         <source>/GPU-h</source>
@@ -5912,7 +5932,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_results.py" line="+134"/>
+        <location filename="../../desktop/pages/plan_results.py" line="+153"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>
