@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -87,6 +88,7 @@ class ServingInputs:
     prompt_len: int
     output_len: int
     weight_format: str
+    release: tuple[int, int] | None = None  # the engine's (major, minor) release where the framework names it
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,7 +303,14 @@ def _serving(record: Mapping[str, Any], derived: list[str]) -> ServingInputs:
         prompt_len=max(1, int(prompt)),
         output_len=max(1, int(output)),
         weight_format=fmt,
+        release=_release(str(record.get("framework") or "")),
     )
+
+
+def _release(framework: str) -> tuple[int, int] | None:
+    """(major, minor) of a framework text such as 'TensorRT-LLM v0.9.0 (gptSessionBenchmark)'."""
+    found = re.search(r"\bv(\d+)\.(\d+)", framework)
+    return (int(found.group(1)), int(found.group(2))) if found else None
 
 
 # ------------------------------------------------------------------------------------------------ models

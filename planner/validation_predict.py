@@ -29,6 +29,7 @@ from planner.perf import (
     device_rates,
     model_numbers,
     static_batching,
+    tensorrt_llm_release,
     training_step_time,
     weight_format,
 )
@@ -260,6 +261,8 @@ def _replica(inputs: CaseInputs, constants: FittedConstants) -> Replica:
     rates = device_rates(inputs.gpu, precision)
     fmt = weight_format(serving.weight_format, precision)
     engine = ENGINES.get(serving.engine, ENGINES["tensorrt-llm"])
+    if engine.name == "tensorrt-llm" and serving.release is not None:
+        engine = tensorrt_llm_release(serving.release)
     return Replica(
         model=inputs.model, gpu=inputs.gpu, rates=rates, tp=serving.tp, weights=fmt,
         kv_bytes=1.0 if inputs.precision == Precision.FP8 else 2.0, engine=engine,
