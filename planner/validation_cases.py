@@ -89,6 +89,7 @@ class ServingInputs:
     output_len: int
     weight_format: str
     release: tuple[int, int] | None = None  # the engine's (major, minor) release where the framework names it
+    framework: str = ""  # the case's framework text (engine, release, benchmark tool)
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,6 +305,7 @@ def _serving(record: Mapping[str, Any], derived: list[str]) -> ServingInputs:
         output_len=max(1, int(output)),
         weight_format=fmt,
         release=_release(str(record.get("framework") or "")),
+        framework=str(record.get("framework") or ""),
     )
 
 

@@ -65,9 +65,13 @@ GOLDEN_STEPS = 18
 PRIOR = FittedConstants()
 MICRO_BATCHES = (1, 2, 4, 8, 16)
 # The share of the memory left after weights and workspace that the in-flight benchmarks of the set gave the KV
-# cache: TensorRT-LLM perf-overview (v0.17 and v1.0): "In majority of cases, we also use a higher KV cache
-# percentage by setting `--kv_cache_free_gpu_mem_fraction 0.95` ... than the default setting of `0.90`".
+# cache: TensorRT-LLM perf-overview (v0.17 and v1.0), whose tables trtllm-bench measured: "In majority of cases, we
+# also use a higher KV cache percentage by setting `--kv_cache_free_gpu_mem_fraction 0.95` ... than the default
+# setting of `0.90`". A benchmark that does not state it (NVIDIA NIM's, AIPerf against a prebuilt engine) runs the
+# engine's default: 0.90 (TensorRT-LLM docs, "How to Change KV Cache Behavior", free_gpu_memory_fraction).
 BENCHMARK_KV_SHARE = {"tensorrt-llm": 0.95}
+BENCHMARK_KV_SHARE_TOOL = "trtllm-bench"  # the tool of the pages that state BENCHMARK_KV_SHARE
+ENGINE_DEFAULT_KV_SHARE = {"tensorrt-llm": 0.90}
 
 
 def predict(case: Case, constants: FittedConstants) -> Figures:
@@ -287,11 +291,14 @@ def engine_sequences_that_fit(
 
 def _fit_cache(inputs: CaseInputs) -> int:
     """Sequences of the case's length that fit, with the share of free memory its benchmark gave the KV cache
-    (BENCHMARK_KV_SHARE); an fp8 case keeps an fp8 KV cache (what TensorRT-LLM's FP8 builds do)."""
+    (BENCHMARK_KV_SHARE where its tool states it, else the engine's default); an fp8 case keeps an fp8 KV cache (what TensorRT-LLM's FP8 builds do)."""
     serving = inputs.serving
     assert serving is not None
     kv = Precision.FP8 if inputs.precision == Precision.FP8 else None
-    share = BENCHMARK_KV_SHARE.get(serving.engine, 1.0)
+    if BENCHMARK_KV_SHARE_TOOL in serving.framework:
+        share = BENCHMARK_KV_SHARE.get(serving.engine, 1.0)
+    else:
+        share = ENGINE_DEFAULT_KV_SHARE.get(serving.engine, 1.0)
     tokens = serving.prompt_len + serving.output_len
     return max(
         1,

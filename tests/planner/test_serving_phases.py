@@ -394,3 +394,32 @@ def test_masked_mha_reads_explain_tensorrt_llms_published_xqa_speed_up():
     without = perf.static_batching(masked, 192, 128, 2048).output_tokens_per_s
     assert with_xqa / without == pytest.approx(2941 / 1227, rel=0.25)
     assert with_xqa / without > 1.5
+
+
+def test_a_benchmark_that_does_not_state_its_kv_share_runs_the_engines_default():
+    # TensorRT-LLM's perf-overview tables (trtllm-bench) state --kv_cache_free_gpu_mem_fraction 0.95; NVIDIA NIM's
+    # benchmarking page does not, so its engine keeps TensorRT-LLM's default, 0.90. Llama 3.3 70B fp8 on 2 H100s,
+    # 5,000 + 500 tokens: a sequence's fp8 KV cache is 80 layers x 2 x 4 KV heads x 128 x 1 byte x 5,500 = 450.6 MB
+    # a GPU, so the 5 % between the two shares of the ~45 GB left after the weights is about 5 sequences.
+    from planner.validation_cases import included, load_cases
+    from planner.validation_predict import engine_sequences_that_fit, serving_load
+    from planner.vocabulary import Precision
+
+    cases = {case.id: case for case in included(load_cases())}
+    nim = cases["nim18-ttft-llama33-70b-h100-fp8-tp2-5000-500-c100"]
+    inputs = nim.inputs
+    assert inputs is not None
+    _, load = serving_load(nim, perf.SHIPPED)
+
+    def fit(share: float) -> int:
+        return engine_sequences_that_fit(inputs.model, inputs.gpu, 2, 5500, inputs.precision, Precision.FP8, share)
+
+    assert 80 * 2 * 4 * 128 * 5500 == 450_560_000
+    assert load.concurrency == fit(0.90)
+    assert 4 <= fit(0.95) - fit(0.90) <= 6
+    bench = cases["trtllm-v017-llama31-70b-h100-fp8-tp2-1000-1000"]
+    assert bench.inputs is not None
+    _, bench_load = serving_load(bench, perf.SHIPPED)
+    assert bench_load.concurrency == engine_sequences_that_fit(
+        bench.inputs.model, bench.inputs.gpu, 2, 2000, bench.inputs.precision, Precision.FP8, 0.95
+    )
