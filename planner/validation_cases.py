@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -73,6 +74,7 @@ class TrainingInputs:
     tp_comm_overlap: bool = False
     ep_per_node_dispatch: bool = False
     ep_comm_overlap: bool = False
+    te_fp8_inputs: bool = False  # fp8 in Transformer Engine: its GEMMs save fp8 inputs (MemoryConfig.te_fp8_inputs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,8 @@ class ServingInputs:
     prompt_len: int
     output_len: int
     weight_format: str
+    release: tuple[int, int] | None = None  # the engine's (major, minor) release where the framework names it
+    framework: str = ""  # the case's framework text (engine, release, benchmark tool)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +234,7 @@ def _training(record: Mapping[str, Any], derived: list[str]) -> TrainingInputs:
         tp_comm_overlap="TP comm overlap" in str(record.get("framework") or ""),
         ep_per_node_dispatch="DeepEP" in str(record.get("framework") or ""),
         ep_comm_overlap="EP A2A overlap" in str(record.get("framework") or ""),
+        te_fp8_inputs="Transformer Engine" in str(record.get("framework") or ""),
         seq_len=int(seq_len),
         global_batch=int(batch),
         pinned=MappingProxyType(pinned),
@@ -301,7 +306,15 @@ def _serving(record: Mapping[str, Any], derived: list[str]) -> ServingInputs:
         prompt_len=max(1, int(prompt)),
         output_len=max(1, int(output)),
         weight_format=fmt,
+        release=_release(str(record.get("framework") or "")),
+        framework=str(record.get("framework") or ""),
     )
+
+
+def _release(framework: str) -> tuple[int, int] | None:
+    """(major, minor) of a framework text such as 'TensorRT-LLM v0.9.0 (gptSessionBenchmark)'."""
+    found = re.search(r"\bv(\d+)\.(\d+)", framework)
+    return (int(found.group(1)), int(found.group(2))) if found else None
 
 
 # ------------------------------------------------------------------------------------------------ models

@@ -29,6 +29,7 @@ from planner.perf import (
     device_rates,
     model_numbers,
     static_batching,
+    tensorrt_llm_release,
     training_step_time,
     weight_format,
 )
@@ -64,9 +65,13 @@ GOLDEN_STEPS = 18
 PRIOR = FittedConstants()
 MICRO_BATCHES = (1, 2, 4, 8, 16)
 # The share of the memory left after weights and workspace that the in-flight benchmarks of the set gave the KV
-# cache: TensorRT-LLM perf-overview (v0.17 and v1.0): "In majority of cases, we also use a higher KV cache
-# percentage by setting `--kv_cache_free_gpu_mem_fraction 0.95` ... than the default setting of `0.90`".
+# cache: TensorRT-LLM perf-overview (v0.17 and v1.0), whose tables trtllm-bench measured: "In majority of cases, we
+# also use a higher KV cache percentage by setting `--kv_cache_free_gpu_mem_fraction 0.95` ... than the default
+# setting of `0.90`". A benchmark that does not state it (NVIDIA NIM's, AIPerf against a prebuilt engine) runs the
+# engine's default: 0.90 (TensorRT-LLM docs, "How to Change KV Cache Behavior", free_gpu_memory_fraction).
 BENCHMARK_KV_SHARE = {"tensorrt-llm": 0.95}
+BENCHMARK_KV_SHARE_TOOL = "trtllm-bench"  # the tool of the pages that state BENCHMARK_KV_SHARE
+ENGINE_DEFAULT_KV_SHARE = {"tensorrt-llm": 0.90}
 
 
 def predict(case: Case, constants: FittedConstants) -> Figures:
@@ -154,7 +159,8 @@ def _complete(case: Case) -> Layout:
     memory = SearchMemory(inputs.model, Workload(task=Task.PRETRAIN, seq_len=tokens_per_rank,
                                                  global_batch=inputs.training.global_batch,
                                                  precision=inputs.precision),
-                          flash_attention=inputs.training.flash_attention)  # fmt: skip
+                          flash_attention=inputs.training.flash_attention,
+                          te_fp8_inputs=inputs.training.te_fp8_inputs)  # fmt: skip
     for layout in _candidates(inputs):
         need = memory.total(layout)
         if need is None or need > capacity:
@@ -202,12 +208,10 @@ def _virtual_stages(training: TrainingInputs, pp: int, layers: int) -> list[int]
     """The interleaved chunks per pipeline rank a candidate takes where the source states an interleaved schedule
     without its count: the plan search's interleaved options that leave a chunk a layer (the memory check then counts
     the interleaved schedule's extra in-flight micro-batches). A stated count stays out of the layout (timed through
-    TrainingOptions, memory checked as 1F1B): counting its in-flight activations moves Megatron-Bridge's published
-    Llama 3 70B and 405B fp8 layouts (v 5 and 8) to full recompute, -35 % against their figures. The interleaving
-    term is Megatron-Core's warm-up count, exact (planner.memory.stage_activations.inflight_at): they need
-    81.1 and 82.1 GiB against 79.7 GiB without recompute. The excess lies outside that term; the likely part: their
-    activations are counted in 16 bits, while Transformer Engine's fp8 Linear saves its input's fp8 cast for the
-    weight gradient (not modelled)."""
+    TrainingOptions, memory checked as 1F1B). With Transformer Engine's fp8 GEMM inputs counted
+    (MemoryConfig.te_fp8_inputs) Megatron-Bridge's Llama 3 70B and 405B H100 fp8 layouts fit at their v 5 and 8
+    without recompute (74.1 and 77.1 GiB of 79.7), as they ran; its 405B B200 layout at v 8 needs 180.0 GiB of
+    179.1, so counting a stated v would still send it to full recompute."""
     if pp <= 1 or not training.interleaved:
         return [1]
     return [v for v in VIRTUAL_STAGES if v > 1 and layers >= pp * v] or [1]
@@ -260,6 +264,8 @@ def _replica(inputs: CaseInputs, constants: FittedConstants) -> Replica:
     rates = device_rates(inputs.gpu, precision)
     fmt = weight_format(serving.weight_format, precision)
     engine = ENGINES.get(serving.engine, ENGINES["tensorrt-llm"])
+    if engine.name == "tensorrt-llm" and serving.release is not None:
+        engine = tensorrt_llm_release(serving.release)
     return Replica(
         model=inputs.model, gpu=inputs.gpu, rates=rates, tp=serving.tp, weights=fmt,
         kv_bytes=1.0 if inputs.precision == Precision.FP8 else 2.0, engine=engine,
@@ -284,11 +290,14 @@ def engine_sequences_that_fit(
 
 def _fit_cache(inputs: CaseInputs) -> int:
     """Sequences of the case's length that fit, with the share of free memory its benchmark gave the KV cache
-    (BENCHMARK_KV_SHARE); an fp8 case keeps an fp8 KV cache (what TensorRT-LLM's FP8 builds do)."""
+    (BENCHMARK_KV_SHARE where its tool states it, else the engine's default); an fp8 case keeps an fp8 KV cache (what TensorRT-LLM's FP8 builds do)."""
     serving = inputs.serving
     assert serving is not None
     kv = Precision.FP8 if inputs.precision == Precision.FP8 else None
-    share = BENCHMARK_KV_SHARE.get(serving.engine, 1.0)
+    if BENCHMARK_KV_SHARE_TOOL in serving.framework:
+        share = BENCHMARK_KV_SHARE.get(serving.engine, 1.0)
+    else:
+        share = ENGINE_DEFAULT_KV_SHARE.get(serving.engine, 1.0)
     tokens = serving.prompt_len + serving.output_len
     return max(
         1,

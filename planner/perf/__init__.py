@@ -45,6 +45,7 @@ from planner.perf.engines import (
     SPECULATIVE_DECODING_NOTE,
     EngineProfile,
     engine_profile,
+    tensorrt_llm_release,
 )
 from planner.perf.flops import (
     BACKWARD_FLOPS_PER_PARAM,
@@ -141,6 +142,7 @@ __all__ = [
     "device_rates",
     "effective_rates",
     "engine_profile",
+    "tensorrt_llm_release",
     "group_link",
     "intra_node_bus_bytes_per_s",
     "kv_bytes_read",

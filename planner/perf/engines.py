@@ -13,6 +13,7 @@ Speculative decoding is not modelled: every engine here is timed decoding one to
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from planner.errors import UserError
@@ -40,6 +41,7 @@ class EngineProfile:
     step_tokens) on GPUs of at least `large_gpu_gib` GiB (vLLM's and SGLang's defaults grow with memory);
     disaggregation: the engine can run prefill and decode on separate pools (the serving search tries pools only
     then); expert_parallel: the engine can split an MoE model's experts over data-parallel attention ranks;
+    gqa_groups: the query heads per KV head its decode attention reads a KV head once for (None: every group);
     source: where the figures come from.
     """
 
@@ -55,6 +57,14 @@ class EngineProfile:
     large_gpu_gib: float = 70.0
     disaggregation: bool = False
     expert_parallel: bool = False
+    gqa_groups: tuple[int, ...] | None = None
+
+    def kv_reads(self, query_heads: int, kv_heads: int) -> int:
+        """How many times a decode step reads each KV head's cache: once where the engine has a grouped-query
+        decode kernel for this group of query heads per KV head (gqa_groups; None: for every group), else once
+        per query head of the group (a masked MHA kernel, one thread block per query head)."""
+        group = max(1, query_heads // max(1, kv_heads))
+        return 1 if self.gqa_groups is None or group in self.gqa_groups else group
 
     def limits(self, memory_bytes: int, gpu_name: str = "") -> tuple[int, int]:
         """(max sequences per step, token budget per step) on a GPU of `memory_bytes` (vLLM keeps the small
@@ -155,6 +165,23 @@ ENGINES: dict[str, EngineProfile] = {
     )
 }
 DEFAULT_ENGINE = "vllm"
+# TensorRT-LLM up to v0.9 decodes grouped-query attention with its XQA kernels only for some groups: "XQA
+# optimization ... currently only supports a limited number of model configurations, such as the LLAMA2 70B model"
+# (docs/source/advanced/gpt-attention.md of that time); DecoderXQARunner::shouldUse (decoderXQARunner.h, the
+# releases before the XQA JIT) refuses every group but 8 query heads per KV head ("if (nbQHeadsPerKV != 8 || ...)
+# SUPPORT_RETURN_FALSE("nbHeads")"; later releases add 1 and 16). Other groups run the masked MHA kernel, "a single
+# CUDA thread-block per head", each reading its KV head. Later releases compile XQA for any group (the XQA JIT).
+TENSORRT_LLM_PRECOMPILED_XQA_GROUPS = (8,)
+LAST_TENSORRT_LLM_WITHOUT_XQA_JIT = (0, 9)
+
+
+def tensorrt_llm_release(version: tuple[int, int]) -> EngineProfile:
+    """TensorRT-LLM's profile at release `version` (major, minor): up to v0.9 GQA decode reads a KV head once only
+    for the precompiled XQA groups."""
+    current = ENGINES["tensorrt-llm"]
+    if version > LAST_TENSORRT_LLM_WITHOUT_XQA_JIT:
+        return current
+    return dataclasses.replace(current, gqa_groups=TENSORRT_LLM_PRECOMPILED_XQA_GROUPS)
 ENGINE_ALIASES = {
     "trtllm": "tensorrt-llm", "trt-llm": "tensorrt-llm", "llamacpp": "llama.cpp", "hf": "transformers",
     "huggingface": "transformers", "exllama": "exllamav2", "tabbyapi": "exllamav2",

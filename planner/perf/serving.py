@@ -129,13 +129,16 @@ def kv_bytes_read(replica: Replica, sequences: float, context_tokens: float) -> 
     query attends and every indexer key), the KV heads split over tp (a head is never split: at tp
     above the KV heads each GPU keeps one) and MLA's latent whole on every GPU (vLLM and SGLang replicate it
     under tensor parallelism); a state-space layer's recurrent state (its share on this GPU) is read and written
-    back whatever the context."""
+    back whatever the context. An engine without a grouped-query kernel for the model's group reads each KV head
+    once per query head of its group (EngineProfile.kv_reads)."""
     if sequences <= 0:
         return 0.0
     model = replica.model
     local_heads = max(1, model.kv_heads // replica.tp)
     per_sequence = kv_cache_bytes_per_sequence(model, round(context_tokens / sequences), replica.kv_bytes,
                                                kv_heads=local_heads, read=True)  # fmt: skip
+    if not model.uses_mla:
+        per_sequence *= replica.engine.kv_reads(model.heads, model.kv_heads)
     state = 2.0 * state_bytes_per_sequence(model, replica.kv_bytes) / replica.tp
     return sequences * (per_sequence + state)
 
