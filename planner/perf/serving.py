@@ -130,7 +130,7 @@ def step_seconds(
     per_token = layer_memory_bytes_per_token(shape, replica.tp, sequence_parallel=False)
     memory = model.layers * (tokens * per_token / rates.copy_bytes_per_s + memory_kernels * kernel)
     gpu = gemms + head + attention + memory + _tp_seconds(replica, tokens) + _pp_seconds(replica, tokens)
-    gpu += _ep_seconds(replica, tokens)
+    gpu += expert_alltoall_seconds(replica, tokens)
     return max(gpu, host_seconds(replica))
 
 
@@ -192,7 +192,7 @@ def _pp_seconds(replica: Replica, tokens: float) -> float:
     return (replica.pp - 1) * (message / link.bus_bytes_per_s + link.latency_s)
 
 
-def _ep_seconds(replica: Replica, tokens: float) -> float:
+def expert_alltoall_seconds(replica: Replica, tokens: float) -> float:
     """An expert-parallel rank's all-to-alls: per MoE layer one dispatch of its tokens' hidden vectors (16-bit; each
     of its tp GPUs sends 1 / tp of them) to the GPUs holding their top-k experts and one combine back (planner.perf.expert_parallel: routing balanced,
     copies to other GPUs of the node over NVLink, to other nodes over the network). At decode sizes each is

@@ -150,7 +150,7 @@ def test_tensor_parallel_attention_inside_an_expert_group_splits_what_the_ranks_
     assert tp2.shape.experts_local == tp1.shape.experts_local == 32
     assert tp2.shape.expert_in == tp1.shape.expert_in  # whole experts: not split by the rank's tp
     assert tp2.shape.attn_in == pytest.approx(tp1.shape.attn_in / 2)
-    from planner.perf.serving import _ep_seconds
+    from planner.perf.serving import expert_alltoall_seconds
 
-    assert _ep_seconds(tp2, 64) == pytest.approx(_ep_seconds(tp1, 32))
+    assert expert_alltoall_seconds(tp2, 64) == pytest.approx(expert_alltoall_seconds(tp1, 32))
     assert perf.step_seconds(tp2, 64, 64 * 2000) == pytest.approx(perf.step_seconds(tp1, 32, 32 * 2000), rel=0.1)
