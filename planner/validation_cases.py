@@ -74,6 +74,7 @@ class TrainingInputs:
     tp_comm_overlap: bool = False
     ep_per_node_dispatch: bool = False
     ep_comm_overlap: bool = False
+    te_fp8_inputs: bool = False  # fp8 in Transformer Engine: its GEMMs save fp8 inputs (MemoryConfig.te_fp8_inputs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +234,7 @@ def _training(record: Mapping[str, Any], derived: list[str]) -> TrainingInputs:
         tp_comm_overlap="TP comm overlap" in str(record.get("framework") or ""),
         ep_per_node_dispatch="DeepEP" in str(record.get("framework") or ""),
         ep_comm_overlap="EP A2A overlap" in str(record.get("framework") or ""),
+        te_fp8_inputs="Transformer Engine" in str(record.get("framework") or ""),
         seq_len=int(seq_len),
         global_batch=int(batch),
         pinned=MappingProxyType(pinned),

@@ -159,7 +159,8 @@ def _complete(case: Case) -> Layout:
     memory = SearchMemory(inputs.model, Workload(task=Task.PRETRAIN, seq_len=tokens_per_rank,
                                                  global_batch=inputs.training.global_batch,
                                                  precision=inputs.precision),
-                          flash_attention=inputs.training.flash_attention)  # fmt: skip
+                          flash_attention=inputs.training.flash_attention,
+                          te_fp8_inputs=inputs.training.te_fp8_inputs)  # fmt: skip
     for layout in _candidates(inputs):
         need = memory.total(layout)
         if need is None or need > capacity:
@@ -207,12 +208,10 @@ def _virtual_stages(training: TrainingInputs, pp: int, layers: int) -> list[int]
     """The interleaved chunks per pipeline rank a candidate takes where the source states an interleaved schedule
     without its count: the plan search's interleaved options that leave a chunk a layer (the memory check then counts
     the interleaved schedule's extra in-flight micro-batches). A stated count stays out of the layout (timed through
-    TrainingOptions, memory checked as 1F1B): counting its in-flight activations moves Megatron-Bridge's published
-    Llama 3 70B and 405B fp8 layouts (v 5 and 8) to full recompute, -35 % against their figures. The interleaving
-    term is Megatron-Core's warm-up count, exact (planner.memory.stage_activations.inflight_at): they need
-    81.1 and 82.1 GiB against 79.7 GiB without recompute. The excess lies outside that term; the likely part: their
-    activations are counted in 16 bits, while Transformer Engine's fp8 Linear saves its input's fp8 cast for the
-    weight gradient (not modelled)."""
+    TrainingOptions, memory checked as 1F1B). With Transformer Engine's fp8 GEMM inputs counted
+    (MemoryConfig.te_fp8_inputs) Megatron-Bridge's Llama 3 70B and 405B H100 fp8 layouts fit at their v 5 and 8
+    without recompute (74.1 and 77.1 GiB of 79.7), as they ran; its 405B B200 layout at v 8 needs 180.0 GiB of
+    179.1, so counting a stated v would still send it to full recompute."""
     if pp <= 1 or not training.interleaved:
         return [1]
     return [v for v in VIRTUAL_STAGES if v > 1 and layers >= pp * v] or [1]

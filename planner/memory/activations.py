@@ -12,7 +12,7 @@ from planner.memory.element_bytes import (
     compute_bytes,
 )
 from planner.models import ModelSpec, fused_gate_up, fused_qkv
-from planner.vocabulary import Recompute
+from planner.vocabulary import Precision, Recompute
 
 # Tensor-parallel training (Megatron-Core with Transformer Engine, as Megatron-LM and NeMo run it) keeps less than
 # Hugging Face's layers: TE's fused LayerNormLinear saves the norm's 16-bit input, its 16-bit output (the input
@@ -28,6 +28,21 @@ TE_GATED_MLP_TENSORS = 3
 
 
 TE_MLP_TENSORS = 2
+
+
+# Under fp8 Transformer Engine's GEMMs save the fp8 cast of their input for the weight gradient, not the 16-bit
+# input: Linear keeps `saved_inputmat = inputmat` (quantized), LayerNormLinear its quantized ln_out, with only one
+# of the row-wise / column-wise copies kept for backward (TransformerEngine transformer_engine/pytorch/module/
+# linear.py and layernorm_linear.py, update_usage). So each norm's output (the QKV / FC1 input) and FC2's input
+# are 1 byte per value; the attention output stays 16 bit (flash attention's backward reads it) and the output
+# projection keeps its fp8 cast besides. torchao's Float8Linear (torchtitan) saves the 16-bit input instead
+# (torchao/float8/float8_linear.py, matmul_with_hp_or_float8_args: save_for_backward(input_hp, weight_hp_t)).
+FP8_GEMM_INPUT_BYTES = 1.0
+
+
+def _gemm_input_bytes(config: MemoryConfig, e: float) -> float:
+    """Bytes per value of a GEMM input Transformer Engine saves for the weight gradient (fp8: its fp8 cast)."""
+    return FP8_GEMM_INPUT_BYTES if config.te_fp8_inputs and config.precision == Precision.FP8 else e
 
 
 def _transformer_engine(config: MemoryConfig, tp: int, sharded: bool) -> bool:
@@ -169,16 +184,20 @@ def per_token_layer_activations(
     h = model.hidden
     tp = divisors.tp
     residual, autocast = _residual_bytes(config, sharded)
+    attention = _attention_activations(model, config, divisors, e, seq_len)
     if _transformer_engine(config, tp, sharded):
-        replicated = model.norms_per_layer * (TE_NORM_LINEAR_VALUES * e * h + norm_stats(model))
-        per_mlp = TE_GATED_MLP_TENSORS if model.gated_mlp else TE_MLP_TENSORS
+        g = _gemm_input_bytes(config, e)  # each norm keeps its 16-bit input and the QKV / FC1 GEMM's input
+        replicated = model.norms_per_layer * ((TE_NORM_LINEAR_VALUES - 1) * e * h + g * h + norm_stats(model))
+        tensors = TE_GATED_MLP_TENSORS if model.gated_mlp else TE_MLP_TENSORS
+        mlp_bytes = (tensors - 1) * e + g  # FC1's output(s) in 16 bit, FC2's GEMM input
+        if g != e:  # the output projection's fp8 input beside the attention's 16-bit output
+            attention += g * model.heads * (model.v_head_dim if model.uses_mla else model.head_dim) / tp
     else:
         norms = model.norms_per_layer * (
             norm_bytes(model, frozen, residual, autocast) * h + norm_stats(model)
         )
         replicated = norms + _linear_input_bytes(model, config, e, sharded) * h
-        per_mlp = _mlp_tensors(model, frozen)
-    attention = _attention_activations(model, config, divisors, e, seq_len)
+        mlp_bytes = _mlp_tensors(model, frozen) * e
     if moe:
         shared_ffn = model.shared_expert_ffn or model.shared_experts * model.moe_ffn
         k = model.experts_per_token
@@ -186,10 +205,10 @@ def per_token_layer_activations(
         # token-expert pair keeps its gathered input, gate+up output, activation, product and weighted output
         e_experts = 4.0 if task.is_full_training and not sharded else e
         routed = k * e_experts * ((2 * h + 4 * model.moe_ffn) if not frozen else (h + 3 * model.moe_ffn))
-        mlp = (routed + per_mlp * e * shared_ffn) / divisors.expert_divisor
+        mlp = (routed + mlp_bytes * shared_ffn) / divisors.expert_divisor
         replicated += ROUTER_BYTES_PER_VALUE * model.experts  # router softmax in fp32
     else:
-        mlp = per_mlp * e * model.ffn / tp
+        mlp = mlp_bytes * model.ffn / tp
     if task.is_adapter:
         mlp += _adapter_activations(model, config, e, tp)
     sp_divisor = tp if config.sequence_parallel else 1

@@ -83,6 +83,10 @@ class MemoryConfig:
     # training: the runtime whose memory layout is counted (planner.memory.runtimes); None: the one the search
     # chooses for each layout (chosen_runtime). A pinned runtime that cannot run the layout is a UserError.
     runtime: Runtime | None = None
+    # fp8 training in Transformer Engine (Megatron-Core): its fp8 GEMMs save the fp8 cast of their input for the
+    # weight gradient, 1 byte per value (planner.memory.activations.FP8_GEMM_INPUT_BYTES); False: the 16-bit input,
+    # as torchao's Float8Linear (torchtitan) saves it
+    te_fp8_inputs: bool = False
 
 
 # MemoryConfig's fields in their order: every one is an init field without a __post_init__, so passing each

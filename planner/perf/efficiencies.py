@@ -187,14 +187,16 @@ class FittedConstants:
 # with the serving capacity rule of planner.search.serving.fitting_sequences, which adds only a sequence's KV cache
 # per running sequence, and four more TensorRT-LLM rows; the training ones again 2026-12-06, when NCCL's latency model entered
 # the data-parallel collectives across nodes; all again 2026-12-07, when a kernel's fixed time became cycles at each GPU's
-# boost clock), rounded to three figures; `gpu-advisor validate --json`
+# boost clock; gemm_training_blackwell again 2026-12-07, when Transformer Engine's fp8 GEMM inputs entered the
+# activation count and Megatron-Bridge's Llama 3.1 405B B200 layout fitted without full recompute, as it ran; at 1.0,
+# its bound, before), rounded to three figures; `gpu-advisor validate --json`
 # prints the refit ("fitted") beside these and tests/planner/test_validation.py checks they agree.
 # gemm_training_blackwell has two cases, from one source (Megatron-Bridge B200): in cross-validation it falls back
 # to the mean of the other generations.
 SHIPPED = FittedConstants(
     gemm_training_ampere=0.762,
     gemm_training_hopper=0.717,
-    gemm_training_blackwell=1.0,
+    gemm_training_blackwell=0.853,
     gemm_serving=0.809,
     kv_read=0.868,
     kernel_s=9.09e-06,

@@ -43,7 +43,9 @@ class SearchMemory:
     torchtitan run TP (Korthikanti et al. 2022, arXiv 2205.05198: the norm and dropout activations split over
     the tp ranks); planner.perf times them the same way (TrainingOptions.sequence_parallel)."""
 
-    def __init__(self, model: ModelSpec, workload: Workload, flash_attention: bool = True):
+    def __init__(
+        self, model: ModelSpec, workload: Workload, flash_attention: bool = True, te_fp8_inputs: bool = False
+    ):
         self._model = model
         self._base = MemoryConfig(
             task=workload.task,
@@ -60,6 +62,7 @@ class SearchMemory:
             addable_peak=True,
             weight_bits=_serving_weight_bits(workload),
             runtime=workload.runtime if workload.task.is_training else None,
+            te_fp8_inputs=te_fp8_inputs,
         )
         self._sequence_parallel = workload.task.is_training
         self._breakdowns: dict[tuple[Layout, int | None], MemoryBreakdown | None] = {}
