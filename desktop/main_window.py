@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import platform
 import sys
 from typing import Any
 
-from PySide6.QtCore import QSignalBlocker, QSize, Qt, QTimer, qVersion
+from PySide6.QtCore import QRect, QSignalBlocker, QSize, Qt, QTimer, qVersion
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPaintEvent, QUndoGroup
 from PySide6.QtWidgets import (
     QLabel,
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QStyle,
     QWidget,
 )
+from shiboken6 import isValid
 
 from desktop.context import AppContext
 from desktop.pages.registry import PAGE_IDS, PAGES, page_title
@@ -33,6 +35,11 @@ WARM_IMPORT_DELAY_MS = 300  # after the window's first paints: a thread importin
 # pages that need pyqtgraph and the planner: remembered as the last page shown, the window shows first and the page
 # is built once both are imported on pool threads (built before the window, it held it back 4-5 s)
 OPENED_AFTER_IMPORTS = ("plan", "rent_buy")
+# pages built hidden in idle turns once their widgets are on the shelf (desktop/shelf.py): a first click only shows
+# them (building one on the click was 30-40 ms of the GUI thread before its first layout and paint)
+BUILT_AHEAD = ("plan", "rent_buy")
+LAY_OUT_TRIES = 100  # idle steps (20 ms apart, or more) a page built ahead waits for its jobs before its layout
+QUIET_STEPS = 3  # ... and how many of them in a row must find it with no job running and no timer due
 
 # Standard icons per page (no image files needed; they follow the platform style).
 _PAGE_ICONS = {
@@ -66,6 +73,11 @@ class MainWindow(QMainWindow):
         self._built: dict[str, Any] = {}  # page_id -> page, for the pages shown so far
         self._opening: str | None = None  # the remembered page, shown once the planner and charts are imported
         self._switch_now = False  # show_page: the page current on return, not on the next turn
+        self._switch_row = -1  # a page built on a click: shown by _switch_timer in a later turn
+        self._switch_timer = QTimer(self)
+        self._switch_timer.setSingleShot(True)
+        self._switch_timer.setInterval(0)
+        self._switch_timer.timeout.connect(self._switch_later)
         self.undo_group = QUndoGroup(self)
         self._build_central()
         self._build_actions()
@@ -116,6 +128,8 @@ class MainWindow(QMainWindow):
 
                 stock_ahead(self, CHARTS, self._not_built)
                 stock_ahead(self, AFTER_PLANNER, self._not_built)
+                for page_id in BUILT_AHEAD:
+                    later(self, functools.partial(self._build_ahead, page_id))
 
         if waiting["planner"]:
             self.context.jobs.run(_import_planning_core, name="import the planner", on_done=lambda _: ready("planner"))
@@ -123,6 +137,41 @@ class MainWindow(QMainWindow):
 
     def _not_built(self, page_id: str) -> bool:
         return page_id not in self._built
+
+    def _build_ahead(self, page_id: str) -> None:
+        """An idle step: build a page not shown yet, hidden in the stack (its widgets from the shelf), so that a
+        click on it only shows it. Its first plan or figures are worked out and drawn while it is hidden, as they
+        would be on its first show; a click before this step builds the page itself (_on_navigation)."""
+        if page_id not in self._built and "pyqtgraph" in sys.modules:
+            page = self.page(page_id)
+            later(self, functools.partial(self._lay_out_ahead, page))
+
+    def _lay_out_ahead(self, page: QWidget, tries: int = 0, quiet: int = 0) -> None:
+        """An idle step once the page's first figures are in (no job running, no timer of the page due, in
+        QUIET_STEPS steps in a row: it is redrawn when they come, and a redraw after the layout undoes part of it): lay
+        it out hidden at the size the stack gives it, then paint its charts and then the whole page into a
+        picture thrown away, one per idle step (desktop/shelf.py). The resize events, the layout, pyqtgraph's
+        axis pictures and the fonts' glyphs are then made: the first show was one turn of 60-80 ms of the GUI
+        thread (make bench), most of it those. A page shown meanwhile, or a window resized, is painted as usual."""
+        if not isValid(page) or self.stack.currentWidget() is page:
+            return
+        busy = self.context.jobs.running_count or any(
+            timer.isActive() and timer.isSingleShot() for timer in page.findChildren(QTimer)
+        )  # a plan, its curves or a redraw still to come
+        quiet = 0 if busy else quiet + 1
+        if quiet < QUIET_STEPS and tries < LAY_OUT_TRIES:
+            later(self, functools.partial(self._lay_out_ahead, page, tries + 1, quiet))
+            return
+        page.setGeometry(self.stack.contentsRect())
+        page.grab(QRect(0, 0, 1, 1))  # the layout and the children's resize events, without painting them
+        graphics_view = sys.modules["pyqtgraph"].GraphicsView
+        for part in [*page.findChildren(graphics_view), page]:
+            if part is page or part.isVisibleTo(page):
+                later(self, functools.partial(self._paint_ahead, page, part))
+
+    def _paint_ahead(self, page: QWidget, part: QWidget) -> None:
+        if isValid(part) and self.stack.currentWidget() is not page and page.size() == self.stack.contentsRect().size():
+            part.grab()
 
     # -- construction ------------------------------------------------------------------------------------------
     def page(self, page_id: str) -> Any:  # Any: each page has its own methods (pages share only Page's)
@@ -136,7 +185,8 @@ class MainWindow(QMainWindow):
         return [self.page(page_id) for page_id in PAGE_IDS]
 
     def built_pages(self) -> list[Any]:
-        """The pages built so far (a page is built the first time it is shown), in navigation order."""
+        """The pages built so far (a page is built the first time it is shown, or hidden ahead: BUILT_AHEAD), in
+        navigation order."""
         return [self._built[page_id] for page_id in PAGE_IDS if page_id in self._built]
 
     def _build_page(self, page_id: str) -> Any:
@@ -357,9 +407,10 @@ class MainWindow(QMainWindow):
             self._switch_to(row)
 
     def _on_navigation(self, row: int) -> None:
-        """The user picked a page in the list. A page never shown is built in this turn and shown in the next:
-        building it and its first layout and paint together were one stall of 70-120 ms, each alone is under
-        50 ms (make bench), and the list shows the choice meanwhile."""
+        """The user picked a page in the list. A page not built yet (clicked before the idle turns built it:
+        BUILT_AHEAD) is built in this turn and shown in a later one, after the events and timers waiting: building
+        it and its first layout and paint together were one stall of 70-120 ms; the list shows the choice
+        meanwhile."""
         if not 0 <= row < len(PAGE_IDS):
             return
         built = PAGE_IDS[row] in self._built
@@ -367,7 +418,12 @@ class MainWindow(QMainWindow):
         if built or self._switch_now or not self.isVisible():
             self._switch_to(row)
         else:
-            QTimer.singleShot(0, self, lambda: self._switch_to(row) if self.navigation.currentRow() == row else None)
+            self._switch_row = row
+            self._switch_timer.start()  # a timer, not a posted call: the events and timers waiting run first
+
+    def _switch_later(self) -> None:
+        if self.navigation.currentRow() == self._switch_row:
+            self._switch_to(self._switch_row)
 
     def _switch_to(self, row: int) -> None:
         if 0 <= row < len(PAGE_IDS):
@@ -523,3 +579,10 @@ def _elide_middle(text: str, limit: int) -> str:
         return text
     half = (limit - 1) // 2
     return f"{text[:half]}…{text[-half:]}"
+
+
+def later(owner: QWidget, step: Any) -> None:
+    """desktop.shelf.later (imported when first needed: the window shows without it)."""
+    from desktop.shelf import later as shelf_later
+
+    shelf_later(owner, step)

@@ -704,7 +704,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/main_window.py" line="+266"/>
+        <location filename="../../desktop/main_window.py" line="+316"/>
         <location filename="../../desktop/selftest.py" line="+177"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
@@ -771,12 +771,12 @@
     </message>
     <message>
         <location line="+3"/>
-        <location line="+125"/>
+        <location line="+131"/>
         <source>GPU Advisor</source>
         <translation>GPU Advisor</translation>
     </message>
     <message>
-        <location line="-115"/>
+        <location line="-121"/>
         <source>Reading GPUs…</source>
         <translation>Чтение GPU…</translation>
     </message>
@@ -801,7 +801,7 @@
         <translation>База данных: {0}</translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+74"/>
         <source>unknown</source>
         <translation>неизвестно</translation>
     </message>
@@ -2330,6 +2330,26 @@ token</source>
     </message>
     <message>
         <location line="+5"/>
+        <source>{runtime} chosen, the most useful tokens/s that fits: {candidates}</source>
+        <translation>выбран {runtime}: больше всего полезных токенов/с из тех, что помещаются: {candidates}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{runtime} {need_bytes} per GPU, step {step_time_s}, {useful_tokens_per_s} useful tokens/s</source>
+        <translation>{runtime}: {need_bytes} на GPU, шаг {step_time_s}, {useful_tokens_per_s} полезных токенов/с</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{runtime} {need_bytes} per GPU, does not fit</source>
+        <translation>{runtime}: {need_bytes} на GPU, не помещается</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{runtime} cannot run this layout</source>
+        <translation>{runtime} не может выполнить эту раскладку</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>TIGHT: needs {need_bytes} of {memory_bytes}, inside the {headroom_percent}% headroom; {margin_bytes} left for the CUDA context, allocator and NCCL buffers</source>
         <translation>ВПРИТЫК: нужно {need_bytes} из {memory_bytes}, за счёт {headroom_percent}% запаса; на контекст CUDA, аллокатор и буферы NCCL остаётся {margin_bytes}</translation>
     </message>
@@ -2834,7 +2854,7 @@ token</source>
         <translation>стадия ZeRO должна быть 0, 1, 2 или 3, а получено {value}</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>{what} must be a whole number, got {value}</source>
         <translation>{what}: нужно целое число, а получено {value}</translation>
     </message>
@@ -2849,15 +2869,20 @@ token</source>
         <translation>{what}: нужно конечное число, а получено {value}</translation>
     </message>
     <message>
-        <location line="-63"/>
-        <location line="+64"/>
+        <location line="-64"/>
+        <location line="+65"/>
         <source>{what} {value} is absurdly large (limit {limit})</source>
         <translation>{what}: {value} — нелепо большое значение (предел {limit})</translation>
     </message>
     <message>
-        <location line="-5"/>
+        <location line="-6"/>
         <source>the {runtime} runtime cannot run this layout: {reason}</source>
         <translation>среда выполнения {runtime} не может выполнить эту раскладку: {reason}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the {runtime} runtime cannot run {task} training: {reason}</source>
+        <translation>среда выполнения {runtime} не может обучать {task}: {reason}</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -3335,7 +3360,7 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-322"/>
+        <location line="-323"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
@@ -3360,7 +3385,7 @@ token</source>
         <translation>{stages} × {gpu}, слоёв на ступень: {fewest}–{most}</translation>
     </message>
     <message>
-        <location filename="../../desktop/error_templates.py" line="+323"/>
+        <location filename="../../desktop/error_templates.py" line="+324"/>
         <source>{path}: cannot read ({kind}: {reason})</source>
         <translation>{path}: не удалось прочитать ({kind}: {reason})</translation>
     </message>
@@ -3510,12 +3535,12 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-510"/>
+        <location line="-511"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
-        <location filename="../../desktop/message_templates.py" line="-245"/>
+        <location filename="../../desktop/message_templates.py" line="-256"/>
         <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
     </message>
@@ -3555,7 +3580,7 @@ token</source>
         <translation>GPU с большим объёмом памяти</translation>
     </message>
     <message>
-        <location line="+57"/>
+        <location line="+68"/>
         <source>MISSES THE TARGETS: {missed}</source>
         <translation>НЕ ВЫПОЛНЯЕТ ЦЕЛИ: {missed}</translation>
     </message>
@@ -4790,7 +4815,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>все валюты</translation>
     </message>
     <message>
-        <location line="+67"/>
+        <location line="+72"/>
         <source>The quotes could not be read: {0}</source>
         <translation>Не удалось прочитать котировки: {0}</translation>
     </message>

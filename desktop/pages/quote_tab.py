@@ -162,7 +162,7 @@ class QuoteTab(QWidget):
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         # Column widths from the first rows only: measuring 1,000 rows of Python cells takes a visible pause.
-        self.table.horizontalHeader().setResizeContentsPrecision(60)
+        self.table.horizontalHeader().setResizeContentsPrecision(0)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
@@ -277,6 +277,11 @@ class QuoteTab(QWidget):
         kind = self.kind.name
 
         def load(progress: LoadProgress) -> tuple[Arranged, int]:
+            # what the derived columns' spot overheads need (QuotePricing.spot_overhead), imported here: on the GUI
+            # thread, with the first rows drawn, it was 60-130 ms of one stall
+            import planner.costs  # noqa: F401
+            import planner.scale  # noqa: F401
+
             return arranger(progress), version  # the store sorts and counts in SQL: ids, never rows
 
         self.page.loading_started(self)

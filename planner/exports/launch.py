@@ -394,9 +394,9 @@ def _vllm_pool_lines(option: PlanOption, context: int, dtype: str) -> list[str]:
 
 
 def _vllm_expert_parallel_lines(option: PlanOption, context: int, dtype: str, groups: int) -> list[str]:
-    """An expert-parallel plan: each group of ep GPUs is one vLLM engine with data-parallel attention over its
-    ep ranks and the experts split over them (--data-parallel-size ep --enable-expert-parallel; docs.vllm.ai,
-    Expert Parallel Deployment); max-num-seqs is per rank. Several groups on a node run side by side, each on its
+    """An expert-parallel plan: each group of ep ranks of tp GPUs is one vLLM engine with data-parallel attention
+    over its ep ranks and the experts split over all tp x ep GPUs (--tensor-parallel-size tp --data-parallel-size ep
+    --enable-expert-parallel; docs.vllm.ai, Expert Parallel Deployment); max-num-seqs is per rank. Several groups on a node run side by side, each on its
     own GPUs and port."""
     layout = option.layout
     per_rank = -(-(option.batch_per_replica or layout.micro_batch) // layout.ep)
@@ -408,7 +408,7 @@ def _vllm_expert_parallel_lines(option: PlanOption, context: int, dtype: str, gr
     width = layout.tp * layout.ep
     per_node = nodes_layout(option)[1]
     if width > per_node:
-        return _vllm_expert_parallel_across_nodes(serve, width // per_node, per_node, option.layout.dp)
+        return _vllm_expert_parallel_across_nodes(serve, width // per_node, per_node // layout.tp, option.layout.dp)
     if groups <= 1:
         return [f"    exec {serve}"]
     return [
@@ -424,8 +424,9 @@ def _vllm_expert_parallel_lines(option: PlanOption, context: int, dtype: str, gr
 
 def _vllm_expert_parallel_across_nodes(serve: str, nodes: int, per_node: int, groups: int) -> list[str]:
     """An expert-parallel group wider than a node: one vLLM engine over `nodes` nodes (docs.vllm.ai, Data Parallel
-    Deployment, multi-node): the first node of the group serves the API with its local ranks, the others run
-    headless from their start rank, all reaching the first over MASTER_ADDR's RPC port."""
+    Deployment, multi-node): the first node of the group serves the API with its local ranks (`per_node`
+    data-parallel ranks, each of tp GPUs), the others run headless from their start rank, all reaching the first
+    over MASTER_ADDR's RPC port."""
     lines = []
     if groups > 1:
         lines.append(

@@ -8,6 +8,7 @@ planner.perf.engines.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from planner.gpus import GpuSpec
@@ -46,11 +47,13 @@ from planner.perf.memory_ops import (
 class Replica:
     """One serving replica: the model over tp x pp GPUs, its weight format, KV element size and engine.
 
-    ep > 1 (MoE models, tp 1): one rank of an expert-parallel group of ep GPUs with data-parallel attention (vLLM
-    --data-parallel-size ep --enable-expert-parallel, SGLang --enable-dp-attention --ep-size): the rank keeps the
-    attention and dense weights whole and its own sequences' KV cache, and E / ep routed experts, which the
-    group's tokens reach through an all-to-all dispatch and combine per MoE layer. A step's figures are one
-    rank's (its own sequences); the group runs ep of them side by side."""
+    ep > 1 (MoE models): one rank of an expert-parallel group of ep data-parallel attention ranks, each of tp GPUs
+    (vLLM --tensor-parallel-size tp --data-parallel-size ep --enable-expert-parallel, whose expert-parallel size is
+    tp x ep; SGLang --enable-dp-attention --ep-size): the rank splits its attention and dense weights over its tp
+    GPUs and keeps its own sequences' KV cache; the routed experts are whole, E / (ep x tp) on each GPU of the group,
+    which the group's tokens reach through an all-to-all dispatch and combine per MoE layer (each GPU of a rank
+    dispatching 1 / tp of the rank's tokens). A step's figures are one rank's (its own sequences); the group runs
+    ep of them side by side."""
 
     model: ModelSpec
     gpu: GpuSpec
@@ -71,7 +74,15 @@ class Replica:
 
     @property
     def shape(self) -> LayerShape:
-        return layer_shape(self.model, self.tp, self.ep)
+        if self.ep <= 1 or self.tp <= 1:
+            return layer_shape(self.model, self.tp, self.ep)
+        split = layer_shape(self.model, self.tp, self.expert_gpus)  # routed experts whole under expert parallelism
+        return dataclasses.replace(split, expert_in=split.expert_in * self.tp, expert_out=split.expert_out * self.tp)
+
+    @property
+    def expert_gpus(self) -> int:
+        """GPUs the routed experts are split over: the expert-parallel group's ep ranks of tp GPUs (1: none)."""
+        return self.ep * self.tp if self.ep > 1 else 1
 
     @property
     def limits(self) -> tuple[int, int]:
@@ -102,9 +113,10 @@ def step_seconds(
     gemms = dense_layers * layer_gemms_seconds(
         shape, tokens, rates, share, kernel, moe=False, storage=storage, ridge=ridge
     )
-    if moe_layers:
+    if moe_layers:  # each GPU of a tp-wide expert-parallel rank routes 1 / tp of the rank's tokens
+        routed = 1.0 / replica.tp if replica.ep > 1 else 1.0
         gemms += moe_layers * layer_gemms_seconds(
-            shape, tokens, rates, share, kernel, moe=True, storage=storage, ridge=ridge
+            shape, tokens, rates, share, kernel, moe=True, storage=storage, ridge=ridge, expert_load=routed
         )
     prompts = prefill_tokens / prefill_prompt_len if prefill_prompt_len > 0 else 0.0
     logits_rows = decode_sequences + prompts
@@ -118,7 +130,7 @@ def step_seconds(
     per_token = layer_memory_bytes_per_token(shape, replica.tp, sequence_parallel=False)
     memory = model.layers * (tokens * per_token / rates.copy_bytes_per_s + memory_kernels * kernel)
     gpu = gemms + head + attention + memory + _tp_seconds(replica, tokens) + _pp_seconds(replica, tokens)
-    gpu += _ep_seconds(replica, tokens)
+    gpu += expert_alltoall_seconds(replica, tokens)
     return max(gpu, host_seconds(replica))
 
 
@@ -180,9 +192,9 @@ def _pp_seconds(replica: Replica, tokens: float) -> float:
     return (replica.pp - 1) * (message / link.bus_bytes_per_s + link.latency_s)
 
 
-def _ep_seconds(replica: Replica, tokens: float) -> float:
-    """An expert-parallel rank's all-to-alls: per MoE layer one dispatch of its tokens' hidden vectors (16-bit) to
-    the ranks holding their top-k experts and one combine back (planner.perf.expert_parallel: routing balanced,
+def expert_alltoall_seconds(replica: Replica, tokens: float) -> float:
+    """An expert-parallel rank's all-to-alls: per MoE layer one dispatch of its tokens' hidden vectors (16-bit; each
+    of its tp GPUs sends 1 / tp of them) to the GPUs holding their top-k experts and one combine back (planner.perf.expert_parallel: routing balanced,
     copies to other GPUs of the node over NVLink, to other nodes over the network). At decode sizes each is
     latency-bound, like the tensor-parallel all-reduces it replaces."""
     model = replica.model
@@ -191,11 +203,12 @@ def _ep_seconds(replica: Replica, tokens: float) -> float:
     network = replica.inter_node_bytes_per_s or DEFAULT_INTER_NODE_BYTES_PER_S
     per_node = replica.gpus_per_node or replica.gpu.gpus_per_node
     scale = replica.constants.latency_scale
-    nvlink = group_link(replica.gpu, replica.rates, min(replica.ep, per_node), min(replica.ep, per_node), per_node,
+    group = replica.expert_gpus
+    nvlink = group_link(replica.gpu, replica.rates, min(group, per_node), min(group, per_node), per_node,
                         network, scale)  # fmt: skip
-    across = group_link(replica.gpu, replica.rates, replica.ep, replica.ep, per_node, network, scale)
-    copies = traffic(model.experts, model.experts_per_token, replica.ep, replica.ep, per_node, False)
-    one = alltoall_seconds(model.hidden * 2.0, tokens, copies, nvlink, across)
+    across = group_link(replica.gpu, replica.rates, group, group, per_node, network, scale)
+    copies = traffic(model.experts, model.experts_per_token, group, group, per_node, False)
+    one = alltoall_seconds(model.hidden * 2.0, tokens / replica.tp, copies, nvlink, across)
     return 2 * model.moe_layers * one
 
 

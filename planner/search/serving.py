@@ -47,8 +47,9 @@ def fitting_sequences(
 
 
 def _memory_layout(tp: int, pp: int, ep: int, sequences: int = 1) -> Layout:
-    """The memory model's layout of one serving rank: ep > 1 is data-parallel attention over the ep ranks."""
-    return Layout(dp=ep, tp=tp, pp=pp, ep=ep, micro_batch=sequences)
+    """The memory model's layout of one serving rank: ep > 1 is data-parallel attention over ep ranks of tp GPUs,
+    the routed experts whole and split over all ep x tp GPUs (the memory model's expert-parallel degree)."""
+    return Layout(dp=ep, tp=tp, pp=pp, ep=ep * tp if ep > 1 else 1, micro_batch=sequences)
 
 
 def engine_breakdown(
@@ -97,24 +98,30 @@ class ServingSearch(GpuSearch):
 
     def layouts(self) -> list[tuple[int, int, int]]:
         """(tp, pp, ep): tensor x pipeline replicas, and for an MoE model on an engine with expert parallelism,
-        expert-parallel groups of ep GPUs (tp 1, pp 1, ep dividing the experts), inside a node or across nodes
-        (whole nodes: the all-to-all's copies to other nodes go over the network, planner.perf.expert_parallel)."""
+        expert-parallel groups of ep data-parallel attention ranks of tp GPUs each (pp 1; the tp x ep GPUs
+        dividing the experts), inside a node or across nodes (whole nodes: the all-to-all's copies to other nodes
+        go over the network, planner.perf.expert_parallel). A pinned ep without a pinned tp keeps tp 1."""
         tps = self.tensor_parallel_sizes() if self._pin("ep") in (None, 1) else []
         depths = powers_of_two(min(MAX_SERVING_PIPELINE, self.model.layers))
         pps = allowed("pp", depths, self.pinned, pinned_count)
         found = [(tp, pp, 1) for tp in tps for pp in pps if tp * pp <= self.max_gpus]
-        if self.model.is_moe and self.engine.expert_parallel and self._pin("tp") in (None, 1) \
-                and self._pin("pp") in (None, 1):  # fmt: skip
-            widest = min(self.model.experts, self.max_gpus)
-            sizes = [
-                e
-                for e in powers_of_two(widest)
-                if e > 1 and self.model.experts % e == 0 and (e <= self.per_node or e % self.per_node == 0)
-            ]
-            found += [
-                (1, 1, ep) for ep in allowed("ep", sizes, self.pinned, pinned_count) if ep <= self.max_gpus
-            ]
+        if self.model.is_moe and self.engine.expert_parallel and self._pin("pp") in (None, 1):
+            pinned_tp = self._pin("tp")
+            rank_tps = [pinned_tp] if pinned_tp else [1] if self._pin("ep") else self.tensor_parallel_sizes()
+            for tp in rank_tps:
+                found += [(tp, 1, ep) for ep in self._expert_ranks(tp)]
         return found
+
+    def _expert_ranks(self, tp: int) -> list[int]:
+        """Data-parallel attention ranks of tp GPUs an expert-parallel group may have: 2 or more, the group's
+        tp x ep GPUs dividing the experts, within a node or whole nodes, within the GPU limit."""
+        sizes = [
+            ep
+            for ep in powers_of_two(max(1, min(self.model.experts, self.max_gpus) // tp))
+            if ep > 1 and self.model.experts % (ep * tp) == 0
+            and (ep * tp <= self.per_node or (ep * tp) % self.per_node == 0)
+        ]
+        return [ep for ep in allowed("ep", sizes, self.pinned, pinned_count) if ep * tp <= self.max_gpus]
 
     def _pin(self, name: str) -> int | None:
         return pinned_count(self.pinned[name]) if name in self.pinned else None

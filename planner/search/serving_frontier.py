@@ -21,7 +21,7 @@ from planner.search.types import Constraints, Workload
 
 @dataclass(frozen=True, slots=True)
 class FrontierPoint:
-    """One replica layout at one load: tp GPUs (or an expert-parallel group of ep) decoding `users` sequences at
+    """One replica layout at one load: tp GPUs (or an expert-parallel group of ep ranks of tp GPUs) decoding `users` sequences at
     once (closed loop).
 
     tokens_per_s_per_gpu: output tokens per second of the replica over its tp GPUs; per_user_tokens_per_s:
@@ -39,8 +39,10 @@ class FrontierPoint:
 
     @property
     def label(self) -> str:
-        """The layout's line: "TP 2" or "EP 8"."""
-        return f"EP {self.ep}" if self.ep > 1 else f"TP {self.tp}"
+        """The layout's line: "TP 2", "EP 8", or "EP 4 x TP 2" (4 data-parallel attention ranks of 2 GPUs)."""
+        if self.ep > 1:
+            return f"EP {self.ep} x TP {self.tp}" if self.tp > 1 else f"EP {self.ep}"
+        return f"TP {self.tp}"
 
 
 def serving_frontier(

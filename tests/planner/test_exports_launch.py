@@ -293,7 +293,7 @@ def test_an_expert_group_across_two_nodes_starts_one_vllm_engine_over_both(tmp_p
     )
     result = plan(get_preset("deepseek-v3"), workload, [get_gpu("h100-sxm")], Constraints(max_gpus=32),
                   rank_by="cost", top=50)  # fmt: skip
-    option = next(o for o in result.options if o.layout.ep == 16)
+    option = next(o for o in result.options if o.layout.ep == 16 and o.layout.tp == 1)
     inputs = ExportInputs(task="inference", model_spec=get_preset("deepseek-v3"), seq_len=6000)
     export_plan(result, option, tmp_path / "out", inputs)
     script = tmp_path / "out" / "launch.sh"
@@ -308,6 +308,35 @@ def test_an_expert_group_across_two_nodes_starts_one_vllm_engine_over_both(tmp_p
         assert {word for word in argv if word.startswith("-")} <= VLLM_SERVE_OPTIONS | VLLM_MULTI_NODE_OPTIONS
     assert "--headless" not in runs[0] and "--data-parallel-start-rank" not in runs[0]
     assert "--headless" in runs[1] and runs[1][runs[1].index("--data-parallel-start-rank") + 1] == "8"
+
+
+def test_tensor_parallel_ranks_of_an_expert_group_across_two_nodes_start_four_local_ranks_a_node(tmp_path):
+    # TP 2 inside an expert group of 8 data-parallel ranks (16 GPUs, 2 nodes): vLLM --tensor-parallel-size 2
+    # --data-parallel-size 8 --enable-expert-parallel; each 8-GPU node holds 4 ranks of 2 GPUs, so the first node
+    # serves with --data-parallel-size-local 4 and the second starts headless at rank 4 (docs.vllm.ai, Data
+    # Parallel Deployment: local size and start rank count data-parallel ranks, not GPUs).
+    from planner.gpus import get_gpu
+    from planner.search import plan
+    from planner.search.types import Constraints, Workload
+
+    workload = Workload(
+        task="inference", precision="fp8", seq_len=5000, output_len=1000, concurrent_users=256
+    )
+    result = plan(get_preset("deepseek-v3"), workload, [get_gpu("h100-sxm")],
+                  Constraints(max_gpus=16, pinned={"tp": 2, "ep": 8}), rank_by="cost", top=50)  # fmt: skip
+    option = next(o for o in result.options if (o.layout.tp, o.layout.ep) == (2, 8))
+    assert option.gpus == 16 and option.nodes == 2
+    inputs = ExportInputs(task="inference", model_spec=get_preset("deepseek-v3"), seq_len=6000)
+    export_plan(result, option, tmp_path / "out", inputs)
+    env = fake_tools(tmp_path / "bin")
+    runs = [json.loads(run_script(tmp_path / "out" / "launch.sh", env, NODE_RANK=rank, MASTER_ADDR="10.0.0.1",
+                                  MODEL="deepseek-ai/DeepSeek-V3").stdout) for rank in ("0", "1")]  # fmt: skip
+    for argv in runs:
+        assert argv[argv.index("--tensor-parallel-size") + 1] == "2"
+        assert argv[argv.index("--data-parallel-size") + 1] == "8"
+        assert argv[argv.index("--data-parallel-size-local") + 1] == "4"
+        assert {word for word in argv if word.startswith("-")} <= VLLM_SERVE_OPTIONS | VLLM_MULTI_NODE_OPTIONS
+    assert runs[1][runs[1].index("--data-parallel-start-rank") + 1] == "4"
 
 
 def test_a_quantized_serving_plan_says_which_checkpoint_it_needs():

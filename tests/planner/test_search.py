@@ -161,8 +161,8 @@ def test_serving_that_fits_but_needs_more_gpus_shows_the_closest_and_what_would_
     # 730 tokens/s (less with its 3,840-token prompts) and 64 GPUs (4 replicas) under 2,900, short of 5,000: it
     # fits, but it needs more GPUs. The options within 64 GPUs are still shown, marked as missing, closest first,
     # and the advice names a count that meets the target, planned again at that count. (Expert parallel is pinned
-    # off: an EP 16 rank holds 2 x (17.1 + 654 / 16) = 116 GB and reads only that, so EP groups over two nodes meet
-    # the target within 64 GPUs, as the last lines check.)
+    # off: an EP 16 rank holds 2 x (17.1 + 654 / 16) = 116 GB and reads only that, so EP groups over two nodes (of
+    # TP 1 ranks, or of TP 2..8 ranks splitting the rest) meet the target within 64 GPUs, as the last lines check.)
     result = plan(get_preset("deepseek-v3"), Workload(task="inference", tokens_per_second=5000),
                   [get_gpu("h200-sxm")], Constraints(max_gpus=64, pinned={"ep": 1}))  # fmt: skip
     assert result.options and all(option.misses_targets for option in result.options)
@@ -180,10 +180,12 @@ def test_serving_that_fits_but_needs_more_gpus_shows_the_closest_and_what_would_
     assert checked.options[0].tokens_per_s >= 5000
     expert_parallel = plan(get_preset("deepseek-v3"), Workload(task="inference", tokens_per_second=5000),
                            [get_gpu("h200-sxm")], Constraints(max_gpus=64)).options[0]  # fmt: skip
-    assert expert_parallel.layout.ep >= 16 and not expert_parallel.misses_targets
+    tp, ep = expert_parallel.layout.tp, expert_parallel.layout.ep
+    assert ep > 1 and tp * ep >= 16 and not expert_parallel.misses_targets  # an expert group over 2+ nodes
     assert expert_parallel.gpus <= 64 and expert_parallel.tokens_per_s >= 5000
-    per_rank = 2 * ((671.03e9 - 653.9e9) + 653.9e9 / expert_parallel.layout.ep)
-    assert expert_parallel.memory.weights.bytes == pytest.approx(per_rank, rel=0.04)
+    # per GPU: the non-expert weights over the rank's tp GPUs, the routed experts over the group's tp x ep
+    per_gpu = 2 * ((671.03e9 - 653.9e9) / tp + 653.9e9 / (tp * ep))
+    assert expert_parallel.memory.weights.bytes == pytest.approx(per_gpu, rel=0.04)
 
 
 def test_precision_gating_never_proposes_fp8_on_ampere():

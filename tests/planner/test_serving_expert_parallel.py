@@ -90,8 +90,8 @@ def test_an_expert_group_wider_than_a_node_holds_what_one_node_cannot():
     # 81.7 GB of routed experts, 98.9 GB, more than the GPU; at EP 16 over two nodes 17.1 + 40.9 = 58.0 GB.
     assert (TOTAL - ROUTED) + ROUTED / 8 > get_gpu("h100-sxm").memory_bytes
     options = deepseek_on_h100().options
-    assert not any(o.layout.ep == 8 for o in options)
-    ep16 = next(o for o in options if o.layout.ep == 16)
+    assert not any(o.layout.ep * o.layout.tp == 8 for o in options if o.layout.ep > 1)  # no 8-GPU expert group
+    ep16 = next(o for o in options if o.layout.ep == 16 and o.layout.tp == 1)
     assert ep16.gpus == 16 and ep16.nodes == 2 and ep16.layout.tp == 1
     assert ep16.memory.weights.bytes == pytest.approx((TOTAL - ROUTED) + ROUTED / 16, rel=0.04)
 
@@ -129,3 +129,28 @@ def test_a_request_rate_plan_counts_the_running_sequences_as_its_users():
                   Constraints(max_gpus=64, pinned={"tp": 8}))  # fmt: skip
     for option in result.options:
         assert option.concurrent_users == option.batch_per_replica
+
+
+def test_tensor_parallel_attention_inside_an_expert_group_splits_what_the_ranks_replicate():
+    # vLLM --tensor-parallel-size 2 --data-parallel-size 4 --enable-expert-parallel: 4 attention ranks of 2 GPUs,
+    # expert parallelism over all 8 (docs.vllm.ai, Expert Parallel Deployment: EP size = TP x DP). By hand per
+    # GPU: the 17.1 GB of non-expert weights halved, the 653.9 GB of routed experts in eighths (whole experts).
+    option = next(o for o in _deepseek(64, 8, tp=2, ep=4).options if (o.layout.tp, o.layout.ep) == (2, 4))
+    assert option.gpus == 8
+    assert option.memory.weights.bytes == pytest.approx((TOTAL - ROUTED) / 2 + ROUTED / 8, rel=0.05)
+    # A GPU of a TP 2 rank holds the same 32 of the 256 routed experts as a GPU of TP 1 x EP 8, and with the group's
+    # 256 decode tokens either way (4 ranks x 64 vs 8 x 32) it dispatches the same 32 tokens: the same all-to-all
+    # and expert GEMMs. What differs is small and pulls both ways (half the non-expert weights read; MLA's latent
+    # of all 64 of its rank's sequences read, vLLM replicating it under tensor parallelism; the rank's
+    # all-reduces): the steps agree within 10 %.
+    model, gpu = get_preset("deepseek-v3"), get_gpu("h200")
+    rates, fmt = perf.device_rates(gpu, "fp8"), perf.weight_format("fp8", "fp8")
+    tp2 = perf.Replica(model=model, gpu=gpu, rates=rates, tp=2, ep=4, weights=fmt, kv_bytes=1.0)
+    tp1 = perf.Replica(model=model, gpu=gpu, rates=rates, tp=1, ep=8, weights=fmt, kv_bytes=1.0)
+    assert tp2.shape.experts_local == tp1.shape.experts_local == 32
+    assert tp2.shape.expert_in == tp1.shape.expert_in  # whole experts: not split by the rank's tp
+    assert tp2.shape.attn_in == pytest.approx(tp1.shape.attn_in / 2)
+    from planner.perf.serving import expert_alltoall_seconds
+
+    assert expert_alltoall_seconds(tp2, 64) == pytest.approx(expert_alltoall_seconds(tp1, 32))
+    assert perf.step_seconds(tp2, 64, 64 * 2000) == pytest.approx(perf.step_seconds(tp1, 32, 32 * 2000), rel=0.1)
