@@ -414,6 +414,7 @@ ERROR_TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text 
     "error.unknown_choice": QT_TRANSLATE_NOOP("PlannerMessages", "unknown {what} {text}; choose one of: {choices}"),
     "error.zero_stage": QT_TRANSLATE_NOOP("PlannerMessages", "ZeRO stage must be 0, 1, 2 or 3, got {value}"),
     "error.runtime_refused": QT_TRANSLATE_NOOP("PlannerMessages", "the {runtime} runtime cannot run this layout: {reason}"),
+    "error.runtime_refuses_task": QT_TRANSLATE_NOOP("PlannerMessages", "the {runtime} runtime cannot run {task} training: {reason}"),
     "error.no_runtime": QT_TRANSLATE_NOOP("PlannerMessages", "no runtime runs this training layout ({reasons})"),
     "error.must_be_whole": QT_TRANSLATE_NOOP("PlannerMessages", "{what} must be a whole number, got {value}"),
     "error.must_be_positive": QT_TRANSLATE_NOOP("PlannerMessages", "{what} must be positive, got {value}"),

@@ -133,6 +133,17 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
         "global batch {effective_batch} sequences (dp {dp} x micro-batch {micro_batch} x {accumulation_steps} "
         "accumulation steps), not {global_batch}",
     ),
+    "option.runtime_choice": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "{runtime} chosen, the most useful tokens/s that fits: {candidates}"
+    ),
+    "option.runtime_candidate": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "{runtime} {need_bytes} per GPU, step {step_time_s}, {useful_tokens_per_s} useful tokens/s",
+    ),
+    "option.runtime_candidate_too_big": QT_TRANSLATE_NOOP(
+        "PlannerMessages", "{runtime} {need_bytes} per GPU, does not fit"
+    ),
+    "option.runtime_candidate_refused": QT_TRANSLATE_NOOP("PlannerMessages", "{runtime} cannot run this layout"),
     "option.tight_headroom": QT_TRANSLATE_NOOP(
         "PlannerMessages",
         "TIGHT: needs {need_bytes} of {memory_bytes}, inside the {headroom_percent}% headroom; "

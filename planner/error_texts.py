@@ -12,6 +12,7 @@ ERROR_TEXTS: Mapping[str, str] = MappingProxyType({
     "error.unknown_choice": "unknown {what} {text!r}; choose one of: {choices}",
     "error.zero_stage": "ZeRO stage must be 0, 1, 2 or 3, got {value!r}",
     "error.runtime_refused": "the {runtime} runtime cannot run this layout: {reason}",
+    "error.runtime_refuses_task": "the {runtime} runtime cannot run {task} training: {reason}",
     "error.no_runtime": "no runtime runs this training layout ({reasons})",
     "error.must_be_whole": "{what} must be a whole number, got {value!r}",
     "error.must_be_positive": "{what} must be positive, got {value:number}",

@@ -157,6 +157,13 @@ TEXTS: Mapping[str, str] = MappingProxyType({
         "TIGHT: needs {need_bytes:bytes} of {memory_bytes:bytes}, inside the {headroom_percent:.0f}% headroom; "
         "{margin_bytes:bytes} left for the CUDA context, allocator and NCCL buffers"
     ),
+    "option.runtime_choice": "{runtime} chosen, the most useful tokens/s that fits: {candidates:clauses}",
+    "option.runtime_candidate": (
+        "{runtime} {need_bytes:bytes} per GPU, step {step_time_s:duration}, {useful_tokens_per_s:,.0f} useful "
+        "tokens/s"
+    ),
+    "option.runtime_candidate_too_big": "{runtime} {need_bytes:bytes} per GPU, does not fit",
+    "option.runtime_candidate_refused": "{runtime} cannot run this layout",
     "option.decode_memory_bound": "decode is memory bandwidth-bound at batch {batch}",
     "option.decode_compute_bound": "decode is compute-bound at batch {batch}",
     "option.misses_target": "misses the {target_tokens_per_second:g} tokens/s target",

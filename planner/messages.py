@@ -16,6 +16,7 @@ spec written in the English template:
     {strategy:label}     planner.layout_text.layout_label ("ZeRO-1, TP 8, DP 4, micro-batch 1")
     {wall_time_s:days}   days, one decimal ("12.3")
     {ttft_s:ms}          milliseconds, three significant figures ("412 ms", "4.97 ms")
+    {step_time_s:duration} seconds for people: "2.03 min", "8.33 s" (format_duration)
     {ideas:clauses}      a tuple of Messages joined with "; "
     {parts:list}         a tuple of Messages joined with ", "
     {sentences:sentences} a tuple of Messages, each after a space
@@ -219,6 +220,7 @@ _SPECIAL_SPECS: dict[str, Callable[[Any], str]] = {
     "number": lambda value: f"{value:,}" if isinstance(value, int) else f"{value:g}",
     "days": lambda value: f"{value / 86400:.1f}",
     "gpus": lambda value: gpu_count(value),
+    "duration": format_duration,
     "ms": lambda value: f"{value * 1000:,.0f} ms" if value >= 0.1 else f"{value * 1000:.3g} ms",
     "clauses": lambda value: "; ".join(_english(item) for item in value),
     "list": lambda value: ", ".join(_english(item) for item in value),

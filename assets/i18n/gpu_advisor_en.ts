@@ -144,7 +144,7 @@
 <context>
     <name>RentBuyPage</name>
     <message numerus="yes">
-        <location filename="../../desktop/pages/rent_buy.py" line="+564"/>
+        <location filename="../../desktop/pages/rent_buy.py" line="+567"/>
         <source>median of %n spot quote(s)</source>
         <translation>
             <numerusform>median of %n spot quote</numerusform>

@@ -4,7 +4,7 @@
 <context>
     <name>AppContext</name>
     <message>
-        <location filename="../../desktop/context.py" line="+294"/>
+        <location filename="../../desktop/context.py" line="+342"/>
         <location filename="../../desktop/quote_pricing.py" line="+87"/>
         <source>No exchange rate for {0} → {1}: set one in Settings (Exchange rates).</source>
         <translation>Нет курса {0} → {1}: задайте его в «Настройках» (Курсы валют).</translation>
@@ -613,7 +613,7 @@
 <context>
     <name>HardwarePanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="+575"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="+576"/>
         <source>4. Hardware</source>
         <translation>4. Оборудование</translation>
     </message>
@@ -704,7 +704,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/main_window.py" line="+250"/>
+        <location filename="../../desktop/main_window.py" line="+266"/>
         <location filename="../../desktop/selftest.py" line="+177"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
@@ -771,12 +771,12 @@
     </message>
     <message>
         <location line="+3"/>
-        <location line="+98"/>
+        <location line="+125"/>
         <source>GPU Advisor</source>
         <translation>GPU Advisor</translation>
     </message>
     <message>
-        <location line="-88"/>
+        <location line="-115"/>
         <source>Reading GPUs…</source>
         <translation>Чтение GPU…</translation>
     </message>
@@ -791,7 +791,7 @@
         <translation>Нет GPU NVIDIA</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+14"/>
         <source>Temporary database (nothing is kept)</source>
         <translation>Временная база данных (ничего не сохраняется)</translation>
     </message>
@@ -801,7 +801,7 @@
         <translation>База данных: {0}</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+68"/>
         <source>unknown</source>
         <translation>неизвестно</translation>
     </message>
@@ -856,7 +856,7 @@
         <translation>О программе GPU Advisor</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+7"/>
         <source>Database not opened</source>
         <translation>База данных не открыта</translation>
     </message>
@@ -880,7 +880,7 @@ GPU Advisor работает с временной базой; всё, что в
 <context>
     <name>ModelPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_inputs.py" line="-310"/>
+        <location filename="../../desktop/pages/plan_inputs.py" line="-311"/>
         <source>2. Model</source>
         <translation>2. Модель</translation>
     </message>
@@ -1139,7 +1139,7 @@ GPU Advisor работает с временной базой; всё, что в
         <translation>доступно {0} из {1}</translation>
     </message>
     <message>
-        <location line="+111"/>
+        <location line="+116"/>
         <source>hours</source>
         <translation>часы</translation>
     </message>
@@ -1391,7 +1391,7 @@ token</source>
 <context>
     <name>PlanPage</name>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="+268"/>
+        <location filename="../../desktop/pages/plan.py" line="+269"/>
         <source>Guided</source>
         <translation>Пошагово</translation>
     </message>
@@ -1456,7 +1456,7 @@ token</source>
         <translation>Записать report.md, report.pdf, ds_config.json, accelerate_config.yaml, launch.sh и options.csv</translation>
     </message>
     <message>
-        <location line="+74"/>
+        <location line="+76"/>
         <source>Step {0} of {1}</source>
         <translation>Шаг {0} из {1}</translation>
     </message>
@@ -1561,7 +1561,7 @@ token</source>
         <translation>Варианты, скрытые вашими ограничениями: {0}.</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-316"/>
+        <location filename="../../desktop/pages/plan.py" line="-318"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; &amp;Назад</translation>
     </message>
@@ -1571,7 +1571,7 @@ token</source>
         <translation>Предыдущий вопрос (Alt+Н)</translation>
     </message>
     <message>
-        <location line="+64"/>
+        <location line="+66"/>
         <source>See the &amp;advice</source>
         <translation>&amp;К советам</translation>
     </message>
@@ -1700,12 +1700,12 @@ token</source>
         <translation>не выбран ни один помещающийся вариант: меняйте входные данные, пока какой-нибудь не поместится, затем экспортируйте его</translation>
     </message>
     <message>
-        <location filename="../../desktop/pages/plan.py" line="-85"/>
+        <location filename="../../desktop/pages/plan.py" line="-87"/>
         <source>Every input on one page, and the strategy fields you may pin</source>
         <translation>Все входные данные на одной странице и поля стратегии, которые можно закрепить</translation>
     </message>
     <message>
-        <location line="+293"/>
+        <location line="+295"/>
         <source>Nothing fits: no times or costs to draw</source>
         <translation>Ничего не помещается: нечего показать по времени и стоимости</translation>
     </message>
@@ -2140,7 +2140,7 @@ token</source>
 <context>
     <name>PlanRequest</name>
     <message>
-        <location filename="../../desktop/plan_request.py" line="+116"/>
+        <location filename="../../desktop/plan_request.py" line="+119"/>
         <source>{0} · {1} · {2}/GPU-h · {3}</source>
         <translation>{0} · {1} · {2}/GPU-ч · {3}</translation>
     </message>
@@ -2325,6 +2325,26 @@ token</source>
     </message>
     <message>
         <location line="+5"/>
+        <source>{runtime} chosen, the most useful tokens/s that fits: {candidates}</source>
+        <translation>выбран {runtime}: больше всего полезных токенов/с из тех, что помещаются: {candidates}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{runtime} {need_bytes} per GPU, step {step_time_s}, {useful_tokens_per_s} useful tokens/s</source>
+        <translation>{runtime}: {need_bytes} на GPU, шаг {step_time_s}, {useful_tokens_per_s} полезных токенов/с</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{runtime} {need_bytes} per GPU, does not fit</source>
+        <translation>{runtime}: {need_bytes} на GPU, не помещается</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{runtime} cannot run this layout</source>
+        <translation>{runtime} не может выполнить эту раскладку</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>TIGHT: needs {need_bytes} of {memory_bytes}, inside the {headroom_percent}% headroom; {margin_bytes} left for the CUDA context, allocator and NCCL buffers</source>
         <translation>ВПРИТЫК: нужно {need_bytes} из {memory_bytes}, за счёт {headroom_percent}% запаса; на контекст CUDA, аллокатор и буферы NCCL остаётся {margin_bytes}</translation>
     </message>
@@ -2814,7 +2834,7 @@ token</source>
         <translation>стадия ZeRO должна быть 0, 1, 2 или 3, а получено {value}</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>{what} must be a whole number, got {value}</source>
         <translation>{what}: нужно целое число, а получено {value}</translation>
     </message>
@@ -2829,15 +2849,20 @@ token</source>
         <translation>{what}: нужно конечное число, а получено {value}</translation>
     </message>
     <message>
-        <location line="-63"/>
-        <location line="+64"/>
+        <location line="-64"/>
+        <location line="+65"/>
         <source>{what} {value} is absurdly large (limit {limit})</source>
         <translation>{what}: {value} — нелепо большое значение (предел {limit})</translation>
     </message>
     <message>
-        <location line="-5"/>
+        <location line="-6"/>
         <source>the {runtime} runtime cannot run this layout: {reason}</source>
         <translation>среда выполнения {runtime} не может выполнить эту раскладку: {reason}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the {runtime} runtime cannot run {task} training: {reason}</source>
+        <translation>среда выполнения {runtime} не может обучать {task}: {reason}</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -3315,7 +3340,7 @@ token</source>
         <translation>{path}: {size} байт — слишком много для config.json</translation>
     </message>
     <message>
-        <location line="-322"/>
+        <location line="-323"/>
         <source>{path}: no such file</source>
         <translation>{path}: файл не найден</translation>
     </message>
@@ -3340,7 +3365,7 @@ token</source>
         <translation>{stages} × {gpu}, слоёв на ступень: {fewest}–{most}</translation>
     </message>
     <message>
-        <location filename="../../desktop/error_templates.py" line="+323"/>
+        <location filename="../../desktop/error_templates.py" line="+324"/>
         <source>{path}: cannot read ({kind}: {reason})</source>
         <translation>{path}: не удалось прочитать ({kind}: {reason})</translation>
     </message>
@@ -3490,12 +3515,12 @@ token</source>
         <translation>--years должно быть не меньше месяца (0,1)</translation>
     </message>
     <message>
-        <location line="-510"/>
+        <location line="-511"/>
         <source>sequence length and batch must be at least 1</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
-        <location filename="../../desktop/message_templates.py" line="-230"/>
+        <location filename="../../desktop/message_templates.py" line="-241"/>
         <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
     </message>
@@ -3535,7 +3560,7 @@ token</source>
         <translation>GPU с большим объёмом памяти</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+53"/>
         <source>MISSES THE TARGETS: {missed}</source>
         <translation>НЕ ВЫПОЛНЯЕТ ЦЕЛИ: {missed}</translation>
     </message>
@@ -5049,7 +5074,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>Не указано: берётся типичная частота провайдера, {0} прерываний на инстанс-час (верхний диапазон AWS Spot Instance Advisor: более 20% инстансов прерываются за месяц)</translation>
     </message>
     <message>
-        <location filename="../../desktop/qmodels/quotes.py" line="+416"/>
+        <location filename="../../desktop/qmodels/quotes.py" line="+423"/>
         <source>Reference price shipped with GPU Advisor (read-only; duplicate it to edit): {0}</source>
         <translation>Справочная цена из поставки GPU Advisor (только чтение; чтобы изменить, продублируйте её): {0}</translation>
     </message>
@@ -5281,7 +5306,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>частота прерываний спотовых узлов должна быть числом прерываний на узло-час (0,02), получено «{0}»</translation>
     </message>
     <message>
-        <location line="+218"/>
+        <location line="+220"/>
         <source>Use</source>
         <translation>Использование</translation>
     </message>
@@ -5551,7 +5576,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>мин</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+28"/>
         <location line="+1"/>
         <location line="+1"/>
         <source>/GPU-h</source>
@@ -5912,7 +5937,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
 <context>
     <name>ResultsPanel</name>
     <message>
-        <location filename="../../desktop/pages/plan_results.py" line="+134"/>
+        <location filename="../../desktop/pages/plan_results.py" line="+153"/>
         <source>Advice</source>
         <translation>Советы</translation>
     </message>

@@ -30,7 +30,8 @@ def _duration(seconds: float | None) -> str:
 def print_result(result: PlanResult, workload: Workload, notes: list[str]) -> None:
     training = workload.is_training
     step_name = "step" if training else "per token"
-    print(f"{'#':>2}  {'GPUs':>5} {'GPU':<14} {'strategy':<58} {'memory/GPU':>11} {step_name:>9} "
+    runtime_head = f" {'runtime':<10}" if training else ""
+    print(f"{'#':>2}  {'GPUs':>5} {'GPU':<14} {'strategy':<58}{runtime_head} {'memory/GPU':>11} {step_name:>9} "
           f"{'tokens/s':>11} {'wall':>10} {'GPU-h':>9} {'cost':>12}  confidence")  # fmt: skip
     for rank, option in enumerate(result.options, 1):
         layout = option.layout
@@ -39,8 +40,9 @@ def print_result(result: PlanResult, workload: Workload, notes: list[str]) -> No
         if option.cost is None and option.cost_per_million_tokens is not None:
             cost = f"{format_money(option.cost_per_million_tokens)}/1M tok"
         hours = f"{option.gpu_hours:,.0f}" if option.gpu_hours is not None else "-"
+        runtime = f" {option.runtime or '-':<10}" if training else ""
         print(
-            f"{rank:>2}  {option.gpus:>5} {option.gpu.id:<14} {label:<58.58} "
+            f"{rank:>2}  {option.gpus:>5} {option.gpu.id:<14} {label:<58.58}{runtime} "
             f"{format_bytes(option.memory.total_bytes):>11} {_duration(option.step_time_s):>9} "
             f"{option.tokens_per_s:>11,.0f} {_duration(option.wall_time_s):>10} {hours:>9} {cost:>12}  "
             f"{option.confidence}"
@@ -84,6 +86,7 @@ def option_details(option: PlanOption) -> list[str]:
     lines.extend(note.text for note in option.note_messages if note.code == "option.tight_headroom")
     if option.runtime is not None:
         lines.append(f"runtime {option.runtime}: {runtime_framework(option.runtime)}")
+        lines.extend(note.text for note in option.note_messages if note.code == "option.runtime_choice")
     if option.mfu is not None:
         lines.append(f"MFU {option.mfu:.0%} of the dense peak")
     if option.goodput is not None:

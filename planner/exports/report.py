@@ -130,6 +130,9 @@ def _chosen_section(option: PlanOption, inputs: ExportInputs) -> Section:
         rows.insert(4, ("Gradient accumulation", f"{gradient_accumulation_steps(option, inputs)} step(s)"))
         if option.runtime is not None:  # whose memory layout the figures count, and what launch.sh runs first
             rows.insert(3, ("Runtime", f"{option.runtime}: {runtime_framework(option.runtime)}"))
+            choice = [note.text for note in option.note_messages if note.code == "option.runtime_choice"]
+            if choice:  # every runtime the planner weighed for this layout (planner.search.training_runtime)
+                rows.insert(4, ("Runtimes weighed", choice[0]))
         rows += [
             ("Wall time", banded(format_duration(option.wall_time_s))),
             ("GPU-hours", banded(_number(option.gpu_hours, "GPU-h", 0))),

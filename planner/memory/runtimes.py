@@ -12,7 +12,8 @@ The rules come from the frameworks' own sources (the versions planner.exports.ru
 
 The search's choice where none is pinned: DDP for plain data parallel (what the memory model has always counted
 for ZeRO-0: autocast), DeepSpeed for whatever else it runs (train.py's default runner), torchtitan for the
-rest (pipeline parallel, AutoEP without a preset). FSDP2 alone is chosen only when pinned.
+rest (pipeline parallel, AutoEP without a preset). The training search then weighs the other runtimes that can
+run its chosen layouts (candidate_runtimes; planner.search.training_runtime) and keeps the best that fits.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def ddp_refusal(tp: int, pp: int, ep: int, zero: int, offload: str) -> str:
 def torchtitan_refusal(offload: str, task: str) -> str:
     """Why torchtitan cannot run the layout ("" where it can)."""
     if Task(task).is_adapter:
-        return "torchtitan trains full models, not LoRA / QLoRA adapters"
+        return _TORCHTITAN_ADAPTERS
     if offload == Offload.OPTIMIZER:
         return (
             "torchtitan's CPU offload moves parameters, gradients and optimizer state together; it has no "
@@ -75,10 +76,24 @@ def torchtitan_refusal(offload: str, task: str) -> str:
     return ""
 
 
+_FSDP2_QLORA = "train.py's FSDP2 runner does not shard bitsandbytes 4-bit weights (QLoRA)"
+_TORCHTITAN_ADAPTERS = "torchtitan trains full models, not LoRA / QLoRA adapters"
+
+
+def task_refusal(runtime: str, task: str) -> str:
+    """Why `runtime` cannot run any layout of `task` ("" where some layout may run): the plan refuses such a
+    pinned pair up front, in one line, rather than searching layouts none of which it could export."""
+    if runtime == Runtime.FSDP2 and task == Task.QLORA:
+        return _FSDP2_QLORA
+    if runtime == Runtime.TORCHTITAN and Task(task).is_adapter:
+        return _TORCHTITAN_ADAPTERS
+    return ""
+
+
 def fsdp2_refusal(tp: int, pp: int, ep: int, zero: int, offload: str, task: str) -> str:
     """Why FSDP2 alone (fully_shard, no model parallelism) cannot run the layout ("" where it can)."""
     if task == Task.QLORA:
-        return "train.py's FSDP2 runner does not shard bitsandbytes 4-bit weights (QLoRA)"
+        return _FSDP2_QLORA
     if tp > 1 or pp > 1 or ep > 1:
         return "FSDP2 alone shards data parallel only; TP, PP and EP plans run in torchtitan"
     if zero < 2:
@@ -119,6 +134,35 @@ def chosen_runtime(
         if not runtime_refusal(runtime, task, tp, pp, ep, zero, offload, family):
             return runtime
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def candidate_runtimes(
+    task: str, tp: int, pp: int, ep: int, zero: int, offload: str, family: str | None
+) -> tuple[Runtime, ...]:
+    """The runtimes the training search weighs for a layout where none is pinned (planner.search.
+    training_runtime), the default (chosen_runtime) first: beside it, each other runtime that can run the layout
+    and whose exported step peaks as planned for such layouts (tests/exports/test_peak_as_planned.py): FSDP2 for
+    ZeRO-2/3 data parallel (full training and LoRA), and torchtitan for tensor / expert parallel layouts that
+    DeepSpeed runs (torchtitan cannot step on a CPU, so its peak is not measured, but its FSDP2 units and
+    Megatron-style weights are the ones measured and traced; for data parallel alone FSDP2 is the same
+    fully_shard and is weighed instead). DeepSpeed's ZeRO-0 is not weighed against DDP: its exported step
+    measured 262.8 MB against 236.6 MB planned (0.900, at the 10% edge; tests/exports' 13M Llama, 2 ranks).
+    Empty where no runtime can run the layout, or for inference."""
+    default = chosen_runtime(None, task, tp, pp, ep, zero, offload, family)
+    if default is None:
+        return ()
+    found = [default]
+    model_parallel = tp > 1 or pp > 1 or ep > 1
+    for runtime in (Runtime.DEEPSPEED, Runtime.FSDP2, Runtime.TORCHTITAN):
+        if runtime in found or runtime_refusal(runtime, task, tp, pp, ep, zero, offload, family):
+            continue
+        if runtime == Runtime.DEEPSPEED and default == Runtime.DDP:
+            continue
+        if runtime == Runtime.TORCHTITAN and not model_parallel:
+            continue
+        found.append(runtime)
+    return tuple(found)
 
 
 def no_runtime_reason(

@@ -26,7 +26,7 @@ from planner.perf import ModelNumbers, Rates, weight_format
 from planner.scale import Goodput, JobFailures, checkpoint_bytes
 from planner.search.enumeration import allowed, pinned_count, powers_of_two
 from planner.search.types import Constraints, Excluded, PlanOption, Workload
-from planner.vocabulary import Layout, Precision, Task
+from planner.vocabulary import Layout, Precision, Runtime, Task
 
 # (zero, offload, recompute, micro_batch, dps) -> each dp's total (SearchMemory.layout_totals)
 LayoutTotals = Callable[[int, str, str, int, Sequence[int]], list[int | None]]
@@ -65,8 +65,10 @@ class SearchMemory:
             te_fp8_inputs=te_fp8_inputs,
         )
         self._sequence_parallel = workload.task.is_training
-        self._breakdowns: dict[tuple[Layout, int | None], MemoryBreakdown | None] = {}
-        self._totals: dict[tuple[bool, int | None, int], MemoryTotals] = {}
+        self._breakdowns: dict[tuple[Layout, int | None, Runtime | None], MemoryBreakdown | None] = {}
+        self._totals: dict[tuple[bool, int | None, int, Runtime | None], MemoryTotals] = {}
+        # the configs of a runtime other than the base's (the runtimes an option's layout is weighed in)
+        self._runtime_configs: dict[tuple[MemoryConfig, Runtime], MemoryConfig] = {}
         self._shared_shapes = (
             SharedShapes()
         )  # the configs differ only in sequence parallel and in-flight batches
@@ -82,12 +84,20 @@ class SearchMemory:
         # the call.
         self.shared_by_gpu_types: dict[tuple[object, ...], object] = {}
 
-    def config(self, layout: Layout) -> MemoryConfig:
-        """The MemoryConfig this search estimates `layout` with."""
-        return with_layout(self._config(layout), layout)
+    def config(self, layout: Layout, runtime: Runtime | None = None) -> MemoryConfig:
+        """The MemoryConfig this search estimates `layout` with (in `runtime` where given, else the workload's
+        pinned one or, with none, the one chosen per layout: planner.memory.runtimes)."""
+        return with_layout(self._config(layout, runtime), layout)
 
-    def _config(self, layout: Layout) -> MemoryConfig:
-        return self._config_of(layout.tp, layout.pp, layout.virtual_stages)
+    def _config(self, layout: Layout, runtime: Runtime | None = None) -> MemoryConfig:
+        config = self._config_of(layout.tp, layout.pp, layout.virtual_stages)
+        if runtime is None or runtime == config.runtime:
+            return config
+        key = (config, runtime)
+        found = self._runtime_configs.get(key)
+        if found is None:
+            found = self._runtime_configs[key] = dataclasses.replace(config, runtime=runtime)
+        return found
 
     def _config_of(self, tp: int, pp: int, virtual_stages: int) -> MemoryConfig:
         """Sequence parallel with tensor parallel; interleaved 1F1B holds more micro-batches in flight on the
@@ -105,12 +115,16 @@ class SearchMemory:
             self._configs[key] = config
         return config
 
-    def breakdown(self, layout: Layout, accumulation: int | None = None) -> MemoryBreakdown | None:
+    def breakdown(
+        self, layout: Layout, accumulation: int | None = None, runtime: Runtime | None = None
+    ) -> MemoryBreakdown | None:
         """The MemoryBreakdown of `layout` (with `accumulation` micro-batches per step where given, else counted
-        as accumulating), or None for an impossible layout."""
-        key = (layout, accumulation)
+        as accumulating; in `runtime` where given, else as config() says), or None for an impossible layout
+        (or one `runtime` cannot run)."""
+        key = (layout, accumulation, runtime)
         if key not in self._breakdowns:
-            self._breakdowns[key] = self._memory_totals(layout).breakdown(layout, accumulation)
+            totals = self._memory_totals_of(self._config(layout, runtime))
+            self._breakdowns[key] = totals.breakdown(layout, accumulation)
         return self._breakdowns[key]
 
     def total(self, layout: Layout) -> int | None:
@@ -167,7 +181,7 @@ class SearchMemory:
         return self._memory_totals_of(self._config(layout))
 
     def _memory_totals_of(self, config: MemoryConfig) -> MemoryTotals:
-        key = (config.sequence_parallel, config.inflight_microbatches, config.virtual_stages)
+        key = (config.sequence_parallel, config.inflight_microbatches, config.virtual_stages, config.runtime)
         if key not in self._totals:
             self._totals[key] = MemoryTotals(self._model, config, self._shared_shapes)
         return self._totals[key]
@@ -237,9 +251,12 @@ class GpuSearch:
         """Servers `gpus` GPUs fill at this search's node size."""
         return -(-gpus // self.per_node)
 
-    def checkpoint_bytes(self, layout: Layout | None = None) -> int:
-        """One checkpoint of this workload (job_checkpoint_bytes) as `layout`'s training holds it."""
-        megatron = layout is not None and master_weights_beside_16_bit(self.model, self.memory.config(layout))
+    def checkpoint_bytes(self, layout: Layout | None = None, runtime: Runtime | None = None) -> int:
+        """One checkpoint of this workload (job_checkpoint_bytes) as `layout`'s training holds it (in `runtime`
+        where given)."""
+        megatron = layout is not None and master_weights_beside_16_bit(
+            self.model, self.memory.config(layout, runtime)
+        )
         found = self._checkpoints.get(megatron)  # all that the layout changes (job_checkpoint_bytes)
         if found is None:
             found = self._checkpoints[megatron] = _checkpoint_bytes(
@@ -247,11 +264,14 @@ class GpuSearch:
             )
         return found
 
-    def goodput(self, gpus: int, work_s: float | None, layout: Layout | None = None) -> Goodput | None:
+    def goodput(
+        self, gpus: int, work_s: float | None, layout: Layout | None = None, runtime: Runtime | None = None
+    ) -> Goodput | None:
         """The goodput term of a training job on `gpus` GPUs (failures, checkpoints, restarts, spot)."""
         if self._failures is None:  # the GPU type's failure rate and the storage, once per search
             self._failures = JobFailures.of(self.gpu, self.constraints.resilience)
-        return self._failures.goodput(gpus, self.nodes(gpus), self.checkpoint_bytes(layout), work_s)
+        checkpoint = self.checkpoint_bytes(layout, runtime)
+        return self._failures.goodput(gpus, self.nodes(gpus), checkpoint, work_s)
 
 
 def job_checkpoint_bytes(workload: Workload, numbers: ModelNumbers, config: MemoryConfig | None) -> int:

@@ -9,6 +9,7 @@ from time import perf_counter
 from planner import perf
 from planner.errors import UserError
 from planner.gpus import GpuSpec, precision_refusal_message
+from planner.memory.runtimes import task_refusal
 from planner.messages import Message, msg, render_all_en
 from planner.models import ModelSpec
 from planner.money import Money
@@ -53,6 +54,11 @@ def _input_problem(workload: Workload, constraints: Constraints, top: int) -> Me
     unknown = set(constraints.pinned) - set(Layout.FIELDS)
     if unknown:
         return msg("error.cannot_pin", fields=sorted(unknown), choices=", ".join(Layout.FIELDS))
+    if workload.is_training and workload.runtime is not None:
+        reason = task_refusal(workload.runtime, workload.task)
+        if reason:
+            return msg("error.runtime_refuses_task", runtime=str(workload.runtime), task=str(workload.task),
+                       reason=reason)  # fmt: skip
     if top < 1:
         return msg("error.top_positive")
     return None

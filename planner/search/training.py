@@ -8,6 +8,7 @@ floors (StepModel.microbatch_floor once known) skip the ones that cannot beat th
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from bisect import bisect_right
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from planner import perf
 from planner.layout_text import sharding_hint
 from planner.memory import MemoryBreakdown
 from planner.memory.host_ram import gpus_sharing_a_node, host_room_per_gpu, node_host_ram_bytes
+from planner.memory.runtimes import candidate_runtimes
 from planner.messages import Message, msg
 from planner.perf.training import FLOOR_ROUNDING_MARGIN
 from planner.search.common import Found, GpuSearch, LayoutTotals, SearchInputs, price_option
@@ -50,9 +52,10 @@ from planner.search.training_fits import (
     make_layout,
     search_order,
 )
-from planner.search.types import Excluded, PlanOption
+from planner.search.training_runtime import choose_runtime
+from planner.search.types import Excluded, PlanOption, RuntimeCandidate
 from planner.uncertainty import ErrorBand
-from planner.vocabulary import Confidence, Layout, Offload, RankBy, Recompute, Task, ZeroStage
+from planner.vocabulary import Confidence, Layout, Offload, RankBy, Recompute, Runtime, Task, ZeroStage
 
 
 class TrainingSearch(GpuSearch):
@@ -88,18 +91,22 @@ class TrainingSearch(GpuSearch):
             lora_rank=self.workload.lora_rank,
             runtime=str(self.workload.runtime or "auto"),
         )
+        self._runtime_steps: dict[Runtime, perf.StepModel] = {}  # the runtimes an option is weighed in
+        self.step_model = self._new_step_model(self.options)
+
+    def _new_step_model(self, options: perf.TrainingOptions) -> perf.StepModel:
+        """A StepModel of this search's GPU and workload with `options`; the GPU types of one plan() call share
+        the GEMM work of the layouts they time (perf.SharedWork), kept beside the memory fits they share."""
         workload = self.workload
-        # the GPU types of one plan() call share the GEMM work of the layouts they time (perf.SharedWork), kept
-        # beside the memory fits they share the same way
         shared = self.memory.shared_by_gpu_types.setdefault(
             ("step work",), perf.SharedWork(self.model, workload.seq_len)
         )
         assert isinstance(shared, perf.SharedWork)
-        self.step_model = perf.StepModel(
+        return perf.StepModel(
             self.inputs.numbers, self.gpu, seq_len=workload.seq_len, global_batch=workload.global_batch,
             rates=self.inputs.rates, task=workload.task, precision=workload.precision,
             comm_overlap=workload.comm_overlap, gpus_per_node=self.per_node,
-            inter_node_bytes_per_s=self.constraints.inter_node_bytes_per_s, options=self.options,
+            inter_node_bytes_per_s=self.constraints.inter_node_bytes_per_s, options=options,
             shared_work=shared,
         )  # fmt: skip
 
@@ -476,9 +483,6 @@ class TrainingSearch(GpuSearch):
                 best = self.best[count] = BestFound(key, layout)
         return best
 
-    def _step_time(self, layout: Layout) -> perf.StepTime:
-        return self.step_model.step(layout)
-
     # -- results -------------------------------------------------------------------------------------------
     def _finish(self) -> None:
         self._bands: dict[tuple[tuple[str, ...], Confidence], ErrorBand | None] = {}
@@ -490,20 +494,61 @@ class TrainingSearch(GpuSearch):
         self._advice()
 
     def _option(self, count: int, best: BestFound) -> PlanOption | None:
-        """The option for the fastest layout at `count` GPUs, re-estimated exactly (None if it does not fit)."""
-        workload, layout = self.workload, best.layout
-        step = self._step_time(layout)
-        breakdown = self.memory.breakdown(layout)
-        if breakdown is None or breakdown.total_bytes > self.capacity or self._host_short(breakdown, count):
-            return None  # the variant's delta was optimistic here; the exact estimate decides
+        """The option for the fastest layout at `count` GPUs, re-estimated exactly in each runtime that can run
+        it (the pinned one alone; planner.search.training_runtime) and run in the best that fits (None if none
+        fits)."""
+        layout = best.layout
+        runtimes = self._runtimes_to_weigh(layout)
+        return choose_runtime([(str(runtime), *self._runtime_option(count, layout, runtime))
+                               for runtime in runtimes])  # fmt: skip
+
+    def _runtimes_to_weigh(self, layout: Layout) -> tuple[Runtime | None, ...]:
+        """The pinned runtime, or every one that can run `layout` (candidate_runtimes; None: the base's)."""
+        if self.workload.runtime is not None:
+            return (self.workload.runtime,)
+        found = candidate_runtimes(
+            str(self.workload.task), layout.tp, layout.pp, layout.ep, int(layout.zero), str(layout.offload),
+            self.model.family,
+        )  # fmt: skip
+        return found or (None,)
+
+    def _step_model(self, runtime: Runtime | None) -> perf.StepModel:
+        """The StepModel timing the gradient reduction of `runtime` (None or the pinned one: the search's)."""
+        if runtime is None or runtime == self.workload.runtime:
+            return self.step_model
+        found = self._runtime_steps.get(runtime)
+        if found is None:
+            options = dataclasses.replace(self.options, runtime=str(runtime))
+            found = self._runtime_steps[runtime] = self._new_step_model(options)
+        return found
+
+    def _runtime_option(
+        self, count: int, layout: Layout, runtime: Runtime | None
+    ) -> tuple[PlanOption | None, RuntimeCandidate]:
+        """The option of `layout` at `count` GPUs in `runtime` (None where it is refused or does not fit, the
+        exact estimate deciding: the variant's delta may have been optimistic), and what the runtime takes."""
+        workload = self.workload
+        step = self._step_model(runtime).step(layout)
+        breakdown = self.memory.breakdown(layout, runtime=runtime)
         # The search counts every layout as if its micro-batches accumulated (the gradients beside the next
         # micro-batch's activations: one addable figure per state and variant); the option shows its own step,
         # with its own accumulation, which is never more
-        breakdown = self.memory.breakdown(layout, step.microbatches) or breakdown
+        exact = self.memory.breakdown(layout, step.microbatches, runtime) if breakdown is not None else None
         tokens_per_s = step.tokens_per_s
         wall = workload.tokens / tokens_per_s if workload.tokens else None
+        goodput = self.goodput(count, wall, layout, runtime)
+        useful = tokens_per_s * (goodput.effective_fraction if goodput is not None else 1.0)
+        fits = breakdown is not None and breakdown.total_bytes <= self.capacity
+        fits = fits and breakdown is not None and not self._host_short(breakdown, count)
+        shown = exact or breakdown
+        candidate = RuntimeCandidate(
+            str(runtime or (shown.runtime if shown is not None else "")),
+            None if shown is None else shown.total_bytes, fits, step.step_time_s, useful, chosen=False,
+        )  # fmt: skip
+        if not fits or shown is None:
+            return None, candidate
         gpu_hours, cost, per_million = price_option(self.inputs.price, count, tokens_per_s, wall)
-        notes = breakdown.note_messages
+        notes = shown.note_messages
         effective_batch = layout.dp * layout.micro_batch * step.microbatches
         if effective_batch != workload.global_batch:
             batch_note = msg(
@@ -514,16 +559,17 @@ class TrainingSearch(GpuSearch):
             notes = (*notes, batch_note)
         confidence = Confidence.parse(step.confidence)
         band = self._band(perf.option_keys(True, self.gpu, count, self.per_node), confidence)
-        return PlanOption(
-            gpu=self.gpu, gpus=count, layout=layout, memory=breakdown, fits=True,
+        option = PlanOption(
+            gpu=self.gpu, gpus=count, layout=layout, memory=shown, fits=True,
             step_time_s=step.step_time_s, tokens_per_s=tokens_per_s, wall_time_s=wall, gpu_hours=gpu_hours,
             cost=cost, cost_per_million_tokens=per_million, confidence=confidence,
             workload=workload,
             precision=workload.precision, nodes=self.nodes(count),
             gradient_accumulation_steps=step.microbatches, time_breakdown=step.breakdown,
             assumptions=step.assumptions, note_messages=notes,
-            time_band=band, mfu=step.mfu, goodput=self.goodput(count, wall, layout),
+            time_band=band, mfu=step.mfu, goodput=goodput,
         )  # fmt: skip
+        return option, candidate
 
     def _host_short(self, breakdown: MemoryBreakdown, count: int) -> bool:
         """Whether the offloaded states of `count` GPUs sharing a node need more CPU RAM than the node has."""

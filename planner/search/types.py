@@ -206,6 +206,31 @@ def _finite(value: float | None) -> float | None:
 
 
 @dataclass(frozen=True, slots=True)
+class RuntimeCandidate:
+    """One runtime a training option's layout was weighed in (planner.search.training_runtime): its per-GPU
+    bytes (None: the memory model refuses the layout in it), whether it fits the GPU and the node's CPU RAM, its
+    step time and useful tokens per second (the throughput less the goodput term's losses, which every objective
+    ranks by at one GPU count), and whether it is the option's runtime."""
+
+    runtime: str
+    per_gpu_bytes: int | None
+    fits: bool
+    step_time_s: float
+    useful_tokens_per_s: float
+    chosen: bool
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "runtime": self.runtime,
+            "chosen": self.chosen,
+            "fits": self.fits,
+            "per_gpu_bytes": self.per_gpu_bytes,
+            "step_time_s": self.step_time_s,
+            "useful_tokens_per_s": self.useful_tokens_per_s,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class PlanOption:
     """One ranked answer: a GPU type, a count, a layout, and what it costs in memory, time and money.
 
@@ -235,6 +260,9 @@ class PlanOption:
     headroom_margin_bytes: training: set on a tight option, one that fits only inside the memory headroom
       (planner.search.tight): the GPU's memory less what the option needs; None when it fits within the
       headroom. JSON "headroom_margin_bytes".
+    runtime_candidates: training: every runtime the layout was weighed in, the chosen one among them
+      (RuntimeCandidate; one where the runtime is pinned or only one can run the layout). JSON
+      "runtime_candidates".
     """
 
     gpu: GpuSpec
@@ -271,6 +299,7 @@ class PlanOption:
     replica_failure: ReplicaFailure | None = None
     latency: ServingLatency | None = None
     headroom_margin_bytes: int | None = None
+    runtime_candidates: tuple[RuntimeCandidate, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "confidence", Confidence.parse(self.confidence))
@@ -351,6 +380,7 @@ class PlanOption:
             "confidence": self.confidence.value,
             "precision": self.precision.value,
             "runtime": self.runtime,
+            "runtime_candidates": [candidate.as_dict() for candidate in self.runtime_candidates],
             "gradient_accumulation_steps": self.gradient_accumulation_steps or 1,
             "time_breakdown_s": dict(self.time_breakdown),
             "ttft_s": self.ttft_s,
