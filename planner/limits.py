@@ -44,6 +44,7 @@ LIMITS: dict[str, Limit] = {
     "max_gpus": Limit(1, 10_000_000, True),
     "owned_gpus": Limit(0, 10_000_000, True),
     "gpus_per_node": Limit(1, 1_000_000, True),
+    "pod_gpus": Limit(1, 10_000_000, True),
     "seq_len": Limit(1, 100_000_000, True),
     "batch": Limit(1, 10_000_000, True),
     "output_len": Limit(1, 100_000_000, True),
@@ -102,6 +103,7 @@ LIMITS: dict[str, Limit] = {
     # rates and links: 1 MB/s is the slowest disk that still writes a checkpoint in a lifetime
     "checkpoint_gb_per_s": Limit(1e-3, 1e6),
     "inter_node_gbps": Limit(1e-3, 1e6),
+    "oversubscription": Limit(1, 1000),  # 1:1 is non-blocking; a fabric has fewer uplinks, never more
     "host_ram_gib": Limit(1, 1e7),  # a node's CPU RAM; 10 PiB is no machine
     "failures_per_million_gpu_hours": Limit(0, 1e6),  # one failure per GPU-hour
     "spot_interruptions_per_node_hour": Limit(0, 3600),  # one reclaim a second

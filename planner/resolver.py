@@ -103,6 +103,8 @@ class PlanQuestion:
     price_kinds: tuple[str, ...] = ON_DEMAND
     resilience: Resilience = field(default_factory=Resilience)
     host_ram_bytes: int | None = None
+    pod_gpus: int | None = None  # a fat tree's non-blocking pods and the N of 1:N above them (Constraints)
+    oversubscription: float = 1.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pinned", MappingProxyType(dict(self.pinned)))
@@ -669,6 +671,7 @@ def _constraints(question: PlanQuestion, hardware: _Hardware) -> Constraints:
         memory_headroom=question.memory_headroom,
         resilience=question.resilience,
         host_ram_bytes=question.host_ram_bytes,
+        pod_gpus=question.pod_gpus, oversubscription=question.oversubscription,
     )
 
 

@@ -141,6 +141,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--inter-node-gbps", type=float, default=None, help="network per GPU in Gbit/s (default 400)"
     )
     parser.add_argument(
+        "--pod-gpus", type=int, default=None,
+        help="GPUs per non-blocking pod of the network's fat tree (with --oversubscription; default: one "
+        "non-blocking fabric)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--oversubscription", type=float, default=None,
+        help="N of the 1:N oversubscription above the --pod-gpus pods (Llama 3's cluster: 7 above pods of 3,072 "
+        "GPUs); all-to-all leaving a pod slows by N, rings barely",
+    )  # fmt: skip
+    parser.add_argument(
         "--host-ram-gib", type=float, default=None,
         help="CPU RAM per node in GiB, which offloaded training states share (default: 2x the node's GPU memory)",
     )  # fmt: skip

@@ -168,6 +168,8 @@ def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraint
         "gpus_per_node",
         "inter_node_gbps",
         "host_ram_gib",
+        "pod_gpus",
+        "oversubscription",
         "top",
     ):
         _positive(getattr(args, row), f"--{row.replace('_', '-')}", row)
@@ -185,6 +187,8 @@ def constraints_from_args(args: argparse.Namespace, currency: str) -> Constraint
         inter_node_bytes_per_s=args.inter_node_gbps * 1e9 / 8 if args.inter_node_gbps else None,
         memory_headroom=_headroom(args.memory_headroom),
         host_ram_bytes=math.floor(args.host_ram_gib * GIB) if args.host_ram_gib else None,
+        pod_gpus=args.pod_gpus,
+        oversubscription=args.oversubscription or 1.0,
     )
 
 
@@ -278,7 +282,8 @@ def question_from_args(
         price_from_quotes=args.price_from_quotes, gpus_per_node=constraints.gpus_per_node,
         inter_node_bytes_per_s=constraints.inter_node_bytes_per_s, rank_by=args.rank_by,
         price_kinds=("spot",) if wants_spot(args) else ON_DEMAND, resilience=constraints.resilience,
-        host_ram_bytes=constraints.host_ram_bytes,
+        host_ram_bytes=constraints.host_ram_bytes, pod_gpus=constraints.pod_gpus,
+        oversubscription=constraints.oversubscription,
     )  # fmt: skip
 
 

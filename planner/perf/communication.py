@@ -88,6 +88,49 @@ def group_link(
     return Link(min(network, intra_node_bus_bytes_per_s(gpu, gpus_per_node)), 2 * latency, "network")
 
 
+# A fat tree oversubscribed above its pods (1:N): inside a pod every GPU reaches every other at its own link's
+# rate; the links above carry 1/N of what the pod's GPUs could send (Llama 3's RoCE cluster: pods of 3,072 GPUs
+# with full bisection bandwidth, 1:7 between the pods, arXiv 2407.21783, section 3.3.1; NVIDIA's DGX SuperPOD
+# reference architecture builds a non-blocking rail-optimised fat tree, 1:1). What it costs depends on the
+# collective's pattern: a ring (and NCCL's tree, whose subtrees are contiguous ranges of ranks) crosses a pod
+# boundary with one flow per rail, while a pod's uplinks carry pod nodes / N flows per rail, so it slows only where
+# a pod has fewer nodes than N; an all-to-all sends the share 1 - pod / span of each rank's bytes out of its pod
+# through 1/N of the bandwidth, so it slows by that share x N.
+@dataclass(frozen=True, slots=True)
+class Fabric:
+    """The network above the nodes: `pod_gpus` GPUs per non-blocking pod (0: one non-blocking fabric) and the
+    oversubscription N of 1:N above the pods."""
+
+    pod_gpus: int = 0
+    oversubscription: float = 1.0
+
+    def _crosses(self, span_gpus: int) -> bool:
+        return self.pod_gpus > 0 and self.oversubscription > 1 and span_gpus > self.pod_gpus
+
+    def ring_slowdown(self, span_gpus: int, gpus_per_node: int) -> float:
+        """How much slower a ring (or tree) collective over `span_gpus` consecutive GPUs moves its bytes."""
+        if not self._crosses(span_gpus):
+            return 1.0
+        pod_nodes = max(1, self.pod_gpus // max(1, gpus_per_node))
+        return max(1.0, self.oversubscription / pod_nodes)
+
+    def alltoall_slowdown(self, span_gpus: int) -> float:
+        """How much slower an all-to-all over `span_gpus` consecutive GPUs moves its inter-node bytes."""
+        if not self._crosses(span_gpus):
+            return 1.0
+        return max(1.0, (1 - self.pod_gpus / span_gpus) * self.oversubscription)
+
+
+NON_BLOCKING = Fabric()
+
+
+def slowed(link: Link, slowdown: float) -> Link:
+    """`link` with its bus bandwidth divided by `slowdown` (a Fabric's, for a collective's pattern)."""
+    if slowdown == 1.0:
+        return link
+    return Link(link.bus_bytes_per_s / slowdown, link.latency_s, link.kind)
+
+
 def exposed_s(
     communication_s: float, hiding_compute_s: float, last_piece_s: float = 0.0, interference: float = 0.0
 ) -> float:

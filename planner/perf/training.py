@@ -26,6 +26,8 @@ from planner.errors import UserError
 from planner.gpus import GpuSpec
 from planner.messages import msg
 from planner.perf.communication import (
+    NON_BLOCKING,
+    Fabric,
     Link,
     group_link,
 )
@@ -140,6 +142,7 @@ class StepModel:
         options: TrainingOptions = DEFAULT_OPTIONS,
         constants: FittedConstants = SHIPPED,
         shared_work: SharedWork | None = None,
+        fabric: Fabric = NON_BLOCKING,
     ):
         """shared_work: the GEMM work shared with the StepModels of the other GPU types of one search (the
         same model and sequence length; None: its own)."""
@@ -162,6 +165,7 @@ class StepModel:
         self.precision, self.comm_overlap = precision, comm_overlap
         self.per_node = gpus_per_node or gpu.gpus_per_node
         self.network = inter_node_bytes_per_s or DEFAULT_INTER_NODE_BYTES_PER_S
+        self.fabric = fabric  # the fat tree's pods and oversubscription (communication.Fabric)
         self.options, self.constants = options, constants
         self.share = constants.gemm_training(rates.generation)
         self.adapters = self.task.is_adapter

@@ -14,12 +14,14 @@ from planner.memory.runtimes import chosen_runtime
 from planner.models import ModelSpec
 from planner.perf import expert_parallel, gradient_reduction
 from planner.perf.communication import (
+    Fabric,
     Link,
     allgather_time_s,
     allreduce_time_s,
     exposed_s,
     multi_node_allreduce_s,
     multi_node_gather_latency_s,
+    slowed,
 )
 from planner.perf.compute import (
     LayerShape,
@@ -73,6 +75,7 @@ class StepOwner(Protocol):
     comm_overlap: float | None
     options: TrainingOptions
     constants: FittedConstants
+    fabric: Fabric
     share: float
     adapters: bool
     shared_work: SharedWork
@@ -316,6 +319,7 @@ class StepContext:
         copies = expert_parallel.traffic(shape.experts_total, shape.experts_per_token, self.ep, span, per_node,
                                          self.options.ep_per_node_dispatch)  # fmt: skip
         nvlink, network = self.link(self.ep, min(span, per_node)), self.link(self.ep, span)
+        network = slowed(network, self.owner.fabric.alltoall_slowdown(span))  # above an oversubscribed pod
         tokens = expert_parallel.routed_tokens(self.tokens, self.tp, sp)
         one = expert_parallel.alltoall_seconds(
             shape.hidden * ACTIVATION_BYTES, tokens, copies, nvlink, network
@@ -343,12 +347,17 @@ class StepContext:
         their gradients back (backward), overlapped with the attention blocks it computes meanwhile."""
         if self.cp <= 1:
             return 0.0
-        link = self.link(self.cp, self.cp * self.tp)
+        link = self._ring_link(self.cp, self.cp * self.tp)
         chunk = self.tokens * self.shape.kv_elements_per_token_layer * ACTIVATION_BYTES
         per_layer = 3 * (self.cp - 1) * (chunk / link.bus_bytes_per_s + link.latency_s)
         return exposed_s(
             self.stage_layers * per_layer, attention_s, interference=self.constants.overlap_interference
         )
+
+    def _ring_link(self, group: int, span: int) -> Link:
+        """The link of a ring (or tree) collective over `group` ranks across `span` GPUs, slowed where it crosses
+        an oversubscribed pod's uplinks with fewer nodes in the pod than the oversubscription (Fabric)."""
+        return slowed(self.link(group, span), self.owner.fabric.ring_slowdown(span, self.owner.per_node))
 
     def _fsdp(self, compute_s: float, dp: int, wire_bytes: float = GRADIENT_BYTES) -> float:
         """ZeRO-3 / FSDP: every micro-batch all-gathers the stage's 16-bit weights for the forward and again for
@@ -357,7 +366,7 @@ class StepContext:
         neighbouring layer's compute; the first layer's gather and the last layer's reduction are left exposed."""
         if dp <= 1:  # the callers ask for ZeRO-3 layouts only
             return 0.0
-        link = self.link(dp, dp * self.tp)
+        link = self._ring_link(dp, dp * self.tp)
         weights = self.stage_weight_params * ACTIVATION_BYTES
         latency = link.latency_s
         if link.kind == "network":  # a ring over every rank: its latency grows with the ranks (NCCL's model)
@@ -473,7 +482,7 @@ class StepContext:
         if dp <= 1 or zero == ZeroStage.WEIGHTS:
             return 0.0
         plan = self.reduction(layout)
-        link = self.link(dp, dp * self.tp)
+        link = self._ring_link(dp, dp * self.tp)
         if plan is gradient_reduction.NEUTRAL:
             total, last_bucket = self._neutral_reduction(gradient_bytes, dp, link)
         else:

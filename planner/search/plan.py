@@ -264,6 +264,12 @@ def _shared_assumptions(workload: Workload, constraints: Constraints) -> list[st
         if constraints.inter_node_bytes_per_s is None
         else f"inter-node {constraints.inter_node_bytes_per_s / 1e9:g} GB/s per GPU (user-set)"
     )
+    if workload.is_training and constraints.pod_gpus and constraints.oversubscription > 1:
+        lines.append(
+            f"network: pods of {constraints.pod_gpus:,} GPUs, 1:{constraints.oversubscription:g} above them "
+            "(user-set): an all-to-all leaving a pod slows by its share x N, a ring only where a pod has fewer "
+            "nodes than N (Llama 3, arXiv 2407.21783, section 3.3.1)"
+        )
     lines.append(perf.offload_assumption())
     lines.append(
         f"an option fits when it needs at most {1 - constraints.memory_headroom:.0%} of each GPU's memory "

@@ -108,7 +108,7 @@ class TrainingSearch(GpuSearch):
             rates=self.inputs.rates, task=workload.task, precision=workload.precision,
             comm_overlap=workload.comm_overlap, gpus_per_node=self.per_node,
             inter_node_bytes_per_s=self.constraints.inter_node_bytes_per_s, options=options,
-            shared_work=shared,
+            shared_work=shared, fabric=self.constraints.fabric,
         )  # fmt: skip
 
     # -- enumeration ---------------------------------------------------------------------------------------

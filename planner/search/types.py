@@ -13,6 +13,7 @@ from planner.gpus import GpuSpec
 from planner.limits import LIMITS
 from planner.messages import Message, render_all_en
 from planner.money import Money
+from planner.perf.communication import Fabric
 from planner.scale.goodput import Resilience
 from planner.uncertainty import ErrorBand
 from planner.vocabulary import Confidence, Layout, Optimizer, Precision, RankBy, Runtime, Task
@@ -123,7 +124,8 @@ class Constraints:
     checkpoints, restarts and spot reclaims for the goodput term of training options (planner.scale; default:
     the published failure rate of each GPU type, a parallel file system, Daly's optimum interval, on-demand).
     host_ram_bytes: CPU RAM per node, which training states offloaded to the host share (None: twice the node's
-    GPU memory, planner.memory.host_ram).
+    GPU memory, planner.memory.host_ram). pod_gpus / oversubscription: a fat tree's non-blocking pods and the N of
+    its 1:N above them (None / 1: one non-blocking fabric; planner.perf.communication.Fabric), training only.
     """
 
     max_gpus: int = DEFAULT_MAX_GPUS
@@ -136,9 +138,16 @@ class Constraints:
     memory_headroom: float = DEFAULT_MEMORY_HEADROOM
     resilience: Resilience = field(default_factory=Resilience)
     host_ram_bytes: int | None = None
+    pod_gpus: int | None = None
+    oversubscription: float = 1.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "pinned", MappingProxyType(dict(self.pinned)))
+
+    @property
+    def fabric(self) -> Fabric:
+        """The network above the nodes the training search times its collectives on."""
+        return Fabric(self.pod_gpus or 0, self.oversubscription)
 
     def usable_bytes(self, gpu: GpuSpec) -> int:
         """What a plan may fill of one GPU: its memory less the headroom."""
