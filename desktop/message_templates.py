@@ -149,6 +149,21 @@ TEMPLATES: Mapping[str, object] = {  # QT_TRANSLATE_NOOP returns its text (typed
         "TIGHT: needs {need_bytes} of {memory_bytes}, inside the {headroom_percent}% headroom; "
         "{margin_bytes} left for the CUDA context, allocator and NCCL buffers",
     ),
+    "option.gradient_reduction.bucketed": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "gradients: {runtime} reduces them over the data-parallel ranks in {wire_bits}-bit buckets of "
+        "{bucket_bytes} beside the backward; the embedding's, produced last, is the exposed tail",
+    ),
+    "option.gradient_reduction.per_layer": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "gradients: {runtime} reduce-scatters them over the data-parallel ranks in {wire_bits} bits, one "
+        "collective per layer beside the backward; the embedding's, produced last, is the exposed tail",
+    ),
+    "option.gradient_reduction.after_backward": QT_TRANSLATE_NOOP(
+        "PlannerMessages",
+        "gradients: {runtime} all-reduces them over the data-parallel ranks in {wire_bits}-bit buffers of "
+        "{bucket_bytes} after the backward, nothing hidden",
+    ),
     "option.decode_memory_bound": QT_TRANSLATE_NOOP(
         "PlannerMessages", "decode is memory bandwidth-bound at batch {batch}"
     ),

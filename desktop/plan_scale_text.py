@@ -188,7 +188,22 @@ def goodput_html(option: PlanOption | None, resilience: Resilience) -> str:
         f"<td style='color:#57606a'>{_escape(row.basis)}</td></tr>"
         for row in rows
     )
-    return f"<p><b>{title}</b></p><table cellspacing='0' cellpadding='2'>{body}</table>"
+    included = ""
+    if option.effective_wall_time_s is not None:  # a whole run: what its wall time and GPU-hours count
+        included = "<p style='color:#57606a'>" + _escape(whole_run_includes()) + "</p>"
+    return f"<p><b>{title}</b></p><table cellspacing='0' cellpadding='2'>{body}</table>{included}"
+
+
+def whole_run_includes() -> str:
+    """What a whole run's wall time and GPU-hours with losses count and what they leave out (planner.scale.goodput
+    WHOLE_RUN_COUNTS / WHOLE_RUN_NOT_COUNTED; the CLI's line under the goodput term)."""
+    return translate(
+        "PlanPage",
+        "The wall time and GPU-hours with losses count the steady steps at this layout (compute, the "
+        "tensor/pipeline/data-parallel communication the step exposes, the optimizer) and the losses above "
+        "(failures, checkpoint writes, restarts, rework). Not counted: evaluation, data-loading stalls, other "
+        "stages (long-context, post-training), ablations and queueing.",
+    )
 
 
 def goodput_summary(option: PlanOption) -> str:

@@ -157,6 +157,18 @@ TEXTS: Mapping[str, str] = MappingProxyType({
         "TIGHT: needs {need_bytes:bytes} of {memory_bytes:bytes}, inside the {headroom_percent:.0f}% headroom; "
         "{margin_bytes:bytes} left for the CUDA context, allocator and NCCL buffers"
     ),
+    "option.gradient_reduction.bucketed": (
+        "gradients: {runtime} reduces them over the data-parallel ranks in {wire_bits}-bit buckets of "
+        "{bucket_bytes:bytes} beside the backward; the embedding's, produced last, is the exposed tail"
+    ),
+    "option.gradient_reduction.per_layer": (
+        "gradients: {runtime} reduce-scatters them over the data-parallel ranks in {wire_bits} bits, one "
+        "collective per layer beside the backward; the embedding's, produced last, is the exposed tail"
+    ),
+    "option.gradient_reduction.after_backward": (
+        "gradients: {runtime} all-reduces them over the data-parallel ranks in {wire_bits}-bit buffers of "
+        "{bucket_bytes:bytes} after the backward, nothing hidden"
+    ),
     "option.runtime_choice": "{runtime} chosen, the most useful tokens/s that fits: {candidates:clauses}",
     "option.runtime_candidate": (
         "{runtime} {need_bytes:bytes} per GPU, step {step_time_s:duration}, {useful_tokens_per_s:,.0f} useful "

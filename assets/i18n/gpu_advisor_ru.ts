@@ -704,7 +704,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/main_window.py" line="+266"/>
+        <location filename="../../desktop/main_window.py" line="+316"/>
         <location filename="../../desktop/selftest.py" line="+177"/>
         <source>&amp;File</source>
         <translation>&amp;Файл</translation>
@@ -771,12 +771,12 @@
     </message>
     <message>
         <location line="+3"/>
-        <location line="+125"/>
+        <location line="+131"/>
         <source>GPU Advisor</source>
         <translation>GPU Advisor</translation>
     </message>
     <message>
-        <location line="-115"/>
+        <location line="-121"/>
         <source>Reading GPUs…</source>
         <translation>Чтение GPU…</translation>
     </message>
@@ -801,7 +801,7 @@
         <translation>База данных: {0}</translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+74"/>
         <source>unknown</source>
         <translation>неизвестно</translation>
     </message>
@@ -1777,12 +1777,12 @@ token</source>
     <message>
         <location line="+5"/>
         <location line="+9"/>
-        <location line="+89"/>
+        <location line="+104"/>
         <source>set by you</source>
         <translation>задано вами</translation>
     </message>
     <message>
-        <location line="-97"/>
+        <location line="-112"/>
         <source>{0} NCCL timeout (PyTorch default) + {1} rescheduling and start-up (TrainMover, arXiv 2412.12636) + reading the checkpoint back</source>
         <translation>{0} тайм-аут NCCL (по умолчанию в PyTorch) + {1} на перепланирование и запуск (TrainMover, arXiv 2412.12636) + чтение контрольной точки</translation>
     </message>
@@ -1821,12 +1821,12 @@ token</source>
         <location line="+16"/>
         <location line="+3"/>
         <location line="+3"/>
-        <location line="+60"/>
+        <location line="+75"/>
         <source>{0} of the wall time</source>
         <translation>{0} общего времени</translation>
     </message>
     <message>
-        <location line="-81"/>
+        <location line="-96"/>
         <source>Daly&apos;s model of failures, checkpoints and restarts</source>
         <translation>модель Дейли: сбои, контрольные точки и перезапуски</translation>
     </message>
@@ -1955,6 +1955,11 @@ token</source>
         <location line="+1"/>
         <source>Goodput of {0} × {1}</source>
         <translation>Полезное время: {0} × {1}</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>The wall time and GPU-hours with losses count the steady steps at this layout (compute, the tensor/pipeline/data-parallel communication the step exposes, the optimizer) and the losses above (failures, checkpoint writes, restarts, rework). Not counted: evaluation, data-loading stalls, other stages (long-context, post-training), ablations and queueing.</source>
+        <translation>Время работы и GPU-часы с потерями учитывают установившиеся шаги при этой раскладке (вычисления, обмены тензорного, конвейерного параллелизма и параллелизма данных, которые шаг не скрывает, оптимизатор) и потери выше (сбои, запись контрольных точек, перезапуски, повторную работу). Не учтены: оценка модели, простои загрузки данных, другие этапы (длинный контекст, дообучение), пробные запуски и ожидание в очереди.</translation>
     </message>
     <message>
         <location line="+13"/>
@@ -2347,6 +2352,21 @@ token</source>
         <location line="+1"/>
         <source>TIGHT: needs {need_bytes} of {memory_bytes}, inside the {headroom_percent}% headroom; {margin_bytes} left for the CUDA context, allocator and NCCL buffers</source>
         <translation>ВПРИТЫК: нужно {need_bytes} из {memory_bytes}, за счёт {headroom_percent}% запаса; на контекст CUDA, аллокатор и буферы NCCL остаётся {margin_bytes}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>gradients: {runtime} reduces them over the data-parallel ranks in {wire_bits}-bit buckets of {bucket_bytes} beside the backward; the embedding&apos;s, produced last, is the exposed tail</source>
+        <translation>градиенты: {runtime} сводит их по рангам параллелизма данных {wire_bits}-битными корзинами по {bucket_bytes} параллельно с обратным проходом; градиент эмбеддинга, получаемый последним, остаётся открытым хвостом</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>gradients: {runtime} reduce-scatters them over the data-parallel ranks in {wire_bits} bits, one collective per layer beside the backward; the embedding&apos;s, produced last, is the exposed tail</source>
+        <translation>градиенты: {runtime} сводит их с разбиением по рангам параллелизма данных в {wire_bits} битах, одна коллективная операция на слой параллельно с обратным проходом; градиент эмбеддинга, получаемый последним, остаётся открытым хвостом</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>gradients: {runtime} all-reduces them over the data-parallel ranks in {wire_bits}-bit buffers of {bucket_bytes} after the backward, nothing hidden</source>
+        <translation>градиенты: {runtime} сводит их целиком на каждом ранге параллелизма данных {wire_bits}-битными буферами по {bucket_bytes} после обратного прохода, ничего не скрыто</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -3520,7 +3540,7 @@ token</source>
         <translation>длина последовательности и батч должны быть не меньше 1</translation>
     </message>
     <message>
-        <location filename="../../desktop/message_templates.py" line="-241"/>
+        <location filename="../../desktop/message_templates.py" line="-256"/>
         <source>Nothing fits on {upto} x {gpu} ({capacity_bytes} each). Try: {ideas}.</source>
         <translation>Ничего не помещается: {upto} × {gpu} ({capacity_bytes} на каждом). Попробуйте: {ideas}.</translation>
     </message>
@@ -3560,7 +3580,7 @@ token</source>
         <translation>GPU с большим объёмом памяти</translation>
     </message>
     <message>
-        <location line="+53"/>
+        <location line="+68"/>
         <source>MISSES THE TARGETS: {missed}</source>
         <translation>НЕ ВЫПОЛНЯЕТ ЦЕЛИ: {missed}</translation>
     </message>
@@ -4795,7 +4815,7 @@ Install it with: pip install &apos;gpu-advisor[probe]&apos; (or run gpu-probe on
         <translation>все валюты</translation>
     </message>
     <message>
-        <location line="+67"/>
+        <location line="+72"/>
         <source>The quotes could not be read: {0}</source>
         <translation>Не удалось прочитать котировки: {0}</translation>
     </message>

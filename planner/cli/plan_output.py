@@ -85,8 +85,10 @@ def option_details(option: PlanOption) -> list[str]:
                      f"from {band.cases} published {band.basis} runs, {band.confidence})")  # fmt: skip
     lines.extend(note.text for note in option.note_messages if note.code == "option.tight_headroom")
     if option.runtime is not None:
+        reduction = [note.text for note in option.note_messages if note.code.startswith("option.gradient_reduction")]
         lines.append(f"runtime {option.runtime}: {runtime_framework(option.runtime)}")
         lines.extend(note.text for note in option.note_messages if note.code == "option.runtime_choice")
+        lines.extend(reduction)
     if option.mfu is not None:
         lines.append(f"MFU {option.mfu:.0%} of the dense peak")
     if option.goodput is not None:

@@ -45,6 +45,7 @@ from planner.search.types import PlanOption
 from planner.vocabulary import Offload, Precision, Recompute, Task, ZeroStage
 
 # vLLM's multi-node data-parallel RPC port (docs.vllm.ai, Data Parallel Deployment: its examples use 13345)
+SGLANG_INIT_PORT = 20000  # the first node's address for torch.distributed's init in SGLang (--dist-init-addr)
 DATA_PARALLEL_RPC_PORT = 13345
 
 DEFAULT_SERVING_CONTEXT = 4096  # --max-model-len when the inputs give no seq_len
@@ -482,6 +483,7 @@ def _serving_lines(option: PlanOption, inputs: ExportInputs, verdicts: list[Verd
         f"--kv_cache_free_gpu_memory_fraction {kv_cache_fraction(option):.2f}",
         "    ;;",
     ]
+    lines += ["  sglang)", *_sglang_lines(option, context, dtype, replicas_here), "    ;;"]
     llamacpp = next(v for v in verdicts if v.runner == Runner.LLAMACPP)
     if llamacpp.runs:
         split = "row" if layout.tp > 1 else "layer"
@@ -495,9 +497,49 @@ def _serving_lines(option: PlanOption, inputs: ExportInputs, verdicts: list[Verd
         ]
     else:
         lines.append(f"  llamacpp) die {sh('ENGINE=llamacpp does not run this plan: ' + llamacpp.reason)};;")
-    lines += ['  *) die "ENGINE=$ENGINE is not one of: vllm trtllm llamacpp";;', "esac"]
+    lines += ['  *) die "ENGINE=$ENGINE is not one of: vllm trtllm llamacpp sglang";;', "esac"]
     if replicas_here > 1 and nodes > 1:
         lines.insert(
             0, f"# each node serves {replicas_here} replica(s); put a load balancer in front of the nodes"
         )
     return lines
+
+
+def _sglang_lines(option: PlanOption, context: int, dtype: str, replicas_here: int) -> list[str]:
+    """SGLang's server for the plan (python -m sglang.launch_server; flags of SGLang 0.5.23's ServerArgs,
+    sglang/srt/arg_groups/fields/*.py): --tp-size counts every GPU of the engine, so an expert-parallel group of
+    ep ranks of tp GPUs is --tp-size tp x ep --attn-dp-size ep (attention data parallel inside the TP group)
+    --ep-size tp x ep; the replicas of a node are --dp-size; an engine over several nodes adds --nnodes,
+    --node-rank and --dist-init-addr. Disaggregated pools are written for vLLM only."""
+    layout = option.layout
+    if option.latency is not None and option.latency.pools is not None:
+        return ['    die "ENGINE=sglang: launch.sh writes disaggregated pools for vLLM only"']
+    sequences = option.batch_per_replica or layout.micro_batch
+    if layout.ep > 1:
+        width = layout.tp * layout.ep
+        parallel = f"--tp-size {width} --attn-dp-size {layout.ep} --ep-size {width}"
+    else:
+        width = layout.tp * layout.pp
+        parallel = f"--tp-size {layout.tp} --pp-size {layout.pp}"
+        if replicas_here > 1:
+            parallel += f" --dp-size {replicas_here}"
+    serve = (
+        f'python -m sglang.launch_server --model-path "$MODEL" {parallel} --context-length {context} '
+        f"--max-running-requests {sequences} --mem-fraction-static {memory_utilization(option):.2f} --dtype {dtype}"
+    )
+    per_node = nodes_layout(option)[1]
+    if width > per_node:
+        nodes = -(-width // per_node)
+        serve += (
+            f" --nnodes {nodes} --node-rank $((NODE_RANK % {nodes})) "
+            f'--dist-init-addr "$MASTER_ADDR:{SGLANG_INIT_PORT}"'
+        )
+    if layout.ep > 1 and replicas_here > 1 and width <= per_node:  # several expert groups on a node
+        return [
+            f"    for g in $(seq 0 {replicas_here - 1}); do",
+            f"      CUDA_VISIBLE_DEVICES=$(seq -s, $((g * {width})) $((g * {width} + {width - 1}))) \\",
+            f"        {serve} --port $((30000 + g)) &",
+            "    done",
+            "    wait",
+        ]
+    return [f"    exec {serve}"]

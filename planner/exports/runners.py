@@ -47,6 +47,7 @@ VERSIONS = {
     "bitsandbytes": "0.50",
     "torchtitan": "0.3.0",
     "vllm": "0.33",
+    "sglang": "0.5.23",
     "tensorrt_llm": "1.2",
     "llama.cpp": "llama-server (2026 builds)",
 }
@@ -72,6 +73,7 @@ class Runner(StrEnum):
     VLLM = "vllm"
     TRTLLM = "trtllm"
     LLAMACPP = "llamacpp"
+    SGLANG = "sglang"
 
 
 FRAMEWORK_OF = {
@@ -86,6 +88,7 @@ FRAMEWORK_OF = {
     Runner.VLLM: f"vLLM {VERSIONS['vllm']} (vllm serve)",
     Runner.TRTLLM: f"TensorRT-LLM {VERSIONS['tensorrt_llm']} (trtllm-serve, PyTorch backend)",
     Runner.LLAMACPP: f"llama.cpp {VERSIONS['llama.cpp']}",
+    Runner.SGLANG: f"SGLang {VERSIONS['sglang']} (python -m sglang.launch_server)",
 }
 
 
@@ -130,7 +133,8 @@ def training_verdicts(
 
 
 # The serving engine profiles the planner times (planner.perf.ENGINES) and the runner that serves each.
-ENGINE_RUNNERS = {"vllm": Runner.VLLM, "tensorrt-llm": Runner.TRTLLM, "llama.cpp": Runner.LLAMACPP}
+ENGINE_RUNNERS = {"vllm": Runner.VLLM, "tensorrt-llm": Runner.TRTLLM, "llama.cpp": Runner.LLAMACPP,
+                  "sglang": Runner.SGLANG}
 # Weight formats (planner.perf.FORMATS) a serving engine reads from a pre-quantized checkpoint's own config.
 _CHECKPOINT_FORMATS = ("fp8", "int8", "int4", "int4-g128", "int4-g64", "int4-g32")
 _GGUF_FORMATS = ("q8_0", "q4_0", "q4_k_m")
@@ -159,7 +163,8 @@ def serving_verdicts(layout: Layout, nodes: int, engine: str | None = None, weig
         )
     verdicts = [Verdict(Runner.VLLM, True, differs=tuple(engine_differs)),
                 Verdict(Runner.TRTLLM, True, differs=tuple(trtllm_differs)),
-                Verdict(Runner.LLAMACPP, True, differs=tuple(llamacpp_differs))]  # fmt: skip
+                Verdict(Runner.LLAMACPP, True, differs=tuple(llamacpp_differs)),
+                Verdict(Runner.SGLANG, True, differs=tuple(engine_differs))]  # fmt: skip
     if nodes > 1:
         verdicts[2] = Verdict(
             Runner.LLAMACPP, False, "llama.cpp serves from one machine; this plan spans nodes"

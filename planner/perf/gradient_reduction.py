@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from planner.messages import Message, msg
 from planner.vocabulary import Runtime, ZeroStage
 
 # torch.nn.parallel.DistributedDataParallel's bucket_cap_mb default (PyTorch docs): 25 MiB.
@@ -91,3 +92,18 @@ def tail_bytes(gradient_bytes: float, plan: Reduction, layers: int, embedding_by
     if plan.embedding_tail:
         piece = max(piece, min(embedding_bytes, gradient_bytes))
     return piece
+
+
+def reduction_message(runtime: str | None, zero: int, hidden: int, dp: int) -> Message | None:
+    """What a plan says of its runtime's gradient reduction (None without data-parallel ranks or a runtime): the
+    bits on the wire, the buckets (or one collective per layer), and whether it runs beside the backward."""
+    if runtime is None or dp <= 1:
+        return None
+    plan = reduction(Runtime(runtime), zero, hidden)
+    bits = round(plan.wire_bytes * 8)
+    if not plan.overlapped:
+        return msg("option.gradient_reduction.after_backward", runtime=runtime, wire_bits=bits,
+                   bucket_bytes=plan.bucket_bytes)  # fmt: skip
+    if plan.bucket_bytes <= 0:
+        return msg("option.gradient_reduction.per_layer", runtime=runtime, wire_bits=bits)
+    return msg("option.gradient_reduction.bucketed", runtime=runtime, wire_bits=bits, bucket_bytes=plan.bucket_bytes)

@@ -230,7 +230,8 @@ def _shared_assumptions(workload: Workload, constraints: Constraints) -> list[st
     if workload.is_training:
         if workload.comm_overlap is None:
             lines.append(
-                "communication: data-parallel gradients bucketed behind the backward, ZeRO-3 gathers prefetched "
+                "communication: data-parallel gradients reduced as each option's runtime does (its gradients "
+                "line), ZeRO-3 gathers prefetched "
                 "behind the neighbouring layer, tensor-parallel collectives exposed; hidden traffic still slows "
                 f"compute by {perf.SHIPPED.overlap_interference:.0%} of its time (fitted)"
             )

@@ -22,6 +22,7 @@ from planner.memory import MemoryBreakdown
 from planner.memory.host_ram import gpus_sharing_a_node, host_room_per_gpu, node_host_ram_bytes
 from planner.memory.runtimes import candidate_runtimes
 from planner.messages import Message, msg
+from planner.perf.gradient_reduction import reduction_message
 from planner.perf.training import FLOOR_ROUNDING_MARGIN
 from planner.search.common import Found, GpuSearch, LayoutTotals, SearchInputs, price_option
 from planner.search.enumeration import (
@@ -557,6 +558,9 @@ class TrainingSearch(GpuSearch):
                 global_batch=workload.global_batch,
             )  # fmt: skip
             notes = (*notes, batch_note)
+        reduction = reduction_message(shown.runtime or None, layout.zero, self.model.hidden, layout.dp)
+        if reduction is not None:  # how the option's runtime reduces the gradients, as its step counts it
+            notes = (*notes, reduction)
         confidence = Confidence.parse(step.confidence)
         band = self._band(perf.option_keys(True, self.gpu, count, self.per_node), confidence)
         option = PlanOption(

@@ -105,6 +105,13 @@ def test_the_goodput_figures_shown_are_the_clis_for_the_same_inputs(open_plan_pa
                  fmt.duration(term["restart_s"]), fmt.money(term["cost"]["amount"], term["cost"]["currency"]),
                  "per million GPU-hours, set by you"):  # fmt: skip
         assert text in shown, text
+    # what the whole run's figures count and leave out, as the CLI's JSON lists them (planner.scale.goodput)
+    assert term["whole_run"]["counts"] == ["steady_steps", "failures", "checkpoint_writes", "restarts", "rework"]
+    counted, _, left_out = shown.partition("Not counted:")
+    for item in ("steady steps", "failures", "checkpoint writes", "restarts", "rework"):
+        assert item in counted, item
+    for item in ("evaluation", "data-loading stalls", "other stages", "ablations", "queueing"):
+        assert item in left_out, item
     # a rate this high costs real time: the headline and the table show the figures with losses, as ranked
     assert term["effective_fraction"] < 0.99
     wall = fmt.duration(term["wall_time_s"])
@@ -284,6 +291,7 @@ def test_a_language_switch_words_goodput_and_pool_in_russian_without_planning_ag
     assert calls[0] == 0 and page.state.result is result and page.pool is pool  # nothing planned again
     goodput = page.results.goodput.toPlainText()
     assert "Эффективное время обучения" in goodput and "Effective training time" not in goodput
+    assert "Не учтены:" in goodput and "Not counted" not in goodput  # what the whole run's figures count
     assert "Llama 3" in goodput and "interruptions" not in goodput  # the failure rate's source too
     headline = page.results.pool.headline.text()
     assert "Лучшее на пуле" in headline and "Best on the pool" not in headline

@@ -236,6 +236,19 @@ VLLM_DTYPES = {"auto", "half", "float16", "bfloat16", "float", "float32"}
 TRTLLM_SERVE_OPTIONS = {"--backend", "--tp_size", "--pp_size", "--max_batch_size", "--max_seq_len",
                         "--kv_cache_free_gpu_memory_fraction"}  # fmt: skip
 LLAMA_SERVER_OPTIONS = {"-m", "-c", "-np", "-ngl", "--split-mode"}
+# SGLang 0.5.23's ServerArgs fields (sglang/srt/arg_groups/fields/parallel.py, model.py, schedule.py, serving.py of
+# the wheel; arg_utils.py derives each flag as "--" + the field name with "-" for "_"): model_path, tp_size,
+# pp_size, dp_size, attn_dp_size, ep_size, nnodes, node_rank, dist_init_addr, context_length, dtype,
+# max_running_requests, mem_fraction_static, port; dtype's choices from fields/model.py.
+SGLANG_OPTIONS = {"--model-path", "--tp-size", "--pp-size", "--dp-size", "--attn-dp-size", "--ep-size", "--nnodes",
+                  "--node-rank", "--dist-init-addr", "--context-length", "--dtype", "--max-running-requests",
+                  "--mem-fraction-static", "--port"}  # fmt: skip
+SGLANG_DTYPES = {"auto", "half", "float16", "bfloat16", "float", "float32"}
+
+
+def _sglang_options(script: str) -> list[str]:
+    line = next(text for text in script.splitlines() if "exec python -m sglang.launch_server" in text)
+    return [word for word in line.split("sglang.launch_server", 1)[1].split() if word.startswith("-")]
 
 
 def _options_after(script: str, command: str) -> list[str]:
@@ -253,6 +266,9 @@ def test_serving_commands_use_only_options_the_engines_define(layout):
     assert set(_options_after(script, "trtllm-serve")) <= TRTLLM_SERVE_OPTIONS
     if "exec llama-server" in script:
         assert set(_options_after(script, "llama-server")) <= LLAMA_SERVER_OPTIONS
+    sglang = _sglang_options(script)
+    assert set(sglang) <= SGLANG_OPTIONS and "--model-path" in sglang
+    assert re.search(r"launch_server .*--dtype (\S+)", script).group(1) in SGLANG_DTYPES
     if layout.dp > 1:
         assert f"--data-parallel-size {layout.dp}" in script  # the planned replicas, on one 8-GPU node
     if layout.tp * layout.pp > 8:  # one replica spans two nodes: a Ray cluster, llama.cpp refused
@@ -263,6 +279,7 @@ def test_serving_commands_use_only_options_the_engines_define(layout):
     (None, 8, "vllm"), ("vllm", 8, "vllm"), ("tensorrt-llm", 8, "trtllm"), ("llama.cpp", 8, "llamacpp"),
     ("gpt-fast", 8, "vllm"),  # gpt-fast is a benchmark script with no server
     ("llama.cpp", 16, "vllm"),  # llama.cpp serves from one machine; this replica spans two nodes
+    ("sglang", 8, "sglang"), ("sglang", 16, "sglang"),
 ])  # fmt: skip
 def test_launch_sh_serves_with_the_engine_the_plan_was_timed_with(engine, nodes_gpus, expected, tmp_path):
     import dataclasses
@@ -277,7 +294,7 @@ def test_launch_sh_serves_with_the_engine_the_plan_was_timed_with(engine, nodes_
         line for line in (tmp_path / "report.md").read_text().splitlines() if line.startswith("| launch.sh")
     )
     assert f"ENGINE={expected} by default" in row
-    if expected != {"tensorrt-llm": "trtllm", "llama.cpp": "llamacpp"}.get(engine or "vllm", "vllm"):
+    if expected != {"tensorrt-llm": "trtllm", "llama.cpp": "llamacpp", "sglang": "sglang"}.get(engine or "vllm", "vllm"):
         assert f"the plan's figures assume {engine}" in row  # the report says the engine differs
 
 
@@ -337,6 +354,25 @@ def test_tensor_parallel_ranks_of_an_expert_group_across_two_nodes_start_four_lo
         assert argv[argv.index("--data-parallel-size-local") + 1] == "4"
         assert {word for word in argv if word.startswith("-")} <= VLLM_SERVE_OPTIONS | VLLM_MULTI_NODE_OPTIONS
     assert runs[1][runs[1].index("--data-parallel-start-rank") + 1] == "4"
+
+
+def test_an_expert_group_of_tensor_parallel_ranks_is_one_sglang_engine_with_attention_data_parallel():
+    # SGLang's --tp-size counts every GPU of the engine; attention data parallel inside it is --attn-dp-size and the
+    # experts' split --ep-size (SGLang 0.5.23 ServerArgs): DeepSeek-V3 TP 2 x EP 4 on 8 H200s is --tp-size 8
+    # --attn-dp-size 4 --ep-size 8, what vLLM writes as --tensor-parallel-size 2 --data-parallel-size 4.
+    from planner.gpus import get_gpu
+    from planner.search import plan
+    from planner.search.types import Constraints, Workload
+
+    workload = Workload(task="inference", precision="fp8", seq_len=5000, output_len=1000, concurrent_users=64)
+    result = plan(get_preset("deepseek-v3"), workload, [get_gpu("h200")],
+                  Constraints(max_gpus=8, pinned={"tp": 2, "ep": 4}), rank_by="cost", top=50)  # fmt: skip
+    option = next(o for o in result.options if (o.layout.tp, o.layout.ep) == (2, 4))
+    script = launch_script(option, ExportInputs(task="inference", model_spec=get_preset("deepseek-v3")))
+    line = next(text for text in script.splitlines() if "exec python -m sglang.launch_server" in text)
+    assert "--tp-size 8 --attn-dp-size 4 --ep-size 8" in line
+    assert set(_sglang_options(script)) <= SGLANG_OPTIONS
+    assert "--tensor-parallel-size 2 --data-parallel-size 4 --enable-expert-parallel" in script
 
 
 def test_a_quantized_serving_plan_says_which_checkpoint_it_needs():

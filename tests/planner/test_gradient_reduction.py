@@ -103,3 +103,26 @@ def test_a_token_dropping_moe_runs_its_experts_padded_to_the_capacity() -> None:
     assert two / one == pytest.approx(2.0, rel=1e-9)
     routed = SEQ  # sequence parallel is off at tp 1: every token of the micro-batch is routed on its rank
     assert dropless / one == pytest.approx(slowest_rank_load(routed, 8, 2), rel=1e-9)
+
+
+def test_each_runtime_says_how_it_reduces_the_gradients():
+    from planner.perf.gradient_reduction import reduction_message
+
+    hidden = 4096
+    # DDP: fp32 gradients (autocast over fp32 weights), bucket_cap_mb = 25 (PyTorch docs)
+    ddp = reduction_message("ddp", 0, hidden, dp=8)
+    assert ddp is not None and ddp.code == "option.gradient_reduction.bucketed"
+    assert ddp.params["wire_bits"] == 32 and ddp.params["bucket_bytes"] == 25 * 2**20
+    assert "32-bit buckets of 25 MiB beside the backward" in ddp.text
+    # DeepSpeed ZeRO-1: 16-bit gradients in reduce_bucket_size = hidden x hidden elements (2 bytes each)
+    zero1 = reduction_message("deepspeed", 1, hidden, dp=8)
+    assert zero1 is not None and zero1.params["bucket_bytes"] == 4096 * 4096 * 2 and zero1.params["wire_bits"] == 16
+    # DeepSpeed ZeRO-0: after the backward, 5e8-element 16-bit buffers (MEMORY_OPT_ALLREDUCE_SIZE), 1e9 bytes
+    zero0 = reduction_message("deepspeed", 0, hidden, dp=8)
+    assert zero0 is not None and zero0.code == "option.gradient_reduction.after_backward"
+    assert zero0.params["bucket_bytes"] == 1e9 and "after the backward, nothing hidden" in zero0.text
+    # FSDP2 / torchtitan: one fp32 reduce-scatter per block (MixedPrecisionPolicy(reduce_dtype=float32))
+    fsdp = reduction_message("torchtitan", 3, hidden, dp=8)
+    assert fsdp is not None and fsdp.code == "option.gradient_reduction.per_layer" and fsdp.params["wire_bits"] == 32
+    # one data-parallel rank reduces nothing; no runtime, nothing to say
+    assert reduction_message("ddp", 0, hidden, dp=1) is None and reduction_message(None, 1, hidden, dp=8) is None
