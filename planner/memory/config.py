@@ -136,7 +136,9 @@ class MemoryBreakdown:
     # Gradients and activations never held at once (one backward per step: activations peak at its start,
     # gradients at the optimizer step): total_bytes is the sum of the terms less this, the step's peak.
     not_concurrent_bytes: int = 0
-    peak_phase: str = ""  # "backward" or "optimizer step" for training, "forward" for inference
+    # "backward", "end of backward" (FSDP2's root unit reduce-scattering every gradient: planner.memory.stages) or
+    # "optimizer step" for training, "forward" for inference
+    peak_phase: str = ""
     runtime: str = ""  # the runtime the figures are counted for (planner.memory.runtimes); "" for inference
 
     TERMS = TERMS
@@ -175,12 +177,13 @@ class MemoryBreakdown:
     def at_peak(self) -> dict[str, int]:
         """The terms as held at the step's peak (they sum to total_bytes): what is never held at once comes off
         the gradients first when the peak is in the backward pass (they are not all there yet), off the
-        activations first when it is the optimizer step (they are gone). For a chart of the peak."""
+        activations first when it is the optimizer step or FSDP2's end of the backward (they are gone). For a chart
+        of the peak."""
         values = {name: term.bytes for name, term in self.terms()}
         left = self.not_concurrent_bytes
         order = (
             ("activations", "gradients")
-            if self.peak_phase == "optimizer step"
+            if self.peak_phase in ("optimizer step", "end of backward")
             else ("gradients", "activations")
         )
         for name in order:

@@ -93,7 +93,15 @@ def deepspeed_figures(
             # ZeRO-3 partitions every parameter over dp)
             largest = shape.largest_trainable
             norm_copy = (min(largest, shard) if zero < 3 else largest / dp) * _DS_NORM
-            step_only = max(fp32_gradients * _DS_FP32_GRADIENT, norm_copy)
+            fp32_moment = fp32_gradients * _DS_FP32_GRADIENT
+            if zero < 3:
+                # ZeRO-1/2's step (stage_1_and_2.py step, without offload) frees the gradients of the parameters
+                # other ranks update, then flattens the rank's own partition (self.flatten: a new e-byte tensor)
+                # and casts it to fp32 (.to(): a copy below fp32) while both are held: e + e + 4 bytes per
+                # element of the partition, against the e bytes of the gradients counted before the step
+                cast = _DS_FP32_GRADIENT if e < _DS_FP32_GRADIENT else 0.0
+                fp32_moment = shard * (2 * e + cast) - sixteen_bit_gradients
+            step_only = max(fp32_moment, norm_copy)
             gradients = sixteen_bit_gradients + step_only
             optimizer = shard * _DS_MASTER_AND_ADAM
             if offloaded:

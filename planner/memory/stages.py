@@ -555,7 +555,8 @@ def _state_figures(
                 # The end of backward: every gradient, and for a trained tied embedding its dense gradient twice
                 # over while the embedding's backward adds it to the LM head's (embedding_dense_backward, then the
                 # sum).
-                optimizer_moment = gradients + shape.tied_embedding_gradient * (zero < 2) + end_buffers
+                end_moment = gradients + shape.tied_embedding_gradient * (zero < 2) + end_buffers
+                optimizer_moment = end_moment
                 held = held_but_gradients + gradients
                 if accumulation > 1 or buckets:
                     optimizer_moment = max(held - (gathered_total - gathered_at_loss), optimizer_moment)
@@ -563,6 +564,8 @@ def _state_figures(
                 peak = min(held, max(loss_moment, layer_moment, optimizer_moment))
                 not_concurrent = held - peak
                 phase = "optimizer step" if optimizer_moment > max(loss_moment, layer_moment) else "backward"
+                if phase == "optimizer step" and end_buffers and optimizer_moment == end_moment:
+                    phase = "end of backward"  # FSDP2's root reduce-scatter, before the optimizer step
             dynamic = (
                 gradients + activations + acts.kv_cache
             )  # allocated and freed step by step: fragmentation

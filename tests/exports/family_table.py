@@ -148,7 +148,9 @@ def _run(family: Family, option: PlanOption, export: Path) -> tuple[str, int, in
     env = {"RUNNER": family.runner} if family.runner else {}
     output, probes = run_probed(export, GPU_ADVISOR_PEAK="1", STEPS="2", **env)
     # a checkpoint is read into host RAM on every rank; the plan counts the GPU's (from the runtime's setup on)
-    phases = ("setup", "step") if Task(family.task) != Task.PRETRAIN else ("build", "setup", "step")
+    phases = ("setup", "step", "optimizer step")
+    if Task(family.task) == Task.PRETRAIN:
+        phases = ("build", *phases)
     measured = max(max(probe["phase_peaks"].get(phase, 0) for phase in phases) for probe in probes)
     # on a CPU the offloaded states are the same process's memory: planned GPU + host
     expected = planned_peak(option) + option.memory.host_offload_bytes

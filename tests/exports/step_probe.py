@@ -10,7 +10,8 @@ export folder); it wraps train.py's own functions, so the run is the exported on
 - lr_schedule: the scheduler built on the real optimizer, read after the run;
 - with GPU_ADVISOR_PEAK=1, the peak of the bytes the run's tensors hold from the model's build to the end of the
   step, counted at torch's dispatcher (tests/exports/storage_peak.py): `peak_bytes`, and each phase's own
-  (`phase_peaks`: "build" the model, "setup" the runtime, "step" the training loop).
+  (`phase_peaks`: "build" the model, "setup" the runtime, "step" the training loop but the scheduled optimizer's
+  step(), "optimizer step" that).
 """
 
 from __future__ import annotations
@@ -72,9 +73,26 @@ def lr_schedule(args: Any) -> Any:
         scheduler = build(optimizer)
         SCHEDULERS.append(scheduler)
         _phase("step")  # every runner builds the schedule last (DeepSpeed inside deepspeed.initialize)
+        _phased_step(optimizer)
         return scheduler
 
     return recorded
+
+
+def _phased_step(optimizer: Any) -> None:
+    """The scheduled optimizer's step() counted as the phase "optimizer step" (its own peak in phase_peaks), the
+    rest of the loop as "step": where in the step the peak falls (FSDP2's, say, before the optimizer step). Under
+    DeepSpeed this is the wrapped torch optimizer's step, after ZeRO's own gradient work."""
+    step = optimizer.step
+
+    def phased(*args: Any, **kwargs: Any) -> Any:
+        _phase("optimizer step")
+        try:
+            return step(*args, **kwargs)
+        finally:
+            _phase("step")
+
+    optimizer.step = phased
 
 
 def _on_cpu(offload: Any) -> bool:

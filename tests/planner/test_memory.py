@@ -193,15 +193,16 @@ def test_lora_adapters_carry_full_optimizer_state_and_the_base_is_frozen():
 def test_deepspeed_lora_keeps_the_frozen_base_16_bit_and_states_for_the_adapter_only():
     # DeepSpeed's engine casts the whole model, adapter included, to bf16 (engine.py _configure_distributed_model);
     # ZeRO-2 over 8 GPUs keeps the base whole and, for the adapter's 1/8: 2-byte gradients, fp32 master + AdamW
-    # (12 bytes) and, in the optimizer step only, an fp32 gradient partition (4 bytes)
+    # (12 bytes) and, in the optimizer step only, a flattened 16-bit copy of the gradient partition (2 bytes,
+    # stage_1_and_2.py step: self.flatten) and the fp32 gradient partition cast from it (4 bytes)
     adapters, shard = 16_777_216, 16_777_216 // 8
     config = MemoryConfig(task="lora", lora_rank=16, runtime="deepspeed", layout=Layout(dp=8, zero=2))
     b = estimate_memory(LLAMA2_7B, config)
     buckets = 2 * 4096 * 4096 * 2  # two reduce buckets of hidden x hidden 16-bit elements
     assert b.runtime == "deepspeed"
     assert b.weights.bytes == 2 * P_7B + 2 * adapters + buckets
-    # the gradient norm's fp64 copy of the widest adapter matrix (16 x 4096) is below the fp32 partition
-    assert b.gradients.bytes == 2 * shard + 4 * shard
+    # the gradient norm's fp64 copy of the widest adapter matrix (16 x 4096) is below the step's copies
+    assert b.gradients.bytes == 2 * shard + 2 * shard + 4 * shard
     assert b.optimizer.bytes == 12 * shard
     # ZeRO-3 partitions the frozen base as well, and gathers the largest module (the 32000 x 4096 head) without
     # a gradient
